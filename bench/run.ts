@@ -1,0 +1,180 @@
+/**
+ * `npm run bench`: engine overhead measured side by side in one run.
+ * Prints figures and ratios; never fails on time (machines are shared and noisy).
+ *
+ * 1. Streaming: 20,000 one-token chunks from the fake LLM server, consumed by
+ *    the bare SDK and through BaseAgent.executeTurn — chunks/s and the ratio
+ *    (target: at least 0.5).
+ * 2. Bookkeeping: engine cost per tool call with the scripted provider and a
+ *    trivial tool, in microseconds (target: under 1 ms).
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { z } from 'zod';
+import { BaseAgent } from '../src/engine/base-agent';
+import { AnthropicProvider } from '../src/llm/anthropic';
+import { OpenAIProvider } from '../src/llm/openai';
+import { ScriptedProvider, type ScriptedTurn } from '../src/llm/scripted';
+import type { Provider } from '../src/llm/types';
+import { InternalSession } from '../src/session/internal-session';
+import { FakeLlmServer, type FakeApi } from '../src/testing/fake-llm-server';
+import { defineTool } from '../src/tools/define-tool';
+import { NodeWorkspace } from '../src/tools/node-workspace';
+
+const CHUNKS = 20_000;
+const RUNS = 5;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+async function timed(fn: () => Promise<number>): Promise<{ count: number; ms: number }> {
+  const start = performance.now();
+  const count = await fn();
+  return { count, ms: performance.now() - start };
+}
+
+async function bareOpenAI(server: FakeLlmServer): Promise<number> {
+  const client = new OpenAI({ apiKey: 'bench', baseURL: server.openaiBaseUrl, maxRetries: 0 });
+  const stream = await client.chat.completions.create({
+    model: 'bench',
+    messages: [{ role: 'user', content: 'go' }],
+    stream: true,
+    stream_options: { include_usage: true },
+  });
+  let count = 0;
+  for await (const chunk of stream) if (chunk.choices[0]?.delta.content) count++;
+  return count;
+}
+
+async function bareAnthropic(server: FakeLlmServer): Promise<number> {
+  const client = new Anthropic({ apiKey: 'bench', baseURL: server.anthropicBaseUrl, maxRetries: 0 });
+  const stream = await client.messages.create({
+    model: 'bench',
+    max_tokens: 100_000,
+    messages: [{ role: 'user', content: 'go' }],
+    stream: true,
+  });
+  let count = 0;
+  for await (const event of stream) if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') count++;
+  return count;
+}
+
+async function throughEngine(provider: Provider, workspace: NodeWorkspace): Promise<number> {
+  const agent = new BaseAgent({ name: 'bench', provider, tools: [], systemPrompt: 'bench', workspace });
+  const session = new InternalSession('bench');
+  session.addUserMessage('go');
+  let count = 0;
+  for await (const event of agent.executeTurn(session, { signal: new AbortController().signal })) {
+    if (event.type === 'text_delta') count++;
+  }
+  return count;
+}
+
+async function streamingBenchmark(workspace: NodeWorkspace): Promise<void> {
+  const server = await FakeLlmServer.start();
+  const tokens = Array.from({ length: CHUNKS }, (_, i) => `t${i % 10} `);
+  const reply = { blocks: [{ type: 'text' as const, text: tokens }] };
+  const providers: Record<FakeApi, () => Provider> = {
+    openai: () => new OpenAIProvider({ apiKey: 'bench', baseURL: server.openaiBaseUrl, model: 'bench', maxRetries: 0 }),
+    anthropic: () => new AnthropicProvider({ apiKey: 'bench', baseURL: server.anthropicBaseUrl, model: 'bench', maxRetries: 0 }),
+  };
+  const bare: Record<FakeApi, () => Promise<number>> = {
+    openai: () => bareOpenAI(server),
+    anthropic: () => bareAnthropic(server),
+  };
+  console.log(`Streaming overhead: ${CHUNKS.toLocaleString()} one-token chunks over loopback, median of ${RUNS} runs`);
+  try {
+    for (const api of ['openai', 'anthropic'] as const) {
+      const bareRates: number[] = [];
+      const engineRates: number[] = [];
+      // One warm-up of each, then alternate so both see the same machine conditions.
+      for (let run = 0; run <= RUNS; run++) {
+        server.enqueue(api, reply, reply);
+        const a = await timed(bare[api]);
+        const b = await timed(() => throughEngine(providers[api](), workspace));
+        if (a.count !== CHUNKS || b.count !== CHUNKS) throw new Error(`${api}: expected ${CHUNKS} chunks, got ${a.count} and ${b.count}`);
+        if (run === 0) continue;
+        bareRates.push(a.count / (a.ms / 1000));
+        engineRates.push(b.count / (b.ms / 1000));
+      }
+      const bareRate = median(bareRates);
+      const engineRate = median(engineRates);
+      const ratio = engineRate / bareRate;
+      console.log(
+        `  ${api.padEnd(9)} bare SDK ${fmt(bareRate)} chunks/s · executeTurn ${fmt(engineRate)} chunks/s · ratio ${ratio.toFixed(2)} (target ≥ 0.50${ratio >= 0.5 ? ', met' : ', NOT met'})`,
+      );
+    }
+  } finally {
+    await server.close();
+  }
+}
+
+async function bookkeepingBenchmark(workspace: NodeWorkspace): Promise<void> {
+  const echo = defineTool({
+    name: 'echo',
+    description: 'Echoes its text.',
+    kind: 'other',
+    parameters: z.object({ text: z.string() }),
+    async execute({ text }) {
+      return { output: text };
+    },
+  });
+  const ITERATIONS = 40;
+  const CALLS_PER_RESPONSE = 10;
+  const TURNS = 30;
+  const perCall: number[] = [];
+  const baseline: number[] = [];
+  for (let turn = 0; turn <= TURNS; turn++) {
+    const script = (withTools: boolean): ScriptedTurn[] => [
+      ...Array.from({ length: ITERATIONS }, (_, i) => ({
+        toolCalls: withTools
+          ? Array.from({ length: CALLS_PER_RESPONSE }, (_, j) => ({ name: 'echo', arguments: { text: `${i}.${j}` } }))
+          : [],
+        ...(withTools ? {} : { stopReason: 'end_turn' as const }),
+      })),
+      { text: 'done' },
+    ];
+    const run = async (withTools: boolean): Promise<number> => {
+      const agent = new BaseAgent({
+        name: 'bench',
+        provider: new ScriptedProvider(script(withTools)),
+        tools: [echo],
+        systemPrompt: 'bench',
+        workspace,
+        maxIterations: ITERATIONS + 1,
+      });
+      const session = new InternalSession('bench');
+      session.addUserMessage('go');
+      const start = performance.now();
+      for await (const _ of agent.executeTurn(session, { signal: new AbortController().signal }));
+      return performance.now() - start;
+    };
+    const withTools = await run(true);
+    const withoutTools = await run(false);
+    if (turn === 0) continue;
+    perCall.push((withTools * 1000) / (ITERATIONS * CALLS_PER_RESPONSE));
+    baseline.push(withoutTools * 1000);
+  }
+  const us = median(perCall);
+  console.log(`Engine bookkeeping: ${ITERATIONS} model calls × ${CALLS_PER_RESPONSE} tool calls per turn, median of ${TURNS} turns`);
+  console.log(
+    `  ${us.toFixed(1)} µs per tool call, all engine work included (target < 1000 µs${us < 1000 ? ', met' : ', NOT met'}); a one-call text-only turn costs ${median(baseline).toFixed(0)} µs`,
+  );
+}
+
+function fmt(rate: number): string {
+  return Math.round(rate).toLocaleString('en-US');
+}
+
+async function main(): Promise<void> {
+  const workspace = new NodeWorkspace(process.cwd());
+  await streamingBenchmark(workspace);
+  await bookkeepingBenchmark(workspace);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});

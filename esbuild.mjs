@@ -1,0 +1,47 @@
+// Bundles the entry points: the VS Code extension (vscode stays external),
+// the `crow` binary (CLI and ACP server in one file with a shebang), and the
+// suites that run inside VS Code (.vscode-test.mjs).
+// `node esbuild.mjs --watch` rebuilds on change.
+import { chmodSync } from 'node:fs';
+import * as esbuild from 'esbuild';
+
+const watch = process.argv.includes('--watch');
+
+/** @type {import('esbuild').BuildOptions} */
+const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  sourcemap: true,
+  logLevel: 'warning',
+};
+
+const builds = [
+  {
+    ...common,
+    entryPoints: ['src/adapters/vscode/extension.ts'],
+    outfile: 'dist/extension.js',
+    external: ['vscode'],
+  },
+  {
+    ...common,
+    entryPoints: ['src/adapters/cli/crow.ts'],
+    outfile: 'dist/crow.js',
+    banner: { js: '#!/usr/bin/env node' },
+  },
+  {
+    ...common,
+    entryPoints: ['test/vscode/*.test.ts'],
+    outdir: 'dist/test/vscode',
+    external: ['vscode', 'mocha'],
+  },
+];
+
+if (watch) {
+  for (const options of builds) await (await esbuild.context(options)).watch();
+  console.error('esbuild: watching for changes…');
+} else {
+  await Promise.all(builds.map((options) => esbuild.build(options)));
+  chmodSync('dist/crow.js', 0o755);
+}

@@ -1,0 +1,55 @@
+import { ConfigError } from '../../config/provider-config';
+import { version } from '../../../package.json';
+import { processIO, UsageError, type CliIO } from './cli-io';
+import { runCommand } from './run-command';
+
+export const HELP = `Crow Agent ${version} — a coding agent for your terminal, editor and any ACP client.
+
+Usage:
+  crow run "<prompt>" [--cwd DIR] [--provider P] [--model M]   run one agent turn
+  crow --version                                              print the version
+  crow --help                                                 this help
+
+Run "crow run --help" for the options of a command.
+Configuration: ANTHROPIC_API_KEY or OPENAI_API_KEY, CROW_PROVIDER, CROW_MODEL,
+ANTHROPIC_BASE_URL / OPENAI_BASE_URL, or config.json in ~/.config/crow-agent/
+(per project: .crow/config.json).`;
+
+/** Runs the CLI and returns the process exit code. */
+export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case undefined:
+      case '-h':
+      case '--help':
+      case 'help':
+        io.stdout.write(`${HELP}\n`);
+        return 0;
+      case '-v':
+      case '--version':
+        io.stdout.write(`${version}\n`);
+        return 0;
+      case 'run':
+        return await runCommand(rest, io);
+      default:
+        throw new UsageError(`Unknown command "${command}". Run "crow --help" for the commands.`);
+    }
+  } catch (err) {
+    return reportFailure(err, io);
+  }
+}
+
+function reportFailure(err: unknown, io: CliIO): number {
+  if (err instanceof UsageError || err instanceof ConfigError || isParseArgsError(err)) {
+    io.stderr.write(`crow: ${(err as Error).message}\n`);
+    return 2;
+  }
+  io.stderr.write(`crow: unexpected failure: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  return 1;
+}
+
+function isParseArgsError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS');
+}

@@ -1,0 +1,145 @@
+import type { AgentEvent } from '../../engine/events';
+import { unreachable } from '../../engine/events';
+import type { TurnResult } from '../../engine/turn';
+import type { Usage } from '../../llm/types';
+import type { ToolKind, ToolResult } from '../../tools/tool';
+import { addUsage, emptyUsage } from '../../llm/types';
+import type { Style } from './terminal-style';
+
+/** Where the renderer writes: the answer to `out`, everything about the work to `err`. */
+export interface RenderTarget {
+  out: { write(text: string): unknown };
+  err: { write(text: string): unknown };
+  outStyle: Style;
+  errStyle: Style;
+}
+
+type Channel = 'none' | 'text' | 'thinking' | 'status';
+
+/**
+ * Turns agent events into what a person wants to read in a terminal: the
+ * answer streams to stdout as it arrives; thinking (dimmed), tool calls with
+ * status and duration, retries and the closing usage line go to stderr, so
+ * `crow run … > answer.md` captures only the answer.
+ */
+export class RunRenderer {
+  private channel: Channel = 'none';
+  private lineOpen = false;
+  private readonly usage: Usage = emptyUsage();
+  private readonly started = Date.now();
+  private readonly kinds = new Map<string, ToolKind>();
+
+  constructor(private readonly target: RenderTarget) {}
+
+  render(event: AgentEvent): void {
+    const { errStyle: s } = this.target;
+    switch (event.type) {
+      case 'turn_start':
+      case 'text_complete':
+      case 'thinking_complete':
+      case 'files_changed':
+        return;
+      case 'text_delta':
+        return this.stream('text', event.delta);
+      case 'thinking_delta':
+        return this.stream('thinking', event.delta);
+      case 'tool_call_start':
+        this.kinds.set(event.callId, event.kind);
+        return this.status(`${s.cyan('●')} ${s.bold(event.tool)} ${s.dim(event.summary)}`);
+      case 'tool_call_end':
+        return this.status(this.toolOutcome(event));
+      case 'usage':
+        addUsage(this.usage, event.usage);
+        return;
+      case 'retry':
+        return this.status(
+          s.yellow(`↻ ${event.reason} — retrying in ${seconds(event.delayMs)} (attempt ${event.attempt})`),
+        );
+      case 'task_complete':
+        return this.status(s.green(`✔ Task complete: ${event.summary}`));
+      case 'doom_loop':
+        return this.status(s.yellow(`⚠ Stopped: ${event.tool} was called with the same arguments ${event.repeats} times in a row.`));
+      case 'error':
+        return this.status(s.red(`✖ ${event.message}`));
+      case 'cancelled':
+        return this.status(s.yellow('Cancelled. Work done so far is kept.'));
+      case 'turn_complete':
+        return;
+      default:
+        unreachable(event);
+    }
+  }
+
+  /** The closing line: why it stopped, tokens and time. */
+  finish(result: TurnResult): void {
+    const s = this.target.errStyle;
+    const u = this.usage;
+    const tokens = [`${n(u.input + u.cacheRead + u.cacheWrite)} in`, `${n(u.output)} out`];
+    if (u.cacheRead > 0) tokens.push(`${n(u.cacheRead)} cache read`);
+    if (u.cacheWrite > 0) tokens.push(`${n(u.cacheWrite)} cache write`);
+    if (u.reasoning > 0) tokens.push(`${n(u.reasoning)} reasoning`);
+    const limited = ['max_iterations', 'max_tokens'].includes(result.stopReason);
+    if (limited) this.status(s.yellow(`⚠ ${result.message}`));
+    this.status(s.dim(`${tokens.join(' · ')} · ${result.toolCalls.length} tool calls · ${seconds(Date.now() - this.started)}`));
+  }
+
+  private toolOutcome(event: Extract<AgentEvent, { type: 'tool_call_end' }>): string {
+    const s = this.target.errStyle;
+    const { result } = event;
+    const time = s.dim(seconds(event.durationMs));
+    const kind = this.kinds.get(event.callId);
+    this.kinds.delete(event.callId);
+    if (result.status === 'success') {
+      const detail = successDetail(kind, result);
+      return `  ${s.green('✓')} ${time}${detail ? ` ${s.dim(detail)}` : ''}`;
+    }
+    const mark = result.status === 'cancelled' ? s.yellow('⊘ cancelled') : s.red('✗');
+    return `  ${mark} ${firstLine(result.error ?? '')} ${time}`;
+  }
+
+  private stream(channel: 'text' | 'thinking', delta: string): void {
+    if (this.channel !== channel) this.breakLine();
+    this.channel = channel;
+    if (channel === 'text') this.target.out.write(delta);
+    else this.target.err.write(this.target.errStyle.dim(delta));
+    this.lineOpen = !delta.endsWith('\n');
+  }
+
+  private status(line: string): void {
+    this.breakLine();
+    this.channel = 'status';
+    this.target.err.write(`${line}\n`);
+  }
+
+  private breakLine(): void {
+    if (!this.lineOpen) return;
+    if (this.channel === 'text') this.target.out.write('\n');
+    else this.target.err.write('\n');
+    this.lineOpen = false;
+  }
+}
+
+/** One line on what a successful call did: a command's exit code and last line, an edit's size. */
+function successDetail(kind: ToolKind | undefined, result: ToolResult): string {
+  if (kind === 'execute') {
+    const exitCode = result.metadata.extra.exitCode;
+    const lines = result.output.split('\n').filter((line) => line.trim() !== '' && !/^\[(exit code|killed)/.test(line));
+    const last = lines.at(-1);
+    return [typeof exitCode === 'number' ? `exit ${exitCode}` : '', last ? firstLine(last) : ''].filter(Boolean).join(' · ');
+  }
+  if (kind === 'edit') return firstLine(result.output);
+  return '';
+}
+
+function seconds(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)}ms` : `${(ms / 1000).toFixed(1)}s`;
+}
+
+function n(value: number): string {
+  return value.toLocaleString('en-US');
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n', 1)[0] ?? '';
+  return line.length > 160 ? `${line.slice(0, 157)}...` : line;
+}

@@ -1,0 +1,221 @@
+import type { AssistantResponse, LlmRequest, Provider, ToolCallBlock } from '../llm/types';
+import { addUsage, emptyUsage } from '../llm/types';
+import type { InternalSession } from '../session/internal-session';
+import type { SystemEventKind } from '../session/history';
+import { TASK_COMPLETE } from '../tools/builtin/task-complete';
+import type { Tool, ToolContext } from '../tools/tool';
+import { toolSpec } from '../tools/tool';
+import type { Workspace } from '../tools/workspace';
+import type { AgentEvent, TurnStopReason } from './events';
+import { EventStream } from './event-stream';
+import { callModel } from './model-call';
+import { assertRepeatThreshold, RepeatedCallDetector, stepLimitReached } from './stop-rules';
+import { executeToolCall, skipToolCall, type ToolRunScope } from './tool-execution';
+import type { ExecutedToolCall, TurnResult } from './turn';
+
+export interface BaseAgentOptions {
+  name: string;
+  provider: Provider;
+  tools: readonly Tool[];
+  systemPrompt: string;
+  workspace: Workspace;
+  /** LLM calls allowed in one turn. Default 50. */
+  maxIterations?: number;
+  /** Identical consecutive tool calls that count as a doom loop. Default 3. */
+  doomLoopThreshold?: number;
+  maxOutputTokens?: number;
+  thinkingBudget?: number;
+}
+
+export type TurnStream = EventStream<AgentEvent, TurnResult>;
+
+/**
+ * A ReAct loop: call the model, run the tools it asks for, repeat, until it
+ * answers in text, calls task_complete, is cancelled, loops, or runs out of
+ * iterations. Knows nothing about other agents.
+ */
+export class BaseAgent {
+  readonly name: string;
+  readonly provider: Provider;
+  private readonly tools: ReadonlyMap<string, Tool>;
+  private readonly maxIterations: number;
+  private readonly doomLoopThreshold: number;
+
+  constructor(private readonly options: BaseAgentOptions) {
+    this.name = options.name;
+    this.provider = options.provider;
+    this.tools = new Map(options.tools.map((tool) => [tool.name, tool]));
+    this.maxIterations = options.maxIterations ?? 50;
+    this.doomLoopThreshold = options.doomLoopThreshold ?? 3;
+    if (!Number.isInteger(this.maxIterations) || this.maxIterations < 1) {
+      throw new Error(`maxIterations of agent "${this.name}" must be a positive integer, got ${this.maxIterations}`);
+    }
+    assertRepeatThreshold(this.doomLoopThreshold);
+  }
+
+  /**
+   * Runs one turn on the session, which must already hold the user's message.
+   * The stream yields events as they happen and ends with the TurnResult.
+   */
+  executeTurn(session: InternalSession, options: { signal: AbortSignal }): TurnStream {
+    const stream: TurnStream = new EventStream();
+    const turn = new Turn(this, this.options, this.tools, session, options.signal, (event) => stream.push(event));
+    turn.run().then(
+      (result) => stream.end(result),
+      (err: unknown) => stream.fail(err),
+    );
+    return stream;
+  }
+
+  get limits(): { maxIterations: number; doomLoopThreshold: number } {
+    return { maxIterations: this.maxIterations, doomLoopThreshold: this.doomLoopThreshold };
+  }
+}
+
+/** The state of one running turn. */
+class Turn {
+  private readonly usage = emptyUsage();
+  private readonly executed: ExecutedToolCall[] = [];
+  private readonly filesChanged = new Set<string>();
+  private readonly repeats: RepeatedCallDetector;
+  private readonly scope: ToolRunScope;
+  private lastText = '';
+  private taskSummary: string | undefined;
+
+  constructor(
+    private readonly agent: BaseAgent,
+    private readonly options: BaseAgentOptions,
+    tools: ReadonlyMap<string, Tool>,
+    private readonly session: InternalSession,
+    private readonly signal: AbortSignal,
+    private readonly emit: (event: AgentEvent) => void,
+  ) {
+    this.repeats = new RepeatedCallDetector(agent.limits.doomLoopThreshold);
+    this.scope = { agent: agent.name, session, tools, context: (callId) => this.context(callId), emit };
+  }
+
+  async run(): Promise<TurnResult> {
+    this.emit({ type: 'turn_start', agent: this.agent.name });
+    try {
+      return await this.loop();
+    } catch (err) {
+      // Only a bug gets here; the turn still ends with a visible reason.
+      const message = `internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`;
+      return this.finish('error', message);
+    }
+  }
+
+  private async loop(): Promise<TurnResult> {
+    const { maxIterations } = this.agent.limits;
+    for (let step = 0; ; step++) {
+      if (this.signal.aborted) return this.finish('cancelled', 'Cancelled by the user.');
+      if (stepLimitReached(step, maxIterations)) {
+        return this.finish('max_iterations', `Stopped after ${maxIterations} model calls (the agent's limit).`);
+      }
+      const response = await this.callModel();
+      if (response.stopReason === 'aborted') return this.finish('cancelled', 'Cancelled by the user.');
+      if (response.stopReason === 'error') {
+        return this.finish('error', response.errorMessage ?? `${this.agent.provider.name} request failed.`);
+      }
+      const calls = response.content.filter((block): block is ToolCallBlock => block.type === 'tool_call');
+      if (calls.length === 0) {
+        return response.stopReason === 'max_tokens'
+          ? this.finish('max_tokens', 'The model reached its output token limit before finishing its answer.')
+          : this.finish('answered', 'The agent answered.');
+      }
+      const stop = await this.runTools(calls);
+      if (stop) return stop;
+    }
+  }
+
+  private async callModel(): Promise<AssistantResponse> {
+    const request: LlmRequest = {
+      system: this.options.systemPrompt,
+      messages: this.session.toMessages(),
+      tools: [...this.scope.tools.values()].map(toolSpec),
+      ...(this.options.maxOutputTokens !== undefined ? { maxOutputTokens: this.options.maxOutputTokens } : {}),
+      ...(this.options.thinkingBudget !== undefined ? { thinkingBudget: this.options.thinkingBudget } : {}),
+    };
+    const response = await callModel(this.agent.name, this.agent.provider, request, this.session, this.signal, this.emit);
+    addUsage(this.usage, response.usage);
+    const text = response.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
+    if (text.trim() !== '') this.lastText = text;
+    return response;
+  }
+
+  /** Runs the calls of one response in order; returns a result when the turn must stop. */
+  private async runTools(calls: ToolCallBlock[]): Promise<TurnResult | undefined> {
+    let stop: { reason: TurnStopReason; message: string } | undefined;
+    for (const call of calls) {
+      if (stop) {
+        this.record(skipToolCall(this.scope, call, 'cancelled', `Not run: ${stop.message}`));
+        continue;
+      }
+      if (this.signal.aborted) {
+        stop = { reason: 'cancelled', message: 'Cancelled by the user.' };
+        this.record(skipToolCall(this.scope, call, 'cancelled', 'Not run: cancelled by the user.'));
+        continue;
+      }
+      if (this.repeats.record(call.name, call.arguments)) {
+        const n = this.repeats.threshold;
+        stop = { reason: 'doom_loop', message: `The same ${call.name} call was made ${n} times in a row.` };
+        this.emit({ type: 'doom_loop', agent: this.agent.name, tool: call.name, repeats: n });
+        this.record(skipToolCall(this.scope, call, 'error', `Not run: this exact call was repeated ${n} times in a row. Try a different approach.`));
+        continue;
+      }
+      const executed = this.record(await executeToolCall(this.scope, call));
+      if (executed.result.status === 'cancelled' && this.signal.aborted) {
+        stop = { reason: 'cancelled', message: 'Cancelled by the user.' };
+      } else if (executed.name === TASK_COMPLETE && executed.result.status === 'success') {
+        this.taskSummary = executed.result.output;
+        stop = { reason: 'task_complete', message: 'The task was completed.' };
+      }
+    }
+    return stop ? this.finish(stop.reason, stop.message) : undefined;
+  }
+
+  private record(call: ExecutedToolCall): ExecutedToolCall {
+    this.executed.push(call);
+    for (const file of call.result.metadata.filesModified) this.filesChanged.add(file);
+    return call;
+  }
+
+  private context(callId: string): ToolContext {
+    return {
+      sessionId: this.session.id,
+      agentName: this.agent.name,
+      callId,
+      workspace: this.options.workspace,
+      signal: this.signal,
+      provider: this.agent.provider.name,
+      model: this.agent.provider.model,
+    };
+  }
+
+  private finish(reason: TurnStopReason, message: string): TurnResult {
+    const agent = this.agent.name;
+    const systemEvent = SYSTEM_EVENTS[reason];
+    if (systemEvent) this.session.append({ kind: 'system', event: systemEvent, message, at: Date.now() });
+    if (reason === 'cancelled') this.emit({ type: 'cancelled', agent });
+    if (reason === 'error') this.emit({ type: 'error', agent, message });
+    if (reason === 'task_complete') this.emit({ type: 'task_complete', agent, summary: this.taskSummary ?? '' });
+    this.emit({ type: 'turn_complete', agent, reason, message });
+    return {
+      text: this.lastText,
+      toolCalls: this.executed,
+      ...(this.taskSummary !== undefined ? { taskComplete: this.taskSummary } : {}),
+      usage: this.usage,
+      filesChanged: [...this.filesChanged],
+      stopReason: reason,
+      message,
+    };
+  }
+}
+
+const SYSTEM_EVENTS: Partial<Record<TurnStopReason, SystemEventKind>> = {
+  cancelled: 'cancelled',
+  doom_loop: 'doom_loop',
+  max_iterations: 'max_iterations',
+  task_complete: 'task_complete',
+  error: 'error',
+};

@@ -1,0 +1,69 @@
+/**
+ * A push-based async iterable with a final result: the producer pushes
+ * events and ends with a result. One consumer iterates it; anyone may await
+ * `result`. Events pushed before the consumer starts are buffered, never lost.
+ */
+export class EventStream<E, R> implements AsyncIterable<E> {
+  private readonly buffer: E[] = [];
+  private waiting: ((next: IteratorResult<E>) => void) | undefined;
+  private done = false;
+  private resolveResult!: (result: R) => void;
+  private rejectResult!: (err: unknown) => void;
+  /** Settles when the producer ends the stream. */
+  readonly result: Promise<R>;
+
+  constructor() {
+    this.result = new Promise<R>((resolve, reject) => {
+      this.resolveResult = resolve;
+      this.rejectResult = reject;
+    });
+    // A producer failure is reported through `result`; an unobserved one must not crash the process.
+    this.result.catch(() => undefined);
+  }
+
+  push(event: E): void {
+    if (this.done) return;
+    const waiting = this.waiting;
+    if (waiting) {
+      this.waiting = undefined;
+      waiting({ value: event, done: false });
+    } else {
+      this.buffer.push(event);
+    }
+  }
+
+  end(result: R): void {
+    if (this.done) return;
+    this.done = true;
+    this.resolveResult(result);
+    this.wakeConsumer();
+  }
+
+  fail(err: unknown): void {
+    if (this.done) return;
+    this.done = true;
+    this.rejectResult(err);
+    this.wakeConsumer();
+  }
+
+  private wakeConsumer(): void {
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    waiting?.({ value: undefined, done: true });
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<E> {
+    for (;;) {
+      if (this.buffer.length > 0) {
+        // Drain in batches: cheaper than shift() per event on long streams.
+        const batch = this.buffer.splice(0, this.buffer.length);
+        for (const event of batch) yield event;
+        continue;
+      }
+      if (this.done) return;
+      const next = await new Promise<IteratorResult<E>>((resolve) => (this.waiting = resolve));
+      if (next.done) continue;
+      yield next.value;
+    }
+  }
+}

@@ -1,0 +1,62 @@
+import type { Usage } from '../llm/types';
+import type { ToolKind, ToolLocation, ToolResult } from '../tools/tool';
+
+/**
+ * Why a turn ended.
+ * - `answered`: the model replied with text and no tool calls.
+ * - `task_complete`: the agent called task_complete.
+ * - `cancelled`: the user aborted.
+ * - `max_iterations`: the loop hit the agent's iteration limit.
+ * - `doom_loop`: the same tool call repeated too many times in a row.
+ * - `max_tokens`: the model hit its output limit while answering.
+ * - `error`: the provider failed (after retries); partial output is kept.
+ */
+export type TurnStopReason =
+  | 'answered'
+  | 'task_complete'
+  | 'cancelled'
+  | 'max_iterations'
+  | 'doom_loop'
+  | 'max_tokens'
+  | 'error';
+
+/**
+ * Everything an agent does, as one stream. Every event names the acting
+ * agent, so a front door can always show who is at work. Adapters switch on
+ * `type` and close the switch with `unreachable`.
+ */
+export type AgentEvent =
+  | { type: 'turn_start'; agent: string }
+  | { type: 'text_delta'; agent: string; delta: string }
+  | { type: 'text_complete'; agent: string; text: string }
+  | { type: 'thinking_delta'; agent: string; delta: string }
+  | { type: 'thinking_complete'; agent: string; text: string }
+  | {
+      type: 'tool_call_start';
+      agent: string;
+      callId: string;
+      tool: string;
+      kind: ToolKind;
+      /** Parsed arguments, or the raw text when they are not valid JSON. */
+      arguments: unknown;
+      /** Short human summary of the call, e.g. `src/app.ts:1-40`. */
+      summary: string;
+      locations: ToolLocation[];
+    }
+  | { type: 'tool_call_end'; agent: string; callId: string; tool: string; result: ToolResult; durationMs: number }
+  | { type: 'files_changed'; agent: string; files: string[] }
+  | { type: 'usage'; agent: string; usage: Usage; model: string }
+  /** The provider is waiting to retry a failed request. */
+  | { type: 'retry'; agent: string; attempt: number; delayMs: number; reason: string }
+  | { type: 'task_complete'; agent: string; summary: string }
+  | { type: 'doom_loop'; agent: string; tool: string; repeats: number }
+  | { type: 'error'; agent: string; message: string }
+  | { type: 'cancelled'; agent: string }
+  | { type: 'turn_complete'; agent: string; reason: TurnStopReason; message: string };
+
+export type AgentEventType = AgentEvent['type'];
+
+/** Closes an exhaustive switch: a new event type becomes a compile error. */
+export function unreachable(value: never): never {
+  throw new Error(`Unhandled case: ${JSON.stringify(value)}`);
+}

@@ -1,0 +1,97 @@
+import type { AssistantResponse, LlmRequest, Provider } from '../llm/types';
+import { emptyUsage } from '../llm/types';
+import type { InternalSession } from '../session/internal-session';
+import type { AgentEvent } from './events';
+
+export type Emit = (event: AgentEvent) => void;
+
+/**
+ * Makes one streaming LLM call: forwards deltas as events, then records what
+ * the model said in the session. Tool calls of a response that did not end
+ * cleanly are dropped (they were never complete); its text and thinking stay.
+ * Never throws: a provider that breaks its contract becomes an error response.
+ */
+export async function callModel(
+  agent: string,
+  provider: Provider,
+  request: LlmRequest,
+  session: InternalSession,
+  signal: AbortSignal,
+  emit: Emit,
+): Promise<AssistantResponse> {
+  const response = await streamResponse(agent, provider, request, signal, emit);
+  recordResponse(agent, response, session, emit);
+  emit({ type: 'usage', agent, usage: response.usage, model: response.responseModel ?? provider.model });
+  return response;
+}
+
+async function streamResponse(
+  agent: string,
+  provider: Provider,
+  request: LlmRequest,
+  signal: AbortSignal,
+  emit: Emit,
+): Promise<AssistantResponse> {
+  try {
+    for await (const event of provider.stream(request, signal)) {
+      switch (event.type) {
+        case 'text_delta':
+          emit({ type: 'text_delta', agent, delta: event.delta });
+          break;
+        case 'thinking_delta':
+          emit({ type: 'thinking_delta', agent, delta: event.delta });
+          break;
+        case 'retry':
+          emit({ type: 'retry', agent, attempt: event.attempt, delayMs: event.delayMs, reason: event.reason });
+          break;
+        case 'tool_call_start':
+          break;
+        case 'done':
+          return event.response;
+      }
+    }
+    return failed(signal, `${provider.name} stream ended without a final response`);
+  } catch (err) {
+    return failed(signal, `${provider.name} provider failed: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+function failed(signal: AbortSignal, message: string): AssistantResponse {
+  return {
+    content: [],
+    stopReason: signal.aborted ? 'aborted' : 'error',
+    finishReasons: [],
+    usage: emptyUsage(),
+    errorMessage: message,
+  };
+}
+
+function recordResponse(agent: string, response: AssistantResponse, session: InternalSession, emit: Emit): void {
+  const complete = response.stopReason !== 'error' && response.stopReason !== 'aborted';
+  const at = Date.now();
+  for (const block of response.content) {
+    switch (block.type) {
+      case 'text':
+        if (block.text === '') break;
+        session.append({ kind: 'assistant_text', text: block.text, at });
+        emit({ type: 'text_complete', agent, text: block.text });
+        break;
+      case 'thinking':
+        if (block.text === '' && block.signature === undefined) break;
+        session.append({
+          kind: 'thinking',
+          text: block.text,
+          ...(block.signature !== undefined ? { signature: block.signature } : {}),
+          at,
+        });
+        if (block.text !== '') emit({ type: 'thinking_complete', agent, text: block.text });
+        break;
+      case 'redacted_thinking':
+        session.append({ kind: 'redacted_thinking', data: block.data, at });
+        break;
+      case 'tool_call':
+        if (complete) session.append({ kind: 'tool_call', id: block.id, name: block.name, arguments: block.arguments, at });
+        break;
+    }
+  }
+}

@@ -1,0 +1,103 @@
+import type { ToolCallBlock } from '../llm/types';
+import type { InternalSession } from '../session/internal-session';
+import type { Tool, ToolContext, ToolResult, ToolStatus } from '../tools/tool';
+import type { Emit } from './model-call';
+import type { ExecutedToolCall } from './turn';
+
+/** What a tool call needs from the agent that runs it. */
+export interface ToolRunScope {
+  agent: string;
+  session: InternalSession;
+  tools: ReadonlyMap<string, Tool>;
+  /** Builds the context for one call. */
+  context(callId: string): ToolContext;
+  emit: Emit;
+}
+
+/** Announces, runs and records one tool call. Never throws. */
+export async function executeToolCall(scope: ToolRunScope, call: ToolCallBlock): Promise<ExecutedToolCall> {
+  const args = parseForDisplay(call.arguments);
+  const tool = announce(scope, call, args);
+  const started = performance.now();
+  const result = tool
+    ? await runGuarded(tool, call, scope.context(call.id))
+    : failure('error', `Unknown tool "${call.name}". Available tools: ${[...scope.tools.keys()].join(', ')}.`, 0);
+  return finalize(scope, call, args, result, Math.round(performance.now() - started));
+}
+
+/**
+ * Records a call that will not run (after a cancel, a doom loop or
+ * task_complete) so that it still gets exactly one result.
+ */
+export function skipToolCall(
+  scope: ToolRunScope,
+  call: ToolCallBlock,
+  status: Exclude<ToolStatus, 'success'>,
+  reason: string,
+): ExecutedToolCall {
+  const args = parseForDisplay(call.arguments);
+  announce(scope, call, args);
+  return finalize(scope, call, args, failure(status, reason, 0), 0);
+}
+
+function announce(scope: ToolRunScope, call: ToolCallBlock, args: unknown): Tool | undefined {
+  const tool = scope.tools.get(call.name);
+  scope.emit({
+    type: 'tool_call_start',
+    agent: scope.agent,
+    callId: call.id,
+    tool: call.name,
+    kind: tool?.kind ?? 'other',
+    arguments: args,
+    summary: tool ? tool.summarize(args) : call.arguments.slice(0, 80),
+    locations: tool ? tool.locations(args) : [],
+  });
+  return tool;
+}
+
+async function runGuarded(tool: Tool, call: ToolCallBlock, ctx: ToolContext): Promise<ToolResult> {
+  const started = performance.now();
+  try {
+    return await tool.run(call.arguments, ctx);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    const status = ctx.signal.aborted ? 'cancelled' : 'error';
+    return failure(status, `${call.name} crashed: ${message}`, Math.round(performance.now() - started));
+  }
+}
+
+function finalize(
+  scope: ToolRunScope,
+  call: ToolCallBlock,
+  args: unknown,
+  result: ToolResult,
+  durationMs: number,
+): ExecutedToolCall {
+  scope.session.append({
+    kind: 'tool_result',
+    callId: call.id,
+    name: call.name,
+    status: result.status,
+    output: result.output,
+    ...(result.error !== undefined ? { error: result.error } : {}),
+    metadata: result.metadata,
+    at: Date.now(),
+  });
+  scope.emit({ type: 'tool_call_end', agent: scope.agent, callId: call.id, tool: call.name, result, durationMs });
+  if (result.metadata.filesModified.length > 0) {
+    scope.emit({ type: 'files_changed', agent: scope.agent, files: result.metadata.filesModified });
+  }
+  return { id: call.id, name: call.name, arguments: args, result, durationMs };
+}
+
+function failure(status: Exclude<ToolStatus, 'success'>, error: string, durationMs: number): ToolResult {
+  return { status, output: '', error, metadata: { filesModified: [], durationMs, extra: {} } };
+}
+
+function parseForDisplay(raw: string): unknown {
+  try {
+    return raw.trim() === '' ? {} : JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+}

@@ -1,0 +1,185 @@
+import type {
+  Base64ImageSource,
+  CacheControlEphemeral,
+  ContentBlockParam,
+  MessageCreateParamsStreaming,
+  MessageParam,
+  Tool,
+} from '@anthropic-ai/sdk/resources/messages';
+import type { AssistantBlock, ImageBlock, LlmRequest, Message, ToolResultItem, ToolSpec, UserBlock } from './types';
+
+/** The Messages API requires max_tokens; this is ours when nobody sets one. */
+const DEFAULT_ANTHROPIC_MAX_TOKENS = 8192;
+
+/** The smallest thinking budget the API accepts. */
+const MIN_THINKING_BUDGET = 1024;
+
+/** How much of a malformed call's arguments is echoed back to the model. */
+const MAX_ECHOED_ARGUMENTS = 2000;
+
+const EPHEMERAL: CacheControlEphemeral = { type: 'ephemeral' };
+
+const SUPPORTED_IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'] as const;
+type SupportedImageType = (typeof SUPPORTED_IMAGE_TYPES)[number];
+
+export interface AnthropicFormatOptions {
+  model: string;
+  /** Used when the request sets no maxOutputTokens. */
+  defaultMaxTokens?: number;
+}
+
+/**
+ * Translates a provider-neutral request into a streaming Messages API call.
+ * Prompt-cache breakpoints go on the system prompt, the last tool and the last
+ * message block, so each turn reuses the previous turn's cached prefix.
+ */
+export function toAnthropicParams(request: LlmRequest, options: AnthropicFormatOptions): MessageCreateParamsStreaming {
+  const params: MessageCreateParamsStreaming = {
+    model: options.model,
+    max_tokens: request.maxOutputTokens ?? options.defaultMaxTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS,
+    messages: toAnthropicMessages(request.messages),
+    stream: true,
+  };
+  if (request.system) params.system = [{ type: 'text', text: request.system, cache_control: EPHEMERAL }];
+  if (request.tools.length > 0) params.tools = toAnthropicTools(request.tools);
+  const budget = request.thinkingBudget ?? 0;
+  if (budget > 0) {
+    const budgetTokens = Math.max(budget, MIN_THINKING_BUDGET);
+    params.thinking = { type: 'enabled', budget_tokens: budgetTokens };
+    // max_tokens covers thinking too and must exceed the budget: keep the asked-for room for the answer.
+    if (params.max_tokens <= budgetTokens) params.max_tokens += budgetTokens;
+  }
+  return params;
+}
+
+function toAnthropicTools(tools: ToolSpec[]): Tool[] {
+  const converted: Tool[] = tools.map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    input_schema: { ...tool.inputSchema, type: 'object' },
+  }));
+  converted[converted.length - 1]!.cache_control = EPHEMERAL;
+  return converted;
+}
+
+/**
+ * Converts the history. Tool results become user messages, and consecutive
+ * messages of one role merge, since the API requires user and assistant to
+ * alternate: a user message that follows tool results lands after the
+ * tool_result blocks, where the API expects them.
+ */
+export function toAnthropicMessages(history: Message[]): MessageParam[] {
+  const malformedArguments = findMalformedArguments(history);
+  const messages: MessageParam[] = [];
+  for (const message of history) {
+    const [role, content] = convertMessage(message, malformedArguments);
+    if (content.length === 0) continue;
+    const previous = messages[messages.length - 1];
+    if (previous?.role === role && Array.isArray(previous.content)) previous.content.push(...content);
+    else messages.push({ role, content });
+  }
+  markLastBlockForCaching(messages);
+  return messages;
+}
+
+function convertMessage(
+  message: Message,
+  malformedArguments: Map<string, string>,
+): ['user' | 'assistant', ContentBlockParam[]] {
+  switch (message.role) {
+    case 'user':
+      return ['user', message.content.flatMap(userBlock)];
+    case 'assistant':
+      return ['assistant', message.content.flatMap(assistantBlock)];
+    case 'tool_results':
+      return ['user', message.results.map((result) => toolResultBlock(result, malformedArguments.get(result.callId)))];
+  }
+}
+
+function userBlock(block: UserBlock): ContentBlockParam[] {
+  if (block.type === 'image') return [imageBlock(block)];
+  return block.text ? [{ type: 'text', text: block.text }] : [];
+}
+
+function imageBlock(block: ImageBlock): ContentBlockParam {
+  if (!isSupportedImageType(block.mimeType)) {
+    const note = `[An image of type ${block.mimeType} was left out: the model accepts JPEG, PNG, GIF and WebP.]`;
+    return { type: 'text', text: note };
+  }
+  const source: Base64ImageSource = { type: 'base64', media_type: block.mimeType, data: block.data };
+  return { type: 'image', source };
+}
+
+function isSupportedImageType(mimeType: string): mimeType is SupportedImageType {
+  return (SUPPORTED_IMAGE_TYPES as readonly string[]).includes(mimeType);
+}
+
+/**
+ * Thinking without a signature (cut off mid-stream, or produced by another
+ * provider) would be rejected, so it is left out; empty text is rejected too.
+ */
+function assistantBlock(block: AssistantBlock): ContentBlockParam[] {
+  switch (block.type) {
+    case 'text':
+      return block.text ? [{ type: 'text', text: block.text }] : [];
+    case 'thinking':
+      return block.signature ? [{ type: 'thinking', thinking: block.text, signature: block.signature }] : [];
+    case 'redacted_thinking':
+      return [{ type: 'redacted_thinking', data: block.data }];
+    case 'tool_call':
+      return [{ type: 'tool_use', id: block.id, name: block.name, input: parseToolInput(block.arguments) ?? {} }];
+  }
+}
+
+/** The call's input object (empty arguments mean none), or undefined when they are not a JSON object. */
+function parseToolInput(raw: string): Record<string, unknown> | undefined {
+  if (raw.trim() === '') return {};
+  try {
+    const value: unknown = JSON.parse(raw);
+    const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
+    return isObject ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Raw arguments of calls whose input cannot be replayed as an object, by call id. */
+function findMalformedArguments(history: Message[]): Map<string, string> {
+  const malformed = new Map<string, string>();
+  for (const message of history) {
+    if (message.role !== 'assistant') continue;
+    for (const block of message.content) {
+      if (block.type === 'tool_call' && parseToolInput(block.arguments) === undefined) {
+        malformed.set(block.id, block.arguments);
+      }
+    }
+  }
+  return malformed;
+}
+
+/**
+ * A call with malformed arguments is replayed with input `{}`; its result
+ * then says what the model actually sent, so it does not learn that `{}` failed.
+ */
+function toolResultBlock(result: ToolResultItem, malformedArguments: string | undefined): ContentBlockParam {
+  const content =
+    malformedArguments === undefined
+      ? result.content
+      : `(Your arguments for this call were not a valid JSON object, so they are shown as {}. ` +
+        `You sent: ${clip(malformedArguments)})\n${result.content}`;
+  return { type: 'tool_result', tool_use_id: result.callId, content, is_error: result.isError };
+}
+
+function clip(text: string): string {
+  if (text.length <= MAX_ECHOED_ARGUMENTS) return text;
+  return `${text.slice(0, MAX_ECHOED_ARGUMENTS)}… (${text.length - MAX_ECHOED_ARGUMENTS} more characters)`;
+}
+
+/** Only the block kinds this converter produces are marked; thinking cannot carry cache_control. */
+function markLastBlockForCaching(messages: MessageParam[]): void {
+  const content = messages[messages.length - 1]?.content;
+  const last = Array.isArray(content) ? content[content.length - 1] : undefined;
+  if (last?.type === 'text' || last?.type === 'image' || last?.type === 'tool_use' || last?.type === 'tool_result') {
+    last.cache_control = EPHEMERAL;
+  }
+}

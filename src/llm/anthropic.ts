@@ -1,0 +1,171 @@
+import Anthropic from '@anthropic-ai/sdk';
+import type {
+  MessageCreateParamsStreaming,
+  MessageDeltaUsage,
+  RawContentBlockDelta,
+  RawContentBlockStartEvent,
+  RawMessageStreamEvent,
+} from '@anthropic-ai/sdk/resources/messages';
+import { toAnthropicParams } from './anthropic-format';
+import {
+  type HttpProviderOptions,
+  type PartialResponse,
+  type RetryPolicy,
+  type WireAccumulator,
+  resilientStream,
+  retryPolicyOf,
+} from './resilient-stream';
+import type { ProviderProfile } from './stream-failure';
+import type { AssistantBlock, LlmRequest, Provider, StopReason, StreamEvent } from './types';
+import { emptyUsage } from './types';
+
+/** Streams from the Anthropic Messages API (or anything that speaks it). */
+export class AnthropicProvider implements Provider {
+  readonly name = 'anthropic';
+  readonly model: string;
+  private readonly client: Anthropic;
+  private readonly policy: RetryPolicy;
+  private readonly profile: ProviderProfile;
+  private readonly maxOutputTokens: number | undefined;
+
+  constructor(options: HttpProviderOptions) {
+    this.model = options.model;
+    this.maxOutputTokens = options.maxOutputTokens;
+    this.policy = retryPolicyOf(options);
+    // Retries are ours (resilient-stream), so they are visible and stop once output has been shown.
+    this.client = new Anthropic({ apiKey: options.apiKey, baseURL: options.baseURL, maxRetries: 0 });
+    this.profile = {
+      label: 'Anthropic',
+      apiKeyEnv: options.apiKeyEnv ?? 'ANTHROPIC_API_KEY',
+      model: options.model,
+      baseURL: this.client.baseURL,
+      APIError: Anthropic.APIError,
+      APIConnectionError: Anthropic.APIConnectionError,
+    };
+  }
+
+  stream(request: LlmRequest, signal: AbortSignal): AsyncIterable<StreamEvent> {
+    const params = (): MessageCreateParamsStreaming =>
+      toAnthropicParams(request, { model: this.model, defaultMaxTokens: this.maxOutputTokens });
+    return resilientStream(
+      {
+        profile: this.profile,
+        open: (attemptSignal) => this.client.messages.create(params(), { signal: attemptSignal }),
+        newAccumulator: () => new AnthropicAccumulator(),
+      },
+      signal,
+      this.policy,
+    );
+  }
+}
+
+const NO_EVENTS: StreamEvent[] = [];
+
+/** The usage fields message_start and message_delta share; a field a server leaves out keeps its earlier value. */
+type WireUsage = Partial<Omit<MessageDeltaUsage, 'server_tool_use'>>;
+
+/** Builds the response from Messages API stream events, block by block. */
+class AnthropicAccumulator implements WireAccumulator<RawMessageStreamEvent> {
+  /** By wire index; blocks we do not model (server tools) leave a hole. */
+  private readonly blocks: (AssistantBlock | undefined)[] = [];
+  private readonly usage = emptyUsage();
+  private readonly finishReasons: string[] = [];
+  private stopReason: StopReason | undefined;
+  private responseModel: string | undefined;
+
+  accept(event: RawMessageStreamEvent): StreamEvent[] {
+    switch (event.type) {
+      case 'content_block_delta':
+        return this.applyDelta(this.blocks[event.index], event.delta);
+      case 'content_block_start':
+        return this.startBlock(event);
+      case 'message_start':
+        this.responseModel = event.message.model;
+        this.readUsage(event.message.usage);
+        return NO_EVENTS;
+      case 'message_delta':
+        this.readUsage(event.usage);
+        if (event.delta.stop_reason) {
+          this.finishReasons.push(event.delta.stop_reason);
+          this.stopReason = toStopReason(event.delta.stop_reason);
+        }
+        return NO_EVENTS;
+      default:
+        return NO_EVENTS;
+    }
+  }
+
+  snapshot(): PartialResponse {
+    const content = this.blocks.flatMap((block): AssistantBlock[] => {
+      if (!block || (block.type === 'text' && !block.text)) return [];
+      return block.type === 'tool_call' && !block.arguments ? [{ ...block, arguments: '{}' }] : [block];
+    });
+    const partial: PartialResponse = { content, finishReasons: this.finishReasons, usage: this.usage };
+    if (this.stopReason !== undefined) partial.stopReason = this.stopReason;
+    if (this.responseModel !== undefined) partial.responseModel = this.responseModel;
+    return partial;
+  }
+
+  private startBlock({ index, content_block: block }: RawContentBlockStartEvent): StreamEvent[] {
+    switch (block.type) {
+      case 'text':
+        this.blocks[index] = { type: 'text', text: block.text };
+        return block.text ? [{ type: 'text_delta', delta: block.text }] : NO_EVENTS;
+      case 'thinking':
+        this.blocks[index] = block.signature
+          ? { type: 'thinking', text: block.thinking, signature: block.signature }
+          : { type: 'thinking', text: block.thinking };
+        return block.thinking ? [{ type: 'thinking_delta', delta: block.thinking }] : NO_EVENTS;
+      case 'redacted_thinking':
+        this.blocks[index] = { type: 'redacted_thinking', data: block.data };
+        return NO_EVENTS;
+      case 'tool_use':
+        this.blocks[index] = { type: 'tool_call', id: block.id, name: block.name, arguments: '' };
+        return [{ type: 'tool_call_start', id: block.id, name: block.name }];
+      default:
+        return NO_EVENTS;
+    }
+  }
+
+  private applyDelta(block: AssistantBlock | undefined, delta: RawContentBlockDelta): StreamEvent[] {
+    if (delta.type === 'text_delta' && block?.type === 'text') {
+      block.text += delta.text;
+      return [{ type: 'text_delta', delta: delta.text }];
+    }
+    if (delta.type === 'thinking_delta' && block?.type === 'thinking') {
+      block.text += delta.thinking;
+      return [{ type: 'thinking_delta', delta: delta.thinking }];
+    }
+    if (delta.type === 'signature_delta' && block?.type === 'thinking') {
+      block.signature = (block.signature ?? '') + delta.signature;
+    } else if (delta.type === 'input_json_delta' && block?.type === 'tool_call') {
+      block.arguments += delta.partial_json;
+    }
+    return NO_EVENTS;
+  }
+
+  /** input_tokens excludes cached tokens; output_tokens is cumulative, so the last report wins. */
+  private readUsage(usage: WireUsage): void {
+    this.usage.input = usage.input_tokens ?? this.usage.input;
+    this.usage.cacheRead = usage.cache_read_input_tokens ?? this.usage.cacheRead;
+    this.usage.cacheWrite = usage.cache_creation_input_tokens ?? this.usage.cacheWrite;
+    this.usage.output = usage.output_tokens ?? this.usage.output;
+    this.usage.reasoning = usage.output_tokens_details?.thinking_tokens ?? this.usage.reasoning;
+  }
+}
+
+/**
+ * Refusals, pauses and other endings the loop has no special handling for
+ * end the turn; the raw reason stays in finishReasons.
+ */
+function toStopReason(reason: string): StopReason {
+  switch (reason) {
+    case 'tool_use':
+      return 'tool_use';
+    case 'max_tokens':
+    case 'model_context_window_exceeded':
+      return 'max_tokens';
+    default:
+      return 'end_turn';
+  }
+}

@@ -1,0 +1,96 @@
+import type {
+  ChatCompletionAssistantMessageParam,
+  ChatCompletionContentPart,
+  ChatCompletionCreateParamsStreaming,
+  ChatCompletionFunctionTool,
+  ChatCompletionMessageFunctionToolCall,
+  ChatCompletionMessageParam,
+  ChatCompletionToolMessageParam,
+  ChatCompletionUserMessageParam,
+} from 'openai/resources/chat/completions';
+import type { AssistantBlock, LlmRequest, Message, ToolCallBlock, ToolResultItem, ToolSpec, UserBlock } from './types';
+
+export interface OpenAIFormatOptions {
+  model: string;
+  /** Used when the request sets no maxOutputTokens; absent = the server's default. */
+  maxOutputTokens?: number;
+}
+
+/**
+ * Translates a provider-neutral request into a streaming Chat Completions
+ * call, in the subset that OpenAI-compatible servers (Ollama, LM Studio,
+ * vLLM) also accept. Thinking is never sent back: the API has no field for it.
+ */
+export function toOpenAIParams(request: LlmRequest, options: OpenAIFormatOptions): ChatCompletionCreateParamsStreaming {
+  const params: ChatCompletionCreateParamsStreaming = {
+    model: options.model,
+    messages: toOpenAIMessages(request.system, request.messages),
+    stream: true,
+    stream_options: { include_usage: true },
+  };
+  if (request.tools.length > 0) params.tools = request.tools.map(toFunctionTool);
+  const maxOutputTokens = request.maxOutputTokens ?? options.maxOutputTokens;
+  if (maxOutputTokens !== undefined) params.max_completion_tokens = maxOutputTokens;
+  return params;
+}
+
+function toFunctionTool(tool: ToolSpec): ChatCompletionFunctionTool {
+  const { name, description, inputSchema } = tool;
+  return { type: 'function', function: { name, description, parameters: inputSchema } };
+}
+
+export function toOpenAIMessages(system: string, history: Message[]): ChatCompletionMessageParam[] {
+  const messages: ChatCompletionMessageParam[] = system ? [{ role: 'system', content: system }] : [];
+  for (const message of history) {
+    switch (message.role) {
+      case 'user':
+        messages.push(userMessage(message.content));
+        break;
+      case 'assistant': {
+        const converted = assistantMessage(message.content);
+        if (converted) messages.push(converted);
+        break;
+      }
+      case 'tool_results':
+        messages.push(...message.results.map(toolMessage));
+        break;
+    }
+  }
+  return messages;
+}
+
+/** Plain text goes as a string, which every compatible server understands; images need content parts. */
+function userMessage(blocks: UserBlock[]): ChatCompletionUserMessageParam {
+  if (blocks.every((block) => block.type === 'text')) {
+    return { role: 'user', content: blocks.map((block) => block.text).join('\n\n') };
+  }
+  return { role: 'user', content: blocks.map(contentPart) };
+}
+
+function contentPart(block: UserBlock): ChatCompletionContentPart {
+  if (block.type === 'text') return { type: 'text', text: block.text };
+  return { type: 'image_url', image_url: { url: `data:${block.mimeType};base64,${block.data}` } };
+}
+
+/**
+ * Undefined when nothing is left to send (a turn that produced only thinking,
+ * or nothing): the API rejects an assistant message without content or calls.
+ */
+function assistantMessage(blocks: AssistantBlock[]): ChatCompletionAssistantMessageParam | undefined {
+  const text = blocks.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
+  const toolCalls = blocks.flatMap((block) => (block.type === 'tool_call' ? [toolCall(block)] : []));
+  if (!text && toolCalls.length === 0) return undefined;
+  const message: ChatCompletionAssistantMessageParam = { role: 'assistant', content: text || null };
+  if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  return message;
+}
+
+function toolCall(block: ToolCallBlock): ChatCompletionMessageFunctionToolCall {
+  return { id: block.id, type: 'function', function: { name: block.name, arguments: block.arguments } };
+}
+
+/** The tool role has no error flag, so a failure says so in its text. */
+function toolMessage(result: ToolResultItem): ChatCompletionToolMessageParam {
+  const content = result.isError ? `Error: ${result.content}` : result.content;
+  return { role: 'tool', tool_call_id: result.callId, content };
+}

@@ -1,0 +1,181 @@
+import { randomUUID } from 'node:crypto';
+import OpenAI from 'openai';
+import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
+import type { CompletionUsage } from 'openai/resources/completions';
+import { toOpenAIParams } from './openai-format';
+import {
+  type HttpProviderOptions,
+  type PartialResponse,
+  type RetryPolicy,
+  type WireAccumulator,
+  resilientStream,
+  retryPolicyOf,
+} from './resilient-stream';
+import type { ProviderProfile } from './stream-failure';
+import type { AssistantBlock, LlmRequest, Provider, StopReason, StreamEvent, ToolCallBlock } from './types';
+import { emptyUsage } from './types';
+
+const OPENAI_BASE_URL = 'https://api.openai.com/v1';
+
+/** Streams from OpenAI Chat Completions or any compatible server (Ollama, LM Studio, vLLM), chosen by baseURL. */
+export class OpenAIProvider implements Provider {
+  readonly name = 'openai';
+  readonly model: string;
+  private readonly client: OpenAI;
+  private readonly policy: RetryPolicy;
+  private readonly profile: ProviderProfile;
+  private readonly maxOutputTokens: number | undefined;
+
+  constructor(options: HttpProviderOptions) {
+    this.model = options.model;
+    this.maxOutputTokens = options.maxOutputTokens;
+    this.policy = retryPolicyOf(options);
+    // Retries are ours (resilient-stream), so they are visible and stop once output has been shown.
+    this.client = new OpenAI({ apiKey: options.apiKey, baseURL: options.baseURL, maxRetries: 0 });
+    this.profile = {
+      label: this.client.baseURL === OPENAI_BASE_URL ? 'OpenAI' : `the server at ${this.client.baseURL}`,
+      apiKeyEnv: options.apiKeyEnv ?? 'OPENAI_API_KEY',
+      model: options.model,
+      baseURL: this.client.baseURL,
+      APIError: OpenAI.APIError,
+      APIConnectionError: OpenAI.APIConnectionError,
+    };
+  }
+
+  stream(request: LlmRequest, signal: AbortSignal): AsyncIterable<StreamEvent> {
+    const params = (): ChatCompletionCreateParamsStreaming =>
+      toOpenAIParams(request, { model: this.model, maxOutputTokens: this.maxOutputTokens });
+    return resilientStream(
+      {
+        profile: this.profile,
+        open: (attemptSignal) => this.client.chat.completions.create(params(), { signal: attemptSignal }),
+        newAccumulator: () => new OpenAIAccumulator(),
+      },
+      signal,
+      this.policy,
+    );
+  }
+}
+
+const NO_EVENTS: StreamEvent[] = [];
+
+/** Local servers stream reasoning in fields the SDK does not type. */
+interface ReasoningDelta {
+  reasoning_content?: unknown;
+  reasoning?: unknown;
+}
+
+/**
+ * Builds the response from chat.completion.chunk events. Text and reasoning
+ * each form one block; tool calls are assembled from fragments by `index`.
+ */
+class OpenAIAccumulator implements WireAccumulator<ChatCompletionChunk> {
+  private thinking = '';
+  private text = '';
+  /** By the wire's `index`, which may skip numbers. */
+  private readonly toolCalls: (ToolCallBlock | undefined)[] = [];
+  private readonly usage = emptyUsage();
+  private readonly finishReasons: string[] = [];
+  private stopReason: StopReason | undefined;
+  private responseModel: string | undefined;
+
+  accept(chunk: ChatCompletionChunk): StreamEvent[] {
+    if (chunk.model) this.responseModel ??= chunk.model;
+    if (chunk.usage) this.readUsage(chunk.usage);
+    const choice = chunk.choices?.[0];
+    if (!choice) return NO_EVENTS;
+    const events = choice.delta ? this.readDelta(choice.delta) : NO_EVENTS;
+    if (choice.finish_reason) {
+      this.finishReasons.push(choice.finish_reason);
+      this.stopReason = toStopReason(choice.finish_reason);
+    }
+    return events;
+  }
+
+  /**
+   * Blocks in the order thinking, text, tool calls. A server that reports
+   * `stop` although it sent tool calls (some local ones do) gets `tool_use`.
+   */
+  snapshot(): PartialResponse {
+    const content: AssistantBlock[] = [];
+    if (this.thinking) content.push({ type: 'thinking', text: this.thinking });
+    if (this.text) content.push({ type: 'text', text: this.text });
+    const toolCalls = this.toolCalls.filter((call): call is ToolCallBlock => call !== undefined);
+    for (const call of toolCalls) content.push({ ...call, arguments: call.arguments || '{}' });
+    const partial: PartialResponse = { content, finishReasons: this.finishReasons, usage: this.usage };
+    if (this.stopReason !== undefined) {
+      partial.stopReason = this.stopReason === 'end_turn' && toolCalls.length > 0 ? 'tool_use' : this.stopReason;
+    }
+    if (this.responseModel !== undefined) partial.responseModel = this.responseModel;
+    return partial;
+  }
+
+  private readDelta(delta: ChatCompletionChunk.Choice.Delta): StreamEvent[] {
+    const events: StreamEvent[] = [];
+    const reasoning = reasoningOf(delta);
+    if (reasoning) {
+      this.thinking += reasoning;
+      events.push({ type: 'thinking_delta', delta: reasoning });
+    }
+    const text = delta.content || delta.refusal;
+    if (text) {
+      this.text += text;
+      events.push({ type: 'text_delta', delta: text });
+    }
+    for (const fragment of delta.tool_calls ?? []) {
+      const start = this.readToolCallFragment(fragment);
+      if (start) events.push(start);
+    }
+    return events;
+  }
+
+  /**
+   * Returns a tool_call_start once the call's name is known. Servers that
+   * send each call whole may omit `index`; one without `id` gets one.
+   */
+  private readToolCallFragment(fragment: ChatCompletionChunk.Choice.Delta.ToolCall): StreamEvent | undefined {
+    const index = fragment.index ?? this.toolCalls.length;
+    const name = fragment.function?.name ?? '';
+    const args = fragment.function?.arguments ?? '';
+    const call = this.toolCalls[index];
+    if (!call) {
+      const id = fragment.id || `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`;
+      this.toolCalls[index] = { type: 'tool_call', id, name, arguments: args };
+      return name ? { type: 'tool_call_start', id, name } : undefined;
+    }
+    call.arguments += args;
+    if (call.name || !name) return undefined;
+    call.name = name;
+    return { type: 'tool_call_start', id: call.id, name };
+  }
+
+  /** prompt_tokens includes cached tokens; `input` counts only the rest. */
+  private readUsage(usage: CompletionUsage): void {
+    const cacheRead = usage.prompt_tokens_details?.cached_tokens ?? 0;
+    const cacheWrite = usage.prompt_tokens_details?.cache_write_tokens ?? 0;
+    this.usage.input = Math.max(0, (usage.prompt_tokens ?? 0) - cacheRead - cacheWrite);
+    this.usage.cacheRead = cacheRead;
+    this.usage.cacheWrite = cacheWrite;
+    this.usage.output = usage.completion_tokens ?? 0;
+    this.usage.reasoning = usage.completion_tokens_details?.reasoning_tokens ?? 0;
+  }
+}
+
+function reasoningOf(delta: object): string | undefined {
+  const { reasoning_content, reasoning } = delta as ReasoningDelta;
+  const value = reasoning_content ?? reasoning;
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** A content filter ends the turn; the raw reason stays in finishReasons. */
+function toStopReason(reason: string): StopReason {
+  switch (reason) {
+    case 'tool_calls':
+    case 'function_call':
+      return 'tool_use';
+    case 'length':
+      return 'max_tokens';
+    default:
+      return 'end_turn';
+  }
+}

@@ -1,0 +1,239 @@
+/**
+ * The part of streaming that both providers share: retries with backoff for
+ * failures that happen before anything reached the consumer, an idle timeout
+ * for stalled streams, prompt abort, and turning every failure into a final
+ * `done` event. Providers supply how to open a stream and how to read it.
+ */
+import { type ProviderProfile, diagnose } from './stream-failure';
+import type { AssistantBlock, AssistantResponse, StopReason, StreamEvent, Usage } from './types';
+import { emptyUsage } from './types';
+
+export interface RetryPolicy {
+  /** Retries after the first attempt. */
+  maxRetries: number;
+  /** The first backoff; it doubles per retry, up to 8 s. */
+  retryBaseDelayMs: number;
+  /** An attempt is abandoned when no wire event arrives for this long (counted from the request's start). */
+  idleTimeoutMs: number;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxRetries: 4, retryBaseDelayMs: 500, idleTimeoutMs: 120_000 };
+
+/** What the HTTP providers are configured with. */
+export interface HttpProviderOptions extends Partial<RetryPolicy> {
+  apiKey: string;
+  /** The variable the key came from, named in authentication errors. */
+  apiKeyEnv?: string;
+  /** Defaults to the vendor's API (or its SDK's base-URL environment variable). */
+  baseURL?: string;
+  model: string;
+  /** Used when a request sets no maxOutputTokens. */
+  maxOutputTokens?: number;
+}
+
+export function retryPolicyOf(options: Partial<RetryPolicy>): RetryPolicy {
+  return {
+    maxRetries: options.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries,
+    retryBaseDelayMs: options.retryBaseDelayMs ?? DEFAULT_RETRY_POLICY.retryBaseDelayMs,
+    idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_RETRY_POLICY.idleTimeoutMs,
+  };
+}
+
+const MAX_BACKOFF_MS = 8_000;
+/** Longest server-requested wait (retry-after) that is honoured as is. */
+const MAX_RETRY_AFTER_MS = 60_000;
+
+/** What an accumulator has built from the wire so far. */
+export interface PartialResponse {
+  content: AssistantBlock[];
+  /** Undefined until the wire said how the model finished. */
+  stopReason?: StopReason;
+  finishReasons: string[];
+  usage: Usage;
+  responseModel?: string;
+}
+
+/** Reads one provider's wire events. Each attempt gets a fresh one. */
+export interface WireAccumulator<W> {
+  /** Folds in one wire event and returns the content events (text, thinking, tool_call_start) it produced. */
+  accept(event: W): StreamEvent[];
+  snapshot(): PartialResponse;
+}
+
+export interface WireSource<W> {
+  profile: ProviderProfile;
+  /** Sends the request and resolves once the response stream is open. Both must honour `signal`. */
+  open(signal: AbortSignal): Promise<AsyncIterable<W>>;
+  newAccumulator(): WireAccumulator<W>;
+}
+
+interface AttemptResult {
+  response: AssistantResponse;
+  /** Set when the attempt failed before emitting anything, in a way worth retrying. */
+  retry?: { reason: string; retryAfterMs?: number };
+}
+
+/**
+ * Runs attempts until one streams, fails for good, or the signal aborts.
+ * Never throws; the last event is always a single `done`.
+ */
+export async function* resilientStream<W>(
+  source: WireSource<W>,
+  signal: AbortSignal,
+  policy: RetryPolicy,
+): AsyncGenerator<StreamEvent, void, undefined> {
+  for (let retries = 0; ; retries++) {
+    const { response, retry } = yield* runAttempt(source, signal, policy.idleTimeoutMs);
+    if (!retry) return yield { type: 'done', response };
+    if (retries >= policy.maxRetries) {
+      if (retries > 0) response.errorMessage = `${retry.reason} (gave up after ${plural(retries, 'retry', 'retries')})`;
+      return yield { type: 'done', response };
+    }
+    const delayMs = retryDelay(retries, policy.retryBaseDelayMs, retry.retryAfterMs);
+    yield { type: 'retry', attempt: retries + 1, delayMs, reason: retry.reason };
+    if (!(await sleep(delayMs, signal))) {
+      const nothing: PartialResponse = { content: [], finishReasons: [], usage: emptyUsage() };
+      return yield { type: 'done', response: toResponse(nothing, 'aborted') };
+    }
+  }
+}
+
+async function* runAttempt<W>(
+  source: WireSource<W>,
+  signal: AbortSignal,
+  idleTimeoutMs: number,
+): AsyncGenerator<StreamEvent, AttemptResult, undefined> {
+  const startedAt = performance.now();
+  const accumulator = source.newAccumulator();
+  const watchdog = new AttemptWatchdog(signal, idleTimeoutMs);
+  let timeToFirstTokenMs: number | undefined;
+  let failure: { error: unknown } | undefined;
+  try {
+    const events = await source.open(watchdog.signal);
+    for await (const event of events) {
+      watchdog.touch();
+      for (const out of accumulator.accept(event)) {
+        timeToFirstTokenMs ??= Math.round(performance.now() - startedAt);
+        yield out;
+      }
+    }
+  } catch (error) {
+    failure = { error };
+  } finally {
+    watchdog.stop();
+  }
+
+  const partial = accumulator.snapshot();
+  const end = (stopReason: StopReason, errorMessage?: string): AttemptResult => ({
+    response: toResponse(partial, stopReason, errorMessage, timeToFirstTokenMs),
+  });
+  const kept = partial.content.length > 0 ? '; partial output kept' : '';
+  if (signal.aborted) return end('aborted');
+  if (watchdog.stalled) {
+    const idle = `${Number((idleTimeoutMs / 1000).toFixed(1))} s`;
+    return end('error', `the stream stalled: nothing arrived from ${source.profile.label} for ${idle}${kept}`);
+  }
+  if (failure) {
+    const diagnosis = diagnose(failure.error, source.profile);
+    const result = end('error', diagnosis.message + kept);
+    if (diagnosis.retryable && timeToFirstTokenMs === undefined) {
+      result.retry = { reason: diagnosis.message, retryAfterMs: diagnosis.retryAfterMs };
+    }
+    return result;
+  }
+  if (partial.stopReason === undefined) {
+    return end('error', 'the stream ended before the model finished; partial output kept');
+  }
+  return end(partial.stopReason);
+}
+
+/**
+ * The signal one attempt runs under: aborted by the caller's signal, by
+ * `stop()`, or when no wire event arrived for `idleTimeoutMs` (then `stalled`).
+ * The timer only records activity per event, so busy streams stay cheap.
+ */
+class AttemptWatchdog {
+  stalled = false;
+  private readonly controller = new AbortController();
+  private lastActivity = performance.now();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly outer: AbortSignal,
+    private readonly idleTimeoutMs: number,
+  ) {
+    if (outer.aborted) this.controller.abort(outer.reason);
+    else outer.addEventListener('abort', this.abort, { once: true });
+    this.arm(idleTimeoutMs);
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  touch(): void {
+    this.lastActivity = performance.now();
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+    this.outer.removeEventListener('abort', this.abort);
+    this.controller.abort();
+  }
+
+  private readonly abort = (): void => this.controller.abort(this.outer.reason);
+
+  private arm(delayMs: number): void {
+    this.timer = setTimeout(() => {
+      const idleFor = performance.now() - this.lastActivity;
+      if (idleFor < this.idleTimeoutMs) return this.arm(this.idleTimeoutMs - idleFor);
+      this.stalled = true;
+      this.controller.abort(new Error('stream stalled'));
+    }, delayMs);
+  }
+}
+
+/** The server's wait when it asked for one (capped), else exponential backoff with jitter. */
+function retryDelay(retries: number, baseDelayMs: number, retryAfterMs: number | undefined): number {
+  if (retryAfterMs !== undefined) return Math.min(retryAfterMs, MAX_RETRY_AFTER_MS);
+  const backoff = Math.min(baseDelayMs * 2 ** retries, MAX_BACKOFF_MS);
+  return Math.round(backoff * (1 - Math.random() * 0.25));
+}
+
+/** Resolves true after `ms`, or false as soon as `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function toResponse(
+  partial: PartialResponse,
+  stopReason: StopReason,
+  errorMessage?: string,
+  timeToFirstTokenMs?: number,
+): AssistantResponse {
+  const response: AssistantResponse = {
+    content: partial.content,
+    stopReason,
+    finishReasons: partial.finishReasons,
+    usage: partial.usage,
+  };
+  if (partial.responseModel !== undefined) response.responseModel = partial.responseModel;
+  if (errorMessage !== undefined) response.errorMessage = errorMessage;
+  if (timeToFirstTokenMs !== undefined) response.timeToFirstTokenMs = timeToFirstTokenMs;
+  return response;
+}
+
+function plural(count: number, one: string, many: string): string {
+  return `${count} ${count === 1 ? one : many}`;
+}

@@ -1,0 +1,141 @@
+/**
+ * The provider-neutral language of the LLM layer. Providers translate these
+ * to and from their wire formats; nothing above src/llm knows a wire format.
+ */
+
+/** Token counts, normalised across providers. */
+export interface Usage {
+  /** Input tokens that were neither read from nor written to a prompt cache. */
+  input: number;
+  /** Output tokens, reasoning included. */
+  output: number;
+  /** Input tokens served from the prompt cache. */
+  cacheRead: number;
+  /** Input tokens written to the prompt cache. */
+  cacheWrite: number;
+  /** Output tokens spent on reasoning (a subset of `output`). */
+  reasoning: number;
+}
+
+export function emptyUsage(): Usage {
+  return { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
+}
+
+export function addUsage(into: Usage, more: Usage): Usage {
+  into.input += more.input;
+  into.output += more.output;
+  into.cacheRead += more.cacheRead;
+  into.cacheWrite += more.cacheWrite;
+  into.reasoning += more.reasoning;
+  return into;
+}
+
+export interface TextBlock {
+  type: 'text';
+  text: string;
+}
+
+/** Model reasoning. `signature` (Anthropic) must be sent back unchanged. */
+export interface ThinkingBlock {
+  type: 'thinking';
+  text: string;
+  signature?: string;
+}
+
+/** Reasoning the provider encrypted; only ever echoed back. */
+export interface RedactedThinkingBlock {
+  type: 'redacted_thinking';
+  data: string;
+}
+
+/**
+ * A tool call as the model produced it. `arguments` is the raw JSON text,
+ * kept verbatim so that a malformed call can be reported and replayed as is;
+ * providers give '{}' when the model sent no arguments at all.
+ */
+export interface ToolCallBlock {
+  type: 'tool_call';
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+export type AssistantBlock = TextBlock | ThinkingBlock | RedactedThinkingBlock | ToolCallBlock;
+
+export interface ImageBlock {
+  type: 'image';
+  mimeType: string;
+  /** base64 without a data: prefix */
+  data: string;
+}
+
+export type UserBlock = TextBlock | ImageBlock;
+
+export interface ToolResultItem {
+  callId: string;
+  /** What the model reads: the output, or the error text. */
+  content: string;
+  isError: boolean;
+}
+
+export type Message =
+  | { role: 'user'; content: UserBlock[] }
+  | { role: 'assistant'; content: AssistantBlock[] }
+  | { role: 'tool_results'; results: ToolResultItem[] };
+
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  inputSchema: Record<string, unknown>;
+}
+
+export interface LlmRequest {
+  system: string;
+  messages: Message[];
+  tools: ToolSpec[];
+  maxOutputTokens?: number;
+  /** Budget for extended thinking where the provider supports it; 0 or absent = off. */
+  thinkingBudget?: number;
+}
+
+/** Why a model response ended. `error` and `aborted` are values, not exceptions. */
+export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'error' | 'aborted';
+
+/** The complete result of one LLM call. */
+export interface AssistantResponse {
+  content: AssistantBlock[];
+  stopReason: StopReason;
+  /** The model the server says answered. */
+  responseModel?: string;
+  /** Raw provider finish reason(s), for telemetry. */
+  finishReasons: string[];
+  usage: Usage;
+  /** Set when stopReason is `error`. */
+  errorMessage?: string;
+  /**
+   * Milliseconds from the start of the attempt that produced this response
+   * to its first streamed token (retry waits excluded), if any arrived.
+   */
+  timeToFirstTokenMs?: number;
+}
+
+/**
+ * What a provider stream yields, in order. Exactly one `done` ends every
+ * stream, carrying everything that arrived (even when it ended in error).
+ */
+export type StreamEvent =
+  | { type: 'text_delta'; delta: string }
+  | { type: 'thinking_delta'; delta: string }
+  | { type: 'tool_call_start'; id: string; name: string }
+  /** A failed request will be retried: `attempt` 1 is the first retry, after `delayMs`. */
+  | { type: 'retry'; attempt: number; delayMs: number; reason: string }
+  | { type: 'done'; response: AssistantResponse };
+
+export interface Provider {
+  /** Provider family, e.g. "anthropic", "openai", "scripted". */
+  readonly name: string;
+  readonly model: string;
+  /** Never throws: failures end the stream with a `done` whose stopReason is `error` or `aborted`. */
+  stream(request: LlmRequest, signal: AbortSignal): AsyncIterable<StreamEvent>;
+}

@@ -1,0 +1,30 @@
+import type { UserBlock } from '../llm/types';
+import type { ToolMetadata, ToolStatus } from '../tools/tool';
+
+/** Things that happened to a session that are not messages. */
+export type SystemEventKind = 'cancelled' | 'doom_loop' | 'max_iterations' | 'task_complete' | 'error';
+
+/**
+ * One step of an agent's real timeline, in the order it happened. Entries are
+ * plain JSON so a store can append them line by line.
+ */
+export type HistoryEntry =
+  | { kind: 'user'; content: UserBlock[]; at: number }
+  | { kind: 'assistant_text'; text: string; at: number }
+  | { kind: 'thinking'; text: string; signature?: string; at: number }
+  | { kind: 'redacted_thinking'; data: string; at: number }
+  /** `arguments` is the raw JSON text the model produced. */
+  | { kind: 'tool_call'; id: string; name: string; arguments: string; at: number }
+  | {
+      kind: 'tool_result';
+      callId: string;
+      name: string;
+      status: ToolStatus;
+      output: string;
+      error?: string;
+      metadata: ToolMetadata;
+      at: number;
+    }
+  | { kind: 'system'; event: SystemEventKind; message: string; at: number };
+
+export type HistoryEntryKind = HistoryEntry['kind'];

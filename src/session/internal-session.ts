@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import type { AssistantBlock, Message, ToolResultItem, UserBlock } from '../llm/types';
+import type { HistoryEntry } from './history';
+
+/** What the model reads for a call whose result was never recorded (a crash or a kill mid-call). */
+const MISSING_RESULT = 'No result was recorded for this call: it was interrupted before it finished.';
+
+/**
+ * The history of one base agent, interleaved as things happened. Providers
+ * never see it directly: `toMessages()` batches it into the neutral message
+ * list, keeping the invariant that every tool call has exactly one result.
+ */
+export class InternalSession {
+  readonly id: string;
+  readonly agentName: string;
+  readonly createdAt: number;
+  private readonly history: HistoryEntry[] = [];
+
+  constructor(agentName: string, options: { id?: string; createdAt?: number; history?: HistoryEntry[] } = {}) {
+    this.id = options.id ?? randomUUID();
+    this.agentName = agentName;
+    this.createdAt = options.createdAt ?? Date.now();
+    if (options.history) this.history.push(...options.history);
+  }
+
+  get entries(): readonly HistoryEntry[] {
+    return this.history;
+  }
+
+  append(entry: HistoryEntry): void {
+    this.history.push(entry);
+  }
+
+  addUserMessage(content: string | UserBlock[]): void {
+    const blocks = typeof content === 'string' ? [{ type: 'text' as const, text: content }] : content;
+    this.append({ kind: 'user', content: blocks, at: Date.now() });
+  }
+
+  toMessages(): Message[] {
+    return toMessages(this.history);
+  }
+}
+
+/** Batches an interleaved history into alternating messages. Pure; exported for tests. */
+export function toMessages(history: readonly HistoryEntry[]): Message[] {
+  const messages: Message[] = [];
+  let assistant: AssistantBlock[] = [];
+  let results: ToolResultItem[] = [];
+  /** Calls of the last assistant message still waiting for a result, by id. */
+  const open = new Map<string, string>();
+
+  const flushAssistant = (): void => {
+    if (assistant.length === 0) return;
+    messages.push({ role: 'assistant', content: assistant });
+    assistant = [];
+  };
+  const flushResults = (): void => {
+    for (const callId of open.keys()) results.push({ callId, content: MISSING_RESULT, isError: true });
+    open.clear();
+    if (results.length === 0) return;
+    messages.push({ role: 'tool_results', results });
+    results = [];
+  };
+
+  for (const entry of history) {
+    switch (entry.kind) {
+      case 'user':
+        flushAssistant();
+        flushResults();
+        messages.push({ role: 'user', content: entry.content });
+        break;
+      case 'assistant_text':
+      case 'thinking':
+      case 'redacted_thinking':
+      case 'tool_call':
+        if (results.length > 0) {
+          flushAssistant();
+          flushResults();
+        }
+        assistant.push(toAssistantBlock(entry));
+        if (entry.kind === 'tool_call') open.set(entry.id, entry.name);
+        break;
+      case 'tool_result':
+        // A result without its call (e.g. a call dropped from an errored response) is not sent.
+        if (!open.delete(entry.callId)) break;
+        flushAssistant();
+        results.push({ callId: entry.callId, content: resultText(entry), isError: entry.status !== 'success' });
+        break;
+      case 'system':
+        break;
+    }
+  }
+  flushAssistant();
+  flushResults();
+  return messages;
+}
+
+type AssistantEntry = Extract<HistoryEntry, { kind: 'assistant_text' | 'thinking' | 'redacted_thinking' | 'tool_call' }>;
+
+function toAssistantBlock(entry: AssistantEntry): AssistantBlock {
+  switch (entry.kind) {
+    case 'assistant_text':
+      return { type: 'text', text: entry.text };
+    case 'thinking':
+      return entry.signature !== undefined
+        ? { type: 'thinking', text: entry.text, signature: entry.signature }
+        : { type: 'thinking', text: entry.text };
+    case 'redacted_thinking':
+      return { type: 'redacted_thinking', data: entry.data };
+    case 'tool_call':
+      return { type: 'tool_call', id: entry.id, name: entry.name, arguments: entry.arguments };
+  }
+}
+
+function resultText(entry: Extract<HistoryEntry, { kind: 'tool_result' }>): string {
+  if (entry.status === 'success') return entry.output;
+  const label = entry.status === 'cancelled' ? 'Cancelled' : 'Error';
+  const reason = entry.error ?? 'no reason given';
+  return entry.output ? `${label}: ${reason}\n\n${entry.output}` : `${label}: ${reason}`;
+}

@@ -1,0 +1,137 @@
+/**
+ * Anthropic Messages wire encoding for the fake LLM server: streamed SSE
+ * events with `event:` lines (the SDK ignores data-only events), non-streamed
+ * message bodies, and `{ type: 'error', error: { type, message } }` errors.
+ */
+import type { WireBlock, WireFormat, WireReply } from './fake-llm-server';
+
+const ERROR_TYPES: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  529: 'overloaded_error',
+};
+
+export const anthropicWire: WireFormat = {
+  messageIdPrefix: 'msg_fake_',
+  toolCallIdPrefix: 'toolu_',
+
+  /** message_start, then start / deltas / stop per content block, message_delta, message_stop. */
+  streamEvents(reply: WireReply): string[] {
+    const { usage } = reply;
+    const events = [
+      sseEvent({
+        type: 'message_start',
+        message: {
+          id: reply.id,
+          type: 'message',
+          role: 'assistant',
+          model: reply.model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: {
+            input_tokens: usage.input,
+            cache_read_input_tokens: usage.cacheRead,
+            cache_creation_input_tokens: usage.cacheWrite,
+            output_tokens: 0,
+          },
+        },
+      }),
+    ];
+    reply.blocks.forEach((block, index) => {
+      events.push(sseEvent({ type: 'content_block_start', index, content_block: emptyBlock(block) }));
+      for (const delta of blockDeltas(block)) events.push(sseEvent({ type: 'content_block_delta', index, delta }));
+      events.push(sseEvent({ type: 'content_block_stop', index }));
+    });
+    events.push(
+      sseEvent({
+        type: 'message_delta',
+        delta: { stop_reason: reply.stopReason, stop_sequence: null },
+        usage: { output_tokens: usage.output },
+      }),
+      sseEvent({ type: 'message_stop' }),
+    );
+    return events;
+  },
+
+  responseBody(reply: WireReply): unknown {
+    return {
+      id: reply.id,
+      type: 'message',
+      role: 'assistant',
+      model: reply.model,
+      content: reply.blocks.map(completeBlock),
+      stop_reason: reply.stopReason,
+      stop_sequence: null,
+      usage: {
+        input_tokens: reply.usage.input,
+        cache_read_input_tokens: reply.usage.cacheRead,
+        cache_creation_input_tokens: reply.usage.cacheWrite,
+        output_tokens: reply.usage.output,
+      },
+    };
+  },
+
+  errorBody(status: number, message: string): unknown {
+    const type = ERROR_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
+    return { type: 'error', error: { type, message } };
+  },
+};
+
+/** The block as `content_block_start` announces it, before any delta. */
+function emptyBlock(block: WireBlock): unknown {
+  switch (block.type) {
+    case 'text':
+      return { type: 'text', text: '' };
+    case 'thinking':
+      return { type: 'thinking', thinking: '', signature: '' };
+    case 'tool_call':
+      return { type: 'tool_use', id: block.id, name: block.name, input: {} };
+  }
+}
+
+/** A thinking block's chunks are followed by a single signature delta. */
+function blockDeltas(block: WireBlock): unknown[] {
+  switch (block.type) {
+    case 'text':
+      return block.chunks.map((text) => ({ type: 'text_delta', text }));
+    case 'thinking':
+      return [
+        ...block.chunks.map((thinking) => ({ type: 'thinking_delta', thinking })),
+        { type: 'signature_delta', signature: block.signature },
+      ];
+    case 'tool_call':
+      return block.fragments.map((partial_json) => ({ type: 'input_json_delta', partial_json }));
+  }
+}
+
+/**
+ * The block in a non-streamed message. Scripted arguments that are not valid
+ * JSON cannot become an `input` object, so they arrive as the raw string.
+ */
+function completeBlock(block: WireBlock): unknown {
+  switch (block.type) {
+    case 'text':
+      return { type: 'text', text: block.chunks.join('') };
+    case 'thinking':
+      return { type: 'thinking', thinking: block.chunks.join(''), signature: block.signature };
+    case 'tool_call':
+      return { type: 'tool_use', id: block.id, name: block.name, input: parseOrRaw(block.fragments.join('')) };
+  }
+}
+
+function parseOrRaw(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function sseEvent(data: { type: string; [field: string]: unknown }): string {
+  return `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
+}

@@ -1,0 +1,131 @@
+/**
+ * OpenAI Chat Completions wire encoding for the fake LLM server: streamed
+ * `chat.completion.chunk` SSE data lines ending in `data: [DONE]`, non-streamed
+ * `chat.completion` bodies, and `{ error: { message, type, code } }` errors.
+ * Reasoning travels in the untyped `reasoning_content`, as vLLM and DeepSeek send it.
+ */
+import type { ScriptedStopReason, WireBlock, WireFormat, WireReply } from './fake-llm-server';
+
+const FINISH_REASONS: Record<ScriptedStopReason, string> = {
+  end_turn: 'stop',
+  tool_use: 'tool_calls',
+  max_tokens: 'length',
+};
+
+type Delta = Record<string, unknown>;
+
+export const openaiWire: WireFormat = {
+  messageIdPrefix: 'chatcmpl-fake-',
+  toolCallIdPrefix: 'call_',
+
+  /** Role chunk, one chunk per content piece, finish chunk, usage chunk if `stream_options.include_usage`, [DONE]. */
+  streamEvents(reply: WireReply, request: any): string[] {
+    const envelope = { id: reply.id, object: 'chat.completion.chunk', created: unixSeconds(), model: reply.model };
+    const finish = FINISH_REASONS[reply.stopReason];
+    const deltaChunk = deltaChunkEncoder(envelope);
+
+    const events = [deltaChunk({ role: 'assistant', content: '' })];
+    for (const delta of contentDeltas(reply.blocks)) events.push(deltaChunk(delta));
+    events.push(dataEvent({ ...envelope, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: finish }] }));
+    if (request.stream_options?.include_usage === true) {
+      events.push(dataEvent({ ...envelope, choices: [], usage: usageOf(reply) }));
+    }
+    events.push('data: [DONE]\n\n');
+    return events;
+  },
+
+  responseBody(reply: WireReply): unknown {
+    const text = joined(reply.blocks, 'text');
+    const reasoning = joined(reply.blocks, 'thinking');
+    const toolCalls = reply.blocks.flatMap((block) =>
+      block.type === 'tool_call'
+        ? [{ id: block.id, type: 'function', function: { name: block.name, arguments: block.fragments.join('') } }]
+        : [],
+    );
+    const message = {
+      role: 'assistant',
+      content: text,
+      refusal: null,
+      ...(reasoning !== null && { reasoning_content: reasoning }),
+      ...(toolCalls.length > 0 && { tool_calls: toolCalls }),
+    };
+    return {
+      id: reply.id,
+      object: 'chat.completion',
+      created: unixSeconds(),
+      model: reply.model,
+      choices: [{ index: 0, message, logprobs: null, finish_reason: FINISH_REASONS[reply.stopReason] }],
+      usage: usageOf(reply),
+    };
+  },
+
+  errorBody(status: number, message: string): unknown {
+    if (status === 429) return { error: { message, type: 'requests', code: 'rate_limit_exceeded' } };
+    return { error: { message, type: status >= 500 ? 'server_error' : 'invalid_request_error', code: null } };
+  },
+};
+
+/**
+ * One delta per content piece. A tool call opens with a delta carrying its
+ * id, name and empty arguments; its argument fragments follow under the same
+ * `index` (the call's position among the reply's tool calls).
+ */
+function* contentDeltas(blocks: WireBlock[]): Generator<Delta> {
+  let toolIndex = 0;
+  for (const block of blocks) {
+    switch (block.type) {
+      case 'text':
+        for (const content of block.chunks) yield { content };
+        break;
+      case 'thinking':
+        for (const reasoning of block.chunks) yield { reasoning_content: reasoning };
+        break;
+      case 'tool_call': {
+        const index = toolIndex++;
+        yield { tool_calls: [{ index, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] };
+        for (const fragment of block.fragments) yield { tool_calls: [{ index, function: { arguments: fragment } }] };
+        break;
+      }
+    }
+  }
+}
+
+/** Marks where the delta goes in a serialised chunk. */
+const DELTA_SLOT = '\u0000delta';
+
+/**
+ * Encodes mid-stream chunks (no finish reason) of one reply. The chunk is
+ * serialised once around a placeholder and each delta spliced in: serialising
+ * the whole chunk each time would dominate the cost of long replies.
+ */
+function deltaChunkEncoder(envelope: Record<string, unknown>): (delta: Delta) => string {
+  const template = { ...envelope, choices: [{ index: 0, delta: DELTA_SLOT, logprobs: null, finish_reason: null }] };
+  const [before, after] = JSON.stringify(template).split(JSON.stringify(DELTA_SLOT));
+  return (delta) => `data: ${before}${JSON.stringify(delta)}${after}\n\n`;
+}
+
+/** `prompt_tokens` includes cached tokens, as OpenAI counts them. */
+function usageOf({ usage }: WireReply): Record<string, unknown> {
+  const promptTokens = usage.input + usage.cacheRead + usage.cacheWrite;
+  return {
+    prompt_tokens: promptTokens,
+    completion_tokens: usage.output,
+    total_tokens: promptTokens + usage.output,
+    prompt_tokens_details: { cached_tokens: usage.cacheRead },
+    completion_tokens_details: { reasoning_tokens: usage.reasoning },
+  };
+}
+
+/** All chunks of the given kind concatenated, or null when the reply has no such block. */
+function joined(blocks: WireBlock[], type: 'text' | 'thinking'): string | null {
+  const matching = blocks.filter((block): block is Extract<WireBlock, { chunks: string[] }> => block.type === type);
+  return matching.length > 0 ? matching.map((block) => block.chunks.join('')).join('') : null;
+}
+
+function dataEvent(data: unknown): string {
+  return `data: ${JSON.stringify(data)}\n\n`;
+}
+
+function unixSeconds(): number {
+  return Math.floor(Date.now() / 1000);
+}

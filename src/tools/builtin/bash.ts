@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { defineTool } from '../define-tool';
+import type { ExecResult } from '../workspace';
+import { oneLine } from './one-line';
+
+const DEFAULT_TIMEOUT_MS = 120_000;
+const MAX_TIMEOUT_MS = 600_000;
+
+export const bashTool = defineTool({
+  name: 'bash',
+  description:
+    'Run a shell command with `bash -c` in the workspace. Returns stdout and stderr interleaved, then the ' +
+    'exit code. There is no terminal and no stdin, so avoid interactive programs; long output is cut in the ' +
+    'middle. Redirect the output of background processes, or the call waits for them.',
+  kind: 'execute',
+  parameters: z.object({
+    command: z.string().min(1).describe('The command line to run.'),
+    timeout_ms: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_TIMEOUT_MS)
+      .default(DEFAULT_TIMEOUT_MS)
+      .describe(`Milliseconds before the command is killed (default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS}).`),
+    cwd: z.string().optional().describe('Working directory, relative to the workspace root (default: the root).'),
+  }),
+  summarize: ({ command }) => oneLine(command),
+  async execute({ command, timeout_ms, cwd }, { workspace, signal }) {
+    const result = await workspace.exec(command, { cwd, timeoutMs: timeout_ms, signal });
+    const extra = { exitCode: result.exitCode, omittedBytes: result.omittedBytes };
+    if (result.timedOut) {
+      const seconds = timeout_ms / 1000;
+      return {
+        output: withTrailer(result.output, `[killed: timed out after ${seconds}s]`),
+        error: `The command timed out after ${seconds}s and was killed; its output so far is below. Raise timeout_ms or run something quicker.`,
+        extra: { ...extra, timedOut: true },
+      };
+    }
+    return {
+      output: withTrailer(result.output, trailer(result)),
+      extra,
+    };
+  },
+});
+
+function trailer(result: ExecResult): string {
+  if (result.aborted) return '[killed: cancelled]';
+  if (result.exitCode === null) return '[killed by a signal]';
+  return `[exit code ${result.exitCode}]`;
+}
+
+function withTrailer(output: string, last: string): string {
+  if (output === '') return last;
+  return output.endsWith('\n') ? output + last : `${output}\n${last}`;
+}

@@ -1,0 +1,126 @@
+import { posix } from 'node:path';
+import { z } from 'zod';
+import { defineTool } from '../define-tool';
+import type { EntryType, Workspace } from '../workspace';
+
+const MAX_DEPTH = 5;
+const MAX_ENTRIES = 500;
+/** Names never listed: version-control internals, dependency and cache folders, OS litter. */
+const NOISE = new Set([
+  '.git',
+  '.hg',
+  '.svn',
+  'node_modules',
+  '__pycache__',
+  '.venv',
+  '.mypy_cache',
+  '.pytest_cache',
+  '.DS_Store',
+]);
+
+interface TreeNode {
+  name: string;
+  type: EntryType;
+  children: TreeNode[];
+  /** The folder could not be read (permissions, vanished meanwhile). */
+  unreadable: boolean;
+  /** Chosen for the listing; the cap hides the rest. */
+  shown: boolean;
+}
+
+export const listDirectoryTool = defineTool({
+  name: 'list_directory',
+  description:
+    'List a folder of the workspace as an indented tree (folders end with "/"). ' +
+    `Skips .git, node_modules and similar noise. Shows at most ${MAX_ENTRIES} entries.`,
+  kind: 'read',
+  parameters: z.object({
+    path: z.string().default('.').describe('Folder, relative to the workspace root (default: the root).'),
+    depth: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_DEPTH)
+      .default(2)
+      .describe(`How many levels to descend; 1 lists only the folder itself (default 2, at most ${MAX_DEPTH}).`),
+  }),
+  summarize: ({ path }) => path,
+  locations: ({ path }) => [{ path }],
+  async execute({ path, depth }, { workspace, signal }) {
+    const shown = workspace.relative(path);
+    const info = await workspace.stat(path);
+    if (!info) throw new Error(`Folder not found: ${shown}.`);
+    if (info.type !== 'directory') throw new Error(`${shown} is a file, not a folder. Use read_file to read it.`);
+
+    const tree = await readTree(workspace, shown, depth, signal);
+    const { total, listed } = chooseShown(tree, MAX_ENTRIES);
+    const rows = [`${shown}/`];
+    if (tree.length === 0) rows.push('  (empty)');
+    render(tree, 1, rows);
+    if (listed < total) {
+      rows.push(
+        '',
+        `[${total - listed} of ${total} entries not shown: the listing stops at ${MAX_ENTRIES}; ` +
+          'list a subfolder or use a smaller depth]',
+      );
+    }
+    return { output: rows.join('\n'), extra: { entries: total, shown: listed } };
+  },
+});
+
+async function readTree(workspace: Workspace, folder: string, levels: number, signal: AbortSignal): Promise<TreeNode[]> {
+  signal.throwIfAborted();
+  const entries = await workspace.readDirectory(folder);
+  const nodes: TreeNode[] = [];
+  for (const { name, type } of entries) {
+    if (NOISE.has(name)) continue;
+    const node: TreeNode = { name, type, children: [], unreadable: false, shown: false };
+    if (type === 'directory' && levels > 1) {
+      try {
+        node.children = await readTree(workspace, posix.join(folder, name), levels - 1, signal);
+      } catch (err) {
+        if (signal.aborted) throw err;
+        node.unreadable = true;
+      }
+    }
+    nodes.push(node);
+  }
+  return nodes;
+}
+
+/** Marks up to `max` entries as shown, breadth first, so upper levels are always complete first. */
+function chooseShown(tree: TreeNode[], max: number): { total: number; listed: number } {
+  const queue = [...tree];
+  let listed = 0;
+  for (let index = 0; index < queue.length; index++) {
+    const node = queue[index]!;
+    if (listed < max) {
+      node.shown = true;
+      listed++;
+    }
+    queue.push(...node.children);
+  }
+  return { total: queue.length, listed };
+}
+
+function render(nodes: TreeNode[], level: number, rows: string[]): void {
+  const indent = '  '.repeat(level);
+  for (const node of nodes) {
+    if (!node.shown) continue;
+    rows.push(indent + label(node));
+    render(node.children, level + 1, rows);
+  }
+  const hidden = nodes.filter((node) => !node.shown).length;
+  if (hidden > 0) rows.push(`${indent}… ${hidden} more`);
+}
+
+function label(node: TreeNode): string {
+  switch (node.type) {
+    case 'directory':
+      return node.unreadable ? `${node.name}/ (unreadable)` : `${node.name}/`;
+    case 'symlink':
+      return `${node.name} (symlink)`;
+    default:
+      return node.name;
+  }
+}

@@ -1,0 +1,97 @@
+import { posix } from 'node:path';
+import { z } from 'zod';
+import { didYouMean } from '../../config/did-you-mean';
+import { defineTool } from '../define-tool';
+import type { Workspace } from '../workspace';
+
+const DEFAULT_LIMIT = 2_000;
+const MAX_LINE_CHARS = 2_000;
+/** Bytes of numbered output one call returns at most. */
+const MAX_OUTPUT_BYTES = 100_000;
+/** A NUL byte in this many leading bytes marks a file as binary. */
+const BINARY_SNIFF_BYTES = 8_192;
+
+export const readFileTool = defineTool({
+  name: 'read_file',
+  description:
+    'Read a text file from the workspace. Lines come numbered like `cat -n`. ' +
+    `At most ${DEFAULT_LIMIT} lines or about ${MAX_OUTPUT_BYTES / 1000} KB come back per call; ` +
+    'read further with offset and limit. Use list_directory for folders.',
+  kind: 'read',
+  parameters: z.object({
+    path: z.string().describe('File path, relative to the workspace root (or absolute inside it).'),
+    offset: z.number().int().min(1).optional().describe('1-based line number to start reading at.'),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe(`Maximum number of lines to read (default ${DEFAULT_LIMIT}).`),
+  }),
+  // Leaves room for the byte cap above plus the notes, so defineTool never cuts the middle.
+  maxOutputChars: MAX_OUTPUT_BYTES + 1_000,
+  summarize: ({ path, offset, limit }) => {
+    if (offset === undefined && limit === undefined) return path;
+    const first = offset ?? 1;
+    return `${path}:${first}-${first + (limit ?? DEFAULT_LIMIT) - 1}`;
+  },
+  locations: ({ path, offset }) => [offset === undefined ? { path } : { path, line: offset }],
+  async execute({ path, offset = 1, limit = DEFAULT_LIMIT }, { workspace }) {
+    const shown = workspace.relative(path);
+    const info = await workspace.stat(path);
+    if (!info) throw new Error(await notFoundMessage(workspace, shown));
+    if (info.type === 'directory') {
+      throw new Error(`${shown} is a directory, not a file. Use list_directory to see what it contains.`);
+    }
+    const bytes = await workspace.readFile(path);
+    if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) {
+      throw new Error(`${shown} is a binary file (${bytes.length} bytes); read_file only reads text.`);
+    }
+
+    const lines = splitLines(new TextDecoder().decode(bytes));
+    if (lines.length === 0) return { output: `[${shown} is empty]`, extra: { totalLines: 0 } };
+    if (offset > lines.length) {
+      throw new Error(`offset ${offset} is past the end of ${shown}, which has ${lines.length} lines.`);
+    }
+    const { text, lastLine } = numberLines(lines, offset, limit);
+    const note =
+      lastLine < lines.length
+        ? `\n\n[truncated: showing lines ${offset}-${lastLine} of ${lines.length}; continue with offset ${lastLine + 1}]`
+        : '';
+    return { output: text + note, extra: { totalLines: lines.length, firstLine: offset, lastLine } };
+  },
+});
+
+function splitLines(text: string): string[] {
+  const lines = text.split(/\r?\n/);
+  if (lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}
+
+/** `cat -n` style rows from line `offset` on, stopping at `limit` lines or the byte cap. */
+function numberLines(lines: string[], offset: number, limit: number): { text: string; lastLine: number } {
+  const rows: string[] = [];
+  let bytes = 0;
+  const end = Math.min(lines.length, offset - 1 + limit);
+  for (let index = offset - 1; index < end; index++) {
+    const row = `${String(index + 1).padStart(6)}\t${cutLongLine(lines[index] ?? '')}`;
+    bytes += Buffer.byteLength(row) + 1;
+    if (bytes > MAX_OUTPUT_BYTES && rows.length > 0) break;
+    rows.push(row);
+  }
+  return { text: rows.join('\n'), lastLine: offset - 1 + rows.length };
+}
+
+function cutLongLine(line: string): string {
+  if (line.length <= MAX_LINE_CHARS) return line;
+  return `${line.slice(0, MAX_LINE_CHARS)} [… line cut: ${line.length} characters in all]`;
+}
+
+async function notFoundMessage(workspace: Workspace, shown: string): Promise<string> {
+  const folder = posix.dirname(shown);
+  const entries = await workspace.readDirectory(folder).catch(() => []);
+  const files = entries.filter((entry) => entry.type !== 'directory').map((entry) => entry.name);
+  const guess = didYouMean(posix.basename(shown), files);
+  const hint = guess === undefined ? '' : ` Did you mean ${posix.join(folder, guess)}?`;
+  return `File not found: ${shown}.${hint}`;
+}

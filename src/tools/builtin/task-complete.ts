@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import { defineTool } from '../define-tool';
+import { oneLine } from './one-line';
+
+/** The agent loop ends the task when the model calls the tool of this name. */
+export const TASK_COMPLETE = 'task_complete';
+
+export const taskCompleteTool = defineTool({
+  name: TASK_COMPLETE,
+  description:
+    'Call this only when the whole task is done and you have verified the result (for example by running ' +
+    'the tests or the program). Give a summary of what you did, which files changed and how you checked it. ' +
+    'Do not call it to ask a question or to report partial progress.',
+  kind: 'other',
+  parameters: z.object({
+    summary: z.string().min(1).describe('What was done, which files changed, and how it was verified.'),
+  }),
+  summarize: ({ summary }) => oneLine(summary),
+  async execute({ summary }) {
+    return { output: summary };
+  },
+});

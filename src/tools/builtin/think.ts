@@ -1,0 +1,18 @@
+import { z } from 'zod';
+import { defineTool } from '../define-tool';
+import { oneLine } from './one-line';
+
+export const thinkTool = defineTool({
+  name: 'think',
+  description:
+    'A scratchpad for reasoning. Use it to plan, weigh options, or check your work before acting. ' +
+    'It changes nothing, fetches nothing and stores nothing.',
+  kind: 'think',
+  parameters: z.object({
+    thought: z.string().describe('Your reasoning.'),
+  }),
+  summarize: ({ thought }) => oneLine(thought),
+  async execute() {
+    return { output: 'Thought noted.' };
+  },
+});

@@ -1,0 +1,156 @@
+import type { Dirent, Stats } from 'node:fs';
+import { promises as fs, realpathSync, statSync } from 'node:fs';
+import * as path from 'node:path';
+import { runCommand } from './node-exec';
+import {
+  type DirectoryEntry,
+  type EntryInfo,
+  type EntryType,
+  type ExecOptions,
+  type ExecResult,
+  type Workspace,
+  WorkspaceError,
+} from './workspace';
+
+export interface NodeWorkspaceOptions {
+  /** Characters of command output exec keeps (head and tail). Default 30,000. */
+  maxExecOutputChars?: number;
+  /** Time a stopped command gets between SIGTERM and SIGKILL. Default 2,000 ms. */
+  killGraceMs?: number;
+}
+
+const DEFAULT_MAX_EXEC_OUTPUT_CHARS = 30_000;
+const DEFAULT_KILL_GRACE_MS = 2_000;
+/** Symbolic links followed through one missing path before giving up, as the kernel does (ELOOP). */
+const MAX_LINK_HOPS = 40;
+
+/**
+ * The workspace on the local disk, through fs and child_process. Every path
+ * is resolved through symlinks (the nearest existing ancestor for paths that
+ * do not exist yet) and refused when it lands outside the root.
+ */
+export class NodeWorkspace implements Workspace {
+  readonly root: string;
+  private readonly maxExecOutputChars: number;
+  private readonly killGraceMs: number;
+
+  /** `root` must be an existing folder; it is resolved through symlinks once, here. */
+  constructor(root: string, options: NodeWorkspaceOptions = {}) {
+    this.root = realpathSync(path.resolve(root));
+    if (!statSync(this.root).isDirectory()) throw new WorkspaceError(`Workspace root ${this.root} is not a folder.`);
+    this.maxExecOutputChars = options.maxExecOutputChars ?? DEFAULT_MAX_EXEC_OUTPUT_CHARS;
+    this.killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+  }
+
+  async resolve(target: string): Promise<string> {
+    const real = await realpathAllowingMissing(path.resolve(this.root, target));
+    if (!isInside(this.root, real)) {
+      throw new WorkspaceError(
+        `Path "${target}" resolves to ${real}, outside the workspace. Paths must stay inside the workspace root ${this.root}.`,
+      );
+    }
+    return real;
+  }
+
+  relative(target: string): string {
+    const rel = path.relative(this.root, path.resolve(this.root, target));
+    return rel === '' ? '.' : rel.split(path.sep).join('/');
+  }
+
+  async stat(target: string): Promise<EntryInfo | undefined> {
+    const real = await this.resolve(target);
+    try {
+      const stats = await fs.stat(real);
+      return { type: entryType(stats), size: stats.size, mtimeMs: stats.mtimeMs };
+    } catch (err) {
+      if (isMissing(err)) return undefined;
+      throw err;
+    }
+  }
+
+  async readFile(target: string): Promise<Uint8Array> {
+    return fs.readFile(await this.resolve(target));
+  }
+
+  async writeFile(target: string, data: Uint8Array | string): Promise<void> {
+    const real = await this.resolve(target);
+    await fs.mkdir(path.dirname(real), { recursive: true });
+    await fs.writeFile(real, data);
+  }
+
+  async readDirectory(target: string): Promise<DirectoryEntry[]> {
+    const entries = await fs.readdir(await this.resolve(target), { withFileTypes: true });
+    return entries
+      .map((entry) => ({ name: entry.name, type: entryType(entry) }))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  async exec(command: string, options: ExecOptions): Promise<ExecResult> {
+    const cwd = options.cwd === undefined ? this.root : await this.folder(options.cwd);
+    return runCommand(command, {
+      cwd,
+      timeoutMs: options.timeoutMs,
+      signal: options.signal,
+      ...(options.onOutput ? { onOutput: options.onOutput } : {}),
+      maxOutputChars: this.maxExecOutputChars,
+      killGraceMs: this.killGraceMs,
+    });
+  }
+
+  private async folder(target: string): Promise<string> {
+    const real = await this.resolve(target);
+    const stats = await fs.stat(real).catch(() => undefined);
+    if (!stats?.isDirectory()) {
+      throw new WorkspaceError(`Working directory "${target}" is not a folder in the workspace ${this.root}.`);
+    }
+    return real;
+  }
+}
+
+/**
+ * realpath for paths that may not exist yet: the real path of the nearest
+ * existing ancestor plus the missing rest. A dangling symlink on the way is
+ * followed to its target, so a link to a missing file outside cannot be used
+ * to create that file.
+ */
+async function realpathAllowingMissing(absolute: string, hops = 0): Promise<string> {
+  try {
+    return await fs.realpath(absolute);
+  } catch (err) {
+    if (!isMissing(err)) throw err;
+  }
+  const parent = path.dirname(absolute);
+  if (parent === absolute) return absolute;
+  const realParent = await realpathAllowingMissing(parent, hops);
+  const candidate = path.join(realParent, path.basename(absolute));
+  const link = await readLink(candidate);
+  if (link === undefined) return candidate;
+  if (hops >= MAX_LINK_HOPS) throw new WorkspaceError(`Too many levels of symbolic links at ${candidate}.`);
+  return realpathAllowingMissing(path.resolve(realParent, link), hops + 1);
+}
+
+/** The target of a symlink, or undefined when the path is missing or not a link. */
+async function readLink(target: string): Promise<string | undefined> {
+  try {
+    return await fs.readlink(target);
+  } catch {
+    return undefined;
+  }
+}
+
+function isInside(root: string, target: string): boolean {
+  const rel = path.relative(root, target);
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
+}
+
+function isMissing(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+function entryType(entry: Stats | Dirent): EntryType {
+  if (entry.isSymbolicLink()) return 'symlink';
+  if (entry.isFile()) return 'file';
+  if (entry.isDirectory()) return 'directory';
+  return 'other';
+}

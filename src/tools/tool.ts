@@ -1,0 +1,77 @@
+import type { ToolSpec } from '../llm/types';
+import type { Workspace } from './workspace';
+
+/** ACP tool kinds, so clients can pick an icon and a presentation. */
+export type ToolKind = 'read' | 'edit' | 'delete' | 'move' | 'search' | 'execute' | 'think' | 'fetch' | 'other';
+
+export type ToolStatus = 'success' | 'error' | 'cancelled';
+
+export interface ToolMetadata {
+  /** Workspace-relative paths the tool changed. */
+  filesModified: string[];
+  /** Snapshot id taken before a state-changing tool ran, when snapshots are on. */
+  snapshotBefore?: string;
+  /** Unified diff of what the tool changed. */
+  diff?: string;
+  durationMs: number;
+  /** Tool-specific facts (exit code, lines added, truncation, ...). */
+  extra: Record<string, unknown>;
+}
+
+export interface ToolResult {
+  status: ToolStatus;
+  /** What the model reads on success (and partial output on failure). */
+  output: string;
+  /** Why it failed, in words the model (and a person) can act on. */
+  error?: string;
+  metadata: ToolMetadata;
+}
+
+/** A file position a client can open. */
+export interface ToolLocation {
+  path: string;
+  line?: number;
+}
+
+/** Everything a tool may use while it runs. */
+export interface ToolContext {
+  sessionId: string;
+  agentName: string;
+  callId: string;
+  workspace: Workspace;
+  /** Aborted when the user cancels; long work must stop promptly. */
+  signal: AbortSignal;
+  provider: string;
+  model: string;
+}
+
+/** What a tool's own logic returns; defineTool adds status and timing. */
+export interface ToolOutput {
+  output: string;
+  /** Set when the call failed but has output and facts worth keeping (e.g. a command that timed out). */
+  error?: string;
+  filesModified?: string[];
+  diff?: string;
+  extra?: Record<string, unknown>;
+}
+
+export interface Tool {
+  readonly name: string;
+  readonly description: string;
+  readonly kind: ToolKind;
+  /** JSON Schema of the arguments. */
+  readonly inputSchema: Record<string, unknown>;
+  /** Short human summary of a call, e.g. `src/app.ts:10-40`, for renderers. */
+  summarize(args: unknown): string;
+  /** Files the call touches, for clients that follow the agent. */
+  locations(args: unknown): ToolLocation[];
+  /**
+   * Runs one call from raw JSON arguments. Never throws: invalid arguments,
+   * failures and cancellation all come back as a ToolResult.
+   */
+  run(rawArguments: string, ctx: ToolContext): Promise<ToolResult>;
+}
+
+export function toolSpec(tool: Tool): ToolSpec {
+  return { name: tool.name, description: tool.description, inputSchema: tool.inputSchema };
+}

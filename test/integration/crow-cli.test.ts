@@ -1,0 +1,169 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { version } from '../../package.json';
+
+const CROW = resolve(__dirname, '../../dist/crow.js');
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built binary with a clean, isolated environment. */
+function crow(
+  args: string[],
+  env: Record<string, string> = {},
+  onStarted?: (child: ReturnType<typeof spawn>, output: { stderr: string }) => void,
+): Promise<Run> {
+  const home = mkdtempSync(join(tmpdir(), 'crow-home-'));
+  const child = spawn(process.execPath, [CROW, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env.PATH!, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), ...env },
+  });
+  const output = { stdout: '', stderr: '' };
+  child.stdout.on('data', (d: Buffer) => (output.stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output.stderr += d.toString()));
+  onStarted?.(child, output);
+  return new Promise((done) =>
+    child.on('close', (code) => {
+      rmSync(home, { recursive: true, force: true });
+      done({ code, ...output });
+    }),
+  );
+}
+
+describe('crow binary', () => {
+  let server: FakeLlmServer;
+  let workspace: string;
+
+  before(async () => {
+    server = await FakeLlmServer.start();
+  });
+  after(() => server.close());
+  beforeEach(() => {
+    server.reset();
+    workspace = mkdtempSync(join(tmpdir(), 'crow-ws-'));
+  });
+  afterEach(() => rmSync(workspace, { recursive: true, force: true }));
+
+  it('prints help and version', async () => {
+    const help = await crow(['--help']);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /crow run "<prompt>"/);
+    const ver = await crow(['--version']);
+    assert.equal(ver.stdout.trim(), version);
+    const runHelp = await crow(['run', '--help']);
+    assert.match(runHelp.stdout, /--cwd DIR/);
+  });
+
+  it('rejects unknown commands and flags with a clear message', async () => {
+    const unknown = await crow(['fly']);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /Unknown command "fly"/);
+    const badFlag = await crow(['run', '--wat', 'hi']);
+    assert.equal(badFlag.code, 2);
+    assert.match(badFlag.stderr, /--wat/);
+    const noPrompt = await crow(['run', '--cwd', workspace]);
+    assert.equal(noPrompt.code, 2);
+    assert.match(noPrompt.stderr, /needs a prompt/);
+  });
+
+  it('names the missing API key variable', async () => {
+    const run = await crow(['run', 'hi', '--cwd', workspace, '--provider', 'anthropic']);
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /ANTHROPIC_API_KEY/);
+    const typo = await crow(['run', 'hi', '--cwd', workspace, '--provider', 'antropic']);
+    assert.match(typo.stderr, /Did you mean "anthropic"/);
+  });
+
+  it('runs a multi-step task over the Anthropic API: answer on stdout, work on stderr', async () => {
+    writeFileSync(join(workspace, 'notes.txt'), 'alpha\nbeta\n');
+    server.enqueue(
+      'anthropic',
+      {
+        blocks: [
+          { type: 'thinking', text: 'Read it first.' },
+          { type: 'tool_call', name: 'read_file', arguments: { path: 'notes.txt' } },
+        ],
+        usage: { input: 100, output: 20, cacheWrite: 50 },
+      },
+      {
+        blocks: [
+          { type: 'tool_call', name: 'write_file', arguments: { path: 'out/summary.txt', content: 'two lines\n' } },
+          { type: 'tool_call', name: 'bash', arguments: { command: 'cat out/summary.txt' } },
+        ],
+      },
+      { blocks: [{ type: 'text', text: 'The file has two lines: alpha and beta.' }], usage: { input: 10, output: 12, cacheRead: 50 } },
+    );
+    const run = await crow(['run', 'Summarise notes.txt', '--cwd', workspace, '--provider', 'anthropic', '--model', 'claude-test'], {
+      ANTHROPIC_API_KEY: 'test-key-123',
+      ANTHROPIC_BASE_URL: server.anthropicBaseUrl,
+    });
+
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout.trim(), 'The file has two lines: alpha and beta.');
+    assert.match(run.stderr, /Read it first\./);
+    assert.match(run.stderr, /● read_file notes\.txt/);
+    assert.match(run.stderr, /● write_file/);
+    assert.match(run.stderr, /● bash cat out\/summary\.txt/);
+    assert.match(run.stderr, /✓/);
+    assert.match(run.stderr, /3 tool calls/);
+    assert.doesNotMatch(run.stdout + run.stderr, /test-key-123/, 'the key is never printed');
+    assert.equal(readFileSync(join(workspace, 'out/summary.txt'), 'utf8'), 'two lines\n');
+
+    const requests = server.requestsFor('anthropic');
+    assert.equal(requests.length, 3);
+    assert.equal(requests[0]!.body.model, 'claude-test');
+    assert.match(JSON.stringify(requests[1]!.body.messages), /alpha/, 'the real file content went back to the model');
+  });
+
+  it('runs over the OpenAI API and prints events as JSON lines with --json', async () => {
+    server.enqueue('openai', { blocks: [{ type: 'text', text: 'Hi from the fake model.' }] });
+    const run = await crow(['run', 'Say hi', '--cwd', workspace, '--json'], {
+      CROW_PROVIDER: 'openai',
+      OPENAI_API_KEY: 'k',
+      OPENAI_BASE_URL: server.openaiBaseUrl,
+    });
+    assert.equal(run.code, 0, run.stderr);
+    const events = run.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    assert.equal(events[0].type, 'turn_start');
+    assert.deepEqual(events.at(-1), { type: 'turn_complete', agent: 'crow', reason: 'answered', message: 'The agent answered.' });
+    assert.equal(events.find((e) => e.type === 'text_complete').text, 'Hi from the fake model.');
+  });
+
+  it('exits 1 with a clear message when the provider fails', async () => {
+    server.enqueue('openai', { kind: 'http_error', status: 401, message: 'invalid key' });
+    const run = await crow(['run', 'Hi', '--cwd', workspace], {
+      CROW_PROVIDER: 'openai',
+      OPENAI_API_KEY: 'wrong',
+      OPENAI_BASE_URL: server.openaiBaseUrl,
+    });
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /OPENAI_API_KEY/);
+  });
+
+  it('cancels cleanly on Ctrl-C (SIGINT) while the model streams', async () => {
+    server.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Starting a long answer...' }], fault: { kind: 'stall_after', events: 4 } });
+    const run = await crow(
+      ['run', 'Talk', '--cwd', workspace, '--provider', 'anthropic'],
+      { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.anthropicBaseUrl },
+      (child) => {
+        const poll = setInterval(() => {
+          if (server.requestsFor('anthropic').length > 0) {
+            clearInterval(poll);
+            setTimeout(() => child.kill('SIGINT'), 200);
+          }
+        }, 20);
+        child.on('close', () => clearInterval(poll));
+      },
+    );
+    assert.equal(run.code, 130, run.stderr);
+    assert.match(run.stderr, /Cancelling/);
+    assert.match(run.stderr, /Cancelled\. Work done so far is kept\./);
+  });
+});

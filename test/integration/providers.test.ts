@@ -1,0 +1,275 @@
+import assert from 'node:assert/strict';
+import { AnthropicProvider } from '../../src/llm/anthropic';
+import { OpenAIProvider } from '../../src/llm/openai';
+import type { HttpProviderOptions } from '../../src/llm/resilient-stream';
+import type { AssistantResponse, LlmRequest, Provider, StreamEvent } from '../../src/llm/types';
+import { type FakeApi, FakeLlmServer, type ScriptedReply } from '../../src/testing/fake-llm-server';
+
+const request: LlmRequest = {
+  system: 'You are a test agent.',
+  messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello?' }] }],
+  tools: [{ name: 'read_file', description: 'Read a file.', inputSchema: { type: 'object', properties: { path: { type: 'string' } } } }],
+};
+
+interface Run {
+  events: StreamEvent[];
+  response: AssistantResponse;
+}
+
+/** Drains a stream, checking the contract that exactly one `done` comes last. */
+async function run(
+  provider: Provider,
+  signal = new AbortController().signal,
+  onEvent?: (event: StreamEvent) => void,
+): Promise<Run> {
+  const events: StreamEvent[] = [];
+  for await (const event of provider.stream(request, signal)) {
+    events.push(event);
+    onEvent?.(event);
+  }
+  const done = events.filter((event) => event.type === 'done');
+  assert.equal(done.length, 1, 'exactly one done');
+  assert.equal(events.at(-1)?.type, 'done', 'done comes last');
+  return { events, response: (done[0] as Extract<StreamEvent, { type: 'done' }>).response };
+}
+
+function deltas(events: StreamEvent[], type: 'text_delta' | 'thinking_delta'): string[] {
+  return events.flatMap((event) => (event.type === type ? [event.delta] : []));
+}
+
+function retries(events: StreamEvent[]): Extract<StreamEvent, { type: 'retry' }>[] {
+  return events.filter((event): event is Extract<StreamEvent, { type: 'retry' }> => event.type === 'retry');
+}
+
+interface ProviderCase {
+  api: FakeApi;
+  envVar: string;
+  /** SSE events the fake sends before the first text delta. */
+  eventsBeforeText: number;
+  create(server: FakeLlmServer, options?: Partial<HttpProviderOptions>): Provider;
+}
+
+/** Short backoff keeps the retry tests fast. */
+const testOptions = { apiKey: 'test-key', model: 'test-model', retryBaseDelayMs: 5 };
+
+const cases: ProviderCase[] = [
+  {
+    api: 'openai',
+    envVar: 'OPENAI_API_KEY',
+    eventsBeforeText: 1,
+    create: (server, options) => new OpenAIProvider({ ...testOptions, baseURL: server.openaiBaseUrl, ...options }),
+  },
+  {
+    api: 'anthropic',
+    envVar: 'ANTHROPIC_API_KEY',
+    eventsBeforeText: 2,
+    create: (server, options) => new AnthropicProvider({ ...testOptions, baseURL: server.anthropicBaseUrl, ...options }),
+  },
+];
+
+describe('LLM providers against the fake server', () => {
+  let server: FakeLlmServer;
+
+  before(async () => {
+    server = await FakeLlmServer.start();
+  });
+  afterEach(() => server.reset());
+  after(() => server.close());
+
+  for (const { api, envVar, eventsBeforeText, create } of cases) {
+    describe(api, () => {
+      const enqueue = (...replies: ScriptedReply[]): void => void server.enqueue(api, ...replies);
+      const textReply: ScriptedReply = { blocks: [{ type: 'text', text: 'Hello, streaming world!' }], chunkSize: 5 };
+
+      it('streams text deltas in order and ends with the full response', async () => {
+        enqueue({ ...textReply, model: 'served-model' });
+        const { events, response } = await run(create(server));
+
+        assert.deepEqual(deltas(events, 'text_delta'), ['Hello', ', str', 'eamin', 'g wor', 'ld!']);
+        assert.deepEqual(response.content, [{ type: 'text', text: 'Hello, streaming world!' }]);
+        assert.equal(response.stopReason, 'end_turn');
+        assert.equal(response.responseModel, 'served-model');
+        assert.equal(response.errorMessage, undefined);
+        assert.equal(typeof response.timeToFirstTokenMs, 'number');
+        const [sent] = server.requestsFor(api);
+        assert.equal(sent!.body.model, 'test-model');
+        assert.equal(sent!.body.stream, true);
+      });
+
+      it('streams thinking before text and keeps it in the response', async () => {
+        enqueue({ blocks: [{ type: 'thinking', text: 'Think first.', signature: 'sig-abc' }, { type: 'text', text: 'Done.' }] });
+        const { events, response } = await run(create(server));
+
+        const kinds = events.map((event) => event.type).filter((type) => type.endsWith('_delta'));
+        assert.equal(kinds.lastIndexOf('thinking_delta') < kinds.indexOf('text_delta'), true);
+        assert.equal(deltas(events, 'thinking_delta').join(''), 'Think first.');
+        // Only Anthropic signs thinking.
+        const signature = api === 'anthropic' ? { signature: 'sig-abc' } : {};
+        assert.deepEqual(response.content, [
+          { type: 'thinking', text: 'Think first.', ...signature },
+          { type: 'text', text: 'Done.' },
+        ]);
+      });
+
+      it('reassembles fragmented tool-call arguments', async () => {
+        const first = { path: 'src/a very long path/that is split.ts', encoding: 'utf8' };
+        const second = { command: 'npm test -- --grep "providers"' };
+        enqueue({
+          blocks: [
+            { type: 'text', text: 'Reading.' },
+            { type: 'tool_call', id: 'call_a', name: 'read_file', arguments: first, fragments: 5 },
+            { type: 'tool_call', id: 'call_b', name: 'bash', arguments: second, fragments: 4 },
+          ],
+        });
+        const { events, response } = await run(create(server));
+
+        const starts = events.filter((event) => event.type === 'tool_call_start');
+        assert.deepEqual(starts, [
+          { type: 'tool_call_start', id: 'call_a', name: 'read_file' },
+          { type: 'tool_call_start', id: 'call_b', name: 'bash' },
+        ]);
+        assert.equal(response.stopReason, 'tool_use');
+        const calls = response.content.filter((block) => block.type === 'tool_call');
+        assert.deepEqual(calls.map((call) => [call.id, call.name, JSON.parse(call.arguments)]), [
+          ['call_a', 'read_file', first],
+          ['call_b', 'bash', second],
+        ]);
+      });
+
+      it('normalises usage, cache and reasoning counts included', async () => {
+        // OpenAI reports no cache writes; the fake's Anthropic wire sends no thinking-token count.
+        const cacheWrite = api === 'anthropic' ? 50 : 0;
+        enqueue({ ...textReply, usage: { input: 100, output: 42, cacheRead: 900, cacheWrite, reasoning: 7 } });
+        const { response } = await run(create(server));
+
+        assert.deepEqual(response.usage, { input: 100, output: 42, cacheRead: 900, cacheWrite, reasoning: api === 'openai' ? 7 : 0 });
+      });
+
+      it('retries a 429 after the server-requested delay', async () => {
+        enqueue({ kind: 'http_error', status: 429, message: 'slow down', retryAfterMs: 1 }, textReply);
+        const { events, response } = await run(create(server));
+
+        const [retry] = retries(events);
+        assert.equal(retry?.attempt, 1);
+        assert.equal(retry?.delayMs, 1);
+        assert.match(retry!.reason, /429.*slow down/);
+        assert.equal(events[0]?.type, 'retry', 'the retry is announced before any content');
+        assert.equal(response.stopReason, 'end_turn');
+        assert.equal(server.requestsFor(api).length, 2);
+      });
+
+      it('retries a 500 with backoff', async () => {
+        enqueue({ kind: 'http_error', status: 500 }, textReply);
+        const { events, response } = await run(create(server));
+
+        assert.equal(retries(events).length, 1);
+        assert.match(retries(events)[0]!.reason, /500/);
+        assert.equal(response.stopReason, 'end_turn');
+        assert.equal(server.requestsFor(api).length, 2);
+      });
+
+      it('retries a connection dropped before the first byte', async () => {
+        enqueue({ ...textReply, fault: { kind: 'drop_before_first_byte' } }, textReply);
+        const { events, response } = await run(create(server));
+
+        assert.match(retries(events)[0]!.reason, /connection/);
+        assert.equal(response.stopReason, 'end_turn');
+        assert.deepEqual(response.content, [{ type: 'text', text: 'Hello, streaming world!' }]);
+        assert.equal(server.requestsFor(api).length, 2);
+      });
+
+      it('gives up after maxRetries', async () => {
+        enqueue({ kind: 'http_error', status: 503 }, { kind: 'http_error', status: 503 });
+        const { events, response } = await run(create(server, { maxRetries: 1 }));
+
+        assert.equal(retries(events).length, 1);
+        assert.equal(response.stopReason, 'error');
+        assert.match(response.errorMessage!, /503.*gave up after 1 retry/);
+        assert.equal(server.requestsFor(api).length, 2);
+      });
+
+      it('does not retry a drop after output and keeps the partial text', async () => {
+        enqueue({ ...textReply, fault: { kind: 'drop_after', events: eventsBeforeText + 2 } }, textReply);
+        const { events, response } = await run(create(server));
+
+        assert.equal(retries(events).length, 0);
+        assert.equal(response.stopReason, 'error');
+        assert.deepEqual(response.content, [{ type: 'text', text: 'Hello, str' }]);
+        assert.match(response.errorMessage!, /connection.*partial output kept/);
+        assert.equal(server.requestsFor(api).length, 1);
+      });
+
+      it('reports a stream that ends before the model finished', async () => {
+        enqueue({ ...textReply, fault: { kind: 'truncate_after', events: eventsBeforeText + 2 } });
+        const { response } = await run(create(server));
+
+        assert.equal(response.stopReason, 'error');
+        assert.equal(response.errorMessage, 'the stream ended before the model finished; partial output kept');
+        assert.deepEqual(response.content, [{ type: 'text', text: 'Hello, str' }]);
+        assert.equal(server.requestsFor(api).length, 1);
+      });
+
+      it('abandons a stalled stream after the idle timeout', async () => {
+        enqueue({ ...textReply, fault: { kind: 'stall_after', events: eventsBeforeText + 1 } });
+        const started = Date.now();
+        const { response } = await run(create(server, { idleTimeoutMs: 300 }));
+        const elapsed = Date.now() - started;
+
+        assert.equal(response.stopReason, 'error');
+        assert.match(response.errorMessage!, /stalled.* 0\.3 s; partial output kept/);
+        assert.deepEqual(response.content, [{ type: 'text', text: 'Hello' }]);
+        assert.ok(elapsed >= 280 && elapsed < 1500, `ended after ${elapsed} ms`);
+      });
+
+      it('ends promptly with aborted when the signal aborts mid-stream', async () => {
+        enqueue({ blocks: [{ type: 'text', text: 'x'.repeat(400) }], chunkSize: 5, latencyMs: 20 });
+        const controller = new AbortController();
+        let abortedAt = 0;
+        const { response } = await run(create(server), controller.signal, (event) => {
+          if (event.type === 'text_delta' && abortedAt === 0) {
+            abortedAt = Date.now();
+            controller.abort();
+          }
+        });
+
+        assert.equal(response.stopReason, 'aborted');
+        assert.ok(Date.now() - abortedAt < 200, `ended ${Date.now() - abortedAt} ms after the abort`);
+        assert.equal(server.requestsFor(api).length, 1);
+      });
+
+      it('ends promptly with aborted when the signal aborts during a backoff wait', async () => {
+        enqueue({ kind: 'http_error', status: 429, retryAfterMs: 30_000 }, textReply);
+        const controller = new AbortController();
+        const started = Date.now();
+        const { events, response } = await run(create(server), controller.signal, (event) => {
+          if (event.type === 'retry') controller.abort();
+        });
+
+        assert.equal(retries(events)[0]?.delayMs, 30_000);
+        assert.equal(response.stopReason, 'aborted');
+        assert.ok(Date.now() - started < 1000);
+        assert.equal(server.requestsFor(api).length, 1);
+      });
+
+      it('does not retry a 401 and names the API key variable', async () => {
+        enqueue({ kind: 'http_error', status: 401, message: 'invalid x-api-key' }, textReply);
+        const { events, response } = await run(create(server));
+
+        assert.equal(retries(events).length, 0);
+        assert.equal(response.stopReason, 'error');
+        assert.match(response.errorMessage!, /HTTP 401: invalid x-api-key\. Check /);
+        assert.ok(response.errorMessage!.includes(envVar));
+        assert.equal(server.requestsFor(api).length, 1);
+      });
+
+      it('explains a 404 with the model name and base URL', async () => {
+        enqueue({ kind: 'http_error', status: 404, message: 'model not found' });
+        const { response } = await run(create(server));
+
+        assert.equal(response.stopReason, 'error');
+        assert.match(response.errorMessage!, /HTTP 404: model not found\. Check the model name \("test-model"\) and the base URL \(http:\/\/127\.0\.0\.1:/);
+        assert.equal(server.requestsFor(api).length, 1);
+      });
+    });
+  }
+});

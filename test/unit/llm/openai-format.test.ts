@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import { toOpenAIParams } from '../../../src/llm/openai-format';
+import type { LlmRequest, Message } from '../../../src/llm/types';
+import { PNG, sampleHistory } from '../../support/sample-history';
+
+const history: Message[] = sampleHistory('call_', 'c2lnbmF0dXJl');
+
+const readFileSchema = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] };
+
+const request: LlmRequest = {
+  system: 'You are a coding agent.',
+  messages: history,
+  tools: [{ name: 'read_file', description: 'Read a file.', inputSchema: readFileSchema }],
+};
+
+describe('toOpenAIParams', () => {
+  it('converts a realistic history to the exact Chat Completions shape', () => {
+    const params = toOpenAIParams(request, { model: 'gpt-test' });
+
+    assert.deepEqual(params, {
+      model: 'gpt-test',
+      stream: true,
+      stream_options: { include_usage: true },
+      tools: [{ type: 'function', function: { name: 'read_file', description: 'Read a file.', parameters: readFileSchema } }],
+      messages: [
+        { role: 'system', content: 'You are a coding agent.' },
+        { role: 'user', content: 'The add test fails. Fix it.' },
+        {
+          role: 'assistant',
+          content: 'Let me look at the code first.',
+          tool_calls: [
+            { id: 'call_01', type: 'function', function: { name: 'read_file', arguments: '{"path":"src/math.ts"}' } },
+            { id: 'call_02', type: 'function', function: { name: 'bash', arguments: '{"command":"npm test"}' } },
+          ],
+        },
+        { role: 'tool', tool_call_id: 'call_01', content: 'export const add = (a, b) => a - b;' },
+        { role: 'tool', tool_call_id: 'call_02', content: 'Error: exit code 1: 1 failing' },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Here is what I see.' },
+            { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } },
+          ],
+        },
+      ],
+    });
+  });
+
+  it('never sends thinking back', () => {
+    const serialized = JSON.stringify(toOpenAIParams(request, { model: 'gpt-test' }));
+    assert.ok(!serialized.includes('Read the file, then run the tests.'));
+    assert.ok(!serialized.includes('c2lnbmF0dXJl'));
+  });
+
+  it('sends max_completion_tokens only when a limit is set, the request first', () => {
+    const base: LlmRequest = { system: '', tools: [], messages: history.slice(0, 1) };
+
+    const unlimited = toOpenAIParams(base, { model: 'm' });
+    assert.equal('max_completion_tokens' in unlimited, false);
+    assert.equal('tools' in unlimited, false);
+    assert.deepEqual(unlimited.messages, [{ role: 'user', content: 'The add test fails. Fix it.' }]);
+
+    assert.equal(toOpenAIParams(base, { model: 'm', maxOutputTokens: 2048 }).max_completion_tokens, 2048);
+    assert.equal(toOpenAIParams({ ...base, maxOutputTokens: 512 }, { model: 'm', maxOutputTokens: 2048 }).max_completion_tokens, 512);
+  });
+
+  it('sends tool-only turns with null content and skips turns with nothing to send', () => {
+    const params = toOpenAIParams(
+      {
+        system: '',
+        tools: [],
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: 'Go.' }] },
+          { role: 'assistant', content: [{ type: 'thinking', text: 'Only thought, then aborted.' }] },
+          { role: 'user', content: [{ type: 'text', text: 'Go on.' }] },
+          { role: 'assistant', content: [{ type: 'tool_call', id: 'c1', name: 'bash', arguments: '{"command":' }] },
+        ],
+      },
+      { model: 'm' },
+    );
+
+    assert.deepEqual(params.messages, [
+      { role: 'user', content: 'Go.' },
+      { role: 'user', content: 'Go on.' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'bash', arguments: '{"command":' } }],
+      },
+    ]);
+  });
+});

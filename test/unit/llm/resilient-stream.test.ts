@@ -1,0 +1,161 @@
+import assert from 'node:assert/strict';
+import Anthropic from '@anthropic-ai/sdk';
+import {
+  type PartialResponse,
+  type WireAccumulator,
+  type WireSource,
+  resilientStream,
+} from '../../../src/llm/resilient-stream';
+import type { AssistantResponse, StreamEvent } from '../../../src/llm/types';
+import { emptyUsage } from '../../../src/llm/types';
+
+/** Wire events of the test protocol: text, or 'STOP' for the model's end of turn. */
+type Wire = string;
+
+class TextAccumulator implements WireAccumulator<Wire> {
+  private text = '';
+  private stopped = false;
+
+  accept(event: Wire): StreamEvent[] {
+    if (event === 'STOP') this.stopped = true;
+    else this.text += event;
+    return event === 'STOP' ? [] : [{ type: 'text_delta', delta: event }];
+  }
+
+  snapshot(): PartialResponse {
+    const content: PartialResponse['content'] = this.text ? [{ type: 'text', text: this.text }] : [];
+    const partial: PartialResponse = { content, finishReasons: [], usage: emptyUsage() };
+    if (this.stopped) partial.stopReason = 'end_turn';
+    return partial;
+  }
+}
+
+type Attempt = (signal: AbortSignal) => AsyncIterable<Wire>;
+
+/** A source that plays one scripted attempt per open() and records each attempt's signal. */
+function scriptedSource(...attempts: Attempt[]): WireSource<Wire> & { signals: AbortSignal[] } {
+  const signals: AbortSignal[] = [];
+  return {
+    signals,
+    profile: {
+      label: 'Test',
+      apiKeyEnv: 'TEST_API_KEY',
+      model: 'test-model',
+      baseURL: 'http://test',
+      APIError: Anthropic.APIError,
+      APIConnectionError: Anthropic.APIConnectionError,
+    },
+    open: async (signal) => {
+      signals.push(signal);
+      const attempt = attempts.shift();
+      assert.ok(attempt, 'no attempt left');
+      return attempt(signal);
+    },
+    newAccumulator: () => new TextAccumulator(),
+  };
+}
+
+async function* play(...events: Wire[]): AsyncIterable<Wire> {
+  yield* events;
+}
+
+async function* failAfter(error: Error, ...events: Wire[]): AsyncIterable<Wire> {
+  yield* events;
+  throw error;
+}
+
+/** Waits until the signal aborts, then ends like the SDKs do: quietly. */
+async function* hang(signal: AbortSignal): AsyncIterable<Wire> {
+  if (!signal.aborted) await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+}
+
+/** An error event inside a 200 stream, as the Anthropic SDK raises it. */
+const overloaded = (): Error => {
+  const body = { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } };
+  return new Anthropic.APIError(undefined, body, undefined, new Headers(), 'overloaded_error');
+};
+
+const rateLimited = (headers: Record<string, string>): Error => {
+  const body = { type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } };
+  return new Anthropic.RateLimitError(429, body, undefined, new Headers(headers));
+};
+
+const policy = { maxRetries: 3, retryBaseDelayMs: 1, idleTimeoutMs: 5_000 };
+
+async function collect(
+  stream: AsyncIterable<StreamEvent>,
+  onEvent?: (event: StreamEvent) => void,
+): Promise<{ events: StreamEvent[]; response: AssistantResponse }> {
+  const events: StreamEvent[] = [];
+  for await (const event of stream) {
+    events.push(event);
+    onEvent?.(event);
+  }
+  const last = events.at(-1);
+  assert.equal(last?.type, 'done');
+  return { events, response: (last as Extract<StreamEvent, { type: 'done' }>).response };
+}
+
+describe('resilientStream', () => {
+  it('retries an error sent inside the stream before any output, with backoff', async () => {
+    const source = scriptedSource(() => failAfter(overloaded()), () => play('Hi', 'STOP'));
+    const { events, response } = await collect(resilientStream(source, new AbortController().signal, policy));
+
+    assert.deepEqual(events.map((event) => event.type), ['retry', 'text_delta', 'done']);
+    assert.match((events[0] as { reason: string }).reason, /Test sent an error in the stream: Overloaded/);
+    assert.equal(response.stopReason, 'end_turn');
+  });
+
+  it('keeps the output and does not retry once something was emitted', async () => {
+    const source = scriptedSource(() => failAfter(overloaded(), 'Hi'));
+    const { events, response } = await collect(resilientStream(source, new AbortController().signal, policy));
+
+    assert.deepEqual(events.map((event) => event.type), ['text_delta', 'done']);
+    assert.equal(response.stopReason, 'error');
+    assert.equal(response.errorMessage, 'Test sent an error in the stream: Overloaded; partial output kept');
+    assert.deepEqual(response.content, [{ type: 'text', text: 'Hi' }]);
+  });
+
+  for (const [headers, expected] of [
+    [{ 'retry-after': '2' }, 2_000],
+    [{ 'retry-after': '3600' }, 60_000],
+    [{ 'retry-after-ms': '250', 'retry-after': '9' }, 250],
+  ] as const) {
+    it(`waits ${expected} ms for ${JSON.stringify(headers)}`, async () => {
+      const controller = new AbortController();
+      const source = scriptedSource(() => failAfter(rateLimited(headers)));
+      const stream = resilientStream(source, controller.signal, policy);
+      const { events, response } = await collect(stream, () => controller.abort());
+
+      assert.equal((events[0] as { delayMs: number }).delayMs, expected);
+      assert.equal(response.stopReason, 'aborted');
+    });
+  }
+
+  it('counts the idle timeout from the request start', async () => {
+    const source = scriptedSource((signal) => hang(signal));
+    const stream = resilientStream(source, new AbortController().signal, { ...policy, idleTimeoutMs: 50 });
+    const { response } = await collect(stream);
+
+    assert.equal(response.stopReason, 'error');
+    assert.equal(response.errorMessage, 'the stream stalled: nothing arrived from Test for 0.1 s');
+  });
+
+  it('releases the attempt when the consumer stops early', async () => {
+    const source = scriptedSource(() => play('a', 'b', 'STOP'));
+    for await (const event of resilientStream(source, new AbortController().signal, policy)) {
+      if (event.type === 'text_delta') break;
+    }
+    assert.equal(source.signals[0]?.aborted, true);
+  });
+
+  it('ends as aborted when the signal was aborted before the start', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const source = scriptedSource((signal) => hang(signal));
+    const { events, response } = await collect(resilientStream(source, controller.signal, policy));
+
+    assert.equal(events.length, 1);
+    assert.equal(response.stopReason, 'aborted');
+  });
+});

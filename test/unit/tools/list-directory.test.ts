@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { listDirectoryTool } from '../../../src/tools/builtin/list-directory';
+import { tempWorkspace, toolContext } from './temp-workspace';
+
+describe('list_directory', () => {
+  let ws: ReturnType<typeof tempWorkspace>;
+  const list = (args: unknown) => listDirectoryTool.run(JSON.stringify(args), toolContext(ws.workspace));
+
+  beforeEach(() => {
+    ws = tempWorkspace({
+      'README.md': '',
+      'src/index.ts': '',
+      'src/tools/bash.ts': '',
+      'src/tools/deeper/x.ts': '',
+      '.git/HEAD': '',
+      'node_modules/zod/index.js': '',
+      'pkg/__pycache__/m.pyc': '',
+    });
+  });
+  afterEach(() => ws.remove());
+
+  it('lists an indented tree two levels deep, skipping noise', async () => {
+    const result = await list({});
+    assert.equal(result.status, 'success');
+    assert.equal(result.output, ['./', '  README.md', '  pkg/', '  src/', '    index.ts', '    tools/'].join('\n'));
+  });
+
+  it('descends as deep as asked, from a subfolder', async () => {
+    const result = await list({ path: 'src', depth: 5 });
+    assert.equal(
+      result.output,
+      ['src/', '  index.ts', '  tools/', '    bash.ts', '    deeper/', '      x.ts'].join('\n'),
+    );
+    const shallow = await list({ path: 'src', depth: 1 });
+    assert.equal(shallow.output, ['src/', '  index.ts', '  tools/'].join('\n'));
+  });
+
+  it('marks symlinks and empty folders', async () => {
+    fs.mkdirSync(path.join(ws.root, 'empty'));
+    fs.symlinkSync(path.join(ws.root, 'src'), path.join(ws.root, 'src-link'));
+    assert.equal((await list({ path: 'empty' })).output, 'empty/\n  (empty)');
+    assert.match((await list({ depth: 1 })).output, /\n {2}src-link \(symlink\)/);
+  });
+
+  it('caps entries breadth first, noting how many were left out', async () => {
+    for (let i = 0; i < 30; i++) fs.writeFileSync(path.join(ws.root, `top-${String(i).padStart(2, '0')}.txt`), '');
+    for (let i = 0; i < 600; i++) fs.writeFileSync(path.join(ws.root, 'src', `f-${String(i).padStart(3, '0')}.ts`), '');
+    const result = await list({});
+    const rows = result.output.split('\n');
+    assert.ok(rows.includes('  top-29.txt'), 'every top-level entry is shown');
+    assert.ok(rows.includes('    … 135 more'), rows.slice(-5).join('\n'));
+    assert.equal(rows.at(-1), '[135 of 635 entries not shown: the listing stops at 500; list a subfolder or use a smaller depth]');
+    assert.deepEqual(result.metadata.extra, { entries: 635, shown: 500 });
+  });
+
+  it('reports a missing folder and points files to read_file', async () => {
+    const missing = await list({ path: 'nope' });
+    assert.equal(missing.status, 'error');
+    assert.equal(missing.error, 'Folder not found: nope.');
+    const file = await list({ path: 'README.md' });
+    assert.match(file.error ?? '', /README\.md is a file.*read_file/);
+  });
+
+  it('refuses folders outside the workspace', async () => {
+    const result = await list({ path: '..' });
+    assert.equal(result.status, 'error');
+    assert.match(result.error ?? '', /must stay inside the workspace root/);
+  });
+
+  it('rejects invalid arguments naming the field', async () => {
+    const wrongType = await list({ depth: 'deep' });
+    assert.match(wrongType.error ?? '', /Invalid arguments for list_directory: depth: .*expected number/);
+    const tooDeep = await list({ depth: 9 });
+    assert.equal(tooDeep.status, 'error');
+    assert.match(tooDeep.error ?? '', /depth:/);
+  });
+});

@@ -1,0 +1,13 @@
+// Runs inside a real VS Code (see .vscode-test.mjs); not part of the Node suite.
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+
+suite('Crow Agent extension', () => {
+  test('activates and contributes its commands', async () => {
+    const extension = vscode.extensions.getExtension('crow-agent.crow-agent');
+    assert.ok(extension, 'the extension is installed under its publisher.name id');
+    await extension.activate();
+    const commands = await vscode.commands.getCommands(true);
+    assert.ok(commands.includes('crow.showVersion'));
+  });
+});
