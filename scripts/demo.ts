@@ -96,7 +96,7 @@ async function main(): Promise<number> {
     say(`crow exited with code ${code}; ${requests.length} model requests; calc.js fixed: ${fixed}; test: ${testOutput}`);
     say(`The second request carried the real read_file output back to the model: ${sawToolResult}`);
     say('');
-    say('To run against a real model:  ANTHROPIC_API_KEY=... npx crow run "your task" --cwd your/project');
+    say('To run against a real model:  ANTHROPIC_API_KEY=... node dist/crow.js run "your task" --cwd your/project');
     say('  (or CROW_PROVIDER=openai with OPENAI_API_KEY, or OPENAI_BASE_URL=http://localhost:11434/v1 for Ollama)');
     return code === 0 && fixed && sawToolResult ? 0 : 1;
   } finally {
