@@ -29,6 +29,8 @@ const builds = [
     entryPoints: ['src/adapters/cli/crow.ts'],
     outfile: 'dist/crow.js',
     banner: { js: '#!/usr/bin/env node' },
+    // Finds its platform binary relative to its own folder, so it stays in node_modules.
+    external: ['@vscode/ripgrep'],
   },
   {
     ...common,

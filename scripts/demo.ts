@@ -84,7 +84,7 @@ async function main(): Promise<number> {
   const say = (line: string): void => void process.stderr.write(`${line}\n`);
   say('Crow Agent demo — a SCRIPTED model (the fake LLM server) driving the real engine.');
   say(`Workspace: ${workspace} (calc.js has a bug; test.js fails)`);
-  say(`$ crow run "${PROMPT}"\n`);
+  say(`$ crow run "${PROMPT}" --allow write,execute\n`);
 
   try {
     const code = await runCrow(workspace, server.anthropicBaseUrl, configHome);
@@ -108,7 +108,7 @@ async function main(): Promise<number> {
 
 function runCrow(workspace: string, baseUrl: string, configHome: string): Promise<number> {
   const crow = resolve(__dirname, '..', 'dist', 'crow.js');
-  const child = spawn(process.execPath, [crow, 'run', PROMPT, '--cwd', workspace, '--provider', 'anthropic', '--model', 'claude-demo'], {
+  const child = spawn(process.execPath, [crow, 'run', PROMPT, '--cwd', workspace, '--provider', 'anthropic', '--model', 'claude-demo', '--allow', 'write,execute'], {
     stdio: ['ignore', 'inherit', 'inherit'],
     env: {
       ...process.env,

@@ -22,6 +22,19 @@ const BASE_URL_VARIABLES: Record<ProviderKind, string> = {
   openai: 'OPENAI_BASE_URL',
 };
 
+const RuleSchema = z.enum(['allow', 'ask', 'deny']);
+
+/** allow / ask / deny per category, and command prefixes that run without asking. */
+const PermissionsSchema = z
+  .object({
+    read: RuleSchema.optional(),
+    write: RuleSchema.optional(),
+    execute: RuleSchema.optional(),
+    network: RuleSchema.optional(),
+    allowCommands: z.array(z.string().min(1)).optional(),
+  })
+  .strict();
+
 /** The settings file schema (`config.json`, global and per project). API keys are never stored here. */
 const ConfigFileSchema = z
   .object({
@@ -36,6 +49,7 @@ const ConfigFileSchema = z
     idleTimeoutMs: z.number().int().positive().optional(),
     maxOutputTokens: z.number().int().positive().optional(),
     thinkingBudget: z.number().int().min(0).optional(),
+    permissions: PermissionsSchema.optional(),
   })
   .strict();
 
@@ -74,6 +88,8 @@ export function resolveConfig(
   const global = readConfigFile(join(configHome(env), 'config.json'));
   const project = readConfigFile(join(projectConfigDir(workspaceRoot), 'config.json'));
   const files: ConfigFile = { ...global, ...project };
+  // Permissions merge per field, so a project can tighten one category without restating the rest.
+  if (global.permissions || project.permissions) files.permissions = { ...global.permissions, ...project.permissions };
 
   const provider = parseProvider(overrides.provider ?? env.CROW_PROVIDER ?? files.provider ?? 'anthropic');
   const apiKeyEnv = files.apiKeyEnv ?? KEY_VARIABLES[provider];

@@ -3,6 +3,9 @@ import { addUsage, emptyUsage } from '../llm/types';
 import type { InternalSession } from '../session/internal-session';
 import type { SystemEventKind } from '../session/history';
 import { TASK_COMPLETE } from '../tools/builtin/task-complete';
+import { DEFAULT_POLICY, PermissionGate, type PermissionPolicy } from '../tools/permissions';
+import type { SnapshotManager } from '../tools/snapshots';
+import { TodoStore } from '../tools/todos';
 import type { Tool, ToolContext } from '../tools/tool';
 import { toolSpec } from '../tools/tool';
 import type { Workspace } from '../tools/workspace';
@@ -25,6 +28,19 @@ export interface BaseAgentOptions {
   doomLoopThreshold?: number;
   maxOutputTokens?: number;
   thinkingBudget?: number;
+  /** This agent's permission policy, used when a turn is given no gate. Default: DEFAULT_POLICY. */
+  policy?: PermissionPolicy;
+}
+
+/** What a turn runs with besides the session. The session-scoped parts are shared by every agent of a session. */
+export interface TurnOptions {
+  signal: AbortSignal;
+  /** The session's permission gate (remembers "always" answers). Default: the agent's policy, nobody to ask. */
+  permissions?: PermissionGate;
+  /** The session's shared todo list. Default: a fresh one. */
+  todos?: TodoStore;
+  /** Undo snapshots; state-changing tools are not snapshotted without it. */
+  snapshots?: SnapshotManager;
 }
 
 export type TurnStream = EventStream<AgentEvent, TurnResult>;
@@ -57,9 +73,15 @@ export class BaseAgent {
    * Runs one turn on the session, which must already hold the user's message.
    * The stream yields events as they happen and ends with the TurnResult.
    */
-  executeTurn(session: InternalSession, options: { signal: AbortSignal }): TurnStream {
+  executeTurn(session: InternalSession, options: TurnOptions): TurnStream {
     const stream: TurnStream = new EventStream();
-    const turn = new Turn(this, this.options, this.tools, session, options.signal, (event) => stream.push(event));
+    const scope: TurnScope = {
+      signal: options.signal,
+      permissions: options.permissions ?? new PermissionGate(this.options.policy ?? DEFAULT_POLICY),
+      todos: options.todos ?? new TodoStore(),
+      ...(options.snapshots ? { snapshots: options.snapshots } : {}),
+    };
+    const turn = new Turn(this, this.options, this.tools, session, scope, (event) => stream.push(event));
     turn.run().then(
       (result) => stream.end(result),
       (err: unknown) => stream.fail(err),
@@ -71,6 +93,8 @@ export class BaseAgent {
     return { maxIterations: this.maxIterations, doomLoopThreshold: this.doomLoopThreshold };
   }
 }
+
+type TurnScope = Required<Omit<TurnOptions, 'snapshots'>> & Pick<TurnOptions, 'snapshots'>;
 
 /** The state of one running turn. */
 class Turn {
@@ -87,7 +111,7 @@ class Turn {
     private readonly options: BaseAgentOptions,
     tools: ReadonlyMap<string, Tool>,
     private readonly session: InternalSession,
-    private readonly signal: AbortSignal,
+    private readonly turnScope: TurnScope,
     private readonly emit: (event: AgentEvent) => void,
   ) {
     this.repeats = new RepeatedCallDetector(agent.limits.doomLoopThreshold);
@@ -180,7 +204,12 @@ class Turn {
     return call;
   }
 
+  private get signal(): AbortSignal {
+    return this.turnScope.signal;
+  }
+
   private context(callId: string): ToolContext {
+    const { permissions, todos, snapshots } = this.turnScope;
     return {
       sessionId: this.session.id,
       agentName: this.agent.name,
@@ -189,6 +218,9 @@ class Turn {
       signal: this.signal,
       provider: this.agent.provider.name,
       model: this.agent.provider.model,
+      permissions,
+      todos,
+      ...(snapshots ? { snapshots } : {}),
     };
   }
 

@@ -1,4 +1,7 @@
 import type { ToolSpec } from '../llm/types';
+import type { PermissionCategory, PermissionGate } from './permissions';
+import type { SnapshotManager } from './snapshots';
+import type { TodoStore } from './todos';
 import type { Workspace } from './workspace';
 
 /** ACP tool kinds, so clients can pick an icon and a presentation. */
@@ -43,6 +46,12 @@ export interface ToolContext {
   signal: AbortSignal;
   provider: string;
   model: string;
+  /** Decides every call that reads, writes, executes or uses the network, asking a person when the policy says so. */
+  permissions: PermissionGate;
+  /** The session's shared todo list. */
+  todos: TodoStore;
+  /** Present when undo is on: state-changing tools snapshot the workspace before they run. */
+  snapshots?: SnapshotManager;
 }
 
 /** What a tool's own logic returns; defineTool adds status and timing. */
@@ -59,6 +68,8 @@ export interface Tool {
   readonly name: string;
   readonly description: string;
   readonly kind: ToolKind;
+  /** What the tool needs the policy to allow; 'none' for tools without side effects outside the session. */
+  readonly permission: PermissionCategory | 'none';
   /** JSON Schema of the arguments. */
   readonly inputSchema: Record<string, unknown>;
   /** Short human summary of a call, e.g. `src/app.ts:10-40`, for renderers. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
@@ -100,7 +100,7 @@ describe('crow binary', () => {
       },
       { blocks: [{ type: 'text', text: 'The file has two lines: alpha and beta.' }], usage: { input: 10, output: 12, cacheRead: 50 } },
     );
-    const run = await crow(['run', 'Summarise notes.txt', '--cwd', workspace, '--provider', 'anthropic', '--model', 'claude-test'], {
+    const run = await crow(['run', 'Summarise notes.txt', '--cwd', workspace, '--provider', 'anthropic', '--model', 'claude-test', '--allow', 'write,execute'], {
       ANTHROPIC_API_KEY: 'test-key-123',
       ANTHROPIC_BASE_URL: server.anthropicBaseUrl,
     });
@@ -165,5 +165,47 @@ describe('crow binary', () => {
     assert.equal(run.code, 130, run.stderr);
     assert.match(run.stderr, /Cancelling/);
     assert.match(run.stderr, /Cancelled\. Work done so far is kept\./);
+  });
+
+  it('denies writes and commands when nobody can approve them, saying how to allow them', async () => {
+    server.enqueue(
+      'anthropic',
+      {
+        blocks: [
+          { type: 'tool_call', name: 'write_file', arguments: { path: 'x.txt', content: 'x' } },
+          { type: 'tool_call', name: 'bash', arguments: { command: 'touch y.txt' } },
+        ],
+      },
+      { blocks: [{ type: 'text', text: 'I was not allowed.' }] },
+    );
+    const run = await crow(['run', 'Make files', '--cwd', workspace, '--provider', 'anthropic'], {
+      ANTHROPIC_API_KEY: 'k',
+      ANTHROPIC_BASE_URL: server.anthropicBaseUrl,
+    });
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /non-interactive run\. To allow it, pass --allow write/);
+    assert.match(run.stderr, /pass --allow execute/);
+    assert.deepEqual(readdirSync(workspace), [], 'nothing was written or run');
+    const toolResults = JSON.stringify(server.requestsFor('anthropic')[1]!.body.messages);
+    assert.match(toolResults, /Permission needed/, 'the model is told why');
+  });
+
+  it('runs commands the config allow-lists without asking', async () => {
+    mkdirSync(join(workspace, '.crow'));
+    writeFileSync(join(workspace, '.crow/config.json'), JSON.stringify({ permissions: { allowCommands: ['echo'] } }));
+    server.enqueue(
+      'anthropic',
+      { blocks: [{ type: 'tool_call', name: 'bash', arguments: { command: 'echo allowed' } }] },
+      { blocks: [{ type: 'tool_call', name: 'bash', arguments: { command: 'echo sneaky; touch z.txt' } }] },
+      { blocks: [{ type: 'text', text: 'Done.' }] },
+    );
+    const run = await crow(['run', 'Echo', '--cwd', workspace, '--provider', 'anthropic'], {
+      ANTHROPIC_API_KEY: 'k',
+      ANTHROPIC_BASE_URL: server.anthropicBaseUrl,
+    });
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /exit 0 · allowed/);
+    assert.match(run.stderr, /Permission needed for Run: echo sneaky; touch z\.txt/);
+    assert.ok(!existsSync(join(workspace, 'z.txt')), 'a chained command is not covered by the prefix');
   });
 });

@@ -9,7 +9,9 @@ import type { Provider } from '../../src/llm/types';
 import { InternalSession } from '../../src/session/internal-session';
 import { defineTool } from '../../src/tools/define-tool';
 import { NodeWorkspace } from '../../src/tools/node-workspace';
+import { PermissionGate } from '../../src/tools/permissions';
 import type { Tool } from '../../src/tools/tool';
+import { ALLOW_ALL } from '../unit/tools/temp-workspace';
 
 /** A fresh temporary workspace folder, removed by `dispose()`. */
 export function tempWorkspace(): { root: string; workspace: NodeWorkspace; dispose(): void } {
@@ -28,7 +30,12 @@ export async function runTurn(
   provider: Provider,
   tools: Tool[],
   prompt: string,
-  options: Partial<BaseAgentOptions> & { signal?: AbortSignal; session?: InternalSession; onEvent?: (e: AgentEvent) => void } = {},
+  options: Partial<BaseAgentOptions> & {
+    signal?: AbortSignal;
+    session?: InternalSession;
+    permissions?: PermissionGate;
+    onEvent?: (e: AgentEvent) => void;
+  } = {},
 ): Promise<TurnRun> {
   const ws = options.workspace ? undefined : tempWorkspace();
   try {
@@ -42,7 +49,10 @@ export async function runTurn(
     });
     const session = options.session ?? new InternalSession('primary');
     session.addUserMessage(prompt);
-    const stream = agent.executeTurn(session, { signal: options.signal ?? new AbortController().signal });
+    const stream = agent.executeTurn(session, {
+      signal: options.signal ?? new AbortController().signal,
+      permissions: options.permissions ?? new PermissionGate(ALLOW_ALL),
+    });
     const events: AgentEvent[] = [];
     for await (const event of stream) {
       events.push(event);
@@ -63,6 +73,7 @@ export const echoTool = defineTool({
   name: 'echo',
   description: 'Echoes its text.',
   kind: 'other',
+  permission: 'none',
   parameters: z.object({ text: z.string() }),
   async execute({ text }) {
     return { output: `echo: ${text}` };
@@ -73,6 +84,7 @@ export const throwingTool = defineTool({
   name: 'explode',
   description: 'Always throws.',
   kind: 'other',
+  permission: 'none',
   parameters: z.object({}),
   async execute() {
     throw new Error('kaboom');
@@ -83,6 +95,7 @@ export const noopTool = defineTool({
   name: 'noop',
   description: 'Does nothing.',
   kind: 'other',
+  permission: 'none',
   parameters: z.object({}),
   async execute() {
     return { output: '' };

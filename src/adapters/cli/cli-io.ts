@@ -1,3 +1,5 @@
+import { createInterface } from 'node:readline';
+
 /** The process surface the CLI uses, injectable so commands can be tested in-process. */
 export interface CliIO {
   stdout: NodeJS.WriteStream;
@@ -6,6 +8,8 @@ export interface CliIO {
   cwd: string;
   stdinIsTTY: boolean;
   readStdin(): Promise<string>;
+  /** One line typed on stdin; undefined at end of input or when the signal aborts. */
+  readLine(signal: AbortSignal): Promise<string | undefined>;
   /** Subscribes to Ctrl-C; returns the unsubscribe function. */
   onInterrupt(handler: () => void): () => void;
 }
@@ -27,6 +31,9 @@ export function processIO(): CliIO {
       for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
       return Buffer.concat(chunks).toString('utf8');
     },
+    readLine(signal) {
+      return readOneLine(process.stdin, signal);
+    },
     onInterrupt(handler) {
       let interrupts = 0;
       const listener = (): void => {
@@ -38,4 +45,20 @@ export function processIO(): CliIO {
       return () => process.off('SIGINT', listener);
     },
   };
+}
+
+function readOneLine(input: NodeJS.ReadableStream, signal: AbortSignal): Promise<string | undefined> {
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise((resolve) => {
+    const lines = createInterface({ input, terminal: false });
+    const finish = (line: string | undefined): void => {
+      signal.removeEventListener('abort', onAbort);
+      lines.close();
+      resolve(line);
+    };
+    const onAbort = (): void => finish(undefined);
+    lines.once('line', (line) => finish(line));
+    lines.once('close', () => finish(undefined));
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 }

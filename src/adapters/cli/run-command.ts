@@ -2,12 +2,16 @@ import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildAgent } from '../../agents/build-agent';
+import { parseCategories, policyFromConfig, withAllowed } from '../../config/permission-config';
 import { resolveConfig } from '../../config/provider-config';
 import type { TurnStopReason } from '../../engine/events';
 import { createProvider } from '../../llm';
 import { InternalSession } from '../../session/internal-session';
 import { NodeWorkspace } from '../../tools/node-workspace';
+import { PermissionGate } from '../../tools/permissions';
 import { builtinTools } from '../../tools/registry';
+import { TodoStore } from '../../tools/todos';
+import { terminalAsk } from './cli-approval';
 import { RunRenderer } from './run-renderer';
 import { styleFor } from './terminal-style';
 import { UsageError, type CliIO } from './cli-io';
@@ -24,6 +28,9 @@ Options:
   --model NAME         model id (default: $CROW_MODEL, config, provider default)
   --base-url URL       API base URL, e.g. http://localhost:11434/v1 for Ollama
   --max-iterations N   model calls allowed in the turn (default 50)
+  --allow LIST         allow without asking: read,write,execute,network or all
+                       (default: reads allowed; writes, commands and network
+                       ask on a terminal and are denied when nobody can answer)
   --json               print events as JSON lines on stdout instead
   -h, --help           show this help
 
@@ -51,6 +58,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
       model: { type: 'string' },
       'base-url': { type: 'string' },
       'max-iterations': { type: 'string' },
+      allow: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -72,6 +80,15 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   );
   if (values['max-iterations'] !== undefined) config.maxIterations = positiveInteger('--max-iterations', values['max-iterations']);
 
+  let policy = policyFromConfig(config.permissions);
+  if (values.allow !== undefined) policy = withAllowed(policy, parseCategories(values.allow, '--allow'));
+  const interactive = io.stdinIsTTY && io.stderr.isTTY === true && !values.json;
+  const permissions = new PermissionGate(
+    policy,
+    interactive ? terminalAsk(io, styleFor(io.stderr, io.env)) : undefined,
+    (category) => `pass --allow ${category} (or set "permissions": { "${category}": "allow" } in .crow/config.json)`,
+  );
+
   const workspace = new NodeWorkspace(root);
   const agent = buildAgent({ name: 'crow', provider: createProvider(config), tools: builtinTools(), workspace, config });
   const session = new InternalSession(agent.name);
@@ -83,7 +100,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
     controller.abort();
   });
   try {
-    const stream = agent.executeTurn(session, { signal: controller.signal });
+    const stream = agent.executeTurn(session, { signal: controller.signal, permissions, todos: new TodoStore() });
     const renderer = new RunRenderer({
       out: io.stdout,
       err: io.stderr,

@@ -13,6 +13,8 @@ export const bashTool = defineTool({
     'exit code. There is no terminal and no stdin, so avoid interactive programs; long output is cut in the ' +
     'middle. Redirect the output of background processes, or the call waits for them.',
   kind: 'execute',
+  permission: 'execute',
+  approval: ({ command }) => ({ title: `Run: ${oneLine(command)}`, command }),
   parameters: z.object({
     command: z.string().min(1).describe('The command line to run.'),
     timeout_ms: z

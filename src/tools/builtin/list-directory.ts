@@ -34,6 +34,7 @@ export const listDirectoryTool = defineTool({
     'List a folder of the workspace as an indented tree (folders end with "/"). ' +
     `Skips .git, node_modules and similar noise. Shows at most ${MAX_ENTRIES} entries.`,
   kind: 'read',
+  permission: 'read',
   parameters: z.object({
     path: z.string().default('.').describe('Folder, relative to the workspace root (default: the root).'),
     depth: z

@@ -18,6 +18,7 @@ export const readFileTool = defineTool({
     `At most ${DEFAULT_LIMIT} lines or about ${MAX_OUTPUT_BYTES / 1000} KB come back per call; ` +
     'read further with offset and limit. Use list_directory for folders.',
   kind: 'read',
+  permission: 'read',
   parameters: z.object({
     path: z.string().describe('File path, relative to the workspace root (or absolute inside it).'),
     offset: z.number().int().min(1).optional().describe('1-based line number to start reading at.'),

@@ -12,6 +12,7 @@ export const taskCompleteTool = defineTool({
     'the tests or the program). Give a summary of what you did, which files changed and how you checked it. ' +
     'Do not call it to ask a question or to report partial progress.',
   kind: 'other',
+  permission: 'none',
   parameters: z.object({
     summary: z.string().min(1).describe('What was done, which files changed, and how it was verified.'),
   }),

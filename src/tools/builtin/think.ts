@@ -8,6 +8,7 @@ export const thinkTool = defineTool({
     'A scratchpad for reasoning. Use it to plan, weigh options, or check your work before acting. ' +
     'It changes nothing, fetches nothing and stores nothing.',
   kind: 'think',
+  permission: 'none',
   parameters: z.object({
     thought: z.string().describe('Your reasoning.'),
   }),

@@ -7,6 +7,8 @@ export const writeFileTool = defineTool({
     'Create a file, or replace the whole content of an existing one. Parent folders are created as needed. ' +
     'Read an existing file before overwriting it.',
   kind: 'edit',
+  permission: 'write',
+  approval: ({ path }) => ({ title: `Write ${path}` }),
   parameters: z.object({
     path: z.string().describe('File path, relative to the workspace root (or absolute inside it).'),
     content: z.string().describe('The complete new content of the file.'),

@@ -2,6 +2,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { NodeWorkspace, type NodeWorkspaceOptions } from '../../../src/tools/node-workspace';
+import { PermissionGate, type PermissionPolicy } from '../../../src/tools/permissions';
+import { TodoStore } from '../../../src/tools/todos';
 import type { ToolContext } from '../../../src/tools/tool';
 import type { Workspace } from '../../../src/tools/workspace';
 
@@ -24,7 +26,17 @@ export function tempWorkspace(
   return { root: dir, workspace: new NodeWorkspace(dir, options), remove };
 }
 
-export function toolContext(workspace: Workspace, signal: AbortSignal = new AbortController().signal): ToolContext {
+/** Every category allowed: tool tests exercise the tools, not the policy. */
+export const ALLOW_ALL: PermissionPolicy = {
+  rules: { read: 'allow', write: 'allow', execute: 'allow', network: 'allow' },
+  allowCommands: [],
+};
+
+export function toolContext(
+  workspace: Workspace,
+  signal: AbortSignal = new AbortController().signal,
+  extra: Partial<ToolContext> = {},
+): ToolContext {
   return {
     sessionId: 'session-1',
     agentName: 'tester',
@@ -33,5 +45,8 @@ export function toolContext(workspace: Workspace, signal: AbortSignal = new Abor
     signal,
     provider: 'scripted',
     model: 'scripted-model',
+    permissions: new PermissionGate(ALLOW_ALL),
+    todos: new TodoStore(),
+    ...extra,
   };
 }

@@ -1,0 +1,95 @@
+/**
+ * Streaming overhead: 20,000 one-token chunks from the fake LLM server,
+ * consumed by the bare SDK and through BaseAgent.executeTurn, side by side —
+ * chunks/s and the ratio (target: at least 0.5).
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { BaseAgent } from '../src/engine/base-agent';
+import { AnthropicProvider } from '../src/llm/anthropic';
+import { OpenAIProvider } from '../src/llm/openai';
+import type { Provider } from '../src/llm/types';
+import { InternalSession } from '../src/session/internal-session';
+import { FakeLlmServer, type FakeApi } from '../src/testing/fake-llm-server';
+import type { NodeWorkspace } from '../src/tools/node-workspace';
+import { fmt, median, timed } from './common';
+
+const CHUNKS = 20_000;
+const RUNS = 5;
+
+async function bareOpenAI(server: FakeLlmServer): Promise<number> {
+  const client = new OpenAI({ apiKey: 'bench', baseURL: server.openaiBaseUrl, maxRetries: 0 });
+  const stream = await client.chat.completions.create({
+    model: 'bench',
+    messages: [{ role: 'user', content: 'go' }],
+    stream: true,
+    stream_options: { include_usage: true },
+  });
+  let count = 0;
+  for await (const chunk of stream) if (chunk.choices[0]?.delta.content) count++;
+  return count;
+}
+
+async function bareAnthropic(server: FakeLlmServer): Promise<number> {
+  const client = new Anthropic({ apiKey: 'bench', baseURL: server.anthropicBaseUrl, maxRetries: 0 });
+  const stream = await client.messages.create({
+    model: 'bench',
+    max_tokens: 100_000,
+    messages: [{ role: 'user', content: 'go' }],
+    stream: true,
+  });
+  let count = 0;
+  for await (const event of stream) if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') count++;
+  return count;
+}
+
+async function throughEngine(provider: Provider, workspace: NodeWorkspace): Promise<number> {
+  const agent = new BaseAgent({ name: 'bench', provider, tools: [], systemPrompt: 'bench', workspace });
+  const session = new InternalSession('bench');
+  session.addUserMessage('go');
+  let count = 0;
+  for await (const event of agent.executeTurn(session, { signal: new AbortController().signal })) {
+    if (event.type === 'text_delta') count++;
+  }
+  return count;
+}
+
+export async function streamingBenchmark(workspace: NodeWorkspace): Promise<void> {
+  const server = await FakeLlmServer.start();
+  const tokens = Array.from({ length: CHUNKS }, (_, i) => `t${i % 10} `);
+  const reply = { blocks: [{ type: 'text' as const, text: tokens }] };
+  const providers: Record<FakeApi, () => Provider> = {
+    openai: () => new OpenAIProvider({ apiKey: 'bench', baseURL: server.openaiBaseUrl, model: 'bench', maxRetries: 0 }),
+    anthropic: () => new AnthropicProvider({ apiKey: 'bench', baseURL: server.anthropicBaseUrl, model: 'bench', maxRetries: 0 }),
+  };
+  const bare: Record<FakeApi, () => Promise<number>> = {
+    openai: () => bareOpenAI(server),
+    anthropic: () => bareAnthropic(server),
+  };
+  console.log(`Streaming overhead: ${CHUNKS.toLocaleString()} one-token chunks over loopback, median of ${RUNS} runs`);
+  try {
+    for (const api of ['openai', 'anthropic'] as const) {
+      const bareRates: number[] = [];
+      const engineRates: number[] = [];
+      // One warm-up of each, then alternate so both see the same machine conditions.
+      for (let run = 0; run <= RUNS; run++) {
+        server.enqueue(api, reply, reply);
+        const a = await timed(bare[api]);
+        const b = await timed(() => throughEngine(providers[api](), workspace));
+        if (a.count !== CHUNKS || b.count !== CHUNKS) throw new Error(`${api}: expected ${CHUNKS} chunks, got ${a.count} and ${b.count}`);
+        if (run === 0) continue;
+        bareRates.push(a.count / (a.ms / 1000));
+        engineRates.push(b.count / (b.ms / 1000));
+      }
+      const bareRate = median(bareRates);
+      const engineRate = median(engineRates);
+      const ratio = engineRate / bareRate;
+      console.log(
+        `  ${api.padEnd(9)} bare SDK ${fmt(bareRate)} chunks/s · executeTurn ${fmt(engineRate)} chunks/s · ratio ${ratio.toFixed(2)} (target ≥ 0.50${ratio >= 0.5 ? ', met' : ', NOT met'})`,
+      );
+    }
+  } finally {
+    await server.close();
+  }
+}
+

@@ -1,0 +1,39 @@
+import { DEFAULT_POLICY, PERMISSION_CATEGORIES, type PermissionCategory, type PermissionPolicy } from '../tools/permissions';
+import { didYouMean } from './did-you-mean';
+import { ConfigError, type ConfigFile } from './provider-config';
+
+/** The policy a config file describes, on top of DEFAULT_POLICY. */
+export function policyFromConfig(permissions: ConfigFile['permissions']): PermissionPolicy {
+  return {
+    rules: {
+      read: permissions?.read ?? DEFAULT_POLICY.rules.read,
+      write: permissions?.write ?? DEFAULT_POLICY.rules.write,
+      execute: permissions?.execute ?? DEFAULT_POLICY.rules.execute,
+      network: permissions?.network ?? DEFAULT_POLICY.rules.network,
+    },
+    allowCommands: permissions?.allowCommands ?? DEFAULT_POLICY.allowCommands,
+  };
+}
+
+/** Parses a comma list of categories ("write,execute" or "all"), naming any unknown one. */
+export function parseCategories(list: string, flag: string): PermissionCategory[] {
+  const names = list
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  if (names.includes('all')) return [...PERMISSION_CATEGORIES];
+  return names.map((name) => {
+    if ((PERMISSION_CATEGORIES as readonly string[]).includes(name)) return name as PermissionCategory;
+    const guess = didYouMean(name, [...PERMISSION_CATEGORIES, 'all']);
+    throw new ConfigError(
+      `${flag}: unknown permission "${name}". Use ${PERMISSION_CATEGORIES.join(', ')} or all.${guess ? ` Did you mean "${guess}"?` : ''}`,
+    );
+  });
+}
+
+/** The policy with `categories` set to allow. */
+export function withAllowed(policy: PermissionPolicy, categories: readonly PermissionCategory[]): PermissionPolicy {
+  const rules = { ...policy.rules };
+  for (const category of categories) rules[category] = 'allow';
+  return { ...policy, rules };
+}

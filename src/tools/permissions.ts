@@ -1,0 +1,119 @@
+/**
+ * The permission policy. Every tool declares the category of what it does;
+ * a policy per agent says allow, ask or deny for each category; "ask" goes
+ * to the front door (ACP permission request, VS Code prompt, CLI prompt)
+ * through an AskFn. "Always" answers are remembered for the session.
+ */
+
+export type PermissionCategory = 'read' | 'write' | 'execute' | 'network';
+export const PERMISSION_CATEGORIES: readonly PermissionCategory[] = ['read', 'write', 'execute', 'network'];
+
+export type PermissionRule = 'allow' | 'ask' | 'deny';
+
+export interface PermissionPolicy {
+  rules: Record<PermissionCategory, PermissionRule>;
+  /**
+   * Command prefixes that run without asking (e.g. "npm test", "git status").
+   * A command only matches when it is one simple command: no ; && || | ` $( or redirection.
+   */
+  allowCommands: readonly string[];
+}
+
+/** Reads are free; changes, commands and the network ask first. */
+export const DEFAULT_POLICY: PermissionPolicy = {
+  rules: { read: 'allow', write: 'ask', execute: 'ask', network: 'ask' },
+  allowCommands: [],
+};
+
+/** What a tool call wants to do, in words a person can decide on. */
+export interface PermissionRequest {
+  tool: string;
+  callId: string;
+  agent: string;
+  category: PermissionCategory;
+  /** e.g. "Edit src/app.ts" or "Run: npm test". */
+  title: string;
+  /** The command line, for execute requests. */
+  command?: string;
+  /** Workspace-relative paths the call touches. */
+  paths: string[];
+  /** What "always" would cover, e.g. "all file changes" or "commands starting with npm". */
+  alwaysScope: string;
+}
+
+export type PermissionAnswer = 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always';
+
+/** Asks a person. Resolves `reject_once` when the signal aborts or nobody can answer. */
+export type AskFn = (request: PermissionRequest, signal: AbortSignal) => Promise<PermissionAnswer>;
+
+export type PermissionVerdict = { allowed: true; how: 'policy' | 'remembered' | 'user' } | { allowed: false; reason: string };
+
+/**
+ * Decides tool calls for one session: the policy first, then remembered
+ * answers, then the person. Without an AskFn (non-interactive runs) "ask"
+ * becomes a denial whose reason says how to allow it.
+ */
+export class PermissionGate {
+  private readonly remembered = new Map<string, boolean>();
+
+  constructor(
+    readonly policy: PermissionPolicy,
+    private readonly ask?: AskFn,
+    /** How to allow a category when nobody can be asked, e.g. "pass --allow execute". */
+    private readonly howToAllow: (category: PermissionCategory) => string = (c) =>
+      `allow "${c}" in the permission settings`,
+  ) {}
+
+  async authorize(request: PermissionRequest, signal: AbortSignal): Promise<PermissionVerdict> {
+    const rule = this.policy.rules[request.category];
+    if (rule === 'deny') {
+      return { allowed: false, reason: `Permission denied: the policy denies ${request.category} (${request.title}).` };
+    }
+    if (rule === 'allow') return { allowed: true, how: 'policy' };
+    if (request.command !== undefined && commandAllowed(request.command, this.policy.allowCommands)) {
+      return { allowed: true, how: 'policy' };
+    }
+    const key = rememberKey(request);
+    const known = this.remembered.get(key);
+    if (known !== undefined) {
+      return known
+        ? { allowed: true, how: 'remembered' }
+        : { allowed: false, reason: `Permission denied: the user rejected ${request.alwaysScope} for this session.` };
+    }
+    if (!this.ask) {
+      return {
+        allowed: false,
+        reason: `Permission needed for ${request.title}, and nobody can be asked in this non-interactive run. To allow it, ${this.howToAllow(request.category)}.`,
+      };
+    }
+    const answer = await this.ask(request, signal);
+    if (answer === 'allow_always') this.remembered.set(key, true);
+    if (answer === 'reject_always') this.remembered.set(key, false);
+    if (answer === 'allow_once' || answer === 'allow_always') return { allowed: true, how: 'user' };
+    return { allowed: false, reason: `Permission denied by the user: ${request.title}. Do not retry it; ask or try another way.` };
+  }
+}
+
+/** For execute requests "always" covers the program (first word); otherwise the whole category. */
+function rememberKey(request: PermissionRequest): string {
+  if (request.category === 'execute' && request.command !== undefined) {
+    return `execute:${programOf(request.command)}`;
+  }
+  return request.category;
+}
+
+export function programOf(command: string): string {
+  return command.trim().split(/\s+/, 1)[0] ?? '';
+}
+
+/** Shell syntax that chains, substitutes or redirects: a prefix match would not cover what runs. */
+const COMPOUND = /[;&|`<>\n]|\$\(/;
+
+export function commandAllowed(command: string, prefixes: readonly string[]): boolean {
+  const trimmed = command.trim();
+  if (COMPOUND.test(trimmed)) return false;
+  return prefixes.some((prefix) => {
+    const p = prefix.trim();
+    return p !== '' && (trimmed === p || trimmed.startsWith(`${p} `));
+  });
+}
