@@ -49,6 +49,8 @@ const ConfigFileSchema = z
     idleTimeoutMs: z.number().int().positive().optional(),
     maxOutputTokens: z.number().int().positive().optional(),
     thinkingBudget: z.number().int().min(0).optional(),
+    /** Whether the model can see images; default yes for Anthropic and OpenAI, no for other compatible servers. */
+    images: z.boolean().optional(),
     permissions: PermissionsSchema.optional(),
   })
   .strict();

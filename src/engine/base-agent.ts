@@ -218,6 +218,7 @@ class Turn {
       signal: this.signal,
       provider: this.agent.provider.name,
       model: this.agent.provider.model,
+      supportsImages: this.agent.provider.supportsImages,
       permissions,
       todos,
       ...(snapshots ? { snapshots } : {}),

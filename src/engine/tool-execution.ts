@@ -80,6 +80,7 @@ function finalize(
     status: result.status,
     output: result.output,
     ...(result.error !== undefined ? { error: result.error } : {}),
+    ...(result.images?.length ? { images: result.images } : {}),
     metadata: result.metadata,
     at: Date.now(),
   });

@@ -167,7 +167,14 @@ function toolResultBlock(result: ToolResultItem, malformedArguments: string | un
       ? result.content
       : `(Your arguments for this call were not a valid JSON object, so they are shown as {}. ` +
         `You sent: ${clip(malformedArguments)})\n${result.content}`;
-  return { type: 'tool_result', tool_use_id: result.callId, content, is_error: result.isError };
+  if (!result.images?.length) return { type: 'tool_result', tool_use_id: result.callId, content, is_error: result.isError };
+  const blocks = [{ type: 'text' as const, text: content }, ...result.images.map(imageBlock)];
+  return {
+    type: 'tool_result',
+    tool_use_id: result.callId,
+    content: blocks as Extract<ContentBlockParam, { type: 'tool_result' }>['content'],
+    is_error: result.isError,
+  };
 }
 
 function clip(text: string): string {

@@ -22,6 +22,7 @@ import { emptyUsage } from './types';
 /** Streams from the Anthropic Messages API (or anything that speaks it). */
 export class AnthropicProvider implements Provider {
   readonly name = 'anthropic';
+  readonly supportsImages: boolean;
   readonly model: string;
   private readonly client: Anthropic;
   private readonly policy: RetryPolicy;
@@ -30,6 +31,7 @@ export class AnthropicProvider implements Provider {
 
   constructor(options: HttpProviderOptions) {
     this.model = options.model;
+    this.supportsImages = options.supportsImages ?? true;
     this.maxOutputTokens = options.maxOutputTokens;
     this.policy = retryPolicyOf(options);
     // Retries are ours (resilient-stream), so they are visible and stop once output has been shown.

@@ -13,6 +13,7 @@ export function createProvider(config: ResolvedConfig): Provider {
     ...(config.maxRetries !== undefined ? { maxRetries: config.maxRetries } : {}),
     ...(config.idleTimeoutMs !== undefined ? { idleTimeoutMs: config.idleTimeoutMs } : {}),
     ...(config.maxOutputTokens !== undefined ? { maxOutputTokens: config.maxOutputTokens } : {}),
+    ...(config.images !== undefined ? { supportsImages: config.images } : {}),
   };
   switch (config.provider) {
     case 'anthropic':

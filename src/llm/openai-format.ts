@@ -53,6 +53,7 @@ export function toOpenAIMessages(system: string, history: Message[]): ChatComple
       }
       case 'tool_results':
         messages.push(...message.results.map(toolMessage));
+        messages.push(...toolImages(message.results));
         break;
     }
   }
@@ -89,8 +90,18 @@ function toolCall(block: ToolCallBlock): ChatCompletionMessageFunctionToolCall {
   return { id: block.id, type: 'function', function: { name: block.name, arguments: block.arguments } };
 }
 
-/** The tool role has no error flag, so a failure says so in its text. */
+/** The tool role has no error flag; the session already labels failed results in their text. */
 function toolMessage(result: ToolResultItem): ChatCompletionToolMessageParam {
-  const content = result.isError ? `Error: ${result.content}` : result.content;
-  return { role: 'tool', tool_call_id: result.callId, content };
+  return { role: 'tool', tool_call_id: result.callId, content: result.content };
+}
+
+/** Tool messages carry text only, so images a tool returned follow in one user message. */
+function toolImages(results: ToolResultItem[]): ChatCompletionUserMessageParam[] {
+  const parts = results.flatMap((result) =>
+    (result.images ?? []).flatMap((image): ChatCompletionContentPart[] => [
+      { type: 'text', text: `Image returned by tool call ${result.callId}:` },
+      contentPart(image),
+    ]),
+  );
+  return parts.length > 0 ? [{ role: 'user', content: parts }] : [];
 }

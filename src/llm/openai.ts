@@ -20,6 +20,7 @@ const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 /** Streams from OpenAI Chat Completions or any compatible server (Ollama, LM Studio, vLLM), chosen by baseURL. */
 export class OpenAIProvider implements Provider {
   readonly name = 'openai';
+  readonly supportsImages: boolean;
   readonly model: string;
   private readonly client: OpenAI;
   private readonly policy: RetryPolicy;
@@ -32,6 +33,7 @@ export class OpenAIProvider implements Provider {
     this.policy = retryPolicyOf(options);
     // Retries are ours (resilient-stream), so they are visible and stop once output has been shown.
     this.client = new OpenAI({ apiKey: options.apiKey, baseURL: options.baseURL, maxRetries: 0 });
+    this.supportsImages = options.supportsImages ?? this.client.baseURL === OPENAI_BASE_URL;
     this.profile = {
       label: this.client.baseURL === OPENAI_BASE_URL ? 'OpenAI' : `the server at ${this.client.baseURL}`,
       apiKeyEnv: options.apiKeyEnv ?? 'OPENAI_API_KEY',

@@ -27,6 +27,8 @@ export interface HttpProviderOptions extends Partial<RetryPolicy> {
   /** Defaults to the vendor's API (or its SDK's base-URL environment variable). */
   baseURL?: string;
   model: string;
+  /** Whether the model can see images. Default: yes for the vendors' own APIs, no for other compatible servers. */
+  supportsImages?: boolean;
   /** Used when a request sets no maxOutputTokens. */
   maxOutputTokens?: number;
 }

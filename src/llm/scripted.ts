@@ -24,6 +24,7 @@ export type ScriptStep = ScriptedTurn | ((request: LlmRequest, callIndex: number
  */
 export class ScriptedProvider implements Provider {
   readonly name = 'scripted';
+  supportsImages = true;
   readonly requests: LlmRequest[] = [];
   private readonly steps: ScriptStep[];
   private nextId = 1;

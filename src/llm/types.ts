@@ -76,6 +76,8 @@ export interface ToolResultItem {
   /** What the model reads: the output, or the error text. */
   content: string;
   isError: boolean;
+  /** Images the tool returned (e.g. read_file on a PNG), for models that can see them. */
+  images?: ImageBlock[];
 }
 
 export type Message =
@@ -136,6 +138,8 @@ export interface Provider {
   /** Provider family, e.g. "anthropic", "openai", "scripted". */
   readonly name: string;
   readonly model: string;
+  /** Whether the model accepts images (in user messages and tool results). */
+  readonly supportsImages: boolean;
   /** Never throws: failures end the stream with a `done` whose stopReason is `error` or `aborted`. */
   stream(request: LlmRequest, signal: AbortSignal): AsyncIterable<StreamEvent>;
 }

@@ -1,4 +1,4 @@
-import type { UserBlock } from '../llm/types';
+import type { ImageBlock, UserBlock } from '../llm/types';
 import type { ToolMetadata, ToolStatus } from '../tools/tool';
 
 /** Things that happened to a session that are not messages. */
@@ -22,6 +22,7 @@ export type HistoryEntry =
       status: ToolStatus;
       output: string;
       error?: string;
+      images?: ImageBlock[];
       metadata: ToolMetadata;
       at: number;
     }

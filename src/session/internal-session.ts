@@ -84,7 +84,12 @@ export function toMessages(history: readonly HistoryEntry[]): Message[] {
         // A result without its call (e.g. a call dropped from an errored response) is not sent.
         if (!open.delete(entry.callId)) break;
         flushAssistant();
-        results.push({ callId: entry.callId, content: resultText(entry), isError: entry.status !== 'success' });
+        results.push({
+          callId: entry.callId,
+          content: resultText(entry),
+          isError: entry.status !== 'success',
+          ...(entry.images?.length ? { images: entry.images } : {}),
+        });
         break;
       case 'system':
         break;

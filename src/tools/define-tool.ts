@@ -66,6 +66,7 @@ export function defineTool<Schema extends z.ZodObject>(def: ToolDefinition<Schem
       const finish = (partial: Omit<ToolResult, 'metadata'>, out?: ToolOutput, snapshotBefore?: string): ToolResult => ({
         ...partial,
         output: capOutput(partial.output, maxOutputChars),
+        ...(out?.images?.length ? { images: out.images } : {}),
         metadata: {
           filesModified: out?.filesModified ?? [],
           ...(snapshotBefore !== undefined ? { snapshotBefore } : {}),

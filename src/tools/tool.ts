@@ -1,4 +1,4 @@
-import type { ToolSpec } from '../llm/types';
+import type { ImageBlock, ToolSpec } from '../llm/types';
 import type { PermissionCategory, PermissionGate } from './permissions';
 import type { SnapshotManager } from './snapshots';
 import type { TodoStore } from './todos';
@@ -25,6 +25,8 @@ export interface ToolResult {
   status: ToolStatus;
   /** What the model reads on success (and partial output on failure). */
   output: string;
+  /** Images for the model to see (only produced when ToolContext.supportsImages). */
+  images?: ImageBlock[];
   /** Why it failed, in words the model (and a person) can act on. */
   error?: string;
   metadata: ToolMetadata;
@@ -46,6 +48,8 @@ export interface ToolContext {
   signal: AbortSignal;
   provider: string;
   model: string;
+  /** Whether the model can see images a tool returns. */
+  supportsImages: boolean;
   /** Decides every call that reads, writes, executes or uses the network, asking a person when the policy says so. */
   permissions: PermissionGate;
   /** The session's shared todo list. */
@@ -57,6 +61,7 @@ export interface ToolContext {
 /** What a tool's own logic returns; defineTool adds status and timing. */
 export interface ToolOutput {
   output: string;
+  images?: ImageBlock[];
   /** Set when the call failed but has output and facts worth keeping (e.g. a command that timed out). */
   error?: string;
   filesModified?: string[];

@@ -2,6 +2,7 @@ import { posix } from 'node:path';
 import { z } from 'zod';
 import { didYouMean } from '../../config/did-you-mean';
 import { defineTool } from '../define-tool';
+import type { ToolOutput } from '../tool';
 import type { Workspace } from '../workspace';
 
 const DEFAULT_LIMIT = 2_000;
@@ -10,13 +11,18 @@ const MAX_LINE_CHARS = 2_000;
 const MAX_OUTPUT_BYTES = 100_000;
 /** A NUL byte in this many leading bytes marks a file as binary. */
 const BINARY_SNIFF_BYTES = 8_192;
+/** Text files are read whole before paging, so very large ones are refused. */
+const MAX_TEXT_FILE_BYTES = 20 * 1024 * 1024;
+/** The largest image the providers accept. */
+const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 
 export const readFileTool = defineTool({
   name: 'read_file',
   description:
     'Read a text file from the workspace. Lines come numbered like `cat -n`. ' +
     `At most ${DEFAULT_LIMIT} lines or about ${MAX_OUTPUT_BYTES / 1000} KB come back per call; ` +
-    'read further with offset and limit. Use list_directory for folders.',
+    'read further with offset and limit. Images (PNG, JPEG, GIF, WebP) come back as images when the model ' +
+    'can see them. Use list_directory for folders.',
   kind: 'read',
   permission: 'read',
   parameters: z.object({
@@ -37,14 +43,21 @@ export const readFileTool = defineTool({
     return `${path}:${first}-${first + (limit ?? DEFAULT_LIMIT) - 1}`;
   },
   locations: ({ path, offset }) => [offset === undefined ? { path } : { path, line: offset }],
-  async execute({ path, offset = 1, limit = DEFAULT_LIMIT }, { workspace }) {
+  async execute({ path, offset = 1, limit = DEFAULT_LIMIT }, { workspace, supportsImages }) {
     const shown = workspace.relative(path);
     const info = await workspace.stat(path);
     if (!info) throw new Error(await notFoundMessage(workspace, shown));
     if (info.type === 'directory') {
       throw new Error(`${shown} is a directory, not a file. Use list_directory to see what it contains.`);
     }
+    if (info.size > MAX_TEXT_FILE_BYTES) {
+      throw new Error(
+        `${shown} is ${megabytes(info.size)}, too large to read whole; search it with grep, or read a slice with bash (e.g. sed -n '100,200p').`,
+      );
+    }
     const bytes = await workspace.readFile(path);
+    const imageType = sniffImageType(bytes);
+    if (imageType) return imageOutput(shown, bytes, imageType, supportsImages);
     if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) {
       throw new Error(`${shown} is a binary file (${bytes.length} bytes); read_file only reads text.`);
     }
@@ -62,6 +75,35 @@ export const readFileTool = defineTool({
     return { output: text + note, extra: { totalLines: lines.length, firstLine: offset, lastLine } };
   },
 });
+
+/** The image type by its magic bytes, for the formats the providers accept. */
+function sniffImageType(bytes: Uint8Array): string | undefined {
+  const starts = (...magic: number[]): boolean => magic.every((byte, i) => bytes[i] === byte);
+  if (starts(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a)) return 'image/png';
+  if (starts(0xff, 0xd8, 0xff)) return 'image/jpeg';
+  if (starts(0x47, 0x49, 0x46, 0x38)) return 'image/gif';
+  if (starts(0x52, 0x49, 0x46, 0x46) && String.fromCharCode(...bytes.subarray(8, 12)) === 'WEBP') return 'image/webp';
+  return undefined;
+}
+
+function imageOutput(shown: string, bytes: Uint8Array, mimeType: string, supportsImages: boolean): ToolOutput {
+  const what = `${shown} is an image (${mimeType}, ${kilobytes(bytes.length)})`;
+  if (!supportsImages) throw new Error(`${what}; this model cannot view images.`);
+  if (bytes.length > MAX_IMAGE_BYTES) throw new Error(`${what}, larger than the ${megabytes(MAX_IMAGE_BYTES)} a model accepts.`);
+  return {
+    output: `${what}, attached.`,
+    images: [{ type: 'image', mimeType, data: Buffer.from(bytes).toString('base64') }],
+    extra: { mimeType, bytes: bytes.length },
+  };
+}
+
+function kilobytes(bytes: number): string {
+  return `${Math.max(1, Math.round(bytes / 1024))} KB`;
+}
+
+function megabytes(bytes: number): string {
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
 
 function splitLines(text: string): string[] {
   const lines = text.split(/\r?\n/);

@@ -34,7 +34,7 @@ describe('toOpenAIParams', () => {
           ],
         },
         { role: 'tool', tool_call_id: 'call_01', content: 'export const add = (a, b) => a - b;' },
-        { role: 'tool', tool_call_id: 'call_02', content: 'Error: exit code 1: 1 failing' },
+        { role: 'tool', tool_call_id: 'call_02', content: 'exit code 1: 1 failing' },
         {
           role: 'user',
           content: [

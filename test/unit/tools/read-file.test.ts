@@ -113,4 +113,27 @@ describe('read_file', () => {
     assert.deepEqual(readFileTool.locations({ path: 'src/a.ts', offset: 10 }), [{ path: 'src/a.ts', line: 10 }]);
     assert.deepEqual(readFileTool.locations({ path: 'src/a.ts' }), [{ path: 'src/a.ts' }]);
   });
+
+  it('returns images as image content when the model can see them', async () => {
+    const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(100, 7)]);
+    fs.writeFileSync(path.join(ws.root, 'logo.png'), png);
+    const seen = await read({ path: 'logo.png' });
+    assert.equal(seen.status, 'success');
+    assert.match(seen.output, /logo\.png is an image \(image\/png, 1 KB\), attached/);
+    assert.deepEqual(seen.images, [{ type: 'image', mimeType: 'image/png', data: png.toString('base64') }]);
+
+    const blind = await readFileTool.run(
+      JSON.stringify({ path: 'logo.png' }),
+      toolContext(ws.workspace, undefined, { supportsImages: false }),
+    );
+    assert.equal(blind.status, 'error');
+    assert.match(blind.error!, /this model cannot view images/);
+    assert.equal(blind.images, undefined);
+  });
+
+  it('refuses files too large to read whole, pointing to grep', async () => {
+    fs.writeFileSync(path.join(ws.root, 'huge.log'), Buffer.alloc(21 * 1024 * 1024, 0x61));
+    const result = await read({ path: 'huge.log' });
+    assert.match(result.error!, /too large to read whole; search it with grep/);
+  });
 });

@@ -45,6 +45,7 @@ export function toolContext(
     signal,
     provider: 'scripted',
     model: 'scripted-model',
+    supportsImages: true,
     permissions: new PermissionGate(ALLOW_ALL),
     todos: new TodoStore(),
     ...extra,
