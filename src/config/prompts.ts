@@ -1,30 +1,59 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Handlebars from 'handlebars';
+import { configHome, projectConfigDir } from './paths';
+
+/** Files whose text is given to every agent as the project's own instructions, first found wins. */
+const PROJECT_INSTRUCTION_FILES = ['AGENTS.md', '.crow/instructions.md'];
+/** Project instructions longer than this are cut, so one huge file cannot crowd out the task. */
+const MAX_INSTRUCTIONS_CHARS = 20_000;
 
 /**
- * Every prompt is a handlebars template under `prompts/`; no prompt text
- * lives in code. Templates are found next to the bundle (dist/../prompts) or
- * the source tree, and compiled once.
+ * Every prompt is a handlebars template; no prompt text lives in code.
+ * A template is looked up in the override folders first (project, then
+ * user), then in the built-in `prompts/` shipped next to the bundle.
+ * Templates compile once, in strict mode: a missing variable is an error.
  */
 export class PromptRegistry {
   private readonly compiled = new Map<string, Handlebars.TemplateDelegate>();
+  private readonly handlebars = Handlebars.create();
+  readonly folders: readonly string[];
 
-  constructor(readonly folder: string = findPromptsFolder()) {}
+  constructor(overrideFolders: readonly string[] = [], builtinFolder: string = findBuiltinPrompts()) {
+    this.folders = [...overrideFolders, builtinFolder];
+    this.handlebars.registerHelper('eq', (a: unknown, b: unknown) => a === b);
+  }
+
+  /** The registry for a workspace: `.crow/prompts/`, then `~/.config/crow-agent/prompts/`, then built-in. */
+  static forWorkspace(workspaceRoot: string, env: NodeJS.ProcessEnv = process.env): PromptRegistry {
+    return new PromptRegistry([join(projectConfigDir(workspaceRoot), 'prompts'), join(configHome(env), 'prompts')]);
+  }
 
   render(name: string, context: Record<string, unknown>): string {
     let template = this.compiled.get(name);
     if (!template) {
-      const path = join(this.folder, `${name}.hbs`);
-      if (!existsSync(path)) throw new Error(`Prompt template "${name}" not found: expected ${path}`);
-      template = Handlebars.compile(readFileSync(path, 'utf8'), { noEscape: true, strict: true });
+      const path = this.locate(name);
+      template = this.handlebars.compile(readFileSync(path, 'utf8'), { noEscape: true, strict: true });
       this.compiled.set(name, template);
     }
-    return template(context).trim() + '\n';
+    try {
+      return template(context).trim() + '\n';
+    } catch (err) {
+      throw new Error(`Prompt template "${name}" (${this.locate(name)}) failed: ${(err as Error).message}`);
+    }
+  }
+
+  /** The file a template name resolves to. */
+  locate(name: string): string {
+    for (const folder of this.folders) {
+      const path = join(folder, `${name}.hbs`);
+      if (existsSync(path)) return path;
+    }
+    throw new Error(`Prompt template "${name}" not found: looked for ${name}.hbs in ${this.folders.join(', ')}`);
   }
 }
 
-function findPromptsFolder(): string {
+function findBuiltinPrompts(): string {
   for (let dir = __dirname; ; dir = dirname(dir)) {
     const candidate = join(dir, 'prompts');
     if (existsSync(join(candidate, 'system.hbs'))) return candidate;
@@ -32,19 +61,61 @@ function findPromptsFolder(): string {
   }
 }
 
-export interface SystemPromptContext {
+/** What every template may use, documented in README ("Prompt context"). */
+export interface PromptContext {
+  agentName: string;
+  workspaceRoot: string;
+  date: string;
+  platform: string;
+  /** The text of AGENTS.md (or .crow/instructions.md) when the project has one; '' otherwise. */
+  project_instructions: string;
+  project_instructions_file: string;
+}
+
+export function basePromptContext(agentName: string, workspaceRoot: string): PromptContext {
+  const instructions = readProjectInstructions(workspaceRoot);
+  return {
+    agentName,
+    workspaceRoot,
+    date: new Date().toISOString().slice(0, 10),
+    platform: process.platform,
+    project_instructions: instructions?.text ?? '',
+    project_instructions_file: instructions?.file ?? '',
+  };
+}
+
+function readProjectInstructions(workspaceRoot: string): { file: string; text: string } | undefined {
+  for (const file of PROJECT_INSTRUCTION_FILES) {
+    try {
+      const text = readFileSync(join(workspaceRoot, file), 'utf8').trim();
+      if (text === '') continue;
+      const cut = text.length > MAX_INSTRUCTIONS_CHARS ? `${text.slice(0, MAX_INSTRUCTIONS_CHARS)}\n[… cut]` : text;
+      return { file, text: cut };
+    } catch {
+      // not there: try the next
+    }
+  }
+  return undefined;
+}
+
+export interface SystemPromptOptions {
+  /** Template name: "system" for workers, "reviewer" for coagents, or a definition's own. */
+  template?: string;
   agentName: string;
   workspaceRoot: string;
   tools: string[];
+  /** Whether a reviewer decides when the task is done. */
+  reviewed?: boolean;
   date?: string;
   platform?: string;
 }
 
-export function renderSystemPrompt(prompts: PromptRegistry, context: SystemPromptContext): string {
-  return prompts.render('system', {
-    date: new Date().toISOString().slice(0, 10),
-    platform: process.platform,
-    hasTaskComplete: context.tools.includes('task_complete'),
-    ...context,
+export function renderSystemPrompt(prompts: PromptRegistry, options: SystemPromptOptions): string {
+  const { template = 'system', reviewed = false, ...rest } = options;
+  return prompts.render(template, {
+    ...basePromptContext(options.agentName, options.workspaceRoot),
+    hasTaskComplete: options.tools.includes('task_complete'),
+    reviewed,
+    ...rest,
   });
 }

@@ -41,6 +41,8 @@ export interface TurnOptions {
   todos?: TodoStore;
   /** Undo snapshots; state-changing tools are not snapshotted without it. */
   snapshots?: SnapshotManager;
+  /** Offer the model no tools for this turn (e.g. when only a summary is wanted). */
+  withoutTools?: boolean;
 }
 
 export type TurnStream = EventStream<AgentEvent, TurnResult>;
@@ -80,6 +82,7 @@ export class BaseAgent {
       permissions: options.permissions ?? new PermissionGate(this.options.policy ?? DEFAULT_POLICY),
       todos: options.todos ?? new TodoStore(),
       ...(options.snapshots ? { snapshots: options.snapshots } : {}),
+      ...(options.withoutTools ? { withoutTools: true } : {}),
     };
     const turn = new Turn(this, this.options, this.tools, session, scope, (event) => stream.push(event));
     turn.run().then(
@@ -89,12 +92,17 @@ export class BaseAgent {
     return stream;
   }
 
+  /** The names of the tools this agent can call. */
+  get toolNames(): string[] {
+    return [...this.tools.keys()];
+  }
+
   get limits(): { maxIterations: number; doomLoopThreshold: number } {
     return { maxIterations: this.maxIterations, doomLoopThreshold: this.doomLoopThreshold };
   }
 }
 
-type TurnScope = Required<Omit<TurnOptions, 'snapshots'>> & Pick<TurnOptions, 'snapshots'>;
+type TurnScope = Required<Omit<TurnOptions, 'snapshots' | 'withoutTools'>> & Pick<TurnOptions, 'snapshots' | 'withoutTools'>;
 
 /** The state of one running turn. */
 class Turn {
@@ -156,7 +164,7 @@ class Turn {
     const request: LlmRequest = {
       system: this.options.systemPrompt,
       messages: this.session.toMessages(),
-      tools: [...this.scope.tools.values()].map(toolSpec),
+      tools: this.turnScope.withoutTools ? [] : [...this.scope.tools.values()].map(toolSpec),
       ...(this.options.maxOutputTokens !== undefined ? { maxOutputTokens: this.options.maxOutputTokens } : {}),
       ...(this.options.thinkingBudget !== undefined ? { thinkingBudget: this.options.thinkingBudget } : {}),
     };

@@ -52,7 +52,29 @@ export type AgentEvent =
   | { type: 'doom_loop'; agent: string; tool: string; repeats: number }
   | { type: 'error'; agent: string; message: string }
   | { type: 'cancelled'; agent: string }
-  | { type: 'turn_complete'; agent: string; reason: TurnStopReason; message: string };
+  | { type: 'turn_complete'; agent: string; reason: TurnStopReason; message: string }
+  // Emitted by ACPAgent compositions, never by a BaseAgent:
+  /** The reviewer takes over; `round` counts reviews in this run from 1. */
+  | { type: 'coagent_start'; agent: string; primary: string; round: number }
+  | { type: 'coagent_end'; agent: string; primary: string; round: number; verdict: ReviewVerdict; summary: string }
+  /** A message crossing between agents (or from a flow's generator to an agent), as the receiver reads it. */
+  | { type: 'handoff'; agent: string; to: string; purpose: HandoffPurpose; text: string }
+  /** The composition's run ended; `message` states where things stand. */
+  | { type: 'run_complete'; agent: string; status: RunStatus; message: string };
+
+/** What a reviewer decided at the end of its turn. */
+export type ReviewVerdict = 'approved' | 'feedback' | 'cancelled' | 'error';
+
+export type HandoffPurpose = 'review' | 'feedback' | 'follow_up' | 'summary_request';
+
+/**
+ * How a composition's run ended.
+ * - `completed`: task_complete by whoever may end the task.
+ * - `needs_input`: control is back with the human (HITL, or an agent asked a question).
+ * - `limit`: the flow's maximum was reached.
+ * - `cancelled`, `error`: as for turns.
+ */
+export type RunStatus = 'completed' | 'needs_input' | 'limit' | 'cancelled' | 'error';
 
 export type AgentEventType = AgentEvent['type'];
 

@@ -9,7 +9,8 @@ export type SystemEventKind = 'cancelled' | 'doom_loop' | 'max_iterations' | 'ta
  * plain JSON so a store can append them line by line.
  */
 export type HistoryEntry =
-  | { kind: 'user'; content: UserBlock[]; at: number }
+  /** A user message; `from` names the agent (or flow) that wrote it when it was a handoff, not the human. */
+  | { kind: 'user'; content: UserBlock[]; from?: string; at: number }
   | { kind: 'assistant_text'; text: string; at: number }
   | { kind: 'thinking'; text: string; signature?: string; at: number }
   | { kind: 'redacted_thinking'; data: string; at: number }

@@ -31,9 +31,10 @@ export class InternalSession {
     this.history.push(entry);
   }
 
-  addUserMessage(content: string | UserBlock[]): void {
+  /** Adds a user message; `from` marks a handoff from another agent. */
+  addUserMessage(content: string | UserBlock[], from?: string): void {
     const blocks = typeof content === 'string' ? [{ type: 'text' as const, text: content }] : content;
-    this.append({ kind: 'user', content: blocks, at: Date.now() });
+    this.append({ kind: 'user', content: blocks, ...(from !== undefined ? { from } : {}), at: Date.now() });
   }
 
   toMessages(): Message[] {

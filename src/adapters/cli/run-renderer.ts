@@ -1,4 +1,4 @@
-import type { AgentEvent } from '../../engine/events';
+import type { AgentEvent, ReviewVerdict } from '../../engine/events';
 import { unreachable } from '../../engine/events';
 import type { TurnResult } from '../../engine/turn';
 import type { Usage } from '../../llm/types';
@@ -28,11 +28,13 @@ export class RunRenderer {
   private readonly usage: Usage = emptyUsage();
   private readonly started = Date.now();
   private readonly kinds = new Map<string, ToolKind>();
+  private speaker: string | undefined;
 
   constructor(private readonly target: RenderTarget) {}
 
   render(event: AgentEvent): void {
     const { errStyle: s } = this.target;
+    this.noteSpeaker(event);
     switch (event.type) {
       case 'turn_start':
       case 'text_complete':
@@ -65,6 +67,15 @@ export class RunRenderer {
         return this.status(s.yellow('Cancelled. Work done so far is kept.'));
       case 'turn_complete':
         return;
+      case 'coagent_start':
+        return this.status(s.cyan(`⇄ ${event.agent} reviews ${event.primary}'s work (round ${event.round})`));
+      case 'coagent_end':
+        return this.status(REVIEW_LINES[event.verdict](event.agent, s));
+      case 'handoff':
+        return this.status(s.dim(`→ ${event.agent} → ${event.to} (${event.purpose.replace('_', ' ')}): ${firstLine(event.text)}`));
+      case 'run_complete':
+        if (event.status === 'completed' || event.status === 'needs_input') return;
+        return this.status((event.status === 'error' ? s.red : s.yellow)(`⚠ ${event.message}`));
       default:
         unreachable(event);
     }
@@ -81,6 +92,15 @@ export class RunRenderer {
     const limited = ['max_iterations', 'max_tokens'].includes(result.stopReason);
     if (limited) this.status(s.yellow(`⚠ ${result.message}`));
     this.status(s.dim(`${tokens.join(' · ')} · ${result.toolCalls.length} tool calls · ${seconds(Date.now() - this.started)}`));
+  }
+
+  /** Names the agent whenever another one starts acting, so a person always knows who is at work. */
+  private noteSpeaker(event: AgentEvent): void {
+    if (!SPEAKING.has(event.type)) return;
+    if (this.speaker !== undefined && this.speaker !== event.agent) {
+      this.status(this.target.errStyle.bold(`[${event.agent}]`));
+    }
+    this.speaker = event.agent;
   }
 
   private toolOutcome(event: Extract<AgentEvent, { type: 'tool_call_end' }>): string {
@@ -130,6 +150,16 @@ function successDetail(kind: ToolKind | undefined, result: ToolResult): string {
   if (kind === 'edit') return firstLine(result.output);
   return '';
 }
+
+/** Events whose agent is the one visibly at work. */
+const SPEAKING = new Set<AgentEvent['type']>(['text_delta', 'thinking_delta', 'tool_call_start']);
+
+const REVIEW_LINES: Record<ReviewVerdict, (agent: string, s: Style) => string> = {
+  approved: (agent, s) => s.green(`✓ ${agent} approved`),
+  feedback: (agent, s) => s.yellow(`↩ ${agent} sent the work back with feedback`),
+  cancelled: (agent, s) => s.yellow(`⊘ ${agent}'s review was cancelled`),
+  error: (agent, s) => s.red(`✖ ${agent}'s review failed`),
+};
 
 function seconds(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)}ms` : `${(ms / 1000).toFixed(1)}s`;

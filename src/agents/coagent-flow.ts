@@ -1,0 +1,118 @@
+import type { TurnResult } from '../engine/turn';
+import type { ReviewStyle } from './control-flow';
+import type { AgentMessage, FlowRun } from './flow-run';
+import type { RunResult } from './run-result';
+import { clip } from './turn-loop';
+
+/** How the reviewer's brief is written: a template (default `review-handoff`), a fixed text, or generated. */
+export type HandoffPrompt =
+  | { kind: 'template'; template?: string }
+  | { kind: 'static'; text: string }
+  | { kind: 'generated'; generatorPrompt: string };
+
+export interface CoagentFlowOptions {
+  style: ReviewStyle;
+  maxRounds: number;
+  handoff: HandoffPrompt;
+}
+
+/**
+ * Levels 3-5: after each primary turn the coagent reviews, and only it may
+ * end the task (task_complete). Summaries cross, not histories: the primary
+ * summarises its work (its task_complete summary, or a tool-less summary
+ * turn), the coagent reads that as a user message (role flip), and its
+ * feedback becomes the primary's next message.
+ */
+export async function runCoagent(run: FlowRun, first: AgentMessage, options: CoagentFlowOptions): Promise<RunResult> {
+  const primary = run.agents.primary.name;
+  const reviewer = run.coagent.name;
+  let message = first;
+  let lastFeedback = '';
+  for (let round = 1; round <= options.maxRounds; round++) {
+    const work = await run.primaryTurn(message, round > 1 ? { from: reviewer } : {});
+    const stopped = run.stopped(work, 'primary');
+    if (stopped) return stopped;
+
+    const summary = work.taskComplete ?? (await requestSummary(run));
+    if (typeof summary !== 'string') return summary;
+
+    const brief = await writeBrief(run, options, { summary, round, filesChanged: work.filesChanged });
+    run.handoff(primary, reviewer, 'review', brief);
+    run.emit({ type: 'coagent_start', agent: reviewer, primary, round });
+    const review = await run.coagentTurn(brief);
+    const verdict = verdictOf(review);
+    run.emit({ type: 'coagent_end', agent: reviewer, primary, round, verdict, summary: review.taskComplete ?? review.text });
+    const reviewStopped = run.stopped(review, 'coagent');
+    if (reviewStopped) return reviewStopped;
+    if (review.taskComplete !== undefined) {
+      return run.finish('completed', `${reviewer} approved the work after ${round} review round${round === 1 ? '' : 's'}.`, review.taskComplete);
+    }
+
+    lastFeedback = review.text.trim() || '(The reviewer sent the work back without comments: check it against the task again.)';
+    message = run.render('review-feedback', { reviewer, feedback: lastFeedback, round, max_rounds: options.maxRounds });
+    run.handoff(reviewer, primary, 'feedback', message);
+  }
+  return run.finish(
+    'limit',
+    `Stopped after ${options.maxRounds} review rounds without ${reviewer}'s approval. ` +
+      `${reviewer}'s last feedback: "${clip(lastFeedback)}". Todo list: ${run.todoState().replace(/\n/g, '; ')} ` +
+      'Send a prompt to continue.',
+  );
+}
+
+/** Asks the primary, without tools, to summarise its work for the reviewer. */
+async function requestSummary(run: FlowRun): Promise<string | RunResult> {
+  const primary = run.agents.primary.name;
+  const request = run.render('summary-request');
+  run.handoff(run.agents.name, primary, 'summary_request', request);
+  const turn = await run.primaryTurn(request, { from: run.agents.name, withoutTools: true });
+  const stopped = run.stopped(turn, 'primary');
+  if (stopped) return stopped;
+  return turn.text.trim() || '(No summary given: review the workspace directly.)';
+}
+
+async function writeBrief(
+  run: FlowRun,
+  options: CoagentFlowOptions,
+  facts: { summary: string; round: number; filesChanged: string[] },
+): Promise<string> {
+  const context = {
+    primary: run.agents.primary.name,
+    summary: facts.summary,
+    round: facts.round,
+    max_rounds: options.maxRounds,
+    files_changed: facts.filesChanged,
+    style: options.style,
+  };
+  switch (options.handoff.kind) {
+    case 'static':
+      return `${options.handoff.text}\n\n${run.render('review-handoff', { ...context, style: 'none' })}`;
+    case 'template':
+      return run.render(options.handoff.template ?? 'review-handoff', context);
+    case 'generated':
+      return generateBrief(run, options.handoff.generatorPrompt, run.render('review-handoff', context));
+  }
+}
+
+/** A brief written for this task by one tool-less call to the reviewer's model; falls back to the template. */
+async function generateBrief(run: FlowRun, generatorPrompt: string, fallback: string): Promise<string> {
+  const request = {
+    system: generatorPrompt,
+    messages: [{ role: 'user' as const, content: [{ type: 'text' as const, text: fallback }] }],
+    tools: [],
+  };
+  for await (const event of run.coagent.provider.stream(request, run.signal)) {
+    if (event.type !== 'done') continue;
+    run.countUsage(event.response.usage);
+    const text = event.response.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('').trim();
+    return text ? `${text}\n\n${fallback}` : fallback;
+  }
+  return fallback;
+}
+
+function verdictOf(review: TurnResult): 'approved' | 'feedback' | 'cancelled' | 'error' {
+  if (review.taskComplete !== undefined) return 'approved';
+  if (review.stopReason === 'cancelled') return 'cancelled';
+  if (review.stopReason === 'error') return 'error';
+  return 'feedback';
+}

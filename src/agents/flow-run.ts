@@ -1,0 +1,129 @@
+import type { PromptRegistry } from '../config/prompts';
+import type { BaseAgent } from '../engine/base-agent';
+import type { AgentEvent, HandoffPurpose, RunStatus } from '../engine/events';
+import type { TurnResult } from '../engine/turn';
+import type { UserBlock } from '../llm/types';
+import { addUsage, emptyUsage } from '../llm/types';
+import type { ACPSession, AgentRole } from '../session/acp-session';
+import type { InternalSession } from '../session/internal-session';
+import { formatTodos } from '../tools/builtin/todo';
+import type { RunResult } from './run-result';
+
+/** A message for an agent: what the user typed, or text a flow wrote. */
+export type AgentMessage = string | UserBlock[];
+
+export interface FlowAgents {
+  /** The composition's name, used on the events it emits itself. */
+  name: string;
+  primary: BaseAgent;
+  coagent?: BaseAgent;
+  prompts: PromptRegistry;
+}
+
+/**
+ * The state of one run of a composition and the steps every flow is built
+ * from: a turn of the primary or the coagent (events forwarded, usage and
+ * files summed), a handoff between them, rendering a prompt, and ending.
+ */
+export class FlowRun {
+  turns = 0;
+  private readonly usage = emptyUsage();
+  private readonly filesChanged = new Set<string>();
+
+  constructor(
+    readonly agents: FlowAgents,
+    readonly session: ACPSession,
+    /** The user's prompt as text: the task every handoff refers to. */
+    readonly task: string,
+    readonly signal: AbortSignal,
+    readonly emit: (event: AgentEvent) => void,
+  ) {}
+
+  get primarySession(): InternalSession {
+    return this.session.sessionFor('primary', this.agents.primary.name);
+  }
+
+  get coagent(): BaseAgent {
+    if (!this.agents.coagent) throw new Error(`${this.agents.name} has no coagent`);
+    return this.agents.coagent;
+  }
+
+  /** Gives the primary a message and runs its turn. */
+  primaryTurn(message: AgentMessage, options: { from?: string; withoutTools?: boolean } = {}): Promise<TurnResult> {
+    return this.turn('primary', this.agents.primary, message, options);
+  }
+
+  /** Gives the coagent a message (a handoff from the primary) and runs its turn. */
+  coagentTurn(message: AgentMessage): Promise<TurnResult> {
+    return this.turn('coagent', this.coagent, message, { from: this.agents.primary.name });
+  }
+
+  /** Announces a message crossing between agents, as the receiver will read it. */
+  handoff(from: string, to: string, purpose: HandoffPurpose, text: string): void {
+    this.emit({ type: 'handoff', agent: from, to, purpose, text });
+  }
+
+  render(template: string, context: Record<string, unknown> = {}): string {
+    return this.agents.prompts.render(template, { task: this.task, todo_state: this.todoState(), ...context }).trim();
+  }
+
+  todoState(): string {
+    return formatTodos(this.session.todos.list());
+  }
+
+  countUsage(usage: Parameters<typeof addUsage>[1]): void {
+    addUsage(this.usage, usage);
+  }
+
+  /** Ends the run: records an interruption for the next prompt, emits run_complete. */
+  finish(status: RunStatus, message: string, summary?: string): RunResult {
+    this.emit({ type: 'run_complete', agent: this.agents.name, status, message });
+    return {
+      status,
+      message,
+      ...(summary !== undefined ? { summary } : {}),
+      turns: this.turns,
+      usage: this.usage,
+      filesChanged: [...this.filesChanged],
+    };
+  }
+
+  /** The run's end for a turn that did not finish normally, if it ended that way. */
+  stopped(turn: TurnResult, role: AgentRole): RunResult | undefined {
+    const agent = role === 'primary' ? this.agents.primary.name : this.coagent.name;
+    if (turn.stopReason === 'cancelled') {
+      this.session.interruption = { agent, role, at: Date.now() };
+      return this.finish('cancelled', `Cancelled while ${agent} was working. All work so far is kept; send a new prompt to continue.`);
+    }
+    if (turn.stopReason === 'error') return this.finish('error', `${agent} stopped on an error: ${turn.message}`);
+    return undefined;
+  }
+
+  private async turn(
+    role: AgentRole,
+    agent: BaseAgent,
+    message: AgentMessage,
+    options: { from?: string; withoutTools?: boolean },
+  ): Promise<TurnResult> {
+    const session = this.session.sessionFor(role, agent.name);
+    session.addUserMessage(message, options.from);
+    const reviewed = role === 'primary' && this.agents.coagent !== undefined;
+    const stream = agent.executeTurn(session, {
+      signal: this.signal,
+      permissions: this.session.permissions,
+      todos: this.session.todos,
+      ...(this.session.snapshots ? { snapshots: this.session.snapshots } : {}),
+      ...(options.withoutTools ? { withoutTools: true } : {}),
+    });
+    for await (const event of stream) {
+      // Under a reviewer the primary's task_complete only hands the work over; it ends nothing.
+      if (reviewed && event.type === 'task_complete') continue;
+      this.emit(event);
+    }
+    const result = await stream.result;
+    this.turns += 1;
+    addUsage(this.usage, result.usage);
+    for (const file of result.filesChanged) this.filesChanged.add(file);
+    return result;
+  }
+}

@@ -1,0 +1,48 @@
+import type { TurnResult } from '../engine/turn';
+import type { LlmRequest } from '../llm/types';
+import type { AgentMessage, FlowRun } from './flow-run';
+import type { RunResult } from './run-result';
+import { clip, repeatTurns } from './turn-loop';
+
+/**
+ * Level 2: after each turn a generator (one tool-less call to the primary's
+ * model) writes the next instruction — acceptance criteria, what is unmet,
+ * the next step — from the task and the progress so far.
+ */
+export function runGenerated(
+  run: FlowRun,
+  first: AgentMessage,
+  maxTurns: number,
+  generatorPrompt?: string,
+): Promise<RunResult> {
+  return repeatTurns(run, first, maxTurns, async (last, turn) => {
+    const system = generatorPrompt ?? run.render('generator');
+    const request = run.render('generator-request', { progress: progressOf(last), turn, max_turns: maxTurns });
+    return generate(run, system, request);
+  });
+}
+
+/** What the generator sees of a turn: the tool calls made and the agent's last words. */
+function progressOf(turn: TurnResult): string {
+  const calls = turn.toolCalls.map((call) => {
+    const outcome = call.result.status === 'success' ? 'ok' : `${call.result.status}: ${clip(call.result.error ?? '', 120)}`;
+    return `- ${call.name} ${clip(JSON.stringify(call.arguments), 120)} → ${outcome}`;
+  });
+  const said = turn.text.trim() ? `\nThe agent said: ${clip(turn.text.trim(), 1500)}` : '';
+  return `${calls.length > 0 ? `Tool calls this turn:\n${calls.join('\n')}` : 'No tool calls this turn.'}${said}`;
+}
+
+async function generate(run: FlowRun, system: string, prompt: string): Promise<string> {
+  const provider = run.agents.primary.provider;
+  const request: LlmRequest = { system, messages: [{ role: 'user', content: [{ type: 'text', text: prompt }] }], tools: [] };
+  for await (const event of provider.stream(request, run.signal)) {
+    if (event.type !== 'done') continue;
+    const { response } = event;
+    run.countUsage(response.usage);
+    const text = response.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('').trim();
+    if (response.stopReason === 'error') throw new Error(`the follow-up generator failed: ${response.errorMessage ?? 'unknown error'}`);
+    // An empty or cancelled generation falls back to the static follow-up, so the loop never stalls.
+    return text || run.render('follow-up');
+  }
+  return run.render('follow-up');
+}

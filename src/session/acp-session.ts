@@ -1,0 +1,72 @@
+import { randomUUID } from 'node:crypto';
+import { DEFAULT_POLICY, PermissionGate } from '../tools/permissions';
+import type { SnapshotManager } from '../tools/snapshots';
+import { TodoStore } from '../tools/todos';
+import { InternalSession } from './internal-session';
+
+/** Which part an internal agent plays in a composition. */
+export type AgentRole = 'primary' | 'coagent';
+
+/** Where a user cancel caught the run, so the next prompt can say so. */
+export interface Interruption {
+  agent: string;
+  role: AgentRole;
+  at: number;
+}
+
+/**
+ * The one session a client sees. It wraps an InternalSession per role (each
+ * agent keeps its own history) and holds what the agents share: the todo
+ * list, the permission gate with its remembered answers, undo snapshots.
+ */
+export class ACPSession {
+  readonly id: string;
+  readonly cwd: string;
+  readonly createdAt: number;
+  readonly todos: TodoStore;
+  readonly permissions: PermissionGate;
+  readonly snapshots: SnapshotManager | undefined;
+  /** The composition (ACP agent) currently selected: the session's mode. */
+  agentName: string;
+  /** Set when the last run was cancelled; cleared when the next run starts. */
+  interruption: Interruption | undefined;
+  /** By `role:agentName`: switching compositions keeps each agent's history. */
+  private readonly internal = new Map<string, InternalSession>();
+
+  constructor(options: {
+    cwd: string;
+    agentName: string;
+    id?: string;
+    permissions?: PermissionGate;
+    todos?: TodoStore;
+    snapshots?: SnapshotManager;
+  }) {
+    this.id = options.id ?? randomUUID();
+    this.cwd = options.cwd;
+    this.agentName = options.agentName;
+    this.createdAt = Date.now();
+    this.todos = options.todos ?? new TodoStore();
+    this.permissions = options.permissions ?? new PermissionGate(DEFAULT_POLICY);
+    this.snapshots = options.snapshots;
+  }
+
+  /**
+   * The history of `agentName` playing `role`, created on first use.
+   * Compositions that share a primary agent share its history, so a mode
+   * switch continues the same conversation.
+   */
+  sessionFor(role: AgentRole, agentName: string): InternalSession {
+    const key = `${role}:${agentName}`;
+    let session = this.internal.get(key);
+    if (!session) {
+      session = new InternalSession(agentName);
+      this.internal.set(key, session);
+    }
+    return session;
+  }
+
+  /** Every internal session of this ACP session, with its role. */
+  internalSessions(): { role: AgentRole; session: InternalSession }[] {
+    return [...this.internal].map(([key, session]) => ({ role: key.split(':', 1)[0] as AgentRole, session }));
+  }
+}
