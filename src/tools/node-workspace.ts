@@ -2,12 +2,17 @@ import type { Dirent, Stats } from 'node:fs';
 import { promises as fs, realpathSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { runCommand } from './node-exec';
+import { findFilesWithRipgrep, grepWithRipgrep } from './node-search';
 import {
   type DirectoryEntry,
   type EntryInfo,
   type EntryType,
   type ExecOptions,
   type ExecResult,
+  type FindFilesOptions,
+  type FindFilesResult,
+  type GrepOptions,
+  type GrepResult,
   type Workspace,
   WorkspaceError,
 } from './workspace';
@@ -95,6 +100,14 @@ export class NodeWorkspace implements Workspace {
       maxOutputChars: this.maxExecOutputChars,
       killGraceMs: this.killGraceMs,
     });
+  }
+
+  findFiles(options: FindFilesOptions): Promise<FindFilesResult> {
+    return findFilesWithRipgrep(this, options);
+  }
+
+  grep(options: GrepOptions): Promise<GrepResult> {
+    return grepWithRipgrep(this, options);
   }
 
   private async folder(target: string): Promise<string> {

@@ -39,6 +39,74 @@ export interface ExecResult {
   aborted: boolean;
 }
 
+export interface FindFilesOptions {
+  /**
+   * Globs over paths relative to `path`; a file is listed when it matches
+   * any, every file when absent or empty. Syntax of .gitignore and ripgrep's
+   * --glob: `*` and `?` stay within a folder, a `**` segment spans folders,
+   * `[a-z]` classes, `{a,b}` alternatives. A glob without "/" matches file
+   * names at any depth (`*.ts` finds every .ts file); a leading "/" anchors it to `path`.
+   */
+  globs?: string[];
+  /** Workspace-relative folder to search; the root when absent. */
+  path?: string;
+  /** 'modified' (the default): newest first; 'path': alphabetical. */
+  sort?: 'modified' | 'path';
+  /** Most files returned. */
+  limit: number;
+  signal: AbortSignal;
+}
+
+export interface FindFilesResult {
+  /** Workspace-relative paths (forward slashes), at most `limit`. */
+  files: string[];
+  /** Files that matched, those beyond the limit included. */
+  total: number;
+  /** More files matched than `files` holds. */
+  truncated: boolean;
+}
+
+export interface GrepOptions {
+  /** A regular expression (ripgrep syntax; look-around and backreferences allowed), or literal text with fixedStrings. */
+  pattern: string;
+  /** Workspace-relative folder or file to search; the root when absent. */
+  path?: string;
+  /** File-name globs such as `*.ts` or `*.{ts,tsx}` (no "/"); only files whose name matches one are searched. */
+  include?: string[];
+  ignoreCase?: boolean;
+  /** Treat the pattern as literal text. */
+  fixedStrings?: boolean;
+  /** Lines kept before and after each match; none when absent. */
+  context?: number;
+  /** The search stops after this many matching lines. */
+  maxMatches: number;
+  signal: AbortSignal;
+}
+
+export interface GrepLine {
+  /** 1-based. */
+  line: number;
+  /** The line without its ending; very long lines (minified code) are cut around the match and marked with "…". */
+  text: string;
+}
+
+export interface GrepMatch extends GrepLine {
+  /** Workspace-relative, forward slashes. */
+  path: string;
+  /** Context lines just before and after, in order; context shared by two nearby matches appears in both. */
+  before: GrepLine[];
+  after: GrepLine[];
+}
+
+export interface GrepResult {
+  /** Matching lines, ordered by path, then line. */
+  matches: GrepMatch[];
+  /** More matches exist beyond maxMatches; which ones made the cut depends on search order. */
+  truncated: boolean;
+  /** Problems that did not stop the search (e.g. an unreadable file), in the backend's words. */
+  warnings: string[];
+}
+
 export interface Workspace {
   /** Absolute path of the workspace root. */
   readonly root: string;
@@ -52,6 +120,18 @@ export interface Workspace {
   writeFile(path: string, data: Uint8Array | string): Promise<void>;
   readDirectory(path: string): Promise<DirectoryEntry[]>;
   exec(command: string, options: ExecOptions): Promise<ExecResult>;
+  /**
+   * Files under `path` matching the globs, honouring .gitignore and .ignore
+   * files (with or without a git repository), hidden files included, .git
+   * skipped, symlinks not followed. Rejects with the signal's reason when aborted.
+   */
+  findFiles(options: FindFilesOptions): Promise<FindFilesResult>;
+  /**
+   * Searches file contents under `path` with the same file selection as
+   * findFiles (binary files skipped). An invalid pattern is a WorkspaceError
+   * that explains what is wrong. Rejects with the signal's reason when aborted.
+   */
+  grep(options: GrepOptions): Promise<GrepResult>;
 }
 
 export class WorkspaceError extends Error {

@@ -1,22 +1,15 @@
 import { posix } from 'node:path';
 import { z } from 'zod';
 import { defineTool } from '../define-tool';
-import type { EntryType, Workspace } from '../workspace';
+import { IGNORE_FILE_NAMES, IgnoreRules } from '../ignore-rules';
+import type { DirectoryEntry, EntryType, Workspace } from '../workspace';
 
 const MAX_DEPTH = 5;
 const MAX_ENTRIES = 500;
-/** Names never listed: version-control internals, dependency and cache folders, OS litter. */
-const NOISE = new Set([
-  '.git',
-  '.hg',
-  '.svn',
-  'node_modules',
-  '__pycache__',
-  '.venv',
-  '.mypy_cache',
-  '.pytest_cache',
-  '.DS_Store',
-]);
+/** Names never listed: version-control internals and OS litter. */
+const NOISE = new Set(['.git', '.hg', '.svn', '.DS_Store']);
+/** Dependency and cache folders: treated as ignored even when no ignore file names them. */
+const ALWAYS_IGNORED = new Set(['node_modules', '__pycache__', '.venv', '.mypy_cache', '.pytest_cache']);
 
 interface TreeNode {
   name: string;
@@ -24,6 +17,8 @@ interface TreeNode {
   children: TreeNode[];
   /** The folder could not be read (permissions, vanished meanwhile). */
   unreadable: boolean;
+  /** An ignored folder: listed, never entered. */
+  ignored: boolean;
   /** Chosen for the listing; the cap hides the rest. */
   shown: boolean;
 }
@@ -32,7 +27,9 @@ export const listDirectoryTool = defineTool({
   name: 'list_directory',
   description:
     'List a folder of the workspace as an indented tree (folders end with "/"). ' +
-    `Skips .git, node_modules and similar noise. Shows at most ${MAX_ENTRIES} entries.`,
+    'Honours .gitignore and .ignore files: ignored files are left out, and ignored folders (node_modules, ' +
+    'dist and the like, at any level) appear once as "name/ (ignored)" without their contents; list one by ' +
+    `its path to see inside. Skips .git. Shows at most ${MAX_ENTRIES} entries.`,
   kind: 'read',
   permission: 'read',
   parameters: z.object({
@@ -53,7 +50,8 @@ export const listDirectoryTool = defineTool({
     if (!info) throw new Error(`Folder not found: ${shown}.`);
     if (info.type !== 'directory') throw new Error(`${shown} is a file, not a folder. Use read_file to read it.`);
 
-    const tree = await readTree(workspace, shown, depth, signal);
+    const rules = await ancestorRules(workspace, shown);
+    const tree = await readTree(workspace, shown, depth, rules, signal);
     const { total, listed } = chooseShown(tree, MAX_ENTRIES);
     const rows = [`${shown}/`];
     if (tree.length === 0) rows.push('  (empty)');
@@ -69,16 +67,27 @@ export const listDirectoryTool = defineTool({
   },
 });
 
-async function readTree(workspace: Workspace, folder: string, levels: number, signal: AbortSignal): Promise<TreeNode[]> {
+async function readTree(
+  workspace: Workspace,
+  folder: string,
+  levels: number,
+  inherited: IgnoreRules,
+  signal: AbortSignal,
+): Promise<TreeNode[]> {
   signal.throwIfAborted();
   const entries = await workspace.readDirectory(folder);
+  const rules = await withIgnoreFiles(workspace, folder, inherited, entries);
   const nodes: TreeNode[] = [];
   for (const { name, type } of entries) {
     if (NOISE.has(name)) continue;
-    const node: TreeNode = { name, type, children: [], unreadable: false, shown: false };
-    if (type === 'directory' && levels > 1) {
+    const entry = posix.join(folder, name);
+    const isFolder = type === 'directory';
+    const ignored = (isFolder && ALWAYS_IGNORED.has(name)) || rules.ignores(entry, isFolder);
+    if (ignored && !isFolder) continue;
+    const node: TreeNode = { name, type, children: [], unreadable: false, ignored, shown: false };
+    if (isFolder && !ignored && levels > 1) {
       try {
-        node.children = await readTree(workspace, posix.join(folder, name), levels - 1, signal);
+        node.children = await readTree(workspace, entry, levels - 1, rules, signal);
       } catch (err) {
         if (signal.aborted) throw err;
         node.unreadable = true;
@@ -87,6 +96,34 @@ async function readTree(workspace: Workspace, folder: string, levels: number, si
     nodes.push(node);
   }
   return nodes;
+}
+
+/** The rules of the ignore files in the folders above `folder`, from the workspace root down. */
+async function ancestorRules(workspace: Workspace, folder: string): Promise<IgnoreRules> {
+  const parts = folder === '.' ? [] : folder.split('/');
+  let rules = IgnoreRules.none;
+  for (let index = 0; index < parts.length; index++) {
+    rules = await withIgnoreFiles(workspace, index === 0 ? '.' : parts.slice(0, index).join('/'), rules);
+  }
+  return rules;
+}
+
+/** `rules` plus the ignore files of `folder`; only those among `entries` when its entries are known. */
+async function withIgnoreFiles(
+  workspace: Workspace,
+  folder: string,
+  rules: IgnoreRules,
+  entries?: DirectoryEntry[],
+): Promise<IgnoreRules> {
+  for (const name of IGNORE_FILE_NAMES) {
+    if (entries && !entries.some((entry) => entry.name === name && entry.type === 'file')) continue;
+    const text = await workspace.readFile(posix.join(folder, name)).then(
+      (bytes) => Buffer.from(bytes).toString('utf8'),
+      () => undefined,
+    );
+    if (text !== undefined) rules = rules.extend(folder, text);
+  }
+  return rules;
 }
 
 /** Marks up to `max` entries as shown, breadth first, so upper levels are always complete first. */
@@ -118,6 +155,7 @@ function render(nodes: TreeNode[], level: number, rows: string[]): void {
 function label(node: TreeNode): string {
   switch (node.type) {
     case 'directory':
+      if (node.ignored) return `${node.name}/ (ignored)`;
       return node.unreadable ? `${node.name}/ (unreadable)` : `${node.name}/`;
     case 'symlink':
       return `${node.name} (symlink)`;

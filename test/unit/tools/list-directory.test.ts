@@ -21,10 +21,58 @@ describe('list_directory', () => {
   });
   afterEach(() => ws.remove());
 
-  it('lists an indented tree two levels deep, skipping noise', async () => {
+  it('lists an indented tree two levels deep, skipping .git and collapsing dependency folders', async () => {
     const result = await list({});
     assert.equal(result.status, 'success');
-    assert.equal(result.output, ['./', '  README.md', '  pkg/', '  src/', '    index.ts', '    tools/'].join('\n'));
+    assert.equal(
+      result.output,
+      [
+        './',
+        '  README.md',
+        '  node_modules/ (ignored)',
+        '  pkg/',
+        '    __pycache__/ (ignored)',
+        '  src/',
+        '    index.ts',
+        '    tools/',
+      ].join('\n'),
+    );
+  });
+
+  it('honours .gitignore (root and nested, negation, anchoring) and .ignore', async () => {
+    const files: Record<string, string> = {
+      '.gitignore': '*.log\n!keep.log\ndist/\n/build\n',
+      '.ignore': 'secret.txt\n',
+      'debug.log': '',
+      'keep.log': '',
+      'secret.txt': '',
+      'dist/bundle.js': '',
+      'build/out.o': '',
+      'src/.gitignore': '*.tmp\n',
+      'src/scratch.tmp': '',
+      'src/trace.log': '',
+      'src/build/made.ts': '',
+      'src/packages/ui/dist/ui.js': '',
+    };
+    for (const [name, content] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(ws.root, name)), { recursive: true });
+      fs.writeFileSync(path.join(ws.root, name), content);
+    }
+    const result = await list({ depth: 4 });
+    const rows = result.output.split('\n');
+    for (const hidden of ['debug.log', 'secret.txt', 'scratch.tmp', 'trace.log', 'bundle.js', 'out.o', 'ui.js']) {
+      assert.ok(!rows.some((row) => row.trim() === hidden), `${hidden} is left out:\n${result.output}`);
+    }
+    for (const shown of ['  keep.log', '  build/ (ignored)', '  dist/ (ignored)', '    build/', '      made.ts', '        dist/ (ignored)']) {
+      assert.ok(rows.includes(shown), `"${shown}" is listed:\n${result.output}`);
+    }
+  });
+
+  it('applies the ignore files above a subfolder, and lists an ignored folder asked for by path', async () => {
+    fs.writeFileSync(path.join(ws.root, '.gitignore'), '*.log\n');
+    fs.writeFileSync(path.join(ws.root, 'src', 'tools', 'run.log'), '');
+    assert.equal((await list({ path: 'src/tools', depth: 1 })).output, ['src/tools/', '  bash.ts', '  deeper/'].join('\n'));
+    assert.equal((await list({ path: 'node_modules' })).output, ['node_modules/', '  zod/', '    index.js'].join('\n'));
   });
 
   it('descends as deep as asked, from a subfolder', async () => {
@@ -50,9 +98,9 @@ describe('list_directory', () => {
     const result = await list({});
     const rows = result.output.split('\n');
     assert.ok(rows.includes('  top-29.txt'), 'every top-level entry is shown');
-    assert.ok(rows.includes('    … 135 more'), rows.slice(-5).join('\n'));
-    assert.equal(rows.at(-1), '[135 of 635 entries not shown: the listing stops at 500; list a subfolder or use a smaller depth]');
-    assert.deepEqual(result.metadata.extra, { entries: 635, shown: 500 });
+    assert.ok(rows.includes('    … 137 more'), rows.slice(-5).join('\n'));
+    assert.equal(rows.at(-1), '[137 of 637 entries not shown: the listing stops at 500; list a subfolder or use a smaller depth]');
+    assert.deepEqual(result.metadata.extra, { entries: 637, shown: 500 });
   });
 
   it('reports a missing folder and points files to read_file', async () => {

@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import { defineTool } from '../define-tool';
+
+const MAX_FILES = 200;
+
+export const globTool = defineTool({
+  name: 'glob',
+  description:
+    'Find files by name pattern, newest first, e.g. "src/**/*.ts", "**/*.test.{ts,tsx}" or "package.json". ' +
+    '`*` and `?` stay within a folder, `**` spans folders, `{a,b}` gives alternatives; a pattern without "/" ' +
+    'matches file names at any depth. Files ignored by .gitignore or .ignore are left out, hidden files are ' +
+    'included. ' +
+    `Shows at most ${MAX_FILES} paths. To search file contents use grep.`,
+  kind: 'search',
+  permission: 'read',
+  parameters: z.object({
+    pattern: z.string().min(1).describe('Glob matched against paths relative to `path`.'),
+    path: z.string().optional().describe('Folder to search, relative to the workspace root (default: the root).'),
+  }),
+  summarize: ({ pattern, path }) => (path === undefined ? pattern : `${pattern} in ${path}`),
+  locations: ({ path }) => (path === undefined ? [] : [{ path }]),
+  async execute({ pattern, path }, { workspace, signal }) {
+    const found = await workspace.findFiles({ globs: [pattern], path, limit: MAX_FILES, signal });
+    const where = path === undefined ? '' : ` in ${workspace.relative(path)}`;
+    const extra = { files: found.total, shown: found.files.length };
+    if (found.total === 0) return { output: `No files match "${pattern}"${where}.`, extra };
+    const rows = [...found.files];
+    if (found.truncated) {
+      const hidden = found.total - found.files.length;
+      rows.push(
+        '',
+        `[${hidden} more of ${found.total} files not shown, the newest ${found.files.length} are above; ` +
+          'use a more specific pattern or a subfolder as path]',
+      );
+    }
+    return { output: rows.join('\n'), extra };
+  },
+});

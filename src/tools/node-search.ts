@@ -1,0 +1,227 @@
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { pathGlob } from './glob-pattern';
+import { runRipgrep } from './run-ripgrep';
+import {
+  type FindFilesOptions,
+  type FindFilesResult,
+  type GrepLine,
+  type GrepMatch,
+  type GrepOptions,
+  type GrepResult,
+  type Workspace,
+  WorkspaceError,
+} from './workspace';
+
+/** What the searches need from a workspace: confinement and display paths. */
+export type SearchRoot = Pick<Workspace, 'root' | 'resolve' | 'relative'>;
+
+/**
+ * Flags of every search: hidden files in, .git out, ignore files honoured
+ * even outside a git repository. Symlinks are never followed (no --follow),
+ * so a link cannot lead a search out of the workspace.
+ */
+const SELECTION_ARGS = ['--hidden', '--glob=!.git', '--no-require-git'];
+/** Lines longer than this (minified code) are cut around the match; JSON output ignores --max-columns. */
+const MAX_LINE_CHARS = 400;
+/** Characters kept before the match when a long line is cut. */
+const LEAD_CHARS = 100;
+const MAX_WARNINGS = 5;
+
+/** Workspace.findFiles on ripgrep's --files. */
+export async function findFilesWithRipgrep(workspace: SearchRoot, options: FindFilesOptions): Promise<FindFilesResult> {
+  const folder = await existingTarget(workspace, options.path);
+  const globs = (options.globs ?? []).map(pathGlob);
+  const matches = (file: string) => {
+    const relative = path.relative(folder, file).split(path.sep).join('/');
+    return globs.length === 0 || globs.some((glob) => glob(relative || path.basename(file)));
+  };
+  const files: string[] = [];
+  let listed = 0;
+  let total = 0;
+  const sort = options.sort === 'path' ? '--sort=path' : '--sortr=modified';
+  const run = await runRipgrep(['--files', '--null', ...SELECTION_ARGS, sort, '--', folder], {
+    separator: '\0',
+    signal: options.signal,
+    onRecord(file) {
+      listed++;
+      if (!matches(file)) return true;
+      total++;
+      if (files.length < options.limit) files.push(workspace.relative(file));
+      return true;
+    },
+  });
+  if (run.exitCode === 2 && listed === 0) {
+    throw new WorkspaceError(`Listing files failed: ${cleanMessage(run.stderr, workspace.root)}`);
+  }
+  return { files, total, truncated: total > files.length };
+}
+
+/** Workspace.grep on ripgrep's --json output, read as it streams; rg is stopped once the cap is passed. */
+export async function grepWithRipgrep(workspace: SearchRoot, options: GrepOptions): Promise<GrepResult> {
+  checkInclude(options.include ?? []);
+  const target = await existingTarget(workspace, options.path);
+  const collector = new MatchCollector(options.context ?? 0, options.maxMatches, (file) => workspace.relative(file));
+  const run = await runRipgrep(grepArgs(options, target), {
+    separator: '\n',
+    signal: options.signal,
+    onRecord: (line) => collector.add(JSON.parse(line) as RgMessage),
+  });
+  const message = cleanMessage(run.stderr, workspace.root);
+  // rg exits with 2 both when it cannot start searching (a bad pattern) and
+  // when some files failed along the way; only a finished search has a summary.
+  if (run.exitCode === 2 && !collector.finished) throw new WorkspaceError(`Search failed: ${message}`);
+  return {
+    matches: collector.matches.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+    truncated: collector.truncated,
+    warnings: message === '' ? [] : message.split('\n').slice(0, MAX_WARNINGS),
+  };
+}
+
+function checkInclude(include: string[]): void {
+  const withFolder = include.find((glob) => glob.includes('/'));
+  if (withFolder !== undefined) {
+    throw new WorkspaceError(
+      `The include glob "${withFolder}" has a "/": it matches file names only; give the folder as the path instead.`,
+    );
+  }
+}
+
+function grepArgs(options: GrepOptions, target: string): string[] {
+  const include = options.include ?? [];
+  return [
+    '--json',
+    ...SELECTION_ARGS,
+    // Picks PCRE2 when the pattern needs look-around or backreferences.
+    '--engine=auto',
+    ...(options.ignoreCase ? ['--ignore-case'] : []),
+    ...(options.fixedStrings ? ['--fixed-strings'] : []),
+    ...(options.context ? [`--context=${options.context}`] : []),
+    // A file type rather than --glob: ripgrep lets a --glob override ignore
+    // files, a type only narrows what they leave.
+    ...include.map((glob) => `--type-add=include:${glob}`),
+    ...(include.length > 0 ? ['--type=include'] : []),
+    '--regexp',
+    options.pattern,
+    '--',
+    target,
+  ];
+}
+
+async function existingTarget(workspace: SearchRoot, target = '.'): Promise<string> {
+  const real = await workspace.resolve(target);
+  try {
+    await fs.stat(real);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw new WorkspaceError(`Path not found: ${workspace.relative(target)}.`);
+    throw err;
+  }
+  return real;
+}
+
+/** rg's stderr for a person or a model: no "rg: " prefixes or ~~~ rulers, workspace paths relative. */
+function cleanMessage(stderr: string, root: string): string {
+  return stderr
+    .split(`${root}${path.sep}`)
+    .join('')
+    .replace(/^rg: /gm, '')
+    .replace(/^~+\n/gm, '')
+    .trim();
+}
+
+/** One line of `rg --json`; the fields read here, not all rg sends. */
+type RgMessage =
+  | { type: 'begin' | 'end'; data: { path: RgData } }
+  | { type: 'match' | 'context'; data: RgLines }
+  | { type: 'summary'; data: unknown };
+
+/** rg sends text as UTF-8 when it can, base64 bytes otherwise. */
+type RgData = { text: string } | { bytes: string };
+
+interface RgLines {
+  path: RgData;
+  lines: RgData;
+  line_number: number;
+  /** Byte offsets within the line. */
+  submatches: { start: number }[];
+}
+
+/**
+ * Turns the stream of rg messages into GrepMatches. rg sends each context
+ * line once, between the matches it belongs to; a line goes to the match
+ * before it and to the one after it when within `context` lines of each.
+ */
+class MatchCollector {
+  readonly matches: GrepMatch[] = [];
+  truncated = false;
+  /** rg sent its summary: the search ran to the end. */
+  finished = false;
+  private file = '';
+  private previous: GrepMatch | undefined;
+  private pending: GrepLine[] = [];
+
+  constructor(
+    private readonly context: number,
+    private readonly max: number,
+    private readonly display: (file: string) => string,
+  ) {}
+
+  /** Takes one message; false when a match beyond the cap arrives and the search should stop. */
+  add(message: RgMessage): boolean {
+    switch (message.type) {
+      case 'begin':
+        this.file = this.display(decode(message.data.path));
+        this.previous = undefined;
+        this.pending = [];
+        return true;
+      case 'context':
+        this.addContext(grepLine(message.data));
+        return true;
+      case 'match':
+        return this.addMatch(message.data);
+      case 'summary':
+        this.finished = true;
+        return true;
+      case 'end':
+        return true;
+    }
+  }
+
+  private addContext(line: GrepLine): void {
+    if (this.previous && line.line - this.previous.line <= this.context) this.previous.after.push(line);
+    this.pending.push(line);
+  }
+
+  private addMatch(data: RgLines): boolean {
+    if (this.matches.length === this.max) {
+      this.truncated = true;
+      return false;
+    }
+    const line = grepLine(data);
+    const before = this.pending.filter((candidate) => line.line - candidate.line <= this.context);
+    const match: GrepMatch = { path: this.file, ...line, before, after: [] };
+    this.matches.push(match);
+    this.previous = match;
+    this.pending = [];
+    return true;
+  }
+}
+
+function grepLine(data: RgLines): GrepLine {
+  return { line: data.line_number, text: lineText(decode(data.lines), data.submatches[0]?.start ?? 0) };
+}
+
+function decode(data: RgData): string {
+  return 'text' in data ? data.text : Buffer.from(data.bytes, 'base64').toString('utf8');
+}
+
+/** The line without its ending, cut around the byte offset `matchStart` when too long to show whole. */
+function lineText(line: string, matchStart: number): string {
+  const text = line.replace(/\r?\n$/, '');
+  if (text.length <= MAX_LINE_CHARS) return text;
+  const matchIndex = Buffer.from(text, 'utf8').subarray(0, matchStart).toString('utf8').length;
+  const from = Math.max(0, matchIndex - LEAD_CHARS);
+  const to = from + MAX_LINE_CHARS;
+  return `${from > 0 ? '…' : ''}${text.slice(from, to)}${to < text.length ? '…' : ''}`;
+}

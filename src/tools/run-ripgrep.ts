@@ -1,0 +1,104 @@
+import { spawn } from 'node:child_process';
+import { StringDecoder } from 'node:string_decoder';
+import { rgPath } from '@vscode/ripgrep';
+import { commandEnvironment } from './node-exec';
+import { WorkspaceError } from './workspace';
+
+const MAX_STDERR_CHARS = 8_000;
+
+export interface RipgrepOptions {
+  /** What ends each record on stdout. */
+  separator: '\n' | '\0';
+  signal: AbortSignal;
+  /** Gets each record as it arrives; returning false stops rg. */
+  onRecord: (record: string) => boolean;
+}
+
+export interface RipgrepRun {
+  /** null when rg was stopped. */
+  exitCode: number | null;
+  stderr: string;
+}
+
+/**
+ * Runs rg directly (no shell, no config file) and streams its records to
+ * `onRecord`. Settles once rg has exited; rejects with the signal's reason
+ * when aborted and with the error when `onRecord` throws.
+ */
+export function runRipgrep(args: string[], options: RipgrepOptions): Promise<RipgrepRun> {
+  const { signal } = options;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const child = spawn(rgPath, args, { env: searchEnvironment(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const records = new RecordSplitter(options.separator);
+    let stopped = false;
+    let failure: unknown;
+    const stop = () => {
+      stopped = true;
+      child.kill();
+    };
+    const deliver = (batch: string[]) => {
+      try {
+        for (const record of batch) {
+          if (stopped) return;
+          if (!options.onRecord(record)) stop();
+        }
+      } catch (err) {
+        failure = err;
+        stop();
+      }
+    };
+    signal.addEventListener('abort', stop, { once: true });
+    child.stdout.on('data', (chunk: Buffer) => deliver(records.push(chunk)));
+    let stderr = '';
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (text: string) => {
+      if (stderr.length < MAX_STDERR_CHARS) stderr += text;
+    });
+    child.on('error', (err) => {
+      signal.removeEventListener('abort', stop);
+      reject(new WorkspaceError(`Could not start ripgrep (${rgPath}): ${err.message}`));
+    });
+    child.on('close', (exitCode) => {
+      signal.removeEventListener('abort', stop);
+      if (!stopped) deliver(records.end());
+      if (signal.aborted) reject(signal.reason);
+      else if (failure !== undefined) reject(failure);
+      else resolve({ exitCode, stderr });
+    });
+  });
+}
+
+/** The environment for rg: the commands' one, without a config file that could change its flags. */
+function searchEnvironment(): NodeJS.ProcessEnv {
+  const env = commandEnvironment();
+  delete env.RIPGREP_CONFIG_PATH;
+  return env;
+}
+
+/** Splits a byte stream into separator-terminated UTF-8 records; a long record costs time linear in its length. */
+class RecordSplitter {
+  private readonly decoder = new StringDecoder('utf8');
+  private partial: string[] = [];
+
+  constructor(private readonly separator: string) {}
+
+  push(chunk: Buffer): string[] {
+    const text = this.decoder.write(chunk);
+    const parts = text.split(this.separator);
+    if (parts.length === 1) {
+      this.partial.push(text);
+      return [];
+    }
+    parts[0] = this.partial.join('') + parts[0];
+    this.partial = [parts.pop()!];
+    return parts;
+  }
+
+  /** The last record when the stream did not end with a separator. */
+  end(): string[] {
+    const rest = this.partial.join('') + this.decoder.end();
+    this.partial = [];
+    return rest === '' ? [] : [rest];
+  }
+}

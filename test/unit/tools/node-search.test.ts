@@ -1,0 +1,197 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { FindFilesOptions, GrepOptions } from '../../../src/tools/workspace';
+import { tempDir, tempWorkspace } from './temp-workspace';
+
+/** Every rg this process started that still runs. */
+function runningRipgreps(): string[] {
+  return fs
+    .readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return stat.includes('(rg)') && ppid === String(process.pid) && state !== 'Z';
+      } catch {
+        return false;
+      }
+    });
+}
+
+const TREE = {
+  '.gitignore': '*.log\n!keep.log\ndist/\n/build\n',
+  'src/.gitignore': '*.tmp\n',
+  'src/app.ts': 'export const needle = 1;\n',
+  'src/app.tmp': 'needle\n',
+  'src/build/made.ts': 'needle\n',
+  'src/deep/er/util.ts': 'const Needle = 2;\n',
+  'src/style.css': 'body {}\n',
+  'debug.log': 'needle\n',
+  'keep.log': 'needle\n',
+  'dist/out.js': 'needle\n',
+  'build/out.js': 'needle\n',
+  'vendor/.ignore': 'generated.ts\n',
+  'vendor/generated.ts': 'needle\n',
+  'vendor/lib.ts': 'needle\n',
+  '.github/ci.yml': 'needle: true\n',
+  '.git/HEAD': 'needle\n',
+};
+
+describe('NodeWorkspace search (ripgrep)', () => {
+  let ws: ReturnType<typeof tempWorkspace>;
+  const signal = new AbortController().signal;
+  const find = (options: Partial<FindFilesOptions> = {}) =>
+    ws.workspace.findFiles({ limit: 100, sort: 'path', signal, ...options });
+  const grep = (options: Partial<GrepOptions>) => ws.workspace.grep({ pattern: 'needle', maxMatches: 100, signal, ...options });
+
+  beforeEach(() => {
+    ws = tempWorkspace(TREE);
+  });
+  afterEach(() => ws.remove());
+
+  describe('findFiles', () => {
+    it('honours root, nested and .ignore files with negation and anchoring, keeps hidden files, skips .git', async () => {
+      const { files, total, truncated } = await find();
+      assert.deepEqual(files, [
+        '.github/ci.yml',
+        '.gitignore',
+        'keep.log',
+        'src/.gitignore',
+        'src/app.ts',
+        'src/build/made.ts',
+        'src/deep/er/util.ts',
+        'src/style.css',
+        'vendor/.ignore',
+        'vendor/lib.ts',
+      ]);
+      assert.equal(total, 10);
+      assert.equal(truncated, false);
+    });
+
+    it('matches globs relative to the path, names without "/" at any depth', async () => {
+      assert.deepEqual((await find({ globs: ['src/**/*.ts'] })).files, ['src/app.ts', 'src/build/made.ts', 'src/deep/er/util.ts']);
+      assert.deepEqual((await find({ globs: ['*.{yml,css}'] })).files, ['.github/ci.yml', 'src/style.css']);
+      assert.deepEqual((await find({ globs: ['*.ts'], path: 'src/deep' })).files, ['src/deep/er/util.ts']);
+      assert.deepEqual((await find({ globs: ['/*.ts'], path: 'src' })).files, ['src/app.ts']);
+      assert.deepEqual((await find({ globs: ['*.log'] })).files, ['keep.log'], 'a glob does not bring ignored files back');
+    });
+
+    it('sorts newest first by default and caps at the limit, counting the rest', async () => {
+      const newestFirst = ['src/style.css', 'vendor/lib.ts', 'src/app.ts', 'keep.log', 'src/deep/er/util.ts', 'src/build/made.ts'];
+      newestFirst.forEach((file, index) => {
+        const time = new Date(Date.now() - (index + 1) * 60_000);
+        fs.utimesSync(path.join(ws.root, file), time, time);
+      });
+      const all = await ws.workspace.findFiles({ globs: ['*.{ts,css,log}'], limit: 10, signal });
+      assert.deepEqual(all, { files: newestFirst, total: 6, truncated: false });
+      const capped = await ws.workspace.findFiles({ globs: ['*.{ts,css,log}'], limit: 2, signal });
+      assert.deepEqual(capped, { files: newestFirst.slice(0, 2), total: 6, truncated: true });
+    });
+
+    it('reports a malformed glob and a missing folder', async () => {
+      await assert.rejects(find({ globs: ['src/{a,b'] }), /Invalid glob "src\/\{a,b": a "\{" is never closed/);
+      await assert.rejects(find({ path: 'nope' }), /Path not found: nope\./);
+    });
+  });
+
+  describe('grep', () => {
+    it('finds matching lines by path then line, honouring the same ignore rules', async () => {
+      const result = await grep({});
+      assert.deepEqual(
+        result.matches.map((match) => `${match.path}:${match.line}`),
+        ['.github/ci.yml:1', 'keep.log:1', 'src/app.ts:1', 'src/build/made.ts:1', 'vendor/lib.ts:1'],
+      );
+      assert.equal(result.matches.find((match) => match.path === 'src/app.ts')!.text, 'export const needle = 1;');
+      assert.equal(result.truncated, false);
+      assert.deepEqual(result.warnings, []);
+    });
+
+    it('narrows by path, file-name globs, case and literal text', async () => {
+      const paths = async (options: Partial<GrepOptions>) => (await grep(options)).matches.map((match) => match.path);
+      assert.deepEqual(await paths({ path: 'src', include: ['*.ts'] }), ['src/app.ts', 'src/build/made.ts']);
+      assert.deepEqual(await paths({ path: 'src', ignoreCase: true, include: ['util.*'] }), ['src/deep/er/util.ts']);
+      assert.deepEqual(await paths({ include: ['*.log'] }), ['keep.log'], 'include does not bring ignored files back');
+      assert.deepEqual(await paths({ pattern: 'body {}', fixedStrings: true }), ['src/style.css']);
+      assert.deepEqual(await paths({ pattern: '(?<=export const )needle' }), ['src/app.ts'], 'look-around works');
+      await assert.rejects(grep({ include: ['src/*.ts'] }), /matches file names only; give the folder as the path/);
+    });
+
+    it('keeps context lines before and after, sharing them between nearby matches', async () => {
+      fs.writeFileSync(path.join(ws.root, 'ctx.txt'), ['a', 'hit 1', 'b', 'c', 'hit 2', 'd', 'e', 'f', 'g', 'h', 'hit 3'].join('\n'));
+      const { matches } = await grep({ path: 'ctx.txt', pattern: 'hit', context: 2 });
+      const lines = (list: { line: number }[]) => list.map((line) => line.line);
+      assert.deepEqual(
+        matches.map((match) => [lines(match.before), match.line, lines(match.after)]),
+        [
+          [[1], 2, [3, 4]],
+          [[3, 4], 5, [6, 7]],
+          [[9, 10], 11, []],
+        ],
+      );
+      assert.deepEqual(matches[0]!.before, [{ line: 1, text: 'a' }]);
+    });
+
+    it('cuts very long lines around the match', async () => {
+      fs.writeFileSync(path.join(ws.root, 'min.js'), `${'x'.repeat(5000)}needle${'y'.repeat(5000)}`);
+      const [match] = (await grep({ path: 'min.js' })).matches;
+      assert.ok(match!.text.length < 500, `${match!.text.length} characters`);
+      assert.match(match!.text, /^…x+needley+…$/);
+    });
+
+    it('stops at the cap, saying more exist, and leaves no rg running', async () => {
+      fs.writeFileSync(path.join(ws.root, 'many.txt'), 'needle\n'.repeat(200_000));
+      const result = await grep({ path: 'many.txt', maxMatches: 5 });
+      assert.equal(result.matches.length, 5);
+      assert.equal(result.truncated, true);
+      assert.deepEqual(runningRipgreps(), []);
+      const exact = await grep({ path: 'src/app.ts', maxMatches: 1 });
+      assert.equal(exact.truncated, false, 'exactly the cap is not truncated');
+    });
+
+    it('stops rg when aborted and rejects with the reason', async () => {
+      fs.writeFileSync(path.join(ws.root, 'many.txt'), 'needle\n'.repeat(300_000));
+      const controller = new AbortController();
+      const started = performance.now();
+      const search = ws.workspace.grep({ pattern: 'needle', maxMatches: 10_000_000, signal: controller.signal });
+      setTimeout(() => controller.abort(new Error('stop now')), 30);
+      await assert.rejects(search, /stop now/);
+      assert.ok(performance.now() - started < 2_000);
+      assert.deepEqual(runningRipgreps(), []);
+    });
+
+    it('explains an invalid regular expression', async () => {
+      await assert.rejects(grep({ pattern: 'foo(' }), (err: Error) => {
+        assert.equal(err.name, 'WorkspaceError');
+        assert.match(err.message, /^Search failed: .*regex/s);
+        assert.match(err.message, /unclosed group/);
+        return true;
+      });
+    });
+  });
+
+  describe('confinement', () => {
+    let outside: ReturnType<typeof tempDir>;
+    beforeEach(() => {
+      outside = tempDir('crow-outside-');
+      fs.writeFileSync(path.join(outside.dir, 'secret.ts'), 'needle\n');
+      fs.symlinkSync(outside.dir, path.join(ws.root, 'out-dir'));
+      fs.symlinkSync(path.join(outside.dir, 'secret.ts'), path.join(ws.root, 'out-file.ts'));
+    });
+    afterEach(() => outside.remove());
+
+    it('refuses a path outside the workspace, directly or through a symlink', async () => {
+      await assert.rejects(grep({ path: '..' }), /must stay inside the workspace root/);
+      await assert.rejects(find({ path: 'out-dir' }), /must stay inside the workspace root/);
+      await assert.rejects(grep({ path: 'out-file.ts' }), /must stay inside the workspace root/);
+    });
+
+    it('does not follow symlinks out while walking', async () => {
+      const files = (await find({ globs: ['*.ts'] })).files;
+      assert.ok(!files.some((file) => file.startsWith('out-')), files.join(', '));
+      const matches = (await grep({})).matches.map((match) => match.path);
+      assert.ok(!matches.some((file) => file.startsWith('out-')), matches.join(', '));
+    });
+  });
+});
