@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../define-tool';
+import { unifiedDiff } from '../unified-diff';
 
 export const writeFileTool = defineTool({
   name: 'write_file',
@@ -22,36 +23,16 @@ export const writeFileTool = defineTool({
     const before = info ? new TextDecoder().decode(await workspace.readFile(path)) : undefined;
     await workspace.writeFile(path, content);
 
-    const { added, removed } = countChangedLines(before ?? '', content);
+    const { diff, linesAdded, linesRemoved } = unifiedDiff(shown, before, content);
     const output =
-      before === undefined ? `Created ${shown} (+${added} lines).` : `Overwrote ${shown} (+${added} -${removed} lines).`;
+      before === undefined
+        ? `Created ${shown} (+${linesAdded} lines).`
+        : `Overwrote ${shown} (+${linesAdded} -${linesRemoved} lines).`;
     return {
       output,
       filesModified: [shown],
-      extra: { created: before === undefined, linesAdded: added, linesRemoved: removed },
+      diff,
+      extra: { created: before === undefined, linesAdded, linesRemoved },
     };
   },
 });
-
-/**
- * Lines added and removed, counted as a multiset difference: a line counts as
- * kept as often as it occurs on both sides, wherever it moved.
- */
-export function countChangedLines(before: string, after: string): { added: number; removed: number } {
-  const unmatched = new Map<string, number>();
-  for (const line of lines(before)) unmatched.set(line, (unmatched.get(line) ?? 0) + 1);
-  let added = 0;
-  for (const line of lines(after)) {
-    const count = unmatched.get(line) ?? 0;
-    if (count > 0) unmatched.set(line, count - 1);
-    else added++;
-  }
-  let removed = 0;
-  for (const count of unmatched.values()) removed += count;
-  return { added, removed };
-}
-
-function lines(text: string): string[] {
-  if (text === '') return [];
-  return (text.endsWith('\n') ? text.slice(0, -1) : text).split('\n');
-}

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { countChangedLines, writeFileTool } from '../../../src/tools/builtin/write-file';
+import { writeFileTool } from '../../../src/tools/builtin/write-file';
 import { tempWorkspace, toolContext } from './temp-workspace';
 
 describe('write_file', () => {
@@ -52,12 +52,12 @@ describe('write_file', () => {
     assert.match(missing.error ?? '', /path:/);
   });
 
-  it('counts changed lines as a multiset difference', () => {
-    assert.deepEqual(countChangedLines('', ''), { added: 0, removed: 0 });
-    assert.deepEqual(countChangedLines('a\nb\n', 'a\nb'), { added: 0, removed: 0 });
-    assert.deepEqual(countChangedLines('a\nb\nc\n', 'c\na\nb\n'), { added: 0, removed: 0 });
-    assert.deepEqual(countChangedLines('x\nx\ny\n', 'x\ny\ny\n'), { added: 1, removed: 1 });
-    assert.deepEqual(countChangedLines('a\n', ''), { added: 0, removed: 1 });
+  it('returns the unified diff and counts lines from it', async () => {
+    const result = await write({ path: 'notes.md', content: 'three\none\ntwo\n' });
+    assert.equal(result.output, 'Overwrote notes.md (+1 -1 lines).');
+    assert.equal(result.metadata.diff, '--- a/notes.md\n+++ b/notes.md\n@@ -1,3 +1,3 @@\n+three\n one\n two\n-three\n');
+    const created = await write({ path: 'new.txt', content: 'x' });
+    assert.equal(created.metadata.diff, '--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,1 @@\n+x\n\\ No newline at end of file\n');
   });
 
   it('is an edit tool located at its path', () => {
