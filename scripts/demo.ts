@@ -74,7 +74,7 @@ function scenario(): ScriptedReply[] {
 
 async function main(): Promise<number> {
   const workspace = mkdtempSync(join(tmpdir(), 'crow-demo-'));
-  // The user's own config must not steer the scripted run.
+  // The user's own config must not steer the scripted run, nor its undo data land in theirs.
   const configHome = mkdtempSync(join(tmpdir(), 'crow-demo-config-'));
   writeFileSync(join(workspace, 'calc.js'), CALC_BUGGY);
   writeFileSync(join(workspace, 'test.js'), TEST);
@@ -115,6 +115,7 @@ function runCrow(workspace: string, baseUrl: string, configHome: string): Promis
       ANTHROPIC_API_KEY: 'demo-key-not-a-real-key',
       ANTHROPIC_BASE_URL: baseUrl,
       XDG_CONFIG_HOME: configHome,
+      XDG_DATA_HOME: configHome,
       ...(process.stdout.isTTY ? { FORCE_COLOR: '1' } : {}),
     },
   });

@@ -19,8 +19,9 @@ function crow(
   args: string[],
   env: Record<string, string> = {},
   onStarted?: (child: ReturnType<typeof spawn>, output: { stderr: string }) => void,
+  sharedHome?: string,
 ): Promise<Run> {
-  const home = mkdtempSync(join(tmpdir(), 'crow-home-'));
+  const home = sharedHome ?? mkdtempSync(join(tmpdir(), 'crow-home-'));
   const child = spawn(process.execPath, [CROW, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { PATH: process.env.PATH!, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), ...env },
@@ -31,7 +32,7 @@ function crow(
   onStarted?.(child, output);
   return new Promise((done) =>
     child.on('close', (code) => {
-      rmSync(home, { recursive: true, force: true });
+      if (!sharedHome) rmSync(home, { recursive: true, force: true });
       done({ code, ...output });
     }),
   );
@@ -207,5 +208,40 @@ describe('crow binary', () => {
     assert.match(run.stderr, /exit 0 · allowed/);
     assert.match(run.stderr, /Permission needed for Run: echo sneaky; touch z\.txt/);
     assert.ok(!existsSync(join(workspace, 'z.txt')), 'a chained command is not covered by the prefix');
+  });
+
+  it('undoes what the last prompt changed, after showing what will change', async () => {
+    writeFileSync(join(workspace, 'keep.txt'), 'original\n');
+    server.enqueue(
+      'anthropic',
+      {
+        blocks: [
+          { type: 'tool_call', name: 'write_file', arguments: { path: 'keep.txt', content: 'changed by the agent\n' } },
+          { type: 'tool_call', name: 'write_file', arguments: { path: 'new.txt', content: 'new\n' } },
+        ],
+      },
+      { blocks: [{ type: 'text', text: 'Changed.' }] },
+    );
+    const home = mkdtempSync(join(tmpdir(), 'crow-home-'));
+    try {
+      const env = { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.anthropicBaseUrl };
+      const run = await crow(['run', 'Change things', '--cwd', workspace, '--provider', 'anthropic', '--allow', 'write'], env, undefined, home);
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(readFileSync(join(workspace, 'keep.txt'), 'utf8'), 'changed by the agent\n');
+
+      const preview = await crow(['undo', '--cwd', workspace], {}, undefined, home);
+      assert.equal(preview.code, 2, 'without a terminal it only previews');
+      assert.match(preview.stdout, /keep\.txt/);
+      assert.match(preview.stdout, /new\.txt/);
+      assert.match(preview.stderr, /--yes/);
+      assert.equal(readFileSync(join(workspace, 'keep.txt'), 'utf8'), 'changed by the agent\n', 'a preview changes nothing');
+
+      const undo = await crow(['undo', '--cwd', workspace, '--yes'], {}, undefined, home);
+      assert.equal(undo.code, 0, undo.stderr);
+      assert.equal(readFileSync(join(workspace, 'keep.txt'), 'utf8'), 'original\n');
+      assert.ok(!existsSync(join(workspace, 'new.txt')));
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });

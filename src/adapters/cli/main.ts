@@ -2,11 +2,13 @@ import { ConfigError } from '../../config/provider-config';
 import { version } from '../../../package.json';
 import { processIO, UsageError, type CliIO } from './cli-io';
 import { runCommand } from './run-command';
+import { undoCommand } from './undo-command';
 
 export const HELP = `Crow Agent ${version} — a coding agent for your terminal, editor and any ACP client.
 
 Usage:
   crow run "<prompt>" [--cwd DIR] [--provider P] [--model M]   run one agent turn
+  crow undo [--session ID] [--cwd DIR] [--yes]                 put back the files the last prompt changed
   crow --version                                              print the version
   crow --help                                                 this help
 
@@ -32,6 +34,8 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
         return 0;
       case 'run':
         return await runCommand(rest, io);
+      case 'undo':
+        return await undoCommand(rest, io);
       default:
         throw new UsageError(`Unknown command "${command}". Run "crow --help" for the commands.`);
     }

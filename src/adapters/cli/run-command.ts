@@ -12,6 +12,7 @@ import { PermissionGate } from '../../tools/permissions';
 import { builtinTools } from '../../tools/registry';
 import { TodoStore } from '../../tools/todos';
 import { terminalAsk } from './cli-approval';
+import { prepareUndo } from './undo-setup';
 import { RunRenderer } from './run-renderer';
 import { styleFor } from './terminal-style';
 import { UsageError, type CliIO } from './cli-io';
@@ -32,6 +33,7 @@ Options:
                        (default: reads allowed; writes, commands and network
                        ask on a terminal and are denied when nobody can answer)
   --json               print events as JSON lines on stdout instead
+  --no-undo            do not record the workspace for \`crow undo\`
   -h, --help           show this help
 
 Keys come from ANTHROPIC_API_KEY / OPENAI_API_KEY (never from flags).
@@ -59,6 +61,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
       'base-url': { type: 'string' },
       'max-iterations': { type: 'string' },
       allow: { type: 'string' },
+      'no-undo': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -100,7 +103,13 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
     controller.abort();
   });
   try {
-    const stream = agent.executeTurn(session, { signal: controller.signal, permissions, todos: new TodoStore() });
+    const snapshots = values['no-undo'] ? undefined : await prepareUndo(root, session.id, prompt, io, controller.signal);
+    const stream = agent.executeTurn(session, {
+      signal: controller.signal,
+      permissions,
+      todos: new TodoStore(),
+      ...(snapshots ? { snapshots } : {}),
+    });
     const renderer = new RunRenderer({
       out: io.stdout,
       err: io.stderr,

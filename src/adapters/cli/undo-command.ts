@@ -1,0 +1,201 @@
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { dataHome } from '../../config/paths';
+import { GitError } from '../../session/git-runner';
+import { GitSnapshotManager, type DiffStat } from '../../session/git-snapshots';
+import { RestoreError } from '../../session/snapshot-restore';
+import { UndoLog, type UndoEntry } from '../../session/undo-log';
+import type { FileChange } from '../../tools/snapshots';
+import { UsageError, type CliIO } from './cli-io';
+import { styleFor, type Style } from './terminal-style';
+
+export const UNDO_HELP = `Usage: crow undo [options]
+
+Puts the workspace back as it was just before the last prompt crow ran in it:
+files changed since then get their old content back, files created since then
+are removed. Every change since that moment is undone, yours included. Files
+ignored by .gitignore and files that did not change are never touched.
+Shows what will change first and asks before restoring.
+
+Options:
+  --session ID   undo the last prompt of this session (default: of any session)
+  --cwd DIR      workspace root (default: the current folder)
+  -y, --yes      restore without asking (needed when stdin is not a terminal)
+  -h, --help     show this help
+
+Exit codes: 0 restored or nothing to restore, 1 nothing to undo, declined or
+failed, 2 bad usage or no terminal to confirm on (re-run with --yes), 130 cancelled.`;
+
+/** A file the restore will change, from the restore's point of view, with its line counts. */
+type PlannedChange = FileChange & Omit<DiffStat, 'path'>;
+
+export async function undoCommand(argv: string[], io: CliIO): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      session: { type: 'string' },
+      cwd: { type: 'string' },
+      yes: { type: 'boolean', short: 'y', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    io.stdout.write(`${UNDO_HELP}\n`);
+    return 0;
+  }
+  const root = existingFolder(resolve(io.cwd, values.cwd ?? '.'), values.cwd);
+  const data = dataHome(io.env);
+  const log = new UndoLog({ workspace: root, dataHome: data, onWarning: (message) => io.stderr.write(`crow: ${message}\n`) });
+  const entry = await log.latest(values.session);
+  if (!entry) {
+    const whose = values.session !== undefined ? `session ${values.session} has` : 'no crow run has';
+    io.stderr.write(`crow: nothing to undo in ${root}: ${whose} recorded a snapshot here.\n`);
+    return 1;
+  }
+
+  const snapshots = new GitSnapshotManager({ workspace: root, dataHome: data, env: io.env });
+  const controller = new AbortController();
+  const stopListening = io.onInterrupt(() => controller.abort());
+  try {
+    return await undo(entry, snapshots, { io, yes: values.yes, signal: controller.signal });
+  } catch (err) {
+    if (err instanceof GitError) {
+      io.stderr.write(`crow: undo failed, nothing was restored: ${err.message}\n`);
+      return 1;
+    }
+    if (!controller.signal.aborted) throw err;
+    io.stderr.write('crow: cancelled; nothing was restored.\n');
+    return 130;
+  } finally {
+    stopListening();
+  }
+}
+
+async function undo(
+  entry: UndoEntry,
+  snapshots: GitSnapshotManager,
+  { io, yes, signal }: { io: CliIO; yes: boolean; signal: AbortSignal },
+): Promise<number> {
+  const style = styleFor(io.stdout, io.env);
+  const plan = await planRestore(snapshots, entry.snapshot, signal);
+  if (plan.length === 0) {
+    io.stdout.write(`Nothing to undo: ${entry.workspace} is already as it was before ${describe(entry)}.\n`);
+    return 0;
+  }
+  io.stdout.write(renderPlan(entry, plan, style));
+  if (!yes) {
+    if (!io.stdinIsTTY) {
+      io.stderr.write('crow: nothing restored. stdin is not a terminal, so crow cannot ask: ');
+      io.stderr.write('run it again with --yes to restore these files.\n');
+      return 2;
+    }
+    io.stderr.write(`${style.yellow('?')} ${style.bold('Restore these files?')} [y/N] `);
+    const answer = await io.readLine(signal);
+    signal.throwIfAborted();
+    if (!/^y(es)?$/i.test((answer ?? '').trim())) {
+      io.stderr.write('Nothing restored.\n');
+      return 1;
+    }
+  }
+  try {
+    const applied = await snapshots.restore(entry.snapshot, undefined, signal);
+    io.stdout.write(renderApplied(applied, plan));
+    return 0;
+  } catch (err) {
+    if (!(err instanceof RestoreError)) throw err;
+    if (err.applied.length > 0) io.stdout.write(renderApplied(err.applied, plan));
+    io.stderr.write(`crow: ${err.message}\n`);
+    return 1;
+  }
+}
+
+/** What restore() would change now, read without touching the workspace. */
+async function planRestore(snapshots: GitSnapshotManager, snapshot: string, signal: AbortSignal): Promise<PlannedChange[]> {
+  const now = await snapshots.track(signal);
+  const [changes, stats] = await Promise.all([
+    snapshots.changes(now, snapshot, signal),
+    snapshots.diffStat(now, snapshot, undefined, signal),
+  ]);
+  const byPath = new Map(stats.map((stat) => [stat.path, stat]));
+  return changes.map((change) => ({ added: 0, removed: 0, binary: false, ...byPath.get(change.path), ...change }));
+}
+
+function renderPlan(entry: UndoEntry, plan: readonly PlannedChange[], style: Style): string {
+  const width = plan.reduce((max, change) => Math.max(max, change.path.length), 0);
+  const largest = plan.reduce((max, change) => Math.max(max, change.added + change.removed), 0);
+  const lines = plan.map(
+    (change) => `  ${statusLabel(change.status, style)}  ${change.path.padEnd(width)} | ${statBar(change, largest, style)}`,
+  );
+  const added = plan.reduce((sum, change) => sum + change.added, 0);
+  const removed = plan.reduce((sum, change) => sum + change.removed, 0);
+  return [
+    `Undo ${describe(entry)} in ${entry.workspace}:`,
+    '',
+    ...lines,
+    '',
+    `${countFiles(plan)}; ${added} line${added === 1 ? '' : 's'} back, ${removed} line${removed === 1 ? '' : 's'} gone`,
+    '',
+  ].join('\n');
+}
+
+function renderApplied(applied: readonly FileChange[], plan: readonly PlannedChange[]): string {
+  const planned = new Set(plan.map((change) => `${change.status} ${change.path}`));
+  const asPlanned = applied.length === plan.length && applied.every((change) => planned.has(`${change.status} ${change.path}`));
+  if (asPlanned) return `Restored ${countFiles(applied)}.\n`;
+  const lines = applied.map((change) => `  ${change.status.padEnd(8)}  ${change.path}`);
+  return [`Restored ${countFiles(applied)} (the workspace changed while you decided):`, ...lines, ''].join('\n');
+}
+
+/** "3 files: 1 modified, 1 deleted, 1 added" */
+function countFiles(changes: readonly FileChange[]): string {
+  const counts = (['modified', 'deleted', 'added'] as const)
+    .map((status) => [status, changes.filter((change) => change.status === status).length] as const)
+    .filter(([, count]) => count > 0)
+    .map(([status, count]) => `${count} ${status}`);
+  return `${changes.length} file${changes.length === 1 ? '' : 's'}: ${counts.join(', ')}`;
+}
+
+function statusLabel(status: FileChange['status'], style: Style): string {
+  const label = status.padEnd(8);
+  if (status === 'added') return style.green(label);
+  return status === 'deleted' ? style.red(label) : style.yellow(label);
+}
+
+/** `12 ++++------`, at most 30 marks wide, like git's diffstat. */
+function statBar(change: PlannedChange, largest: number, style: Style): string {
+  if (change.binary) return 'binary';
+  const total = change.added + change.removed;
+  const marks = (lines: number): number => (lines === 0 ? 0 : Math.max(1, Math.round((lines * 30) / Math.max(largest, 30))));
+  return `${total} ${style.green('+'.repeat(marks(change.added)))}${style.red('-'.repeat(marks(change.removed)))}`;
+}
+
+function describe(entry: UndoEntry): string {
+  const firstLine = entry.prompt.trim().split('\n')[0] ?? '';
+  const prompt = firstLine.length > 60 ? `${firstLine.slice(0, 59)}…` : firstLine;
+  return `"${prompt}" (session ${entry.sessionId}, ${ago(Date.now() - entry.at)})`;
+}
+
+function ago(ms: number): string {
+  const units: [string, number][] = [
+    ['day', 86_400_000],
+    ['hour', 3_600_000],
+    ['minute', 60_000],
+  ];
+  for (const [unit, size] of units) {
+    const count = Math.floor(ms / size);
+    if (count >= 1) return `${count} ${unit}${count === 1 ? '' : 's'} ago`;
+  }
+  return 'just now';
+}
+
+function existingFolder(path: string, given: string | undefined): string {
+  let isFolder = false;
+  try {
+    isFolder = statSync(path).isDirectory();
+  } catch {
+    // reported below
+  }
+  if (!isFolder) throw new UsageError(`--cwd ${given ?? path}: no such folder. Pass the workspace crow ran in.`);
+  return path;
+}

@@ -1,0 +1,141 @@
+/**
+ * Runs git against a shadow repository: an explicit GIT_DIR and work tree,
+ * none of the machine's or the user's git configuration, and every GIT_*
+ * variable of the caller's environment dropped, so nothing the user set up
+ * for their own repositories (hooks, filters, autocrlf, fsmonitor, an
+ * inherited GIT_INDEX_FILE) reaches it.
+ */
+import { spawn } from 'node:child_process';
+import { devNull } from 'node:os';
+
+export interface GitRunnerOptions {
+  gitDir: string;
+  workTree: string;
+  /** Environment git starts from; its PATH locates git. */
+  env: NodeJS.ProcessEnv;
+  /** Longest one command may run before it is stopped. */
+  timeoutMs: number;
+}
+
+export interface GitCall {
+  /** Written to git's stdin, which is then closed. */
+  input?: string | Buffer;
+  signal?: AbortSignal;
+  /** Exit codes that count as success (default: 0 only). */
+  okExitCodes?: readonly number[];
+}
+
+/** A git command that failed, timed out or could not start; the message says which and why. */
+export class GitError extends Error {
+  override name = 'GitError';
+}
+
+/** Settings every command runs with, whatever the shadow repository's config holds. */
+const SETTINGS = [
+  'core.autocrlf=false',
+  'core.safecrlf=false',
+  'core.longpaths=true',
+  'core.fsmonitor=false',
+  'core.quotePath=false',
+  'gc.auto=0',
+  'maintenance.auto=false',
+  'safe.directory=*',
+  'init.defaultBranch=snapshots',
+  'advice.addEmbeddedRepo=false',
+];
+
+/** Time between SIGTERM (which lets git remove its lock files) and SIGKILL. */
+const KILL_GRACE_MS = 1_000;
+const STDERR_CHARS = 2_000;
+
+export class GitRunner {
+  private readonly env: NodeJS.ProcessEnv;
+
+  constructor(private readonly options: GitRunnerOptions) {
+    this.env = shadowEnvironment(options);
+  }
+
+  /** Runs `git <args>` in the work tree and resolves with its stdout. */
+  run(args: readonly string[], call: GitCall = {}): Promise<Buffer> {
+    const command = `git ${args[0] ?? ''}`.trim();
+    if (call.signal?.aborted) return Promise.reject(cancelled(command));
+    return new Promise((resolve, reject) => {
+      const child = spawn('git', [...SETTINGS.flatMap((setting) => ['-c', setting]), ...args], {
+        cwd: this.options.workTree,
+        env: this.env,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        windowsHide: true,
+      });
+      const stdout: Buffer[] = [];
+      let stderr = '';
+      let stopReason: 'timeout' | 'abort' | undefined;
+      let killTimer: NodeJS.Timeout | undefined;
+      const stop = (reason: 'timeout' | 'abort'): void => {
+        if (stopReason) return;
+        stopReason = reason;
+        child.kill('SIGTERM');
+        killTimer = setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS);
+      };
+      const timer = setTimeout(() => stop('timeout'), this.options.timeoutMs);
+      const onAbort = (): void => stop('abort');
+      call.signal?.addEventListener('abort', onAbort, { once: true });
+      const cleanup = (): void => {
+        clearTimeout(timer);
+        clearTimeout(killTimer);
+        call.signal?.removeEventListener('abort', onAbort);
+      };
+
+      child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+      child.stderr.on('data', (chunk: Buffer) => {
+        if (stderr.length < STDERR_CHARS) stderr += chunk.toString('utf8');
+      });
+      // git may exit before reading all of its input; that is its answer, not ours to report.
+      child.stdin.on('error', () => undefined);
+      child.stdin.end(call.input ?? '');
+
+      child.on('error', (err: NodeJS.ErrnoException) => {
+        cleanup();
+        reject(err.code === 'ENOENT' ? gitMissing() : new GitError(`${command} could not start: ${err.message}`));
+      });
+      child.on('close', (code, signal) => {
+        cleanup();
+        const limit = this.options.timeoutMs;
+        const succeeded = code !== null && (call.okExitCodes ?? [0]).includes(code);
+        if (stopReason === 'abort') reject(cancelled(command));
+        else if (stopReason === 'timeout') reject(new GitError(`${command} took longer than ${limit} ms and was stopped`));
+        else if (succeeded) resolve(Buffer.concat(stdout));
+        else reject(new GitError(`${command} failed (${code === null ? signal : `exit ${code}`}): ${stderr.trim()}`));
+      });
+    });
+  }
+
+  /** Like run(), decoded as UTF-8. */
+  async text(args: readonly string[], call: GitCall = {}): Promise<string> {
+    return (await this.run(args, call)).toString('utf8');
+  }
+}
+
+function shadowEnvironment({ env, gitDir, workTree }: GitRunnerOptions): NodeJS.ProcessEnv {
+  const kept = Object.entries(env).filter(([name]) => !name.toUpperCase().startsWith('GIT_'));
+  return {
+    ...Object.fromEntries(kept),
+    GIT_DIR: gitDir,
+    GIT_WORK_TREE: workTree,
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: devNull,
+    // Older gits ignore GIT_CONFIG_GLOBAL; with these they find no user config or global excludes either.
+    HOME: gitDir,
+    XDG_CONFIG_HOME: gitDir,
+    GIT_TERMINAL_PROMPT: '0',
+  };
+}
+
+function gitMissing(): GitError {
+  return new GitError('git was not found on PATH; snapshots and undo need git installed (https://git-scm.com)');
+}
+
+function cancelled(command: string): Error {
+  const err = new Error(`${command} was cancelled`);
+  err.name = 'AbortError';
+  return err;
+}

@@ -1,0 +1,146 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CliIO } from '../../src/adapters/cli/cli-io';
+import { undoCommand } from '../../src/adapters/cli/undo-command';
+import { dataHome } from '../../src/config/paths';
+import { GitSnapshotManager } from '../../src/session/git-snapshots';
+import { UndoLog } from '../../src/session/undo-log';
+
+/** An in-memory terminal: what the command wrote, and the lines it will read. */
+class FakeIO implements CliIO {
+  readonly stdout = fakeStream();
+  readonly stderr = fakeStream();
+  readonly prompts: string[] = [];
+
+  constructor(
+    readonly cwd: string,
+    readonly env: NodeJS.ProcessEnv,
+    readonly stdinIsTTY: boolean,
+    private readonly answers: string[] = [],
+  ) {}
+
+  get out(): string {
+    return this.stdout.text;
+  }
+  get err(): string {
+    return this.stderr.text;
+  }
+  async readStdin(): Promise<string> {
+    return '';
+  }
+  async readLine(): Promise<string | undefined> {
+    return this.answers.shift();
+  }
+  onInterrupt(): () => void {
+    return () => undefined;
+  }
+}
+
+function fakeStream(): NodeJS.WriteStream & { text: string } {
+  const stream = {
+    text: '',
+    isTTY: false,
+    write(chunk: string | Uint8Array): boolean {
+      stream.text += chunk.toString();
+      return true;
+    },
+  };
+  return stream as unknown as NodeJS.WriteStream & { text: string };
+}
+
+describe('crow undo', () => {
+  let base: string;
+  let ws: string;
+  let env: NodeJS.ProcessEnv;
+
+  beforeEach(() => {
+    base = realpathSync(mkdtempSync(join(tmpdir(), 'crow-undo-')));
+    ws = join(base, 'ws');
+    mkdirSync(join(ws, 'src'), { recursive: true });
+    env = { PATH: process.env.PATH, HOME: base, XDG_DATA_HOME: join(base, 'data') };
+    writeFileSync(join(ws, 'src/a.ts'), 'export const a = 1;\n');
+    writeFileSync(join(ws, 'README.md'), '# project\n');
+  });
+  afterEach(() => rmSync(base, { recursive: true, force: true }));
+
+  const read = (path: string): string => readFileSync(join(ws, path), 'utf8');
+
+  /** What `crow run` does before a prompt, then the agent's edits. */
+  async function runAgent(sessionId = 'session-1', prompt = 'Refactor a'): Promise<void> {
+    const snapshot = await new GitSnapshotManager({ workspace: ws, dataHome: dataHome(env), env }).track();
+    await new UndoLog({ workspace: ws, dataHome: dataHome(env) }).record({ sessionId, snapshot, prompt });
+    writeFileSync(join(ws, 'src/a.ts'), 'export const a = 2;\nexport const b = 3;\n');
+    writeFileSync(join(ws, 'src/new.ts'), 'new\n');
+  }
+
+  it('previews and exits 2 without touching anything when it cannot ask', async () => {
+    await runAgent();
+    const io = new FakeIO(ws, env, false);
+    assert.equal(await undoCommand([], io), 2);
+    assert.match(io.out, /Undo "Refactor a" \(session session-1, just now\)/);
+    assert.match(io.out, /modified\s+src\/a\.ts\s+\| 3 \+--/);
+    assert.match(io.out, /deleted\s+src\/new\.ts\s+\| 1 -/);
+    assert.match(io.out, /2 files: 1 modified, 1 deleted; 1 line back, 3 lines gone/);
+    assert.match(io.err, /run it again with --yes/);
+    assert.equal(read('src/a.ts'), 'export const a = 2;\nexport const b = 3;\n');
+    assert.ok(existsSync(join(ws, 'src/new.ts')));
+  });
+
+  it('restores with --yes and says what it did', async () => {
+    await runAgent();
+    const io = new FakeIO(base, env, false);
+    assert.equal(await undoCommand(['--cwd', 'ws', '--yes'], io), 0);
+    assert.match(io.out, /Restored 2 files: 1 modified, 1 deleted\./);
+    assert.equal(read('src/a.ts'), 'export const a = 1;\n');
+    assert.equal(existsSync(join(ws, 'src/new.ts')), false);
+    assert.equal(read('README.md'), '# project\n');
+
+    const again = new FakeIO(ws, env, false);
+    assert.equal(await undoCommand([], again), 0);
+    assert.match(again.out, /Nothing to undo/);
+  });
+
+  it('asks on a terminal and respects the answer', async () => {
+    await runAgent();
+    const declined = new FakeIO(ws, env, true, ['n']);
+    assert.equal(await undoCommand([], declined), 1);
+    assert.match(declined.err, /Restore these files\? \[y\/N\]/);
+    assert.match(declined.err, /Nothing restored/);
+    assert.ok(existsSync(join(ws, 'src/new.ts')));
+
+    const accepted = new FakeIO(ws, env, true, ['y']);
+    assert.equal(await undoCommand([], accepted), 0);
+    assert.equal(existsSync(join(ws, 'src/new.ts')), false);
+  });
+
+  it('undoes the last prompt of the session asked for', async () => {
+    await runAgent('first', 'First prompt');
+    await runAgent('second', 'Second prompt');
+    writeFileSync(join(ws, 'later.txt'), 'after the second snapshot');
+    const io = new FakeIO(ws, env, false);
+    assert.equal(await undoCommand(['--session', 'first', '--yes'], io), 0);
+    assert.match(io.out, /Undo "First prompt"/);
+    assert.equal(read('src/a.ts'), 'export const a = 1;\n');
+    assert.equal(existsSync(join(ws, 'later.txt')), false);
+  });
+
+  it('says so when there is nothing to undo, and rejects a missing folder', async () => {
+    const io = new FakeIO(ws, env, false);
+    assert.equal(await undoCommand(['--yes'], io), 1);
+    assert.match(io.err, /nothing to undo in .*ws: no crow run has recorded a snapshot here/);
+    const unknown = new FakeIO(ws, env, false);
+    await runAgent();
+    assert.equal(await undoCommand(['--session', 'nope'], unknown), 1);
+    assert.match(unknown.err, /session nope has recorded/);
+    await assert.rejects(undoCommand(['--cwd', join(base, 'missing')], io), /no such folder/);
+  });
+
+  it('prints its help', async () => {
+    const io = new FakeIO(ws, env, false);
+    assert.equal(await undoCommand(['--help'], io), 0);
+    assert.match(io.out, /Usage: crow undo/);
+    assert.match(io.out, /--yes/);
+  });
+});
