@@ -5,12 +5,18 @@
  */
 import { NodeWorkspace } from '../src/tools/node-workspace';
 import { bookkeepingBenchmark } from './bookkeeping';
+import { editFileBenchmark } from './edit-file';
+import { grepBenchmark } from './grep';
+import { snapshotBenchmark } from './snapshots';
 import { streamingBenchmark } from './streaming';
 
 async function main(): Promise<void> {
   const workspace = new NodeWorkspace(process.cwd());
   await streamingBenchmark(workspace);
   await bookkeepingBenchmark(workspace);
+  await editFileBenchmark();
+  await grepBenchmark();
+  await snapshotBenchmark();
 }
 
 main().catch((err: unknown) => {

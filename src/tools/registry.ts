@@ -1,9 +1,15 @@
 import { didYouMean } from '../config/did-you-mean';
 import { bashTool } from './builtin/bash';
+import { editFileTool } from './builtin/edit-file';
+import { globTool } from './builtin/glob';
+import { grepTool } from './builtin/grep';
 import { listDirectoryTool } from './builtin/list-directory';
 import { readFileTool } from './builtin/read-file';
 import { taskCompleteTool } from './builtin/task-complete';
 import { thinkTool } from './builtin/think';
+import { webFetchTool } from './builtin/web-fetch';
+import { createWebSearchTool, type WebSearchConfig } from './builtin/web-search';
+import { todoReadTool, todoWriteTool } from './builtin/todo';
 import { writeFileTool } from './builtin/write-file';
 import type { Tool } from './tool';
 
@@ -54,7 +60,26 @@ export class ToolRegistry {
   }
 }
 
-/** The tools every agent can be given: files, folders, shell, thinking and finishing. */
-export function builtinTools(): Tool[] {
-  return [readFileTool, writeFileTool, listDirectoryTool, bashTool, thinkTool, taskCompleteTool];
+export interface BuiltinToolOptions {
+  /** The web_search backend; without it web_search answers that it is not configured. */
+  webSearch?: WebSearchConfig;
+}
+
+/** The tools every agent can be given: files, search, shell, web, the todo list, thinking and finishing. */
+export function builtinTools(options: BuiltinToolOptions = {}): Tool[] {
+  return [
+    readFileTool,
+    writeFileTool,
+    editFileTool,
+    listDirectoryTool,
+    globTool,
+    grepTool,
+    bashTool,
+    webFetchTool,
+    createWebSearchTool(options.webSearch),
+    todoWriteTool,
+    todoReadTool,
+    thinkTool,
+    taskCompleteTool,
+  ];
 }

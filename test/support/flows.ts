@@ -11,14 +11,13 @@ import type { AgentEvent } from '../../src/engine/events';
 import type { Provider } from '../../src/llm/types';
 import { ACPSession } from '../../src/session/acp-session';
 import { PermissionGate } from '../../src/tools/permissions';
-import { todoReadTool, todoWriteTool } from '../../src/tools/builtin/todo';
 import { builtinTools } from '../../src/tools/registry';
 import { NodeWorkspace } from '../../src/tools/node-workspace';
 import type { Tool } from '../../src/tools/tool';
 import { ALLOW_ALL } from '../unit/tools/temp-workspace';
 
 const prompts = new PromptRegistry();
-const all = [...builtinTools(), todoWriteTool, todoReadTool].filter((t, i, list) => list.findIndex((u) => u.name === t.name) === i);
+const all = builtinTools();
 
 /** The built-in tools by name. */
 export function tools(...names: string[]): Tool[] {
