@@ -94,20 +94,10 @@ async function writeBrief(
   }
 }
 
-/** A brief written for this task by one tool-less call to the reviewer's model; falls back to the template. */
+/** A brief written for this task by one tool-less call to the reviewer's model, ahead of the template's. */
 async function generateBrief(run: FlowRun, generatorPrompt: string, fallback: string): Promise<string> {
-  const request = {
-    system: generatorPrompt,
-    messages: [{ role: 'user' as const, content: [{ type: 'text' as const, text: fallback }] }],
-    tools: [],
-  };
-  for await (const event of run.coagent.provider.stream(request, run.signal)) {
-    if (event.type !== 'done') continue;
-    run.countUsage(event.response.usage);
-    const text = event.response.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('').trim();
-    return text ? `${text}\n\n${fallback}` : fallback;
-  }
-  return fallback;
+  const text = await run.generate('review brief generator', run.coagent.provider, generatorPrompt, fallback);
+  return text ? `${text}\n\n${fallback}` : fallback;
 }
 
 function verdictOf(review: TurnResult): 'approved' | 'feedback' | 'cancelled' | 'error' {

@@ -2,11 +2,13 @@ import type { PromptRegistry } from '../config/prompts';
 import type { BaseAgent } from '../engine/base-agent';
 import type { AgentEvent, HandoffPurpose, RunStatus } from '../engine/events';
 import type { TurnResult } from '../engine/turn';
-import type { UserBlock } from '../llm/types';
+import type { AssistantResponse, LlmRequest, Provider, UserBlock } from '../llm/types';
+import { llmRequestAttributes, llmResponseAttributes } from '../telemetry/gen-ai';
 import { addUsage, emptyUsage } from '../llm/types';
 import type { ACPSession, AgentRole } from '../session/acp-session';
 import type { InternalSession } from '../session/internal-session';
 import { formatTodos } from '../tools/builtin/todo';
+import type { Span } from '../telemetry/span';
 import type { RunResult } from './run-result';
 
 /** A message for an agent: what the user typed, or text a flow wrote. */
@@ -30,6 +32,9 @@ export class FlowRun {
   private readonly usage = emptyUsage();
   private readonly filesChanged = new Set<string>();
 
+  /** The external span of this prompt: the root of its trace, carrying the run's totals. */
+  readonly span: Span;
+
   constructor(
     readonly agents: FlowAgents,
     readonly session: ACPSession,
@@ -37,7 +42,12 @@ export class FlowRun {
     readonly task: string,
     readonly signal: AbortSignal,
     readonly emit: (event: AgentEvent) => void,
-  ) {}
+  ) {
+    this.span = session.trace.startTrace('prompt', `prompt ${agents.name}`, {
+      agent: agents.name,
+      attributes: { 'crow.session.id': session.id, 'crow.acp_agent': agents.name, 'crow.prompt': clipText(task, 500) },
+    });
+  }
 
   get primarySession(): InternalSession {
     return this.session.sessionFor('primary', this.agents.primary.name);
@@ -61,6 +71,11 @@ export class FlowRun {
   /** Announces a message crossing between agents, as the receiver will read it. */
   handoff(from: string, to: string, purpose: HandoffPurpose, text: string): void {
     this.emit({ type: 'handoff', agent: from, to, purpose, text });
+    const span = this.span.child('handoff', `handoff ${from} → ${to}`, {
+      agent: from,
+      attributes: { 'crow.handoff.to': to, 'crow.handoff.purpose': purpose, 'crow.handoff.text': clipText(text, 2_000) },
+    });
+    span.end('ok');
   }
 
   render(template: string, context: Record<string, unknown> = {}): string {
@@ -71,13 +86,44 @@ export class FlowRun {
     return formatTodos(this.session.todos.list());
   }
 
-  countUsage(usage: Parameters<typeof addUsage>[1]): void {
-    addUsage(this.usage, usage);
+  /**
+   * One tool-less model call made by the flow itself (a generator), traced
+   * as an LLM span of the run. Resolves to the reply text ('' when cancelled);
+   * a provider error becomes an exception with its message.
+   */
+  async generate(label: string, provider: Provider, system: string, prompt: string): Promise<string> {
+    const span = this.span.child('llm_call', `chat ${provider.model}`, {
+      agent: label,
+      attributes: llmRequestAttributes(provider.name, provider.model),
+    });
+    const request: LlmRequest = { system, messages: [{ role: 'user', content: [{ type: 'text', text: prompt }] }], tools: [] };
+    let response: AssistantResponse | undefined;
+    for await (const event of provider.stream(request, this.signal)) if (event.type === 'done') response = event.response;
+    if (!response) {
+      span.end('error', 'no response');
+      throw new Error(`${label}: the provider ended without a response`);
+    }
+    addUsage(this.usage, response.usage);
+    span.set(llmResponseAttributes(response, provider.pricing));
+    span.end(response.stopReason === 'error' ? 'error' : response.stopReason === 'aborted' ? 'cancelled' : 'ok', response.errorMessage);
+    if (response.stopReason === 'error') throw new Error(`${label} failed: ${response.errorMessage ?? 'unknown error'}`);
+    return response.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('').trim();
   }
 
   /** Ends the run: records an interruption for the next prompt, emits run_complete. */
   finish(status: RunStatus, message: string, summary?: string): RunResult {
     this.emit({ type: 'run_complete', agent: this.agents.name, status, message });
+    const u = this.usage;
+    this.span.set({
+      'crow.run.status': status,
+      'crow.run.turns': this.turns,
+      'crow.run.files_changed': [...this.filesChanged],
+      'gen_ai.usage.input_tokens': u.input + u.cacheRead + u.cacheWrite,
+      'gen_ai.usage.output_tokens': u.output,
+      'gen_ai.usage.cache_read.input_tokens': u.cacheRead,
+      'gen_ai.usage.cache_creation.input_tokens': u.cacheWrite,
+    });
+    this.span.end(status === 'error' ? 'error' : status === 'cancelled' ? 'cancelled' : 'ok', status === 'error' ? message : undefined);
     return {
       status,
       message,
@@ -114,6 +160,8 @@ export class FlowRun {
       todos: this.session.todos,
       ...(this.session.snapshots ? { snapshots: this.session.snapshots } : {}),
       ...(options.withoutTools ? { withoutTools: true } : {}),
+      span: this.span,
+      role,
     });
     for await (const event of stream) {
       // Under a reviewer the primary's task_complete only hands the work over; it ends nothing.
@@ -126,4 +174,8 @@ export class FlowRun {
     for (const file of result.filesChanged) this.filesChanged.add(file);
     return result;
   }
+}
+
+function clipText(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
 }

@@ -1,5 +1,4 @@
 import type { TurnResult } from '../engine/turn';
-import type { LlmRequest } from '../llm/types';
 import type { AgentMessage, FlowRun } from './flow-run';
 import type { RunResult } from './run-result';
 import { clip, repeatTurns } from './turn-loop';
@@ -32,17 +31,8 @@ function progressOf(turn: TurnResult): string {
   return `${calls.length > 0 ? `Tool calls this turn:\n${calls.join('\n')}` : 'No tool calls this turn.'}${said}`;
 }
 
+/** An empty or cancelled generation falls back to the static follow-up, so the loop never stalls. */
 async function generate(run: FlowRun, system: string, prompt: string): Promise<string> {
-  const provider = run.agents.primary.provider;
-  const request: LlmRequest = { system, messages: [{ role: 'user', content: [{ type: 'text', text: prompt }] }], tools: [] };
-  for await (const event of provider.stream(request, run.signal)) {
-    if (event.type !== 'done') continue;
-    const { response } = event;
-    run.countUsage(response.usage);
-    const text = response.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('').trim();
-    if (response.stopReason === 'error') throw new Error(`the follow-up generator failed: ${response.errorMessage ?? 'unknown error'}`);
-    // An empty or cancelled generation falls back to the static follow-up, so the loop never stalls.
-    return text || run.render('follow-up');
-  }
-  return run.render('follow-up');
+  const text = await run.generate('follow-up generator', run.agents.primary.provider, system, prompt);
+  return text || run.render('follow-up');
 }

@@ -6,6 +6,7 @@ import { TASK_COMPLETE } from '../tools/builtin/task-complete';
 import { DEFAULT_POLICY, PermissionGate, type PermissionPolicy } from '../tools/permissions';
 import type { SnapshotManager } from '../tools/snapshots';
 import { TodoStore } from '../tools/todos';
+import type { Span, SpanStatus } from '../telemetry/span';
 import type { Tool, ToolContext } from '../tools/tool';
 import { toolSpec } from '../tools/tool';
 import type { Workspace } from '../tools/workspace';
@@ -43,6 +44,10 @@ export interface TurnOptions {
   snapshots?: SnapshotManager;
   /** Offer the model no tools for this turn (e.g. when only a summary is wanted). */
   withoutTools?: boolean;
+  /** The span this turn's span hangs below, when the run is traced. */
+  span?: Span;
+  /** The agent's role in its composition, recorded on its spans. */
+  role?: string;
 }
 
 export type TurnStream = EventStream<AgentEvent, TurnResult>;
@@ -83,6 +88,8 @@ export class BaseAgent {
       todos: options.todos ?? new TodoStore(),
       ...(options.snapshots ? { snapshots: options.snapshots } : {}),
       ...(options.withoutTools ? { withoutTools: true } : {}),
+      ...(options.span ? { span: options.span } : {}),
+      ...(options.role !== undefined ? { role: options.role } : {}),
     };
     const turn = new Turn(this, this.options, this.tools, session, scope, (event) => stream.push(event));
     turn.run().then(
@@ -102,7 +109,8 @@ export class BaseAgent {
   }
 }
 
-type TurnScope = Required<Omit<TurnOptions, 'snapshots' | 'withoutTools'>> & Pick<TurnOptions, 'snapshots' | 'withoutTools'>;
+type OptionalScope = 'snapshots' | 'withoutTools' | 'span' | 'role';
+type TurnScope = Required<Omit<TurnOptions, OptionalScope>> & Pick<TurnOptions, OptionalScope>;
 
 /** The state of one running turn. */
 class Turn {
@@ -111,6 +119,7 @@ class Turn {
   private readonly filesChanged = new Set<string>();
   private readonly repeats: RepeatedCallDetector;
   private readonly scope: ToolRunScope;
+  private readonly span: Span | undefined;
   private lastText = '';
   private taskSummary: string | undefined;
 
@@ -123,7 +132,20 @@ class Turn {
     private readonly emit: (event: AgentEvent) => void,
   ) {
     this.repeats = new RepeatedCallDetector(agent.limits.doomLoopThreshold);
-    this.scope = { agent: agent.name, session, tools, context: (callId) => this.context(callId), emit };
+    this.span = turnScope.span?.child('agent_turn', `invoke_agent ${agent.name}`, {
+      agent: agent.name,
+      ...(turnScope.role !== undefined ? { role: turnScope.role } : {}),
+      sessionId: session.id,
+      attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': agent.name },
+    });
+    this.scope = {
+      agent: agent.name,
+      session,
+      tools,
+      context: (callId, span) => this.context(callId, span),
+      emit,
+      ...(this.span ? { span: this.span } : {}),
+    };
   }
 
   async run(): Promise<TurnResult> {
@@ -168,7 +190,11 @@ class Turn {
       ...(this.options.maxOutputTokens !== undefined ? { maxOutputTokens: this.options.maxOutputTokens } : {}),
       ...(this.options.thinkingBudget !== undefined ? { thinkingBudget: this.options.thinkingBudget } : {}),
     };
-    const response = await callModel(this.agent.name, this.agent.provider, request, this.session, this.signal, this.emit);
+    const response = await callModel(
+      { agent: this.agent.name, provider: this.agent.provider, session: this.session, emit: this.emit, span: this.span },
+      request,
+      this.signal,
+    );
     addUsage(this.usage, response.usage);
     const text = response.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
     if (text.trim() !== '') this.lastText = text;
@@ -216,7 +242,7 @@ class Turn {
     return this.turnScope.signal;
   }
 
-  private context(callId: string): ToolContext {
+  private context(callId: string, span: Span | undefined): ToolContext {
     const { permissions, todos, snapshots } = this.turnScope;
     return {
       sessionId: this.session.id,
@@ -230,7 +256,20 @@ class Turn {
       permissions,
       todos,
       ...(snapshots ? { snapshots } : {}),
+      ...(span ? { span } : {}),
     };
+  }
+
+  private endSpan(reason: TurnStopReason, message: string): void {
+    if (!this.span) return;
+    const u = this.usage;
+    this.span.set({
+      'crow.turn.stop_reason': reason,
+      'crow.turn.tool_calls': this.executed.length,
+      'gen_ai.usage.input_tokens': u.input + u.cacheRead + u.cacheWrite,
+      'gen_ai.usage.output_tokens': u.output,
+    });
+    this.span.end(SPAN_STATUS[reason], SPAN_STATUS[reason] === 'ok' ? undefined : message);
   }
 
   private finish(reason: TurnStopReason, message: string): TurnResult {
@@ -241,6 +280,7 @@ class Turn {
     if (reason === 'error') this.emit({ type: 'error', agent, message });
     if (reason === 'task_complete') this.emit({ type: 'task_complete', agent, summary: this.taskSummary ?? '' });
     this.emit({ type: 'turn_complete', agent, reason, message });
+    this.endSpan(reason, message);
     return {
       text: this.lastText,
       toolCalls: this.executed,
@@ -252,6 +292,16 @@ class Turn {
     };
   }
 }
+
+const SPAN_STATUS: Record<TurnStopReason, SpanStatus> = {
+  answered: 'ok',
+  task_complete: 'ok',
+  max_iterations: 'ok',
+  doom_loop: 'ok',
+  max_tokens: 'ok',
+  cancelled: 'cancelled',
+  error: 'error',
+};
 
 const SYSTEM_EVENTS: Partial<Record<TurnStopReason, SystemEventKind>> = {
   cancelled: 'cancelled',

@@ -1,4 +1,6 @@
-import type { AssistantResponse, LlmRequest, Provider } from '../llm/types';
+import type { AssistantResponse, LlmRequest, Provider, StopReason } from '../llm/types';
+import { llmRequestAttributes, llmResponseAttributes } from '../telemetry/gen-ai';
+import type { Span, SpanStatus } from '../telemetry/span';
 import { emptyUsage } from '../llm/types';
 import type { InternalSession } from '../session/internal-session';
 import type { AgentEvent } from './events';
@@ -11,19 +13,37 @@ export type Emit = (event: AgentEvent) => void;
  * cleanly are dropped (they were never complete); its text and thinking stay.
  * Never throws: a provider that breaks its contract becomes an error response.
  */
-export async function callModel(
-  agent: string,
-  provider: Provider,
-  request: LlmRequest,
-  session: InternalSession,
-  signal: AbortSignal,
-  emit: Emit,
-): Promise<AssistantResponse> {
+export interface ModelCallScope {
+  agent: string;
+  provider: Provider;
+  session: InternalSession;
+  emit: Emit;
+  /** The turn's span; the call gets a child span with the gen_ai attributes. */
+  span: Span | undefined;
+}
+
+export async function callModel(scope: ModelCallScope, request: LlmRequest, signal: AbortSignal): Promise<AssistantResponse> {
+  const { agent, provider, session, emit } = scope;
+  const span = scope.span?.child('llm_call', `chat ${provider.model}`, {
+    agent,
+    sessionId: session.id,
+    attributes: llmRequestAttributes(provider.name, provider.model),
+  });
   const response = await streamResponse(agent, provider, request, signal, emit);
   recordResponse(agent, response, session, emit);
   emit({ type: 'usage', agent, usage: response.usage, model: response.responseModel ?? provider.model });
+  span?.set(llmResponseAttributes(response, provider.pricing));
+  span?.end(SPAN_STATUS[response.stopReason], response.errorMessage);
   return response;
 }
+
+const SPAN_STATUS: Record<StopReason, SpanStatus> = {
+  end_turn: 'ok',
+  tool_use: 'ok',
+  max_tokens: 'ok',
+  error: 'error',
+  aborted: 'cancelled',
+};
 
 async function streamResponse(
   agent: string,

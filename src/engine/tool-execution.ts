@@ -1,6 +1,8 @@
 import type { ToolCallBlock } from '../llm/types';
 import type { InternalSession } from '../session/internal-session';
 import type { Tool, ToolContext, ToolResult, ToolStatus } from '../tools/tool';
+import { toolRequestAttributes, toolResultAttributes } from '../telemetry/gen-ai';
+import type { Span } from '../telemetry/span';
 import type { Emit } from './model-call';
 import type { ExecutedToolCall } from './turn';
 
@@ -9,19 +11,28 @@ export interface ToolRunScope {
   agent: string;
   session: InternalSession;
   tools: ReadonlyMap<string, Tool>;
-  /** Builds the context for one call. */
-  context(callId: string): ToolContext;
+  /** Builds the context for one call, given the call's span. */
+  context(callId: string, span: Span | undefined): ToolContext;
   emit: Emit;
+  /** The turn's span; each call gets a child span. */
+  span?: Span;
 }
 
 /** Announces, runs and records one tool call. Never throws. */
 export async function executeToolCall(scope: ToolRunScope, call: ToolCallBlock): Promise<ExecutedToolCall> {
   const args = parseForDisplay(call.arguments);
   const tool = announce(scope, call, args);
+  const span = scope.span?.child('tool', `execute_tool ${call.name}`, {
+    agent: scope.agent,
+    sessionId: scope.session.id,
+    attributes: toolRequestAttributes(call.name, call.id, call.arguments),
+  });
   const started = performance.now();
   const result = tool
-    ? await runGuarded(tool, call, scope.context(call.id))
+    ? await runGuarded(tool, call, scope.context(call.id, span))
     : failure('error', `Unknown tool "${call.name}". Available tools: ${[...scope.tools.keys()].join(', ')}.`, 0);
+  span?.set(toolResultAttributes(result));
+  span?.end(result.status === 'success' ? 'ok' : result.status, result.error);
   return finalize(scope, call, args, result, Math.round(performance.now() - started));
 }
 

@@ -1,5 +1,6 @@
 import type { AssistantBlock, AssistantResponse, LlmRequest, Provider, StopReason, StreamEvent, Usage } from './types';
 import { emptyUsage } from './types';
+import type { ModelPricing } from '../telemetry/gen-ai';
 
 /** One scripted model reply. Text and thinking stream in `chunkSize`-character deltas. */
 export interface ScriptedTurn {
@@ -25,6 +26,7 @@ export type ScriptStep = ScriptedTurn | ((request: LlmRequest, callIndex: number
 export class ScriptedProvider implements Provider {
   readonly name = 'scripted';
   supportsImages = true;
+  pricing: ModelPricing | undefined;
   readonly requests: LlmRequest[] = [];
   private readonly steps: ScriptStep[];
   private nextId = 1;

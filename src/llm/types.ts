@@ -1,3 +1,5 @@
+import type { ModelPricing } from '../telemetry/gen-ai';
+
 /**
  * The provider-neutral language of the LLM layer. Providers translate these
  * to and from their wire formats; nothing above src/llm knows a wire format.
@@ -140,6 +142,8 @@ export interface Provider {
   readonly model: string;
   /** Whether the model accepts images (in user messages and tool results). */
   readonly supportsImages: boolean;
+  /** Prices per million tokens, when configured; telemetry turns usage into cost with them. */
+  readonly pricing?: ModelPricing;
   /** Never throws: failures end the stream with a `done` whose stopReason is `error` or `aborted`. */
   stream(request: LlmRequest, signal: AbortSignal): AsyncIterable<StreamEvent>;
 }

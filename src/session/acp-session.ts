@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_POLICY, PermissionGate } from '../tools/permissions';
 import type { SnapshotManager } from '../tools/snapshots';
+import { TraceRecorder } from '../telemetry/trace-recorder';
 import { TodoStore } from '../tools/todos';
 import { InternalSession } from './internal-session';
 
@@ -26,6 +27,8 @@ export class ACPSession {
   readonly todos: TodoStore;
   readonly permissions: PermissionGate;
   readonly snapshots: SnapshotManager | undefined;
+  /** Every prompt of the session is a trace here; sinks persist or export the spans. */
+  readonly trace: TraceRecorder;
   /** The composition (ACP agent) currently selected: the session's mode. */
   agentName: string;
   /** Set when the last run was cancelled; cleared when the next run starts. */
@@ -40,6 +43,7 @@ export class ACPSession {
     permissions?: PermissionGate;
     todos?: TodoStore;
     snapshots?: SnapshotManager;
+    trace?: TraceRecorder;
   }) {
     this.id = options.id ?? randomUUID();
     this.cwd = options.cwd;
@@ -48,6 +52,7 @@ export class ACPSession {
     this.todos = options.todos ?? new TodoStore();
     this.permissions = options.permissions ?? new PermissionGate(DEFAULT_POLICY);
     this.snapshots = options.snapshots;
+    this.trace = options.trace ?? new TraceRecorder();
   }
 
   /**

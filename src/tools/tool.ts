@@ -1,5 +1,6 @@
 import type { ImageBlock, ToolSpec } from '../llm/types';
 import type { PermissionCategory, PermissionGate } from './permissions';
+import type { Span } from '../telemetry/span';
 import type { SnapshotManager } from './snapshots';
 import type { TodoStore } from './todos';
 import type { Workspace } from './workspace';
@@ -56,6 +57,8 @@ export interface ToolContext {
   todos: TodoStore;
   /** Present when undo is on: state-changing tools snapshot the workspace before they run. */
   snapshots?: SnapshotManager;
+  /** This call's span, when the run is traced; work the tool starts (a subagent) hangs below it. */
+  span?: Span;
 }
 
 /** What a tool's own logic returns; defineTool adds status and timing. */

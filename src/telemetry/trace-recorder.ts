@@ -1,0 +1,72 @@
+import { randomBytes } from 'node:crypto';
+import type { Attributes, Span, SpanFields, SpanKind, SpanRecord, SpanStatus } from './span';
+
+/** Receives every span when it starts and when it ends (e.g. to append it to the session store). */
+export type SpanSink = (record: SpanRecord, phase: 'start' | 'end') => void;
+
+/**
+ * Records spans in memory and hands them to sinks. One recorder per ACP
+ * session; each prompt starts a new trace (a root span of kind `prompt`).
+ */
+export class TraceRecorder {
+  private readonly records: SpanRecord[] = [];
+  private readonly sinks: SpanSink[] = [];
+
+  constructor(sinks: SpanSink[] = []) {
+    this.sinks.push(...sinks);
+  }
+
+  addSink(sink: SpanSink): void {
+    this.sinks.push(sink);
+  }
+
+  /** Starts a root span in a new trace. */
+  startTrace(kind: SpanKind, name: string, fields: SpanFields = {}): Span {
+    return this.open(randomBytes(16).toString('hex'), undefined, kind, name, fields);
+  }
+
+  /** Every span recorded so far, in start order. */
+  get spans(): readonly SpanRecord[] {
+    return this.records;
+  }
+
+  private open(traceId: string, parentSpanId: string | undefined, kind: SpanKind, name: string, fields: SpanFields): Span {
+    const record: SpanRecord = {
+      traceId,
+      spanId: randomBytes(8).toString('hex'),
+      ...(parentSpanId !== undefined ? { parentSpanId } : {}),
+      kind,
+      name,
+      ...(fields.agent !== undefined ? { agent: fields.agent } : {}),
+      ...(fields.role !== undefined ? { role: fields.role } : {}),
+      ...(fields.sessionId !== undefined ? { sessionId: fields.sessionId } : {}),
+      start: Date.now(),
+      attributes: { ...fields.attributes },
+    };
+    this.records.push(record);
+    this.emit(record, 'start');
+    return {
+      traceId,
+      spanId: record.spanId,
+      set: (attributes: Attributes) => Object.assign(record.attributes, attributes),
+      child: (childKind, childName, childFields = {}) => this.open(traceId, record.spanId, childKind, childName, childFields),
+      end: (status: SpanStatus, message?: string) => {
+        if (record.end !== undefined) return;
+        record.end = Date.now();
+        record.status = status;
+        if (message !== undefined) record.statusMessage = message;
+        this.emit(record, 'end');
+      },
+    };
+  }
+
+  private emit(record: SpanRecord, phase: 'start' | 'end'): void {
+    for (const sink of this.sinks) {
+      try {
+        sink(record, phase);
+      } catch {
+        // A failing sink (a full disk, say) must not break the agent; the span stays in memory.
+      }
+    }
+  }
+}
