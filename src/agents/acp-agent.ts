@@ -59,6 +59,7 @@ export class ACPAgent {
   /** Runs the user's prompt in the session until the flow hands control back. */
   run(session: ACPSession, prompt: string | UserBlock[], options: { signal: AbortSignal }): RunStream {
     const stream: RunStream = new EventStream();
+    session.agentName = this.name;
     const run = new FlowRun(
       { name: this.name, primary: this.primary, prompts: this.options.prompts, ...(this.coagent ? { coagent: this.coagent } : {}) },
       session,

@@ -29,6 +29,7 @@ export interface FlowAgents {
  */
 export class FlowRun {
   turns = 0;
+  private toolCalls = 0;
   private readonly usage = emptyUsage();
   private readonly filesChanged = new Set<string>();
 
@@ -117,6 +118,8 @@ export class FlowRun {
     this.span.set({
       'crow.run.status': status,
       'crow.run.turns': this.turns,
+      'crow.run.tool_calls': this.toolCalls,
+      'crow.cost_usd': this.cost(),
       'crow.run.files_changed': [...this.filesChanged],
       'gen_ai.usage.input_tokens': u.input + u.cacheRead + u.cacheWrite,
       'gen_ai.usage.output_tokens': u.output,
@@ -132,6 +135,16 @@ export class FlowRun {
       usage: this.usage,
       filesChanged: [...this.filesChanged],
     };
+  }
+
+  /** The summed cost of this prompt's LLM calls that had prices. */
+  private cost(): number {
+    let total = 0;
+    for (const span of this.session.trace.spans) {
+      const cost = span.attributes['crow.cost_usd'];
+      if (span.traceId === this.span.traceId && span.kind === 'llm_call' && typeof cost === 'number') total += cost;
+    }
+    return total;
   }
 
   /** The run's end for a turn that did not finish normally, if it ended that way. */
@@ -170,6 +183,7 @@ export class FlowRun {
     }
     const result = await stream.result;
     this.turns += 1;
+    this.toolCalls += result.toolCalls.length;
     addUsage(this.usage, result.usage);
     for (const file of result.filesChanged) this.filesChanged.add(file);
     return result;

@@ -33,13 +33,19 @@ export class ACPSession {
   agentName: string;
   /** Set when the last run was cancelled; cleared when the next run starts. */
   interruption: Interruption | undefined;
+  /** A short human title, usually the first prompt's first line. */
+  title = '';
+  /** The model each role runs on, when the user picked one. */
+  models: Partial<Record<AgentRole, string>> = {};
   /** By `role:agentName`: switching compositions keeps each agent's history. */
   private readonly internal = new Map<string, InternalSession>();
+  private readonly created = new Set<(role: AgentRole, session: InternalSession) => void>();
 
   constructor(options: {
     cwd: string;
     agentName: string;
     id?: string;
+    createdAt?: number;
     permissions?: PermissionGate;
     todos?: TodoStore;
     snapshots?: SnapshotManager;
@@ -48,7 +54,7 @@ export class ACPSession {
     this.id = options.id ?? randomUUID();
     this.cwd = options.cwd;
     this.agentName = options.agentName;
-    this.createdAt = Date.now();
+    this.createdAt = options.createdAt ?? Date.now();
     this.todos = options.todos ?? new TodoStore();
     this.permissions = options.permissions ?? new PermissionGate(DEFAULT_POLICY);
     this.snapshots = options.snapshots;
@@ -66,8 +72,21 @@ export class ACPSession {
     if (!session) {
       session = new InternalSession(agentName);
       this.internal.set(key, session);
+      for (const listener of this.created) listener(role, session);
     }
     return session;
+  }
+
+  /** Puts back an internal session read from the store. */
+  adopt(role: AgentRole, session: InternalSession): void {
+    this.internal.set(`${role}:${session.agentName}`, session);
+    for (const listener of this.created) listener(role, session);
+  }
+
+  /** Tells `listener` about every internal session created or adopted from now on; returns the unsubscribe function. */
+  onInternalSession(listener: (role: AgentRole, session: InternalSession) => void): () => void {
+    this.created.add(listener);
+    return () => this.created.delete(listener);
   }
 
   /** Every internal session of this ACP session, with its role. */

@@ -15,6 +15,7 @@ export class InternalSession {
   readonly agentName: string;
   readonly createdAt: number;
   private readonly history: HistoryEntry[] = [];
+  private readonly listeners = new Set<(entry: HistoryEntry) => void>();
 
   constructor(agentName: string, options: { id?: string; createdAt?: number; history?: HistoryEntry[] } = {}) {
     this.id = options.id ?? randomUUID();
@@ -23,12 +24,23 @@ export class InternalSession {
     if (options.history) this.history.push(...options.history);
   }
 
+  /**
+   * Calls `listener` synchronously with every entry appended from now on,
+   * before the event announcing it is emitted — which is what makes a store
+   * that writes here crash-safe. Returns the unsubscribe function.
+   */
+  onAppend(listener: (entry: HistoryEntry) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
   get entries(): readonly HistoryEntry[] {
     return this.history;
   }
 
   append(entry: HistoryEntry): void {
     this.history.push(entry);
+    for (const listener of this.listeners) listener(entry);
   }
 
   /** Adds a user message; `from` marks a handoff from another agent. */

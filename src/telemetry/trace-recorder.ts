@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Redactor } from './redact';
 import type { Attributes, Span, SpanFields, SpanKind, SpanRecord, SpanStatus } from './span';
 
 /** Receives every span when it starts and when it ends (e.g. to append it to the session store). */
@@ -12,7 +13,11 @@ export class TraceRecorder {
   private readonly records: SpanRecord[] = [];
   private readonly sinks: SpanSink[] = [];
 
-  constructor(sinks: SpanSink[] = []) {
+  /** Every attribute and status message passes `redactor` first: no secret reaches a span. */
+  constructor(
+    sinks: SpanSink[] = [],
+    private readonly redactor: Redactor = new Redactor(),
+  ) {
     this.sinks.push(...sinks);
   }
 
@@ -41,20 +46,20 @@ export class TraceRecorder {
       ...(fields.role !== undefined ? { role: fields.role } : {}),
       ...(fields.sessionId !== undefined ? { sessionId: fields.sessionId } : {}),
       start: Date.now(),
-      attributes: { ...fields.attributes },
+      attributes: this.redactor.value({ ...fields.attributes }),
     };
     this.records.push(record);
     this.emit(record, 'start');
     return {
       traceId,
       spanId: record.spanId,
-      set: (attributes: Attributes) => Object.assign(record.attributes, attributes),
+      set: (attributes: Attributes) => Object.assign(record.attributes, this.redactor.value(attributes)),
       child: (childKind, childName, childFields = {}) => this.open(traceId, record.spanId, childKind, childName, childFields),
       end: (status: SpanStatus, message?: string) => {
         if (record.end !== undefined) return;
         record.end = Date.now();
         record.status = status;
-        if (message !== undefined) record.statusMessage = message;
+        if (message !== undefined) record.statusMessage = this.redactor.text(message);
         this.emit(record, 'end');
       },
     };

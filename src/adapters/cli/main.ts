@@ -2,6 +2,8 @@ import { ConfigError } from '../../config/provider-config';
 import { version } from '../../../package.json';
 import { processIO, UsageError, type CliIO } from './cli-io';
 import { runCommand } from './run-command';
+import { sessionsCommand } from './sessions-command';
+import { traceCommand } from './trace-command';
 import { undoCommand } from './undo-command';
 
 export const HELP = `Crow Agent ${version} — a coding agent for your terminal, editor and any ACP client.
@@ -9,6 +11,8 @@ export const HELP = `Crow Agent ${version} — a coding agent for your terminal,
 Usage:
   crow run "<prompt>" [--cwd DIR] [--provider P] [--model M]   run one agent turn
   crow undo [--session ID] [--cwd DIR] [--yes]                 put back the files the last prompt changed
+  crow sessions list | show ID | export ID | delete ID         stored sessions
+  crow trace SESSION [--json]                                  what the agents did, as a tree
   crow --version                                              print the version
   crow --help                                                 this help
 
@@ -36,6 +40,10 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
         return await runCommand(rest, io);
       case 'undo':
         return await undoCommand(rest, io);
+      case 'sessions':
+        return await sessionsCommand(rest, io);
+      case 'trace':
+        return await traceCommand(rest, io);
       default:
         throw new UsageError(`Unknown command "${command}". Run "crow --help" for the commands.`);
     }

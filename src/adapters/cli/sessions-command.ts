@@ -1,0 +1,122 @@
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { dataHome } from '../../config/paths';
+import { exportJson, exportMarkdown } from '../../session/session-export';
+import { SessionStore, type SessionMeta } from '../../session/session-store';
+import { UsageError, type CliIO } from './cli-io';
+
+export const SESSIONS_HELP = `Usage: crow sessions <command>
+
+  list [--cwd DIR] [--all] [--json]   stored sessions, newest first (default: this folder's)
+  show ID                             every agent's transcript of a session
+  export ID [--format md|json] [--out DIR]
+                                      markdown transcripts linked with [[wikilinks]]
+                                      (a folder under DIR, default .), or JSON on stdout
+  delete ID                           remove a stored session
+
+Sessions live under ${'$'}XDG_DATA_HOME/crow-agent/sessions (default ~/.local/share).`;
+
+export async function sessionsCommand(argv: string[], io: CliIO): Promise<number> {
+  const [sub, ...rest] = argv;
+  const store = new SessionStore({ dataHome: dataHome(io.env), warn: (w) => io.stderr.write(`crow: warning: ${w}\n`) });
+  switch (sub) {
+    case 'list':
+      return list(store, rest, io);
+    case 'show':
+      return show(store, rest, io);
+    case 'export':
+      return exportSession(store, rest, io);
+    case 'delete':
+      store.delete(requireId(rest, 'delete'));
+      io.stdout.write('Deleted.\n');
+      return 0;
+    case undefined:
+    case '-h':
+    case '--help':
+      io.stdout.write(`${SESSIONS_HELP}\n`);
+      return 0;
+    default:
+      throw new UsageError(`Unknown sessions command "${sub}". Run "crow sessions --help".`);
+  }
+}
+
+function list(store: SessionStore, argv: string[], io: CliIO): number {
+  const { values } = parseArgs({
+    args: argv,
+    options: { cwd: { type: 'string' }, all: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
+  });
+  const cwd = values.all ? undefined : resolve(values.cwd ?? io.cwd);
+  const sessions = store.list(cwd === undefined ? {} : { cwd });
+  if (values.json) {
+    io.stdout.write(`${JSON.stringify(sessions, null, 2)}\n`);
+    return 0;
+  }
+  if (sessions.length === 0) {
+    io.stdout.write(cwd ? `No sessions in ${cwd}. (--all lists every folder's.)\n` : 'No sessions yet.\n');
+    return 0;
+  }
+  for (const s of sessions) io.stdout.write(`${listLine(s, cwd === undefined)}\n`);
+  return 0;
+}
+
+function listLine(s: SessionMeta, withCwd: boolean): string {
+  const when = new Date(s.updatedAt).toISOString().replace('T', ' ').slice(0, 16);
+  const agents = s.internal.map((m) => m.agentName).join('+') || '—';
+  return `${s.id}  ${when}  ${s.agentName} (${agents})  ${s.title || '(untitled)'}${withCwd ? `  ${s.cwd}` : ''}`;
+}
+
+function show(store: SessionStore, argv: string[], io: CliIO): number {
+  const id = requireId(argv, 'show');
+  const meta = store.meta(id);
+  const histories = store.histories(id);
+  io.stdout.write(`${meta.title || meta.id}\n${meta.agentName} in ${meta.cwd}, ${new Date(meta.createdAt).toISOString()}\n`);
+  for (const internal of meta.internal) {
+    io.stdout.write(`\n── ${internal.agentName} (${internal.role}) ──\n`);
+    for (const entry of histories.get(internal.id) ?? []) {
+      switch (entry.kind) {
+        case 'user':
+          io.stdout.write(`\n${entry.from ? `[from ${entry.from}]` : '[user]'} ${entry.content.map((b) => (b.type === 'text' ? b.text : '[image]')).join(' ')}\n`);
+          break;
+        case 'assistant_text':
+          io.stdout.write(`\n${entry.text}\n`);
+          break;
+        case 'tool_call':
+          io.stdout.write(`  → ${entry.name} ${entry.arguments.slice(0, 120)}\n`);
+          break;
+        case 'tool_result':
+          io.stdout.write(`  ← ${entry.status}${entry.error ? `: ${entry.error.split('\n', 1)[0]}` : ''}\n`);
+          break;
+        case 'system':
+          io.stdout.write(`  — ${entry.event}: ${entry.message}\n`);
+          break;
+        case 'thinking':
+        case 'redacted_thinking':
+          break;
+      }
+    }
+  }
+  return 0;
+}
+
+function exportSession(store: SessionStore, argv: string[], io: CliIO): number {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { format: { type: 'string', default: 'md' }, out: { type: 'string' } },
+  });
+  const id = requireId(positionals, 'export');
+  if (values.format === 'json') {
+    io.stdout.write(`${exportJson(store, id)}\n`);
+    return 0;
+  }
+  if (values.format !== 'md') throw new UsageError(`--format must be md or json, not "${values.format}".`);
+  const folder = exportMarkdown(store, id, resolve(io.cwd, values.out ?? '.'));
+  io.stdout.write(`Exported to ${folder}\n`);
+  return 0;
+}
+
+function requireId(argv: string[], command: string): string {
+  const id = argv.find((arg) => !arg.startsWith('-'));
+  if (!id) throw new UsageError(`crow sessions ${command} needs a session id (see crow sessions list).`);
+  return id;
+}

@@ -1,0 +1,200 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { dataHome } from '../config/paths';
+import type { SpanRecord } from '../telemetry/span';
+import type { TodoItem } from '../tools/todos';
+import { ACPSession, type AgentRole, type Interruption } from './acp-session';
+import type { HistoryEntry } from './history';
+import { InternalSession } from './internal-session';
+import { JsonlAppender, readJsonl } from './jsonl';
+
+/** One internal agent's history within a stored session, with its links. */
+export interface InternalMeta {
+  id: string;
+  role: AgentRole;
+  agentName: string;
+  createdAt: number;
+  /** The ACP session id (every internal session's parent). */
+  parentId: string;
+  /** The other internal sessions of the same ACP session. */
+  siblingIds: string[];
+}
+
+/** What `meta.json` holds: everything about a session but its histories and spans. */
+export interface SessionMeta {
+  id: string;
+  agentName: string;
+  cwd: string;
+  title: string;
+  createdAt: number;
+  updatedAt: number;
+  models: Partial<Record<AgentRole, string>>;
+  interruption?: Interruption;
+  todos: TodoItem[];
+  internal: InternalMeta[];
+}
+
+export interface SessionStoreOptions {
+  /** Folder of crow's data; sessions go to `<dataHome>/sessions/<id>/`. Default: dataHome(). */
+  dataHome?: string;
+  /** Also fsync every entry (durable against power loss, slower). Default: off (durable against crashes). */
+  fsync?: boolean;
+  /** Told about unreadable lines skipped on load. */
+  warn?: (message: string) => void;
+}
+
+/** What a session needs from its front door to run again after a load. */
+export type SessionDependencies = Pick<ConstructorParameters<typeof ACPSession>[0], 'permissions' | 'snapshots'>;
+
+/**
+ * Sessions on disk: `meta.json` (rewritten atomically), one append-only
+ * `<internal id>.jsonl` history per internal agent, and `trace.jsonl` with
+ * every finished span. Each history entry is written (write(2)) before the
+ * event announcing it is emitted, so a kill -9 loses at most the entry being
+ * written, and a torn last line is skipped with a warning on load.
+ */
+export class SessionStore {
+  readonly root: string;
+  private readonly fsync: boolean;
+  private readonly warn: (message: string) => void;
+
+  constructor(options: SessionStoreOptions = {}) {
+    this.root = join(options.dataHome ?? dataHome(), 'sessions');
+    this.fsync = options.fsync ?? false;
+    this.warn = options.warn ?? (() => undefined);
+  }
+
+  /** Starts persisting `session` (new or loaded): its histories, spans, todos and metadata from now on. */
+  attach(session: ACPSession): { save(): void; close(): void } {
+    const folder = this.folderOf(session.id);
+    mkdirSync(folder, { recursive: true });
+    const appenders: JsonlAppender[] = [];
+    const track = (_role: AgentRole, internal: InternalSession): void => {
+      const appender = new JsonlAppender(join(folder, `${internal.id}.jsonl`), this.fsync);
+      appenders.push(appender);
+      internal.onAppend((entry) => appender.append(entry));
+      save();
+    };
+    const save = (): void => this.writeMeta(session);
+    const traces = new JsonlAppender(join(folder, 'trace.jsonl'), this.fsync);
+    appenders.push(traces);
+    const unsubscribers = [
+      session.onInternalSession(track),
+      session.todos.onChange(save),
+    ];
+    for (const { role, session: internal } of session.internalSessions()) track(role, internal);
+    session.trace.addSink((record, phase) => {
+      if (phase !== 'end') return;
+      traces.append(record);
+      if (record.kind === 'prompt') save();
+    });
+    save();
+    return {
+      save,
+      close: () => {
+        for (const unsubscribe of unsubscribers) unsubscribe();
+        for (const appender of appenders) appender.close();
+      },
+    };
+  }
+
+  /** Stored sessions, newest first; only those of `cwd` when given. */
+  list(filter: { cwd?: string } = {}): SessionMeta[] {
+    if (!existsSync(this.root)) return [];
+    const metas = readdirSync(this.root).flatMap((id) => {
+      const meta = this.readMeta(id);
+      return meta && (filter.cwd === undefined || meta.cwd === filter.cwd) ? [meta] : [];
+    });
+    return metas.sort((a, b) => b.updatedAt - a.updatedAt);
+  }
+
+  /** The stored metadata of one session; throws naming the id when there is none. */
+  meta(id: string): SessionMeta {
+    const meta = this.readMeta(checkId(id));
+    if (!meta) throw new Error(`No stored session "${id}". List them with: crow sessions list`);
+    return meta;
+  }
+
+  /** The full history of every internal agent of a session, by internal id. */
+  histories(id: string): Map<string, HistoryEntry[]> {
+    const meta = this.meta(id);
+    return new Map(meta.internal.map((m) => [m.id, readJsonl<HistoryEntry>(join(this.folderOf(id), `${m.id}.jsonl`), this.warn)]));
+  }
+
+  spans(id: string): SpanRecord[] {
+    this.meta(id);
+    return readJsonl<SpanRecord>(join(this.folderOf(id), 'trace.jsonl'), this.warn);
+  }
+
+  /** Rebuilds a session to continue it (same id, same agents, same histories); call attach() to keep storing it. */
+  load(id: string, dependencies: SessionDependencies = {}): ACPSession {
+    const meta = this.meta(id);
+    const histories = this.histories(id);
+    const session = new ACPSession({
+      id: meta.id,
+      cwd: meta.cwd,
+      agentName: meta.agentName,
+      createdAt: meta.createdAt,
+      ...dependencies,
+    });
+    session.title = meta.title;
+    session.models = { ...meta.models };
+    session.interruption = meta.interruption;
+    session.todos.replace(meta.todos);
+    for (const internal of meta.internal) {
+      const history = histories.get(internal.id) ?? [];
+      session.adopt(internal.role, new InternalSession(internal.agentName, { id: internal.id, createdAt: internal.createdAt, history }));
+    }
+    return session;
+  }
+
+  delete(id: string): void {
+    this.meta(id);
+    rmSync(this.folderOf(id), { recursive: true, force: true });
+  }
+
+  private folderOf(id: string): string {
+    return join(this.root, checkId(id));
+  }
+
+  private readMeta(id: string): SessionMeta | undefined {
+    try {
+      return JSON.parse(readFileSync(join(this.root, id, 'meta.json'), 'utf8')) as SessionMeta;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private writeMeta(session: ACPSession): void {
+    const internals = session.internalSessions();
+    const ids = internals.map(({ session: s }) => s.id);
+    const meta: SessionMeta = {
+      id: session.id,
+      agentName: session.agentName,
+      cwd: session.cwd,
+      title: session.title,
+      createdAt: session.createdAt,
+      updatedAt: Date.now(),
+      models: session.models,
+      ...(session.interruption ? { interruption: session.interruption } : {}),
+      todos: session.todos.list(),
+      internal: internals.map(({ role, session: s }) => ({
+        id: s.id,
+        role,
+        agentName: s.agentName,
+        createdAt: s.createdAt,
+        parentId: session.id,
+        siblingIds: ids.filter((other) => other !== s.id),
+      })),
+    };
+    const file = join(this.folderOf(session.id), 'meta.json');
+    writeFileSync(`${file}.tmp`, JSON.stringify(meta, null, 2));
+    renameSync(`${file}.tmp`, file);
+  }
+}
+
+/** Session ids name folders: nothing that could leave the sessions folder. */
+function checkId(id: string): string {
+  if (!/^[A-Za-z0-9_-]{1,100}$/.test(id)) throw new Error(`"${id}" is not a session id.`);
+  return id;
+}

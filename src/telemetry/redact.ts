@@ -1,0 +1,44 @@
+/**
+ * Keeps secrets out of spans, logs and exports: the values of environment
+ * variables whose names contain KEY, TOKEN or SECRET (API keys among them),
+ * and bearer/basic credentials and api-key headers wherever they appear.
+ */
+
+const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD/i;
+/** Shorter values (e.g. "1", "true") would redact ordinary text. */
+const MIN_SECRET_LENGTH = 8;
+const CREDENTIAL_PATTERNS: RegExp[] = [
+  /\b(authorization\s*[:=]\s*)(?:bearer|basic)\s+[^\s"',;]+/gi,
+  /\b(bearer\s+)[A-Za-z0-9._~+/=-]{12,}/gi,
+  /\b((?:x-api-key|api[-_]?key|x-subscription-token)\s*[:=]\s*["']?)[^\s"',;]+/gi,
+];
+export const REDACTED = '[REDACTED]';
+
+export class Redactor {
+  private readonly secrets: string[];
+
+  constructor(env: NodeJS.ProcessEnv = process.env) {
+    this.secrets = Object.entries(env)
+      .filter(([name, value]) => SECRET_NAME.test(name) && value !== undefined && value.length >= MIN_SECRET_LENGTH)
+      .map(([, value]) => value as string)
+      // Longest first, so a secret that contains another is replaced whole.
+      .sort((a, b) => b.length - a.length);
+  }
+
+  text(value: string): string {
+    let out = value;
+    for (const secret of this.secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+    for (const pattern of CREDENTIAL_PATTERNS) out = out.replace(pattern, (_match, prefix: string) => `${prefix}${REDACTED}`);
+    return out;
+  }
+
+  /** A deep copy of a JSON-like value with every string redacted. */
+  value<T>(value: T): T {
+    if (typeof value === 'string') return this.text(value) as T;
+    if (Array.isArray(value)) return value.map((item) => this.value(item)) as T;
+    if (value !== null && typeof value === 'object') {
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.value(v)])) as T;
+    }
+    return value;
+  }
+}

@@ -1,0 +1,77 @@
+import type { SpanRecord } from './span';
+
+export interface TraceNode {
+  span: SpanRecord;
+  children: TraceNode[];
+}
+
+/** The spans of a session as trees, one per prompt, children in start order. */
+export function buildTraceTrees(spans: readonly SpanRecord[]): TraceNode[] {
+  const nodes = new Map(spans.map((span) => [span.spanId, { span, children: [] as TraceNode[] }]));
+  const roots: TraceNode[] = [];
+  for (const node of nodes.values()) {
+    const parent = node.span.parentSpanId !== undefined ? nodes.get(node.span.parentSpanId) : undefined;
+    (parent ? parent.children : roots).push(node);
+  }
+  const byStart = (a: TraceNode, b: TraceNode): number => a.span.start - b.span.start;
+  for (const node of nodes.values()) node.children.sort(byStart);
+  return roots.sort(byStart);
+}
+
+/**
+ * The tree as text, seed 002 style:
+ * ├─ [builder] invoke_agent builder (8.2s) ✓ 1,234 in · 56 out
+ */
+export function renderTraceTree(roots: TraceNode[]): string {
+  const lines: string[] = [];
+  const walk = (node: TraceNode, prefix: string, last: boolean, depth: number): void => {
+    const branch = depth === 0 ? '' : last ? '└─ ' : '├─ ';
+    lines.push(`${prefix}${branch}${describe(node.span)}`);
+    const childPrefix = depth === 0 ? '' : `${prefix}${last ? '   ' : '│  '}`;
+    node.children.forEach((child, i) => walk(child, childPrefix, i === node.children.length - 1, depth + 1));
+  };
+  for (const root of roots) {
+    walk(root, '', true, 0);
+    lines.push('');
+  }
+  return lines.join('\n');
+}
+
+function describe(span: SpanRecord): string {
+  const who = span.agent ? `[${span.agent}${span.role ? `/${span.role}` : ''}] ` : '';
+  const duration = span.end !== undefined ? ` (${seconds(span.end - span.start)})` : ' (running)';
+  const mark = span.status === 'ok' ? '✓' : span.status === 'cancelled' ? '⊘ cancelled' : span.status === 'error' ? '✗' : '…';
+  const problem = span.status === 'error' && span.statusMessage ? ` ${firstLine(span.statusMessage)}` : '';
+  return `${who}${span.name}${duration} ${mark}${problem}${details(span)}`;
+}
+
+function details(span: SpanRecord): string {
+  const a = span.attributes;
+  const parts: string[] = [];
+  if (typeof a['gen_ai.usage.input_tokens'] === 'number') parts.push(`${n(a['gen_ai.usage.input_tokens'])} in`);
+  if (typeof a['gen_ai.usage.output_tokens'] === 'number') parts.push(`${n(a['gen_ai.usage.output_tokens'])} out`);
+  if (typeof a['gen_ai.usage.cache_read.input_tokens'] === 'number' && a['gen_ai.usage.cache_read.input_tokens'] > 0) {
+    parts.push(`${n(a['gen_ai.usage.cache_read.input_tokens'])} cached`);
+  }
+  if (typeof a['crow.cost_usd'] === 'number') parts.push(`$${a['crow.cost_usd'].toFixed(4)}`);
+  if (typeof a['crow.time_to_first_token_ms'] === 'number') parts.push(`ttft ${seconds(a['crow.time_to_first_token_ms'])}`);
+  if (span.kind === 'tool' && Array.isArray(a['crow.tool.files_modified']) && a['crow.tool.files_modified'].length > 0) {
+    parts.push(`changed ${a['crow.tool.files_modified'].join(', ')}`);
+  }
+  if (span.kind === 'handoff') parts.push(`${String(a['crow.handoff.purpose'])} → ${String(a['crow.handoff.to'])}`);
+  if (span.kind === 'prompt' && typeof a['crow.run.status'] === 'string') parts.push(`run ${a['crow.run.status']}`);
+  return parts.length > 0 ? ` · ${parts.join(' · ')}` : '';
+}
+
+function seconds(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)}ms` : `${(ms / 1000).toFixed(1)}s`;
+}
+
+function n(value: number): string {
+  return value.toLocaleString('en-US');
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n', 1)[0] ?? '';
+  return line.length > 120 ? `${line.slice(0, 117)}...` : line;
+}
