@@ -12,6 +12,7 @@ import { toolSpec } from '../tools/tool';
 import type { Workspace } from '../tools/workspace';
 import type { AgentEvent, TurnStopReason } from './events';
 import { EventStream } from './event-stream';
+import { type CompactionSettings, fitToWindow } from './compaction';
 import { callModel } from './model-call';
 import { assertRepeatThreshold, RepeatedCallDetector, stepLimitReached } from './stop-rules';
 import { executeToolCall, skipToolCall, type ToolRunScope } from './tool-execution';
@@ -31,6 +32,8 @@ export interface BaseAgentOptions {
   thinkingBudget?: number;
   /** This agent's permission policy, used when a turn is given no gate. Default: DEFAULT_POLICY. */
   policy?: PermissionPolicy;
+  /** Keeps long sessions inside the model's context window; no compaction without it. */
+  compaction?: CompactionSettings;
 }
 
 /** What a turn runs with besides the session. The session-scoped parts are shared by every agent of a session. */
@@ -182,14 +185,32 @@ class Turn {
     }
   }
 
-  private async callModel(): Promise<AssistantResponse> {
-    const request: LlmRequest = {
+  private buildRequest(): LlmRequest {
+    return {
       system: this.options.systemPrompt,
       messages: this.session.toMessages(),
       tools: this.turnScope.withoutTools ? [] : [...this.scope.tools.values()].map(toolSpec),
       ...(this.options.maxOutputTokens !== undefined ? { maxOutputTokens: this.options.maxOutputTokens } : {}),
       ...(this.options.thinkingBudget !== undefined ? { thinkingBudget: this.options.thinkingBudget } : {}),
     };
+  }
+
+  private async callModel(): Promise<AssistantResponse> {
+    const settings = this.options.compaction;
+    const request = settings
+      ? await fitToWindow(
+          {
+            agent: this.agent.name,
+            provider: this.agent.provider,
+            session: this.session,
+            emit: this.emit,
+            span: this.span,
+            signal: this.signal,
+            settings,
+          },
+          () => this.buildRequest(),
+        )
+      : this.buildRequest();
     const response = await callModel(
       { agent: this.agent.name, provider: this.agent.provider, session: this.session, emit: this.emit, span: this.span },
       request,

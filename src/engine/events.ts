@@ -53,6 +53,8 @@ export type AgentEvent =
   | { type: 'error'; agent: string; message: string }
   | { type: 'cancelled'; agent: string }
   | { type: 'turn_complete'; agent: string; reason: TurnStopReason; message: string }
+  /** The agent's history was compacted to fit its context window (estimated tokens). */
+  | { type: 'compaction'; agent: string; tokensBefore: number; tokensAfter: number; how: string }
   // Emitted by ACPAgent compositions, never by a BaseAgent:
   /** The reviewer takes over; `round` counts reviews in this run from 1. */
   | { type: 'coagent_start'; agent: string; primary: string; round: number }

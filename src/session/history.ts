@@ -27,6 +27,14 @@ export type HistoryEntry =
       metadata: ToolMetadata;
       at: number;
     }
-  | { kind: 'system'; event: SystemEventKind; message: string; at: number };
+  | { kind: 'system'; event: SystemEventKind; message: string; at: number }
+  /**
+   * Compaction: from here on the model reads `note` (the rendered summary of
+   * everything before entry `upTo`) instead of those entries. The entries stay
+   * in the history for the trace and exports.
+   */
+  | { kind: 'compaction'; upTo: number; note: string; at: number }
+  /** Tool outputs of entries before `before` are sent to the model trimmed (compaction's cheap first step). */
+  | { kind: 'trim_tool_outputs'; before: number; at: number };
 
 export type HistoryEntryKind = HistoryEntry['kind'];

@@ -54,8 +54,43 @@ export class InternalSession {
   }
 }
 
-/** Batches an interleaved history into alternating messages. Pure; exported for tests. */
+/** What the model reads instead of an old tool output that was trimmed to save context. */
+const TRIMMED_OUTPUT = '[Output trimmed to save context; run the tool again if you need it.]';
+
+/**
+ * Batches an interleaved history into alternating messages. The last
+ * compaction entry replaces everything before its `upTo` with its note; the
+ * last trim entry shortens tool outputs before its mark. Pure; exported for tests.
+ */
 export function toMessages(history: readonly HistoryEntry[]): Message[] {
+  const compaction = findLast(history, 'compaction');
+  const trim = findLast(history, 'trim_tool_outputs');
+  const start = compaction?.upTo ?? 0;
+  const view = history.slice(start).map((entry, i) =>
+    trim && start + i < trim.before && entry.kind === 'tool_result' && entry.output.length > TRIMMED_OUTPUT.length
+      ? { ...entry, output: TRIMMED_OUTPUT }
+      : entry,
+  );
+  const messages = batch(view);
+  if (!compaction) return messages;
+  const note: Message = { role: 'user', content: [{ type: 'text', text: compaction.note }] };
+  const first = messages[0];
+  if (first?.role === 'user') return [{ role: 'user', content: [...note.content, ...first.content] }, ...messages.slice(1)];
+  return [note, ...messages];
+}
+
+function findLast<K extends HistoryEntry['kind']>(
+  history: readonly HistoryEntry[],
+  kind: K,
+): Extract<HistoryEntry, { kind: K }> | undefined {
+  for (let i = history.length - 1; i >= 0; i--) {
+    const entry = history[i]!;
+    if (entry.kind === kind) return entry as Extract<HistoryEntry, { kind: K }>;
+  }
+  return undefined;
+}
+
+function batch(history: readonly HistoryEntry[]): Message[] {
   const messages: Message[] = [];
   let assistant: AssistantBlock[] = [];
   let results: ToolResultItem[] = [];
@@ -105,6 +140,8 @@ export function toMessages(history: readonly HistoryEntry[]): Message[] {
         });
         break;
       case 'system':
+      case 'compaction':
+      case 'trim_tool_outputs':
         break;
     }
   }

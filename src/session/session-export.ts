@@ -87,6 +87,10 @@ function renderEntry(entry: HistoryEntry, agent: string): string {
     }
     case 'system':
       return `*— ${entry.event}: ${entry.message}*`;
+    case 'compaction':
+      return `*— compacted: the model now reads this summary instead of the ${entry.upTo} entries above —*\n\n${entry.note}`;
+    case 'trim_tool_outputs':
+      return '';
   }
 }
 

@@ -73,6 +73,10 @@ export class RunRenderer {
         return this.status(REVIEW_LINES[event.verdict](event.agent, s));
       case 'handoff':
         return this.status(s.dim(`→ ${event.agent} → ${event.to} (${event.purpose.replace('_', ' ')}): ${firstLine(event.text)}`));
+      case 'compaction':
+        return this.status(
+          s.dim(`⤓ ${event.agent}'s history compacted to fit the context window (~${n(event.tokensBefore)} → ~${n(event.tokensAfter)} tokens: ${event.how})`),
+        );
       case 'run_complete':
         if (event.status === 'completed' || event.status === 'needs_input') return;
         return this.status((event.status === 'error' ? s.red : s.yellow)(`⚠ ${event.message}`));
