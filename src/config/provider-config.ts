@@ -1,70 +1,82 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { z } from 'zod';
+import type { WebSearchConfig } from '../tools/web-search-backends';
+import { formatProblem } from './config-problems';
 import { didYouMean } from './did-you-mean';
-import { configHome, projectConfigDir } from './paths';
+import {
+  BUILTIN_DOCUMENT,
+  DEFAULT_PROVIDER,
+  globalConfigPath,
+  mergeDocuments,
+  projectConfigPath,
+  type ProviderDocument,
+  type ProviderKind,
+  readSettingsFile,
+  type SettingsDocument,
+} from './settings-file';
 
-export const PROVIDER_KINDS = ['anthropic', 'openai'] as const;
-export type ProviderKind = (typeof PROVIDER_KINDS)[number];
+/** What a model can do and what it costs, from [providers.NAME.models.MODEL]. Prices in US dollars per million tokens. */
+export interface ModelInfo {
+  contextWindow?: number;
+  tools?: boolean;
+  vision?: boolean;
+  thinking?: boolean;
+  inputPerMtok?: number;
+  outputPerMtok?: number;
+  cacheReadPerMtok?: number;
+  cacheWritePerMtok?: number;
+}
 
-const DEFAULT_MODELS: Record<ProviderKind, string> = {
-  anthropic: 'claude-sonnet-4-5',
-  openai: 'gpt-4.1',
-};
+/** A provider by name: the built-in `anthropic` and `openai`, or a [providers.NAME] table. */
+export interface ProviderEntry {
+  name: string;
+  type: ProviderKind;
+  /** Undefined: the vendor's own API. */
+  baseUrl?: string;
+  /** The environment variable holding the key; undefined for servers that need none. */
+  apiKeyEnv?: string;
+  defaultModel?: string;
+  models: Record<string, ModelInfo>;
+}
 
-const KEY_VARIABLES: Record<ProviderKind, string> = {
-  anthropic: 'ANTHROPIC_API_KEY',
-  openai: 'OPENAI_API_KEY',
-};
+export interface PermissionSettings {
+  read?: 'allow' | 'ask' | 'deny';
+  write?: 'allow' | 'ask' | 'deny';
+  execute?: 'allow' | 'ask' | 'deny';
+  network?: 'allow' | 'ask' | 'deny';
+  allowCommands?: string[];
+}
 
-const BASE_URL_VARIABLES: Record<ProviderKind, string> = {
-  anthropic: 'ANTHROPIC_BASE_URL',
-  openai: 'OPENAI_BASE_URL',
-};
-
-const RuleSchema = z.enum(['allow', 'ask', 'deny']);
-
-/** allow / ask / deny per category, and command prefixes that run without asking. */
-const PermissionsSchema = z
-  .object({
-    read: RuleSchema.optional(),
-    write: RuleSchema.optional(),
-    execute: RuleSchema.optional(),
-    network: RuleSchema.optional(),
-    allowCommands: z.array(z.string().min(1)).optional(),
-  })
-  .strict();
-
-/** The settings file schema (`config.json`, global and per project). API keys are never stored here. */
-const ConfigFileSchema = z
-  .object({
-    provider: z.enum(PROVIDER_KINDS).optional(),
-    model: z.string().min(1).optional(),
-    baseUrl: z.url().optional(),
-    /** Name of the environment variable that holds the key, e.g. "MY_PROXY_KEY". */
-    apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
-    maxIterations: z.number().int().positive().optional(),
-    doomLoopThreshold: z.number().int().min(2).optional(),
-    maxRetries: z.number().int().min(0).max(10).optional(),
-    idleTimeoutMs: z.number().int().positive().optional(),
-    maxOutputTokens: z.number().int().positive().optional(),
-    thinkingBudget: z.number().int().min(0).optional(),
-    /** Whether the model can see images; default yes for Anthropic and OpenAI, no for other compatible servers. */
-    images: z.boolean().optional(),
-    permissions: PermissionsSchema.optional(),
-  })
-  .strict();
-
-export type ConfigFile = z.infer<typeof ConfigFileSchema>;
-const CONFIG_KEYS = Object.keys(ConfigFileSchema.shape);
-
-/** Everything needed to build a provider and an agent's limits. */
-export interface ResolvedConfig extends Omit<ConfigFile, 'provider' | 'model' | 'apiKeyEnv'> {
-  provider: ProviderKind;
+/** The settings in code's spelling, after files, environment and command-line overrides. */
+export interface Settings {
+  /** The default provider's name, used by agents that name none. */
+  provider: string;
+  /** The default model, used by agents that name neither provider nor model. */
   model: string;
-  /** Undefined only for a local OpenAI-compatible server that needs none. */
+  /** Every provider by name, the built-in ones included. */
+  providers: Record<string, ProviderEntry>;
+  defaultAgent?: string;
+  maxIterations?: number;
+  doomLoopThreshold?: number;
+  maxRetries?: number;
+  idleTimeoutMs?: number;
+  maxOutputTokens?: number;
+  thinkingBudget?: number;
+  images?: boolean;
+  permissions?: PermissionSettings;
+  /** The web_search backend, in the tool's own terms. */
+  webSearch?: WebSearchConfig;
+  /** Where to export spans over OTLP/HTTP, when configured. */
+  otlpEndpoint?: string;
+}
+
+/** The name permission-config reads the permission settings under. */
+export type ConfigFile = Settings;
+
+/** Settings plus the default provider's connection: what a single agent without a definition runs on. */
+export interface ResolvedConfig extends Settings {
+  baseUrl?: string;
+  /** Undefined only for a server that needs none. */
   apiKey: string | undefined;
-  apiKeyEnv: string;
+  apiKeyEnv?: string;
 }
 
 export interface ConfigOverrides {
@@ -77,79 +89,197 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
+/** The variables that move a built-in provider to another base URL. */
+const BASE_URL_VARIABLES: Record<string, string> = {
+  anthropic: 'ANTHROPIC_BASE_URL',
+  openai: 'OPENAI_BASE_URL',
+};
+
 /**
- * Resolves provider settings. Precedence, highest first: command-line
- * overrides, environment (CROW_PROVIDER, CROW_MODEL, *_BASE_URL), the
- * project's .crow/config.json, the user's config.json, defaults.
+ * Resolves the settings. Precedence, highest first: command-line overrides,
+ * the environment (CROW_PROVIDER, CROW_MODEL, ANTHROPIC_BASE_URL,
+ * OPENAI_BASE_URL), the project's .crow/config.toml, the user's
+ * config.toml, built-in defaults. Checks no keys: see `connectProvider`.
  */
+export function resolveSettings(
+  workspaceRoot: string,
+  overrides: ConfigOverrides = {},
+  env: NodeJS.ProcessEnv = process.env,
+): Settings {
+  const document = loadSettingsDocument(workspaceRoot, env);
+  const providers = providerEntries(document, env);
+  const provider = overrides.provider ?? env.CROW_PROVIDER ?? document.provider ?? DEFAULT_PROVIDER;
+  const entry = providerNamed(providers, provider, 'Unknown provider');
+  providers[provider] = {
+    ...entry,
+    ...definedOnly({
+      baseUrl: overrides.baseUrl ?? baseUrlFromEnv(provider, env) ?? document.base_url,
+      apiKeyEnv: document.api_key_env,
+    }),
+  };
+  const model = overrides.model ?? env.CROW_MODEL ?? document.model ?? entry.defaultModel;
+  if (model === undefined) {
+    throw new ConfigError(`Provider "${provider}" has no default model: set model, CROW_MODEL or providers.${provider}.default_model.`);
+  }
+  return {
+    provider,
+    model,
+    providers,
+    ...definedOnly({
+      defaultAgent: document.default_agent,
+      maxIterations: document.max_iterations,
+      doomLoopThreshold: document.doom_loop_threshold,
+      maxRetries: document.max_retries,
+      idleTimeoutMs: document.idle_timeout_ms,
+      maxOutputTokens: document.max_output_tokens,
+      thinkingBudget: document.thinking_budget,
+      images: document.images,
+      permissions: document.permissions && permissionSettings(document.permissions),
+      webSearch: document.web_search && webSearchSettings(document.web_search),
+      otlpEndpoint: document.telemetry?.otlp_endpoint,
+    }),
+  };
+}
+
+function webSearchSettings(document: NonNullable<SettingsDocument['web_search']>): WebSearchConfig {
+  if (document.backend === 'searxng') return { backend: 'searxng', url: document.url };
+  return {
+    backend: 'brave',
+    ...(document.api_key_env !== undefined ? { apiKeyEnv: document.api_key_env } : {}),
+    ...(document.base_url !== undefined ? { baseUrl: document.base_url } : {}),
+  };
+}
+
+/** The settings and the default provider's key, which must be present: what `crow run` without an agent uses. */
 export function resolveConfig(
   workspaceRoot: string,
   overrides: ConfigOverrides = {},
   env: NodeJS.ProcessEnv = process.env,
 ): ResolvedConfig {
-  const global = readConfigFile(join(configHome(env), 'config.json'));
-  const project = readConfigFile(join(projectConfigDir(workspaceRoot), 'config.json'));
-  const files: ConfigFile = { ...global, ...project };
-  // Permissions merge per field, so a project can tighten one category without restating the rest.
-  if (global.permissions || project.permissions) files.permissions = { ...global.permissions, ...project.permissions };
-
-  const provider = parseProvider(overrides.provider ?? env.CROW_PROVIDER ?? files.provider ?? 'anthropic');
-  const apiKeyEnv = files.apiKeyEnv ?? KEY_VARIABLES[provider];
-  const baseUrl = overrides.baseUrl ?? env[BASE_URL_VARIABLES[provider]] ?? files.baseUrl;
-  const apiKey = env[apiKeyEnv] || undefined;
-  if (apiKey === undefined && !(provider === 'openai' && baseUrl && isCompatibleServer(baseUrl))) {
-    throw new ConfigError(
-      `No API key for ${provider}: set the environment variable ${apiKeyEnv}` +
-        (provider === 'openai' ? ' (or point OPENAI_BASE_URL at an OpenAI-compatible server such as Ollama).' : '.'),
-    );
-  }
+  const settings = resolveSettings(workspaceRoot, overrides, env);
+  const entry = settings.providers[settings.provider]!;
   return {
-    ...files,
-    provider,
-    model: overrides.model ?? env.CROW_MODEL ?? files.model ?? DEFAULT_MODELS[provider],
-    ...(baseUrl !== undefined ? { baseUrl } : {}),
-    apiKey,
-    apiKeyEnv,
+    ...settings,
+    ...definedOnly({ baseUrl: entry.baseUrl, apiKeyEnv: entry.apiKeyEnv }),
+    apiKey: providerApiKey(entry, env),
   };
 }
 
-function parseProvider(value: string): ProviderKind {
-  if ((PROVIDER_KINDS as readonly string[]).includes(value)) return value as ProviderKind;
-  const guess = didYouMean(value, PROVIDER_KINDS);
-  throw new ConfigError(
-    `Unknown provider "${value}". Use one of: ${PROVIDER_KINDS.join(', ')}.${guess ? ` Did you mean "${guess}"?` : ''}`,
-  );
+/** A provider entry, a model and the key to reach it: everything needed to build the Provider. */
+export interface ProviderConnection {
+  entry: ProviderEntry;
+  model: string;
+  apiKey: string | undefined;
 }
 
-/** Reads and validates one config file; a missing file is an empty config. */
-export function readConfigFile(path: string): ConfigFile {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw new ConfigError(`Cannot read ${path}: ${(err as Error).message}`);
+/**
+ * The provider and model an agent runs on. An agent naming a provider but
+ * no model gets that provider's default model; naming neither gets the
+ * settings' defaults. `model` is undefined when nothing names one.
+ */
+export function agentModel(settings: Settings, choice: { provider?: string; model?: string }): { provider: string; model?: string } {
+  const provider = choice.provider ?? settings.provider;
+  const model = choice.model ?? (provider === settings.provider ? settings.model : settings.providers[provider]?.defaultModel);
+  return { provider, ...(model !== undefined ? { model } : {}) };
+}
+
+/** The connection an agent asks for (see `agentModel`), its key included. `agent` is named in every error. */
+export function connectProvider(
+  settings: Settings,
+  choice: { provider?: string; model?: string },
+  env: NodeJS.ProcessEnv,
+  agent: string,
+): ProviderConnection {
+  const { provider, model } = agentModel(settings, choice);
+  const entry = providerNamed(settings.providers, provider, `Agent "${agent}" names an unknown provider`);
+  if (model === undefined) {
+    throw new ConfigError(
+      `Agent "${agent}" uses provider "${provider}", which has no default_model: set model in the agent or providers.${provider}.default_model.`,
+    );
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (err) {
-    throw new ConfigError(`${path} is not valid JSON: ${(err as Error).message}`);
+  return { entry, model, apiKey: providerApiKey(entry, env, agent) };
+}
+
+/** The key from the variable the entry names; undefined when the server needs none. Throws naming the variable. */
+export function providerApiKey(entry: ProviderEntry, env: NodeJS.ProcessEnv, agent?: string): string | undefined {
+  const key = entry.apiKeyEnv !== undefined ? env[entry.apiKeyEnv] || undefined : undefined;
+  if (key !== undefined || entry.apiKeyEnv === undefined) return key;
+  if (entry.type === 'openai' && entry.baseUrl !== undefined && isCompatibleServer(entry.baseUrl)) return undefined;
+  const who = agent !== undefined ? ` (needed by agent "${agent}")` : '';
+  const hint = entry.name === 'openai' ? ' (or point OPENAI_BASE_URL at an OpenAI-compatible server such as Ollama)' : '';
+  throw new ConfigError(`No API key for provider "${entry.name}"${who}: set the environment variable ${entry.apiKeyEnv}${hint}.`);
+}
+
+/** The built-in defaults, the user's config.toml and the project's, merged; throws naming every problem in the files. */
+export function loadSettingsDocument(workspaceRoot: string, env: NodeJS.ProcessEnv): SettingsDocument {
+  return mergeDocuments(BUILTIN_DOCUMENT, readValid(globalConfigPath(env)), readValid(projectConfigPath(workspaceRoot)));
+}
+
+function readValid(path: string): SettingsDocument {
+  const { document, problems } = readSettingsFile(path);
+  if (problems.length > 0) throw new ConfigError(`Invalid settings:\n  ${problems.map(formatProblem).join('\n  ')}`);
+  return document;
+}
+
+function providerEntries(document: SettingsDocument, env: NodeJS.ProcessEnv): Record<string, ProviderEntry> {
+  const entries: Record<string, ProviderEntry> = {};
+  for (const [name, provider] of Object.entries(document.providers ?? {})) {
+    entries[name] = providerEntry(name, provider, baseUrlFromEnv(name, env));
   }
-  const parsed = ConfigFileSchema.safeParse(json);
-  if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => {
-    if (issue.code === 'unrecognized_keys') {
-      return issue.keys
-        .map((key) => {
-          const guess = didYouMean(key, CONFIG_KEYS);
-          return `unknown field "${key}"${guess ? ` (did you mean "${guess}"?)` : ''}`;
-        })
-        .join('; ');
-    }
-    return `field "${issue.path.join('.')}": ${issue.message}`;
-  });
-  throw new ConfigError(`Invalid ${path}: ${problems.join('; ')}.`);
+  return entries;
+}
+
+function providerEntry(name: string, provider: ProviderDocument, envBaseUrl: string | undefined): ProviderEntry {
+  if (provider.type === undefined) {
+    throw new ConfigError(`Provider "${name}" has no type: set providers.${name}.type to one of anthropic, openai.`);
+  }
+  const models = Object.fromEntries(
+    Object.entries(provider.models ?? {}).map(([model, info]) => [
+      model,
+      definedOnly({
+        contextWindow: info.context_window,
+        tools: info.tools,
+        vision: info.vision,
+        thinking: info.thinking,
+        inputPerMtok: info.input_per_mtok,
+        outputPerMtok: info.output_per_mtok,
+        cacheReadPerMtok: info.cache_read_per_mtok,
+        cacheWritePerMtok: info.cache_write_per_mtok,
+      }),
+    ]),
+  );
+  return {
+    name,
+    type: provider.type,
+    models,
+    ...definedOnly({ baseUrl: envBaseUrl ?? provider.base_url, apiKeyEnv: provider.api_key_env, defaultModel: provider.default_model }),
+  };
+}
+
+function providerNamed(providers: Record<string, ProviderEntry>, name: string, what: string): ProviderEntry {
+  const entry = providers[name];
+  if (entry) return entry;
+  const names = Object.keys(providers);
+  const guess = didYouMean(name, names);
+  throw new ConfigError(`${what} "${name}". Known providers: ${names.join(', ')}.${guess ? ` Did you mean "${guess}"?` : ''}`);
+}
+
+function baseUrlFromEnv(provider: string, env: NodeJS.ProcessEnv): string | undefined {
+  const variable = BASE_URL_VARIABLES[provider];
+  return (variable !== undefined && env[variable]) || undefined;
+}
+
+/** Permission settings in code's spelling. */
+export function permissionSettings(permissions: NonNullable<SettingsDocument['permissions']>): PermissionSettings {
+  const { allow_commands, ...rules } = permissions;
+  return { ...rules, ...definedOnly({ allowCommands: allow_commands }) };
+}
+
+/** The object without its undefined fields, so optional fields stay absent rather than present-but-undefined. */
+export function definedOnly<T extends Record<string, unknown>>(fields: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as {
+    [K in keyof T]?: Exclude<T[K], undefined>;
+  };
 }
 
 /** Servers other than OpenAI's own (Ollama, LM Studio, vLLM) often need no key. */

@@ -274,7 +274,8 @@ class Turn {
       provider: this.agent.provider.name,
       model: this.agent.provider.model,
       supportsImages: this.agent.provider.supportsImages,
-      permissions,
+      // The session's gate, judging by this agent's own policy when it has one.
+      permissions: this.options.policy ? permissions.forPolicy(this.options.policy) : permissions,
       todos,
       ...(snapshots ? { snapshots } : {}),
       ...(span ? { span } : {}),

@@ -1,24 +1,40 @@
-import type { ResolvedConfig } from '../config/provider-config';
+import type { ProviderConnection, ResolvedConfig, Settings } from '../config/provider-config';
 import { AnthropicProvider } from './anthropic';
 import { OpenAIProvider } from './openai';
+import type { HttpProviderOptions } from './resilient-stream';
 import type { Provider } from './types';
 
-/** Builds the provider a resolved configuration names. */
-export function createProvider(config: ResolvedConfig): Provider {
-  const options = {
-    apiKey: config.apiKey ?? 'not-needed',
-    apiKeyEnv: config.apiKeyEnv,
-    model: config.model,
-    ...(config.baseUrl !== undefined ? { baseURL: config.baseUrl } : {}),
-    ...(config.maxRetries !== undefined ? { maxRetries: config.maxRetries } : {}),
-    ...(config.idleTimeoutMs !== undefined ? { idleTimeoutMs: config.idleTimeoutMs } : {}),
-    ...(config.maxOutputTokens !== undefined ? { maxOutputTokens: config.maxOutputTokens } : {}),
-    ...(config.images !== undefined ? { supportsImages: config.images } : {}),
+/** The settings that shape every provider: retries, timeouts, output and image defaults. */
+export type ProviderLimits = Pick<Settings, 'maxRetries' | 'idleTimeoutMs' | 'maxOutputTokens' | 'images'>;
+
+/**
+ * Builds the provider for a connection. Whether the model sees images comes
+ * from its declared capabilities, else from the `images` setting, else from
+ * the provider's own default.
+ */
+export function providerFor(connection: ProviderConnection, limits: ProviderLimits): Provider {
+  const { entry, model, apiKey } = connection;
+  const supportsImages = entry.models[model]?.vision ?? limits.images;
+  const options: HttpProviderOptions = {
+    apiKey: apiKey ?? 'not-needed',
+    model,
+    ...(entry.apiKeyEnv !== undefined ? { apiKeyEnv: entry.apiKeyEnv } : {}),
+    ...(entry.baseUrl !== undefined ? { baseURL: entry.baseUrl } : {}),
+    ...(limits.maxRetries !== undefined ? { maxRetries: limits.maxRetries } : {}),
+    ...(limits.idleTimeoutMs !== undefined ? { idleTimeoutMs: limits.idleTimeoutMs } : {}),
+    ...(limits.maxOutputTokens !== undefined ? { maxOutputTokens: limits.maxOutputTokens } : {}),
+    ...(supportsImages !== undefined ? { supportsImages } : {}),
   };
-  switch (config.provider) {
+  switch (entry.type) {
     case 'anthropic':
       return new AnthropicProvider(options);
     case 'openai':
       return new OpenAIProvider(options);
   }
+}
+
+/** Builds the default provider a resolved configuration names. */
+export function createProvider(config: ResolvedConfig): Provider {
+  const entry = config.providers[config.provider]!;
+  return providerFor({ entry, model: config.model, apiKey: config.apiKey }, config);
 }

@@ -54,18 +54,33 @@ export type PermissionVerdict = { allowed: true; how: 'policy' | 'remembered' | 
  * becomes a denial whose reason says how to allow it.
  */
 export class PermissionGate {
-  private readonly remembered = new Map<string, boolean>();
-
   constructor(
     readonly policy: PermissionPolicy,
     private readonly ask?: AskFn,
     /** How to allow a category when nobody can be asked, e.g. "pass --allow execute". */
     private readonly howToAllow: (category: PermissionCategory) => string = (c) =>
       `allow "${c}" in the permission settings`,
+    /** Rules the user set for this session (e.g. --allow write) that win over any agent's policy. */
+    private readonly forced: Partial<Record<PermissionCategory, PermissionRule>> = {},
+    /** "Always" answers, shared by every agent of the session. */
+    private readonly remembered = new Map<string, boolean>(),
   ) {}
 
+  /**
+   * The gate for one agent of the session: its own policy, under the
+   * session's forced rules, sharing the session's remembered answers and asker.
+   */
+  forPolicy(policy: PermissionPolicy): PermissionGate {
+    return new PermissionGate(policy, this.ask, this.howToAllow, this.forced, this.remembered);
+  }
+
+  /** The gate with `rules` forced for the rest of the session. */
+  forcing(rules: Partial<Record<PermissionCategory, PermissionRule>>): PermissionGate {
+    return new PermissionGate(this.policy, this.ask, this.howToAllow, { ...this.forced, ...rules }, this.remembered);
+  }
+
   async authorize(request: PermissionRequest, signal: AbortSignal): Promise<PermissionVerdict> {
-    const rule = this.policy.rules[request.category];
+    const rule = this.forced[request.category] ?? this.policy.rules[request.category];
     if (rule === 'deny') {
       return { allowed: false, reason: `Permission denied: the policy denies ${request.category} (${request.title}).` };
     }

@@ -133,7 +133,8 @@ describe('crow binary', () => {
     assert.equal(run.code, 0, run.stderr);
     const events = run.stdout.trim().split('\n').map((line) => JSON.parse(line));
     assert.equal(events[0].type, 'turn_start');
-    assert.deepEqual(events.at(-1), { type: 'turn_complete', agent: 'crow', reason: 'answered', message: 'The agent answered.' });
+    assert.deepEqual(events.at(-1), { type: 'run_complete', agent: 'build', status: 'needs_input', message: 'builder finished its turn; your move.' });
+    assert.ok(events.some((e) => e.type === 'turn_complete' && e.agent === 'builder' && e.reason === 'answered'));
     assert.equal(events.find((e) => e.type === 'text_complete').text, 'Hi from the fake model.');
   });
 
@@ -193,7 +194,7 @@ describe('crow binary', () => {
 
   it('runs commands the config allow-lists without asking', async () => {
     mkdirSync(join(workspace, '.crow'));
-    writeFileSync(join(workspace, '.crow/config.json'), JSON.stringify({ permissions: { allowCommands: ['echo'] } }));
+    writeFileSync(join(workspace, '.crow/config.toml'), '[permissions]\nallow_commands = ["echo"]\n');
     server.enqueue(
       'anthropic',
       { blocks: [{ type: 'tool_call', name: 'bash', arguments: { command: 'echo allowed' } }] },
@@ -240,6 +241,36 @@ describe('crow binary', () => {
       assert.equal(undo.code, 0, undo.stderr);
       assert.equal(readFileSync(join(workspace, 'keep.txt'), 'utf8'), 'original\n');
       assert.ok(!existsSync(join(workspace, 'new.txt')));
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('runs a reviewed agent and continues the same session with --continue', async () => {
+    server.enqueue(
+      'anthropic',
+      { blocks: [{ type: 'tool_call', name: 'write_file', arguments: { path: 'x.txt', content: 'x\n' } }] },
+      { blocks: [{ type: 'tool_call', name: 'task_complete', arguments: { summary: 'Wrote x.txt.' } }] },
+      { blocks: [{ type: 'tool_call', name: 'task_complete', arguments: { summary: 'x.txt is there: approved.' } }] },
+      { blocks: [{ type: 'text', text: 'It contains x.' }] },
+    );
+    const home = mkdtempSync(join(tmpdir(), 'crow-home-'));
+    try {
+      const env = { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.anthropicBaseUrl };
+      const first = await crow(['run', 'Write x.txt', '--cwd', workspace, '--agent', 'pair', '--allow', 'write', '--no-undo'], env, undefined, home);
+      assert.equal(first.code, 0, first.stderr);
+      assert.match(first.stderr, /⇄ reviewer reviews builder's work \(round 1\)/);
+      assert.match(first.stderr, /✓ reviewer approved/);
+      assert.match(first.stderr, /✔ Task complete: x\.txt is there: approved\./);
+      const id = /session ([0-9a-f-]{36})/.exec(first.stderr)?.[1];
+      assert.ok(id, 'the session id is shown');
+
+      const second = await crow(['run', 'What does it contain?', '--cwd', workspace, '--continue', '--agent', 'build', '--no-undo'], env, undefined, home);
+      assert.equal(second.code, 0, second.stderr);
+      assert.equal(second.stdout.trim(), 'It contains x.');
+      assert.match(second.stderr, new RegExp(`session ${id}`), 'the same session continued');
+      const fourth = server.requestsFor('anthropic')[3]!.body;
+      assert.match(JSON.stringify(fourth.messages), /Write x\.txt.*What does it contain\?/, 'the builder sees its earlier history');
     } finally {
       rmSync(home, { recursive: true, force: true });
     }

@@ -2,6 +2,8 @@ import { ConfigError } from '../../config/provider-config';
 import { version } from '../../../package.json';
 import { processIO, UsageError, type CliIO } from './cli-io';
 import { runCommand } from './run-command';
+import { agentsCommand } from './agents-command';
+import { configCommand } from './config-command';
 import { sessionsCommand } from './sessions-command';
 import { traceCommand } from './trace-command';
 import { undoCommand } from './undo-command';
@@ -9,17 +11,18 @@ import { undoCommand } from './undo-command';
 export const HELP = `Crow Agent ${version} — a coding agent for your terminal, editor and any ACP client.
 
 Usage:
-  crow run "<prompt>" [--cwd DIR] [--provider P] [--model M]   run one agent turn
+  crow run "<prompt>" [--agent NAME] [--continue]              run a prompt through an agent
   crow undo [--session ID] [--cwd DIR] [--yes]                 put back the files the last prompt changed
   crow sessions list | show ID | export ID | delete ID         stored sessions
   crow trace SESSION [--json]                                  what the agents did, as a tree
-  crow --version                                              print the version
-  crow --help                                                 this help
+  crow agents list | show NAME | validate                      the agents you can pick
+  crow config get KEY | set KEY VALUE | validate | path        settings (config.toml)
+  crow --version | --help
 
-Run "crow run --help" for the options of a command.
-Configuration: ANTHROPIC_API_KEY or OPENAI_API_KEY, CROW_PROVIDER, CROW_MODEL,
-ANTHROPIC_BASE_URL / OPENAI_BASE_URL, or config.json in ~/.config/crow-agent/
-(per project: .crow/config.json).`;
+Run "crow COMMAND --help" for a command's options.
+Keys: ANTHROPIC_API_KEY or OPENAI_API_KEY (or the variable a provider names).
+Settings: ~/.config/crow-agent/config.toml, per project .crow/config.toml;
+CROW_PROVIDER, CROW_MODEL, ANTHROPIC_BASE_URL and OPENAI_BASE_URL override them.`;
 
 /** Runs the CLI and returns the process exit code. */
 export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
@@ -40,6 +43,10 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
         return await runCommand(rest, io);
       case 'undo':
         return await undoCommand(rest, io);
+      case 'agents':
+        return await agentsCommand(rest, io);
+      case 'config':
+        return await configCommand(rest, io);
       case 'sessions':
         return await sessionsCommand(rest, io);
       case 'trace':

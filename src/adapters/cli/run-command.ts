@@ -1,34 +1,29 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildAgent } from '../../agents/build-agent';
-import { parseCategories, policyFromConfig, withAllowed } from '../../config/permission-config';
-import { resolveConfig } from '../../config/provider-config';
-import type { TurnStopReason } from '../../engine/events';
-import { createProvider } from '../../llm';
-import { InternalSession } from '../../session/internal-session';
-import { NodeWorkspace } from '../../tools/node-workspace';
-import { PermissionGate } from '../../tools/permissions';
-import { builtinTools } from '../../tools/registry';
-import { TodoStore } from '../../tools/todos';
-import { terminalAsk } from './cli-approval';
-import { prepareUndo } from './undo-setup';
-import { RunRenderer } from './run-renderer';
-import { styleFor } from './terminal-style';
+import type { RunStatus } from '../../engine/events';
 import { UsageError, type CliIO } from './cli-io';
+import { RunRenderer } from './run-renderer';
+import { prepareRun, type PreparedRun } from './run-setup';
+import { styleFor } from './terminal-style';
 
 export const RUN_HELP = `Usage: crow run [options] "<prompt>"
 
-Runs one agent turn on the prompt in a workspace and streams it: the answer
-on stdout; thinking, tool calls, retries and usage on stderr.
-The prompt may also come on stdin: echo "..." | crow run -
+Runs the prompt through an agent in a workspace and streams it: the answer
+on stdout; thinking, tool calls, reviews, retries and usage on stderr.
+The prompt may also come on stdin (echo "..." | crow run -), and may be a
+slash command such as "/review" (see crow agents list).
 
 Options:
+  --agent NAME         the agent to run (default: default_agent, else build);
+                       crow agents list shows them all
+  --session ID         continue a stored session (crow sessions list)
+  --continue           continue the newest session of this folder
   --cwd DIR            workspace root (default: the current folder)
-  --provider NAME      anthropic | openai (default: $CROW_PROVIDER, config, anthropic)
-  --model NAME         model id (default: $CROW_MODEL, config, provider default)
-  --base-url URL       API base URL, e.g. http://localhost:11434/v1 for Ollama
-  --max-iterations N   model calls allowed in the turn (default 50)
+  --provider NAME      default provider (default: $CROW_PROVIDER, config, anthropic)
+  --model NAME         default model (default: $CROW_MODEL, config, provider default)
+  --base-url URL       the default provider's base URL, e.g. http://localhost:11434/v1
+  --max-iterations N   model calls allowed per agent turn (default 50)
   --allow LIST         allow without asking: read,write,execute,network or all
                        (default: reads allowed; writes, commands and network
                        ask on a terminal and are denied when nobody can answer)
@@ -36,17 +31,15 @@ Options:
   --no-undo            do not record the workspace for \`crow undo\`
   -h, --help           show this help
 
-Keys come from ANTHROPIC_API_KEY / OPENAI_API_KEY (never from flags).
-Exit codes: 0 done, 1 error, 2 bad usage or configuration,
-3 stopped by a limit (iterations, doom loop, output tokens), 130 cancelled.`;
+Keys come from ANTHROPIC_API_KEY / OPENAI_API_KEY or the variable a provider
+names (never from flags). Exit codes: 0 done or your turn, 1 error, 2 bad
+usage or configuration, 3 stopped by a limit, 130 cancelled.`;
 
-const EXIT_CODES: Record<TurnStopReason, number> = {
-  answered: 0,
-  task_complete: 0,
+const EXIT_CODES: Record<RunStatus, number> = {
+  completed: 0,
+  needs_input: 0,
   error: 1,
-  max_iterations: 3,
-  doom_loop: 3,
-  max_tokens: 3,
+  limit: 3,
   cancelled: 130,
 };
 
@@ -55,6 +48,9 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
     args: argv,
     allowPositionals: true,
     options: {
+      agent: { type: 'string' },
+      session: { type: 'string' },
+      continue: { type: 'boolean', default: false },
       cwd: { type: 'string' },
       provider: { type: 'string' },
       model: { type: 'string' },
@@ -70,62 +66,60 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
     io.stdout.write(`${RUN_HELP}\n`);
     return 0;
   }
+  if (values.session !== undefined && values.continue) throw new UsageError('Use --session ID or --continue, not both.');
   const prompt = await readPrompt(positionals, io);
-  const root = workspaceRoot(values.cwd ?? io.cwd);
-  const config = resolveConfig(
-    root,
-    {
-      ...(values.provider !== undefined ? { provider: values.provider } : {}),
-      ...(values.model !== undefined ? { model: values.model } : {}),
-      ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
-    },
-    io.env,
-  );
-  if (values['max-iterations'] !== undefined) config.maxIterations = positiveInteger('--max-iterations', values['max-iterations']);
-
-  let policy = policyFromConfig(config.permissions);
-  if (values.allow !== undefined) policy = withAllowed(policy, parseCategories(values.allow, '--allow'));
-  const interactive = io.stdinIsTTY && io.stderr.isTTY === true && !values.json;
-  const permissions = new PermissionGate(
-    policy,
-    interactive ? terminalAsk(io, styleFor(io.stderr, io.env)) : undefined,
-    (category) => `pass --allow ${category} (or set "permissions": { "${category}": "allow" } in .crow/config.json)`,
-  );
-
-  const workspace = new NodeWorkspace(root);
-  const agent = buildAgent({ name: 'crow', provider: createProvider(config), tools: builtinTools(), workspace, config });
-  const session = new InternalSession(agent.name);
-  session.addUserMessage(prompt);
-
   const controller = new AbortController();
   const stopListening = io.onInterrupt(() => {
     io.stderr.write('\nCancelling… (press Ctrl-C again to quit at once)\n');
     controller.abort();
   });
   try {
-    const snapshots = values['no-undo'] ? undefined : await prepareUndo(root, session.id, prompt, io, controller.signal);
-    const stream = agent.executeTurn(session, {
-      signal: controller.signal,
-      permissions,
-      todos: new TodoStore(),
-      ...(snapshots ? { snapshots } : {}),
-    });
-    const renderer = new RunRenderer({
-      out: io.stdout,
-      err: io.stderr,
-      outStyle: styleFor(io.stdout, io.env),
-      errStyle: styleFor(io.stderr, io.env),
-    });
-    for await (const event of stream) {
-      if (values.json) io.stdout.write(`${JSON.stringify(event)}\n`);
-      else renderer.render(event);
+    const run = await prepareRun(
+      {
+        root: workspaceRoot(values.cwd ?? io.cwd),
+        prompt,
+        overrides: {
+          ...(values.provider !== undefined ? { provider: values.provider } : {}),
+          ...(values.model !== undefined ? { model: values.model } : {}),
+          ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
+        },
+        ...(values.agent !== undefined ? { agent: values.agent } : {}),
+        ...(values.session !== undefined ? { session: values.session } : values.continue ? { session: 'latest' } : {}),
+        ...(values.allow !== undefined ? { allow: values.allow } : {}),
+        ...(values['max-iterations'] !== undefined
+          ? { maxIterations: positiveInteger('--max-iterations', values['max-iterations']) }
+          : {}),
+        undo: !values['no-undo'],
+        interactive: io.stdinIsTTY && io.stderr.isTTY === true && !values.json,
+      },
+      io,
+      controller.signal,
+    );
+    try {
+      return await stream(run, values.json, io, controller.signal);
+    } finally {
+      run.close();
     }
-    const result = await stream.result;
-    if (!values.json) renderer.finish(result);
-    return EXIT_CODES[result.stopReason];
   } finally {
     stopListening();
   }
+}
+
+async function stream(run: PreparedRun, json: boolean, io: CliIO, signal: AbortSignal): Promise<number> {
+  const renderer = new RunRenderer({
+    out: io.stdout,
+    err: io.stderr,
+    outStyle: styleFor(io.stdout, io.env),
+    errStyle: styleFor(io.stderr, io.env),
+  });
+  const events = run.agent.run(run.session, run.prompt, { signal });
+  for await (const event of events) {
+    if (json) io.stdout.write(`${JSON.stringify(event)}\n`);
+    else renderer.render(event);
+  }
+  const result = await events.result;
+  if (!json) renderer.finish(run.session.id);
+  return EXIT_CODES[result.status];
 }
 
 async function readPrompt(positionals: string[], io: CliIO): Promise<string> {

@@ -1,6 +1,5 @@
 import type { AgentEvent, ReviewVerdict } from '../../engine/events';
 import { unreachable } from '../../engine/events';
-import type { TurnResult } from '../../engine/turn';
 import type { Usage } from '../../llm/types';
 import type { ToolKind, ToolResult } from '../../tools/tool';
 import { addUsage, emptyUsage } from '../../llm/types';
@@ -29,6 +28,7 @@ export class RunRenderer {
   private readonly started = Date.now();
   private readonly kinds = new Map<string, ToolKind>();
   private speaker: string | undefined;
+  private toolCalls = 0;
 
   constructor(private readonly target: RenderTarget) {}
 
@@ -49,6 +49,7 @@ export class RunRenderer {
         this.kinds.set(event.callId, event.kind);
         return this.status(`${s.cyan('●')} ${s.bold(event.tool)} ${s.dim(event.summary)}`);
       case 'tool_call_end':
+        this.toolCalls += 1;
         return this.status(this.toolOutcome(event));
       case 'usage':
         addUsage(this.usage, event.usage);
@@ -85,17 +86,17 @@ export class RunRenderer {
     }
   }
 
-  /** The closing line: why it stopped, tokens and time. */
-  finish(result: TurnResult): void {
+  /** The closing lines: tokens, tool calls, time, and how to continue the session. */
+  finish(sessionId: string): void {
     const s = this.target.errStyle;
     const u = this.usage;
     const tokens = [`${n(u.input + u.cacheRead + u.cacheWrite)} in`, `${n(u.output)} out`];
     if (u.cacheRead > 0) tokens.push(`${n(u.cacheRead)} cache read`);
     if (u.cacheWrite > 0) tokens.push(`${n(u.cacheWrite)} cache write`);
     if (u.reasoning > 0) tokens.push(`${n(u.reasoning)} reasoning`);
-    const limited = ['max_iterations', 'max_tokens'].includes(result.stopReason);
-    if (limited) this.status(s.yellow(`⚠ ${result.message}`));
-    this.status(s.dim(`${tokens.join(' · ')} · ${result.toolCalls.length} tool calls · ${seconds(Date.now() - this.started)}`));
+    const calls = `${this.toolCalls} tool call${this.toolCalls === 1 ? '' : 's'}`;
+    this.status(s.dim(`${tokens.join(' · ')} · ${calls} · ${seconds(Date.now() - this.started)}`));
+    this.status(s.dim(`session ${sessionId} · continue it with: crow run --continue "..."`));
   }
 
   /** Names the agent whenever another one starts acting, so a person always knows who is at work. */

@@ -2,17 +2,20 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, resolveConfig } from '../../../src/config/provider-config';
+import { ConfigError, connectProvider, resolveConfig, resolveSettings } from '../../../src/config/provider-config';
 import { PromptRegistry, renderSystemPrompt } from '../../../src/config/prompts';
+import { createProvider, providerFor } from '../../../src/llm';
 
-describe('provider configuration', () => {
+describe('provider configuration (config.toml)', () => {
   let home: string;
   let project: string;
   const env = (vars: Record<string, string> = {}): NodeJS.ProcessEnv => ({ XDG_CONFIG_HOME: home, ...vars });
-  const writeConfig = (dir: string, config: unknown): void => {
+  const writeConfig = (dir: string, toml: string): void => {
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'config.json'), typeof config === 'string' ? config : JSON.stringify(config));
+    writeFileSync(join(dir, 'config.toml'), toml);
   };
+  const userConfig = (toml: string): void => writeConfig(join(home, 'crow-agent'), toml);
+  const projectConfig = (toml: string): void => writeConfig(join(project, '.crow'), toml);
 
   beforeEach(() => {
     home = mkdtempSync(join(tmpdir(), 'crow-cfg-'));
@@ -27,7 +30,8 @@ describe('provider configuration', () => {
     const config = resolveConfig(project, {}, env({ ANTHROPIC_API_KEY: 'sk-a' }));
     assert.equal(config.provider, 'anthropic');
     assert.equal(config.apiKey, 'sk-a');
-    assert.ok(config.model.length > 0);
+    assert.equal(config.model, 'claude-sonnet-4-6');
+    assert.deepEqual(Object.keys(config.providers), ['anthropic', 'openai']);
   });
 
   it('names the missing key variable', () => {
@@ -39,32 +43,115 @@ describe('provider configuration', () => {
     const config = resolveConfig(project, {}, env({ CROW_PROVIDER: 'openai', OPENAI_BASE_URL: 'http://localhost:11434/v1' }));
     assert.equal(config.apiKey, undefined);
     assert.equal(config.baseUrl, 'http://localhost:11434/v1');
+    assert.equal(createProvider(config).name, 'openai');
   });
 
   it('layers flags over environment over project over user config', () => {
-    writeConfig(join(home, 'crow-agent'), { provider: 'openai', model: 'user-model', maxIterations: 7 });
-    writeConfig(join(project, '.crow'), { model: 'project-model' });
+    userConfig('provider = "openai"\nmodel = "user-model"\nmax_iterations = 7\n');
+    projectConfig('model = "project-model"\n');
     const vars = { OPENAI_API_KEY: 'k', ANTHROPIC_API_KEY: 'k' };
     assert.equal(resolveConfig(project, {}, env(vars)).model, 'project-model');
+    assert.equal(resolveConfig(project, {}, env(vars)).provider, 'openai');
     assert.equal(resolveConfig(project, {}, env(vars)).maxIterations, 7);
     assert.equal(resolveConfig(project, {}, env({ ...vars, CROW_MODEL: 'env-model' })).model, 'env-model');
     assert.equal(resolveConfig(project, { model: 'flag-model' }, env({ ...vars, CROW_MODEL: 'env-model' })).model, 'flag-model');
     assert.equal(resolveConfig(project, { provider: 'anthropic' }, env(vars)).provider, 'anthropic');
   });
 
-  it('reads the key from the variable apiKeyEnv names', () => {
-    writeConfig(join(project, '.crow'), { apiKeyEnv: 'MY_PROXY_KEY' });
+  it('reads snake_case settings and merges permissions field by field', () => {
+    userConfig('doom_loop_threshold = 4\nthinking_budget = 2048\n[permissions]\nwrite = "allow"\nallow_commands = ["npm test"]\n');
+    projectConfig('default_agent = "pair"\n[permissions]\nexecute = "deny"\n');
+    const settings = resolveSettings(project, {}, env());
+    assert.equal(settings.doomLoopThreshold, 4);
+    assert.equal(settings.thinkingBudget, 2048);
+    assert.equal(settings.defaultAgent, 'pair');
+    assert.deepEqual(settings.permissions, { write: 'allow', execute: 'deny', allowCommands: ['npm test'] });
+  });
+
+  it('reads the key from the variable api_key_env names', () => {
+    projectConfig('api_key_env = "MY_PROXY_KEY"\n');
     assert.equal(resolveConfig(project, {}, env({ MY_PROXY_KEY: 'proxy' })).apiKey, 'proxy');
     assert.throws(() => resolveConfig(project, {}, env({ ANTHROPIC_API_KEY: 'x' })), /MY_PROXY_KEY/);
   });
 
+  it('defines named providers with models, capabilities and prices', () => {
+    userConfig(
+      [
+        '[providers.local]',
+        'type = "openai"',
+        'base_url = "http://localhost:11434/v1"',
+        'default_model = "qwen3"',
+        '[providers.local.models.qwen3]',
+        'context_window = 32768',
+        'vision = false',
+        'thinking = true',
+        '[providers.anthropic.models."claude-sonnet-4-6"]',
+        'input_per_mtok = 3.0',
+        'output_per_mtok = 15.0',
+        'cache_read_per_mtok = 0.3',
+        'cache_write_per_mtok = 3.75',
+      ].join('\n'),
+    );
+    const settings = resolveSettings(project, {}, env());
+    const local = settings.providers.local!;
+    assert.deepEqual(
+      { type: local.type, baseUrl: local.baseUrl, apiKeyEnv: local.apiKeyEnv, defaultModel: local.defaultModel },
+      { type: 'openai', baseUrl: 'http://localhost:11434/v1', apiKeyEnv: undefined, defaultModel: 'qwen3' },
+    );
+    assert.deepEqual(local.models.qwen3, { contextWindow: 32768, vision: false, thinking: true });
+    assert.equal(settings.providers.anthropic!.apiKeyEnv, 'ANTHROPIC_API_KEY', 'a table for a built-in provider keeps its other fields');
+    assert.equal(settings.providers.anthropic!.models['claude-sonnet-4-6']!.outputPerMtok, 15);
+
+    const connection = connectProvider(settings, { provider: 'local' }, env(), 'builder');
+    assert.deepEqual([connection.model, connection.apiKey], ['qwen3', undefined]);
+    const provider = providerFor(connection, settings);
+    assert.deepEqual([provider.name, provider.model, provider.supportsImages], ['openai', 'qwen3', false]);
+  });
+
+  it('moves the built-in providers with ANTHROPIC_BASE_URL and OPENAI_BASE_URL, over the files', () => {
+    userConfig('[providers.openai]\nbase_url = "http://file.example/v1"\n');
+    const settings = resolveSettings(project, {}, env({ OPENAI_BASE_URL: 'http://env.example/v1', ANTHROPIC_BASE_URL: 'http://a.example' }));
+    assert.equal(settings.providers.openai!.baseUrl, 'http://env.example/v1');
+    assert.equal(settings.providers.anthropic!.baseUrl, 'http://a.example');
+  });
+
+  it('names the agent and the variable when a role has no key', () => {
+    const settings = resolveSettings(project, {}, env());
+    assert.throws(
+      () => connectProvider(settings, { provider: 'openai' }, env(), 'verifier'),
+      (err: Error) => err instanceof ConfigError && /agent "verifier"/.test(err.message) && /OPENAI_API_KEY/.test(err.message),
+    );
+    assert.throws(
+      () => connectProvider(settings, { provider: 'opnai' }, env(), 'verifier'),
+      /unknown provider "opnai".*Did you mean "openai"\?/,
+    );
+  });
+
   it('rejects bad config files naming the file, the field and a likely fix', () => {
-    writeConfig(join(project, '.crow'), { modle: 'x' });
-    assert.throws(() => resolveConfig(project, {}, env({ ANTHROPIC_API_KEY: 'k' })), /\.crow\/config\.json.*unknown field "modle" \(did you mean "model"\?\)/);
-    writeConfig(join(project, '.crow'), { maxIterations: -1 });
-    assert.throws(() => resolveConfig(project, {}, env({ ANTHROPIC_API_KEY: 'k' })), /field "maxIterations"/);
-    writeConfig(join(project, '.crow'), '{ not json');
-    assert.throws(() => resolveConfig(project, {}, env({ ANTHROPIC_API_KEY: 'k' })), /not valid JSON/);
+    const vars = env({ ANTHROPIC_API_KEY: 'k' });
+    projectConfig('modle = "x"\n');
+    assert.throws(() => resolveConfig(project, {}, vars), /\.crow\/config\.toml: field "modle": unknown field \(did you mean "model"\?\)/);
+    projectConfig('max_iterations = -1\n');
+    assert.throws(() => resolveConfig(project, {}, vars), /field "max_iterations"/);
+    projectConfig('[providers.local]\ntype = "openia"\n');
+    assert.throws(() => resolveConfig(project, {}, vars), /field "providers\.local\.type".*did you mean "openai"\?/);
+    projectConfig('[providers.local.models.m]\nvison = true\n');
+    assert.throws(() => resolveConfig(project, {}, vars), /"providers\.local\.models\.m\.vison": unknown field \(did you mean "vision"\?\)/);
+    projectConfig('max_iterations = \n');
+    assert.throws(() => resolveConfig(project, {}, vars), /not valid TOML/);
+  });
+
+  it('never takes a key in a file', () => {
+    const vars = env({ ANTHROPIC_API_KEY: 'k' });
+    projectConfig('[providers.local]\ntype = "openai"\napi_key_env = "sk-proj-abc123def456"\n');
+    assert.throws(() => resolveConfig(project, {}, vars), /api_key_env".*looks like an API key itself/);
+    projectConfig('[providers.local]\ntype = "openai"\napi_key = "abc"\n');
+    assert.throws(() => resolveConfig(project, {}, vars), /api_key".*secrets are never stored in configuration files/);
+  });
+
+  it('requires a type for a provider that is not built in', () => {
+    projectConfig('[providers.local]\nbase_url = "http://localhost:8000/v1"\n');
+    assert.throws(() => resolveSettings(project, {}, env()), /Provider "local" has no type/);
   });
 
   it('suggests the provider a typo meant', () => {

@@ -1,0 +1,107 @@
+import { randomUUID } from 'node:crypto';
+import type { ACPAgent } from '../../agents/acp-agent';
+import { assembleAgent, defaultAgentName } from '../../agents/assemble';
+import { AgentRegistry } from '../../config/agent-registry';
+import { formatProblem } from '../../config/config-problems';
+import { dataHome } from '../../config/paths';
+import { parseCategories, policyFromConfig } from '../../config/permission-config';
+import { PromptRegistry } from '../../config/prompts';
+import { resolveSettings, type ConfigOverrides, type Settings } from '../../config/provider-config';
+import { SlashCommands } from '../../config/slash-commands';
+import { ACPSession } from '../../session/acp-session';
+import { SessionStore } from '../../session/session-store';
+import { NodeWorkspace } from '../../tools/node-workspace';
+import { PermissionGate, type PermissionRule } from '../../tools/permissions';
+import { builtinTools } from '../../tools/registry';
+import { terminalAsk } from './cli-approval';
+import type { CliIO } from './cli-io';
+import { styleFor } from './terminal-style';
+import { prepareUndo } from './undo-setup';
+
+export interface RunChoices {
+  root: string;
+  prompt: string;
+  overrides: ConfigOverrides;
+  agent?: string;
+  /** Continue this stored session; 'latest' for the newest one of the folder. */
+  session?: string;
+  allow?: string;
+  maxIterations?: number;
+  undo: boolean;
+  interactive: boolean;
+}
+
+export interface PreparedRun {
+  agent: ACPAgent;
+  session: ACPSession;
+  prompt: string;
+  /** Stops storing the session. */
+  close(): void;
+}
+
+/**
+ * Everything a `crow run` needs, from flags to a running composition: the
+ * settings, the agent (by --agent, a slash command, the resumed session or
+ * default_agent), the session (new, or loaded from the store), its permission
+ * gate, undo snapshots and storage.
+ */
+export async function prepareRun(choices: RunChoices, io: CliIO, signal: AbortSignal): Promise<PreparedRun> {
+  const { root } = choices;
+  const settings = resolveSettings(root, choices.overrides, io.env);
+  if (choices.maxIterations !== undefined) settings.maxIterations = choices.maxIterations;
+  const { registry, errors } = AgentRegistry.load(root, io.env);
+  for (const error of errors) io.stderr.write(`crow: warning: ${formatProblem(error)} (this definition is skipped)\n`);
+  const store = new SessionStore({ dataHome: dataHome(io.env), warn: (w) => io.stderr.write(`crow: warning: ${w}\n`) });
+  const stored = choices.session !== undefined ? storedSessionId(store, choices.session, root) : undefined;
+
+  let agentName = choices.agent ?? (stored ? store.meta(stored).agentName : undefined) ?? defaultAgentName(settings);
+  let prompt = choices.prompt;
+  if (prompt.trimStart().startsWith('/')) {
+    const expanded = SlashCommands.load(root, io.env).commands.expand(prompt.trim(), { workspaceRoot: root, agentName });
+    prompt = expanded.prompt;
+    if (choices.agent === undefined && expanded.agent !== undefined) agentName = expanded.agent;
+  }
+
+  const workspace = new NodeWorkspace(root);
+  const agent = assembleAgent(agentName, {
+    registry,
+    config: settings,
+    workspace,
+    prompts: PromptRegistry.forWorkspace(root, io.env),
+    env: io.env,
+    tools: builtinTools(settings.webSearch ? { webSearch: settings.webSearch } : {}),
+  });
+  const sessionId = stored ?? randomUUID();
+  const snapshots = choices.undo ? await prepareUndo(root, sessionId, prompt, io, signal) : undefined;
+  const permissions = permissionGate(settings, choices, io);
+  const dependencies = { permissions, ...(snapshots ? { snapshots } : {}) };
+  const session = stored
+    ? store.load(stored, dependencies)
+    : new ACPSession({ id: sessionId, cwd: root, agentName, ...dependencies });
+  if (!session.title) session.title = titleOf(choices.prompt);
+  const handle = store.attach(session);
+  return { agent, session, prompt, close: handle.close };
+}
+
+function permissionGate(settings: Settings, choices: RunChoices, io: CliIO): PermissionGate {
+  const forced: Partial<Record<string, PermissionRule>> = {};
+  if (choices.allow !== undefined) for (const category of parseCategories(choices.allow, '--allow')) forced[category] = 'allow';
+  return new PermissionGate(
+    policyFromConfig(settings.permissions),
+    choices.interactive ? terminalAsk(io, styleFor(io.stderr, io.env)) : undefined,
+    (category) => `pass --allow ${category} (or set permissions.${category} = "allow" in .crow/config.toml)`,
+    forced,
+  );
+}
+
+function storedSessionId(store: SessionStore, choice: string, root: string): string {
+  if (choice !== 'latest') return store.meta(choice).id;
+  const [latest] = store.list({ cwd: root });
+  if (!latest) throw new Error(`No earlier session in ${root} to continue. Start one with: crow run "..."`);
+  return latest.id;
+}
+
+function titleOf(prompt: string): string {
+  const line = prompt.trim().split('\n', 1)[0] ?? '';
+  return line.length > 80 ? `${line.slice(0, 77)}...` : line;
+}

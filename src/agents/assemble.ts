@@ -1,0 +1,73 @@
+import type { AgentRegistry } from '../config/agent-registry';
+import { didYouMean } from '../config/did-you-mean';
+import type { PromptRegistry } from '../config/prompts';
+import { ConfigError, type Settings } from '../config/provider-config';
+import { builtinTools, ToolRegistry } from '../tools/registry';
+import type { Tool } from '../tools/tool';
+import type { Workspace } from '../tools/workspace';
+import { ACPAgent } from './acp-agent';
+import { baseAgentFromDefinition, type AgentEnvironment } from './definition-agent';
+
+/** The ACP agent front doors pick when neither the user nor the settings (default_agent) name one. */
+export const DEFAULT_AGENT = 'build';
+
+export function defaultAgentName(settings: Settings): string {
+  return settings.defaultAgent ?? DEFAULT_AGENT;
+}
+
+export interface AssemblyContext {
+  registry: AgentRegistry;
+  /** Resolved settings: default provider and model, providers, limits, permissions. */
+  config: Settings;
+  workspace: Workspace;
+  prompts: PromptRegistry;
+  /** Where API keys are read from. */
+  env: NodeJS.ProcessEnv;
+  /** The tools definitions pick from. Default: builtinTools(). */
+  tools?: readonly Tool[];
+}
+
+/**
+ * Builds the ACP agent a definition names: its primary and coagent as
+ * BaseAgents, each on its own provider and model, under its control flow.
+ * Throws ConfigError for an unknown agent, an unknown provider or a
+ * missing API key, naming the agent concerned.
+ */
+export function assembleAgent(name: string, context: AssemblyContext): ACPAgent {
+  const { registry } = context;
+  const definition = registry.acpAgent(name);
+  if (!definition) throw new ConfigError(unknownAgent(name, registry));
+  const environment: AgentEnvironment = {
+    settings: context.config,
+    workspace: context.workspace,
+    prompts: context.prompts,
+    env: context.env,
+    tools: new ToolRegistry(context.tools ?? builtinTools()),
+  };
+  const { flow } = definition;
+  const primaryDefinition = registry.baseAgent(definition.primary)!;
+  const primary = baseAgentFromDefinition(primaryDefinition, { as: 'primary', reviewed: flow.kind === 'coagent' }, environment);
+  const coagentDefinition = definition.coagent !== undefined ? registry.baseAgent(definition.coagent) : undefined;
+  const coagent =
+    coagentDefinition && flow.kind === 'coagent'
+      ? baseAgentFromDefinition(coagentDefinition, { as: 'coagent', tools: flow.tools }, environment)
+      : undefined;
+  return new ACPAgent({
+    name: definition.name,
+    description: definition.description,
+    primary,
+    flow,
+    prompts: context.prompts,
+    ...(coagent ? { coagent } : {}),
+    ...(definition.handoff ? { handoff: definition.handoff } : {}),
+  });
+}
+
+function unknownAgent(name: string, registry: AgentRegistry): string {
+  const names = registry.acpAgents().map((agent) => agent.name);
+  if (registry.baseAgent(name)) {
+    return `"${name}" is a base agent, used inside ACP agents; pick an ACP agent: ${names.join(', ')}.`;
+  }
+  const guess = didYouMean(name, names);
+  return `Unknown agent "${name}".${guess ? ` Did you mean "${guess}"?` : ''} Agents: ${names.join(', ')} (see crow agents list).`;
+}

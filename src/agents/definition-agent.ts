@@ -1,0 +1,132 @@
+import { type BaseAgentDefinition, builtinSystemTemplate } from '../config/agent-definitions';
+import { policyFromConfig } from '../config/permission-config';
+import { basePromptContext, type PromptRegistry, renderSystemPrompt } from '../config/prompts';
+import { ConfigError, connectProvider, type ProviderConnection, type Settings } from '../config/provider-config';
+import type { CompactionSettings } from '../engine/compaction';
+import { renderTemplateText } from '../config/template-text';
+import { BaseAgent } from '../engine/base-agent';
+import { providerFor } from '../llm';
+import { TASK_COMPLETE } from '../tools/builtin/task-complete';
+import type { PermissionPolicy } from '../tools/permissions';
+import { ToolRegistry } from '../tools/registry';
+import type { Tool } from '../tools/tool';
+import type { Workspace } from '../tools/workspace';
+import type { CoagentTools } from './control-flow';
+
+/** What base agents are built from, besides their definitions. */
+export interface AgentEnvironment {
+  settings: Settings;
+  workspace: Workspace;
+  prompts: PromptRegistry;
+  env: NodeJS.ProcessEnv;
+  /** The tools definitions pick from by name. */
+  tools: ToolRegistry;
+}
+
+/** The part a base agent plays in a composition. */
+export type AgentPart = { as: 'primary'; reviewed: boolean } | { as: 'coagent'; tools: CoagentTools };
+
+/** All a judge may do: think, read the shared todo list and approve. */
+const EVALUATE_ONLY = new Set([TASK_COMPLETE, 'todo_read', 'think']);
+
+/**
+ * A BaseAgent as its definition describes it: its own provider and model
+ * (falling back to the settings' defaults), its tools (narrowed for a
+ * coagent by the flow's CoagentTools), its rendered system prompt, its
+ * limits and its permission policy.
+ */
+export function baseAgentFromDefinition(definition: BaseAgentDefinition, part: AgentPart, environment: AgentEnvironment): BaseAgent {
+  const { settings } = environment;
+  const connection = connectProvider(settings, definition, environment.env, definition.name);
+  const thinks = connection.entry.models[connection.model]?.thinking !== false;
+  const tools = agentTools(definition, part, environment.tools);
+  const maxIterations = definition.maxIterations ?? settings.maxIterations;
+  const doomLoopThreshold = definition.doomLoopThreshold ?? settings.doomLoopThreshold;
+  const maxOutputTokens = definition.maxTokens ?? settings.maxOutputTokens;
+  return new BaseAgent({
+    name: definition.name,
+    provider: providerFor(connection, settings),
+    tools,
+    workspace: environment.workspace,
+    systemPrompt: systemPrompt(definition, part, tools, environment),
+    policy: agentPolicy(definition, settings),
+    ...(maxIterations !== undefined ? { maxIterations } : {}),
+    ...(doomLoopThreshold !== undefined ? { doomLoopThreshold } : {}),
+    ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+    ...(settings.thinkingBudget !== undefined && thinks ? { thinkingBudget: settings.thinkingBudget } : {}),
+    compaction: compactionSettings(contextWindowOf(connection), environment.prompts),
+  });
+}
+
+/** Context windows assumed when the provider config gives none: vendors' current models, and small local defaults. */
+const DEFAULT_CONTEXT_WINDOW = { anthropic: 200_000, openai: 128_000, compatible: 32_000 };
+
+function contextWindowOf(connection: ProviderConnection): number {
+  const configured = connection.entry.models[connection.model]?.contextWindow;
+  if (configured !== undefined) return configured;
+  if (connection.entry.type === 'anthropic') return DEFAULT_CONTEXT_WINDOW.anthropic;
+  return connection.entry.baseUrl === undefined ? DEFAULT_CONTEXT_WINDOW.openai : DEFAULT_CONTEXT_WINDOW.compatible;
+}
+
+/** Compaction with the prompts of the `compaction` and `compaction-note` templates. */
+export function compactionSettings(contextWindow: number, prompts: PromptRegistry): CompactionSettings {
+  return {
+    contextWindow,
+    prompts: {
+      instructions: () => prompts.render('compaction', {}),
+      note: (summary) => prompts.render('compaction-note', { summary }).trim(),
+    },
+  };
+}
+
+/** The definition's tools (default: all), narrowed for a coagent: none → evaluate only; read_only → no file edits. */
+export function agentTools(definition: BaseAgentDefinition, part: AgentPart, registry: ToolRegistry): Tool[] {
+  const names = definition.tools ?? registry.names();
+  let picked: Tool[];
+  try {
+    picked = registry.pick(names).list();
+  } catch (err) {
+    throw new ConfigError(`${definition.file}: ${(err as Error).message}`);
+  }
+  if (part.as === 'primary') return picked;
+  switch (part.tools) {
+    case 'none':
+      return picked.filter((tool) => EVALUATE_ONLY.has(tool.name));
+    case 'read_only':
+      return picked.filter((tool) => tool.permission !== 'write');
+    case 'full':
+      return picked;
+  }
+}
+
+/** The settings' permissions overridden per field by the definition's; requires_approval turns "allow" into "ask". */
+export function agentPolicy(definition: BaseAgentDefinition, settings: Settings): PermissionPolicy {
+  const policy = policyFromConfig({ ...settings.permissions, ...definition.permissions });
+  const rules = { ...policy.rules };
+  for (const category of definition.requiresApproval ?? []) {
+    if (rules[category] === 'allow') rules[category] = 'ask';
+  }
+  return { ...policy, rules };
+}
+
+/** The definition's body rendered as a template, or the built-in "system" / "reviewer" template by role when it has none. */
+function systemPrompt(definition: BaseAgentDefinition, part: AgentPart, tools: readonly Tool[], environment: AgentEnvironment): string {
+  const toolNames = tools.map((tool) => tool.name);
+  const reviewed = part.as === 'primary' && part.reviewed;
+  const workspaceRoot = environment.workspace.root;
+  if (definition.systemPrompt === '') {
+    const template = builtinSystemTemplate(definition.role);
+    return renderSystemPrompt(environment.prompts, { template, agentName: definition.name, workspaceRoot, tools: toolNames, reviewed });
+  }
+  const context = {
+    ...basePromptContext(definition.name, workspaceRoot),
+    tools: toolNames,
+    hasTaskComplete: toolNames.includes(TASK_COMPLETE),
+    reviewed,
+  };
+  try {
+    return renderTemplateText(definition.systemPrompt, context, definition.file);
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
+}

@@ -1,0 +1,150 @@
+import { TASK_COMPLETE } from '../tools/builtin/task-complete';
+import { builtinTools } from '../tools/registry';
+import {
+  type ACPAgentDefinition,
+  type AgentDefinition,
+  type BaseAgentDefinition,
+  parseACPAgent,
+  parseBaseAgent,
+  type Parsed,
+} from './agent-definitions';
+import type { DefinitionError } from './config-problems';
+import { didYouMean } from './did-you-mean';
+import { findPackageRoot, layerFolders, type MarkdownFile, readMarkdownFiles } from './markdown-files';
+
+export interface LoadedAgents {
+  registry: AgentRegistry;
+  /** Every problem found, per file; the agents they concern are left out of the registry. */
+  errors: DefinitionError[];
+}
+
+/**
+ * The agents a workspace can use: built-in definitions (agents/ in the
+ * package), then ~/.config/crow-agent/agents/, then .crow/agents/, each in
+ * base/ and acp/. A later definition replaces an earlier one of the same
+ * name; `enabled: false` hides it.
+ */
+export class AgentRegistry {
+  private constructor(
+    private readonly acp: ReadonlyMap<string, ACPAgentDefinition>,
+    private readonly base: ReadonlyMap<string, BaseAgentDefinition>,
+  ) {}
+
+  static load(workspaceRoot: string, env: NodeJS.ProcessEnv = process.env, builtinRoot: string = findPackageRoot()): LoadedAgents {
+    const errors: DefinitionError[] = [];
+    const read = <T extends AgentDefinition>(relative: string, parse: (file: MarkdownFile) => Parsed<T>): Map<string, T> =>
+      collect(layerFolders(relative, workspaceRoot, env, builtinRoot), parse, errors);
+    const toolNames = builtinTools().map((tool) => tool.name);
+    const allBase = read('agents/base', (file) => parseBaseAgent(file, toolNames));
+    const allAcp = read('agents/acp', parseACPAgent);
+    const base = enabledOnly(allBase);
+    const acp = new Map<string, ACPAgentDefinition>();
+    for (const agent of enabledOnly(allAcp).values()) {
+      const problems = referenceProblems(agent, base, allBase);
+      if (problems.length === 0) acp.set(agent.name, agent);
+      errors.push(...problems);
+    }
+    return { registry: new AgentRegistry(acp, base), errors };
+  }
+
+  /** ACP agents first (what users pick), then base agents. */
+  list(): AgentDefinition[] {
+    return [...this.acp.values(), ...this.base.values()];
+  }
+
+  /** An ACP agent of that name, else a base agent of that name. */
+  get(name: string): AgentDefinition | undefined {
+    return this.acp.get(name) ?? this.base.get(name);
+  }
+
+  acpAgents(): ACPAgentDefinition[] {
+    return [...this.acp.values()];
+  }
+
+  baseAgents(): BaseAgentDefinition[] {
+    return [...this.base.values()];
+  }
+
+  /** An ACP agent whose primary and coagent are known, enabled base agents. */
+  acpAgent(name: string): ACPAgentDefinition | undefined {
+    return this.acp.get(name);
+  }
+
+  baseAgent(name: string): BaseAgentDefinition | undefined {
+    return this.base.get(name);
+  }
+
+  /** Base agents naming a provider the settings do not know. */
+  providerProblems(providers: readonly string[]): DefinitionError[] {
+    return this.baseAgents().flatMap((agent) => {
+      if (agent.provider === undefined || providers.includes(agent.provider)) return [];
+      const guess = didYouMean(agent.provider, providers);
+      const hint = guess ? ` (did you mean "${guess}"?)` : '';
+      return [{ file: agent.file, field: 'provider', message: `unknown provider "${agent.provider}"${hint}. Known providers: ${providers.join(', ')}.` }];
+    });
+  }
+}
+
+/** The definitions of all folders by name, later folders winning; two files of one name in one folder is an error. */
+function collect<T extends AgentDefinition>(
+  folders: readonly string[],
+  parse: (file: MarkdownFile) => Parsed<T>,
+  errors: DefinitionError[],
+): Map<string, T> {
+  const byName = new Map<string, T>();
+  for (const folder of folders) {
+    const inFolder = new Map<string, string>();
+    for (const file of readMarkdownFiles(folder)) {
+      const { definition, problems } = parse(file);
+      errors.push(...problems);
+      if (!definition) continue;
+      const other = inFolder.get(definition.name);
+      if (other !== undefined) {
+        errors.push({ file: file.path, field: 'name', message: `"${definition.name}" is already defined by ${other}; names must be unique.` });
+        continue;
+      }
+      inFolder.set(definition.name, file.path);
+      byName.set(definition.name, definition);
+    }
+  }
+  return byName;
+}
+
+function enabledOnly<T extends AgentDefinition>(definitions: ReadonlyMap<string, T>): Map<string, T> {
+  return new Map([...definitions].filter(([, definition]) => definition.enabled));
+}
+
+/** What is wrong with the base agents an ACP agent names. */
+function referenceProblems(
+  agent: ACPAgentDefinition,
+  base: ReadonlyMap<string, BaseAgentDefinition>,
+  allBase: ReadonlyMap<string, BaseAgentDefinition>,
+): DefinitionError[] {
+  const problems: DefinitionError[] = [];
+  const problem = (field: string, message: string): number => problems.push({ file: agent.file, field, message });
+  const missing = (name: string): string | undefined => {
+    if (base.has(name)) return undefined;
+    if (allBase.has(name)) return `base agent "${name}" is disabled (enabled: false in ${allBase.get(name)!.file}).`;
+    const guess = didYouMean(name, [...base.keys()]);
+    return `unknown base agent "${name}"${guess ? ` (did you mean "${guess}"?)` : ''}. Base agents: ${[...base.keys()].join(', ')}.`;
+  };
+  const primaryProblem = missing(agent.primary);
+  if (primaryProblem) problem('primary', primaryProblem);
+  if (agent.flow.kind !== 'coagent') {
+    if (agent.coagent !== undefined) {
+      problem('coagent', `a ${agent.flow.kind} flow has no coagent: remove it, or use a judge, verify, smart or chat flow.`);
+    }
+    return problems;
+  }
+  if (agent.coagent === undefined) {
+    problem('coagent', `a ${agent.flow.style} flow needs a coagent: the base agent that reviews the work.`);
+    return problems;
+  }
+  const coagentProblem = missing(agent.coagent);
+  if (coagentProblem) problem('coagent', coagentProblem);
+  const tools = base.get(agent.coagent)?.tools;
+  if (tools !== undefined && !tools.includes(TASK_COMPLETE)) {
+    problem('coagent', `coagent "${agent.coagent}" lacks the task_complete tool, and only the coagent can end the task: add it to its tools.`);
+  }
+  return problems;
+}

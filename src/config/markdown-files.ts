@@ -1,0 +1,74 @@
+/**
+ * Markdown files with YAML frontmatter, found in layers: built-in (shipped
+ * in the package), global (~/.config/crow-agent/) and project (.crow/).
+ * Agent definitions and slash commands are both read this way.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { parseDocument } from 'yaml';
+import type { DefinitionError } from './config-problems';
+import { configHome, projectConfigDir } from './paths';
+
+/**
+ * The folders of `relative` (e.g. "agents/base") in precedence order, lowest
+ * first: built-in, then ~/.config/crow-agent/, then the project's .crow/.
+ */
+export function layerFolders(relative: string, workspaceRoot: string, env: NodeJS.ProcessEnv, builtinRoot: string): string[] {
+  return [join(builtinRoot, relative), join(configHome(env), relative), join(projectConfigDir(workspaceRoot), relative)];
+}
+
+/** A file every package ships: it marks the folder holding the built-in `agents/` and `commands/`. */
+const PACKAGE_MARKER = join('agents', 'base', 'builder.md');
+
+/** The package folder, found by walking up from this file (the source tree, or the bundle in dist/). */
+export function findPackageRoot(): string {
+  for (let dir = __dirname; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, PACKAGE_MARKER))) return dir;
+    if (dirname(dir) === dir) throw new Error(`Cannot find ${PACKAGE_MARKER} above ${__dirname}`);
+  }
+}
+
+export interface MarkdownFile {
+  path: string;
+  /** The file name without ".md": the default name of what it defines. */
+  stem: string;
+  text: string;
+}
+
+/** The .md files of a folder, by name; none when the folder does not exist. */
+export function readMarkdownFiles(folder: string): MarkdownFile[] {
+  let names: string[];
+  try {
+    names = readdirSync(folder)
+      .filter((name) => name.endsWith('.md'))
+      .sort((a, b) => a.slice(0, -3).localeCompare(b.slice(0, -3)));
+  } catch {
+    return [];
+  }
+  return names.map((name) => {
+    const path = join(folder, name);
+    return { path, stem: name.slice(0, -'.md'.length), text: readFileSync(path, 'utf8') };
+  });
+}
+
+export type Frontmatter = { data: Record<string, unknown>; body: string } | { problems: DefinitionError[] };
+
+const FRONTMATTER = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
+
+/** Splits "---\nyaml\n---\nbody"; the frontmatter must be a YAML mapping. */
+export function splitFrontmatter(file: string, text: string): Frontmatter {
+  const source = text.replace(/^\uFEFF/, '');
+  const match = FRONTMATTER.exec(source);
+  if (!match) {
+    return { problems: [{ file, message: 'must start with a YAML frontmatter block between "---" lines (name, description, ...).' }] };
+  }
+  const document = parseDocument(match[1]!, { prettyErrors: true, uniqueKeys: true });
+  if (document.errors.length > 0) {
+    return { problems: document.errors.map((error) => ({ file, message: `invalid YAML frontmatter: ${error.message}` })) };
+  }
+  const data: unknown = document.toJS();
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+    return { problems: [{ file, message: 'the frontmatter must be a mapping of fields (name: ..., description: ...).' }] };
+  }
+  return { data: data as Record<string, unknown>, body: source.slice(match[0].length).trim() };
+}

@@ -1,0 +1,201 @@
+/**
+ * The settings file, `config.toml` (global in ~/.config/crow-agent/, per
+ * project in .crow/): its schema in the file's own spelling (snake_case), and
+ * reading, merging and editing documents. Keys are never stored here, only
+ * the names of the environment variables that hold them.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { parse, stringify } from 'smol-toml';
+import { z } from 'zod';
+import { PERMISSION_CATEGORIES } from '../tools/permissions';
+import { type DefinitionError, problemsFromZod } from './config-problems';
+import { configHome, projectConfigDir } from './paths';
+
+const PROVIDER_KINDS = ['anthropic', 'openai'] as const;
+export type ProviderKind = (typeof PROVIDER_KINDS)[number];
+
+const CONFIG_FILE_NAME = 'config.toml';
+
+/** The provider used when no file, variable or flag names one. */
+export const DEFAULT_PROVIDER = 'anthropic';
+
+/** A name for a provider, an agent or a command. */
+export const NameSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'use letters, digits, ".", "_" and "-"');
+
+/** Something that reads like a secret rather than a variable name: a vendor prefix, or a long mix of letters and digits. */
+function looksLikeKey(value: string): boolean {
+  return /^(sk|pk|ak|rk)[-_]/i.test(value) || (value.length >= 24 && /[a-z]/.test(value) && /\d/.test(value) && !value.includes('_'));
+}
+
+/** The name of an environment variable holding a key, never the key itself. */
+const ApiKeyEnv = z.string().superRefine((value, ctx) => {
+  if (looksLikeKey(value)) {
+    ctx.addIssue({
+      code: 'custom',
+      message: 'this looks like an API key itself. Put the key in an environment variable and give that variable\'s name here, e.g. MY_API_KEY.',
+    });
+  } else if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(value)) {
+    ctx.addIssue({ code: 'custom', message: 'must be the name of an environment variable, e.g. MY_API_KEY.' });
+  }
+});
+
+const Rule = z.enum(['allow', 'ask', 'deny']);
+
+/** allow / ask / deny per category, and command prefixes that run without asking. Shared by settings and agent definitions. */
+export const PermissionsSchema = z
+  .object({
+    read: Rule.optional(),
+    write: Rule.optional(),
+    execute: Rule.optional(),
+    network: Rule.optional(),
+    allow_commands: z.array(z.string().min(1)).optional(),
+  })
+  .strict();
+
+export const PermissionCategorySchema = z.enum(PERMISSION_CATEGORIES);
+
+/** What a model can do and what it costs (US dollars per million tokens). */
+const ModelSchema = z
+  .object({
+    context_window: z.number().int().positive().optional(),
+    tools: z.boolean().optional(),
+    vision: z.boolean().optional(),
+    thinking: z.boolean().optional(),
+    input_per_mtok: z.number().min(0).optional(),
+    output_per_mtok: z.number().min(0).optional(),
+    cache_read_per_mtok: z.number().min(0).optional(),
+    cache_write_per_mtok: z.number().min(0).optional(),
+  })
+  .strict();
+
+const ProviderSchema = z
+  .object({
+    type: z.enum(PROVIDER_KINDS).optional(),
+    base_url: z.url().optional(),
+    api_key_env: ApiKeyEnv.optional(),
+    default_model: z.string().min(1).optional(),
+    models: z.record(z.string().min(1), ModelSchema).optional(),
+  })
+  .strict();
+
+/** The web_search backend: a SearXNG instance, or Brave Search with its key in an environment variable. */
+const WebSearchSchema = z.discriminatedUnion('backend', [
+  z.object({ backend: z.literal('searxng'), url: z.url() }).strict(),
+  z.object({ backend: z.literal('brave'), api_key_env: ApiKeyEnv.optional(), base_url: z.url().optional() }).strict(),
+]);
+
+/** Telemetry export; off unless an endpoint is set (or OTEL_EXPORTER_OTLP_ENDPOINT). */
+const TelemetrySchema = z.object({ otlp_endpoint: z.url().optional() }).strict();
+
+/** One config.toml. Every field is optional: a file says only what it changes. */
+export const SettingsFileSchema = z
+  .object({
+    /** The default provider, by name: "anthropic", "openai" or a [providers.NAME] table. */
+    provider: z.string().min(1).optional(),
+    /** The default model. Default: the provider's default_model. */
+    model: z.string().min(1).optional(),
+    /** Shorthands for the default provider's base_url and api_key_env. */
+    base_url: z.url().optional(),
+    api_key_env: ApiKeyEnv.optional(),
+    /** The ACP agent a front door picks when the user names none. */
+    default_agent: NameSchema.optional(),
+    max_iterations: z.number().int().positive().optional(),
+    doom_loop_threshold: z.number().int().min(2).optional(),
+    max_retries: z.number().int().min(0).max(10).optional(),
+    idle_timeout_ms: z.number().int().positive().optional(),
+    max_output_tokens: z.number().int().positive().optional(),
+    thinking_budget: z.number().int().min(0).optional(),
+    /** Whether the model can see images; default yes for Anthropic and OpenAI, no for other compatible servers. */
+    images: z.boolean().optional(),
+    permissions: PermissionsSchema.optional(),
+    providers: z.record(NameSchema, ProviderSchema).optional(),
+    web_search: WebSearchSchema.optional(),
+    telemetry: TelemetrySchema.optional(),
+  })
+  .strict();
+
+export type SettingsDocument = z.infer<typeof SettingsFileSchema>;
+export type ProviderDocument = z.infer<typeof ProviderSchema>;
+
+/** The providers that exist without configuration; a [providers.anthropic] table changes fields of the built-in one. */
+export const BUILTIN_DOCUMENT: SettingsDocument = {
+  provider: DEFAULT_PROVIDER,
+  providers: {
+    anthropic: { type: 'anthropic', api_key_env: 'ANTHROPIC_API_KEY', default_model: 'claude-sonnet-4-6' },
+    openai: { type: 'openai', api_key_env: 'OPENAI_API_KEY', default_model: 'gpt-5.4' },
+  },
+};
+
+export function globalConfigPath(env: NodeJS.ProcessEnv = process.env): string {
+  return join(configHome(env), CONFIG_FILE_NAME);
+}
+
+export function projectConfigPath(workspaceRoot: string): string {
+  return join(projectConfigDir(workspaceRoot), CONFIG_FILE_NAME);
+}
+
+/** A file's document and what is wrong with it; a missing file is an empty document. */
+export interface SettingsFileResult {
+  document: SettingsDocument;
+  problems: DefinitionError[];
+}
+
+export function readSettingsFile(path: string): SettingsFileResult {
+  const raw = readRawDocument(path);
+  if ('problem' in raw) return { document: {}, problems: [raw.problem] };
+  return validateDocument(path, raw.data);
+}
+
+export function validateDocument(path: string, data: Record<string, unknown>): SettingsFileResult {
+  const parsed = SettingsFileSchema.safeParse(data);
+  if (parsed.success) return { document: parsed.data, problems: [] };
+  return { document: {}, problems: problemsFromZod(path, parsed.error, SettingsFileSchema, data) };
+}
+
+/** The TOML table a file holds, unvalidated; `{}` when the file does not exist. */
+export function readRawDocument(path: string): { data: Record<string, unknown> } | { problem: DefinitionError } {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { data: {} };
+    return { problem: { file: path, message: `cannot read the file: ${(err as Error).message}` } };
+  }
+  try {
+    return { data: plain(parse(text)) as Record<string, unknown> };
+  } catch (err) {
+    return { problem: { file: path, message: `not valid TOML: ${(err as Error).message}` } };
+  }
+}
+
+/** Writes a document as TOML, creating the folder. Comments in the old file are not kept. */
+export function writeDocument(path: string, data: Record<string, unknown>): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, `${stringify(data)}\n`);
+}
+
+/** Later documents win field by field; tables merge, arrays and values replace. */
+export function mergeDocuments(...documents: SettingsDocument[]): SettingsDocument {
+  return documents.reduce<Record<string, unknown>>((merged, document) => mergeTables(merged, document), {}) as SettingsDocument;
+}
+
+function mergeTables(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    const current = merged[key];
+    merged[key] = isTable(current) && isTable(value) ? mergeTables(current, value) : value;
+  }
+  return merged;
+}
+
+function isTable(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Date);
+}
+
+/** smol-toml builds null-prototype objects; plain copies print and compare like any other. */
+function plain(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(plain);
+  if (!isTable(value)) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, plain(inner)]));
+}
