@@ -48,14 +48,14 @@ export async function runCoagent(run: FlowRun, first: AgentMessage, options: Coa
       return run.finish('completed', `${reviewer} approved the work after ${round} review round${round === 1 ? '' : 's'}.`, review.taskComplete);
     }
 
-    lastFeedback = review.text.trim() || '(The reviewer sent the work back without comments: check it against the task again.)';
+    lastFeedback = review.text.trim();
     message = run.render('review-feedback', { reviewer, feedback: lastFeedback, round, max_rounds: options.maxRounds });
     run.handoff(reviewer, primary, 'feedback', message);
   }
   return run.finish(
     'limit',
     `Stopped after ${options.maxRounds} review rounds without ${reviewer}'s approval. ` +
-      `${reviewer}'s last feedback: "${clip(lastFeedback)}". Todo list: ${run.todoState().replace(/\n/g, '; ')} ` +
+      `${reviewer}'s last feedback: "${clip(lastFeedback || '(none)')}". Todo list: ${run.todoState().replace(/\n/g, '; ')} ` +
       'Send a prompt to continue.',
   );
 }
@@ -68,7 +68,7 @@ async function requestSummary(run: FlowRun): Promise<string | RunResult> {
   const turn = await run.primaryTurn(request, { from: run.agents.name, withoutTools: true });
   const stopped = run.stopped(turn, 'primary');
   if (stopped) return stopped;
-  return turn.text.trim() || '(No summary given: review the workspace directly.)';
+  return turn.text.trim();
 }
 
 async function writeBrief(
