@@ -16,6 +16,7 @@ import {
   retryPolicyOf,
 } from './resilient-stream';
 import type { ProviderProfile } from './stream-failure';
+import type { ModelPricing } from '../telemetry/gen-ai';
 import type { AssistantBlock, LlmRequest, Provider, StopReason, StreamEvent } from './types';
 import { emptyUsage } from './types';
 
@@ -23,6 +24,7 @@ import { emptyUsage } from './types';
 export class AnthropicProvider implements Provider {
   readonly name = 'anthropic';
   readonly supportsImages: boolean;
+  readonly pricing: ModelPricing | undefined;
   readonly model: string;
   private readonly client: Anthropic;
   private readonly policy: RetryPolicy;
@@ -31,6 +33,7 @@ export class AnthropicProvider implements Provider {
 
   constructor(options: HttpProviderOptions) {
     this.model = options.model;
+    this.pricing = options.pricing;
     this.supportsImages = options.supportsImages ?? true;
     this.maxOutputTokens = options.maxOutputTokens;
     this.policy = retryPolicyOf(options);

@@ -1,4 +1,5 @@
-import type { ProviderConnection, ResolvedConfig, Settings } from '../config/provider-config';
+import type { ModelInfo, ProviderConnection, ResolvedConfig, Settings } from '../config/provider-config';
+import type { ModelPricing } from '../telemetry/gen-ai';
 import { AnthropicProvider } from './anthropic';
 import { OpenAIProvider } from './openai';
 import type { HttpProviderOptions } from './resilient-stream';
@@ -14,7 +15,9 @@ export type ProviderLimits = Pick<Settings, 'maxRetries' | 'idleTimeoutMs' | 'ma
  */
 export function providerFor(connection: ProviderConnection, limits: ProviderLimits): Provider {
   const { entry, model, apiKey } = connection;
-  const supportsImages = entry.models[model]?.vision ?? limits.images;
+  const info = entry.models[model];
+  const supportsImages = info?.vision ?? limits.images;
+  const pricing = info?.inputPerMtok !== undefined && info.outputPerMtok !== undefined ? pricingOf(info) : undefined;
   const options: HttpProviderOptions = {
     apiKey: apiKey ?? 'not-needed',
     model,
@@ -24,6 +27,7 @@ export function providerFor(connection: ProviderConnection, limits: ProviderLimi
     ...(limits.idleTimeoutMs !== undefined ? { idleTimeoutMs: limits.idleTimeoutMs } : {}),
     ...(limits.maxOutputTokens !== undefined ? { maxOutputTokens: limits.maxOutputTokens } : {}),
     ...(supportsImages !== undefined ? { supportsImages } : {}),
+    ...(pricing ? { pricing } : {}),
   };
   switch (entry.type) {
     case 'anthropic':
@@ -37,4 +41,13 @@ export function providerFor(connection: ProviderConnection, limits: ProviderLimi
 export function createProvider(config: ResolvedConfig): Provider {
   const entry = config.providers[config.provider]!;
   return providerFor({ entry, model: config.model, apiKey: config.apiKey }, config);
+}
+
+function pricingOf(info: ModelInfo): ModelPricing {
+  return {
+    input: info.inputPerMtok ?? 0,
+    output: info.outputPerMtok ?? 0,
+    ...(info.cacheReadPerMtok !== undefined ? { cacheRead: info.cacheReadPerMtok } : {}),
+    ...(info.cacheWritePerMtok !== undefined ? { cacheWrite: info.cacheWritePerMtok } : {}),
+  };
 }

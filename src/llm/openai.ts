@@ -12,6 +12,7 @@ import {
   retryPolicyOf,
 } from './resilient-stream';
 import type { ProviderProfile } from './stream-failure';
+import type { ModelPricing } from '../telemetry/gen-ai';
 import type { AssistantBlock, LlmRequest, Provider, StopReason, StreamEvent, ToolCallBlock } from './types';
 import { emptyUsage } from './types';
 
@@ -21,6 +22,7 @@ const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 export class OpenAIProvider implements Provider {
   readonly name = 'openai';
   readonly supportsImages: boolean;
+  readonly pricing: ModelPricing | undefined;
   readonly model: string;
   private readonly client: OpenAI;
   private readonly policy: RetryPolicy;
@@ -29,6 +31,7 @@ export class OpenAIProvider implements Provider {
 
   constructor(options: HttpProviderOptions) {
     this.model = options.model;
+    this.pricing = options.pricing;
     this.maxOutputTokens = options.maxOutputTokens;
     this.policy = retryPolicyOf(options);
     // Retries are ours (resilient-stream), so they are visible and stop once output has been shown.

@@ -4,6 +4,7 @@
  * for stalled streams, prompt abort, and turning every failure into a final
  * `done` event. Providers supply how to open a stream and how to read it.
  */
+import type { ModelPricing } from '../telemetry/gen-ai';
 import { type ProviderProfile, diagnose } from './stream-failure';
 import type { AssistantBlock, AssistantResponse, StopReason, StreamEvent, Usage } from './types';
 import { emptyUsage } from './types';
@@ -27,6 +28,8 @@ export interface HttpProviderOptions extends Partial<RetryPolicy> {
   /** Defaults to the vendor's API (or its SDK's base-URL environment variable). */
   baseURL?: string;
   model: string;
+  /** Prices per million tokens, for cost in telemetry. */
+  pricing?: ModelPricing;
   /** Whether the model can see images. Default: yes for the vendors' own APIs, no for other compatible servers. */
   supportsImages?: boolean;
   /** Used when a request sets no maxOutputTokens. */

@@ -238,4 +238,61 @@ describe('coagent flows (only the reviewer ends the task)', () => {
       /must have the task_complete tool/,
     );
   });
+
+  it('chat: back and forth between peers until the reviewer calls task_complete', async () => {
+    const builder = new ScriptedProvider([
+      { text: 'Proposal: split calc.js into two modules.' },
+      { text: 'I propose splitting calc.js.' },
+      { text: 'Fair point: keeping one module, adding a comment instead.' },
+      { text: 'Kept one module, added a comment.' },
+    ]);
+    const peer = new ScriptedProvider([
+      { text: 'Two modules is overkill for one function. Why split?' },
+      { toolCalls: [{ name: 'task_complete', arguments: { summary: 'Agreed: one module with a comment.' } }] },
+    ]);
+    const agent = composition({
+      flow: PRESETS.chat,
+      primary: baseAgent('builder', builder, fx.workspace, tools(...WORKER_TOOLS)),
+      coagent: baseAgent('peer', peer, fx.workspace, tools(...WORKER_TOOLS)),
+    });
+    const { events, result } = await runFlow(agent, fx.session, 'How should calc.js be organised?');
+    assert.equal(result.status, 'completed');
+    assert.deepEqual(events.flatMap((e) => (e.type === 'coagent_end' ? [e.verdict] : [])), ['feedback', 'approved']);
+    assert.match(userTexts(peer, 0), /as a peer/);
+    assert.match(userTexts(builder, 2), /Two modules is overkill/);
+  });
+
+  it('briefs the reviewer with a static text or a generated brief instead of the template instructions', async () => {
+    const builder = new ScriptedProvider([{ toolCalls: [{ name: 'task_complete', arguments: { summary: 'Done.' } }] }]);
+    const reviewer = new ScriptedProvider([{ toolCalls: [{ name: 'task_complete', arguments: { summary: 'OK.' } }] }]);
+    const staticAgent = composition({
+      flow: PRESETS.judge,
+      primary: baseAgent('builder', builder, fx.workspace, tools(...WORKER_TOOLS)),
+      coagent: baseAgent('judge', reviewer, fx.workspace, tools('task_complete')),
+      handoff: { kind: 'static', text: 'Check only that calc.js still exports add.' },
+    });
+    await runFlow(staticAgent, fx.session, 'Tidy calc.js.');
+    const brief = userTexts(reviewer, 0);
+    assert.match(brief, /Check only that calc\.js still exports add\./);
+    assert.match(brief, /builder's summary/);
+    assert.doesNotMatch(brief, /Judge the work from the summary/);
+
+    const builder2 = new ScriptedProvider([{ toolCalls: [{ name: 'task_complete', arguments: { summary: 'Done again.' } }] }]);
+    const reviewer2 = new ScriptedProvider([
+      (request) => {
+        assert.equal(request.system, 'Write a review checklist for this task.');
+        return { text: '- calc.js exports add\n- tests pass' };
+      },
+      { toolCalls: [{ name: 'task_complete', arguments: { summary: 'Checklist met.' } }] },
+    ]);
+    const generated = composition({
+      flow: PRESETS.judge,
+      primary: baseAgent('builder', builder2, fx.workspace, tools(...WORKER_TOOLS)),
+      coagent: baseAgent('judge', reviewer2, fx.workspace, tools('task_complete')),
+      handoff: { kind: 'generated', generatorPrompt: 'Write a review checklist for this task.' },
+    });
+    const { result } = await runFlow(generated, fx.session, 'Tidy calc.js.');
+    assert.equal(result.status, 'completed');
+    assert.match(userTexts(reviewer2, 1), /- calc\.js exports add\\n- tests pass/);
+  });
 });
