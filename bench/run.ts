@@ -7,6 +7,7 @@ import { NodeWorkspace } from '../src/tools/node-workspace';
 import { bookkeepingBenchmark } from './bookkeeping';
 import { editFileBenchmark } from './edit-file';
 import { grepBenchmark } from './grep';
+import { sessionsBenchmark } from './sessions';
 import { snapshotBenchmark } from './snapshots';
 import { streamingBenchmark } from './streaming';
 
@@ -17,6 +18,7 @@ async function main(): Promise<void> {
   await editFileBenchmark();
   await grepBenchmark();
   await snapshotBenchmark();
+  await sessionsBenchmark();
 }
 
 main().catch((err: unknown) => {

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -273,6 +275,36 @@ describe('crow binary', () => {
       assert.match(JSON.stringify(fourth.messages), /Write x\.txt.*What does it contain\?/, 'the builder sees its earlier history');
     } finally {
       rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('exports the trace over OTLP/HTTP when an endpoint is set', async () => {
+    const bodies: string[] = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString()));
+      req.on('end', () => {
+        if (req.url === '/v1/traces') bodies.push(body);
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((ready) => receiver.listen(0, '127.0.0.1', ready));
+    try {
+      const { port } = receiver.address() as AddressInfo;
+      server.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Traced.' }], usage: { input: 5, output: 2 } });
+      const run = await crow(['run', 'Hi', '--cwd', workspace, '--provider', 'anthropic', '--no-undo'], {
+        ANTHROPIC_API_KEY: 'secret-key-value-123',
+        ANTHROPIC_BASE_URL: server.anthropicBaseUrl,
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+      });
+      assert.equal(run.code, 0, run.stderr);
+      const exported = bodies.join('\n');
+      assert.match(exported, /"name":"prompt build"/);
+      assert.match(exported, /"name":"chat claude-sonnet-4-6"/);
+      assert.match(exported, /gen_ai\.usage\.output_tokens/);
+      assert.doesNotMatch(exported, /secret-key-value-123/);
+    } finally {
+      receiver.close();
     }
   });
 });

@@ -98,7 +98,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
     try {
       return await stream(run, values.json, io, controller.signal);
     } finally {
-      run.close();
+      await run.close();
     }
   } finally {
     stopListening();

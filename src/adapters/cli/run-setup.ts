@@ -12,6 +12,7 @@ import { ACPSession } from '../../session/acp-session';
 import { SessionStore } from '../../session/session-store';
 import { NodeWorkspace } from '../../tools/node-workspace';
 import { PermissionGate, type PermissionRule } from '../../tools/permissions';
+import { otlpEndpointFrom } from '../../telemetry/otlp-endpoint';
 import { builtinTools } from '../../tools/registry';
 import { terminalAsk } from './cli-approval';
 import type { CliIO } from './cli-io';
@@ -35,8 +36,8 @@ export interface PreparedRun {
   agent: ACPAgent;
   session: ACPSession;
   prompt: string;
-  /** Stops storing the session. */
-  close(): void;
+  /** Stops storing the session and sends the last spans to the OTLP endpoint, if any. */
+  close(): Promise<void>;
 }
 
 /**
@@ -80,7 +81,26 @@ export async function prepareRun(choices: RunChoices, io: CliIO, signal: AbortSi
     : new ACPSession({ id: sessionId, cwd: root, agentName, ...dependencies });
   if (!session.title) session.title = titleOf(choices.prompt);
   const handle = store.attach(session);
-  return { agent, session, prompt, close: handle.close };
+  const exporter = await startOtlpExport(settings, session, io);
+  return {
+    agent,
+    session,
+    prompt,
+    close: async () => {
+      handle.close();
+      await exporter?.shutdown();
+    },
+  };
+}
+
+/** Exports the session's spans over OTLP/HTTP when an endpoint is configured; the exporter loads only then. */
+async function startOtlpExport(settings: Settings, session: ACPSession, io: CliIO): Promise<{ shutdown(): Promise<void> } | undefined> {
+  const endpoint = otlpEndpointFrom(settings.otlpEndpoint, io.env);
+  if (!endpoint) return undefined;
+  const { otlpSink } = await import('../../telemetry/otlp-export.js');
+  const exported = otlpSink({ endpoint, onError: (error: Error) => io.stderr.write(`crow: warning: ${error.message}\n`) });
+  session.trace.addSink(exported.sink);
+  return exported;
 }
 
 function permissionGate(settings: Settings, choices: RunChoices, io: CliIO): PermissionGate {
