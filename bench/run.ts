@@ -4,6 +4,7 @@
  * Each benchmark lives in its own file and prints its own lines.
  */
 import { NodeWorkspace } from '../src/tools/node-workspace';
+import { acpBenchmark } from './acp';
 import { bookkeepingBenchmark } from './bookkeeping';
 import { editFileBenchmark } from './edit-file';
 import { grepBenchmark } from './grep';
@@ -19,6 +20,7 @@ async function main(): Promise<void> {
   await grepBenchmark();
   await snapshotBenchmark();
   await sessionsBenchmark();
+  await acpBenchmark();
 }
 
 main().catch((err: unknown) => {

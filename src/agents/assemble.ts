@@ -1,3 +1,4 @@
+import type { BaseAgentDefinition } from '../config/agent-definitions';
 import type { AgentRegistry } from '../config/agent-registry';
 import { didYouMean } from '../config/did-you-mean';
 import type { PromptRegistry } from '../config/prompts';
@@ -25,6 +26,8 @@ export interface AssemblyContext {
   env: NodeJS.ProcessEnv;
   /** The tools definitions pick from. Default: builtinTools(). */
   tools?: readonly Tool[];
+  /** A model chosen per role (e.g. from an ACP config option), over the definitions' own. */
+  models?: Partial<Record<'primary' | 'coagent', string>>;
 }
 
 /**
@@ -45,9 +48,14 @@ export function assembleAgent(name: string, context: AssemblyContext): ACPAgent 
     tools: new ToolRegistry(context.tools ?? builtinTools()),
   };
   const { flow } = definition;
-  const primaryDefinition = registry.baseAgent(definition.primary)!;
+  const chosen = (role: 'primary' | 'coagent', base: BaseAgentDefinition): BaseAgentDefinition => {
+    const model = context.models?.[role];
+    return model === undefined ? base : { ...base, model };
+  };
+  const primaryDefinition = chosen('primary', registry.baseAgent(definition.primary)!);
   const primary = baseAgentFromDefinition(primaryDefinition, { as: 'primary', reviewed: flow.kind === 'coagent' }, environment);
-  const coagentDefinition = definition.coagent !== undefined ? registry.baseAgent(definition.coagent) : undefined;
+  const coagentBase = definition.coagent !== undefined ? registry.baseAgent(definition.coagent) : undefined;
+  const coagentDefinition = coagentBase ? chosen('coagent', coagentBase) : undefined;
   const coagent =
     coagentDefinition && flow.kind === 'coagent'
       ? baseAgentFromDefinition(coagentDefinition, { as: 'coagent', tools: flow.tools }, environment)

@@ -61,6 +61,15 @@ export function baseAgentFromDefinition(definition: BaseAgentDefinition, part: A
 /** Context windows assumed when the provider config gives none: vendors' current models, and small local defaults. */
 const DEFAULT_CONTEXT_WINDOW = { anthropic: 200_000, openai: 128_000, compatible: 32_000 };
 
+/** The context window of `model` on whichever configured provider lists it, else the default of the default provider's kind. */
+export function contextWindowFor(settings: Settings, model: string): number {
+  for (const entry of Object.values(settings.providers)) {
+    const configured = entry.models[model]?.contextWindow;
+    if (configured !== undefined) return configured;
+  }
+  return contextWindowOf({ entry: settings.providers[settings.provider]!, model, apiKey: undefined });
+}
+
 function contextWindowOf(connection: ProviderConnection): number {
   const configured = connection.entry.models[connection.model]?.contextWindow;
   if (configured !== undefined) return configured;

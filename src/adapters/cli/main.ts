@@ -1,12 +1,5 @@
-import { ConfigError } from '../../config/provider-config';
 import { version } from '../../../package.json';
 import { processIO, UsageError, type CliIO } from './cli-io';
-import { runCommand } from './run-command';
-import { agentsCommand } from './agents-command';
-import { configCommand } from './config-command';
-import { sessionsCommand } from './sessions-command';
-import { traceCommand } from './trace-command';
-import { undoCommand } from './undo-command';
 
 export const HELP = `Crow Agent ${version} — a coding agent for your terminal, editor and any ACP client.
 
@@ -17,12 +10,30 @@ Usage:
   crow trace SESSION [--json]                                  what the agents did, as a tree
   crow agents list | show NAME | validate                      the agents you can pick
   crow config get KEY | set KEY VALUE | validate | path        settings (config.toml)
+  crow acp                                                     serve the Agent Client Protocol on stdio (Zed, JetBrains, acpx)
   crow --version | --help
 
 Run "crow COMMAND --help" for a command's options.
 Keys: ANTHROPIC_API_KEY or OPENAI_API_KEY (or the variable a provider names).
 Settings: ~/.config/crow-agent/config.toml, per project .crow/config.toml;
 CROW_PROVIDER, CROW_MODEL, ANTHROPIC_BASE_URL and OPENAI_BASE_URL override them.`;
+
+type Command = (argv: string[], io: CliIO) => Promise<number>;
+
+/**
+ * Subcommands load on use (require, which esbuild keeps lazy in the bundle):
+ * `crow acp` must answer `initialize` fast, before any provider SDK, tool
+ * or storage code is even compiled.
+ */
+const COMMANDS: Record<string, () => Command> = {
+  run: () => (require('./run-command') as typeof import('./run-command')).runCommand,
+  acp: () => (require('./acp-command') as typeof import('./acp-command')).acpCommand,
+  undo: () => (require('./undo-command') as typeof import('./undo-command')).undoCommand,
+  agents: () => (require('./agents-command') as typeof import('./agents-command')).agentsCommand,
+  config: () => (require('./config-command') as typeof import('./config-command')).configCommand,
+  sessions: () => (require('./sessions-command') as typeof import('./sessions-command')).sessionsCommand,
+  trace: () => (require('./trace-command') as typeof import('./trace-command')).traceCommand,
+};
 
 /** Runs the CLI and returns the process exit code. */
 export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
@@ -39,30 +50,26 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
       case '--version':
         io.stdout.write(`${version}\n`);
         return 0;
-      case 'run':
-        return await runCommand(rest, io);
-      case 'undo':
-        return await undoCommand(rest, io);
-      case 'agents':
-        return await agentsCommand(rest, io);
-      case 'config':
-        return await configCommand(rest, io);
-      case 'sessions':
-        return await sessionsCommand(rest, io);
-      case 'trace':
-        return await traceCommand(rest, io);
-      default:
-        throw new UsageError(`Unknown command "${command}". Run "crow --help" for the commands.`);
     }
+    const load = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+    if (!load) throw new UsageError(`Unknown command "${command}". Run "crow --help" for the commands.`);
+    return await load()(rest, io);
   } catch (err) {
     return reportFailure(err, io);
   }
 }
 
+/** Mistakes in the call or the configuration: a message and exit 2, no stack. */
+const USER_ERRORS = new Set(['UsageError', 'ConfigError', 'SlashCommandError']);
+
 function reportFailure(err: unknown, io: CliIO): number {
-  if (err instanceof UsageError || err instanceof ConfigError || isParseArgsError(err)) {
+  if ((err instanceof Error && USER_ERRORS.has(err.name)) || isParseArgsError(err)) {
     io.stderr.write(`crow: ${(err as Error).message}\n`);
     return 2;
+  }
+  if (err instanceof Error && !(err instanceof TypeError) && !(err instanceof RangeError) && !(err instanceof ReferenceError)) {
+    io.stderr.write(`crow: ${err.message}\n`);
+    return 1;
   }
   io.stderr.write(`crow: unexpected failure: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   return 1;

@@ -1,0 +1,80 @@
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { format } from 'node:util';
+
+export type LogLevel = 'info' | 'warn' | 'error';
+
+/** Where the ACP server reports what it does. stdout carries only protocol, so never there. */
+export interface AcpLogger {
+  log(level: LogLevel, message: string, fields?: Record<string, unknown>): void;
+  /** Ends the log file; later messages go to stderr only. */
+  close(): Promise<void>;
+}
+
+/** Environment variables whose values are secrets: never written to a log. */
+const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD)$/i;
+/** Shorter values are too likely to occur by chance to be worth masking. */
+const MIN_SECRET_LENGTH = 8;
+
+/** Folder of logs (XDG_STATE_HOME honoured, default ~/.local/state). */
+export function logFolder(env: NodeJS.ProcessEnv): string {
+  return join(env.XDG_STATE_HOME || join(homedir(), '.local', 'state'), 'crow-agent', 'logs');
+}
+
+/**
+ * Logs to stderr and appends to `<state>/crow-agent/logs/acp-YYYY-MM-DD.log`.
+ * Values of secret-looking environment variables are masked in every line.
+ * A log file that cannot be opened is reported once on stderr and skipped.
+ */
+export function createAcpLogger(env: NodeJS.ProcessEnv, stderr: NodeJS.WritableStream): AcpLogger {
+  const mask = secretMask(env);
+  const file = openLogFile(env, stderr);
+  return {
+    log(level, message, fields) {
+      const detail = fields && Object.keys(fields).length > 0 ? ` ${JSON.stringify(fields)}` : '';
+      const line = mask(`${new Date().toISOString()} ${level.padEnd(5)} ${message}${detail}`);
+      stderr.write(`${line}\n`);
+      file?.write(`${line}\n`);
+    },
+    close() {
+      return new Promise((resolve) => (file ? file.end(resolve) : resolve()));
+    },
+  };
+}
+
+/**
+ * Routes console output to the logger for as long as the server runs, so no
+ * dependency can write to stdout behind the protocol's back. Returns the undo.
+ */
+export function captureConsole(logger: AcpLogger): () => void {
+  const saved = { log: console.log, info: console.info, debug: console.debug, warn: console.warn, error: console.error };
+  const to = (level: LogLevel) => (...args: unknown[]) => logger.log(level, format(...args));
+  console.log = to('info');
+  console.info = to('info');
+  console.debug = to('info');
+  console.warn = to('warn');
+  console.error = to('error');
+  return () => Object.assign(console, saved);
+}
+
+function secretMask(env: NodeJS.ProcessEnv): (text: string) => string {
+  const secrets = Object.entries(env)
+    .filter(([name, value]) => SECRET_NAME.test(name) && value !== undefined && value.length >= MIN_SECRET_LENGTH)
+    .map(([, value]) => value as string);
+  return (text) => secrets.reduce((masked, secret) => masked.split(secret).join('[redacted]'), text);
+}
+
+function openLogFile(env: NodeJS.ProcessEnv, stderr: NodeJS.WritableStream): WriteStream | undefined {
+  const folder = logFolder(env);
+  const path = join(folder, `acp-${new Date().toISOString().slice(0, 10)}.log`);
+  try {
+    mkdirSync(folder, { recursive: true });
+    const stream = createWriteStream(path, { flags: 'a' });
+    stream.on('error', (err) => stderr.write(`crow acp: cannot write the log file ${path}: ${err.message}\n`));
+    return stream;
+  } catch (err) {
+    stderr.write(`crow acp: cannot create the log folder ${folder}: ${(err as Error).message}\n`);
+    return undefined;
+  }
+}

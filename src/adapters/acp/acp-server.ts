@@ -1,0 +1,156 @@
+import * as acp from '@agentclientprotocol/sdk';
+import type { AuthMethod, ClientCapabilities, InitializeResponse } from '@agentclientprotocol/sdk';
+import type { CatalogFor, CommandsFor } from './agent-catalog';
+import type { AcpLogger } from './acp-log';
+import type { SessionTable } from './acp-sessions';
+import type { LiveSession } from './live-session';
+import { errorText, requestErrors } from './request-errors';
+import type { AcpSessionStore } from './session-store';
+
+/** What sessions are made of: agents, slash commands and storage. */
+export interface SessionSetup {
+  catalogFor: CatalogFor;
+  commandsFor: CommandsFor;
+  store: AcpSessionStore;
+}
+
+export interface AcpServerOptions {
+  /**
+   * Called on the first session request, not before: `initialize` must
+   * answer without loading providers, tools or storage (start-up budget:
+   * 1.3× an SDK-only agent). Load heavy modules inside it.
+   */
+  sessions: () => SessionSetup;
+  /** Names of the required API keys missing now, for auth methods and authenticate; must stay light. */
+  missingKeys: () => string[];
+  logger: AcpLogger;
+  version: string;
+}
+
+/** Auth method ids are `env:` and the variable's name. */
+const ENV_METHOD = 'env:';
+
+/**
+ * The Crow agent as an ACP agent app: every handler, answering in the
+ * protocol's terms. Build one app per connection (it holds the
+ * connection's sessions). Unknown methods, malformed messages and invalid
+ * params are answered by the SDK with JSON-RPC errors; every error a
+ * handler throws is a RequestError with a message a person can act on.
+ */
+export function createAcpServer(options: AcpServerOptions): acp.AgentApp {
+  const { logger } = options;
+  let capabilities: ClientCapabilities | undefined;
+  let loaded: SessionTable | undefined;
+  const table = (): SessionTable => {
+    if (!loaded) {
+      // Required here, not imported: the session machinery loads on first use.
+      const { SessionTable } = require('./acp-sessions') as typeof import('./acp-sessions');
+      loaded = new SessionTable({ ...options.sessions(), logger, capabilities: () => capabilities });
+    }
+    return loaded;
+  };
+  const opened = (live: LiveSession) => {
+    // After the response, so the client knows the session when the commands arrive.
+    setImmediate(() => live.announceCommands());
+    return { modes: live.modes(), configOptions: live.configOptions() };
+  };
+  return acp
+    .agent({ name: 'crow-agent' })
+    .onConnect((connection) => {
+      void connection.closed.then(() => {
+        logger.log('info', 'connection closed');
+        loaded?.closeAll();
+      });
+    })
+    .onRequest('initialize', ({ params }) => {
+      capabilities = params.clientCapabilities;
+      logger.log('info', 'initialize', { client: params.clientInfo?.name, protocolVersion: params.protocolVersion });
+      return initializeResponse(options);
+    })
+    .onRequest('authenticate', ({ params }) => authenticate(params.methodId, options))
+    .onRequest('session/new', ({ params, client }) => {
+      const live = table().create(params.cwd, client);
+      logger.log('info', 'session/new', { session: live.id, cwd: params.cwd, mcpServers: params.mcpServers.length });
+      return { sessionId: live.id, ...opened(live) };
+    })
+    .onRequest('session/load', async ({ params, client }) => {
+      const live = table().reopen(params.sessionId, params.cwd, client);
+      await live.replay();
+      return opened(live);
+    })
+    .onRequest('session/resume', ({ params, client }) => opened(table().reopen(params.sessionId, params.cwd, client)))
+    .onRequest('session/list', ({ params }) => ({ sessions: table().list(params.cwd ?? undefined) }))
+    .onRequest('session/close', ({ params }) => {
+      table().close(params.sessionId);
+      return {};
+    })
+    .onRequest('session/delete', ({ params }) => {
+      table().delete(params.sessionId);
+      return {};
+    })
+    .onRequest('session/set_mode', ({ params }) => {
+      table().get(params.sessionId).setMode(params.modeId);
+      return {};
+    })
+    .onRequest('session/set_config_option', ({ params }) => ({
+      configOptions: table().get(params.sessionId).setModel(params.configId, params.value),
+    }))
+    .onRequest('session/prompt', async ({ params }) => {
+      const started = Date.now();
+      try {
+        const stopReason = await table().get(params.sessionId).prompt(params.prompt);
+        logger.log('info', 'prompt answered', { session: params.sessionId, stopReason, ms: Date.now() - started });
+        return { stopReason };
+      } catch (err) {
+        logger.log('warn', 'prompt refused', { session: params.sessionId, error: errorText(err) });
+        throw err;
+      }
+    })
+    .onNotification('session/cancel', ({ params }) => {
+      logger.log('info', 'session/cancel', { session: params.sessionId });
+      table().get(params.sessionId).cancel();
+    });
+}
+
+function initializeResponse(options: AcpServerOptions): InitializeResponse {
+  return {
+    protocolVersion: acp.PROTOCOL_VERSION,
+    agentInfo: { name: 'crow-agent', title: 'Crow Agent', version: options.version },
+    agentCapabilities: {
+      loadSession: true,
+      promptCapabilities: { image: true, audio: false, embeddedContext: true },
+      mcpCapabilities: { http: false, sse: false },
+      sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {} },
+    },
+    authMethods: missingKeys(options).map(authMethod),
+  };
+}
+
+function authMethod(key: string): AuthMethod {
+  return {
+    id: `${ENV_METHOD}${key}`,
+    name: key,
+    description: `Set the environment variable ${key} where your editor starts crow (e.g. "env" in Zed's agent_servers settings), then restart the agent.`,
+  };
+}
+
+/** Keys come from the environment: authenticating is checking that the one asked about is there now. */
+function authenticate(methodId: string, options: AcpServerOptions): Record<string, never> {
+  if (!methodId.startsWith(ENV_METHOD)) {
+    throw requestErrors.invalidParams(`Unknown auth method "${methodId}". Crow reads API keys from environment variables (methods "${ENV_METHOD}NAME").`);
+  }
+  const key = methodId.slice(ENV_METHOD.length);
+  if (missingKeys(options).includes(key)) {
+    throw requestErrors.authRequired(`${key} is not set. ${authMethod(key).description}`);
+  }
+  return {};
+}
+
+function missingKeys(options: AcpServerOptions): string[] {
+  try {
+    return options.missingKeys();
+  } catch (err) {
+    options.logger.log('warn', 'cannot check API keys', { error: errorText(err) });
+    return [];
+  }
+}

@@ -1,0 +1,171 @@
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { AgentContext, ClientCapabilities, TerminalHandle } from '@agentclientprotocol/sdk';
+import type { NodeWorkspace } from '../../tools/node-workspace';
+import {
+  type DirectoryEntry,
+  type EntryInfo,
+  type ExecOptions,
+  type ExecResult,
+  type FindFilesOptions,
+  type FindFilesResult,
+  type GrepOptions,
+  type GrepResult,
+  type Workspace,
+  WorkspaceError,
+} from '../../tools/workspace';
+
+/** Bytes of command output a client terminal keeps (it drops the oldest first). */
+const TERMINAL_OUTPUT_BYTES = 30_000;
+/** A NUL byte in this many leading bytes marks a file as binary: those are read from disk, not as editor text. */
+const BINARY_SNIFF_BYTES = 8_192;
+
+/** What the workspace needs of the ACP connection for one session. */
+export interface ClientBridge {
+  sessionId: string;
+  /** What the client offered at initialize. */
+  capabilities: ClientCapabilities | undefined;
+  client: Pick<AgentContext, 'request' | 'createTerminal'>;
+  /** Shows a running terminal in the tool call that started it; resolves once the client has been told. */
+  embedTerminal(terminalId: string): Promise<void>;
+}
+
+/**
+ * The workspace as an ACP client sees it. Text files are read and written
+ * through fs/read_text_file and fs/write_text_file when the client offers
+ * them, so unsaved editor buffers are seen and edits land in the editor;
+ * commands run in client terminals (embedded in the tool call) when the
+ * client offers terminals. Everything else (paths and confinement, stat,
+ * listings, search, binary files) is the Node backend on the same root.
+ */
+export class ClientWorkspace implements Workspace {
+  readonly root: string;
+
+  constructor(
+    private readonly local: NodeWorkspace,
+    private readonly bridge: ClientBridge,
+  ) {
+    this.root = local.root;
+  }
+
+  resolve(path: string): Promise<string> {
+    return this.local.resolve(path);
+  }
+
+  relative(path: string): string {
+    return this.local.relative(path);
+  }
+
+  stat(path: string): Promise<EntryInfo | undefined> {
+    return this.local.stat(path);
+  }
+
+  readDirectory(path: string): Promise<DirectoryEntry[]> {
+    return this.local.readDirectory(path);
+  }
+
+  findFiles(options: FindFilesOptions): Promise<FindFilesResult> {
+    return this.local.findFiles(options);
+  }
+
+  grep(options: GrepOptions): Promise<GrepResult> {
+    return this.local.grep(options);
+  }
+
+  async readFile(path: string): Promise<Uint8Array> {
+    if (!this.bridge.capabilities?.fs?.readTextFile) return this.local.readFile(path);
+    const absolute = await this.local.resolve(path);
+    const onDisk = await this.local.readFile(absolute).catch(() => undefined);
+    if (onDisk && onDisk.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return onDisk;
+    try {
+      const { content } = await this.bridge.client.request('fs/read_text_file', { sessionId: this.bridge.sessionId, path: absolute });
+      return new TextEncoder().encode(content);
+    } catch (err) {
+      if (onDisk) return onDisk;
+      throw new WorkspaceError(`Cannot read ${this.relative(absolute)}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  async writeFile(path: string, data: Uint8Array | string): Promise<void> {
+    const text = typeof data === 'string' ? data : utf8(data);
+    if (!this.bridge.capabilities?.fs?.writeTextFile || text === undefined) return this.local.writeFile(path, data);
+    const absolute = await this.local.resolve(path);
+    await mkdir(dirname(absolute), { recursive: true });
+    await this.bridge.client.request('fs/write_text_file', { sessionId: this.bridge.sessionId, path: absolute, content: text });
+  }
+
+  async exec(command: string, options: ExecOptions): Promise<ExecResult> {
+    if (!this.bridge.capabilities?.terminal) return this.local.exec(command, options);
+    const cwd = await this.folder(options.cwd);
+    const terminal = await this.bridge.client.createTerminal({
+      sessionId: this.bridge.sessionId,
+      command: 'bash',
+      args: ['-c', command],
+      cwd,
+      outputByteLimit: TERMINAL_OUTPUT_BYTES,
+    });
+    let released = false;
+    try {
+      await this.bridge.embedTerminal(terminal.id);
+      const ending = await waitForEnd(terminal, options);
+      if (ending === 'aborted') {
+        // The prompt is being cancelled: do not wait on the client for output nobody will read.
+        released = true;
+        void terminal.kill().finally(() => terminal.release()).catch(() => undefined);
+        return { exitCode: null, output: '', omittedBytes: 0, timedOut: false, aborted: true };
+      }
+      if (ending === 'timeout') await terminal.kill();
+      const { output, truncated, exitStatus } = await terminal.currentOutput();
+      return {
+        exitCode: exitStatus?.exitCode ?? null,
+        output: truncated ? `[earlier output was cut by the client]\n${output}` : output,
+        // Terminals drop the oldest output without saying how much; the note above marks the cut.
+        omittedBytes: 0,
+        timedOut: ending === 'timeout',
+        aborted: false,
+      };
+    } finally {
+      if (!released) void terminal.release().catch(() => undefined);
+    }
+  }
+
+  private async folder(cwd: string | undefined): Promise<string> {
+    if (cwd === undefined) return this.root;
+    const absolute = await this.local.resolve(cwd);
+    if ((await this.local.stat(absolute))?.type !== 'directory') {
+      throw new WorkspaceError(`Working directory "${cwd}" is not a folder in the workspace ${this.root}.`);
+    }
+    return absolute;
+  }
+}
+
+/** How a terminal's command ended from our side: it exited, ran out of time, or the prompt was cancelled. */
+function waitForEnd(terminal: TerminalHandle, options: ExecOptions): Promise<'exited' | 'timeout' | 'aborted'> {
+  if (options.signal.aborted) return Promise.resolve('aborted');
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => finish('timeout'), options.timeoutMs);
+    const onAbort = (): void => finish('aborted');
+    const finish = (ending: 'exited' | 'timeout' | 'aborted'): void => {
+      clearTimeout(timer);
+      options.signal.removeEventListener('abort', onAbort);
+      resolve(ending);
+    };
+    options.signal.addEventListener('abort', onAbort, { once: true });
+    terminal.waitForExit().then(
+      () => finish('exited'),
+      (err: unknown) => {
+        clearTimeout(timer);
+        options.signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
+}
+
+function utf8(bytes: Uint8Array): string | undefined {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}

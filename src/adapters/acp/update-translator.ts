@@ -1,0 +1,270 @@
+import { resolve } from 'node:path';
+import type { SessionUpdate, ToolCallContent, ToolCallUpdate } from '@agentclientprotocol/sdk';
+import { type AgentEvent, type ReviewVerdict, type RunStatus, type TurnStopReason, unreachable } from '../../engine/events';
+import type { Usage } from '../../llm/types';
+import type { TodoItem } from '../../tools/todos';
+import type { ToolKind, ToolResult } from '../../tools/tool';
+import { agentLabel, quote } from './client-text';
+import { type Channel, TextChunks } from './text-chunks';
+import { diffContent, type ReadText, resultContent } from './tool-call-content';
+import type { UpdateSink } from './update-sink';
+
+export interface TranslatorOptions {
+  /** The composition's primary agent. Its text is the answer; everyone else is named. */
+  primary: string;
+  /** The session folder: locations and diff paths are made absolute against it. */
+  cwd: string;
+  sink: UpdateSink;
+  toolCallIds: ToolCallIds;
+  contextWindow(model: string): number | undefined;
+  /** Reads a file as the tools see it, for whole-file diffs. */
+  readText: ReadText;
+}
+
+/**
+ * Tool call ids unique within a session. Models' call ids are kept when
+ * free; a repeated one (two agents, or a model that reuses ids) gets a suffix.
+ */
+export class ToolCallIds {
+  private readonly used = new Set<string>();
+
+  allocate(callId: string): string {
+    let id = callId;
+    for (let n = 2; this.used.has(id); n++) id = `${callId}~${n}`;
+    this.used.add(id);
+    return id;
+  }
+}
+
+interface CallState {
+  id: string;
+  title: string;
+  kind: ToolKind;
+  terminals: string[];
+}
+
+/**
+ * Turns one prompt's AgentEvents into session/update notifications. Text
+ * goes through TextChunks (coalesced; any other event ends the message);
+ * the primary's text is the answer, everyone else's a labelled thought, and
+ * tool titles name any agent but the primary. `handle` updates all state
+ * synchronously, so once the events emitted so far have been handled, tool
+ * calls can be looked up by the engine's ids.
+ */
+export class UpdateTranslator {
+  private readonly text: TextChunks;
+  /** `text:agent` and `thinking:agent` that streamed deltas since their last complete event. */
+  private readonly streamed = new Set<string>();
+  private readonly calls = new Map<string, CallState>();
+  private open: CallState | undefined;
+  private primaryStop: TurnStopReason | undefined;
+
+  constructor(private readonly options: TranslatorOptions) {
+    this.text = new TextChunks(options.primary, options.sink);
+  }
+
+  /** How the primary's last turn ended, e.g. to tell `max_tokens` apart from a plain answer. */
+  get lastPrimaryStop(): TurnStopReason | undefined {
+    return this.primaryStop;
+  }
+
+  handle(event: AgentEvent): void {
+    switch (event.type) {
+      case 'text_delta':
+        return this.delta(this.channelOf(event.agent), event.agent, 'text', event.delta);
+      case 'thinking_delta':
+        return this.delta('thought', event.agent, 'thinking', event.delta);
+      case 'text_complete':
+        return this.complete(this.channelOf(event.agent), event.agent, 'text', event.text);
+      case 'thinking_complete':
+        return this.complete('thought', event.agent, 'thinking', event.text);
+      case 'tool_call_start':
+        return this.toolCallStart(event);
+      case 'tool_call_end':
+        return this.toolCallEnd(event.agent, event.callId, event.result);
+      case 'usage':
+        return this.usage(event.usage, event.model);
+      case 'retry':
+        return this.note(undefined, `${event.agent}'s model request failed (${event.reason}); retrying in ${seconds(event.delayMs)}, attempt ${event.attempt}.`);
+      case 'task_complete':
+        return this.say('message', event.agent, event.summary);
+      case 'doom_loop':
+        return this.note(event.agent, `made the same ${event.tool} call ${event.repeats} times in a row; stopping this turn.`);
+      case 'compaction':
+        return this.note(event.agent, `compacted its history to fit the context window (${event.how}, about ${event.tokensBefore} → ${event.tokensAfter} tokens).`);
+      case 'coagent_start':
+        return this.note(undefined, `${event.agent} is reviewing ${event.primary}'s work (round ${event.round}).`);
+      case 'coagent_end':
+        return this.note(undefined, verdictText(event.agent, event.primary, event.round, event.verdict));
+      case 'handoff':
+        return this.note(undefined, `${event.agent} → ${event.to} (${event.purpose.replace('_', ' ')}):\n${quote(event.text)}`);
+      case 'run_complete':
+        return this.runComplete(event.status, event.message);
+      case 'turn_start':
+      case 'files_changed':
+        return this.boundary();
+      case 'turn_complete':
+        if (event.agent === this.options.primary) this.primaryStop = event.reason;
+        return this.boundary();
+      // Both end the run, whose run_complete says so in words: one message, not two.
+      case 'error':
+      case 'cancelled':
+        return this.boundary();
+      default:
+        return unreachable(event);
+    }
+  }
+
+  /** Sends any pending text. Call before the prompt is answered. */
+  flush(): void {
+    this.text.flush();
+  }
+
+  /** The todo list changed: the client's plan follows it. */
+  plan(items: readonly TodoItem[]): void {
+    this.boundary();
+    const entries = items.map(({ content, priority, status }) => ({ content, priority, status }));
+    this.options.sink.send({ sessionUpdate: 'plan', entries });
+  }
+
+  /** The client's id and title of an announced tool call. */
+  toolCall(agent: string, callId: string): { toolCallId: string; title: string } | undefined {
+    const call = this.calls.get(callKey(agent, callId));
+    return call && { toolCallId: call.id, title: call.title };
+  }
+
+  /** Embeds a client terminal in the tool call now running; false when none is. */
+  attachTerminal(terminalId: string): boolean {
+    const call = this.open;
+    if (!call) return false;
+    call.terminals.push(terminalId);
+    this.options.sink.send({ sessionUpdate: 'tool_call_update', toolCallId: call.id, content: terminalContent(call) });
+    return true;
+  }
+
+  private channelOf(agent: string): Channel {
+    return agent === this.options.primary ? 'message' : 'thought';
+  }
+
+  private delta(channel: Channel, agent: string, block: 'text' | 'thinking', delta: string): void {
+    this.streamed.add(`${block}:${agent}`);
+    this.text.append(channel, agent, delta);
+  }
+
+  /** A complete block: already streamed as deltas, unless the provider sent none. */
+  private complete(channel: Channel, agent: string, block: 'text' | 'thinking', text: string): void {
+    if (!this.streamed.delete(`${block}:${agent}`)) this.text.append(channel, agent, text);
+    this.flush();
+  }
+
+  /** Any event other than text: pending text goes first, and the next text starts a new message. */
+  private boundary(): void {
+    this.text.endMessage();
+  }
+
+  /** A whole message or thought of its own. */
+  private say(channel: Channel, agent: string | undefined, text: string): void {
+    if (text.trim() === '') return;
+    this.boundary();
+    this.text.append(channel, agent ?? this.options.primary, text);
+    this.boundary();
+  }
+
+  /** Something worth seeing about the work, as a thought; `agent` names who it is about. */
+  private note(agent: string | undefined, text: string): void {
+    this.say('thought', undefined, agent === undefined ? text : `${agent} ${text}`);
+  }
+
+  private toolCallStart(event: Extract<AgentEvent, { type: 'tool_call_start' }>): void {
+    this.boundary();
+    const call: CallState = {
+      id: this.options.toolCallIds.allocate(event.callId),
+      title: `${agentLabel(event.agent, this.options.primary)}${event.tool} ${event.summary}`.trim(),
+      kind: event.kind,
+      terminals: [],
+    };
+    this.calls.set(callKey(event.agent, event.callId), call);
+    this.open = call;
+    this.options.sink.send({
+      sessionUpdate: 'tool_call',
+      toolCallId: call.id,
+      title: call.title,
+      kind: call.kind,
+      status: 'in_progress',
+      locations: event.locations.map((location) => ({ ...location, path: resolve(this.options.cwd, location.path) })),
+      rawInput: event.arguments,
+    });
+  }
+
+  private toolCallEnd(agent: string, callId: string, result: ToolResult): void {
+    this.boundary();
+    const call = this.calls.get(callKey(agent, callId));
+    if (!call) return;
+    if (this.open === call) this.open = undefined;
+    this.options.sink.send(this.finishedCall(call, result));
+  }
+
+  private async finishedCall(call: CallState, result: ToolResult): Promise<SessionUpdate> {
+    const { diff } = result.metadata;
+    const diffs = diff ? await diffContent(diff, this.options.cwd, this.options.readText) : [];
+    const content: ToolCallContent[] = [...terminalContent(call), ...diffs];
+    if (call.terminals.length === 0) content.push(...resultContent(call.kind, result, diffs.length > 0));
+    const { images: _images, ...rawOutput } = result;
+    const update: ToolCallUpdate = {
+      toolCallId: call.id,
+      status: result.status === 'success' ? 'completed' : 'failed',
+      content,
+      rawOutput,
+    };
+    return { sessionUpdate: 'tool_call_update', ...update };
+  }
+
+  private usage(usage: Usage, model: string): void {
+    this.boundary();
+    const size = this.options.contextWindow(model);
+    if (size === undefined) return;
+    const used = usage.input + usage.cacheRead + usage.cacheWrite + usage.output;
+    this.options.sink.send({ sessionUpdate: 'usage_update', used, size });
+  }
+
+  private runComplete(status: RunStatus, message: string): void {
+    switch (status) {
+      case 'limit':
+      case 'error':
+        return this.say('message', undefined, message);
+      case 'completed':
+        return this.note(undefined, message);
+      // The answer speaks for itself; the client asked for the cancel.
+      case 'needs_input':
+      case 'cancelled':
+        return this.boundary();
+      default:
+        return unreachable(status);
+    }
+  }
+}
+
+export function callKey(agent: string, callId: string): string {
+  return `${agent}\u0000${callId}`;
+}
+
+function terminalContent(call: CallState): ToolCallContent[] {
+  return call.terminals.map((terminalId) => ({ type: 'terminal', terminalId }));
+}
+
+function verdictText(reviewer: string, primary: string, round: number, verdict: ReviewVerdict): string {
+  switch (verdict) {
+    case 'approved':
+      return `${reviewer} approved ${primary}'s work (round ${round}).`;
+    case 'feedback':
+      return `${reviewer} sent ${primary}'s work back with feedback (round ${round}).`;
+    case 'cancelled':
+      return `${reviewer}'s review was cancelled (round ${round}).`;
+    case 'error':
+      return `${reviewer}'s review failed (round ${round}).`;
+  }
+}
+
+function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(1))} s`;
+}

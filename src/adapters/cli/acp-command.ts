@@ -1,0 +1,66 @@
+import { Readable, Writable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { parseArgs } from 'node:util';
+import * as acp from '@agentclientprotocol/sdk';
+import { version } from '../../../package.json';
+import { dataHome } from '../../config/paths';
+import { type AcpLogger, captureConsole, createAcpLogger, logFolder } from '../acp/acp-log';
+import { createAcpServer, type SessionSetup } from '../acp/acp-server';
+import { missingApiKeys } from '../acp/default-keys';
+import type { CliIO } from './cli-io';
+
+export const ACP_HELP = `Usage: crow acp
+
+Serves the Agent Client Protocol (ACP v1) on stdin and stdout, so editors
+such as Zed and JetBrains IDEs, and any ACP client, can run Crow's agents.
+Start it from the client, not by hand: stdout carries only the protocol.
+
+Keys come from the environment the client starts crow with:
+ANTHROPIC_API_KEY or OPENAI_API_KEY, and CROW_PROVIDER, CROW_MODEL,
+ANTHROPIC_BASE_URL / OPENAI_BASE_URL. Sessions are stored under the data
+folder (see crow sessions); logs go to stderr and to
+$XDG_STATE_HOME/crow-agent/logs/ (default ~/.local/state/crow-agent/logs/).`;
+
+/** Serves ACP on stdio until the client closes the connection. */
+export async function acpCommand(argv: string[], io: CliIO): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { help: { type: 'boolean', short: 'h', default: false } } });
+  if (values.help) {
+    io.stdout.write(`${ACP_HELP}\n`);
+    return 0;
+  }
+  const logger = createAcpLogger(io.env, io.stderr);
+  const restoreConsole = captureConsole(logger);
+  try {
+    const server = createAcpServer({
+      sessions: () => sessionSetup(io.env, logger),
+      missingKeys: () => missingApiKeys(io.cwd, io.env),
+      logger,
+      version,
+    });
+    const input = Readable.toWeb(process.stdin) as WebReadableStream<Uint8Array>;
+    const connection = server.connect(acp.ndJsonStream(Writable.toWeb(io.stdout), input as ReadableStream<Uint8Array>));
+    logger.log('info', `crow acp ${version} serving on stdio`, { pid: process.pid, logs: logFolder(io.env) });
+    await connection.closed;
+    return 0;
+  } finally {
+    restoreConsole();
+    await logger.close();
+  }
+}
+
+/** Agents from the settings, slash commands from the command folders, sessions in the data folder. */
+function sessionSetup(env: NodeJS.ProcessEnv, logger: AcpLogger): SessionSetup {
+  // Required here, not imported: providers, tools and storage load on the first session request.
+  const { defaultCatalog } = require('../acp/default-catalog') as typeof import('../acp/default-catalog');
+  const { SlashCommands } = require('../../config/slash-commands') as typeof import('../../config/slash-commands');
+  const { SessionStore } = require('../../session/session-store') as typeof import('../../session/session-store');
+  return {
+    catalogFor: (cwd) => defaultCatalog(cwd, env, (message) => logger.log('warn', message)),
+    commandsFor: (cwd) => {
+      const { commands, errors } = SlashCommands.load(cwd, env);
+      for (const error of errors) logger.log('warn', 'slash command skipped', { ...error });
+      return commands;
+    },
+    store: new SessionStore({ dataHome: dataHome(env), warn: (message) => logger.log('warn', message) }),
+  };
+}
