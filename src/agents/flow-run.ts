@@ -44,10 +44,15 @@ export class FlowRun {
     readonly signal: AbortSignal,
     readonly emit: (event: AgentEvent) => void,
   ) {
-    this.span = session.trace.startTrace('prompt', `prompt ${agents.name}`, {
+    const fields = {
       agent: agents.name,
       attributes: { 'crow.session.id': session.id, 'crow.acp_agent': agents.name, 'crow.prompt': clipText(task, 500) },
-    });
+    };
+    // A subagent's run hangs below the task call that started it: one trace from the user's prompt down.
+    const parentSpan = session.parent?.span;
+    this.span = parentSpan
+      ? parentSpan.child('subagent', `invoke_subagent ${agents.name}`, fields)
+      : session.trace.startTrace('prompt', `prompt ${agents.name}`, fields);
   }
 
   get primarySession(): InternalSession {
@@ -175,6 +180,8 @@ export class FlowRun {
       ...(options.withoutTools ? { withoutTools: true } : {}),
       span: this.span,
       role,
+      depth: this.session.depth,
+      ...(this.session.subagents ? { subagents: this.session.subagents } : {}),
     });
     for await (const event of stream) {
       // Under a reviewer the primary's task_complete only hands the work over; it ends nothing.

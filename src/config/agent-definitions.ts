@@ -39,6 +39,12 @@ const BaseAgentSchema = z
     requires_approval: z.array(PermissionCategorySchema).optional(),
     max_iterations: z.number().int().positive().optional(),
     doom_loop_threshold: z.number().int().min(2).optional(),
+    /** Subagents: seconds to wait for the approval requires_approval asks for; no answer denies. */
+    approval_timeout: z.number().int().positive().optional(),
+    /** Subagents: evaluate each attempt against reflection_criteria and retry with the critique. */
+    enable_reflection: z.boolean().optional(),
+    max_retries: z.number().int().min(0).max(5).optional(),
+    reflection_criteria: z.string().min(1).optional(),
     enabled: z.boolean().optional(),
   })
   .strict();
@@ -63,6 +69,8 @@ export interface BaseAgentDefinition extends DefinitionCommon {
   requiresApproval?: PermissionCategory[];
   maxIterations?: number;
   doomLoopThreshold?: number;
+  approvalTimeoutSeconds?: number;
+  reflection?: { maxRetries: number; criteria?: string };
   /** The body: a handlebars template; '' means the built-in "system" or "reviewer" template by role. */
   systemPrompt: string;
 }
@@ -117,6 +125,10 @@ export function parseBaseAgent(file: MarkdownFile, knownTools: readonly string[]
         requiresApproval: data.requires_approval,
         maxIterations: data.max_iterations,
         doomLoopThreshold: data.doom_loop_threshold,
+        approvalTimeoutSeconds: data.approval_timeout,
+        reflection: data.enable_reflection
+          ? { maxRetries: data.max_retries ?? 1, ...definedOnly({ criteria: data.reflection_criteria }) }
+          : undefined,
       }),
     },
   };

@@ -2,9 +2,9 @@ import type { AssistantResponse, LlmRequest, Provider, ToolCallBlock } from '../
 import { addUsage, emptyUsage } from '../llm/types';
 import type { InternalSession } from '../session/internal-session';
 import type { SystemEventKind } from '../session/history';
-import { TASK_COMPLETE } from '../tools/builtin/task-complete';
 import { DEFAULT_POLICY, PermissionGate, type PermissionPolicy } from '../tools/permissions';
 import type { SnapshotManager } from '../tools/snapshots';
+import type { SubagentLauncher } from '../tools/subagents';
 import { TodoStore } from '../tools/todos';
 import type { Span, SpanStatus } from '../telemetry/span';
 import type { Tool, ToolContext } from '../tools/tool';
@@ -15,7 +15,8 @@ import { EventStream } from './event-stream';
 import { type CompactionSettings, fitToWindow } from './compaction';
 import { callModel } from './model-call';
 import { assertRepeatThreshold, RepeatedCallDetector, stepLimitReached } from './stop-rules';
-import { executeToolCall, skipToolCall, type ToolRunScope } from './tool-execution';
+import { runToolRound } from './tool-round';
+import type { ToolRunScope } from './tool-execution';
 import type { ExecutedToolCall, TurnResult } from './turn';
 
 export interface BaseAgentOptions {
@@ -51,6 +52,10 @@ export interface TurnOptions {
   span?: Span;
   /** The agent's role in its composition, recorded on its spans. */
   role?: string;
+  /** Runs subagents for the task tool. */
+  subagents?: SubagentLauncher;
+  /** 0 for the agent the user talks to; subagents count up. */
+  depth?: number;
 }
 
 export type TurnStream = EventStream<AgentEvent, TurnResult>;
@@ -93,6 +98,8 @@ export class BaseAgent {
       ...(options.withoutTools ? { withoutTools: true } : {}),
       ...(options.span ? { span: options.span } : {}),
       ...(options.role !== undefined ? { role: options.role } : {}),
+      ...(options.subagents ? { subagents: options.subagents } : {}),
+      ...(options.depth !== undefined ? { depth: options.depth } : {}),
     };
     const turn = new Turn(this, this.options, this.tools, session, scope, (event) => stream.push(event));
     turn.run().then(
@@ -112,7 +119,7 @@ export class BaseAgent {
   }
 }
 
-type OptionalScope = 'snapshots' | 'withoutTools' | 'span' | 'role';
+type OptionalScope = 'snapshots' | 'withoutTools' | 'span' | 'role' | 'subagents' | 'depth';
 type TurnScope = Required<Omit<TurnOptions, OptionalScope>> & Pick<TurnOptions, OptionalScope>;
 
 /** The state of one running turn. */
@@ -222,35 +229,14 @@ class Turn {
     return response;
   }
 
-  /** Runs the calls of one response in order; returns a result when the turn must stop. */
+  /** Runs the calls of one response; returns a result when the turn must stop. */
   private async runTools(calls: ToolCallBlock[]): Promise<TurnResult | undefined> {
-    let stop: { reason: TurnStopReason; message: string } | undefined;
-    for (const call of calls) {
-      if (stop) {
-        this.record(skipToolCall(this.scope, call, 'cancelled', `Not run: ${stop.message}`));
-        continue;
-      }
-      if (this.signal.aborted) {
-        stop = { reason: 'cancelled', message: 'Cancelled by the user.' };
-        this.record(skipToolCall(this.scope, call, 'cancelled', 'Not run: cancelled by the user.'));
-        continue;
-      }
-      if (this.repeats.record(call.name, call.arguments)) {
-        const n = this.repeats.threshold;
-        stop = { reason: 'doom_loop', message: `The same ${call.name} call was made ${n} times in a row.` };
-        this.emit({ type: 'doom_loop', agent: this.agent.name, tool: call.name, repeats: n });
-        this.record(skipToolCall(this.scope, call, 'error', `Not run: this exact call was repeated ${n} times in a row. Try a different approach.`));
-        continue;
-      }
-      const executed = this.record(await executeToolCall(this.scope, call));
-      if (executed.result.status === 'cancelled' && this.signal.aborted) {
-        stop = { reason: 'cancelled', message: 'Cancelled by the user.' };
-      } else if (executed.name === TASK_COMPLETE && executed.result.status === 'success') {
-        this.taskSummary = executed.result.output;
-        stop = { reason: 'task_complete', message: 'The task was completed.' };
-      }
-    }
-    return stop ? this.finish(stop.reason, stop.message) : undefined;
+    const outcome = await runToolRound(
+      { scope: this.scope, repeats: this.repeats, signal: this.signal, record: (call) => this.record(call) },
+      calls,
+    );
+    if (outcome.taskSummary !== undefined) this.taskSummary = outcome.taskSummary;
+    return outcome.stop ? this.finish(outcome.stop.reason, outcome.stop.message) : undefined;
   }
 
   private record(call: ExecutedToolCall): ExecutedToolCall {
@@ -264,7 +250,7 @@ class Turn {
   }
 
   private context(callId: string, span: Span | undefined): ToolContext {
-    const { permissions, todos, snapshots } = this.turnScope;
+    const { permissions, todos, snapshots, subagents, depth } = this.turnScope;
     return {
       sessionId: this.session.id,
       agentName: this.agent.name,
@@ -279,6 +265,9 @@ class Turn {
       todos,
       ...(snapshots ? { snapshots } : {}),
       ...(span ? { span } : {}),
+      ...(subagents ? { subagents } : {}),
+      depth: depth ?? 0,
+      report: this.emit,
     };
   }
 

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_POLICY, PermissionGate } from '../tools/permissions';
 import type { SnapshotManager } from '../tools/snapshots';
+import type { Span } from '../telemetry/span';
 import { TraceRecorder } from '../telemetry/trace-recorder';
+import type { SubagentLauncher } from '../tools/subagents';
 import { TodoStore } from '../tools/todos';
 import { InternalSession } from './internal-session';
 
@@ -37,6 +39,12 @@ export class ACPSession {
   title = '';
   /** The model each role runs on, when the user picked one. */
   models: Partial<Record<AgentRole, string>> = {};
+  /** 0 for a session a person drives; a subagent's session is one deeper than its parent's. */
+  depth = 0;
+  /** Runs subagents for the task tool of this session's agents. */
+  subagents: SubagentLauncher | undefined;
+  /** For a subagent's session: who started it, and the span its work hangs below. */
+  parent: { sessionId: string; callId: string; agent: string; span?: Span } | undefined;
   /** By `role:agentName`: switching compositions keeps each agent's history. */
   private readonly internal = new Map<string, InternalSession>();
   private readonly created = new Set<(role: AgentRole, session: InternalSession) => void>();

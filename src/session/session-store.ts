@@ -30,6 +30,8 @@ export interface SessionMeta {
   updatedAt: number;
   models: Partial<Record<AgentRole, string>>;
   interruption?: Interruption;
+  /** For a subagent's session: the internal session and task call that started it. */
+  parent?: { sessionId: string; callId: string; agent: string };
   todos: TodoItem[];
   internal: InternalMeta[];
 }
@@ -177,6 +179,7 @@ export class SessionStore {
       updatedAt: Date.now(),
       models: session.models,
       ...(session.interruption ? { interruption: session.interruption } : {}),
+      ...(session.parent ? { parent: { sessionId: session.parent.sessionId, callId: session.parent.callId, agent: session.parent.agent } } : {}),
       todos: session.todos.list(),
       internal: internals.map(({ role, session: s }) => ({
         id: s.id,

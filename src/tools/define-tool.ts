@@ -20,6 +20,8 @@ export interface ToolDefinition<Schema extends z.ZodObject> {
   kind: ToolKind;
   /** What the permission policy must allow before the tool runs. */
   permission: PermissionCategory | 'none';
+  /** Consecutive calls in one response may run at the same time. */
+  parallel?: boolean;
   parameters: Schema;
   /** Overrides DEFAULT_MAX_OUTPUT_CHARS for this tool. */
   maxOutputChars?: number;
@@ -52,6 +54,7 @@ export function defineTool<Schema extends z.ZodObject>(def: ToolDefinition<Schem
     description: def.description,
     kind: def.kind,
     permission: def.permission,
+    ...(def.parallel ? { parallel: true } : {}),
     inputSchema,
     summarize(args) {
       const parsed = safeArgs(args);

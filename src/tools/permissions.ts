@@ -79,6 +79,61 @@ export class PermissionGate {
     return new PermissionGate(this.policy, this.ask, this.howToAllow, { ...this.forced, ...rules }, this.remembered);
   }
 
+  /** The rules in force: the policy under the session's forced rules. */
+  effectiveRules(): Record<PermissionCategory, PermissionRule> {
+    const rules = { ...this.policy.rules };
+    for (const category of PERMISSION_CATEGORIES) rules[category] = this.forced[category] ?? rules[category];
+    return rules;
+  }
+
+  /** Where `policy` would allow more than this gate does: what a subagent may not ask for. */
+  exceededBy(policy: PermissionPolicy): { category: PermissionCategory; asked: PermissionRule; allowed: PermissionRule }[] {
+    const mine = this.effectiveRules();
+    return PERMISSION_CATEGORIES.flatMap((category) =>
+      RANK[policy.rules[category]] < RANK[mine[category]] ? [{ category, asked: policy.rules[category], allowed: mine[category] }] : [],
+    );
+  }
+
+  /**
+   * The gate of a subagent: per category the stricter of this gate's rules
+   * and `policy`, command allow-lists only where this gate would run them too,
+   * sharing the asker and the remembered answers. Checked at every call.
+   */
+  narrow(policy: PermissionPolicy): PermissionGate {
+    const mine = this.effectiveRules();
+    const rules = { ...mine };
+    for (const category of PERMISSION_CATEGORIES) {
+      if (RANK[policy.rules[category]] > RANK[mine[category]]) rules[category] = policy.rules[category];
+    }
+    const allowCommands =
+      mine.execute === 'allow' ? policy.allowCommands : policy.allowCommands.filter((prefix) => commandAllowed(prefix, this.policy.allowCommands));
+    return new PermissionGate({ rules, allowCommands }, this.ask, this.howToAllow, {}, this.remembered);
+  }
+
+  /**
+   * Asks a person once, outside any policy (an approval gate), waiting at
+   * most `timeoutMs`. Nobody to ask counts as `unavailable`.
+   */
+  async approve(request: PermissionRequest, signal: AbortSignal, timeoutMs: number): Promise<'allowed' | 'denied' | 'timeout' | 'unavailable'> {
+    if (!this.ask) return 'unavailable';
+    const timeout = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    // The race keeps the promise even for an asker that ignores its signal.
+    const expired = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => {
+        timeout.abort();
+        resolve('timeout');
+      }, timeoutMs);
+    });
+    try {
+      const answer = await Promise.race([this.ask(request, AbortSignal.any([signal, timeout.signal])), expired]);
+      if (answer === 'timeout') return 'timeout';
+      return answer === 'allow_once' || answer === 'allow_always' ? 'allowed' : 'denied';
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   async authorize(request: PermissionRequest, signal: AbortSignal): Promise<PermissionVerdict> {
     const rule = this.forced[request.category] ?? this.policy.rules[request.category];
     if (rule === 'deny') {
@@ -108,6 +163,9 @@ export class PermissionGate {
     return { allowed: false, reason: `Permission denied by the user: ${request.title}. Do not retry it; ask or try another way.` };
   }
 }
+
+/** How strict a rule is: a subagent's may only go up. */
+const RANK: Record<PermissionRule, number> = { allow: 0, ask: 1, deny: 2 };
 
 /** For execute requests "always" covers the program (first word); otherwise the whole category. */
 function rememberKey(request: PermissionRequest): string {

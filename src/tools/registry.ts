@@ -6,6 +6,7 @@ import { grepTool } from './builtin/grep';
 import { listDirectoryTool } from './builtin/list-directory';
 import { readFileTool } from './builtin/read-file';
 import { taskCompleteTool } from './builtin/task-complete';
+import { taskTool } from './builtin/task';
 import { thinkTool } from './builtin/think';
 import { webFetchTool } from './builtin/web-fetch';
 import { createWebSearchTool, type WebSearchConfig } from './builtin/web-search';
@@ -79,6 +80,7 @@ export function builtinTools(options: BuiltinToolOptions = {}): Tool[] {
     createWebSearchTool(options.webSearch),
     todoWriteTool,
     todoReadTool,
+    taskTool,
     thinkTool,
     taskCompleteTool,
   ];

@@ -1,6 +1,8 @@
 import type { ImageBlock, ToolSpec } from '../llm/types';
 import type { PermissionCategory, PermissionGate } from './permissions';
+import type { AgentEvent } from '../engine/events';
 import type { Span } from '../telemetry/span';
+import type { SubagentLauncher } from './subagents';
 import type { SnapshotManager } from './snapshots';
 import type { TodoStore } from './todos';
 import type { Workspace } from './workspace';
@@ -59,6 +61,12 @@ export interface ToolContext {
   snapshots?: SnapshotManager;
   /** This call's span, when the run is traced; work the tool starts (a subagent) hangs below it. */
   span?: Span;
+  /** Runs subagents for the task tool; absent where subagents are not offered. */
+  subagents?: SubagentLauncher;
+  /** How deep this agent is: 0 for the agent the user talks to, 1 for its subagents, ... */
+  depth?: number;
+  /** Reports progress of long work (a subagent's steps) into the turn's event stream. */
+  report?: (event: AgentEvent) => void;
 }
 
 /** What a tool's own logic returns; defineTool adds status and timing. */
@@ -78,6 +86,8 @@ export interface Tool {
   readonly kind: ToolKind;
   /** What the tool needs the policy to allow; 'none' for tools without side effects outside the session. */
   readonly permission: PermissionCategory | 'none';
+  /** Consecutive calls of this tool in one response may run at the same time (subagent tasks). */
+  readonly parallel?: boolean;
   /** JSON Schema of the arguments. */
   readonly inputSchema: Record<string, unknown>;
   /** Short human summary of a call, e.g. `src/app.ts:10-40`, for renderers. */

@@ -1,6 +1,7 @@
 import type { ACPAgent } from '../../agents/acp-agent';
 import type { AgentRole } from '../../session/acp-session';
 import type { PermissionPolicy } from '../../tools/permissions';
+import type { SubagentLauncher } from '../../tools/subagents';
 import type { Workspace } from '../../tools/workspace';
 
 /** One ACP agent a user can pick: a session mode. */
@@ -43,6 +44,8 @@ export interface AgentCatalog {
   contextWindow(model: string): number | undefined;
   /** The permission policy of sessions in this workspace; "ask" becomes session/request_permission. */
   permissionPolicy(): PermissionPolicy;
+  /** Runs subagents for sessions on `workspace` (the task tool); absent: no subagents. */
+  subagents?(workspace: Workspace): SubagentLauncher;
 }
 
 /** The catalog for a session folder (an absolute path). */

@@ -6,7 +6,10 @@ import { policyFromConfig } from '../../config/permission-config';
 import { PromptRegistry } from '../../config/prompts';
 import { agentModel, ConfigError, resolveSettings, type Settings } from '../../config/provider-config';
 import type { AgentRole } from '../../session/acp-session';
+import { dataHome } from '../../config/paths';
+import { SessionStore } from '../../session/session-store';
 import { builtinTools } from '../../tools/registry';
+import { SubagentRunner } from '../../agents/subagent-runner';
 import type { AgentCatalog, RoleModels } from './agent-catalog';
 import { missingApiKeys } from './default-keys';
 
@@ -23,7 +26,8 @@ export function defaultCatalog(cwd: string, env: NodeJS.ProcessEnv, warn: (messa
   for (const error of errors) warn(`${error.file}${error.field ? ` (${error.field})` : ''}: ${error.message}`);
   const prompts = PromptRegistry.forWorkspace(cwd, env);
   const tools = builtinTools(settings.webSearch ? { webSearch: settings.webSearch } : {});
-  const acpAgents = registry.acpAgents();
+  // Compositions led by a subagent (task-pair) are for the task tool, not for people to pick.
+  const acpAgents = registry.acpAgents().filter((agent) => registry.baseAgent(agent.primary)?.role !== 'subagent');
   return {
     list: () => acpAgents.map(({ name, description }) => ({ name, description })),
     defaultAgent: () => {
@@ -35,6 +39,8 @@ export function defaultCatalog(cwd: string, env: NodeJS.ProcessEnv, warn: (messa
     missingKeys: () => missingApiKeys(cwd, env),
     contextWindow: (model) => contextWindowFor(settings, model),
     permissionPolicy: () => policyFromConfig(settings.permissions),
+    subagents: (workspace) =>
+      new SubagentRunner({ registry, settings, workspace, prompts, env, tools, store: new SessionStore({ dataHome: dataHome(env) }) }),
   };
 }
 

@@ -69,6 +69,7 @@ export class LiveSession {
       client,
       embedTerminal: (terminalId) => this.turn?.embedTerminal(terminalId) ?? Promise.resolve(),
     });
+    session.subagents = services.catalog.subagents?.(this.workspace);
     this.ask = clientAsk({
       sessionId: session.id,
       request: (params: RequestPermissionRequest, signal) =>

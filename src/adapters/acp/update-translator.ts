@@ -41,7 +41,12 @@ interface CallState {
   title: string;
   kind: ToolKind;
   terminals: string[];
+  /** The steps of a subagent this call runs, newest last. */
+  progress?: string[];
 }
+
+/** Steps of a subagent shown in its task's tool call. */
+const MAX_PROGRESS_LINES = 12;
 
 /**
  * Turns one prompt's AgentEvents into session/update notifications. Text
@@ -100,6 +105,12 @@ export class UpdateTranslator {
         return this.note(undefined, `${event.agent} → ${event.to} (${event.purpose.replace('_', ' ')}):\n${quote(event.text)}`);
       case 'run_complete':
         return this.runComplete(event.status, event.message);
+      case 'subagent_start':
+        return this.subagentProgress(event.agent, event.callId, `→ Running ${event.subagent}…`);
+      case 'subagent_progress':
+        return this.subagentProgress(event.agent, event.callId, `${event.subagent}: ${event.text}`);
+      case 'subagent_end':
+        return this.subagentProgress(event.agent, event.callId, `${event.subagent} ${event.status}: ${event.summary}`);
       case 'turn_start':
       case 'files_changed':
         return this.boundary();
@@ -217,6 +228,16 @@ export class UpdateTranslator {
       rawOutput,
     };
     return { sessionUpdate: 'tool_call_update', ...update };
+  }
+
+  /** A subagent's step, shown inside the tool call of the task that runs it. */
+  private subagentProgress(agent: string, callId: string, line: string): void {
+    this.boundary();
+    const call = this.calls.get(callKey(agent, callId));
+    if (!call) return;
+    call.progress = [...(call.progress ?? []), line].slice(-MAX_PROGRESS_LINES);
+    const text = call.progress.join('\n');
+    this.options.sink.send({ sessionUpdate: 'tool_call_update', toolCallId: call.id, status: 'in_progress', content: [{ type: 'content', content: { type: 'text', text } }] });
   }
 
   private usage(usage: Usage, model: string): void {

@@ -78,6 +78,14 @@ export class RunRenderer {
         return this.status(
           s.dim(`⤓ ${event.agent}'s history compacted to fit the context window (~${n(event.tokensBefore)} → ~${n(event.tokensAfter)} tokens: ${event.how})`),
         );
+      case 'subagent_start':
+        return this.status(s.cyan(`→ Running ${event.subagent}… ${s.dim(firstLine(event.task))}`));
+      case 'subagent_progress':
+        return this.status(s.dim(`  ${event.subagent}: ${firstLine(event.text)}`));
+      case 'subagent_end':
+        return this.status(
+          (event.status === 'completed' ? s.green : s.yellow)(`← ${event.subagent} ${event.status}: ${firstLine(event.summary)}`),
+        );
       case 'run_complete':
         if (event.status === 'completed' || event.status === 'needs_input') return;
         return this.status((event.status === 'error' ? s.red : s.yellow)(`⚠ ${event.message}`));

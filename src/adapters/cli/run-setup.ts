@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ACPAgent } from '../../agents/acp-agent';
 import { assembleAgent, defaultAgentName } from '../../agents/assemble';
+import { SubagentRunner } from '../../agents/subagent-runner';
 import { AgentRegistry } from '../../config/agent-registry';
 import { formatProblem } from '../../config/config-problems';
 import { dataHome } from '../../config/paths';
@@ -64,14 +65,9 @@ export async function prepareRun(choices: RunChoices, io: CliIO, signal: AbortSi
   }
 
   const workspace = new NodeWorkspace(root);
-  const agent = assembleAgent(agentName, {
-    registry,
-    config: settings,
-    workspace,
-    prompts: PromptRegistry.forWorkspace(root, io.env),
-    env: io.env,
-    tools: builtinTools(settings.webSearch ? { webSearch: settings.webSearch } : {}),
-  });
+  const prompts = PromptRegistry.forWorkspace(root, io.env);
+  const tools = builtinTools(settings.webSearch ? { webSearch: settings.webSearch } : {});
+  const agent = assembleAgent(agentName, { registry, config: settings, workspace, prompts, env: io.env, tools });
   const sessionId = stored ?? randomUUID();
   const snapshots = choices.undo ? await prepareUndo(root, sessionId, prompt, io, signal) : undefined;
   const permissions = permissionGate(settings, choices, io);
@@ -80,6 +76,7 @@ export async function prepareRun(choices: RunChoices, io: CliIO, signal: AbortSi
     ? store.load(stored, dependencies)
     : new ACPSession({ id: sessionId, cwd: root, agentName, ...dependencies });
   if (!session.title) session.title = titleOf(choices.prompt);
+  session.subagents = new SubagentRunner({ registry, settings, workspace, prompts, env: io.env, tools, store });
   const handle = store.attach(session);
   const exporter = await startOtlpExport(settings, session, io);
   return {

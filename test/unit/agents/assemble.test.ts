@@ -60,6 +60,7 @@ describe('assembling ACP agents from definitions', () => {
       pair: ['coagent', 'builder', 'reviewer'],
       'pair-chat': ['coagent', 'builder', 'reviewer'],
       plan: ['hitl', 'planner', undefined],
+      'task-pair': ['coagent', 'worker', 'reviewer'],
     };
     for (const definition of ctx.registry.acpAgents()) {
       const agent = assembleAgent(definition.name, ctx);

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { AgentRegistry } from '../../../src/config/agent-registry';
 import { formatProblem } from '../../../src/config/config-problems';
 
-const BUILTIN_ACP = ['build', 'build-criteria', 'build-judged', 'build-loop', 'build-prompted', 'build-verified', 'pair', 'pair-chat', 'plan'];
-const BUILTIN_BASE = ['builder', 'judge', 'planner', 'reviewer', 'verifier'];
+const BUILTIN_ACP = ['build', 'build-criteria', 'build-judged', 'build-loop', 'build-prompted', 'build-verified', 'pair', 'pair-chat', 'plan', 'task-pair'];
+const BUILTIN_BASE = ['builder', 'code-reviewer', 'explorer', 'judge', 'planner', 'reviewer', 'verifier', 'worker'];
 
 describe('agent registry', () => {
   let home: string;

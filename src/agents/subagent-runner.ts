@@ -1,0 +1,245 @@
+import type { AgentRegistry } from '../config/agent-registry';
+import type { BaseAgentDefinition } from '../config/agent-definitions';
+import { didYouMean } from '../config/did-you-mean';
+import type { PromptRegistry } from '../config/prompts';
+import { agentModel, type Settings } from '../config/provider-config';
+import type { AgentEvent } from '../engine/events';
+import { ACPSession } from '../session/acp-session';
+import type { SessionStore } from '../session/session-store';
+import type { PermissionPolicy } from '../tools/permissions';
+import { ToolRegistry } from '../tools/registry';
+import type { SubagentInfo, SubagentLauncher, SubagentOutcome, SubagentStatus } from '../tools/subagents';
+import type { Tool, ToolContext } from '../tools/tool';
+import type { Workspace } from '../tools/workspace';
+import { ACPAgent } from './acp-agent';
+import { assembleAgent } from './assemble';
+import { agentPolicy, baseAgentFromDefinition } from './definition-agent';
+import { ProviderQueue } from './provider-queue';
+import type { RunResult } from './run-result';
+import { reflect } from './subagent-reflection';
+
+/** Levels of agents below the user: user → primary → subagent by default. */
+export const DEFAULT_MAX_DEPTH = 2;
+/** Parallel subagents per provider: one for servers of your own (often one request at a time), three for cloud APIs. */
+const DEFAULT_LOCAL_CONCURRENCY = 1;
+const DEFAULT_CLOUD_CONCURRENCY = 3;
+const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 120;
+
+export interface SubagentRunnerOptions {
+  registry: AgentRegistry;
+  settings: Settings;
+  workspace: Workspace;
+  prompts: PromptRegistry;
+  env: NodeJS.ProcessEnv;
+  tools: readonly Tool[];
+  /** Where child sessions are stored, linked to their parent; not stored without it. */
+  store?: SessionStore;
+  maxDepth?: number;
+  /** Parallel subagents per provider name, over the defaults. */
+  concurrency?: Record<string, number>;
+}
+
+/** A subagent the registry offers: a base agent of role subagent, or a composition whose primary is one. */
+interface Resolved {
+  name: string;
+  base: BaseAgentDefinition;
+  build(): ACPAgent;
+}
+
+/**
+ * Runs subagents for the task tool: each in a fresh child session (its task
+ * and its own system prompt, none of the parent's history), stored and
+ * linked to its parent, its spans nested below the task call, its
+ * permissions never wider than the parent's (checked at spawn and at every
+ * call), queued per provider, optionally reflecting and retrying.
+ */
+export class SubagentRunner implements SubagentLauncher {
+  private readonly queue: ProviderQueue;
+  private readonly maxDepth: number;
+
+  constructor(private readonly options: SubagentRunnerOptions) {
+    this.maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
+    this.queue = new ProviderQueue((provider) => this.concurrencyOf(provider));
+  }
+
+  available(): SubagentInfo[] {
+    const { registry } = this.options;
+    const bases = registry.baseAgents().filter((agent) => agent.role === 'subagent');
+    const compositions = registry.acpAgents().filter((agent) => registry.baseAgent(agent.primary)?.role === 'subagent');
+    return [...bases, ...compositions].map(({ name, description }) => ({ name, description }));
+  }
+
+  async run(request: { agent: string; task: string }, ctx: ToolContext): Promise<SubagentOutcome> {
+    // Levels count from the agent the user talks to (1): user → primary (1) → subagent (2) → ...
+    const depth = (ctx.depth ?? 0) + 1;
+    if (depth + 1 > this.maxDepth) {
+      return failure('failed', `depth limit reached: ${request.agent} would run at level ${depth + 1}, and at most ${this.maxDepth} levels of agents may nest here (user → primary → subagent). Do the work yourself.`);
+    }
+    const resolved = this.resolve(request.agent);
+    if (typeof resolved === 'string') return failure('failed', resolved);
+    const policy = agentPolicy(resolved.base, this.options.settings);
+    const excess = ctx.permissions.exceededBy(policy);
+    if (excess.length > 0) {
+      const what = excess.map((e) => `${e.category}: ${e.asked} (its parent has ${e.category}: ${e.allowed})`).join(', ');
+      return failure('denied', `${resolved.name} asks for more than ${ctx.agentName} may grant: ${what}. A subagent never exceeds its parent's permissions.`);
+    }
+    const approval = await this.approve(resolved, request.task, ctx);
+    if (approval !== 'allowed' && approval !== 'not needed') {
+      return failure('denied', `${resolved.name} was not started: approval ${approval === 'timeout' ? 'timed out' : approval === 'unavailable' ? 'could not be asked for (nobody to ask)' : 'was denied'}.`, { approval });
+    }
+    let release: () => void;
+    try {
+      release = await this.queue.acquire(this.providerOf(resolved.base), ctx.signal);
+    } catch {
+      return failure('cancelled', `${resolved.name} was cancelled before it started.`);
+    }
+    try {
+      return await this.runChild(resolved, request.task, ctx, policy, depth, approval);
+    } finally {
+      release();
+    }
+  }
+
+  private async runChild(
+    resolved: Resolved,
+    task: string,
+    ctx: ToolContext,
+    policy: PermissionPolicy,
+    depth: number,
+    approval: string,
+  ): Promise<SubagentOutcome> {
+    let agent: ACPAgent;
+    try {
+      agent = resolved.build();
+    } catch (err) {
+      return failure('failed', `${resolved.name} could not be built: ${(err as Error).message}`);
+    }
+    const session = new ACPSession({
+      cwd: this.options.workspace.root,
+      agentName: resolved.name,
+      permissions: ctx.permissions.narrow(policy),
+      ...(ctx.snapshots ? { snapshots: ctx.snapshots } : {}),
+    });
+    session.title = task.split('\n', 1)[0]!.slice(0, 80);
+    session.depth = depth;
+    session.subagents = this;
+    session.parent = { sessionId: ctx.sessionId, callId: ctx.callId, agent: ctx.agentName, ...(ctx.span ? { span: ctx.span } : {}) };
+    const stored = this.options.store?.attach(session);
+    const report = (event: AgentEvent): void => ctx.report?.(event);
+    report({ type: 'subagent_start', agent: ctx.agentName, subagent: resolved.name, callId: ctx.callId, task, sessionId: session.id });
+    try {
+      const prompt = this.options.prompts.render('subagent-task', { task, parent: ctx.agentName }).trim();
+      const attempt = (message: string) => this.attempt(agent, session, message, ctx);
+      const { result, text, reflection } = await reflect(resolved.base, { task, prompts: this.options.prompts, provider: agent.primary.provider, signal: ctx.signal }, prompt, attempt);
+      const status: SubagentStatus = STATUS[result.status];
+      const summary = result.summary ?? (firstLine(text) || result.message);
+      report({ type: 'subagent_end', agent: ctx.agentName, subagent: resolved.name, callId: ctx.callId, status, summary });
+      const extra = { depth, approval, ...(reflection ? { reflection } : {}) };
+      return { status, summary, sessionId: session.id, result: resultMarkdown(summary, text, result, session.id), extra };
+    } finally {
+      stored?.close();
+    }
+  }
+
+  /** One run of the child on `message`, its steps reported as progress. */
+  private async attempt(agent: ACPAgent, session: ACPSession, message: string, ctx: ToolContext): Promise<{ result: RunResult; text: string }> {
+    const stream = agent.run(session, message, { signal: ctx.signal });
+    for await (const event of stream) {
+      const line = progressLine(event);
+      if (line) ctx.report?.({ type: 'subagent_progress', agent: ctx.agentName, subagent: session.agentName, callId: ctx.callId, text: line });
+    }
+    const result = await stream.result;
+    const primary = session.sessionFor('primary', agent.primary.name);
+    const last = [...primary.entries].reverse().find((entry) => entry.kind === 'assistant_text');
+    return { result, text: last?.kind === 'assistant_text' ? last.text : '' };
+  }
+
+  private async approve(resolved: Resolved, task: string, ctx: ToolContext): Promise<string> {
+    const categories = resolved.base.requiresApproval ?? [];
+    if (categories.length === 0) return 'not needed';
+    const seconds = resolved.base.approvalTimeoutSeconds ?? DEFAULT_APPROVAL_TIMEOUT_SECONDS;
+    const decision = await ctx.permissions.approve(
+      {
+        tool: 'task',
+        callId: ctx.callId,
+        agent: ctx.agentName,
+        category: categories[0]!,
+        title: `Start subagent ${resolved.name} (it may ${categories.join(', ')}): ${firstLine(task)}`,
+        paths: [],
+        alwaysScope: `subagent ${resolved.name}`,
+      },
+      ctx.signal,
+      seconds * 1000,
+    );
+    ctx.span?.set({ 'crow.subagent.approval': decision, 'crow.subagent.approval_timeout_s': seconds });
+    return decision;
+  }
+
+  private resolve(name: string): Resolved | string {
+    const { registry } = this.options;
+    const base = registry.baseAgent(name);
+    if (base?.role === 'subagent') return { name, base, build: () => this.single(base) };
+    const composition = registry.acpAgent(name);
+    const primary = composition ? registry.baseAgent(composition.primary) : undefined;
+    if (composition && primary?.role === 'subagent') {
+      return { name, base: primary, build: () => assembleAgent(name, { ...this.options, config: this.options.settings }) };
+    }
+    const names = this.available().map((agent) => agent.name);
+    const guess = didYouMean(name, names);
+    return `Unknown subagent "${name}".${guess ? ` Did you mean "${guess}"?` : ''} Subagents: ${names.join(', ') || 'none are defined'}.`;
+  }
+
+  /** A lone subagent: its base agent in a one-turn composition. */
+  private single(base: BaseAgentDefinition): ACPAgent {
+    const { settings, workspace, prompts, env } = this.options;
+    const primary = baseAgentFromDefinition(base, { as: 'primary', reviewed: false }, { settings, workspace, prompts, env, tools: new ToolRegistry(this.options.tools) });
+    return new ACPAgent({ name: base.name, description: base.description, primary, flow: { kind: 'hitl' }, prompts });
+  }
+
+  private providerOf(base: BaseAgentDefinition): string {
+    return agentModel(this.options.settings, base).provider;
+  }
+
+  private concurrencyOf(provider: string): number {
+    const configured = this.options.concurrency?.[provider];
+    if (configured !== undefined) return configured;
+    const entry = this.options.settings.providers[provider];
+    return entry?.baseUrl !== undefined ? DEFAULT_LOCAL_CONCURRENCY : DEFAULT_CLOUD_CONCURRENCY;
+  }
+}
+
+const STATUS: Record<RunResult['status'], SubagentStatus> = {
+  completed: 'completed',
+  needs_input: 'completed',
+  limit: 'failed',
+  error: 'failed',
+  cancelled: 'cancelled',
+};
+
+function failure(status: SubagentStatus, summary: string, extra: Record<string, unknown> = {}): SubagentOutcome {
+  return { status, summary, result: `## Summary\n${summary}\n`, extra };
+}
+
+function resultMarkdown(summary: string, text: string, result: RunResult, sessionId: string): string {
+  const outcome = result.status === 'completed' || result.status === 'needs_input' ? '' : `\n\n## Outcome\n${result.message}`;
+  return `## Summary\n${summary}\n\n## Report\n${text.trim() || '(no report)'}${outcome}\n\n(Full transcript: session ${sessionId})\n`;
+}
+
+/** The steps of a child worth a line in its parent's view. */
+function progressLine(event: AgentEvent): string | undefined {
+  switch (event.type) {
+    case 'tool_call_start':
+      return `${event.tool} ${event.summary}`.trim();
+    case 'coagent_start':
+      return `${event.agent} reviews (round ${event.round})`;
+    case 'subagent_start':
+      return `→ ${event.subagent}`;
+    default:
+      return undefined;
+  }
+}
+
+function firstLine(text: string): string {
+  const line = text.trim().split('\n', 1)[0] ?? '';
+  return line.length > 200 ? `${line.slice(0, 197)}...` : line;
+}

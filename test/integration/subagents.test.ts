@@ -1,0 +1,230 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { ACPAgent } from '../../src/agents/acp-agent';
+import { SubagentRunner } from '../../src/agents/subagent-runner';
+import { AgentRegistry } from '../../src/config/agent-registry';
+import { PromptRegistry } from '../../src/config/prompts';
+import { resolveSettings } from '../../src/config/provider-config';
+import { BaseAgent } from '../../src/engine/base-agent';
+import type { AgentEvent } from '../../src/engine/events';
+import { ScriptedProvider, type ScriptStep } from '../../src/llm/scripted';
+import { ACPSession } from '../../src/session/acp-session';
+import { SessionStore } from '../../src/session/session-store';
+import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { NodeWorkspace } from '../../src/tools/node-workspace';
+import { DEFAULT_POLICY, PermissionGate, type AskFn, type PermissionPolicy } from '../../src/tools/permissions';
+import { builtinTools } from '../../src/tools/registry';
+import { buildTraceTrees } from '../../src/telemetry/trace-tree';
+
+const SUBAGENTS: Record<string, string> = {
+  'scout.md': '---\ndescription: Looks around.\nrole: subagent\ntools: [read_file, task_complete]\n---\n',
+  'writer.md': '---\ndescription: Writes files.\nrole: subagent\ntools: [write_file, bash, task_complete]\npermissions: { write: allow, execute: deny }\n---\n',
+  'greedy.md': '---\ndescription: Wants to write without asking.\nrole: subagent\ntools: [write_file, task_complete]\npermissions: { write: allow }\n---\n',
+  'gated.md': '---\ndescription: Needs approval.\nrole: subagent\ntools: [bash, task_complete]\nrequires_approval: [execute]\napproval_timeout: 1\n---\n',
+  'careful.md': '---\ndescription: Reflects.\nrole: subagent\ntools: [task_complete]\nenable_reflection: true\nmax_retries: 1\nreflection_criteria: The answer names the capital of France.\n---\n',
+  'nested.md': '---\ndescription: Delegates again.\nrole: subagent\ntools: [task, task_complete]\n---\n',
+};
+
+describe('subagents: the task tool', () => {
+  let server: FakeLlmServer;
+  let root: string;
+  let data: string;
+
+  before(async () => (server = await FakeLlmServer.start()));
+  after(() => server.close());
+  beforeEach(() => {
+    server.reset();
+    root = mkdtempSync(join(tmpdir(), 'crow-sub-'));
+    data = mkdtempSync(join(tmpdir(), 'crow-sub-data-'));
+    const write = (path: string, text: string) => {
+      mkdirSync(dirname(join(root, path)), { recursive: true });
+      writeFileSync(join(root, path), text);
+    };
+    write('.crow/config.toml', `provider = "local"\n[providers.local]\ntype = "openai"\nbase_url = "${server.openaiBaseUrl}"\ndefault_model = "sub-model"\n`);
+    for (const [file, text] of Object.entries(SUBAGENTS)) write(`.crow/agents/base/${file}`, text);
+    write('notes.txt', 'The notes.\n');
+  });
+  afterEach(() => {
+    rmSync(root, { recursive: true, force: true });
+    rmSync(data, { recursive: true, force: true });
+  });
+
+  /** A parent (scripted) with the task tool, in a session whose subagents come from the definitions above. */
+  function setup(parentSteps: ScriptStep[], options: { policy?: PermissionPolicy; ask?: AskFn; concurrency?: Record<string, number>; maxDepth?: number } = {}) {
+    const env = { XDG_CONFIG_HOME: join(data, 'config') };
+    const settings = resolveSettings(root, {}, env);
+    const { registry, errors } = AgentRegistry.load(root, env);
+    assert.deepEqual(errors, []);
+    const workspace = new NodeWorkspace(root);
+    const prompts = new PromptRegistry();
+    const tools = builtinTools();
+    const store = new SessionStore({ dataHome: data });
+    const parentProvider = new ScriptedProvider(parentSteps);
+    const primary = new BaseAgent({ name: 'lead', provider: parentProvider, tools: tools.filter((t) => ['task', 'task_complete'].includes(t.name)), systemPrompt: 'lead', workspace });
+    const agent = new ACPAgent({ name: 'crew', description: 'd', primary, flow: { kind: 'hitl' }, prompts });
+    const session = new ACPSession({ cwd: root, agentName: 'crew', permissions: new PermissionGate(options.policy ?? DEFAULT_POLICY, options.ask) });
+    session.subagents = new SubagentRunner({ registry, settings, workspace, prompts, env, tools, store, ...(options.concurrency ? { concurrency: options.concurrency } : {}), ...(options.maxDepth ? { maxDepth: options.maxDepth } : {}) });
+    store.attach(session);
+    return { agent, session, parentProvider, store };
+  }
+
+  async function run(agent: ACPAgent, session: ACPSession, prompt = 'Go.') {
+    const events: (AgentEvent & { at: number })[] = [];
+    const stream = agent.run(session, prompt, { signal: new AbortController().signal });
+    for await (const event of stream) events.push({ ...event, at: Date.now() });
+    return { events, result: await stream.result };
+  }
+
+  const taskCall = (agent: string, task: string) => ({ name: 'task', arguments: { agent, task } });
+  const toolResults = (provider: ScriptedProvider, call: number) => {
+    const last = provider.requests[call]!.messages.at(-1)!;
+    return last.role === 'tool_results' ? last.results : [];
+  };
+
+  it('runs a subagent with a fresh context and returns its markdown report, stored and traced as a child', async () => {
+    server.enqueue(
+      'openai',
+      { blocks: [{ type: 'tool_call', name: 'read_file', arguments: { path: 'notes.txt' } }] },
+      { blocks: [{ type: 'text', text: 'notes.txt holds one line: "The notes."' }, { type: 'tool_call', name: 'task_complete', arguments: { summary: 'Read notes.txt: one line.' } }] },
+    );
+    const { agent, session, parentProvider, store } = setup([{ toolCalls: [taskCall('scout', 'Read notes.txt and report what it says.')] }, { text: 'The scout read it.' }]);
+    session.sessionFor('primary', 'lead').addUserMessage('An earlier, private conversation.');
+
+    const { events } = await run(agent, session);
+
+    const first = JSON.stringify(server.requestsFor('openai')[0]!.body.messages);
+    assert.match(first, /Read notes\.txt and report what it says\./);
+    assert.doesNotMatch(first, /private conversation/, 'no parent history');
+    const [result] = toolResults(parentProvider, 1);
+    assert.match(result!.content, /^## Summary\nRead notes\.txt: one line\.\n\n## Report\nnotes\.txt holds one line/);
+    assert.deepEqual(events.filter((e) => e.type.startsWith('subagent_')).map((e) => e.type), ['subagent_start', 'subagent_progress', 'subagent_progress', 'subagent_end']);
+
+    const children = store.list().filter((m) => m.parent);
+    assert.equal(children.length, 1);
+    assert.equal(children[0]!.parent!.agent, 'lead');
+    assert.ok(store.histories(children[0]!.id).size > 0, 'the transcript is stored');
+    const [tree] = buildTraceTrees(session.trace.spans);
+    const taskSpan = tree!.children.find((c) => c.span.kind === 'agent_turn')!.children.find((c) => c.span.kind === 'tool')!;
+    assert.equal(taskSpan.children[0]!.span.kind, 'subagent', 'the subagent hangs below the task call');
+  });
+
+  it('refuses a subagent that asks for more than its parent may grant, naming the permission', async () => {
+    const { agent, session, parentProvider } = setup([{ toolCalls: [taskCall('greedy', 'Write x.txt.')] }, { text: 'ok' }]);
+    await run(agent, session);
+    const [result] = toolResults(parentProvider, 1);
+    assert.ok(result!.isError);
+    assert.match(result!.content, /asks for more than lead may grant: write: allow \(its parent has write: ask\)/);
+    assert.equal(server.requestsFor('openai').length, 0, 'it never started');
+  });
+
+  it("enforces the narrowed permissions at every call: the child's own deny holds even where the parent allows", async () => {
+    server.enqueue(
+      'openai',
+      { blocks: [{ type: 'tool_call', name: 'bash', arguments: { command: 'touch made-by-bash' } }] },
+      { blocks: [{ type: 'tool_call', name: 'write_file', arguments: { path: 'made.txt', content: 'x' } }] },
+      { blocks: [{ type: 'tool_call', name: 'task_complete', arguments: { summary: 'Wrote made.txt; bash was denied.' } }] },
+    );
+    const allowAll: PermissionPolicy = { rules: { read: 'allow', write: 'allow', execute: 'allow', network: 'allow' }, allowCommands: [] };
+    const { agent, session } = setup([{ toolCalls: [taskCall('writer', 'Make files.')] }, { text: 'ok' }], { policy: allowAll });
+    await run(agent, session);
+    assert.ok(existsSync(join(root, 'made.txt')));
+    assert.ok(!existsSync(join(root, 'made-by-bash')));
+    assert.match(JSON.stringify(server.requestsFor('openai')[1]!.body.messages), /policy denies execute/);
+  });
+
+  it('stops at the depth limit with a clear error', async () => {
+    server.enqueue('openai', { blocks: [{ type: 'tool_call', name: 'task', arguments: { agent: 'scout', task: 'deeper' } }] }, {
+      blocks: [{ type: 'tool_call', name: 'task_complete', arguments: { summary: 'Could not go deeper.' } }],
+    });
+    const { agent, session } = setup([{ toolCalls: [taskCall('nested', 'Delegate to a scout.')] }, { text: 'ok' }]);
+    await run(agent, session);
+    const childSaw = JSON.stringify(server.requestsFor('openai')[1]!.body.messages);
+    assert.match(childSaw, /depth limit reached: scout would run at level 3, and at most 2 levels/);
+  });
+
+  for (const [limit, overlap] of [[1, false], [2, true]] as const) {
+    it(`queues subagents per provider: limit ${limit} ${overlap ? 'overlaps them' : 'serialises them'}`, async () => {
+      const slow = { blocks: [{ type: 'text' as const, text: ['a', 'b', 'c', 'd', 'e', 'f'] }, { type: 'tool_call' as const, name: 'task_complete', arguments: { summary: 'done' } }], latencyMs: 40 };
+      server.enqueue('openai', slow, slow);
+      const { agent, session } = setup([{ toolCalls: [taskCall('scout', 'One.'), taskCall('scout', 'Two.')] }, { text: 'ok' }], { concurrency: { local: limit } });
+      const { events } = await run(agent, session);
+      const [firstRequest, secondRequest] = server.requestsFor('openai').map((r) => r.receivedAt);
+      const firstEnd = events.find((e) => e.type === 'subagent_end')!.at;
+      if (overlap) assert.ok(secondRequest! < firstEnd, 'the second started before the first ended');
+      else assert.ok(secondRequest! >= firstEnd - 5, 'the second waited for the first');
+      assert.ok(firstRequest! <= secondRequest!);
+    });
+  }
+
+  it("one subagent's failure does not stop the others", async () => {
+    server.enqueue(
+      'openai',
+      { kind: 'http_error', status: 400, message: 'bad request for this one' },
+      { blocks: [{ type: 'tool_call', name: 'task_complete', arguments: { summary: 'Second one fine.' } }] },
+    );
+    const { agent, session, parentProvider } = setup([{ toolCalls: [taskCall('scout', 'Fails.'), taskCall('scout', 'Works.')] }, { text: 'ok' }], { concurrency: { local: 1 } });
+    await run(agent, session);
+    const results = toolResults(parentProvider, 1);
+    assert.equal(results.length, 2);
+    assert.ok(results[0]!.isError);
+    assert.match(results[0]!.content, /bad request for this one/);
+    assert.ok(!results[1]!.isError);
+    assert.match(results[1]!.content, /Second one fine\./);
+  });
+
+  it('aborts a gated subagent when its approval times out, and records the decision', async () => {
+    const never: AskFn = () => new Promise(() => undefined);
+    const { agent, session, parentProvider } = setup([{ toolCalls: [taskCall('gated', 'Run the build.')] }, { text: 'ok' }], { ask: never });
+    await run(agent, session);
+    const [result] = toolResults(parentProvider, 1);
+    assert.match(result!.content, /gated was not started: approval timed out/);
+    assert.equal(server.requestsFor('openai').length, 0);
+    const taskSpan = session.trace.spans.find((s) => s.kind === 'tool')!;
+    assert.equal(taskSpan.attributes['crow.subagent.approval'], 'timeout');
+  });
+
+  it('reflects and retries with the critique, returning the better attempt', async () => {
+    server.enqueue(
+      'openai',
+      { blocks: [{ type: 'text', text: 'It is Lyon.' }, { type: 'tool_call', name: 'task_complete', arguments: { summary: 'Lyon.' } }] },
+      { blocks: [{ type: 'text', text: '{"verdict": "fail", "score": 2, "critique": "Lyon is not the capital."}' }] },
+      { blocks: [{ type: 'text', text: 'It is Paris.' }, { type: 'tool_call', name: 'task_complete', arguments: { summary: 'Paris.' } }] },
+      { blocks: [{ type: 'text', text: '{"verdict": "pass", "score": 9, "critique": ""}' }] },
+    );
+    const { agent, session, parentProvider } = setup([{ toolCalls: [taskCall('careful', 'What is the capital of France?')] }, { text: 'ok' }]);
+    await run(agent, session);
+    const [result] = toolResults(parentProvider, 1);
+    assert.match(result!.content, /## Summary\nParis\./);
+    const retry = JSON.stringify(server.requestsFor('openai')[2]!.body.messages);
+    assert.match(retry, /Lyon is not the capital/);
+    assert.match(JSON.stringify(server.requestsFor('openai')[1]!.body.messages), /The answer names the capital of France/);
+    const outcome = session.sessionFor('primary', 'lead').entries.find((e) => e.kind === 'tool_result');
+    assert.ok(outcome?.kind === 'tool_result');
+    assert.deepEqual(outcome.metadata.extra.reflection, {
+      attempts: [
+        { verdict: 'fail', score: 2, critique: 'Lyon is not the capital.' },
+        { verdict: 'pass', score: 9, critique: '' },
+      ],
+      chosen: 2,
+    });
+  });
+
+  it('runs a subagent that is itself a composition with its own reviewer (TASK-SMART)', async () => {
+    server.enqueue(
+      'openai',
+      { blocks: [{ type: 'tool_call', name: 'write_file', arguments: { path: 'sub.txt', content: 'from the worker\n' } }] },
+      { blocks: [{ type: 'tool_call', name: 'task_complete', arguments: { summary: 'Wrote sub.txt.' } }] },
+      { blocks: [{ type: 'tool_call', name: 'read_file', arguments: { path: 'sub.txt' } }] },
+      { blocks: [{ type: 'text', text: 'Checked: sub.txt is right.' }, { type: 'tool_call', name: 'task_complete', arguments: { summary: 'Reviewed and approved sub.txt.' } }] },
+    );
+    const allowAsked: AskFn = async () => 'allow_once';
+    const { agent, session, parentProvider } = setup([{ toolCalls: [taskCall('task-pair', 'Write sub.txt.')] }, { text: 'ok' }], { ask: allowAsked });
+    const { events } = await run(agent, session);
+    assert.equal(readFileSync(join(root, 'sub.txt'), 'utf8'), 'from the worker\n');
+    assert.ok(events.some((e) => e.type === 'subagent_progress' && /reviewer reviews/.test(e.text)), 'the review shows as progress');
+    const [result] = toolResults(parentProvider, 1);
+    assert.match(result!.content, /## Summary\nReviewed and approved sub\.txt\./);
+  });
+});
