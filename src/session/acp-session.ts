@@ -7,6 +7,9 @@ import type { SubagentLauncher } from '../tools/subagents';
 import { TodoStore } from '../tools/todos';
 import { InternalSession } from './internal-session';
 
+/** How much the primary model may think (a thinking budget), where it can. */
+export type ThoughtLevel = 'off' | 'low' | 'medium' | 'high';
+
 /** Which part an internal agent plays in a composition. */
 export type AgentRole = 'primary' | 'coagent';
 
@@ -39,6 +42,8 @@ export class ACPSession {
   title = '';
   /** The model each role runs on, when the user picked one. */
   models: Partial<Record<AgentRole, string>> = {};
+  /** The thinking level the user picked (ACP thought_level option). */
+  thoughtLevel: ThoughtLevel = 'off';
   /** 0 for a session a person drives; a subagent's session is one deeper than its parent's. */
   depth = 0;
   /** Runs subagents for the task tool of this session's agents. */

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { dataHome } from '../config/paths';
 import type { SpanRecord } from '../telemetry/span';
 import type { TodoItem } from '../tools/todos';
-import { ACPSession, type AgentRole, type Interruption } from './acp-session';
+import { ACPSession, type AgentRole, type Interruption, type ThoughtLevel } from './acp-session';
 import type { HistoryEntry } from './history';
 import { InternalSession } from './internal-session';
 import { JsonlAppender, readJsonl } from './jsonl';
@@ -29,6 +29,7 @@ export interface SessionMeta {
   createdAt: number;
   updatedAt: number;
   models: Partial<Record<AgentRole, string>>;
+  thoughtLevel?: ThoughtLevel;
   interruption?: Interruption;
   /** For a subagent's session: the internal session and task call that started it. */
   parent?: { sessionId: string; callId: string; agent: string };
@@ -141,6 +142,7 @@ export class SessionStore {
     });
     session.title = meta.title;
     session.models = { ...meta.models };
+    session.thoughtLevel = meta.thoughtLevel ?? 'off';
     session.interruption = meta.interruption;
     session.todos.replace(meta.todos);
     for (const internal of meta.internal) {
@@ -178,6 +180,7 @@ export class SessionStore {
       createdAt: session.createdAt,
       updatedAt: Date.now(),
       models: session.models,
+      thoughtLevel: session.thoughtLevel,
       ...(session.interruption ? { interruption: session.interruption } : {}),
       ...(session.parent ? { parent: { sessionId: session.parent.sessionId, callId: session.parent.callId, agent: session.parent.agent } } : {}),
       todos: session.todos.list(),

@@ -177,6 +177,25 @@ describe('crow acp (the bundled binary)', function () {
     assert.match(client.said(id), /Step one done\.[\s\S]*All steps done\./);
   });
 
+  it('offers a thinking level where the model can think, and sends the budget', async () => {
+    server.enqueue('anthropic', { blocks: [{ type: 'thinking', text: 'Hmm.' }, { type: 'text', text: 'Thought about it.' }] });
+    const agent = start();
+    await agent.client.initialize();
+    const created = (await agent.client.agent.request('session/new', { cwd: workspace, mcpServers: [] })) as {
+      sessionId: string;
+      configOptions?: { id: string; category?: string; currentValue: string }[];
+    };
+    const thought = created.configOptions?.find((option) => option.category === 'thought_level');
+    assert.equal(thought?.currentValue, 'off');
+    await agent.client.agent.request('session/set_config_option', { sessionId: created.sessionId, configId: thought!.id, value: 'high' });
+    assert.equal((await agent.client.prompt(created.sessionId, 'Think hard')).stopReason, 'end_turn');
+    assert.deepEqual(server.requestsFor('anthropic')[0]!.body.thinking, { type: 'enabled', budget_tokens: 24_576 });
+    await assert.rejects(
+      agent.client.agent.request('session/set_config_option', { sessionId: created.sessionId, configId: thought!.id, value: 'extreme' }),
+      /not a thinking level/,
+    );
+  });
+
   it('loads an earlier session in a new process, replaying its history', async () => {
     server.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Remembered answer.' }] });
     const first = await ready();
@@ -206,9 +225,14 @@ describe('crow acp (the bundled binary)', function () {
     assert.equal(client.said(id), 'Still here.');
   });
 
-  it('completes a scripted edit driven by acpx, a client we did not write', async () => {
+  it('completes a scripted edit driven by acpx, a client we did not write', async function () {
     const acpx = resolve(__dirname, '../../node_modules/.bin/acpx');
-    assert.ok(existsSync(acpx), 'acpx is a devDependency: run npm ci');
+    // acpx cannot be a devDependency: its platform packages are missing from the registry this lock is
+    // made against, which breaks npm ci. CI installs it (.ci/run); locally: npm install --no-save acpx@0.19.1
+    if (!existsSync(acpx)) {
+      console.warn('    (skipped: acpx is not installed; run npm install --no-save acpx@0.19.1)');
+      this.skip();
+    }
     writeFileSync(join(workspace, 'greet.ts'), 'export const greeting = "helo";\n');
     server.enqueue(
       'anthropic',

@@ -37,7 +37,9 @@ export interface AgentCatalog {
    * models per role. Throws with a message a person can act on (a missing
    * key, an unknown model) when it cannot.
    */
-  build(agent: string, workspace: Workspace, models: ModelChoice): ACPAgent;
+  build(agent: string, workspace: Workspace, models: ModelChoice, options?: { thinkingBudget?: number }): ACPAgent;
+  /** Whether the agent's primary model can think with a budget (offered as a thought-level option). */
+  thinks?(agent: string): boolean;
   /** Names of required environment keys that are missing, for authenticate/auth methods. */
   missingKeys(): string[];
   /** The context window of a model in tokens, when known; usage updates need it. */

@@ -35,7 +35,17 @@ export function defaultCatalog(cwd: string, env: NodeJS.ProcessEnv, warn: (messa
       return acpAgents.some((agent) => agent.name === wanted) ? wanted : (acpAgents[0]?.name ?? wanted);
     },
     models: (agent) => roleModels(agent, registry, settings),
-    build: (agent, workspace, models) => assembleAgent(agent, { registry, config: settings, workspace, prompts, env, tools, models }),
+    build: (agent, workspace, models, options = {}) => {
+      const config = options.thinkingBudget === undefined ? settings : { ...settings, thinkingBudget: options.thinkingBudget };
+      return assembleAgent(agent, { registry, config, workspace, prompts, env, tools, models });
+    },
+    thinks: (agent) => {
+      const primary = registry.baseAgent(registry.acpAgent(agent)?.primary ?? '');
+      if (!primary) return false;
+      const { provider, model } = agentModel(settings, primary);
+      const entry = settings.providers[provider];
+      return entry?.type === 'anthropic' && entry.models[model ?? entry.defaultModel ?? '']?.thinking !== false;
+    },
     missingKeys: () => missingApiKeys(cwd, env),
     contextWindow: (model) => contextWindowFor(settings, model),
     permissionPolicy: () => policyFromConfig(settings.permissions),

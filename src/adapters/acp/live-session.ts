@@ -9,7 +9,7 @@ import type {
   StopReason,
 } from '@agentclientprotocol/sdk';
 import type { ACPAgent } from '../../agents/acp-agent';
-import type { ACPSession, AgentRole } from '../../session/acp-session';
+import type { ACPSession, AgentRole, ThoughtLevel } from '../../session/acp-session';
 import { NodeWorkspace } from '../../tools/node-workspace';
 import type { AskFn } from '../../tools/permissions';
 import type { AgentCatalog, CommandCatalog, ModelChoice } from './agent-catalog';
@@ -27,6 +27,11 @@ import { ToolCallIds, UpdateTranslator } from './update-translator';
 const STOP_WAIT_MS = 5_000;
 
 /** Config option ids of the model select of each role. */
+const THOUGHT_OPTION = 'thought_level';
+const THOUGHT_LEVELS: readonly ThoughtLevel[] = ['off', 'low', 'medium', 'high'];
+/** Thinking budget in tokens per level (Anthropic extended thinking). */
+const THINKING_BUDGETS: Record<ThoughtLevel, number> = { off: 0, low: 2_048, medium: 8_192, high: 24_576 };
+
 const MODEL_OPTION: Record<AgentRole, { id: string; name: string }> = {
   primary: { id: 'model', name: 'Model' },
   coagent: { id: 'coagent_model', name: 'Reviewer model' },
@@ -91,13 +96,23 @@ export class LiveSession {
 
   configOptions(): SessionConfigOption[] {
     const choice = this.modelChoice();
-    return this.services.catalog.models(this.session.agentName).map(({ role, current, options }) => ({
+    const models: SessionConfigOption[] = this.services.catalog.models(this.session.agentName).map(({ role, current, options }) => ({
       type: 'select',
       ...MODEL_OPTION[role],
       ...(role === 'primary' ? { category: 'model' } : {}),
       currentValue: choice[role] ?? current,
       options: options.map((model) => ({ value: model, name: model })),
     }));
+    if (!this.services.catalog.thinks?.(this.session.agentName)) return models;
+    const thought: SessionConfigOption = {
+      type: 'select',
+      id: THOUGHT_OPTION,
+      name: 'Thinking',
+      category: 'thought_level',
+      currentValue: this.session.thoughtLevel,
+      options: THOUGHT_LEVELS.map((level) => ({ value: level, name: level })),
+    };
+    return [...models, thought];
   }
 
   /** Announces what the client can offer the user besides prompts: the slash commands. */
@@ -117,6 +132,7 @@ export class LiveSession {
   }
 
   setModel(configId: string, value: unknown): SessionConfigOption[] {
+    if (configId === THOUGHT_OPTION && this.services.catalog.thinks?.(this.session.agentName)) return this.setThoughtLevel(value);
     const role = (Object.keys(MODEL_OPTION) as AgentRole[]).find((r) => MODEL_OPTION[r].id === configId);
     const offered = role && this.services.catalog.models(this.session.agentName).find((models) => models.role === role);
     if (!role || !offered) {
@@ -127,6 +143,15 @@ export class LiveSession {
       throw requestErrors.invalidParams(`"${String(value)}" is not a model offered for ${configId}: ${offered.options.join(', ')}.`);
     }
     this.session.models = { ...this.session.models, [role]: value };
+    this.services.keeper.save();
+    return this.configOptions();
+  }
+
+  private setThoughtLevel(value: unknown): SessionConfigOption[] {
+    if (!THOUGHT_LEVELS.includes(value as ThoughtLevel)) {
+      throw requestErrors.invalidParams(`"${String(value)}" is not a thinking level: ${THOUGHT_LEVELS.join(', ')}.`);
+    }
+    this.session.thoughtLevel = value as ThoughtLevel;
     this.services.keeper.save();
     return this.configOptions();
   }
@@ -227,10 +252,12 @@ export class LiveSession {
   private composition(): ACPAgent {
     const agent = this.session.agentName;
     const choice = this.modelChoice();
-    const key = JSON.stringify([agent, choice]);
+    const thinking = this.services.catalog.thinks?.(agent) ? THINKING_BUDGETS[this.session.thoughtLevel] : undefined;
+    const key = JSON.stringify([agent, choice, thinking]);
     if (this.built?.key === key) return this.built.agent;
     try {
-      this.built = { key, agent: this.services.catalog.build(agent, this.workspace, choice) };
+      const options = thinking === undefined ? {} : { thinkingBudget: thinking };
+      this.built = { key, agent: this.services.catalog.build(agent, this.workspace, choice, options) };
     } catch (err) {
       const missing = this.services.catalog.missingKeys();
       if (missing.length > 0) throw requestErrors.authRequired(`${errorText(err)} (missing: ${missing.join(', ')})`);
