@@ -1,3 +1,4 @@
+import { count, duration, firstLine } from './readable';
 import type { SpanRecord } from './span';
 
 export interface TraceNode {
@@ -39,22 +40,22 @@ export function renderTraceTree(roots: TraceNode[]): string {
 
 function describe(span: SpanRecord): string {
   const who = span.agent ? `[${span.agent}${span.role ? `/${span.role}` : ''}] ` : '';
-  const duration = span.end !== undefined ? ` (${seconds(span.end - span.start)})` : ' (running)';
+  const took = span.end !== undefined ? ` (${duration(span.end - span.start)})` : ' (running)';
   const mark = span.status === 'ok' ? '✓' : span.status === 'cancelled' ? '⊘ cancelled' : span.status === 'error' ? '✗' : '…';
-  const problem = span.status === 'error' && span.statusMessage ? ` ${firstLine(span.statusMessage)}` : '';
-  return `${who}${span.name}${duration} ${mark}${problem}${details(span)}`;
+  const problem = span.status === 'error' && span.statusMessage ? ` ${firstLine(span.statusMessage, 120)}` : '';
+  return `${who}${span.name}${took} ${mark}${problem}${details(span)}`;
 }
 
 function details(span: SpanRecord): string {
   const a = span.attributes;
   const parts: string[] = [];
-  if (typeof a['gen_ai.usage.input_tokens'] === 'number') parts.push(`${n(a['gen_ai.usage.input_tokens'])} in`);
-  if (typeof a['gen_ai.usage.output_tokens'] === 'number') parts.push(`${n(a['gen_ai.usage.output_tokens'])} out`);
+  if (typeof a['gen_ai.usage.input_tokens'] === 'number') parts.push(`${count(a['gen_ai.usage.input_tokens'])} in`);
+  if (typeof a['gen_ai.usage.output_tokens'] === 'number') parts.push(`${count(a['gen_ai.usage.output_tokens'])} out`);
   if (typeof a['gen_ai.usage.cache_read.input_tokens'] === 'number' && a['gen_ai.usage.cache_read.input_tokens'] > 0) {
-    parts.push(`${n(a['gen_ai.usage.cache_read.input_tokens'])} cached`);
+    parts.push(`${count(a['gen_ai.usage.cache_read.input_tokens'])} cached`);
   }
   if (typeof a['crow.cost_usd'] === 'number') parts.push(`$${a['crow.cost_usd'].toFixed(4)}`);
-  if (typeof a['crow.time_to_first_token_ms'] === 'number') parts.push(`ttft ${seconds(a['crow.time_to_first_token_ms'])}`);
+  if (typeof a['crow.time_to_first_token_ms'] === 'number') parts.push(`ttft ${duration(a['crow.time_to_first_token_ms'])}`);
   if (span.kind === 'tool' && Array.isArray(a['crow.tool.files_modified']) && a['crow.tool.files_modified'].length > 0) {
     parts.push(`changed ${a['crow.tool.files_modified'].join(', ')}`);
   }
@@ -63,15 +64,3 @@ function details(span: SpanRecord): string {
   return parts.length > 0 ? ` · ${parts.join(' · ')}` : '';
 }
 
-function seconds(ms: number): string {
-  return ms < 1000 ? `${Math.round(ms)}ms` : `${(ms / 1000).toFixed(1)}s`;
-}
-
-function n(value: number): string {
-  return value.toLocaleString('en-US');
-}
-
-function firstLine(text: string): string {
-  const line = text.split('\n', 1)[0] ?? '';
-  return line.length > 120 ? `${line.slice(0, 117)}...` : line;
-}

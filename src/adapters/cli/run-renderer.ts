@@ -1,3 +1,4 @@
+import { count, duration, firstLine } from '../../telemetry/readable';
 import type { AgentEvent, ReviewVerdict } from '../../engine/events';
 import { unreachable } from '../../engine/events';
 import type { Usage } from '../../llm/types';
@@ -56,7 +57,7 @@ export class RunRenderer {
         return;
       case 'retry':
         return this.status(
-          s.yellow(`↻ ${event.reason} — retrying in ${seconds(event.delayMs)} (attempt ${event.attempt})`),
+          s.yellow(`↻ ${event.reason} — retrying in ${duration(event.delayMs)} (attempt ${event.attempt})`),
         );
       case 'task_complete':
         return this.status(s.green(`✔ Task complete: ${event.summary}`));
@@ -73,18 +74,18 @@ export class RunRenderer {
       case 'coagent_end':
         return this.status(REVIEW_LINES[event.verdict](event.agent, s));
       case 'handoff':
-        return this.status(s.dim(`→ ${event.agent} → ${event.to} (${event.purpose.replace('_', ' ')}): ${firstLine(event.text)}`));
+        return this.status(s.dim(`→ ${event.agent} → ${event.to} (${event.purpose.replace('_', ' ')}): ${firstLine(event.text, 160)}`));
       case 'compaction':
         return this.status(
-          s.dim(`⤓ ${event.agent}'s history compacted to fit the context window (~${n(event.tokensBefore)} → ~${n(event.tokensAfter)} tokens: ${event.how})`),
+          s.dim(`⤓ ${event.agent}'s history compacted to fit the context window (~${count(event.tokensBefore)} → ~${count(event.tokensAfter)} tokens: ${event.how})`),
         );
       case 'subagent_start':
-        return this.status(s.cyan(`→ Running ${event.subagent}… ${s.dim(firstLine(event.task))}`));
+        return this.status(s.cyan(`→ Running ${event.subagent}… ${s.dim(firstLine(event.task, 160))}`));
       case 'subagent_progress':
-        return this.status(s.dim(`  ${event.subagent}: ${firstLine(event.text)}`));
+        return this.status(s.dim(`  ${event.subagent}: ${firstLine(event.text, 160)}`));
       case 'subagent_end':
         return this.status(
-          (event.status === 'completed' ? s.green : s.yellow)(`← ${event.subagent} ${event.status}: ${firstLine(event.summary)}`),
+          (event.status === 'completed' ? s.green : s.yellow)(`← ${event.subagent} ${event.status}: ${firstLine(event.summary, 160)}`),
         );
       case 'run_complete':
         if (event.status === 'completed' || event.status === 'needs_input') return;
@@ -98,12 +99,12 @@ export class RunRenderer {
   finish(sessionId: string): void {
     const s = this.target.errStyle;
     const u = this.usage;
-    const tokens = [`${n(u.input + u.cacheRead + u.cacheWrite)} in`, `${n(u.output)} out`];
-    if (u.cacheRead > 0) tokens.push(`${n(u.cacheRead)} cache read`);
-    if (u.cacheWrite > 0) tokens.push(`${n(u.cacheWrite)} cache write`);
-    if (u.reasoning > 0) tokens.push(`${n(u.reasoning)} reasoning`);
+    const tokens = [`${count(u.input + u.cacheRead + u.cacheWrite)} in`, `${count(u.output)} out`];
+    if (u.cacheRead > 0) tokens.push(`${count(u.cacheRead)} cache read`);
+    if (u.cacheWrite > 0) tokens.push(`${count(u.cacheWrite)} cache write`);
+    if (u.reasoning > 0) tokens.push(`${count(u.reasoning)} reasoning`);
     const calls = `${this.toolCalls} tool call${this.toolCalls === 1 ? '' : 's'}`;
-    this.status(s.dim(`${tokens.join(' · ')} · ${calls} · ${seconds(Date.now() - this.started)}`));
+    this.status(s.dim(`${tokens.join(' · ')} · ${calls} · ${duration(Date.now() - this.started)}`));
     this.status(s.dim(`session ${sessionId} · continue it with: crow run --continue "..."`));
   }
 
@@ -119,7 +120,7 @@ export class RunRenderer {
   private toolOutcome(event: Extract<AgentEvent, { type: 'tool_call_end' }>): string {
     const s = this.target.errStyle;
     const { result } = event;
-    const time = s.dim(seconds(event.durationMs));
+    const time = s.dim(duration(event.durationMs));
     const kind = this.kinds.get(event.callId);
     this.kinds.delete(event.callId);
     if (result.status === 'success') {
@@ -127,7 +128,7 @@ export class RunRenderer {
       return `  ${s.green('✓')} ${time}${detail ? ` ${s.dim(detail)}` : ''}`;
     }
     const mark = result.status === 'cancelled' ? s.yellow('⊘ cancelled') : s.red('✗');
-    return `  ${mark} ${firstLine(result.error ?? '')} ${time}`;
+    return `  ${mark} ${firstLine(result.error ?? '', 160)} ${time}`;
   }
 
   private stream(channel: 'text' | 'thinking', delta: string): void {
@@ -158,9 +159,9 @@ function successDetail(kind: ToolKind | undefined, result: ToolResult): string {
     const exitCode = result.metadata.extra.exitCode;
     const lines = result.output.split('\n').filter((line) => line.trim() !== '' && !/^\[(exit code|killed)/.test(line));
     const last = lines.at(-1);
-    return [typeof exitCode === 'number' ? `exit ${exitCode}` : '', last ? firstLine(last) : ''].filter(Boolean).join(' · ');
+    return [typeof exitCode === 'number' ? `exit ${exitCode}` : '', last ? firstLine(last, 160) : ''].filter(Boolean).join(' · ');
   }
-  if (kind === 'edit') return firstLine(result.output);
+  if (kind === 'edit') return firstLine(result.output, 160);
   return '';
 }
 
@@ -174,15 +175,3 @@ const REVIEW_LINES: Record<ReviewVerdict, (agent: string, s: Style) => string> =
   error: (agent, s) => s.red(`✖ ${agent}'s review failed`),
 };
 
-function seconds(ms: number): string {
-  return ms < 1000 ? `${Math.round(ms)}ms` : `${(ms / 1000).toFixed(1)}s`;
-}
-
-function n(value: number): string {
-  return value.toLocaleString('en-US');
-}
-
-function firstLine(text: string): string {
-  const line = text.split('\n', 1)[0] ?? '';
-  return line.length > 160 ? `${line.slice(0, 157)}...` : line;
-}

@@ -1,0 +1,17 @@
+/** How durations, counts and long texts read in terminals and trace trees. */
+
+/** "850ms", "12.3s". */
+export function duration(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)}ms` : `${(ms / 1000).toFixed(1)}s`;
+}
+
+/** "12,345". */
+export function count(value: number): string {
+  return value.toLocaleString('en-US');
+}
+
+/** The first line of `text`, cut to `max` characters with "...". */
+export function firstLine(text: string, max: number): string {
+  const line = text.split('\n', 1)[0] ?? '';
+  return line.length > max ? `${line.slice(0, max - 3)}...` : line;
+}
