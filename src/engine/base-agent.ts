@@ -31,7 +31,11 @@ export interface BaseAgentOptions {
   doomLoopThreshold?: number;
   maxOutputTokens?: number;
   thinkingBudget?: number;
-  /** This agent's permission policy, used when a turn is given no gate. Default: DEFAULT_POLICY. */
+  /**
+   * This agent's permission policy: the session's gate judges this agent's
+   * calls by it (keeping the session's forced rules and remembered answers).
+   * Without it the gate's own policy applies; without a gate, DEFAULT_POLICY.
+   */
   policy?: PermissionPolicy;
   /** Keeps long sessions inside the model's context window; no compaction without it. */
   compaction?: CompactionSettings;
