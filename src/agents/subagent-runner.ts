@@ -14,6 +14,7 @@ import type { Workspace } from '../tools/workspace';
 import { ACPAgent } from './acp-agent';
 import { assembleAgent } from './assemble';
 import { agentPolicy, baseAgentFromDefinition } from './definition-agent';
+import { runExternalSubagent } from './external-subagent';
 import { ProviderQueue } from './provider-queue';
 import type { RunResult } from './run-result';
 import { reflect } from './subagent-reflection';
@@ -94,10 +95,35 @@ export class SubagentRunner implements SubagentLauncher {
       return failure('cancelled', `${resolved.name} was cancelled before it started.`);
     }
     try {
+      if (resolved.base.external) return await this.runExternal(resolved, request.task, ctx, policy, approval);
       return await this.runChild(resolved, request.task, ctx, policy, depth, approval);
     } finally {
       release();
     }
+  }
+
+  /**
+   * Another ACP agent as the subagent: we are its client for one prompt, its
+   * permission requests judged by the narrowed gate. Its transcript lives
+   * with that agent, not in our store.
+   */
+  private async runExternal(resolved: Resolved, task: string, ctx: ToolContext, policy: PermissionPolicy, approval: string): Promise<SubagentOutcome> {
+    const report = (event: AgentEvent): void => ctx.report?.(event);
+    const target = resolved.base.external!;
+    const where = 'url' in target ? target.url : target.command.join(' ');
+    report({ type: 'subagent_start', agent: ctx.agentName, subagent: resolved.name, callId: ctx.callId, task, sessionId: `external: ${where}` });
+    const outcome = await runExternalSubagent(resolved.base, task, { ...ctx, permissions: ctx.permissions.narrow(policy) }, {
+      cwd: this.options.workspace.root,
+      env: this.options.env,
+    });
+    report({ type: 'subagent_end', agent: ctx.agentName, subagent: resolved.name, callId: ctx.callId, status: outcome.status, summary: outcome.summary });
+    ctx.span?.set({ 'crow.subagent.external': where });
+    return {
+      status: outcome.status,
+      summary: outcome.summary,
+      result: `## Summary\n${outcome.summary}\n\n## Report\n${outcome.text.trim() || '(no report)'}\n`,
+      extra: { approval, external: where },
+    };
   }
 
   private async runChild(
@@ -196,8 +222,9 @@ export class SubagentRunner implements SubagentLauncher {
     return new ACPAgent({ name: base.name, description: base.description, primary, flow: { kind: 'hitl' }, prompts });
   }
 
+  /** The queue a subagent waits in: its provider's, or its own for an external agent. */
   private providerOf(base: BaseAgentDefinition): string {
-    return agentModel(this.options.settings, base).provider;
+    return base.external ? `acp:${base.name}` : agentModel(this.options.settings, base).provider;
   }
 
   private concurrencyOf(provider: string): number {

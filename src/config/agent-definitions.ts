@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import type { HandoffPrompt } from '../agents/coagent-flow';
 import type { ControlFlow } from '../agents/control-flow';
+import { isMcpEntry } from '../mcp/tool-names';
 import type { PermissionCategory } from '../tools/permissions';
 import { type DefinitionError, problemsFromZod } from './config-problems';
 import { didYouMean } from './did-you-mean';
@@ -21,6 +22,8 @@ import { templateSyntaxError } from './template-text';
 export const AGENT_ROLES = ['primary', 'subagent', 'reviewer'] as const;
 export type AgentRole = (typeof AGENT_ROLES)[number];
 
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
 const BaseAgentSchema = z
   .object({
     name: NameSchema.optional(),
@@ -32,7 +35,7 @@ const BaseAgentSchema = z
     role: z.enum(AGENT_ROLES).optional(),
     temperature: z.number().min(0).max(2).optional(),
     max_tokens: z.number().int().positive().optional(),
-    /** Built-in tool names; default: all of them. */
+    /** Built-in tool names, and mcp:SERVER or mcp:SERVER:TOOL for MCP tools; default: all of them. */
     tools: z.array(z.string().min(1)).optional(),
     permissions: PermissionsSchema.optional(),
     /** Categories that always ask first, whatever the permissions say (deny still denies). */
@@ -45,9 +48,30 @@ const BaseAgentSchema = z
     enable_reflection: z.boolean().optional(),
     max_retries: z.number().int().min(0).max(5).optional(),
     reflection_criteria: z.string().min(1).optional(),
+    /**
+     * Subagents run by another ACP agent over stdio: its command line
+     * ("crow acp", "node /opt/agent.js --acp"), split like a shell splits
+     * simple quoting, run without a shell. The agent's own settings (model,
+     * tools, body) are then its business, not ours.
+     */
+    acp_command: z.string().min(1).optional(),
+    /** More arguments after acp_command, for ones awkward to quote in one line. */
+    acp_args: z.array(z.string()).optional(),
+    /**
+     * Names of our environment variables the command also gets (e.g. its API
+     * key); values are copied from the environment, never written here.
+     */
+    acp_env: z.array(z.string().regex(ENV_NAME, 'a variable name: the value is copied from the environment, never written here')).optional(),
+    /** Subagents run by an ACP agent on a WebSocket (e.g. one crow acp-bridge serves). */
+    acp_url: z.url({ protocol: /^wss?$/, error: 'a ws:// or wss:// URL' }).optional(),
     enabled: z.boolean().optional(),
   })
   .strict();
+
+type BaseAgentFields = z.infer<typeof BaseAgentSchema>;
+
+/** How to reach a subagent that is another ACP agent: its command over stdio, or a WebSocket URL. */
+export type ExternalAgent = { command: string[]; env: string[] } | { url: string };
 
 interface DefinitionCommon {
   name: string;
@@ -71,6 +95,8 @@ export interface BaseAgentDefinition extends DefinitionCommon {
   doomLoopThreshold?: number;
   approvalTimeoutSeconds?: number;
   reflection?: { maxRetries: number; criteria?: string };
+  /** Set when another ACP agent does the work (role subagent only). */
+  external?: ExternalAgent;
   /** The body: a handlebars template; '' means the built-in "system" or "reviewer" template by role. */
   systemPrompt: string;
 }
@@ -99,7 +125,8 @@ export function parseBaseAgent(file: MarkdownFile, knownTools: readonly string[]
   const parsed = BaseAgentSchema.safeParse(split.data);
   if (!parsed.success) return { problems: problemsFromZod(file.path, parsed.error, BaseAgentSchema, split.data) };
   const data = parsed.data;
-  const problems = [...unknownTools(file.path, data.tools ?? [], knownTools)];
+  const reach = externalAgent(file.path, data);
+  const problems = [...unknownTools(file.path, data.tools ?? [], knownTools), ...reach.problems];
   const syntax = templateSyntaxError(split.body);
   if (syntax !== undefined) {
     problems.push({ file: file.path, field: 'body', message: `the system prompt is not a valid handlebars template: ${syntax}` });
@@ -129,9 +156,70 @@ export function parseBaseAgent(file: MarkdownFile, knownTools: readonly string[]
         reflection: data.enable_reflection
           ? { maxRetries: data.max_retries ?? 1, ...definedOnly({ criteria: data.reflection_criteria }) }
           : undefined,
+        external: reach.external,
       }),
     },
   };
+}
+
+/** The acp_* fields as an ExternalAgent; they only make sense together in the ways checked here. */
+function externalAgent(file: string, data: BaseAgentFields): { external?: ExternalAgent; problems: DefinitionError[] } {
+  const fail = (field: string, message: string) => ({ problems: [{ file, field, message }] });
+  const { acp_command: command, acp_url: url } = data;
+  if (command === undefined) {
+    const stray = (['acp_args', 'acp_env'] as const).find((field) => data[field] !== undefined);
+    if (stray !== undefined) return fail(stray, `${stray} only goes with acp_command.`);
+    if (url === undefined) return { problems: [] };
+  }
+  const field = command !== undefined ? 'acp_command' : 'acp_url';
+  const role = data.role ?? 'primary';
+  if (role !== 'subagent') return fail(field, `an external ACP agent can only be a subagent: set "role: subagent" (the role here is ${role}).`);
+  if (command !== undefined && url !== undefined) return fail('acp_url', 'acp_command and acp_url exclude each other: reach the agent by its command or by its URL.');
+  if (url !== undefined) return { external: { url }, problems: [] };
+  const words = splitCommandLine(command!);
+  if (typeof words === 'string') return fail('acp_command', words);
+  return { external: { command: [...words, ...(data.acp_args ?? [])], env: data.acp_env ?? [] }, problems: [] };
+}
+
+/** Characters a shell would give a meaning; the command runs without one, so they are refused unquoted. */
+const SHELL_SYNTAX = /[|&;<>()$`]/;
+
+/**
+ * The words of a simple command line, split as a POSIX shell would: blanks
+ * separate words, '...' is literal, "..." keeps blanks (a backslash escapes
+ * " \ $ and ` in it), a backslash outside quotes escapes any character.
+ * Nothing is expanded. Returns what is wrong instead when it cannot split.
+ */
+function splitCommandLine(line: string): string[] | string {
+  const words: string[] = [];
+  let word: string | undefined;
+  let quote: '"' | "'" | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (quote === "'") {
+      if (c === "'") quote = undefined;
+      else word += c;
+    } else if (quote === '"') {
+      if (c === '"') quote = undefined;
+      else if (c === '\\' && '"\\$`'.includes(line[i + 1] ?? '')) word += line[++i];
+      else word += c;
+    } else if (c === "'" || c === '"') {
+      quote = c;
+      word ??= '';
+    } else if (c === '\\' && i + 1 < line.length) {
+      word = (word ?? '') + line[++i];
+    } else if (/\s/.test(c)) {
+      if (word !== undefined) words.push(word);
+      word = undefined;
+    } else if (SHELL_SYNTAX.test(c)) {
+      return `"${c}" would need a shell, and the command runs without one: quote it, or run the shell yourself (acp_command: sh, acp_args: ["-c", "..."]).`;
+    } else {
+      word = (word ?? '') + c;
+    }
+  }
+  if (quote !== undefined) return `the ${quote} quote opened in the command line is never closed.`;
+  if (word !== undefined) words.push(word);
+  return words.length > 0 ? words : 'the command line is empty.';
 }
 
 export function parseACPAgent(file: MarkdownFile): Parsed<ACPAgentDefinition> {
@@ -159,9 +247,9 @@ export function parseACPAgent(file: MarkdownFile): Parsed<ACPAgentDefinition> {
 
 function unknownTools(file: string, tools: readonly string[], knownTools: readonly string[]): DefinitionError[] {
   return tools.flatMap((tool, i) => {
-    if (knownTools.includes(tool)) return [];
+    if (knownTools.includes(tool) || isMcpEntry(tool)) return [];
     const guess = didYouMean(tool, knownTools);
-    const message = `unknown tool "${tool}"${guess ? ` (did you mean "${guess}"?)` : ''}. Known tools: ${knownTools.join(', ')}.`;
+    const message = `unknown tool "${tool}"${guess ? ` (did you mean "${guess}"?)` : ''}. Known tools: ${knownTools.join(', ')}; MCP tools: mcp:SERVER or mcp:SERVER:TOOL.`;
     return [{ file, field: `tools[${i}]`, message }];
   });
 }

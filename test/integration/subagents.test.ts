@@ -227,4 +227,24 @@ describe('subagents: the task tool', () => {
     const [result] = toolResults(parentProvider, 1);
     assert.match(result!.content, /## Summary\nReviewed and approved sub\.txt\./);
   });
+
+  it('runs another ACP agent as a subagent: a second crow acp process, its permission request judged by our policy', async () => {
+    const crow = join(__dirname, '../../dist/crow.js');
+    writeFileSync(
+      join(root, '.crow/agents/base/remote.md'),
+      `---\ndescription: Another crow over ACP.\nrole: subagent\nacp_command: ${process.execPath} ${crow} acp\npermissions: { write: allow }\n---\n`,
+    );
+    server.enqueue(
+      'openai',
+      { blocks: [{ type: 'tool_call', name: 'write_file', arguments: { path: 'remote.txt', content: 'written over ACP\n' } }] },
+      { blocks: [{ type: 'text', text: 'Wrote remote.txt over there.' }] },
+    );
+    const allowAll: PermissionPolicy = { rules: { read: 'allow', write: 'allow', execute: 'allow', network: 'allow' }, allowCommands: [] };
+    const { agent, session, parentProvider } = setup([{ toolCalls: [taskCall('remote', 'Write remote.txt.')] }, { text: 'ok' }], { policy: allowAll });
+    const { events } = await run(agent, session);
+    assert.equal(readFileSync(join(root, 'remote.txt'), 'utf8'), 'written over ACP\n');
+    const [result] = toolResults(parentProvider, 1);
+    assert.match(result!.content, /## Summary\nWrote remote\.txt over there\./);
+    assert.ok(events.some((e) => e.type === 'subagent_start' && e.sessionId.startsWith('external: ')));
+  });
 });

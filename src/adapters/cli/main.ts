@@ -11,6 +11,7 @@ Usage:
   crow agents list | show NAME | validate                      the agents you can pick
   crow config get KEY | set KEY VALUE | validate | path        settings (config.toml)
   crow acp                                                     serve the Agent Client Protocol on stdio (Zed, JetBrains, acpx)
+  crow acp-bridge --port N -- CMD ARGS…                        serve a stdio ACP agent over WebSocket
   crow --version | --help
 
 Run "crow COMMAND --help" for a command's options.
@@ -28,6 +29,7 @@ type Command = (argv: string[], io: CliIO) => Promise<number>;
 const COMMANDS: Record<string, () => Command> = {
   run: () => (require('./run-command') as typeof import('./run-command')).runCommand,
   acp: () => (require('./acp-command') as typeof import('./acp-command')).acpCommand,
+  'acp-bridge': () => (require('./acp-bridge-command') as typeof import('./acp-bridge-command')).acpBridgeCommand,
   undo: () => (require('./undo-command') as typeof import('./undo-command')).undoCommand,
   agents: () => (require('./agents-command') as typeof import('./agents-command')).agentsCommand,
   config: () => (require('./config-command') as typeof import('./config-command')).configCommand,

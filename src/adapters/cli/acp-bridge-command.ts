@@ -1,0 +1,235 @@
+import type { ChildProcess } from 'node:child_process';
+import { createInterface, type Interface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { type RawData, WebSocket, WebSocketServer } from 'ws';
+import { startAgentProcess, stopAgentProcess } from '../../agents/agent-process';
+import { type CliIO, UsageError } from './cli-io';
+
+export const ACP_BRIDGE_HELP = `Usage: crow acp-bridge --port N [--host 127.0.0.1] [--shared] -- CMD [ARGS...]
+
+Serves CMD, an ACP agent on stdio (e.g. "crow acp"), on a WebSocket at
+ws://HOST:N: each text message is one JSON-RPC message, forwarded as one line
+to CMD's stdin, and each line CMD writes comes back as one message. A Crow
+agent definition reaches it with acp_url, so a long-lived agent can run as
+its own process. Messages of up to 64 MB pass.
+
+Options:
+  --port N     the port to listen on; 0 picks a free one
+  --host H     the address to listen on (default 127.0.0.1). Anything but
+               loopback lets whoever reaches it run CMD.
+  --shared     one CMD for all connections, in turn (see below)
+
+One CMD per connection (the default): CMD starts when a client connects and
+is stopped when it disconnects. Connections are isolated and may run at the
+same time; each pays CMD's start-up, and nothing outlives its connection.
+
+--shared: one CMD serves every connection, in turn: a connection made while
+another is open waits until that one closes. CMD's start-up is paid once and
+what it keeps in memory (sessions, caches) outlives a client, so a client
+can come back to a session; but clients wait for each other, each must
+initialize again, and a prompt one leaves running keeps running for the
+next. CMD is started again if it exits.
+
+The listening address, connections and CMD's own stderr go to stderr.
+Ctrl-C or SIGTERM stops every CMD and exits.`;
+
+/** Larger messages close their connection (WebSocket code 1009). */
+const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+/** Output to a socket that has this much unsent stops reading CMD's stdout until it drains. */
+const HIGH_WATER_BYTES = 4 * 1024 * 1024;
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+interface BridgeOptions {
+  host: string;
+  port: number;
+  shared: boolean;
+  command: string[];
+}
+
+/** A running CMD: the process, its stdout as lines. */
+interface Agent {
+  process: ChildProcess;
+  lines: Interface;
+}
+
+/** Serves a stdio ACP agent over WebSocket until SIGINT or SIGTERM. */
+export async function acpBridgeCommand(argv: string[], io: CliIO): Promise<number> {
+  const options = bridgeOptions(argv);
+  if (options === 'help') {
+    io.stdout.write(`${ACP_BRIDGE_HELP}\n`);
+    return 0;
+  }
+  const log = (message: string): void => void io.stderr.write(`crow acp-bridge: ${message}\n`);
+  const server = new WebSocketServer({ host: options.host, port: options.port, maxPayload: MAX_MESSAGE_BYTES });
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const bridge = new Bridge(options, io, log);
+  server.on('connection', (socket, request) => bridge.accept(socket, request.socket.remoteAddress ?? 'unknown'));
+  log(`serving "${options.command.join(' ')}" on ${listeningAt(server)} (${options.shared ? 'one shared agent' : 'one agent per connection'})`);
+  if (!LOOPBACK.has(options.host)) log(`warning: ${options.host} is not loopback: whoever reaches it can run the agent.`);
+  await untilStopped(io);
+  log('stopping');
+  for (const socket of server.clients) socket.close(1001, 'the bridge is stopping');
+  await Promise.all([bridge.stopAll(), new Promise((resolve) => server.close(resolve))]);
+  return 0;
+}
+
+function bridgeOptions(argv: string[]): BridgeOptions | 'help' {
+  const split = argv.indexOf('--');
+  const { values, positionals } = parseArgs({
+    args: split === -1 ? argv : argv.slice(0, split),
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string', default: '127.0.0.1' },
+      shared: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) return 'help';
+  const command = split === -1 ? [] : argv.slice(split + 1);
+  if (positionals.length > 0 || command.length === 0) throw new UsageError('give the agent command after "--", e.g. crow acp-bridge --port 8765 -- crow acp');
+  const port = Number(values.port);
+  if (values.port === undefined || !Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new UsageError('--port needs a port number from 0 to 65535 (0 picks a free one).');
+  }
+  return { host: values.host, port, shared: values.shared, command };
+}
+
+/** Starts agents for connections and forwards between them; remembers every agent so all can be stopped. */
+class Bridge {
+  private readonly running = new Set<ChildProcess>();
+  private readonly stopping = new Map<ChildProcess, Promise<void>>();
+  /** --shared: the agent, and the connections in turn, the one served first. */
+  private shared: Agent | undefined;
+  private readonly queue: WebSocket[] = [];
+  private connections = 0;
+
+  constructor(
+    private readonly options: BridgeOptions,
+    private readonly io: CliIO,
+    private readonly log: (message: string) => void,
+  ) {}
+
+  accept(socket: WebSocket, from: string): void {
+    const name = `connection ${++this.connections} from ${from}`;
+    if (!this.options.shared) {
+      const agent = this.start();
+      this.log(`${name}: agent pid ${agent?.process.pid ?? '(none)'}`);
+      socket.once('close', () => {
+        this.log(`${name} closed`);
+        if (agent) this.stop(agent.process);
+      });
+      return this.attach(socket, agent);
+    }
+    // Paused, a waiting socket keeps what its client sends until its turn.
+    socket.pause();
+    this.queue.push(socket);
+    socket.once('close', () => {
+      this.log(`${name} closed`);
+      const served = this.queue[0] === socket;
+      this.queue.splice(this.queue.indexOf(socket), 1);
+      if (served) this.serveNext();
+    });
+    this.log(this.queue.length === 1 ? name : `${name} waits for its turn`);
+    if (this.queue.length === 1) this.serveNext();
+  }
+
+  async stopAll(): Promise<void> {
+    for (const child of this.running) this.stop(child);
+    await Promise.all(this.stopping.values());
+  }
+
+  private serveNext(): void {
+    const socket = this.queue[0];
+    if (!socket) return;
+    socket.resume();
+    this.shared ??= this.start();
+    this.attach(socket, this.shared);
+  }
+
+  /** Forwards between `socket` and `agent` until the socket closes; closes it when there is no agent or the agent exits. */
+  private attach(socket: WebSocket, agent: Agent | undefined): void {
+    if (!agent) return socket.close(1011, 'the agent could not be started');
+    const detach = forward(socket, agent);
+    const onExit = (code: number | null, signal: NodeJS.Signals | null): void => socket.close(1011, `the agent exited (${code ?? signal})`);
+    agent.process.once('exit', onExit);
+    socket.once('close', () => {
+      detach();
+      agent.process.off('exit', onExit);
+    });
+  }
+
+  /** Starts CMD; undefined when it cannot run (the reason is logged). */
+  private start(): Agent | undefined {
+    const child = startAgentProcess(this.options.command, { cwd: this.io.cwd, env: this.io.env, stderr: 'inherit' });
+    child.on('error', (err) => this.log(`agent ${this.options.command[0]}: ${err.message}`));
+    if (child.pid === undefined) return undefined;
+    this.running.add(child);
+    child.once('exit', (code, signal) => {
+      this.running.delete(child);
+      if (this.shared?.process === child) this.shared = undefined;
+      this.log(`agent pid ${child.pid} exited (${code ?? signal})`);
+    });
+    return { process: child, lines: createInterface({ input: child.stdout!, crlfDelay: Infinity }) };
+  }
+
+  private stop(child: ChildProcess): void {
+    if (this.stopping.has(child)) return;
+    this.stopping.set(child, stopAgentProcess(child).finally(() => this.stopping.delete(child)));
+  }
+}
+
+/**
+ * Forwards line for line between `socket` and `agent` until the returned
+ * function detaches them. Each side stops reading while the other has
+ * too much unsent.
+ */
+function forward(socket: WebSocket, agent: Agent): () => void {
+  const stdin = agent.process.stdin!;
+  const toSocket = (line: string): void => {
+    if (line.trim() === '' || socket.readyState !== WebSocket.OPEN) return;
+    socket.send(line, () => {
+      if (socket.bufferedAmount < HIGH_WATER_BYTES) agent.lines.resume();
+    });
+    if (socket.bufferedAmount >= HIGH_WATER_BYTES) agent.lines.pause();
+  };
+  const toAgent = (data: RawData): void => {
+    if (stdin.writable && !stdin.write(`${asLine(data)}\n`)) {
+      socket.pause();
+      stdin.once('drain', () => socket.resume());
+    }
+  };
+  agent.lines.on('line', toSocket);
+  socket.on('message', toAgent);
+  return () => {
+    agent.lines.off('line', toSocket);
+    agent.lines.resume();
+    socket.off('message', toAgent);
+  };
+}
+
+/** A message as one line: line breaks in JSON text are whitespace, so they become spaces. */
+function asLine(data: RawData): string {
+  const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
+  return bytes.toString('utf8').replace(/\r?\n|\r/g, ' ');
+}
+
+function listeningAt(server: WebSocketServer): string {
+  const address = server.address();
+  if (address === null || typeof address === 'string') return String(address);
+  return `ws://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+}
+
+function untilStopped(io: CliIO): Promise<void> {
+  return new Promise((resolve) => {
+    const stopInterrupt = io.onInterrupt(finish);
+    process.once('SIGTERM', finish);
+    function finish(): void {
+      stopInterrupt();
+      process.off('SIGTERM', finish);
+      resolve();
+    }
+  });
+}
