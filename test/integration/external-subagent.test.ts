@@ -269,7 +269,7 @@ describe('external ACP subagents', function () {
 
   it('signals the agents still running when our process exits', async () => {
     const script = [
-      `const { startAgentProcess } = require(${JSON.stringify(resolve(__dirname, '../../src/agents/external-subagent'))});`,
+      `const { startAgentProcess } = require(${JSON.stringify(resolve(__dirname, '../../src/agents/agent-process'))});`,
       `const agent = startAgentProcess([process.execPath, '-e', 'setInterval(() => {}, 1000)'], { cwd: process.cwd(), env: process.env, stderr: 'inherit' });`,
       'console.log(agent.pid);',
       'process.exit(0);',
