@@ -29,8 +29,9 @@ const builds = [
     entryPoints: ['src/adapters/cli/crow.ts'],
     outfile: 'dist/crow.js',
     banner: { js: '#!/usr/bin/env node' },
-    // Finds its platform binary relative to its own folder, so it stays in node_modules.
-    external: ['@vscode/ripgrep'],
+    // ripgrep finds its platform binary relative to its own folder; the MCP SDK is large and only
+    // needed once a session has MCP servers. Both are runtime dependencies, loaded from node_modules.
+    external: ['@vscode/ripgrep', '@modelcontextprotocol/sdk'],
   },
   {
     ...common,

@@ -6,6 +6,7 @@ import type { CompactionSettings } from '../engine/compaction';
 import { renderTemplateText } from '../config/template-text';
 import { BaseAgent } from '../engine/base-agent';
 import { providerFor } from '../llm';
+import { isMcpEntry, mcpToolsNamed } from '../mcp/tool-names';
 import { TASK_COMPLETE } from '../tools/builtin/task-complete';
 import type { PermissionPolicy } from '../tools/permissions';
 import { ToolRegistry } from '../tools/registry';
@@ -88,12 +89,15 @@ export function compactionSettings(contextWindow: number, prompts: PromptRegistr
   };
 }
 
-/** The definition's tools (default: all), narrowed for a coagent: none → evaluate only; read_only → no file edits. */
+/**
+ * The definition's tools (default: all, MCP tools included; a list gets MCP
+ * tools only by naming them, mcp:SERVER or mcp:SERVER:TOOL), narrowed for a
+ * coagent: none → evaluate only; read_only → no file edits.
+ */
 export function agentTools(definition: BaseAgentDefinition, part: AgentPart, registry: ToolRegistry): Tool[] {
-  const names = definition.tools ?? registry.names();
   let picked: Tool[];
   try {
-    picked = registry.pick(names).list();
+    picked = definition.tools ? pickTools(definition.tools, registry) : registry.list();
   } catch (err) {
     throw new ConfigError(`${definition.file}: ${(err as Error).message}`);
   }
@@ -106,6 +110,11 @@ export function agentTools(definition: BaseAgentDefinition, part: AgentPart, reg
     case 'full':
       return picked;
   }
+}
+
+function pickTools(entries: readonly string[], registry: ToolRegistry): Tool[] {
+  const builtin = entries.filter((entry) => !isMcpEntry(entry));
+  return [...registry.pick(builtin).list(), ...mcpToolsNamed(entries, registry.list())];
 }
 
 /** The settings' permissions overridden per field by the definition's; requires_approval turns "allow" into "ask". */

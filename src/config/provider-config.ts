@@ -1,3 +1,4 @@
+import type { PermissionCategory } from '../tools/permissions';
 import type { WebSearchConfig } from '../tools/web-search-backends';
 import { formatProblem } from './config-problems';
 import { didYouMean } from './did-you-mean';
@@ -45,6 +46,25 @@ export interface PermissionSettings {
   allowCommands?: string[];
 }
 
+/**
+ * An MCP server from [mcp_servers.NAME], as written: variables by name. Which
+ * of command and url is set decides the transport (stdio or streamable HTTP).
+ */
+export interface McpServerSettings {
+  command?: string;
+  args?: string[];
+  /** Names of our environment variables the command also gets. */
+  env?: string[];
+  url?: string;
+  /** HTTP header name → the environment variable holding its value. */
+  headersEnv?: Record<string, string>;
+  enabled?: boolean;
+  /** What the policy must allow before one of its tools runs; default execute. */
+  permission?: PermissionCategory;
+  startupTimeoutSec?: number;
+  toolTimeoutSec?: number;
+}
+
 /** The settings in code's spelling, after files, environment and command-line overrides. */
 export interface Settings {
   /** The default provider's name, used by agents that name none. */
@@ -66,6 +86,8 @@ export interface Settings {
   webSearch?: WebSearchConfig;
   /** Where to export spans over OTLP/HTTP, when configured. */
   otlpEndpoint?: string;
+  /** MCP servers by name, for every session. */
+  mcpServers?: Record<string, McpServerSettings>;
 }
 
 /** The name permission-config reads the permission settings under. */
@@ -137,6 +159,7 @@ export function resolveSettings(
       permissions: document.permissions && permissionSettings(document.permissions),
       webSearch: document.web_search && webSearchSettings(document.web_search),
       otlpEndpoint: document.telemetry?.otlp_endpoint,
+      mcpServers: document.mcp_servers && mcpServerSettings(document.mcp_servers),
     }),
   };
 }
@@ -148,6 +171,18 @@ function webSearchSettings(document: NonNullable<SettingsDocument['web_search']>
     ...(document.api_key_env !== undefined ? { apiKeyEnv: document.api_key_env } : {}),
     ...(document.base_url !== undefined ? { baseUrl: document.base_url } : {}),
   };
+}
+
+function mcpServerSettings(servers: NonNullable<SettingsDocument['mcp_servers']>): Record<string, McpServerSettings> {
+  return Object.fromEntries(
+    Object.entries(servers).map(([name, server]) => {
+      const { headers_env, startup_timeout_sec, tool_timeout_sec, ...same } = server;
+      return [
+        name,
+        { ...same, ...definedOnly({ headersEnv: headers_env, startupTimeoutSec: startup_timeout_sec, toolTimeoutSec: tool_timeout_sec }) },
+      ];
+    }),
+  );
 }
 
 /** The settings and the default provider's key, which must be present: what `crow run` without an agent uses. */

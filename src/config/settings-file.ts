@@ -88,6 +88,33 @@ const WebSearchSchema = z.discriminatedUnion('backend', [
 /** Telemetry export; off unless an endpoint is set (or OTEL_EXPORTER_OTLP_ENDPOINT). */
 const TelemetrySchema = z.object({ otlp_endpoint: z.url().optional() }).strict();
 
+/**
+ * An MCP server whose tools agents get: a command over stdio, or a streamable
+ * HTTP url. Variables are named, never valued. Global and project tables merge
+ * field by field, so a project can turn a global server off (enabled = false).
+ */
+const McpServerSchema = z
+  .object({
+    command: z.string().min(1).optional(),
+    args: z.array(z.string()).optional(),
+    /** Our environment variables the command also gets; otherwise it sees only PATH, HOME and the like. */
+    env: z.array(ApiKeyEnv).optional(),
+    url: z.url({ protocol: /^https?$/, error: 'an http:// or https:// URL' }).optional(),
+    /** HTTP header name → the environment variable holding its value. */
+    headers_env: z.record(z.string().min(1), ApiKeyEnv).optional(),
+    enabled: z.boolean().optional(),
+    /** What the permission policy must allow before one of its tools runs; default execute, which asks. */
+    permission: PermissionCategorySchema.optional(),
+    startup_timeout_sec: z.number().positive().optional(),
+    tool_timeout_sec: z.number().positive().optional(),
+  })
+  .strict()
+  .superRefine((server, ctx) => {
+    if (server.command !== undefined && server.url !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['url'], message: 'command and url exclude each other: a server runs as a command (stdio) or is reached at a url.' });
+    }
+  });
+
 /** One config.toml. Every field is optional: a file says only what it changes. */
 export const SettingsFileSchema = z
   .object({
@@ -112,6 +139,7 @@ export const SettingsFileSchema = z
     providers: z.record(NameSchema, ProviderSchema).optional(),
     web_search: WebSearchSchema.optional(),
     telemetry: TelemetrySchema.optional(),
+    mcp_servers: z.record(NameSchema, McpServerSchema).optional(),
   })
   .strict();
 

@@ -45,7 +45,7 @@ export function mcpToolsNamed(entries: readonly string[], tools: readonly Tool[]
     const match = ENTRY.exec(entry);
     return match ? [{ server: match[1]!, tool: match[2] }] : [];
   });
-  return tools.filter(
-    (tool) => isMcpTool(tool) && wanted.some((entry) => entry.server === tool.mcp.server && (entry.tool === undefined || entry.tool === tool.mcp.tool)),
-  );
+  const named = (tool: McpTool): boolean =>
+    wanted.some((entry) => entry.server === tool.mcp.server && (entry.tool === undefined || entry.tool === tool.mcp.tool));
+  return tools.filter((tool) => isMcpTool(tool) && named(tool));
 }

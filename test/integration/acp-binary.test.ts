@@ -95,7 +95,7 @@ describe('crow acp (the bundled binary)', function () {
     assert.equal(init.protocolVersion, 1);
     assert.deepEqual(init.agentInfo, { name: 'crow-agent', title: 'Crow Agent', version });
     assert.equal(init.agentCapabilities?.loadSession, true);
-    assert.deepEqual(init.agentCapabilities?.mcpCapabilities, { http: false, sse: false });
+    assert.deepEqual(init.agentCapabilities?.mcpCapabilities, { http: true, sse: true });
     assert.deepEqual(init.authMethods?.map((method) => method.id), ['env:ANTHROPIC_API_KEY'], 'no key: say which one');
     const created = await agent.client.newSession(workspace);
     assert.deepEqual(created.modes?.availableModes.map((mode) => mode.id), [

@@ -56,7 +56,7 @@ describe('ACP server in memory', () => {
     assert.equal(init.protocolVersion, 1);
     assert.equal(init.agentCapabilities?.loadSession, true);
     assert.deepEqual(init.agentCapabilities?.promptCapabilities, { image: true, audio: false, embeddedContext: true });
-    assert.deepEqual(init.agentCapabilities?.mcpCapabilities, { http: false, sse: false });
+    assert.deepEqual(init.agentCapabilities?.mcpCapabilities, { http: true, sse: true });
     assert.deepEqual(Object.keys(init.agentCapabilities?.sessionCapabilities ?? {}).sort(), ['close', 'delete', 'list', 'resume']);
     assert.deepEqual(init.authMethods?.map((method) => method.id), ['env:ANTHROPIC_API_KEY']);
     await assert.rejects(client.agent.request('authenticate', { methodId: 'env:ANTHROPIC_API_KEY' }), /ANTHROPIC_API_KEY is not set/);

@@ -69,16 +69,16 @@ export function createAcpServer(options: AcpServerOptions): acp.AgentApp {
     })
     .onRequest('authenticate', ({ params }) => authenticate(params.methodId, options))
     .onRequest('session/new', ({ params, client }) => {
-      const live = table().create(params.cwd, client);
+      const live = table().create(params.cwd, client, params.mcpServers);
       logger.log('info', 'session/new', { session: live.id, cwd: params.cwd, mcpServers: params.mcpServers.length });
       return { sessionId: live.id, ...opened(live) };
     })
     .onRequest('session/load', async ({ params, client }) => {
-      const live = table().reopen(params.sessionId, params.cwd, client);
+      const live = table().reopen(params.sessionId, params.cwd, client, params.mcpServers);
       await live.replay();
       return opened(live);
     })
-    .onRequest('session/resume', ({ params, client }) => opened(table().reopen(params.sessionId, params.cwd, client)))
+    .onRequest('session/resume', ({ params, client }) => opened(table().reopen(params.sessionId, params.cwd, client, params.mcpServers ?? [])))
     .onRequest('session/list', ({ params }) => ({ sessions: table().list(params.cwd ?? undefined) }))
     .onRequest('session/close', ({ params }) => {
       table().close(params.sessionId);
@@ -119,7 +119,7 @@ function initializeResponse(options: AcpServerOptions): InitializeResponse {
     agentCapabilities: {
       loadSession: true,
       promptCapabilities: { image: true, audio: false, embeddedContext: true },
-      mcpCapabilities: { http: false, sse: false },
+      mcpCapabilities: { http: true, sse: true },
       sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {} },
     },
     authMethods: missingKeys(options).map(authMethod),

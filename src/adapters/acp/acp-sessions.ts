@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
-import type { AgentContext, ClientCapabilities, SessionInfo } from '@agentclientprotocol/sdk';
+import type { AgentContext, ClientCapabilities, McpServer, SessionInfo } from '@agentclientprotocol/sdk';
+import { mergeServers } from '../../mcp/server-config';
 import { ACPSession } from '../../session/acp-session';
 import { PermissionGate } from '../../tools/permissions';
 import type { AgentCatalog, CatalogFor, CommandsFor } from './agent-catalog';
 import type { AcpLogger } from './acp-log';
+import { serversFromClient } from './acp-mcp-servers';
 import { LiveSession } from './live-session';
 import { errorText, requestErrors } from './request-errors';
 import type { AcpSessionStore } from './session-store';
@@ -29,15 +31,16 @@ export class SessionTable {
 
   constructor(private readonly options: SessionTableOptions) {}
 
-  create(cwd: string, client: AgentContext): LiveSession {
+  /** A new session; `mcpServers` are the ones the client gives it, besides the configured ones. */
+  create(cwd: string, client: AgentContext, mcpServers: readonly McpServer[]): LiveSession {
     const catalog = this.catalog(cwd);
     const id = randomUUID();
     const session = new ACPSession({ id, cwd, agentName: catalog.defaultAgent(), permissions: this.gate(id, catalog) });
-    return this.open(session, catalog, client);
+    return this.open(session, catalog, client, mcpServers);
   }
 
-  /** The session live on this connection, else the stored one made live here. */
-  reopen(id: string, cwd: string, client: AgentContext): LiveSession {
+  /** The session live on this connection (keeping its MCP servers), else the stored one made live here. */
+  reopen(id: string, cwd: string, client: AgentContext, mcpServers: readonly McpServer[]): LiveSession {
     const live = this.live.get(id);
     if (live) return live;
     const catalog = this.catalog(cwd);
@@ -48,7 +51,7 @@ export class SessionTable {
       throw requestErrors.unknownSession(id);
     }
     if (session.cwd !== cwd) this.options.logger.log('warn', 'session reopened from another folder', { session: id, stored: session.cwd, cwd });
-    return this.open(session, catalog, client);
+    return this.open(session, catalog, client, mcpServers);
   }
 
   get(id: string): LiveSession {
@@ -99,11 +102,12 @@ export class SessionTable {
     }
   }
 
-  private open(session: ACPSession, catalog: AgentCatalog, client: AgentContext): LiveSession {
+  private open(session: ACPSession, catalog: AgentCatalog, client: AgentContext, mcpServers: readonly McpServer[]): LiveSession {
     const live = new LiveSession(session, {
       client,
       capabilities: this.options.capabilities(),
       catalog,
+      mcpServers: mergeServers(catalog.mcpServers?.() ?? [], serversFromClient(mcpServers)),
       commands: this.options.commandsFor(session.cwd),
       logger: this.options.logger,
       keeper: this.options.store.attach(session),

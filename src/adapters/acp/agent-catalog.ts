@@ -1,7 +1,9 @@
 import type { ACPAgent } from '../../agents/acp-agent';
+import type { McpServerConfig } from '../../mcp/server-config';
 import type { AgentRole } from '../../session/acp-session';
 import type { PermissionPolicy } from '../../tools/permissions';
 import type { SubagentLauncher } from '../../tools/subagents';
+import type { Tool } from '../../tools/tool';
 import type { Workspace } from '../../tools/workspace';
 
 /** One ACP agent a user can pick: a session mode. */
@@ -34,10 +36,11 @@ export interface AgentCatalog {
   models(agent: string): RoleModels[];
   /**
    * Builds the composition for a session in `workspace`, with the chosen
-   * models per role. Throws with a message a person can act on (a missing
+   * models per role and the session's own tools (its MCP servers') besides
+   * the built-in ones. Throws with a message a person can act on (a missing
    * key, an unknown model) when it cannot.
    */
-  build(agent: string, workspace: Workspace, models: ModelChoice, options?: { thinkingBudget?: number }): ACPAgent;
+  build(agent: string, workspace: Workspace, models: ModelChoice, options?: { thinkingBudget?: number; sessionTools?: readonly Tool[] }): ACPAgent;
   /** Whether the agent's primary model can think with a budget (offered as a thought-level option). */
   thinks?(agent: string): boolean;
   /** Names of required environment keys that are missing, for authenticate/auth methods. */
@@ -46,8 +49,10 @@ export interface AgentCatalog {
   contextWindow(model: string): number | undefined;
   /** The permission policy of sessions in this workspace; "ask" becomes session/request_permission. */
   permissionPolicy(): PermissionPolicy;
-  /** Runs subagents for sessions on `workspace` (the task tool); absent: no subagents. */
-  subagents?(workspace: Workspace): SubagentLauncher;
+  /** Runs subagents for sessions on `workspace` (the task tool), with the session's own tools too; absent: no subagents. */
+  subagents?(workspace: Workspace, sessionTools?: readonly Tool[]): SubagentLauncher;
+  /** The MCP servers configured for sessions in this workspace (config.toml); a client may add more per session. */
+  mcpServers?(): McpServerConfig[];
 }
 
 /** The catalog for a session folder (an absolute path). */

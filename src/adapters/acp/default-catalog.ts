@@ -10,6 +10,7 @@ import { dataHome } from '../../config/paths';
 import { SessionStore } from '../../session/session-store';
 import { builtinTools } from '../../tools/registry';
 import { SubagentRunner } from '../../agents/subagent-runner';
+import { serversFromSettings } from '../../mcp/server-config';
 import type { AgentCatalog, RoleModels } from './agent-catalog';
 import { missingApiKeys } from './default-keys';
 
@@ -37,7 +38,7 @@ export function defaultCatalog(cwd: string, env: NodeJS.ProcessEnv, warn: (messa
     models: (agent) => roleModels(agent, registry, settings),
     build: (agent, workspace, models, options = {}) => {
       const config = options.thinkingBudget === undefined ? settings : { ...settings, thinkingBudget: options.thinkingBudget };
-      return assembleAgent(agent, { registry, config, workspace, prompts, env, tools, models });
+      return assembleAgent(agent, { registry, config, workspace, prompts, env, tools: [...tools, ...(options.sessionTools ?? [])], models });
     },
     thinks: (agent) => {
       const primary = registry.baseAgent(registry.acpAgent(agent)?.primary ?? '');
@@ -49,8 +50,9 @@ export function defaultCatalog(cwd: string, env: NodeJS.ProcessEnv, warn: (messa
     missingKeys: () => missingApiKeys(cwd, env),
     contextWindow: (model) => contextWindowFor(settings, model),
     permissionPolicy: () => policyFromConfig(settings.permissions),
-    subagents: (workspace) =>
-      new SubagentRunner({ registry, settings, workspace, prompts, env, tools, store: new SessionStore({ dataHome: dataHome(env) }) }),
+    subagents: (workspace, sessionTools = []) =>
+      new SubagentRunner({ registry, settings, workspace, prompts, env, tools: [...tools, ...sessionTools], store: new SessionStore({ dataHome: dataHome(env) }) }),
+    mcpServers: () => serversFromSettings(settings.mcpServers, env),
   };
 }
 

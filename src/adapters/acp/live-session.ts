@@ -10,8 +10,12 @@ import type {
 } from '@agentclientprotocol/sdk';
 import type { ACPAgent } from '../../agents/acp-agent';
 import type { ACPSession, AgentRole, ThoughtLevel } from '../../session/acp-session';
+import type { McpProblem } from '../../mcp/mcp-connection';
+import { McpServers } from '../../mcp/mcp-servers';
+import type { McpServerConfig } from '../../mcp/server-config';
 import { NodeWorkspace } from '../../tools/node-workspace';
 import type { AskFn } from '../../tools/permissions';
+import type { Tool } from '../../tools/tool';
 import type { AgentCatalog, CommandCatalog, ModelChoice } from './agent-catalog';
 import type { AcpLogger } from './acp-log';
 import { clientAsk } from './acp-permissions';
@@ -46,6 +50,8 @@ export interface SessionServices {
   logger: AcpLogger;
   /** Keeps the session stored; `save` after every change the store does not see by itself. */
   keeper: { save(): void; close(): void };
+  /** The session's MCP servers (configured, and given by the client); they start when its first prompt builds an agent. */
+  mcpServers: readonly McpServerConfig[];
 }
 
 /**
@@ -60,7 +66,10 @@ export class LiveSession {
   /** Updates outside prompts (modes, options, commands, titles), in order. */
   private readonly updates: UpdateSink;
   private turn: PromptTurn | undefined;
+  /** Set while a prompt prepares its turn (starts the MCP servers); aborted by a cancel. */
+  private preparing: AbortController | undefined;
   private built: { key: string; agent: ACPAgent } | undefined;
+  private readonly mcp: McpServers;
 
   constructor(
     private readonly session: ACPSession,
@@ -74,7 +83,7 @@ export class LiveSession {
       client,
       embedTerminal: (terminalId) => this.turn?.embedTerminal(terminalId) ?? Promise.resolve(),
     });
-    session.subagents = services.catalog.subagents?.(this.workspace);
+    this.mcp = new McpServers(services.mcpServers, { cwd: session.cwd, report: (problem) => this.reportMcp(problem) });
     this.ask = clientAsk({
       sessionId: session.id,
       request: (params: RequestPermissionRequest, signal) =>
@@ -165,8 +174,11 @@ export class LiveSession {
 
   async prompt(content: ContentBlock[]): Promise<StopReason> {
     await this.claim();
+    const sessionTools = await this.beforeTurn(this.mcp.tools());
+    if (sessionTools === 'cancelled') return 'cancelled';
+    this.session.subagents ??= this.services.catalog.subagents?.(this.workspace, sessionTools);
     const expanded = this.expandCommand(content);
-    const composition = this.composition();
+    const composition = this.composition(sessionTools);
     const sink = this.sink();
     const translator = new UpdateTranslator({
       primary: composition.primary.name,
@@ -199,16 +211,38 @@ export class LiveSession {
   }
 
   cancel(): void {
+    this.preparing?.abort();
     this.turn?.cancel();
   }
 
   close(): void {
     this.cancel();
     this.services.keeper.close();
+    void this.mcp.close();
   }
 
-  /** Makes way for a new prompt: refuses while one runs, waits for a cancelled one to wind down. */
+  /** Waits for work a prompt needs before its turn can start; a cancel meanwhile answers `cancelled`. */
+  private async beforeTurn<T>(work: Promise<T>): Promise<T | 'cancelled'> {
+    const preparing = new AbortController();
+    this.preparing = preparing;
+    const cancelled = new Promise<'cancelled'>((resolve) => preparing.signal.addEventListener('abort', () => resolve('cancelled'), { once: true }));
+    try {
+      return await Promise.race([work, cancelled]);
+    } finally {
+      this.preparing = undefined;
+    }
+  }
+
+  /** A server's problem goes to the log, and to the user where the client shows notices. */
+  private reportMcp(problem: McpProblem): void {
+    this.services.logger.log('warn', problem.message, { session: this.id, server: problem.server });
+    if (!this.services.capabilities?.session?.notices) return;
+    this.notify({ sessionUpdate: 'notice', severity: 'warning', title: `MCP server "${problem.server}" has a problem`, description: problem.message });
+  }
+
+  /** Makes way for a new prompt: refuses while one runs (or prepares), waits for a cancelled one to wind down. */
   private async claim(): Promise<void> {
+    if (this.preparing) throw requestErrors.invalidRequest(`A prompt is already starting in session ${this.id}: wait for it, or cancel it first.`);
     const previous = this.turn;
     if (!previous) return;
     if (!previous.cancelled) {
@@ -249,14 +283,14 @@ export class LiveSession {
     return choice;
   }
 
-  private composition(): ACPAgent {
+  private composition(sessionTools: readonly Tool[]): ACPAgent {
     const agent = this.session.agentName;
     const choice = this.modelChoice();
     const thinking = this.services.catalog.thinks?.(agent) ? THINKING_BUDGETS[this.session.thoughtLevel] : undefined;
     const key = JSON.stringify([agent, choice, thinking]);
     if (this.built?.key === key) return this.built.agent;
     try {
-      const options = thinking === undefined ? {} : { thinkingBudget: thinking };
+      const options = { sessionTools, ...(thinking === undefined ? {} : { thinkingBudget: thinking }) };
       this.built = { key, agent: this.services.catalog.build(agent, this.workspace, choice, options) };
     } catch (err) {
       const missing = this.services.catalog.missingKeys();

@@ -15,6 +15,8 @@ import { NodeWorkspace } from '../../tools/node-workspace';
 import { PermissionGate, type PermissionRule } from '../../tools/permissions';
 import { otlpEndpointFrom } from '../../telemetry/otlp-endpoint';
 import { builtinTools } from '../../tools/registry';
+import { McpServers } from '../../mcp/mcp-servers';
+import { serversFromSettings } from '../../mcp/server-config';
 import { terminalAsk } from './cli-approval';
 import type { CliIO } from './cli-io';
 import { styleFor } from './terminal-style';
@@ -45,7 +47,7 @@ export interface PreparedRun {
  * Everything a `crow run` needs, from flags to a running composition: the
  * settings, the agent (by --agent, a slash command, the resumed session or
  * default_agent), the session (new, or loaded from the store), its permission
- * gate, undo snapshots and storage.
+ * gate, undo snapshots and storage, and the tools of the configured MCP servers.
  */
 export async function prepareRun(choices: RunChoices, io: CliIO, signal: AbortSignal): Promise<PreparedRun> {
   const { root } = choices;
@@ -66,28 +68,50 @@ export async function prepareRun(choices: RunChoices, io: CliIO, signal: AbortSi
 
   const workspace = new NodeWorkspace(root);
   const prompts = PromptRegistry.forWorkspace(root, io.env);
-  const tools = builtinTools(settings.webSearch ? { webSearch: settings.webSearch } : {});
-  const agent = assembleAgent(agentName, { registry, config: settings, workspace, prompts, env: io.env, tools });
-  const sessionId = stored ?? randomUUID();
-  const snapshots = choices.undo ? await prepareUndo(root, sessionId, prompt, io, signal) : undefined;
-  const permissions = permissionGate(settings, choices, io);
-  const dependencies = { permissions, ...(snapshots ? { snapshots } : {}) };
-  const session = stored
-    ? store.load(stored, dependencies)
-    : new ACPSession({ id: sessionId, cwd: root, agentName, ...dependencies });
-  if (!session.title) session.title = titleOf(choices.prompt);
-  session.subagents = new SubagentRunner({ registry, settings, workspace, prompts, env: io.env, tools, store });
-  const handle = store.attach(session);
-  const exporter = await startOtlpExport(settings, session, io);
-  return {
-    agent,
-    session,
-    prompt,
-    close: async () => {
-      handle.close();
-      await exporter?.shutdown();
-    },
-  };
+  const mcp = mcpServers(settings, root, io);
+  return closingOnFailure(mcp, async () => {
+    const tools = [...builtinTools(settings.webSearch ? { webSearch: settings.webSearch } : {}), ...(await mcp.tools())];
+    const agent = assembleAgent(agentName, { registry, config: settings, workspace, prompts, env: io.env, tools });
+    const sessionId = stored ?? randomUUID();
+    const snapshots = choices.undo ? await prepareUndo(root, sessionId, prompt, io, signal) : undefined;
+    const permissions = permissionGate(settings, choices, io);
+    const dependencies = { permissions, ...(snapshots ? { snapshots } : {}) };
+    const session = stored
+      ? store.load(stored, dependencies)
+      : new ACPSession({ id: sessionId, cwd: root, agentName, ...dependencies });
+    if (!session.title) session.title = titleOf(choices.prompt);
+    session.subagents = new SubagentRunner({ registry, settings, workspace, prompts, env: io.env, tools, store });
+    const handle = store.attach(session);
+    const exporter = await startOtlpExport(settings, session, io);
+    return {
+      agent,
+      session,
+      prompt,
+      close: async () => {
+        handle.close();
+        await mcp.close();
+        await exporter?.shutdown();
+      },
+    };
+  });
+}
+
+/** The MCP servers of config.toml for this run; their problems are warnings on stderr. */
+function mcpServers(settings: Settings, root: string, io: CliIO): McpServers {
+  return new McpServers(serversFromSettings(settings.mcpServers, io.env), {
+    cwd: root,
+    report: (problem) => io.stderr.write(`crow: warning: ${problem.message}\n`),
+  });
+}
+
+/** Runs `prepare`, closing the MCP servers if it fails: their processes would keep crow running. */
+async function closingOnFailure<T>(mcp: McpServers, prepare: () => Promise<T>): Promise<T> {
+  try {
+    return await prepare();
+  } catch (err) {
+    await mcp.close();
+    throw err;
+  }
 }
 
 /** Exports the session's spans over OTLP/HTTP when an endpoint is configured; the exporter loads only then. */

@@ -1,0 +1,269 @@
+import type * as ClientModule from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult, Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
+import { version } from '../../package.json';
+import { errorMessage } from '../tools/define-tool';
+import { openTransport, type OpenedTransport } from './mcp-transport';
+import type { McpServerConfig } from './server-config';
+
+export type { CallToolResult, McpToolInfo };
+
+/** Something wrong with a server, in words that name it and say what to do. */
+export interface McpProblem {
+  server: string;
+  message: string;
+}
+
+export interface McpConnectionOptions {
+  config: McpServerConfig;
+  /** Where a stdio server starts: the session's workspace. */
+  cwd: string;
+  /** Told each kind of problem once per connection: could not start, stopped, gave up. */
+  report: (problem: McpProblem) => void;
+  /** Waits before the 1st, 2nd, ... restart after the server stopped; one restart per entry, then it counts as broken. */
+  restartDelaysMs?: readonly number[];
+}
+
+const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
+const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
+const DEFAULT_RESTART_DELAYS_MS = [250, 1_000, 4_000];
+/** The SDK's code for a connection that closed under a pending request. */
+const CONNECTION_CLOSED = -32000;
+const REQUEST_TIMEOUT = -32001;
+
+type State =
+  | { kind: 'idle' }
+  | { kind: 'starting'; client: Promise<Client> }
+  | { kind: 'ready'; client: Client; opened: OpenedTransport }
+  /** It stopped under us; the next use restarts it. */
+  | { kind: 'lost'; reason: string }
+  | { kind: 'broken'; reason: string }
+  | { kind: 'closed' };
+
+/**
+ * The client side of one MCP server for one session. It connects on first
+ * use, restarts a server that stopped (after a growing wait, a bounded
+ * number of times in a row), and otherwise stays broken: its calls then fail
+ * with the reason, and listing yields no tools. Reports go to `report`.
+ */
+export class McpConnection {
+  private state: State = { kind: 'idle' };
+  /** Restarts since the last call that succeeded. */
+  private restarts = 0;
+  private readonly reported = new Set<'start' | 'stopped' | 'gave_up'>();
+
+  constructor(private readonly options: McpConnectionOptions) {}
+
+  get name(): string {
+    return this.options.config.name;
+  }
+
+  /** Every tool the server offers (all pages); none when it cannot start, which is reported. */
+  async listTools(): Promise<McpToolInfo[]> {
+    try {
+      const client = await this.client();
+      const tools: McpToolInfo[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: this.startupTimeoutMs });
+        tools.push(...page.tools);
+        cursor = page.nextCursor;
+      } while (cursor !== undefined);
+      return tools;
+    } catch (err) {
+      if (this.state.kind === 'ready' || this.state.kind === 'lost') this.breakDown(`listing its tools failed: ${errorMessage(err)}`, 'start');
+      return [];
+    }
+  }
+
+  /** Calls a tool; throws an Error whose message says what went wrong and what to do. Aborting cancels the request. */
+  async callTool(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
+    const client = await untilAborted(this.client(), signal);
+    const call = new AbortController();
+    const cancel = (): void => call.abort(signal.reason);
+    signal.addEventListener('abort', cancel, { once: true });
+    try {
+      const result = await client.callTool({ name: tool, arguments: args }, undefined, { signal: call.signal, timeout: this.toolTimeoutMs });
+      this.restarts = 0;
+      return 'content' in result ? (result as CallToolResult) : { content: [{ type: 'text', text: JSON.stringify(result.toolResult) }] };
+    } catch (err) {
+      throw this.callFailure(client, tool, err, signal);
+    } finally {
+      signal.removeEventListener('abort', cancel);
+    }
+  }
+
+  /** Stops the server (or our session with it) for good. */
+  async close(): Promise<void> {
+    const state = this.state;
+    this.state = { kind: 'closed' };
+    // A start under way sees the closed state and shuts its server down itself.
+    if (state.kind === 'starting') await state.client.catch(() => undefined);
+    if (state.kind === 'ready') await shutDown(state.client, state.opened);
+  }
+
+  private get closedMessage(): string {
+    return `MCP server "${this.name}" was closed with its session.`;
+  }
+
+  private get startupTimeoutMs(): number {
+    return this.options.config.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS;
+  }
+
+  private get toolTimeoutMs(): number {
+    return this.options.config.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+  }
+
+  private client(): Promise<Client> {
+    switch (this.state.kind) {
+      case 'ready':
+        return Promise.resolve(this.state.client);
+      case 'starting':
+        return this.state.client;
+      case 'idle':
+        return this.begin(() => this.start());
+      case 'lost': {
+        const { reason } = this.state;
+        return this.begin(() => this.restart(reason));
+      }
+      case 'broken':
+        return Promise.reject(new Error(this.state.reason));
+      case 'closed':
+        return Promise.reject(new Error(this.closedMessage));
+    }
+  }
+
+  /** Starts `connect` once the state says so, so that whatever it sets (broken, ready) wins. */
+  private begin(connect: () => Promise<Client>): Promise<Client> {
+    const client = Promise.resolve().then(connect);
+    this.state = { kind: 'starting', client };
+    // Callers see the rejection; this only keeps an unobserved one quiet.
+    client.catch(() => undefined);
+    return client;
+  }
+
+  private async start(): Promise<Client> {
+    const { problem } = this.options.config;
+    try {
+      if (problem !== undefined) throw new Error(problem);
+      return await this.connectOnce();
+    } catch (err) {
+      throw new Error(this.breakDown(errorMessage(err), 'start'));
+    }
+  }
+
+  /** Waits, then starts again, until it works or the restarts allowed in a row are spent. */
+  private async restart(lostBecause: string): Promise<Client> {
+    const delays = this.options.restartDelaysMs ?? DEFAULT_RESTART_DELAYS_MS;
+    let failure = lostBecause;
+    while (this.restarts < delays.length) {
+      await new Promise((resolve) => setTimeout(resolve, delays[this.restarts++]).unref());
+      if (this.state.kind === 'closed') throw new Error(this.closedMessage);
+      try {
+        return await this.connectOnce();
+      } catch (err) {
+        failure = errorMessage(err);
+      }
+    }
+    throw new Error(this.breakDown(`it stopped, and ${this.restarts} restarts in a row failed (last: ${failure})`, 'gave_up'));
+  }
+
+  /** One attempt: start the transport, initialize, and watch for the server going away. */
+  private async connectOnce(): Promise<Client> {
+    // Required here, not imported: the SDK loads with the first server, sessions without any never load it.
+    const { Client } = require('@modelcontextprotocol/sdk/client/index.js') as typeof ClientModule;
+    const opened = openTransport(this.options.config.transport, this.options.cwd);
+    const client = new Client({ name: 'crow-agent', version }, { capabilities: {} });
+    try {
+      await client.connect(opened.transport, { timeout: this.startupTimeoutMs });
+    } catch (err) {
+      await opened.transport.close().catch(() => undefined);
+      throw new Error(withStderr(errorMessage(err), opened));
+    }
+    if (this.state.kind === 'closed') {
+      await shutDown(client, opened);
+      throw new Error(this.closedMessage);
+    }
+    client.onclose = () => this.lose(client, withStderr('its connection closed', opened));
+    this.state = { kind: 'ready', client, opened };
+    return client;
+  }
+
+  /** The server went away under a live connection: report it once, restart on the next use. */
+  private lose(client: Client, reason: string): void {
+    if (this.state.kind !== 'ready' || this.state.client !== client) return;
+    this.state = { kind: 'lost', reason };
+    void client.close().catch(() => undefined);
+    this.reportOnce('stopped', `MCP server "${this.name}" stopped unexpectedly (${reason}); it is restarted on the next call of one of its tools.`);
+  }
+
+  /** Marks the server broken for the session and reports it once; returns the message calls fail with. Closed stays closed, unreported. */
+  private breakDown(reason: string, kind: 'start' | 'gave_up'): string {
+    if (this.state.kind === 'closed') return this.closedMessage;
+    const what = kind === 'start' ? 'could not start' : 'is unavailable';
+    const message = `MCP server "${this.name}" ${what}: ${reason}. Its tools are unavailable in this session; ${fixHint(this.options.config)}.`;
+    if (this.state.kind === 'ready') void shutDown(this.state.client, this.state.opened);
+    this.state = { kind: 'broken', reason: message };
+    this.reportOnce(kind, message);
+    return message;
+  }
+
+  private reportOnce(kind: 'start' | 'stopped' | 'gave_up', message: string): void {
+    if (this.reported.has(kind)) return;
+    this.reported.add(kind);
+    this.options.report({ server: this.name, message });
+  }
+
+  private callFailure(client: Client, tool: string, err: unknown, signal: AbortSignal): Error {
+    if (signal.aborted) return new Error(`Cancelled; the call of ${tool} on MCP server "${this.name}" was cancelled too.`);
+    const reason = errorMessage(err);
+    switch (failureKind(err)) {
+      case 'timeout': {
+        const seconds = this.toolTimeoutMs / 1000;
+        return new Error(`MCP server "${this.name}" did not answer ${tool} within ${seconds} s (tool_timeout_sec); the call was cancelled.`);
+      }
+      case 'refused':
+        return new Error(`MCP server "${this.name}" refused the call of ${tool}: ${reason}`);
+      case 'malformed':
+        return new Error(`MCP server "${this.name}" answered ${tool} with something that is not a tool result: ${reason}`);
+      case 'connection':
+        this.lose(client, reason);
+        return new Error(`MCP server "${this.name}" stopped while running ${tool} (${reason}); it is restarted on the next call.`);
+    }
+  }
+}
+
+async function shutDown(client: Client, opened: OpenedTransport): Promise<void> {
+  client.onclose = undefined;
+  await opened.release();
+  await client.close().catch(() => undefined);
+}
+
+/** Protocol errors come as McpError with a JSON-RPC code; anything else (fetch, HTTP status, closed pipe) means the connection failed. */
+function failureKind(err: unknown): 'timeout' | 'refused' | 'malformed' | 'connection' {
+  const { name, code } = err as { name?: unknown; code?: unknown };
+  if (name === 'ZodError') return 'malformed';
+  if (name !== 'McpError' || code === CONNECTION_CLOSED) return 'connection';
+  return code === REQUEST_TIMEOUT ? 'timeout' : 'refused';
+}
+
+function fixHint(config: McpServerConfig): string {
+  return config.source === 'client'
+    ? 'check its settings in your editor (the client started this session with it)'
+    : `fix [mcp_servers.${config.name}] in config.toml, or set enabled = false there`;
+}
+
+function withStderr(reason: string, opened: OpenedTransport | undefined): string {
+  const said = opened?.stderrTail() ?? '';
+  return said === '' ? reason : `${reason}; its stderr ended with: ${said.split('\n').slice(-5).join(' | ')}`;
+}
+
+/** The promise, or a rejection as soon as `signal` aborts (the work behind the promise goes on). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new Error('Cancelled before the MCP server was ready.'));
+  return new Promise<T>((resolve, reject) => {
+    const abort = (): void => reject(new Error('Cancelled while the MCP server was starting.'));
+    signal.addEventListener('abort', abort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
+}

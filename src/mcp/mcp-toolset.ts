@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { defineTool } from '../tools/define-tool';
+import type { PermissionCategory } from '../tools/permissions';
+import type { Tool, ToolKind } from '../tools/tool';
+import type { McpConnection, McpToolInfo } from './mcp-connection';
+import { mcpToolName, type McpTool } from './tool-names';
+import { toolOutput } from './tool-result';
+
+/** Any JSON object: the server validates arguments against its own schema. */
+const ARGUMENTS = z.looseObject({});
+
+/**
+ * A server's tools as our Tools, named `mcp__SERVER__TOOL` (unique among
+ * `taken`, which grows), their JSON Schemas passed through. Each call goes
+ * the way of every built-in tool: parsed, authorized as `permission` (the
+ * remembered "always" covers this one tool), run, capped and timed.
+ */
+export function mcpToolset(connection: McpConnection, permission: PermissionCategory, tools: readonly McpToolInfo[], taken: Set<string>): McpTool[] {
+  return tools.map((info) => {
+    const name = mcpToolName(connection.name, info.name, taken);
+    taken.add(name);
+    return mcpTool(connection, permission, info, name);
+  });
+}
+
+function mcpTool(connection: McpConnection, permission: PermissionCategory, info: McpToolInfo, name: string): McpTool {
+  const server = connection.name;
+  const tool: Tool = defineTool({
+    name,
+    description: `MCP server "${server}": ${info.description ?? info.title ?? info.name}`,
+    kind: kindOf(info),
+    permission,
+    parameters: ARGUMENTS,
+    approval: (args) => {
+      const summary = tool.summarize(args);
+      return { title: `${server}: ${info.name} ${summary}`, ...(permission === 'execute' ? { command: `${name} ${summary}` } : {}) };
+    },
+    execute: async (args, ctx) => toolOutput(await connection.callTool(info.name, args, ctx.signal), ctx.supportsImages),
+  });
+  return { ...tool, inputSchema: inputSchemaOf(info), mcp: { server, tool: info.name } };
+}
+
+/** Read-only tools read (or fetch, when they reach beyond the server); the rest are "other" to clients. */
+function kindOf(info: McpToolInfo): ToolKind {
+  const hints = info.annotations;
+  if (hints?.readOnlyHint !== true) return 'other';
+  return hints.openWorldHint === true ? 'fetch' : 'read';
+}
+
+/** The server's schema as given, with `properties` present (some providers insist) and no `$schema`. */
+function inputSchemaOf(info: McpToolInfo): Record<string, unknown> {
+  const schema: Record<string, unknown> = { ...info.inputSchema, properties: info.inputSchema.properties ?? {} };
+  delete schema.$schema;
+  return schema;
+}
