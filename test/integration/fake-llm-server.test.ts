@@ -434,18 +434,16 @@ describe('FakeLlmServer', () => {
     const framingEvents: Record<FakeApi, number> = { openai: 3, anthropic: 5 };
 
     for (const api of ['openai', 'anthropic'] as const) {
-      it(`streams 20,000 one-token ${api} chunks at well over 100k chunks/s`, async () => {
+      // Throughput is measured in bench/ (timings never decide a test); here: every chunk arrives, framed.
+      it(`streams a 20,000-chunk ${api} reply whole`, async () => {
         const tokens = Array.from({ length: 20_000 }, (_, i) => `t${i % 10}`);
         server.enqueue(api, { blocks: [{ type: 'text', text: tokens }] });
-        const started = performance.now();
         const response = await fetch(`${server.url}${paths[api]}`, {
           method: 'POST',
           body: JSON.stringify({ model: 'm', stream: true, messages: [] }),
         });
         const body = await response.text();
-        const perSecond = tokens.length / ((performance.now() - started) / 1000);
         assert.equal(body.split('\n\n').filter(Boolean).length, tokens.length + framingEvents[api]);
-        assert.ok(perSecond > 150_000, `only ${Math.round(perSecond)} chunks/s`);
       });
     }
   });
