@@ -62,7 +62,8 @@ function list(store: SessionStore, argv: string[], io: CliIO): number {
 function listLine(s: SessionMeta, withCwd: boolean): string {
   const when = new Date(s.updatedAt).toISOString().replace('T', ' ').slice(0, 16);
   const agents = s.internal.map((m) => m.agentName).join('+') || '—';
-  return `${s.id}  ${when}  ${s.agentName} (${agents})  ${s.title || '(untitled)'}${withCwd ? `  ${s.cwd}` : ''}`;
+  const child = s.parent ? `  [subagent of ${s.parent.agent}]` : '';
+  return `${s.id}  ${when}  ${s.agentName} (${agents})  ${s.title || '(untitled)'}${child}${withCwd ? `  ${s.cwd}` : ''}`;
 }
 
 function show(store: SessionStore, argv: string[], io: CliIO): number {
