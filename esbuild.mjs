@@ -1,6 +1,7 @@
 // Bundles the entry points: the VS Code extension (vscode stays external),
-// the `crow` binary (CLI and ACP server in one file with a shebang), and the
-// suites that run inside VS Code (.vscode-test.mjs).
+// the `crow` binary (CLI and ACP server in one file with a shebang), the
+// browser code of the webviews (dist/webview/: viewer.js and viewer.css, served
+// by `crow trace --serve`) and the suites that run inside VS Code (.vscode-test.mjs).
 // `node esbuild.mjs --watch` rebuilds on change.
 import { chmodSync } from 'node:fs';
 import * as esbuild from 'esbuild';
@@ -32,6 +33,14 @@ const builds = [
     // ripgrep finds its platform binary relative to its own folder; the MCP SDK is large and only
     // needed once a session has MCP servers. Both are runtime dependencies, loaded from node_modules.
     external: ['@vscode/ripgrep', '@modelcontextprotocol/sdk'],
+  },
+  {
+    ...common,
+    platform: 'browser',
+    target: 'es2022',
+    format: 'iife',
+    entryPoints: { viewer: 'webview/trace-viewer/main.ts' },
+    outdir: 'dist/webview',
   },
   {
     ...common,

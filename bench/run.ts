@@ -10,6 +10,7 @@ import { editFileBenchmark } from './edit-file';
 import { grepBenchmark } from './grep';
 import { sessionsBenchmark } from './sessions';
 import { snapshotBenchmark } from './snapshots';
+import { traceViewerBenchmark } from './trace-viewer';
 import { streamingBenchmark } from './streaming';
 
 async function main(): Promise<void> {
@@ -21,6 +22,7 @@ async function main(): Promise<void> {
   await snapshotBenchmark();
   await sessionsBenchmark();
   await acpBenchmark();
+  await traceViewerBenchmark();
 }
 
 main().catch((err: unknown) => {

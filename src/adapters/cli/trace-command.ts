@@ -1,20 +1,30 @@
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { dataHome } from '../../config/paths';
 import { SessionStore } from '../../session/session-store';
 import { buildTraceTrees, renderTraceTree } from '../../telemetry/trace-tree';
 import { UsageError, type CliIO } from './cli-io';
+import { defaultAssetsDir, serveTrace } from './trace-serve';
 
-export const TRACE_HELP = `Usage: crow trace SESSION [--json]
+export const TRACE_HELP = `Usage: crow trace SESSION [--json | --serve [--port N]]
 
 Prints everything the agents of a session did, one tree per prompt:
 agent turns, LLM calls (tokens, cost, time to first token), tool calls,
-handoffs, with durations and status. --json prints the span records.`;
+handoffs, with durations and status. --json prints the span records.
+--serve opens the trace viewer on http://127.0.0.1 (a free port unless
+--port is given; the URL is printed), read-only and live while the session
+runs. Ctrl-C stops it.`;
 
 export async function traceCommand(argv: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } },
+    options: {
+      json: { type: 'boolean', default: false },
+      serve: { type: 'boolean', default: false },
+      port: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
   });
   if (values.help) {
     io.stdout.write(`${TRACE_HELP}\n`);
@@ -23,6 +33,9 @@ export async function traceCommand(argv: string[], io: CliIO): Promise<number> {
   const id = positionals[0];
   if (!id) throw new UsageError('crow trace needs a session id (see crow sessions list).');
   const store = new SessionStore({ dataHome: dataHome(io.env), warn: (w) => io.stderr.write(`crow: warning: ${w}\n`) });
+  if (values.port !== undefined && !values.serve) throw new UsageError('--port goes with --serve.');
+  if (values.json && values.serve) throw new UsageError('Choose one of --json and --serve.');
+  if (values.serve) return serve(store, id, parsePort(values.port), io);
   const spans = store.spans(id);
   if (values.json) {
     io.stdout.write(`${JSON.stringify(spans, null, 2)}\n`);
@@ -32,4 +45,31 @@ export async function traceCommand(argv: string[], io: CliIO): Promise<number> {
   io.stdout.write(`Session ${meta.id}: ${meta.title || '(untitled)'}\n\n`);
   io.stdout.write(spans.length > 0 ? renderTraceTree(buildTraceTrees(spans)) : 'No spans recorded yet.\n');
   return 0;
+}
+
+/** Serves the viewer until Ctrl-C. */
+async function serve(store: SessionStore, id: string, port: number, io: CliIO): Promise<number> {
+  store.meta(id); // throws for an unknown or malformed id before it becomes part of a path
+  const server = await serveTrace({
+    traceFile: join(store.root, id, 'trace.jsonl'),
+    readSpans: () => store.spans(id),
+    assetsDir: defaultAssetsDir(),
+    port,
+  });
+  io.stderr.write(`crow: trace of session ${id} at ${server.url} (Ctrl-C stops)\n`);
+  await new Promise<void>((resolve) => {
+    const stop = io.onInterrupt(() => {
+      stop();
+      resolve();
+    });
+  });
+  await server.close();
+  return 0;
+}
+
+function parsePort(value: string | undefined): number {
+  if (value === undefined) return 0;
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65_535) throw new UsageError(`--port needs a number from 0 to 65535, not "${value}".`);
+  return port;
 }

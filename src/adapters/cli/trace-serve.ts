@@ -1,0 +1,194 @@
+/**
+ * `crow trace SESSION --serve`: the trace viewer (dist/webview/) for people
+ * outside VS Code, on 127.0.0.1 only, read-only, with a strict CSP and no
+ * remote assets. Routes: `/` (the page), `/viewer.js`, `/viewer.css`,
+ * `/spans` (every stored span, JSON) and `/events` (Server-Sent Events: each
+ * span line appended to trace.jsonl from the moment the client connects).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { SpanRecord } from '../../telemetry/span';
+
+export interface TraceServeOptions {
+  /** The session's trace.jsonl, followed for live updates. */
+  traceFile: string;
+  /** Every stored span of the session, read afresh per request. */
+  readSpans(): SpanRecord[];
+  /** Folder holding the built viewer.js and viewer.css. */
+  assetsDir: string;
+  /** 0 (the default) picks a free port. */
+  port?: number;
+}
+
+export interface TraceServer {
+  /** http://127.0.0.1:PORT/ */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+const POLL_MS = 250;
+
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Crow trace</title>
+<link rel="stylesheet" href="./viewer.css">
+</head>
+<body>
+<div id="app"></div>
+<script src="./viewer.js"></script>
+</body>
+</html>
+`;
+
+/** Where the built viewer is: next to dist/crow.js when bundled, else dist/webview/ of the checkout. */
+export function defaultAssetsDir(): string {
+  const candidates = [join(__dirname, 'webview'), join(__dirname, '..', '..', '..', 'dist', 'webview')];
+  const found = candidates.find((dir) => existsSync(join(dir, 'viewer.js')));
+  if (!found) throw new Error('The trace viewer is not built (no dist/webview/viewer.js); run: npm run build');
+  return found;
+}
+
+export async function serveTrace(options: TraceServeOptions): Promise<TraceServer> {
+  const assets = {
+    '/viewer.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(join(options.assetsDir, 'viewer.js')) },
+    '/viewer.css': { type: 'text/css; charset=utf-8', body: readFileSync(join(options.assetsDir, 'viewer.css')) },
+    '/': { type: 'text/html; charset=utf-8', body: Buffer.from(PAGE) },
+  } as const;
+  const clients = new Set<ServerResponse>();
+  const tail = await TraceTail.start(options.traceFile, (line) => {
+    for (const client of clients) client.write(`data: ${line}\n\n`);
+  });
+  let port = 0;
+  const server = createServer((request, response) => {
+    if (!allowedHost(request, port)) return send(response, 403, 'Forbidden');
+    if (request.method !== 'GET' && request.method !== 'HEAD') return send(response, 405, 'Method not allowed');
+    const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
+    if (path === '/spans') {
+      response.writeHead(200, headers('application/json; charset=utf-8'));
+      return void response.end(JSON.stringify(options.readSpans()));
+    }
+    if (path === '/events') {
+      response.writeHead(200, { ...headers('text/event-stream; charset=utf-8'), Connection: 'keep-alive' });
+      response.write(': following trace.jsonl\n\n');
+      clients.add(response);
+      return void request.on('close', () => clients.delete(response));
+    }
+    const asset = assets[path as keyof typeof assets];
+    if (!asset) return send(response, 404, 'Not found');
+    response.writeHead(200, headers(asset.type));
+    response.end(asset.body);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    async close() {
+      tail.stop();
+      for (const client of clients) client.end();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** Guards against DNS rebinding: only requests addressed to this loopback server are answered. */
+function allowedHost(request: IncomingMessage, port: number): boolean {
+  return request.headers.host === `127.0.0.1:${port}` || request.headers.host === `localhost:${port}`;
+}
+
+function headers(contentType: string): Record<string, string> {
+  return {
+    'Content-Type': contentType,
+    'Content-Security-Policy': CSP,
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+    'Cache-Control': 'no-store',
+  };
+}
+
+function send(response: ServerResponse, status: number, message: string): void {
+  response.writeHead(status, headers('text/plain; charset=utf-8'));
+  response.end(message);
+}
+
+/**
+ * Follows a JSON-lines file from its current end, polling its size: each
+ * complete new line that parses is handed on; a line still being written
+ * waits for its newline. A missing file counts as empty until it appears.
+ */
+class TraceTail {
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  private constructor(
+    private readonly file: string,
+    private offset: number,
+    private readonly onLine: (line: string) => void,
+  ) {}
+
+  static async start(file: string, onLine: (line: string) => void): Promise<TraceTail> {
+    const tail = new TraceTail(file, await sizeOf(file), onLine);
+    tail.schedule();
+    return tail;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => void this.poll().finally(() => this.schedule()), POLL_MS);
+  }
+
+  private async poll(): Promise<void> {
+    const size = await sizeOf(this.file);
+    if (size < this.offset) this.offset = size;
+    if (size === this.offset) return;
+    const handle = await open(this.file, 'r');
+    try {
+      const buffer = Buffer.alloc(size - this.offset);
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, this.offset);
+      const complete = buffer.subarray(0, bytesRead).lastIndexOf(0x0a) + 1;
+      this.offset += complete;
+      for (const line of buffer.subarray(0, complete).toString('utf8').split('\n')) {
+        if (this.stopped) return;
+        const event = oneLineJson(line);
+        if (event !== undefined) this.onLine(event);
+      }
+    } finally {
+      await handle.close();
+    }
+  }
+}
+
+async function sizeOf(file: string): Promise<number> {
+  try {
+    return (await stat(file)).size;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw err;
+  }
+}
+
+/** The line re-serialised (SSE data must hold no CR or LF), or undefined when it does not parse. */
+function oneLineJson(line: string): string | undefined {
+  if (line.trim() === '') return undefined;
+  try {
+    return JSON.stringify(JSON.parse(line));
+  } catch {
+    return undefined;
+  }
+}

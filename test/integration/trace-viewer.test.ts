@@ -1,0 +1,215 @@
+import assert from 'node:assert/strict';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import * as esbuild from 'esbuild';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { serveTrace, type TraceServer } from '../../src/adapters/cli/trace-serve';
+import { SessionStore } from '../../src/session/session-store';
+import type { SpanRecord } from '../../src/telemetry/span';
+import { TraceRecorder } from '../../src/telemetry/trace-recorder';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARTIFACTS = resolve(__dirname, '..', 'artifacts');
+const XSS = '<script>window.__xss = 1</script><img src=x onerror="window.__xss = 2">';
+const SESSION = 'viewer-session';
+
+/** A small recorded session: a prompt, builder and reviewer turns, a subagent, LLM calls, tools (one failing) and a handoff. */
+function recordFixture(): SpanRecord[] {
+  const ended: SpanRecord[] = [];
+  const recorder = new TraceRecorder([(record, phase) => phase === 'end' && ended.push(structuredClone(record))]);
+  const prompt = recorder.startTrace('prompt', 'prompt', { attributes: { 'crow.prompt': XSS } });
+  const builder = prompt.child('agent_turn', 'invoke_agent builder', { agent: 'builder', role: 'primary' });
+  const llm = builder.child('llm_call', 'chat claude-sonnet-4-5', { agent: 'builder' });
+  llm.set({
+    'gen_ai.provider.name': 'anthropic',
+    'gen_ai.request.model': 'claude-sonnet-4-5',
+    'gen_ai.usage.input_tokens': 1234,
+    'gen_ai.usage.output_tokens': 56,
+    'gen_ai.usage.cache_read.input_tokens': 1000,
+    'gen_ai.usage.reasoning.output_tokens': 7,
+    'crow.time_to_first_token_ms': 420,
+    'crow.cost_usd': 0.0123,
+    'gen_ai.response.finish_reasons': ['tool_use'],
+  });
+  llm.end('ok');
+  const tool = builder.child('tool', 'execute_tool bash', { agent: 'builder', attributes: { 'gen_ai.tool.name': 'bash', 'gen_ai.tool.call.arguments': '{"command":"make"}' } });
+  tool.end('error', 'make: *** No rule to make target');
+  const edit = builder.child('tool', 'execute_tool write_file', { agent: 'builder', attributes: { 'crow.tool.files_modified': ['a.txt'], 'crow.tool.status': 'success' } });
+  edit.end('ok');
+  const sub = builder.child('subagent', 'invoke_agent explorer', { agent: 'explorer', role: 'subagent' });
+  sub.child('llm_call', 'chat gpt-5-mini', { agent: 'explorer', attributes: { 'gen_ai.request.model': 'gpt-5-mini' } }).end('ok');
+  sub.end('ok');
+  const handoff = builder.child('handoff', 'handoff review', { agent: 'builder', attributes: { 'crow.handoff.to': 'reviewer', 'crow.handoff.purpose': 'review', 'crow.handoff.text': 'Please review a.txt' } });
+  handoff.end('ok');
+  builder.end('ok');
+  const reviewer = prompt.child('agent_turn', 'invoke_agent reviewer', { agent: 'reviewer', role: 'reviewer' });
+  reviewer.end('ok');
+  prompt.end('ok');
+  return ended.map((span) => ({ ...span, start: EPOCH + TIMES[span.name]!.start, end: EPOCH + TIMES[span.name]!.end }));
+}
+
+const EPOCH = Date.UTC(2026, 0, 1, 12);
+
+/** Start and end (ms after EPOCH) per span name, so the waterfall shows latency and the subagent overlapping the tools. */
+const TIMES: Record<string, { start: number; end: number }> = {
+  prompt: { start: 1_000, end: 9_000 },
+  'invoke_agent builder': { start: 1_010, end: 7_000 },
+  'chat claude-sonnet-4-5': { start: 1_020, end: 3_000 },
+  'execute_tool bash': { start: 3_010, end: 4_500 },
+  'execute_tool write_file': { start: 4_510, end: 4_600 },
+  'invoke_agent explorer': { start: 3_020, end: 6_000 },
+  'chat gpt-5-mini': { start: 3_100, end: 5_900 },
+  'handoff review': { start: 6_900, end: 6_950 },
+  'invoke_agent reviewer': { start: 7_000, end: 9_000 },
+};
+
+function hostRequest(url: string, host: string): Promise<{ status: number; csp: string | undefined }> {
+  return new Promise((resolvePromise, reject) => {
+    const req = request(url, { headers: { host } }, (res) => {
+      res.resume();
+      resolvePromise({ status: res.statusCode ?? 0, csp: res.headers['content-security-policy'] as string | undefined });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('trace viewer in headless Chromium', function () {
+  this.timeout(60_000);
+  let base: string;
+  let traceFile: string;
+  let fixture: SpanRecord[];
+  let server: TraceServer;
+  let browser: BrowserContext;
+  let page: Page;
+  const problems: string[] = [];
+
+  before(async function () {
+    if (!existsSync(CHROMIUM)) {
+      console.warn(`    skipped: no ${CHROMIUM}; install Debian's chromium (apt-get install -y chromium) to run the trace viewer tests`);
+      this.skip();
+    }
+    base = mkdtempSync(join(tmpdir(), 'crow-trace-viewer-'));
+    const assetsDir = join(base, 'webview');
+    await esbuild.build({ entryPoints: { viewer: 'webview/trace-viewer/main.ts' }, outdir: assetsDir, bundle: true, platform: 'browser', format: 'iife', logLevel: 'error' });
+    const store = new SessionStore({ dataHome: join(base, 'data') });
+    const folder = join(store.root, SESSION);
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, 'meta.json'), JSON.stringify({ id: SESSION, agentName: 'crow', cwd: base, title: 't', createdAt: 0, updatedAt: 0, models: {}, todos: [], internal: [] }));
+    traceFile = join(folder, 'trace.jsonl');
+    fixture = recordFixture();
+    writeFileSync(traceFile, fixture.map((span) => `${JSON.stringify(span)}\n`).join(''));
+    server = await serveTrace({ traceFile, readSpans: () => store.spans(SESSION), assetsDir });
+    browser = await launchChromium(join(base, 'profile'));
+    page = await browser.newPage();
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    // The browser's own request for /favicon.ico is answered 404 and logged; anything else is a problem.
+    page.on('console', (message) => message.type() === 'error' && !message.text().includes('404') && problems.push(`console: ${message.text()}`));
+    await page.goto(server.url);
+    await page.waitForSelector('html[data-span-count="9"] .row');
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+    if (base) rmSync(base, { recursive: true, force: true });
+  });
+
+  it('serves with a strict CSP and answers only to its own host', async () => {
+    const ok = await hostRequest(server.url, new URL(server.url).host);
+    assert.equal(ok.status, 200);
+    assert.match(ok.csp ?? '', /default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'/);
+    assert.equal((await hostRequest(server.url, 'evil.example:80')).status, 403);
+  });
+
+  it('renders the tree: prompt, agents (subagent nested), LLM calls, tools, handoff', async () => {
+    const names = await page.locator('.row .name').allTextContents();
+    assert.deepEqual(names, [
+      'prompt',
+      'invoke_agent builder',
+      'chat claude-sonnet-4-5',
+      'execute_tool bash',
+      'invoke_agent explorer',
+      'chat gpt-5-mini',
+      'execute_tool write_file',
+      'handoff review',
+      'invoke_agent reviewer',
+    ]);
+    assert.equal(await page.locator('.row .bar').count(), 9);
+  });
+
+  it('shows an LLM call\'s model, provider, tokens, TTFT, cost and finish reason when selected', async () => {
+    await page.locator('.row', { hasText: 'chat claude-sonnet-4-5' }).click();
+    const details = await page.locator('.details').innerText();
+    for (const expected of ['claude-sonnet-4-5', 'anthropic', '1,234', '56', '1,000', '420ms', '$0.0123', 'tool_use']) {
+      assert.ok(details.includes(expected), `details lack ${expected}:\n${details}`);
+    }
+  });
+
+  it('collapses and expands a span', async () => {
+    await page.locator('.row', { hasText: 'invoke_agent explorer' }).locator('.toggle').click();
+    assert.equal(await page.locator('.row', { hasText: 'chat gpt-5-mini' }).count(), 0);
+    await page.locator('.row', { hasText: 'invoke_agent explorer' }).locator('.toggle').click();
+    assert.equal(await page.locator('.row', { hasText: 'chat gpt-5-mini' }).count(), 1);
+  });
+
+  it('filters by kind, keeping the ancestors for context', async () => {
+    await page.selectOption('#filter-kind', 'tool');
+    assert.deepEqual(await page.locator('.row .name').allTextContents(), ['prompt', 'invoke_agent builder', 'execute_tool bash', 'execute_tool write_file']);
+    await page.selectOption('#filter-kind', '');
+    assert.equal(await page.locator('.row').count(), 9);
+  });
+
+  it('searches attribute text and jumps to the next error', async () => {
+    await page.fill('#search', 'please review');
+    await page.locator('.counter', { hasText: '3 of 9 spans' }).waitFor();
+    assert.deepEqual(await page.locator('.row .name').allTextContents(), ['prompt', 'invoke_agent builder', 'handoff review']);
+    await page.fill('#search', '');
+    await page.locator('.counter', { hasText: '9 of 9 spans' }).waitFor();
+    await page.click('#next-error');
+    assert.equal(await page.locator('.row.selected .name').textContent(), 'execute_tool bash');
+    assert.match(await page.locator('.details').innerText(), /No rule to make target/);
+  });
+
+  it('shows a span appended to trace.jsonl while the session runs, even one written in two pieces', async () => {
+    const reviewer = fixture.find((span) => span.name === 'invoke_agent reviewer')!;
+    const late: SpanRecord = { ...reviewer, spanId: 'late-span', parentSpanId: reviewer.spanId, kind: 'llm_call', name: 'chat live-model', start: EPOCH + 7_100, end: EPOCH + 8_800, attributes: {} };
+    const line = `${JSON.stringify(late)}\n`;
+    appendFileSync(traceFile, line.slice(0, 40));
+    await new Promise((done) => setTimeout(done, 600));
+    appendFileSync(traceFile, line.slice(40));
+    await page.waitForSelector('.row:has-text("chat live-model")', { timeout: 5_000 });
+    assert.equal(await page.locator('.row .name').last().textContent(), 'chat live-model');
+    assert.match(await page.locator('.row.kind-prompt .summary').innerText(), /^3 LLM · 2 tools · 1,234 in \/ 56 out · \$0\.0123 · 1 error$/);
+  });
+
+  it('exports every span as JSON', async () => {
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export')]);
+    const exported = JSON.parse(readFileSync((await download.path())!, 'utf8')) as SpanRecord[];
+    assert.equal(exported.length, 10);
+    assert.equal(exported[0]!.name, 'prompt');
+  });
+
+  it('keeps an XSS attempt in a span attribute inert and visible as text', async () => {
+    await page.locator('.row.kind-prompt').click();
+    assert.ok((await page.locator('.details').innerText()).includes(XSS));
+    assert.equal(await page.evaluate('window.__xss'), undefined);
+    assert.equal(await page.locator('img').count(), 0);
+    assert.equal(await page.locator('script').count(), 1);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, 'trace-viewer.png') });
+    assert.deepEqual(problems, []);
+  });
+});
+
+/** Debian's chromium, headless, offline, with a fresh profile (playwright passes it as --user-data-dir). */
+function launchChromium(profile: string): Promise<BrowserContext> {
+  return chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1400, height: 700 },
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}

@@ -1,0 +1,117 @@
+/**
+ * The panel for the selected span: its headline figures by kind, totals for
+ * prompts and agent turns, then every attribute verbatim. Text only.
+ */
+import type { SpanRecord } from '../../src/telemetry/span';
+import { cost, count, duration, num, statusOf, text } from './format';
+import type { Totals } from './model';
+import { el } from './virtual-tree';
+
+type Field = [label: string, value: string];
+
+export function renderDetails(panel: HTMLElement, span: SpanRecord | undefined, totals: Totals | undefined): void {
+  if (!span) {
+    panel.replaceChildren(paragraph('Select a span to see its details.'));
+    return;
+  }
+  const heading = el('h2', 'details-title');
+  heading.textContent = span.name;
+  const sections = [heading, table('Span', spanFields(span)), table(kindTitle(span), kindFields(span))];
+  if (totals) sections.push(table('Totals', totalFields(totals)));
+  const attributes = Object.entries(span.attributes).map(([key, value]): Field => [key, text(value)]);
+  sections.push(table('Attributes', attributes));
+  panel.replaceChildren(...sections);
+}
+
+function spanFields(span: SpanRecord): Field[] {
+  const fields: Field[] = [
+    ['kind', span.kind],
+    ['status', statusOf(span)],
+    ['agent', span.agent ?? ''],
+    ['role', span.role ?? ''],
+    ['duration', span.end !== undefined ? duration(span.end - span.start) : 'running'],
+    ['started', new Date(span.start).toISOString()],
+    ['span id', span.spanId],
+  ];
+  if (span.statusMessage) fields.push(['message', span.statusMessage]);
+  return fields.filter(([, value]) => value !== '');
+}
+
+function kindTitle(span: SpanRecord): string {
+  return { llm_call: 'LLM call', tool: 'Tool call', handoff: 'Handoff', prompt: 'Prompt', agent_turn: 'Agent turn', subagent: 'Subagent' }[span.kind];
+}
+
+function kindFields(span: SpanRecord): Field[] {
+  const a = span.attributes;
+  const figure = (key: string, show: (n: number) => string): string => {
+    const value = num(span, key);
+    return value === undefined ? '' : show(value);
+  };
+  const fields: Field[] =
+    span.kind === 'llm_call'
+      ? [
+          ['model', text(a['gen_ai.response.model'] ?? a['gen_ai.request.model'])],
+          ['provider', text(a['gen_ai.provider.name'])],
+          ['tokens in', figure('gen_ai.usage.input_tokens', count)],
+          ['tokens out', figure('gen_ai.usage.output_tokens', count)],
+          ['cached', figure('gen_ai.usage.cache_read.input_tokens', count)],
+          ['reasoning', figure('gen_ai.usage.reasoning.output_tokens', count)],
+          ['time to first token', figure('crow.time_to_first_token_ms', duration)],
+          ['cost', figure('crow.cost_usd', cost)],
+          ['finish reason', text(a['gen_ai.response.finish_reasons'])],
+        ]
+      : span.kind === 'tool'
+        ? [
+            ['tool', text(a['gen_ai.tool.name'])],
+            ['arguments', text(a['gen_ai.tool.call.arguments'])],
+            ['status', text(a['crow.tool.status'])],
+            ['duration', figure('crow.tool.duration_ms', duration)],
+            ['files changed', text(a['crow.tool.files_modified'])],
+          ]
+        : span.kind === 'handoff'
+          ? [
+              ['from', span.agent ?? ''],
+              ['to', text(a['crow.handoff.to'])],
+              ['purpose', text(a['crow.handoff.purpose'])],
+              ['text', text(a['crow.handoff.text'])],
+            ]
+          : span.kind === 'prompt'
+            ? [['prompt', text(a['crow.prompt'])], ['run', text(a['crow.run.status'])]]
+            : [];
+  return fields.filter(([, value]) => value !== '');
+}
+
+function totalFields(totals: Totals): Field[] {
+  return [
+    ['LLM calls', count(totals.llmCalls)],
+    ['tool calls', count(totals.toolCalls)],
+    ['tokens in', count(totals.inputTokens)],
+    ['tokens out', count(totals.outputTokens)],
+    ['cached', count(totals.cachedTokens)],
+    ['cost', cost(totals.costUsd)],
+    ['errors', count(totals.errors)],
+  ];
+}
+
+function table(title: string, fields: Field[]): HTMLElement {
+  const section = el('section', 'details-section');
+  if (fields.length === 0) return section;
+  const heading = el('h3', '');
+  heading.textContent = title;
+  const list = el('dl', '');
+  for (const [label, value] of fields) {
+    const term = el('dt', '');
+    term.textContent = label;
+    const description = el('dd', '');
+    description.textContent = value;
+    list.append(term, description);
+  }
+  section.append(heading, list);
+  return section;
+}
+
+function paragraph(content: string): HTMLElement {
+  const element = el('p', 'details-empty');
+  element.textContent = content;
+  return element;
+}

@@ -1,0 +1,71 @@
+/** How span figures read in the viewer; the same conventions as `crow trace`. */
+import type { AttributeValue, SpanRecord } from '../../src/telemetry/span';
+
+export function duration(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)}ms` : `${(ms / 1000).toFixed(1)}s`;
+}
+
+export function count(value: number): string {
+  return value.toLocaleString('en-US');
+}
+
+export function cost(usd: number): string {
+  return `$${usd.toFixed(4)}`;
+}
+
+export function num(span: SpanRecord, key: string): number | undefined {
+  const value = span.attributes[key];
+  return typeof value === 'number' ? value : undefined;
+}
+
+export function text(value: AttributeValue | undefined): string {
+  if (value === undefined) return '';
+  return Array.isArray(value) ? value.join(', ') : String(value);
+}
+
+/** "running" while open, else the status (a span ended without one counts as ok). */
+export function statusOf(span: SpanRecord): 'ok' | 'error' | 'cancelled' | 'running' {
+  return span.end === undefined ? 'running' : (span.status ?? 'ok');
+}
+
+export function statusMark(span: SpanRecord): string {
+  return { ok: '✓', error: '✗', cancelled: '⊘', running: '…' }[statusOf(span)];
+}
+
+/** The one-line summary shown after a span's name in the tree. */
+export function summary(span: SpanRecord): string {
+  const a = span.attributes;
+  const parts: string[] = [];
+  if (span.kind === 'llm_call') {
+    const model = a['gen_ai.response.model'] ?? a['gen_ai.request.model'];
+    if (model !== undefined) parts.push(text(model));
+    const tokens = tokenParts(span);
+    if (tokens) parts.push(tokens);
+    const ttft = num(span, 'crow.time_to_first_token_ms');
+    if (ttft !== undefined) parts.push(`ttft ${duration(ttft)}`);
+    const usd = num(span, 'crow.cost_usd');
+    if (usd !== undefined) parts.push(cost(usd));
+    if (a['gen_ai.response.finish_reasons'] !== undefined) parts.push(text(a['gen_ai.response.finish_reasons']));
+  } else if (span.kind === 'tool') {
+    if (a['crow.tool.status'] !== undefined) parts.push(text(a['crow.tool.status']));
+    const files = a['crow.tool.files_modified'];
+    if (Array.isArray(files) && files.length > 0) parts.push(`changed ${files.join(', ')}`);
+  } else if (span.kind === 'handoff') {
+    parts.push(`${span.agent ?? '?'} → ${text(a['crow.handoff.to'])}`);
+  }
+  if (span.status === 'error' && span.statusMessage) parts.push(span.statusMessage.split('\n', 1)[0] ?? '');
+  return parts.join(' · ');
+}
+
+function tokenParts(span: SpanRecord): string {
+  const figures: [string, string][] = [
+    ['gen_ai.usage.input_tokens', 'in'],
+    ['gen_ai.usage.output_tokens', 'out'],
+    ['gen_ai.usage.cache_read.input_tokens', 'cached'],
+    ['gen_ai.usage.reasoning.output_tokens', 'reasoning'],
+  ];
+  return figures.flatMap(([key, label]) => {
+    const value = num(span, key);
+    return value !== undefined ? [`${count(value)} ${label}`] : [];
+  }).join(' / ');
+}

@@ -1,0 +1,155 @@
+/**
+ * The spans of one session, keyed by spanId (a record received again replaces
+ * the old one in place), and the rows the tree shows for a given filter and
+ * set of collapsed spans. The tree is rebuilt lazily after changes.
+ */
+import type { SpanKind, SpanRecord } from '../../src/telemetry/span';
+import { num, statusOf, text } from './format';
+
+export interface Filter {
+  agent: string;
+  kind: SpanKind | '';
+  status: ReturnType<typeof statusOf> | '';
+  /** Lower-case text looked for in names, agents, messages and attribute values. */
+  search: string;
+}
+
+export interface Row {
+  span: SpanRecord;
+  depth: number;
+  hasChildren: boolean;
+}
+
+export interface Totals {
+  llmCalls: number;
+  toolCalls: number;
+  inputTokens: number;
+  outputTokens: number;
+  cachedTokens: number;
+  costUsd: number;
+  errors: number;
+}
+
+interface Node {
+  span: SpanRecord;
+  children: Node[];
+}
+
+export class TraceModel {
+  private readonly spans = new Map<string, SpanRecord>();
+  private readonly searchText = new Map<string, string>();
+  private roots: Node[] | undefined;
+  private nodes = new Map<string, Node>();
+
+  upsert(span: SpanRecord): void {
+    this.spans.set(span.spanId, span);
+    this.searchText.delete(span.spanId);
+    this.roots = undefined;
+  }
+
+  get(spanId: string): SpanRecord | undefined {
+    return this.spans.get(spanId);
+  }
+
+  all(): SpanRecord[] {
+    return [...this.spans.values()];
+  }
+
+  get size(): number {
+    return this.spans.size;
+  }
+
+  agents(): string[] {
+    return [...new Set(this.all().flatMap((span) => (span.agent ? [span.agent] : [])))].sort();
+  }
+
+  /** Earliest start and latest end (or start, for open spans) over all spans. */
+  bounds(): { start: number; end: number } {
+    let start = Infinity;
+    let end = -Infinity;
+    for (const span of this.spans.values()) {
+      start = Math.min(start, span.start);
+      end = Math.max(end, span.end ?? span.start);
+    }
+    return start === Infinity ? { start: 0, end: 1 } : { start, end: Math.max(end, start + 1) };
+  }
+
+  /**
+   * Depth-first rows. Without a filter, children of collapsed spans are
+   * hidden; with one, every match shows with its ancestors for context.
+   */
+  rows(collapsed: ReadonlySet<string>, filter: Filter): Row[] {
+    const filtering = filter.agent !== '' || filter.kind !== '' || filter.status !== '' || filter.search !== '';
+    const rows: Row[] = [];
+    const walk = (node: Node, depth: number): boolean => {
+      const at = rows.length;
+      rows.push({ span: node.span, depth, hasChildren: node.children.length > 0 });
+      if (filtering || !collapsed.has(node.span.spanId)) {
+        let anyChild = false;
+        for (const child of node.children) anyChild = walk(child, depth + 1) || anyChild;
+        if (filtering && !anyChild && !this.matches(node.span, filter)) {
+          rows.length = at;
+          return false;
+        }
+      }
+      return true;
+    };
+    for (const root of this.tree()) walk(root, 0);
+    return rows;
+  }
+
+  /** Sums over a span and everything below it. */
+  totals(spanId: string): Totals {
+    const totals: Totals = { llmCalls: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0, cachedTokens: 0, costUsd: 0, errors: 0 };
+    this.tree();
+    const node = this.nodes.get(spanId);
+    const add = (n: Node): void => {
+      const span = n.span;
+      if (span.kind === 'llm_call') {
+        totals.llmCalls += 1;
+        totals.inputTokens += num(span, 'gen_ai.usage.input_tokens') ?? 0;
+        totals.outputTokens += num(span, 'gen_ai.usage.output_tokens') ?? 0;
+        totals.cachedTokens += num(span, 'gen_ai.usage.cache_read.input_tokens') ?? 0;
+        totals.costUsd += num(span, 'crow.cost_usd') ?? 0;
+      }
+      if (span.kind === 'tool') totals.toolCalls += 1;
+      if (span.status === 'error') totals.errors += 1;
+      n.children.forEach(add);
+    };
+    if (node) add(node);
+    return totals;
+  }
+
+  private matches(span: SpanRecord, filter: Filter): boolean {
+    if (filter.agent !== '' && span.agent !== filter.agent) return false;
+    if (filter.kind !== '' && span.kind !== filter.kind) return false;
+    if (filter.status !== '' && statusOf(span) !== filter.status) return false;
+    return filter.search === '' || this.textOf(span).includes(filter.search);
+  }
+
+  private textOf(span: SpanRecord): string {
+    let found = this.searchText.get(span.spanId);
+    if (found === undefined) {
+      const values = Object.values(span.attributes).map(text);
+      found = [span.name, span.agent ?? '', span.role ?? '', span.statusMessage ?? '', ...values].join('\n').toLowerCase();
+      this.searchText.set(span.spanId, found);
+    }
+    return found;
+  }
+
+  /** Roots in start order, children in start order; a span whose parent is missing is a root. */
+  private tree(): Node[] {
+    if (this.roots) return this.roots;
+    const nodes = new Map([...this.spans.values()].map((span) => [span.spanId, { span, children: [] as Node[] }]));
+    this.nodes = nodes;
+    const roots: Node[] = [];
+    for (const node of nodes.values()) {
+      const parent = node.span.parentSpanId !== undefined ? nodes.get(node.span.parentSpanId) : undefined;
+      (parent ? parent.children : roots).push(node);
+    }
+    const byStart = (a: Node, b: Node): number => a.span.start - b.span.start;
+    for (const node of nodes.values()) node.children.sort(byStart);
+    this.roots = roots.sort(byStart);
+    return this.roots;
+  }
+}
