@@ -1,5 +1,5 @@
 import type { AssistantResponse, LlmRequest, Provider, StopReason } from '../llm/types';
-import { llmRequestAttributes, llmResponseAttributes } from '../telemetry/gen-ai';
+import { llmPromptAttributes, llmRequestAttributes, llmResponseAttributes } from '../telemetry/gen-ai';
 import type { Span, SpanStatus } from '../telemetry/span';
 import { emptyUsage } from '../llm/types';
 import type { InternalSession } from '../session/internal-session';
@@ -27,7 +27,7 @@ export async function callModel(scope: ModelCallScope, request: LlmRequest, sign
   const span = scope.span?.child('llm_call', `chat ${provider.model}`, {
     agent,
     sessionId: session.id,
-    attributes: llmRequestAttributes(provider.name, provider.model),
+    attributes: { ...llmRequestAttributes(provider.name, provider.model), ...llmPromptAttributes(request) },
   });
   const response = await streamResponse(agent, provider, request, signal, emit);
   recordResponse(agent, response, session, emit);

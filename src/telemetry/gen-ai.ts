@@ -1,4 +1,4 @@
-import type { AssistantResponse, Usage } from '../llm/types';
+import type { AssistantBlock, AssistantResponse, LlmRequest, Usage } from '../llm/types';
 import type { ToolResult } from '../tools/tool';
 import type { Attributes } from './span';
 
@@ -48,7 +48,46 @@ export function llmResponseAttributes(response: AssistantResponse, pricing: Mode
   if (response.responseModel !== undefined) attributes['gen_ai.response.model'] = response.responseModel;
   if (response.timeToFirstTokenMs !== undefined) attributes['crow.time_to_first_token_ms'] = response.timeToFirstTokenMs;
   if (pricing) attributes['crow.cost_usd'] = costOf(usage, pricing);
+  const said = response.content.map(contentText).filter((text) => text !== '');
+  if (said.length > 0) attributes['crow.response.content'] = clip(said.join('\n\n'), MAX_CONTENT_CHARS);
+  if (response.errorMessage !== undefined) attributes['crow.error'] = response.errorMessage;
   return attributes;
+}
+
+/** Longest message text kept on a span: enough to see what happened, small enough for 10,000-span traces. */
+const MAX_CONTENT_CHARS = 4_000;
+
+/** What a request asked, for the trace: the system prompt and the newest message. */
+export function llmPromptAttributes(request: LlmRequest): Attributes {
+  const last = request.messages.at(-1);
+  const lastText =
+    last === undefined
+      ? ''
+      : last.role === 'tool_results'
+        ? last.results.map((r) => `[result ${r.callId}${r.isError ? ', error' : ''}] ${r.content}`).join('\n')
+        : last.content.map((block) => ('text' in block ? block.text : block.type === 'image' ? '[image]' : contentText(block))).join('\n');
+  return {
+    'crow.request.system': clip(request.system, MAX_CONTENT_CHARS),
+    'crow.request.messages': request.messages.length,
+    'crow.request.last_message': clip(lastText, MAX_CONTENT_CHARS),
+  };
+}
+
+function contentText(block: AssistantBlock): string {
+  switch (block.type) {
+    case 'text':
+      return block.text;
+    case 'thinking':
+      return block.text ? `[thinking] ${block.text}` : '';
+    case 'redacted_thinking':
+      return '[thinking, redacted by the provider]';
+    case 'tool_call':
+      return `[call ${block.name}] ${block.arguments}`;
+  }
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text;
 }
 
 /** Longest argument text kept on a tool span. */
@@ -69,5 +108,7 @@ export function toolResultAttributes(result: ToolResult): Attributes {
     'crow.tool.status': result.status,
     'crow.tool.duration_ms': result.metadata.durationMs,
     'crow.tool.files_modified': result.metadata.filesModified,
+    'crow.tool.output': clip(result.status === 'success' ? result.output : `${result.error ?? ''}\n${result.output}`.trim(), MAX_CONTENT_CHARS),
+    ...(result.metadata.diff !== undefined ? { 'crow.tool.diff': clip(result.metadata.diff, MAX_CONTENT_CHARS) } : {}),
   };
 }

@@ -70,7 +70,12 @@ describe('telemetry: spans at two levels', () => {
     );
     assert.equal(firstCall!.attributes['crow.cost_usd'], costOf({ input: 100, output: 10, cacheRead: 50, cacheWrite: 0, reasoning: 0 }, builder.pricing));
 
+    assert.equal(firstCall!.attributes['crow.request.last_message'], 'Read a.txt.');
+    assert.equal(firstCall!.attributes['crow.response.content'], '[call read_file] {"path":"a.txt"}');
+    assert.match(String(firstCall!.attributes['crow.request.system']), /You are builder/);
+
     const toolSpan = childrenOf(spans, turns[0]!).find((s) => s.kind === 'tool')!;
+    assert.match(String(toolSpan.attributes['crow.tool.output']), /1\ta/);
     assert.equal(toolSpan.attributes['gen_ai.tool.name'], 'read_file');
     assert.equal(toolSpan.attributes['gen_ai.tool.call.arguments'], '{"path":"a.txt"}');
     assert.equal(toolSpan.attributes['crow.tool.status'], 'success');
