@@ -2,25 +2,14 @@
  * Engine bookkeeping: the engine's cost per tool call with the scripted
  * provider and a trivial tool, in microseconds (target: under 1 ms).
  */
-import { z } from 'zod';
 import { BaseAgent } from '../src/engine/base-agent';
 import { ScriptedProvider, type ScriptedTurn } from '../src/llm/scripted';
 import { InternalSession } from '../src/session/internal-session';
-import { defineTool } from '../src/tools/define-tool';
 import type { NodeWorkspace } from '../src/tools/node-workspace';
+import { echoTool } from '../test/support/engine';
 import { median } from './common';
 
 export async function bookkeepingBenchmark(workspace: NodeWorkspace): Promise<void> {
-  const echo = defineTool({
-    name: 'echo',
-    description: 'Echoes its text.',
-    kind: 'other',
-    permission: 'none',
-    parameters: z.object({ text: z.string() }),
-    async execute({ text }) {
-      return { output: text };
-    },
-  });
   const ITERATIONS = 40;
   const CALLS_PER_RESPONSE = 10;
   const TURNS = 30;
@@ -40,7 +29,7 @@ export async function bookkeepingBenchmark(workspace: NodeWorkspace): Promise<vo
       const agent = new BaseAgent({
         name: 'bench',
         provider: new ScriptedProvider(script(withTools)),
-        tools: [echo],
+        tools: [echoTool],
         systemPrompt: 'bench',
         workspace,
         maxIterations: ITERATIONS + 1,

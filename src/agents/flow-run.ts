@@ -2,8 +2,8 @@ import type { PromptRegistry } from '../config/prompts';
 import type { BaseAgent } from '../engine/base-agent';
 import type { AgentEvent, HandoffPurpose, RunStatus } from '../engine/events';
 import type { TurnResult } from '../engine/turn';
-import type { AssistantResponse, LlmRequest, Provider, UserBlock } from '../llm/types';
-import { llmRequestAttributes, llmResponseAttributes } from '../telemetry/gen-ai';
+import type { AssistantResponse, LlmRequest, Provider, Usage, UserBlock } from '../llm/types';
+import { costOf, llmRequestAttributes, llmResponseAttributes } from '../telemetry/gen-ai';
 import { addUsage, emptyUsage } from '../llm/types';
 import type { ACPSession, AgentRole } from '../session/acp-session';
 import type { InternalSession } from '../session/internal-session';
@@ -30,6 +30,8 @@ export interface FlowAgents {
 export class FlowRun {
   turns = 0;
   private toolCalls = 0;
+  /** Summed from each call's usage and its provider's prices (0 where none are configured). */
+  private costUsd = 0;
   private readonly usage = emptyUsage();
   private readonly filesChanged = new Set<string>();
 
@@ -109,7 +111,7 @@ export class FlowRun {
       span.end('error', 'no response');
       throw new Error(`${label}: the provider ended without a response`);
     }
-    addUsage(this.usage, response.usage);
+    this.count(response.usage, provider);
     span.set(llmResponseAttributes(response, provider.pricing));
     span.end(response.stopReason === 'error' ? 'error' : response.stopReason === 'aborted' ? 'cancelled' : 'ok', response.errorMessage);
     if (response.stopReason === 'error') throw new Error(`${label} failed: ${response.errorMessage ?? 'unknown error'}`);
@@ -124,7 +126,7 @@ export class FlowRun {
       'crow.run.status': status,
       'crow.run.turns': this.turns,
       'crow.run.tool_calls': this.toolCalls,
-      'crow.cost_usd': this.cost(),
+      'crow.cost_usd': this.costUsd,
       'crow.run.files_changed': [...this.filesChanged],
       'gen_ai.usage.input_tokens': u.input + u.cacheRead + u.cacheWrite,
       'gen_ai.usage.output_tokens': u.output,
@@ -142,14 +144,9 @@ export class FlowRun {
     };
   }
 
-  /** The summed cost of this prompt's LLM calls that had prices. */
-  private cost(): number {
-    let total = 0;
-    for (const span of this.session.trace.spans) {
-      const cost = span.attributes['crow.cost_usd'];
-      if (span.traceId === this.span.traceId && span.kind === 'llm_call' && typeof cost === 'number') total += cost;
-    }
-    return total;
+  private count(usage: Usage, provider: Provider): void {
+    addUsage(this.usage, usage);
+    if (provider.pricing) this.costUsd += costOf(usage, provider.pricing);
   }
 
   /** The run's end for a turn that did not finish normally, if it ended that way. */
@@ -191,7 +188,7 @@ export class FlowRun {
     const result = await stream.result;
     this.turns += 1;
     this.toolCalls += result.toolCalls.length;
-    addUsage(this.usage, result.usage);
+    this.count(result.usage, agent.provider);
     for (const file of result.filesChanged) this.filesChanged.add(file);
     return result;
   }

@@ -2,6 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { Redactor } from './redact';
 import type { Attributes, Span, SpanFields, SpanKind, SpanRecord, SpanStatus } from './span';
 
+/** Spans kept in memory per recorder; older ones live only in the sinks (the session store). */
+const MAX_RETAINED_SPANS = 5_000;
+
 /** Receives every span when it starts and when it ends (e.g. to append it to the session store). */
 export type SpanSink = (record: SpanRecord, phase: 'start' | 'end') => void;
 
@@ -30,7 +33,11 @@ export class TraceRecorder {
     return this.open(randomBytes(16).toString('hex'), undefined, kind, name, fields);
   }
 
-  /** Every span recorded so far, in start order. */
+  /**
+   * The spans recorded so far, in start order: the most recent
+   * MAX_RETAINED_SPANS at least. Sinks receive every span; this list is for
+   * looking at a live session, and must not grow without end in a long one.
+   */
   get spans(): readonly SpanRecord[] {
     return this.records;
   }
@@ -49,6 +56,8 @@ export class TraceRecorder {
       attributes: this.redactor.value({ ...fields.attributes }),
     };
     this.records.push(record);
+    // Dropped in batches, so the cost per span stays constant.
+    if (this.records.length > 2 * MAX_RETAINED_SPANS) this.records.splice(0, MAX_RETAINED_SPANS);
     this.emit(record, 'start');
     return {
       traceId,

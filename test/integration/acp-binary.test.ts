@@ -8,6 +8,7 @@ import * as acp from '@agentclientprotocol/sdk';
 import { version } from '../../package.json';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
 import { TestClient, type TestClientOptions } from '../support/acp-client';
+import { isolatedEnv } from '../support/isolated-env';
 
 const CROW = resolve(__dirname, '../../dist/crow.js');
 
@@ -55,16 +56,11 @@ describe('crow acp (the bundled binary)', function () {
   function start(options: TestClientOptions = {}, env: Record<string, string> = { ANTHROPIC_API_KEY: 'test-key-123' }): AcpProcess {
     const child = spawn(process.execPath, [CROW, 'acp'], {
       cwd: workspace,
-      env: {
-        PATH: process.env.PATH!,
-        HOME: home,
-        XDG_CONFIG_HOME: join(home, 'config'),
-        XDG_DATA_HOME: join(home, 'data'),
-        XDG_STATE_HOME: join(home, 'state'),
+      env: isolatedEnv(home, {
         ANTHROPIC_BASE_URL: server.anthropicBaseUrl,
         OPENAI_BASE_URL: server.openaiBaseUrl,
         ...env,
-      },
+      }),
     });
     const lines: string[] = [];
     let partial = '';
@@ -241,15 +237,10 @@ describe('crow acp (the bundled binary)', function () {
     );
     const child = spawn(acpx, ['--agent', `${process.execPath} ${CROW} acp`, '--cwd', workspace, '--approve-all', 'exec', 'Fix the typo in greet.ts'], {
       cwd: workspace,
-      env: {
-        PATH: process.env.PATH!,
-        HOME: home,
-        XDG_CONFIG_HOME: join(home, 'config'),
-        XDG_DATA_HOME: join(home, 'data'),
-        XDG_STATE_HOME: join(home, 'state'),
+      env: isolatedEnv(home, {
         ANTHROPIC_API_KEY: 'test-key-123',
         ANTHROPIC_BASE_URL: server.anthropicBaseUrl,
-      },
+      }),
     });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));

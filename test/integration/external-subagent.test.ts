@@ -12,6 +12,7 @@ import type { AgentEvent } from '../../src/engine/events';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
 import { PermissionGate } from '../../src/tools/permissions';
 import { tempWorkspace, toolContext } from '../unit/tools/temp-workspace';
+import { isolatedEnv } from '../support/isolated-env';
 
 const CROW = resolve(__dirname, '../../dist/crow.js');
 const NODE = process.execPath;
@@ -80,15 +81,10 @@ describe('external ACP subagents', function () {
     ws = tempWorkspace();
     home = mkdtempSync(join(tmpdir(), 'crow-ext-home-'));
     progress = [];
-    env = {
-      PATH: process.env.PATH,
-      HOME: home,
-      XDG_CONFIG_HOME: join(home, 'config'),
-      XDG_DATA_HOME: join(home, 'data'),
-      XDG_STATE_HOME: join(home, 'state'),
+    env = isolatedEnv(home, {
       ANTHROPIC_API_KEY: 'test-key-123',
       ANTHROPIC_BASE_URL: server.anthropicBaseUrl,
-    };
+    });
   });
   afterEach(async () => {
     for (const bridge of bridges.splice(0)) {

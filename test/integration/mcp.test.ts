@@ -22,6 +22,7 @@ import { TestClient } from '../support/acp-client';
 import { runTurn } from '../support/engine';
 import { fakeIO } from '../support/fake-io';
 import { ALLOW_ALL } from '../unit/tools/temp-workspace';
+import { isolatedEnv } from '../support/isolated-env';
 
 const ROOT = resolve(__dirname, '../..');
 const EVERYTHING = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
@@ -369,15 +370,10 @@ describe('MCP servers as tools', function () {
       );
       const child = spawn(process.execPath, [CROW, 'acp'], {
         cwd: scratch,
-        env: {
-          PATH: process.env.PATH!,
-          HOME: scratch,
-          XDG_CONFIG_HOME: join(scratch, 'config'),
-          XDG_DATA_HOME: join(scratch, 'data'),
-          XDG_STATE_HOME: join(scratch, 'state'),
+        env: isolatedEnv(scratch, {
           ANTHROPIC_API_KEY: 'test-key',
           ANTHROPIC_BASE_URL: llm.anthropicBaseUrl,
-        },
+        }),
       });
       let stderr = '';
       child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

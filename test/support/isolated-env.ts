@@ -1,0 +1,16 @@
+import { join } from 'node:path';
+
+/**
+ * An environment for a crow child process whose config, data and state all
+ * live under `home` (nothing of the user's own leaks in or out), plus `extra`.
+ */
+export function isolatedEnv(home: string, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, 'config'),
+    XDG_DATA_HOME: join(home, 'data'),
+    XDG_STATE_HOME: join(home, 'state'),
+    ...extra,
+  };
+}
