@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { rgPath } from '@vscode/ripgrep';
+import { ripgrepPath } from '../src/tools/run-ripgrep';
 import { grepTool } from '../src/tools/builtin/grep';
 import { NodeWorkspace } from '../src/tools/node-workspace';
 import { toolContext } from '../test/unit/tools/temp-workspace';
@@ -84,7 +84,7 @@ function generateTree(root: string): number {
 function plainRipgrep(root: string, search: Case): Promise<number> {
   const args = ['--line-number', '--hidden', '--glob=!.git', '--no-require-git', '--engine=auto', ...search.rgFlags];
   return new Promise((resolve, reject) => {
-    const child = spawn(rgPath, [...args, '--regexp', search.args.pattern, '--', root], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = spawn(ripgrepPath(), [...args, '--regexp', search.args.pattern, '--', root], { stdio: ['ignore', 'pipe', 'ignore'] });
     let lines = 0;
     child.stdout.on('data', (chunk: Buffer) => {
       for (const byte of chunk) if (byte === 10) lines++;

@@ -28,6 +28,11 @@ export interface AssemblyContext {
   tools?: readonly Tool[];
   /** A model chosen per role (e.g. from an ACP config option), over the definitions' own. */
   models?: Partial<Record<'primary' | 'coagent', string>>;
+  /**
+   * A provider chosen per role (VS Code settings), over the definitions' own.
+   * A role moved to another provider without a chosen model runs on that provider's default model.
+   */
+  providers?: Partial<Record<'primary' | 'coagent', string>>;
 }
 
 /**
@@ -50,6 +55,12 @@ export function assembleAgent(name: string, context: AssemblyContext): ACPAgent 
   const { flow } = definition;
   const chosen = (role: 'primary' | 'coagent', base: BaseAgentDefinition): BaseAgentDefinition => {
     const model = context.models?.[role];
+    const provider = context.providers?.[role];
+    if (provider !== undefined && provider !== base.provider) {
+      // The definition's model belongs to its own provider; the new one falls back to its default.
+      const { model: _ignored, ...rest } = base;
+      return { ...rest, provider, ...(model !== undefined ? { model } : {}) };
+    }
     return model === undefined ? base : { ...base, model };
   };
   const primaryDefinition = chosen('primary', registry.baseAgent(definition.primary)!);

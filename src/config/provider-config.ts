@@ -127,8 +127,10 @@ export function resolveSettings(
   workspaceRoot: string,
   overrides: ConfigOverrides = {},
   env: NodeJS.ProcessEnv = process.env,
+  /** A front door's own settings (VS Code's), as a document over the project's file. */
+  frontDoor?: SettingsDocument,
 ): Settings {
-  const document = loadSettingsDocument(workspaceRoot, env);
+  const document = loadSettingsDocument(workspaceRoot, env, frontDoor);
   const providers = providerEntries(document, env);
   const provider = overrides.provider ?? env.CROW_PROVIDER ?? document.provider ?? DEFAULT_PROVIDER;
   const entry = providerNamed(providers, provider, 'Unknown provider');
@@ -245,9 +247,12 @@ export function providerApiKey(entry: ProviderEntry, env: NodeJS.ProcessEnv, age
   throw new ConfigError(`No API key for provider "${entry.name}"${who}: set the environment variable ${entry.apiKeyEnv}${hint}.`);
 }
 
-/** The built-in defaults, the user's config.toml and the project's, merged; throws naming every problem in the files. */
-export function loadSettingsDocument(workspaceRoot: string, env: NodeJS.ProcessEnv): SettingsDocument {
-  return mergeDocuments(BUILTIN_DOCUMENT, readValid(globalConfigPath(env)), readValid(projectConfigPath(workspaceRoot)));
+/**
+ * The built-in defaults, the user's config.toml, the project's and a front
+ * door's own settings, merged in that order; throws naming every problem in the files.
+ */
+export function loadSettingsDocument(workspaceRoot: string, env: NodeJS.ProcessEnv, frontDoor: SettingsDocument = {}): SettingsDocument {
+  return mergeDocuments(BUILTIN_DOCUMENT, readValid(globalConfigPath(env)), readValid(projectConfigPath(workspaceRoot)), frontDoor);
 }
 
 function readValid(path: string): SettingsDocument {

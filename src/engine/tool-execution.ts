@@ -5,6 +5,7 @@ import { toolRequestAttributes, toolResultAttributes } from '../telemetry/gen-ai
 import type { Span } from '../telemetry/span';
 import type { Emit } from './model-call';
 import type { ExecutedToolCall } from './turn';
+import { argumentsForDisplay } from '../session/history';
 
 /** What a tool call needs from the agent that runs it. */
 export interface ToolRunScope {
@@ -20,7 +21,7 @@ export interface ToolRunScope {
 
 /** Announces, runs and records one tool call. Never throws. */
 export async function executeToolCall(scope: ToolRunScope, call: ToolCallBlock): Promise<ExecutedToolCall> {
-  const args = parseForDisplay(call.arguments);
+  const args = argumentsForDisplay(call.arguments);
   const tool = announce(scope, call, args);
   const span = scope.span?.child('tool', `execute_tool ${call.name}`, {
     agent: scope.agent,
@@ -46,7 +47,7 @@ export function skipToolCall(
   status: Exclude<ToolStatus, 'success'>,
   reason: string,
 ): ExecutedToolCall {
-  const args = parseForDisplay(call.arguments);
+  const args = argumentsForDisplay(call.arguments);
   announce(scope, call, args);
   return finalize(scope, call, args, failure(status, reason, 0), 0);
 }
@@ -104,12 +105,4 @@ function finalize(
 
 function failure(status: Exclude<ToolStatus, 'success'>, error: string, durationMs: number): ToolResult {
   return { status, output: '', error, metadata: { filesModified: [], durationMs, extra: {} } };
-}
-
-function parseForDisplay(raw: string): unknown {
-  try {
-    return raw.trim() === '' ? {} : JSON.parse(raw);
-  } catch {
-    return raw;
-  }
 }

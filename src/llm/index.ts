@@ -17,7 +17,7 @@ export function providerFor(connection: ProviderConnection, limits: ProviderLimi
   const { entry, model, apiKey } = connection;
   const info = entry.models[model];
   const supportsImages = info?.vision ?? limits.images;
-  const pricing = info?.inputPerMtok !== undefined && info.outputPerMtok !== undefined ? pricingOf(info) : undefined;
+  const pricing = pricingFor(info);
   const options: HttpProviderOptions = {
     apiKey: apiKey ?? 'not-needed',
     model,
@@ -43,10 +43,12 @@ export function createProvider(config: ResolvedConfig): Provider {
   return providerFor({ entry, model: config.model, apiKey: config.apiKey }, config);
 }
 
-function pricingOf(info: ModelInfo): ModelPricing {
+/** A model's prices, when its configuration states both the input and the output price. */
+export function pricingFor(info: ModelInfo | undefined): ModelPricing | undefined {
+  if (info?.inputPerMtok === undefined || info.outputPerMtok === undefined) return undefined;
   return {
-    input: info.inputPerMtok ?? 0,
-    output: info.outputPerMtok ?? 0,
+    input: info.inputPerMtok,
+    output: info.outputPerMtok,
     ...(info.cacheReadPerMtok !== undefined ? { cacheRead: info.cacheReadPerMtok } : {}),
     ...(info.cacheWritePerMtok !== undefined ? { cacheWrite: info.cacheWritePerMtok } : {}),
   };

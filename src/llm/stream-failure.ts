@@ -71,7 +71,8 @@ export function diagnose(error: unknown, profile: ProviderProfile): Diagnosis {
 }
 
 function httpErrorMessage(status: number, detail: string, profile: ProviderProfile): string {
-  const base = `${profile.label} returned HTTP ${status}: ${detail}`;
+  // The advice that follows brings its own full stop.
+  const base = `${profile.label} returned HTTP ${status}: ${detail.replace(/\.\s*$/, '')}`;
   switch (status) {
     case 401:
       return `${base}. Check ${profile.apiKeyEnv}.`;

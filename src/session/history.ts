@@ -38,3 +38,17 @@ export type HistoryEntry =
   | { kind: 'trim_tool_outputs'; before: number; at: number };
 
 export type HistoryEntryKind = HistoryEntry['kind'];
+
+/** A tool call's raw argument text for showing: parsed JSON, or the text itself when a model produced invalid JSON. */
+export function argumentsForDisplay(raw: string): unknown {
+  try {
+    return raw.trim() === '' ? {} : JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+}
+
+/** A user message as text; images appear as a placeholder naming their type. */
+export function userText(blocks: readonly UserBlock[]): string {
+  return blocks.map((block) => (block.type === 'text' ? block.text : `[image: ${block.mimeType}]`)).join('\n');
+}

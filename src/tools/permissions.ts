@@ -64,6 +64,8 @@ export class PermissionGate {
     private readonly forced: Partial<Record<PermissionCategory, PermissionRule>> = {},
     /** "Always" answers, shared by every agent of the session. */
     private readonly remembered = new Map<string, boolean>(),
+    /** Caps on automatic approvals, shared by every agent of the session; none when absent. */
+    private readonly caps?: AutoApproveCaps,
   ) {}
 
   /**
@@ -71,12 +73,12 @@ export class PermissionGate {
    * session's forced rules, sharing the session's remembered answers and asker.
    */
   forPolicy(policy: PermissionPolicy): PermissionGate {
-    return new PermissionGate(policy, this.ask, this.howToAllow, this.forced, this.remembered);
+    return new PermissionGate(policy, this.ask, this.howToAllow, this.forced, this.remembered, this.caps);
   }
 
   /** The gate with `rules` forced for the rest of the session. */
   forcing(rules: Partial<Record<PermissionCategory, PermissionRule>>): PermissionGate {
-    return new PermissionGate(this.policy, this.ask, this.howToAllow, { ...this.forced, ...rules }, this.remembered);
+    return new PermissionGate(this.policy, this.ask, this.howToAllow, { ...this.forced, ...rules }, this.remembered, this.caps);
   }
 
   /** The rules in force: the policy under the session's forced rules. */
@@ -107,7 +109,7 @@ export class PermissionGate {
     }
     const allowCommands =
       mine.execute === 'allow' ? policy.allowCommands : policy.allowCommands.filter((prefix) => commandAllowed(prefix, this.policy.allowCommands));
-    return new PermissionGate({ rules, allowCommands }, this.ask, this.howToAllow, {}, this.remembered);
+    return new PermissionGate({ rules, allowCommands }, this.ask, this.howToAllow, {}, this.remembered, this.caps);
   }
 
   /**
@@ -134,7 +136,8 @@ export class PermissionGate {
     }
   }
 
-  async authorize(request: PermissionRequest, signal: AbortSignal): Promise<PermissionVerdict> {
+  /** The verdict without asking anyone (policy, allow-list, remembered answer); undefined when a person must decide. */
+  private automaticVerdict(request: PermissionRequest): PermissionVerdict | undefined {
     const rule = this.forced[request.category] ?? this.policy.rules[request.category];
     if (rule === 'deny') {
       return { allowed: false, reason: `Permission denied: the policy denies ${request.category} (${request.title}).` };
@@ -143,13 +146,20 @@ export class PermissionGate {
     if (request.command !== undefined && commandAllowed(request.command, this.policy.allowCommands)) {
       return { allowed: true, how: 'policy' };
     }
-    const key = rememberKey(request);
-    const known = this.remembered.get(key);
-    if (known !== undefined) {
-      return known
-        ? { allowed: true, how: 'remembered' }
-        : { allowed: false, reason: `Permission denied: the user rejected ${request.alwaysScope} for this session.` };
+    const known = this.remembered.get(rememberKey(request));
+    if (known === undefined) return undefined;
+    return known
+      ? { allowed: true, how: 'remembered' }
+      : { allowed: false, reason: `Permission denied: the user rejected ${request.alwaysScope} for this session.` };
+  }
+
+  async authorize(request: PermissionRequest, signal: AbortSignal): Promise<PermissionVerdict> {
+    const automatic = this.automaticVerdict(request);
+    if (automatic && !(automatic.allowed && this.caps?.exhausted(request.category))) {
+      if (automatic.allowed) this.caps?.count(request.category);
+      return automatic;
     }
+    const key = rememberKey(request);
     if (!this.ask) {
       return {
         allowed: false,
@@ -157,10 +167,42 @@ export class PermissionGate {
       };
     }
     const answer = await this.ask(request, signal);
+    // A person's yes starts the cap's count over: the next automatic approvals are theirs to cap again.
+    if (answer === 'allow_once' || answer === 'allow_always') this.caps?.restart(request.category);
     if (answer === 'allow_always') this.remembered.set(key, true);
     if (answer === 'reject_always') this.remembered.set(key, false);
     if (answer === 'allow_once' || answer === 'allow_always') return { allowed: true, how: 'user' };
     return { allowed: false, reason: `Permission denied by the user: ${request.title}. Do not retry it; ask or try another way.` };
+  }
+}
+
+/**
+ * Caps on approvals nobody was asked for: after `limits[category]` automatic
+ * approvals (by the policy or a remembered "always") since the last `reset`
+ * or the last yes from a person, the next call of that category is asked
+ * again. Front doors reset the counts at each prompt.
+ */
+export class AutoApproveCaps {
+  private readonly counts = new Map<PermissionCategory, number>();
+
+  /** Most automatic approvals per category; a front door may change them between prompts. */
+  constructor(public limits: Partial<Record<PermissionCategory, number>>) {}
+
+  exhausted(category: PermissionCategory): boolean {
+    const limit = this.limits[category];
+    return limit !== undefined && limit > 0 && (this.counts.get(category) ?? 0) >= limit;
+  }
+
+  count(category: PermissionCategory): void {
+    this.counts.set(category, (this.counts.get(category) ?? 0) + 1);
+  }
+
+  restart(category: PermissionCategory): void {
+    this.counts.delete(category);
+  }
+
+  reset(): void {
+    this.counts.clear();
   }
 }
 

@@ -1,10 +1,47 @@
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
-import { rgPath } from '@vscode/ripgrep';
 import { commandEnvironment } from './node-exec';
 import { WorkspaceError } from './workspace';
 
 const MAX_STDERR_CHARS = 8_000;
+
+/** Where a front door found rg when the npm package's binary is not beside the code (the packaged extension). */
+let fallbackRipgrep: string | undefined;
+
+/**
+ * Uses this rg binary when the one of the @vscode/ripgrep package is missing:
+ * a bundled build (the .vsix) has no node_modules, and VS Code ships its own rg.
+ */
+export function useRipgrepFallback(path: string): void {
+  fallbackRipgrep = path;
+}
+
+/** The package's binary once looked for; null when it is not installed. */
+let packaged: string | null | undefined;
+
+/** The rg to run: CROW_RG_PATH, else the npm package's binary, else the front door's fallback, else rg on PATH. */
+export function ripgrepPath(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.CROW_RG_PATH) return env.CROW_RG_PATH;
+  packaged ??= packagedRipgrep() ?? null;
+  return packaged ?? fallbackRipgrep ?? 'rg';
+}
+
+/**
+ * The binary @vscode/ripgrep installs for this platform, found the way that
+ * package finds it (its platform package) but without loading the package:
+ * it is an ES module that cannot be bundled into our CommonJS builds.
+ * Undefined where node_modules is absent (the .vsix).
+ */
+function packagedRipgrep(): string | undefined {
+  const binary = process.platform === 'win32' ? 'rg.exe' : 'rg';
+  try {
+    const path = require.resolve(`@vscode/ripgrep-${process.platform}-${process.env.npm_config_arch || process.arch}/bin/${binary}`);
+    return existsSync(path) ? path : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 export interface RipgrepOptions {
   /** What ends each record on stdout. */
@@ -29,7 +66,8 @@ export function runRipgrep(args: string[], options: RipgrepOptions): Promise<Rip
   const { signal } = options;
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
-    const child = spawn(rgPath, args, { env: searchEnvironment(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const command = ripgrepPath();
+    const child = spawn(command, args, { env: searchEnvironment(), stdio: ['ignore', 'pipe', 'pipe'] });
     const records = new RecordSplitter(options.separator);
     let stopped = false;
     let failure: unknown;
@@ -57,7 +95,7 @@ export function runRipgrep(args: string[], options: RipgrepOptions): Promise<Rip
     });
     child.on('error', (err) => {
       signal.removeEventListener('abort', stop);
-      reject(new WorkspaceError(`Could not start ripgrep (${rgPath}): ${err.message}`));
+      reject(new WorkspaceError(`Could not start ripgrep (${command}): ${err.message}. Install ripgrep, or set CROW_RG_PATH to an rg binary.`));
     });
     child.on('close', (exitCode) => {
       signal.removeEventListener('abort', stop);

@@ -1,3 +1,4 @@
+import type { RoleModels } from '../../agents/role-models';
 import type { ACPAgent } from '../../agents/acp-agent';
 import type { McpServerConfig } from '../../mcp/server-config';
 import type { AgentRole } from '../../session/acp-session';
@@ -12,12 +13,7 @@ export interface CatalogEntry {
   description: string;
 }
 
-/** The models offered for one role of an agent; `current` is among `options`. */
-export interface RoleModels {
-  role: AgentRole;
-  current: string;
-  options: string[];
-}
+export type { RoleModels } from '../../agents/role-models';
 
 /** A model chosen per role; an absent role keeps the catalog's current model. */
 export type ModelChoice = Partial<Record<AgentRole, string>>;

@@ -1,17 +1,16 @@
 import { assembleAgent, defaultAgentName } from '../../agents/assemble';
 import { contextWindowFor } from '../../agents/definition-agent';
 import { AgentRegistry } from '../../config/agent-registry';
-import type { BaseAgentDefinition } from '../../config/agent-definitions';
 import { policyFromConfig } from '../../config/permission-config';
 import { PromptRegistry } from '../../config/prompts';
-import { agentModel, ConfigError, resolveSettings, type Settings } from '../../config/provider-config';
-import type { AgentRole } from '../../session/acp-session';
+import { agentModel, resolveSettings } from '../../config/provider-config';
 import { dataHome } from '../../config/paths';
 import { SessionStore } from '../../session/session-store';
 import { builtinTools } from '../../tools/registry';
 import { SubagentRunner } from '../../agents/subagent-runner';
 import { serversFromSettings } from '../../mcp/server-config';
-import type { AgentCatalog, RoleModels } from './agent-catalog';
+import { roleModels } from '../../agents/role-models';
+import type { AgentCatalog } from './agent-catalog';
 import { missingApiKeys } from './default-keys';
 
 /**
@@ -54,25 +53,4 @@ export function defaultCatalog(cwd: string, env: NodeJS.ProcessEnv, warn: (messa
       new SubagentRunner({ registry, settings, workspace, prompts, env, tools: [...tools, ...sessionTools], store: new SessionStore({ dataHome: dataHome(env) }) }),
     mcpServers: () => serversFromSettings(settings.mcpServers, env),
   };
-}
-
-function roleModels(agent: string, registry: AgentRegistry, settings: Settings): RoleModels[] {
-  const definition = registry.acpAgent(agent);
-  if (!definition) throw new ConfigError(`Unknown agent "${agent}" (see crow agents list).`);
-  const roles: [AgentRole, string | undefined][] = [
-    ['primary', definition.primary],
-    ['coagent', definition.flow.kind === 'coagent' ? definition.coagent : undefined],
-  ];
-  return roles.flatMap(([role, name]) => {
-    const base = name !== undefined ? registry.baseAgent(name) : undefined;
-    return base ? [{ role, ...modelsFor(base, settings) }] : [];
-  });
-}
-
-/** The base agent's current model and the others its provider lists. */
-function modelsFor(base: BaseAgentDefinition, settings: Settings): { current: string; options: string[] } {
-  const { provider, model } = agentModel(settings, base);
-  const entry = settings.providers[provider];
-  const current = model ?? entry?.defaultModel ?? settings.model;
-  return { current, options: [...new Set([current, ...Object.keys(entry?.models ?? {})])] };
 }

@@ -9,6 +9,7 @@ import type { ToolKind } from '../../tools/tool';
 import { hunkDiffs, resultContent } from './tool-call-content';
 import { quote } from './client-text';
 import { callKey, type ToolCallIds } from './update-translator';
+import { argumentsForDisplay, userText } from '../../session/history';
 
 interface Step {
   role: AgentRole;
@@ -50,7 +51,7 @@ class Replay {
         if (entry.from === undefined && role === 'primary') {
           return entry.content.map((block) => ({ sessionUpdate: 'user_message_chunk', content: contentBlock(block), messageId }));
         }
-        return [thought(`${entry.from ?? 'user'} → ${agent}:\n${quote(textOf(entry.content))}`, messageId)];
+        return [thought(`${entry.from ?? 'user'} → ${agent}:\n${quote(userText(entry.content))}`, messageId)];
       case 'assistant_text':
         return role === 'primary'
           ? [{ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: entry.text }, messageId }]
@@ -73,7 +74,7 @@ class Replay {
 
   private toolCall(agent: string, label: string, entry: Extract<HistoryEntry, { kind: 'tool_call' }>): SessionUpdate {
     const tool = this.tools.get(entry.name);
-    const args = parsed(entry.arguments);
+    const args = argumentsForDisplay(entry.arguments);
     const call = { id: this.ids.allocate(entry.id), kind: tool?.kind ?? 'other' };
     this.calls.set(callKey(agent, entry.id), call);
     return {
@@ -110,16 +111,4 @@ function thought(text: string, messageId: string): SessionUpdate {
 
 function contentBlock(block: UserBlock): ContentBlock {
   return block.type === 'text' ? { type: 'text', text: block.text } : { type: 'image', data: block.data, mimeType: block.mimeType };
-}
-
-function textOf(blocks: UserBlock[]): string {
-  return blocks.map((block) => (block.type === 'text' ? block.text : `[image: ${block.mimeType}]`)).join('\n');
-}
-
-function parsed(raw: string): unknown {
-  try {
-    return raw.trim() === '' ? {} : JSON.parse(raw);
-  } catch {
-    return raw;
-  }
 }

@@ -1,10 +1,10 @@
 import { resolve } from 'node:path';
 import type { SessionUpdate, ToolCallContent, ToolCallUpdate } from '@agentclientprotocol/sdk';
-import { type AgentEvent, type ReviewVerdict, type RunStatus, type TurnStopReason, unreachable } from '../../engine/events';
+import { type AgentEvent, type RunStatus, type TurnStopReason, unreachable } from '../../engine/events';
 import type { Usage } from '../../llm/types';
 import type { TodoItem } from '../../tools/todos';
 import type { ToolKind, ToolResult } from '../../tools/tool';
-import { agentLabel, quote } from './client-text';
+import { agentLabel, quote, verdictText } from './client-text';
 import { type Channel, TextChunks } from './text-chunks';
 import { diffContent, type ReadText, resultContent } from './tool-call-content';
 import type { UpdateSink } from './update-sink';
@@ -271,19 +271,6 @@ export function callKey(agent: string, callId: string): string {
 
 function terminalContent(call: CallState): ToolCallContent[] {
   return call.terminals.map((terminalId) => ({ type: 'terminal', terminalId }));
-}
-
-function verdictText(reviewer: string, primary: string, round: number, verdict: ReviewVerdict): string {
-  switch (verdict) {
-    case 'approved':
-      return `${reviewer} approved ${primary}'s work (round ${round}).`;
-    case 'feedback':
-      return `${reviewer} sent ${primary}'s work back with feedback (round ${round}).`;
-    case 'cancelled':
-      return `${reviewer}'s review was cancelled (round ${round}).`;
-    case 'error':
-      return `${reviewer}'s review failed (round ${round}).`;
-  }
 }
 
 function seconds(ms: number): string {

@@ -3,9 +3,10 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { dataHome } from '../../config/paths';
 import { GitError } from '../../session/git-runner';
-import { GitSnapshotManager, type DiffStat } from '../../session/git-snapshots';
+import { GitSnapshotManager } from '../../session/git-snapshots';
 import { RestoreError } from '../../session/snapshot-restore';
 import { UndoLog, type UndoEntry } from '../../session/undo-log';
+import { countFiles, planRestore, type PlannedChange } from '../../session/undo-plan';
 import type { FileChange } from '../../tools/snapshots';
 import { UsageError, type CliIO } from './cli-io';
 import { styleFor, type Style } from './terminal-style';
@@ -26,9 +27,6 @@ Options:
 
 Exit codes: 0 restored or nothing to restore, 1 nothing to undo, declined or
 failed, 2 bad usage or no terminal to confirm on (re-run with --yes), 130 cancelled.`;
-
-/** A file the restore will change, from the restore's point of view, with its line counts. */
-type PlannedChange = FileChange & Omit<DiffStat, 'path'>;
 
 export async function undoCommand(argv: string[], io: CliIO): Promise<number> {
   const { values } = parseArgs({
@@ -110,17 +108,6 @@ async function undo(
   }
 }
 
-/** What restore() would change now, read without touching the workspace. */
-async function planRestore(snapshots: GitSnapshotManager, snapshot: string, signal: AbortSignal): Promise<PlannedChange[]> {
-  const now = await snapshots.track(signal);
-  const [changes, stats] = await Promise.all([
-    snapshots.changes(now, snapshot, signal),
-    snapshots.diffStat(now, snapshot, undefined, signal),
-  ]);
-  const byPath = new Map(stats.map((stat) => [stat.path, stat]));
-  return changes.map((change) => ({ added: 0, removed: 0, binary: false, ...byPath.get(change.path), ...change }));
-}
-
 function renderPlan(entry: UndoEntry, plan: readonly PlannedChange[], style: Style): string {
   const width = plan.reduce((max, change) => Math.max(max, change.path.length), 0);
   const largest = plan.reduce((max, change) => Math.max(max, change.added + change.removed), 0);
@@ -145,15 +132,6 @@ function renderApplied(applied: readonly FileChange[], plan: readonly PlannedCha
   if (asPlanned) return `Restored ${countFiles(applied)}.\n`;
   const lines = applied.map((change) => `  ${change.status.padEnd(8)}  ${change.path}`);
   return [`Restored ${countFiles(applied)} (the workspace changed while you decided):`, ...lines, ''].join('\n');
-}
-
-/** "3 files: 1 modified, 1 deleted, 1 added" */
-function countFiles(changes: readonly FileChange[]): string {
-  const counts = (['modified', 'deleted', 'added'] as const)
-    .map((status) => [status, changes.filter((change) => change.status === status).length] as const)
-    .filter(([, count]) => count > 0)
-    .map(([status, count]) => `${count} ${status}`);
-  return `${changes.length} file${changes.length === 1 ? '' : 's'}: ${counts.join(', ')}`;
 }
 
 function statusLabel(status: FileChange['status'], style: Style): string {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { defineTool } from '../../../src/tools/define-tool';
 import {
+  AutoApproveCaps,
   commandAllowed,
   DEFAULT_POLICY,
   PermissionGate,
@@ -68,6 +69,19 @@ describe('permission gate', () => {
     ]);
     assert.equal(asked[0]!.agent, 'tester');
     assert.equal(asked[0]!.category, 'execute');
+  });
+
+  it('asks again once a cap on automatic approvals is reached, and counts afresh after a yes or a new prompt', async () => {
+    const { ask, asked } = scriptedAsk(['allow_once', 'reject_once']);
+    const caps = new AutoApproveCaps({ execute: 2 });
+    const gate = new PermissionGate(policy({ execute: 'allow' }), ask, undefined, {}, new Map(), caps).forPolicy(policy({ execute: 'allow' }));
+    const statuses = [];
+    for (const command of ['ls', 'pwd', 'date', 'whoami', 'id', 'uname']) statuses.push((await call(gate, command)).status);
+    // Two automatic, the third asked (yes), two automatic again, the sixth asked (no).
+    assert.deepEqual(statuses, ['success', 'success', 'success', 'success', 'success', 'error']);
+    assert.deepEqual(asked.map((r) => r.command), ['date', 'uname']);
+    caps.reset();
+    assert.equal((await call(gate, 'ls')).status, 'success', 'a new prompt starts the count over');
   });
 
   it('remembers "never" as a denial without asking again', async () => {
