@@ -1,7 +1,9 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { dataHome } from '../config/paths';
 import type { SpanRecord } from '../telemetry/span';
+import { mergeSpanRecords } from '../telemetry/stored-spans';
 import type { TodoItem } from '../tools/todos';
 import { ACPSession, type AgentRole, type Interruption, type ThoughtLevel } from './acp-session';
 import type { HistoryEntry } from './history';
@@ -47,13 +49,15 @@ export interface SessionStoreOptions {
 }
 
 /** What a session needs from its front door to run again after a load. */
-export type SessionDependencies = Pick<ConstructorParameters<typeof ACPSession>[0], 'permissions' | 'snapshots'>;
+export type SessionDependencies = Pick<ConstructorParameters<typeof ACPSession>[0], 'permissions' | 'snapshots' | 'trace'>;
 
 /**
  * Sessions on disk: `meta.json` (rewritten atomically), one append-only
- * `<internal id>.jsonl` history per internal agent, and `trace.jsonl` with
- * every finished span. Each history entry is written (write(2)) before the
- * event announcing it is emitted, so a kill -9 loses at most the entry being
+ * `<internal id>.jsonl` history per internal agent, `trace.jsonl` with every
+ * span when it starts and again when it ends (see mergeSpanRecords), and,
+ * while a process has the session attached, `writer.json` naming that
+ * process. Each history entry is written (write(2)) before the event
+ * announcing it is emitted, so a kill -9 loses at most the entry being
  * written, and a torn last line is skipped with a warning on load.
  */
 export class SessionStore {
@@ -86,17 +90,20 @@ export class SessionStore {
       session.todos.onChange(save),
     ];
     for (const { role, session: internal } of session.internalSessions()) track(role, internal);
+    // Starts too, so a viewer following the file shows spans while they run.
     session.trace.addSink((record, phase) => {
-      if (phase !== 'end') return;
       traces.append(record);
-      if (record.kind === 'prompt') save();
+      if (phase === 'end' && record.kind === 'prompt') save();
     });
+    const writer = join(folder, WRITER_FILE);
+    writeFileSync(writer, JSON.stringify({ pid: process.pid, hostname: hostname(), since: Date.now() } satisfies TraceWriter));
     save();
     return {
       save,
       close: () => {
         for (const unsubscribe of unsubscribers) unsubscribe();
         for (const appender of appenders) appender.close();
+        rmSync(writer, { force: true });
       },
     };
   }
@@ -124,9 +131,37 @@ export class SessionStore {
     return new Map(meta.internal.map((m) => [m.id, readJsonl<HistoryEntry>(join(this.folderOf(id), `${m.id}.jsonl`), this.warn)]));
   }
 
+  /** The session's spans, one record each (the ended one once a span ended), in start order of the file. */
   spans(id: string): SpanRecord[] {
     this.meta(id);
-    return readJsonl<SpanRecord>(join(this.folderOf(id), 'trace.jsonl'), this.warn);
+    return mergeSpanRecords(readJsonl<SpanRecord>(this.traceFile(id), this.warn));
+  }
+
+  /** The append-only file of span start and end records, for following a running session. */
+  traceFile(id: string): string {
+    return join(this.folderOf(id), 'trace.jsonl');
+  }
+
+  /**
+   * Whether a live process has the session attached now, so its spans that
+   * have not ended are running rather than left unfinished by a process that
+   * died. A writer on another host cannot be checked and counts as live.
+   */
+  isRecording(id: string): boolean {
+    let writer: TraceWriter;
+    try {
+      writer = JSON.parse(readFileSync(join(this.folderOf(id), WRITER_FILE), 'utf8')) as TraceWriter;
+    } catch {
+      return false;
+    }
+    if (writer.hostname !== hostname()) return true;
+    try {
+      process.kill(writer.pid, 0);
+      return true;
+    } catch (err) {
+      // EPERM: the process exists but belongs to someone else.
+      return (err as NodeJS.ErrnoException).code === 'EPERM';
+    }
   }
 
   /** Rebuilds a session to continue it (same id, same agents, same histories); call attach() to keep storing it. */
@@ -197,6 +232,15 @@ export class SessionStore {
     writeFileSync(`${file}.tmp`, JSON.stringify(meta, null, 2));
     renameSync(`${file}.tmp`, file);
   }
+}
+
+/** Written on attach and removed on close: who records the session's spans now. */
+const WRITER_FILE = 'writer.json';
+
+interface TraceWriter {
+  pid: number;
+  hostname: string;
+  since: number;
 }
 
 /** Session ids name folders: nothing that could leave the sessions folder. */

@@ -28,6 +28,12 @@ export class TraceRecorder {
     this.sinks.push(sink);
   }
 
+  /** Stops handing spans to `sink` (e.g. a trace panel that was closed). */
+  removeSink(sink: SpanSink): void {
+    const index = this.sinks.indexOf(sink);
+    if (index >= 0) this.sinks.splice(index, 1);
+  }
+
   /** Starts a root span in a new trace. */
   startTrace(kind: SpanKind, name: string, fields: SpanFields = {}): Span {
     return this.open(randomBytes(16).toString('hex'), undefined, kind, name, fields);
@@ -75,7 +81,8 @@ export class TraceRecorder {
   }
 
   private emit(record: SpanRecord, phase: 'start' | 'end'): void {
-    for (const sink of this.sinks) {
+    // A copy: a sink may remove itself while it is told.
+    for (const sink of [...this.sinks]) {
       try {
         sink(record, phase);
       } catch {

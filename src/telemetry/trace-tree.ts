@@ -22,12 +22,15 @@ export function buildTraceTrees(spans: readonly SpanRecord[]): TraceNode[] {
 /**
  * The tree as text, seed 002 style:
  * ├─ [builder] invoke_agent builder (8.2s) ✓ 1,234 in · 56 out
+ * A span that has not ended reads "(running)" while `recording` (a live
+ * process is still writing the trace), else "(unfinished)".
  */
-export function renderTraceTree(roots: TraceNode[]): string {
+export function renderTraceTree(roots: TraceNode[], options: { recording?: boolean } = {}): string {
+  const open = options.recording ? ' (running) …' : ' (unfinished) …';
   const lines: string[] = [];
   const walk = (node: TraceNode, prefix: string, last: boolean, depth: number): void => {
     const branch = depth === 0 ? '' : last ? '└─ ' : '├─ ';
-    lines.push(`${prefix}${branch}${describe(node.span)}`);
+    lines.push(`${prefix}${branch}${describe(node.span, open)}`);
     const childPrefix = depth === 0 ? '' : `${prefix}${last ? '   ' : '│  '}`;
     node.children.forEach((child, i) => walk(child, childPrefix, i === node.children.length - 1, depth + 1));
   };
@@ -38,10 +41,11 @@ export function renderTraceTree(roots: TraceNode[]): string {
   return lines.join('\n');
 }
 
-function describe(span: SpanRecord): string {
+function describe(span: SpanRecord, open: string): string {
   const who = span.agent ? `[${span.agent}${span.role ? `/${span.role}` : ''}] ` : '';
-  const took = span.end !== undefined ? ` (${duration(span.end - span.start)})` : ' (running)';
-  const mark = span.status === 'ok' ? '✓' : span.status === 'cancelled' ? '⊘ cancelled' : span.status === 'error' ? '✗' : '…';
+  if (span.end === undefined) return `${who}${span.name}${open}${details(span)}`;
+  const took = ` (${duration(span.end - span.start)})`;
+  const mark = span.status === 'cancelled' ? '⊘ cancelled' : span.status === 'error' ? '✗' : '✓';
   const problem = span.status === 'error' && span.statusMessage ? ` ${firstLine(span.statusMessage, 120)}` : '';
   return `${who}${span.name}${took} ${mark}${problem}${details(span)}`;
 }

@@ -1,69 +1,16 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import * as esbuild from 'esbuild';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { serveTrace, type TraceServer } from '../../src/adapters/cli/trace-serve';
 import { SessionStore } from '../../src/session/session-store';
 import type { SpanRecord } from '../../src/telemetry/span';
-import { TraceRecorder } from '../../src/telemetry/trace-recorder';
+import { buildViewer, EPOCH, launchChromium, recordFixture, requireChromium, watchedPage, XSS } from './trace-viewer-chromium';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = resolve(__dirname, '..', 'artifacts');
-const XSS = '<script>window.__xss = 1</script><img src=x onerror="window.__xss = 2">';
 const SESSION = 'viewer-session';
-
-/** A small recorded session: a prompt, builder and reviewer turns, a subagent, LLM calls, tools (one failing) and a handoff. */
-function recordFixture(): SpanRecord[] {
-  const ended: SpanRecord[] = [];
-  const recorder = new TraceRecorder([(record, phase) => phase === 'end' && ended.push(structuredClone(record))]);
-  const prompt = recorder.startTrace('prompt', 'prompt', { attributes: { 'crow.prompt': XSS } });
-  const builder = prompt.child('agent_turn', 'invoke_agent builder', { agent: 'builder', role: 'primary' });
-  const llm = builder.child('llm_call', 'chat claude-sonnet-4-5', { agent: 'builder' });
-  llm.set({
-    'gen_ai.provider.name': 'anthropic',
-    'gen_ai.request.model': 'claude-sonnet-4-5',
-    'gen_ai.usage.input_tokens': 1234,
-    'gen_ai.usage.output_tokens': 56,
-    'gen_ai.usage.cache_read.input_tokens': 1000,
-    'gen_ai.usage.reasoning.output_tokens': 7,
-    'crow.time_to_first_token_ms': 420,
-    'crow.cost_usd': 0.0123,
-    'gen_ai.response.finish_reasons': ['tool_use'],
-  });
-  llm.end('ok');
-  const tool = builder.child('tool', 'execute_tool bash', { agent: 'builder', attributes: { 'gen_ai.tool.name': 'bash', 'gen_ai.tool.call.arguments': '{"command":"make"}' } });
-  tool.end('error', 'make: *** No rule to make target');
-  const edit = builder.child('tool', 'execute_tool write_file', { agent: 'builder', attributes: { 'crow.tool.files_modified': ['a.txt'], 'crow.tool.status': 'success' } });
-  edit.end('ok');
-  const sub = builder.child('subagent', 'invoke_agent explorer', { agent: 'explorer', role: 'subagent' });
-  sub.child('llm_call', 'chat gpt-5-mini', { agent: 'explorer', attributes: { 'gen_ai.request.model': 'gpt-5-mini' } }).end('ok');
-  sub.end('ok');
-  const handoff = builder.child('handoff', 'handoff review', { agent: 'builder', attributes: { 'crow.handoff.to': 'reviewer', 'crow.handoff.purpose': 'review', 'crow.handoff.text': 'Please review a.txt' } });
-  handoff.end('ok');
-  builder.end('ok');
-  const reviewer = prompt.child('agent_turn', 'invoke_agent reviewer', { agent: 'reviewer', role: 'reviewer' });
-  reviewer.end('ok');
-  prompt.end('ok');
-  return ended.map((span) => ({ ...span, start: EPOCH + TIMES[span.name]!.start, end: EPOCH + TIMES[span.name]!.end }));
-}
-
-const EPOCH = Date.UTC(2026, 0, 1, 12);
-
-/** Start and end (ms after EPOCH) per span name, so the waterfall shows latency and the subagent overlapping the tools. */
-const TIMES: Record<string, { start: number; end: number }> = {
-  prompt: { start: 1_000, end: 9_000 },
-  'invoke_agent builder': { start: 1_010, end: 7_000 },
-  'chat claude-sonnet-4-5': { start: 1_020, end: 3_000 },
-  'execute_tool bash': { start: 3_010, end: 4_500 },
-  'execute_tool write_file': { start: 4_510, end: 4_600 },
-  'invoke_agent explorer': { start: 3_020, end: 6_000 },
-  'chat gpt-5-mini': { start: 3_100, end: 5_900 },
-  'handoff review': { start: 6_900, end: 6_950 },
-  'invoke_agent reviewer': { start: 7_000, end: 9_000 },
-};
 
 function hostRequest(url: string, host: string): Promise<{ status: number; csp: string | undefined }> {
   return new Promise((resolvePromise, reject) => {
@@ -87,13 +34,10 @@ describe('trace viewer in headless Chromium', function () {
   const problems: string[] = [];
 
   before(async function () {
-    if (!existsSync(CHROMIUM)) {
-      console.warn(`    skipped: no ${CHROMIUM}; install Debian's chromium (apt-get install -y chromium) to run the trace viewer tests`);
-      this.skip();
-    }
+    requireChromium(this);
     base = mkdtempSync(join(tmpdir(), 'crow-trace-viewer-'));
     const assetsDir = join(base, 'webview');
-    await esbuild.build({ entryPoints: { viewer: 'webview/trace-viewer/main.ts' }, outdir: assetsDir, bundle: true, platform: 'browser', format: 'iife', logLevel: 'error' });
+    await buildViewer(assetsDir);
     const store = new SessionStore({ dataHome: join(base, 'data') });
     const folder = join(store.root, SESSION);
     mkdirSync(folder, { recursive: true });
@@ -103,10 +47,7 @@ describe('trace viewer in headless Chromium', function () {
     writeFileSync(traceFile, fixture.map((span) => `${JSON.stringify(span)}\n`).join(''));
     server = await serveTrace({ traceFile, readSpans: () => store.spans(SESSION), assetsDir });
     browser = await launchChromium(join(base, 'profile'));
-    page = await browser.newPage();
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    // The browser's own request for /favicon.ico is answered 404 and logged; anything else is a problem.
-    page.on('console', (message) => message.type() === 'error' && !message.text().includes('404') && problems.push(`console: ${message.text()}`));
+    page = await watchedPage(browser, problems);
     await page.goto(server.url);
     await page.waitForSelector('html[data-span-count="9"] .row');
   });
@@ -203,13 +144,3 @@ describe('trace viewer in headless Chromium', function () {
     assert.deepEqual(problems, []);
   });
 });
-
-/** Debian's chromium, headless, offline, with a fresh profile (playwright passes it as --user-data-dir). */
-function launchChromium(profile: string): Promise<BrowserContext> {
-  return chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: { width: 1400, height: 700 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-}

@@ -9,31 +9,41 @@ import { el } from './virtual-tree';
 
 type Field = [label: string, value: string];
 
-export function renderDetails(panel: HTMLElement, span: SpanRecord | undefined, totals: Totals | undefined): void {
+/** What the panel shows of a span: `now` (set while the trace is recorded) times the spans still running. */
+export interface DetailsView {
+  span: SpanRecord | undefined;
+  totals: Totals | undefined;
+  now: number | undefined;
+}
+
+export function renderDetails(panel: HTMLElement, { span, totals, now }: DetailsView): void {
   if (!span) {
     panel.replaceChildren(paragraph('Select a span to see its details.'));
     return;
   }
   const heading = el('h2', 'details-title');
   heading.textContent = span.name;
-  const sections = [heading, table('Span', spanFields(span)), table(kindTitle(span), kindFields(span))];
+  const sections = [heading, table('Span', spanFields(span, now)), table(kindTitle(span), kindFields(span))];
   if (totals) sections.push(table('Totals', totalFields(totals)));
   const attributes = Object.entries(span.attributes).map(([key, value]): Field => [key, text(value)]);
   sections.push(table('Attributes', attributes));
   panel.replaceChildren(...sections);
 }
 
-function spanFields(span: SpanRecord): Field[] {
+function spanFields(span: SpanRecord, now: number | undefined): Field[] {
+  const status = statusOf(span, now !== undefined);
+  const took = span.end !== undefined ? duration(span.end - span.start) : now !== undefined ? `${duration(now - span.start)} so far` : 'never ended';
   const fields: Field[] = [
     ['kind', span.kind],
-    ['status', statusOf(span)],
+    ['status', status],
     ['agent', span.agent ?? ''],
     ['role', span.role ?? ''],
-    ['duration', span.end !== undefined ? duration(span.end - span.start) : 'running'],
+    ['duration', took],
     ['started', new Date(span.start).toISOString()],
     ['span id', span.spanId],
   ];
   if (span.statusMessage) fields.push(['message', span.statusMessage]);
+  if (status === 'unfinished') fields.push(['note', 'The process recording this session stopped before this span ended.']);
   return fields.filter(([, value]) => value !== '');
 }
 

@@ -23,14 +23,19 @@ export function text(value: AttributeValue | undefined): string {
   return Array.isArray(value) ? value.join(', ') : String(value);
 }
 
-/** "running" while open, else the status (a span ended without one counts as ok). */
-export function statusOf(span: SpanRecord): 'ok' | 'error' | 'cancelled' | 'running' {
-  return span.end === undefined ? 'running' : (span.status ?? 'ok');
+export type Status = 'ok' | 'error' | 'cancelled' | 'running' | 'unfinished';
+
+/**
+ * The status of an ended span (one ended without a status counts as ok); a
+ * span that has not ended is "running" while a live process records the
+ * trace, else "unfinished" (its process stopped before it ended).
+ */
+export function statusOf(span: SpanRecord, recording: boolean): Status {
+  if (span.end === undefined) return recording ? 'running' : 'unfinished';
+  return span.status ?? 'ok';
 }
 
-export function statusMark(span: SpanRecord): string {
-  return { ok: '✓', error: '✗', cancelled: '⊘', running: '…' }[statusOf(span)];
-}
+export const STATUS_MARKS: Record<Status, string> = { ok: '✓', error: '✗', cancelled: '⊘', running: '…', unfinished: '?' };
 
 /** The one-line summary shown after a span's name in the tree. */
 export function summary(span: SpanRecord): string {

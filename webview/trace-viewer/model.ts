@@ -1,15 +1,17 @@
 /**
  * The spans of one session, keyed by spanId (a record received again replaces
- * the old one in place), and the rows the tree shows for a given filter and
- * set of collapsed spans. The tree is rebuilt lazily after changes.
+ * the old one in place: a span arrives when it starts and again when it
+ * ends), and the rows the tree shows for a given filter and set of collapsed
+ * spans. The tree is rebuilt lazily after changes.
  */
 import type { SpanKind, SpanRecord } from '../../src/telemetry/span';
-import { num, statusOf, text } from './format';
+import { supersedes } from '../../src/telemetry/stored-spans';
+import { num, statusOf, text, type Status } from './format';
 
 export interface Filter {
   agent: string;
   kind: SpanKind | '';
-  status: ReturnType<typeof statusOf> | '';
+  status: Status | '';
   /** Lower-case text looked for in names, agents, messages and attribute values. */
   search: string;
 }
@@ -36,15 +38,51 @@ interface Node {
 }
 
 export class TraceModel {
+  /** Whether a live process records the trace: its spans that have not ended are running, not unfinished. */
+  recording = false;
   private readonly spans = new Map<string, SpanRecord>();
+  private readonly open = new Set<string>();
   private readonly searchText = new Map<string, string>();
   private roots: Node[] | undefined;
   private nodes = new Map<string, Node>();
+  private readonly reach = new Map<string, number>();
 
+  /** Adds or replaces a span; a late start record never turns an ended span back into a running one. */
   upsert(span: SpanRecord): void {
+    if (!supersedes(span, this.spans.get(span.spanId))) return;
     this.spans.set(span.spanId, span);
+    if (span.end === undefined) this.open.add(span.spanId);
+    else this.open.delete(span.spanId);
     this.searchText.delete(span.spanId);
     this.roots = undefined;
+  }
+
+  /** Whether any span has not ended yet (the waterfall then grows with the clock while recording). */
+  get running(): boolean {
+    return this.recording && this.open.size > 0;
+  }
+
+  statusOf(span: SpanRecord): Status {
+    return statusOf(span, this.recording);
+  }
+
+  /** The tool span of a tool call, by the call id the engine puts on it. */
+  toolSpan(callId: string): SpanRecord | undefined {
+    for (const span of this.spans.values()) {
+      if (span.kind === 'tool' && span.attributes['gen_ai.tool.call.id'] === callId) return span;
+    }
+    return undefined;
+  }
+
+  /** The spans above `spanId`, nearest first. */
+  ancestors(spanId: string): string[] {
+    const found: string[] = [];
+    let parent = this.spans.get(spanId)?.parentSpanId;
+    while (parent !== undefined && this.spans.has(parent) && !found.includes(parent)) {
+      found.push(parent);
+      parent = this.spans.get(parent)?.parentSpanId;
+    }
+    return found;
   }
 
   get(spanId: string): SpanRecord | undefined {
@@ -63,14 +101,18 @@ export class TraceModel {
     return [...new Set(this.all().flatMap((span) => (span.agent ? [span.agent] : [])))].sort();
   }
 
-  /** Earliest start and latest end (or start, for open spans) over all spans. */
-  bounds(): { start: number; end: number } {
+  /**
+   * Earliest start and latest end over all spans; an open span counts as
+   * ending at `now` while the trace is recorded, else where it started.
+   */
+  bounds(now: number): { start: number; end: number } {
     let start = Infinity;
     let end = -Infinity;
     for (const span of this.spans.values()) {
       start = Math.min(start, span.start);
       end = Math.max(end, span.end ?? span.start);
     }
+    if (this.running) end = Math.max(end, now);
     return start === Infinity ? { start: 0, end: 1 } : { start, end: Math.max(end, start + 1) };
   }
 
@@ -98,6 +140,19 @@ export class TraceModel {
     return rows;
   }
 
+  /** The latest time anything under a span is known to have happened: where an unfinished span's bar stops. */
+  lastSeen(spanId: string): number {
+    this.tree();
+    const known = this.reach.get(spanId);
+    if (known !== undefined) return known;
+    const node = this.nodes.get(spanId);
+    if (!node) return 0;
+    let latest = node.span.end ?? node.span.start;
+    for (const child of node.children) latest = Math.max(latest, this.lastSeen(child.span.spanId));
+    this.reach.set(spanId, latest);
+    return latest;
+  }
+
   /** Sums over a span and everything below it. */
   totals(spanId: string): Totals {
     const totals: Totals = { llmCalls: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0, cachedTokens: 0, costUsd: 0, errors: 0 };
@@ -123,7 +178,7 @@ export class TraceModel {
   private matches(span: SpanRecord, filter: Filter): boolean {
     if (filter.agent !== '' && span.agent !== filter.agent) return false;
     if (filter.kind !== '' && span.kind !== filter.kind) return false;
-    if (filter.status !== '' && statusOf(span) !== filter.status) return false;
+    if (filter.status !== '' && this.statusOf(span) !== filter.status) return false;
     return filter.search === '' || this.textOf(span).includes(filter.search);
   }
 
@@ -140,6 +195,7 @@ export class TraceModel {
   /** Roots in start order, children in start order; a span whose parent is missing is a root. */
   private tree(): Node[] {
     if (this.roots) return this.roots;
+    this.reach.clear();
     const nodes = new Map([...this.spans.values()].map((span) => [span.spanId, { span, children: [] as Node[] }]));
     this.nodes = nodes;
     const roots: Node[] = [];

@@ -3,7 +3,8 @@
  * (plus a small margin) are in the DOM, so the row count does not matter.
  * Every piece of span text is set with textContent.
  */
-import { cost, count, duration, statusMark, statusOf, summary } from './format';
+import { cost, count, duration, STATUS_MARKS, summary, type Status } from './format';
+import type { SpanRecord } from '../../src/telemetry/span';
 import type { Row, Totals } from './model';
 
 export const ROW_HEIGHT = 22;
@@ -19,6 +20,11 @@ export interface TreeView {
   bounds: { start: number; end: number };
   selected: string | undefined;
   collapsed: ReadonlySet<string>;
+  /** The clock at this render: running spans last until now. */
+  now: number;
+  status(span: SpanRecord): Status;
+  /** Where an unfinished span's bar stops: the last thing seen under it. */
+  lastSeen(spanId: string): number;
   /** Sums below a span, shown on prompt rows. */
   totals(spanId: string): Totals;
 }
@@ -69,7 +75,8 @@ export class VirtualTree {
 
 function rowElement(view: TreeView, row: Row, index: number): HTMLElement {
   const { span } = row;
-  const element = el('div', `row kind-${span.kind} status-${statusOf(span)}`);
+  const status = view.status(span);
+  const element = el('div', `row kind-${span.kind} status-${status}`);
   if (span.spanId === view.selected) element.classList.add('selected');
   element.dataset['spanId'] = span.spanId;
   element.style.top = `${index * ROW_HEIGHT}px`;
@@ -77,16 +84,16 @@ function rowElement(view: TreeView, row: Row, index: number): HTMLElement {
   cell.style.paddingLeft = `${row.depth * 14}px`;
   const toggle = el('span', row.hasChildren ? 'toggle' : 'toggle-space');
   toggle.textContent = row.hasChildren ? (view.collapsed.has(span.spanId) ? '▸' : '▾') : '';
-  const took = span.end !== undefined ? duration(span.end - span.start) : 'running';
+  const took = span.end !== undefined ? duration(span.end - span.start) : status === 'running' ? `running ${duration(view.now - span.start)}` : 'unfinished';
   cell.append(
     toggle,
-    text('mark', statusMark(span)),
+    text('mark', STATUS_MARKS[status]),
     text('agent', span.agent ? `[${span.agent}${span.role ? `/${span.role}` : ''}]` : ''),
     text('name', span.name),
     text('took', took),
     text('summary', span.kind === 'prompt' ? totalsLine(view.totals(span.spanId)) : summary(span)),
   );
-  element.append(cell, bar(view, row));
+  element.append(cell, bar(view, span, status));
   return element;
 }
 
@@ -101,15 +108,19 @@ function totalsLine(totals: Totals): string {
   return parts.join(' · ');
 }
 
-/** The span's place on the waterfall, as a share of the whole session's time. */
-function bar(view: TreeView, row: Row): HTMLElement {
+/**
+ * The span's place on the waterfall, as a share of the whole session's time.
+ * A running span reaches to now (and grows as the view re-renders); an
+ * unfinished one to the last thing seen under it.
+ */
+function bar(view: TreeView, span: SpanRecord, status: Status): HTMLElement {
   const { start, end } = view.bounds;
   const width = end - start;
   const cell = el('div', 'bar-cell');
   const element = el('div', 'bar');
-  const spanEnd = row.span.end ?? end;
-  element.style.left = `${((row.span.start - start) / width) * 100}%`;
-  element.style.width = `${Math.max(((spanEnd - row.span.start) / width) * 100, 0.2)}%`;
+  const spanEnd = span.end ?? (status === 'running' ? view.now : view.lastSeen(span.spanId));
+  element.style.left = `${((span.start - start) / width) * 100}%`;
+  element.style.width = `${Math.max(((Math.min(spanEnd, end) - span.start) / width) * 100, 0.2)}%`;
   cell.append(element);
   return cell;
 }

@@ -7,7 +7,7 @@ Usage:
   crow run "<prompt>" [--agent NAME] [--continue]              run a prompt through an agent
   crow undo [--session ID] [--cwd DIR] [--yes]                 put back the files the last prompt changed
   crow sessions list | show ID | export ID | delete ID         stored sessions
-  crow trace SESSION [--json | --serve [--port N]]             what the agents did: a tree, or the viewer in a browser
+  crow trace SESSION [--json | --otlp-json | --serve [--port N]] what the agents did: a tree, JSON, or the viewer in a browser
   crow agents list | show NAME | validate                      the agents you can pick
   crow config get KEY | set KEY VALUE | validate | path        settings (config.toml)
   crow acp                                                     serve the Agent Client Protocol on stdio (Zed, JetBrains, acpx)

@@ -1,16 +1,19 @@
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { dataHome } from '../../config/paths';
 import { SessionStore } from '../../session/session-store';
+import { toOtlpJson } from '../../telemetry/otlp-json';
 import { buildTraceTrees, renderTraceTree } from '../../telemetry/trace-tree';
 import { UsageError, type CliIO } from './cli-io';
 import { defaultAssetsDir, serveTrace } from './trace-serve';
 
-export const TRACE_HELP = `Usage: crow trace SESSION [--json | --serve [--port N]]
+export const TRACE_HELP = `Usage: crow trace SESSION [--json | --otlp-json | --serve [--port N]]
 
 Prints everything the agents of a session did, one tree per prompt:
 agent turns, LLM calls (tokens, cost, time to first token), tool calls,
-handoffs, with durations and status. --json prints the span records.
+handoffs, with durations and status; a span that has not ended reads
+"running" while a process still records the session, else "unfinished".
+--json prints the span records. --otlp-json prints them as an OTLP/JSON
+ExportTraceServiceRequest (for a collector, Jaeger, Phoenix or Langfuse).
 --serve opens the trace viewer on http://127.0.0.1 (a free port unless
 --port is given; the URL is printed), read-only and live while the session
 runs. Ctrl-C stops it.`;
@@ -21,6 +24,7 @@ export async function traceCommand(argv: string[], io: CliIO): Promise<number> {
     allowPositionals: true,
     options: {
       json: { type: 'boolean', default: false },
+      'otlp-json': { type: 'boolean', default: false },
       serve: { type: 'boolean', default: false },
       port: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
@@ -34,16 +38,19 @@ export async function traceCommand(argv: string[], io: CliIO): Promise<number> {
   if (!id) throw new UsageError('crow trace needs a session id (see crow sessions list).');
   const store = new SessionStore({ dataHome: dataHome(io.env), warn: (w) => io.stderr.write(`crow: warning: ${w}\n`) });
   if (values.port !== undefined && !values.serve) throw new UsageError('--port goes with --serve.');
-  if (values.json && values.serve) throw new UsageError('Choose one of --json and --serve.');
+  if ([values.json, values['otlp-json'], values.serve].filter(Boolean).length > 1) {
+    throw new UsageError('Choose one of --json, --otlp-json and --serve.');
+  }
   if (values.serve) return serve(store, id, parsePort(values.port), io);
   const spans = store.spans(id);
-  if (values.json) {
-    io.stdout.write(`${JSON.stringify(spans, null, 2)}\n`);
+  if (values.json || values['otlp-json']) {
+    io.stdout.write(`${JSON.stringify(values.json ? spans : toOtlpJson(spans), null, 2)}\n`);
     return 0;
   }
   const meta = store.meta(id);
   io.stdout.write(`Session ${meta.id}: ${meta.title || '(untitled)'}\n\n`);
-  io.stdout.write(spans.length > 0 ? renderTraceTree(buildTraceTrees(spans)) : 'No spans recorded yet.\n');
+  const recording = store.isRecording(id);
+  io.stdout.write(spans.length > 0 ? renderTraceTree(buildTraceTrees(spans), { recording }) : 'No spans recorded yet.\n');
   return 0;
 }
 
@@ -51,8 +58,9 @@ export async function traceCommand(argv: string[], io: CliIO): Promise<number> {
 async function serve(store: SessionStore, id: string, port: number, io: CliIO): Promise<number> {
   store.meta(id); // throws for an unknown or malformed id before it becomes part of a path
   const server = await serveTrace({
-    traceFile: join(store.root, id, 'trace.jsonl'),
+    traceFile: store.traceFile(id),
     readSpans: () => store.spans(id),
+    isRecording: () => store.isRecording(id),
     assetsDir: defaultAssetsDir(),
     port,
   });

@@ -3,20 +3,24 @@
  * outside VS Code, on 127.0.0.1 only, read-only, with a strict CSP and no
  * remote assets. Routes: `/` (the page), `/viewer.js`, `/viewer.css`,
  * `/spans` (every stored span, JSON) and `/events` (Server-Sent Events: each
- * span line appended to trace.jsonl from the moment the client connects).
+ * span record appended to trace.jsonl from the moment the client connects,
+ * as a plain message; whether the session is being recorded, as a
+ * `recording` event, at once and on each change).
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { SpanRecord } from '../../telemetry/span';
+import { followTrace } from '../../telemetry/trace-follow';
 
 export interface TraceServeOptions {
   /** The session's trace.jsonl, followed for live updates. */
   traceFile: string;
   /** Every stored span of the session, read afresh per request. */
   readSpans(): SpanRecord[];
+  /** Whether a live process records the session (SessionStore.isRecording). Default: no. */
+  isRecording?(): boolean;
   /** Folder holding the built viewer.js and viewer.css. */
   assetsDir: string;
   /** 0 (the default) picks a free port. */
@@ -28,8 +32,6 @@ export interface TraceServer {
   readonly url: string;
   close(): Promise<void>;
 }
-
-const POLL_MS = 250;
 
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
@@ -63,8 +65,19 @@ export async function serveTrace(options: TraceServeOptions): Promise<TraceServe
     '/': { type: 'text/html; charset=utf-8', body: Buffer.from(PAGE) },
   } as const;
   const clients = new Set<ServerResponse>();
-  const tail = await TraceTail.start(options.traceFile, (line) => {
-    for (const client of clients) client.write(`data: ${line}\n\n`);
+  let recording = false;
+  const broadcast = (event: string): void => {
+    for (const client of clients) client.write(event);
+  };
+  const follower = await followTrace({
+    file: options.traceFile,
+    // JSON.stringify writes no CR or LF, which SSE data must not hold.
+    onRecord: (record) => broadcast(`data: ${JSON.stringify(record)}\n\n`),
+    isRecording: () => options.isRecording?.() ?? false,
+    onRecording: (now) => {
+      recording = now;
+      broadcast(recordingEvent(now));
+    },
   });
   let port = 0;
   const server = createServer((request, response) => {
@@ -77,7 +90,7 @@ export async function serveTrace(options: TraceServeOptions): Promise<TraceServe
     }
     if (path === '/events') {
       response.writeHead(200, { ...headers('text/event-stream; charset=utf-8'), Connection: 'keep-alive' });
-      response.write(': following trace.jsonl\n\n');
+      response.write(`: following trace.jsonl\n\n${recordingEvent(recording)}`);
       clients.add(response);
       return void request.on('close', () => clients.delete(response));
     }
@@ -94,7 +107,7 @@ export async function serveTrace(options: TraceServeOptions): Promise<TraceServe
   return {
     url: `http://127.0.0.1:${port}/`,
     async close() {
-      tail.stop();
+      follower.stop();
       for (const client of clients) client.end();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -117,78 +130,11 @@ function headers(contentType: string): Record<string, string> {
   };
 }
 
+function recordingEvent(recording: boolean): string {
+  return `event: recording\ndata: ${JSON.stringify({ recording })}\n\n`;
+}
+
 function send(response: ServerResponse, status: number, message: string): void {
   response.writeHead(status, headers('text/plain; charset=utf-8'));
   response.end(message);
-}
-
-/**
- * Follows a JSON-lines file from its current end, polling its size: each
- * complete new line that parses is handed on; a line still being written
- * waits for its newline. A missing file counts as empty until it appears.
- */
-class TraceTail {
-  private timer: NodeJS.Timeout | undefined;
-  private stopped = false;
-
-  private constructor(
-    private readonly file: string,
-    private offset: number,
-    private readonly onLine: (line: string) => void,
-  ) {}
-
-  static async start(file: string, onLine: (line: string) => void): Promise<TraceTail> {
-    const tail = new TraceTail(file, await sizeOf(file), onLine);
-    tail.schedule();
-    return tail;
-  }
-
-  stop(): void {
-    this.stopped = true;
-    clearTimeout(this.timer);
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => void this.poll().finally(() => this.schedule()), POLL_MS);
-  }
-
-  private async poll(): Promise<void> {
-    const size = await sizeOf(this.file);
-    if (size < this.offset) this.offset = size;
-    if (size === this.offset) return;
-    const handle = await open(this.file, 'r');
-    try {
-      const buffer = Buffer.alloc(size - this.offset);
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, this.offset);
-      const complete = buffer.subarray(0, bytesRead).lastIndexOf(0x0a) + 1;
-      this.offset += complete;
-      for (const line of buffer.subarray(0, complete).toString('utf8').split('\n')) {
-        if (this.stopped) return;
-        const event = oneLineJson(line);
-        if (event !== undefined) this.onLine(event);
-      }
-    } finally {
-      await handle.close();
-    }
-  }
-}
-
-async function sizeOf(file: string): Promise<number> {
-  try {
-    return (await stat(file)).size;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
-    throw err;
-  }
-}
-
-/** The line re-serialised (SSE data must hold no CR or LF), or undefined when it does not parse. */
-function oneLineJson(line: string): string | undefined {
-  if (line.trim() === '') return undefined;
-  try {
-    return JSON.stringify(JSON.parse(line));
-  } catch {
-    return undefined;
-  }
 }

@@ -1,0 +1,44 @@
+/**
+ * The messages between the trace viewer and whatever hosts it, one union in
+ * each direction. In VS Code they cross `postMessage` between the trace
+ * panel (src/adapters/vscode/traces/trace-panel.ts) and the webview; in a
+ * browser served by `crow trace --serve`, the HTTP transport turns `/spans`
+ * and the `/events` stream into the same host messages and answers export
+ * and copy itself. Plain JSON only; this module imports nothing but types.
+ */
+import type { SpanRecord } from '../../src/telemetry/span';
+
+/** "json": our span records as stored; "otlp-json": an OTLP/JSON ExportTraceServiceRequest. */
+export type ExportFormat = 'json' | 'otlp-json';
+
+/** Host → viewer. */
+export type HostMessage =
+  /**
+   * Spans that are new, started or ended. Each replaces the span with the
+   * same spanId, except that a span that ended is never replaced by its
+   * start record (records may arrive twice and out of order).
+   */
+  | { type: 'spans'; spans: SpanRecord[] }
+  /** Whether a live process records the session: its spans that have not ended are running, else unfinished. */
+  | { type: 'recording'; recording: boolean }
+  /** Select and scroll to a span, by its id or by the tool call it ran; waits for a span that has not arrived yet. */
+  | { type: 'reveal'; spanId?: string; callId?: string }
+  /** How an export or copy went, shown in the toolbar. */
+  | { type: 'notice'; text: string; error?: boolean };
+
+/** Viewer → host. */
+export type ViewerMessage =
+  /** The viewer is listening (sent once per load; a reloaded webview sends it again and needs every span again). */
+  | { type: 'ready' }
+  /** Save `content` to a file the user picks; `fileName` is the suggested name. */
+  | { type: 'export'; format: ExportFormat; fileName: string; content: string; spanCount: number }
+  /** Put `content` on the clipboard. */
+  | { type: 'copy'; format: ExportFormat; content: string; spanCount: number };
+
+/** What the viewer needs from its host: the host's messages in, the viewer's messages out. */
+export interface Transport {
+  connect(receive: (message: HostMessage) => void): void;
+  send(message: ViewerMessage): void;
+}
+
+export const FORMAT_LABELS: Record<ExportFormat, string> = { json: 'JSON', 'otlp-json': 'OTLP JSON' };

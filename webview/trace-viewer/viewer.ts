@@ -1,0 +1,167 @@
+/**
+ * The trace viewer: a toolbar, the tree with its waterfall, and the details
+ * of the selected span. It knows nothing of where spans come from; a
+ * Transport (HTTP in a browser, postMessage in VS Code) feeds it host
+ * messages and carries its export and copy requests.
+ */
+import type { SpanKind, SpanRecord } from '../../src/telemetry/span';
+import { toOtlpJson } from '../../src/telemetry/otlp-json';
+import { renderDetails } from './details';
+import { TraceModel, type Filter, type Row } from './model';
+import type { ExportFormat, HostMessage, Transport } from './protocol';
+import { Toolbar } from './toolbar';
+import { el, VirtualTree } from './virtual-tree';
+
+const TOTALLED: ReadonlySet<SpanKind> = new Set(['prompt', 'agent_turn', 'subagent']);
+/** How often running spans' bars and durations move on. */
+const TICK_MS = 1_000;
+const NO_FILTER: Filter = { agent: '', kind: '', status: '', search: '' };
+
+export class Viewer {
+  private readonly model = new TraceModel();
+  private readonly collapsed = new Set<string>();
+  private filter: Filter = NO_FILTER;
+  private selected: string | undefined;
+  /** A reveal asked for a span that has not arrived yet. */
+  private pendingReveal: { spanId?: string; callId?: string } | undefined;
+  private rows: Row[] = [];
+  private pending = false;
+  private readonly toolbar: Toolbar;
+  private readonly tree: VirtualTree;
+  private readonly details = el('aside', 'details');
+
+  constructor(
+    root: HTMLElement,
+    private readonly transport: Transport,
+  ) {
+    this.toolbar = new Toolbar({
+      onFilter: (change) => this.setFilter(change),
+      onNextError: () => this.nextError(),
+      onExport: (format) => this.exportAs(format),
+      onCopy: (format) => this.copyAs(format),
+    });
+    const viewport = el('div', 'viewport');
+    this.tree = new VirtualTree(viewport, {
+      onToggle: (id) => this.toggle(id),
+      onSelect: (id) => this.select(id),
+    });
+    const main = el('main', 'layout');
+    main.append(viewport, this.details);
+    root.replaceChildren(this.toolbar.element, main);
+    setInterval(() => this.model.running && this.scheduleRender(), TICK_MS);
+  }
+
+  receive(message: HostMessage): void {
+    switch (message.type) {
+      case 'spans':
+        for (const span of message.spans) this.model.upsert(span);
+        if (this.pendingReveal) this.reveal(this.pendingReveal);
+        return this.scheduleRender();
+      case 'recording':
+        this.model.recording = message.recording;
+        document.documentElement.dataset['recording'] = String(message.recording);
+        return this.scheduleRender();
+      case 'reveal':
+        return this.reveal(message);
+      case 'notice':
+        return this.toolbar.tell(message.text, message.error);
+      default:
+        return unreachable(message);
+    }
+  }
+
+  /** Renders now; later changes within the same frame are coalesced by scheduleRender. */
+  render(): void {
+    this.pending = false;
+    const now = Date.now();
+    this.rows = this.model.rows(this.collapsed, this.filter);
+    this.toolbar.showAgents(this.model.agents());
+    this.tree.show({
+      rows: this.rows,
+      bounds: this.model.bounds(now),
+      selected: this.selected,
+      collapsed: this.collapsed,
+      now,
+      status: (span) => this.model.statusOf(span),
+      lastSeen: (spanId) => this.model.lastSeen(spanId),
+      totals: (spanId) => this.model.totals(spanId),
+    });
+    const span = this.selected !== undefined ? this.model.get(this.selected) : undefined;
+    const totals = span && TOTALLED.has(span.kind) ? this.model.totals(span.spanId) : undefined;
+    renderDetails(this.details, { span, totals, now: this.model.recording ? now : undefined });
+    this.toolbar.count(this.rows.length, this.model.size);
+    document.documentElement.dataset['spanCount'] = String(this.model.size);
+  }
+
+  private scheduleRender(): void {
+    if (this.pending) return;
+    this.pending = true;
+    requestAnimationFrame(() => this.render());
+  }
+
+  private setFilter(change: Partial<Filter>): void {
+    this.filter = { ...this.filter, ...change };
+    this.render();
+  }
+
+  private toggle(spanId: string): void {
+    if (!this.collapsed.delete(spanId)) this.collapsed.add(spanId);
+    this.render();
+  }
+
+  private select(spanId: string): void {
+    this.selected = spanId;
+    this.render();
+  }
+
+  /**
+   * Selects a span and scrolls it into view, opening its collapsed
+   * ancestors, and dropping the filters when they hide it.
+   */
+  private reveal(target: { spanId?: string; callId?: string }): void {
+    const span = target.spanId !== undefined ? this.model.get(target.spanId) : target.callId !== undefined ? this.model.toolSpan(target.callId) : undefined;
+    this.pendingReveal = span ? undefined : target;
+    if (!span) return;
+    for (const ancestor of this.model.ancestors(span.spanId)) this.collapsed.delete(ancestor);
+    this.selected = span.spanId;
+    this.render();
+    if (!this.rows.some((row) => row.span.spanId === span.spanId)) {
+      this.filter = NO_FILTER;
+      this.toolbar.clearFilters();
+      this.render();
+    }
+    const index = this.rows.findIndex((row) => row.span.spanId === span.spanId);
+    if (index >= 0) this.tree.reveal(index);
+  }
+
+  /** Selects the first error row after the selection, wrapping around. */
+  private nextError(): void {
+    const from = this.rows.findIndex((row) => row.span.spanId === this.selected);
+    const order = [...this.rows.slice(from + 1), ...this.rows.slice(0, from + 1)];
+    const next = order.find((row) => this.model.statusOf(row.span) === 'error');
+    if (!next) return this.toolbar.tell('No errors in the spans shown.');
+    this.select(next.span.spanId);
+    this.tree.reveal(this.rows.indexOf(next));
+  }
+
+  private exportAs(format: ExportFormat): void {
+    const { content, spanCount } = this.serialise(format);
+    this.transport.send({ type: 'export', format, fileName: format === 'json' ? 'trace.json' : 'trace.otlp.json', content, spanCount });
+  }
+
+  private copyAs(format: ExportFormat): void {
+    this.transport.send({ type: 'copy', format, ...this.serialise(format) });
+  }
+
+  /** Every span, not only those the filters show, in start order. */
+  private serialise(format: ExportFormat): { content: string; spanCount: number } {
+    const spans: SpanRecord[] = this.model.all().sort((a, b) => a.start - b.start);
+    // A running span ends "now" in OTLP (which needs an end); an unfinished one where it started.
+    const body = format === 'json' ? spans : toOtlpJson(spans, this.model.recording ? { now: Date.now() } : {});
+    return { content: JSON.stringify(body, null, 2), spanCount: spans.length };
+  }
+}
+
+function unreachable(message: never): void {
+  console.warn('trace viewer: unknown message from the host', message);
+}
