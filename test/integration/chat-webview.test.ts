@@ -1,0 +1,382 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { CHROMIUM, ChatView, startHarness, type Harness } from '../fixtures/chat-webview/harness';
+import { ANSWER, CODER, INIT, REVIEWER, ZERO, chunks, promptEvents } from '../fixtures/chat-webview/session';
+import type { ApprovalRequest, HostMessage, TranscriptEvent } from '../../webview/chat/protocol';
+
+const ARTIFACTS = resolve(__dirname, '..', 'artifacts', 'chat-webview');
+const XSS = '<script>window.__xss = 1</script><img src=x onerror="window.__xss = 2"><iframe src="javascript:window.__xss = 3"></iframe>';
+
+const APPROVAL: ApprovalRequest = {
+  id: 'ask-1',
+  actor: CODER,
+  title: 'Run: npm test',
+  category: 'execute',
+  command: 'npm test -- --grep greet',
+  paths: [],
+  alwaysScope: 'all commands starting with "npm test"',
+};
+
+describe('chat view in headless Chromium', function () {
+  this.timeout(60_000);
+  let base: string;
+  let harness: Harness;
+  let view: ChatView;
+
+  before(async function () {
+    if (!existsSync(CHROMIUM)) {
+      console.warn(`    skipped: no ${CHROMIUM}; install Debian's chromium (apt-get install -y chromium) to run the chat view tests`);
+      this.skip();
+    }
+    base = mkdtempSync(join(tmpdir(), 'crow-chat-webview-'));
+    harness = await startHarness(base);
+    mkdirSync(ARTIFACTS, { recursive: true });
+  });
+
+  beforeEach(async () => {
+    view = await ChatView.open(harness);
+    await view.send(INIT);
+    await view.takePosted();
+  });
+
+  afterEach(async function () {
+    if (!view) return;
+    const violations = await view.violations();
+    const problems = view.problems;
+    await view.close();
+    if (this.currentTest?.state === 'passed') {
+      assert.deepEqual(violations, [], 'the CSP blocked something the view tried to load or apply');
+      assert.deepEqual(problems, []);
+    }
+  });
+
+  after(async () => {
+    await harness?.close();
+    if (base) rmSync(base, { recursive: true, force: true });
+  });
+
+  const page = () => view.page;
+  const events = (...list: TranscriptEvent[]): HostMessage => ({ type: 'events', events: list });
+
+  it('streams assistant text as markdown with a highlighted code block, in one block', async () => {
+    await view.send(events({ type: 'user_message', text: 'Add a greet() function' }));
+    for (const delta of chunks(ANSWER)) await page().evaluate(`window.postMessage(${JSON.stringify(events({ type: 'text_delta', actor: CODER, delta }))}, '*')`);
+    await view.frames();
+    assert.equal(await page().locator('.msg-user').innerText(), 'Add a greet() function');
+    assert.equal(await page().locator('.msg-assistant').count(), 1);
+    const answer = page().locator('.msg-assistant .markdown');
+    assert.equal(await answer.locator('strong').innerText(), 'greeting');
+    assert.equal(await answer.locator('li').count(), 3);
+    assert.deepEqual(await answer.locator('a').allInnerTexts(), ['the file', 'https://example.com/docs'], 'file names are not mistaken for web addresses');
+    const code = answer.locator('pre code.language-ts');
+    assert.match(await code.innerText(), /export const greet = \(name: string\): string => `Hello, \$\{name\}`;/);
+    assert.equal(await code.locator('.hljs-keyword').first().innerText(), 'export');
+    assert.ok((await code.locator('.hljs-string').count()) > 0, 'the template string is highlighted');
+  });
+
+  it('renders a burst of deltas once, not once per delta', async () => {
+    await view.send(events({ type: 'text_delta', actor: CODER, delta: 'Start. ' }));
+    await page().evaluate(`window.__renders = 0;
+      new MutationObserver((records) => { window.__renders += records.length; })
+        .observe(document.querySelector('.msg-assistant .markdown'), { childList: true })`);
+    const burst = chunks(ANSWER, 1).map((delta): TranscriptEvent => ({ type: 'text_delta', actor: CODER, delta }));
+    await view.send(events(...burst));
+    assert.equal(await page().evaluate('window.__renders'), 1, `${burst.length} deltas in one message, one markdown render`);
+    assert.match(await page().locator('.msg-assistant .markdown').innerText(), /^Start\. I will add a greeting/);
+  });
+
+  it('folds thinking by default and unfolds it from the keyboard', async () => {
+    await view.send(events({ type: 'thinking_delta', actor: CODER, delta: 'Reading the file first.' }));
+    const thinking = page().locator('details.msg-thinking');
+    assert.equal(await thinking.getAttribute('open'), null);
+    assert.equal(await thinking.locator('.thinking-body').isVisible(), false);
+    await thinking.locator('summary').focus();
+    await page().keyboard.press('Enter');
+    assert.equal(await thinking.locator('.thinking-body').innerText(), 'Reading the file first.');
+  });
+
+  it('shows a tool card going from running to completed with duration, arguments and output', async () => {
+    await view.send(events({ type: 'tool_start', actor: CODER, callId: 'c1', tool: 'bash', kind: 'execute', title: 'npm test', argumentsText: '{\n  "command": "npm test"\n}' }));
+    const card = page().locator('.tool-card[data-call-id="c1"]');
+    assert.equal(await card.getAttribute('data-status'), 'running');
+    assert.equal(await card.locator('.tool-state').innerText(), 'running');
+    await card.locator('.tool-args summary').click();
+    assert.match(await card.locator('.tool-args pre').innerText(), /"command": "npm test"/);
+    await view.send(events({ type: 'tool_end', callId: 'c1', status: 'completed', durationMs: 1234, output: '3 passing\n0 failing', files: [] }));
+    assert.equal(await card.getAttribute('data-status'), 'completed');
+    assert.equal(await card.locator('.tool-duration').innerText(), '1.2s');
+    assert.equal(await card.locator('.tool-output summary').innerText(), 'Output (2 lines)');
+    await card.locator('.tool-output summary').click();
+    assert.equal(await card.locator('.tool-output pre').innerText(), '3 passing\n0 failing');
+  });
+
+  it('opens a failed call\'s output and marks a call the prompt ended without as stopped', async () => {
+    await view.send(events(
+      { type: 'tool_start', actor: CODER, callId: 'bad', tool: 'bash', kind: 'execute', title: 'make', argumentsText: '{}' },
+      { type: 'tool_end', callId: 'bad', status: 'failed', durationMs: 80, output: 'make: *** No rule to make target', files: [] },
+      { type: 'tool_start', actor: CODER, callId: 'slow', tool: 'bash', kind: 'execute', title: 'sleep 100', argumentsText: '{}' },
+      { type: 'prompt_end', status: 'cancelled', message: 'Cancelled by the user' },
+    ));
+    assert.equal(await page().locator('.tool-card[data-call-id="bad"]').getAttribute('data-status'), 'failed');
+    assert.ok(await page().locator('.tool-card[data-call-id="bad"] .tool-output pre').isVisible());
+    assert.equal(await page().locator('.tool-card[data-call-id="slow"]').getAttribute('data-status'), 'stopped');
+    assert.equal(await page().locator('.prompt-end').getAttribute('data-status'), 'cancelled');
+    assert.match(await page().locator('.prompt-end').innerText(), /Cancelled.*Cancelled by the user/s);
+  });
+
+  it('shows an edit\'s diff, and "Open diff", the file and "Trace" ask the host', async () => {
+    await view.send(events(...promptEvents()));
+    const card = page().locator('.tool-card[data-call-id="call-edit"]');
+    assert.deepEqual(await card.locator('.diff .diff-add').allInnerTexts(), ['+export const hello = 2;', '+export const greet = (name: string): string => `Hello, ${name}`;']);
+    assert.deepEqual(await card.locator('.diff .diff-del').allInnerTexts(), ['-export const hello = 1;']);
+    await card.locator('button.open-diff').click();
+    await card.locator('.tool-head .file-link').click();
+    await card.locator('.trace-link').click();
+    await page().locator('.msg-assistant a', { hasText: 'the file' }).click();
+    assert.deepEqual(await view.takePosted(), [
+      { type: 'open_diff', callId: 'call-edit' },
+      { type: 'open_file', path: 'src/app.ts' },
+      { type: 'show_trace', callId: 'call-edit' },
+      { type: 'open_file', path: 'src/app.ts', line: 3 },
+    ]);
+    assert.equal(page().url().endsWith('/?theme=dark'), true, 'a link in the answer must not navigate the view');
+  });
+
+  it('badges who is acting: the primary, the reviewer and a subagent', async () => {
+    await view.send(events(...promptEvents()));
+    const badge = (role: string) => page().locator(`.badge[data-role="${role}"]`);
+    assert.equal(await page().locator('.msg-assistant').first().locator('.badge').innerText(), 'coder');
+    assert.equal(await page().locator('.msg-assistant').last().locator('.badge').innerText(), 'reviewer · code-reviewer');
+    assert.ok((await badge('primary').count()) >= 3);
+    const subagent = page().locator('.tool-card[data-call-id="call-task"] .msg-subagent');
+    assert.equal(await subagent.locator('.badge').innerText(), 'subagent · explorer');
+    assert.equal(await subagent.getAttribute('data-state'), 'ended');
+    assert.match(await subagent.innerText(), /finished\s*Found 2 callers/);
+    assert.match(await page().locator('.msg-handoff').innerText(), /coder\s*→\s*reviewer · code-reviewer\s*review/);
+  });
+
+  it('shows the shared todo list as a plan that each update replaces', async () => {
+    assert.equal(await page().locator('#plan').isVisible(), false);
+    await view.send(events(...promptEvents()));
+    assert.equal(await page().locator('#plan summary').innerText(), 'Plan · 1 of 3 done');
+    assert.deepEqual(await page().evaluate('[...document.querySelectorAll("#plan .plan-entry")].map((item) => item.dataset.status + ": " + item.innerText.replace(/\\s+/g, " "))'), [
+      'completed: ● Read src/app.ts',
+      'in_progress: ◐ Add greet()',
+      'pending: ○ Run the tests',
+    ]);
+    await view.send(events({ type: 'plan', entries: [{ content: 'Run the tests', status: 'completed' }] }));
+    assert.equal(await page().locator('#plan summary').innerText(), 'Plan · 1 of 1 done');
+  });
+
+  it('asks for approval inline; a choice posts `approve` and the buttons go when the host says done', async () => {
+    await view.send({ type: 'approval', request: APPROVAL });
+    const approval = page().locator('.approval[data-id="ask-1"]');
+    assert.match(await approval.innerText(), /Run: npm test/);
+    assert.equal(await approval.locator('.approval-command').innerText(), 'npm test -- --grep greet');
+    assert.deepEqual(await approval.locator('button[data-decision]').allInnerTexts(), ['Allow once', 'Always allow', 'Deny']);
+    await approval.locator('button[data-decision="allow_always"]').click();
+    assert.deepEqual(await view.takePosted(), [{ type: 'approve', id: 'ask-1', decision: 'allow_always' }]);
+    assert.equal(await approval.locator('button[data-decision="allow_once"]').isDisabled(), true, 'a second click cannot answer twice');
+    await view.send({ type: 'approval_done', id: 'ask-1', decision: 'allow_always' });
+    assert.equal(await approval.locator('button').count(), 0);
+    assert.equal(await approval.locator('.approval-outcome').innerText(), 'Always allowed');
+
+    await view.send({ type: 'approval', request: { ...APPROVAL, id: 'ask-2', title: 'Edit src/app.ts', category: 'write', command: undefined, paths: ['src/app.ts'] } });
+    await view.send({ type: 'approval_done', id: 'ask-2', decision: 'withdrawn' });
+    assert.equal(await page().locator('.approval[data-id="ask-2"] button[data-decision]').count(), 0);
+    assert.equal(await page().locator('.approval[data-id="ask-2"] .approval-outcome').innerText(), 'No longer needed');
+  });
+
+  it('meters tokens and cost for the prompt and the session', async () => {
+    assert.equal(await page().locator('#meter').innerText(), 'Prompt: 0 in · 0 out\nSession: 0 in · 0 out');
+    await view.send({ type: 'meter', prompt: { inputTokens: 1234, outputTokens: 56, cachedTokens: 1000, costUsd: 0.0123 }, session: { inputTokens: 98765, outputTokens: 4321, cachedTokens: 0, costUsd: 0.5 } });
+    assert.equal(await page().locator('#meter .meter-prompt').innerText(), 'Prompt: 1,234 in · 56 out · 1,000 cached · $0.0123');
+    assert.equal(await page().locator('#meter .meter-session').innerText(), 'Session: 98,765 in · 4,321 out · $0.5000');
+  });
+
+  it('cancels only while busy, by the button or Escape', async () => {
+    assert.equal(await page().locator('button#cancel').isDisabled(), true);
+    await view.send({ type: 'busy', busy: true });
+    assert.equal(await page().locator('button#send').isDisabled(), true);
+    await page().locator('button#cancel').click();
+    await page().locator('textarea#prompt').press('Escape');
+    assert.deepEqual(await view.takePosted(), [{ type: 'cancel' }, { type: 'cancel' }]);
+    assert.equal(await page().locator('#transcript').getAttribute('aria-busy'), 'true');
+    await view.send({ type: 'busy', busy: false });
+    assert.equal(await page().locator('button#cancel').isDisabled(), true);
+    assert.equal(await page().locator('button#send').isDisabled(), false);
+  });
+
+  it('sends with Enter, adds a line with Shift+Enter, and prefills without sending', async () => {
+    const prompt = page().locator('textarea#prompt');
+    await prompt.click();
+    await page().keyboard.type('first line');
+    await page().keyboard.press('Shift+Enter');
+    await page().keyboard.type('second line');
+    assert.deepEqual(await view.takePosted(), []);
+    await page().keyboard.press('Enter');
+    assert.deepEqual(await view.takePosted(), [{ type: 'send', text: 'first line\nsecond line' }]);
+    assert.equal(await prompt.inputValue(), '');
+    await page().keyboard.press('Enter');
+    assert.deepEqual(await view.takePosted(), [], 'an empty prompt is not sent');
+    await view.send({ type: 'prefill', text: 'src/app.ts:1-3\n```ts\nexport const hello = 1;\n```' });
+    assert.equal(await prompt.inputValue(), 'src/app.ts:1-3\n```ts\nexport const hello = 1;\n```');
+    assert.deepEqual(await view.takePosted(), []);
+    await page().locator('button#send').click();
+    assert.deepEqual(await view.takePosted(), [{ type: 'send', text: 'src/app.ts:1-3\n```ts\nexport const hello = 1;\n```' }]);
+  });
+
+  it('picks the agent and each role\'s model', async () => {
+    assert.equal(await page().locator('select#agent').inputValue(), 'build');
+    assert.equal(await page().locator('select.model[data-role="coagent"]').inputValue(), 'gpt-5-mini');
+    await page().locator('select#agent').selectOption('pair');
+    await page().locator('select.model[data-role="primary"]').selectOption('gpt-5');
+    await page().locator('select.model[data-role="coagent"]').selectOption('claude-sonnet-4-5');
+    assert.deepEqual(await view.takePosted(), [
+      { type: 'pick_agent', agent: 'pair' },
+      { type: 'pick_model', role: 'primary', model: 'gpt-5' },
+      { type: 'pick_model', role: 'coagent', model: 'claude-sonnet-4-5' },
+    ]);
+    await view.send({ type: 'agents', agents: [{ name: 'plan', description: 'Reads only' }], agent: 'plan', models: [{ role: 'primary', label: 'Model', current: 'gpt-5', options: ['gpt-5'] }] });
+    assert.equal(await page().locator('select#agent').inputValue(), 'plan');
+    assert.equal(await page().locator('select.model').count(), 1, 'an agent without a reviewer has no reviewer model picker');
+  });
+
+  it('lists sessions newest first, resumes another, starts a new one and shows the trace', async () => {
+    await page().locator('#sessions summary').click();
+    assert.deepEqual(await page().locator('#sessions .session-title').allInnerTexts(), ['Add a greeting', 'Fix the flaky upload test']);
+    assert.equal(await page().locator('#sessions .session[aria-current="true"]').getAttribute('data-session-id'), 's-current');
+    await page().locator('#sessions .session[data-session-id="s-current"]').click();
+    await page().locator('#sessions .session[data-session-id="s-older"]').click();
+    await page().locator('button#new-session').click();
+    await page().locator('button#show-trace').click();
+    assert.deepEqual(await view.takePosted(), [{ type: 'resume', sessionId: 's-older' }, { type: 'new_session' }, { type: 'show_trace' }]);
+    assert.equal(await page().locator('#session-title').innerText(), 'Add a greeting');
+  });
+
+  it('works from the keyboard: Tab reaches every control and every button has a name', async () => {
+    await view.send(events(...promptEvents()), { type: 'approval', request: APPROVAL });
+    const reached = new Set<string>();
+    for (let step = 0; step < 60; step++) {
+      await page().keyboard.press('Tab');
+      reached.add((await page().evaluate(`(() => {
+        const e = document.activeElement;
+        return e.id ? '#' + e.id : e.tagName.toLowerCase() + (e.className ? '.' + e.className.split(' ')[0] : '') + (e.dataset.decision ? '=' + e.dataset.decision : '');
+      })()`)) as string);
+    }
+    for (const control of ['#new-session', '#show-trace', '#agent', 'select.model', 'summary', 'button.open-diff', 'button.trace-link', 'button.file-link', 'button.approval-choice=allow_once', '#prompt']) {
+      assert.ok(reached.has(control), `Tab never reached ${control}: ${[...reached].join(', ')}`);
+    }
+    const unnamed = await page().evaluate(`[...document.querySelectorAll('button, select, textarea')]
+      .filter((e) => !(e.getAttribute('aria-label') || e.textContent.trim() || e.closest('label')))
+      .map((e) => e.outerHTML)`);
+    assert.deepEqual(unnamed, []);
+    await page().locator('.approval button[data-decision="reject_once"]').focus();
+    await page().keyboard.press('Enter');
+    assert.deepEqual(await view.takePosted(), [{ type: 'approve', id: 'ask-1', decision: 'reject_once' }]);
+    await view.send({ type: 'approval_done', id: 'ask-1', decision: 'reject_once' });
+    assert.equal(await page().evaluate('document.activeElement.id'), 'prompt', 'focus goes back to the prompt when the answered buttons go');
+  });
+
+  it('keeps markup in model text, tool output and titles inert', async () => {
+    await view.send(
+      { type: 'reset', sessionId: 's-x', title: XSS },
+      events(
+        { type: 'user_message', text: XSS },
+        { type: 'text_delta', actor: CODER, delta: `${XSS}\n\n[run me](javascript:window.__xss=4) [cmd](command:workbench.action.quit) ![pixel](http://127.0.0.1:1/track.png)` },
+        { type: 'thinking_delta', actor: CODER, delta: XSS },
+        { type: 'tool_start', actor: { agent: XSS, role: 'subagent' }, callId: 'x', tool: 'bash', kind: 'execute', title: XSS, argumentsText: XSS },
+        { type: 'tool_end', callId: 'x', status: 'failed', durationMs: 1, output: XSS, diff: { path: XSS, unified: `+${XSS}` }, files: [XSS] },
+        { type: 'notice', level: 'error', text: XSS },
+      ),
+      { type: 'approval', request: { ...APPROVAL, title: XSS, command: XSS } },
+    );
+    assert.equal(await page().evaluate('window.__xss'), undefined);
+    assert.equal(await page().locator('#app img, #app iframe, #app script').count(), 0);
+    assert.equal(await page().locator('a[href^="javascript"], a[href^="command"]').count(), 0);
+    assert.ok((await page().locator('.msg-user').innerText()).includes('<script>window.__xss = 1</script>'));
+    assert.ok((await page().locator('.msg-assistant').innerText()).includes('<img src=x onerror="window.__xss = 2">'));
+    assert.ok((await page().locator('.tool-card .tool-output pre').innerText()).includes(XSS));
+    assert.equal(await page().locator('#session-title').innerText(), XSS);
+    await page().locator('.msg-assistant .markdown').click();
+    assert.equal(await page().evaluate('window.__xss'), undefined);
+  });
+
+  it('clears the transcript, plan and approvals on reset', async () => {
+    await view.send(events(...promptEvents()), { type: 'approval', request: APPROVAL });
+    await view.send({ type: 'reset', sessionId: 's-older', title: 'Fix the flaky upload test' });
+    assert.equal(await page().locator('#transcript > *').count(), 0);
+    assert.equal(await page().locator('#plan').isVisible(), false);
+    assert.equal(await page().locator('#session-title').innerText(), 'Fix the flaky upload test');
+    await page().locator('#sessions summary').click();
+    assert.equal(await page().locator('#sessions .session[aria-current="true"]').getAttribute('data-session-id'), 's-older');
+  });
+
+  it('survives a reload: the host replays the transcript, the view keeps the draft and the open session list', async () => {
+    await view.send(events(...promptEvents()));
+    await page().locator('#sessions summary').click();
+    await page().locator('textarea#prompt').fill('half-written thought');
+    await view.reload();
+    assert.equal(await page().locator('textarea#prompt').inputValue(), 'half-written thought');
+    assert.equal(await page().locator('#sessions').getAttribute('open'), '');
+    await view.send(INIT, events(...promptEvents()));
+    assert.equal(await page().locator('.msg-assistant').count(), 2);
+    assert.equal(await page().locator('.tool-card').count(), 2);
+    await view.send(INIT, events(...promptEvents()));
+    assert.equal(await page().locator('.tool-card').count(), 2, 'a second init replaces the transcript instead of doubling it');
+  });
+
+  it('stays pinned to the newest entry unless the user scrolled up', async () => {
+    const lines = (from: number) => events(...Array.from({ length: 40 }, (_, i): TranscriptEvent => ({ type: 'notice', level: 'info', text: `line ${from + i}` })));
+    const gap = 'document.getElementById("transcript").scrollHeight - document.getElementById("transcript").scrollTop - document.getElementById("transcript").clientHeight';
+    await view.send(lines(0));
+    assert.ok((await page().evaluate(gap)) as number < 2);
+    await page().locator('#transcript').hover();
+    await page().mouse.wheel(0, -400);
+    await view.until(`${gap} > 300`);
+    await view.send(lines(40));
+    assert.ok((await page().evaluate(gap)) as number > 300, 'reading older entries is not interrupted');
+    await page().mouse.wheel(0, 100_000);
+    await view.until(`${gap} < 2`);
+    await view.send(lines(80));
+    assert.ok((await page().evaluate(gap)) as number < 2);
+  });
+
+  it('renders a replay of 1,000 events', async () => {
+    const replay: TranscriptEvent[] = [];
+    for (let turn = 0; replay.length < 1000; turn++) {
+      replay.push({ type: 'user_message', text: `question ${turn}` });
+      for (const delta of chunks(`Answer ${turn} with \`code\` and a list:\n\n- one\n- two\n`, 8)) replay.push({ type: 'text_delta', actor: turn % 2 ? REVIEWER : CODER, delta });
+      replay.push({ type: 'tool_start', actor: CODER, callId: `t${turn}`, tool: 'read_file', kind: 'read', title: `src/file${turn}.ts:1-20`, argumentsText: '{}' });
+      replay.push({ type: 'tool_end', callId: `t${turn}`, status: 'completed', durationMs: 12, output: 'x\n'.repeat(20), files: [] });
+    }
+    await view.send(events(...replay));
+    const turns = await page().locator('.msg-user').count();
+    assert.ok(turns > 50);
+    assert.equal(await page().locator('.tool-card[data-status="completed"]').count(), turns);
+    assert.equal(await page().locator('.msg-assistant').count(), turns);
+    assert.equal(await page().locator('.msg-assistant').last().locator('li').count(), 2);
+  });
+
+  it('keeps screenshots of a whole prompt, dark and light', async () => {
+    await view.send(
+      events(...promptEvents()),
+      { type: 'approval', request: APPROVAL },
+      { type: 'meter', prompt: { inputTokens: 1234, outputTokens: 56, cachedTokens: 1000, costUsd: 0.0123 }, session: { ...ZERO, inputTokens: 5000, outputTokens: 400, costUsd: 0.05 } },
+    );
+    await page().setViewportSize({ width: 420, height: 1150 });
+    await view.frames();
+    await page().screenshot({ path: join(ARTIFACTS, 'chat-view-dark.png') });
+    const light = await ChatView.open(harness, 'light');
+    try {
+      await light.send(INIT, events(...promptEvents()), { type: 'approval', request: APPROVAL });
+      await light.page.screenshot({ path: join(ARTIFACTS, 'chat-view-light.png') });
+      assert.deepEqual(await light.violations(), []);
+    } finally {
+      await light.close();
+    }
+    assert.ok(existsSync(join(ARTIFACTS, 'chat-view-dark.png')) && existsSync(join(ARTIFACTS, 'chat-view-light.png')));
+  });
+});

@@ -1,0 +1,71 @@
+/**
+ * The prompt box and its buttons. Enter sends, Shift+Enter is a new line
+ * (and Enter while an IME is composing is left to the IME); Escape cancels a
+ * running prompt. Send is off while a prompt runs; the draft is reported on
+ * every change so it survives a reload.
+ */
+import { button, el } from './elements';
+import type { Post } from './host';
+
+export class Composer {
+  readonly element = el('div', 'composer');
+  readonly input = el('textarea');
+  private readonly send: HTMLButtonElement;
+  private readonly cancel: HTMLButtonElement;
+  private busy = false;
+
+  constructor(private readonly post: Post, draft: string, private readonly onDraft: (text: string) => void) {
+    this.input.id = 'prompt';
+    this.input.rows = 3;
+    this.input.value = draft;
+    this.input.placeholder = 'Ask Crow… (Enter to send, Shift+Enter for a new line)';
+    this.input.setAttribute('aria-label', 'Message to Crow');
+    this.input.addEventListener('input', () => this.onDraft(this.input.value));
+    this.input.addEventListener('keydown', (event) => this.onKey(event));
+    this.send = button('Send', 'primary-action', () => this.submit());
+    this.send.id = 'send';
+    this.send.setAttribute('aria-label', 'Send message');
+    this.cancel = button('Cancel', 'secondary-action', () => this.post({ type: 'cancel' }));
+    this.cancel.id = 'cancel';
+    this.cancel.setAttribute('aria-label', 'Cancel the running prompt');
+    this.cancel.title = 'Cancel the running prompt (Escape)';
+    const actions = el('div', 'composer-actions');
+    actions.append(this.cancel, this.send);
+    this.element.append(this.input, actions);
+    this.setBusy(false);
+  }
+
+  setBusy(busy: boolean): void {
+    this.busy = busy;
+    this.send.disabled = busy;
+    this.cancel.disabled = !busy;
+    this.element.dataset['busy'] = String(busy);
+  }
+
+  /** Adds text (a selection or file sent to Crow) to the draft and puts the caret after it. */
+  prefill(text: string): void {
+    const draft = this.input.value;
+    this.input.value = draft.trim() ? `${draft.replace(/\s+$/, '')}\n\n${text}` : text;
+    this.onDraft(this.input.value);
+    this.input.focus();
+    this.input.setSelectionRange(this.input.value.length, this.input.value.length);
+  }
+
+  private onKey(event: KeyboardEvent): void {
+    if (event.key === 'Enter' && !event.shiftKey && !event.altKey && !event.isComposing) {
+      event.preventDefault();
+      this.submit();
+    } else if (event.key === 'Escape' && this.busy) {
+      event.preventDefault();
+      this.post({ type: 'cancel' });
+    }
+  }
+
+  private submit(): void {
+    const text = this.input.value.trim();
+    if (!text || this.busy) return;
+    this.post({ type: 'send', text });
+    this.input.value = '';
+    this.onDraft('');
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * Small DOM builders shared by the chat view's parts. Every piece of text
+ * from the host goes in through `textContent`; the only HTML the view ever
+ * parses is markdown-it's output (see markdown.ts).
+ */
+import type { Actor } from './protocol';
+
+export function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag);
+  if (className) element.className = className;
+  if (text !== undefined) element.textContent = text;
+  return element;
+}
+
+export function button(label: string, className: string, onClick: () => void): HTMLButtonElement {
+  const element = el('button', className, label);
+  element.type = 'button';
+  element.addEventListener('click', onClick);
+  return element;
+}
+
+/** A collapsible section whose summary is plain text. */
+export function details(className: string, summary: string, open = false): { root: HTMLDetailsElement; summary: HTMLElement } {
+  const root = el('details', className);
+  const head = el('summary', undefined, summary);
+  root.open = open;
+  root.append(head);
+  return { root, summary: head };
+}
+
+/** Who is acting: "coder" for the primary, "reviewer · code-reviewer" for the others. */
+export function actorBadge(actor: Actor): HTMLElement {
+  const label = actor.role === 'primary' || actor.agent === actor.role ? actor.agent : `${actor.role} · ${actor.agent}`;
+  const badge = el('span', `badge badge-${actor.role}`, label);
+  badge.dataset['role'] = actor.role;
+  badge.title = `${actor.role} agent ${actor.agent}`;
+  return badge;
+}
+
+export function sameActor(a: Actor, b: Actor): boolean {
+  return a.agent === b.agent && a.role === b.role;
+}
+
+/** A button that asks the host to open a workspace file, e.g. `src/app.ts` or `src/app.ts:12`. */
+export function fileLink(path: string, onOpen: (path: string, line?: number) => void, label = path): HTMLButtonElement {
+  const { file, line } = splitLine(path);
+  const link = button(label, 'file-link', () => onOpen(file, line));
+  link.title = `Open ${file}${line !== undefined ? ` at line ${line}` : ''}`;
+  return link;
+}
+
+/** `src/app.ts:12-40` → the path and its first line; a path without a line stays whole. */
+export function splitLine(text: string): { file: string; line?: number } {
+  const match = /^(.*?):(\d+)(?:-\d+)?$/.exec(text);
+  return match ? { file: match[1]!, line: Number(match[2]) } : { file: text };
+}

@@ -1,0 +1,83 @@
+/**
+ * The webview's side of the channel to the extension host: the one
+ * `acquireVsCodeApi()` handle (VS Code allows a single call per page), typed
+ * posting of WebviewMessages, the check that an incoming message is a
+ * HostMessage, and the small UI state kept across reloads by `setState`.
+ */
+import type { HostMessage, WebviewMessage } from './protocol';
+
+interface VsCodeApi {
+  postMessage(message: unknown): void;
+  getState(): unknown;
+  setState(state: unknown): unknown;
+}
+
+declare function acquireVsCodeApi(): VsCodeApi;
+
+export type Post = (message: WebviewMessage) => void;
+
+/**
+ * What the view keeps when VS Code reloads it (hidden and shown again): only
+ * what the host cannot replay. The transcript itself comes back from the host
+ * as `init` followed by `events`.
+ */
+export interface ViewState {
+  /** The unsent text in the prompt box. */
+  draft: string;
+  /** Whether the session list is unfolded. */
+  sessionsOpen: boolean;
+}
+
+const EMPTY_STATE: ViewState = { draft: '', sessionsOpen: false };
+
+export class Host {
+  private readonly api = acquireVsCodeApi();
+  private state: ViewState;
+
+  constructor() {
+    this.state = readState(this.api.getState());
+  }
+
+  readonly post: Post = (message) => this.api.postMessage(message);
+
+  get saved(): ViewState {
+    return this.state;
+  }
+
+  save(change: Partial<ViewState>): void {
+    this.state = { ...this.state, ...change };
+    this.api.setState(this.state);
+  }
+}
+
+function readState(value: unknown): ViewState {
+  if (typeof value !== 'object' || value === null) return EMPTY_STATE;
+  const state = value as Partial<ViewState>;
+  return {
+    draft: typeof state.draft === 'string' ? state.draft : '',
+    sessionsOpen: state.sessionsOpen === true,
+  };
+}
+
+const HOST_TYPES: ReadonlySet<string> = new Set<HostMessage['type']>([
+  'init',
+  'reset',
+  'events',
+  'agents',
+  'sessions',
+  'busy',
+  'meter',
+  'approval',
+  'approval_done',
+  'prefill',
+]);
+
+/** Whether a `message` event's data is one of the host's messages; anything else is ignored. */
+export function isHostMessage(value: unknown): value is HostMessage {
+  return typeof value === 'object' && value !== null && HOST_TYPES.has(String((value as { type?: unknown }).type));
+}
+
+/** Posts `open_file`, with the line only when there is one. */
+export function fileOpener(post: Post): (path: string, line?: number) => void {
+  return (path, line) => post(line !== undefined ? { type: 'open_file', path, line } : { type: 'open_file', path });
+}

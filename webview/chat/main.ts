@@ -1,0 +1,115 @@
+/**
+ * The chat view's browser app. The host (src/adapters/vscode/) loads it into a
+ * WebviewView with a nonce-based CSP and talks to it only through the message
+ * unions of protocol.ts: HostMessages arrive as `message` events, the view
+ * answers with WebviewMessages. After a (re)load the view posts `ready` and the
+ * host answers with `init`, then replays the transcript as `events`.
+ *
+ * Stable DOM hooks (Playwright checks of the real VS Code UI rely on them):
+ * `textarea#prompt`, `button#send`, `button#cancel`, `#transcript`,
+ * `.msg-user`, `.msg-assistant`, `details.msg-thinking`,
+ * `.tool-card[data-call-id][data-status]` with `.diff` and `button.open-diff`,
+ * `.approval[data-id]` with `button[data-decision]`, `select#agent`,
+ * `select.model[data-role]`, `#meter`, `#sessions`.
+ */
+import { Composer } from './composer';
+import { el } from './elements';
+import { Host, isHostMessage } from './host';
+import { MeterView } from './meter';
+import { PlanView } from './plan';
+import type { HostMessage } from './protocol';
+import { SessionList } from './session-list';
+import { Toolbar } from './toolbar';
+import { Transcript } from './transcript';
+import './chat.css';
+
+class ChatApp {
+  private readonly host = new Host();
+  private readonly toolbar = new Toolbar(this.host.post);
+  private readonly sessions = new SessionList(this.host.post, this.host.saved.sessionsOpen, (open) => this.host.save({ sessionsOpen: open }));
+  private readonly plan = new PlanView();
+  private readonly composer = new Composer(this.host.post, this.host.saved.draft, (draft) => this.host.save({ draft }));
+  private readonly transcript = new Transcript(this.host.post, this.plan, () => this.composer.input.focus());
+  private readonly meter = new MeterView();
+
+  constructor(root: HTMLElement) {
+    const footer = el('footer', 'footer');
+    footer.append(this.plan.element, this.composer.element, this.meter.element);
+    root.replaceChildren(this.toolbar.element, this.sessions.element, this.transcript.element, footer);
+    window.addEventListener('message', (event: MessageEvent<unknown>) => {
+      if (isHostMessage(event.data)) this.receive(event.data);
+    });
+    this.host.post({ type: 'ready' });
+  }
+
+  private receive(message: HostMessage): void {
+    switch (message.type) {
+      case 'init':
+        this.transcript.clear();
+        this.toolbar.showAgents(message.agents, message.agent, message.models);
+        this.sessions.show(message.sessions, message.sessionId);
+        this.toolbar.setTitle(message.sessions.find((session) => session.id === message.sessionId)?.title ?? '');
+        this.meter.show(message.meter.prompt, message.meter.session);
+        this.setBusy(message.busy);
+        break;
+      case 'reset':
+        this.transcript.clear();
+        this.toolbar.setTitle(message.title);
+        this.sessions.setCurrent(message.sessionId);
+        break;
+      case 'events':
+        this.transcript.applyAll(message.events);
+        break;
+      case 'agents':
+        this.toolbar.showAgents(message.agents, message.agent, message.models);
+        break;
+      case 'sessions': {
+        this.sessions.show(message.sessions, message.current);
+        const current = message.sessions.find((session) => session.id === message.current);
+        if (current) this.toolbar.setTitle(current.title);
+        break;
+      }
+      case 'busy':
+        this.setBusy(message.busy);
+        break;
+      case 'meter':
+        this.meter.show(message.prompt, message.session);
+        break;
+      case 'approval':
+        this.transcript.showApproval(message.request);
+        break;
+      case 'approval_done':
+        this.transcript.approvalDone(message.id, message.decision);
+        break;
+      case 'prefill':
+        this.composer.prefill(message.text);
+        break;
+      default:
+        unreachable(message);
+    }
+  }
+
+  private setBusy(busy: boolean): void {
+    document.body.dataset['busy'] = String(busy);
+    this.composer.setBusy(busy);
+    this.transcript.setBusy(busy);
+  }
+}
+
+function unreachable(value: never): never {
+  throw new Error(`unhandled host message: ${JSON.stringify(value)}`);
+}
+
+/** The host's page may hold an `<div id="app">`; otherwise the app adds one, leaving the page's scripts alone. */
+function start(): void {
+  let root = document.getElementById('app');
+  if (!root) {
+    root = el('div');
+    root.id = 'app';
+    document.body.append(root);
+  }
+  new ChatApp(root);
+}
+
+if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start, { once: true });
+else start();

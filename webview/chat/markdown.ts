@@ -1,0 +1,67 @@
+/**
+ * Assistant text as HTML. markdown-it runs with `html: false`, so any markup
+ * in model text is escaped, and links are limited to http(s), mailto and
+ * relative paths (no `javascript:`, `command:` or `file:`). Images are not
+ * rendered: the CSP would block remote ones anyway, and a model should not
+ * make the view fetch anything. Table alignment becomes a class, because the
+ * CSP refuses `style` attributes.
+ */
+import MarkdownIt from 'markdown-it';
+import { highlight } from './highlight';
+
+const SAFE_SCHEMES: ReadonlySet<string> = new Set(['http', 'https', 'mailto']);
+
+const md = new MarkdownIt({ html: false, linkify: true, highlight });
+md.disable('image');
+// Only links with a scheme: fuzzy linking would turn file names like `config.py` into http://config.py.
+md.linkify.set({ fuzzyLink: false });
+md.validateLink = (url: string): boolean => {
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url.trim());
+  return !scheme || SAFE_SCHEMES.has(scheme[1]!.toLowerCase());
+};
+md.core.ruler.push('align_as_class', (state) => {
+  for (const token of state.tokens) {
+    const style = token.attrGet('style');
+    const align = style && /^text-align:(left|center|right)$/.exec(style);
+    if (!align) continue;
+    token.attrs = (token.attrs ?? []).filter(([name]) => name !== 'style');
+    token.attrJoin('class', `align-${align[1]}`);
+  }
+});
+
+export function renderMarkdown(text: string): string {
+  return md.render(text);
+}
+
+/** What a click on a link in rendered markdown should do. */
+export type LinkAction = { kind: 'file'; path: string; line?: number } | { kind: 'external' } | { kind: 'none' };
+
+/**
+ * http(s) and mailto links stay ordinary anchors: VS Code intercepts clicks on
+ * them and opens them outside the webview. A relative link names a workspace
+ * file (`src/app.ts`, `src/app.ts#L12`, `./src/app.ts:12`) and is opened by the
+ * host. Anything else (an in-page `#anchor`) does nothing.
+ */
+export function linkAction(href: string): LinkAction {
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(href);
+  if (scheme) return SAFE_SCHEMES.has(scheme[1]!.toLowerCase()) ? { kind: 'external' } : { kind: 'none' };
+  if (href.startsWith('#') || href.startsWith('//')) return { kind: 'none' };
+  let target = safeDecode(href).replace(/^\.\//, '');
+  let line: number | undefined;
+  const lineMatch = /(?:#L|:)(\d+)(?:[-:]L?\d+)?$/.exec(target);
+  if (lineMatch) {
+    line = Number(lineMatch[1]);
+    target = target.slice(0, lineMatch.index);
+  }
+  target = target.replace(/[?#].*$/, '');
+  if (!target) return { kind: 'none' };
+  return line !== undefined ? { kind: 'file', path: target, line } : { kind: 'file', path: target };
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURI(text);
+  } catch {
+    return text;
+  }
+}

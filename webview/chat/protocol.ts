@@ -1,0 +1,173 @@
+/**
+ * The messages between the extension host and the chat view, one union in
+ * each direction. Both sides import this module (it imports nothing), so a
+ * new message is a compile error wherever it is not handled. Everything here
+ * is plain JSON: it crosses `postMessage`. No API key ever appears in a
+ * message; the host sends the names of keys, never their values.
+ */
+
+/** Who is acting, for the badge on text, thinking and tool cards. */
+export type AgentRole = 'primary' | 'reviewer' | 'subagent';
+
+export interface Actor {
+  /** The internal agent's name, e.g. "coder" or "code-reviewer". */
+  agent: string;
+  role: AgentRole;
+}
+
+/** Tokens and cost, for the meter (per prompt and per session). */
+export interface Meter {
+  inputTokens: number;
+  outputTokens: number;
+  cachedTokens: number;
+  /** US dollars; absent when the model has no configured prices. */
+  costUsd?: number;
+}
+
+export interface AgentChoice {
+  name: string;
+  description: string;
+}
+
+export interface RoleModelChoice {
+  /** "primary" or "coagent" (the reviewer). */
+  role: 'primary' | 'coagent';
+  label: string;
+  current: string;
+  options: string[];
+}
+
+export interface SessionSummary {
+  id: string;
+  title: string;
+  agent: string;
+  /** ISO time of the last change. */
+  updatedAt: string;
+}
+
+export type ToolStatus = 'running' | 'completed' | 'failed';
+
+export interface PlanEntry {
+  content: string;
+  status: 'pending' | 'in_progress' | 'completed';
+}
+
+/** A diff produced by an edit, shown on its tool card with an "open diff" action. */
+export interface CardDiff {
+  /** Workspace-relative path. */
+  path: string;
+  /** Unified diff text (capped by the host). */
+  unified: string;
+}
+
+/** One approval the policy asks for; answered by an `approve` message. */
+export interface ApprovalRequest {
+  id: string;
+  actor: Actor;
+  /** e.g. "Edit src/app.ts" or "Run: npm test". */
+  title: string;
+  category: 'read' | 'write' | 'execute' | 'network';
+  /** The command line for execute requests. */
+  command?: string;
+  paths: string[];
+  /** What "always" would cover, e.g. "all file changes". */
+  alwaysScope: string;
+}
+
+export type ApprovalDecision = 'allow_once' | 'allow_always' | 'reject_once';
+
+/** How a prompt ended, for the footer under its answer. */
+export type PromptStatus = 'completed' | 'needs_input' | 'limit' | 'cancelled' | 'error';
+
+/** What the view shows of a session: enough to rebuild the transcript of a resumed one. */
+export type TranscriptEvent =
+  | { type: 'user_message'; text: string }
+  | { type: 'text_delta'; actor: Actor; delta: string }
+  | { type: 'thinking_delta'; actor: Actor; delta: string }
+  | {
+      type: 'tool_start';
+      actor: Actor;
+      callId: string;
+      tool: string;
+      kind: string;
+      /** Short human summary, e.g. `src/app.ts:1-40`. */
+      title: string;
+      /** Arguments as pretty JSON text (capped). */
+      argumentsText: string;
+    }
+  | {
+      type: 'tool_end';
+      callId: string;
+      status: Exclude<ToolStatus, 'running'>;
+      durationMs: number;
+      /** The tool's output as the model saw it (capped). */
+      output: string;
+      diff?: CardDiff;
+      /** Workspace-relative files the call changed. */
+      files: string[];
+    }
+  | { type: 'plan'; entries: PlanEntry[] }
+  | { type: 'handoff'; from: Actor; to: Actor; purpose: string; text: string }
+  | { type: 'subagent'; callId: string; subagent: string; state: 'started' | 'progress' | 'ended'; text: string }
+  | { type: 'notice'; level: 'info' | 'warning' | 'error'; text: string }
+  | { type: 'prompt_end'; status: PromptStatus; message: string };
+
+/** Host → webview. */
+export type HostMessage =
+  /** Everything the view needs after (re)loading; the transcript is replayed with `events`. */
+  | {
+      type: 'init';
+      agents: AgentChoice[];
+      agent: string;
+      models: RoleModelChoice[];
+      sessions: SessionSummary[];
+      sessionId: string | undefined;
+      meter: { prompt: Meter; session: Meter };
+      busy: boolean;
+    }
+  /** Clears the transcript: a new session, or a resumed one whose events follow. */
+  | { type: 'reset'; sessionId: string | undefined; title: string }
+  | { type: 'events'; events: TranscriptEvent[] }
+  | { type: 'agents'; agents: AgentChoice[]; agent: string; models: RoleModelChoice[] }
+  | { type: 'sessions'; sessions: SessionSummary[]; current: string | undefined }
+  | { type: 'busy'; busy: boolean }
+  | { type: 'meter'; prompt: Meter; session: Meter }
+  | { type: 'approval'; request: ApprovalRequest }
+  /** The approval was answered (here or elsewhere) or withdrawn (cancel); the view removes its buttons. */
+  | { type: 'approval_done'; id: string; decision: ApprovalDecision | 'withdrawn' }
+  /** Puts text into the input box (send selection or file to Crow), without sending it. */
+  | { type: 'prefill'; text: string };
+
+/** Webview → host. */
+export type WebviewMessage =
+  | { type: 'ready' }
+  | { type: 'send'; text: string }
+  | { type: 'cancel' }
+  | { type: 'new_session' }
+  | { type: 'resume'; sessionId: string }
+  | { type: 'pick_agent'; agent: string }
+  | { type: 'pick_model'; role: 'primary' | 'coagent'; model: string }
+  | { type: 'approve'; id: string; decision: ApprovalDecision }
+  | { type: 'open_diff'; callId: string }
+  | { type: 'open_file'; path: string; line?: number }
+  /** Opens the session's trace, at the span of this tool call when given. */
+  | { type: 'show_trace'; callId?: string };
+
+const HOST_TYPES: ReadonlySet<string> = new Set([
+  'ready',
+  'send',
+  'cancel',
+  'new_session',
+  'resume',
+  'pick_agent',
+  'pick_model',
+  'approve',
+  'open_diff',
+  'open_file',
+  'show_trace',
+]);
+
+/** Whether a value posted by the webview is one of its messages (the host checks before trusting fields). */
+export function isWebviewMessage(value: unknown): value is WebviewMessage {
+  return typeof value === 'object' && value !== null && HOST_TYPES.has(String((value as { type?: unknown }).type));
+}

@@ -1,0 +1,66 @@
+/**
+ * The session list (folded by default): earlier sessions newest first, the
+ * current one marked; choosing another posts `resume`. Whether it is unfolded
+ * survives a reload.
+ */
+import { ago } from './format';
+import { el } from './elements';
+import type { Post } from './host';
+import type { SessionSummary } from './protocol';
+
+export class SessionList {
+  readonly element: HTMLDetailsElement;
+  private readonly summary = el('summary', undefined, 'Sessions');
+  private readonly list = el('ul', 'session-items');
+  private sessions: SessionSummary[] = [];
+  private current: string | undefined;
+
+  constructor(private readonly post: Post, open: boolean, onToggle: (open: boolean) => void) {
+    this.element = el('details', 'sessions');
+    this.element.id = 'sessions';
+    this.element.open = open;
+    this.element.append(this.summary, this.list);
+    this.element.addEventListener('toggle', () => onToggle(this.element.open));
+    this.render();
+  }
+
+  show(sessions: SessionSummary[], current: string | undefined): void {
+    this.sessions = [...sessions].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+    this.current = current;
+    this.render();
+  }
+
+  setCurrent(current: string | undefined): void {
+    this.current = current;
+    this.render();
+  }
+
+  private render(): void {
+    this.summary.textContent = `Sessions (${this.sessions.length})`;
+    if (this.sessions.length === 0) {
+      this.list.replaceChildren(el('li', 'session-empty', 'No saved sessions yet.'));
+      return;
+    }
+    this.list.replaceChildren(...this.sessions.map((session) => this.item(session)));
+  }
+
+  private item(session: SessionSummary): HTMLLIElement {
+    const row = el('li');
+    const choose = el('button', 'session');
+    choose.type = 'button';
+    choose.dataset['sessionId'] = session.id;
+    const title = session.title.trim() || 'Untitled session';
+    choose.append(el('span', 'session-title', title), el('span', 'session-meta', `${session.agent} · ${ago(session.updatedAt)}`));
+    if (session.id === this.current) {
+      choose.setAttribute('aria-current', 'true');
+      choose.setAttribute('aria-label', `${title} (current session)`);
+    } else {
+      choose.setAttribute('aria-label', `Resume ${title}`);
+    }
+    choose.addEventListener('click', () => {
+      if (session.id !== this.current) this.post({ type: 'resume', sessionId: session.id });
+    });
+    row.append(choose);
+    return row;
+  }
+}

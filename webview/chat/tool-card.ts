@@ -1,0 +1,122 @@
+/**
+ * A tool call as a card: status, who called it, the tool and its target,
+ * duration, arguments and output (folded), the files it changed and, for
+ * edits, the diff with an "Open diff" action. The card is created by
+ * `tool_start` and completed in place by `tool_end`. Text only: no tool output
+ * is ever parsed as HTML.
+ */
+import { actorBadge, button, details, el, fileLink } from './elements';
+import { duration } from './format';
+import type { CardDiff, TranscriptEvent } from './protocol';
+import { fileOpener, type Post } from './host';
+
+type ToolStart = Extract<TranscriptEvent, { type: 'tool_start' }>;
+type ToolEnd = Extract<TranscriptEvent, { type: 'tool_end' }>;
+
+/** Kinds whose title is a file (`src/app.ts:1-40`), so the title opens it. */
+const FILE_KINDS: ReadonlySet<string> = new Set(['read', 'edit', 'delete', 'move']);
+const STATUS_TEXT: Record<string, string> = { running: 'running', completed: 'done', failed: 'failed', stopped: 'stopped' };
+
+export class ToolCard {
+  readonly element: HTMLElement;
+  private readonly state = el('span', 'tool-state');
+  private readonly took = el('span', 'tool-duration');
+  private readonly title: string;
+  private readonly openFile: (path: string, line?: number) => void;
+
+  constructor(start: ToolStart, private readonly post: Post) {
+    this.openFile = fileOpener(post);
+    this.title = `${start.tool} ${start.title}`.trim();
+    this.element = el('article', 'tool-card');
+    this.element.dataset['callId'] = start.callId;
+    this.element.dataset['kind'] = start.kind;
+    const head = el('header', 'tool-head');
+    head.append(el('span', 'tool-mark'), actorBadge(start.actor), el('span', 'tool-name', start.tool), this.target(start), this.took, this.state, this.traceLink(start.callId));
+    this.element.append(head);
+    if (start.argumentsText.trim()) {
+      const args = details('tool-args', 'Arguments');
+      args.root.append(el('pre', 'tool-text', start.argumentsText));
+      this.element.append(args.root);
+    }
+    this.setStatus('running');
+  }
+
+  get status(): string {
+    return this.element.dataset['status'] ?? 'running';
+  }
+
+  finish(end: ToolEnd): void {
+    this.setStatus(end.status);
+    this.took.textContent = duration(end.durationMs);
+    if (end.output.trim()) {
+      const lines = end.output.split('\n').length;
+      const output = details('tool-output', `Output (${lines} ${lines === 1 ? 'line' : 'lines'})`, end.status === 'failed');
+      output.root.append(el('pre', 'tool-text', end.output));
+      this.element.append(output.root);
+    }
+    // The diff names its own file; list only the others the call changed.
+    const others = end.files.filter((path) => path !== end.diff?.path);
+    if (others.length > 0) this.element.append(this.filesChanged(others));
+    if (end.diff) this.element.append(this.diffSection(end.diff, end.callId));
+  }
+
+  /** The prompt ended (cancelled, error) before the tool reported back. */
+  stop(): void {
+    if (this.status === 'running') this.setStatus('stopped');
+  }
+
+  private setStatus(status: string): void {
+    this.element.dataset['status'] = status;
+    this.state.textContent = STATUS_TEXT[status] ?? status;
+    this.element.setAttribute('aria-label', `${this.title}: ${STATUS_TEXT[status] ?? status}`);
+  }
+
+  private target(start: ToolStart): HTMLElement {
+    const looksLikePath = /^[\w@./\\-]+(:\d+(-\d+)?)?$/.test(start.title);
+    if (FILE_KINDS.has(start.kind) && looksLikePath) return fileLink(start.title, this.openFile);
+    const title = el('span', 'tool-title', start.title);
+    title.title = start.title;
+    return title;
+  }
+
+  private traceLink(callId: string): HTMLButtonElement {
+    const link = button('Trace', 'trace-link', () => this.post({ type: 'show_trace', callId }));
+    link.setAttribute('aria-label', `Show ${this.title} in the trace`);
+    return link;
+  }
+
+  private filesChanged(files: string[]): HTMLElement {
+    const list = el('div', 'tool-files');
+    list.append(el('span', 'tool-files-label', 'Changed'), ...files.map((path) => fileLink(path, this.openFile)));
+    return list;
+  }
+
+  private diffSection(diff: CardDiff, callId: string): HTMLElement {
+    const section = el('section', 'tool-diff');
+    const head = el('div', 'diff-head');
+    const open = button('Open diff', 'open-diff', () => this.post({ type: 'open_diff', callId }));
+    open.setAttribute('aria-label', `Open the diff of ${diff.path}`);
+    head.append(fileLink(diff.path, this.openFile), open);
+    section.append(head, renderDiff(diff.unified));
+    return section;
+  }
+
+}
+
+/** A unified diff, one line per row, coloured by its first character. */
+export function renderDiff(unified: string): HTMLElement {
+  const view = el('div', 'diff');
+  view.setAttribute('role', 'figure');
+  view.setAttribute('aria-label', 'Diff');
+  const lines = unified.replace(/\n$/, '').split('\n');
+  view.append(...lines.map((line) => el('div', `diff-line ${diffLineClass(line)}`, line || ' ')));
+  return view;
+}
+
+function diffLineClass(line: string): string {
+  if (line.startsWith('+++') || line.startsWith('---') || line.startsWith('diff ') || line.startsWith('index ')) return 'diff-file';
+  if (line.startsWith('@@')) return 'diff-hunk';
+  if (line.startsWith('+')) return 'diff-add';
+  if (line.startsWith('-')) return 'diff-del';
+  return 'diff-context';
+}

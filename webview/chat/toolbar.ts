@@ -1,0 +1,91 @@
+/**
+ * The top bar: the session's title, the agent picker (an ACP agent is an
+ * autonomy level), one model picker per role, and the session actions (new
+ * session, show trace). Pickers are updated in place so a focused one keeps
+ * focus when the host confirms a choice.
+ */
+import { button, el } from './elements';
+import type { Post } from './host';
+import type { AgentChoice, RoleModelChoice } from './protocol';
+
+export class Toolbar {
+  readonly element = el('header', 'toolbar');
+  private readonly title = el('h1', 'session-title', 'New session');
+  private readonly agent = el('select');
+  private readonly models = el('div', 'model-pickers');
+  private readonly modelSelects = new Map<RoleModelChoice['role'], HTMLSelectElement>();
+
+  constructor(private readonly post: Post) {
+    this.title.id = 'session-title';
+    this.agent.id = 'agent';
+    this.agent.addEventListener('change', () => this.post({ type: 'pick_agent', agent: this.agent.value }));
+    const actions = el('div', 'session-actions');
+    const fresh = button('New', 'action', () => this.post({ type: 'new_session' }));
+    fresh.id = 'new-session';
+    fresh.setAttribute('aria-label', 'New session');
+    const trace = button('Trace', 'action', () => this.post({ type: 'show_trace' }));
+    trace.id = 'show-trace';
+    trace.setAttribute('aria-label', 'Show trace of this session');
+    actions.append(fresh, trace);
+    const heading = el('div', 'toolbar-row');
+    heading.append(this.title, actions);
+    const pickers = el('div', 'toolbar-row pickers');
+    pickers.append(labelled('Agent', this.agent), this.models);
+    this.element.append(heading, pickers);
+  }
+
+  setTitle(title: string): void {
+    this.title.textContent = title.trim() || 'New session';
+    this.title.title = this.title.textContent;
+  }
+
+  showAgents(agents: AgentChoice[], current: string, models: RoleModelChoice[]): void {
+    const known = agents.some((agent) => agent.name === current) || !current ? agents : [...agents, { name: current, description: '' }];
+    this.agent.replaceChildren(...known.map((agent) => option(agent.name, agent.name, agent.description)));
+    this.agent.value = current;
+    this.agent.title = known.find((agent) => agent.name === current)?.description ?? '';
+    this.showModels(models);
+  }
+
+  private showModels(models: RoleModelChoice[]): void {
+    const roles = new Set(models.map((model) => model.role));
+    for (const [role, select] of this.modelSelects) {
+      if (roles.has(role)) continue;
+      select.closest('label')?.remove();
+      this.modelSelects.delete(role);
+    }
+    for (const choice of models) {
+      let select = this.modelSelects.get(choice.role);
+      if (!select) {
+        select = this.modelSelect(choice.role);
+        this.modelSelects.set(choice.role, select);
+        this.models.append(labelled(choice.label, select));
+      }
+      const options = choice.options.includes(choice.current) || !choice.current ? choice.options : [choice.current, ...choice.options];
+      select.replaceChildren(...options.map((model) => option(model, model)));
+      select.value = choice.current;
+      const caption = select.closest('label')?.querySelector('.picker-label');
+      if (caption) caption.textContent = choice.label;
+    }
+  }
+
+  private modelSelect(role: RoleModelChoice['role']): HTMLSelectElement {
+    const select = el('select', 'model');
+    select.dataset['role'] = role;
+    select.addEventListener('change', () => this.post({ type: 'pick_model', role, model: select.value }));
+    return select;
+  }
+}
+
+function labelled(text: string, control: HTMLSelectElement): HTMLLabelElement {
+  const label = el('label', 'picker');
+  label.append(el('span', 'picker-label', text), control);
+  return label;
+}
+
+function option(value: string, label: string, description?: string): HTMLOptionElement {
+  const element = el('option', undefined, label);
+  element.value = value;
+  if (description) element.title = description;
+  return element;
+}

@@ -1,0 +1,274 @@
+/**
+ * The conversation as the host reports it: user messages, streamed assistant
+ * text (markdown) and thinking (folded), tool cards, handoffs, subagent
+ * progress, notices, the end of each prompt, and inline approvals.
+ *
+ * Deltas only append to a block's text; the block's HTML is rebuilt at most
+ * once per animation frame, so hundreds of deltas a second cost one markdown
+ * render per frame, and a replay of a whole session costs one render per block.
+ * The view stays pinned to the newest entry unless the user scrolled up.
+ */
+import { ApprovalView } from './approval';
+import { actorBadge, details, el, sameActor } from './elements';
+import { fileOpener, type Post } from './host';
+import { linkAction, renderMarkdown } from './markdown';
+import type { PlanView } from './plan';
+import type { Actor, ApprovalDecision, ApprovalRequest, PromptStatus, TranscriptEvent } from './protocol';
+import { ToolCard } from './tool-card';
+
+interface Stream {
+  kind: 'text' | 'thinking';
+  actor: Actor;
+  body: HTMLElement;
+  text: string;
+}
+
+type SubagentEvent = Extract<TranscriptEvent, { type: 'subagent' }>;
+type HandoffEvent = Extract<TranscriptEvent, { type: 'handoff' }>;
+
+const ENDINGS: Record<PromptStatus, string> = {
+  completed: 'Done',
+  needs_input: 'Waiting for your answer',
+  limit: 'Stopped at a limit',
+  cancelled: 'Cancelled',
+  error: 'Error',
+};
+
+/** How close to the bottom (px) still counts as "at the bottom". */
+const PIN_SLACK = 32;
+
+export class Transcript {
+  readonly element = el('main', 'transcript');
+  /** The block each actor is streaming into; any other entry closes them all. */
+  private readonly open = new Map<string, Stream>();
+  private readonly dirty = new Set<Stream>();
+  private readonly cards = new Map<string, ToolCard>();
+  private readonly approvals = new Map<string, ApprovalView>();
+  private frame = 0;
+  private pinned = true;
+  private lastTop = 0;
+
+  constructor(private readonly post: Post, private readonly plan: PlanView, private readonly onApprovalFocusLost: () => void) {
+    this.element.id = 'transcript';
+    this.element.tabIndex = -1;
+    this.element.setAttribute('role', 'log');
+    this.element.setAttribute('aria-label', 'Conversation');
+    this.element.addEventListener('scroll', () => this.onScroll());
+    this.element.addEventListener('click', (event) => this.onLinkClick(event));
+    this.element.addEventListener('auxclick', (event) => this.onLinkClick(event));
+  }
+
+  applyAll(events: TranscriptEvent[]): void {
+    for (const event of events) this.apply(event);
+  }
+
+  apply(event: TranscriptEvent): void {
+    switch (event.type) {
+      case 'user_message':
+        this.pinned = true;
+        this.append(message('msg-user', event.text));
+        break;
+      case 'text_delta':
+      case 'thinking_delta':
+        this.stream(event.type === 'text_delta' ? 'text' : 'thinking', event.actor, event.delta);
+        break;
+      case 'tool_start':
+        this.addCard(new ToolCard(event, this.post));
+        break;
+      case 'tool_end':
+        this.cardFor(event.callId).finish(event);
+        break;
+      case 'plan':
+        this.plan.show(event.entries);
+        break;
+      case 'handoff':
+        this.append(handoff(event));
+        break;
+      case 'subagent':
+        this.subagent(event);
+        break;
+      case 'notice':
+        this.append(notice(event.level, event.text));
+        break;
+      case 'prompt_end':
+        this.endPrompt(event.status, event.message);
+        break;
+      default:
+        unreachable(event);
+    }
+    this.schedule();
+  }
+
+  showApproval(request: ApprovalRequest): void {
+    if (this.approvals.has(request.id)) return;
+    const view = new ApprovalView(request, this.post);
+    this.approvals.set(request.id, view);
+    this.pinned = true;
+    this.append(view.element);
+    this.schedule();
+  }
+
+  approvalDone(id: string, decision: ApprovalDecision | 'withdrawn'): void {
+    const view = this.approvals.get(id);
+    if (!view?.pending) return;
+    const hadFocus = view.element.contains(document.activeElement);
+    view.done(decision);
+    if (hadFocus) this.onApprovalFocusLost();
+  }
+
+  clear(): void {
+    this.open.clear();
+    this.dirty.clear();
+    this.cards.clear();
+    this.approvals.clear();
+    this.plan.show([]);
+    this.pinned = true;
+    this.element.replaceChildren();
+  }
+
+  setBusy(busy: boolean): void {
+    // A screen reader reads the log once a prompt has finished, not every streamed frame.
+    this.element.setAttribute('aria-busy', String(busy));
+  }
+
+  private stream(kind: Stream['kind'], actor: Actor, delta: string): void {
+    const key = `${actor.role}\u0000${actor.agent}`;
+    let current = this.open.get(key);
+    if (!current || current.kind !== kind || !sameActor(current.actor, actor)) {
+      current = kind === 'text' ? this.textBlock(actor) : this.thinkingBlock(actor);
+      this.open.set(key, current);
+    }
+    current.text += delta;
+    this.dirty.add(current);
+  }
+
+  private textBlock(actor: Actor): Stream {
+    const block = el('div', 'msg msg-assistant');
+    const body = el('div', 'markdown');
+    const head = el('div', 'msg-head');
+    head.append(actorBadge(actor));
+    block.append(head, body);
+    this.append(block, true);
+    return { kind: 'text', actor, body, text: '' };
+  }
+
+  private thinkingBlock(actor: Actor): Stream {
+    const { root, summary } = details('msg msg-thinking', '');
+    summary.append(actorBadge(actor), el('span', 'thinking-label', 'Thinking'));
+    const body = el('div', 'thinking-body');
+    root.append(body);
+    this.append(root, true);
+    return { kind: 'thinking', actor, body, text: '' };
+  }
+
+  private addCard(card: ToolCard): void {
+    const id = card.element.dataset['callId']!;
+    this.cards.set(id, card);
+    this.append(card.element);
+  }
+
+  /** The card of a call; one made up from the end alone if its start never arrived (a replay cut short). */
+  private cardFor(callId: string): ToolCard {
+    const known = this.cards.get(callId);
+    if (known) return known;
+    const card = new ToolCard({ type: 'tool_start', actor: { agent: 'agent', role: 'primary' }, callId, tool: 'tool', kind: 'other', title: '', argumentsText: '' }, this.post);
+    this.addCard(card);
+    return card;
+  }
+
+  /** A subagent's progress, on the card of the task call that started it, else as its own entry. */
+  private subagent(event: SubagentEvent): void {
+    const card = this.cards.get(event.callId)?.element;
+    const scope = card ?? this.element;
+    let line = [...scope.querySelectorAll<HTMLElement>('.msg-subagent')].find((item) => item.dataset['callId'] === event.callId);
+    if (!line) {
+      line = el('div', 'msg-subagent');
+      line.dataset['callId'] = event.callId;
+      line.append(actorBadge({ agent: event.subagent, role: 'subagent' }), el('span', 'subagent-state'), el('span', 'subagent-text'));
+      if (card) card.append(line);
+      else this.append(line);
+    }
+    line.dataset['state'] = event.state;
+    line.querySelector('.subagent-state')!.textContent = { started: 'started', progress: 'working', ended: 'finished' }[event.state];
+    line.querySelector('.subagent-text')!.textContent = event.text;
+  }
+
+  private endPrompt(status: PromptStatus, text: string): void {
+    for (const card of this.cards.values()) card.stop();
+    const end = el('div', `prompt-end prompt-${status}`);
+    end.dataset['status'] = status;
+    end.append(el('span', 'prompt-end-status', ENDINGS[status]));
+    if (text.trim()) end.append(el('span', 'prompt-end-message', text));
+    if (status === 'error') end.setAttribute('role', 'alert');
+    this.append(end);
+  }
+
+  /** Adds an entry at the end; anything but a new streamed block closes the open ones. */
+  private append(entry: HTMLElement, streamed = false): void {
+    if (!streamed) this.open.clear();
+    this.element.append(entry);
+  }
+
+  private schedule(): void {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => this.flush());
+  }
+
+  private flush(): void {
+    this.frame = 0;
+    for (const stream of this.dirty) {
+      if (stream.kind === 'text') stream.body.innerHTML = renderMarkdown(stream.text);
+      else stream.body.textContent = stream.text;
+    }
+    this.dirty.clear();
+    if (this.pinned) this.element.scrollTop = this.element.scrollHeight;
+  }
+
+  /** Content growing never unpins; only the user scrolling up does, and reaching the bottom pins again. */
+  private onScroll(): void {
+    const top = this.element.scrollTop;
+    const distance = this.element.scrollHeight - top - this.element.clientHeight;
+    if (distance < PIN_SLACK) this.pinned = true;
+    else if (top < this.lastTop) this.pinned = false;
+    this.lastTop = top;
+  }
+
+  private onLinkClick(event: MouseEvent): void {
+    const anchor = (event.target as Element | null)?.closest?.('a[href]');
+    if (!anchor) return;
+    const action = linkAction(anchor.getAttribute('href') ?? '');
+    if (action.kind === 'external') return;
+    event.preventDefault();
+    if (action.kind === 'file') fileOpener(this.post)(action.path, action.line);
+  }
+}
+
+function message(className: string, text: string): HTMLElement {
+  const entry = el('div', `msg ${className}`);
+  entry.append(el('div', 'msg-text', text));
+  return entry;
+}
+
+function handoff(event: HandoffEvent): HTMLElement {
+  const entry = el('div', 'msg msg-handoff');
+  const head = el('div', 'handoff-head');
+  head.append(actorBadge(event.from), el('span', 'handoff-arrow', '→'), actorBadge(event.to), el('span', 'handoff-purpose', event.purpose));
+  entry.append(head);
+  if (event.text.trim()) {
+    const text = details('handoff-text', 'What was passed on');
+    text.root.append(el('div', 'msg-text', event.text));
+    entry.append(text.root);
+  }
+  return entry;
+}
+
+function notice(level: 'info' | 'warning' | 'error', text: string): HTMLElement {
+  const entry = el('div', `notice notice-${level}`, text);
+  entry.dataset['level'] = level;
+  if (level === 'error') entry.setAttribute('role', 'alert');
+  return entry;
+}
+
+function unreachable(value: never): never {
+  throw new Error(`unhandled transcript event: ${JSON.stringify(value)}`);
+}
