@@ -1,12 +1,17 @@
-// Bundles the entry points: the VS Code extension (vscode stays external),
-// the `crow` binary (CLI and ACP server in one file with a shebang), the
-// browser code of the webviews (dist/webview/: viewer.js and viewer.css, served
-// by `crow trace --serve`) and the suites that run inside VS Code (.vscode-test.mjs).
+// Bundles the entry points: the VS Code extension (dist/extension.js, small, and the engine it
+// loads on first use, dist/engine.js; vscode stays external), the `crow` binary (CLI and ACP
+// server in one file with a shebang), the browser code of the webviews (dist/webview/: the chat
+// view and the trace viewer, also served by `crow trace --serve`) and the suites that run inside
+// VS Code (npm run test:vscode and .vscode-test.mjs).
 // `node esbuild.mjs --watch` rebuilds on change.
-import { chmodSync } from 'node:fs';
+import { chmodSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import * as esbuild from 'esbuild';
 
 const watch = process.argv.includes('--watch');
+// `--production` (npm run package): minified, no source maps, no test bundles, and a crow binary
+// with no runtime node_modules (the .vsix ships none; rg then comes from PATH or VS Code).
+const production = process.argv.includes('--production');
 
 /** @type {import('esbuild').BuildOptions} */
 const common = {
@@ -14,8 +19,22 @@ const common = {
   platform: 'node',
   target: 'node20',
   format: 'cjs',
-  sourcemap: true,
+  sourcemap: !production,
+  minify: production,
   logLevel: 'warning',
+};
+
+/**
+ * The extension's `require('./engine')` stays a require of dist/engine.js: activation then parses a
+ * small file, and the engine (SDKs, tools, sessions) is read only when first used.
+ */
+const engineApart = {
+  name: 'engine-apart',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/engine$/ }, (args) =>
+      args.importer.includes(join('src', 'adapters', 'vscode')) ? { path: './engine.js', external: true } : undefined,
+    );
+  },
 };
 
 const builds = [
@@ -24,36 +43,51 @@ const builds = [
     entryPoints: ['src/adapters/vscode/extension.ts'],
     outfile: 'dist/extension.js',
     external: ['vscode'],
+    plugins: [engineApart],
+  },
+  {
+    ...common,
+    entryPoints: ['src/adapters/vscode/engine.ts'],
+    outfile: 'dist/engine.js',
+    external: ['vscode'],
   },
   {
     ...common,
     entryPoints: ['src/adapters/cli/crow.ts'],
     outfile: 'dist/crow.js',
     banner: { js: '#!/usr/bin/env node' },
-    // ripgrep finds its platform binary relative to its own folder; the MCP SDK is large and only
-    // needed once a session has MCP servers. Both are runtime dependencies, loaded from node_modules.
-    external: ['@vscode/ripgrep', '@modelcontextprotocol/sdk'],
+    // The MCP SDK is large and only needed once a session has MCP servers: loaded from node_modules,
+    // except in the .vsix (no node_modules), where it is bundled.
+    external: production ? [] : ['@modelcontextprotocol/sdk'],
   },
   {
     ...common,
     platform: 'browser',
     target: 'es2022',
     format: 'iife',
-    entryPoints: { viewer: 'webview/trace-viewer/main.ts' },
+    // markdown-it's entity tables and highlight.js's grammars halve when minified; source maps stay.
+    minify: true,
+    entryPoints: { viewer: 'webview/trace-viewer/main.ts', chat: 'webview/chat/main.ts' },
     outdir: 'dist/webview',
   },
-  {
+  !production && {
     ...common,
-    entryPoints: ['test/vscode/*.test.ts'],
+    // The index the extension host loads (npm run test:vscode) and every suite it runs; test/vscode/support/
+    // is bundled into the suites that use it. mocha loads from node_modules at run time.
+    entryPoints: ['test/vscode/index.ts', 'test/vscode/**/*.test.ts'],
+    outbase: 'test/vscode',
     outdir: 'dist/test/vscode',
     external: ['vscode', 'mocha'],
   },
 ];
 
+const selected = builds.filter(Boolean);
+// A deleted suite must not keep running from its old bundle.
+rmSync('dist/test/vscode', { recursive: true, force: true });
 if (watch) {
-  for (const options of builds) await (await esbuild.context(options)).watch();
+  for (const options of selected) await (await esbuild.context(options)).watch();
   console.error('esbuild: watching for changes…');
 } else {
-  await Promise.all(builds.map((options) => esbuild.build(options)));
+  await Promise.all(selected.map((options) => esbuild.build(options)));
   chmodSync('dist/crow.js', 0o755);
 }

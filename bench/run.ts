@@ -5,6 +5,7 @@
  */
 import { NodeWorkspace } from '../src/tools/node-workspace';
 import { acpBenchmark } from './acp';
+import { activationBenchmark } from './activation';
 import { bookkeepingBenchmark } from './bookkeeping';
 import { editFileBenchmark } from './edit-file';
 import { grepBenchmark } from './grep';
@@ -23,6 +24,7 @@ async function main(): Promise<void> {
   await sessionsBenchmark();
   await acpBenchmark();
   await traceViewerBenchmark();
+  await activationBenchmark();
 }
 
 main().catch((err: unknown) => {

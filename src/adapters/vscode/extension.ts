@@ -1,16 +1,114 @@
 import * as vscode from 'vscode';
+import { configHome, dataHome } from '../../config/paths';
+import type { ChatController } from './chat/chat-controller';
+import { CHAT_VIEW_ID, ChatViewProvider } from './chat/chat-view';
+import { BEFORE_SCHEME, BeforeTexts, viewActions } from './chat/view-actions';
+import { registerCommands } from './commands';
+import { registerLanguageModels } from './language-models';
+import type * as Engine from './engine';
+import { registerParticipant } from './participant';
+import { KeyStore } from './secrets';
+import { registerTraces, type TraceService } from './traces/register-traces';
+import type { VscodeWorkspace } from './vscode-workspace';
+import { workspaceRoot } from './workspace-root';
+
+let loadedEngine: typeof Engine | undefined;
+
+/** The engine, loaded on first use (see engine.ts). */
+function engine(): typeof Engine {
+  loadedEngine ??= require('./engine') as typeof Engine;
+  return loadedEngine;
+}
+
+/** What the commands and views share: one chat, one key store, the traces. */
+export interface Crow {
+  keys: KeyStore;
+  chat: ChatViewProvider;
+  traces: TraceService;
+  engine: typeof engine;
+  /** The chat's controller; throws with advice when no folder is open. */
+  controller(): ChatController;
+  /** Crow's models as VS Code language models (vendor "crow"); refreshed when settings or keys change. */
+  languageModels: vscode.Disposable & { refresh(): void };
+}
 
 /**
- * Extension entry point. Activation stays light: the engine is loaded on
- * first use by the commands and views that need it.
+ * Extension entry point. Activation registers the views, commands, the
+ * `@crow` participant and the language model provider, and nothing else:
+ * the engine loads when the chat opens, a prompt runs or models are listed.
  */
-export function activate(context: vscode.ExtensionContext): void {
-  const version = String(context.extension.packageJSON.version ?? 'unknown');
+export function activate(context: vscode.ExtensionContext): Crow {
+  const keys = new KeyStore(context.secrets, context.globalState);
+  const workspaces = new Map<string, VscodeWorkspace>();
+  const before = new BeforeTexts();
+  const host = (root: string) => engine().chatHost(root, () => keys.env(), workspaces);
+  const rootOrThrow = (): string => {
+    const root = workspaceRoot();
+    if (root === undefined) throw new Error('Open a folder first: Crow works on the files of a workspace folder.');
+    return root;
+  };
+
+  const traces = registerTraces(context, {
+    dataHome: () => dataHome(process.env),
+    workspaceRoot,
+    // Only the engine runs sessions: before it loads, none is running here.
+    liveTrace: (sessionId) => loadedEngine?.liveSessions.recorder(sessionId),
+  });
+  const chat = new ChatViewProvider(context.extensionUri, (post) => {
+    const root = rootOrThrow();
+    const actions = viewActions({
+      root,
+      before,
+      showTrace: (sessionId, callId) => traces.showTrace(sessionId, callId !== undefined ? { callId } : {}),
+      sessionsChanged: () => traces.refresh(),
+    });
+    return new (engine().ChatController)(host(root), post, actions);
+  });
+
+  const languageModels = registerLanguageModels({
+    settings: () => engine().settingsFor(workspaceRoot() ?? process.cwd(), engine().crowConfiguration(), process.env),
+    env: () => keys.env(),
+  });
+  const crow: Crow = { keys, chat, traces, engine, controller: () => chat.controller, languageModels };
+
   context.subscriptions.push(
-    vscode.commands.registerCommand('crow.showVersion', () =>
-      vscode.window.showInformationMessage(`Crow Agent ${version}`),
-    ),
+    vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chat),
+    vscode.workspace.registerTextDocumentContentProvider(BEFORE_SCHEME, before),
+    keys,
+    languageModels,
+    registerParticipant({
+      root: workspaceRoot,
+      startSession: async (ask, agent) => engine().ChatSession.start(host(rootOrThrow()), ask, agent),
+      agentNames: async () => {
+        const root = workspaceRoot();
+        return root === undefined ? [] : (await (await engine().ChatSession.start(host(root), async () => 'reject_once')).agents()).map((a) => a.name);
+      },
+      iconPath: vscode.Uri.joinPath(context.extensionUri, 'media', 'crow.svg'),
+    }),
+    keys.onDidChange(() => languageModels.refresh()),
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (event.affectsConfiguration('crow')) languageModels.refresh();
+    }),
+    watchConfigFiles(() => languageModels.refresh()),
+    ...registerCommands(context, crow),
+    { dispose: () => void chat.dispose() },
+    { dispose: () => workspaces.forEach((workspace) => workspace.dispose()) },
   );
+  return crow;
+}
+
+/** config.toml (the user's and the project's) can add providers and models: the model list follows it. */
+function watchConfigFiles(changed: () => void): vscode.Disposable {
+  const watchers = [
+    vscode.workspace.createFileSystemWatcher('**/.crow/config.toml'),
+    vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(configHome(process.env)), 'config.toml')),
+  ];
+  for (const watcher of watchers) {
+    watcher.onDidChange(changed);
+    watcher.onDidCreate(changed);
+    watcher.onDidDelete(changed);
+  }
+  return vscode.Disposable.from(...watchers);
 }
 
 export function deactivate(): void {}

@@ -1,0 +1,305 @@
+/**
+ * The chat view's brain: it answers the webview's messages (send, cancel,
+ * resume, pickers, approvals) with the host's, keeps the transcript of the
+ * open session so a reloaded view can be rebuilt, and asks approvals inline.
+ * Plain Node: what only VS Code can do (diff editors, opening files, the
+ * trace panel) goes through ViewActions.
+ */
+import { randomUUID } from 'node:crypto';
+import type { CompositionRole } from '../../../agents/role-models';
+import type { SpanRecord } from '../../../telemetry/span';
+import { errorMessage } from '../../../tools/define-tool';
+import type { AskFn, PermissionAnswer, PermissionRequest } from '../../../tools/permissions';
+import type {
+  Actor,
+  ApprovalDecision,
+  ApprovalRequest,
+  HostMessage,
+  Meter,
+  RoleModelChoice,
+  SessionSummary,
+  TranscriptEvent,
+  WebviewMessage,
+} from '../../../../webview/chat/protocol';
+import { ChatSession, type ChatHost } from './chat-session';
+import { replayTranscript } from './replay';
+import { emptyMeter, notice, sumMeters } from './transcript';
+
+/** What the view asks of VS Code itself. */
+export interface ViewActions {
+  /** Opens a diff editor for the change of one tool call. */
+  openDiff(sessionId: string, callId: string, unified: string): Promise<void>;
+  openFile(path: string, line?: number): Promise<void>;
+  showTrace(sessionId: string, callId?: string): Promise<void>;
+  /** A prompt ended or a session changed: lists elsewhere (Traces) refresh. */
+  sessionsChanged(): void;
+}
+
+const ROLE_LABEL: Record<CompositionRole, string> = { primary: 'Model', coagent: 'Reviewer model' };
+
+export class ChatController {
+  private chat: ChatSession | undefined;
+  /** Everything shown of the open session, to rebuild a reloaded view. */
+  private transcript: TranscriptEvent[] = [];
+  private readonly approvals = new Map<string, { request: ApprovalRequest; answer(decision: ApprovalDecision): void; withdraw(): void }>();
+  private readonly diffs = new Map<string, string>();
+  private readonly actors = new Map<string, Actor>();
+  private promptMeter = emptyMeter();
+  private sessionMeter = emptyMeter();
+
+  constructor(
+    private readonly host: ChatHost,
+    private readonly post: (message: HostMessage) => void,
+    private readonly actions: ViewActions,
+  ) {}
+
+  get sessionId(): string | undefined {
+    return this.chat?.id;
+  }
+
+  get busy(): boolean {
+    return this.chat?.busy ?? false;
+  }
+
+  async handle(message: WebviewMessage): Promise<void> {
+    try {
+      await this.dispatch(message);
+    } catch (err) {
+      this.show(notice('error', errorMessage(err)));
+    }
+  }
+
+  /** Puts text into the view's input (Send Selection / Send File). */
+  prefill(text: string): void {
+    this.post({ type: 'prefill', text });
+  }
+
+  async newSession(): Promise<void> {
+    await this.dispatch({ type: 'new_session' });
+  }
+
+  /** The agents offered and the open session's, for the Pick Agent command. */
+  async agentChoices(): Promise<{ agents: { name: string; description: string }[]; current: string }> {
+    const chat = await this.session();
+    return { agents: await chat.agents(), current: chat.session.agentName };
+  }
+
+  async modelChoicesNow(): Promise<RoleModelChoice[]> {
+    return this.modelChoices(await this.session());
+  }
+
+  /** Picks an agent or a model as the view's pickers do, and tells the view. */
+  async pick(choice: { agent: string } | { role: CompositionRole; model: string }): Promise<void> {
+    await this.dispatch('agent' in choice ? { type: 'pick_agent', agent: choice.agent } : { type: 'pick_model', role: choice.role, model: choice.model });
+  }
+
+  cancel(): void {
+    this.chat?.cancel();
+  }
+
+  async dispose(): Promise<void> {
+    await this.chat?.close();
+  }
+
+  private async dispatch(message: WebviewMessage): Promise<void> {
+    switch (message.type) {
+      case 'ready':
+        return this.ready();
+      case 'send':
+        return this.send(message.text);
+      case 'cancel':
+        return this.cancel();
+      case 'new_session':
+        return this.reset(undefined);
+      case 'resume':
+        return this.reset(message.sessionId);
+      case 'pick_agent':
+        await (await this.session()).setAgent(message.agent);
+        return this.announceAgents();
+      case 'pick_model':
+        (await this.session()).setModel(message.role, message.model);
+        return this.announceAgents();
+      case 'approve':
+        return this.answer(message.id, message.decision);
+      case 'open_diff': {
+        const unified = this.diffs.get(message.callId);
+        if (unified === undefined || !this.chat) throw new Error('That change is no longer available to show; open the trace to see it.');
+        return this.actions.openDiff(this.chat.id, message.callId, unified);
+      }
+      case 'open_file':
+        return this.actions.openFile(message.path, message.line);
+      case 'show_trace':
+        if (!this.chat) throw new Error('Nothing to trace yet: send a prompt first.');
+        return this.actions.showTrace(this.chat.id, message.callId);
+    }
+  }
+
+  private async ready(): Promise<void> {
+    const chat = await this.session().catch((err: unknown) => {
+      this.show(notice('error', errorMessage(err)));
+      return undefined;
+    });
+    this.post({
+      type: 'init',
+      agents: chat ? await chat.agents() : [],
+      agent: chat?.session.agentName ?? '',
+      models: chat ? await this.modelChoices(chat) : [],
+      sessions: this.sessions(),
+      sessionId: chat && this.stored(chat.id) ? chat.id : undefined,
+      meter: { prompt: this.promptMeter, session: this.sessionMeter },
+      busy: this.busy,
+    });
+    this.post({ type: 'reset', sessionId: this.chat?.id, title: this.chat?.session.title ?? '' });
+    if (this.transcript.length > 0) this.post({ type: 'events', events: this.transcript });
+    // A reloaded view must still offer the questions a running prompt waits on.
+    for (const { request } of this.approvals.values()) this.post({ type: 'approval', request });
+  }
+
+  private async send(text: string): Promise<void> {
+    if (text.trim() === '') return;
+    const chat = await this.session();
+    if (chat.busy) throw new Error('Crow is still working on the last prompt: wait for it, or press Cancel.');
+    this.show({ type: 'user_message', text });
+    this.promptMeter = emptyMeter();
+    const before = this.sessionMeter;
+    this.post({ type: 'busy', busy: true });
+    // A prompt cancelled by New Session or Resume may still be winding down: its last events are not the new session's.
+    const current = (): boolean => this.chat === chat;
+    try {
+      await chat.prompt(text, {
+        onEvent: (event) => current() && this.show(event),
+        onMeter: (meter) => {
+          if (!current()) return;
+          this.promptMeter = meter;
+          this.sessionMeter = sumMeters(before, meter);
+          this.post({ type: 'meter', prompt: this.promptMeter, session: this.sessionMeter });
+        },
+      });
+    } catch (err) {
+      if (current()) {
+        this.show(notice('error', errorMessage(err)));
+        this.show({ type: 'prompt_end', status: 'error', message: '' });
+      }
+    } finally {
+      if (current()) {
+        this.withdrawApprovals();
+        this.post({ type: 'busy', busy: false });
+        this.post({ type: 'sessions', sessions: this.sessions(), current: chat.id });
+      }
+      this.actions.sessionsChanged();
+    }
+  }
+
+  /** Closes the open session and opens a new one, or the stored session `id`. */
+  private async reset(id: string | undefined): Promise<void> {
+    if (this.chat?.busy) this.chat.cancel();
+    this.withdrawApprovals();
+    await this.chat?.close();
+    this.chat = undefined;
+    this.transcript = [];
+    this.diffs.clear();
+    this.actors.clear();
+    this.promptMeter = emptyMeter();
+    this.sessionMeter = emptyMeter();
+    const chat = id === undefined ? await this.session() : await this.open(id);
+    this.post({ type: 'reset', sessionId: id, title: chat.session.title });
+    if (id !== undefined) {
+      for (const event of replayTranscript(chat.session)) this.remember(event);
+      this.sessionMeter = meterOf(this.host.store.spans(id));
+      this.post({ type: 'events', events: this.transcript });
+      this.post({ type: 'meter', prompt: this.promptMeter, session: this.sessionMeter });
+    }
+    await this.announceAgents();
+    this.post({ type: 'sessions', sessions: this.sessions(), current: id });
+  }
+
+  private async open(id: string): Promise<ChatSession> {
+    this.chat = await ChatSession.resume(this.host, id, this.ask);
+    return this.chat;
+  }
+
+  /** The open session, started on first use. */
+  private async session(): Promise<ChatSession> {
+    this.chat ??= await ChatSession.start(this.host, this.ask);
+    return this.chat;
+  }
+
+  private async announceAgents(): Promise<void> {
+    const chat = await this.session();
+    this.post({ type: 'agents', agents: await chat.agents(), agent: chat.session.agentName, models: await this.modelChoices(chat) });
+  }
+
+  private async modelChoices(chat: ChatSession): Promise<RoleModelChoice[]> {
+    return (await chat.models()).map(({ role, current, options }) => ({ role, label: ROLE_LABEL[role], current, options }));
+  }
+
+  private sessions(): SessionSummary[] {
+    return this.host.store
+      .list({ cwd: this.host.root })
+      .filter((meta) => meta.parent === undefined)
+      .map((meta) => ({ id: meta.id, title: meta.title || '(untitled)', agent: meta.agentName, updatedAt: new Date(meta.updatedAt).toISOString() }));
+  }
+
+  private stored(id: string): boolean {
+    return this.host.store.list({ cwd: this.host.root }).some((meta) => meta.id === id);
+  }
+
+  /** Shows an event and keeps it for a reload. */
+  private show(event: TranscriptEvent): void {
+    this.remember(event);
+    this.post({ type: 'events', events: [event] });
+  }
+
+  private remember(event: TranscriptEvent): void {
+    this.transcript.push(event);
+    if (event.type === 'tool_end' && event.diff) this.diffs.set(event.callId, event.diff.unified);
+    if (event.type === 'tool_start' || event.type === 'text_delta' || event.type === 'thinking_delta') this.actors.set(event.actor.agent, event.actor);
+  }
+
+  /** Asks the person in the view; a cancel withdraws the question and counts as a no. */
+  private readonly ask: AskFn = (request: PermissionRequest, signal: AbortSignal) =>
+    new Promise<PermissionAnswer>((resolve) => {
+      const id = randomUUID();
+      const done = (answer: PermissionAnswer, shown: ApprovalDecision | 'withdrawn'): void => {
+        if (!this.approvals.delete(id)) return;
+        signal.removeEventListener('abort', withdraw);
+        this.post({ type: 'approval_done', id, decision: shown });
+        resolve(answer);
+      };
+      const withdraw = (): void => done('reject_once', 'withdrawn');
+      const actor = this.actors.get(request.agent) ?? { agent: request.agent, role: 'primary' };
+      const { title, category, paths, alwaysScope } = request;
+      const shown: ApprovalRequest = { id, actor, title, category, paths, alwaysScope, ...(request.command !== undefined ? { command: request.command } : {}) };
+      this.approvals.set(id, { request: shown, answer: (decision) => done(decision, decision), withdraw });
+      signal.addEventListener('abort', withdraw, { once: true });
+      this.post({ type: 'approval', request: shown });
+      if (signal.aborted) withdraw();
+    });
+
+  private answer(id: string, decision: ApprovalDecision): void {
+    const pending = this.approvals.get(id);
+    if (!pending) throw new Error('That approval is no longer pending (the prompt ended or was cancelled).');
+    pending.answer(decision);
+  }
+
+  private withdrawApprovals(): void {
+    for (const pending of [...this.approvals.values()]) pending.withdraw();
+  }
+}
+
+/** A stored session's tokens and cost, from its LLM call spans. */
+export function meterOf(spans: readonly SpanRecord[]): Meter {
+  let meter: Meter = emptyMeter();
+  for (const span of spans) {
+    if (span.kind !== 'llm_call') continue;
+    const number = (key: string): number => (typeof span.attributes[key] === 'number' ? (span.attributes[key] as number) : 0);
+    const cost = span.attributes['crow.cost_usd'];
+    meter = sumMeters(meter, {
+      inputTokens: number('gen_ai.usage.input_tokens'),
+      outputTokens: number('gen_ai.usage.output_tokens'),
+      cachedTokens: number('gen_ai.usage.cache_read.input_tokens'),
+      ...(typeof cost === 'number' ? { costUsd: cost } : {}),
+    });
+  }
+  return meter;
+}

@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+import { isWebviewMessage, type HostMessage } from '../../../../webview/chat/protocol';
+import { webviewPage } from '../webview-page';
+import type { ChatController } from './chat-controller';
+
+export const CHAT_VIEW_ID = 'crow.chat';
+
+/** Makes the controller on first use: the engine loads when the view first opens, not at start-up. */
+export type ControllerFactory = (post: (message: HostMessage) => void) => ChatController;
+
+/**
+ * The Crow chat view (a WebviewView in the Crow activity-bar container). The
+ * browser side is dist/webview/chat.js under a strict CSP with a nonce; the
+ * two sides talk only in the message unions of webview/chat/protocol.ts. The
+ * controller outlives the webview: hiding and showing the view rebuilds it
+ * from the controller's transcript (the view posts `ready`).
+ */
+export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
+  private view: vscode.WebviewView | undefined;
+  private controllerValue: ChatController | undefined;
+  /** Messages posted while no view is showing; the next `ready` rebuilds everything, so only prefills are kept. */
+  private pendingPrefill: string | undefined;
+  private readonly posted = new vscode.EventEmitter<HostMessage>();
+  /** Every message the host sends the view (whether or not a view is showing): for tests and status displays. */
+  readonly onDidPost = this.posted.event;
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly makeController: ControllerFactory,
+  ) {}
+
+  get controller(): ChatController {
+    this.controllerValue ??= this.makeController((message) => this.post(message));
+    return this.controllerValue;
+  }
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    this.view = view;
+    const assets = vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview');
+    view.webview.options = { enableScripts: true, localResourceRoots: [assets] };
+    view.webview.html = chatHtml(view.webview, assets);
+    view.webview.onDidReceiveMessage(async (message: unknown) => {
+      if (!isWebviewMessage(message)) return;
+      await this.controller.handle(message);
+      if (message.type === 'ready' && this.pendingPrefill !== undefined) {
+        this.post({ type: 'prefill', text: this.pendingPrefill });
+        this.pendingPrefill = undefined;
+      }
+    });
+    view.onDidDispose(() => {
+      if (this.view === view) this.view = undefined;
+    });
+  }
+
+  /** Shows the view and puts `text` into its input box. */
+  async prefill(text: string): Promise<void> {
+    await vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`);
+    if (this.view) this.post({ type: 'prefill', text });
+    else this.pendingPrefill = text;
+  }
+
+  async dispose(): Promise<void> {
+    this.posted.dispose();
+    await this.controllerValue?.dispose();
+  }
+
+  private post(message: HostMessage): void {
+    this.posted.fire(message);
+    void this.view?.webview.postMessage(message);
+  }
+}
+
+export function chatHtml(webview: vscode.Webview, assets: vscode.Uri): string {
+  return webviewPage({
+    title: 'Crow',
+    cspSource: webview.cspSource,
+    scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(assets, 'chat.js')).toString(),
+    styleUris: [webview.asWebviewUri(vscode.Uri.joinPath(assets, 'chat.css')).toString()],
+    nonce: randomBytes(16).toString('base64'),
+  });
+}

@@ -1,0 +1,186 @@
+/**
+ * What the chat view shows of a run: AgentEvents become TranscriptEvents
+ * (the view's own, JSON-only vocabulary in webview/chat/protocol.ts), with a
+ * badge for who acts, capped texts and a meter of tokens and cost. Plain
+ * Node; the chat participant reuses it.
+ */
+import { type AgentEvent, unreachable } from '../../../engine/events';
+import { verdictText } from '../../acp/client-text';
+import type { Usage } from '../../../llm/types';
+import { costOf, type ModelPricing } from '../../../telemetry/gen-ai';
+import type { TodoItem } from '../../../tools/todos';
+import type { ToolResult } from '../../../tools/tool';
+import type { Actor, Meter, PlanEntry, PromptStatus, TranscriptEvent } from '../../../../webview/chat/protocol';
+
+/** Arguments and outputs beyond this are cut: the trace keeps the rest. */
+export const MAX_CARD_CHARS = 8_000;
+
+export interface TranscriptOptions {
+  /** The composition's primary and reviewer, for the badges; anyone else is a subagent. */
+  primary: string;
+  coagent?: string;
+  /** Prices of a model, when configured: the meter's cost. */
+  pricing(model: string): ModelPricing | undefined;
+}
+
+export function emptyMeter(): Meter {
+  return { inputTokens: 0, outputTokens: 0, cachedTokens: 0 };
+}
+
+/** Adds one LLM call's usage to a meter; cost only counts while every call so far had prices. */
+export function addUsage(meter: Meter, usage: Usage, pricing: ModelPricing | undefined, first: boolean): Meter {
+  const cost = pricing ? costOf(usage, pricing) : undefined;
+  const costUsd = cost === undefined ? undefined : first ? cost : meter.costUsd === undefined ? undefined : meter.costUsd + cost;
+  return {
+    inputTokens: meter.inputTokens + usage.input + usage.cacheRead + usage.cacheWrite,
+    outputTokens: meter.outputTokens + usage.output,
+    cachedTokens: meter.cachedTokens + usage.cacheRead,
+    ...(costUsd !== undefined ? { costUsd } : {}),
+  };
+}
+
+export function sumMeters(a: Meter, b: Meter): Meter {
+  const costUsd = a.costUsd !== undefined && b.costUsd !== undefined ? a.costUsd + b.costUsd : (a.costUsd ?? b.costUsd);
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cachedTokens: a.cachedTokens + b.cachedTokens,
+    ...(costUsd !== undefined ? { costUsd } : {}),
+  };
+}
+
+export function capText(text: string, max = MAX_CARD_CHARS): string {
+  return text.length > max ? `${text.slice(0, max)}\n… (${text.length - max} more characters; the full text is in the trace)` : text;
+}
+
+/** Arguments as the card shows them: pretty JSON, or the raw text a model produced when it was not JSON. */
+export function argumentsText(args: unknown): string {
+  return capText(typeof args === 'string' ? args : JSON.stringify(args, null, 2));
+}
+
+/** What a card shows of a finished tool call: its error first, then its output. */
+export function toolOutput(result: Pick<ToolResult, 'output' | 'error'>): string {
+  const parts = [result.error !== undefined ? `Error: ${result.error}` : '', result.output].filter((part) => part.trim() !== '');
+  return capText(parts.join('\n\n'));
+}
+
+/** The first file a unified diff changes, workspace-relative. */
+export function diffPath(unified: string): string | undefined {
+  const header = /^\+\+\+ (?:b\/)?(.+)$/m.exec(unified)?.[1] ?? /^--- (?:a\/)?(.+)$/m.exec(unified)?.[1];
+  return header === undefined || header === '/dev/null' ? undefined : header.trim();
+}
+
+export function planEntries(items: readonly TodoItem[]): PlanEntry[] {
+  return items.map(({ content, status }) => ({ content, status }));
+}
+
+/**
+ * Translates one prompt's events. `handle` returns the events to show (often
+ * none) and keeps the prompt's meter; text arrives as deltas, a complete
+ * block only when its deltas never came.
+ */
+export class TranscriptTranslator {
+  private readonly streamed = new Set<string>();
+  private meterValue = emptyMeter();
+  private calls = 0;
+
+  constructor(private readonly options: TranscriptOptions) {}
+
+  /** Tokens and cost of this prompt so far. */
+  get meter(): Meter {
+    return this.meterValue;
+  }
+
+  actor(agent: string): Actor {
+    if (agent === this.options.primary) return { agent, role: 'primary' };
+    if (agent === this.options.coagent) return { agent, role: 'reviewer' };
+    return { agent, role: 'subagent' };
+  }
+
+  handle(event: AgentEvent): TranscriptEvent[] {
+    switch (event.type) {
+      case 'text_delta':
+      case 'thinking_delta': {
+        const block = event.type === 'text_delta' ? 'text' : 'thinking';
+        this.streamed.add(`${block}:${event.agent}`);
+        return [{ type: event.type, actor: this.actor(event.agent), delta: event.delta }];
+      }
+      case 'text_complete':
+      case 'thinking_complete': {
+        const block = event.type === 'text_complete' ? 'text' : 'thinking';
+        if (this.streamed.delete(`${block}:${event.agent}`) || event.text === '') return [];
+        return [{ type: block === 'text' ? 'text_delta' : 'thinking_delta', actor: this.actor(event.agent), delta: event.text }];
+      }
+      case 'tool_call_start':
+        return [
+          {
+            type: 'tool_start',
+            actor: this.actor(event.agent),
+            callId: event.callId,
+            tool: event.tool,
+            kind: event.kind,
+            title: `${event.tool} ${event.summary}`.trim(),
+            argumentsText: argumentsText(event.arguments),
+          },
+        ];
+      case 'tool_call_end':
+        return [toolEnd(event.callId, event.result, event.durationMs)];
+      case 'usage':
+        this.meterValue = addUsage(this.meterValue, event.usage, this.options.pricing(event.model), this.calls++ === 0);
+        return [];
+      case 'retry':
+        return [notice('info', `The provider failed (${event.reason}); retrying in ${seconds(event.delayMs)} (attempt ${event.attempt}).`)];
+      case 'doom_loop':
+        return [notice('warning', `${event.agent} called ${event.tool} the same way ${event.repeats} times in a row and was stopped.`)];
+      case 'compaction':
+        return [notice('info', `${event.agent}'s history was compacted to fit its context window (${event.tokensBefore} → ${event.tokensAfter} tokens, ${event.how}).`)];
+      case 'coagent_start':
+        return [notice('info', `${event.agent} reviews ${event.primary}'s work (round ${event.round}).`)];
+      case 'coagent_end':
+        return [notice('info', verdictText(event.agent, event.primary, event.round, event.verdict))];
+      case 'handoff':
+        return [{ type: 'handoff', from: this.actor(event.agent), to: this.actor(event.to), purpose: event.purpose, text: capText(event.text) }];
+      case 'subagent_start':
+        return [{ type: 'subagent', callId: event.callId, subagent: event.subagent, state: 'started', text: capText(event.task) }];
+      case 'subagent_progress':
+        return [{ type: 'subagent', callId: event.callId, subagent: event.subagent, state: 'progress', text: event.text }];
+      case 'subagent_end':
+        return [{ type: 'subagent', callId: event.callId, subagent: event.subagent, state: 'ended', text: `${event.status}: ${capText(event.summary)}` }];
+      case 'task_complete':
+        return event.summary.trim() === '' ? [] : [notice('info', `${event.agent} marked the task complete: ${capText(event.summary)}`)];
+      case 'run_complete':
+        return [{ type: 'prompt_end', status: event.status as PromptStatus, message: event.message }];
+      // Errors and cancels end the run, whose run_complete says so in words: one message, not two.
+      case 'error':
+      case 'cancelled':
+      case 'turn_start':
+      case 'turn_complete':
+      case 'files_changed':
+        return [];
+      default:
+        return unreachable(event);
+    }
+  }
+}
+
+export function toolEnd(callId: string, result: Pick<ToolResult, 'status' | 'output' | 'error' | 'metadata'>, durationMs: number): TranscriptEvent {
+  const unified = result.metadata.diff;
+  const path = unified !== undefined ? diffPath(unified) : undefined;
+  return {
+    type: 'tool_end',
+    callId,
+    status: result.status === 'success' ? 'completed' : 'failed',
+    durationMs,
+    output: toolOutput(result),
+    files: result.metadata.filesModified,
+    ...(unified !== undefined && path !== undefined ? { diff: { path, unified: capText(unified, 4 * MAX_CARD_CHARS) } } : {}),
+  };
+}
+
+export function notice(level: 'info' | 'warning' | 'error', text: string): TranscriptEvent {
+  return { type: 'notice', level, text };
+}
+
+function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(1))} s`;
+}

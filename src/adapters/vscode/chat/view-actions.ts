@@ -1,0 +1,77 @@
+import { isAbsolute, relative, resolve } from 'node:path';
+import { applyPatch, parsePatch, reversePatch } from 'diff';
+import * as vscode from 'vscode';
+import type { ViewActions } from './chat-controller';
+
+/** URI scheme of the read-only "before" side of a tool call's diff. */
+export const BEFORE_SCHEME = 'crow-before';
+
+/**
+ * Holds the "before" texts of opened diffs. The "after" side is the real
+ * file, so the diff editor shows exactly one tool call's change against the
+ * file as it is now (the change reversed on the current text gives the before).
+ */
+export class BeforeTexts implements vscode.TextDocumentContentProvider {
+  private readonly texts = new Map<string, string>();
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.texts.get(uri.toString()) ?? '';
+  }
+
+  put(uri: vscode.Uri, text: string): void {
+    // Kept for the window's lifetime, but only the latest 50: each is a whole file.
+    this.texts.set(uri.toString(), text);
+    if (this.texts.size > 50) this.texts.delete(this.texts.keys().next().value!);
+  }
+}
+
+export interface ViewActionDeps {
+  root: string;
+  before: BeforeTexts;
+  showTrace(sessionId: string, callId?: string): Promise<void>;
+  sessionsChanged(): void;
+}
+
+export function viewActions(deps: ViewActionDeps): ViewActions {
+  return {
+    openDiff: (sessionId, callId, unified) => openDiff(deps, sessionId, callId, unified),
+    openFile: (path, line) => openFile(deps.root, path, line),
+    showTrace: deps.showTrace,
+    sessionsChanged: deps.sessionsChanged,
+  };
+}
+
+async function openDiff(deps: ViewActionDeps, sessionId: string, callId: string, unified: string): Promise<void> {
+  const [patch] = parsePatch(unified);
+  if (!patch) throw new Error('This tool call changed no text file; open the trace to see what it did.');
+  const created = patch.oldFileName === '/dev/null';
+  const path = (patch.newFileName === '/dev/null' ? patch.oldFileName : patch.newFileName).replace(/^[ab]\//, '');
+  const file = confined(deps.root, path);
+  let current = '';
+  try {
+    current = new TextDecoder().decode(await vscode.workspace.fs.readFile(file));
+  } catch {
+    // A deleted file: the after side is empty.
+  }
+  const before = created ? '' : applyPatch(current, reversePatch(patch));
+  if (before === false) {
+    throw new Error(`${path} changed again since this call, so its change cannot be shown against the file; open the trace to see the diff.`);
+  }
+  const left = vscode.Uri.from({ scheme: BEFORE_SCHEME, path: `/${path}`, query: `${sessionId}/${callId}` });
+  deps.before.put(left, before);
+  await vscode.commands.executeCommand('vscode.diff', left, file, `${path} (Crow's change)`);
+}
+
+async function openFile(root: string, path: string, line?: number): Promise<void> {
+  const document = await vscode.workspace.openTextDocument(confined(root, path));
+  const position = new vscode.Position(Math.max(0, (line ?? 1) - 1), 0);
+  await vscode.window.showTextDocument(document, { selection: new vscode.Range(position, position), preview: true });
+}
+
+/** A workspace path as a file URI; paths leading outside the workspace are refused (the webview is not trusted with them). */
+function confined(root: string, path: string): vscode.Uri {
+  const absolute = resolve(root, path);
+  const inside = relative(root, absolute);
+  if (inside.startsWith('..') || isAbsolute(inside)) throw new Error(`${path} is outside the workspace; Crow only opens files inside it.`);
+  return vscode.Uri.file(absolute);
+}

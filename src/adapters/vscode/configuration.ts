@@ -1,0 +1,180 @@
+/**
+ * Crow's VS Code settings (`crow.*`) in the engine's terms. Plain data, no
+ * `vscode` import: the extension reads the values it finds explicitly set
+ * (user, workspace or folder settings) and passes a lookup; everything not
+ * set leaves config.toml in charge. API keys are never settings: they live in
+ * SecretStorage (see secrets.ts).
+ */
+import { formatProblem } from '../../config/config-problems';
+import { ConfigError, definedOnly, resolveSettings, type Settings } from '../../config/provider-config';
+import { validateDocument, type SettingsDocument } from '../../config/settings-file';
+import { AutoApproveCaps, type PermissionCategory } from '../../tools/permissions';
+
+/** A role of a composition, as the settings name them ("reviewer" is the coagent). */
+export type SettingsRole = 'primary' | 'coagent';
+
+export interface RoleSetting {
+  provider?: string;
+  model?: string;
+}
+
+/** The `crow.*` settings a user set; absent fields were not set anywhere. */
+export interface CrowConfiguration {
+  provider?: string;
+  model?: string;
+  /** Provider name → base URL. */
+  baseUrls?: Record<string, string>;
+  roles: Partial<Record<SettingsRole, RoleSetting>>;
+  defaultAgent?: string;
+  maxIterations?: number;
+  permissions?: {
+    read?: string;
+    write?: string;
+    execute?: string;
+    network?: string;
+    allowCommands?: string[];
+  };
+  autoApprove: Partial<Record<PermissionCategory, number>>;
+  otlpEndpoint?: string;
+  /** As config.toml's [mcp_servers]: name → { command, args, env, url, headers_env, ... }. */
+  mcpServers?: Record<string, unknown>;
+}
+
+/** Reads one setting's explicitly set value (`crow.` omitted), undefined when nobody set it. */
+export type SettingLookup = (key: string) => unknown;
+
+/** Empty strings and zero counts mean "not set" in the settings UI, as their descriptions say. */
+function text(lookup: SettingLookup, key: string): string | undefined {
+  const value = lookup(key);
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
+
+function count(lookup: SettingLookup, key: string): number | undefined {
+  const value = lookup(key);
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : undefined;
+}
+
+function record(lookup: SettingLookup, key: string): Record<string, unknown> | undefined {
+  const value = lookup(key);
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length > 0
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
+
+export function readConfiguration(lookup: SettingLookup): CrowConfiguration {
+  const role = (prefix: string): RoleSetting => definedOnly({ provider: text(lookup, `${prefix}.provider`), model: text(lookup, `${prefix}.model`) });
+  const allowCommands = lookup('permissions.allowCommands');
+  const permissions = definedOnly({
+    read: text(lookup, 'permissions.read'),
+    write: text(lookup, 'permissions.write'),
+    execute: text(lookup, 'permissions.execute'),
+    network: text(lookup, 'permissions.network'),
+    allowCommands: Array.isArray(allowCommands) ? allowCommands.map(String) : undefined,
+  });
+  const baseUrls = record(lookup, 'baseUrls');
+  return {
+    ...definedOnly({
+      provider: text(lookup, 'provider'),
+      model: text(lookup, 'model'),
+      baseUrls: baseUrls && (Object.fromEntries(Object.entries(baseUrls).map(([name, url]) => [name, String(url)])) as Record<string, string>),
+      defaultAgent: text(lookup, 'defaultAgent'),
+      maxIterations: count(lookup, 'maxIterations'),
+      otlpEndpoint: text(lookup, 'telemetry.otlpEndpoint'),
+      mcpServers: record(lookup, 'mcpServers'),
+      permissions: Object.keys(permissions).length > 0 ? permissions : undefined,
+    }),
+    roles: definedOnly({ primary: nonEmpty(role('primary')), coagent: nonEmpty(role('reviewer')) }),
+    autoApprove: definedOnly({ write: count(lookup, 'autoApprove.maxWrites'), execute: count(lookup, 'autoApprove.maxCommands') }),
+  };
+}
+
+/** The setting a settings-document field came from, for error messages. */
+const SETTING_OF_FIELD: [RegExp, string][] = [
+  [/^permissions\.allow_commands/, 'crow.permissions.allowCommands'],
+  [/^permissions\.(\w+)/, 'crow.permissions.$1'],
+  [/^mcp_servers\.?/, 'crow.mcpServers.'],
+  [/^telemetry\.otlp_endpoint/, 'crow.telemetry.otlpEndpoint'],
+  [/^default_agent/, 'crow.defaultAgent'],
+  [/^max_iterations/, 'crow.maxIterations'],
+];
+
+/**
+ * The engine's settings for a workspace: config.toml (user, then project)
+ * under the VS Code settings the user set. Throws a ConfigError naming the
+ * setting at fault and what to do.
+ */
+export function settingsFor(root: string, configuration: CrowConfiguration, env: NodeJS.ProcessEnv): Settings {
+  const overrides = definedOnly({ provider: configuration.provider, model: configuration.model });
+  const settings = resolveSettings(root, overrides, env, frontDoorDocument(configuration));
+  for (const [name, url] of Object.entries(configuration.baseUrls ?? {})) {
+    const entry = settings.providers[name];
+    if (!entry) {
+      throw new ConfigError(
+        `crow.baseUrls names the provider "${name}", which is not configured. Known providers: ${Object.keys(settings.providers).join(', ')}.`,
+      );
+    }
+    if (!/^https?:\/\//.test(url)) throw new ConfigError(`crow.baseUrls.${name} must be an http(s) URL, not "${url}".`);
+    settings.providers[name] = { ...entry, baseUrl: url };
+  }
+  for (const [role, choice] of Object.entries(configuration.roles)) {
+    if (choice.provider !== undefined && !settings.providers[choice.provider]) {
+      const setting = role === 'coagent' ? 'crow.reviewer.provider' : 'crow.primary.provider';
+      throw new ConfigError(`${setting} names the provider "${choice.provider}", which is not configured. Known providers: ${Object.keys(settings.providers).join(', ')}.`);
+    }
+  }
+  return settings;
+}
+
+/** The settings that map onto config.toml fields, as a document validated like the files are. */
+function frontDoorDocument(configuration: CrowConfiguration): SettingsDocument {
+  const { permissions } = configuration;
+  const data: Record<string, unknown> = definedOnly({
+    default_agent: configuration.defaultAgent,
+    max_iterations: configuration.maxIterations,
+    telemetry: configuration.otlpEndpoint !== undefined ? { otlp_endpoint: configuration.otlpEndpoint } : undefined,
+    mcp_servers: configuration.mcpServers,
+    permissions:
+      permissions &&
+      definedOnly({
+        read: permissions.read,
+        write: permissions.write,
+        execute: permissions.execute,
+        network: permissions.network,
+        allow_commands: permissions.allowCommands,
+      }),
+  });
+  const { document, problems } = validateDocument('VS Code settings', data);
+  if (problems.length > 0) {
+    const lines = problems.map((problem) => formatProblem({ ...problem, ...(problem.field ? { field: settingName(problem.field) } : {}) }));
+    throw new ConfigError(`Invalid Crow settings:\n  ${lines.join('\n  ')}`);
+  }
+  return document;
+}
+
+function settingName(field: string): string {
+  for (const [pattern, setting] of SETTING_OF_FIELD) if (pattern.test(field)) return field.replace(pattern, setting);
+  return field;
+}
+
+/** The models and providers the settings choose per role, for assembling a composition. */
+export function roleChoices(configuration: CrowConfiguration): {
+  models: Partial<Record<SettingsRole, string>>;
+  providers: Partial<Record<SettingsRole, string>>;
+} {
+  const models: Partial<Record<SettingsRole, string>> = {};
+  const providers: Partial<Record<SettingsRole, string>> = {};
+  for (const [role, choice] of Object.entries(configuration.roles) as [SettingsRole, RoleSetting][]) {
+    if (choice.model !== undefined) models[role] = choice.model;
+    if (choice.provider !== undefined) providers[role] = choice.provider;
+  }
+  return { models, providers };
+}
+
+/** Caps on automatic approvals per prompt; none when no cap is set. */
+export function approvalCaps(configuration: CrowConfiguration): AutoApproveCaps | undefined {
+  return Object.keys(configuration.autoApprove).length > 0 ? new AutoApproveCaps(configuration.autoApprove) : undefined;
+}
+
+function nonEmpty(choice: RoleSetting): RoleSetting | undefined {
+  return Object.keys(choice).length > 0 ? choice : undefined;
+}

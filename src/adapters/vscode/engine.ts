@@ -1,0 +1,58 @@
+/**
+ * Everything of the engine the extension uses, in one module that
+ * extension.ts loads with require() on first use: activation only registers
+ * views and commands, and the SDKs, tools and sessions load when someone
+ * sends a prompt, opens the chat or asks for models. esbuild.mjs bundles it
+ * as its own file (dist/engine.js), so activation does not even parse it.
+ * State both sides need (the running sessions) is reached through here.
+ */
+import { dataHome } from '../../config/paths';
+import { SessionStore } from '../../session/session-store';
+import type { Workspace } from '../../tools/workspace';
+import type { ChatHost } from './chat/chat-session';
+import { useRipgrepFallback } from '../../tools/run-ripgrep';
+import { vscodeRipgrep } from './ripgrep';
+import { crowConfiguration } from './settings';
+import { VscodeWorkspace } from './vscode-workspace';
+
+// When the engine loads: the packaged extension finds rg in VS Code itself.
+const shippedRipgrep = vscodeRipgrep();
+if (shippedRipgrep !== undefined) useRipgrepFallback(shippedRipgrep);
+
+export { ChatController } from './chat/chat-controller';
+export { ChatSession } from './chat/chat-session';
+export { settingsFor } from './configuration';
+export { crowConfiguration } from './settings';
+export { exportJson, exportMarkdown } from '../../session/session-export';
+export { GitSnapshotManager } from '../../session/git-snapshots';
+export { RestoreError } from '../../session/snapshot-restore';
+export { UndoLog } from '../../session/undo-log';
+export { countFiles, planRestore } from '../../session/undo-plan';
+export { Redactor } from '../../telemetry/redact';
+export { resolveSettings } from '../../config/provider-config';
+export { SessionStore } from '../../session/session-store';
+export { dataHome as dataHomeOf } from '../../config/paths';
+export { contextWindowFor } from '../../agents/definition-agent';
+export { ConfigError, providerApiKey } from '../../config/provider-config';
+export { providerFor } from '../../llm';
+export { liveSessions } from './chat/live-sessions';
+
+/** The host of every session in a folder: its store, keys, settings and VS Code-backed workspace. */
+export function chatHost(root: string, env: () => Promise<NodeJS.ProcessEnv>, workspaces: Map<string, VscodeWorkspace>): ChatHost {
+  const data = dataHome(process.env);
+  return {
+    root,
+    dataHome: data,
+    store: new SessionStore({ dataHome: data }),
+    env,
+    configuration: () => crowConfiguration(),
+    workspace: (): Workspace => {
+      let workspace = workspaces.get(root);
+      if (!workspace) {
+        workspace = new VscodeWorkspace(root);
+        workspaces.set(root, workspace);
+      }
+      return workspace;
+    },
+  };
+}

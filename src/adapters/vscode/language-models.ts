@@ -1,0 +1,256 @@
+/**
+ * Crow's configured models as a VS Code language model provider (vendor
+ * "crow"). VS Code's own Chat, and so our `@crow` participant, answers
+ * "Language model unavailable" until some model is registered; offering the
+ * models Crow is configured with makes it work without Copilot, and lets any
+ * extension reach them through `vscode.lm.selectChatModels({ vendor: 'crow' })`.
+ */
+import * as vscode from 'vscode';
+import type { ProviderConnection, ProviderEntry, Settings } from '../../config/provider-config';
+import type { AssistantResponse, LlmRequest, Provider } from '../../llm/types';
+import { estimateTokens, type LmRequestMessage, type LmTool, toLlmRequest, toolCallsOf } from './lm-messages';
+
+/**
+ * The engine parts this module uses, loaded when VS Code first asks for the
+ * models: registering the provider happens at activation and must stay light.
+ */
+function engine(): typeof import('./engine') {
+  return require('./engine') as typeof import('./engine');
+}
+
+/** The vendor package.json contributes under `languageModelChatProviders`. */
+export const CROW_VENDOR = 'crow';
+
+/** The command that stores a key in SecretStorage, named in errors. */
+const SET_KEY_COMMAND = '"Crow: Set API Key"';
+
+/** Output room assumed when the settings give no max_output_tokens (what the Anthropic provider asks for). */
+const ASSUMED_MAX_OUTPUT_TOKENS = 8192;
+
+// The provider API (LanguageModelChatProvider, stable since VS Code 1.104) is
+// newer than the @types/vscode we build against (^1.95, our engines floor),
+// so the part of it used here is declared locally and looked up at run time.
+
+/** LanguageModelChatInformation: one model in the model picker and in `selectChatModels`. */
+interface ChatModelInformation {
+  readonly id: string;
+  readonly name: string;
+  readonly family: string;
+  readonly version: string;
+  readonly maxInputTokens: number;
+  readonly maxOutputTokens: number;
+  readonly tooltip?: string;
+  readonly detail?: string;
+  readonly capabilities: { readonly imageInput?: boolean; readonly toolCalling?: boolean | number };
+}
+
+/** ProvideLanguageModelChatResponseOptions. `toolMode` Required is served as Auto: our providers have no tool choice. */
+interface ChatResponseOptions {
+  readonly modelOptions?: { readonly [name: string]: unknown };
+  readonly tools?: readonly LmTool[];
+  readonly toolMode?: number;
+}
+
+type ChatResponsePart = vscode.LanguageModelTextPart | vscode.LanguageModelToolCallPart;
+
+/** LanguageModelChatProvider. */
+interface ChatModelProvider {
+  readonly onDidChangeLanguageModelChatInformation?: vscode.Event<void>;
+  provideLanguageModelChatInformation(options: { readonly silent: boolean }, token: vscode.CancellationToken): Promise<ChatModelInformation[]>;
+  provideLanguageModelChatResponse(
+    model: ChatModelInformation,
+    messages: readonly LmRequestMessage[],
+    options: ChatResponseOptions,
+    progress: vscode.Progress<ChatResponsePart>,
+    token: vscode.CancellationToken,
+  ): Promise<void>;
+  provideTokenCount(model: ChatModelInformation, text: string | LmRequestMessage, token: vscode.CancellationToken): Promise<number>;
+}
+
+type LanguageModelApi = typeof vscode.lm & {
+  registerLanguageModelChatProvider?: (vendor: string, provider: ChatModelProvider) => vscode.Disposable;
+};
+
+export interface LanguageModelDeps {
+  /** The engine's resolved settings, read afresh for every listing and request. */
+  settings(): Settings;
+  /** The environment with API keys (SecretStorage keys merged over process.env). */
+  env(): Promise<NodeJS.ProcessEnv>;
+}
+
+export interface LanguageModelsRegistration extends vscode.Disposable {
+  /** Tells VS Code to list the models again: call it when settings or keys change. */
+  refresh(): void;
+}
+
+/**
+ * Registers Crow's models with VS Code. On a VS Code without the provider
+ * API (older than 1.104) this does nothing; the registration is then inert.
+ */
+export function registerLanguageModels(deps: LanguageModelDeps): LanguageModelsRegistration {
+  const lm = vscode.lm as LanguageModelApi;
+  const changed = new vscode.EventEmitter<void>();
+  const registration =
+    typeof lm.registerLanguageModelChatProvider === 'function'
+      ? lm.registerLanguageModelChatProvider(CROW_VENDOR, chatModelProvider(deps, changed.event))
+      : undefined;
+  return {
+    refresh: () => changed.fire(),
+    dispose: () => {
+      registration?.dispose();
+      changed.dispose();
+    },
+  };
+}
+
+function chatModelProvider(deps: LanguageModelDeps, onDidChange: vscode.Event<void>): ChatModelProvider {
+  return {
+    onDidChangeLanguageModelChatInformation: onDidChange,
+    provideLanguageModelChatInformation: async () => offeredModels(deps.settings(), await deps.env()),
+    provideLanguageModelChatResponse: async (model, messages, options, progress, token) => {
+      const provider = await connect(deps, model.id);
+      const request = toLlmRequest(messages, { tools: options.tools, supportsImages: provider.supportsImages });
+      const response = await streamInto(provider, request, progress, token);
+      reportOutcome(model.id, response, progress);
+    },
+    provideTokenCount: async (_model, text) => estimateTokens(text),
+  };
+}
+
+/**
+ * The default model, always (when its key is missing, a request says how to
+ * add one, which beats an empty model list), and every model configured under
+ * a provider whose key is at hand or that needs none: its default_model and
+ * its [providers.NAME.models] entries.
+ */
+function offeredModels(settings: Settings, env: NodeJS.ProcessEnv): ChatModelInformation[] {
+  const offers = new Map<string, ChatModelInformation>();
+  const defaultEntry = settings.providers[settings.provider];
+  if (defaultEntry) {
+    const detail = hasKey(defaultEntry, env) ? 'default' : `needs an API key: run ${SET_KEY_COMMAND}`;
+    offers.set(modelId(settings.provider, settings.model), modelInformation(settings, defaultEntry, settings.model, detail));
+  }
+  for (const entry of Object.values(settings.providers)) {
+    if (!hasKey(entry, env)) continue;
+    const models = [entry.defaultModel, ...Object.keys(entry.models)].filter((model): model is string => model !== undefined);
+    for (const model of models) {
+      const id = modelId(entry.name, model);
+      if (!offers.has(id)) offers.set(id, modelInformation(settings, entry, model));
+    }
+  }
+  return [...offers.values()];
+}
+
+function modelInformation(settings: Settings, entry: ProviderEntry, model: string, detail?: string): ChatModelInformation {
+  const info = entry.models[model];
+  // contextWindowFor falls back on the default provider's kind: name this entry's provider the default to get its own.
+  const contextWindow = engine().contextWindowFor({ ...settings, provider: entry.name }, model);
+  const maxOutputTokens = Math.min(settings.maxOutputTokens ?? ASSUMED_MAX_OUTPUT_TOKENS, Math.floor(contextWindow / 2));
+  // Vendors' own APIs see images; other OpenAI-compatible servers mostly do not (as the providers assume).
+  const imageInput = info?.vision ?? settings.images ?? (entry.type === 'anthropic' || entry.baseUrl === undefined);
+  return {
+    id: modelId(entry.name, model),
+    name: `${model} (${entry.name})`,
+    family: model,
+    version: model,
+    maxInputTokens: contextWindow - maxOutputTokens,
+    maxOutputTokens,
+    // No base URL here: one may carry credentials (user:password@host).
+    tooltip: `${model} through Crow's "${entry.name}" provider (${entry.type === 'anthropic' ? 'Anthropic' : 'OpenAI'} API)`,
+    ...(detail !== undefined ? { detail } : {}),
+    // VS Code's chat only picks models that call tools; a model configured with tools = false says otherwise.
+    capabilities: { toolCalling: info?.tools ?? true, imageInput },
+  };
+}
+
+function modelId(provider: string, model: string): string {
+  return `${provider}/${model}`;
+}
+
+/** Provider names have no "/" (see NameSchema), so the first one splits an id; model names may hold more. */
+function parseModelId(id: string): { provider: string; model: string } {
+  const slash = id.indexOf('/');
+  return { provider: id.slice(0, slash), model: id.slice(slash + 1) };
+}
+
+function hasKey(entry: ProviderEntry, env: NodeJS.ProcessEnv): boolean {
+  try {
+    engine().providerApiKey(entry, env);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The provider for a model id, from the settings and keys of this moment. Throws saying what to do. */
+async function connect(deps: LanguageModelDeps, id: string): Promise<Provider> {
+  const { provider, model } = parseModelId(id);
+  const settings = deps.settings();
+  const entry = settings.providers[provider];
+  if (!entry) {
+    throw new Error(`Crow has no provider "${provider}" any more: pick another model, or add [providers.${provider}] to config.toml (Crow: Open Config Folder).`);
+  }
+  const connection: ProviderConnection = { entry, model, apiKey: apiKeyFor(entry, await deps.env()) };
+  return engine().providerFor(connection, settings);
+}
+
+function apiKeyFor(entry: ProviderEntry, env: NodeJS.ProcessEnv): string | undefined {
+  try {
+    return engine().providerApiKey(entry, env);
+  } catch (error) {
+    if (!(error instanceof engine().ConfigError)) throw error;
+    const local = entry.type === 'openai' ? ', or point "crow.baseUrls" at a local OpenAI-compatible server' : '';
+    throw new Error(
+      `No API key for provider "${entry.name}": run ${SET_KEY_COMMAND}, or set the environment variable ${entry.apiKeyEnv} before starting VS Code${local}.`,
+    );
+  }
+}
+
+/** Streams text as it arrives and returns the final response. The token's cancellation aborts the request. */
+async function streamInto(
+  provider: Provider,
+  request: LlmRequest,
+  progress: vscode.Progress<ChatResponsePart>,
+  token: vscode.CancellationToken,
+): Promise<AssistantResponse> {
+  const controller = new AbortController();
+  const cancellation = token.onCancellationRequested(() => controller.abort());
+  if (token.isCancellationRequested) controller.abort();
+  try {
+    for await (const event of provider.stream(request, controller.signal)) {
+      if (event.type === 'text_delta') progress.report(new vscode.LanguageModelTextPart(event.delta));
+      else if (event.type === 'done') return event.response;
+    }
+  } finally {
+    cancellation.dispose();
+  }
+  throw new Error('Crow: the model stream ended without a result. Try again; if it persists, report it with the trace (Crow: Show Trace).');
+}
+
+/**
+ * Tool calls arrive whole, once the response is complete (our provider
+ * stream carries their arguments only in the final response). A failed
+ * request becomes a thrown Error, which VS Code shows to the user; a
+ * cancelled one just ends.
+ */
+function reportOutcome(id: string, response: AssistantResponse, progress: vscode.Progress<ChatResponsePart>): void {
+  switch (response.stopReason) {
+    case 'aborted':
+      // Only the caller's token aborts: it asked to stop, and ends its stream itself.
+      return;
+    case 'error':
+      throw new Error(requestErrorMessage(id, response.errorMessage));
+    case 'end_turn':
+    case 'tool_use':
+    case 'max_tokens':
+      for (const call of toolCallsOf(response)) {
+        progress.report(new vscode.LanguageModelToolCallPart(call.callId, call.name, call.input));
+      }
+  }
+}
+
+/** The provider's diagnosis already says what failed; a key problem also gets the VS Code way to fix it. */
+function requestErrorMessage(id: string, diagnosis: string | undefined): string {
+  const message = `Crow model ${id}: ${diagnosis ?? 'the request failed'}`;
+  return /HTTP 40[13]\b/.test(message) ? `${message} To replace the key, run ${SET_KEY_COMMAND}.` : message;
+}

@@ -1,0 +1,157 @@
+import { resolve } from 'node:path';
+import * as vscode from 'vscode';
+import type { TranscriptEvent } from '../../../webview/chat/protocol';
+import type { AskFn, PermissionAnswer } from '../../tools/permissions';
+import type { ChatSession } from './chat/chat-session';
+
+export const PARTICIPANT_ID = 'crow.agent';
+
+/** What the participant needs from the extension; the engine loads on the first request. */
+export interface ParticipantDeps {
+  root(): string | undefined;
+  /** A new session on `agent` (the settings' default when absent), asking approvals with `ask`. */
+  startSession(ask: AskFn, agent?: string): Promise<ChatSession>;
+  /** The agents a person can pick, for `/agent` commands. */
+  agentNames(): Promise<string[]>;
+  iconPath: vscode.Uri;
+}
+
+/**
+ * `@crow` in VS Code's own chat. Each conversation is a Crow session (a new
+ * one when the chat's history is empty, else the conversation's own);
+ * `/NAME` runs an agent (autonomy level) or one of Crow's slash commands.
+ * Answers stream as markdown, steps as progress, changed files as
+ * references, and each answer ends with a button that opens its trace.
+ */
+export function registerParticipant(deps: ParticipantDeps): vscode.Disposable {
+  const conversations = new Conversations();
+  const handler: vscode.ChatRequestHandler = async (request, context, stream, token) => {
+    const root = deps.root();
+    if (root === undefined) {
+      stream.markdown('Open a folder first: Crow works on the files of a workspace folder.');
+      return {};
+    }
+    const agents = await deps.agentNames();
+    const agent = request.command !== undefined && agents.includes(request.command) ? request.command : undefined;
+    const text = request.command !== undefined && agent === undefined ? `/${request.command} ${request.prompt}` : request.prompt;
+    const chat = await conversations.sessionFor(context, () => deps.startSession(modalAsk, agent));
+    if (agent !== undefined && chat.session.agentName !== agent) await chat.setAgent(agent);
+    const controller = new AbortController();
+    token.onCancellationRequested(() => controller.abort());
+    const render = new StreamRenderer(stream, root);
+    try {
+      await chat.prompt(text, { onEvent: (event) => render.event(event), onMeter: () => undefined }, controller.signal);
+    } catch (err) {
+      stream.markdown(`\n\n**Crow could not run this prompt:** ${err instanceof Error ? err.message : String(err)}`);
+    }
+    stream.button({ command: 'crow.showTrace', arguments: [chat.id], title: 'Show trace' });
+    return { metadata: { crowSession: chat.id } };
+  };
+  const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, handler);
+  participant.iconPath = deps.iconPath;
+  return vscode.Disposable.from(participant, { dispose: () => void conversations.closeAll() });
+}
+
+/** The Crow session of each chat conversation, found through the session id an earlier answer carried. */
+class Conversations {
+  private readonly sessions = new Map<string, ChatSession>();
+
+  async sessionFor(context: vscode.ChatContext, start: () => Promise<ChatSession>): Promise<ChatSession> {
+    for (const turn of [...context.history].reverse()) {
+      const id = turn instanceof vscode.ChatResponseTurn ? (turn.result.metadata as { crowSession?: unknown } | undefined)?.crowSession : undefined;
+      const known = typeof id === 'string' ? this.sessions.get(id) : undefined;
+      if (known) return known;
+    }
+    const chat = await start();
+    this.sessions.set(chat.id, chat);
+    return chat;
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.sessions.values()].map((chat) => chat.close()));
+    this.sessions.clear();
+  }
+}
+
+/** Native chat has no inline buttons for a running request: approvals are a modal question. */
+const modalAsk: AskFn = async (request) => {
+  const detail = [request.command ?? request.paths.join(', '), `"Always" allows ${request.alwaysScope} for this session.`].filter(Boolean).join('\n\n');
+  const choice = await vscode.window.showWarningMessage(`Crow asks: ${request.title}`, { modal: true, detail }, 'Allow once', 'Always allow', 'Deny');
+  const answers: Record<string, PermissionAnswer> = { 'Allow once': 'allow_once', 'Always allow': 'allow_always' };
+  return (choice !== undefined ? answers[choice] : undefined) ?? 'reject_once';
+};
+
+/** Writes transcript events into a native chat response. */
+class StreamRenderer {
+  /** Who spoke last, so another agent's words get a heading. */
+  private speaker: string | undefined;
+  /** Files the prompt changed, listed as anchors under the answer. */
+  private readonly changed = new Set<string>();
+
+  constructor(
+    private readonly stream: vscode.ChatResponseStream,
+    private readonly root: string,
+  ) {}
+
+  event(event: TranscriptEvent): void {
+    switch (event.type) {
+      case 'text_delta':
+        if (event.actor.role !== 'primary' && this.speaker !== event.actor.agent) this.stream.markdown(`\n\n**${event.actor.agent}** (${event.actor.role}):\n\n`);
+        if (event.actor.role === 'primary' && this.speaker !== undefined && this.speaker !== event.actor.agent) this.stream.markdown('\n\n');
+        this.speaker = event.actor.agent;
+        this.stream.markdown(event.delta);
+        return;
+      case 'thinking_delta':
+        return;
+      case 'tool_start':
+        this.speaker = undefined;
+        this.stream.progress(`${event.actor.role === 'primary' ? '' : `${event.actor.agent}: `}${event.title}`);
+        return;
+      case 'tool_end':
+        for (const file of event.files) {
+          this.stream.reference(vscode.Uri.file(resolve(this.root, file)));
+          this.changed.add(file);
+        }
+        if (event.status === 'failed') this.stream.progress(`A tool call failed: ${firstLine(event.output)}`);
+        return;
+      case 'plan':
+        this.stream.progress(`Plan: ${event.entries.map((entry) => `${mark(entry.status)} ${entry.content}`).join(' · ')}`);
+        return;
+      case 'handoff':
+        this.stream.progress(`${event.from.agent} → ${event.to.agent} (${event.purpose})`);
+        return;
+      case 'subagent':
+        this.stream.progress(`${event.subagent}: ${firstLine(event.text)}`);
+        return;
+      case 'notice':
+        if (event.level === 'info') this.stream.progress(event.text);
+        else this.stream.markdown(`\n\n> **${event.level === 'error' ? 'Error' : 'Warning'}:** ${event.text}\n\n`);
+        return;
+      case 'prompt_end':
+        this.listChanged();
+        if (event.status !== 'needs_input' && event.status !== 'completed' && event.message) this.stream.markdown(`\n\n_${event.message}_`);
+        if (event.status === 'completed' && event.message) this.stream.markdown(`\n\n✓ ${event.message}`);
+        return;
+      case 'user_message':
+        return;
+    }
+  }
+
+  private listChanged(): void {
+    if (this.changed.size === 0) return;
+    this.stream.markdown('\n\nChanged: ');
+    [...this.changed].forEach((file, index) => {
+      if (index > 0) this.stream.markdown(', ');
+      this.stream.anchor(vscode.Uri.file(resolve(this.root, file)), file);
+    });
+  }
+}
+
+function firstLine(text: string): string {
+  const line = text.trim().split('\n', 1)[0] ?? '';
+  return line.length > 120 ? `${line.slice(0, 119)}…` : line;
+}
+
+function mark(status: string): string {
+  return status === 'completed' ? '✓' : status === 'in_progress' ? '…' : '○';
+}

@@ -1,0 +1,165 @@
+import * as vscode from 'vscode';
+import { findFilesWithRipgrep, grepWithRipgrep } from '../../tools/node-search';
+import type { NodeWorkspaceOptions } from '../../tools/node-workspace';
+import {
+  type DirectoryEntry,
+  type EntryInfo,
+  type ExecOptions,
+  type ExecResult,
+  type FindFilesOptions,
+  type FindFilesResult,
+  type GrepOptions,
+  type GrepResult,
+  type Workspace,
+  WorkspaceError,
+} from '../../tools/workspace';
+import { readFileSeeingEditors, writeFileThroughEditor } from './workspace/editor-files';
+import { FilesExclude } from './workspace/files-exclude';
+import { runInTerminal } from './workspace/terminal-command';
+import { terminalCommandLine } from './workspace/terminal-output';
+import { type CrowTerminalPool, usePool } from './workspace/terminal-pool';
+import { type FolderRef, WorkspaceFolders } from './workspace/workspace-folders';
+
+/** How one command ran: in a Crow terminal, or as a child process and why. */
+export type CommandRoute = { kind: 'terminal'; terminal: string } | { kind: 'process'; reason: string };
+
+export interface VscodeWorkspaceOptions extends NodeWorkspaceOptions {
+  /**
+   * 'auto' (the default): commands run in a "Crow" terminal when its shell
+   * integration is active, as child processes otherwise. 'process': always
+   * as child processes.
+   */
+  commands?: 'auto' | 'process';
+  /** How long a new terminal may take to activate shell integration before commands fall back. Default 5,000 ms. */
+  shellIntegrationTimeoutMs?: number;
+  /** Show the Crow terminal (focus stays put) when a command starts in it. Default true. */
+  revealTerminal?: boolean;
+  /** Told how each command runs, e.g. to log why the terminal is not used. */
+  onCommandRoute?: (route: CommandRoute) => void;
+}
+
+const DEFAULT_SHELL_INTEGRATION_TIMEOUT_MS = 5_000;
+const DEFAULT_MAX_EXEC_OUTPUT_CHARS = 30_000;
+const DEFAULT_KILL_GRACE_MS = 2_000;
+/** Longer commands (a heredoc writing a file) run as child processes rather than being typed into a terminal. */
+const MAX_TERMINAL_COMMAND_CHARS = 8_000;
+
+/**
+ * The workspace as VS Code holds it. Reads see unsaved editor buffers;
+ * writes go through WorkspaceEdit (undoable) and are saved; findFiles and
+ * grep are ripgrep's, less what files.exclude hides; commands run in a
+ * Crow terminal through shell integration, or as child processes when it
+ * is missing. Paths are confined to the window's workspace folders: the
+ * root first, the others by absolute path or by folder name.
+ */
+export class VscodeWorkspace implements Workspace, vscode.Disposable {
+  readonly root: string;
+  private readonly folders: WorkspaceFolders;
+  private readonly filesExclude = new FilesExclude();
+  private readonly terminals: { pool: CrowTerminalPool; release: () => void } | undefined;
+  private readonly options: VscodeWorkspaceOptions;
+
+  /** `root` is the session's workspace folder (an existing folder, absolute). */
+  constructor(root: string, options: VscodeWorkspaceOptions = {}) {
+    this.folders = new WorkspaceFolders(root, windowFolders, options);
+    this.root = this.folders.root;
+    this.options = options;
+    this.terminals = options.commands === 'process' ? undefined : usePool(this.root);
+  }
+
+  resolve(target: string): Promise<string> {
+    return this.folders.resolve(target);
+  }
+
+  relative(target: string): string {
+    return this.folders.relative(target);
+  }
+
+  async stat(target: string): Promise<EntryInfo | undefined> {
+    const { absolute, folder } = await this.folders.locate(target);
+    return folder.stat(absolute);
+  }
+
+  async readDirectory(target: string): Promise<DirectoryEntry[]> {
+    const { absolute, folder } = await this.folders.locate(target);
+    return folder.readDirectory(absolute);
+  }
+
+  async readFile(target: string): Promise<Uint8Array> {
+    return readFileSeeingEditors(await this.resolve(target));
+  }
+
+  async writeFile(target: string, data: Uint8Array | string): Promise<void> {
+    const absolute = await this.resolve(target);
+    await writeFileThroughEditor(absolute, data, this.relative(absolute));
+  }
+
+  async exec(command: string, options: ExecOptions): Promise<ExecResult> {
+    const { absolute: cwd, folder } = await this.folders.locate(options.cwd ?? '.');
+    if ((await folder.stat(cwd))?.type !== 'directory') {
+      throw new WorkspaceError(`Working directory "${options.cwd}" is not a folder in the workspace ${this.root}.`);
+    }
+    const ran = await this.runInTerminalOrSayWhyNot(command, cwd, options);
+    if (typeof ran !== 'string') return ran;
+    this.options.onCommandRoute?.({ kind: 'process', reason: ran });
+    return folder.exec(command, { ...options, cwd });
+  }
+
+  async findFiles(options: FindFilesOptions): Promise<FindFilesResult> {
+    const scope = await this.resolve(options.path ?? '.');
+    // Every match is listed so the total counts only what files.exclude leaves.
+    const [listing, visible] = await Promise.all([
+      findFilesWithRipgrep(this, { ...options, limit: Number.MAX_SAFE_INTEGER }),
+      this.filesExclude.visibleUnder(scope, options.signal),
+    ]);
+    const shown = visible && new Set([...visible].map((file) => this.relative(file)));
+    const kept = shown ? listing.files.filter((file) => shown.has(file)) : listing.files;
+    return { files: kept.slice(0, options.limit), total: kept.length, truncated: kept.length > options.limit };
+  }
+
+  /**
+   * ripgrep's matches, less those in files files.exclude hides (asked of
+   * VS Code for the matched files only). Such matches still count toward
+   * maxMatches, so a capped result may hold fewer.
+   */
+  async grep(options: GrepOptions): Promise<GrepResult> {
+    const result = await grepWithRipgrep(this, options);
+    const byAbsolute = new Map(result.matches.map((match) => [this.folders.absolutePath(match.path), match.path]));
+    const hidden = await this.filesExclude.hiddenAmong([...byAbsolute.keys()], options.signal);
+    if (hidden.size === 0) return result;
+    const hiddenShown = new Set([...hidden].map((file) => byAbsolute.get(file)));
+    return { ...result, matches: result.matches.filter((match) => !hiddenShown.has(match.path)) };
+  }
+
+  /** Closes the Crow terminals once no other workspace on the same root uses them. */
+  dispose(): void {
+    this.terminals?.release();
+  }
+
+  /** The command's result when it ran in a terminal; otherwise why it did not. */
+  private async runInTerminalOrSayWhyNot(command: string, cwd: string, options: ExecOptions): Promise<ExecResult | string> {
+    if (!this.terminals) return 'commands are set to run as child processes';
+    if (command.length > MAX_TERMINAL_COMMAND_CHARS) return 'the command is too long to type into a terminal';
+    const offer = await this.terminals.pool.acquire({
+      integrationTimeoutMs: this.options.shellIntegrationTimeoutMs ?? DEFAULT_SHELL_INTEGRATION_TIMEOUT_MS,
+      reveal: this.options.revealTerminal ?? true,
+      signal: options.signal,
+    });
+    if ('unavailable' in offer) return offer.unavailable;
+    this.options.onCommandRoute?.({ kind: 'terminal', terminal: offer.lease.terminal.name });
+    return runInTerminal(offer.lease, terminalCommandLine(command, cwd), {
+      timeoutMs: options.timeoutMs,
+      signal: options.signal,
+      ...(options.onOutput ? { onOutput: options.onOutput } : {}),
+      maxOutputChars: this.options.maxExecOutputChars ?? DEFAULT_MAX_EXEC_OUTPUT_CHARS,
+      killGraceMs: this.options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
+    });
+  }
+}
+
+/** The window's folders on disk (virtual file systems have no path a tool could use). */
+function windowFolders(): FolderRef[] {
+  return (vscode.workspace.workspaceFolders ?? [])
+    .filter((folder) => folder.uri.scheme === 'file')
+    .map((folder) => ({ name: folder.name, path: folder.uri.fsPath }));
+}

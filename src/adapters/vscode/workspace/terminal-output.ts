@@ -1,0 +1,172 @@
+/**
+ * The text side of running a command in a terminal: the command line sent
+ * to the shell, and the terminal's raw output turned back into the plain
+ * text a child process would have printed.
+ */
+
+/**
+ * The line typed into the Crow terminal (an interactive bash) for `command`.
+ * The command runs in a `bash -c` of its own, so `exit`, `set -e` or a
+ * stray `cd` cannot break the terminal, with stdin from /dev/null as the
+ * child-process route has it (a prompt for input fails instead of hanging).
+ * ANSI-C quoting keeps the line single even for multi-line commands. The
+ * line ends by printing its exit status as an escape sequence terminals do
+ * not show (see ExitStatusScanner).
+ */
+export function terminalCommandLine(command: string, cwd: string): string {
+  return `cd -- ${singleQuoted(cwd)} && bash -c ${ansiCQuoted(command)} </dev/null; printf '\\033]${EXIT_OSC};%d\\007' $?`;
+}
+
+/** A private OSC number: terminals ignore OSC sequences they do not know. */
+const EXIT_OSC = 7767;
+const EXIT_SEQUENCE = new RegExp(`\x1b\\]${EXIT_OSC};(\\d+)\x07`);
+/** Longest text kept between chunks so a sequence split across two is still found. */
+const EXIT_SEQUENCE_MAX = 24;
+
+/**
+ * Finds the exit status the command line prints in the terminal's raw
+ * output. VS Code's end-of-execution event carries the status too, but
+ * it is sometimes paired with the wrong execution or not sent at all;
+ * the command's own output is a second witness that does not depend on it.
+ */
+export class ExitStatusScanner {
+  private tail = '';
+
+  /** The status once the sequence has gone by in `data` (or straddles the previous chunk). */
+  push(data: string): number | undefined {
+    const text = this.tail + data;
+    const match = EXIT_SEQUENCE.exec(text);
+    this.tail = match ? '' : text.slice(-EXIT_SEQUENCE_MAX);
+    return match ? Number(match[1]) : undefined;
+  }
+}
+
+function singleQuoted(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** `$'…'` quoting: control characters as escapes; history expansion leaves such strings alone. */
+export function ansiCQuoted(text: string): string {
+  let quoted = '';
+  for (const char of text) {
+    const code = char.codePointAt(0)!;
+    if (char === '\\' || char === "'") quoted += `\\${char}`;
+    else if (char === '\n') quoted += '\\n';
+    else if (char === '\t') quoted += '\\t';
+    else if (char === '\r') quoted += '\\r';
+    else if (code < 0x20 || code === 0x7f) quoted += `\\x${code.toString(16).padStart(2, '0')}`;
+    else quoted += char;
+  }
+  return `$'${quoted}'`;
+}
+
+type EscapeState = 'text' | 'escape' | 'csi' | 'osc' | 'osc-escape' | 'designator';
+
+const ESC = '\x1b';
+const BEL = '\x07';
+
+/**
+ * Turns a terminal's output stream into plain text, chunk by chunk: escape
+ * sequences (colours, cursor moves, shell-integration marks) are dropped,
+ * CRLF becomes LF, and a carriage return that rewrites a line (progress
+ * bars) keeps only what the line finally shows. Text comes out a whole line
+ * at a time; `end()` gives the last, unfinished line.
+ */
+export class TerminalTextCleaner {
+  private state: EscapeState = 'text';
+  private line = '';
+  private carriageReturn = false;
+
+  push(data: string): string {
+    let done = '';
+    for (const char of data) {
+      if (this.state !== 'text') {
+        this.state = nextEscapeState(this.state, char);
+        continue;
+      }
+      if (char === ESC) this.state = 'escape';
+      else if (char === '\r') this.carriageReturn = true;
+      else if (char === '\n') {
+        done += `${this.line}\n`;
+        this.line = '';
+        this.carriageReturn = false;
+      } else if (char === '\t' || (char >= ' ' && char !== '\x7f')) {
+        // Text after a carriage return writes over the line from its start.
+        if (this.carriageReturn) this.line = '';
+        this.carriageReturn = false;
+        this.line += char;
+      }
+    }
+    return done;
+  }
+
+  end(): string {
+    const rest = this.line;
+    this.line = '';
+    this.state = 'text';
+    this.carriageReturn = false;
+    return rest;
+  }
+}
+
+/** One step of the escape-sequence grammar (ECMA-48: CSI, OSC, and the short ESC forms). */
+function nextEscapeState(state: EscapeState, char: string): EscapeState {
+  switch (state) {
+    case 'escape':
+      if (char === '[') return 'csi';
+      if (char === ']' || char === 'P' || char === '_' || char === '^') return 'osc';
+      if ('()*+#%'.includes(char)) return 'designator';
+      return 'text';
+    case 'csi':
+      // Parameters and intermediates run from 0x20 to 0x3f; any letter (0x40-0x7e) ends the sequence.
+      return char >= '@' && char <= '~' ? 'text' : 'csi';
+    case 'osc':
+      if (char === BEL) return 'text';
+      return char === ESC ? 'osc-escape' : 'osc';
+    case 'osc-escape':
+      return char === '\\' ? 'text' : 'osc';
+    case 'designator':
+      return 'text';
+    case 'text':
+      return 'text';
+  }
+}
+
+/**
+ * Keeps the first and last characters of a growing output and counts the
+ * bytes dropped between them, with the same marker as the child-process
+ * route, so a command's output reads alike whichever way it ran.
+ */
+export class HeadTailText {
+  private head = '';
+  private tail = '';
+  private omittedBytes = 0;
+  private readonly headMax: number;
+  private readonly tailMax: number;
+
+  constructor(maxChars: number) {
+    this.headMax = Math.floor(maxChars / 2);
+    this.tailMax = maxChars - this.headMax;
+  }
+
+  push(text: string): void {
+    const room = this.headMax - this.head.length;
+    const rest = room > 0 ? text.slice(room) : text;
+    if (room > 0) this.head += text.slice(0, room);
+    if (rest === '') return;
+    this.tail += rest;
+    const excess = this.tail.length - this.tailMax;
+    if (excess > 0) {
+      this.omittedBytes += Buffer.byteLength(this.tail.slice(0, excess));
+      this.tail = this.tail.slice(excess);
+    }
+  }
+
+  result(): { output: string; omittedBytes: number } {
+    if (this.omittedBytes === 0) return { output: this.head + this.tail, omittedBytes: 0 };
+    return {
+      output: `${this.head}\n[… ${this.omittedBytes} bytes of output omitted …]\n${this.tail}`,
+      omittedBytes: this.omittedBytes,
+    };
+  }
+}

@@ -1,0 +1,219 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ChatController, type ViewActions } from '../../src/adapters/vscode/chat/chat-controller';
+import type { ChatHost } from '../../src/adapters/vscode/chat/chat-session';
+import { readConfiguration } from '../../src/adapters/vscode/configuration';
+import { dataHome } from '../../src/config/paths';
+import { SessionStore } from '../../src/session/session-store';
+import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { NodeWorkspace } from '../../src/tools/node-workspace';
+import type { HostMessage, TranscriptEvent } from '../../webview/chat/protocol';
+import { isolatedEnv } from '../support/isolated-env';
+
+const SECRET = 'sk-test-SECRET-never-shown';
+
+/** The chat view's host side, driven as the webview drives it, against the fake LLM server. */
+describe('VS Code chat controller: a prompt in, view messages and files out', () => {
+  let server: FakeLlmServer;
+  let home: string;
+  let root: string;
+  let posted: HostMessage[];
+  let actions: { diffs: string[]; traces: string[]; changed: number };
+  let settings: Record<string, unknown>;
+
+  before(async () => (server = await FakeLlmServer.start()));
+  after(async () => server.close());
+  beforeEach(() => {
+    server.reset();
+    home = mkdtempSync(join(tmpdir(), 'crow-chat-'));
+    root = join(home, 'project');
+    mkdirSync(root);
+    writeFileSync(join(root, 'notes.md'), '# Notes\n');
+    posted = [];
+    actions = { diffs: [], traces: [], changed: 0 };
+    settings = { provider: 'openai', model: 'fake-model', baseUrls: { openai: server.openaiBaseUrl } };
+  });
+  afterEach(() => rmSync(home, { recursive: true, force: true }));
+
+  function controller(): ChatController {
+    const env = isolatedEnv(home, { OPENAI_API_KEY: SECRET });
+    const host: ChatHost = {
+      root,
+      dataHome: dataHome(env),
+      store: new SessionStore({ dataHome: dataHome(env) }),
+      env: async () => env,
+      configuration: () => readConfiguration((key) => settings[key]),
+      workspace: () => new NodeWorkspace(root),
+    };
+    const view: ViewActions = {
+      openDiff: async (_session, callId) => void actions.diffs.push(callId),
+      openFile: async () => undefined,
+      showTrace: async (sessionId, callId) => void actions.traces.push(`${sessionId}:${callId ?? ''}`),
+      sessionsChanged: () => void actions.changed++,
+    };
+    return new ChatController(host, (message) => posted.push(structuredClone(message)), view);
+  }
+
+  const events = (): TranscriptEvent[] => posted.flatMap((message) => (message.type === 'events' ? message.events : []));
+  const answerText = (): string =>
+    events()
+      .flatMap((event) => (event.type === 'text_delta' && event.actor.role === 'primary' ? [event.delta] : []))
+      .join('');
+
+  it('opens with the agents, models and sessions, then streams an answer and meters it', async () => {
+    const chat = controller();
+    await chat.handle({ type: 'ready' });
+    const init = posted.find((message) => message.type === 'init');
+    assert.ok(init && init.type === 'init');
+    assert.equal(init.agent, 'build');
+    assert.ok(init.agents.some((agent) => agent.name === 'pair'));
+    assert.equal(init.models[0]?.current, 'fake-model');
+    assert.deepEqual(init.sessions, [], 'opening the view stores no empty session');
+
+    server.enqueue('openai', { blocks: [{ type: 'text', text: 'Hello from **Crow**.' }], usage: { input: 120, output: 8 } });
+    await chat.handle({ type: 'send', text: 'Say hello' });
+
+    assert.equal(answerText(), 'Hello from **Crow**.');
+    assert.deepEqual(events()[0], { type: 'user_message', text: 'Say hello' });
+    assert.equal(events().at(-1)?.type, 'prompt_end');
+    const busy = posted.filter((message) => message.type === 'busy').map((message) => message.type === 'busy' && message.busy);
+    assert.deepEqual(busy, [true, false]);
+    const meter = posted.filter((message) => message.type === 'meter').at(-1);
+    assert.ok(meter && meter.type === 'meter');
+    assert.equal(meter.prompt.inputTokens, 120);
+    assert.equal(meter.session.outputTokens, 8);
+    const sessions = posted.filter((message) => message.type === 'sessions').at(-1);
+    assert.ok(sessions && sessions.type === 'sessions' && sessions.sessions[0]?.title === 'Say hello');
+    assert.equal(actions.changed, 1, 'the Traces view is told to refresh');
+    assert.doesNotMatch(JSON.stringify(posted), new RegExp(SECRET), 'the key never reaches the webview');
+    await chat.dispose();
+  });
+
+  it('asks before an edit, shows the diff card after the yes, and opens the diff on request', async () => {
+    const chat = controller();
+    server.enqueue(
+      'openai',
+      { blocks: [{ type: 'tool_call', name: 'write_file', arguments: { path: 'notes.md', content: '# Notes\n\n- shipped\n' } }] },
+      { blocks: [{ type: 'text', text: 'Added the line.' }] },
+    );
+    const sent = chat.handle({ type: 'send', text: 'Add "- shipped" to notes.md' });
+    const approval = await waitFor(() => posted.find((message) => message.type === 'approval'));
+    assert.ok(approval.type === 'approval');
+    assert.equal(approval.request.category, 'write');
+    assert.equal(approval.request.title, 'Write notes.md');
+    assert.equal(readFileSync(join(root, 'notes.md'), 'utf8'), '# Notes\n', 'nothing is written before the answer');
+    await chat.handle({ type: 'ready' });
+    const asked = posted.filter((message) => message.type === 'approval' && message.request.id === approval.request.id);
+    assert.equal(asked.length, 2, 'a reloaded view is asked again');
+    await chat.handle({ type: 'approve', id: approval.request.id, decision: 'allow_once' });
+    await sent;
+
+    assert.equal(readFileSync(join(root, 'notes.md'), 'utf8'), '# Notes\n\n- shipped\n');
+    assert.ok(posted.some((message) => message.type === 'approval_done' && message.decision === 'allow_once'));
+    const end = events().find((event) => event.type === 'tool_end');
+    assert.ok(end && end.type === 'tool_end');
+    assert.equal(end.status, 'completed');
+    assert.equal(end.diff?.path, 'notes.md');
+    assert.match(end.diff?.unified ?? '', /\+- shipped/);
+    await chat.handle({ type: 'open_diff', callId: end.callId });
+    assert.deepEqual(actions.diffs, [end.callId]);
+    await chat.handle({ type: 'show_trace', callId: end.callId });
+    assert.equal(actions.traces.length, 1);
+    await chat.dispose();
+  });
+
+  it('cancels a prompt waiting for an approval: the question is withdrawn and nothing is written', async () => {
+    const chat = controller();
+    server.enqueue('openai', { blocks: [{ type: 'tool_call', name: 'bash', arguments: { command: 'echo hi > out.txt' } }] });
+    const sent = chat.handle({ type: 'send', text: 'Run it' });
+    await waitFor(() => posted.find((message) => message.type === 'approval'));
+    await chat.handle({ type: 'cancel' });
+    await sent;
+    assert.ok(posted.some((message) => message.type === 'approval_done' && message.decision === 'withdrawn'));
+    const end = events().at(-1);
+    assert.ok(end && end.type === 'prompt_end');
+    assert.equal(end.status, 'cancelled');
+    assert.equal(chat.busy, false);
+    assert.throws(() => readFileSync(join(root, 'out.txt')), /ENOENT/);
+    await chat.dispose();
+  });
+
+  it('resumes a stored session: the transcript comes back, and the next prompt continues it', async () => {
+    const first = controller();
+    server.enqueue('openai', { blocks: [{ type: 'text', text: 'First answer.' }] });
+    await first.handle({ type: 'send', text: 'First question' });
+    const id = first.sessionId!;
+    await first.dispose();
+
+    posted = [];
+    const second = controller();
+    await second.handle({ type: 'resume', sessionId: id });
+    assert.deepEqual(
+      events().map((event) => event.type),
+      ['user_message', 'text_delta'],
+    );
+    assert.equal(answerText(), 'First answer.');
+    server.enqueue('openai', { blocks: [{ type: 'text', text: 'Second answer.' }] });
+    await second.handle({ type: 'send', text: 'Second question' });
+    const history = JSON.stringify(server.requests.at(-1)!.body.messages);
+    assert.match(history, /First question[\s\S]*First answer\.[\s\S]*Second question/);
+    assert.equal(second.sessionId, id);
+    await second.dispose();
+  });
+
+  it('keeps a key from SecretStorage out of the stored trace, even when a prompt quotes it', async () => {
+    const chat = controller();
+    server.enqueue('openai', { blocks: [{ type: 'text', text: 'Noted.' }] });
+    await chat.handle({ type: 'send', text: `Why does ${SECRET} not work?` });
+    const env = isolatedEnv(home);
+    const spans = JSON.stringify(new SessionStore({ dataHome: dataHome(env) }).spans(chat.sessionId!));
+    assert.match(spans, /Why does \[REDACTED\] not work/);
+    assert.doesNotMatch(spans, new RegExp(SECRET));
+    await chat.dispose();
+  });
+
+  it("gives the agents the tools of MCP servers set in VS Code's settings", async () => {
+    const fixture = join(__dirname, '..', 'fixtures', 'mcp-server.ts');
+    settings = { ...settings, mcpServers: { fixture: { command: process.execPath, args: ['--require', require.resolve('tsx/cjs'), fixture], permission: 'read' } } };
+    const chat = controller();
+    server.enqueue(
+      'openai',
+      { blocks: [{ type: 'tool_call', name: 'mcp__fixture__echo', arguments: { text: 'from the settings' } }] },
+      { blocks: [{ type: 'text', text: 'Echoed.' }] },
+    );
+    await chat.handle({ type: 'send', text: 'Echo through MCP' });
+    const end = events().find((event) => event.type === 'tool_end');
+    assert.ok(end && end.type === 'tool_end', JSON.stringify(events()));
+    assert.equal(end.status, 'completed', end.output);
+    assert.match(end.output, /fixture echo: from the settings/);
+    const offered = JSON.stringify(server.requests[0]!.body.tools);
+    assert.match(offered, /mcp__fixture__echo/);
+    await chat.dispose();
+  });
+
+  it('turns a bad setting into an error in the view that names the setting, and recovers once it is fixed', async () => {
+    settings = { ...settings, 'permissions.write': 'sometimes' };
+    const chat = controller();
+    await chat.handle({ type: 'send', text: 'Hello' });
+    const error = events().find((event) => event.type === 'notice' && event.level === 'error');
+    assert.ok(error && error.type === 'notice');
+    assert.match(error.text, /crow\.permissions\.write/);
+    settings = { provider: 'openai', model: 'fake-model', baseUrls: { openai: server.openaiBaseUrl } };
+    server.enqueue('openai', { blocks: [{ type: 'text', text: 'Fixed.' }] });
+    await chat.handle({ type: 'send', text: 'Hello again' });
+    assert.equal(answerText(), 'Fixed.');
+    await chat.dispose();
+  });
+});
+
+async function waitFor<T>(find: () => T | undefined, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = find();
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

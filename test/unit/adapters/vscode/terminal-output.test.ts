@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as path from 'node:path';
+import {
+  ExitStatusScanner,
+  HeadTailText,
+  TerminalTextCleaner,
+  terminalCommandLine,
+} from '../../../../src/adapters/vscode/workspace/terminal-output';
+import { tempDir } from '../../tools/temp-workspace';
+
+/**
+ * What an interactive bash (history expansion on, as in a terminal) does
+ * with a line typed at its prompt: the text a terminal would show, and the
+ * exit status the line reports in its output.
+ */
+function typedIntoBash(line: string): { shown: string; reported: number | undefined } {
+  const result = spawnSync('bash', ['--norc', '--noprofile', '-i'], { input: `${line}\n`, encoding: 'utf8' });
+  return { shown: cleaned(result.stdout), reported: new ExitStatusScanner().push(result.stdout) };
+}
+
+function cleaned(...chunks: string[]): string {
+  const cleaner = new TerminalTextCleaner();
+  return chunks.map((chunk) => cleaner.push(chunk)).join('') + cleaner.end();
+}
+
+describe('Commands typed into the Crow terminal', () => {
+  it('runs the command as written, quotes, newlines and ! included, in the working folder', () => {
+    const { dir, remove } = tempDir('crow-term-');
+    try {
+      const command = `echo "it's $((6 * 7))"!\nprintf '%s\\n' 'tab\there' "back\\\\slash"\nexit 3`;
+      assert.deepEqual(typedIntoBash(terminalCommandLine(command, dir)), {
+        shown: `it's 42!\ntab\there\nback\\slash\n`,
+        reported: 3,
+      });
+      assert.deepEqual(typedIntoBash(terminalCommandLine('pwd', dir)), { shown: `${dir}\n`, reported: 0 });
+      assert.deepEqual(typedIntoBash(terminalCommandLine('true', path.join(dir, 'missing'))).reported, 1);
+    } finally {
+      remove();
+    }
+  });
+
+  it('keeps the typed line on one line and gives the command no input', () => {
+    const line = terminalCommandLine('read answer; echo "got:$answer"\necho two', "/tmp/it's");
+    assert.ok(!line.includes('\n'));
+    assert.match(line, /^cd -- '\/tmp\/it'\\''s' && bash -c \$'.*' <\/dev\/null; printf .* \$\?$/);
+  });
+});
+
+describe('The exit status a command line reports in its output', () => {
+  it('is found in the raw output, also when split across chunks', () => {
+    const scanner = new ExitStatusScanner();
+    assert.equal(scanner.push('output\r\n\x1b]77'), undefined);
+    assert.equal(scanner.push('67;12'), undefined);
+    assert.equal(scanner.push('7\x07\x1b]633;D\x07'), 127);
+  });
+
+  it('is not taken from other escape sequences or from text that only looks alike', () => {
+    const scanner = new ExitStatusScanner();
+    assert.equal(scanner.push('\x1b]633;D;0\x07 ]7767;5 \x1b]7767;x\x07'), undefined);
+  });
+});
+
+describe('Terminal output as plain text', () => {
+  it('drops colours, cursor moves and shell-integration marks', () => {
+    assert.equal(cleaned('\x1b[1;31mred\x1b[0m plain\x1b[K\r\n'), 'red plain\n');
+    assert.equal(cleaned('\x1b]633;C\x07out\r\n\x1b]633;D;0\x1b\\'), 'out\n');
+    assert.equal(cleaned('\x1b(Bascii\x1b=\n'), 'ascii\n');
+  });
+
+  it('reassembles escape sequences and CRLFs split across chunks', () => {
+    assert.equal(cleaned('a\x1b', '[3', '2mb\r', '\nc\x1b]633;', 'P;Cwd=/x\x07d'), 'ab\ncd');
+  });
+
+  it('keeps what a line finally shows when a carriage return rewrites it', () => {
+    assert.equal(cleaned('10%\r50%\r100%\r\n'), '100%\n');
+    assert.equal(cleaned('done\r\r\n'), 'done\n');
+    assert.equal(cleaned('keep\r\x1b[32m\n'), 'keep\n');
+  });
+
+  it('hands out whole lines while streaming and the rest at the end', () => {
+    const cleaner = new TerminalTextCleaner();
+    assert.equal(cleaner.push('first\r\nsec'), 'first\n');
+    assert.equal(cleaner.push('ond'), '');
+    assert.equal(cleaner.end(), 'second');
+  });
+
+  it('keeps head and tail of long output, counting the bytes left out', () => {
+    const cap = new HeadTailText(10);
+    cap.push('12345');
+    cap.push('abcdé-xyz');
+    cap.push('VWXYZ');
+    assert.deepEqual(cap.result(), { output: '12345\n[… 10 bytes of output omitted …]\nVWXYZ', omittedBytes: 10 });
+    const small = new HeadTailText(10);
+    small.push('short');
+    assert.deepEqual(small.result(), { output: 'short', omittedBytes: 0 });
+  });
+});
