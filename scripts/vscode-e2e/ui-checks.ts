@@ -1,0 +1,125 @@
+/**
+ * What the UI phase checks in the real workbench, in order; each check
+ * builds on the ones before it. The model's replies are scripted on the fake
+ * LLM server the runner started; everything else (the extension, the engine,
+ * the tools, the webview) is real. The chat webview's DOM hooks are the
+ * stable ones documented in webview/chat/main.ts.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Frame, Page } from 'playwright-core';
+import type { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { HarnessError } from './harness-error';
+import { activityBarItem, openViewContainer, runCommand, waitForNotification, webviewFrame } from './workbench-ui';
+
+export interface UiContext {
+  page: Page;
+  fake: FakeLlmServer;
+  /** The temp copy of the fixture workspace the workbench has open. */
+  workspace: string;
+  /** The extension's version, as package.json says. */
+  version: string;
+  /** The chat webview's frame, once the chat view is open. */
+  chat?: Frame;
+}
+
+export interface UiCheck {
+  /** Names the screenshot: ui-<n>-<slug>.png */
+  slug: string;
+  /** What a user relies on, as the report prints it. */
+  name: string;
+  timeoutMs: number;
+  run(context: UiContext, timeoutMs: number): Promise<void>;
+}
+
+const GREETING = { path: 'greeting.txt', before: 'Hello, world!', after: 'Hello, Crow!' };
+const PROMPT = 'Say hello to the end-to-end test.';
+const ANSWER = 'Hello from the scripted model: the Crow chat view works.';
+const EDIT_PROMPT = `Make ${GREETING.path} greet Crow.`;
+const EDIT_DONE = `${GREETING.path} now greets Crow.`;
+
+export const UI_CHECKS: UiCheck[] = [
+  {
+    slug: 'extension-loaded',
+    name: 'the workbench loads the extension under development (Crow in the activity bar)',
+    // The first check also waits for the workbench itself and the extension host to come up.
+    timeoutMs: 60_000,
+    run: ({ page }, timeoutMs) => activityBarItem(page, 'Crow').waitFor({ state: 'visible', timeout: timeoutMs }),
+  },
+  {
+    slug: 'command',
+    name: 'a Crow command runs from the command palette (F1, Crow: Show Version)',
+    timeoutMs: 30_000,
+    run: async ({ page, version }, timeoutMs) => {
+      await runCommand(page, 'Crow: Show Version', timeoutMs);
+      await waitForNotification(page, `Crow Agent ${version}`, timeoutMs);
+    },
+  },
+  {
+    slug: 'chat-view',
+    name: 'the Crow chat view opens from the activity bar',
+    timeoutMs: 30_000,
+    run: async (context, timeoutMs) => {
+      await context.page.keyboard.press('Escape');
+      await openViewContainer(context.page, 'Crow', timeoutMs);
+      context.chat = await webviewFrame(context.page, 'textarea#prompt', timeoutMs);
+    },
+  },
+  {
+    slug: 'prompt-answered',
+    name: 'a prompt typed into the chat view gets the scripted answer',
+    timeoutMs: 30_000,
+    run: async (context, timeoutMs) => {
+      const chat = chatFrame(context);
+      context.fake.enqueue('openai', { blocks: [{ type: 'text', text: ANSWER }] });
+      await sendPrompt(chat, PROMPT, timeoutMs);
+      await chat.locator('.msg-assistant', { hasText: ANSWER }).waitFor({ state: 'visible', timeout: timeoutMs });
+      const asked = context.fake.requestsFor('openai').some((request) => JSON.stringify(request.body).includes(PROMPT));
+      if (!asked) throw new HarnessError('the answer showed, but no request to the fake LLM server carried the prompt');
+    },
+  },
+  {
+    slug: 'diff-card',
+    name: 'a scripted edit_file call asks for approval and, once allowed, shows its diff card',
+    timeoutMs: 45_000,
+    run: async (context, timeoutMs) => {
+      const chat = chatFrame(context);
+      context.fake.enqueue(
+        'openai',
+        {
+          blocks: [
+            { type: 'text', text: `Updating ${GREETING.path}.` },
+            {
+              type: 'tool_call',
+              name: 'edit_file',
+              arguments: { path: GREETING.path, old_string: GREETING.before, new_string: GREETING.after },
+            },
+          ],
+        },
+        { blocks: [{ type: 'text', text: EDIT_DONE }] },
+      );
+      await sendPrompt(chat, EDIT_PROMPT, timeoutMs);
+      // crow.permissions.write is "ask" in the UI workspace: the edit waits for this answer.
+      await chat.locator('.approval button[data-decision="allow_once"]').click({ timeout: timeoutMs });
+      const diff = chat.locator('.tool-card[data-call-id] .diff', { hasText: GREETING.after });
+      await diff.waitFor({ state: 'visible', timeout: timeoutMs });
+      await chat.locator('.msg-assistant', { hasText: EDIT_DONE }).waitFor({ state: 'visible', timeout: timeoutMs });
+      // The check's screenshot should show the diff, not the end of the transcript.
+      await diff.scrollIntoViewIfNeeded({ timeout: timeoutMs });
+      const onDisk = readFileSync(join(context.workspace, GREETING.path), 'utf8');
+      if (!onDisk.includes(GREETING.after)) {
+        throw new HarnessError(`the diff card showed, but ${GREETING.path} on disk still reads ${JSON.stringify(onDisk)}`);
+      }
+    },
+  },
+];
+
+function chatFrame(context: UiContext): Frame {
+  if (!context.chat || context.chat.isDetached()) throw new HarnessError('the chat view is not open (an earlier check failed?)');
+  return context.chat;
+}
+
+async function sendPrompt(chat: Frame, text: string, timeoutMs: number): Promise<void> {
+  await chat.locator('textarea#prompt').fill(text, { timeout: timeoutMs });
+  await chat.locator('button#send').click({ timeout: timeoutMs });
+}

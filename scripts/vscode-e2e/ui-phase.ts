@@ -1,0 +1,115 @@
+/**
+ * Phase 2: Playwright drives the real workbench with only the extension
+ * under development loaded (no test index), its workspace settings pointing
+ * Crow at a fake LLM server this process starts and scripts. Each check
+ * leaves a screenshot in test/artifacts/vscode/ (ui-<n>-<slug>.png, or
+ * ...-failed.png), kept by CI as the visible record of the real UI.
+ */
+import { cpSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { startCodeServer, type CodeServer } from './code-server';
+import { ARTIFACTS_DIR, REPO_ROOT } from './paths';
+import { log, seconds, step } from './progress';
+import { createSandbox, type Sandbox } from './sandbox';
+import { UI_CHECKS, type UiCheck, type UiContext } from './ui-checks';
+import { openWorkbench, screenshot } from './workbench';
+
+export interface UiSummary {
+  passed: number;
+  failed: number;
+  skipped: number;
+}
+
+/** Crow on the fake server: the "build" agent (one primary, no reviewer), edits asked for, reads allowed. */
+function uiSettings(fake: FakeLlmServer): Record<string, unknown> {
+  return {
+    'crow.provider': 'openai',
+    'crow.model': 'fake-model',
+    'crow.baseUrls': { openai: fake.openaiBaseUrl },
+    'crow.defaultAgent': 'build',
+    'crow.permissions.read': 'allow',
+    'crow.permissions.write': 'ask',
+  };
+}
+
+export async function runUiPhase(browser: Browser): Promise<UiSummary> {
+  const fake = await FakeLlmServer.start();
+  let sandbox: Sandbox | undefined;
+  let server: CodeServer | undefined;
+  let page: Page | undefined;
+  try {
+    const box = (sandbox = createSandbox('ui', uiSettings(fake)));
+    server = await step('starting code-server for the UI checks', () => startCodeServer(box, 'ui'));
+    page = await openWorkbench(browser, { serverUrl: server.url, folder: box.workspace, extensionDevelopmentPath: REPO_ROOT });
+    const context: UiContext = { page, fake, workspace: box.workspace, version: extensionVersion() };
+    const summary = await runChecks(UI_CHECKS, context);
+    if (summary.failed > 0) log(`VS Code's logs (the extension host's among them): ${saveServerLogs(box)}`);
+    return summary;
+  } finally {
+    await page?.context().close().catch(() => undefined);
+    await server?.stop();
+    await fake.close();
+    sandbox?.dispose();
+  }
+}
+
+/** Runs the checks in order; after the first failure the rest are skipped, since each builds on the ones before. */
+async function runChecks(checks: UiCheck[], context: UiContext): Promise<UiSummary> {
+  const summary: UiSummary = { passed: 0, failed: 0, skipped: 0 };
+  for (const [index, check] of checks.entries()) {
+    const label = `ui-${index + 1}-${check.slug}`;
+    if (summary.failed > 0) {
+      summary.skipped++;
+      log(`  - skipped: ${check.name}`);
+      continue;
+    }
+    const started = Date.now();
+    try {
+      await withDeadline(check.run(context, check.timeoutMs), check.timeoutMs + 5_000, check.name);
+      await screenshot(context.page, label);
+      summary.passed++;
+      log(`  ✔ ${check.name} (${seconds(started)})`);
+    } catch (error) {
+      summary.failed++;
+      const shot = await screenshot(context.page, `${label}-failed`);
+      log(`  ✘ ${check.name} (${seconds(started)})`);
+      log(`    ${firstLines((error as Error).message)}`);
+      log(`    fake LLM server: ${describeFake(context.fake)}; screenshot: ${shot ?? '(none)'}`);
+    }
+  }
+  return summary;
+}
+
+/** A check whose own waits all have timeouts should never hang; this is the net under a wait that forgot one. */
+function withDeadline<T>(work: Promise<T>, ms: number, name: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`"${name}" did not finish within ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}
+
+function describeFake(fake: FakeLlmServer): string {
+  const received = fake.requestsFor('openai').length;
+  const unused = fake.pending('openai');
+  return `${received} request${received === 1 ? '' : 's'} received, ${unused} scripted repl${unused === 1 ? 'y' : 'ies'} unused`;
+}
+
+/** Playwright errors carry a long call log after the message; the first lines say what failed. */
+function firstLines(message: string): string {
+  return message.split('\n').slice(0, 4).join('\n    ');
+}
+
+/** code-server writes the extension host's log under its user data dir, which is about to be removed. */
+function saveServerLogs(sandbox: Sandbox): string {
+  const target = join(ARTIFACTS_DIR, 'ui-logs');
+  cpSync(join(sandbox.userDataDir, 'logs'), target, { recursive: true });
+  return target;
+}
+
+function extensionVersion(): string {
+  const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version?: string };
+  return manifest.version ?? 'unknown';
+}

@@ -1,0 +1,70 @@
+/**
+ * Driving the real workbench the way a user does: the activity bar, the
+ * command palette (F1), notifications, and webviews, whose content lives in
+ * nested iframes (the view's frame holds an inner `active-frame`) reachable
+ * through `page.frames()`. Selectors are VS Code 1.139's (code-server 4.139).
+ */
+import type { Frame, Locator, Page } from 'playwright-core';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { HarnessError } from './harness-error';
+
+const POLL_MS = 250;
+
+/** The activity bar entry of a view container, by its title. */
+export function activityBarItem(page: Page, title: string): Locator {
+  return page.locator(`.activitybar li.action-item:has(> a.action-label[aria-label="${title}"])`);
+}
+
+/** Shows a view container as a click on its activity bar entry does; a click on the one already shown would hide it. */
+export async function openViewContainer(page: Page, title: string, timeoutMs: number): Promise<void> {
+  const item = activityBarItem(page, title);
+  if ((await item.getAttribute('aria-selected', { timeout: timeoutMs })) !== 'true') await item.click({ timeout: timeoutMs });
+}
+
+/** Runs a command by its palette title ("Category: Title"), as F1, typing and Enter would. */
+export async function runCommand(page: Page, title: string, timeoutMs: number): Promise<void> {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: timeoutMs });
+  // F1 opens the palette with ">" typed; keep it, so the list shows commands.
+  await input.fill(`>${title}`);
+  // Enter runs the focused row (a click on a row may land while the list still re-renders); wait until it is ours.
+  const row = page.locator(`.quick-input-list .monaco-list-row.focused[aria-label^="${title}"]`);
+  await row.waitFor({ state: 'visible', timeout: timeoutMs });
+  await page.keyboard.press('Enter');
+  await input.waitFor({ state: 'hidden', timeout: timeoutMs });
+}
+
+/**
+ * Waits for a notification containing `text`. Notifications may land in the
+ * notification center without a toast (as they do with the smoke-test driver
+ * on), so the center is opened when no toast shows it.
+ */
+export async function waitForNotification(page: Page, text: string, timeoutMs: number): Promise<void> {
+  const toast = page.locator('.notification-toast', { hasText: text });
+  const inCenter = page.locator('.notifications-center .notification-list-item', { hasText: text });
+  if (await toast.isVisible()) return;
+  await runCommand(page, 'Notifications: Show Notifications', timeoutMs);
+  await inCenter.first().waitFor({ state: 'visible', timeout: timeoutMs });
+}
+
+/**
+ * The frame of a webview whose document matches `selector` (e.g. the chat
+ * view's `textarea#prompt`). Webview frames come and go as views open, so
+ * this polls `page.frames()` until one matches.
+ */
+export async function webviewFrame(page: Page, selector: string, timeoutMs: number): Promise<Frame> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    for (const frame of page.frames()) {
+      if (frame === page.mainFrame() || frame.isDetached()) continue;
+      const found = await frame.locator(selector).count().catch(() => 0);
+      if (found > 0) return frame;
+    }
+    await sleep(POLL_MS);
+  }
+  const urls = page.frames().map((frame) => frame.url()).filter((url) => url && url !== 'about:blank');
+  throw new HarnessError(
+    `no webview shows ${selector} after ${timeoutMs / 1000} s. Frames open: ${urls.length ? urls.join(', ') : 'none'}`,
+  );
+}
