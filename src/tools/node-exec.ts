@@ -119,8 +119,12 @@ function findShell(searchPath = ''): string {
   return 'sh';
 }
 
-/** Keeps the first and last characters of a growing text and counts the bytes dropped between them. */
-class HeadTailBuffer {
+/**
+ * Keeps the first and last characters of a growing text and counts the bytes
+ * dropped between them. Every command route (child process, VS Code terminal)
+ * caps output with it, so output reads alike whichever way a command ran.
+ */
+export class HeadTailBuffer {
   private head = '';
   private tail = '';
   private omittedBytes = 0;
@@ -154,7 +158,12 @@ class HeadTailBuffer {
   }
 }
 
-async function terminateGroup(pgid: number, graceMs: number): Promise<void> {
+/**
+ * SIGTERM to the process group, SIGKILL when some of it is still there after
+ * `graceMs`; settles once no process of the group runs (or gives up a second
+ * after SIGKILL). Every command route stops a command this way.
+ */
+export async function terminateGroup(pgid: number, graceMs: number): Promise<void> {
   signalGroup(pgid, 'SIGTERM');
   if (await waitForGroupExit(pgid, graceMs)) return;
   signalGroup(pgid, 'SIGKILL');

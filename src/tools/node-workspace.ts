@@ -24,8 +24,8 @@ export interface NodeWorkspaceOptions {
   killGraceMs?: number;
 }
 
-const DEFAULT_MAX_EXEC_OUTPUT_CHARS = 30_000;
-const DEFAULT_KILL_GRACE_MS = 2_000;
+export const DEFAULT_MAX_EXEC_OUTPUT_CHARS = 30_000;
+export const DEFAULT_KILL_GRACE_MS = 2_000;
 /** Symbolic links followed through one missing path before giving up, as the kernel does (ELOOP). */
 const MAX_LINK_HOPS = 40;
 

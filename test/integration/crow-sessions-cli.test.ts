@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { PRESETS } from '../../src/agents/control-flow';
 import { main } from '../../src/adapters/cli/main';
 import { ScriptedProvider } from '../../src/llm/scripted';
+import { ACPSession } from '../../src/session/acp-session';
 import { SessionStore } from '../../src/session/session-store';
 import { baseAgent, composition, flowFixture, runFlow, tools, type FlowFixture } from '../support/flows';
 import { fakeIO } from '../support/fake-io';
@@ -90,6 +91,15 @@ describe('crow sessions and crow trace', () => {
     assert.match(stdout, /handoff builder → reviewer .*review → reviewer/);
     const spans = JSON.parse((await run('trace', fx.session.id, '--json')).stdout);
     assert.ok(spans.some((s: { kind: string }) => s.kind === 'llm_call'));
+  });
+
+  it("points from a subagent's session to its parent's trace, where its spans are", async () => {
+    const child = new ACPSession({ cwd: fx.root, agentName: 'explorer' });
+    child.parent = { sessionId: fx.session.id, callId: 'call_7', agent: 'builder' };
+    store.attach(child).close();
+    const { code, stdout } = await run('trace', child.id);
+    assert.equal(code, 0);
+    assert.match(stdout, new RegExp(`its spans are in its parent's trace, under the task call call_7\\. Run: crow trace ${fx.session.id}`));
   });
 
   it('deletes, and names a missing session', async () => {

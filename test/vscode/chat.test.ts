@@ -199,6 +199,29 @@ suite('Crow chat in VS Code', () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
+  test("an MCP server set in Crow's settings gives the agent its tools", async () => {
+    const view = recorder(crow);
+    const fixture = join(vscode.extensions.getExtension('crow-agent.crow-agent')!.extensionPath, 'test', 'fixtures', 'mcp-server.ts');
+    const tsx = require.resolve('tsx/cjs', { paths: [vscode.extensions.getExtension('crow-agent.crow-agent')!.extensionPath] });
+    const config = vscode.workspace.getConfiguration('crow');
+    await config.update('mcpServers', { fixture: { command: process.execPath, args: ['--require', tsx, fixture], permission: 'read' } }, vscode.ConfigurationTarget.Workspace);
+    try {
+      server().enqueue(
+        'openai',
+        { blocks: [{ type: 'tool_call', name: 'mcp__fixture__echo', arguments: { text: 'from VS Code settings' } }] },
+        { blocks: [{ type: 'text', text: 'Echoed.' }] },
+      );
+      await crow.controller().handle({ type: 'send', text: 'Echo through MCP' });
+      const end = view.events().find((event) => event.type === 'tool_end');
+      assert.ok(end && end.type === 'tool_end', JSON.stringify(view.events()));
+      assert.equal(end.status, 'completed', end.output);
+      assert.match(end.output, /fixture echo: from VS Code settings/);
+    } finally {
+      await config.update('mcpServers', undefined, vscode.ConfigurationTarget.Workspace);
+      view.dispose();
+    }
+  });
+
   test('@crow answers in the native chat, through the models Crow registers', async () => {
     server().enqueue('openai', { blocks: [{ type: 'text', text: 'Hello from the participant.' }] });
     await vscode.commands.executeCommand('workbench.action.chat.open', { query: '@crow say hello from the native chat' });

@@ -50,7 +50,10 @@ export async function traceCommand(argv: string[], io: CliIO): Promise<number> {
   const meta = store.meta(id);
   io.stdout.write(`Session ${meta.id}: ${meta.title || '(untitled)'}\n\n`);
   const recording = store.isRecording(id);
-  io.stdout.write(spans.length > 0 ? renderTraceTree(buildTraceTrees(spans), { recording }) : 'No spans recorded yet.\n');
+  if (spans.length > 0) io.stdout.write(renderTraceTree(buildTraceTrees(spans), { recording }));
+  // A subagent's spans hang below the task call in its parent's trace: one trace per prompt.
+  else if (meta.parent) io.stdout.write(`A subagent session: its spans are in its parent's trace, under the task call ${meta.parent.callId}. Run: crow trace ${meta.parent.sessionId}\n`);
+  else io.stdout.write('No spans recorded yet.\n');
   return 0;
 }
 

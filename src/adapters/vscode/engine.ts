@@ -37,8 +37,16 @@ export { ConfigError, providerApiKey } from '../../config/provider-config';
 export { providerFor } from '../../llm';
 export { liveSessions } from './chat/live-sessions';
 
-/** The host of every session in a folder: its store, keys, settings and VS Code-backed workspace. */
-export function chatHost(root: string, env: () => Promise<NodeJS.ProcessEnv>, workspaces: Map<string, VscodeWorkspace>): ChatHost {
+/**
+ * The host of every session in a folder: its store, keys, settings and VS
+ * Code-backed workspace. `log` is the Crow output channel (never given keys).
+ */
+export function chatHost(
+  root: string,
+  env: () => Promise<NodeJS.ProcessEnv>,
+  workspaces: Map<string, VscodeWorkspace>,
+  log: (message: string) => void,
+): ChatHost {
   const data = dataHome(process.env);
   return {
     root,
@@ -49,7 +57,15 @@ export function chatHost(root: string, env: () => Promise<NodeJS.ProcessEnv>, wo
     workspace: (): Workspace => {
       let workspace = workspaces.get(root);
       if (!workspace) {
-        workspace = new VscodeWorkspace(root);
+        // Why commands run as child processes rather than in the Crow terminal, once per change of route.
+        let lastRoute = '';
+        workspace = new VscodeWorkspace(root, {
+          onCommandRoute: (route) => {
+            const line = route.kind === 'terminal' ? `Commands run in the terminal "${route.terminal}".` : `Commands run as child processes: ${route.reason}`;
+            if (line !== lastRoute) log(line);
+            lastRoute = line;
+          },
+        });
         workspaces.set(root, workspace);
       }
       return workspace;

@@ -39,9 +39,10 @@ export interface Crow {
  */
 export function activate(context: vscode.ExtensionContext): Crow {
   const keys = new KeyStore(context.secrets, context.globalState);
+  const log = vscode.window.createOutputChannel('Crow', { log: true });
   const workspaces = new Map<string, VscodeWorkspace>();
   const before = new BeforeTexts();
-  const host = (root: string) => engine().chatHost(root, () => keys.env(), workspaces);
+  const host = (root: string) => engine().chatHost(root, () => keys.env(), workspaces, (message) => log.info(message));
   const rootOrThrow = (): string => {
     const root = workspaceRoot();
     if (root === undefined) throw new Error('Open a folder first: Crow works on the files of a workspace folder.');
@@ -75,6 +76,7 @@ export function activate(context: vscode.ExtensionContext): Crow {
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chat),
     vscode.workspace.registerTextDocumentContentProvider(BEFORE_SCHEME, before),
     keys,
+    log,
     languageModels,
     registerParticipant({
       root: workspaceRoot,

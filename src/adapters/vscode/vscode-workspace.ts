@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { findFilesWithRipgrep, grepWithRipgrep } from '../../tools/node-search';
-import type { NodeWorkspaceOptions } from '../../tools/node-workspace';
+import { DEFAULT_KILL_GRACE_MS, DEFAULT_MAX_EXEC_OUTPUT_CHARS, type NodeWorkspaceOptions } from '../../tools/node-workspace';
 import {
   type DirectoryEntry,
   type EntryInfo,
@@ -39,8 +39,6 @@ export interface VscodeWorkspaceOptions extends NodeWorkspaceOptions {
 }
 
 const DEFAULT_SHELL_INTEGRATION_TIMEOUT_MS = 5_000;
-const DEFAULT_MAX_EXEC_OUTPUT_CHARS = 30_000;
-const DEFAULT_KILL_GRACE_MS = 2_000;
 /** Longer commands (a heredoc writing a file) run as child processes rather than being typed into a terminal. */
 const MAX_TERMINAL_COMMAND_CHARS = 8_000;
 

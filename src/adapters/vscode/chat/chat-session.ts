@@ -71,7 +71,6 @@ export class ChatSession {
   /** Set once the session is stored: at its first prompt, or at once for a resumed one. */
   private handle: { save(): void; close(): void } | undefined;
   private mcp: { key: string; servers: McpServers } | undefined;
-  private snapshots: GitSnapshotManager | undefined;
   private exporter: Promise<{ shutdown(): Promise<void> } | undefined> | undefined;
   private running: AbortController | undefined;
 
@@ -80,6 +79,8 @@ export class ChatSession {
     readonly session: ACPSession,
     /** The caps of the session's gate; their limits follow the settings at every prompt. */
     private readonly caps: AutoApproveCaps,
+    /** The session's undo snapshots: taken before each prompt and before every state-changing tool. */
+    private readonly snapshots: GitSnapshotManager,
   ) {}
 
   /** A new session on the agent the settings name (crow.defaultAgent, default_agent, else build). */
@@ -88,15 +89,18 @@ export class ChatSession {
     const caps = new AutoApproveCaps({});
     const permissions = gateFor(settings, ask, caps);
     const agent = agentName ?? defaultAgentName(settings);
-    const session = new ACPSession({ id: randomUUID(), cwd: host.root, agentName: agent, permissions, trace: redactingTrace(env) });
-    return new ChatSession(host, session, caps);
+    const snapshots = snapshotsFor(host, env);
+    const session = new ACPSession({ id: randomUUID(), cwd: host.root, agentName: agent, permissions, snapshots, trace: redactingTrace(env) });
+    return new ChatSession(host, session, caps, snapshots);
   }
 
   /** A stored session, to continue it. Throws when there is no such session. */
   static async resume(host: ChatHost, id: string, ask: AskFn): Promise<ChatSession> {
     const { settings, env } = await readSettings(host);
     const caps = new AutoApproveCaps({});
-    const chat = new ChatSession(host, host.store.load(id, { permissions: gateFor(settings, ask, caps), trace: redactingTrace(env) }), caps);
+    const snapshots = snapshotsFor(host, env);
+    const session = host.store.load(id, { permissions: gateFor(settings, ask, caps), snapshots, trace: redactingTrace(env) });
+    const chat = new ChatSession(host, session, caps, snapshots);
     chat.handle = host.store.attach(chat.session);
     return chat;
   }
@@ -205,7 +209,6 @@ export class ChatSession {
     this.caps.reset();
     this.exporter ??= this.startExport(settings, env, observer);
     if (!this.session.title) this.session.title = titleOf(text);
-    this.snapshots ??= new GitSnapshotManager({ workspace: this.host.root, dataHome: this.host.dataHome, env });
     await recordUndoPoint({
       root: this.host.root,
       dataHome: this.host.dataHome,
@@ -307,6 +310,10 @@ async function readSettings(host: ChatHost): Promise<{ settings: Settings; confi
   } catch (err) {
     throw new PromptSetupError(errorMessage(err));
   }
+}
+
+function snapshotsFor(host: ChatHost, env: NodeJS.ProcessEnv): GitSnapshotManager {
+  return new GitSnapshotManager({ workspace: host.root, dataHome: host.dataHome, env });
 }
 
 /** Spans pass a redactor that knows the keys from SecretStorage too (they are not in process.env). */

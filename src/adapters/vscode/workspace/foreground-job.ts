@@ -25,10 +25,5 @@ export function jobGroupFromStat(stat: string): number | undefined {
   return tpgid;
 }
 
-export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-    // The group is already gone (ESRCH); nothing left to signal.
-  }
-}
+/** Stops a process group as the child-process route does. */
+export { terminateGroup as stopGroup } from '../../../tools/node-exec';

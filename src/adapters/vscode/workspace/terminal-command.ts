@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { ExecResult } from '../../../tools/workspace';
-import { foregroundJob, signalGroup } from './foreground-job';
+import { foregroundJob, stopGroup } from './foreground-job';
 import { ExitStatusScanner, HeadTailText, TerminalTextCleaner } from './terminal-output';
 import type { TerminalLease } from './terminal-pool';
 
@@ -16,17 +16,17 @@ export interface TerminalRunOptions {
 
 /** How long the output stream may lag behind the end of its command before the rest is given up. */
 const OUTPUT_SETTLE_MS = 1_000;
-/** How long a command gets to vanish after SIGKILL before its terminal is closed under it. */
-const SIGKILL_WAIT_MS = 1_000;
+/** How long the end of a command whose processes are gone may take to be reported before its terminal is closed. */
+const SETTLE_MS = 1_000;
 
 /** How a command ended, from the terminal's side. */
 type Ending = { kind: 'exited'; exitCode: number | undefined } | { kind: 'closed' };
 
 /**
  * Runs one command line through the terminal's shell integration: output
- * is read from the execution as it streams, the exit code comes from the
- * end of the execution. On timeout or abort the command is stopped as a
- * child process would be (see stopCommand).
+ * is read from the execution as it streams, the exit code comes with its
+ * end (see ExecutionTracker). On timeout or abort the command is stopped
+ * as a child process would be (see stopCommand).
  */
 export async function runInTerminal(lease: TerminalLease, commandLine: string, options: TerminalRunOptions): Promise<ExecResult> {
   const output = new HeadTailText(options.maxOutputChars);
@@ -38,7 +38,9 @@ export async function runInTerminal(lease: TerminalLease, commandLine: string, o
   };
   const tracker = new ExecutionTracker(lease.terminal, (data) => collect(cleaner.push(data)));
   try {
-    tracker.track(lease.integration.executeCommand(commandLine));
+    // The integration object can be replaced while a new terminal settles; the current one is used.
+    const integration = lease.terminal.shellIntegration ?? lease.integration;
+    tracker.track(integration.executeCommand(commandLine));
     const stop = await waitForStop(tracker.ending, options);
     let ending = stop === 'ended' ? await tracker.ending : undefined;
     if (stop !== 'ended') ending = await stopCommand(lease, tracker.ending, options.killGraceMs);
@@ -75,22 +77,18 @@ function waitForStop(ending: Promise<Ending>, options: TerminalRunOptions): Prom
 }
 
 /**
- * Stops a running command the way the child-process route does: SIGTERM to
- * its process group, SIGKILL after the grace period. Where the group cannot
- * be found (no /proc), Ctrl+C stands in for SIGTERM. A command still there
- * after all that goes down with its terminal.
+ * Stops a running command the way the child-process route does: its
+ * process group (background children included) gets SIGTERM, then SIGKILL
+ * after the grace period. Where the group cannot be found (no /proc),
+ * Ctrl+C stands in. A command still there after all that goes down with
+ * its terminal.
  */
 async function stopCommand(lease: TerminalLease, ending: Promise<Ending>, graceMs: number): Promise<Ending | undefined> {
   const shellPid = await lease.terminal.processId;
   const job = shellPid === undefined ? undefined : await foregroundJob(shellPid);
   if (job === undefined) lease.terminal.sendText('\x03', false);
-  else signalGroup(job, 'SIGTERM');
-  let ended = await Promise.race([ending, delay(graceMs).then(() => undefined)]);
-  if (job !== undefined) {
-    // Also when the command itself ended: children it left behind in its group go too.
-    signalGroup(job, 'SIGKILL');
-    ended ??= await Promise.race([ending, delay(SIGKILL_WAIT_MS).then(() => undefined)]);
-  }
+  else await stopGroup(job, graceMs);
+  const ended = await Promise.race([ending, delay(job === undefined ? graceMs : SETTLE_MS).then(() => undefined)]);
   if (ended) return ended;
   lease.discard();
   return undefined;

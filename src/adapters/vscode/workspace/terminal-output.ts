@@ -132,41 +132,5 @@ function nextEscapeState(state: EscapeState, char: string): EscapeState {
   }
 }
 
-/**
- * Keeps the first and last characters of a growing output and counts the
- * bytes dropped between them, with the same marker as the child-process
- * route, so a command's output reads alike whichever way it ran.
- */
-export class HeadTailText {
-  private head = '';
-  private tail = '';
-  private omittedBytes = 0;
-  private readonly headMax: number;
-  private readonly tailMax: number;
-
-  constructor(maxChars: number) {
-    this.headMax = Math.floor(maxChars / 2);
-    this.tailMax = maxChars - this.headMax;
-  }
-
-  push(text: string): void {
-    const room = this.headMax - this.head.length;
-    const rest = room > 0 ? text.slice(room) : text;
-    if (room > 0) this.head += text.slice(0, room);
-    if (rest === '') return;
-    this.tail += rest;
-    const excess = this.tail.length - this.tailMax;
-    if (excess > 0) {
-      this.omittedBytes += Buffer.byteLength(this.tail.slice(0, excess));
-      this.tail = this.tail.slice(excess);
-    }
-  }
-
-  result(): { output: string; omittedBytes: number } {
-    if (this.omittedBytes === 0) return { output: this.head + this.tail, omittedBytes: 0 };
-    return {
-      output: `${this.head}\n[… ${this.omittedBytes} bytes of output omitted …]\n${this.tail}`,
-      omittedBytes: this.omittedBytes,
-    };
-  }
-}
+/** The output cap of the child-process route, so output reads alike whichever way a command ran. */
+export { HeadTailBuffer as HeadTailText } from '../../../tools/node-exec';

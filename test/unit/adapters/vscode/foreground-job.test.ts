@@ -1,5 +1,31 @@
 import assert from 'node:assert/strict';
-import { jobGroupFromStat } from '../../../../src/adapters/vscode/workspace/foreground-job';
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import { jobGroupFromStat, stopGroup } from '../../../../src/adapters/vscode/workspace/foreground-job';
+
+/** Whether any process of the group still runs (zombies do not count). */
+function groupRunning(pgid: number): boolean {
+  return fs
+    .readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .some((pid) => {
+      try {
+        const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return pgrp === String(pgid) && state !== 'Z';
+      } catch {
+        return false;
+      }
+    });
+}
+
+/** A shell in a process group of its own running `script`; resolves once it printed "ready". */
+async function group(script: string): Promise<number> {
+  const child = spawn('bash', ['-c', `${script}`], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+  child.unref();
+  await new Promise<void>((resolve) => child.stdout.on('data', (chunk: Buffer) => chunk.includes('ready') && resolve()));
+  return child.pid!;
+}
 
 describe('The job running in a terminal, from the shell’s /proc stat', () => {
   it('is the foreground group when a command holds the terminal', () => {
@@ -13,5 +39,19 @@ describe('The job running in a terminal, from the shell’s /proc stat', () => {
 
   it('reads past a command name holding spaces and parentheses', () => {
     assert.equal(jobGroupFromStat('77 (my (odd) shell) S 1 77 77 34817 91 0 0'), 91);
+  });
+});
+
+describe('Stopping a terminal job', () => {
+  it('stops the whole group, background children included, and settles once it is gone', async () => {
+    const pgid = await group('sleep 30 & echo ready; sleep 30');
+    await stopGroup(pgid, 2_000);
+    assert.equal(groupRunning(pgid), false);
+  });
+
+  it('uses SIGKILL on a group that ignores SIGTERM', async () => {
+    const pgid = await group("trap '' TERM; echo ready; while :; do sleep 0.05; done");
+    await stopGroup(pgid, 200);
+    assert.equal(groupRunning(pgid), false);
   });
 });
