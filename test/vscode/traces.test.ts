@@ -105,6 +105,19 @@ suite('Crow traces: the Traces view and the trace panel', () => {
     await eventually('the parent\'s trace panel', () => traceTabs().find((t) => t.label === 'Trace: Fix the greeting'));
   });
 
+  test('a trace panel VS Code kept across a restart comes back as its session\'s panel; one of a deleted session closes', async () => {
+    for (const tab of traceTabs()) await vscode.window.tabGroups.close(tab);
+    const kept = vscode.window.createWebviewPanel('crow.trace', 'kept', vscode.ViewColumn.Active, {});
+    await crow.traces.restore(kept, { sessionId: parentId, title: 'Fix the greeting' });
+    assert.match(kept.webview.html, /viewer\.js/);
+    await eventually('the restored panel', () => traceTabs().find((t) => t.label === 'Trace: Fix the greeting'));
+    await crow.traces.showTrace(parentId);
+    assert.equal(traceTabs().length, 1, 'Show Trace reuses the restored panel');
+    const stale = vscode.window.createWebviewPanel('crow.trace', 'stale', vscode.ViewColumn.Active, {});
+    await crow.traces.restore(stale, { sessionId: 'deleted-since' });
+    await eventually('the stale panel to close', () => traceTabs().every((t) => t.label !== 'stale') || undefined);
+  });
+
   test('an unknown session is an error message, not a panel', async () => {
     const before = traceTabs().length;
     await crow.traces.showTrace('no-such-session');

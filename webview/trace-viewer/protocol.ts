@@ -24,7 +24,9 @@ export type HostMessage =
   /** Select and scroll to a span, by its id or by the tool call it ran; waits for a span that has not arrived yet. */
   | { type: 'reveal'; spanId?: string; callId?: string }
   /** How an export or copy went, shown in the toolbar. */
-  | { type: 'notice'; text: string; error?: boolean };
+  | { type: 'notice'; text: string; error?: boolean }
+  /** Which session the panel shows; VS Code keeps it with the webview to reopen the panel after a restart. */
+  | { type: 'session'; sessionId: string; title: string };
 
 /** Viewer → host. */
 export type ViewerMessage =

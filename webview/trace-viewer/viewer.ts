@@ -65,6 +65,9 @@ export class Viewer {
         return this.reveal(message);
       case 'notice':
         return this.toolbar.tell(message.text, message.error);
+      case 'session':
+        // For the transport (VS Code keeps it to restore the panel); nothing to show.
+        return;
       default:
         return unreachable(message);
     }

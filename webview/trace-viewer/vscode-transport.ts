@@ -8,6 +8,8 @@ import type { HostMessage, Transport, ViewerMessage } from './protocol';
 /** What `acquireVsCodeApi()` gives a webview (only the part the viewer uses). */
 export interface VsCodeApi {
   postMessage(message: ViewerMessage): void;
+  /** What VS Code keeps of the webview across restarts (given to the panel serializer). */
+  setState?(state: unknown): void;
 }
 
 declare global {
@@ -24,9 +26,10 @@ export function vscodeTransport(api: VsCodeApi): Transport {
     connect(receive) {
       window.addEventListener('message', (event: MessageEvent<unknown>) => {
         const message = event.data;
-        if (typeof message === 'object' && message !== null && typeof (message as { type?: unknown }).type === 'string') {
-          receive(message as HostMessage);
-        }
+        if (typeof message !== 'object' || message === null || typeof (message as { type?: unknown }).type !== 'string') return;
+        const hostMessage = message as HostMessage;
+        if (hostMessage.type === 'session') api.setState?.({ sessionId: hostMessage.sessionId, title: hostMessage.title });
+        receive(hostMessage);
       });
       api.postMessage({ type: 'ready' });
     },

@@ -42,7 +42,15 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     view.webview.html = chatHtml(view.webview, assets);
     view.webview.onDidReceiveMessage(async (message: unknown) => {
       if (!isWebviewMessage(message)) return;
-      await this.controller.handle(message);
+      let controller: ChatController;
+      try {
+        controller = this.controller;
+      } catch (err) {
+        // No folder open, say: the view says what to do instead of staying blank.
+        this.unavailable(err instanceof Error ? err.message : String(err));
+        return;
+      }
+      await controller.handle(message);
       if (message.type === 'ready' && this.pendingPrefill !== undefined) {
         this.post({ type: 'prefill', text: this.pendingPrefill });
         this.pendingPrefill = undefined;
@@ -63,6 +71,12 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   async dispose(): Promise<void> {
     this.posted.dispose();
     await this.controllerValue?.dispose();
+  }
+
+  private unavailable(reason: string): void {
+    const meter = { inputTokens: 0, outputTokens: 0, cachedTokens: 0 };
+    this.post({ type: 'init', agents: [], agent: '', models: [], sessions: [], sessionId: undefined, meter: { prompt: meter, session: meter }, busy: false });
+    this.post({ type: 'events', events: [{ type: 'notice', level: 'error', text: reason }] });
   }
 
   private post(message: HostMessage): void {

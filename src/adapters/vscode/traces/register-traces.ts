@@ -8,7 +8,7 @@
 import * as vscode from 'vscode';
 import { SessionStore } from '../../../session/session-store';
 import type { LiveTrace } from './trace-feed';
-import { TracePanel } from './trace-panel';
+import { TRACE_PANEL_TYPE, TracePanel } from './trace-panel';
 import { ago, TracesView, type SessionNode } from './traces-view';
 
 export type { LiveTrace } from './trace-feed';
@@ -27,6 +27,8 @@ export interface TraceService {
   showTrace(sessionId: string, options?: { callId?: string }): Promise<void>;
   /** Re-reads the session list, and lets open panels follow a session that started or stopped running here. */
   refresh(): void;
+  /** Brings back a trace panel VS Code kept across a restart (`state` is what the viewer noted: its session). */
+  restore(panel: vscode.WebviewPanel, state: unknown): Promise<void>;
   /** What the Traces view shows, as VS Code asks for it (for tests, and for anything listing sessions the same way). */
   readonly tree: vscode.TreeDataProvider<SessionNode>;
 }
@@ -41,8 +43,9 @@ export function registerTraces(context: vscode.ExtensionContext, deps: TraceDeps
   const view = new TracesView(currentStore, deps.workspaceRoot);
   const panels = new Map<string, TracePanel>();
 
-  const openPanel = (sessionId: string, title: string): TracePanel => {
+  const openPanel = (sessionId: string, title: string, restored?: vscode.WebviewPanel): TracePanel => {
     const panel = new TracePanel({
+      ...(restored ? { restored } : {}),
       extensionUri: context.extensionUri,
       store: currentStore(),
       sessionId,
@@ -72,6 +75,13 @@ export function registerTraces(context: vscode.ExtensionContext, deps: TraceDeps
       view.refresh();
       for (const panel of panels.values()) panel.sync();
     },
+    async restore(panel, state) {
+      const { sessionId, title } = (state ?? {}) as { sessionId?: unknown; title?: unknown };
+      const known = typeof sessionId === 'string' && !panels.has(sessionId) && currentStore().list().some((meta) => meta.id === sessionId);
+      // A session deleted since, or a panel already open for it: nothing to bring back.
+      if (!known) return panel.dispose();
+      openPanel(sessionId, typeof title === 'string' ? title : sessionId, panel);
+    },
     tree: view,
   };
 
@@ -80,6 +90,10 @@ export function registerTraces(context: vscode.ExtensionContext, deps: TraceDeps
     vscode.window.createTreeView('crow.traces', { treeDataProvider: view, showCollapseAll: true }),
     vscode.commands.registerCommand('crow.showTrace', (target?: unknown, options?: { callId?: string }) => showTraceCommand(service, view, target, options)),
     vscode.commands.registerCommand('crow.traces.refresh', () => service.refresh()),
+    vscode.window.registerWebviewPanelSerializer(TRACE_PANEL_TYPE, {
+      // After a restart VS Code hands back the panels it kept, with the session the viewer noted.
+      deserializeWebviewPanel: async (panel, state: unknown) => service.restore(panel, state),
+    }),
     { dispose: () => [...panels.values()].forEach((panel) => panel.dispose()) },
   );
   return service;

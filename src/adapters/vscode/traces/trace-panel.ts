@@ -24,6 +24,8 @@ export interface TracePanelOptions {
   liveTrace(): LiveTrace | undefined;
   /** Where the save dialog starts. */
   defaultFolder(): vscode.Uri | undefined;
+  /** A panel VS Code restored after a restart (see registerTraces); a new one is made when absent. */
+  restored?: vscode.WebviewPanel;
 }
 
 export class TracePanel {
@@ -39,11 +41,12 @@ export class TracePanel {
 
   constructor(private readonly options: TracePanelOptions) {
     const assets = vscode.Uri.joinPath(options.extensionUri, 'dist', 'webview');
-    this.panel = vscode.window.createWebviewPanel(TRACE_PANEL_TYPE, `Trace: ${options.title}`, vscode.ViewColumn.Active, {
-      enableScripts: true,
-      localResourceRoots: [assets],
-      enableFindWidget: true,
-    });
+    const webviewOptions = { enableScripts: true, localResourceRoots: [assets], enableFindWidget: true };
+    this.panel = options.restored ?? vscode.window.createWebviewPanel(TRACE_PANEL_TYPE, `Trace: ${options.title}`, vscode.ViewColumn.Active, webviewOptions);
+    if (options.restored) {
+      options.restored.webview.options = webviewOptions;
+      options.restored.title = `Trace: ${options.title}`;
+    }
     this.panel.iconPath = vscode.Uri.joinPath(options.extensionUri, 'media', 'crow.svg');
     this.panel.webview.html = pageHtml(this.panel.webview, assets);
     this.disposables.push(
@@ -84,6 +87,7 @@ export class TracePanel {
     switch (message.type) {
       case 'ready':
         this.ready = true;
+        this.post({ type: 'session', sessionId: this.options.sessionId, title: this.options.title });
         await this.load();
         if (this.pendingReveal) this.post({ type: 'reveal', ...this.pendingReveal });
         this.pendingReveal = undefined;
