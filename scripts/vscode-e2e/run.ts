@@ -1,57 +1,79 @@
 /**
  * `npm run test:vscode`: the extension in a real VS Code (code-server on
- * Node 24, in headless Chromium), offline. Two phases, each in a fresh
+ * Node 24, in headless Chromium), offline. Three phases, each in a fresh
  * code-server with its own temp home, user data and workspace copy:
  *
  *   1. tests: test/vscode/ (mocha, tdd) inside the extension host;
  *   2. ui:    Playwright drives the workbench and the chat view against a
- *             fake LLM server, with screenshots in test/artifacts/vscode/.
+ *             fake LLM server, with screenshots in test/artifacts/vscode/;
+ *   3. vsix:  the packed .vsix, installed with --install-extension and
+ *             nothing else loaded, runs grep and edit_file from its chat view.
  *
- * Exits 0 only when both pass. Options (after `--` with npm run):
- *   --only=tests|ui     run one phase;
- *   --grep=PATTERN      run only the extension tests whose title matches;
- *   --verbose           also show the workbench's own log lines.
+ * Exits 0 only when all pass. Options (after `--` with npm run):
+ *   --only=tests|ui|vsix  run one phase;
+ *   --grep=PATTERN        run only the extension tests whose title matches;
+ *   --vsix=FILE           test this .vsix instead of packing the repository;
+ *   --verbose             also show the workbench's own log lines.
  * Needs `npm run build` first (the npm script does it).
  */
 import { existsSync, rmSync } from 'node:fs';
-import { relative } from 'node:path';
+import { relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runExtensionTests } from './extension-tests';
 import { HarnessError } from './harness-error';
 import { ensureInstalled } from './install';
 import { ARTIFACTS_DIR, EXTENSION_BUNDLE, REPO_ROOT, TESTS_INDEX } from './paths';
 import { log, seconds, step } from './progress';
-import { runUiPhase } from './ui-phase';
+import { runUiPhase, type UiSummary } from './ui-phase';
+import { runVsixPhase } from './vsix-phase';
 import { launchBrowser } from './workbench';
 
-/** Both phases take well under a minute each; this only stops a run that hangs outside every other timeout. */
+/** Each phase takes well under a minute; this only stops a run that hangs outside every other timeout. */
 const HARD_TIMEOUT_MS = 10 * 60_000;
 const TESTS_TIMEOUT_MS = 5 * 60_000;
 
-type Phase = 'tests' | 'ui';
+const PHASES = ['tests', 'ui', 'vsix'] as const;
+type Phase = (typeof PHASES)[number];
 
 interface Options {
   phases: Phase[];
   grep?: string;
+  vsix?: string;
   verbose: boolean;
 }
 
 function parseOptions(argv: string[]): Options {
   const { values } = parseArgs({
     args: argv,
-    options: { only: { type: 'string' }, grep: { type: 'string' }, verbose: { type: 'boolean', default: false } },
+    options: {
+      only: { type: 'string' },
+      grep: { type: 'string' },
+      vsix: { type: 'string' },
+      verbose: { type: 'boolean', default: false },
+    },
   });
-  if (values.only !== undefined && values.only !== 'tests' && values.only !== 'ui') {
-    throw new HarnessError(`--only takes "tests" or "ui", not "${values.only}"`);
+  const only = values.only;
+  if (only !== undefined && !isPhase(only)) {
+    throw new HarnessError(`--only takes ${PHASES.map((phase) => `"${phase}"`).join(', ')}, not "${only}"`);
   }
-  return { phases: values.only ? [values.only] : ['tests', 'ui'], grep: values.grep, verbose: values.verbose ?? false };
+  const vsix = values.vsix === undefined ? undefined : resolve(values.vsix);
+  if (vsix !== undefined && !existsSync(vsix)) throw new HarnessError(`--vsix: there is no ${vsix}`);
+  return { phases: only ? [only] : [...PHASES], grep: values.grep, vsix, verbose: values.verbose ?? false };
+}
+
+function isPhase(name: string): name is Phase {
+  return (PHASES as readonly string[]).includes(name);
 }
 
 async function main(argv: string[]): Promise<number> {
   const started = Date.now();
   const options = parseOptions(argv);
   await ensureInstalled();
-  for (const file of [EXTENSION_BUNDLE, TESTS_INDEX]) {
+  // The vsix phase packs (or is given) its own build; the others load dist/ as the extension under development.
+  const needed: string[] = [];
+  if (options.phases.includes('tests')) needed.push(TESTS_INDEX);
+  if (options.phases.some((phase) => phase !== 'vsix')) needed.push(EXTENSION_BUNDLE);
+  for (const file of needed) {
     if (!existsSync(file)) throw new HarnessError(`${relative(REPO_ROOT, file)} is missing: run \`npm run build\` first`);
   }
   rmSync(ARTIFACTS_DIR, { recursive: true, force: true });
@@ -73,7 +95,13 @@ async function main(argv: string[]): Promise<number> {
       log('UI checks in the workbench:');
       const ui = await runUiPhase(browser);
       failed ||= ui.failed > 0;
-      verdicts.push(`UI checks: ${ui.passed} passed, ${ui.failed} failed, ${ui.skipped} skipped`);
+      verdicts.push(`UI checks: ${describe(ui)}`);
+    }
+    if (options.phases.includes('vsix')) {
+      log('the packaged extension (.vsix) in the workbench:');
+      const vsix = await runVsixPhase(browser, { vsix: options.vsix });
+      failed ||= vsix.failed > 0;
+      verdicts.push(`.vsix checks: ${describe(vsix)}`);
     }
   } finally {
     await browser.close();
@@ -81,6 +109,10 @@ async function main(argv: string[]): Promise<number> {
   for (const verdict of verdicts) log(verdict);
   log(`${failed ? 'FAILED' : 'passed'} in ${seconds(started)}; screenshots and logs in ${relative(REPO_ROOT, ARTIFACTS_DIR)}/`);
   return failed ? 1 : 0;
+}
+
+function describe(summary: UiSummary): string {
+  return `${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped`;
 }
 
 // Exiting runs the cleanups registered on 'exit': code-server process groups are killed, temp folders removed.

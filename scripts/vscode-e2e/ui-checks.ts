@@ -114,12 +114,12 @@ export const UI_CHECKS: UiCheck[] = [
   },
 ];
 
-function chatFrame(context: UiContext): Frame {
+export function chatFrame(context: UiContext): Frame {
   if (!context.chat || context.chat.isDetached()) throw new HarnessError('the chat view is not open (an earlier check failed?)');
   return context.chat;
 }
 
-async function sendPrompt(chat: Frame, text: string, timeoutMs: number): Promise<void> {
+export async function sendPrompt(chat: Frame, text: string, timeoutMs: number): Promise<void> {
   await chat.locator('textarea#prompt').fill(text, { timeout: timeoutMs });
   await chat.locator('button#send').click({ timeout: timeoutMs });
 }

@@ -44,8 +44,8 @@ export async function runUiPhase(browser: Browser): Promise<UiSummary> {
     server = await step('starting code-server for the UI checks', () => startCodeServer(box, 'ui'));
     page = await openWorkbench(browser, { serverUrl: server.url, folder: box.workspace, extensionDevelopmentPath: REPO_ROOT });
     const context: UiContext = { page, fake, workspace: box.workspace, version: extensionVersion() };
-    const summary = await runChecks(UI_CHECKS, context);
-    if (summary.failed > 0) log(`VS Code's logs (the extension host's among them): ${saveServerLogs(box)}`);
+    const summary = await runChecks(UI_CHECKS, context, 'ui');
+    if (summary.failed > 0) log(`VS Code's logs (the extension host's among them): ${saveServerLogs(box, 'ui-logs')}`);
     return summary;
   } finally {
     await page?.context().close().catch(() => undefined);
@@ -55,11 +55,14 @@ export async function runUiPhase(browser: Browser): Promise<UiSummary> {
   }
 }
 
-/** Runs the checks in order; after the first failure the rest are skipped, since each builds on the ones before. */
-async function runChecks(checks: UiCheck[], context: UiContext): Promise<UiSummary> {
+/**
+ * Runs the checks in order; after the first failure the rest are skipped,
+ * since each builds on the ones before. Screenshots are `<prefix>-<n>-<slug>.png`.
+ */
+export async function runChecks(checks: UiCheck[], context: UiContext, prefix: string): Promise<UiSummary> {
   const summary: UiSummary = { passed: 0, failed: 0, skipped: 0 };
   for (const [index, check] of checks.entries()) {
-    const label = `ui-${index + 1}-${check.slug}`;
+    const label = `${prefix}-${index + 1}-${check.slug}`;
     if (summary.failed > 0) {
       summary.skipped++;
       log(`  - skipped: ${check.name}`);
@@ -103,8 +106,8 @@ function firstLines(message: string): string {
 }
 
 /** code-server writes the extension host's log under its user data dir, which is about to be removed. */
-function saveServerLogs(sandbox: Sandbox): string {
-  const target = join(ARTIFACTS_DIR, 'ui-logs');
+export function saveServerLogs(sandbox: Sandbox, folder: string): string {
+  const target = join(ARTIFACTS_DIR, folder);
   cpSync(join(sandbox.userDataDir, 'logs'), target, { recursive: true });
   return target;
 }

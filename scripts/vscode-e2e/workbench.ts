@@ -2,7 +2,8 @@
  * The VS Code workbench in headless Chromium. The URL's `payload` loads this
  * repository as the extension under development and, optionally, a test
  * index for the extension host to run (code-server honours it only with the
- * smoke-test driver enabled). The workbench reports through two window
+ * smoke-test driver enabled); without either, the workbench runs only the
+ * extensions installed in code-server's extensions dir, as a user's does. The workbench reports through two window
  * functions the page exposes: codeAutomationLog(level, message) and, when the
  * test index settles, codeAutomationExit(code, logs).
  */
@@ -28,7 +29,8 @@ export interface WorkbenchTarget {
   /** code-server's http://127.0.0.1:PORT */
   serverUrl: string;
   folder: string;
-  extensionDevelopmentPath: string;
+  /** Loads this folder as the extension under development; without it only installed extensions run. */
+  extensionDevelopmentPath?: string;
   /** A module exporting `run(): Promise<void>`; without it no tests run and the workbench stays open. */
   extensionTestsPath?: string;
 }
@@ -52,9 +54,11 @@ export function launchBrowser(): Promise<Browser> {
 export function workbenchUrl(target: WorkbenchTarget): string {
   const authority = new URL(target.serverUrl).host;
   const remote = (path: string): string => `vscode-remote://${authority}${path}`;
-  const payload: [string, string][] = [['extensionDevelopmentPath', remote(target.extensionDevelopmentPath)]];
+  const payload: [string, string][] = [];
+  if (target.extensionDevelopmentPath) payload.push(['extensionDevelopmentPath', remote(target.extensionDevelopmentPath)]);
   if (target.extensionTestsPath) payload.push(['extensionTestsPath', remote(target.extensionTestsPath)]);
-  const query = new URLSearchParams({ folder: target.folder, payload: JSON.stringify(payload) });
+  const query = new URLSearchParams({ folder: target.folder });
+  if (payload.length > 0) query.set('payload', JSON.stringify(payload));
   return `${target.serverUrl}/?${query.toString()}`;
 }
 

@@ -51,6 +51,9 @@ export interface ChatHost {
   workspace(): Workspace;
 }
 
+/** How long setup may take before the view is told what is happening. */
+const SLOW_NOTICE_MS = 700;
+
 export interface PromptObserver {
   onEvent(event: TranscriptEvent): void;
   /** The prompt's tokens and cost so far, after every LLM call. */
@@ -287,7 +290,14 @@ export class ChatSession {
       });
       this.mcp = { key, servers };
     }
-    return this.mcp.servers.tools();
+    // Servers start on the first prompt; a slow one should not look like a hang.
+    const names = configs.map((config) => config.name).join(', ');
+    const slow = setTimeout(() => observer.onEvent(notice('info', `Starting MCP servers: ${names}…`)), SLOW_NOTICE_MS);
+    try {
+      return await this.mcp.servers.tools();
+    } finally {
+      clearTimeout(slow);
+    }
   }
 
   /** Exports the session's spans over OTLP/HTTP when an endpoint is set; the exporter loads only then. */
