@@ -106,6 +106,20 @@ describe('assembling ACP agents from definitions', () => {
     assert.equal(agent.primary.limits.maxIterations, 9);
   });
 
+  it("moves a role to another provider on that provider's default model, unless a model is chosen too", () => {
+    writeFiles(join(project, '.crow'), {
+      'config.toml': '[providers.local]\ntype = "openai"\nbase_url = "http://localhost:11434/v1"\ndefault_model = "qwen3"\n',
+      'agents/base/verifier.md':
+        '---\ndescription: a cloud verifier\nprovider: anthropic\nmodel: claude-opus-4-1\ntools: [read_file, task_complete]\n---\n',
+    });
+    const moved = assembleAgent('build-verified', { ...context(), providers: { coagent: 'local' } });
+    assert.deepEqual([moved.coagent!.provider.name, moved.coagent!.provider.model], ['openai', 'qwen3'], 'not claude-opus-4-1 on the local server');
+    const chosen = assembleAgent('build-verified', { ...context(), providers: { coagent: 'local' }, models: { coagent: 'llama4' } });
+    assert.equal(chosen.coagent!.provider.model, 'llama4');
+    const same = assembleAgent('build-verified', { ...context(), providers: { coagent: 'anthropic' } });
+    assert.equal(same.coagent!.provider.model, 'claude-opus-4-1', "naming the definition's own provider changes nothing");
+  });
+
   it('lets CROW_PROVIDER and CROW_MODEL change only the defaults', () => {
     writeFiles(join(project, '.crow/agents/base'), {
       'judge.md': '---\ndescription: pinned\nprovider: anthropic\nmodel: claude-haiku-4-5\nrole: reviewer\ntools: [task_complete]\n---\n',
