@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChatController, type ViewActions } from '../../src/adapters/vscode/chat/chat-controller';
@@ -191,6 +193,31 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
     const offered = JSON.stringify(server.requests[0]!.body.tools);
     assert.match(offered, /mcp__fixture__echo/);
     await chat.dispose();
+  });
+
+  it('exports the spans to the OTLP endpoint set in crow.telemetry.otlpEndpoint', async () => {
+    const received: string[] = [];
+    const receiver = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        received.push(`${request.url} ${body}`);
+        response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = receiver.address() as AddressInfo;
+      settings = { ...settings, 'telemetry.otlpEndpoint': `http://127.0.0.1:${port}/v1/traces` };
+      const chat = controller();
+      server.enqueue('openai', { blocks: [{ type: 'text', text: 'Exported.' }] });
+      await chat.handle({ type: 'send', text: 'Trace me' });
+      await chat.dispose();
+      assert.ok(received.length > 0, 'the receiver got the spans');
+      assert.match(received.join('\n'), /^\/v1\/traces .*"resourceSpans".*chat fake-model/s);
+    } finally {
+      await new Promise((resolve) => receiver.close(resolve));
+    }
   });
 
   it('turns a bad setting into an error in the view that names the setting, and recovers once it is fixed', async () => {
