@@ -153,21 +153,25 @@ export type WebviewMessage =
   /** Opens the session's trace, at the span of this tool call when given. */
   | { type: 'show_trace'; callId?: string };
 
-const HOST_TYPES: ReadonlySet<string> = new Set([
-  'ready',
-  'send',
-  'cancel',
-  'new_session',
-  'resume',
-  'pick_agent',
-  'pick_model',
-  'approve',
-  'open_diff',
-  'open_file',
-  'show_trace',
-]);
+/** The fields each webview message must carry, by type: the host trusts nothing else a webview posts. */
+const FIELDS: Record<WebviewMessage['type'], (message: Record<string, unknown>) => boolean> = {
+  ready: () => true,
+  send: (m) => typeof m.text === 'string',
+  cancel: () => true,
+  new_session: () => true,
+  resume: (m) => typeof m.sessionId === 'string',
+  pick_agent: (m) => typeof m.agent === 'string',
+  pick_model: (m) => (m.role === 'primary' || m.role === 'coagent') && typeof m.model === 'string',
+  approve: (m) => typeof m.id === 'string' && (m.decision === 'allow_once' || m.decision === 'allow_always' || m.decision === 'reject_once'),
+  open_diff: (m) => typeof m.callId === 'string',
+  open_file: (m) => typeof m.path === 'string' && (m.line === undefined || (typeof m.line === 'number' && Number.isInteger(m.line) && m.line > 0)),
+  show_trace: (m) => m.callId === undefined || typeof m.callId === 'string',
+};
 
-/** Whether a value posted by the webview is one of its messages (the host checks before trusting fields). */
+/** Whether a value posted by the webview is one of its messages, with fields of the right types. */
 export function isWebviewMessage(value: unknown): value is WebviewMessage {
-  return typeof value === 'object' && value !== null && HOST_TYPES.has(String((value as { type?: unknown }).type));
+  if (typeof value !== 'object' || value === null) return false;
+  const message = value as Record<string, unknown>;
+  const check = Object.hasOwn(FIELDS, String(message.type)) ? FIELDS[message.type as WebviewMessage['type']] : undefined;
+  return check !== undefined && check(message);
 }

@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { isWebviewMessage } from '../../../../webview/chat/protocol';
+
+/** The host acts on what a webview posts only when it is one of the view's messages, whole. */
+describe('chat view messages from the webview', () => {
+  it('accepts every message the view sends', () => {
+    const messages: unknown[] = [
+      { type: 'ready' },
+      { type: 'send', text: 'Fix the test' },
+      { type: 'cancel' },
+      { type: 'new_session' },
+      { type: 'resume', sessionId: 's1' },
+      { type: 'pick_agent', agent: 'pair' },
+      { type: 'pick_model', role: 'coagent', model: 'm' },
+      { type: 'approve', id: 'a1', decision: 'allow_always' },
+      { type: 'open_diff', callId: 'c1' },
+      { type: 'open_file', path: 'src/a.ts', line: 12 },
+      { type: 'open_file', path: 'src/a.ts' },
+      { type: 'show_trace' },
+      { type: 'show_trace', callId: 'c1' },
+    ];
+    for (const message of messages) assert.equal(isWebviewMessage(message), true, JSON.stringify(message));
+  });
+
+  it('refuses unknown types, missing or mistyped fields, and prototype names', () => {
+    const messages: unknown[] = [
+      null,
+      'send',
+      { type: 'toString' },
+      { type: 'constructor' },
+      { type: 'exec', command: 'rm -rf /' },
+      { type: 'send' },
+      { type: 'send', text: 42 },
+      { type: 'pick_model', role: 'admin', model: 'm' },
+      { type: 'approve', id: 'a1', decision: 'reject_always' },
+      { type: 'open_file', path: 'a', line: -1 },
+      { type: 'open_file', path: 'a', line: 1.5 },
+      { type: 'show_trace', callId: 7 },
+    ];
+    for (const message of messages) assert.equal(isWebviewMessage(message), false, JSON.stringify(message));
+  });
+});
