@@ -142,6 +142,22 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
     await chat.dispose();
   });
 
+  it('a new session while a prompt waits cancels that prompt, and nothing of it reaches the new transcript', async () => {
+    const chat = controller();
+    server.enqueue('openai', { blocks: [{ type: 'tool_call', name: 'bash', arguments: { command: 'echo old' } }] });
+    const sent = chat.handle({ type: 'send', text: 'Old prompt' });
+    await waitFor(() => posted.find((message) => message.type === 'approval'));
+    const oldId = chat.sessionId;
+    await chat.handle({ type: 'new_session' });
+    const resetAt = posted.findIndex((message) => message.type === 'reset');
+    await sent;
+    assert.notEqual(chat.sessionId, oldId);
+    assert.ok(posted.some((message) => message.type === 'approval_done' && message.decision === 'withdrawn'));
+    const after = posted.slice(resetAt).flatMap((message) => (message.type === 'events' ? message.events : []));
+    assert.deepEqual(after, [], 'the old prompt stays out of the new session');
+    await chat.dispose();
+  });
+
   it('resumes a stored session: the transcript comes back, and the next prompt continues it', async () => {
     const first = controller();
     server.enqueue('openai', { blocks: [{ type: 'text', text: 'First answer.' }] });

@@ -51,6 +51,9 @@ export interface ChatHost {
   workspace(): Workspace;
 }
 
+/** How long closing waits for a cancelled prompt to wind down. */
+const CLOSE_WAIT_MS = 2_000;
+
 /** How long setup may take before the view is told what is happening. */
 const SLOW_NOTICE_MS = 700;
 
@@ -76,6 +79,8 @@ export class ChatSession {
   private mcp: { key: string; servers: McpServers } | undefined;
   private exporter: Promise<{ shutdown(): Promise<void> } | undefined> | undefined;
   private running: AbortController | undefined;
+  /** Settles when the running prompt has wound down (after a cancel, a moment later). */
+  private finished: Promise<unknown> = Promise.resolve();
 
   private constructor(
     private readonly host: ChatHost,
@@ -162,9 +167,13 @@ export class ChatSession {
     // A session is stored from its first prompt on: opening the view leaves no empty sessions behind.
     this.handle ??= this.host.store.attach(this.session);
     liveSessions.started(this.session.id, this.session.trace);
-    try {
+    const outcome = (async () => {
       const run = await this.prepare(text, observer, controller.signal);
-      return await this.execute(run, observer, controller.signal);
+      return this.execute(run, observer, controller.signal);
+    })();
+    this.finished = outcome.catch(() => undefined);
+    try {
+      return await outcome;
     } finally {
       signal?.removeEventListener('abort', stop);
       liveSessions.ended(this.session.id);
@@ -177,9 +186,14 @@ export class ChatSession {
     this.running?.abort();
   }
 
-  /** Stops storing the session and closes its MCP servers and exporter. */
+  /**
+   * Cancels a running prompt and waits (briefly) for it to wind down, so its
+   * last entries and spans are stored; then stops storing the session and
+   * closes its MCP servers and exporter.
+   */
   async close(): Promise<void> {
     this.cancel();
+    await Promise.race([this.finished, new Promise((resolve) => setTimeout(resolve, CLOSE_WAIT_MS).unref())]);
     this.handle?.close();
     await this.mcp?.servers.close();
     await (await this.exporter)?.shutdown();
