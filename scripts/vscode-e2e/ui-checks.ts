@@ -38,13 +38,23 @@ const ANSWER = 'Hello from the scripted model: the Crow chat view works.';
 const EDIT_PROMPT = `Make ${GREETING.path} greet Crow.`;
 const EDIT_DONE = `${GREETING.path} now greets Crow.`;
 
+/** Crow's icon in the activity bar: the workbench, the extension host and the extension are up (the first check waits for all). */
+export const crowLoaded: UiCheck['run'] = ({ page }, timeoutMs) => activityBarItem(page, 'Crow').waitFor({ state: 'visible', timeout: timeoutMs });
+
+/** Opens the Crow container and finds the chat webview's frame by its prompt box. */
+export const openChat: UiCheck['run'] = async (context, timeoutMs) => {
+  await context.page.keyboard.press('Escape');
+  await openViewContainer(context.page, 'Crow', timeoutMs);
+  context.chat = await webviewFrame(context.page, 'textarea#prompt', timeoutMs);
+};
+
 export const UI_CHECKS: UiCheck[] = [
   {
     slug: 'extension-loaded',
     name: 'the workbench loads the extension under development (Crow in the activity bar)',
     // The first check also waits for the workbench itself and the extension host to come up.
     timeoutMs: 60_000,
-    run: ({ page }, timeoutMs) => activityBarItem(page, 'Crow').waitFor({ state: 'visible', timeout: timeoutMs }),
+    run: crowLoaded,
   },
   {
     slug: 'command',
@@ -59,11 +69,7 @@ export const UI_CHECKS: UiCheck[] = [
     slug: 'chat-view',
     name: 'the Crow chat view opens from the activity bar',
     timeoutMs: 30_000,
-    run: async (context, timeoutMs) => {
-      await context.page.keyboard.press('Escape');
-      await openViewContainer(context.page, 'Crow', timeoutMs);
-      context.chat = await webviewFrame(context.page, 'textarea#prompt', timeoutMs);
-    },
+    run: openChat,
   },
   {
     slug: 'prompt-answered',

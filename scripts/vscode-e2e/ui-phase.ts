@@ -23,7 +23,7 @@ export interface UiSummary {
 }
 
 /** Crow on the fake server: the "build" agent (one primary, no reviewer), edits asked for, reads allowed. */
-function uiSettings(fake: FakeLlmServer): Record<string, unknown> {
+function workbenchSettings(fake: FakeLlmServer): Record<string, unknown> {
   return {
     'crow.provider': 'openai',
     'crow.model': 'fake-model',
@@ -34,18 +34,36 @@ function uiSettings(fake: FakeLlmServer): Record<string, unknown> {
   };
 }
 
-export async function runUiPhase(browser: Browser): Promise<UiSummary> {
+/** One workbench phase: its name (sandbox, screenshots, logs), its checks, and how Crow gets into VS Code. */
+export interface WorkbenchPhase {
+  name: 'ui' | 'vsix';
+  checks: UiCheck[];
+  /** What the code-server start step says it does. */
+  startTitle: string;
+  /** Makes Crow available in the sandbox (before code-server starts); the extension under development when absent. */
+  install?(sandbox: Sandbox): Promise<{ version: string }>;
+}
+
+/**
+ * Runs a phase's checks in a workbench of its own: a fake LLM server, a
+ * sandbox whose workspace settings point Crow at it, code-server, a page;
+ * every one of them closed afterwards, VS Code's logs kept on a failure.
+ */
+export async function runWorkbenchPhase(browser: Browser, phase: WorkbenchPhase): Promise<UiSummary> {
   const fake = await FakeLlmServer.start();
   let sandbox: Sandbox | undefined;
   let server: CodeServer | undefined;
   let page: Page | undefined;
   try {
-    const box = (sandbox = createSandbox('ui', uiSettings(fake)));
-    server = await step('starting code-server for the UI checks', () => startCodeServer(box, 'ui'));
-    page = await openWorkbench(browser, { serverUrl: server.url, folder: box.workspace, extensionDevelopmentPath: REPO_ROOT });
-    const context: UiContext = { page, fake, workspace: box.workspace, version: extensionVersion() };
-    const summary = await runChecks(UI_CHECKS, context, 'ui');
-    if (summary.failed > 0) log(`VS Code's logs (the extension host's among them): ${saveServerLogs(box, 'ui-logs')}`);
+    const box = (sandbox = createSandbox(phase.name, workbenchSettings(fake)));
+    const installed = phase.install ? await phase.install(box) : undefined;
+    server = await step(phase.startTitle, () => startCodeServer(box, phase.name));
+    // Without an extension under development Crow can only come from the sandbox's extensions dir.
+    const development = installed ? {} : { extensionDevelopmentPath: REPO_ROOT };
+    page = await openWorkbench(browser, { serverUrl: server.url, folder: box.workspace, ...development });
+    const context: UiContext = { page, fake, workspace: box.workspace, version: installed?.version ?? extensionVersion() };
+    const summary = await runChecks(phase.checks, context, phase.name);
+    if (summary.failed > 0) log(`VS Code's logs (the extension host's among them): ${saveServerLogs(box, `${phase.name}-logs`)}`);
     return summary;
   } finally {
     await page?.context().close().catch(() => undefined);
@@ -55,11 +73,15 @@ export async function runUiPhase(browser: Browser): Promise<UiSummary> {
   }
 }
 
+export function runUiPhase(browser: Browser): Promise<UiSummary> {
+  return runWorkbenchPhase(browser, { name: 'ui', checks: UI_CHECKS, startTitle: 'starting code-server for the UI checks' });
+}
+
 /**
  * Runs the checks in order; after the first failure the rest are skipped,
  * since each builds on the ones before. Screenshots are `<prefix>-<n>-<slug>.png`.
  */
-export async function runChecks(checks: UiCheck[], context: UiContext, prefix: string): Promise<UiSummary> {
+async function runChecks(checks: UiCheck[], context: UiContext, prefix: string): Promise<UiSummary> {
   const summary: UiSummary = { passed: 0, failed: 0, skipped: 0 };
   for (const [index, check] of checks.entries()) {
     const label = `${prefix}-${index + 1}-${check.slug}`;
@@ -106,7 +128,7 @@ function firstLines(message: string): string {
 }
 
 /** code-server writes the extension host's log under its user data dir, which is about to be removed. */
-export function saveServerLogs(sandbox: Sandbox, folder: string): string {
+function saveServerLogs(sandbox: Sandbox, folder: string): string {
   const target = join(ARTIFACTS_DIR, folder);
   cpSync(join(sandbox.userDataDir, 'logs'), target, { recursive: true });
   return target;

@@ -10,8 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame } from 'playwright-core';
 import { HarnessError } from './harness-error';
-import { chatFrame, sendPrompt, type UiCheck, type UiContext } from './ui-checks';
-import { activityBarItem, openViewContainer, webviewFrame } from './workbench-ui';
+import { chatFrame, crowLoaded, openChat, sendPrompt, type UiCheck, type UiContext } from './ui-checks';
 
 const GREETING = { path: 'greeting.txt', before: 'Hello, world!', after: 'Hello, packaged Crow!' };
 /** Names no file, so the model (and this check) can only learn where the greeting is from grep's output. */
@@ -26,16 +25,13 @@ export const VSIX_CHECKS: UiCheck[] = [
     name: 'the workbench loads the installed .vsix (Crow in the activity bar, no extension under development)',
     // Also waits for the workbench and the extension host to come up.
     timeoutMs: 60_000,
-    run: ({ page }, timeoutMs) => activityBarItem(page, 'Crow').waitFor({ state: 'visible', timeout: timeoutMs }),
+    run: crowLoaded,
   },
   {
     slug: 'chat-view',
     name: "the packed chat view opens (its webview bundle and the engine's first load)",
     timeoutMs: 30_000,
-    run: async (context, timeoutMs) => {
-      await openViewContainer(context.page, 'Crow', timeoutMs);
-      context.chat = await webviewFrame(context.page, 'textarea#prompt', timeoutMs);
-    },
+    run: openChat,
   },
   {
     slug: 'grep-card',

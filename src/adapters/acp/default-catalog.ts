@@ -1,4 +1,4 @@
-import { assembleAgent, defaultAgentName } from '../../agents/assemble';
+import { assembleAgent, defaultAgentName, pickableAgents } from '../../agents/assemble';
 import { contextWindowFor } from '../../agents/definition-agent';
 import { AgentRegistry } from '../../config/agent-registry';
 import { policyFromConfig } from '../../config/permission-config';
@@ -26,10 +26,9 @@ export function defaultCatalog(cwd: string, env: NodeJS.ProcessEnv, warn: (messa
   for (const error of errors) warn(`${error.file}${error.field ? ` (${error.field})` : ''}: ${error.message}`);
   const prompts = PromptRegistry.forWorkspace(cwd, env);
   const tools = builtinTools(settings.webSearch ? { webSearch: settings.webSearch } : {});
-  // Compositions led by a subagent (task-pair) are for the task tool, not for people to pick.
-  const acpAgents = registry.acpAgents().filter((agent) => registry.baseAgent(agent.primary)?.role !== 'subagent');
+  const acpAgents = pickableAgents(registry);
   return {
-    list: () => acpAgents.map(({ name, description }) => ({ name, description })),
+    list: () => acpAgents,
     defaultAgent: () => {
       const wanted = defaultAgentName(settings);
       return acpAgents.some((agent) => agent.name === wanted) ? wanted : (acpAgents[0]?.name ?? wanted);

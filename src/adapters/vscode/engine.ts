@@ -6,6 +6,8 @@
  * as its own file (dist/engine.js), so activation does not even parse it.
  * State both sides need (the running sessions) is reached through here.
  */
+import { pickableAgents } from '../../agents/assemble';
+import { AgentRegistry } from '../../config/agent-registry';
 import { dataHome } from '../../config/paths';
 import { SessionStore } from '../../session/session-store';
 import type { Workspace } from '../../tools/workspace';
@@ -20,6 +22,11 @@ const shippedRipgrep = vscodeRipgrep();
 if (shippedRipgrep !== undefined) useRipgrepFallback(shippedRipgrep);
 
 export { ChatController } from './chat/chat-controller';
+
+/** The agents a person can pick in a folder (for `@crow /agent`), read from its definitions. */
+export function agentNames(root: string): string[] {
+  return pickableAgents(AgentRegistry.load(root, process.env).registry).map((agent) => agent.name);
+}
 export { ChatSession } from './chat/chat-session';
 export { settingsFor } from './configuration';
 export { crowConfiguration } from './settings';

@@ -83,7 +83,7 @@ export function activate(context: vscode.ExtensionContext): Crow {
       startSession: async (ask, agent) => engine().ChatSession.start(host(rootOrThrow()), ask, agent),
       agentNames: async () => {
         const root = workspaceRoot();
-        return root === undefined ? [] : (await (await engine().ChatSession.start(host(root), async () => 'reject_once')).agents()).map((a) => a.name);
+        return root === undefined ? [] : engine().agentNames(root);
       },
       iconPath: vscode.Uri.joinPath(context.extensionUri, 'media', 'crow.svg'),
     }),

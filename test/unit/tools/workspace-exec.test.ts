@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import { commandEnvironment, isSecretVariable } from '../../../src/tools/node-exec';
 import type { ExecOptions } from '../../../src/tools/workspace';
 import { tempWorkspace } from './temp-workspace';
+import { groupRunning } from '../../support/process-groups';
 
 /** Whether a process still runs: gone or a zombie both count as dead. */
 function running(pid: number): boolean {
@@ -15,25 +16,6 @@ function running(pid: number): boolean {
   return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
 }
 
-function groupRunning(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-  } catch {
-    return false;
-  }
-  return fs
-    .readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .some((pid) => {
-      try {
-        const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-        const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        return pgrp === String(pgid) && state !== 'Z';
-      } catch {
-        return false;
-      }
-    });
-}
 
 describe('NodeWorkspace.exec', () => {
   let ws: ReturnType<typeof tempWorkspace>;

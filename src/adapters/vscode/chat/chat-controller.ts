@@ -6,7 +6,7 @@
  * trace panel) goes through ViewActions.
  */
 import { randomUUID } from 'node:crypto';
-import type { CompositionRole } from '../../../agents/role-models';
+import type { CompositionRole, RoleModels } from '../../../agents/role-models';
 import type { SpanRecord } from '../../../telemetry/span';
 import { errorMessage } from '../../../tools/define-tool';
 import type { AskFn, PermissionAnswer, PermissionRequest } from '../../../tools/permissions';
@@ -81,11 +81,11 @@ export class ChatController {
   /** The agents offered and the open session's, for the Pick Agent command. */
   async agentChoices(): Promise<{ agents: { name: string; description: string }[]; current: string }> {
     const chat = await this.session();
-    return { agents: await chat.agents(), current: chat.session.agentName };
+    return { agents: (await chat.choices()).agents, current: chat.session.agentName };
   }
 
   async modelChoicesNow(): Promise<RoleModelChoice[]> {
-    return this.modelChoices(await this.session());
+    return labelled((await (await this.session()).choices()).models);
   }
 
   /** Picks an agent or a model as the view's pickers do, and tells the view. */
@@ -139,13 +139,15 @@ export class ChatController {
       this.show(notice('error', errorMessage(err)));
       return undefined;
     });
+    const { agents, models } = chat ? await chat.choices() : { agents: [], models: [] };
+    const sessions = this.sessions();
     this.post({
       type: 'init',
-      agents: chat ? await chat.agents() : [],
+      agents,
       agent: chat?.session.agentName ?? '',
-      models: chat ? await this.modelChoices(chat) : [],
-      sessions: this.sessions(),
-      sessionId: chat && this.stored(chat.id) ? chat.id : undefined,
+      models: labelled(models),
+      sessions,
+      sessionId: sessions.some((stored) => stored.id === chat?.id) ? chat?.id : undefined,
       meter: { prompt: this.promptMeter, session: this.sessionMeter },
       busy: this.busy,
     });
@@ -226,11 +228,8 @@ export class ChatController {
 
   private async announceAgents(): Promise<void> {
     const chat = await this.session();
-    this.post({ type: 'agents', agents: await chat.agents(), agent: chat.session.agentName, models: await this.modelChoices(chat) });
-  }
-
-  private async modelChoices(chat: ChatSession): Promise<RoleModelChoice[]> {
-    return (await chat.models()).map(({ role, current, options }) => ({ role, label: ROLE_LABEL[role], current, options }));
+    const { agents, models } = await chat.choices();
+    this.post({ type: 'agents', agents, agent: chat.session.agentName, models: labelled(models) });
   }
 
   private sessions(): SessionSummary[] {
@@ -240,9 +239,6 @@ export class ChatController {
       .map((meta) => ({ id: meta.id, title: meta.title || '(untitled)', agent: meta.agentName, updatedAt: new Date(meta.updatedAt).toISOString() }));
   }
 
-  private stored(id: string): boolean {
-    return this.host.store.list({ cwd: this.host.root }).some((meta) => meta.id === id);
-  }
 
   /** Shows an event and keeps it for a reload. */
   private show(event: TranscriptEvent): void {
@@ -285,6 +281,10 @@ export class ChatController {
   private withdrawApprovals(): void {
     for (const pending of [...this.approvals.values()]) pending.withdraw();
   }
+}
+
+function labelled(models: RoleModels[]): RoleModelChoice[] {
+  return models.map(({ role, current, options }) => ({ role, label: ROLE_LABEL[role], current, options }));
 }
 
 /** A stored session's tokens and cost, from its LLM call spans. */

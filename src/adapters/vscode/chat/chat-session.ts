@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ACPAgent } from '../../../agents/acp-agent';
-import { assembleAgent, defaultAgentName } from '../../../agents/assemble';
+import { assembleAgent, defaultAgentName, pickableAgents } from '../../../agents/assemble';
 import { roleModels, type CompositionRole, type RoleModels } from '../../../agents/role-models';
 import { SubagentRunner } from '../../../agents/subagent-runner';
 import { AgentRegistry } from '../../../config/agent-registry';
@@ -121,26 +121,23 @@ export class ChatSession {
     return this.running !== undefined;
   }
 
-  /** The models offered per role of the session's agent, with the session's own choices applied. */
-  async models(): Promise<RoleModels[]> {
+  /**
+   * What a person can pick now, from one read of the settings and
+   * definitions: the agents, and the models per role of the session's agent
+   * with the session's own choices applied.
+   */
+  async choices(): Promise<{ agents: { name: string; description: string }[]; models: RoleModels[] }> {
     const { settings, registry, configuration } = await this.definitions();
-    return roleModels(this.session.agentName, registry, settings, roleChoices(configuration).providers).map((offer) => {
-      const chosen = this.session.models[offer.role] ?? roleChoices(configuration).models[offer.role];
-      return chosen !== undefined ? { ...offer, current: chosen, options: [...new Set([chosen, ...offer.options])] } : offer;
+    const chosen = roleChoices(configuration);
+    const models = roleModels(this.session.agentName, registry, settings, chosen.providers).map((offer) => {
+      const model = this.session.models[offer.role] ?? chosen.models[offer.role];
+      return model !== undefined ? { ...offer, current: model, options: [...new Set([model, ...offer.options])] } : offer;
     });
-  }
-
-  /** The agents a person can pick (compositions led by a subagent are for the task tool). */
-  async agents(): Promise<{ name: string; description: string }[]> {
-    const { registry } = await this.definitions();
-    return registry
-      .acpAgents()
-      .filter((agent) => registry.baseAgent(agent.primary)?.role !== 'subagent')
-      .map(({ name, description }) => ({ name, description }));
+    return { agents: pickableAgents(registry), models };
   }
 
   async setAgent(name: string): Promise<void> {
-    const agents = await this.agents();
+    const agents = pickableAgents((await this.definitions()).registry);
     if (!agents.some((agent) => agent.name === name)) {
       throw new PromptSetupError(`Unknown agent "${name}". Agents: ${agents.map((agent) => agent.name).join(', ')}.`);
     }

@@ -1,23 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import * as fs from 'node:fs';
 import { jobGroupFromStat, stopGroup } from '../../../../src/adapters/vscode/workspace/foreground-job';
+import { groupRunning } from '../../../support/process-groups';
 
-/** Whether any process of the group still runs (zombies do not count). */
-function groupRunning(pgid: number): boolean {
-  return fs
-    .readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .some((pid) => {
-      try {
-        const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-        const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        return pgrp === String(pgid) && state !== 'Z';
-      } catch {
-        return false;
-      }
-    });
-}
 
 /** A shell in a process group of its own running `script`; resolves once it printed "ready". */
 async function group(script: string): Promise<number> {
