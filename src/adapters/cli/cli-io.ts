@@ -19,6 +19,8 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
+let stdinLines: LineReader | undefined;
+
 export function processIO(): CliIO {
   return {
     stdout: process.stdout,
@@ -32,7 +34,8 @@ export function processIO(): CliIO {
       return Buffer.concat(chunks).toString('utf8');
     },
     readLine(signal) {
-      return readOneLine(process.stdin, signal);
+      stdinLines ??= new LineReader(process.stdin);
+      return stdinLines.next(signal);
     },
     onInterrupt(handler) {
       let interrupts = 0;
@@ -47,18 +50,64 @@ export function processIO(): CliIO {
   };
 }
 
-function readOneLine(input: NodeJS.ReadableStream, signal: AbortSignal): Promise<string | undefined> {
-  if (signal.aborted) return Promise.resolve(undefined);
-  return new Promise((resolve) => {
-    const lines = createInterface({ input, terminal: false });
-    const finish = (line: string | undefined): void => {
-      signal.removeEventListener('abort', onAbort);
-      lines.close();
-      resolve(line);
-    };
-    const onAbort = (): void => finish(undefined);
-    lines.once('line', (line) => finish(line));
-    lines.once('close', () => finish(undefined));
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+/**
+ * Lines typed on a stream, one at a time, for the life of the process. One
+ * reader owns the stream: a readline made per question would be closed with
+ * the answer still in flight, and would swallow lines typed ahead.
+ */
+export class LineReader {
+  private readonly lines: string[] = [];
+  private readonly waiting: ((line: string | undefined) => void)[] = [];
+  private ended = false;
+  private started = false;
+
+  constructor(private readonly input: NodeJS.ReadableStream) {}
+
+  /** The next line; undefined at end of input or when the signal aborts (the line stays for the next reader). */
+  next(signal: AbortSignal): Promise<string | undefined> {
+    if (signal.aborted) return Promise.resolve(undefined);
+    this.start();
+    const ready = this.lines.shift();
+    if (ready !== undefined) return Promise.resolve(ready);
+    if (this.ended) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      const deliver = (line: string | undefined): void => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(line);
+      };
+      const onAbort = (): void => {
+        this.waiting.splice(this.waiting.indexOf(deliver), 1);
+        this.pauseIfIdle();
+        resolve(undefined);
+      };
+      this.waiting.push(deliver);
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.input.resume();
+    });
+  }
+
+  private start(): void {
+    if (this.started) return;
+    this.started = true;
+    if ((this.input as NodeJS.ReadableStream & { readableEnded?: boolean }).readableEnded) {
+      this.ended = true;
+      return;
+    }
+    const reader = createInterface({ input: this.input, terminal: false, crlfDelay: Infinity });
+    reader.on('line', (line) => {
+      const waiter = this.waiting.shift();
+      if (waiter) waiter(line);
+      else this.lines.push(line);
+      this.pauseIfIdle();
+    });
+    reader.on('close', () => {
+      this.ended = true;
+      for (const waiter of this.waiting.splice(0)) waiter(undefined);
+    });
+  }
+
+  /** Nobody waits: stop reading, so an idle prompt does not keep the process alive or eat input. */
+  private pauseIfIdle(): void {
+    if (this.waiting.length === 0) this.input.pause();
+  }
 }
