@@ -8,7 +8,7 @@ import { BaseAgent } from '../engine/base-agent';
 import { providerFor } from '../llm';
 import { isMcpEntry, mcpToolsNamed } from '../mcp/tool-names';
 import { TASK_COMPLETE } from '../tools/builtin/task-complete';
-import type { PermissionPolicy } from '../tools/permissions';
+import { PERMISSION_CATEGORIES, type PermissionPolicy } from '../tools/permissions';
 import { ToolRegistry } from '../tools/registry';
 import type { Tool } from '../tools/tool';
 import type { Workspace } from '../tools/workspace';
@@ -119,13 +119,33 @@ function pickTools(entries: readonly string[], registry: ToolRegistry): Tool[] {
 
 /** The settings' permissions overridden per field by the definition's; requires_approval turns "allow" into "ask". */
 export function agentPolicy(definition: BaseAgentDefinition, settings: Settings): PermissionPolicy {
-  const policy = policyFromConfig({ ...settings.permissions, ...definition.permissions });
+  const policy = policyFromConfig({ ...settings.permissions, ...ownPermissions(definition, settings) });
   const rules = { ...policy.rules };
   for (const category of definition.requiresApproval ?? []) {
     if (rules[category] === 'allow') rules[category] = 'ask';
   }
   return { ...policy, rules };
 }
+
+/**
+ * The permissions a definition sets. An untrusted project's definition only
+ * narrows: per category it keeps a rule no looser than the settings', and
+ * only allow-list entries the settings have too.
+ */
+function ownPermissions(definition: BaseAgentDefinition, settings: Settings): BaseAgentDefinition['permissions'] {
+  const own = definition.permissions;
+  if (!own || definition.origin !== 'project' || settings.projectTrusted) return own;
+  const base = policyFromConfig(settings.permissions ?? {});
+  const kept: NonNullable<BaseAgentDefinition['permissions']> = {};
+  for (const category of PERMISSION_CATEGORIES) {
+    const rule = own[category];
+    if (rule !== undefined && RULE_RANK[rule] >= RULE_RANK[base.rules[category]]) kept[category] = rule;
+  }
+  if (own.allowCommands) kept.allowCommands = own.allowCommands.filter((command) => base.allowCommands.includes(command));
+  return kept;
+}
+
+const RULE_RANK = { allow: 0, ask: 1, deny: 2 } as const;
 
 /** The definition's body rendered as a template, or the built-in "system" / "reviewer" template by role when it has none. */
 function systemPrompt(definition: BaseAgentDefinition, part: AgentPart, tools: readonly Tool[], environment: AgentEnvironment): string {

@@ -73,10 +73,15 @@ type BaseAgentFields = z.infer<typeof BaseAgentSchema>;
 /** How to reach a subagent that is another ACP agent: its command over stdio, or a WebSocket URL. */
 export type ExternalAgent = { command: string[]; env: string[] } | { url: string };
 
+/** Which layer a definition came from: the package, the user's config folder, or the project's `.crow/`. */
+export type DefinitionOrigin = 'builtin' | 'user' | 'project';
+
 interface DefinitionCommon {
   name: string;
   description: string;
   enabled: boolean;
+  /** Set by the registry; a project's definitions may only narrow permissions until the folder is trusted. */
+  origin?: DefinitionOrigin;
   /** The file it came from, named in every error about it. */
   file: string;
 }
@@ -119,14 +124,15 @@ export function builtinSystemTemplate(role: AgentRole): 'system' | 'reviewer' {
 
 export type Parsed<T> = { definition: T; problems: [] } | { definition?: undefined; problems: DefinitionError[] };
 
-export function parseBaseAgent(file: MarkdownFile, knownTools: readonly string[]): Parsed<BaseAgentDefinition> {
+/** Parses a base agent file; `knownTools` undefined skips checking tool names (reading a file only for what it asks). */
+export function parseBaseAgent(file: MarkdownFile, knownTools: readonly string[] | undefined): Parsed<BaseAgentDefinition> {
   const split = splitFrontmatter(file.path, file.text);
   if ('problems' in split) return { problems: split.problems };
   const parsed = BaseAgentSchema.safeParse(split.data);
   if (!parsed.success) return { problems: problemsFromZod(file.path, parsed.error, BaseAgentSchema, split.data) };
   const data = parsed.data;
   const reach = externalAgent(file.path, data);
-  const problems = [...unknownTools(file.path, data.tools ?? [], knownTools), ...reach.problems];
+  const problems = [...(knownTools ? unknownTools(file.path, data.tools ?? [], knownTools) : []), ...reach.problems];
   const syntax = templateSyntaxError(split.body);
   if (syntax !== undefined) {
     problems.push({ file: file.path, field: 'body', message: `the system prompt is not a valid handlebars template: ${syntax}` });

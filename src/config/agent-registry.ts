@@ -4,6 +4,7 @@ import {
   type ACPAgentDefinition,
   type AgentDefinition,
   type BaseAgentDefinition,
+  type DefinitionOrigin,
   parseACPAgent,
   parseBaseAgent,
   type Parsed,
@@ -30,10 +31,17 @@ export class AgentRegistry {
     private readonly base: ReadonlyMap<string, BaseAgentDefinition>,
   ) {}
 
-  static load(workspaceRoot: string, env: NodeJS.ProcessEnv = process.env, builtinRoot: string = findPackageRoot()): LoadedAgents {
+  /**
+   * Reads the definitions of `workspaceRoot`. Unless `trusted`, the
+   * project's own definitions (`.crow/agents/`) cannot run another agent's
+   * process or URL (acp_command, acp_url: reported as problems), and their
+   * permissions only narrow the settings' (see agentPolicy).
+   */
+  static load(workspaceRoot: string, env: NodeJS.ProcessEnv = process.env, options: { builtinRoot?: string; trusted?: boolean } = {}): LoadedAgents {
     const errors: DefinitionError[] = [];
+    const builtinRoot = options.builtinRoot ?? findPackageRoot();
     const read = <T extends AgentDefinition>(relative: string, parse: (file: MarkdownFile) => Parsed<T>): Map<string, T> =>
-      collect(layerFolders(relative, workspaceRoot, env, builtinRoot), parse, errors);
+      collect(layerFolders(relative, workspaceRoot, env, builtinRoot), parse, errors, options.trusted === true);
     const toolNames = builtinTools().map((tool) => tool.name);
     const allBase = read('agents/base', (file) => parseBaseAgent(file, toolNames));
     const allAcp = read('agents/acp', parseACPAgent);
@@ -90,14 +98,22 @@ function collect<T extends AgentDefinition>(
   folders: readonly string[],
   parse: (file: MarkdownFile) => Parsed<T>,
   errors: DefinitionError[],
+  trusted: boolean,
 ): Map<string, T> {
   const byName = new Map<string, T>();
-  for (const folder of folders) {
+  folders.forEach((folder, layer) => {
+    const origin = ORIGINS[layer]!;
     const inFolder = new Map<string, string>();
     for (const file of readMarkdownFiles(folder)) {
       const { definition, problems } = parse(file);
       errors.push(...problems);
       if (!definition) continue;
+      definition.origin = origin;
+      if (origin === 'project' && !trusted && definition.kind === 'base' && definition.external) {
+        const field = 'url' in definition.external ? 'acp_url' : 'acp_command';
+        errors.push({ file: file.path, field, message: `runs another agent (${field}), which only a trusted folder may do: trust this folder (crow trust) to use it.` });
+        continue;
+      }
       const other = inFolder.get(definition.name);
       if (other !== undefined) {
         errors.push({ file: file.path, field: 'name', message: `"${definition.name}" is already defined by ${other}; names must be unique.` });
@@ -106,9 +122,12 @@ function collect<T extends AgentDefinition>(
       inFolder.set(definition.name, file.path);
       byName.set(definition.name, definition);
     }
-  }
+  });
   return byName;
 }
+
+/** The layer of each folder layerFolders returns, in its order. */
+const ORIGINS: readonly DefinitionOrigin[] = ['builtin', 'user', 'project'];
 
 function enabledOnly<T extends AgentDefinition>(definitions: ReadonlyMap<string, T>): Map<string, T> {
   return new Map([...definitions].filter(([, definition]) => definition.enabled));

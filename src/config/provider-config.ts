@@ -1,6 +1,7 @@
 import type { PermissionCategory } from '../tools/permissions';
 import type { WebSearchConfig } from '../tools/web-search-backends';
 import { formatProblem } from './config-problems';
+import { judgeProjectSettings } from './project-trust';
 import { didYouMean } from './did-you-mean';
 import {
   BUILTIN_DOCUMENT,
@@ -88,6 +89,12 @@ export interface Settings {
   otlpEndpoint?: string;
   /** MCP servers by name, for every session. */
   mcpServers?: Record<string, McpServerSettings>;
+  /**
+   * Whether the project's own configuration was taken whole. When false,
+   * what it asks beyond the user's settings (see project-trust.ts) was left
+   * out, and its agent definitions may only narrow permissions.
+   */
+  projectTrusted?: boolean;
 }
 
 /** The name permission-config reads the permission settings under. */
@@ -127,10 +134,9 @@ export function resolveSettings(
   workspaceRoot: string,
   overrides: ConfigOverrides = {},
   env: NodeJS.ProcessEnv = process.env,
-  /** A front door's own settings (VS Code's), as a document over the project's file. */
-  frontDoor?: SettingsDocument,
+  options: SettingsSources = {},
 ): Settings {
-  const document = loadSettingsDocument(workspaceRoot, env, frontDoor);
+  const document = loadSettingsDocument(workspaceRoot, env, options);
   const providers = providerEntries(document, env);
   const provider = overrides.provider ?? env.CROW_PROVIDER ?? document.provider ?? DEFAULT_PROVIDER;
   const entry = providerNamed(providers, provider, 'Unknown provider');
@@ -163,6 +169,7 @@ export function resolveSettings(
       otlpEndpoint: document.telemetry?.otlp_endpoint,
       mcpServers: document.mcp_servers && mcpServerSettings(document.mcp_servers),
     }),
+    projectTrusted: options.trusted === true,
   };
 }
 
@@ -192,8 +199,9 @@ export function resolveConfig(
   workspaceRoot: string,
   overrides: ConfigOverrides = {},
   env: NodeJS.ProcessEnv = process.env,
+  options: SettingsSources = {},
 ): ResolvedConfig {
-  const settings = resolveSettings(workspaceRoot, overrides, env);
+  const settings = resolveSettings(workspaceRoot, overrides, env, options);
   const entry = settings.providers[settings.provider]!;
   return {
     ...settings,
@@ -247,12 +255,35 @@ export function providerApiKey(entry: ProviderEntry, env: NodeJS.ProcessEnv, age
   throw new ConfigError(`No API key for provider "${entry.name}"${who}: set the environment variable ${entry.apiKeyEnv}${hint}.`);
 }
 
+/** Where settings come from besides the files. */
+export interface SettingsSources {
+  /** A front door's own settings (VS Code's), as a document over the project's file. */
+  frontDoor?: SettingsDocument;
+  /**
+   * Whether the project's `.crow/config.toml` is taken whole. Default: no,
+   * only what cannot widen permissions, start processes or move requests
+   * (see judgeProjectSettings); the caller decides trust (see folder-trust.ts).
+   */
+  trusted?: boolean;
+}
+
 /**
- * The built-in defaults, the user's config.toml, the project's and a front
- * door's own settings, merged in that order; throws naming every problem in the files.
+ * The built-in defaults, the user's config.toml, the project's (whole when
+ * trusted, else restricted) and a front door's own settings, merged in that
+ * order; throws naming every problem in the files.
  */
-export function loadSettingsDocument(workspaceRoot: string, env: NodeJS.ProcessEnv, frontDoor: SettingsDocument = {}): SettingsDocument {
-  return mergeDocuments(BUILTIN_DOCUMENT, readValid(globalConfigPath(env)), readValid(projectConfigPath(workspaceRoot)), frontDoor);
+export function loadSettingsDocument(workspaceRoot: string, env: NodeJS.ProcessEnv, options: SettingsSources = {}): SettingsDocument {
+  const layers = settingsLayers(workspaceRoot, env, options.frontDoor);
+  const project = options.trusted ? layers.project : judgeProjectSettings(layers.project, layers.baseline, layers.projectFile).restricted;
+  return mergeDocuments(BUILTIN_DOCUMENT, layers.user, project, layers.frontDoor);
+}
+
+/** The validated documents of each layer, and the trusted ones merged (what a project is judged against). */
+export function settingsLayers(workspaceRoot: string, env: NodeJS.ProcessEnv, frontDoor: SettingsDocument = {}) {
+  const user = readValid(globalConfigPath(env));
+  const projectFile = projectConfigPath(workspaceRoot);
+  const project = readValid(projectFile);
+  return { user, project, projectFile, frontDoor, baseline: mergeDocuments(BUILTIN_DOCUMENT, user, frontDoor) };
 }
 
 function readValid(path: string): SettingsDocument {

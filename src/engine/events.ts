@@ -46,7 +46,8 @@ export type AgentEvent =
     }
   | { type: 'tool_call_end'; agent: string; callId: string; tool: string; result: ToolResult; durationMs: number }
   | { type: 'files_changed'; agent: string; files: string[] }
-  | { type: 'usage'; agent: string; usage: Usage; model: string }
+  /** One model call's tokens; `costUsd` when the model has configured prices. */
+  | { type: 'usage'; agent: string; usage: Usage; model: string; costUsd?: number }
   /** The provider is waiting to retry a failed request. */
   | { type: 'retry'; agent: string; attempt: number; delayMs: number; reason: string }
   | { type: 'task_complete'; agent: string; summary: string }
@@ -67,8 +68,17 @@ export type AgentEvent =
   /** A step of a running subagent, in a line, e.g. "read_file src/a.ts". */
   | { type: 'subagent_progress'; agent: string; subagent: string; callId: string; text: string }
   | { type: 'subagent_end'; agent: string; subagent: string; callId: string; status: SubagentStatus; summary: string }
+  /**
+   * Something the user should know that is not the agents' work: a setting
+   * left out, undo unavailable, an MCP server failing. Emitted by the session
+   * host (`agent` is the composition's name), never by a BaseAgent. `title`,
+   * when set, names the subject in a few words for front doors that show one.
+   */
+  | { type: 'notice'; agent: string; level: NoticeLevel; message: string; title?: string }
   /** The composition's run ended; `message` states where things stand. */
   | { type: 'run_complete'; agent: string; status: RunStatus; message: string };
+
+export type NoticeLevel = 'info' | 'warning' | 'error';
 
 /** What a reviewer decided at the end of its turn. */
 export type ReviewVerdict = 'approved' | 'feedback' | 'cancelled' | 'error';

@@ -1,5 +1,5 @@
 import type { AssistantResponse, LlmRequest, Provider, StopReason } from '../llm/types';
-import { llmPromptAttributes, llmRequestAttributes, llmResponseAttributes } from '../telemetry/gen-ai';
+import { costOf, llmPromptAttributes, llmRequestAttributes, llmResponseAttributes } from '../telemetry/gen-ai';
 import type { Span, SpanStatus } from '../telemetry/span';
 import { emptyUsage } from '../llm/types';
 import type { InternalSession } from '../session/internal-session';
@@ -31,7 +31,8 @@ export async function callModel(scope: ModelCallScope, request: LlmRequest, sign
   });
   const response = await streamResponse(agent, provider, request, signal, emit);
   recordResponse(agent, response, session, emit);
-  emit({ type: 'usage', agent, usage: response.usage, model: response.responseModel ?? provider.model });
+  const costUsd = provider.pricing ? costOf(response.usage, provider.pricing) : undefined;
+  emit({ type: 'usage', agent, usage: response.usage, model: response.responseModel ?? provider.model, ...(costUsd !== undefined ? { costUsd } : {}) });
   span?.set(llmResponseAttributes(response, provider.pricing));
   span?.end(SPAN_STATUS[response.stopReason], response.errorMessage);
   return response;

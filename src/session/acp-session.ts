@@ -42,8 +42,8 @@ export class ACPSession {
   title = '';
   /** The model each role runs on, when the user picked one. */
   models: Partial<Record<AgentRole, string>> = {};
-  /** The thinking level the user picked (ACP thought_level option). */
-  thoughtLevel: ThoughtLevel = 'off';
+  /** The thinking level the user picked (ACP thought_level option); undefined: the settings' thinking_budget decides. */
+  thoughtLevel: ThoughtLevel | undefined;
   /** 0 for a session a person drives; a subagent's session is one deeper than its parent's. */
   depth = 0;
   /** Runs subagents for the task tool of this session's agents. */

@@ -177,7 +177,7 @@ export class SessionStore {
     });
     session.title = meta.title;
     session.models = { ...meta.models };
-    session.thoughtLevel = meta.thoughtLevel ?? 'off';
+    session.thoughtLevel = meta.thoughtLevel;
     session.interruption = meta.interruption;
     session.todos.replace(meta.todos);
     for (const internal of meta.internal) {

@@ -7,6 +7,8 @@
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD/i;
 /** Shorter values (e.g. "1", "true") would redact ordinary text. */
 const MIN_SECRET_LENGTH = 8;
+/** A variable known to hold a secret is redacted from this length on. */
+const MIN_NAMED_LENGTH = 4;
 const CREDENTIAL_PATTERNS: RegExp[] = [
   /\b(authorization\s*[:=]\s*)(?:bearer|basic)\s+[^\s"',;]+/gi,
   /\b(bearer\s+)[A-Za-z0-9._~+/=-]{12,}/gi,
@@ -17,12 +19,18 @@ export const REDACTED = '[REDACTED]';
 export class Redactor {
   private readonly secrets: string[];
 
-  constructor(env: NodeJS.ProcessEnv = process.env) {
-    this.secrets = Object.entries(env)
-      .filter(([name, value]) => SECRET_NAME.test(name) && value !== undefined && value.length >= MIN_SECRET_LENGTH)
-      .map(([, value]) => value as string)
-      // Longest first, so a secret that contains another is replaced whole.
-      .sort((a, b) => b.length - a.length);
+  /**
+   * Knows the values in `env` of variables named like secrets, and of the
+   * variables `secretNames` lists whatever their names (a provider's
+   * api_key_env, an MCP server's env): every secret in play.
+   */
+  constructor(env: NodeJS.ProcessEnv = process.env, secretNames: readonly string[] = []) {
+    const named = new Set(secretNames);
+    const values = Object.entries(env)
+      .filter(([name, value]) => value !== undefined && (named.has(name) ? value.length >= MIN_NAMED_LENGTH : SECRET_NAME.test(name) && value.length >= MIN_SECRET_LENGTH))
+      .map(([, value]) => value as string);
+    // Longest first, so a secret that contains another is replaced whole.
+    this.secrets = [...new Set(values)].sort((a, b) => b.length - a.length);
   }
 
   text(value: string): string {

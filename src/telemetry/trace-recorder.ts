@@ -19,9 +19,14 @@ export class TraceRecorder {
   /** Every attribute and status message passes `redactor` first: no secret reaches a span. */
   constructor(
     sinks: SpanSink[] = [],
-    private readonly redactor: Redactor = new Redactor(),
+    private redactor: Redactor = new Redactor(),
   ) {
     this.sinks.push(...sinks);
+  }
+
+  /** Redacts with `redactor` from now on: one that knows secrets set since the session opened. */
+  useRedactor(redactor: Redactor): void {
+    this.redactor = redactor;
   }
 
   addSink(sink: SpanSink): void {

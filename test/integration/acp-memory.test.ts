@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { ToolCallContent } from '@agentclientprotocol/sdk';
 import type { AcpLogger } from '../../src/adapters/acp/acp-log';
 import { createAcpServer } from '../../src/adapters/acp/acp-server';
-import type { CommandCatalog } from '../../src/adapters/acp/agent-catalog';
+import type { CommandCatalog } from '../../src/host/commands';
 import { ScriptedProvider } from '../../src/llm/scripted';
 import { SessionStore } from '../../src/session/session-store';
 import { TestCatalog, testCommands } from '../support/acp-catalog';
@@ -34,8 +34,9 @@ describe('ACP server in memory', () => {
   /** A connected, initialized client on a fresh server over `catalog`. */
   async function connect(catalog: TestCatalog, options: TestClientOptions = {}, commands: CommandCatalog = testCommands()): Promise<TestClient> {
     const streams = memoryStreams();
+    catalog.commandCatalog = commands;
     createAcpServer({
-      sessions: () => ({ catalogFor: () => catalog, commandsFor: () => commands, store }),
+      sessions: () => ({ catalogFor: () => catalog, store }),
       missingKeys: () => catalog.missingKeys(),
       logger: quiet,
       version: 'test',

@@ -6,6 +6,7 @@ import { agentsCommand } from '../../src/adapters/cli/agents-command';
 import { configCommand } from '../../src/adapters/cli/config-command';
 import { resolveSettings } from '../../src/config/provider-config';
 import { fakeIO } from '../support/fake-io';
+import { trustFolder } from '../support/trust';
 
 describe('crow agents and crow config', () => {
   let base: string;
@@ -38,6 +39,7 @@ describe('crow agents and crow config', () => {
         'default_agent = "pair"\n[providers.local]\ntype = "openai"\nbase_url = "http://localhost:11434/v1"\ndefault_model = "qwen3"\n',
       );
       write(join(project, '.crow/agents/base/builder.md'), '---\ndescription: local builder\nprovider: local\n---\n');
+      trustFolder(project, env);
       const { code, out, err } = await run(agentsCommand, ['list']);
       assert.equal(code, 0, err);
       assert.match(out, /^ {2}pair +Pair programming: .* \(default\)$/m);
@@ -98,6 +100,7 @@ describe('crow agents and crow config', () => {
       assert.equal((await run(configCommand, ['set', 'provider', 'local', '--project'])).code, 0);
       assert.equal((await run(configCommand, ['set', 'model', 'qwen3.5', '--project'])).code, 0);
 
+      trustFolder(project, env);
       assert.match(readFileSync(userConfig(), 'utf8'), /^max_iterations = 30$/m);
       assert.match(readFileSync(projectConfig(), 'utf8'), /^\[providers\.local\.models\."qwen3\.5"\]$/m);
       assert.equal((await run(configCommand, ['get', 'model'])).out, 'qwen3.5\n', 'the project wins');
@@ -108,7 +111,7 @@ describe('crow agents and crow config', () => {
       const unset = await run(configCommand, ['get', 'default_agent']);
       assert.deepEqual([unset.code, unset.err], [1, 'crow: default_agent is not set.\n']);
 
-      const settings = resolveSettings(project, {}, env);
+      const settings = resolveSettings(project, {}, env, { trusted: true });
       assert.deepEqual([settings.provider, settings.model, settings.maxIterations], ['local', 'qwen3.5', 30]);
       assert.deepEqual(settings.providers.local!.models['qwen3.5'], { vision: false });
 

@@ -203,10 +203,14 @@ describe('crow binary', () => {
       { blocks: [{ type: 'tool_call', name: 'bash', arguments: { command: 'echo sneaky; touch z.txt' } }] },
       { blocks: [{ type: 'text', text: 'Done.' }] },
     );
-    const run = await crow(['run', 'Echo', '--cwd', workspace, '--provider', 'anthropic'], {
-      ANTHROPIC_API_KEY: 'k',
-      ANTHROPIC_BASE_URL: server.anthropicBaseUrl,
-    });
+    const home = mkdtempSync(join(tmpdir(), 'crow-home-'));
+    const env = { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.anthropicBaseUrl };
+    // The project's allow-list widens what the agent may do: it counts once the folder is trusted.
+    const trust = await crow(['trust', '--cwd', workspace, '--yes'], env, undefined, home);
+    assert.equal(trust.code, 0, trust.stderr);
+    assert.match(trust.stdout, /permissions\.allow_commands: runs these commands without asking: "echo"/);
+    const run = await crow(['run', 'Echo', '--cwd', workspace, '--provider', 'anthropic'], env, undefined, home);
+    rmSync(home, { recursive: true, force: true });
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stderr, /exit 0 · allowed/);
     assert.match(run.stderr, /Permission needed for Run: echo sneaky; touch z\.txt/);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { trustFolder } from '../support/trust';
 import { ACPAgent } from '../../src/agents/acp-agent';
 import { SubagentRunner } from '../../src/agents/subagent-runner';
 import { AgentRegistry } from '../../src/config/agent-registry';
@@ -54,8 +55,8 @@ describe('subagents: the task tool', () => {
   /** A parent (scripted) with the task tool, in a session whose subagents come from the definitions above. */
   function setup(parentSteps: ScriptStep[], options: { policy?: PermissionPolicy; ask?: AskFn; concurrency?: Record<string, number>; maxDepth?: number } = {}) {
     const env = { XDG_CONFIG_HOME: join(data, 'config') };
-    const settings = resolveSettings(root, {}, env);
-    const { registry, errors } = AgentRegistry.load(root, env);
+    const settings = resolveSettings(root, {}, env, { trusted: true });
+    const { registry, errors } = AgentRegistry.load(root, env, { trusted: true });
     assert.deepEqual(errors, []);
     const workspace = new NodeWorkspace(root);
     const prompts = new PromptRegistry();
@@ -240,6 +241,8 @@ describe('subagents: the task tool', () => {
       { blocks: [{ type: 'tool_call', name: 'write_file', arguments: { path: 'remote.txt', content: 'written over ACP\n' } }] },
       { blocks: [{ type: 'text', text: 'Wrote remote.txt over there.' }] },
     );
+    // The second crow reads this folder's .crow/ as its user would: trusted.
+    trustFolder(root, { XDG_CONFIG_HOME: join(data, 'config') });
     const allowAll: PermissionPolicy = { rules: { read: 'allow', write: 'allow', execute: 'allow', network: 'allow' }, allowCommands: [] };
     const { agent, session, parentProvider } = setup([{ toolCalls: [taskCall('remote', 'Write remote.txt.')] }, { text: 'ok' }], { policy: allowAll });
     const { events } = await run(agent, session);

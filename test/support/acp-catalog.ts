@@ -1,7 +1,8 @@
 import { ACPAgent } from '../../src/agents/acp-agent';
 import type { ControlFlow } from '../../src/agents/control-flow';
 import { PRESETS } from '../../src/agents/control-flow';
-import type { AgentCatalog, CommandCatalog, ModelChoice } from '../../src/adapters/acp/agent-catalog';
+import type { ModelChoice, WorkspaceCatalog } from '../../src/host/catalog';
+import type { CommandCatalog } from '../../src/host/commands';
 import { PromptRegistry } from '../../src/config/prompts';
 import { BaseAgent } from '../../src/engine/base-agent';
 import type { Provider } from '../../src/llm/types';
@@ -37,7 +38,10 @@ export interface TestCatalogOptions {
 }
 
 /** A real catalog for tests: compositions of BaseAgents with the built-in tools on the given providers. */
-export class TestCatalog implements AgentCatalog {
+export class TestCatalog implements WorkspaceCatalog {
+  /** The slash commands sessions get; a test may replace them. */
+  commandCatalog: CommandCatalog = testCommands();
+
   /** Every build, in order: which agent with which chosen models. */
   readonly builds: { agent: string; models: ModelChoice }[] = [];
 
@@ -79,6 +83,14 @@ export class TestCatalog implements AgentCatalog {
     return this.options.missingKeys ?? [];
   }
 
+  prompts(): PromptRegistry {
+    return prompts;
+  }
+
+  commands(): CommandCatalog {
+    return this.commandCatalog;
+  }
+
   contextWindow(): number {
     return this.options.contextWindow ?? 1_000;
   }
@@ -102,9 +114,9 @@ export function testCommands(commands: Record<string, { prompt: string; agent?: 
   return {
     list: () => entries,
     get: (name) => entries.find((entry) => entry.name === name),
-    expand: (line) => {
+    expand: (line: string) => {
       const command = commands[/^\s*\/(\S+)/.exec(line)![1]!]!;
-      return { prompt: command.prompt, ...(command.agent ? { agent: command.agent } : {}) };
+      return { kind: 'prompt' as const, prompt: command.prompt, ...(command.agent ? { agent: command.agent } : {}) };
     },
   };
 }

@@ -1,17 +1,19 @@
 import * as acp from '@agentclientprotocol/sdk';
 import type { AuthMethod, ClientCapabilities, InitializeResponse } from '@agentclientprotocol/sdk';
-import type { CatalogFor, CommandsFor } from './agent-catalog';
 import type { AcpLogger } from './acp-log';
-import type { SessionTable } from './acp-sessions';
+import type { CatalogFor, SessionTable } from './acp-sessions';
 import type { LiveSession } from './live-session';
 import { errorText, requestErrors } from './request-errors';
 import type { AcpSessionStore } from './session-store';
 
-/** What sessions are made of: agents, slash commands and storage. */
+/** What sessions are made of: each folder's catalog, storage, undo. */
 export interface SessionSetup {
   catalogFor: CatalogFor;
-  commandsFor: CommandsFor;
   store: AcpSessionStore;
+  /** Undo points for sessions' prompts; absent: none. */
+  undo?: { dataHome: string; env: NodeJS.ProcessEnv };
+  /** The environment programmatic commands see; default: the process's. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface AcpServerOptions {
@@ -45,13 +47,14 @@ export function createAcpServer(options: AcpServerOptions): acp.AgentApp {
     if (!loaded) {
       // Required here, not imported: the session machinery loads on first use.
       const { SessionTable } = require('./acp-sessions') as typeof import('./acp-sessions');
-      loaded = new SessionTable({ ...options.sessions(), logger, capabilities: () => capabilities });
+      const setup = options.sessions();
+      loaded = new SessionTable({ ...setup, env: setup.env ?? process.env, logger, capabilities: () => capabilities });
     }
     return loaded;
   };
   const opened = (live: LiveSession) => {
     // After the response, so the client knows the session when the commands arrive.
-    setImmediate(() => live.announceCommands());
+    setImmediate(() => void live.announce());
     return { modes: live.modes(), configOptions: live.configOptions() };
   };
   return acp
@@ -68,17 +71,17 @@ export function createAcpServer(options: AcpServerOptions): acp.AgentApp {
       return initializeResponse(options);
     })
     .onRequest('authenticate', ({ params }) => authenticate(params.methodId, options))
-    .onRequest('session/new', ({ params, client }) => {
-      const live = table().create(params.cwd, client, params.mcpServers);
+    .onRequest('session/new', async ({ params, client }) => {
+      const live = await table().create(params.cwd, client, params.mcpServers);
       logger.log('info', 'session/new', { session: live.id, cwd: params.cwd, mcpServers: params.mcpServers.length });
       return { sessionId: live.id, ...opened(live) };
     })
     .onRequest('session/load', async ({ params, client }) => {
-      const live = table().reopen(params.sessionId, params.cwd, client, params.mcpServers);
+      const live = await table().reopen(params.sessionId, params.cwd, client, params.mcpServers);
       await live.replay();
       return opened(live);
     })
-    .onRequest('session/resume', ({ params, client }) => opened(table().reopen(params.sessionId, params.cwd, client, params.mcpServers ?? [])))
+    .onRequest('session/resume', async ({ params, client }) => opened(await table().reopen(params.sessionId, params.cwd, client, params.mcpServers ?? [])))
     .onRequest('session/list', ({ params }) => ({ sessions: table().list(params.cwd ?? undefined) }))
     .onRequest('session/close', ({ params }) => {
       table().close(params.sessionId);
@@ -88,12 +91,12 @@ export function createAcpServer(options: AcpServerOptions): acp.AgentApp {
       table().delete(params.sessionId);
       return {};
     })
-    .onRequest('session/set_mode', ({ params }) => {
-      table().get(params.sessionId).setMode(params.modeId);
+    .onRequest('session/set_mode', async ({ params }) => {
+      await table().get(params.sessionId).setMode(params.modeId);
       return {};
     })
-    .onRequest('session/set_config_option', ({ params }) => ({
-      configOptions: table().get(params.sessionId).setModel(params.configId, params.value),
+    .onRequest('session/set_config_option', async ({ params }) => ({
+      configOptions: await table().get(params.sessionId).setConfigOption(params.configId, params.value),
     }))
     .onRequest('session/prompt', async ({ params }) => {
       const started = Date.now();

@@ -1,57 +1,48 @@
-import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import type { AgentContext, ClientCapabilities, McpServer, SessionInfo } from '@agentclientprotocol/sdk';
-import { mergeServers } from '../../mcp/server-config';
-import { ACPSession } from '../../session/acp-session';
-import { PermissionGate } from '../../tools/permissions';
-import type { AgentCatalog, CatalogFor, CommandsFor } from './agent-catalog';
+import { errorText } from '../../config/text';
+import type { WorkspaceCatalog } from '../../host/catalog';
 import type { AcpLogger } from './acp-log';
 import { serversFromClient } from './acp-mcp-servers';
 import { LiveSession } from './live-session';
-import { errorText, requestErrors } from './request-errors';
+import { requestErrors } from './request-errors';
 import type { AcpSessionStore } from './session-store';
+
+/** The catalog of a session folder (an absolute path). */
+export type CatalogFor = (cwd: string) => WorkspaceCatalog | Promise<WorkspaceCatalog>;
 
 export interface SessionTableOptions {
   catalogFor: CatalogFor;
-  commandsFor: CommandsFor;
   store: AcpSessionStore;
   logger: AcpLogger;
+  /** Undo points for sessions' prompts (crow's data folder and the environment git runs in); absent: none. */
+  undo?: { dataHome: string; env: NodeJS.ProcessEnv };
+  /** The environment programmatic commands see. */
+  env: NodeJS.ProcessEnv;
   /** What the client offered at initialize. */
   capabilities: () => ClientCapabilities | undefined;
 }
 
-/**
- * The sessions open on one connection, by id. A session's permission gate
- * asks through whichever live session holds its id, so a stored session
- * reopened later asks through the connection that reopened it.
- */
+/** The sessions open on one connection, by id. */
 export class SessionTable {
   private readonly live = new Map<string, LiveSession>();
 
   constructor(private readonly options: SessionTableOptions) {}
 
   /** A new session; `mcpServers` are the ones the client gives it, besides the configured ones. */
-  create(cwd: string, client: AgentContext, mcpServers: readonly McpServer[]): LiveSession {
-    const catalog = this.catalog(cwd);
-    const id = randomUUID();
-    const session = new ACPSession({ id, cwd, agentName: catalog.defaultAgent(), permissions: this.gate(id, catalog) });
-    return this.open(session, catalog, client, mcpServers);
+  async create(cwd: string, client: AgentContext, mcpServers: readonly McpServer[]): Promise<LiveSession> {
+    return this.open(cwd, client, mcpServers);
   }
 
   /** The session live on this connection (keeping its MCP servers), else the stored one made live here. */
-  reopen(id: string, cwd: string, client: AgentContext, mcpServers: readonly McpServer[]): LiveSession {
+  async reopen(id: string, cwd: string, client: AgentContext, mcpServers: readonly McpServer[]): Promise<LiveSession> {
     const live = this.live.get(id);
     if (live) return live;
-    const catalog = this.catalog(cwd);
-    let session: ACPSession;
-    try {
-      session = this.options.store.load(id, { permissions: this.gate(id, catalog) });
-    } catch {
-      throw requestErrors.unknownSession(id);
-    }
+    if (!this.options.store.list().some((stored) => stored.id === id)) throw requestErrors.unknownSession(id);
+    const session = await this.open(cwd, client, mcpServers, id);
     if (session.cwd !== cwd) this.options.logger.log('warn', 'session reopened from another folder', { session: id, stored: session.cwd, cwd });
-    return this.open(session, catalog, client, mcpServers);
+    return session;
   }
 
   get(id: string): LiveSession {
@@ -62,14 +53,14 @@ export class SessionTable {
 
   /** Cancels a live session's prompt and stops serving it; it stays stored. */
   close(id: string): void {
-    this.get(id).close();
+    void this.get(id).close();
     this.live.delete(id);
   }
 
   /** Closes a session if live and forgets it. */
   delete(id: string): void {
     const live = this.live.get(id);
-    live?.close();
+    void live?.close();
     this.live.delete(id);
     try {
       this.options.store.delete(id);
@@ -89,35 +80,40 @@ export class SessionTable {
 
   /** The connection is gone: every prompt is cancelled, every session closed. */
   closeAll(): void {
-    for (const live of this.live.values()) live.close();
+    for (const live of this.live.values()) void live.close();
     this.live.clear();
   }
 
-  private catalog(cwd: string): AgentCatalog {
+  private async open(cwd: string, client: AgentContext, mcpServers: readonly McpServer[], stored?: string): Promise<LiveSession> {
     checkFolder(cwd);
+    let catalog: WorkspaceCatalog;
     try {
-      return this.options.catalogFor(cwd);
+      catalog = await this.options.catalogFor(cwd);
     } catch (err) {
       throw requestErrors.internal(`Cannot read the agents and settings for ${cwd}: ${errorText(err)}`);
     }
-  }
-
-  private open(session: ACPSession, catalog: AgentCatalog, client: AgentContext, mcpServers: readonly McpServer[]): LiveSession {
-    const live = new LiveSession(session, {
-      client,
-      capabilities: this.options.capabilities(),
-      catalog,
-      mcpServers: mergeServers(catalog.mcpServers?.() ?? [], serversFromClient(mcpServers)),
-      commands: this.options.commandsFor(session.cwd),
-      logger: this.options.logger,
-      keeper: this.options.store.attach(session),
-    });
-    this.live.set(session.id, live);
+    let live: LiveSession;
+    try {
+      live = await LiveSession.open(
+        {
+          client,
+          capabilities: this.options.capabilities(),
+          catalog,
+          store: this.options.store,
+          logger: this.options.logger,
+          mcpServers: serversFromClient(mcpServers),
+          ...(this.options.undo ? { undo: this.options.undo } : {}),
+          env: this.options.env,
+        },
+        cwd,
+        stored,
+      );
+    } catch (err) {
+      if (stored !== undefined && /No stored session/.test(errorText(err))) throw requestErrors.unknownSession(stored);
+      throw requestErrors.invalidRequest(errorText(err));
+    }
+    this.live.set(live.id, live);
     return live;
-  }
-
-  private gate(id: string, catalog: AgentCatalog): PermissionGate {
-    return new PermissionGate(catalog.permissionPolicy(), (request, signal) => this.live.get(id)?.ask(request, signal) ?? Promise.resolve('reject_once'));
   }
 }
 

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { SessionUpdate, ToolCallContent, ToolCallUpdate } from '@agentclientprotocol/sdk';
-import { type AgentEvent, type RunStatus, type TurnStopReason, unreachable } from '../../engine/events';
+import { type AgentEvent, type NoticeLevel, type RunStatus, type TurnStopReason, unreachable } from '../../engine/events';
 import type { Usage } from '../../llm/types';
 import type { TodoItem } from '../../tools/todos';
 import type { ToolKind, ToolResult } from '../../tools/tool';
@@ -19,6 +19,10 @@ export interface TranslatorOptions {
   contextWindow(model: string): number | undefined;
   /** Reads a file as the tools see it, for whole-file diffs. */
   readText: ReadText;
+  /** Whether the client shows `notice` updates; otherwise warnings become thoughts. */
+  notices: boolean;
+  /** The session's cost so far in US dollars, when every call had prices. */
+  sessionCost(): number | undefined;
 }
 
 /**
@@ -89,6 +93,8 @@ export class UpdateTranslator {
         return this.toolCallEnd(event.agent, event.callId, event.result);
       case 'usage':
         return this.usage(event.usage, event.model);
+      case 'notice':
+        return this.notice(event.level, event.message, event.title);
       case 'retry':
         return this.note(undefined, `${event.agent}'s model request failed (${event.reason}); retrying in ${seconds(event.delayMs)}, attempt ${event.attempt}.`);
       case 'task_complete':
@@ -245,7 +251,18 @@ export class UpdateTranslator {
     const size = this.options.contextWindow(model);
     if (size === undefined) return;
     const used = usage.input + usage.cacheRead + usage.cacheWrite + usage.output;
-    this.options.sink.send({ sessionUpdate: 'usage_update', used, size });
+    const cost = this.options.sessionCost();
+    this.options.sink.send({ sessionUpdate: 'usage_update', used, size, ...(cost !== undefined ? { cost: { amount: cost, currency: 'USD' } } : {}) });
+  }
+
+  /** A notice of the host: a notice update where the client shows them, else warnings as a thought. */
+  private notice(level: NoticeLevel, message: string, title?: string): void {
+    this.boundary();
+    if (this.options.notices) {
+      this.options.sink.send({ sessionUpdate: 'notice', severity: level, ...noticeText(message, title) });
+      return;
+    }
+    if (level !== 'info') this.note(undefined, `${level === 'error' ? 'Error' : 'Warning'}: ${message}`);
   }
 
   private runComplete(status: RunStatus, message: string): void {
@@ -263,6 +280,11 @@ export class UpdateTranslator {
         return unreachable(status);
     }
   }
+}
+
+/** A notice's title and description: the title when there is one, else the message alone. */
+export function noticeText(message: string, title: string | undefined): { title: string; description?: string } {
+  return title ? { title, description: message } : { title: message };
 }
 
 export function callKey(agent: string, callId: string): string {

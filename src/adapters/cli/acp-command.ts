@@ -48,19 +48,16 @@ export async function acpCommand(argv: string[], io: CliIO): Promise<number> {
   }
 }
 
-/** Agents from the settings, slash commands from the command folders, sessions in the data folder. */
+/** Each folder's catalog (its trust decided), sessions and undo points in the data folder. */
 function sessionSetup(env: NodeJS.ProcessEnv, logger: AcpLogger): SessionSetup {
   // Required here, not imported: providers, tools and storage load on the first session request.
-  const { defaultCatalog } = require('../acp/default-catalog') as typeof import('../acp/default-catalog');
-  const { SlashCommands } = require('../../config/slash-commands') as typeof import('../../config/slash-commands');
+  const { folderCatalog } = require('../acp/default-catalog') as typeof import('../acp/default-catalog');
   const { SessionStore } = require('../../session/session-store') as typeof import('../../session/session-store');
+  const data = dataHome(env);
   return {
-    catalogFor: (cwd) => defaultCatalog(cwd, env, (message) => logger.log('warn', message)),
-    commandsFor: (cwd) => {
-      const { commands, errors } = SlashCommands.load(cwd, env);
-      for (const error of errors) logger.log('warn', 'slash command skipped', { ...error });
-      return commands;
-    },
-    store: new SessionStore({ dataHome: dataHome(env), warn: (message) => logger.log('warn', message) }),
+    catalogFor: (cwd) => folderCatalog(cwd, env, data),
+    store: new SessionStore({ dataHome: data, warn: (message) => logger.log('warn', message) }),
+    undo: { dataHome: data, env },
+    env,
   };
 }

@@ -11,6 +11,7 @@ import { didYouMean } from '../../config/did-you-mean';
 import { agentModel, ConfigError, resolveSettings, type Settings } from '../../config/provider-config';
 import { SlashCommands } from '../../config/slash-commands';
 import { UsageError, type CliIO } from './cli-io';
+import { trustedFolder } from './folder-trust-notice';
 
 export const AGENTS_HELP = `Usage: crow agents <command> [--cwd DIR]
 
@@ -39,20 +40,21 @@ export async function agentsCommand(argv: string[], io: CliIO): Promise<number> 
     return values.help ? 0 : 2;
   }
   const root = resolve(io.cwd, values.cwd ?? '.');
-  const { registry, errors } = AgentRegistry.load(root, io.env);
+  const trusted = await trustedFolder(root, io);
+  const { registry, errors } = AgentRegistry.load(root, io.env, { trusted });
   switch (command) {
     case 'list':
       if (rest.length > 0) throw new UsageError('Usage: crow agents list');
-      listAgents(registry, resolveSettings(root, {}, io.env), io);
+      listAgents(registry, resolveSettings(root, {}, io.env, { trusted }), io);
       if (errors.length > 0) io.stderr.write(`crow: ${errors.length} problem(s) in agent definitions; run "crow agents validate".\n`);
       return 0;
     case 'show':
       if (rest.length !== 1) throw new UsageError('Usage: crow agents show NAME');
-      showAgent(registry, rest[0]!, resolveSettings(root, {}, io.env), io);
+      showAgent(registry, rest[0]!, resolveSettings(root, {}, io.env, { trusted }), io);
       return 0;
     case 'validate':
       if (rest.length > 0) throw new UsageError('Usage: crow agents validate');
-      return validateAgents(root, registry, errors, io);
+      return validateAgents(root, registry, errors, io, trusted);
     default:
       throw new UsageError(`Unknown agents command "${command}". Use list, show or validate (see crow agents --help).`);
   }
@@ -136,8 +138,8 @@ function baseDetails(agent: BaseAgentDefinition, settings: Settings): [string, s
   ];
 }
 
-function validateAgents(root: string, registry: AgentRegistry, errors: DefinitionError[], io: CliIO): number {
-  const problems = [...errors, ...providerProblems(root, registry, io.env)];
+function validateAgents(root: string, registry: AgentRegistry, errors: DefinitionError[], io: CliIO, trusted: boolean): number {
+  const problems = [...errors, ...providerProblems(root, registry, io.env, trusted)];
   const { commands, errors: commandErrors } = SlashCommands.load(root, io.env);
   problems.push(...commandErrors, ...commands.agentProblems(registry.acpAgents().map((agent) => agent.name)));
   for (const problem of problems) io.stdout.write(`${formatProblem(problem)}\n`);
@@ -150,9 +152,9 @@ function validateAgents(root: string, registry: AgentRegistry, errors: Definitio
   return 0;
 }
 
-function providerProblems(root: string, registry: AgentRegistry, env: NodeJS.ProcessEnv): DefinitionError[] {
+function providerProblems(root: string, registry: AgentRegistry, env: NodeJS.ProcessEnv, trusted: boolean): DefinitionError[] {
   try {
-    return registry.providerProblems(Object.keys(resolveSettings(root, {}, env).providers));
+    return registry.providerProblems(Object.keys(resolveSettings(root, {}, env, { trusted }).providers));
   } catch (err) {
     if (err instanceof ConfigError) return [{ file: 'config.toml', message: err.message }];
     throw err;

@@ -17,6 +17,7 @@ import {
 } from '../../config/settings-file';
 import { parseKeyPath, parseValue, valueAtPath, withValueAt } from '../../config/settings-keys';
 import { UsageError, type CliIO } from './cli-io';
+import { trustedFolder } from './folder-trust-notice';
 
 export const CONFIG_HELP = `Usage: crow config <command> [options]
 
@@ -58,14 +59,16 @@ export async function configCommand(argv: string[], io: CliIO): Promise<number> 
   const root = resolve(io.cwd, values.cwd ?? '.');
   const file = values.project ? projectConfigPath(root) : globalConfigPath(io.env);
   switch (command) {
-    case 'get':
-      return getSetting(root, argument(rest, 1, 'crow config get KEY')[0]!, io);
+    case 'get': {
+      const [key] = argument(rest, 1, 'crow config get KEY');
+      return getSetting(root, key!, io, await trustedFolder(root, io));
+    }
     case 'set': {
       const [key, value] = argument(rest, 2, 'crow config set KEY VALUE [--project]');
       return setSetting(file, key!, value!, io);
     }
     case 'validate':
-      return validateSettings(root, io);
+      return validateSettings(root, io, await trustedFolder(root, io));
     case 'path':
       io.stdout.write(`${file}\n`);
       return 0;
@@ -79,9 +82,9 @@ function argument(rest: string[], count: number, usage: string): string[] {
   return rest;
 }
 
-function getSetting(root: string, key: string, io: CliIO): number {
+function getSetting(root: string, key: string, io: CliIO, trusted: boolean): number {
   const path = knownKey(key);
-  const value = valueAtPath(loadSettingsDocument(root, io.env), path);
+  const value = valueAtPath(loadSettingsDocument(root, io.env, { trusted }), path);
   if (value === undefined) {
     io.stderr.write(`crow: ${key} is not set.\n`);
     return 1;
@@ -107,10 +110,10 @@ function setSetting(file: string, key: string, text: string, io: CliIO): number 
   return 0;
 }
 
-function validateSettings(root: string, io: CliIO): number {
+function validateSettings(root: string, io: CliIO, trusted: boolean): number {
   const files = [globalConfigPath(io.env), projectConfigPath(root)];
   const problems = files.flatMap((file) => readSettingsFile(file).problems);
-  if (problems.length === 0) problems.push(...crossFileProblems(root, io.env));
+  if (problems.length === 0) problems.push(...crossFileProblems(root, io.env, trusted));
   for (const problem of problems) io.stdout.write(`${formatProblem(problem)}\n`);
   if (problems.length > 0) {
     io.stdout.write(`${problems.length} problem${problems.length === 1 ? '' : 's'} found.\n`);
@@ -122,17 +125,17 @@ function validateSettings(root: string, io: CliIO): number {
 }
 
 /** What only shows once the files are merged: providers without a type, an unknown default provider or agent. */
-function crossFileProblems(root: string, env: NodeJS.ProcessEnv): DefinitionError[] {
+function crossFileProblems(root: string, env: NodeJS.ProcessEnv, trusted: boolean): DefinitionError[] {
   const merged = 'config.toml (user and project merged)';
   let defaultAgent: string | undefined;
   try {
-    defaultAgent = resolveSettings(root, {}, env).defaultAgent;
+    defaultAgent = resolveSettings(root, {}, env, { trusted }).defaultAgent;
   } catch (err) {
     if (err instanceof ConfigError) return [{ file: merged, message: err.message }];
     throw err;
   }
   if (defaultAgent === undefined) return [];
-  const names = AgentRegistry.load(root, env).registry.acpAgents().map((agent) => agent.name);
+  const names = AgentRegistry.load(root, env, { trusted }).registry.acpAgents().map((agent) => agent.name);
   if (names.includes(defaultAgent)) return [];
   const guess = didYouMean(defaultAgent, names);
   const message = `unknown agent "${defaultAgent}"${guess ? ` (did you mean "${guess}"?)` : ''}. Agents: ${names.join(', ')}.`;

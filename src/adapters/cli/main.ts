@@ -10,6 +10,7 @@ Usage:
   crow trace SESSION [--json | --otlp-json | --serve [--port N]] what the agents did: a tree, JSON, or the viewer in a browser
   crow agents list | show NAME | validate                      the agents you can pick
   crow config get KEY | set KEY VALUE | validate | path        settings (config.toml)
+  crow trust [--cwd DIR] [--yes | --revoke | --list]           trust a folder's own .crow/ configuration
   crow acp                                                     serve the Agent Client Protocol on stdio (Zed, JetBrains, acpx)
   crow acp-bridge --port N -- CMD ARGS…                        serve a stdio ACP agent over WebSocket
   crow --version | --help
@@ -35,6 +36,7 @@ const COMMANDS: Record<string, () => Command> = {
   config: () => (require('./config-command') as typeof import('./config-command')).configCommand,
   sessions: () => (require('./sessions-command') as typeof import('./sessions-command')).sessionsCommand,
   trace: () => (require('./trace-command') as typeof import('./trace-command')).traceCommand,
+  trust: () => (require('./trust-command') as typeof import('./trust-command')).trustCommand,
 };
 
 /** Runs the CLI and returns the process exit code. */

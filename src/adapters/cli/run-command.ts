@@ -1,10 +1,14 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import type { CompositionRole } from '../../agents/role-models';
 import type { RunStatus } from '../../engine/events';
+import { HostError } from '../../host/host-error';
+import type { RoleDefaults } from '../../host/folder';
+import type { HostSession } from '../../host/host-session';
 import { UsageError, type CliIO } from './cli-io';
 import { RunRenderer } from './run-renderer';
-import { prepareRun, type PreparedRun } from './run-setup';
+import { openRunSession } from './run-setup';
 import { styleFor } from './terminal-style';
 
 export const RUN_HELP = `Usage: crow run [options] "<prompt>"
@@ -23,6 +27,12 @@ Options:
   --provider NAME      default provider (default: $CROW_PROVIDER, config, anthropic)
   --model NAME         default model (default: $CROW_MODEL, config, provider default)
   --base-url URL       the default provider's base URL, e.g. http://localhost:11434/v1
+  --reviewer-model M   the reviewing coagent's model (agents with a reviewer)
+  --reviewer-provider P  the reviewer's provider (its default model unless
+                       --reviewer-model names one)
+  --role-model ROLE=[PROVIDER/]MODEL
+                       a role's model (and provider): primary or reviewer;
+                       repeatable, e.g. --role-model reviewer=openai/gpt-5.4
   --max-iterations N   model calls allowed per agent turn (default 50)
   --allow LIST         allow without asking: read,write,execute,network or all
                        (default: reads allowed; writes, commands and network
@@ -55,6 +65,9 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
       provider: { type: 'string' },
       model: { type: 'string' },
       'base-url': { type: 'string' },
+      'reviewer-model': { type: 'string' },
+      'reviewer-provider': { type: 'string' },
+      'role-model': { type: 'string', multiple: true },
       'max-iterations': { type: 'string' },
       allow: { type: 'string' },
       'no-undo': { type: 'boolean', default: false },
@@ -74,15 +87,15 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
     controller.abort();
   });
   try {
-    const run = await prepareRun(
+    const host = await openRunSession(
       {
         root: workspaceRoot(values.cwd ?? io.cwd),
-        prompt,
         overrides: {
           ...(values.provider !== undefined ? { provider: values.provider } : {}),
           ...(values.model !== undefined ? { model: values.model } : {}),
           ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
         },
+        roles: roleDefaults(values['role-model'] ?? [], values['reviewer-model'], values['reviewer-provider']),
         ...(values.agent !== undefined ? { agent: values.agent } : {}),
         ...(values.session !== undefined ? { session: values.session } : values.continue ? { session: 'latest' } : {}),
         ...(values.allow !== undefined ? { allow: values.allow } : {}),
@@ -93,33 +106,54 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
         interactive: io.stdinIsTTY && io.stderr.isTTY === true && !values.json,
       },
       io,
-      controller.signal,
     );
     try {
-      return await stream(run, values.json, io, controller.signal);
+      return await stream(host, prompt, values.json, io, controller.signal);
     } finally {
-      await run.close();
+      await host.close();
     }
   } finally {
     stopListening();
   }
 }
 
-async function stream(run: PreparedRun, json: boolean, io: CliIO, signal: AbortSignal): Promise<number> {
+async function stream(host: HostSession, prompt: string, json: boolean, io: CliIO, signal: AbortSignal): Promise<number> {
   const renderer = new RunRenderer({
     out: io.stdout,
     err: io.stderr,
     outStyle: styleFor(io.stdout, io.env),
     errStyle: styleFor(io.stderr, io.env),
   });
-  const events = run.agent.run(run.session, run.prompt, { signal });
-  for await (const event of events) {
-    if (json) io.stdout.write(`${JSON.stringify(event)}\n`);
-    else renderer.render(event);
+  const events = host.prompt(prompt, { signal });
+  try {
+    for await (const event of events) {
+      if (json) io.stdout.write(`${JSON.stringify(event)}\n`);
+      else renderer.render(event);
+    }
+    const result = await events.result;
+    if (!json) renderer.finish(host.id);
+    return EXIT_CODES[result.status];
+  } catch (err) {
+    if (!(err instanceof HostError)) throw err;
+    if (err.kind === 'busy') throw new Error(err.message);
+    throw new UsageError(err.message);
   }
-  const result = await events.result;
-  if (!json) renderer.finish(run.session.id);
-  return EXIT_CODES[result.status];
+}
+
+/** --role-model ROLE=[PROVIDER/]MODEL (repeatable) and the --reviewer-* shorthands, as models and providers per role. */
+function roleDefaults(specs: readonly string[], reviewerModel: string | undefined, reviewerProvider: string | undefined): RoleDefaults {
+  const models: Partial<Record<CompositionRole, string>> = {};
+  const providers: Partial<Record<CompositionRole, string>> = {};
+  for (const spec of specs) {
+    const match = /^(primary|reviewer|coagent)=(?:([^/=\s]+)\/)?(\S+)$/.exec(spec.trim());
+    if (!match) throw new UsageError(`--role-model ${spec}: write ROLE=MODEL or ROLE=PROVIDER/MODEL, with ROLE primary or reviewer (e.g. reviewer=openai/gpt-5.4).`);
+    const role: CompositionRole = match[1] === 'primary' ? 'primary' : 'coagent';
+    models[role] = match[3]!;
+    if (match[2] !== undefined) providers[role] = match[2];
+  }
+  if (reviewerModel !== undefined) models.coagent = reviewerModel;
+  if (reviewerProvider !== undefined) providers.coagent = reviewerProvider;
+  return { models, providers };
 }
 
 async function readPrompt(positionals: string[], io: CliIO): Promise<string> {

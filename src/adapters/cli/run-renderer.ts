@@ -87,6 +87,10 @@ export class RunRenderer {
         return this.status(
           (event.status === 'completed' ? s.green : s.yellow)(`← ${event.subagent} ${event.status}: ${firstLine(event.summary, 160)}`),
         );
+      case 'notice': {
+        const paint = event.level === 'error' ? s.red : event.level === 'warning' ? s.yellow : s.dim;
+        return this.status(paint(event.level === 'info' ? event.message : `crow: ${event.level}: ${event.message}`));
+      }
       case 'run_complete':
         if (event.status === 'completed' || event.status === 'needs_input') return;
         return this.status((event.status === 'error' ? s.red : s.yellow)(`⚠ ${event.message}`));

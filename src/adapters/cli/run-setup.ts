@@ -1,32 +1,23 @@
-import { randomUUID } from 'node:crypto';
-import type { ACPAgent } from '../../agents/acp-agent';
-import { assembleAgent, defaultAgentName } from '../../agents/assemble';
-import { SubagentRunner } from '../../agents/subagent-runner';
-import { AgentRegistry } from '../../config/agent-registry';
-import { formatProblem } from '../../config/config-problems';
+import { decideTrust, describeRequest, untrustedNotice, type ProjectRequest } from '../../config/folder-trust';
 import { dataHome } from '../../config/paths';
-import { parseCategories, policyFromConfig } from '../../config/permission-config';
-import { PromptRegistry } from '../../config/prompts';
-import { resolveSettings, type ConfigOverrides, type Settings } from '../../config/provider-config';
-import { SlashCommands } from '../../config/slash-commands';
-import { ACPSession } from '../../session/acp-session';
+import { parseCategories } from '../../config/permission-config';
+import { resolveSettings, type ConfigOverrides } from '../../config/provider-config';
+import type { TrustLookup } from '../../config/trust-store';
+import { loadCatalog, type RoleDefaults } from '../../host/folder';
+import { HostSession } from '../../host/host-session';
 import { SessionStore } from '../../session/session-store';
 import { NodeWorkspace } from '../../tools/node-workspace';
-import { PermissionGate, type PermissionRule } from '../../tools/permissions';
-import { otlpEndpointFrom } from '../../telemetry/otlp-endpoint';
-import { builtinTools } from '../../tools/registry';
-import { McpServers } from '../../mcp/mcp-servers';
-import { serversFromSettings } from '../../mcp/server-config';
+import type { PermissionCategory, PermissionRule } from '../../tools/permissions';
 import { terminalAsk } from './cli-approval';
 import type { CliIO } from './cli-io';
-import { styleFor } from './terminal-style';
-import { prepareUndo } from './undo-setup';
+import { styleFor, type Style } from './terminal-style';
 
 export interface RunChoices {
   root: string;
-  prompt: string;
   overrides: ConfigOverrides;
   agent?: string;
+  /** Models and providers per role from the command line. */
+  roles?: RoleDefaults;
   /** Continue this stored session; 'latest' for the newest one of the folder. */
   session?: string;
   allow?: string;
@@ -35,104 +26,53 @@ export interface RunChoices {
   interactive: boolean;
 }
 
-export interface PreparedRun {
-  agent: ACPAgent;
-  session: ACPSession;
-  prompt: string;
-  /** Stops storing the session and sends the last spans to the OTLP endpoint, if any. */
-  close(): Promise<void>;
-}
+/** How to trust a folder, for the line that says its project settings were left out. */
+export const HOW_TO_TRUST = 'To use them, run crow interactively in that folder, or: crow trust --cwd <folder>.';
 
 /**
- * Everything a `crow run` needs, from flags to a running composition: the
- * settings, the agent (by --agent, a slash command, the resumed session or
- * default_agent), the session (new, or loaded from the store), its permission
- * gate, undo snapshots and storage, and the tools of the configured MCP servers.
+ * The session a `crow run` works in, from flags to a HostSession: the
+ * folder's trust (asked on a terminal when the project asks for more than
+ * an untrusted folder gets), its settings and catalog, the session (new, or
+ * loaded from the store) with its permission gate, undo and storage.
  */
-export async function prepareRun(choices: RunChoices, io: CliIO, signal: AbortSignal): Promise<PreparedRun> {
+export async function openRunSession(choices: RunChoices, io: CliIO): Promise<HostSession> {
   const { root } = choices;
-  const settings = resolveSettings(root, choices.overrides, io.env);
+  const style = styleFor(io.stderr, io.env);
+  const trust = await decideTrust(root, { env: io.env, ...(choices.interactive ? { ask: askTrust(io, style) } : {}) });
+  const settings = resolveSettings(root, choices.overrides, io.env, { trusted: trust.trusted });
   if (choices.maxIterations !== undefined) settings.maxIterations = choices.maxIterations;
-  const { registry, errors } = AgentRegistry.load(root, io.env);
-  for (const error of errors) io.stderr.write(`crow: warning: ${formatProblem(error)} (this definition is skipped)\n`);
-  const store = new SessionStore({ dataHome: dataHome(io.env), warn: (w) => io.stderr.write(`crow: warning: ${w}\n`) });
-  const stored = choices.session !== undefined ? storedSessionId(store, choices.session, root) : undefined;
-
-  let agentName = choices.agent ?? (stored ? store.meta(stored).agentName : undefined) ?? defaultAgentName(settings);
-  let prompt = choices.prompt;
-  if (prompt.trimStart().startsWith('/')) {
-    const expanded = SlashCommands.load(root, io.env).commands.expand(prompt.trim(), { workspaceRoot: root, agentName });
-    prompt = expanded.prompt;
-    if (choices.agent === undefined && expanded.agent !== undefined) agentName = expanded.agent;
-  }
-
-  const workspace = new NodeWorkspace(root);
-  const prompts = PromptRegistry.forWorkspace(root, io.env);
-  const mcp = mcpServers(settings, root, io);
-  return closingOnFailure(mcp, async () => {
-    const tools = [...builtinTools(settings.webSearch ? { webSearch: settings.webSearch } : {}), ...(await mcp.tools())];
-    const agent = assembleAgent(agentName, { registry, config: settings, workspace, prompts, env: io.env, tools });
-    const sessionId = stored ?? randomUUID();
-    const snapshots = choices.undo ? await prepareUndo(root, sessionId, prompt, io, signal) : undefined;
-    const permissions = permissionGate(settings, choices, io);
-    const dependencies = { permissions, ...(snapshots ? { snapshots } : {}) };
-    const session = stored
-      ? store.load(stored, dependencies)
-      : new ACPSession({ id: sessionId, cwd: root, agentName, ...dependencies });
-    if (!session.title) session.title = titleOf(choices.prompt);
-    session.subagents = new SubagentRunner({ registry, settings, workspace, prompts, env: io.env, tools, store });
-    const handle = store.attach(session);
-    const exporter = await startOtlpExport(settings, session, io);
-    return {
-      agent,
-      session,
-      prompt,
-      close: async () => {
-        handle.close();
-        await mcp.close();
-        await exporter?.shutdown();
-      },
-    };
+  const data = dataHome(io.env);
+  const notice = untrustedNotice(trust, HOW_TO_TRUST);
+  const catalog = loadCatalog({
+    root,
+    env: io.env,
+    settings,
+    trusted: trust.trusted,
+    dataHome: data,
+    ...(choices.roles ? { roles: choices.roles } : {}),
+    notices: notice ? [notice] : [],
   });
+  const store = new SessionStore({ dataHome: data, warn: (warning) => io.stderr.write(`crow: warning: ${warning}\n`) });
+  const options = {
+    catalog: () => catalog,
+    store,
+    workspace: new NodeWorkspace(root),
+    ...(choices.interactive ? { ask: terminalAsk(io, style) } : {}),
+    howToAllow: (category: PermissionCategory) => `pass --allow ${category} (or set permissions.${category} = "allow" in .crow/config.toml)`,
+    forced: forcedRules(choices.allow),
+    ...(choices.undo ? { undo: { dataHome: data, env: io.env } } : {}),
+    env: io.env,
+  };
+  if (choices.session === undefined) return HostSession.create(options, choices.agent !== undefined ? { agent: choices.agent } : {});
+  const host = await HostSession.load(options, storedSessionId(store, choices.session, root));
+  if (choices.agent !== undefined) await host.setAgent(choices.agent);
+  return host;
 }
 
-/** The MCP servers of config.toml for this run; their problems are warnings on stderr. */
-function mcpServers(settings: Settings, root: string, io: CliIO): McpServers {
-  return new McpServers(serversFromSettings(settings.mcpServers, io.env), {
-    cwd: root,
-    report: (problem) => io.stderr.write(`crow: warning: ${problem.message}\n`),
-  });
-}
-
-/** Runs `prepare`, closing the MCP servers if it fails: their processes would keep crow running. */
-async function closingOnFailure<T>(mcp: McpServers, prepare: () => Promise<T>): Promise<T> {
-  try {
-    return await prepare();
-  } catch (err) {
-    await mcp.close();
-    throw err;
-  }
-}
-
-/** Exports the session's spans over OTLP/HTTP when an endpoint is configured; the exporter loads only then. */
-async function startOtlpExport(settings: Settings, session: ACPSession, io: CliIO): Promise<{ shutdown(): Promise<void> } | undefined> {
-  const endpoint = otlpEndpointFrom(settings.otlpEndpoint, io.env);
-  if (!endpoint) return undefined;
-  const { otlpSink } = await import('../../telemetry/otlp-export.js');
-  const exported = otlpSink({ endpoint, onError: (error: Error) => io.stderr.write(`crow: warning: ${error.message}\n`) });
-  session.trace.addSink(exported.sink);
-  return exported;
-}
-
-function permissionGate(settings: Settings, choices: RunChoices, io: CliIO): PermissionGate {
-  const forced: Partial<Record<string, PermissionRule>> = {};
-  if (choices.allow !== undefined) for (const category of parseCategories(choices.allow, '--allow')) forced[category] = 'allow';
-  return new PermissionGate(
-    policyFromConfig(settings.permissions),
-    choices.interactive ? terminalAsk(io, styleFor(io.stderr, io.env)) : undefined,
-    (category) => `pass --allow ${category} (or set permissions.${category} = "allow" in .crow/config.toml)`,
-    forced,
-  );
+function forcedRules(allow: string | undefined): Partial<Record<PermissionCategory, PermissionRule>> {
+  const forced: Partial<Record<PermissionCategory, PermissionRule>> = {};
+  if (allow !== undefined) for (const category of parseCategories(allow, '--allow')) forced[category] = 'allow';
+  return forced;
 }
 
 function storedSessionId(store: SessionStore, choice: string, root: string): string {
@@ -142,7 +82,19 @@ function storedSessionId(store: SessionStore, choice: string, root: string): str
   return latest.id;
 }
 
-function titleOf(prompt: string): string {
-  const line = prompt.trim().split('\n', 1)[0] ?? '';
-  return line.length > 80 ? `${line.slice(0, 77)}...` : line;
+/** Shows what the project asks for and asks once whether to trust the folder; the answer is remembered. */
+function askTrust(io: CliIO, style: Style): (request: ProjectRequest, previously: TrustLookup) => Promise<boolean> {
+  return async (request, previously) => {
+    const opening =
+      previously === 'changed'
+        ? `${request.folder} asks for something other than what you trusted before:`
+        : `${request.folder} has its own Crow configuration that asks for more than an untrusted folder gets:`;
+    io.stderr.write(`\n${style.yellow('?')} ${style.bold(opening)}\n`);
+    for (const line of describeRequest(request)) io.stderr.write(`  • ${line}\n`);
+    io.stderr.write(`  ${style.dim('Trust this folder? [y] yes, use all of it · [n] no, ignore these parts (remembered; crow trust changes it)')} `);
+    const answer = ((await io.readLine(new AbortController().signal)) ?? '').trim().toLowerCase();
+    const trusted = answer === 'y' || answer === 'yes';
+    io.stderr.write(`  ${trusted ? style.green('trusted') : style.yellow('not trusted: those parts are ignored')}\n`);
+    return trusted;
+  };
 }

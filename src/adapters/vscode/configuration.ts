@@ -99,13 +99,13 @@ const SETTING_OF_FIELD: [RegExp, string][] = [
 ];
 
 /**
- * The engine's settings for a workspace: config.toml (user, then project)
- * under the VS Code settings the user set. Throws a ConfigError naming the
- * setting at fault and what to do.
+ * The engine's settings for a workspace: config.toml (user, then project:
+ * whole only when `trusted`) under the VS Code settings the user set.
+ * Throws a ConfigError naming the setting at fault and what to do.
  */
-export function settingsFor(root: string, configuration: CrowConfiguration, env: NodeJS.ProcessEnv): Settings {
+export function settingsFor(root: string, configuration: CrowConfiguration, env: NodeJS.ProcessEnv, trusted = false): Settings {
   const overrides = definedOnly({ provider: configuration.provider, model: configuration.model });
-  const settings = resolveSettings(root, overrides, env, frontDoorDocument(configuration));
+  const settings = resolveSettings(root, overrides, env, { frontDoor: frontDoorDocument(configuration), trusted });
   for (const [name, url] of Object.entries(configuration.baseUrls ?? {})) {
     const entry = settings.providers[name];
     if (!entry) {
@@ -126,7 +126,7 @@ export function settingsFor(root: string, configuration: CrowConfiguration, env:
 }
 
 /** The settings that map onto config.toml fields, as a document validated like the files are. */
-function frontDoorDocument(configuration: CrowConfiguration): SettingsDocument {
+export function frontDoorDocument(configuration: CrowConfiguration): SettingsDocument {
   const { permissions } = configuration;
   const data: Record<string, unknown> = definedOnly({
     default_agent: configuration.defaultAgent,

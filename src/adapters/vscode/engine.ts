@@ -24,8 +24,8 @@ if (shippedRipgrep !== undefined) useRipgrepFallback(shippedRipgrep);
 export { ChatController } from './chat/chat-controller';
 
 /** The agents a person can pick in a folder (for `@crow /agent`), read from its definitions. */
-export function agentNames(root: string): string[] {
-  return pickableAgents(AgentRegistry.load(root, process.env).registry).map((agent) => agent.name);
+export function agentNames(root: string, trusted: boolean): string[] {
+  return pickableAgents(AgentRegistry.load(root, process.env, { trusted }).registry).map((agent) => agent.name);
 }
 export { ChatSession } from './chat/chat-session';
 export { settingsFor } from './configuration';
@@ -53,6 +53,7 @@ export function chatHost(
   env: () => Promise<NodeJS.ProcessEnv>,
   workspaces: Map<string, VscodeWorkspace>,
   log: (message: string) => void,
+  trusted: () => boolean,
 ): ChatHost {
   const data = dataHome(process.env);
   return {
@@ -61,6 +62,7 @@ export function chatHost(
     store: new SessionStore({ dataHome: data }),
     env,
     configuration: () => crowConfiguration(),
+    trusted,
     workspace: (): Workspace => {
       let workspace = workspaces.get(root);
       if (!workspace) {

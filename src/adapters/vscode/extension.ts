@@ -42,7 +42,8 @@ export function activate(context: vscode.ExtensionContext): Crow {
   const log = vscode.window.createOutputChannel('Crow', { log: true });
   const workspaces = new Map<string, VscodeWorkspace>();
   const before = new BeforeTexts();
-  const host = (root: string) => engine().chatHost(root, () => keys.env(), workspaces, (message) => log.info(message));
+  const trusted = (): boolean => vscode.workspace.isTrusted;
+  const host = (root: string) => engine().chatHost(root, () => keys.env(), workspaces, (message) => log.info(message), trusted);
   const rootOrThrow = (): string => {
     const root = workspaceRoot();
     if (root === undefined) throw new Error('Open a folder first: Crow works on the files of a workspace folder.');
@@ -67,7 +68,7 @@ export function activate(context: vscode.ExtensionContext): Crow {
   });
 
   const languageModels = registerLanguageModels({
-    settings: () => engine().settingsFor(workspaceRoot() ?? process.cwd(), engine().crowConfiguration(), process.env),
+    settings: () => engine().settingsFor(workspaceRoot() ?? process.cwd(), engine().crowConfiguration(), process.env, trusted()),
     env: () => keys.env(),
   });
   const crow: Crow = { keys, chat, traces, engine, controller: () => chat.controller, languageModels };
@@ -83,11 +84,13 @@ export function activate(context: vscode.ExtensionContext): Crow {
       startSession: async (ask, agent) => engine().ChatSession.start(host(rootOrThrow()), ask, agent),
       agentNames: async () => {
         const root = workspaceRoot();
-        return root === undefined ? [] : engine().agentNames(root);
+        return root === undefined ? [] : engine().agentNames(root, trusted());
       },
       iconPath: vscode.Uri.joinPath(context.extensionUri, 'media', 'crow.svg'),
     }),
     keys.onDidChange(() => languageModels.refresh()),
+    // A folder trusted now may add providers and models of its own.
+    vscode.workspace.onDidGrantWorkspaceTrust(() => languageModels.refresh()),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (event.affectsConfiguration('crow')) languageModels.refresh();
     }),

@@ -37,11 +37,11 @@ describe('assembling ACP agents from definitions', () => {
 
   function context(vars: Record<string, string> = KEYS, root = project): AssemblyContext {
     const env = { XDG_CONFIG_HOME: home, ...vars };
-    const { registry, errors } = AgentRegistry.load(root, env);
+    const { registry, errors } = AgentRegistry.load(root, env, { trusted: true });
     assert.deepEqual(errors, []);
     return {
       registry,
-      config: resolveSettings(root, {}, env),
+      config: resolveSettings(root, {}, env, { trusted: true }),
       workspace: new NodeWorkspace(root),
       prompts: PromptRegistry.forWorkspace(root, env),
       env,

@@ -6,6 +6,9 @@ import { ConfigError, connectProvider, resolveConfig, resolveSettings } from '..
 import { PromptRegistry, renderSystemPrompt } from '../../../src/config/prompts';
 import { createProvider, providerFor } from '../../../src/llm';
 
+/** These tests are about the files' meaning: the project is trusted (see project-trust.test.ts for untrusted ones). */
+const TRUSTED = { trusted: true };
+
 describe('provider configuration (config.toml)', () => {
   let home: string;
   let project: string;
@@ -27,7 +30,7 @@ describe('provider configuration (config.toml)', () => {
   });
 
   it('defaults to Anthropic and reads the key from the environment', () => {
-    const config = resolveConfig(project, {}, env({ ANTHROPIC_API_KEY: 'sk-a' }));
+    const config = resolveConfig(project, {}, env({ ANTHROPIC_API_KEY: 'sk-a' }), TRUSTED);
     assert.equal(config.provider, 'anthropic');
     assert.equal(config.apiKey, 'sk-a');
     assert.equal(config.model, 'claude-sonnet-4-6');
@@ -35,12 +38,12 @@ describe('provider configuration (config.toml)', () => {
   });
 
   it('names the missing key variable', () => {
-    assert.throws(() => resolveConfig(project, {}, env()), (err: Error) => err instanceof ConfigError && /ANTHROPIC_API_KEY/.test(err.message));
-    assert.throws(() => resolveConfig(project, { provider: 'openai' }, env()), /OPENAI_API_KEY/);
+    assert.throws(() => resolveConfig(project, {}, env(), TRUSTED), (err: Error) => err instanceof ConfigError && /ANTHROPIC_API_KEY/.test(err.message));
+    assert.throws(() => resolveConfig(project, { provider: 'openai' }, env(), TRUSTED), /OPENAI_API_KEY/);
   });
 
   it('needs no key for an OpenAI-compatible server such as Ollama', () => {
-    const config = resolveConfig(project, {}, env({ CROW_PROVIDER: 'openai', OPENAI_BASE_URL: 'http://localhost:11434/v1' }));
+    const config = resolveConfig(project, {}, env({ CROW_PROVIDER: 'openai', OPENAI_BASE_URL: 'http://localhost:11434/v1' }), TRUSTED);
     assert.equal(config.apiKey, undefined);
     assert.equal(config.baseUrl, 'http://localhost:11434/v1');
     assert.equal(createProvider(config).name, 'openai');
@@ -50,18 +53,18 @@ describe('provider configuration (config.toml)', () => {
     userConfig('provider = "openai"\nmodel = "user-model"\nmax_iterations = 7\n');
     projectConfig('model = "project-model"\n');
     const vars = { OPENAI_API_KEY: 'k', ANTHROPIC_API_KEY: 'k' };
-    assert.equal(resolveConfig(project, {}, env(vars)).model, 'project-model');
-    assert.equal(resolveConfig(project, {}, env(vars)).provider, 'openai');
-    assert.equal(resolveConfig(project, {}, env(vars)).maxIterations, 7);
-    assert.equal(resolveConfig(project, {}, env({ ...vars, CROW_MODEL: 'env-model' })).model, 'env-model');
-    assert.equal(resolveConfig(project, { model: 'flag-model' }, env({ ...vars, CROW_MODEL: 'env-model' })).model, 'flag-model');
-    assert.equal(resolveConfig(project, { provider: 'anthropic' }, env(vars)).provider, 'anthropic');
+    assert.equal(resolveConfig(project, {}, env(vars), TRUSTED).model, 'project-model');
+    assert.equal(resolveConfig(project, {}, env(vars), TRUSTED).provider, 'openai');
+    assert.equal(resolveConfig(project, {}, env(vars), TRUSTED).maxIterations, 7);
+    assert.equal(resolveConfig(project, {}, env({ ...vars, CROW_MODEL: 'env-model' }), TRUSTED).model, 'env-model');
+    assert.equal(resolveConfig(project, { model: 'flag-model' }, env({ ...vars, CROW_MODEL: 'env-model' }), TRUSTED).model, 'flag-model');
+    assert.equal(resolveConfig(project, { provider: 'anthropic' }, env(vars), TRUSTED).provider, 'anthropic');
   });
 
   it('reads snake_case settings and merges permissions field by field', () => {
     userConfig('doom_loop_threshold = 4\nthinking_budget = 2048\n[permissions]\nwrite = "allow"\nallow_commands = ["npm test"]\n');
     projectConfig('default_agent = "pair"\n[permissions]\nexecute = "deny"\n');
-    const settings = resolveSettings(project, {}, env());
+    const settings = resolveSettings(project, {}, env(), TRUSTED);
     assert.equal(settings.doomLoopThreshold, 4);
     assert.equal(settings.thinkingBudget, 2048);
     assert.equal(settings.defaultAgent, 'pair');
@@ -70,8 +73,8 @@ describe('provider configuration (config.toml)', () => {
 
   it('reads the key from the variable api_key_env names', () => {
     projectConfig('api_key_env = "MY_PROXY_KEY"\n');
-    assert.equal(resolveConfig(project, {}, env({ MY_PROXY_KEY: 'proxy' })).apiKey, 'proxy');
-    assert.throws(() => resolveConfig(project, {}, env({ ANTHROPIC_API_KEY: 'x' })), /MY_PROXY_KEY/);
+    assert.equal(resolveConfig(project, {}, env({ MY_PROXY_KEY: 'proxy' }), TRUSTED).apiKey, 'proxy');
+    assert.throws(() => resolveConfig(project, {}, env({ ANTHROPIC_API_KEY: 'x' }), TRUSTED), /MY_PROXY_KEY/);
   });
 
   it('defines named providers with models, capabilities and prices', () => {
@@ -92,7 +95,7 @@ describe('provider configuration (config.toml)', () => {
         'cache_write_per_mtok = 3.75',
       ].join('\n'),
     );
-    const settings = resolveSettings(project, {}, env());
+    const settings = resolveSettings(project, {}, env(), TRUSTED);
     const local = settings.providers.local!;
     assert.deepEqual(
       { type: local.type, baseUrl: local.baseUrl, apiKeyEnv: local.apiKeyEnv, defaultModel: local.defaultModel },
@@ -116,7 +119,7 @@ describe('provider configuration (config.toml)', () => {
   });
 
   it('names the agent and the variable when a role has no key', () => {
-    const settings = resolveSettings(project, {}, env());
+    const settings = resolveSettings(project, {}, env(), TRUSTED);
     assert.throws(
       () => connectProvider(settings, { provider: 'openai' }, env(), 'verifier'),
       (err: Error) => err instanceof ConfigError && /agent "verifier"/.test(err.message) && /OPENAI_API_KEY/.test(err.message),
@@ -130,32 +133,32 @@ describe('provider configuration (config.toml)', () => {
   it('rejects bad config files naming the file, the field and a likely fix', () => {
     const vars = env({ ANTHROPIC_API_KEY: 'k' });
     projectConfig('modle = "x"\n');
-    assert.throws(() => resolveConfig(project, {}, vars), /\.crow\/config\.toml: field "modle": unknown field \(did you mean "model"\?\)/);
+    assert.throws(() => resolveConfig(project, {}, vars, TRUSTED), /\.crow\/config\.toml: field "modle": unknown field \(did you mean "model"\?\)/);
     projectConfig('max_iterations = -1\n');
-    assert.throws(() => resolveConfig(project, {}, vars), /field "max_iterations"/);
+    assert.throws(() => resolveConfig(project, {}, vars, TRUSTED), /field "max_iterations"/);
     projectConfig('[providers.local]\ntype = "openia"\n');
-    assert.throws(() => resolveConfig(project, {}, vars), /field "providers\.local\.type".*did you mean "openai"\?/);
+    assert.throws(() => resolveConfig(project, {}, vars, TRUSTED), /field "providers\.local\.type".*did you mean "openai"\?/);
     projectConfig('[providers.local.models.m]\nvison = true\n');
-    assert.throws(() => resolveConfig(project, {}, vars), /"providers\.local\.models\.m\.vison": unknown field \(did you mean "vision"\?\)/);
+    assert.throws(() => resolveConfig(project, {}, vars, TRUSTED), /"providers\.local\.models\.m\.vison": unknown field \(did you mean "vision"\?\)/);
     projectConfig('max_iterations = \n');
-    assert.throws(() => resolveConfig(project, {}, vars), /not valid TOML/);
+    assert.throws(() => resolveConfig(project, {}, vars, TRUSTED), /not valid TOML/);
   });
 
   it('never takes a key in a file', () => {
     const vars = env({ ANTHROPIC_API_KEY: 'k' });
     projectConfig('[providers.local]\ntype = "openai"\napi_key_env = "sk-proj-abc123def456"\n');
-    assert.throws(() => resolveConfig(project, {}, vars), /api_key_env".*looks like an API key itself/);
+    assert.throws(() => resolveConfig(project, {}, vars, TRUSTED), /api_key_env".*looks like an API key itself/);
     projectConfig('[providers.local]\ntype = "openai"\napi_key = "abc"\n');
-    assert.throws(() => resolveConfig(project, {}, vars), /api_key".*secrets are never stored in configuration files/);
+    assert.throws(() => resolveConfig(project, {}, vars, TRUSTED), /api_key".*secrets are never stored in configuration files/);
   });
 
   it('requires a type for a provider that is not built in', () => {
     projectConfig('[providers.local]\nbase_url = "http://localhost:8000/v1"\n');
-    assert.throws(() => resolveSettings(project, {}, env()), /Provider "local" has no type/);
+    assert.throws(() => resolveSettings(project, {}, env(), TRUSTED), /Provider "local" has no type/);
   });
 
   it('suggests the provider a typo meant', () => {
-    assert.throws(() => resolveConfig(project, { provider: 'opneai' }, env()), /Did you mean "openai"\?/);
+    assert.throws(() => resolveConfig(project, { provider: 'opneai' }, env(), TRUSTED), /Did you mean "openai"\?/);
   });
 });
 

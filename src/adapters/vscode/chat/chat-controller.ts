@@ -7,7 +7,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { CompositionRole, RoleModels } from '../../../agents/role-models';
-import type { SpanRecord } from '../../../telemetry/span';
 import { errorMessage } from '../../../tools/define-tool';
 import type { AskFn, PermissionAnswer, PermissionRequest } from '../../../tools/permissions';
 import type {
@@ -15,7 +14,6 @@ import type {
   ApprovalDecision,
   ApprovalRequest,
   HostMessage,
-  Meter,
   RoleModelChoice,
   SessionSummary,
   TranscriptEvent,
@@ -23,7 +21,8 @@ import type {
 } from '../../../../webview/chat/protocol';
 import { ChatSession, type ChatHost } from './chat-session';
 import { replayTranscript } from './replay';
-import { emptyMeter, notice, sumMeters } from './transcript';
+import { emptyMeter, sumMeters } from '../../../host/cost';
+import { notice } from './transcript';
 
 /** What the view asks of VS Code itself. */
 export interface ViewActions {
@@ -207,7 +206,7 @@ export class ChatController {
     this.post({ type: 'reset', sessionId: id, title: chat.session.title });
     if (id !== undefined) {
       for (const event of replayTranscript(chat.session)) this.remember(event);
-      this.sessionMeter = meterOf(this.host.store.spans(id));
+      this.sessionMeter = chat.meter;
       this.post({ type: 'events', events: this.transcript });
       this.post({ type: 'meter', prompt: this.promptMeter, session: this.sessionMeter });
     }
@@ -285,21 +284,4 @@ export class ChatController {
 
 function labelled(models: RoleModels[]): RoleModelChoice[] {
   return models.map(({ role, current, options }) => ({ role, label: ROLE_LABEL[role], current, options }));
-}
-
-/** A stored session's tokens and cost, from its LLM call spans. */
-export function meterOf(spans: readonly SpanRecord[]): Meter {
-  let meter: Meter = emptyMeter();
-  for (const span of spans) {
-    if (span.kind !== 'llm_call') continue;
-    const number = (key: string): number => (typeof span.attributes[key] === 'number' ? (span.attributes[key] as number) : 0);
-    const cost = span.attributes['crow.cost_usd'];
-    meter = sumMeters(meter, {
-      inputTokens: number('gen_ai.usage.input_tokens'),
-      outputTokens: number('gen_ai.usage.output_tokens'),
-      cachedTokens: number('gen_ai.usage.cache_read.input_tokens'),
-      ...(typeof cost === 'number' ? { costUsd: cost } : {}),
-    });
-  }
-  return meter;
 }

@@ -6,11 +6,9 @@
  */
 import { type AgentEvent, unreachable } from '../../../engine/events';
 import { verdictText } from '../../acp/client-text';
-import type { Usage } from '../../../llm/types';
-import { costOf, type ModelPricing } from '../../../telemetry/gen-ai';
 import type { TodoItem } from '../../../tools/todos';
 import type { ToolResult } from '../../../tools/tool';
-import type { Actor, Meter, PlanEntry, PromptStatus, TranscriptEvent } from '../../../../webview/chat/protocol';
+import type { Actor, PlanEntry, PromptStatus, TranscriptEvent } from '../../../../webview/chat/protocol';
 
 /** Arguments and outputs beyond this are cut: the trace keeps the rest. */
 export const MAX_CARD_CHARS = 8_000;
@@ -19,34 +17,6 @@ export interface TranscriptOptions {
   /** The composition's primary and reviewer, for the badges; anyone else is a subagent. */
   primary: string;
   coagent?: string;
-  /** Prices of a model, when configured: the meter's cost. */
-  pricing(model: string): ModelPricing | undefined;
-}
-
-export function emptyMeter(): Meter {
-  return { inputTokens: 0, outputTokens: 0, cachedTokens: 0 };
-}
-
-/** Adds one LLM call's usage to a meter; cost only counts while every call so far had prices. */
-export function addUsage(meter: Meter, usage: Usage, pricing: ModelPricing | undefined, first: boolean): Meter {
-  const cost = pricing ? costOf(usage, pricing) : undefined;
-  const costUsd = cost === undefined ? undefined : first ? cost : meter.costUsd === undefined ? undefined : meter.costUsd + cost;
-  return {
-    inputTokens: meter.inputTokens + usage.input + usage.cacheRead + usage.cacheWrite,
-    outputTokens: meter.outputTokens + usage.output,
-    cachedTokens: meter.cachedTokens + usage.cacheRead,
-    ...(costUsd !== undefined ? { costUsd } : {}),
-  };
-}
-
-export function sumMeters(a: Meter, b: Meter): Meter {
-  const costUsd = a.costUsd !== undefined && b.costUsd !== undefined ? a.costUsd + b.costUsd : (a.costUsd ?? b.costUsd);
-  return {
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    cachedTokens: a.cachedTokens + b.cachedTokens,
-    ...(costUsd !== undefined ? { costUsd } : {}),
-  };
 }
 
 export function capText(text: string, max = MAX_CARD_CHARS): string {
@@ -76,20 +46,13 @@ export function planEntries(items: readonly TodoItem[]): PlanEntry[] {
 
 /**
  * Translates one prompt's events. `handle` returns the events to show (often
- * none) and keeps the prompt's meter; text arrives as deltas, a complete
- * block only when its deltas never came.
+ * none); text arrives as deltas, a complete block only when its deltas never
+ * came. Tokens and cost are the session host's to count.
  */
 export class TranscriptTranslator {
   private readonly streamed = new Set<string>();
-  private meterValue = emptyMeter();
-  private calls = 0;
 
   constructor(private readonly options: TranscriptOptions) {}
-
-  /** Tokens and cost of this prompt so far. */
-  get meter(): Meter {
-    return this.meterValue;
-  }
 
   actor(agent: string): Actor {
     if (agent === this.options.primary) return { agent, role: 'primary' };
@@ -126,8 +89,9 @@ export class TranscriptTranslator {
       case 'tool_call_end':
         return [toolEnd(event.callId, event.result, event.durationMs)];
       case 'usage':
-        this.meterValue = addUsage(this.meterValue, event.usage, this.options.pricing(event.model), this.calls++ === 0);
         return [];
+      case 'notice':
+        return [notice(event.level, event.message)];
       case 'retry':
         return [notice('info', `The provider failed (${event.reason}); retrying in ${seconds(event.delayMs)} (attempt ${event.attempt}).`)];
       case 'doom_loop':

@@ -25,7 +25,7 @@ describe('VS Code settings in the engine', () => {
     mkdirSync(join(root, '.crow'), { recursive: true });
     writeFileSync(join(root, '.crow', 'config.toml'), 'provider = "openai"\ndefault_agent = "pair"\n[permissions]\nwrite = "allow"\n');
     const configuration = readConfiguration(lookup({ provider: '', model: '', maxIterations: 0, baseUrls: {}, mcpServers: {} }));
-    const settings = settingsFor(root, configuration, sandbox.env);
+    const settings = settingsFor(root, configuration, sandbox.env, true);
     assert.equal(settings.provider, 'openai');
     assert.equal(settings.defaultAgent, 'pair');
     assert.equal(settings.permissions?.write, 'allow');
@@ -49,7 +49,7 @@ describe('VS Code settings in the engine', () => {
         'primary.model': 'gpt-primary',
       }),
     );
-    const settings = settingsFor(root, configuration, sandbox.env);
+    const settings = settingsFor(root, configuration, sandbox.env, true);
     assert.equal(settings.provider, 'openai');
     assert.equal(settings.model, 'gpt-test');
     assert.equal(settings.providers.openai?.baseUrl, 'http://127.0.0.1:9/v1');

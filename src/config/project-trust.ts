@@ -1,0 +1,197 @@
+/**
+ * Workspace trust for a project's own settings (`.crow/config.toml`). What a
+ * cloned repository says may narrow what the agent may do, never widen it,
+ * until the user has trusted the folder: anything that loosens a permission,
+ * starts a process, or changes where requests, keys and traces go is a
+ * widening. An untrusted project keeps only the parts that cannot widen.
+ *
+ * The rule is an allow-list: a top-level key this file does not know is a
+ * widening, so a setting added later is safe until someone decides it is not.
+ */
+import { createHash } from 'node:crypto';
+import type { SettingsDocument } from './settings-file';
+
+/** One thing a project asks for that only a trusted folder gets. */
+export interface Widening {
+  /** The file that asks for it (absolute). */
+  file: string;
+  /** The dotted setting, e.g. "permissions.execute" or "mcp_servers.db". */
+  setting: string;
+  /** What it asks for, as a person reads it. */
+  text: string;
+}
+
+type Table = Record<string, unknown>;
+
+const RANK: Record<string, number> = { allow: 0, ask: 1, deny: 2 };
+/** Rules every category has when no file sets one (DEFAULT_POLICY). */
+const DEFAULT_RULES: Record<string, string> = { read: 'allow', write: 'ask', execute: 'ask', network: 'ask' };
+const SANDBOX_RANK: Record<string, number> = { off: 0, auto: 1, required: 2 };
+
+/** Keys a project may set freely: they change how the agent works, not what it may reach. */
+const HARMLESS_KEYS = new Set([
+  'model',
+  'default_agent',
+  'max_iterations',
+  'doom_loop_threshold',
+  'max_retries',
+  'idle_timeout_ms',
+  'max_output_tokens',
+  'thinking_budget',
+  'images',
+]);
+
+/** Provider fields that change where requests and keys go. */
+const PROVIDER_ROUTE_FIELDS = ['type', 'base_url', 'api_key_env'] as const;
+
+/** MCP server fields that decide what runs, what it sees, or where requests go. */
+const MCP_ROUTE_FIELDS = ['command', 'args', 'env', 'url', 'headers_env'] as const;
+
+/**
+ * What the project document asks for beyond `baseline` (the merged trusted
+ * layers: built-in defaults, the user's file, a front door's own settings),
+ * and the project document an untrusted folder keeps.
+ */
+export function judgeProjectSettings(
+  project: SettingsDocument,
+  baseline: SettingsDocument,
+  file: string,
+): { widenings: Widening[]; restricted: SettingsDocument } {
+  const widenings: Widening[] = [];
+  const restricted: Table = {};
+  const widen = (setting: string, text: string): void => void widenings.push({ file, setting, text });
+  for (const [key, value] of Object.entries(project as Table)) {
+    if (value === undefined) continue;
+    if (HARMLESS_KEYS.has(key)) {
+      restricted[key] = value;
+      continue;
+    }
+    switch (key) {
+      case 'provider':
+        if (value === baseline.provider) restricted[key] = value;
+        else widen('provider', `provider = ${quote(value)}: sends every request to that provider`);
+        break;
+      case 'base_url':
+        widen('base_url', `base_url = ${quote(value)}: sends requests, and the API key, to that address`);
+        break;
+      case 'api_key_env':
+        widen('api_key_env', `api_key_env = ${quote(value)}: sends the value of that variable as the API key`);
+        break;
+      case 'permissions':
+        restricted.permissions = judgePermissions(value as Table, (baseline.permissions ?? {}) as Table, widen);
+        break;
+      case 'providers':
+        restricted.providers = judgeProviders(value as Table, (baseline.providers ?? {}) as Table, widen);
+        break;
+      case 'mcp_servers':
+        restricted.mcp_servers = judgeMcpServers(value as Table, (baseline.mcp_servers ?? {}) as Table, widen);
+        break;
+      case 'sandbox': {
+        const base = typeof (baseline as Table).sandbox === 'string' ? ((baseline as Table).sandbox as string) : 'auto';
+        if ((SANDBOX_RANK[String(value)] ?? -1) >= (SANDBOX_RANK[base] ?? 1)) restricted[key] = value;
+        else widen('sandbox', `sandbox = ${quote(value)}: runs commands with less isolation`);
+        break;
+      }
+      case 'web_search':
+        widen('web_search', `web_search = ${describe(value)}: sends searches, and any search key, to that service`);
+        break;
+      case 'telemetry':
+        widen('telemetry', `telemetry = ${describe(value)}: sends traces (prompts, code, outputs) to that endpoint`);
+        break;
+      default:
+        widen(key, `${key} = ${describe(value)}`);
+    }
+  }
+  return { widenings, restricted: dropEmpty(restricted) as SettingsDocument };
+}
+
+function judgePermissions(project: Table, baseline: Table, widen: (setting: string, text: string) => void): Table {
+  const kept: Table = {};
+  for (const [category, rule] of Object.entries(project)) {
+    if (category === 'allow_commands') {
+      const trusted = new Set(Array.isArray(baseline.allow_commands) ? (baseline.allow_commands as string[]) : []);
+      const asked = Array.isArray(rule) ? (rule as string[]) : [];
+      const extra = asked.filter((command) => !trusted.has(command));
+      // Arrays replace: keeping only what the user allowed too narrows the list, never widens it.
+      kept.allow_commands = asked.filter((command) => trusted.has(command));
+      if (extra.length > 0) widen('permissions.allow_commands', `runs these commands without asking: ${extra.map(quote).join(', ')}`);
+      continue;
+    }
+    const base = typeof baseline[category] === 'string' ? (baseline[category] as string) : DEFAULT_RULES[category];
+    if ((RANK[String(rule)] ?? -1) >= (RANK[base ?? 'ask'] ?? 1)) kept[category] = rule;
+    else widen(`permissions.${category}`, `${category} = ${quote(rule)}: ${category} without asking (you have ${quote(base)})`);
+  }
+  return kept;
+}
+
+function judgeProviders(project: Table, baseline: Table, widen: (setting: string, text: string) => void): Table {
+  const kept: Table = {};
+  for (const [name, table] of Object.entries(project)) {
+    const fields = (table ?? {}) as Table;
+    const known = baseline[name] as Table | undefined;
+    if (!known) {
+      widen(`providers.${name}`, `a provider of its own, ${describe(fields)}`);
+      continue;
+    }
+    const safe: Table = {};
+    for (const [field, value] of Object.entries(fields)) {
+      if ((PROVIDER_ROUTE_FIELDS as readonly string[]).includes(field) && !same(value, known[field])) {
+        widen(`providers.${name}.${field}`, `${field} = ${quote(value)}: changes where ${name} requests and its key go`);
+      } else {
+        safe[field] = value;
+      }
+    }
+    kept[name] = safe;
+  }
+  return kept;
+}
+
+function judgeMcpServers(project: Table, baseline: Table, widen: (setting: string, text: string) => void): Table {
+  const kept: Table = {};
+  for (const [name, table] of Object.entries(project)) {
+    const fields = (table ?? {}) as Table;
+    const known = baseline[name] as Table | undefined;
+    const knownEnabled = known !== undefined && known.enabled !== false;
+    const safe: Table = {};
+    for (const [field, value] of Object.entries(fields)) {
+      const routes = (MCP_ROUTE_FIELDS as readonly string[]).includes(field) && !same(value, known?.[field]);
+      const enables = field === 'enabled' && value !== false && !knownEnabled;
+      const loosens = field === 'permission' && (RANK[String(value)] ?? 0) < (RANK[String(known?.permission ?? 'ask')] ?? 1);
+      if (routes || enables || loosens) continue;
+      safe[field] = value;
+    }
+    const dropped = Object.keys(fields).filter((field) => !(field in safe));
+    if (dropped.length > 0) {
+      const what = fields.command !== undefined ? `runs ${quote([fields.command, ...((fields.args as unknown[]) ?? [])].join(' '))}` : describe(fields);
+      widen(`mcp_servers.${name}`, `MCP server "${name}" ${known ? 'changed' : 'added'}: ${what}`);
+    }
+    // A server the user does not have is dropped whole: what is left of it could not run.
+    if (known && Object.keys(safe).length > 0) kept[name] = safe;
+  }
+  return kept;
+}
+
+/** A stable digest of what a project asks for: trust given to one set of widenings is not trust for another. */
+export function wideningFingerprint(widenings: readonly Widening[]): string {
+  const lines = widenings.map((w) => `${w.setting}\u0000${w.text}`).sort();
+  return createHash('sha256').update(lines.join('\n')).digest('hex');
+}
+
+function same(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function quote(value: unknown): string {
+  return JSON.stringify(value) ?? String(value);
+}
+
+function describe(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 160 ? `${text.slice(0, 157)}...` : text;
+}
+
+function dropEmpty(table: Table): Table {
+  return Object.fromEntries(
+    Object.entries(table).filter(([, value]) => !(value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0)),
+  );
+}

@@ -1,0 +1,97 @@
+/**
+ * Slash commands as every front door offers them: `/name args` typed as a
+ * prompt. A template command (a markdown file, src/config/slash-commands.ts)
+ * becomes a prompt, optionally run by the agent it names; a programmatic
+ * command is code that drives the session itself (undo, Spec Kit) and
+ * answers with the same event stream an agent run does.
+ */
+import type { ACPAgent, RunStream } from '../agents/acp-agent';
+import type { PromptRegistry } from '../config/prompts';
+import { didYouMean } from '../config/did-you-mean';
+import { parseCommandLine, SlashCommandError, type SlashCommands } from '../config/slash-commands';
+import type { UserBlock } from '../llm/types';
+import type { ACPSession } from '../session/acp-session';
+import type { Workspace } from '../tools/workspace';
+
+/** A command as clients list it. */
+export interface CommandEntry {
+  name: string;
+  description: string;
+  /** What to type after the name, for clients that show a hint. */
+  hint?: string;
+}
+
+/** What a programmatic command gets to work with. */
+export interface ProgrammaticInput {
+  session: ACPSession;
+  /** The composition the session would run the prompt with. */
+  composition: ACPAgent;
+  /** The text after the command name. */
+  args: string;
+  workspace: Workspace;
+  prompts: PromptRegistry;
+  env: NodeJS.ProcessEnv;
+  signal: AbortSignal;
+}
+
+export interface ProgrammaticCommand extends CommandEntry {
+  run(input: ProgrammaticInput): RunStream;
+}
+
+/** What a command line turned into. */
+export type Expansion =
+  | { kind: 'prompt'; prompt: string; agent?: string }
+  | { kind: 'program'; command: ProgrammaticCommand; args: string };
+
+/** The slash commands of a folder. */
+export interface CommandCatalog {
+  list(): CommandEntry[];
+  get(name: string): CommandEntry | undefined;
+  /** Expands "/name args" for a command that exists; throws with a readable message when it cannot. */
+  expand(line: string, context: { workspaceRoot: string; agentName: string }): Expansion;
+}
+
+/** Template commands from the command folders and programmatic ones from code; code wins a name clash. */
+export class FolderCommands implements CommandCatalog {
+  private readonly programs: Map<string, ProgrammaticCommand>;
+
+  constructor(
+    private readonly templates: SlashCommands,
+    programs: readonly ProgrammaticCommand[] = [],
+  ) {
+    this.programs = new Map(programs.map((command) => [command.name, command]));
+  }
+
+  list(): CommandEntry[] {
+    const templates = this.templates.list().filter((command) => !this.programs.has(command.name));
+    const entries: CommandEntry[] = [
+      ...templates.map(({ name, description }) => ({ name, description })),
+      ...[...this.programs.values()].map(({ name, description, hint }) => ({ name, description, ...(hint ? { hint } : {}) })),
+    ];
+    return entries.sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  get(name: string): CommandEntry | undefined {
+    return this.programs.get(name) ?? this.templates.get(name);
+  }
+
+  expand(line: string, context: { workspaceRoot: string; agentName: string }): Expansion {
+    const call = parseCommandLine(line);
+    const program = call ? this.programs.get(call.name) : undefined;
+    if (call && program) return { kind: 'program', command: program, args: call.args };
+    if (call && !this.templates.get(call.name)) {
+      const names = this.list().map((command) => command.name);
+      const guess = didYouMean(call.name, names);
+      throw new SlashCommandError(`Unknown command "/${call.name}".${guess ? ` Did you mean "/${guess}"?` : ''} Commands: ${names.map((n) => `/${n}`).join(', ')}.`);
+    }
+    return { kind: 'prompt', ...this.templates.expand(line, context) };
+  }
+}
+
+/** The command a prompt opens with, when its first block is text naming a known command. */
+export function commandOf(blocks: readonly UserBlock[], commands: CommandCatalog | undefined): string | undefined {
+  const first = blocks[0];
+  if (!commands || first?.type !== 'text') return undefined;
+  const name = /^\s*\/([A-Za-z0-9][A-Za-z0-9._-]*)/.exec(first.text)?.[1];
+  return name !== undefined && commands.get(name) ? name : undefined;
+}

@@ -1,0 +1,125 @@
+/**
+ * A folder's configuration, read once per call: its settings (already
+ * resolved by the front door, with or without the project's widenings),
+ * agent definitions, prompts, slash commands, tools and MCP servers, and
+ * the secrets in play. The one place every front door gets its catalog from.
+ */
+import { assembleAgent, defaultAgentName, pickableAgents } from '../agents/assemble';
+import { contextWindowFor } from '../agents/definition-agent';
+import { roleModels, type CompositionRole, type RoleModels } from '../agents/role-models';
+import { SubagentRunner } from '../agents/subagent-runner';
+import { AgentRegistry } from '../config/agent-registry';
+import { formatProblem } from '../config/config-problems';
+import { policyFromConfig } from '../config/permission-config';
+import { PromptRegistry } from '../config/prompts';
+import { agentModel, providerApiKey, type Settings } from '../config/provider-config';
+import { SlashCommands } from '../config/slash-commands';
+import { serversFromSettings } from '../mcp/server-config';
+import { SessionStore } from '../session/session-store';
+import { otlpEndpointFrom } from '../telemetry/otlp-endpoint';
+import { Redactor } from '../telemetry/redact';
+import { builtinTools } from '../tools/registry';
+import type { WorkspaceCatalog } from './catalog';
+import { FolderCommands, type ProgrammaticCommand } from './commands';
+import { secretVariables } from './secrets';
+
+/** A model or provider chosen per role outside any session: command-line flags, VS Code settings. */
+export interface RoleDefaults {
+  models?: Partial<Record<CompositionRole, string>>;
+  providers?: Partial<Record<CompositionRole, string>>;
+}
+
+export interface FolderOptions {
+  /** The folder (absolute). */
+  root: string;
+  /** Where keys are read from. */
+  env: NodeJS.ProcessEnv;
+  /** The settings for the folder, resolved by the front door (flags, its own settings, trust). */
+  settings: Settings;
+  /** Whether the project's own definitions are trusted (see folder-trust.ts); default no. */
+  trusted?: boolean;
+  /** Where subagents' sessions are stored. */
+  dataHome: string;
+  roles?: RoleDefaults;
+  /** Commands implemented in code (undo, Spec Kit), besides the template commands. */
+  programs?: readonly ProgrammaticCommand[];
+  /** Things to tell the user once, besides problems found here (e.g. that project settings were left out). */
+  notices?: readonly string[];
+}
+
+export function loadCatalog(options: FolderOptions): WorkspaceCatalog {
+  const { root, env, settings } = options;
+  const roles = options.roles ?? {};
+  const { registry, errors } = AgentRegistry.load(root, env, { trusted: options.trusted === true });
+  const templates = SlashCommands.load(root, env);
+  const notices = [
+    ...(options.notices ?? []),
+    ...errors.map((error) => `${formatProblem(error)} (this definition is skipped)`),
+    ...templates.errors.map((error) => `${formatProblem(error)} (this command is skipped)`),
+  ];
+  const prompts = PromptRegistry.forWorkspace(root, env);
+  const commands = new FolderCommands(templates.commands, options.programs);
+  const tools = builtinTools(settings.webSearch ? { webSearch: settings.webSearch } : {});
+  const acpAgents = pickableAgents(registry);
+  const redactor = new Redactor(env, secretVariables(settings));
+  const store = new SessionStore({ dataHome: options.dataHome });
+  return {
+    list: () => acpAgents,
+    defaultAgent: () => {
+      const wanted = defaultAgentName(settings);
+      return acpAgents.some((agent) => agent.name === wanted) ? wanted : (acpAgents[0]?.name ?? wanted);
+    },
+    models: (agent) => withDefaults(roleModels(agent, registry, settings, roles.providers), roles.models),
+    build: (agent, workspace, models, buildOptions = {}) => {
+      const config = buildOptions.thinkingBudget === undefined ? settings : { ...settings, thinkingBudget: buildOptions.thinkingBudget };
+      return assembleAgent(agent, {
+        registry,
+        config,
+        workspace,
+        prompts,
+        env,
+        tools: [...tools, ...(buildOptions.sessionTools ?? [])],
+        models: { ...roles.models, ...models },
+        ...(roles.providers ? { providers: roles.providers } : {}),
+      });
+    },
+    thinks: (agent) => {
+      const primary = registry.baseAgent(registry.acpAgent(agent)?.primary ?? '');
+      if (!primary) return false;
+      const moved = roles.providers?.primary;
+      const { provider, model } = agentModel(settings, moved !== undefined ? { provider: moved } : primary);
+      const entry = settings.providers[provider];
+      return entry?.type === 'anthropic' && entry.models[model ?? entry.defaultModel ?? '']?.thinking !== false;
+    },
+    missingKeys: () => missingKeys(settings, env),
+    contextWindow: (model) => contextWindowFor(settings, model),
+    permissionPolicy: () => policyFromConfig(settings.permissions),
+    subagents: (workspace, sessionTools = []) =>
+      new SubagentRunner({ registry, settings, workspace, prompts, env, tools: [...tools, ...sessionTools], store }),
+    mcpServers: () => serversFromSettings(settings.mcpServers, env),
+    commands: () => commands,
+    otlpEndpoint: () => otlpEndpointFrom(settings.otlpEndpoint, env),
+    redactor: () => redactor,
+    notices: () => notices,
+    prompts: () => prompts,
+  };
+}
+
+/** The environment variable of the default provider's key, when it is required and missing. */
+export function missingKeys(settings: Settings, env: NodeJS.ProcessEnv): string[] {
+  const entry = settings.providers[settings.provider]!;
+  try {
+    providerApiKey(entry, env);
+    return [];
+  } catch {
+    return entry.apiKeyEnv === undefined ? [] : [entry.apiKeyEnv];
+  }
+}
+
+/** Models chosen per role outside the session become the roles' current models. */
+function withDefaults(offers: RoleModels[], models: RoleDefaults['models']): RoleModels[] {
+  return offers.map((offer) => {
+    const model = models?.[offer.role];
+    return model !== undefined ? { ...offer, current: model, options: [...new Set([model, ...offer.options])] } : offer;
+  });
+}

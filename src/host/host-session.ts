@@ -1,0 +1,273 @@
+/**
+ * One session as every front door runs it: an ACPSession kept in the store,
+ * its permission gate, undo snapshots, MCP servers, span export, cost, and
+ * at most one running prompt. Front doors only translate their protocol to
+ * and from AgentEvents and answer `ask()`: the CLI, the ACP server and the
+ * VS Code chat all open their sessions here.
+ */
+import { randomUUID } from 'node:crypto';
+import type { CompositionRole, RoleModels } from '../agents/role-models';
+import type { NoticeLevel } from '../engine/events';
+import type { McpServerConfig } from '../mcp/server-config';
+import { ACPSession, type ThoughtLevel } from '../session/acp-session';
+import { GitSnapshotManager } from '../session/git-snapshots';
+import type { SessionDependencies } from '../session/session-store';
+import type { SpanRecord } from '../telemetry/span';
+import { TraceRecorder } from '../telemetry/trace-recorder';
+import { Redactor } from '../telemetry/redact';
+import { AutoApproveCaps, type AskFn, type PermissionCategory, PermissionGate, type PermissionRule } from '../tools/permissions';
+import type { Workspace } from '../tools/workspace';
+import type { CatalogEntry, ModelChoice, WorkspaceCatalog } from './catalog';
+import { CostMeter, meterOfSpans } from './cost';
+import { HostError } from './host-error';
+import { type PromptOptions, PromptRun, type PromptOutcome, type PromptStream } from './prompt-run';
+import type { PromptInput } from './prompt-input';
+import { levelOfBudget, THINKING_BUDGETS, THOUGHT_LEVELS } from './prompt-input';
+
+/** After a cancel, how long a prompt may take to wind down before a new prompt, or closing, stops waiting for it. */
+export const CANCEL_GRACE_MS = 2_000;
+
+/** Where sessions are kept. The SessionStore of src/session satisfies it. */
+export interface HostStore {
+  /** Starts keeping `session`: its changes are saved from now on. Throws when another process keeps it. */
+  attach(session: ACPSession): { save(): void; close(): void };
+  /** Rebuilds a stored session; throws when there is none. */
+  load(id: string, dependencies: SessionDependencies): ACPSession;
+  /** A stored session's spans, for its cost so far. */
+  spans?(id: string): SpanRecord[];
+}
+
+/** What the host tells a front door outside the events of a prompt. */
+export interface HostObserver {
+  /** Something the user should know while no prompt runs (an MCP server that failed between prompts). */
+  notice?(level: NoticeLevel, message: string, title?: string): void;
+  /** A slash command switched the session to another agent. */
+  agentChanged?(agent: string): void;
+  /** The session got its title (from its first prompt). */
+  titled?(title: string): void;
+}
+
+export interface HostSessionOptions {
+  /** The folder's configuration, asked at every prompt: a front door whose settings change returns a fresh one. */
+  catalog: () => WorkspaceCatalog | Promise<WorkspaceCatalog>;
+  store: HostStore;
+  /** Where the tools act (the local disk, an ACP client's files, VS Code's workspace). */
+  workspace: Workspace;
+  /** Asks a person; absent when nobody can answer (then "ask" is a denial that says how to allow). */
+  ask?: AskFn;
+  /** How to allow a category when nobody can be asked, e.g. "pass --allow execute". */
+  howToAllow?: (category: PermissionCategory) => string;
+  /** Rules the user forced for this session (crow run --allow), over any agent's policy. */
+  forced?: Partial<Record<PermissionCategory, PermissionRule>>;
+  /** Caps on automatic approvals per prompt, read at every prompt (VS Code settings). */
+  caps?: () => Partial<Record<PermissionCategory, number>>;
+  /** Undo points before every prompt and state-changing tool; absent: no undo. */
+  undo?: { dataHome: string; env: NodeJS.ProcessEnv };
+  /** MCP servers this front door adds for the session (an ACP client's), besides the folder's. */
+  mcpServers?: readonly McpServerConfig[];
+  /** Store the session from the moment it opens (default), or only from its first prompt (a chat view opened and left empty). */
+  storeFromFirstPrompt?: boolean;
+  /** The environment programmatic commands and prompts see. */
+  env: NodeJS.ProcessEnv;
+  observer?: HostObserver;
+}
+
+export class HostSession {
+  readonly meter: CostMeter;
+  private keeper: { save(): void; close(): void } | undefined;
+  private current: PromptRun | undefined;
+  private readonly prompts: PromptRun['shared'];
+
+  private constructor(
+    readonly session: ACPSession,
+    private readonly options: HostSessionOptions,
+    private readonly caps: AutoApproveCaps,
+    meter: CostMeter,
+  ) {
+    this.meter = meter;
+    this.prompts = { composition: undefined, mcp: undefined, exporter: undefined, told: new Set<string>() };
+    if (!options.storeFromFirstPrompt) this.keep();
+  }
+
+  /** A new session, on `agent` or the folder's default agent, with `id` or a fresh one. */
+  static async create(options: HostSessionOptions, choices: { agent?: string; id?: string } = {}): Promise<HostSession> {
+    const catalog = await options.catalog();
+    const caps = new AutoApproveCaps({});
+    const session = new ACPSession({
+      id: choices.id ?? randomUUID(),
+      cwd: options.workspace.root,
+      agentName: choices.agent ?? catalog.defaultAgent(),
+      ...dependencies(options, catalog, caps),
+    });
+    return new HostSession(session, options, caps, new CostMeter());
+  }
+
+  /** A stored session, to continue it. Throws naming the id when there is none, or when another process has it open. */
+  static async load(options: HostSessionOptions, id: string): Promise<HostSession> {
+    const catalog = await options.catalog();
+    const caps = new AutoApproveCaps({});
+    const session = options.store.load(id, dependencies(options, catalog, caps));
+    return new HostSession(session, { ...options, storeFromFirstPrompt: false }, caps, new CostMeter(meterOfSpans(options.store.spans?.(id) ?? [])));
+  }
+
+  get id(): string {
+    return this.session.id;
+  }
+
+  /** Where the session's tools act. */
+  get workspace(): Workspace {
+    return this.options.workspace;
+  }
+
+  /** Whether a prompt runs (or is still winding down after a cancel). */
+  get busy(): boolean {
+    return this.current !== undefined;
+  }
+
+  /** The agents a person can pick, and the models per role of the session's agent with the session's choices applied. */
+  async choices(): Promise<{ agents: CatalogEntry[]; models: RoleModels[]; thinks: boolean }> {
+    const catalog = await this.options.catalog();
+    const models = currentModels(catalog, this.session.agentName, this.session.models);
+    return { agents: catalog.list(), models, thinks: catalog.thinks?.(this.session.agentName) ?? false };
+  }
+
+  /**
+   * The folder's notices not yet told in this session, now counted as told:
+   * for a front door that shows them when the session opens rather than with
+   * its first prompt.
+   */
+  async takeNotices(): Promise<string[]> {
+    const fresh = ((await this.options.catalog()).notices?.() ?? []).filter((text) => !this.prompts.told.has(text));
+    for (const text of fresh) this.prompts.told.add(text);
+    return fresh;
+  }
+
+  /** The thinking level in force: the one picked, else what the settings' budget amounts to. */
+  thoughtLevel(settingsBudget?: number): ThoughtLevel {
+    return this.session.thoughtLevel ?? levelOfBudget(settingsBudget);
+  }
+
+  async setAgent(name: string): Promise<void> {
+    const agents = (await this.options.catalog()).list();
+    if (!agents.some((agent) => agent.name === name)) {
+      throw new HostError('usage', `Unknown agent "${name}". Agents: ${agents.map((agent) => agent.name).join(', ')}.`);
+    }
+    this.session.agentName = name;
+    this.keeper?.save();
+  }
+
+  /** Picks a model for a role of the session's agent; it must be one the catalog offers for that role. */
+  async setModel(role: CompositionRole, model: string): Promise<void> {
+    const offered = (await this.options.catalog()).models(this.session.agentName).find((offer) => offer.role === role);
+    if (!offered) throw new HostError('usage', `${this.session.agentName} has no ${role === 'coagent' ? 'reviewer' : 'primary'} model to pick.`);
+    if (!offered.options.includes(model)) {
+      throw new HostError('usage', `"${model}" is not a model offered for the ${role === 'coagent' ? 'reviewer' : 'primary'}: ${offered.options.join(', ')}.`);
+    }
+    this.session.models = { ...this.session.models, [role]: model };
+    this.keeper?.save();
+  }
+
+  setThoughtLevel(level: string): void {
+    if (!THOUGHT_LEVELS.includes(level as ThoughtLevel)) {
+      throw new HostError('usage', `"${level}" is not a thinking level: ${THOUGHT_LEVELS.join(', ')}.`);
+    }
+    this.session.thoughtLevel = level as ThoughtLevel;
+    this.keeper?.save();
+  }
+
+  /**
+   * Runs one prompt. The stream carries the run's events (and the host's
+   * notices) and ends with the outcome; it fails with a HostError when the
+   * prompt cannot start. A cancel (here or through `signal`) ends it with
+   * status `cancelled`, during preparation too.
+   */
+  prompt(input: PromptInput, options: PromptOptions = {}): PromptStream {
+    const run = new PromptRun(this.session, this.options, this.prompts, this.meter, this.caps);
+    const stream = run.stream;
+    void this.claim(run)
+      .then(() => {
+        this.keep();
+        const winding = run.execute(input, options, this.keeper!);
+        void winding.finally(() => {
+          if (this.current === run) this.current = undefined;
+        });
+      })
+      .catch((err: unknown) => stream.fail(err));
+    return stream;
+  }
+
+  /** Cancels the running prompt, if any; its stream ends with status `cancelled`. */
+  cancel(): void {
+    this.current?.cancel();
+  }
+
+  /** Settles when the running prompt (if any) has wound down. */
+  get finished(): Promise<void> {
+    return this.current?.finished ?? Promise.resolve();
+  }
+
+  /**
+   * Cancels a running prompt and waits (at most CANCEL_GRACE_MS) for it to
+   * wind down, so its last entries and spans are stored; then stops storing
+   * the session and closes its MCP servers and span export.
+   */
+  async close(): Promise<void> {
+    this.cancel();
+    await Promise.race([this.finished, delay(CANCEL_GRACE_MS)]);
+    this.keeper?.close();
+    await this.prompts.mcp?.servers.close();
+    await this.prompts.exporter?.shutdown();
+  }
+
+  /** Makes way for `run`: refuses while another prompt runs, waits briefly for a cancelled one to wind down. */
+  private async claim(run: PromptRun): Promise<void> {
+    const previous = this.current;
+    if (previous && !previous.cancelled) throw busy(this.id);
+    if (previous) {
+      const stopped = await Promise.race([previous.finished.then(() => true), delay(CANCEL_GRACE_MS).then(() => false)]);
+      if (!stopped) throw new HostError('busy', `The cancelled prompt in session ${this.id} is still stopping; try again in a moment.`);
+      if (this.current !== undefined && this.current !== previous) throw busy(this.id);
+    }
+    this.current = run;
+  }
+
+  /** Stores the session from now on (once). */
+  private keep(): void {
+    if (this.keeper) return;
+    try {
+      this.keeper = this.options.store.attach(this.session);
+    } catch (err) {
+      throw new HostError('busy', err instanceof Error ? err.message : String(err));
+    }
+  }
+}
+
+/** The offers of `agent`'s roles with the session's own choices as current, where still offered. */
+export function currentModels(catalog: WorkspaceCatalog, agent: string, chosen: ModelChoice): RoleModels[] {
+  return catalog.models(agent).map((offer) => {
+    const model = chosen[offer.role];
+    return model !== undefined && offer.options.includes(model) ? { ...offer, current: model } : offer;
+  });
+}
+
+/** The permission gate, snapshots and trace a new or loaded session runs with. */
+function dependencies(options: HostSessionOptions, catalog: WorkspaceCatalog, caps: AutoApproveCaps): SessionDependencies {
+  const permissions = new PermissionGate(catalog.permissionPolicy(), options.ask, options.howToAllow, options.forced ?? {}, new Map(), caps);
+  const snapshots = options.undo
+    ? new GitSnapshotManager({ workspace: options.workspace.root, dataHome: options.undo.dataHome, env: options.undo.env })
+    : undefined;
+  const trace = new TraceRecorder([], catalog.redactor?.() ?? new Redactor(options.env));
+  return { permissions, trace, ...(snapshots ? { snapshots } : {}) };
+}
+
+function busy(id: string): HostError {
+  return new HostError('busy', `A prompt is already running in session ${id}: wait for it, or cancel it first.`);
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+export type { PromptOptions, PromptOutcome, PromptStream };
+export { THINKING_BUDGETS };
+export type { ModelChoice };

@@ -1,0 +1,295 @@
+/**
+ * One prompt of a HostSession, from the moment it may start until it has
+ * wound down: prepare (configuration, slash command, MCP tools, the
+ * composition, subagents, span export, title, undo point), run, and hand
+ * every event on with the cost counted. One AbortController per prompt: a
+ * cancel during preparation ends it as cancelled too.
+ */
+import type { ACPAgent } from '../agents/acp-agent';
+import type { RunResult } from '../agents/run-result';
+import type { AgentEvent, NoticeLevel } from '../engine/events';
+import { EventStream } from '../engine/event-stream';
+import { emptyUsage, type UserBlock } from '../llm/types';
+import type { McpProblem } from '../mcp/mcp-connection';
+import { McpServers } from '../mcp/mcp-servers';
+import { mergeServers } from '../mcp/server-config';
+import type { ACPSession } from '../session/acp-session';
+import { GitSnapshotManager } from '../session/git-snapshots';
+import { recordUndoPoint } from '../session/undo-point';
+import type { AutoApproveCaps } from '../tools/permissions';
+import type { Tool } from '../tools/tool';
+import { errorText } from '../config/text';
+import type { ModelChoice, WorkspaceCatalog } from './catalog';
+import { commandOf, type Expansion } from './commands';
+import type { CostMeter, Meter } from './cost';
+import { HostError } from './host-error';
+import type { HostSessionOptions } from './host-session';
+import { exportSpans, type SpanExport } from './otlp';
+import { fitImages, promptBlocks, type PromptInput, promptText, THINKING_BUDGETS, titleOf } from './prompt-input';
+
+/** How a prompt ended, with its tokens and cost and the session's so far. */
+export interface PromptOutcome extends RunResult {
+  meter: { prompt: Meter; session: Meter };
+}
+
+export type PromptStream = EventStream<AgentEvent, PromptOutcome>;
+
+export interface PromptOptions {
+  /** Cancels the prompt, as HostSession.cancel does. */
+  signal?: AbortSignal;
+  /** Told the composition once it is built, before any of its events: who is the primary, who reviews. */
+  onStart?: (composition: ACPAgent) => void;
+}
+
+/** What prompts of one session share: built things are reused while nothing they depend on changed. */
+export interface SharedPromptState {
+  composition: { catalog: WorkspaceCatalog; key: string; tools: readonly Tool[]; agent: ACPAgent } | undefined;
+  mcp: { key: string; servers: McpServers } | undefined;
+  exporter: SpanExport | undefined;
+  /** Notices of the folder's configuration already told in this session. */
+  told: Set<string>;
+  /** Where a notice goes while a prompt runs; outside prompts, the observer. */
+  noticeSink?: (level: NoticeLevel, message: string, title?: string) => void;
+}
+
+/** How long setup may take before the user is told what is happening. */
+const SLOW_NOTICE_MS = 700;
+
+interface Prepared {
+  composition: ACPAgent;
+  blocks: UserBlock[];
+  program?: Extract<Expansion, { kind: 'program' }>;
+  catalog: WorkspaceCatalog;
+}
+
+export class PromptRun {
+  readonly stream: PromptStream = new EventStream();
+  readonly finished: Promise<void>;
+  private readonly controller = new AbortController();
+  private settle!: () => void;
+
+  constructor(
+    private readonly session: ACPSession,
+    private readonly options: HostSessionOptions,
+    readonly shared: SharedPromptState,
+    private readonly meter: CostMeter,
+    private readonly caps: AutoApproveCaps,
+  ) {
+    this.finished = new Promise((resolve) => (this.settle = resolve));
+  }
+
+  get cancelled(): boolean {
+    return this.controller.signal.aborted;
+  }
+
+  cancel(): void {
+    this.controller.abort();
+  }
+
+  /** Runs the prompt to its end; never rejects (failures end the stream). */
+  async execute(input: PromptInput, options: PromptOptions, keeper: { save(): void }): Promise<void> {
+    const external = options.signal;
+    const signal = this.controller.signal;
+    const stop = (): void => this.controller.abort();
+    external?.addEventListener('abort', stop, { once: true });
+    if (external?.aborted) stop();
+    this.shared.noticeSink = (level, message, title) => this.notice(level, message, title);
+    this.meter.startPrompt();
+    try {
+      const prepared = await this.prepare(input, signal);
+      if (prepared === 'cancelled') return this.stream.end(this.outcome(cancelledResult()));
+      options.onStart?.(prepared.composition);
+      const run = prepared.program
+        ? prepared.program.command.run({
+            session: this.session,
+            composition: prepared.composition,
+            args: prepared.program.args,
+            workspace: this.options.workspace,
+            prompts: prepared.catalog.prompts(),
+            env: this.options.env,
+            signal,
+          })
+        : prepared.composition.run(this.session, prepared.blocks, { signal });
+      for await (const event of run) {
+        this.meter.observe(event);
+        this.stream.push(event);
+      }
+      this.stream.end(this.outcome(await run.result));
+    } catch (err) {
+      this.stream.fail(err);
+    } finally {
+      external?.removeEventListener('abort', stop);
+      this.shared.noticeSink = undefined;
+      keeper.save();
+      this.settle();
+    }
+  }
+
+  private async prepare(input: PromptInput, signal: AbortSignal): Promise<Prepared | 'cancelled'> {
+    const catalog = await configurationOf(this.options);
+    const redactor = catalog.redactor?.();
+    if (redactor) this.session.trace.useRedactor(redactor);
+    for (const text of catalog.notices?.() ?? []) {
+      if (this.shared.told.has(text)) continue;
+      this.shared.told.add(text);
+      this.notice('warning', text);
+    }
+    const original = promptBlocks(input);
+    const { blocks, program } = this.expand(original, catalog);
+    if (!this.session.title) {
+      this.session.title = titleOf(original);
+      this.options.observer?.titled?.(this.session.title);
+    }
+    const tools = await untilAborted(this.mcpTools(catalog), signal);
+    if (tools === 'cancelled') return 'cancelled';
+    const composition = this.composition(catalog, tools);
+    this.session.subagents = catalog.subagents?.(this.options.workspace, tools);
+    this.caps.limits = this.options.caps?.() ?? {};
+    this.caps.reset();
+    this.startExport(catalog);
+    await this.recordUndoPoint(promptText(original), signal);
+    if (signal.aborted) return 'cancelled';
+    const supportsImages = composition.primary.provider.supportsImages;
+    return { composition, blocks: fitImages(blocks, supportsImages), catalog, ...(program ? { program } : {}) };
+  }
+
+  /** A prompt opening with a known `/command` becomes the command's prompt (maybe on another agent), or its program. */
+  private expand(blocks: UserBlock[], catalog: WorkspaceCatalog): { blocks: UserBlock[]; program?: Extract<Expansion, { kind: 'program' }> } {
+    const commands = catalog.commands?.();
+    const name = commandOf(blocks, commands);
+    if (name === undefined) return { blocks };
+    const [first, ...rest] = blocks as [Extract<UserBlock, { type: 'text' }>, ...UserBlock[]];
+    let expansion: Expansion;
+    try {
+      expansion = commands!.expand(first.text, { workspaceRoot: this.session.cwd, agentName: this.session.agentName });
+    } catch (err) {
+      throw new HostError('usage', `/${name}: ${errorText(err)}`);
+    }
+    if (expansion.kind === 'program') return { blocks, program: expansion };
+    if (expansion.agent !== undefined && expansion.agent !== this.session.agentName) {
+      this.session.agentName = expansion.agent;
+      this.options.observer?.agentChanged?.(expansion.agent);
+    }
+    return { blocks: [{ type: 'text', text: expansion.prompt }, ...rest] };
+  }
+
+  /** The tools of the folder's and the front door's MCP servers; servers restart only when their configuration changed. */
+  private async mcpTools(catalog: WorkspaceCatalog): Promise<Tool[]> {
+    const configs = mergeServers(catalog.mcpServers?.() ?? [], this.options.mcpServers ?? []);
+    if (configs.length === 0 && !this.shared.mcp) return [];
+    const key = JSON.stringify(configs);
+    if (this.shared.mcp?.key !== key) {
+      await this.shared.mcp?.servers.close();
+      const report = (problem: McpProblem): void => this.route('warning', problem.message, `MCP server "${problem.server}" has a problem`);
+      this.shared.mcp = { key, servers: new McpServers(configs, { cwd: this.session.cwd, report }) };
+    }
+    const names = configs.map((config) => config.name).join(', ');
+    const slow = setTimeout(() => this.notice('info', `Starting MCP servers: ${names}…`), SLOW_NOTICE_MS);
+    try {
+      return await this.shared.mcp.servers.tools();
+    } finally {
+      clearTimeout(slow);
+    }
+  }
+
+  /** The composition for the session's agent, models and thinking level; rebuilt only when one of them changed. */
+  private composition(catalog: WorkspaceCatalog, tools: readonly Tool[]): ACPAgent {
+    const agent = this.session.agentName;
+    const choice = chosenModels(catalog, agent, this.session.models);
+    const level = this.session.thoughtLevel;
+    const thinkingBudget = level !== undefined && catalog.thinks?.(agent) ? THINKING_BUDGETS[level] : undefined;
+    const key = JSON.stringify([agent, choice, thinkingBudget]);
+    const built = this.shared.composition;
+    if (built && built.catalog === catalog && built.key === key && built.tools === tools) return built.agent;
+    let composition: ACPAgent;
+    try {
+      composition = catalog.build(agent, this.options.workspace, choice, {
+        sessionTools: tools,
+        ...(thinkingBudget !== undefined ? { thinkingBudget } : {}),
+      });
+    } catch (err) {
+      const missing = catalog.missingKeys();
+      if (missing.length > 0) throw new HostError('auth', `${errorText(err)} (missing: ${missing.join(', ')})`);
+      throw new HostError('config', `Cannot start ${agent}: ${errorText(err)}`);
+    }
+    this.shared.composition = { catalog, key, tools, agent: composition };
+    return composition;
+  }
+
+  private startExport(catalog: WorkspaceCatalog): void {
+    if (this.shared.exporter) return;
+    const endpoint = catalog.otlpEndpoint?.();
+    if (!endpoint) return;
+    this.shared.exporter = exportSpans(this.session.trace, endpoint, (error) => this.route('warning', `Telemetry export: ${error.message}`));
+  }
+
+  private async recordUndoPoint(prompt: string, signal: AbortSignal): Promise<void> {
+    const { undo } = this.options;
+    const snapshots = this.session.snapshots;
+    if (!undo || !(snapshots instanceof GitSnapshotManager)) return;
+    await recordUndoPoint({
+      root: this.options.workspace.root,
+      dataHome: undo.dataHome,
+      env: undo.env,
+      sessionId: this.session.id,
+      prompt,
+      signal,
+      snapshots,
+      onSlow: (message) => this.notice('info', message),
+      onUnavailable: (message) => this.notice('warning', `Undo: ${message}`),
+    });
+  }
+
+  private notice(level: NoticeLevel, message: string, title?: string): void {
+    this.stream.push({ type: 'notice', agent: this.session.agentName, level, message, ...(title ? { title } : {}) });
+  }
+
+  /** A notice from something that outlives the prompt (an MCP server, the exporter): to the running prompt, else the observer. */
+  private route(level: NoticeLevel, message: string, title?: string): void {
+    const sink = this.shared.noticeSink;
+    if (sink) sink(level, message, title);
+    else this.options.observer?.notice?.(level, message, title);
+  }
+
+  private outcome(result: RunResult): PromptOutcome {
+    return { ...result, meter: { prompt: this.meter.prompt, session: this.meter.session } };
+  }
+}
+
+/** The folder's configuration; a failure to read it is a configuration problem the user can fix. */
+async function configurationOf(options: HostSessionOptions): Promise<WorkspaceCatalog> {
+  try {
+    return await options.catalog();
+  } catch (err) {
+    throw new HostError('config', errorText(err));
+  }
+}
+
+/** The session's model choices that the catalog still offers for the agent's roles. */
+function chosenModels(catalog: WorkspaceCatalog, agent: string, models: ModelChoice): ModelChoice {
+  const choice: ModelChoice = {};
+  for (const { role, options } of catalog.models(agent)) {
+    const chosen = models[role];
+    if (chosen !== undefined && options.includes(chosen)) choice[role] = chosen;
+  }
+  return choice;
+}
+
+function cancelledResult(): RunResult {
+  return { status: 'cancelled', message: 'Cancelled before the agents started.', turns: 0, usage: emptyUsage(), filesChanged: [] };
+}
+
+/** Waits for `work` unless `signal` aborts first. */
+async function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | 'cancelled'> {
+  if (signal.aborted) return 'cancelled';
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<'cancelled'>((resolve) => {
+    onAbort = () => resolve('cancelled');
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([work, aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort!);
+  }
+}
