@@ -256,8 +256,8 @@ function dependencies(options: HostSessionOptions, catalog: WorkspaceCatalog, ca
   const snapshots = options.undo
     ? new GitSnapshotManager({ workspace: options.workspace.root, dataHome: options.undo.dataHome, env: options.undo.env })
     : undefined;
-  const trace = new TraceRecorder([], catalog.redactor?.() ?? new Redactor(options.env));
-  return { permissions, trace, ...(snapshots ? { snapshots } : {}) };
+  const redactor = catalog.redactor?.() ?? new Redactor(options.env);
+  return { permissions, trace: new TraceRecorder([], redactor), redactor, ...(snapshots ? { snapshots } : {}) };
 }
 
 function busy(id: string): HostError {

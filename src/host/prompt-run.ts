@@ -112,7 +112,7 @@ export class PromptRun {
         : prepared.composition.run(this.session, prepared.blocks, { signal });
       for await (const event of run) {
         this.meter.observe(event);
-        this.stream.push(event);
+        this.stream.push(this.redacted(event));
       }
       this.stream.end(this.outcome(await run.result));
     } catch (err) {
@@ -128,7 +128,7 @@ export class PromptRun {
   private async prepare(input: PromptInput, signal: AbortSignal): Promise<Prepared | 'cancelled'> {
     const catalog = await configurationOf(this.options);
     const redactor = catalog.redactor?.();
-    if (redactor) this.session.trace.useRedactor(redactor);
+    if (redactor) this.session.useRedactor(redactor);
     for (const text of catalog.notices?.() ?? []) {
       if (this.shared.told.has(text)) continue;
       this.shared.told.add(text);
@@ -238,6 +238,16 @@ export class PromptRun {
       onSlow: (message) => this.notice('info', message),
       onUnavailable: (message) => this.notice('warning', `Undo: ${message}`),
     });
+  }
+
+  /**
+   * The event as it may leave the process: every text passes the session's
+   * redactor, but for streamed deltas (a secret split across two deltas
+   * would pass anyway; a model only sees secrets a person typed).
+   */
+  private redacted(event: AgentEvent): AgentEvent {
+    if (event.type === 'text_delta' || event.type === 'thinking_delta' || event.type === 'usage') return event;
+    return this.session.redactor.value(event);
   }
 
   private notice(level: NoticeLevel, message: string, title?: string): void {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DEFAULT_POLICY, PermissionGate } from '../tools/permissions';
 import type { SnapshotManager } from '../tools/snapshots';
 import type { Span } from '../telemetry/span';
+import { Redactor } from '../telemetry/redact';
 import { TraceRecorder } from '../telemetry/trace-recorder';
 import type { SubagentLauncher } from '../tools/subagents';
 import { TodoStore } from '../tools/todos';
@@ -34,6 +35,8 @@ export class ACPSession {
   readonly snapshots: SnapshotManager | undefined;
   /** Every prompt of the session is a trace here; sinks persist or export the spans. */
   readonly trace: TraceRecorder;
+  /** Knows the secrets in play: tool outputs, system messages, spans and stored entries pass it. */
+  private redactorValue: Redactor;
   /** The composition (ACP agent) currently selected: the session's mode. */
   agentName: string;
   /** Set when the last run was cancelled; cleared when the next run starts. */
@@ -63,6 +66,7 @@ export class ACPSession {
     todos?: TodoStore;
     snapshots?: SnapshotManager;
     trace?: TraceRecorder;
+    redactor?: Redactor;
   }) {
     this.id = options.id ?? randomUUID();
     this.cwd = options.cwd;
@@ -71,7 +75,19 @@ export class ACPSession {
     this.todos = options.todos ?? new TodoStore();
     this.permissions = options.permissions ?? new PermissionGate(DEFAULT_POLICY);
     this.snapshots = options.snapshots;
-    this.trace = options.trace ?? new TraceRecorder();
+    this.redactorValue = options.redactor ?? new Redactor();
+    this.trace = options.trace ?? new TraceRecorder([], this.redactorValue);
+  }
+
+  get redactor(): Redactor {
+    return this.redactorValue;
+  }
+
+  /** Redacts with `redactor` from now on (one that knows keys set since the session opened), in spans and histories alike. */
+  useRedactor(redactor: Redactor): void {
+    this.redactorValue = redactor;
+    this.trace.useRedactor(redactor);
+    for (const internal of this.internal.values()) internal.redactWith((text) => redactor.text(text));
   }
 
   /**
@@ -84,6 +100,7 @@ export class ACPSession {
     let session = this.internal.get(key);
     if (!session) {
       session = new InternalSession(agentName);
+      session.redactWith((text) => this.redactorValue.text(text));
       this.internal.set(key, session);
       for (const listener of this.created) listener(role, session);
     }
@@ -92,6 +109,7 @@ export class ACPSession {
 
   /** Puts back an internal session read from the store. */
   adopt(role: AgentRole, session: InternalSession): void {
+    session.redactWith((text) => this.redactorValue.text(text));
     this.internal.set(`${role}:${session.agentName}`, session);
     for (const listener of this.created) listener(role, session);
   }

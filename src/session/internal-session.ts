@@ -16,6 +16,8 @@ export class InternalSession {
   readonly createdAt: number;
   private readonly history: HistoryEntry[] = [];
   private readonly listeners = new Set<(entry: HistoryEntry) => void>();
+  /** Applied to what tools and the system write into the history (what the model reads next): no secret reaches it. */
+  private redact: (text: string) => string = (text) => text;
 
   constructor(agentName: string, options: { id?: string; createdAt?: number; history?: HistoryEntry[] } = {}) {
     this.id = options.id ?? randomUUID();
@@ -38,7 +40,13 @@ export class InternalSession {
     return this.history;
   }
 
+  /** Redacts tool outputs and system messages appended from now on. */
+  redactWith(redact: (text: string) => string): void {
+    this.redact = redact;
+  }
+
   append(entry: HistoryEntry): void {
+    entry = this.redacted(entry);
     this.history.push(entry);
     for (const listener of this.listeners) listener(entry);
   }
@@ -51,6 +59,21 @@ export class InternalSession {
 
   toMessages(): Message[] {
     return toMessages(this.history);
+  }
+
+  private redacted(entry: HistoryEntry): HistoryEntry {
+    switch (entry.kind) {
+      case 'tool_result':
+        return {
+          ...entry,
+          output: this.redact(entry.output),
+          ...(entry.error !== undefined ? { error: this.redact(entry.error) } : {}),
+        };
+      case 'system':
+        return { ...entry, message: this.redact(entry.message) };
+      default:
+        return entry;
+    }
   }
 }
 

@@ -49,7 +49,7 @@ export interface SessionStoreOptions {
 }
 
 /** What a session needs from its front door to run again after a load. */
-export type SessionDependencies = Pick<ConstructorParameters<typeof ACPSession>[0], 'permissions' | 'snapshots' | 'trace'>;
+export type SessionDependencies = Pick<ConstructorParameters<typeof ACPSession>[0], 'permissions' | 'snapshots' | 'trace' | 'redactor'>;
 
 /**
  * Sessions on disk: `meta.json` (rewritten atomically), one append-only
@@ -79,7 +79,8 @@ export class SessionStore {
     const track = (_role: AgentRole, internal: InternalSession): void => {
       const appender = new JsonlAppender(join(folder, `${internal.id}.jsonl`), this.fsync);
       appenders.push(appender);
-      internal.onAppend((entry) => appender.append(entry));
+      // What reaches the disk passes the session's redactor whole: user and model text included.
+      internal.onAppend((entry) => appender.append(session.redactor.value(entry)));
       save();
     };
     const save = (): void => this.writeMeta(session);
@@ -211,7 +212,7 @@ export class SessionStore {
       id: session.id,
       agentName: session.agentName,
       cwd: session.cwd,
-      title: session.title,
+      title: session.redactor.text(session.title),
       createdAt: session.createdAt,
       updatedAt: Date.now(),
       models: session.models,
