@@ -25,7 +25,7 @@ export function defaultCatalog(cwd: string, env: NodeJS.ProcessEnv, warn: (messa
   const { registry, errors } = AgentRegistry.load(cwd, env);
   for (const error of errors) warn(`${error.file}${error.field ? ` (${error.field})` : ''}: ${error.message}`);
   const prompts = PromptRegistry.forWorkspace(cwd, env);
-  const tools = builtinTools(settings.webSearch ? { webSearch: settings.webSearch } : {});
+  const tools = builtinTools(settings);
   const acpAgents = pickableAgents(registry);
   return {
     list: () => acpAgents,

@@ -70,7 +70,7 @@ export async function prepareRun(choices: RunChoices, io: CliIO, signal: AbortSi
   const prompts = PromptRegistry.forWorkspace(root, io.env);
   const mcp = mcpServers(settings, root, io);
   return closingOnFailure(mcp, async () => {
-    const tools = [...builtinTools(settings.webSearch ? { webSearch: settings.webSearch } : {}), ...(await mcp.tools())];
+    const tools = [...builtinTools(settings), ...(await mcp.tools())];
     const agent = assembleAgent(agentName, { registry, config: settings, workspace, prompts, env: io.env, tools });
     const sessionId = stored ?? randomUUID();
     const snapshots = choices.undo ? await prepareUndo(root, sessionId, prompt, io, signal) : undefined;

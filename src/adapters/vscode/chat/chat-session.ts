@@ -199,7 +199,7 @@ export class ChatSession {
   private async prepare(text: string, observer: PromptObserver, signal: AbortSignal): Promise<{ composition: ACPAgent; prompt: string; settings: Settings }> {
     const { settings, registry, configuration, env } = await this.definitions((problem) => observer.onEvent(notice('warning', problem)));
     const prompt = this.expandCommand(text, env);
-    const tools = [...builtinTools(settings.webSearch ? { webSearch: settings.webSearch } : {}), ...(await this.mcpTools(settings, env, observer))];
+    const tools = [...builtinTools(settings), ...(await this.mcpTools(settings, env, observer))];
     const prompts = PromptRegistry.forWorkspace(this.host.root, env);
     const workspace = this.host.workspace();
     const { models, providers } = roleChoices(configuration);
