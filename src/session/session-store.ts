@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { dataHome } from '../config/paths';
+import { dataHome, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../config/paths';
 import type { SpanRecord } from '../telemetry/span';
 import { mergeSpanRecords } from '../telemetry/stored-spans';
 import type { TodoItem } from '../tools/todos';
@@ -74,7 +74,7 @@ export class SessionStore {
   /** Starts persisting `session` (new or loaded): its histories, spans, todos and metadata from now on. */
   attach(session: ACPSession): { save(): void; close(): void } {
     const folder = this.folderOf(session.id);
-    mkdirSync(folder, { recursive: true });
+    mkdirSync(folder, { recursive: true, mode: PRIVATE_DIR_MODE });
     const appenders: JsonlAppender[] = [];
     const track = (_role: AgentRole, internal: InternalSession): void => {
       const appender = new JsonlAppender(join(folder, `${internal.id}.jsonl`), this.fsync);
@@ -96,7 +96,7 @@ export class SessionStore {
       if (phase === 'end' && record.kind === 'prompt') save();
     });
     const writer = join(folder, WRITER_FILE);
-    writeFileSync(writer, JSON.stringify({ pid: process.pid, hostname: hostname(), since: Date.now() } satisfies TraceWriter));
+    writeFileSync(writer, JSON.stringify({ pid: process.pid, hostname: hostname(), since: Date.now() } satisfies TraceWriter), { mode: PRIVATE_FILE_MODE });
     save();
     return {
       save,
@@ -229,7 +229,7 @@ export class SessionStore {
       })),
     };
     const file = join(this.folderOf(session.id), 'meta.json');
-    writeFileSync(`${file}.tmp`, JSON.stringify(meta, null, 2));
+    writeFileSync(`${file}.tmp`, JSON.stringify(meta, null, 2), { mode: PRIVATE_FILE_MODE });
     renameSync(`${file}.tmp`, file);
   }
 }
