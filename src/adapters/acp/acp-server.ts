@@ -4,7 +4,7 @@ import type { CatalogFor, CommandsFor } from './agent-catalog';
 import type { AcpLogger } from './acp-log';
 import type { SessionTable } from './acp-sessions';
 import type { LiveSession } from './live-session';
-import { errorText, requestErrors } from './request-errors';
+import { asRequestError, errorText, requestErrors } from './request-errors';
 import type { AcpSessionStore } from './session-store';
 
 /** What sessions are made of: agents, slash commands and storage. */
@@ -49,6 +49,14 @@ export function createAcpServer(options: AcpServerOptions): acp.AgentApp {
     }
     return loaded;
   };
+  /** A stored session made live here; one another process writes to is refused, saying which. */
+  const reopen = (...args: Parameters<SessionTable['reopen']>): LiveSession => {
+    try {
+      return table().reopen(...args);
+    } catch (err) {
+      throw asRequestError(err);
+    }
+  };
   const opened = (live: LiveSession) => {
     // After the response, so the client knows the session when the commands arrive.
     setImmediate(() => live.announceCommands());
@@ -74,11 +82,11 @@ export function createAcpServer(options: AcpServerOptions): acp.AgentApp {
       return { sessionId: live.id, ...opened(live) };
     })
     .onRequest('session/load', async ({ params, client }) => {
-      const live = table().reopen(params.sessionId, params.cwd, client, params.mcpServers);
+      const live = reopen(params.sessionId, params.cwd, client, params.mcpServers);
       await live.replay();
       return opened(live);
     })
-    .onRequest('session/resume', ({ params, client }) => opened(table().reopen(params.sessionId, params.cwd, client, params.mcpServers ?? [])))
+    .onRequest('session/resume', ({ params, client }) => opened(reopen(params.sessionId, params.cwd, client, params.mcpServers ?? [])))
     .onRequest('session/list', ({ params }) => ({ sessions: table().list(params.cwd ?? undefined) }))
     .onRequest('session/close', ({ params }) => {
       table().close(params.sessionId);

@@ -57,6 +57,7 @@ export async function prepareRun(choices: RunChoices, io: CliIO, signal: AbortSi
   for (const error of errors) io.stderr.write(`crow: warning: ${formatProblem(error)} (this definition is skipped)\n`);
   const store = new SessionStore({ dataHome: dataHome(io.env), warn: (w) => io.stderr.write(`crow: warning: ${w}\n`) });
   const stored = choices.session !== undefined ? storedSessionId(store, choices.session, root) : undefined;
+  if (stored !== undefined) store.checkNotInUse(stored);
 
   let agentName = choices.agent ?? (stored ? store.meta(stored).agentName : undefined) ?? defaultAgentName(settings);
   let prompt = choices.prompt;
