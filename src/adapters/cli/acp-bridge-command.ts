@@ -3,7 +3,7 @@ import { createInterface, type Interface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { type RawData, WebSocket, WebSocketServer } from 'ws';
 import { startAgentProcess, stopAgentProcess } from '../../agents/agent-process';
-import { type CliIO, UsageError } from './cli-io';
+import { type CliIO, STOP_EXIT_CODES, type StopSignal, UsageError } from './cli-io';
 
 export const ACP_BRIDGE_HELP = `Usage: crow acp-bridge --port N [--host 127.0.0.1] [--shared] -- CMD [ARGS...]
 
@@ -31,7 +31,7 @@ initialize again, and a prompt one leaves running keeps running for the
 next. CMD is started again if it exits.
 
 The listening address, connections and CMD's own stderr go to stderr.
-Ctrl-C or SIGTERM stops every CMD and exits.`;
+Ctrl-C, SIGTERM or SIGHUP stops every CMD and exits (130, 143, 129).`;
 
 /** Larger messages close their connection (WebSocket code 1009). */
 const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
@@ -69,11 +69,11 @@ export async function acpBridgeCommand(argv: string[], io: CliIO): Promise<numbe
   server.on('connection', (socket, request) => bridge.accept(socket, request.socket.remoteAddress ?? 'unknown'));
   log(`serving "${options.command.join(' ')}" on ${listeningAt(server)} (${options.shared ? 'one shared agent' : 'one agent per connection'})`);
   if (!LOOPBACK.has(options.host)) log(`warning: ${options.host} is not loopback: whoever reaches it can run the agent.`);
-  await untilStopped(io);
-  log('stopping');
+  const signal = await untilStopped(io);
+  log(`${signal} received: stopping`);
   for (const socket of server.clients) socket.close(1001, 'the bridge is stopping');
   await Promise.all([bridge.stopAll(), new Promise((resolve) => server.close(resolve))]);
-  return 0;
+  return STOP_EXIT_CODES[signal];
 }
 
 function bridgeOptions(argv: string[]): BridgeOptions | 'help' {
@@ -222,14 +222,7 @@ function listeningAt(server: WebSocketServer): string {
   return `ws://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
 }
 
-function untilStopped(io: CliIO): Promise<void> {
-  return new Promise((resolve) => {
-    const stopInterrupt = io.onInterrupt(finish);
-    process.once('SIGTERM', finish);
-    function finish(): void {
-      stopInterrupt();
-      process.off('SIGTERM', finish);
-      resolve();
-    }
-  });
+/** The first stop signal; the subscription stays, so a second one quits at once (see CliIO.onInterrupt). */
+function untilStopped(io: CliIO): Promise<StopSignal> {
+  return new Promise((resolve) => void io.onInterrupt(resolve));
 }
