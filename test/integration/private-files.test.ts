@@ -3,7 +3,7 @@ import { lstatSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
-import { runCrow } from '../support/crow-binary';
+import { runCrow, startCrow, until } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';
 
 /** Every file and folder under `root` (itself excluded) whose mode lets the group or others in, as "path mode". */
@@ -71,5 +71,23 @@ describe('crow keeps its data, state and logs private', function () {
     assert.deepEqual(shared(join(home, 'data')), []);
     assert.deepEqual(shared(join(home, 'state')), []);
     assert.deepEqual(shared(exports), []);
+  });
+  it('crow trace --serve prints a URL with a token, and answers nothing to a local process without it', async () => {
+    llm.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Hi.' }] });
+    assert.equal((await runCrow(['run', 'Hello', '--provider', 'anthropic'], env, workspace)).code, 0);
+    const [id] = readdirSync(join(home, 'data', 'crow-agent', 'sessions'));
+    const serving = startCrow(['trace', id!, '--serve'], env, workspace);
+    try {
+      await until(() => /http:\/\/127\.0\.0\.1:\d+\/\?token=\S+/.test(serving.stderr()), `the URL; stderr:\n${serving.stderr()}`);
+      assert.match(serving.stderr(), /Open that URL in a browser/);
+      const url = new URL(/(http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)/.exec(serving.stderr())![1]!);
+      for (const path of ['/spans', '/events', '/']) assert.equal((await fetch(`${url.origin}${path}`)).status, 401, path);
+      const spans = await fetch(`${url.origin}/spans?token=${url.searchParams.get('token')}`);
+      assert.equal(spans.status, 200);
+      assert.ok(((await spans.json()) as unknown[]).length > 0);
+    } finally {
+      serving.child.kill('SIGINT');
+      await serving.exited;
+    }
   });
 });

@@ -1,12 +1,17 @@
 /**
  * `crow trace SESSION --serve`: the trace viewer (dist/webview/) for people
  * outside VS Code, on 127.0.0.1 only, read-only, with a strict CSP and no
- * remote assets. Routes: `/` (the page), `/viewer.js`, `/viewer.css`,
+ * remote assets. Traces hold code, prompts and outputs, so every route
+ * needs the random token of the URL the server prints (`?token=`) or the
+ * cookie the first load with it sets (HttpOnly, SameSite=Strict), which
+ * redirects to the clean URL; other requests get 401, and requests naming
+ * another Host (DNS rebinding) 403. Routes: `/` (the page), `/viewer.js`, `/viewer.css`,
  * `/spans` (every stored span, JSON) and `/events` (Server-Sent Events: each
  * span record appended to trace.jsonl from the moment the client connects,
  * as a plain message; whether the session is being recorded, as a
  * `recording` event, at once and on each change).
  */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -28,7 +33,7 @@ export interface TraceServeOptions {
 }
 
 export interface TraceServer {
-  /** http://127.0.0.1:PORT/ */
+  /** http://127.0.0.1:PORT/?token=TOKEN: what a browser opens. */
   readonly url: string;
   close(): Promise<void>;
 }
@@ -80,10 +85,23 @@ export async function serveTrace(options: TraceServeOptions): Promise<TraceServe
     },
   });
   let port = 0;
+  const token = randomBytes(24).toString('base64url');
+  const cookie = (): string => `crow_trace_${port}`;
   const server = createServer((request, response) => {
     if (!allowedHost(request, port)) return send(response, 403, 'Forbidden');
     if (request.method !== 'GET' && request.method !== 'HEAD') return send(response, 405, 'Method not allowed');
-    const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
+    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    const path = url.pathname;
+    const given = url.searchParams.get('token');
+    if (given !== null && sameSecret(given, token)) {
+      if (path === '/') {
+        // The token leaves the address bar (and history); the cookie carries it from here on.
+        response.writeHead(303, { ...headers('text/plain; charset=utf-8'), Location: '/', 'Set-Cookie': `${cookie()}=${token}; HttpOnly; SameSite=Strict; Path=/` });
+        return void response.end();
+      }
+    } else if (!sameSecret(cookieValue(request, cookie()) ?? '', token)) {
+      return send(response, 401, 'Unauthorized: open the URL that crow trace --serve printed; it carries the token.');
+    }
     if (path === '/spans') {
       response.writeHead(200, headers('application/json; charset=utf-8'));
       return void response.end(JSON.stringify(options.readSpans()));
@@ -105,7 +123,7 @@ export async function serveTrace(options: TraceServeOptions): Promise<TraceServe
   });
   port = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}/`,
+    url: `http://127.0.0.1:${port}/?token=${token}`,
     async close() {
       follower.stop();
       for (const client of clients) client.end();
@@ -118,6 +136,20 @@ export async function serveTrace(options: TraceServeOptions): Promise<TraceServe
 /** Guards against DNS rebinding: only requests addressed to this loopback server are answered. */
 function allowedHost(request: IncomingMessage, port: number): boolean {
   return request.headers.host === `127.0.0.1:${port}` || request.headers.host === `localhost:${port}`;
+}
+
+/** Compares secrets in time that does not depend on where they differ. */
+function sameSecret(given: string, expected: string): boolean {
+  const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+function cookieValue(request: IncomingMessage, name: string): string | undefined {
+  for (const part of (request.headers.cookie ?? '').split(';')) {
+    const [key, ...value] = part.trim().split('=');
+    if (key === name) return value.join('=');
+  }
+  return undefined;
 }
 
 function headers(contentType: string): Record<string, string> {
