@@ -29,7 +29,7 @@ function looksLikeKey(value: string): boolean {
 }
 
 /** The name of an environment variable holding a key, never the key itself. */
-const ApiKeyEnv = z.string().superRefine((value, ctx) => {
+export const ApiKeyEnv = z.string().superRefine((value, ctx) => {
   if (looksLikeKey(value)) {
     ctx.addIssue({
       code: 'custom',

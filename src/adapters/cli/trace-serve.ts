@@ -11,13 +11,13 @@
  * as a plain message; whether the session is being recorded, as a
  * `recording` event, at once and on each change).
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { SpanRecord } from '../../telemetry/span';
 import { followTrace } from '../../telemetry/trace-follow';
+import { newAccessToken, sameSecret } from './access-token';
 
 export interface TraceServeOptions {
   /** The session's trace.jsonl, followed for live updates. */
@@ -85,7 +85,7 @@ export async function serveTrace(options: TraceServeOptions): Promise<TraceServe
     },
   });
   let port = 0;
-  const token = randomBytes(24).toString('base64url');
+  const token = newAccessToken();
   const cookie = (): string => `crow_trace_${port}`;
   const server = createServer((request, response) => {
     if (!allowedHost(request, port)) return send(response, 403, 'Forbidden');
@@ -136,12 +136,6 @@ export async function serveTrace(options: TraceServeOptions): Promise<TraceServe
 /** Guards against DNS rebinding: only requests addressed to this loopback server are answered. */
 function allowedHost(request: IncomingMessage, port: number): boolean {
   return request.headers.host === `127.0.0.1:${port}` || request.headers.host === `localhost:${port}`;
-}
-
-/** Compares secrets in time that does not depend on where they differ. */
-function sameSecret(given: string, expected: string): boolean {
-  const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
-  return timingSafeEqual(digest(given), digest(expected));
 }
 
 function cookieValue(request: IncomingMessage, name: string): string | undefined {
