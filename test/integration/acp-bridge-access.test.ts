@@ -150,7 +150,7 @@ describe('crow acp-bridge lets in only its own clients', function () {
       assert.match(served.stderr(), /warning: --allow-client-mcp/);
       const connected = await client(served);
       try {
-        const { sessionId } = await connected.agent.request('session/new', { cwd: workspace, mcpServers: [evil()] });
+        const { sessionId } = (await connected.agent.request('session/new', { cwd: workspace, mcpServers: [evil()] })) as { sessionId: string };
         // The agent starts its MCP servers for the first prompt.
         await connected.prompt(sessionId, 'Hi').catch(() => undefined);
         await until(() => existsSync(marker()), 'the client-given command to run');
