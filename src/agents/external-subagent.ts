@@ -80,7 +80,12 @@ export async function runExternalSubagent(
   const external = definition.external;
   if (!external) return { status: 'failed', text: '', summary: `${definition.name} is not an external ACP agent.` };
   const turn = new ExternalTurn(definition.name, ctx, options.cwd);
-  const transport = 'url' in external ? socketTransport(external.url) : processTransport(external.command, external.env, options);
+  let token: string | undefined;
+  if ('url' in external && external.tokenEnv !== undefined) {
+    token = options.env[external.tokenEnv];
+    if (!token) return turn.failed(`acp_token_env names ${external.tokenEnv}, which is not set: set it to the token the server at ${external.url} asks for.`);
+  }
+  const transport = 'url' in external ? socketTransport(external.url, token) : processTransport(external.command, external.env, options);
   let ending: Ending | Error;
   try {
     ending = await turn.client().connectWith(transport.stream, (agent) => converse(agent, task, options.cwd, ctx.signal)).catch(asError);
@@ -89,7 +94,14 @@ export async function runExternalSubagent(
   }
   if (!(ending instanceof Error)) return turn.outcome(ending);
   if (ctx.signal.aborted) return turn.outcome('interrupted');
-  return turn.failed(`${ending.message}${transport.diagnostics()}`);
+  return turn.failed(`${ending.message}${transport.diagnostics()}${tokenAdvice(ending, external)}`);
+}
+
+/** For a server that refused the connection as unauthorized (HTTP 401): what to do about the token. */
+function tokenAdvice(error: Error, external: NonNullable<BaseAgentDefinition['external']>): string {
+  if (!('url' in external) || !/\b401\b/.test(error.message)) return '';
+  if (external.tokenEnv !== undefined) return `; it refused the token in ${external.tokenEnv}`;
+  return '; it asks for a token: put it in an environment variable and name that variable in acp_token_env';
 }
 
 /** initialize, session/new, then the prompt; on abort, session/cancel and a short wait for the prompt to return. */
@@ -285,9 +297,15 @@ function processTransport(command: readonly string[], envNames: readonly string[
   };
 }
 
-function socketTransport(url: string): Transport {
+/** A WebSocket to `url`, presenting `token` (if any) as a Bearer token, as crow acp-bridge asks. */
+function socketTransport(url: string, token: string | undefined): Transport {
+  const headers = token !== undefined ? { authorization: `Bearer ${token}` } : undefined;
   // Closing the ACP connection closes the stream, and with it the socket.
-  return { stream: createWebSocketStream(url, { WebSocket: QuietWebSocket }), close: async () => {}, diagnostics: () => ` (${url})` };
+  return {
+    stream: createWebSocketStream(url, { WebSocket: QuietWebSocket, ...(headers ? { headers } : {}) }),
+    close: async () => {},
+    diagnostics: () => ` (${url})`,
+  };
 }
 
 /**

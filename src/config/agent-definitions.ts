@@ -15,7 +15,7 @@ import { didYouMean } from './did-you-mean';
 import { ACPAgentSchema, flowOf } from './flow-definition';
 import { splitFrontmatter, type MarkdownFile } from './markdown-files';
 import { definedOnly, permissionSettings, type PermissionSettings } from './provider-config';
-import { NameSchema, PermissionCategorySchema, PermissionsSchema } from './settings-file';
+import { ApiKeyEnv, NameSchema, PermissionCategorySchema, PermissionsSchema } from './settings-file';
 import { templateSyntaxError } from './template-text';
 
 /** primary: driven by a person; subagent: run by another agent's task tool; reviewer: a coagent that judges work. */
@@ -64,6 +64,12 @@ const BaseAgentSchema = z
     acp_env: z.array(z.string().regex(ENV_NAME, 'a variable name: the value is copied from the environment, never written here')).optional(),
     /** Subagents run by an ACP agent on a WebSocket (e.g. one crow acp-bridge serves). */
     acp_url: z.url({ protocol: /^wss?$/, error: 'a ws:// or wss:// URL' }).optional(),
+    /**
+     * With acp_url: the name of our environment variable holding the token
+     * the server asks for (crow acp-bridge prints one at start, or reads it
+     * from --token-file); sent as an Authorization: Bearer header.
+     */
+    acp_token_env: ApiKeyEnv.optional(),
     enabled: z.boolean().optional(),
   })
   .strict();
@@ -71,7 +77,7 @@ const BaseAgentSchema = z
 type BaseAgentFields = z.infer<typeof BaseAgentSchema>;
 
 /** How to reach a subagent that is another ACP agent: its command over stdio, or a WebSocket URL. */
-export type ExternalAgent = { command: string[]; env: string[] } | { url: string };
+export type ExternalAgent = { command: string[]; env: string[] } | { url: string; tokenEnv?: string };
 
 /** Which layer a definition came from: the package, the user's config folder, or the project's `.crow/`. */
 export type DefinitionOrigin = 'builtin' | 'user' | 'project';
@@ -175,13 +181,15 @@ function externalAgent(file: string, data: BaseAgentFields): { external?: Extern
   if (command === undefined) {
     const stray = (['acp_args', 'acp_env'] as const).find((field) => data[field] !== undefined);
     if (stray !== undefined) return fail(stray, `${stray} only goes with acp_command.`);
+    if (url === undefined && data.acp_token_env !== undefined) return fail('acp_token_env', 'acp_token_env only goes with acp_url.');
     if (url === undefined) return { problems: [] };
   }
   const field = command !== undefined ? 'acp_command' : 'acp_url';
   const role = data.role ?? 'primary';
   if (role !== 'subagent') return fail(field, `an external ACP agent can only be a subagent: set "role: subagent" (the role here is ${role}).`);
   if (command !== undefined && url !== undefined) return fail('acp_url', 'acp_command and acp_url exclude each other: reach the agent by its command or by its URL.');
-  if (url !== undefined) return { external: { url }, problems: [] };
+  if (url !== undefined) return { external: { url, ...definedOnly({ tokenEnv: data.acp_token_env }) }, problems: [] };
+  if (data.acp_token_env !== undefined) return fail('acp_token_env', 'acp_token_env only goes with acp_url: a command gets its variables through acp_env.');
   const words = splitCommandLine(command!);
   if (typeof words === 'string') return fail('acp_command', words);
   return { external: { command: [...words, ...(data.acp_args ?? [])], env: data.acp_env ?? [] }, problems: [] };

@@ -11,6 +11,14 @@ export function dataHome(env: NodeJS.ProcessEnv = process.env): string {
   return join(env.XDG_DATA_HOME || join(homedir(), '.local', 'share'), 'crow-agent');
 }
 
+/**
+ * Crow's data, state and log folders hold code, prompts, outputs and
+ * traces: only their owner may read them. They are created with these
+ * modes (never widened or narrowed afterwards).
+ */
+export const PRIVATE_DIR_MODE = 0o700;
+export const PRIVATE_FILE_MODE = 0o600;
+
 /** A project's own configuration folder. */
 export function projectConfigDir(workspaceRoot: string): string {
   return join(workspaceRoot, '.crow');

@@ -85,6 +85,8 @@ export interface Settings {
   permissions?: PermissionSettings;
   /** The web_search backend, in the tool's own terms. */
   webSearch?: WebSearchConfig;
+  /** web_fetch's reach: private addresses only when allowed here. */
+  webFetch?: { allowPrivateAddresses?: boolean };
   /** Where to export spans over OTLP/HTTP, when configured. */
   otlpEndpoint?: string;
   /** MCP servers by name, for every session. */
@@ -166,6 +168,7 @@ export function resolveSettings(
       images: document.images,
       permissions: document.permissions && permissionSettings(document.permissions),
       webSearch: document.web_search && webSearchSettings(document.web_search),
+      webFetch: document.web_fetch && definedOnly({ allowPrivateAddresses: document.web_fetch.allow_private_addresses }),
       otlpEndpoint: document.telemetry?.otlp_endpoint,
       mcpServers: document.mcp_servers && mcpServerSettings(document.mcp_servers),
     }),

@@ -29,7 +29,7 @@ function looksLikeKey(value: string): boolean {
 }
 
 /** The name of an environment variable holding a key, never the key itself. */
-const ApiKeyEnv = z.string().superRefine((value, ctx) => {
+export const ApiKeyEnv = z.string().superRefine((value, ctx) => {
   if (looksLikeKey(value)) {
     ctx.addIssue({
       code: 'custom',
@@ -85,6 +85,14 @@ const WebSearchSchema = z.discriminatedUnion('backend', [
   z.object({ backend: z.literal('brave'), api_key_env: ApiKeyEnv.optional(), base_url: z.url().optional() }).strict(),
 ]);
 
+/** web_fetch; by default it reaches public addresses only. */
+const WebFetchSchema = z
+  .object({
+    /** Let web_fetch reach loopback, private, link-local and cloud-metadata addresses (a local docs server, say). */
+    allow_private_addresses: z.boolean().optional(),
+  })
+  .strict();
+
 /** Telemetry export; off unless an endpoint is set (or OTEL_EXPORTER_OTLP_ENDPOINT). */
 const TelemetrySchema = z.object({ otlp_endpoint: z.url().optional() }).strict();
 
@@ -138,6 +146,7 @@ export const SettingsFileSchema = z
     permissions: PermissionsSchema.optional(),
     providers: z.record(NameSchema, ProviderSchema).optional(),
     web_search: WebSearchSchema.optional(),
+    web_fetch: WebFetchSchema.optional(),
     telemetry: TelemetrySchema.optional(),
     mcp_servers: z.record(NameSchema, McpServerSchema).optional(),
   })

@@ -59,7 +59,7 @@ export function loadCatalog(options: FolderOptions): WorkspaceCatalog {
   ];
   const prompts = PromptRegistry.forWorkspace(root, env);
   const commands = new FolderCommands(templates.commands, options.programs);
-  const tools = builtinTools(settings.webSearch ? { webSearch: settings.webSearch } : {});
+  const tools = builtinTools(settings);
   const acpAgents = pickableAgents(registry);
   const redactor = new Redactor(env, secretVariables(settings));
   const store = new SessionStore({ dataHome: options.dataHome });

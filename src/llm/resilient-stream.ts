@@ -1,6 +1,7 @@
 /**
  * The part of streaming that both providers share: retries with backoff for
- * failures that happen before anything reached the consumer, an idle timeout
+ * failures that happen before anything reached the consumer (a stall
+ * included), an idle timeout
  * for stalled streams, prompt abort, and turning every failure into a final
  * `done` event. Providers supply how to open a stream and how to read it.
  */
@@ -136,7 +137,10 @@ async function* runAttempt<W>(
   if (signal.aborted) return end('aborted');
   if (watchdog.stalled) {
     const idle = `${Number((idleTimeoutMs / 1000).toFixed(1))} s`;
-    return end('error', `the stream stalled: nothing arrived from ${source.profile.label} for ${idle}${kept}`);
+    const result = end('error', `the stream stalled: nothing arrived from ${source.profile.label} for ${idle}${kept}`);
+    // Nothing reached the consumer yet: as safe to try again as a connection dropped before output.
+    if (timeToFirstTokenMs === undefined) result.retry = { reason: result.response.errorMessage! };
+    return result;
   }
   if (failure) {
     const diagnosis = diagnose(failure.error, source.profile);

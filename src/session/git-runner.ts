@@ -36,6 +36,8 @@ const SETTINGS = [
   'core.safecrlf=false',
   'core.longpaths=true',
   'core.fsmonitor=false',
+  // Files git writes (objects, index, refs) readable by their owner only, as the rest of crow's data.
+  'core.sharedRepository=0600',
   'core.quotePath=false',
   'gc.auto=0',
   'maintenance.auto=false',

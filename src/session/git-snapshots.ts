@@ -13,7 +13,7 @@
 import { existsSync } from 'node:fs';
 import { lstat, mkdir, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { dataHome } from '../config/paths';
+import { dataHome, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../config/paths';
 import type { FileChange, SnapshotManager } from '../tools/snapshots';
 import { GitRunner } from './git-runner';
 import { applyRestore, parseRawDiff, type TreeChange } from './snapshot-restore';
@@ -160,10 +160,11 @@ export class GitSnapshotManager implements SnapshotManager {
   }
 
   private async createRepository(signal?: AbortSignal): Promise<void> {
-    await mkdir(dirname(this.gitDir), { recursive: true });
-    if (!existsSync(join(this.gitDir, 'HEAD'))) await this.git.run(['init', '--quiet', '--template='], { signal });
+    await mkdir(dirname(this.gitDir), { recursive: true, mode: PRIVATE_DIR_MODE });
+    // --shared=0600 makes git create every file of the repository 0600 (0400 objects) and every folder 0700.
+    if (!existsSync(join(this.gitDir, 'HEAD'))) await this.git.run(['init', '--quiet', '--template=', '--shared=0600'], { signal });
     const info = join(this.gitDir, 'info');
-    await mkdir(info, { recursive: true });
+    await mkdir(info, { recursive: true, mode: PRIVATE_DIR_MODE });
     const dataFolder = inside(this.workspace, await realpath(this.dataFolder));
     const excluded = [
       '# Never snapshotted (rewritten by Crow Agent)',
@@ -171,8 +172,8 @@ export class GitSnapshotManager implements SnapshotManager {
       ...(dataFolder ? [`/${dataFolder.replace(/[\\*?[\] ]/g, '\\$&')}/`] : []),
       ...this.ignore,
     ];
-    await writeFile(join(info, 'exclude'), `${excluded.join('\n')}\n`);
-    await writeFile(join(info, 'attributes'), ATTRIBUTES);
+    await writeFile(join(info, 'exclude'), `${excluded.join('\n')}\n`, { mode: PRIVATE_FILE_MODE });
+    await writeFile(join(info, 'attributes'), ATTRIBUTES, { mode: PRIVATE_FILE_MODE });
     await removeStaleLock(join(this.gitDir, 'index.lock'), 2 * this.timeoutMs);
   }
 

@@ -1,9 +1,11 @@
 import { closeSync, fdatasyncSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { PRIVATE_FILE_MODE } from '../config/paths';
 
 /**
  * Appends JSON lines with write(2) per line, so a line is in the kernel
  * (durable against a crash or kill -9 of this process) when `append`
  * returns; with `fsync` it is on disk (durable against power loss) too.
+ * A new file is readable by its owner only.
  */
 export class JsonlAppender {
   private fd: number | undefined;
@@ -14,7 +16,7 @@ export class JsonlAppender {
   ) {}
 
   append(value: unknown): void {
-    this.fd ??= openSync(this.file, 'a');
+    this.fd ??= openSync(this.file, 'a', PRIVATE_FILE_MODE);
     writeSync(this.fd, `${JSON.stringify(value)}\n`);
     if (this.fsync) fdatasyncSync(this.fd);
   }

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../config/paths';
 import { Redactor } from '../telemetry/redact';
 import type { HistoryEntry } from './history';
 import type { InternalMeta, SessionMeta, SessionStore } from './session-store';
@@ -17,12 +18,12 @@ export function exportMarkdown(store: SessionStore, id: string, outDir: string, 
   const meta = store.meta(id);
   const histories = store.histories(id);
   const folder = join(outDir, `${isoDate(meta.createdAt)}-${slug(meta.title || meta.id)}`);
-  mkdirSync(folder, { recursive: true });
+  mkdirSync(folder, { recursive: true, mode: PRIVATE_DIR_MODE });
   const names = noteNames(meta.internal);
-  writeFileSync(join(folder, 'session.md'), redactor.text(sessionNote(meta, names)));
+  writeFileSync(join(folder, 'session.md'), redactor.text(sessionNote(meta, names)), { mode: PRIVATE_FILE_MODE });
   for (const internal of meta.internal) {
     const note = transcriptNote(meta, internal, histories.get(internal.id) ?? [], names);
-    writeFileSync(join(folder, `${names.get(internal.id)}.md`), redactor.text(note));
+    writeFileSync(join(folder, `${names.get(internal.id)}.md`), redactor.text(note), { mode: PRIVATE_FILE_MODE });
   }
   return folder;
 }

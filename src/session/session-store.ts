@@ -1,7 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { dataHome } from '../config/paths';
+import { dataHome, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../config/paths';
 import type { SpanRecord } from '../telemetry/span';
 import { mergeSpanRecords } from '../telemetry/stored-spans';
 import type { TodoItem } from '../tools/todos';
@@ -9,6 +8,7 @@ import { ACPSession, type AgentRole, type Interruption, type ThoughtLevel } from
 import type { HistoryEntry } from './history';
 import { InternalSession } from './internal-session';
 import { JsonlAppender, readJsonl } from './jsonl';
+import { acquireSessionLock, liveOwner } from './session-lock';
 
 /** One internal agent's history within a stored session, with its links. */
 export interface InternalMeta {
@@ -56,7 +56,8 @@ export type SessionDependencies = Pick<ConstructorParameters<typeof ACPSession>[
  * `<internal id>.jsonl` history per internal agent, `trace.jsonl` with every
  * span when it starts and again when it ends (see mergeSpanRecords), and,
  * while a process has the session attached, `writer.json` naming that
- * process. Each history entry is written (write(2)) before the event
+ * process: the lock that keeps a second process from writing to the
+ * session at the same time (see session-lock.ts). Each history entry is written (write(2)) before the event
  * announcing it is emitted, so a kill -9 loses at most the entry being
  * written, and a torn last line is skipped with a warning on load.
  */
@@ -71,10 +72,15 @@ export class SessionStore {
     this.warn = options.warn ?? (() => undefined);
   }
 
-  /** Starts persisting `session` (new or loaded): its histories, spans, todos and metadata from now on. */
+  /**
+   * Starts persisting `session` (new or loaded): its histories, spans, todos
+   * and metadata from now on, until close(). Throws SessionInUseError, having
+   * written nothing, when another live process has the session attached.
+   */
   attach(session: ACPSession): { save(): void; close(): void } {
     const folder = this.folderOf(session.id);
-    mkdirSync(folder, { recursive: true });
+    mkdirSync(folder, { recursive: true, mode: PRIVATE_DIR_MODE });
+    const lock = acquireSessionLock(folder, session.id);
     const appenders: JsonlAppender[] = [];
     const track = (_role: AgentRole, internal: InternalSession): void => {
       const appender = new JsonlAppender(join(folder, `${internal.id}.jsonl`), this.fsync);
@@ -96,15 +102,13 @@ export class SessionStore {
       traces.append(record);
       if (phase === 'end' && record.kind === 'prompt') save();
     });
-    const writer = join(folder, WRITER_FILE);
-    writeFileSync(writer, JSON.stringify({ pid: process.pid, hostname: hostname(), since: Date.now() } satisfies TraceWriter));
     save();
     return {
       save,
       close: () => {
         for (const unsubscribe of unsubscribers) unsubscribe();
         for (const appender of appenders) appender.close();
-        rmSync(writer, { force: true });
+        lock.release();
       },
     };
   }
@@ -149,20 +153,7 @@ export class SessionStore {
    * died. A writer on another host cannot be checked and counts as live.
    */
   isRecording(id: string): boolean {
-    let writer: TraceWriter;
-    try {
-      writer = JSON.parse(readFileSync(join(this.folderOf(id), WRITER_FILE), 'utf8')) as TraceWriter;
-    } catch {
-      return false;
-    }
-    if (writer.hostname !== hostname()) return true;
-    try {
-      process.kill(writer.pid, 0);
-      return true;
-    } catch (err) {
-      // EPERM: the process exists but belongs to someone else.
-      return (err as NodeJS.ErrnoException).code === 'EPERM';
-    }
+    return liveOwner(this.folderOf(id)) !== undefined;
   }
 
   /** Rebuilds a session to continue it (same id, same agents, same histories); call attach() to keep storing it. */
@@ -230,18 +221,9 @@ export class SessionStore {
       })),
     };
     const file = join(this.folderOf(session.id), 'meta.json');
-    writeFileSync(`${file}.tmp`, JSON.stringify(meta, null, 2));
+    writeFileSync(`${file}.tmp`, JSON.stringify(meta, null, 2), { mode: PRIVATE_FILE_MODE });
     renameSync(`${file}.tmp`, file);
   }
-}
-
-/** Written on attach and removed on close: who records the session's spans now. */
-const WRITER_FILE = 'writer.json';
-
-interface TraceWriter {
-  pid: number;
-  hostname: string;
-  since: number;
 }
 
 /** Session ids name folders: nothing that could leave the sessions folder. */

@@ -5,7 +5,7 @@
  */
 import { mkdir, open, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { dataHome } from '../config/paths';
+import { dataHome, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../config/paths';
 import { realWorkspace, workspaceKey } from './workspace-key';
 
 export interface UndoEntry {
@@ -53,8 +53,8 @@ export class UndoLog {
       at: entry.at ?? Date.now(),
       workspace: this.workspace,
     };
-    await mkdir(dirname(this.file), { recursive: true });
-    const handle = await open(this.file, 'a+');
+    await mkdir(dirname(this.file), { recursive: true, mode: PRIVATE_DIR_MODE });
+    const handle = await open(this.file, 'a+', PRIVATE_FILE_MODE);
     try {
       // A torn last line must not swallow this entry: start on a line of its own.
       const { size } = await handle.stat();

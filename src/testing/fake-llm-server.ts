@@ -41,6 +41,8 @@ export interface ScriptedUsage {
 export type Fault =
   /** Destroy the socket before sending any response bytes. */
   | { kind: 'drop_before_first_byte' }
+  /** Send nothing at all, not even headers, until the client goes away or the server closes. */
+  | { kind: 'stall_before_first_byte' }
   /** Send headers and N events, then destroy the socket. */
   | { kind: 'drop_after'; events: number }
   /** Send N events, then end the response cleanly, without the rest (stop reason, [DONE], message_stop). */
@@ -276,7 +278,7 @@ export class FakeLlmServer {
 function validate(reply: ScriptedReply): void {
   if (reply.kind === 'http_error') return;
   requireInteger('chunkSize', reply.chunkSize, 1);
-  if (reply.fault && reply.fault.kind !== 'drop_before_first_byte') requireInteger('fault.events', reply.fault.events, 0);
+  if (reply.fault && 'events' in reply.fault) requireInteger('fault.events', reply.fault.events, 0);
   for (const block of reply.blocks) {
     if (block.type === 'tool_call') requireInteger('fragments', block.fragments, 1);
   }
@@ -355,6 +357,7 @@ async function play(
     res.destroy();
     return;
   }
+  if (fault?.kind === 'stall_before_first_byte') return;
   res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache' });
   res.flushHeaders();
   const toSend = fault ? events.slice(0, fault.events) : events;

@@ -28,6 +28,35 @@ export interface RunCommandOptions {
   killGraceMs: number;
 }
 
+/**
+ * Process groups of commands still running. Should this process exit
+ * before them (a second Ctrl-C, an uncaught error), they get SIGKILL on the
+ * way out: no command outlives crow.
+ */
+const runningGroups = new Set<number>();
+
+function killRunningGroups(): void {
+  for (const pgid of runningGroups) signalGroup(pgid, 'SIGKILL');
+}
+
+function trackGroup(pgid: number): () => void {
+  if (runningGroups.size === 0) process.on('exit', killRunningGroups);
+  runningGroups.add(pgid);
+  return () => {
+    runningGroups.delete(pgid);
+    if (runningGroups.size === 0) process.off('exit', killRunningGroups);
+  };
+}
+
+/**
+ * Stops every command this process still runs (SIGTERM to each group,
+ * SIGKILL after `graceMs`) and resolves once they are gone: for front doors
+ * that must stop at once, whatever their prompts are doing.
+ */
+export async function stopAllCommands(graceMs: number): Promise<void> {
+  await Promise.all([...runningGroups].map((pgid) => terminateGroup(pgid, graceMs)));
+}
+
 /** How long to wait for a process group to vanish after SIGKILL before giving up on it. */
 const SIGKILL_WAIT_MS = 1_000;
 const POLL_MS = 15;
@@ -58,6 +87,7 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
     let timedOut = false;
     let aborted = false;
     let stopping: Promise<void> | undefined;
+    const untrack = child.pid !== undefined ? trackGroup(child.pid) : () => undefined;
 
     const stop = () => {
       const pid = child.pid;
@@ -81,6 +111,7 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
     const cleanup = () => {
       clearTimeout(timer);
       options.signal.removeEventListener('abort', onAbort);
+      untrack();
     };
 
     const collect = (text: string) => {

@@ -8,7 +8,7 @@ import { readFileTool } from './builtin/read-file';
 import { taskCompleteTool } from './builtin/task-complete';
 import { taskTool } from './builtin/task';
 import { thinkTool } from './builtin/think';
-import { webFetchTool } from './builtin/web-fetch';
+import { createWebFetchTool, webFetchTool } from './builtin/web-fetch';
 import { createWebSearchTool, type WebSearchConfig } from './builtin/web-search';
 import { todoReadTool, todoWriteTool } from './builtin/todo';
 import { writeFileTool } from './builtin/write-file';
@@ -64,9 +64,15 @@ export class ToolRegistry {
 export interface BuiltinToolOptions {
   /** The web_search backend; without it web_search answers that it is not configured. */
   webSearch?: WebSearchConfig;
+  /** web_fetch's reach; without it, public addresses only. */
+  webFetch?: { allowPrivateAddresses?: boolean };
 }
 
-/** The tools every agent can be given: files, search, shell, web, the todo list, thinking and finishing. */
+/**
+ * The tools every agent can be given: files, search, shell, web, the todo
+ * list, thinking and finishing. Settings satisfy the options as they are:
+ * builtinTools(settings).
+ */
 export function builtinTools(options: BuiltinToolOptions = {}): Tool[] {
   return [
     readFileTool,
@@ -76,7 +82,7 @@ export function builtinTools(options: BuiltinToolOptions = {}): Tool[] {
     globTool,
     grepTool,
     bashTool,
-    webFetchTool,
+    options.webFetch?.allowPrivateAddresses ? createWebFetchTool({ allowPrivateAddresses: true }) : webFetchTool,
     createWebSearchTool(options.webSearch),
     todoWriteTool,
     todoReadTool,

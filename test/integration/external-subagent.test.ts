@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,6 +12,7 @@ import type { AgentEvent } from '../../src/engine/events';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
 import { PermissionGate } from '../../src/tools/permissions';
 import { tempWorkspace, toolContext } from '../unit/tools/temp-workspace';
+import { type Bridge, startBridge } from '../support/acp-bridge';
 import { isolatedEnv } from '../support/isolated-env';
 
 const CROW = resolve(__dirname, '../../dist/crow.js');
@@ -46,23 +47,6 @@ async function until(condition: () => boolean, what: string, timeoutMs = 5_000):
   }
 }
 
-/** `crow acp-bridge` on a free port; `url` once it listens. */
-interface Bridge {
-  child: ChildProcessWithoutNullStreams;
-  url: string;
-  stderr(): string;
-  exited: Promise<number | null>;
-}
-
-async function startBridge(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<Bridge> {
-  const child = spawn(NODE, [CROW, 'acp-bridge', '--port', '0', ...args], { cwd, env });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
-  await until(() => /on ws:\/\/\S+/.test(stderr), `the bridge to listen; stderr:\n${stderr}`);
-  return { child, url: /on (ws:\/\/\S+)/.exec(stderr)![1]!, stderr: () => stderr, exited };
-}
-
 describe('external ACP subagents', function () {
   this.timeout(30_000);
   let server: FakeLlmServer;
@@ -89,7 +73,7 @@ describe('external ACP subagents', function () {
   afterEach(async () => {
     for (const bridge of bridges.splice(0)) {
       bridge.child.kill('SIGTERM');
-      assert.equal(await bridge.exited, 0, `the bridge stops cleanly on SIGTERM; stderr:\n${bridge.stderr()}`);
+      assert.equal(await bridge.exited, 143, `the bridge stops cleanly on SIGTERM; stderr:\n${bridge.stderr()}`);
     }
     ws.remove();
     rmSync(home, { recursive: true, force: true });
@@ -124,6 +108,7 @@ describe('external ACP subagents', function () {
       const local = definition({ acp_command: `agent --name 'my agent' "a \\"b\\""`, acp_args: ['--x y'], acp_env: ['API_KEY'] });
       assert.deepEqual(local.external, { command: ['agent', '--name', 'my agent', 'a "b"', '--x y'], env: ['API_KEY'] });
       assert.deepEqual(definition({ acp_url: 'ws://127.0.0.1:8765' }).external, { url: 'ws://127.0.0.1:8765' });
+      assert.deepEqual(definition({ acp_url: 'ws://127.0.0.1:8765', acp_token_env: 'BRIDGE_TOKEN' }).external, { url: 'ws://127.0.0.1:8765', tokenEnv: 'BRIDGE_TOKEN' });
       assert.equal(definition({}).external, undefined);
     });
 
@@ -136,6 +121,10 @@ describe('external ACP subagents', function () {
       assert.match(problems({ role: 'subagent', acp_command: 'crow acp | tee log' })[0]!, /"\|" would need a shell/);
       assert.match(problems({ role: 'subagent', acp_command: 'crow "acp' })[0]!, /never closed/);
       assert.match(problems({ role: 'subagent', acp_command: 'crow', acp_env: ['KEY=sk-123'] })[0]!, /field "acp_env\[0\]": a variable name/);
+      assert.match(problems({ role: 'subagent', acp_command: 'crow acp', acp_token_env: 'T' })[0]!, /field "acp_token_env": acp_token_env only goes with acp_url/);
+      assert.match(problems({ role: 'subagent', acp_token_env: 'T' })[0]!, /field "acp_token_env": acp_token_env only goes with acp_url/);
+      assert.match(problems({ role: 'subagent', acp_url: 'ws://h:1', acp_token_env: 'sk-ant-abc123' })[0]!, /field "acp_token_env": this looks like an API key itself/);
+      assert.match(problems({ role: 'subagent', acp_url: 'ws://h:1', acp_token_env: 'my token' })[0]!, /field "acp_token_env": must be the name of an environment variable/);
     });
   });
 
@@ -244,12 +233,24 @@ describe('external ACP subagents', function () {
     scriptWrite('Wrote notes.md.');
     const bridge = await startBridge(['--', NODE, CROW, 'acp'], env, ws.root);
     bridges.push(bridge);
-    const outcome = await runExternalSubagent(definition({ acp_url: bridge.url }), 'Write notes.md', context(), { cwd: ws.root, env: {} });
+    const reach = definition({ acp_url: bridge.bare, acp_token_env: 'BRIDGE_TOKEN' });
+    const outcome = await runExternalSubagent(reach, 'Write notes.md', context(), { cwd: ws.root, env: { BRIDGE_TOKEN: bridge.token } });
     assert.equal(outcome.status, 'completed', outcome.summary);
     assert.equal(outcome.text, 'Wrote notes.md.\nDetails follow.');
     assert.equal(readFileSync(join(ws.root, 'notes.md'), 'utf8'), '# Notes\n');
     assert.deepEqual(progress, ['helper: write_file notes.md']);
     await until(() => /agent pid \d+ exited/.test(bridge.stderr()), 'the bridge to stop the agent when the socket closed');
+  });
+
+  it('fails clearly without the bridge token, or when the variable acp_token_env names is unset', async () => {
+    const bridge = await startBridge(['--', NODE, CROW, 'acp'], env, ws.root);
+    bridges.push(bridge);
+    const without = await runExternalSubagent(definition({ acp_url: bridge.bare }), 'Hi', context(), { cwd: ws.root, env: {} });
+    assert.equal(without.status, 'failed');
+    assert.match(without.summary, /^helper failed: .*401.*; it asks for a token: put it in an environment variable and name that variable in acp_token_env$/);
+    const unset = await runExternalSubagent(definition({ acp_url: bridge.bare, acp_token_env: 'BRIDGE_TOKEN' }), 'Hi', context(), { cwd: ws.root, env: {} });
+    assert.equal(unset.summary, `helper failed: acp_token_env names BRIDGE_TOKEN, which is not set: set it to the token the server at ${bridge.bare} asks for.`);
+    assert.doesNotMatch(bridge.stderr(), /agent pid/, 'no agent was started for them');
   });
 
   it('runs task after task on one crow acp shared through crow acp-bridge --shared', async () => {
@@ -310,7 +311,7 @@ describe('external ACP subagents', function () {
       socket.send('{"jsonrpc": "2.0",\n "method": "pretty"}');
       await until(() => messages.length === 3, 'the echoes');
       assert.equal(messages[1], large);
-      assert.equal(messages[2], '{"jsonrpc": "2.0",  "method": "pretty"}', 'line breaks in a message become spaces: one message, one line');
+      assert.equal(messages[2], '{"jsonrpc":"2.0","method":"pretty"}', 'a message goes on as compact JSON: one message, one line');
       socket.close();
       await until(() => !alive(pid), 'the agent to be stopped');
     });
@@ -327,7 +328,7 @@ describe('external ACP subagents', function () {
       await until(() => !alive(one), 'the first agent to be stopped', 5_000);
       assert.ok(alive(two));
       bridge.child.kill('SIGTERM');
-      assert.equal(await bridge.exited, 0);
+      assert.equal(await bridge.exited, 143);
       assert.equal(alive(two), false);
       assert.equal(await second.closed, 1001);
     });

@@ -376,6 +376,21 @@ describe('FakeLlmServer', () => {
           assert.ok(!events.some(isStop[api]));
         });
 
+        it('stall_before_first_byte sends not even headers: the request waits until it aborts', async () => {
+          server.enqueue(api, { ...text12, fault: { kind: 'stall_before_first_byte' } });
+          const abort = new AbortController();
+          let settled = false;
+          const opened = openStream[api](abort.signal).then(
+            () => 'opened',
+            () => 'aborted',
+          ).finally(() => (settled = true));
+
+          await delay(200);
+          assert.equal(settled, false, 'the request should still be waiting for its response');
+          abort.abort();
+          assert.equal(await opened, 'aborted');
+        });
+
         it('stall_after leaves the client waiting until it aborts', async () => {
           server.enqueue(api, { ...text12, fault: { kind: 'stall_after', events: 2 } });
           const abort = new AbortController();

@@ -178,6 +178,22 @@ describe('LLM providers against the fake server', () => {
         assert.equal(server.requestsFor(api).length, 2);
       });
 
+      for (const [when, fault] of [
+        ['before the first byte', { kind: 'stall_before_first_byte' }],
+        ['after the headers, before any output', { kind: 'stall_after', events: eventsBeforeText }],
+      ] as const) {
+        it(`retries a stream that stalls ${when}, like a dropped connection`, async () => {
+          enqueue({ ...textReply, fault }, textReply);
+          const { events, response } = await run(create(server, { idleTimeoutMs: 300 }));
+
+          assert.equal(retries(events).length, 1);
+          assert.match(retries(events)[0]!.reason, /stalled: nothing arrived .* for 0\.3 s$/);
+          assert.equal(response.stopReason, 'end_turn');
+          assert.deepEqual(response.content, [{ type: 'text', text: 'Hello, streaming world!' }]);
+          assert.equal(server.requestsFor(api).length, 2);
+        });
+      }
+
       it('gives up after maxRetries', async () => {
         enqueue({ kind: 'http_error', status: 503 }, { kind: 'http_error', status: 503 });
         const { events, response } = await run(create(server, { maxRetries: 1 }));

@@ -12,11 +12,23 @@ import { buildViewer, EPOCH, launchChromium, recordFixture, requireChromium, wat
 const ARTIFACTS = resolve(__dirname, '..', 'artifacts');
 const SESSION = 'viewer-session';
 
-function hostRequest(url: string, host: string): Promise<{ status: number; csp: string | undefined }> {
+interface Answer {
+  status: number;
+  csp: string | undefined;
+  location: string | undefined;
+  cookie: string | undefined;
+}
+
+function hostRequest(url: string, host: string, headers: Record<string, string> = {}): Promise<Answer> {
   return new Promise((resolvePromise, reject) => {
-    const req = request(url, { headers: { host } }, (res) => {
+    const req = request(url, { headers: { host, ...headers } }, (res) => {
       res.resume();
-      resolvePromise({ status: res.statusCode ?? 0, csp: res.headers['content-security-policy'] as string | undefined });
+      resolvePromise({
+        status: res.statusCode ?? 0,
+        csp: res.headers['content-security-policy'] as string | undefined,
+        location: res.headers.location,
+        cookie: res.headers['set-cookie']?.[0],
+      });
     });
     req.on('error', reject);
     req.end();
@@ -59,10 +71,32 @@ describe('trace viewer in headless Chromium', function () {
   });
 
   it('serves with a strict CSP and answers only to its own host', async () => {
-    const ok = await hostRequest(server.url, new URL(server.url).host);
+    const { host, origin } = new URL(server.url);
+    const first = await hostRequest(server.url, host);
+    const cookie = first.cookie!.split(';')[0]!;
+    const ok = await hostRequest(`${origin}/`, host, { cookie });
     assert.equal(ok.status, 200);
     assert.match(ok.csp ?? '', /default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'/);
     assert.equal((await hostRequest(server.url, 'evil.example:80')).status, 403);
+    assert.equal((await hostRequest(`${origin}/spans`, 'evil.example:80', { cookie })).status, 403);
+  });
+
+  it('serves nothing without the token of the printed URL or the cookie its first load sets', async () => {
+    const { host, origin, port } = new URL(server.url);
+    const token = new URL(server.url).searchParams.get('token')!;
+    assert.match(token, /^[\w-]{32}$/, 'a random token');
+    for (const path of ['/', '/viewer.js', '/viewer.css', '/spans', '/events', '/spans?token=wrong', `/spans?token=${token}x`]) {
+      assert.equal((await hostRequest(`${origin}${path}`, host)).status, 401, path);
+      assert.equal((await hostRequest(`${origin}${path}`, host, { cookie: `crow_trace_${port}=guess` })).status, 401, `${path} with a wrong cookie`);
+    }
+    const first = await hostRequest(server.url, host);
+    assert.equal(first.status, 303, 'the first load trades the token for a cookie');
+    assert.equal(first.location, '/', 'and goes to the clean URL');
+    assert.equal(first.cookie, `crow_trace_${port}=${token}; HttpOnly; SameSite=Strict; Path=/`);
+    for (const path of ['/', '/viewer.js', '/viewer.css', '/spans']) {
+      assert.equal((await hostRequest(`${origin}${path}`, host, { cookie: `other=1; crow_trace_${port}=${token}` })).status, 200, path);
+    }
+    assert.equal((await hostRequest(`${origin}/spans?token=${token}`, host)).status, 200, 'the token works on any route');
   });
 
   it('renders the tree: prompt, agents (subagent nested), LLM calls, tools, handoff', async () => {

@@ -2,6 +2,7 @@ import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { format } from 'node:util';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../config/paths';
 
 export type LogLevel = 'info' | 'warn' | 'error';
 
@@ -69,8 +70,8 @@ function openLogFile(env: NodeJS.ProcessEnv, stderr: NodeJS.WritableStream): Wri
   const folder = logFolder(env);
   const path = join(folder, `acp-${new Date().toISOString().slice(0, 10)}.log`);
   try {
-    mkdirSync(folder, { recursive: true });
-    const stream = createWriteStream(path, { flags: 'a' });
+    mkdirSync(folder, { recursive: true, mode: PRIVATE_DIR_MODE });
+    const stream = createWriteStream(path, { flags: 'a', mode: PRIVATE_FILE_MODE });
     stream.on('error', (err) => stderr.write(`crow acp: cannot write the log file ${path}: ${err.message}\n`));
     return stream;
   } catch (err) {

@@ -3,6 +3,7 @@ import { isAbsolute } from 'node:path';
 import type { AgentContext, ClientCapabilities, McpServer, SessionInfo } from '@agentclientprotocol/sdk';
 import { errorText } from '../../config/text';
 import type { WorkspaceCatalog } from '../../host/catalog';
+import { HostError } from '../../host/host-error';
 import type { AcpLogger } from './acp-log';
 import { serversFromClient } from './acp-mcp-servers';
 import { LiveSession } from './live-session';
@@ -110,6 +111,8 @@ export class SessionTable {
       );
     } catch (err) {
       if (stored !== undefined && /No stored session/.test(errorText(err))) throw requestErrors.unknownSession(stored);
+      // Another process writes to the stored session: the message names it and what to do.
+      if (stored !== undefined && err instanceof HostError && err.kind === 'busy') throw requestErrors.sessionInUse(stored, err.message);
       throw requestErrors.invalidRequest(errorText(err));
     }
     this.live.set(live.id, live);

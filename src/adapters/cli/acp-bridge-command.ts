@@ -3,21 +3,40 @@ import { createInterface, type Interface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { type RawData, WebSocket, WebSocketServer } from 'ws';
 import { startAgentProcess, stopAgentProcess } from '../../agents/agent-process';
-import { type CliIO, UsageError } from './cli-io';
+import { newAccessToken } from './access-token';
+import { allowedOrigins, type BridgeAccess, readTokenFile, refusal } from './acp-bridge-access';
+import { screenClientMessage } from './acp-bridge-screen';
+import { type CliIO, STOP_EXIT_CODES, type StopSignal, UsageError } from './cli-io';
 
-export const ACP_BRIDGE_HELP = `Usage: crow acp-bridge --port N [--host 127.0.0.1] [--shared] -- CMD [ARGS...]
+export const ACP_BRIDGE_HELP = `Usage: crow acp-bridge --port N [options] -- CMD [ARGS...]
 
 Serves CMD, an ACP agent on stdio (e.g. "crow acp"), on a WebSocket at
-ws://HOST:N: each text message is one JSON-RPC message, forwarded as one line
-to CMD's stdin, and each line CMD writes comes back as one message. A Crow
-agent definition reaches it with acp_url, so a long-lived agent can run as
-its own process. Messages of up to 64 MB pass.
+ws://HOST:N: each text message is one JSON-RPC message, passed to CMD's
+stdin as one line of compact JSON, and each line CMD writes comes back as
+one message. A Crow agent definition reaches it with acp_url (and the token
+with acp_token_env), so a long-lived agent can run as its own process.
+Messages of up to 64 MB pass.
+
+Whoever connects drives an agent that acts as you, so the bridge lets in
+only clients that present its token, either as ?token=TOKEN in the URL or
+as an "Authorization: Bearer TOKEN" header. The token is random and printed
+at start, in the URL to connect to, unless --token-file gives it.
 
 Options:
-  --port N     the port to listen on; 0 picks a free one
-  --host H     the address to listen on (default 127.0.0.1). Anything but
-               loopback lets whoever reaches it run CMD.
-  --shared     one CMD for all connections, in turn (see below)
+  --port N              the port to listen on; 0 picks a free one
+  --token-file F        read the token from F instead of making one (at
+                        least 16 characters; keep F private)
+  --allow-origin URL    let web pages from this origin connect (repeatable);
+                        by default a connection that carries an Origin header,
+                        as every browser page sends, is refused
+  --allow-client-mcp    let clients give MCP servers that run a command
+                        (stdio servers) in session/new, session/load and
+                        session/resume; refused by default, since they run as
+                        you. Servers reached by URL always pass.
+  --host H              the address to listen on (default 127.0.0.1). Anything
+                        but loopback lets whoever reaches it try the token,
+                        and sends it unencrypted: use with care.
+  --shared              one CMD for all connections, in turn (see below)
 
 One CMD per connection (the default): CMD starts when a client connects and
 is stopped when it disconnects. Connections are isolated and may run at the
@@ -30,8 +49,8 @@ can come back to a session; but clients wait for each other, each must
 initialize again, and a prompt one leaves running keeps running for the
 next. CMD is started again if it exits.
 
-The listening address, connections and CMD's own stderr go to stderr.
-Ctrl-C or SIGTERM stops every CMD and exits.`;
+The listening address, connections, refusals and CMD's own stderr go to
+stderr. Ctrl-C, SIGTERM or SIGHUP stops every CMD and exits (130, 143, 129).`;
 
 /** Larger messages close their connection (WebSocket code 1009). */
 const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
@@ -44,6 +63,10 @@ interface BridgeOptions {
   port: number;
   shared: boolean;
   command: string[];
+  access: BridgeAccess;
+  /** Where the token came from; undefined when made at start (then it is printed). */
+  tokenFile?: string;
+  allowClientMcp: boolean;
 }
 
 /** A running CMD: the process, its stdout as lines. */
@@ -60,20 +83,34 @@ export async function acpBridgeCommand(argv: string[], io: CliIO): Promise<numbe
     return 0;
   }
   const log = (message: string): void => void io.stderr.write(`crow acp-bridge: ${message}\n`);
-  const server = new WebSocketServer({ host: options.host, port: options.port, maxPayload: MAX_MESSAGE_BYTES });
+  const server = new WebSocketServer({
+    host: options.host,
+    port: options.port,
+    maxPayload: MAX_MESSAGE_BYTES,
+    verifyClient: ({ req }, answer) => {
+      const refused = refusal(req, options.access);
+      if (refused) log(`refused a connection from ${req.socket.remoteAddress ?? 'unknown'}: ${refused.reason}`);
+      answer(refused === undefined, refused?.status, refused ? `${refused.reason}\n` : undefined);
+    },
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
   });
   const bridge = new Bridge(options, io, log);
   server.on('connection', (socket, request) => bridge.accept(socket, request.socket.remoteAddress ?? 'unknown'));
-  log(`serving "${options.command.join(' ')}" on ${listeningAt(server)} (${options.shared ? 'one shared agent' : 'one agent per connection'})`);
-  if (!LOOPBACK.has(options.host)) log(`warning: ${options.host} is not loopback: whoever reaches it can run the agent.`);
-  await untilStopped(io);
-  log('stopping');
+  const at = listeningAt(server);
+  const url = options.tokenFile === undefined ? `${at}/?token=${options.access.token}` : `${at}/ (token from ${options.tokenFile})`;
+  log(`serving "${options.command.join(' ')}" on ${url} (${options.shared ? 'one shared agent' : 'one agent per connection'})`);
+  if (!LOOPBACK.has(options.host)) {
+    log(`warning: ${options.host} is not loopback: whoever reaches it can try the token, and ws:// sends it unencrypted.`);
+  }
+  if (options.allowClientMcp) log('warning: --allow-client-mcp: clients may have the agent run commands as you, through MCP servers.');
+  const signal = await untilStopped(io);
+  log(`${signal} received: stopping`);
   for (const socket of server.clients) socket.close(1001, 'the bridge is stopping');
   await Promise.all([bridge.stopAll(), new Promise((resolve) => server.close(resolve))]);
-  return 0;
+  return STOP_EXIT_CODES[signal];
 }
 
 function bridgeOptions(argv: string[]): BridgeOptions | 'help' {
@@ -84,6 +121,9 @@ function bridgeOptions(argv: string[]): BridgeOptions | 'help' {
       port: { type: 'string' },
       host: { type: 'string', default: '127.0.0.1' },
       shared: { type: 'boolean', default: false },
+      'token-file': { type: 'string' },
+      'allow-origin': { type: 'string', multiple: true, default: [] },
+      'allow-client-mcp': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -94,7 +134,16 @@ function bridgeOptions(argv: string[]): BridgeOptions | 'help' {
   if (values.port === undefined || !Number.isInteger(port) || port < 0 || port > 65535) {
     throw new UsageError('--port needs a port number from 0 to 65535 (0 picks a free one).');
   }
-  return { host: values.host, port, shared: values.shared, command };
+  const tokenFile = values['token-file'];
+  return {
+    host: values.host,
+    port,
+    shared: values.shared,
+    command,
+    access: { token: tokenFile !== undefined ? readTokenFile(tokenFile) : newAccessToken(), origins: allowedOrigins(values['allow-origin']) },
+    ...(tokenFile !== undefined ? { tokenFile } : {}),
+    allowClientMcp: values['allow-client-mcp'],
+  };
 }
 
 /** Starts agents for connections and forwards between them; remembers every agent so all can be stopped. */
@@ -121,7 +170,7 @@ class Bridge {
         this.log(`${name} closed`);
         if (agent) this.stop(agent.process);
       });
-      return this.attach(socket, agent);
+      return this.attach(socket, agent, name);
     }
     // Paused, a waiting socket keeps what its client sends until its turn.
     socket.pause();
@@ -146,13 +195,13 @@ class Bridge {
     if (!socket) return;
     socket.resume();
     this.shared ??= this.start();
-    this.attach(socket, this.shared);
+    this.attach(socket, this.shared, `connection ${this.connections}`);
   }
 
   /** Forwards between `socket` and `agent` until the socket closes; closes it when there is no agent or the agent exits. */
-  private attach(socket: WebSocket, agent: Agent | undefined): void {
+  private attach(socket: WebSocket, agent: Agent | undefined, name: string): void {
     if (!agent) return socket.close(1011, 'the agent could not be started');
-    const detach = forward(socket, agent);
+    const detach = forward(socket, agent, this.options.allowClientMcp, (reason) => this.log(`${name}: refused a message: ${reason}`));
     const onExit = (code: number | null, signal: NodeJS.Signals | null): void => socket.close(1011, `the agent exited (${code ?? signal})`);
     agent.process.once('exit', onExit);
     socket.once('close', () => {
@@ -183,10 +232,11 @@ class Bridge {
 
 /**
  * Forwards line for line between `socket` and `agent` until the returned
- * function detaches them. Each side stops reading while the other has
- * too much unsent.
+ * function detaches them, the client's messages screened on the way (see
+ * acp-bridge-screen.ts). Each side stops reading while the other has too
+ * much unsent.
  */
-function forward(socket: WebSocket, agent: Agent): () => void {
+function forward(socket: WebSocket, agent: Agent, allowClientMcp: boolean, onRefused: (reason: string) => void): () => void {
   const stdin = agent.process.stdin!;
   const toSocket = (line: string): void => {
     if (line.trim() === '' || socket.readyState !== WebSocket.OPEN) return;
@@ -196,7 +246,10 @@ function forward(socket: WebSocket, agent: Agent): () => void {
     if (socket.bufferedAmount >= HIGH_WATER_BYTES) agent.lines.pause();
   };
   const toAgent = (data: RawData): void => {
-    if (stdin.writable && !stdin.write(`${asLine(data)}\n`)) {
+    const { forward: line, replies, refused } = screenClientMessage(asText(data), allowClientMcp);
+    if (refused !== undefined) onRefused(refused);
+    for (const reply of replies) if (socket.readyState === WebSocket.OPEN) socket.send(reply);
+    if (line !== undefined && stdin.writable && !stdin.write(`${line}\n`)) {
       socket.pause();
       stdin.once('drain', () => socket.resume());
     }
@@ -210,10 +263,9 @@ function forward(socket: WebSocket, agent: Agent): () => void {
   };
 }
 
-/** A message as one line: line breaks in JSON text are whitespace, so they become spaces. */
-function asLine(data: RawData): string {
+function asText(data: RawData): string {
   const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
-  return bytes.toString('utf8').replace(/\r?\n|\r/g, ' ');
+  return bytes.toString('utf8');
 }
 
 function listeningAt(server: WebSocketServer): string {
@@ -222,14 +274,7 @@ function listeningAt(server: WebSocketServer): string {
   return `ws://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
 }
 
-function untilStopped(io: CliIO): Promise<void> {
-  return new Promise((resolve) => {
-    const stopInterrupt = io.onInterrupt(finish);
-    process.once('SIGTERM', finish);
-    function finish(): void {
-      stopInterrupt();
-      process.off('SIGTERM', finish);
-      resolve();
-    }
-  });
+/** The first stop signal; the subscription stays, so a second one quits at once (see CliIO.onInterrupt). */
+function untilStopped(io: CliIO): Promise<StopSignal> {
+  return new Promise((resolve) => void io.onInterrupt(resolve));
 }

@@ -7,7 +7,7 @@ import { dataHome } from '../../config/paths';
 import { type AcpLogger, captureConsole, createAcpLogger, logFolder } from '../acp/acp-log';
 import { createAcpServer, type SessionSetup } from '../acp/acp-server';
 import { missingApiKeys } from '../acp/default-keys';
-import type { CliIO } from './cli-io';
+import { type CliIO, STOP_EXIT_CODES, type StopSignal } from './cli-io';
 
 export const ACP_HELP = `Usage: crow acp
 
@@ -19,9 +19,16 @@ Keys come from the environment the client starts crow with:
 ANTHROPIC_API_KEY or OPENAI_API_KEY, and CROW_PROVIDER, CROW_MODEL,
 ANTHROPIC_BASE_URL / OPENAI_BASE_URL. Sessions are stored under the data
 folder (see crow sessions); logs go to stderr and to
-$XDG_STATE_HOME/crow-agent/logs/ (default ~/.local/state/crow-agent/logs/).`;
+$XDG_STATE_HOME/crow-agent/logs/ (default ~/.local/state/crow-agent/logs/).
 
-/** Serves ACP on stdio until the client closes the connection. */
+It exits when the client closes its input (exit code 0), or on Ctrl-C,
+SIGTERM or SIGHUP (130, 143, 129) after cancelling every prompt and
+stopping every command its agents run.`;
+
+/** How long commands get after SIGTERM, when a stop signal ends the server, before SIGKILL. */
+const COMMAND_STOP_GRACE_MS = 1_000;
+
+/** Serves ACP on stdio until the client closes the connection or a stop signal arrives. */
 export async function acpCommand(argv: string[], io: CliIO): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { help: { type: 'boolean', short: 'h', default: false } } });
   if (values.help) {
@@ -40,8 +47,24 @@ export async function acpCommand(argv: string[], io: CliIO): Promise<number> {
     const input = Readable.toWeb(process.stdin) as WebReadableStream<Uint8Array>;
     const connection = server.connect(acp.ndJsonStream(Writable.toWeb(io.stdout), input as ReadableStream<Uint8Array>));
     logger.log('info', `crow acp ${version} serving on stdio`, { pid: process.pid, logs: logFolder(io.env) });
-    await connection.closed;
-    return 0;
+    let stoppedBy: StopSignal | undefined;
+    const stopListening = io.onInterrupt((signal) => {
+      stoppedBy = signal;
+      logger.log('info', `${signal} received: cancelling every prompt and stopping`);
+      // Closing the connection closes every session, which cancels its prompt.
+      connection.close();
+    });
+    try {
+      await connection.closed;
+      if (!stoppedBy) return 0;
+      const { stopAllCommands } = require('../../tools/node-exec') as typeof import('../../tools/node-exec');
+      await stopAllCommands(COMMAND_STOP_GRACE_MS);
+      // The client did not close our input; stop reading it, so nothing keeps the process.
+      process.stdin.destroy();
+      return STOP_EXIT_CODES[stoppedBy];
+    } finally {
+      stopListening();
+    }
   } finally {
     restoreConsole();
     await logger.close();

@@ -10,9 +10,22 @@ export interface CliIO {
   readStdin(): Promise<string>;
   /** One line typed on stdin; undefined at end of input or when the signal aborts. */
   readLine(signal: AbortSignal): Promise<string | undefined>;
-  /** Subscribes to Ctrl-C; returns the unsubscribe function. */
-  onInterrupt(handler: () => void): () => void;
+  /**
+   * Subscribes to the signals that ask crow to stop: Ctrl-C (SIGINT),
+   * SIGTERM and SIGHUP (what editors and terminals send). The handler gets
+   * the signal and should wind the command down, stopping what it started;
+   * a second signal ends the process at once (the commands it runs are
+   * killed on the way out). Returns the unsubscribe function.
+   */
+  onInterrupt(handler: (signal: StopSignal) => void): () => void;
 }
+
+export type StopSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
+
+const STOP_SIGNALS: readonly StopSignal[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+/** How a command stopped by a signal exits: 128 + the signal's number, as shells report it. */
+export const STOP_EXIT_CODES: Record<StopSignal, number> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
 
 /** A mistake in how the command was called; printed without a stack, exit code 2. */
 export class UsageError extends Error {
@@ -39,13 +52,15 @@ export function processIO(): CliIO {
     },
     onInterrupt(handler) {
       let interrupts = 0;
-      const listener = (): void => {
+      const listener = (signal: StopSignal): void => {
         interrupts += 1;
-        if (interrupts > 1) process.exit(130);
-        handler();
+        if (interrupts > 1) process.exit(STOP_EXIT_CODES[signal]);
+        handler(signal);
       };
-      process.on('SIGINT', listener);
-      return () => process.off('SIGINT', listener);
+      for (const signal of STOP_SIGNALS) process.on(signal, listener);
+      return () => {
+        for (const signal of STOP_SIGNALS) process.off(signal, listener);
+      };
     },
   };
 }

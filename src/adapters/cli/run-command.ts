@@ -6,7 +6,7 @@ import type { RunStatus } from '../../engine/events';
 import { HostError } from '../../host/host-error';
 import type { RoleDefaults } from '../../host/folder';
 import type { HostSession } from '../../host/host-session';
-import { UsageError, type CliIO } from './cli-io';
+import { STOP_EXIT_CODES, type StopSignal, UsageError, type CliIO } from './cli-io';
 import { RunRenderer } from './run-renderer';
 import { openRunSession } from './run-setup';
 import { styleFor } from './terminal-style';
@@ -43,7 +43,9 @@ Options:
 
 Keys come from ANTHROPIC_API_KEY / OPENAI_API_KEY or the variable a provider
 names (never from flags). Exit codes: 0 done or your turn, 1 error, 2 bad
-usage or configuration, 3 stopped by a limit, 130 cancelled.`;
+usage or configuration, 3 stopped by a limit, 130 cancelled (Ctrl-C), 143
+stopped by SIGTERM, 129 by SIGHUP; each signal first stops the commands the
+agent runs, and a second one quits at once.`;
 
 const EXIT_CODES: Record<RunStatus, number> = {
   completed: 0,
@@ -82,8 +84,10 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   if (values.session !== undefined && values.continue) throw new UsageError('Use --session ID or --continue, not both.');
   const prompt = await readPrompt(positionals, io);
   const controller = new AbortController();
-  const stopListening = io.onInterrupt(() => {
-    io.stderr.write('\nCancelling… (press Ctrl-C again to quit at once)\n');
+  let stoppedBy: StopSignal | undefined;
+  const stopListening = io.onInterrupt((signal) => {
+    stoppedBy = signal;
+    io.stderr.write(signal === 'SIGINT' ? '\nCancelling… (press Ctrl-C again to quit at once)\n' : `\nCancelling: ${signal} received…\n`);
     controller.abort();
   });
   try {
@@ -108,7 +112,8 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
       io,
     );
     try {
-      return await stream(host, prompt, values.json, io, controller.signal);
+      const code = await stream(host, prompt, values.json, io, controller.signal);
+      return stoppedBy ? STOP_EXIT_CODES[stoppedBy] : code;
     } finally {
       await host.close();
     }

@@ -14,9 +14,10 @@ handoffs, with durations and status; a span that has not ended reads
 "running" while a process still records the session, else "unfinished".
 --json prints the span records. --otlp-json prints them as an OTLP/JSON
 ExportTraceServiceRequest (for a collector, Jaeger, Phoenix or Langfuse).
---serve opens the trace viewer on http://127.0.0.1 (a free port unless
---port is given; the URL is printed), read-only and live while the session
-runs. Ctrl-C stops it.`;
+--serve serves the trace viewer on http://127.0.0.1 (a free port unless
+--port is given), read-only and live while the session runs, and prints
+the URL to open in a browser: it carries a random token, without which
+(or the cookie its first load sets) nothing is served. Ctrl-C stops it.`;
 
 export async function traceCommand(argv: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -67,7 +68,7 @@ async function serve(store: SessionStore, id: string, port: number, io: CliIO): 
     assetsDir: defaultAssetsDir(),
     port,
   });
-  io.stderr.write(`crow: trace of session ${id} at ${server.url} (Ctrl-C stops)\n`);
+  io.stderr.write(`crow: the trace of session ${id} is served at\n  ${server.url}\nOpen that URL in a browser (it carries the access token; keep it to yourself). Ctrl-C stops.\n`);
   await new Promise<void>((resolve) => {
     const stop = io.onInterrupt(() => {
       stop();

@@ -1,7 +1,11 @@
 /**
  * `crow trace SESSION --serve`: the trace viewer (dist/webview/) for people
  * outside VS Code, on 127.0.0.1 only, read-only, with a strict CSP and no
- * remote assets. Routes: `/` (the page), `/viewer.js`, `/viewer.css`,
+ * remote assets. Traces hold code, prompts and outputs, so every route
+ * needs the random token of the URL the server prints (`?token=`) or the
+ * cookie the first load with it sets (HttpOnly, SameSite=Strict), which
+ * redirects to the clean URL; other requests get 401, and requests naming
+ * another Host (DNS rebinding) 403. Routes: `/` (the page), `/viewer.js`, `/viewer.css`,
  * `/spans` (every stored span, JSON) and `/events` (Server-Sent Events: each
  * span record appended to trace.jsonl from the moment the client connects,
  * as a plain message; whether the session is being recorded, as a
@@ -13,6 +17,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { SpanRecord } from '../../telemetry/span';
 import { followTrace } from '../../telemetry/trace-follow';
+import { newAccessToken, sameSecret } from './access-token';
 
 export interface TraceServeOptions {
   /** The session's trace.jsonl, followed for live updates. */
@@ -28,7 +33,7 @@ export interface TraceServeOptions {
 }
 
 export interface TraceServer {
-  /** http://127.0.0.1:PORT/ */
+  /** http://127.0.0.1:PORT/?token=TOKEN: what a browser opens. */
   readonly url: string;
   close(): Promise<void>;
 }
@@ -80,10 +85,23 @@ export async function serveTrace(options: TraceServeOptions): Promise<TraceServe
     },
   });
   let port = 0;
+  const token = newAccessToken();
+  const cookie = (): string => `crow_trace_${port}`;
   const server = createServer((request, response) => {
     if (!allowedHost(request, port)) return send(response, 403, 'Forbidden');
     if (request.method !== 'GET' && request.method !== 'HEAD') return send(response, 405, 'Method not allowed');
-    const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
+    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    const path = url.pathname;
+    const given = url.searchParams.get('token');
+    if (given !== null && sameSecret(given, token)) {
+      if (path === '/') {
+        // The token leaves the address bar (and history); the cookie carries it from here on.
+        response.writeHead(303, { ...headers('text/plain; charset=utf-8'), Location: '/', 'Set-Cookie': `${cookie()}=${token}; HttpOnly; SameSite=Strict; Path=/` });
+        return void response.end();
+      }
+    } else if (!sameSecret(cookieValue(request, cookie()) ?? '', token)) {
+      return send(response, 401, 'Unauthorized: open the URL that crow trace --serve printed; it carries the token.');
+    }
     if (path === '/spans') {
       response.writeHead(200, headers('application/json; charset=utf-8'));
       return void response.end(JSON.stringify(options.readSpans()));
@@ -105,7 +123,7 @@ export async function serveTrace(options: TraceServeOptions): Promise<TraceServe
   });
   port = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}/`,
+    url: `http://127.0.0.1:${port}/?token=${token}`,
     async close() {
       follower.stop();
       for (const client of clients) client.end();
@@ -118,6 +136,14 @@ export async function serveTrace(options: TraceServeOptions): Promise<TraceServe
 /** Guards against DNS rebinding: only requests addressed to this loopback server are answered. */
 function allowedHost(request: IncomingMessage, port: number): boolean {
   return request.headers.host === `127.0.0.1:${port}` || request.headers.host === `localhost:${port}`;
+}
+
+function cookieValue(request: IncomingMessage, name: string): string | undefined {
+  for (const part of (request.headers.cookie ?? '').split(';')) {
+    const [key, ...value] = part.trim().split('=');
+    if (key === name) return value.join('=');
+  }
+  return undefined;
 }
 
 function headers(contentType: string): Record<string, string> {

@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { version } from '../../../package.json';
+import { BlockedAddressError } from '../address-guard';
 import { defineTool, errorMessage } from '../define-tool';
+import { guardedGet } from '../guarded-fetch';
 import { convertHtml } from '../html-to-markdown';
-import type { Tool } from '../tool';
+import type { Tool, ToolContext } from '../tool';
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_BYTES = 5_000_000;
@@ -27,6 +29,12 @@ export interface WebFetchOptions {
   /** Body bytes read at most; the rest is not downloaded. */
   maxBytes?: number;
   userAgent?: string;
+  /**
+   * Reach loopback, private, link-local and cloud-metadata addresses too
+   * (config.toml: [web_fetch] allow_private_addresses). Default: refused,
+   * whatever spelling or DNS name leads there.
+   */
+  allowPrivateAddresses?: boolean;
 }
 
 type Format = 'markdown' | 'text' | 'raw';
@@ -44,13 +52,16 @@ interface Page {
 export function createWebFetchTool(options: WebFetchOptions = {}): Tool {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
-  const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
+  const connection = { userAgent: options.userAgent ?? DEFAULT_USER_AGENT, allowPrivateAddresses: options.allowPrivateAddresses ?? false };
   return defineTool({
     name: 'web_fetch',
     description:
       'Fetch a web page or text file over http(s) and return its content. HTML comes back as markdown (or plain text, ' +
       'or the raw HTML with format "raw"); JSON, XML and other text types come back as they are. Images, PDFs and ' +
-      `other binary types are refused. Output is cut at max_chars (default ${DEFAULT_MAX_CHARS}).`,
+      `other binary types are refused. Output is cut at max_chars (default ${DEFAULT_MAX_CHARS}). ` +
+      (connection.allowPrivateAddresses
+        ? 'Local and private network addresses are allowed.'
+        : 'Only public addresses are reached: localhost, private networks and cloud metadata services are refused.'),
     kind: 'fetch',
     permission: 'network',
     parameters: z.object({
@@ -70,10 +81,11 @@ export function createWebFetchTool(options: WebFetchOptions = {}): Tool {
     maxOutputChars: MAX_CHARS + 2_000,
     summarize: ({ url }) => url,
     approval: ({ url }) => ({ title: `Fetch ${url}` }),
-    async execute({ url, max_chars, format }, { signal }) {
+    async execute({ url, max_chars, format }, ctx) {
+      const { signal } = ctx;
       const timeout = AbortSignal.timeout(timeoutMs);
       try {
-        const page = await request(new URL(url), AbortSignal.any([signal, timeout]), userAgent);
+        const page = await request(new URL(url), AbortSignal.any([signal, timeout]), connection, ctx);
         const { content, cut } = await readContent(page, format, maxBytes);
         const notes = [
           ...(content.length > max_chars ? [truncationNote(max_chars, content.length)] : []),
@@ -113,17 +125,27 @@ function checkHttpUrl(value: string, ctx: z.RefinementCtx): void {
   }
 }
 
-/** GETs `url`, following up to MAX_REDIRECTS redirects between http(s) URLs. */
-async function request(url: URL, signal: AbortSignal, userAgent: string): Promise<Page> {
+/**
+ * GETs `url`, following up to MAX_REDIRECTS redirects between http(s) URLs;
+ * a redirect to another host is authorized again, naming that host.
+ */
+async function request(
+  url: URL,
+  signal: AbortSignal,
+  connection: { userAgent: string; allowPrivateAddresses: boolean },
+  ctx: ToolContext,
+): Promise<Page> {
+  const headers = {
+    'user-agent': connection.userAgent,
+    accept: 'text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.9,*/*;q=0.8',
+  };
   let current = url;
   for (let redirects = 0; ; redirects++) {
-    const response = await fetch(current, {
-      redirect: 'manual',
-      signal,
-      headers: { 'user-agent': userAgent, accept: 'text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.9,*/*;q=0.8' },
-    }).catch((err: unknown) => {
-      throw networkError(current, err);
-    });
+    const response = await guardedGet(current, { signal, headers, allowPrivateAddresses: connection.allowPrivateAddresses }).catch(
+      (err: unknown) => {
+        throw networkError(current, err);
+      },
+    );
     const location = REDIRECT_STATUSES.has(response.status) ? response.headers.get('location') : null;
     if (location === null) {
       const mediaType = (response.headers.get('content-type') ?? '').split(';', 1)[0]!.trim().toLowerCase();
@@ -137,11 +159,30 @@ async function request(url: URL, signal: AbortSignal, userAgent: string): Promis
     if (redirects === MAX_REDIRECTS) {
       throw new Error(`Stopped after ${MAX_REDIRECTS} redirects; the last one pointed to ${next.href}.`);
     }
+    if (next.hostname !== current.hostname) await authorizeRedirect(current, next, ctx, signal);
     current = next;
   }
 }
 
+/** A redirect to another host is a new destination: the permission gate decides it as it did the first. */
+async function authorizeRedirect(from: URL, to: URL, ctx: ToolContext, signal: AbortSignal): Promise<void> {
+  const verdict = await ctx.permissions.authorize(
+    {
+      tool: 'web_fetch',
+      callId: ctx.callId,
+      agent: ctx.agentName,
+      category: 'network',
+      title: `Fetch ${to.href} (${from.hostname} redirected to ${to.hostname})`,
+      paths: [],
+      alwaysScope: 'all network access',
+    },
+    signal,
+  );
+  if (!verdict.allowed) throw new Error(`${from.href} redirected to ${to.hostname}, a host not yet approved: ${verdict.reason}`);
+}
+
 function networkError(url: URL, err: unknown): Error {
+  if (err instanceof BlockedAddressError) return new Error(`Refused to fetch ${url.href}: ${err.message}`);
   return new Error(`Could not fetch ${url.href}: ${networkErrorDetail(err)}`, { cause: err });
 }
 

@@ -71,6 +71,15 @@ describe('provider configuration (config.toml)', () => {
     assert.deepEqual(settings.permissions, { write: 'allow', execute: 'deny', allowCommands: ['npm test'] });
   });
 
+  it('lets web_fetch reach private addresses only when [web_fetch] allow_private_addresses says so', () => {
+    const vars = { ANTHROPIC_API_KEY: 'k' };
+    assert.equal(resolveSettings(project, {}, env(vars)).webFetch, undefined);
+    userConfig('[web_fetch]\nallow_private_addresses = true\n');
+    assert.deepEqual(resolveSettings(project, {}, env(vars)).webFetch, { allowPrivateAddresses: true });
+    userConfig('[web_fetch]\nallow_private = true\n');
+    assert.throws(() => resolveSettings(project, {}, env(vars)), /web_fetch/);
+  });
+
   it('reads the key from the variable api_key_env names', () => {
     projectConfig('api_key_env = "MY_PROXY_KEY"\n');
     assert.equal(resolveConfig(project, {}, env({ MY_PROXY_KEY: 'proxy' }), TRUSTED).apiKey, 'proxy');

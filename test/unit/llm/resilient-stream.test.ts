@@ -132,13 +132,26 @@ describe('resilientStream', () => {
     });
   }
 
-  it('counts the idle timeout from the request start', async () => {
-    const source = scriptedSource((signal) => hang(signal));
-    const stream = resilientStream(source, new AbortController().signal, { ...policy, idleTimeoutMs: 50 });
-    const { response } = await collect(stream);
+  it('counts the idle timeout from the request start, and retries a stall before any output', async () => {
+    const source = scriptedSource((signal) => hang(signal), (signal) => hang(signal));
+    const stream = resilientStream(source, new AbortController().signal, { ...policy, maxRetries: 1, idleTimeoutMs: 50 });
+    const { events, response } = await collect(stream);
 
+    assert.deepEqual(events.map((event) => event.type), ['retry', 'done']);
     assert.equal(response.stopReason, 'error');
-    assert.equal(response.errorMessage, 'the stream stalled: nothing arrived from Test for 0.1 s');
+    assert.equal(response.errorMessage, 'the stream stalled: nothing arrived from Test for 0.1 s (gave up after 1 retry)');
+  });
+
+  it('does not retry a stall after output, and keeps the output', async () => {
+    async function* stallAfterOne(signal: AbortSignal): AsyncIterable<Wire> {
+      yield 'a';
+      yield* hang(signal);
+    }
+    const source = scriptedSource(stallAfterOne);
+    const { events, response } = await collect(resilientStream(source, new AbortController().signal, { ...policy, idleTimeoutMs: 50 }));
+
+    assert.deepEqual(events.map((event) => event.type), ['text_delta', 'done']);
+    assert.equal(response.errorMessage, 'the stream stalled: nothing arrived from Test for 0.1 s; partial output kept');
   });
 
   it('releases the attempt when the consumer stops early', async () => {

@@ -7,6 +7,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import * as vscode from 'vscode';
+import { PRIVATE_DIR_MODE } from '../../../config/paths';
 import type { SessionMeta, SessionStore } from '../../../session/session-store';
 import { sessionTotals } from './session-totals';
 
@@ -32,7 +33,7 @@ export class TracesView implements vscode.TreeDataProvider<SessionNode>, vscode.
   ) {
     const root = store().root;
     // The folder must exist for the watcher to see the first session appear.
-    mkdirSync(root, { recursive: true });
+    mkdirSync(root, { recursive: true, mode: PRIVATE_DIR_MODE });
     this.watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(root), '*/meta.json'));
     const soon = (): void => this.refreshSoon();
     this.watcher.onDidCreate(soon);
