@@ -92,6 +92,13 @@ export function judgeProjectSettings(
         else widen('sandbox', `sandbox = ${quote(value)}: runs commands with less isolation`);
         break;
       }
+      case 'web_fetch': {
+        const allows = (value as Table).allow_private_addresses === true;
+        const userAllows = ((baseline as Table).web_fetch as Table | undefined)?.allow_private_addresses === true;
+        if (!allows || userAllows) restricted[key] = value;
+        else widen('web_fetch.allow_private_addresses', 'fetches loopback, private and cloud metadata addresses');
+        break;
+      }
       case 'web_search':
         widen('web_search', `web_search = ${describe(value)}: sends searches, and any search key, to that service`);
         break;

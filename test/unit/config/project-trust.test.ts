@@ -87,6 +87,13 @@ describe('workspace trust: what a cloned repository may ask for', () => {
     assert.deepEqual(projectRequest(project, env).widenings, []);
   });
 
+  it('lets a project keep web_fetch off private addresses, never turn it on', () => {
+    assert.deepEqual(judgeProjectSettings({ web_fetch: { allow_private_addresses: true } } as never, {}, 'f').widenings.map((w) => w.setting), [
+      'web_fetch.allow_private_addresses',
+    ]);
+    assert.deepEqual(judgeProjectSettings({ web_fetch: { allow_private_addresses: false } } as never, {}, 'f').widenings, []);
+  });
+
   it('treats a setting it does not know as a widening', () => {
     const { widenings, restricted } = judgeProjectSettings({ future_switch: true } as never, {}, 'config.toml');
     assert.deepEqual(widenings.map((w) => w.setting), ['future_switch']);
