@@ -69,7 +69,7 @@ export class ACPSession {
     this.agentName = options.agentName;
     this.createdAt = options.createdAt ?? Date.now();
     this.todos = options.todos ?? new TodoStore();
-    this.permissions = options.permissions ?? new PermissionGate(DEFAULT_POLICY);
+    this.permissions = options.permissions ?? new PermissionGate({ policy: DEFAULT_POLICY });
     this.snapshots = options.snapshots;
     this.trace = options.trace ?? new TraceRecorder();
   }

@@ -64,7 +64,7 @@ describe('subagents: the task tool', () => {
     const parentProvider = new ScriptedProvider(parentSteps);
     const primary = new BaseAgent({ name: 'lead', provider: parentProvider, tools: tools.filter((t) => ['task', 'task_complete'].includes(t.name)), systemPrompt: 'lead', workspace });
     const agent = new ACPAgent({ name: 'crew', description: 'd', primary, flow: { kind: 'hitl' }, prompts });
-    const session = new ACPSession({ cwd: root, agentName: 'crew', permissions: new PermissionGate(options.policy ?? DEFAULT_POLICY, options.ask) });
+    const session = new ACPSession({ cwd: root, agentName: 'crew', permissions: new PermissionGate({ policy: options.policy ?? DEFAULT_POLICY, ask: options.ask }) });
     session.subagents = new SubagentRunner({ registry, settings, workspace, prompts, env, tools, store, ...(options.concurrency ? { concurrency: options.concurrency } : {}), ...(options.maxDepth ? { maxDepth: options.maxDepth } : {}) });
     store.attach(session);
     return { agent, session, parentProvider, store };

@@ -4,7 +4,8 @@ import { isAbsolute } from 'node:path';
 import type { AgentContext, ClientCapabilities, McpServer, SessionInfo } from '@agentclientprotocol/sdk';
 import { mergeServers } from '../../mcp/server-config';
 import { ACPSession } from '../../session/acp-session';
-import { PermissionGate } from '../../tools/permissions';
+import { type AskFn, PermissionGate } from '../../tools/permissions';
+import { protectedPathsFor } from '../../tools/protected-paths';
 import type { AgentCatalog, CatalogFor, CommandsFor } from './agent-catalog';
 import type { AcpLogger } from './acp-log';
 import { serversFromClient } from './acp-mcp-servers';
@@ -35,7 +36,7 @@ export class SessionTable {
   create(cwd: string, client: AgentContext, mcpServers: readonly McpServer[]): LiveSession {
     const catalog = this.catalog(cwd);
     const id = randomUUID();
-    const session = new ACPSession({ id, cwd, agentName: catalog.defaultAgent(), permissions: this.gate(id, catalog) });
+    const session = new ACPSession({ id, cwd, agentName: catalog.defaultAgent(), permissions: this.gate(id, catalog, cwd) });
     return this.open(session, catalog, client, mcpServers);
   }
 
@@ -46,7 +47,7 @@ export class SessionTable {
     const catalog = this.catalog(cwd);
     let session: ACPSession;
     try {
-      session = this.options.store.load(id, { permissions: this.gate(id, catalog) });
+      session = this.options.store.load(id, { permissions: this.gate(id, catalog, cwd) });
     } catch {
       throw requestErrors.unknownSession(id);
     }
@@ -116,8 +117,9 @@ export class SessionTable {
     return live;
   }
 
-  private gate(id: string, catalog: AgentCatalog): PermissionGate {
-    return new PermissionGate(catalog.permissionPolicy(), (request, signal) => this.live.get(id)?.ask(request, signal) ?? Promise.resolve('reject_once'));
+  private gate(id: string, catalog: AgentCatalog, cwd: string): PermissionGate {
+    const ask: AskFn = (request, signal) => this.live.get(id)?.ask(request, signal) ?? Promise.resolve('reject_once');
+    return new PermissionGate({ policy: catalog.permissionPolicy(), ask, protectedPaths: protectedPathsFor(cwd) });
   }
 }
 

@@ -13,6 +13,7 @@ import { ACPSession } from '../../session/acp-session';
 import { SessionStore } from '../../session/session-store';
 import { NodeWorkspace } from '../../tools/node-workspace';
 import { PermissionGate, type PermissionRule } from '../../tools/permissions';
+import { protectedPathsFor } from '../../tools/protected-paths';
 import { otlpEndpointFrom } from '../../telemetry/otlp-endpoint';
 import { builtinTools } from '../../tools/registry';
 import { McpServers } from '../../mcp/mcp-servers';
@@ -74,7 +75,7 @@ export async function prepareRun(choices: RunChoices, io: CliIO, signal: AbortSi
     const agent = assembleAgent(agentName, { registry, config: settings, workspace, prompts, env: io.env, tools });
     const sessionId = stored ?? randomUUID();
     const snapshots = choices.undo ? await prepareUndo(root, sessionId, prompt, io, signal) : undefined;
-    const permissions = permissionGate(settings, choices, io);
+    const permissions = permissionGate(settings, choices, io, root);
     const dependencies = { permissions, ...(snapshots ? { snapshots } : {}) };
     const session = stored
       ? store.load(stored, dependencies)
@@ -124,15 +125,16 @@ async function startOtlpExport(settings: Settings, session: ACPSession, io: CliI
   return exported;
 }
 
-function permissionGate(settings: Settings, choices: RunChoices, io: CliIO): PermissionGate {
+function permissionGate(settings: Settings, choices: RunChoices, io: CliIO, root: string): PermissionGate {
   const forced: Partial<Record<string, PermissionRule>> = {};
   if (choices.allow !== undefined) for (const category of parseCategories(choices.allow, '--allow')) forced[category] = 'allow';
-  return new PermissionGate(
-    policyFromConfig(settings.permissions),
-    choices.interactive ? terminalAsk(io, styleFor(io.stderr, io.env)) : undefined,
-    (category) => `pass --allow ${category} (or set permissions.${category} = "allow" in .crow/config.toml)`,
+  return new PermissionGate({
+    policy: policyFromConfig(settings.permissions),
+    ...(choices.interactive ? { ask: terminalAsk(io, styleFor(io.stderr, io.env)) } : {}),
+    howToAllow: (category) => `pass --allow ${category} (or set permissions.${category} = "allow" in .crow/config.toml)`,
     forced,
-  );
+    protectedPaths: protectedPathsFor(root, io.env),
+  });
 }
 
 function storedSessionId(store: SessionStore, choice: string, root: string): string {

@@ -191,7 +191,7 @@ describe('web_fetch', () => {
   });
 
   it('asks for network permission, and sends nothing when the policy denies it', async () => {
-    const permissions = new PermissionGate({ rules: { read: 'allow', write: 'allow', execute: 'allow', network: 'deny' }, allowCommands: [] });
+    const permissions = new PermissionGate({ policy: { rules: { read: 'allow', write: 'allow', execute: 'allow', network: 'deny' }, allowCommands: [] } });
     const result = await run(webFetchTool, { url: `${base}/page` }, { permissions });
     assert.equal(result.status, 'error');
     assert.match(result.error ?? '', /Permission denied: the policy denies network \(Fetch http:\/\/127\.0\.0\.1:\d+\/page\)/);

@@ -28,6 +28,7 @@ import { Redactor } from '../../../telemetry/redact';
 import { TraceRecorder } from '../../../telemetry/trace-recorder';
 import { errorMessage } from '../../../tools/define-tool';
 import { AutoApproveCaps, PermissionGate, type AskFn } from '../../../tools/permissions';
+import { protectedPathsFor } from '../../../tools/protected-paths';
 import { builtinTools } from '../../../tools/registry';
 import type { Tool } from '../../../tools/tool';
 import type { Workspace } from '../../../tools/workspace';
@@ -95,7 +96,7 @@ export class ChatSession {
   static async start(host: ChatHost, ask: AskFn, agentName?: string): Promise<ChatSession> {
     const { settings, env } = await readSettings(host);
     const caps = new AutoApproveCaps({});
-    const permissions = gateFor(settings, ask, caps);
+    const permissions = gateFor(settings, ask, caps, host.root, env);
     const agent = agentName ?? defaultAgentName(settings);
     const snapshots = snapshotsFor(host, env);
     const session = new ACPSession({ id: randomUUID(), cwd: host.root, agentName: agent, permissions, snapshots, trace: redactingTrace(env) });
@@ -107,7 +108,7 @@ export class ChatSession {
     const { settings, env } = await readSettings(host);
     const caps = new AutoApproveCaps({});
     const snapshots = snapshotsFor(host, env);
-    const session = host.store.load(id, { permissions: gateFor(settings, ask, caps), snapshots, trace: redactingTrace(env) });
+    const session = host.store.load(id, { permissions: gateFor(settings, ask, caps, host.root, env), snapshots, trace: redactingTrace(env) });
     const chat = new ChatSession(host, session, caps, snapshots);
     chat.handle = host.store.attach(chat.session);
     return chat;
@@ -342,15 +343,14 @@ function redactingTrace(env: NodeJS.ProcessEnv): TraceRecorder {
   return new TraceRecorder([], new Redactor(env));
 }
 
-function gateFor(settings: Settings, ask: AskFn, caps: AutoApproveCaps): PermissionGate {
-  return new PermissionGate(
-    policyFromConfig(settings.permissions),
+function gateFor(settings: Settings, ask: AskFn, caps: AutoApproveCaps, root: string, env: NodeJS.ProcessEnv): PermissionGate {
+  return new PermissionGate({
+    policy: policyFromConfig(settings.permissions),
     ask,
-    (category) => `set "crow.permissions.${category}" to "allow" in the settings`,
-    {},
-    new Map(),
+    howToAllow: (category) => `set "crow.permissions.${category}" to "allow" in the settings`,
     caps,
-  );
+    protectedPaths: protectedPathsFor(root, env),
+  });
 }
 
 function modelInfo(settings: Settings, model: string) {
