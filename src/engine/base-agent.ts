@@ -258,6 +258,7 @@ class Turn {
     return {
       sessionId: this.session.id,
       agentName: this.agent.name,
+      agentTools: this.agent.toolNames,
       callId,
       workspace: this.options.workspace,
       signal: this.signal,
