@@ -210,10 +210,7 @@ export class PermissionGate {
         reason: `Permission needed for ${request.title}, and nobody can be asked in this non-interactive run. To allow it, ${this.howToAllow(request.category)}.${this.notCoveredNote(judgement)}`,
       };
     }
-    const answer = await this.ask(request, signal);
-    // A person's yes starts the cap's count over: the next automatic approvals are theirs to cap again.
-    if (answer === 'allow_once' || answer === 'allow_always') this.caps?.restart(request.category);
-    return this.answered(request, judgement, answer);
+    return this.answered(request, judgement, await this.ask(request, signal));
   }
 
   /** A call that changes protected paths: asked every time; denied, saying why, when nobody can be asked. */
@@ -245,6 +242,8 @@ export class PermissionGate {
 
   /** Records an "always" or "never" answer and turns the answer into a verdict. */
   private answered(request: PermissionRequest, judgement: CommandJudgement | undefined, answer: PermissionAnswer): PermissionVerdict {
+    // A person's yes starts the cap's count over: the next automatic approvals are theirs to cap again.
+    if (answer === 'allow_once' || answer === 'allow_always') this.caps?.restart(request.category);
     if (answer === 'allow_always' || answer === 'reject_always') {
       const allowed = answer === 'allow_always';
       if (request.category === 'execute' && request.command !== undefined && judgement) this.remembered.commands(request.command, judgement, allowed);
