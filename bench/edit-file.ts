@@ -112,7 +112,7 @@ async function toolCallTime(text: string): Promise<number> {
       provider: 'bench',
       model: 'bench',
       supportsImages: false,
-      permissions: new PermissionGate({ rules: { read: 'allow', write: 'allow', execute: 'deny', network: 'deny' }, allowCommands: [] }),
+      permissions: new PermissionGate({ policy: { rules: { read: 'allow', write: 'allow', execute: 'deny', network: 'deny' }, allowCommands: [] } }),
       todos: new TodoStore(),
     };
     const args = JSON.stringify({ path: 'big.ts', old_string: functionLines(TARGET)[2], new_string: '    if (total > 0) {' });

@@ -7,6 +7,7 @@ import { NodeWorkspace } from '../src/tools/node-workspace';
 import { acpBenchmark } from './acp';
 import { activationBenchmark } from './activation';
 import { bookkeepingBenchmark } from './bookkeeping';
+import { commandRulesBenchmark } from './command-rules';
 import { editFileBenchmark } from './edit-file';
 import { grepBenchmark } from './grep';
 import { sessionsBenchmark } from './sessions';
@@ -18,6 +19,7 @@ async function main(): Promise<void> {
   const workspace = new NodeWorkspace(process.cwd());
   await streamingBenchmark(workspace);
   await bookkeepingBenchmark(workspace);
+  await commandRulesBenchmark();
   await editFileBenchmark();
   await grepBenchmark();
   await snapshotBenchmark();

@@ -16,7 +16,8 @@ import { version } from '../../package.json';
 import type { BaseAgentDefinition } from '../config/agent-definitions';
 import { firstLine } from '../telemetry/readable';
 import { oneLine } from '../tools/builtin/one-line';
-import { type PermissionCategory, type PermissionRequest, programOf } from '../tools/permissions';
+import { commandAlwaysScope } from '../tools/command-rules';
+import type { PermissionCategory, PermissionRequest } from '../tools/permissions';
 import type { ToolContext } from '../tools/tool';
 import { settledBefore, startAgentProcess, stopAgentProcess } from './agent-process';
 
@@ -239,7 +240,7 @@ class ExternalTurn {
       title: `${this.name}: ${call.title ?? call.toolCallId}`,
       ...(command !== undefined ? { command } : {}),
       paths: (call.paths ?? []).map((path) => (isAbsolute(path) ? relative(this.cwd, path) : path)),
-      alwaysScope: command !== undefined ? `commands starting with "${programOf(command)}"` : `every ${category} request`,
+      alwaysScope: command !== undefined ? commandAlwaysScope(command) : `every ${category} request`,
     };
   }
 

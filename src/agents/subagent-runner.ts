@@ -6,14 +6,15 @@ import { agentModel, type Settings } from '../config/provider-config';
 import type { AgentEvent } from '../engine/events';
 import { ACPSession } from '../session/acp-session';
 import type { SessionStore } from '../session/session-store';
-import type { PermissionPolicy } from '../tools/permissions';
+import { PERMISSION_CATEGORIES, type PermissionCategory, type PermissionPolicy, type PermissionRule } from '../tools/permissions';
 import { ToolRegistry } from '../tools/registry';
 import type { SubagentInfo, SubagentLauncher, SubagentOutcome, SubagentStatus } from '../tools/subagents';
 import type { Tool, ToolContext } from '../tools/tool';
 import type { Workspace } from '../tools/workspace';
 import { ACPAgent } from './acp-agent';
 import { assembleAgent } from './assemble';
-import { agentPolicy, baseAgentFromDefinition } from './definition-agent';
+import { TASK_COMPLETE } from '../tools/builtin/task-complete';
+import { type AgentPart, agentPolicy, agentTools, baseAgentFromDefinition } from './definition-agent';
 import { runExternalSubagent } from './external-subagent';
 import { ProviderQueue } from './provider-queue';
 import type { RunResult } from './run-result';
@@ -40,11 +41,20 @@ export interface SubagentRunnerOptions {
   concurrency?: Record<string, number>;
 }
 
+/**
+ * Tools any subagent may have whatever its parent has: they act on nothing
+ * outside the session (ending the task, thinking, the shared todo list).
+ */
+export const ALWAYS_GRANTED_TOOLS: ReadonlySet<string> = new Set([TASK_COMPLETE, 'think', 'todo_read', 'todo_write']);
+
 /** A subagent the registry offers: a base agent of role subagent, or a composition whose primary is one. */
 interface Resolved {
   name: string;
   base: BaseAgentDefinition;
-  build(): ACPAgent;
+  /** The base agents it is made of and the part each plays, for the tools they would get. */
+  parts: { definition: BaseAgentDefinition; part: AgentPart }[];
+  /** The agent, its base agents picking their tools from `tools` only. */
+  build(tools: readonly Tool[]): ACPAgent;
 }
 
 /**
@@ -52,7 +62,8 @@ interface Resolved {
  * and its own system prompt, none of the parent's history), stored and
  * linked to its parent, its spans nested below the task call, its
  * permissions never wider than the parent's (checked at spawn and at every
- * call), queued per provider, optionally reflecting and retrying.
+ * call), its tools never beyond the parent's (a definition that needs more
+ * is refused), queued per provider, optionally reflecting and retrying.
  */
 export class SubagentRunner implements SubagentLauncher {
   private readonly queue: ProviderQueue;
@@ -84,6 +95,14 @@ export class SubagentRunner implements SubagentLauncher {
       const what = excess.map((e) => `${e.category}: ${e.asked} (its parent has ${e.category}: ${e.allowed})`).join(', ');
       return failure('denied', `${resolved.name} asks for more than ${ctx.agentName} may grant: ${what}. A subagent never exceeds its parent's permissions.`);
     }
+    const granted = this.grantedTools(ctx);
+    const missing = resolved.base.external ? [] : this.missingTools(resolved, granted);
+    if (missing.length > 0) {
+      return failure(
+        'denied',
+        `${resolved.name} needs ${missing.join(', ')}, which ${ctx.agentName} does not have. A subagent never has tools its parent lacks: pick a subagent that needs only ${ctx.agentName}'s tools, or do the work yourself.`,
+      );
+    }
     const approval = await this.approve(resolved, request.task, ctx);
     if (approval !== 'allowed' && approval !== 'not needed') {
       return failure('denied', `${resolved.name} was not started: approval ${approval === 'timeout' ? 'timed out' : approval === 'unavailable' ? 'could not be asked for (nobody to ask)' : 'was denied'}.`, { approval });
@@ -96,7 +115,7 @@ export class SubagentRunner implements SubagentLauncher {
     }
     try {
       if (resolved.base.external) return await this.runExternal(resolved, request.task, ctx, policy, approval);
-      return await this.runChild(resolved, request.task, ctx, policy, depth, approval);
+      return await this.runChild(resolved, request.task, ctx, policy, depth, approval, granted);
     } finally {
       release();
     }
@@ -112,7 +131,8 @@ export class SubagentRunner implements SubagentLauncher {
     const target = resolved.base.external!;
     const where = 'url' in target ? target.url : target.command.join(' ');
     report({ type: 'subagent_start', agent: ctx.agentName, subagent: resolved.name, callId: ctx.callId, task, sessionId: `external: ${where}` });
-    const outcome = await runExternalSubagent(resolved.base, task, { ...ctx, permissions: ctx.permissions.narrow(policy) }, {
+    const permissions = ctx.permissions.narrow(policy).forcing(this.categoriesWithoutTools(ctx));
+    const outcome = await runExternalSubagent(resolved.base, task, { ...ctx, permissions }, {
       cwd: this.options.workspace.root,
       env: this.options.env,
     });
@@ -133,10 +153,11 @@ export class SubagentRunner implements SubagentLauncher {
     policy: PermissionPolicy,
     depth: number,
     approval: string,
+    tools: readonly Tool[],
   ): Promise<SubagentOutcome> {
     let agent: ACPAgent;
     try {
-      agent = resolved.build();
+      agent = resolved.build(tools);
     } catch (err) {
       return failure('failed', `${resolved.name} could not be built: ${(err as Error).message}`);
     }
@@ -204,21 +225,63 @@ export class SubagentRunner implements SubagentLauncher {
   private resolve(name: string): Resolved | string {
     const { registry } = this.options;
     const base = registry.baseAgent(name);
-    if (base?.role === 'subagent') return { name, base, build: () => this.single(base) };
+    if (base?.role === 'subagent') {
+      return { name, base, parts: [{ definition: base, part: { as: 'primary', reviewed: false } }], build: (tools) => this.single(base, tools) };
+    }
     const composition = registry.acpAgent(name);
     const primary = composition ? registry.baseAgent(composition.primary) : undefined;
     if (composition && primary?.role === 'subagent') {
-      return { name, base: primary, build: () => assembleAgent(name, { ...this.options, config: this.options.settings }) };
+      const { flow } = composition;
+      const coagent = composition.coagent !== undefined && flow.kind === 'coagent' ? registry.baseAgent(composition.coagent) : undefined;
+      const parts: Resolved['parts'] = [
+        { definition: primary, part: { as: 'primary', reviewed: flow.kind === 'coagent' } },
+        ...(coagent && flow.kind === 'coagent' ? [{ definition: coagent, part: { as: 'coagent' as const, tools: flow.tools } }] : []),
+      ];
+      return { name, base: primary, parts, build: (tools) => assembleAgent(name, { ...this.options, config: this.options.settings, tools }) };
     }
     const names = this.available().map((agent) => agent.name);
     const guess = didYouMean(name, names);
     return `Unknown subagent "${name}".${guess ? ` Did you mean "${guess}"?` : ''} Subagents: ${names.join(', ') || 'none are defined'}.`;
   }
 
+  /** The tools a child may pick from: those of its parent and the always-granted ones (all when the parent's are unknown). */
+  private grantedTools(ctx: ToolContext): readonly Tool[] {
+    const parent = ctx.agentTools;
+    if (parent === undefined) return this.options.tools;
+    return this.options.tools.filter((tool) => parent.includes(tool.name) || ALWAYS_GRANTED_TOOLS.has(tool.name));
+  }
+
+  /**
+   * An external agent brings its own tools: what it may do is capped instead
+   * by denying the categories none of the parent's tools has.
+   */
+  private categoriesWithoutTools(ctx: ToolContext): Partial<Record<PermissionCategory, PermissionRule>> {
+    if (ctx.agentTools === undefined) return {};
+    const held = new Set(this.grantedTools(ctx).filter((tool) => !ALWAYS_GRANTED_TOOLS.has(tool.name)).map((tool) => tool.permission));
+    return Object.fromEntries(PERMISSION_CATEGORIES.filter((category) => !held.has(category)).map((category) => [category, 'deny']));
+  }
+
+  /** The tools `resolved`'s definitions would have that are not among `granted`, by name. */
+  private missingTools(resolved: Resolved, granted: readonly Tool[]): string[] {
+    const all = new ToolRegistry(this.options.tools);
+    const allowed = new Set(granted.map((tool) => tool.name));
+    const missing = new Set<string>();
+    for (const { definition, part } of resolved.parts) {
+      let wanted: Tool[];
+      try {
+        wanted = agentTools(definition, part, all);
+      } catch {
+        continue; // Reported when the agent is built.
+      }
+      for (const tool of wanted) if (!allowed.has(tool.name)) missing.add(tool.name);
+    }
+    return [...missing];
+  }
+
   /** A lone subagent: its base agent in a one-turn composition. */
-  private single(base: BaseAgentDefinition): ACPAgent {
+  private single(base: BaseAgentDefinition, tools: readonly Tool[]): ACPAgent {
     const { settings, workspace, prompts, env } = this.options;
-    const primary = baseAgentFromDefinition(base, { as: 'primary', reviewed: false }, { settings, workspace, prompts, env, tools: new ToolRegistry(this.options.tools) });
+    const primary = baseAgentFromDefinition(base, { as: 'primary', reviewed: false }, { settings, workspace, prompts, env, tools: new ToolRegistry(tools) });
     return new ACPAgent({ name: base.name, description: base.description, primary, flow: { kind: 'hitl' }, prompts });
   }
 

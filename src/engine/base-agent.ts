@@ -96,7 +96,7 @@ export class BaseAgent {
     const stream: TurnStream = new EventStream();
     const scope: TurnScope = {
       signal: options.signal,
-      permissions: options.permissions ?? new PermissionGate(this.options.policy ?? DEFAULT_POLICY),
+      permissions: options.permissions ?? new PermissionGate({ policy: this.options.policy ?? DEFAULT_POLICY }),
       todos: options.todos ?? new TodoStore(),
       ...(options.snapshots ? { snapshots: options.snapshots } : {}),
       ...(options.withoutTools ? { withoutTools: true } : {}),
@@ -258,6 +258,7 @@ class Turn {
     return {
       sessionId: this.session.id,
       agentName: this.agent.name,
+      agentTools: this.agent.toolNames,
       callId,
       workspace: this.options.workspace,
       signal: this.signal,

@@ -16,6 +16,7 @@ import type { SpanRecord } from '../telemetry/span';
 import { TraceRecorder } from '../telemetry/trace-recorder';
 import { Redactor } from '../telemetry/redact';
 import { AutoApproveCaps, type AskFn, type PermissionCategory, PermissionGate, type PermissionRule } from '../tools/permissions';
+import { protectedPathsFor } from '../tools/protected-paths';
 import type { Workspace } from '../tools/workspace';
 import type { CatalogEntry, ModelChoice, WorkspaceCatalog } from './catalog';
 import { CostMeter, meterOfSpans } from './cost';
@@ -252,7 +253,14 @@ export function currentModels(catalog: WorkspaceCatalog, agent: string, chosen: 
 
 /** The permission gate, snapshots and trace a new or loaded session runs with. */
 function dependencies(options: HostSessionOptions, catalog: WorkspaceCatalog, caps: AutoApproveCaps): SessionDependencies {
-  const permissions = new PermissionGate(catalog.permissionPolicy(), options.ask, options.howToAllow, options.forced ?? {}, new Map(), caps);
+  const permissions = new PermissionGate({
+    policy: catalog.permissionPolicy(),
+    ...(options.ask ? { ask: options.ask } : {}),
+    ...(options.howToAllow ? { howToAllow: options.howToAllow } : {}),
+    forced: options.forced ?? {},
+    caps,
+    protectedPaths: protectedPathsFor(options.workspace.root, options.env),
+  });
   const snapshots = options.undo
     ? new GitSnapshotManager({ workspace: options.workspace.root, dataHome: options.undo.dataHome, env: options.undo.env })
     : undefined;

@@ -73,7 +73,7 @@ export class ACPSession {
     this.agentName = options.agentName;
     this.createdAt = options.createdAt ?? Date.now();
     this.todos = options.todos ?? new TodoStore();
-    this.permissions = options.permissions ?? new PermissionGate(DEFAULT_POLICY);
+    this.permissions = options.permissions ?? new PermissionGate({ policy: DEFAULT_POLICY });
     this.snapshots = options.snapshots;
     this.redactorValue = options.redactor ?? new Redactor();
     this.trace = options.trace ?? new TraceRecorder([], this.redactorValue);

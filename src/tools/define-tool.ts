@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { PermissionCategory, PermissionRequest } from './permissions';
-import { programOf } from './permissions';
+import { commandAlwaysScope } from './command-rules';
 import type { Tool, ToolContext, ToolKind, ToolLocation, ToolOutput, ToolResult } from './tool';
 
 /** Default cap on what one tool call returns to the model, in characters. */
@@ -12,6 +12,8 @@ export interface ApprovalText {
   title: string;
   /** The command line, for execute tools (allow-lists match on it). */
   command?: string;
+  /** The command's working folder, relative to the workspace root, when not the root. */
+  cwd?: string;
 }
 
 export interface ToolDefinition<Schema extends z.ZodObject> {
@@ -127,11 +129,13 @@ function approvalRequest<Schema extends z.ZodObject>(
     category,
     title: text.title,
     ...(text.command !== undefined ? { command: text.command } : {}),
+    ...(text.cwd !== undefined ? { cwd: text.cwd } : {}),
     paths: tool.locations(args).map((location) => location.path),
     alwaysScope: alwaysScope(category, text.command),
   };
 }
 
+/** What an "always" answer to this call would cover, as PermissionGate remembers it. */
 function alwaysScope(category: PermissionCategory, command: string | undefined): string {
   switch (category) {
     case 'read':
@@ -139,7 +143,7 @@ function alwaysScope(category: PermissionCategory, command: string | undefined):
     case 'write':
       return 'all file changes';
     case 'execute':
-      return command !== undefined ? `commands starting with "${programOf(command)}"` : 'all commands';
+      return command !== undefined ? commandAlwaysScope(command) : 'all commands';
     case 'network':
       return 'all network access';
   }

@@ -3,7 +3,14 @@
  * a policy per agent says allow, ask or deny for each category; "ask" goes
  * to the front door (ACP permission request, VS Code prompt, CLI prompt)
  * through an AskFn. "Always" answers are remembered for the session.
+ * Changes to protected paths are asked every time (protected-paths.ts).
  */
+import { isAbsolute, join } from 'node:path';
+import { type CommandEntry, type CommandJudgement, covers, entryWithin, judgeCommand, parseEntry, uncoveredReason } from './command-rules';
+import { ProtectedPaths } from './protected-paths';
+import { RememberedAnswers } from './remembered-answers';
+
+export { RememberedAnswers };
 
 export type PermissionCategory = 'read' | 'write' | 'execute' | 'network';
 export const PERMISSION_CATEGORIES: readonly PermissionCategory[] = ['read', 'write', 'execute', 'network'];
@@ -13,8 +20,10 @@ export type PermissionRule = 'allow' | 'ask' | 'deny';
 export interface PermissionPolicy {
   rules: Record<PermissionCategory, PermissionRule>;
   /**
-   * Command prefixes that run without asking (e.g. "npm test", "git status").
-   * A command only matches when it is one simple command: no ; && || | ` $( or redirection.
+   * Commands that run without asking, as prefixes of literal words (e.g.
+   * "npm test", "git status"). A command line is covered only if every
+   * simple command in it starts with some entry and it has nothing an entry
+   * cannot vouch for (see command-rules.ts).
    */
   allowCommands: readonly string[];
 }
@@ -35,10 +44,18 @@ export interface PermissionRequest {
   title: string;
   /** The command line, for execute requests. */
   command?: string;
+  /** The command's working folder, relative to the workspace root (default: the root). */
+  cwd?: string;
   /** Workspace-relative paths the call touches. */
   paths: string[];
-  /** What "always" would cover, e.g. "all file changes" or "commands starting with npm". */
+  /** What "always" would cover, e.g. "all file changes" or `commands starting with "npm test"`. */
   alwaysScope: string;
+  /**
+   * Set by the gate on the request it asks about when the call would change
+   * protected paths (.crow/, .git/, .vscode/, the user's config folder):
+   * such calls are asked every time, whatever the policy or earlier answers.
+   */
+  protectedPaths?: string[];
 }
 
 export type PermissionAnswer = 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always';
@@ -48,37 +65,72 @@ export type AskFn = (request: PermissionRequest, signal: AbortSignal) => Promise
 
 export type PermissionVerdict = { allowed: true; how: 'policy' | 'remembered' | 'user' } | { allowed: false; reason: string };
 
+export interface PermissionGateOptions {
+  policy: PermissionPolicy;
+  /** Asks a person; without it (non-interactive runs) "ask" becomes a denial. */
+  ask?: AskFn;
+  /** How to allow a category when nobody can be asked, e.g. "pass --allow execute". */
+  howToAllow?: (category: PermissionCategory) => string;
+  /** Rules the user set for this session (e.g. --allow write) that win over any agent's policy. */
+  forced?: Partial<Record<PermissionCategory, PermissionRule>>;
+  /** "Always" answers, shared by every agent of the session. */
+  remembered?: RememberedAnswers;
+  /** Caps on automatic approvals, shared by every agent of the session; none when absent. */
+  caps?: AutoApproveCaps;
+  /** The workspace's protected paths; default: judged relative to the process's folder, without the user's config folder. */
+  protectedPaths?: ProtectedPaths;
+}
+
 /**
- * Decides tool calls for one session: the policy first, then remembered
- * answers, then the person. Without an AskFn (non-interactive runs) "ask"
- * becomes a denial whose reason says how to allow it.
+ * Decides tool calls for one session: protected paths first (always asked),
+ * then the policy, then remembered answers, then the person. Without an
+ * AskFn (non-interactive runs) "ask" becomes a denial whose reason says how
+ * to allow it.
  */
 export class PermissionGate {
-  constructor(
-    readonly policy: PermissionPolicy,
-    private readonly ask?: AskFn,
-    /** How to allow a category when nobody can be asked, e.g. "pass --allow execute". */
-    private readonly howToAllow: (category: PermissionCategory) => string = (c) =>
-      `allow "${c}" in the permission settings`,
-    /** Rules the user set for this session (e.g. --allow write) that win over any agent's policy. */
-    private readonly forced: Partial<Record<PermissionCategory, PermissionRule>> = {},
-    /** "Always" answers, shared by every agent of the session. */
-    private readonly remembered = new Map<string, boolean>(),
-    /** Caps on automatic approvals, shared by every agent of the session; none when absent. */
-    private readonly caps?: AutoApproveCaps,
-  ) {}
+  readonly policy: PermissionPolicy;
+  private readonly ask: AskFn | undefined;
+  private readonly howToAllow: (category: PermissionCategory) => string;
+  private readonly forced: Partial<Record<PermissionCategory, PermissionRule>>;
+  private readonly remembered: RememberedAnswers;
+  private readonly caps: AutoApproveCaps | undefined;
+  private readonly protectedPaths: ProtectedPaths;
+
+  constructor(options: PermissionGateOptions) {
+    this.policy = options.policy;
+    this.ask = options.ask;
+    this.howToAllow = options.howToAllow ?? ((c) => `allow "${c}" in the permission settings`);
+    this.forced = options.forced ?? {};
+    this.remembered = options.remembered ?? new RememberedAnswers();
+    this.caps = options.caps;
+    this.protectedPaths = options.protectedPaths ?? new ProtectedPaths();
+  }
+
+  /** A gate like this one (same asker, remembered answers, caps, protected paths) with some options replaced. */
+  private with(options: Partial<PermissionGateOptions>): PermissionGate {
+    return new PermissionGate({
+      policy: this.policy,
+      ...(this.ask ? { ask: this.ask } : {}),
+      howToAllow: this.howToAllow,
+      forced: this.forced,
+      remembered: this.remembered,
+      ...(this.caps ? { caps: this.caps } : {}),
+      protectedPaths: this.protectedPaths,
+      ...options,
+    });
+  }
 
   /**
    * The gate for one agent of the session: its own policy, under the
    * session's forced rules, sharing the session's remembered answers and asker.
    */
   forPolicy(policy: PermissionPolicy): PermissionGate {
-    return new PermissionGate(policy, this.ask, this.howToAllow, this.forced, this.remembered, this.caps);
+    return this.with({ policy });
   }
 
   /** The gate with `rules` forced for the rest of the session. */
   forcing(rules: Partial<Record<PermissionCategory, PermissionRule>>): PermissionGate {
-    return new PermissionGate(this.policy, this.ask, this.howToAllow, { ...this.forced, ...rules }, this.remembered, this.caps);
+    return this.with({ forced: { ...this.forced, ...rules } });
   }
 
   /** The rules in force: the policy under the session's forced rules. */
@@ -98,8 +150,9 @@ export class PermissionGate {
 
   /**
    * The gate of a subagent: per category the stricter of this gate's rules
-   * and `policy`, command allow-lists only where this gate would run them too,
-   * sharing the asker and the remembered answers. Checked at every call.
+   * and `policy`; of its command entries only those that extend one of this
+   * gate's (all of them where this gate allows every command); sharing the
+   * asker, the remembered answers and the protected paths. Checked at every call.
    */
   narrow(policy: PermissionPolicy): PermissionGate {
     const mine = this.effectiveRules();
@@ -107,9 +160,15 @@ export class PermissionGate {
     for (const category of PERMISSION_CATEGORIES) {
       if (RANK[policy.rules[category]] > RANK[mine[category]]) rules[category] = policy.rules[category];
     }
+    const parentEntries = entriesOf(this.policy.allowCommands);
     const allowCommands =
-      mine.execute === 'allow' ? policy.allowCommands : policy.allowCommands.filter((prefix) => commandAllowed(prefix, this.policy.allowCommands));
-    return new PermissionGate({ rules, allowCommands }, this.ask, this.howToAllow, {}, this.remembered, this.caps);
+      mine.execute === 'allow'
+        ? policy.allowCommands
+        : policy.allowCommands.filter((text) => {
+            const entry = parseEntry(text);
+            return entry !== undefined && entryWithin(entry, parentEntries);
+          });
+    return this.with({ policy: { rules, allowCommands }, forced: {} });
   }
 
   /**
@@ -136,44 +195,121 @@ export class PermissionGate {
     }
   }
 
-  /** The verdict without asking anyone (policy, allow-list, remembered answer); undefined when a person must decide. */
-  private automaticVerdict(request: PermissionRequest): PermissionVerdict | undefined {
-    const rule = this.forced[request.category] ?? this.policy.rules[request.category];
-    if (rule === 'deny') {
-      return { allowed: false, reason: `Permission denied: the policy denies ${request.category} (${request.title}).` };
-    }
-    if (rule === 'allow') return { allowed: true, how: 'policy' };
-    if (request.command !== undefined && commandAllowed(request.command, this.policy.allowCommands)) {
-      return { allowed: true, how: 'policy' };
-    }
-    const known = this.remembered.get(rememberKey(request));
-    if (known === undefined) return undefined;
-    return known
-      ? { allowed: true, how: 'remembered' }
-      : { allowed: false, reason: `Permission denied: the user rejected ${request.alwaysScope} for this session.` };
-  }
-
   async authorize(request: PermissionRequest, signal: AbortSignal): Promise<PermissionVerdict> {
-    const automatic = this.automaticVerdict(request);
+    const judgement = request.command !== undefined ? judgeCommand(request.command) : undefined;
+    const guarded = this.protectedTargets(request, judgement);
+    if (guarded.length > 0) return this.authorizeProtected(request, guarded, judgement, signal);
+    const automatic = this.automaticVerdict(request, judgement);
     if (automatic && !(automatic.allowed && this.caps?.exhausted(request.category))) {
       if (automatic.allowed) this.caps?.count(request.category);
       return automatic;
     }
-    const key = rememberKey(request);
     if (!this.ask) {
       return {
         allowed: false,
-        reason: `Permission needed for ${request.title}, and nobody can be asked in this non-interactive run. To allow it, ${this.howToAllow(request.category)}.`,
+        reason: `Permission needed for ${request.title}, and nobody can be asked in this non-interactive run. To allow it, ${this.howToAllow(request.category)}.${this.notCoveredNote(judgement)}`,
       };
     }
-    const answer = await this.ask(request, signal);
+    return this.answered(request, judgement, await this.ask(request, signal));
+  }
+
+  /** A call that changes protected paths: asked every time; denied, saying why, when nobody can be asked. */
+  private async authorizeProtected(
+    request: PermissionRequest,
+    guarded: string[],
+    judgement: CommandJudgement | undefined,
+    signal: AbortSignal,
+  ): Promise<PermissionVerdict> {
+    const denied = this.deniedWithoutAsking(request, judgement);
+    if (denied) return denied;
+    const listed = guarded.join(', ');
+    if (!this.ask) {
+      return {
+        allowed: false,
+        reason:
+          `Permission needed for ${request.title}: it would change ${listed}, a protected path (.crow, .git, .vscode and Crow's config folder ` +
+          `decide what Crow, git and the editor run), which is asked every time whatever the settings, and nobody can be asked in this ` +
+          `non-interactive run. Nothing was changed; if the change is needed, tell the user what to change and why.`,
+      };
+    }
+    const asked: PermissionRequest = {
+      ...request,
+      protectedPaths: guarded,
+      alwaysScope: `${request.alwaysScope}, except changes to ${listed} (protected: asked every time)`,
+    };
+    return this.answered(request, judgement, await this.ask(asked, signal));
+  }
+
+  /** Records an "always" or "never" answer and turns the answer into a verdict. */
+  private answered(request: PermissionRequest, judgement: CommandJudgement | undefined, answer: PermissionAnswer): PermissionVerdict {
     // A person's yes starts the cap's count over: the next automatic approvals are theirs to cap again.
     if (answer === 'allow_once' || answer === 'allow_always') this.caps?.restart(request.category);
-    if (answer === 'allow_always') this.remembered.set(key, true);
-    if (answer === 'reject_always') this.remembered.set(key, false);
+    if (answer === 'allow_always' || answer === 'reject_always') {
+      const allowed = answer === 'allow_always';
+      if (request.category === 'execute' && request.command !== undefined && judgement) this.remembered.commands(request.command, judgement, allowed);
+      else this.remembered.category(request.category, allowed);
+    }
     if (answer === 'allow_once' || answer === 'allow_always') return { allowed: true, how: 'user' };
     return { allowed: false, reason: `Permission denied by the user: ${request.title}. Do not retry it; ask or try another way.` };
   }
+
+  /** The verdict without asking anyone (policy, allow-list, remembered answer); undefined when a person must decide. */
+  private automaticVerdict(request: PermissionRequest, judgement: CommandJudgement | undefined): PermissionVerdict | undefined {
+    const denied = this.deniedWithoutAsking(request, judgement);
+    if (denied) return denied;
+    const rule = this.forced[request.category] ?? this.policy.rules[request.category];
+    if (rule === 'allow') return { allowed: true, how: 'policy' };
+    if (request.category === 'execute' && judgement) {
+      const configured = entriesOf(this.policy.allowCommands);
+      if (covers(configured, judgement)) return { allowed: true, how: 'policy' };
+      if (covers([...configured, ...this.remembered.allowedCommands()], judgement)) return { allowed: true, how: 'remembered' };
+      return undefined;
+    }
+    return this.remembered.categoryAnswer(request.category) ? { allowed: true, how: 'remembered' } : undefined;
+  }
+
+  /** A denial by the policy or by a remembered "never"; undefined when neither applies. */
+  private deniedWithoutAsking(request: PermissionRequest, judgement: CommandJudgement | undefined): PermissionVerdict | undefined {
+    const rule = this.forced[request.category] ?? this.policy.rules[request.category];
+    if (rule === 'deny') {
+      return { allowed: false, reason: `Permission denied: the policy denies ${request.category} (${request.title}).` };
+    }
+    if (request.category === 'execute' && request.command !== undefined && judgement) {
+      const rejected = this.remembered.rejection(request.command, judgement);
+      return rejected === undefined ? undefined : { allowed: false, reason: `Permission denied: the user rejected ${rejected} for this session.` };
+    }
+    return this.remembered.categoryAnswer(request.category) === false
+      ? { allowed: false, reason: `Permission denied: the user rejected ${request.alwaysScope} for this session.` }
+      : undefined;
+  }
+
+  /** The protected paths a call would change: a write's paths, or what a command's redirections and writers target. */
+  private protectedTargets(request: PermissionRequest, judgement: CommandJudgement | undefined): string[] {
+    if (request.category === 'write') return this.protectedPaths.find(request.paths.map((path) => ({ path })));
+    if (!judgement || judgement.writes.length === 0) return [];
+    const start = { path: request.cwd ?? '.' };
+    const bases = [start];
+    let current = start as { path: string; tilde?: boolean };
+    for (const dir of judgement.dirs) {
+      current = isAbsolute(dir.path) || dir.tilde ? dir : { path: join(current.path, dir.path), ...(current.tilde ? { tilde: true } : {}) };
+      bases.push(current, isAbsolute(dir.path) || dir.tilde ? dir : { path: join(start.path, dir.path) });
+    }
+    return this.protectedPaths.find(judgement.writes, bases);
+  }
+
+  /** For a command the allow-list does not cover, why not, for the model and the person reading the denial. */
+  private notCoveredNote(judgement: CommandJudgement | undefined): string {
+    if (!judgement || this.policy.allowCommands.length === 0) return '';
+    const reason = uncoveredReason(entriesOf(this.policy.allowCommands), judgement);
+    return reason ? ` (The allowed commands do not cover it: ${reason}.)` : '';
+  }
+}
+
+function entriesOf(texts: readonly string[]): CommandEntry[] {
+  return texts.flatMap((text) => {
+    const entry = parseEntry(text);
+    return entry ? [entry] : [];
+  });
 }
 
 /**
@@ -208,27 +344,3 @@ export class AutoApproveCaps {
 
 /** How strict a rule is: a subagent's may only go up. */
 const RANK: Record<PermissionRule, number> = { allow: 0, ask: 1, deny: 2 };
-
-/** For execute requests "always" covers the program (first word); otherwise the whole category. */
-function rememberKey(request: PermissionRequest): string {
-  if (request.category === 'execute' && request.command !== undefined) {
-    return `execute:${programOf(request.command)}`;
-  }
-  return request.category;
-}
-
-export function programOf(command: string): string {
-  return command.trim().split(/\s+/, 1)[0] ?? '';
-}
-
-/** Shell syntax that chains, substitutes or redirects: a prefix match would not cover what runs. */
-const COMPOUND = /[;&|`<>\n]|\$\(/;
-
-export function commandAllowed(command: string, prefixes: readonly string[]): boolean {
-  const trimmed = command.trim();
-  if (COMPOUND.test(trimmed)) return false;
-  return prefixes.some((prefix) => {
-    const p = prefix.trim();
-    return p !== '' && (trimmed === p || trimmed.startsWith(`${p} `));
-  });
-}

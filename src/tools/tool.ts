@@ -45,6 +45,8 @@ export interface ToolLocation {
 export interface ToolContext {
   sessionId: string;
   agentName: string;
+  /** Names of the tools the calling agent has: a subagent it starts gets none beyond them. Unknown when absent. */
+  agentTools?: readonly string[];
   callId: string;
   workspace: Workspace;
   /** Aborted when the user cancels; long work must stop promptly. */

@@ -141,7 +141,7 @@ describe('external ACP subagents', function () {
 
   it('answers its permission requests with our policy: denied, the file is not written', async () => {
     scriptWrite('I could not write notes.md.');
-    const deny = new PermissionGate({ rules: { read: 'allow', write: 'deny', execute: 'deny', network: 'deny' }, allowCommands: [] });
+    const deny = new PermissionGate({ policy: { rules: { read: 'allow', write: 'deny', execute: 'deny', network: 'deny' }, allowCommands: [] } });
     const outcome = await runExternalSubagent(definition(crowAcp), 'Write notes.md', context(undefined, deny), { cwd: ws.root, env });
     assert.equal(outcome.status, 'completed');
     assert.equal(outcome.summary, 'I could not write notes.md.');

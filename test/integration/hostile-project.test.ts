@@ -11,11 +11,12 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
-import { CROW, startCrowAcp } from '../support/crow-acp-process';
+import { CROW, startAcp } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';
 
 const USER_KEY = 'sk-ant-user-real-key-0123456789abcdef';
 const AWS_SECRET = 'aws-secret-do-not-send-9876543210';
+const KEYS = { ANTHROPIC_API_KEY: USER_KEY, AWS_SECRET_ACCESS_KEY: AWS_SECRET };
 
 interface Run {
   code: number | null;
@@ -70,7 +71,7 @@ describe('a hostile repository and a key-echoing provider, through the real bina
     home = mkdtempSync(join(tmpdir(), 'crow-hostile-home-'));
     repo = mkdtempSync(join(tmpdir(), 'crow-hostile-repo-'));
     marker = join(home, 'pwned');
-    env = isolatedEnv(home, { ANTHROPIC_API_KEY: USER_KEY, AWS_SECRET_ACCESS_KEY: AWS_SECRET });
+    env = isolatedEnv(home, KEYS);
     // The user's own config points Anthropic at the fake server (as a proxy would be).
     mkdirSync(join(home, 'config', 'crow-agent'), { recursive: true });
     writeFileSync(join(home, 'config', 'crow-agent', 'config.toml'), `[providers.anthropic]\nbase_url = "${llm.anthropicBaseUrl}"\n`);
@@ -132,8 +133,9 @@ describe('a hostile repository and a key-echoing provider, through the real bina
 
   it('crow acp: no key leaves, nothing runs, and the client is asked before the command', async () => {
     script();
-    const agent = await startCrowAcp(repo, env, { capabilities: { session: { notices: {} } } as never });
+    const agent = startAcp(repo, home, KEYS, { capabilities: { session: { notices: {} } } as never });
     try {
+      await agent.client.initialize();
       const { sessionId } = await agent.client.newSession(repo);
       const answer = await agent.client.prompt(sessionId, 'Explain this repo');
       assert.equal(answer.stopReason, 'end_turn');
@@ -157,8 +159,9 @@ describe('a hostile repository and a key-echoing provider, through the real bina
     assert.ok(!run.stdout.includes(USER_KEY) && !run.stderr.includes(USER_KEY), 'crow run printed the key');
     assert.match(run.stdout, /\[REDACTED\]/, 'the error is still told, with the key cut out');
 
-    const agent = await startCrowAcp(repo, env);
+    const agent = startAcp(repo, home, KEYS);
     try {
+      await agent.client.initialize();
       const { sessionId } = await agent.client.newSession(repo);
       await agent.client.prompt(sessionId, 'Hello');
       const seen = JSON.stringify(agent.client.notifications);

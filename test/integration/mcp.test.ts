@@ -74,7 +74,7 @@ function named(tools: readonly Tool[], name: string): Tool {
 }
 
 /** What a tool call runs with, as far as MCP tools use it. */
-function callContext(permissions = new PermissionGate(ALLOW_ALL), signal = new AbortController().signal): Parameters<Tool['run']>[1] {
+function callContext(permissions = new PermissionGate({ policy: ALLOW_ALL }), signal = new AbortController().signal): Parameters<Tool['run']>[1] {
   return { permissions, signal, callId: 'c1', agentName: 'primary', supportsImages: true } as Parameters<Tool['run']>[1];
 }
 
@@ -159,7 +159,7 @@ describe('MCP servers as tools', function () {
     assert.equal((sum.inputSchema.properties as Record<string, { type: string }>).a!.type, 'number');
 
     const provider = new ScriptedProvider([{ toolCalls: [{ name: sum.name, arguments: { a: 2, b: 3 } }] }, { text: 'Five.' }]);
-    const run = await runTurn(provider, tools, 'Add 2 and 3', { permissions: new PermissionGate(ALLOW_ALL) });
+    const run = await runTurn(provider, tools, 'Add 2 and 3', { permissions: new PermissionGate({ policy: ALLOW_ALL }) });
     assert.equal(run.result.stopReason, 'answered');
     assert.deepEqual(provider.requests[0]!.tools.find((spec) => spec.name === sum.name)?.inputSchema, sum.inputSchema);
     assert.deepEqual(resultsSent(provider, 1).map((r) => [r.content, r.isError]), [['The sum of 2 and 3 is 5.', false]]);
@@ -182,7 +182,7 @@ describe('MCP servers as tools', function () {
         },
         { text: 'Seen.' },
       ]);
-      await runTurn(provider, tools, 'Show me', { permissions: new PermissionGate(DEFAULT_POLICY) });
+      await runTurn(provider, tools, 'Show me', { permissions: new PermissionGate({ policy: DEFAULT_POLICY }) });
       const [image, links, echo] = resultsSent(provider, 1);
       assert.equal(image!.isError, false);
       assert.deepEqual(image!.images?.map((block) => block.mimeType), ['image/png']);
@@ -201,7 +201,7 @@ describe('MCP servers as tools', function () {
       { toolCalls: [{ name: 'mcp__fx__fail', arguments: {} }, { name: 'mcp__everything__get-sum', arguments: { a: 'two' } }] },
       { text: 'Both failed.' },
     ]);
-    await runTurn(provider, tools, 'Try', { permissions: new PermissionGate(ALLOW_ALL) });
+    await runTurn(provider, tools, 'Try', { permissions: new PermissionGate({ policy: ALLOW_ALL }) });
     const [failed, refused] = resultsSent(provider, 1);
     assert.deepEqual([failed!.isError, failed!.content], [true, 'Error: the fixture failed on purpose']);
     assert.equal(refused!.isError, true);
@@ -211,12 +211,12 @@ describe('MCP servers as tools', function () {
   it('asks before running (denied with nobody to ask), runs when the policy allows, and a read server needs no asking', async () => {
     const tools = await servers([fixture(log), fixture(log, { name: 'trusted', permission: 'read' })]).tools();
     const echo = named(tools, 'mcp__fx__echo');
-    const denied = await echo.run('{"text":"hi"}', callContext(new PermissionGate(DEFAULT_POLICY)));
+    const denied = await echo.run('{"text":"hi"}', callContext(new PermissionGate({ policy: DEFAULT_POLICY })));
     assert.equal(denied.status, 'error');
     assert.match(denied.error!, /Permission needed for fx: echo \{"text":"hi"\}/);
-    const allowed = await echo.run('{"text":"hi"}', callContext(new PermissionGate(DEFAULT_POLICY).forcing({ execute: 'allow' })));
+    const allowed = await echo.run('{"text":"hi"}', callContext(new PermissionGate({ policy: DEFAULT_POLICY }).forcing({ execute: 'allow' })));
     assert.deepEqual([allowed.status, allowed.output], ['success', 'fixture echo: hi']);
-    const trusted = await named(tools, 'mcp__trusted__echo').run('{"text":"ok"}', callContext(new PermissionGate(DEFAULT_POLICY)));
+    const trusted = await named(tools, 'mcp__trusted__echo').run('{"text":"ok"}', callContext(new PermissionGate({ policy: DEFAULT_POLICY })));
     assert.equal(trusted.status, 'success');
   });
 
@@ -229,7 +229,7 @@ describe('MCP servers as tools', function () {
       { toolCalls: [{ name: 'mcp__fx__echo', arguments: { text: 'again' } }] },
       { text: 'Done.' },
     ]);
-    await runTurn(provider, tools, 'Crash it', { permissions: new PermissionGate(ALLOW_ALL) });
+    await runTurn(provider, tools, 'Crash it', { permissions: new PermissionGate({ policy: ALLOW_ALL }) });
     const results = [1, 2, 3, 4].map((n) => resultsSent(provider, n)[0]!);
     assert.match(results[0]!.content, /MCP server "fx" stopped while running crash .*restarted on the next call/);
     assert.deepEqual(results[1], { ...results[1], isError: false, content: 'fixture echo: back' });

@@ -52,8 +52,11 @@ describe('subagents: the task tool', () => {
     rmSync(data, { recursive: true, force: true });
   });
 
-  /** A parent (scripted) with the task tool, in a session whose subagents come from the definitions above. */
-  function setup(parentSteps: ScriptStep[], options: { policy?: PermissionPolicy; ask?: AskFn; concurrency?: Record<string, number>; maxDepth?: number } = {}) {
+  /** A parent (scripted) with every tool (or `parentTools`), in a session whose subagents come from the definitions above. */
+  function setup(
+    parentSteps: ScriptStep[],
+    options: { policy?: PermissionPolicy; ask?: AskFn; concurrency?: Record<string, number>; maxDepth?: number; parentTools?: string[] } = {},
+  ) {
     const env = { XDG_CONFIG_HOME: join(data, 'config') };
     const settings = resolveSettings(root, {}, env, { trusted: true });
     const { registry, errors } = AgentRegistry.load(root, env, { trusted: true });
@@ -63,9 +66,10 @@ describe('subagents: the task tool', () => {
     const tools = builtinTools();
     const store = new SessionStore({ dataHome: data });
     const parentProvider = new ScriptedProvider(parentSteps);
-    const primary = new BaseAgent({ name: 'lead', provider: parentProvider, tools: tools.filter((t) => ['task', 'task_complete'].includes(t.name)), systemPrompt: 'lead', workspace });
+    const parentTools = options.parentTools ? tools.filter((t) => options.parentTools!.includes(t.name)) : tools;
+    const primary = new BaseAgent({ name: 'lead', provider: parentProvider, tools: parentTools, systemPrompt: 'lead', workspace });
     const agent = new ACPAgent({ name: 'crew', description: 'd', primary, flow: { kind: 'hitl' }, prompts });
-    const session = new ACPSession({ cwd: root, agentName: 'crew', permissions: new PermissionGate(options.policy ?? DEFAULT_POLICY, options.ask) });
+    const session = new ACPSession({ cwd: root, agentName: 'crew', permissions: new PermissionGate({ policy: options.policy ?? DEFAULT_POLICY, ask: options.ask }) });
     session.subagents = new SubagentRunner({ registry, settings, workspace, prompts, env, tools, store, ...(options.concurrency ? { concurrency: options.concurrency } : {}), ...(options.maxDepth ? { maxDepth: options.maxDepth } : {}) });
     store.attach(session);
     return { agent, session, parentProvider, store };
@@ -133,6 +137,27 @@ describe('subagents: the task tool', () => {
     assert.ok(existsSync(join(root, 'made.txt')));
     assert.ok(!existsSync(join(root, 'made-by-bash')));
     assert.match(JSON.stringify(server.requestsFor('openai')[1]!.body.messages), /policy denies execute/);
+  });
+
+  it('refuses a subagent whose tools go beyond its parent\'s, naming what is missing; a parent with them can spawn it', async () => {
+    const allowAll: PermissionPolicy = { rules: { read: 'allow', write: 'allow', execute: 'allow', network: 'allow' }, allowCommands: [] };
+    const readOnly = setup([{ toolCalls: [taskCall('writer', 'Make files.')] }, { text: 'ok' }], { policy: allowAll, parentTools: ['read_file', 'grep', 'task'] });
+    await run(readOnly.agent, readOnly.session);
+    const [refused] = toolResults(readOnly.parentProvider, 1);
+    assert.ok(refused!.isError);
+    assert.match(refused!.content, /writer needs write_file, bash, which lead does not have\. A subagent never has tools its parent lacks/);
+    assert.equal(server.requestsFor('openai').length, 0, 'it never started');
+
+    server.enqueue(
+      'openai',
+      { blocks: [{ type: 'tool_call', name: 'write_file', arguments: { path: 'made.txt', content: 'x' } }] },
+      { blocks: [{ type: 'tool_call', name: 'task_complete', arguments: { summary: 'Wrote made.txt.' } }] },
+    );
+    const able = setup([{ toolCalls: [taskCall('writer', 'Make files.')] }, { text: 'ok' }], { policy: allowAll, parentTools: ['write_file', 'bash', 'task'] });
+    await run(able.agent, able.session);
+    assert.ok(existsSync(join(root, 'made.txt')), 'task_complete needs no granting: every agent may end its task');
+    const offered = server.requestsFor('openai')[0]!.body.tools.map((tool: { function: { name: string } }) => tool.function.name).sort();
+    assert.deepEqual(offered, ['bash', 'task_complete', 'write_file']);
   });
 
   it('stops at the depth limit with a clear error', async () => {

@@ -1,5 +1,9 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import * as acp from '@agentclientprotocol/sdk';
+import { TestClient, type TestClientOptions } from './acp-client';
+import { isolatedEnv } from './isolated-env';
 
 /** The built binary (npm run build). */
 export const CROW = resolve(__dirname, '../../dist/crow.js');
@@ -41,4 +45,35 @@ export async function until(condition: () => boolean, what: string, timeoutMs = 
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((done) => setTimeout(done, 20));
   }
+}
+
+/** `crow acp` as a subprocess, driven by the SDK client. */
+export interface AcpProcess {
+  child: ChildProcessWithoutNullStreams;
+  client: TestClient;
+  stderr(): string;
+  exited: Promise<number | null>;
+  /** Ends its input and waits for it to exit; its exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** Starts `crow acp` in `cwd` with config, data and state under `home`, plus `env`. */
+export function startAcp(cwd: string, home: string, env: Record<string, string>, options: TestClientOptions = {}): AcpProcess {
+  const child = spawn(process.execPath, [CROW, 'acp'], { cwd, env: isolatedEnv(home, env) });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
+  const stream = acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>);
+  const client = new TestClient(stream, options);
+  return {
+    child,
+    client,
+    stderr: () => stderr,
+    exited,
+    stop: () => {
+      client.close();
+      child.stdin.end();
+      return exited;
+    },
+  };
 }

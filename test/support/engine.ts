@@ -51,7 +51,7 @@ export async function runTurn(
     session.addUserMessage(prompt);
     const stream = agent.executeTurn(session, {
       signal: options.signal ?? new AbortController().signal,
-      permissions: options.permissions ?? new PermissionGate(ALLOW_ALL),
+      permissions: options.permissions ?? new PermissionGate({ policy: ALLOW_ALL }),
     });
     const events: AgentEvent[] = [];
     for await (const event of stream) {

@@ -43,7 +43,7 @@ export function flowFixture(files: Record<string, string> = {}): FlowFixture {
     writeFileSync(join(root, path), content);
   }
   const workspace = new NodeWorkspace(root);
-  const session = new ACPSession({ cwd: root, agentName: 'test', permissions: new PermissionGate(ALLOW_ALL) });
+  const session = new ACPSession({ cwd: root, agentName: 'test', permissions: new PermissionGate({ policy: ALLOW_ALL }) });
   return { root, workspace, session, dispose: () => rmSync(root, { recursive: true, force: true }) };
 }
 

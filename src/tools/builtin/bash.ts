@@ -11,10 +11,13 @@ export const bashTool = defineTool({
   description:
     'Run a shell command with `bash -c` in the workspace. Returns stdout and stderr interleaved, then the ' +
     'exit code. There is no terminal and no stdin, so avoid interactive programs; long output is cut in the ' +
-    'middle. Redirect the output of background processes, or the call waits for them.',
+    'middle. Redirect the output of background processes, or the call waits for them. ' +
+    'A command runs without asking only if every command in it (chained, piped or substituted) is allowed; ' +
+    'writing into .crow/, .git/, .vscode/ or Crow\'s config folder (by redirection, tee, cp, mv, rm, git config, ...) ' +
+    'is asked every time, and refused when nobody can be asked.',
   kind: 'execute',
   permission: 'execute',
-  approval: ({ command }) => ({ title: `Run: ${oneLine(command)}`, command }),
+  approval: ({ command, cwd }) => ({ title: `Run: ${oneLine(command)}`, command, ...(cwd !== undefined ? { cwd } : {}) }),
   parameters: z.object({
     command: z.string().min(1).describe('The command line to run.'),
     timeout_ms: z

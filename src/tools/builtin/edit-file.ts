@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../define-tool';
+import { PROTECTED_NOTE } from './protected-note';
 import { closestWindow, findMatches, replaceMatches, type MatcherName, type TextMatch } from '../text-match';
 import { unifiedDiff } from '../unified-diff';
 import type { Workspace } from '../workspace';
@@ -17,7 +18,8 @@ export const editFileTool = defineTool({
     'Replace text in an existing file. old_string must be the file\'s text exactly as read_file shows it ' +
     '(without the line-number prefix) and must occur once: include enough surrounding lines to make it unique, ' +
     'or set replace_all to change every occurrence. Small whitespace and indentation differences are tolerated. ' +
-    'Use write_file to create a file or rewrite it whole.',
+    'Use write_file to create a file or rewrite it whole. ' +
+    PROTECTED_NOTE,
   kind: 'edit',
   permission: 'write',
   approval: ({ path }) => ({ title: `Edit ${path}` }),

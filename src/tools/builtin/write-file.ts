@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import { defineTool } from '../define-tool';
+import { PROTECTED_NOTE } from './protected-note';
 import { unifiedDiff } from '../unified-diff';
 
 export const writeFileTool = defineTool({
   name: 'write_file',
   description:
     'Create a file, or replace the whole content of an existing one. Parent folders are created as needed. ' +
-    'Read an existing file before overwriting it.',
+    'Read an existing file before overwriting it. ' +
+    PROTECTED_NOTE,
   kind: 'edit',
   permission: 'write',
   approval: ({ path }) => ({ title: `Write ${path}` }),

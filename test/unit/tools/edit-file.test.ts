@@ -156,8 +156,7 @@ describe('edit_file', () => {
 
   it('does not touch the file when the policy denies writes', async () => {
     const permissions = new PermissionGate({
-      rules: { read: 'allow', write: 'deny', execute: 'deny', network: 'deny' },
-      allowCommands: [],
+      policy: { rules: { read: 'allow', write: 'deny', execute: 'deny', network: 'deny' }, allowCommands: [] },
     });
     const result = await edit(
       { path: 'src/app.ts', old_string: 'reset', new_string: 'clear' },
@@ -170,13 +169,13 @@ describe('edit_file', () => {
 
   it('asks to "Edit PATH" and describes itself as an edit of its path', async () => {
     const asked: PermissionRequest[] = [];
-    const permissions = new PermissionGate(
-      { rules: { read: 'allow', write: 'ask', execute: 'ask', network: 'ask' }, allowCommands: [] },
-      async (request) => {
+    const permissions = new PermissionGate({
+      policy: { rules: { read: 'allow', write: 'ask', execute: 'ask', network: 'ask' }, allowCommands: [] },
+      ask: async (request) => {
         asked.push(request);
         return 'allow_once';
       },
-    );
+    });
     await edit({ path: 'src/app.ts', old_string: 'reset', new_string: 'clear' }, toolContext(ws.workspace, undefined, { permissions }));
     assert.equal(asked[0]?.title, 'Edit src/app.ts');
     assert.deepEqual(asked[0]?.paths, ['src/app.ts']);

@@ -1,16 +1,20 @@
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { z } from 'zod';
+import { bashTool } from '../../../src/tools/builtin/bash';
+import { writeFileTool } from '../../../src/tools/builtin/write-file';
 import { defineTool } from '../../../src/tools/define-tool';
 import {
   AutoApproveCaps,
-  commandAllowed,
   DEFAULT_POLICY,
   PermissionGate,
   type PermissionAnswer,
   type PermissionPolicy,
   type PermissionRequest,
 } from '../../../src/tools/permissions';
-import { tempWorkspace, toolContext } from './temp-workspace';
+import { ProtectedPaths } from '../../../src/tools/protected-paths';
+import { tempDir, tempWorkspace, toolContext } from './temp-workspace';
 
 const runTool = defineTool({
   name: 'run',
@@ -49,23 +53,25 @@ describe('permission gate', () => {
     runTool.run(JSON.stringify({ command }), toolContext(ws.workspace, undefined, { permissions: gate }));
 
   it('allows and denies by category without asking', async () => {
-    const allowed = await call(new PermissionGate(policy({ execute: 'allow' })), 'ls');
+    const allowed = await call(new PermissionGate({ policy: policy({ execute: 'allow' }) }), 'ls');
     assert.equal(allowed.output, 'ran ls');
-    const denied = await call(new PermissionGate(policy({ execute: 'deny' })), 'ls');
+    const denied = await call(new PermissionGate({ policy: policy({ execute: 'deny' }) }), 'ls');
     assert.equal(denied.status, 'error');
     assert.match(denied.error!, /policy denies execute/);
     assert.equal(denied.metadata.extra.permission, 'denied');
   });
 
-  it('asks, and remembers "always" for the program for the rest of the session', async () => {
-    const { ask, asked } = scriptedAsk(['allow_always', 'reject_once']);
-    const gate = new PermissionGate(policy({ execute: 'ask' }), ask);
+  it('asks, and remembers "always" for the program and its subcommand for the rest of the session', async () => {
+    const { ask, asked } = scriptedAsk(['allow_always', 'reject_once', 'reject_once']);
+    const gate = new PermissionGate({ policy: policy({ execute: 'ask' }), ask });
     assert.equal((await call(gate, 'npm test')).status, 'success');
-    assert.equal((await call(gate, 'npm run build')).status, 'success', 'remembered: no second question');
+    assert.equal((await call(gate, 'npm test -- --grep x')).status, 'success', 'remembered: no second question');
+    assert.equal((await call(gate, 'npm run build')).status, 'error', 'another subcommand is asked again');
     assert.equal((await call(gate, 'rm -rf dist')).status, 'error', 'another program is asked again');
     assert.deepEqual(asked.map((r) => [r.title, r.alwaysScope]), [
-      ['Run: npm test', 'commands starting with "npm"'],
-      ['Run: rm -rf dist', 'commands starting with "rm"'],
+      ['Run: npm test', 'commands starting with "npm test"'],
+      ['Run: npm run build', 'commands starting with "npm run build"'],
+      ['Run: rm -rf dist', 'commands starting with "rm -rf dist"'],
     ]);
     assert.equal(asked[0]!.agent, 'tester');
     assert.equal(asked[0]!.category, 'execute');
@@ -74,7 +80,7 @@ describe('permission gate', () => {
   it('asks again once a cap on automatic approvals is reached, and counts afresh after a yes or a new prompt', async () => {
     const { ask, asked } = scriptedAsk(['allow_once', 'reject_once']);
     const caps = new AutoApproveCaps({ execute: 2 });
-    const gate = new PermissionGate(policy({ execute: 'allow' }), ask, undefined, {}, new Map(), caps).forPolicy(policy({ execute: 'allow' }));
+    const gate = new PermissionGate({ policy: policy({ execute: 'allow' }), ask, caps }).forPolicy(policy({ execute: 'allow' }));
     const statuses = [];
     for (const command of ['ls', 'pwd', 'date', 'whoami', 'id', 'uname']) statuses.push((await call(gate, command)).status);
     // Two automatic, the third asked (yes), two automatic again, the sixth asked (no).
@@ -84,50 +90,133 @@ describe('permission gate', () => {
     assert.equal((await call(gate, 'ls')).status, 'success', 'a new prompt starts the count over');
   });
 
-  it('remembers "never" as a denial without asking again', async () => {
+  it('remembers "never" as a denial without asking again, also inside a chain', async () => {
     const { ask, asked } = scriptedAsk(['reject_always']);
-    const gate = new PermissionGate(policy({ execute: 'ask' }), ask);
-    await call(gate, 'curl x');
-    const second = await call(gate, 'curl y');
-    assert.match(second.error!, /rejected commands starting with "curl" for this session/);
+    const gate = new PermissionGate({ policy: policy({ execute: 'ask' }), ask });
+    await call(gate, 'git push origin');
+    const second = await call(gate, 'git push origin main --force');
+    assert.match(second.error!, /rejected commands starting with "git push origin" for this session/);
+    const chained = await call(gate, 'git status && git push origin main');
+    assert.match(chained.error!, /rejected commands starting with "git push origin"/);
     assert.equal(asked.length, 1);
   });
 
   it('denies "ask" when nobody can answer, saying how to allow it', async () => {
-    const gate = new PermissionGate(policy({ execute: 'ask' }), undefined, (c) => `pass --allow ${c}`);
+    const gate = new PermissionGate({ policy: policy({ execute: 'ask' }), howToAllow: (c) => `pass --allow ${c}` });
     const result = await call(gate, 'make');
     assert.match(result.error!, /nobody can be asked.*pass --allow execute/);
   });
 
-  it('runs allow-listed simple commands without asking, never chained ones', async () => {
-    const { ask, asked } = scriptedAsk(['reject_once']);
-    const gate = new PermissionGate(policy({ execute: 'ask' }, ['npm test', 'git status']), ask);
+  it('runs allow-listed commands without asking only when every command in them is listed', async () => {
+    const { ask, asked } = scriptedAsk(['reject_once', 'reject_once', 'reject_once']);
+    const gate = new PermissionGate({ policy: policy({ execute: 'ask' }, ['npm test', 'git status']), ask });
     assert.equal((await call(gate, 'npm test -- --grep x')).status, 'success');
     assert.equal((await call(gate, 'git status')).status, 'success');
+    assert.equal((await call(gate, 'git status && npm test 2>&1')).status, 'success', 'a chain of listed commands runs');
     assert.equal((await call(gate, 'npm test && curl evil')).status, 'error');
-    assert.equal(asked.length, 1);
+    assert.equal((await call(gate, 'npm testify')).status, 'error', 'words match whole');
+    assert.equal((await call(gate, 'npm test > out.txt')).status, 'error', 'a file redirection is not vouched for');
+    assert.equal(asked.length, 3);
   });
 
-  it('matches command prefixes on word boundaries only', () => {
-    assert.ok(commandAllowed('npm test', ['npm test']));
-    assert.ok(!commandAllowed('npm testify', ['npm test']));
-    assert.ok(!commandAllowed('npm test; rm -rf /', ['npm test']));
-    assert.ok(!commandAllowed('npm test | tee x', ['npm test']));
-    assert.ok(!commandAllowed('npm test $(whoami)', ['npm test']));
-    assert.ok(!commandAllowed('npm test > out', ['npm test']));
-    assert.ok(!commandAllowed('anything', ['', '  ']));
+  it('treats configured entries and remembered answers alike: every part of a chain must be covered', async () => {
+    const { ask, asked } = scriptedAsk(['allow_always', 'reject_once']);
+    const gate = new PermissionGate({ policy: policy({ execute: 'ask' }, ['npm test']), ask });
+    assert.equal((await call(gate, 'git status')).status, 'success');
+    assert.equal((await call(gate, 'git status && npm test')).status, 'success', 'one part remembered, one configured');
+    assert.equal((await call(gate, 'git status; touch x')).status, 'error');
+    assert.deepEqual(asked.map((r) => r.command), ['git status', 'git status; touch x']);
+  });
+
+  it('explains to a non-interactive run why the allowed commands do not cover a command', async () => {
+    const gate = new PermissionGate({ policy: policy({ execute: 'ask' }, ['git status']), howToAllow: (c) => `pass --allow ${c}` });
+    const result = await call(gate, 'git status | sh');
+    assert.match(result.error!, /pass --allow execute\. \(The allowed commands do not cover it: sh runs a script given inline or on its input/);
+  });
+
+  it("narrows a subagent's command entries to those its parent would run too", async () => {
+    const { ask, asked } = scriptedAsk(['reject_once']);
+    const parent = new PermissionGate({ policy: policy({ execute: 'ask' }, ['git']), ask });
+    const child = parent.narrow(policy({ execute: 'ask' }, ['git log', 'npm test', 'rm -rf']));
+    assert.deepEqual(child.policy.allowCommands, ['git log']);
+    assert.equal((await call(child, 'git log -1')).status, 'success');
+    assert.equal((await call(child, 'npm test')).status, 'error');
+    const allowing = new PermissionGate({ policy: policy({ execute: 'allow' }), ask }).narrow(policy({ execute: 'ask' }, ['npm test']));
+    assert.deepEqual(allowing.policy.allowCommands, ['npm test'], 'a parent that runs everything keeps every entry');
+    assert.equal(asked.length, 1);
   });
 
   it('stops waiting for an answer when the call is cancelled', async () => {
     const controller = new AbortController();
-    const gate = new PermissionGate(policy({ execute: 'ask' }), (_request, signal) => {
-      return new Promise((resolve) => signal.addEventListener('abort', () => resolve('reject_once')));
+    const gate = new PermissionGate({
+      policy: policy({ execute: 'ask' }),
+      ask: (_request, signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve('reject_once'))),
     });
     setTimeout(() => controller.abort(), 20);
-    const result = await runTool.run(
-      JSON.stringify({ command: 'x' }),
-      toolContext(ws.workspace, controller.signal, { permissions: gate }),
-    );
+    const result = await runTool.run(JSON.stringify({ command: 'x' }), toolContext(ws.workspace, controller.signal, { permissions: gate }));
     assert.equal(result.status, 'cancelled');
+  });
+});
+
+describe('permission gate on protected paths', () => {
+  const ws = tempWorkspace({ '.git/config': '[core]\n', 'src/a.ts': 'a\n' });
+  const config = tempDir('crow-config-');
+  after(() => {
+    ws.remove();
+    config.remove();
+  });
+  beforeEach(() => fs.writeFileSync(path.join(ws.root, '.git/config'), '[core]\n'));
+  const protectedPaths = new ProtectedPaths({ root: ws.root, configHome: config.dir });
+  const allowAll = policy({ write: 'allow', execute: 'allow' });
+  const write = (gate: PermissionGate, file: string) =>
+    writeFileTool.run(JSON.stringify({ path: file, content: 'changed\n' }), toolContext(ws.workspace, undefined, { permissions: gate }));
+  const bash = (gate: PermissionGate, command: string, cwd?: string) =>
+    bashTool.run(JSON.stringify({ command, ...(cwd ? { cwd } : {}) }), toolContext(ws.workspace, undefined, { permissions: gate }));
+
+  it('asks for writes to .git, .crow and .vscode even when writes are allowed, and again after "always"', async () => {
+    const { ask, asked } = scriptedAsk(['allow_always', 'allow_once', 'reject_once', 'reject_once']);
+    const gate = new PermissionGate({ policy: allowAll, ask, protectedPaths }).forcing({ write: 'allow' });
+    assert.equal((await write(gate, '.git/config')).status, 'success');
+    assert.equal((await write(gate, './src/../.git/config')).status, 'success', 'asked again despite "always"');
+    assert.equal((await write(gate, 'sub/.crow/config.toml')).status, 'error', 'a nested .crow is protected too');
+    assert.equal((await write(gate, '.VSCode/tasks.json')).status, 'error', 'names compare without case');
+    assert.equal((await write(gate, 'src/a.ts')).status, 'success', 'other files follow the policy');
+    assert.deepEqual(asked.map((r) => r.protectedPaths), [['.git/config'], ['./src/../.git/config'], ['sub/.crow/config.toml'], ['.VSCode/tasks.json']]);
+    assert.match(asked[0]!.alwaysScope, /all file changes, except changes to \.git\/config \(protected: asked every time\)/);
+  });
+
+  it('denies protected writes when nobody can be asked, saying why, and leaves the file alone', async () => {
+    const gate = new PermissionGate({ policy: allowAll, protectedPaths });
+    const result = await write(gate, '.git/config');
+    assert.equal(result.status, 'error');
+    assert.match(result.error!, /\.git\/config, a protected path .* asked every time whatever the settings, and nobody can be asked/);
+    assert.equal(fs.readFileSync(path.join(ws.root, '.git/config'), 'utf8'), '[core]\n');
+  });
+
+  it("protects the user's Crow config folder and paths reaching .git through a symlink", async () => {
+    fs.symlinkSync(path.join(ws.root, '.git'), path.join(ws.root, 'innocent'));
+    const gate = new PermissionGate({ policy: allowAll, protectedPaths });
+    assert.match((await write(gate, 'innocent/config')).error!, /protected path/);
+    assert.match((await bash(gate, `echo x > ${path.join(config.dir, 'config.toml')}`)).error!, /protected path/);
+    assert.ok(!fs.existsSync(path.join(config.dir, 'config.toml')));
+  });
+
+  it("asks for commands whose redirections or writers target protected paths, whatever the policy", async () => {
+    const gate = new PermissionGate({ policy: allowAll, protectedPaths });
+    for (const command of [
+      'echo "[core] fsmonitor = x" >> .git/config',
+      'git config core.fsmonitor "touch pwned"',
+      'cp /dev/null .crow/config.toml',
+      'echo x | tee -a .vscode/settings.json',
+      'cd .git && echo x > config',
+      'mv .git/hooks hooks.old',
+      'sed -i s/a/b/ .git/config',
+    ]) {
+      const result = await bash(gate, command);
+      assert.match(result.error ?? '', /protected path/, command);
+    }
+    assert.match((await bash(gate, 'echo x > config', '.git')).error!, /protected path/, 'relative to the working folder');
+    assert.equal((await bash(gate, 'echo ok > out.txt')).status, 'success', 'other writes follow the policy');
+    assert.equal(fs.readFileSync(path.join(ws.root, '.git/config'), 'utf8'), '[core]\n');
   });
 });

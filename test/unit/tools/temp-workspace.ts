@@ -46,7 +46,7 @@ export function toolContext(
     provider: 'scripted',
     model: 'scripted-model',
     supportsImages: true,
-    permissions: new PermissionGate(ALLOW_ALL),
+    permissions: new PermissionGate({ policy: ALLOW_ALL }),
     todos: new TodoStore(),
     ...extra,
   };

@@ -197,7 +197,7 @@ describe('web_fetch', () => {
   });
 
   it('asks for network permission, and sends nothing when the policy denies it', async () => {
-    const permissions = new PermissionGate({ rules: { read: 'allow', write: 'allow', execute: 'allow', network: 'deny' }, allowCommands: [] });
+    const permissions = new PermissionGate({ policy: { rules: { read: 'allow', write: 'allow', execute: 'allow', network: 'deny' }, allowCommands: [] } });
     const result = await run(localFetch, { url: `${base}/page` }, { permissions });
     assert.equal(result.status, 'error');
     assert.match(result.error ?? '', /Permission denied: the policy denies network \(Fetch http:\/\/127\.0\.0\.1:\d+\/page\)/);
@@ -301,9 +301,12 @@ describe('web_fetch', () => {
     it('asks the permission gate again for a redirect to another host, naming it', async () => {
       const asked: PermissionRequest[] = [];
       const gate = (answer: 'allow_once' | 'reject_once') =>
-        new PermissionGate({ rules: { read: 'allow', write: 'allow', execute: 'allow', network: 'ask' }, allowCommands: [] }, async (request) => {
-          asked.push(request);
-          return answer;
+        new PermissionGate({
+          policy: { rules: { read: 'allow', write: 'allow', execute: 'allow', network: 'ask' }, allowCommands: [] },
+          ask: async (request) => {
+            asked.push(request);
+            return answer;
+          },
         });
       const allowed = await run(localFetch, { url: `${base}/elsewhere` }, { permissions: gate('allow_once') });
       assert.equal(allowed.status, 'success', allowed.error);
@@ -320,10 +323,13 @@ describe('web_fetch', () => {
       assert.equal(asked.length, 1, 'the first fetch was refused, so there was no redirect to ask about');
       let first = true;
       const secondDenied = await run(localFetch, { url: `${base}/elsewhere` }, {
-        permissions: new PermissionGate({ rules: { read: 'allow', write: 'allow', execute: 'allow', network: 'ask' }, allowCommands: [] }, async () => {
-          const answer = first ? 'allow_once' : 'reject_once';
-          first = false;
-          return answer;
+        permissions: new PermissionGate({
+          policy: { rules: { read: 'allow', write: 'allow', execute: 'allow', network: 'ask' }, allowCommands: [] },
+          ask: async () => {
+            const answer = first ? 'allow_once' : 'reject_once';
+            first = false;
+            return answer;
+          },
         }),
       });
       assert.equal(secondDenied.status, 'error');
@@ -333,9 +339,12 @@ describe('web_fetch', () => {
 
     it('follows a redirect on the same host without asking again', async () => {
       let asks = 0;
-      const gate = new PermissionGate({ rules: { read: 'allow', write: 'allow', execute: 'allow', network: 'ask' }, allowCommands: [] }, async () => {
-        asks += 1;
-        return 'allow_once';
+      const gate = new PermissionGate({
+        policy: { rules: { read: 'allow', write: 'allow', execute: 'allow', network: 'ask' }, allowCommands: [] },
+        ask: async () => {
+          asks += 1;
+          return 'allow_once';
+        },
       });
       assert.equal((await run(localFetch, { url: `${base}/twice` }, { permissions: gate })).status, 'success');
       assert.equal(asks, 1);

@@ -1,0 +1,115 @@
+/**
+ * Paths whose change can widen what Crow, git or the editor will run:
+ * project configuration (`.crow/`), git's own folder (`.git/`, at any depth,
+ * so a nested repository's too, and a `.git` file that points elsewhere),
+ * editor settings and tasks (`.vscode/`), and the user's Crow config
+ * folder. A write there is always asked, whatever the policy or any
+ * "always" answer (see PermissionGate).
+ *
+ * Paths are judged as written and through symlinks (the nearest existing
+ * ancestor is resolved), with folder names compared without case and
+ * without trailing dots or spaces, as case-insensitive file systems would.
+ */
+import { realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { configHome } from '../config/paths';
+
+/** Folder names that are protected wherever they appear in a path. */
+export const PROTECTED_FOLDERS: readonly string[] = ['.crow', '.git', '.vscode'];
+
+export interface ProtectedPathsOptions {
+  /** The workspace root; relative paths are resolved against it (default: the process's folder). */
+  root?: string;
+  /** The user's Crow config folder, protected wherever it lies. */
+  configHome?: string;
+  /** What `~` means in a command's paths (default: the user's home). */
+  home?: string;
+}
+
+export class ProtectedPaths {
+  private readonly root: string;
+  private readonly roots: string[];
+  private readonly configHomes: string[];
+  private readonly home: string;
+
+  constructor(options: ProtectedPathsOptions = {}) {
+    this.root = path.resolve(options.root ?? '.');
+    this.roots = distinct([this.root, realpathAllowingMissing(this.root)]);
+    this.configHomes = options.configHome ? distinct([path.resolve(options.configHome), realpathAllowingMissing(path.resolve(options.configHome))]) : [];
+    this.home = options.home ?? homedir();
+  }
+
+  /**
+   * Which of `targets` are protected, as given. Each is resolved against
+   * each of `bases` (folders relative to the root, e.g. a command's working
+   * folder and the folders it cd's into), `~` expanded where flagged.
+   */
+  find(targets: readonly { path: string; tilde?: boolean }[], bases: readonly { path: string; tilde?: boolean }[] = [{ path: '.' }]): string[] {
+    const found: string[] = [];
+    for (const target of targets) {
+      const hit = bases.some((base) => this.isProtected(this.resolve(target, this.resolve(base, this.root))));
+      if (hit && !found.includes(target.path)) found.push(target.path);
+    }
+    return found;
+  }
+
+  /** Whether `absolute` (or what it resolves to through symlinks) is protected. */
+  isProtected(absolute: string): boolean {
+    return distinct([absolute, realpathAllowingMissing(absolute)]).some((candidate) => this.protectedAsWritten(candidate));
+  }
+
+  private protectedAsWritten(candidate: string): boolean {
+    if (this.configHomes.some((folder) => within(candidate, folder))) return true;
+    const root = this.roots.find((folder) => within(candidate, folder));
+    // Inside the workspace only the part below the root counts, so a workspace kept under a `.vscode` folder still works.
+    const segments = (root ? path.relative(root, candidate) : candidate).split(/[\\/]+/);
+    return segments.some((segment) => PROTECTED_FOLDERS.includes(normalized(segment)));
+  }
+
+  private resolve(target: { path: string; tilde?: boolean }, base: string): string {
+    const value = target.path;
+    if (target.tilde && (value === '~' || value.startsWith('~/'))) return path.join(this.home, value.slice(1));
+    return path.resolve(base, value);
+  }
+}
+
+/** Protected paths of a workspace for a user whose environment is `env`. */
+export function protectedPathsFor(root: string, env: NodeJS.ProcessEnv = process.env): ProtectedPaths {
+  return new ProtectedPaths({ root, configHome: configHome(env), ...(env.HOME ? { home: env.HOME } : {}) });
+}
+
+const CASE_INSENSITIVE = process.platform === 'win32' || process.platform === 'darwin';
+
+function normalized(segment: string): string {
+  return segment.toLowerCase().replace(/[. ]+$/, (tail) => (tail.length === segment.length ? tail : ''));
+}
+
+function within(candidate: string, folder: string): boolean {
+  const relative = path.relative(fold(folder), fold(candidate));
+  return relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
+}
+
+function fold(value: string): string {
+  return CASE_INSENSITIVE ? value.toLowerCase() : value;
+}
+
+function distinct(items: string[]): string[] {
+  return [...new Set(items)];
+}
+
+/** `target` through symlinks: the nearest existing ancestor resolved, the rest appended; as given when nothing resolves. */
+function realpathAllowingMissing(target: string): string {
+  let existing = target;
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      return path.join(realpathSync(existing), ...rest);
+    } catch {
+      const parent = path.dirname(existing);
+      if (parent === existing) return target;
+      rest.unshift(path.basename(existing));
+      existing = parent;
+    }
+  }
+}
