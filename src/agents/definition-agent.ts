@@ -50,7 +50,7 @@ export function baseAgentFromDefinition(definition: BaseAgentDefinition, part: A
     tools,
     workspace: environment.workspace,
     systemPrompt: systemPrompt(definition, part, tools, environment),
-    policy: agentPolicy(definition, settings),
+    policy: agentPolicy(definition, settings, environment.workspace.sandboxed === true),
     ...(maxIterations !== undefined ? { maxIterations } : {}),
     ...(doomLoopThreshold !== undefined ? { doomLoopThreshold } : {}),
     ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
@@ -117,9 +117,14 @@ function pickTools(entries: readonly string[], registry: ToolRegistry): Tool[] {
   return [...registry.pick(builtin).list(), ...mcpToolsNamed(entries, registry.list())];
 }
 
-/** The settings' permissions overridden per field by the definition's; requires_approval turns "allow" into "ask". */
-export function agentPolicy(definition: BaseAgentDefinition, settings: Settings): PermissionPolicy {
-  const policy = policyFromConfig({ ...settings.permissions, ...definition.permissions });
+/**
+ * The settings' permissions overridden per field by the definition's;
+ * requires_approval turns "allow" into "ask". `sandboxed`: the agent's
+ * commands run in the sandbox (see policyFromConfig); never for an external
+ * agent, whose commands run in its own process.
+ */
+export function agentPolicy(definition: BaseAgentDefinition, settings: Settings, sandboxed = false): PermissionPolicy {
+  const policy = policyFromConfig({ ...settings.permissions, ...definition.permissions }, sandboxed && !definition.external);
   const rules = { ...policy.rules };
   for (const category of definition.requiresApproval ?? []) {
     if (rules[category] === 'allow') rules[category] = 'ask';

@@ -11,6 +11,7 @@ import {
   type ProviderDocument,
   type ProviderKind,
   readSettingsFile,
+  type SandboxMode,
   type SettingsDocument,
 } from './settings-file';
 
@@ -82,6 +83,8 @@ export interface Settings {
   thinkingBudget?: number;
   images?: boolean;
   permissions?: PermissionSettings;
+  /** Whether commands run in the sandbox; absent means auto. */
+  sandbox?: SandboxMode;
   /** The web_search backend, in the tool's own terms. */
   webSearch?: WebSearchConfig;
   /** Where to export spans over OTLP/HTTP, when configured. */
@@ -159,6 +162,7 @@ export function resolveSettings(
       thinkingBudget: document.thinking_budget,
       images: document.images,
       permissions: document.permissions && permissionSettings(document.permissions),
+      sandbox: document.sandbox,
       webSearch: document.web_search && webSearchSettings(document.web_search),
       otlpEndpoint: document.telemetry?.otlp_endpoint,
       mcpServers: document.mcp_servers && mcpServerSettings(document.mcp_servers),

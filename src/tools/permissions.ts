@@ -17,6 +17,12 @@ export interface PermissionPolicy {
    * A command only matches when it is one simple command: no ; && || | ` $( or redirection.
    */
   allowCommands: readonly string[];
+  /**
+   * execute is "allow" only because commands run in the sandbox (no rule set
+   * it): it covers requests marked `sandboxed`; other execute tools (MCP
+   * tools, which run outside the sandbox) ask instead.
+   */
+  executeBySandbox?: boolean;
 }
 
 /** Reads are free; changes, commands and the network ask first. */
@@ -35,6 +41,8 @@ export interface PermissionRequest {
   title: string;
   /** The command line, for execute requests. */
   command?: string;
+  /** The command runs in the workspace's sandbox (see PermissionPolicy.executeBySandbox). */
+  sandboxed?: boolean;
   /** Workspace-relative paths the call touches. */
   paths: string[];
   /** What "always" would cover, e.g. "all file changes" or "commands starting with npm". */
@@ -109,7 +117,8 @@ export class PermissionGate {
     }
     const allowCommands =
       mine.execute === 'allow' ? policy.allowCommands : policy.allowCommands.filter((prefix) => commandAllowed(prefix, this.policy.allowCommands));
-    return new PermissionGate({ rules, allowCommands }, this.ask, this.howToAllow, {}, this.remembered, this.caps);
+    const bySandbox = rules.execute === 'allow' && this.forced.execute === undefined && (this.policy.executeBySandbox || policy.executeBySandbox);
+    return new PermissionGate({ rules, allowCommands, ...(bySandbox ? { executeBySandbox: true } : {}) }, this.ask, this.howToAllow, {}, this.remembered, this.caps);
   }
 
   /**
@@ -138,7 +147,7 @@ export class PermissionGate {
 
   /** The verdict without asking anyone (policy, allow-list, remembered answer); undefined when a person must decide. */
   private automaticVerdict(request: PermissionRequest): PermissionVerdict | undefined {
-    const rule = this.forced[request.category] ?? this.policy.rules[request.category];
+    const rule = this.forced[request.category] ?? this.policyRule(request);
     if (rule === 'deny') {
       return { allowed: false, reason: `Permission denied: the policy denies ${request.category} (${request.title}).` };
     }
@@ -151,6 +160,13 @@ export class PermissionGate {
     return known
       ? { allowed: true, how: 'remembered' }
       : { allowed: false, reason: `Permission denied: the user rejected ${request.alwaysScope} for this session.` };
+  }
+
+  /** The policy's rule for a request: an execute allowed only by the sandbox covers sandboxed commands alone. */
+  private policyRule(request: PermissionRequest): PermissionRule {
+    const rule = this.policy.rules[request.category];
+    if (request.category === 'execute' && rule === 'allow' && this.policy.executeBySandbox && !request.sandboxed) return 'ask';
+    return rule;
   }
 
   async authorize(request: PermissionRequest, signal: AbortSignal): Promise<PermissionVerdict> {

@@ -121,6 +121,12 @@ export interface Workspace {
   readDirectory(path: string): Promise<DirectoryEntry[]>;
   exec(command: string, options: ExecOptions): Promise<ExecResult>;
   /**
+   * Whether exec runs commands in the sandbox: writes only inside the
+   * workspace (its .git, .crow and .vscode excepted), no network unless
+   * allowed, no view of Crow's processes or keys. Absent or false: not contained.
+   */
+  readonly sandboxed?: boolean;
+  /**
    * Files under `path` matching the globs, honouring .gitignore and .ignore
    * files (with or without a git repository), hidden files included, .git
    * skipped, symlinks not followed. Rejects with the signal's reason when aborted.

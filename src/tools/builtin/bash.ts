@@ -14,6 +14,7 @@ export const bashTool = defineTool({
     'middle. Redirect the output of background processes, or the call waits for them.',
   kind: 'execute',
   permission: 'execute',
+  sandboxed: true,
   approval: ({ command }) => ({ title: `Run: ${oneLine(command)}`, command }),
   parameters: z.object({
     command: z.string().min(1).describe('The command line to run.'),
