@@ -3,6 +3,7 @@ import type { ACPAgent } from '../../agents/acp-agent';
 import type { McpServerConfig } from '../../mcp/server-config';
 import type { AgentRole } from '../../session/acp-session';
 import type { PermissionPolicy } from '../../tools/permissions';
+import type { SandboxSetup } from '../../tools/sandbox-setup';
 import type { SubagentLauncher } from '../../tools/subagents';
 import type { Tool } from '../../tools/tool';
 import type { Workspace } from '../../tools/workspace';
@@ -45,6 +46,8 @@ export interface AgentCatalog {
   contextWindow(model: string): number | undefined;
   /** The permission policy of sessions in this workspace; "ask" becomes session/request_permission. */
   permissionPolicy(): PermissionPolicy;
+  /** How sessions in this workspace contain their commands; absent: no sandbox. */
+  sandbox?(): SandboxSetup;
   /** Runs subagents for sessions on `workspace` (the task tool), with the session's own tools too; absent: no subagents. */
   subagents?(workspace: Workspace, sessionTools?: readonly Tool[]): SubagentLauncher;
   /** The MCP servers configured for sessions in this workspace (config.toml); a client may add more per session. */

@@ -7,6 +7,7 @@ import { agentModel, resolveSettings } from '../../config/provider-config';
 import { dataHome } from '../../config/paths';
 import { SessionStore } from '../../session/session-store';
 import { builtinTools } from '../../tools/registry';
+import { sandboxSetup } from '../../tools/sandbox-setup';
 import { SubagentRunner } from '../../agents/subagent-runner';
 import { serversFromSettings } from '../../mcp/server-config';
 import { roleModels } from '../../agents/role-models';
@@ -27,6 +28,7 @@ export function defaultCatalog(cwd: string, env: NodeJS.ProcessEnv, warn: (messa
   const prompts = PromptRegistry.forWorkspace(cwd, env);
   const tools = builtinTools(settings.webSearch ? { webSearch: settings.webSearch } : {});
   const acpAgents = pickableAgents(registry);
+  const sandbox = sandboxSetup(settings, env);
   return {
     list: () => acpAgents,
     defaultAgent: () => {
@@ -47,7 +49,8 @@ export function defaultCatalog(cwd: string, env: NodeJS.ProcessEnv, warn: (messa
     },
     missingKeys: () => missingApiKeys(cwd, env),
     contextWindow: (model) => contextWindowFor(settings, model),
-    permissionPolicy: () => policyFromConfig(settings.permissions),
+    permissionPolicy: () => policyFromConfig(settings.permissions, sandbox.active),
+    sandbox: () => sandbox,
     subagents: (workspace, sessionTools = []) =>
       new SubagentRunner({ registry, settings, workspace, prompts, env, tools: [...tools, ...sessionTools], store: new SessionStore({ dataHome: dataHome(env) }) }),
     mcpServers: () => serversFromSettings(settings.mcpServers, env),

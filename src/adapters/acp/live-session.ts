@@ -14,6 +14,7 @@ import type { McpProblem } from '../../mcp/mcp-connection';
 import { McpServers } from '../../mcp/mcp-servers';
 import type { McpServerConfig } from '../../mcp/server-config';
 import { NodeWorkspace } from '../../tools/node-workspace';
+import { noticeOnce } from '../../tools/sandbox-setup';
 import type { AskFn } from '../../tools/permissions';
 import type { Tool } from '../../tools/tool';
 import type { AgentCatalog, CommandCatalog, ModelChoice } from './agent-catalog';
@@ -77,7 +78,9 @@ export class LiveSession {
   ) {
     const { client, capabilities } = services;
     this.updates = this.sink();
-    this.workspace = new ClientWorkspace(new NodeWorkspace(session.cwd), {
+    const sandbox = services.catalog.sandbox?.();
+    if (sandbox && noticeOnce(sandbox)) services.logger.log('warn', sandbox.notice!);
+    this.workspace = new ClientWorkspace(new NodeWorkspace(session.cwd, { sandbox: sandbox?.options }), {
       sessionId: session.id,
       capabilities,
       client,

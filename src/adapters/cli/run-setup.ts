@@ -12,6 +12,7 @@ import { SlashCommands } from '../../config/slash-commands';
 import { ACPSession } from '../../session/acp-session';
 import { SessionStore } from '../../session/session-store';
 import { NodeWorkspace } from '../../tools/node-workspace';
+import { noticeOnce, sandboxSetup } from '../../tools/sandbox-setup';
 import { PermissionGate, type PermissionRule } from '../../tools/permissions';
 import { otlpEndpointFrom } from '../../telemetry/otlp-endpoint';
 import { builtinTools } from '../../tools/registry';
@@ -66,7 +67,9 @@ export async function prepareRun(choices: RunChoices, io: CliIO, signal: AbortSi
     if (choices.agent === undefined && expanded.agent !== undefined) agentName = expanded.agent;
   }
 
-  const workspace = new NodeWorkspace(root);
+  const sandbox = sandboxSetup(settings, io.env, choices.allow !== undefined && parseCategories(choices.allow, '--allow').includes('network'));
+  if (noticeOnce(sandbox)) io.stderr.write(`crow: ${sandbox.notice}\n`);
+  const workspace = new NodeWorkspace(root, { sandbox: sandbox.options });
   const prompts = PromptRegistry.forWorkspace(root, io.env);
   const mcp = mcpServers(settings, root, io);
   return closingOnFailure(mcp, async () => {
@@ -74,7 +77,7 @@ export async function prepareRun(choices: RunChoices, io: CliIO, signal: AbortSi
     const agent = assembleAgent(agentName, { registry, config: settings, workspace, prompts, env: io.env, tools });
     const sessionId = stored ?? randomUUID();
     const snapshots = choices.undo ? await prepareUndo(root, sessionId, prompt, io, signal) : undefined;
-    const permissions = permissionGate(settings, choices, io);
+    const permissions = permissionGate(settings, choices, io, sandbox.active);
     const dependencies = { permissions, ...(snapshots ? { snapshots } : {}) };
     const session = stored
       ? store.load(stored, dependencies)
@@ -124,11 +127,11 @@ async function startOtlpExport(settings: Settings, session: ACPSession, io: CliI
   return exported;
 }
 
-function permissionGate(settings: Settings, choices: RunChoices, io: CliIO): PermissionGate {
+function permissionGate(settings: Settings, choices: RunChoices, io: CliIO, sandboxed: boolean): PermissionGate {
   const forced: Partial<Record<string, PermissionRule>> = {};
   if (choices.allow !== undefined) for (const category of parseCategories(choices.allow, '--allow')) forced[category] = 'allow';
   return new PermissionGate(
-    policyFromConfig(settings.permissions),
+    policyFromConfig(settings.permissions, sandboxed),
     choices.interactive ? terminalAsk(io, styleFor(io.stderr, io.env)) : undefined,
     (category) => `pass --allow ${category} (or set permissions.${category} = "allow" in .crow/config.toml)`,
     forced,

@@ -10,6 +10,8 @@ import { pickableAgents } from '../../agents/assemble';
 import { AgentRegistry } from '../../config/agent-registry';
 import { dataHome } from '../../config/paths';
 import { SessionStore } from '../../session/session-store';
+import type { Settings } from '../../config/provider-config';
+import { noticeOnce, sandboxSetup } from '../../tools/sandbox-setup';
 import type { Workspace } from '../../tools/workspace';
 import type { ChatHost } from './chat/chat-session';
 import { useRipgrepFallback } from '../../tools/run-ripgrep';
@@ -61,7 +63,7 @@ export function chatHost(
     store: new SessionStore({ dataHome: data }),
     env,
     configuration: () => crowConfiguration(),
-    workspace: (): Workspace => {
+    workspace: (settings?: Settings): Workspace => {
       let workspace = workspaces.get(root);
       if (!workspace) {
         // Why commands run as child processes rather than in the Crow terminal, once per change of route.
@@ -74,6 +76,12 @@ export function chatHost(
           },
         });
         workspaces.set(root, workspace);
+      }
+      if (settings) {
+        const sandbox = sandboxSetup(settings, process.env);
+        workspace.useSandbox(sandbox.options);
+        const notice = noticeOnce(sandbox);
+        if (notice) log(notice);
       }
       return workspace;
     },

@@ -29,6 +29,7 @@ import { TraceRecorder } from '../../../telemetry/trace-recorder';
 import { errorMessage } from '../../../tools/define-tool';
 import { AutoApproveCaps, PermissionGate, type AskFn } from '../../../tools/permissions';
 import { builtinTools } from '../../../tools/registry';
+import { sandboxSetup } from '../../../tools/sandbox-setup';
 import type { Tool } from '../../../tools/tool';
 import type { Workspace } from '../../../tools/workspace';
 import type { Meter, PromptStatus, TranscriptEvent } from '../../../../webview/chat/protocol';
@@ -47,8 +48,8 @@ export interface ChatHost {
   env(): Promise<NodeJS.ProcessEnv>;
   /** The `crow.*` settings; read at every prompt. */
   configuration(): CrowConfiguration;
-  /** The workspace the tools act on (VS Code's in the extension). */
-  workspace(): Workspace;
+  /** The workspace the tools act on (VS Code's in the extension), its commands contained as `settings` say. */
+  workspace(settings?: Settings): Workspace;
 }
 
 /** How long closing waits for a cancelled prompt to wind down. */
@@ -201,7 +202,7 @@ export class ChatSession {
     const prompt = this.expandCommand(text, env);
     const tools = [...builtinTools(settings.webSearch ? { webSearch: settings.webSearch } : {}), ...(await this.mcpTools(settings, env, observer))];
     const prompts = PromptRegistry.forWorkspace(this.host.root, env);
-    const workspace = this.host.workspace();
+    const workspace = this.host.workspace(settings);
     const { models, providers } = roleChoices(configuration);
     let composition: ACPAgent;
     try {
@@ -344,7 +345,7 @@ function redactingTrace(env: NodeJS.ProcessEnv): TraceRecorder {
 
 function gateFor(settings: Settings, ask: AskFn, caps: AutoApproveCaps): PermissionGate {
   return new PermissionGate(
-    policyFromConfig(settings.permissions),
+    policyFromConfig(settings.permissions, sandboxSetup(settings).active),
     ask,
     (category) => `set "crow.permissions.${category}" to "allow" in the settings`,
     {},
