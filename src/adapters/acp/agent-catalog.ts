@@ -47,7 +47,7 @@ export interface AgentCatalog {
   /** The permission policy of sessions in this workspace; "ask" becomes session/request_permission. */
   permissionPolicy(): PermissionPolicy;
   /** How sessions in this workspace contain their commands; absent: no sandbox. */
-  sandbox?(): SandboxSetup;
+  sandbox?(): SandboxSetup | undefined;
   /** Runs subagents for sessions on `workspace` (the task tool), with the session's own tools too; absent: no subagents. */
   subagents?(workspace: Workspace, sessionTools?: readonly Tool[]): SubagentLauncher;
   /** The MCP servers configured for sessions in this workspace (config.toml); a client may add more per session. */
