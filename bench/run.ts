@@ -9,6 +9,7 @@ import { activationBenchmark } from './activation';
 import { bookkeepingBenchmark } from './bookkeeping';
 import { editFileBenchmark } from './edit-file';
 import { grepBenchmark } from './grep';
+import { sandboxBenchmark } from './sandbox';
 import { sessionsBenchmark } from './sessions';
 import { snapshotBenchmark } from './snapshots';
 import { traceViewerBenchmark } from './trace-viewer';
@@ -20,6 +21,7 @@ async function main(): Promise<void> {
   await bookkeepingBenchmark(workspace);
   await editFileBenchmark();
   await grepBenchmark();
+  await sandboxBenchmark();
   await snapshotBenchmark();
   await sessionsBenchmark();
   await acpBenchmark();
