@@ -10,6 +10,7 @@ import { bookkeepingBenchmark } from './bookkeeping';
 import { commandRulesBenchmark } from './command-rules';
 import { editFileBenchmark } from './edit-file';
 import { grepBenchmark } from './grep';
+import { sandboxBenchmark } from './sandbox';
 import { sessionsBenchmark } from './sessions';
 import { snapshotBenchmark } from './snapshots';
 import { traceViewerBenchmark } from './trace-viewer';
@@ -22,6 +23,7 @@ async function main(): Promise<void> {
   await commandRulesBenchmark();
   await editFileBenchmark();
   await grepBenchmark();
+  await sandboxBenchmark();
   await snapshotBenchmark();
   await sessionsBenchmark();
   await acpBenchmark();

@@ -50,7 +50,7 @@ export function baseAgentFromDefinition(definition: BaseAgentDefinition, part: A
     tools,
     workspace: environment.workspace,
     systemPrompt: systemPrompt(definition, part, tools, environment),
-    policy: agentPolicy(definition, settings),
+    policy: agentPolicy(definition, settings, environment.workspace.sandboxed === true),
     ...(maxIterations !== undefined ? { maxIterations } : {}),
     ...(doomLoopThreshold !== undefined ? { doomLoopThreshold } : {}),
     ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
@@ -117,9 +117,15 @@ function pickTools(entries: readonly string[], registry: ToolRegistry): Tool[] {
   return [...registry.pick(builtin).list(), ...mcpToolsNamed(entries, registry.list())];
 }
 
-/** The settings' permissions overridden per field by the definition's; requires_approval turns "allow" into "ask". */
-export function agentPolicy(definition: BaseAgentDefinition, settings: Settings): PermissionPolicy {
-  const policy = policyFromConfig({ ...settings.permissions, ...ownPermissions(definition, settings) });
+/**
+ * The settings' permissions overridden per field by the definition's;
+ * requires_approval turns "allow" into "ask". `sandboxed`: the agent's
+ * commands run in the sandbox (see policyFromConfig); never for an external
+ * agent, whose commands run in its own process.
+ */
+export function agentPolicy(definition: BaseAgentDefinition, settings: Settings, sandboxed = false): PermissionPolicy {
+  const inSandbox = sandboxed && !definition.external;
+  const policy = policyFromConfig({ ...settings.permissions, ...ownPermissions(definition, settings, inSandbox) }, inSandbox);
   const rules = { ...policy.rules };
   for (const category of definition.requiresApproval ?? []) {
     if (rules[category] === 'allow') rules[category] = 'ask';
@@ -132,10 +138,10 @@ export function agentPolicy(definition: BaseAgentDefinition, settings: Settings)
  * narrows: per category it keeps a rule no looser than the settings', and
  * only allow-list entries the settings have too.
  */
-function ownPermissions(definition: BaseAgentDefinition, settings: Settings): BaseAgentDefinition['permissions'] {
+function ownPermissions(definition: BaseAgentDefinition, settings: Settings, sandboxed: boolean): BaseAgentDefinition['permissions'] {
   const own = definition.permissions;
   if (!own || definition.origin !== 'project' || settings.projectTrusted) return own;
-  const base = policyFromConfig(settings.permissions ?? {});
+  const base = policyFromConfig(settings.permissions ?? {}, sandboxed);
   const kept: NonNullable<BaseAgentDefinition['permissions']> = {};
   for (const category of PERMISSION_CATEGORIES) {
     const rule = own[category];

@@ -89,7 +89,7 @@ export class SubagentRunner implements SubagentLauncher {
     }
     const resolved = this.resolve(request.agent);
     if (typeof resolved === 'string') return failure('failed', resolved);
-    const policy = agentPolicy(resolved.base, this.options.settings);
+    const policy = agentPolicy(resolved.base, this.options.settings, this.options.workspace.sandboxed === true);
     const excess = ctx.permissions.exceededBy(policy);
     if (excess.length > 0) {
       const what = excess.map((e) => `${e.category}: ${e.asked} (its parent has ${e.category}: ${e.allowed})`).join(', ');

@@ -2,13 +2,21 @@ import { DEFAULT_POLICY, PERMISSION_CATEGORIES, type PermissionCategory, type Pe
 import { didYouMean } from './did-you-mean';
 import { ConfigError, type ConfigFile } from './provider-config';
 
-/** The policy a config file describes, on top of DEFAULT_POLICY. */
-export function policyFromConfig(permissions: ConfigFile['permissions']): PermissionPolicy {
+/**
+ * The policy a config file describes, on top of DEFAULT_POLICY. While the
+ * sandbox contains commands (`sandboxed`), execute defaults to allow: a
+ * command cannot reach outside the workspace, the network or our keys.
+ * Tools that run outside the sandbox (MCP) still ask (executeBySandbox).
+ * A rule set explicitly (file, flag, setting, definition) wins either way.
+ */
+export function policyFromConfig(permissions: ConfigFile['permissions'], sandboxed = false): PermissionPolicy {
+  const bySandbox = sandboxed && permissions?.execute === undefined;
   return {
+    ...(bySandbox ? { executeBySandbox: true } : {}),
     rules: {
       read: permissions?.read ?? DEFAULT_POLICY.rules.read,
       write: permissions?.write ?? DEFAULT_POLICY.rules.write,
-      execute: permissions?.execute ?? DEFAULT_POLICY.rules.execute,
+      execute: permissions?.execute ?? (bySandbox ? 'allow' : DEFAULT_POLICY.rules.execute),
       network: permissions?.network ?? DEFAULT_POLICY.rules.network,
     },
     allowCommands: permissions?.allowCommands ?? DEFAULT_POLICY.allowCommands,
@@ -35,5 +43,6 @@ export function parseCategories(list: string, flag: string): PermissionCategory[
 export function withAllowed(policy: PermissionPolicy, categories: readonly PermissionCategory[]): PermissionPolicy {
   const rules = { ...policy.rules };
   for (const category of categories) rules[category] = 'allow';
-  return { ...policy, rules };
+  const { executeBySandbox, ...rest } = policy;
+  return { ...rest, rules, ...(executeBySandbox && !categories.includes('execute') ? { executeBySandbox } : {}) };
 }

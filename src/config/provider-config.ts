@@ -12,6 +12,8 @@ import {
   type ProviderDocument,
   type ProviderKind,
   readSettingsFile,
+  SANDBOX_MODES,
+  type SandboxMode,
   type SettingsDocument,
 } from './settings-file';
 
@@ -83,6 +85,8 @@ export interface Settings {
   thinkingBudget?: number;
   images?: boolean;
   permissions?: PermissionSettings;
+  /** Whether commands run in the sandbox; absent means auto. */
+  sandbox?: SandboxMode;
   /** The web_search backend, in the tool's own terms. */
   webSearch?: WebSearchConfig;
   /** web_fetch's reach: private addresses only when allowed here. */
@@ -167,6 +171,7 @@ export function resolveSettings(
       thinkingBudget: document.thinking_budget,
       images: document.images,
       permissions: document.permissions && permissionSettings(document.permissions),
+      sandbox: sandboxFromEnv(env) ?? document.sandbox,
       webSearch: document.web_search && webSearchSettings(document.web_search),
       webFetch: document.web_fetch && definedOnly({ allowPrivateAddresses: document.web_fetch.allow_private_addresses }),
       otlpEndpoint: document.telemetry?.otlp_endpoint,
@@ -341,6 +346,14 @@ function providerNamed(providers: Record<string, ProviderEntry>, name: string, w
 function baseUrlFromEnv(provider: string, env: NodeJS.ProcessEnv): string | undefined {
   const variable = BASE_URL_VARIABLES[provider];
   return (variable !== undefined && env[variable]) || undefined;
+}
+
+/** CROW_SANDBOX, when set: it wins over the files, as CROW_PROVIDER does. */
+function sandboxFromEnv(env: NodeJS.ProcessEnv): SandboxMode | undefined {
+  const value = env.CROW_SANDBOX?.trim();
+  if (!value) return undefined;
+  if ((SANDBOX_MODES as readonly string[]).includes(value)) return value as SandboxMode;
+  throw new ConfigError(`CROW_SANDBOX="${value}" is not a sandbox mode: use ${SANDBOX_MODES.join(', ')}.`);
 }
 
 /** Permission settings in code's spelling. */

@@ -42,6 +42,10 @@ export const ApiKeyEnv = z.string().superRefine((value, ctx) => {
 
 const Rule = z.enum(['allow', 'ask', 'deny']);
 
+/** Whether commands run in the sandbox: where it can run (auto), always (required, else they do not run), or never (off). */
+export const SANDBOX_MODES = ['auto', 'required', 'off'] as const;
+export type SandboxMode = (typeof SANDBOX_MODES)[number];
+
 /** allow / ask / deny per category, and command prefixes that run without asking. Shared by settings and agent definitions. */
 export const PermissionsSchema = z
   .object({
@@ -144,6 +148,8 @@ export const SettingsFileSchema = z
     /** Whether the model can see images; default yes for Anthropic and OpenAI, no for other compatible servers. */
     images: z.boolean().optional(),
     permissions: PermissionsSchema.optional(),
+    /** Commands in a sandbox (bubblewrap, Linux): auto (default), required or off. */
+    sandbox: z.enum(SANDBOX_MODES).optional(),
     providers: z.record(NameSchema, ProviderSchema).optional(),
     web_search: WebSearchSchema.optional(),
     web_fetch: WebFetchSchema.optional(),

@@ -10,6 +10,7 @@ import type { PromptRegistry } from '../config/prompts';
 import type { McpServerConfig } from '../mcp/server-config';
 import type { Redactor } from '../telemetry/redact';
 import type { PermissionPolicy } from '../tools/permissions';
+import type { SandboxSetup } from '../tools/sandbox-setup';
 import type { SubagentLauncher } from '../tools/subagents';
 import type { Tool } from '../tools/tool';
 import type { Workspace } from '../tools/workspace';
@@ -67,4 +68,6 @@ export interface WorkspaceCatalog {
   redactor?(): Redactor;
   /** What the user should be told once about this folder's configuration: skipped definitions, ignored settings. */
   notices?(): string[];
+  /** How commands are contained in this folder (the host applies it to the session's workspace); absent: no sandbox. */
+  sandbox?(): SandboxSetup | undefined;
 }

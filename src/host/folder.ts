@@ -13,15 +13,16 @@ import { formatProblem } from '../config/config-problems';
 import { policyFromConfig } from '../config/permission-config';
 import { PromptRegistry } from '../config/prompts';
 import { agentModel, providerApiKey, type Settings } from '../config/provider-config';
+import { secretVariableNames } from '../config/secret-variables';
 import { SlashCommands } from '../config/slash-commands';
 import { serversFromSettings } from '../mcp/server-config';
 import { SessionStore } from '../session/session-store';
 import { otlpEndpointFrom } from '../telemetry/otlp-endpoint';
 import { Redactor } from '../telemetry/redact';
 import { builtinTools } from '../tools/registry';
+import { noticeOnce, sandboxSetup } from '../tools/sandbox-setup';
 import type { WorkspaceCatalog } from './catalog';
 import { FolderCommands, type ProgrammaticCommand } from './commands';
-import { secretVariables } from './secrets';
 
 /** A model or provider chosen per role outside any session: command-line flags, VS Code settings. */
 export interface RoleDefaults {
@@ -45,6 +46,8 @@ export interface FolderOptions {
   programs?: readonly ProgrammaticCommand[];
   /** Things to tell the user once, besides problems found here (e.g. that project settings were left out). */
   notices?: readonly string[];
+  /** The front door opened the network to commands (crow run --allow network), besides the settings. */
+  allowNetwork?: boolean;
 }
 
 export function loadCatalog(options: FolderOptions): WorkspaceCatalog {
@@ -61,7 +64,10 @@ export function loadCatalog(options: FolderOptions): WorkspaceCatalog {
   const commands = new FolderCommands(templates.commands, options.programs);
   const tools = builtinTools(settings);
   const acpAgents = pickableAgents(registry);
-  const redactor = new Redactor(env, secretVariables(settings));
+  const redactor = new Redactor(env, secretVariableNames(settings));
+  const sandbox = sandboxSetup(settings, env, options.allowNetwork === true);
+  const sandboxNotice = noticeOnce(sandbox);
+  if (sandboxNotice) notices.push(sandboxNotice);
   const store = new SessionStore({ dataHome: options.dataHome });
   return {
     list: () => acpAgents,
@@ -93,7 +99,7 @@ export function loadCatalog(options: FolderOptions): WorkspaceCatalog {
     },
     missingKeys: () => missingKeys(settings, env),
     contextWindow: (model) => contextWindowFor(settings, model),
-    permissionPolicy: () => policyFromConfig(settings.permissions),
+    permissionPolicy: () => policyFromConfig(settings.permissions, sandbox.active),
     subagents: (workspace, sessionTools = []) =>
       new SubagentRunner({ registry, settings, workspace, prompts, env, tools: [...tools, ...sessionTools], store }),
     mcpServers: () => serversFromSettings(settings.mcpServers, env),
@@ -101,6 +107,7 @@ export function loadCatalog(options: FolderOptions): WorkspaceCatalog {
     otlpEndpoint: () => otlpEndpointFrom(settings.otlpEndpoint, env),
     redactor: () => redactor,
     notices: () => notices,
+    sandbox: () => sandbox,
     prompts: () => prompts,
   };
 }

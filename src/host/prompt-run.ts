@@ -142,6 +142,8 @@ export class PromptRun {
     }
     const tools = await untilAborted(this.mcpTools(catalog), signal);
     if (tools === 'cancelled') return 'cancelled';
+    // Before the composition: its agents' policies depend on whether commands are contained.
+    this.options.workspace.useSandbox?.(catalog.sandbox?.()?.options);
     const composition = this.composition(catalog, tools);
     this.session.subagents = catalog.subagents?.(this.options.workspace, tools);
     this.caps.limits = this.options.caps?.() ?? {};

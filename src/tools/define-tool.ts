@@ -29,6 +29,8 @@ export interface ToolDefinition<Schema extends z.ZodObject> {
   maxOutputChars?: number;
   summarize?: (args: z.infer<Schema>) => string;
   locations?: (args: z.infer<Schema>) => ToolLocation[];
+  /** Its commands run through workspace.exec, so in the workspace's sandbox when there is one. */
+  sandboxed?: boolean;
   /** Approval wording; defaults to the tool name and its summary. */
   approval?: (args: z.infer<Schema>) => ApprovalText;
   /** The tool's own logic. Throwing is fine: the error becomes a result the model reads. */
@@ -130,6 +132,7 @@ function approvalRequest<Schema extends z.ZodObject>(
     title: text.title,
     ...(text.command !== undefined ? { command: text.command } : {}),
     ...(text.cwd !== undefined ? { cwd: text.cwd } : {}),
+    ...(def.sandboxed && ctx.workspace.sandboxed ? { sandboxed: true } : {}),
     paths: tool.locations(args).map((location) => location.path),
     alwaysScope: alwaysScope(category, text.command),
   };

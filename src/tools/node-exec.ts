@@ -2,18 +2,18 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
+import { isSecretVariable, withoutSecrets } from '../config/secret-variables';
 import type { ExecResult } from './workspace';
 
-/** Whether a variable holds one of our own credentials, which commands must never see. */
-export function isSecretVariable(name: string): boolean {
-  const upper = name.toUpperCase();
-  if (upper === 'ANTHROPIC_API_KEY' || upper === 'OPENAI_API_KEY') return true;
-  return upper.startsWith('CROW_') && /KEY|TOKEN|SECRET/.test(upper);
-}
+export { isSecretVariable };
 
-/** The environment commands run with: `env` (the process's by default) minus our secrets. */
-export function commandEnvironment(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(env).filter(([name]) => !isSecretVariable(name)));
+/**
+ * The environment commands run with: `env` (the process's by default) minus
+ * our secrets, those isSecretVariable knows and the `hidden` names (see
+ * secretVariableNames).
+ */
+export function commandEnvironment(env: NodeJS.ProcessEnv = process.env, hidden: readonly string[] = []): NodeJS.ProcessEnv {
+  return withoutSecrets(env, hidden);
 }
 
 export interface RunCommandOptions {
@@ -26,6 +26,10 @@ export interface RunCommandOptions {
   maxOutputChars: number;
   /** Time between SIGTERM and SIGKILL when the command has to be stopped. */
   killGraceMs: number;
+  /** The command's environment; default commandEnvironment(). */
+  env?: NodeJS.ProcessEnv;
+  /** Program and arguments the shell runs under (bwrap and its arguments); none by default. */
+  wrapper?: readonly string[];
 }
 
 /**
@@ -62,23 +66,26 @@ const SIGKILL_WAIT_MS = 1_000;
 const POLL_MS = 15;
 
 /**
- * Runs `command` with `bash -c` (`sh -c` when bash is missing) in a process
- * group of its own, stdin closed, stdout and stderr interleaved. On timeout or
- * abort the whole group gets SIGTERM, then SIGKILL after the grace period, and
- * the promise settles once the group is gone. Rejects only when the shell
- * cannot be started.
+ * Runs `command` with `bash -c` (`sh -c` when bash is missing), under the
+ * wrapper when one is given, in a process group of its own, stdin closed,
+ * stdout and stderr interleaved. On timeout or abort the whole group gets
+ * SIGTERM, then SIGKILL after the grace period, and the promise settles once
+ * the group is gone (a sandbox goes down whole with its bwrap). Rejects only
+ * when the shell or the wrapper cannot be started.
  */
 export function runCommand(command: string, options: RunCommandOptions): Promise<ExecResult> {
   if (options.signal.aborted) {
     return Promise.resolve({ exitCode: null, output: '', omittedBytes: 0, timedOut: false, aborted: true });
   }
-  const env = commandEnvironment();
+  const env = options.env ?? commandEnvironment();
+  // Two pipes cannot keep the order of writes across them, so the shell
+  // sends stderr into stdout first; on the same line, so line numbers in
+  // the command's error messages stay right.
+  const shell = [findShell(env.PATH), '-c', `exec 2>&1; ${command}`];
+  const [file, ...args] = [...(options.wrapper ?? []), ...shell] as [string, ...string[]];
   return new Promise((resolve, reject) => {
     const output = new HeadTailBuffer(options.maxOutputChars);
-    // Two pipes cannot keep the order of writes across them, so the shell
-    // sends stderr into stdout first; on the same line, so line numbers in
-    // the command's error messages stay right.
-    const child = spawn(findShell(env.PATH), ['-c', `exec 2>&1; ${command}`], {
+    const child = spawn(file, args, {
       cwd: options.cwd,
       env,
       detached: true,
@@ -127,7 +134,7 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
 
     child.on('error', (err) => {
       cleanup();
-      reject(new Error(`Could not start the shell: ${err.message}`));
+      reject(new Error(`Could not start ${options.wrapper?.length ? file : 'the shell'}: ${err.message}`));
     });
     child.on('close', (exitCode) => {
       cleanup();
@@ -137,9 +144,14 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
 }
 
 function findShell(searchPath = ''): string {
+  return findExecutable('bash', searchPath) ?? 'sh';
+}
+
+/** The first executable `name` in the folders of `searchPath` (a PATH value). */
+export function findExecutable(name: string, searchPath = ''): string | undefined {
   for (const dir of searchPath.split(path.delimiter)) {
     if (dir === '') continue;
-    const candidate = path.join(dir, 'bash');
+    const candidate = path.join(dir, name);
     try {
       accessSync(candidate, constants.X_OK);
       return candidate;
@@ -147,7 +159,7 @@ function findShell(searchPath = ''): string {
       // not here; keep looking
     }
   }
-  return 'sh';
+  return undefined;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Dirent, Stats } from 'node:fs';
 import { promises as fs, realpathSync, statSync } from 'node:fs';
 import * as path from 'node:path';
+import { type CommandLaunch, CommandSandbox, type SandboxOptions } from './command-sandbox';
 import { runCommand } from './node-exec';
 import { findFilesWithRipgrep, grepWithRipgrep } from './node-search';
 import {
@@ -22,6 +23,8 @@ export interface NodeWorkspaceOptions {
   maxExecOutputChars?: number;
   /** Time a stopped command gets between SIGTERM and SIGKILL. Default 2,000 ms. */
   killGraceMs?: number;
+  /** How commands are contained (see CommandSandbox). Default: no sandbox, our own key variables hidden. */
+  sandbox?: SandboxOptions;
 }
 
 export const DEFAULT_MAX_EXEC_OUTPUT_CHARS = 30_000;
@@ -38,6 +41,7 @@ export class NodeWorkspace implements Workspace {
   readonly root: string;
   private readonly maxExecOutputChars: number;
   private readonly killGraceMs: number;
+  private sandbox: CommandSandbox;
 
   /** `root` must be an existing folder; it is resolved through symlinks once, here. */
   constructor(root: string, options: NodeWorkspaceOptions = {}) {
@@ -45,6 +49,26 @@ export class NodeWorkspace implements Workspace {
     if (!statSync(this.root).isDirectory()) throw new WorkspaceError(`Workspace root ${this.root} is not a folder.`);
     this.maxExecOutputChars = options.maxExecOutputChars ?? DEFAULT_MAX_EXEC_OUTPUT_CHARS;
     this.killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+    this.sandbox = new CommandSandbox(this.root, options.sandbox);
+  }
+
+  /** Whether commands run in the sandbox. */
+  get sandboxed(): boolean {
+    return this.sandbox.active;
+  }
+
+  /** Contains the next commands as `options` say (a front door whose settings changed). */
+  useSandbox(options: SandboxOptions | undefined): void {
+    this.sandbox = new CommandSandbox(this.root, options);
+  }
+
+  /**
+   * How a command in `cwd` (resolved, inside the root) starts, for routes
+   * that start it themselves (terminals); `release` it once it has ended.
+   * Throws a WorkspaceError when the sandbox is required and cannot run.
+   */
+  commandLaunch(cwd: string): Promise<CommandLaunch> {
+    return this.sandbox.launch(cwd);
   }
 
   async resolve(target: string): Promise<string> {
@@ -92,14 +116,21 @@ export class NodeWorkspace implements Workspace {
 
   async exec(command: string, options: ExecOptions): Promise<ExecResult> {
     const cwd = options.cwd === undefined ? this.root : await this.folder(options.cwd);
-    return runCommand(command, {
-      cwd,
-      timeoutMs: options.timeoutMs,
-      signal: options.signal,
-      ...(options.onOutput ? { onOutput: options.onOutput } : {}),
-      maxOutputChars: this.maxExecOutputChars,
-      killGraceMs: this.killGraceMs,
-    });
+    const launch = await this.sandbox.launch(cwd);
+    try {
+      return await runCommand(command, {
+        cwd,
+        timeoutMs: options.timeoutMs,
+        signal: options.signal,
+        ...(options.onOutput ? { onOutput: options.onOutput } : {}),
+        maxOutputChars: this.maxExecOutputChars,
+        killGraceMs: this.killGraceMs,
+        env: launch.env,
+        wrapper: launch.wrapper,
+      });
+    } finally {
+      launch.release();
+    }
   }
 
   findFiles(options: FindFilesOptions): Promise<FindFilesResult> {

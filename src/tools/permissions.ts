@@ -26,6 +26,12 @@ export interface PermissionPolicy {
    * cannot vouch for (see command-rules.ts).
    */
   allowCommands: readonly string[];
+  /**
+   * execute is "allow" only because commands run in the sandbox (no rule set
+   * it): it covers requests marked `sandboxed`; other execute tools (MCP
+   * tools, which run outside the sandbox) ask instead.
+   */
+  executeBySandbox?: boolean;
 }
 
 /** Reads are free; changes, commands and the network ask first. */
@@ -46,6 +52,8 @@ export interface PermissionRequest {
   command?: string;
   /** The command's working folder, relative to the workspace root (default: the root). */
   cwd?: string;
+  /** The command runs in the workspace's sandbox (see PermissionPolicy.executeBySandbox). */
+  sandboxed?: boolean;
   /** Workspace-relative paths the call touches. */
   paths: string[];
   /** What "always" would cover, e.g. "all file changes" or `commands starting with "npm test"`. */
@@ -168,7 +176,8 @@ export class PermissionGate {
             const entry = parseEntry(text);
             return entry !== undefined && entryWithin(entry, parentEntries);
           });
-    return this.with({ policy: { rules, allowCommands }, forced: {} });
+    const bySandbox = rules.execute === 'allow' && this.forced.execute === undefined && (this.policy.executeBySandbox || policy.executeBySandbox);
+    return this.with({ policy: { rules, allowCommands, ...(bySandbox ? { executeBySandbox: true } : {}) }, forced: {} });
   }
 
   /**
@@ -257,7 +266,7 @@ export class PermissionGate {
   private automaticVerdict(request: PermissionRequest, judgement: CommandJudgement | undefined): PermissionVerdict | undefined {
     const denied = this.deniedWithoutAsking(request, judgement);
     if (denied) return denied;
-    const rule = this.forced[request.category] ?? this.policy.rules[request.category];
+    const rule = this.forced[request.category] ?? this.policyRule(request);
     if (rule === 'allow') return { allowed: true, how: 'policy' };
     if (request.category === 'execute' && judgement) {
       const configured = entriesOf(this.policy.allowCommands);
@@ -268,9 +277,16 @@ export class PermissionGate {
     return this.remembered.categoryAnswer(request.category) ? { allowed: true, how: 'remembered' } : undefined;
   }
 
+  /** The policy's rule for a request: an execute allowed only by the sandbox covers sandboxed commands alone. */
+  private policyRule(request: PermissionRequest): PermissionRule {
+    const rule = this.policy.rules[request.category];
+    if (request.category === 'execute' && rule === 'allow' && this.policy.executeBySandbox && !request.sandboxed) return 'ask';
+    return rule;
+  }
+
   /** A denial by the policy or by a remembered "never"; undefined when neither applies. */
   private deniedWithoutAsking(request: PermissionRequest, judgement: CommandJudgement | undefined): PermissionVerdict | undefined {
-    const rule = this.forced[request.category] ?? this.policy.rules[request.category];
+    const rule = this.forced[request.category] ?? this.policyRule(request);
     if (rule === 'deny') {
       return { allowed: false, reason: `Permission denied: the policy denies ${request.category} (${request.title}).` };
     }

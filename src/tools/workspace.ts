@@ -6,6 +6,8 @@
  * throwing a WorkspaceError whose message says what to do instead.
  */
 
+import type { SandboxOptions } from './command-sandbox';
+
 export type EntryType = 'file' | 'directory' | 'symlink' | 'other';
 
 export interface EntryInfo {
@@ -120,6 +122,14 @@ export interface Workspace {
   writeFile(path: string, data: Uint8Array | string): Promise<void>;
   readDirectory(path: string): Promise<DirectoryEntry[]>;
   exec(command: string, options: ExecOptions): Promise<ExecResult>;
+  /**
+   * Whether exec runs commands in the sandbox: writes only inside the
+   * workspace (its .git, .crow and .vscode excepted), no network unless
+   * allowed, no view of Crow's processes or keys. Absent or false: not contained.
+   */
+  readonly sandboxed?: boolean;
+  /** Contains the next commands as `options` say (the folder's sandbox setting); absent: this backend has no sandbox. */
+  useSandbox?(options: SandboxOptions | undefined): void;
   /**
    * Files under `path` matching the globs, honouring .gitignore and .ignore
    * files (with or without a git repository), hidden files included, .git

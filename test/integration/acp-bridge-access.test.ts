@@ -49,7 +49,7 @@ describe('crow acp-bridge lets in only its own clients', function () {
     llm.reset();
     home = mkdtempSync(join(tmpdir(), 'crow-bridge-home-'));
     workspace = mkdtempSync(join(tmpdir(), 'crow-bridge-ws-'));
-    env = isolatedEnv(home, { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: llm.anthropicBaseUrl });
+    env = isolatedEnv(home, { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: llm.anthropicBaseUrl, CROW_SANDBOX: 'off' });
   });
   afterEach(async () => {
     for (const bridge of bridges.splice(0)) {

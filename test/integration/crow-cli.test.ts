@@ -182,10 +182,16 @@ describe('crow binary', () => {
       },
       { blocks: [{ type: 'text', text: 'I was not allowed.' }] },
     );
+    // Commands ask only when execute says so: in the sandbox they would run without asking.
+    const config = mkdtempSync(join(tmpdir(), 'crow-config-'));
+    mkdirSync(join(config, 'crow-agent'));
+    writeFileSync(join(config, 'crow-agent/config.toml'), '[permissions]\nexecute = "ask"\n');
     const run = await crow(['run', 'Make files', '--cwd', workspace, '--provider', 'anthropic'], {
       ANTHROPIC_API_KEY: 'k',
       ANTHROPIC_BASE_URL: server.anthropicBaseUrl,
+      XDG_CONFIG_HOME: config,
     });
+    rmSync(config, { recursive: true, force: true });
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stderr, /non-interactive run\. To allow it, pass --allow write/);
     assert.match(run.stderr, /pass --allow execute/);
@@ -196,7 +202,7 @@ describe('crow binary', () => {
 
   it('runs commands the config allow-lists without asking', async () => {
     mkdirSync(join(workspace, '.crow'));
-    writeFileSync(join(workspace, '.crow/config.toml'), '[permissions]\nallow_commands = ["echo"]\n');
+    writeFileSync(join(workspace, '.crow/config.toml'), '[permissions]\nexecute = "ask"\nallow_commands = ["echo"]\n');
     server.enqueue(
       'anthropic',
       { blocks: [{ type: 'tool_call', name: 'bash', arguments: { command: 'echo allowed' } }] },

@@ -74,7 +74,11 @@ describe('a hostile repository and a key-echoing provider, through the real bina
     env = isolatedEnv(home, KEYS);
     // The user's own config points Anthropic at the fake server (as a proxy would be).
     mkdirSync(join(home, 'config', 'crow-agent'), { recursive: true });
-    writeFileSync(join(home, 'config', 'crow-agent', 'config.toml'), `[providers.anthropic]\nbase_url = "${llm.anthropicBaseUrl}"\n`);
+    // Commands ask, as the user set it: the repository's execute = "allow" must not change that.
+    writeFileSync(
+      join(home, 'config', 'crow-agent', 'config.toml'),
+      `[permissions]\nexecute = "ask"\n[providers.anthropic]\nbase_url = "${llm.anthropicBaseUrl}"\n`,
+    );
     mkdirSync(join(repo, '.crow'));
     writeFileSync(
       join(repo, '.crow', 'config.toml'),

@@ -35,7 +35,8 @@ describe('permission escapes (crow acp and crow run)', function () {
     rmSync(home, { recursive: true, force: true });
   });
 
-  const env = (): Record<string, string> => ({ ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: server.anthropicBaseUrl });
+  // Commands ask: the rules are on trial here, not the sandbox (which would let them run unasked).
+  const env = (): Record<string, string> => ({ ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: server.anthropicBaseUrl, CROW_SANDBOX: 'off' });
   const write = (path: string, text: string): void => {
     mkdirSync(dirname(join(workspace, path)), { recursive: true });
     writeFileSync(join(workspace, path), text);

@@ -27,7 +27,8 @@ describe('SIGTERM and SIGHUP stop crow and every command it runs', function () {
     llm.reset();
     home = mkdtempSync(join(tmpdir(), 'crow-sig-home-'));
     workspace = mkdtempSync(join(tmpdir(), 'crow-sig-ws-'));
-    env = isolatedEnv(home, { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: llm.anthropicBaseUrl });
+    // Without the sandbox: these follow the command's own process group (sandboxed stops: sandbox-cli.test.ts).
+    env = isolatedEnv(home, { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: llm.anthropicBaseUrl, CROW_SANDBOX: 'off' });
   });
   afterEach(async () => {
     for (const { crow, pgid } of started.splice(0)) {

@@ -127,6 +127,7 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
   });
 
   it('cancels a prompt waiting for an approval: the question is withdrawn and nothing is written', async () => {
+    settings['permissions.execute'] = 'ask';
     const chat = controller();
     server.enqueue('openai', { blocks: [{ type: 'tool_call', name: 'bash', arguments: { command: 'echo hi > out.txt' } }] });
     const sent = chat.handle({ type: 'send', text: 'Run it' });
@@ -143,6 +144,7 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
   });
 
   it('a new session while a prompt waits cancels that prompt, and nothing of it reaches the new transcript', async () => {
+    settings['permissions.execute'] = 'ask';
     const chat = controller();
     server.enqueue('openai', { blocks: [{ type: 'tool_call', name: 'bash', arguments: { command: 'echo old' } }] });
     const sent = chat.handle({ type: 'send', text: 'Old prompt' });

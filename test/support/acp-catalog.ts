@@ -9,6 +9,7 @@ import type { Provider } from '../../src/llm/types';
 import type { AgentRole } from '../../src/session/acp-session';
 import { DEFAULT_POLICY, type PermissionPolicy } from '../../src/tools/permissions';
 import { builtinTools } from '../../src/tools/registry';
+import type { SandboxSetup } from '../../src/tools/sandbox-setup';
 import type { Workspace } from '../../src/tools/workspace';
 
 const prompts = new PromptRegistry();
@@ -35,6 +36,8 @@ export interface TestCatalogOptions {
   missingKeys?: string[];
   /** Context window of every model; default 1,000 tokens. */
   contextWindow?: number;
+  /** How sessions contain their commands; default: no sandbox. */
+  sandbox?: SandboxSetup;
 }
 
 /** A real catalog for tests: compositions of BaseAgents with the built-in tools on the given providers. */
@@ -97,6 +100,10 @@ export class TestCatalog implements WorkspaceCatalog {
 
   permissionPolicy(): PermissionPolicy {
     return this.options.policy ?? DEFAULT_POLICY;
+  }
+
+  sandbox(): SandboxSetup | undefined {
+    return this.options.sandbox;
   }
 
   private roles(agent: string): AgentRole[] {

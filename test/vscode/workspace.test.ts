@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { type CommandRoute, VscodeWorkspace, type VscodeWorkspaceOptions } from '../../src/adapters/vscode/vscode-workspace';
+import { probeSandbox } from '../../src/tools/sandbox-probe';
 import { type ExecOptions, WorkspaceError } from '../../src/tools/workspace';
 
 /** Whether a process still runs; a zombie waiting to be reaped counts as stopped. */
@@ -16,6 +17,20 @@ function running(pid: number): boolean {
   }
   const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
   return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+}
+
+/** Running processes whose command line is `sleep <marker>` (host pids; the sandbox has its own). */
+function sleepers(marker: string): number {
+  return fs
+    .readdirSync('/proc')
+    .filter((pid) => /^\d+$/.test(pid))
+    .filter((pid) => {
+      try {
+        return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8') === `sleep\0${marker}\0` && running(Number(pid));
+      } catch {
+        return false;
+      }
+    }).length;
 }
 
 suite('VS Code workspace backend', () => {
@@ -254,6 +269,39 @@ suite('VS Code workspace backend', () => {
     assert.deepEqual([timedOut.timedOut, timedOut.aborted, timedOut.exitCode], [true, false, null]);
     const next = await workspace.exec('echo ready', execOptions());
     assert.deepEqual([next.exitCode, next.output], [0, 'ready\n'], 'the next command runs normally');
+  });
+
+  test('with the sandbox on, the Crow terminal runs a command that writes only inside the workspace and is stopped whole', async function () {
+    const probe = probeSandbox();
+    if (!probe.available) {
+      console.log(`      (skipped: the sandbox cannot run here: ${probe.reason})`);
+      this.skip();
+    }
+    const routes: CommandRoute[] = [];
+    const workspace = made({ shellIntegrationTimeoutMs: 15_000, onCommandRoute: (route) => routes.push(route) });
+    workspace.useSandbox({ mode: 'required', protectedPaths: [], network: false, hiddenVariables: [] });
+    assert.equal(workspace.sandboxed, true);
+    const result = await workspace.exec(
+      `echo in > ${sub}/made.txt; { echo out > ${outside}/escaped.txt; } 2>/dev/null || echo refused; mkdir .crow 2>/dev/null || echo blocked; exit 5`,
+      execOptions(),
+    );
+    console.log(`      (command route: ${JSON.stringify(routes[0])})`);
+    assert.deepEqual([result.exitCode, result.output], [5, 'refused\nblocked\n']);
+    assert.equal(fs.readFileSync(at('made.txt'), 'utf8'), 'in\n');
+    assert.deepEqual(fs.readdirSync(outside), ['secret.txt'], 'nothing was written outside');
+    assert.equal(fs.existsSync(path.join(root, '.crow')), false, 'the blocked .crow is gone again');
+
+    const marker = `1000.${process.pid}7`;
+    const controller = new AbortController();
+    const aborted = await workspace.exec(`nohup sleep ${marker} >/dev/null 2>&1 & echo started; sleep ${marker}`, {
+      timeoutMs: 60_000,
+      signal: controller.signal,
+      onOutput: (chunk) => chunk.includes('started') && controller.abort(),
+    });
+    assert.equal(aborted.aborted, true);
+    const deadline = Date.now() + 5_000;
+    while (sleepers(marker) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(sleepers(marker), 0, 'the background child went with the command');
   });
 
   test('paths outside the workspace folders are refused: .., absolute, and symlinks out', async () => {

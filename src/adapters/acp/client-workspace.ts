@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { AgentContext, ClientCapabilities, TerminalHandle } from '@agentclientprotocol/sdk';
+import { inheritingCommandLine, type SandboxOptions } from '../../tools/command-sandbox';
 import type { NodeWorkspace } from '../../tools/node-workspace';
 import {
   type DirectoryEntry,
@@ -46,6 +47,14 @@ export class ClientWorkspace implements Workspace {
     private readonly bridge: ClientBridge,
   ) {
     this.root = local.root;
+  }
+
+  get sandboxed(): boolean {
+    return this.local.sandboxed;
+  }
+
+  useSandbox(options: SandboxOptions | undefined): void {
+    this.local.useSandbox(options);
   }
 
   resolve(path: string): Promise<string> {
@@ -97,13 +106,15 @@ export class ClientWorkspace implements Workspace {
   async exec(command: string, options: ExecOptions): Promise<ExecResult> {
     if (!this.bridge.capabilities?.terminal) return this.local.exec(command, options);
     const cwd = await this.folder(options.cwd);
-    const terminal = await this.bridge.client.createTerminal({
-      sessionId: this.bridge.sessionId,
-      command: 'bash',
-      args: ['-c', command],
-      cwd,
-      outputByteLimit: TERMINAL_OUTPUT_BYTES,
-    });
+    // The client's terminal runs the command as the Node backend would: scrubbed, in the same sandbox.
+    const launch = await this.local.commandLaunch(cwd);
+    const [program, ...args] = inheritingCommandLine(launch, ['bash', '-c', command]) as [string, ...string[]];
+    const terminal = await this.bridge.client
+      .createTerminal({ sessionId: this.bridge.sessionId, command: program, args, cwd, outputByteLimit: TERMINAL_OUTPUT_BYTES })
+      .catch((err: unknown) => {
+        launch.release();
+        throw err;
+      });
     let released = false;
     try {
       await this.bridge.embedTerminal(terminal.id);
@@ -111,7 +122,13 @@ export class ClientWorkspace implements Workspace {
       if (ending === 'aborted') {
         // The prompt is being cancelled: do not wait on the client for output nobody will read.
         released = true;
-        void terminal.kill().finally(() => terminal.release()).catch(() => undefined);
+        void terminal
+          .kill()
+          .finally(() => {
+            launch.release();
+            return terminal.release();
+          })
+          .catch(() => undefined);
         return { exitCode: null, output: '', omittedBytes: 0, timedOut: false, aborted: true };
       }
       if (ending === 'timeout') await terminal.kill();
@@ -125,7 +142,10 @@ export class ClientWorkspace implements Workspace {
         aborted: false,
       };
     } finally {
-      if (!released) void terminal.release().catch(() => undefined);
+      if (!released) {
+        launch.release();
+        void terminal.release().catch(() => undefined);
+      }
     }
   }
 

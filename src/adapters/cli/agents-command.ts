@@ -4,6 +4,7 @@ import { defaultAgentName } from '../../agents/assemble';
 import type { HandoffPrompt } from '../../agents/coagent-flow';
 import { describeFlow } from '../../agents/control-flow';
 import { agentPolicy } from '../../agents/definition-agent';
+import { sandboxSetup } from '../../tools/sandbox-setup';
 import { type ACPAgentDefinition, type BaseAgentDefinition, builtinSystemTemplate } from '../../config/agent-definitions';
 import { AgentRegistry } from '../../config/agent-registry';
 import { type DefinitionError, formatProblem } from '../../config/config-problems';
@@ -118,7 +119,7 @@ function describeHandoff(handoff: HandoffPrompt | undefined): string {
 }
 
 function baseDetails(agent: BaseAgentDefinition, settings: Settings): [string, string][] {
-  const policy = agentPolicy(agent, settings);
+  const policy = agentPolicy(agent, settings, sandboxSetup(settings).active);
   const rules = Object.entries(policy.rules).map(([category, rule]) => `${category} ${rule}`);
   const allowed = policy.allowCommands.length > 0 ? `; commands allowed: ${policy.allowCommands.join(', ')}` : '';
   const optional = (label: string, value: number | undefined): [string, string][] => (value !== undefined ? [[label, String(value)]] : []);

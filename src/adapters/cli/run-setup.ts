@@ -42,6 +42,7 @@ export async function openRunSession(choices: RunChoices, io: CliIO): Promise<Ho
   const settings = resolveSettings(root, choices.overrides, io.env, { trusted: trust.trusted });
   if (choices.maxIterations !== undefined) settings.maxIterations = choices.maxIterations;
   const data = dataHome(io.env);
+  const forced = forcedRules(choices.allow);
   const notice = untrustedNotice(trust, HOW_TO_TRUST);
   const catalog = loadCatalog({
     root,
@@ -51,6 +52,7 @@ export async function openRunSession(choices: RunChoices, io: CliIO): Promise<Ho
     dataHome: data,
     ...(choices.roles ? { roles: choices.roles } : {}),
     notices: notice ? [notice] : [],
+    allowNetwork: forced.network === 'allow',
   });
   const store = new SessionStore({ dataHome: data, warn: (warning) => io.stderr.write(`crow: warning: ${warning}\n`) });
   const options = {
@@ -59,7 +61,7 @@ export async function openRunSession(choices: RunChoices, io: CliIO): Promise<Ho
     workspace: new NodeWorkspace(root),
     ...(choices.interactive ? { ask: terminalAsk(io, style) } : {}),
     howToAllow: (category: PermissionCategory) => `pass --allow ${category} (or set permissions.${category} = "allow" in .crow/config.toml)`,
-    forced: forcedRules(choices.allow),
+    forced,
     ...(choices.undo ? { undo: { dataHome: data, env: io.env } } : {}),
     env: io.env,
   };

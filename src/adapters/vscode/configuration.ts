@@ -35,6 +35,8 @@ export interface CrowConfiguration {
     allowCommands?: string[];
   };
   autoApprove: Partial<Record<PermissionCategory, number>>;
+  /** As config.toml's sandbox: auto, required or off. */
+  sandbox?: string;
   otlpEndpoint?: string;
   /** As config.toml's [mcp_servers]: name → { command, args, env, url, headers_env, ... }. */
   mcpServers?: Record<string, unknown>;
@@ -80,6 +82,7 @@ export function readConfiguration(lookup: SettingLookup): CrowConfiguration {
       defaultAgent: text(lookup, 'defaultAgent'),
       maxIterations: count(lookup, 'maxIterations'),
       otlpEndpoint: text(lookup, 'telemetry.otlpEndpoint'),
+      sandbox: text(lookup, 'sandbox'),
       mcpServers: record(lookup, 'mcpServers'),
       permissions: Object.keys(permissions).length > 0 ? permissions : undefined,
     }),
@@ -96,6 +99,7 @@ const SETTING_OF_FIELD: [RegExp, string][] = [
   [/^telemetry\.otlp_endpoint/, 'crow.telemetry.otlpEndpoint'],
   [/^default_agent/, 'crow.defaultAgent'],
   [/^max_iterations/, 'crow.maxIterations'],
+  [/^sandbox/, 'crow.sandbox'],
 ];
 
 /**
@@ -131,6 +135,7 @@ export function frontDoorDocument(configuration: CrowConfiguration): SettingsDoc
   const data: Record<string, unknown> = definedOnly({
     default_agent: configuration.defaultAgent,
     max_iterations: configuration.maxIterations,
+    sandbox: configuration.sandbox,
     telemetry: configuration.otlpEndpoint !== undefined ? { otlp_endpoint: configuration.otlpEndpoint } : undefined,
     mcp_servers: configuration.mcpServers,
     permissions:

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { findFilesWithRipgrep, grepWithRipgrep } from '../../tools/node-search';
-import { DEFAULT_KILL_GRACE_MS, DEFAULT_MAX_EXEC_OUTPUT_CHARS, type NodeWorkspaceOptions } from '../../tools/node-workspace';
+import { inheritingCommandLine, type SandboxOptions } from '../../tools/command-sandbox';
+import { DEFAULT_KILL_GRACE_MS, DEFAULT_MAX_EXEC_OUTPUT_CHARS, type NodeWorkspace, type NodeWorkspaceOptions } from '../../tools/node-workspace';
 import {
   type DirectoryEntry,
   type EntryInfo,
@@ -97,7 +98,7 @@ export class VscodeWorkspace implements Workspace, vscode.Disposable {
     if ((await folder.stat(cwd))?.type !== 'directory') {
       throw new WorkspaceError(`Working directory "${options.cwd}" is not a folder in the workspace ${this.root}.`);
     }
-    const ran = await this.runInTerminalOrSayWhyNot(command, cwd, options);
+    const ran = await this.runInTerminalOrSayWhyNot(command, cwd, folder, options);
     if (typeof ran !== 'string') return ran;
     this.options.onCommandRoute?.({ kind: 'process', reason: ran });
     return folder.exec(command, { ...options, cwd });
@@ -129,29 +130,45 @@ export class VscodeWorkspace implements Workspace, vscode.Disposable {
     return { ...result, matches: result.matches.filter((match) => !hiddenShown.has(match.path)) };
   }
 
+  /** Whether commands run in the sandbox (the root's; every folder follows the same settings). */
+  get sandboxed(): boolean {
+    return this.folders.primary.sandboxed;
+  }
+
+  /** Contains the next commands as `sandbox` says, in the terminal and as child processes alike. */
+  useSandbox(sandbox: SandboxOptions | undefined): void {
+    this.folders.useSandbox(sandbox);
+  }
+
   /** Closes the Crow terminals once no other workspace on the same root uses them. */
   dispose(): void {
     this.terminals?.release();
   }
 
   /** The command's result when it ran in a terminal; otherwise why it did not. */
-  private async runInTerminalOrSayWhyNot(command: string, cwd: string, options: ExecOptions): Promise<ExecResult | string> {
+  private async runInTerminalOrSayWhyNot(command: string, cwd: string, folder: NodeWorkspace, options: ExecOptions): Promise<ExecResult | string> {
     if (!this.terminals) return 'commands are set to run as child processes';
     if (command.length > MAX_TERMINAL_COMMAND_CHARS) return 'the command is too long to type into a terminal';
-    const offer = await this.terminals.pool.acquire({
-      integrationTimeoutMs: this.options.shellIntegrationTimeoutMs ?? DEFAULT_SHELL_INTEGRATION_TIMEOUT_MS,
-      reveal: this.options.revealTerminal ?? true,
-      signal: options.signal,
-    });
-    if ('unavailable' in offer) return offer.unavailable;
-    this.options.onCommandRoute?.({ kind: 'terminal', terminal: offer.lease.terminal.name });
-    return runInTerminal(offer.lease, terminalCommandLine(command, cwd), {
-      timeoutMs: options.timeoutMs,
-      signal: options.signal,
-      ...(options.onOutput ? { onOutput: options.onOutput } : {}),
-      maxOutputChars: this.options.maxExecOutputChars ?? DEFAULT_MAX_EXEC_OUTPUT_CHARS,
-      killGraceMs: this.options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
-    });
+    // The terminal runs the command line the child-process route would: scrubbed, in the folder's sandbox.
+    const launch = await folder.commandLaunch(cwd);
+    try {
+      const offer = await this.terminals.pool.acquire({
+        integrationTimeoutMs: this.options.shellIntegrationTimeoutMs ?? DEFAULT_SHELL_INTEGRATION_TIMEOUT_MS,
+        reveal: this.options.revealTerminal ?? true,
+        signal: options.signal,
+      });
+      if ('unavailable' in offer) return offer.unavailable;
+      this.options.onCommandRoute?.({ kind: 'terminal', terminal: offer.lease.terminal.name });
+      return await runInTerminal(offer.lease, terminalCommandLine(command, cwd, inheritingCommandLine(launch, [])), {
+        timeoutMs: options.timeoutMs,
+        signal: options.signal,
+        ...(options.onOutput ? { onOutput: options.onOutput } : {}),
+        maxOutputChars: this.options.maxExecOutputChars ?? DEFAULT_MAX_EXEC_OUTPUT_CHARS,
+        killGraceMs: this.options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
+      });
+    } finally {
+      launch.release();
+    }
   }
 }
 

@@ -17,6 +17,7 @@ export const bashTool = defineTool({
     'is asked every time, and refused when nobody can be asked.',
   kind: 'execute',
   permission: 'execute',
+  sandboxed: true,
   approval: ({ command, cwd }) => ({ title: `Run: ${oneLine(command)}`, command, ...(cwd !== undefined ? { cwd } : {}) }),
   parameters: z.object({
     command: z.string().min(1).describe('The command line to run.'),

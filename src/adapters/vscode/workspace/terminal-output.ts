@@ -6,15 +6,17 @@
 
 /**
  * The line typed into the Crow terminal (an interactive bash) for `command`.
- * The command runs in a `bash -c` of its own, so `exit`, `set -e` or a
+ * The command runs in a `bash -c` of its own (after `prefix`: the words that
+ * scrub its environment and put it in the sandbox, see inheritingCommandLine), so `exit`, `set -e` or a
  * stray `cd` cannot break the terminal, with stdin from /dev/null as the
  * child-process route has it (a prompt for input fails instead of hanging).
  * ANSI-C quoting keeps the line single even for multi-line commands. The
  * line ends by printing its exit status as an escape sequence terminals do
  * not show (see ExitStatusScanner).
  */
-export function terminalCommandLine(command: string, cwd: string): string {
-  return `cd -- ${singleQuoted(cwd)} && bash -c ${ansiCQuoted(command)} </dev/null; printf '\\033]${EXIT_OSC};%d\\007' $?`;
+export function terminalCommandLine(command: string, cwd: string, prefix: readonly string[] = []): string {
+  const words = prefix.map((word) => `${singleQuoted(word)} `).join('');
+  return `cd -- ${singleQuoted(cwd)} && ${words}bash -c ${ansiCQuoted(command)} </dev/null; printf '\\033]${EXIT_OSC};%d\\007' $?`;
 }
 
 /** A private OSC number: terminals ignore OSC sequences they do not know. */

@@ -1,5 +1,6 @@
 import { lstatSync } from 'node:fs';
 import * as path from 'node:path';
+import type { SandboxOptions } from '../../../tools/command-sandbox';
 import { NodeWorkspace, type NodeWorkspaceOptions } from '../../../tools/node-workspace';
 import { WorkspaceError } from '../../../tools/workspace';
 
@@ -32,9 +33,15 @@ export class WorkspaceFolders {
   constructor(
     root: string,
     private readonly folders: () => readonly FolderRef[],
-    private readonly options: NodeWorkspaceOptions = {},
+    private options: NodeWorkspaceOptions = {},
   ) {
     this.primary = new NodeWorkspace(root, options);
+  }
+
+  /** Every folder contains its next commands as `sandbox` says. */
+  useSandbox(sandbox: SandboxOptions | undefined): void {
+    this.options = { ...this.options, sandbox };
+    for (const folder of [this.primary, ...this.byPath.values()]) folder.useSandbox(sandbox);
   }
 
   get root(): string {

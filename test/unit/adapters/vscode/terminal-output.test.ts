@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   ExitStatusScanner,
@@ -7,6 +8,9 @@ import {
   TerminalTextCleaner,
   terminalCommandLine,
 } from '../../../../src/adapters/vscode/workspace/terminal-output';
+import { inheritingCommandLine } from '../../../../src/tools/command-sandbox';
+import { NodeWorkspace } from '../../../../src/tools/node-workspace';
+import { describeSandboxed, hostFolderOutsideTmp } from '../../../support/sandbox';
 import { tempDir } from '../../tools/temp-workspace';
 
 /**
@@ -94,5 +98,28 @@ describe('Terminal output as plain text', () => {
     const small = new HeadTailText(10);
     small.push('short');
     assert.deepEqual(small.result(), { output: 'short', omittedBytes: 0 });
+  });
+});
+
+describeSandboxed('The command line typed into a Crow terminal, with the sandbox on', () => {
+  it('runs the command as the child-process route does: scrubbed, in the sandbox, its exit status reported', async () => {
+    const { dir, remove } = tempDir();
+    const outside = hostFolderOutsideTmp();
+    const workspace = new NodeWorkspace(dir, { sandbox: { mode: 'required', protectedPaths: [], network: false, hiddenVariables: ['CORP_LLM_KEY'] } });
+    process.env.CORP_LLM_KEY = 'corp-terminal-0123456789';
+    const launch = await workspace.commandLaunch(dir);
+    try {
+      const command = `echo in > made.txt; echo out > ${outside}/x 2>/dev/null || echo refused; echo "key:$CORP_LLM_KEY"; exit 4`;
+      const { shown, reported } = typedIntoBash(terminalCommandLine(command, dir, inheritingCommandLine(launch, [])));
+      assert.equal(shown, 'refused\nkey:\n');
+      assert.equal(reported, 4);
+      assert.equal(fs.readFileSync(path.join(dir, 'made.txt'), 'utf8'), 'in\n');
+      assert.deepEqual(fs.readdirSync(outside), []);
+    } finally {
+      launch.release();
+      delete process.env.CORP_LLM_KEY;
+      fs.rmSync(outside, { recursive: true, force: true });
+      remove();
+    }
   });
 });

@@ -1,0 +1,59 @@
+/**
+ * The bubblewrap (bwrap) command line of one sandboxed command. Pure: the
+ * caller has found every path (real, absolute) and decided what may be
+ * written; this only says it in bwrap's words, in an order where later
+ * mounts win over earlier ones.
+ */
+
+/** A host path hidden from commands while the network is off. */
+export interface HiddenPath {
+  path: string;
+  /** Folders are covered by an empty tmpfs, anything else (sockets) by /dev/null. */
+  directory: boolean;
+}
+
+/** What one sandboxed command sees. Every path absolute and free of symlinks. */
+export interface SandboxLayout {
+  /** Folders commands may change: the workspace. Everything else is read-only. */
+  writable: readonly string[];
+  /** Existing files and folders inside `writable` that stay read-only (.git, .crow, .vscode, Crow's own folders). */
+  readOnly: readonly string[];
+  /**
+   * Missing paths inside `writable` that must not be created: an empty
+   * read-only folder stands there while the command runs (bwrap makes the
+   * folder on the disk as its mount point; the caller removes it afterwards).
+   */
+  blocked: readonly string[];
+  /** Whether commands reach any network, loopback included. */
+  network: boolean;
+  /** Host sockets (and folders of them) that would reach other programs: hidden while the network is off. */
+  sockets: readonly HiddenPath[];
+  /** Where the command starts. */
+  cwd: string;
+  /** Variables set inside the sandbox (names and values are visible in the process list: never secrets). */
+  setenv?: Readonly<Record<string, string>>;
+}
+
+/**
+ * bwrap's arguments, ending with `--`: the program to run follows. Always:
+ * a new PID namespace (with its own /proc), a new IPC namespace, a new
+ * session (no controlling terminal to push keystrokes into), death with the
+ * parent, the root read-only, a minimal /dev and a private /tmp. The network
+ * namespace is new (only a loopback of its own) unless the network is allowed.
+ */
+export function bwrapArguments(layout: SandboxLayout): string[] {
+  const args = ['--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc'];
+  if (!layout.network) args.push('--unshare-net');
+  args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
+  if (!layout.network) {
+    for (const hidden of layout.sockets) {
+      args.push(...(hidden.directory ? ['--tmpfs', hidden.path] : ['--ro-bind', '/dev/null', hidden.path]));
+    }
+  }
+  for (const folder of layout.writable) args.push('--bind', folder, folder);
+  for (const path of layout.readOnly) args.push('--ro-bind', path, path);
+  for (const path of layout.blocked) args.push('--tmpfs', path, '--remount-ro', path);
+  for (const [name, value] of Object.entries(layout.setenv ?? {})) args.push('--setenv', name, value);
+  args.push('--chdir', layout.cwd, '--');
+  return args;
+}

@@ -1,0 +1,245 @@
+/**
+ * Commands in a sandbox: what one command of a workspace may touch, and the
+ * words that start it that way. Every command route (child process, VS Code
+ * terminal, ACP client terminal) asks a CommandSandbox how to launch, so the
+ * guarantees are the same whichever way a command runs.
+ */
+import type { Dirent, Stats } from 'node:fs';
+import { promises as fs, existsSync, lstatSync, realpathSync, rmdirSync, statSync } from 'node:fs';
+import * as path from 'node:path';
+import { hiddenVariablesOf, withoutSecrets } from '../config/secret-variables';
+import type { SandboxMode } from '../config/settings-file';
+import { bwrapArguments, type HiddenPath, type SandboxLayout } from './bwrap-args';
+import { probeSandbox, type SandboxProbe } from './sandbox-probe';
+import { WorkspaceError } from './workspace';
+
+/** How a workspace contains its commands; front doors derive it from the settings (see sandboxSetup). */
+export interface SandboxOptions {
+  mode: SandboxMode;
+  /** Absolute paths commands may never change when they lie inside the workspace (Crow's config and data folders). */
+  protectedPaths: readonly string[];
+  /** Whether commands may use the network, loopback included. */
+  network: boolean;
+  /** Variables commands never see, besides those isSecretVariable recognizes (see secretVariableNames). */
+  hiddenVariables: readonly string[];
+}
+
+/** How to start one command line of the workspace. */
+export interface CommandLaunch {
+  /** Program and arguments that go before `bash -c <command>`: bwrap and its arguments when sandboxed, else none. */
+  wrapper: string[];
+  /** The environment to give the command: the process's, less every hidden variable. */
+  env: NodeJS.ProcessEnv;
+  /** Variables to remove where the command inherits an environment rather than being given one (terminals). */
+  unset: string[];
+  /** Takes away what the sandbox had to put in the workspace for this command; call once it has ended. */
+  release(): void;
+}
+
+/** Folders inside the workspace that commands can read but never change; missing ones cannot be created either. */
+const PROTECTED_FOLDERS = ['.git', '.crow', '.vscode'];
+/** Nested repositories are looked for this many folder levels below the root, in at most this many folders. */
+const NESTED_GIT_DEPTH = 2;
+const NESTED_GIT_FOLDERS = 400;
+const NOT_SEARCHED = new Set(['node_modules', '.git']);
+/** Where programs that reach beyond the sandbox listen: container engines, D-Bus, per-user runtime folders. */
+const HOST_SOCKETS = ['/run/user', '/run/dbus', '/run/docker.sock', '/run/docker', '/run/containerd', '/run/podman', '/var/run/docker.sock'];
+
+/**
+ * Empty folders bwrap made as mount points for blocked paths, with the
+ * number of running commands that use each; the last one to end removes it.
+ */
+const madeMountPoints = new Map<string, number>();
+
+/**
+ * The sandbox of one workspace root. Inactive when the mode is off or
+ * bubblewrap cannot run here (then `reason` says why): commands run as they
+ * are, with the environment scrubbed all the same, except that "required"
+ * refuses to launch them.
+ */
+export class CommandSandbox {
+  readonly mode: SandboxMode;
+  private readonly probe: SandboxProbe | undefined;
+
+  constructor(
+    private readonly root: string,
+    private readonly options: SandboxOptions | undefined,
+    private readonly env: NodeJS.ProcessEnv = process.env,
+  ) {
+    this.mode = options?.mode ?? 'off';
+    this.probe = this.mode === 'off' ? undefined : probeSandbox(env);
+  }
+
+  /** Whether commands run in the sandbox. */
+  get active(): boolean {
+    return this.probe?.available === true;
+  }
+
+  /** Why commands run without the sandbox though the mode wants it; undefined when active or off. */
+  get reason(): string | undefined {
+    return this.probe && !this.probe.available ? this.probe.reason : undefined;
+  }
+
+  /** How to start a command in `cwd` (absolute, inside the root). Throws a WorkspaceError when the sandbox is required and cannot run. */
+  async launch(cwd: string): Promise<CommandLaunch> {
+    const hidden = this.options?.hiddenVariables ?? [];
+    const plain = { env: withoutSecrets(this.env, hidden), unset: hiddenVariablesOf(this.env, hidden) };
+    if (!this.probe?.available) {
+      if (this.mode === 'required') throw new WorkspaceError(requiredButUnavailable(this.reason ?? 'it is off'));
+      return { ...plain, wrapper: [], release: () => undefined };
+    }
+    const layout = await this.layout(cwd);
+    const claimed = claimMountPoints(layout.blocked);
+    return { ...plain, wrapper: [this.probe.bwrap, ...bwrapArguments(layout)], release: once(() => releaseMountPoints(claimed)) };
+  }
+
+  private async layout(cwd: string): Promise<SandboxLayout> {
+    const inside = [...PROTECTED_FOLDERS.map((name) => path.join(this.root, name)), ...(this.options?.protectedPaths ?? [])]
+      .map(realIfPossible)
+      .filter((target) => isInside(this.root, target) && target !== this.root);
+    const readOnly = new Set<string>();
+    const blocked = new Set<string>();
+    for (const target of inside) {
+      const there = lstatIfThere(target);
+      // A link still there after realIfPossible leads nowhere; bwrap could not mount on it.
+      if (there?.isSymbolicLink()) continue;
+      if (there && !madeMountPoints.has(target)) readOnly.add(target);
+      else blocked.add(firstMissing(this.root, target));
+    }
+    for (const nested of await nestedRepositories(this.root)) readOnly.add(nested);
+    const tmpdir = this.env.TMPDIR;
+    return {
+      writable: [this.root],
+      readOnly: [...readOnly],
+      blocked: [...blocked],
+      network: this.options?.network ?? false,
+      sockets: hostSockets(this.env).filter((hidden) => !isInside(this.root, hidden.path)),
+      cwd,
+      ...(tmpdir && tmpdir !== '/tmp' && !isInside(this.root, tmpdir) ? { setenv: { TMPDIR: '/tmp' } } : {}),
+    };
+  }
+}
+
+/** The error of a required sandbox that cannot run, saying both ways out. */
+export function requiredButUnavailable(reason: string): string {
+  return `Commands do not run: sandbox = "required", but ${reason}. Or set sandbox = "off" in config.toml (crow.sandbox in VS Code) to run commands without the sandbox.`;
+}
+
+/**
+ * `.git` entries (folders, or files of worktrees and submodules) in folders
+ * up to NESTED_GIT_DEPTH levels below the root, other than the root's own.
+ * Bounded, so a huge tree costs little: repositories deeper down stay writable.
+ */
+async function nestedRepositories(root: string): Promise<string[]> {
+  const found: string[] = [];
+  let level = [root];
+  let visited = 0;
+  for (let depth = 1; depth <= NESTED_GIT_DEPTH && level.length > 0; depth++) {
+    const next: string[] = [];
+    for (const folder of level) {
+      if (++visited > NESTED_GIT_FOLDERS) return found;
+      const entries: Dirent[] = await fs.readdir(folder, { withFileTypes: true }).catch(() => []);
+      for (const entry of entries) {
+        if (!entry.isDirectory() || entry.name.startsWith('.') || NOT_SEARCHED.has(entry.name)) continue;
+        const child = path.join(folder, entry.name);
+        if (existsSync(path.join(child, '.git'))) found.push(path.join(child, '.git'));
+        next.push(child);
+      }
+    }
+    level = next;
+  }
+  return found;
+}
+
+/** The host's sockets to hide while the network is off, as they exist now (symlinks resolved). */
+function hostSockets(env: NodeJS.ProcessEnv): HiddenPath[] {
+  const candidates = [...HOST_SOCKETS, env.XDG_RUNTIME_DIR, env.SSH_AUTH_SOCK, /unix:path=([^,;]+)/.exec(env.DBUS_SESSION_BUS_ADDRESS ?? '')?.[1]];
+  const seen = new Map<string, HiddenPath>();
+  for (const candidate of candidates) {
+    if (!candidate || !path.isAbsolute(candidate)) continue;
+    try {
+      const real = realpathSync(candidate);
+      if (real === '/' || [...seen.keys()].some((other) => isInside(other, real))) continue;
+      seen.set(real, { path: real, directory: statSync(real).isDirectory() });
+    } catch {
+      // not here
+    }
+  }
+  return [...seen.values()];
+}
+
+function claimMountPoints(paths: readonly string[]): string[] {
+  for (const target of paths) madeMountPoints.set(target, (madeMountPoints.get(target) ?? 0) + 1);
+  return [...paths];
+}
+
+function releaseMountPoints(paths: readonly string[]): void {
+  for (const target of paths) {
+    const users = (madeMountPoints.get(target) ?? 1) - 1;
+    if (users > 0) {
+      madeMountPoints.set(target, users);
+      continue;
+    }
+    madeMountPoints.delete(target);
+    try {
+      // Only an empty folder goes: whatever someone put there since stays.
+      if (lstatSync(target).isDirectory()) rmdirSync(target);
+    } catch {
+      // gone already, or no longer empty
+    }
+  }
+}
+
+/** The shallowest missing path between the root and `target`: blocking it keeps `target` from being created. */
+function firstMissing(root: string, target: string): string {
+  let current = root;
+  for (const part of path.relative(root, target).split(path.sep)) {
+    current = path.join(current, part);
+    if (!existsSync(current) || madeMountPoints.has(current)) return current;
+  }
+  return target;
+}
+
+/** The real path of `target`, or of its nearest existing ancestor plus the rest. */
+function realIfPossible(target: string): string {
+  const absolute = path.resolve(target);
+  try {
+    return realpathSync(absolute);
+  } catch {
+    const parent = path.dirname(absolute);
+    return parent === absolute ? absolute : path.join(realIfPossible(parent), path.basename(absolute));
+  }
+}
+
+function lstatIfThere(target: string): Stats | undefined {
+  try {
+    return lstatSync(target);
+  } catch {
+    return undefined;
+  }
+}
+
+function isInside(root: string, target: string): boolean {
+  const rel = path.relative(root, target);
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
+}
+
+function once(action: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    action();
+  };
+}
+
+/**
+ * The whole command line for routes where the command inherits an
+ * environment (terminals): `env -u NAME…` for the hidden variables, the
+ * wrapper, then `shell` (e.g. `bash -c <command>`).
+ */
+export function inheritingCommandLine(launch: CommandLaunch, shell: readonly string[]): string[] {
+  const names = launch.unset.filter((name) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name));
+  const scrub = names.length > 0 ? ['env', ...names.flatMap((name) => ['-u', name])] : [];
+  return [...scrub, ...launch.wrapper, ...shell];
+}

@@ -1,0 +1,48 @@
+import { spawnSync } from 'node:child_process';
+import { findExecutable } from './node-exec';
+
+/** Whether commands can run in bubblewrap here, and if not why and what to do. */
+export type SandboxProbe = { available: true; bwrap: string } | { available: false; reason: string };
+
+/** How to get bubblewrap, for messages. */
+export const INSTALL_BWRAP =
+  'install bubblewrap (Debian/Ubuntu: sudo apt install bubblewrap; Fedora: sudo dnf install bubblewrap; Arch: sudo pacman -S bubblewrap)';
+
+const PROBE_TIMEOUT_MS = 10_000;
+const probes = new Map<string, SandboxProbe>();
+
+/**
+ * Finds bwrap (CROW_BWRAP_PATH, else on PATH) and runs it once with the
+ * namespaces commands get, so "available" means a command would start
+ * (user namespaces allowed, /proc mountable), not only that a binary
+ * exists. The answer is kept for the life of the process, per binary.
+ */
+export function probeSandbox(env: NodeJS.ProcessEnv = process.env): SandboxProbe {
+  if (process.platform !== 'linux') {
+    return { available: false, reason: `the sandbox uses bubblewrap, which runs on Linux only (this is ${process.platform})` };
+  }
+  const bwrap = env.CROW_BWRAP_PATH || findExecutable('bwrap', env.PATH);
+  if (bwrap === undefined) return { available: false, reason: `bubblewrap (bwrap) is not installed: ${INSTALL_BWRAP}` };
+  let probe = probes.get(bwrap);
+  if (!probe) {
+    probe = tryBwrap(bwrap);
+    probes.set(bwrap, probe);
+  }
+  return probe;
+}
+
+function tryBwrap(bwrap: string): SandboxProbe {
+  const args = ['--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc', '--unshare-net'];
+  args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--', 'true');
+  const run = spawnSync(bwrap, args, { stdio: ['ignore', 'ignore', 'pipe'], timeout: PROBE_TIMEOUT_MS, encoding: 'utf8' });
+  if (run.error) return { available: false, reason: `${bwrap} could not be started (${run.error.message}): ${INSTALL_BWRAP}` };
+  if (run.status === 0) return { available: true, bwrap };
+  const said = run.stderr.trim().split('\n')[0] || `exit status ${run.status ?? run.signal}`;
+  return {
+    available: false,
+    reason:
+      `${bwrap} cannot create its namespaces here (${said}). Where unprivileged user namespaces are ` +
+      'turned off (sysctl kernel.unprivileged_userns_clone, or AppArmor on Ubuntu 23.10+: kernel.apparmor_restrict_unprivileged_userns), ' +
+      'allow them for bwrap, or run Crow where they are allowed',
+  };
+}

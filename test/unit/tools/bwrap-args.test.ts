@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { bwrapArguments, type SandboxLayout } from '../../../src/tools/bwrap-args';
+
+const layout: SandboxLayout = {
+  writable: ['/work/app'],
+  readOnly: ['/work/app/.git', '/work/app/.vscode'],
+  blocked: ['/work/app/.crow'],
+  network: false,
+  sockets: [
+    { path: '/run/user', directory: true },
+    { path: '/run/docker.sock', directory: false },
+  ],
+  cwd: '/work/app/src',
+};
+
+/** The argument pairs and triples of a bwrap command line, one option per entry. */
+function options(args: string[]): string[] {
+  const arity: Record<string, number> = { '--ro-bind': 2, '--bind': 2, '--tmpfs': 1, '--remount-ro': 1, '--dev': 1, '--proc': 1, '--chdir': 1, '--setenv': 2 };
+  const out: string[] = [];
+  for (let i = 0; i < args.length; ) {
+    const count = arity[args[i]!] ?? 0;
+    out.push(args.slice(i, i + 1 + count).join(' '));
+    i += 1 + count;
+  }
+  return out;
+}
+
+describe('bwrap command line', () => {
+  it('always isolates processes, /dev, /proc and /tmp, dies with its parent, and ends with the working folder and --', () => {
+    const args = options(bwrapArguments(layout));
+    for (const option of ['--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc', '--ro-bind / /', '--dev /dev', '--proc /proc', '--tmpfs /tmp']) {
+      assert.ok(args.includes(option), `${option} in ${args.join(' | ')}`);
+    }
+    assert.deepEqual(args.slice(-2), ['--chdir /work/app/src', '--']);
+  });
+
+  it('mounts in an order where the narrower rule wins: root read-only, workspace writable, protected paths read-only again', () => {
+    const args = options(bwrapArguments(layout));
+    const at = (option: string) => args.indexOf(option);
+    assert.ok(at('--ro-bind / /') < at('--tmpfs /tmp'));
+    assert.ok(at('--tmpfs /tmp') < at('--bind /work/app /work/app'), 'a workspace under /tmp stays visible');
+    assert.ok(at('--tmpfs /run/user') < at('--bind /work/app /work/app'), 'a workspace under a hidden folder stays visible');
+    assert.ok(at('--bind /work/app /work/app') < at('--ro-bind /work/app/.git /work/app/.git'));
+    assert.ok(at('--bind /work/app /work/app') < at('--ro-bind /work/app/.vscode /work/app/.vscode'));
+    const blocked = at('--tmpfs /work/app/.crow');
+    assert.ok(blocked > at('--bind /work/app /work/app'));
+    assert.equal(args[blocked + 1], '--remount-ro /work/app/.crow', 'a missing protected path is an empty read-only folder');
+  });
+
+  it('cuts the network and hides host sockets unless the network is allowed', () => {
+    const off = options(bwrapArguments(layout));
+    assert.ok(off.includes('--unshare-net'));
+    assert.ok(off.includes('--tmpfs /run/user'));
+    assert.ok(off.includes('--ro-bind /dev/null /run/docker.sock'));
+    const on = options(bwrapArguments({ ...layout, network: true }));
+    assert.ok(!on.includes('--unshare-net'));
+    assert.ok(!on.some((option) => option.includes('/run/')));
+  });
+
+  it('sets only the variables it is given', () => {
+    assert.ok(!bwrapArguments(layout).includes('--setenv'));
+    assert.ok(options(bwrapArguments({ ...layout, setenv: { TMPDIR: '/tmp' } })).includes('--setenv TMPDIR /tmp'));
+  });
+});
