@@ -88,6 +88,15 @@ export interface Settings {
   otlpEndpoint?: string;
   /** MCP servers by name, for every session. */
   mcpServers?: Record<string, McpServerSettings>;
+  /** Settings of the /speckit.* commands. */
+  speckit?: SpeckitSettings;
+}
+
+export interface SpeckitSettings {
+  /** The reviewed composition /speckit.implement runs each task through. */
+  implementAgent?: string;
+  /** Whether /speckit.specify may start a git branch for a new feature. */
+  createBranch?: boolean;
 }
 
 /** The name permission-config reads the permission settings under. */
@@ -162,6 +171,7 @@ export function resolveSettings(
       webSearch: document.web_search && webSearchSettings(document.web_search),
       otlpEndpoint: document.telemetry?.otlp_endpoint,
       mcpServers: document.mcp_servers && mcpServerSettings(document.mcp_servers),
+      speckit: document.speckit && definedOnly({ implementAgent: document.speckit.implement_agent, createBranch: document.speckit.create_branch }),
     }),
   };
 }

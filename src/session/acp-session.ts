@@ -5,6 +5,7 @@ import type { Span } from '../telemetry/span';
 import { TraceRecorder } from '../telemetry/trace-recorder';
 import type { SubagentLauncher } from '../tools/subagents';
 import { TodoStore } from '../tools/todos';
+import { ArtifactLog } from './artifact-log';
 import { InternalSession } from './internal-session';
 
 /** How much the primary model may think (a thinking budget), where it can. */
@@ -34,6 +35,8 @@ export class ACPSession {
   readonly snapshots: SnapshotManager | undefined;
   /** Every prompt of the session is a trace here; sinks persist or export the spans. */
   readonly trace: TraceRecorder;
+  /** What commands wrote (e.g. /speckit.plan's plan.md) and the spec-driven feature the session works on. */
+  readonly artifacts: ArtifactLog;
   /** The composition (ACP agent) currently selected: the session's mode. */
   agentName: string;
   /** Set when the last run was cancelled; cleared when the next run starts. */
@@ -63,6 +66,7 @@ export class ACPSession {
     todos?: TodoStore;
     snapshots?: SnapshotManager;
     trace?: TraceRecorder;
+    artifacts?: ArtifactLog;
   }) {
     this.id = options.id ?? randomUUID();
     this.cwd = options.cwd;
@@ -72,6 +76,7 @@ export class ACPSession {
     this.permissions = options.permissions ?? new PermissionGate(DEFAULT_POLICY);
     this.snapshots = options.snapshots;
     this.trace = options.trace ?? new TraceRecorder();
+    this.artifacts = options.artifacts ?? new ArtifactLog();
   }
 
   /**
