@@ -25,9 +25,14 @@ export function templatePath(name: TemplateName): string {
 export async function readTemplate(workspace: Workspace, prompts: PromptRegistry, name: TemplateName): Promise<Template> {
   for (const path of [`${SPECIFY_DIR}/templates/overrides/${name}-template.md`, templatePath(name)]) {
     const text = await readText(workspace, path);
-    if (text !== undefined && text.trim() !== '') return { text, source: path };
+    if (text !== undefined && text.trim() !== '') return { text: withCommandNames(text), source: path };
   }
   return { text: builtinTemplate(prompts, name), source: 'built-in' };
+}
+
+/** Spec Kit's `__SPECKIT_COMMAND_PLAN__` tokens (left in templates `specify init` did not process) as our command names. */
+function withCommandNames(text: string): string {
+  return text.replace(/__SPECKIT_COMMAND_([A-Z][A-Z0-9_]*)__/g, (_token, name: string) => `/speckit.${name.toLowerCase().replace(/_/g, '.')}`);
 }
 
 function builtinTemplate(prompts: PromptRegistry, name: TemplateName): string {

@@ -131,11 +131,12 @@ describe('speckit: templates', () => {
   afterEach(() => ws.remove());
 
   it("uses the project's overrides, then its templates, then ours, and lays ours out only where .specify/ is missing", async () => {
-    ws = tempWorkspace({ '.specify/templates/spec-template.md': 'THEIRS', '.specify/templates/overrides/plan-template.md': 'OVERRIDE', '.specify/templates/plan-template.md': 'BASE' });
+    ws = tempWorkspace({ '.specify/templates/spec-template.md': 'THEIRS', '.specify/templates/tasks-template.md': 'Made by __SPECKIT_COMMAND_TASKS__ (see __SPECKIT_COMMAND_GIT_COMMIT__)', '.specify/templates/overrides/plan-template.md': 'OVERRIDE', '.specify/templates/plan-template.md': 'BASE' });
     const prompts = new PromptRegistry();
     assert.deepEqual(await readTemplate(ws.workspace, prompts, 'spec'), { text: 'THEIRS', source: '.specify/templates/spec-template.md' });
     assert.deepEqual(await readTemplate(ws.workspace, prompts, 'plan'), { text: 'OVERRIDE', source: '.specify/templates/overrides/plan-template.md' });
-    assert.equal((await readTemplate(ws.workspace, prompts, 'tasks')).source, 'built-in');
+    assert.equal((await readTemplate(ws.workspace, prompts, 'tasks')).text, 'Made by /speckit.tasks (see /speckit.git.commit)', "Spec Kit's command tokens read as command names");
+    assert.equal((await readTemplate(ws.workspace, prompts, 'checklist')).source, 'built-in');
     assert.deepEqual(await ensureLayout(ws.workspace, prompts), [], 'a project with .specify/ is left as it is');
     ws.remove();
     ws = tempWorkspace();
