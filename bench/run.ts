@@ -11,6 +11,7 @@ import { editFileBenchmark } from './edit-file';
 import { grepBenchmark } from './grep';
 import { sessionsBenchmark } from './sessions';
 import { snapshotBenchmark } from './snapshots';
+import { speckitBenchmark } from './speckit';
 import { traceViewerBenchmark } from './trace-viewer';
 import { streamingBenchmark } from './streaming';
 
@@ -19,6 +20,7 @@ async function main(): Promise<void> {
   await streamingBenchmark(workspace);
   await bookkeepingBenchmark(workspace);
   await editFileBenchmark();
+  await speckitBenchmark();
   await grepBenchmark();
   await snapshotBenchmark();
   await sessionsBenchmark();
