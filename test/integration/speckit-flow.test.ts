@@ -92,6 +92,9 @@ describe('speckit: the whole flow through the fake LLM server', () => {
         ['speckit.implement', dir, [`${dir}/tasks.md`, 'src/albums/index.ts']],
       ],
     );
+    const loaded = project.store.load(project.session.id);
+    assert.equal(loaded.artifacts.feature, dir, 'a resumed session keeps its feature');
+    assert.deepEqual(loaded.artifacts.list(), project.session.artifacts.list());
     const io = fakeIO({ env: { XDG_DATA_HOME: join(project.data, 'data') } });
     assert.equal(await sessionsCommand(['show', project.session.id], io), 0);
     assert.match(io.out(), new RegExp(`Feature: ${dir}\\nArtifacts:\\n`));
