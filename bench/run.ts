@@ -13,6 +13,7 @@ import { grepBenchmark } from './grep';
 import { sandboxBenchmark } from './sandbox';
 import { sessionsBenchmark } from './sessions';
 import { snapshotBenchmark } from './snapshots';
+import { speckitBenchmark } from './speckit';
 import { traceViewerBenchmark } from './trace-viewer';
 import { streamingBenchmark } from './streaming';
 
@@ -22,6 +23,7 @@ async function main(): Promise<void> {
   await bookkeepingBenchmark(workspace);
   await commandRulesBenchmark();
   await editFileBenchmark();
+  await speckitBenchmark();
   await grepBenchmark();
   await sandboxBenchmark();
   await snapshotBenchmark();

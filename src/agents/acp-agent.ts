@@ -4,6 +4,7 @@ import type { AgentEvent } from '../engine/events';
 import { EventStream } from '../engine/event-stream';
 import type { UserBlock } from '../llm/types';
 import type { ACPSession } from '../session/acp-session';
+import type { PermissionGate } from '../tools/permissions';
 import { TASK_COMPLETE } from '../tools/builtin/task-complete';
 import { runCoagent, type HandoffPrompt } from './coagent-flow';
 import { describeFlow, type ControlFlow } from './control-flow';
@@ -56,8 +57,12 @@ export class ACPAgent {
     return `${this.description} — ${describeFlow(this.flow)}`;
   }
 
-  /** Runs the user's prompt in the session until the flow hands control back. */
-  run(session: ACPSession, prompt: string | UserBlock[], options: { signal: AbortSignal }): RunStream {
+  /**
+   * Runs the user's prompt in the session until the flow hands control back.
+   * `permissions`, when given, judges this run's tool calls instead of the
+   * session's gate (e.g. a read-only run: `session.permissions.forcing(...)`).
+   */
+  run(session: ACPSession, prompt: string | UserBlock[], options: { signal: AbortSignal; permissions?: PermissionGate }): RunStream {
     const stream: RunStream = new EventStream();
     session.agentName = this.name;
     const run = new FlowRun(
@@ -66,6 +71,7 @@ export class ACPAgent {
       promptText(prompt),
       options.signal,
       (event) => stream.push(event),
+      options.permissions ?? session.permissions,
     );
     this.drive(run, this.firstMessage(session, prompt)).then(
       (result) => stream.end(result),

@@ -7,6 +7,7 @@ import { costOf, llmRequestAttributes, llmResponseAttributes } from '../telemetr
 import { addUsage, emptyUsage } from '../llm/types';
 import type { ACPSession, AgentRole } from '../session/acp-session';
 import type { InternalSession } from '../session/internal-session';
+import type { PermissionGate } from '../tools/permissions';
 import { formatTodos } from '../tools/builtin/todo';
 import type { Span } from '../telemetry/span';
 import type { RunResult } from './run-result';
@@ -45,6 +46,8 @@ export class FlowRun {
     readonly task: string,
     readonly signal: AbortSignal,
     readonly emit: (event: AgentEvent) => void,
+    /** Judges the run's tool calls: the session's gate, or a narrower one for this run. */
+    readonly permissions: PermissionGate = session.permissions,
   ) {
     const fields = {
       agent: agents.name,
@@ -171,7 +174,7 @@ export class FlowRun {
     const reviewed = role === 'primary' && this.agents.coagent !== undefined;
     const stream = agent.executeTurn(session, {
       signal: this.signal,
-      permissions: this.session.permissions,
+      permissions: this.permissions,
       todos: this.session.todos,
       ...(this.session.snapshots ? { snapshots: this.session.snapshots } : {}),
       ...(options.withoutTools ? { withoutTools: true } : {}),

@@ -182,7 +182,16 @@ export class SubagentRunner implements SubagentLauncher {
       const summary = result.summary ?? (firstLine(text) || result.message);
       report({ type: 'subagent_end', agent: ctx.agentName, subagent: resolved.name, callId: ctx.callId, status, summary });
       const extra = { depth, approval, ...(reflection ? { reflection } : {}) };
-      return { status, summary, sessionId: session.id, result: resultMarkdown(summary, text, result, session.id), extra };
+      const approvedBy = agent.coagent && result.status === 'completed' ? agent.coagent.name : undefined;
+      return {
+        status,
+        summary,
+        sessionId: session.id,
+        result: resultMarkdown(summary, text, result, session.id),
+        extra,
+        filesChanged: result.filesChanged,
+        ...(approvedBy !== undefined ? { approvedBy } : {}),
+      };
     } finally {
       stored?.close();
     }

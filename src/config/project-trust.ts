@@ -39,6 +39,8 @@ const HARMLESS_KEYS = new Set([
   'max_output_tokens',
   'thinking_budget',
   'images',
+  // Which composition implements tasks, and whether a git branch is made for a feature.
+  'speckit',
 ]);
 
 /** Provider fields that change where requests and keys go. */

@@ -101,6 +101,15 @@ export interface Settings {
    * out, and its agent definitions may only narrow permissions.
    */
   projectTrusted?: boolean;
+  /** Settings of the /speckit.* commands. */
+  speckit?: SpeckitSettings;
+}
+
+export interface SpeckitSettings {
+  /** The reviewed composition /speckit.implement runs each task through. */
+  implementAgent?: string;
+  /** Whether /speckit.specify may start a git branch for a new feature. */
+  createBranch?: boolean;
 }
 
 /** The name permission-config reads the permission settings under. */
@@ -176,6 +185,7 @@ export function resolveSettings(
       webFetch: document.web_fetch && definedOnly({ allowPrivateAddresses: document.web_fetch.allow_private_addresses }),
       otlpEndpoint: document.telemetry?.otlp_endpoint,
       mcpServers: document.mcp_servers && mcpServerSettings(document.mcp_servers),
+      speckit: document.speckit && definedOnly({ implementAgent: document.speckit.implement_agent, createBranch: document.speckit.create_branch }),
     }),
     projectTrusted: options.trusted === true,
   };

@@ -127,6 +127,16 @@ const McpServerSchema = z
     }
   });
 
+/** Spec-driven development (the /speckit.* commands). */
+const SpeckitSchema = z
+  .object({
+    /** The reviewed composition /speckit.implement runs each task through; default task-pair. */
+    implement_agent: NameSchema.optional(),
+    /** Whether /speckit.specify starts a git branch for a new feature when it safely can; default true. */
+    create_branch: z.boolean().optional(),
+  })
+  .strict();
+
 /** One config.toml. Every field is optional: a file says only what it changes. */
 export const SettingsFileSchema = z
   .object({
@@ -155,6 +165,7 @@ export const SettingsFileSchema = z
     web_fetch: WebFetchSchema.optional(),
     telemetry: TelemetrySchema.optional(),
     mcp_servers: z.record(NameSchema, McpServerSchema).optional(),
+    speckit: SpeckitSchema.optional(),
   })
   .strict();
 

@@ -7,6 +7,7 @@
 import type { ACPAgent } from '../agents/acp-agent';
 import type { CompositionRole, RoleModels } from '../agents/role-models';
 import type { PromptRegistry } from '../config/prompts';
+import type { Settings } from '../config/provider-config';
 import type { McpServerConfig } from '../mcp/server-config';
 import type { Redactor } from '../telemetry/redact';
 import type { PermissionPolicy } from '../tools/permissions';
@@ -60,6 +61,8 @@ export interface WorkspaceCatalog {
   mcpServers?(): McpServerConfig[];
   /** The folder's prompt templates (built-in, user, project). */
   prompts(): PromptRegistry;
+  /** The folder's resolved settings, for commands with settings of their own (/speckit.*). */
+  settings?(): Settings;
   /** Slash commands of this folder; absent: none. */
   commands?(): CommandCatalog;
   /** Where spans go over OTLP/HTTP, when configured. */

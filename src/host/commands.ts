@@ -5,13 +5,10 @@
  * command is code that drives the session itself (undo, Spec Kit) and
  * answers with the same event stream an agent run does.
  */
-import type { ACPAgent, RunStream } from '../agents/acp-agent';
-import type { PromptRegistry } from '../config/prompts';
+import type { ProgrammaticCommand } from '../agents/programmatic-command';
 import { didYouMean } from '../config/did-you-mean';
 import { parseCommandLine, SlashCommandError, type SlashCommands } from '../config/slash-commands';
 import type { UserBlock } from '../llm/types';
-import type { ACPSession } from '../session/acp-session';
-import type { Workspace } from '../tools/workspace';
 
 /** A command as clients list it. */
 export interface CommandEntry {
@@ -21,22 +18,7 @@ export interface CommandEntry {
   hint?: string;
 }
 
-/** What a programmatic command gets to work with. */
-export interface ProgrammaticInput {
-  session: ACPSession;
-  /** The composition the session would run the prompt with. */
-  composition: ACPAgent;
-  /** The text after the command name. */
-  args: string;
-  workspace: Workspace;
-  prompts: PromptRegistry;
-  env: NodeJS.ProcessEnv;
-  signal: AbortSignal;
-}
-
-export interface ProgrammaticCommand extends CommandEntry {
-  run(input: ProgrammaticInput): RunStream;
-}
+export type { CommandInput, ProgrammaticCommand } from '../agents/programmatic-command';
 
 /** What a command line turned into. */
 export type Expansion =
@@ -66,7 +48,7 @@ export class FolderCommands implements CommandCatalog {
     const templates = this.templates.list().filter((command) => !this.programs.has(command.name));
     const entries: CommandEntry[] = [
       ...templates.map(({ name, description }) => ({ name, description })),
-      ...[...this.programs.values()].map(({ name, description, hint }) => ({ name, description, ...(hint ? { hint } : {}) })),
+      ...[...this.programs.values()].map(({ name, description, argumentHint }) => ({ name, description, hint: argumentHint })),
     ];
     return entries.sort((a, b) => a.name.localeCompare(b.name));
   }

@@ -22,6 +22,7 @@ import { Redactor } from '../telemetry/redact';
 import { builtinTools } from '../tools/registry';
 import { noticeOnce, sandboxSetup } from '../tools/sandbox-setup';
 import type { WorkspaceCatalog } from './catalog';
+import { speckitCommands } from '../speckit/speckit-commands';
 import { FolderCommands, type ProgrammaticCommand } from './commands';
 
 /** A model or provider chosen per role outside any session: command-line flags, VS Code settings. */
@@ -61,7 +62,7 @@ export function loadCatalog(options: FolderOptions): WorkspaceCatalog {
     ...templates.errors.map((error) => `${formatProblem(error)} (this command is skipped)`),
   ];
   const prompts = PromptRegistry.forWorkspace(root, env);
-  const commands = new FolderCommands(templates.commands, options.programs);
+  const commands = new FolderCommands(templates.commands, [...speckitCommands(), ...(options.programs ?? [])]);
   const tools = builtinTools(settings);
   const acpAgents = pickableAgents(registry);
   const redactor = new Redactor(env, secretVariableNames(settings));
@@ -109,6 +110,7 @@ export function loadCatalog(options: FolderOptions): WorkspaceCatalog {
     notices: () => notices,
     sandbox: () => sandbox,
     prompts: () => prompts,
+    settings: () => settings,
   };
 }
 

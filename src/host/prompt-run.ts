@@ -102,12 +102,13 @@ export class PromptRun {
       const run = prepared.program
         ? prepared.program.command.run({
             session: this.session,
-            composition: prepared.composition,
+            agent: prepared.composition,
             args: prepared.program.args,
             workspace: this.options.workspace,
             prompts: prepared.catalog.prompts(),
             env: this.options.env,
             signal,
+            ...(prepared.catalog.settings ? { settings: prepared.catalog.settings() } : {}),
           })
         : prepared.composition.run(this.session, prepared.blocks, { signal });
       for await (const event of run) {

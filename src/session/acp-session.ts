@@ -6,6 +6,7 @@ import { Redactor } from '../telemetry/redact';
 import { TraceRecorder } from '../telemetry/trace-recorder';
 import type { SubagentLauncher } from '../tools/subagents';
 import { TodoStore } from '../tools/todos';
+import { ArtifactLog } from './artifact-log';
 import { InternalSession } from './internal-session';
 
 /** How much the primary model may think (a thinking budget), where it can. */
@@ -37,6 +38,8 @@ export class ACPSession {
   readonly trace: TraceRecorder;
   /** Knows the secrets in play: tool outputs, system messages, spans and stored entries pass it. */
   private redactorValue: Redactor;
+  /** What commands wrote (e.g. /speckit.plan's plan.md) and the spec-driven feature the session works on. */
+  readonly artifacts: ArtifactLog;
   /** The composition (ACP agent) currently selected: the session's mode. */
   agentName: string;
   /** Set when the last run was cancelled; cleared when the next run starts. */
@@ -67,6 +70,7 @@ export class ACPSession {
     snapshots?: SnapshotManager;
     trace?: TraceRecorder;
     redactor?: Redactor;
+    artifacts?: ArtifactLog;
   }) {
     this.id = options.id ?? randomUUID();
     this.cwd = options.cwd;
@@ -77,6 +81,7 @@ export class ACPSession {
     this.snapshots = options.snapshots;
     this.redactorValue = options.redactor ?? new Redactor();
     this.trace = options.trace ?? new TraceRecorder([], this.redactorValue);
+    this.artifacts = options.artifacts ?? new ArtifactLog();
   }
 
   get redactor(): Redactor {

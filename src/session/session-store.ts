@@ -5,6 +5,7 @@ import type { SpanRecord } from '../telemetry/span';
 import { mergeSpanRecords } from '../telemetry/stored-spans';
 import type { TodoItem } from '../tools/todos';
 import { ACPSession, type AgentRole, type Interruption, type ThoughtLevel } from './acp-session';
+import { ArtifactLog, type ArtifactRecord } from './artifact-log';
 import type { HistoryEntry } from './history';
 import { InternalSession } from './internal-session';
 import { JsonlAppender, readJsonl } from './jsonl';
@@ -36,6 +37,10 @@ export interface SessionMeta {
   /** For a subagent's session: the internal session and task call that started it. */
   parent?: { sessionId: string; callId: string; agent: string };
   todos: TodoItem[];
+  /** The spec-driven feature folder the session works on (workspace-relative), set by the /speckit.* commands. */
+  feature?: string;
+  /** What each command wrote, oldest first. */
+  artifacts?: ArtifactRecord[];
   internal: InternalMeta[];
 }
 
@@ -95,6 +100,7 @@ export class SessionStore {
     const unsubscribers = [
       session.onInternalSession(track),
       session.todos.onChange(save),
+      session.artifacts.onChange(save),
     ];
     for (const { role, session: internal } of session.internalSessions()) track(role, internal);
     // Starts too, so a viewer following the file shows spans while they run.
@@ -165,6 +171,7 @@ export class SessionStore {
       cwd: meta.cwd,
       agentName: meta.agentName,
       createdAt: meta.createdAt,
+      artifacts: new ArtifactLog({ records: meta.artifacts ?? [], ...(meta.feature !== undefined ? { feature: meta.feature } : {}) }),
       ...dependencies,
     });
     session.title = meta.title;
@@ -211,6 +218,8 @@ export class SessionStore {
       ...(session.interruption ? { interruption: session.interruption } : {}),
       ...(session.parent ? { parent: { sessionId: session.parent.sessionId, callId: session.parent.callId, agent: session.parent.agent } } : {}),
       todos: session.todos.list(),
+      ...(session.artifacts.feature !== undefined ? { feature: session.artifacts.feature } : {}),
+      ...(session.artifacts.list().length > 0 ? { artifacts: session.artifacts.list() } : {}),
       internal: internals.map(({ role, session: s }) => ({
         id: s.id,
         role,

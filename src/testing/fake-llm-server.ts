@@ -137,6 +137,9 @@ export class FakeLlmServer {
   private readonly sockets = new Set<Socket>();
   /** Counters behind generated ids, shared by both APIs. */
   private serials = { message: 0, toolCall: 0, signature: 0 };
+  /** Requests of each API being answered now, and the most there ever were at once. */
+  private readonly open: Record<FakeApi, number> = { openai: 0, anthropic: 0 };
+  private readonly peak: Record<FakeApi, number> = { openai: 0, anthropic: 0 };
   private closed?: Promise<void>;
 
   static async start(options: { port?: number } = {}): Promise<FakeLlmServer> {
@@ -188,12 +191,19 @@ export class FakeLlmServer {
     return this.requests.filter((request) => request.api === api);
   }
 
+  /** The most requests of `api` that were open at the same time (received, their response not yet ended). */
+  peakConcurrency(api: FakeApi): number {
+    return this.peak[api];
+  }
+
   /** Forgets queued replies and recorded requests, and restarts generated ids. */
   reset(): void {
     this.queues.openai.length = 0;
     this.queues.anthropic.length = 0;
     this.requests.length = 0;
     this.serials = { message: 0, toolCall: 0, signature: 0 };
+    this.peak.openai = this.open.openai;
+    this.peak.anthropic = this.open.anthropic;
   }
 
   /** Stops listening and destroys every connection, stalled ones included. Idempotent. */
@@ -213,10 +223,17 @@ export class FakeLlmServer {
       const message = `fake LLM server: no route for ${method} ${path} (serves POST /v1/chat/completions and POST /v1/messages)`;
       return sendJson(res, 404, { error: { type: 'not_found_error', message } });
     }
-    const wire = WIRES[api];
     const text = await readBody(req);
     const body = parseJsonObject(text);
     this.requests.push({ api, method, path, headers: req.headers, body: body ?? text, receivedAt: Date.now() });
+    this.open[api] += 1;
+    this.peak[api] = Math.max(this.peak[api], this.open[api]);
+    res.once('close', () => (this.open[api] -= 1));
+    await this.answer(api, body, res);
+  }
+
+  private async answer(api: FakeApi, body: Record<string, unknown> | undefined, res: http.ServerResponse): Promise<void> {
+    const wire = WIRES[api];
     if (!body) {
       return sendJson(res, 400, wire.errorBody(400, 'fake LLM server: request body is not a JSON object'));
     }

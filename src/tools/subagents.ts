@@ -20,6 +20,10 @@ export interface SubagentOutcome {
   summary: string;
   /** The stored child session with the full transcript, when one was started. */
   sessionId?: string;
+  /** The reviewer that approved the work, for a subagent composition with one (absent when it did not approve). */
+  approvedBy?: string;
+  /** Workspace-relative paths the subagent changed, in first-change order. */
+  filesChanged?: string[];
   /** Facts for the trace (reflection attempts, approval decision, ...). */
   extra: Record<string, unknown>;
 }

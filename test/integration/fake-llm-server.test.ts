@@ -410,6 +410,22 @@ describe('FakeLlmServer', () => {
       });
     }
 
+    it('counts the requests open at the same time: overlapping ones, not ones made one after the other', async () => {
+      server.enqueue('openai', text12, text12);
+      await collect(await openaiStream());
+      await collect(await openaiStream());
+      assert.equal(server.peakConcurrency('openai'), 1, 'one after the other');
+
+      server.reset();
+      server.enqueue('openai', { ...text12, fault: { kind: 'stall_after', events: 1 } }, { ...text12, fault: { kind: 'stall_after', events: 1 } });
+      const controller = new AbortController();
+      const first = await openaiStream(controller.signal);
+      const second = await openaiStream(controller.signal);
+      assert.equal(server.peakConcurrency('openai'), 2, 'the first was still open when the second came');
+      controller.abort();
+      await Promise.allSettled([collect(first), collect(second)]);
+    });
+
     it('close() returns promptly while a client holds a stalled stream open', async () => {
       server.enqueue('openai', { ...text12, fault: { kind: 'stall_after', events: 1 } });
       const stream = await openaiStream();

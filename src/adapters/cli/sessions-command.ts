@@ -71,6 +71,7 @@ function show(store: SessionStore, argv: string[], io: CliIO): number {
   const meta = store.meta(id);
   const histories = store.histories(id);
   io.stdout.write(`${meta.title || meta.id}\n${meta.agentName} in ${meta.cwd}, ${new Date(meta.createdAt).toISOString()}\n`);
+  io.stdout.write(artifactLines(meta));
   for (const internal of meta.internal) {
     io.stdout.write(`\n── ${internal.agentName} (${internal.role}) ──\n`);
     for (const entry of histories.get(internal.id) ?? []) {
@@ -97,6 +98,21 @@ function show(store: SessionStore, argv: string[], io: CliIO): number {
     }
   }
   return 0;
+}
+
+/** The feature folder and what each command wrote, when commands wrote anything. */
+function artifactLines(meta: SessionMeta): string {
+  const records = meta.artifacts ?? [];
+  if (meta.feature === undefined && records.length === 0) return '';
+  const lines = meta.feature !== undefined ? [`Feature: ${meta.feature}`] : [];
+  if (records.length > 0) lines.push('Artifacts:');
+  for (const record of records) {
+    const when = new Date(record.at).toISOString().replace('T', ' ').slice(0, 16);
+    const inFolder = (file: string): string => (record.folder !== undefined && file.startsWith(`${record.folder}/`) ? file.slice(record.folder.length + 1) : file);
+    const files = record.files.length > 0 ? record.files.map(inFolder).join(', ') : '(nothing written)';
+    lines.push(`  /${record.command}  ${when}  ${record.folder !== undefined ? `${record.folder}: ` : ''}${files}`);
+  }
+  return `${lines.join('\n')}\n`;
 }
 
 function exportSession(store: SessionStore, argv: string[], io: CliIO): number {

@@ -1,0 +1,84 @@
+/**
+ * The git side of Spec Kit's feature numbering: the current branch names the
+ * current feature (`003-photo-albums`, or `feat/003-photo-albums`), and
+ * creating a feature may start its branch. Runs the user's own git in the
+ * workspace (their repository, their configuration).
+ *
+ * Starting a branch never loses work: it is only `git switch -c NAME`, a new
+ * branch at the current commit, which leaves the working tree and the index
+ * exactly as they are (uncommitted changes simply come along). It is skipped,
+ * with the reason, when the workspace is not a git work tree, HEAD is
+ * detached or has no commit yet, a merge, rebase, cherry-pick, revert or
+ * bisect is in progress, or the branch exists already (no switch to an
+ * existing branch, which could touch files).
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+
+const GIT_TIMEOUT_MS = 10_000;
+/** Files in the git folder that mean an operation is half done. */
+const IN_PROGRESS = ['MERGE_HEAD', 'rebase-merge', 'rebase-apply', 'CHERRY_PICK_HEAD', 'REVERT_HEAD', 'BISECT_LOG'];
+
+export type BranchOutcome =
+  | { created: true; branch: string; from: string }
+  | { created: false; reason: string };
+
+/** The checked-out branch of the repository holding `root`; undefined outside git or on a detached HEAD. */
+export async function currentBranch(root: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  const result = await git(root, env, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
+  return result.ok && result.out !== '' ? result.out : undefined;
+}
+
+/** Starts branch `name` at the current commit and switches to it, when that is safe (see the file comment). */
+export async function startFeatureBranch(root: string, env: NodeJS.ProcessEnv, name: string): Promise<BranchOutcome> {
+  const inside = await git(root, env, ['rev-parse', '--is-inside-work-tree']);
+  if (!inside.ok || inside.out !== 'true') return { created: false, reason: 'the workspace is not a git repository' };
+  const from = await currentBranch(root, env);
+  if (from === undefined) return { created: false, reason: 'HEAD is detached' };
+  if (!(await git(root, env, ['rev-parse', '--verify', '--quiet', 'HEAD'])).ok) return { created: false, reason: `${from} has no commit yet` };
+  const busy = await operationInProgress(root, env);
+  if (busy) return { created: false, reason: `a ${busy} is in progress` };
+  if ((await git(root, env, ['show-ref', '--verify', '--quiet', `refs/heads/${name}`])).ok) {
+    return { created: false, reason: `branch ${name} exists already (switch to it yourself if you want it)` };
+  }
+  if (!(await git(root, env, ['check-ref-format', '--branch', name])).ok) return { created: false, reason: `"${name}" is not a valid branch name` };
+  const switched = await git(root, env, ['switch', '--quiet', '-c', name]);
+  if (!switched.ok) return { created: false, reason: `git switch -c ${name} failed: ${switched.err || 'no message'}` };
+  return { created: true, branch: name, from };
+}
+
+async function operationInProgress(root: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  const dir = await git(root, env, ['rev-parse', '--git-dir']);
+  if (!dir.ok) return undefined;
+  const gitDir = isAbsolute(dir.out) ? dir.out : join(root, dir.out);
+  const names: Record<string, string> = {
+    MERGE_HEAD: 'merge',
+    'rebase-merge': 'rebase',
+    'rebase-apply': 'rebase',
+    CHERRY_PICK_HEAD: 'cherry-pick',
+    REVERT_HEAD: 'revert',
+    BISECT_LOG: 'bisect',
+  };
+  const found = IN_PROGRESS.find((file) => existsSync(join(gitDir, file)));
+  return found && names[found];
+}
+
+interface GitResult {
+  ok: boolean;
+  out: string;
+  err: string;
+}
+
+function git(root: string, env: NodeJS.ProcessEnv, args: string[]): Promise<GitResult> {
+  // Variables that would point git at another repository than the workspace's.
+  const { GIT_DIR: _dir, GIT_WORK_TREE: _tree, GIT_INDEX_FILE: _index, ...rest } = env;
+  return new Promise((resolve) => {
+    execFile(
+      'git',
+      args,
+      { cwd: root, env: { ...rest, GIT_TERMINAL_PROMPT: '0' }, timeout: GIT_TIMEOUT_MS, windowsHide: true },
+      (error, stdout, stderr) => resolve({ ok: !error, out: String(stdout).trim(), err: String(stderr).trim() }),
+    );
+  });
+}

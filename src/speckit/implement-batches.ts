@@ -1,0 +1,36 @@
+import type { ParsedTasks, SpecTask, TaskPhase } from './tasks-parser';
+
+/** Tasks that run at the same time: one task, or neighbouring [P] tasks of one phase. */
+export interface Batch {
+  phase: TaskPhase;
+  tasks: SpecTask[];
+}
+
+/**
+ * The tasks still to do, in file order, grouped into batches: a run of
+ * consecutive [P] tasks in the same phase is one batch, every other task is
+ * a batch of its own. A [P] task joins its neighbours only when it names
+ * none of their files and depends on none of them; otherwise it starts the
+ * next batch. Done tasks are skipped, so a second run resumes at the first
+ * unticked task.
+ */
+export function batchesOf(parsed: ParsedTasks): Batch[] {
+  const batches: Batch[] = [];
+  let open: Batch | undefined;
+  for (const task of parsed.tasks) {
+    if (task.done) continue;
+    if (open && task.parallel && open.tasks.every((t) => t.parallel) && open.phase.index === task.phase && fitsWith(open.tasks, task)) {
+      open.tasks.push(task);
+      continue;
+    }
+    open = { phase: parsed.phases[task.phase]!, tasks: [task] };
+    batches.push(open);
+  }
+  return batches;
+}
+
+function fitsWith(batch: readonly SpecTask[], task: SpecTask): boolean {
+  const files = new Set(batch.flatMap((t) => t.files));
+  const ids = new Set(batch.map((t) => t.id));
+  return !task.files.some((file) => files.has(file)) && !task.dependsOn.some((id) => ids.has(id)) && !batch.some((t) => t.dependsOn.includes(task.id));
+}
