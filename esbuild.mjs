@@ -25,13 +25,13 @@ const common = {
 };
 
 /**
- * The extension's `require('./engine')` stays a require of dist/engine.js: activation then parses a
+ * The extension's `require('./engine-bundle')` stays a require of dist/engine.js: activation then parses a
  * small file, and the engine (SDKs, tools, sessions) is read only when first used.
  */
 const engineApart = {
   name: 'engine-apart',
   setup(build) {
-    build.onResolve({ filter: /^\.\/engine$/ }, (args) =>
+    build.onResolve({ filter: /^\.\/engine-bundle$/ }, (args) =>
       args.importer.includes(join('src', 'adapters', 'vscode')) ? { path: './engine.js', external: true } : undefined,
     );
   },
@@ -47,7 +47,7 @@ const builds = [
   },
   {
     ...common,
-    entryPoints: ['src/adapters/vscode/engine.ts'],
+    entryPoints: ['src/adapters/vscode/engine-bundle.ts'],
     outfile: 'dist/engine.js',
     external: ['vscode'],
   },

@@ -1,14 +1,8 @@
 import type { TurnResult } from '../engine/turn';
-import type { ReviewStyle } from './control-flow';
+import type { HandoffPrompt, ReviewStyle } from '../config/control-flow';
 import type { AgentMessage, FlowRun } from './flow-run';
 import type { RunResult } from './run-result';
 import { clip } from './turn-loop';
-
-/** How the reviewer's brief is written: a template (default `review-handoff`), a fixed text, or generated. */
-export type HandoffPrompt =
-  | { kind: 'template'; template?: string }
-  | { kind: 'static'; text: string }
-  | { kind: 'generated'; generatorPrompt: string };
 
 export interface CoagentFlowOptions {
   style: ReviewStyle;

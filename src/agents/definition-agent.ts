@@ -6,13 +6,14 @@ import type { CompactionSettings } from '../engine/compaction';
 import { renderTemplateText } from '../config/template-text';
 import { BaseAgent } from '../engine/base-agent';
 import { providerFor } from '../llm';
-import { isMcpEntry, mcpToolsNamed } from '../mcp/tool-names';
-import { TASK_COMPLETE } from '../tools/builtin/task-complete';
-import { PERMISSION_CATEGORIES, type PermissionPolicy } from '../tools/permissions';
+import { mcpToolsNamed } from '../mcp/tool-names';
+import { isMcpEntry } from '../config/mcp-entries';
+import { TASK_COMPLETE } from '../config/tool-names';
+import { PERMISSION_CATEGORIES, type PermissionPolicy } from '../config/permission-types';
 import { ToolRegistry } from '../tools/registry';
 import type { Tool } from '../tools/tool';
 import type { Workspace } from '../tools/workspace';
-import type { CoagentTools } from './control-flow';
+import type { CoagentTools } from '../config/control-flow';
 
 /** What base agents are built from, besides their definitions. */
 export interface AgentEnvironment {

@@ -17,7 +17,8 @@ import type { BaseAgentDefinition } from '../config/agent-definitions';
 import { firstLine } from '../telemetry/readable';
 import { oneLine } from '../tools/builtin/one-line';
 import { commandAlwaysScope } from '../tools/command-rules';
-import type { PermissionCategory, PermissionRequest } from '../tools/permissions';
+import type { PermissionRequest } from '../tools/permissions';
+import type { PermissionCategory } from '../config/permission-types';
 import type { ToolContext } from '../tools/tool';
 import { settledBefore, startAgentProcess, stopAgentProcess } from './agent-process';
 

@@ -6,14 +6,13 @@ import { agentModel, type Settings } from '../config/provider-config';
 import type { AgentEvent } from '../engine/events';
 import { ACPSession } from '../session/acp-session';
 import type { SessionStore } from '../session/session-store';
-import { PERMISSION_CATEGORIES, type PermissionCategory, type PermissionPolicy, type PermissionRule } from '../tools/permissions';
+import { PERMISSION_CATEGORIES, type PermissionCategory, type PermissionPolicy, type PermissionRule } from '../config/permission-types';
 import { ToolRegistry } from '../tools/registry';
-import type { SubagentInfo, SubagentLauncher, SubagentOutcome, SubagentStatus } from '../tools/subagents';
-import type { Tool, ToolContext } from '../tools/tool';
+import type { SubagentInfo, SubagentLauncher, SubagentOutcome, SubagentReport, SubagentStatus, Tool, ToolContext } from '../tools/tool';
 import type { Workspace } from '../tools/workspace';
 import { ACPAgent } from './acp-agent';
 import { assembleAgent } from './assemble';
-import { TASK_COMPLETE } from '../tools/builtin/task-complete';
+import { TASK_COMPLETE } from '../config/tool-names';
 import { type AgentPart, agentPolicy, agentTools, baseAgentFromDefinition } from './definition-agent';
 import { runExternalSubagent } from './external-subagent';
 import { ProviderQueue } from './provider-queue';
@@ -127,7 +126,7 @@ export class SubagentRunner implements SubagentLauncher {
    * with that agent, not in our store.
    */
   private async runExternal(resolved: Resolved, task: string, ctx: ToolContext, policy: PermissionPolicy, approval: string): Promise<SubagentOutcome> {
-    const report = (event: AgentEvent): void => ctx.report?.(event);
+    const report = (event: SubagentReport): void => ctx.report?.(event);
     const target = resolved.base.external!;
     const where = 'url' in target ? target.url : target.command.join(' ');
     report({ type: 'subagent_start', agent: ctx.agentName, subagent: resolved.name, callId: ctx.callId, task, sessionId: `external: ${where}` });
@@ -172,7 +171,7 @@ export class SubagentRunner implements SubagentLauncher {
     session.subagents = this;
     session.parent = { sessionId: ctx.sessionId, callId: ctx.callId, agent: ctx.agentName, ...(ctx.span ? { span: ctx.span } : {}) };
     const stored = this.options.store?.attach(session);
-    const report = (event: AgentEvent): void => ctx.report?.(event);
+    const report = (event: SubagentReport): void => ctx.report?.(event);
     report({ type: 'subagent_start', agent: ctx.agentName, subagent: resolved.name, callId: ctx.callId, task, sessionId: session.id });
     try {
       const prompt = this.options.prompts.render('subagent-task', { task, parent: ctx.agentName }).trim();

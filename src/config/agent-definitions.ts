@@ -6,10 +6,9 @@
  * hides the others.
  */
 import { z } from 'zod';
-import type { HandoffPrompt } from '../agents/coagent-flow';
-import type { ControlFlow } from '../agents/control-flow';
-import { isMcpEntry } from '../mcp/tool-names';
-import type { PermissionCategory } from '../tools/permissions';
+import type { ControlFlow, HandoffPrompt } from './control-flow';
+import { isMcpEntry } from './mcp-entries';
+import type { PermissionCategory } from './permission-types';
 import { type DefinitionError, problemsFromZod } from './config-problems';
 import { didYouMean } from './did-you-mean';
 import { ACPAgentSchema, flowOf } from './flow-definition';

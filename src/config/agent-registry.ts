@@ -1,5 +1,3 @@
-import { TASK_COMPLETE } from '../tools/builtin/task-complete';
-import { builtinTools } from '../tools/registry';
 import {
   type ACPAgentDefinition,
   type AgentDefinition,
@@ -11,6 +9,7 @@ import {
 } from './agent-definitions';
 import type { DefinitionError } from './config-problems';
 import { didYouMean } from './did-you-mean';
+import { BUILTIN_TOOL_NAMES, TASK_COMPLETE } from './tool-names';
 import { findPackageRoot, layerFolders, type MarkdownFile, readMarkdownFiles } from './markdown-files';
 
 export interface LoadedAgents {
@@ -42,8 +41,7 @@ export class AgentRegistry {
     const builtinRoot = options.builtinRoot ?? findPackageRoot();
     const read = <T extends AgentDefinition>(relative: string, parse: (file: MarkdownFile) => Parsed<T>): Map<string, T> =>
       collect(layerFolders(relative, workspaceRoot, env, builtinRoot), parse, errors, options.trusted === true);
-    const toolNames = builtinTools().map((tool) => tool.name);
-    const allBase = read('agents/base', (file) => parseBaseAgent(file, toolNames));
+    const allBase = read('agents/base', (file) => parseBaseAgent(file, BUILTIN_TOOL_NAMES));
     const allAcp = read('agents/acp', parseACPAgent);
     const base = enabledOnly(allBase);
     const acp = new Map<string, ACPAgentDefinition>();

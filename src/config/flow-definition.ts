@@ -4,8 +4,7 @@
  * that flow uses.
  */
 import { z } from 'zod';
-import type { HandoffPrompt } from '../agents/coagent-flow';
-import { type ControlFlow, type ControlFlowKind, controlFlowForLevel, PRESETS } from '../agents/control-flow';
+import { type ControlFlow, controlFlowForLevel, type ControlFlowKind, type HandoffPrompt, PRESETS } from './control-flow';
 import type { DefinitionError } from './config-problems';
 import { NameSchema } from './settings-file';
 

@@ -1,4 +1,4 @@
-import { DEFAULT_POLICY, PERMISSION_CATEGORIES, type PermissionCategory, type PermissionPolicy } from '../tools/permissions';
+import { DEFAULT_POLICY, PERMISSION_CATEGORIES, type PermissionCategory, type PermissionPolicy } from './permission-types';
 import { didYouMean } from './did-you-mean';
 import { ConfigError, type ConfigFile } from './provider-config';
 

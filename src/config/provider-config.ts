@@ -1,5 +1,5 @@
-import type { PermissionCategory } from '../tools/permissions';
-import type { WebSearchConfig } from '../tools/web-search-backends';
+import type { PermissionCategory } from './permission-types';
+import type { WebSearchConfig } from './web-search-config';
 import { formatProblem } from './config-problems';
 import { judgeProjectSettings } from './project-trust';
 import { didYouMean } from './did-you-mean';

@@ -1,14 +1,12 @@
-import type { AssistantResponse, LlmRequest, Provider, ToolCallBlock } from '../llm/types';
-import { addUsage, emptyUsage } from '../llm/types';
+import { addUsage, type AssistantResponse, emptyUsage, type LlmRequest, type Provider, type ToolCallBlock } from '../llm/types';
 import type { InternalSession } from '../session/internal-session';
 import type { SystemEventKind } from '../session/history';
-import { DEFAULT_POLICY, PermissionGate, type PermissionPolicy } from '../tools/permissions';
+import { PermissionGate } from '../tools/permissions';
+import { DEFAULT_POLICY, type PermissionPolicy } from '../config/permission-types';
 import type { SnapshotManager } from '../tools/snapshots';
-import type { SubagentLauncher } from '../tools/subagents';
+import { type SubagentLauncher, type Tool, type ToolContext, toolSpec } from '../tools/tool';
 import { TodoStore } from '../tools/todos';
 import type { Span, SpanStatus } from '../telemetry/span';
-import type { Tool, ToolContext } from '../tools/tool';
-import { toolSpec } from '../tools/tool';
 import type { Workspace } from '../tools/workspace';
 import type { AgentEvent, TurnStopReason } from './events';
 import { EventStream } from './event-stream';

@@ -1,6 +1,5 @@
 import type { Usage } from '../llm/types';
-import type { SubagentStatus } from '../tools/subagents';
-import type { ToolKind, ToolLocation, ToolResult } from '../tools/tool';
+import type { SubagentReport, ToolKind, ToolLocation, ToolResult } from '../tools/tool';
 
 /**
  * Why a turn ended.
@@ -63,11 +62,8 @@ export type AgentEvent =
   | { type: 'coagent_end'; agent: string; primary: string; round: number; verdict: ReviewVerdict; summary: string }
   /** A message crossing between agents (or from a flow's generator to an agent), as the receiver reads it. */
   | { type: 'handoff'; agent: string; to: string; purpose: HandoffPurpose; text: string }
-  /** A subagent started on a task (`agent` is the parent that called the task tool). */
-  | { type: 'subagent_start'; agent: string; subagent: string; callId: string; task: string; sessionId: string }
-  /** A step of a running subagent, in a line, e.g. "read_file src/a.ts". */
-  | { type: 'subagent_progress'; agent: string; subagent: string; callId: string; text: string }
-  | { type: 'subagent_end'; agent: string; subagent: string; callId: string; status: SubagentStatus; summary: string }
+  /** A subagent started, progressed or ended (see SubagentReport: tools report these themselves). */
+  | SubagentReport
   /**
    * Something the user should know that is not the agents' work: a setting
    * left out, undo unavailable, an MCP server failing. Emitted by the session

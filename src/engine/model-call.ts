@@ -1,7 +1,6 @@
-import type { AssistantResponse, LlmRequest, Provider, StopReason } from '../llm/types';
-import { costOf, llmPromptAttributes, llmRequestAttributes, llmResponseAttributes } from '../telemetry/gen-ai';
+import { type AssistantResponse, costOf, emptyUsage, type LlmRequest, type Provider, type StopReason } from '../llm/types';
+import { llmPromptAttributes, llmRequestAttributes, llmResponseAttributes } from '../telemetry/gen-ai';
 import type { Span, SpanStatus } from '../telemetry/span';
-import { emptyUsage } from '../llm/types';
 import type { InternalSession } from '../session/internal-session';
 import type { AgentEvent } from './events';
 

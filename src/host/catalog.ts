@@ -10,10 +10,9 @@ import type { PromptRegistry } from '../config/prompts';
 import type { Settings } from '../config/provider-config';
 import type { McpServerConfig } from '../mcp/server-config';
 import type { Redactor } from '../telemetry/redact';
-import type { PermissionPolicy } from '../tools/permissions';
+import type { PermissionPolicy } from '../config/permission-types';
 import type { SandboxSetup } from '../tools/sandbox-setup';
-import type { SubagentLauncher } from '../tools/subagents';
-import type { Tool } from '../tools/tool';
+import type { SubagentLauncher, Tool } from '../tools/tool';
 import type { Workspace } from '../tools/workspace';
 import type { CommandCatalog } from './commands';
 

@@ -7,71 +7,25 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { CompositionRole, RoleModels } from '../agents/role-models';
-import type { NoticeLevel } from '../engine/events';
-import type { McpServerConfig } from '../mcp/server-config';
 import { ACPSession, type ThoughtLevel } from '../session/acp-session';
 import { GitSnapshotManager } from '../session/git-snapshots';
 import type { SessionDependencies } from '../session/session-store';
-import type { SpanRecord } from '../telemetry/span';
 import { TraceRecorder } from '../telemetry/trace-recorder';
 import { Redactor } from '../telemetry/redact';
-import { AutoApproveCaps, type AskFn, type PermissionCategory, PermissionGate, type PermissionRule } from '../tools/permissions';
+import { AutoApproveCaps, PermissionGate } from '../tools/permissions';
 import { protectedPathsFor } from '../tools/protected-paths';
 import type { Workspace } from '../tools/workspace';
 import type { CatalogEntry, ModelChoice, WorkspaceCatalog } from './catalog';
 import { CostMeter, meterOfSpans } from './cost';
 import { HostError } from './host-error';
 import { type PromptOptions, PromptRun, type PromptOutcome, type PromptStream } from './prompt-run';
-import type { PromptInput } from './prompt-input';
-import { levelOfBudget, THINKING_BUDGETS, THOUGHT_LEVELS } from './prompt-input';
+import { levelOfBudget, type PromptInput, THINKING_BUDGETS, THOUGHT_LEVELS } from './prompt-input';
+import type { HostSessionOptions } from './session-options';
+
+export type { HostObserver, HostSessionOptions, HostStore } from './session-options';
 
 /** After a cancel, how long a prompt may take to wind down before a new prompt, or closing, stops waiting for it. */
 export const CANCEL_GRACE_MS = 2_000;
-
-/** Where sessions are kept. The SessionStore of src/session satisfies it. */
-export interface HostStore {
-  /** Starts keeping `session`: its changes are saved from now on. Throws when another process keeps it. */
-  attach(session: ACPSession): { save(): void; close(): void };
-  /** Rebuilds a stored session; throws when there is none. */
-  load(id: string, dependencies: SessionDependencies): ACPSession;
-  /** A stored session's spans, for its cost so far. */
-  spans?(id: string): SpanRecord[];
-}
-
-/** What the host tells a front door outside the events of a prompt. */
-export interface HostObserver {
-  /** Something the user should know while no prompt runs (an MCP server that failed between prompts). */
-  notice?(level: NoticeLevel, message: string, title?: string): void;
-  /** A slash command switched the session to another agent. */
-  agentChanged?(agent: string): void;
-  /** The session got its title (from its first prompt). */
-  titled?(title: string): void;
-}
-
-export interface HostSessionOptions {
-  /** The folder's configuration, asked at every prompt: a front door whose settings change returns a fresh one. */
-  catalog: () => WorkspaceCatalog | Promise<WorkspaceCatalog>;
-  store: HostStore;
-  /** Where the tools act (the local disk, an ACP client's files, VS Code's workspace). */
-  workspace: Workspace;
-  /** Asks a person; absent when nobody can answer (then "ask" is a denial that says how to allow). */
-  ask?: AskFn;
-  /** How to allow a category when nobody can be asked, e.g. "pass --allow execute". */
-  howToAllow?: (category: PermissionCategory) => string;
-  /** Rules the user forced for this session (crow run --allow), over any agent's policy. */
-  forced?: Partial<Record<PermissionCategory, PermissionRule>>;
-  /** Caps on automatic approvals per prompt, read at every prompt (VS Code settings). */
-  caps?: () => Partial<Record<PermissionCategory, number>>;
-  /** Undo points before every prompt and state-changing tool; absent: no undo. */
-  undo?: { dataHome: string; env: NodeJS.ProcessEnv };
-  /** MCP servers this front door adds for the session (an ACP client's), besides the folder's. */
-  mcpServers?: readonly McpServerConfig[];
-  /** Store the session from the moment it opens (default), or only from its first prompt (a chat view opened and left empty). */
-  storeFromFirstPrompt?: boolean;
-  /** The environment programmatic commands and prompts see. */
-  env: NodeJS.ProcessEnv;
-  observer?: HostObserver;
-}
 
 export class HostSession {
   readonly meter: CostMeter;

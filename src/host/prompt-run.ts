@@ -23,7 +23,7 @@ import type { ModelChoice, WorkspaceCatalog } from './catalog';
 import { commandOf, type Expansion } from './commands';
 import type { CostMeter, Meter } from './cost';
 import { HostError } from './host-error';
-import type { HostSessionOptions } from './host-session';
+import type { HostSessionOptions } from './session-options';
 import { exportSpans, type SpanExport } from './otlp';
 import { fitImages, promptBlocks, type PromptInput, promptText, THINKING_BUDGETS, titleOf } from './prompt-input';
 

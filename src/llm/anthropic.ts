@@ -16,9 +16,7 @@ import {
   retryPolicyOf,
 } from './resilient-stream';
 import type { ProviderProfile } from './stream-failure';
-import type { ModelPricing } from '../telemetry/gen-ai';
-import type { AssistantBlock, LlmRequest, Provider, StopReason, StreamEvent } from './types';
-import { emptyUsage } from './types';
+import { type AssistantBlock, emptyUsage, type LlmRequest, type ModelPricing, type Provider, type StopReason, type StreamEvent } from './types';
 
 /** Streams from the Anthropic Messages API (or anything that speaks it). */
 export class AnthropicProvider implements Provider {

@@ -1,9 +1,8 @@
 import type { ModelInfo, ProviderConnection, ResolvedConfig, Settings } from '../config/provider-config';
-import type { ModelPricing } from '../telemetry/gen-ai';
+import type { ModelPricing, Provider } from './types';
 import { AnthropicProvider } from './anthropic';
 import { OpenAIProvider } from './openai';
 import type { HttpProviderOptions } from './resilient-stream';
-import type { Provider } from './types';
 
 /** The settings that shape every provider: retries, timeouts, output and image defaults. */
 export type ProviderLimits = Pick<Settings, 'maxRetries' | 'idleTimeoutMs' | 'maxOutputTokens' | 'images'>;

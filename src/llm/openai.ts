@@ -12,9 +12,7 @@ import {
   retryPolicyOf,
 } from './resilient-stream';
 import type { ProviderProfile } from './stream-failure';
-import type { ModelPricing } from '../telemetry/gen-ai';
-import type { AssistantBlock, LlmRequest, Provider, StopReason, StreamEvent, ToolCallBlock } from './types';
-import { emptyUsage } from './types';
+import { type AssistantBlock, emptyUsage, type LlmRequest, type ModelPricing, type Provider, type StopReason, type StreamEvent, type ToolCallBlock } from './types';
 
 const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 

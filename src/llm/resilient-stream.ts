@@ -5,10 +5,8 @@
  * for stalled streams, prompt abort, and turning every failure into a final
  * `done` event. Providers supply how to open a stream and how to read it.
  */
-import type { ModelPricing } from '../telemetry/gen-ai';
+import { type AssistantBlock, type AssistantResponse, emptyUsage, type ModelPricing, type StopReason, type StreamEvent, type Usage } from './types';
 import { type ProviderProfile, diagnose } from './stream-failure';
-import type { AssistantBlock, AssistantResponse, StopReason, StreamEvent, Usage } from './types';
-import { emptyUsage } from './types';
 
 export interface RetryPolicy {
   /** Retries after the first attempt. */

@@ -1,6 +1,4 @@
-import type { AssistantBlock, AssistantResponse, LlmRequest, Provider, StopReason, StreamEvent, Usage } from './types';
-import { emptyUsage } from './types';
-import type { ModelPricing } from '../telemetry/gen-ai';
+import { type AssistantBlock, type AssistantResponse, emptyUsage, type LlmRequest, type ModelPricing, type Provider, type StopReason, type StreamEvent, type Usage } from './types';
 
 /** One scripted model reply. Text and thinking stream in `chunkSize`-character deltas. */
 export interface ScriptedTurn {

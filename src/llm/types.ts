@@ -1,4 +1,3 @@
-import type { ModelPricing } from '../telemetry/gen-ai';
 
 /**
  * The provider-neutral language of the LLM layer. Providers translate these
@@ -146,4 +145,23 @@ export interface Provider {
   readonly pricing?: ModelPricing;
   /** Never throws: failures end the stream with a `done` whose stopReason is `error` or `aborted`. */
   stream(request: LlmRequest, signal: AbortSignal): AsyncIterable<StreamEvent>;
+}
+
+/** Prices in US dollars per million tokens. */
+export interface ModelPricing {
+  input: number;
+  output: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+}
+
+/** Cost of one call; cache reads and writes fall back to the input price when not given. */
+export function costOf(usage: Usage, pricing: ModelPricing): number {
+  const perToken = (price: number): number => price / 1_000_000;
+  return (
+    usage.input * perToken(pricing.input) +
+    usage.cacheRead * perToken(pricing.cacheRead ?? pricing.input) +
+    usage.cacheWrite * perToken(pricing.cacheWrite ?? pricing.input) +
+    usage.output * perToken(pricing.output)
+  );
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { parseMcpEntry } from '../config/mcp-entries';
 import type { Tool } from '../tools/tool';
 
 /** Providers accept tool names of at most this many letters, digits, "_" and "-". */
@@ -27,22 +28,10 @@ export function mcpToolName(server: string, tool: string, taken: ReadonlySet<str
   return `${name.slice(0, MAX_NAME_LENGTH - hash.length - 1)}_${hash}`;
 }
 
-/**
- * An agent definition's `tools` entries for MCP tools: `mcp:SERVER` for all
- * of a server's tools, `mcp:SERVER:TOOL` for one, by the names the server
- * and its configuration use. Servers are only known per session, so an
- * entry naming none of them simply adds nothing.
- */
-const ENTRY = /^mcp:([^:]+)(?::(.+))?$/;
-
-export function isMcpEntry(entry: string): boolean {
-  return ENTRY.test(entry);
-}
-
 /** The MCP tools among `tools` that `entries` name. */
 export function mcpToolsNamed(entries: readonly string[], tools: readonly Tool[]): Tool[] {
   const wanted = entries.flatMap((entry) => {
-    const match = ENTRY.exec(entry);
+    const match = parseMcpEntry(entry);
     return match ? [{ server: match[1]!, tool: match[2] }] : [];
   });
   const named = (tool: McpTool): boolean =>

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { DEFAULT_POLICY, PermissionGate } from '../tools/permissions';
+import { PermissionGate } from '../tools/permissions';
+import { DEFAULT_POLICY } from '../config/permission-types';
 import type { SnapshotManager } from '../tools/snapshots';
 import type { Span } from '../telemetry/span';
 import { Redactor } from '../telemetry/redact';
 import { TraceRecorder } from '../telemetry/trace-recorder';
-import type { SubagentLauncher } from '../tools/subagents';
+import type { SubagentLauncher } from '../tools/tool';
 import { TodoStore } from '../tools/todos';
 import { ArtifactLog } from './artifact-log';
 import { InternalSession } from './internal-session';

@@ -8,7 +8,7 @@
  * unticked task. Progress is the session's todo list.
  */
 import type { Span } from '../telemetry/span';
-import type { SubagentLauncher } from '../tools/subagents';
+import type { SubagentLauncher } from '../tools/tool';
 import { parseCommandArgs } from './command-args';
 import { type CommandRun, SPECKIT_AGENT, startCommand } from './command-run';
 import { type FeatureContext, chooseFeature, missing } from './feature-context';

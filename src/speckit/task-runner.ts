@@ -6,9 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Span } from '../telemetry/span';
-import type { SubagentLauncher, SubagentOutcome } from '../tools/subagents';
+import type { SubagentLauncher, SubagentOutcome, ToolContext, ToolResult } from '../tools/tool';
 import type { TodoStatus } from '../tools/todos';
-import type { ToolContext, ToolResult } from '../tools/tool';
 import { type CommandRun, SPECKIT_AGENT } from './command-run';
 import { setTaskDone } from './task-ticks';
 import type { SpecTask } from './tasks-parser';

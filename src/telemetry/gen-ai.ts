@@ -1,25 +1,5 @@
-import type { AssistantBlock, AssistantResponse, LlmRequest, Usage } from '../llm/types';
-import type { ToolResult } from '../tools/tool';
+import { type AssistantBlock, type AssistantResponse, costOf, type LlmRequest, type ModelPricing } from '../llm/types';
 import type { Attributes } from './span';
-
-/** Prices in US dollars per million tokens. */
-export interface ModelPricing {
-  input: number;
-  output: number;
-  cacheRead?: number;
-  cacheWrite?: number;
-}
-
-/** Cost of one call; cache reads and writes fall back to the input price when not given. */
-export function costOf(usage: Usage, pricing: ModelPricing): number {
-  const perToken = (price: number): number => price / 1_000_000;
-  return (
-    usage.input * perToken(pricing.input) +
-    usage.cacheRead * perToken(pricing.cacheRead ?? pricing.input) +
-    usage.cacheWrite * perToken(pricing.cacheWrite ?? pricing.input) +
-    usage.output * perToken(pricing.output)
-  );
-}
 
 /** OpenTelemetry gen_ai attributes of an LLM call, set when it starts. */
 export function llmRequestAttributes(providerName: string, requestModel: string): Attributes {
@@ -103,11 +83,19 @@ export function toolRequestAttributes(tool: string, callId: string, rawArguments
   };
 }
 
-export function toolResultAttributes(result: ToolResult): Attributes {
+/** What a tool span records of the tool's result (tools/tool.ts ToolResult has this shape). */
+export interface ToolResultFacts {
+  status: string;
+  output: string;
+  error?: string;
+  metadata: { durationMs: number; filesModified: readonly string[]; diff?: string };
+}
+
+export function toolResultAttributes(result: ToolResultFacts): Attributes {
   return {
     'crow.tool.status': result.status,
     'crow.tool.duration_ms': result.metadata.durationMs,
-    'crow.tool.files_modified': result.metadata.filesModified,
+    'crow.tool.files_modified': [...result.metadata.filesModified],
     'crow.tool.output': clip(result.status === 'success' ? result.output : `${result.error ?? ''}\n${result.output}`.trim(), MAX_CONTENT_CHARS),
     ...(result.metadata.diff !== undefined ? { 'crow.tool.diff': clip(result.metadata.diff, MAX_CONTENT_CHARS) } : {}),
   };

@@ -3,7 +3,7 @@
  * events with `event:` lines (the SDK ignores data-only events), non-streamed
  * message bodies, and `{ type: 'error', error: { type, message } }` errors.
  */
-import type { WireBlock, WireFormat, WireReply } from './fake-llm-server';
+import type { WireBlock, WireFormat, WireReply } from './fake-wire';
 
 const ERROR_TYPES: Record<number, string> = {
   400: 'invalid_request_error',

@@ -10,6 +10,9 @@ import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { anthropicWire } from './fake-anthropic-wire';
 import { openaiWire } from './fake-openai-wire';
+import type { ScriptedStopReason, ScriptedUsage, WireBlock, WireFormat, WireReply } from './fake-wire';
+
+export type { ScriptedStopReason, ScriptedUsage, WireBlock, WireFormat, WireReply } from './fake-wire';
 
 export type FakeApi = 'openai' | 'anthropic';
 
@@ -24,15 +27,6 @@ export type ScriptedBlock =
    * (default 3). `id` defaults to `call_<n>` (OpenAI) or `toolu_<n>` (Anthropic).
    */
   | { type: 'tool_call'; id?: string; name: string; arguments: unknown; fragments?: number };
-
-/** Defaults: input 10, output = the number of content pieces sent (text and thinking chunks, argument fragments), others 0. */
-export interface ScriptedUsage {
-  input?: number;
-  output?: number;
-  cacheRead?: number;
-  cacheWrite?: number;
-  reasoning?: number;
-}
 
 /**
  * A connection-level failure. Event counts are SSE events as sent on the wire
@@ -50,7 +44,6 @@ export type Fault =
   /** Send N events, then nothing more until the client goes away or the server closes. */
   | { kind: 'stall_after'; events: number };
 
-export type ScriptedStopReason = 'end_turn' | 'tool_use' | 'max_tokens';
 
 export interface ScriptedResponse {
   kind?: 'response';
@@ -88,33 +81,6 @@ export interface RecordedRequest {
   body: any;
   /** Date.now() when the body had been read. */
   receivedAt: number;
-}
-
-/** A scripted response with every default decided: what the wire encoders consume. */
-export interface WireReply {
-  id: string;
-  model: string;
-  blocks: WireBlock[];
-  stopReason: ScriptedStopReason;
-  usage: Required<ScriptedUsage>;
-}
-
-export type WireBlock =
-  | { type: 'text'; chunks: string[] }
-  | { type: 'thinking'; chunks: string[]; signature: string }
-  /** `fragments` joined is the complete arguments text. */
-  | { type: 'tool_call'; id: string; name: string; fragments: string[] };
-
-/** One API's wire encoding. */
-export interface WireFormat {
-  messageIdPrefix: string;
-  toolCallIdPrefix: string;
-  /** Complete SSE events in wire order, each ending with its blank line. `request` is the parsed request body. */
-  streamEvents(reply: WireReply, request: any): string[];
-  /** The JSON body of a non-streaming response. */
-  responseBody(reply: WireReply): unknown;
-  /** The JSON body of an error response. */
-  errorBody(status: number, message: string): unknown;
 }
 
 const ROUTES: Record<string, FakeApi> = {

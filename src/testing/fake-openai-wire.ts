@@ -4,7 +4,7 @@
  * `chat.completion` bodies, and `{ error: { message, type, code } }` errors.
  * Reasoning travels in the untyped `reasoning_content`, as vLLM and DeepSeek send it.
  */
-import type { ScriptedStopReason, WireBlock, WireFormat, WireReply } from './fake-llm-server';
+import type { ScriptedStopReason, WireBlock, WireFormat, WireReply } from './fake-wire';
 
 const FINISH_REASONS: Record<ScriptedStopReason, string> = {
   end_turn: 'stop',

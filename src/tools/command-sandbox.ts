@@ -8,22 +8,14 @@ import type { Dirent, Stats } from 'node:fs';
 import { promises as fs, existsSync, lstatSync, realpathSync, rmdirSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { hiddenVariablesOf, withoutSecrets } from '../config/secret-variables';
-import type { SandboxMode } from '../config/settings-file';
 import { bwrapArguments, type HiddenPath, type SandboxLayout } from './bwrap-args';
 import { probeSandbox, type SandboxProbe } from './sandbox-probe';
-import { WorkspaceError } from './workspace';
+import type { SandboxMode } from '../config/settings-file';
+import { type SandboxOptions, WorkspaceError } from './workspace';
+
+export type { SandboxOptions };
 
 /** How a workspace contains its commands; front doors derive it from the settings (see sandboxSetup). */
-export interface SandboxOptions {
-  mode: SandboxMode;
-  /** Absolute paths commands may never change when they lie inside the workspace (Crow's config and data folders). */
-  protectedPaths: readonly string[];
-  /** Whether commands may use the network, loopback included. */
-  network: boolean;
-  /** Variables commands never see, besides those isSecretVariable recognizes (see secretVariableNames). */
-  hiddenVariables: readonly string[];
-}
-
 /** How to start one command line of the workspace. */
 export interface CommandLaunch {
   /** Program and arguments that go before `bash -c <command>`: bwrap and its arguments when sandboxed, else none. */

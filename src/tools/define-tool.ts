@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { PermissionCategory, PermissionRequest } from './permissions';
+import type { PermissionRequest } from './permissions';
+import type { PermissionCategory } from '../config/permission-types';
 import { commandAlwaysScope } from './command-rules';
 import type { Tool, ToolContext, ToolKind, ToolLocation, ToolOutput, ToolResult } from './tool';
 

@@ -1,8 +1,7 @@
 import type { ImageBlock, ToolSpec } from '../llm/types';
-import type { PermissionCategory, PermissionGate } from './permissions';
-import type { AgentEvent } from '../engine/events';
+import type { PermissionGate } from './permissions';
+import type { PermissionCategory } from '../config/permission-types';
 import type { Span } from '../telemetry/span';
-import type { SubagentLauncher } from './subagents';
 import type { SnapshotManager } from './snapshots';
 import type { TodoStore } from './todos';
 import type { Workspace } from './workspace';
@@ -68,7 +67,7 @@ export interface ToolContext {
   /** How deep this agent is: 0 for the agent the user talks to, 1 for its subagents, ... */
   depth?: number;
   /** Reports progress of long work (a subagent's steps) into the turn's event stream. */
-  report?: (event: AgentEvent) => void;
+  report?: (event: SubagentReport) => void;
 }
 
 /** What a tool's own logic returns; defineTool adds status and timing. */
@@ -105,4 +104,48 @@ export interface Tool {
 
 export function toolSpec(tool: Tool): ToolSpec {
   return { name: tool.name, description: tool.description, inputSchema: tool.inputSchema };
+}
+
+/*
+ * The contract the task tool talks to: something that can run a named
+ * subagent on a task with a fresh, isolated context and report back. The
+ * composition layer implements it (src/agents/subagent-runner.ts).
+ */
+
+export interface SubagentInfo {
+  name: string;
+  description: string;
+}
+
+export type SubagentStatus = 'completed' | 'failed' | 'cancelled' | 'denied';
+
+/** What the task tool reports of a subagent while it runs; the engine streams these as AgentEvents. */
+export type SubagentReport =
+  /** A subagent started on a task (`agent` is the parent that called the task tool). */
+  | { type: 'subagent_start'; agent: string; subagent: string; callId: string; task: string; sessionId: string }
+  /** A step of a running subagent, in a line, e.g. "read_file src/a.ts". */
+  | { type: 'subagent_progress'; agent: string; subagent: string; callId: string; text: string }
+  | { type: 'subagent_end'; agent: string; subagent: string; callId: string; status: SubagentStatus; summary: string };
+
+export interface SubagentOutcome {
+  status: SubagentStatus;
+  /** Markdown for the parent model; its "## Summary" section is the one-line report. */
+  result: string;
+  /** The one-line report. */
+  summary: string;
+  /** The stored child session with the full transcript, when one was started. */
+  sessionId?: string;
+  /** The reviewer that approved the work, for a subagent composition with one (absent when it did not approve). */
+  approvedBy?: string;
+  /** Workspace-relative paths the subagent changed, in first-change order. */
+  filesChanged?: string[];
+  /** Facts for the trace (reflection attempts, approval decision, ...). */
+  extra: Record<string, unknown>;
+}
+
+export interface SubagentLauncher {
+  /** The subagents a model may name. */
+  available(): SubagentInfo[];
+  /** Runs one subagent task. Never throws: failures are outcomes the model reads. */
+  run(request: { agent: string; task: string }, ctx: ToolContext): Promise<SubagentOutcome>;
 }

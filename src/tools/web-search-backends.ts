@@ -4,6 +4,7 @@
  * status, which setting, which environment variable).
  */
 import { z } from 'zod';
+import { type WebSearchConfig, WebSearchConfigSchema } from '../config/web-search-config';
 import { networkErrorDetail } from './builtin/web-fetch';
 import { convertHtml } from './html-to-markdown';
 
@@ -21,30 +22,7 @@ export interface WebSearchBackend {
   search(query: string, maxResults: number, signal: AbortSignal): Promise<SearchResult[]>;
 }
 
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const BRAVE_BASE_URL = 'https://api.search.brave.com/res/v1';
-
-/** The "webSearch" setting. */
-export const WebSearchConfigSchema = z.discriminatedUnion('backend', [
-  z
-    .object({
-      backend: z.literal('searxng'),
-      /** Root of a SearXNG instance with the json output format enabled, e.g. "http://localhost:8888". */
-      url: z.url(),
-    })
-    .strict(),
-  z
-    .object({
-      backend: z.literal('brave'),
-      /** Environment variable holding the Brave Search API key. */
-      apiKeyEnv: z.string().regex(ENV_NAME).default('BRAVE_API_KEY'),
-      /** Overrides the API root (default https://api.search.brave.com/res/v1). */
-      baseUrl: z.url().optional(),
-    })
-    .strict(),
-]);
-
-export type WebSearchConfig = z.input<typeof WebSearchConfigSchema>;
 
 /** The backend a configuration names; throws when it cannot work, e.g. its API key variable is unset. */
 export function createSearchBackend(config: WebSearchConfig, env: NodeJS.ProcessEnv = process.env): WebSearchBackend {

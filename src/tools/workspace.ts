@@ -6,7 +6,7 @@
  * throwing a WorkspaceError whose message says what to do instead.
  */
 
-import type { SandboxOptions } from './command-sandbox';
+import type { SandboxMode } from '../config/settings-file';
 
 export type EntryType = 'file' | 'directory' | 'symlink' | 'other';
 
@@ -142,6 +142,17 @@ export interface Workspace {
    * that explains what is wrong. Rejects with the signal's reason when aborted.
    */
   grep(options: GrepOptions): Promise<GrepResult>;
+}
+
+/** How a workspace contains the commands it runs (see command-sandbox.ts). */
+export interface SandboxOptions {
+  mode: SandboxMode;
+  /** Absolute paths commands may never change when they lie inside the workspace (Crow's config and data folders). */
+  protectedPaths: readonly string[];
+  /** Whether commands may use the network, loopback included. */
+  network: boolean;
+  /** Variables commands never see, besides those isSecretVariable recognizes (see secretVariableNames). */
+  hiddenVariables: readonly string[];
 }
 
 export class WorkspaceError extends Error {

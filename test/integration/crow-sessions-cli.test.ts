@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PRESETS } from '../../src/agents/control-flow';
+import { PRESETS } from '../../src/config/control-flow';
 import { main } from '../../src/adapters/cli/main';
 import { ScriptedProvider } from '../../src/llm/scripted';
 import { ACPSession } from '../../src/session/acp-session';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PRESETS } from '../../src/agents/control-flow';
+import { PRESETS } from '../../src/config/control-flow';
 import { AnthropicProvider } from '../../src/llm/anthropic';
 import { OpenAIProvider } from '../../src/llm/openai';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';

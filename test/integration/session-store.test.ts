@@ -4,7 +4,7 @@ import { appendFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { PRESETS } from '../../src/agents/control-flow';
+import { PRESETS } from '../../src/config/control-flow';
 import type { AgentEvent } from '../../src/engine/events';
 import { ScriptedProvider } from '../../src/llm/scripted';
 import { SessionStore } from '../../src/session/session-store';

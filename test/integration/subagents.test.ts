@@ -15,7 +15,8 @@ import { ACPSession } from '../../src/session/acp-session';
 import { SessionStore } from '../../src/session/session-store';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
 import { NodeWorkspace } from '../../src/tools/node-workspace';
-import { DEFAULT_POLICY, PermissionGate, type AskFn, type PermissionPolicy } from '../../src/tools/permissions';
+import { PermissionGate, type AskFn } from '../../src/tools/permissions';
+import { DEFAULT_POLICY, type PermissionPolicy } from '../../src/config/permission-types';
 import { builtinTools } from '../../src/tools/registry';
 import { buildTraceTrees } from '../../src/telemetry/trace-tree';
 

@@ -1,13 +1,12 @@
 import { ACPAgent } from '../../src/agents/acp-agent';
-import type { ControlFlow } from '../../src/agents/control-flow';
-import { PRESETS } from '../../src/agents/control-flow';
+import { type ControlFlow, PRESETS } from '../../src/config/control-flow';
 import type { ModelChoice, WorkspaceCatalog } from '../../src/host/catalog';
 import type { CommandCatalog } from '../../src/host/commands';
 import { PromptRegistry } from '../../src/config/prompts';
 import { BaseAgent } from '../../src/engine/base-agent';
 import type { Provider } from '../../src/llm/types';
 import type { AgentRole } from '../../src/session/acp-session';
-import { DEFAULT_POLICY, type PermissionPolicy } from '../../src/tools/permissions';
+import { DEFAULT_POLICY, type PermissionPolicy } from '../../src/config/permission-types';
 import { builtinTools } from '../../src/tools/registry';
 import type { SandboxSetup } from '../../src/tools/sandbox-setup';
 import type { Workspace } from '../../src/tools/workspace';

@@ -5,7 +5,7 @@ import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { Crow } from '../../src/adapters/vscode/extension';
+import type { Crow } from '../../src/adapters/vscode/crow';
 import type { HostMessage, TranscriptEvent } from '../../webview/chat/protocol';
 import { useFakeLlm } from './support/fake-llm';
 

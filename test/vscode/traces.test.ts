@@ -3,7 +3,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { Crow } from '../../src/adapters/vscode/extension';
+import type { Crow } from '../../src/adapters/vscode/crow';
 import type { SessionNode } from '../../src/adapters/vscode/traces/traces-view';
 import { dataHome } from '../../src/config/paths';
 import type { SessionMeta } from '../../src/session/session-store';

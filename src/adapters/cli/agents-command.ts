@@ -1,8 +1,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { defaultAgentName } from '../../agents/assemble';
-import type { HandoffPrompt } from '../../agents/coagent-flow';
-import { describeFlow } from '../../agents/control-flow';
+import { describeFlow, type HandoffPrompt } from '../../config/control-flow';
 import { agentPolicy } from '../../agents/definition-agent';
 import { sandboxSetup } from '../../tools/sandbox-setup';
 import { type ACPAgentDefinition, type BaseAgentDefinition, builtinSystemTemplate } from '../../config/agent-definitions';

@@ -3,7 +3,7 @@ import { join, relative } from 'node:path';
 import * as vscode from 'vscode';
 import { configHome, dataHome, projectConfigDir } from '../../config/paths';
 import type { SessionStore } from '../../session/session-store';
-import type { Crow } from './extension';
+import type { Crow } from './crow';
 import { workspaceRoot } from './workspace-root';
 import { keyVariables } from './key-variables';
 

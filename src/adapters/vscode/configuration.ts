@@ -8,7 +8,8 @@
 import { formatProblem } from '../../config/config-problems';
 import { ConfigError, definedOnly, resolveSettings, type Settings } from '../../config/provider-config';
 import { validateDocument, type SettingsDocument } from '../../config/settings-file';
-import { AutoApproveCaps, type PermissionCategory } from '../../tools/permissions';
+import { AutoApproveCaps } from '../../tools/permissions';
+import { type PermissionCategory } from '../../config/permission-types';
 
 /** A role of a composition, as the settings name them ("reviewer" is the coagent). */
 export type SettingsRole = 'primary' | 'coagent';

@@ -1,36 +1,15 @@
 import * as vscode from 'vscode';
 import { configHome, dataHome } from '../../config/paths';
-import type { ChatController } from './chat/chat-controller';
 import { CHAT_VIEW_ID, ChatViewProvider } from './chat/chat-view';
 import { BEFORE_SCHEME, BeforeTexts, viewActions } from './chat/view-actions';
 import { registerCommands } from './commands';
+import { type Crow, engineIfLoaded, loadEngine as engine } from './crow';
 import { registerLanguageModels } from './language-models';
-import type * as Engine from './engine';
 import { registerParticipant } from './participant';
 import { KeyStore } from './secrets';
-import { registerTraces, type TraceService } from './traces/register-traces';
+import { registerTraces } from './traces/register-traces';
 import type { VscodeWorkspace } from './vscode-workspace';
 import { workspaceRoot } from './workspace-root';
-
-let loadedEngine: typeof Engine | undefined;
-
-/** The engine, loaded on first use (see engine.ts). */
-function engine(): typeof Engine {
-  loadedEngine ??= require('./engine') as typeof Engine;
-  return loadedEngine;
-}
-
-/** What the commands and views share: one chat, one key store, the traces. */
-export interface Crow {
-  keys: KeyStore;
-  chat: ChatViewProvider;
-  traces: TraceService;
-  engine: typeof engine;
-  /** The chat's controller; throws with advice when no folder is open. */
-  controller(): ChatController;
-  /** Crow's models as VS Code language models (vendor "crow"); refreshed when settings or keys change. */
-  languageModels: vscode.Disposable & { refresh(): void };
-}
 
 /**
  * Extension entry point. Activation registers the views, commands, the
@@ -54,7 +33,7 @@ export function activate(context: vscode.ExtensionContext): Crow {
     dataHome: () => dataHome(process.env),
     workspaceRoot,
     // Only the engine runs sessions: before it loads, none is running here.
-    liveTrace: (sessionId) => loadedEngine?.liveSessions.recorder(sessionId),
+    liveTrace: (sessionId) => engineIfLoaded()?.liveSessions.recorder(sessionId),
   });
   const chat = new ChatViewProvider(context.extensionUri, (post) => {
     const root = rootOrThrow();

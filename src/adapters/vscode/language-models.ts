@@ -6,17 +6,13 @@
  * extension reach them through `vscode.lm.selectChatModels({ vendor: 'crow' })`.
  */
 import * as vscode from 'vscode';
+import { loadEngine } from './crow';
 import type { ProviderConnection, ProviderEntry, Settings } from '../../config/provider-config';
 import type { AssistantResponse, LlmRequest, Provider } from '../../llm/types';
 import { estimateTokens, type LmRequestMessage, type LmTool, toLlmRequest, toolCallsOf } from './lm-messages';
 
-/**
- * The engine parts this module uses, loaded when VS Code first asks for the
- * models: registering the provider happens at activation and must stay light.
- */
-function engine(): typeof import('./engine') {
-  return require('./engine') as typeof import('./engine');
-}
+/** The engine parts this module uses load when VS Code first asks for the models: registering the provider happens at activation and must stay light. */
+const engine = loadEngine;
 
 /** The vendor package.json contributes under `languageModelChatProviders`. */
 export const CROW_VENDOR = 'crow';

@@ -1,9 +1,8 @@
 import { z } from 'zod';
+import { TASK_COMPLETE } from '../../config/tool-names';
 import { defineTool } from '../define-tool';
 import { oneLine } from './one-line';
 
-/** The agent loop ends the task when the model calls the tool of this name. */
-export const TASK_COMPLETE = 'task_complete';
 
 export const taskCompleteTool = defineTool({
   name: TASK_COMPLETE,

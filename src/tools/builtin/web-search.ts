@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { defineTool, errorMessage } from '../define-tool';
 import type { Tool } from '../tool';
-import { createSearchBackend, type SearchResult, type WebSearchBackend, type WebSearchConfig } from '../web-search-backends';
+import { createSearchBackend, type SearchResult, type WebSearchBackend } from '../web-search-backends';
+import { type WebSearchConfig } from '../../config/web-search-config';
 
-export { WebSearchConfigSchema, type WebSearchConfig } from '../web-search-backends';
+export { WebSearchConfigSchema, type WebSearchConfig } from '../../config/web-search-config';
 
 const DEFAULT_MAX_RESULTS = 8;
 const MAX_RESULTS = 20;

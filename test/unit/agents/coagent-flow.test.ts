@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PRESETS } from '../../../src/agents/control-flow';
+import { PRESETS } from '../../../src/config/control-flow';
 import { ScriptedProvider } from '../../../src/llm/scripted';
 import { baseAgent, composition, flowFixture, runFlow, storyOf, tools, type FlowFixture } from '../../support/flows';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { PRESETS } from '../../../src/agents/control-flow';
+import { PRESETS } from '../../../src/config/control-flow';
 import { ScriptedProvider } from '../../../src/llm/scripted';
 import type { SpanRecord } from '../../../src/telemetry/span';
-import { costOf } from '../../../src/telemetry/gen-ai';
+import { costOf } from '../../../src/llm/types';
 import { baseAgent, composition, flowFixture, runFlow, tools, type FlowFixture } from '../../support/flows';
 
 function childrenOf(spans: readonly SpanRecord[], parent: SpanRecord): SpanRecord[] {

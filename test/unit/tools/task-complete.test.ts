@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { TASK_COMPLETE, taskCompleteTool } from '../../../src/tools/builtin/task-complete';
+import { taskCompleteTool } from '../../../src/tools/builtin/task-complete';
+import { TASK_COMPLETE } from '../../../src/config/tool-names';
 import { tempWorkspace, toolContext } from './temp-workspace';
 
 describe('task_complete', () => {

@@ -29,6 +29,13 @@ export type ControlFlow =
 
 export type ControlFlowKind = ControlFlow['kind'];
 
+/** How the reviewer's brief is written: a template (default `review-handoff`), a fixed text, or generated. */
+export type HandoffPrompt =
+  | { kind: 'template'; template?: string }
+  | { kind: 'static'; text: string }
+  | { kind: 'generated'; generatorPrompt: string };
+
+
 export const DEFAULT_MAX_TURNS = 10;
 export const DEFAULT_MAX_ROUNDS = 5;
 

@@ -1,10 +1,11 @@
 /**
  * Everything of the engine the extension uses, in one module that
- * extension.ts loads with require() on first use: activation only registers
+ * crow.ts `loadEngine()` requires on first use: activation only registers
  * views and commands, and the SDKs, tools and sessions load when someone
  * sends a prompt, opens the chat or asks for models. esbuild.mjs bundles it
  * as its own file (dist/engine.js), so activation does not even parse it.
- * State both sides need (the running sessions) is reached through here.
+ * Importing it does nothing but define; `useVscodeRipgrep` is called by the
+ * loader. State both sides need (the running sessions) is reached through here.
  */
 import { pickableAgents } from '../../agents/assemble';
 import { AgentRegistry } from '../../config/agent-registry';
@@ -17,9 +18,11 @@ import { vscodeRipgrep } from './ripgrep';
 import { crowConfiguration } from './settings';
 import { VscodeWorkspace } from './vscode-workspace';
 
-// When the engine loads: the packaged extension finds rg in VS Code itself.
-const shippedRipgrep = vscodeRipgrep();
-if (shippedRipgrep !== undefined) useRipgrepFallback(shippedRipgrep);
+/** Lets the tools find rg in VS Code itself when @vscode/ripgrep is not shipped (the packaged extension). */
+export function useVscodeRipgrep(): void {
+  const shipped = vscodeRipgrep();
+  if (shipped !== undefined) useRipgrepFallback(shipped);
+}
 
 export { ChatController } from './chat/chat-controller';
 

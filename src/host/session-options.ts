@@ -1,0 +1,55 @@
+/** What a HostSession is given by its front door: where it keeps the session, where tools act, who to ask. */
+import type { NoticeLevel } from '../engine/events';
+import type { McpServerConfig } from '../mcp/server-config';
+import type { ACPSession } from '../session/acp-session';
+import type { SessionDependencies } from '../session/session-store';
+import type { SpanRecord } from '../telemetry/span';
+import type { AskFn } from '../tools/permissions';
+import type { PermissionCategory, PermissionRule } from '../config/permission-types';
+import type { Workspace } from '../tools/workspace';
+import type { WorkspaceCatalog } from './catalog';
+
+/** Where sessions are kept. The SessionStore of src/session satisfies it. */
+export interface HostStore {
+  /** Starts keeping `session`: its changes are saved from now on. Throws when another process keeps it. */
+  attach(session: ACPSession): { save(): void; close(): void };
+  /** Rebuilds a stored session; throws when there is none. */
+  load(id: string, dependencies: SessionDependencies): ACPSession;
+  /** A stored session's spans, for its cost so far. */
+  spans?(id: string): SpanRecord[];
+}
+
+/** What the host tells a front door outside the events of a prompt. */
+export interface HostObserver {
+  /** Something the user should know while no prompt runs (an MCP server that failed between prompts). */
+  notice?(level: NoticeLevel, message: string, title?: string): void;
+  /** A slash command switched the session to another agent. */
+  agentChanged?(agent: string): void;
+  /** The session got its title (from its first prompt). */
+  titled?(title: string): void;
+}
+
+export interface HostSessionOptions {
+  /** The folder's configuration, asked at every prompt: a front door whose settings change returns a fresh one. */
+  catalog: () => WorkspaceCatalog | Promise<WorkspaceCatalog>;
+  store: HostStore;
+  /** Where the tools act (the local disk, an ACP client's files, VS Code's workspace). */
+  workspace: Workspace;
+  /** Asks a person; absent when nobody can answer (then "ask" is a denial that says how to allow). */
+  ask?: AskFn;
+  /** How to allow a category when nobody can be asked, e.g. "pass --allow execute". */
+  howToAllow?: (category: PermissionCategory) => string;
+  /** Rules the user forced for this session (crow run --allow), over any agent's policy. */
+  forced?: Partial<Record<PermissionCategory, PermissionRule>>;
+  /** Caps on automatic approvals per prompt, read at every prompt (VS Code settings). */
+  caps?: () => Partial<Record<PermissionCategory, number>>;
+  /** Undo points before every prompt and state-changing tool; absent: no undo. */
+  undo?: { dataHome: string; env: NodeJS.ProcessEnv };
+  /** MCP servers this front door adds for the session (an ACP client's), besides the folder's. */
+  mcpServers?: readonly McpServerConfig[];
+  /** Store the session from the moment it opens (default), or only from its first prompt (a chat view opened and left empty). */
+  storeFromFirstPrompt?: boolean;
+  /** The environment programmatic commands and prompts see. */
+  env: NodeJS.ProcessEnv;
+  observer?: HostObserver;
+}
