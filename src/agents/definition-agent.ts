@@ -45,6 +45,8 @@ export function baseAgentFromDefinition(definition: BaseAgentDefinition, part: A
   const maxIterations = definition.maxIterations ?? settings.maxIterations;
   const doomLoopThreshold = definition.doomLoopThreshold ?? settings.doomLoopThreshold;
   const maxOutputTokens = definition.maxTokens ?? settings.maxOutputTokens;
+  const thinkingBudget = settings.thinkingBudget !== undefined && thinks ? settings.thinkingBudget : undefined;
+  const temperature = checkedTemperature(definition, connection);
   return new BaseAgent({
     name: definition.name,
     provider: providerFor(connection, settings),
@@ -55,9 +57,31 @@ export function baseAgentFromDefinition(definition: BaseAgentDefinition, part: A
     ...(maxIterations !== undefined ? { maxIterations } : {}),
     ...(doomLoopThreshold !== undefined ? { doomLoopThreshold } : {}),
     ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
-    ...(settings.thinkingBudget !== undefined && thinks ? { thinkingBudget: settings.thinkingBudget } : {}),
+    ...(thinkingBudget !== undefined ? { thinkingBudget } : {}),
+    ...(temperature !== undefined ? { temperature } : {}),
     compaction: compactionSettings(contextWindowOf(connection), environment.prompts),
   });
+}
+
+/**
+ * The definition's temperature, where the model can take it; a ConfigError
+ * naming the file and what to change where it cannot (never silently
+ * dropped): the Anthropic Messages API takes no sampling parameters since
+ * API version 2026-10-21 (which our SDK sends), and a model configured with
+ * `temperature = false` (reasoning models) takes none either.
+ */
+function checkedTemperature(definition: BaseAgentDefinition, connection: ProviderConnection): number | undefined {
+  const { temperature } = definition;
+  if (temperature === undefined) return undefined;
+  const where = `Agent "${definition.name}" (${definition.file}) sets temperature ${temperature}`;
+  const model = `${connection.entry.name}/${connection.model}`;
+  if (connection.entry.type === 'anthropic') {
+    throw new ConfigError(`${where}, but ${model} is on the Anthropic API, which takes no temperature (API version 2026-10-21): remove temperature from the agent.`);
+  }
+  if (connection.entry.models[connection.model]?.temperature === false) {
+    throw new ConfigError(`${where}, but ${model} takes no temperature (temperature = false in its [providers] entry): remove it from the agent.`);
+  }
+  return temperature;
 }
 
 /** Context windows assumed when the provider config gives none: vendors' current models, and small local defaults. */

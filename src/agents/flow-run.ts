@@ -2,8 +2,8 @@ import type { PromptRegistry } from '../config/prompts';
 import type { BaseAgent } from '../engine/base-agent';
 import type { AgentEvent, HandoffPurpose, RunStatus } from '../engine/events';
 import type { TurnResult } from '../engine/turn';
-import { addUsage, type AssistantResponse, costOf, emptyUsage, type LlmRequest, type Provider, type Usage, type UserBlock } from '../llm/types';
-import { llmRequestAttributes, llmResponseAttributes } from '../telemetry/gen-ai';
+import { toollessCall } from '../engine/model-call';
+import { addUsage, costOf, emptyUsage, type Provider, type Usage, type UserBlock } from '../llm/types';
 import type { ACPSession, AgentRole } from '../session/acp-session';
 import type { InternalSession } from '../session/internal-session';
 import type { PermissionGate } from '../tools/permissions';
@@ -98,26 +98,19 @@ export class FlowRun {
 
   /**
    * One tool-less model call made by the flow itself (a generator), traced
-   * as an LLM span of the run. Resolves to the reply text ('' when cancelled);
-   * a provider error becomes an exception with its message.
+   * as an LLM span of the run and counted in its usage and cost. Resolves to
+   * the reply text ('' when cancelled); a provider error becomes an
+   * exception with its message.
    */
   async generate(label: string, provider: Provider, system: string, prompt: string): Promise<string> {
-    const span = this.span.child('llm_call', `chat ${provider.model}`, {
-      agent: label,
-      attributes: llmRequestAttributes(provider.name, provider.model),
-    });
-    const request: LlmRequest = { system, messages: [{ role: 'user', content: [{ type: 'text', text: prompt }] }], tools: [] };
-    let response: AssistantResponse | undefined;
-    for await (const event of provider.stream(request, this.signal)) if (event.type === 'done') response = event.response;
-    if (!response) {
-      span.end('error', 'no response');
-      throw new Error(`${label}: the provider ended without a response`);
-    }
+    const { response, text } = await toollessCall(
+      { agent: label, provider, span: this.span, emit: (event) => this.emit(event) },
+      { system, messages: [{ role: 'user', content: [{ type: 'text', text: prompt }] }] },
+      this.signal,
+    );
     this.count(response.usage, provider);
-    span.set(llmResponseAttributes(response, provider.pricing));
-    span.end(response.stopReason === 'error' ? 'error' : response.stopReason === 'aborted' ? 'cancelled' : 'ok', response.errorMessage);
     if (response.stopReason === 'error') throw new Error(`${label} failed: ${response.errorMessage ?? 'unknown error'}`);
-    return response.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('').trim();
+    return text;
   }
 
   /** Ends the run: records an interruption for the next prompt, emits run_complete. */

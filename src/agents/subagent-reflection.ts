@@ -1,6 +1,9 @@
 import type { BaseAgentDefinition } from '../config/agent-definitions';
 import type { PromptRegistry } from '../config/prompts';
+import type { AgentEvent } from '../engine/events';
+import { toollessCall } from '../engine/model-call';
 import type { Provider } from '../llm/types';
+import type { Span } from '../telemetry/span';
 import type { RunResult } from './run-result';
 
 export interface Attempt {
@@ -26,9 +29,19 @@ interface Evaluation {
  * retries with the critique up to max_retries times, and returns the best
  * attempt with the record. Without reflection it is just the one attempt.
  */
+/** What reflection needs: the task, prompts, the model that judges, the span it hangs below, where its usage goes. */
+export interface ReflectionContext {
+  task: string;
+  prompts: PromptRegistry;
+  provider: Provider;
+  signal: AbortSignal;
+  span: Span | undefined;
+  report: (usage: Extract<AgentEvent, { type: 'usage' }>) => void;
+}
+
 export async function reflect(
   base: BaseAgentDefinition,
-  context: { task: string; prompts: PromptRegistry; provider: Provider; signal: AbortSignal },
+  context: ReflectionContext,
   prompt: string,
   attempt: (message: string) => Promise<Attempt>,
 ): Promise<Attempt & { reflection?: ReflectionRecord }> {
@@ -55,19 +68,18 @@ export async function reflect(
   };
 }
 
-async function evaluate(
-  base: BaseAgentDefinition,
-  context: { task: string; prompts: PromptRegistry; provider: Provider; signal: AbortSignal },
-  current: Attempt,
-  attempt: number,
-): Promise<Evaluation> {
+async function evaluate(base: BaseAgentDefinition, context: ReflectionContext, current: Attempt, attempt: number): Promise<Evaluation> {
   const { prompts, provider, signal, task } = context;
   const system = prompts.render('reflection', { criteria: base.reflection?.criteria ?? '' });
   const request = prompts.render('reflection-request', { task, result: current.text || current.result.message, attempt });
-  let text = '';
-  for await (const event of provider.stream({ system, messages: [{ role: 'user', content: [{ type: 'text', text: request }] }], tools: [] }, signal)) {
-    if (event.type === 'done') text = event.response.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
-  }
+  const emit = (event: AgentEvent): void => {
+    if (event.type === 'usage') context.report(event);
+  };
+  const { text } = await toollessCall(
+    { agent: `${base.name} reflection`, provider, span: context.span, emit },
+    { system, messages: [{ role: 'user', content: [{ type: 'text', text: request }] }] },
+    signal,
+  );
   return parseEvaluation(text);
 }
 

@@ -176,7 +176,15 @@ export class SubagentRunner implements SubagentLauncher {
     try {
       const prompt = this.options.prompts.render('subagent-task', { task, parent: ctx.agentName }).trim();
       const attempt = (message: string) => this.attempt(agent, session, message, ctx);
-      const { result, text, reflection } = await reflect(resolved.base, { task, prompts: this.options.prompts, provider: agent.primary.provider, signal: ctx.signal }, prompt, attempt);
+      const reflecting = {
+        task,
+        prompts: this.options.prompts,
+        provider: agent.primary.provider,
+        signal: ctx.signal,
+        span: ctx.span,
+        report: (event: Extract<AgentEvent, { type: 'usage' }>) => ctx.report?.(usageReport(ctx, resolved.name, event)),
+      };
+      const { result, text, reflection } = await reflect(resolved.base, reflecting, prompt, attempt);
       const status: SubagentStatus = STATUS[result.status];
       const summary = result.summary ?? (firstLine(text) || result.message);
       report({ type: 'subagent_end', agent: ctx.agentName, subagent: resolved.name, callId: ctx.callId, status, summary });
@@ -200,6 +208,10 @@ export class SubagentRunner implements SubagentLauncher {
   private async attempt(agent: ACPAgent, session: ACPSession, message: string, ctx: ToolContext): Promise<{ result: RunResult; text: string }> {
     const stream = agent.run(session, message, { signal: ctx.signal });
     for await (const event of stream) {
+      if (event.type === 'usage' || event.type === 'subagent_usage') {
+        ctx.report?.(usageReport(ctx, session.agentName, event));
+        continue;
+      }
       const line = progressLine(event);
       if (line) ctx.report?.({ type: 'subagent_progress', agent: ctx.agentName, subagent: session.agentName, callId: ctx.callId, text: line });
     }
@@ -340,4 +352,14 @@ function progressLine(event: AgentEvent): string | undefined {
 function firstLine(text: string): string {
   const line = text.trim().split('\n', 1)[0] ?? '';
   return line.length > 200 ? `${line.slice(0, 197)}...` : line;
+}
+
+/** A child's model call as the parent's task call reports it: the parent's prompt pays for it too. */
+function usageReport(
+  ctx: ToolContext,
+  subagent: string,
+  event: Extract<AgentEvent, { type: 'usage' | 'subagent_usage' }>,
+): SubagentReport {
+  const { usage, model, costUsd } = event;
+  return { type: 'subagent_usage', agent: ctx.agentName, subagent, callId: ctx.callId, usage, model, ...(costUsd !== undefined ? { costUsd } : {}) };
 }

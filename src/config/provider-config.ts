@@ -23,6 +23,8 @@ export interface ModelInfo {
   tools?: boolean;
   vision?: boolean;
   thinking?: boolean;
+  /** Whether the model takes a sampling temperature (false for reasoning models that refuse one). */
+  temperature?: boolean;
   inputPerMtok?: number;
   outputPerMtok?: number;
   cacheReadPerMtok?: number;
@@ -330,6 +332,7 @@ function providerEntry(name: string, provider: ProviderDocument, envBaseUrl: str
         tools: info.tools,
         vision: info.vision,
         thinking: info.thinking,
+        temperature: info.temperature,
         inputPerMtok: info.input_per_mtok,
         outputPerMtok: info.output_per_mtok,
         cacheReadPerMtok: info.cache_read_per_mtok,

@@ -66,6 +66,8 @@ const ModelSchema = z
     tools: z.boolean().optional(),
     vision: z.boolean().optional(),
     thinking: z.boolean().optional(),
+    /** Whether the model takes a sampling temperature; false for models that refuse one (reasoning models). */
+    temperature: z.boolean().optional(),
     input_per_mtok: z.number().min(0).optional(),
     output_per_mtok: z.number().min(0).optional(),
     cache_read_per_mtok: z.number().min(0).optional(),

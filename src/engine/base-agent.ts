@@ -28,6 +28,8 @@ export interface BaseAgentOptions {
   /** Identical consecutive tool calls that count as a doom loop. Default 3. */
   doomLoopThreshold?: number;
   maxOutputTokens?: number;
+  /** Sampling temperature of every model call; absent = the provider's default. */
+  temperature?: number;
   thinkingBudget?: number;
   /**
    * This agent's permission policy: the session's gate judges this agent's
@@ -200,6 +202,7 @@ class Turn {
       messages: this.session.toMessages(),
       tools: this.turnScope.withoutTools ? [] : [...this.scope.tools.values()].map(toolSpec),
       ...(this.options.maxOutputTokens !== undefined ? { maxOutputTokens: this.options.maxOutputTokens } : {}),
+      ...(this.options.temperature !== undefined ? { temperature: this.options.temperature } : {}),
       ...(this.options.thinkingBudget !== undefined ? { thinkingBudget: this.options.thinkingBudget } : {}),
     };
   }

@@ -3,7 +3,7 @@ import type { HistoryEntry } from '../session/history';
 import { InternalSession } from '../session/internal-session';
 import type { Span } from '../telemetry/span';
 import type { Emit } from './model-call';
-import { callModel } from './model-call';
+import { toollessCall } from './model-call';
 
 /**
  * Keeping a session inside its model's context window without changing the
@@ -71,23 +71,15 @@ function announce(scope: CompactionScope, before: number, request: LlmRequest, h
 async function summarise(scope: CompactionScope, upTo: number): Promise<string | undefined> {
   const { session } = scope;
   const older = new InternalSession(session.agentName, { history: session.entries.slice(0, upTo) });
-  const summaryRequest: LlmRequest = {
+  const summaryRequest: Pick<LlmRequest, 'system' | 'messages'> = {
     system: scope.settings.prompts.instructions(),
     messages: [
       ...older.toMessages(),
       { role: 'user', content: [{ type: 'text', text: 'Summarise the session so far as instructed.' }] },
     ],
-    tools: [],
   };
-  // The summary call is recorded on a scratch session: the agent's own history only gains the compaction entry.
-  const scratch = new InternalSession(session.agentName);
-  const response = await callModel(
-    { agent: scope.agent, provider: scope.provider, session: scratch, emit: () => undefined, span: scope.span },
-    summaryRequest,
-    scope.signal,
-  );
-  const text = response.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('').trim();
-  return response.stopReason === 'error' || response.stopReason === 'aborted' || text === '' ? undefined : text;
+  const { text } = await toollessCall({ agent: scope.agent, provider: scope.provider, span: scope.span, emit: scope.emit }, summaryRequest, scope.signal);
+  return text === '' ? undefined : text;
 }
 
 /** The index from which the newest `share` of the history (by size) is kept as it is. */

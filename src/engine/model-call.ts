@@ -1,7 +1,7 @@
 import { type AssistantResponse, costOf, emptyUsage, type LlmRequest, type Provider, type StopReason } from '../llm/types';
 import { llmPromptAttributes, llmRequestAttributes, llmResponseAttributes } from '../telemetry/gen-ai';
 import type { Span, SpanStatus } from '../telemetry/span';
-import type { InternalSession } from '../session/internal-session';
+import { InternalSession } from '../session/internal-session';
 import type { AgentEvent } from './events';
 
 export type Emit = (event: AgentEvent) => void;
@@ -35,6 +35,38 @@ export async function callModel(scope: ModelCallScope, request: LlmRequest, sign
   span?.set(llmResponseAttributes(response, provider.pricing));
   span?.end(SPAN_STATUS[response.stopReason], response.errorMessage);
   return response;
+}
+
+/** Who makes a tool-less call, on which provider, where its span hangs and where its usage goes. */
+export interface ToollessScope {
+  /** Named on the span and the usage event: an agent, or a flow's part such as "generator". */
+  agent: string;
+  provider: Provider;
+  span: Span | undefined;
+  /** Receives the call's usage (with its cost) and retry notices; its text is not streamed. */
+  emit: Emit;
+}
+
+/**
+ * One model call without tools and outside any agent's history: a summary
+ * for compaction, a generated follow-up, a reflection on a subagent's work.
+ * Traced as an LLM span like every call, its usage emitted so the run's cost
+ * counts it; a failure is a value (stopReason "error" and errorMessage), and
+ * `text` is what the model answered ('' when it failed or was cancelled).
+ */
+export async function toollessCall(
+  scope: ToollessScope,
+  request: Pick<LlmRequest, 'system' | 'messages'>,
+  signal: AbortSignal,
+): Promise<{ text: string; response: AssistantResponse }> {
+  const quiet: Emit = (event) => {
+    if (event.type === 'usage' || event.type === 'retry') scope.emit(event);
+  };
+  // Recorded on a scratch session: no agent's history gains the exchange.
+  const scratch = new InternalSession(scope.agent);
+  const response = await callModel({ agent: scope.agent, provider: scope.provider, session: scratch, emit: quiet, span: scope.span }, { ...request, tools: [] }, signal);
+  const failed = response.stopReason === 'error' || response.stopReason === 'aborted';
+  return { response, text: failed ? '' : response.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('').trim() };
 }
 
 const SPAN_STATUS: Record<StopReason, SpanStatus> = {

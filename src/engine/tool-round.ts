@@ -25,8 +25,10 @@ export interface ToolRound {
 
 /**
  * Runs the tool calls of one model response. Calls run in order, except
- * that consecutive calls of tools marked parallel (subagent tasks) start
- * together; whatever limits them (a per-provider queue) lives in the tool.
+ * that consecutive read-only calls, and consecutive calls of tools marked
+ * parallel (subagent tasks), start together (see batches); whatever limits
+ * subagents (a per-provider queue) lives in the tool. Results are recorded
+ * in the order the model made the calls.
  * Once the turn must stop (cancel, doom loop, task_complete), the remaining
  * calls are recorded as not run, so every call still has one result.
  */
@@ -70,15 +72,34 @@ function admit(round: ToolRound, call: ToolCallBlock, outcome: RoundOutcome): bo
   return true;
 }
 
-/** Consecutive calls of parallel tools form one batch; every other call is a batch of its own. */
+/** How many read-only calls of one response run at the same time. */
+const MAX_CONCURRENT_READS = 8;
+
+/**
+ * Consecutive calls of parallel tools (subagent tasks) form one batch, and
+ * so do consecutive read-only calls (reads, searches: up to
+ * MAX_CONCURRENT_READS); every other call is a batch of its own, so writes
+ * and commands keep their order against everything else.
+ */
 function batches(round: ToolRound, calls: ToolCallBlock[]): ToolCallBlock[][] {
   const out: ToolCallBlock[][] = [];
+  let lastGroup: Group = 'alone';
   for (const call of calls) {
-    const parallel = round.scope.tools.get(call.name)?.parallel === true;
+    const group = groupOf(round, call);
     const last = out.at(-1);
-    const lastParallel = last !== undefined && round.scope.tools.get(last[0]!.name)?.parallel === true;
-    if (parallel && lastParallel) last.push(call);
+    const joins = last !== undefined && group !== 'alone' && group === lastGroup && !(group === 'read' && last.length >= MAX_CONCURRENT_READS);
+    if (joins) last.push(call);
     else out.push([call]);
+    lastGroup = group;
   }
   return out;
+}
+
+type Group = 'parallel' | 'read' | 'alone';
+
+function groupOf(round: ToolRound, call: ToolCallBlock): Group {
+  const tool = round.scope.tools.get(call.name);
+  if (tool?.parallel) return 'parallel';
+  if (tool?.readOnly) return 'read';
+  return 'alone';
 }

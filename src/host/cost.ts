@@ -20,7 +20,7 @@ export function emptyMeter(): Meter {
 }
 
 /** The meter after one usage event; cost only counts while every call so far had prices. */
-export function addUsageEvent(meter: Meter, event: Extract<AgentEvent, { type: 'usage' }>, first: boolean): Meter {
+export function addUsageEvent(meter: Meter, event: Extract<AgentEvent, { type: 'usage' | 'subagent_usage' }>, first: boolean): Meter {
   const { usage, costUsd: cost } = event;
   const costUsd = cost === undefined ? undefined : first ? cost : meter.costUsd === undefined ? undefined : meter.costUsd + cost;
   return {
@@ -79,9 +79,9 @@ export class CostMeter {
     this.calls = 0;
   }
 
-  /** Counts a usage event; other events change nothing. Returns whether the meters changed. */
+  /** Counts a model call's usage, a subagent's included; other events change nothing. Returns whether the meters changed. */
   observe(event: AgentEvent): boolean {
-    if (event.type !== 'usage') return false;
+    if (event.type !== 'usage' && event.type !== 'subagent_usage') return false;
     this.prompt = addUsageEvent(this.prompt, event, this.calls === 0);
     this.calls += 1;
     return true;

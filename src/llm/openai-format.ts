@@ -31,6 +31,7 @@ export function toOpenAIParams(request: LlmRequest, options: OpenAIFormatOptions
   if (request.tools.length > 0) params.tools = request.tools.map(toFunctionTool);
   const maxOutputTokens = request.maxOutputTokens ?? options.maxOutputTokens;
   if (maxOutputTokens !== undefined) params.max_completion_tokens = maxOutputTokens;
+  if (request.temperature !== undefined) params.temperature = request.temperature;
   return params;
 }
 

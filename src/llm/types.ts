@@ -100,6 +100,8 @@ export interface LlmRequest {
   maxOutputTokens?: number;
   /** Budget for extended thinking where the provider supports it; 0 or absent = off. */
   thinkingBudget?: number;
+  /** Sampling temperature; absent = the provider's default. Checked against the model when the agent is built. */
+  temperature?: number;
 }
 
 /** Why a model response ended. `error` and `aborted` are values, not exceptions. */

@@ -12,20 +12,54 @@ const MAX_OUTPUT_CHARS = 4_000;
 /**
  * Writes a session as markdown (seed 002's layout): `session.md` for the
  * session with [[wikilinks]] to one transcript per internal agent, each with
- * YAML frontmatter linking back to its parent and siblings. Returns the folder.
+ * YAML frontmatter linking back to its parent and siblings. Subagents' sessions
+ * are written alongside, each linked from the task call that started it and
+ * linking back to that transcript with `parent:`. Returns the folder.
  */
 export function exportMarkdown(store: SessionStore, id: string, outDir: string, redactor = new Redactor()): string {
   const meta = store.meta(id);
-  const histories = store.histories(id);
   const folder = join(outDir, `${isoDate(meta.createdAt)}-${slug(meta.title || meta.id)}`);
   mkdirSync(folder, { recursive: true, mode: PRIVATE_DIR_MODE });
-  const names = noteNames(meta.internal);
-  writeFileSync(join(folder, 'session.md'), redactor.text(sessionNote(meta, names)), { mode: PRIVATE_FILE_MODE });
-  for (const internal of meta.internal) {
-    const note = transcriptNote(meta, internal, histories.get(internal.id) ?? [], names);
-    writeFileSync(join(folder, `${names.get(internal.id)}.md`), redactor.text(note), { mode: PRIVATE_FILE_MODE });
-  }
+  writeSession({ store, folder, redactor, children: childrenByParent(store) }, meta, 'session');
   return folder;
+}
+
+interface ExportScope {
+  store: SessionStore;
+  folder: string;
+  redactor: Redactor;
+  /** Stored subagent sessions by the internal session that started them. */
+  children: Map<string, SessionMeta[]>;
+}
+
+/** Writes one session's notes under `name`, its subagents' below it; `parent` links a subagent's notes to its parent transcript. */
+function writeSession(scope: ExportScope, meta: SessionMeta, name: string, parent?: string): void {
+  const write = (note: string, text: string): void =>
+    writeFileSync(join(scope.folder, `${note}.md`), scope.redactor.text(text), { mode: PRIVATE_FILE_MODE });
+  const names = noteNames(meta.internal, name === 'session' ? '' : `${name}-`);
+  const histories = scope.store.histories(meta.id);
+  const subagents = new Map<string, string>();
+  for (const internal of meta.internal) {
+    for (const child of scope.children.get(internal.id) ?? []) {
+      const childName = `${name === 'session' ? '' : `${name}-`}subagent-${slug(child.agentName)}-${child.id.slice(0, 8)}`;
+      subagents.set(child.parent!.callId, childName);
+      writeSession(scope, child, childName, names.get(internal.id));
+    }
+  }
+  write(name, sessionNote(meta, names, [...subagents.values()], parent));
+  for (const internal of meta.internal) {
+    write(names.get(internal.id)!, transcriptNote(meta, internal, histories.get(internal.id) ?? [], names, name, subagents));
+  }
+}
+
+/** The stored sessions of subagents, by the id of the internal session whose task call started each. */
+function childrenByParent(store: SessionStore): Map<string, SessionMeta[]> {
+  const children = new Map<string, SessionMeta[]>();
+  for (const meta of store.list()) {
+    if (!meta.parent) continue;
+    children.set(meta.parent.sessionId, [...(children.get(meta.parent.sessionId) ?? []), meta]);
+  }
+  return children;
 }
 
 /** Everything stored about a session, as one JSON document, secrets redacted. */
@@ -35,27 +69,37 @@ export function exportJson(store: SessionStore, id: string, redactor = new Redac
   return JSON.stringify(redactor.value({ meta, histories, spans: store.spans(id) }), null, 2);
 }
 
-function sessionNote(meta: SessionMeta, names: Map<string, string>): string {
+function sessionNote(meta: SessionMeta, names: Map<string, string>, subagents: string[], parent: string | undefined): string {
   const front = {
     session_id: meta.id,
     title: meta.title,
     agent: meta.agentName,
     cwd: meta.cwd,
+    ...(parent !== undefined ? { parent: `[[${parent}]]` } : {}),
     created_at: new Date(meta.createdAt).toISOString(),
     updated_at: new Date(meta.updatedAt).toISOString(),
     agents: meta.internal.map((m) => `[[${names.get(m.id)}]]`),
+    ...(subagents.length > 0 ? { subagents: subagents.map((child) => `[[${child}]]`) } : {}),
   };
   const lines = meta.internal.map((m) => `- ${m.role}: [[${names.get(m.id)}]] (${m.agentName})`);
   const todos = meta.todos.map((t) => `- [${t.status === 'completed' ? 'x' : ' '}] ${t.content}`);
+  const children = subagents.map((child) => `- [[${child}]]`);
   return `---\n${stringify(front)}---\n\n# ${meta.title || meta.id}\n\n## Agents\n${lines.join('\n')}\n${
-    todos.length > 0 ? `\n## Todo list\n${todos.join('\n')}\n` : ''
-  }`;
+    children.length > 0 ? `\n## Subagents\n${children.join('\n')}\n` : ''
+  }${todos.length > 0 ? `\n## Todo list\n${todos.join('\n')}\n` : ''}`;
 }
 
-function transcriptNote(meta: SessionMeta, internal: InternalMeta, history: HistoryEntry[], names: Map<string, string>): string {
+function transcriptNote(
+  meta: SessionMeta,
+  internal: InternalMeta,
+  history: HistoryEntry[],
+  names: Map<string, string>,
+  sessionName: string,
+  subagents: Map<string, string>,
+): string {
   const front = {
     session_id: internal.id,
-    parent: `[[session]]`,
+    parent: `[[${sessionName}]]`,
     parent_session_id: meta.id,
     role: internal.role,
     agent: internal.agentName,
@@ -63,11 +107,11 @@ function transcriptNote(meta: SessionMeta, internal: InternalMeta, history: Hist
     started_at: new Date(internal.createdAt).toISOString(),
     entries: history.length,
   };
-  const body = history.map((entry) => renderEntry(entry, internal.agentName)).filter((text) => text !== '');
+  const body = history.map((entry) => renderEntry(entry, internal.agentName, subagents)).filter((text) => text !== '');
   return `---\n${stringify(front)}---\n\n# ${internal.agentName} (${internal.role})\n\n${body.join('\n\n')}\n`;
 }
 
-function renderEntry(entry: HistoryEntry, agent: string): string {
+function renderEntry(entry: HistoryEntry, agent: string, subagents: Map<string, string>): string {
   switch (entry.kind) {
     case 'user': {
       const text = entry.content.map((b) => (b.type === 'text' ? b.text : `[image ${b.mimeType}]`)).join('\n');
@@ -79,8 +123,10 @@ function renderEntry(entry: HistoryEntry, agent: string): string {
       return entry.text ? `> *thinking:* ${entry.text.replace(/\n/g, '\n> ')}` : '';
     case 'redacted_thinking':
       return '> *thinking (redacted by the provider)*';
-    case 'tool_call':
-      return `### → ${entry.name}\n\n\`\`\`json\n${entry.arguments}\n\`\`\``;
+    case 'tool_call': {
+      const child = subagents.get(entry.id);
+      return `### → ${entry.name}\n\n\`\`\`json\n${entry.arguments}\n\`\`\`${child !== undefined ? `\n\nSubagent transcript: [[${child}]]` : ''}`;
+    }
     case 'tool_result': {
       const text = entry.status === 'success' ? entry.output : `${entry.error ?? ''}\n${entry.output}`.trim();
       const shown = text.length > MAX_OUTPUT_CHARS ? `${text.slice(0, MAX_OUTPUT_CHARS)}\n… (${text.length - MAX_OUTPUT_CHARS} more characters)` : text;
@@ -95,14 +141,14 @@ function renderEntry(entry: HistoryEntry, agent: string): string {
   }
 }
 
-/** Readable, unique note names: the agent name, with the role when two agents share a name. */
-function noteNames(internal: InternalMeta[]): Map<string, string> {
+/** Readable, unique note names: the agent name (after `prefix`), with the role when two agents share a name. */
+function noteNames(internal: InternalMeta[], prefix: string): Map<string, string> {
   const names = new Map<string, string>();
   const used = new Set<string>(['session']);
   for (const m of internal) {
-    let name = slug(m.agentName);
+    let name = `${prefix}${slug(m.agentName)}`;
     if (used.has(name)) name = `${name}-${m.role}`;
-    for (let n = 2; used.has(name); n++) name = `${slug(m.agentName)}-${n}`;
+    for (let n = 2; used.has(name); n++) name = `${prefix}${slug(m.agentName)}-${n}`;
     used.add(name);
     names.set(m.id, name);
   }

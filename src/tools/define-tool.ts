@@ -25,6 +25,8 @@ export interface ToolDefinition<Schema extends z.ZodObject> {
   permission: PermissionCategory | 'none';
   /** Consecutive calls in one response may run at the same time. */
   parallel?: boolean;
+  /** Changes nothing (no files, no todo list, no process): consecutive read-only calls of one response run at the same time. */
+  readOnly?: boolean;
   parameters: Schema;
   /** Overrides DEFAULT_MAX_OUTPUT_CHARS for this tool. */
   maxOutputChars?: number;
@@ -60,6 +62,7 @@ export function defineTool<Schema extends z.ZodObject>(def: ToolDefinition<Schem
     kind: def.kind,
     permission: def.permission,
     ...(def.parallel ? { parallel: true } : {}),
+    ...(def.readOnly ? { readOnly: true } : {}),
     inputSchema,
     summarize(args) {
       const parsed = safeArgs(args);

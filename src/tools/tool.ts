@@ -1,4 +1,4 @@
-import type { ImageBlock, ToolSpec } from '../llm/types';
+import type { ImageBlock, ToolSpec, Usage } from '../llm/types';
 import type { PermissionGate } from './permissions';
 import type { PermissionCategory } from '../config/permission-types';
 import type { Span } from '../telemetry/span';
@@ -89,6 +89,8 @@ export interface Tool {
   readonly permission: PermissionCategory | 'none';
   /** Consecutive calls of this tool in one response may run at the same time (subagent tasks). */
   readonly parallel?: boolean;
+  /** Changes nothing and depends on nothing another call of the same response changes: consecutive such calls run at the same time. */
+  readonly readOnly?: boolean;
   /** JSON Schema of the arguments. */
   readonly inputSchema: Record<string, unknown>;
   /** Short human summary of a call, e.g. `src/app.ts:10-40`, for renderers. */
@@ -125,7 +127,9 @@ export type SubagentReport =
   | { type: 'subagent_start'; agent: string; subagent: string; callId: string; task: string; sessionId: string }
   /** A step of a running subagent, in a line, e.g. "read_file src/a.ts". */
   | { type: 'subagent_progress'; agent: string; subagent: string; callId: string; text: string }
-  | { type: 'subagent_end'; agent: string; subagent: string; callId: string; status: SubagentStatus; summary: string };
+  | { type: 'subagent_end'; agent: string; subagent: string; callId: string; status: SubagentStatus; summary: string }
+  /** One model call of a running subagent (its own, its reviewer's, a reflection): what the parent's prompt costs too. */
+  | { type: 'subagent_usage'; agent: string; subagent: string; callId: string; usage: Usage; model: string; costUsd?: number };
 
 export interface SubagentOutcome {
   status: SubagentStatus;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { exportMarkdown } from '../../src/session/session-export';
 import { trustFolder } from '../support/trust';
 import { ACPAgent } from '../../src/agents/acp-agent';
 import { SubagentRunner } from '../../src/agents/subagent-runner';
@@ -105,7 +106,16 @@ describe('subagents: the task tool', () => {
     assert.doesNotMatch(first, /private conversation/, 'no parent history');
     const [result] = toolResults(parentProvider, 1);
     assert.match(result!.content, /^## Summary\nRead notes\.txt: one line\.\n\n## Report\nnotes\.txt holds one line/);
-    assert.deepEqual(events.filter((e) => e.type.startsWith('subagent_')).map((e) => e.type), ['subagent_start', 'subagent_progress', 'subagent_progress', 'subagent_end']);
+    assert.deepEqual(events.filter((e) => e.type.startsWith('subagent_')).map((e) => e.type), [
+      'subagent_start',
+      'subagent_usage',
+      'subagent_progress',
+      'subagent_usage',
+      'subagent_progress',
+      'subagent_end',
+    ]);
+    const usage = events.filter((e) => e.type === 'subagent_usage');
+    assert.ok(usage.every((e) => e.subagent === 'scout' && e.usage.output > 0), "the parent's prompt is told what the scout's calls cost");
 
     const children = store.list().filter((m) => m.parent);
     assert.equal(children.length, 1);
@@ -114,6 +124,14 @@ describe('subagents: the task tool', () => {
     const [tree] = buildTraceTrees(session.trace.spans);
     const taskSpan = tree!.children.find((c) => c.span.kind === 'agent_turn')!.children.find((c) => c.span.kind === 'tool')!;
     assert.equal(taskSpan.children[0]!.span.kind, 'subagent', 'the subagent hangs below the task call');
+
+    // The markdown export links the child's transcript from the task call, and back (seed 002).
+    const exported = exportMarkdown(store, session.id, join(data, 'export'));
+    const child = `subagent-scout-${children[0]!.id.slice(0, 8)}`;
+    assert.match(readFileSync(join(exported, 'lead.md'), 'utf8'), new RegExp(`### → task[\\s\\S]*Subagent transcript: \\[\\[${child}\\]\\]`));
+    assert.match(readFileSync(join(exported, `${child}.md`), 'utf8'), /^parent: "\[\[lead\]\]"$/m);
+    assert.match(readFileSync(join(exported, 'session.md'), 'utf8'), new RegExp(`## Subagents\\n- \\[\\[${child}\\]\\]`));
+    assert.match(readFileSync(join(exported, `${child}-scout.md`), 'utf8'), new RegExp(`^parent: "\\[\\[${child}\\]\\]"$`, 'm'));
   });
 
   it('refuses a subagent that asks for more than its parent may grant, naming the permission', async () => {

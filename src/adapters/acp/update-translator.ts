@@ -117,6 +117,9 @@ export class UpdateTranslator {
         return this.subagentProgress(event.agent, event.callId, `${event.subagent}: ${event.text}`);
       case 'subagent_end':
         return this.subagentProgress(event.agent, event.callId, `${event.subagent} ${event.status}: ${event.summary}`);
+      // A subagent's tokens are not this session's context; its cost is in the session's (see sessionCost).
+      case 'subagent_usage':
+        return;
       case 'turn_start':
       case 'files_changed':
         return this.boundary();

@@ -53,6 +53,7 @@ export class RunRenderer {
         this.toolCalls += 1;
         return this.status(this.toolOutcome(event));
       case 'usage':
+      case 'subagent_usage':
         addUsage(this.usage, event.usage);
         return;
       case 'retry':

@@ -13,6 +13,7 @@ export const globTool = defineTool({
     `Shows at most ${MAX_FILES} paths. To search file contents use grep.`,
   kind: 'search',
   permission: 'read',
+  readOnly: true,
   parameters: z.object({
     pattern: z.string().min(1).describe('Glob matched against paths relative to `path`.'),
     path: z.string().optional().describe('Folder to search, relative to the workspace root (default: the root).'),

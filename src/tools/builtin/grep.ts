@@ -16,6 +16,7 @@ export const grepTool = defineTool({
     `Stops after max_results matching lines (default ${DEFAULT_RESULTS}). To find files by name use glob.`,
   kind: 'search',
   permission: 'read',
+  readOnly: true,
   parameters: z.object({
     pattern: z.string().min(1).describe('Regular expression, or literal text with fixed_strings.'),
     path: z

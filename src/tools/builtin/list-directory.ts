@@ -32,6 +32,7 @@ export const listDirectoryTool = defineTool({
     `its path to see inside. Skips .git. Shows at most ${MAX_ENTRIES} entries.`,
   kind: 'read',
   permission: 'read',
+  readOnly: true,
   parameters: z.object({
     path: z.string().default('.').describe('Folder, relative to the workspace root (default: the root).'),
     depth: z

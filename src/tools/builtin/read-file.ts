@@ -25,6 +25,7 @@ export const readFileTool = defineTool({
     'can see them. Use list_directory for folders.',
   kind: 'read',
   permission: 'read',
+  readOnly: true,
   parameters: z.object({
     path: z.string().describe('File path, relative to the workspace root (or absolute inside it).'),
     offset: z.number().int().min(1).optional().describe('1-based line number to start reading at.'),

@@ -9,6 +9,7 @@ export const thinkTool = defineTool({
     'It changes nothing, fetches nothing and stores nothing.',
   kind: 'think',
   permission: 'none',
+  readOnly: true,
   parameters: z.object({
     thought: z.string().describe('Your reasoning.'),
   }),

@@ -47,6 +47,7 @@ export const todoReadTool = defineTool({
   description: 'Read the task list shared by everyone working on this task.',
   kind: 'read',
   permission: 'none',
+  readOnly: true,
   parameters: z.object({}),
   summarize: () => '',
   async execute(_args, { todos }) {

@@ -124,7 +124,7 @@ export class ChatSession {
           if (item.type === 'prompt_end') ended = true;
           observer.onEvent(item);
         }
-        if (event.type === 'usage') observer.onMeter(this.host.meter.prompt);
+        if (event.type === 'usage' || event.type === 'subagent_usage') observer.onMeter(this.host.meter.prompt);
       }
       status = (await stream.result).status;
     } catch (err) {

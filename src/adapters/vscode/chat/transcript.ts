@@ -89,6 +89,7 @@ export class TranscriptTranslator {
       case 'tool_call_end':
         return [toolEnd(event.callId, event.result, event.durationMs)];
       case 'usage':
+      case 'subagent_usage':
         return [];
       case 'notice':
         return [notice(event.level, event.message)];
