@@ -14,6 +14,7 @@ import { runHitl } from './hitl-flow';
 import { runLoop } from './loop-flow';
 import type { RunResult } from './run-result';
 import { runStatic } from './static-flow';
+import { errorText } from '../config/text';
 
 export interface ACPAgentOptions {
   /** What users pick, e.g. "pair". */
@@ -101,7 +102,7 @@ export class ACPAgent {
       }
     } catch (err) {
       if (run.signal.aborted) return run.finish('cancelled', 'Cancelled. All work so far is kept; send a new prompt to continue.');
-      return run.finish('error', `${this.name} failed: ${err instanceof Error ? err.message : String(err)}`);
+      return run.finish('error', `${this.name} failed: ${errorText(err)}`);
     }
   }
 

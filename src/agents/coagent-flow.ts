@@ -2,7 +2,7 @@ import type { TurnResult } from '../engine/turn';
 import type { HandoffPrompt, ReviewStyle } from '../config/control-flow';
 import type { AgentMessage, FlowRun } from './flow-run';
 import type { RunResult } from './run-result';
-import { clip } from './turn-loop';
+import { clip } from '../config/text';
 
 export interface CoagentFlowOptions {
   style: ReviewStyle;
@@ -49,7 +49,7 @@ export async function runCoagent(run: FlowRun, first: AgentMessage, options: Coa
   return run.finish(
     'limit',
     `Stopped after ${options.maxRounds} review rounds without ${reviewer}'s approval. ` +
-      `${reviewer}'s last feedback: "${clip(lastFeedback || '(none)')}". Todo list: ${run.todoState().replace(/\n/g, '; ')} ` +
+      `${reviewer}'s last feedback: "${clip(lastFeedback || '(none)', 300)}". Todo list: ${run.todoState().replace(/\n/g, '; ')} ` +
       'Send a prompt to continue.',
   );
 }

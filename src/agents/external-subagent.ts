@@ -14,8 +14,7 @@ import { createWebSocketStream } from '@agentclientprotocol/sdk/experimental/ws-
 import { WebSocket } from 'ws';
 import { version } from '../../package.json';
 import type { BaseAgentDefinition } from '../config/agent-definitions';
-import { firstLine } from '../telemetry/readable';
-import { oneLine } from '../tools/builtin/one-line';
+import { firstLine, oneLine } from '../config/text';
 import { commandAlwaysScope } from '../tools/command-rules';
 import type { PermissionRequest } from '../tools/permissions';
 import type { PermissionCategory } from '../config/permission-types';

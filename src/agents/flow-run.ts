@@ -10,6 +10,7 @@ import type { PermissionGate } from '../tools/permissions';
 import { formatTodos } from '../tools/builtin/todo';
 import type { Span } from '../telemetry/span';
 import type { RunResult } from './run-result';
+import { clip } from '../config/text';
 
 /** A message for an agent: what the user typed, or text a flow wrote. */
 export type AgentMessage = string | UserBlock[];
@@ -50,7 +51,7 @@ export class FlowRun {
   ) {
     const fields = {
       agent: agents.name,
-      attributes: { 'crow.session.id': session.id, 'crow.acp_agent': agents.name, 'crow.prompt': clipText(task, 500) },
+      attributes: { 'crow.session.id': session.id, 'crow.acp_agent': agents.name, 'crow.prompt': clip(task, 500) },
     };
     // A subagent's run hangs below the task call that started it: one trace from the user's prompt down.
     const parentSpan = session.parent?.span;
@@ -83,7 +84,7 @@ export class FlowRun {
     this.emit({ type: 'handoff', agent: from, to, purpose, text });
     const span = this.span.child('handoff', `handoff ${from} → ${to}`, {
       agent: from,
-      attributes: { 'crow.handoff.to': to, 'crow.handoff.purpose': purpose, 'crow.handoff.text': clipText(text, 2_000) },
+      attributes: { 'crow.handoff.to': to, 'crow.handoff.purpose': purpose, 'crow.handoff.text': clip(text, 2_000) },
     });
     span.end('ok');
   }
@@ -189,6 +190,3 @@ export class FlowRun {
   }
 }
 
-function clipText(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
-}

@@ -1,7 +1,8 @@
 import type { TurnResult } from '../engine/turn';
 import type { AgentMessage, FlowRun } from './flow-run';
 import type { RunResult } from './run-result';
-import { clip, repeatTurns } from './turn-loop';
+import { clip } from '../config/text';
+import { repeatTurns } from './turn-loop';
 
 /**
  * Level 2: after each turn a generator (one tool-less call to the primary's

@@ -18,6 +18,7 @@ import { runExternalSubagent } from './external-subagent';
 import { ProviderQueue } from './provider-queue';
 import type { RunResult } from './run-result';
 import { reflect } from './subagent-reflection';
+import { firstLine } from '../config/text';
 
 /** Levels of agents below the user: user → primary → subagent by default. */
 export const DEFAULT_MAX_DEPTH = 2;
@@ -186,7 +187,7 @@ export class SubagentRunner implements SubagentLauncher {
       };
       const { result, text, reflection } = await reflect(resolved.base, reflecting, prompt, attempt);
       const status: SubagentStatus = STATUS[result.status];
-      const summary = result.summary ?? (firstLine(text) || result.message);
+      const summary = result.summary ?? (firstLine(text, 200) || result.message);
       report({ type: 'subagent_end', agent: ctx.agentName, subagent: resolved.name, callId: ctx.callId, status, summary });
       const extra = { depth, approval, ...(reflection ? { reflection } : {}) };
       const approvedBy = agent.coagent && result.status === 'completed' ? agent.coagent.name : undefined;
@@ -231,7 +232,7 @@ export class SubagentRunner implements SubagentLauncher {
         callId: ctx.callId,
         agent: ctx.agentName,
         category: categories[0]!,
-        title: `Start subagent ${resolved.name} (it may ${categories.join(', ')}): ${firstLine(task)}`,
+        title: `Start subagent ${resolved.name} (it may ${categories.join(', ')}): ${firstLine(task, 200)}`,
         paths: [],
         alwaysScope: `subagent ${resolved.name}`,
       },
@@ -349,10 +350,6 @@ function progressLine(event: AgentEvent): string | undefined {
   }
 }
 
-function firstLine(text: string): string {
-  const line = text.trim().split('\n', 1)[0] ?? '';
-  return line.length > 200 ? `${line.slice(0, 197)}...` : line;
-}
 
 /** A child's model call as the parent's task call reports it: the parent's prompt pays for it too. */
 function usageReport(

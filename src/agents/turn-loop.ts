@@ -1,3 +1,4 @@
+import { clip } from '../config/text';
 import type { TurnResult } from '../engine/turn';
 import type { AgentMessage, FlowRun } from './flow-run';
 import type { RunResult } from './run-result';
@@ -33,13 +34,10 @@ export async function repeatTurns(
 
 function limitMessage(run: FlowRun, maxTurns: number, last: TurnResult): string {
   const primary = run.agents.primary.name;
-  const lastWords = last.text.trim() ? ` Its last message: "${clip(last.text.trim())}".` : '';
+  const lastWords = last.text.trim() ? ` Its last message: "${clip(last.text.trim(), 300)}".` : '';
   return (
     `Stopped after ${maxTurns} turns (this agent's maximum) without ${primary} calling task_complete.${lastWords} ` +
     `Todo list: ${run.todoState().replace(/\n/g, '; ')} Send a prompt to continue.`
   );
 }
 
-export function clip(text: string, max = 300): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}

@@ -8,6 +8,12 @@ export function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/** The first line of `text`, trimmed, cut to `max` characters with `…` (the lines after it are simply left out). */
+export function firstLine(text: string, max = 80): string {
+  const line = text.trim().split('\n', 1)[0] ?? '';
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
 /** The first line of `text`, cut to about `max` characters, with `…` when anything was left out. */
 export function oneLine(text: string, max = 80): string {
   const trimmed = text.trim();
@@ -19,4 +25,9 @@ export function oneLine(text: string, max = 80): string {
 /** `text` cut to `max` characters, with `…` when anything was left out. */
 export function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** `text` cut after `max` characters, saying how many were left out (for texts a model or a trace reader reads on). */
+export function clipCounted(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text;
 }

@@ -3,6 +3,7 @@ import { llmPromptAttributes, llmRequestAttributes, llmResponseAttributes } from
 import type { Span, SpanStatus } from '../telemetry/span';
 import { InternalSession } from '../session/internal-session';
 import type { AgentEvent } from './events';
+import { errorText } from '../config/text';
 
 export type Emit = (event: AgentEvent) => void;
 
@@ -104,7 +105,7 @@ async function streamResponse(
     }
     return failed(signal, `${provider.name} stream ended without a final response`);
   } catch (err) {
-    return failed(signal, `${provider.name} provider failed: ${err instanceof Error ? err.message : String(err)}`);
+    return failed(signal, `${provider.name} provider failed: ${errorText(err)}`);
   }
 }
 

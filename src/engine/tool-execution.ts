@@ -6,6 +6,7 @@ import type { Span } from '../telemetry/span';
 import type { Emit } from './model-call';
 import type { ExecutedToolCall } from './turn';
 import { argumentsForDisplay } from '../session/history';
+import { errorText } from '../config/text';
 
 /** What a tool call needs from the agent that runs it. */
 export interface ToolRunScope {
@@ -72,7 +73,7 @@ async function runGuarded(tool: Tool, call: ToolCallBlock, ctx: ToolContext): Pr
   try {
     return await tool.run(call.arguments, ctx);
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
+    const message = errorText(err);
     const status = ctx.signal.aborted ? 'cancelled' : 'error';
     return failure(status, `${call.name} crashed: ${message}`, Math.round(performance.now() - started));
   }

@@ -21,6 +21,7 @@ import { HostError } from './host-error';
 import { type PromptOptions, PromptRun, type PromptOutcome, type PromptStream } from './prompt-run';
 import { levelOfBudget, type PromptInput, THINKING_BUDGETS, THOUGHT_LEVELS } from './prompt-input';
 import type { HostSessionOptions } from './session-options';
+import { errorText } from '../config/text';
 
 export type { HostObserver, HostSessionOptions, HostStore } from './session-options';
 
@@ -192,7 +193,7 @@ export class HostSession {
     try {
       this.keeper = this.options.store.attach(this.session);
     } catch (err) {
-      throw new HostError('busy', err instanceof Error ? err.message : String(err));
+      throw new HostError('busy', errorText(err));
     }
   }
 }

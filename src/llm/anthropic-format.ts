@@ -7,6 +7,7 @@ import type {
   Tool,
 } from '@anthropic-ai/sdk/resources/messages';
 import type { AssistantBlock, ImageBlock, LlmRequest, Message, ToolResultItem, ToolSpec, UserBlock } from './types';
+import { clipCounted } from '../config/text';
 
 /** The Messages API requires max_tokens; this is ours when nobody sets one. */
 const DEFAULT_ANTHROPIC_MAX_TOKENS = 8192;
@@ -166,7 +167,7 @@ function toolResultBlock(result: ToolResultItem, malformedArguments: string | un
     malformedArguments === undefined
       ? result.content
       : `(Your arguments for this call were not a valid JSON object, so they are shown as {}. ` +
-        `You sent: ${clip(malformedArguments)})\n${result.content}`;
+        `You sent: ${clipCounted(malformedArguments, MAX_ECHOED_ARGUMENTS)})\n${result.content}`;
   if (!result.images?.length) return { type: 'tool_result', tool_use_id: result.callId, content, is_error: result.isError };
   const blocks = [{ type: 'text' as const, text: content }, ...result.images.map(imageBlock)];
   return {
@@ -177,10 +178,6 @@ function toolResultBlock(result: ToolResultItem, malformedArguments: string | un
   };
 }
 
-function clip(text: string): string {
-  if (text.length <= MAX_ECHOED_ARGUMENTS) return text;
-  return `${text.slice(0, MAX_ECHOED_ARGUMENTS)}… (${text.length - MAX_ECHOED_ARGUMENTS} more characters)`;
-}
 
 /** Only the block kinds this converter produces are marked; thinking cannot carry cache_control. */
 function markLastBlockForCaching(messages: MessageParam[]): void {

@@ -6,6 +6,7 @@
 
 /** Besides these, every 5xx (529 "overloaded" included) is retried. */
 const RETRYABLE_STATUSES = new Set([408, 409, 429]);
+import { errorText } from '../config/text';
 /** Error types a server may send inside a stream (the HTTP status was already 200) that say "try again". */
 const TRANSIENT_ERROR_TYPES = new Set(['overloaded_error', 'api_error', 'rate_limit_error', 'server_error']);
 const CONNECTION_ERROR_CODES = new Set([
@@ -119,7 +120,7 @@ function isConnectionError(error: unknown, profile: ProviderProfile): boolean {
 function causeText(error: unknown): string {
   const parts: string[] = [];
   for (let cause = error, depth = 0; cause !== undefined && depth < 4; depth++) {
-    const message = (cause instanceof Error ? cause.message : String(cause)).replace(/\.$/, '');
+    const message = errorText(cause).replace(/\.$/, '');
     if (message && !parts.includes(message)) parts.push(message);
     cause = cause instanceof Error ? cause.cause : undefined;
   }

@@ -2,7 +2,7 @@ import type * as ClientModule from '@modelcontextprotocol/sdk/client/index.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
 import { version } from '../../package.json';
-import { errorMessage } from '../tools/define-tool';
+import { errorText } from '../config/text';
 import { openTransport, type OpenedTransport } from './mcp-transport';
 import type { McpServerConfig } from './server-config';
 
@@ -71,7 +71,7 @@ export class McpConnection {
       } while (cursor !== undefined);
       return tools;
     } catch (err) {
-      if (this.state.kind === 'ready' || this.state.kind === 'lost') this.breakDown(`listing its tools failed: ${errorMessage(err)}`, 'start');
+      if (this.state.kind === 'ready' || this.state.kind === 'lost') this.breakDown(`listing its tools failed: ${errorText(err)}`, 'start');
       return [];
     }
   }
@@ -148,7 +148,7 @@ export class McpConnection {
       if (problem !== undefined) throw new Error(problem);
       return await this.connectOnce();
     } catch (err) {
-      throw new Error(this.breakDown(errorMessage(err), 'start'));
+      throw new Error(this.breakDown(errorText(err), 'start'));
     }
   }
 
@@ -162,7 +162,7 @@ export class McpConnection {
       try {
         return await this.connectOnce();
       } catch (err) {
-        failure = errorMessage(err);
+        failure = errorText(err);
       }
     }
     throw new Error(this.breakDown(`it stopped, and ${this.restarts} restarts in a row failed (last: ${failure})`, 'gave_up'));
@@ -178,7 +178,7 @@ export class McpConnection {
       await client.connect(opened.transport, { timeout: this.startupTimeoutMs });
     } catch (err) {
       await opened.transport.close().catch(() => undefined);
-      throw new Error(withStderr(errorMessage(err), opened));
+      throw new Error(withStderr(errorText(err), opened));
     }
     if (this.state.kind === 'closed') {
       await shutDown(client, opened);
@@ -216,7 +216,7 @@ export class McpConnection {
 
   private callFailure(client: Client, tool: string, err: unknown, signal: AbortSignal): Error {
     if (signal.aborted) return new Error(`Cancelled; the call of ${tool} on MCP server "${this.name}" was cancelled too.`);
-    const reason = errorMessage(err);
+    const reason = errorText(err);
     switch (failureKind(err)) {
       case 'timeout': {
         const seconds = this.toolTimeoutMs / 1000;

@@ -1,4 +1,4 @@
-import { errorMessage } from '../tools/define-tool';
+import { errorText } from '../config/text';
 import type { SnapshotManager } from '../tools/snapshots';
 import { GitSnapshotManager } from './git-snapshots';
 import { UndoLog } from './undo-log';
@@ -36,7 +36,7 @@ export async function recordUndoPoint(options: UndoPointOptions): Promise<Snapsh
     await new UndoLog({ workspace: root, dataHome }).record({ sessionId: options.sessionId, snapshot, prompt: options.prompt });
     return snapshots;
   } catch (err) {
-    if (!signal.aborted) options.onUnavailable(`undo will not be available for this prompt: ${errorMessage(err)}`);
+    if (!signal.aborted) options.onUnavailable(`undo will not be available for this prompt: ${errorText(err)}`);
     return undefined;
   } finally {
     clearTimeout(notice);

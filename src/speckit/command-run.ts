@@ -12,6 +12,7 @@ import { addUsage, emptyUsage, type Usage } from '../llm/types';
 import type { PermissionGate } from '../tools/permissions';
 import type { CommandInput } from '../agents/programmatic-command';
 import { filesUnder, readText } from './workspace-text';
+import { errorText } from '../config/text';
 
 /** The agent name on the events commands emit themselves. */
 export const SPECKIT_AGENT = 'speckit';
@@ -99,7 +100,7 @@ export function startCommand(name: string, input: CommandInput, body: (run: Comm
     () => run.finish('error', `/${name} ended without a result (a bug).`),
     (err: unknown) => {
       if (input.signal.aborted) run.finish('cancelled', `/${name} was cancelled. What was written so far is kept.`);
-      else run.finish('error', `/${name} failed: ${err instanceof Error ? err.message : String(err)}`);
+      else run.finish('error', `/${name} failed: ${errorText(err)}`);
     },
   );
   return run.stream;

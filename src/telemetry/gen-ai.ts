@@ -1,5 +1,6 @@
 import { type AssistantBlock, type AssistantResponse, costOf, type LlmRequest, type ModelPricing } from '../llm/types';
 import type { Attributes } from './span';
+import { clipCounted } from '../config/text';
 
 /** OpenTelemetry gen_ai attributes of an LLM call, set when it starts. */
 export function llmRequestAttributes(providerName: string, requestModel: string): Attributes {
@@ -29,7 +30,7 @@ export function llmResponseAttributes(response: AssistantResponse, pricing: Mode
   if (response.timeToFirstTokenMs !== undefined) attributes['crow.time_to_first_token_ms'] = response.timeToFirstTokenMs;
   if (pricing) attributes['crow.cost_usd'] = costOf(usage, pricing);
   const said = response.content.map(contentText).filter((text) => text !== '');
-  if (said.length > 0) attributes['crow.response.content'] = clip(said.join('\n\n'), MAX_CONTENT_CHARS);
+  if (said.length > 0) attributes['crow.response.content'] = clipCounted(said.join('\n\n'), MAX_CONTENT_CHARS);
   if (response.errorMessage !== undefined) attributes['crow.error'] = response.errorMessage;
   return attributes;
 }
@@ -47,9 +48,9 @@ export function llmPromptAttributes(request: LlmRequest): Attributes {
         ? last.results.map((r) => `[result ${r.callId}${r.isError ? ', error' : ''}] ${r.content}`).join('\n')
         : last.content.map((block) => ('text' in block ? block.text : block.type === 'image' ? '[image]' : contentText(block))).join('\n');
   return {
-    'crow.request.system': clip(request.system, MAX_CONTENT_CHARS),
+    'crow.request.system': clipCounted(request.system, MAX_CONTENT_CHARS),
     'crow.request.messages': request.messages.length,
-    'crow.request.last_message': clip(lastText, MAX_CONTENT_CHARS),
+    'crow.request.last_message': clipCounted(lastText, MAX_CONTENT_CHARS),
   };
 }
 
@@ -64,10 +65,6 @@ function contentText(block: AssistantBlock): string {
     case 'tool_call':
       return `[call ${block.name}] ${block.arguments}`;
   }
-}
-
-function clip(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text;
 }
 
 /** Longest argument text kept on a tool span. */
@@ -96,7 +93,7 @@ export function toolResultAttributes(result: ToolResultFacts): Attributes {
     'crow.tool.status': result.status,
     'crow.tool.duration_ms': result.metadata.durationMs,
     'crow.tool.files_modified': [...result.metadata.filesModified],
-    'crow.tool.output': clip(result.status === 'success' ? result.output : `${result.error ?? ''}\n${result.output}`.trim(), MAX_CONTENT_CHARS),
-    ...(result.metadata.diff !== undefined ? { 'crow.tool.diff': clip(result.metadata.diff, MAX_CONTENT_CHARS) } : {}),
+    'crow.tool.output': clipCounted(result.status === 'success' ? result.output : `${result.error ?? ''}\n${result.output}`.trim(), MAX_CONTENT_CHARS),
+    ...(result.metadata.diff !== undefined ? { 'crow.tool.diff': clipCounted(result.metadata.diff, MAX_CONTENT_CHARS) } : {}),
   };
 }

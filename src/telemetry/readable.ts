@@ -10,8 +10,4 @@ export function count(value: number): string {
   return value.toLocaleString('en-US');
 }
 
-/** The first line of `text`, cut to `max` characters with "...". */
-export function firstLine(text: string, max: number): string {
-  const line = text.split('\n', 1)[0] ?? '';
-  return line.length > max ? `${line.slice(0, max - 3)}...` : line;
-}
+

@@ -1,4 +1,5 @@
-import { count, duration, firstLine } from './readable';
+import { oneLine } from '../config/text';
+import { count, duration } from './readable';
 import type { SpanRecord } from './span';
 
 export interface TraceNode {
@@ -46,7 +47,7 @@ function describe(span: SpanRecord, open: string): string {
   if (span.end === undefined) return `${who}${span.name}${open}${details(span)}`;
   const took = ` (${duration(span.end - span.start)})`;
   const mark = span.status === 'cancelled' ? '⊘ cancelled' : span.status === 'error' ? '✗' : '✓';
-  const problem = span.status === 'error' && span.statusMessage ? ` ${firstLine(span.statusMessage, 120)}` : '';
+  const problem = span.status === 'error' && span.statusMessage ? ` ${oneLine(span.statusMessage, 120)}` : '';
   return `${who}${span.name}${took} ${mark}${problem}${details(span)}`;
 }
 

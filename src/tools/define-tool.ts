@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { errorText } from '../config/text';
 import type { PermissionRequest } from './permissions';
 import type { PermissionCategory } from '../config/permission-types';
 import { commandAlwaysScope } from './command-rules';
@@ -112,7 +113,7 @@ export function defineTool<Schema extends z.ZodObject>(def: ToolDefinition<Schem
         return finish({ status: 'success', output: out.output }, out, snapshot.id);
       } catch (err) {
         if (ctx.signal.aborted) return finish({ status: 'cancelled', output: '', error: 'Cancelled by the user.' }, undefined, snapshot.id);
-        return finish({ status: 'error', output: '', error: errorMessage(err) }, undefined, snapshot.id);
+        return finish({ status: 'error', output: '', error: errorText(err) }, undefined, snapshot.id);
       }
     },
   };
@@ -165,7 +166,7 @@ async function snapshotBefore(
   try {
     return { id: await ctx.snapshots.track(ctx.signal) };
   } catch (err) {
-    return { error: `snapshot before the call failed: ${errorMessage(err)}` };
+    return { error: `snapshot before the call failed: ${errorText(err)}` };
   }
 }
 
@@ -176,7 +177,7 @@ async function addChangedFiles(out: ToolOutput, before: string, ctx: ToolContext
     const files = new Set([...(out.filesModified ?? []), ...changes.map((change) => change.path)]);
     out.filesModified = [...files];
   } catch (err) {
-    out.extra = { ...out.extra, snapshotError: `listing changed files failed: ${errorMessage(err)}` };
+    out.extra = { ...out.extra, snapshotError: `listing changed files failed: ${errorText(err)}` };
   }
 }
 
@@ -193,7 +194,7 @@ function parseArguments<Schema extends z.ZodObject>(
   } catch (err) {
     return {
       ok: false,
-      error: `Invalid arguments for ${tool}: not valid JSON (${errorMessage(err)}). Send the arguments as one JSON object.`,
+      error: `Invalid arguments for ${tool}: not valid JSON (${errorText(err)}). Send the arguments as one JSON object.`,
     };
   }
   const parsed = schema.safeParse(json);
@@ -212,11 +213,6 @@ export function capOutput(text: string, maxChars: number): string {
   const tail = maxChars - head;
   const omitted = text.length - head - tail;
   return `${text.slice(0, head)}\n\n[… ${omitted} characters omitted …]\n\n${text.slice(text.length - tail)}`;
-}
-
-export function errorMessage(err: unknown): string {
-  if (err instanceof Error) return err.message;
-  return String(err);
 }
 
 function summarizeJson(args: unknown): string {

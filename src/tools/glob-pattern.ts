@@ -4,13 +4,14 @@
  * segment spans any number of folders, `[abc]` and `[!a-z]` are classes,
  * `{a,b}` are alternatives (ripgrep's extension) and `\` escapes.
  */
+import { errorText } from '../config/text';
 
 /** The regular expression for a whole path matching `glob`; throws naming the glob when it is malformed. */
 export function globToRegExp(glob: string): RegExp {
   try {
     return new RegExp(`^${globSource(glob)}$`, 's');
   } catch (err) {
-    throw new Error(`Invalid glob "${glob}": ${err instanceof Error ? err.message : String(err)}.`);
+    throw new Error(`Invalid glob "${glob}": ${errorText(err)}.`);
   }
 }
 

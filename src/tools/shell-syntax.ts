@@ -10,6 +10,7 @@
  * parser could not fully read is never covered by an entry.
  */
 import { forEachChild, parse, type Command, type Redirection, type SyntaxNode, type Word } from 'unbash';
+import { errorText } from '../config/text';
 
 /** One simple command: a program and its arguments, with any assignments and redirections. */
 export interface SimpleCommand {
@@ -57,7 +58,7 @@ export function parseShell(source: string): ShellSyntax {
     visit(parse(source), source, syntax, problem);
   } catch (err) {
     syntax.broken = true;
-    problem(`it cannot be parsed (${err instanceof Error ? err.message : String(err)})`);
+    problem(`it cannot be parsed (${errorText(err)})`);
   }
   return syntax;
 }

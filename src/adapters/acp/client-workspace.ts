@@ -15,6 +15,7 @@ import {
   type Workspace,
   WorkspaceError,
 } from '../../tools/workspace';
+import { errorText } from '../../config/text';
 
 /** Bytes of command output a client terminal keeps (it drops the oldest first). */
 const TERMINAL_OUTPUT_BYTES = 30_000;
@@ -91,7 +92,7 @@ export class ClientWorkspace implements Workspace {
       return new TextEncoder().encode(content);
     } catch (err) {
       if (onDisk) return onDisk;
-      throw new WorkspaceError(`Cannot read ${this.relative(absolute)}: ${err instanceof Error ? err.message : String(err)}`);
+      throw new WorkspaceError(`Cannot read ${this.relative(absolute)}: ${errorText(err)}`);
     }
   }
 

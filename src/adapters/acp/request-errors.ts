@@ -13,6 +13,4 @@ export const requestErrors = {
     new RequestError(-32002, `Unknown session "${sessionId}": create one with session/new, or list them with session/list.`, { sessionId }),
 };
 
-export function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
+export { errorText } from '../../config/text';

@@ -1,4 +1,5 @@
-import { count, duration, firstLine } from '../../telemetry/readable';
+import { oneLine } from '../../config/text';
+import { count, duration } from '../../telemetry/readable';
 import type { AgentEvent, ReviewVerdict } from '../../engine/events';
 import { unreachable } from '../../engine/events';
 import type { Usage } from '../../llm/types';
@@ -75,18 +76,18 @@ export class RunRenderer {
       case 'coagent_end':
         return this.status(REVIEW_LINES[event.verdict](event.agent, s));
       case 'handoff':
-        return this.status(s.dim(`→ ${event.agent} → ${event.to} (${event.purpose.replace('_', ' ')}): ${firstLine(event.text, 160)}`));
+        return this.status(s.dim(`→ ${event.agent} → ${event.to} (${event.purpose.replace('_', ' ')}): ${oneLine(event.text, 160)}`));
       case 'compaction':
         return this.status(
           s.dim(`⤓ ${event.agent}'s history compacted to fit the context window (~${count(event.tokensBefore)} → ~${count(event.tokensAfter)} tokens: ${event.how})`),
         );
       case 'subagent_start':
-        return this.status(s.cyan(`→ Running ${event.subagent}… ${s.dim(firstLine(event.task, 160))}`));
+        return this.status(s.cyan(`→ Running ${event.subagent}… ${s.dim(oneLine(event.task, 160))}`));
       case 'subagent_progress':
-        return this.status(s.dim(`  ${event.subagent}: ${firstLine(event.text, 160)}`));
+        return this.status(s.dim(`  ${event.subagent}: ${oneLine(event.text, 160)}`));
       case 'subagent_end':
         return this.status(
-          (event.status === 'completed' ? s.green : s.yellow)(`← ${event.subagent} ${event.status}: ${firstLine(event.summary, 160)}`),
+          (event.status === 'completed' ? s.green : s.yellow)(`← ${event.subagent} ${event.status}: ${oneLine(event.summary, 160)}`),
         );
       case 'notice': {
         const paint = event.level === 'error' ? s.red : event.level === 'warning' ? s.yellow : s.dim;
@@ -133,7 +134,7 @@ export class RunRenderer {
       return `  ${s.green('✓')} ${time}${detail ? ` ${s.dim(detail)}` : ''}`;
     }
     const mark = result.status === 'cancelled' ? s.yellow('⊘ cancelled') : s.red('✗');
-    return `  ${mark} ${firstLine(result.error ?? '', 160)} ${time}`;
+    return `  ${mark} ${oneLine(result.error ?? '', 160)} ${time}`;
   }
 
   private stream(channel: 'text' | 'thinking', delta: string): void {
@@ -164,9 +165,9 @@ function successDetail(kind: ToolKind | undefined, result: ToolResult): string {
     const exitCode = result.metadata.extra.exitCode;
     const lines = result.output.split('\n').filter((line) => line.trim() !== '' && !/^\[(exit code|killed)/.test(line));
     const last = lines.at(-1);
-    return [typeof exitCode === 'number' ? `exit ${exitCode}` : '', last ? firstLine(last, 160) : ''].filter(Boolean).join(' · ');
+    return [typeof exitCode === 'number' ? `exit ${exitCode}` : '', last ? oneLine(last, 160) : ''].filter(Boolean).join(' · ');
   }
-  if (kind === 'edit') return firstLine(result.output, 160);
+  if (kind === 'edit') return oneLine(result.output, 160);
   return '';
 }
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TASK_COMPLETE } from '../../config/tool-names';
 import { defineTool } from '../define-tool';
-import { oneLine } from './one-line';
+import { oneLine } from '../../config/text';
 
 
 export const taskCompleteTool = defineTool({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../define-tool';
-import { oneLine } from './one-line';
+import { oneLine } from '../../config/text';
 
 export const TASK = 'task';
 

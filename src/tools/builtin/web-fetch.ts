@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { version } from '../../../package.json';
 import { BlockedAddressError } from '../address-guard';
-import { defineTool, errorMessage } from '../define-tool';
+import { errorText } from '../../config/text';
+import { defineTool } from '../define-tool';
 import { guardedGet } from '../guarded-fetch';
 import { convertHtml } from '../html-to-markdown';
 import type { Tool, ToolContext } from '../tool';
@@ -190,7 +191,7 @@ function networkError(url: URL, err: unknown): Error {
 export function networkErrorDetail(err: unknown): string {
   const cause = err instanceof Error && err.cause !== undefined ? err.cause : err;
   const code = (cause as { code?: unknown } | null)?.code;
-  return errorMessage(cause) || (typeof code === 'string' ? code : errorMessage(err));
+  return errorText(cause) || (typeof code === 'string' ? code : errorText(err));
 }
 
 function declaredKind(mediaType: string): DeclaredKind {

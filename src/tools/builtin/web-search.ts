@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { defineTool, errorMessage } from '../define-tool';
+import { errorText } from '../../config/text';
+import { defineTool } from '../define-tool';
 import type { Tool } from '../tool';
 import { createSearchBackend, type SearchResult, type WebSearchBackend } from '../web-search-backends';
 import { type WebSearchConfig } from '../../config/web-search-config';
@@ -61,7 +62,7 @@ function usableBackend(config: WebSearchConfig | undefined, env: NodeJS.ProcessE
   try {
     return { backend: createSearchBackend(config, env) };
   } catch (err) {
-    return { problem: `Web search is not available: ${errorMessage(err)}` };
+    return { problem: `Web search is not available: ${errorText(err)}` };
   }
 }
 

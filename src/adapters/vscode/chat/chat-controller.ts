@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { CompositionRole, RoleModels } from '../../../agents/role-models';
-import { errorMessage } from '../../../tools/define-tool';
+import { errorText } from '../../../config/text';
 import type { AskFn, PermissionAnswer, PermissionRequest } from '../../../tools/permissions';
 import type {
   Actor,
@@ -64,7 +64,7 @@ export class ChatController {
     try {
       await this.dispatch(message);
     } catch (err) {
-      this.show(notice('error', errorMessage(err)));
+      this.show(notice('error', errorText(err)));
     }
   }
 
@@ -135,7 +135,7 @@ export class ChatController {
 
   private async ready(): Promise<void> {
     const chat = await this.session().catch((err: unknown) => {
-      this.show(notice('error', errorMessage(err)));
+      this.show(notice('error', errorText(err)));
       return undefined;
     });
     const { agents, models } = chat ? await chat.choices() : { agents: [], models: [] };
@@ -178,7 +178,7 @@ export class ChatController {
       });
     } catch (err) {
       if (current()) {
-        this.show(notice('error', errorMessage(err)));
+        this.show(notice('error', errorText(err)));
         this.show({ type: 'prompt_end', status: 'error', message: '' });
       }
     } finally {
