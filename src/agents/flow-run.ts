@@ -176,12 +176,11 @@ export class FlowRun {
       depth: this.session.depth,
       ...(this.session.subagents ? { subagents: this.session.subagents } : {}),
     });
-    for await (const event of stream) {
+    const result = await stream.forEach((event) => {
       // Under a reviewer the primary's task_complete only hands the work over; it ends nothing.
-      if (reviewed && event.type === 'task_complete') continue;
+      if (reviewed && event.type === 'task_complete') return;
       this.emit(event);
-    }
-    const result = await stream.result;
+    });
     this.turns += 1;
     this.toolCalls += result.toolCalls.length;
     this.count(result.usage, agent.provider);

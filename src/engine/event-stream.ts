@@ -1,11 +1,14 @@
 /**
  * A push-based async iterable with a final result: the producer pushes
- * events and ends with a result. One consumer iterates it; anyone may await
- * `result`. Events pushed before the consumer starts are buffered, never lost.
+ * events and ends with a result. One consumer iterates it, or takes each
+ * event synchronously as it is pushed (`forEach`, for a stage that only
+ * passes events on: no async hop per event); anyone may await `result`.
+ * Events pushed before the consumer starts are buffered, never lost.
  */
 export class EventStream<E, R> implements AsyncIterable<E> {
   private readonly buffer: E[] = [];
   private waiting: ((next: IteratorResult<E>) => void) | undefined;
+  private listener: ((event: E) => void) | undefined;
   private done = false;
   private resolveResult!: (result: R) => void;
   private rejectResult!: (err: unknown) => void;
@@ -23,6 +26,7 @@ export class EventStream<E, R> implements AsyncIterable<E> {
 
   push(event: E): void {
     if (this.done) return;
+    if (this.listener) return this.listener(event);
     const waiting = this.waiting;
     if (waiting) {
       this.waiting = undefined;
@@ -30,6 +34,17 @@ export class EventStream<E, R> implements AsyncIterable<E> {
     } else {
       this.buffer.push(event);
     }
+  }
+
+  /**
+   * Hands every event to `listener` synchronously as it is pushed (those
+   * buffered so far first) and resolves with the result. Instead of
+   * iterating, never both. `listener` must not throw: it runs inside push().
+   */
+  forEach(listener: (event: E) => void): Promise<R> {
+    for (const event of this.buffer.splice(0, this.buffer.length)) listener(event);
+    this.listener = listener;
+    return this.result;
   }
 
   end(result: R): void {

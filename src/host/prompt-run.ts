@@ -111,11 +111,11 @@ export class PromptRun {
             ...(prepared.catalog.settings ? { settings: prepared.catalog.settings() } : {}),
           })
         : prepared.composition.run(this.session, prepared.blocks, { signal });
-      for await (const event of run) {
+      const result = await run.forEach((event) => {
         this.meter.observe(event);
         this.stream.push(this.redacted(event));
-      }
-      this.stream.end(this.outcome(await run.result));
+      });
+      this.stream.end(this.outcome(result));
     } catch (err) {
       this.stream.fail(err);
     } finally {

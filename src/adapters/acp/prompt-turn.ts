@@ -92,11 +92,10 @@ export class PromptTurn {
 
   private async consume(stream: ReturnType<HostSession['prompt']>, refuse: (err: unknown) => void): Promise<PromptOutcome | undefined> {
     try {
-      for await (const event of stream) {
+      return await stream.forEach((event) => {
         if (this.translator) this.translator.handle(event);
         else if (event.type === 'notice') this.parts.earlyNotice(event);
-      }
-      return await stream.result;
+      });
     } catch (err) {
       if (err instanceof HostError) refuse(requestError(err));
       else this.parts.onCrash(err);

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { agentLabel } from './client-text';
 import type { UpdateSink } from './update-sink';
 
-/** A pending chunk is sent once it holds this many characters… */
-const FLUSH_CHARS = 512;
+/** A pending chunk is sent once it holds this many characters (a fast stream: fewer, larger writes)… */
+const FLUSH_CHARS = 4096;
 /** …or once its first delta is this old. */
 const FLUSH_MS = 20;
 
@@ -11,9 +11,10 @@ const FLUSH_MS = 20;
 export type Channel = 'message' | 'thought';
 
 /**
- * Agent text on its way to the client. Tiny deltas are coalesced: a chunk
- * goes out once it is FLUSH_CHARS long or FLUSH_MS old, when text for
- * another channel or agent arrives, or on `flush`. A run of chunks of one
+ * Agent text on its way to the client. The first delta of a message goes
+ * out at once; later tiny deltas are coalesced: a chunk goes out once it is
+ * FLUSH_CHARS long or FLUSH_MS old, when text for another channel or agent
+ * arrives, or on `flush`. A run of chunks of one
  * channel and agent is one client message (one messageId), opened with the
  * agent's label unless the agent is the primary.
  */
@@ -32,6 +33,11 @@ export class TextChunks {
     if (!this.pending) {
       const opens = this.message?.channel !== channel || this.message.agent !== agent;
       this.pending = { channel, agent, text: opens ? agentLabel(agent, this.primary) : '' };
+      // The first words of a message go out at once: the person sees the answer start without waiting for a batch.
+      if (opens) {
+        this.pending.text += text;
+        return this.flush();
+      }
       this.timer = setTimeout(() => this.flush(), FLUSH_MS);
     }
     this.pending.text += text;
