@@ -35,6 +35,8 @@ export interface ProgrammaticCommand {
   description: string;
   /** What goes after the name, e.g. "<feature description>"; for ACP's `input.hint`. */
   argumentHint: string;
+  /** The command manages the workspace's undo itself: no undo point is recorded before it (/undo). */
+  skipUndoPoint?: boolean;
   /** Never throws: every failure ends the stream with a RunResult whose message says what to do. */
   run(input: CommandInput): EventStream<AgentEvent, RunResult>;
 }

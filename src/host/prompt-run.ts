@@ -150,7 +150,7 @@ export class PromptRun {
     this.caps.limits = this.options.caps?.() ?? {};
     this.caps.reset();
     this.startExport(catalog);
-    await this.recordUndoPoint(promptText(original), signal);
+    if (!program?.command.skipUndoPoint) await this.recordUndoPoint(promptText(original), signal);
     if (signal.aborted) return 'cancelled';
     const supportsImages = composition.primary.provider.supportsImages;
     return { composition, blocks: fitImages(blocks, supportsImages), catalog, ...(program ? { program } : {}) };

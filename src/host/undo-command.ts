@@ -1,0 +1,78 @@
+/**
+ * `/undo` in every front door: puts the workspace back as it was before this
+ * session's last prompt, as `crow undo --session ID` does from a terminal.
+ * The plan is shown and a person is asked first (an ACP client's permission
+ * request, the chat's approval, a terminal question); with nobody to ask,
+ * nothing is restored and the answer says how to do it from a terminal.
+ */
+import type { CommandInput, ProgrammaticCommand } from '../agents/programmatic-command';
+import type { RunResult } from '../agents/run-result';
+import { errorText } from '../config/text';
+import { EventStream } from '../engine/event-stream';
+import type { AgentEvent, RunStatus } from '../engine/events';
+import { emptyUsage } from '../llm/types';
+import { GitSnapshotManager } from '../session/git-snapshots';
+import { RestoreError } from '../session/snapshot-restore';
+import { UndoLog } from '../session/undo-log';
+import { countFiles, planRestore } from '../session/undo-plan';
+
+/** How long the question waits for an answer before nothing is restored. */
+const ANSWER_TIMEOUT_MS = 10 * 60_000;
+
+export function undoCommand(dataHome: string): ProgrammaticCommand {
+  return {
+    name: 'undo',
+    description: "Put back the files this session's last prompt changed (asks first).",
+    argumentHint: '',
+    skipUndoPoint: true,
+    run: (input) => {
+      const stream = new EventStream<AgentEvent, RunResult>();
+      const speaker = input.agent.primary.name;
+      const finish = (status: RunStatus, message: string): void => {
+        stream.push({ type: 'text_delta', agent: speaker, delta: `${message}\n` });
+        stream.push({ type: 'text_complete', agent: speaker, text: `${message}\n` });
+        stream.push({ type: 'run_complete', agent: input.agent.name, status, message });
+        stream.end({ status, message, turns: 0, usage: emptyUsage(), filesChanged: [] });
+      };
+      undo(input, dataHome).then(
+        ({ status, message }) => finish(status, message),
+        (err: unknown) => finish(input.signal.aborted ? 'cancelled' : 'error', `Undo failed, nothing was restored: ${errorText(err)}`),
+      );
+      return stream;
+    },
+  };
+}
+
+async function undo(input: CommandInput, dataHome: string): Promise<{ status: RunStatus; message: string }> {
+  const { session, signal, workspace } = input;
+  const entry = await new UndoLog({ workspace: workspace.root, dataHome }).latest(session.id);
+  if (!entry) return { status: 'completed', message: 'Nothing to undo: no prompt of this session recorded the workspace (undo may be off).' };
+  const snapshots = session.snapshots instanceof GitSnapshotManager ? session.snapshots : new GitSnapshotManager({ workspace: workspace.root, dataHome });
+  const plan = await planRestore(snapshots, entry.snapshot, signal);
+  if (plan.length === 0) return { status: 'completed', message: `Nothing to undo: the workspace is as it was before "${entry.prompt.split('\n', 1)[0]}".` };
+  const paths = plan.map((change) => change.path);
+  const decision = await session.permissions.approve(
+    {
+      tool: 'undo',
+      callId: `undo-${entry.at}`,
+      agent: input.agent.primary.name,
+      category: 'write',
+      title: `Undo the last prompt ("${entry.prompt.split('\n', 1)[0]}"): ${countFiles(plan)}`,
+      paths,
+      alwaysScope: 'this undo',
+    },
+    signal,
+    ANSWER_TIMEOUT_MS,
+  );
+  if (decision === 'unavailable') {
+    return { status: 'needs_input', message: `Nothing restored: nobody can be asked here. From a terminal: crow undo --session ${session.id} --cwd ${workspace.root}` };
+  }
+  if (decision !== 'allowed') return { status: 'needs_input', message: `Nothing restored (${decision === 'timeout' ? 'no answer' : 'declined'}).` };
+  try {
+    const applied = await snapshots.restore(entry.snapshot, undefined, signal);
+    return { status: 'completed', message: `Restored ${countFiles(applied)}: ${applied.map((change) => change.path).join(', ')}.` };
+  } catch (err) {
+    if (!(err instanceof RestoreError)) throw err;
+    return { status: 'error', message: `Undo stopped: ${err.message}${err.applied.length > 0 ? ` (restored before that: ${countFiles(err.applied)})` : ''}` };
+  }
+}

@@ -1,0 +1,221 @@
+/**
+ * Front-door parity: one table of scenarios, each run through the real
+ * `crow` binary, the real `crow acp` binary with the SDK client, and the
+ * VS Code chat controller. A capability a door lacks is a failing row.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { FakeLlmServer, type ScriptedReply } from '../../src/testing/fake-llm-server';
+import { DOORS, type DoorSession, userConfigDir } from '../support/doors';
+import { until } from '../support/crow-binary';
+
+const FIXTURE = resolve(__dirname, '../fixtures/mcp-server.ts');
+
+interface World {
+  llm: FakeLlmServer;
+  root: string;
+  home: string;
+  /** Adds to the user's config.toml. */
+  config(toml: string): void;
+  /** Spans the OTLP receiver got, as raw JSON text. */
+  exported(): string;
+  otlpEndpoint: string;
+}
+
+interface Scenario {
+  name: string;
+  /** Scripts the model and prepares the folder and the user's config before the door opens. */
+  setup?(world: World): void;
+  run(session: DoorSession, world: World): Promise<void>;
+}
+
+const text = (value: string): ScriptedReply => ({ blocks: [{ type: 'text', text: value }] });
+const call = (name: string, args: unknown, say = ''): ScriptedReply => ({
+  blocks: [...(say ? [{ type: 'text' as const, text: say }] : []), { type: 'tool_call', name, arguments: args }],
+});
+const lastUserText = (body: { messages: { role: string; content: unknown }[] }): string => JSON.stringify(body.messages.at(-1)?.content ?? '');
+/** A process whose command line is exactly `sleep SECONDS` runs. */
+const sleeping = (seconds: string): boolean => {
+  try {
+    return execFileSync('pgrep', ['-f', `^sleep ${seconds}$`], { encoding: 'utf8' }).trim() !== '';
+  } catch {
+    return false;
+  }
+};
+
+const SCENARIOS: Scenario[] = [
+  {
+    name: 'an edit, then undo puts the file back',
+    setup: ({ llm, root }) => {
+      writeFileSync(join(root, 'notes.md'), 'v1\n');
+      llm.enqueue('anthropic', call('write_file', { path: 'notes.md', content: 'v2\n' }), text('Changed.'));
+    },
+    async run(session, { root }) {
+      assert.ok((await session.prompt('Change notes.md')).ok);
+      assert.equal(readFileSync(join(root, 'notes.md'), 'utf8'), 'v2\n');
+      const undone = await session.undo();
+      assert.ok(undone.ok, undone.text);
+      assert.equal(readFileSync(join(root, 'notes.md'), 'utf8'), 'v1\n', 'undo restored the file');
+    },
+  },
+  {
+    name: 'a reviewed pair run: the reviewer approves and ends the task',
+    setup: ({ llm }) =>
+      llm.enqueue(
+        'anthropic',
+        call('task_complete', { summary: 'Explained it.' }, 'It adds numbers.'),
+        call('task_complete', { summary: 'Approved: the explanation is right.' }),
+      ),
+    async run(session, { llm }) {
+      const run = await session.prompt('Explain add()', { agent: 'pair' });
+      assert.ok(run.ok, run.ended);
+      const [builder, reviewer] = llm.requestsFor('anthropic').map((request) => JSON.stringify(request.body.system));
+      assert.notEqual(builder, reviewer, 'the reviewer ran with its own prompt');
+      assert.equal(llm.requestsFor('anthropic').length, 2);
+    },
+  },
+  {
+    name: 'a subagent does part of the work and reports back',
+    setup: ({ llm, root }) => {
+      writeFileSync(join(root, 'notes.md'), 'The notes.\n');
+      llm.enqueue(
+        'anthropic',
+        call('task', { agent: 'explorer', task: 'Read notes.md and say what it holds.' }),
+        call('read_file', { path: 'notes.md' }),
+        call('task_complete', { summary: 'notes.md holds "The notes."' }, 'It holds one line.'),
+        text('The explorer says it holds one line.'),
+      );
+    },
+    async run(session, { llm }) {
+      assert.ok((await session.prompt('What is in notes.md?')).ok);
+      const requests = llm.requestsFor('anthropic');
+      assert.equal(requests.length, 4);
+      assert.match(lastUserText(requests[1]!.body), /Read notes\.md and say what it holds/, 'the child got the task, not the history');
+      assert.match(lastUserText(requests[3]!.body), /## Summary/, 'the parent read the report');
+    },
+  },
+  {
+    name: 'a tool of an MCP server from config.toml',
+    setup: ({ llm, config }) => {
+      config(`[mcp_servers.fx]\ncommand = ${JSON.stringify(process.execPath)}\nargs = ${JSON.stringify(['--require', require.resolve('tsx/cjs'), FIXTURE])}\n`);
+      llm.enqueue('anthropic', call('mcp__fx__echo', { text: 'parity' }), text('Echoed.'));
+    },
+    async run(session, { llm }) {
+      assert.ok((await session.prompt('Echo parity')).ok);
+      assert.match(lastUserText(llm.requestsFor('anthropic')[1]!.body), /fixture echo: parity/);
+    },
+  },
+  {
+    name: 'a slash command expands to its prompt',
+    setup: ({ llm, home }) => {
+      mkdirSync(join(userConfigDir(home), 'commands'), { recursive: true });
+      writeFileSync(join(userConfigDir(home), 'commands', 'greet.md'), '---\ndescription: Greets\n---\nSay hello to {{args}} in one word.\n');
+      llm.enqueue('anthropic', text('Hello.'));
+    },
+    async run(session, { llm }) {
+      assert.ok((await session.prompt('/greet parity')).ok);
+      assert.match(lastUserText(llm.requestsFor('anthropic')[0]!.body), /Say hello to parity in one word\./);
+    },
+  },
+  {
+    name: 'compaction keeps a session inside a small context window',
+    setup: ({ llm, config }) => {
+      config('[providers.anthropic.models."claude-sonnet-4-6"]\ncontext_window = 1000\n');
+      llm.enqueue('anthropic', text('First answer.'), text('Summary: the user asked twice.'), text('Second answer.'));
+    },
+    async run(session, { llm }) {
+      assert.ok((await session.prompt(`First question. ${'context '.repeat(400)}`)).ok);
+      assert.ok((await session.prompt(`Second question. ${'context '.repeat(400)}`)).ok);
+      const requests = llm.requestsFor('anthropic');
+      assert.equal(requests.length, 3);
+      assert.match(lastUserText(requests[1]!.body), /Summarise the session so far/, 'the older history was summarised');
+      assert.match(JSON.stringify(requests[2]!.body.messages), /Summary: the user asked twice/, 'the next call reads the summary');
+    },
+  },
+  {
+    name: 'a cancel during a command stops it and ends the prompt as cancelled',
+    setup: ({ llm }) => llm.enqueue('anthropic', call('bash', { command: 'sleep 37.5' })),
+    async run(session) {
+      const run = await session.promptThenCancel('Wait a while', () => sleeping('37.5'));
+      assert.ok(run.ok, `ended ${run.ended}`);
+      await until(() => !sleeping('37.5'), 'the command to stop', 5_000);
+    },
+  },
+  {
+    name: "a prompt's spans reach the OTLP endpoint of config.toml",
+    setup: ({ llm, config, otlpEndpoint }) => {
+      config(`[telemetry]\notlp_endpoint = "${otlpEndpoint}"\n`);
+      llm.enqueue('anthropic', text('Traced.'));
+    },
+    async run(session, world) {
+      assert.ok((await session.prompt('Say something')).ok);
+      await session.close();
+      await until(() => /"name":"prompt build"/.test(world.exported()), 'the prompt span at the receiver', 10_000);
+      assert.match(world.exported(), /"name":"chat claude-sonnet-4-6"/);
+    },
+  },
+];
+
+describe('front-door parity: every capability through crow run, crow acp and the VS Code chat', function () {
+  this.timeout(60_000);
+  let llm: FakeLlmServer;
+  let receiver: Server;
+  let received: string[];
+  let otlpEndpoint: string;
+
+  before(async () => {
+    llm = await FakeLlmServer.start();
+    receiver = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        received.push(body);
+        response.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
+    otlpEndpoint = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/v1/traces`;
+  });
+  after(async () => {
+    await llm.close();
+    await new Promise((done) => receiver.close(done));
+  });
+
+  for (const scenario of SCENARIOS) {
+    for (const door of DOORS) {
+      it(`${scenario.name} — ${door.name}`, async () => {
+        llm.reset();
+        received = [];
+        const home = realpathSync(mkdtempSync(join(tmpdir(), 'crow-parity-home-')));
+        const root = realpathSync(mkdtempSync(join(tmpdir(), 'crow-parity-ws-')));
+        mkdirSync(userConfigDir(home), { recursive: true });
+        let toml = '';
+        const world: World = {
+          llm,
+          root,
+          home,
+          otlpEndpoint,
+          config: (more) => {
+            toml += more;
+            writeFileSync(join(userConfigDir(home), 'config.toml'), toml);
+          },
+          exported: () => received.join('\n'),
+        };
+        scenario.setup?.(world);
+        const session = await door.open(root, home, { ANTHROPIC_API_KEY: 'parity-key', ANTHROPIC_BASE_URL: llm.anthropicBaseUrl });
+        try {
+          await scenario.run(session, world);
+        } finally {
+          await session.close().catch(() => undefined);
+          rmSync(home, { recursive: true, force: true });
+          rmSync(root, { recursive: true, force: true });
+        }
+      });
+    }
+  }
+});
