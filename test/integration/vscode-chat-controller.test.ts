@@ -39,7 +39,7 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
   });
   afterEach(() => rmSync(home, { recursive: true, force: true }));
 
-  function controller(): ChatController {
+  function controller(trusted?: () => boolean): ChatController {
     const env = isolatedEnv(home, { OPENAI_API_KEY: SECRET });
     const host: ChatHost = {
       root,
@@ -48,6 +48,7 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
       env: async () => env,
       configuration: () => readConfiguration((key) => settings[key]),
       workspace: () => new NodeWorkspace(root),
+      ...(trusted ? { trusted } : {}),
     };
     const view: ViewActions = {
       openDiff: async (_session, callId) => void actions.diffs.push(callId),
@@ -210,6 +211,29 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
     assert.match(end.output, /fixture echo: from the settings/);
     const offered = JSON.stringify(server.requests[0]!.body.tools);
     assert.match(offered, /mcp__fixture__echo/);
+    await chat.dispose();
+  });
+
+  it("follows VS Code's Workspace Trust: an untrusted folder's .crow/ widens nothing and says so once; trusted, it applies", async () => {
+    mkdirSync(join(root, '.crow'));
+    writeFileSync(
+      join(root, '.crow', 'config.toml'),
+      `[permissions]\nexecute = "allow"\n[mcp_servers.fixture]\ncommand = ${JSON.stringify(process.execPath)}\nargs = ${JSON.stringify(['--require', require.resolve('tsx/cjs'), join(__dirname, '../fixtures/mcp-server.ts')])}\n`,
+    );
+    let trusted = false;
+    const chat = controller(() => trusted);
+    server.enqueue('openai', { blocks: [{ type: 'text', text: 'One.' }] }, { blocks: [{ type: 'text', text: 'Two.' }] });
+    await chat.handle({ type: 'send', text: 'First' });
+    await chat.handle({ type: 'send', text: 'Second' });
+    const told = events().filter((event) => event.type === 'notice' && /Manage Workspace Trust/.test(event.text));
+    assert.equal(told.length, 1, 'said once');
+    assert.match(told[0]!.type === 'notice' ? told[0]!.text : '', /permissions\.execute, mcp_servers\.fixture/);
+    assert.doesNotMatch(JSON.stringify(server.requests.map((request) => request.body.tools)), /mcp__fixture/, "the project's server did not start");
+
+    trusted = true;
+    server.enqueue('openai', { blocks: [{ type: 'text', text: 'Three.' }] });
+    await chat.handle({ type: 'send', text: 'Third' });
+    assert.match(JSON.stringify(server.requests.at(-1)!.body.tools), /mcp__fixture__echo/, 'once trusted, the server runs');
     await chat.dispose();
   });
 
