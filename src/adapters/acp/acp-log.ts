@@ -3,20 +3,18 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { format } from 'node:util';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../config/paths';
+import { Redactor } from '../../telemetry/redact';
 
 export type LogLevel = 'info' | 'warn' | 'error';
 
 /** Where the ACP server reports what it does. stdout carries only protocol, so never there. */
 export interface AcpLogger {
   log(level: LogLevel, message: string, fields?: Record<string, unknown>): void;
+  /** Masks what `redactor` knows too from now on (a folder's configured key variables, learnt when its sessions open). */
+  knowSecrets?(redactor: Redactor): void;
   /** Ends the log file; later messages go to stderr only. */
   close(): Promise<void>;
 }
-
-/** Environment variables whose values are secrets: never written to a log. */
-const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD)$/i;
-/** Shorter values are too likely to occur by chance to be worth masking. */
-const MIN_SECRET_LENGTH = 8;
 
 /** Folder of logs (XDG_STATE_HOME honoured, default ~/.local/state). */
 export function logFolder(env: NodeJS.ProcessEnv): string {
@@ -25,18 +23,23 @@ export function logFolder(env: NodeJS.ProcessEnv): string {
 
 /**
  * Logs to stderr and appends to `<state>/crow-agent/logs/acp-YYYY-MM-DD.log`.
- * Values of secret-looking environment variables are masked in every line.
+ * Every line passes the session redactor of src/telemetry (secret-looking
+ * environment variables, credentials in headers) and every folder's own
+ * redactor learnt since (its configured key variables).
  * A log file that cannot be opened is reported once on stderr and skipped.
  */
 export function createAcpLogger(env: NodeJS.ProcessEnv, stderr: NodeJS.WritableStream): AcpLogger {
-  const mask = secretMask(env);
+  const redactors: Redactor[] = [new Redactor(env)];
   const file = openLogFile(env, stderr);
   return {
     log(level, message, fields) {
       const detail = fields && Object.keys(fields).length > 0 ? ` ${JSON.stringify(fields)}` : '';
-      const line = mask(`${new Date().toISOString()} ${level.padEnd(5)} ${message}${detail}`);
+      const line = redactors.reduce((text, redactor) => redactor.text(text), `${new Date().toISOString()} ${level.padEnd(5)} ${message}${detail}`);
       stderr.write(`${line}\n`);
       file?.write(`${line}\n`);
+    },
+    knowSecrets(redactor) {
+      if (!redactors.includes(redactor)) redactors.push(redactor);
     },
     close() {
       return new Promise((resolve) => (file ? file.end(resolve) : resolve()));
@@ -57,13 +60,6 @@ export function captureConsole(logger: AcpLogger): () => void {
   console.warn = to('warn');
   console.error = to('error');
   return () => Object.assign(console, saved);
-}
-
-function secretMask(env: NodeJS.ProcessEnv): (text: string) => string {
-  const secrets = Object.entries(env)
-    .filter(([name, value]) => SECRET_NAME.test(name) && value !== undefined && value.length >= MIN_SECRET_LENGTH)
-    .map(([, value]) => value as string);
-  return (text) => secrets.reduce((masked, secret) => masked.split(secret).join('[redacted]'), text);
 }
 
 function openLogFile(env: NodeJS.ProcessEnv, stderr: NodeJS.WritableStream): WriteStream | undefined {

@@ -93,6 +93,8 @@ export class SessionTable {
     } catch (err) {
       throw requestErrors.internal(`Cannot read the agents and settings for ${cwd}: ${errorText(err)}`);
     }
+    const redactor = catalog.redactor?.();
+    if (redactor) this.options.logger.knowSecrets?.(redactor);
     let live: LiveSession;
     try {
       live = await LiveSession.open(
