@@ -265,6 +265,17 @@ export function connectProvider(
   return { entry, model, apiKey: providerApiKey(entry, env, agent) };
 }
 
+/** The environment variable of the default provider's key, when it is required and missing. */
+export function missingDefaultKey(settings: Settings, env: NodeJS.ProcessEnv): string[] {
+  const entry = settings.providers[settings.provider]!;
+  try {
+    providerApiKey(entry, env);
+    return [];
+  } catch {
+    return entry.apiKeyEnv === undefined ? [] : [entry.apiKeyEnv];
+  }
+}
+
 /** The key from the variable the entry names; undefined when the server needs none. Throws naming the variable. */
 export function providerApiKey(entry: ProviderEntry, env: NodeJS.ProcessEnv, agent?: string): string | undefined {
   const key = entry.apiKeyEnv !== undefined ? env[entry.apiKeyEnv] || undefined : undefined;

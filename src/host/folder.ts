@@ -12,7 +12,7 @@ import { AgentRegistry } from '../config/agent-registry';
 import { formatProblem } from '../config/config-problems';
 import { policyFromConfig } from '../config/permission-config';
 import { PromptRegistry } from '../config/prompts';
-import { agentModel, providerApiKey, type Settings } from '../config/provider-config';
+import { agentModel, missingDefaultKey, type Settings } from '../config/provider-config';
 import { secretVariableNames } from '../config/secret-variables';
 import { SlashCommands } from '../config/slash-commands';
 import { serversFromSettings } from '../mcp/server-config';
@@ -99,7 +99,7 @@ export function loadCatalog(options: FolderOptions): WorkspaceCatalog {
       const entry = settings.providers[provider];
       return entry?.type === 'anthropic' && entry.models[model ?? entry.defaultModel ?? '']?.thinking !== false;
     },
-    missingKeys: () => missingKeys(settings, env),
+    missingKeys: () => missingDefaultKey(settings, env),
     contextWindow: (model) => contextWindowFor(settings, model),
     permissionPolicy: () => policyFromConfig(settings.permissions, sandbox.active),
     subagents: (workspace, sessionTools = []) =>
@@ -113,17 +113,6 @@ export function loadCatalog(options: FolderOptions): WorkspaceCatalog {
     prompts: () => prompts,
     settings: () => settings,
   };
-}
-
-/** The environment variable of the default provider's key, when it is required and missing. */
-export function missingKeys(settings: Settings, env: NodeJS.ProcessEnv): string[] {
-  const entry = settings.providers[settings.provider]!;
-  try {
-    providerApiKey(entry, env);
-    return [];
-  } catch {
-    return entry.apiKeyEnv === undefined ? [] : [entry.apiKeyEnv];
-  }
 }
 
 /** Models chosen per role outside the session become the roles' current models. */
