@@ -12,7 +12,7 @@ import { editFileBenchmark } from './edit-file';
 import { grepBenchmark } from './grep';
 import { sandboxBenchmark } from './sandbox';
 import { sessionsBenchmark } from './sessions';
-import { snapshotBenchmark } from './snapshots';
+import { undoBenchmark } from './undo';
 import { speckitBenchmark } from './speckit';
 import { traceViewerBenchmark } from './trace-viewer';
 import { streamingBenchmark } from './streaming';
@@ -26,7 +26,7 @@ async function main(): Promise<void> {
   await speckitBenchmark();
   await grepBenchmark();
   await sandboxBenchmark();
-  await snapshotBenchmark();
+  await undoBenchmark();
   await sessionsBenchmark();
   await acpBenchmark();
   await traceViewerBenchmark();

@@ -169,7 +169,7 @@ export class FlowRun {
       signal: this.signal,
       permissions: this.permissions,
       todos: this.session.todos,
-      ...(this.session.snapshots ? { snapshots: this.session.snapshots } : {}),
+      ...(this.session.undo ? { undo: this.session.undo } : {}),
       ...(options.withoutTools ? { withoutTools: true } : {}),
       span: this.span,
       role,

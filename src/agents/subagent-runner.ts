@@ -165,7 +165,7 @@ export class SubagentRunner implements SubagentLauncher {
       cwd: this.options.workspace.root,
       agentName: resolved.name,
       permissions: ctx.permissions.narrow(policy),
-      ...(ctx.snapshots ? { snapshots: ctx.snapshots } : {}),
+      ...(ctx.undo ? { undo: ctx.undo } : {}),
     });
     session.title = task.split('\n', 1)[0]!.slice(0, 80);
     session.depth = depth;

@@ -9,7 +9,7 @@
  * widening, so a setting added later is safe until someone decides it is not.
  */
 import { createHash } from 'node:crypto';
-import type { SettingsDocument } from './settings-file';
+import { DEFAULT_UNDO_TRACK_TIMEOUT_MS, type SettingsDocument } from './settings-file';
 
 /** One thing a project asks for that only a trusted folder gets. */
 export interface Widening {
@@ -99,6 +99,14 @@ export function judgeProjectSettings(
         const userAllows = ((baseline as Table).web_fetch as Table | undefined)?.allow_private_addresses === true;
         if (!allows || userAllows) restricted[key] = value;
         else widen('web_fetch.allow_private_addresses', 'fetches loopback, private and cloud metadata addresses');
+        break;
+      }
+      case 'undo': {
+        // Waiting longer only makes more undoable; a shorter wait leaves commands without undo.
+        const asked = (value as Table).track_timeout_ms;
+        const base = ((baseline as Table).undo as Table | undefined)?.track_timeout_ms;
+        if (typeof asked !== 'number' || asked >= (typeof base === 'number' ? base : DEFAULT_UNDO_TRACK_TIMEOUT_MS)) restricted[key] = value;
+        else widen('undo.track_timeout_ms', `undo.track_timeout_ms = ${asked}: leaves what commands change without undo sooner`);
         break;
       }
       case 'web_search':

@@ -105,6 +105,8 @@ export interface Settings {
   projectTrusted?: boolean;
   /** Settings of the /speckit.* commands. */
   speckit?: SpeckitSettings;
+  /** How long a command waits for the undo snapshot before it runs without undo. */
+  undo?: { trackTimeoutMs?: number };
 }
 
 export interface SpeckitSettings {
@@ -188,6 +190,7 @@ export function resolveSettings(
       otlpEndpoint: document.telemetry?.otlp_endpoint,
       mcpServers: document.mcp_servers && mcpServerSettings(document.mcp_servers),
       speckit: document.speckit && definedOnly({ implementAgent: document.speckit.implement_agent, createBranch: document.speckit.create_branch }),
+      undo: document.undo && definedOnly({ trackTimeoutMs: document.undo.track_timeout_ms }),
     }),
     projectTrusted: options.trusted === true,
   };

@@ -139,6 +139,17 @@ const SpeckitSchema = z
   })
   .strict();
 
+/** How long a command waits for the undo snapshot when no file says. */
+export const DEFAULT_UNDO_TRACK_TIMEOUT_MS = 5_000;
+
+/** Undo: how long a command may wait for the snapshot that makes it undoable. */
+const UndoSchema = z
+  .object({
+    /** Milliseconds; past it the command runs, and what it changes cannot be undone (the user is told). Default 5000. */
+    track_timeout_ms: z.number().int().positive().optional(),
+  })
+  .strict();
+
 /** One config.toml. Every field is optional: a file says only what it changes. */
 export const SettingsFileSchema = z
   .object({
@@ -168,6 +179,7 @@ export const SettingsFileSchema = z
     telemetry: TelemetrySchema.optional(),
     mcp_servers: z.record(NameSchema, McpServerSchema).optional(),
     speckit: SpeckitSchema.optional(),
+    undo: UndoSchema.optional(),
   })
   .strict();
 

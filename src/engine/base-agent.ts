@@ -3,7 +3,7 @@ import type { InternalSession } from '../session/internal-session';
 import type { SystemEventKind } from '../session/history';
 import { PermissionGate } from '../tools/permissions';
 import { DEFAULT_POLICY, type PermissionPolicy } from '../config/permission-types';
-import type { SnapshotManager } from '../tools/snapshots';
+import type { UndoRecorder } from '../tools/undo-recorder';
 import { type SubagentLauncher, type Tool, type ToolContext, toolSpec } from '../tools/tool';
 import { TodoStore } from '../tools/todos';
 import type { Span, SpanStatus } from '../telemetry/span';
@@ -48,8 +48,8 @@ export interface TurnOptions {
   permissions?: PermissionGate;
   /** The session's shared todo list. Default: a fresh one. */
   todos?: TodoStore;
-  /** Undo snapshots; state-changing tools are not snapshotted without it. */
-  snapshots?: SnapshotManager;
+  /** Undo recording; state-changing tools cannot be undone without it. */
+  undo?: UndoRecorder;
   /** Offer the model no tools for this turn (e.g. when only a summary is wanted). */
   withoutTools?: boolean;
   /** The span this turn's span hangs below, when the run is traced. */
@@ -98,7 +98,7 @@ export class BaseAgent {
       signal: options.signal,
       permissions: options.permissions ?? new PermissionGate({ policy: this.options.policy ?? DEFAULT_POLICY }),
       todos: options.todos ?? new TodoStore(),
-      ...(options.snapshots ? { snapshots: options.snapshots } : {}),
+      ...(options.undo ? { undo: options.undo } : {}),
       ...(options.withoutTools ? { withoutTools: true } : {}),
       ...(options.span ? { span: options.span } : {}),
       ...(options.role !== undefined ? { role: options.role } : {}),
@@ -123,7 +123,7 @@ export class BaseAgent {
   }
 }
 
-type OptionalScope = 'snapshots' | 'withoutTools' | 'span' | 'role' | 'subagents' | 'depth';
+type OptionalScope = 'undo' | 'withoutTools' | 'span' | 'role' | 'subagents' | 'depth';
 type TurnScope = Required<Omit<TurnOptions, OptionalScope>> & Pick<TurnOptions, OptionalScope>;
 
 /** The state of one running turn. */
@@ -224,7 +224,17 @@ class Turn {
         )
       : this.buildRequest();
     const response = await callModel(
-      { agent: this.agent.name, provider: this.agent.provider, session: this.session, emit: this.emit, span: this.span },
+      {
+        agent: this.agent.name,
+        provider: this.agent.provider,
+        session: this.session,
+        emit: this.emit,
+        span: this.span,
+        // Undo's track before a command can run while the model still streams the command.
+        onToolCallStart: (name) => {
+          if (this.scope.tools.get(name)?.permission === 'execute') this.turnScope.undo?.expectCommand?.();
+        },
+      },
       request,
       this.signal,
     );
@@ -255,7 +265,7 @@ class Turn {
   }
 
   private context(callId: string, span: Span | undefined): ToolContext {
-    const { permissions, todos, snapshots, subagents, depth } = this.turnScope;
+    const { permissions, todos, undo, subagents, depth } = this.turnScope;
     return {
       sessionId: this.session.id,
       agentName: this.agent.name,
@@ -269,7 +279,7 @@ class Turn {
       // The session's gate, judging by this agent's own policy when it has one.
       permissions: this.options.policy ? permissions.forPolicy(this.options.policy) : permissions,
       todos,
-      ...(snapshots ? { snapshots } : {}),
+      ...(undo ? { undo } : {}),
       ...(span ? { span } : {}),
       ...(subagents ? { subagents } : {}),
       depth: depth ?? 0,

@@ -20,6 +20,8 @@ export interface ModelCallScope {
   emit: Emit;
   /** The turn's span; the call gets a child span with the gen_ai attributes. */
   span: Span | undefined;
+  /** Told as soon as the model starts a tool call, before its arguments have streamed. */
+  onToolCallStart?: (name: string) => void;
 }
 
 export async function callModel(scope: ModelCallScope, request: LlmRequest, signal: AbortSignal): Promise<AssistantResponse> {
@@ -29,7 +31,7 @@ export async function callModel(scope: ModelCallScope, request: LlmRequest, sign
     sessionId: session.id,
     attributes: { ...llmRequestAttributes(provider.name, provider.model), ...llmPromptAttributes(request) },
   });
-  const response = await streamResponse(agent, provider, request, signal, emit);
+  const response = await streamResponse(agent, provider, request, signal, emit, scope.onToolCallStart);
   recordResponse(agent, response, session, emit);
   const costUsd = provider.pricing ? costOf(response.usage, provider.pricing) : undefined;
   emit({ type: 'usage', agent, usage: response.usage, model: response.responseModel ?? provider.model, ...(costUsd !== undefined ? { costUsd } : {}) });
@@ -84,6 +86,7 @@ async function streamResponse(
   request: LlmRequest,
   signal: AbortSignal,
   emit: Emit,
+  onToolCallStart?: (name: string) => void,
 ): Promise<AssistantResponse> {
   try {
     for await (const event of provider.stream(request, signal)) {
@@ -98,6 +101,7 @@ async function streamResponse(
           emit({ type: 'retry', agent, attempt: event.attempt, delayMs: event.delayMs, reason: event.reason });
           break;
         case 'tool_call_start':
+          onToolCallStart?.(event.name);
           break;
         case 'done':
           return event.response;

@@ -1,6 +1,6 @@
 /**
  * One session as every front door runs it: an ACPSession kept in the store,
- * its permission gate, undo snapshots, MCP servers, span export, cost, and
+ * its permission gate, undo recording, MCP servers, span export, cost, and
  * at most one running prompt. Front doors only translate their protocol to
  * and from AgentEvents and answer `ask()`: the CLI, the ACP server and the
  * VS Code chat all open their sessions here.
@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CompositionRole, RoleModels } from '../agents/role-models';
 import { ACPSession, type ThoughtLevel } from '../session/acp-session';
-import { GitSnapshotManager } from '../session/git-snapshots';
+import { SessionUndo } from '../session/undo-point';
 import type { SessionDependencies } from '../session/session-store';
 import { TraceRecorder } from '../telemetry/trace-recorder';
 import { Redactor } from '../telemetry/redact';
@@ -170,6 +170,8 @@ export class HostSession {
   async close(): Promise<void> {
     this.cancel();
     await Promise.race([this.finished, delay(CANCEL_GRACE_MS)]);
+    // A snapshot still running in the background stops (git removes its lock); what it recorded so far speeds up the next one.
+    if (this.session.undo instanceof SessionUndo) this.session.undo.close();
     this.keeper?.close();
     await this.prompts.mcp?.servers.close();
     await this.prompts.exporter?.shutdown();
@@ -206,7 +208,7 @@ export function currentModels(catalog: WorkspaceCatalog, agent: string, chosen: 
   });
 }
 
-/** The permission gate, snapshots and trace a new or loaded session runs with. */
+/** The permission gate, undo recording and trace a new or loaded session runs with. */
 function dependencies(options: HostSessionOptions, catalog: WorkspaceCatalog, caps: AutoApproveCaps): SessionDependencies {
   const permissions = new PermissionGate({
     policy: catalog.permissionPolicy(),
@@ -216,11 +218,9 @@ function dependencies(options: HostSessionOptions, catalog: WorkspaceCatalog, ca
     caps,
     protectedPaths: protectedPathsFor(options.workspace.root, options.env),
   });
-  const snapshots = options.undo
-    ? new GitSnapshotManager({ workspace: options.workspace.root, dataHome: options.undo.dataHome, env: options.undo.env })
-    : undefined;
+  const undo = options.undo ? new SessionUndo({ root: options.workspace.root, dataHome: options.undo.dataHome, env: options.undo.env }) : undefined;
   const redactor = catalog.redactor?.() ?? new Redactor(options.env);
-  return { permissions, trace: new TraceRecorder([], redactor), redactor, ...(snapshots ? { snapshots } : {}) };
+  return { permissions, trace: new TraceRecorder([], redactor), redactor, ...(undo ? { undo } : {}) };
 }
 
 function busy(id: string): HostError {

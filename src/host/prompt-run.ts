@@ -14,8 +14,7 @@ import type { McpProblem } from '../mcp/mcp-connection';
 import { McpServers } from '../mcp/mcp-servers';
 import { mergeServers } from '../mcp/server-config';
 import type { ACPSession } from '../session/acp-session';
-import { GitSnapshotManager } from '../session/git-snapshots';
-import { recordUndoPoint } from '../session/undo-point';
+import { SessionUndo } from '../session/undo-point';
 import type { AutoApproveCaps } from '../tools/permissions';
 import type { Tool } from '../tools/tool';
 import { errorText } from '../config/text';
@@ -150,7 +149,7 @@ export class PromptRun {
     this.caps.limits = this.options.caps?.() ?? {};
     this.caps.reset();
     this.startExport(catalog);
-    if (!program?.command.skipUndoPoint) await this.recordUndoPoint(promptText(original), signal);
+    if (!program?.command.skipUndoPoint) this.beginUndoPoint(promptText(original), catalog);
     if (signal.aborted) return 'cancelled';
     const supportsImages = composition.primary.provider.supportsImages;
     return { composition, blocks: fitImages(blocks, supportsImages), catalog, ...(program ? { program } : {}) };
@@ -226,20 +225,16 @@ export class PromptRun {
     this.shared.exporter = exportSpans(this.session.trace, endpoint, (error) => this.route('warning', `Telemetry export: ${error.message}`));
   }
 
-  private async recordUndoPoint(prompt: string, signal: AbortSignal): Promise<void> {
-    const { undo } = this.options;
-    const snapshots = this.session.snapshots;
-    if (!undo || !(snapshots instanceof GitSnapshotManager)) return;
-    await recordUndoPoint({
-      root: this.options.workspace.root,
-      dataHome: undo.dataHome,
-      env: undo.env,
+  /** Starts the prompt's undo point; its snapshot runs beside the model call, and only a command waits for it. */
+  private beginUndoPoint(prompt: string, catalog: WorkspaceCatalog): void {
+    const undo = this.session.undo;
+    if (!(undo instanceof SessionUndo)) return;
+    const trackTimeoutMs = catalog.settings?.().undo?.trackTimeoutMs;
+    undo.begin({
       sessionId: this.session.id,
       prompt,
-      signal,
-      snapshots,
-      onSlow: (message) => this.notice('info', message),
-      onUnavailable: (message) => this.notice('warning', `Undo: ${message}`),
+      ...(trackTimeoutMs !== undefined ? { trackTimeoutMs } : {}),
+      notify: (level, message) => this.notice(level, message),
     });
   }
 

@@ -1,6 +1,6 @@
 /**
- * `/undo` in every front door: puts the workspace back as it was before this
- * session's last prompt, as `crow undo --session ID` does from a terminal.
+ * `/undo` in every front door: puts back the files this session's last
+ * prompt changed, as `crow undo --session ID` does from a terminal.
  * The plan is shown and a person is asked first (an ACP client's permission
  * request, the chat's approval, a terminal question); with nobody to ask,
  * nothing is restored and the answer says how to do it from a terminal.
@@ -14,7 +14,8 @@ import { emptyUsage } from '../llm/types';
 import { GitSnapshotManager } from '../session/git-snapshots';
 import { RestoreError } from '../session/snapshot-restore';
 import { UndoLog } from '../session/undo-log';
-import { countFiles, planRestore } from '../session/undo-plan';
+import { countFiles, nothingToUndo, planUndo, type UndoPlan } from '../session/undo-plan';
+import { SessionUndo } from '../session/undo-point';
 
 /** How long the question waits for an answer before nothing is restored. */
 const ANSWER_TIMEOUT_MS = 10 * 60_000;
@@ -47,18 +48,19 @@ async function undo(input: CommandInput, dataHome: string): Promise<{ status: Ru
   const { session, signal, workspace } = input;
   const entry = await new UndoLog({ workspace: workspace.root, dataHome }).latest(session.id);
   if (!entry) return { status: 'completed', message: 'Nothing to undo: no prompt of this session recorded the workspace (undo may be off).' };
-  const snapshots = session.snapshots instanceof GitSnapshotManager ? session.snapshots : new GitSnapshotManager({ workspace: workspace.root, dataHome });
-  const plan = await planRestore(snapshots, entry.snapshot, signal);
-  if (plan.length === 0) return { status: 'completed', message: `Nothing to undo: the workspace is as it was before "${entry.prompt.split('\n', 1)[0]}".` };
-  const paths = plan.map((change) => change.path);
+  const snapshots = session.undo instanceof SessionUndo ? session.undo.snapshots : new GitSnapshotManager({ workspace: workspace.root, dataHome });
+  const plan = await planUndo(snapshots, entry, signal);
+  const prompt = entry.prompt.split('\n', 1)[0];
+  const gaps = plan.gaps.length > 0 ? ` Cannot be undone: ${plan.gaps.join('; ')}.` : '';
+  if (nothingToUndo(plan)) return { status: 'completed', message: `Nothing to undo: the files "${prompt}" changed are as they were before it.${gaps}` };
   const decision = await session.permissions.approve(
     {
       tool: 'undo',
       callId: `undo-${entry.at}`,
       agent: input.agent.primary.name,
       category: 'write',
-      title: `Undo the last prompt ("${entry.prompt.split('\n', 1)[0]}"): ${countFiles(plan)}`,
-      paths,
+      title: `Undo the last prompt ("${prompt}"): ${described(plan)}`,
+      paths: plan.changes.map((change) => change.path),
       alwaysScope: 'this undo',
     },
     signal,
@@ -69,10 +71,18 @@ async function undo(input: CommandInput, dataHome: string): Promise<{ status: Ru
   }
   if (decision !== 'allowed') return { status: 'needs_input', message: `Nothing restored (${decision === 'timeout' ? 'no answer' : 'declined'}).` };
   try {
-    const applied = await snapshots.restore(entry.snapshot, undefined, signal);
-    return { status: 'completed', message: `Restored ${countFiles(applied)}: ${applied.map((change) => change.path).join(', ')}.` };
+    const applied = await plan.apply(signal);
+    const index = plan.userIndex ? ' and the git index' : '';
+    return { status: 'completed', message: `Restored ${countFiles(applied)}${index}: ${applied.map((change) => change.path).join(', ')}.${gaps}` };
   } catch (err) {
     if (!(err instanceof RestoreError)) throw err;
     return { status: 'error', message: `Undo stopped: ${err.message}${err.applied.length > 0 ? ` (restored before that: ${countFiles(err.applied)})` : ''}` };
   }
+}
+
+/** "2 files: 1 modified, 1 added, and the git index" */
+function described(plan: UndoPlan): string {
+  const files = plan.changes.length > 0 ? countFiles(plan.changes) : '';
+  const index = plan.userIndex ? 'the git index' : '';
+  return [files, index].filter((part) => part !== '').join(', and ');
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { PermissionGate } from '../tools/permissions';
 import { DEFAULT_POLICY } from '../config/permission-types';
-import type { SnapshotManager } from '../tools/snapshots';
+import type { UndoRecorder } from '../tools/undo-recorder';
 import type { Span } from '../telemetry/span';
 import { Redactor } from '../telemetry/redact';
 import { TraceRecorder } from '../telemetry/trace-recorder';
@@ -26,7 +26,7 @@ export interface Interruption {
 /**
  * The one session a client sees. It wraps an InternalSession per role (each
  * agent keeps its own history) and holds what the agents share: the todo
- * list, the permission gate with its remembered answers, undo snapshots.
+ * list, the permission gate with its remembered answers, undo recording.
  */
 export class ACPSession {
   readonly id: string;
@@ -34,7 +34,7 @@ export class ACPSession {
   readonly createdAt: number;
   readonly todos: TodoStore;
   readonly permissions: PermissionGate;
-  readonly snapshots: SnapshotManager | undefined;
+  readonly undo: UndoRecorder | undefined;
   /** Every prompt of the session is a trace here; sinks persist or export the spans. */
   readonly trace: TraceRecorder;
   /** Knows the secrets in play: tool outputs, system messages, spans and stored entries pass it. */
@@ -68,7 +68,7 @@ export class ACPSession {
     createdAt?: number;
     permissions?: PermissionGate;
     todos?: TodoStore;
-    snapshots?: SnapshotManager;
+    undo?: UndoRecorder;
     trace?: TraceRecorder;
     redactor?: Redactor;
     artifacts?: ArtifactLog;
@@ -79,7 +79,7 @@ export class ACPSession {
     this.createdAt = options.createdAt ?? Date.now();
     this.todos = options.todos ?? new TodoStore();
     this.permissions = options.permissions ?? new PermissionGate({ policy: DEFAULT_POLICY });
-    this.snapshots = options.snapshots;
+    this.undo = options.undo;
     this.redactorValue = options.redactor ?? new Redactor();
     this.trace = options.trace ?? new TraceRecorder([], this.redactorValue);
     this.artifacts = options.artifacts ?? new ArtifactLog();

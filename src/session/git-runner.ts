@@ -23,11 +23,21 @@ export interface GitCall {
   signal?: AbortSignal;
   /** Exit codes that count as success (default: 0 only). */
   okExitCodes?: readonly number[];
+  /** An index file other than the shadow repository's own (GIT_INDEX_FILE), for trees built on the side. */
+  indexFile?: string;
 }
 
 /** A git command that failed, timed out or could not start; the message says which and why. */
 export class GitError extends Error {
   override name = 'GitError';
+
+  constructor(
+    message: string,
+    /** Stopped for running past the time limit, rather than failing. */
+    readonly timedOut = false,
+  ) {
+    super(message);
+  }
 }
 
 /** Settings every command runs with, whatever the shadow repository's config holds. */
@@ -64,7 +74,7 @@ export class GitRunner {
     return new Promise((resolve, reject) => {
       const child = spawn('git', [...SETTINGS.flatMap((setting) => ['-c', setting]), ...args], {
         cwd: this.options.workTree,
-        env: this.env,
+        env: call.indexFile ? { ...this.env, GIT_INDEX_FILE: call.indexFile } : this.env,
         stdio: ['pipe', 'pipe', 'pipe'],
         windowsHide: true,
       });
@@ -104,7 +114,7 @@ export class GitRunner {
         const limit = this.options.timeoutMs;
         const succeeded = code !== null && (call.okExitCodes ?? [0]).includes(code);
         if (stopReason === 'abort') reject(cancelled(command));
-        else if (stopReason === 'timeout') reject(new GitError(`${command} took longer than ${limit} ms and was stopped`));
+        else if (stopReason === 'timeout') reject(new GitError(`${command} took longer than ${limit} ms and was stopped`, true));
         else if (succeeded) resolve(Buffer.concat(stdout));
         else reject(new GitError(`${command} failed (${code === null ? signal : `exit ${code}`}): ${stderr.trim()}`));
       });

@@ -54,7 +54,7 @@ export interface SessionStoreOptions {
 }
 
 /** What a session needs from its front door to run again after a load. */
-export type SessionDependencies = Pick<ConstructorParameters<typeof ACPSession>[0], 'permissions' | 'snapshots' | 'trace' | 'redactor'>;
+export type SessionDependencies = Pick<ConstructorParameters<typeof ACPSession>[0], 'permissions' | 'undo' | 'trace' | 'redactor'>;
 
 /**
  * Sessions on disk: `meta.json` (rewritten atomically), one append-only

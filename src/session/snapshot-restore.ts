@@ -6,7 +6,7 @@
  */
 import { chmod, lstat, mkdir, realpath, rm, rmdir, stat, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
-import type { FileChange } from '../tools/snapshots';
+import type { FileChange } from '../tools/undo-recorder';
 import { GitError, type GitRunner } from './git-runner';
 
 /** One path that differs between two trees, as `git diff-tree --raw` reports it. */

@@ -1,25 +1,58 @@
 /**
  * Where `crow undo` finds what to go back to: an append-only JSON-lines log
- * per workspace, under <dataHome>/undo/<key>.jsonl, with one entry written
- * just before each prompt runs.
+ * per workspace, under <dataHome>/undo/<key>.jsonl. A prompt's undo point is
+ * written as it happens, one line per fact, so a crash loses nothing
+ * recorded before it: the point's start, the snapshot of the workspace
+ * before it (when that finishes), the files a tool was about to change as
+ * they were, the files each command changed, and what could not be
+ * recorded. Reading folds the lines of each point into one UndoEntry.
+ *
+ * Lines written before per-file undo (one line per prompt with a whole-tree
+ * snapshot and no point id) are still read: undoing one restores that tree.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdir, open, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { dataHome, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../config/paths';
+import type { FileState } from './file-states';
 import { realWorkspace, workspaceKey } from './workspace-key';
 
 export interface UndoEntry {
   /** The session the prompt belongs to. */
   sessionId: string;
-  /** Snapshot id of the workspace just before the prompt ran. */
-  snapshot: string;
   /** The prompt, cut to PROMPT_CHARS characters. */
   prompt: string;
-  /** When the entry was recorded, in ms since the epoch. */
+  /** When the prompt started, in ms since the epoch. */
   at: number;
   /** Real path of the workspace root. */
   workspace: string;
+  /** Snapshot of the workspace just before the prompt, once recorded. */
+  snapshot?: string;
+  /**
+   * How undo finds what changed. 'points': the files tools named (with
+   * their earlier states) and the files commands changed (their earlier
+   * states are in `snapshot`). 'tree' (entries of earlier versions):
+   * everything that differs from `snapshot`.
+   */
+  scope: 'points' | 'tree';
+  /** Each file a tool changed, as it was before the prompt first changed it. */
+  files: FileState[];
+  /** Files commands changed that no tool had changed before in the prompt. */
+  commandPaths: string[];
+  /** The user's git index, saved before a command of the prompt changed it. */
+  userIndex?: { path: string; blob: string };
+  /** What the prompt changed that undo cannot put back, and why, as a person reads it. */
+  gaps: string[];
 }
+
+/** One line of the log. */
+type UndoRecord =
+  | { point: string; start: { sessionId: string; prompt: string; at: number; workspace: string } }
+  | { point: string; snapshot: string }
+  | { point: string; files: FileState[] }
+  | { point: string; commandPaths: string[] }
+  | { point: string; userIndex: { path: string; blob: string } }
+  | { point: string; gap: string };
 
 export interface UndoLogOptions {
   /** Workspace root; the log belongs to its real path. */
@@ -35,8 +68,10 @@ export const PROMPT_CHARS = 1_000;
 
 export class UndoLog {
   readonly file: string;
-  private readonly workspace: string;
+  readonly workspace: string;
   private readonly onWarning: (message: string) => void;
+  /** Appends of this process in order: a point's lines never overtake each other. */
+  private writes: Promise<unknown> = Promise.resolve();
 
   constructor(options: UndoLogOptions) {
     this.workspace = realWorkspace(options.workspace);
@@ -44,28 +79,31 @@ export class UndoLog {
     this.onWarning = options.onWarning ?? (() => undefined);
   }
 
-  /** Appends an entry; `at` defaults to now. */
-  async record(entry: { sessionId: string; snapshot: string; prompt: string; at?: number }): Promise<UndoEntry> {
-    const recorded: UndoEntry = {
-      sessionId: entry.sessionId,
-      snapshot: entry.snapshot,
-      prompt: entry.prompt.slice(0, PROMPT_CHARS),
-      at: entry.at ?? Date.now(),
-      workspace: this.workspace,
-    };
-    await mkdir(dirname(this.file), { recursive: true, mode: PRIVATE_DIR_MODE });
-    const handle = await open(this.file, 'a+', PRIVATE_FILE_MODE);
-    try {
-      // A torn last line must not swallow this entry: start on a line of its own.
-      const { size } = await handle.stat();
-      const last = Buffer.alloc(1);
-      if (size > 0) await handle.read(last, 0, 1, size - 1);
-      const separator = size > 0 && last[0] !== 0x0a ? '\n' : '';
-      await handle.appendFile(`${separator}${JSON.stringify(recorded)}\n`);
-    } finally {
-      await handle.close();
-    }
-    return recorded;
+  /** Starts a point for a prompt; returns its id. */
+  async start(sessionId: string, prompt: string, at = Date.now()): Promise<string> {
+    const point = randomUUID();
+    await this.append({ point, start: { sessionId, prompt: prompt.slice(0, PROMPT_CHARS), at, workspace: this.workspace } });
+    return point;
+  }
+
+  snapshot(point: string, snapshot: string): Promise<void> {
+    return this.append({ point, snapshot });
+  }
+
+  files(point: string, files: FileState[]): Promise<void> {
+    return this.append({ point, files });
+  }
+
+  commandPaths(point: string, commandPaths: string[]): Promise<void> {
+    return this.append({ point, commandPaths });
+  }
+
+  userIndex(point: string, userIndex: { path: string; blob: string }): Promise<void> {
+    return this.append({ point, userIndex });
+  }
+
+  gap(point: string, gap: string): Promise<void> {
+    return this.append({ point, gap });
   }
 
   /** The most recent entry, of `sessionId` when given. */
@@ -81,29 +119,93 @@ export class UndoLog {
       throw err;
     });
     const entries: UndoEntry[] = [];
+    const points = new Map<string, UndoEntry>();
     for (const [i, line] of text.split('\n').entries()) {
       if (line.trim() === '') continue;
-      const entry = parseEntry(line);
-      if (entry) entries.push(entry);
-      else this.onWarning(`undo log ${this.file}: line ${i + 1} is damaged and was skipped`);
+      const parsed = parseLine(line);
+      if (parsed === undefined) {
+        this.onWarning(`undo log ${this.file}: line ${i + 1} is damaged and was skipped`);
+      } else if ('scope' in parsed) {
+        entries.push(parsed);
+      } else if ('start' in parsed) {
+        const entry: UndoEntry = { ...parsed.start, scope: 'points', files: [], commandPaths: [], gaps: [] };
+        points.set(parsed.point, entry);
+        entries.push(entry);
+      } else {
+        const entry = points.get(parsed.point);
+        if (entry) fold(entry, parsed);
+      }
     }
     return entries;
   }
+
+  private append(record: UndoRecord): Promise<void> {
+    const write = this.writes.then(() => appendLine(this.file, JSON.stringify(record)));
+    this.writes = write.catch(() => undefined);
+    return write;
+  }
 }
 
-function parseEntry(line: string): UndoEntry | undefined {
+function fold(entry: UndoEntry, record: Exclude<UndoRecord, { start: unknown }>): void {
+  if ('snapshot' in record) entry.snapshot = record.snapshot;
+  else if ('files' in record) entry.files.push(...record.files);
+  else if ('commandPaths' in record) entry.commandPaths.push(...record.commandPaths);
+  else if ('userIndex' in record) entry.userIndex = record.userIndex;
+  else entry.gaps.push(record.gap);
+}
+
+async function appendLine(file: string, line: string): Promise<void> {
+  await mkdir(dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE });
+  const handle = await open(file, 'a+', PRIVATE_FILE_MODE);
+  try {
+    // A torn last line must not swallow this one: start on a line of its own.
+    const { size } = await handle.stat();
+    const last = Buffer.alloc(1);
+    if (size > 0) await handle.read(last, 0, 1, size - 1);
+    const separator = size > 0 && last[0] !== 0x0a ? '\n' : '';
+    await handle.appendFile(`${separator}${line}\n`);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A point's line, a whole entry of an earlier version, or undefined when the line is damaged. */
+function parseLine(line: string): UndoRecord | UndoEntry | undefined {
   let value: unknown;
   try {
     value = JSON.parse(line);
   } catch {
     return undefined;
   }
-  const entry = value as Partial<UndoEntry> | null;
+  if (value === null || typeof value !== 'object') return undefined;
+  const record = value as Record<string, unknown>;
+  if (typeof record.point === 'string') return validRecord(record) ? (record as UndoRecord) : undefined;
   const valid =
-    typeof entry?.sessionId === 'string' &&
-    typeof entry.snapshot === 'string' &&
-    typeof entry.prompt === 'string' &&
-    typeof entry.at === 'number' &&
-    typeof entry.workspace === 'string';
-  return valid ? (entry as UndoEntry) : undefined;
+    typeof record.sessionId === 'string' &&
+    typeof record.snapshot === 'string' &&
+    typeof record.prompt === 'string' &&
+    typeof record.at === 'number' &&
+    typeof record.workspace === 'string';
+  if (!valid) return undefined;
+  const { sessionId, snapshot, prompt, at, workspace } = record as Record<string, never>;
+  return { sessionId, snapshot, prompt, at, workspace, scope: 'tree', files: [], commandPaths: [], gaps: [] };
+}
+
+function validRecord(record: Record<string, unknown>): boolean {
+  const start = record.start as Record<string, unknown> | undefined;
+  if (start !== undefined) {
+    return typeof start.sessionId === 'string' && typeof start.prompt === 'string' && typeof start.at === 'number' && typeof start.workspace === 'string';
+  }
+  if (typeof record.snapshot === 'string' || typeof record.gap === 'string') return true;
+  if (Array.isArray(record.commandPaths)) return record.commandPaths.every((path) => typeof path === 'string');
+  if (Array.isArray(record.files)) return record.files.every(isFileState);
+  const index = record.userIndex as Record<string, unknown> | undefined;
+  return typeof index?.path === 'string' && typeof index.blob === 'string';
+}
+
+function isFileState(value: unknown): value is FileState {
+  const state = value as Record<string, unknown> | null;
+  if (typeof state?.path !== 'string') return false;
+  if (state.absent === true) return true;
+  return typeof state.mode === 'string' && /^1(00644|00755|20000)$/.test(state.mode) && typeof state.blob === 'string' && /^[0-9a-f]{40,64}$/.test(state.blob);
 }

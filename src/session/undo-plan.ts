@@ -1,15 +1,108 @@
+/**
+ * What undoing a prompt would change, read without touching anything, and
+ * the restore itself. For an undo point, only the files the prompt changed
+ * are compared and put back: their earlier states (a file tool's copy, or
+ * the snapshot for what commands changed) against how they are now, as two
+ * small trees, so the tree-to-tree restore applies unchanged and the rest of
+ * the workspace (the user's own edits included) is not even looked at.
+ */
+import { existsSync } from 'node:fs';
+import { rename, stat, writeFile } from 'node:fs/promises';
+import { relative } from 'node:path';
+import type { FileChange } from '../tools/undo-recorder';
+import type { FileState } from './file-states';
 import type { DiffStat, GitSnapshotManager } from './git-snapshots';
-import type { FileChange } from '../tools/snapshots';
+import { RestoreError } from './snapshot-restore';
+import type { UndoEntry } from './undo-log';
 
 /** A file a restore will change, from the restore's point of view, with its line counts. */
 export type PlannedChange = FileChange & Omit<DiffStat, 'path'>;
 
+export interface UndoPlan {
+  entry: UndoEntry;
+  /** The files the restore will change. */
+  changes: PlannedChange[];
+  /** The user's git index (its path) goes back as it was before a command of the prompt changed it. */
+  userIndex?: string;
+  /** What the prompt changed that cannot be undone, as a person reads it. */
+  gaps: string[];
+  /** Restores, re-reading the files first; throws RestoreError when some could not be put back. */
+  apply(signal: AbortSignal): Promise<FileChange[]>;
+}
+
+/** Whether the plan would change nothing. */
+export function nothingToUndo(plan: UndoPlan): boolean {
+  return plan.changes.length === 0 && plan.userIndex === undefined;
+}
+
+export async function planUndo(snapshots: GitSnapshotManager, entry: UndoEntry, signal: AbortSignal): Promise<UndoPlan> {
+  if (entry.scope === 'tree') {
+    const snapshot = entry.snapshot!;
+    const changes = await planRestore(snapshots, snapshot, signal);
+    return { entry, changes, gaps: entry.gaps, apply: (applySignal) => snapshots.restore(snapshot, undefined, applySignal) };
+  }
+  const gaps = [...entry.gaps];
+  if (entry.commandPaths.length > 0 && entry.snapshot === undefined) gaps.push('what commands changed was recorded without the snapshot it needs');
+  const earlier = await earlierStates(snapshots, entry, signal);
+  const paths = [...new Set([...earlier.map((state) => state.path), ...entry.files.map((state) => state.path), ...entry.commandPaths])];
+  const target = await snapshots.treeOf(earlier, signal);
+  const now = await snapshots.treeOf(await snapshots.fileStates(paths, signal), signal);
+  const changes = await plannedChanges(snapshots, now, target, signal);
+  const userIndex = entry.userIndex && (await indexDiffers(snapshots, entry.userIndex, signal)) ? entry.userIndex : undefined;
+  return {
+    entry,
+    changes,
+    gaps,
+    ...(userIndex ? { userIndex: userIndex.path } : {}),
+    apply: async (applySignal) => {
+      const current = await snapshots.treeOf(await snapshots.fileStates(paths, applySignal), applySignal);
+      const applied = await snapshots.restoreBetween(current, target, applySignal);
+      if (userIndex) {
+        await restoreUserIndex(snapshots, userIndex, applySignal).catch((err: unknown) => {
+          throw new RestoreError(applied, [{ path: relative(entry.workspace, userIndex.path), reason: (err as Error).message }]);
+        });
+      }
+      return applied;
+    },
+  };
+}
+
+/** Each changed path as it was before the prompt: the file tools' copies first, the snapshot for what only commands changed. */
+async function earlierStates(snapshots: GitSnapshotManager, entry: UndoEntry, signal: AbortSignal): Promise<FileState[]> {
+  const copied = new Map<string, FileState>();
+  for (const state of entry.files) if (!copied.has(state.path)) copied.set(state.path, state);
+  const fromSnapshot = entry.commandPaths.filter((path) => !copied.has(path));
+  const snapshotStates = entry.snapshot !== undefined && fromSnapshot.length > 0 ? await snapshots.statesAt(entry.snapshot, fromSnapshot, signal) : [];
+  return [...copied.values(), ...snapshotStates];
+}
+
 /** What restoring `snapshot` would change now, read without touching the workspace. */
 export async function planRestore(snapshots: GitSnapshotManager, snapshot: string, signal: AbortSignal): Promise<PlannedChange[]> {
-  const now = await snapshots.track(signal);
-  const [changes, stats] = await Promise.all([snapshots.changes(now, snapshot, signal), snapshots.diffStat(now, snapshot, undefined, signal)]);
+  return plannedChanges(snapshots, await snapshots.track(signal), snapshot, signal);
+}
+
+async function plannedChanges(snapshots: GitSnapshotManager, now: string, target: string, signal: AbortSignal): Promise<PlannedChange[]> {
+  const [changes, stats] = await Promise.all([snapshots.changes(now, target, signal), snapshots.diffStat(now, target, undefined, signal)]);
   const byPath = new Map(stats.map((stat) => [stat.path, stat]));
   return changes.map((change) => ({ added: 0, removed: 0, binary: false, ...byPath.get(change.path), ...change }));
+}
+
+async function indexDiffers(snapshots: GitSnapshotManager, index: { path: string; blob: string }, signal: AbortSignal): Promise<boolean> {
+  if (!existsSync(index.path)) return true;
+  return (await snapshots.saveFile(index.path, signal)) !== index.blob;
+}
+
+/** Writes the saved index in place, atomically; refuses while git holds its lock. */
+async function restoreUserIndex(snapshots: GitSnapshotManager, index: { path: string; blob: string }, signal: AbortSignal): Promise<void> {
+  if (existsSync(`${index.path}.lock`)) throw new Error('git is using the index (index.lock exists); run undo again once it is done');
+  const content = await snapshots.readBlob(index.blob, signal);
+  const mode = await stat(index.path).then(
+    (stats) => stats.mode & 0o777,
+    () => 0o644,
+  );
+  const temp = `${index.path}.crow-undo-${process.pid}`;
+  await writeFile(temp, content, { mode });
+  await rename(temp, index.path);
 }
 
 /** "3 files: 1 modified, 1 deleted, 1 added" */

@@ -1,44 +1,340 @@
+/**
+ * Undo points: what a prompt changed, recorded so `crow undo` (and /undo)
+ * can put it back, without anything on the critical path that grows with
+ * the repository.
+ *
+ * - The snapshot of the whole workspace before the prompt starts in the
+ *   background when the prompt does; the model is called meanwhile.
+ * - A file tool keeps only the files it names, as they are before its
+ *   first change in the prompt (a blob per file, milliseconds).
+ * - A command waits for that snapshot (at most the track timeout), and is
+ *   tracked before and after: the files it changed are restored from the
+ *   snapshot. When the snapshot is not ready in time (a huge folder seen for
+ *   the first time), the user is told once, commands of the prompt cannot
+ *   be undone, and file tools carry on as above.
+ * - A command that changes the user's git index (`git add -A`): the index
+ *   as it was before is kept and put back by undo.
+ *
+ * For each path the first change of the prompt decides where its earlier
+ * state comes from: the file tool's copy, or the snapshot.
+ */
+import { randomUUID } from 'node:crypto';
+import { chmod, copyFile, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { PRIVATE_FILE_MODE } from '../config/paths';
+import { DEFAULT_UNDO_TRACK_TIMEOUT_MS } from '../config/settings-file';
 import { errorText } from '../config/text';
-import type { SnapshotManager } from '../tools/snapshots';
+import type { CommandWatch, UndoRecorder } from '../tools/undo-recorder';
 import { GitSnapshotManager } from './git-snapshots';
+import { findUserRepository, type UserRepository } from './shadow-repository';
 import { UndoLog } from './undo-log';
 
-/** A first snapshot of a large folder can take seconds: say what is happening if it does. */
-const SLOW_TRACK_NOTICE_MS = 700;
+/** A snapshot a command waits on for longer than this is announced. */
+const SLOW_NOTICE_MS = 700;
 
-export interface UndoPointOptions {
+export interface SessionUndoOptions {
+  /** Workspace root. */
   root: string;
   dataHome: string;
   env: NodeJS.ProcessEnv;
-  sessionId: string;
-  prompt: string;
-  signal: AbortSignal;
-  /** Told once when the snapshot takes long (a large folder the first time). */
-  onSlow(message: string): void;
-  /** Told when undo cannot be set up; the prompt runs without it. */
-  onUnavailable(message: string): void;
-  /** Reuse this manager (a long-lived session) instead of making one. */
+  /** Use this manager (tests) instead of making one. */
   snapshots?: GitSnapshotManager;
 }
 
-/**
- * Records the workspace before a prompt runs, so undo can put it back, and
- * returns the snapshot manager the tools use. Undo is a safety net, not a
- * requirement: when it cannot be set up (no git, say) the prompt goes on
- * without it and `onUnavailable` says so.
- */
-export async function recordUndoPoint(options: UndoPointOptions): Promise<SnapshotManager | undefined> {
-  const { root, dataHome, env, signal } = options;
-  const notice = setTimeout(() => options.onSlow('Recording the workspace for undo…'), SLOW_TRACK_NOTICE_MS);
-  try {
-    const snapshots = options.snapshots ?? new GitSnapshotManager({ workspace: root, dataHome, env });
-    const snapshot = await snapshots.track(signal);
-    await new UndoLog({ workspace: root, dataHome }).record({ sessionId: options.sessionId, snapshot, prompt: options.prompt });
-    return snapshots;
-  } catch (err) {
-    if (!signal.aborted) options.onUnavailable(`undo will not be available for this prompt: ${errorText(err)}`);
-    return undefined;
-  } finally {
-    clearTimeout(notice);
+export interface PromptUndoOptions {
+  sessionId: string;
+  prompt: string;
+  /** How long a command waits for the snapshot before it runs without undo (default DEFAULT_UNDO_TRACK_TIMEOUT_MS). */
+  trackTimeoutMs?: number;
+  /** Tells the user something about undo in this prompt; each message is told once per session. */
+  notify(level: UndoNoticeLevel, message: string): void;
+}
+
+/** How loud a notice about undo is (a subset of the engine's notice levels). */
+export type UndoNoticeLevel = 'info' | 'warning';
+
+const UNWATCHED: CommandWatch = { changedFiles: async () => [] };
+
+/** A session's undo recording: one point per prompt, the tools' recorder in between. */
+export class SessionUndo implements UndoRecorder {
+  readonly snapshots: GitSnapshotManager;
+  readonly log: UndoLog;
+  private current: UndoPoint | undefined;
+  private readonly told = new Set<string>();
+
+  constructor(readonly options: SessionUndoOptions) {
+    this.snapshots = options.snapshots ?? new GitSnapshotManager({ workspace: options.root, dataHome: options.dataHome, env: options.env });
+    this.log = new UndoLog({ workspace: options.root, dataHome: options.dataHome });
   }
+
+  /** Starts recording a prompt; returns at once, the snapshot running in the background. */
+  begin(options: PromptUndoOptions): UndoPoint {
+    const notify = (level: UndoNoticeLevel, message: string): void => {
+      if (this.told.has(message)) return;
+      this.told.add(message);
+      options.notify(level, message);
+    };
+    this.current?.release();
+    this.current = new UndoPoint(this.snapshots, this.log, { ...options, notify });
+    return this.current;
+  }
+
+  beforeFileChanges(paths: readonly string[], signal: AbortSignal): Promise<void> {
+    return this.current?.beforeFileChanges(paths, signal) ?? Promise.resolve();
+  }
+
+  beforeCommand(signal: AbortSignal): Promise<CommandWatch> {
+    return this.current?.beforeCommand(signal) ?? Promise.resolve(UNWATCHED);
+  }
+
+  expectCommand(): void {
+    this.current?.expectCommand();
+  }
+
+  /** Stops a snapshot still running: the session is closing. */
+  close(): void {
+    this.current?.stop();
+  }
+}
+
+/** A track started before the command that will use it. */
+interface EarlyTrack {
+  tree: Promise<string | undefined>;
+  startedAt: number;
+  /** The point's change count when it started. */
+  changes: number;
+}
+
+/** An early track older than this is not used: the user may have edited files since (an approval that took a while). */
+const EARLY_TRACK_FRESH_MS = 3_000;
+
+/** The user's git index at one moment. */
+interface IndexMark {
+  path: string;
+  /** mtime, size and inode: what changes when git rewrites the file. */
+  stamp: string;
+}
+
+/** One prompt's undo point. */
+export class UndoPoint {
+  /** Paths changed in this prompt so far; the first change decided where their earlier state is kept. */
+  private readonly touched = new Set<string>();
+  private readonly controller = new AbortController();
+  private readonly id: Promise<string>;
+  private readonly baseline: Promise<string | Error>;
+  private readonly timeoutMs: number;
+  /** Why commands of this prompt are not tracked, once that is known. */
+  private untracked: string | undefined;
+  private repository: Promise<UserRepository | undefined> | undefined;
+  /** A copy of the user's index as it was before the prompt's first command (kept as a blob only if a command changes it). */
+  private indexCopy: Promise<string | undefined> | undefined;
+  private indexSaved = false;
+  /** Recorded changes so far (file tools and commands): an early track from before the last one is stale. */
+  private changes = 0;
+  private early: EarlyTrack | undefined;
+
+  constructor(
+    private readonly snapshots: GitSnapshotManager,
+    private readonly log: UndoLog,
+    private readonly options: PromptUndoOptions,
+  ) {
+    this.timeoutMs = options.trackTimeoutMs ?? DEFAULT_UNDO_TRACK_TIMEOUT_MS;
+    this.id = log.start(options.sessionId, options.prompt);
+    this.baseline = this.recordBaseline();
+    // Nobody may be waiting yet: a failure is reported where it matters (a tool, a command).
+    this.id.catch(() => undefined);
+  }
+
+  /** Resolves once the snapshot before the prompt is recorded (or could not be); for tests and benchmarks. */
+  async settled(): Promise<void> {
+    await this.baseline;
+  }
+
+  /** Stops the snapshot if it still runs (the session is closing). */
+  stop(): void {
+    this.controller.abort();
+    this.release();
+  }
+
+  /** Drops the copy of the user's index: the point is over (a command that changed the index has kept it as a blob). */
+  release(): void {
+    void this.indexCopy?.then((copy) => (copy ? rm(copy, { force: true }) : undefined));
+  }
+
+  async beforeFileChanges(paths: readonly string[], signal: AbortSignal): Promise<void> {
+    this.changes++;
+    const fresh = [...new Set(paths)].filter((path) => !this.touched.has(path));
+    if (fresh.length === 0) return;
+    for (const path of fresh) this.touched.add(path);
+    try {
+      const states = await this.snapshots.fileStates(fresh, signal);
+      await this.log.files(await this.id, states);
+    } catch (err) {
+      for (const path of fresh) this.touched.delete(path);
+      this.unavailable(err);
+      throw err;
+    }
+  }
+
+  async beforeCommand(signal: AbortSignal): Promise<CommandWatch> {
+    if (this.untracked !== undefined || !(await this.waitForBaseline(signal))) return UNWATCHED;
+    const early = this.earlyTrack();
+    // An early track that failed is as if there were none.
+    const track = early ? early.tree.then((tree) => tree ?? this.snapshots.track(signal)) : this.snapshots.track(signal);
+    let before: string | undefined;
+    let index: IndexMark | undefined;
+    try {
+      [before, index] = await Promise.all([this.withinTimeout(track, signal), this.markUserIndex()]);
+    } catch (err) {
+      if (signal.aborted) throw err;
+      this.stopTracking(`the workspace could not be recorded (${errorText(err)})`, '');
+      return UNWATCHED;
+    }
+    if (before === undefined) return UNWATCHED;
+    const from = before;
+    let answer: Promise<string[]> | undefined;
+    return { changedFiles: () => (answer ??= this.afterCommand(from, index)) };
+  }
+
+  /**
+   * A command is coming (its call is still streaming from the model): the
+   * track before it starts now, beside the model, so the command waits
+   * less. beforeCommand uses it if nothing changed since and it is fresh.
+   */
+  expectCommand(): void {
+    if (this.untracked !== undefined || (this.early && this.usable(this.early))) return;
+    const changes = this.changes;
+    const tree = this.baseline.then((baseline) => (baseline instanceof Error ? undefined : this.snapshots.track(this.controller.signal)));
+    this.early = { tree: tree.catch(() => undefined), startedAt: Date.now(), changes };
+  }
+
+  /** The early track, when no change was recorded since it started and it is recent enough that the user is unlikely to have edited since. */
+  private earlyTrack(): EarlyTrack | undefined {
+    const early = this.early;
+    this.early = undefined;
+    return early && this.usable(early) ? early : undefined;
+  }
+
+  private usable(early: EarlyTrack): boolean {
+    return early.changes === this.changes && Date.now() - early.startedAt <= EARLY_TRACK_FRESH_MS;
+  }
+
+  /**
+   * What the command changed, recorded whatever happened to it: a
+   * cancelled or failed command may have changed files too, so this runs
+   * under the point's own signal, not the call's.
+   */
+  private async afterCommand(before: string, index: IndexMark | undefined): Promise<string[]> {
+    try {
+      return await this.recordCommand(before, index);
+    } catch (err) {
+      const reason = `what a command changed could not be read (${errorText(err)})`;
+      this.options.notify('warning', `Undo: ${reason}; it cannot be undone.`);
+      await this.id.then((id) => this.log.gap(id, reason)).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  private async recordCommand(before: string, index: IndexMark | undefined): Promise<string[]> {
+    const signal = this.controller.signal;
+    this.changes++;
+    const after = await this.snapshots.track(signal);
+    // A command right after this one (the same response) starts from here.
+    this.early = { tree: Promise.resolve(after), startedAt: Date.now(), changes: this.changes };
+    const paths = (await this.snapshots.changes(before, after, signal)).map((change) => change.path);
+    const fresh = paths.filter((path) => !this.touched.has(path));
+    for (const path of fresh) this.touched.add(path);
+    const id = await this.id;
+    if (fresh.length > 0) await this.log.commandPaths(id, fresh);
+    const copy = await this.indexCopy;
+    if (index && copy && !this.indexSaved && (await indexMark(index.path))?.stamp !== index.stamp) {
+      this.indexSaved = true;
+      await this.log.userIndex(id, { path: index.path, blob: await this.snapshots.saveFile(copy, signal) });
+    }
+    return paths;
+  }
+
+  private async recordBaseline(): Promise<string | Error> {
+    try {
+      const tree = await this.snapshots.track(this.controller.signal);
+      if (this.untracked === undefined) await this.log.snapshot(await this.id, tree);
+      return tree;
+    } catch (err) {
+      return err instanceof Error ? err : new Error(String(err));
+    }
+  }
+
+  /** The snapshot before the prompt, waited for at most the track timeout; undefined (and the user told) when there is none. */
+  private async waitForBaseline(signal: AbortSignal): Promise<string | undefined> {
+    const slow = setTimeout(() => this.options.notify('info', 'Recording the workspace for undo…'), SLOW_NOTICE_MS);
+    try {
+      const baseline = await this.withinTimeout(this.baseline, signal);
+      if (baseline instanceof Error) {
+        this.stopTracking(`the workspace could not be recorded (${errorText(baseline)})`, '');
+        return undefined;
+      }
+      return baseline;
+    } finally {
+      clearTimeout(slow);
+    }
+  }
+
+  /** The task's result, or undefined (commands then untracked for the rest of the prompt) when it takes longer than the track timeout. */
+  private async withinTimeout<T>(task: Promise<T>, signal?: AbortSignal): Promise<T | undefined> {
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), this.timeoutMs)));
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(signal?.reason);
+      if (signal?.aborted) onAbort();
+      else signal?.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      const outcome = await Promise.race([task, timeout, aborted]);
+      if (outcome !== 'timeout') return outcome;
+      const limit = this.timeoutMs < 1000 ? `${this.timeoutMs} ms` : `${Math.round(this.timeoutMs / 100) / 10} s`;
+      this.stopTracking(
+        `this folder is too large to record in ${limit}`,
+        ' Raise [undo] track_timeout_ms in config.toml to wait longer; recording goes on in the background, so later prompts are usually quick.',
+      );
+      return undefined;
+    } finally {
+      clearTimeout(timer);
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private stopTracking(reason: string, hint: string): void {
+    if (this.untracked !== undefined) return;
+    this.untracked = reason;
+    this.options.notify('warning', `Undo: ${reason}, so what commands change in this prompt cannot be undone; file edits still can.${hint}`);
+    void this.id.then((id) => this.log.gap(id, `commands were not recorded: ${reason}`)).catch(() => undefined);
+  }
+
+  private unavailable(err: unknown): void {
+    this.options.notify('warning', `Undo: file changes could not be recorded (${errorText(err)}); they cannot be undone.`);
+  }
+
+  /** Where the user's git index is and how it stands now; its content is kept (once per prompt) in case a command changes it. */
+  private async markUserIndex(): Promise<IndexMark | undefined> {
+    this.repository ??= findUserRepository(this.snapshots.workspace);
+    const repository = await this.repository;
+    if (!repository) return undefined;
+    const mark = await indexMark(repository.index);
+    if (!mark) return undefined;
+    const copy = join(this.snapshots.gitDir, `user-index-${process.pid}-${randomUUID()}`);
+    this.indexCopy ??= copyFile(repository.index, copy)
+      .then(() => chmod(copy, PRIVATE_FILE_MODE))
+      .then(
+        () => copy,
+        () => undefined,
+      );
+    await this.indexCopy;
+    return mark;
+  }
+}
+
+async function indexMark(path: string): Promise<IndexMark | undefined> {
+  const stats = await stat(path).catch(() => undefined);
+  return stats ? { path, stamp: `${stats.mtimeMs}:${stats.size}:${stats.ino}` } : undefined;
 }

@@ -116,7 +116,7 @@ export class TaskRunner {
       supportsImages: agent.primary.provider.supportsImages,
       permissions: session.permissions,
       todos: session.todos,
-      ...(session.snapshots ? { snapshots: session.snapshots } : {}),
+      ...(session.undo ? { undo: session.undo } : {}),
       span,
       subagents: this.options.launcher,
       depth: session.depth,

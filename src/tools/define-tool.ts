@@ -4,6 +4,7 @@ import type { PermissionRequest } from './permissions';
 import type { PermissionCategory } from '../config/permission-types';
 import { commandAlwaysScope } from './command-rules';
 import type { Tool, ToolContext, ToolKind, ToolLocation, ToolOutput, ToolResult } from './tool';
+import type { CommandWatch } from './undo-recorder';
 
 /** Default cap on what one tool call returns to the model, in characters. */
 export const DEFAULT_MAX_OUTPUT_CHARS = 50_000;
@@ -75,13 +76,12 @@ export function defineTool<Schema extends z.ZodObject>(def: ToolDefinition<Schem
     },
     async run(rawArguments, ctx) {
       const started = performance.now();
-      const finish = (partial: Omit<ToolResult, 'metadata'>, out?: ToolOutput, snapshotBefore?: string): ToolResult => ({
+      const finish = (partial: Omit<ToolResult, 'metadata'>, out?: ToolOutput): ToolResult => ({
         ...partial,
         output: capOutput(partial.output, maxOutputChars),
         ...(out?.images?.length ? { images: out.images } : {}),
         metadata: {
           filesModified: out?.filesModified ?? [],
-          ...(snapshotBefore !== undefined ? { snapshotBefore } : {}),
           ...(out?.diff !== undefined ? { diff: out.diff } : {}),
           durationMs: Math.round(performance.now() - started),
           extra: out?.extra ?? {},
@@ -101,19 +101,20 @@ export function defineTool<Schema extends z.ZodObject>(def: ToolDefinition<Schem
         }
       }
 
-      const snapshot = await snapshotBefore(def.permission, ctx);
+      const undo = await recordForUndo(def, tool, args.value, ctx);
       try {
         const out = await def.execute(args.value, ctx);
-        if (snapshot.id !== undefined && def.permission === 'execute') await addChangedFiles(out, snapshot.id, ctx);
-        if (snapshot.error !== undefined) out.extra = { ...out.extra, snapshotError: snapshot.error };
-        if (ctx.signal.aborted) {
-          return finish({ status: 'cancelled', output: out.output, error: 'Cancelled by the user.' }, out, snapshot.id);
-        }
-        if (out.error !== undefined) return finish({ status: 'error', output: out.output, error: out.error }, out, snapshot.id);
-        return finish({ status: 'success', output: out.output }, out, snapshot.id);
+        if (undo.watch) await addChangedFiles(out, undo.watch, ctx);
+        if (undo.error !== undefined) out.extra = { ...out.extra, undoError: undo.error };
+        if (ctx.signal.aborted) return finish({ status: 'cancelled', output: out.output, error: 'Cancelled by the user.' }, out);
+        if (out.error !== undefined) return finish({ status: 'error', output: out.output, error: out.error }, out);
+        return finish({ status: 'success', output: out.output }, out);
       } catch (err) {
-        if (ctx.signal.aborted) return finish({ status: 'cancelled', output: '', error: 'Cancelled by the user.' }, undefined, snapshot.id);
-        return finish({ status: 'error', output: '', error: errorText(err) }, undefined, snapshot.id);
+        if (ctx.signal.aborted) return finish({ status: 'cancelled', output: '', error: 'Cancelled by the user.' });
+        return finish({ status: 'error', output: '', error: errorText(err) });
+      } finally {
+        // A watch ends even when the call threw: what it changed before failing is still undoable (a second call only repeats the answer).
+        await undo.watch?.changedFiles(ctx.signal).catch(() => undefined);
       }
     },
   };
@@ -157,27 +158,51 @@ function alwaysScope(category: PermissionCategory, command: string | undefined):
   }
 }
 
-/** State-changing tools record the workspace first, so the change can be undone. */
-async function snapshotBefore(
-  permission: PermissionCategory | 'none',
+interface UndoRecording {
+  /** Set for commands: tells, after the call, which files changed. */
+  watch?: CommandWatch;
+  /** Why the call could not be recorded; the call runs all the same. */
+  error?: string;
+}
+
+/**
+ * State-changing calls are recorded for undo before they run: a write that
+ * names its files keeps just those files; a command, or a write that names
+ * none (an MCP tool), is watched over the whole workspace.
+ */
+async function recordForUndo<Schema extends z.ZodObject>(
+  def: ToolDefinition<Schema>,
+  tool: Tool,
+  args: z.infer<Schema>,
   ctx: ToolContext,
-): Promise<{ id?: string; error?: string }> {
-  if (!ctx.snapshots || (permission !== 'write' && permission !== 'execute')) return {};
+): Promise<UndoRecording> {
+  if (!ctx.undo || (def.permission !== 'write' && def.permission !== 'execute')) return {};
   try {
-    return { id: await ctx.snapshots.track(ctx.signal) };
+    const files = def.permission === 'write' && def.locations ? await namedFiles(tool, args, ctx) : undefined;
+    if (files) {
+      await ctx.undo.beforeFileChanges(files, ctx.signal);
+      return {};
+    }
+    return { watch: await ctx.undo.beforeCommand(ctx.signal) };
   } catch (err) {
-    return { error: `snapshot before the call failed: ${errorText(err)}` };
+    return { error: `recording for undo failed: ${errorText(err)}` };
   }
 }
 
-/** Commands change files behind our back: the snapshot tells which. */
-async function addChangedFiles(out: ToolOutput, before: string, ctx: ToolContext): Promise<void> {
+/** The workspace-relative files a write names, as they resolve (through symlinks inside the workspace). */
+async function namedFiles(tool: Tool, args: unknown, ctx: ToolContext): Promise<string[]> {
+  const paths = tool.locations(args).map((location) => location.path);
+  const resolved = await Promise.all(paths.map((path) => ctx.workspace.resolve(path)));
+  return resolved.map((path) => ctx.workspace.relative(path));
+}
+
+/** Commands change files behind our back: the watch tells which. */
+async function addChangedFiles(out: ToolOutput, watch: CommandWatch, ctx: ToolContext): Promise<void> {
   try {
-    const changes = await ctx.snapshots!.changes(before, undefined, ctx.signal);
-    const files = new Set([...(out.filesModified ?? []), ...changes.map((change) => change.path)]);
-    out.filesModified = [...files];
+    const changed = await watch.changedFiles(ctx.signal);
+    out.filesModified = [...new Set([...(out.filesModified ?? []), ...changed])];
   } catch (err) {
-    out.extra = { ...out.extra, snapshotError: `listing changed files failed: ${errorText(err)}` };
+    out.extra = { ...out.extra, undoError: `listing changed files failed: ${errorText(err)}` };
   }
 }
 

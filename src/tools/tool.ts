@@ -2,7 +2,7 @@ import type { ImageBlock, ToolSpec, Usage } from '../llm/types';
 import type { PermissionGate } from './permissions';
 import type { PermissionCategory } from '../config/permission-types';
 import type { Span } from '../telemetry/span';
-import type { SnapshotManager } from './snapshots';
+import type { UndoRecorder } from './undo-recorder';
 import type { TodoStore } from './todos';
 import type { Workspace } from './workspace';
 
@@ -14,8 +14,6 @@ export type ToolStatus = 'success' | 'error' | 'cancelled';
 export interface ToolMetadata {
   /** Workspace-relative paths the tool changed. */
   filesModified: string[];
-  /** Snapshot id taken before a state-changing tool ran, when snapshots are on. */
-  snapshotBefore?: string;
   /** Unified diff of what the tool changed. */
   diff?: string;
   durationMs: number;
@@ -58,8 +56,8 @@ export interface ToolContext {
   permissions: PermissionGate;
   /** The session's shared todo list. */
   todos: TodoStore;
-  /** Present when undo is on: state-changing tools snapshot the workspace before they run. */
-  snapshots?: SnapshotManager;
+  /** Present when undo is on: state-changing tools record what they may change before they run. */
+  undo?: UndoRecorder;
   /** This call's span, when the run is traced; work the tool starts (a subagent) hangs below it. */
   span?: Span;
   /** Runs subagents for the task tool; absent where subagents are not offered. */

@@ -7,6 +7,7 @@ import { undoCommand } from '../../src/adapters/cli/undo-command';
 import { dataHome } from '../../src/config/paths';
 import { GitSnapshotManager } from '../../src/session/git-snapshots';
 import { UndoLog } from '../../src/session/undo-log';
+import { SessionUndo } from '../../src/session/undo-point';
 
 /** An in-memory terminal: what the command wrote, and the lines it will read. */
 class FakeIO implements CliIO {
@@ -67,12 +68,14 @@ describe('crow undo', () => {
 
   const read = (path: string): string => readFileSync(join(ws, path), 'utf8');
 
-  /** What `crow run` does before a prompt, then the agent's edits. */
+  /** A prompt as `crow run` records it: the agent edits one file and creates another. */
   async function runAgent(sessionId = 'session-1', prompt = 'Refactor a'): Promise<void> {
-    const snapshot = await new GitSnapshotManager({ workspace: ws, dataHome: dataHome(env), env }).track();
-    await new UndoLog({ workspace: ws, dataHome: dataHome(env) }).record({ sessionId, snapshot, prompt });
+    const undo = new SessionUndo({ root: ws, dataHome: dataHome(env), env });
+    const point = undo.begin({ sessionId, prompt, notify: () => undefined });
+    await undo.beforeFileChanges(['src/a.ts', 'src/new.ts'], new AbortController().signal);
     writeFileSync(join(ws, 'src/a.ts'), 'export const a = 2;\nexport const b = 3;\n');
     writeFileSync(join(ws, 'src/new.ts'), 'new\n');
+    await point.settled();
   }
 
   it('previews and exits 2 without touching anything when it cannot ask', async () => {
@@ -118,12 +121,24 @@ describe('crow undo', () => {
   it('undoes the last prompt of the session asked for', async () => {
     await runAgent('first', 'First prompt');
     await runAgent('second', 'Second prompt');
-    writeFileSync(join(ws, 'later.txt'), 'after the second snapshot');
+    writeFileSync(join(ws, 'later.txt'), 'written by the user after both prompts');
     const io = new FakeIO(ws, env, false);
     assert.equal(await undoCommand(['--session', 'first', '--yes'], io), 0);
     assert.match(io.out, /Undo "First prompt"/);
     assert.equal(read('src/a.ts'), 'export const a = 1;\n');
-    assert.equal(existsSync(join(ws, 'later.txt')), false);
+    assert.equal(read('later.txt'), 'written by the user after both prompts', 'a file no prompt made is not touched');
+  });
+
+  it('still undoes a prompt an earlier version recorded as a whole-tree snapshot', async () => {
+    const snapshot = await new GitSnapshotManager({ workspace: ws, dataHome: dataHome(env), env }).track();
+    const log = new UndoLog({ workspace: ws, dataHome: dataHome(env) });
+    mkdirSync(join(dataHome(env), 'undo'), { recursive: true });
+    writeFileSync(log.file, `${JSON.stringify({ sessionId: 'old', snapshot, prompt: 'Old prompt', at: Date.now(), workspace: ws })}\n`);
+    writeFileSync(join(ws, 'src/a.ts'), 'changed\n');
+    const io = new FakeIO(ws, env, false);
+    assert.equal(await undoCommand(['--yes'], io), 0);
+    assert.match(io.out, /Undo "Old prompt"/);
+    assert.equal(read('src/a.ts'), 'export const a = 1;\n');
   });
 
   it('says so when there is nothing to undo, and rejects a missing folder', async () => {

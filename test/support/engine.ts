@@ -11,6 +11,7 @@ import { defineTool } from '../../src/tools/define-tool';
 import { NodeWorkspace } from '../../src/tools/node-workspace';
 import { PermissionGate } from '../../src/tools/permissions';
 import type { Tool } from '../../src/tools/tool';
+import type { UndoRecorder } from '../../src/tools/undo-recorder';
 import { ALLOW_ALL } from '../unit/tools/temp-workspace';
 
 /** A fresh temporary workspace folder, removed by `dispose()`. */
@@ -34,6 +35,7 @@ export async function runTurn(
     signal?: AbortSignal;
     session?: InternalSession;
     permissions?: PermissionGate;
+    undo?: UndoRecorder;
     onEvent?: (e: AgentEvent) => void;
   } = {},
 ): Promise<TurnRun> {
@@ -52,6 +54,7 @@ export async function runTurn(
     const stream = agent.executeTurn(session, {
       signal: options.signal ?? new AbortController().signal,
       permissions: options.permissions ?? new PermissionGate({ policy: ALLOW_ALL }),
+      ...(options.undo ? { undo: options.undo } : {}),
     });
     const events: AgentEvent[] = [];
     for await (const event of stream) {

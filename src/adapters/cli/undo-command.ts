@@ -6,18 +6,19 @@ import { GitError } from '../../session/git-runner';
 import { GitSnapshotManager } from '../../session/git-snapshots';
 import { RestoreError } from '../../session/snapshot-restore';
 import { UndoLog, type UndoEntry } from '../../session/undo-log';
-import { countFiles, planRestore, type PlannedChange } from '../../session/undo-plan';
-import type { FileChange } from '../../tools/snapshots';
+import { countFiles, nothingToUndo, planUndo, type PlannedChange, type UndoPlan } from '../../session/undo-plan';
+import type { FileChange } from '../../tools/undo-recorder';
 import { UsageError, type CliIO } from './cli-io';
 import { styleFor, type Style } from './terminal-style';
 
 export const UNDO_HELP = `Usage: crow undo [options]
 
-Puts the workspace back as it was just before the last prompt crow ran in it:
-files changed since then get their old content back, files created since then
-are removed. Every change since that moment is undone, yours included. Files
-ignored by .gitignore and files that did not change are never touched.
-Shows what will change first and asks before restoring.
+Puts back the files the last prompt crow ran here changed: files it changed
+get their earlier content back, files it created are removed, and the git
+index goes back if one of its commands changed it (git add). Files the prompt
+did not change are never touched, your own edits to them included; files
+ignored by .gitignore are never touched either. Shows what will change first
+and asks before restoring.
 
 Options:
   --session ID   undo the last prompt of this session (default: of any session)
@@ -76,12 +77,13 @@ async function undo(
   { io, yes, signal }: { io: CliIO; yes: boolean; signal: AbortSignal },
 ): Promise<number> {
   const style = styleFor(io.stdout, io.env);
-  const plan = await planRestore(snapshots, entry.snapshot, signal);
-  if (plan.length === 0) {
-    io.stdout.write(`Nothing to undo: ${entry.workspace} is already as it was before ${describe(entry)}.\n`);
+  const plan = await planUndo(snapshots, entry, signal);
+  for (const gap of plan.gaps) io.stderr.write(`crow: cannot be undone: ${gap}\n`);
+  if (nothingToUndo(plan)) {
+    io.stdout.write(`Nothing to undo: the files ${describe(entry)} changed in ${entry.workspace} are as they were before it.\n`);
     return 0;
   }
-  io.stdout.write(renderPlan(entry, plan, style));
+  io.stdout.write(renderPlan(plan, style));
   if (!yes) {
     if (!io.stdinIsTTY) {
       io.stderr.write('crow: nothing restored. stdin is not a terminal, so crow cannot ask: ');
@@ -97,41 +99,38 @@ async function undo(
     }
   }
   try {
-    const applied = await snapshots.restore(entry.snapshot, undefined, signal);
+    const applied = await plan.apply(signal);
     io.stdout.write(renderApplied(applied, plan));
     return 0;
   } catch (err) {
     if (!(err instanceof RestoreError)) throw err;
-    if (err.applied.length > 0) io.stdout.write(renderApplied(err.applied, plan));
+    if (err.applied.length > 0) io.stdout.write(renderApplied(err.applied, { ...plan, userIndex: undefined }));
     io.stderr.write(`crow: ${err.message}\n`);
     return 1;
   }
 }
 
-function renderPlan(entry: UndoEntry, plan: readonly PlannedChange[], style: Style): string {
-  const width = plan.reduce((max, change) => Math.max(max, change.path.length), 0);
-  const largest = plan.reduce((max, change) => Math.max(max, change.added + change.removed), 0);
-  const lines = plan.map(
+function renderPlan(plan: UndoPlan, style: Style): string {
+  const { entry, changes } = plan;
+  const width = changes.reduce((max, change) => Math.max(max, change.path.length), 0);
+  const largest = changes.reduce((max, change) => Math.max(max, change.added + change.removed), 0);
+  const lines = changes.map(
     (change) => `  ${statusLabel(change.status, style)}  ${change.path.padEnd(width)} | ${statBar(change, largest, style)}`,
   );
-  const added = plan.reduce((sum, change) => sum + change.added, 0);
-  const removed = plan.reduce((sum, change) => sum + change.removed, 0);
-  return [
-    `Undo ${describe(entry)} in ${entry.workspace}:`,
-    '',
-    ...lines,
-    '',
-    `${countFiles(plan)}; ${added} line${added === 1 ? '' : 's'} back, ${removed} line${removed === 1 ? '' : 's'} gone`,
-    '',
-  ].join('\n');
+  const added = changes.reduce((sum, change) => sum + change.added, 0);
+  const removed = changes.reduce((sum, change) => sum + change.removed, 0);
+  const summary = changes.length > 0 ? [`${countFiles(changes)}; ${added} line${added === 1 ? '' : 's'} back, ${removed} line${removed === 1 ? '' : 's'} gone`] : [];
+  const index = plan.userIndex ? [`The git index (${plan.userIndex}) goes back as it was before the prompt's commands changed it.`] : [];
+  return [`Undo ${describe(entry)} in ${entry.workspace}:`, '', ...lines, '', ...summary, ...index, ''].join('\n');
 }
 
-function renderApplied(applied: readonly FileChange[], plan: readonly PlannedChange[]): string {
-  const planned = new Set(plan.map((change) => `${change.status} ${change.path}`));
-  const asPlanned = applied.length === plan.length && applied.every((change) => planned.has(`${change.status} ${change.path}`));
-  if (asPlanned) return `Restored ${countFiles(applied)}.\n`;
+function renderApplied(applied: readonly FileChange[], plan: UndoPlan): string {
+  const planned = new Set(plan.changes.map((change) => `${change.status} ${change.path}`));
+  const asPlanned = applied.length === plan.changes.length && applied.every((change) => planned.has(`${change.status} ${change.path}`));
+  const index = plan.userIndex ? ' and the git index' : '';
+  if (asPlanned) return `Restored ${countFiles(applied)}${index}.\n`;
   const lines = applied.map((change) => `  ${change.status.padEnd(8)}  ${change.path}`);
-  return [`Restored ${countFiles(applied)} (the workspace changed while you decided):`, ...lines, ''].join('\n');
+  return [`Restored ${countFiles(applied)}${index} (the files changed while you decided):`, ...lines, ''].join('\n');
 }
 
 function statusLabel(status: FileChange['status'], style: Style): string {

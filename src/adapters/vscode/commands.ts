@@ -152,7 +152,7 @@ async function pickVariable(crow: Crow, title: string): Promise<string | undefin
   });
 }
 
-/** Puts the workspace back as it was before the last prompt, after showing what will change (unless `confirmed` already). */
+/** Puts back what the last prompt changed, after showing what will change (unless `confirmed` already). */
 async function undoLastRun(crow: Crow, confirmed: boolean): Promise<void> {
   const root = workspaceRoot();
   if (root === undefined) throw new Error('Open a folder first.');
@@ -165,18 +165,22 @@ async function undoLastRun(crow: Crow, confirmed: boolean): Promise<void> {
   }
   const snapshots = new engine.GitSnapshotManager({ workspace: root, dataHome: data, env: process.env });
   const signal = new AbortController().signal;
-  const plan = await engine.planRestore(snapshots, entry.snapshot, signal);
-  if (plan.length === 0) {
-    void vscode.window.showInformationMessage('Crow: nothing to undo; the files are as they were before the last prompt.');
+  const plan = await engine.planUndo(snapshots, entry, signal);
+  const gaps = plan.gaps.length > 0 ? `\n\nCannot be undone: ${plan.gaps.join('; ')}.` : '';
+  if (engine.nothingToUndo(plan)) {
+    void vscode.window.showInformationMessage(`Crow: nothing to undo; the files the last prompt changed are as they were before it.${gaps}`);
     return;
   }
-  const detail = `${plan.map((change) => `${change.status}  ${change.path}`).join('\n')}\n\nEvery change since then is undone, yours included.`;
+  const files = plan.changes.map((change) => `${change.status}  ${change.path}`);
+  const index = plan.userIndex ? ['the git index (staged changes) goes back too'] : [];
+  const detail = `${[...files, ...index].join('\n')}\n\nOnly what the prompt changed is put back; your own edits to other files stay.${gaps}`;
   const prompt = entry.prompt.split('\n', 1)[0] ?? '';
-  const answer = confirmed ? 'Restore' : await vscode.window.showWarningMessage(`Undo "${prompt}"? ${engine.countFiles(plan)}`, { modal: true, detail }, 'Restore');
+  const what = plan.changes.length > 0 ? engine.countFiles(plan.changes) : 'the git index';
+  const answer = confirmed ? 'Restore' : await vscode.window.showWarningMessage(`Undo "${prompt}"? ${what}`, { modal: true, detail }, 'Restore');
   if (answer !== 'Restore') return;
   try {
-    const applied = await snapshots.restore(entry.snapshot, undefined, signal);
-    void vscode.window.showInformationMessage(`Crow: restored ${engine.countFiles(applied)}.`);
+    const applied = await plan.apply(signal);
+    void vscode.window.showInformationMessage(`Crow: restored ${engine.countFiles(applied)}${plan.userIndex ? ' and the git index' : ''}.`);
   } catch (err) {
     if (!(err instanceof engine.RestoreError)) throw err;
     throw new Error(`${err.message} (${err.applied.length} files were restored before it stopped)`);

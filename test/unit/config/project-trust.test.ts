@@ -94,6 +94,15 @@ describe('workspace trust: what a cloned repository may ask for', () => {
     assert.deepEqual(judgeProjectSettings({ web_fetch: { allow_private_addresses: false } } as never, {}, 'f').widenings, []);
   });
 
+  it('lets a project wait longer for the undo snapshot, not leave commands without undo sooner', () => {
+    const judged = (ms: number, user?: number) =>
+      judgeProjectSettings({ undo: { track_timeout_ms: ms } }, user === undefined ? {} : { undo: { track_timeout_ms: user } }, 'f');
+    assert.deepEqual(judged(30_000).restricted, { undo: { track_timeout_ms: 30_000 } });
+    assert.deepEqual(judged(1).widenings.map((w) => w.setting), ['undo.track_timeout_ms']);
+    assert.deepEqual(judged(1).restricted, {});
+    assert.deepEqual(judged(2_000, 1_000).widenings, [], 'the user already waits less');
+  });
+
   it('treats a setting it does not know as a widening', () => {
     const { widenings, restricted } = judgeProjectSettings({ future_switch: true } as never, {}, 'config.toml');
     assert.deepEqual(widenings.map((w) => w.setting), ['future_switch']);

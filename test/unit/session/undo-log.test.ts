@@ -17,55 +17,96 @@ describe('UndoLog', () => {
   });
   afterEach(() => rmSync(base, { recursive: true, force: true }));
 
-  const snapshot = (n: number): string => String(n).repeat(40).slice(0, 40);
+  const id = (n: number): string => String(n).repeat(40).slice(0, 40);
 
-  it('records entries and finds the latest, per session or overall', async () => {
+  it('folds the lines of each point into one entry and finds the latest, per session or overall', async () => {
     const log = new UndoLog({ workspace: ws, dataHome: data });
     assert.deepEqual(await log.list(), []);
     assert.equal(await log.latest(), undefined);
 
-    const first = await log.record({ sessionId: 's1', snapshot: snapshot(1), prompt: 'Fix the bug', at: 1000 });
-    assert.deepEqual(first, { sessionId: 's1', snapshot: snapshot(1), prompt: 'Fix the bug', at: 1000, workspace: ws });
-    await log.record({ sessionId: 's2', snapshot: snapshot(2), prompt: 'Add a test', at: 2000 });
-    await log.record({ sessionId: 's1', snapshot: snapshot(3), prompt: 'Now refactor', at: 3000 });
+    const first = await log.start('s1', 'Fix the bug', 1000);
+    const second = await log.start('s2', 'Add a test', 2000);
+    // Lines of two points interleave, as two sessions' prompts do.
+    await log.files(first, [{ path: 'a.ts', mode: '100644', blob: id(1) }]);
+    await log.snapshot(second, id(9));
+    await log.snapshot(first, id(2));
+    await log.commandPaths(first, ['b.ts', 'c.ts']);
+    await log.files(first, [{ path: 'new.ts', absent: true }]);
+    await log.userIndex(first, { path: join(ws, '.git/index'), blob: id(3) });
+    await log.gap(second, 'commands were not recorded: too large');
 
-    assert.deepEqual((await log.list()).map((entry) => entry.snapshot), [snapshot(1), snapshot(2), snapshot(3)]);
-    assert.equal((await log.latest())?.snapshot, snapshot(3));
-    assert.equal((await log.latest('s2'))?.snapshot, snapshot(2));
+    const entries = await log.list();
+    assert.deepEqual(entries[0], {
+      sessionId: 's1',
+      prompt: 'Fix the bug',
+      at: 1000,
+      workspace: ws,
+      scope: 'points',
+      snapshot: id(2),
+      files: [
+        { path: 'a.ts', mode: '100644', blob: id(1) },
+        { path: 'new.ts', absent: true },
+      ],
+      commandPaths: ['b.ts', 'c.ts'],
+      userIndex: { path: join(ws, '.git/index'), blob: id(3) },
+      gaps: [],
+    });
+    assert.deepEqual(entries[1]!.gaps, ['commands were not recorded: too large']);
+    assert.equal((await log.latest())?.prompt, 'Add a test');
+    assert.equal((await log.latest('s1'))?.prompt, 'Fix the bug');
     assert.equal(await log.latest('nobody'), undefined);
     assert.ok(log.file.startsWith(join(data, 'undo')) && log.file.endsWith('.jsonl'));
+  });
+
+  it('still reads the whole-tree entries of earlier versions', async () => {
+    const log = new UndoLog({ workspace: ws, dataHome: data });
+    mkdirSync(join(data, 'undo'), { recursive: true });
+    appendFileSync(log.file, `${JSON.stringify({ sessionId: 'old', snapshot: id(4), prompt: 'Before points', at: 500, workspace: ws })}\n`);
+    await log.start('new', 'With points', 600);
+    const [old] = await log.list();
+    assert.deepEqual(old, { sessionId: 'old', snapshot: id(4), prompt: 'Before points', at: 500, workspace: ws, scope: 'tree', files: [], commandPaths: [], gaps: [] });
+    assert.equal((await log.latest('old'))?.scope, 'tree');
   });
 
   it('shares one log between paths to the same folder and keeps others apart', async () => {
     symlinkSync(ws, join(base, 'alias'));
     mkdirSync(join(base, 'other'));
     const viaAlias = new UndoLog({ workspace: join(base, 'alias'), dataHome: data });
-    await viaAlias.record({ sessionId: 's', snapshot: snapshot(1), prompt: 'p' });
+    await viaAlias.start('s', 'p');
     assert.equal((await new UndoLog({ workspace: ws, dataHome: data }).latest())?.workspace, ws);
     assert.equal(await new UndoLog({ workspace: join(base, 'other'), dataHome: data }).latest(), undefined);
   });
 
-  it('skips a torn last line with a warning, and the next entry still gets a line of its own', async () => {
+  it('skips a torn last line with a warning, and the next line still gets a line of its own', async () => {
     const warnings: string[] = [];
     const log = new UndoLog({ workspace: ws, dataHome: data, onWarning: (message) => warnings.push(message) });
-    await log.record({ sessionId: 's', snapshot: snapshot(1), prompt: 'first' });
-    appendFileSync(log.file, '{"sessionId":"s","snapsh');
+    const point = await log.start('s', 'first');
+    appendFileSync(log.file, '{"point":"x","snapsh');
 
     assert.deepEqual((await log.list()).map((entry) => entry.prompt), ['first']);
     assert.equal(warnings.length, 1);
     assert.match(warnings[0]!, /line 2 is damaged and was skipped/);
 
-    await log.record({ sessionId: 's', snapshot: snapshot(2), prompt: 'second' });
-    assert.equal((await log.latest())?.prompt, 'second');
-    assert.equal(readFileSync(log.file, 'utf8').split('\n').length, 4, 'two entries, the torn line, a final newline');
+    await log.snapshot(point, id(5));
+    assert.equal((await log.latest())?.snapshot, id(5));
+    assert.equal(readFileSync(log.file, 'utf8').split('\n').length, 4, 'two lines, the torn one, a final newline');
   });
 
-  it('skips lines that are JSON but not entries, and cuts long prompts', async () => {
+  it('skips lines that are JSON but not records, and cuts long prompts', async () => {
     const warnings: string[] = [];
     const log = new UndoLog({ workspace: ws, dataHome: data, onWarning: (message) => warnings.push(message) });
-    await log.record({ sessionId: 's', snapshot: snapshot(1), prompt: 'x'.repeat(PROMPT_CHARS + 50) });
-    appendFileSync(log.file, '{"sessionId":42}\n\n');
-    assert.equal((await log.list())[0]!.prompt.length, PROMPT_CHARS);
-    assert.equal(warnings.length, 1);
+    const point = await log.start('s', 'x'.repeat(PROMPT_CHARS + 50));
+    const bad = [
+      { sessionId: 42 },
+      { point, files: [{ path: 'a', mode: '040000', blob: id(1) }] },
+      { point, files: [{ path: 'a', mode: '100644', blob: '--output=x' }] },
+      { point, commandPaths: [7] },
+    ];
+    appendFileSync(log.file, `${bad.map((line) => JSON.stringify(line)).join('\n')}\n\n`);
+    const [entry] = await log.list();
+    assert.equal(entry!.prompt.length, PROMPT_CHARS);
+    assert.deepEqual(entry!.files, []);
+    assert.deepEqual(entry!.commandPaths, []);
+    assert.equal(warnings.length, bad.length);
   });
 });

@@ -1,0 +1,158 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GitSnapshotManager } from '../../../src/session/git-snapshots';
+import { planUndo, type UndoPlan } from '../../../src/session/undo-plan';
+import { SessionUndo, type UndoPoint } from '../../../src/session/undo-point';
+import { NodeWorkspace } from '../../../src/tools/node-workspace';
+import { bashTool } from '../../../src/tools/builtin/bash';
+import { writeFileTool } from '../../../src/tools/builtin/write-file';
+import { GatedSnapshots } from '../../support/gated-snapshots';
+import { toolContext } from '../tools/temp-workspace';
+
+describe('undo points', () => {
+  let base: string;
+  let ws: string;
+  let data: string;
+  let notices: string[];
+  let undo: SessionUndo;
+  let point: UndoPoint;
+  const signal = new AbortController().signal;
+
+  beforeEach(() => {
+    base = realpathSync(mkdtempSync(join(tmpdir(), 'crow-undo-point-')));
+    ws = join(base, 'ws');
+    data = join(base, 'data');
+    mkdirSync(join(ws, 'src'), { recursive: true });
+    writeFileSync(join(ws, 'src/a.js'), 'a1\n');
+    writeFileSync(join(ws, 'src/b.js'), 'b1\n');
+    writeFileSync(join(ws, 'notes.md'), 'mine\n');
+    notices = [];
+  });
+  afterEach(() => {
+    undo?.close();
+    rmSync(base, { recursive: true, force: true });
+  });
+
+  const read = (path: string): string => readFileSync(join(ws, path), 'utf8');
+  const write = (path: string, text: string): void => writeFileSync(join(ws, path), text);
+  const git = (...args: string[]): string => execFileSync('git', ['-c', 'user.name=u', '-c', 'user.email=u@example.com', ...args], { cwd: ws, encoding: 'utf8' });
+
+  function start(options: { snapshots?: GitSnapshotManager; trackTimeoutMs?: number } = {}): void {
+    undo = new SessionUndo({ root: ws, dataHome: data, env: process.env, ...(options.snapshots ? { snapshots: options.snapshots } : {}) });
+    point = undo.begin({
+      sessionId: 's',
+      prompt: 'Do the work',
+      ...(options.trackTimeoutMs !== undefined ? { trackTimeoutMs: options.trackTimeoutMs } : {}),
+      notify: (_level, message) => notices.push(message),
+    });
+  }
+  const tools = () => toolContext(new NodeWorkspace(ws), signal, { undo });
+  const writeFile = (path: string, content: string) => writeFileTool.run(JSON.stringify({ path, content }), tools());
+  const bash = (command: string) => bashTool.run(JSON.stringify({ command }), tools());
+  async function plan(): Promise<UndoPlan> {
+    return planUndo(undo.snapshots, (await undo.log.latest('s'))!, signal);
+  }
+  const listed = (undoPlan: UndoPlan): string[] => undoPlan.changes.map(({ path, status }) => `${status} ${path}`).sort();
+
+  it('puts back what the prompt changed and nothing else: your edits during the prompt stay', async () => {
+    start();
+    await writeFile('src/a.js', 'a2\n');
+    await bash('echo b2 > src/b.js && echo gen > src/gen.js');
+    write('notes.md', 'mine, edited while the agent worked\n');
+    write('scratch.txt', 'made by me\n');
+
+    const undoPlan = await plan();
+    assert.deepEqual(listed(undoPlan), ['deleted src/gen.js', 'modified src/a.js', 'modified src/b.js']);
+    await undoPlan.apply(signal);
+    assert.deepEqual([read('src/a.js'), read('src/b.js'), existsSync(join(ws, 'src/gen.js'))], ['a1\n', 'b1\n', false]);
+    assert.equal(read('notes.md'), 'mine, edited while the agent worked\n');
+    assert.equal(read('scratch.txt'), 'made by me\n');
+  });
+
+  it('takes each file from its first change in the prompt: a write first, then a command', async () => {
+    start();
+    await writeFile('src/a.js', 'a2\n');
+    await bash('echo a3 > src/a.js');
+    await (await plan()).apply(signal);
+    assert.equal(read('src/a.js'), 'a1\n');
+  });
+
+  it('takes each file from its first change in the prompt: a command first, then a write', async () => {
+    start();
+    await bash('echo a2 > src/a.js');
+    await writeFile('src/a.js', 'a3\n');
+    const entry = (await undo.log.latest('s'))!;
+    assert.deepEqual(entry.files, [], 'the write found the file already recorded');
+    await (await plan()).apply(signal);
+    assert.equal(read('src/a.js'), 'a1\n');
+  });
+
+  it('lets commands run unrecorded when the workspace cannot be recorded in time, says so once, and still undoes file edits', async () => {
+    const snapshots = new GatedSnapshots({ workspace: ws, dataHome: data });
+    start({ snapshots, trackTimeoutMs: 200 });
+    await writeFile('src/a.js', 'a2\n');
+    const first = await bash('echo b2 > src/b.js');
+    const second = await bash('echo c > src/c.js');
+    assert.deepEqual([first.status, second.status], ['success', 'success']);
+    const warnings = notices.filter((notice) => notice.startsWith('Undo:'));
+    assert.equal(warnings.length, 1, notices.join('\n'));
+    assert.match(warnings[0]!, /too large to record in 200 ms, so what commands change in this prompt cannot be undone; file edits still can\. Raise \[undo\] track_timeout_ms/);
+
+    snapshots.open();
+    await point.settled();
+    const undoPlan = await plan();
+    assert.deepEqual(undoPlan.gaps, ['commands were not recorded: this folder is too large to record in 200 ms']);
+    assert.equal((await undo.log.latest('s'))!.snapshot, undefined, 'a snapshot finished after commands ran is not the state before the prompt');
+    await undoPlan.apply(signal);
+    assert.equal(read('src/a.js'), 'a1\n');
+    assert.equal(read('src/b.js'), 'b2\n', 'not recorded, so not touched');
+  });
+
+  it("puts back the user's git index after the agent's git add", async () => {
+    git('init', '--quiet');
+    git('add', 'src');
+    git('commit', '--quiet', '-m', 'start');
+    write('notes.md', 'staged by me\n');
+    git('add', 'notes.md');
+    const staged = git('diff', '--cached', '--name-only');
+    start();
+    await bash('echo a2 > src/a.js && git add -A');
+    assert.notEqual(git('diff', '--cached', '--name-only'), staged);
+
+    const undoPlan = await plan();
+    assert.equal(undoPlan.userIndex, join(ws, '.git', 'index'));
+    await undoPlan.apply(signal);
+    assert.equal(git('diff', '--cached', '--name-only'), staged, 'what the user had staged, and only that');
+    assert.equal(read('src/a.js'), 'a1\n');
+    assert.equal(git('status', '--porcelain'), 'A  notes.md\n');
+  });
+
+  it('starts the shadow index from the repository, so a file git is told to skip is still recorded', async () => {
+    git('init', '--quiet');
+    git('add', '.');
+    git('commit', '--quiet', '-m', 'start');
+    git('update-index', '--assume-unchanged', 'src/a.js');
+    start();
+    await point.settled();
+    assert.ok(existsSync(join(undo.snapshots.gitDir, 'objects', 'info', 'alternates')), 'blobs come from the repository');
+    await bash('echo a2 > src/a.js');
+    assert.deepEqual((await undo.log.latest('s'))!.commandPaths, ['src/a.js']);
+    await (await plan()).apply(signal);
+    assert.equal(read('src/a.js'), 'a1\n');
+  });
+
+  it('tells once when undo cannot work at all, and the tools still run', async () => {
+    undo = new SessionUndo({ root: ws, dataHome: data, env: { PATH: join(base, 'no-git-here') } });
+    point = undo.begin({ sessionId: 's', prompt: 'p', notify: (_level, message) => notices.push(message) });
+    const wrote = await writeFile('src/a.js', 'a2\n');
+    const ran = await bash('echo b2 > src/b.js');
+    assert.deepEqual([wrote.status, ran.status], ['success', 'success']);
+    assert.equal(read('src/a.js'), 'a2\n');
+    assert.match(String(wrote.metadata.extra.undoError), /git was not found/);
+    assert.ok(notices.some((notice) => /Undo: file changes could not be recorded \(git was not found/.test(notice)), notices.join('\n'));
+    assert.ok(notices.some((notice) => /Undo: the workspace could not be recorded \(git was not found/.test(notice)), notices.join('\n'));
+  });
+});
