@@ -112,14 +112,17 @@ export class HostSession {
     this.keeper?.save();
   }
 
-  /** Picks a model for a role of the session's agent; it must be one the catalog offers for that role. */
+  /**
+   * Picks a model for a role of the session's agent: one the catalog offers,
+   * or any other name of the role's provider (a model the configuration does
+   * not list yet); a front door with a closed list (ACP) checks it first.
+   */
   async setModel(role: CompositionRole, model: string): Promise<void> {
     const offered = (await this.options.catalog()).models(this.session.agentName).find((offer) => offer.role === role);
     if (!offered) throw new HostError('usage', `${this.session.agentName} has no ${role === 'coagent' ? 'reviewer' : 'primary'} model to pick.`);
-    if (!offered.options.includes(model)) {
-      throw new HostError('usage', `"${model}" is not a model offered for the ${role === 'coagent' ? 'reviewer' : 'primary'}: ${offered.options.join(', ')}.`);
-    }
-    this.session.models = { ...this.session.models, [role]: model };
+    const name = model.trim();
+    if (name === '' || /\s/.test(name)) throw new HostError('usage', `"${model}" is not a model name: give one word, e.g. ${offered.current}.`);
+    this.session.models = { ...this.session.models, [role]: name };
     this.keeper?.save();
   }
 
@@ -200,11 +203,12 @@ export class HostSession {
   }
 }
 
-/** The offers of `agent`'s roles with the session's own choices as current, where still offered. */
+/** The offers of `agent`'s roles with the session's own choices as current (offered from then on, if the catalog did not list them). */
 export function currentModels(catalog: WorkspaceCatalog, agent: string, chosen: ModelChoice): RoleModels[] {
   return catalog.models(agent).map((offer) => {
     const model = chosen[offer.role];
-    return model !== undefined && offer.options.includes(model) ? { ...offer, current: model } : offer;
+    if (model === undefined) return offer;
+    return { ...offer, current: model, options: offer.options.includes(model) ? offer.options : [...offer.options, model] };
   });
 }
 

@@ -273,12 +273,12 @@ async function configurationOf(options: HostSessionOptions): Promise<WorkspaceCa
   }
 }
 
-/** The session's model choices that the catalog still offers for the agent's roles. */
+/** The session's model choices for the roles the agent has (a choice for a role another agent had is left out). */
 function chosenModels(catalog: WorkspaceCatalog, agent: string, models: ModelChoice): ModelChoice {
   const choice: ModelChoice = {};
-  for (const { role, options } of catalog.models(agent)) {
+  for (const { role } of catalog.models(agent)) {
     const chosen = models[role];
-    if (chosen !== undefined && options.includes(chosen)) choice[role] = chosen;
+    if (chosen !== undefined) choice[role] = chosen;
   }
   return choice;
 }

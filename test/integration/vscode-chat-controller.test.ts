@@ -94,6 +94,26 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
     await chat.dispose();
   });
 
+  it('picks the models of the roles, a model the configuration does not list included, and the next prompt uses them', async () => {
+    const chat = controller();
+    await chat.handle({ type: 'ready' });
+    await chat.pick({ agent: 'pair' });
+    await chat.pick({ role: 'coagent', model: 'fake-reviewer' });
+    const agents = posted.filter((message) => message.type === 'agents').at(-1);
+    assert.ok(agents && agents.type === 'agents');
+    const reviewer = agents.models.find((model) => model.role === 'coagent');
+    assert.equal(reviewer?.current, 'fake-reviewer');
+    assert.ok(reviewer?.options.includes('fake-reviewer'), 'offered from now on');
+    await assert.rejects(chat.pick({ role: 'coagent', model: 'two words' }), /is not a model name/);
+
+    server.enqueue('openai', { blocks: [{ type: 'tool_call', name: 'task_complete', arguments: { summary: 'Done.' } }] });
+    server.enqueue('openai', { blocks: [{ type: 'tool_call', name: 'task_complete', arguments: { summary: 'Approved.' } }] });
+    await chat.handle({ type: 'send', text: 'Do it' });
+    const models = server.requests.map((request) => (request.body as { model: string }).model);
+    assert.deepEqual(models, ['fake-model', 'fake-reviewer'], 'the builder, then the reviewer on its own model');
+    await chat.dispose();
+  });
+
   it('asks before an edit, shows the diff card after the yes, and opens the diff on request', async () => {
     const chat = controller();
     server.enqueue(

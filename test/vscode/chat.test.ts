@@ -2,7 +2,7 @@
 // The chat view's host side driven with the messages its webview posts, the
 // commands, API keys, and @crow in the native chat, against the fake LLM server.
 import * as assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { Crow } from '../../src/adapters/vscode/crow';
@@ -197,6 +197,8 @@ suite('Crow chat in VS Code', () => {
     assert.ok(existsSync(join(root(), '.crow', 'config.toml')));
     await vscode.commands.executeCommand('crow.showVersion');
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    // The folder is shared with the other suites: a .crow/ left here would change what they test (the sandbox's blocked paths).
+    rmSync(join(root(), '.crow'), { recursive: true, force: true });
   });
 
   test("an MCP server set in Crow's settings gives the agent its tools", async () => {

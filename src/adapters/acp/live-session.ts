@@ -172,6 +172,9 @@ export class LiveSession {
         throw requestErrors.invalidParams(`Unknown config option "${configId}" for ${this.host.session.agentName}. Options: ${ids.join(', ')}.`);
       }
       if (typeof value !== 'string') throw requestErrors.invalidParams(`The value of ${configId} must be a model name, not ${JSON.stringify(value)}.`);
+      // The option is a closed list: a value it does not offer is a client's mistake.
+      const offered = (await this.host.choices()).models.find((offer) => offer.role === role)?.options ?? [];
+      if (!offered.includes(value)) throw requestErrors.invalidParams(`${configId}: "${value}" is not a model offered for the ${role === 'coagent' ? 'reviewer' : 'primary'}: ${offered.join(', ')}.`);
       await this.host.setModel(role, value);
       return this.configOptions();
     } catch (err) {

@@ -97,11 +97,20 @@ async function pickModel(crow: Crow, roleName?: string, modelName?: string): Pro
       ? roles[0]
       : (await vscode.window.showQuickPick(roles.map((choice) => ({ label: choice.label, description: choice.current, choice })), { title: 'Crow: which role?' }))?.choice;
   if (!role) return;
+  const other = 'Another model…';
   const model = await vscode.window.showQuickPick(
-    role.options.map((option) => ({ label: option, description: option === role.current ? 'current' : '' })),
+    [...role.options.map((option) => ({ label: option, description: option === role.current ? 'current' : '' })), { label: other, description: 'a model the configuration does not list' }],
     { title: `Crow: ${role.label.toLowerCase()} of this session` },
   );
-  if (model) await controller.pick({ role: role.role, model: model.label });
+  const name =
+    model?.label === other
+      ? await vscode.window.showInputBox({
+          title: `Crow: ${role.label.toLowerCase()} of this session`,
+          prompt: "The model's name as its provider knows it",
+          validateInput: (input) => (/^\S+$/.test(input.trim()) ? undefined : 'One word, e.g. gpt-5.4 or claude-sonnet-4-6.'),
+        })
+      : model?.label;
+  if (name) await controller.pick({ role: role.role, model: name.trim() });
 }
 
 /** Asks for a key (never echoed) and keeps it in SecretStorage under the provider's variable name. */

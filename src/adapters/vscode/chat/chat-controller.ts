@@ -116,7 +116,7 @@ export class ChatController {
         await (await this.session()).setAgent(message.agent);
         return this.announceAgents();
       case 'pick_model':
-        (await this.session()).setModel(message.role, message.model);
+        await (await this.session()).setModel(message.role, message.model);
         return this.announceAgents();
       case 'approve':
         return this.answer(message.id, message.decision);
