@@ -4,7 +4,7 @@
  * extensions, a temp dir, and a copy of the fixture workspace (tests may
  * change its files). Removing the folder removes every trace of the run.
  */
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, sep } from 'node:path';
 import { FIXTURE_WORKSPACE } from './paths';
@@ -62,7 +62,7 @@ export function createSandbox(name: string, workspaceSettings?: Record<string, u
   env.PATH = (env.PATH ?? '').split(delimiter).filter((dir) => dir && !dir.includes(`${sep}node_modules${sep}`)).join(delimiter);
   Object.assign(env, dirs);
   // Also removed when the runner exits early (Ctrl-C, the hard timeout).
-  const remove = (): void => rmSync(root, { recursive: true, force: true, maxRetries: 3 });
+  const remove = (): void => removeSandbox(root, home);
   process.once('exit', remove);
   return {
     root,
@@ -75,6 +75,50 @@ export function createSandbox(name: string, workspaceSettings?: Record<string, u
       remove();
     },
   };
+}
+
+/**
+ * Stops what still runs with the sandbox's home (a terminal's shell is put in
+ * its own session by VS Code's pty host, so killing code-server's process group
+ * misses it, and it may still be writing there), then removes the folder. A
+ * folder that cannot be removed is reported, not thrown: the tests have
+ * already given their verdict.
+ */
+function removeSandbox(root: string, home: string): void {
+  for (const pid of processesWithHome(home)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+  try {
+    rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  } catch (error) {
+    process.stderr.write(`[vscode-e2e] could not remove ${root}: ${(error as Error).message}\n`);
+  }
+}
+
+/** Processes (other than this one) whose environment has HOME set to `home`; empty where /proc is missing. */
+function processesWithHome(home: string): number[] {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const wanted = `HOME=${home}`;
+  const found: number[] = [];
+  for (const entry of entries) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(wanted)) found.push(pid);
+    } catch {
+      // Gone, or not ours to read.
+    }
+  }
+  return found;
 }
 
 /** Adds `settings` to the workspace's .vscode/settings.json (plain JSON, no comments). */
