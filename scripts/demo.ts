@@ -1,13 +1,17 @@
 /**
  * `npm run demo`: the real `crow run` binary, through the real Anthropic SDK,
  * against the fake LLM server playing a scripted four-step scenario in a
- * temporary workspace. The model's replies are scripted; every tool call runs
- * for real. No API key, no network.
+ * workspace of its own. The model's replies are scripted; every tool call runs
+ * for real. No API key, no network. The demo's folder (workspace and Crow's
+ * data) is kept, so its session can be looked at with `crow trace` and
+ * `crow sessions show`; the next demo replaces it.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
+import { dataHome } from '../src/config/paths';
+import { SessionStore } from '../src/session/session-store';
 import { FakeLlmServer, type ScriptedReply } from '../src/testing/fake-llm-server';
 
 const CALC_BUGGY = `// Tiny calculator used by the demo.
@@ -72,10 +76,26 @@ function scenario(): ScriptedReply[] {
   ];
 }
 
+/** Marks a folder as the demo's, so that the next demo may replace it. */
+const MARK = '.crow-demo';
+
+/** The demo's folder: $TMPDIR/crow-demo, replaced when an earlier demo made it; a fresh one if someone else owns that name. */
+function demoFolder(): string {
+  const folder = join(tmpdir(), 'crow-demo');
+  if (existsSync(folder) && !existsSync(join(folder, MARK))) return mkdtempSync(join(tmpdir(), 'crow-demo-'));
+  rmSync(folder, { recursive: true, force: true });
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(join(folder, MARK), 'Made by npm run demo; the next demo replaces this folder.\n');
+  return folder;
+}
+
 async function main(): Promise<number> {
-  const workspace = mkdtempSync(join(tmpdir(), 'crow-demo-'));
-  // The user's own config must not steer the scripted run, nor its undo data land in theirs.
-  const configHome = mkdtempSync(join(tmpdir(), 'crow-demo-config-'));
+  const folder = demoFolder();
+  const workspace = join(folder, 'workspace');
+  // The user's own config must not steer the scripted run, nor its session and undo data land in theirs.
+  const crowHome = join(folder, 'crow-home');
+  mkdirSync(workspace);
+  mkdirSync(crowHome);
   writeFileSync(join(workspace, 'calc.js'), CALC_BUGGY);
   writeFileSync(join(workspace, 'test.js'), TEST);
   const server = await FakeLlmServer.start();
@@ -87,7 +107,7 @@ async function main(): Promise<number> {
   say(`$ crow run "${PROMPT}" --allow write,execute\n`);
 
   try {
-    const code = await runCrow(workspace, server.anthropicBaseUrl, configHome);
+    const code = await runCrow(workspace, server.anthropicBaseUrl, crowHome);
     const fixed = readFileSync(join(workspace, 'calc.js'), 'utf8') === CALC_FIXED;
     const testOutput = execFileSync(process.execPath, ['test.js'], { cwd: workspace, encoding: 'utf8' }).trim();
     const requests = server.requestsFor('anthropic');
@@ -95,18 +115,34 @@ async function main(): Promise<number> {
     say('');
     say(`crow exited with code ${code}; ${requests.length} model requests; calc.js fixed: ${fixed}; test: ${testOutput}`);
     say(`The second request carried the real read_file output back to the model: ${sawToolResult}`);
+    tellWhereItIs(folder, workspace, crowHome, say);
     say('');
     say('To run against a real model:  ANTHROPIC_API_KEY=... node dist/crow.js run "your task" --cwd your/project');
     say('  (or CROW_PROVIDER=openai with OPENAI_API_KEY, or OPENAI_BASE_URL=http://localhost:11434/v1 for Ollama)');
     return code === 0 && fixed && sawToolResult ? 0 : 1;
   } finally {
     await server.close();
-    rmSync(workspace, { recursive: true, force: true });
-    rmSync(configHome, { recursive: true, force: true });
   }
 }
 
-function runCrow(workspace: string, baseUrl: string, configHome: string): Promise<number> {
+/** The kept folder and the exact commands that open the demo's session (its data lives in the folder, not the user's). */
+function tellWhereItIs(folder: string, workspace: string, crowHome: string, say: (line: string) => void): void {
+  const [session] = new SessionStore({ dataHome: dataHome({ XDG_DATA_HOME: join(crowHome, 'data') }) }).list({ cwd: workspace });
+  const crow = relative(process.cwd(), resolve(__dirname, '..', 'dist', 'crow.js')) || 'dist/crow.js';
+  const env = `XDG_DATA_HOME=${join(crowHome, 'data')}`;
+  say('');
+  say(`The demo's folder is kept until the next demo: ${folder}`);
+  if (!session) {
+    say('(no session was stored: the run failed before its first prompt)');
+    return;
+  }
+  say(`Its session ${session.id}, as a person would look at it:`);
+  say(`  ${env} node ${crow} sessions show ${session.id}`);
+  say(`  ${env} node ${crow} trace ${session.id}            (add --serve for the trace viewer in a browser)`);
+  say(`  ${env} node ${crow} undo --cwd ${workspace}        (puts calc.js back)`);
+}
+
+function runCrow(workspace: string, baseUrl: string, crowHome: string): Promise<number> {
   const crow = resolve(__dirname, '..', 'dist', 'crow.js');
   const child = spawn(process.execPath, [crow, 'run', PROMPT, '--cwd', workspace, '--provider', 'anthropic', '--model', 'claude-demo', '--allow', 'write,execute'], {
     stdio: ['ignore', 'inherit', 'inherit'],
@@ -114,8 +150,9 @@ function runCrow(workspace: string, baseUrl: string, configHome: string): Promis
       ...process.env,
       ANTHROPIC_API_KEY: 'demo-key-not-a-real-key',
       ANTHROPIC_BASE_URL: baseUrl,
-      XDG_CONFIG_HOME: configHome,
-      XDG_DATA_HOME: configHome,
+      XDG_CONFIG_HOME: join(crowHome, 'config'),
+      XDG_DATA_HOME: join(crowHome, 'data'),
+      XDG_STATE_HOME: join(crowHome, 'state'),
       ...(process.stdout.isTTY ? { FORCE_COLOR: '1' } : {}),
     },
   });

@@ -138,7 +138,7 @@ export class ConfigError extends Error {
 }
 
 /** The variables that move a built-in provider to another base URL. */
-const BASE_URL_VARIABLES: Record<string, string> = {
+export const BASE_URL_VARIABLES: Readonly<Record<string, string>> = {
   anthropic: 'ANTHROPIC_BASE_URL',
   openai: 'OPENAI_BASE_URL',
 };
@@ -155,7 +155,15 @@ export function resolveSettings(
   env: NodeJS.ProcessEnv = process.env,
   options: SettingsSources = {},
 ): Settings {
-  const document = loadSettingsDocument(workspaceRoot, env, options);
+  return settingsOf(loadSettingsDocument(workspaceRoot, env, options), overrides, env, options.trusted === true);
+}
+
+/**
+ * The settings a merged document amounts to (see resolveSettings); throws a
+ * ConfigError for what only shows once the files are merged, e.g. a provider
+ * without a type or an unknown default provider.
+ */
+export function settingsOf(document: SettingsDocument, overrides: ConfigOverrides, env: NodeJS.ProcessEnv, trusted: boolean): Settings {
   const providers = providerEntries(document, env);
   const provider = overrides.provider ?? env.CROW_PROVIDER ?? document.provider ?? DEFAULT_PROVIDER;
   const entry = providerNamed(providers, provider, 'Unknown provider');
@@ -192,7 +200,7 @@ export function resolveSettings(
       speckit: document.speckit && definedOnly({ implementAgent: document.speckit.implement_agent, createBranch: document.speckit.create_branch }),
       undo: document.undo && definedOnly({ trackTimeoutMs: document.undo.track_timeout_ms }),
     }),
-    projectTrusted: options.trusted === true,
+    projectTrusted: trusted,
   };
 }
 

@@ -56,6 +56,11 @@ export interface SessionStoreOptions {
 /** What a session needs from its front door to run again after a load. */
 export type SessionDependencies = Pick<ConstructorParameters<typeof ACPSession>[0], 'permissions' | 'undo' | 'trace' | 'redactor'>;
 
+/** A session id that names no stored session (or, as a prefix, several). */
+export class UnknownSessionError extends Error {
+  override name = 'UnknownSessionError';
+}
+
 /**
  * Sessions on disk: `meta.json` (rewritten atomically), one append-only
  * `<internal id>.jsonl` history per internal agent, `trace.jsonl` with every
@@ -129,11 +134,25 @@ export class SessionStore {
     return metas.sort((a, b) => b.updatedAt - a.updatedAt);
   }
 
-  /** The stored metadata of one session; throws naming the id when there is none. */
+  /** The stored metadata of one session; throws an UnknownSessionError naming the id when there is none. */
   meta(id: string): SessionMeta {
     const meta = this.readMeta(checkId(id));
-    if (!meta) throw new Error(`No stored session "${id}". List them with: crow sessions list`);
+    if (!meta) throw new UnknownSessionError(`No stored session "${id}". List them with: crow sessions list`);
     return meta;
+  }
+
+  /**
+   * The full id of the stored session `given` names: the id itself, or the
+   * start of exactly one id (as git takes commit prefixes). Throws an
+   * UnknownSessionError when none matches or several do.
+   */
+  resolve(given: string): string {
+    const wanted = given.trim();
+    if (wanted !== '' && /^[A-Za-z0-9_-]+$/.test(wanted) && this.readMeta(wanted)) return wanted;
+    const matches = wanted === '' || !existsSync(this.root) ? [] : readdirSync(this.root).filter((id) => id.startsWith(wanted) && this.readMeta(id));
+    if (matches.length === 1) return matches[0]!;
+    if (matches.length === 0) throw new UnknownSessionError(`No stored session "${given}". List them with: crow sessions list --all`);
+    throw new UnknownSessionError(`"${given}" is the start of ${matches.length} sessions (${matches.slice(0, 5).join(', ')}${matches.length > 5 ? ', …' : ''}): give more of the id.`);
   }
 
   /** The full history of every internal agent of a session, by internal id. */
@@ -237,6 +256,6 @@ export class SessionStore {
 
 /** Session ids name folders: nothing that could leave the sessions folder. */
 function checkId(id: string): string {
-  if (!/^[A-Za-z0-9_-]{1,100}$/.test(id)) throw new Error(`"${id}" is not a session id.`);
+  if (!/^[A-Za-z0-9_-]{1,100}$/.test(id)) throw new UnknownSessionError(`"${id}" is not a session id (see crow sessions list).`);
   return id;
 }

@@ -145,6 +145,11 @@ export class UndoPoint {
     this.id.catch(() => undefined);
   }
 
+  /** Resolves once the prompt's record is in the undo log (or could not be written). */
+  async started(): Promise<void> {
+    await this.id.catch(() => undefined);
+  }
+
   /** Resolves once the snapshot before the prompt is recorded (or could not be); for tests and benchmarks. */
   async settled(): Promise<void> {
     await this.baseline;

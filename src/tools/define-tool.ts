@@ -38,6 +38,8 @@ export interface ToolDefinition<Schema extends z.ZodObject> {
   sandboxed?: boolean;
   /** Approval wording; defaults to the tool name and its summary. */
   approval?: (args: z.infer<Schema>) => ApprovalText;
+  /** The change the call would make, as a unified diff, for the person asked to approve it (computed only if someone is asked). */
+  preview?: (args: z.infer<Schema>, ctx: ToolContext) => Promise<string | undefined>;
   /** The tool's own logic. Throwing is fine: the error becomes a result the model reads. */
   execute(args: z.infer<Schema>, ctx: ToolContext): Promise<ToolOutput>;
 }
@@ -141,7 +143,14 @@ function approvalRequest<Schema extends z.ZodObject>(
     ...(def.sandboxed && ctx.workspace.sandboxed ? { sandboxed: true } : {}),
     paths: tool.locations(args).map((location) => location.path),
     alwaysScope: alwaysScope(category, text.command),
+    ...(def.preview ? { diff: previewOf(def, args, ctx) } : {}),
   };
+}
+
+/** The tool's preview as the request offers it: computed once, on first ask; a preview that fails is simply not shown. */
+function previewOf<Schema extends z.ZodObject>(def: ToolDefinition<Schema>, args: z.infer<Schema>, ctx: ToolContext): () => Promise<string | undefined> {
+  let diff: Promise<string | undefined> | undefined;
+  return () => (diff ??= def.preview!(args, ctx).catch(() => undefined));
 }
 
 /** What an "always" answer to this call would cover, as PermissionGate remembers it. */

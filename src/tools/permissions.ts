@@ -32,6 +32,8 @@ export interface PermissionRequest {
   paths: string[];
   /** What "always" would cover, e.g. "all file changes" or `commands starting with "npm test"`. */
   alwaysScope: string;
+  /** The change a write would make, as a unified diff, for whoever is asked (undefined when it cannot be worked out beforehand). */
+  diff?: () => Promise<string | undefined>;
   /**
    * Set by the gate on the request it asks about when the call would change
    * protected paths (.crow/, .git/, .vscode/, the user's config folder):

@@ -108,8 +108,8 @@ describe('crow agents and crow config', () => {
       assert.equal((await run(configCommand, ['get', 'permissions.allow_commands'])).out, '["npm test","git status"]\n');
       assert.equal((await run(configCommand, ['get', 'providers.local.models."qwen3.5".vision'])).out, 'false\n');
       assert.equal((await run(configCommand, ['get', 'providers.openai.api_key_env'])).out, 'OPENAI_API_KEY\n', 'built-in defaults show');
-      const unset = await run(configCommand, ['get', 'default_agent']);
-      assert.deepEqual([unset.code, unset.err], [1, 'crow: default_agent is not set.\n']);
+      const unset = await run(configCommand, ['get', 'telemetry.otlp_endpoint']);
+      assert.deepEqual([unset.code, unset.err], [1, 'crow: telemetry.otlp_endpoint is not set, and has no default.\n']);
 
       const settings = resolveSettings(project, {}, env, { trusted: true });
       assert.deepEqual([settings.provider, settings.model, settings.maxIterations], ['local', 'qwen3.5', 30]);
@@ -118,6 +118,34 @@ describe('crow agents and crow config', () => {
       const valid = await run(configCommand, ['validate']);
       assert.equal(valid.code, 0, valid.out);
       assert.match(valid.out, /Settings are valid/);
+    });
+
+    it('gets the value in force and says where it comes from: default, user file, project file or environment', async () => {
+      const source = async (key: string, extra: NodeJS.ProcessEnv = {}): Promise<[string, string]> => {
+        const io = fakeIO({ cwd: project, env: { ...env, ...extra } });
+        assert.equal(await configCommand(['get', key], io), 0, io.err());
+        return [io.out().trim(), io.err().trim()];
+      };
+      assert.deepEqual(await source('permissions.write'), ['ask', 'crow: from default']);
+      assert.deepEqual(await source('default_agent'), ['build', 'crow: from default']);
+      assert.deepEqual(await source('model'), ['claude-sonnet-4-6', 'crow: from default (providers.anthropic.default_model)']);
+      write(userConfig(), '[permissions]\nwrite = "allow"\n');
+      assert.deepEqual(await source('permissions.write'), ['allow', `crow: from user file ${userConfig()}`]);
+      write(projectConfig(), 'max_iterations = 12\n');
+      trustFolder(project, env);
+      assert.deepEqual(await source('max_iterations'), ['12', `crow: from project file ${projectConfig()}`]);
+      assert.deepEqual(await source('model', { CROW_MODEL: 'gpt-5.4' }), ['gpt-5.4', 'crow: from environment (CROW_MODEL)']);
+    });
+
+    it('checks the merged settings before writing: a provider without a type is refused, with nothing written', async () => {
+      const refused = await run(configCommand, ['set', 'providers.local.base_url', 'http://localhost:11434/v1']);
+      assert.equal(refused.code, 1);
+      assert.match(refused.err, /Provider "local" has no type: set providers\.local\.type/);
+      assert.match(refused.err, /nothing was written/);
+      assert.throws(() => readFileSync(userConfig()), /ENOENT/);
+      assert.equal((await run(configCommand, ['set', 'providers.local.type', 'openai'])).code, 0);
+      assert.equal((await run(configCommand, ['set', 'providers.local.base_url', 'http://localhost:11434/v1'])).code, 0);
+      await assert.rejects(run(configCommand, ['set', 'permisions.write', 'allow']), /Did you mean "permissions\.write"\?/);
     });
 
     it('refuses unknown keys and invalid values without writing, and reports problems on validate', async () => {

@@ -134,8 +134,15 @@ describe('crow binary', () => {
     });
     assert.equal(run.code, 0, run.stderr);
     const events = run.stdout.trim().split('\n').map((line) => JSON.parse(line));
-    assert.equal(events[0].type, 'turn_start');
-    assert.deepEqual(events.at(-1), { type: 'run_complete', agent: 'build', status: 'needs_input', message: 'builder finished its turn; your move.' });
+    assert.equal(events[0].type, 'session_start');
+    assert.equal(events[1].type, 'turn_start');
+    assert.deepEqual(events.at(-1), {
+      type: 'run_complete',
+      agent: 'build',
+      status: 'needs_input',
+      message: 'builder finished its turn; your move.',
+      sessionId: events[0].sessionId,
+    });
     assert.ok(events.some((e) => e.type === 'turn_complete' && e.agent === 'builder' && e.reason === 'answered'));
     assert.equal(events.find((e) => e.type === 'text_complete').text, 'Hi from the fake model.');
   });

@@ -104,7 +104,7 @@ describe('crow sessions and crow trace', () => {
 
   it('deletes, and names a missing session', async () => {
     const missing = await run('trace', 'nope');
-    assert.equal(missing.code, 1);
+    assert.equal(missing.code, 2, 'an unknown session is bad usage');
     assert.match(missing.stderr, /No stored session "nope"/);
   });
 });

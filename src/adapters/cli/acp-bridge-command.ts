@@ -1,11 +1,11 @@
 import type { ChildProcess } from 'node:child_process';
 import { createInterface, type Interface } from 'node:readline';
-import { parseArgs } from 'node:util';
 import { type RawData, WebSocket, WebSocketServer } from 'ws';
 import { startAgentProcess, stopAgentProcess } from '../../agents/agent-process';
 import { newAccessToken } from './access-token';
 import { allowedOrigins, type BridgeAccess, readTokenFile, refusal } from './acp-bridge-access';
 import { screenClientMessage } from './acp-bridge-screen';
+import { commandArgs } from './cli-args';
 import { type CliIO, STOP_EXIT_CODES, type StopSignal, UsageError } from './cli-io';
 
 export const ACP_BRIDGE_HELP = `Usage: crow acp-bridge --port N [options] -- CMD [ARGS...]
@@ -101,11 +101,12 @@ export async function acpBridgeCommand(argv: string[], io: CliIO): Promise<numbe
   server.on('connection', (socket, request) => bridge.accept(socket, request.socket.remoteAddress ?? 'unknown'));
   const at = listeningAt(server);
   const url = options.tokenFile === undefined ? `${at}/?token=${options.access.token}` : `${at}/ (token from ${options.tokenFile})`;
-  log(`serving "${options.command.join(' ')}" on ${url} (${options.shared ? 'one shared agent' : 'one agent per connection'})`);
+  // Warnings first: whoever waits for the "serving" line has read them by then.
   if (!LOOPBACK.has(options.host)) {
     log(`warning: ${options.host} is not loopback: whoever reaches it can try the token, and ws:// sends it unencrypted.`);
   }
   if (options.allowClientMcp) log('warning: --allow-client-mcp: clients may have the agent run commands as you, through MCP servers.');
+  log(`serving "${options.command.join(' ')}" on ${url} (${options.shared ? 'one shared agent' : 'one agent per connection'})`);
   const signal = await untilStopped(io);
   log(`${signal} received: stopping`);
   for (const socket of server.clients) socket.close(1001, 'the bridge is stopping');
@@ -115,17 +116,13 @@ export async function acpBridgeCommand(argv: string[], io: CliIO): Promise<numbe
 
 function bridgeOptions(argv: string[]): BridgeOptions | 'help' {
   const split = argv.indexOf('--');
-  const { values, positionals } = parseArgs({
-    args: split === -1 ? argv : argv.slice(0, split),
-    options: {
-      port: { type: 'string' },
-      host: { type: 'string', default: '127.0.0.1' },
-      shared: { type: 'boolean', default: false },
-      'token-file': { type: 'string' },
-      'allow-origin': { type: 'string', multiple: true, default: [] },
-      'allow-client-mcp': { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
+  const { values, positionals } = commandArgs('acp-bridge', split === -1 ? argv : argv.slice(0, split), {
+    port: { type: 'string' },
+    host: { type: 'string', default: '127.0.0.1' },
+    shared: { type: 'boolean', default: false },
+    'token-file': { type: 'string' },
+    'allow-origin': { type: 'string', multiple: true, default: [] },
+    'allow-client-mcp': { type: 'boolean', default: false },
   });
   if (values.help) return 'help';
   const command = split === -1 ? [] : argv.slice(split + 1);

@@ -1,12 +1,12 @@
 import { Readable, Writable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { parseArgs } from 'node:util';
 import * as acp from '@agentclientprotocol/sdk';
 import { version } from '../../../package.json';
 import { dataHome } from '../../config/paths';
 import { type AcpLogger, captureConsole, createAcpLogger, logFolder } from '../acp/acp-log';
 import { createAcpServer, type SessionSetup } from '../acp/acp-server';
 import { missingApiKeys } from '../acp/default-keys';
+import { commandArgs, noPositionals } from './cli-args';
 import { type CliIO, STOP_EXIT_CODES, type StopSignal } from './cli-io';
 
 export const ACP_HELP = `Usage: crow acp
@@ -30,11 +30,12 @@ const COMMAND_STOP_GRACE_MS = 1_000;
 
 /** Serves ACP on stdio until the client closes the connection or a stop signal arrives. */
 export async function acpCommand(argv: string[], io: CliIO): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { help: { type: 'boolean', short: 'h', default: false } } });
+  const { values, positionals } = commandArgs('acp', argv, {});
   if (values.help) {
     io.stdout.write(`${ACP_HELP}\n`);
     return 0;
   }
+  noPositionals('acp', positionals);
   const logger = createAcpLogger(io.env, io.stderr);
   const restoreConsole = captureConsole(logger);
   try {

@@ -1,5 +1,3 @@
-import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { defaultAgentName } from '../../agents/assemble';
 import { describeFlow, type HandoffPrompt } from '../../config/control-flow';
 import { agentPolicy } from '../../agents/definition-agent';
@@ -10,6 +8,7 @@ import { type DefinitionError, formatProblem } from '../../config/config-problem
 import { didYouMean } from '../../config/did-you-mean';
 import { agentModel, ConfigError, resolveSettings, type Settings } from '../../config/provider-config';
 import { SlashCommands } from '../../config/slash-commands';
+import { commandArgs, workspaceFolder } from './cli-args';
 import { UsageError, type CliIO } from './cli-io';
 import { trustedFolder } from './folder-trust-notice';
 
@@ -29,17 +28,14 @@ Options:
   -h, --help    show this help`;
 
 export async function agentsCommand(argv: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { cwd: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } },
-  });
+  const { values, positionals } = commandArgs('agents', argv, { cwd: { type: 'string' } });
   const [command, ...rest] = positionals;
-  if (values.help || command === undefined) {
+  if (values.help) {
     io.stdout.write(`${AGENTS_HELP}\n`);
-    return values.help ? 0 : 2;
+    return 0;
   }
-  const root = resolve(io.cwd, values.cwd ?? '.');
+  if (command === undefined) throw new UsageError('crow agents needs a command: list, show NAME or validate (see crow agents --help).');
+  const root = workspaceFolder(io.cwd, values.cwd);
   const trusted = await trustedFolder(root, io);
   const { registry, errors } = AgentRegistry.load(root, io.env, { trusted });
   switch (command) {

@@ -1,23 +1,27 @@
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { stringify } from 'smol-toml';
 import { AgentRegistry } from '../../config/agent-registry';
 import { type DefinitionError, fieldsAt, formatProblem, joinPath, schemaAt } from '../../config/config-problems';
 import { didYouMean } from '../../config/did-you-mean';
-import { ConfigError, loadSettingsDocument, resolveSettings } from '../../config/provider-config';
+import { judgeProjectSettings } from '../../config/project-trust';
+import { ConfigError, resolveSettings, settingsLayers, settingsOf } from '../../config/provider-config';
 import {
+  BUILTIN_DOCUMENT,
   globalConfigPath,
+  mergeDocuments,
   projectConfigPath,
   readRawDocument,
   readSettingsFile,
   SettingsFileSchema,
+  type SettingsDocument,
   validateDocument,
   writeDocument,
 } from '../../config/settings-file';
-import { parseKeyPath, parseValue, valueAtPath, withValueAt } from '../../config/settings-keys';
+import { parseKeyPath, parseValue, withValueAt } from '../../config/settings-keys';
+import { commandArgs, workspaceFolder } from './cli-args';
 import { UsageError, type CliIO } from './cli-io';
 import { trustedFolder } from './folder-trust-notice';
+import { settingSource } from './setting-sources';
 
 export const CONFIG_HELP = `Usage: crow config <command> [options]
 
@@ -26,8 +30,10 @@ Reads and changes the settings in config.toml: the user's
 project's (.crow/config.toml, which wins).
 
 Commands:
-  get KEY          print a setting as the files (and built-in defaults) set it;
-                   environment overrides such as CROW_MODEL are not applied
+  get KEY          print the value in force (stdout) and where it comes from
+                   (stderr): environment (CROW_PROVIDER, CROW_MODEL,
+                   CROW_SANDBOX, *_BASE_URL), project file, user file or
+                   default; a flag such as crow run --model wins for its run
   set KEY VALUE    change a setting in the user's file (--project: the project's);
                    the file is checked before it is written, comments are not kept
   validate         check both files, the providers and default_agent
@@ -42,21 +48,17 @@ Options:
   -h, --help    show this help`;
 
 export async function configCommand(argv: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      cwd: { type: 'string' },
-      project: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
+  const { values, positionals } = commandArgs('config', argv, {
+    cwd: { type: 'string' },
+    project: { type: 'boolean', default: false },
   });
   const [command, ...rest] = positionals;
-  if (values.help || command === undefined) {
+  if (values.help) {
     io.stdout.write(`${CONFIG_HELP}\n`);
-    return values.help ? 0 : 2;
+    return 0;
   }
-  const root = resolve(io.cwd, values.cwd ?? '.');
+  if (command === undefined) throw new UsageError('crow config needs a command: get KEY, set KEY VALUE, validate or path (see crow config --help).');
+  const root = workspaceFolder(io.cwd, values.cwd);
   const file = values.project ? projectConfigPath(root) : globalConfigPath(io.env);
   switch (command) {
     case 'get': {
@@ -65,7 +67,7 @@ export async function configCommand(argv: string[], io: CliIO): Promise<number> 
     }
     case 'set': {
       const [key, value] = argument(rest, 2, 'crow config set KEY VALUE [--project]');
-      return setSetting(file, key!, value!, io);
+      return setSetting(file, key!, value!, io, { root, trusted: await trustedFolder(root, io), project: values.project });
     }
     case 'validate':
       return validateSettings(root, io, await trustedFolder(root, io));
@@ -82,24 +84,36 @@ function argument(rest: string[], count: number, usage: string): string[] {
   return rest;
 }
 
+/** The value in force on stdout (for scripts); where it comes from on stderr (for people). */
 function getSetting(root: string, key: string, io: CliIO, trusted: boolean): number {
   const path = knownKey(key);
-  const value = valueAtPath(loadSettingsDocument(root, io.env, { trusted }), path);
+  // An untrusted folder's ignored project settings were already named by trustedFolder().
+  const { value, source } = settingSource(root, io.env, path, trusted);
   if (value === undefined) {
-    io.stderr.write(`crow: ${key} is not set.\n`);
+    io.stderr.write(`crow: ${key} is not set, and has no default.\n`);
     return 1;
   }
   io.stdout.write(`${printable(value)}\n`);
+  io.stderr.write(`crow: from ${source}\n`);
   return 0;
 }
 
-function setSetting(file: string, key: string, text: string, io: CliIO): number {
+/**
+ * Changes one setting in `file`, after checking the file alone and the
+ * settings once merged with the other file (a provider without a type only
+ * shows then); on any problem nothing is written.
+ */
+function setSetting(file: string, key: string, text: string, io: CliIO, context: { root: string; trusted: boolean; project: boolean }): number {
   const path = knownKey(key);
   const raw = readRawDocument(file);
   if ('problem' in raw) throw new ConfigError(formatProblem(raw.problem));
   const value = parseValue(path, text);
   const updated = withValueAt(raw.data, path, value);
-  const { problems } = validateDocument(file, updated);
+  const { document, problems } = validateDocument(file, updated);
+  if (problems.length === 0) {
+    const merged = mergedProblem(context, document, io.env);
+    if (merged) problems.push({ file: 'config.toml (user and project merged)', message: merged });
+  }
   if (problems.length > 0) {
     for (const problem of problems) io.stderr.write(`crow: ${formatProblem(problem)}\n`);
     io.stderr.write(`crow: nothing was written to ${file}.\n`);
@@ -108,6 +122,22 @@ function setSetting(file: string, key: string, text: string, io: CliIO): number 
   writeDocument(file, updated);
   io.stdout.write(`${joinPath(path)} = ${printable(value)} (in ${file})\n`);
   return 0;
+}
+
+/** What is wrong with the settings once `changed` takes the place of its file; undefined when nothing is. */
+function mergedProblem(context: { root: string; trusted: boolean; project: boolean }, changed: SettingsDocument, env: NodeJS.ProcessEnv): string | undefined {
+  try {
+    const layers = settingsLayers(context.root, env);
+    const user = context.project ? layers.user : changed;
+    const ownProject = context.project ? changed : layers.project;
+    const baseline = mergeDocuments(BUILTIN_DOCUMENT, user);
+    const project = context.trusted ? ownProject : judgeProjectSettings(ownProject, baseline, layers.projectFile).restricted;
+    settingsOf(mergeDocuments(BUILTIN_DOCUMENT, user, project), {}, env, context.trusted);
+    return undefined;
+  } catch (err) {
+    if (err instanceof ConfigError) return err.message;
+    throw err;
+  }
 }
 
 function validateSettings(root: string, io: CliIO, trusted: boolean): number {
@@ -142,13 +172,15 @@ function crossFileProblems(root: string, env: NodeJS.ProcessEnv, trusted: boolea
   return [{ file: merged, field: 'default_agent', message }];
 }
 
-/** The key as a path, if the settings schema has such a field; otherwise a ConfigError with a "did you mean". */
+/** The key as a path, if the settings schema has such a field; otherwise a ConfigError with a "did you mean" at the first unknown part. */
 function knownKey(key: string): string[] {
   const path = parseKeyPath(key);
   if (schemaAt(SettingsFileSchema, path)) return path;
-  const known = fieldsAt(SettingsFileSchema, path.slice(0, -1));
-  const guess = didYouMean(path[path.length - 1]!, known);
-  throw new ConfigError(`Unknown setting "${key}".${guess ? ` Did you mean "${joinPath([...path.slice(0, -1), guess])}"?` : ''}`);
+  const known = path.findIndex((_, i) => !schemaAt(SettingsFileSchema, path.slice(0, i + 1)));
+  const parent = path.slice(0, known);
+  const guess = didYouMean(path[known]!, fieldsAt(SettingsFileSchema, parent));
+  const suggestion = guess ? joinPath([...parent, guess, ...path.slice(known + 1)]) : undefined;
+  throw new ConfigError(`Unknown setting "${key}".${suggestion ? ` Did you mean "${suggestion}"?` : ''} See crow config --help for the keys.`);
 }
 
 function printable(value: unknown): string {

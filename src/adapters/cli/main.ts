@@ -64,7 +64,7 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
 }
 
 /** Mistakes in the call or the configuration: a message and exit 2, no stack. */
-const USER_ERRORS = new Set(['UsageError', 'ConfigError', 'SlashCommandError']);
+const USER_ERRORS = new Set(['UsageError', 'ConfigError', 'SlashCommandError', 'UnknownSessionError']);
 
 function reportFailure(err: unknown, io: CliIO): number {
   if ((err instanceof Error && USER_ERRORS.has(err.name)) || isParseArgsError(err)) {

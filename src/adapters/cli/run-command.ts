@@ -1,12 +1,11 @@
-import { statSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import type { CompositionRole } from '../../agents/role-models';
 import type { RunStatus } from '../../engine/events';
 import { HostError } from '../../host/host-error';
 import type { RoleDefaults } from '../../host/folder';
 import type { HostSession } from '../../host/host-session';
+import { commandArgs, workspaceFolder } from './cli-args';
 import { STOP_EXIT_CODES, type StopSignal, UsageError, type CliIO } from './cli-io';
+import { terminalMarkdown } from './markdown-stream';
 import { RunRenderer } from './run-renderer';
 import { openRunSession } from './run-setup';
 import { styleFor } from './terminal-style';
@@ -56,10 +55,7 @@ const EXIT_CODES: Record<RunStatus, number> = {
 };
 
 export async function runCommand(argv: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
+  const { values, positionals } = commandArgs('run', argv, {
       agent: { type: 'string' },
       session: { type: 'string' },
       continue: { type: 'boolean', default: false },
@@ -74,8 +70,6 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
       allow: { type: 'string' },
       'no-undo': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
   });
   if (values.help) {
     io.stdout.write(`${RUN_HELP}\n`);
@@ -90,10 +84,11 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
     io.stderr.write(signal === 'SIGINT' ? '\nCancelling… (press Ctrl-C again to quit at once)\n' : `\nCancelling: ${signal} received…\n`);
     controller.abort();
   });
+  const renderer = values.json ? undefined : terminalRenderer(io);
   try {
     const host = await openRunSession(
       {
-        root: workspaceRoot(values.cwd ?? io.cwd),
+        root: workspaceFolder(io.cwd, values.cwd),
         overrides: {
           ...(values.provider !== undefined ? { provider: values.provider } : {}),
           ...(values.model !== undefined ? { model: values.model } : {}),
@@ -108,11 +103,12 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
           : {}),
         undo: !values['no-undo'],
         interactive: io.stdinIsTTY && io.stderr.isTTY === true && !values.json,
+        ...(renderer ? { screen: renderer } : {}),
       },
       io,
     );
     try {
-      const code = await stream(host, prompt, values.json, io, controller.signal);
+      const code = await stream(host, prompt, renderer, io, controller.signal);
       return stoppedBy ? STOP_EXIT_CODES[stoppedBy] : code;
     } finally {
       await host.close();
@@ -122,21 +118,36 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   }
 }
 
-async function stream(host: HostSession, prompt: string, json: boolean, io: CliIO, signal: AbortSignal): Promise<number> {
-  const renderer = new RunRenderer({
-    out: io.stdout,
-    err: io.stderr,
-    outStyle: styleFor(io.stdout, io.env),
-    errStyle: styleFor(io.stderr, io.env),
+/** The renderer of a run on a terminal: markdown rendered when stdout is a terminal with colour, raw text otherwise. */
+function terminalRenderer(io: CliIO): RunRenderer {
+  const outStyle = styleFor(io.stdout, io.env);
+  const markdown = io.stdout.isTTY === true && outStyle.color ? terminalMarkdown(Math.min(io.stdout.columns || 100, 100)) : undefined;
+  return new RunRenderer({ out: io.stdout, err: io.stderr, outStyle, errStyle: styleFor(io.stderr, io.env), ...(markdown ? { markdown } : {}) });
+}
+
+/**
+ * Runs the prompt and shows it: through the renderer, or with --json
+ * (no renderer) as JSON lines, opened by a `session_start` line and closed
+ * by `run_complete`, both naming the session.
+ */
+async function stream(host: HostSession, prompt: string, renderer: RunRenderer | undefined, io: CliIO, signal: AbortSignal): Promise<number> {
+  const json = (line: object): void => void io.stdout.write(`${JSON.stringify(line)}\n`);
+  if (!renderer) json({ type: 'session_start', sessionId: host.id, workspace: host.workspace.root, agent: host.session.agentName });
+  const events = host.prompt(prompt, {
+    signal,
+    onStart: (composition) => {
+      if (!renderer) return;
+      const { permissions } = host.session;
+      renderer.header({ composition, workspace: host.workspace.root, rules: permissions.effectiveRules(), sandboxed: host.workspace.sandboxed === true });
+    },
   });
-  const events = host.prompt(prompt, { signal });
   try {
     for await (const event of events) {
-      if (json) io.stdout.write(`${JSON.stringify(event)}\n`);
+      if (!renderer) json(event.type === 'run_complete' ? { ...event, sessionId: host.id } : event);
       else renderer.render(event);
     }
     const result = await events.result;
-    if (!json) renderer.finish(host.id);
+    renderer?.finish(host.id);
     return EXIT_CODES[result.status];
   } catch (err) {
     if (!(err instanceof HostError)) throw err;
@@ -173,17 +184,6 @@ async function readPrompt(positionals: string[], io: CliIO): Promise<string> {
   return prompt;
 }
 
-function workspaceRoot(dir: string): string {
-  const root = resolve(dir);
-  let isDirectory = false;
-  try {
-    isDirectory = statSync(root).isDirectory();
-  } catch {
-    // reported below
-  }
-  if (!isDirectory) throw new UsageError(`--cwd ${dir}: no such folder. Pass an existing project folder.`);
-  return root;
-}
 
 function positiveInteger(flag: string, value: string): number {
   const n = Number(value);

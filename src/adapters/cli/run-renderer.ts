@@ -5,6 +5,9 @@ import { unreachable } from '../../engine/events';
 import type { Usage } from '../../llm/types';
 import type { ToolKind, ToolResult } from '../../tools/tool';
 import { addUsage, emptyUsage } from '../../llm/types';
+import { diffLines } from './diff-lines';
+import { MarkdownStream, type MarkdownRender } from './markdown-stream';
+import { headerLine, type RunHeader } from './run-header';
 import type { Style } from './terminal-style';
 
 /** Where the renderer writes: the answer to `out`, everything about the work to `err`. */
@@ -13,14 +16,20 @@ export interface RenderTarget {
   err: { write(text: string): unknown };
   outStyle: Style;
   errStyle: Style;
+  /** Renders the answer's markdown for a terminal; without it the answer is written as it came (pipes, files). */
+  markdown?: MarkdownRender;
 }
 
 type Channel = 'none' | 'text' | 'thinking' | 'status';
 
+/** Marks each line of thinking, so it stays apart from the answer without colour too. */
+export const THINKING_PREFIX = '┊ ';
+
 /**
  * Turns agent events into what a person wants to read in a terminal: the
- * answer streams to stdout as it arrives; thinking (dimmed), tool calls with
- * status and duration, retries and the closing usage line go to stderr, so
+ * answer streams to stdout as it arrives (markdown rendered on a terminal);
+ * thinking (marked ┊), tool calls with status, duration and the diff of an
+ * edit, reviews, retries and the closing usage line go to stderr, so
  * `crow run … > answer.md` captures only the answer.
  */
 export class RunRenderer {
@@ -30,37 +39,61 @@ export class RunRenderer {
   private readonly started = Date.now();
   private readonly kinds = new Map<string, ToolKind>();
   private speaker: string | undefined;
+  private labelFirstSpeaker = false;
   private toolCalls = 0;
+  private readonly markdown: MarkdownStream | undefined;
+  /** Tool calls whose line is on screen, and who waits for one to be. */
+  private readonly shown = new Set<string>();
+  private readonly showing = new Map<string, () => void>();
+  /** Calls whose change a person already saw in an approval: not shown twice. */
+  private readonly previewed = new Set<string>();
+  /** A review is under way: `task_complete` waits for the verdict, which comes first on screen. */
+  private reviewing = false;
+  private readonly held: AgentEvent[] = [];
 
-  constructor(private readonly target: RenderTarget) {}
+  constructor(private readonly target: RenderTarget) {
+    if (target.markdown) {
+      const render = target.markdown;
+      this.markdown = new MarkdownStream((text) => target.out.write(text), render);
+    }
+  }
+
+  /** The run's first line; a reviewed composition also gets its first speaker named. */
+  header(header: RunHeader): void {
+    this.labelFirstSpeaker = header.composition.coagent !== undefined;
+    this.status(headerLine(header, this.target.errStyle));
+  }
 
   render(event: AgentEvent): void {
-    const { errStyle: s } = this.target;
+    if (this.reviewing && event.type === 'task_complete') {
+      this.held.push(event);
+      return;
+    }
     this.noteSpeaker(event);
+    const { errStyle: s } = this.target;
     switch (event.type) {
       case 'turn_start':
       case 'text_complete':
       case 'thinking_complete':
       case 'files_changed':
+      case 'turn_complete':
         return;
       case 'text_delta':
-        return this.stream('text', event.delta);
+        return this.streamText(event.delta);
       case 'thinking_delta':
-        return this.stream('thinking', event.delta);
+        return this.streamThinking(event.delta);
       case 'tool_call_start':
         this.kinds.set(event.callId, event.kind);
-        return this.status(`${s.cyan('●')} ${s.bold(event.tool)} ${s.dim(event.summary)}`);
+        this.status(`${s.cyan('●')} ${s.bold(event.tool)} ${s.dim(event.summary)}`);
+        return this.markShown(event.callId);
       case 'tool_call_end':
-        this.toolCalls += 1;
-        return this.status(this.toolOutcome(event));
+        return this.toolEnd(event);
       case 'usage':
       case 'subagent_usage':
         addUsage(this.usage, event.usage);
         return;
       case 'retry':
-        return this.status(
-          s.yellow(`↻ ${event.reason} — retrying in ${duration(event.delayMs)} (attempt ${event.attempt})`),
-        );
+        return this.status(s.yellow(`↻ ${event.reason} — retrying in ${duration(event.delayMs)} (attempt ${event.attempt})`));
       case 'task_complete':
         return this.status(s.green(`✔ Task complete: ${event.summary}`));
       case 'doom_loop':
@@ -69,14 +102,18 @@ export class RunRenderer {
         return this.status(s.red(`✖ ${event.message}`));
       case 'cancelled':
         return this.status(s.yellow('Cancelled. Work done so far is kept.'));
-      case 'turn_complete':
-        return;
       case 'coagent_start':
+        this.reviewing = true;
         return this.status(s.cyan(`⇄ ${event.agent} reviews ${event.primary}'s work (round ${event.round})`));
       case 'coagent_end':
-        return this.status(REVIEW_LINES[event.verdict](event.agent, s));
+        this.reviewing = false;
+        this.status(REVIEW_LINES[event.verdict](event.agent, s));
+        for (const held of this.held.splice(0)) this.render(held);
+        return;
       case 'handoff':
-        return this.status(s.dim(`→ ${event.agent} → ${event.to} (${event.purpose.replace('_', ' ')}): ${oneLine(event.text, 160)}`));
+        // A review and its feedback are told by the coagent_start/coagent_end lines around them.
+        if (event.purpose === 'review' || event.purpose === 'feedback') return;
+        return this.status(s.dim(`→ ${event.agent} hands over to ${event.to} (${event.purpose.replace('_', ' ')})`));
       case 'compaction':
         return this.status(
           s.dim(`⤓ ${event.agent}'s history compacted to fit the context window (~${count(event.tokensBefore)} → ~${count(event.tokensAfter)} tokens: ${event.how})`),
@@ -94,6 +131,7 @@ export class RunRenderer {
         return this.status(paint(event.level === 'info' ? event.message : `crow: ${event.level}: ${event.message}`));
       }
       case 'run_complete':
+        for (const held of this.held.splice(0)) this.render(held);
         if (event.status === 'completed' || event.status === 'needs_input') return;
         return this.status((event.status === 'error' ? s.red : s.yellow)(`⚠ ${event.message}`));
       default:
@@ -101,7 +139,34 @@ export class RunRenderer {
     }
   }
 
-  /** The closing lines: tokens, tool calls, time, and how to continue the session. */
+  /**
+   * Resolves once the line of tool call `callId` is on screen, so that a
+   * question about the call comes under it. A question may be asked before
+   * its tool_call_start event has come through the stream.
+   */
+  whenShown(callId: string): Promise<void> {
+    if (this.shown.has(callId)) return Promise.resolve();
+    return new Promise((resolve) => {
+      const earlier = this.showing.get(callId);
+      this.showing.set(callId, () => {
+        earlier?.();
+        resolve();
+      });
+    });
+  }
+
+  /** The change of `callId` was shown in its approval: its diff is not repeated when it ends. */
+  markPreviewed(callId: string): void {
+    this.previewed.add(callId);
+  }
+
+  /** Ends any open line (and writes pending markdown) before something else writes to the terminal. */
+  pause(): void {
+    this.breakLine();
+    this.channel = 'status';
+  }
+
+  /** The closing lines: tokens, tool calls, time, and how to continue the session or look into it. */
   finish(sessionId: string): void {
     const s = this.target.errStyle;
     const u = this.usage;
@@ -111,38 +176,73 @@ export class RunRenderer {
     if (u.reasoning > 0) tokens.push(`${count(u.reasoning)} reasoning`);
     const calls = `${this.toolCalls} tool call${this.toolCalls === 1 ? '' : 's'}`;
     this.status(s.dim(`${tokens.join(' · ')} · ${calls} · ${duration(Date.now() - this.started)}`));
-    this.status(s.dim(`session ${sessionId} · continue it with: crow run --continue "..."`));
+    this.status(s.dim(`session ${sessionId} · continue: crow run --continue "..." · trace: crow trace ${sessionId.slice(0, 8)}`));
   }
 
   /** Names the agent whenever another one starts acting, so a person always knows who is at work. */
   private noteSpeaker(event: AgentEvent): void {
     if (!SPEAKING.has(event.type)) return;
-    if (this.speaker !== undefined && this.speaker !== event.agent) {
+    const first = this.speaker === undefined;
+    if ((first && this.labelFirstSpeaker) || (!first && this.speaker !== event.agent)) {
       this.status(this.target.errStyle.bold(`[${event.agent}]`));
     }
     this.speaker = event.agent;
   }
 
-  private toolOutcome(event: Extract<AgentEvent, { type: 'tool_call_end' }>): string {
+  private markShown(callId: string): void {
+    this.shown.add(callId);
+    const waiting = this.showing.get(callId);
+    this.showing.delete(callId);
+    waiting?.();
+  }
+
+  private toolEnd(event: Extract<AgentEvent, { type: 'tool_call_end' }>): void {
     const s = this.target.errStyle;
+    this.toolCalls += 1;
+    this.shown.delete(event.callId);
     const { result } = event;
     const time = s.dim(duration(event.durationMs));
     const kind = this.kinds.get(event.callId);
     this.kinds.delete(event.callId);
-    if (result.status === 'success') {
-      const detail = successDetail(kind, result);
-      return `  ${s.green('✓')} ${time}${detail ? ` ${s.dim(detail)}` : ''}`;
+    if (result.status !== 'success') {
+      const mark = result.status === 'cancelled' ? s.yellow('⊘ cancelled') : s.red('✗');
+      return this.status(`  ${mark} ${oneLine(result.error ?? '', 160)} ${time}`);
     }
-    const mark = result.status === 'cancelled' ? s.yellow('⊘ cancelled') : s.red('✗');
-    return `  ${mark} ${oneLine(result.error ?? '', 160)} ${time}`;
+    const detail = successDetail(kind, result);
+    this.status(`  ${s.green('✓')} ${time}${detail ? ` ${s.dim(detail)}` : ''}`);
+    const diff = result.metadata.diff;
+    if (diff && !this.previewed.delete(event.callId)) for (const line of diffLines(diff, s)) this.status(line);
   }
 
-  private stream(channel: 'text' | 'thinking', delta: string): void {
+  private streamText(delta: string): void {
+    this.switchTo('text');
+    if (this.markdown) {
+      this.markdown.push(delta);
+      return;
+    }
+    this.target.out.write(delta);
+    this.lineOpen = !delta.endsWith('\n');
+  }
+
+  private streamThinking(delta: string): void {
+    this.switchTo('thinking');
+    const s = this.target.errStyle;
+    const prefix = s.dim(THINKING_PREFIX);
+    // Every line of thinking starts with the mark, including one that began in an earlier delta.
+    const lines = delta.split('\n');
+    const text = lines
+      .map((line, i) => {
+        const startsLine = i > 0 || !this.lineOpen;
+        return line === '' && i === lines.length - 1 ? '' : `${startsLine ? prefix : ''}${s.dim(line)}`;
+      })
+      .join('\n');
+    this.target.err.write(text);
+    this.lineOpen = !delta.endsWith('\n');
+  }
+
+  private switchTo(channel: Channel): void {
     if (this.channel !== channel) this.breakLine();
     this.channel = channel;
-    if (channel === 'text') this.target.out.write(delta);
-    else this.target.err.write(this.target.errStyle.dim(delta));
-    this.lineOpen = !delta.endsWith('\n');
   }
 
   private status(line: string): void {
@@ -152,6 +252,7 @@ export class RunRenderer {
   }
 
   private breakLine(): void {
+    if (this.channel === 'text') this.markdown?.flush();
     if (!this.lineOpen) return;
     if (this.channel === 'text') this.target.out.write('\n');
     else this.target.err.write('\n');
@@ -180,4 +281,3 @@ const REVIEW_LINES: Record<ReviewVerdict, (agent: string, s: Style) => string> =
   cancelled: (agent, s) => s.yellow(`⊘ ${agent}'s review was cancelled`),
   error: (agent, s) => s.red(`✖ ${agent}'s review failed`),
 };
-

@@ -8,7 +8,7 @@ import { HostSession } from '../../host/host-session';
 import { SessionStore } from '../../session/session-store';
 import { NodeWorkspace } from '../../tools/node-workspace';
 import type { PermissionCategory, PermissionRule } from '../../config/permission-types';
-import { terminalAsk } from './cli-approval';
+import { type ApprovalScreen, terminalAsk } from './cli-approval';
 import type { CliIO } from './cli-io';
 import { styleFor, type Style } from './terminal-style';
 
@@ -24,6 +24,8 @@ export interface RunChoices {
   maxIterations?: number;
   undo: boolean;
   interactive: boolean;
+  /** Where approvals are asked: under their tool call's line, with its diff. */
+  screen?: ApprovalScreen;
 }
 
 /** How to trust a folder, for the line that says its project settings were left out. */
@@ -59,7 +61,7 @@ export async function openRunSession(choices: RunChoices, io: CliIO): Promise<Ho
     catalog: () => catalog,
     store,
     workspace: new NodeWorkspace(root),
-    ...(choices.interactive ? { ask: terminalAsk(io, style) } : {}),
+    ...(choices.interactive ? { ask: terminalAsk(io, style, choices.screen) } : {}),
     howToAllow: (category: PermissionCategory) => `pass --allow ${category} (or set permissions.${category} = "allow" in .crow/config.toml)`,
     forced,
     ...(choices.undo ? { undo: { dataHome: data, env: io.env } } : {}),
@@ -78,7 +80,7 @@ function forcedRules(allow: string | undefined): Partial<Record<PermissionCatego
 }
 
 function storedSessionId(store: SessionStore, choice: string, root: string): string {
-  if (choice !== 'latest') return store.meta(choice).id;
+  if (choice !== 'latest') return store.resolve(choice);
   const [latest] = store.list({ cwd: root });
   if (!latest) throw new Error(`No earlier session in ${root} to continue. Start one with: crow run "..."`);
   return latest.id;

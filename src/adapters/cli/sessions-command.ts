@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { dataHome } from '../../config/paths';
 import { exportJson, exportMarkdown } from '../../session/session-export';
 import { SessionStore, type SessionMeta } from '../../session/session-store';
+import { commandArgs, noPositionals } from './cli-args';
 import { UsageError, type CliIO } from './cli-io';
 
 export const SESSIONS_HELP = `Usage: crow sessions <command>
@@ -14,6 +14,7 @@ export const SESSIONS_HELP = `Usage: crow sessions <command>
                                       (a folder under DIR, default .), or JSON on stdout
   delete ID                           remove a stored session
 
+An ID may be shortened to its first characters while they name one session.
 Sessions live under ${'$'}XDG_DATA_HOME/crow-agent/sessions (default ~/.local/share).`;
 
 export async function sessionsCommand(argv: string[], io: CliIO): Promise<number> {
@@ -27,10 +28,9 @@ export async function sessionsCommand(argv: string[], io: CliIO): Promise<number
     case 'export':
       return exportSession(store, rest, io);
     case 'delete':
-      store.delete(requireId(rest, 'delete'));
-      io.stdout.write('Deleted.\n');
-      return 0;
+      return deleteSession(store, rest, io);
     case undefined:
+      throw new UsageError('crow sessions needs a command: list, show ID, export ID or delete ID (see crow sessions --help).');
     case '-h':
     case '--help':
       io.stdout.write(`${SESSIONS_HELP}\n`);
@@ -41,11 +41,14 @@ export async function sessionsCommand(argv: string[], io: CliIO): Promise<number
 }
 
 function list(store: SessionStore, argv: string[], io: CliIO): number {
-  const { values } = parseArgs({
-    args: argv,
-    options: { cwd: { type: 'string' }, all: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
+  const { values, positionals } = commandArgs('sessions list', argv, {
+    cwd: { type: 'string' },
+    all: { type: 'boolean', default: false },
+    json: { type: 'boolean', default: false },
   });
-  const cwd = values.all ? undefined : resolve(values.cwd ?? io.cwd);
+  if (values.help) return help(io);
+  noPositionals('sessions list', positionals);
+  const cwd = values.all ? undefined : resolve(io.cwd, values.cwd ?? '.');
   const sessions = store.list(cwd === undefined ? {} : { cwd });
   if (values.json) {
     io.stdout.write(`${JSON.stringify(sessions, null, 2)}\n`);
@@ -59,6 +62,11 @@ function list(store: SessionStore, argv: string[], io: CliIO): number {
   return 0;
 }
 
+function help(io: CliIO): number {
+  io.stdout.write(`${SESSIONS_HELP}\n`);
+  return 0;
+}
+
 function listLine(s: SessionMeta, withCwd: boolean): string {
   const when = new Date(s.updatedAt).toISOString().replace('T', ' ').slice(0, 16);
   const agents = s.internal.map((m) => m.agentName).join('+') || '—';
@@ -67,7 +75,9 @@ function listLine(s: SessionMeta, withCwd: boolean): string {
 }
 
 function show(store: SessionStore, argv: string[], io: CliIO): number {
-  const id = requireId(argv, 'show');
+  const { values, positionals } = commandArgs('sessions show', argv, {});
+  if (values.help) return help(io);
+  const id = sessionId(store, positionals, 'show');
   const meta = store.meta(id);
   const histories = store.histories(id);
   io.stdout.write(`${meta.title || meta.id}\n${meta.agentName} in ${meta.cwd}, ${new Date(meta.createdAt).toISOString()}\n`);
@@ -116,12 +126,9 @@ function artifactLines(meta: SessionMeta): string {
 }
 
 function exportSession(store: SessionStore, argv: string[], io: CliIO): number {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { format: { type: 'string', default: 'md' }, out: { type: 'string' } },
-  });
-  const id = requireId(positionals, 'export');
+  const { values, positionals } = commandArgs('sessions export', argv, { format: { type: 'string', default: 'md' }, out: { type: 'string' } });
+  if (values.help) return help(io);
+  const id = sessionId(store, positionals, 'export');
   if (values.format === 'json') {
     io.stdout.write(`${exportJson(store, id)}\n`);
     return 0;
@@ -132,8 +139,17 @@ function exportSession(store: SessionStore, argv: string[], io: CliIO): number {
   return 0;
 }
 
-function requireId(argv: string[], command: string): string {
-  const id = argv.find((arg) => !arg.startsWith('-'));
-  if (!id) throw new UsageError(`crow sessions ${command} needs a session id (see crow sessions list).`);
-  return id;
+function deleteSession(store: SessionStore, argv: string[], io: CliIO): number {
+  const { values, positionals } = commandArgs('sessions delete', argv, {});
+  if (values.help) return help(io);
+  const id = sessionId(store, positionals, 'delete');
+  store.delete(id);
+  io.stdout.write(`Deleted session ${id}.\n`);
+  return 0;
+}
+
+/** The one session id a sub-command takes, a unique prefix accepted. */
+function sessionId(store: SessionStore, positionals: string[], command: string): string {
+  if (positionals.length !== 1) throw new UsageError(`crow sessions ${command} takes one session id (see crow sessions list).`);
+  return store.resolve(positionals[0]!);
 }

@@ -1,5 +1,7 @@
 /** ANSI styling that switches itself off for pipes, NO_COLOR and dumb terminals. */
 export interface Style {
+  /** Whether escapes are written at all (off for pipes, NO_COLOR, TERM=dumb). */
+  readonly color: boolean;
   dim(text: string): string;
   bold(text: string): string;
   red(text: string): string;
@@ -13,6 +15,7 @@ export function styleFor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv = pr
   const enabled = forced || (stream.isTTY === true && env.NO_COLOR === undefined && env.TERM !== 'dumb');
   const wrap = (open: number, close: number) => (text: string) => (enabled ? `\x1b[${open}m${text}\x1b[${close}m` : text);
   return {
+    color: enabled,
     dim: wrap(2, 22),
     bold: wrap(1, 22),
     red: wrap(31, 39),

@@ -1,12 +1,13 @@
-import { parseArgs } from 'node:util';
+import { spawn } from 'node:child_process';
 import { dataHome } from '../../config/paths';
 import { SessionStore } from '../../session/session-store';
 import { toOtlpJson } from '../../telemetry/otlp-json';
 import { buildTraceTrees, renderTraceTree } from '../../telemetry/trace-tree';
+import { commandArgs } from './cli-args';
 import { UsageError, type CliIO } from './cli-io';
 import { defaultAssetsDir, serveTrace } from './trace-serve';
 
-export const TRACE_HELP = `Usage: crow trace SESSION [--json | --otlp-json | --serve [--port N]]
+export const TRACE_HELP = `Usage: crow trace SESSION [--json | --otlp-json | --serve [--port N] [--no-open]]
 
 Prints everything the agents of a session did, one tree per prompt:
 agent turns, LLM calls (tokens, cost, time to first token), tool calls,
@@ -15,34 +16,34 @@ handoffs, with durations and status; a span that has not ended reads
 --json prints the span records. --otlp-json prints them as an OTLP/JSON
 ExportTraceServiceRequest (for a collector, Jaeger, Phoenix or Langfuse).
 --serve serves the trace viewer on http://127.0.0.1 (a free port unless
---port is given), read-only and live while the session runs, and prints
-the URL to open in a browser: it carries a random token, without which
-(or the cookie its first load sets) nothing is served. Ctrl-C stops it.`;
+--port is given), read-only and live while the session runs, prints its
+URL and, on a terminal, opens it in the default browser (xdg-open, open or
+start; --no-open to only print it). The URL carries a random token, without
+which (or the cookie its first load sets) nothing is served. Ctrl-C stops it.
+
+SESSION is an id from crow sessions list, or any unique start of one.`;
 
 export async function traceCommand(argv: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      json: { type: 'boolean', default: false },
-      'otlp-json': { type: 'boolean', default: false },
-      serve: { type: 'boolean', default: false },
-      port: { type: 'string' },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
+  const { values, positionals } = commandArgs('trace', argv, {
+    json: { type: 'boolean', default: false },
+    'otlp-json': { type: 'boolean', default: false },
+    serve: { type: 'boolean', default: false },
+    port: { type: 'string' },
+    'no-open': { type: 'boolean', default: false },
   });
   if (values.help) {
     io.stdout.write(`${TRACE_HELP}\n`);
     return 0;
   }
-  const id = positionals[0];
-  if (!id) throw new UsageError('crow trace needs a session id (see crow sessions list).');
-  const store = new SessionStore({ dataHome: dataHome(io.env), warn: (w) => io.stderr.write(`crow: warning: ${w}\n`) });
+  if (positionals.length !== 1) throw new UsageError('crow trace takes one session id (see crow sessions list).');
   if (values.port !== undefined && !values.serve) throw new UsageError('--port goes with --serve.');
   if ([values.json, values['otlp-json'], values.serve].filter(Boolean).length > 1) {
     throw new UsageError('Choose one of --json, --otlp-json and --serve.');
   }
-  if (values.serve) return serve(store, id, parsePort(values.port), io);
+  if (values['no-open'] && !values.serve) throw new UsageError('--no-open goes with --serve.');
+  const store = new SessionStore({ dataHome: dataHome(io.env), warn: (w) => io.stderr.write(`crow: warning: ${w}\n`) });
+  const id = store.resolve(positionals[0]!);
+  if (values.serve) return serve(store, id, { port: parsePort(values.port), open: !values['no-open'] && io.stderr.isTTY === true }, io);
   const spans = store.spans(id);
   if (values.json || values['otlp-json']) {
     io.stdout.write(`${JSON.stringify(values.json ? spans : toOtlpJson(spans), null, 2)}\n`);
@@ -59,7 +60,7 @@ export async function traceCommand(argv: string[], io: CliIO): Promise<number> {
 }
 
 /** Serves the viewer until Ctrl-C. */
-async function serve(store: SessionStore, id: string, port: number, io: CliIO): Promise<number> {
+async function serve(store: SessionStore, id: string, { port, open }: { port: number; open: boolean }, io: CliIO): Promise<number> {
   store.meta(id); // throws for an unknown or malformed id before it becomes part of a path
   const server = await serveTrace({
     traceFile: store.traceFile(id),
@@ -68,7 +69,13 @@ async function serve(store: SessionStore, id: string, port: number, io: CliIO): 
     assetsDir: defaultAssetsDir(),
     port,
   });
-  io.stderr.write(`crow: the trace of session ${id} is served at\n  ${server.url}\nOpen that URL in a browser (it carries the access token; keep it to yourself). Ctrl-C stops.\n`);
+  io.stderr.write(`crow: the trace of session ${id} is served at\n  ${server.url}\n`);
+  const opener = open ? await openInBrowser(server.url) : undefined;
+  const how =
+    opener !== undefined ? `Opened it in your browser (${opener}).`
+    : open ? `Open that URL in a browser: no browser opener (${OPENERS[process.platform]?.[0] ?? 'xdg-open'}) could be started here.`
+    : 'Open that URL in a browser.';
+  io.stderr.write(`${how} The URL carries the access token: keep it to yourself. Ctrl-C stops.\n`);
   await new Promise<void>((resolve) => {
     const stop = io.onInterrupt(() => {
       stop();
@@ -77,6 +84,29 @@ async function serve(store: SessionStore, id: string, port: number, io: CliIO): 
   });
   await server.close();
   return 0;
+}
+
+/** How each platform opens a URL in the default browser. */
+const OPENERS: Partial<Record<NodeJS.Platform, [string, ...string[]]>> = {
+  linux: ['xdg-open'],
+  freebsd: ['xdg-open'],
+  darwin: ['open'],
+  win32: ['cmd', '/c', 'start', '""'],
+};
+
+/** Starts the platform's opener on `url`, detached; its name once started, undefined when there is none. */
+function openInBrowser(url: string): Promise<string | undefined> {
+  const opener = OPENERS[process.platform];
+  if (!opener) return Promise.resolve(undefined);
+  const [command, ...args] = opener;
+  return new Promise((resolve) => {
+    const child = spawn(command, [...args, url], { detached: true, stdio: 'ignore' });
+    child.once('error', () => resolve(undefined));
+    child.once('spawn', () => {
+      child.unref();
+      resolve(command);
+    });
+  });
 }
 
 function parsePort(value: string | undefined): number {

@@ -1,8 +1,6 @@
-import { statSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { describeRequest, projectRequest } from '../../config/folder-trust';
 import { TrustStore } from '../../config/trust-store';
+import { commandArgs, workspaceFolder } from './cli-args';
 import { UsageError, type CliIO } from './cli-io';
 import { styleFor } from './terminal-style';
 
@@ -26,17 +24,12 @@ Options:
   -h, --help   show this help`;
 
 export async function trustCommand(argv: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      cwd: { type: 'string' },
-      yes: { type: 'boolean', default: false },
-      no: { type: 'boolean', default: false },
-      revoke: { type: 'boolean', default: false },
-      list: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
+  const { values, positionals } = commandArgs('trust', argv, {
+    cwd: { type: 'string' },
+    yes: { type: 'boolean', default: false },
+    no: { type: 'boolean', default: false },
+    revoke: { type: 'boolean', default: false },
+    list: { type: 'boolean', default: false },
   });
   if (values.help) {
     io.stdout.write(`${TRUST_HELP}\n`);
@@ -53,7 +46,7 @@ export async function trustCommand(argv: string[], io: CliIO): Promise<number> {
     for (const { folder, answer, at } of folders) io.stdout.write(`${answer === 'trusted' ? 'trusted  ' : 'untrusted'}  ${folder}  (${at})\n`);
     return 0;
   }
-  const root = folder(resolve(io.cwd, values.cwd ?? '.'), values.cwd);
+  const root = workspaceFolder(io.cwd, values.cwd);
   const request = projectRequest(root, io.env);
   if (values.revoke) {
     io.stdout.write(store.forget(request.folder) ? `Forgot the answer for ${request.folder}.\n` : `There was no answer for ${request.folder}.\n`);
@@ -77,13 +70,3 @@ export async function trustCommand(argv: string[], io: CliIO): Promise<number> {
   return 0;
 }
 
-function folder(path: string, given: string | undefined): string {
-  let isFolder = false;
-  try {
-    isFolder = statSync(path).isDirectory();
-  } catch {
-    // reported below
-  }
-  if (!isFolder) throw new UsageError(`--cwd ${given ?? path}: not a folder. Pass an existing project folder.`);
-  return path;
-}

@@ -1,6 +1,3 @@
-import { statSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { dataHome } from '../../config/paths';
 import { GitError } from '../../session/git-runner';
 import { GitSnapshotManager } from '../../session/git-snapshots';
@@ -8,6 +5,7 @@ import { RestoreError } from '../../session/snapshot-restore';
 import { UndoLog, type UndoEntry } from '../../session/undo-log';
 import { countFiles, nothingToUndo, planUndo, type PlannedChange, type UndoPlan } from '../../session/undo-plan';
 import type { FileChange } from '../../tools/undo-recorder';
+import { commandArgs, noPositionals, workspaceFolder } from './cli-args';
 import { UsageError, type CliIO } from './cli-io';
 import { styleFor, type Style } from './terminal-style';
 
@@ -23,32 +21,31 @@ and asks before restoring.
 Options:
   --session ID   undo the last prompt of this session (default: of any session)
   --cwd DIR      workspace root (default: the current folder)
-  -y, --yes      restore without asking (needed when stdin is not a terminal)
+  -y, --yes      restore without asking (without it, the answer is read from
+                 the terminal or from stdin: echo y | crow undo)
   -h, --help     show this help
 
 Exit codes: 0 restored or nothing to restore, 1 nothing to undo, declined or
-failed, 2 bad usage or no terminal to confirm on (re-run with --yes), 130 cancelled.`;
+failed, 2 bad usage or no answer on stdin (re-run with --yes), 130 cancelled.`;
 
 export async function undoCommand(argv: string[], io: CliIO): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      session: { type: 'string' },
-      cwd: { type: 'string' },
-      yes: { type: 'boolean', short: 'y', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
+  const { values, positionals } = commandArgs('undo', argv, {
+    session: { type: 'string' },
+    cwd: { type: 'string' },
+    yes: { type: 'boolean', short: 'y', default: false },
   });
   if (values.help) {
     io.stdout.write(`${UNDO_HELP}\n`);
     return 0;
   }
-  const root = existingFolder(resolve(io.cwd, values.cwd ?? '.'), values.cwd);
+  noPositionals('undo', positionals);
+  const root = workspaceFolder(io.cwd, values.cwd);
   const data = dataHome(io.env);
   const log = new UndoLog({ workspace: root, dataHome: data, onWarning: (message) => io.stderr.write(`crow: ${message}\n`) });
-  const entry = await log.latest(values.session);
+  const session = values.session !== undefined ? await sessionOf(log, values.session) : undefined;
+  const entry = await log.latest(session);
   if (!entry) {
-    const whose = values.session !== undefined ? `session ${values.session} has` : 'no crow run has';
+    const whose = session !== undefined ? `session ${session} has` : 'no crow run has';
     io.stderr.write(`crow: nothing to undo in ${root}: ${whose} recorded a snapshot here.\n`);
     return 1;
   }
@@ -85,15 +82,16 @@ async function undo(
   }
   io.stdout.write(renderPlan(plan, style));
   if (!yes) {
-    if (!io.stdinIsTTY) {
-      io.stderr.write('crow: nothing restored. stdin is not a terminal, so crow cannot ask: ');
-      io.stderr.write('run it again with --yes to restore these files.\n');
-      return 2;
-    }
     io.stderr.write(`${style.yellow('?')} ${style.bold('Restore these files?')} [y/N] `);
+    // A terminal, or an answer piped in (echo y | crow undo); end of input means nobody can answer.
     const answer = await io.readLine(signal);
     signal.throwIfAborted();
-    if (!/^y(es)?$/i.test((answer ?? '').trim())) {
+    if (answer === undefined) {
+      io.stderr.write('\ncrow: nothing restored: no answer came on stdin, so crow cannot ask. ');
+      io.stderr.write('Run it again with --yes to restore these files.\n');
+      return 2;
+    }
+    if (!/^y(es)?$/i.test(answer.trim())) {
       io.stderr.write('Nothing restored.\n');
       return 1;
     }
@@ -166,13 +164,13 @@ function ago(ms: number): string {
   return 'just now';
 }
 
-function existingFolder(path: string, given: string | undefined): string {
-  let isFolder = false;
-  try {
-    isFolder = statSync(path).isDirectory();
-  } catch {
-    // reported below
-  }
-  if (!isFolder) throw new UsageError(`--cwd ${given ?? path}: no such folder. Pass the workspace crow ran in.`);
-  return path;
+/** The session `given` names among those with undo points here: its id, or the start of exactly one. */
+async function sessionOf(log: UndoLog, given: string): Promise<string> {
+  const ids = [...new Set((await log.list()).map((entry) => entry.sessionId))];
+  if (ids.includes(given)) return given;
+  const matches = ids.filter((id) => id.startsWith(given));
+  if (matches.length === 1) return matches[0]!;
+  if (matches.length > 1) throw new UsageError(`"${given}" is the start of ${matches.length} sessions with undo points here (${matches.slice(0, 5).join(', ')}): give more of the id.`);
+  return given;
 }
+

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from '../define-tool';
 import { PROTECTED_NOTE } from './protected-note';
-import { closestWindow, findMatches, replaceMatches, type MatcherName, type TextMatch } from '../text-match';
+import { closestWindow, findMatches, type MatcherName, type MatchResult, replaceMatches, type TextMatch } from '../text-match';
 import { unifiedDiff } from '../unified-diff';
 import type { Workspace } from '../workspace';
 
@@ -31,27 +31,13 @@ export const editFileTool = defineTool({
   }),
   summarize: ({ path }) => path,
   locations: ({ path }) => [{ path }],
-  async execute({ path, old_string, new_string, replace_all = false }, { workspace }) {
-    const shown = workspace.relative(path);
-    if (old_string === '') throw new Error('old_string is empty. Use write_file to create a file or rewrite it whole.');
-    if (old_string === new_string) {
-      throw new Error('old_string and new_string are the same, so there is nothing to change.');
-    }
-    const before = await readText(workspace, path, shown);
-
-    const lineBreak = lineBreakOf(before);
-    const search = withLineBreaks(old_string, lineBreak);
-    const found = findMatches(before, search);
-    if (!found) throw new Error(notFoundMessage(shown, before, search));
-    if (found.matches.length > 1 && !replace_all) {
-      throw new Error(ambiguousMessage(shown, found.matcher, found.matches));
-    }
-    const replaced = replaceMatches(before, found.matches, withLineBreaks(new_string, lineBreak));
-    const after = keepFinalLineBreak(before, replaced, lineBreak);
-    if (after === before) {
-      throw new Error(`The edit leaves ${shown} unchanged: the matched text already reads as new_string.`);
-    }
-    await workspace.writeFile(path, after);
+  async preview(args, { workspace }) {
+    const { shown, before, after } = await planEdit(args, workspace);
+    return unifiedDiff(shown, before, after).diff;
+  },
+  async execute(args, { workspace }) {
+    const { shown, before, after, found } = await planEdit(args, workspace);
+    await workspace.writeFile(args.path, after);
 
     const { diff, linesAdded, linesRemoved } = unifiedDiff(shown, before, after);
     const notes = [
@@ -66,6 +52,32 @@ export const editFileTool = defineTool({
     };
   },
 });
+
+/** The file's text before and after the edit; throws the message the model reads when the edit cannot apply. */
+async function planEdit(
+  { path, old_string, new_string, replace_all = false }: { path: string; old_string: string; new_string: string; replace_all?: boolean | undefined },
+  workspace: Workspace,
+): Promise<{ shown: string; before: string; after: string; found: MatchResult }> {
+  const shown = workspace.relative(path);
+  if (old_string === '') throw new Error('old_string is empty. Use write_file to create a file or rewrite it whole.');
+  if (old_string === new_string) {
+    throw new Error('old_string and new_string are the same, so there is nothing to change.');
+  }
+  const before = await readText(workspace, path, shown);
+  const lineBreak = lineBreakOf(before);
+  const search = withLineBreaks(old_string, lineBreak);
+  const found = findMatches(before, search);
+  if (!found) throw new Error(notFoundMessage(shown, before, search));
+  if (found.matches.length > 1 && !replace_all) {
+    throw new Error(ambiguousMessage(shown, found.matcher, found.matches));
+  }
+  const replaced = replaceMatches(before, found.matches, withLineBreaks(new_string, lineBreak));
+  const after = keepFinalLineBreak(before, replaced, lineBreak);
+  if (after === before) {
+    throw new Error(`The edit leaves ${shown} unchanged: the matched text already reads as new_string.`);
+  }
+  return { shown, before, after, found };
+}
 
 async function readText(workspace: Workspace, path: string, shown: string): Promise<string> {
   const info = await workspace.stat(path);

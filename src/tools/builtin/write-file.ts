@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineTool } from '../define-tool';
 import { PROTECTED_NOTE } from './protected-note';
 import { unifiedDiff } from '../unified-diff';
+import type { Workspace } from '../workspace';
 
 export const writeFileTool = defineTool({
   name: 'write_file',
@@ -18,11 +19,12 @@ export const writeFileTool = defineTool({
   }),
   summarize: ({ path }) => path,
   locations: ({ path }) => [{ path }],
+  async preview({ path, content }, { workspace }) {
+    return unifiedDiff(workspace.relative(path), await currentText(workspace, path), content).diff;
+  },
   async execute({ path, content }, { workspace }) {
     const shown = workspace.relative(path);
-    const info = await workspace.stat(path);
-    if (info?.type === 'directory') throw new Error(`${shown} is a directory; write_file needs a file path.`);
-    const before = info ? new TextDecoder().decode(await workspace.readFile(path)) : undefined;
+    const before = await currentText(workspace, path);
     await workspace.writeFile(path, content);
 
     const { diff, linesAdded, linesRemoved } = unifiedDiff(shown, before, content);
@@ -38,3 +40,10 @@ export const writeFileTool = defineTool({
     };
   },
 });
+
+/** The file's text now; undefined when there is no file yet. */
+async function currentText(workspace: Workspace, path: string): Promise<string | undefined> {
+  const info = await workspace.stat(path);
+  if (info?.type === 'directory') throw new Error(`${workspace.relative(path)} is a directory; write_file needs a file path.`);
+  return info ? new TextDecoder().decode(await workspace.readFile(path)) : undefined;
+}

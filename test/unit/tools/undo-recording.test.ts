@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { nothingToUndo, planUndo } from '../../../src/session/undo-plan';
-import { SessionUndo } from '../../../src/session/undo-point';
+import { SessionUndo, type UndoPoint } from '../../../src/session/undo-point';
 import { bashTool } from '../../../src/tools/builtin/bash';
 import { readFileTool } from '../../../src/tools/builtin/read-file';
 import { writeFileTool } from '../../../src/tools/builtin/write-file';
@@ -20,6 +20,7 @@ describe('tools with undo on', () => {
   let data: string;
   let snapshots: GatedSnapshots;
   let undo: SessionUndo;
+  let point: UndoPoint;
   const notices: string[] = [];
   const ctx = (signal?: AbortSignal) => toolContext(ws.workspace, signal, { undo });
   const read = (path: string): string => readFileSync(join(ws.root, path), 'utf8');
@@ -31,7 +32,7 @@ describe('tools with undo on', () => {
     snapshots = new GatedSnapshots({ workspace: ws.root, dataHome: data });
     undo = new SessionUndo({ root: ws.root, dataHome: data, env: process.env, snapshots });
     notices.length = 0;
-    undo.begin({ sessionId: 'session-1', prompt: 'Change things', notify: (_level, message) => notices.push(message) });
+    point = undo.begin({ sessionId: 'session-1', prompt: 'Change things', notify: (_level, message) => notices.push(message) });
   });
   afterEach(() => {
     undo.close();
@@ -107,6 +108,7 @@ describe('tools with undo on', () => {
     snapshots.open();
     const result = await readFileTool.run(JSON.stringify({ path: 'a.txt' }), ctx());
     assert.equal(result.status, 'success');
+    await point.started();
     const entry = await latest();
     assert.deepEqual([entry.files, entry.commandPaths], [[], []]);
     assert.ok(nothingToUndo(await planUndo(snapshots, entry, new AbortController().signal)));

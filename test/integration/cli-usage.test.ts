@@ -1,0 +1,134 @@
+/**
+ * The built `crow` binary called the ways scripts and people call it: help
+ * for every command, clear usage errors with exit code 2, session ids by a
+ * unique start, output piped into `head`, and --json runs a script can follow.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { CROW, runCrow } from '../support/crow-binary';
+import { isolatedEnv } from '../support/isolated-env';
+
+const COMMANDS = [
+  'run', 'undo', 'trace', 'trust', 'acp', 'acp-bridge',
+  'agents', 'agents list', 'agents show', 'agents validate',
+  'config', 'config get', 'config set', 'config validate', 'config path',
+  'sessions', 'sessions list', 'sessions show', 'sessions export', 'sessions delete',
+];
+
+describe('crow on the command line', function () {
+  this.timeout(60_000);
+  let server: FakeLlmServer;
+  let workspace: string;
+  let home: string;
+  let env: NodeJS.ProcessEnv;
+
+  before(async () => {
+    server = await FakeLlmServer.start();
+  });
+  after(() => server.close());
+  beforeEach(() => {
+    server.reset();
+    workspace = mkdtempSync(join(tmpdir(), 'crow-usage-ws-'));
+    home = mkdtempSync(join(tmpdir(), 'crow-usage-home-'));
+    env = isolatedEnv(home, { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.anthropicBaseUrl });
+  });
+  afterEach(() => {
+    rmSync(workspace, { recursive: true, force: true });
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  /** Runs one prompt that answers "Hello."; the session id. */
+  async function oneSession(): Promise<string> {
+    server.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Hello.' }] });
+    const run = await runCrow(['run', 'Say hello', '--json', '--provider', 'anthropic'], env, workspace);
+    assert.equal(run.code, 0, run.stderr);
+    return (JSON.parse(run.stdout.split('\n')[0]!) as { sessionId: string }).sessionId;
+  }
+
+  it('answers --help for every command and sub-command', async () => {
+    for (const command of COMMANDS) {
+      const run = await runCrow([...command.split(' '), '--help'], env, workspace);
+      assert.equal(run.code, 0, `crow ${command} --help: ${run.stderr}`);
+      assert.match(run.stdout, /^Usage: crow /, `crow ${command} --help prints its usage`);
+      assert.equal(run.stderr, '');
+    }
+  });
+
+  it('an unknown flag names the command and its --help, with exit code 2', async () => {
+    const run = await runCrow(['sessions', 'export', 'x', '--frob'], env, workspace);
+    assert.equal(run.code, 2);
+    assert.equal(run.stderr, 'crow: Unknown option --frob. Run "crow sessions export --help" for its options.\n');
+    const typo = await runCrow(['run', '--agnet', 'pair', 'hi'], env, workspace);
+    assert.equal(typo.code, 2);
+    assert.match(typo.stderr, /Unknown option --agnet\. Did you mean --agent\? Run "crow run --help"/);
+  });
+
+  it('bad usage exits 2 and says what is wrong: a file as --cwd, an unknown session', async () => {
+    const file = join(workspace, 'notes.txt');
+    writeFileSync(file, 'x');
+    const cwd = await runCrow(['run', 'hi', '--cwd', file], env, workspace);
+    assert.equal(cwd.code, 2);
+    assert.match(cwd.stderr, /notes\.txt is a file, not a folder/);
+    const missing = await runCrow(['run', 'hi', '--cwd', join(workspace, 'nowhere')], env, workspace);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /does not exist/);
+    const session = await runCrow(['run', 'hi', '--session', 'abc'], env, workspace);
+    assert.equal(session.code, 2);
+    assert.match(session.stderr, /No stored session "abc"/);
+  });
+
+  it('--json opens with the session and workspace, and run_complete names the session', async () => {
+    server.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Hello.' }] });
+    const run = await runCrow(['run', 'Say hello', '--json', '--provider', 'anthropic'], env, workspace);
+    assert.equal(run.code, 0, run.stderr);
+    const events = run.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const first = events[0]!;
+    const last = events.at(-1)!;
+    assert.equal(first.type, 'session_start');
+    assert.match(String(first.sessionId), /^[0-9a-f-]{36}$/);
+    assert.equal(first.workspace, workspace);
+    assert.equal(first.agent, 'build');
+    assert.equal(last.type, 'run_complete');
+    assert.equal(last.sessionId, first.sessionId);
+    const trace = await runCrow(['trace', String(first.sessionId)], env, workspace);
+    assert.equal(trace.code, 0, 'a script can follow up on the session');
+  });
+
+  it('takes a unique start of a session id wherever an id goes, and refuses an ambiguous one', async () => {
+    const id = await oneSession();
+    const show = await runCrow(['sessions', 'show', id.slice(0, 6)], env, workspace);
+    assert.equal(show.code, 0, show.stderr);
+    assert.match(show.stdout, /Say hello/);
+    const trace = await runCrow(['trace', id.slice(0, 6)], env, workspace);
+    assert.equal(trace.code, 0, trace.stderr);
+    assert.match(trace.stdout, new RegExp(`Session ${id}`));
+    const other = await oneSession();
+    let common = 0;
+    while (id[common] === other[common]) common += 1;
+    const ambiguous = await runCrow(['sessions', 'show', id.slice(0, common)], env, workspace);
+    if (common === 0) assert.equal(ambiguous.code, 2, 'an empty start is refused');
+    else {
+      assert.equal(ambiguous.code, 2);
+      assert.match(ambiguous.stderr, /is the start of 2 sessions/);
+    }
+  });
+
+  it('output piped into head ends quietly with exit code 0, however much is left to write', async () => {
+    // An answer far larger than a pipe holds, so crow is still writing when head has gone.
+    const long = Array.from({ length: 4000 }, (_, i) => `Line ${i} of a long answer that fills the pipe.`).join('\n');
+    server.enqueue('anthropic', { blocks: [{ type: 'text', text: long }] });
+    const run = await runCrow(['run', 'Say a lot', '--json', '--provider', 'anthropic'], env, workspace);
+    assert.equal(run.code, 0, run.stderr);
+    const id = (JSON.parse(run.stdout.split('\n')[0]!) as { sessionId: string }).sessionId;
+    for (const command of [`sessions show ${id}`, `sessions export ${id}`, `trace ${id} --json`, 'sessions list --all', 'agents list']) {
+      const piped = spawnSync('bash', ['-o', 'pipefail', '-c', `"${process.execPath}" "${CROW}" ${command} | head -1`], { env, cwd: workspace, encoding: 'utf8' });
+      assert.equal(piped.status, 0, `${command} | head -1: ${piped.stderr}`);
+      assert.equal(piped.stdout.split('\n').filter(Boolean).length, 1);
+      assert.equal(piped.stderr, '', `${command} | head -1 prints nothing else`);
+    }
+  });
+});
