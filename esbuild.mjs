@@ -1,7 +1,7 @@
 // Bundles the entry points: the VS Code extension (dist/extension.js, small, and the engine it
 // loads on first use, dist/engine.js; vscode stays external), the `crow` binary (CLI and ACP
 // server in one file with a shebang), the browser code of the webviews (dist/webview/: the chat
-// view and the trace viewer, also served by `crow trace --serve`) and the suites that run inside
+// view, the trace viewer, also served by `crow trace --serve`, and the charts of `crow eval`'s report) and the suites that run inside
 // VS Code (npm run test:vscode and .vscode-test.mjs).
 // `node esbuild.mjs --watch` rebuilds on change.
 import { chmodSync, rmSync } from 'node:fs';
@@ -67,7 +67,7 @@ const builds = [
     format: 'iife',
     // markdown-it's entity tables and highlight.js's grammars halve when minified; source maps stay.
     minify: true,
-    entryPoints: { viewer: 'webview/trace-viewer/main.ts', chat: 'webview/chat/main.ts' },
+    entryPoints: { viewer: 'webview/trace-viewer/main.ts', chat: 'webview/chat/main.ts', 'eval-report': 'webview/eval-report/main.ts' },
     outdir: 'dist/webview',
   },
   !production && {

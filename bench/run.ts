@@ -9,6 +9,7 @@ import { activationBenchmark } from './activation';
 import { bookkeepingBenchmark } from './bookkeeping';
 import { commandRulesBenchmark } from './command-rules';
 import { editFileBenchmark } from './edit-file';
+import { evalBenchmark } from './eval';
 import { grepBenchmark } from './grep';
 import { sandboxBenchmark } from './sandbox';
 import { sessionsBenchmark } from './sessions';
@@ -31,6 +32,7 @@ async function main(): Promise<void> {
   await acpBenchmark();
   await traceViewerBenchmark();
   await activationBenchmark();
+  await evalBenchmark();
 }
 
 main().catch((err: unknown) => {

@@ -72,6 +72,9 @@ export interface ScriptedHttpError {
 
 export type ScriptedReply = ScriptedResponse | ScriptedHttpError;
 
+/** Decides a reply from a request's parsed body; undefined when it has none. */
+export type Responder = (body: Record<string, unknown>) => ScriptedReply | undefined;
+
 export interface RecordedRequest {
   api: FakeApi;
   method: string;
@@ -100,6 +103,7 @@ export class FakeLlmServer {
   /** Every routed request, in arrival order. */
   readonly requests: RecordedRequest[] = [];
   private readonly queues: Record<FakeApi, ScriptedReply[]> = { openai: [], anthropic: [] };
+  private readonly responders: Partial<Record<FakeApi, Responder>> = {};
   private readonly sockets = new Set<Socket>();
   /** Counters behind generated ids, shared by both APIs. */
   private serials = { message: 0, toolCall: 0, signature: 0 };
@@ -148,6 +152,16 @@ export class FakeLlmServer {
     return this;
   }
 
+  /**
+   * Answers the API's requests the queue has no reply for: `responder` reads
+   * the request body and returns the reply (e.g. a scripted solver that
+   * decides from the conversation so far). Queued replies still go first.
+   */
+  respondWith(api: FakeApi, responder: Responder): this {
+    this.responders[api] = responder;
+    return this;
+  }
+
   /** Replies not yet consumed. */
   pending(api: FakeApi): number {
     return this.queues[api].length;
@@ -162,8 +176,10 @@ export class FakeLlmServer {
     return this.peak[api];
   }
 
-  /** Forgets queued replies and recorded requests, and restarts generated ids. */
+  /** Forgets queued replies, responders and recorded requests, and restarts generated ids. */
   reset(): void {
+    delete this.responders.openai;
+    delete this.responders.anthropic;
     this.queues.openai.length = 0;
     this.queues.anthropic.length = 0;
     this.requests.length = 0;
@@ -203,7 +219,8 @@ export class FakeLlmServer {
     if (!body) {
       return sendJson(res, 400, wire.errorBody(400, 'fake LLM server: request body is not a JSON object'));
     }
-    const reply = this.queues[api].shift();
+    const reply = this.queues[api].shift() ?? this.responders[api]?.(body);
+    if (reply) validate(reply);
     if (!reply) {
       const message = `fake LLM server: no scripted reply left for ${api} (request #${this.requestsFor(api).length})`;
       return sendJson(res, 400, wire.errorBody(400, message));

@@ -9,6 +9,7 @@ Usage:
   crow sessions list | show ID | export ID | delete ID         stored sessions
   crow trace SESSION [--json | --otlp-json | --serve [--port N]] what the agents did: a tree, JSON, or the viewer in a browser
   crow agents list | show NAME | validate                      the agents you can pick
+  crow eval [--agents LIST] [--tasks GLOB] [--repeat N]        measure agents against each other on a task suite
   crow config get KEY | set KEY VALUE | validate | path        settings (config.toml)
   crow trust [--cwd DIR] [--yes | --revoke | --list]           trust a folder's own .crow/ configuration
   crow acp                                                     serve the Agent Client Protocol on stdio (Zed, JetBrains, acpx)
@@ -36,6 +37,7 @@ const COMMANDS: Record<string, () => Command> = {
   config: () => (require('./config-command') as typeof import('./config-command')).configCommand,
   sessions: () => (require('./sessions-command') as typeof import('./sessions-command')).sessionsCommand,
   trace: () => (require('./trace-command') as typeof import('./trace-command')).traceCommand,
+  eval: () => (require('./eval-command') as typeof import('./eval-command')).evalCommand,
   trust: () => (require('./trust-command') as typeof import('./trust-command')).trustCommand,
 };
 

@@ -1,9 +1,8 @@
-import type { CompositionRole } from '../../agents/role-models';
 import type { RunStatus } from '../../engine/events';
 import { HostError } from '../../host/host-error';
-import type { RoleDefaults } from '../../host/folder';
 import type { HostSession } from '../../host/host-session';
 import { commandArgs, workspaceFolder } from './cli-args';
+import { roleDefaults } from './role-flags';
 import { STOP_EXIT_CODES, type StopSignal, UsageError, type CliIO } from './cli-io';
 import { terminalMarkdown } from './markdown-stream';
 import { RunRenderer } from './run-renderer';
@@ -154,22 +153,6 @@ async function stream(host: HostSession, prompt: string, renderer: RunRenderer |
     if (err.kind === 'busy') throw new Error(err.message);
     throw new UsageError(err.message);
   }
-}
-
-/** --role-model ROLE=[PROVIDER/]MODEL (repeatable) and the --reviewer-* shorthands, as models and providers per role. */
-function roleDefaults(specs: readonly string[], reviewerModel: string | undefined, reviewerProvider: string | undefined): RoleDefaults {
-  const models: Partial<Record<CompositionRole, string>> = {};
-  const providers: Partial<Record<CompositionRole, string>> = {};
-  for (const spec of specs) {
-    const match = /^(primary|reviewer|coagent)=(?:([^/=\s]+)\/)?(\S+)$/.exec(spec.trim());
-    if (!match) throw new UsageError(`--role-model ${spec}: write ROLE=MODEL or ROLE=PROVIDER/MODEL, with ROLE primary or reviewer (e.g. reviewer=openai/gpt-5.4).`);
-    const role: CompositionRole = match[1] === 'primary' ? 'primary' : 'coagent';
-    models[role] = match[3]!;
-    if (match[2] !== undefined) providers[role] = match[2];
-  }
-  if (reviewerModel !== undefined) models.coagent = reviewerModel;
-  if (reviewerProvider !== undefined) providers.coagent = reviewerProvider;
-  return { models, providers };
 }
 
 async function readPrompt(positionals: string[], io: CliIO): Promise<string> {

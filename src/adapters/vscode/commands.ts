@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import { configHome, dataHome, projectConfigDir } from '../../config/paths';
 import type { SessionStore } from '../../session/session-store';
 import type { Crow } from './crow';
+import { type EvalCommandOptions, runEvaluation } from './eval-command';
 import { workspaceRoot } from './workspace-root';
 import { keyVariables } from './key-variables';
 
@@ -40,6 +41,7 @@ export function registerCommands(context: vscode.ExtensionContext, crow: Crow): 
     command('crow.undoLastRun', (options) => undoLastRun(crow, (options as { confirmed?: unknown } | undefined)?.confirmed === true)),
     command('crow.exportSession', (id, format, to) => exportSession(crow, asString(id), asString(format), to instanceof vscode.Uri ? to : undefined)),
     command('crow.openConfigFolder', (which) => openConfigFolder(asString(which))),
+    command('crow.runEval', (options) => runEvaluation(context, crow, (options ?? {}) as EvalCommandOptions)),
   ];
 }
 

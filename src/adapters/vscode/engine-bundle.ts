@@ -25,6 +25,9 @@ export function useVscodeRipgrep(): void {
 }
 
 export { ChatController } from './chat/chat-controller';
+export { htmlReport, markdownReport, reportScript } from '../../eval/eval-report';
+export { runEval } from '../../eval/eval-runner';
+export { loadTasks } from '../../eval/eval-task';
 
 /** The agents a person can pick in a folder (for `@crow /agent`), read from its definitions. */
 export function agentNames(root: string, trusted: boolean): string[] {

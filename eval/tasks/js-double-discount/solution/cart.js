@@ -1,0 +1,7 @@
+const { applyDiscount } = require('./discount');
+
+function cartTotal(items, discountPercent) {
+  const subtotal = items.reduce((sum, item) => sum + item.price, 0);
+  return applyDiscount(subtotal, discountPercent);
+}
+module.exports = { cartTotal };

@@ -1,0 +1,1 @@
+module.exports = { user: { firstName: 'Ada', lastName: 'Lovelace' } };

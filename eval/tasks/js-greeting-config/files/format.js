@@ -1,0 +1,4 @@
+function greeting(user) {
+  return `Hello, ${user.first_name}!`;
+}
+module.exports = { greeting };

@@ -1,0 +1,3 @@
+const config = require('./config');
+const { greeting } = require('./format');
+console.log(greeting(config.user));

@@ -1,0 +1,4 @@
+function greeting(user) {
+  return `Hello, ${user.firstName}!`;
+}
+module.exports = { greeting };

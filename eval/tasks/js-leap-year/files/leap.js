@@ -1,0 +1,4 @@
+function isLeap(year) {
+  return year % 4 === 0;
+}
+module.exports = { isLeap };

@@ -1,0 +1,4 @@
+function parsePrice(text) {
+  return parseFloat(text);
+}
+module.exports = { parsePrice };

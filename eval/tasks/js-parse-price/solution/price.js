@@ -1,0 +1,4 @@
+function parsePrice(text) {
+  return parseFloat(text.replace(/,/g, ''));
+}
+module.exports = { parsePrice };

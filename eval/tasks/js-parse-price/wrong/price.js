@@ -1,0 +1,4 @@
+function parsePrice(text) {
+  return parseFloat(text.replace(',', ''));
+}
+module.exports = { parsePrice };

@@ -1,0 +1,4 @@
+const assert = require('node:assert/strict');
+const { sum } = require('./sum');
+assert.equal(sum([1, 2, 3]), 6);
+console.log('ok');

@@ -1,0 +1,232 @@
+/**
+ * One evaluation run: a task's project copied to a fresh temporary folder,
+ * one prompt through an agent in its own stored session (so `crow trace`
+ * opens it), within a wall-clock and a token budget; then the hidden files
+ * copied in and the hidden check run. Writes and commands are allowed (the
+ * agent works alone), network use is not; protected files are compared
+ * before and after.
+ */
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { RoleDefaults } from '../host/folder';
+import { loadCatalog } from '../host/folder';
+import { HostSession } from '../host/host-session';
+import { resolveSettings, type ConfigOverrides, type Settings } from '../config/provider-config';
+import { addUsage, emptyUsage, type Usage } from '../llm/types';
+import { SessionStore } from '../session/session-store';
+import { NodeWorkspace } from '../tools/node-workspace';
+import type { EvalTask } from './eval-task';
+
+/** How a run ended. */
+export type RunEnding = 'approved' | 'completed' | 'answered' | 'limit' | 'error' | 'budget' | 'timeout' | 'cancelled';
+
+export interface EvalResult {
+  task: string;
+  category: string;
+  difficulty: string;
+  agent: string;
+  repeat: number;
+  passed: boolean;
+  /** Why a run that ended did not pass, or why the check failed, in a line. */
+  reason?: string;
+  ended: RunEnding;
+  tokens: Usage;
+  /** US dollars from the configured prices; absent when a model had none. */
+  costUsd?: number;
+  wallMs: number;
+  /** The harness's own time: copying, session set-up, the check. */
+  overheadMs: number;
+  modelCalls: number;
+  toolCalls: number;
+  reviewRounds: number;
+  sessionId: string;
+  model: string;
+  startedAt: string;
+}
+
+export interface RunSettings {
+  env: NodeJS.ProcessEnv;
+  /** Where sessions are stored (Crow's data home). */
+  dataHome: string;
+  overrides: ConfigOverrides;
+  /** The settings of a run's folder; default: resolved as `crow run` does, with `overrides`. A front door with settings of its own (VS Code) passes them. */
+  settingsFor?: (root: string) => Settings;
+  roles?: RoleDefaults;
+  /** Per run. */
+  budget: { wallMs: number; tokens: number };
+}
+
+export async function runTask(task: EvalTask, agent: string, repeat: number, settings: RunSettings, signal: AbortSignal): Promise<EvalResult> {
+  const started = Date.now();
+  const startedAt = new Date(started).toISOString();
+  const root = mkdtempSync(join(tmpdir(), `crow-eval-${task.name}-`));
+  try {
+    cpSync(join(task.dir, 'files'), root, { recursive: true });
+    const before = fingerprints(root, task.protected);
+    const host = await openSession(root, agent, settings);
+    const setupMs = Date.now() - started;
+    const run = await prompt(host, task, settings, signal);
+    await host.close();
+    const checkStarted = Date.now();
+    const changed = task.protected.filter((path) => fingerprints(root, [path])[path] !== before[path]);
+    const check = run.ended === 'cancelled' ? undefined : await runCheck(task, root, signal);
+    const checkMs = Date.now() - checkStarted;
+    const passed = check?.exitCode === 0 && changed.length === 0;
+    const reason =
+      changed.length > 0 ? `changed protected ${changed.join(', ')}`
+      : check && check.exitCode !== 0 ? `check failed (${check.exitCode === null ? 'timed out' : `exit ${check.exitCode}`}): ${telling(check.output)}`
+      : run.error;
+    return {
+      task: task.name,
+      category: task.category,
+      difficulty: task.difficulty,
+      agent,
+      repeat,
+      passed,
+      ...(reason ? { reason } : {}),
+      ended: run.ended,
+      tokens: run.tokens,
+      ...(run.costUsd !== undefined ? { costUsd: run.costUsd } : {}),
+      wallMs: Date.now() - started,
+      overheadMs: setupMs + checkMs,
+      modelCalls: run.modelCalls,
+      toolCalls: run.toolCalls,
+      reviewRounds: run.reviewRounds,
+      sessionId: host.id,
+      model: run.model,
+      startedAt,
+    };
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+async function openSession(root: string, agent: string, settings: RunSettings): Promise<HostSession> {
+  const resolved = settings.settingsFor?.(root) ?? resolveSettings(root, settings.overrides, settings.env, { trusted: false });
+  const catalog = loadCatalog({ root, env: settings.env, settings: resolved, trusted: false, dataHome: settings.dataHome, ...(settings.roles ? { roles: settings.roles } : {}) });
+  return HostSession.create(
+    {
+      catalog: () => catalog,
+      store: new SessionStore({ dataHome: settings.dataHome }),
+      workspace: new NodeWorkspace(root),
+      forced: { read: 'allow', write: 'allow', execute: 'allow' },
+      howToAllow: () => 'nothing: an evaluation run allows file changes and commands only',
+      env: settings.env,
+    },
+    { agent },
+  );
+}
+
+interface PromptRun {
+  ended: RunEnding;
+  error?: string;
+  tokens: Usage;
+  costUsd?: number;
+  modelCalls: number;
+  toolCalls: number;
+  reviewRounds: number;
+  model: string;
+}
+
+/** Runs the task's prompt, counting as it goes; the budgets cancel it. */
+async function prompt(host: HostSession, task: EvalTask, settings: RunSettings, outer: AbortSignal): Promise<PromptRun> {
+  const stop = new AbortController();
+  let over: 'budget' | 'timeout' | undefined;
+  const timer = setTimeout(() => {
+    over = 'timeout';
+    stop.abort();
+  }, settings.budget.wallMs);
+  const onOuter = (): void => stop.abort();
+  outer.addEventListener('abort', onOuter, { once: true });
+  const run: PromptRun = { ended: 'error', tokens: emptyUsage(), modelCalls: 0, toolCalls: 0, reviewRounds: 0, model: '' };
+  let approved = false;
+  let cost: number | undefined = 0;
+  try {
+    const events = host.prompt(task.prompt, { signal: stop.signal });
+    for await (const event of events) {
+      if (event.type === 'usage' || event.type === 'subagent_usage') {
+        addUsage(run.tokens, event.usage);
+        if (event.type === 'usage') {
+          run.modelCalls += 1;
+          run.model ||= event.model;
+          cost = cost === undefined || event.costUsd === undefined ? undefined : cost + event.costUsd;
+        }
+        if (run.tokens.input + run.tokens.output + run.tokens.cacheRead + run.tokens.cacheWrite > settings.budget.tokens && !over) {
+          over = 'budget';
+          stop.abort();
+        }
+      } else if (event.type === 'tool_call_end') run.toolCalls += 1;
+      else if (event.type === 'coagent_start') run.reviewRounds += 1;
+      else if (event.type === 'coagent_end') approved = event.verdict === 'approved';
+    }
+    const result = await events.result;
+    run.ended =
+      result.status === 'cancelled' ? (over ?? 'cancelled')
+      : result.status === 'completed' ? (approved ? 'approved' : 'completed')
+      : result.status === 'needs_input' ? 'answered'
+      : result.status;
+    if (result.status === 'error' || result.status === 'limit') run.error = result.message;
+    if (over === 'budget') run.error = `stopped: over the budget of ${settings.budget.tokens} tokens`;
+    if (over === 'timeout') run.error = `stopped: over the budget of ${Math.round(settings.budget.wallMs / 1000)} s`;
+  } catch (err) {
+    run.ended = 'error';
+    run.error = (err as Error).message;
+  } finally {
+    clearTimeout(timer);
+    outer.removeEventListener('abort', onOuter);
+  }
+  if (cost !== undefined && run.modelCalls > 0) run.costUsd = cost;
+  return run;
+}
+
+/** Copies hidden/ in and runs the check; exit code null when it timed out or was cancelled. */
+async function runCheck(task: EvalTask, root: string, signal: AbortSignal): Promise<{ exitCode: number | null; output: string }> {
+  const hidden = join(task.dir, 'hidden');
+  if (existsSync(hidden)) cpSync(hidden, root, { recursive: true });
+  return new Promise((resolve) => {
+    const child = spawn('bash', ['-c', task.check], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let output = '';
+    const collect = (chunk: Buffer): void => {
+      output = (output + chunk.toString()).slice(-4000);
+    };
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
+    const kill = (): void => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    };
+    const timer = setTimeout(kill, task.checkTimeoutMs);
+    signal.addEventListener('abort', kill, { once: true });
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      resolve({ exitCode: 127, output: err.message });
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', kill);
+      resolve({ exitCode: code, output });
+    });
+  });
+}
+
+function fingerprints(root: string, paths: readonly string[]): Record<string, string> {
+  const prints: Record<string, string> = {};
+  for (const path of paths) {
+    const file = join(root, path);
+    prints[path] = existsSync(file) ? createHash('sha256').update(readFileSync(file)).digest('hex') : 'missing';
+  }
+  return prints;
+}
+
+/** The line of a check's output that says what failed: the first error or failure, else the last line. */
+function telling(text: string): string {
+  const lines = text.split('\n').map((line) => line.trim()).filter((line) => line !== '');
+  const line = lines.find((candidate) => /error|fail|assert|expected/i.test(candidate) && !/^at /.test(candidate)) ?? lines.at(-1) ?? '';
+  return line.slice(0, 200);
+}
