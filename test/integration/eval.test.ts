@@ -133,6 +133,19 @@ describe('crow eval with the scripted solver', function () {
     assert.equal(readResults(join(out, 'results.jsonl')).length, outcome.results.length, 'only finished runs are kept');
   });
 
+  it('a solver that gives up fails the check; one that keeps fixing wrongly runs the reviewer to its round limit', async () => {
+    const tasks = loadTasks(TASKS_DIR, 'js-clamp,js-leap-year');
+    server.respondWith('anthropic', scriptedSolver({ tasks: solverTasks(tasks), modeOf: (task) => (task.wrong ? 'wrong' : 'give-up') }));
+    const outcome = await evaluate(tasks, ['build-verified']);
+    const clamp = outcome.results.find((result) => result.task === 'js-clamp')!;
+    const leap = outcome.results.find((result) => result.task === 'js-leap-year')!;
+    assert.equal(clamp.passed, false);
+    assert.match(clamp.reason ?? '', /check failed/);
+    assert.equal(leap.passed, false);
+    assert.equal(leap.ended, 'limit');
+    assert.equal(leap.reviewRounds, 5, 'build-verified allows five rounds');
+  });
+
   it('a token budget stops a run and counts it as failed', async () => {
     const tasks = loadTasks(TASKS_DIR, 'js-clamp');
     server.respondWith('anthropic', scriptedSolver({ tasks: solverTasks(tasks) }));
