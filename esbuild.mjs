@@ -1,6 +1,7 @@
 // Bundles the entry points: the VS Code extension (dist/extension.js, small, and the engine it
 // loads on first use, dist/engine.js; vscode stays external), the `crow` binary (CLI and ACP
-// server in one file with a shebang), the browser code of the webviews (dist/webview/: the chat
+// server in one file with a shebang, and dist/markdown.js, the terminal markdown renderer it loads
+// only when a run writes to a terminal), the browser code of the webviews (dist/webview/: the chat
 // view, the trace viewer, also served by `crow trace --serve`, and the charts of `crow eval`'s report) and the suites that run inside
 // VS Code (npm run test:vscode and .vscode-test.mjs).
 // `node esbuild.mjs --watch` rebuilds on change.
@@ -37,6 +38,14 @@ const engineApart = {
   },
 };
 
+/** crow.js's `require('./terminal-markdown')` stays a require of dist/markdown.js: see terminal-markdown.ts. */
+const markdownApart = {
+  name: 'markdown-apart',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/terminal-markdown$/ }, () => ({ path: './markdown.js', external: true }));
+  },
+};
+
 const builds = [
   {
     ...common,
@@ -59,6 +68,12 @@ const builds = [
     // The MCP SDK is large and only needed once a session has MCP servers: loaded from node_modules,
     // except in the .vsix (no node_modules), where it is bundled.
     external: production ? [] : ['@modelcontextprotocol/sdk'],
+    plugins: [markdownApart],
+  },
+  {
+    ...common,
+    entryPoints: ['src/adapters/cli/terminal-markdown.ts'],
+    outfile: 'dist/markdown.js',
   },
   {
     ...common,

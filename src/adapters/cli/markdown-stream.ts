@@ -2,34 +2,10 @@
  * Markdown rendered for a terminal while it streams: a block (paragraph,
  * list, code block, table) is written once it is complete, that is at a
  * blank line outside a code fence, and whatever is left when the text ends.
- * The rendering itself is marked with marked-terminal (headings, emphasis,
- * lists, tables, highlighted code); nothing here parses markdown beyond
- * finding block ends.
+ * The rendering itself is terminal-markdown.ts (marked with marked-terminal);
+ * nothing here parses markdown beyond finding block ends.
  */
-import { Marked, type MarkedExtension } from 'marked';
-import { markedTerminal } from 'marked-terminal';
-
 export type MarkdownRender = (markdown: string) => string;
-
-/** A renderer for a terminal `width` columns wide. */
-export function terminalMarkdown(width: number): MarkdownRender {
-  const marked = new Marked(markedTerminal({ width, reflowText: true, tab: 2 }) as unknown as MarkedExtension, INLINE_IN_LIST_ITEMS);
-  return (markdown) => marked.parse(markdown, { async: false });
-}
-
-/**
- * The text of a tight list item comes as a text token holding inline tokens
- * (bold, code, links); marked-terminal renders its raw text, asterisks and
- * all. Rendering the inline tokens instead, and leaving every other text
- * token to marked-terminal (returning false), fixes that.
- */
-const INLINE_IN_LIST_ITEMS: MarkedExtension = {
-  renderer: {
-    text(token) {
-      return 'tokens' in token && token.tokens ? this.parser.parseInline(token.tokens) : false;
-    },
-  },
-};
 
 export class MarkdownStream {
   private pending = '';

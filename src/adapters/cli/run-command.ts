@@ -4,7 +4,6 @@ import type { HostSession } from '../../host/host-session';
 import { commandArgs, workspaceFolder } from './cli-args';
 import { roleDefaults } from './role-flags';
 import { STOP_EXIT_CODES, type StopSignal, UsageError, type CliIO } from './cli-io';
-import { terminalMarkdown } from './markdown-stream';
 import { RunRenderer } from './run-renderer';
 import { openRunSession } from './run-setup';
 import { styleFor } from './terminal-style';
@@ -120,7 +119,11 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
 /** The renderer of a run on a terminal: markdown rendered when stdout is a terminal with colour, raw text otherwise. */
 function terminalRenderer(io: CliIO): RunRenderer {
   const outStyle = styleFor(io.stdout, io.env);
-  const markdown = io.stdout.isTTY === true && outStyle.color ? terminalMarkdown(Math.min(io.stdout.columns || 100, 100)) : undefined;
+  // Loaded only for a terminal (a file of its own in dist/, see terminal-markdown.ts).
+  const markdown =
+    io.stdout.isTTY === true && outStyle.color
+      ? (require('./terminal-markdown') as typeof import('./terminal-markdown')).terminalMarkdown(Math.min(io.stdout.columns || 100, 100))
+      : undefined;
   return new RunRenderer({ out: io.stdout, err: io.stderr, outStyle, errStyle: styleFor(io.stderr, io.env), ...(markdown ? { markdown } : {}) });
 }
 

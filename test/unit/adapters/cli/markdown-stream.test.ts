@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { diffLines } from '../../../../src/adapters/cli/diff-lines';
-import { lastBlockEnd, MarkdownStream, terminalMarkdown } from '../../../../src/adapters/cli/markdown-stream';
+import { lastBlockEnd, MarkdownStream } from '../../../../src/adapters/cli/markdown-stream';
+import { terminalMarkdown } from '../../../../src/adapters/cli/terminal-markdown';
 import { styleFor } from '../../../../src/adapters/cli/terminal-style';
 
 const plain = styleFor({ isTTY: false } as NodeJS.WriteStream, {});
