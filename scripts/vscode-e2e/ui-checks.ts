@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import type { FakeLlmServer } from '../../src/testing/fake-llm-server';
 import { HarnessError } from './harness-error';
+import { ARTIFACTS_DIR } from './paths';
 import { activityBarItem, openViewContainer, runCommand, waitForNotification, webviewFrame } from './workbench-ui';
 
 export interface UiContext {
@@ -105,8 +106,12 @@ export const UI_CHECKS: UiCheck[] = [
         { blocks: [{ type: 'text', text: EDIT_DONE }] },
       );
       await sendPrompt(chat, EDIT_PROMPT, timeoutMs);
-      // crow.permissions.write is "ask" in the UI workspace: the edit waits for this answer.
-      await chat.locator('.approval button[data-decision="allow_once"]').click({ timeout: timeoutMs });
+      // crow.permissions.write is "ask" in the UI workspace: the edit waits for this answer, which shows the change first.
+      const approval = chat.locator('.approval:not([data-decision])');
+      await approval.locator('.diff', { hasText: GREETING.after }).waitFor({ state: 'visible', timeout: timeoutMs });
+      await assertInSight(context.page, chat, '.approval:not([data-decision]) button[data-decision="allow_once"]');
+      await context.page.screenshot({ path: join(ARTIFACTS_DIR, 'ui-4-approval-pending.png') });
+      await approval.locator('button[data-decision="allow_once"]').click({ timeout: timeoutMs });
       const diff = chat.locator('.tool-card[data-call-id] .diff', { hasText: GREETING.after });
       await diff.waitFor({ state: 'visible', timeout: timeoutMs });
       await chat.locator('.msg-assistant', { hasText: EDIT_DONE }).waitFor({ state: 'visible', timeout: timeoutMs });
@@ -119,6 +124,18 @@ export const UI_CHECKS: UiCheck[] = [
     },
   },
 ];
+
+/** Fails unless the element is inside both the webview's visible area and the browser window: seen without scrolling. */
+async function assertInSight(page: Page, frame: Frame, selector: string): Promise<void> {
+  const inView = await frame.locator(selector).evaluate((element) => {
+    const box = element.getBoundingClientRect();
+    return box.top >= 0 && box.bottom <= element.ownerDocument.documentElement.clientHeight && box.height > 0;
+  });
+  const box = await frame.locator(selector).boundingBox();
+  const viewport = page.viewportSize();
+  const inWindow = box !== null && viewport !== null && box.y >= 0 && box.y + box.height <= viewport.height;
+  if (!inView || !inWindow) throw new HarnessError(`${selector} is not in sight at ${viewport?.width}×${viewport?.height} without scrolling (box ${JSON.stringify(box)})`);
+}
 
 export function chatFrame(context: UiContext): Frame {
   if (!context.chat || context.chat.isDetached()) throw new HarnessError('the chat view is not open (an earlier check failed?)');

@@ -64,7 +64,7 @@ export function workbenchUrl(target: WorkbenchTarget): string {
 
 /** Opens the workbench in a fresh browser context (no state shared between workbenches). */
 export async function openWorkbench(browser: Browser, target: WorkbenchTarget, events: WorkbenchEvents = {}): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
   await page.exposeFunction('codeAutomationLog', (level: unknown, args: unknown) => {
     events.log?.(String(level), Array.isArray(args) ? format(...args) : String(args));

@@ -78,6 +78,7 @@ export function defineTool<Schema extends z.ZodObject>(def: ToolDefinition<Schem
     },
     async run(rawArguments, ctx) {
       const started = performance.now();
+      let waited = 0;
       const finish = (partial: Omit<ToolResult, 'metadata'>, out?: ToolOutput): ToolResult => ({
         ...partial,
         output: capOutput(partial.output, maxOutputChars),
@@ -85,7 +86,8 @@ export function defineTool<Schema extends z.ZodObject>(def: ToolDefinition<Schem
         metadata: {
           filesModified: out?.filesModified ?? [],
           ...(out?.diff !== undefined ? { diff: out.diff } : {}),
-          durationMs: Math.round(performance.now() - started),
+          durationMs: Math.round(performance.now() - started - waited),
+          ...(waited > 0 ? { waitedMs: Math.round(waited) } : {}),
           extra: out?.extra ?? {},
         },
       });
@@ -96,7 +98,10 @@ export function defineTool<Schema extends z.ZodObject>(def: ToolDefinition<Schem
 
       if (def.permission !== 'none') {
         const request = approvalRequest(def, tool, args.value, def.permission, ctx, summarize);
+        const asking = performance.now();
         const verdict = await ctx.permissions.authorize(request, ctx.signal);
+        // Time a person took to answer is theirs, not the tool's.
+        if (verdict.allowed && verdict.how === 'user') waited = performance.now() - asking;
         if (ctx.signal.aborted) return finish({ status: 'cancelled', output: '', error: 'Cancelled while waiting for approval.' });
         if (!verdict.allowed) {
           return finish({ status: 'error', output: '', error: verdict.reason }, { output: '', extra: { permission: 'denied' } });

@@ -16,7 +16,10 @@ export interface ToolMetadata {
   filesModified: string[];
   /** Unified diff of what the tool changed. */
   diff?: string;
+  /** The call's own time: any wait for a person's approval is left out (see waitedMs). */
   durationMs: number;
+  /** How long the call waited for a person to answer its approval, when someone was asked. */
+  waitedMs?: number;
   /** Tool-specific facts (exit code, lines added, truncation, ...). */
   extra: Record<string, unknown>;
 }

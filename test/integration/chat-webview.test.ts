@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CHROMIUM, ChatView, startHarness, type Harness } from '../fixtures/chat-webview/harness';
-import { ANSWER, CODER, INIT, REVIEWER, ZERO, chunks, promptEvents } from '../fixtures/chat-webview/session';
+import { ANSWER, CODER, DIFF, INIT, REVIEWER, ZERO, chunks, promptEvents } from '../fixtures/chat-webview/session';
 import type { ApprovalRequest, HostMessage, TranscriptEvent } from '../../webview/chat/protocol';
 
 const ARTIFACTS = resolve(__dirname, '..', 'artifacts', 'chat-webview');
@@ -11,6 +11,7 @@ const XSS = '<script>window.__xss = 1</script><img src=x onerror="window.__xss =
 
 const APPROVAL: ApprovalRequest = {
   id: 'ask-1',
+  callId: 'call-run-1',
   actor: CODER,
   title: 'Run: npm test',
   category: 'execute',
@@ -304,10 +305,98 @@ describe('chat view in headless Chromium', function () {
     assert.equal(await page().evaluate('window.__xss'), undefined);
   });
 
+  it('asks an edit under its tool card with the diff, keeps the question in sight while scrolled up, and previews the change', async () => {
+    await page().setViewportSize({ width: 360, height: 420 });
+    const filler = Array.from({ length: 40 }, (_, i): TranscriptEvent => ({ type: 'text_delta', actor: CODER, delta: `Line ${i} of a long explanation.\n\n` }));
+    await view.send(
+      events(
+        { type: 'user_message', text: 'Fix the greeting' },
+        { type: 'tool_start', actor: CODER, callId: 'call-early', tool: 'read_file', kind: 'read', title: 'src/app.ts', argumentsText: '{}' },
+        ...filler,
+        { type: 'tool_start', actor: CODER, callId: 'call-edit-2', tool: 'edit_file', kind: 'edit', title: 'src/app.ts', argumentsText: '{}' },
+      ),
+      { type: 'approval', request: { id: 'ask-edit', callId: 'call-edit-2', actor: CODER, title: 'Edit src/app.ts', category: 'write', paths: ['src/app.ts'], alwaysScope: 'all file changes', diff: { path: 'src/app.ts', unified: DIFF } } },
+    );
+    await view.frames();
+    const approval = page().locator('.approval[data-id="ask-edit"]');
+    assert.equal(
+      await page().evaluate(`document.querySelector('.tool-card[data-call-id="call-edit-2"]').nextElementSibling.dataset.id`),
+      'ask-edit',
+      'the question sits right under the call it gates',
+    );
+    assert.match(await approval.locator('.diff').innerText(), /-export const hello = 1;\n\+export const hello = 2;/);
+    await page().evaluate(`document.getElementById('transcript').scrollTop = 0`);
+    await view.frames();
+    const box = await approval.boundingBox();
+    const transcript = await page().locator('#transcript').boundingBox();
+    assert.ok(box && transcript && box.y >= transcript.y && box.y + 20 <= transcript.y + transcript.height, 'scrolled to the top, the question still shows');
+    await approval.locator('button.preview-change').click();
+    assert.deepEqual(await view.takePosted(), [{ type: 'preview_approval', id: 'ask-edit' }]);
+    await page().screenshot({ path: join(ARTIFACTS, 'approval-with-diff.png') });
+  });
+
+  it('puts a question that came before its tool card under the card once the card arrives', async () => {
+    await view.send({ type: 'approval', request: { ...APPROVAL, callId: 'call-late' } });
+    await view.send(events({ type: 'tool_start', actor: CODER, callId: 'call-late', tool: 'bash', kind: 'execute', title: 'npm test', argumentsText: '{}' }));
+    assert.equal(await page().evaluate(`document.querySelector('.tool-card[data-call-id="call-late"]').nextElementSibling.dataset.id`), APPROVAL.id);
+    assert.equal(await page().locator('.tool-card[data-call-id="call-late"] .tool-head').innerText().then((text) => (text.match(/\bnpm test\b/g) ?? []).length), 1);
+    assert.doesNotMatch(await page().locator('.tool-card[data-call-id="call-late"] .tool-head').innerText(), /bash\s+bash/, 'the tool is named once');
+  });
+
+  it('tells retries in one line, ends an error with what to do, and a plain handback with no footer', async () => {
+    const retry = (attempt: number): TranscriptEvent => ({ type: 'notice', level: 'info', text: `The provider failed (connection refused); retrying in 1 s (attempt ${attempt}).`, replaces: 'retry' });
+    await view.send(events({ type: 'user_message', text: 'Hi' }, retry(1), retry(2), retry(3)));
+    assert.equal(await page().locator('.notice').count(), 1);
+    assert.match(await page().locator('.notice').innerText(), /attempt 3/);
+    await view.send(events({ type: 'prompt_end', status: 'error', message: 'Connection error: connect ECONNREFUSED 127.0.0.1:9', hint: { text: 'The provider did not answer.', setting: 'crow.baseUrls' } }));
+    const card = page().locator('.prompt-end.prompt-error');
+    assert.match(await card.innerText(), /The provider did not answer\./);
+    await card.locator('button.error-retry').click();
+    await card.locator('button.error-settings').click();
+    await card.locator('button.error-log').click();
+    assert.deepEqual(await view.takePosted(), [{ type: 'retry' }, { type: 'open_settings', setting: 'crow.baseUrls' }, { type: 'show_log' }]);
+    await view.send(events({ type: 'user_message', text: 'Thanks' }, { type: 'text_delta', actor: CODER, delta: 'You are welcome.' }, { type: 'prompt_end', status: 'needs_input', message: 'builder finished its turn; your move.' }));
+    assert.equal(await page().locator('.prompt-end[data-status="needs_input"]').count(), 0, 'no "waiting for your answer" after a plain answer');
+  });
+
+  it('shows a review as rounds and verdicts, and one badge per run of work by the same agent', async () => {
+    await view.send(
+      events(
+        { type: 'user_message', text: 'Fix it' },
+        { type: 'text_delta', actor: CODER, delta: 'Fixing.' },
+        { type: 'tool_start', actor: CODER, callId: 'c1', tool: 'read_file', kind: 'read', title: 'a.ts', argumentsText: '{}' },
+        { type: 'tool_end', callId: 'c1', status: 'completed', durationMs: 5, output: 'x', files: [] },
+        { type: 'tool_start', actor: CODER, callId: 'c2', tool: 'edit_file', kind: 'edit', title: 'a.ts', argumentsText: '{}' },
+        { type: 'tool_end', callId: 'c2', status: 'cancelled', durationMs: 70, waitedMs: 26_700, output: '', files: [] },
+        { type: 'review_start', reviewer: REVIEWER, primary: CODER, round: 1 },
+        { type: 'verdict', reviewer: REVIEWER, round: 1, verdict: 'feedback', summary: '' },
+        { type: 'review_start', reviewer: REVIEWER, primary: CODER, round: 2 },
+        { type: 'verdict', reviewer: REVIEWER, round: 2, verdict: 'approved', summary: '' },
+      ),
+    );
+    await view.frames();
+    assert.deepEqual(await page().locator('.review-start .review-round').allInnerTexts(), ['round 1', 'round 2']);
+    assert.deepEqual(await page().locator('.verdict').evaluateAll((items) => items.map((item) => item.getAttribute('data-verdict'))), ['feedback', 'approved']);
+    assert.match(await page().locator('.verdict-feedback').innerText(), /Changes requested/);
+    assert.equal(await page().locator('.tool-card[data-call-id="c1"] .badge').count(), 1);
+    assert.equal(await page().locator('.tool-card[data-call-id="c1"] .badge').isVisible(), false, 'the same agent keeps working: no second badge');
+    assert.equal(await page().locator('.msg-assistant .badge').first().isVisible(), true, 'the first block of a prompt names its agent');
+    const cancelled = page().locator('.tool-card[data-call-id="c2"]');
+    assert.equal(await cancelled.getAttribute('data-status'), 'cancelled');
+    assert.match(await cancelled.locator('.tool-head').innerText(), /70ms[\s\S]*waited 26\.7s for approval/);
+  });
+
+  it('offers starter prompts in an empty session, put into the input', async () => {
+    await page().locator('.welcome .starter').first().click();
+    assert.match(await page().locator('textarea#prompt').inputValue(), /Explain how this project is organised/);
+    assert.deepEqual(await view.takePosted(), [], 'nothing is sent until the person sends it');
+  });
+
   it('clears the transcript, plan and approvals on reset', async () => {
     await view.send(events(...promptEvents()), { type: 'approval', request: APPROVAL });
     await view.send({ type: 'reset', sessionId: 's-older', title: 'Fix the flaky upload test' });
-    assert.equal(await page().locator('#transcript > *').count(), 0);
+    assert.equal(await page().locator('#transcript > :not(.welcome)').count(), 0);
+    assert.equal(await page().locator('#transcript .welcome').isVisible(), true, 'an empty session says what to do');
     assert.equal(await page().locator('#plan').isVisible(), false);
     assert.equal(await page().locator('#session-title').innerText(), 'Fix the flaky upload test');
     await page().locator('#sessions summary').click();

@@ -22,7 +22,7 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
   let home: string;
   let root: string;
   let posted: HostMessage[];
-  let actions: { diffs: string[]; traces: string[]; changed: number };
+  let actions: { diffs: string[]; traces: string[]; changed: number; previews: { id: string; unified: string }[]; settings: string[]; logs: number };
   let settings: Record<string, unknown>;
 
   before(async () => (server = await FakeLlmServer.start()));
@@ -34,7 +34,7 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
     mkdirSync(root);
     writeFileSync(join(root, 'notes.md'), '# Notes\n');
     posted = [];
-    actions = { diffs: [], traces: [], changed: 0 };
+    actions = { diffs: [], traces: [], changed: 0, previews: [], settings: [], logs: 0 };
     settings = { provider: 'openai', model: 'fake-model', baseUrls: { openai: server.openaiBaseUrl } };
   });
   afterEach(() => rmSync(home, { recursive: true, force: true }));
@@ -55,6 +55,9 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
       openFile: async () => undefined,
       showTrace: async (sessionId, callId) => void actions.traces.push(`${sessionId}:${callId ?? ''}`),
       sessionsChanged: () => void actions.changed++,
+      previewChange: async (id, unified) => void actions.previews.push({ id, unified }),
+      openSettings: async (setting) => void actions.settings.push(setting),
+      showLog: () => void actions.logs++,
     };
     return new ChatController(host, (message) => posted.push(structuredClone(message)), view);
   }
@@ -127,6 +130,10 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
     assert.equal(approval.request.category, 'write');
     assert.equal(approval.request.title, 'Write notes.md');
     assert.equal(readFileSync(join(root, 'notes.md'), 'utf8'), '# Notes\n', 'nothing is written before the answer');
+    assert.equal(approval.request.diff?.path, 'notes.md', 'the question shows the change');
+    assert.match(approval.request.diff?.unified ?? '', /^\+- shipped$/m);
+    await chat.handle({ type: 'preview_approval', id: approval.request.id });
+    assert.deepEqual(actions.previews, [{ id: approval.request.id, unified: approval.request.diff!.unified }]);
     await chat.handle({ type: 'ready' });
     const asked = posted.filter((message) => message.type === 'approval' && message.request.id === approval.request.id);
     assert.equal(asked.length, 2, 'a reloaded view is asked again');
@@ -179,6 +186,74 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
     const after = posted.slice(resetAt).flatMap((message) => (message.type === 'events' ? message.events : []));
     assert.deepEqual(after, [], 'the old prompt stays out of the new session');
     await chat.dispose();
+  });
+
+  it('a provider that is down: one retry line, then an error with a hint, and Retry sends the prompt again', async () => {
+    const chat = controller();
+    settings = { ...settings, baseUrls: { openai: 'http://127.0.0.1:9/v1' } };
+    await chat.handle({ type: 'send', text: 'Anyone there?' });
+    const retries = events().filter((event) => event.type === 'notice' && event.replaces === 'retry');
+    assert.ok(retries.length >= 1, 'the retries are told');
+    assert.ok(events().filter((event) => event.type === 'notice' && !event.replaces).every((event) => event.type === 'notice' && !/retrying/.test(event.text)), 'every retry line replaces the one before');
+    const end = events().at(-1);
+    assert.ok(end && end.type === 'prompt_end' && end.status === 'error');
+    assert.equal(end.hint?.setting, 'crow.baseUrls');
+    settings = { ...settings, baseUrls: { openai: server.openaiBaseUrl } };
+    server.enqueue('openai', { blocks: [{ type: 'text', text: 'Back again.' }] });
+    await chat.handle({ type: 'retry' });
+    assert.equal(server.requests.length, 1);
+    assert.match(JSON.stringify(server.requests[0]!.body.messages), /Anyone there\?/);
+    await chat.handle({ type: 'open_settings', setting: 'crow.baseUrls' });
+    await chat.handle({ type: 'show_log' });
+    assert.deepEqual([actions.settings, actions.logs], [['crow.baseUrls'], 1]);
+    await chat.dispose();
+  }).timeout(60_000);
+
+  it('a reviewed run resumed shows what it showed live: rounds, verdicts, handoffs, the final line', async () => {
+    const live = controller();
+    await live.pick({ agent: 'pair' });
+    const call = (name: string, args: unknown) => ({ blocks: [{ type: 'tool_call' as const, name, arguments: args }] });
+    server.enqueue(
+      'openai',
+      call('write_file', { path: 'notes.md', content: '# Notes\n\n- one\n' }),
+      call('task_complete', { summary: 'Added a line.' }),
+      { blocks: [{ type: 'text', text: 'Changes requested: add a second line.' }] },
+      call('write_file', { path: 'notes.md', content: '# Notes\n\n- one\n- two\n' }),
+      call('task_complete', { summary: 'Added the second line.' }),
+      call('task_complete', { summary: 'Approved.' }),
+    );
+    settings = { ...settings, 'permissions.write': 'allow' };
+    posted = [];
+    await live.handle({ type: 'send', text: 'Add lines to notes.md' });
+    const shape = (list: TranscriptEvent[]) =>
+      list.flatMap((event) => {
+        switch (event.type) {
+          case 'review_start':
+            return [`review ${event.reviewer.agent} round ${event.round}`];
+          case 'verdict':
+            return [`${event.verdict} round ${event.round}`];
+          case 'handoff':
+            return [`handoff ${event.purpose}`];
+          case 'prompt_end':
+            return [`end ${event.status}: ${event.message}`];
+          case 'notice':
+            return [`notice ${event.text}`];
+          case 'tool_start':
+            return [`${event.actor.agent} ${event.tool} ${event.title}`];
+          default:
+            return [];
+        }
+      });
+    const liveShape = shape(events());
+    const id = live.sessionId!;
+    await live.dispose();
+    posted = [];
+    const resumed = controller();
+    await resumed.handle({ type: 'resume', sessionId: id });
+    assert.deepEqual(shape(events()), liveShape);
+    assert.ok(liveShape.includes('review reviewer round 2') && liveShape.includes('feedback round 1') && liveShape.includes('approved round 2'), liveShape.join('\n'));
+    assert.ok(!liveShape.some((line) => /task was completed|marked the task complete/.test(line)), 'the claim that goes to review is not announced as done');
+    await resumed.dispose();
   });
 
   it('resumes a stored session: the transcript comes back, and the next prompt continues it', async () => {

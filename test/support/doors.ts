@@ -143,6 +143,9 @@ export const vscodeDoor: Door = {
       openFile: async () => undefined,
       showTrace: async () => undefined,
       sessionsChanged: () => undefined,
+      previewChange: async () => undefined,
+      openSettings: async () => undefined,
+      showLog: () => undefined,
     });
     const events = (): TranscriptEvent[] => posted.flatMap((message) => (message.type === 'events' ? message.events : []));
     const outcome = (from: number): DoorRun => {

@@ -132,6 +132,48 @@ suite('Crow chat in VS Code', () => {
     assert.match(end.output, /crow-bash-ran/);
   });
 
+  test('an edit approval carries its diff; while it waits, the view has a badge and the status bar says so, also with the view hidden', async () => {
+    const file = join(root(), 'approval-signals.md');
+    writeFileSync(file, '# Before\n');
+    const view = recorder(crow);
+    server().enqueue(
+      'openai',
+      { blocks: [{ type: 'tool_call', name: 'edit_file', arguments: { path: 'approval-signals.md', old_string: '# Before', new_string: '# After' } }] },
+      { blocks: [{ type: 'text', text: 'Changed.' }] },
+    );
+    try {
+      await vscode.commands.executeCommand('workbench.action.closeSidebar');
+      const sent = crow.controller().handle({ type: 'send', text: 'Change the heading' });
+      const approval = await waitFor('the approval', () => view.posted.find((message) => message.type === 'approval'));
+      assert.ok(approval.type === 'approval');
+      assert.match(approval.request.diff?.unified ?? '', /-# Before\n\+# After/, 'the change is shown before anyone decides');
+      assert.equal(approval.request.diff?.path, 'approval-signals.md');
+      assert.equal(crow.chat.approvals.count, 1, 'the badge counts it');
+      assert.match(crow.chat.approvals.statusText ?? '', /Crow: approval waiting/);
+      await crow.controller().handle({ type: 'approve', id: approval.request.id, decision: 'allow_once' });
+      await sent;
+      assert.equal(crow.chat.approvals.count, 0);
+      assert.equal(crow.chat.approvals.statusText, undefined, 'the item goes once answered');
+      const end = view.events().find((event) => event.type === 'tool_end');
+      assert.ok(end && end.type === 'tool_end' && end.waitedMs !== undefined, 'the wait is told apart from the run time');
+    } finally {
+      view.dispose();
+      rmSync(file, { force: true });
+      await vscode.commands.executeCommand('crow.chat.focus');
+    }
+  });
+
+  test('a new session starts its meter at zero', async () => {
+    const view = recorder(crow);
+    server().enqueue('openai', { blocks: [{ type: 'text', text: 'Counted.' }], usage: { input: 245_000, output: 2_400 } });
+    await crow.controller().handle({ type: 'send', text: 'Count me' });
+    await crow.controller().newSession();
+    view.dispose();
+    const meter = view.posted.filter((message) => message.type === 'meter').at(-1);
+    assert.ok(meter && meter.type === 'meter');
+    assert.deepEqual([meter.session.inputTokens, meter.session.outputTokens, meter.prompt.inputTokens], [0, 0, 0]);
+  });
+
   test('cancel stops a prompt waiting for an approval and withdraws the question', async () => {
     const view = recorder(crow);
     server().enqueue('openai', { blocks: [{ type: 'tool_call', name: 'bash', arguments: { command: 'echo never' } }] });

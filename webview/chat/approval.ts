@@ -1,6 +1,9 @@
 /**
- * An approval the policy asks for, inline in the transcript: what the agent
- * wants to do (title, command, paths), who asks, and three buttons. A click
+ * An approval the policy asks for, inline in the transcript under the tool
+ * call it gates: what the agent wants to do (title, the command and its
+ * folder, paths), the change a write would make as a diff with "Preview" in
+ * VS Code's diff editor, who asks, and three buttons. While pending it sticks
+ * to the bottom of the transcript, so it is never scrolled out of sight. A click
  * posts `approve` and disables the buttons; the buttons go away when the host
  * reports `approval_done` (answered here, answered elsewhere, or withdrawn by
  * a cancel), leaving a line that says what was decided.
@@ -8,6 +11,7 @@
 import { actorBadge, button, el, fileLink } from './elements';
 import { fileOpener, type Post } from './host';
 import type { ApprovalDecision, ApprovalRequest } from './protocol';
+import { renderDiff } from './tool-card';
 
 const OUTCOME: Record<ApprovalDecision | 'withdrawn', string> = {
   allow_once: 'Allowed once',
@@ -30,8 +34,12 @@ export class ApprovalView {
     const head = el('div', 'approval-head');
     head.append(el('span', 'approval-label', 'Approval needed'), actorBadge(request.actor), el('strong', 'approval-title', request.title));
     this.element.append(head);
-    if (request.command) this.element.append(el('pre', 'approval-command', request.command));
-    if (request.paths.length > 0) this.element.append(this.paths());
+    if (request.command) {
+      this.element.append(el('pre', 'approval-command', request.command));
+      if (request.cwd !== undefined && request.cwd !== '.') this.element.append(el('div', 'approval-cwd', `in ${request.cwd}`));
+    }
+    if (request.diff) this.element.append(this.change(request.diff));
+    else if (request.paths.length > 0) this.element.append(this.paths());
     this.actions.append(
       this.choice('allow_once', 'Allow once', `Allow ${request.title} this time`),
       this.choice('allow_always', 'Always allow', `Always allow ${request.alwaysScope}`),
@@ -41,12 +49,19 @@ export class ApprovalView {
     this.element.append(this.actions);
   }
 
+  /** The tool call the question gates. */
+  get callId(): string {
+    return this.request.callId;
+  }
+
   get pending(): boolean {
     return this.element.dataset['decision'] === undefined;
   }
 
   done(decision: ApprovalDecision | 'withdrawn'): void {
     this.element.dataset['decision'] = decision;
+    // Answered: the tool card above shows the change once the call ends; here it would only repeat it.
+    this.element.querySelector('.approval-diff')?.remove();
     this.actions.remove();
     this.element.append(el('p', 'approval-outcome', OUTCOME[decision]));
   }
@@ -61,6 +76,17 @@ export class ApprovalView {
     choice.dataset['decision'] = decision;
     choice.title = description;
     return choice;
+  }
+
+  /** The change asked about, before anyone decides: its file, the diff, and Preview in the diff editor. */
+  private change(diff: NonNullable<ApprovalRequest['diff']>): HTMLElement {
+    const section = el('section', 'approval-diff');
+    const head = el('div', 'diff-head');
+    const preview = button('Preview', 'preview-change', () => this.post({ type: 'preview_approval', id: this.request.id }));
+    preview.setAttribute('aria-label', `Preview the change to ${diff.path} in the diff editor`);
+    head.append(fileLink(diff.path, fileOpener(this.post)), preview);
+    section.append(head, renderDiff(diff.unified));
+    return section;
   }
 
   private paths(): HTMLElement {

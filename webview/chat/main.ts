@@ -29,7 +29,7 @@ class ChatApp {
   private readonly sessions = new SessionList(this.host.post, this.host.saved.sessionsOpen, (open) => this.host.save({ sessionsOpen: open }));
   private readonly plan = new PlanView();
   private readonly composer = new Composer(this.host.post, this.host.saved.draft, (draft) => this.host.save({ draft }));
-  private readonly transcript = new Transcript(this.host.post, this.plan, () => this.composer.input.focus());
+  private readonly transcript = new Transcript(this.host.post, this.plan, () => this.composer.input.focus(), (text) => this.composer.prefill(text));
   private readonly meter = new MeterView();
 
   constructor(root: HTMLElement) {
@@ -38,6 +38,10 @@ class ChatApp {
     root.replaceChildren(this.toolbar.element, this.sessions.element, this.transcript.element, footer);
     window.addEventListener('message', (event: MessageEvent<unknown>) => {
       if (isHostMessage(event.data)) this.receive(event.data);
+    });
+    // "Focus on Chat View" focuses the webview: the caret belongs in the prompt, not on the page.
+    window.addEventListener('focus', () => {
+      if (document.activeElement === document.body) this.composer.input.focus();
     });
     this.host.post({ type: 'ready' });
   }
@@ -57,9 +61,13 @@ class ChatApp {
         this.toolbar.setTitle(message.title);
         this.sessions.setCurrent(message.sessionId);
         break;
-      case 'events':
+      case 'events': {
         this.transcript.applyAll(message.events);
+        // The first prompt titles the session at once; the host's title follows when the prompt ends.
+        const first = message.events.find((event) => event.type === 'user_message');
+        if (first && this.toolbar.untitled) this.toolbar.setTitle(firstLine(first.text));
         break;
+      }
       case 'agents':
         this.toolbar.showAgents(message.agents, message.agent, message.models);
         break;
@@ -94,6 +102,11 @@ class ChatApp {
     this.composer.setBusy(busy);
     this.transcript.setBusy(busy);
   }
+}
+
+function firstLine(text: string): string {
+  const line = text.trim().split('\n')[0] ?? '';
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 }
 
 function unreachable(value: never): never {

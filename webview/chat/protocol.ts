@@ -45,7 +45,7 @@ export interface SessionSummary {
   updatedAt: string;
 }
 
-export type ToolStatus = 'running' | 'completed' | 'failed';
+export type ToolStatus = 'running' | 'completed' | 'failed' | 'cancelled';
 
 export interface PlanEntry {
   content: string;
@@ -63,15 +63,21 @@ export interface CardDiff {
 /** One approval the policy asks for; answered by an `approve` message. */
 export interface ApprovalRequest {
   id: string;
+  /** The tool call it gates: the view shows the question under that call's card. */
+  callId: string;
   actor: Actor;
   /** e.g. "Edit src/app.ts" or "Run: npm test". */
   title: string;
   category: 'read' | 'write' | 'execute' | 'network';
   /** The command line for execute requests. */
   command?: string;
+  /** The command's working folder, workspace-relative ("." for the root). */
+  cwd?: string;
   paths: string[];
   /** What "always" would cover, e.g. "all file changes". */
   alwaysScope: string;
+  /** The change a write would make, shown before anyone decides (capped like a card's diff). */
+  diff?: CardDiff;
 }
 
 export type ApprovalDecision = 'allow_once' | 'allow_always' | 'reject_once';
@@ -90,7 +96,7 @@ export type TranscriptEvent =
       callId: string;
       tool: string;
       kind: string;
-      /** Short human summary, e.g. `src/app.ts:1-40`. */
+      /** Short human summary of the call's target, e.g. `src/app.ts:1-40` (the tool's name is in `tool`). */
       title: string;
       /** Arguments as pretty JSON text (capped). */
       argumentsText: string;
@@ -99,7 +105,10 @@ export type TranscriptEvent =
       type: 'tool_end';
       callId: string;
       status: Exclude<ToolStatus, 'running'>;
+      /** The call's own time, without the wait for an approval. */
       durationMs: number;
+      /** How long it waited for a person's approval, when one was asked. */
+      waitedMs?: number;
       /** The tool's output as the model saw it (capped). */
       output: string;
       diff?: CardDiff;
@@ -109,8 +118,20 @@ export type TranscriptEvent =
   | { type: 'plan'; entries: PlanEntry[] }
   | { type: 'handoff'; from: Actor; to: Actor; purpose: string; text: string }
   | { type: 'subagent'; callId: string; subagent: string; state: 'started' | 'progress' | 'ended'; text: string }
-  | { type: 'notice'; level: 'info' | 'warning' | 'error'; text: string }
-  | { type: 'prompt_end'; status: PromptStatus; message: string };
+  /** `replaces`: a notice of the same key right before it is updated in place (retries of one request: one line). */
+  | { type: 'notice'; level: 'info' | 'warning' | 'error'; text: string; replaces?: 'retry' }
+  /** A reviewer takes over (round counts from 1), and what it decided. */
+  | { type: 'review_start'; reviewer: Actor; primary: Actor; round: number }
+  | { type: 'verdict'; reviewer: Actor; round: number; verdict: 'approved' | 'feedback' | 'cancelled' | 'error'; summary: string }
+  /** `hint`: what to do about an error (a provider down, a key refused, an unknown model). */
+  | { type: 'prompt_end'; status: PromptStatus; message: string; hint?: ErrorHint };
+
+/** What an error card offers besides Retry: settings to open, in words. */
+export interface ErrorHint {
+  text: string;
+  /** A VS Code setting to open, e.g. "crow.baseUrls". */
+  setting?: string;
+}
 
 /** Host → webview. */
 export type HostMessage =
@@ -148,6 +169,12 @@ export type WebviewMessage =
   | { type: 'pick_agent'; agent: string }
   | { type: 'pick_model'; role: 'primary' | 'coagent'; model: string }
   | { type: 'approve'; id: string; decision: ApprovalDecision }
+  /** Opens the change a pending approval asks about in VS Code's diff editor. */
+  | { type: 'preview_approval'; id: string }
+  /** Sends the last prompt again (after an error). */
+  | { type: 'retry' }
+  | { type: 'open_settings'; setting: string }
+  | { type: 'show_log' }
   | { type: 'open_diff'; callId: string }
   | { type: 'open_file'; path: string; line?: number }
   /** Opens the session's trace, at the span of this tool call when given. */
@@ -163,6 +190,10 @@ const FIELDS: Record<WebviewMessage['type'], (message: Record<string, unknown>) 
   pick_agent: (m) => typeof m.agent === 'string',
   pick_model: (m) => (m.role === 'primary' || m.role === 'coagent') && typeof m.model === 'string',
   approve: (m) => typeof m.id === 'string' && (m.decision === 'allow_once' || m.decision === 'allow_always' || m.decision === 'reject_once'),
+  preview_approval: (m) => typeof m.id === 'string',
+  retry: () => true,
+  open_settings: (m) => typeof m.setting === 'string' && /^crow\.[\w.]+$/.test(m.setting),
+  show_log: () => true,
   open_diff: (m) => typeof m.callId === 'string',
   open_file: (m) => typeof m.path === 'string' && (m.line === undefined || (typeof m.line === 'number' && Number.isInteger(m.line) && m.line > 0)),
   show_trace: (m) => m.callId === undefined || typeof m.callId === 'string',

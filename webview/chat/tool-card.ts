@@ -15,7 +15,7 @@ type ToolEnd = Extract<TranscriptEvent, { type: 'tool_end' }>;
 
 /** Kinds whose title is a file (`src/app.ts:1-40`), so the title opens it. */
 const FILE_KINDS: ReadonlySet<string> = new Set(['read', 'edit', 'delete', 'move']);
-const STATUS_TEXT: Record<string, string> = { running: 'running', completed: 'done', failed: 'failed', stopped: 'stopped' };
+const STATUS_TEXT: Record<string, string> = { running: 'running', completed: 'done', failed: 'failed', cancelled: 'cancelled', stopped: 'stopped' };
 
 export class ToolCard {
   readonly element: HTMLElement;
@@ -26,6 +26,7 @@ export class ToolCard {
 
   constructor(start: ToolStart, private readonly post: Post) {
     this.openFile = fileOpener(post);
+    // What a screen reader and the aria-label say: the tool once, then its target.
     this.title = `${start.tool} ${start.title}`.trim();
     this.element = el('article', 'tool-card');
     this.element.dataset['callId'] = start.callId;
@@ -48,6 +49,10 @@ export class ToolCard {
   finish(end: ToolEnd): void {
     this.setStatus(end.status);
     this.took.textContent = duration(end.durationMs);
+    if (end.waitedMs !== undefined) {
+      const waited = el('span', 'tool-waited', `waited ${duration(end.waitedMs)} for approval`);
+      this.took.after(waited);
+    }
     if (end.output.trim()) {
       const lines = end.output.split('\n').length;
       const output = details('tool-output', `Output (${lines} ${lines === 1 ? 'line' : 'lines'})`, end.status === 'failed');

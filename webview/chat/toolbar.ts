@@ -34,6 +34,11 @@ export class Toolbar {
     this.element.append(heading, pickers);
   }
 
+  /** Whether the session has a title of its own yet. */
+  get untitled(): boolean {
+    return this.title.textContent === 'New session';
+  }
+
   setTitle(title: string): void {
     this.title.textContent = title.trim() || 'New session';
     this.title.title = this.title.textContent;

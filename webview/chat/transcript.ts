@@ -9,7 +9,7 @@
  * The view stays pinned to the newest entry unless the user scrolled up.
  */
 import { ApprovalView } from './approval';
-import { actorBadge, details, el, sameActor } from './elements';
+import { actorBadge, button, details, el, sameActor } from './elements';
 import { fileOpener, type Post } from './host';
 import { linkAction, renderMarkdown } from './markdown';
 import type { PlanView } from './plan';
@@ -26,13 +26,23 @@ interface Stream {
 type SubagentEvent = Extract<TranscriptEvent, { type: 'subagent' }>;
 type HandoffEvent = Extract<TranscriptEvent, { type: 'handoff' }>;
 
-const ENDINGS: Record<PromptStatus, string> = {
+/** The line under a prompt's answer; none when the agent simply handed back (the answer says it all). */
+const ENDINGS: Record<PromptStatus, string | undefined> = {
   completed: 'Done',
-  needs_input: 'Waiting for your answer',
+  needs_input: undefined,
   limit: 'Stopped at a limit',
   cancelled: 'Cancelled',
   error: 'Error',
 };
+
+const VERDICTS: Record<Extract<TranscriptEvent, { type: 'verdict' }>['verdict'], { mark: string; text: string }> = {
+  approved: { mark: '✓', text: 'Approved' },
+  feedback: { mark: '↩', text: 'Changes requested' },
+  cancelled: { mark: '⊘', text: 'Review cancelled' },
+  error: { mark: '✖', text: 'Review failed' },
+};
+
+const STARTERS = ['Explain how this project is organised', 'Find the failing test and fix it', 'Review my uncommitted changes'];
 
 /** How close to the bottom (px) still counts as "at the bottom". */
 const PIN_SLACK = 32;
@@ -44,11 +54,18 @@ export class Transcript {
   private readonly dirty = new Set<Stream>();
   private readonly cards = new Map<string, ToolCard>();
   private readonly approvals = new Map<string, ApprovalView>();
+  /** Who acted in the last block: consecutive blocks of one agent show its badge once. */
+  private lastActor: Actor | undefined;
   private frame = 0;
   private pinned = true;
   private lastTop = 0;
 
-  constructor(private readonly post: Post, private readonly plan: PlanView, private readonly onApprovalFocusLost: () => void) {
+  constructor(
+    private readonly post: Post,
+    private readonly plan: PlanView,
+    private readonly onApprovalFocusLost: () => void,
+    private readonly onStarter: (prompt: string) => void = () => undefined,
+  ) {
     this.element.id = 'transcript';
     this.element.tabIndex = -1;
     this.element.setAttribute('role', 'log');
@@ -56,6 +73,7 @@ export class Transcript {
     this.element.addEventListener('scroll', () => this.onScroll());
     this.element.addEventListener('click', (event) => this.onLinkClick(event));
     this.element.addEventListener('auxclick', (event) => this.onLinkClick(event));
+    this.welcome();
   }
 
   applyAll(events: TranscriptEvent[]): void {
@@ -66,6 +84,7 @@ export class Transcript {
     switch (event.type) {
       case 'user_message':
         this.pinned = true;
+        this.lastActor = undefined;
         this.append(message('msg-user', event.text));
         break;
       case 'text_delta':
@@ -73,7 +92,7 @@ export class Transcript {
         this.stream(event.type === 'text_delta' ? 'text' : 'thinking', event.actor, event.delta);
         break;
       case 'tool_start':
-        this.addCard(new ToolCard(event, this.post));
+        this.addCard(new ToolCard(event, this.post), event.actor);
         break;
       case 'tool_end':
         this.cardFor(event.callId).finish(event);
@@ -88,10 +107,18 @@ export class Transcript {
         this.subagent(event);
         break;
       case 'notice':
-        this.append(notice(event.level, event.text));
+        this.notice(event);
+        break;
+      case 'review_start':
+        this.lastActor = undefined;
+        this.append(reviewStart(event));
+        break;
+      case 'verdict':
+        this.lastActor = undefined;
+        this.append(verdict(event));
         break;
       case 'prompt_end':
-        this.endPrompt(event.status, event.message);
+        this.endPrompt(event);
         break;
       default:
         unreachable(event);
@@ -99,12 +126,15 @@ export class Transcript {
     this.schedule();
   }
 
+  /** The question goes under the card of the call it gates (or at the end, and under the card once it comes). */
   showApproval(request: ApprovalRequest): void {
     if (this.approvals.has(request.id)) return;
     const view = new ApprovalView(request, this.post);
     this.approvals.set(request.id, view);
     this.pinned = true;
-    this.append(view.element);
+    const card = this.cards.get(request.callId);
+    if (card) card.element.after(view.element);
+    else this.append(view.element);
     this.schedule();
   }
 
@@ -123,7 +153,19 @@ export class Transcript {
     this.approvals.clear();
     this.plan.show([]);
     this.pinned = true;
+    this.lastActor = undefined;
     this.element.replaceChildren();
+    this.welcome();
+  }
+
+  /** What an empty session shows: what Crow is for, and prompts to start from (put in the input, not sent). */
+  private welcome(): void {
+    const block = el('section', 'welcome');
+    block.append(el('p', 'welcome-text', 'Ask Crow to read, change or explain the code of this workspace. It asks before changing files or running commands.'));
+    const starters = el('div', 'welcome-starters');
+    for (const prompt of STARTERS) starters.append(button(prompt, 'starter', () => this.onStarter(prompt)));
+    block.append(starters);
+    this.element.append(block);
   }
 
   setBusy(busy: boolean): void {
@@ -137,6 +179,7 @@ export class Transcript {
     if (!current || current.kind !== kind || !sameActor(current.actor, actor)) {
       current = kind === 'text' ? this.textBlock(actor) : this.thinkingBlock(actor);
       this.open.set(key, current);
+      this.markActor(current.body.closest('.msg') as HTMLElement, actor);
     }
     current.text += delta;
     this.dirty.add(current);
@@ -161,10 +204,33 @@ export class Transcript {
     return { kind: 'thinking', actor, body, text: '' };
   }
 
-  private addCard(card: ToolCard): void {
+  private addCard(card: ToolCard, actor?: Actor): void {
     const id = card.element.dataset['callId']!;
     this.cards.set(id, card);
+    if (actor) this.markActor(card.element, actor);
     this.append(card.element);
+    // Its question may have come first.
+    for (const view of this.approvals.values()) if (view.callId === id) card.element.after(view.element);
+  }
+
+  /** Consecutive blocks of one agent show its badge on the first only. */
+  private markActor(block: HTMLElement, actor: Actor): void {
+    block.classList.toggle('same-actor', this.lastActor !== undefined && sameActor(this.lastActor, actor));
+    this.lastActor = actor;
+  }
+
+  /** A notice; one that replaces (retries of a request) updates the last such line instead of adding another. */
+  private notice(event: Extract<TranscriptEvent, { type: 'notice' }>): void {
+    if (event.replaces) {
+      const last = this.element.lastElementChild as HTMLElement | null;
+      if (last?.dataset['replaces'] === event.replaces) {
+        last.textContent = event.text;
+        return;
+      }
+    }
+    const entry = notice(event.level, event.text);
+    if (event.replaces) entry.dataset['replaces'] = event.replaces;
+    this.append(entry);
   }
 
   /** The card of a call; one made up from the end alone if its start never arrived (a replay cut short). */
@@ -193,19 +259,34 @@ export class Transcript {
     line.querySelector('.subagent-text')!.textContent = event.text;
   }
 
-  private endPrompt(status: PromptStatus, text: string): void {
+  private endPrompt(event: Extract<TranscriptEvent, { type: 'prompt_end' }>): void {
+    const { status, message: text, hint } = event;
     for (const card of this.cards.values()) card.stop();
+    this.lastActor = undefined;
+    // A retry line of a request that got through (or gave up) is history now.
+    delete (this.element.lastElementChild as HTMLElement | null)?.dataset['replaces'];
+    const ending = ENDINGS[status];
+    if (ending === undefined) return;
     const end = el('div', `prompt-end prompt-${status}`);
     end.dataset['status'] = status;
-    end.append(el('span', 'prompt-end-status', ENDINGS[status]));
+    end.append(el('span', 'prompt-end-status', ending));
     if (text.trim()) end.append(el('span', 'prompt-end-message', text));
-    if (status === 'error') end.setAttribute('role', 'alert');
+    if (status === 'error') {
+      end.setAttribute('role', 'alert');
+      if (hint) end.append(el('p', 'prompt-end-hint', hint.text));
+      const actions = el('div', 'error-actions');
+      actions.append(button('Retry', 'error-retry', () => this.post({ type: 'retry' })));
+      if (hint?.setting) actions.append(button('Open settings', 'error-settings', () => this.post({ type: 'open_settings', setting: hint.setting! })));
+      actions.append(button('Show log', 'error-log', () => this.post({ type: 'show_log' })));
+      end.append(actions);
+    }
     this.append(end);
   }
 
   /** Adds an entry at the end; anything but a new streamed block closes the open ones. */
   private append(entry: HTMLElement, streamed = false): void {
     if (!streamed) this.open.clear();
+    this.element.querySelector(':scope > .welcome')?.remove();
     this.element.append(entry);
   }
 
@@ -259,6 +340,22 @@ function handoff(event: HandoffEvent): HTMLElement {
     text.root.append(el('div', 'msg-text', event.text));
     entry.append(text.root);
   }
+  return entry;
+}
+
+function reviewStart(event: Extract<TranscriptEvent, { type: 'review_start' }>): HTMLElement {
+  const entry = el('div', 'review-start');
+  entry.dataset['round'] = String(event.round);
+  entry.append(actorBadge(event.reviewer), el('span', 'review-text', `reviews ${event.primary.agent}'s work`), el('span', 'review-round', `round ${event.round}`));
+  return entry;
+}
+
+function verdict(event: Extract<TranscriptEvent, { type: 'verdict' }>): HTMLElement {
+  const { mark, text } = VERDICTS[event.verdict];
+  const entry = el('div', `verdict verdict-${event.verdict}`);
+  entry.dataset['verdict'] = event.verdict;
+  entry.setAttribute('role', 'status');
+  entry.append(el('span', 'verdict-mark', mark), el('strong', 'verdict-text', text), el('span', 'verdict-by', `${event.reviewer.agent}, round ${event.round}`));
   return entry;
 }
 

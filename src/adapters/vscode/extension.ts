@@ -42,6 +42,7 @@ export function activate(context: vscode.ExtensionContext): Crow {
       before,
       showTrace: (sessionId, callId) => traces.showTrace(sessionId, callId !== undefined ? { callId } : {}),
       sessionsChanged: () => traces.refresh(),
+      showLog: () => log.show(true),
     });
     return new (engine().ChatController)(host(root), post, actions);
   });

@@ -105,7 +105,7 @@ class StreamRenderer {
         return;
       case 'tool_start':
         this.speaker = undefined;
-        this.stream.progress(`${event.actor.role === 'primary' ? '' : `${event.actor.agent}: `}${event.title}`);
+        this.stream.progress(`${event.actor.role === 'primary' ? '' : `${event.actor.agent}: `}${`${event.tool} ${event.title}`.trim()}`);
         return;
       case 'tool_end':
         for (const file of event.files) {
@@ -122,6 +122,12 @@ class StreamRenderer {
         return;
       case 'subagent':
         this.stream.progress(`${event.subagent}: ${firstLine(event.text)}`);
+        return;
+      case 'review_start':
+        this.stream.progress(`${event.reviewer.agent} reviews ${event.primary.agent}'s work (round ${event.round})`);
+        return;
+      case 'verdict':
+        if (event.verdict === 'feedback') this.stream.progress(`${event.reviewer.agent} sent the work back (round ${event.round})`);
         return;
       case 'notice':
         if (event.level === 'info') this.stream.progress(event.text);

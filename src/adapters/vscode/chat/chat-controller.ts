@@ -22,12 +22,17 @@ import type {
 import { ChatSession, type ChatHost } from './chat-session';
 import { replayTranscript } from './replay';
 import { emptyMeter, sumMeters } from '../../../host/cost';
-import { notice } from './transcript';
+import { capText, diffPath, notice } from './transcript';
 
 /** What the view asks of VS Code itself. */
 export interface ViewActions {
   /** Opens a diff editor for the change of one tool call. */
   openDiff(sessionId: string, callId: string, unified: string): Promise<void>;
+  /** Opens a diff editor for a change an approval asks about, not made yet. */
+  previewChange(approvalId: string, unified: string): Promise<void>;
+  /** Opens VS Code's settings at one of Crow's. */
+  openSettings(setting: string): Promise<void>;
+  showLog(): void;
   openFile(path: string, line?: number): Promise<void>;
   showTrace(sessionId: string, callId?: string): Promise<void>;
   /** A prompt ended or a session changed: lists elsewhere (Traces) refresh. */
@@ -45,6 +50,8 @@ export class ChatController {
   private readonly actors = new Map<string, Actor>();
   private promptMeter = emptyMeter();
   private sessionMeter = emptyMeter();
+  /** The last prompt sent, for Retry after an error. */
+  private lastPrompt: string | undefined;
 
   constructor(
     private readonly host: ChatHost,
@@ -120,6 +127,18 @@ export class ChatController {
         return this.announceAgents();
       case 'approve':
         return this.answer(message.id, message.decision);
+      case 'preview_approval': {
+        const unified = this.approvals.get(message.id)?.request.diff?.unified;
+        if (unified === undefined) throw new Error('That approval is no longer pending, or has no change to preview.');
+        return this.actions.previewChange(message.id, unified);
+      }
+      case 'retry':
+        if (this.lastPrompt === undefined) throw new Error('Nothing to retry yet: send a prompt first.');
+        return this.send(this.lastPrompt);
+      case 'open_settings':
+        return this.actions.openSettings(message.setting);
+      case 'show_log':
+        return this.actions.showLog();
       case 'open_diff': {
         const unified = this.diffs.get(message.callId);
         if (unified === undefined || !this.chat) throw new Error('That change is no longer available to show; open the trace to see it.');
@@ -160,6 +179,7 @@ export class ChatController {
     if (text.trim() === '') return;
     const chat = await this.session();
     if (chat.busy) throw new Error('Crow is still working on the last prompt: wait for it, or press Cancel.');
+    this.lastPrompt = text;
     this.show({ type: 'user_message', text });
     this.promptMeter = emptyMeter();
     const before = this.sessionMeter;
@@ -208,8 +228,9 @@ export class ChatController {
       for (const event of replayTranscript(chat.session)) this.remember(event);
       this.sessionMeter = chat.meter;
       this.post({ type: 'events', events: this.transcript });
-      this.post({ type: 'meter', prompt: this.promptMeter, session: this.sessionMeter });
     }
+    // A new session starts from zero; a resumed one shows what it has cost so far.
+    this.post({ type: 'meter', prompt: this.promptMeter, session: this.sessionMeter });
     await this.announceAgents();
     this.post({ type: 'sessions', sessions: this.sessions(), current: id });
   }
@@ -251,9 +272,10 @@ export class ChatController {
     if (event.type === 'tool_start' || event.type === 'text_delta' || event.type === 'thinking_delta') this.actors.set(event.actor.agent, event.actor);
   }
 
-  /** Asks the person in the view; a cancel withdraws the question and counts as a no. */
-  private readonly ask: AskFn = (request: PermissionRequest, signal: AbortSignal) =>
-    new Promise<PermissionAnswer>((resolve) => {
+  /** Asks the person in the view, showing the change first when there is one; a cancel withdraws the question and counts as a no. */
+  private readonly ask: AskFn = async (request: PermissionRequest, signal: AbortSignal) => {
+    const unified = await request.diff?.();
+    return new Promise<PermissionAnswer>((resolve) => {
       const id = randomUUID();
       const done = (answer: PermissionAnswer, shown: ApprovalDecision | 'withdrawn'): void => {
         if (!this.approvals.delete(id)) return;
@@ -263,13 +285,24 @@ export class ChatController {
       };
       const withdraw = (): void => done('reject_once', 'withdrawn');
       const actor = this.actors.get(request.agent) ?? { agent: request.agent, role: 'primary' };
-      const { title, category, paths, alwaysScope } = request;
-      const shown: ApprovalRequest = { id, actor, title, category, paths, alwaysScope, ...(request.command !== undefined ? { command: request.command } : {}) };
+      const { title, category, paths, alwaysScope, callId } = request;
+      const shown: ApprovalRequest = {
+        id,
+        callId,
+        actor,
+        title,
+        category,
+        paths,
+        alwaysScope,
+        ...(request.command !== undefined ? { command: request.command, cwd: request.cwd ?? '.' } : {}),
+        ...(unified ? { diff: { path: diffPath(unified) ?? paths[0] ?? '', unified: capText(unified) } } : {}),
+      };
       this.approvals.set(id, { request: shown, answer: (decision) => done(decision, decision), withdraw });
       signal.addEventListener('abort', withdraw, { once: true });
       this.post({ type: 'approval', request: shown });
       if (signal.aborted) withdraw();
     });
+  };
 
   private answer(id: string, decision: ApprovalDecision): void {
     const pending = this.approvals.get(id);

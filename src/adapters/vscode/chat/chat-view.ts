@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { isWebviewMessage, type HostMessage } from '../../../../webview/chat/protocol';
 import { webviewPage } from '../webview-page';
+import { ApprovalSignals } from './approval-signals';
 import type { ChatController } from './chat-controller';
 
 export const CHAT_VIEW_ID = 'crow.chat';
@@ -24,6 +25,11 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private readonly posted = new vscode.EventEmitter<HostMessage>();
   /** Every message the host sends the view (whether or not a view is showing): for tests and status displays. */
   readonly onDidPost = this.posted.event;
+  /** Badge, status bar item and notification while an approval waits. */
+  readonly approvals = new ApprovalSignals(
+    () => this.view,
+    () => vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`),
+  );
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -59,6 +65,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     view.onDidDispose(() => {
       if (this.view === view) this.view = undefined;
     });
+    this.approvals.update();
   }
 
   /** Shows the view and puts `text` into its input box. */
@@ -70,6 +77,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 
   async dispose(): Promise<void> {
     this.posted.dispose();
+    this.approvals.dispose();
     await this.controllerValue?.dispose();
   }
 
@@ -80,6 +88,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   }
 
   private post(message: HostMessage): void {
+    this.approvals.observe(message);
     this.posted.fire(message);
     void this.view?.webview.postMessage(message);
   }

@@ -18,6 +18,11 @@ interface Step {
 }
 
 export function replayTranscript(session: ACPSession): TranscriptEvent[] {
+  return withReviews(storedEvents(session));
+}
+
+/** The events as stored, one or none per history entry. */
+function storedEvents(session: ACPSession): TranscriptEvent[] {
   const tools = new Map(builtinTools().map((tool) => [tool.name, tool]));
   const steps = session
     .internalSessions()
@@ -49,7 +54,7 @@ export function replayTranscript(session: ACPSession): TranscriptEvent[] {
             callId: entry.id,
             tool: entry.name,
             kind: tool?.kind ?? 'other',
-            title: `${entry.name} ${summary}`.trim(),
+            title: summary.trim(),
             argumentsText: argumentsText(args),
           },
         ];
@@ -65,4 +70,49 @@ export function replayTranscript(session: ACPSession): TranscriptEvent[] {
         return [];
     }
   });
+}
+
+/** The round a review handoff names ("… (review round 2 of at most 5)"), with the default prompts' wording. */
+const REVIEW_ROUND = /\(review round (\d+)\b/;
+/** The round of feedback sent back ("… sent it back (round 2 of at most 5)"). */
+const FEEDBACK_ROUND = /sent it back \(round (\d+)\b/;
+
+/**
+ * A reviewed session told as it was live: each handoff to the reviewer opens
+ * a review round, feedback sent back is a verdict, the reviewer's
+ * task_complete is its approval and ends the prompt; the primary's claim that
+ * the task is done, which the review then judged, is not repeated as news.
+ */
+function withReviews(events: TranscriptEvent[]): TranscriptEvent[] {
+  const reviewed = events.some((event) => event.type === 'handoff' && event.to.role === 'reviewer');
+  if (!reviewed) return events;
+  const out: TranscriptEvent[] = [];
+  let round = 0;
+  let approving: string | undefined;
+  for (const event of events) {
+    if (event.type === 'user_message') round = 0;
+    if (event.type === 'handoff' && event.to.role === 'reviewer') {
+      round = Number(REVIEW_ROUND.exec(event.text)?.[1] ?? round + 1);
+      out.push({ ...event, purpose: 'review' });
+      out.push({ type: 'review_start', reviewer: event.to, primary: event.from, round });
+      continue;
+    }
+    if (event.type === 'handoff' && event.from.role === 'reviewer' && event.to.role === 'primary') {
+      const sentBack = Number(FEEDBACK_ROUND.exec(event.text)?.[1] ?? round);
+      out.push({ type: 'verdict', reviewer: event.from, round: sentBack, verdict: 'feedback', summary: '' });
+      out.push({ ...event, purpose: 'feedback' });
+      continue;
+    }
+    if (event.type === 'notice' && /: The task was completed\.$/.test(event.text)) continue;
+    if (event.type === 'tool_start' && event.tool === 'task_complete' && event.actor.role === 'reviewer') approving = event.callId;
+    out.push(event);
+    if (event.type === 'tool_end' && event.callId === approving && event.status === 'completed') {
+      approving = undefined;
+      const reviewer = [...out].reverse().find((item): item is Extract<TranscriptEvent, { type: 'review_start' }> => item.type === 'review_start')?.reviewer;
+      if (!reviewer) continue;
+      out.push({ type: 'verdict', reviewer, round, verdict: 'approved', summary: '' });
+      out.push({ type: 'prompt_end', status: 'completed', message: `${reviewer.agent} approved the work after ${round} review round${round === 1 ? '' : 's'}.` });
+    }
+  }
+  return out;
 }

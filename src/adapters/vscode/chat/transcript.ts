@@ -5,10 +5,10 @@
  * Node; the chat participant reuses it.
  */
 import { type AgentEvent, unreachable } from '../../../engine/events';
-import { verdictText } from '../../acp/client-text';
+import { oneLine } from '../../../config/text';
 import type { TodoItem } from '../../../tools/todos';
 import type { ToolResult } from '../../../tools/tool';
-import type { Actor, PlanEntry, PromptStatus, TranscriptEvent } from '../../../../webview/chat/protocol';
+import type { Actor, ErrorHint, PlanEntry, PromptStatus, TranscriptEvent } from '../../../../webview/chat/protocol';
 
 /** Arguments and outputs beyond this are cut: the trace keeps the rest. */
 export const MAX_CARD_CHARS = 8_000;
@@ -82,7 +82,7 @@ export class TranscriptTranslator {
             callId: event.callId,
             tool: event.tool,
             kind: event.kind,
-            title: `${event.tool} ${event.summary}`.trim(),
+            title: event.summary.trim(),
             argumentsText: argumentsText(event.arguments),
           },
         ];
@@ -94,15 +94,16 @@ export class TranscriptTranslator {
       case 'notice':
         return [notice(event.level, event.message)];
       case 'retry':
-        return [notice('info', `The provider failed (${event.reason}); retrying in ${seconds(event.delayMs)} (attempt ${event.attempt}).`)];
+        // Retries of one request are one line, updated in place.
+        return [{ type: 'notice', level: 'info', text: `The provider failed (${oneLine(event.reason, 120)}); retrying in ${seconds(event.delayMs)} (attempt ${event.attempt}).`, replaces: 'retry' }];
       case 'doom_loop':
         return [notice('warning', `${event.agent} called ${event.tool} the same way ${event.repeats} times in a row and was stopped.`)];
       case 'compaction':
         return [notice('info', `${event.agent}'s history was compacted to fit its context window (${event.tokensBefore} → ${event.tokensAfter} tokens, ${event.how}).`)];
       case 'coagent_start':
-        return [notice('info', `${event.agent} reviews ${event.primary}'s work (round ${event.round}).`)];
+        return [{ type: 'review_start', reviewer: this.actor(event.agent), primary: this.actor(event.primary), round: event.round }];
       case 'coagent_end':
-        return [notice('info', verdictText(event.agent, event.primary, event.round, event.verdict))];
+        return [{ type: 'verdict', reviewer: this.actor(event.agent), round: event.round, verdict: event.verdict, summary: capText(event.summary) }];
       case 'handoff':
         return [{ type: 'handoff', from: this.actor(event.agent), to: this.actor(event.to), purpose: event.purpose, text: capText(event.text) }];
       case 'subagent_start':
@@ -112,9 +113,13 @@ export class TranscriptTranslator {
       case 'subagent_end':
         return [{ type: 'subagent', callId: event.callId, subagent: event.subagent, state: 'ended', text: `${event.status}: ${capText(event.summary)}` }];
       case 'task_complete':
-        return event.summary.trim() === '' ? [] : [notice('info', `${event.agent} marked the task complete: ${capText(event.summary)}`)];
-      case 'run_complete':
-        return [{ type: 'prompt_end', status: event.status as PromptStatus, message: event.message }];
+        // In a reviewed run the primary's claim goes to review and the reviewer's approval is its verdict: neither is news.
+        if (this.options.coagent !== undefined || event.summary.trim() === '') return [];
+        return [notice('info', `${event.agent} marked the task complete: ${capText(event.summary)}`)];
+      case 'run_complete': {
+        const hint = event.status === 'error' ? errorHint(event.message) : undefined;
+        return [{ type: 'prompt_end', status: event.status as PromptStatus, message: event.message, ...(hint ? { hint } : {}) }];
+      }
       // Errors and cancels end the run, whose run_complete says so in words: one message, not two.
       case 'error':
       case 'cancelled':
@@ -134,12 +139,28 @@ export function toolEnd(callId: string, result: Pick<ToolResult, 'status' | 'out
   return {
     type: 'tool_end',
     callId,
-    status: result.status === 'success' ? 'completed' : 'failed',
-    durationMs,
+    status: result.status === 'success' ? 'completed' : result.status === 'cancelled' ? 'cancelled' : 'failed',
+    // The tool's own time: the wait for an approval is shown apart.
+    durationMs: result.metadata.durationMs ?? durationMs,
+    ...(result.metadata.waitedMs !== undefined ? { waitedMs: result.metadata.waitedMs } : {}),
     output: toolOutput(result),
     files: result.metadata.filesModified,
     ...(unified !== undefined && path !== undefined ? { diff: { path, unified: capText(unified, 4 * MAX_CARD_CHARS) } } : {}),
   };
+}
+
+/** What to do about a prompt's error, when its text says what kind it is. */
+export function errorHint(message: string): ErrorHint | undefined {
+  if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN|fetch failed|connection error|could not connect|socket hang up|timed? ?out/i.test(message)) {
+    return { text: 'The provider did not answer. Is the server running, and is its base URL right?', setting: 'crow.baseUrls' };
+  }
+  if (/\b401\b|\b403\b|api[ _-]?key|authentication|unauthori[sz]ed/i.test(message)) {
+    return { text: 'The provider refused the API key. Set it again with "Crow: Set API Key".' };
+  }
+  if (/\b404\b|model.*(not found|does not exist|unknown)|unknown model/i.test(message)) {
+    return { text: 'The provider does not know this model. Pick another one, or check the model name.', setting: 'crow.model' };
+  }
+  return undefined;
 }
 
 export function notice(level: 'info' | 'warning' | 'error', text: string): TranscriptEvent {

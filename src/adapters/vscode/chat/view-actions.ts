@@ -30,15 +30,43 @@ export interface ViewActionDeps {
   before: BeforeTexts;
   showTrace(sessionId: string, callId?: string): Promise<void>;
   sessionsChanged(): void;
+  /** Shows Crow's output channel. */
+  showLog(): void;
 }
 
 export function viewActions(deps: ViewActionDeps): ViewActions {
   return {
     openDiff: (sessionId, callId, unified) => openDiff(deps, sessionId, callId, unified),
     openFile: (path, line) => openFile(deps.root, path, line),
+    previewChange: (id, unified) => previewChange(deps, id, unified),
+    openSettings: async (setting) => void (await vscode.commands.executeCommand('workbench.action.openSettings', setting)),
+    showLog: deps.showLog,
     showTrace: deps.showTrace,
     sessionsChanged: deps.sessionsChanged,
   };
+}
+
+/**
+ * A change not made yet, in VS Code's diff editor: the file as it is now
+ * (unsaved edits included) against it with the change applied, both
+ * read-only, before the person decides.
+ */
+async function previewChange(deps: ViewActionDeps, id: string, unified: string): Promise<void> {
+  const [patch] = parsePatch(unified);
+  if (!patch) throw new Error('There is no text change to preview for this approval.');
+  const created = patch.oldFileName === '/dev/null';
+  const path = (created ? patch.newFileName : patch.oldFileName).replace(/^[ab]\//, '');
+  const file = confined(deps.root, path);
+  const open = vscode.workspace.textDocuments.find((document) => document.uri.toString() === file.toString());
+  let current = open?.getText() ?? '';
+  if (!open && !created) current = new TextDecoder().decode(await vscode.workspace.fs.readFile(file));
+  const proposed = applyPatch(current, patch);
+  if (proposed === false) throw new Error(`${path} changed since the agent asked, so its change no longer applies; deny it and let the agent read the file again.`);
+  const left = vscode.Uri.from({ scheme: BEFORE_SCHEME, path: `/${path}`, query: `now/${id}` });
+  const right = vscode.Uri.from({ scheme: BEFORE_SCHEME, path: `/${path}`, query: `proposed/${id}` });
+  deps.before.put(left, current);
+  deps.before.put(right, proposed);
+  await vscode.commands.executeCommand('vscode.diff', left, right, `${path} (Crow's proposed change)`);
 }
 
 async function openDiff(deps: ViewActionDeps, sessionId: string, callId: string, unified: string): Promise<void> {
