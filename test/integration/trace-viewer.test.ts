@@ -123,6 +123,42 @@ describe('trace viewer in headless Chromium', function () {
     }
   });
 
+  it('reads well in a normal window: JSON arguments as a tree, a wide value column, a splitter, a visible selection', async () => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.locator('.row', { hasText: 'execute_tool bash' }).click();
+    const args = page.locator('.details details.json').first();
+    assert.equal(await args.getAttribute('open'), '', 'objects start unfolded');
+    assert.match(await args.innerText(), /command: "make"|command:\s*make/);
+    const value = await page.locator('.details dd').first().boundingBox();
+    const panel = await page.locator('.details').boundingBox();
+    assert.ok(value && panel && value.width > panel.width * 0.5, `the value column gets ${value?.width} of ${panel?.width} px`);
+    const selected = page.locator('.row.selected');
+    assert.notEqual(await selected.evaluate('(row) => getComputedStyle(row).outlineStyle'), 'none', 'the selected row is outlined, whatever the theme');
+    const splitter = page.locator('.splitter');
+    const before = panel!.width;
+    const bar = await splitter.boundingBox();
+    await page.mouse.move(bar!.x + 2, bar!.y + 100);
+    await page.mouse.down();
+    await page.mouse.move(bar!.x - 150, bar!.y + 100);
+    await page.mouse.up();
+    const after = (await page.locator('.details').boundingBox())!.width;
+    assert.ok(after > before + 100, `dragging the splitter widens the details (${before} → ${after})`);
+    await page.screenshot({ path: join(ARTIFACTS, 'trace-viewer-details.png') });
+  });
+
+  it('folds export and copy into a menu when the window is narrow', async () => {
+    await page.setViewportSize({ width: 600, height: 800 });
+    await page.locator('.export-menu').waitFor({ state: 'visible' });
+    assert.equal(await page.locator('#export').isVisible(), false, 'folded away');
+    const toolbar = await page.locator('.toolbar').boundingBox();
+    assert.ok(toolbar && toolbar.height < 80, `the toolbar stays short (${toolbar?.height} px)`);
+    await page.locator('.export-menu > summary').click();
+    assert.equal(await page.locator('#export').isVisible(), true);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.locator('.export-menu').waitFor({ state: 'hidden' });
+    assert.equal(await page.locator('#export').isVisible(), true, 'back in the toolbar when there is room');
+  });
+
   it('collapses and expands a span', async () => {
     await page.locator('.row', { hasText: 'invoke_agent explorer' }).locator('.toggle').click();
     assert.equal(await page.locator('.row', { hasText: 'chat gpt-5-mini' }).count(), 0);

@@ -1,13 +1,15 @@
 /**
  * The panel for the selected span: its headline figures by kind, totals for
- * prompts and agent turns, then every attribute verbatim. Text only.
+ * prompts and agent turns, then every attribute. JSON (objects, and strings
+ * holding JSON such as a tool call's arguments) is shown pretty-printed with
+ * collapsible objects; strings keep their line breaks. Text only.
  */
-import type { SpanRecord } from '../../src/telemetry/span';
+import type { AttributeValue, SpanRecord } from '../../src/telemetry/span';
 import { cost, count, duration, num, statusOf, text } from './format';
 import type { Totals } from './model';
 import { el } from './virtual-tree';
 
-type Field = [label: string, value: string];
+type Field = [label: string, value: string | Node];
 
 /** What the panel shows of a span: `now` (set while the trace is recorded) times the spans still running. */
 export interface DetailsView {
@@ -25,7 +27,7 @@ export function renderDetails(panel: HTMLElement, { span, totals, now }: Details
   heading.textContent = span.name;
   const sections = [heading, table('Span', spanFields(span, now)), table(kindTitle(span), kindFields(span))];
   if (totals) sections.push(table('Totals', totalFields(totals)));
-  const attributes = Object.entries(span.attributes).map(([key, value]): Field => [key, text(value)]);
+  const attributes = Object.entries(span.attributes).map(([key, value]): Field => [key, valueNode(value)]);
   sections.push(table('Attributes', attributes));
   panel.replaceChildren(...sections);
 }
@@ -73,7 +75,7 @@ function kindFields(span: SpanRecord): Field[] {
       : span.kind === 'tool'
         ? [
             ['tool', text(a['gen_ai.tool.name'])],
-            ['arguments', text(a['gen_ai.tool.call.arguments'])],
+            ['arguments', a['gen_ai.tool.call.arguments'] === undefined ? '' : valueNode(a['gen_ai.tool.call.arguments'])],
             ['status', text(a['crow.tool.status'])],
             ['duration', figure('crow.tool.duration_ms', duration)],
             ['files changed', text(a['crow.tool.files_modified'])],
@@ -89,6 +91,58 @@ function kindFields(span: SpanRecord): Field[] {
             ? [['prompt', text(a['crow.prompt'])], ['run', text(a['crow.run.status'])]]
             : [];
   return fields.filter(([, value]) => value !== '');
+}
+
+/** A value as it reads best: JSON as a tree, text with its line breaks, anything else as text. */
+export function valueNode(value: unknown): Node {
+  if (typeof value === 'string') {
+    const json = parsedJson(value);
+    if (json !== undefined) return jsonNode(json, 0);
+    const block = el('div', value.includes('\n') ? 'value-text multiline' : 'value-text');
+    block.textContent = value;
+    return block;
+  }
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) return jsonNode(value, 0);
+  const plain = el('span', 'value-text');
+  plain.textContent = text(value as AttributeValue | undefined);
+  return plain;
+}
+
+/** An object or array a string holds; undefined for any other string. */
+function parsedJson(value: string): object | undefined {
+  const trimmed = value.trim();
+  if (!/^[[{]/.test(trimmed)) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(trimmed);
+    return parsed !== null && typeof parsed === 'object' ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Objects and arrays fold (open two levels deep); leaves are JSON literals, strings with their line breaks. */
+function jsonNode(value: unknown, depth: number): Node {
+  if (value === null || typeof value !== 'object') {
+    const leaf = el('span', `json-${value === null ? 'null' : typeof value}`);
+    leaf.textContent = typeof value === 'string' ? JSON.stringify(value).slice(1, -1).replace(/\\n/g, '\n') : String(value);
+    if (typeof value === 'string') leaf.classList.add('json-quoted');
+    return leaf;
+  }
+  const entries = Array.isArray(value) ? value.map((item, i): [string, unknown] => [String(i), item]) : Object.entries(value);
+  const fold = document.createElement('details');
+  fold.className = 'json';
+  fold.open = depth < 2;
+  const summary = document.createElement('summary');
+  summary.textContent = Array.isArray(value) ? `[ ${entries.length} item${entries.length === 1 ? '' : 's'} ]` : `{ ${entries.length} key${entries.length === 1 ? '' : 's'} }`;
+  fold.append(summary);
+  for (const [key, item] of entries) {
+    const line = el('div', 'json-entry');
+    const name = el('span', 'json-key');
+    name.textContent = `${key}: `;
+    line.append(name, jsonNode(item, depth + 1));
+    fold.append(line);
+  }
+  return fold;
 }
 
 function totalFields(totals: Totals): Field[] {
@@ -113,7 +167,8 @@ function table(title: string, fields: Field[]): HTMLElement {
     const term = el('dt', '');
     term.textContent = label;
     const description = el('dd', '');
-    description.textContent = value;
+    if (typeof value === 'string') description.textContent = value;
+    else description.append(value);
     list.append(term, description);
   }
   section.append(heading, list);

@@ -8,6 +8,8 @@ import { el } from './virtual-tree';
 const KINDS: SpanKind[] = ['prompt', 'agent_turn', 'subagent', 'llm_call', 'tool', 'handoff'];
 const STATUSES: Status[] = ['ok', 'error', 'cancelled', 'running', 'unfinished'];
 const NOTICE_MS = 8_000;
+/** Narrower than this, export and copy fold into a menu rather than wrap the toolbar onto more lines. */
+const FOLD_BELOW_PX = 760;
 
 export interface ToolbarHandlers {
   onFilter(change: Partial<Filter>): void;
@@ -40,19 +42,27 @@ export class Toolbar {
       clearTimeout(timer);
       timer = setTimeout(() => handlers.onFilter({ search: this.search.value.trim().toLowerCase() }), 150);
     });
-    this.element.append(
-      this.agents,
-      this.kind,
-      this.status,
-      this.search,
-      button('next-error', 'Next error', () => handlers.onNextError()),
+    const exports = el('span', 'export-group');
+    exports.append(
       button('export', 'Export JSON', () => handlers.onExport('json')),
       button('export-otlp', 'Export OTLP JSON', () => handlers.onExport('otlp-json')),
       button('copy', 'Copy JSON', () => handlers.onCopy('json')),
       button('copy-otlp', 'Copy OTLP JSON', () => handlers.onCopy('otlp-json')),
-      this.counter,
-      this.notice,
     );
+    const menu = document.createElement('details');
+    menu.className = 'export-menu';
+    const summary = document.createElement('summary');
+    summary.textContent = 'Export…';
+    menu.append(summary);
+    this.element.append(this.agents, this.kind, this.status, this.search, button('next-error', 'Next error', () => handlers.onNextError()), exports, menu, this.counter, this.notice);
+    // A choice made from the menu closes it.
+    exports.addEventListener('click', () => (menu.open = false));
+    new ResizeObserver(() => {
+      const narrow = this.element.clientWidth < FOLD_BELOW_PX;
+      if (narrow && exports.parentElement !== menu) menu.append(exports);
+      if (!narrow && exports.parentElement === menu) menu.before(exports);
+      menu.hidden = !narrow;
+    }).observe(this.element);
   }
 
   /** Puts every control back to "show everything" (the caller resets its filter too). */

@@ -94,6 +94,8 @@ function rowElement(view: TreeView, row: Row, index: number): HTMLElement {
     text('summary', span.kind === 'prompt' ? totalsLine(view.totals(span.spanId)) : summary(span)),
   );
   element.append(cell, bar(view, span, status));
+  // The label is cut to its column: the whole of it on hover.
+  element.title = cell.textContent ?? '';
   return element;
 }
 
