@@ -123,6 +123,12 @@ export const UI_CHECKS: UiCheck[] = [
       }
     },
   },
+  {
+    slug: 'themes',
+    name: 'the chat view reads in light, high-contrast and dark themes (screenshots ui-theme-*.png)',
+    timeoutMs: 60_000,
+    run: themeScreenshots,
+  },
 ];
 
 /** Fails unless the element is inside both the webview's visible area and the browser window: seen without scrolling. */
@@ -135,6 +141,43 @@ async function assertInSight(page: Page, frame: Frame, selector: string): Promis
   const viewport = page.viewportSize();
   const inWindow = box !== null && viewport !== null && box.y >= 0 && box.y + box.height <= viewport.height;
   if (!inView || !inWindow) throw new HarnessError(`${selector} is not in sight at ${viewport?.width}×${viewport?.height} without scrolling (box ${JSON.stringify(box)})`);
+}
+
+/** Picks a colour theme through the palette, as a person would: Preferences: Color Theme, then the theme's name. */
+async function pickTheme(page: Page, theme: string, timeoutMs: number): Promise<void> {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: timeoutMs });
+  await input.fill('>Preferences: Color Theme');
+  // "Browse Color Themes in Marketplace" may rank first: move down to the command itself.
+  const wanted = page.locator('.quick-input-list .monaco-list-row.focused[aria-label^="Preferences: Color Theme"]');
+  await page.locator('.quick-input-list .monaco-list-row[aria-label^="Preferences: Color Theme"]').first().waitFor({ state: 'visible', timeout: timeoutMs });
+  for (let i = 0; i < 6 && !(await wanted.isVisible()); i++) await page.keyboard.press('ArrowDown');
+  await wanted.waitFor({ state: 'visible', timeout: timeoutMs });
+  await page.keyboard.press('Enter');
+  // The theme list replaces the command list in the same widget.
+  await page.locator('.quick-input-list .monaco-list-row[aria-label*="Dark Modern"]').first().waitFor({ state: 'visible', timeout: timeoutMs });
+  await input.fill(theme);
+  await page.locator(`.quick-input-list .monaco-list-row.focused[aria-label^="${theme}"]`).waitFor({ state: 'visible', timeout: timeoutMs });
+  await page.keyboard.press('Enter');
+  await input.waitFor({ state: 'hidden', timeout: timeoutMs });
+}
+
+/** The themes a screenshot set covers; Dark Modern (the default) last, so later checks see what they always saw. */
+const THEMES = [
+  { name: 'Light Modern', slug: 'light' },
+  { name: 'Dark High Contrast', slug: 'high-contrast' },
+  { name: 'Dark Modern', slug: 'dark' },
+];
+
+async function themeScreenshots(context: UiContext, timeoutMs: number): Promise<void> {
+  chatFrame(context);
+  for (const theme of THEMES) {
+    await pickTheme(context.page, theme.name, timeoutMs);
+    // The webview restyles from the theme's variables a moment later.
+    await context.page.waitForTimeout(500);
+    await context.page.screenshot({ path: join(ARTIFACTS_DIR, `ui-theme-${theme.slug}.png`) });
+  }
 }
 
 export function chatFrame(context: UiContext): Frame {
