@@ -386,6 +386,14 @@ describe('chat view in headless Chromium', function () {
     assert.match(await cancelled.locator('.tool-head').innerText(), /70ms[\s\S]*waited 26\.7s for approval/);
   });
 
+  it('offers the thinking level only when the model thinks, and a pick asks the host', async () => {
+    assert.equal(await page().locator('select#thinking').isVisible(), false);
+    await view.send({ type: 'agents', agents: [{ name: 'build', description: '' }], agent: 'build', models: [], thinking: { current: 'medium', levels: ['off', 'low', 'medium', 'high'] } });
+    assert.equal(await page().locator('select#thinking').inputValue(), 'medium');
+    await page().locator('select#thinking').selectOption('high');
+    assert.deepEqual(await view.takePosted(), [{ type: 'pick_thinking', level: 'high' }]);
+  });
+
   it('offers starter prompts in an empty session, put into the input', async () => {
     await page().locator('.welcome .starter').first().click();
     assert.match(await page().locator('textarea#prompt').inputValue(), /Explain how this project is organised/);

@@ -188,6 +188,21 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
     await chat.dispose();
   });
 
+  it('offers the thinking level of a model that thinks, and picks it', async () => {
+    settings = { provider: 'anthropic', model: 'claude-sonnet-4-6', baseUrls: { anthropic: server.anthropicBaseUrl } };
+    const chat = controller();
+    await chat.handle({ type: 'ready' });
+    const init = posted.find((message) => message.type === 'init');
+    assert.ok(init && init.type === 'init' && init.thinking, 'offered for a thinking model');
+    await chat.handle({ type: 'pick_thinking', level: 'high' });
+    const agents = posted.filter((message) => message.type === 'agents').at(-1);
+    assert.ok(agents && agents.type === 'agents');
+    assert.equal(agents.thinking?.current, 'high');
+    await chat.handle({ type: 'pick_thinking', level: 'extreme' });
+    assert.match(JSON.stringify(events().at(-1)), /not a thinking level/);
+    await chat.dispose();
+  });
+
   it('a provider that is down: one retry line, then an error with a hint, and Retry sends the prompt again', async () => {
     const chat = controller();
     settings = { ...settings, baseUrls: { openai: 'http://127.0.0.1:9/v1' } };

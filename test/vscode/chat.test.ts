@@ -89,7 +89,13 @@ suite('Crow chat in VS Code', () => {
     await vscode.commands.executeCommand('workbench.action.files.revert');
 
     await crow.controller().handle({ type: 'open_diff', callId: end.callId });
-    await waitFor('the diff editor', () => vscode.window.tabGroups.all.flatMap((group) => group.tabs).find((tab) => tab.input instanceof vscode.TabInputTextDiff));
+    const tab = await waitFor('the diff editor', () => vscode.window.tabGroups.all.flatMap((group) => group.tabs).find((candidate) => candidate.input instanceof vscode.TabInputTextDiff));
+    const input = tab.input as vscode.TabInputTextDiff;
+    // A later change to the file must not change what this tab shows: both sides belong to the call.
+    writeFileSync(file, '# Something else entirely\n');
+    const [before, after] = await Promise.all([vscode.workspace.openTextDocument(input.original), vscode.workspace.openTextDocument(input.modified)]);
+    assert.equal(before.getText(), '# Notes\n');
+    assert.equal(after.getText(), '# Notes\n\n- shipped\n');
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 

@@ -50,7 +50,7 @@ class ChatApp {
     switch (message.type) {
       case 'init':
         this.transcript.clear();
-        this.toolbar.showAgents(message.agents, message.agent, message.models);
+        this.toolbar.showAgents(message.agents, message.agent, message.models, message.thinking);
         this.sessions.show(message.sessions, message.sessionId);
         this.toolbar.setTitle(message.sessions.find((session) => session.id === message.sessionId)?.title ?? '');
         this.meter.show(message.meter.prompt, message.meter.session);
@@ -69,7 +69,7 @@ class ChatApp {
         break;
       }
       case 'agents':
-        this.toolbar.showAgents(message.agents, message.agent, message.models);
+        this.toolbar.showAgents(message.agents, message.agent, message.models, message.thinking);
         break;
       case 'sessions': {
         this.sessions.show(message.sessions, message.current);

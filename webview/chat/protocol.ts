@@ -37,6 +37,12 @@ export interface RoleModelChoice {
   options: string[];
 }
 
+/** The thinking level of the session's agent, offered only when its model thinks. */
+export interface ThinkingChoice {
+  current: string;
+  levels: string[];
+}
+
 export interface SessionSummary {
   id: string;
   title: string;
@@ -141,6 +147,7 @@ export type HostMessage =
       agents: AgentChoice[];
       agent: string;
       models: RoleModelChoice[];
+      thinking?: ThinkingChoice;
       sessions: SessionSummary[];
       sessionId: string | undefined;
       meter: { prompt: Meter; session: Meter };
@@ -149,7 +156,7 @@ export type HostMessage =
   /** Clears the transcript: a new session, or a resumed one whose events follow. */
   | { type: 'reset'; sessionId: string | undefined; title: string }
   | { type: 'events'; events: TranscriptEvent[] }
-  | { type: 'agents'; agents: AgentChoice[]; agent: string; models: RoleModelChoice[] }
+  | { type: 'agents'; agents: AgentChoice[]; agent: string; models: RoleModelChoice[]; thinking?: ThinkingChoice }
   | { type: 'sessions'; sessions: SessionSummary[]; current: string | undefined }
   | { type: 'busy'; busy: boolean }
   | { type: 'meter'; prompt: Meter; session: Meter }
@@ -168,6 +175,7 @@ export type WebviewMessage =
   | { type: 'resume'; sessionId: string }
   | { type: 'pick_agent'; agent: string }
   | { type: 'pick_model'; role: 'primary' | 'coagent'; model: string }
+  | { type: 'pick_thinking'; level: string }
   | { type: 'approve'; id: string; decision: ApprovalDecision }
   /** Opens the change a pending approval asks about in VS Code's diff editor. */
   | { type: 'preview_approval'; id: string }
@@ -189,6 +197,7 @@ const FIELDS: Record<WebviewMessage['type'], (message: Record<string, unknown>) 
   resume: (m) => typeof m.sessionId === 'string',
   pick_agent: (m) => typeof m.agent === 'string',
   pick_model: (m) => (m.role === 'primary' || m.role === 'coagent') && typeof m.model === 'string',
+  pick_thinking: (m) => typeof m.level === 'string',
   approve: (m) => typeof m.id === 'string' && (m.decision === 'allow_once' || m.decision === 'allow_always' || m.decision === 'reject_once'),
   preview_approval: (m) => typeof m.id === 'string',
   retry: () => true,

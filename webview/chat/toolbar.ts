@@ -6,7 +6,7 @@
  */
 import { button, el } from './elements';
 import type { Post } from './host';
-import type { AgentChoice, RoleModelChoice } from './protocol';
+import type { AgentChoice, RoleModelChoice, ThinkingChoice } from './protocol';
 
 export class Toolbar {
   readonly element = el('header', 'toolbar');
@@ -14,11 +14,16 @@ export class Toolbar {
   private readonly agent = el('select');
   private readonly models = el('div', 'model-pickers');
   private readonly modelSelects = new Map<RoleModelChoice['role'], HTMLSelectElement>();
+  private readonly thinking = el('select');
+  private readonly thinkingPicker = labelled('Thinking', this.thinking);
 
   constructor(private readonly post: Post) {
     this.title.id = 'session-title';
     this.agent.id = 'agent';
     this.agent.addEventListener('change', () => this.post({ type: 'pick_agent', agent: this.agent.value }));
+    this.thinking.id = 'thinking';
+    this.thinking.addEventListener('change', () => this.post({ type: 'pick_thinking', level: this.thinking.value }));
+    this.thinkingPicker.hidden = true;
     const actions = el('div', 'session-actions');
     const fresh = button('New', 'action', () => this.post({ type: 'new_session' }));
     fresh.id = 'new-session';
@@ -30,7 +35,7 @@ export class Toolbar {
     const heading = el('div', 'toolbar-row');
     heading.append(this.title, actions);
     const pickers = el('div', 'toolbar-row pickers');
-    pickers.append(labelled('Agent', this.agent), this.models);
+    pickers.append(labelled('Agent', this.agent), this.models, this.thinkingPicker);
     this.element.append(heading, pickers);
   }
 
@@ -44,12 +49,21 @@ export class Toolbar {
     this.title.title = this.title.textContent;
   }
 
-  showAgents(agents: AgentChoice[], current: string, models: RoleModelChoice[]): void {
+  showAgents(agents: AgentChoice[], current: string, models: RoleModelChoice[], thinking?: ThinkingChoice): void {
+    this.showThinking(thinking);
     const known = agents.some((agent) => agent.name === current) || !current ? agents : [...agents, { name: current, description: '' }];
     this.agent.replaceChildren(...known.map((agent) => option(agent.name, agent.name, agent.description)));
     this.agent.value = current;
     this.agent.title = known.find((agent) => agent.name === current)?.description ?? '';
     this.showModels(models);
+  }
+
+  /** The thinking level, offered only when the agent's model thinks. */
+  private showThinking(thinking: ThinkingChoice | undefined): void {
+    this.thinkingPicker.hidden = thinking === undefined;
+    if (!thinking) return;
+    this.thinking.replaceChildren(...thinking.levels.map((level) => option(level, level)));
+    this.thinking.value = thinking.current;
   }
 
   private showModels(models: RoleModelChoice[]): void {

@@ -125,6 +125,9 @@ export class ChatController {
       case 'pick_model':
         await (await this.session()).setModel(message.role, message.model);
         return this.announceAgents();
+      case 'pick_thinking':
+        await (await this.session()).setThinking(message.level);
+        return this.announceAgents();
       case 'approve':
         return this.answer(message.id, message.decision);
       case 'preview_approval': {
@@ -157,13 +160,14 @@ export class ChatController {
       this.show(notice('error', errorText(err)));
       return undefined;
     });
-    const { agents, models } = chat ? await chat.choices() : { agents: [], models: [] };
+    const { agents, models, thinking } = chat ? await chat.choices() : { agents: [], models: [], thinking: undefined };
     const sessions = this.sessions();
     this.post({
       type: 'init',
       agents,
       agent: chat?.session.agentName ?? '',
       models: labelled(models),
+      ...(thinking ? { thinking } : {}),
       sessions,
       sessionId: sessions.some((stored) => stored.id === chat?.id) ? chat?.id : undefined,
       meter: { prompt: this.promptMeter, session: this.sessionMeter },
@@ -248,8 +252,8 @@ export class ChatController {
 
   private async announceAgents(): Promise<void> {
     const chat = await this.session();
-    const { agents, models } = await chat.choices();
-    this.post({ type: 'agents', agents, agent: chat.session.agentName, models: labelled(models) });
+    const { agents, models, thinking } = await chat.choices();
+    this.post({ type: 'agents', agents, agent: chat.session.agentName, models: labelled(models), ...(thinking ? { thinking } : {}) });
   }
 
   private sessions(): SessionSummary[] {

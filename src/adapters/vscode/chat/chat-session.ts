@@ -13,6 +13,7 @@ import type { WorkspaceCatalog } from '../../../host/catalog';
 import { loadCatalog } from '../../../host/folder';
 import { HostError } from '../../../host/host-error';
 import { HostSession, type HostSessionOptions } from '../../../host/host-session';
+import { THOUGHT_LEVELS } from '../../../host/prompt-input';
 import type { SessionStore } from '../../../session/session-store';
 import type { AskFn } from '../../../tools/permissions';
 import type { Workspace } from '../../../tools/workspace';
@@ -87,9 +88,14 @@ export class ChatSession {
     return this.host.meter.session;
   }
 
-  /** What a person can pick now: the agents, and the models per role of the session's agent. */
-  async choices(): Promise<{ agents: { name: string; description: string }[]; models: RoleModels[] }> {
-    return setup(() => this.host.choices());
+  /** What a person can pick now: the agents, the models per role of the session's agent, and its thinking level when its model thinks. */
+  async choices(): Promise<{ agents: { name: string; description: string }[]; models: RoleModels[]; thinking?: { current: string; levels: string[] } }> {
+    const { agents, models, thinks } = await setup(() => this.host.choices());
+    return { agents, models, ...(thinks ? { thinking: { current: this.host.thoughtLevel(), levels: [...THOUGHT_LEVELS] } } : {}) };
+  }
+
+  setThinking(level: string): Promise<void> {
+    return setup(async () => this.host.setThoughtLevel(level));
   }
 
   setAgent(name: string): Promise<void> {

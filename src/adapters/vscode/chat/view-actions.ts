@@ -7,9 +7,10 @@ import type { ViewActions } from './chat-controller';
 export const BEFORE_SCHEME = 'crow-before';
 
 /**
- * Holds the "before" texts of opened diffs. The "after" side is the real
- * file, so the diff editor shows exactly one tool call's change against the
- * file as it is now (the change reversed on the current text gives the before).
+ * Holds both sides of opened diffs: the change reversed on the file as it is
+ * now gives the "before", the change applied to that the "after", so a tab
+ * keeps showing exactly its one tool call's change whatever happens to the
+ * file later.
  */
 export class BeforeTexts implements vscode.TextDocumentContentProvider {
   private readonly texts = new Map<string, string>();
@@ -85,9 +86,13 @@ async function openDiff(deps: ViewActionDeps, sessionId: string, callId: string,
   if (before === false) {
     throw new Error(`${path} changed again since this call, so its change cannot be shown against the file; open the trace to see the diff.`);
   }
-  const left = vscode.Uri.from({ scheme: BEFORE_SCHEME, path: `/${path}`, query: `${sessionId}/${callId}` });
+  // Both sides are this call's: a later edit of the file (this session's or another's) must not change what an open tab shows.
+  const after = applyPatch(before, patch);
+  const left = vscode.Uri.from({ scheme: BEFORE_SCHEME, path: `/${path}`, query: `${sessionId}/${callId}/before` });
+  const right = vscode.Uri.from({ scheme: BEFORE_SCHEME, path: `/${path}`, query: `${sessionId}/${callId}/after` });
   deps.before.put(left, before);
-  await vscode.commands.executeCommand('vscode.diff', left, file, `${path} (Crow's change)`);
+  deps.before.put(right, after === false ? current : after);
+  await vscode.commands.executeCommand('vscode.diff', left, right, `${path} (Crow's change, ${callId.slice(0, 8)})`);
 }
 
 async function openFile(root: string, path: string, line?: number): Promise<void> {
