@@ -192,5 +192,8 @@ describe('crow eval with the scripted solver', function () {
     const bad = await runCrow(['eval', '--tasks', 'nothing-like-this'], env, home);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /No task matches "nothing-like-this"/);
+    const typo = await runCrow(['eval', '--agents', 'build,bulid-verified'], env, home);
+    assert.equal(typo.code, 2);
+    assert.match(typo.stderr, /Unknown agent "bulid-verified" \(did you mean "build-verified"\?\)/);
   });
 });

@@ -1,5 +1,9 @@
 import { existsSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pickableAgents } from '../../agents/assemble';
+import { AgentRegistry } from '../../config/agent-registry';
+import { didYouMean } from '../../config/did-you-mean';
 import { dataHome } from '../../config/paths';
 import { ConfigError, missingDefaultKey, resolveSettings } from '../../config/provider-config';
 import { htmlReport, markdownReport, reportScript } from '../../eval/eval-report';
@@ -77,6 +81,7 @@ export async function evalCommand(argv: string[], io: CliIO): Promise<number> {
   }
   noPositionals('eval', positionals);
   const agents = (values.agents ?? DEFAULT_AGENTS.join(',')).split(',').map((agent) => agent.trim()).filter(Boolean);
+  checkAgents(agents, io);
   const tasksDir = values['tasks-dir'] !== undefined ? resolve(io.cwd, values['tasks-dir']) : shippedTasks();
   let tasks;
   try {
@@ -145,6 +150,17 @@ function progressLine(progress: EvalProgress, style: ReturnType<typeof styleFor>
       const why = result.passed ? '' : style.dim(` — ${result.ended}${result.reason ? `: ${result.reason}` : ''}`);
       return `[${progress.done}/${progress.total}] ${mark} ${result.task} · ${result.agent} #${result.repeat} · ${duration(result.wallMs)} · ${count(tokens)} tokens${why}\n`;
     }
+  }
+}
+
+/** Every agent named is one a run can use (the built-in ones and the user's; a task's temp copy has no project agents). */
+function checkAgents(agents: readonly string[], io: CliIO): void {
+  const known = pickableAgents(AgentRegistry.load(tmpdir(), io.env, { trusted: false }).registry).map((agent) => agent.name);
+  if (agents.length === 0) throw new UsageError(`--agents needs at least one agent: ${known.join(', ')}.`);
+  for (const agent of agents) {
+    if (known.includes(agent)) continue;
+    const guess = didYouMean(agent, known);
+    throw new UsageError(`Unknown agent "${agent}"${guess ? ` (did you mean "${guess}"?)` : ''}. Agents: ${known.join(', ')}.`);
   }
 }
 
