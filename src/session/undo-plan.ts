@@ -43,6 +43,11 @@ export async function planUndo(snapshots: GitSnapshotManager, entry: UndoEntry, 
   }
   const gaps = [...entry.gaps];
   if (entry.commandPaths.length > 0 && entry.snapshot === undefined) gaps.push('what commands changed was recorded without the snapshot it needs');
+  // A prompt that changed nothing needs no git at all: its snapshot may never have been made (a run that ended
+  // before the background snapshot got going), and nothing is to be compared.
+  if (entry.files.length === 0 && entry.commandPaths.length === 0 && !entry.userIndex) {
+    return { entry, changes: [], gaps, apply: async () => [] };
+  }
   const earlier = await earlierStates(snapshots, entry, signal);
   const paths = [...new Set([...earlier.map((state) => state.path), ...entry.files.map((state) => state.path), ...entry.commandPaths])];
   const target = await snapshots.treeOf(earlier, signal);
