@@ -46,6 +46,9 @@ const SETTINGS = [
   'core.safecrlf=false',
   'core.longpaths=true',
   'core.fsmonitor=false',
+  // The index of a big workspace is megabytes: each track rewrites only its split part (measured: a command's wait on
+  // 100k files 289–317 ms against 359–375, the cold background snapshot ~0.4 s against ~0.5 s).
+  'core.splitIndex=true',
   // Files git writes (objects, index, refs) readable by their owner only, as the rest of crow's data.
   'core.sharedRepository=0600',
   'core.quotePath=false',
