@@ -69,6 +69,10 @@ export type TurnStream = EventStream<AgentEvent, TurnResult>;
  * answers in text, calls task_complete, is cancelled, loops, or runs out of
  * iterations. Knows nothing about other agents.
  */
+/** Model calls a turn may make, and identical calls in a row that count as a loop, when nothing says otherwise. */
+export const DEFAULT_MAX_ITERATIONS = 50;
+export const DEFAULT_DOOM_LOOP_THRESHOLD = 3;
+
 export class BaseAgent {
   readonly name: string;
   readonly provider: Provider;
@@ -80,8 +84,8 @@ export class BaseAgent {
     this.name = options.name;
     this.provider = options.provider;
     this.tools = new Map(options.tools.map((tool) => [tool.name, tool]));
-    this.maxIterations = options.maxIterations ?? 50;
-    this.doomLoopThreshold = options.doomLoopThreshold ?? 3;
+    this.maxIterations = options.maxIterations ?? DEFAULT_MAX_ITERATIONS;
+    this.doomLoopThreshold = options.doomLoopThreshold ?? DEFAULT_DOOM_LOOP_THRESHOLD;
     if (!Number.isInteger(this.maxIterations) || this.maxIterations < 1) {
       throw new Error(`maxIterations of agent "${this.name}" must be a positive integer, got ${this.maxIterations}`);
     }

@@ -9,6 +9,9 @@ import { secretVariableNames } from '../config/secret-variables';
 import { requiredButUnavailable, type SandboxOptions } from './command-sandbox';
 import { probeSandbox } from './sandbox-probe';
 
+/** Use the sandbox where it runs, say once where it does not. */
+export const DEFAULT_SANDBOX_MODE = 'auto';
+
 export interface SandboxSetup {
   /** For NodeWorkspace (or VscodeWorkspace) on this workspace. */
   options: SandboxOptions;
@@ -24,7 +27,7 @@ export interface SandboxSetup {
  * (a front door's flag, e.g. `--allow network`) says so.
  */
 export function sandboxSetup(settings: Settings, env: NodeJS.ProcessEnv = process.env, allowNetwork = false): SandboxSetup {
-  const mode = settings.sandbox ?? 'auto';
+  const mode = settings.sandbox ?? DEFAULT_SANDBOX_MODE;
   const options: SandboxOptions = {
     mode,
     protectedPaths: [configHome(env), dataHome(env)],

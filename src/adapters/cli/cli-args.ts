@@ -42,6 +42,14 @@ function argumentProblem(err: unknown, known: readonly string[]): string {
   }
 }
 
+/** A flag's value as a positive integer; `fallback` when the flag was not given. */
+export function positiveInteger(flag: string, value: string | undefined, fallback?: number): number {
+  if (value === undefined && fallback !== undefined) return fallback;
+  const n = Number(value);
+  if (value === undefined || !Number.isInteger(n) || n < 1) throw new UsageError(`${flag} must be a positive integer, got "${value ?? ''}"`);
+  return n;
+}
+
 /** Refuses positionals a command does not take. */
 export function noPositionals(command: string, positionals: readonly string[]): void {
   if (positionals.length > 0) throw new UsageError(`crow ${command} takes no argument "${positionals[0]}". Run "crow ${command} --help" for its options.`);

@@ -10,7 +10,7 @@ import { htmlReport, markdownReport, reportScript } from '../../eval/eval-report
 import { type EvalProgress, RESULTS_FILE, runEval } from '../../eval/eval-runner';
 import { EvalTaskError, loadTasks } from '../../eval/eval-task';
 import { count, duration } from '../../telemetry/readable';
-import { commandArgs, noPositionals } from './cli-args';
+import { commandArgs, noPositionals, positiveInteger } from './cli-args';
 import { STOP_EXIT_CODES, type StopSignal, UsageError, type CliIO } from './cli-io';
 import { roleDefaults } from './role-flags';
 import { styleFor } from './terminal-style';
@@ -94,6 +94,11 @@ export async function evalCommand(argv: string[], io: CliIO): Promise<number> {
     ...(values.provider !== undefined ? { provider: values.provider } : {}),
     ...(values.model !== undefined ? { model: values.model } : {}),
   };
+  // Every flag is checked before anything is read or asked of a provider.
+  const repeat = positiveInteger('--repeat', values.repeat, 1);
+  const concurrency = positiveInteger('--concurrency', values.concurrency, 2);
+  const budget = { tokens: positiveInteger('--budget-tokens', values['budget-tokens'], 300_000), wallMs: positiveInteger('--budget-seconds', values['budget-seconds'], 600) * 1000 };
+  const roles = roleDefaults(values['role-model'] ?? [], values['reviewer-model'], values['reviewer-provider']);
   const settings = resolveSettings(io.cwd, overrides, io.env, { trusted: false });
   const missing = missingDefaultKey(settings, io.env);
   if (missing.length > 0) throw new ConfigError(`crow eval calls ${settings.provider} for real: set ${missing.join(' or ')} (or pick another --provider).`);
@@ -111,13 +116,13 @@ export async function evalCommand(argv: string[], io: CliIO): Promise<number> {
     const outcome = await runEval({
       tasks,
       agents,
-      repeat: positive('--repeat', values.repeat, 1),
-      concurrency: positive('--concurrency', values.concurrency, 2),
+      repeat,
+      concurrency,
       env: io.env,
       dataHome: dataHome(io.env),
       overrides,
-      roles: roleDefaults(values['role-model'] ?? [], values['reviewer-model'], values['reviewer-provider']),
-      budget: { tokens: positive('--budget-tokens', values['budget-tokens'], 300_000), wallMs: positive('--budget-seconds', values['budget-seconds'], 600) * 1000 },
+      roles,
+      budget,
       out,
       signal: controller.signal,
       onProgress: (progress) => io.stderr.write(progressLine(progress, style)),
@@ -168,11 +173,4 @@ function checkAgents(agents: readonly string[], io: CliIO): void {
 function shippedTasks(): string {
   const candidates = [join(__dirname, '..', 'eval', 'tasks'), join(__dirname, '..', '..', '..', 'eval', 'tasks')];
   return candidates.find((dir) => existsSync(dir)) ?? candidates[0]!;
-}
-
-function positive(flag: string, value: string | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new UsageError(`${flag} must be a positive integer, got "${value}"`);
-  return n;
 }

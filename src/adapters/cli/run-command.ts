@@ -1,7 +1,7 @@
 import type { RunStatus } from '../../engine/events';
 import { HostError } from '../../host/host-error';
 import type { HostSession } from '../../host/host-session';
-import { commandArgs, workspaceFolder } from './cli-args';
+import { commandArgs, positiveInteger, workspaceFolder } from './cli-args';
 import { roleDefaults } from './role-flags';
 import { STOP_EXIT_CODES, type StopSignal, UsageError, type CliIO } from './cli-io';
 import { RunRenderer } from './run-renderer';
@@ -170,9 +170,3 @@ async function readPrompt(positionals: string[], io: CliIO): Promise<string> {
   return prompt;
 }
 
-
-function positiveInteger(flag: string, value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new UsageError(`${flag} must be a positive integer, got "${value}"`);
-  return n;
-}

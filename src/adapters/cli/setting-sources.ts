@@ -12,7 +12,9 @@ import { judgeProjectSettings } from '../../config/project-trust';
 import { BASE_URL_VARIABLES, settingsLayers } from '../../config/provider-config';
 import { BUILTIN_DOCUMENT, DEFAULT_UNDO_TRACK_TIMEOUT_MS, globalConfigPath, mergeDocuments } from '../../config/settings-file';
 import { valueAtPath } from '../../config/settings-keys';
+import { DEFAULT_DOOM_LOOP_THRESHOLD, DEFAULT_MAX_ITERATIONS } from '../../engine/base-agent';
 import { DEFAULT_RETRY_POLICY } from '../../llm/resilient-stream';
+import { DEFAULT_SANDBOX_MODE } from '../../tools/sandbox-setup';
 
 export interface SettingSource {
   /** The value in force; undefined when nothing sets it and it has no default. */
@@ -24,11 +26,11 @@ export interface SettingSource {
 /** Defaults that live in code rather than in the built-in document. */
 const CODE_DEFAULTS: Record<string, unknown> = {
   default_agent: DEFAULT_AGENT,
-  max_iterations: 50,
-  doom_loop_threshold: 3,
+  max_iterations: DEFAULT_MAX_ITERATIONS,
+  doom_loop_threshold: DEFAULT_DOOM_LOOP_THRESHOLD,
   max_retries: DEFAULT_RETRY_POLICY.maxRetries,
   idle_timeout_ms: DEFAULT_RETRY_POLICY.idleTimeoutMs,
-  sandbox: 'auto',
+  sandbox: DEFAULT_SANDBOX_MODE,
   'permissions.read': DEFAULT_POLICY.rules.read,
   'permissions.write': DEFAULT_POLICY.rules.write,
   'permissions.network': DEFAULT_POLICY.rules.network,

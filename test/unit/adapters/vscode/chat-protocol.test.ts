@@ -18,6 +18,11 @@ describe('chat view messages from the webview', () => {
       { type: 'open_file', path: 'src/a.ts' },
       { type: 'show_trace' },
       { type: 'show_trace', callId: 'c1' },
+      { type: 'pick_thinking', level: 'high' },
+      { type: 'preview_approval', id: 'a1' },
+      { type: 'retry' },
+      { type: 'open_settings', setting: 'crow.baseUrls' },
+      { type: 'show_log' },
     ];
     for (const message of messages) assert.equal(isWebviewMessage(message), true, JSON.stringify(message));
   });
@@ -36,6 +41,13 @@ describe('chat view messages from the webview', () => {
       { type: 'open_file', path: 'a', line: -1 },
       { type: 'open_file', path: 'a', line: 1.5 },
       { type: 'show_trace', callId: 7 },
+      { type: 'pick_thinking', level: 3 },
+      { type: 'preview_approval' },
+      // Settings the view may open are Crow's own: never another extension's, nor a command smuggled in as a setting id.
+      { type: 'open_settings', setting: 'terminal.integrated.shell.linux' },
+      { type: 'open_settings', setting: 'crow.baseUrls @ext:evil' },
+      { type: 'open_settings', setting: '@command:workbench.action.terminal.new' },
+      { type: 'open_settings' },
     ];
     for (const message of messages) assert.equal(isWebviewMessage(message), false, JSON.stringify(message));
   });
