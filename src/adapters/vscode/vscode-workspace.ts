@@ -159,7 +159,8 @@ export class VscodeWorkspace implements Workspace, vscode.Disposable {
       });
       if ('unavailable' in offer) return offer.unavailable;
       this.options.onCommandRoute?.({ kind: 'terminal', terminal: offer.lease.terminal.name });
-      return await runInTerminal(offer.lease, terminalCommandLine(command, cwd, inheritingCommandLine(launch, [])), {
+      offer.lease.prepare(cwd, inheritingCommandLine(launch, []));
+      return await runInTerminal(offer.lease, terminalCommandLine(command), {
         timeoutMs: options.timeoutMs,
         signal: options.signal,
         ...(options.onOutput ? { onOutput: options.onOutput } : {}),

@@ -5,22 +5,49 @@
  */
 
 /**
- * The line typed into the Crow terminal (an interactive bash) for `command`.
- * The command runs in a `bash -c` of its own (after `prefix`: the words that
- * scrub its environment and put it in the sandbox, see inheritingCommandLine), so `exit`, `set -e` or a
- * stray `cd` cannot break the terminal, with stdin from /dev/null as the
- * child-process route has it (a prompt for input fails instead of hanging).
- * ANSI-C quoting keeps the line single even for multi-line commands. The
+ * The shell function that runs the agent's commands in a Crow terminal.
+ * The terminal's bash imports it from its environment (bash's exported
+ * functions), so the line typed for a command is just `crow-run 'COMMAND'`:
+ * the person reads the command as the agent wrote it, not the wrapper.
+ * Where it runs and the words before it (the ones that scrub its
+ * environment and put it in the sandbox, see inheritingCommandLine) come
+ * from the terminal's words file, which runWords() fills before each line.
+ * The command runs in a `bash -c` of its own, so `exit`, `set -e` or a stray
+ * `cd` cannot break the terminal, with stdin from /dev/null as the
+ * child-process route has it (a prompt for input fails instead of
+ * hanging), and neither the function nor the file's name reach it. The
  * line ends by printing its exit status as an escape sequence terminals do
  * not show (see ExitStatusScanner).
  */
-export function terminalCommandLine(command: string, cwd: string, prefix: readonly string[] = []): string {
-  const words = prefix.map((word) => `${singleQuoted(word)} `).join('');
-  return `cd -- ${singleQuoted(cwd)} && ${words}bash -c ${ansiCQuoted(command)} </dev/null; printf '\\033]${EXIT_OSC};%d\\007' $?`;
-}
-
+export const TERMINAL_RUNNER = 'crow-run';
 /** A private OSC number: terminals ignore OSC sequences they do not know. */
 const EXIT_OSC = 7767;
+/** Names the words file in the terminal's environment. */
+const WORDS_VARIABLE = 'CROW_RUN_WORDS';
+const RUNNER_FUNCTION = `BASH_FUNC_${TERMINAL_RUNNER}%%`;
+// Plain bash 3.2 (macOS's) syntax: read -d '' splits the NUL-separated words.
+const RUNNER_BODY =
+  `() { local crow_words=() crow_word; ` +
+  `while IFS= read -r -d '' crow_word; do crow_words+=("$crow_word"); done < "$${WORDS_VARIABLE}"; ` +
+  `cd -- "\${crow_words[0]}" && env -u '${RUNNER_FUNCTION}' -u ${WORDS_VARIABLE} "\${crow_words[@]:1}" bash -c "$1" </dev/null; ` +
+  `printf '\\033]${EXIT_OSC};%d\\007' $?; }`;
+
+/** What a Crow terminal's environment adds so that lines from terminalCommandLine run; `wordsFile` is the terminal's own. */
+export function terminalRunnerEnvironment(wordsFile: string): Record<string, string> {
+  return { [RUNNER_FUNCTION]: RUNNER_BODY, [WORDS_VARIABLE]: wordsFile };
+}
+
+/** The words file's content for the next command: its working folder, then the words before `bash -c`. */
+export function runWords(cwd: string, prefix: readonly string[] = []): string {
+  return [cwd, ...prefix].map((word) => `${word}\0`).join('');
+}
+
+/** The line typed into the Crow terminal for `command`, on one line whatever it holds. */
+export function terminalCommandLine(command: string): string {
+  const plain = !/['\x00-\x1f\x7f]/.test(command);
+  return `${TERMINAL_RUNNER} ${plain ? `'${command}'` : ansiCQuoted(command)}`;
+}
+
 const EXIT_SEQUENCE = new RegExp(`\x1b\\]${EXIT_OSC};(\\d+)\x07`);
 /** Longest text kept between chunks so a sequence split across two is still found. */
 const EXIT_SEQUENCE_MAX = 24;
@@ -41,10 +68,6 @@ export class ExitStatusScanner {
     this.tail = match ? '' : text.slice(-EXIT_SEQUENCE_MAX);
     return match ? Number(match[1]) : undefined;
   }
-}
-
-function singleQuoted(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 /** `$'…'` quoting: control characters as escapes; history expansion leaves such strings alone. */

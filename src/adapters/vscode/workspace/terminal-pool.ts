@@ -1,5 +1,9 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { isSecretVariable } from '../../../tools/node-exec';
+import { runWords, terminalRunnerEnvironment } from './terminal-output';
 
 /** A terminal lent for one command. */
 export interface TerminalLease {
@@ -9,6 +13,8 @@ export interface TerminalLease {
   release(): void;
   /** Closes the terminal (with whatever still runs in it) instead of giving it back. */
   discard(): void;
+  /** Tells the terminal's runner where the next command runs and the words that go before it (see terminalCommandLine). */
+  prepare(cwd: string, prefix: readonly string[]): void;
 }
 
 /** A lease, or why commands have to run some other way. */
@@ -43,6 +49,10 @@ export class CrowTerminalPool implements vscode.Disposable {
   private readonly userRuns = new Map<vscode.Terminal, number>();
   private unavailable: string | undefined;
   private readonly subscriptions: vscode.Disposable[];
+  /** The terminals' words files, in a folder only this user can read, made with the first terminal. */
+  private wordsFolder: string | undefined;
+  private readonly wordsFiles = new Map<vscode.Terminal, string>();
+  private opened = 0;
 
   constructor(private readonly root: string) {
     this.subscriptions = [
@@ -69,6 +79,7 @@ export class CrowTerminalPool implements vscode.Disposable {
     this.idle.clear();
     this.lent.clear();
     this.starting.clear();
+    if (this.wordsFolder) rmSync(this.wordsFolder, { recursive: true, force: true });
   }
 
   private lease(terminal: vscode.Terminal, integration: vscode.TerminalShellIntegration): TerminalLease {
@@ -80,24 +91,30 @@ export class CrowTerminalPool implements vscode.Disposable {
       if (keep && terminal.exitStatus === undefined) this.idle.add(terminal);
       else terminal.dispose();
     };
+    const wordsFile = this.wordsFiles.get(terminal)!;
     return {
       terminal,
       integration,
       release: () => giveBack(true),
       discard: () => giveBack(false),
+      prepare: (cwd, prefix) => writeFileSync(wordsFile, runWords(cwd, prefix), { mode: 0o600 }),
     };
   }
 
   /** A new terminal once its shell integration is active; undefined (and the pool marked unavailable) otherwise. */
   private async open(request: TerminalRequest): Promise<vscode.Terminal | undefined> {
+    // mkdtemp makes the folder 0700: nobody else can swap the words a terminal runs.
+    this.wordsFolder ??= mkdtempSync(join(tmpdir(), 'crow-terminal-'));
+    const wordsFile = join(this.wordsFolder, `words-${++this.opened}`);
     const terminal = vscode.window.createTerminal({
       name: this.nextName(),
       shellPath: 'bash',
       cwd: this.root,
-      env: withoutSecrets(),
+      env: { ...withoutSecrets(), ...terminalRunnerEnvironment(wordsFile) },
       // Not restored after a reload: its commands belonged to the window that ran them.
       isTransient: true,
     });
+    this.wordsFiles.set(terminal, wordsFile);
     this.starting.add(terminal);
     const seconds = request.integrationTimeoutMs / 1000;
     const outcome = await waitForIntegration(terminal, request.integrationTimeoutMs, request.signal);
@@ -129,6 +146,9 @@ export class CrowTerminalPool implements vscode.Disposable {
     this.lent.delete(terminal);
     this.starting.delete(terminal);
     this.userRuns.delete(terminal);
+    const wordsFile = this.wordsFiles.get(terminal);
+    this.wordsFiles.delete(terminal);
+    if (wordsFile) rmSync(wordsFile, { force: true });
   }
 
   private nextName(): string {

@@ -6,7 +6,9 @@ import {
   ExitStatusScanner,
   HeadTailText,
   TerminalTextCleaner,
+  runWords,
   terminalCommandLine,
+  terminalRunnerEnvironment,
 } from '../../../../src/adapters/vscode/workspace/terminal-output';
 import { inheritingCommandLine } from '../../../../src/tools/command-sandbox';
 import { NodeWorkspace } from '../../../../src/tools/node-workspace';
@@ -14,13 +16,22 @@ import { describeSandboxed, hostFolderOutsideTmp } from '../../../support/sandbo
 import { tempDir } from '../../tools/temp-workspace';
 
 /**
- * What an interactive bash (history expansion on, as in a terminal) does
- * with a line typed at its prompt: the text a terminal would show, and the
- * exit status the line reports in its output.
+ * What an interactive bash (history expansion on, as in a terminal) with a
+ * Crow terminal's environment does with the line typed for `command` at
+ * its prompt: the text a terminal would show, and the exit status the line
+ * reports in its output.
  */
-function typedIntoBash(line: string): { shown: string; reported: number | undefined } {
-  const result = spawnSync('bash', ['--norc', '--noprofile', '-i'], { input: `${line}\n`, encoding: 'utf8' });
-  return { shown: cleaned(result.stdout), reported: new ExitStatusScanner().push(result.stdout) };
+function typedIntoBash(command: string, cwd: string, prefix: readonly string[] = []): { shown: string; reported: number | undefined } {
+  const { dir, remove } = tempDir('crow-words-');
+  try {
+    const wordsFile = path.join(dir, 'words');
+    fs.writeFileSync(wordsFile, runWords(cwd, prefix));
+    const env = { ...process.env, ...terminalRunnerEnvironment(wordsFile) };
+    const result = spawnSync('bash', ['--norc', '--noprofile', '-i'], { input: `${terminalCommandLine(command)}\n`, encoding: 'utf8', env });
+    return { shown: cleaned(result.stdout), reported: new ExitStatusScanner().push(result.stdout) };
+  } finally {
+    remove();
+  }
 }
 
 function cleaned(...chunks: string[]): string {
@@ -33,21 +44,29 @@ describe('Commands typed into the Crow terminal', () => {
     const { dir, remove } = tempDir('crow-term-');
     try {
       const command = `echo "it's $((6 * 7))"!\nprintf '%s\\n' 'tab\there' "back\\\\slash"\nexit 3`;
-      assert.deepEqual(typedIntoBash(terminalCommandLine(command, dir)), {
+      assert.deepEqual(typedIntoBash(command, dir), {
         shown: `it's 42!\ntab\there\nback\\slash\n`,
         reported: 3,
       });
-      assert.deepEqual(typedIntoBash(terminalCommandLine('pwd', dir)), { shown: `${dir}\n`, reported: 0 });
-      assert.deepEqual(typedIntoBash(terminalCommandLine('true', path.join(dir, 'missing'))).reported, 1);
+      assert.deepEqual(typedIntoBash('pwd', dir), { shown: `${dir}\n`, reported: 0 });
+      assert.deepEqual(typedIntoBash('true', path.join(dir, 'missing')).reported, 1);
+      // Neither the runner nor its words file reach the command.
+      assert.deepEqual(typedIntoBash('env | grep -ci crow.run; true', dir).shown, '0\n');
     } finally {
       remove();
     }
   });
 
-  it('keeps the typed line on one line and gives the command no input', () => {
-    const line = terminalCommandLine('read answer; echo "got:$answer"\necho two', "/tmp/it's");
-    assert.ok(!line.includes('\n'));
-    assert.match(line, /^cd -- '\/tmp\/it'\\''s' && bash -c \$'.*' <\/dev\/null; printf .* \$\?$/);
+  it('shows the command as written, on one line, and gives it no input', () => {
+    assert.equal(terminalCommandLine('node test.js'), "crow-run 'node test.js'");
+    const line = terminalCommandLine('read answer; echo "got:$answer"\necho two');
+    assert.equal(line, `crow-run $'read answer; echo "got:$answer"\\necho two'`);
+    const { dir, remove } = tempDir('crow-term-');
+    try {
+      assert.equal(typedIntoBash('read answer; echo "got:$answer"\necho two', dir).shown, 'got:\ntwo\n');
+    } finally {
+      remove();
+    }
   });
 });
 
@@ -110,7 +129,7 @@ describeSandboxed('The command line typed into a Crow terminal, with the sandbox
     const launch = await workspace.commandLaunch(dir);
     try {
       const command = `echo in > made.txt; echo out > ${outside}/x 2>/dev/null || echo refused; echo "key:$CORP_LLM_KEY"; exit 4`;
-      const { shown, reported } = typedIntoBash(terminalCommandLine(command, dir, inheritingCommandLine(launch, [])));
+      const { shown, reported } = typedIntoBash(command, dir, inheritingCommandLine(launch, []));
       assert.equal(shown, 'refused\nkey:\n');
       assert.equal(reported, 4);
       assert.equal(fs.readFileSync(path.join(dir, 'made.txt'), 'utf8'), 'in\n');
