@@ -38,6 +38,7 @@ const PROMPT = 'Say hello to the end-to-end test.';
 const ANSWER = 'Hello from the scripted model: the Crow chat view works.';
 const EDIT_PROMPT = `Make ${GREETING.path} greet Crow.`;
 const EDIT_DONE = `${GREETING.path} now greets Crow.`;
+const NATIVE_ANSWER = 'Hello from Crow in VS Code\'s own chat.';
 
 /** Crow's icon in the activity bar: the workbench, the extension host and the extension are up (the first check waits for all). */
 export const crowLoaded: UiCheck['run'] = ({ page }, timeoutMs) => activityBarItem(page, 'Crow').waitFor({ state: 'visible', timeout: timeoutMs });
@@ -56,6 +57,12 @@ export const UI_CHECKS: UiCheck[] = [
     // The first check also waits for the workbench itself and the extension host to come up.
     timeoutMs: 60_000,
     run: crowLoaded,
+  },
+  {
+    slug: 'native-chat',
+    name: 'the first @crow request in VS Code\'s own chat is answered (no "Language model unavailable")',
+    timeoutMs: 45_000,
+    run: nativeChatFirstRequest,
   },
   {
     slug: 'command',
@@ -131,8 +138,29 @@ export const UI_CHECKS: UiCheck[] = [
   },
 ];
 
+/**
+ * `@crow` in VS Code's chat, before anything of Crow's was opened: the
+ * participant answers the very first request (the models Crow contributes
+ * are known by then, since Crow activates on start-up).
+ */
+async function nativeChatFirstRequest({ page, fake }: UiContext, timeoutMs: number): Promise<void> {
+  fake.enqueue('openai', { blocks: [{ type: 'text', text: NATIVE_ANSWER }] });
+  await runCommand(page, 'Chat: Open Chat', timeoutMs);
+  const input = page.locator('.interactive-input-editor .monaco-editor').first();
+  await input.click({ timeout: timeoutMs });
+  await page.keyboard.type('@crow Say hello from the native chat.', { delay: 10 });
+  await page.keyboard.press('Enter');
+  const answer = page.locator('.interactive-response', { hasText: NATIVE_ANSWER });
+  const unavailable = page.locator('.interactive-response', { hasText: 'Language model unavailable' });
+  await answer.or(unavailable).first().waitFor({ state: 'visible', timeout: timeoutMs });
+  if (await unavailable.count()) throw new HarnessError('the first @crow request failed with "Language model unavailable"');
+  await page.screenshot({ path: join(ARTIFACTS_DIR, 'ui-native-chat.png') });
+  // The checks after this one expect the window as it was: the chat goes away again.
+  await runCommand(page, 'View: Hide Secondary Side Bar', timeoutMs);
+}
+
 /** Fails unless the element is inside both the webview's visible area and the browser window: seen without scrolling. */
-async function assertInSight(page: Page, frame: Frame, selector: string): Promise<void> {
+export async function assertInSight(page: Page, frame: Frame, selector: string): Promise<void> {
   const inView = await frame.locator(selector).evaluate((element) => {
     const box = element.getBoundingClientRect();
     return box.top >= 0 && box.bottom <= element.ownerDocument.documentElement.clientHeight && box.height > 0;

@@ -14,6 +14,7 @@ import { ARTIFACTS_DIR, REPO_ROOT } from './paths';
 import { log, seconds, step } from './progress';
 import { createSandbox, type Sandbox } from './sandbox';
 import { UI_CHECKS, type UiCheck, type UiContext } from './ui-checks';
+import { RUN_CHECKS } from './ui-checks-runs';
 import { openWorkbench, screenshot } from './workbench';
 
 export interface UiSummary {
@@ -74,7 +75,7 @@ export async function runWorkbenchPhase(browser: Browser, phase: WorkbenchPhase)
 }
 
 export function runUiPhase(browser: Browser): Promise<UiSummary> {
-  return runWorkbenchPhase(browser, { name: 'ui', checks: UI_CHECKS, startTitle: 'starting code-server for the UI checks' });
+  return runWorkbenchPhase(browser, { name: 'ui', checks: [...UI_CHECKS, ...RUN_CHECKS], startTitle: 'starting code-server for the UI checks' });
 }
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { errorText } from '../config/text';
-import type { PermissionRequest } from './permissions';
+import type { PermissionAnswer, PermissionRequest } from './permissions';
 import type { PermissionCategory } from '../config/permission-types';
 import { commandAlwaysScope } from './command-rules';
 import type { Tool, ToolContext, ToolKind, ToolLocation, ToolOutput, ToolResult } from './tool';
@@ -79,6 +79,7 @@ export function defineTool<Schema extends z.ZodObject>(def: ToolDefinition<Schem
     async run(rawArguments, ctx) {
       const started = performance.now();
       let waited = 0;
+      let approval: PermissionAnswer | undefined;
       const finish = (partial: Omit<ToolResult, 'metadata'>, out?: ToolOutput): ToolResult => ({
         ...partial,
         output: capOutput(partial.output, maxOutputChars),
@@ -88,6 +89,7 @@ export function defineTool<Schema extends z.ZodObject>(def: ToolDefinition<Schem
           ...(out?.diff !== undefined ? { diff: out.diff } : {}),
           durationMs: Math.round(performance.now() - started - waited),
           ...(waited > 0 ? { waitedMs: Math.round(waited) } : {}),
+          ...(approval !== undefined ? { approval } : {}),
           extra: out?.extra ?? {},
         },
       });
@@ -103,6 +105,7 @@ export function defineTool<Schema extends z.ZodObject>(def: ToolDefinition<Schem
         // Time a person took to answer is theirs, not the tool's.
         if (verdict.allowed && verdict.how === 'user') waited = performance.now() - asking;
         if (ctx.signal.aborted) return finish({ status: 'cancelled', output: '', error: 'Cancelled while waiting for approval.' });
+        approval = verdict.answer;
         if (!verdict.allowed) {
           return finish({ status: 'error', output: '', error: verdict.reason }, { output: '', extra: { permission: 'denied' } });
         }

@@ -47,7 +47,10 @@ export type PermissionAnswer = 'allow_once' | 'allow_always' | 'reject_once' | '
 /** Asks a person. Resolves `reject_once` when the signal aborts or nobody can answer. */
 export type AskFn = (request: PermissionRequest, signal: AbortSignal) => Promise<PermissionAnswer>;
 
-export type PermissionVerdict = { allowed: true; how: 'policy' | 'remembered' | 'user' } | { allowed: false; reason: string };
+/** `answer` is a person's, when one was asked. */
+export type PermissionVerdict =
+  | { allowed: true; how: 'policy' | 'remembered' | 'user'; answer?: PermissionAnswer }
+  | { allowed: false; reason: string; answer?: PermissionAnswer };
 
 export interface PermissionGateOptions {
   policy: PermissionPolicy;
@@ -234,8 +237,8 @@ export class PermissionGate {
       if (request.category === 'execute' && request.command !== undefined && judgement) this.remembered.commands(request.command, judgement, allowed);
       else this.remembered.category(request.category, allowed);
     }
-    if (answer === 'allow_once' || answer === 'allow_always') return { allowed: true, how: 'user' };
-    return { allowed: false, reason: `Permission denied by the user: ${request.title}. Do not retry it; ask or try another way.` };
+    if (answer === 'allow_once' || answer === 'allow_always') return { allowed: true, how: 'user', answer };
+    return { allowed: false, reason: `Permission denied by the user: ${request.title}. Do not retry it; ask or try another way.`, answer };
   }
 
   /** The verdict without asking anyone (policy, allow-list, remembered answer); undefined when a person must decide. */

@@ -1,5 +1,5 @@
 import type { ImageBlock, ToolSpec, Usage } from '../llm/types';
-import type { PermissionGate } from './permissions';
+import type { PermissionAnswer, PermissionGate } from './permissions';
 import type { PermissionCategory } from '../config/permission-types';
 import type { Span } from '../telemetry/span';
 import type { UndoRecorder } from './undo-recorder';
@@ -20,6 +20,8 @@ export interface ToolMetadata {
   durationMs: number;
   /** How long the call waited for a person to answer its approval, when someone was asked. */
   waitedMs?: number;
+  /** What the person answered, when someone was asked. */
+  approval?: PermissionAnswer;
   /** Tool-specific facts (exit code, lines added, truncation, ...). */
   extra: Record<string, unknown>;
 }

@@ -341,6 +341,11 @@ describe('chat view in headless Chromium', function () {
     assert.equal(await page().evaluate(`document.querySelector('.tool-card[data-call-id="call-late"]').nextElementSibling.dataset.id`), APPROVAL.id);
     assert.equal(await page().locator('.tool-card[data-call-id="call-late"] .tool-head').innerText().then((text) => (text.match(/\bnpm test\b/g) ?? []).length), 1);
     assert.doesNotMatch(await page().locator('.tool-card[data-call-id="call-late"] .tool-head').innerText(), /bash\s+bash/, 'the tool is named once');
+    // Answered and ended: the card says what the person answered, and the question goes, as a replay of the session shows it.
+    await view.send({ type: 'approval_done', id: APPROVAL.id, decision: 'allow_once' });
+    await view.send(events({ type: 'tool_end', callId: 'call-late', status: 'completed', durationMs: 70, waitedMs: 2100, approval: 'allow_once', output: '', files: [] }));
+    assert.equal(await page().locator(`.approval[data-id="${APPROVAL.id}"]`).count(), 0);
+    assert.match(await page().locator('.tool-card[data-call-id="call-late"]').innerText(), /allowed once · waited 2\.1 ?s for approval/);
   });
 
   it('tells retries in one line, ends an error with what to do, and a plain handback with no footer', async () => {
@@ -351,6 +356,7 @@ describe('chat view in headless Chromium', function () {
     await view.send(events({ type: 'prompt_end', status: 'error', message: 'Connection error: connect ECONNREFUSED 127.0.0.1:9', hint: { text: 'The provider did not answer.', setting: 'crow.baseUrls' } }));
     const card = page().locator('.prompt-end.prompt-error');
     assert.match(await card.innerText(), /The provider did not answer\./);
+    assert.equal(await page().locator('.notice').count(), 0, 'the error card tells how the retries ended; no line says "retrying" any more');
     await card.locator('button.error-retry').click();
     await card.locator('button.error-settings').click();
     await card.locator('button.error-log').click();

@@ -162,6 +162,7 @@ suite('Crow chat in VS Code', () => {
       assert.equal(crow.chat.approvals.statusText, undefined, 'the item goes once answered');
       const end = view.events().find((event) => event.type === 'tool_end');
       assert.ok(end && end.type === 'tool_end' && end.waitedMs !== undefined, 'the wait is told apart from the run time');
+      assert.equal(end.approval, 'allow_once', 'the answer is kept with the call, so a resumed session shows it too');
     } finally {
       view.dispose();
       rmSync(file, { force: true });

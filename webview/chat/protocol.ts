@@ -115,6 +115,8 @@ export type TranscriptEvent =
       durationMs: number;
       /** How long it waited for a person's approval, when one was asked. */
       waitedMs?: number;
+      /** What the person answered, when someone was asked: the card says so once the call ends. */
+      approval?: ApprovalDecision | 'reject_always';
       /** The tool's output as the model saw it (capped). */
       output: string;
       diff?: CardDiff;

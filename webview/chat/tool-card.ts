@@ -15,6 +15,13 @@ type ToolEnd = Extract<TranscriptEvent, { type: 'tool_end' }>;
 
 /** Kinds whose title is a file (`src/app.ts:1-40`), so the title opens it. */
 const FILE_KINDS: ReadonlySet<string> = new Set(['read', 'edit', 'delete', 'move']);
+/** The person's answer to the call's approval, as its card states it once the call ended (the question itself is gone then). */
+const ANSWERED: Record<NonNullable<ToolEnd['approval']>, string> = {
+  allow_once: 'allowed once',
+  allow_always: 'always allowed',
+  reject_once: 'denied',
+  reject_always: 'always denied',
+};
 const STATUS_TEXT: Record<string, string> = { running: 'running', completed: 'done', failed: 'failed', cancelled: 'cancelled', stopped: 'stopped' };
 
 export class ToolCard {
@@ -49,9 +56,10 @@ export class ToolCard {
   finish(end: ToolEnd): void {
     this.setStatus(end.status);
     this.took.textContent = duration(end.durationMs);
-    if (end.waitedMs !== undefined) {
-      const waited = el('span', 'tool-waited', `waited ${duration(end.waitedMs)} for approval`);
-      this.took.after(waited);
+    const answered = end.approval !== undefined ? ANSWERED[end.approval] : undefined;
+    if (answered !== undefined || end.waitedMs !== undefined) {
+      const wait = end.waitedMs !== undefined ? `waited ${duration(end.waitedMs)} for approval` : '';
+      this.took.after(el('span', 'tool-waited', [answered, wait].filter(Boolean).join(' · ')));
     }
     if (end.output.trim()) {
       const lines = end.output.split('\n').length;

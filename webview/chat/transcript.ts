@@ -96,6 +96,7 @@ export class Transcript {
         break;
       case 'tool_end':
         this.cardFor(event.callId).finish(event);
+        this.settleApprovals(event.callId);
         break;
       case 'plan':
         this.plan.show(event.entries);
@@ -144,6 +145,18 @@ export class Transcript {
     const hadFocus = view.element.contains(document.activeElement);
     view.done(decision);
     if (hadFocus) this.onApprovalFocusLost();
+  }
+
+  /**
+   * A call that ended says on its card what the person answered; its
+   * answered question goes, so the transcript reads as its replay does.
+   */
+  private settleApprovals(callId: string): void {
+    for (const [id, view] of this.approvals) {
+      if (view.callId !== callId || view.pending) continue;
+      view.element.remove();
+      this.approvals.delete(id);
+    }
   }
 
   clear(): void {
@@ -263,8 +276,10 @@ export class Transcript {
     const { status, message: text, hint } = event;
     for (const card of this.cards.values()) card.stop();
     this.lastActor = undefined;
-    // A retry line of a request that got through (or gave up) is history now.
-    delete (this.element.lastElementChild as HTMLElement | null)?.dataset['replaces'];
+    // A retry line of a request that got through is history now; of one that gave up, the error card tells the end of it.
+    const last = this.element.lastElementChild as HTMLElement | null;
+    if (last?.dataset['replaces'] === 'retry' && status === 'error') last.remove();
+    else delete last?.dataset['replaces'];
     const ending = ENDINGS[status];
     if (ending === undefined) return;
     const end = el('div', `prompt-end prompt-${status}`);

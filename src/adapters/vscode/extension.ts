@@ -4,7 +4,7 @@ import { CHAT_VIEW_ID, ChatViewProvider } from './chat/chat-view';
 import { BEFORE_SCHEME, BeforeTexts, viewActions } from './chat/view-actions';
 import { registerCommands } from './commands';
 import { type Crow, engineIfLoaded, loadEngine as engine } from './crow';
-import { registerLanguageModels } from './language-models';
+import { CROW_VENDOR, registerLanguageModels } from './language-models';
 import { registerParticipant } from './participant';
 import { KeyStore } from './secrets';
 import { registerTraces } from './traces/register-traces';
@@ -79,7 +79,14 @@ export function activate(context: vscode.ExtensionContext): Crow {
     { dispose: () => void chat.dispose() },
     { dispose: () => workspaces.forEach((workspace) => workspace.dispose()) },
   );
+  // VS Code's chat looks the selected model up in this extension host when a request for @crow arrives; until the
+  // models were listed here once, the very first request fails with "Language model unavailable". List them now.
+  void warmUpModels();
   return crow;
+}
+
+async function warmUpModels(): Promise<void> {
+  await Promise.resolve(vscode.lm.selectChatModels({ vendor: CROW_VENDOR })).catch(() => undefined);
 }
 
 /** config.toml (the user's and the project's) can add providers and models: the model list follows it. */

@@ -143,6 +143,7 @@ export function toolEnd(callId: string, result: Pick<ToolResult, 'status' | 'out
     // The tool's own time: the wait for an approval is shown apart.
     durationMs: result.metadata.durationMs ?? durationMs,
     ...(result.metadata.waitedMs !== undefined ? { waitedMs: result.metadata.waitedMs } : {}),
+    ...(result.metadata.approval !== undefined ? { approval: result.metadata.approval } : {}),
     output: toolOutput(result),
     files: result.metadata.filesModified,
     ...(unified !== undefined && path !== undefined ? { diff: { path, unified: capText(unified, 4 * MAX_CARD_CHARS) } } : {}),

@@ -1,0 +1,175 @@
+/**
+ * The UI phase's checks of a run's life, after the basic ones of
+ * ui-checks.ts: an approval that waits while the Crow view is hidden, the
+ * meter of a new session, a provider that fails and then comes back, and a
+ * reviewed run that reads the same when resumed as it did live.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Frame } from 'playwright-core';
+import type { ScriptedReply } from '../../src/testing/fake-llm-server';
+import { HarnessError } from './harness-error';
+import { ARTIFACTS_DIR } from './paths';
+import { assertInSight, chatFrame, sendPrompt, type UiCheck, type UiContext } from './ui-checks';
+import { runCommand, waitForNotification, webviewFrame } from './workbench-ui';
+
+const HIDDEN = { path: 'hidden.txt', prompt: 'Write hidden.txt while I look elsewhere.', done: 'hidden.txt is written.' };
+const DOWN = { prompt: 'Answer once the provider is back.', answer: 'The provider is back and answers.' };
+const PAIR = { prompt: 'Add lines to notes.md', file: 'notes.md' };
+/** What the engine makes of a request: one try and DEFAULT_RETRY_POLICY's four retries. */
+const TRIES = 5;
+
+export const RUN_CHECKS: UiCheck[] = [
+  {
+    slug: 'approval-while-hidden',
+    name: 'an approval waiting while the Crow view is hidden shows a badge, a status bar item and a notification; the item reveals it',
+    timeoutMs: 60_000,
+    run: approvalWhileHidden,
+  },
+  {
+    slug: 'new-session-meter',
+    name: 'a new session starts with a zeroed token meter',
+    timeoutMs: 20_000,
+    run: async (context, timeoutMs) => {
+      const chat = chatFrame(context);
+      await chat.locator('button#new-session').click({ timeout: timeoutMs });
+      const meter = chat.locator('#meter');
+      await meter.filter({ hasText: 'Session: 0 in · 0 out' }).waitFor({ state: 'visible', timeout: timeoutMs });
+      const text = await meter.innerText();
+      if (!/Prompt: 0 in · 0 out/.test(text) || text.includes('$')) throw new HarnessError(`a new session's meter reads ${JSON.stringify(text)}`);
+    },
+  },
+  {
+    slug: 'provider-down',
+    name: 'a provider that keeps failing shows one updating retry line, then an error card whose Retry works once it is back',
+    timeoutMs: 60_000,
+    run: providerDown,
+  },
+  {
+    slug: 'pair-resumed',
+    name: 'a reviewed (pair) run reads the same resumed as it did live: rounds, verdicts, tool cards, the final line',
+    timeoutMs: 90_000,
+    run: pairResumed,
+  },
+];
+
+async function approvalWhileHidden(context: UiContext, timeoutMs: number): Promise<void> {
+  const { page, fake } = context;
+  const chat = chatFrame(context);
+  // The call streams slowly, so the view is hidden well before the approval is asked.
+  fake.enqueue(
+    'openai',
+    {
+      latencyMs: 150,
+      blocks: [
+        { type: 'text', text: 'Writing the file now, once you allow it.' },
+        { type: 'tool_call', name: 'write_file', arguments: { path: HIDDEN.path, content: 'seen\n' } },
+      ],
+    },
+    { blocks: [{ type: 'text', text: HIDDEN.done }] },
+  );
+  await sendPrompt(chat, HIDDEN.prompt, timeoutMs);
+  await runCommand(page, 'View: Show Explorer', timeoutMs);
+  const badge = page.locator('.activitybar li.action-item:has(> a.action-label[aria-label^="Crow"]) .badge-content', { hasText: '1' });
+  await badge.waitFor({ state: 'visible', timeout: timeoutMs });
+  const item = page.locator('.statusbar-item', { hasText: 'Crow: approval waiting' });
+  await item.waitFor({ state: 'visible', timeout: timeoutMs });
+  await waitForNotification(page, 'waits for your approval', timeoutMs);
+  await page.screenshot({ path: join(ARTIFACTS_DIR, 'ui-approval-signals.png') });
+  await runCommand(page, 'Notifications: Hide Notifications', timeoutMs).catch(() => page.keyboard.press('Escape'));
+  await item.click({ timeout: timeoutMs });
+  const revealed = (context.chat = await webviewFrame(page, 'textarea#prompt', timeoutMs));
+  const pending = '.approval:not([data-decision]) button[data-decision="allow_once"]';
+  await revealed.locator(pending).waitFor({ state: 'visible', timeout: timeoutMs });
+  await assertInSight(page, revealed, pending);
+  await revealed.locator(pending).click({ timeout: timeoutMs });
+  await revealed.locator('.msg-assistant', { hasText: HIDDEN.done }).waitFor({ state: 'visible', timeout: timeoutMs });
+  await badge.waitFor({ state: 'detached', timeout: timeoutMs });
+  await item.waitFor({ state: 'hidden', timeout: timeoutMs });
+}
+
+async function providerDown(context: UiContext, timeoutMs: number): Promise<void> {
+  const chat = chatFrame(context);
+  const down: ScriptedReply = { kind: 'http_error', status: 503, message: 'fake LLM server: overloaded' };
+  context.fake.enqueue('openai', ...Array.from({ length: TRIES }, () => down));
+  await sendPrompt(chat, DOWN.prompt, timeoutMs);
+  const retrying = chat.locator('#transcript .notice', { hasText: 'retrying in' });
+  await retrying.filter({ hasText: `(attempt ${TRIES - 2})` }).waitFor({ state: 'visible', timeout: timeoutMs });
+  const retryLines = await retrying.count();
+  if (retryLines !== 1) throw new HarnessError(`${TRIES - 2} retries drew ${retryLines} retry lines; one updating line was expected`);
+  const failed = chat.locator('.prompt-end[data-status="error"]').last();
+  await failed.waitFor({ state: 'visible', timeout: timeoutMs });
+  // The card tells how the retries ended; a line still saying "retrying" would contradict it.
+  if ((await retrying.count()) !== 0) throw new HarnessError('the retry line still shows under the final error card');
+  for (const action of ['button.error-retry', 'button.error-log']) {
+    if ((await failed.locator(action).count()) !== 1) throw new HarnessError(`the error card has no ${action}`);
+  }
+  await context.page.screenshot({ path: join(ARTIFACTS_DIR, 'ui-provider-down.png') });
+  context.fake.enqueue('openai', { blocks: [{ type: 'text', text: DOWN.answer }] });
+  await failed.locator('button.error-retry').click({ timeout: timeoutMs });
+  await chat.locator('.msg-assistant', { hasText: DOWN.answer }).waitFor({ state: 'visible', timeout: timeoutMs });
+}
+
+async function pairResumed(context: UiContext, timeoutMs: number): Promise<void> {
+  const chat = chatFrame(context);
+  await chat.locator('button#new-session').click({ timeout: timeoutMs });
+  await chat.locator('select#agent').selectOption('pair', { timeout: timeoutMs });
+  // The host confirms the pick by offering a model picker for the reviewer (the coagent).
+  await chat.locator('select.model[data-role="coagent"]').waitFor({ state: 'visible', timeout: timeoutMs });
+  context.fake.enqueue(
+    'openai',
+    toolCall('write_file', { path: PAIR.file, content: '# Notes\n\n- one\n' }),
+    toolCall('task_complete', { summary: 'Added a line.' }),
+    { blocks: [{ type: 'text', text: 'Changes requested: add a second line.' }] },
+    toolCall('write_file', { path: PAIR.file, content: '# Notes\n\n- one\n- two\n' }),
+    toolCall('task_complete', { summary: 'Added the second line.' }),
+    toolCall('task_complete', { summary: 'Approved.' }),
+  );
+  await sendPrompt(chat, PAIR.prompt, timeoutMs);
+  // Writes are asked for in this workspace: the builder's two writes wait for a click each.
+  for (let write = 0; write < 2; write++) {
+    const allow = chat.locator('.approval:not([data-decision]) button[data-decision="allow_once"]');
+    await allow.first().click({ timeout: timeoutMs });
+  }
+  await chat.locator('.prompt-end').last().waitFor({ state: 'visible', timeout: timeoutMs });
+  if (context.fake.pending('openai') > 0) throw new HarnessError(`the pair run ended with ${context.fake.pending('openai')} scripted replies unused`);
+  const live = await transcriptText(chat);
+  for (const expected of ['round 1', 'round 2', 'Changes requested', 'Approved']) {
+    if (!live.includes(expected)) throw new HarnessError(`the live pair transcript lacks "${expected}":\n${live}`);
+  }
+  await chat.locator('button#new-session').click({ timeout: timeoutMs });
+  await chat.locator('#transcript .prompt-end').waitFor({ state: 'detached', timeout: timeoutMs });
+  const sessions = chat.locator('details#sessions');
+  if ((await sessions.getAttribute('open')) === null) await sessions.locator('summary').click({ timeout: timeoutMs });
+  await sessions.locator('button.session', { hasText: PAIR.prompt }).first().click({ timeout: timeoutMs });
+  await chat.locator('.prompt-end').last().waitFor({ state: 'visible', timeout: timeoutMs });
+  const resumed = await transcriptText(chat);
+  if (resumed !== live) {
+    writeFileSync(join(ARTIFACTS_DIR, 'pair-live.txt'), live);
+    writeFileSync(join(ARTIFACTS_DIR, 'pair-resumed.txt'), resumed);
+    throw new HarnessError(`the resumed transcript differs from the live one (both in ${ARTIFACTS_DIR}/pair-*.txt): ${firstDifference(live, resumed)}`);
+  }
+}
+
+/** What a person reads in the transcript, line by line; durations are left out (a replay shows the recorded ones, rounded alike). */
+async function transcriptText(chat: Frame): Promise<string> {
+  // Let the last frames of rendering land.
+  await chat.waitForTimeout(300);
+  return (await chat.locator('#transcript').innerText())
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .join('\n');
+}
+
+function firstDifference(live: string, resumed: string): string {
+  const a = live.split('\n');
+  const b = resumed.split('\n');
+  const at = a.findIndex((line, i) => line !== b[i]);
+  const index = at === -1 ? a.length : at;
+  return `line ${index + 1}: live ${JSON.stringify(a[index])}, resumed ${JSON.stringify(b[index])}`;
+}
+
+function toolCall(name: string, args: unknown): ScriptedReply {
+  return { blocks: [{ type: 'tool_call', name, arguments: args }] };
+}
