@@ -3,8 +3,10 @@
  * can put it back, without anything on the critical path that grows with
  * the repository.
  *
- * - The snapshot of the whole workspace before the prompt starts in the
- *   background when the prompt does; the model is called meanwhile.
+ * - The snapshot of the whole workspace before the prompt starts with the
+ *   prompt's first change: in the background beside a file tool, or as the
+ *   track before a command, begun while the command's call still streams.
+ *   A prompt that changes nothing runs no git at all.
  * - A file tool keeps only the files it names, as they are before its
  *   first change in the prompt (a blob per file, milliseconds).
  * - A command waits for that snapshot (at most the track timeout), and is
@@ -121,7 +123,8 @@ export class UndoPoint {
   private readonly touched = new Set<string>();
   private readonly controller = new AbortController();
   private readonly id: Promise<string>;
-  private readonly baseline: Promise<string | Error>;
+  /** The snapshot before the prompt's first change, started by that change (a prompt that changes nothing runs no git at all). */
+  private recording: Promise<string | Error> | undefined;
   private readonly timeoutMs: number;
   /** Why commands of this prompt are not tracked, once that is known. */
   private untracked: string | undefined;
@@ -140,7 +143,6 @@ export class UndoPoint {
   ) {
     this.timeoutMs = options.trackTimeoutMs ?? DEFAULT_UNDO_TRACK_TIMEOUT_MS;
     this.id = log.start(options.sessionId, options.prompt);
-    this.baseline = this.recordBaseline();
     // Nobody may be waiting yet: a failure is reported where it matters (a tool, a command).
     this.id.catch(() => undefined);
   }
@@ -161,12 +163,20 @@ export class UndoPoint {
     this.release();
   }
 
+  /** The snapshot before the prompt's first change, started on first use. */
+  private get baseline(): Promise<string | Error> {
+    this.recording ??= this.recordBaseline();
+    return this.recording;
+  }
+
   /** Drops the copy of the user's index: the point is over (a command that changed the index has kept it as a blob). */
   release(): void {
     void this.indexCopy?.then((copy) => (copy ? rm(copy, { force: true }) : undefined));
   }
 
   async beforeFileChanges(paths: readonly string[], signal: AbortSignal): Promise<void> {
+    // The whole tree is recorded beside the file's own copy, for the commands that may follow; nothing waits for it.
+    void this.baseline;
     this.changes++;
     const fresh = [...new Set(paths)].filter((path) => !this.touched.has(path));
     if (fresh.length === 0) return;
@@ -182,8 +192,11 @@ export class UndoPoint {
   }
 
   async beforeCommand(signal: AbortSignal): Promise<CommandWatch> {
-    if (this.untracked !== undefined || !(await this.waitForBaseline(signal))) return UNWATCHED;
-    const early = this.earlyTrack();
+    // The prompt's first change: the snapshot before it is the tree as the command finds it.
+    const first = this.recording === undefined;
+    const baseline = this.untracked === undefined ? await this.waitForBaseline(signal) : undefined;
+    if (baseline === undefined) return UNWATCHED;
+    const early = first ? { tree: Promise.resolve(baseline), startedAt: Date.now(), changes: this.changes } : this.earlyTrack();
     // An early track that failed is as if there were none.
     const track = early ? early.tree.then((tree) => tree ?? this.snapshots.track(signal)) : this.snapshots.track(signal);
     let before: string | undefined;
@@ -209,7 +222,11 @@ export class UndoPoint {
   expectCommand(): void {
     if (this.untracked !== undefined || (this.early && this.usable(this.early))) return;
     const changes = this.changes;
-    const tree = this.baseline.then((baseline) => (baseline instanceof Error ? undefined : this.snapshots.track(this.controller.signal)));
+    // Before the prompt's first change, the snapshot of the prompt is the track before the command.
+    const first = this.recording === undefined;
+    const tree = this.baseline.then((baseline) =>
+      baseline instanceof Error ? undefined : first ? baseline : this.snapshots.track(this.controller.signal),
+    );
     this.early = { tree: tree.catch(() => undefined), startedAt: Date.now(), changes };
   }
 
