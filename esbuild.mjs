@@ -1,7 +1,8 @@
 // Bundles the entry points: the VS Code extension (dist/extension.js, small, and the engine it
 // loads on first use, dist/engine.js; vscode stays external), the `crow` binary (CLI and ACP
-// server in one file with a shebang, and dist/markdown.js, the terminal markdown renderer it loads
-// only when a run writes to a terminal), the browser code of the webviews (dist/webview/: the chat
+// server in one file with a shebang, dist/markdown.js, the terminal markdown renderer it loads
+// only when a run writes to a terminal, and dist/otlp.js, the span exporter it loads only when
+// an OTLP endpoint is set), the browser code of the webviews (dist/webview/: the chat
 // view, the trace viewer, also served by `crow trace --serve`, and the charts of `crow eval`'s report) and the suites that run inside
 // VS Code (npm run test:vscode and .vscode-test.mjs).
 // `node esbuild.mjs --watch` rebuilds on change.
@@ -46,6 +47,18 @@ const markdownApart = {
   },
 };
 
+/**
+ * crow.js's `require('../telemetry/otlp-export')` stays a require of dist/otlp.js: the OpenTelemetry
+ * exporter (a fifth of the binary: exporter, transformer, metrics SDK, conventions) is parsed only
+ * by a session that exports spans, not at every start of `crow acp`.
+ */
+const otlpApart = {
+  name: 'otlp-apart',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/telemetry\/otlp-export$/ }, () => ({ path: './otlp.js', external: true }));
+  },
+};
+
 const builds = [
   {
     ...common,
@@ -68,12 +81,17 @@ const builds = [
     // The MCP SDK is large and only needed once a session has MCP servers: loaded from node_modules,
     // except in the .vsix (no node_modules), where it is bundled.
     external: production ? [] : ['@modelcontextprotocol/sdk'],
-    plugins: [markdownApart],
+    plugins: [markdownApart, otlpApart],
   },
   {
     ...common,
     entryPoints: ['src/adapters/cli/terminal-markdown.ts'],
     outfile: 'dist/markdown.js',
+  },
+  {
+    ...common,
+    entryPoints: ['src/telemetry/otlp-export.ts'],
+    outfile: 'dist/otlp.js',
   },
   {
     ...common,
