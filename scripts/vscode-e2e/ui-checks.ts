@@ -117,7 +117,7 @@ export const UI_CHECKS: UiCheck[] = [
       const approval = chat.locator('.approval:not([data-decision])');
       await approval.locator('.diff', { hasText: GREETING.after }).waitFor({ state: 'visible', timeout: timeoutMs });
       await assertInSight(context.page, chat, '.approval:not([data-decision]) button[data-decision="allow_once"]');
-      await context.page.screenshot({ path: join(ARTIFACTS_DIR, 'ui-5-approval-pending.png') });
+      await context.page.screenshot({ path: join(ARTIFACTS_DIR, 'ui-approval-pending.png') });
       await approval.locator('button[data-decision="allow_once"]').click({ timeout: timeoutMs });
       const diff = chat.locator('.tool-card[data-call-id] .diff', { hasText: GREETING.after });
       await diff.waitFor({ state: 'visible', timeout: timeoutMs });

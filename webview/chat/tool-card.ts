@@ -59,7 +59,8 @@ export class ToolCard {
     const answered = end.approval !== undefined ? ANSWERED[end.approval] : undefined;
     if (answered !== undefined || end.waitedMs !== undefined) {
       const wait = end.waitedMs !== undefined ? `waited ${duration(end.waitedMs)} for approval` : '';
-      this.took.after(el('span', 'tool-waited', [answered, wait].filter(Boolean).join(' · ')));
+      // Under the head, so the head keeps its one line: tool, target, time, state.
+      this.element.querySelector(':scope > .tool-head')?.after(el('div', 'tool-waited', [answered, wait].filter(Boolean).join(' · ')));
     }
     if (end.output.trim()) {
       const lines = end.output.split('\n').length;
