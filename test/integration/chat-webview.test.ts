@@ -389,7 +389,8 @@ describe('chat view in headless Chromium', function () {
     assert.equal(await page().locator('.msg-assistant .badge').first().isVisible(), true, 'the first block of a prompt names its agent');
     const cancelled = page().locator('.tool-card[data-call-id="c2"]');
     assert.equal(await cancelled.getAttribute('data-status'), 'cancelled');
-    assert.match(await cancelled.locator('.tool-head').innerText(), /70ms[\s\S]*waited 26\.7s for approval/);
+    assert.match(await cancelled.locator('.tool-head').innerText(), /70ms[\s\S]*cancelled/, 'the head keeps tool, time and state');
+    assert.match(await cancelled.locator('.tool-waited').innerText(), /^waited 26\.7s for approval$/, 'the wait is told apart, under the head');
   });
 
   it('offers the thinking level only when the model thinks, and a pick asks the host', async () => {
