@@ -5,8 +5,8 @@
  * the tools, the webview) is real. The chat webview's DOM hooks are the
  * stable ones documented in webview/chat/main.ts.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import type { FakeLlmServer } from '../../src/testing/fake-llm-server';
 import { HarnessError } from './harness-error';
@@ -18,6 +18,8 @@ export interface UiContext {
   fake: FakeLlmServer;
   /** The temp copy of the fixture workspace the workbench has open. */
   workspace: string;
+  /** Where code-server writes its logs, the extension host's (and Crow's output channel) among them. */
+  logsDir: string;
   /** The extension's version, as package.json says. */
   version: string;
   /** The chat webview's frame, once the chat view is open. */
@@ -38,6 +40,8 @@ const PROMPT = 'Say hello to the end-to-end test.';
 const ANSWER = 'Hello from the scripted model: the Crow chat view works.';
 const EDIT_PROMPT = `Make ${GREETING.path} greet Crow.`;
 const EDIT_DONE = `${GREETING.path} now greets Crow.`;
+/** The line Crow's log gets once its language models are listed (MODELS_READY in src/adapters/vscode/extension.ts). */
+const MODELS_READY = 'language models ready';
 const NATIVE_ANSWER = 'Hello from Crow in VS Code\'s own chat.';
 
 /** Crow's icon in the activity bar: the workbench, the extension host and the extension are up (the first check waits for all). */
@@ -143,7 +147,9 @@ export const UI_CHECKS: UiCheck[] = [
  * participant answers the very first request (the models Crow contributes
  * are known by then, since Crow activates on start-up).
  */
-async function nativeChatFirstRequest({ page, fake }: UiContext, timeoutMs: number): Promise<void> {
+async function nativeChatFirstRequest({ page, fake, logsDir }: UiContext, timeoutMs: number): Promise<void> {
+  // As a person does, ask once VS Code has started (Crow's models are listed a moment after start-up).
+  await waitForLogLine(logsDir, 'Crow.log', MODELS_READY, timeoutMs);
   fake.enqueue('openai', { blocks: [{ type: 'text', text: NATIVE_ANSWER }] });
   await runCommand(page, 'Chat: Open Chat', timeoutMs);
   const input = page.locator('.interactive-input-editor .monaco-editor').first();
@@ -157,6 +163,17 @@ async function nativeChatFirstRequest({ page, fake }: UiContext, timeoutMs: numb
   await page.screenshot({ path: join(ARTIFACTS_DIR, 'ui-native-chat.png') });
   // The checks after this one expect the window as it was: the chat goes away again.
   await runCommand(page, 'View: Hide Secondary Side Bar', timeoutMs);
+}
+
+/** Waits until a log file called `name` somewhere under `dir` holds `text`. */
+async function waitForLogLine(dir: string, name: string, text: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const files = existsSync(dir) ? readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((file) => basename(file) === name) : [];
+    if (files.some((file) => readFileSync(join(dir, file), 'utf8').includes(text))) return;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new HarnessError(`no ${name} under ${dir} says "${text}" after ${timeoutMs / 1000} s`);
 }
 
 /** Fails unless the element is inside both the webview's visible area and the browser window: seen without scrolling. */

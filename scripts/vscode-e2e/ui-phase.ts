@@ -62,7 +62,13 @@ export async function runWorkbenchPhase(browser: Browser, phase: WorkbenchPhase)
     // Without an extension under development Crow can only come from the sandbox's extensions dir.
     const development = installed ? {} : { extensionDevelopmentPath: REPO_ROOT };
     page = await openWorkbench(browser, { serverUrl: server.url, folder: box.workspace, ...development });
-    const context: UiContext = { page, fake, workspace: box.workspace, version: installed?.version ?? extensionVersion() };
+    const context: UiContext = {
+      page,
+      fake,
+      workspace: box.workspace,
+      logsDir: join(box.userDataDir, 'logs'),
+      version: installed?.version ?? extensionVersion(),
+    };
     const summary = await runChecks(phase.checks, context, phase.name);
     if (summary.failed > 0) log(`VS Code's logs (the extension host's among them): ${saveServerLogs(box, `${phase.name}-logs`)}`);
     return summary;

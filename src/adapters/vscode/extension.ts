@@ -81,13 +81,22 @@ export function activate(context: vscode.ExtensionContext): Crow {
   );
   // VS Code's chat looks the selected model up in this extension host when a request for @crow arrives; until the
   // models were listed here once, the very first request fails with "Language model unavailable". List them now.
-  void warmUpModels();
+  void warmUpModels(log);
   return crow;
 }
 
-async function warmUpModels(): Promise<void> {
-  await Promise.resolve(vscode.lm.selectChatModels({ vendor: CROW_VENDOR })).catch(() => undefined);
+/** Lists Crow's models once, so the chat finds them; says in the log when they are known (the UI checks wait for that line). */
+async function warmUpModels(log: vscode.LogOutputChannel): Promise<void> {
+  try {
+    const models = await vscode.lm.selectChatModels({ vendor: CROW_VENDOR });
+    log.info(`${MODELS_READY}: ${models.map((model) => model.id).join(', ') || 'none'}`);
+  } catch (err) {
+    log.warn(`Crow's language models could not be listed: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }
+
+/** Starts the log line warmUpModels writes once the models are known. */
+export const MODELS_READY = 'language models ready';
 
 /** config.toml (the user's and the project's) can add providers and models: the model list follows it. */
 function watchConfigFiles(changed: () => void): vscode.Disposable {
