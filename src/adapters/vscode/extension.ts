@@ -4,7 +4,7 @@ import { CHAT_VIEW_ID, ChatViewProvider } from './chat/chat-view';
 import { BEFORE_SCHEME, BeforeTexts, viewActions } from './chat/view-actions';
 import { registerCommands } from './commands';
 import { type Crow, engineIfLoaded, loadEngine as engine } from './crow';
-import { CROW_VENDOR, registerLanguageModels } from './language-models';
+import { CROW_VENDOR, keptModels, registerLanguageModels } from './language-models';
 import { registerParticipant } from './participant';
 import { KeyStore } from './secrets';
 import { registerTraces } from './traces/register-traces';
@@ -50,6 +50,11 @@ export function activate(context: vscode.ExtensionContext): Crow {
   const languageModels = registerLanguageModels({
     settings: () => engine().settingsFor(workspaceRoot() ?? process.cwd(), engine().crowConfiguration(), process.env, trusted()),
     env: () => keys.env(),
+    cache: {
+      read: () => keptModels(context.workspaceState.get(MODELS_KEY)),
+      write: (models) => void context.workspaceState.update(MODELS_KEY, models),
+    },
+    engineReady: () => engineIfLoaded() !== undefined,
   });
   const crow: Crow = { keys, chat, traces, engine, controller: () => chat.controller, languageModels };
 
@@ -94,6 +99,9 @@ async function warmUpModels(log: vscode.LogOutputChannel): Promise<void> {
     log.warn(`Crow's language models could not be listed: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
+
+/** Where the workspace keeps the model list last offered (see LanguageModelDeps.cache). */
+const MODELS_KEY = 'crow.languageModels';
 
 /** Starts the log line warmUpModels writes once the models are known. */
 export const MODELS_READY = 'language models ready';

@@ -28,7 +28,7 @@ const ASSUMED_MAX_OUTPUT_TOKENS = 8192;
 // so the part of it used here is declared locally and looked up at run time.
 
 /** LanguageModelChatInformation: one model in the model picker and in `selectChatModels`. */
-interface ChatModelInformation {
+export interface ChatModelInformation {
   readonly id: string;
   readonly name: string;
   readonly family: string;
@@ -72,6 +72,15 @@ export interface LanguageModelDeps {
   settings(): Settings;
   /** The environment with API keys (SecretStorage keys merged over process.env). */
   env(): Promise<NodeJS.ProcessEnv>;
+  /** The list as last offered in this workspace, kept between windows. */
+  cache?: ModelListCache;
+  /** Whether the engine is loaded; until it is, a kept list is offered at once (see chatModelProvider). */
+  engineReady?(): boolean;
+}
+
+export interface ModelListCache {
+  read(): readonly ChatModelInformation[] | undefined;
+  write(models: readonly ChatModelInformation[]): void;
 }
 
 export interface LanguageModelsRegistration extends vscode.Disposable {
@@ -88,7 +97,7 @@ export function registerLanguageModels(deps: LanguageModelDeps): LanguageModelsR
   const changed = new vscode.EventEmitter<void>();
   const registration =
     typeof lm.registerLanguageModelChatProvider === 'function'
-      ? lm.registerLanguageModelChatProvider(CROW_VENDOR, chatModelProvider(deps, changed.event))
+      ? lm.registerLanguageModelChatProvider(CROW_VENDOR, chatModelProvider(deps, changed.event, () => changed.fire()))
       : undefined;
   return {
     refresh: () => changed.fire(),
@@ -99,10 +108,31 @@ export function registerLanguageModels(deps: LanguageModelDeps): LanguageModelsR
   };
 }
 
-function chatModelProvider(deps: LanguageModelDeps, onDidChange: vscode.Event<void>): ChatModelProvider {
+/**
+ * Listing needs the engine (settings, keys, context windows), a second or so
+ * to load after start-up, and VS Code's chat fails a request whose model it
+ * cannot list at that moment ("Language model unavailable"). So until the
+ * engine is loaded, the list kept from the last listing in this workspace is
+ * offered at once, the current one is made behind it, and VS Code is told to
+ * list again if the two differ.
+ */
+function chatModelProvider(deps: LanguageModelDeps, onDidChange: vscode.Event<void>, refresh: () => void): ChatModelProvider {
+  const listed = async (): Promise<ChatModelInformation[]> => {
+    const models = offeredModels(deps.settings(), await deps.env());
+    deps.cache?.write(models);
+    return models;
+  };
   return {
     onDidChangeLanguageModelChatInformation: onDidChange,
-    provideLanguageModelChatInformation: async () => offeredModels(deps.settings(), await deps.env()),
+    provideLanguageModelChatInformation: async () => {
+      const kept = deps.engineReady?.() === false ? deps.cache?.read() : undefined;
+      if (kept === undefined) return listed();
+      void listed().then(
+        (models) => (JSON.stringify(models) !== JSON.stringify(kept) ? refresh() : undefined),
+        () => undefined,
+      );
+      return [...kept];
+    },
     provideLanguageModelChatResponse: async (model, messages, options, progress, token) => {
       const provider = await connect(deps, model.id);
       const request = toLlmRequest(messages, { tools: options.tools, supportsImages: provider.supportsImages });
@@ -135,6 +165,20 @@ function offeredModels(settings: Settings, env: NodeJS.ProcessEnv): ChatModelInf
     }
   }
   return [...offers.values()];
+}
+
+/** A list kept by ModelListCache.write, or undefined when `value` is not one (an older or damaged entry). */
+export function keptModels(value: unknown): ChatModelInformation[] | undefined {
+  if (!Array.isArray(value) || value.length === 0) return undefined;
+  const valid = value.every(
+    (item: unknown) =>
+      typeof item === 'object' &&
+      item !== null &&
+      ['id', 'name', 'family', 'version'].every((key) => typeof (item as Record<string, unknown>)[key] === 'string') &&
+      ['maxInputTokens', 'maxOutputTokens'].every((key) => typeof (item as Record<string, unknown>)[key] === 'number') &&
+      typeof (item as Record<string, unknown>)['capabilities'] === 'object',
+  );
+  return valid ? (value as ChatModelInformation[]) : undefined;
 }
 
 function modelInformation(settings: Settings, entry: ProviderEntry, model: string, detail?: string): ChatModelInformation {
