@@ -87,8 +87,9 @@ export function defineTool<Schema extends z.ZodObject>(def: ToolDefinition<Schem
         metadata: {
           filesModified: out?.filesModified ?? [],
           ...(out?.diff !== undefined ? { diff: out.diff } : {}),
-          durationMs: Math.round(performance.now() - started - waited),
+          durationMs: Math.round(performance.now() - started - waited - (out?.setupMs ?? 0)),
           ...(waited > 0 ? { waitedMs: Math.round(waited) } : {}),
+          ...(out?.setupMs !== undefined ? { setupMs: Math.round(out.setupMs) } : {}),
           ...(approval !== undefined ? { approval } : {}),
           extra: out?.extra ?? {},
         },

@@ -16,12 +16,14 @@ export interface ToolMetadata {
   filesModified: string[];
   /** Unified diff of what the tool changed. */
   diff?: string;
-  /** The call's own time: any wait for a person's approval is left out (see waitedMs). */
+  /** The call's own time: any wait for a person's approval (waitedMs) and getting ready (setupMs) are left out. */
   durationMs: number;
   /** How long the call waited for a person to answer its approval, when someone was asked. */
   waitedMs?: number;
   /** What the person answered, when someone was asked. */
   approval?: PermissionAnswer;
+  /** Time the call spent getting ready before its work (a terminal opening), left out of durationMs. */
+  setupMs?: number;
   /** Tool-specific facts (exit code, lines added, truncation, ...). */
   extra: Record<string, unknown>;
 }
@@ -81,6 +83,8 @@ export interface ToolOutput {
   error?: string;
   filesModified?: string[];
   diff?: string;
+  /** Time the call spent getting ready before its work (a terminal opening): kept apart from its duration. */
+  setupMs?: number;
   extra?: Record<string, unknown>;
 }
 

@@ -39,6 +39,8 @@ export interface ExecResult {
   omittedBytes: number;
   timedOut: boolean;
   aborted: boolean;
+  /** Time before the command could start (a terminal opening), when it was noticeable; not the command's own time. */
+  startupMs?: number;
 }
 
 export interface FindFilesOptions {

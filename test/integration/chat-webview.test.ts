@@ -343,9 +343,9 @@ describe('chat view in headless Chromium', function () {
     assert.doesNotMatch(await page().locator('.tool-card[data-call-id="call-late"] .tool-head').innerText(), /bash\s+bash/, 'the tool is named once');
     // Answered and ended: the card says what the person answered, and the question goes, as a replay of the session shows it.
     await view.send({ type: 'approval_done', id: APPROVAL.id, decision: 'allow_once' });
-    await view.send(events({ type: 'tool_end', callId: 'call-late', status: 'completed', durationMs: 70, waitedMs: 2100, approval: 'allow_once', output: '', files: [] }));
+    await view.send(events({ type: 'tool_end', callId: 'call-late', status: 'completed', durationMs: 70, waitedMs: 2100, approval: 'allow_once', setupMs: 1200, output: '', files: [] }));
     assert.equal(await page().locator(`.approval[data-id="${APPROVAL.id}"]`).count(), 0);
-    assert.match(await page().locator('.tool-card[data-call-id="call-late"]').innerText(), /allowed once · waited 2\.1 ?s for approval/);
+    assert.match(await page().locator('.tool-card[data-call-id="call-late"] .tool-note').innerText(), /^allowed once · waited 2\.1 ?s for approval · 1\.2 ?s to start$/);
   });
 
   it('tells retries in one line, ends an error with what to do, and a plain handback with no footer', async () => {
@@ -390,7 +390,7 @@ describe('chat view in headless Chromium', function () {
     const cancelled = page().locator('.tool-card[data-call-id="c2"]');
     assert.equal(await cancelled.getAttribute('data-status'), 'cancelled');
     assert.match(await cancelled.locator('.tool-head').innerText(), /70ms[\s\S]*cancelled/, 'the head keeps tool, time and state');
-    assert.match(await cancelled.locator('.tool-waited').innerText(), /^waited 26\.7s for approval$/, 'the wait is told apart, under the head');
+    assert.match(await cancelled.locator('.tool-note').innerText(), /^waited 26\.7s for approval$/, 'the wait is told apart, under the head');
   });
 
   it('offers the thinking level only when the model thinks, and a pick asks the host', async () => {

@@ -117,6 +117,8 @@ export type TranscriptEvent =
       waitedMs?: number;
       /** What the person answered, when someone was asked: the card says so once the call ends. */
       approval?: ApprovalDecision | 'reject_always';
+      /** Time the call spent getting ready (a terminal opening), apart from durationMs. */
+      setupMs?: number;
       /** The tool's output as the model saw it (capped). */
       output: string;
       diff?: CardDiff;

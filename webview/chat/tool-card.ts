@@ -57,10 +57,11 @@ export class ToolCard {
     this.setStatus(end.status);
     this.took.textContent = duration(end.durationMs);
     const answered = end.approval !== undefined ? ANSWERED[end.approval] : undefined;
-    if (answered !== undefined || end.waitedMs !== undefined) {
+    if (answered !== undefined || end.waitedMs !== undefined || end.setupMs !== undefined) {
       const wait = end.waitedMs !== undefined ? `waited ${duration(end.waitedMs)} for approval` : '';
+      const setup = end.setupMs !== undefined ? `${duration(end.setupMs)} to start` : '';
       // Under the head, so the head keeps its one line: tool, target, time, state.
-      this.element.querySelector(':scope > .tool-head')?.after(el('div', 'tool-waited', [answered, wait].filter(Boolean).join(' · ')));
+      this.element.querySelector(':scope > .tool-head')?.after(el('div', 'tool-note', [answered, wait, setup].filter(Boolean).join(' · ')));
     }
     if (end.output.trim()) {
       const lines = end.output.split('\n').length;

@@ -40,6 +40,8 @@ export interface VscodeWorkspaceOptions extends NodeWorkspaceOptions {
 }
 
 const DEFAULT_SHELL_INTEGRATION_TIMEOUT_MS = 5_000;
+/** Getting a terminal faster than this (an idle one) is not told apart from the command's time. */
+const NOTICEABLE_STARTUP_MS = 50;
 /** Longer commands (a heredoc writing a file) run as child processes rather than being typed into a terminal. */
 const MAX_TERMINAL_COMMAND_CHARS = 8_000;
 
@@ -98,10 +100,14 @@ export class VscodeWorkspace implements Workspace, vscode.Disposable {
     if ((await folder.stat(cwd))?.type !== 'directory') {
       throw new WorkspaceError(`Working directory "${options.cwd}" is not a folder in the workspace ${this.root}.`);
     }
+    const tried = performance.now();
     const ran = await this.runInTerminalOrSayWhyNot(command, cwd, folder, options);
     if (typeof ran !== 'string') return ran;
     this.options.onCommandRoute?.({ kind: 'process', reason: ran });
-    return folder.exec(command, { ...options, cwd });
+    // A terminal that never became ready (its shell integration timed out) cost time the command did not use.
+    const startupMs = Math.round(performance.now() - tried);
+    const result = await folder.exec(command, { ...options, cwd });
+    return startupMs >= NOTICEABLE_STARTUP_MS ? { ...result, startupMs } : result;
   }
 
   async findFiles(options: FindFilesOptions): Promise<FindFilesResult> {
@@ -152,6 +158,7 @@ export class VscodeWorkspace implements Workspace, vscode.Disposable {
     // The terminal runs the command line the child-process route would: scrubbed, in the folder's sandbox.
     const launch = await folder.commandLaunch(cwd);
     try {
+      const asked = performance.now();
       const offer = await this.terminals.pool.acquire({
         integrationTimeoutMs: this.options.shellIntegrationTimeoutMs ?? DEFAULT_SHELL_INTEGRATION_TIMEOUT_MS,
         reveal: this.options.revealTerminal ?? true,
@@ -159,14 +166,17 @@ export class VscodeWorkspace implements Workspace, vscode.Disposable {
       });
       if ('unavailable' in offer) return offer.unavailable;
       this.options.onCommandRoute?.({ kind: 'terminal', terminal: offer.lease.terminal.name });
+      const startupMs = Math.round(performance.now() - asked);
       offer.lease.prepare(cwd, inheritingCommandLine(launch, []));
-      return await runInTerminal(offer.lease, terminalCommandLine(command), {
+      const result = await runInTerminal(offer.lease, terminalCommandLine(command), {
         timeoutMs: options.timeoutMs,
         signal: options.signal,
         ...(options.onOutput ? { onOutput: options.onOutput } : {}),
         maxOutputChars: this.options.maxExecOutputChars ?? DEFAULT_MAX_EXEC_OUTPUT_CHARS,
         killGraceMs: this.options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
       });
+      // A new terminal takes a moment to start: that is not the command's time (an idle one is lent at once).
+      return startupMs >= NOTICEABLE_STARTUP_MS ? { ...result, startupMs } : result;
     } finally {
       launch.release();
     }

@@ -34,15 +34,18 @@ export const bashTool = defineTool({
   async execute({ command, timeout_ms, cwd }, { workspace, signal }) {
     const result = await workspace.exec(command, { cwd, timeoutMs: timeout_ms, signal });
     const extra = { exitCode: result.exitCode, omittedBytes: result.omittedBytes };
+    const setup = result.startupMs !== undefined ? { setupMs: result.startupMs } : {};
     if (result.timedOut) {
       const seconds = timeout_ms / 1000;
       return {
+        ...setup,
         output: withTrailer(result.output, `[killed: timed out after ${seconds}s]`),
         error: `The command timed out after ${seconds}s and was killed; its output so far is below. Raise timeout_ms or run something quicker.`,
         extra: { ...extra, timedOut: true },
       };
     }
     return {
+      ...setup,
       output: withTrailer(result.output, trailer(result)),
       extra,
     };

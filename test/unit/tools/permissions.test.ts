@@ -55,6 +55,42 @@ describe('permission gate', () => {
     assert.equal(denied.metadata.extra.permission, 'denied');
   });
 
+  it('keeps what the person answered on the result, and the wait and the set-up apart from the call\'s own time', async () => {
+    const slowStart = defineTool({
+      name: 'slow_start',
+      description: 'Takes 80 ms to get ready, then works (test double).',
+      kind: 'execute',
+      permission: 'execute',
+      parameters: z.object({ command: z.string() }),
+      approval: ({ command }) => ({ title: `Run: ${command}`, command }),
+      async execute({ command }) {
+        await new Promise((resolve) => setTimeout(resolve, 80));
+        return { output: `ran ${command}`, setupMs: 80 };
+      },
+    });
+    const ask = async (): Promise<PermissionAnswer> => {
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      return 'allow_once';
+    };
+    const gate = new PermissionGate({ policy: policy({ execute: 'ask' }), ask });
+    const started = performance.now();
+    const result = await slowStart.run(JSON.stringify({ command: 'ls' }), toolContext(ws.workspace, undefined, { permissions: gate }));
+    const elapsed = performance.now() - started;
+    const { approval, setupMs, waitedMs, durationMs } = result.metadata;
+    assert.equal(approval, 'allow_once');
+    assert.equal(setupMs, 80);
+    assert.ok(waitedMs! >= 50, `the wait is counted apart (${waitedMs} ms)`);
+    // Whatever the machine's speed: the call's own time is what is left of the whole once the wait and the set-up are taken out.
+    assert.ok(durationMs <= elapsed - waitedMs! - setupMs + 2, `own ${durationMs} ms, all ${elapsed.toFixed(0)} ms, waited ${waitedMs} ms, set-up ${setupMs} ms`);
+    const denied = await slowStart.run(
+      JSON.stringify({ command: 'ls' }),
+      toolContext(ws.workspace, undefined, { permissions: new PermissionGate({ policy: policy({ execute: 'ask' }), ask: async () => 'reject_once' }) }),
+    );
+    assert.equal(denied.metadata.approval, 'reject_once');
+    const byPolicy = await call(new PermissionGate({ policy: policy({ execute: 'allow' }) }), 'ls');
+    assert.equal(byPolicy.metadata.approval, undefined, 'nobody was asked');
+  });
+
   it('asks, and remembers "always" for the program and its subcommand for the rest of the session', async () => {
     const { ask, asked } = scriptedAsk(['allow_always', 'reject_once', 'reject_once']);
     const gate = new PermissionGate({ policy: policy({ execute: 'ask' }), ask });

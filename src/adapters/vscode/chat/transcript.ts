@@ -144,6 +144,7 @@ export function toolEnd(callId: string, result: Pick<ToolResult, 'status' | 'out
     durationMs: result.metadata.durationMs ?? durationMs,
     ...(result.metadata.waitedMs !== undefined ? { waitedMs: result.metadata.waitedMs } : {}),
     ...(result.metadata.approval !== undefined ? { approval: result.metadata.approval } : {}),
+    ...(result.metadata.setupMs !== undefined ? { setupMs: result.metadata.setupMs } : {}),
     output: toolOutput(result),
     files: result.metadata.filesModified,
     ...(unified !== undefined && path !== undefined ? { diff: { path, unified: capText(unified, 4 * MAX_CARD_CHARS) } } : {}),
