@@ -245,5 +245,6 @@ suite('Crow models as VS Code language models', function () {
     assert.ok(keptModels(stored)?.some((model) => model.id === 'cloud/cloud-large'), 'and the current list is kept for next time');
     assert.equal(keptModels([{ id: 'x' }]), undefined, 'a damaged kept list is not offered');
     assert.equal(keptModels('not a list'), undefined);
+    assert.equal(keptModels([{ ...kept[0], capabilities: null }]), undefined);
   });
 });

@@ -176,7 +176,8 @@ export function keptModels(value: unknown): ChatModelInformation[] | undefined {
       item !== null &&
       ['id', 'name', 'family', 'version'].every((key) => typeof (item as Record<string, unknown>)[key] === 'string') &&
       ['maxInputTokens', 'maxOutputTokens'].every((key) => typeof (item as Record<string, unknown>)[key] === 'number') &&
-      typeof (item as Record<string, unknown>)['capabilities'] === 'object',
+      typeof (item as Record<string, unknown>)['capabilities'] === 'object' &&
+      (item as Record<string, unknown>)['capabilities'] !== null,
   );
   return valid ? (value as ChatModelInformation[]) : undefined;
 }
