@@ -229,7 +229,14 @@ describe('chat view in headless Chromium', function () {
     assert.deepEqual(await view.takePosted(), [{ type: 'send', text: 'src/app.ts:1-3\n```ts\nexport const hello = 1;\n```' }]);
   });
 
-  it('picks the agent and each role\'s model', async () => {
+  it('says the agents are loading until the host names them, then picks the agent and each role\'s model', async () => {
+    await view.close();
+    view = await ChatView.open(harness);
+    assert.equal(await page().locator('select#agent').isDisabled(), true, 'no pick before the host answers');
+    assert.equal(await page().locator('select#agent option').innerText(), 'Loading…');
+    await view.send(INIT);
+    await view.takePosted();
+    assert.equal(await page().locator('select#agent').isDisabled(), false);
     assert.equal(await page().locator('select#agent').inputValue(), 'build');
     assert.equal(await page().locator('select.model[data-role="coagent"]').inputValue(), 'gpt-5-mini');
     await page().locator('select#agent').selectOption('pair');

@@ -21,6 +21,9 @@ export class Toolbar {
     this.title.id = 'session-title';
     this.agent.id = 'agent';
     this.agent.addEventListener('change', () => this.post({ type: 'pick_agent', agent: this.agent.value }));
+    // Until the host has said which agents there are (the engine loading): a picker that says so, not an empty one.
+    this.agent.append(option('', 'Loading…'));
+    this.agent.disabled = true;
     this.thinking.id = 'thinking';
     this.thinking.addEventListener('change', () => this.post({ type: 'pick_thinking', level: this.thinking.value }));
     this.thinkingPicker.hidden = true;
@@ -53,6 +56,7 @@ export class Toolbar {
     this.showThinking(thinking);
     const known = agents.some((agent) => agent.name === current) || !current ? agents : [...agents, { name: current, description: '' }];
     this.agent.replaceChildren(...known.map((agent) => option(agent.name, agent.name, agent.description)));
+    this.agent.disabled = false;
     this.agent.value = current;
     this.agent.title = known.find((agent) => agent.name === current)?.description ?? '';
     this.showModels(models);
