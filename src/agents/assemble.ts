@@ -2,7 +2,7 @@ import type { BaseAgentDefinition } from '../config/agent-definitions';
 import type { AgentRegistry } from '../config/agent-registry';
 import { didYouMean } from '../config/did-you-mean';
 import type { PromptRegistry } from '../config/prompts';
-import { ConfigError, type Settings } from '../config/provider-config';
+import { ConfigError, type Settings } from '../config/settings';
 import { builtinTools, ToolRegistry } from '../tools/registry';
 import type { Tool } from '../tools/tool';
 import type { Workspace } from '../tools/workspace';

@@ -1,7 +1,8 @@
 import { type BaseAgentDefinition, builtinSystemTemplate } from '../config/agent-definitions';
 import { policyFromConfig } from '../config/permission-config';
 import { basePromptContext, type PromptRegistry, renderSystemPrompt } from '../config/prompts';
-import { ConfigError, connectProvider, type ProviderConnection, type Settings } from '../config/provider-config';
+import { connectProvider, type ProviderConnection } from '../config/provider-config';
+import { ConfigError, type Settings } from '../config/settings';
 import type { CompactionSettings } from '../engine/compaction';
 import { renderTemplateText } from '../config/template-text';
 import { BaseAgent } from '../engine/base-agent';

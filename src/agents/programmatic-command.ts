@@ -6,7 +6,7 @@
 import type { ACPAgent } from './acp-agent';
 import type { RunResult } from './run-result';
 import type { PromptRegistry } from '../config/prompts';
-import type { Settings } from '../config/provider-config';
+import type { Settings } from '../config/settings';
 import type { EventStream } from '../engine/event-stream';
 import type { AgentEvent } from '../engine/events';
 import type { ACPSession } from '../session/acp-session';

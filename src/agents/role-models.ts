@@ -1,6 +1,7 @@
 import type { BaseAgentDefinition } from '../config/agent-definitions';
 import type { AgentRegistry } from '../config/agent-registry';
-import { agentModel, ConfigError, type Settings } from '../config/provider-config';
+import { agentModel } from '../config/provider-config';
+import { ConfigError, type Settings } from '../config/settings';
 
 export type CompositionRole = 'primary' | 'coagent';
 

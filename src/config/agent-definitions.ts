@@ -13,7 +13,8 @@ import { type DefinitionError, problemsFromZod } from './config-problems';
 import { didYouMean } from './did-you-mean';
 import { ACPAgentSchema, flowOf } from './flow-definition';
 import { splitFrontmatter, type MarkdownFile } from './markdown-files';
-import { definedOnly, permissionSettings, type PermissionSettings } from './provider-config';
+import { definedOnly, permissionSettings } from './provider-config';
+import type { PermissionSettings } from './settings';
 import { ApiKeyEnv, NameSchema, PermissionCategorySchema, PermissionsSchema } from './settings-file';
 import { templateSyntaxError } from './template-text';
 

@@ -1,6 +1,6 @@
 import { DEFAULT_POLICY, PERMISSION_CATEGORIES, type PermissionCategory, type PermissionPolicy } from './permission-types';
 import { didYouMean } from './did-you-mean';
-import { ConfigError, type ConfigFile } from './provider-config';
+import { ConfigError, type ConfigFile } from './settings';
 
 /**
  * The policy a config file describes, on top of DEFAULT_POLICY. While the

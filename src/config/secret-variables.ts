@@ -3,7 +3,7 @@
  * run (every route: child processes, terminals, client terminals, the
  * sandbox) never get them, with the sandbox on or off.
  */
-import type { Settings } from './provider-config';
+import type { Settings } from './settings';
 
 /** Key variables of the built-in providers and the Brave backend, secret whatever the configuration says. */
 const ALWAYS_SECRET = ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'BRAVE_API_KEY'];

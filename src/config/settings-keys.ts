@@ -5,7 +5,7 @@
  */
 import { parse } from 'smol-toml';
 import { schemaAt, schemaType } from './config-problems';
-import { ConfigError } from './provider-config';
+import { ConfigError } from './settings';
 import { SettingsFileSchema } from './settings-file';
 
 export function parseKeyPath(key: string): string[] {

@@ -7,7 +7,7 @@
 import type { ACPAgent } from '../agents/acp-agent';
 import type { CompositionRole, RoleModels } from '../agents/role-models';
 import type { PromptRegistry } from '../config/prompts';
-import type { Settings } from '../config/provider-config';
+import type { Settings } from '../config/settings';
 import type { McpServerConfig } from '../mcp/server-config';
 import type { Redactor } from '../telemetry/redact';
 import type { PermissionPolicy } from '../config/permission-types';

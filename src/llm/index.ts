@@ -1,4 +1,5 @@
-import type { ModelInfo, ProviderConnection, ResolvedConfig, Settings } from '../config/provider-config';
+import type { ProviderConnection } from '../config/provider-config';
+import type { ModelInfo, ResolvedConfig, Settings } from '../config/settings';
 import type { ModelPricing, Provider } from './types';
 import { AnthropicProvider } from './anthropic';
 import { OpenAIProvider } from './openai';

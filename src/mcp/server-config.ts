@@ -1,4 +1,4 @@
-import type { McpServerSettings } from '../config/provider-config';
+import type { McpServerSettings } from '../config/settings';
 import type { PermissionCategory } from '../config/permission-types';
 
 /** How to reach a server: a command over stdio, streamable HTTP, or the older HTTP+SSE transport. */

@@ -4,7 +4,7 @@
  * defaults to allow, see policyFromConfig), and what to tell the user once.
  */
 import { configHome, dataHome } from '../config/paths';
-import type { Settings } from '../config/provider-config';
+import type { Settings } from '../config/settings';
 import { secretVariableNames } from '../config/secret-variables';
 import { requiredButUnavailable, type SandboxOptions } from './command-sandbox';
 import { probeSandbox } from './sandbox-probe';

@@ -6,7 +6,8 @@ import { type ACPAgentDefinition, type BaseAgentDefinition, builtinSystemTemplat
 import { AgentRegistry } from '../../config/agent-registry';
 import { type DefinitionError, formatProblem } from '../../config/config-problems';
 import { didYouMean } from '../../config/did-you-mean';
-import { agentModel, ConfigError, resolveSettings, type Settings } from '../../config/provider-config';
+import { agentModel, resolveSettings } from '../../config/provider-config';
+import { ConfigError, type Settings } from '../../config/settings';
 import { SlashCommands } from '../../config/slash-commands';
 import { commandArgs, workspaceFolder } from './cli-args';
 import { UsageError, type CliIO } from './cli-io';

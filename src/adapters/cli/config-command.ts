@@ -4,7 +4,8 @@ import { AgentRegistry } from '../../config/agent-registry';
 import { type DefinitionError, fieldsAt, formatProblem, joinPath, schemaAt } from '../../config/config-problems';
 import { didYouMean } from '../../config/did-you-mean';
 import { judgeProjectSettings } from '../../config/project-trust';
-import { ConfigError, resolveSettings, settingsLayers, settingsOf } from '../../config/provider-config';
+import { resolveSettings, settingsLayers, settingsOf } from '../../config/provider-config';
+import { ConfigError } from '../../config/settings';
 import {
   BUILTIN_DOCUMENT,
   globalConfigPath,

@@ -1,7 +1,8 @@
 import { decideTrust, describeRequest, untrustedNotice, type ProjectRequest } from '../../config/folder-trust';
 import { dataHome } from '../../config/paths';
 import { parseCategories } from '../../config/permission-config';
-import { resolveSettings, type ConfigOverrides } from '../../config/provider-config';
+import { resolveSettings } from '../../config/provider-config';
+import type { ConfigOverrides } from '../../config/settings';
 import type { TrustLookup } from '../../config/trust-store';
 import { loadCatalog, type RoleDefaults } from '../../host/folder';
 import { HostSession } from '../../host/host-session';

@@ -6,7 +6,8 @@
  * SecretStorage (see secrets.ts).
  */
 import { formatProblem } from '../../config/config-problems';
-import { ConfigError, definedOnly, resolveSettings, type Settings } from '../../config/provider-config';
+import { definedOnly, resolveSettings } from '../../config/provider-config';
+import { ConfigError, type Settings } from '../../config/settings';
 import { validateDocument, type SettingsDocument } from '../../config/settings-file';
 import { AutoApproveCaps } from '../../tools/permissions';
 import { type PermissionCategory } from '../../config/permission-types';

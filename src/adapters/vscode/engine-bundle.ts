@@ -46,7 +46,8 @@ export { resolveSettings } from '../../config/provider-config';
 export { SessionStore } from '../../session/session-store';
 export { dataHome as dataHomeOf } from '../../config/paths';
 export { contextWindowFor } from '../../agents/definition-agent';
-export { ConfigError, providerApiKey } from '../../config/provider-config';
+export { providerApiKey } from '../../config/provider-config';
+export { ConfigError } from '../../config/settings';
 export { providerFor } from '../../llm';
 export { liveSessions } from './chat/live-sessions';
 

@@ -1,4 +1,4 @@
-import type { Settings } from '../../config/provider-config';
+import type { Settings } from '../../config/settings';
 
 /** An environment variable holding an API key, and the providers that read it. */
 export interface KeyVariable {

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, connectProvider, resolveConfig, resolveSettings } from '../../../src/config/provider-config';
+import { connectProvider, resolveConfig, resolveSettings } from '../../../src/config/provider-config';
+import { ConfigError } from '../../../src/config/settings';
 import { PromptRegistry, renderSystemPrompt } from '../../../src/config/prompts';
 import { createProvider, providerFor } from '../../../src/llm';
 

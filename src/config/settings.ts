@@ -1,0 +1,128 @@
+/**
+ * The settings in code's spelling: what every part of Crow reads once files,
+ * environment and overrides are resolved (see provider-config.ts), and the
+ * error a bad setting raises.
+ */
+import type { PermissionCategory } from './permission-types';
+import type { ProviderKind, SandboxMode } from './settings-file';
+import type { WebSearchConfig } from './web-search-config';
+
+/** What a model can do and what it costs, from [providers.NAME.models.MODEL]. Prices in US dollars per million tokens. */
+export interface ModelInfo {
+  contextWindow?: number;
+  tools?: boolean;
+  vision?: boolean;
+  thinking?: boolean;
+  /** Whether the model takes a sampling temperature (false for reasoning models that refuse one). */
+  temperature?: boolean;
+  inputPerMtok?: number;
+  outputPerMtok?: number;
+  cacheReadPerMtok?: number;
+  cacheWritePerMtok?: number;
+}
+
+/** A provider by name: the built-in `anthropic` and `openai`, or a [providers.NAME] table. */
+export interface ProviderEntry {
+  name: string;
+  type: ProviderKind;
+  /** Undefined: the vendor's own API. */
+  baseUrl?: string;
+  /** The environment variable holding the key; undefined for servers that need none. */
+  apiKeyEnv?: string;
+  defaultModel?: string;
+  models: Record<string, ModelInfo>;
+}
+
+export interface PermissionSettings {
+  read?: 'allow' | 'ask' | 'deny';
+  write?: 'allow' | 'ask' | 'deny';
+  execute?: 'allow' | 'ask' | 'deny';
+  network?: 'allow' | 'ask' | 'deny';
+  allowCommands?: string[];
+}
+
+/**
+ * An MCP server from [mcp_servers.NAME], as written: variables by name. Which
+ * of command and url is set decides the transport (stdio or streamable HTTP).
+ */
+export interface McpServerSettings {
+  command?: string;
+  args?: string[];
+  /** Names of our environment variables the command also gets. */
+  env?: string[];
+  url?: string;
+  /** HTTP header name → the environment variable holding its value. */
+  headersEnv?: Record<string, string>;
+  enabled?: boolean;
+  /** What the policy must allow before one of its tools runs; default execute. */
+  permission?: PermissionCategory;
+  startupTimeoutSec?: number;
+  toolTimeoutSec?: number;
+}
+
+/** The settings in code's spelling, after files, environment and command-line overrides. */
+export interface Settings {
+  /** The default provider's name, used by agents that name none. */
+  provider: string;
+  /** The default model, used by agents that name neither provider nor model. */
+  model: string;
+  /** Every provider by name, the built-in ones included. */
+  providers: Record<string, ProviderEntry>;
+  defaultAgent?: string;
+  maxIterations?: number;
+  doomLoopThreshold?: number;
+  maxRetries?: number;
+  idleTimeoutMs?: number;
+  maxOutputTokens?: number;
+  thinkingBudget?: number;
+  images?: boolean;
+  permissions?: PermissionSettings;
+  /** Whether commands run in the sandbox; absent means auto. */
+  sandbox?: SandboxMode;
+  /** The web_search backend, in the tool's own terms. */
+  webSearch?: WebSearchConfig;
+  /** web_fetch's reach: private addresses only when allowed here. */
+  webFetch?: { allowPrivateAddresses?: boolean };
+  /** Where to export spans over OTLP/HTTP, when configured. */
+  otlpEndpoint?: string;
+  /** MCP servers by name, for every session. */
+  mcpServers?: Record<string, McpServerSettings>;
+  /**
+   * Whether the project's own configuration was taken whole. When false,
+   * what it asks beyond the user's settings (see project-trust.ts) was left
+   * out, and its agent definitions may only narrow permissions.
+   */
+  projectTrusted?: boolean;
+  /** Settings of the /speckit.* commands. */
+  speckit?: SpeckitSettings;
+  /** How long a command waits for the undo snapshot before it runs without undo. */
+  undo?: { trackTimeoutMs?: number };
+}
+
+export interface SpeckitSettings {
+  /** The reviewed composition /speckit.implement runs each task through. */
+  implementAgent?: string;
+  /** Whether /speckit.specify may start a git branch for a new feature. */
+  createBranch?: boolean;
+}
+
+/** The name permission-config reads the permission settings under. */
+export type ConfigFile = Settings;
+
+/** Settings plus the default provider's connection: what a single agent without a definition runs on. */
+export interface ResolvedConfig extends Settings {
+  baseUrl?: string;
+  /** Undefined only for a server that needs none. */
+  apiKey: string | undefined;
+  apiKeyEnv?: string;
+}
+
+export interface ConfigOverrides {
+  provider?: string;
+  model?: string;
+  baseUrl?: string;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
