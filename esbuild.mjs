@@ -39,25 +39,25 @@ const engineApart = {
   },
 };
 
+/** An esbuild plugin that leaves `require(specifier)` as a require of `./bundle` beside the output: a bundle loaded only when used. */
+function apart(name, specifier, bundle) {
+  return {
+    name,
+    setup(build) {
+      build.onResolve({ filter: specifier }, () => ({ path: `./${bundle}`, external: true }));
+    },
+  };
+}
+
 /** crow.js's `require('./terminal-markdown')` stays a require of dist/markdown.js: see terminal-markdown.ts. */
-const markdownApart = {
-  name: 'markdown-apart',
-  setup(build) {
-    build.onResolve({ filter: /^\.\/terminal-markdown$/ }, () => ({ path: './markdown.js', external: true }));
-  },
-};
+const markdownApart = apart('markdown-apart', /^\.\/terminal-markdown$/, 'markdown.js');
 
 /**
  * crow.js's `require('../telemetry/otlp-export')` stays a require of dist/otlp.js: the OpenTelemetry
- * exporter (a fifth of the binary: exporter, transformer, metrics SDK, conventions) is parsed only
+ * exporter (a seventh of the binary: exporter, transformer, metrics SDK, conventions) is parsed only
  * by a session that exports spans, not at every start of `crow acp`.
  */
-const otlpApart = {
-  name: 'otlp-apart',
-  setup(build) {
-    build.onResolve({ filter: /^\.\.\/telemetry\/otlp-export$/ }, () => ({ path: './otlp.js', external: true }));
-  },
-};
+const otlpApart = apart('otlp-apart', /^\.\.\/telemetry\/otlp-export$/, 'otlp.js');
 
 const builds = [
   {

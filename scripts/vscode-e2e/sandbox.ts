@@ -34,6 +34,8 @@ const USER_SETTINGS = {
   'telemetry.telemetryLevel': 'off',
   'extensions.autoCheckUpdates': false,
   'extensions.autoUpdate': false,
+  // The terminal drawn as DOM text rather than on a canvas, so a check can read what a person sees in it.
+  'terminal.integrated.gpuAcceleration': 'off',
 };
 
 export function createSandbox(name: string, workspaceSettings?: Record<string, unknown>): Sandbox {

@@ -16,6 +16,7 @@ import { runCommand, waitForNotification, webviewFrame } from './workbench-ui';
 const HIDDEN = { path: 'hidden.txt', prompt: 'Write hidden.txt while I look elsewhere.', done: 'hidden.txt is written.' };
 const DOWN = { prompt: 'Answer once the provider is back.', answer: 'The provider is back and answers.' };
 const PAIR = { prompt: 'Add lines to notes.md', file: 'notes.md' };
+const TERMINAL = { prompt: 'Run the greeting check in a terminal.', command: 'echo terminal-$((40 + 2))', printed: 'terminal-42', done: 'The check printed terminal-42.' };
 /** What the engine makes of a request: one try and DEFAULT_RETRY_POLICY's four retries. */
 const TRIES = 5;
 
@@ -50,6 +51,12 @@ export const RUN_CHECKS: UiCheck[] = [
     name: 'a reviewed (pair) run reads the same resumed as it did live: rounds, verdicts, tool cards, the final line',
     timeoutMs: 90_000,
     run: pairResumed,
+  },
+  {
+    slug: 'command-in-terminal',
+    name: 'a bash call runs in the Crow terminal, which shows the command as written (not the wrapper around it)',
+    timeoutMs: 60_000,
+    run: commandInTerminal,
   },
 ];
 
@@ -148,6 +155,29 @@ async function pairResumed(context: UiContext, timeoutMs: number): Promise<void>
     writeFileSync(join(ARTIFACTS_DIR, 'pair-live.txt'), live);
     writeFileSync(join(ARTIFACTS_DIR, 'pair-resumed.txt'), resumed);
     throw new HarnessError(`the resumed transcript differs from the live one (both in ${ARTIFACTS_DIR}/pair-*.txt): ${firstDifference(live, resumed)}`);
+  }
+}
+
+async function commandInTerminal(context: UiContext, timeoutMs: number): Promise<void> {
+  const chat = chatFrame(context);
+  await chat.locator('button#new-session').click({ timeout: timeoutMs });
+  context.fake.enqueue('openai', toolCall('bash', { command: TERMINAL.command }), { blocks: [{ type: 'text', text: TERMINAL.done }] });
+  await sendPrompt(chat, TERMINAL.prompt, timeoutMs);
+  const answer = chat.locator('.msg-assistant', { hasText: TERMINAL.done });
+  const allow = chat.locator('.approval:not([data-decision]) button[data-decision="allow_once"]');
+  // Commands in the sandbox run unasked; without bubblewrap they are asked for.
+  await answer.or(allow).first().waitFor({ state: 'visible', timeout: timeoutMs });
+  if (await allow.isVisible()) await allow.click({ timeout: timeoutMs });
+  await answer.waitFor({ state: 'visible', timeout: timeoutMs });
+  const card = chat.locator('.tool-card[data-status="completed"]', { hasText: 'bash' }).last();
+  await card.locator('.tool-output summary').click({ timeout: timeoutMs });
+  await card.locator('.tool-text', { hasText: TERMINAL.printed }).waitFor({ state: 'visible', timeout: timeoutMs });
+  // The terminal as a person sees it: the line typed, then what it printed.
+  const screen = context.page.locator('.terminal-wrapper .xterm-rows', { hasText: TERMINAL.printed }).first();
+  await screen.waitFor({ state: 'visible', timeout: timeoutMs });
+  const shown = await screen.innerText();
+  if (!shown.includes(`crow-run '${TERMINAL.command}'`) || /bash -c|printf|env -u/.test(shown)) {
+    throw new HarnessError(`the Crow terminal does not show the command as written:\n${shown}`);
   }
 }
 

@@ -4,7 +4,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { keptModels, type LanguageModelsRegistration, registerLanguageModels } from '../../src/adapters/vscode/language-models';
-import type { Settings } from '../../src/config/provider-config';
+import type { Settings } from '../../src/config/settings';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
 
 const VENDOR = 'crow';
@@ -220,26 +220,27 @@ suite('Crow models as VS Code language models', function () {
     assert.equal(server.requests.length, 0, 'nothing was sent without a key');
   });
 
-  test('before the engine is loaded, offers the list kept from last time at once, then the current one', async () => {
+  test('before the engine is loaded, offers the list kept from last time at once, then, once it loads, the current one', async () => {
     registration.dispose();
     const kept = [
       { id: 'gone/old-model', name: 'old-model (gone)', family: 'old-model', version: 'old-model', maxInputTokens: 1000, maxOutputTokens: 100, capabilities: { toolCalling: true } },
     ];
     let stored: unknown = kept;
+    // The engine as the extension has it: nothing loads it until the test does (the chat view opening, a prompt).
     let engineLoaded = false;
-    // The current list cannot be made until the test says so: what is offered before that is the kept one.
-    let release = (): void => undefined;
-    const keysRead = new Promise<void>((resolve) => (release = resolve));
+    const onLoad: (() => void)[] = [];
+    let settingsRead = 0;
     registration = registerLanguageModels({
-      // Reading the settings is what loads the engine in the extension.
-      settings: () => ((engineLoaded = true), settings),
-      env: async () => (await keysRead, env),
+      settings: () => (settingsRead++, settings),
+      env: async () => env,
       cache: { read: () => keptModels(stored), write: (models) => (stored = JSON.parse(JSON.stringify(models))) },
-      engineReady: () => engineLoaded,
+      engine: { loaded: () => engineLoaded, onLoad: (listener) => onLoad.push(listener) },
     });
     const first = await crowModelsWhen((found) => found.length > 0);
     assert.deepEqual(first, ['gone/old-model'], 'the kept list is offered at once');
-    release();
+    assert.equal(settingsRead, 0, 'offering it loads nothing');
+    engineLoaded = true;
+    for (const listener of onLoad.splice(0)) listener();
     const current = await crowModelsWhen((found) => found.includes('cloud/cloud-large') && !found.includes('gone/old-model'));
     assert.ok(current.includes('cloud/cloud-large') && !current.includes('gone/old-model'), `then the current list replaces it (got ${current.join(', ')})`);
     assert.ok(keptModels(stored)?.some((model) => model.id === 'cloud/cloud-large'), 'and the current list is kept for next time');

@@ -28,6 +28,7 @@ export class ToolCard {
   readonly element: HTMLElement;
   private readonly state = el('span', 'tool-state');
   private readonly took = el('span', 'tool-duration');
+  private readonly head = el('header', 'tool-head');
   private readonly title: string;
   private readonly openFile: (path: string, line?: number) => void;
 
@@ -38,9 +39,8 @@ export class ToolCard {
     this.element = el('article', 'tool-card');
     this.element.dataset['callId'] = start.callId;
     this.element.dataset['kind'] = start.kind;
-    const head = el('header', 'tool-head');
-    head.append(el('span', 'tool-mark'), actorBadge(start.actor), el('span', 'tool-name', start.tool), this.target(start), this.took, this.state, this.traceLink(start.callId));
-    this.element.append(head);
+    this.head.append(el('span', 'tool-mark'), actorBadge(start.actor), el('span', 'tool-name', start.tool), this.target(start), this.took, this.state, this.traceLink(start.callId));
+    this.element.append(this.head);
     if (start.argumentsText.trim()) {
       const args = details('tool-args', 'Arguments');
       args.root.append(el('pre', 'tool-text', start.argumentsText));
@@ -56,13 +56,13 @@ export class ToolCard {
   finish(end: ToolEnd): void {
     this.setStatus(end.status);
     this.took.textContent = duration(end.durationMs);
-    const answered = end.approval !== undefined ? ANSWERED[end.approval] : undefined;
-    if (answered !== undefined || end.waitedMs !== undefined || end.setupMs !== undefined) {
-      const wait = end.waitedMs !== undefined ? `waited ${duration(end.waitedMs)} for approval` : '';
-      const setup = end.setupMs !== undefined ? `${duration(end.setupMs)} to start` : '';
-      // Under the head, so the head keeps its one line: tool, target, time, state.
-      this.element.querySelector(':scope > .tool-head')?.after(el('div', 'tool-note', [answered, wait, setup].filter(Boolean).join(' · ')));
-    }
+    const note = [
+      end.approval !== undefined ? ANSWERED[end.approval] : '',
+      end.waitedMs !== undefined ? `waited ${duration(end.waitedMs)} for approval` : '',
+      end.setupMs !== undefined ? `${duration(end.setupMs)} to start` : '',
+    ].filter(Boolean);
+    // Under the head, so the head keeps its one line: tool, target, time, state.
+    if (note.length > 0) this.head.after(el('div', 'tool-note', note.join(' · ')));
     if (end.output.trim()) {
       const lines = end.output.split('\n').length;
       const output = details('tool-output', `Output (${lines} ${lines === 1 ? 'line' : 'lines'})`, end.status === 'failed');

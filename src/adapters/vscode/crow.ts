@@ -22,14 +22,22 @@ export interface Crow {
 }
 
 let loaded: typeof Engine | undefined;
+const loadListeners: (() => void)[] = [];
 
 /** The engine, loaded (and set up) on first use. */
 export function loadEngine(): typeof Engine {
   if (!loaded) {
     loaded = require('./engine-bundle') as typeof Engine;
     loaded.useVscodeRipgrep();
+    for (const listener of loadListeners.splice(0)) listener();
   }
   return loaded;
+}
+
+/** Calls `listener` once the engine is loaded (at once if it is). */
+export function whenEngineLoads(listener: () => void): void {
+  if (loaded) listener();
+  else loadListeners.push(listener);
 }
 
 /** The engine if something already loaded it; before that, nothing of it runs. */

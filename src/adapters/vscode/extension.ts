@@ -3,7 +3,7 @@ import { configHome, dataHome } from '../../config/paths';
 import { CHAT_VIEW_ID, ChatViewProvider } from './chat/chat-view';
 import { BEFORE_SCHEME, BeforeTexts, viewActions } from './chat/view-actions';
 import { registerCommands } from './commands';
-import { type Crow, engineIfLoaded, loadEngine as engine } from './crow';
+import { type Crow, engineIfLoaded, loadEngine as engine, whenEngineLoads } from './crow';
 import { CROW_VENDOR, keptModels, registerLanguageModels } from './language-models';
 import { registerParticipant } from './participant';
 import { KeyStore } from './secrets';
@@ -12,9 +12,11 @@ import type { VscodeWorkspace } from './vscode-workspace';
 import { workspaceRoot } from './workspace-root';
 
 /**
- * Extension entry point. Activation registers the views, commands, the
- * `@crow` participant and the language model provider, and nothing else:
- * the engine loads when the chat opens, a prompt runs or models are listed.
+ * Extension entry point (activated once VS Code has started). Activation
+ * registers the views, commands, the `@crow` participant and the language
+ * model provider, and lists the models once (see warmUpModels); the engine
+ * loads when the chat opens, a prompt runs, or a workspace lists its models
+ * for the first time.
  */
 export function activate(context: vscode.ExtensionContext): Crow {
   const keys = new KeyStore(context.secrets, context.globalState);
@@ -54,7 +56,7 @@ export function activate(context: vscode.ExtensionContext): Crow {
       read: () => keptModels(context.workspaceState.get(MODELS_KEY)),
       write: (models) => void context.workspaceState.update(MODELS_KEY, models),
     },
-    engineReady: () => engineIfLoaded() !== undefined,
+    engine: { loaded: () => engineIfLoaded() !== undefined, onLoad: whenEngineLoads },
   });
   const crow: Crow = { keys, chat, traces, engine, controller: () => chat.controller, languageModels };
 

@@ -7,7 +7,8 @@
  */
 import * as vscode from 'vscode';
 import { loadEngine } from './crow';
-import type { ProviderConnection, ProviderEntry, Settings } from '../../config/provider-config';
+import type { ProviderConnection } from '../../config/provider-config';
+import type { ProviderEntry, Settings } from '../../config/settings';
 import type { AssistantResponse, LlmRequest, Provider } from '../../llm/types';
 import { estimateTokens, type LmRequestMessage, type LmTool, toLlmRequest, toolCallsOf } from './lm-messages';
 
@@ -74,12 +75,18 @@ export interface LanguageModelDeps {
   env(): Promise<NodeJS.ProcessEnv>;
   /** The list as last offered in this workspace, kept between windows. */
   cache?: ModelListCache;
-  /** Whether the engine is loaded; until it is, a kept list is offered at once (see chatModelProvider). */
-  engineReady?(): boolean;
+  /** The engine's state: until it is loaded, a kept list is offered instead of loading it (see chatModelProvider). */
+  engine?: EngineState;
+}
+
+export interface EngineState {
+  loaded(): boolean;
+  /** Calls `listener` once, when something loads the engine. */
+  onLoad(listener: () => void): void;
 }
 
 export interface ModelListCache {
-  read(): readonly ChatModelInformation[] | undefined;
+  read(): ChatModelInformation[] | undefined;
   write(models: readonly ChatModelInformation[]): void;
 }
 
@@ -109,29 +116,30 @@ export function registerLanguageModels(deps: LanguageModelDeps): LanguageModelsR
 }
 
 /**
- * Listing needs the engine (settings, keys, context windows), a second or so
- * to load after start-up, and VS Code's chat fails a request whose model it
- * cannot list at that moment ("Language model unavailable"). So until the
- * engine is loaded, the list kept from the last listing in this workspace is
- * offered at once, the current one is made behind it, and VS Code is told to
- * list again if the two differ.
+ * Listing needs the engine (settings, keys, context windows): a second or so
+ * to load, which VS Code's chat does not wait for (a request whose model it
+ * cannot list at that moment fails with "Language model unavailable"), and
+ * which every window would pay at start-up. So until something else loads
+ * the engine (the chat view, a prompt, a request to a model), the list kept
+ * from the last listing in this workspace is the answer; once it is loaded,
+ * VS Code is told to list again. Only a workspace's first window lists with
+ * the engine at start-up.
  */
 function chatModelProvider(deps: LanguageModelDeps, onDidChange: vscode.Event<void>, refresh: () => void): ChatModelProvider {
-  const listed = async (): Promise<ChatModelInformation[]> => {
-    const models = offeredModels(deps.settings(), await deps.env());
-    deps.cache?.write(models);
-    return models;
-  };
+  let waitingForEngine = false;
   return {
     onDidChangeLanguageModelChatInformation: onDidChange,
     provideLanguageModelChatInformation: async () => {
-      const kept = deps.engineReady?.() === false ? deps.cache?.read() : undefined;
-      if (kept === undefined) return listed();
-      void listed().then(
-        (models) => (JSON.stringify(models) !== JSON.stringify(kept) ? refresh() : undefined),
-        () => undefined,
-      );
-      return [...kept];
+      const kept = deps.engine && !deps.engine.loaded() ? deps.cache?.read() : undefined;
+      if (kept !== undefined) {
+        if (!waitingForEngine) deps.engine!.onLoad(refresh);
+        waitingForEngine = true;
+        return kept;
+      }
+      waitingForEngine = false;
+      const models = offeredModels(deps.settings(), await deps.env());
+      deps.cache?.write(models);
+      return models;
     },
     provideLanguageModelChatResponse: async (model, messages, options, progress, token) => {
       const provider = await connect(deps, model.id);

@@ -105,9 +105,8 @@ export class VscodeWorkspace implements Workspace, vscode.Disposable {
     if (typeof ran !== 'string') return ran;
     this.options.onCommandRoute?.({ kind: 'process', reason: ran });
     // A terminal that never became ready (its shell integration timed out) cost time the command did not use.
-    const startupMs = Math.round(performance.now() - tried);
-    const result = await folder.exec(command, { ...options, cwd });
-    return startupMs >= NOTICEABLE_STARTUP_MS ? { ...result, startupMs } : result;
+    const startupMs = performance.now() - tried;
+    return withStartup(await folder.exec(command, { ...options, cwd }), startupMs);
   }
 
   async findFiles(options: FindFilesOptions): Promise<FindFilesResult> {
@@ -166,7 +165,7 @@ export class VscodeWorkspace implements Workspace, vscode.Disposable {
       });
       if ('unavailable' in offer) return offer.unavailable;
       this.options.onCommandRoute?.({ kind: 'terminal', terminal: offer.lease.terminal.name });
-      const startupMs = Math.round(performance.now() - asked);
+      const startupMs = performance.now() - asked;
       offer.lease.prepare(cwd, inheritingCommandLine(launch, []));
       const result = await runInTerminal(offer.lease, terminalCommandLine(command), {
         timeoutMs: options.timeoutMs,
@@ -176,11 +175,16 @@ export class VscodeWorkspace implements Workspace, vscode.Disposable {
         killGraceMs: this.options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
       });
       // A new terminal takes a moment to start: that is not the command's time (an idle one is lent at once).
-      return startupMs >= NOTICEABLE_STARTUP_MS ? { ...result, startupMs } : result;
+      return withStartup(result, startupMs);
     } finally {
       launch.release();
     }
   }
+}
+
+/** The result, with the time before the command could start when that was noticeable. */
+function withStartup(result: ExecResult, startupMs: number): ExecResult {
+  return startupMs >= NOTICEABLE_STARTUP_MS ? { ...result, startupMs: Math.round(startupMs) } : result;
 }
 
 /** The window's folders on disk (virtual file systems have no path a tool could use). */

@@ -64,6 +64,9 @@ describe('Commands typed into the Crow terminal', () => {
     const { dir, remove } = tempDir('crow-term-');
     try {
       assert.equal(typedIntoBash('read answer; echo "got:$answer"\necho two', dir).shown, 'got:\ntwo\n');
+      // A plain line is single-quoted: no history expansion (!), no $ or ` reaching the terminal's own shell.
+      assert.equal(terminalCommandLine('echo "hi!there" $HOME `true`'), `crow-run 'echo "hi!there" $HOME \`true\`'`);
+      assert.equal(typedIntoBash('echo "hi!there" "$((1 + 1))"', dir).shown, 'hi!there 2\n');
     } finally {
       remove();
     }
