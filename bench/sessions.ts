@@ -98,7 +98,7 @@ function loadAndBuild(store: SessionStore, id: string): LoadTimes {
   const request: LlmRequest = { system: SYSTEM_PROMPT, messages, tools: TOOLS };
   toAnthropicParams(request, { model: 'bench' });
   const anthropic = lap();
-  toOpenAIParams(request, { model: 'bench' });
+  toOpenAIParams(request, { model: 'bench', flavor: 'openai' });
   const openai = lap();
   return { load, toMessages, anthropic, openai };
 }

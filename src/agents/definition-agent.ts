@@ -7,6 +7,7 @@ import type { CompactionSettings } from '../engine/compaction';
 import { renderTemplateText } from '../config/template-text';
 import { BaseAgent } from '../engine/base-agent';
 import { providerFor } from '../llm';
+import { flavorOf, isOpenAIReasoningModel } from '../llm/openai-flavor';
 import { mcpToolsNamed } from '../mcp/tool-names';
 import { isMcpEntry } from '../config/mcp-entries';
 import { TASK_COMPLETE } from '../config/tool-names';
@@ -82,8 +83,14 @@ function checkedTemperature(definition: BaseAgentDefinition, connection: Provide
   if (connection.entry.models[connection.model]?.temperature === false) {
     throw new ConfigError(`${where}, but ${model} takes no temperature (temperature = false in its [providers] entry): remove it from the agent.`);
   }
+  const onOpenAI = flavorOf(connection.entry.baseUrl ?? OPENAI_API, connection.entry.flavor) === 'openai';
+  if (onOpenAI && isOpenAIReasoningModel(connection.model) && temperature !== 1) {
+    throw new ConfigError(`${where}, but ${model} is one of OpenAI's reasoning models, which take only the default temperature: remove temperature from the agent.`);
+  }
   return temperature;
 }
+
+const OPENAI_API = 'https://api.openai.com/v1';
 
 /** Context windows assumed when the provider config gives none: vendors' current models, and small local defaults. */
 const DEFAULT_CONTEXT_WINDOW = { anthropic: 200_000, openai: 128_000, compatible: 32_000 };

@@ -153,6 +153,8 @@ export class FlowRun {
       return this.finish('cancelled', `Cancelled while ${agent} was working. All work so far is kept; send a new prompt to continue.`);
     }
     if (turn.stopReason === 'error') return this.finish('error', `${agent} stopped on an error: ${turn.message}`);
+    // Handing a refused request on to another agent would only repeat it.
+    if (turn.stopReason === 'refused') return this.finish('needs_input', `${agent}: ${turn.message}`);
     return undefined;
   }
 

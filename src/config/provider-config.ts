@@ -233,6 +233,9 @@ function providerEntry(name: string, provider: ProviderDocument, envBaseUrl: str
   if (provider.type === undefined) {
     throw new ConfigError(`Provider "${name}" has no type: set providers.${name}.type to one of anthropic, openai.`);
   }
+  if (provider.flavor !== undefined && provider.type !== 'openai') {
+    throw new ConfigError(`Provider "${name}" sets flavor = "${provider.flavor}", which only applies to type = "openai": remove providers.${name}.flavor.`);
+  }
   const models = Object.fromEntries(
     Object.entries(provider.models ?? {}).map(([model, info]) => [
       model,
@@ -253,7 +256,12 @@ function providerEntry(name: string, provider: ProviderDocument, envBaseUrl: str
     name,
     type: provider.type,
     models,
-    ...definedOnly({ baseUrl: envBaseUrl ?? provider.base_url, apiKeyEnv: provider.api_key_env, defaultModel: provider.default_model }),
+    ...definedOnly({
+      baseUrl: envBaseUrl ?? provider.base_url,
+      apiKeyEnv: provider.api_key_env,
+      flavor: provider.flavor,
+      defaultModel: provider.default_model,
+    }),
   };
 }
 

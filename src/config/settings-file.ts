@@ -15,6 +15,14 @@ import { configHome, projectConfigDir } from './paths';
 const PROVIDER_KINDS = ['anthropic', 'openai'] as const;
 export type ProviderKind = (typeof PROVIDER_KINDS)[number];
 
+/**
+ * Which server an OpenAI-compatible provider is: what decides the field that
+ * carries the output cap and how a tool-less answer is asked for (see
+ * llm/openai-flavor.ts). `generic`: any other compatible server.
+ */
+export const SERVER_FLAVORS = ['openai', 'ollama', 'llama.cpp', 'vllm', 'lmstudio', 'generic'] as const;
+export type ServerFlavor = (typeof SERVER_FLAVORS)[number];
+
 const CONFIG_FILE_NAME = 'config.toml';
 
 /** The provider used when no file, variable or flag names one. */
@@ -80,6 +88,8 @@ const ProviderSchema = z
     type: z.enum(PROVIDER_KINDS).optional(),
     base_url: z.url().optional(),
     api_key_env: ApiKeyEnv.optional(),
+    /** For type openai: which server it is; default: told from base_url. */
+    flavor: z.enum(SERVER_FLAVORS).optional(),
     default_model: z.string().min(1).optional(),
     models: z.record(z.string().min(1), ModelSchema).optional(),
   })

@@ -4,7 +4,7 @@
  * error a bad setting raises.
  */
 import type { PermissionCategory } from './permission-types';
-import type { ProviderKind, SandboxMode } from './settings-file';
+import type { ProviderKind, SandboxMode, ServerFlavor } from './settings-file';
 import type { WebSearchConfig } from './web-search-config';
 
 /** What a model can do and what it costs, from [providers.NAME.models.MODEL]. Prices in US dollars per million tokens. */
@@ -29,6 +29,8 @@ export interface ProviderEntry {
   baseUrl?: string;
   /** The environment variable holding the key; undefined for servers that need none. */
   apiKeyEnv?: string;
+  /** For an OpenAI-compatible provider, the server it is; undefined: told from the base URL. */
+  flavor?: ServerFlavor;
   defaultModel?: string;
   models: Record<string, ModelInfo>;
 }

@@ -1,4 +1,4 @@
-import { addUsage, type AssistantResponse, emptyUsage, type LlmRequest, type Provider, type ToolCallBlock } from '../llm/types';
+import { addUsage, type AssistantResponse, emptyUsage, isCutOff, type LlmRequest, type Provider, type ToolCallBlock } from '../llm/types';
 import type { InternalSession } from '../session/internal-session';
 import type { SystemEventKind } from '../session/history';
 import { PermissionGate } from '../tools/permissions';
@@ -10,11 +10,11 @@ import type { Span, SpanStatus } from '../telemetry/span';
 import type { Workspace } from '../tools/workspace';
 import type { AgentEvent, TurnStopReason } from './events';
 import { EventStream } from './event-stream';
-import { type CompactionSettings, fitToWindow } from './compaction';
+import { compactNow, type CompactionScope, type CompactionSettings, fitToWindow } from './compaction';
 import { callModel } from './model-call';
 import { assertRepeatThreshold, RepeatedCallDetector, stepLimitReached } from './stop-rules';
 import { runToolRound } from './tool-round';
-import type { ToolRunScope } from './tool-execution';
+import { skipToolCall, type ToolRunScope } from './tool-execution';
 import type { ExecutedToolCall, TurnResult } from './turn';
 
 export interface BaseAgentOptions {
@@ -140,6 +140,8 @@ class Turn {
   private readonly span: Span | undefined;
   private lastText = '';
   private taskSummary: string | undefined;
+  /** Responses in a row whose last tool call the output cap cut off. */
+  private cutOffs = 0;
 
   constructor(
     private readonly agent: BaseAgent,
@@ -185,48 +187,111 @@ class Turn {
         return this.finish('max_iterations', `Stopped after ${maxIterations} model calls (the agent's limit).`);
       }
       const response = await this.callModel();
-      if (response.stopReason === 'aborted') return this.finish('cancelled', 'Cancelled by the user.');
-      if (response.stopReason === 'error') {
-        return this.finish('error', response.errorMessage ?? `${this.agent.provider.name} request failed.`);
-      }
-      const calls = response.content.filter((block): block is ToolCallBlock => block.type === 'tool_call');
-      if (calls.length === 0) {
-        return response.stopReason === 'max_tokens'
-          ? this.finish('max_tokens', 'The model reached its output token limit before finishing its answer.')
-          : this.finish('answered', 'The agent answered.');
-      }
-      const stop = await this.runTools(calls);
+      const stop = await this.afterResponse(response);
       if (stop) return stop;
     }
+  }
+
+  /** What a response leads to: the turn's end, or (undefined) another model call. */
+  private async afterResponse(response: AssistantResponse): Promise<TurnResult | undefined> {
+    switch (response.stopReason) {
+      case 'aborted':
+        return this.finish('cancelled', 'Cancelled by the user.');
+      case 'error':
+        return this.finish('error', response.errorMessage ?? `${this.agent.provider.name} request failed.`);
+      case 'refusal':
+        return this.finish('refused', REFUSED);
+      case 'pause_turn':
+        // The provider paused a long turn; the conversation sent back as it is lets the model go on.
+        return undefined;
+      default:
+        break;
+    }
+    const calls = response.content.filter((block): block is ToolCallBlock => block.type === 'tool_call');
+    const cutOff = calls.filter((call) => isCutOff(call, response));
+    const whole = calls.filter((call) => !cutOff.includes(call));
+    if (whole.length > 0) {
+      const stop = this.turnScope.withoutTools ? this.refuseCalls(whole) : await this.runTools(whole);
+      if (stop) return stop;
+    }
+    if (cutOff.length > 0) return this.cutOffCall(cutOff[0]!);
+    this.cutOffs = 0;
+    if (whole.length > 0) return undefined;
+    return response.stopReason === 'max_tokens'
+      ? this.finish('max_tokens', 'The model reached its output token limit before finishing its answer.')
+      : this.finish('answered', 'The agent answered.');
+  }
+
+  /**
+   * A tool call the output cap cut off was not run (its arguments are
+   * incomplete). The model is told once, to write the step smaller; cut off
+   * again right away, the turn ends, saying what to change.
+   */
+  private cutOffCall(call: ToolCallBlock): TurnResult | undefined {
+    this.cutOffs += 1;
+    const limit = this.options.maxOutputTokens !== undefined ? ` (${this.options.maxOutputTokens} tokens)` : '';
+    if (this.cutOffs > 1) {
+      return this.finish(
+        'max_tokens',
+        `The model hit its output token limit${limit} in the middle of a ${call.name} call twice in a row; the calls were not run. ` +
+          'Raise max_output_tokens in config.toml, or ask for the change in smaller steps.',
+      );
+    }
+    this.session.addUserMessage(
+      `[Your last response reached the output token limit${limit} in the middle of a call to ${call.name}, so that call was not run. ` +
+        'Make the same progress in smaller steps: split a large file into several writes or edits.]',
+      this.agent.name,
+    );
+    return undefined;
+  }
+
+  /** In a turn without tools, calls the model makes anyway (a server that ignores tool_choice) are answered, not run. */
+  private refuseCalls(calls: ToolCallBlock[]): undefined {
+    for (const call of calls) {
+      this.record(skipToolCall(this.scope, call, 'error', 'Not run: no tools are available for this answer. Reply in text.'));
+    }
+    return undefined;
   }
 
   private buildRequest(): LlmRequest {
     return {
       system: this.options.systemPrompt,
       messages: this.session.toMessages(),
-      tools: this.turnScope.withoutTools ? [] : [...this.scope.tools.values()].map(toolSpec),
+      tools: [...this.scope.tools.values()].map(toolSpec),
+      // Without tools, they are still sent (the history holds tool calls, and the cached prefix stays), but may not be called.
+      ...(this.turnScope.withoutTools ? { toolChoice: 'none' as const } : {}),
       ...(this.options.maxOutputTokens !== undefined ? { maxOutputTokens: this.options.maxOutputTokens } : {}),
       ...(this.options.temperature !== undefined ? { temperature: this.options.temperature } : {}),
       ...(this.options.thinkingBudget !== undefined ? { thinkingBudget: this.options.thinkingBudget } : {}),
     };
   }
 
+  /**
+   * One model call, its request fitted to the context window. A server that
+   * says the prompt did not fit (its window is smaller than Crow thought)
+   * gets it once more, compacted.
+   */
   private async callModel(): Promise<AssistantResponse> {
     const settings = this.options.compaction;
-    const request = settings
-      ? await fitToWindow(
-          {
-            agent: this.agent.name,
-            provider: this.agent.provider,
-            session: this.session,
-            emit: this.emit,
-            span: this.span,
-            signal: this.signal,
-            settings,
-          },
-          () => this.buildRequest(),
-        )
-      : this.buildRequest();
+    const build = (): LlmRequest => this.buildRequest();
+    const response = await this.callOnce(settings ? await fitToWindow(this.compactionScope(settings), build) : build());
+    if (response.stopReason !== 'error' || response.errorKind !== 'context_overflow' || !settings) return response;
+    const compacted = await compactNow(this.compactionScope(settings), build);
+    if (!compacted) {
+      return { ...response, errorMessage: `${response.errorMessage} Nothing older is left to compact: start a new session, or use a model with a larger context window.` };
+    }
+    const retried = await this.callOnce(compacted);
+    if (retried.errorKind === 'context_overflow') {
+      return { ...retried, errorMessage: `${retried.errorMessage} (even after compacting the conversation): start a new session, or use a model with a larger context window.` };
+    }
+    return retried;
+  }
+
+  private compactionScope(settings: CompactionSettings): CompactionScope {
+    return { agent: this.agent.name, provider: this.agent.provider, session: this.session, emit: this.emit, span: this.span, signal: this.signal, settings };
+  }
+
+  private async callOnce(request: LlmRequest): Promise<AssistantResponse> {
     const response = await callModel(
       {
         agent: this.agent.name,
@@ -324,8 +389,12 @@ class Turn {
   }
 }
 
+const REFUSED =
+  'The model declined to continue (the provider reported a refusal). Its reply was left out of the conversation; rephrase the request, or start a new session.';
+
 const SPAN_STATUS: Record<TurnStopReason, SpanStatus> = {
   answered: 'ok',
+  refused: 'ok',
   task_complete: 'ok',
   max_iterations: 'ok',
   doom_loop: 'ok',

@@ -1,3 +1,4 @@
+import { estimateTokens } from '../llm/token-estimate';
 import type { LlmRequest, Provider } from '../llm/types';
 import type { HistoryEntry } from '../session/history';
 import { InternalSession } from '../session/internal-session';
@@ -16,14 +17,10 @@ export interface CompactionSettings {
   contextWindow: number;
   /** Compact when a request is estimated above this share of the window. Default 0.8. */
   threshold?: number;
-  /** Renders the summariser's instructions and the note the model reads afterwards. */
+  /** Renders the request to summarise (the agent reads it as a user message) and the note the model reads afterwards. */
   prompts: { instructions(): string; note(summary: string): string };
 }
 
-/** Roughly four characters per token: cheap, and conservative enough for a trigger. */
-export function estimateTokens(request: LlmRequest): number {
-  return Math.ceil(JSON.stringify([request.system, request.messages, request.tools]).length / 4);
-}
 
 export interface CompactionScope {
   agent: string;
@@ -41,25 +38,56 @@ export interface CompactionScope {
  * provider then reports the overflow like any other error).
  */
 export async function fitToWindow(scope: CompactionScope, build: () => LlmRequest): Promise<LlmRequest> {
+  const limit = scope.settings.contextWindow * (scope.settings.threshold ?? 0.8);
+  const request = build();
+  if (estimateTokens(request) <= limit) return request;
+  return (await compact(scope, build, limit)) ?? request;
+}
+
+/**
+ * Compacts the session now, whatever Crow's estimate says: the server
+ * refused the prompt as too long, so its window is smaller than Crow
+ * thought. Returns the compacted request, or undefined when nothing could
+ * be trimmed or summarised.
+ */
+export function compactNow(scope: CompactionScope, build: () => LlmRequest): Promise<LlmRequest | undefined> {
+  return compact(scope, build, 0);
+}
+
+/**
+ * Trims old tool outputs, then, if the request is still over `limit` tokens
+ * (always, when forced with limit 0), summarises the older history. Returns
+ * the new request, or undefined when nothing changed.
+ */
+async function compact(scope: CompactionScope, build: () => LlmRequest, limit: number): Promise<LlmRequest | undefined> {
   const { session, settings } = scope;
-  const limit = settings.contextWindow * (settings.threshold ?? 0.8);
-  let request = build();
-  const before = estimateTokens(request);
-  if (before <= limit) return request;
-
+  const before = estimateTokens(build());
   const trimAt = boundaryBefore(session.entries, keepFrom(session.entries, 0.3));
-  if (trimAt > 0) {
+  const trims = trimAt > 0 && !alreadyTrimmed(session.entries, trimAt);
+  if (trims) {
     session.append({ kind: 'trim_tool_outputs', before: trimAt, at: Date.now() });
-    request = build();
-    if (estimateTokens(request) <= limit) return announce(scope, before, request, 'trimmed old tool outputs');
+    const trimmed = build();
+    if (limit > 0 && estimateTokens(trimmed) <= limit) return announce(scope, before, trimmed, 'trimmed old tool outputs');
   }
-
   const upTo = boundaryBefore(session.entries, keepFrom(session.entries, 0.25));
-  if (upTo <= 0) return request;
-  const summary = await summarise(scope, upTo);
-  if (summary === undefined) return request;
-  session.append({ kind: 'compaction', upTo, note: settings.prompts.note(summary), at: Date.now() });
-  return announce(scope, before, build(), `summarised ${upTo} earlier entries`);
+  const summary = upTo > 0 && !alreadySummarised(session.entries, upTo) ? await summarise(scope, upTo, build()) : undefined;
+  if (summary !== undefined) {
+    session.append({ kind: 'compaction', upTo, note: settings.prompts.note(summary), at: Date.now() });
+    return announce(scope, before, build(), `summarised ${upTo} earlier entries`);
+  }
+  return trims ? announce(scope, before, build(), 'trimmed old tool outputs') : undefined;
+}
+
+/** Whether the last trim already covers the outputs before `before`. */
+function alreadyTrimmed(entries: readonly HistoryEntry[], before: number): boolean {
+  const last = entries.findLast((entry) => entry.kind === 'trim_tool_outputs');
+  return last !== undefined && last.kind === 'trim_tool_outputs' && last.before >= before;
+}
+
+/** Whether the last compaction already replaces the entries before `upTo`. */
+function alreadySummarised(entries: readonly HistoryEntry[], upTo: number): boolean {
+  const last = entries.findLast((entry) => entry.kind === 'compaction');
+  return last !== undefined && last.kind === 'compaction' && last.upTo >= upTo;
 }
 
 function announce(scope: CompactionScope, before: number, request: LlmRequest, how: string): LlmRequest {
@@ -67,16 +95,20 @@ function announce(scope: CompactionScope, before: number, request: LlmRequest, h
   return request;
 }
 
-/** The summary of the history before `upTo`, by one tool-less call; undefined when it failed. */
-async function summarise(scope: CompactionScope, upTo: number): Promise<string | undefined> {
+/**
+ * The summary of the history before `upTo`, by one call that may not use
+ * tools. It is the agent's own request (same system prompt, same tools)
+ * over the older history, with the instructions as the last user message:
+ * valid with the tool calls in that history, and reading the agent's
+ * cached prompt prefix. Undefined when the call failed.
+ */
+async function summarise(scope: CompactionScope, upTo: number, request: LlmRequest): Promise<string | undefined> {
   const { session } = scope;
   const older = new InternalSession(session.agentName, { history: session.entries.slice(0, upTo) });
-  const summaryRequest: Pick<LlmRequest, 'system' | 'messages'> = {
-    system: scope.settings.prompts.instructions(),
-    messages: [
-      ...older.toMessages(),
-      { role: 'user', content: [{ type: 'text', text: 'Summarise the session so far as instructed.' }] },
-    ],
+  const summaryRequest = {
+    system: request.system,
+    tools: request.tools,
+    messages: [...older.toMessages(), { role: 'user' as const, content: [{ type: 'text' as const, text: scope.settings.prompts.instructions() }] }],
   };
   const { text } = await toollessCall({ agent: scope.agent, provider: scope.provider, span: scope.span, emit: scope.emit }, summaryRequest, scope.signal);
   return text === '' ? undefined : text;

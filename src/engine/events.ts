@@ -9,10 +9,12 @@ import type { SubagentReport, ToolKind, ToolLocation, ToolResult } from '../tool
  * - `max_iterations`: the loop hit the agent's iteration limit.
  * - `doom_loop`: the same tool call repeated too many times in a row.
  * - `max_tokens`: the model hit its output limit while answering.
+ * - `refused`: the model (or its provider's safety system) declined to go on.
  * - `error`: the provider failed (after retries); partial output is kept.
  */
 export type TurnStopReason =
   | 'answered'
+  | 'refused'
   | 'task_complete'
   | 'cancelled'
   | 'max_iterations'

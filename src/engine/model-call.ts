@@ -1,7 +1,8 @@
-import { type AssistantResponse, costOf, emptyUsage, type LlmRequest, type Provider, type StopReason } from '../llm/types';
+import { type AssistantResponse, costOf, emptyUsage, isCutOff, type LlmRequest, type Provider, type StopReason } from '../llm/types';
 import { llmPromptAttributes, llmRequestAttributes, llmResponseAttributes } from '../telemetry/gen-ai';
 import type { Span, SpanStatus } from '../telemetry/span';
 import { InternalSession } from '../session/internal-session';
+import { hasToolBlocks, toolBlocksAsText } from '../llm/tool-text';
 import type { AgentEvent } from './events';
 import { errorText } from '../config/text';
 
@@ -24,8 +25,10 @@ export interface ModelCallScope {
   onToolCallStart?: (name: string) => void;
 }
 
-export async function callModel(scope: ModelCallScope, request: LlmRequest, signal: AbortSignal): Promise<AssistantResponse> {
+export async function callModel(scope: ModelCallScope, offered: LlmRequest, signal: AbortSignal): Promise<AssistantResponse> {
   const { agent, provider, session, emit } = scope;
+  // No request goes out with tool blocks but no tools: the APIs refuse that shape.
+  const request = offered.tools.length === 0 && hasToolBlocks(offered.messages) ? { ...offered, messages: toolBlocksAsText(offered.messages) } : offered;
   const span = scope.span?.child('llm_call', `chat ${provider.model}`, {
     agent,
     sessionId: session.id,
@@ -51,15 +54,18 @@ export interface ToollessScope {
 }
 
 /**
- * One model call without tools and outside any agent's history: a summary
- * for compaction, a generated follow-up, a reflection on a subagent's work.
+ * One model call that may not call tools, outside any agent's history: a
+ * summary for compaction, a generated follow-up, a reflection on a
+ * subagent's work. An agent's own tools may be passed: they are sent with
+ * `toolChoice: 'none'`, which keeps the request valid with tool calls in
+ * its history and keeps the cached prompt prefix of the agent's own calls.
  * Traced as an LLM span like every call, its usage emitted so the run's cost
  * counts it; a failure is a value (stopReason "error" and errorMessage), and
  * `text` is what the model answered ('' when it failed or was cancelled).
  */
 export async function toollessCall(
   scope: ToollessScope,
-  request: Pick<LlmRequest, 'system' | 'messages'>,
+  request: Pick<LlmRequest, 'system' | 'messages'> & Partial<Pick<LlmRequest, 'tools'>>,
   signal: AbortSignal,
 ): Promise<{ text: string; response: AssistantResponse }> {
   const quiet: Emit = (event) => {
@@ -67,7 +73,9 @@ export async function toollessCall(
   };
   // Recorded on a scratch session: no agent's history gains the exchange.
   const scratch = new InternalSession(scope.agent);
-  const response = await callModel({ agent: scope.agent, provider: scope.provider, session: scratch, emit: quiet, span: scope.span }, { ...request, tools: [] }, signal);
+  const tools = request.tools ?? [];
+  const call: LlmRequest = { ...request, tools, ...(tools.length > 0 ? { toolChoice: 'none' as const } : {}) };
+  const response = await callModel({ agent: scope.agent, provider: scope.provider, session: scratch, emit: quiet, span: scope.span }, call, signal);
   const failed = response.stopReason === 'error' || response.stopReason === 'aborted';
   return { response, text: failed ? '' : response.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('').trim() };
 }
@@ -76,6 +84,8 @@ const SPAN_STATUS: Record<StopReason, SpanStatus> = {
   end_turn: 'ok',
   tool_use: 'ok',
   max_tokens: 'ok',
+  refusal: 'ok',
+  pause_turn: 'ok',
   error: 'error',
   aborted: 'cancelled',
 };
@@ -123,7 +133,13 @@ function failed(signal: AbortSignal, message: string): AssistantResponse {
   };
 }
 
+/**
+ * What of a response enters the history. A refused reply enters nothing
+ * (the provider asks that it not be sent back); a call cut off by the
+ * output cap is incomplete JSON and enters nothing either.
+ */
 function recordResponse(agent: string, response: AssistantResponse, session: InternalSession, emit: Emit): void {
+  if (response.stopReason === 'refusal') return;
   const complete = response.stopReason !== 'error' && response.stopReason !== 'aborted';
   const at = Date.now();
   for (const block of response.content) {
@@ -147,7 +163,7 @@ function recordResponse(agent: string, response: AssistantResponse, session: Int
         session.append({ kind: 'redacted_thinking', data: block.data, at });
         break;
       case 'tool_call':
-        if (complete) session.append({ kind: 'tool_call', id: block.id, name: block.name, arguments: block.arguments, at });
+        if (complete && !isCutOff(block, response)) session.append({ kind: 'tool_call', id: block.id, name: block.name, arguments: block.arguments, at });
         break;
     }
   }

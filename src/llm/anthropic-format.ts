@@ -1,12 +1,12 @@
 import type {
-  Base64ImageSource,
   CacheControlEphemeral,
   ContentBlockParam,
   MessageCreateParamsStreaming,
   MessageParam,
   Tool,
 } from '@anthropic-ai/sdk/resources/messages';
-import type { AssistantBlock, ImageBlock, LlmRequest, Message, ToolResultItem, ToolSpec, UserBlock } from './types';
+import { ImageAdmission } from './anthropic-images';
+import type { AssistantBlock, LlmRequest, Message, ToolResultItem, ToolSpec, UserBlock } from './types';
 import { clipCounted } from '../config/text';
 
 /** The Messages API requires max_tokens; this is ours when nobody sets one. */
@@ -20,8 +20,6 @@ const MAX_ECHOED_ARGUMENTS = 2000;
 
 const EPHEMERAL: CacheControlEphemeral = { type: 'ephemeral' };
 
-const SUPPORTED_IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'] as const;
-type SupportedImageType = (typeof SUPPORTED_IMAGE_TYPES)[number];
 
 export interface AnthropicFormatOptions {
   model: string;
@@ -43,14 +41,30 @@ export function toAnthropicParams(request: LlmRequest, options: AnthropicFormatO
   };
   if (request.system) params.system = [{ type: 'text', text: request.system, cache_control: EPHEMERAL }];
   if (request.tools.length > 0) params.tools = toAnthropicTools(request.tools);
+  if (request.toolChoice === 'none' && params.tools) params.tool_choice = { type: 'none' };
   const budget = request.thinkingBudget ?? 0;
-  if (budget > 0) {
+  if (budget > 0 && thinkingLeadsToolLoop(params.messages)) {
     const budgetTokens = Math.max(budget, MIN_THINKING_BUDGET);
     params.thinking = { type: 'enabled', budget_tokens: budgetTokens };
     // max_tokens covers thinking too and must exceed the budget: keep the asked-for room for the answer.
     if (params.max_tokens <= budgetTokens) params.max_tokens += budgetTokens;
   }
   return params;
+}
+
+/**
+ * With thinking on, the API requires the assistant message whose tool calls
+ * are being answered to open with its thinking block. One without (its
+ * thinking was cut off, or it came from another provider or from a turn
+ * without thinking) can only be sent with thinking off, as the API's own
+ * error message advises; the next step has thinking again.
+ */
+function thinkingLeadsToolLoop(messages: MessageParam[]): boolean {
+  const [assistant, results] = messages.slice(-2);
+  if (assistant?.role !== 'assistant' || results?.role !== 'user' || !Array.isArray(assistant.content)) return true;
+  if (!assistant.content.some((block) => block.type === 'tool_use')) return true;
+  const first = assistant.content[0];
+  return first?.type === 'thinking' || first?.type === 'redacted_thinking';
 }
 
 function toAnthropicTools(tools: ToolSpec[]): Tool[] {
@@ -71,14 +85,16 @@ function toAnthropicTools(tools: ToolSpec[]): Tool[] {
  */
 export function toAnthropicMessages(history: Message[]): MessageParam[] {
   const malformedArguments = findMalformedArguments(history);
+  const images = new ImageAdmission(history);
   const messages: MessageParam[] = [];
   for (const message of history) {
-    const [role, content] = convertMessage(message, malformedArguments);
+    const [role, content] = convertMessage(message, malformedArguments, images);
     if (content.length === 0) continue;
     const previous = messages[messages.length - 1];
     if (previous?.role === role && Array.isArray(previous.content)) previous.content.push(...content);
     else messages.push({ role, content });
   }
+  endWithoutTrailingWhitespace(messages);
   markLastBlockForCaching(messages);
   return messages;
 }
@@ -86,43 +102,47 @@ export function toAnthropicMessages(history: Message[]): MessageParam[] {
 function convertMessage(
   message: Message,
   malformedArguments: Map<string, string>,
+  images: ImageAdmission,
 ): ['user' | 'assistant', ContentBlockParam[]] {
   switch (message.role) {
     case 'user':
-      return ['user', message.content.flatMap(userBlock)];
+      return ['user', message.content.flatMap((block) => userBlock(block, images))];
     case 'assistant':
       return ['assistant', message.content.flatMap(assistantBlock)];
     case 'tool_results':
-      return ['user', message.results.map((result) => toolResultBlock(result, malformedArguments.get(result.callId)))];
+      return ['user', message.results.map((result) => toolResultBlock(result, malformedArguments.get(result.callId), images))];
   }
 }
 
-function userBlock(block: UserBlock): ContentBlockParam[] {
-  if (block.type === 'image') return [imageBlock(block)];
-  return block.text ? [{ type: 'text', text: block.text }] : [];
+/** The API refuses text blocks that are empty or only whitespace, so they are left out. */
+function textBlock(text: string): ContentBlockParam[] {
+  return text.trim() ? [{ type: 'text', text }] : [];
 }
 
-function imageBlock(block: ImageBlock): ContentBlockParam {
-  if (!isSupportedImageType(block.mimeType)) {
-    const note = `[An image of type ${block.mimeType} was left out: the model accepts JPEG, PNG, GIF and WebP.]`;
-    return { type: 'text', text: note };
-  }
-  const source: Base64ImageSource = { type: 'base64', media_type: block.mimeType, data: block.data };
-  return { type: 'image', source };
+function userBlock(block: UserBlock, images: ImageAdmission): ContentBlockParam[] {
+  if (block.type === 'image') return [images.admit(block)];
+  return textBlock(block.text);
 }
 
-function isSupportedImageType(mimeType: string): mimeType is SupportedImageType {
-  return (SUPPORTED_IMAGE_TYPES as readonly string[]).includes(mimeType);
+/**
+ * A conversation may end with an assistant message (continuing a paused
+ * turn); the API refuses one whose last text ends in whitespace.
+ */
+function endWithoutTrailingWhitespace(messages: MessageParam[]): void {
+  const last = messages[messages.length - 1];
+  if (last?.role !== 'assistant' || !Array.isArray(last.content)) return;
+  const block = last.content[last.content.length - 1];
+  if (block?.type === 'text') block.text = block.text.trimEnd();
 }
 
 /**
  * Thinking without a signature (cut off mid-stream, or produced by another
- * provider) would be rejected, so it is left out; empty text is rejected too.
+ * provider) would be rejected, so it is left out; so is text of whitespace only.
  */
 function assistantBlock(block: AssistantBlock): ContentBlockParam[] {
   switch (block.type) {
     case 'text':
-      return block.text ? [{ type: 'text', text: block.text }] : [];
+      return textBlock(block.text);
     case 'thinking':
       return block.signature ? [{ type: 'thinking', thinking: block.text, signature: block.signature }] : [];
     case 'redacted_thinking':
@@ -162,14 +182,14 @@ function findMalformedArguments(history: Message[]): Map<string, string> {
  * A call with malformed arguments is replayed with input `{}`; its result
  * then says what the model actually sent, so it does not learn that `{}` failed.
  */
-function toolResultBlock(result: ToolResultItem, malformedArguments: string | undefined): ContentBlockParam {
+function toolResultBlock(result: ToolResultItem, malformedArguments: string | undefined, images: ImageAdmission): ContentBlockParam {
   const content =
     malformedArguments === undefined
       ? result.content
       : `(Your arguments for this call were not a valid JSON object, so they are shown as {}. ` +
         `You sent: ${clipCounted(malformedArguments, MAX_ECHOED_ARGUMENTS)})\n${result.content}`;
   if (!result.images?.length) return { type: 'tool_result', tool_use_id: result.callId, content, is_error: result.isError };
-  const blocks = [{ type: 'text' as const, text: content }, ...result.images.map(imageBlock)];
+  const blocks = [{ type: 'text' as const, text: content }, ...result.images.map((image) => images.admit(image))];
   return {
     type: 'tool_result',
     tool_use_id: result.callId,

@@ -158,8 +158,8 @@ class AnthropicAccumulator implements WireAccumulator<RawMessageStreamEvent> {
 }
 
 /**
- * Refusals, pauses and other endings the loop has no special handling for
- * end the turn; the raw reason stays in finishReasons.
+ * The API's stop reasons in the engine's terms; `stop_sequence` and any
+ * reason added later end the turn. The raw reason stays in finishReasons.
  */
 function toStopReason(reason: string): StopReason {
   switch (reason) {
@@ -168,6 +168,10 @@ function toStopReason(reason: string): StopReason {
     case 'max_tokens':
     case 'model_context_window_exceeded':
       return 'max_tokens';
+    case 'refusal':
+      return 'refusal';
+    case 'pause_turn':
+      return 'pause_turn';
     default:
       return 'end_turn';
   }

@@ -23,6 +23,7 @@ export function providerFor(connection: ProviderConnection, limits: ProviderLimi
     model,
     ...(entry.apiKeyEnv !== undefined ? { apiKeyEnv: entry.apiKeyEnv } : {}),
     ...(entry.baseUrl !== undefined ? { baseURL: entry.baseUrl } : {}),
+    ...(entry.flavor !== undefined ? { flavor: entry.flavor } : {}),
     ...(limits.maxRetries !== undefined ? { maxRetries: limits.maxRetries } : {}),
     ...(limits.idleTimeoutMs !== undefined ? { idleTimeoutMs: limits.idleTimeoutMs } : {}),
     ...(limits.maxOutputTokens !== undefined ? { maxOutputTokens: limits.maxOutputTokens } : {}),

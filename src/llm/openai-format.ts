@@ -8,10 +8,13 @@ import type {
   ChatCompletionToolMessageParam,
   ChatCompletionUserMessageParam,
 } from 'openai/resources/chat/completions';
+import { FLAVOR_TRAITS, type ServerFlavor } from './openai-flavor';
 import type { AssistantBlock, LlmRequest, Message, ToolCallBlock, ToolResultItem, ToolSpec, UserBlock } from './types';
 
 export interface OpenAIFormatOptions {
   model: string;
+  /** Which server this is: decides the output cap's field and how a tool-less answer is asked for. */
+  flavor: ServerFlavor;
   /** Used when the request sets no maxOutputTokens; absent = the server's default. */
   maxOutputTokens?: number;
 }
@@ -19,18 +22,24 @@ export interface OpenAIFormatOptions {
 /**
  * Translates a provider-neutral request into a streaming Chat Completions
  * call, in the subset that OpenAI-compatible servers (Ollama, LM Studio,
- * vLLM) also accept. Thinking is never sent back: the API has no field for it.
+ * vLLM, llama.cpp) also accept, with the fields the flavor's server reads.
+ * Thinking is never sent back: the API has no field for it.
  */
 export function toOpenAIParams(request: LlmRequest, options: OpenAIFormatOptions): ChatCompletionCreateParamsStreaming {
+  const traits = FLAVOR_TRAITS[options.flavor];
   const params: ChatCompletionCreateParamsStreaming = {
     model: options.model,
     messages: toOpenAIMessages(request.system, request.messages),
     stream: true,
     stream_options: { include_usage: true },
   };
-  if (request.tools.length > 0) params.tools = request.tools.map(toFunctionTool);
+  const toolless = request.toolChoice === 'none';
+  if (request.tools.length > 0 && !(toolless && traits.toollessAnswer === 'omit_tools')) {
+    params.tools = request.tools.map(toFunctionTool);
+    if (toolless) params.tool_choice = 'none';
+  }
   const maxOutputTokens = request.maxOutputTokens ?? options.maxOutputTokens;
-  if (maxOutputTokens !== undefined) params.max_completion_tokens = maxOutputTokens;
+  if (maxOutputTokens !== undefined) params[traits.capField] = maxOutputTokens;
   if (request.temperature !== undefined) params.temperature = request.temperature;
   return params;
 }

@@ -3,6 +3,8 @@ import OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
 import { toOpenAIParams } from './openai-format';
+import { FLAVOR_TRAITS, flavorOf, type ServerFlavor } from './openai-flavor';
+import { estimateTokens } from './token-estimate';
 import {
   type HttpProviderOptions,
   type PartialResponse,
@@ -26,6 +28,8 @@ export class OpenAIProvider implements Provider {
   private readonly policy: RetryPolicy;
   private readonly profile: ProviderProfile;
   private readonly maxOutputTokens: number | undefined;
+  /** Which server this is (OpenAI, Ollama, llama.cpp, vLLM, LM Studio, another). */
+  readonly flavor: ServerFlavor;
 
   constructor(options: HttpProviderOptions) {
     this.model = options.model;
@@ -34,6 +38,7 @@ export class OpenAIProvider implements Provider {
     this.policy = retryPolicyOf(options);
     // Retries are ours (resilient-stream), so they are visible and stop once output has been shown.
     this.client = new OpenAI({ apiKey: options.apiKey, baseURL: options.baseURL, maxRetries: 0 });
+    this.flavor = flavorOf(this.client.baseURL, options.flavor);
     this.supportsImages = options.supportsImages ?? this.client.baseURL === OPENAI_BASE_URL;
     this.profile = {
       label: this.client.baseURL === OPENAI_BASE_URL ? 'OpenAI' : `the server at ${this.client.baseURL}`,
@@ -47,8 +52,8 @@ export class OpenAIProvider implements Provider {
 
   stream(request: LlmRequest, signal: AbortSignal): AsyncIterable<StreamEvent> {
     const params = (): ChatCompletionCreateParamsStreaming =>
-      toOpenAIParams(request, { model: this.model, maxOutputTokens: this.maxOutputTokens });
-    return resilientStream(
+      toOpenAIParams(request, { model: this.model, flavor: this.flavor, maxOutputTokens: this.maxOutputTokens });
+    const events = resilientStream(
       {
         profile: this.profile,
         open: (attemptSignal) => this.client.chat.completions.create(params(), { signal: attemptSignal }),
@@ -57,8 +62,47 @@ export class OpenAIProvider implements Provider {
       signal,
       this.policy,
     );
+    return FLAVOR_TRAITS[this.flavor].dropsOverflow ? this.noticingDroppedPrompt(events, request) : events;
+  }
+
+  /**
+   * A server that drops the oldest messages of a prompt too long for its
+   * context says nothing, but reports the prompt tokens it read. Reading
+   * less than half of what was sent means the start of the conversation
+   * (the task itself) never reached the model: its answer is discarded and
+   * the call fails as a context overflow, which the engine compacts and retries.
+   */
+  private async *noticingDroppedPrompt(events: AsyncIterable<StreamEvent>, request: LlmRequest): AsyncGenerator<StreamEvent> {
+    for await (const event of events) {
+      if (event.type !== 'done' || event.response.stopReason === 'error' || event.response.stopReason === 'aborted') {
+        yield event;
+        continue;
+      }
+      const { usage } = event.response;
+      const read = usage.input + usage.cacheRead + usage.cacheWrite;
+      const sent = estimateTokens(request);
+      if (read === 0 || read >= sent * DROPPED_PROMPT_SHARE) {
+        yield event;
+        continue;
+      }
+      yield {
+        type: 'done',
+        response: {
+          ...event.response,
+          content: [],
+          stopReason: 'error',
+          errorKind: 'context_overflow',
+          errorMessage:
+            `${this.profile.label} read ${read} prompt tokens of about ${sent} sent: it dropped the start of the conversation to fit its context window. ` +
+            `Raise the model's context length on the server (Ollama: OLLAMA_CONTEXT_LENGTH or num_ctx), or set context_window for ${this.model} in config.toml so Crow compacts in time.`,
+        },
+      };
+    }
   }
 }
+
+/** Below this share of the estimated prompt, the server's reported prompt tokens mean it dropped part of it. */
+const DROPPED_PROMPT_SHARE = 0.5;
 
 const NO_EVENTS: StreamEvent[] = [];
 
@@ -170,7 +214,7 @@ function reasoningOf(delta: object): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-/** A content filter ends the turn; the raw reason stays in finishReasons. */
+/** Finish reasons in the engine's terms; the raw reason stays in finishReasons. */
 function toStopReason(reason: string): StopReason {
   switch (reason) {
     case 'tool_calls':
@@ -178,6 +222,8 @@ function toStopReason(reason: string): StopReason {
       return 'tool_use';
     case 'length':
       return 'max_tokens';
+    case 'content_filter':
+      return 'refusal';
     default:
       return 'end_turn';
   }

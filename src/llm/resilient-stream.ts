@@ -7,6 +7,7 @@
  */
 import { type AssistantBlock, type AssistantResponse, emptyUsage, type ModelPricing, type StopReason, type StreamEvent, type Usage } from './types';
 import { type ProviderProfile, diagnose } from './stream-failure';
+import type { ServerFlavor } from './openai-flavor';
 
 export interface RetryPolicy {
   /** Retries after the first attempt. */
@@ -33,6 +34,8 @@ export interface HttpProviderOptions extends Partial<RetryPolicy> {
   supportsImages?: boolean;
   /** Used when a request sets no maxOutputTokens. */
   maxOutputTokens?: number;
+  /** For OpenAI-compatible servers: which server it is; default: told from baseURL. */
+  flavor?: ServerFlavor;
 }
 
 export function retryPolicyOf(options: Partial<RetryPolicy>): RetryPolicy {
@@ -143,6 +146,7 @@ async function* runAttempt<W>(
   if (failure) {
     const diagnosis = diagnose(failure.error, source.profile);
     const result = end('error', diagnosis.message + kept);
+    if (diagnosis.kind) result.response.errorKind = diagnosis.kind;
     if (diagnosis.retryable && timeToFirstTokenMs === undefined) {
       result.retry = { reason: diagnosis.message, retryAfterMs: diagnosis.retryAfterMs };
     }

@@ -7,6 +7,7 @@
 /** Besides these, every 5xx (529 "overloaded" included) is retried. */
 const RETRYABLE_STATUSES = new Set([408, 409, 429]);
 import { errorText } from '../config/text';
+import type { ErrorKind } from './types';
 /** Error types a server may send inside a stream (the HTTP status was already 200) that say "try again". */
 const TRANSIENT_ERROR_TYPES = new Set(['overloaded_error', 'api_error', 'rate_limit_error', 'server_error']);
 const CONNECTION_ERROR_CODES = new Set([
@@ -48,16 +49,49 @@ export interface Diagnosis {
   retryable: boolean;
   /** The wait the server asked for. */
   retryAfterMs?: number;
+  /** Set for failures the engine can act on. */
+  kind?: ErrorKind;
+}
+
+/**
+ * How each server says a prompt is over its context window: Anthropic
+ * ("prompt is too long: N tokens > M maximum"; earlier "input length and
+ * `max_tokens` exceed context limit"), OpenAI and vLLM ("maximum context
+ * length is N tokens", code context_length_exceeded), llama.cpp
+ * (exceed_context_size_error), Ollama ("the prompt is longer than the
+ * context length"), LM Studio ("loaded with context length of only N
+ * tokens", "Context size has been exceeded"), Bedrock ("Input is too long").
+ */
+const CONTEXT_OVERFLOW = [
+  /prompt is too long/i,
+  /exceed context limit/i,
+  /maximum context length/i,
+  /context_length_exceeded/,
+  /exceed_context_size_error|exceeds the available context size/i,
+  /prompt is longer than the context length/i,
+  /context length of only/i,
+  /context size has been exceeded/i,
+  /input is too long/i,
+];
+
+function isContextOverflow(status: number, error: SdkApiError, detail: string): boolean {
+  if (status !== 400 && status !== 413) return false;
+  const body = error.error as { error?: { code?: unknown; type?: unknown }; code?: unknown; type?: unknown } | undefined;
+  const tags = [body?.error?.code, body?.error?.type, body?.code, body?.type, error.type].filter((tag) => typeof tag === 'string');
+  return CONTEXT_OVERFLOW.some((pattern) => pattern.test(detail) || tags.some((tag) => pattern.test(tag as string)));
 }
 
 export function diagnose(error: unknown, profile: ProviderProfile): Diagnosis {
   if (error instanceof profile.APIError && error.status !== undefined) {
     const status = error.status;
-    return {
-      message: httpErrorMessage(status, serverMessage(error), profile),
+    const detail = serverMessage(error);
+    const diagnosis: Diagnosis = {
+      message: httpErrorMessage(status, detail, profile),
       retryable: RETRYABLE_STATUSES.has(status) || status >= 500,
       retryAfterMs: requestedDelay(error.headers),
     };
+    if (isContextOverflow(status, error, detail)) diagnosis.kind = 'context_overflow';
+    return diagnosis;
   }
   if (isConnectionError(error, profile)) {
     return { message: `the connection to ${profile.label} failed (${causeText(error)})`, retryable: true };

@@ -97,6 +97,13 @@ export interface LlmRequest {
   system: string;
   messages: Message[];
   tools: ToolSpec[];
+  /**
+   * `none`: the model may not call a tool in this answer, though `tools` are
+   * still sent (the APIs refuse tool calls in the history of a request
+   * without them, and keeping them keeps the cached prompt prefix).
+   * Absent: the model decides.
+   */
+  toolChoice?: 'none';
   maxOutputTokens?: number;
   /** Budget for extended thinking where the provider supports it; 0 or absent = off. */
   thinkingBudget?: number;
@@ -104,8 +111,20 @@ export interface LlmRequest {
   temperature?: number;
 }
 
-/** Why a model response ended. `error` and `aborted` are values, not exceptions. */
-export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'error' | 'aborted';
+/**
+ * Why a model response ended. `error` and `aborted` are values, not exceptions.
+ * `refusal`: the model (or the provider's safety system) declined to go on.
+ * `pause_turn`: the provider paused a long turn; sending the conversation
+ * back as it is lets the model continue.
+ */
+export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'refusal' | 'pause_turn' | 'error' | 'aborted';
+
+/**
+ * What kind of failure an `error` response was, where the engine can act on it:
+ * `context_overflow`: the prompt did not fit the model's context window (the
+ * server refused it, or read only part of it); compacting may help.
+ */
+export type ErrorKind = 'context_overflow';
 
 /** The complete result of one LLM call. */
 export interface AssistantResponse {
@@ -118,11 +137,24 @@ export interface AssistantResponse {
   usage: Usage;
   /** Set when stopReason is `error`. */
   errorMessage?: string;
+  /** Set when stopReason is `error` and the failure is one the engine can act on. */
+  errorKind?: ErrorKind;
   /**
    * Milliseconds from the start of the attempt that produced this response
    * to its first streamed token (retry waits excluded), if any arrived.
    */
   timeToFirstTokenMs?: number;
+}
+
+/** A tool call the output cap cut off: its arguments are not a whole JSON value, so it cannot run. */
+export function isCutOff(call: ToolCallBlock, response: AssistantResponse): boolean {
+  if (response.stopReason !== 'max_tokens') return false;
+  try {
+    JSON.parse(call.arguments);
+    return false;
+  } catch {
+    return true;
+  }
 }
 
 /**

@@ -4,6 +4,7 @@
  * message bodies, and `{ type: 'error', error: { type, message } }` errors.
  */
 import type { WireBlock, WireFormat, WireReply } from './fake-wire';
+import type { Refusal } from './wire-rules';
 
 const ERROR_TYPES: Record<number, string> = {
   400: 'invalid_request_error',
@@ -76,9 +77,12 @@ export const anthropicWire: WireFormat = {
     };
   },
 
-  errorBody(status: number, message: string): unknown {
-    const type = ERROR_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
-    return { type: 'error', error: { type, message } };
+  refusalFor(status: number, message: string): Refusal {
+    return { status, type: ERROR_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error'), message };
+  },
+
+  errorBody(refusal: Refusal): unknown {
+    return { type: 'error', error: { type: refusal.type, message: refusal.message } };
   },
 };
 
@@ -99,11 +103,12 @@ function blockDeltas(block: WireBlock): unknown[] {
   switch (block.type) {
     case 'text':
       return block.chunks.map((text) => ({ type: 'text_delta', text }));
-    case 'thinking':
-      return [
-        ...block.chunks.map((thinking) => ({ type: 'thinking_delta', thinking })),
-        { type: 'signature_delta', signature: block.signature },
-      ];
+    case 'thinking': {
+      const deltas: unknown[] = block.chunks.map((thinking) => ({ type: 'thinking_delta', thinking }));
+      // A block cut off by max_tokens was never finished, so it was never signed.
+      if (block.signature) deltas.push({ type: 'signature_delta', signature: block.signature });
+      return deltas;
+    }
     case 'tool_call':
       return block.fragments.map((partial_json) => ({ type: 'input_json_delta', partial_json }));
   }

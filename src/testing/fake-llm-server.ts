@@ -4,73 +4,26 @@
  * scripted replies; every request consumes the next one of its API and is
  * recorded. Replies can stream slowly, fail with HTTP errors, or misbehave at
  * the connection level (drops, truncation, stalls) at a chosen SSE event.
+ *
+ * It is strict: a request the real API would refuse gets the real API's
+ * refusal (status, error type, message; see strict-wire.ts), and the output
+ * stops at the cap the request sets. The Chat Completions route can behave
+ * as OpenAI or as a local server (Ollama, llama.cpp, vLLM, LM Studio).
  */
 import * as http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { anthropicWire } from './fake-anthropic-wire';
-import { openaiWire } from './fake-openai-wire';
-import type { ScriptedStopReason, ScriptedUsage, WireBlock, WireFormat, WireReply } from './fake-wire';
+import { newSerials, resolveReply, validateReply } from './fake-reply';
+import type { Fault, ScriptedHttpError, ScriptedReply } from './fake-script';
+import { type FakeApi, StrictWire, type StrictWireOptions } from './strict-wire';
+import type { RecordedRefusal } from './wire-rules';
 
 export type { ScriptedStopReason, ScriptedUsage, WireBlock, WireFormat, WireReply } from './fake-wire';
+export type { ChatServerName } from './chat-servers';
+export type { RecordedRefusal, Refusal } from './wire-rules';
 
-export type FakeApi = 'openai' | 'anthropic';
-
-export type ScriptedBlock =
-  /** A string is split into chunks of `chunkSize` characters; an array is sent as exactly these chunks. */
-  | { type: 'text'; text: string | string[] }
-  /** Chunked like text. `signature` (Anthropic only) defaults to `sig-<n>`. */
-  | { type: 'thinking'; text: string | string[]; signature?: string }
-  /**
-   * A string `arguments` is sent verbatim (it may be invalid JSON); anything
-   * else is JSON.stringify'd. The text is split into up to `fragments` pieces
-   * (default 3). `id` defaults to `call_<n>` (OpenAI) or `toolu_<n>` (Anthropic).
-   */
-  | { type: 'tool_call'; id?: string; name: string; arguments: unknown; fragments?: number };
-
-/**
- * A connection-level failure. Event counts are SSE events as sent on the wire
- * (for OpenAI the role chunk is event 1); a non-streaming response is one event.
- */
-export type Fault =
-  /** Destroy the socket before sending any response bytes. */
-  | { kind: 'drop_before_first_byte' }
-  /** Send nothing at all, not even headers, until the client goes away or the server closes. */
-  | { kind: 'stall_before_first_byte' }
-  /** Send headers and N events, then destroy the socket. */
-  | { kind: 'drop_after'; events: number }
-  /** Send N events, then end the response cleanly, without the rest (stop reason, [DONE], message_stop). */
-  | { kind: 'truncate_after'; events: number }
-  /** Send N events, then nothing more until the client goes away or the server closes. */
-  | { kind: 'stall_after'; events: number };
-
-
-export interface ScriptedResponse {
-  kind?: 'response';
-  blocks: ScriptedBlock[];
-  usage?: ScriptedUsage;
-  /** Defaults to 'tool_use' when any block is a tool call, else 'end_turn'. */
-  stopReason?: ScriptedStopReason;
-  /** Defaults to the request's `model`. */
-  model?: string;
-  /** Characters per chunk when a text is a single string; default 4. */
-  chunkSize?: number;
-  /** Wait before each event; default 0, which writes the whole reply at once. */
-  latencyMs?: number;
-  fault?: Fault;
-}
-
-export interface ScriptedHttpError {
-  kind: 'http_error';
-  status: number;
-  message?: string;
-  /** Sent as the `retry-after-ms` header. */
-  retryAfterMs?: number;
-  /** Sent as the `retry-after` header. */
-  retryAfterSeconds?: number;
-}
-
-export type ScriptedReply = ScriptedResponse | ScriptedHttpError;
+export type { FakeApi, StrictWireOptions } from './strict-wire';
+export type { Fault, ScriptedBlock, ScriptedHttpError, ScriptedReply, ScriptedResponse } from './fake-script';
 
 /** Decides a reply from a request's parsed body; undefined when it has none. */
 export type Responder = (body: Record<string, unknown>) => ScriptedReply | undefined;
@@ -91,11 +44,12 @@ const ROUTES: Record<string, FakeApi> = {
   'POST /v1/messages': 'anthropic',
 };
 
-const WIRES: Record<FakeApi, WireFormat> = { openai: openaiWire, anthropic: anthropicWire };
+export interface FakeServerOptions extends StrictWireOptions {
+  port?: number;
+}
 
-const DEFAULT_CHUNK_SIZE = 4;
-const DEFAULT_FRAGMENTS = 3;
-const DEFAULT_INPUT_TOKENS = 10;
+/** Every server not yet closed, so a test harness can check that none refused a request unnoticed. */
+const live = new Set<FakeLlmServer>();
 
 export class FakeLlmServer {
   /** e.g. http://127.0.0.1:40123 */
@@ -106,13 +60,13 @@ export class FakeLlmServer {
   private readonly responders: Partial<Record<FakeApi, Responder>> = {};
   private readonly sockets = new Set<Socket>();
   /** Counters behind generated ids, shared by both APIs. */
-  private serials = { message: 0, toolCall: 0, signature: 0 };
+  private serials = newSerials();
   /** Requests of each API being answered now, and the most there ever were at once. */
   private readonly open: Record<FakeApi, number> = { openai: 0, anthropic: 0 };
   private readonly peak: Record<FakeApi, number> = { openai: 0, anthropic: 0 };
   private closed?: Promise<void>;
 
-  static async start(options: { port?: number } = {}): Promise<FakeLlmServer> {
+  static async start(options: FakeServerOptions = {}): Promise<FakeLlmServer> {
     const server = http.createServer();
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -121,10 +75,19 @@ export class FakeLlmServer {
         resolve();
       });
     });
-    return new FakeLlmServer(server);
+    return new FakeLlmServer(server, new StrictWire(options));
   }
 
-  private constructor(private readonly server: http.Server) {
+  /** The servers started and not yet closed. */
+  static live(): FakeLlmServer[] {
+    return [...live];
+  }
+
+  private constructor(
+    private readonly server: http.Server,
+    private readonly strict: StrictWire,
+  ) {
+    live.add(this);
     this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     server.on('connection', (socket: Socket) => {
       this.sockets.add(socket);
@@ -147,7 +110,7 @@ export class FakeLlmServer {
 
   /** Appends replies to the API's queue. Throws on a malformed script. */
   enqueue(api: FakeApi, ...replies: ScriptedReply[]): this {
-    replies.forEach(validate);
+    for (const reply of replies) validateFor(api, reply);
     this.queues[api].push(...replies);
     return this;
   }
@@ -171,6 +134,15 @@ export class FakeLlmServer {
     return this.requests.filter((request) => request.api === api);
   }
 
+  /**
+   * The requests refused by a wire rule since the last call, which forgets
+   * them. A test that breaks a rule on purpose takes them to say it expected
+   * them; the test harness fails any test that leaves one behind.
+   */
+  takeRefusals(): RecordedRefusal[] {
+    return this.strict.takeRefusals();
+  }
+
   /** The most requests of `api` that were open at the same time (received, their response not yet ended). */
   peakConcurrency(api: FakeApi): number {
     return this.peak[api];
@@ -183,13 +155,14 @@ export class FakeLlmServer {
     this.queues.openai.length = 0;
     this.queues.anthropic.length = 0;
     this.requests.length = 0;
-    this.serials = { message: 0, toolCall: 0, signature: 0 };
+    this.serials = newSerials();
     this.peak.openai = this.open.openai;
     this.peak.anthropic = this.open.anthropic;
   }
 
   /** Stops listening and destroys every connection, stalled ones included. Idempotent. */
   close(): Promise<void> {
+    live.delete(this);
     this.closed ??= new Promise<void>((resolve) => {
       this.server.close(() => resolve());
       for (const socket of this.sockets) socket.destroy();
@@ -215,100 +188,37 @@ export class FakeLlmServer {
   }
 
   private async answer(api: FakeApi, body: Record<string, unknown> | undefined, res: http.ServerResponse): Promise<void> {
-    const wire = WIRES[api];
+    const wire = this.strict.wires[api];
     if (!body) {
-      return sendJson(res, 400, wire.errorBody(400, 'fake LLM server: request body is not a JSON object'));
+      return sendJson(res, 400, wire.errorBody(wire.refusalFor(400, 'fake LLM server: request body is not a JSON object')));
     }
+    const admission = this.strict.admit(api, body);
+    if (admission.kind === 'refused') return sendJson(res, admission.refusal.status, wire.errorBody(admission.refusal));
     const reply = this.queues[api].shift() ?? this.responders[api]?.(body);
-    if (reply) validate(reply);
+    if (reply) validateFor(api, reply);
     if (!reply) {
       const message = `fake LLM server: no scripted reply left for ${api} (request #${this.requestsFor(api).length})`;
-      return sendJson(res, 400, wire.errorBody(400, message));
+      return sendJson(res, 400, wire.errorBody(wire.refusalFor(400, message)));
     }
     if (reply.kind === 'http_error') {
       const message = reply.message ?? `fake LLM server: scripted HTTP ${reply.status}`;
-      return sendJson(res, reply.status, wire.errorBody(reply.status, message), retryHeaders(reply));
+      return sendJson(res, reply.status, wire.errorBody(wire.refusalFor(reply.status, message)), retryHeaders(reply));
     }
-    const resolved = this.resolve(reply, wire, body);
+    const read = { body, promptTokens: admission.promptTokens, outputCap: this.strict.outputCap(api, body) };
+    const resolved = resolveReply(reply, wire, read, this.serials);
+    this.strict.settle(api, body, resolved, reply.usage?.input !== undefined);
     const streaming = body.stream === true;
     const events = streaming ? wire.streamEvents(resolved, body) : [JSON.stringify(wire.responseBody(resolved))];
     await play(res, streaming ? 'text/event-stream' : 'application/json', events, reply.latencyMs ?? 0, reply.fault);
   }
+}
 
-  private resolve(reply: ScriptedResponse, wire: WireFormat, request: Record<string, unknown>): WireReply {
-    const chunkSize = reply.chunkSize ?? DEFAULT_CHUNK_SIZE;
-    const blocks = reply.blocks.map((block): WireBlock => {
-      switch (block.type) {
-        case 'text':
-          return { type: 'text', chunks: chunksOf(block.text, chunkSize) };
-        case 'thinking':
-          return {
-            type: 'thinking',
-            chunks: chunksOf(block.text, chunkSize),
-            signature: block.signature ?? `sig-${++this.serials.signature}`,
-          };
-        case 'tool_call': {
-          const text = typeof block.arguments === 'string' ? block.arguments : JSON.stringify(block.arguments);
-          return {
-            type: 'tool_call',
-            id: block.id ?? `${wire.toolCallIdPrefix}${++this.serials.toolCall}`,
-            name: block.name,
-            fragments: splitInto(text, block.fragments ?? DEFAULT_FRAGMENTS),
-          };
-        }
-      }
-    });
-    const usage = reply.usage ?? {};
-    return {
-      id: `${wire.messageIdPrefix}${++this.serials.message}`,
-      model: reply.model ?? (typeof request.model === 'string' ? request.model : 'fake-model'),
-      blocks,
-      stopReason: reply.stopReason ?? (blocks.some((block) => block.type === 'tool_call') ? 'tool_use' : 'end_turn'),
-      usage: {
-        input: usage.input ?? DEFAULT_INPUT_TOKENS,
-        output: usage.output ?? blocks.reduce((sum, block) => sum + piecesOf(block).length, 0),
-        cacheRead: usage.cacheRead ?? 0,
-        cacheWrite: usage.cacheWrite ?? 0,
-        reasoning: usage.reasoning ?? 0,
-      },
-    };
+/** Throws on a malformed script, or one the API cannot send. */
+function validateFor(api: FakeApi, reply: ScriptedReply): void {
+  validateReply(reply);
+  if (api === 'openai' && reply.kind !== 'http_error' && reply.stopReason === 'pause_turn') {
+    throw new RangeError('fake LLM server: pause_turn is an Anthropic stop reason; Chat Completions has none like it');
   }
-}
-
-function validate(reply: ScriptedReply): void {
-  if (reply.kind === 'http_error') return;
-  requireInteger('chunkSize', reply.chunkSize, 1);
-  if (reply.fault && 'events' in reply.fault) requireInteger('fault.events', reply.fault.events, 0);
-  for (const block of reply.blocks) {
-    if (block.type === 'tool_call') requireInteger('fragments', block.fragments, 1);
-  }
-}
-
-function requireInteger(name: string, value: number | undefined, min: number): void {
-  if (value !== undefined && !(Number.isInteger(value) && value >= min)) {
-    throw new RangeError(`fake LLM server: ${name} must be an integer >= ${min}, got ${value}`);
-  }
-}
-
-function piecesOf(block: WireBlock): string[] {
-  return block.type === 'tool_call' ? block.fragments : block.chunks;
-}
-
-function chunksOf(text: string | string[], size: number): string[] {
-  return typeof text === 'string' ? splitEvery(text, size) : text;
-}
-
-/** At most `parts` non-empty pieces of `text`, the last possibly shorter. */
-function splitInto(text: string, parts: number): string[] {
-  return splitEvery(text, Math.ceil(Array.from(text).length / parts));
-}
-
-/** Pieces of `size` code points (never splitting a surrogate pair); none for ''. */
-function splitEvery(text: string, size: number): string[] {
-  const chars = Array.from(text);
-  const pieces: string[] = [];
-  for (let i = 0; i < chars.length; i += size) pieces.push(chars.slice(i, i + size).join(''));
-  return pieces;
 }
 
 async function readBody(req: http.IncomingMessage): Promise<string> {

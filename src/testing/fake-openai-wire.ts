@@ -2,75 +2,86 @@
  * OpenAI Chat Completions wire encoding for the fake LLM server: streamed
  * `chat.completion.chunk` SSE data lines ending in `data: [DONE]`, non-streamed
  * `chat.completion` bodies, and `{ error: { message, type, code } }` errors.
- * Reasoning travels in the untyped `reasoning_content`, as vLLM and DeepSeek send it.
+ * Reasoning travels in an untyped field (`reasoning_content` or `reasoning`), as the profile's server names it.
  */
+import type { ChatServerProfile, ChatStreaming } from './chat-servers';
 import type { ScriptedStopReason, WireBlock, WireFormat, WireReply } from './fake-wire';
+import type { Refusal } from './wire-rules';
 
+/** `pause_turn` has no Chat Completions counterpart; the server refuses to script it (see validateFor). */
 const FINISH_REASONS: Record<ScriptedStopReason, string> = {
   end_turn: 'stop',
   tool_use: 'tool_calls',
   max_tokens: 'length',
+  refusal: 'content_filter',
+  pause_turn: 'stop',
 };
 
 type Delta = Record<string, unknown>;
 
-export const openaiWire: WireFormat = {
-  messageIdPrefix: 'chatcmpl-fake-',
-  toolCallIdPrefix: 'call_',
+/** The Chat Completions wire as `profile`'s server speaks it. */
+export function openaiWire(profile: ChatServerProfile): WireFormat {
+  return {
+    messageIdPrefix: 'chatcmpl-fake-',
+    toolCallIdPrefix: 'call_',
 
-  /** Role chunk, one chunk per content piece, finish chunk, usage chunk if `stream_options.include_usage`, [DONE]. */
-  streamEvents(reply: WireReply, request: any): string[] {
-    const envelope = { id: reply.id, object: 'chat.completion.chunk', created: unixSeconds(), model: reply.model };
-    const finish = FINISH_REASONS[reply.stopReason];
-    const deltaChunk = deltaChunkEncoder(envelope);
+    /** Role chunk, one chunk per content piece, finish chunk, usage chunk if `stream_options.include_usage`, [DONE]. */
+    streamEvents(reply: WireReply, request: any): string[] {
+      const envelope = { id: reply.id, object: 'chat.completion.chunk', created: unixSeconds(), model: reply.model };
+      const finish = FINISH_REASONS[reply.stopReason];
+      const deltaChunk = deltaChunkEncoder(envelope);
 
-    const events = [deltaChunk({ role: 'assistant', content: '' })];
-    for (const delta of contentDeltas(reply.blocks)) events.push(deltaChunk(delta));
-    events.push(dataEvent({ ...envelope, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: finish }] }));
-    if (request.stream_options?.include_usage === true) {
-      events.push(dataEvent({ ...envelope, choices: [], usage: usageOf(reply) }));
-    }
-    events.push('data: [DONE]\n\n');
-    return events;
-  },
+      const events = [deltaChunk({ role: 'assistant', content: '' })];
+      for (const delta of contentDeltas(reply.blocks, profile.streaming)) events.push(deltaChunk(delta));
+      events.push(dataEvent({ ...envelope, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: finish }] }));
+      if (request.stream_options?.include_usage === true) {
+        events.push(dataEvent({ ...envelope, choices: [], usage: usageOf(reply) }));
+      }
+      events.push('data: [DONE]\n\n');
+      return events;
+    },
 
-  responseBody(reply: WireReply): unknown {
-    const text = joined(reply.blocks, 'text');
-    const reasoning = joined(reply.blocks, 'thinking');
-    const toolCalls = reply.blocks.flatMap((block) =>
-      block.type === 'tool_call'
-        ? [{ id: block.id, type: 'function', function: { name: block.name, arguments: block.fragments.join('') } }]
-        : [],
-    );
-    const message = {
-      role: 'assistant',
-      content: text,
-      refusal: null,
-      ...(reasoning !== null && { reasoning_content: reasoning }),
-      ...(toolCalls.length > 0 && { tool_calls: toolCalls }),
-    };
-    return {
-      id: reply.id,
-      object: 'chat.completion',
-      created: unixSeconds(),
-      model: reply.model,
-      choices: [{ index: 0, message, logprobs: null, finish_reason: FINISH_REASONS[reply.stopReason] }],
-      usage: usageOf(reply),
-    };
-  },
+    responseBody(reply: WireReply): unknown {
+      const text = joined(reply.blocks, 'text');
+      const reasoning = joined(reply.blocks, 'thinking');
+      const toolCalls = reply.blocks.flatMap((block) =>
+        block.type === 'tool_call'
+          ? [{ id: block.id, type: 'function', function: { name: block.name, arguments: block.fragments.join('') } }]
+          : [],
+      );
+      const message = {
+        role: 'assistant',
+        content: text,
+        refusal: null,
+        ...(reasoning !== null && { [profile.streaming.reasoningField]: reasoning }),
+        ...(toolCalls.length > 0 && { tool_calls: toolCalls }),
+      };
+      return {
+        id: reply.id,
+        object: 'chat.completion',
+        created: unixSeconds(),
+        model: reply.model,
+        choices: [{ index: 0, message, logprobs: null, finish_reason: FINISH_REASONS[reply.stopReason] }],
+        usage: usageOf(reply),
+      };
+    },
 
-  errorBody(status: number, message: string): unknown {
-    if (status === 429) return { error: { message, type: 'requests', code: 'rate_limit_exceeded' } };
-    return { error: { message, type: status >= 500 ? 'server_error' : 'invalid_request_error', code: null } };
-  },
-};
+    refusalFor(status: number, message: string): Refusal {
+      if (status === 429) return { status, message, type: 'requests', code: 'rate_limit_exceeded' };
+      return { status, message, type: status >= 500 ? 'server_error' : 'invalid_request_error', code: null };
+    },
+
+    errorBody: (refusal: Refusal): unknown => profile.errorBody(refusal),
+  };
+}
 
 /**
  * One delta per content piece. A tool call opens with a delta carrying its
  * id, name and empty arguments; its argument fragments follow under the same
- * `index` (the call's position among the reply's tool calls).
+ * `index` (the call's position among the reply's tool calls). A server that
+ * sends calls whole sends each in one delta, arguments complete.
  */
-function* contentDeltas(blocks: WireBlock[]): Generator<Delta> {
+function* contentDeltas(blocks: WireBlock[], streaming: ChatStreaming): Generator<Delta> {
   let toolIndex = 0;
   for (const block of blocks) {
     switch (block.type) {
@@ -78,10 +89,15 @@ function* contentDeltas(blocks: WireBlock[]): Generator<Delta> {
         for (const content of block.chunks) yield { content };
         break;
       case 'thinking':
-        for (const reasoning of block.chunks) yield { reasoning_content: reasoning };
+        for (const reasoning of block.chunks) yield { [streaming.reasoningField]: reasoning };
         break;
       case 'tool_call': {
         const index = toolIndex++;
+        if (streaming.toolCalls === 'whole') {
+          const call = { index, id: block.id, type: 'function', function: { name: block.name, arguments: block.fragments.join('') } };
+          yield { tool_calls: [call] };
+          break;
+        }
         yield { tool_calls: [{ index, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] };
         for (const fragment of block.fragments) yield { tool_calls: [{ index, function: { arguments: fragment } }] };
         break;

@@ -9,7 +9,12 @@ export interface ScriptedUsage {
   reasoning?: number;
 }
 
-export type ScriptedStopReason = 'end_turn' | 'tool_use' | 'max_tokens';
+/**
+ * How the model's answer ends. `refusal` is a safety refusal (Anthropic's
+ * stop reason; OpenAI's `content_filter` finish reason); `pause_turn` is
+ * Anthropic's "this long turn was paused, send it back to continue".
+ */
+export type ScriptedStopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'refusal' | 'pause_turn';
 
 /** A scripted response with every default decided: what the wire encoders consume. */
 export interface WireReply {
@@ -26,6 +31,8 @@ export type WireBlock =
   /** `fragments` joined is the complete arguments text. */
   | { type: 'tool_call'; id: string; name: string; fragments: string[] };
 
+import type { Refusal } from './wire-rules';
+
 /** One API's wire encoding. */
 export interface WireFormat {
   messageIdPrefix: string;
@@ -34,6 +41,8 @@ export interface WireFormat {
   streamEvents(reply: WireReply, request: any): string[];
   /** The JSON body of a non-streaming response. */
   responseBody(reply: WireReply): unknown;
+  /** The refusal this API answers with for a scripted HTTP error of `status` (its error type follows the status). */
+  refusalFor(status: number, message: string): Refusal;
   /** The JSON body of an error response. */
-  errorBody(status: number, message: string): unknown;
+  errorBody(refusal: Refusal): unknown;
 }

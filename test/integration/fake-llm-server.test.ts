@@ -106,7 +106,7 @@ describe('FakeLlmServer', () => {
       assert.equal(chunks.at(-1)?.usage?.prompt_tokens, 10);
       assert.equal(chunks.at(-1)?.usage?.completion_tokens, 3);
 
-      const plain = await collect(await openai().chat.completions.create({ model: 'm', messages: [], stream: true }));
+      const plain = await collect(await openai().chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }], stream: true }));
       assert.ok(plain.every((chunk) => chunk.choices.length === 1 && !chunk.usage));
     });
 
@@ -119,7 +119,7 @@ describe('FakeLlmServer', () => {
         ],
         stopReason: 'max_tokens',
       });
-      const completion = await openai().chat.completions.create({ model: 'gpt-test', messages: [] });
+      const completion = await openai().chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] });
       assert.equal(completion.object, 'chat.completion');
       const choice = completion.choices[0]!;
       assert.equal(choice.finish_reason, 'length');
@@ -228,7 +228,7 @@ describe('FakeLlmServer', () => {
         ],
         model: 'claude-other',
       });
-      const message = await anthropic().messages.create({ model: 'claude-test', max_tokens: 10, messages: [] });
+      const message = await anthropic().messages.create({ model: 'claude-test', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] });
       assert.equal(message.model, 'claude-other');
       assert.equal(message.stop_reason, 'tool_use');
       assert.deepEqual(message.content, [
@@ -269,7 +269,7 @@ describe('FakeLlmServer', () => {
     it('counts pending replies and forgets everything on reset', async () => {
       server.enqueue('openai', text12, text12).enqueue('anthropic', text12);
       assert.equal(server.pending('openai'), 2);
-      await openai().chat.completions.create({ model: 'm', messages: [] });
+      await openai().chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
       assert.equal(server.pending('openai'), 1);
       assert.equal(server.pending('anthropic'), 1);
 
@@ -327,7 +327,7 @@ describe('FakeLlmServer', () => {
       assert.equal(error.status, 429);
       assert.equal(error.headers?.get('retry-after-ms'), '1');
       assert.equal(error.headers?.get('retry-after'), '2');
-      assert.deepEqual(error.error, { message: 'slow down', type: 'requests', code: 'rate_limit_exceeded' });
+      assert.deepEqual(error.error, { message: 'slow down', type: 'requests', param: null, code: 'rate_limit_exceeded' });
     });
 
     it('gives the anthropic SDK an APIError with the status, type and retry headers', async () => {
@@ -343,7 +343,7 @@ describe('FakeLlmServer', () => {
     it('lets the SDK retry after the scripted delay', async () => {
       server.enqueue('openai', { kind: 'http_error', status: 503, retryAfterMs: 1 }, text12);
       const client = new OpenAI({ apiKey: 'test', baseURL: server.openaiBaseUrl, maxRetries: 1 });
-      const completion = await client.chat.completions.create({ model: 'm', messages: [] });
+      const completion = await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
       assert.equal(completion.choices[0]?.message.content, 'abcdefghijkl');
       assert.equal(server.requests.length, 2);
     });
@@ -444,7 +444,7 @@ describe('FakeLlmServer', () => {
 
     it('counts a non-streaming response as one event', async () => {
       server.enqueue('anthropic', { ...text12, fault: { kind: 'truncate_after', events: 0 } });
-      await assert.rejects(anthropic().messages.create({ model: 'm', max_tokens: 1, messages: [] }));
+      await assert.rejects(anthropic().messages.create({ model: 'm', max_tokens: 1, messages: [{ role: 'user', content: 'hi' }] }));
     });
   });
 
@@ -471,7 +471,7 @@ describe('FakeLlmServer', () => {
         server.enqueue(api, { blocks: [{ type: 'text', text: tokens }] });
         const response = await fetch(`${server.url}${paths[api]}`, {
           method: 'POST',
-          body: JSON.stringify({ model: 'm', stream: true, messages: [] }),
+          body: JSON.stringify({ model: 'm', max_tokens: 30_000, stream: true, messages: [{ role: 'user', content: 'hi' }] }),
         });
         const body = await response.text();
         assert.equal(body.split('\n\n').filter(Boolean).length, tokens.length + framingEvents[api]);

@@ -133,7 +133,8 @@ const SCENARIOS: Scenario[] = [
       assert.ok((await session.prompt(`Second question. ${'context '.repeat(400)}`)).ok);
       const requests = llm.requestsFor('anthropic');
       assert.equal(requests.length, 3);
-      assert.match(lastUserText(requests[1]!.body), /Summarise the session so far/, 'the older history was summarised');
+      assert.match(lastUserText(requests[1]!.body), /this session is being compacted/, 'the older history was summarised');
+      assert.deepEqual(requests[1]!.body.tool_choice, { type: 'none' }, 'by the agent, asked to call no tool');
       assert.match(JSON.stringify(requests[2]!.body.messages), /Summary: the user asked twice/, 'the next call reads the summary');
     },
   },

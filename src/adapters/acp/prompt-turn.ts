@@ -126,7 +126,8 @@ function stopReason(result: PromptOutcome | undefined, lastPrimaryStop: TurnStop
     case 'error':
       return 'end_turn';
     case 'needs_input':
-      return lastPrimaryStop === 'max_tokens' ? 'max_tokens' : 'end_turn';
+      if (lastPrimaryStop === 'max_tokens') return 'max_tokens';
+      return lastPrimaryStop === 'refused' ? 'refusal' : 'end_turn';
     case 'limit':
       return 'max_turn_requests';
     case 'cancelled':

@@ -289,9 +289,12 @@ function reportOutcome(id: string, response: AssistantResponse, progress: vscode
       return;
     case 'error':
       throw new Error(requestErrorMessage(id, response.errorMessage));
+    case 'refusal':
+      throw new Error(requestErrorMessage(id, 'the model declined to continue (the provider reported a refusal); rephrase the request'));
     case 'end_turn':
     case 'tool_use':
     case 'max_tokens':
+    case 'pause_turn':
       for (const call of toolCallsOf(response)) {
         progress.report(new vscode.LanguageModelToolCallPart(call.callId, call.name, call.input));
       }

@@ -4,7 +4,7 @@
  * carry. No `vscode` import: VS Code's part objects arrive as they are and are
  * read by their shape, so this conversion runs, and is tested, in plain Node.
  */
-import type { AssistantBlock, AssistantResponse, ImageBlock, LlmRequest, Message, ToolResultItem, ToolSpec, UserBlock } from '../../llm/types';
+import { type AssistantBlock, type AssistantResponse, type ImageBlock, isCutOff, type LlmRequest, type Message, type ToolResultItem, type ToolSpec, type UserBlock } from '../../llm/types';
 
 /**
  * LanguageModelChatMessageRole. System (3) is still a proposal in VS Code's
@@ -213,9 +213,10 @@ function toToolSpec(tool: LmTool): ToolSpec {
  * mistake) become `{}`: the caller's validation then tells the model which
  * arguments are missing, as it would for any wrong call.
  */
+/** The response's tool calls for VS Code, leaving out one the output cap cut off (its arguments are incomplete). */
 export function toolCallsOf(response: AssistantResponse): LmToolCall[] {
   return response.content.flatMap((block) =>
-    block.type === 'tool_call' ? [{ callId: block.id, name: block.name, input: parseObject(block.arguments) }] : [],
+    block.type === 'tool_call' && !isCutOff(block, response) ? [{ callId: block.id, name: block.name, input: parseObject(block.arguments) }] : [],
   );
 }
 

@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import { imageSize } from 'image-size';
 import { z } from 'zod';
 import { didYouMean } from '../../config/did-you-mean';
 import { defineTool } from '../define-tool';
@@ -13,8 +14,10 @@ const MAX_OUTPUT_BYTES = 100_000;
 const BINARY_SNIFF_BYTES = 8_192;
 /** Text files are read whole before paging, so very large ones are refused. */
 const MAX_TEXT_FILE_BYTES = 20 * 1024 * 1024;
-/** The largest image the providers accept. */
-const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+/** The largest image the providers accept: Anthropic counts 5 MB of its base64, about 3.75 MB of file. */
+const MAX_IMAGE_BASE64_BYTES = 5 * 1024 * 1024;
+/** The longest side Anthropic accepts. */
+const MAX_IMAGE_SIDE = 8000;
 
 export const readFileTool = defineTool({
   name: 'read_file',
@@ -90,12 +93,27 @@ function sniffImageType(bytes: Uint8Array): string | undefined {
 function imageOutput(shown: string, bytes: Uint8Array, mimeType: string, supportsImages: boolean): ToolOutput {
   const what = `${shown} is an image (${mimeType}, ${kilobytes(bytes.length)})`;
   if (!supportsImages) throw new Error(`${what}; this model cannot view images.`);
-  if (bytes.length > MAX_IMAGE_BYTES) throw new Error(`${what}, larger than the ${megabytes(MAX_IMAGE_BYTES)} a model accepts.`);
+  if (Math.ceil(bytes.length / 3) * 4 > MAX_IMAGE_BASE64_BYTES) {
+    throw new Error(`${what}, larger than the ${megabytes((MAX_IMAGE_BASE64_BYTES / 4) * 3)} a model accepts; view a smaller copy (e.g. convert -resize 50%).`);
+  }
+  const size = pixelSize(bytes);
+  if (size && Math.max(size.width, size.height) > MAX_IMAGE_SIDE) {
+    throw new Error(`${what}, ${size.width}×${size.height} pixels: a model accepts at most ${MAX_IMAGE_SIDE} a side; view a smaller copy (e.g. convert -resize 50%).`);
+  }
   return {
     output: `${what}, attached.`,
     images: [{ type: 'image', mimeType, data: Buffer.from(bytes).toString('base64') }],
     extra: { mimeType, bytes: bytes.length },
   };
+}
+
+function pixelSize(bytes: Uint8Array): { width: number; height: number } | undefined {
+  try {
+    const { width, height } = imageSize(bytes);
+    return width !== undefined && height !== undefined ? { width, height } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function kilobytes(bytes: number): string {

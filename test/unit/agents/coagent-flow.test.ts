@@ -77,7 +77,9 @@ describe('coagent flows (only the reviewer ends the task)', () => {
     assert.doesNotMatch(userTexts(verifier, 0), /I fixed add\(\); the tests pass\./);
     // The feedback becomes the builder's next user message.
     assert.match(userTexts(builder, 3), /add\(2, 3\) returns 1, expected 5/);
-    assert.equal(builder.requests[2]!.tools.length, 0, 'the summary turn offers no tools');
+    // The summary turn keeps the builder's tools (its history holds tool calls) but lets it call none.
+    assert.equal(builder.requests[2]!.toolChoice, 'none', 'the summary turn lets the builder call no tool');
+    assert.deepEqual(builder.requests[2]!.tools, builder.requests[1]!.tools, 'and sends the same tools, so the prompt prefix stays cached');
   });
 
   it('judge: rejects twice, then approves; the judge has no tools but task_complete', async () => {

@@ -15,7 +15,8 @@ describe('temperature from an agent definition', () => {
   let home: string;
   let project: string;
   before(async () => {
-    server = await FakeLlmServer.start();
+    // A local model server: OpenAI's own reasoning models refuse a temperature (see the last test).
+    server = await FakeLlmServer.start({ chatServer: 'vllm' });
   });
   after(() => server.close());
   beforeEach(() => {
@@ -39,7 +40,7 @@ describe('temperature from an agent definition', () => {
   }
 
   it('reaches an OpenAI-compatible server in every request of that agent', async () => {
-    const agent = compose('openai')();
+    const agent = compose('openai', 'model = "qwen3"\n')();
     server.enqueue('openai', { blocks: [{ type: 'text', text: 'Hi.' }] });
     const stream = agent.run(new ACPSession({ cwd: project, agentName: 'build' }), 'Hello', { signal: new AbortController().signal });
     for await (const _ of stream) void _;
@@ -52,5 +53,17 @@ describe('temperature from an agent definition', () => {
 
   it('is refused for a model configured to take none', () => {
     assert.throws(compose('openai', '[providers.openai.models."gpt-5.4"]\ntemperature = false\n'), /openai\/gpt-5\.4 takes no temperature \(temperature = false/);
+  });
+
+  it("is refused for OpenAI's own reasoning models, which the API refuses it for", () => {
+    const onOpenAI = () => {
+      const env = { XDG_CONFIG_HOME: home, OPENAI_API_KEY: 'k' };
+      mkdirSync(join(home, 'crow-agent', 'agents', 'base'), { recursive: true });
+      writeFileSync(join(home, 'crow-agent', 'config.toml'), 'provider = "openai"\nmodel = "o4-mini"\n');
+      writeFileSync(join(home, 'crow-agent', 'agents', 'base', 'builder.md'), '---\ndescription: warm\ntemperature: 0.3\n---\n');
+      const { registry } = AgentRegistry.load(project, env);
+      assembleAgent('build', { registry, config: resolveSettings(project, {}, env), workspace: new NodeWorkspace(project), prompts: new PromptRegistry(), env });
+    };
+    assert.throws(onOpenAI, /openai\/o4-mini is one of OpenAI's reasoning models, which take only the default temperature/);
   });
 });

@@ -61,8 +61,12 @@ describe('compaction', () => {
     const session = longSession(40);
     const provider = new ScriptedProvider([
       (request) => {
-        assert.equal(request.tools.length, 0);
-        assert.match(request.system, /compress the history/);
+        // The agent's own request over the older history, asked not to call tools: valid with its tool calls, and its prefix cached.
+        assert.equal(request.toolChoice, 'none');
+        assert.deepEqual(request.tools.map((tool) => tool.name), ['echo']);
+        assert.equal(request.system, 'You are a test agent.');
+        assert.match(JSON.stringify(request.messages.at(-1)), /this session is being compacted/);
+        assert.ok(request.messages.some((message) => message.role === 'tool_results'), 'the older tool calls are sent as they are');
         return { text: 'Tasks 0-29 done: looked at files 0-29.' };
       },
       { text: 'Continuing after compaction.' },

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { toOpenAIParams } from '../../../src/llm/openai-format';
+import type { ServerFlavor } from '../../../src/llm/openai-flavor';
 import type { LlmRequest, Message } from '../../../src/llm/types';
 import { PNG, sampleHistory } from '../../support/sample-history';
 
@@ -15,7 +16,7 @@ const request: LlmRequest = {
 
 describe('toOpenAIParams', () => {
   it('converts a realistic history to the exact Chat Completions shape', () => {
-    const params = toOpenAIParams(request, { model: 'gpt-test' });
+    const params = toOpenAIParams(request, { model: 'gpt-test', flavor: 'openai' });
 
     assert.deepEqual(params, {
       model: 'gpt-test',
@@ -47,7 +48,7 @@ describe('toOpenAIParams', () => {
   });
 
   it('never sends thinking back', () => {
-    const serialized = JSON.stringify(toOpenAIParams(request, { model: 'gpt-test' }));
+    const serialized = JSON.stringify(toOpenAIParams(request, { model: 'gpt-test', flavor: 'openai' }));
     assert.ok(!serialized.includes('Read the file, then run the tests.'));
     assert.ok(!serialized.includes('c2lnbmF0dXJl'));
   });
@@ -55,13 +56,36 @@ describe('toOpenAIParams', () => {
   it('sends max_completion_tokens only when a limit is set, the request first', () => {
     const base: LlmRequest = { system: '', tools: [], messages: history.slice(0, 1) };
 
-    const unlimited = toOpenAIParams(base, { model: 'm' });
+    const unlimited = toOpenAIParams(base, { model: 'm', flavor: 'openai' });
     assert.equal('max_completion_tokens' in unlimited, false);
     assert.equal('tools' in unlimited, false);
     assert.deepEqual(unlimited.messages, [{ role: 'user', content: 'The add test fails. Fix it.' }]);
 
-    assert.equal(toOpenAIParams(base, { model: 'm', maxOutputTokens: 2048 }).max_completion_tokens, 2048);
-    assert.equal(toOpenAIParams({ ...base, maxOutputTokens: 512 }, { model: 'm', maxOutputTokens: 2048 }).max_completion_tokens, 512);
+    assert.equal(toOpenAIParams(base, { model: 'm', flavor: 'openai', maxOutputTokens: 2048 }).max_completion_tokens, 2048);
+    assert.equal(toOpenAIParams({ ...base, maxOutputTokens: 512 }, { model: 'm', flavor: 'openai', maxOutputTokens: 2048 }).max_completion_tokens, 512);
+  });
+
+  it('sends the cap in the field each server reads, never both', () => {
+    const base: LlmRequest = { system: '', tools: [], messages: history.slice(0, 1), maxOutputTokens: 300 };
+    const capOf = (flavor: ServerFlavor) => {
+      const params = toOpenAIParams(base, { model: 'm', flavor }) as unknown as Record<string, unknown>;
+      return Object.keys(params).filter((key) => key.startsWith('max_')).map((key) => `${key}=${params[key]}`);
+    };
+    assert.deepEqual(capOf('openai'), ['max_completion_tokens=300']);
+    assert.deepEqual(capOf('vllm'), ['max_completion_tokens=300']);
+    for (const flavor of ['ollama', 'llama.cpp', 'lmstudio', 'generic'] as const) assert.deepEqual(capOf(flavor), ['max_tokens=300'], flavor);
+  });
+
+  it('asks for an answer without tool calls with tool_choice none, or without tools where the server ignores tool_choice', () => {
+    const tool = { name: 'bash', description: 'Run.', inputSchema: { type: 'object', properties: {} } };
+    const request: LlmRequest = { system: '', tools: [tool], toolChoice: 'none', messages: history };
+    const openai = toOpenAIParams(request, { model: 'm', flavor: 'openai' });
+    assert.equal(openai.tool_choice, 'none');
+    assert.equal(openai.tools?.length, 1);
+    const ollama = toOpenAIParams(request, { model: 'm', flavor: 'ollama' });
+    assert.equal('tool_choice' in ollama, false);
+    assert.equal('tools' in ollama, false);
+    assert.equal('tool_choice' in toOpenAIParams({ ...request, toolChoice: undefined }, { model: 'm', flavor: 'openai' }), false);
   });
 
   it('sends tool-only turns with null content and skips turns with nothing to send', () => {
@@ -76,7 +100,7 @@ describe('toOpenAIParams', () => {
           { role: 'assistant', content: [{ type: 'tool_call', id: 'c1', name: 'bash', arguments: '{"command":' }] },
         ],
       },
-      { model: 'm' },
+      { model: 'm', flavor: 'openai' },
     );
 
     assert.deepEqual(params.messages, [

@@ -96,7 +96,7 @@ describe('VS Code chat messages to an LLM request', () => {
       { role: 'tool_results', results: [{ callId: 'call_1', content: 'export {};', isError: false }] },
       { role: 'user', content: [{ type: 'text', text: 'Be brief.' }] },
     ]);
-    const wire = toOpenAIParams(request, { model: 'm' }).messages.map((message) => message.role);
+    const wire = toOpenAIParams(request, { model: 'm', flavor: 'openai' }).messages.map((message) => message.role);
     assert.deepEqual(wire, ['user', 'assistant', 'tool', 'user']);
   });
 

@@ -1,0 +1,37 @@
+import type { Message, UserBlock } from './types';
+
+/**
+ * The history with its tool calls and results written out as text, for a
+ * request that offers the model no tools: Anthropic and Bedrock refuse tool
+ * blocks in a request without tool definitions. Callers that still have the
+ * tools send them with `toolChoice: 'none'` instead, which keeps the blocks
+ * (and the cached prompt prefix); this is for calls that have none.
+ */
+export function toolBlocksAsText(messages: readonly Message[]): Message[] {
+  return messages.map((message): Message => {
+    switch (message.role) {
+      case 'user':
+        return message;
+      case 'assistant':
+        return {
+          role: 'assistant',
+          content: message.content.map((block) =>
+            block.type === 'tool_call' ? { type: 'text', text: `[Called the tool ${block.name} with ${block.arguments || '{}'}]` } : block,
+          ),
+        };
+      case 'tool_results':
+        return {
+          role: 'user',
+          content: message.results.flatMap((result): UserBlock[] => [
+            { type: 'text', text: `[${result.isError ? 'Error from' : 'Result of'} the tool call ${result.callId}:]\n${result.content}` },
+            ...(result.images ?? []),
+          ]),
+        };
+    }
+  });
+}
+
+/** Whether any message holds a tool call or a tool result. */
+export function hasToolBlocks(messages: readonly Message[]): boolean {
+  return messages.some((message) => message.role === 'tool_results' || (message.role === 'assistant' && message.content.some((block) => block.type === 'tool_call')));
+}

@@ -1,0 +1,58 @@
+/** What a test scripts the fake LLM server to answer: content blocks, usage, stop reason, pacing, faults or HTTP errors. */
+import type { ScriptedStopReason, ScriptedUsage } from './fake-wire';
+
+export type ScriptedBlock =
+  /** A string is split into chunks of `chunkSize` characters; an array is sent as exactly these chunks. */
+  | { type: 'text'; text: string | string[] }
+  /** Chunked like text. `signature` (Anthropic only) defaults to `sig-<n>`. */
+  | { type: 'thinking'; text: string | string[]; signature?: string }
+  /**
+   * A string `arguments` is sent verbatim (it may be invalid JSON); anything
+   * else is JSON.stringify'd. The text is split into up to `fragments` pieces
+   * (default 3). `id` defaults to `call_<n>` (OpenAI) or `toolu_<n>` (Anthropic).
+   */
+  | { type: 'tool_call'; id?: string; name: string; arguments: unknown; fragments?: number };
+
+/**
+ * A connection-level failure. Event counts are SSE events as sent on the wire
+ * (for OpenAI the role chunk is event 1); a non-streaming response is one event.
+ */
+export type Fault =
+  /** Destroy the socket before sending any response bytes. */
+  | { kind: 'drop_before_first_byte' }
+  /** Send nothing at all, not even headers, until the client goes away or the server closes. */
+  | { kind: 'stall_before_first_byte' }
+  /** Send headers and N events, then destroy the socket. */
+  | { kind: 'drop_after'; events: number }
+  /** Send N events, then end the response cleanly, without the rest (stop reason, [DONE], message_stop). */
+  | { kind: 'truncate_after'; events: number }
+  /** Send N events, then nothing more until the client goes away or the server closes. */
+  | { kind: 'stall_after'; events: number };
+
+
+export interface ScriptedResponse {
+  kind?: 'response';
+  blocks: ScriptedBlock[];
+  usage?: ScriptedUsage;
+  /** Defaults to 'tool_use' when any block is a tool call, else 'end_turn'. */
+  stopReason?: ScriptedStopReason;
+  /** Defaults to the request's `model`. */
+  model?: string;
+  /** Characters per chunk when a text is a single string; default 4. */
+  chunkSize?: number;
+  /** Wait before each event; default 0, which writes the whole reply at once. */
+  latencyMs?: number;
+  fault?: Fault;
+}
+
+export interface ScriptedHttpError {
+  kind: 'http_error';
+  status: number;
+  message?: string;
+  /** Sent as the `retry-after-ms` header. */
+  retryAfterMs?: number;
+  /** Sent as the `retry-after` header. */
+  retryAfterSeconds?: number;
+}
+
+export type ScriptedReply = ScriptedResponse | ScriptedHttpError;

@@ -1,0 +1,97 @@
+/**
+ * What makes the fake LLM server as strict as the real APIs: the rules each
+ * route applies, the server behaviour of the chosen Chat Completions server
+ * (OpenAI or a local one), the output cap each reads, the thinking blocks the
+ * server signed, and Anthropic's prompt cache. Refusals are recorded, so a
+ * test can tell that nothing was refused behind its back.
+ */
+import { anthropicWire } from './fake-anthropic-wire';
+import { openaiWire } from './fake-openai-wire';
+import type { WireFormat, WireReply } from './fake-wire';
+import { anthropicRules, promptTokens } from './anthropic-rules';
+import { CHAT_SERVER_PROFILES, chatPromptTokens, type ChatServerName, type ChatServerProfile } from './chat-servers';
+import { PromptCache } from './prompt-cache';
+import { firstBroken, type RecordedRefusal, type Refusal, type RequestBody, type WireRule } from './wire-rules';
+
+export type FakeApi = 'openai' | 'anthropic';
+
+const ANTHROPIC_CONTEXT_WINDOW = 200_000;
+
+export interface StrictWireOptions {
+  /**
+   * Rules this server lets through, by name (e.g. "anthropic/tool-blocks-need-tools"):
+   * a test that sends a malformed request on purpose says which rule it breaks.
+   */
+  allowBroken?: readonly string[];
+  /** The server answering on the Chat Completions route. Default: OpenAI itself. */
+  chatServer?: ChatServerName;
+  /** The context window of both routes, in the fake's tokens. Default: 200,000 (Anthropic) and the chat server's own. */
+  contextWindow?: number;
+  /** Report Anthropic prompt-cache reads and writes computed from the requests (scripted usage still wins). */
+  promptCache?: boolean;
+}
+
+/** What the server does with a request before it plays a scripted reply. */
+export type Admission =
+  | { kind: 'refused'; refusal: Refusal }
+  /** `promptTokens`: what the server read, after any messages it dropped to fit its window (Ollama). */
+  | { kind: 'admitted'; promptTokens: number };
+
+export class StrictWire {
+  readonly refusals: RecordedRefusal[] = [];
+  readonly chatServer: ChatServerProfile;
+  readonly wires: Record<FakeApi, WireFormat>;
+  private readonly allowed: ReadonlySet<string>;
+  private readonly issuedThinking = new Map<string, string>();
+  private readonly rules: Record<FakeApi, WireRule[]>;
+  private readonly chatWindow: number;
+  private readonly cache: PromptCache | undefined;
+
+  constructor(options: StrictWireOptions = {}) {
+    this.allowed = new Set(options.allowBroken ?? []);
+    this.chatServer = CHAT_SERVER_PROFILES[options.chatServer ?? 'openai'];
+    this.chatWindow = options.contextWindow ?? this.chatServer.defaultContextWindow;
+    const anthropicWindow = options.contextWindow ?? ANTHROPIC_CONTEXT_WINDOW;
+    this.rules = {
+      anthropic: anthropicRules({ contextWindow: anthropicWindow, issuedThinking: this.issuedThinking }),
+      openai: this.chatServer.rules(this.chatWindow),
+    };
+    this.wires = { anthropic: anthropicWire, openai: openaiWire(this.chatServer) };
+    this.cache = options.promptCache ? new PromptCache() : undefined;
+  }
+
+  /** Applies the route's rules (after what the server does to fit its window); a refusal is recorded. */
+  admit(api: FakeApi, body: RequestBody): Admission {
+    const judged = api === 'openai' && this.chatServer.fitToWindow ? this.chatServer.fitToWindow(body, this.chatWindow) : body;
+    const broken = firstBroken(this.rules[api], judged, this.allowed);
+    if (broken) {
+      this.refusals.push({ rule: broken.rule.name, api, refusal: broken.refusal });
+      return { kind: 'refused', refusal: broken.refusal };
+    }
+    return { kind: 'admitted', promptTokens: api === 'anthropic' ? promptTokens(judged) : chatPromptTokens(judged) };
+  }
+
+  /** The output cap the route's server applies to the request. */
+  outputCap(api: FakeApi, body: RequestBody): number | undefined {
+    if (api === 'anthropic') return typeof body.max_tokens === 'number' ? body.max_tokens : undefined;
+    return this.chatServer.outputCap(body);
+  }
+
+  /**
+   * Final touches to a reply about to be sent: the thinking it signs is
+   * remembered (to check it comes back unchanged), and unless the script
+   * set the input usage, Anthropic's is split by the prompt cache when it
+   * is simulated.
+   */
+  settle(api: FakeApi, body: RequestBody, reply: WireReply, inputScripted: boolean): void {
+    for (const block of reply.blocks) {
+      if (block.type === 'thinking' && block.signature) this.issuedThinking.set(block.signature, block.chunks.join(''));
+    }
+    if (api === 'anthropic' && this.cache && !inputScripted) Object.assign(reply.usage, this.cache.account(body));
+  }
+
+  /** Forgets the recorded refusals, returning them. */
+  takeRefusals(): RecordedRefusal[] {
+    return this.refusals.splice(0);
+  }
+}
