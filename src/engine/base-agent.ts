@@ -1,88 +1,43 @@
-import { addUsage, type AssistantResponse, emptyUsage, isCutOff, type LlmRequest, type Provider, type ToolCallBlock } from '../llm/types';
+import type { Provider } from '../llm/types';
 import type { InternalSession } from '../session/internal-session';
-import type { SystemEventKind } from '../session/history';
 import { PermissionGate } from '../tools/permissions';
-import { DEFAULT_POLICY, type PermissionPolicy } from '../config/permission-types';
-import type { UndoRecorder } from '../tools/undo-recorder';
-import { type SubagentLauncher, type Tool, type ToolContext, toolSpec } from '../tools/tool';
+import { DEFAULT_POLICY } from '../config/permission-types';
+import type { Tool } from '../tools/tool';
 import { TodoStore } from '../tools/todos';
-import type { Span, SpanStatus } from '../telemetry/span';
-import type { Workspace } from '../tools/workspace';
-import type { AgentEvent, TurnStopReason } from './events';
+import type { AgentEvent } from './events';
 import { EventStream } from './event-stream';
-import { compactNow, type CompactionScope, type CompactionSettings, fitToWindow } from './compaction';
-import { callModel } from './model-call';
-import { assertRepeatThreshold, RepeatedCallDetector, stepLimitReached } from './stop-rules';
-import { runToolRound } from './tool-round';
-import { skipToolCall, type ToolRunScope } from './tool-execution';
-import type { ExecutedToolCall, TurnResult } from './turn';
+import { ContextWindowKeeper } from './compaction';
+import { assertRepeatThreshold } from './stop-rules';
+import { type BaseAgentOptions, Turn, type TurnOptions, type TurnScope } from './agent-turn';
+import type { TurnResult } from './turn';
 
-export interface BaseAgentOptions {
-  name: string;
-  provider: Provider;
-  tools: readonly Tool[];
-  systemPrompt: string;
-  workspace: Workspace;
-  /** LLM calls allowed in one turn. Default 50. */
-  maxIterations?: number;
-  /** Identical consecutive tool calls that count as a doom loop. Default 3. */
-  doomLoopThreshold?: number;
-  maxOutputTokens?: number;
-  /** Sampling temperature of every model call; absent = the provider's default. */
-  temperature?: number;
-  thinkingBudget?: number;
-  /**
-   * This agent's permission policy: the session's gate judges this agent's
-   * calls by it (keeping the session's forced rules and remembered answers).
-   * Without it the gate's own policy applies; without a gate, DEFAULT_POLICY.
-   */
-  policy?: PermissionPolicy;
-  /** Keeps long sessions inside the model's context window; no compaction without it. */
-  compaction?: CompactionSettings;
-}
-
-/** What a turn runs with besides the session. The session-scoped parts are shared by every agent of a session. */
-export interface TurnOptions {
-  signal: AbortSignal;
-  /** The session's permission gate (remembers "always" answers). Default: the agent's policy, nobody to ask. */
-  permissions?: PermissionGate;
-  /** The session's shared todo list. Default: a fresh one. */
-  todos?: TodoStore;
-  /** Undo recording; state-changing tools cannot be undone without it. */
-  undo?: UndoRecorder;
-  /** Offer the model no tools for this turn (e.g. when only a summary is wanted). */
-  withoutTools?: boolean;
-  /** The span this turn's span hangs below, when the run is traced. */
-  span?: Span;
-  /** The agent's role in its composition, recorded on its spans. */
-  role?: string;
-  /** Runs subagents for the task tool. */
-  subagents?: SubagentLauncher;
-  /** 0 for the agent the user talks to; subagents count up. */
-  depth?: number;
-}
+export type { BaseAgentOptions, TurnOptions } from './agent-turn';
 
 export type TurnStream = EventStream<AgentEvent, TurnResult>;
 
-/**
- * A ReAct loop: call the model, run the tools it asks for, repeat, until it
- * answers in text, calls task_complete, is cancelled, loops, or runs out of
- * iterations. Knows nothing about other agents.
- */
 /** Model calls a turn may make, and identical calls in a row that count as a loop, when nothing says otherwise. */
 export const DEFAULT_MAX_ITERATIONS = 50;
 export const DEFAULT_DOOM_LOOP_THRESHOLD = 3;
 
+/**
+ * A ReAct loop: call the model, run the tools it asks for, repeat, until it
+ * answers in text, calls task_complete, is cancelled, loops, or runs out of
+ * iterations (each turn runs as a Turn, agent-turn.ts). Knows nothing about
+ * other agents.
+ */
 export class BaseAgent {
   readonly name: string;
   readonly provider: Provider;
   private readonly tools: ReadonlyMap<string, Tool>;
   private readonly maxIterations: number;
   private readonly doomLoopThreshold: number;
+  /** Keeps requests inside the model's window, across this agent's turns; undefined without compaction. */
+  readonly contextWindow: ContextWindowKeeper | undefined;
 
   constructor(private readonly options: BaseAgentOptions) {
     this.name = options.name;
     this.provider = options.provider;
+    this.contextWindow = options.compaction ? new ContextWindowKeeper(options.compaction) : undefined;
     this.tools = new Map(options.tools.map((tool) => [tool.name, tool]));
     this.maxIterations = options.maxIterations ?? DEFAULT_MAX_ITERATIONS;
     this.doomLoopThreshold = options.doomLoopThreshold ?? DEFAULT_DOOM_LOOP_THRESHOLD;
@@ -127,286 +82,3 @@ export class BaseAgent {
   }
 }
 
-type OptionalScope = 'undo' | 'withoutTools' | 'span' | 'role' | 'subagents' | 'depth';
-type TurnScope = Required<Omit<TurnOptions, OptionalScope>> & Pick<TurnOptions, OptionalScope>;
-
-/** The state of one running turn. */
-class Turn {
-  private readonly usage = emptyUsage();
-  private readonly executed: ExecutedToolCall[] = [];
-  private readonly filesChanged = new Set<string>();
-  private readonly repeats: RepeatedCallDetector;
-  private readonly scope: ToolRunScope;
-  private readonly span: Span | undefined;
-  private lastText = '';
-  private taskSummary: string | undefined;
-  /** Responses in a row whose last tool call the output cap cut off. */
-  private cutOffs = 0;
-
-  constructor(
-    private readonly agent: BaseAgent,
-    private readonly options: BaseAgentOptions,
-    tools: ReadonlyMap<string, Tool>,
-    private readonly session: InternalSession,
-    private readonly turnScope: TurnScope,
-    private readonly emit: (event: AgentEvent) => void,
-  ) {
-    this.repeats = new RepeatedCallDetector(agent.limits.doomLoopThreshold);
-    this.span = turnScope.span?.child('agent_turn', `invoke_agent ${agent.name}`, {
-      agent: agent.name,
-      ...(turnScope.role !== undefined ? { role: turnScope.role } : {}),
-      sessionId: session.id,
-      attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': agent.name },
-    });
-    this.scope = {
-      agent: agent.name,
-      session,
-      tools,
-      context: (callId, span) => this.context(callId, span),
-      emit,
-      ...(this.span ? { span: this.span } : {}),
-    };
-  }
-
-  async run(): Promise<TurnResult> {
-    this.emit({ type: 'turn_start', agent: this.agent.name });
-    try {
-      return await this.loop();
-    } catch (err) {
-      // Only a bug gets here; the turn still ends with a visible reason.
-      const message = `internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`;
-      return this.finish('error', message);
-    }
-  }
-
-  private async loop(): Promise<TurnResult> {
-    const { maxIterations } = this.agent.limits;
-    for (let step = 0; ; step++) {
-      if (this.signal.aborted) return this.finish('cancelled', 'Cancelled by the user.');
-      if (stepLimitReached(step, maxIterations)) {
-        return this.finish('max_iterations', `Stopped after ${maxIterations} model calls (the agent's limit).`);
-      }
-      const response = await this.callModel();
-      const stop = await this.afterResponse(response);
-      if (stop) return stop;
-    }
-  }
-
-  /** What a response leads to: the turn's end, or (undefined) another model call. */
-  private async afterResponse(response: AssistantResponse): Promise<TurnResult | undefined> {
-    switch (response.stopReason) {
-      case 'aborted':
-        return this.finish('cancelled', 'Cancelled by the user.');
-      case 'error':
-        return this.finish('error', response.errorMessage ?? `${this.agent.provider.name} request failed.`);
-      case 'refusal':
-        return this.finish('refused', REFUSED);
-      case 'pause_turn':
-        // The provider paused a long turn; the conversation sent back as it is lets the model go on.
-        return undefined;
-      default:
-        break;
-    }
-    const calls = response.content.filter((block): block is ToolCallBlock => block.type === 'tool_call');
-    const cutOff = calls.filter((call) => isCutOff(call, response));
-    const whole = calls.filter((call) => !cutOff.includes(call));
-    if (whole.length > 0) {
-      const stop = this.turnScope.withoutTools ? this.refuseCalls(whole) : await this.runTools(whole);
-      if (stop) return stop;
-    }
-    if (cutOff.length > 0) return this.cutOffCall(cutOff[0]!);
-    this.cutOffs = 0;
-    if (whole.length > 0) return undefined;
-    return response.stopReason === 'max_tokens'
-      ? this.finish('max_tokens', 'The model reached its output token limit before finishing its answer.')
-      : this.finish('answered', 'The agent answered.');
-  }
-
-  /**
-   * A tool call the output cap cut off was not run (its arguments are
-   * incomplete). The model is told once, to write the step smaller; cut off
-   * again right away, the turn ends, saying what to change.
-   */
-  private cutOffCall(call: ToolCallBlock): TurnResult | undefined {
-    this.cutOffs += 1;
-    const limit = this.options.maxOutputTokens !== undefined ? ` (${this.options.maxOutputTokens} tokens)` : '';
-    if (this.cutOffs > 1) {
-      return this.finish(
-        'max_tokens',
-        `The model hit its output token limit${limit} in the middle of a ${call.name} call twice in a row; the calls were not run. ` +
-          'Raise max_output_tokens in config.toml, or ask for the change in smaller steps.',
-      );
-    }
-    this.session.addUserMessage(
-      `[Your last response reached the output token limit${limit} in the middle of a call to ${call.name}, so that call was not run. ` +
-        'Make the same progress in smaller steps: split a large file into several writes or edits.]',
-      this.agent.name,
-    );
-    return undefined;
-  }
-
-  /** In a turn without tools, calls the model makes anyway (a server that ignores tool_choice) are answered, not run. */
-  private refuseCalls(calls: ToolCallBlock[]): undefined {
-    for (const call of calls) {
-      this.record(skipToolCall(this.scope, call, 'error', 'Not run: no tools are available for this answer. Reply in text.'));
-    }
-    return undefined;
-  }
-
-  private buildRequest(): LlmRequest {
-    return {
-      system: this.options.systemPrompt,
-      messages: this.session.toMessages(),
-      tools: [...this.scope.tools.values()].map(toolSpec),
-      // Without tools, they are still sent (the history holds tool calls, and the cached prefix stays), but may not be called.
-      ...(this.turnScope.withoutTools ? { toolChoice: 'none' as const } : {}),
-      ...(this.options.maxOutputTokens !== undefined ? { maxOutputTokens: this.options.maxOutputTokens } : {}),
-      ...(this.options.temperature !== undefined ? { temperature: this.options.temperature } : {}),
-      ...(this.options.thinkingBudget !== undefined ? { thinkingBudget: this.options.thinkingBudget } : {}),
-    };
-  }
-
-  /**
-   * One model call, its request fitted to the context window. A server that
-   * says the prompt did not fit (its window is smaller than Crow thought)
-   * gets it once more, compacted.
-   */
-  private async callModel(): Promise<AssistantResponse> {
-    const settings = this.options.compaction;
-    const build = (): LlmRequest => this.buildRequest();
-    const response = await this.callOnce(settings ? await fitToWindow(this.compactionScope(settings), build) : build());
-    if (response.stopReason !== 'error' || response.errorKind !== 'context_overflow' || !settings) return response;
-    const compacted = await compactNow(this.compactionScope(settings), build);
-    if (!compacted) {
-      return { ...response, errorMessage: `${response.errorMessage} Nothing older is left to compact: start a new session, or use a model with a larger context window.` };
-    }
-    const retried = await this.callOnce(compacted);
-    if (retried.errorKind === 'context_overflow') {
-      return { ...retried, errorMessage: `${retried.errorMessage} (even after compacting the conversation): start a new session, or use a model with a larger context window.` };
-    }
-    return retried;
-  }
-
-  private compactionScope(settings: CompactionSettings): CompactionScope {
-    return { agent: this.agent.name, provider: this.agent.provider, session: this.session, emit: this.emit, span: this.span, signal: this.signal, settings };
-  }
-
-  private async callOnce(request: LlmRequest): Promise<AssistantResponse> {
-    const response = await callModel(
-      {
-        agent: this.agent.name,
-        provider: this.agent.provider,
-        session: this.session,
-        emit: this.emit,
-        span: this.span,
-        // Undo's track before a command can run while the model still streams the command.
-        onToolCallStart: (name) => {
-          if (this.scope.tools.get(name)?.permission === 'execute') this.turnScope.undo?.expectCommand?.();
-        },
-      },
-      request,
-      this.signal,
-    );
-    addUsage(this.usage, response.usage);
-    const text = response.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
-    if (text.trim() !== '') this.lastText = text;
-    return response;
-  }
-
-  /** Runs the calls of one response; returns a result when the turn must stop. */
-  private async runTools(calls: ToolCallBlock[]): Promise<TurnResult | undefined> {
-    const outcome = await runToolRound(
-      { scope: this.scope, repeats: this.repeats, signal: this.signal, record: (call) => this.record(call) },
-      calls,
-    );
-    if (outcome.taskSummary !== undefined) this.taskSummary = outcome.taskSummary;
-    return outcome.stop ? this.finish(outcome.stop.reason, outcome.stop.message) : undefined;
-  }
-
-  private record(call: ExecutedToolCall): ExecutedToolCall {
-    this.executed.push(call);
-    for (const file of call.result.metadata.filesModified) this.filesChanged.add(file);
-    return call;
-  }
-
-  private get signal(): AbortSignal {
-    return this.turnScope.signal;
-  }
-
-  private context(callId: string, span: Span | undefined): ToolContext {
-    const { permissions, todos, undo, subagents, depth } = this.turnScope;
-    return {
-      sessionId: this.session.id,
-      agentName: this.agent.name,
-      agentTools: this.agent.toolNames,
-      callId,
-      workspace: this.options.workspace,
-      signal: this.signal,
-      provider: this.agent.provider.name,
-      model: this.agent.provider.model,
-      supportsImages: this.agent.provider.supportsImages,
-      // The session's gate, judging by this agent's own policy when it has one.
-      permissions: this.options.policy ? permissions.forPolicy(this.options.policy) : permissions,
-      todos,
-      ...(undo ? { undo } : {}),
-      ...(span ? { span } : {}),
-      ...(subagents ? { subagents } : {}),
-      depth: depth ?? 0,
-      report: this.emit,
-    };
-  }
-
-  private endSpan(reason: TurnStopReason, message: string): void {
-    if (!this.span) return;
-    const u = this.usage;
-    this.span.set({
-      'crow.turn.stop_reason': reason,
-      'crow.turn.tool_calls': this.executed.length,
-      'gen_ai.usage.input_tokens': u.input + u.cacheRead + u.cacheWrite,
-      'gen_ai.usage.output_tokens': u.output,
-    });
-    this.span.end(SPAN_STATUS[reason], SPAN_STATUS[reason] === 'ok' ? undefined : message);
-  }
-
-  private finish(reason: TurnStopReason, message: string): TurnResult {
-    const agent = this.agent.name;
-    const systemEvent = SYSTEM_EVENTS[reason];
-    if (systemEvent) this.session.append({ kind: 'system', event: systemEvent, message, at: Date.now() });
-    if (reason === 'cancelled') this.emit({ type: 'cancelled', agent });
-    if (reason === 'error') this.emit({ type: 'error', agent, message });
-    if (reason === 'task_complete') this.emit({ type: 'task_complete', agent, summary: this.taskSummary ?? '' });
-    this.emit({ type: 'turn_complete', agent, reason, message });
-    this.endSpan(reason, message);
-    return {
-      text: this.lastText,
-      toolCalls: this.executed,
-      ...(this.taskSummary !== undefined ? { taskComplete: this.taskSummary } : {}),
-      usage: this.usage,
-      filesChanged: [...this.filesChanged],
-      stopReason: reason,
-      message,
-    };
-  }
-}
-
-const REFUSED =
-  'The model declined to continue (the provider reported a refusal). Its reply was left out of the conversation; rephrase the request, or start a new session.';
-
-const SPAN_STATUS: Record<TurnStopReason, SpanStatus> = {
-  answered: 'ok',
-  refused: 'ok',
-  task_complete: 'ok',
-  max_iterations: 'ok',
-  doom_loop: 'ok',
-  max_tokens: 'ok',
-  cancelled: 'cancelled',
-  error: 'error',
-};
-
-const SYSTEM_EVENTS: Partial<Record<TurnStopReason, SystemEventKind>> = {
-  cancelled: 'cancelled',
-  doom_loop: 'doom_loop',
-  max_iterations: 'max_iterations',
-  task_complete: 'task_complete',
-  error: 'error',
-};

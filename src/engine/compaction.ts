@@ -1,5 +1,5 @@
 import { estimateTokens } from '../llm/token-estimate';
-import type { LlmRequest, Provider } from '../llm/types';
+import type { ContextOverflow, LlmRequest, Provider } from '../llm/types';
 import type { HistoryEntry } from '../session/history';
 import { InternalSession } from '../session/internal-session';
 import type { Span } from '../telemetry/span';
@@ -33,25 +33,69 @@ export interface CompactionScope {
 }
 
 /**
+ * Keeps one agent's requests inside its model's context window: compacts
+ * ahead of a call that would not fit, and once more after a server says a
+ * prompt did not fit (its window is smaller than Crow was told), learning
+ * the window the server stated for the agent's later calls.
+ */
+export class ContextWindowKeeper {
+  /** The window a server stated, in Crow's token estimate, when smaller than the configured one. */
+  private learned: number | undefined;
+
+  constructor(private readonly configured: CompactionSettings) {}
+
+  get settings(): CompactionSettings {
+    const { learned, configured } = this;
+    return learned !== undefined && learned < configured.contextWindow ? { ...configured, contextWindow: learned } : configured;
+  }
+
+  /** `build()`'s request, compacted first if it would not fit. */
+  fit(scope: Omit<CompactionScope, 'settings'>, build: () => LlmRequest): Promise<LlmRequest> {
+    return fitToWindow({ ...scope, settings: this.settings }, build);
+  }
+
+  /**
+   * After a server refused `refused` as too long: the request compacted to
+   * the window it stated (or as far as it goes, when it stated none), or
+   * undefined when nothing was left to compact.
+   */
+  async recover(scope: Omit<CompactionScope, 'settings'>, build: () => LlmRequest, refused: LlmRequest, overflow: ContextOverflow): Promise<LlmRequest | undefined> {
+    const window = windowInEstimate(overflow, estimateTokens(refused));
+    if (window !== undefined) this.learned = Math.min(this.learned ?? Infinity, Math.floor(window));
+    const settings = this.settings;
+    const limit = window !== undefined ? window * (settings.threshold ?? DEFAULT_COMPACTION_THRESHOLD) : 0;
+    const why =
+      overflow.windowTokens !== undefined
+        ? `the model's server could not fit the prompt in its ${overflow.windowTokens}-token context window (set context_window for this model to match)`
+        : "the model's server could not fit the prompt in its context window";
+    return compact({ ...scope, settings }, build, limit, why);
+  }
+}
+
+/**
+ * The server's window in Crow's token estimate: the server's own count of
+ * the prompt tells how its tokens compare with the estimate. Undefined when
+ * the server stated no window.
+ */
+function windowInEstimate(overflow: ContextOverflow, estimate: number): number | undefined {
+  if (overflow.windowTokens === undefined) return undefined;
+  const scale = overflow.promptTokens ? estimate / overflow.promptTokens : 1;
+  return overflow.windowTokens * scale;
+}
+
+/** The share of the window a request may fill before it is compacted. */
+export const DEFAULT_COMPACTION_THRESHOLD = 0.8;
+
+/**
  * Makes `build()`'s request fit, compacting the session as needed; returns
  * the request to send. A failed summary leaves the session as it was (the
  * provider then reports the overflow like any other error).
  */
 export async function fitToWindow(scope: CompactionScope, build: () => LlmRequest): Promise<LlmRequest> {
-  const limit = scope.settings.contextWindow * (scope.settings.threshold ?? 0.8);
+  const limit = scope.settings.contextWindow * (scope.settings.threshold ?? DEFAULT_COMPACTION_THRESHOLD);
   const request = build();
   if (estimateTokens(request) <= limit) return request;
   return (await compact(scope, build, limit)) ?? request;
-}
-
-/**
- * Compacts the session now, whatever Crow's estimate says: the server
- * refused the prompt as too long, so its window is smaller than Crow
- * thought. Returns the compacted request, or undefined when nothing could
- * be trimmed or summarised.
- */
-export function compactNow(scope: CompactionScope, build: () => LlmRequest): Promise<LlmRequest | undefined> {
-  return compact(scope, build, 0);
 }
 
 /**
@@ -59,23 +103,27 @@ export function compactNow(scope: CompactionScope, build: () => LlmRequest): Pro
  * (always, when forced with limit 0), summarises the older history. Returns
  * the new request, or undefined when nothing changed.
  */
-async function compact(scope: CompactionScope, build: () => LlmRequest, limit: number): Promise<LlmRequest | undefined> {
+async function compact(scope: CompactionScope, build: () => LlmRequest, limit: number, why?: string): Promise<LlmRequest | undefined> {
   const { session, settings } = scope;
   const before = estimateTokens(build());
+  const announce = (request: LlmRequest, how: string): LlmRequest => {
+    scope.emit({ type: 'compaction', agent: scope.agent, tokensBefore: before, tokensAfter: estimateTokens(request), how: why ? `${why}; ${how}` : how });
+    return request;
+  };
   const trimAt = boundaryBefore(session.entries, keepFrom(session.entries, 0.3));
   const trims = trimAt > 0 && !alreadyTrimmed(session.entries, trimAt);
   if (trims) {
     session.append({ kind: 'trim_tool_outputs', before: trimAt, at: Date.now() });
     const trimmed = build();
-    if (limit > 0 && estimateTokens(trimmed) <= limit) return announce(scope, before, trimmed, 'trimmed old tool outputs');
+    if (limit > 0 && estimateTokens(trimmed) <= limit) return announce(trimmed, 'trimmed old tool outputs');
   }
   const upTo = boundaryBefore(session.entries, keepFrom(session.entries, 0.25));
   const summary = upTo > 0 && !alreadySummarised(session.entries, upTo) ? await summarise(scope, upTo, build()) : undefined;
   if (summary !== undefined) {
     session.append({ kind: 'compaction', upTo, note: settings.prompts.note(summary), at: Date.now() });
-    return announce(scope, before, build(), `summarised ${upTo} earlier entries`);
+    return announce(build(), `summarised ${upTo} earlier entries`);
   }
-  return trims ? announce(scope, before, build(), 'trimmed old tool outputs') : undefined;
+  return trims ? announce(build(), 'trimmed old tool outputs') : undefined;
 }
 
 /** Whether the last trim already covers the outputs before `before`. */
@@ -90,11 +138,6 @@ function alreadySummarised(entries: readonly HistoryEntry[], upTo: number): bool
   return last !== undefined && last.kind === 'compaction' && last.upTo >= upTo;
 }
 
-function announce(scope: CompactionScope, before: number, request: LlmRequest, how: string): LlmRequest {
-  scope.emit({ type: 'compaction', agent: scope.agent, tokensBefore: before, tokensAfter: estimateTokens(request), how });
-  return request;
-}
-
 /**
  * The summary of the history before `upTo`, by one call that may not use
  * tools. It is the agent's own request (same system prompt, same tools)
@@ -104,7 +147,9 @@ function announce(scope: CompactionScope, before: number, request: LlmRequest, h
  */
 async function summarise(scope: CompactionScope, upTo: number, request: LlmRequest): Promise<string | undefined> {
   const { session } = scope;
-  const older = new InternalSession(session.agentName, { history: session.entries.slice(0, upTo) });
+  // The older part as the model last read it: trimmed where the session was trimmed.
+  const trim = session.entries.findLast((entry) => entry.kind === 'trim_tool_outputs');
+  const older = new InternalSession(session.agentName, { history: [...session.entries.slice(0, upTo), ...(trim ? [trim] : [])] });
   const summaryRequest = {
     system: request.system,
     tools: request.tools,

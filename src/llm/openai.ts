@@ -91,7 +91,8 @@ export class OpenAIProvider implements Provider {
           ...event.response,
           content: [],
           stopReason: 'error',
-          errorKind: 'context_overflow',
+          // What it read is as much as its window holds.
+          overflow: { windowTokens: read },
           errorMessage:
             `${this.profile.label} read ${read} prompt tokens of about ${sent} sent: it dropped the start of the conversation to fit its context window. ` +
             `Raise the model's context length on the server (Ollama: OLLAMA_CONTEXT_LENGTH or num_ctx), or set context_window for ${this.model} in config.toml so Crow compacts in time.`,

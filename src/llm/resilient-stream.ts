@@ -146,7 +146,7 @@ async function* runAttempt<W>(
   if (failure) {
     const diagnosis = diagnose(failure.error, source.profile);
     const result = end('error', diagnosis.message + kept);
-    if (diagnosis.kind) result.response.errorKind = diagnosis.kind;
+    if (diagnosis.overflow) result.response.overflow = diagnosis.overflow;
     if (diagnosis.retryable && timeToFirstTokenMs === undefined) {
       result.retry = { reason: diagnosis.message, retryAfterMs: diagnosis.retryAfterMs };
     }

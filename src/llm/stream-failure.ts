@@ -7,7 +7,7 @@
 /** Besides these, every 5xx (529 "overloaded" included) is retried. */
 const RETRYABLE_STATUSES = new Set([408, 409, 429]);
 import { errorText } from '../config/text';
-import type { ErrorKind } from './types';
+import type { ContextOverflow } from './types';
 /** Error types a server may send inside a stream (the HTTP status was already 200) that say "try again". */
 const TRANSIENT_ERROR_TYPES = new Set(['overloaded_error', 'api_error', 'rate_limit_error', 'server_error']);
 const CONNECTION_ERROR_CODES = new Set([
@@ -49,36 +49,58 @@ export interface Diagnosis {
   retryable: boolean;
   /** The wait the server asked for. */
   retryAfterMs?: number;
-  /** Set for failures the engine can act on. */
-  kind?: ErrorKind;
+  /** Set when the prompt did not fit the model's context window. */
+  overflow?: ContextOverflow;
 }
 
 /**
- * How each server says a prompt is over its context window: Anthropic
- * ("prompt is too long: N tokens > M maximum"; earlier "input length and
- * `max_tokens` exceed context limit"), OpenAI and vLLM ("maximum context
- * length is N tokens", code context_length_exceeded), llama.cpp
- * (exceed_context_size_error), Ollama ("the prompt is longer than the
- * context length"), LM Studio ("loaded with context length of only N
- * tokens", "Context size has been exceeded"), Bedrock ("Input is too long").
+ * How each server says a prompt is over its context window, and where its
+ * message puts the numbers: Anthropic ("prompt is too long: N tokens > M
+ * maximum"), OpenAI ("maximum context length is M tokens. However, your
+ * messages resulted in N tokens", code context_length_exceeded), vLLM
+ * ("maximum context length is M tokens. However, … your prompt contains at
+ * least N input tokens"), llama.cpp ("request (N tokens) exceeds the
+ * available context size (M tokens)", exceed_context_size_error), LM Studio
+ * ("keep the first N tokens … context length of only M tokens"), Ollama
+ * ("the prompt is longer than the context length"), Bedrock ("Input is too
+ * long"). `prompt` and `window` are the capture groups of the numbers.
  */
-const CONTEXT_OVERFLOW = [
-  /prompt is too long/i,
-  /exceed context limit/i,
-  /maximum context length/i,
-  /context_length_exceeded/,
-  /exceed_context_size_error|exceeds the available context size/i,
-  /prompt is longer than the context length/i,
-  /context length of only/i,
-  /context size has been exceeded/i,
-  /input is too long/i,
+const CONTEXT_OVERFLOW: { pattern: RegExp; prompt?: number; window?: number }[] = [
+  { pattern: /prompt is too long: (\d+) tokens > (\d+) maximum/i, prompt: 1, window: 2 },
+  { pattern: /input length and `max_tokens` exceed context limit: (\d+) \+ \d+ > (\d+)/i, prompt: 1, window: 2 },
+  { pattern: /maximum context length is (\d+) tokens\. However, your messages resulted in (\d+) tokens/i, window: 1, prompt: 2 },
+  { pattern: /maximum context length is (\d+) tokens\. However,.*?prompt contains at least (\d+) input tokens/is, window: 1, prompt: 2 },
+  { pattern: /maximum context length is (\d+) tokens\. However, you requested \d+ tokens \((\d+) in the messages/i, window: 1, prompt: 2 },
+  { pattern: /maximum context length is (\d+) tokens/i, window: 1 },
+  { pattern: /context_length_exceeded/ },
+  { pattern: /request \((\d+) tokens\) exceeds the available context size \((\d+) tokens\)/i, prompt: 1, window: 2 },
+  { pattern: /exceed_context_size_error|exceeds the available context size/i },
+  { pattern: /keep the first (\d+) tokens when context the overflows.*?context length of only (\d+) tokens/is, prompt: 1, window: 2 },
+  { pattern: /context length of only (\d+) tokens/i, window: 1 },
+  { pattern: /prompt is longer than the context length/i },
+  { pattern: /context size has been exceeded/i },
+  { pattern: /input is too long/i },
 ];
 
-function isContextOverflow(status: number, error: SdkApiError, detail: string): boolean {
-  if (status !== 400 && status !== 413) return false;
-  const body = error.error as { error?: { code?: unknown; type?: unknown }; code?: unknown; type?: unknown } | undefined;
-  const tags = [body?.error?.code, body?.error?.type, body?.code, body?.type, error.type].filter((tag) => typeof tag === 'string');
-  return CONTEXT_OVERFLOW.some((pattern) => pattern.test(detail) || tags.some((tag) => pattern.test(tag as string)));
+/** The overflow a refused request reports, with its numbers where the message has them; undefined for any other failure. */
+function contextOverflow(status: number, error: SdkApiError, detail: string): ContextOverflow | undefined {
+  if (status !== 400 && status !== 413) return undefined;
+  const body = error.error as { error?: Record<string, unknown>; code?: unknown; type?: unknown } | undefined;
+  const tags = [body?.error?.code, body?.error?.type, body?.code, body?.type, error.type].filter((tag): tag is string => typeof tag === 'string');
+  for (const { pattern, prompt, window } of CONTEXT_OVERFLOW) {
+    const match = pattern.exec(detail) ?? tags.map((tag) => pattern.exec(tag)).find(Boolean);
+    if (!match) continue;
+    // llama.cpp also gives both numbers as fields of its error object.
+    const windowTokens = positive(window !== undefined ? match[window] : body?.error?.n_ctx);
+    const promptTokens = positive(prompt !== undefined ? match[prompt] : body?.error?.n_prompt_tokens);
+    return { ...(windowTokens !== undefined ? { windowTokens } : {}), ...(promptTokens !== undefined ? { promptTokens } : {}) };
+  }
+  return undefined;
+}
+
+function positive(value: unknown): number | undefined {
+  const number = Number(value);
+  return Number.isInteger(number) && number > 0 ? number : undefined;
 }
 
 export function diagnose(error: unknown, profile: ProviderProfile): Diagnosis {
@@ -90,7 +112,8 @@ export function diagnose(error: unknown, profile: ProviderProfile): Diagnosis {
       retryable: RETRYABLE_STATUSES.has(status) || status >= 500,
       retryAfterMs: requestedDelay(error.headers),
     };
-    if (isContextOverflow(status, error, detail)) diagnosis.kind = 'context_overflow';
+    const overflow = contextOverflow(status, error, detail);
+    if (overflow) diagnosis.overflow = overflow;
     return diagnosis;
   }
   if (isConnectionError(error, profile)) {

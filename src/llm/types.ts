@@ -120,11 +120,16 @@ export interface LlmRequest {
 export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'refusal' | 'pause_turn' | 'error' | 'aborted';
 
 /**
- * What kind of failure an `error` response was, where the engine can act on it:
- * `context_overflow`: the prompt did not fit the model's context window (the
- * server refused it, or read only part of it); compacting may help.
+ * A prompt that did not fit the model's context window: the server refused
+ * it, or read only part of it. Compacting may help; the numbers, when the
+ * server gave them, say by how much (in the server's own tokens).
  */
-export type ErrorKind = 'context_overflow';
+export interface ContextOverflow {
+  /** The window the server stated; for a server that silently read only part of the prompt, what it read. */
+  windowTokens?: number;
+  /** The prompt's size as the server counted it. */
+  promptTokens?: number;
+}
 
 /** The complete result of one LLM call. */
 export interface AssistantResponse {
@@ -137,8 +142,8 @@ export interface AssistantResponse {
   usage: Usage;
   /** Set when stopReason is `error`. */
   errorMessage?: string;
-  /** Set when stopReason is `error` and the failure is one the engine can act on. */
-  errorKind?: ErrorKind;
+  /** Set when stopReason is `error` because the prompt did not fit the context window. */
+  overflow?: ContextOverflow;
   /**
    * Milliseconds from the start of the attempt that produced this response
    * to its first streamed token (retry waits excluded), if any arrived.

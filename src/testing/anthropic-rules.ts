@@ -311,14 +311,14 @@ const thinking: WireRule[] = [
 
 /**
  * The assistant turn of the tool loop still under way, if any: the last
- * assistant turn with a tool_use, when everything after it is tool results
- * (and the model is now answering them).
+ * assistant turn, when it made tool calls and the user turn after it (the
+ * last) opens with their results.
  */
 function lastToolLoopAssistant(turns: Message[]): Message | undefined {
   const last = turns.at(-1);
   const previous = turns.at(-2);
   if (last?.role !== 'user' || previous?.role !== 'assistant') return undefined;
-  if (!last.content.every((block) => block.type === 'tool_result')) return undefined;
+  if (last.content[0]?.type !== 'tool_result') return undefined;
   return toolUseIds(previous).length > 0 ? previous : undefined;
 }
 

@@ -7,8 +7,9 @@
  * - a request reads the longest prefix cached earlier, looking back up to
  *   20 blocks before each of its breakpoints, and writes the prefixes up to
  *   its breakpoints that were not cached;
- * - a prefix shorter than the model's minimum (1,024 tokens; 2,048 for
- *   Haiku models) is never cached;
+ * - a prefix shorter than the model's minimum is never cached: 4,096
+ *   tokens for Opus 4.5 and 4.6 and Haiku 4.5, 2,048 for Sonnet 4.6 and
+ *   Haiku 3 and 3.5, 1,024 for the other models;
  * - changing `tool_choice` or the thinking parameters keeps the tools and
  *   system cached but not the messages;
  * - entries live 5 minutes from their last use, per model.
@@ -77,9 +78,12 @@ export class PromptCache {
   }
 }
 
-/** The smallest prefix the model caches. */
+/** The smallest prefix the model caches (the minimums table of the prompt-caching docs). */
 function minimumTokens(model: unknown): number {
-  return typeof model === 'string' && /haiku/.test(model) ? 2_048 : 1_024;
+  const name = String(model);
+  if (/opus-4-[56]|haiku-4-5/.test(name)) return 4_096;
+  if (/sonnet-4-6|haiku-3/.test(name)) return 2_048;
+  return 1_024;
 }
 
 /** The request's blocks in cache order, each with its prefix hash and running token count. */
