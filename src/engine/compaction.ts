@@ -110,20 +110,34 @@ async function compact(scope: CompactionScope, build: () => LlmRequest, limit: n
     scope.emit({ type: 'compaction', agent: scope.agent, tokensBefore: before, tokensAfter: estimateTokens(request), how: why ? `${why}; ${how}` : how });
     return request;
   };
-  const trimAt = boundaryBefore(session.entries, keepFrom(session.entries, 0.3));
+  const { trimAt, upTo } = why ? afterRefusal(session.entries) : ahead(session.entries);
   const trims = trimAt > 0 && !alreadyTrimmed(session.entries, trimAt);
   if (trims) {
     session.append({ kind: 'trim_tool_outputs', before: trimAt, at: Date.now() });
     const trimmed = build();
     if (limit > 0 && estimateTokens(trimmed) <= limit) return announce(trimmed, 'trimmed old tool outputs');
   }
-  const upTo = boundaryBefore(session.entries, keepFrom(session.entries, 0.25));
   const summary = upTo > 0 && !alreadySummarised(session.entries, upTo) ? await summarise(scope, upTo, build()) : undefined;
   if (summary !== undefined) {
     session.append({ kind: 'compaction', upTo, note: settings.prompts.note(summary), at: Date.now() });
     return announce(build(), `summarised ${upTo} earlier entries`);
   }
   return trims ? announce(build(), 'trimmed old tool outputs') : undefined;
+}
+
+/** Where to cut ahead of a call: the newest 30% of the history (by size) keeps its tool outputs, the newest 25% is not summarised. */
+function ahead(entries: readonly HistoryEntry[]): { trimAt: number; upTo: number } {
+  return { trimAt: boundaryBefore(entries, keepFrom(entries, 0.3)), upTo: boundaryBefore(entries, keepFrom(entries, 0.25)) };
+}
+
+/**
+ * Where to cut after a server refused the prompt as too long, whatever the
+ * sizes: every tool output but those of the last step is trimmed, and
+ * everything before the prompt the user is on is summarised.
+ */
+function afterRefusal(entries: readonly HistoryEntry[]): { trimAt: number; upTo: number } {
+  const lastPrompt = entries.findLastIndex((entry) => entry.kind === 'user' && entry.from === undefined);
+  return { trimAt: boundaryBefore(entries, entries.length - 1), upTo: lastPrompt > 0 ? lastPrompt : ahead(entries).upTo };
 }
 
 /** Whether the last trim already covers the outputs before `before`. */

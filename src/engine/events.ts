@@ -23,6 +23,15 @@ export type TurnStopReason =
   | 'error';
 
 /**
+ * Turns that end short of an answer for a reason the person should read
+ * (the model refused, or hit its output limit): every door shows the
+ * turn's message, which says what to do.
+ */
+export function endedShort(reason: TurnStopReason): boolean {
+  return reason === 'refused' || reason === 'max_tokens';
+}
+
+/**
  * Everything an agent does, as one stream. Every event names the acting
  * agent, so a front door can always show who is at work. Adapters switch on
  * `type` and close the switch with `unreachable`.

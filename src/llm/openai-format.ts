@@ -33,15 +33,19 @@ export function toOpenAIParams(request: LlmRequest, options: OpenAIFormatOptions
     stream: true,
     stream_options: { include_usage: true },
   };
-  const toolless = request.toolChoice === 'none';
-  if (request.tools.length > 0 && !(toolless && traits.toollessAnswer === 'omit_tools')) {
+  if (sentTools(request, options.flavor)) {
     params.tools = request.tools.map(toFunctionTool);
-    if (toolless) params.tool_choice = 'none';
+    if (request.toolChoice === 'none') params.tool_choice = 'none';
   }
   const maxOutputTokens = request.maxOutputTokens ?? options.maxOutputTokens;
   if (maxOutputTokens !== undefined) params[traits.capField] = maxOutputTokens;
   if (request.temperature !== undefined) params.temperature = request.temperature;
   return params;
+}
+
+/** Whether the request goes with its tools: not when it has none, nor when a server that ignores tool_choice must not call them. */
+export function sentTools(request: LlmRequest, flavor: ServerFlavor): boolean {
+  return request.tools.length > 0 && !(request.toolChoice === 'none' && FLAVOR_TRAITS[flavor].toollessAnswer === 'omit_tools');
 }
 
 function toFunctionTool(tool: ToolSpec): ChatCompletionFunctionTool {

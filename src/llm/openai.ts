@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
-import { toOpenAIParams } from './openai-format';
+import { sentTools, toOpenAIParams } from './openai-format';
 import { FLAVOR_TRAITS, flavorOf, type ServerFlavor } from './openai-flavor';
 import { estimateTokens } from './token-estimate';
+import { DroppedPromptWatch } from './dropped-prompt';
 import {
   type HttpProviderOptions,
   type PartialResponse,
@@ -30,6 +31,7 @@ export class OpenAIProvider implements Provider {
   private readonly maxOutputTokens: number | undefined;
   /** Which server this is (OpenAI, Ollama, llama.cpp, vLLM, LM Studio, another). */
   readonly flavor: ServerFlavor;
+  private readonly droppedPrompts = new DroppedPromptWatch();
 
   constructor(options: HttpProviderOptions) {
     this.model = options.model;
@@ -67,9 +69,8 @@ export class OpenAIProvider implements Provider {
 
   /**
    * A server that drops the oldest messages of a prompt too long for its
-   * context says nothing, but reports the prompt tokens it read. Reading
-   * less than half of what was sent means the start of the conversation
-   * (the task itself) never reached the model: its answer is discarded and
+   * context says nothing (see DroppedPromptWatch). The start of the
+   * conversation then never reached the model: its answer is discarded and
    * the call fails as a context overflow, which the engine compacts and retries.
    */
   private async *noticingDroppedPrompt(events: AsyncIterable<StreamEvent>, request: LlmRequest): AsyncGenerator<StreamEvent> {
@@ -80,30 +81,19 @@ export class OpenAIProvider implements Provider {
       }
       const { usage } = event.response;
       const read = usage.input + usage.cacheRead + usage.cacheWrite;
-      const sent = estimateTokens(request);
-      if (read === 0 || read >= sent * DROPPED_PROMPT_SHARE) {
+      const sent = estimateTokens(sentTools(request, this.flavor) ? request : { ...request, tools: [] });
+      const overflow = this.droppedPrompts.check(read, sent);
+      if (!overflow) {
         yield event;
         continue;
       }
-      yield {
-        type: 'done',
-        response: {
-          ...event.response,
-          content: [],
-          stopReason: 'error',
-          // What it read is as much as its window holds.
-          overflow: { windowTokens: read },
-          errorMessage:
-            `${this.profile.label} read ${read} prompt tokens of about ${sent} sent: it dropped the start of the conversation to fit its context window. ` +
-            `Raise the model's context length on the server (Ollama: OLLAMA_CONTEXT_LENGTH or num_ctx), or set context_window for ${this.model} in config.toml so Crow compacts in time.`,
-        },
-      };
+      const errorMessage =
+        `${this.profile.label} read ${read} prompt tokens of about ${overflow.promptTokens}: it dropped the start of the conversation to fit its context window. ` +
+        `Raise the model's context length on the server (Ollama: OLLAMA_CONTEXT_LENGTH or num_ctx), or set context_window for ${this.model} in config.toml so Crow compacts in time.`;
+      yield { type: 'done', response: { ...event.response, content: [], stopReason: 'error', overflow, errorMessage } };
     }
   }
 }
-
-/** Below this share of the estimated prompt, the server's reported prompt tokens mean it dropped part of it. */
-const DROPPED_PROMPT_SHARE = 0.5;
 
 const NO_EVENTS: StreamEvent[] = [];
 

@@ -125,6 +125,11 @@ export class FakeLlmServer {
     return this;
   }
 
+  /** The context window of both routes from now on, in the fake's tokens (see token-estimate.ts); undefined: the defaults. */
+  setContextWindow(tokens: number | undefined): void {
+    this.strict.setContextWindow(tokens);
+  }
+
   /** Replies not yet consumed. */
   pending(api: FakeApi): number {
     return this.queues[api].length;

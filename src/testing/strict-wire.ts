@@ -43,21 +43,25 @@ export class StrictWire {
   readonly wires: Record<FakeApi, WireFormat>;
   private readonly allowed: ReadonlySet<string>;
   private readonly issuedThinking = new Map<string, string>();
-  private readonly rules: Record<FakeApi, WireRule[]>;
-  private readonly chatWindow: number;
+  private rules!: Record<FakeApi, WireRule[]>;
+  private chatWindow!: number;
   private readonly cache: PromptCache | undefined;
 
   constructor(options: StrictWireOptions = {}) {
     this.allowed = new Set(options.allowBroken ?? []);
     this.chatServer = CHAT_SERVER_PROFILES[options.chatServer ?? 'openai'];
-    this.chatWindow = options.contextWindow ?? this.chatServer.defaultContextWindow;
-    const anthropicWindow = options.contextWindow ?? ANTHROPIC_CONTEXT_WINDOW;
-    this.rules = {
-      anthropic: anthropicRules({ contextWindow: anthropicWindow, issuedThinking: this.issuedThinking }),
-      openai: this.chatServer.rules(this.chatWindow),
-    };
+    this.setContextWindow(options.contextWindow);
     this.wires = { anthropic: anthropicWire, openai: openaiWire(this.chatServer) };
     this.cache = options.promptCache ? new PromptCache() : undefined;
+  }
+
+  /** The context window of both routes from now on, as if the server were restarted with it; undefined: the defaults. */
+  setContextWindow(tokens: number | undefined): void {
+    this.chatWindow = tokens ?? this.chatServer.defaultContextWindow;
+    this.rules = {
+      anthropic: anthropicRules({ contextWindow: tokens ?? ANTHROPIC_CONTEXT_WINDOW, issuedThinking: this.issuedThinking }),
+      openai: this.chatServer.rules(this.chatWindow),
+    };
   }
 
   /** Applies the route's rules (after what the server does to fit its window); a refusal is recorded. */

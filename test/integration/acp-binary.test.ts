@@ -251,6 +251,13 @@ describe('crow acp (the bundled binary)', function () {
     assert.match(output, /Fixed the typo\./);
   });
 
+  it('ends a prompt the model refused with the refusal stop reason, and says what to do', async () => {
+    server.enqueue('anthropic', { blocks: [{ type: 'text', text: 'I cannot' }], stopReason: 'refusal' });
+    const { client, id } = await ready();
+    assert.equal((await client.prompt(id, 'Do the questionable thing')).stopReason, 'refusal');
+    assert.match(client.said(id), /declined to continue.*rephrase the request, or start a new session/);
+  });
+
   it('ends the prompt with a readable message when the provider fails', async () => {
     server.enqueue('anthropic', { kind: 'http_error', status: 401, message: 'invalid x-api-key' });
     const { client, id } = await ready();

@@ -158,6 +158,27 @@ describe('crow binary', () => {
     assert.match(run.stderr, /OPENAI_API_KEY/);
   });
 
+  it('says why an answer stopped short: the model refused, or hit its output limit', async () => {
+    const env = { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.anthropicBaseUrl };
+    server.enqueue('anthropic', { blocks: [{ type: 'text', text: 'I cannot' }], stopReason: 'refusal' });
+    const refused = await crow(['run', 'Do the questionable thing', '--cwd', workspace], env);
+    assert.equal(refused.code, 0, 'the person has the turn');
+    assert.match(refused.stderr, /⚠ builder: The model declined to continue .* rephrase the request, or start a new session/);
+
+    const home = mkdtempSync(join(tmpdir(), 'crow-home-'));
+    try {
+      mkdirSync(join(home, 'config', 'crow-agent'), { recursive: true });
+      writeFileSync(join(home, 'config', 'crow-agent', 'config.toml'), 'max_output_tokens = 5\n');
+      server.enqueue('anthropic', { blocks: [{ type: 'text', text: 'A very long answer that goes on and on' }], chunkSize: 1 });
+      const capped = await crow(['run', 'Explain everything', '--cwd', workspace], env, undefined, home);
+      assert.equal(capped.code, 0);
+      assert.equal(capped.stdout.trim(), 'A ver', 'the server stopped at the cap');
+      assert.match(capped.stderr, /⚠ builder: The model reached its output token limit before finishing its answer\./);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
   it('cancels cleanly on Ctrl-C (SIGINT) while the model streams', async () => {
     server.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Starting a long answer...' }], fault: { kind: 'stall_after', events: 4 } });
     const run = await crow(

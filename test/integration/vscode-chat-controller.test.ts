@@ -203,6 +203,15 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
     await chat.dispose();
   });
 
+  it('says why an answer stopped short when the model refuses', async () => {
+    const chat = controller();
+    server.enqueue('openai', { blocks: [{ type: 'text', text: 'I cannot' }], stopReason: 'refusal' });
+    await chat.handle({ type: 'send', text: 'Do the questionable thing.' });
+    const warned = events().filter((event) => event.type === 'notice' && event.level === 'warning');
+    assert.ok(warned.some((event) => event.type === 'notice' && /builder: The model declined to continue .*rephrase the request/.test(event.text)), JSON.stringify(warned));
+    await chat.dispose();
+  });
+
   it('a provider that is down: one retry line, then an error with a hint, and Retry sends the prompt again', async () => {
     const chat = controller();
     settings = { ...settings, baseUrls: { openai: 'http://127.0.0.1:9/v1' } };

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { SessionUpdate, ToolCallContent, ToolCallUpdate } from '@agentclientprotocol/sdk';
-import { type AgentEvent, type NoticeLevel, type RunStatus, type TurnStopReason, unreachable } from '../../engine/events';
+import { type AgentEvent, endedShort, type NoticeLevel, type RunStatus, type TurnStopReason, unreachable } from '../../engine/events';
 import type { Usage } from '../../llm/types';
 import type { TodoItem } from '../../tools/todos';
 import type { ToolKind, ToolResult } from '../../tools/tool';
@@ -125,7 +125,7 @@ export class UpdateTranslator {
         return this.boundary();
       case 'turn_complete':
         if (event.agent === this.options.primary) this.primaryStop = event.reason;
-        return this.boundary();
+        return endedShort(event.reason) ? this.say('message', event.agent, `⚠ ${event.message}`) : this.boundary();
       // Both end the run, whose run_complete says so in words: one message, not two.
       case 'error':
       case 'cancelled':

@@ -1,7 +1,7 @@
 import { oneLine } from '../../config/text';
 import { count, duration } from '../../telemetry/readable';
 import type { AgentEvent, ReviewVerdict } from '../../engine/events';
-import { unreachable } from '../../engine/events';
+import { endedShort, unreachable } from '../../engine/events';
 import type { Usage } from '../../llm/types';
 import type { ToolKind, ToolResult } from '../../tools/tool';
 import { addUsage, emptyUsage } from '../../llm/types';
@@ -72,11 +72,12 @@ export class RunRenderer {
     this.noteSpeaker(event);
     const { errStyle: s } = this.target;
     switch (event.type) {
+      case 'turn_complete':
+        return endedShort(event.reason) ? this.status(s.yellow(`⚠ ${event.agent}: ${event.message}`)) : undefined;
       case 'turn_start':
       case 'text_complete':
       case 'thinking_complete':
       case 'files_changed':
-      case 'turn_complete':
         return;
       case 'text_delta':
         return this.streamText(event.delta);

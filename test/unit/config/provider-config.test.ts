@@ -6,6 +6,7 @@ import { connectProvider, resolveConfig, resolveSettings } from '../../../src/co
 import { ConfigError } from '../../../src/config/settings';
 import { PromptRegistry, renderSystemPrompt } from '../../../src/config/prompts';
 import { createProvider, providerFor } from '../../../src/llm';
+import type { OpenAIProvider } from '../../../src/llm/openai';
 
 /** These tests are about the files' meaning: the project is trusted (see project-trust.test.ts for untrusted ones). */
 const TRUSTED = { trusted: true };
@@ -165,6 +166,18 @@ describe('provider configuration (config.toml)', () => {
   it('requires a type for a provider that is not built in', () => {
     projectConfig('[providers.local]\nbase_url = "http://localhost:8000/v1"\n');
     assert.throws(() => resolveSettings(project, {}, env(), TRUSTED), /Provider "local" has no type/);
+  });
+
+  it('takes the flavor of an OpenAI-compatible server, which builds its provider, and refuses it elsewhere or misspelt', () => {
+    userConfig('[providers.box]\ntype = "openai"\nbase_url = "http://gpu-box:8000/v1"\nflavor = "vllm"\ndefault_model = "qwen3"\n');
+    const settings = resolveSettings(project, { provider: 'box' }, env(), TRUSTED);
+    assert.equal(settings.providers.box!.flavor, 'vllm');
+    const provider = providerFor({ entry: settings.providers.box!, model: 'qwen3', apiKey: undefined }, {}) as OpenAIProvider;
+    assert.equal(provider.flavor, 'vllm');
+    userConfig('[providers.anthropic]\nflavor = "vllm"\n');
+    assert.throws(() => resolveSettings(project, {}, env(), TRUSTED), /sets flavor = "vllm", which only applies to type = "openai"/);
+    userConfig('[providers.box]\ntype = "openai"\nflavor = "olama"\n');
+    assert.throws(() => resolveSettings(project, {}, env(), TRUSTED), /flavor/);
   });
 
   it('suggests the provider a typo meant', () => {

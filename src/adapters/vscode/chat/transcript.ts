@@ -4,7 +4,7 @@
  * badge for who acts, capped texts and a meter of tokens and cost. Plain
  * Node; the chat participant reuses it.
  */
-import { type AgentEvent, unreachable } from '../../../engine/events';
+import { type AgentEvent, endedShort, unreachable } from '../../../engine/events';
 import { oneLine } from '../../../config/text';
 import type { TodoItem } from '../../../tools/todos';
 import type { ToolResult } from '../../../tools/tool';
@@ -121,10 +121,11 @@ export class TranscriptTranslator {
         return [{ type: 'prompt_end', status: event.status as PromptStatus, message: event.message, ...(hint ? { hint } : {}) }];
       }
       // Errors and cancels end the run, whose run_complete says so in words: one message, not two.
+      case 'turn_complete':
+        return endedShort(event.reason) ? [notice('warning', `${event.agent}: ${event.message}`)] : [];
       case 'error':
       case 'cancelled':
       case 'turn_start':
-      case 'turn_complete':
       case 'files_changed':
         return [];
       default:

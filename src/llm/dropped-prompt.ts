@@ -1,0 +1,33 @@
+import type { ContextOverflow } from './types';
+
+/** Before anything is known of the server's tokens: reading less than half the estimate means part was dropped. */
+const FIRST_CALL_SHARE = 0.5;
+/** Once the server's tokens per estimated token are known: reading 15% less than that means part was dropped. */
+const CALIBRATED_SHARE = 0.85;
+
+/**
+ * Notices a server that fits an over-long prompt by silently dropping its
+ * oldest messages (Ollama), which leaves the model without the start of the
+ * conversation, the task itself. Such a server still reports the prompt
+ * tokens it read. Each prompt read whole tells how many of the server's
+ * tokens one token of Crow's estimate makes; a prompt read at noticeably
+ * fewer than that was cut.
+ */
+export class DroppedPromptWatch {
+  /** The server's prompt tokens per estimated token, from the last prompt it read whole. */
+  private density: number | undefined;
+
+  /** The overflow, when the server read `read` tokens of a prompt estimated at `sent` and dropped part of it. */
+  check(read: number, sent: number): ContextOverflow | undefined {
+    if (read <= 0 || sent <= 0) return undefined;
+    const density = read / sent;
+    const expected = this.density ?? 1;
+    const share = this.density === undefined ? FIRST_CALL_SHARE : CALIBRATED_SHARE;
+    if (density >= expected * share) {
+      this.density = density;
+      return undefined;
+    }
+    // What it read is as much as its window holds; the whole prompt in its tokens, by the density seen so far.
+    return { windowTokens: read, promptTokens: Math.round(sent * expected) };
+  }
+}
