@@ -11,6 +11,7 @@ import { commandRulesBenchmark } from './command-rules';
 import { editFileBenchmark } from './edit-file';
 import { evalBenchmark } from './eval';
 import { grepBenchmark } from './grep';
+import { promptCacheBenchmark } from './prompt-cache';
 import { sandboxBenchmark } from './sandbox';
 import { sessionsBenchmark } from './sessions';
 import { undoBenchmark } from './undo';
@@ -21,6 +22,7 @@ import { streamingBenchmark } from './streaming';
 async function main(): Promise<void> {
   const workspace = new NodeWorkspace(process.cwd());
   await streamingBenchmark(workspace);
+  await promptCacheBenchmark();
   await bookkeepingBenchmark(workspace);
   await commandRulesBenchmark();
   await editFileBenchmark();
