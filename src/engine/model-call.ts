@@ -2,7 +2,6 @@ import { type AssistantResponse, costOf, emptyUsage, isCutOff, type LlmRequest, 
 import { llmPromptAttributes, llmRequestAttributes, llmResponseAttributes } from '../telemetry/gen-ai';
 import type { Span, SpanStatus } from '../telemetry/span';
 import { InternalSession } from '../session/internal-session';
-import { hasToolBlocks, toolBlocksAsText } from '../llm/tool-text';
 import type { AgentEvent } from './events';
 import { errorText } from '../config/text';
 
@@ -25,10 +24,8 @@ export interface ModelCallScope {
   onToolCallStart?: (name: string) => void;
 }
 
-export async function callModel(scope: ModelCallScope, offered: LlmRequest, signal: AbortSignal): Promise<AssistantResponse> {
+export async function callModel(scope: ModelCallScope, request: LlmRequest, signal: AbortSignal): Promise<AssistantResponse> {
   const { agent, provider, session, emit } = scope;
-  // No request goes out with tool blocks but no tools: the APIs refuse that shape.
-  const request = offered.tools.length === 0 && hasToolBlocks(offered.messages) ? { ...offered, messages: toolBlocksAsText(offered.messages) } : offered;
   const span = scope.span?.child('llm_call', `chat ${provider.model}`, {
     agent,
     sessionId: session.id,

@@ -16,6 +16,7 @@ import {
   retryPolicyOf,
 } from './resilient-stream';
 import type { ProviderProfile } from './stream-failure';
+import { sendable } from './tool-text';
 import { type AssistantBlock, emptyUsage, type LlmRequest, type ModelPricing, type Provider, type StopReason, type StreamEvent } from './types';
 
 /** Streams from the Anthropic Messages API (or anything that speaks it). */
@@ -49,7 +50,7 @@ export class AnthropicProvider implements Provider {
 
   stream(request: LlmRequest, signal: AbortSignal): AsyncIterable<StreamEvent> {
     const params = (): MessageCreateParamsStreaming =>
-      toAnthropicParams(request, { model: this.model, defaultMaxTokens: this.maxOutputTokens });
+      toAnthropicParams(sendable(request), { model: this.model, defaultMaxTokens: this.maxOutputTokens });
     return resilientStream(
       {
         profile: this.profile,

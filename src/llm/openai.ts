@@ -15,6 +15,7 @@ import {
   retryPolicyOf,
 } from './resilient-stream';
 import type { ProviderProfile } from './stream-failure';
+import { sendable } from './tool-text';
 import { type AssistantBlock, emptyUsage, type LlmRequest, type ModelPricing, type Provider, type StopReason, type StreamEvent, type ToolCallBlock } from './types';
 
 const OPENAI_BASE_URL = 'https://api.openai.com/v1';
@@ -54,7 +55,7 @@ export class OpenAIProvider implements Provider {
 
   stream(request: LlmRequest, signal: AbortSignal): AsyncIterable<StreamEvent> {
     const params = (): ChatCompletionCreateParamsStreaming =>
-      toOpenAIParams(request, { model: this.model, flavor: this.flavor, maxOutputTokens: this.maxOutputTokens });
+      toOpenAIParams(sendable(request), { model: this.model, flavor: this.flavor, maxOutputTokens: this.maxOutputTokens });
     const events = resilientStream(
       {
         profile: this.profile,

@@ -1,4 +1,13 @@
-import type { Message, UserBlock } from './types';
+import type { LlmRequest, Message, UserBlock } from './types';
+
+/**
+ * The request as it may go out: with tool blocks in its history but no
+ * tools, they are written as text (every provider's stream() sends this,
+ * so no caller can produce the shape the APIs refuse).
+ */
+export function sendable(request: LlmRequest): LlmRequest {
+  return request.tools.length === 0 && hasToolBlocks(request.messages) ? { ...request, messages: toolBlocksAsText(request.messages) } : request;
+}
 
 /**
  * The history with its tool calls and results written out as text, for a

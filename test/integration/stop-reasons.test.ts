@@ -87,6 +87,23 @@ describe('turns that stop short, on the real wires', () => {
     });
   }
 
+  it('a request with tool calls in its history but no tools (a VS Code chat summary, say) goes out with them as text', async () => {
+    const session = new InternalSession('primary');
+    session.addUserMessage('Echo hi.');
+    session.append({ kind: 'tool_call', id: 'call_1', name: 'echo', arguments: '{"text":"hi"}', at: 0 });
+    session.append({ kind: 'tool_result', callId: 'call_1', name: 'echo', status: 'success', output: 'echo: hi', metadata: { filesModified: [], durationMs: 1, extra: {} }, at: 0 });
+    session.addUserMessage('Give this chat a title.');
+    for (const api of ['anthropic', 'openai'] as const) {
+      server.enqueue(api, say('Echoing hi'));
+      const response = await consume(providers[api](server).stream({ system: '', tools: [], messages: session.toMessages() }, new AbortController().signal));
+      assert.equal(response.stopReason, 'end_turn', `${api}: ${response.errorMessage}`);
+      const sent = JSON.stringify(server.requestsFor(api)[0]!.body.messages);
+      assert.match(sent, /Called the tool echo with \{\\"text\\":\\"hi\\"\}/);
+      assert.doesNotMatch(sent, /tool_use|tool_calls|"role":"tool"/);
+      server.reset();
+    }
+  });
+
   it('a paused turn (Anthropic pause_turn) is sent back as it is, and the model goes on', async () => {
     server.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Searching the docs… ' }], stopReason: 'pause_turn' }, say('Found it: use --cwd.'));
     const { result } = await runTurn(providers.anthropic(server), [echoTool], 'How do I set the folder?');
