@@ -227,11 +227,11 @@ export class Turn {
     if (response.stopReason !== 'error' || !response.overflow || !keeper) return response;
     const compacted = await keeper.recover(scope, build, request, response.overflow);
     if (!compacted) {
-      return { ...response, errorMessage: `${response.errorMessage} Nothing older is left to compact: start a new session, or use a model with a larger context window.` };
+      return { ...response, errorMessage: `${response.errorMessage ?? 'The prompt does not fit the context window.'} Nothing older is left to compact: start a new session, or use a model with a larger context window.` };
     }
     const retried = await this.callOnce(compacted);
     if (retried.overflow) {
-      return { ...retried, errorMessage: `${retried.errorMessage} (even after compacting the conversation): start a new session, or use a model with a larger context window.` };
+      return { ...retried, errorMessage: `${retried.errorMessage ?? 'The prompt does not fit the context window'} (even after compacting the conversation): start a new session, or use a model with a larger context window.` };
     }
     return retried;
   }

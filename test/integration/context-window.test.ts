@@ -10,53 +10,13 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promptTokens } from '../../src/testing/anthropic-rules';
-import { type ChatServerName, chatPromptTokens } from '../../src/testing/chat-servers';
-import { type FakeApi, FakeLlmServer, type ScriptedReply } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer, type ScriptedReply } from '../../src/testing/fake-llm-server';
 import { runCrow } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';
+import { ANTHROPIC_WIRE, fakeTokens, LOCAL_SERVERS, localWire, OPENAI_WIRE, type Wire } from '../support/wires';
 
 const call = (name: string, args: unknown): ScriptedReply => ({ blocks: [{ type: 'tool_call', name, arguments: args }] });
 const say = (text: string): ScriptedReply => ({ blocks: [{ type: 'text', text }] });
-
-interface Wire {
-  name: string;
-  api: FakeApi;
-  chatServer?: ChatServerName;
-  /** config.toml, given the fake and the context window Crow is told. */
-  config(server: FakeLlmServer, window: number): string;
-  env(server: FakeLlmServer): Record<string, string>;
-}
-
-const ANTHROPIC: Wire = {
-  name: 'Anthropic',
-  api: 'anthropic',
-  config: (_server, window) => `[providers.anthropic.models."claude-sonnet-4-6"]\ncontext_window = ${window}\n`,
-  env: (server) => ({ ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.anthropicBaseUrl }),
-};
-
-const OPENAI: Wire = {
-  name: 'OpenAI',
-  api: 'openai',
-  chatServer: 'openai',
-  config: (_server, window) => `provider = "openai"\n[providers.openai]\nflavor = "openai"\n[providers.openai.models."gpt-5.4"]\ncontext_window = ${window}\n`,
-  env: (server) => ({ OPENAI_API_KEY: 'k', OPENAI_BASE_URL: server.openaiBaseUrl }),
-};
-
-const local = (name: ChatServerName): Wire => ({
-  name,
-  api: 'openai',
-  chatServer: name,
-  config: (server, window) =>
-    `provider = "local"\nmodel = "qwen3"\n[providers.local]\ntype = "openai"\nbase_url = "${server.openaiBaseUrl}"\nflavor = "${name}"\n` +
-    `[providers.local.models.qwen3]\ncontext_window = ${window}\n`,
-  env: () => ({}),
-});
-
-/** The prompt's size as the fake counts it. */
-function fakeTokens(wire: Wire, body: Record<string, unknown>): number {
-  return wire.api === 'anthropic' ? promptTokens(body) : chatPromptTokens(body);
-}
 
 describe('staying inside the context window, against the strict fake', function () {
   this.timeout(60_000);
@@ -78,7 +38,7 @@ describe('staying inside the context window, against the strict fake', function 
     return runCrow(['run', prompt, '--no-undo', ...more], isolatedEnv(home, wire.env(server)), workspace);
   }
 
-  for (const wire of [ANTHROPIC, OPENAI]) {
+  for (const wire of [ANTHROPIC_WIRE, OPENAI_WIRE]) {
     it(`compacts a history holding tool calls on the ${wire.name} wire, asking the agent itself with its tools`, async () => {
       const server = await FakeLlmServer.start(wire.chatServer ? { chatServer: wire.chatServer } : {});
       try {
@@ -113,7 +73,7 @@ describe('staying inside the context window, against the strict fake', function 
     });
   }
 
-  for (const wire of [ANTHROPIC, OPENAI, local('llama.cpp'), local('vllm'), local('lmstudio'), local('ollama')]) {
+  for (const wire of [ANTHROPIC_WIRE, OPENAI_WIRE, ...LOCAL_SERVERS.map(localWire)]) {
     const silent = wire.chatServer === 'ollama';
     it(`on ${wire.name}, a window smaller than Crow was told ${silent ? 'drops messages silently' : 'refuses the prompt'}: Crow compacts and retries once`, async () => {
       const server = await FakeLlmServer.start({ chatServer: wire.chatServer, contextWindow: 1_000_000 });

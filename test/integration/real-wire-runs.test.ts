@@ -9,10 +9,10 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CHAT_SERVER_PROFILES, type ChatServerName } from '../../src/testing/chat-servers';
-import { type FakeApi, FakeLlmServer, type ScriptedReply } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer, type ScriptedReply } from '../../src/testing/fake-llm-server';
 import { runCrow } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';
+import { ANTHROPIC_WIRE, capRead, LOCAL_SERVERS, localWire, OPENAI_WIRE, type Wire } from '../support/wires';
 
 const BROKEN = 'exports.add = (a, b) => a - b;\n';
 const FIXED = 'exports.add = (a, b) => a + b;\n';
@@ -32,48 +32,7 @@ const REVIEWED_RUN: ScriptedReply[] = [
   call('task_complete', { summary: 'Verified: node test.js passes.' }),
 ];
 
-interface Wire {
-  name: string;
-  api: FakeApi;
-  chatServer?: ChatServerName;
-  config(server: FakeLlmServer): string;
-  env(server: FakeLlmServer): Record<string, string>;
-}
-
-const local = (name: ChatServerName): Wire => ({
-  name,
-  api: 'openai',
-  chatServer: name,
-  config: (server) => `provider = "local"\nmodel = "qwen3"\n[providers.local]\ntype = "openai"\nbase_url = "${server.openaiBaseUrl}"\nflavor = "${name}"\n`,
-  env: () => ({}),
-});
-
-const WIRES: Wire[] = [
-  {
-    name: 'Anthropic',
-    api: 'anthropic',
-    config: () => '',
-    env: (server) => ({ ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.anthropicBaseUrl }),
-  },
-  {
-    // A base URL other than api.openai.com is told it is OpenAI by flavor (a proxy, say).
-    name: 'OpenAI',
-    api: 'openai',
-    chatServer: 'openai',
-    config: () => 'provider = "openai"\n[providers.openai]\nflavor = "openai"\n',
-    env: (server) => ({ OPENAI_API_KEY: 'k', OPENAI_BASE_URL: server.openaiBaseUrl }),
-  },
-  local('ollama'),
-  local('llama.cpp'),
-  local('vllm'),
-  local('lmstudio'),
-];
-
-/** The output cap the request carries in the field its server reads. */
-function capRead(wire: Wire, body: Record<string, unknown>): number | undefined {
-  if (wire.api === 'anthropic') return body.max_tokens as number;
-  return CHAT_SERVER_PROFILES[wire.chatServer!].outputCap(body);
-}
+const WIRES: Wire[] = [ANTHROPIC_WIRE, OPENAI_WIRE, ...LOCAL_SERVERS.map(localWire)];
 
 describe('reviewed agents on every wire, against the strict fake', function () {
   this.timeout(60_000);
@@ -99,8 +58,8 @@ describe('reviewed agents on every wire, against the strict fake', function () {
         try {
           server.enqueue(wire.api, ...REVIEWED_RUN);
           mkdirSync(join(home, 'config', 'crow-agent'), { recursive: true });
-          const window = wire.chatServer && wire.chatServer !== 'openai' ? '[providers.local.models.qwen3]\ncontext_window = 32000\n' : '';
-          writeFileSync(join(home, 'config', 'crow-agent', 'config.toml'), `max_output_tokens = ${MAX_OUTPUT_TOKENS}\n${wire.config(server)}${window}`);
+          const window = wire.chatServer && wire.chatServer !== 'openai' ? 32_000 : undefined;
+          writeFileSync(join(home, 'config', 'crow-agent', 'config.toml'), `max_output_tokens = ${MAX_OUTPUT_TOKENS}\n${wire.config(server, window)}`);
 
           const run = await runCrow(['run', 'Fix add() in calc.js', '--agent', agent, '--allow', 'all', '--no-undo'], isolatedEnv(home, wire.env(server)), workspace);
 

@@ -1,0 +1,61 @@
+/**
+ * The wires Crow is tested on end to end, each as a person configures it:
+ * the Anthropic API, OpenAI's, and the OpenAI-compatible local servers the
+ * strict fake plays (see src/testing/chat-servers.ts).
+ */
+import { promptTokens } from '../../src/testing/anthropic-rules';
+import { CHAT_SERVER_PROFILES, type ChatServerName, chatPromptTokens } from '../../src/testing/chat-servers';
+import type { FakeApi, FakeLlmServer } from '../../src/testing/fake-llm-server';
+
+export interface Wire {
+  name: string;
+  api: FakeApi;
+  chatServer?: ChatServerName;
+  /** config.toml for this wire; with `window`, the context window Crow is told its model has. */
+  config(server: FakeLlmServer, window?: number): string;
+  env(server: FakeLlmServer): Record<string, string>;
+}
+
+const windowOf = (provider: string, model: string, window: number | undefined): string =>
+  window === undefined ? '' : `[providers.${provider}.models."${model}"]\ncontext_window = ${window}\n`;
+
+export const ANTHROPIC_WIRE: Wire = {
+  name: 'Anthropic',
+  api: 'anthropic',
+  config: (_server, window) => windowOf('anthropic', 'claude-sonnet-4-6', window),
+  env: (server) => ({ ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.anthropicBaseUrl }),
+};
+
+/** A base URL other than api.openai.com is told it is OpenAI by flavor (a proxy, say). */
+export const OPENAI_WIRE: Wire = {
+  name: 'OpenAI',
+  api: 'openai',
+  chatServer: 'openai',
+  config: (_server, window) => `provider = "openai"\n[providers.openai]\nflavor = "openai"\n${windowOf('openai', 'gpt-5.4', window)}`,
+  env: (server) => ({ OPENAI_API_KEY: 'k', OPENAI_BASE_URL: server.openaiBaseUrl }),
+};
+
+/** A local server as [providers.local], its flavor named. */
+export function localWire(name: ChatServerName): Wire {
+  return {
+    name,
+    api: 'openai',
+    chatServer: name,
+    config: (server, window) =>
+      `provider = "local"\nmodel = "qwen3"\n[providers.local]\ntype = "openai"\nbase_url = "${server.openaiBaseUrl}"\nflavor = "${name}"\n${windowOf('local', 'qwen3', window)}`,
+    env: () => ({}),
+  };
+}
+
+export const LOCAL_SERVERS: ChatServerName[] = ['ollama', 'llama.cpp', 'vllm', 'lmstudio'];
+
+/** The prompt's size as the fake counts it. */
+export function fakeTokens(wire: Wire, body: Record<string, unknown>): number {
+  return wire.api === 'anthropic' ? promptTokens(body) : chatPromptTokens(body);
+}
+
+/** The output cap a request carries in the field its server reads. */
+export function capRead(wire: Wire, body: Record<string, unknown>): number | undefined {
+  if (wire.api === 'anthropic') return body.max_tokens as number;
+  return CHAT_SERVER_PROFILES[wire.chatServer!].outputCap(body);
+}
