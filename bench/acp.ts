@@ -12,7 +12,7 @@
  * Build first (`node esbuild.mjs`). Prints figures; never fails on time.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Readable, Writable } from 'node:stream';
@@ -219,6 +219,9 @@ export async function acpBenchmark(): Promise<void> {
     XDG_STATE_HOME: join(home, 'state'),
   };
   console.log(`crow acp: start-up (median of ${STARTS}) and ${CHUNKS.toLocaleString()} one-token chunks end to end (median of ${RUNS})`);
+  // The (strict) fake stops at the output cap a request sets, as the real API does: leave room for the whole reply.
+  mkdirSync(join(home, 'config', 'crow-agent'), { recursive: true });
+  writeFileSync(join(home, 'config', 'crow-agent', 'config.toml'), `max_output_tokens = ${CHUNKS * 2}\n`);
   try {
     await startUpBenchmark(env);
     await streamingBenchmark(env, home);

@@ -58,9 +58,11 @@ export async function streamingBenchmark(workspace: NodeWorkspace): Promise<void
   const server = await FakeLlmServer.start();
   const tokens = Array.from({ length: CHUNKS }, (_, i) => `t${i % 10} `);
   const reply = { blocks: [{ type: 'text' as const, text: tokens }] };
+  // The (strict) fake stops at the output cap a request sets, as the real APIs do: leave room for the whole reply.
+  const maxOutputTokens = CHUNKS * 2;
   const providers: Record<FakeApi, () => Provider> = {
-    openai: () => new OpenAIProvider({ apiKey: 'bench', baseURL: server.openaiBaseUrl, model: 'bench', maxRetries: 0 }),
-    anthropic: () => new AnthropicProvider({ apiKey: 'bench', baseURL: server.anthropicBaseUrl, model: 'bench', maxRetries: 0 }),
+    openai: () => new OpenAIProvider({ apiKey: 'bench', baseURL: server.openaiBaseUrl, model: 'bench', maxRetries: 0, maxOutputTokens }),
+    anthropic: () => new AnthropicProvider({ apiKey: 'bench', baseURL: server.anthropicBaseUrl, model: 'bench', maxRetries: 0, maxOutputTokens }),
   };
   const bare: Record<FakeApi, () => Promise<number>> = {
     openai: () => bareOpenAI(server),
