@@ -58,6 +58,17 @@ describe('sandbox settings', () => {
     );
   });
 
+  it('knows the credential variables of the vendors\' SDKs and tools by one rule, and leaves ordinary variables alone', () => {
+    const secret = [
+      'ANTHROPIC_AUTH_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_WEB_IDENTITY_TOKEN_FILE', 'GOOGLE_API_KEY',
+      'GOOGLE_APPLICATION_CREDENTIALS', 'GEMINI_API_KEY', 'AZURE_OPENAI_API_KEY', 'AZURE_CLIENT_SECRET', 'GITHUB_TOKEN', 'GH_TOKEN',
+      'HF_TOKEN', 'HUGGING_FACE_HUB_TOKEN', 'NPM_TOKEN', 'npm_config__authToken', 'npm_config__auth', 'DB_PASSWORD', 'SSH_PASSPHRASE',
+    ];
+    const ordinary = ['PATH', 'HOME', 'SSH_AUTH_SOCK', 'TOKENIZERS_PARALLELISM', 'MONKEYPATCH', 'KEYBOARD_LAYOUT', 'LANG', 'TERM', 'CROW_HOME'];
+    assert.deepEqual(secret.filter((name) => !isSecretVariable(name)), []);
+    assert.deepEqual(ordinary.filter(isSecretVariable), []);
+  });
+
   it('opens the network to commands only when the network permission is allow, in the settings or by a flag', () => {
     assert.equal(sandboxSetup(resolveSettings(project, {}, env()), env()).options.network, false);
     assert.equal(sandboxSetup(resolveSettings(project, {}, env()), env(), true).options.network, true);
