@@ -9,6 +9,7 @@ import { promises as fs, existsSync, lstatSync, realpathSync, rmdirSync, statSyn
 import * as path from 'node:path';
 import { hiddenVariablesOf, withoutSecrets } from '../config/secret-variables';
 import { bwrapArguments, type HiddenPath, type SandboxLayout } from './bwrap-args';
+import { readRepositoryGit } from './repository-git';
 import { probeSandbox, type SandboxProbe } from './sandbox-probe';
 import type { SandboxMode } from '../config/settings-file';
 import { type SandboxOptions, WorkspaceError } from './workspace';
@@ -28,7 +29,7 @@ export interface CommandLaunch {
   release(): void;
 }
 
-/** Folders inside the workspace that commands can read but never change; missing ones cannot be created either. */
+/** Folders inside the workspace that commands can read but never change; missing ones cannot be created either (git's code paths come on top). */
 const PROTECTED_FOLDERS = ['.git', '.crow', '.vscode'];
 /** Nested repositories are looked for this many folder levels below the root, in at most this many folders. */
 const NESTED_GIT_DEPTH = 2;
@@ -52,6 +53,8 @@ const madeMountPoints = new Map<string, number>();
 export class CommandSandbox {
   readonly mode: SandboxMode;
   private readonly probe: SandboxProbe | undefined;
+  /** What the repository's git config runs or reads (hooks folder, included files), read once per sandbox. */
+  private gitCodePaths: Promise<string[]> | undefined;
 
   constructor(
     private readonly root: string,
@@ -86,7 +89,9 @@ export class CommandSandbox {
   }
 
   private async layout(cwd: string): Promise<SandboxLayout> {
-    const inside = [...PROTECTED_FOLDERS.map((name) => path.join(this.root, name)), ...(this.options?.protectedPaths ?? [])]
+    this.gitCodePaths ??= readRepositoryGit(this.root, this.env).then((git) => git.codePaths);
+    const protectedPaths = [...PROTECTED_FOLDERS.map((name) => path.join(this.root, name)), ...(this.options?.protectedPaths ?? []), ...(await this.gitCodePaths)];
+    const inside = protectedPaths
       .map(realIfPossible)
       .filter((target) => isInside(this.root, target) && target !== this.root);
     const readOnly = new Set<string>();

@@ -2,9 +2,11 @@
  * Paths whose change can widen what Crow, git or the editor will run:
  * project configuration (`.crow/`), git's own folder (`.git/`, at any depth,
  * so a nested repository's too, and a `.git` file that points elsewhere),
- * editor settings and tasks (`.vscode/`), and the user's Crow config
- * folder. A write there is always asked, whatever the policy or any
- * "always" answer (see PermissionGate).
+ * editor settings and tasks (`.vscode/`), the user's Crow config folder,
+ * and what the repository's git config runs or reads as config (the folder
+ * core.hooksPath names, included config files: see repository-git.ts). A
+ * write there is always asked, whatever the policy or any "always" answer
+ * (see PermissionGate).
  *
  * Paths are judged as written and through symlinks (the nearest existing
  * ancestor is resolved), with folder names compared without case and
@@ -14,6 +16,7 @@ import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { configHome } from '../config/paths';
+import { readRepositoryGitSync } from './repository-git';
 
 /** Folder names that are protected wherever they appear in a path. */
 export const PROTECTED_FOLDERS: readonly string[] = ['.crow', '.git', '.vscode'];
@@ -25,18 +28,21 @@ export interface ProtectedPathsOptions {
   configHome?: string;
   /** What `~` means in a command's paths (default: the user's home). */
   home?: string;
+  /** More absolute paths protected wherever they lie, with everything below them (git's hooks folder, config files). */
+  guarded?: readonly string[];
 }
 
 export class ProtectedPaths {
   private readonly root: string;
   private readonly roots: string[];
-  private readonly configHomes: string[];
+  private readonly guarded: string[];
   private readonly home: string;
 
   constructor(options: ProtectedPathsOptions = {}) {
     this.root = path.resolve(options.root ?? '.');
     this.roots = distinct([this.root, realpathAllowingMissing(this.root)]);
-    this.configHomes = options.configHome ? distinct([path.resolve(options.configHome), realpathAllowingMissing(path.resolve(options.configHome))]) : [];
+    const guarded = [...(options.configHome ? [options.configHome] : []), ...(options.guarded ?? [])].map((folder) => path.resolve(folder));
+    this.guarded = distinct([...guarded, ...guarded.map(realpathAllowingMissing)]);
     this.home = options.home ?? homedir();
   }
 
@@ -60,7 +66,7 @@ export class ProtectedPaths {
   }
 
   private protectedAsWritten(candidate: string): boolean {
-    if (this.configHomes.some((folder) => within(candidate, folder))) return true;
+    if (this.guarded.some((folder) => within(candidate, folder))) return true;
     const root = this.roots.find((folder) => within(candidate, folder));
     // Inside the workspace only the part below the root counts, so a workspace kept under a `.vscode` folder still works.
     const segments = (root ? path.relative(root, candidate) : candidate).split(/[\\/]+/);
@@ -74,9 +80,10 @@ export class ProtectedPaths {
   }
 }
 
-/** Protected paths of a workspace for a user whose environment is `env`. */
+/** Protected paths of a workspace for a user whose environment is `env`, git's code paths included (read once, here). */
 export function protectedPathsFor(root: string, env: NodeJS.ProcessEnv = process.env): ProtectedPaths {
-  return new ProtectedPaths({ root, configHome: configHome(env), ...(env.HOME ? { home: env.HOME } : {}) });
+  const guarded = readRepositoryGitSync(root, env).codePaths;
+  return new ProtectedPaths({ root, configHome: configHome(env), guarded, ...(env.HOME ? { home: env.HOME } : {}) });
 }
 
 const CASE_INSENSITIVE = process.platform === 'win32' || process.platform === 'darwin';
