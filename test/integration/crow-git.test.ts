@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
@@ -75,10 +75,12 @@ describe('Crow\'s own git in a hostile repository', function () {
   it('every git Crow starts (Spec Kit, undo snapshots) runs with hooks, fsmonitor and the pager off, and without a key', async () => {
     // A git first on PATH that logs how it was started, then runs the real one.
     const bin = join(home, 'bin');
-    const log = join(home, 'git-calls.log');
+    const logs = join(home, 'git-calls');
     mkdirSync(bin);
+    mkdirSync(logs);
     const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
-    writeFileSync(join(bin, 'git'), `#!/bin/sh\n{ echo "ARGS $*"; env; echo "-- end"; } >> '${log}'\nexec '${realGit}' "$@"\n`);
+    // One file per call: Crow runs some git commands side by side.
+    writeFileSync(join(bin, 'git'), `#!/bin/sh\n{ echo "ARGS $*"; env; } > '${logs}/call-'$$\nexec '${realGit}' "$@"\n`);
     chmodSync(join(bin, 'git'), 0o755);
     llm.enqueue(
       'anthropic',
@@ -87,7 +89,7 @@ describe('Crow\'s own git in a hostile repository', function () {
     const env = isolatedEnv(home, { ...keys, PATH: `${bin}:${process.env.PATH}` });
     const run = await runCrow(['run', '/speckit.specify Photo albums', '--allow', 'write', '--cwd', root], env, root);
     assert.equal(run.code, 0, run.stderr);
-    const calls = readFileSync(log, 'utf8').split('-- end\n').filter((call) => call.trim() !== '');
+    const calls = readdirSync(logs).map((name) => readFileSync(join(logs, name), 'utf8'));
     const ours = calls.filter((call) => !/^ARGS (init|add|commit|config user)/.test(call));
     assert.ok(ours.some((call) => /ARGS .*switch --quiet -c 001-photo-albums/.test(call)), 'Spec Kit started the branch');
     assert.ok(ours.some((call) => /ARGS .*write-tree/.test(call)), 'the undo snapshot ran');
