@@ -16,6 +16,12 @@ export interface HiddenPath {
 export interface SandboxLayout {
   /** Folders commands may change: the workspace. Everything else is read-only. */
   writable: readonly string[];
+  /**
+   * A folder inside `writable` that stays read-only, so nothing can be
+   * changed or created directly in it, except its entries `writable` lists
+   * (the user's home inside the workspace: its dotfiles stay as they are).
+   */
+  shielded?: { folder: string; writable: readonly string[] };
   /** Existing files and folders inside `writable` that stay read-only (.git, .crow, .vscode, Crow's own folders). */
   readOnly: readonly string[];
   /**
@@ -51,6 +57,10 @@ export function bwrapArguments(layout: SandboxLayout): string[] {
     }
   }
   for (const folder of layout.writable) args.push('--bind', folder, folder);
+  if (layout.shielded) {
+    args.push('--ro-bind', layout.shielded.folder, layout.shielded.folder);
+    for (const entry of layout.shielded.writable) args.push('--bind', entry, entry);
+  }
   for (const path of layout.readOnly) args.push('--ro-bind', path, path);
   for (const path of layout.blocked) args.push('--tmpfs', path, '--remount-ro', path);
   for (const [name, value] of Object.entries(layout.setenv ?? {})) args.push('--setenv', name, value);

@@ -5,10 +5,11 @@
  * guarantees are the same whichever way a command runs.
  */
 import type { Dirent, Stats } from 'node:fs';
-import { promises as fs, existsSync, lstatSync, realpathSync, rmdirSync, statSync } from 'node:fs';
+import { promises as fs, existsSync, lstatSync, readdirSync, realpathSync, rmdirSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { hiddenVariablesOf, withoutSecrets } from '../config/secret-variables';
 import { bwrapArguments, type HiddenPath, type SandboxLayout } from './bwrap-args';
+import { isHomeConfig, linkTarget } from './protected-paths';
 import { readRepositoryGit } from './repository-git';
 import { probeSandbox, type SandboxProbe } from './sandbox-probe';
 import type { SandboxMode } from '../config/settings-file';
@@ -94,19 +95,30 @@ export class CommandSandbox {
     const inside = protectedPaths
       .map(realIfPossible)
       .filter((target) => isInside(this.root, target) && target !== this.root);
+    const home = shieldedHome(this.root, this.env);
     const readOnly = new Set<string>();
     const blocked = new Set<string>();
+    const block = (target: string): void => {
+      const missing = firstMissing(this.root, target);
+      // Under the shielded home nothing new can be made anyway (and bwrap could not make its mount point there).
+      if (!home || !isInside(home.folder, missing) || home.writable.some((entry) => isInside(entry, missing))) blocked.add(missing);
+    };
     for (const target of inside) {
       const there = lstatIfThere(target);
-      // A link still there after realIfPossible leads nowhere; bwrap could not mount on it.
-      if (there?.isSymbolicLink()) continue;
+      if (there?.isSymbolicLink()) {
+        // A link that leads nowhere yet (.vscode -> vsc): where it leads must not be created either.
+        const end = linkTarget(target);
+        if (end !== undefined && isInside(this.root, end) && end !== this.root) block(end);
+        continue;
+      }
       if (there && !madeMountPoints.has(target)) readOnly.add(target);
-      else blocked.add(firstMissing(this.root, target));
+      else block(target);
     }
     for (const nested of await nestedRepositories(this.root)) readOnly.add(nested);
     const tmpdir = this.env.TMPDIR;
     return {
       writable: [this.root],
+      ...(home ? { shielded: home } : {}),
       readOnly: [...readOnly],
       blocked: [...blocked],
       network: this.options?.network ?? false,
@@ -115,6 +127,26 @@ export class CommandSandbox {
       ...(tmpdir && tmpdir !== '/tmp' && !isInside(this.root, tmpdir) ? { setenv: { TMPDIR: '/tmp' } } : {}),
     };
   }
+}
+
+/**
+ * When the workspace holds the user's home (the home itself, or /home): the
+ * home stays read-only, so its dotfiles and config folders (.bashrc,
+ * .gitconfig, .ssh, .config) cannot be changed or created, and only its
+ * existing other entries are writable again.
+ */
+function shieldedHome(root: string, env: NodeJS.ProcessEnv): { folder: string; writable: string[] } | undefined {
+  if (!env.HOME || !path.isAbsolute(env.HOME)) return undefined;
+  const home = realIfPossible(env.HOME);
+  if (!isInside(root, home) || !existsSync(home)) return undefined;
+  let entries: Dirent[] = [];
+  try {
+    entries = readdirSync(home, { withFileTypes: true });
+  } catch {
+    // unreadable: nothing of it is writable again
+  }
+  const writable = entries.filter((entry) => !entry.isSymbolicLink() && !isHomeConfig(entry.name)).map((entry) => path.join(home, entry.name));
+  return { folder: home, writable };
 }
 
 /** The error of a required sandbox that cannot run, saying both ways out. */

@@ -47,6 +47,14 @@ describe('bwrap command line', () => {
     assert.equal(args[blocked + 1], '--remount-ro /work/app/.crow', 'a missing protected path is an empty read-only folder');
   });
 
+  it('keeps a shielded folder read-only over the writable workspace, its listed entries writable again, before the protected paths', () => {
+    const args = options(bwrapArguments({ ...layout, writable: ['/home/me'], shielded: { folder: '/home/me', writable: ['/home/me/project'] }, readOnly: ['/home/me/project/.git'] }));
+    const at = (option: string) => args.indexOf(option);
+    assert.ok(at('--bind /home/me /home/me') < at('--ro-bind /home/me /home/me'));
+    assert.ok(at('--ro-bind /home/me /home/me') < at('--bind /home/me/project /home/me/project'));
+    assert.ok(at('--bind /home/me/project /home/me/project') < at('--ro-bind /home/me/project/.git /home/me/project/.git'));
+  });
+
   it('cuts the network and hides host sockets unless the network is allowed', () => {
     const off = options(bwrapArguments(layout));
     assert.ok(off.includes('--unshare-net'));
