@@ -218,3 +218,49 @@ describe('crow run where the sandbox cannot run', () => {
     assert.match(run.stderr, /Permission needed for Run: touch ran\.txt/);
   });
 });
+
+describe('crow run with the sandbox off: no process of a command outlives it', function () {
+  this.timeout(30_000);
+  let server: FakeLlmServer;
+  let fx: ReturnType<typeof fixture>;
+
+  before(async () => {
+    server = await FakeLlmServer.start();
+  });
+  after(() => server.close());
+  beforeEach(() => {
+    server.reset();
+    fx = fixture('sandbox = "off"\n');
+  });
+  afterEach(() => fx.remove());
+
+  const env = () => isolatedEnv(fx.home, { ANTHROPIC_API_KEY: ANTHROPIC_KEY, ANTHROPIC_BASE_URL: server.anthropicBaseUrl });
+  /** Every way a shell lets a child leave: background, nohup, disown, a subshell, a new session. */
+  const escapes = (marker: string) =>
+    `sleep ${marker} & nohup sleep ${marker} >/dev/null 2>&1 & (sleep ${marker} &) ; sleep ${marker} & disown; setsid sleep ${marker} >/dev/null 2>&1 < /dev/null &`;
+
+  it('after the command ends, what it left running (setsid, nohup, disown) is stopped', async () => {
+    const marker = `1001.${process.pid}${Date.now() % 100_000}`;
+    server.enqueue('anthropic', bash(`${escapes(marker)} echo started`), { blocks: [{ type: 'text', text: 'Left them running.' }] });
+    const run = await crow(['run', 'Start things', '--cwd', fx.workspace, '--provider', 'anthropic', '--model', 'claude-test', '--allow', 'execute'], env());
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(toolResults(server), /started/);
+    await noProcessesWith(`sleep ${marker}`);
+  });
+
+  it('SIGTERM to crow while a command runs stops the command and every child it started', async () => {
+    const marker = `1002.${process.pid}${Date.now() % 100_000}`;
+    server.enqueue('anthropic', bash(`${escapes(marker)} sleep ${marker}`), { blocks: [{ type: 'text', text: 'Never reached.' }] });
+    const run = await crow(['run', 'Wait', '--cwd', fx.workspace, '--provider', 'anthropic', '--model', 'claude-test', '--allow', 'execute'], env(), (child) => {
+      const poll = setInterval(() => {
+        if (processesWith(`sleep ${marker}`).length >= 6) {
+          clearInterval(poll);
+          child.kill('SIGTERM');
+        }
+      }, 25);
+      child.on('close', () => clearInterval(poll));
+    });
+    assert.equal(run.code, 143, run.stderr);
+    await noProcessesWith(`sleep ${marker}`);
+  });
+});
