@@ -9,7 +9,7 @@
  * widening, so a setting added later is safe until someone decides it is not.
  */
 import { createHash } from 'node:crypto';
-import { DEFAULT_UNDO_TRACK_TIMEOUT_MS, type SettingsDocument } from './settings-file';
+import { DEFAULT_SANDBOX_TMP_SIZE_MB, DEFAULT_UNDO_TRACK_TIMEOUT_MS, type SettingsDocument } from './settings-file';
 
 /** One thing a project asks for that only a trusted folder gets. */
 export interface Widening {
@@ -95,9 +95,8 @@ export function judgeProjectSettings(
         restricted.mcp_servers = judgeMcpServers(value as Table, (baseline.mcp_servers ?? {}) as Table, widen);
         break;
       case 'sandbox': {
-        const base = typeof (baseline as Table).sandbox === 'string' ? ((baseline as Table).sandbox as string) : 'auto';
-        if ((SANDBOX_RANK[String(value)] ?? -1) >= (SANDBOX_RANK[base] ?? 1)) restricted[key] = value;
-        else widen('sandbox', `sandbox = ${quote(value)}: runs commands with less isolation`);
+        const kept = judgeSandbox(value as Table, ((baseline as Table).sandbox ?? {}) as Table, widen);
+        if (Object.keys(kept).length > 0) restricted[key] = kept;
         break;
       }
       case 'web_fetch': {
@@ -129,6 +128,31 @@ export function judgeProjectSettings(
 }
 
 type Widen = (setting: string, text: string, value?: unknown) => void;
+
+/** The sandbox table: a weaker mode, more reachable domains or a bigger /tmp than the user's are widenings. */
+function judgeSandbox(project: Table, baseline: Table, widen: Widen): Table {
+  const kept: Table = {};
+  for (const [field, value] of Object.entries(project)) {
+    if (field === 'mode') {
+      const base = typeof baseline.mode === 'string' ? baseline.mode : 'auto';
+      if ((SANDBOX_RANK[String(value)] ?? -1) >= (SANDBOX_RANK[base] ?? 1)) kept.mode = value;
+      else widen('sandbox.mode', `sandbox mode = ${quote(value)}: runs commands with less isolation (you have ${quote(base)})`);
+    } else if (field === 'allow_domains') {
+      const trusted = new Set(Array.isArray(baseline.allow_domains) ? (baseline.allow_domains as string[]) : []);
+      const asked = Array.isArray(value) ? (value as string[]) : [];
+      const extra = asked.filter((domain) => !trusted.has(domain));
+      kept.allow_domains = asked.filter((domain) => trusted.has(domain));
+      if (extra.length > 0) widen('sandbox.allow_domains', `lets commands reach ${extra.map(quote).join(', ')} through the sandbox's proxy`, extra);
+    } else if (field === 'tmp_size_mb') {
+      const base = typeof baseline.tmp_size_mb === 'number' ? baseline.tmp_size_mb : DEFAULT_SANDBOX_TMP_SIZE_MB;
+      if (typeof value === 'number' && value <= base) kept.tmp_size_mb = value;
+      else widen('sandbox.tmp_size_mb', `sandbox tmp_size_mb = ${quote(value)}: lets commands fill more memory with /tmp (you have ${base})`);
+    } else {
+      widen(`sandbox.${field}`, `sandbox ${field} = ${describe(value)}`, value);
+    }
+  }
+  return kept;
+}
 
 function judgePermissions(project: Table, baseline: Table, widen: Widen): Table {
   const kept: Table = {};

@@ -32,6 +32,10 @@ export interface SandboxLayout {
   blocked: readonly string[];
   /** Whether commands reach any network, loopback included. */
   network: boolean;
+  /** A folder bound (read-only) into the sandbox at its own path: the domain proxy's socket and bridge. */
+  proxyFolder?: string;
+  /** The size cap of the private /tmp, in bytes (a bwrap that cannot cap leaves it out). */
+  tmpSizeBytes?: number;
   /** Host sockets (and folders of them) that would reach other programs: hidden while the network is off. */
   sockets: readonly HiddenPath[];
   /** Where the command starts. */
@@ -44,18 +48,22 @@ export interface SandboxLayout {
  * bwrap's arguments, ending with `--`: the program to run follows. Always:
  * a new PID namespace (with its own /proc), a new IPC namespace, a new
  * session (no controlling terminal to push keystrokes into), death with the
- * parent, the root read-only, a minimal /dev and a private /tmp. The network
+ * parent, the root read-only, a minimal /dev and a private /tmp (of capped
+ * size, when a cap is given). The network
  * namespace is new (only a loopback of its own) unless the network is allowed.
  */
 export function bwrapArguments(layout: SandboxLayout): string[] {
   const args = ['--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc'];
   if (!layout.network) args.push('--unshare-net');
-  args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
+  args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc');
+  if (layout.tmpSizeBytes !== undefined) args.push('--size', String(layout.tmpSizeBytes));
+  args.push('--tmpfs', '/tmp');
   if (!layout.network) {
     for (const hidden of layout.sockets) {
       args.push(...(hidden.directory ? ['--tmpfs', hidden.path] : ['--ro-bind', '/dev/null', hidden.path]));
     }
   }
+  if (layout.proxyFolder !== undefined) args.push('--ro-bind', layout.proxyFolder, layout.proxyFolder);
   for (const folder of layout.writable) args.push('--bind', folder, folder);
   if (layout.shielded) {
     args.push('--ro-bind', layout.shielded.folder, layout.shielded.folder);

@@ -148,6 +148,23 @@ describeSandboxed('crow run: a model\'s commands in the sandbox', () => {
     }
   });
 
+  it('caps the size of the sandbox\'s /tmp, and crow config get says the cap in force and where it comes from', async () => {
+    const shown = await crow(['config', 'get', 'sandbox.tmp_size_mb', '--cwd', fx.workspace], env);
+    assert.match(shown.stdout, /^1024\b/, 'the default');
+    assert.match(shown.stdout + shown.stderr, /default/);
+    writeFileSync(join(fx.home, 'config/crow-agent/config.toml'), `[sandbox]\ntmp_size_mb = 16\n${readFileSync(join(fx.home, 'config/crow-agent/config.toml'), 'utf8')}`);
+    const capped = await crow(['config', 'get', 'sandbox.tmp_size_mb', '--cwd', fx.workspace], env);
+    assert.match(capped.stdout, /^16\b/);
+    assert.match(capped.stderr, /user file/);
+    server.enqueue('anthropic', bash('head -c 40000000 /dev/zero > /tmp/big; echo "wrote: $?"; df -m /tmp | tail -1'), { blocks: [{ type: 'text', text: 'Full.' }] });
+    const run = await crow(['run', 'Fill /tmp', '--cwd', fx.workspace, '--provider', 'anthropic', '--model', 'claude-test'], env);
+    assert.equal(run.code, 0, run.stderr);
+    const told = toolResults(server);
+    assert.match(told, /No space left on device/);
+    assert.match(told, /wrote: 1/);
+    assert.match(told, /tmpfs +16 /, 'df shows the cap');
+  });
+
   for (const [how, signal] of [
     ['Ctrl-C (SIGINT)', 'SIGINT'],
     ['kill -9', 'SIGKILL'],
