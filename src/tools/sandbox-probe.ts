@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { withoutSecrets } from '../config/secret-variables';
 import { findExecutable } from './node-exec';
 
 /**
@@ -59,5 +60,5 @@ function unsized(bwrap: string): SandboxProbe {
 function runBwrap(bwrap: string, tmpOptions: string[]) {
   const args = ['--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc', '--unshare-net'];
   args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', ...tmpOptions, '--tmpfs', '/tmp', '--', 'true');
-  return spawnSync(bwrap, args, { stdio: ['ignore', 'ignore', 'pipe'], timeout: PROBE_TIMEOUT_MS, encoding: 'utf8' });
+  return spawnSync(bwrap, args, { stdio: ['ignore', 'ignore', 'pipe'], timeout: PROBE_TIMEOUT_MS, encoding: 'utf8', env: withoutSecrets(process.env) });
 }
