@@ -18,7 +18,7 @@ const SIGKILL_WAIT_MS = 1_000;
 const POLL_MS = 15;
 const PROC = '/proc';
 
-/** One running command: its process group and its mark. */
+/** One running command: its process group (led by its first process) and its mark ('' for none). */
 export interface CommandProcesses {
   pgid: number;
   mark: string;
@@ -30,6 +30,7 @@ export interface CommandProcesses {
  * up a second after SIGKILL). Every command route stops a command this way.
  */
 export async function terminateCommand(command: CommandProcesses, graceMs: number): Promise<void> {
+  if (!(await runs(command))) return;
   await signalCommand(command, 'SIGTERM');
   if (await waitForExit(command, graceMs)) return;
   await signalCommand(command, 'SIGKILL');
@@ -49,7 +50,7 @@ export function killCommandNow(command: CommandProcesses): void {
 
 async function signalCommand(command: CommandProcesses, name: NodeJS.Signals): Promise<void> {
   signal(-command.pgid, name);
-  for (const pid of await marked(command.mark)) signal(pid, name);
+  for (const pid of await marked(command)) signal(pid, name);
 }
 
 function signal(target: number, name: NodeJS.Signals): void {
@@ -83,14 +84,15 @@ async function runs(command: CommandProcesses): Promise<boolean> {
     groupThere = false;
   }
   if (process.platform !== 'linux') return groupThere;
-  try {
-    const pids = await processIds();
-    const stats = await Promise.all(pids.map((pid) => fs.readFile(`${PROC}/${pid}/stat`, 'utf8').catch(() => '')));
-    if (groupThere && stats.some((stat) => isRunningMember(stat, command.pgid))) return true;
-    return (await marked(command.mark)).length > 0;
-  } catch {
-    return groupThere;
+  if (groupThere) {
+    try {
+      const stats = await Promise.all((await processIds()).map((pid) => fs.readFile(`${PROC}/${pid}/stat`, 'utf8').catch(() => '')));
+      if (stats.some((stat) => isRunningMember(stat, command.pgid))) return true;
+    } catch {
+      return true;
+    }
   }
+  return (await marked(command)).length > 0;
 }
 
 /** Reads a /proc/<pid>/stat line: `pid (comm) state ppid pgrp …`. */
@@ -108,17 +110,27 @@ async function processIds(): Promise<string[]> {
   return (await fs.readdir(PROC)).filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid);
 }
 
-/** The running processes whose environment carries `mark` (none off Linux, or without a mark). */
-async function marked(mark: string): Promise<number[]> {
-  if (mark === '' || process.platform !== 'linux') return [];
-  const needle = `\0${COMMAND_MARK}=${mark}\0`;
+/**
+ * The running processes whose environment carries the command's mark (none
+ * off Linux, or without a mark). Only processes started since the command
+ * can carry it: those whose pid comes after its own, up to the last pid the
+ * kernel handed out (/proc/loadavg), counting round a wrap of pid_max.
+ */
+async function marked(command: CommandProcesses): Promise<number[]> {
+  if (command.mark === '' || process.platform !== 'linux') return [];
+  const needle = `\0${COMMAND_MARK}=${command.mark}\0`;
+  const last = Number((await fs.readFile(`${PROC}/loadavg`, 'utf8').catch(() => '')).trim().split(/\s+/)[4]);
+  const since = command.pgid;
+  const recent = (pid: number): boolean => !Number.isInteger(last) || (last >= since ? pid >= since && pid <= last : pid >= since || pid <= last);
   const found: number[] = [];
   await Promise.all(
-    (await processIds().catch(() => [])).map(async (pid) => {
-      const environ = await fs.readFile(`${PROC}/${pid}/environ`, 'latin1').catch(() => '');
-      if (!`\0${environ}`.includes(needle)) return;
-      if (isRunning(await fs.readFile(`${PROC}/${pid}/stat`, 'utf8').catch(() => ''))) found.push(Number(pid));
-    }),
+    (await processIds().catch(() => []))
+      .filter((pid) => recent(Number(pid)))
+      .map(async (pid) => {
+        const environ = await fs.readFile(`${PROC}/${pid}/environ`, 'latin1').catch(() => '');
+        if (!`\0${environ}`.includes(needle)) return;
+        if (isRunning(await fs.readFile(`${PROC}/${pid}/stat`, 'utf8').catch(() => ''))) found.push(Number(pid));
+      }),
   );
   return found;
 }

@@ -77,8 +77,9 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
   if (options.signal.aborted) {
     return Promise.resolve({ exitCode: null, output: '', omittedBytes: 0, timedOut: false, aborted: true });
   }
-  const mark = randomUUID();
-  const env: NodeJS.ProcessEnv = { ...(options.env ?? commandEnvironment()), [COMMAND_MARK]: mark };
+  // In the sandbox its PID namespace ends every process of the command; without it, the mark finds those that left the group.
+  const mark = options.wrapper?.length ? '' : randomUUID();
+  const env: NodeJS.ProcessEnv = { ...(options.env ?? commandEnvironment()), ...(mark ? { [COMMAND_MARK]: mark } : {}) };
   // Two pipes cannot keep the order of writes across them, so the shell
   // sends stderr into stdout first; on the same line, so line numbers in
   // the command's error messages stay right.
