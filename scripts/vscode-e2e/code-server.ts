@@ -28,7 +28,8 @@ export interface CodeServer {
   stop(): Promise<void>;
 }
 
-export async function startCodeServer(sandbox: Sandbox, name: string): Promise<CodeServer> {
+/** `workspaceTrust`: VS Code's Workspace Trust on, so the opened folder starts untrusted (Restricted Mode). */
+export async function startCodeServer(sandbox: Sandbox, name: string, options: { workspaceTrust?: boolean } = {}): Promise<CodeServer> {
   const port = await freePort();
   mkdirSync(ARTIFACTS_DIR, { recursive: true });
   const logFile = join(ARTIFACTS_DIR, `code-server-${name}.log`);
@@ -40,7 +41,7 @@ export async function startCodeServer(sandbox: Sandbox, name: string): Promise<C
     '--config', '/dev/null',
     '--disable-telemetry',
     '--disable-update-check',
-    '--disable-workspace-trust',
+    ...(options.workspaceTrust ? [] : ['--disable-workspace-trust']),
     '--disable-getting-started-override',
     '--user-data-dir', sandbox.userDataDir,
     '--extensions-dir', sandbox.extensionsDir,

@@ -21,20 +21,38 @@ export interface ExtensionTestsOptions {
   grep?: string;
   /** Also print the workbench's own log lines (noisy; the test output is always printed). */
   verbose: boolean;
+  /**
+   * Opens the folder untrusted, Workspace Trust on, its .vscode/settings.json
+   * trying to widen what Crow does, and runs only the Restricted Mode suite.
+   */
+  restricted?: boolean;
 }
+
+/** What an untrusted folder's settings try: every restricted setting widened, and one harmless setting. */
+const WIDENING_WORKSPACE_SETTINGS = {
+  'crow.sandbox': 'off',
+  'crow.autoApprove.maxCommands': 1000,
+  'crow.autoApprove.maxWrites': 1000,
+  'crow.permissions.execute': 'allow',
+  'crow.maxIterations': 7,
+};
 
 /** The workbench, the extension host and mocha are up well within this when the setup is right. */
 const START_TIMEOUT_MS = 120_000;
 
 /** Returns the exit code the workbench reported: 0 when every test passed. */
 export async function runExtensionTests(browser: Browser, options: ExtensionTestsOptions): Promise<number> {
-  const sandbox = createSandbox('tests');
-  if (options.grep) sandbox.env[GREP_VARIABLE] = options.grep;
+  const name = options.restricted ? 'restricted' : 'tests';
+  const sandbox = options.restricted ? createSandbox(name, WIDENING_WORKSPACE_SETTINGS, { 'security.workspace.trust.startupPrompt': 'never' }) : createSandbox(name);
+  const grep = options.restricted ? 'Restricted Mode' : options.grep;
+  if (grep) sandbox.env[GREP_VARIABLE] = grep;
   const logs = workbenchLogRelay(options.verbose);
   let server: CodeServer | undefined;
   let page: Page | undefined;
   try {
-    server = await step('starting code-server for the extension tests', () => startCodeServer(sandbox, 'tests'));
+    server = await step(`starting code-server for the extension tests${options.restricted ? ' (Workspace Trust on, the folder untrusted)' : ''}`, () =>
+      startCodeServer(sandbox, name, { workspaceTrust: options.restricted === true }),
+    );
     const started = Date.now();
     let settle!: (outcome: WorkbenchExit) => void;
     const exited = new Promise<WorkbenchExit>((resolve) => (settle = resolve));

@@ -1,16 +1,19 @@
 /**
  * `npm run test:vscode`: the extension in a real VS Code (code-server on
- * Node 24, in headless Chromium), offline. Three phases, each in a fresh
+ * Node 24, in headless Chromium), offline. Four phases, each in a fresh
  * code-server with its own temp home, user data and workspace copy:
  *
- *   1. tests: test/vscode/ (mocha, tdd) inside the extension host;
- *   2. ui:    Playwright drives the workbench and the chat view against a
- *             fake LLM server, with screenshots in test/artifacts/vscode/;
- *   3. vsix:  the packed .vsix, installed with --install-extension and
- *             nothing else loaded, runs grep and edit_file from its chat view.
+ *   1. tests:      test/vscode/ (mocha, tdd) inside the extension host;
+ *   2. restricted: its Restricted Mode suite again, Workspace Trust on and
+ *                  the folder untrusted, its settings trying to widen what
+ *                  Crow does;
+ *   3. ui:         Playwright drives the workbench and the chat view against a
+ *                  fake LLM server, with screenshots in test/artifacts/vscode/;
+ *   4. vsix:       the packed .vsix, installed with --install-extension and
+ *                  nothing else loaded, runs grep and edit_file from its chat view.
  *
  * Exits 0 only when all pass. Options (after `--` with npm run):
- *   --only=tests|ui|vsix  run one phase;
+ *   --only=tests|restricted|ui|vsix  run one phase;
  *   --grep=PATTERN        run only the extension tests whose title matches;
  *   --vsix=FILE           test this .vsix instead of packing the repository;
  *   --verbose             also show the workbench's own log lines.
@@ -32,7 +35,7 @@ import { launchBrowser } from './workbench';
 const HARD_TIMEOUT_MS = 10 * 60_000;
 const TESTS_TIMEOUT_MS = 5 * 60_000;
 
-const PHASES = ['tests', 'ui', 'vsix'] as const;
+const PHASES = ['tests', 'restricted', 'ui', 'vsix'] as const;
 type Phase = (typeof PHASES)[number];
 
 interface Options {
@@ -71,7 +74,7 @@ async function main(argv: string[]): Promise<number> {
   await ensureInstalled();
   // The vsix phase packs (or is given) its own build; the others load dist/ as the extension under development.
   const needed: string[] = [];
-  if (options.phases.includes('tests')) needed.push(TESTS_INDEX);
+  if (options.phases.includes('tests') || options.phases.includes('restricted')) needed.push(TESTS_INDEX);
   if (options.phases.some((phase) => phase !== 'vsix')) needed.push(EXTENSION_BUNDLE);
   for (const file of needed) {
     if (!existsSync(file)) throw new HarnessError(`${relative(REPO_ROOT, file)} is missing: run \`npm run build\` first`);
@@ -90,6 +93,11 @@ async function main(argv: string[]): Promise<number> {
       const code = await runExtensionTests(browser, { timeoutMs: TESTS_TIMEOUT_MS, grep: options.grep, verbose: options.verbose });
       failed ||= code !== 0;
       verdicts.push(`extension tests: ${code === 0 ? 'passed' : `failed (exit code ${code})`}`);
+    }
+    if (options.phases.includes('restricted')) {
+      const code = await runExtensionTests(browser, { timeoutMs: TESTS_TIMEOUT_MS, verbose: options.verbose, restricted: true });
+      failed ||= code !== 0;
+      verdicts.push(`Restricted Mode: ${code === 0 ? 'passed' : `failed (exit code ${code})`}`);
     }
     if (options.phases.includes('ui')) {
       log('UI checks in the workbench:');

@@ -38,7 +38,7 @@ const USER_SETTINGS = {
   'terminal.integrated.gpuAcceleration': 'off',
 };
 
-export function createSandbox(name: string, workspaceSettings?: Record<string, unknown>): Sandbox {
+export function createSandbox(name: string, workspaceSettings?: Record<string, unknown>, userSettings: Record<string, unknown> = {}): Sandbox {
   const root = mkdtempSync(join(tmpdir(), `crow-vscode-e2e-${name}-`));
   const home = join(root, 'home');
   const dirs = {
@@ -51,7 +51,7 @@ export function createSandbox(name: string, workspaceSettings?: Record<string, u
   };
   for (const dir of Object.values(dirs)) mkdirSync(dir, { recursive: true });
   const userDataDir = join(root, 'user-data');
-  writeJson(join(userDataDir, 'User', 'settings.json'), USER_SETTINGS);
+  writeJson(join(userDataDir, 'User', 'settings.json'), { ...USER_SETTINGS, ...userSettings });
   const workspace = join(root, 'workspace');
   cpSync(FIXTURE_WORKSPACE, workspace, { recursive: true });
   if (workspaceSettings) mergeWorkspaceSettings(workspace, workspaceSettings);

@@ -108,6 +108,12 @@ export interface BaseAgentDefinition extends DefinitionCommon {
   reflection?: { maxRetries: number; criteria?: string };
   /** Set when another ACP agent does the work (role subagent only). */
   external?: ExternalAgent;
+  /**
+   * What an untrusted project's definition names but does not get: another
+   * provider than the default (and its model). Set by the registry; the
+   * agent runs on the default provider until the folder is trusted.
+   */
+  untrusted?: { provider: string; model?: string };
   /** The body: a handlebars template; '' means the built-in "system" or "reviewer" template by role. */
   systemPrompt: string;
 }

@@ -33,14 +33,23 @@ export class AgentRegistry {
   /**
    * Reads the definitions of `workspaceRoot`. Unless `trusted`, the
    * project's own definitions (`.crow/agents/`) cannot run another agent's
-   * process or URL (acp_command, acp_url: reported as problems), and their
-   * permissions only narrow the settings' (see agentPolicy).
+   * process or URL (acp_command, acp_url) nor replace one of the user's own
+   * definitions (both reported as problems); one naming another provider
+   * than `defaultProvider` runs on the default one, its own provider and
+   * model set aside (see BaseAgentDefinition.untrusted); and their
+   * permissions only narrow the settings' (see agentPolicy). See
+   * agent-trust.ts for what trusting adds.
    */
-  static load(workspaceRoot: string, env: NodeJS.ProcessEnv = process.env, options: { builtinRoot?: string; trusted?: boolean } = {}): LoadedAgents {
+  static load(
+    workspaceRoot: string,
+    env: NodeJS.ProcessEnv = process.env,
+    options: { builtinRoot?: string; trusted?: boolean; defaultProvider?: string } = {},
+  ): LoadedAgents {
     const errors: DefinitionError[] = [];
     const builtinRoot = options.builtinRoot ?? findPackageRoot();
+    const untrusted = options.trusted === true ? undefined : { defaultProvider: options.defaultProvider };
     const read = <T extends AgentDefinition>(relative: string, parse: (file: MarkdownFile) => Parsed<T>): Map<string, T> =>
-      collect(layerFolders(relative, workspaceRoot, env, builtinRoot), parse, errors, options.trusted === true);
+      collect(layerFolders(relative, workspaceRoot, env, builtinRoot), parse, errors, untrusted);
     const allBase = read('agents/base', (file) => parseBaseAgent(file, BUILTIN_TOOL_NAMES));
     const allAcp = read('agents/acp', parseACPAgent);
     const base = enabledOnly(allBase);
@@ -83,20 +92,25 @@ export class AgentRegistry {
   /** Base agents naming a provider the settings do not know. */
   providerProblems(providers: readonly string[]): DefinitionError[] {
     return this.baseAgents().flatMap((agent) => {
-      if (agent.provider === undefined || providers.includes(agent.provider)) return [];
-      const guess = didYouMean(agent.provider, providers);
+      const named = agent.provider ?? agent.untrusted?.provider;
+      if (named === undefined || providers.includes(named)) return [];
+      const guess = didYouMean(named, providers);
       const hint = guess ? ` (did you mean "${guess}"?)` : '';
-      return [{ file: agent.file, field: 'provider', message: `unknown provider "${agent.provider}"${hint}. Known providers: ${providers.join(', ')}.` }];
+      return [{ file: agent.file, field: 'provider', message: `unknown provider "${named}"${hint}. Known providers: ${providers.join(', ')}.` }];
     });
   }
 }
 
-/** The definitions of all folders by name, later folders winning; two files of one name in one folder is an error. */
+/**
+ * The definitions of all folders by name, later folders winning; two files
+ * of one name in one folder is an error. `untrusted` (the folder is not
+ * trusted): the project's definitions get what AgentRegistry.load says.
+ */
 function collect<T extends AgentDefinition>(
   folders: readonly string[],
   parse: (file: MarkdownFile) => Parsed<T>,
   errors: DefinitionError[],
-  trusted: boolean,
+  untrusted: { defaultProvider?: string } | undefined,
 ): Map<string, T> {
   const byName = new Map<string, T>();
   folders.forEach((folder, layer) => {
@@ -107,10 +121,13 @@ function collect<T extends AgentDefinition>(
       errors.push(...problems);
       if (!definition) continue;
       definition.origin = origin;
-      if (origin === 'project' && !trusted && definition.kind === 'base' && definition.external) {
-        const field = 'url' in definition.external ? 'acp_url' : 'acp_command';
-        errors.push({ file: file.path, field, message: `runs another agent (${field}), which only a trusted folder may do: trust this folder (crow trust) to use it.` });
-        continue;
+      if (origin === 'project' && untrusted) {
+        const refused = untrustedProblem(definition, byName.get(definition.name));
+        if (refused) {
+          errors.push({ file: file.path, ...refused });
+          continue;
+        }
+        if (definition.kind === 'base') setAsideProvider(definition, untrusted.defaultProvider);
       }
       const other = inFolder.get(definition.name);
       if (other !== undefined) {
@@ -122,6 +139,30 @@ function collect<T extends AgentDefinition>(
     }
   });
   return byName;
+}
+
+/** Why an untrusted project may not use `definition` (running another agent, replacing the user's own); undefined when it may. */
+function untrustedProblem(definition: AgentDefinition, replaced: AgentDefinition | undefined): { field: string; message: string } | undefined {
+  if (definition.kind === 'base' && definition.external) {
+    const field = 'url' in definition.external ? 'acp_url' : 'acp_command';
+    return { field, message: `runs another agent (${field}), which only a trusted folder may do: trust this folder (crow trust) to use it.` };
+  }
+  if (replaced?.origin === 'user') {
+    return {
+      field: 'name',
+      message: `replaces your own agent "${definition.name}" (${replaced.file}), which only a trusted folder may do: yours is used; trust this folder (crow trust) to use this one.`,
+    };
+  }
+  return undefined;
+}
+
+/** An untrusted definition naming another provider than the default runs on the default: its provider and that provider's model are set aside. */
+function setAsideProvider(definition: BaseAgentDefinition, defaultProvider: string | undefined): void {
+  const { provider, model } = definition;
+  if (provider === undefined || provider === defaultProvider) return;
+  definition.untrusted = { provider, ...(model !== undefined ? { model } : {}) };
+  delete definition.provider;
+  delete definition.model;
 }
 
 /** The layer of each folder layerFolders returns, in its order. */

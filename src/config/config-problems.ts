@@ -71,7 +71,8 @@ function valueAt(data: unknown, path: readonly string[]): unknown {
 
 /** The field names an object schema accepts at `path`, looking through optional, default, record and array layers. */
 export function fieldsAt(schema: z.ZodType, path: readonly string[]): string[] {
-  const target = schemaAt(schema, path);
+  let target = schemaAt(schema, path);
+  if (target && defOf(target).type === 'union') target = defOf(target).options?.map(unwrap).find((option) => defOf(option).type === 'object');
   return target && defOf(target).type === 'object' ? Object.keys(defOf(target).shape ?? {}) : [];
 }
 
@@ -79,6 +80,9 @@ export function fieldsAt(schema: z.ZodType, path: readonly string[]): string[] {
 export function schemaAt(schema: z.ZodType, path: readonly string[]): z.ZodType | undefined {
   let current: z.ZodType | undefined = unwrap(schema);
   for (const key of path) {
+    if (!current) return undefined;
+    // A shorthand or a table (sandbox = "off" or [sandbox]): fields are the table's.
+    if (defOf(current).type === 'union') current = defOf(current).options?.map(unwrap).find((option) => defOf(option).type === 'object');
     if (!current) return undefined;
     const def = defOf(current);
     if (def.type === 'object') current = def.shape?.[key];
@@ -102,6 +106,7 @@ interface SchemaDef {
   element?: z.ZodType;
   innerType?: z.ZodType;
   in?: z.ZodType;
+  options?: z.ZodType[];
 }
 
 function defOf(schema: z.ZodType): SchemaDef {

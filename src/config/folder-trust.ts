@@ -6,17 +6,11 @@
  * Trust), or a person asked now; until then the widenings are left out.
  */
 import { realpathSync } from 'node:fs';
-import { join } from 'node:path';
-import { parseBaseAgent } from './agent-definitions';
-import { readMarkdownFiles } from './markdown-files';
-import { projectConfigDir } from './paths';
+import { agentWidenings } from './agent-trust';
 import { judgeProjectSettings, type Widening, wideningFingerprint } from './project-trust';
 import { settingsLayers } from './provider-config';
 import type { SettingsDocument } from './settings-file';
 import { type TrustLookup, TrustStore } from './trust-store';
-
-const RANK: Record<string, number> = { allow: 0, ask: 1, deny: 2 };
-const DEFAULT_RULES: Record<string, string> = { read: 'allow', write: 'ask', execute: 'ask', network: 'ask' };
 
 /** What a folder asks for, and how to recognise the same request later. */
 export interface ProjectRequest {
@@ -44,7 +38,7 @@ export function projectRequest(root: string, env: NodeJS.ProcessEnv, frontDoor?:
   const layers = settingsLayers(root, env, frontDoor);
   const widenings = [
     ...judgeProjectSettings(layers.project, layers.baseline, layers.projectFile).widenings,
-    ...agentWidenings(root, (layers.baseline.permissions ?? {}) as Record<string, unknown>),
+    ...agentWidenings(root, env, layers.baseline),
   ];
   return { folder: realFolder(root), widenings, fingerprint: wideningFingerprint(widenings) };
 }
@@ -85,37 +79,26 @@ export function untrustedNotice(decision: TrustDecision, howToTrust: string): st
   return `This folder's .crow/ configuration ${why}, so these parts are ignored: ${what}. ${howToTrust}`;
 }
 
-/** The request as lines a person reads before deciding. */
-export function describeRequest(request: ProjectRequest): string[] {
-  return request.widenings.map((w) => `${w.setting}: ${w.text} (${w.file})`);
+/**
+ * The request as entries a person reads before deciding, each whole (what
+ * is trusted is what was shown): longer ones wrapped at `width` columns,
+ * their later lines indented.
+ */
+export function describeRequest(request: ProjectRequest, width = 96): string[] {
+  return request.widenings.map((w) => wrapText(`${w.setting}: ${w.text} (${w.file})`, width, '    '));
 }
 
-/** Project base agents that would loosen a permission or run another agent. */
-function agentWidenings(root: string, baseline: Record<string, unknown>): Widening[] {
-  const widenings: Widening[] = [];
-  for (const file of readMarkdownFiles(join(projectConfigDir(root), 'agents', 'base'))) {
-    const { definition } = parseBaseAgent(file, undefined);
-    if (!definition) continue;
-    const name = `agents.${definition.name}`;
-    if (definition.external) {
-      const reach = 'url' in definition.external ? definition.external.url : definition.external.command.join(' ');
-      widenings.push({ file: file.path, setting: name, text: `runs another agent: ${reach}` });
-    }
-    const own = definition.permissions ?? {};
-    for (const category of Object.keys(DEFAULT_RULES)) {
-      const rule = own[category as keyof typeof own] as string | undefined;
-      const base = (baseline[category] as string | undefined) ?? DEFAULT_RULES[category]!;
-      if (rule !== undefined && RANK[rule]! < RANK[base]!) {
-        widenings.push({ file: file.path, setting: `${name}.permissions.${category}`, text: `${category} = "${rule}" for this agent (you have "${base}")` });
-      }
-    }
-    const trustedCommands = new Set(Array.isArray(baseline.allow_commands) ? (baseline.allow_commands as string[]) : []);
-    const extra = (own.allowCommands ?? []).filter((command) => !trustedCommands.has(command));
-    if (extra.length > 0) {
-      widenings.push({ file: file.path, setting: `${name}.permissions.allow_commands`, text: `runs without asking: ${extra.map((c) => JSON.stringify(c)).join(', ')}` });
-    }
+/** `text` broken at spaces into lines of at most `width` characters (a longer word is split, never dropped), joined with `indent`. */
+export function wrapText(text: string, width: number, indent: string): string {
+  const lines: string[] = [];
+  let rest = text;
+  while (rest.length > width) {
+    const space = rest.lastIndexOf(' ', width);
+    lines.push(rest.slice(0, space > 0 ? space : width));
+    rest = rest.slice(space > 0 ? space + 1 : width);
   }
-  return widenings;
+  lines.push(rest);
+  return lines.join(`\n${indent}`);
 }
 
 function realFolder(root: string): string {

@@ -9,7 +9,7 @@
  * widening, so a setting added later is safe until someone decides it is not.
  */
 import { createHash } from 'node:crypto';
-import { DEFAULT_UNDO_TRACK_TIMEOUT_MS, type SettingsDocument } from './settings-file';
+import { DEFAULT_SANDBOX_TMP_SIZE_MB, DEFAULT_UNDO_TRACK_TIMEOUT_MS, type SettingsDocument } from './settings-file';
 
 /** One thing a project asks for that only a trusted folder gets. */
 export interface Widening {
@@ -17,8 +17,14 @@ export interface Widening {
   file: string;
   /** The dotted setting, e.g. "permissions.execute" or "mcp_servers.db". */
   setting: string;
-  /** What it asks for, as a person reads it. */
+  /** What it asks for, as a person reads it: all of it, never cut. */
   text: string;
+  /**
+   * The whole of what is asked for (a value, a table, a definition), which
+   * the trust record fingerprints: any change to any field of it, down to one
+   * variable name, asks again. Absent: the text says all of it.
+   */
+  value?: unknown;
 }
 
 type Table = Record<string, unknown>;
@@ -29,7 +35,7 @@ const DEFAULT_RULES: Record<string, string> = { read: 'allow', write: 'ask', exe
 const SANDBOX_RANK: Record<string, number> = { off: 0, auto: 1, required: 2 };
 
 /** Keys a project may set freely: they change how the agent works, not what it may reach. */
-const HARMLESS_KEYS = new Set([
+export const HARMLESS_KEYS: ReadonlySet<string> = new Set([
   'model',
   'default_agent',
   'max_iterations',
@@ -61,7 +67,7 @@ export function judgeProjectSettings(
 ): { widenings: Widening[]; restricted: SettingsDocument } {
   const widenings: Widening[] = [];
   const restricted: Table = {};
-  const widen = (setting: string, text: string): void => void widenings.push({ file, setting, text });
+  const widen = (setting: string, text: string, value?: unknown): void => void widenings.push({ file, setting, text, ...(value !== undefined ? { value } : {}) });
   for (const [key, value] of Object.entries(project as Table)) {
     if (value === undefined) continue;
     if (HARMLESS_KEYS.has(key)) {
@@ -89,9 +95,8 @@ export function judgeProjectSettings(
         restricted.mcp_servers = judgeMcpServers(value as Table, (baseline.mcp_servers ?? {}) as Table, widen);
         break;
       case 'sandbox': {
-        const base = typeof (baseline as Table).sandbox === 'string' ? ((baseline as Table).sandbox as string) : 'auto';
-        if ((SANDBOX_RANK[String(value)] ?? -1) >= (SANDBOX_RANK[base] ?? 1)) restricted[key] = value;
-        else widen('sandbox', `sandbox = ${quote(value)}: runs commands with less isolation`);
+        const kept = judgeSandbox(value as Table, ((baseline as Table).sandbox ?? {}) as Table, widen);
+        if (Object.keys(kept).length > 0) restricted[key] = kept;
         break;
       }
       case 'web_fetch': {
@@ -110,19 +115,46 @@ export function judgeProjectSettings(
         break;
       }
       case 'web_search':
-        widen('web_search', `web_search = ${describe(value)}: sends searches, and any search key, to that service`);
+        widen('web_search', `web_search = ${describe(value)}: sends searches, and any search key, to that service`, value);
         break;
       case 'telemetry':
-        widen('telemetry', `telemetry = ${describe(value)}: sends traces (prompts, code, outputs) to that endpoint`);
+        widen('telemetry', `telemetry = ${describe(value)}: sends traces (prompts, code, outputs) to that endpoint`, value);
         break;
       default:
-        widen(key, `${key} = ${describe(value)}`);
+        widen(key, `${key} = ${describe(value)}`, value);
     }
   }
   return { widenings, restricted: dropEmpty(restricted) as SettingsDocument };
 }
 
-function judgePermissions(project: Table, baseline: Table, widen: (setting: string, text: string) => void): Table {
+type Widen = (setting: string, text: string, value?: unknown) => void;
+
+/** The sandbox table: a weaker mode, more reachable domains or a bigger /tmp than the user's are widenings. */
+function judgeSandbox(project: Table, baseline: Table, widen: Widen): Table {
+  const kept: Table = {};
+  for (const [field, value] of Object.entries(project)) {
+    if (field === 'mode') {
+      const base = typeof baseline.mode === 'string' ? baseline.mode : 'auto';
+      if ((SANDBOX_RANK[String(value)] ?? -1) >= (SANDBOX_RANK[base] ?? 1)) kept.mode = value;
+      else widen('sandbox.mode', `sandbox mode = ${quote(value)}: runs commands with less isolation (you have ${quote(base)})`);
+    } else if (field === 'allow_domains') {
+      const trusted = new Set(Array.isArray(baseline.allow_domains) ? (baseline.allow_domains as string[]) : []);
+      const asked = Array.isArray(value) ? (value as string[]) : [];
+      const extra = asked.filter((domain) => !trusted.has(domain));
+      kept.allow_domains = asked.filter((domain) => trusted.has(domain));
+      if (extra.length > 0) widen('sandbox.allow_domains', `lets commands reach ${extra.map(quote).join(', ')} through the sandbox's proxy`, extra);
+    } else if (field === 'tmp_size_mb') {
+      const base = typeof baseline.tmp_size_mb === 'number' ? baseline.tmp_size_mb : DEFAULT_SANDBOX_TMP_SIZE_MB;
+      if (typeof value === 'number' && value <= base) kept.tmp_size_mb = value;
+      else widen('sandbox.tmp_size_mb', `sandbox tmp_size_mb = ${quote(value)}: lets commands fill more memory with /tmp (you have ${base})`);
+    } else {
+      widen(`sandbox.${field}`, `sandbox ${field} = ${describe(value)}`, value);
+    }
+  }
+  return kept;
+}
+
+function judgePermissions(project: Table, baseline: Table, widen: Widen): Table {
   const kept: Table = {};
   for (const [category, rule] of Object.entries(project)) {
     if (category === 'allow_commands') {
@@ -141,13 +173,13 @@ function judgePermissions(project: Table, baseline: Table, widen: (setting: stri
   return kept;
 }
 
-function judgeProviders(project: Table, baseline: Table, widen: (setting: string, text: string) => void): Table {
+function judgeProviders(project: Table, baseline: Table, widen: Widen): Table {
   const kept: Table = {};
   for (const [name, table] of Object.entries(project)) {
     const fields = (table ?? {}) as Table;
     const known = baseline[name] as Table | undefined;
     if (!known) {
-      widen(`providers.${name}`, `a provider of its own, ${describe(fields)}`);
+      widen(`providers.${name}`, `a provider of its own, ${describe(fields)}`, fields);
       continue;
     }
     const safe: Table = {};
@@ -163,7 +195,7 @@ function judgeProviders(project: Table, baseline: Table, widen: (setting: string
   return kept;
 }
 
-function judgeMcpServers(project: Table, baseline: Table, widen: (setting: string, text: string) => void): Table {
+function judgeMcpServers(project: Table, baseline: Table, widen: Widen): Table {
   const kept: Table = {};
   for (const [name, table] of Object.entries(project)) {
     const fields = (table ?? {}) as Table;
@@ -178,20 +210,42 @@ function judgeMcpServers(project: Table, baseline: Table, widen: (setting: strin
       safe[field] = value;
     }
     const dropped = Object.keys(fields).filter((field) => !(field in safe));
-    if (dropped.length > 0) {
-      const what = fields.command !== undefined ? `runs ${quote([fields.command, ...((fields.args as unknown[]) ?? [])].join(' '))}` : describe(fields);
-      widen(`mcp_servers.${name}`, `MCP server "${name}" ${known ? 'changed' : 'added'}: ${what}`);
-    }
+    if (dropped.length > 0) widen(`mcp_servers.${name}`, `MCP server "${name}" ${known ? 'changed' : 'added'}: ${mcpServerText(fields)}`, fields);
     // A server the user does not have is dropped whole: what is left of it could not run.
     if (known && Object.keys(safe).length > 0) kept[name] = safe;
   }
   return kept;
 }
 
-/** A stable digest of what a project asks for: trust given to one set of widenings is not trust for another. */
+/**
+ * A stable digest of what a project asks for, every field of it: trust
+ * given to one set of widenings is not trust for another, nor for the same
+ * setting with one field more (an env name, a header, a permission).
+ */
 export function wideningFingerprint(widenings: readonly Widening[]): string {
-  const lines = widenings.map((w) => `${w.setting}\u0000${w.text}`).sort();
+  const lines = widenings.map((w) => `${w.setting}\u0000${w.text}\u0000${canonical(w.value)}`).sort();
   return createHash('sha256').update(lines.join('\n')).digest('hex');
+}
+
+/** JSON with every table's keys sorted, so equal values give equal text. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonical((value as Table)[key])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** An MCP server table as a person reads it: what it runs or reaches first, then every other field. */
+function mcpServerText(fields: Table): string {
+  const { command, args, url, ...rest } = fields;
+  const reach =
+    command !== undefined ? `runs ${quote([command, ...((args as unknown[]) ?? [])].join(' '))}` : url !== undefined ? `reaches ${quote(url)}` : 'no command or url';
+  const more = Object.keys(rest).sort().map((field) => `${field} = ${describe(rest[field])}`);
+  return more.length > 0 ? `${reach}, with ${more.join(', ')}` : reach;
 }
 
 function same(a: unknown, b: unknown): boolean {
@@ -202,9 +256,9 @@ function quote(value: unknown): string {
   return JSON.stringify(value) ?? String(value);
 }
 
+/** A value in full: what a person trusts is what they were shown, so nothing is cut. */
 function describe(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 160 ? `${text.slice(0, 157)}...` : text;
+  return canonical(value);
 }
 
 function dropEmpty(table: Table): Table {

@@ -54,6 +54,36 @@ const Rule = z.enum(['allow', 'ask', 'deny']);
 export const SANDBOX_MODES = ['auto', 'required', 'off'] as const;
 export type SandboxMode = (typeof SANDBOX_MODES)[number];
 
+/** The size of the sandbox's private /tmp when no file says (megabytes). */
+export const DEFAULT_SANDBOX_TMP_SIZE_MB = 1024;
+
+/** A host name commands in the sandbox may reach through Crow's proxy: `registry.npmjs.org`, or `*.example.com` for its subdomains. */
+const DomainSchema = z
+  .string()
+  .regex(
+    /^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i,
+    'a host name such as registry.npmjs.org, or *.example.com for every subdomain (no scheme, port or path)',
+  )
+  .transform((name) => name.toLowerCase());
+
+/**
+ * The sandbox: its mode, the domains commands may reach while the network
+ * is otherwise off (through a filtering proxy), and the size of its private
+ * /tmp. `sandbox = "auto"` is short for `[sandbox] mode = "auto"`.
+ */
+const SandboxSchema = z
+  .union([
+    z.enum(SANDBOX_MODES),
+    z
+      .object({
+        mode: z.enum(SANDBOX_MODES).optional(),
+        allow_domains: z.array(DomainSchema).optional(),
+        tmp_size_mb: z.number().int().min(16).max(1_048_576).optional(),
+      })
+      .strict(),
+  ])
+  .transform((value) => (typeof value === 'string' ? { mode: value } : value));
+
 /** allow / ask / deny per category, and command prefixes that run without asking. Shared by settings and agent definitions. */
 export const PermissionsSchema = z
   .object({
@@ -181,8 +211,8 @@ export const SettingsFileSchema = z
     /** Whether the model can see images; default yes for Anthropic and OpenAI, no for other compatible servers. */
     images: z.boolean().optional(),
     permissions: PermissionsSchema.optional(),
-    /** Commands in a sandbox (bubblewrap, Linux): auto (default), required or off. */
-    sandbox: z.enum(SANDBOX_MODES).optional(),
+    /** Commands in a sandbox (bubblewrap, Linux): mode auto (default), required or off; allow_domains; tmp_size_mb. */
+    sandbox: SandboxSchema.optional(),
     providers: z.record(NameSchema, ProviderSchema).optional(),
     web_search: WebSearchSchema.optional(),
     web_fetch: WebFetchSchema.optional(),
@@ -193,7 +223,7 @@ export const SettingsFileSchema = z
   })
   .strict();
 
-export type SettingsDocument = z.infer<typeof SettingsFileSchema>;
+export type SettingsDocument = z.output<typeof SettingsFileSchema>;
 export type ProviderDocument = z.infer<typeof ProviderSchema>;
 
 /** The providers that exist without configuration; a [providers.anthropic] table changes fields of the built-in one. */

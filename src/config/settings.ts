@@ -81,6 +81,10 @@ export interface Settings {
   permissions?: PermissionSettings;
   /** Whether commands run in the sandbox; absent means auto. */
   sandbox?: SandboxMode;
+  /** Domains commands in the sandbox may reach through Crow's filtering proxy while the network is otherwise off. */
+  sandboxDomains?: string[];
+  /** The size of the sandbox's private /tmp, in megabytes; absent means DEFAULT_SANDBOX_TMP_SIZE_MB. */
+  sandboxTmpSizeMb?: number;
   /** The web_search backend, in the tool's own terms. */
   webSearch?: WebSearchConfig;
   /** web_fetch's reach: private addresses only when allowed here. */

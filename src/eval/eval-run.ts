@@ -4,9 +4,10 @@
  * opens it), within a wall-clock and a token budget; then the hidden files
  * copied in and the hidden check run. Writes and commands are allowed (the
  * agent works alone), network use is not; protected files are compared
- * before and after.
+ * before and after. The check runs the agent's code, so it runs like the
+ * agent's own commands: in the sandbox the settings ask for, with no
+ * credential in its environment.
  */
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,6 +20,7 @@ import type { ConfigOverrides, Settings } from '../config/settings';
 import { addUsage, emptyUsage, type Usage } from '../llm/types';
 import { SessionStore } from '../session/session-store';
 import { NodeWorkspace } from '../tools/node-workspace';
+import { type SandboxSetup, sandboxSetup } from '../tools/sandbox-setup';
 import type { EvalTask } from './eval-task';
 
 /** How a run ended. */
@@ -67,13 +69,14 @@ export async function runTask(task: EvalTask, agent: string, repeat: number, set
   try {
     cpSync(join(task.dir, 'files'), root, { recursive: true });
     const before = fingerprints(root, task.protected);
-    const host = await openSession(root, agent, settings);
+    const resolved = settings.settingsFor?.(root) ?? resolveSettings(root, settings.overrides, settings.env, { trusted: false });
+    const host = await openSession(root, agent, resolved, settings);
     const setupMs = Date.now() - started;
     const run = await prompt(host, task, settings, signal);
     await host.close();
     const checkStarted = Date.now();
     const changed = task.protected.filter((path) => fingerprints(root, [path])[path] !== before[path]);
-    const check = run.ended === 'cancelled' ? undefined : await runCheck(task, root, signal);
+    const check = run.ended === 'cancelled' ? undefined : await runCheck(task, root, sandboxSetup(resolved, settings.env), signal);
     const checkMs = Date.now() - checkStarted;
     const passed = check?.exitCode === 0 && changed.length === 0;
     const reason =
@@ -105,8 +108,7 @@ export async function runTask(task: EvalTask, agent: string, repeat: number, set
   }
 }
 
-async function openSession(root: string, agent: string, settings: RunSettings): Promise<HostSession> {
-  const resolved = settings.settingsFor?.(root) ?? resolveSettings(root, settings.overrides, settings.env, { trusted: false });
+async function openSession(root: string, agent: string, resolved: Settings, settings: RunSettings): Promise<HostSession> {
   const catalog = loadCatalog({ root, env: settings.env, settings: resolved, trusted: false, dataHome: settings.dataHome, ...(settings.roles ? { roles: settings.roles } : {}) });
   return HostSession.create(
     {
@@ -183,37 +185,24 @@ async function prompt(host: HostSession, task: EvalTask, settings: RunSettings, 
   return run;
 }
 
-/** Copies hidden/ in and runs the check; exit code null when it timed out or was cancelled. */
-async function runCheck(task: EvalTask, root: string, signal: AbortSignal): Promise<{ exitCode: number | null; output: string }> {
+/** How much of a check's output is kept: its end, where test runners say what failed. */
+const CHECK_OUTPUT_CHARS = 4_000;
+
+/**
+ * Copies hidden/ in and runs the check as the agent's commands run (the
+ * sandbox of `sandbox`, credentials removed, the process group stopped on
+ * timeout or cancel); exit code null when it timed out or was cancelled.
+ */
+async function runCheck(task: EvalTask, root: string, sandbox: SandboxSetup, signal: AbortSignal): Promise<{ exitCode: number | null; output: string }> {
   const hidden = join(task.dir, 'hidden');
   if (existsSync(hidden)) cpSync(hidden, root, { recursive: true });
-  return new Promise((resolve) => {
-    const child = spawn('bash', ['-c', task.check], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    let output = '';
-    const collect = (chunk: Buffer): void => {
-      output = (output + chunk.toString()).slice(-4000);
-    };
-    child.stdout.on('data', collect);
-    child.stderr.on('data', collect);
-    const kill = (): void => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
-    };
-    const timer = setTimeout(kill, task.checkTimeoutMs);
-    signal.addEventListener('abort', kill, { once: true });
-    child.on('error', (err) => {
-      clearTimeout(timer);
-      resolve({ exitCode: 127, output: err.message });
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', kill);
-      resolve({ exitCode: code, output });
-    });
-  });
+  try {
+    const workspace = new NodeWorkspace(root, { sandbox: sandbox.options, maxExecOutputChars: 2 * CHECK_OUTPUT_CHARS });
+    const result = await workspace.exec(task.check, { timeoutMs: task.checkTimeoutMs, signal });
+    return { exitCode: result.timedOut || result.aborted ? null : result.exitCode, output: result.output.slice(-CHECK_OUTPUT_CHARS) };
+  } catch (err) {
+    return { exitCode: 127, output: (err as Error).message };
+  }
 }
 
 function fingerprints(root: string, paths: readonly string[]): Record<string, string> {

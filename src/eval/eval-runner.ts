@@ -5,6 +5,7 @@
  * run again). Cancel stops the runs under way and keeps what finished.
  */
 import { spawnSync } from 'node:child_process';
+import { withoutSecrets } from '../config/secret-variables';
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { setMaxListeners } from 'node:events';
 import { join } from 'node:path';
@@ -123,5 +124,5 @@ function keyOf(run: { task: string; agent: string; repeat: number }): string {
 }
 
 function available(program: string): boolean {
-  return spawnSync('sh', ['-c', `command -v ${JSON.stringify(program)}`], { stdio: 'ignore' }).status === 0;
+  return spawnSync('sh', ['-c', `command -v ${JSON.stringify(program)}`], { stdio: 'ignore', env: withoutSecrets(process.env) }).status === 0;
 }

@@ -56,7 +56,7 @@ export interface FolderOptions {
 export function loadCatalog(options: FolderOptions): WorkspaceCatalog {
   const { root, env, settings } = options;
   const roles = options.roles ?? {};
-  const { registry, errors } = AgentRegistry.load(root, env, { trusted: options.trusted === true });
+  const { registry, errors } = AgentRegistry.load(root, env, { trusted: options.trusted === true, defaultProvider: settings.provider });
   const templates = SlashCommands.load(root, env);
   const notices = [
     ...(options.notices ?? []),

@@ -14,6 +14,7 @@ import { TraceRecorder } from '../telemetry/trace-recorder';
 import { Redactor } from '../telemetry/redact';
 import { AutoApproveCaps, PermissionGate } from '../tools/permissions';
 import { protectedPathsFor } from '../tools/protected-paths';
+import { withoutSecrets } from '../config/secret-variables';
 import type { Workspace } from '../tools/workspace';
 import type { CatalogEntry, ModelChoice, WorkspaceCatalog } from './catalog';
 import { CostMeter, meterOfSpans } from './cost';
@@ -222,7 +223,9 @@ function dependencies(options: HostSessionOptions, catalog: WorkspaceCatalog, ca
     caps,
     protectedPaths: protectedPathsFor(options.workspace.root, options.env),
   });
-  const undo = options.undo ? new SessionUndo({ root: options.workspace.root, dataHome: options.undo.dataHome, env: options.undo.env }) : undefined;
+  // Crow's git for undo sees no credential, the settings' key variables included.
+  const hidden = catalog.sandbox?.()?.options.hiddenVariables ?? [];
+  const undo = options.undo ? new SessionUndo({ root: options.workspace.root, dataHome: options.undo.dataHome, env: withoutSecrets(options.undo.env, hidden) }) : undefined;
   const redactor = catalog.redactor?.() ?? new Redactor(options.env);
   return { permissions, trace: new TraceRecorder([], redactor), redactor, ...(undo ? { undo } : {}) };
 }

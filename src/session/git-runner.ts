@@ -1,17 +1,21 @@
 /**
  * Runs git against a shadow repository: an explicit GIT_DIR and work tree,
- * none of the machine's or the user's git configuration, and every GIT_*
+ * none of the machine's or the user's git configuration, every GIT_*
  * variable of the caller's environment dropped, so nothing the user set up
  * for their own repositories (hooks, filters, autocrlf, fsmonitor, an
- * inherited GIT_INDEX_FILE) reaches it.
+ * inherited GIT_INDEX_FILE) reaches it; no credential in its environment,
+ * and every way git runs a program turned off as for all of Crow's git
+ * (repository-git.ts), since the work tree it reads is the workspace.
  */
 import { spawn } from 'node:child_process';
 import { devNull } from 'node:os';
+import { withoutSecrets } from '../config/secret-variables';
+import { GIT_CODE_OFF } from '../tools/repository-git';
 
 export interface GitRunnerOptions {
   gitDir: string;
   workTree: string;
-  /** Environment git starts from; its PATH locates git. */
+  /** Environment git starts from (credentials and GIT_* variables are dropped); its PATH locates git. */
   env: NodeJS.ProcessEnv;
   /** Longest one command may run before it is stopped. */
   timeoutMs: number;
@@ -42,10 +46,10 @@ export class GitError extends Error {
 
 /** Settings every command runs with, whatever the shadow repository's config holds. */
 const SETTINGS = [
+  ...GIT_CODE_OFF,
   'core.autocrlf=false',
   'core.safecrlf=false',
   'core.longpaths=true',
-  'core.fsmonitor=false',
   // The index of a big workspace is megabytes: each track rewrites only its split part (measured: a command's wait on
   // 100k files 289–317 ms against 359–375, the cold background snapshot ~0.4 s against ~0.5 s).
   'core.splitIndex=true',
@@ -75,7 +79,7 @@ export class GitRunner {
     const command = `git ${args[0] ?? ''}`.trim();
     if (call.signal?.aborted) return Promise.reject(cancelled(command));
     return new Promise((resolve, reject) => {
-      const child = spawn('git', [...SETTINGS.flatMap((setting) => ['-c', setting]), ...args], {
+      const child = spawn('git', ['--no-pager', ...SETTINGS.flatMap((setting) => ['-c', setting]), ...args], {
         cwd: this.options.workTree,
         env: call.indexFile ? { ...this.env, GIT_INDEX_FILE: call.indexFile } : this.env,
         stdio: ['pipe', 'pipe', 'pipe'],
@@ -131,7 +135,7 @@ export class GitRunner {
 }
 
 function shadowEnvironment({ env, gitDir, workTree }: GitRunnerOptions): NodeJS.ProcessEnv {
-  const kept = Object.entries(env).filter(([name]) => !name.toUpperCase().startsWith('GIT_'));
+  const kept = Object.entries(withoutSecrets(env)).filter(([name]) => !name.toUpperCase().startsWith('GIT_'));
   return {
     ...Object.fromEntries(kept),
     GIT_DIR: gitDir,

@@ -1,8 +1,10 @@
 /**
  * The git side of Spec Kit's feature numbering: the current branch names the
  * current feature (`003-photo-albums`, or `feat/003-photo-albums`), and
- * creating a feature may start its branch. Runs the user's own git in the
- * workspace (their repository, their configuration).
+ * creating a feature may start its branch. Runs the user's git in the
+ * workspace (their repository and configuration) the way Crow always runs
+ * git there: nothing the repository names runs (hooks, fsmonitor, filters,
+ * pager; see repository-git.ts), and no credential is in its environment.
  *
  * Starting a branch never loses work: it is only `git switch -c NAME`, a new
  * branch at the current commit, which leaves the working tree and the index
@@ -15,6 +17,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
+import { gitEnvironment, readRepositoryGit, type RepositoryGit, safeGitArgs } from '../tools/repository-git';
 
 const GIT_TIMEOUT_MS = 10_000;
 /** Files in the git folder that mean an operation is half done. */
@@ -26,30 +29,39 @@ export type BranchOutcome =
 
 /** The checked-out branch of the repository holding `root`; undefined outside git or on a detached HEAD. */
 export async function currentBranch(root: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {
-  const result = await git(root, env, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
+  const git = await repositoryGit(root, env);
+  if ('problem' in git) return undefined;
+  const result = await git(['symbolic-ref', '--quiet', '--short', 'HEAD']);
   return result.ok && result.out !== '' ? result.out : undefined;
 }
 
-/** Starts branch `name` at the current commit and switches to it, when that is safe (see the file comment). */
-export async function startFeatureBranch(root: string, env: NodeJS.ProcessEnv, name: string): Promise<BranchOutcome> {
-  const inside = await git(root, env, ['rev-parse', '--is-inside-work-tree']);
+/**
+ * Starts branch `name` at the current commit and switches to it, when that
+ * is safe (see the file comment). `hidden` names more variables git must
+ * not see (the settings' key variables).
+ */
+export async function startFeatureBranch(root: string, env: NodeJS.ProcessEnv, name: string, hidden: readonly string[] = []): Promise<BranchOutcome> {
+  const git = await repositoryGit(root, env, hidden);
+  if ('problem' in git) return { created: false, reason: git.problem };
+  const inside = await git(['rev-parse', '--is-inside-work-tree']);
   if (!inside.ok || inside.out !== 'true') return { created: false, reason: 'the workspace is not a git repository' };
-  const from = await currentBranch(root, env);
+  const head = await git(['symbolic-ref', '--quiet', '--short', 'HEAD']);
+  const from = head.ok && head.out !== '' ? head.out : undefined;
   if (from === undefined) return { created: false, reason: 'HEAD is detached' };
-  if (!(await git(root, env, ['rev-parse', '--verify', '--quiet', 'HEAD'])).ok) return { created: false, reason: `${from} has no commit yet` };
-  const busy = await operationInProgress(root, env);
+  if (!(await git(['rev-parse', '--verify', '--quiet', 'HEAD'])).ok) return { created: false, reason: `${from} has no commit yet` };
+  const busy = await operationInProgress(root, git);
   if (busy) return { created: false, reason: `a ${busy} is in progress` };
-  if ((await git(root, env, ['show-ref', '--verify', '--quiet', `refs/heads/${name}`])).ok) {
+  if ((await git(['show-ref', '--verify', '--quiet', `refs/heads/${name}`])).ok) {
     return { created: false, reason: `branch ${name} exists already (switch to it yourself if you want it)` };
   }
-  if (!(await git(root, env, ['check-ref-format', '--branch', name])).ok) return { created: false, reason: `"${name}" is not a valid branch name` };
-  const switched = await git(root, env, ['switch', '--quiet', '-c', name]);
+  if (!(await git(['check-ref-format', '--branch', name])).ok) return { created: false, reason: `"${name}" is not a valid branch name` };
+  const switched = await git(['switch', '--quiet', '-c', name]);
   if (!switched.ok) return { created: false, reason: `git switch -c ${name} failed: ${switched.err || 'no message'}` };
   return { created: true, branch: name, from };
 }
 
-async function operationInProgress(root: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {
-  const dir = await git(root, env, ['rev-parse', '--git-dir']);
+async function operationInProgress(root: string, git: Git): Promise<string | undefined> {
+  const dir = await git(['rev-parse', '--git-dir']);
   if (!dir.ok) return undefined;
   const gitDir = isAbsolute(dir.out) ? dir.out : join(root, dir.out);
   const names: Record<string, string> = {
@@ -70,15 +82,18 @@ interface GitResult {
   err: string;
 }
 
-function git(root: string, env: NodeJS.ProcessEnv, args: string[]): Promise<GitResult> {
-  // Variables that would point git at another repository than the workspace's.
-  const { GIT_DIR: _dir, GIT_WORK_TREE: _tree, GIT_INDEX_FILE: _index, ...rest } = env;
-  return new Promise((resolve) => {
-    execFile(
-      'git',
-      args,
-      { cwd: root, env: { ...rest, GIT_TERMINAL_PROMPT: '0' }, timeout: GIT_TIMEOUT_MS, windowsHide: true },
-      (error, stdout, stderr) => resolve({ ok: !error, out: String(stdout).trim(), err: String(stderr).trim() }),
-    );
-  });
+/** Runs one git command in the workspace, the safe way. */
+type Git = (args: string[]) => Promise<GitResult>;
+
+/** Crow's git for the repository at `root`, or why it must not run there. */
+async function repositoryGit(root: string, env: NodeJS.ProcessEnv, hidden: readonly string[] = []): Promise<Git | { problem: string }> {
+  const repository: RepositoryGit = await readRepositoryGit(root, env);
+  if (repository.problem !== undefined) return { problem: repository.problem };
+  const gitEnv = gitEnvironment(env, hidden);
+  return (args) =>
+    new Promise((resolve) => {
+      execFile('git', safeGitArgs(repository, args), { cwd: root, env: gitEnv, timeout: GIT_TIMEOUT_MS, windowsHide: true }, (error, stdout, stderr) =>
+        resolve({ ok: !error, out: String(stdout).trim(), err: String(stderr).trim() }),
+      );
+    });
 }

@@ -14,6 +14,7 @@ import {
   rootForNew,
   shortName,
 } from './features';
+import { secretVariableNames } from '../config/secret-variables';
 import { type BranchOutcome, startFeatureBranch } from './git-branch';
 import type { ProgrammaticCommand } from '../agents/programmatic-command';
 import { ensureLayout, readTemplate } from './templates';
@@ -112,7 +113,7 @@ export const specifyCommand: ProgrammaticCommand = documentCommand({
 async function featureBranch(run: CommandRun, args: CommandArgs, name: string): Promise<BranchOutcome> {
   if (args.flags.has('no-branch')) return { created: false, reason: '--no-branch' };
   if (run.input.settings?.speckit?.createBranch === false) return { created: false, reason: 'speckit.create_branch is off' };
-  return startFeatureBranch(run.input.workspace.root, run.input.env, name);
+  return startFeatureBranch(run.input.workspace.root, run.input.env, name, secretVariableNames(run.input.settings));
 }
 
 function branchNote(branch: BranchOutcome): string {

@@ -1,8 +1,10 @@
 /**
  * Keeps secrets out of spans, logs and exports: the values of environment
- * variables whose names contain KEY, TOKEN or SECRET (API keys among them),
- * and bearer/basic credentials and api-key headers wherever they appear.
+ * variables whose names contain KEY, TOKEN or SECRET (API keys among them)
+ * or that hold credentials by the one list of secret-variables.ts, and
+ * bearer/basic credentials and api-key headers wherever they appear.
  */
+import { isSecretVariable } from '../config/secret-variables';
 
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD/i;
 /** Shorter values (e.g. "1", "true") would redact ordinary text. */
@@ -27,7 +29,7 @@ export class Redactor {
   constructor(env: NodeJS.ProcessEnv = process.env, secretNames: readonly string[] = []) {
     const named = new Set(secretNames);
     const values = Object.entries(env)
-      .filter(([name, value]) => value !== undefined && (named.has(name) ? value.length >= MIN_NAMED_LENGTH : SECRET_NAME.test(name) && value.length >= MIN_SECRET_LENGTH))
+      .filter(([name, value]) => value !== undefined && (named.has(name) ? value.length >= MIN_NAMED_LENGTH : (SECRET_NAME.test(name) || isSecretVariable(name)) && value.length >= MIN_SECRET_LENGTH))
       .map(([, value]) => value as string);
     // Longest first, so a secret that contains another is replaced whole.
     this.secrets = [...new Set(values)].sort((a, b) => b.length - a.length);

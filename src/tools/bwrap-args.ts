@@ -16,6 +16,12 @@ export interface HiddenPath {
 export interface SandboxLayout {
   /** Folders commands may change: the workspace. Everything else is read-only. */
   writable: readonly string[];
+  /**
+   * A folder inside `writable` that stays read-only, so nothing can be
+   * changed or created directly in it, except its entries `writable` lists
+   * (the user's home inside the workspace: its dotfiles stay as they are).
+   */
+  shielded?: { folder: string; writable: readonly string[] };
   /** Existing files and folders inside `writable` that stay read-only (.git, .crow, .vscode, Crow's own folders). */
   readOnly: readonly string[];
   /**
@@ -26,6 +32,10 @@ export interface SandboxLayout {
   blocked: readonly string[];
   /** Whether commands reach any network, loopback included. */
   network: boolean;
+  /** A folder bound (read-only) into the sandbox at its own path: the domain proxy's socket and bridge. */
+  proxyFolder?: string;
+  /** The size cap of the private /tmp, in bytes (a bwrap that cannot cap leaves it out). */
+  tmpSizeBytes?: number;
   /** Host sockets (and folders of them) that would reach other programs: hidden while the network is off. */
   sockets: readonly HiddenPath[];
   /** Where the command starts. */
@@ -38,19 +48,27 @@ export interface SandboxLayout {
  * bwrap's arguments, ending with `--`: the program to run follows. Always:
  * a new PID namespace (with its own /proc), a new IPC namespace, a new
  * session (no controlling terminal to push keystrokes into), death with the
- * parent, the root read-only, a minimal /dev and a private /tmp. The network
+ * parent, the root read-only, a minimal /dev and a private /tmp (of capped
+ * size, when a cap is given). The network
  * namespace is new (only a loopback of its own) unless the network is allowed.
  */
 export function bwrapArguments(layout: SandboxLayout): string[] {
   const args = ['--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc'];
   if (!layout.network) args.push('--unshare-net');
-  args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
+  args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc');
+  if (layout.tmpSizeBytes !== undefined) args.push('--size', String(layout.tmpSizeBytes));
+  args.push('--tmpfs', '/tmp');
   if (!layout.network) {
     for (const hidden of layout.sockets) {
       args.push(...(hidden.directory ? ['--tmpfs', hidden.path] : ['--ro-bind', '/dev/null', hidden.path]));
     }
   }
+  if (layout.proxyFolder !== undefined) args.push('--ro-bind', layout.proxyFolder, layout.proxyFolder);
   for (const folder of layout.writable) args.push('--bind', folder, folder);
+  if (layout.shielded) {
+    args.push('--ro-bind', layout.shielded.folder, layout.shielded.folder);
+    for (const entry of layout.shielded.writable) args.push('--bind', entry, entry);
+  }
   for (const path of layout.readOnly) args.push('--ro-bind', path, path);
   for (const path of layout.blocked) args.push('--tmpfs', path, '--remount-ro', path);
   for (const [name, value] of Object.entries(layout.setenv ?? {})) args.push('--setenv', name, value);

@@ -13,15 +13,25 @@
  * that run other commands (eval, sh -c, xargs, env CMD, sudo, find -exec,
  * source, exec, ...), aliases, and redirections that write files other
  * than /dev/null.
+ *
+ * And an option that writes files or runs code (`git log --output=F`,
+ * `git -c core.pager=CMD`, `sed -i`, `npm --script-shell`, `node -e`: see
+ * risky-options.ts) is covered only by an entry that spells it itself:
+ * such a call is asked every time, and "always" never remembers it.
  */
+import { type RiskyUse, riskyUses } from './risky-options';
 import { parseShell, type SimpleCommand } from './shell-syntax';
 
 /** The words of an allow-list entry or remembered answer, e.g. ["git", "status"]. */
 export type CommandEntry = readonly string[];
 
 export interface CommandJudgement {
-  /** Every simple command, in source order, with what makes it uncoverable if anything. */
-  commands: { command: SimpleCommand; problem?: string }[];
+  /**
+   * Every simple command, in source order, with what makes it uncoverable
+   * if anything, and the options in it that write files or run code (an
+   * entry covers those only when its own words reach past them).
+   */
+  commands: { command: SimpleCommand; problem?: string; risky?: RiskyUse[] }[];
   /** What makes the whole line uncoverable: parse errors, `&`, function definitions, file redirections... */
   problems: string[];
   /** Literal paths it writes as far as the parser can tell (redirections, tee, cp, mv, rm, git config, ...). */
@@ -44,10 +54,11 @@ export function judgeCommand(line: string): CommandJudgement {
   }
   const dirs: CommandJudgement['dirs'] = [];
   const commands = syntax.commands.map((command) => {
-    writes.push(...writtenBy(command));
+    const risks = riskyUses(command);
+    writes.push(...writtenBy(command), ...risks.writes);
     dirs.push(...enteredBy(command));
     const problem = commandProblem(command);
-    return problem === undefined ? { command } : { command, problem };
+    return { command, ...(problem !== undefined ? { problem } : {}), ...(risks.uses.length > 0 ? { risky: risks.uses } : {}) };
   });
   return { commands, problems: unique(problems), writes, dirs, broken: syntax.broken };
 }
@@ -55,17 +66,25 @@ export function judgeCommand(line: string): CommandJudgement {
 /** Whether every simple command of `judgement` is covered by one of `entries`, under the rule above. */
 export function covers(entries: readonly CommandEntry[], judgement: CommandJudgement): boolean {
   if (judgement.problems.length > 0 || judgement.commands.length === 0) return false;
-  return judgement.commands.every(({ command, problem }) => problem === undefined && entries.some((entry) => startsWith(command, entry)));
+  return judgement.commands.every((simple) => simple.problem === undefined && entries.some((entry) => coveredBy(simple, entry)));
 }
 
 /** Why `entries` do not cover `judgement`, as a clause; undefined when they do. */
 export function uncoveredReason(entries: readonly CommandEntry[], judgement: CommandJudgement): string | undefined {
   if (judgement.problems.length > 0) return judgement.problems[0];
-  for (const { command, problem } of judgement.commands) {
-    if (problem !== undefined) return problem;
-    if (!entries.some((entry) => startsWith(command, entry))) return `no entry covers "${command.text}"`;
+  for (const simple of judgement.commands) {
+    if (simple.problem !== undefined) return simple.problem;
+    if (entries.some((entry) => coveredBy(simple, entry))) continue;
+    const entry = entries.find((candidate) => startsWith(simple.command, candidate));
+    const risk = entry && simple.risky?.find((use) => use.index >= entry.length);
+    return risk ? `${risk.why}, which is asked every time` : `no entry covers "${simple.command.text}"`;
   }
   return judgement.commands.length === 0 ? 'it runs no command' : undefined;
+}
+
+/** Whether `entry` covers one simple command: its words start the command and reach past every risky option in it. */
+function coveredBy(simple: CommandJudgement['commands'][number], entry: CommandEntry): boolean {
+  return startsWith(simple.command, entry) && (simple.risky ?? []).every((use) => use.index < entry.length);
 }
 
 /** Whether any simple command of `judgement` starts with one of `entries` (for remembered rejections). */
@@ -121,9 +140,11 @@ export function entryText(entry: CommandEntry): string {
 export function rememberable(judgement: CommandJudgement): CommandEntry[] {
   const entries: CommandEntry[] = [];
   if (judgement.broken) return entries;
-  for (const { command, problem } of judgement.commands) {
+  for (const { command, problem, risky } of judgement.commands) {
     if (problem !== undefined) continue;
     const entry = rememberedPrefix(command);
+    // A prefix that holds a risky option would cover it: nothing of such a command is remembered.
+    if (entry && risky?.some((use) => use.index < entry.length)) continue;
     if (entry && !entries.some((known) => known.join('\u0000') === entry.join('\u0000'))) entries.push(entry);
   }
   return entries;
@@ -337,7 +358,10 @@ function unique(items: string[]): string[] {
 export function commandAlwaysScope(line: string): string {
   const judgement = judgeCommand(line);
   const entries = rememberable(judgement);
-  const never = [...judgement.problems, ...judgement.commands.flatMap(({ problem }) => (problem === undefined ? [] : [problem]))];
+  const never = [
+    ...judgement.problems,
+    ...judgement.commands.flatMap(({ problem, risky }) => [...(problem === undefined ? [] : [problem]), ...(risky ?? []).map((use) => use.why)]),
+  ];
   const covered = entries.length > 0 ? `commands starting with ${entries.map((entry) => `"${entryText(entry)}"`).join(' or ')}` : 'no command';
   if (never.length === 0) return covered;
   return `${covered} (this one is asked every time: ${never.slice(0, 2).join('; ')})`;

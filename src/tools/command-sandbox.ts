@@ -5,12 +5,15 @@
  * guarantees are the same whichever way a command runs.
  */
 import type { Dirent, Stats } from 'node:fs';
-import { promises as fs, existsSync, lstatSync, realpathSync, rmdirSync, statSync } from 'node:fs';
+import { promises as fs, existsSync, lstatSync, readdirSync, realpathSync, rmdirSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { hiddenVariablesOf, withoutSecrets } from '../config/secret-variables';
 import { bwrapArguments, type HiddenPath, type SandboxLayout } from './bwrap-args';
+import { isHomeConfig, linkTarget } from './protected-paths';
+import { domainProxy, SANDBOX_PROXY_PORT } from './domain-proxy';
+import { readRepositoryGit } from './repository-git';
 import { probeSandbox, type SandboxProbe } from './sandbox-probe';
-import type { SandboxMode } from '../config/settings-file';
+import { DEFAULT_SANDBOX_TMP_SIZE_MB, type SandboxMode } from '../config/settings-file';
 import { type SandboxOptions, WorkspaceError } from './workspace';
 
 export type { SandboxOptions };
@@ -28,7 +31,7 @@ export interface CommandLaunch {
   release(): void;
 }
 
-/** Folders inside the workspace that commands can read but never change; missing ones cannot be created either. */
+/** Folders inside the workspace that commands can read but never change; missing ones cannot be created either (git's code paths come on top). */
 const PROTECTED_FOLDERS = ['.git', '.crow', '.vscode'];
 /** Nested repositories are looked for this many folder levels below the root, in at most this many folders. */
 const NESTED_GIT_DEPTH = 2;
@@ -52,6 +55,8 @@ const madeMountPoints = new Map<string, number>();
 export class CommandSandbox {
   readonly mode: SandboxMode;
   private readonly probe: SandboxProbe | undefined;
+  /** What the repository's git config runs or reads (hooks folder, included files), read once per sandbox. */
+  private gitCodePaths: Promise<string[]> | undefined;
 
   constructor(
     private readonly root: string,
@@ -80,36 +85,100 @@ export class CommandSandbox {
       if (this.mode === 'required') throw new WorkspaceError(requiredButUnavailable(this.reason ?? 'it is off'));
       return { ...plain, wrapper: [], release: () => undefined };
     }
-    const layout = await this.layout(cwd);
+    const domains = this.options?.network ? [] : (this.options?.allowDomains ?? []);
+    const proxy = domains.length > 0 ? await domainProxy(domains) : undefined;
+    const layout = await this.layout(cwd, proxy?.folder);
     const claimed = claimMountPoints(layout.blocked);
-    return { ...plain, wrapper: [this.probe.bwrap, ...bwrapArguments(layout)], release: once(() => releaseMountPoints(claimed)) };
+    // In VS Code the bridge runs on the editor's own binary, as Node (the bridge drops the variable again for the command).
+    const asNode = process.versions.electron ? ['env', 'ELECTRON_RUN_AS_NODE=1'] : [];
+    const bridge = proxy ? [...asNode, process.execPath, proxy.bridge, proxy.socket, String(SANDBOX_PROXY_PORT)] : [];
+    return { ...plain, wrapper: [this.probe.bwrap, ...bwrapArguments(layout), ...bridge], release: once(() => releaseMountPoints(claimed)) };
   }
 
-  private async layout(cwd: string): Promise<SandboxLayout> {
-    const inside = [...PROTECTED_FOLDERS.map((name) => path.join(this.root, name)), ...(this.options?.protectedPaths ?? [])]
+  /** How big the sandbox's /tmp may grow, in bytes; undefined when this bwrap cannot cap it. */
+  get tmpSizeBytes(): number | undefined {
+    return this.probe?.available && this.probe.sizedTmp ? (this.options?.tmpSizeMb ?? DEFAULT_SANDBOX_TMP_SIZE_MB) * 1024 * 1024 : undefined;
+  }
+
+  private async layout(cwd: string, proxyFolder: string | undefined): Promise<SandboxLayout> {
+    this.gitCodePaths ??= readRepositoryGit(this.root, this.env).then((git) => git.codePaths);
+    const protectedPaths = [...PROTECTED_FOLDERS.map((name) => path.join(this.root, name)), ...(this.options?.protectedPaths ?? []), ...(await this.gitCodePaths)];
+    const inside = protectedPaths
       .map(realIfPossible)
       .filter((target) => isInside(this.root, target) && target !== this.root);
+    const home = shieldedHome(this.root, this.env);
     const readOnly = new Set<string>();
     const blocked = new Set<string>();
+    const block = (target: string): void => {
+      const missing = firstMissing(this.root, target);
+      // Under the shielded home nothing new can be made anyway (and bwrap could not make its mount point there).
+      if (!home || !isInside(home.folder, missing) || home.writable.some((entry) => isInside(entry, missing))) blocked.add(missing);
+    };
     for (const target of inside) {
       const there = lstatIfThere(target);
-      // A link still there after realIfPossible leads nowhere; bwrap could not mount on it.
-      if (there?.isSymbolicLink()) continue;
+      if (there?.isSymbolicLink()) {
+        // A link that leads nowhere yet (.vscode -> vsc): where it leads must not be created either.
+        const end = linkTarget(target);
+        if (end !== undefined && isInside(this.root, end) && end !== this.root) block(end);
+        continue;
+      }
       if (there && !madeMountPoints.has(target)) readOnly.add(target);
-      else blocked.add(firstMissing(this.root, target));
+      else block(target);
     }
     for (const nested of await nestedRepositories(this.root)) readOnly.add(nested);
-    const tmpdir = this.env.TMPDIR;
+    const tmpSizeBytes = this.tmpSizeBytes;
+    const setenv = sandboxVariables(this.env, this.root, proxyFolder !== undefined);
     return {
       writable: [this.root],
+      ...(home ? { shielded: home } : {}),
       readOnly: [...readOnly],
       blocked: [...blocked],
       network: this.options?.network ?? false,
       sockets: hostSockets(this.env).filter((hidden) => !isInside(this.root, hidden.path)),
       cwd,
-      ...(tmpdir && tmpdir !== '/tmp' && !isInside(this.root, tmpdir) ? { setenv: { TMPDIR: '/tmp' } } : {}),
+      ...(proxyFolder !== undefined ? { proxyFolder } : {}),
+      ...(tmpSizeBytes !== undefined ? { tmpSizeBytes } : {}),
+      ...(Object.keys(setenv).length > 0 ? { setenv } : {}),
     };
   }
+}
+
+/**
+ * When the workspace holds the user's home (the home itself, or /home): the
+ * home stays read-only, so its dotfiles and config folders (.bashrc,
+ * .gitconfig, .ssh, .config) cannot be changed or created, and only its
+ * existing other entries are writable again.
+ */
+function shieldedHome(root: string, env: NodeJS.ProcessEnv): { folder: string; writable: string[] } | undefined {
+  if (!env.HOME || !path.isAbsolute(env.HOME)) return undefined;
+  const home = realIfPossible(env.HOME);
+  if (!isInside(root, home) || !existsSync(home)) return undefined;
+  let entries: Dirent[] = [];
+  try {
+    entries = readdirSync(home, { withFileTypes: true });
+  } catch {
+    // unreadable: nothing of it is writable again
+  }
+  const writable = entries.filter((entry) => !entry.isSymbolicLink() && !isHomeConfig(entry.name)).map((entry) => path.join(home, entry.name));
+  return { folder: home, writable };
+}
+
+/**
+ * Variables set inside the sandbox (never secrets: they show in the process
+ * list): TMPDIR back to the private /tmp when it pointed elsewhere, npm's
+ * cache there when it would be in the read-only home, and the proxy of
+ * `[sandbox] allow_domains` when there is one.
+ */
+function sandboxVariables(env: NodeJS.ProcessEnv, root: string, proxied: boolean): Record<string, string> {
+  const variables: Record<string, string> = {};
+  const tmpdir = env.TMPDIR;
+  if (tmpdir && tmpdir !== '/tmp' && !isInside(root, tmpdir)) variables.TMPDIR = '/tmp';
+  if (env.npm_config_cache === undefined && env.NPM_CONFIG_CACHE === undefined) variables.npm_config_cache = '/tmp/.npm';
+  if (proxied) {
+    const url = `http://127.0.0.1:${SANDBOX_PROXY_PORT}`;
+    Object.assign(variables, { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url, NO_PROXY: '', no_proxy: '', NODE_USE_ENV_PROXY: '1' });
+  }
+  return variables;
 }
 
 /** The error of a required sandbox that cannot run, saying both ways out. */

@@ -1,11 +1,13 @@
 import { spawn } from 'node:child_process';
-import { accessSync, constants, promises as fs } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { accessSync, constants } from 'node:fs';
 import * as path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { isSecretVariable, withoutSecrets } from '../config/secret-variables';
+import { COMMAND_MARK, type CommandProcesses, killCommandNow, terminateCommand, terminateGroup } from './command-reaper';
 import type { ExecResult } from './workspace';
 
-export { isSecretVariable };
+export { isSecretVariable, terminateGroup };
 
 /**
  * The environment commands run with: `env` (the process's by default) minus
@@ -33,51 +35,51 @@ export interface RunCommandOptions {
 }
 
 /**
- * Process groups of commands still running. Should this process exit
+ * Commands still running (or still being reaped). Should this process exit
  * before them (a second Ctrl-C, an uncaught error), they get SIGKILL on the
  * way out: no command outlives crow.
  */
-const runningGroups = new Set<number>();
+const running = new Set<CommandProcesses>();
 
-function killRunningGroups(): void {
-  for (const pgid of runningGroups) signalGroup(pgid, 'SIGKILL');
+function killRunning(): void {
+  for (const command of running) killCommandNow(command);
 }
 
-function trackGroup(pgid: number): () => void {
-  if (runningGroups.size === 0) process.on('exit', killRunningGroups);
-  runningGroups.add(pgid);
+function track(command: CommandProcesses): () => void {
+  if (running.size === 0) process.on('exit', killRunning);
+  running.add(command);
   return () => {
-    runningGroups.delete(pgid);
-    if (runningGroups.size === 0) process.off('exit', killRunningGroups);
+    running.delete(command);
+    if (running.size === 0) process.off('exit', killRunning);
   };
 }
 
 /**
- * Stops every command this process still runs (SIGTERM to each group,
- * SIGKILL after `graceMs`) and resolves once they are gone: for front doors
- * that must stop at once, whatever their prompts are doing.
+ * Stops every command this process still runs (SIGTERM to each, SIGKILL
+ * after `graceMs`) and resolves once they are gone: for front doors that
+ * must stop at once, whatever their prompts are doing.
  */
 export async function stopAllCommands(graceMs: number): Promise<void> {
-  await Promise.all([...runningGroups].map((pgid) => terminateGroup(pgid, graceMs)));
+  await Promise.all([...running].map((command) => terminateCommand(command, graceMs)));
 }
-
-/** How long to wait for a process group to vanish after SIGKILL before giving up on it. */
-const SIGKILL_WAIT_MS = 1_000;
-const POLL_MS = 15;
 
 /**
  * Runs `command` with `bash -c` (`sh -c` when bash is missing), under the
- * wrapper when one is given, in a process group of its own, stdin closed,
- * stdout and stderr interleaved. On timeout or abort the whole group gets
+ * wrapper when one is given, in a process group of its own with a mark of
+ * its own in the environment (see command-reaper.ts), stdin closed, stdout
+ * and stderr interleaved. On timeout or abort the whole command gets
  * SIGTERM, then SIGKILL after the grace period, and the promise settles once
- * the group is gone (a sandbox goes down whole with its bwrap). Rejects only
- * when the shell or the wrapper cannot be started.
+ * it is gone (a sandbox goes down whole with its bwrap). When the shell
+ * ends, whatever it left running (background, nohup, setsid) is stopped the
+ * same way. Rejects only when the shell or the wrapper cannot be started.
  */
 export function runCommand(command: string, options: RunCommandOptions): Promise<ExecResult> {
   if (options.signal.aborted) {
     return Promise.resolve({ exitCode: null, output: '', omittedBytes: 0, timedOut: false, aborted: true });
   }
-  const env = options.env ?? commandEnvironment();
+  // In the sandbox its PID namespace ends every process of the command; without it, the mark finds those that left the group.
+  const mark = options.wrapper?.length ? '' : randomUUID();
+  const env: NodeJS.ProcessEnv = { ...(options.env ?? commandEnvironment()), ...(mark ? { [COMMAND_MARK]: mark } : {}) };
   // Two pipes cannot keep the order of writes across them, so the shell
   // sends stderr into stdout first; on the same line, so line numbers in
   // the command's error messages stay right.
@@ -94,18 +96,22 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
     let timedOut = false;
     let aborted = false;
     let stopping: Promise<void> | undefined;
-    const untrack = child.pid !== undefined ? trackGroup(child.pid) : () => undefined;
+    const processes = child.pid !== undefined ? { pgid: child.pid, mark } : undefined;
+    const untrack = processes ? track(processes) : () => undefined;
 
     const stop = () => {
-      const pid = child.pid;
-      if (pid === undefined || stopping) return;
-      // Once the group is gone, only a process that left it can still hold
-      // the pipes open; closing our ends lets 'close' fire regardless.
-      stopping = terminateGroup(pid, options.killGraceMs).then(() => {
+      if (!processes || stopping) return;
+      // Once the command is gone, only a process that emptied its environment
+      // can still hold the pipes open; closing our ends lets 'close' fire regardless.
+      stopping = terminateCommand(processes, options.killGraceMs).then(() => {
         child.stdout.destroy();
         child.stderr.destroy();
       });
     };
+    // The shell is done: what it left running goes too (its pipes then close), off the result's path.
+    child.once('exit', () => {
+      if (processes) void terminateCommand(processes, options.killGraceMs).finally(untrack);
+    });
     const timer = setTimeout(() => {
       timedOut = true;
       stop();
@@ -118,7 +124,6 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
     const cleanup = () => {
       clearTimeout(timer);
       options.signal.removeEventListener('abort', onAbort);
-      untrack();
     };
 
     const collect = (text: string) => {
@@ -134,6 +139,7 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
 
     child.on('error', (err) => {
       cleanup();
+      untrack();
       reject(new Error(`Could not start ${options.wrapper?.length ? file : 'the shell'}: ${err.message}`));
     });
     child.on('close', (exitCode) => {
@@ -199,61 +205,4 @@ export class HeadTailBuffer {
       omittedBytes: this.omittedBytes,
     };
   }
-}
-
-/**
- * SIGTERM to the process group, SIGKILL when some of it is still there after
- * `graceMs`; settles once no process of the group runs (or gives up a second
- * after SIGKILL). Every command route stops a command this way.
- */
-export async function terminateGroup(pgid: number, graceMs: number): Promise<void> {
-  signalGroup(pgid, 'SIGTERM');
-  if (await waitForGroupExit(pgid, graceMs)) return;
-  signalGroup(pgid, 'SIGKILL');
-  await waitForGroupExit(pgid, SIGKILL_WAIT_MS);
-}
-
-function signalGroup(pgid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-    // The group is already gone (ESRCH); nothing left to signal.
-  }
-}
-
-/** Resolves true as soon as no process of the group runs, false when `withinMs` passes first. */
-async function waitForGroupExit(pgid: number, withinMs: number): Promise<boolean> {
-  const deadline = Date.now() + withinMs;
-  while (await groupRuns(pgid)) {
-    if (Date.now() >= deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
-  return true;
-}
-
-/**
- * Whether any process of the group still runs. Zombies do not count: an
- * orphaned child can wait a long time for init to reap it, and kill(-pgid, 0)
- * still finds it meanwhile, so on Linux /proc settles the question.
- */
-async function groupRuns(pgid: number): Promise<boolean> {
-  try {
-    process.kill(-pgid, 0);
-  } catch {
-    return false;
-  }
-  if (process.platform !== 'linux') return true;
-  try {
-    const pids = (await fs.readdir('/proc')).filter((name) => /^\d+$/.test(name));
-    const stats = await Promise.all(pids.map((pid) => fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '')));
-    return stats.some((stat) => isRunningMember(stat, pgid));
-  } catch {
-    return true;
-  }
-}
-
-/** Reads a /proc/<pid>/stat line: `pid (comm) state ppid pgrp …`. */
-function isRunningMember(stat: string, pgid: number): boolean {
-  const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return pgrp === String(pgid) && state !== 'Z' && state !== 'X';
 }

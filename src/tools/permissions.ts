@@ -215,8 +215,8 @@ export class PermissionGate {
       return {
         allowed: false,
         reason:
-          `Permission needed for ${request.title}: it would change ${listed}, a protected path (.crow, .git, .vscode and Crow's config folder ` +
-          `decide what Crow, git and the editor run), which is asked every time whatever the settings, and nobody can be asked in this ` +
+          `Permission needed for ${request.title}: it would change ${listed}, a protected path (.crow, .git, .vscode, git's hooks and config files ` +
+          `and Crow's config folder decide what Crow, git and the editor run), which is asked every time whatever the settings, and nobody can be asked in this ` +
           `non-interactive run. Nothing was changed; if the change is needed, tell the user what to change and why.`,
       };
     }

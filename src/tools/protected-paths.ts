@@ -2,18 +2,23 @@
  * Paths whose change can widen what Crow, git or the editor will run:
  * project configuration (`.crow/`), git's own folder (`.git/`, at any depth,
  * so a nested repository's too, and a `.git` file that points elsewhere),
- * editor settings and tasks (`.vscode/`), and the user's Crow config
- * folder. A write there is always asked, whatever the policy or any
- * "always" answer (see PermissionGate).
+ * editor settings and tasks (`.vscode/`), the user's Crow config folder,
+ * what the repository's git config runs or reads as config (the folder
+ * core.hooksPath names, included config files: see repository-git.ts),
+ * and, when the workspace holds the user's home, the home's dotfiles and
+ * config folders. A write there is always asked, whatever the policy or any
+ * "always" answer (see PermissionGate). A `.crow`, `.git` or `.vscode` at the
+ * root that is a symlink protects where it leads too.
  *
  * Paths are judged as written and through symlinks (the nearest existing
  * ancestor is resolved), with folder names compared without case and
  * without trailing dots or spaces, as case-insensitive file systems would.
  */
-import { realpathSync } from 'node:fs';
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { configHome } from '../config/paths';
+import { readRepositoryGitSync } from './repository-git';
 
 /** Folder names that are protected wherever they appear in a path. */
 export const PROTECTED_FOLDERS: readonly string[] = ['.crow', '.git', '.vscode'];
@@ -25,19 +30,26 @@ export interface ProtectedPathsOptions {
   configHome?: string;
   /** What `~` means in a command's paths (default: the user's home). */
   home?: string;
+  /** More absolute paths protected wherever they lie, with everything below them (git's hooks folder, config files). */
+  guarded?: readonly string[];
 }
 
 export class ProtectedPaths {
   private readonly root: string;
   private readonly roots: string[];
-  private readonly configHomes: string[];
+  private readonly guarded: string[];
   private readonly home: string;
+  /** The user's home, as written and real, when the workspace holds it: its config entries are protected. */
+  private readonly homes: string[];
 
   constructor(options: ProtectedPathsOptions = {}) {
     this.root = path.resolve(options.root ?? '.');
     this.roots = distinct([this.root, realpathAllowingMissing(this.root)]);
-    this.configHomes = options.configHome ? distinct([path.resolve(options.configHome), realpathAllowingMissing(path.resolve(options.configHome))]) : [];
+    const linked = PROTECTED_FOLDERS.flatMap((name) => linkTarget(path.join(this.root, name)) ?? []);
+    const guarded = [...(options.configHome ? [options.configHome] : []), ...(options.guarded ?? []), ...linked].map((folder) => path.resolve(folder));
+    this.guarded = distinct([...guarded, ...guarded.map(realpathAllowingMissing)]);
     this.home = options.home ?? homedir();
+    this.homes = distinct([path.resolve(this.home), realpathAllowingMissing(path.resolve(this.home))]).filter((home) => this.roots.some((root) => within(home, root)));
   }
 
   /**
@@ -60,7 +72,11 @@ export class ProtectedPaths {
   }
 
   private protectedAsWritten(candidate: string): boolean {
-    if (this.configHomes.some((folder) => within(candidate, folder))) return true;
+    if (this.guarded.some((folder) => within(candidate, folder))) return true;
+    for (const home of this.homes) {
+      const first = path.relative(home, candidate).split(/[\\/]+/)[0]!;
+      if (within(candidate, home) && first !== '' && isHomeConfig(first)) return true;
+    }
     const root = this.roots.find((folder) => within(candidate, folder));
     // Inside the workspace only the part below the root counts, so a workspace kept under a `.vscode` folder still works.
     const segments = (root ? path.relative(root, candidate) : candidate).split(/[\\/]+/);
@@ -74,12 +90,37 @@ export class ProtectedPaths {
   }
 }
 
-/** Protected paths of a workspace for a user whose environment is `env`. */
+/** Protected paths of a workspace for a user whose environment is `env`, git's code paths included (read once, here). */
 export function protectedPathsFor(root: string, env: NodeJS.ProcessEnv = process.env): ProtectedPaths {
-  return new ProtectedPaths({ root, configHome: configHome(env), ...(env.HOME ? { home: env.HOME } : {}) });
+  const guarded = readRepositoryGitSync(root, env).codePaths;
+  return new ProtectedPaths({ root, configHome: configHome(env), guarded, ...(env.HOME ? { home: env.HOME } : {}) });
 }
 
 const CASE_INSENSITIVE = process.platform === 'win32' || process.platform === 'darwin';
+
+/** Entries of a home folder that programs read as configuration: every dot entry, and macOS's Library. */
+export function isHomeConfig(name: string): boolean {
+  return name.startsWith('.') || (process.platform === 'darwin' && name === 'Library');
+}
+
+/** Symbolic links followed to where a path leads, as the kernel does (ELOOP). */
+const MAX_LINK_HOPS = 40;
+
+/** Where `link` leads when it is a symlink (followed to its end, missing or not); undefined for anything else. */
+export function linkTarget(link: string): string | undefined {
+  let current = link;
+  for (let hop = 0; hop < MAX_LINK_HOPS; hop++) {
+    let stats;
+    try {
+      stats = lstatSync(current);
+    } catch {
+      return current === link ? undefined : current;
+    }
+    if (!stats.isSymbolicLink()) return current === link ? undefined : current;
+    current = realpathAllowingMissing(path.resolve(path.dirname(current), readlinkSync(current)));
+  }
+  return undefined;
+}
 
 function normalized(segment: string): string {
   return segment.toLowerCase().replace(/[. ]+$/, (tail) => (tail.length === segment.length ? tail : ''));

@@ -1,8 +1,12 @@
 import { spawnSync } from 'node:child_process';
+import { withoutSecrets } from '../config/secret-variables';
 import { findExecutable } from './node-exec';
 
-/** Whether commands can run in bubblewrap here, and if not why and what to do. */
-export type SandboxProbe = { available: true; bwrap: string } | { available: false; reason: string };
+/**
+ * Whether commands can run in bubblewrap here, and if not why and what to
+ * do; `sizedTmp`: this bwrap can cap the size of a tmpfs (--size, 0.8 and later).
+ */
+export type SandboxProbe = { available: true; bwrap: string; sizedTmp: boolean } | { available: false; reason: string };
 
 /** How to get bubblewrap, for messages. */
 export const INSTALL_BWRAP =
@@ -32,11 +36,16 @@ export function probeSandbox(env: NodeJS.ProcessEnv = process.env): SandboxProbe
 }
 
 function tryBwrap(bwrap: string): SandboxProbe {
-  const args = ['--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc', '--unshare-net'];
-  args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--', 'true');
-  const run = spawnSync(bwrap, args, { stdio: ['ignore', 'ignore', 'pipe'], timeout: PROBE_TIMEOUT_MS, encoding: 'utf8' });
+  const run = runBwrap(bwrap, ['--size', String(1 << 20)]);
+  if (run.status === 0) return { available: true, bwrap, sizedTmp: true };
+  return unsized(bwrap);
+}
+
+/** The probe again without --size: an older bwrap that cannot cap its /tmp still sandboxes. */
+function unsized(bwrap: string): SandboxProbe {
+  const run = runBwrap(bwrap, []);
   if (run.error) return { available: false, reason: `${bwrap} could not be started (${run.error.message}): ${INSTALL_BWRAP}` };
-  if (run.status === 0) return { available: true, bwrap };
+  if (run.status === 0) return { available: true, bwrap, sizedTmp: false };
   const said = run.stderr.trim().split('\n')[0] || `exit status ${run.status ?? run.signal}`;
   return {
     available: false,
@@ -45,4 +54,11 @@ function tryBwrap(bwrap: string): SandboxProbe {
       'turned off (sysctl kernel.unprivileged_userns_clone, or AppArmor on Ubuntu 23.10+: kernel.apparmor_restrict_unprivileged_userns), ' +
       'allow them for bwrap, or run Crow where they are allowed',
   };
+}
+
+/** bwrap with the namespaces commands get, `tmpOptions` before its /tmp, running `true`. */
+function runBwrap(bwrap: string, tmpOptions: string[]) {
+  const args = ['--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc', '--unshare-net'];
+  args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', ...tmpOptions, '--tmpfs', '/tmp', '--', 'true');
+  return spawnSync(bwrap, args, { stdio: ['ignore', 'ignore', 'pipe'], timeout: PROBE_TIMEOUT_MS, encoding: 'utf8', env: withoutSecrets(process.env) });
 }

@@ -5,6 +5,7 @@
  */
 import { configHome, dataHome } from '../config/paths';
 import type { Settings } from '../config/settings';
+import { DEFAULT_SANDBOX_TMP_SIZE_MB } from '../config/settings-file';
 import { secretVariableNames } from '../config/secret-variables';
 import { requiredButUnavailable, type SandboxOptions } from './command-sandbox';
 import { probeSandbox } from './sandbox-probe';
@@ -24,7 +25,8 @@ export interface SandboxSetup {
 /**
  * The sandbox the settings ask for. The network is open to commands only
  * when the network permission is "allow" in the settings, or `allowNetwork`
- * (a front door's flag, e.g. `--allow network`) says so.
+ * (a front door's flag, e.g. `--allow network`) says so; otherwise only the
+ * domains of `[sandbox] allow_domains` are reached, through Crow's proxy.
  */
 export function sandboxSetup(settings: Settings, env: NodeJS.ProcessEnv = process.env, allowNetwork = false): SandboxSetup {
   const mode = settings.sandbox ?? DEFAULT_SANDBOX_MODE;
@@ -33,6 +35,8 @@ export function sandboxSetup(settings: Settings, env: NodeJS.ProcessEnv = proces
     protectedPaths: [configHome(env), dataHome(env)],
     network: allowNetwork || settings.permissions?.network === 'allow',
     hiddenVariables: secretVariableNames(settings),
+    allowDomains: settings.sandboxDomains ?? [],
+    tmpSizeMb: settings.sandboxTmpSizeMb ?? DEFAULT_SANDBOX_TMP_SIZE_MB,
   };
   if (mode === 'off') return { options, active: false };
   const probe = probeSandbox(env);

@@ -153,6 +153,10 @@ export interface SandboxOptions {
   protectedPaths: readonly string[];
   /** Whether commands may use the network, loopback included. */
   network: boolean;
+  /** While the network is off: domains commands may still reach, through Crow's filtering proxy (none: no proxy). */
+  allowDomains?: readonly string[];
+  /** The size of the sandbox's private /tmp in megabytes (default DEFAULT_SANDBOX_TMP_SIZE_MB). */
+  tmpSizeMb?: number;
   /** Variables commands never see, besides those isSecretVariable recognizes (see secretVariableNames). */
   hiddenVariables: readonly string[];
 }

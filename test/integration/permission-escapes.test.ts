@@ -141,6 +141,52 @@ describe('permission escapes (crow acp and crow run)', function () {
     assert.match(first.stderr + second.stderr, /protected path/);
   });
 
+  /** A repository whose last commit message is a git config that runs `touch pwned` from fsmonitor. */
+  function repositoryWithHostileMessage(): string {
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: workspace, encoding: 'utf8' });
+    git('init', '-q');
+    git('config', 'user.email', 'a@b.c');
+    git('config', 'user.name', 'A');
+    git('commit', '-q', '--allow-empty', '-m', '[core]\n\tfsmonitor = "touch pwned; false"');
+    return readFileSync(join(workspace, '.git/config'), 'utf8');
+  }
+
+  it('an allow-listed git log cannot write files with --output (sandbox off, nobody to ask)', async () => {
+    const gitConfig = repositoryWithHostileMessage();
+    mkdirSync(join(home, 'config', 'crow-agent'), { recursive: true });
+    writeFileSync(join(home, 'config', 'crow-agent', 'config.toml'), '[permissions]\nallow_commands = ["git log", "git status"]\n');
+    const attacks = [
+      'git log -1 --format=%B --output=.git/config',
+      'git log -1 --format=%B --outp .crow/config.toml',
+      `git log -1 --format=%B --output=${join(home, 'dotfile')}`,
+      'git log -1 --format=%B $(echo --output=.git/config)',
+    ];
+    server.enqueue('anthropic', bash('git log --oneline -1'), ...attacks.map(bash), bash('git status --short'), say('Done.'));
+    const run = await runCrow(['run', 'Look at the history', '--cwd', workspace, '--provider', 'anthropic'], isolatedEnv(home, env()), workspace);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(readFileSync(join(workspace, '.git/config'), 'utf8'), gitConfig, '.git/config is as it was');
+    assert.ok(!existsSync(join(workspace, '.crow/config.toml')) && !existsSync(join(home, 'dotfile')), 'no file was written');
+    assert.ok(!existsSync(join(workspace, 'pwned')), 'git status ran no fsmonitor');
+    const told = server.requestsFor('anthropic').map((request) => JSON.stringify(request.body.messages.at(-1)));
+    assert.doesNotMatch(told[1]!, /Permission needed/, 'plain git log runs unasked');
+    for (const [i, attack] of attacks.entries()) assert.match(told[i + 2]!, /Permission needed/, `${attack} was not asked`);
+    assert.match(told[2]!, /protected path/, "the target is .git/config");
+    assert.match(told[4]!, /The allowed commands do not cover it: git --output writes its output to any file, which is asked every time/);
+  });
+
+  it('"always" for git log never covers git log --output: it is asked again, and rejected, nothing is written', async () => {
+    const gitConfig = repositoryWithHostileMessage();
+    const attack = 'git log -1 --format=%B --output=.git/config';
+    server.enqueue('anthropic', bash('git log --oneline -3'), bash('git log --stat -1'), bash(attack), bash('git status'), say('Done.'));
+    const session = await acpSession((command) => (command === 'git log --oneline -3' || command === 'git status' ? 'allow_always' : 'reject_once'));
+    await session.prompt('Look at the history');
+    assert.deepEqual(session.asked(), ['git log --oneline -3', attack, 'git status'], 'git log --stat ran on the "always"; --output was asked');
+    const scope = session.client.permissionRequests[1]!.options.find((option) => option.kind === 'allow_always')!.name;
+    assert.match(scope, /asked every time: git --output writes its output to any file/);
+    assert.equal(readFileSync(join(workspace, '.git/config'), 'utf8'), gitConfig);
+    assert.ok(!existsSync(join(workspace, 'pwned')));
+  });
+
   it('refuses a read-only agent that asks the worker subagent to write and run for it', async () => {
     write('.crow/agents/base/reader.md', '---\nname: reader\ndescription: Reads only.\nrole: primary\ntools: [read_file, grep, task]\n---\nYou read.\n');
     write('.crow/agents/acp/read-only.md', '---\nname: read-only\ndescription: Reads only.\nprimary: reader\nflow: hitl\n---\n');

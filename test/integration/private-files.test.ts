@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import { lstatSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
-import { runCrow, startCrow, until } from '../support/crow-binary';
+import { CROW, runCrow, startCrow, until } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';
+import { HAVE_TMUX, Terminal } from '../support/terminal';
 
 /** Every file and folder under `root` (itself excluded) whose mode lets the group or others in, as "path mode". */
 function shared(root: string): string[] {
@@ -88,6 +89,40 @@ describe('crow keeps its data, state and logs private', function () {
     } finally {
       serving.child.kill('SIGINT');
       await serving.exited;
+    }
+  });
+
+  (HAVE_TMUX ? it : it.skip)('crow trace --serve opens the browser with a one-time code: the token is in no process\'s arguments, nor a key in its environment', async () => {
+    llm.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Hi.' }] });
+    assert.equal((await runCrow(['run', 'Hello', '--provider', 'anthropic'], env, workspace)).code, 0);
+    const [id] = readdirSync(join(home, 'data', 'crow-agent', 'sessions'));
+    // The browser opener, as another local user sees it: its arguments (and, here, its environment).
+    const bin = join(home, 'bin');
+    const seen = join(home, 'opener');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\n{ echo "ARGS $*"; env; } > '${seen}'\n`);
+    chmodSync(join(bin, 'xdg-open'), 0o755);
+    const terminal = Terminal.start([process.execPath, CROW, 'trace', id!, '--serve'], { cwd: workspace, env: { ...env, PATH: `${bin}:${process.env.PATH}` } });
+    try {
+      const screen = await terminal.waitFor(/Opened it in your browser/);
+      const printed = new URL(/(http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)/.exec(screen)![1]!);
+      await until(() => existsSync(seen) && readFileSync(seen, 'utf8').includes('ARGS'), 'the opener');
+      const opener = readFileSync(seen, 'utf8');
+      const token = printed.searchParams.get('token')!;
+      assert.ok(!opener.includes(token), 'the opener was given the token');
+      assert.ok(!opener.includes('ANTHROPIC_API_KEY'), 'the opener got the key');
+      const oneTime = /ARGS (\S+)/.exec(opener)![1]!;
+      assert.match(oneTime, /^http:\/\/127\.0\.0\.1:\d+\/\?code=/);
+      const first = await fetch(oneTime, { redirect: 'manual' });
+      assert.equal(first.status, 303, 'the browser gets in once');
+      const cookie = first.headers.get('set-cookie')!.split(';')[0]!;
+      assert.equal((await fetch(`${printed.origin}/spans`, { headers: { cookie } })).status, 200, 'with the cookie it set');
+      assert.equal((await fetch(oneTime, { redirect: 'manual' })).status, 401, 'whoever copies the code later gets nothing');
+      assert.equal((await fetch(printed, { redirect: 'manual' })).status, 303, 'the printed URL still works');
+    } finally {
+      terminal.press('C-c');
+      await terminal.waitForExit().catch(() => undefined);
+      terminal.close();
     }
   });
 });

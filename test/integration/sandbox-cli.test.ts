@@ -148,6 +148,23 @@ describeSandboxed('crow run: a model\'s commands in the sandbox', () => {
     }
   });
 
+  it('caps the size of the sandbox\'s /tmp, and crow config get says the cap in force and where it comes from', async () => {
+    const shown = await crow(['config', 'get', 'sandbox.tmp_size_mb', '--cwd', fx.workspace], env);
+    assert.match(shown.stdout, /^1024\b/, 'the default');
+    assert.match(shown.stdout + shown.stderr, /default/);
+    writeFileSync(join(fx.home, 'config/crow-agent/config.toml'), `[sandbox]\ntmp_size_mb = 16\n${readFileSync(join(fx.home, 'config/crow-agent/config.toml'), 'utf8')}`);
+    const capped = await crow(['config', 'get', 'sandbox.tmp_size_mb', '--cwd', fx.workspace], env);
+    assert.match(capped.stdout, /^16\b/);
+    assert.match(capped.stderr, /user file/);
+    server.enqueue('anthropic', bash('head -c 40000000 /dev/zero > /tmp/big; echo "wrote: $?"; df -m /tmp | tail -1'), { blocks: [{ type: 'text', text: 'Full.' }] });
+    const run = await crow(['run', 'Fill /tmp', '--cwd', fx.workspace, '--provider', 'anthropic', '--model', 'claude-test'], env);
+    assert.equal(run.code, 0, run.stderr);
+    const told = toolResults(server);
+    assert.match(told, /No space left on device/);
+    assert.match(told, /wrote: 1/);
+    assert.match(told, /tmpfs +16 /, 'df shows the cap');
+  });
+
   for (const [how, signal] of [
     ['Ctrl-C (SIGINT)', 'SIGINT'],
     ['kill -9', 'SIGKILL'],
@@ -216,5 +233,51 @@ describe('crow run where the sandbox cannot run', () => {
     assert.equal(run.code, 0, run.stderr);
     assert.doesNotMatch(run.stderr, /sandbox/);
     assert.match(run.stderr, /Permission needed for Run: touch ran\.txt/);
+  });
+});
+
+describe('crow run with the sandbox off: no process of a command outlives it', function () {
+  this.timeout(30_000);
+  let server: FakeLlmServer;
+  let fx: ReturnType<typeof fixture>;
+
+  before(async () => {
+    server = await FakeLlmServer.start();
+  });
+  after(() => server.close());
+  beforeEach(() => {
+    server.reset();
+    fx = fixture('sandbox = "off"\n');
+  });
+  afterEach(() => fx.remove());
+
+  const env = () => isolatedEnv(fx.home, { ANTHROPIC_API_KEY: ANTHROPIC_KEY, ANTHROPIC_BASE_URL: server.anthropicBaseUrl });
+  /** Every way a shell lets a child leave: background, nohup, disown, a subshell, a new session. */
+  const escapes = (marker: string) =>
+    `sleep ${marker} & nohup sleep ${marker} >/dev/null 2>&1 & (sleep ${marker} &) ; sleep ${marker} & disown; setsid sleep ${marker} >/dev/null 2>&1 < /dev/null &`;
+
+  it('after the command ends, what it left running (setsid, nohup, disown) is stopped', async () => {
+    const marker = `1001.${process.pid}${Date.now() % 100_000}`;
+    server.enqueue('anthropic', bash(`${escapes(marker)} echo started`), { blocks: [{ type: 'text', text: 'Left them running.' }] });
+    const run = await crow(['run', 'Start things', '--cwd', fx.workspace, '--provider', 'anthropic', '--model', 'claude-test', '--allow', 'execute'], env());
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(toolResults(server), /started/);
+    await noProcessesWith(`sleep ${marker}`);
+  });
+
+  it('SIGTERM to crow while a command runs stops the command and every child it started', async () => {
+    const marker = `1002.${process.pid}${Date.now() % 100_000}`;
+    server.enqueue('anthropic', bash(`${escapes(marker)} sleep ${marker}`), { blocks: [{ type: 'text', text: 'Never reached.' }] });
+    const run = await crow(['run', 'Wait', '--cwd', fx.workspace, '--provider', 'anthropic', '--model', 'claude-test', '--allow', 'execute'], env(), (child) => {
+      const poll = setInterval(() => {
+        if (processesWith(`sleep ${marker}`).length >= 6) {
+          clearInterval(poll);
+          child.kill('SIGTERM');
+        }
+      }, 25);
+      child.on('close', () => clearInterval(poll));
+    });
+    assert.equal(run.code, 143, run.stderr);
+    await noProcessesWith(`sleep ${marker}`);
   });
 });

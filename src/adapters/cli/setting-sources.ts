@@ -10,7 +10,7 @@ import { joinPath } from '../../config/config-problems';
 import { DEFAULT_POLICY } from '../../config/permission-types';
 import { judgeProjectSettings } from '../../config/project-trust';
 import { BASE_URL_VARIABLES, settingsLayers } from '../../config/provider-config';
-import { BUILTIN_DOCUMENT, DEFAULT_UNDO_TRACK_TIMEOUT_MS, globalConfigPath, mergeDocuments } from '../../config/settings-file';
+import { BUILTIN_DOCUMENT, DEFAULT_SANDBOX_TMP_SIZE_MB, DEFAULT_UNDO_TRACK_TIMEOUT_MS, globalConfigPath, mergeDocuments } from '../../config/settings-file';
 import { valueAtPath } from '../../config/settings-keys';
 import { DEFAULT_DOOM_LOOP_THRESHOLD, DEFAULT_MAX_ITERATIONS } from '../../engine/base-agent';
 import { DEFAULT_RETRY_POLICY } from '../../llm/resilient-stream';
@@ -30,7 +30,10 @@ const CODE_DEFAULTS: Record<string, unknown> = {
   doom_loop_threshold: DEFAULT_DOOM_LOOP_THRESHOLD,
   max_retries: DEFAULT_RETRY_POLICY.maxRetries,
   idle_timeout_ms: DEFAULT_RETRY_POLICY.idleTimeoutMs,
-  sandbox: DEFAULT_SANDBOX_MODE,
+  sandbox: { mode: DEFAULT_SANDBOX_MODE, allow_domains: [], tmp_size_mb: DEFAULT_SANDBOX_TMP_SIZE_MB },
+  'sandbox.mode': DEFAULT_SANDBOX_MODE,
+  'sandbox.allow_domains': [],
+  'sandbox.tmp_size_mb': DEFAULT_SANDBOX_TMP_SIZE_MB,
   'permissions.read': DEFAULT_POLICY.rules.read,
   'permissions.write': DEFAULT_POLICY.rules.write,
   'permissions.network': DEFAULT_POLICY.rules.network,
@@ -69,7 +72,7 @@ function environmentValue(key: string, path: readonly string[], env: NodeJS.Proc
   const variable =
     key === 'provider' ? 'CROW_PROVIDER'
     : key === 'model' ? 'CROW_MODEL'
-    : key === 'sandbox' ? 'CROW_SANDBOX'
+    : key === 'sandbox' || key === 'sandbox.mode' ? 'CROW_SANDBOX'
     : path.length === 3 && path[0] === 'providers' && path[2] === 'base_url' ? BASE_URL_VARIABLES[path[1]!]
     : undefined;
   const value = variable !== undefined ? env[variable]?.trim() : undefined;

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { dataHome } from '../../config/paths';
+import { withoutSecrets } from '../../config/secret-variables';
 import { SessionStore } from '../../session/session-store';
 import { toOtlpJson } from '../../telemetry/otlp-json';
 import { buildTraceTrees, renderTraceTree } from '../../telemetry/trace-tree';
@@ -19,7 +20,9 @@ ExportTraceServiceRequest (for a collector, Jaeger, Phoenix or Langfuse).
 --port is given), read-only and live while the session runs, prints its
 URL and, on a terminal, opens it in the default browser (xdg-open, open or
 start; --no-open to only print it). The URL carries a random token, without
-which (or the cookie its first load sets) nothing is served. Ctrl-C stops it.
+which (or the cookie its first load sets) nothing is served; the browser is
+opened with a one-time code instead, so the token is never in a process's
+arguments. Ctrl-C stops it.
 
 SESSION is an id from crow sessions list, or any unique start of one.`;
 
@@ -70,7 +73,7 @@ async function serve(store: SessionStore, id: string, { port, open }: { port: nu
     port,
   });
   io.stderr.write(`crow: the trace of session ${id} is served at\n  ${server.url}\n`);
-  const opener = open ? await openInBrowser(server.url) : undefined;
+  const opener = open ? await openInBrowser(server.oneTimeUrl(), io.env) : undefined;
   const how =
     opener !== undefined ? `Opened it in your browser (${opener}).`
     : open ? `Open that URL in a browser: no browser opener (${OPENERS[process.platform]?.[0] ?? 'xdg-open'}) could be started here.`
@@ -94,13 +97,18 @@ const OPENERS: Partial<Record<NodeJS.Platform, [string, ...string[]]>> = {
   win32: ['cmd', '/c', 'start', '""'],
 };
 
-/** Starts the platform's opener on `url`, detached; its name once started, undefined when there is none. */
-function openInBrowser(url: string): Promise<string | undefined> {
+/**
+ * Starts the platform's opener on `url` (a one-time URL: the opener's
+ * arguments are readable by every local user), detached, without our
+ * credentials in its environment; its name once started, undefined when
+ * there is none.
+ */
+function openInBrowser(url: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {
   const opener = OPENERS[process.platform];
   if (!opener) return Promise.resolve(undefined);
   const [command, ...args] = opener;
   return new Promise((resolve) => {
-    const child = spawn(command, [...args, url], { detached: true, stdio: 'ignore' });
+    const child = spawn(command, [...args, url], { detached: true, stdio: 'ignore', env: withoutSecrets(env) });
     child.once('error', () => resolve(undefined));
     child.once('spawn', () => {
       child.unref();

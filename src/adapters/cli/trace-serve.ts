@@ -5,7 +5,10 @@
  * needs the random token of the URL the server prints (`?token=`) or the
  * cookie the first load with it sets (HttpOnly, SameSite=Strict), which
  * redirects to the clean URL; other requests get 401, and requests naming
- * another Host (DNS rebinding) 403. Routes: `/` (the page), `/viewer.js`, `/viewer.css`,
+ * another Host (DNS rebinding) 403. The browser opener is given another URL
+ * (`?code=`): its code opens the viewer once, within a minute, so the
+ * token never appears in a process's arguments, where any local user can
+ * read it (/proc/PID/cmdline). Routes: `/` (the page), `/viewer.js`, `/viewer.css`,
  * `/spans` (every stored span, JSON) and `/events` (Server-Sent Events: each
  * span record appended to trace.jsonl from the moment the client connects,
  * as a plain message; whether the session is being recorded, as a
@@ -33,10 +36,15 @@ export interface TraceServeOptions {
 }
 
 export interface TraceServer {
-  /** http://127.0.0.1:PORT/?token=TOKEN: what a browser opens. */
+  /** http://127.0.0.1:PORT/?token=TOKEN: what a person opens; printed, never passed to a program. */
   readonly url: string;
+  /** http://127.0.0.1:PORT/?code=CODE, for a browser opener's arguments: good for one load, within ONE_TIME_CODE_MS. */
+  oneTimeUrl(): string;
   close(): Promise<void>;
 }
+
+/** How long a one-time code waits for its browser. */
+const ONE_TIME_CODE_MS = 60_000;
 
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
@@ -87,13 +95,24 @@ export async function serveTrace(options: TraceServeOptions): Promise<TraceServe
   let port = 0;
   const token = newAccessToken();
   const cookie = (): string => `crow_trace_${port}`;
+  /** Codes not used yet, with when each stops working. */
+  const codes = new Map<string, number>();
+  /** Whether `given` is a live one-time code; true once only. */
+  const redeem = (given: string | null): boolean => {
+    if (given === null) return false;
+    for (const [code, expires] of codes) {
+      if (Date.now() >= expires) codes.delete(code);
+      else if (sameSecret(given, code)) return codes.delete(code);
+    }
+    return false;
+  };
   const server = createServer((request, response) => {
     if (!allowedHost(request, port)) return send(response, 403, 'Forbidden');
     if (request.method !== 'GET' && request.method !== 'HEAD') return send(response, 405, 'Method not allowed');
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
     const path = url.pathname;
     const given = url.searchParams.get('token');
-    if (given !== null && sameSecret(given, token)) {
+    if ((given !== null && sameSecret(given, token)) || (path === '/' && redeem(url.searchParams.get('code')))) {
       if (path === '/') {
         // The token leaves the address bar (and history); the cookie carries it from here on.
         response.writeHead(303, { ...headers('text/plain; charset=utf-8'), Location: '/', 'Set-Cookie': `${cookie()}=${token}; HttpOnly; SameSite=Strict; Path=/` });
@@ -124,6 +143,11 @@ export async function serveTrace(options: TraceServeOptions): Promise<TraceServe
   port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}/?token=${token}`,
+    oneTimeUrl() {
+      const code = newAccessToken();
+      codes.set(code, Date.now() + ONE_TIME_CODE_MS);
+      return `http://127.0.0.1:${port}/?code=${code}`;
+    },
     async close() {
       follower.stop();
       for (const client of clients) client.end();

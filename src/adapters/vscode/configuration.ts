@@ -44,6 +44,15 @@ export interface CrowConfiguration {
   mcpServers?: Record<string, unknown>;
 }
 
+/**
+ * The settings an untrusted folder's workspace settings may still set
+ * (VS Code's Restricted Mode): they change how the agent works, like the
+ * harmless keys of a project's config.toml (see project-trust.ts), never
+ * what it may reach. Every other `crow.*` setting can widen what Crow does
+ * and is in package.json's restrictedConfigurations (a test keeps it so).
+ */
+export const UNRESTRICTED_SETTINGS: readonly string[] = ['crow.model', 'crow.primary.model', 'crow.reviewer.model', 'crow.defaultAgent', 'crow.maxIterations'];
+
 /** Reads one setting's explicitly set value (`crow.` omitted), undefined when nobody set it. */
 export type SettingLookup = (key: string) => unknown;
 

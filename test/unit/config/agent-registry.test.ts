@@ -44,11 +44,15 @@ describe('agent registry', () => {
     assert.equal(registry.get('builder')?.kind, 'base');
   });
 
-  it('lets global override built-in and project override global, by name', () => {
+  it('lets global override built-in and, in a trusted folder, project override global, by name', () => {
     userFile('base/builder.md', '---\nname: builder\ndescription: global builder\nmodel: global-model\n---\n');
     userFile('acp/build.md', '---\ndescription: global build\nprimary: builder\nflow: loop\n---\n');
-    projectFile('acp/mine.md', '---\nname: build\ndescription: project build\nprimary: builder\nflow: static\n---\n');
-    const { registry, errors } = load();
+    const mine = projectFile('acp/mine.md', '---\nname: build\ndescription: project build\nprimary: builder\nflow: static\n---\n');
+    const untrusted = load();
+    assert.equal(untrusted.registry.acpAgent('build')?.description, 'global build', 'an untrusted folder does not replace the user\'s own');
+    assert.deepEqual(untrusted.errors.map((error) => [error.file, error.field]), [[mine, 'name']]);
+    assert.match(untrusted.errors[0]!.message, /replaces your own agent "build" .*yours is used; trust this folder \(crow trust\)/);
+    const { registry, errors } = AgentRegistry.load(project, env, { trusted: true });
     assert.deepEqual(errors, []);
     assert.equal(registry.baseAgent('builder')?.model, 'global-model');
     assert.equal(registry.acpAgent('build')?.description, 'project build');
@@ -108,8 +112,10 @@ describe('agent registry', () => {
   });
 
   it('names base agents whose provider the settings do not know', () => {
-    const file = projectFile('base/local.md', '---\nprovider: ollma\n---\n');
+    const file = projectFile('base/local.md', '---\nprovider: ollma\nmodel: m\n---\n');
     const { registry } = load();
+    assert.deepEqual(registry.baseAgent('local')?.untrusted, { provider: 'ollma', model: 'm' }, 'an untrusted folder\'s agent runs on the default provider');
+    assert.equal(registry.baseAgent('local')?.provider, undefined);
     const problems = registry.providerProblems(['anthropic', 'openai', 'ollama']);
     assert.deepEqual(problems.map((p) => [p.file, p.field]), [[file, 'provider']]);
     assert.match(problems[0]!.message, /unknown provider "ollma" \(did you mean "ollama"\?\)/);

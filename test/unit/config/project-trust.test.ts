@@ -154,6 +154,31 @@ describe('workspace trust: what a cloned repository may ask for', () => {
     assert.ok(JSON.parse(readFileSync(store.path, 'utf8')).folders[project]);
   });
 
+  it('shows every widening whole and fingerprints every field of it, web_search and new providers included', () => {
+    const long = 'x'.repeat(200);
+    const fingerprint = (toml: string): string => {
+      write(join(project, '.crow', 'config.toml'), toml);
+      return projectRequest(project, env).fingerprint;
+    };
+    const tables = [
+      `[web_search]\nbackend = "brave"\napi_key_env = "SEARCH_${long.toUpperCase()}"\nbase_url = "https://search.example.com/"\n`,
+      `[providers.corp]\ntype = "openai"\ndefault_model = "${long}"\nbase_url = "https://llm.example.com/v1"\n`,
+      `[mcp_servers.docs]\nurl = "https://docs.example.com/mcp"\nenv = ["${long.toUpperCase()}"]\n`,
+    ];
+    for (const table of tables) {
+      fingerprint(table);
+      const [widening] = projectRequest(project, env).widenings;
+      assert.ok(widening!.text.includes(long) || widening!.text.includes(long.toUpperCase()), 'the long field is shown whole');
+      assert.match(widening!.text, /https:\/\/(search|llm|docs)\.example\.com/, 'the field after it is shown too');
+      const before = fingerprint(table);
+      assert.notEqual(fingerprint(table.replace('example.com', 'attacker.test')), before, 'a changed url asks again');
+    }
+    const server = '[mcp_servers.tool]\ncommand = "node"\nargs = ["server.js"]\n';
+    const trusted = fingerprint(server);
+    assert.notEqual(fingerprint(`${server}env = ["OPENAI_API_KEY"]\n`), trusted, 'a new env name asks again');
+    assert.notEqual(fingerprint(`${server}permission = "read"\n`), trusted, 'a looser permission asks again');
+  });
+
   it('lets a front door that has its own trust (VS Code) decide', async () => {
     write(join(project, '.crow', 'config.toml'), '[permissions]\nexecute = "allow"\n');
     assert.equal((await decideTrust(project, { env, frontDoorTrusted: false })).trusted, false);

@@ -58,6 +58,41 @@ describe('sandbox settings', () => {
     );
   });
 
+  it('reads [sandbox] as a table (mode, allow_domains, tmp_size_mb) or the sandbox = "mode" shorthand, and refuses what is no host name', () => {
+    userConfig('[sandbox]\nmode = "required"\nallow_domains = ["Registry.npmjs.org", "*.pypi.org"]\ntmp_size_mb = 256\n');
+    const settings = resolveSettings(project, {}, env());
+    assert.deepEqual([settings.sandbox, settings.sandboxDomains, settings.sandboxTmpSizeMb], ['required', ['registry.npmjs.org', '*.pypi.org'], 256]);
+    assert.deepEqual(sandboxSetup(settings, env()).options.allowDomains, ['registry.npmjs.org', '*.pypi.org']);
+    userConfig('sandbox = "off"\n');
+    assert.equal(resolveSettings(project, {}, env()).sandbox, 'off');
+    assert.equal(sandboxSetup(resolveSettings(project, {}, env()), env()).options.tmpSizeMb, 1024, 'the default cap');
+    for (const bad of ['https://registry.npmjs.org', 'registry.npmjs.org:443', 'a/b', '*']) {
+      userConfig(`[sandbox]\nallow_domains = ["${bad}"]\n`);
+      assert.throws(() => resolveSettings(project, {}, env()), /allow_domains.*host name/s, bad);
+    }
+  });
+
+  it('takes a weaker mode, more domains or a bigger /tmp from an untrusted project as widenings, and keeps what narrows', () => {
+    userConfig('[sandbox]\nallow_domains = ["registry.npmjs.org"]\n');
+    mkdirSync(join(project, '.crow'), { recursive: true });
+    writeFileSync(join(project, '.crow', 'config.toml'), '[sandbox]\nmode = "off"\nallow_domains = ["registry.npmjs.org", "evil.example"]\ntmp_size_mb = 999999\n');
+    const settings = resolveSettings(project, {}, env());
+    assert.deepEqual([settings.sandbox, settings.sandboxDomains, settings.sandboxTmpSizeMb], [undefined, ['registry.npmjs.org'], undefined]);
+    writeFileSync(join(project, '.crow', 'config.toml'), 'sandbox = "required"\n');
+    assert.equal(resolveSettings(project, {}, env()).sandbox, 'required', 'a stricter mode applies at once');
+  });
+
+  it('knows the credential variables of the vendors\' SDKs and tools by one rule, and leaves ordinary variables alone', () => {
+    const secret = [
+      'ANTHROPIC_AUTH_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_WEB_IDENTITY_TOKEN_FILE', 'GOOGLE_API_KEY',
+      'GOOGLE_APPLICATION_CREDENTIALS', 'GEMINI_API_KEY', 'AZURE_OPENAI_API_KEY', 'AZURE_CLIENT_SECRET', 'GITHUB_TOKEN', 'GH_TOKEN',
+      'HF_TOKEN', 'HUGGING_FACE_HUB_TOKEN', 'NPM_TOKEN', 'npm_config__authToken', 'npm_config__auth', 'DB_PASSWORD', 'SSH_PASSPHRASE',
+    ];
+    const ordinary = ['PATH', 'HOME', 'SSH_AUTH_SOCK', 'TOKENIZERS_PARALLELISM', 'MONKEYPATCH', 'KEYBOARD_LAYOUT', 'LANG', 'TERM', 'CROW_HOME'];
+    assert.deepEqual(secret.filter((name) => !isSecretVariable(name)), []);
+    assert.deepEqual(ordinary.filter(isSecretVariable), []);
+  });
+
   it('opens the network to commands only when the network permission is allow, in the settings or by a flag', () => {
     assert.equal(sandboxSetup(resolveSettings(project, {}, env()), env()).options.network, false);
     assert.equal(sandboxSetup(resolveSettings(project, {}, env()), env(), true).options.network, true);

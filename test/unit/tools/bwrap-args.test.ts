@@ -15,7 +15,7 @@ const layout: SandboxLayout = {
 
 /** The argument pairs and triples of a bwrap command line, one option per entry. */
 function options(args: string[]): string[] {
-  const arity: Record<string, number> = { '--ro-bind': 2, '--bind': 2, '--tmpfs': 1, '--remount-ro': 1, '--dev': 1, '--proc': 1, '--chdir': 1, '--setenv': 2 };
+  const arity: Record<string, number> = { '--ro-bind': 2, '--bind': 2, '--tmpfs': 1, '--remount-ro': 1, '--dev': 1, '--proc': 1, '--chdir': 1, '--setenv': 2, '--size': 1 };
   const out: string[] = [];
   for (let i = 0; i < args.length; ) {
     const count = arity[args[i]!] ?? 0;
@@ -45,6 +45,20 @@ describe('bwrap command line', () => {
     const blocked = at('--tmpfs /work/app/.crow');
     assert.ok(blocked > at('--bind /work/app /work/app'));
     assert.equal(args[blocked + 1], '--remount-ro /work/app/.crow', 'a missing protected path is an empty read-only folder');
+  });
+
+  it('keeps a shielded folder read-only over the writable workspace, its listed entries writable again, before the protected paths', () => {
+    const args = options(bwrapArguments({ ...layout, writable: ['/home/me'], shielded: { folder: '/home/me', writable: ['/home/me/project'] }, readOnly: ['/home/me/project/.git'] }));
+    const at = (option: string) => args.indexOf(option);
+    assert.ok(at('--bind /home/me /home/me') < at('--ro-bind /home/me /home/me'));
+    assert.ok(at('--ro-bind /home/me /home/me') < at('--bind /home/me/project /home/me/project'));
+    assert.ok(at('--bind /home/me/project /home/me/project') < at('--ro-bind /home/me/project/.git /home/me/project/.git'));
+  });
+
+  it('caps the private /tmp when told, and binds the domain proxy\'s folder after hiding the host\'s sockets', () => {
+    const args = options(bwrapArguments({ ...layout, tmpSizeBytes: 512 * 1024 * 1024, proxyFolder: '/run/user/1000/crow-proxy-x' }));
+    assert.equal(args[args.indexOf('--tmpfs /tmp') - 1], '--size 536870912');
+    assert.ok(args.indexOf('--tmpfs /run/user') < args.indexOf('--ro-bind /run/user/1000/crow-proxy-x /run/user/1000/crow-proxy-x'));
   });
 
   it('cuts the network and hides host sockets unless the network is allowed', () => {

@@ -62,7 +62,8 @@ describe('command rules', () => {
     assert.ok(covered('git status', 'git status'));
     assert.ok(covered('git status --short -- src', 'git status'));
     assert.ok(covered('git status && npm test 2>&1', 'git status', 'npm test'));
-    assert.ok(covered('git log $(git rev-parse HEAD)', 'git log', 'git rev-parse'));
+    assert.ok(!covered('git log $(git rev-parse HEAD)', 'git log', 'git rev-parse'), 'a computed word could be --output=FILE');
+    assert.ok(covered('git log -- $(git ls-files src)', 'git log', 'git ls-files'), 'past --, a computed word is a path');
     assert.ok(covered('[[ -f x ]] && npm test 2>/dev/null', 'npm test'));
     assert.ok(!covered('npm testify', 'npm test'));
     assert.ok(!covered('git stash', 'git status'));
@@ -131,10 +132,11 @@ describe('command rules', () => {
     assert.deepEqual(remembered('git status'), ['git status']);
     assert.deepEqual(remembered('git status --short'), ['git status']);
     assert.deepEqual(remembered('npm run build -- --watch'), ['npm run build']);
-    assert.deepEqual(remembered('git -c core.pager=less log -5'), ['git -c core.pager=less log']);
+    assert.deepEqual(remembered('git -c core.pager=less log -5'), [], 'never a prefix holding an option that runs code');
+    assert.deepEqual(remembered('git log --oneline --output=.git/config'), ['git log'], 'a risky option past the prefix stays asked');
     assert.deepEqual(remembered('python -m pytest -x tests'), ['python -m pytest']);
     assert.deepEqual(remembered('python tools/gen.py --out x'), ['python tools/gen.py']);
-    assert.deepEqual(remembered('node -e "console.log(1)"'), ["node -e 'console.log(1)'"], 'inline code is remembered whole');
+    assert.deepEqual(remembered('node -e "console.log(1)"'), [], 'inline code is asked every time');
     assert.deepEqual(remembered('rm -rf dist'), ['rm -rf dist'], 'destructive commands are remembered whole');
     assert.deepEqual(remembered('cat README.md'), ['cat']);
     assert.deepEqual(remembered('cd sub && npm test'), ['cd sub', 'npm test']);

@@ -49,4 +49,19 @@ describe('protected paths', () => {
     assert.deepEqual(found(paths, 'src/extension.ts'), []);
     assert.deepEqual(found(paths, '.vscode/launch.json'), ['.vscode/launch.json']);
   });
+
+  it('protects where a .crow, .git or .vscode link at the root leads, even where it leads nowhere yet', () => {
+    fs.mkdirSync(path.join(root, 'cfg'));
+    fs.symlinkSync('cfg', path.join(root, '.crow'));
+    fs.symlinkSync('missing/vsc', path.join(root, '.vscode'));
+    const paths = new ProtectedPaths({ root, home });
+    assert.deepEqual(found(paths, 'cfg/config.toml', 'missing/vsc/tasks.json', 'missing/other.txt', 'src/a.ts'), ['cfg/config.toml', 'missing/vsc/tasks.json']);
+  });
+
+  it("protects the home's dotfiles and config folders when the workspace holds the home, and nothing else of it", () => {
+    const paths = new ProtectedPaths({ root: folder.dir, home });
+    assert.deepEqual(found(paths, 'home/.bashrc', 'home/.ssh/authorized_keys', 'home/.config/x', 'home/project/a.ts', 'home/notes.txt'), ['home/.bashrc', 'home/.ssh/authorized_keys', 'home/.config/x']);
+    assert.deepEqual(paths.find([{ path: '~/.gitconfig', tilde: true }]), ['~/.gitconfig']);
+    assert.deepEqual(found(new ProtectedPaths({ root, home }), path.join(home, '.bashrc')), [], 'a workspace beside the home leaves it to the sandbox and the workspace bounds');
+  });
 });

@@ -39,12 +39,17 @@ describe('sandbox detection', () => {
     assert.match(reason, /user namespaces/);
   });
 
+  it('still sandboxes with a bwrap too old to cap its /tmp, and says it cannot', () => {
+    const bwrap = fakeBwrap(scratch.dir, 'case "$*" in *--size*) echo "bwrap: Unknown option --size" >&2; exit 1;; esac; exit 0');
+    assert.deepEqual(probeSandbox({ CROW_BWRAP_PATH: bwrap }), { available: true, bwrap, sizedTmp: false });
+  });
+
   it('finds bwrap on PATH and runs it once per process', () => {
     const log = path.join(scratch.dir, 'runs');
     fs.writeFileSync(path.join(scratch.dir, 'bwrap'), `#!/bin/sh\necho run >> '${log}'\nexit 0\n`, { mode: 0o755 });
     const first = probeSandbox({ PATH: scratch.dir });
     const second = probeSandbox({ PATH: scratch.dir });
-    assert.deepEqual(first, { available: true, bwrap: path.join(scratch.dir, 'bwrap') });
+    assert.deepEqual(first, { available: true, bwrap: path.join(scratch.dir, 'bwrap'), sizedTmp: true });
     assert.deepEqual(second, first);
     assert.equal(fs.readFileSync(log, 'utf8'), 'run\n');
   });

@@ -149,7 +149,7 @@ describe('NodeWorkspace.exec', () => {
       ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'CROW_KEY', 'CROW_X_TOKEN', 'crow_secret_file', 'CROW_HOME', 'GITHUB_TOKEN'].map(
         isSecretVariable,
       ),
-      [true, true, true, true, true, false, false],
+      [true, true, true, true, true, false, true],
     );
     assert.deepEqual(commandEnvironment({ CROW_TOKEN: 'x', HOME: '/h' }), { HOME: '/h' });
   });

@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readConfiguration } from '../../../../src/adapters/vscode/configuration';
+import { readConfiguration, UNRESTRICTED_SETTINGS } from '../../../../src/adapters/vscode/configuration';
+import { HARMLESS_KEYS } from '../../../../src/config/project-trust';
 import { AgentRegistry } from '../../../../src/config/agent-registry';
 import { SlashCommands } from '../../../../src/config/slash-commands';
 import { isolatedEnv } from '../../../support/isolated-env';
 
 const ROOT = join(__dirname, '..', '..', '..', '..');
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  capabilities: { untrustedWorkspaces: { supported: string; restrictedConfigurations: string[] } };
   contributes: {
     configuration: { properties: Record<string, unknown> };
     chatParticipants: { commands: { name: string }[] }[];
@@ -36,5 +38,24 @@ describe('the extension manifest', () => {
       return undefined;
     });
     assert.deepEqual([...read].sort(), Object.keys(manifest.contributes.configuration.properties).sort());
+  });
+
+  it('keeps every setting that can widen what Crow does out of an untrusted folder (restrictedConfigurations)', () => {
+    const read = new Set<string>();
+    readConfiguration((key) => {
+      read.add(`crow.${key}`);
+      return undefined;
+    });
+    const restricted = manifest.capabilities.untrustedWorkspaces.restrictedConfigurations;
+    assert.equal(manifest.capabilities.untrustedWorkspaces.supported, 'limited');
+    const open = [...read].filter((setting) => !restricted.includes(setting));
+    assert.deepEqual(open.sort(), [...UNRESTRICTED_SETTINGS].sort(), 'a setting the code reads is neither restricted nor known to be harmless');
+    assert.deepEqual(restricted.filter((setting) => !read.has(setting)), [], 'restrictedConfigurations names a setting nobody reads');
+    // What stays open must be what a project's config.toml may set untrusted too.
+    const configKey: Record<string, string> = { 'crow.model': 'model', 'crow.primary.model': 'model', 'crow.reviewer.model': 'model', 'crow.defaultAgent': 'default_agent', 'crow.maxIterations': 'max_iterations' };
+    for (const setting of UNRESTRICTED_SETTINGS) assert.ok(HARMLESS_KEYS.has(configKey[setting] ?? ''), `${setting} is not harmless in config.toml`);
+    for (const widening of ['crow.sandbox', 'crow.autoApprove.maxWrites', 'crow.autoApprove.maxCommands', 'crow.permissions.execute', 'crow.mcpServers', 'crow.baseUrls']) {
+      assert.ok(restricted.includes(widening), widening);
+    }
   });
 });
