@@ -5,7 +5,7 @@ import { EventStream } from '../engine/event-stream';
 import type { UserBlock } from '../llm/types';
 import type { ACPSession } from '../session/acp-session';
 import type { PermissionGate } from '../tools/permissions';
-import { TASK_COMPLETE } from '../config/tool-names';
+import { TASK_COMPLETE } from '../vocabulary/tool-names';
 import { runCoagent } from './coagent-flow';
 import { type ControlFlow, describeFlow, type HandoffPrompt } from '../config/control-flow';
 import { FlowRun, type AgentMessage } from './flow-run';
@@ -14,7 +14,7 @@ import { runHitl } from './hitl-flow';
 import { runLoop } from './loop-flow';
 import type { RunResult } from './run-result';
 import { runStatic } from './static-flow';
-import { errorText } from '../config/text';
+import { errorText } from '../vocabulary/text';
 
 export interface ACPAgentOptions {
   /** What users pick, e.g. "pair". */

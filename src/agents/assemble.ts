@@ -1,6 +1,6 @@
 import type { BaseAgentDefinition } from '../config/agent-definitions';
 import type { AgentRegistry } from '../config/agent-registry';
-import { didYouMean } from '../config/did-you-mean';
+import { didYouMean } from '../vocabulary/did-you-mean';
 import type { PromptRegistry } from '../config/prompts';
 import { ConfigError, type Settings } from '../config/settings';
 import { builtinTools, ToolRegistry } from '../tools/registry';

@@ -2,7 +2,7 @@ import type { TurnResult } from '../engine/turn';
 import type { HandoffPrompt, ReviewStyle } from '../config/control-flow';
 import type { AgentMessage, FlowRun } from './flow-run';
 import type { RunResult } from './run-result';
-import { clip } from '../config/text';
+import { clip } from '../vocabulary/text';
 
 export interface CoagentFlowOptions {
   style: ReviewStyle;

@@ -14,10 +14,10 @@ import { createWebSocketStream } from '@agentclientprotocol/sdk/experimental/ws-
 import { WebSocket } from 'ws';
 import { version } from '../../package.json';
 import type { BaseAgentDefinition } from '../config/agent-definitions';
-import { firstLine, oneLine } from '../config/text';
+import { firstLine, oneLine } from '../vocabulary/text';
 import { commandAlwaysScope } from '../tools/command-rules';
 import type { PermissionRequest } from '../tools/permissions';
-import type { PermissionCategory } from '../config/permission-types';
+import type { PermissionCategory } from '../vocabulary/permission-types';
 import type { ToolContext } from '../tools/tool';
 import { settledBefore, startAgentProcess, stopAgentProcess } from './agent-process';
 

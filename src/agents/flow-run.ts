@@ -4,13 +4,13 @@ import type { AgentEvent, HandoffPurpose, RunStatus } from '../engine/events';
 import type { TurnResult } from '../engine/turn';
 import { toollessCall } from '../engine/model-call';
 import { addUsage, costOf, emptyUsage, type Provider, type Usage, type UserBlock } from '../llm/types';
-import type { ACPSession, AgentRole } from '../session/acp-session';
+import type { ACPSession, SessionRole } from '../session/acp-session';
 import type { InternalSession } from '../session/internal-session';
 import type { PermissionGate } from '../tools/permissions';
 import { formatTodos } from '../tools/builtin/todo';
 import type { Span } from '../telemetry/span';
 import type { RunResult } from './run-result';
-import { clip } from '../config/text';
+import { clip } from '../vocabulary/text';
 
 /** A message for an agent: what the user typed, or text a flow wrote. */
 export type AgentMessage = string | UserBlock[];
@@ -146,7 +146,7 @@ export class FlowRun {
   }
 
   /** The run's end for a turn that did not finish normally, if it ended that way. */
-  stopped(turn: TurnResult, role: AgentRole): RunResult | undefined {
+  stopped(turn: TurnResult, role: SessionRole): RunResult | undefined {
     const agent = role === 'primary' ? this.agents.primary.name : this.coagent.name;
     if (turn.stopReason === 'cancelled') {
       this.session.interruption = { agent, role, at: Date.now() };
@@ -159,7 +159,7 @@ export class FlowRun {
   }
 
   private async turn(
-    role: AgentRole,
+    role: SessionRole,
     agent: BaseAgent,
     message: AgentMessage,
     options: { from?: string; withoutTools?: boolean },

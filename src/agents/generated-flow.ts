@@ -1,7 +1,7 @@
 import type { TurnResult } from '../engine/turn';
 import type { AgentMessage, FlowRun } from './flow-run';
 import type { RunResult } from './run-result';
-import { clip } from '../config/text';
+import { clip } from '../vocabulary/text';
 import { repeatTurns } from './turn-loop';
 
 /**

@@ -1,25 +1,25 @@
 import type { AgentRegistry } from '../config/agent-registry';
 import type { BaseAgentDefinition } from '../config/agent-definitions';
-import { didYouMean } from '../config/did-you-mean';
+import { didYouMean } from '../vocabulary/did-you-mean';
 import type { PromptRegistry } from '../config/prompts';
 import { agentModel } from '../config/provider-config';
 import type { Settings } from '../config/settings';
 import type { AgentEvent } from '../engine/events';
 import { ACPSession } from '../session/acp-session';
 import type { SessionStore } from '../session/session-store';
-import { PERMISSION_CATEGORIES, type PermissionCategory, type PermissionPolicy, type PermissionRule } from '../config/permission-types';
+import { PERMISSION_CATEGORIES, type PermissionCategory, type PermissionPolicy, type PermissionRule } from '../vocabulary/permission-types';
 import { ToolRegistry } from '../tools/registry';
 import type { SubagentInfo, SubagentLauncher, SubagentOutcome, SubagentReport, SubagentStatus, Tool, ToolContext } from '../tools/tool';
 import type { Workspace } from '../tools/workspace';
 import { ACPAgent } from './acp-agent';
 import { assembleAgent } from './assemble';
-import { TASK_COMPLETE } from '../config/tool-names';
+import { TASK_COMPLETE } from '../vocabulary/tool-names';
 import { type AgentPart, agentPolicy, agentTools, baseAgentFromDefinition } from './definition-agent';
 import { runExternalSubagent } from './external-subagent';
 import { ProviderQueue } from './provider-queue';
 import type { RunResult } from './run-result';
 import { reflect } from './subagent-reflection';
-import { firstLine } from '../config/text';
+import { firstLine } from '../vocabulary/text';
 
 /** Levels of agents below the user: user → primary → subagent by default. */
 export const DEFAULT_MAX_DEPTH = 2;

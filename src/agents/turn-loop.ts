@@ -1,4 +1,4 @@
-import { clip } from '../config/text';
+import { clip } from '../vocabulary/text';
 import type { TurnResult } from '../engine/turn';
 import type { AgentMessage, FlowRun } from './flow-run';
 import type { RunResult } from './run-result';

@@ -8,9 +8,9 @@
 import { z } from 'zod';
 import type { ControlFlow, HandoffPrompt } from './control-flow';
 import { isMcpEntry } from './mcp-entries';
-import type { PermissionCategory } from './permission-types';
+import type { PermissionCategory } from '../vocabulary/permission-types';
 import { type DefinitionError, problemsFromZod } from './config-problems';
-import { didYouMean } from './did-you-mean';
+import { didYouMean } from '../vocabulary/did-you-mean';
 import { ACPAgentSchema, flowOf } from './flow-definition';
 import { splitFrontmatter, type MarkdownFile } from './markdown-files';
 import { definedOnly, permissionSettings } from './provider-config';

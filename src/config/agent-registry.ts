@@ -8,8 +8,8 @@ import {
   type Parsed,
 } from './agent-definitions';
 import type { DefinitionError } from './config-problems';
-import { didYouMean } from './did-you-mean';
-import { BUILTIN_TOOL_NAMES, TASK_COMPLETE } from './tool-names';
+import { didYouMean } from '../vocabulary/did-you-mean';
+import { BUILTIN_TOOL_NAMES, TASK_COMPLETE } from '../vocabulary/tool-names';
 import { findPackageRoot, layerFolders, type MarkdownFile, readMarkdownFiles } from './markdown-files';
 
 export interface LoadedAgents {

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { didYouMean } from './did-you-mean';
+import { didYouMean } from '../vocabulary/did-you-mean';
 
 /** One thing wrong in a configuration file: where, which field (when known), and what to do. */
 export interface DefinitionError {

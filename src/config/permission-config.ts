@@ -1,5 +1,5 @@
-import { DEFAULT_POLICY, PERMISSION_CATEGORIES, type PermissionCategory, type PermissionPolicy } from './permission-types';
-import { didYouMean } from './did-you-mean';
+import { DEFAULT_POLICY, PERMISSION_CATEGORIES, type PermissionCategory, type PermissionPolicy } from '../vocabulary/permission-types';
+import { didYouMean } from '../vocabulary/did-you-mean';
 import { ConfigError, type ConfigFile } from './settings';
 
 /**
@@ -39,10 +39,3 @@ export function parseCategories(list: string, flag: string): PermissionCategory[
   });
 }
 
-/** The policy with `categories` set to allow. */
-export function withAllowed(policy: PermissionPolicy, categories: readonly PermissionCategory[]): PermissionPolicy {
-  const rules = { ...policy.rules };
-  for (const category of categories) rules[category] = 'allow';
-  const { executeBySandbox, ...rest } = policy;
-  return { ...rest, rules, ...(executeBySandbox && !categories.includes('execute') ? { executeBySandbox } : {}) };
-}

@@ -1,7 +1,7 @@
 import type { WebSearchConfig } from './web-search-config';
 import { formatProblem } from './config-problems';
 import { judgeProjectSettings } from './project-trust';
-import { didYouMean } from './did-you-mean';
+import { didYouMean } from '../vocabulary/did-you-mean';
 import {
   BUILTIN_DOCUMENT,
   DEFAULT_PROVIDER,
@@ -20,7 +20,6 @@ import {
   type McpServerSettings,
   type PermissionSettings,
   type ProviderEntry,
-  type ResolvedConfig,
   type Settings,
 } from './settings';
 
@@ -112,22 +111,6 @@ function mcpServerSettings(servers: NonNullable<SettingsDocument['mcp_servers']>
       ];
     }),
   );
-}
-
-/** The settings and the default provider's key, which must be present: what `crow run` without an agent uses. */
-export function resolveConfig(
-  workspaceRoot: string,
-  overrides: ConfigOverrides = {},
-  env: NodeJS.ProcessEnv = process.env,
-  options: SettingsSources = {},
-): ResolvedConfig {
-  const settings = resolveSettings(workspaceRoot, overrides, env, options);
-  const entry = settings.providers[settings.provider]!;
-  return {
-    ...settings,
-    ...definedOnly({ baseUrl: entry.baseUrl, apiKeyEnv: entry.apiKeyEnv }),
-    apiKey: providerApiKey(entry, env),
-  };
 }
 
 /** A provider entry, a model and the key to reach it: everything needed to build the Provider. */

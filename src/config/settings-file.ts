@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parse, stringify } from 'smol-toml';
 import { z } from 'zod';
-import { PERMISSION_CATEGORIES } from './permission-types';
+import { PERMISSION_CATEGORIES } from '../vocabulary/permission-types';
 import { type DefinitionError, problemsFromZod } from './config-problems';
 import { configHome, projectConfigDir } from './paths';
 

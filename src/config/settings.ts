@@ -3,7 +3,7 @@
  * environment and overrides are resolved (see provider-config.ts), and the
  * error a bad setting raises.
  */
-import type { PermissionCategory } from './permission-types';
+import type { PermissionCategory } from '../vocabulary/permission-types';
 import type { ProviderKind, SandboxMode, ServerFlavor } from './settings-file';
 import type { WebSearchConfig } from './web-search-config';
 
@@ -114,14 +114,6 @@ export interface SpeckitSettings {
 
 /** The name permission-config reads the permission settings under. */
 export type ConfigFile = Settings;
-
-/** Settings plus the default provider's connection: what a single agent without a definition runs on. */
-export interface ResolvedConfig extends Settings {
-  baseUrl?: string;
-  /** Undefined only for a server that needs none. */
-  apiKey: string | undefined;
-  apiKeyEnv?: string;
-}
 
 export interface ConfigOverrides {
   provider?: string;

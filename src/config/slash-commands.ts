@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { type DefinitionError, problemsFromZod } from './config-problems';
-import { didYouMean } from './did-you-mean';
+import { didYouMean } from '../vocabulary/did-you-mean';
 import { findPackageRoot, layerFolders, readMarkdownFiles, splitFrontmatter, type MarkdownFile } from './markdown-files';
 import { basePromptContext } from './prompts';
 import { NameSchema } from './settings-file';

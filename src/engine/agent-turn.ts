@@ -6,7 +6,7 @@ import { addUsage, type AssistantResponse, emptyUsage, isCutOff, type LlmRequest
 import type { InternalSession } from '../session/internal-session';
 import type { SystemEventKind } from '../session/history';
 import type { PermissionGate } from '../tools/permissions';
-import type { PermissionPolicy } from '../config/permission-types';
+import type { PermissionPolicy } from '../vocabulary/permission-types';
 import type { UndoRecorder } from '../tools/undo-recorder';
 import { type SubagentLauncher, type Tool, type ToolContext, toolSpec } from '../tools/tool';
 import type { TodoStore } from '../tools/todos';

@@ -1,7 +1,7 @@
 import type { Provider } from '../llm/types';
 import type { InternalSession } from '../session/internal-session';
 import { PermissionGate } from '../tools/permissions';
-import { DEFAULT_POLICY } from '../config/permission-types';
+import { DEFAULT_POLICY } from '../vocabulary/permission-types';
 import type { Tool } from '../tools/tool';
 import { TodoStore } from '../tools/todos';
 import type { AgentEvent } from './events';

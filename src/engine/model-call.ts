@@ -3,7 +3,7 @@ import { llmPromptAttributes, llmRequestAttributes, llmResponseAttributes } from
 import type { Span, SpanStatus } from '../telemetry/span';
 import { InternalSession } from '../session/internal-session';
 import type { AgentEvent } from './events';
-import { errorText } from '../config/text';
+import { errorText } from '../vocabulary/text';
 
 export type Emit = (event: AgentEvent) => void;
 

@@ -6,7 +6,7 @@ import type { Span } from '../telemetry/span';
 import type { Emit } from './model-call';
 import type { ExecutedToolCall } from './turn';
 import { argumentsForDisplay } from '../session/history';
-import { errorText } from '../config/text';
+import { errorText } from '../vocabulary/text';
 
 /** What a tool call needs from the agent that runs it. */
 export interface ToolRunScope {

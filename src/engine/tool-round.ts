@@ -1,5 +1,5 @@
 import type { ToolCallBlock } from '../llm/types';
-import { TASK_COMPLETE } from '../config/tool-names';
+import { TASK_COMPLETE } from '../vocabulary/tool-names';
 import type { TurnStopReason } from './events';
 import type { RepeatedCallDetector } from './stop-rules';
 import { executeToolCall, skipToolCall, type ToolRunScope } from './tool-execution';

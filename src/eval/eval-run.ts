@@ -123,7 +123,7 @@ async function openSession(root: string, agent: string, resolved: Settings, sett
   );
 }
 
-interface PromptRun {
+interface PromptFigures {
   ended: RunEnding;
   error?: string;
   tokens: Usage;
@@ -135,7 +135,7 @@ interface PromptRun {
 }
 
 /** Runs the task's prompt, counting as it goes; the budgets cancel it. */
-async function prompt(host: HostSession, task: EvalTask, settings: RunSettings, outer: AbortSignal): Promise<PromptRun> {
+async function prompt(host: HostSession, task: EvalTask, settings: RunSettings, outer: AbortSignal): Promise<PromptFigures> {
   const stop = new AbortController();
   let over: 'budget' | 'timeout' | undefined;
   const timer = setTimeout(() => {
@@ -144,7 +144,7 @@ async function prompt(host: HostSession, task: EvalTask, settings: RunSettings, 
   }, settings.budget.wallMs);
   const onOuter = (): void => stop.abort();
   outer.addEventListener('abort', onOuter, { once: true });
-  const run: PromptRun = { ended: 'error', tokens: emptyUsage(), modelCalls: 0, toolCalls: 0, reviewRounds: 0, model: '' };
+  const run: PromptFigures = { ended: 'error', tokens: emptyUsage(), modelCalls: 0, toolCalls: 0, reviewRounds: 0, model: '' };
   let approved = false;
   let cost: number | undefined = 0;
   try {

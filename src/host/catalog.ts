@@ -10,7 +10,7 @@ import type { PromptRegistry } from '../config/prompts';
 import type { Settings } from '../config/settings';
 import type { McpServerConfig } from '../mcp/server-config';
 import type { Redactor } from '../telemetry/redact';
-import type { PermissionPolicy } from '../config/permission-types';
+import type { PermissionPolicy } from '../vocabulary/permission-types';
 import type { SandboxSetup } from '../tools/sandbox-setup';
 import type { SubagentLauncher, Tool } from '../tools/tool';
 import type { Workspace } from '../tools/workspace';

@@ -6,7 +6,7 @@
  * answers with the same event stream an agent run does.
  */
 import type { ProgrammaticCommand } from '../agents/programmatic-command';
-import { didYouMean } from '../config/did-you-mean';
+import { didYouMean } from '../vocabulary/did-you-mean';
 import { parseCommandLine, SlashCommandError, type SlashCommands } from '../config/slash-commands';
 import type { UserBlock } from '../llm/types';
 

@@ -5,15 +5,9 @@
  */
 import type { AgentEvent } from '../engine/events';
 import type { SpanRecord } from '../telemetry/span';
+import type { Meter } from '../vocabulary/meter';
 
-export interface Meter {
-  /** Input tokens, cached ones included. */
-  inputTokens: number;
-  outputTokens: number;
-  cachedTokens: number;
-  /** US dollars; absent while some call had no configured prices. */
-  costUsd?: number;
-}
+export type { Meter } from '../vocabulary/meter';
 
 export function emptyMeter(): Meter {
   return { inputTokens: 0, outputTokens: 0, cachedTokens: 0 };

@@ -25,7 +25,7 @@ import { noticeOnce, sandboxSetup } from '../tools/sandbox-setup';
 import type { WorkspaceCatalog } from './catalog';
 import { speckitCommands } from '../speckit/speckit-commands';
 import { FolderCommands, type ProgrammaticCommand } from './commands';
-import { undoCommand } from './undo-command';
+import { undoCommand } from './undo-slash-command';
 
 /** A model or provider chosen per role outside any session: command-line flags, VS Code settings. */
 export interface RoleDefaults {

@@ -22,7 +22,7 @@ import { HostError } from './host-error';
 import { type PromptOptions, PromptRun, type PromptOutcome, type PromptStream } from './prompt-run';
 import { levelOfBudget, type PromptInput, THINKING_BUDGETS, THOUGHT_LEVELS } from './prompt-input';
 import type { HostSessionOptions } from './session-options';
-import { errorText } from '../config/text';
+import { errorText } from '../vocabulary/text';
 
 export type { HostObserver, HostSessionOptions, HostStore } from './session-options';
 

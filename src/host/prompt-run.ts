@@ -17,7 +17,7 @@ import type { ACPSession } from '../session/acp-session';
 import { SessionUndo } from '../session/undo-point';
 import type { AutoApproveCaps } from '../tools/permissions';
 import type { Tool } from '../tools/tool';
-import { errorText } from '../config/text';
+import { errorText } from '../vocabulary/text';
 import type { ModelChoice, WorkspaceCatalog } from './catalog';
 import { commandOf, type Expansion } from './commands';
 import type { CostMeter, Meter } from './cost';

@@ -5,7 +5,7 @@ import type { ACPSession } from '../session/acp-session';
 import type { SessionDependencies } from '../session/session-store';
 import type { SpanRecord } from '../telemetry/span';
 import type { AskFn } from '../tools/permissions';
-import type { PermissionCategory, PermissionRule } from '../config/permission-types';
+import type { PermissionCategory, PermissionRule } from '../vocabulary/permission-types';
 import type { Workspace } from '../tools/workspace';
 import type { WorkspaceCatalog } from './catalog';
 

@@ -7,7 +7,7 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages';
 import { ImageAdmission } from './anthropic-images';
 import type { AssistantBlock, LlmRequest, Message, ToolResultItem, ToolSpec, UserBlock } from './types';
-import { clipCounted } from '../config/text';
+import { clipCounted } from '../vocabulary/text';
 
 /** The Messages API requires max_tokens; this is ours when nobody sets one. */
 const DEFAULT_ANTHROPIC_MAX_TOKENS = 8192;

@@ -1,5 +1,5 @@
 import type { ProviderConnection } from '../config/provider-config';
-import type { ModelInfo, ResolvedConfig, Settings } from '../config/settings';
+import type { ModelInfo, Settings } from '../config/settings';
 import type { ModelPricing, Provider } from './types';
 import { AnthropicProvider } from './anthropic';
 import { OpenAIProvider } from './openai';
@@ -36,12 +36,6 @@ export function providerFor(connection: ProviderConnection, limits: ProviderLimi
     case 'openai':
       return new OpenAIProvider(options);
   }
-}
-
-/** Builds the default provider a resolved configuration names. */
-export function createProvider(config: ResolvedConfig): Provider {
-  const entry = config.providers[config.provider]!;
-  return providerFor({ entry, model: config.model, apiKey: config.apiKey }, config);
 }
 
 /** A model's prices, when its configuration states both the input and the output price. */

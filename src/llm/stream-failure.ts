@@ -6,7 +6,7 @@
 
 /** Besides these, every 5xx (529 "overloaded" included) is retried. */
 const RETRYABLE_STATUSES = new Set([408, 409, 429]);
-import { errorText } from '../config/text';
+import { errorText } from '../vocabulary/text';
 import type { ContextOverflow } from './types';
 /** Error types a server may send inside a stream (the HTTP status was already 200) that say "try again". */
 const TRANSIENT_ERROR_TYPES = new Set(['overloaded_error', 'api_error', 'rate_limit_error', 'server_error']);

@@ -2,7 +2,7 @@ import type * as ClientModule from '@modelcontextprotocol/sdk/client/index.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
 import { version } from '../../package.json';
-import { errorText } from '../config/text';
+import { errorText } from '../vocabulary/text';
 import { openTransport, type OpenedTransport } from './mcp-transport';
 import type { McpServerConfig } from './server-config';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../tools/define-tool';
-import type { PermissionCategory } from '../config/permission-types';
+import type { PermissionCategory } from '../vocabulary/permission-types';
 import type { Tool, ToolKind } from '../tools/tool';
 import type { McpConnection, McpToolInfo } from './mcp-connection';
 import { mcpToolName, type McpTool } from './tool-names';

@@ -1,5 +1,5 @@
 import type { McpServerSettings } from '../config/settings';
-import type { PermissionCategory } from '../config/permission-types';
+import type { PermissionCategory } from '../vocabulary/permission-types';
 
 /** How to reach a server: a command over stdio, streamable HTTP, or the older HTTP+SSE transport. */
 export type McpTransportConfig =

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { PermissionGate } from '../tools/permissions';
-import { DEFAULT_POLICY } from '../config/permission-types';
+import { DEFAULT_POLICY } from '../vocabulary/permission-types';
 import type { UndoRecorder } from '../tools/undo-recorder';
 import type { Span } from '../telemetry/span';
 import { Redactor } from '../telemetry/redact';
@@ -14,12 +14,12 @@ import { InternalSession } from './internal-session';
 export type ThoughtLevel = 'off' | 'low' | 'medium' | 'high';
 
 /** Which part an internal agent plays in a composition. */
-export type AgentRole = 'primary' | 'coagent';
+export type SessionRole = 'primary' | 'coagent';
 
 /** Where a user cancel caught the run, so the next prompt can say so. */
 export interface Interruption {
   agent: string;
-  role: AgentRole;
+  role: SessionRole;
   at: number;
 }
 
@@ -48,7 +48,7 @@ export class ACPSession {
   /** A short human title, usually the first prompt's first line. */
   title = '';
   /** The model each role runs on, when the user picked one. */
-  models: Partial<Record<AgentRole, string>> = {};
+  models: Partial<Record<SessionRole, string>> = {};
   /** The thinking level the user picked (ACP thought_level option); undefined: the settings' thinking_budget decides. */
   thoughtLevel: ThoughtLevel | undefined;
   /** 0 for a session a person drives; a subagent's session is one deeper than its parent's. */
@@ -59,7 +59,7 @@ export class ACPSession {
   parent: { sessionId: string; callId: string; agent: string; span?: Span } | undefined;
   /** By `role:agentName`: switching compositions keeps each agent's history. */
   private readonly internal = new Map<string, InternalSession>();
-  private readonly created = new Set<(role: AgentRole, session: InternalSession) => void>();
+  private readonly created = new Set<(role: SessionRole, session: InternalSession) => void>();
 
   constructor(options: {
     cwd: string;
@@ -101,7 +101,7 @@ export class ACPSession {
    * Compositions that share a primary agent share its history, so a mode
    * switch continues the same conversation.
    */
-  sessionFor(role: AgentRole, agentName: string): InternalSession {
+  sessionFor(role: SessionRole, agentName: string): InternalSession {
     const key = `${role}:${agentName}`;
     let session = this.internal.get(key);
     if (!session) {
@@ -114,20 +114,20 @@ export class ACPSession {
   }
 
   /** Puts back an internal session read from the store. */
-  adopt(role: AgentRole, session: InternalSession): void {
+  adopt(role: SessionRole, session: InternalSession): void {
     session.redactWith((text) => this.redactorValue.text(text));
     this.internal.set(`${role}:${session.agentName}`, session);
     for (const listener of this.created) listener(role, session);
   }
 
   /** Tells `listener` about every internal session created or adopted from now on; returns the unsubscribe function. */
-  onInternalSession(listener: (role: AgentRole, session: InternalSession) => void): () => void {
+  onInternalSession(listener: (role: SessionRole, session: InternalSession) => void): () => void {
     this.created.add(listener);
     return () => this.created.delete(listener);
   }
 
   /** Every internal session of this ACP session, with its role. */
-  internalSessions(): { role: AgentRole; session: InternalSession }[] {
-    return [...this.internal].map(([key, session]) => ({ role: key.split(':', 1)[0] as AgentRole, session }));
+  internalSessions(): { role: SessionRole; session: InternalSession }[] {
+    return [...this.internal].map(([key, session]) => ({ role: key.split(':', 1)[0] as SessionRole, session }));
   }
 }

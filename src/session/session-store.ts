@@ -4,7 +4,7 @@ import { dataHome, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../config/paths';
 import type { SpanRecord } from '../telemetry/span';
 import { mergeSpanRecords } from '../telemetry/stored-spans';
 import type { TodoItem } from '../tools/todos';
-import { ACPSession, type AgentRole, type Interruption, type ThoughtLevel } from './acp-session';
+import { ACPSession, type SessionRole, type Interruption, type ThoughtLevel } from './acp-session';
 import { ArtifactLog, type ArtifactRecord } from './artifact-log';
 import type { HistoryEntry } from './history';
 import { InternalSession } from './internal-session';
@@ -14,7 +14,7 @@ import { acquireSessionLock, liveOwner } from './session-lock';
 /** One internal agent's history within a stored session, with its links. */
 export interface InternalMeta {
   id: string;
-  role: AgentRole;
+  role: SessionRole;
   agentName: string;
   createdAt: number;
   /** The ACP session id (every internal session's parent). */
@@ -31,7 +31,7 @@ export interface SessionMeta {
   title: string;
   createdAt: number;
   updatedAt: number;
-  models: Partial<Record<AgentRole, string>>;
+  models: Partial<Record<SessionRole, string>>;
   thoughtLevel?: ThoughtLevel;
   interruption?: Interruption;
   /** For a subagent's session: the internal session and task call that started it. */
@@ -92,7 +92,7 @@ export class SessionStore {
     mkdirSync(folder, { recursive: true, mode: PRIVATE_DIR_MODE });
     const lock = acquireSessionLock(folder, session.id);
     const appenders: JsonlAppender[] = [];
-    const track = (_role: AgentRole, internal: InternalSession): void => {
+    const track = (_role: SessionRole, internal: InternalSession): void => {
       const appender = new JsonlAppender(join(folder, `${internal.id}.jsonl`), this.fsync);
       appenders.push(appender);
       // What reaches the disk passes the session's redactor whole: user and model text included.

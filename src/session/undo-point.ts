@@ -25,7 +25,7 @@ import { chmod, copyFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PRIVATE_FILE_MODE } from '../config/paths';
 import { DEFAULT_UNDO_TRACK_TIMEOUT_MS } from '../config/settings-file';
-import { errorText } from '../config/text';
+import { errorText } from '../vocabulary/text';
 import type { CommandWatch, UndoRecorder } from '../tools/undo-recorder';
 import { GitSnapshotManager } from './git-snapshots';
 import { findUserRepository, type UserRepository } from './shadow-repository';

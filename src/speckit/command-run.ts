@@ -12,7 +12,7 @@ import { addUsage, emptyUsage, type Usage } from '../llm/types';
 import type { PermissionGate } from '../tools/permissions';
 import type { CommandInput } from '../agents/programmatic-command';
 import { filesUnder, readText } from './workspace-text';
-import { errorText } from '../config/text';
+import { errorText } from '../vocabulary/text';
 
 /** The agent name on the events commands emit themselves. */
 export const SPECKIT_AGENT = 'speckit';

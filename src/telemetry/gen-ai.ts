@@ -1,6 +1,6 @@
 import { type AssistantBlock, type AssistantResponse, costOf, type LlmRequest, type ModelPricing } from '../llm/types';
 import type { Attributes } from './span';
-import { clipCounted } from '../config/text';
+import { clipCounted } from '../vocabulary/text';
 
 /** OpenTelemetry gen_ai attributes of an LLM call, set when it starts. */
 export function llmRequestAttributes(providerName: string, requestModel: string): Attributes {

@@ -1,4 +1,4 @@
-import { oneLine } from '../config/text';
+import { oneLine } from '../vocabulary/text';
 import { count, duration } from './readable';
 import type { SpanRecord } from './span';
 

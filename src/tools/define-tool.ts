@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { errorText } from '../config/text';
+import { errorText } from '../vocabulary/text';
 import type { PermissionAnswer, PermissionRequest } from './permissions';
-import type { PermissionCategory } from '../config/permission-types';
+import type { PermissionCategory } from '../vocabulary/permission-types';
 import { commandAlwaysScope } from './command-rules';
 import type { Tool, ToolContext, ToolKind, ToolLocation, ToolOutput, ToolResult } from './tool';
 import type { CommandWatch } from './undo-recorder';

@@ -4,7 +4,7 @@
  * segment spans any number of folders, `[abc]` and `[!a-z]` are classes,
  * `{a,b}` are alternatives (ripgrep's extension) and `\` escapes.
  */
-import { errorText } from '../config/text';
+import { errorText } from '../vocabulary/text';
 
 /** The regular expression for a whole path matching `glob`; throws naming the glob when it is malformed. */
 export function globToRegExp(glob: string): RegExp {

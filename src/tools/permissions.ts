@@ -11,7 +11,7 @@ import { ProtectedPaths } from './protected-paths';
 import { RememberedAnswers } from './remembered-answers';
 
 export { RememberedAnswers };
-import { PERMISSION_CATEGORIES, type PermissionCategory, type PermissionPolicy, type PermissionRule } from '../config/permission-types';
+import { PERMISSION_CATEGORIES, type PermissionCategory, type PermissionPolicy, type PermissionRule } from '../vocabulary/permission-types';
 
 
 /** What a tool call wants to do, in words a person can decide on. */

@@ -1,4 +1,4 @@
-import { didYouMean } from '../config/did-you-mean';
+import { didYouMean } from '../vocabulary/did-you-mean';
 import { bashTool } from './builtin/bash';
 import { editFileTool } from './builtin/edit-file';
 import { globTool } from './builtin/glob';

@@ -1,5 +1,5 @@
 import { type CommandEntry, type CommandJudgement, entryText, rememberable, touches } from './command-rules';
-import type { PermissionCategory } from '../config/permission-types';
+import type { PermissionCategory } from '../vocabulary/permission-types';
 
 /**
  * "Always" and "never" answers of one session, shared by every agent's

@@ -10,7 +10,7 @@
  * parser could not fully read is never covered by an entry.
  */
 import { forEachChild, parse, type Command, type Redirection, type SyntaxNode, type Word } from 'unbash';
-import { errorText } from '../config/text';
+import { errorText } from '../vocabulary/text';
 
 /** One simple command: a program and its arguments, with any assignments and redirections. */
 export interface SimpleCommand {

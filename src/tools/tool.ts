@@ -1,6 +1,6 @@
 import type { ImageBlock, ToolSpec, Usage } from '../llm/types';
 import type { PermissionAnswer, PermissionGate } from './permissions';
-import type { PermissionCategory } from '../config/permission-types';
+import type { PermissionCategory } from '../vocabulary/permission-types';
 import type { Span } from '../telemetry/span';
 import type { UndoRecorder } from './undo-recorder';
 import type { TodoStore } from './todos';

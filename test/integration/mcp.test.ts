@@ -17,7 +17,7 @@ import { McpServers } from '../../src/mcp/mcp-servers';
 import { type McpServerConfig, serversFromSettings } from '../../src/mcp/server-config';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
 import { PermissionGate } from '../../src/tools/permissions';
-import { DEFAULT_POLICY } from '../../src/config/permission-types';
+import { DEFAULT_POLICY } from '../../src/vocabulary/permission-types';
 import type { Tool } from '../../src/tools/tool';
 import { TestClient } from '../support/acp-client';
 import { runTurn } from '../support/engine';

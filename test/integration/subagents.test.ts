@@ -17,7 +17,7 @@ import { SessionStore } from '../../src/session/session-store';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
 import { NodeWorkspace } from '../../src/tools/node-workspace';
 import { PermissionGate, type AskFn } from '../../src/tools/permissions';
-import { DEFAULT_POLICY, type PermissionPolicy } from '../../src/config/permission-types';
+import { DEFAULT_POLICY, type PermissionPolicy } from '../../src/vocabulary/permission-types';
 import { builtinTools } from '../../src/tools/registry';
 import { buildTraceTrees } from '../../src/telemetry/trace-tree';
 

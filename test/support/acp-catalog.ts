@@ -5,8 +5,8 @@ import type { CommandCatalog } from '../../src/host/commands';
 import { PromptRegistry } from '../../src/config/prompts';
 import { BaseAgent } from '../../src/engine/base-agent';
 import type { Provider } from '../../src/llm/types';
-import type { AgentRole } from '../../src/session/acp-session';
-import { DEFAULT_POLICY, type PermissionPolicy } from '../../src/config/permission-types';
+import type { SessionRole } from '../../src/session/acp-session';
+import { DEFAULT_POLICY, type PermissionPolicy } from '../../src/vocabulary/permission-types';
 import { builtinTools } from '../../src/tools/registry';
 import type { SandboxSetup } from '../../src/tools/sandbox-setup';
 import type { Workspace } from '../../src/tools/workspace';
@@ -30,7 +30,7 @@ export interface TestCatalogOptions {
   /** Providers by model name: what the model selects offer. */
   providers: Record<string, Provider>;
   /** Each role's model when none is chosen; default: the first provider for both. */
-  defaults?: Partial<Record<AgentRole, string>>;
+  defaults?: Partial<Record<SessionRole, string>>;
   policy?: PermissionPolicy;
   missingKeys?: string[];
   /** Context window of every model; default 1,000 tokens. */
@@ -66,7 +66,7 @@ export class TestCatalog implements WorkspaceCatalog {
     this.builds.push({ agent, models });
     const mode = MODES[agent];
     if (!mode) throw new Error(`no test mode ${agent}`);
-    const base = (name: string, role: AgentRole): BaseAgent => {
+    const base = (name: string, role: SessionRole): BaseAgent => {
       const provider = this.options.providers[models[role] ?? this.defaultModel(role)];
       if (!provider) throw new Error(`no provider for ${role}`);
       return new BaseAgent({ name, provider, tools: builtinTools(), systemPrompt: `You are ${name}.`, workspace });
@@ -105,11 +105,11 @@ export class TestCatalog implements WorkspaceCatalog {
     return this.options.sandbox;
   }
 
-  private roles(agent: string): AgentRole[] {
+  private roles(agent: string): SessionRole[] {
     return MODES[agent]?.coagent ? ['primary', 'coagent'] : ['primary'];
   }
 
-  private defaultModel(role: AgentRole): string {
+  private defaultModel(role: SessionRole): string {
     return this.options.defaults?.[role] ?? Object.keys(this.options.providers)[0]!;
   }
 }

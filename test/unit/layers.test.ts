@@ -10,7 +10,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 const SRC = resolve(__dirname, '../../src');
 
 /** Top to bottom: each layer may use the ones after it. */
-const LAYERS = ['adapters', 'eval', 'host', 'speckit', 'agents', 'mcp', 'engine', 'session', 'tools', 'telemetry', 'llm', 'config', 'testing'];
+const LAYERS = ['adapters', 'eval', 'host', 'speckit', 'agents', 'mcp', 'engine', 'session', 'tools', 'telemetry', 'llm', 'config', 'vocabulary', 'testing'];
 
 /** `testing/` (the fake LLM server) stands apart: used by tests, bench and the demo, it uses nothing of the engine. */
 const STANDALONE = new Set(['testing']);
@@ -23,16 +23,27 @@ function sources(folder: string): string[] {
   });
 }
 
-/** The src/ files a file imports (relative specifiers only), resolved to paths. */
-function importsOf(file: string): string[] {
+const WEBVIEW = resolve(__dirname, '../../webview');
+
+/** Every module specifier a file imports, as written. */
+function specifiersOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
-  const specifiers = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'";]*?\bfrom\s+'([^']+)'|require\('([^']+)'\)|import\('([^']+)'\)/g)].map(
-    (match) => match[1] ?? match[2] ?? match[3]!,
+  return [...text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'";]*?\bfrom\s+'([^']+)'|(?:^|\n)\s*import\s+'([^']+)'|require\('([^']+)'\)|import\('([^']+)'\)/g)].map(
+    (match) => match[1] ?? match[2] ?? match[3] ?? match[4]!,
   );
-  return specifiers
+}
+
+/** The project files (src/ and webview/) a file imports, resolved to paths. */
+function projectImportsOf(file: string): string[] {
+  return specifiersOf(file)
     .filter((specifier) => specifier.startsWith('.'))
     .map((specifier) => resolveModule(dirname(file), specifier))
-    .filter((path): path is string => path !== undefined && path.startsWith(SRC));
+    .filter((path): path is string => path !== undefined);
+}
+
+/** The src/ files a file imports (relative specifiers only), resolved to paths. */
+function importsOf(file: string): string[] {
+  return projectImportsOf(file).filter((path) => path.startsWith(SRC));
 }
 
 function resolveModule(from: string, specifier: string): string | undefined {
@@ -88,5 +99,51 @@ describe('layering (DESIGN.md)', () => {
     };
     for (const file of files) if (!state.has(file)) visit(file);
     assert.deepEqual(cycles, []);
+  });
+
+  it('lets only src/adapters/vscode/ import vscode: the engine runs in plain Node', () => {
+    const outside = files.filter((file) => !relative(SRC, file).startsWith('adapters/vscode/') && specifiersOf(file).includes('vscode'));
+    assert.deepEqual(outside.map((file) => relative(SRC, file)), []);
+  });
+
+  it('keeps the front doors apart: no adapter imports another, but the CLI starts the ACP server (crow acp)', () => {
+    const crossings: string[] = [];
+    for (const [file, imports] of graph) {
+      const [top, door] = relative(SRC, file).split('/');
+      if (top !== 'adapters') continue;
+      for (const target of imports) {
+        const [targetTop, targetDoor] = relative(SRC, target).split('/');
+        if (targetTop !== 'adapters' || targetDoor === door || (door === 'cli' && targetDoor === 'acp')) continue;
+        crossings.push(`${relative(SRC, file)} imports ${relative(SRC, target)}`);
+      }
+    }
+    assert.deepEqual(crossings, []);
+  });
+
+  it('reaches webview/ (browser code) only through its shared message and data modules', () => {
+    const shared = /^(chat|trace-viewer|eval-report)\/(protocol|report-data)\.ts$/;
+    const reaching: string[] = [];
+    for (const file of files) {
+      for (const target of projectImportsOf(file).filter((path) => path.startsWith(WEBVIEW))) {
+        if (!shared.test(relative(WEBVIEW, target))) reaching.push(`${relative(SRC, file)} imports webview/${relative(WEBVIEW, target)}`);
+      }
+    }
+    assert.deepEqual(reaching, []);
+  });
+
+  it('keeps webview/ code fit for a browser: nothing it imports, to the last module, uses Node or vscode', () => {
+    const NODE_ONLY = /^(node:|vscode$|fs$|path$|os$|child_process$|crypto$|http$|net$|stream$|url$|util$|events$|worker_threads$)/;
+    const unfit: string[] = [];
+    const seen = new Set<string>();
+    const visit = (file: string, from: string): void => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      for (const specifier of specifiersOf(file)) {
+        if (NODE_ONLY.test(specifier)) unfit.push(`${relative(resolve(SRC, '..'), file)} (from ${from}) imports ${specifier}`);
+      }
+      for (const target of projectImportsOf(file)) visit(target, from);
+    };
+    for (const file of sources(WEBVIEW)) visit(file, relative(resolve(SRC, '..'), file));
+    assert.deepEqual(unfit, []);
   });
 });

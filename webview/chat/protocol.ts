@@ -1,28 +1,24 @@
 /**
  * The messages between the extension host and the chat view, one union in
- * each direction. Both sides import this module (it imports nothing), so a
- * new message is a compile error wherever it is not handled. Everything here
- * is plain JSON: it crosses `postMessage`. No API key ever appears in a
- * message; the host sends the names of keys, never their values.
+ * each direction. Both sides import this module (it imports nothing but the
+ * meter's shape, which the host's cost code shares), so a new message is a
+ * compile error wherever it is not handled. Everything here is plain JSON:
+ * it crosses `postMessage`. No API key ever appears in a message; the host
+ * sends the names of keys, never their values.
  */
+import type { Meter } from '../../src/vocabulary/meter';
+
+export type { Meter } from '../../src/vocabulary/meter';
 
 /** Who is acting, for the badge on text, thinking and tool cards. */
-export type AgentRole = 'primary' | 'reviewer' | 'subagent';
+export type ActorRole = 'primary' | 'reviewer' | 'subagent';
 
 export interface Actor {
   /** The internal agent's name, e.g. "coder" or "code-reviewer". */
   agent: string;
-  role: AgentRole;
+  role: ActorRole;
 }
 
-/** Tokens and cost, for the meter (per prompt and per session). */
-export interface Meter {
-  inputTokens: number;
-  outputTokens: number;
-  cachedTokens: number;
-  /** US dollars; absent when the model has no configured prices. */
-  costUsd?: number;
-}
 
 export interface AgentChoice {
   name: string;
@@ -51,7 +47,7 @@ export interface SessionSummary {
   updatedAt: string;
 }
 
-export type ToolStatus = 'running' | 'completed' | 'failed' | 'cancelled';
+export type CardStatus = 'running' | 'completed' | 'failed' | 'cancelled';
 
 export interface PlanEntry {
   content: string;
@@ -110,7 +106,7 @@ export type TranscriptEvent =
   | {
       type: 'tool_end';
       callId: string;
-      status: Exclude<ToolStatus, 'running'>;
+      status: Exclude<CardStatus, 'running'>;
       /** The call's own time, without the wait for an approval. */
       durationMs: number;
       /** How long it waited for a person's approval, when one was asked. */

@@ -4,7 +4,7 @@ import type { AcpLogger } from './acp-log';
 import type { CatalogFor, SessionTable } from './acp-sessions';
 import type { LiveSession } from './live-session';
 import { errorText, requestErrors } from './request-errors';
-import type { AcpSessionStore } from './session-store';
+import type { AcpSessionStore } from './acp-session-store';
 
 /** What sessions are made of: each folder's catalog, storage, undo. */
 export interface SessionSetup {

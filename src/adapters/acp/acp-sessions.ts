@@ -1,14 +1,14 @@
 import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import type { AgentContext, ClientCapabilities, McpServer, SessionInfo } from '@agentclientprotocol/sdk';
-import { errorText } from '../../config/text';
+import { errorText } from '../../vocabulary/text';
 import type { WorkspaceCatalog } from '../../host/catalog';
 import { HostError } from '../../host/host-error';
 import type { AcpLogger } from './acp-log';
 import { serversFromClient } from './acp-mcp-servers';
 import { LiveSession } from './live-session';
 import { requestErrors } from './request-errors';
-import type { AcpSessionStore } from './session-store';
+import type { AcpSessionStore } from './acp-session-store';
 
 /** The catalog of a session folder (an absolute path). */
 export type CatalogFor = (cwd: string) => WorkspaceCatalog | Promise<WorkspaceCatalog>;

@@ -15,7 +15,7 @@ import {
   type Workspace,
   WorkspaceError,
 } from '../../tools/workspace';
-import { errorText } from '../../config/text';
+import { errorText } from '../../vocabulary/text';
 
 /** Bytes of command output a client terminal keeps (it drops the oldest first). */
 const TERMINAL_OUTPUT_BYTES = 30_000;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { ContentBlock, SessionUpdate } from '@agentclientprotocol/sdk';
 import type { UserBlock } from '../../llm/types';
-import type { ACPSession, AgentRole } from '../../session/acp-session';
+import type { ACPSession, SessionRole } from '../../session/acp-session';
 import type { HistoryEntry } from '../../session/history';
 import { builtinTools } from '../../tools/registry';
 import type { ToolKind } from '../../tools/tool';
@@ -12,7 +12,7 @@ import { callKey, type ToolCallIds } from './update-translator';
 import { argumentsForDisplay, userText } from '../../session/history';
 
 interface Step {
-  role: AgentRole;
+  role: SessionRole;
   agent: string;
   entry: HistoryEntry;
 }

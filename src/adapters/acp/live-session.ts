@@ -10,7 +10,7 @@ import type {
   StopReason,
 } from '@agentclientprotocol/sdk';
 import type { CompositionRole } from '../../agents/role-models';
-import { errorText } from '../../config/text';
+import { errorText } from '../../vocabulary/text';
 import type { NoticeLevel } from '../../engine/events';
 import type { WorkspaceCatalog } from '../../host/catalog';
 import { HostError } from '../../host/host-error';

@@ -12,17 +12,6 @@ export function promptBlocks(prompt: readonly ContentBlock[], supportsImages: bo
   return prompt.map((block) => userBlock(block, supportsImages));
 }
 
-/** The prompt's opening words, for session titles. */
-export function promptTitle(prompt: readonly ContentBlock[], maxChars = 80): string | undefined {
-  const text = prompt
-    .flatMap((block) => (block.type === 'text' ? [block.text] : []))
-    .join(' ')
-    .replace(/\s+/g, ' ')
-    .trim();
-  if (text === '') return undefined;
-  return text.length > maxChars ? `${text.slice(0, maxChars - 1)}…` : text;
-}
-
 function userBlock(block: ContentBlock, supportsImages: boolean): UserBlock {
   switch (block.type) {
     case 'text':

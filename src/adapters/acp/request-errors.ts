@@ -13,4 +13,4 @@ export const requestErrors = {
     new RequestError(-32002, `Unknown session "${sessionId}": create one with session/new, or list them with session/list.`, { sessionId }),
 };
 
-export { errorText } from '../../config/text';
+export { errorText } from '../../vocabulary/text';

@@ -5,7 +5,7 @@ import { sandboxSetup } from '../../tools/sandbox-setup';
 import { type ACPAgentDefinition, type BaseAgentDefinition, builtinSystemTemplate } from '../../config/agent-definitions';
 import { AgentRegistry } from '../../config/agent-registry';
 import { type DefinitionError, formatProblem } from '../../config/config-problems';
-import { didYouMean } from '../../config/did-you-mean';
+import { didYouMean } from '../../vocabulary/did-you-mean';
 import { agentModel, resolveSettings } from '../../config/provider-config';
 import { ConfigError, type Settings } from '../../config/settings';
 import { SlashCommands } from '../../config/slash-commands';

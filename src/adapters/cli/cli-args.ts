@@ -8,7 +8,7 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { didYouMean } from '../../config/did-you-mean';
+import { didYouMean } from '../../vocabulary/did-you-mean';
 import { UsageError } from './cli-io';
 
 type Options = NonNullable<ParseArgsConfig['options']>;

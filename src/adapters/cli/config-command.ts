@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { stringify } from 'smol-toml';
 import { AgentRegistry } from '../../config/agent-registry';
 import { type DefinitionError, fieldsAt, formatProblem, joinPath, schemaAt } from '../../config/config-problems';
-import { didYouMean } from '../../config/did-you-mean';
+import { didYouMean } from '../../vocabulary/did-you-mean';
 import { judgeProjectSettings } from '../../config/project-trust';
 import { resolveSettings, settingsLayers, settingsOf } from '../../config/provider-config';
 import { ConfigError } from '../../config/settings';

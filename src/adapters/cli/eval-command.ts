@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pickableAgents } from '../../agents/assemble';
 import { AgentRegistry } from '../../config/agent-registry';
-import { didYouMean } from '../../config/did-you-mean';
+import { didYouMean } from '../../vocabulary/did-you-mean';
 import { dataHome } from '../../config/paths';
 import { missingDefaultKey, resolveSettings } from '../../config/provider-config';
 import { ConfigError } from '../../config/settings';

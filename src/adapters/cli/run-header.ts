@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import type { ACPAgent } from '../../agents/acp-agent';
-import { PERMISSION_CATEGORIES, type PermissionCategory, type PermissionRule } from '../../config/permission-types';
+import { PERMISSION_CATEGORIES, type PermissionCategory, type PermissionRule } from '../../vocabulary/permission-types';
 import type { Style } from './terminal-style';
 
 /** What a run's first line says: who works, on which models, where, and what they may do unasked. */

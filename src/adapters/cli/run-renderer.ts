@@ -1,4 +1,4 @@
-import { oneLine } from '../../config/text';
+import { oneLine } from '../../vocabulary/text';
 import { count, duration } from '../../telemetry/readable';
 import type { AgentEvent, ReviewVerdict } from '../../engine/events';
 import { endedShort, unreachable } from '../../engine/events';

@@ -8,7 +8,7 @@ import { loadCatalog, type RoleDefaults } from '../../host/folder';
 import { HostSession } from '../../host/host-session';
 import { SessionStore } from '../../session/session-store';
 import { NodeWorkspace } from '../../tools/node-workspace';
-import type { PermissionCategory, PermissionRule } from '../../config/permission-types';
+import type { PermissionCategory, PermissionRule } from '../../vocabulary/permission-types';
 import { type ApprovalScreen, terminalAsk } from './cli-approval';
 import type { CliIO } from './cli-io';
 import { styleFor, type Style } from './terminal-style';

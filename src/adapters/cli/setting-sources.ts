@@ -7,7 +7,7 @@
  */
 import { DEFAULT_AGENT } from '../../agents/assemble';
 import { joinPath } from '../../config/config-problems';
-import { DEFAULT_POLICY } from '../../config/permission-types';
+import { DEFAULT_POLICY } from '../../vocabulary/permission-types';
 import { judgeProjectSettings } from '../../config/project-trust';
 import { BASE_URL_VARIABLES, settingsLayers } from '../../config/provider-config';
 import { BUILTIN_DOCUMENT, DEFAULT_SANDBOX_TMP_SIZE_MB, DEFAULT_UNDO_TRACK_TIMEOUT_MS, globalConfigPath, mergeDocuments } from '../../config/settings-file';

@@ -10,7 +10,7 @@ import { definedOnly, resolveSettings } from '../../config/provider-config';
 import { ConfigError, type Settings } from '../../config/settings';
 import { validateDocument, type SettingsDocument } from '../../config/settings-file';
 import { AutoApproveCaps } from '../../tools/permissions';
-import { type PermissionCategory } from '../../config/permission-types';
+import { type PermissionCategory } from '../../vocabulary/permission-types';
 
 /** A role of a composition, as the settings name them ("reviewer" is the coagent). */
 export type SettingsRole = 'primary' | 'coagent';

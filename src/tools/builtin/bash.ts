@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from '../define-tool';
 import type { ExecResult } from '../workspace';
-import { oneLine } from '../../config/text';
+import { oneLine } from '../../vocabulary/text';
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 const MAX_TIMEOUT_MS = 600_000;

@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 import { imageSize } from 'image-size';
 import { z } from 'zod';
-import { didYouMean } from '../../config/did-you-mean';
+import { didYouMean } from '../../vocabulary/did-you-mean';
 import { defineTool } from '../define-tool';
 import type { ToolOutput } from '../tool';
 import type { Workspace } from '../workspace';

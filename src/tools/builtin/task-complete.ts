@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { TASK_COMPLETE } from '../../config/tool-names';
+import { TASK_COMPLETE } from '../../vocabulary/tool-names';
 import { defineTool } from '../define-tool';
-import { oneLine } from '../../config/text';
+import { oneLine } from '../../vocabulary/text';
 
 
 export const taskCompleteTool = defineTool({

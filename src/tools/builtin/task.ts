@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../define-tool';
-import { oneLine } from '../../config/text';
+import { oneLine } from '../../vocabulary/text';
 
 export const TASK = 'task';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { version } from '../../../package.json';
 import { BlockedAddressError } from '../address-guard';
-import { errorText } from '../../config/text';
+import { errorText } from '../../vocabulary/text';
 import { defineTool } from '../define-tool';
 import { guardedGet } from '../guarded-fetch';
 import { convertHtml } from '../html-to-markdown';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errorText } from '../../config/text';
+import { errorText } from '../../vocabulary/text';
 import { defineTool } from '../define-tool';
 import type { Tool } from '../tool';
 import { createSearchBackend, type SearchResult, type WebSearchBackend } from '../web-search-backends';

@@ -2,14 +2,25 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connectProvider, resolveConfig, resolveSettings } from '../../../src/config/provider-config';
-import { ConfigError } from '../../../src/config/settings';
+import { connectProvider, providerApiKey, resolveSettings, type SettingsSources } from '../../../src/config/provider-config';
+import { ConfigError, type ConfigOverrides } from '../../../src/config/settings';
 import { PromptRegistry, renderSystemPrompt } from '../../../src/config/prompts';
-import { createProvider, providerFor } from '../../../src/llm';
+import { providerFor } from '../../../src/llm';
 import type { OpenAIProvider } from '../../../src/llm/openai';
 
 /** These tests are about the files' meaning: the project is trusted (see project-trust.test.ts for untrusted ones). */
 const TRUSTED = { trusted: true };
+
+/** The settings with the default provider's key, which must be present: what `crow run` resolves before it builds the default agent. */
+function resolveConfig(project: string, overrides: ConfigOverrides, env: NodeJS.ProcessEnv, sources: SettingsSources) {
+  const settings = resolveSettings(project, overrides, env, sources);
+  return { ...settings, apiKey: providerApiKey(settings.providers[settings.provider]!, env) };
+}
+
+/** The default provider those settings build. */
+function createProvider(config: ReturnType<typeof resolveConfig>) {
+  return providerFor({ entry: config.providers[config.provider]!, model: config.model, apiKey: config.apiKey }, config);
+}
 
 describe('provider configuration (config.toml)', () => {
   let home: string;
@@ -47,7 +58,7 @@ describe('provider configuration (config.toml)', () => {
   it('needs no key for an OpenAI-compatible server such as Ollama', () => {
     const config = resolveConfig(project, {}, env({ CROW_PROVIDER: 'openai', OPENAI_BASE_URL: 'http://localhost:11434/v1' }), TRUSTED);
     assert.equal(config.apiKey, undefined);
-    assert.equal(config.baseUrl, 'http://localhost:11434/v1');
+    assert.equal(config.providers.openai!.baseUrl, 'http://localhost:11434/v1');
     assert.equal(createProvider(config).name, 'openai');
   });
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { BUILTIN_TOOL_NAMES } from '../../../src/config/tool-names';
+import { BUILTIN_TOOL_NAMES } from '../../../src/vocabulary/tool-names';
 import { builtinTools } from '../../../src/tools/registry';
 
 describe('built-in tool names', () => {

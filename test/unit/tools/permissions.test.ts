@@ -6,7 +6,7 @@ import { bashTool } from '../../../src/tools/builtin/bash';
 import { writeFileTool } from '../../../src/tools/builtin/write-file';
 import { defineTool } from '../../../src/tools/define-tool';
 import { AutoApproveCaps, PermissionGate, type PermissionAnswer, type PermissionRequest } from '../../../src/tools/permissions';
-import { DEFAULT_POLICY, type PermissionPolicy } from '../../../src/config/permission-types';
+import { DEFAULT_POLICY, type PermissionPolicy } from '../../../src/vocabulary/permission-types';
 import { ProtectedPaths } from '../../../src/tools/protected-paths';
 import { tempDir, tempWorkspace, toolContext } from './temp-workspace';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { taskCompleteTool } from '../../../src/tools/builtin/task-complete';
-import { TASK_COMPLETE } from '../../../src/config/tool-names';
+import { TASK_COMPLETE } from '../../../src/vocabulary/tool-names';
 import { tempWorkspace, toolContext } from './temp-workspace';
 
 describe('task_complete', () => {

@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { NodeWorkspace, type NodeWorkspaceOptions } from '../../../src/tools/node-workspace';
 import { PermissionGate } from '../../../src/tools/permissions';
-import { type PermissionPolicy } from '../../../src/config/permission-types';
+import { type PermissionPolicy } from '../../../src/vocabulary/permission-types';
 import { TodoStore } from '../../../src/tools/todos';
 import type { ToolContext } from '../../../src/tools/tool';
 import type { Workspace } from '../../../src/tools/workspace';

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { CompositionRole, RoleModels } from '../../../agents/role-models';
-import { errorText } from '../../../config/text';
+import { errorText } from '../../../vocabulary/text';
 import type { AskFn, PermissionAnswer, PermissionRequest } from '../../../tools/permissions';
 import type {
   Actor,
@@ -22,7 +22,7 @@ import type {
 import { ChatSession, type ChatHost } from './chat-session';
 import { replayTranscript } from './replay';
 import { emptyMeter, sumMeters } from '../../../host/cost';
-import { capText, diffPath, notice } from './transcript';
+import { capText, diffPath, notice } from './transcript-translator';
 
 /** What the view asks of VS Code itself. */
 export interface ViewActions {

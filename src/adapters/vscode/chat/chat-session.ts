@@ -8,7 +8,7 @@
  */
 import type { CompositionRole, RoleModels } from '../../../agents/role-models';
 import { decideTrust, untrustedNotice } from '../../../config/folder-trust';
-import { errorText } from '../../../config/text';
+import { errorText } from '../../../vocabulary/text';
 import type { WorkspaceCatalog } from '../../../host/catalog';
 import { loadCatalog } from '../../../host/folder';
 import { HostError } from '../../../host/host-error';
@@ -20,7 +20,7 @@ import type { Workspace } from '../../../tools/workspace';
 import type { Meter, PromptStatus, TranscriptEvent } from '../../../../webview/chat/protocol';
 import { frontDoorDocument, roleChoices, settingsFor, type CrowConfiguration } from '../configuration';
 import { liveSessions } from './live-sessions';
-import { notice, planEntries, TranscriptTranslator } from './transcript';
+import { notice, planEntries, TranscriptTranslator } from './transcript-translator';
 
 /** What a chat session needs from its host (the extension, or a test). */
 export interface ChatHost {
@@ -48,7 +48,7 @@ export interface PromptObserver {
   onMeter(meter: Meter): void;
 }
 
-export interface PromptOutcome {
+export interface ChatOutcome {
   status: PromptStatus;
   meter: Meter;
 }
@@ -111,7 +111,7 @@ export class ChatSession {
    * key, a bad slash command) throw PromptSetupError; everything after is
    * told through `observer` and the outcome.
    */
-  async prompt(text: string, observer: PromptObserver, signal?: AbortSignal): Promise<PromptOutcome> {
+  async prompt(text: string, observer: PromptObserver, signal?: AbortSignal): Promise<ChatOutcome> {
     let translator: TranscriptTranslator | undefined;
     const stopPlan = this.session.todos.onChange((items) => observer.onEvent({ type: 'plan', entries: planEntries(items) }));
     liveSessions.started(this.id, this.session.trace);

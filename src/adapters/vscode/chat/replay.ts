@@ -5,14 +5,14 @@
  * agents. What the view shows when a session is resumed.
  */
 import type { Actor, TranscriptEvent } from '../../../../webview/chat/protocol';
-import type { ACPSession, AgentRole } from '../../../session/acp-session';
+import type { ACPSession, SessionRole } from '../../../session/acp-session';
 import type { HistoryEntry } from '../../../session/history';
 import { builtinTools } from '../../../tools/registry';
-import { argumentsText, capText, notice, toolEnd } from './transcript';
+import { argumentsText, capText, notice, toolEnd } from './transcript-translator';
 import { argumentsForDisplay, userText } from '../../../session/history';
 
 interface Step {
-  role: AgentRole;
+  role: SessionRole;
   agent: string;
   entry: HistoryEntry;
 }

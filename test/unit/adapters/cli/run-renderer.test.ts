@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { RunRenderer } from '../../../../src/adapters/cli/run-renderer';
 import { styleFor } from '../../../../src/adapters/cli/terminal-style';
 import type { AgentEvent } from '../../../../src/engine/events';
-import { DEFAULT_POLICY } from '../../../../src/config/permission-types';
+import { DEFAULT_POLICY } from '../../../../src/vocabulary/permission-types';
 
 const plain = styleFor({ isTTY: false } as NodeJS.WriteStream, {});
 

@@ -7,7 +7,7 @@
  */
 import type { CommandInput, ProgrammaticCommand } from '../agents/programmatic-command';
 import type { RunResult } from '../agents/run-result';
-import { errorText } from '../config/text';
+import { errorText } from '../vocabulary/text';
 import { EventStream } from '../engine/event-stream';
 import type { AgentEvent, RunStatus } from '../engine/events';
 import { emptyUsage } from '../llm/types';

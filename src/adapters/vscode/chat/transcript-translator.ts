@@ -5,7 +5,7 @@
  * Node; the chat participant reuses it.
  */
 import { type AgentEvent, endedShort, unreachable } from '../../../engine/events';
-import { oneLine } from '../../../config/text';
+import { oneLine } from '../../../vocabulary/text';
 import type { TodoItem } from '../../../tools/todos';
 import type { ToolResult } from '../../../tools/tool';
 import type { Actor, ErrorHint, PlanEntry, PromptStatus, TranscriptEvent } from '../../../../webview/chat/protocol';
