@@ -65,7 +65,6 @@ export class ACPAgent {
    */
   run(session: ACPSession, prompt: string | UserBlock[], options: { signal: AbortSignal; permissions?: PermissionGate }): RunStream {
     const stream: RunStream = new EventStream();
-    session.agentName = this.name;
     const run = new FlowRun(
       { name: this.name, primary: this.primary, prompts: this.options.prompts, ...(this.coagent ? { coagent: this.coagent } : {}) },
       session,

@@ -9,6 +9,7 @@ import type { PromptRegistry } from '../config/prompts';
 import type { Settings } from '../config/settings';
 import type { EventStream } from '../engine/event-stream';
 import type { AgentEvent } from '../engine/events';
+import type { SessionUndo } from '../session/undo-point';
 import type { ACPSession } from '../session/acp-session';
 import type { Workspace } from '../tools/workspace';
 
@@ -26,6 +27,8 @@ export interface CommandInput {
   prompts: PromptRegistry;
   /** The resolved settings, for commands with settings of their own. */
   settings?: Settings;
+  /** The session's undo recording, when it has one (/undo reads its snapshots). */
+  undo?: SessionUndo;
 }
 
 export interface ProgrammaticCommand {

@@ -13,7 +13,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RoleDefaults } from '../host/folder';
-import { loadCatalog } from '../host/folder';
+import { openFolder } from '../host/folder';
 import { HostSession } from '../host/host-session';
 import { resolveSettings } from '../config/provider-config';
 import type { ConfigOverrides, Settings } from '../config/settings';
@@ -108,8 +108,9 @@ export async function runTask(task: EvalTask, agent: string, repeat: number, set
   }
 }
 
+/** A session in the task's throwaway copy: its own `.crow/` is never trusted (a task must not widen what the agents may do). */
 async function openSession(root: string, agent: string, resolved: Settings, settings: RunSettings): Promise<HostSession> {
-  const catalog = loadCatalog({ root, env: settings.env, settings: resolved, trusted: false, dataHome: settings.dataHome, ...(settings.roles ? { roles: settings.roles } : {}) });
+  const catalog = await openFolder({ root, env: settings.env, dataHome: settings.dataHome, trust: 'untrusted', settings: () => resolved, ...(settings.roles ? { roles: settings.roles } : {}) });
   return HostSession.create(
     {
       catalog: () => catalog,

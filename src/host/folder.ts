@@ -1,8 +1,9 @@
 /**
- * A folder's configuration, read once per call: its settings (already
- * resolved by the front door, with or without the project's widenings),
+ * A folder's configuration, read once per call: whether its own `.crow/`
+ * is trusted, its settings (with or without the project's widenings),
  * agent definitions, prompts, slash commands, tools and MCP servers, and
- * the secrets in play. The one place every front door gets its catalog from.
+ * the secrets in play. `openFolder` is the one place every front door gets
+ * its catalog from.
  */
 import { assembleAgent, defaultAgentName, pickableAgents } from '../agents/assemble';
 import { contextWindowFor } from '../agents/definition-agent';
@@ -12,7 +13,9 @@ import { AgentRegistry } from '../config/agent-registry';
 import { formatProblem } from '../config/config-problems';
 import { policyFromConfig } from '../config/permission-config';
 import { PromptRegistry } from '../config/prompts';
-import { agentModel, missingDefaultKey } from '../config/provider-config';
+import { type DecideOptions, decideTrust, untrustedNotice } from '../config/folder-trust';
+import { agentModel, missingDefaultKey, resolveSettings } from '../config/provider-config';
+import type { SettingsDocument } from '../config/settings-file';
 import type { Settings } from '../config/settings';
 import { secretVariableNames } from '../config/secret-variables';
 import { SlashCommands } from '../config/slash-commands';
@@ -51,6 +54,49 @@ export interface FolderOptions {
   notices?: readonly string[];
   /** The front door opened the network to commands (crow run --allow network), besides the settings. */
   allowNetwork?: boolean;
+}
+
+/** How a front door decides whether the folder's own configuration is trusted. */
+export interface FolderTrust {
+  /** Asks a person (a terminal), when one can answer; the answer is remembered. */
+  ask?: DecideOptions['ask'];
+  /** The front door's own settings, as a document over the project's (VS Code's). */
+  frontDoor?: SettingsDocument;
+  /** The front door's own verdict on the folder (VS Code's Workspace Trust); when set, it decides. */
+  frontDoorTrusted?: boolean;
+  /** How a person trusts a folder through this door, for the line that says its widenings were left out. */
+  howToTrust: string;
+}
+
+export interface OpenFolderOptions extends Omit<FolderOptions, 'settings' | 'trusted' | 'notices'> {
+  /** How trust is decided; `untrusted`: never, and nothing to say about it (crow eval's throwaway copies). */
+  trust: FolderTrust | 'untrusted';
+  /** The settings for the folder once trust is known; default: resolved as `crow run` resolves them, without flags. */
+  settings?: (trusted: boolean) => Settings;
+}
+
+/**
+ * The folder as a front door opens it: trust decided (asking a person, or
+ * taking the door's own verdict, or the user's remembered answer), the
+ * settings resolved with or without the project's widenings, a notice
+ * when some were left out, and the catalog.
+ */
+export async function openFolder(options: OpenFolderOptions): Promise<WorkspaceCatalog> {
+  const { trust, root, env } = options;
+  const decision =
+    trust === 'untrusted'
+      ? undefined
+      : await decideTrust(root, {
+          env,
+          ...(trust.ask ? { ask: trust.ask } : {}),
+          ...(trust.frontDoor ? { frontDoor: trust.frontDoor } : {}),
+          ...(trust.frontDoorTrusted !== undefined ? { frontDoorTrusted: trust.frontDoorTrusted } : {}),
+        });
+  const trusted = decision?.trusted ?? false;
+  const settings = options.settings?.(trusted) ?? resolveSettings(root, {}, env, { trusted });
+  const notice = decision && trust !== 'untrusted' ? untrustedNotice(decision, trust.howToTrust) : undefined;
+  const { trust: _trust, settings: _settings, ...rest } = options;
+  return loadCatalog({ ...rest, settings, trusted, notices: notice ? [notice] : [] });
 }
 
 export function loadCatalog(options: FolderOptions): WorkspaceCatalog {

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { CompositionRole, RoleModels } from '../agents/role-models';
 import { ACPSession, type ThoughtLevel } from '../session/acp-session';
 import { SessionUndo } from '../session/undo-point';
-import type { SessionDependencies } from '../session/session-store';
+import { type SessionDependencies, UnknownSessionError } from '../session/session-store';
 import { TraceRecorder } from '../telemetry/trace-recorder';
 import { Redactor } from '../telemetry/redact';
 import { AutoApproveCaps, PermissionGate } from '../tools/permissions';
@@ -38,7 +38,7 @@ export class HostSession {
   private constructor(
     readonly session: ACPSession,
     private readonly options: HostSessionOptions,
-    private readonly caps: AutoApproveCaps,
+    private readonly parts: SessionParts,
     meter: CostMeter,
   ) {
     this.meter = meter;
@@ -49,22 +49,31 @@ export class HostSession {
   /** A new session, on `agent` or the folder's default agent, with `id` or a fresh one. */
   static async create(options: HostSessionOptions, choices: { agent?: string; id?: string } = {}): Promise<HostSession> {
     const catalog = await options.catalog();
-    const caps = new AutoApproveCaps({});
+    const parts = sessionParts(options, catalog);
     const session = new ACPSession({
       id: choices.id ?? randomUUID(),
       cwd: options.workspace.root,
       agentName: choices.agent ?? catalog.defaultAgent(),
-      ...dependencies(options, catalog, caps),
+      ...parts.dependencies,
     });
-    return new HostSession(session, options, caps, new CostMeter());
+    return new HostSession(session, options, parts, new CostMeter());
   }
 
-  /** A stored session, to continue it. Throws naming the id when there is none, or when another process has it open. */
+  /**
+   * A stored session, to continue it. Throws a HostError naming the id when
+   * there is none (`unknown-session`), or when another process has it open (`busy`, from the first prompt on).
+   */
   static async load(options: HostSessionOptions, id: string): Promise<HostSession> {
     const catalog = await options.catalog();
-    const caps = new AutoApproveCaps({});
-    const session = options.store.load(id, dependencies(options, catalog, caps));
-    return new HostSession(session, { ...options, storeFromFirstPrompt: false }, caps, new CostMeter(meterOfSpans(options.store.spans?.(id) ?? [])));
+    const parts = sessionParts(options, catalog);
+    let session: ACPSession;
+    try {
+      session = options.store.load(id, parts.dependencies);
+    } catch (err) {
+      if (err instanceof UnknownSessionError) throw new HostError('unknown-session', err.message);
+      throw err;
+    }
+    return new HostSession(session, { ...options, storeFromFirstPrompt: false }, parts, new CostMeter(meterOfSpans(options.store.spans?.(id) ?? [])));
   }
 
   get id(): string {
@@ -109,6 +118,12 @@ export class HostSession {
     if (!agents.some((agent) => agent.name === name)) {
       throw new HostError('usage', `Unknown agent "${name}". Agents: ${agents.map((agent) => agent.name).join(', ')}.`);
     }
+    this.useAgent(name);
+  }
+
+  /** The one writer of the session's agent: a person's pick, or a slash command that names another agent. */
+  private useAgent(name: string): void {
+    if (this.session.agentName === name) return;
     this.session.agentName = name;
     this.keeper?.save();
   }
@@ -142,7 +157,11 @@ export class HostSession {
    * status `cancelled`, during preparation too.
    */
   prompt(input: PromptInput, options: PromptOptions = {}): PromptStream {
-    const run = new PromptRun(this.session, this.options, this.prompts, this.meter, this.caps);
+    const run = new PromptRun(this.session, this.options, this.prompts, this.meter, {
+      caps: this.parts.caps,
+      ...(this.parts.undo ? { undo: this.parts.undo } : {}),
+      useAgent: (name) => this.useAgent(name),
+    });
     const stream = run.stream;
     void this.claim(run)
       .then(() => {
@@ -175,7 +194,7 @@ export class HostSession {
     this.cancel();
     await Promise.race([this.finished, delay(CANCEL_GRACE_MS)]);
     // A snapshot still running in the background stops (git removes its lock); what it recorded so far speeds up the next one.
-    if (this.session.undo instanceof SessionUndo) this.session.undo.close();
+    this.parts.undo?.close();
     this.keeper?.close();
     await this.prompts.mcp?.servers.close();
     await this.prompts.exporter?.shutdown();
@@ -213,8 +232,16 @@ export function currentModels(catalog: WorkspaceCatalog, agent: string, chosen: 
   });
 }
 
-/** The permission gate, undo recording and trace a new or loaded session runs with. */
-function dependencies(options: HostSessionOptions, catalog: WorkspaceCatalog, caps: AutoApproveCaps): SessionDependencies {
+/** What a session runs with that the host keeps a hand on: the approval caps and the undo recording, typed. */
+interface SessionParts {
+  caps: AutoApproveCaps;
+  undo: SessionUndo | undefined;
+  /** The permission gate, undo recording and trace the ACPSession is built with. */
+  dependencies: SessionDependencies;
+}
+
+function sessionParts(options: HostSessionOptions, catalog: WorkspaceCatalog): SessionParts {
+  const caps = new AutoApproveCaps({});
   const permissions = new PermissionGate({
     policy: catalog.permissionPolicy(),
     ...(options.ask ? { ask: options.ask } : {}),
@@ -227,7 +254,7 @@ function dependencies(options: HostSessionOptions, catalog: WorkspaceCatalog, ca
   const hidden = catalog.sandbox?.()?.options.hiddenVariables ?? [];
   const undo = options.undo ? new SessionUndo({ root: options.workspace.root, dataHome: options.undo.dataHome, env: withoutSecrets(options.undo.env, hidden) }) : undefined;
   const redactor = catalog.redactor?.() ?? new Redactor(options.env);
-  return { permissions, trace: new TraceRecorder([], redactor), redactor, ...(undo ? { undo } : {}) };
+  return { caps, undo, dependencies: { permissions, trace: new TraceRecorder([], redactor), redactor, ...(undo ? { undo } : {}) } };
 }
 
 function busy(id: string): HostError {

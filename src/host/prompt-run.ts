@@ -14,7 +14,7 @@ import type { McpProblem } from '../mcp/mcp-connection';
 import { McpServers } from '../mcp/mcp-servers';
 import { mergeServers } from '../mcp/server-config';
 import type { ACPSession } from '../session/acp-session';
-import { SessionUndo } from '../session/undo-point';
+import type { SessionUndo } from '../session/undo-point';
 import type { AutoApproveCaps } from '../tools/permissions';
 import type { Tool } from '../tools/tool';
 import { errorText } from '../vocabulary/text';
@@ -61,6 +61,14 @@ interface Prepared {
   catalog: WorkspaceCatalog;
 }
 
+/** What a prompt uses of its HostSession besides the session itself. */
+export interface PromptParts {
+  caps: AutoApproveCaps;
+  undo?: SessionUndo;
+  /** Switches the session's agent (a slash command naming another one); the host is its one writer. */
+  useAgent(name: string): void;
+}
+
 export class PromptRun {
   readonly stream: PromptStream = new EventStream();
   readonly finished: Promise<void>;
@@ -72,7 +80,7 @@ export class PromptRun {
     private readonly options: HostSessionOptions,
     readonly shared: SharedPromptState,
     private readonly meter: CostMeter,
-    private readonly caps: AutoApproveCaps,
+    private readonly parts: PromptParts,
   ) {
     this.finished = new Promise((resolve) => (this.settle = resolve));
   }
@@ -108,6 +116,7 @@ export class PromptRun {
             env: this.options.env,
             signal,
             ...(prepared.catalog.settings ? { settings: prepared.catalog.settings() } : {}),
+            ...(this.parts.undo ? { undo: this.parts.undo } : {}),
           })
         : prepared.composition.run(this.session, prepared.blocks, { signal });
       const result = await run.forEach((event) => {
@@ -146,8 +155,8 @@ export class PromptRun {
     this.options.workspace.useSandbox?.(catalog.sandbox?.()?.options);
     const composition = this.composition(catalog, tools);
     this.session.subagents = catalog.subagents?.(this.options.workspace, tools);
-    this.caps.limits = this.options.caps?.() ?? {};
-    this.caps.reset();
+    this.parts.caps.limits = this.options.caps?.() ?? {};
+    this.parts.caps.reset();
     this.startExport(catalog);
     if (!program?.command.skipUndoPoint) this.beginUndoPoint(promptText(original), catalog);
     if (signal.aborted) return 'cancelled';
@@ -169,7 +178,7 @@ export class PromptRun {
     }
     if (expansion.kind === 'program') return { blocks, program: expansion };
     if (expansion.agent !== undefined && expansion.agent !== this.session.agentName) {
-      this.session.agentName = expansion.agent;
+      this.parts.useAgent(expansion.agent);
       this.options.observer?.agentChanged?.(expansion.agent);
     }
     return { blocks: [{ type: 'text', text: expansion.prompt }, ...rest] };
@@ -227,8 +236,8 @@ export class PromptRun {
 
   /** Starts the prompt's undo point; its snapshot runs beside the model call, and only a command waits for it. */
   private beginUndoPoint(prompt: string, catalog: WorkspaceCatalog): void {
-    const undo = this.session.undo;
-    if (!(undo instanceof SessionUndo)) return;
+    const { undo } = this.parts;
+    if (!undo) return;
     const trackTimeoutMs = catalog.settings?.().undo?.trackTimeoutMs;
     undo.begin({
       sessionId: this.session.id,

@@ -15,7 +15,6 @@ import { GitSnapshotManager } from '../session/git-snapshots';
 import { RestoreError } from '../session/snapshot-restore';
 import { UndoLog } from '../session/undo-log';
 import { countFiles, nothingToUndo, planUndo, type UndoPlan } from '../session/undo-plan';
-import { SessionUndo } from '../session/undo-point';
 
 /** How long the question waits for an answer before nothing is restored. */
 const ANSWER_TIMEOUT_MS = 10 * 60_000;
@@ -48,7 +47,7 @@ async function undo(input: CommandInput, dataHome: string): Promise<{ status: Ru
   const { session, signal, workspace } = input;
   const entry = await new UndoLog({ workspace: workspace.root, dataHome }).latest(session.id);
   if (!entry) return { status: 'completed', message: 'Nothing to undo: no prompt of this session recorded the workspace (undo may be off).' };
-  const snapshots = session.undo instanceof SessionUndo ? session.undo.snapshots : new GitSnapshotManager({ workspace: workspace.root, dataHome });
+  const snapshots = input.undo?.snapshots ?? new GitSnapshotManager({ workspace: workspace.root, dataHome });
   const plan = await planUndo(snapshots, entry, signal);
   const prompt = entry.prompt.split('\n', 1)[0];
   const gaps = plan.gaps.length > 0 ? ` Cannot be undone: ${plan.gaps.join('; ')}.` : '';

@@ -31,6 +31,7 @@ describe('crow sessions and crow trace', () => {
       coagent: baseAgent('reviewer', reviewer, fx.workspace, tools('read_file', 'task_complete')),
     });
     fx.session.title = 'Make a.txt say b';
+    fx.session.agentName = agent.name;
     store.attach(fx.session);
     await runFlow(agent, fx.session, 'Make a.txt say b.');
   });

@@ -112,7 +112,7 @@ export class SessionTable {
         stored,
       );
     } catch (err) {
-      if (stored !== undefined && /No stored session/.test(errorText(err))) throw requestErrors.unknownSession(stored);
+      if (stored !== undefined && err instanceof HostError && err.kind === 'unknown-session') throw requestErrors.unknownSession(stored);
       // Another process writes to the stored session: the message names it and what to do.
       if (stored !== undefined && err instanceof HostError && err.kind === 'busy') throw requestErrors.sessionInUse(stored, err.message);
       throw requestErrors.invalidRequest(errorText(err));

@@ -1,7 +1,5 @@
-import { decideTrust, untrustedNotice } from '../../config/folder-trust';
-import { resolveSettings } from '../../config/provider-config';
 import type { WorkspaceCatalog } from '../../host/catalog';
-import { loadCatalog } from '../../host/folder';
+import { openFolder } from '../../host/folder';
 
 /** How an ACP user trusts a folder: nobody can be asked over the protocol, so in a terminal. */
 const HOW_TO_TRUST = 'To use them, trust the folder in a terminal: crow trust --cwd <folder>.';
@@ -11,9 +9,6 @@ const HOW_TO_TRUST = 'To use them, trust the folder in a terminal: crow trust --
  * definitions, its project configuration taken whole only when the user has
  * trusted the folder (crow trust, or an answer in an interactive crow run).
  */
-export async function folderCatalog(cwd: string, env: NodeJS.ProcessEnv, dataHome: string): Promise<WorkspaceCatalog> {
-  const trust = await decideTrust(cwd, { env });
-  const settings = resolveSettings(cwd, {}, env, { trusted: trust.trusted });
-  const notice = untrustedNotice(trust, HOW_TO_TRUST);
-  return loadCatalog({ root: cwd, env, settings, trusted: trust.trusted, dataHome, notices: notice ? [notice] : [] });
+export function folderCatalog(cwd: string, env: NodeJS.ProcessEnv, dataHome: string): Promise<WorkspaceCatalog> {
+  return openFolder({ root: cwd, env, dataHome, trust: { howToTrust: HOW_TO_TRUST } });
 }

@@ -109,6 +109,7 @@ function requestError(err: HostError): Error {
   switch (err.kind) {
     case 'busy':
       return requestErrors.invalidRequest(err.message);
+    case 'unknown-session':
     case 'usage':
       return requestErrors.invalidParams(err.message);
     case 'auth':

@@ -1,10 +1,10 @@
-import { decideTrust, describeRequest, untrustedNotice, type ProjectRequest } from '../../config/folder-trust';
+import { describeRequest, type ProjectRequest } from '../../config/folder-trust';
 import { dataHome } from '../../config/paths';
 import { parseCategories } from '../../config/permission-config';
 import { resolveSettings } from '../../config/provider-config';
 import type { ConfigOverrides } from '../../config/settings';
 import type { TrustLookup } from '../../config/trust-store';
-import { loadCatalog, type RoleDefaults } from '../../host/folder';
+import { openFolder, type RoleDefaults } from '../../host/folder';
 import { HostSession } from '../../host/host-session';
 import { SessionStore } from '../../session/session-store';
 import { NodeWorkspace } from '../../tools/node-workspace';
@@ -41,20 +41,19 @@ export const HOW_TO_TRUST = 'To use them, run crow interactively in that folder,
 export async function openRunSession(choices: RunChoices, io: CliIO): Promise<HostSession> {
   const { root } = choices;
   const style = styleFor(io.stderr, io.env);
-  const trust = await decideTrust(root, { env: io.env, ...(choices.interactive ? { ask: askTrust(io, style) } : {}) });
-  const settings = resolveSettings(root, choices.overrides, io.env, { trusted: trust.trusted });
-  if (choices.maxIterations !== undefined) settings.maxIterations = choices.maxIterations;
   const data = dataHome(io.env);
   const forced = forcedRules(choices.allow);
-  const notice = untrustedNotice(trust, HOW_TO_TRUST);
-  const catalog = loadCatalog({
+  const catalog = await openFolder({
     root,
     env: io.env,
-    settings,
-    trusted: trust.trusted,
     dataHome: data,
+    trust: { ...(choices.interactive ? { ask: askTrust(io, style) } : {}), howToTrust: HOW_TO_TRUST },
+    settings: (trusted) => {
+      const settings = resolveSettings(root, choices.overrides, io.env, { trusted });
+      if (choices.maxIterations !== undefined) settings.maxIterations = choices.maxIterations;
+      return settings;
+    },
     ...(choices.roles ? { roles: choices.roles } : {}),
-    notices: notice ? [notice] : [],
     allowNetwork: forced.network === 'allow',
   });
   const store = new SessionStore({ dataHome: data, warn: (warning) => io.stderr.write(`crow: warning: ${warning}\n`) });

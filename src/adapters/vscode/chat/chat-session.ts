@@ -7,10 +7,9 @@
  * against the fake LLM server.
  */
 import type { CompositionRole, RoleModels } from '../../../agents/role-models';
-import { decideTrust, untrustedNotice } from '../../../config/folder-trust';
 import { errorText } from '../../../vocabulary/text';
 import type { WorkspaceCatalog } from '../../../host/catalog';
-import { loadCatalog } from '../../../host/folder';
+import { openFolder } from '../../../host/folder';
 import { HostError } from '../../../host/host-error';
 import { HostSession, type HostSessionOptions } from '../../../host/host-session';
 import { THOUGHT_LEVELS } from '../../../host/prompt-input';
@@ -172,21 +171,13 @@ function hostOptions(chat: ChatHost, ask: AskFn): HostSessionOptions {
 async function catalogOf(chat: ChatHost): Promise<WorkspaceCatalog> {
   const env = await chat.env();
   const configuration = chat.configuration();
-  const trust = await decideTrust(chat.root, {
-    env,
-    frontDoor: frontDoorDocument(configuration),
-    ...(chat.trusted ? { frontDoorTrusted: chat.trusted() } : {}),
-  });
-  const settings = settingsFor(chat.root, configuration, env, trust.trusted);
-  const told = untrustedNotice(trust, HOW_TO_TRUST);
-  return loadCatalog({
+  return openFolder({
     root: chat.root,
     env,
-    settings,
-    trusted: trust.trusted,
     dataHome: chat.dataHome,
+    trust: { frontDoor: frontDoorDocument(configuration), ...(chat.trusted ? { frontDoorTrusted: chat.trusted() } : {}), howToTrust: HOW_TO_TRUST },
+    settings: (trusted) => settingsFor(chat.root, configuration, env, trusted),
     roles: roleChoices(configuration),
-    notices: told ? [told] : [],
   });
 }
 
