@@ -1,4 +1,5 @@
-import type { Usage } from '../llm/types';
+import type { Usage, UserBlock } from '../llm/types';
+import type { TodoItem } from '../tools/todos';
 import type { SubagentReport, ToolKind, ToolLocation, ToolResult } from '../tools/tool';
 
 /**
@@ -37,6 +38,15 @@ export function endedShort(reason: TurnStopReason): boolean {
  * `type` and close the switch with `unreachable`.
  */
 export type AgentEvent =
+  /**
+   * A prompt begins: what the person sent, and who answers it (`agent` is
+   * the composition; `primary` speaks the answer, `coagent` reviews).
+   * Emitted by the session host, first in every prompt's stream; a resumed
+   * session is replayed from it.
+   */
+  | { type: 'prompt_start'; agent: string; primary: string; coagent?: string; content: UserBlock[] }
+  /** The session's shared todo list changed: the plan a door shows. Emitted by the session host. */
+  | { type: 'plan'; agent: string; items: TodoItem[] }
   | { type: 'turn_start'; agent: string }
   | { type: 'text_delta'; agent: string; delta: string }
   | { type: 'text_complete'; agent: string; text: string }

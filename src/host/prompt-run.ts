@@ -14,6 +14,7 @@ import type { McpProblem } from '../mcp/mcp-connection';
 import { McpServers } from '../mcp/mcp-servers';
 import { mergeServers } from '../mcp/server-config';
 import type { ACPSession } from '../session/acp-session';
+import type { RecordedEvent } from '../session/event-log';
 import type { SessionUndo } from '../session/undo-point';
 import type { AutoApproveCaps } from '../tools/permissions';
 import type { Tool } from '../tools/tool';
@@ -56,6 +57,8 @@ const SLOW_NOTICE_MS = 700;
 
 interface Prepared {
   composition: ACPAgent;
+  /** What the person sent, before a slash command expanded it. */
+  original: UserBlock[];
   blocks: UserBlock[];
   program?: Extract<Expansion, { kind: 'program' }>;
   catalog: WorkspaceCatalog;
@@ -74,6 +77,9 @@ export class PromptRun {
   readonly finished: Promise<void>;
   private readonly controller = new AbortController();
   private settle!: () => void;
+  /** Whether prompt_start was emitted; events before it wait in `early` to be recorded after it. */
+  private started = false;
+  private readonly early: RecordedEvent[] = [];
 
   constructor(
     private readonly session: ACPSession,
@@ -102,14 +108,24 @@ export class PromptRun {
     if (external?.aborted) stop();
     this.shared.noticeSink = (level, message, title) => this.notice(level, message, title);
     this.meter.startPrompt();
+    let stopPlan: (() => void) | undefined;
     try {
       const prepared = await this.prepare(input, signal);
       if (prepared === 'cancelled') return this.stream.end(this.outcome(cancelledResult()));
       options.onStart?.(prepared.composition);
+      const { composition } = prepared;
+      this.emit({
+        type: 'prompt_start',
+        agent: composition.name,
+        primary: composition.primary.name,
+        ...(composition.coagent ? { coagent: composition.coagent.name } : {}),
+        content: prepared.original,
+      });
+      stopPlan = this.session.todos.onChange((items) => this.emit({ type: 'plan', agent: composition.name, items: [...items] }));
       const run = prepared.program
         ? prepared.program.command.run({
             session: this.session,
-            agent: prepared.composition,
+            agent: composition,
             args: prepared.program.args,
             workspace: this.options.workspace,
             prompts: prepared.catalog.prompts(),
@@ -118,20 +134,42 @@ export class PromptRun {
             ...(prepared.catalog.settings ? { settings: prepared.catalog.settings() } : {}),
             ...(this.parts.undo ? { undo: this.parts.undo } : {}),
           })
-        : prepared.composition.run(this.session, prepared.blocks, { signal });
+        : composition.run(this.session, prepared.blocks, { signal });
       const result = await run.forEach((event) => {
         this.meter.observe(event);
-        this.stream.push(this.redacted(event));
+        this.emit(event);
       });
       this.stream.end(this.outcome(result));
     } catch (err) {
       this.stream.fail(err);
     } finally {
+      stopPlan?.();
+      this.session.events.flush();
       external?.removeEventListener('abort', stop);
       this.shared.noticeSink = undefined;
       keeper.save();
       this.settle();
     }
+  }
+
+  /**
+   * Hands an event on, and into the session's visible record. What comes
+   * before the prompt starts (notices while it is prepared) is recorded
+   * after its prompt_start, so a replay shows it under the prompt it
+   * belongs to; a prompt that never starts records nothing.
+   */
+  private emit(event: AgentEvent): void {
+    const out = this.redacted(event);
+    if (out.type === 'prompt_start') {
+      this.session.events.record(out);
+      for (const early of this.early.splice(0)) this.session.events.record(early.event, early.at);
+      this.started = true;
+    } else if (this.started) {
+      this.session.events.record(out);
+    } else {
+      this.early.push({ at: Date.now(), event: out });
+    }
+    this.stream.push(out);
   }
 
   private async prepare(input: PromptInput, signal: AbortSignal): Promise<Prepared | 'cancelled'> {
@@ -161,7 +199,7 @@ export class PromptRun {
     if (!program?.command.skipUndoPoint) this.beginUndoPoint(promptText(original), catalog);
     if (signal.aborted) return 'cancelled';
     const supportsImages = composition.primary.provider.supportsImages;
-    return { composition, blocks: fitImages(blocks, supportsImages), catalog, ...(program ? { program } : {}) };
+    return { composition, original, blocks: fitImages(blocks, supportsImages), catalog, ...(program ? { program } : {}) };
   }
 
   /** A prompt opening with a known `/command` becomes the command's prompt (maybe on another agent), or its program. */
@@ -258,7 +296,7 @@ export class PromptRun {
   }
 
   private notice(level: NoticeLevel, message: string, title?: string): void {
-    this.stream.push({ type: 'notice', agent: this.session.agentName, level, message, ...(title ? { title } : {}) });
+    this.emit({ type: 'notice', agent: this.session.agentName, level, message, ...(title ? { title } : {}) });
   }
 
   /** A notice from something that outlives the prompt (an MCP server, the exporter): to the running prompt, else the observer. */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { PermissionGate } from '../tools/permissions';
 import { DEFAULT_POLICY } from '../vocabulary/permission-types';
 import type { UndoRecorder } from '../tools/undo-recorder';
+import { EventLog } from './event-log';
 import type { Span } from '../telemetry/span';
 import { Redactor } from '../telemetry/redact';
 import { TraceRecorder } from '../telemetry/trace-recorder';
@@ -41,6 +42,8 @@ export class ACPSession {
   private redactorValue: Redactor;
   /** What commands wrote (e.g. /speckit.plan's plan.md) and the spec-driven feature the session works on. */
   readonly artifacts: ArtifactLog;
+  /** What the front doors showed of the session's prompts: a resumed session is shown again from it. */
+  readonly events: EventLog;
   /** The composition (ACP agent) currently selected: the session's mode. */
   agentName: string;
   /** Set when the last run was cancelled; cleared when the next run starts. */
@@ -72,6 +75,7 @@ export class ACPSession {
     trace?: TraceRecorder;
     redactor?: Redactor;
     artifacts?: ArtifactLog;
+    events?: EventLog;
   }) {
     this.id = options.id ?? randomUUID();
     this.cwd = options.cwd;
@@ -83,6 +87,7 @@ export class ACPSession {
     this.redactorValue = options.redactor ?? new Redactor();
     this.trace = options.trace ?? new TraceRecorder([], this.redactorValue);
     this.artifacts = options.artifacts ?? new ArtifactLog();
+    this.events = options.events ?? new EventLog();
   }
 
   get redactor(): Redactor {

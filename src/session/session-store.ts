@@ -6,6 +6,7 @@ import { mergeSpanRecords } from '../telemetry/stored-spans';
 import type { TodoItem } from '../tools/todos';
 import { ACPSession, type SessionRole, type Interruption, type ThoughtLevel } from './acp-session';
 import { ArtifactLog, type ArtifactRecord } from './artifact-log';
+import { EventLog, type RecordedEvent } from './event-log';
 import type { HistoryEntry } from './history';
 import { InternalSession } from './internal-session';
 import { JsonlAppender, readJsonl } from './jsonl';
@@ -63,7 +64,8 @@ export class UnknownSessionError extends Error {
 
 /**
  * Sessions on disk: `meta.json` (rewritten atomically), one append-only
- * `<internal id>.jsonl` history per internal agent, `trace.jsonl` with every
+ * `<internal id>.jsonl` history per internal agent, `events.jsonl` with what
+ * the front doors showed (see EventLog), `trace.jsonl` with every
  * span when it starts and again when it ends (see mergeSpanRecords), and,
  * while a process has the session attached, `writer.json` naming that
  * process: the lock that keeps a second process from writing to the
@@ -101,11 +103,14 @@ export class SessionStore {
     };
     const save = (): void => this.writeMeta(session);
     const traces = new JsonlAppender(join(folder, 'trace.jsonl'), this.fsync);
-    appenders.push(traces);
+    const events = new JsonlAppender(join(folder, 'events.jsonl'), this.fsync);
+    appenders.push(traces, events);
     const unsubscribers = [
       session.onInternalSession(track),
       session.todos.onChange(save),
       session.artifacts.onChange(save),
+      // Merged deltas are whole here, so a secret split across deltas is redacted too.
+      session.events.onRecord((record) => events.append(session.redactor.value(record))),
     ];
     for (const { role, session: internal } of session.internalSessions()) track(role, internal);
     // Starts too, so a viewer following the file shows spans while they run.
@@ -161,6 +166,12 @@ export class SessionStore {
     return new Map(meta.internal.map((m) => [m.id, readJsonl<HistoryEntry>(join(this.folderOf(id), `${m.id}.jsonl`), this.warn)]));
   }
 
+  /** What the front doors showed of the session, oldest first; empty for a session stored before events were. */
+  events(id: string): RecordedEvent[] {
+    this.meta(id);
+    return readJsonl<RecordedEvent>(join(this.folderOf(id), 'events.jsonl'), this.warn);
+  }
+
   /** The session's spans, one record each (the ended one once a span ended), in start order of the file. */
   spans(id: string): SpanRecord[] {
     this.meta(id);
@@ -191,6 +202,7 @@ export class SessionStore {
       agentName: meta.agentName,
       createdAt: meta.createdAt,
       artifacts: new ArtifactLog({ records: meta.artifacts ?? [], ...(meta.feature !== undefined ? { feature: meta.feature } : {}) }),
+      events: new EventLog(this.events(id)),
       ...dependencies,
     });
     session.title = meta.title;

@@ -135,7 +135,8 @@ describe('crow binary', () => {
     assert.equal(run.code, 0, run.stderr);
     const events = run.stdout.trim().split('\n').map((line) => JSON.parse(line));
     assert.equal(events[0].type, 'session_start');
-    assert.equal(events[1].type, 'turn_start');
+    assert.deepEqual(events[1], { type: 'prompt_start', agent: 'build', primary: 'builder', content: [{ type: 'text', text: 'Say hi' }] });
+    assert.equal(events[2].type, 'turn_start');
     assert.deepEqual(events.at(-1), {
       type: 'run_complete',
       agent: 'build',

@@ -53,11 +53,10 @@ describe('crow sessions and crow trace', () => {
     assert.match((await run('sessions', 'list', '--cwd', '/nowhere')).stdout, /No sessions in \/nowhere/);
   });
 
-  it('shows every agent of a session', async () => {
+  it('shows a session as crow run showed it: the prompt, each agent at work, the review (here from a session stored before events were)', async () => {
     const { stdout } = await run('sessions', 'show', fx.session.id);
-    assert.match(stdout, /── builder \(primary\) ──/);
-    assert.match(stdout, /── reviewer \(coagent\) ──/);
-    assert.match(stdout, /\[from builder\]/);
+    assert.match(stdout, /› Make a\.txt say b\.\n\[builder\]\nEditing\.\n● write_file a\.txt\n {2}✓ \d+ms Overwrote a\.txt/);
+    assert.match(stdout, /⇄ reviewer reviews builder's work \(round 1\)\n\[reviewer\]\n● task_complete Verified\.[\s\S]*✓ reviewer approved/);
   });
 
   it('exports markdown transcripts linked with wikilinks, and JSON', async () => {

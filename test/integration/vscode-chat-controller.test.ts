@@ -285,15 +285,15 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
     server.enqueue('openai', { blocks: [{ type: 'text', text: 'First answer.' }] });
     await first.handle({ type: 'send', text: 'First question' });
     const id = first.sessionId!;
+    const live = events();
     await first.dispose();
 
     posted = [];
     const second = controller();
     await second.handle({ type: 'resume', sessionId: id });
-    assert.deepEqual(
-      events().map((event) => event.type),
-      ['user_message', 'text_delta'],
-    );
+    // What the view showed live, again: the message, the answer (one delta now), the prompt's end.
+    assert.deepEqual(events().map((event) => event.type), ['user_message', 'text_delta', 'prompt_end']);
+    assert.deepEqual(events().at(-1), live.at(-1));
     assert.equal(answerText(), 'First answer.');
     server.enqueue('openai', { blocks: [{ type: 'text', text: 'Second answer.' }] });
     await second.handle({ type: 'send', text: 'Second question' });

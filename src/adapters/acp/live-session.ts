@@ -1,3 +1,12 @@
+/**
+ * A session open on this connection, in the protocol's terms, and nothing
+ * more: its modes and config options, its prompts (live, or stored and shown
+ * again on session/load) as session updates through one UpdateTranslator
+ * each, permissions asked through the client, files and terminals through
+ * the client where it offers them. Everything else (the composition, MCP
+ * servers, undo, cost, the one running prompt and its one cancel signal) is
+ * the HostSession's.
+ */
 import { randomUUID } from 'node:crypto';
 import type {
   AgentContext,
@@ -8,32 +17,26 @@ import type {
   SessionModeState,
   SessionUpdate,
   StopReason,
+  ToolCallUpdate,
 } from '@agentclientprotocol/sdk';
-import type { CompositionRole } from '../../agents/role-models';
-import { errorText } from '../../vocabulary/text';
-import type { NoticeLevel } from '../../engine/events';
+import type { NoticeLevel, TurnStopReason } from '../../engine/events';
 import type { WorkspaceCatalog } from '../../host/catalog';
+import { CostMeter } from '../../host/cost';
 import { HostError } from '../../host/host-error';
-import { currentModels, HostSession, type HostSessionOptions, type HostStore } from '../../host/host-session';
-import { THOUGHT_LEVELS } from '../../host/prompt-input';
+import { CANCEL_GRACE_MS, HostSession, type HostSessionOptions, type HostStore, type PromptOutcome } from '../../host/host-session';
+import { storedPrompts } from '../../host/stored-prompts';
 import type { McpServerConfig } from '../../mcp/server-config';
 import { NodeWorkspace } from '../../tools/node-workspace';
+import type { PermissionRequest } from '../../tools/permissions';
+import { errorText } from '../../vocabulary/text';
 import type { AcpLogger } from './acp-log';
 import { clientAsk } from './acp-permissions';
 import { ClientWorkspace } from './client-workspace';
-import { replayUpdates } from './history-replay';
 import { promptBlocks } from './prompt-content';
-import { PromptTurn } from './prompt-turn';
 import { requestErrors } from './request-errors';
+import { configOptionsOf, modesOf, setConfigOption, setMode } from './session-config';
 import { UpdateSink } from './update-sink';
 import { noticeText, ToolCallIds, UpdateTranslator } from './update-translator';
-
-/** Config option ids of the thinking level and of each role's model select. */
-const THOUGHT_OPTION = 'thought_level';
-const MODEL_OPTION: Record<CompositionRole, { id: string; name: string }> = {
-  primary: { id: 'model', name: 'Model' },
-  coagent: { id: 'coagent_model', name: 'Reviewer model' },
-};
 
 /** What a live session uses of its connection and folder. */
 export interface SessionServices {
@@ -49,18 +52,21 @@ export interface SessionServices {
   env: NodeJS.ProcessEnv;
 }
 
-/**
- * A session open on this connection, in the protocol's terms: its modes and
- * config options, its prompts as session updates, permissions asked through
- * the client, files and terminals through the client where it offers them.
- * Everything else (the composition, MCP servers, undo, cost, the one running
- * prompt) is the HostSession's.
- */
+/** The prompt being answered: its translator and updates, and whether the client cancelled it. */
+interface RunningPrompt {
+  translator: UpdateTranslator;
+  sink: UpdateSink;
+  cancelled: boolean;
+  /** Resolves CANCEL_GRACE_MS after a cancel: the answer waits no longer for the run to wind down. */
+  grace: Promise<undefined>;
+  startGrace(): void;
+}
+
 export class LiveSession {
   private readonly toolCallIds = new ToolCallIds();
   /** Updates outside prompts (modes, options, commands, titles), in order. */
   readonly updates: UpdateSink;
-  private turn: PromptTurn | undefined;
+  private running: RunningPrompt | undefined;
 
   private constructor(
     private readonly host: HostSession,
@@ -69,7 +75,7 @@ export class LiveSession {
     this.updates = this.sink();
   }
 
-  /** A new session (no `id`) or a stored one, live on this connection. */
+  /** A new session (no `id`) or a stored one, live on this connection. Throws the host's HostError when it cannot open. */
   static async open(services: SessionServices, cwd: string, stored?: string): Promise<LiveSession> {
     let live: LiveSession | undefined;
     const sessionId = stored ?? randomUUID();
@@ -77,7 +83,7 @@ export class LiveSession {
       sessionId,
       capabilities: services.capabilities,
       client: services.client,
-      embedTerminal: (terminalId) => live?.turn?.embedTerminal(terminalId) ?? Promise.resolve(),
+      embedTerminal: (terminalId) => live?.embedTerminal(terminalId) ?? Promise.resolve(),
     });
     const options: HostSessionOptions = {
       catalog: () => services.catalog,
@@ -87,7 +93,7 @@ export class LiveSession {
         sessionId,
         request: (params: RequestPermissionRequest, signal) =>
           services.client.request('session/request_permission', params, { cancellationSignal: signal, stopWaitingOnCancel: true }),
-        toolCall: async (request) => (await live?.turn?.toolCall(request)) ?? { toolCallId: request.callId, title: request.title },
+        toolCall: async (request) => (await live?.toolCall(request)) ?? { toolCallId: request.callId, title: request.title },
       }),
       howToAllow: (category) => `allow "${category}" in the permission settings (permissions.${category} in config.toml)`,
       mcpServers: services.mcpServers,
@@ -113,32 +119,11 @@ export class LiveSession {
   }
 
   modes(): SessionModeState {
-    return {
-      currentModeId: this.host.session.agentName,
-      availableModes: this.services.catalog.list().map(({ name, description }) => ({ id: name, name, description })),
-    };
+    return modesOf(this.host, this.services.catalog);
   }
 
   configOptions(): SessionConfigOption[] {
-    const { catalog } = this.services;
-    const agent = this.host.session.agentName;
-    const models: SessionConfigOption[] = currentModels(catalog, agent, this.host.session.models).map(({ role, current, options }) => ({
-      type: 'select',
-      ...MODEL_OPTION[role],
-      ...(role === 'primary' ? { category: 'model' } : {}),
-      currentValue: current,
-      options: options.map((model) => ({ value: model, name: model })),
-    }));
-    if (!catalog.thinks?.(agent)) return models;
-    const thought: SessionConfigOption = {
-      type: 'select',
-      id: THOUGHT_OPTION,
-      name: 'Thinking',
-      category: 'thought_level',
-      currentValue: this.host.thoughtLevel(),
-      options: THOUGHT_LEVELS.map((level) => ({ value: level, name: level })),
-    };
-    return [...models, thought];
+    return configOptionsOf(this.host, this.services.catalog);
   }
 
   /** Tells the client, once the session is open, its slash commands and what it should know of the folder's configuration. */
@@ -154,76 +139,73 @@ export class LiveSession {
   }
 
   async setMode(modeId: string): Promise<void> {
-    const names = this.services.catalog.list().map((entry) => entry.name);
-    if (!names.includes(modeId)) throw requestErrors.invalidParams(`Unknown mode "${modeId}". Modes: ${names.join(', ')}.`);
-    await this.host.setAgent(modeId);
+    await setMode(this.host, this.services.catalog, modeId);
     this.notify({ sessionUpdate: 'config_option_update', configOptions: this.configOptions() });
   }
 
-  async setConfigOption(configId: string, value: unknown): Promise<SessionConfigOption[]> {
-    try {
-      if (configId === THOUGHT_OPTION && this.services.catalog.thinks?.(this.host.session.agentName)) {
-        this.host.setThoughtLevel(String(value));
-        return this.configOptions();
-      }
-      const role = (Object.keys(MODEL_OPTION) as CompositionRole[]).find((r) => MODEL_OPTION[r].id === configId);
-      if (!role || !this.configOptions().some((option) => option.id === configId)) {
-        const ids = this.configOptions().map((option) => option.id);
-        throw requestErrors.invalidParams(`Unknown config option "${configId}" for ${this.host.session.agentName}. Options: ${ids.join(', ')}.`);
-      }
-      if (typeof value !== 'string') throw requestErrors.invalidParams(`The value of ${configId} must be a model name, not ${JSON.stringify(value)}.`);
-      // The option is a closed list: a value it does not offer is a client's mistake.
-      const offered = (await this.host.choices()).models.find((offer) => offer.role === role)?.options ?? [];
-      if (!offered.includes(value)) throw requestErrors.invalidParams(`${configId}: "${value}" is not a model offered for the ${role === 'coagent' ? 'reviewer' : 'primary'}: ${offered.join(', ')}.`);
-      await this.host.setModel(role, value);
-      return this.configOptions();
-    } catch (err) {
-      if (err instanceof HostError) throw requestErrors.invalidParams(`${configId}: ${err.message}`);
-      throw err;
-    }
+  setConfigOption(configId: string, value: unknown): Promise<SessionConfigOption[]> {
+    return setConfigOption(this.host, this.services.catalog, configId, value);
   }
 
-  /** Replays the history to the client; resolves once every update has been delivered. */
+  /**
+   * Shows the stored session again (session/load): each prompt's events
+   * through a translator of its own, as they were shown live, the session's
+   * cost growing as it did. Resolves once every update has been delivered.
+   */
   async replay(): Promise<void> {
     const sink = this.sink();
-    for (const update of replayUpdates(this.host.session, this.toolCallIds)) sink.send(update);
+    const meter = new CostMeter();
+    for (const { start, events } of storedPrompts(this.host.session)) {
+      const translator = this.translator(sink, () => meter.session.costUsd, true);
+      for (const event of [start, ...events]) {
+        meter.observe(event);
+        translator.handle(event);
+      }
+      translator.flush();
+    }
     await sink.drained();
   }
 
+  /**
+   * Answers one prompt: the host's events as session updates, then the stop
+   * reason. A prompt the host refuses to start is the JSON-RPC error it
+   * deserves. After a cancel the answer waits at most the host's grace
+   * period for the run to wind down; once answered, nothing more of the
+   * prompt reaches the client.
+   */
   async prompt(content: ContentBlock[]): Promise<StopReason> {
     const sink = this.sink();
-    const turn = new PromptTurn({
-      host: this.host,
-      sink,
-      translatorFor: (composition) =>
-        new UpdateTranslator({
-          primary: composition.primary.name,
-          cwd: this.cwd,
-          sink,
-          toolCallIds: this.toolCallIds,
-          contextWindow: (model) => this.services.catalog.contextWindow(model),
-          readText: async (path) => new TextDecoder().decode(await this.host.workspace.readFile(path)),
-          notices: this.services.capabilities?.session?.notices !== undefined,
-          sessionCost: () => this.host.meter.session.costUsd,
-        }),
-      earlyNotice: (event) => this.notice(event.level, event.message, sink, event.title),
-      onCrash: (err) => {
-        this.services.logger.log('error', 'prompt run crashed', { session: this.id, error: errorText(err) });
-        sink.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `Crow failed: ${errorText(err)}` } });
-      },
-    });
-    this.turn = turn;
+    const running = runningPrompt(this.translator(sink, () => this.host.meter.session.costUsd, false), sink);
+    this.running = running;
+    let refused: Error | undefined;
+    const consumed = this.host
+      .prompt(promptBlocks(content, true))
+      .forEach((event) => {
+        if (event.type === 'notice') this.log(event.level, event.message);
+        running.translator.handle(event);
+      })
+      .catch((err: unknown) => {
+        if (err instanceof HostError) refused = requestError(err);
+        else this.crashed(err, sink);
+        return undefined;
+      });
     try {
-      return await turn.run(promptBlocks(content, true));
+      const outcome = await Promise.race([consumed, running.grace]);
+      if (refused) throw refused;
+      running.translator.flush();
+      await Promise.race([sink.drained(), running.grace]);
+      return running.cancelled ? 'cancelled' : stopReason(outcome, running.translator.lastPrimaryStop);
     } finally {
-      void turn.finished.then(() => {
-        if (this.turn === turn) this.turn = undefined;
+      sink.close();
+      void consumed.finally(() => {
+        if (this.running === running) this.running = undefined;
       });
     }
   }
 
+  /** The client cancelled the prompt: the host's one signal for it aborts, and the answer waits only the grace period. */
   cancel(): void {
-    this.turn?.cancel();
+    this.running?.startGrace();
     this.host.cancel();
   }
 
@@ -232,9 +214,56 @@ export class LiveSession {
     return this.host.close();
   }
 
-  /** Something the user should know: a notice update where the client shows them, else the log only. */
-  private notice(level: NoticeLevel, message: string, sink: UpdateSink = this.updates, title?: string): void {
+  /**
+   * The client's view of the tool call a permission request comes from,
+   * once every event emitted before it has been translated and delivered
+   * (events reach the translator through promise continuations only, so
+   * all of them have by the next macrotask).
+   */
+  private async toolCall(request: PermissionRequest): Promise<ToolCallUpdate> {
+    await this.settled();
+    return this.running?.translator.toolCall(request.agent, request.callId) ?? { toolCallId: request.callId, title: request.title };
+  }
+
+  /** Embeds a client terminal in the tool call now running, and waits until the client has been told. */
+  private async embedTerminal(terminalId: string): Promise<void> {
+    await this.settled();
+    const running = this.running;
+    if (running?.translator.attachTerminal(terminalId)) await running.sink.drained();
+  }
+
+  private async settled(): Promise<void> {
+    await new Promise((resolve) => setImmediate(resolve));
+    this.running?.translator.flush();
+    await this.running?.sink.drained();
+  }
+
+  private translator(sink: UpdateSink, sessionCost: () => number | undefined, replaying: boolean): UpdateTranslator {
+    return new UpdateTranslator({
+      replaying,
+      cwd: this.cwd,
+      sink,
+      toolCallIds: this.toolCallIds,
+      contextWindow: (model) => this.services.catalog.contextWindow(model),
+      readText: async (path) => new TextDecoder().decode(await this.host.workspace.readFile(path)),
+      notices: this.services.capabilities?.session?.notices !== undefined,
+      sessionCost,
+    });
+  }
+
+  /** A run that failed outside the engine's own error handling (a bug): logged, and told in the answer. */
+  private crashed(err: unknown, sink: UpdateSink): void {
+    this.services.logger.log('error', 'prompt run crashed', { session: this.id, error: errorText(err) });
+    sink.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `Crow failed: ${errorText(err)}` } });
+  }
+
+  private log(level: NoticeLevel, message: string): void {
     this.services.logger.log(level === 'info' ? 'info' : 'warn', message, { session: this.id });
+  }
+
+  /** Something the user should know outside a prompt: a notice update where the client shows them, else the log only. */
+  private notice(level: NoticeLevel, message: string, sink: UpdateSink = this.updates, title?: string): void {
+    this.log(level, message);
     if (this.services.capabilities?.session?.notices) {
       sink.send({ sessionUpdate: 'notice', severity: level, ...noticeText(message, title) });
     } else if (level !== 'info') {
@@ -256,5 +285,56 @@ export class LiveSession {
 
   private notify(update: SessionUpdate): void {
     this.updates.send(update);
+  }
+}
+
+function runningPrompt(translator: UpdateTranslator, sink: UpdateSink): RunningPrompt {
+  let startTimer!: () => void;
+  const grace = new Promise<undefined>((resolve) => {
+    startTimer = () => void setTimeout(resolve, CANCEL_GRACE_MS, undefined).unref();
+  });
+  const running: RunningPrompt = {
+    translator,
+    sink,
+    cancelled: false,
+    grace,
+    startGrace: () => {
+      if (running.cancelled) return;
+      running.cancelled = true;
+      startTimer();
+    },
+  };
+  return running;
+}
+
+/** The JSON-RPC error for a prompt the host would not start. */
+function requestError(err: HostError): Error {
+  switch (err.kind) {
+    case 'busy':
+      return requestErrors.invalidRequest(err.message);
+    case 'unknown-session':
+    case 'usage':
+      return requestErrors.invalidParams(err.message);
+    case 'auth':
+      return requestErrors.authRequired(err.message);
+    case 'config':
+      return requestErrors.internal(err.message);
+  }
+}
+
+/** How the client reads a run's end. `undefined`: the run crashed, which `crashed` has already told. */
+function stopReason(result: PromptOutcome | undefined, lastPrimaryStop: TurnStopReason | undefined): StopReason {
+  switch (result?.status) {
+    case undefined:
+    case 'completed':
+    case 'error':
+      return 'end_turn';
+    case 'needs_input':
+      if (lastPrimaryStop === 'max_tokens') return 'max_tokens';
+      return lastPrimaryStop === 'refused' ? 'refusal' : 'end_turn';
+    case 'limit':
+      return 'max_turn_requests';
+    case 'cancelled':
+      return 'cancelled';
   }
 }

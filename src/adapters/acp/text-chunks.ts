@@ -23,8 +23,9 @@ export class TextChunks {
   private timer: NodeJS.Timeout | undefined;
   private message: { channel: Channel; agent: string; messageId: string } | undefined;
 
+  /** `primary`: who speaks the answer now (known once the prompt has started). */
   constructor(
-    private readonly primary: string,
+    private readonly primary: () => string,
     private readonly sink: UpdateSink,
   ) {}
 
@@ -32,7 +33,7 @@ export class TextChunks {
     if (this.pending && (this.pending.channel !== channel || this.pending.agent !== agent)) this.flush();
     if (!this.pending) {
       const opens = this.message?.channel !== channel || this.message.agent !== agent;
-      this.pending = { channel, agent, text: opens ? agentLabel(agent, this.primary) : '' };
+      this.pending = { channel, agent, text: opens ? agentLabel(agent, this.primary()) : '' };
       // The first words of a message go out at once: the person sees the answer start without waiting for a batch.
       if (opens) {
         this.pending.text += text;

@@ -1,17 +1,21 @@
+import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
-import type { SessionUpdate, ToolCallContent, ToolCallUpdate } from '@agentclientprotocol/sdk';
+import type { ContentBlock, SessionUpdate, ToolCallContent, ToolCallUpdate } from '@agentclientprotocol/sdk';
 import { type AgentEvent, endedShort, type NoticeLevel, type RunStatus, type TurnStopReason, unreachable } from '../../engine/events';
-import type { Usage } from '../../llm/types';
+import type { Usage, UserBlock } from '../../llm/types';
 import type { TodoItem } from '../../tools/todos';
 import type { ToolKind, ToolResult } from '../../tools/tool';
 import { agentLabel, quote, verdictText } from './client-text';
 import { type Channel, TextChunks } from './text-chunks';
-import { diffContent, type ReadText, resultContent } from './tool-call-content';
+import { diffContent, hunkDiffs, type ReadText, resultContent } from './tool-call-content';
 import type { UpdateSink } from './update-sink';
 
 export interface TranslatorOptions {
-  /** The composition's primary agent. Its text is the answer; everyone else is named. */
-  primary: string;
+  /**
+   * Showing a stored prompt again (session/load): its prompt_start sends the
+   * person's message, which live the client showed when it was sent.
+   */
+  replaying?: boolean;
   /** The session folder: locations and diff paths are made absolute against it. */
   cwd: string;
   sink: UpdateSink;
@@ -53,10 +57,11 @@ interface CallState {
 const MAX_PROGRESS_LINES = 12;
 
 /**
- * Turns one prompt's AgentEvents into session/update notifications. Text
- * goes through TextChunks (coalesced; any other event ends the message);
- * the primary's text is the answer, everyone else's a labelled thought, and
- * tool titles name any agent but the primary. `handle` updates all state
+ * Turns one prompt's AgentEvents into session/update notifications, live or
+ * stored (the same way both times). Text goes through TextChunks
+ * (coalesced; any other event ends the message); the primary's text is the
+ * answer, everyone else's a labelled thought, and tool titles name any
+ * agent but the primary (named by prompt_start). `handle` updates all state
  * synchronously, so once the events emitted so far have been handled, tool
  * calls can be looked up by the engine's ids.
  */
@@ -67,9 +72,11 @@ export class UpdateTranslator {
   private readonly calls = new Map<string, CallState>();
   private open: CallState | undefined;
   private primaryStop: TurnStopReason | undefined;
+  /** Who speaks the answer: set by prompt_start. */
+  private primary = '';
 
   constructor(private readonly options: TranslatorOptions) {
-    this.text = new TextChunks(options.primary, options.sink);
+    this.text = new TextChunks(() => this.primary, options.sink);
   }
 
   /** How the primary's last turn ended, e.g. to tell `max_tokens` apart from a plain answer. */
@@ -79,6 +86,11 @@ export class UpdateTranslator {
 
   handle(event: AgentEvent): void {
     switch (event.type) {
+      case 'prompt_start':
+        this.primary = event.primary;
+        return this.options.replaying ? this.userMessage(event.content) : undefined;
+      case 'plan':
+        return this.plan(event.items);
       case 'text_delta':
         return this.delta(this.channelOf(event.agent), event.agent, 'text', event.delta);
       case 'thinking_delta':
@@ -124,7 +136,7 @@ export class UpdateTranslator {
       case 'files_changed':
         return this.boundary();
       case 'turn_complete':
-        if (event.agent === this.options.primary) this.primaryStop = event.reason;
+        if (event.agent === this.primary) this.primaryStop = event.reason;
         return endedShort(event.reason) ? this.say('message', event.agent, `⚠ ${event.message}`) : this.boundary();
       // Both end the run, whose run_complete says so in words: one message, not two.
       case 'error':
@@ -140,8 +152,18 @@ export class UpdateTranslator {
     this.text.flush();
   }
 
+  /** The person's message, as the client shows its own (a stored prompt shown again). */
+  private userMessage(content: readonly UserBlock[]): void {
+    this.boundary();
+    const messageId = randomUUID();
+    for (const block of content) {
+      const shown: ContentBlock = block.type === 'text' ? { type: 'text', text: block.text } : { type: 'image', data: block.data, mimeType: block.mimeType };
+      this.options.sink.send({ sessionUpdate: 'user_message_chunk', content: shown, messageId });
+    }
+  }
+
   /** The todo list changed: the client's plan follows it. */
-  plan(items: readonly TodoItem[]): void {
+  private plan(items: readonly TodoItem[]): void {
     this.boundary();
     const entries = items.map(({ content, priority, status }) => ({ content, priority, status }));
     this.options.sink.send({ sessionUpdate: 'plan', entries });
@@ -163,7 +185,7 @@ export class UpdateTranslator {
   }
 
   private channelOf(agent: string): Channel {
-    return agent === this.options.primary ? 'message' : 'thought';
+    return agent === this.primary ? 'message' : 'thought';
   }
 
   private delta(channel: Channel, agent: string, block: 'text' | 'thinking', delta: string): void {
@@ -186,7 +208,7 @@ export class UpdateTranslator {
   private say(channel: Channel, agent: string | undefined, text: string): void {
     if (text.trim() === '') return;
     this.boundary();
-    this.text.append(channel, agent ?? this.options.primary, text);
+    this.text.append(channel, agent ?? this.primary, text);
     this.boundary();
   }
 
@@ -199,7 +221,7 @@ export class UpdateTranslator {
     this.boundary();
     const call: CallState = {
       id: this.options.toolCallIds.allocate(event.callId),
-      title: `${agentLabel(event.agent, this.options.primary)}${event.tool} ${event.summary}`.trim(),
+      title: `${agentLabel(event.agent, this.primary)}${event.tool} ${event.summary}`.trim(),
       kind: event.kind,
       terminals: [],
     };
@@ -226,7 +248,8 @@ export class UpdateTranslator {
 
   private async finishedCall(call: CallState, result: ToolResult): Promise<SessionUpdate> {
     const { diff } = result.metadata;
-    const diffs = diff ? await diffContent(diff, this.options.cwd, this.options.readText) : [];
+    // A stored call's files have moved on since: it shows the changed hunks, not today's whole files.
+    const diffs = !diff ? [] : this.options.replaying ? hunkDiffs(diff, this.options.cwd) : await diffContent(diff, this.options.cwd, this.options.readText);
     const content: ToolCallContent[] = [...terminalContent(call), ...diffs];
     if (call.terminals.length === 0) content.push(...resultContent(call.kind, result, diffs.length > 0));
     const { images: _images, ...rawOutput } = result;

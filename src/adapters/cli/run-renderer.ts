@@ -1,5 +1,6 @@
 import { oneLine } from '../../vocabulary/text';
 import { count, duration } from '../../telemetry/readable';
+import { userText } from '../../session/history';
 import type { AgentEvent, ReviewVerdict } from '../../engine/events';
 import { endedShort, unreachable } from '../../engine/events';
 import type { Usage } from '../../llm/types';
@@ -51,7 +52,11 @@ export class RunRenderer {
   private reviewing = false;
   private readonly held: AgentEvent[] = [];
 
-  constructor(private readonly target: RenderTarget) {
+  /** `replaying`: a stored session shown again (crow sessions show): each prompt opens with what the person sent. */
+  constructor(
+    private readonly target: RenderTarget,
+    private readonly options: { replaying?: boolean } = {},
+  ) {
     if (target.markdown) {
       const render = target.markdown;
       this.markdown = new MarkdownStream((text) => target.out.write(text), render);
@@ -72,8 +77,14 @@ export class RunRenderer {
     this.noteSpeaker(event);
     const { errStyle: s } = this.target;
     switch (event.type) {
+      case 'prompt_start':
+        this.labelFirstSpeaker = event.coagent !== undefined;
+        this.speaker = undefined;
+        return this.options.replaying ? this.status(s.bold(`› ${oneLine(userText(event.content), 400)}`)) : undefined;
       case 'turn_complete':
         return endedShort(event.reason) ? this.status(s.yellow(`⚠ ${event.agent}: ${event.message}`)) : undefined;
+      // The todo tool's own line shows the list as it changes.
+      case 'plan':
       case 'turn_start':
       case 'text_complete':
       case 'thinking_complete':

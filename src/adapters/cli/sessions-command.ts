@@ -2,13 +2,16 @@ import { resolve } from 'node:path';
 import { dataHome } from '../../config/paths';
 import { exportJson, exportMarkdown } from '../../session/session-export';
 import { SessionStore, type SessionMeta } from '../../session/session-store';
+import { storedPrompts } from '../../host/stored-prompts';
 import { commandArgs, noPositionals } from './cli-args';
+import { RunRenderer } from './run-renderer';
+import { styleFor } from './terminal-style';
 import { UsageError, type CliIO } from './cli-io';
 
 export const SESSIONS_HELP = `Usage: crow sessions <command>
 
   list [--cwd DIR] [--all] [--json]   stored sessions, newest first (default: this folder's)
-  show ID                             every agent's transcript of a session
+  show ID                             the session as crow run showed it, prompt by prompt
   export ID [--format md|json] [--out DIR]
                                       markdown transcripts linked with [[wikilinks]]
                                       (a folder under DIR, default .), or JSON on stdout
@@ -74,43 +77,27 @@ function listLine(s: SessionMeta, withCwd: boolean): string {
   return `${s.id}  ${when}  ${s.agentName} (${agents})  ${s.title || '(untitled)'}${child}${withCwd ? `  ${s.cwd}` : ''}`;
 }
 
+/**
+ * A stored session as `crow run` showed it: each prompt through the same
+ * renderer, the person's message first, answer and work together on stdout.
+ */
 function show(store: SessionStore, argv: string[], io: CliIO): number {
   const { values, positionals } = commandArgs('sessions show', argv, {});
   if (values.help) return help(io);
   const id = sessionId(store, positionals, 'show');
   const meta = store.meta(id);
-  const histories = store.histories(id);
   io.stdout.write(`${meta.title || meta.id}\n${meta.agentName} in ${meta.cwd}, ${new Date(meta.createdAt).toISOString()}\n`);
   io.stdout.write(artifactLines(meta));
-  for (const internal of meta.internal) {
-    io.stdout.write(`\n── ${internal.agentName} (${internal.role}) ──\n`);
-    for (const entry of histories.get(internal.id) ?? []) {
-      switch (entry.kind) {
-        case 'user':
-          io.stdout.write(`\n${entry.from ? `[from ${entry.from}]` : '[user]'} ${entry.content.map((b) => (b.type === 'text' ? b.text : '[image]')).join(' ')}\n`);
-          break;
-        case 'assistant_text':
-          io.stdout.write(`\n${entry.text}\n`);
-          break;
-        case 'tool_call':
-          io.stdout.write(`  → ${entry.name} ${entry.arguments.slice(0, 120)}\n`);
-          break;
-        case 'tool_result':
-          io.stdout.write(`  ← ${entry.status}${entry.error ? `: ${entry.error.split('\n', 1)[0]}` : ''}\n`);
-          break;
-        case 'system':
-          io.stdout.write(`  — ${entry.event}: ${entry.message}\n`);
-          break;
-        case 'thinking':
-        case 'redacted_thinking':
-          break;
-      }
-    }
+  const style = styleFor(io.stdout, io.env);
+  for (const { start, events } of storedPrompts(store.load(id), { live: store.isRecording(id) })) {
+    io.stdout.write('\n');
+    const renderer = new RunRenderer({ out: io.stdout, err: io.stdout, outStyle: style, errStyle: style }, { replaying: true });
+    for (const event of [start, ...events]) renderer.render(event);
+    renderer.pause();
   }
   return 0;
 }
 
-/** The feature folder and what each command wrote, when commands wrote anything. */
 function artifactLines(meta: SessionMeta): string {
   const records = meta.artifacts ?? [];
   if (meta.feature === undefined && records.length === 0) return '';

@@ -20,7 +20,6 @@ import type {
   WebviewMessage,
 } from '../../../../webview/chat/protocol';
 import { ChatSession, type ChatHost } from './chat-session';
-import { replayTranscript } from './replay';
 import { emptyMeter, sumMeters } from '../../../host/cost';
 import { capText, diffPath, notice } from './transcript-translator';
 
@@ -229,7 +228,7 @@ export class ChatController {
     const chat = id === undefined ? await this.session() : await this.open(id);
     this.post({ type: 'reset', sessionId: id, title: chat.session.title });
     if (id !== undefined) {
-      for (const event of replayTranscript(chat.session)) this.remember(event);
+      for (const event of chat.transcript()) this.remember(event);
       this.sessionMeter = chat.meter;
       this.post({ type: 'events', events: this.transcript });
     }

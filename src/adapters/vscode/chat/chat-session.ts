@@ -13,13 +13,14 @@ import { openFolder } from '../../../host/folder';
 import { HostError } from '../../../host/host-error';
 import { HostSession, type HostSessionOptions } from '../../../host/host-session';
 import { THOUGHT_LEVELS } from '../../../host/prompt-input';
+import { storedPrompts } from '../../../host/stored-prompts';
 import type { SessionStore } from '../../../session/session-store';
 import type { AskFn } from '../../../tools/permissions';
 import type { Workspace } from '../../../tools/workspace';
 import type { Meter, PromptStatus, TranscriptEvent } from '../../../../webview/chat/protocol';
 import { frontDoorDocument, roleChoices, settingsFor, type CrowConfiguration } from '../configuration';
 import { liveSessions } from './live-sessions';
-import { notice, planEntries, TranscriptTranslator } from './transcript-translator';
+import { notice, TranscriptTranslator } from './transcript-translator';
 
 /** What a chat session needs from its host (the extension, or a test). */
 export interface ChatHost {
@@ -111,21 +112,14 @@ export class ChatSession {
    * told through `observer` and the outcome.
    */
   async prompt(text: string, observer: PromptObserver, signal?: AbortSignal): Promise<ChatOutcome> {
-    let translator: TranscriptTranslator | undefined;
-    const stopPlan = this.session.todos.onChange((items) => observer.onEvent({ type: 'plan', entries: planEntries(items) }));
+    const translator = new TranscriptTranslator();
     liveSessions.started(this.id, this.session.trace);
-    const stream = this.host.prompt(text, {
-      ...(signal ? { signal } : {}),
-      onStart: (composition) => {
-        translator = new TranscriptTranslator({ primary: composition.primary.name, ...(composition.coagent ? { coagent: composition.coagent.name } : {}) });
-      },
-    });
+    const stream = this.host.prompt(text, signal ? { signal } : {});
     let status: PromptStatus = 'error';
     let ended = false;
     try {
       for await (const event of stream) {
-        const shown = translator ? translator.handle(event) : event.type === 'notice' ? [notice(event.level, event.message)] : [];
-        for (const item of shown) {
+        for (const item of translator.handle(event)) {
           if (item.type === 'prompt_end') ended = true;
           observer.onEvent(item);
         }
@@ -136,11 +130,18 @@ export class ChatSession {
       if (err instanceof HostError) throw new PromptSetupError(err.message);
       observer.onEvent(notice('error', `Crow failed: ${errorText(err)}. The session is kept; try again, or open the trace to see what happened.`));
     } finally {
-      stopPlan();
       liveSessions.ended(this.id);
     }
     if (!ended) observer.onEvent({ type: 'prompt_end', status, message: status === 'cancelled' ? 'Cancelled.' : '' });
     return { status, meter: this.host.meter.prompt };
+  }
+
+  /** The stored session's prompts as the view shows them: each through a translator, as it was shown live. */
+  transcript(): TranscriptEvent[] {
+    return storedPrompts(this.session).flatMap(({ start, events }) => {
+      const translator = new TranscriptTranslator({ replaying: true });
+      return [start, ...events].flatMap((event) => translator.handle(event));
+    });
   }
 
   cancel(): void {

@@ -6,6 +6,7 @@
  */
 import { type AgentEvent, endedShort, unreachable } from '../../../engine/events';
 import { oneLine } from '../../../vocabulary/text';
+import { userText } from '../../../session/history';
 import type { TodoItem } from '../../../tools/todos';
 import type { ToolResult } from '../../../tools/tool';
 import type { Actor, ErrorHint, PlanEntry, PromptStatus, TranscriptEvent } from '../../../../webview/chat/protocol';
@@ -14,9 +15,11 @@ import type { Actor, ErrorHint, PlanEntry, PromptStatus, TranscriptEvent } from 
 export const MAX_CARD_CHARS = 8_000;
 
 export interface TranscriptOptions {
-  /** The composition's primary and reviewer, for the badges; anyone else is a subagent. */
-  primary: string;
-  coagent?: string;
+  /**
+   * Showing a stored prompt again: its prompt_start shows the person's
+   * message, which live the view showed when it was sent.
+   */
+  replaying?: boolean;
 }
 
 export function capText(text: string, max = MAX_CARD_CHARS): string {
@@ -45,23 +48,33 @@ export function planEntries(items: readonly TodoItem[]): PlanEntry[] {
 }
 
 /**
- * Translates one prompt's events. `handle` returns the events to show (often
- * none); text arrives as deltas, a complete block only when its deltas never
- * came. Tokens and cost are the session host's to count.
+ * Translates one prompt's events, live or stored (the same way both times).
+ * `handle` returns the events to show (often none); text arrives as
+ * deltas, a complete block only when its deltas never came. Who is the
+ * primary and who reviews comes with prompt_start. Tokens and cost are the
+ * session host's to count.
  */
 export class TranscriptTranslator {
   private readonly streamed = new Set<string>();
+  private primary: string | undefined;
+  private coagent: string | undefined;
 
-  constructor(private readonly options: TranscriptOptions) {}
+  constructor(private readonly options: TranscriptOptions = {}) {}
 
   actor(agent: string): Actor {
-    if (agent === this.options.primary) return { agent, role: 'primary' };
-    if (agent === this.options.coagent) return { agent, role: 'reviewer' };
+    if (agent === this.primary) return { agent, role: 'primary' };
+    if (agent === this.coagent) return { agent, role: 'reviewer' };
     return { agent, role: 'subagent' };
   }
 
   handle(event: AgentEvent): TranscriptEvent[] {
     switch (event.type) {
+      case 'prompt_start':
+        this.primary = event.primary;
+        this.coagent = event.coagent;
+        return this.options.replaying ? [{ type: 'user_message', text: userText(event.content) }] : [];
+      case 'plan':
+        return [{ type: 'plan', entries: planEntries(event.items) }];
       case 'text_delta':
       case 'thinking_delta': {
         const block = event.type === 'text_delta' ? 'text' : 'thinking';
@@ -114,7 +127,7 @@ export class TranscriptTranslator {
         return [{ type: 'subagent', callId: event.callId, subagent: event.subagent, state: 'ended', text: `${event.status}: ${capText(event.summary)}` }];
       case 'task_complete':
         // In a reviewed run the primary's claim goes to review and the reviewer's approval is its verdict: neither is news.
-        if (this.options.coagent !== undefined || event.summary.trim() === '') return [];
+        if (this.coagent !== undefined || event.summary.trim() === '') return [];
         return [notice('info', `${event.agent} marked the task complete: ${capText(event.summary)}`)];
       case 'run_complete': {
         const hint = event.status === 'error' ? errorHint(event.message) : undefined;
