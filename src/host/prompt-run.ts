@@ -52,6 +52,8 @@ export interface SharedPromptState {
   noticeSink?: (level: NoticeLevel, message: string, title?: string) => void;
 }
 
+const NO_TOOLS: readonly Tool[] = Object.freeze([]);
+
 /** How long setup may take before the user is told what is happening. */
 const SLOW_NOTICE_MS = 700;
 
@@ -223,9 +225,10 @@ export class PromptRun {
   }
 
   /** The tools of the folder's and the front door's MCP servers; servers restart only when their configuration changed. */
-  private async mcpTools(catalog: WorkspaceCatalog): Promise<Tool[]> {
+  private async mcpTools(catalog: WorkspaceCatalog): Promise<readonly Tool[]> {
     const configs = mergeServers(catalog.mcpServers?.() ?? [], this.options.mcpServers ?? []);
-    if (configs.length === 0 && !this.shared.mcp) return [];
+    // The same (empty) list each time, so the composition built with it is reused.
+    if (configs.length === 0 && !this.shared.mcp) return NO_TOOLS;
     const key = JSON.stringify(configs);
     if (this.shared.mcp?.key !== key) {
       await this.shared.mcp?.servers.close();

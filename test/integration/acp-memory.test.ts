@@ -311,6 +311,30 @@ describe('ACP server in memory', () => {
     );
   });
 
+  it('ends each prompt with the stop reason that says how it ended: end_turn, max_tokens, refusal, max_turn_requests, cancelled', async () => {
+    const provider = new ScriptedProvider([
+      { text: 'An answer.' },
+      { text: 'An answer cut off at the lim', stopReason: 'max_tokens' },
+      { text: 'I cannot', stopReason: 'refusal' },
+      // loop mode without task_complete: three turns, then the flow's limit.
+      { text: 'Turn one.' },
+      { text: 'Turn two.' },
+      { text: 'Turn three.' },
+      { text: 'Streaming on and on', hangAfterDeltas: true },
+    ]);
+    const client = await connect(new TestCatalog({ providers: { m: provider }, policy: ALLOW_ALL }));
+    const id = await session(client);
+    assert.equal((await client.prompt(id, 'Answer')).stopReason, 'end_turn');
+    assert.equal((await client.prompt(id, 'Answer at length')).stopReason, 'max_tokens');
+    assert.equal((await client.prompt(id, 'Do the questionable thing')).stopReason, 'refusal');
+    await client.agent.request('session/set_mode', { sessionId: id, modeId: 'loop' });
+    assert.equal((await client.prompt(id, 'Keep going')).stopReason, 'max_turn_requests');
+    const streaming = client.prompt(id, 'Talk');
+    await client.until(() => client.said(id).includes('Streaming'));
+    await client.cancel(id);
+    assert.equal((await streaming).stopReason, 'cancelled');
+  });
+
   it('replays the history on session/load, on a new connection', async () => {
     writeFileSync(join(root, 'notes.txt'), 'old\n');
     const provider = new ScriptedProvider([

@@ -1,0 +1,184 @@
+/**
+ * The session host as every door uses it: one prompt at a time, a cancel
+ * that winds down within its grace, notices told once, what leaves the
+ * process redacted, a composition reused while nothing changed, and a
+ * stored session that resumes with its visible record.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TranscriptTranslator } from '../../../src/adapters/vscode/chat/transcript-translator';
+import type { AgentEvent } from '../../../src/engine/events';
+import { HostError } from '../../../src/host/host-error';
+import { HostSession, type HostSessionOptions } from '../../../src/host/host-session';
+import { INTERRUPTED, storedPrompts } from '../../../src/host/stored-prompts';
+import { ScriptedProvider } from '../../../src/llm/scripted';
+import { SessionStore } from '../../../src/session/session-store';
+import { Redactor } from '../../../src/telemetry/redact';
+import { NodeWorkspace } from '../../../src/tools/node-workspace';
+import { TestCatalog } from '../../support/acp-catalog';
+import { ALLOW_ALL } from '../tools/temp-workspace';
+
+const SECRET = 'sk-host-test-0123456789abcdef';
+
+describe('HostSession', () => {
+  let root: string;
+  let data: string;
+  let provider: ScriptedProvider;
+  let catalog: TestCatalog & { notices?(): string[]; redactor?(): Redactor };
+
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'crow-host-ws-'));
+    data = mkdtempSync(join(tmpdir(), 'crow-host-data-'));
+    provider = new ScriptedProvider([], 'm', 4);
+    catalog = Object.assign(new TestCatalog({ providers: { m: provider }, policy: ALLOW_ALL }), {
+      notices: () => ['The folder has a problem worth telling once.'],
+      redactor: () => new Redactor({ OPENAI_API_KEY: SECRET }),
+    });
+  });
+  afterEach(() => {
+    rmSync(root, { recursive: true, force: true });
+    rmSync(data, { recursive: true, force: true });
+  });
+
+  const options = (): HostSessionOptions => ({
+    catalog: () => catalog,
+    store: new SessionStore({ dataHome: data }),
+    workspace: new NodeWorkspace(root),
+    env: {},
+  });
+
+  async function run(host: HostSession, prompt: string): Promise<AgentEvent[]> {
+    const events: AgentEvent[] = [];
+    const stream = host.prompt(prompt);
+    for await (const event of stream) events.push(event);
+    await stream.result;
+    return events;
+  }
+
+  it('opens every prompt with prompt_start, naming who answers, and tells the folder\'s notices once', async () => {
+    provider.enqueue({ text: 'First.' }, { text: 'Second.' });
+    const host = await HostSession.create(options());
+    try {
+      const first = await run(host, 'One');
+      const start = first.find((event) => event.type === 'prompt_start');
+      assert.deepEqual(start, { type: 'prompt_start', agent: 'build', primary: 'builder', content: [{ type: 'text', text: 'One' }] });
+      assert.equal(first.filter((event) => event.type === 'notice').length, 1);
+      const second = await run(host, 'Two');
+      assert.equal(second.filter((event) => event.type === 'notice').length, 0, 'told once per session');
+      assert.equal(catalog.builds.length, 1, 'the composition is reused while nothing it depends on changed');
+      await host.setAgent('pair');
+      provider.enqueue({ text: 'Third.' }, { text: 'A summary.' }, { toolCalls: [{ name: 'task_complete', arguments: { summary: 'ok' } }] });
+      await run(host, 'Three');
+      assert.equal(catalog.builds.length, 2, 'and rebuilt when the agent changed');
+    } finally {
+      await host.close();
+    }
+  });
+
+  it('refuses a second prompt while one runs, and lets one in once a cancelled one has wound down', async () => {
+    provider.enqueue({ text: 'A long answer that keeps going.', delayMs: 30 }, { text: 'Next.' });
+    const host = await HostSession.create(options());
+    try {
+      const running = host.prompt('Long');
+      const refused = host.prompt('Meanwhile');
+      await assert.rejects(refused.result, (err: unknown) => err instanceof HostError && err.kind === 'busy');
+      host.cancel();
+      const next = host.prompt('After the cancel');
+      assert.equal((await running.result).status, 'cancelled');
+      assert.equal((await next.result).status, 'needs_input');
+    } finally {
+      await host.close();
+    }
+  });
+
+  it('keeps a secret out of the events it hands on and out of the stored record, even split across deltas', async () => {
+    // The model repeats the key the person typed, in deltas of four characters.
+    provider.enqueue({ text: `The key is ${SECRET}.` });
+    const host = await HostSession.create(options());
+    try {
+      const events = await run(host, `Remember ${SECRET}`);
+      const handedOn = events.filter((event) => event.type !== 'text_delta');
+      assert.doesNotMatch(JSON.stringify(handedOn), new RegExp(SECRET), 'whole texts are redacted when handed on');
+      const stored = readFileSync(join(data, 'sessions', host.id, 'events.jsonl'), 'utf8');
+      assert.doesNotMatch(stored, new RegExp(SECRET));
+      assert.doesNotMatch(stored, /sk-host/, 'not even its start: the merged delta is redacted whole');
+      assert.match(stored, /The key is/);
+    } finally {
+      await host.close();
+    }
+  });
+
+  it('resumes a stored session with its record: the same events, shown the same way, and the history goes on', async () => {
+    provider.enqueue({ text: 'Noted.', toolCalls: [{ name: 'todo_write', arguments: { todos: [{ id: '1', content: 'Do it', status: 'pending', priority: 'high' }] } }] }, { text: 'Planned.' });
+    const host = await HostSession.create(options());
+    const live = await run(host, 'Plan it');
+    await host.close();
+
+    const resumed = await HostSession.load(options(), host.id);
+    try {
+      const [prompt] = storedPrompts(resumed.session);
+      assert.ok(prompt);
+      const shown = (events: AgentEvent[]) => {
+        const translator = new TranscriptTranslator();
+        return events.flatMap((event) => translator.handle(event)).filter((item) => item.type !== 'text_delta');
+      };
+      assert.deepEqual(shown([prompt.start, ...prompt.events]), shown(live));
+      assert.ok(prompt.events.some((event) => event.type === 'plan'), 'the plan is part of the record');
+      provider.enqueue({ text: 'Done.' });
+      await run(resumed, 'Now do it');
+      assert.match(JSON.stringify(provider.requests.at(-1)!.messages), /Plan it[\s\S]*Planned\.[\s\S]*Now do it/);
+    } finally {
+      await resumed.close();
+    }
+  });
+
+  it('shows a session stored before it kept a record from its history, as a live one is shown', async () => {
+    provider.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'a\n' } }] }, { text: 'Wrote it.' });
+    const host = await HostSession.create(options());
+    await run(host, 'Write a.txt');
+    await host.close();
+    const store = new SessionStore({ dataHome: data });
+    const recorded = storedPrompts(store.load(host.id));
+    writeFileSync(join(data, 'sessions', host.id, 'events.jsonl'), '');
+    const rebuilt = storedPrompts(store.load(host.id));
+    const essentials = (prompts: typeof recorded) => {
+      const translator = new TranscriptTranslator({ replaying: true });
+      return prompts
+        .flatMap(({ start, events }) => [start, ...events])
+        .flatMap((event) => translator.handle(event))
+        .filter((item) => ['user_message', 'text_delta', 'tool_start', 'tool_end'].includes(item.type))
+        .map((item) => (item.type === 'tool_end' ? { ...item, durationMs: 0 } : item));
+    };
+    assert.deepEqual(essentials(rebuilt), essentials(recorded));
+  });
+
+  it('closes what a stopped process left running: the call and the prompt end as interrupted', async () => {
+    provider.enqueue({ toolCalls: [{ name: 'bash', arguments: { command: 'sleep 100' } }] });
+    const host = await HostSession.create(options());
+    const events: AgentEvent[] = [];
+    const stream = host.prompt('Run it');
+    for await (const event of stream) {
+      events.push(event);
+      // The window is reloaded while the command runs: nothing after this reaches the record.
+      if (event.type === 'tool_call_start') break;
+    }
+    const file = join(data, 'sessions', host.id, 'events.jsonl');
+    const upToTheCall = readFileSync(file, 'utf8');
+    host.cancel();
+    await host.close();
+    writeFileSync(file, upToTheCall);
+    const [prompt] = storedPrompts(new SessionStore({ dataHome: data }).load(host.id));
+    const ended = prompt!.events.find((event) => event.type === 'tool_call_end');
+    assert.ok(ended && ended.type === 'tool_call_end');
+    assert.equal(ended.result.status, 'cancelled');
+    assert.equal(ended.result.error, INTERRUPTED);
+    assert.deepEqual(prompt!.events.at(-1), { type: 'run_complete', agent: 'build', status: 'cancelled', message: INTERRUPTED });
+    assert.equal(storedPrompts(new SessionStore({ dataHome: data }).load(host.id), { live: true })[0]!.events.some((event) => event.type === 'run_complete'), false, 'a session still recording is left open');
+  });
+
+  it('names a stored session that does not exist as such', async () => {
+    await assert.rejects(HostSession.load(options(), 'no-such-session'), (err: unknown) => err instanceof HostError && err.kind === 'unknown-session');
+  });
+});
