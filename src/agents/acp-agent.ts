@@ -8,7 +8,7 @@ import type { PermissionGate } from '../tools/permissions';
 import { TASK_COMPLETE } from '../vocabulary/tool-names';
 import { runCoagent } from './coagent-flow';
 import { type ControlFlow, describeFlow, type HandoffPrompt } from '../config/control-flow';
-import { FlowRun, type AgentMessage } from './flow-run';
+import { BudgetReached, FlowRun, type AgentMessage } from './flow-run';
 import { runGenerated } from './generated-flow';
 import { runHitl } from './hitl-flow';
 import { runLoop } from './loop-flow';
@@ -100,6 +100,7 @@ export class ACPAgent {
           });
       }
     } catch (err) {
+      if (err instanceof BudgetReached) return run.finish('budget', err.message);
       if (run.signal.aborted) return run.finish('cancelled', 'Cancelled. All work so far is kept; send a new prompt to continue.');
       return run.finish('error', `${this.name} failed: ${errorText(err)}`);
     }

@@ -61,7 +61,7 @@ export function baseAgentFromDefinition(definition: BaseAgentDefinition, part: A
     ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
     ...(thinkingBudget !== undefined ? { thinkingBudget } : {}),
     ...(temperature !== undefined ? { temperature } : {}),
-    compaction: compactionSettings(contextWindowOf(connection), environment.prompts),
+    compaction: compactionSettings(contextWindowOf(connection), environment.prompts, settings.compaction !== 'off'),
   });
 }
 
@@ -112,11 +112,12 @@ function contextWindowOf(connection: ProviderConnection): number {
 }
 
 /** Compaction with the prompts of the `compaction` and `compaction-note` templates. */
-export function compactionSettings(contextWindow: number, prompts: PromptRegistry): CompactionSettings {
+export function compactionSettings(contextWindow: number, prompts: PromptRegistry, auto = true): CompactionSettings {
   return {
     contextWindow,
+    ...(auto ? {} : { auto: false }),
     prompts: {
-      instructions: () => prompts.render('compaction', {}),
+      instructions: (asked) => prompts.render('compaction', { requested: asked !== undefined, focus: asked?.focus }),
       note: (summary) => prompts.render('compaction-note', { summary }).trim(),
     },
   };

@@ -2,7 +2,7 @@ import type { PromptRegistry } from '../config/prompts';
 import type { BaseAgent } from '../engine/base-agent';
 import type { AgentEvent, HandoffPurpose, RunStatus } from '../engine/events';
 import type { TurnResult } from '../engine/turn';
-import { toollessCall } from '../engine/model-call';
+import { charging, toollessCall } from '../engine/model-call';
 import { addUsage, costOf, emptyUsage, type Provider, type Usage, type UserBlock } from '../llm/types';
 import type { ACPSession, SessionRole } from '../session/acp-session';
 import type { InternalSession } from '../session/internal-session';
@@ -11,6 +11,11 @@ import { formatTodos } from '../tools/builtin/todo';
 import type { Span } from '../telemetry/span';
 import type { RunResult } from './run-result';
 import { clip } from '../vocabulary/text';
+
+/** A flow's own model call refused by the prompt's budget: the run ends with status budget. */
+export class BudgetReached extends Error {
+  override name = 'BudgetReached';
+}
 
 /** A message for an agent: what the user typed, or text a flow wrote. */
 export type AgentMessage = string | UserBlock[];
@@ -104,8 +109,10 @@ export class FlowRun {
    * exception with its message.
    */
   async generate(label: string, provider: Provider, system: string, prompt: string): Promise<string> {
+    const over = this.session.budget?.exceeded();
+    if (over !== undefined) throw new BudgetReached(over);
     const { response, text } = await toollessCall(
-      { agent: label, provider, span: this.span, emit: (event) => this.emit(event) },
+      { agent: label, provider, span: this.span, emit: charging(this.session.budget, (event) => this.emit(event)) },
       { system, messages: [{ role: 'user', content: [{ type: 'text', text: prompt }] }] },
       this.signal,
     );
@@ -155,6 +162,7 @@ export class FlowRun {
     if (turn.stopReason === 'error') return this.finish('error', `${agent} stopped on an error: ${turn.message}`);
     // Handing a refused request on to another agent would only repeat it.
     if (turn.stopReason === 'refused') return this.finish('needs_input', `${agent}: ${turn.message}`);
+    if (turn.stopReason === 'budget') return this.finish('budget', turn.message);
     return undefined;
   }
 
@@ -177,6 +185,8 @@ export class FlowRun {
       role,
       depth: this.session.depth,
       ...(this.session.subagents ? { subagents: this.session.subagents } : {}),
+      ...(this.session.budget ? { budget: this.session.budget } : {}),
+      ...(this.session.steering ? { steering: this.session.steering } : {}),
     });
     const result = await stream.forEach((event) => {
       // Under a reviewer the primary's task_complete only hands the work over; it ends nothing.

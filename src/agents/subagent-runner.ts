@@ -5,6 +5,7 @@ import type { PromptRegistry } from '../config/prompts';
 import { agentModel } from '../config/provider-config';
 import type { Settings } from '../config/settings';
 import type { AgentEvent } from '../engine/events';
+import { chargeUsage } from '../engine/model-call';
 import { ACPSession } from '../session/acp-session';
 import type { SessionStore } from '../session/session-store';
 import { PERMISSION_CATEGORIES, type PermissionCategory, type PermissionPolicy, type PermissionRule } from '../vocabulary/permission-types';
@@ -171,6 +172,7 @@ export class SubagentRunner implements SubagentLauncher {
     session.title = task.split('\n', 1)[0]!.slice(0, 80);
     session.depth = depth;
     session.subagents = this;
+    session.budget = ctx.budget;
     session.parent = { sessionId: ctx.sessionId, callId: ctx.callId, agent: ctx.agentName, ...(ctx.span ? { span: ctx.span } : {}) };
     const stored = this.options.store?.attach(session);
     const report = (event: SubagentReport): void => ctx.report?.(event);
@@ -184,7 +186,10 @@ export class SubagentRunner implements SubagentLauncher {
         provider: agent.primary.provider,
         signal: ctx.signal,
         span: ctx.span,
-        report: (event: Extract<AgentEvent, { type: 'usage' }>) => ctx.report?.(usageReport(ctx, resolved.name, event)),
+        report: (event: Extract<AgentEvent, { type: 'usage' }>) => {
+          chargeUsage(ctx.budget, event);
+          ctx.report?.(usageReport(ctx, resolved.name, event));
+        },
       };
       const { result, text, reflection } = await reflect(resolved.base, reflecting, prompt, attempt);
       const status: SubagentStatus = STATUS[result.status];
@@ -324,6 +329,8 @@ const STATUS: Record<RunResult['status'], SubagentStatus> = {
   completed: 'completed',
   needs_input: 'completed',
   limit: 'failed',
+  // The parent's next model call is checked against the same budget, and stops there.
+  budget: 'failed',
   error: 'failed',
   cancelled: 'cancelled',
 };

@@ -47,6 +47,8 @@ export const HARMLESS_KEYS: ReadonlySet<string> = new Set([
   'images',
   // Which composition implements tasks, and whether a git branch is made for a feature.
   'speckit',
+  // Compacting less only costs the project's own sessions their context.
+  'compaction',
 ]);
 
 /** Provider fields that change where requests and keys go. */
@@ -114,6 +116,11 @@ export function judgeProjectSettings(
         else widen('undo.track_timeout_ms', `undo.track_timeout_ms = ${asked}: leaves what commands change without undo sooner`);
         break;
       }
+      case 'limits': {
+        const kept = judgeLimits(value as Table, ((baseline as Table).limits ?? {}) as Table, widen);
+        if (Object.keys(kept).length > 0) restricted[key] = kept;
+        break;
+      }
       case 'web_search':
         widen('web_search', `web_search = ${describe(value)}: sends searches, and any search key, to that service`, value);
         break;
@@ -150,6 +157,17 @@ function judgeSandbox(project: Table, baseline: Table, widen: Widen): Table {
     } else {
       widen(`sandbox.${field}`, `sandbox ${field} = ${describe(value)}`, value);
     }
+  }
+  return kept;
+}
+
+/** Spending limits: a lower limit than the user's (or one where the user set none) narrows; a higher one spends more of the user's money. */
+function judgeLimits(project: Table, baseline: Table, widen: Widen): Table {
+  const kept: Table = {};
+  for (const [field, value] of Object.entries(project)) {
+    const base = baseline[field];
+    if (typeof value === 'number' && (typeof base !== 'number' || value <= base)) kept[field] = value;
+    else widen(`limits.${field}`, `limits ${field} = ${quote(value)}: lets a prompt spend more (you have ${quote(base)})`);
   }
   return kept;
 }

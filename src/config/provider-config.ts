@@ -87,6 +87,14 @@ export function settingsOf(document: SettingsDocument, overrides: ConfigOverride
       mcpServers: document.mcp_servers && mcpServerSettings(document.mcp_servers),
       speckit: document.speckit && definedOnly({ implementAgent: document.speckit.implement_agent, createBranch: document.speckit.create_branch }),
       undo: document.undo && definedOnly({ trackTimeoutMs: document.undo.track_timeout_ms }),
+      compaction: document.compaction,
+      limits:
+        document.limits &&
+        definedOnly({
+          maxCostPerPrompt: document.limits.max_cost_per_prompt,
+          maxCostPerSession: document.limits.max_cost_per_session,
+          maxTokensPerPrompt: document.limits.max_tokens_per_prompt,
+        }),
     }),
     projectTrusted: trusted,
   };

@@ -190,6 +190,20 @@ const UndoSchema = z
   })
   .strict();
 
+/** Spending limits: checked before each model call; at a limit the run stops cleanly (exit 3 from crow run). */
+const LimitsSchema = z
+  .object({
+    /** US dollars one prompt may cost (models without prices count nothing). */
+    max_cost_per_prompt: z.number().positive().optional(),
+    /** US dollars a session may cost, its earlier prompts included. */
+    max_cost_per_session: z.number().positive().optional(),
+    /** Tokens one prompt may use: every input token (cached ones too) and every output token, subagents included. */
+    max_tokens_per_prompt: z.number().int().positive().optional(),
+  })
+  .strict();
+
+export const COMPACTION_MODES = ['auto', 'off'] as const;
+
 /** One config.toml. Every field is optional: a file says only what it changes. */
 export const SettingsFileSchema = z
   .object({
@@ -220,6 +234,9 @@ export const SettingsFileSchema = z
     mcp_servers: z.record(NameSchema, McpServerSchema).optional(),
     speckit: SpeckitSchema.optional(),
     undo: UndoSchema.optional(),
+    /** Compact the history as it nears the context window (auto, the default), or only on /compact (off). */
+    compaction: z.enum(COMPACTION_MODES).optional(),
+    limits: LimitsSchema.optional(),
   })
   .strict();
 

@@ -103,6 +103,27 @@ export interface Settings {
   speckit?: SpeckitSettings;
   /** How long a command waits for the undo snapshot before it runs without undo. */
   undo?: { trackTimeoutMs?: number };
+  /** Whether history is compacted automatically as it nears the context window; absent means auto. */
+  compaction?: CompactionMode;
+  /** What a prompt, and a session, may spend before the run stops. */
+  limits?: Limits;
+}
+
+export type CompactionMode = 'auto' | 'off';
+
+/**
+ * Spending limits, checked before each model call (subagents' calls
+ * included). Tokens count every input token (cached ones too) and every
+ * output token of the prompt's calls; cost counts calls whose model has
+ * prices configured.
+ */
+export interface Limits {
+  /** US dollars one prompt may cost. */
+  maxCostPerPrompt?: number;
+  /** US dollars a session may cost, earlier prompts included. */
+  maxCostPerSession?: number;
+  /** Tokens one prompt may use. */
+  maxTokensPerPrompt?: number;
 }
 
 export interface SpeckitSettings {

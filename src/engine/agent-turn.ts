@@ -4,8 +4,10 @@
  */
 import { addUsage, type AssistantResponse, emptyUsage, isCutOff, type LlmRequest, type Provider, type ToolCallBlock } from '../llm/types';
 import type { InternalSession } from '../session/internal-session';
+import type { Steering } from '../session/steering';
 import type { SystemEventKind } from '../session/history';
 import type { PermissionGate } from '../tools/permissions';
+import type { Budget } from '../vocabulary/budget';
 import type { PermissionPolicy } from '../vocabulary/permission-types';
 import type { UndoRecorder } from '../tools/undo-recorder';
 import { type SubagentLauncher, type Tool, type ToolContext, toolSpec } from '../tools/tool';
@@ -63,6 +65,10 @@ export interface TurnOptions {
   subagents?: SubagentLauncher;
   /** 0 for the agent the user talks to; subagents count up. */
   depth?: number;
+  /** The prompt's spending limits, checked before each model call. */
+  budget?: Budget;
+  /** Messages the person sent while the agent works, taken before each model call. */
+  steering?: Steering;
 }
 
 /** What a turn needs of the agent it runs for. */
@@ -74,7 +80,7 @@ export interface TurnAgent {
   readonly contextWindow: ContextWindowKeeper | undefined;
 }
 
-type OptionalScope = 'undo' | 'withoutTools' | 'span' | 'role' | 'subagents' | 'depth';
+type OptionalScope = 'undo' | 'withoutTools' | 'span' | 'role' | 'subagents' | 'depth' | 'budget' | 'steering';
 export type TurnScope = Required<Omit<TurnOptions, OptionalScope>> & Pick<TurnOptions, OptionalScope>;
 
 /** The state of one running turn. */
@@ -133,9 +139,20 @@ export class Turn {
       if (stepLimitReached(step, maxIterations)) {
         return this.finish('max_iterations', `Stopped after ${maxIterations} model calls (the agent's limit).`);
       }
+      const over = this.turnScope.budget?.exceeded();
+      if (over !== undefined) return this.finish('budget', over);
+      this.takeSteering();
       const response = await this.callModel();
       const stop = await this.afterResponse(response);
       if (stop) return stop;
+    }
+  }
+
+  /** Gives the agent what the person sent while it worked, as user messages before its next call. */
+  private takeSteering(): void {
+    for (const message of this.turnScope.steering?.take() ?? []) {
+      this.session.addUserMessage(message.forModel);
+      this.emit({ type: 'steer', agent: this.agent.name, content: message.content });
     }
   }
 
@@ -227,7 +244,10 @@ export class Turn {
     if (response.stopReason !== 'error' || !response.overflow || !keeper) return response;
     const compacted = await keeper.recover(scope, build, request, response.overflow);
     if (!compacted) {
-      return { ...response, errorMessage: `${response.errorMessage ?? 'The prompt does not fit the context window.'} Nothing older is left to compact: start a new session, or use a model with a larger context window.` };
+      const next = keeper.auto
+        ? 'Nothing older is left to compact: start a new session, or use a model with a larger context window.'
+        : 'Compaction is off (compaction = "off"): send /compact to summarise the conversation, or start a new session.';
+      return { ...response, errorMessage: `${response.errorMessage ?? 'The prompt does not fit the context window.'} ${next}` };
     }
     const retried = await this.callOnce(compacted);
     if (retried.overflow) {
@@ -279,7 +299,7 @@ export class Turn {
   }
 
   private context(callId: string, span: Span | undefined): ToolContext {
-    const { permissions, todos, undo, subagents, depth } = this.turnScope;
+    const { permissions, todos, undo, subagents, depth, budget } = this.turnScope;
     return {
       sessionId: this.session.id,
       agentName: this.agent.name,
@@ -297,6 +317,7 @@ export class Turn {
       ...(span ? { span } : {}),
       ...(subagents ? { subagents } : {}),
       depth: depth ?? 0,
+      ...(budget ? { budget } : {}),
       report: this.emit,
     };
   }
@@ -344,6 +365,7 @@ const SPAN_STATUS: Record<TurnStopReason, SpanStatus> = {
   max_iterations: 'ok',
   doom_loop: 'ok',
   max_tokens: 'ok',
+  budget: 'ok',
   cancelled: 'cancelled',
   error: 'error',
 };
@@ -352,6 +374,7 @@ const SYSTEM_EVENTS: Partial<Record<TurnStopReason, SystemEventKind>> = {
   cancelled: 'cancelled',
   doom_loop: 'doom_loop',
   max_iterations: 'max_iterations',
+  budget: 'budget',
   task_complete: 'task_complete',
   error: 'error',
 };

@@ -1,12 +1,14 @@
-import type { Provider } from '../llm/types';
+import type { LlmRequest, Provider } from '../llm/types';
+import type { Span } from '../telemetry/span';
 import type { InternalSession } from '../session/internal-session';
 import { PermissionGate } from '../tools/permissions';
 import { DEFAULT_POLICY } from '../vocabulary/permission-types';
-import type { Tool } from '../tools/tool';
+import { type Tool, toolSpec } from '../tools/tool';
 import { TodoStore } from '../tools/todos';
 import type { AgentEvent } from './events';
 import { EventStream } from './event-stream';
-import { ContextWindowKeeper } from './compaction';
+import { type CompactOutcome, ContextWindowKeeper } from './compaction';
+import { charging } from './model-call';
 import { assertRepeatThreshold } from './stop-rules';
 import { type BaseAgentOptions, Turn, type TurnOptions, type TurnScope } from './agent-turn';
 import type { TurnResult } from './turn';
@@ -63,13 +65,29 @@ export class BaseAgent {
       ...(options.role !== undefined ? { role: options.role } : {}),
       ...(options.subagents ? { subagents: options.subagents } : {}),
       ...(options.depth !== undefined ? { depth: options.depth } : {}),
+      ...(options.budget ? { budget: options.budget } : {}),
+      ...(options.steering ? { steering: options.steering } : {}),
     };
-    const turn = new Turn(this, this.options, this.tools, session, scope, (event) => stream.push(event));
+    const turn = new Turn(this, this.options, this.tools, session, scope, charging(scope.budget, (event) => stream.push(event)));
     turn.run().then(
       (result) => stream.end(result),
       (err: unknown) => stream.fail(err),
     );
     return stream;
+  }
+
+  /**
+   * Compacts the agent's history in `session` now, as a person asked
+   * (/compact): everything so far becomes one summary, guided by `focus`.
+   * An agent without a context window to keep (no compaction settings)
+   * changes nothing.
+   */
+  compact(session: InternalSession, options: { signal: AbortSignal; emit: (event: AgentEvent) => void; focus?: string; span?: Span }): Promise<CompactOutcome> {
+    const keeper = this.contextWindow;
+    if (!keeper) return Promise.resolve({ compacted: false });
+    const build = (): LlmRequest => ({ system: this.options.systemPrompt, messages: session.toMessages(), tools: [...this.tools.values()].map(toolSpec) });
+    const scope = { agent: this.name, provider: this.provider, session, emit: options.emit, span: options.span, signal: options.signal };
+    return keeper.compactNow(scope, build, options.focus);
   }
 
   /** The names of the tools this agent can call. */

@@ -17,10 +17,23 @@ export interface CompactionSettings {
   contextWindow: number;
   /** Compact when a request is estimated above this share of the window. Default 0.8. */
   threshold?: number;
-  /** Renders the request to summarise (the agent reads it as a user message) and the note the model reads afterwards. */
-  prompts: { instructions(): string; note(summary: string): string };
+  /** Compact on its own as the window fills, and after a server refused a prompt as too long (default); false: only when asked (/compact). */
+  auto?: boolean;
+  /**
+   * Renders the request to summarise (the agent reads it as a user message;
+   * `asked` is given when a person asked for the compaction, with what they
+   * want the summary to focus on) and the note the model reads afterwards.
+   */
+  prompts: { instructions(asked?: { focus?: string }): string; note(summary: string): string };
 }
 
+
+/** What a compaction a person asked for did. */
+export interface CompactOutcome {
+  compacted: boolean;
+  /** Why the summary could not be written, when it failed. */
+  error?: string;
+}
 
 export interface CompactionScope {
   agent: string;
@@ -49,9 +62,37 @@ export class ContextWindowKeeper {
     return learned !== undefined && learned < configured.contextWindow ? { ...configured, contextWindow: learned } : configured;
   }
 
-  /** `build()`'s request, compacted first if it would not fit. */
-  fit(scope: Omit<CompactionScope, 'settings'>, build: () => LlmRequest): Promise<LlmRequest> {
+  /** Whether the keeper compacts on its own; off, requests go as they are and only compactNow compacts. */
+  get auto(): boolean {
+    return this.configured.auto !== false;
+  }
+
+  /** `build()`'s request, compacted first if it would not fit (unless compaction is off). */
+  async fit(scope: Omit<CompactionScope, 'settings'>, build: () => LlmRequest): Promise<LlmRequest> {
+    if (!this.auto) return build();
     return fitToWindow({ ...scope, settings: this.settings }, build);
+  }
+
+  /**
+   * Compacts the whole history now, as a person asked (/compact): one
+   * summary of everything so far, guided by `focus`. Nothing to summarise,
+   * or a failed summary (`error` says why), leaves the history as it was.
+   */
+  async compactNow(scope: Omit<CompactionScope, 'settings'>, build: () => LlmRequest, focus?: string): Promise<CompactOutcome> {
+    const { session } = scope;
+    const upTo = session.entries.length;
+    if (upTo === 0 || alreadySummarised(session.entries, upTo)) return { compacted: false };
+    const settings = this.settings;
+    const before = estimateTokens(build());
+    const asked = focus !== undefined && focus.trim() !== '' ? { focus: focus.trim() } : {};
+    let written = await summarise({ ...scope, settings }, upTo, build(), asked);
+    // A conversation too long for the server to read whole is summarised from its trimmed view (tool outputs shortened).
+    if ('overflow' in written) written = await summarise({ ...scope, settings }, upTo, build(), asked, upTo);
+    if ('error' in written) return { compacted: false, error: written.error };
+    session.append({ kind: 'compaction', upTo, note: settings.prompts.note(written.summary), at: Date.now() });
+    const how = asked.focus !== undefined ? `summarised all ${upTo} entries on request, focused on: ${asked.focus}` : `summarised all ${upTo} entries on request`;
+    scope.emit({ type: 'compaction', agent: scope.agent, tokensBefore: before, tokensAfter: estimateTokens(build()), how });
+    return { compacted: true };
   }
 
   /**
@@ -60,6 +101,7 @@ export class ContextWindowKeeper {
    * undefined when nothing was left to compact.
    */
   async recover(scope: Omit<CompactionScope, 'settings'>, build: () => LlmRequest, refused: LlmRequest, overflow: ContextOverflow): Promise<LlmRequest | undefined> {
+    if (!this.auto) return undefined;
     const window = windowInEstimate(overflow, estimateTokens(refused));
     if (window !== undefined) this.learned = Math.min(this.learned ?? Infinity, Math.floor(window));
     const settings = this.settings;
@@ -117,9 +159,9 @@ async function compact(scope: CompactionScope, build: () => LlmRequest, limit: n
     const trimmed = build();
     if (limit > 0 && estimateTokens(trimmed) <= limit) return announce(trimmed, 'trimmed old tool outputs');
   }
-  const summary = upTo > 0 && !alreadySummarised(session.entries, upTo) ? await summarise(scope, upTo, build()) : undefined;
-  if (summary !== undefined) {
-    session.append({ kind: 'compaction', upTo, note: settings.prompts.note(summary), at: Date.now() });
+  const written = upTo > 0 && !alreadySummarised(session.entries, upTo) ? await summarise(scope, upTo, build()) : undefined;
+  if (written && 'summary' in written) {
+    session.append({ kind: 'compaction', upTo, note: settings.prompts.note(written.summary), at: Date.now() });
     return announce(build(), `summarised ${upTo} earlier entries`);
   }
   return trims ? announce(build(), 'trimmed old tool outputs') : undefined;
@@ -157,20 +199,33 @@ function alreadySummarised(entries: readonly HistoryEntry[], upTo: number): bool
  * tools. It is the agent's own request (same system prompt, same tools)
  * over the older history, with the instructions as the last user message:
  * valid with the tool calls in that history, and reading the agent's
- * cached prompt prefix. Undefined when the call failed.
+ * cached prompt prefix. When the call fails, why (and whether the server
+ * found it too long). `trimBefore` trims tool outputs before that entry
+ * for this request only.
  */
-async function summarise(scope: CompactionScope, upTo: number, request: LlmRequest): Promise<string | undefined> {
+async function summarise(
+  scope: CompactionScope,
+  upTo: number,
+  request: LlmRequest,
+  asked?: { focus?: string },
+  trimBefore?: number,
+): Promise<{ summary: string } | { error: string; overflow?: true }> {
   const { session } = scope;
-  // The older part as the model last read it: trimmed where the session was trimmed.
-  const trim = session.entries.findLast((entry) => entry.kind === 'trim_tool_outputs');
+  // The older part as the model last read it: trimmed where the session was trimmed (or further, when asked).
+  const trimmed = session.entries.findLast((entry) => entry.kind === 'trim_tool_outputs');
+  const trim = trimBefore !== undefined ? { kind: 'trim_tool_outputs' as const, before: trimBefore, at: Date.now() } : trimmed;
   const older = new InternalSession(session.agentName, { history: [...session.entries.slice(0, upTo), ...(trim ? [trim] : [])] });
-  const summaryRequest = {
-    system: request.system,
-    tools: request.tools,
-    messages: [...older.toMessages(), { role: 'user' as const, content: [{ type: 'text' as const, text: scope.settings.prompts.instructions() }] }],
-  };
-  const { text } = await toollessCall({ agent: scope.agent, provider: scope.provider, span: scope.span, emit: scope.emit }, summaryRequest, scope.signal);
-  return text === '' ? undefined : text;
+  const instructions = { type: 'text' as const, text: scope.settings.prompts.instructions(asked) };
+  const messages = older.toMessages();
+  const last = messages.at(-1);
+  // A history ending in a user message (a prompt cancelled before any answer) takes the instructions into that message: roles alternate.
+  if (last?.role === 'user') messages[messages.length - 1] = { role: 'user', content: [...last.content, instructions] };
+  else messages.push({ role: 'user', content: [instructions] });
+  const summaryRequest = { system: request.system, tools: request.tools, messages };
+  const { text, response } = await toollessCall({ agent: scope.agent, provider: scope.provider, span: scope.span, emit: scope.emit }, summaryRequest, scope.signal);
+  if (text !== '') return { summary: text };
+  const error = response.errorMessage ?? (response.stopReason === 'aborted' ? 'cancelled' : 'the model wrote no summary');
+  return response.overflow ? { error, overflow: true } : { error };
 }
 
 /** The index from which the newest `share` of the history (by size) is kept as it is. */

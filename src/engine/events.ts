@@ -11,6 +11,7 @@ import type { SubagentReport, ToolKind, ToolLocation, ToolResult } from '../tool
  * - `doom_loop`: the same tool call repeated too many times in a row.
  * - `max_tokens`: the model hit its output limit while answering.
  * - `refused`: the model (or its provider's safety system) declined to go on.
+ * - `budget`: a spending limit was reached before the next model call.
  * - `error`: the provider failed (after retries); partial output is kept.
  */
 export type TurnStopReason =
@@ -21,6 +22,7 @@ export type TurnStopReason =
   | 'max_iterations'
   | 'doom_loop'
   | 'max_tokens'
+  | 'budget'
   | 'error';
 
 /**
@@ -48,6 +50,8 @@ export type AgentEvent =
   /** The session's shared todo list changed: the plan a door shows. Emitted by the session host. */
   | { type: 'plan'; agent: string; items: TodoItem[] }
   | { type: 'turn_start'; agent: string }
+  /** A message the person sent while the agents worked, given to `agent` now, at a step boundary. */
+  | { type: 'steer'; agent: string; content: UserBlock[] }
   | { type: 'text_delta'; agent: string; delta: string }
   | { type: 'text_complete'; agent: string; text: string }
   | { type: 'thinking_delta'; agent: string; delta: string }
@@ -107,9 +111,10 @@ export type HandoffPurpose = 'review' | 'feedback' | 'follow_up' | 'summary_requ
  * - `completed`: task_complete by whoever may end the task.
  * - `needs_input`: control is back with the human (HITL, or an agent asked a question).
  * - `limit`: the flow's maximum was reached.
+ * - `budget`: a spending limit was reached (see Budget); raising it and sending a prompt goes on.
  * - `cancelled`, `error`: as for turns.
  */
-export type RunStatus = 'completed' | 'needs_input' | 'limit' | 'cancelled' | 'error';
+export type RunStatus = 'completed' | 'needs_input' | 'limit' | 'budget' | 'cancelled' | 'error';
 
 export type AgentEventType = AgentEvent['type'];
 

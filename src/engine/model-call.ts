@@ -3,6 +3,7 @@ import { llmPromptAttributes, llmRequestAttributes, llmResponseAttributes } from
 import type { Span, SpanStatus } from '../telemetry/span';
 import { InternalSession } from '../session/internal-session';
 import type { AgentEvent } from './events';
+import type { Budget } from '../vocabulary/budget';
 import { errorText } from '../vocabulary/text';
 
 export type Emit = (event: AgentEvent) => void;
@@ -38,6 +39,25 @@ export async function callModel(scope: ModelCallScope, request: LlmRequest, sign
   span?.set(llmResponseAttributes(response, provider.pricing));
   span?.end(SPAN_STATUS[response.stopReason], response.errorMessage);
   return response;
+}
+
+/**
+ * `emit`, charging every model call's usage event to `budget` on its way
+ * (a subagent's usage arrives as subagent_usage and was charged by its own
+ * turn already).
+ */
+export function charging(budget: Budget | undefined, emit: Emit): Emit {
+  if (!budget) return emit;
+  return (event) => {
+    if (event.type === 'usage') chargeUsage(budget, event);
+    emit(event);
+  };
+}
+
+/** Charges one usage event to the budget. */
+export function chargeUsage(budget: Budget | undefined, event: Extract<AgentEvent, { type: 'usage' }>): void {
+  const { usage } = event;
+  budget?.charge({ model: event.model, tokens: usage.input + usage.cacheRead + usage.cacheWrite + usage.output, costUsd: event.costUsd });
 }
 
 /** Who makes a tool-less call, on which provider, where its span hangs and where its usage goes. */

@@ -118,6 +118,9 @@ async function openSession(root: string, agent: string, resolved: Settings, sett
       workspace: new NodeWorkspace(root),
       forced: { read: 'allow', write: 'allow', execute: 'allow' },
       howToAllow: () => 'nothing: an evaluation run allows file changes and commands only',
+      // The engine stops the run before the model call that would go past the token budget.
+      limits: { maxTokensPerPrompt: settings.budget.tokens },
+      howToRaise: () => 'raise --budget-tokens',
       env: settings.env,
     },
     { agent },
@@ -135,10 +138,10 @@ interface PromptFigures {
   model: string;
 }
 
-/** Runs the task's prompt, counting as it goes; the budgets cancel it. */
+/** Runs the task's prompt, counting as it goes: the engine stops it at the token budget, the timer at the wall-clock one. */
 async function prompt(host: HostSession, task: EvalTask, settings: RunSettings, outer: AbortSignal): Promise<PromptFigures> {
   const stop = new AbortController();
-  let over: 'budget' | 'timeout' | undefined;
+  let over: 'timeout' | undefined;
   const timer = setTimeout(() => {
     over = 'timeout';
     stop.abort();
@@ -158,10 +161,6 @@ async function prompt(host: HostSession, task: EvalTask, settings: RunSettings, 
           run.model ||= event.model;
           cost = cost === undefined || event.costUsd === undefined ? undefined : cost + event.costUsd;
         }
-        if (run.tokens.input + run.tokens.output + run.tokens.cacheRead + run.tokens.cacheWrite > settings.budget.tokens && !over) {
-          over = 'budget';
-          stop.abort();
-        }
       } else if (event.type === 'tool_call_end') run.toolCalls += 1;
       else if (event.type === 'coagent_start') run.reviewRounds += 1;
       else if (event.type === 'coagent_end') approved = event.verdict === 'approved';
@@ -173,7 +172,7 @@ async function prompt(host: HostSession, task: EvalTask, settings: RunSettings, 
       : result.status === 'needs_input' ? 'answered'
       : result.status;
     if (result.status === 'error' || result.status === 'limit') run.error = result.message;
-    if (over === 'budget') run.error = `stopped: over the budget of ${settings.budget.tokens} tokens`;
+    if (result.status === 'budget') run.error = `stopped: at the budget of ${settings.budget.tokens} tokens`;
     if (over === 'timeout') run.error = `stopped: over the budget of ${Math.round(settings.budget.wallMs / 1000)} s`;
   } catch (err) {
     run.ended = 'error';

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { CompositionRole, RoleModels } from '../agents/role-models';
 import { ACPSession, type ThoughtLevel } from '../session/acp-session';
 import { SessionUndo } from '../session/undo-point';
+import { type SteerOutcome, SteeringQueue } from '../session/steering';
 import { type SessionDependencies, UnknownSessionError } from '../session/session-store';
 import { TraceRecorder } from '../telemetry/trace-recorder';
 import { Redactor } from '../telemetry/redact';
@@ -20,7 +21,7 @@ import type { CatalogEntry, ModelChoice, WorkspaceCatalog } from './catalog';
 import { CostMeter, meterOfSpans } from './cost';
 import { HostError } from './host-error';
 import { type PromptOptions, PromptRun, type PromptOutcome, type PromptStream } from './prompt-run';
-import { levelOfBudget, type PromptInput, THINKING_BUDGETS, THOUGHT_LEVELS } from './prompt-input';
+import { levelOfBudget, promptBlocks, type PromptInput, THINKING_BUDGETS, THOUGHT_LEVELS } from './prompt-input';
 import type { HostSessionOptions } from './session-options';
 import { errorText } from '../vocabulary/text';
 
@@ -34,6 +35,8 @@ export class HostSession {
   private keeper: { save(): void; close(): void } | undefined;
   private current: PromptRun | undefined;
   private readonly prompts: PromptRun['shared'];
+  /** Messages sent while a prompt runs, for its agents' next step boundary. */
+  private readonly steering = new SteeringQueue();
 
   private constructor(
     readonly session: ACPSession,
@@ -160,6 +163,7 @@ export class HostSession {
     const run = new PromptRun(this.session, this.options, this.prompts, this.meter, {
       caps: this.parts.caps,
       ...(this.parts.undo ? { undo: this.parts.undo } : {}),
+      steering: this.steering,
       useAgent: (name) => this.useAgent(name),
     });
     const stream = run.stream;
@@ -169,10 +173,32 @@ export class HostSession {
         const winding = run.execute(input, options, this.keeper!);
         void winding.finally(() => {
           if (this.current === run) this.current = undefined;
+          // After the run lets go of the session: a message handed back can be sent as the next prompt at once.
+          if (this.current === undefined) this.steering.handBack();
         });
       })
       .catch((err: unknown) => stream.fail(err));
     return stream;
+  }
+
+  /**
+   * A message sent while a prompt runs: queued, and given to the working
+   * agent at its next step boundary (after the tool calls it is running
+   * return). Resolves once delivered, or handed back when the prompt ended
+   * before any boundary took it (at once when no prompt runs): the door then
+   * sends it as the next prompt. To interrupt instead, cancel and prompt.
+   */
+  async steer(input: PromptInput): Promise<SteerOutcome> {
+    const content = promptBlocks(input);
+    if (!this.current || this.current.cancelled) return { delivered: false, content };
+    const note = (await this.options.catalog()).prompts().render('steering', {}).trim();
+    if (!this.current || this.current.cancelled) return { delivered: false, content };
+    return this.steering.push({ content, forModel: [{ type: 'text', text: note }, ...content] });
+  }
+
+  /** How many messages wait for the running prompt's next step boundary. */
+  get queued(): number {
+    return this.steering.size;
   }
 
   /** Cancels the running prompt, if any; its stream ends with status `cancelled`. */

@@ -15,12 +15,14 @@ import { McpServers } from '../mcp/mcp-servers';
 import { mergeServers } from '../mcp/server-config';
 import type { ACPSession } from '../session/acp-session';
 import type { RecordedEvent } from '../session/event-log';
+import type { Steering } from '../session/steering';
 import type { SessionUndo } from '../session/undo-point';
 import type { AutoApproveCaps } from '../tools/permissions';
 import type { Tool } from '../tools/tool';
 import { errorText } from '../vocabulary/text';
 import type { ModelChoice, WorkspaceCatalog } from './catalog';
 import { commandOf, type Expansion } from './commands';
+import { PromptBudget, RAISE_IN_CONFIG, unpricedNotice } from './budget';
 import type { CostMeter, Meter } from './cost';
 import { HostError } from './host-error';
 import type { HostSessionOptions } from './session-options';
@@ -70,6 +72,8 @@ interface Prepared {
 export interface PromptParts {
   caps: AutoApproveCaps;
   undo?: SessionUndo;
+  /** Messages the person sends while this prompt runs. */
+  steering?: Steering;
   /** Switches the session's agent (a slash command naming another one); the host is its one writer. */
   useAgent(name: string): void;
 }
@@ -124,6 +128,8 @@ export class PromptRun {
         content: prepared.original,
       });
       stopPlan = this.session.todos.onChange((items) => this.emit({ type: 'plan', agent: composition.name, items: [...items] }));
+      this.session.budget = this.budget(prepared);
+      this.session.steering = this.parts.steering;
       const run = prepared.program
         ? prepared.program.command.run({
             session: this.session,
@@ -145,6 +151,8 @@ export class PromptRun {
     } catch (err) {
       this.stream.fail(err);
     } finally {
+      this.session.budget = undefined;
+      this.session.steering = undefined;
       stopPlan?.();
       this.session.events.flush();
       external?.removeEventListener('abort', stop);
@@ -178,11 +186,7 @@ export class PromptRun {
     const catalog = await configurationOf(this.options);
     const redactor = catalog.redactor?.();
     if (redactor) this.session.useRedactor(redactor);
-    for (const text of catalog.notices?.() ?? []) {
-      if (this.shared.told.has(text)) continue;
-      this.shared.told.add(text);
-      this.notice('warning', text);
-    }
+    for (const text of catalog.notices?.() ?? []) this.noticeOnce('warning', text);
     const original = promptBlocks(input);
     const { blocks, program } = this.expand(original, catalog);
     if (!this.session.title) {
@@ -275,6 +279,22 @@ export class PromptRun {
     this.shared.exporter = exportSpans(this.session.trace, endpoint, (error) => this.route('warning', `Telemetry export: ${error.message}`));
   }
 
+  /**
+   * The prompt's spending limits: the folder's [limits] under the door's
+   * own. A cost limit on a model without prices is told once: its calls
+   * count as nothing.
+   */
+  private budget({ catalog, composition }: Prepared): PromptBudget | undefined {
+    const limits = PromptBudget.of({ ...catalog.settings?.().limits, ...this.options.limits });
+    if (!limits) return undefined;
+    const unpriced = (model: string): void => this.noticeOnce('warning', unpricedNotice(model));
+    const budget = new PromptBudget(limits, this.meter.session.costUsd ?? 0, this.options.howToRaise ?? RAISE_IN_CONFIG, unpriced);
+    if (budget.checksCost) {
+      for (const agent of [composition.primary, composition.coagent]) if (agent && !agent.provider.pricing) unpriced(agent.provider.model);
+    }
+    return budget;
+  }
+
   /** Starts the prompt's undo point; its snapshot runs beside the model call, and only a command waits for it. */
   private beginUndoPoint(prompt: string, catalog: WorkspaceCatalog): void {
     const { undo } = this.parts;
@@ -300,6 +320,13 @@ export class PromptRun {
 
   private notice(level: NoticeLevel, message: string, title?: string): void {
     this.emit({ type: 'notice', agent: this.session.agentName, level, message, ...(title ? { title } : {}) });
+  }
+
+  /** A notice told once in the session, however many prompts would tell it. */
+  private noticeOnce(level: NoticeLevel, message: string): void {
+    if (this.shared.told.has(message)) return;
+    this.shared.told.add(message);
+    this.notice(level, message);
   }
 
   /** A notice from something that outlives the prompt (an MCP server, the exporter): to the running prompt, else the observer. */

@@ -7,6 +7,8 @@ import type { SpanRecord } from '../telemetry/span';
 import type { AskFn } from '../tools/permissions';
 import type { PermissionCategory, PermissionRule } from '../vocabulary/permission-types';
 import type { Workspace } from '../tools/workspace';
+import type { Limits } from '../config/settings';
+import type { HowToRaise } from './budget';
 import type { WorkspaceCatalog } from './catalog';
 
 /** Where sessions are kept. The SessionStore of src/session satisfies it. */
@@ -43,6 +45,10 @@ export interface HostSessionOptions {
   forced?: Partial<Record<PermissionCategory, PermissionRule>>;
   /** Caps on automatic approvals per prompt, read at every prompt (VS Code settings). */
   caps?: () => Partial<Record<PermissionCategory, number>>;
+  /** Spending limits this front door sets (crow run --max-cost), over the folder's [limits]. */
+  limits?: Limits;
+  /** How this door tells the person to raise a limit the run stopped at; default: in config.toml. */
+  howToRaise?: HowToRaise;
   /** Undo points before every prompt and state-changing tool; absent: no undo. */
   undo?: { dataHome: string; env: NodeJS.ProcessEnv };
   /** MCP servers this front door adds for the session (an ACP client's), besides the folder's. */

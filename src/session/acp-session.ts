@@ -7,6 +7,8 @@ import type { Span } from '../telemetry/span';
 import { Redactor } from '../telemetry/redact';
 import { TraceRecorder } from '../telemetry/trace-recorder';
 import type { SubagentLauncher } from '../tools/tool';
+import type { Budget } from '../vocabulary/budget';
+import type { Steering } from './steering';
 import { TodoStore } from '../tools/todos';
 import { ArtifactLog } from './artifact-log';
 import { InternalSession } from './internal-session';
@@ -58,6 +60,10 @@ export class ACPSession {
   depth = 0;
   /** Runs subagents for the task tool of this session's agents. */
   subagents: SubagentLauncher | undefined;
+  /** The running prompt's spending limits (a subagent's session shares its parent's); none: unlimited. */
+  budget: Budget | undefined;
+  /** Messages the person sent while the running prompt works; only the agents the person talks to take them (not subagents). */
+  steering: Steering | undefined;
   /** For a subagent's session: who started it, and the span its work hangs below. */
   parent: { sessionId: string; callId: string; agent: string; span?: Span } | undefined;
   /** By `role:agentName`: switching compositions keeps each agent's history. */

@@ -2,7 +2,7 @@ import type { ImageBlock, UserBlock } from '../llm/types';
 import type { ToolMetadata, ToolStatus } from '../tools/tool';
 
 /** Things that happened to a session that are not messages. */
-export type SystemEventKind = 'cancelled' | 'doom_loop' | 'max_iterations' | 'task_complete' | 'error';
+export type SystemEventKind = 'cancelled' | 'doom_loop' | 'max_iterations' | 'budget' | 'task_complete' | 'error';
 
 /**
  * One step of an agent's real timeline, in the order it happened. Entries are

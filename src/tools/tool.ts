@@ -1,5 +1,6 @@
 import type { ImageBlock, ToolSpec, Usage } from '../llm/types';
 import type { PermissionAnswer, PermissionGate } from './permissions';
+import type { Budget } from '../vocabulary/budget';
 import type { PermissionCategory } from '../vocabulary/permission-types';
 import type { Span } from '../telemetry/span';
 import type { UndoRecorder } from './undo-recorder';
@@ -71,6 +72,8 @@ export interface ToolContext {
   subagents?: SubagentLauncher;
   /** How deep this agent is: 0 for the agent the user talks to, 1 for its subagents, ... */
   depth?: number;
+  /** The prompt's spending limits: a subagent's model calls are checked against them too. */
+  budget?: Budget;
   /** Reports progress of long work (a subagent's steps) into the turn's event stream. */
   report?: (event: SubagentReport) => void;
 }

@@ -32,9 +32,9 @@ describe('staying inside the context window, against the strict fake', function 
     rmSync(workspace, { recursive: true, force: true });
   });
 
-  async function crow(wire: Wire, server: FakeLlmServer, window: number, prompt: string, more: string[] = []) {
+  async function crow(wire: Wire, server: FakeLlmServer, window: number, prompt: string, more: string[] = [], top = '') {
     mkdirSync(join(home, 'config', 'crow-agent'), { recursive: true });
-    writeFileSync(join(home, 'config', 'crow-agent', 'config.toml'), wire.config(server, window));
+    writeFileSync(join(home, 'config', 'crow-agent', 'config.toml'), `${top}${wire.config(server, window)}`);
     return runCrow(['run', prompt, '--no-undo', ...more], isolatedEnv(home, wire.env(server)), workspace);
   }
 
@@ -72,6 +72,40 @@ describe('staying inside the context window, against the strict fake', function 
       }
     });
   }
+
+  it('with compaction = "off", nothing is compacted unasked: a refused prompt says to send /compact, which makes it fit', async () => {
+    const wire = ANTHROPIC_WIRE;
+    const off = 'compaction = "off"\n';
+    const server = await FakeLlmServer.start({ contextWindow: 1_000_000 });
+    try {
+      writeFileSync(join(workspace, 'data.txt'), 'A row of recorded data for the report.\n'.repeat(400));
+      server.enqueue(wire.api, call('read_file', { path: 'data.txt' }), say('The data holds 400 rows.'));
+      assert.equal((await crow(wire, server, 1_000_000, 'Read data.txt and count its rows.', [], off)).code, 0);
+      const full = fakeTokens(wire, server.requestsFor(wire.api)[1]!.body);
+
+      // Told a window the conversation nearly fills, Crow sends it as it is; the server refuses it.
+      server.setContextWindow(full + 100);
+      const refused = await crow(wire, server, full + 200, `What kind of rows are they? ${'context '.repeat(150)}`, ['--continue'], off);
+      assert.equal(refused.code, 1);
+      assert.doesNotMatch(refused.stderr, /compacted/);
+      assert.match(refused.stderr, /Compaction is off \(compaction = "off"\): send \/compact to summarise the conversation, or start a new session/);
+      assert.deepEqual(server.takeRefusals().map((refusal) => refusal.rule), ['anthropic/context-window']);
+
+      server.enqueue(wire.api, say('Summary: data.txt was read; it holds 400 rows of report data.'), say('They are rows of report data.'));
+      const compacted = await crow(wire, server, full + 200, '/compact', ['--continue'], off);
+      assert.equal(compacted.code, 0, compacted.stderr);
+      assert.match(compacted.stdout, /Compacted the conversation of build/);
+      // The whole conversation no longer fits either: the summary is asked again of its trimmed view.
+      assert.deepEqual(server.takeRefusals().map((refusal) => refusal.rule), ['anthropic/context-window']);
+      assert.match(JSON.stringify(server.requestsFor(wire.api).at(-1)!.body.messages), /Output trimmed to save context/);
+      const again = await crow(wire, server, full + 200, 'What kind of rows are they?', ['--continue'], off);
+      assert.equal(again.code, 0, again.stderr);
+      assert.equal(again.stdout.trim(), 'They are rows of report data.');
+      assert.doesNotMatch(JSON.stringify(server.requestsFor(wire.api).at(-1)!.body.messages), /A row of recorded data/);
+    } finally {
+      await server.close();
+    }
+  });
 
   for (const wire of [ANTHROPIC_WIRE, OPENAI_WIRE, ...LOCAL_SERVERS.map(localWire)]) {
     const silent = wire.chatServer === 'ollama';

@@ -139,6 +139,38 @@ const SCENARIOS: Scenario[] = [
     },
   },
   {
+    name: '/compact summarises the conversation now, focused as asked',
+    setup: ({ llm }) => llm.enqueue('anthropic', text('The parser lives in src/parse.ts.'), text('Summary: parser in src/parse.ts.'), text('Next answer.')),
+    async run(session, { llm }) {
+      assert.ok((await session.prompt('Where is the parser?')).ok);
+      const compacted = await session.prompt('/compact the parser');
+      assert.ok(compacted.ok, compacted.ended);
+      assert.match(compacted.text, /Compacted the conversation of build/);
+      assert.ok((await session.prompt('And now?')).ok);
+      const requests = llm.requestsFor('anthropic');
+      assert.equal(requests.length, 3);
+      assert.match(lastUserText(requests[1]!.body), /The user asked to compact this session now, and wants the summary to focus on: the parser/);
+      assert.deepEqual(requests[1]!.body.tool_choice, { type: 'none' }, 'the summary is asked of the agent without tools');
+      const later = JSON.stringify(requests[2]!.body.messages);
+      assert.match(later, /Summary: parser in src\/parse\.ts/, 'the next prompt reads the summary');
+      assert.doesNotMatch(later, /Where is the parser\?/, 'instead of the conversation');
+    },
+  },
+  {
+    name: 'a spending limit stops the run before the next model call',
+    setup: ({ llm, config }) => {
+      config('[providers.anthropic.models."claude-sonnet-4-6"]\ninput_per_mtok = 3\noutput_per_mtok = 15\n\n[limits]\nmax_cost_per_prompt = 0.25\n');
+      // 100,000 input tokens at $3 per million: $0.30, past the limit once the first call returns.
+      llm.enqueue('anthropic', { blocks: [{ type: 'tool_call', name: 'read_file', arguments: { path: 'notes.md' } }], usage: { input: 100_000, output: 10 } });
+    },
+    async run(session, { llm, root }) {
+      writeFileSync(join(root, 'notes.md'), 'notes\n');
+      const run = await session.prompt('Read the notes');
+      assert.ok(['exit 3', 'max_tokens', 'budget'].includes(run.ended), `ended ${run.ended}`);
+      assert.equal(llm.requestsFor('anthropic').length, 1, 'no model call past the limit');
+    },
+  },
+  {
     name: 'a cancel during a command stops it and ends the prompt as cancelled',
     setup: ({ llm }) => llm.enqueue('anthropic', call('bash', { command: 'sleep 37.5' })),
     async run(session) {

@@ -211,9 +211,10 @@ const SESSION_LEVEL = new Set(['available_commands_update', 'config_option_updat
  * run's and not the session's.
  */
 function liveBody(text: string): string {
-  const lines = text.trimEnd().split('\n');
+  // The header (printed once the agents are built, after any notice of a slow start) and the two closing lines are the run's, not the prompt's.
+  const lines = text.trimEnd().split('\n').filter((line) => !line.startsWith('crow · '));
   return lines
-    .slice(1, -2)
+    .slice(0, -2)
     .join('\n')
     .replace(/Cancelling… \(press Ctrl-C again to quit at once\)\n\n?/, '')
     .trim();

@@ -12,6 +12,7 @@ import { NodeWorkspace } from '../../src/tools/node-workspace';
 import { PermissionGate } from '../../src/tools/permissions';
 import type { Tool } from '../../src/tools/tool';
 import type { UndoRecorder } from '../../src/tools/undo-recorder';
+import type { Budget } from '../../src/vocabulary/budget';
 import { ALLOW_ALL } from '../unit/tools/temp-workspace';
 
 /** A fresh temporary workspace folder, removed by `dispose()`. */
@@ -36,6 +37,7 @@ export async function runTurn(
     session?: InternalSession;
     permissions?: PermissionGate;
     undo?: UndoRecorder;
+    budget?: Budget;
     onEvent?: (e: AgentEvent) => void;
   } = {},
 ): Promise<TurnRun> {
@@ -55,6 +57,7 @@ export async function runTurn(
       signal: options.signal ?? new AbortController().signal,
       permissions: options.permissions ?? new PermissionGate({ policy: ALLOW_ALL }),
       ...(options.undo ? { undo: options.undo } : {}),
+      ...(options.budget ? { budget: options.budget } : {}),
     });
     const events: AgentEvent[] = [];
     for await (const event of stream) {

@@ -85,11 +85,12 @@ export interface ApprovalRequest {
 export type ApprovalDecision = 'allow_once' | 'allow_always' | 'reject_once';
 
 /** How a prompt ended, for the footer under its answer. */
-export type PromptStatus = 'completed' | 'needs_input' | 'limit' | 'cancelled' | 'error';
+export type PromptStatus = 'completed' | 'needs_input' | 'limit' | 'budget' | 'cancelled' | 'error';
 
 /** What the view shows of a session: enough to rebuild the transcript of a resumed one. */
 export type TranscriptEvent =
-  | { type: 'user_message'; text: string }
+  /** `steered`: sent while the agents worked, and given to them at this point. */
+  | { type: 'user_message'; text: string; steered?: boolean }
   | { type: 'text_delta'; actor: Actor; delta: string }
   | { type: 'thinking_delta'; actor: Actor; delta: string }
   | {

@@ -31,6 +31,7 @@ const ENDINGS: Record<PromptStatus, string | undefined> = {
   completed: 'Done',
   needs_input: undefined,
   limit: 'Stopped at a limit',
+  budget: 'Stopped at the spending limit',
   cancelled: 'Cancelled',
   error: 'Error',
 };
@@ -82,11 +83,14 @@ export class Transcript {
 
   apply(event: TranscriptEvent): void {
     switch (event.type) {
-      case 'user_message':
+      case 'user_message': {
         this.pinned = true;
         this.lastActor = undefined;
-        this.append(message('msg-user', event.text));
+        const entry = message(event.steered ? 'msg-user msg-steered' : 'msg-user', event.text);
+        if (event.steered) entry.prepend(el('div', 'msg-steered-note', 'Sent while the agents worked'));
+        this.append(entry);
         break;
+      }
       case 'text_delta':
       case 'thinking_delta':
         this.stream(event.type === 'text_delta' ? 'text' : 'thinking', event.actor, event.delta);
@@ -293,6 +297,12 @@ export class Transcript {
       actions.append(button('Retry', 'error-retry', () => this.post({ type: 'retry' })));
       if (hint?.setting) actions.append(button('Open settings', 'error-settings', () => this.post({ type: 'open_settings', setting: hint.setting! })));
       actions.append(button('Show log', 'error-log', () => this.post({ type: 'show_log' })));
+      end.append(actions);
+    }
+    if (status === 'budget') {
+      const actions = el('div', 'error-actions');
+      if (hint?.setting) actions.append(button('Raise the limit', 'budget-settings', () => this.post({ type: 'open_settings', setting: hint.setting! })));
+      actions.append(button('Continue', 'budget-continue', () => this.post({ type: 'send', text: 'continue' })));
       end.append(actions);
     }
     this.append(end);

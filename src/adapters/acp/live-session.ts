@@ -334,6 +334,9 @@ function stopReason(result: PromptOutcome | undefined, lastPrimaryStop: TurnStop
       return lastPrimaryStop === 'refused' ? 'refusal' : 'end_turn';
     case 'limit':
       return 'max_turn_requests';
+    // The protocol has no stop reason for a spending limit; max_tokens ("the token limit was reached") is the nearest.
+    case 'budget':
+      return 'max_tokens';
     case 'cancelled':
       return 'cancelled';
   }

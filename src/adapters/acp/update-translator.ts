@@ -89,6 +89,9 @@ export class UpdateTranslator {
       case 'prompt_start':
         this.primary = event.primary;
         return this.options.replaying ? this.userMessage(event.content) : undefined;
+      // A message sent while the agents worked, as prompt_start's: the client showed it when it was sent.
+      case 'steer':
+        return this.options.replaying ? this.userMessage(event.content) : undefined;
       case 'plan':
         return this.plan(event.items);
       case 'text_delta':
@@ -294,6 +297,7 @@ export class UpdateTranslator {
   private runComplete(status: RunStatus, message: string): void {
     switch (status) {
       case 'limit':
+      case 'budget':
       case 'error':
         return this.say('message', undefined, message);
       case 'completed':

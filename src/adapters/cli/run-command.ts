@@ -1,3 +1,5 @@
+import { definedOnly } from '../../config/provider-config';
+import type { Limits } from '../../config/settings';
 import type { RunStatus } from '../../engine/events';
 import { HostError } from '../../host/host-error';
 import type { HostSession } from '../../host/host-session';
@@ -31,6 +33,12 @@ Options:
                        a role's model (and provider): primary or reviewer;
                        repeatable, e.g. --role-model reviewer=openai/gpt-5.4
   --max-iterations N   model calls allowed per agent turn (default 50)
+  --max-cost USD       stop before a model call once the prompt cost this
+                       much (limits.max_cost_per_prompt; needs model prices)
+  --max-session-cost USD  the same for the whole session, earlier prompts
+                       included (limits.max_cost_per_session)
+  --max-tokens N       stop before a model call once the prompt used this
+                       many tokens, subagents included (limits.max_tokens_per_prompt)
   --allow LIST         allow without asking: read,write,execute,network or all
                        (default: reads allowed; writes, commands and network
                        ask on a terminal and are denied when nobody can answer)
@@ -49,8 +57,24 @@ const EXIT_CODES: Record<RunStatus, number> = {
   needs_input: 0,
   error: 1,
   limit: 3,
+  budget: 3,
   cancelled: 130,
 };
+
+/** The spending limits the flags set, over config.toml's [limits]. */
+function limitFlags(values: { 'max-cost'?: string; 'max-session-cost'?: string; 'max-tokens'?: string }): Limits {
+  return definedOnly({
+    maxCostPerPrompt: values['max-cost'] === undefined ? undefined : dollars('--max-cost', values['max-cost']),
+    maxCostPerSession: values['max-session-cost'] === undefined ? undefined : dollars('--max-session-cost', values['max-session-cost']),
+    maxTokensPerPrompt: values['max-tokens'] === undefined ? undefined : positiveInteger('--max-tokens', values['max-tokens']),
+  });
+}
+
+function dollars(flag: string, value: string): number {
+  const amount = Number(value.replace(/^\$/, ''));
+  if (value.trim() === '' || !Number.isFinite(amount) || amount <= 0) throw new UsageError(`${flag} must be a positive amount of US dollars, e.g. 0.50, got "${value}"`);
+  return amount;
+}
 
 export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const { values, positionals } = commandArgs('run', argv, {
@@ -65,6 +89,9 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
       'reviewer-provider': { type: 'string' },
       'role-model': { type: 'string', multiple: true },
       'max-iterations': { type: 'string' },
+      'max-cost': { type: 'string' },
+      'max-session-cost': { type: 'string' },
+      'max-tokens': { type: 'string' },
       allow: { type: 'string' },
       'no-undo': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
@@ -99,6 +126,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
         ...(values['max-iterations'] !== undefined
           ? { maxIterations: positiveInteger('--max-iterations', values['max-iterations']) }
           : {}),
+        limits: limitFlags(values),
         undo: !values['no-undo'],
         interactive: io.stdinIsTTY && io.stderr.isTTY === true && !values.json,
         ...(renderer ? { screen: renderer } : {}),

@@ -81,6 +81,8 @@ export class RunRenderer {
         this.labelFirstSpeaker = event.coagent !== undefined;
         this.speaker = undefined;
         return this.options.replaying ? this.status(s.bold(`› ${oneLine(userText(event.content), 400)}`)) : undefined;
+      case 'steer':
+        return this.status(`${s.bold(`› ${oneLine(userText(event.content), 400)}`)} ${s.dim(`(sent while the agents worked; ${event.agent} has it now)`)}`);
       case 'turn_complete':
         return endedShort(event.reason) ? this.status(s.yellow(`⚠ ${event.agent}: ${event.message}`)) : undefined;
       // The todo tool's own line shows the list as it changes.

@@ -2,8 +2,9 @@ import { describeRequest, type ProjectRequest } from '../../config/folder-trust'
 import { dataHome } from '../../config/paths';
 import { parseCategories } from '../../config/permission-config';
 import { resolveSettings } from '../../config/provider-config';
-import type { ConfigOverrides } from '../../config/settings';
+import type { ConfigOverrides, Limits } from '../../config/settings';
 import type { TrustLookup } from '../../config/trust-store';
+import { LIMIT_KEYS } from '../../host/budget';
 import { openFolder, type RoleDefaults } from '../../host/folder';
 import { HostSession } from '../../host/host-session';
 import { SessionStore } from '../../session/session-store';
@@ -23,11 +24,16 @@ export interface RunChoices {
   session?: string;
   allow?: string;
   maxIterations?: number;
+  /** Spending limits from the flags, over config.toml's. */
+  limits?: Limits;
   undo: boolean;
   interactive: boolean;
   /** Where approvals are asked: under their tool call's line, with its diff. */
   screen?: ApprovalScreen;
 }
+
+/** The flag of each limit. */
+const LIMIT_FLAGS: Record<keyof Limits, string> = { maxCostPerPrompt: '--max-cost', maxCostPerSession: '--max-session-cost', maxTokensPerPrompt: '--max-tokens' };
 
 /** How to trust a folder, for the line that says its project settings were left out. */
 export const HOW_TO_TRUST = 'To use them, run crow interactively in that folder, or: crow trust --cwd <folder>.';
@@ -64,6 +70,8 @@ export async function openRunSession(choices: RunChoices, io: CliIO): Promise<Ho
     ...(choices.interactive ? { ask: terminalAsk(io, style, choices.screen) } : {}),
     howToAllow: (category: PermissionCategory) => `pass --allow ${category} (or set permissions.${category} = "allow" in .crow/config.toml)`,
     forced,
+    ...(choices.limits ? { limits: choices.limits } : {}),
+    howToRaise: (limit: keyof Limits) => `pass ${LIMIT_FLAGS[limit]} with a higher value (or raise ${LIMIT_KEYS[limit]} in config.toml)`,
     ...(choices.undo ? { undo: { dataHome: data, env: io.env } } : {}),
     env: io.env,
   };

@@ -42,6 +42,10 @@ export interface CrowConfiguration {
   otlpEndpoint?: string;
   /** As config.toml's [mcp_servers]: name → { command, args, env, url, headers_env, ... }. */
   mcpServers?: Record<string, unknown>;
+  /** As config.toml's [limits]. */
+  limits?: { maxCostPerPrompt?: number; maxCostPerSession?: number; maxTokensPerPrompt?: number };
+  /** As config.toml's compaction: auto or off. */
+  compaction?: string;
 }
 
 /**
@@ -51,7 +55,14 @@ export interface CrowConfiguration {
  * what it may reach. Every other `crow.*` setting can widen what Crow does
  * and is in package.json's restrictedConfigurations (a test keeps it so).
  */
-export const UNRESTRICTED_SETTINGS: readonly string[] = ['crow.model', 'crow.primary.model', 'crow.reviewer.model', 'crow.defaultAgent', 'crow.maxIterations'];
+export const UNRESTRICTED_SETTINGS: readonly string[] = [
+  'crow.model',
+  'crow.primary.model',
+  'crow.reviewer.model',
+  'crow.defaultAgent',
+  'crow.maxIterations',
+  'crow.compaction',
+];
 
 /** Reads one setting's explicitly set value (`crow.` omitted), undefined when nobody set it. */
 export type SettingLookup = (key: string) => unknown;
@@ -65,6 +76,12 @@ function text(lookup: SettingLookup, key: string): string | undefined {
 function count(lookup: SettingLookup, key: string): number | undefined {
   const value = lookup(key);
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : undefined;
+}
+
+/** A positive amount (dollars), where 0 means "not set". */
+function amount(lookup: SettingLookup, key: string): number | undefined {
+  const value = lookup(key);
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : undefined;
 }
 
 function record(lookup: SettingLookup, key: string): Record<string, unknown> | undefined {
@@ -85,6 +102,11 @@ export function readConfiguration(lookup: SettingLookup): CrowConfiguration {
     allowCommands: Array.isArray(allowCommands) ? allowCommands.map(String) : undefined,
   });
   const baseUrls = record(lookup, 'baseUrls');
+  const limits = definedOnly({
+    maxCostPerPrompt: amount(lookup, 'limits.maxCostPerPrompt'),
+    maxCostPerSession: amount(lookup, 'limits.maxCostPerSession'),
+    maxTokensPerPrompt: count(lookup, 'limits.maxTokensPerPrompt'),
+  });
   return {
     ...definedOnly({
       provider: text(lookup, 'provider'),
@@ -96,6 +118,8 @@ export function readConfiguration(lookup: SettingLookup): CrowConfiguration {
       sandbox: text(lookup, 'sandbox'),
       mcpServers: record(lookup, 'mcpServers'),
       permissions: Object.keys(permissions).length > 0 ? permissions : undefined,
+      limits: Object.keys(limits).length > 0 ? limits : undefined,
+      compaction: text(lookup, 'compaction'),
     }),
     roles: definedOnly({ primary: nonEmpty(role('primary')), coagent: nonEmpty(role('reviewer')) }),
     autoApprove: definedOnly({ write: count(lookup, 'autoApprove.maxWrites'), execute: count(lookup, 'autoApprove.maxCommands') }),
@@ -111,6 +135,10 @@ const SETTING_OF_FIELD: [RegExp, string][] = [
   [/^default_agent/, 'crow.defaultAgent'],
   [/^max_iterations/, 'crow.maxIterations'],
   [/^sandbox/, 'crow.sandbox'],
+  [/^limits\.max_cost_per_prompt/, 'crow.limits.maxCostPerPrompt'],
+  [/^limits\.max_cost_per_session/, 'crow.limits.maxCostPerSession'],
+  [/^limits\.max_tokens_per_prompt/, 'crow.limits.maxTokensPerPrompt'],
+  [/^compaction/, 'crow.compaction'],
 ];
 
 /**
@@ -149,6 +177,14 @@ export function frontDoorDocument(configuration: CrowConfiguration): SettingsDoc
     sandbox: configuration.sandbox,
     telemetry: configuration.otlpEndpoint !== undefined ? { otlp_endpoint: configuration.otlpEndpoint } : undefined,
     mcp_servers: configuration.mcpServers,
+    compaction: configuration.compaction,
+    limits: configuration.limits && {
+      ...definedOnly({
+        max_cost_per_prompt: configuration.limits.maxCostPerPrompt,
+        max_cost_per_session: configuration.limits.maxCostPerSession,
+        max_tokens_per_prompt: configuration.limits.maxTokensPerPrompt,
+      }),
+    },
     permissions:
       permissions &&
       definedOnly({

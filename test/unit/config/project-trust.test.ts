@@ -103,6 +103,18 @@ describe('workspace trust: what a cloned repository may ask for', () => {
     assert.deepEqual(judged(2_000, 1_000).widenings, [], 'the user already waits less');
   });
 
+  it('lets a project lower a spending limit or set one, never raise the user\'s, and turn compaction off', () => {
+    const user = { limits: { max_cost_per_prompt: 1, max_tokens_per_prompt: 100_000 } };
+    const judged = judgeProjectSettings(
+      { compaction: 'off', limits: { max_cost_per_prompt: 0.5, max_tokens_per_prompt: 500_000, max_cost_per_session: 5 } },
+      user,
+      'f',
+    );
+    assert.deepEqual(judged.restricted, { compaction: 'off', limits: { max_cost_per_prompt: 0.5, max_cost_per_session: 5 } });
+    assert.deepEqual(judged.widenings.map((w) => w.setting), ['limits.max_tokens_per_prompt']);
+    assert.match(judged.widenings[0]!.text, /lets a prompt spend more \(you have 100000\)/);
+  });
+
   it('treats a setting it does not know as a widening', () => {
     const { widenings, restricted } = judgeProjectSettings({ future_switch: true } as never, {}, 'config.toml');
     assert.deepEqual(widenings.map((w) => w.setting), ['future_switch']);

@@ -64,6 +64,27 @@ describe('BaseAgent.executeTurn', () => {
     assert.equal(late.result.status, 'cancelled', 'a call after task_complete is not run but still answered');
   });
 
+  it('charges each model call to the budget and stops before the call past it, between steps', async () => {
+    const charged: { model: string; tokens: number; costUsd: number | undefined }[] = [];
+    const budget = {
+      charge: (call: (typeof charged)[number]) => void charged.push(call),
+      exceeded: () => (charged.reduce((sum, call) => sum + call.tokens, 0) >= 100 ? 'Over the test budget.' : undefined),
+    };
+    const provider = new ScriptedProvider([
+      { toolCalls: [{ name: 'echo', arguments: { text: 'a' } }], usage: { input: 60, cacheRead: 20, output: 5 } },
+      { toolCalls: [{ name: 'echo', arguments: { text: 'b' } }], usage: { input: 10, output: 5 } },
+      { text: 'Never asked for.' },
+    ]);
+    const { events, result, session } = await runTurn(provider, [echoTool], 'Echo twice', { budget });
+
+    assert.equal(result.stopReason, 'budget');
+    assert.equal(result.message, 'Over the test budget.');
+    assert.equal(provider.requests.length, 2, 'no call once the budget is spent');
+    assert.deepEqual(charged.map((call) => call.tokens), [85, 15], 'input, cached input and output of each call');
+    assert.equal(eventsOfType(events, 'tool_call_end').length, 2, 'the calls the model asked for before the limit ran');
+    assert.deepEqual(session.entries.at(-1), { kind: 'system', event: 'budget', message: 'Over the test budget.', at: (session.entries.at(-1) as { at: number }).at });
+  });
+
   it('stops at max iterations with a visible reason', async () => {
     const provider = new ScriptedProvider(
       Array.from({ length: 5 }, (_, i) => ({ toolCalls: [{ name: 'echo', arguments: { text: `step ${i}` } }] })),

@@ -178,6 +178,59 @@ describe('HostSession', () => {
     assert.equal(storedPrompts(new SessionStore({ dataHome: data }).load(host.id), { live: true })[0]!.events.some((event) => event.type === 'run_complete'), false, 'a session still recording is left open');
   });
 
+  it('gives a message sent while it works to the agent at its next step boundary, shown and stored where it arrived', async () => {
+    writeFileSync(join(root, 'a.txt'), 'A\n');
+    provider.enqueue(
+      { text: 'Looking at a.txt first.', delayMs: 30, toolCalls: [{ name: 'read_file', arguments: { path: 'a.txt' } }] },
+      (request) => {
+        assert.equal(request.messages.at(-2)!.role, 'tool_results', 'after the tool call returned');
+        const last = JSON.stringify(request.messages.at(-1));
+        assert.match(last, /sent this message while you were working[\s\S]*Also look at b\.txt/, 'with a note the model reads');
+        return { text: 'Looked at both.' };
+      },
+    );
+    const host = await HostSession.create(options());
+    try {
+      const events: AgentEvent[] = [];
+      const stream = host.prompt('Look at a.txt');
+      let steered: Promise<unknown> | undefined;
+      for await (const event of stream) {
+        events.push(event);
+        if (event.type === 'text_delta' && !steered) {
+          steered = host.steer('Also look at b.txt');
+          assert.equal(await Promise.race([steered, Promise.resolve('waiting')]), 'waiting', 'queued until a boundary');
+        }
+      }
+      const outcome = await stream.result;
+      assert.equal(outcome.status, 'needs_input', outcome.message);
+      assert.deepEqual(await steered, { delivered: true });
+      const order = events.map((event) => event.type).filter((type) => ['tool_call_end', 'steer', 'text_complete'].includes(type));
+      assert.deepEqual(order, ['text_complete', 'tool_call_end', 'steer', 'text_complete']);
+      assert.deepEqual(events.find((event) => event.type === 'steer'), { type: 'steer', agent: 'builder', content: [{ type: 'text', text: 'Also look at b.txt' }] });
+      const [stored] = storedPrompts(new SessionStore({ dataHome: data }).load(host.id));
+      assert.ok(stored!.events.some((event) => event.type === 'steer'), 'the record keeps it where it arrived');
+    } finally {
+      await host.close();
+    }
+  });
+
+  it('hands a message back when the prompt ends before any step boundary took it, and at once when nothing runs', async () => {
+    provider.enqueue({ text: 'A slow and final answer.', delayMs: 20 });
+    const host = await HostSession.create(options());
+    try {
+      const stream = host.prompt('Answer');
+      let steered: Promise<unknown> | undefined;
+      for await (const event of stream) if (event.type === 'text_delta' && !steered) steered = host.steer('And one more thing');
+      await stream.result;
+      assert.deepEqual(await steered, { delivered: false, content: [{ type: 'text', text: 'And one more thing' }] });
+      assert.equal(host.busy, false, 'handed back once the session is free for it');
+      assert.deepEqual(await host.steer('Idle'), { delivered: false, content: [{ type: 'text', text: 'Idle' }] });
+      assert.equal(host.queued, 0);
+    } finally {
+      await host.close();
+    }
+  });
+
   it('names a stored session that does not exist as such', async () => {
     await assert.rejects(HostSession.load(options(), 'no-such-session'), (err: unknown) => err instanceof HostError && err.kind === 'unknown-session');
   });

@@ -8,6 +8,7 @@
  */
 import type { CompositionRole, RoleModels } from '../../../agents/role-models';
 import { errorText } from '../../../vocabulary/text';
+import { LIMIT_KEYS } from '../../../host/budget';
 import type { WorkspaceCatalog } from '../../../host/catalog';
 import { openFolder } from '../../../host/folder';
 import { HostError } from '../../../host/host-error';
@@ -161,6 +162,7 @@ function hostOptions(chat: ChatHost, ask: AskFn): HostSessionOptions {
     workspace: chat.workspace(),
     ask,
     howToAllow: (category) => `set "crow.permissions.${category}" to "allow" in the settings`,
+    howToRaise: (limit) => `raise "crow.limits.${limit}" in the settings (or ${LIMIT_KEYS[limit]} in config.toml)`,
     caps: () => chat.configuration().autoApprove,
     undo: { dataHome: chat.dataHome, env: process.env },
     storeFromFirstPrompt: true,

@@ -73,6 +73,9 @@ export class TranscriptTranslator {
         this.primary = event.primary;
         this.coagent = event.coagent;
         return this.options.replaying ? [{ type: 'user_message', text: userText(event.content) }] : [];
+      // Live too: the view showed it as queued, not in the transcript, until an agent took it.
+      case 'steer':
+        return [{ type: 'user_message', text: userText(event.content), steered: true }];
       case 'plan':
         return [{ type: 'plan', entries: planEntries(event.items) }];
       case 'text_delta':
@@ -130,7 +133,7 @@ export class TranscriptTranslator {
         if (this.coagent !== undefined || event.summary.trim() === '') return [];
         return [notice('info', `${event.agent} marked the task complete: ${capText(event.summary)}`)];
       case 'run_complete': {
-        const hint = event.status === 'error' ? errorHint(event.message) : undefined;
+        const hint = event.status === 'error' ? errorHint(event.message) : event.status === 'budget' ? budgetHint(event.message) : undefined;
         return [{ type: 'prompt_end', status: event.status as PromptStatus, message: event.message, ...(hint ? { hint } : {}) }];
       }
       // Errors and cancels end the run, whose run_complete says so in words: one message, not two.
@@ -177,6 +180,13 @@ export function errorHint(message: string): ErrorHint | undefined {
     return { text: 'The provider does not know this model. Pick another one, or check the model name.', setting: 'crow.model' };
   }
   return undefined;
+}
+
+/** The setting of the limit a run stopped at, from the config key its message names. */
+export function budgetHint(message: string): ErrorHint {
+  const key = /limits\.(max_\w+)/.exec(message)?.[1];
+  const setting = key ? `crow.limits.${key.replace(/_(\w)/g, (_, letter: string) => letter.toUpperCase())}` : 'crow.limits';
+  return { text: 'Raise the limit, then continue.', setting };
 }
 
 export function notice(level: 'info' | 'warning' | 'error', text: string): TranscriptEvent {

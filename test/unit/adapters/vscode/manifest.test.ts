@@ -52,9 +52,9 @@ describe('the extension manifest', () => {
     assert.deepEqual(open.sort(), [...UNRESTRICTED_SETTINGS].sort(), 'a setting the code reads is neither restricted nor known to be harmless');
     assert.deepEqual(restricted.filter((setting) => !read.has(setting)), [], 'restrictedConfigurations names a setting nobody reads');
     // What stays open must be what a project's config.toml may set untrusted too.
-    const configKey: Record<string, string> = { 'crow.model': 'model', 'crow.primary.model': 'model', 'crow.reviewer.model': 'model', 'crow.defaultAgent': 'default_agent', 'crow.maxIterations': 'max_iterations' };
+    const configKey: Record<string, string> = { 'crow.model': 'model', 'crow.primary.model': 'model', 'crow.reviewer.model': 'model', 'crow.defaultAgent': 'default_agent', 'crow.maxIterations': 'max_iterations', 'crow.compaction': 'compaction' };
     for (const setting of UNRESTRICTED_SETTINGS) assert.ok(HARMLESS_KEYS.has(configKey[setting] ?? ''), `${setting} is not harmless in config.toml`);
-    for (const widening of ['crow.sandbox', 'crow.autoApprove.maxWrites', 'crow.autoApprove.maxCommands', 'crow.permissions.execute', 'crow.mcpServers', 'crow.baseUrls']) {
+    for (const widening of ['crow.limits.maxCostPerPrompt', 'crow.limits.maxTokensPerPrompt', 'crow.sandbox', 'crow.autoApprove.maxWrites', 'crow.autoApprove.maxCommands', 'crow.permissions.execute', 'crow.mcpServers', 'crow.baseUrls']) {
       assert.ok(restricted.includes(widening), widening);
     }
   });
