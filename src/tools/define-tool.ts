@@ -46,9 +46,9 @@ export interface ToolDefinition<Schema extends z.ZodObject> {
 
 /**
  * Builds a Tool from a zod schema and its logic. Parsing, validation, the
- * permission check, the snapshot before a state change, output capping,
- * timing and turning failures into results all live here, so each tool file
- * holds only what the tool does.
+ * permission check, the snapshot before a state change, the start of
+ * progress, output capping, timing and turning failures into results all
+ * live here, so each tool file holds only what the tool does.
  */
 export function defineTool<Schema extends z.ZodObject>(def: ToolDefinition<Schema>): Tool {
   const inputSchema = z.toJSONSchema(def.parameters, { target: 'draft-7', io: 'input' }) as Record<string, unknown>;
@@ -113,6 +113,8 @@ export function defineTool<Schema extends z.ZodObject>(def: ToolDefinition<Schem
       }
 
       const undo = await recordForUndo(def, tool, args.value, ctx);
+      // The call's own work starts now, once approved: its elapsed time counts from here.
+      ctx.progress?.start();
       try {
         const out = await def.execute(args.value, ctx);
         if (undo.watch) await addChangedFiles(out, undo.watch, ctx);

@@ -73,6 +73,30 @@ export interface ToolContext {
   depth?: number;
   /** Reports progress of long work (a subagent's steps) into the turn's event stream. */
   report?: (event: SubagentReport) => void;
+  /** Reports what the call has done so far while it runs; the engine shows it as tool_progress events. */
+  progress?: ToolProgress;
+}
+
+/**
+ * How a running call reports progress (as pi's onUpdate and opencode's
+ * ctx.metadata do). A tool calls `output` and `step` as often as it likes:
+ * the engine keeps a bounded tail and throttles what reaches the doors.
+ */
+export interface ToolProgress {
+  /** The call's own work begins (defineTool calls it once any approval is given): its elapsed time counts from here. */
+  start(): void;
+  /** Output as it is produced (a command's stdout and stderr, interleaved). */
+  output(chunk: string): void;
+  /** Where the work stands, in the tool's words (an MCP server's notifications/progress). */
+  step(step: ToolStep): void;
+}
+
+/** A step of a running call: what it does now and how far it got, when it knows. */
+export interface ToolStep {
+  message?: string;
+  /** Work done so far, in the tool's own unit; `total` when the tool knows the whole. */
+  done?: number;
+  total?: number;
 }
 
 /** What a tool's own logic returns; defineTool adds status and timing. */

@@ -148,6 +148,22 @@ const SCENARIOS: Scenario[] = [
     },
   },
   {
+    name: "a long command's output shows while it runs",
+    // The command waits for a file that is written only once its first line was shown, so that line came while it ran.
+    // What it prints (live-42) is not in the command line the door also shows.
+    setup: ({ llm }) =>
+      llm.enqueue('anthropic', call('bash', { command: 'echo live-$((6 * 7)); while [ ! -e gate ]; do sleep 0.05; done; echo last-$((6 * 7))', timeout_ms: 20_000 }), text('Done.')),
+    async run(session, { root }) {
+      const gate = until(() => session.shown().includes('live-42'), 'the first line to show while the command runs', 20_000).then(() =>
+        writeFileSync(join(root, 'gate'), ''),
+      );
+      const run = await session.prompt('Run the slow check');
+      await gate;
+      assert.ok(run.ok, run.ended);
+      assert.match(session.shown(), /last-42/);
+    },
+  },
+  {
     name: "a prompt's spans reach the OTLP endpoint of config.toml",
     setup: ({ llm, config, otlpEndpoint }) => {
       config(`[telemetry]\notlp_endpoint = "${otlpEndpoint}"\n`);

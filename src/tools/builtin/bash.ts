@@ -31,8 +31,10 @@ export const bashTool = defineTool({
     cwd: z.string().optional().describe('Working directory, relative to the workspace root (default: the root).'),
   }),
   summarize: ({ command }) => oneLine(command),
-  async execute({ command, timeout_ms, cwd }, { workspace, signal }) {
-    const result = await workspace.exec(command, { cwd, timeoutMs: timeout_ms, signal });
+  async execute({ command, timeout_ms, cwd }, { workspace, signal, progress }) {
+    // What the command prints is shown while it runs.
+    const onOutput = progress && ((chunk: string) => progress.output(chunk));
+    const result = await workspace.exec(command, { cwd, timeoutMs: timeout_ms, signal, ...(onOutput ? { onOutput } : {}) });
     const extra = { exitCode: result.exitCode, omittedBytes: result.omittedBytes };
     const setup = result.startupMs !== undefined ? { setupMs: result.startupMs } : {};
     if (result.timedOut) {
