@@ -177,6 +177,7 @@ export class FlowRun {
       role,
       depth: this.session.depth,
       ...(this.session.subagents ? { subagents: this.session.subagents } : {}),
+      outputs: this.session.outputs,
     });
     const result = await stream.forEach((event) => {
       // Under a reviewer the primary's task_complete only hands the work over; it ends nothing.

@@ -8,6 +8,7 @@ import type { SystemEventKind } from '../session/history';
 import type { PermissionGate } from '../tools/permissions';
 import type { PermissionPolicy } from '../vocabulary/permission-types';
 import type { UndoRecorder } from '../tools/undo-recorder';
+import type { SavedOutputs } from '../tools/saved-outputs';
 import { type SubagentLauncher, type Tool, type ToolContext, toolSpec } from '../tools/tool';
 import type { TodoStore } from '../tools/todos';
 import type { Span, SpanStatus } from '../telemetry/span';
@@ -63,6 +64,8 @@ export interface TurnOptions {
   subagents?: SubagentLauncher;
   /** 0 for the agent the user talks to; subagents count up. */
   depth?: number;
+  /** Where the session keeps outputs clipped for the model; none: clipped outputs are not saved. */
+  outputs?: SavedOutputs;
 }
 
 /** What a turn needs of the agent it runs for. */
@@ -74,7 +77,7 @@ export interface TurnAgent {
   readonly contextWindow: ContextWindowKeeper | undefined;
 }
 
-type OptionalScope = 'undo' | 'withoutTools' | 'span' | 'role' | 'subagents' | 'depth';
+type OptionalScope = 'undo' | 'withoutTools' | 'span' | 'role' | 'subagents' | 'depth' | 'outputs';
 export type TurnScope = Required<Omit<TurnOptions, OptionalScope>> & Pick<TurnOptions, OptionalScope>;
 
 /** The state of one running turn. */
@@ -279,7 +282,7 @@ export class Turn {
   }
 
   private context(callId: string, span: Span | undefined): ToolContext {
-    const { permissions, todos, undo, subagents, depth } = this.turnScope;
+    const { permissions, todos, undo, subagents, depth, outputs } = this.turnScope;
     return {
       sessionId: this.session.id,
       agentName: this.agent.name,
@@ -298,6 +301,7 @@ export class Turn {
       ...(subagents ? { subagents } : {}),
       depth: depth ?? 0,
       report: this.emit,
+      outputs,
     };
   }
 

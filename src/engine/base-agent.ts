@@ -63,6 +63,7 @@ export class BaseAgent {
       ...(options.role !== undefined ? { role: options.role } : {}),
       ...(options.subagents ? { subagents: options.subagents } : {}),
       ...(options.depth !== undefined ? { depth: options.depth } : {}),
+      outputs: options.outputs,
     };
     const turn = new Turn(this, this.options, this.tools, session, scope, (event) => stream.push(event));
     turn.run().then(

@@ -5,6 +5,7 @@ import type { UndoRecorder } from '../tools/undo-recorder';
 import type { Span } from '../telemetry/span';
 import { Redactor } from '../telemetry/redact';
 import { TraceRecorder } from '../telemetry/trace-recorder';
+import type { SavedOutputs } from '../tools/saved-outputs';
 import type { SubagentLauncher } from '../tools/tool';
 import { TodoStore } from '../tools/todos';
 import { ArtifactLog } from './artifact-log';
@@ -55,6 +56,8 @@ export class ACPSession {
   depth = 0;
   /** Runs subagents for the task tool of this session's agents. */
   subagents: SubagentLauncher | undefined;
+  /** Where tool outputs clipped for the model are kept whole; set while the session is stored (SessionStore.attach). */
+  outputs: SavedOutputs | undefined;
   /** For a subagent's session: who started it, and the span its work hangs below. */
   parent: { sessionId: string; callId: string; agent: string; span?: Span } | undefined;
   /** By `role:agentName`: switching compositions keeps each agent's history. */

@@ -2,6 +2,7 @@ import type { ImageBlock, ToolSpec, Usage } from '../llm/types';
 import type { PermissionAnswer, PermissionGate } from './permissions';
 import type { PermissionCategory } from '../vocabulary/permission-types';
 import type { Span } from '../telemetry/span';
+import type { SavedOutputs } from './saved-outputs';
 import type { UndoRecorder } from './undo-recorder';
 import type { TodoStore } from './todos';
 import type { Workspace } from './workspace';
@@ -75,6 +76,8 @@ export interface ToolContext {
   report?: (event: SubagentReport) => void;
   /** Reports what the call has done so far while it runs; the engine shows it as tool_progress events. */
   progress?: ToolProgress;
+  /** Where output clipped for the model is kept whole; absent when the session is not stored. */
+  outputs?: SavedOutputs;
 }
 
 /**
@@ -109,6 +112,11 @@ export interface ToolOutput {
   diff?: string;
   /** Time the call spent getting ready before its work (a terminal opening): kept apart from its duration. */
   setupMs?: number;
+  /**
+   * `output` lacks part of what the tool produced (a command's middle): the
+   * whole of what it streamed through ctx.progress is saved for the model.
+   */
+  clipped?: boolean;
   extra?: Record<string, unknown>;
 }
 

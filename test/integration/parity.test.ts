@@ -164,6 +164,18 @@ const SCENARIOS: Scenario[] = [
     },
   },
   {
+    name: 'an output too long for the model is saved whole in the session, and the model is told where',
+    setup: ({ llm }) => llm.enqueue('anthropic', call('bash', { command: 'seq 1 50000' }), text('Read it.')),
+    async run(session, { llm, home }) {
+      assert.ok((await session.prompt('Count a lot')).ok);
+      const told = lastUserText(llm.requestsFor('anthropic')[1]!.body);
+      const saved = /is saved at (\S+?\.txt)/.exec(told)?.[1];
+      assert.ok(saved, told.slice(-300));
+      assert.ok(saved.startsWith(join(home, 'data', 'crow-agent', 'sessions')), `${saved} is in the session's folder`);
+      assert.equal(readFileSync(saved, 'utf8'), `${Array.from({ length: 50_000 }, (_, i) => i + 1).join('\n')}\n`);
+    },
+  },
+  {
     name: "a prompt's spans reach the OTLP endpoint of config.toml",
     setup: ({ llm, config, otlpEndpoint }) => {
       config(`[telemetry]\notlp_endpoint = "${otlpEndpoint}"\n`);
