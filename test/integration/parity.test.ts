@@ -15,6 +15,7 @@ import { DOORS, type DoorSession, userConfigDir } from '../support/doors';
 import { until } from '../support/crow-binary';
 
 const FIXTURE = resolve(__dirname, '../fixtures/mcp-server.ts');
+const PARITY_KEY = 'parity-key-0123456789';
 
 interface World {
   llm: FakeLlmServer;
@@ -148,11 +149,13 @@ const SCENARIOS: Scenario[] = [
     },
   },
   {
-    name: "a long command's output shows while it runs",
+    name: "a long command's output shows while it runs, the API key redacted from it",
     // The command waits for a file that is written only once its first line was shown, so that line came while it ran.
-    // What it prints (live-42) is not in the command line the door also shows.
-    setup: ({ llm }) =>
-      llm.enqueue('anthropic', call('bash', { command: 'echo live-$((6 * 7)); while [ ! -e gate ]; do sleep 0.05; done; echo last-$((6 * 7))', timeout_ms: 20_000 }), text('Done.')),
+    // What it prints (live-42) is not in the command line the door also shows; the file it shows first holds the key.
+    setup: ({ llm, root }) => {
+      writeFileSync(join(root, 'leak.txt'), `key=${PARITY_KEY}\n`);
+      llm.enqueue('anthropic', call('bash', { command: 'cat leak.txt; echo live-$((6 * 7)); while [ ! -e gate ]; do sleep 0.05; done; echo last-$((6 * 7))', timeout_ms: 20_000 }), text('Done.'));
+    },
     async run(session, { root }) {
       const gate = until(() => session.shown().includes('live-42'), 'the first line to show while the command runs', 20_000).then(() =>
         writeFileSync(join(root, 'gate'), ''),
@@ -161,6 +164,8 @@ const SCENARIOS: Scenario[] = [
       await gate;
       assert.ok(run.ok, run.ended);
       assert.match(session.shown(), /last-42/);
+      assert.match(session.shown(), /key=\[REDACTED\]/);
+      assert.ok(!session.shown().includes(PARITY_KEY), 'the key never reached the door');
     },
   },
   {
@@ -236,7 +241,7 @@ describe('front-door parity: every capability through crow run, crow acp and the
           exported: () => received.join('\n'),
         };
         scenario.setup?.(world);
-        const session = await door.open(root, home, { ANTHROPIC_API_KEY: 'parity-key', ANTHROPIC_BASE_URL: llm.anthropicBaseUrl });
+        const session = await door.open(root, home, { ANTHROPIC_API_KEY: PARITY_KEY, ANTHROPIC_BASE_URL: llm.anthropicBaseUrl });
         try {
           await scenario.run(session, world);
         } finally {
