@@ -1,8 +1,9 @@
 /**
  * The UI phase's checks of a run's life, after the basic ones of
  * ui-checks.ts: an approval that waits while the Crow view is hidden, the
- * meter of a new session, a provider that fails and then comes back, and a
- * reviewed run that reads the same when resumed as it did live.
+ * meter of a new session, a provider that fails and then comes back, a
+ * reviewed run that reads the same when resumed as it did live, a command
+ * in the Crow terminal, and a long command's output shown while it runs.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,6 +18,15 @@ const HIDDEN = { path: 'hidden.txt', prompt: 'Write hidden.txt while I look else
 const DOWN = { prompt: 'Answer once the provider is back.', answer: 'The provider is back and answers.' };
 const PAIR = { prompt: 'Add lines to notes.md', file: 'notes.md' };
 const TERMINAL = { prompt: 'Run the greeting check in a terminal.', command: 'echo terminal-$((40 + 2))', printed: 'terminal-42', done: 'The check printed terminal-42.' };
+/** Prints three lines, then waits for a file the check writes only once it saw them on the running card. */
+const LIVE = {
+  prompt: 'Run the long check.',
+  command: 'for i in 1 2 3; do echo "live-line-$((i * 7))"; done; while [ ! -e .live-gate ]; do sleep 0.2; done; echo "finished-$((6 * 7))"',
+  printed: 'live-line-21',
+  last: 'finished-42',
+  gate: '.live-gate',
+  done: 'The long check finished.',
+};
 /** What the engine makes of a request: one try and DEFAULT_RETRY_POLICY's four retries. */
 const TRIES = 5;
 
@@ -57,6 +67,12 @@ export const RUN_CHECKS: UiCheck[] = [
     name: 'a bash call runs in the Crow terminal, which shows the command as written (not the wrapper around it)',
     timeoutMs: 60_000,
     run: commandInTerminal,
+  },
+  {
+    slug: 'live-output',
+    name: 'a long command\'s card shows its time and its output while it runs (screenshot ui-live-output-running.png), then its result',
+    timeoutMs: 90_000,
+    run: liveOutput,
   },
 ];
 
@@ -179,6 +195,38 @@ async function commandInTerminal(context: UiContext, timeoutMs: number): Promise
   if (!shown.includes(`crow-run '${TERMINAL.command}'`) || /bash -c|printf|env -u/.test(shown)) {
     throw new HarnessError(`the Crow terminal does not show the command as written:\n${shown}`);
   }
+}
+
+async function liveOutput(context: UiContext, timeoutMs: number): Promise<void> {
+  const chat = chatFrame(context);
+  await chat.locator('button#new-session').click({ timeout: timeoutMs });
+  context.fake.enqueue('openai', toolCall('bash', { command: LIVE.command, timeout_ms: 80_000 }), { blocks: [{ type: 'text', text: LIVE.done }] });
+  await sendPrompt(chat, LIVE.prompt, timeoutMs);
+  const card = chat.locator('.tool-card[data-status="running"]', { hasText: 'bash' }).last();
+  const allow = chat.locator('.approval:not([data-decision]) button[data-decision="allow_once"]');
+  // Commands in the sandbox run unasked; without bubblewrap they are asked for.
+  await card.or(allow).first().waitFor({ state: 'visible', timeout: timeoutMs });
+  if (await allow.isVisible()) await allow.click({ timeout: timeoutMs });
+  const tail = card.locator('.tool-tail', { hasText: LIVE.printed });
+  await tail.waitFor({ state: 'visible', timeout: timeoutMs });
+  // The card's time moves while the command waits, output or not.
+  const took = card.locator('.tool-duration');
+  const first = await took.innerText();
+  const deadline = Date.now() + timeoutMs;
+  while ((await took.innerText()) === first) {
+    if (Date.now() > deadline) throw new HarnessError(`the running card's time stayed at ${JSON.stringify(first)}`);
+    await chat.waitForTimeout(200);
+  }
+  await card.scrollIntoViewIfNeeded({ timeout: timeoutMs });
+  await context.page.screenshot({ path: join(ARTIFACTS_DIR, 'ui-live-output-running.png') });
+  const shown = await tail.innerText();
+  if (!shown.includes('live-line-7') || shown.includes(LIVE.last)) throw new HarnessError(`the running card's output reads ${JSON.stringify(shown)}`);
+  writeFileSync(join(context.workspace, LIVE.gate), '');
+  await chat.locator('.msg-assistant', { hasText: LIVE.done }).waitFor({ state: 'visible', timeout: timeoutMs });
+  const done = chat.locator('.tool-card[data-status="completed"]', { hasText: 'bash' }).last();
+  if ((await done.locator('.tool-live').count()) !== 0) throw new HarnessError('the finished card still shows the live output');
+  await done.locator('.tool-output summary').click({ timeout: timeoutMs });
+  await done.locator('.tool-text', { hasText: LIVE.last }).waitFor({ state: 'visible', timeout: timeoutMs });
 }
 
 /** What a person reads in the transcript, line by line; durations are left out (a replay shows the recorded ones, rounded alike). */

@@ -10,6 +10,7 @@ import type { PermissionGate } from '../tools/permissions';
 import type { Budget } from '../vocabulary/budget';
 import type { PermissionPolicy } from '../vocabulary/permission-types';
 import type { UndoRecorder } from '../tools/undo-recorder';
+import type { SavedOutputs } from '../tools/saved-outputs';
 import { type SubagentLauncher, type Tool, type ToolContext, toolSpec } from '../tools/tool';
 import type { TodoStore } from '../tools/todos';
 import type { Span, SpanStatus } from '../telemetry/span';
@@ -69,6 +70,8 @@ export interface TurnOptions {
   budget?: Budget;
   /** Messages the person sent while the agent works, taken before each model call. */
   steering?: Steering;
+  /** Where the session keeps outputs clipped for the model; none: clipped outputs are not saved. */
+  outputs?: SavedOutputs;
 }
 
 /** What a turn needs of the agent it runs for. */
@@ -80,7 +83,7 @@ export interface TurnAgent {
   readonly contextWindow: ContextWindowKeeper | undefined;
 }
 
-type OptionalScope = 'undo' | 'withoutTools' | 'span' | 'role' | 'subagents' | 'depth' | 'budget' | 'steering';
+type OptionalScope = 'undo' | 'withoutTools' | 'span' | 'role' | 'subagents' | 'depth' | 'budget' | 'steering' | 'outputs';
 export type TurnScope = Required<Omit<TurnOptions, OptionalScope>> & Pick<TurnOptions, OptionalScope>;
 
 /** The state of one running turn. */
@@ -299,7 +302,7 @@ export class Turn {
   }
 
   private context(callId: string, span: Span | undefined): ToolContext {
-    const { permissions, todos, undo, subagents, depth, budget } = this.turnScope;
+    const { permissions, todos, undo, subagents, depth, budget, outputs } = this.turnScope;
     return {
       sessionId: this.session.id,
       agentName: this.agent.name,
@@ -319,6 +322,7 @@ export class Turn {
       depth: depth ?? 0,
       ...(budget ? { budget } : {}),
       report: this.emit,
+      outputs,
     };
   }
 

@@ -1,6 +1,6 @@
 import type { Usage, UserBlock } from '../llm/types';
 import type { TodoItem } from '../tools/todos';
-import type { SubagentReport, ToolKind, ToolLocation, ToolResult } from '../tools/tool';
+import type { SubagentReport, ToolKind, ToolLocation, ToolResult, ToolStep } from '../tools/tool';
 
 /**
  * Why a turn ended.
@@ -68,6 +68,15 @@ export type AgentEvent =
       summary: string;
       locations: ToolLocation[];
     }
+  /**
+   * A running call's progress, a few times a second at most and about once a
+   * second while it is quiet; its tool_call_end supersedes it. `elapsedMs`
+   * counts from the start of the call's own work (after any approval);
+   * `tail` is the end of its output so far (last lines, control characters
+   * removed; `lines` counts them all); `step` is the tool's own word on where
+   * it stands. See ToolProgressFeed.
+   */
+  | { type: 'tool_progress'; agent: string; callId: string; tool: string; elapsedMs: number; tail?: string; lines?: number; step?: ToolStep }
   | { type: 'tool_call_end'; agent: string; callId: string; tool: string; result: ToolResult; durationMs: number }
   | { type: 'files_changed'; agent: string; files: string[] }
   /** One model call's tokens; `costUsd` when the model has configured prices. */

@@ -7,6 +7,7 @@ import type { Emit } from './model-call';
 import type { ExecutedToolCall } from './turn';
 import { argumentsForDisplay } from '../session/history';
 import { errorText } from '../vocabulary/text';
+import { ToolProgressFeed } from './tool-progress';
 
 /** What a tool call needs from the agent that runs it. */
 export interface ToolRunScope {
@@ -31,7 +32,7 @@ export async function executeToolCall(scope: ToolRunScope, call: ToolCallBlock):
   });
   const started = performance.now();
   const result = tool
-    ? await runGuarded(tool, call, scope.context(call.id, span))
+    ? await runReporting(scope, tool, call, span)
     : failure('error', `Unknown tool "${call.name}". Available tools: ${[...scope.tools.keys()].join(', ')}.`, 0);
   span?.set(toolResultAttributes(result));
   span?.end(result.status === 'success' ? 'ok' : result.status, result.error);
@@ -66,6 +67,16 @@ function announce(scope: ToolRunScope, call: ToolCallBlock, args: unknown): Tool
     locations: tool ? tool.locations(args) : [],
   });
   return tool;
+}
+
+/** Runs the call with a progress feed whose updates become tool_progress events, none after the call ended. */
+async function runReporting(scope: ToolRunScope, tool: Tool, call: ToolCallBlock, span: Span | undefined): Promise<ToolResult> {
+  const progress = new ToolProgressFeed((update) => scope.emit({ type: 'tool_progress', agent: scope.agent, callId: call.id, tool: call.name, ...update }));
+  try {
+    return await runGuarded(tool, call, { ...scope.context(call.id, span), progress });
+  } finally {
+    progress.close();
+  }
 }
 
 async function runGuarded(tool: Tool, call: ToolCallBlock, ctx: ToolContext): Promise<ToolResult> {

@@ -174,6 +174,8 @@ export class PromptRun {
       this.session.events.record(out);
       for (const early of this.early.splice(0)) this.session.events.record(early.event, early.at);
       this.started = true;
+    } else if (out.type === 'tool_progress') {
+      // A running call's progress is news only while it runs: its tool_call_end says how it went, and a replay shows that.
     } else if (this.started) {
       this.session.events.record(out);
     } else {

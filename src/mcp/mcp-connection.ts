@@ -1,12 +1,12 @@
 import type * as ClientModule from '@modelcontextprotocol/sdk/client/index.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult, Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Progress, Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
 import { version } from '../../package.json';
 import { errorText } from '../vocabulary/text';
 import { openTransport, type OpenedTransport } from './mcp-transport';
 import type { McpServerConfig } from './server-config';
 
-export type { CallToolResult, McpToolInfo };
+export type { CallToolResult, McpToolInfo, Progress as McpProgress };
 
 /** Something wrong with a server, in words that name it and say what to do. */
 export interface McpProblem {
@@ -76,14 +76,21 @@ export class McpConnection {
     }
   }
 
-  /** Calls a tool; throws an Error whose message says what went wrong and what to do. Aborting cancels the request. */
-  async callTool(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
+  /**
+   * Calls a tool; throws an Error whose message says what went wrong and
+   * what to do. Aborting cancels the request. With `onProgress` the call
+   * asks for progress (a progress token), hands on each notifications/progress
+   * the server sends, and is not timed out (tool_timeout_sec) while those
+   * keep coming: the timeout counts from the last one.
+   */
+  async callTool(tool: string, args: Record<string, unknown>, signal: AbortSignal, onProgress?: (progress: Progress) => void): Promise<CallToolResult> {
     const client = await untilAborted(this.client(), signal);
     const call = new AbortController();
     const cancel = (): void => call.abort(signal.reason);
     signal.addEventListener('abort', cancel, { once: true });
+    const progress = onProgress ? { onprogress: onProgress, resetTimeoutOnProgress: true } : {};
     try {
-      const result = await client.callTool({ name: tool, arguments: args }, undefined, { signal: call.signal, timeout: this.toolTimeoutMs });
+      const result = await client.callTool({ name: tool, arguments: args }, undefined, { signal: call.signal, timeout: this.toolTimeoutMs, ...progress });
       this.restarts = 0;
       return 'content' in result ? (result as CallToolResult) : { content: [{ type: 'text', text: JSON.stringify(result.toolResult) }] };
     } catch (err) {
@@ -220,7 +227,9 @@ export class McpConnection {
     switch (failureKind(err)) {
       case 'timeout': {
         const seconds = this.toolTimeoutMs / 1000;
-        return new Error(`MCP server "${this.name}" did not answer ${tool} within ${seconds} s (tool_timeout_sec); the call was cancelled.`);
+        return new Error(
+          `MCP server "${this.name}" did not answer ${tool}, nor report progress, within ${seconds} s (tool_timeout_sec); the call was cancelled. Raise tool_timeout_sec for a tool that takes longer.`,
+        );
       }
       case 'refused':
         return new Error(`MCP server "${this.name}" refused the call of ${tool}: ${reason}`);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineTool } from '../tools/define-tool';
 import type { PermissionCategory } from '../vocabulary/permission-types';
 import type { Tool, ToolKind } from '../tools/tool';
-import type { McpConnection, McpToolInfo } from './mcp-connection';
+import type { McpConnection, McpProgress, McpToolInfo } from './mcp-connection';
 import { mcpToolName, type McpTool } from './tool-names';
 import { toolOutput } from './tool-result';
 
@@ -13,7 +13,8 @@ const ARGUMENTS = z.looseObject({});
  * A server's tools as our Tools, named `mcp__SERVER__TOOL` (unique among
  * `taken`, which grows), their JSON Schemas passed through. Each call goes
  * the way of every built-in tool: parsed, authorized as `permission` (the
- * remembered "always" covers this one tool), run, capped and timed.
+ * remembered "always" covers this one tool), run, capped and timed; the
+ * progress a server reports shows as the call's step.
  */
 export function mcpToolset(connection: McpConnection, permission: PermissionCategory, tools: readonly McpToolInfo[], taken: Set<string>): McpTool[] {
   return tools.map((info) => {
@@ -35,7 +36,11 @@ function mcpTool(connection: McpConnection, permission: PermissionCategory, info
       const summary = tool.summarize(args);
       return { title: `${server}: ${info.name} ${summary}`, ...(permission === 'execute' ? { command: `${name} ${summary}` } : {}) };
     },
-    execute: async (args, ctx) => toolOutput(await connection.callTool(info.name, args, ctx.signal), ctx.supportsImages),
+    execute: async (args, ctx) => {
+      const { progress } = ctx;
+      const onProgress = progress && ((update: McpProgress) => progress.step({ message: update.message, done: update.progress, total: update.total }));
+      return toolOutput(await connection.callTool(info.name, args, ctx.signal, onProgress), ctx.supportsImages);
+    },
   });
   return { ...tool, inputSchema: inputSchemaOf(info), mcp: { server, tool: info.name } };
 }

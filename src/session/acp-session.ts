@@ -6,6 +6,7 @@ import { EventLog } from './event-log';
 import type { Span } from '../telemetry/span';
 import { Redactor } from '../telemetry/redact';
 import { TraceRecorder } from '../telemetry/trace-recorder';
+import type { SavedOutputs } from '../tools/saved-outputs';
 import type { SubagentLauncher } from '../tools/tool';
 import type { Budget } from '../vocabulary/budget';
 import type { Steering } from './steering';
@@ -64,6 +65,8 @@ export class ACPSession {
   budget: Budget | undefined;
   /** Messages the person sent while the running prompt works; only the agents the person talks to take them (not subagents). */
   steering: Steering | undefined;
+  /** Where tool outputs clipped for the model are kept whole; set while the session is stored (SessionStore.attach). */
+  outputs: SavedOutputs | undefined;
   /** For a subagent's session: who started it, and the span its work hangs below. */
   parent: { sessionId: string; callId: string; agent: string; span?: Span } | undefined;
   /** By `role:agentName`: switching compositions keeps each agent's history. */

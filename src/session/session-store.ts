@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { dataHome, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../config/paths';
 import type { SpanRecord } from '../telemetry/span';
 import { mergeSpanRecords } from '../telemetry/stored-spans';
+import { SavedOutputs } from '../tools/saved-outputs';
 import type { TodoItem } from '../tools/todos';
 import { ACPSession, type SessionRole, type Interruption, type ThoughtLevel } from './acp-session';
 import { ArtifactLog, type ArtifactRecord } from './artifact-log';
@@ -66,7 +67,8 @@ export class UnknownSessionError extends Error {
  * Sessions on disk: `meta.json` (rewritten atomically), one append-only
  * `<internal id>.jsonl` history per internal agent, `events.jsonl` with what
  * the front doors showed (see EventLog), `trace.jsonl` with every
- * span when it starts and again when it ends (see mergeSpanRecords), and,
+ * span when it starts and again when it ends (see mergeSpanRecords),
+ * `outputs/` with tool outputs kept whole for the model (SavedOutputs), and,
  * while a process has the session attached, `writer.json` naming that
  * process: the lock that keeps a second process from writing to the
  * session at the same time (see session-lock.ts). Each history entry is written (write(2)) before the event
@@ -93,6 +95,7 @@ export class SessionStore {
     const folder = this.folderOf(session.id);
     mkdirSync(folder, { recursive: true, mode: PRIVATE_DIR_MODE });
     const lock = acquireSessionLock(folder, session.id);
+    session.outputs = new SavedOutputs(join(folder, 'outputs'), (text) => session.redactor.text(text));
     const appenders: JsonlAppender[] = [];
     const track = (_role: SessionRole, internal: InternalSession): void => {
       const appender = new JsonlAppender(join(folder, `${internal.id}.jsonl`), this.fsync);
@@ -124,6 +127,7 @@ export class SessionStore {
       close: () => {
         for (const unsubscribe of unsubscribers) unsubscribe();
         for (const appender of appenders) appender.close();
+        session.outputs = undefined;
         lock.release();
       },
     };

@@ -4,6 +4,7 @@ import type { PermissionAnswer, PermissionRequest } from './permissions';
 import type { PermissionCategory } from '../vocabulary/permission-types';
 import { commandAlwaysScope } from './command-rules';
 import type { Tool, ToolContext, ToolKind, ToolLocation, ToolOutput, ToolResult } from './tool';
+import { CallOutput, type KeptOutput, savedNote } from './call-output';
 import type { CommandWatch } from './undo-recorder';
 
 /** Default cap on what one tool call returns to the model, in characters. */
@@ -46,7 +47,8 @@ export interface ToolDefinition<Schema extends z.ZodObject> {
 
 /**
  * Builds a Tool from a zod schema and its logic. Parsing, validation, the
- * permission check, the snapshot before a state change, output capping,
+ * permission check, the snapshot before a state change, output capping (the
+ * whole output saved when the model gets less of it), the start of progress,
  * timing and turning failures into results all live here, so each tool file
  * holds only what the tool does.
  */
@@ -80,9 +82,9 @@ export function defineTool<Schema extends z.ZodObject>(def: ToolDefinition<Schem
       const started = performance.now();
       let waited = 0;
       let approval: PermissionAnswer | undefined;
-      const finish = (partial: Omit<ToolResult, 'metadata'>, out?: ToolOutput): ToolResult => ({
+      const finish = (partial: Omit<ToolResult, 'metadata'>, out?: ToolOutput, kept: KeptOutput = {}): ToolResult => ({
         ...partial,
-        output: capOutput(partial.output, maxOutputChars),
+        output: withNote(capOutput(partial.output, maxOutputChars), kept),
         ...(out?.images?.length ? { images: out.images } : {}),
         metadata: {
           filesModified: out?.filesModified ?? [],
@@ -91,7 +93,7 @@ export function defineTool<Schema extends z.ZodObject>(def: ToolDefinition<Schem
           ...(waited > 0 ? { waitedMs: Math.round(waited) } : {}),
           ...(out?.setupMs !== undefined ? { setupMs: Math.round(out.setupMs) } : {}),
           ...(approval !== undefined ? { approval } : {}),
-          extra: out?.extra ?? {},
+          extra: { ...out?.extra, ...(kept.saved ? { savedOutput: kept.saved.path } : {}), ...(kept.error !== undefined ? { savedOutputError: kept.error } : {}) },
         },
       });
 
@@ -113,14 +115,18 @@ export function defineTool<Schema extends z.ZodObject>(def: ToolDefinition<Schem
       }
 
       const undo = await recordForUndo(def, tool, args.value, ctx);
+      // The call's own work starts now, once approved: its progress and its whole output are followed from here.
+      const output = new CallOutput(ctx, def.name);
       try {
-        const out = await def.execute(args.value, ctx);
+        const out = await def.execute(args.value, output.begin());
         if (undo.watch) await addChangedFiles(out, undo.watch, ctx);
         if (undo.error !== undefined) out.extra = { ...out.extra, undoError: undo.error };
-        if (ctx.signal.aborted) return finish({ status: 'cancelled', output: out.output, error: 'Cancelled by the user.' }, out);
-        if (out.error !== undefined) return finish({ status: 'error', output: out.output, error: out.error }, out);
-        return finish({ status: 'success', output: out.output }, out);
+        const kept = await output.keep(out, maxOutputChars);
+        if (ctx.signal.aborted) return finish({ status: 'cancelled', output: out.output, error: 'Cancelled by the user.' }, out, kept);
+        if (out.error !== undefined) return finish({ status: 'error', output: out.output, error: out.error }, out, kept);
+        return finish({ status: 'success', output: out.output }, out, kept);
       } catch (err) {
+        await output.keep(undefined, maxOutputChars);
         if (ctx.signal.aborted) return finish({ status: 'cancelled', output: '', error: 'Cancelled by the user.' });
         return finish({ status: 'error', output: '', error: errorText(err) });
       } finally {
@@ -256,6 +262,13 @@ export function capOutput(text: string, maxChars: number): string {
   const tail = maxChars - head;
   const omitted = text.length - head - tail;
   return `${text.slice(0, head)}\n\n[… ${omitted} characters omitted …]\n\n${text.slice(text.length - tail)}`;
+}
+
+/** The output with, last, where its whole is saved (or why it could not be). */
+function withNote(output: string, kept: KeptOutput): string {
+  const note = kept.saved ? savedNote(kept.saved) : kept.error !== undefined ? `[The whole output could not be saved: ${kept.error}]` : '';
+  if (note === '') return output;
+  return output === '' || output.endsWith('\n') ? `${output}${note}` : `${output}\n${note}`;
 }
 
 function summarizeJson(args: unknown): string {

@@ -3,6 +3,7 @@ import type { PermissionAnswer, PermissionGate } from './permissions';
 import type { Budget } from '../vocabulary/budget';
 import type { PermissionCategory } from '../vocabulary/permission-types';
 import type { Span } from '../telemetry/span';
+import type { SavedOutputs } from './saved-outputs';
 import type { UndoRecorder } from './undo-recorder';
 import type { TodoStore } from './todos';
 import type { Workspace } from './workspace';
@@ -76,6 +77,32 @@ export interface ToolContext {
   budget?: Budget;
   /** Reports progress of long work (a subagent's steps) into the turn's event stream. */
   report?: (event: SubagentReport) => void;
+  /** Reports what the call has done so far while it runs; the engine shows it as tool_progress events. */
+  progress?: ToolProgress;
+  /** Where output clipped for the model is kept whole; absent when the session is not stored. */
+  outputs?: SavedOutputs;
+}
+
+/**
+ * How a running call reports progress (as pi's onUpdate and opencode's
+ * ctx.metadata do). A tool calls `output` and `step` as often as it likes:
+ * the engine keeps a bounded tail and throttles what reaches the doors.
+ */
+export interface ToolProgress {
+  /** The call's own work begins (defineTool calls it once any approval is given): its elapsed time counts from here. */
+  start(): void;
+  /** Output as it is produced (a command's stdout and stderr, interleaved). */
+  output(chunk: string): void;
+  /** Where the work stands, in the tool's words (an MCP server's notifications/progress). */
+  step(step: ToolStep): void;
+}
+
+/** A step of a running call: what it does now and how far it got, when it knows. */
+export interface ToolStep {
+  message?: string;
+  /** Work done so far, in the tool's own unit; `total` when the tool knows the whole. */
+  done?: number;
+  total?: number;
 }
 
 /** What a tool's own logic returns; defineTool adds status and timing. */
@@ -88,6 +115,11 @@ export interface ToolOutput {
   diff?: string;
   /** Time the call spent getting ready before its work (a terminal opening): kept apart from its duration. */
   setupMs?: number;
+  /**
+   * `output` lacks part of what the tool produced (a command's middle): the
+   * whole of what it streamed through ctx.progress is saved for the model.
+   */
+  clipped?: boolean;
   extra?: Record<string, unknown>;
 }
 

@@ -160,6 +160,42 @@ describe('crow acp (the bundled binary)', function () {
     assert.match(JSON.stringify(server.requestsFor('anthropic')[1]!.body.messages), /Permission denied by the user/);
   });
 
+  it('streams a running command\'s output as in-progress updates of its tool call, before the command ends', async () => {
+    // The command goes on only once the test saw its first line in an update.
+    const command = 'echo live-$((6 * 7)); while [ ! -e gate ]; do sleep 0.05; done; echo last-$((6 * 7))';
+    server.enqueue('anthropic', { blocks: [{ type: 'tool_call', name: 'bash', arguments: { command, timeout_ms: 20_000 } }] }, { blocks: [{ type: 'text', text: 'Ran it.' }] });
+    const { client, id } = await ready({ permission: () => 'allow_once' });
+    const answer = client.prompt(id, 'Run the slow check');
+    const live = (): string[] =>
+      client
+        .updates(id, 'tool_call_update')
+        .filter((update) => update.status === 'in_progress')
+        .flatMap((update) => (update.content ?? []).flatMap((part) => (part.type === 'content' && part.content.type === 'text' ? [part.content.text] : [])));
+    await client.until(() => live().includes('```console\nlive-42\n```'), 15_000);
+    writeFileSync(join(workspace, 'gate'), '');
+    assert.equal((await answer).stopReason, 'end_turn');
+    const done = client.updates(id, 'tool_call_update').at(-1)!;
+    assert.equal(done.status, 'completed');
+    assert.match(JSON.stringify(done.content), /live-42\\nlast-42/, 'the finished call shows the whole output in place of the live part');
+  });
+
+  it('leaves a command in the client\'s own terminal to that terminal: embedded while it runs, no output of ours beside it', async () => {
+    const command = 'echo live-$((6 * 7)); while [ ! -e gate ]; do sleep 0.05; done';
+    server.enqueue('anthropic', { blocks: [{ type: 'tool_call', name: 'bash', arguments: { command, timeout_ms: 20_000 } }] }, { blocks: [{ type: 'text', text: 'Ran it.' }] });
+    const { client, id } = await ready({ permission: () => 'allow_once', capabilities: { terminal: true } });
+    const answer = client.prompt(id, 'Run the slow check in my terminal');
+    const terminal = (): { output: string } | undefined => [...client.terminals.values()][0];
+    // The terminal's output grows without any update: poll.
+    await until(
+      () => client.updates(id, 'tool_call_update').some((update) => update.content?.some((part) => part.type === 'terminal')) && (terminal()?.output ?? '').includes('live-42'),
+      15_000,
+    );
+    writeFileSync(join(workspace, 'gate'), '');
+    assert.equal((await answer).stopReason, 'end_turn');
+    const running = client.updates(id, 'tool_call_update').filter((update) => update.status === 'in_progress' || update.status === undefined);
+    assert.ok(running.every((update) => update.content?.every((part) => part.type === 'terminal')), JSON.stringify(running));
+  });
+
   it('switches mode: build-loop keeps working until task_complete', async () => {
     server.enqueue(
       'anthropic',

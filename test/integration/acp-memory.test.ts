@@ -126,10 +126,11 @@ describe('ACP server in memory', () => {
     assert.deepEqual(editDone.content, [
       { type: 'diff', path: join(root, 'app.ts'), oldText: 'const a = 1;\nconst b = 2;\n', newText: 'const a = 1;\nconst b = 3;\n' },
     ]);
-    const bashDone = done.find((update) => update.toolCallId === 'bash-1')!;
-    assert.equal(bashDone.status, 'completed');
-    assert.match(textOf(bashDone.content), /```console\ntested\n\[exit code 0\]\n```/);
-    assert.equal((bashDone.rawOutput as { metadata: { extra: { exitCode: number } } }).metadata.extra.exitCode, 0);
+    const [bashLive, bashDone] = done.filter((update) => update.toolCallId === 'bash-1');
+    assert.deepEqual([bashLive!.status, textOf(bashLive!.content)], ['in_progress', '```console\ntested\n```'], 'its output first shows as it comes');
+    assert.equal(bashDone!.status, 'completed');
+    assert.match(textOf(bashDone!.content), /```console\ntested\n\[exit code 0\]\n```/);
+    assert.equal((bashDone!.rawOutput as { metadata: { extra: { exitCode: number } } }).metadata.extra.exitCode, 0);
 
     assert.deepEqual(client.updates(id, 'usage_update')[0], { sessionUpdate: 'usage_update', used: 120, size: 1_000 });
     assert.equal(client.said(id), 'Changed b and ran the check.');

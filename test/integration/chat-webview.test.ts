@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { CHROMIUM, ChatView, startHarness, type Harness } from '../fixtures/chat-webview/harness';
+import { ChatView, chatViewSuite } from '../fixtures/chat-webview/harness';
 import { ANSWER, CODER, DIFF, INIT, REVIEWER, ZERO, chunks, promptEvents } from '../fixtures/chat-webview/session';
 import type { ApprovalRequest, HostMessage, TranscriptEvent } from '../../webview/chat/protocol';
 
@@ -22,41 +21,11 @@ const APPROVAL: ApprovalRequest = {
 
 describe('chat view in headless Chromium', function () {
   this.timeout(60_000);
-  let base: string;
-  let harness: Harness;
+  const suite = chatViewSuite(INIT);
   let view: ChatView;
 
-  before(async function () {
-    if (!existsSync(CHROMIUM)) {
-      console.warn(`    skipped: no ${CHROMIUM}; install Debian's chromium (apt-get install -y chromium) to run the chat view tests`);
-      this.skip();
-    }
-    base = mkdtempSync(join(tmpdir(), 'crow-chat-webview-'));
-    harness = await startHarness(base);
-    mkdirSync(ARTIFACTS, { recursive: true });
-  });
-
-  beforeEach(async () => {
-    view = await ChatView.open(harness);
-    await view.send(INIT);
-    await view.takePosted();
-  });
-
-  afterEach(async function () {
-    if (!view) return;
-    const violations = await view.violations();
-    const problems = view.problems;
-    await view.close();
-    if (this.currentTest?.state === 'passed') {
-      assert.deepEqual(violations, [], 'the CSP blocked something the view tried to load or apply');
-      assert.deepEqual(problems, []);
-    }
-  });
-
-  after(async () => {
-    await harness?.close();
-    if (base) rmSync(base, { recursive: true, force: true });
-  });
+  before(() => mkdirSync(ARTIFACTS, { recursive: true }));
+  beforeEach(() => (view = suite.view()));
 
   const page = () => view.page;
   const events = (...list: TranscriptEvent[]): HostMessage => ({ type: 'events', events: list });
@@ -230,8 +199,7 @@ describe('chat view in headless Chromium', function () {
   });
 
   it('says the agents are loading until the host names them, then picks the agent and each role\'s model', async () => {
-    await view.close();
-    view = await ChatView.open(harness);
+    view = await suite.reopen();
     assert.equal(await page().locator('select#agent').isDisabled(), true, 'no pick before the host answers');
     assert.equal(await page().locator('select#agent option').innerText(), 'Loading…');
     await view.send(INIT);
@@ -480,7 +448,7 @@ describe('chat view in headless Chromium', function () {
     await page().setViewportSize({ width: 420, height: 1150 });
     await view.frames();
     await page().screenshot({ path: join(ARTIFACTS, 'chat-view-dark.png') });
-    const light = await ChatView.open(harness, 'light');
+    const light = await ChatView.open(suite.harness(), 'light');
     try {
       await light.send(INIT, events(...promptEvents()), { type: 'approval', request: APPROVAL });
       await light.page.screenshot({ path: join(ARTIFACTS, 'chat-view-light.png') });

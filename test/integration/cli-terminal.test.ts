@@ -128,6 +128,27 @@ function processesWith(text: string): string[] {
     assert.deepEqual(processesWith(`sleep ${marker}`), [], 'the command was stopped with crow');
   });
 
+  it('shows a running command\'s last lines under its tool line, replaced in place, and clears them when it ends', async () => {
+    // Each step waits for a file the test writes once it saw the step's line: the lines show while the command runs.
+    const step = (n: number): string => `echo step-$((${n} * 11)); while [ ! -e gate${n} ]; do sleep 0.05; done`;
+    server.enqueue('anthropic', call('bash', { command: `${step(1)}; ${step(2)}; seq 1 20; ${step(3)}`, timeout_ms: 30_000 }), say('All steps ran.'));
+    const tty = crow('run', 'Run the steps', '--provider', 'anthropic', '--allow', 'execute');
+    const first = await tty.waitFor(/│ step-11/);
+    order(first, /● bash echo step/, /^ {2}│ step-11$/m, /^ {2}⋯ .*1 line/m);
+    writeFileSync(join(workspace, 'gate1'), '');
+    const second = await tty.waitFor(/│ step-22/);
+    order(second, /● bash echo step/, /^ {2}│ step-11$/m, /^ {2}│ step-22$/m, /^ {2}⋯ .*2 lines/m);
+    writeFileSync(join(workspace, 'gate2'), '');
+    const third = await tty.waitFor(/│ step-33/);
+    const live = third.split('\n').filter((line) => line.startsWith('  │ '));
+    assert.deepEqual(live, ['  │ 17', '  │ 18', '  │ 19', '  │ 20', '  │ step-33'], 'the last five lines, each once: older ones were replaced in place');
+    writeFileSync(join(workspace, 'gate3'), '');
+    assert.equal(await tty.waitForExit(), 0, tty.screen());
+    const screen = tty.screen();
+    order(screen, /● bash echo step/, /^ {2}✓ .*exit 0 · step-33$/m, /All steps ran\./);
+    assert.doesNotMatch(screen, /│|⋯/, 'the live lines are gone once the command ended');
+  });
+
   it('crow undo shows what it will restore and "y" restores it', async () => {
     writeFileSync(join(workspace, 'keep.txt'), 'original\n');
     server.enqueue('anthropic', call('write_file', { path: 'keep.txt', content: 'changed\n' }), say('Changed.'));

@@ -265,7 +265,7 @@ describe('MCP servers as tools', function () {
     const set = servers([...configured, fixture(log)]);
     const tools = await set.tools();
     assert.deepEqual(await set.tools(), tools, 'listed once per session');
-    assert.deepEqual(tools.map((tool) => tool.name), ['mcp__fx__echo', 'mcp__fx__fail', 'mcp__fx__crash', 'mcp__fx__hang']);
+    assert.deepEqual(tools.map((tool) => tool.name), ['mcp__fx__echo', 'mcp__fx__fail', 'mcp__fx__crash', 'mcp__fx__hang', 'mcp__fx__steps']);
     const said = Object.fromEntries(problems.map((problem) => [problem.server, problem.message]));
     assert.deepEqual(Object.keys(said).sort(), ['missing', 'secret']);
     assert.equal(problems.length, 2);
@@ -283,7 +283,7 @@ describe('MCP servers as tools', function () {
     await until(() => existsSync(log) && readFileSync(log, 'utf8').includes('cancelled hang'));
     const timedOut = await hang.run('{}', callContext());
     assert.equal(timedOut.status, 'error');
-    assert.match(timedOut.error!, /MCP server "fx" did not answer hang within 0.3 s/);
+    assert.match(timedOut.error!, /MCP server "fx" did not answer hang, nor report progress, within 0.3 s \(tool_timeout_sec\); the call was cancelled\. Raise tool_timeout_sec/);
   });
 
   describe('crow run with [mcp_servers] in config.toml', () => {

@@ -15,6 +15,7 @@ import { DOORS, type DoorSession, userConfigDir } from '../support/doors';
 import { until } from '../support/crow-binary';
 
 const FIXTURE = resolve(__dirname, '../fixtures/mcp-server.ts');
+const PARITY_KEY = 'parity-key-0123456789';
 
 interface World {
   llm: FakeLlmServer;
@@ -180,6 +181,38 @@ const SCENARIOS: Scenario[] = [
     },
   },
   {
+    name: "a long command's output shows while it runs, the API key redacted from it",
+    // The command waits for a file that is written only once its first line was shown, so that line came while it ran.
+    // What it prints (live-42) is not in the command line the door also shows; the file it shows first holds the key.
+    setup: ({ llm, root }) => {
+      writeFileSync(join(root, 'leak.txt'), `key=${PARITY_KEY}\n`);
+      llm.enqueue('anthropic', call('bash', { command: 'cat leak.txt; echo live-$((6 * 7)); while [ ! -e gate ]; do sleep 0.05; done; echo last-$((6 * 7))', timeout_ms: 20_000 }), text('Done.'));
+    },
+    async run(session, { root }) {
+      const gate = until(() => session.shown().includes('live-42'), 'the first line to show while the command runs', 20_000).then(() =>
+        writeFileSync(join(root, 'gate'), ''),
+      );
+      const run = await session.prompt('Run the slow check');
+      await gate;
+      assert.ok(run.ok, run.ended);
+      assert.match(session.shown(), /last-42/);
+      assert.match(session.shown(), /key=\[REDACTED\]/);
+      assert.ok(!session.shown().includes(PARITY_KEY), 'the key never reached the door');
+    },
+  },
+  {
+    name: 'an output too long for the model is saved whole in the session, and the model is told where',
+    setup: ({ llm }) => llm.enqueue('anthropic', call('bash', { command: 'seq 1 50000' }), text('Read it.')),
+    async run(session, { llm, home }) {
+      assert.ok((await session.prompt('Count a lot')).ok);
+      const told = lastUserText(llm.requestsFor('anthropic')[1]!.body);
+      const saved = /is saved at (\S+?\.txt)/.exec(told)?.[1];
+      assert.ok(saved, told.slice(-300));
+      assert.ok(saved.startsWith(join(home, 'data', 'crow-agent', 'sessions')), `${saved} is in the session's folder`);
+      assert.equal(readFileSync(saved, 'utf8'), `${Array.from({ length: 50_000 }, (_, i) => i + 1).join('\n')}\n`);
+    },
+  },
+  {
     name: "a prompt's spans reach the OTLP endpoint of config.toml",
     setup: ({ llm, config, otlpEndpoint }) => {
       config(`[telemetry]\notlp_endpoint = "${otlpEndpoint}"\n`);
@@ -240,7 +273,7 @@ describe('front-door parity: every capability through crow run, crow acp and the
           exported: () => received.join('\n'),
         };
         scenario.setup?.(world);
-        const session = await door.open(root, home, { ANTHROPIC_API_KEY: 'parity-key', ANTHROPIC_BASE_URL: llm.anthropicBaseUrl });
+        const session = await door.open(root, home, { ANTHROPIC_API_KEY: PARITY_KEY, ANTHROPIC_BASE_URL: llm.anthropicBaseUrl });
         try {
           await scenario.run(session, world);
         } finally {

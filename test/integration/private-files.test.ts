@@ -52,7 +52,8 @@ describe('crow keeps its data, state and logs private', function () {
     llm.enqueue(
       'anthropic',
       { blocks: [{ type: 'tool_call', name: 'write_file', arguments: { path: 'plan.md', content: '# Plan\n' } }] },
-      { blocks: [{ type: 'tool_call', name: 'bash', arguments: { command: 'cat notes.txt' } }] },
+      // Output too long for the model: its whole is saved in the session's folder.
+      { blocks: [{ type: 'tool_call', name: 'bash', arguments: { command: 'cat notes.txt; seq 1 40000' } }] },
       { blocks: [{ type: 'text', text: 'Done.' }] },
     );
     const run = await runCrow(['run', 'Write the plan', '--allow', 'write,execute', '--provider', 'anthropic'], env, workspace);
@@ -66,6 +67,7 @@ describe('crow keeps its data, state and logs private', function () {
 
     const data = join(home, 'data', 'crow-agent');
     assert.ok(readdirSync(join(data, 'sessions')).length === 1, 'the session was stored');
+    assert.equal(readdirSync(join(data, 'sessions', id, 'outputs')).length, 1, 'the whole output was saved');
     assert.ok(readdirSync(join(data, 'snapshots')).length === 1, 'the workspace was recorded for undo');
     assert.ok(readdirSync(join(data, 'undo')).length === 1, 'the undo log was written');
     assert.ok(readdirSync(join(home, 'state', 'crow-agent', 'logs')).length === 1, 'crow acp logged');

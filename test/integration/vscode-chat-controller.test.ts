@@ -154,6 +154,25 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
     await chat.dispose();
   });
 
+  it('a view reloaded while a command runs gets its card and its latest output once; after the end, no live output', async () => {
+    settings['permissions.execute'] = 'allow';
+    const chat = controller();
+    const command = 'echo live-$((6 * 7)); while [ ! -e gate ]; do sleep 0.05; done';
+    server.enqueue('openai', { blocks: [{ type: 'tool_call', name: 'bash', arguments: { command } }] }, { blocks: [{ type: 'text', text: 'Ran.' }] });
+    const sent = chat.handle({ type: 'send', text: 'Run it' });
+    await waitFor(() => events().find((event) => event.type === 'tool_progress' && event.tail === 'live-42'));
+    const replayed = (): TranscriptEvent[] => (posted.filter((message) => message.type === 'events').at(-1) as { events: TranscriptEvent[] }).events;
+    await chat.handle({ type: 'ready' });
+    const live = replayed().filter((event) => event.type === 'tool_progress');
+    assert.equal(live.length, 1, 'the latest progress, not every update');
+    assert.equal(replayed().at(-1), live[0], 'after the card it updates');
+    writeFileSync(join(root, 'gate'), '');
+    await sent;
+    await chat.handle({ type: 'ready' });
+    assert.ok(!replayed().some((event) => event.type === 'tool_progress'), 'an ended call is shown by its result alone');
+    await chat.dispose();
+  });
+
   it('cancels a prompt waiting for an approval: the question is withdrawn and nothing is written', async () => {
     settings['permissions.execute'] = 'ask';
     const chat = controller();

@@ -14,7 +14,7 @@ import { dataHome } from '../../src/config/paths';
 import { SessionStore } from '../../src/session/session-store';
 import { NodeWorkspace } from '../../src/tools/node-workspace';
 import type { HostMessage, TranscriptEvent } from '../../webview/chat/protocol';
-import { runCrow, startAcp, startCrow, until } from './crow-binary';
+import { type CrowProcess, runCrow, startAcp, startCrow, until } from './crow-binary';
 import { isolatedEnv } from './isolated-env';
 
 /** How a prompt ended, as the door says it, and the answer text it showed. */
@@ -31,6 +31,8 @@ export interface DoorSession {
   promptThenCancel(text: string, started: () => boolean): Promise<DoorRun>;
   /** Undoes this session's last prompt, the door's own way. */
   undo(): Promise<DoorRun>;
+  /** Everything the door has shown so far, as text (JSON lines, session updates, view messages): what a prompt showed while it ran. */
+  shown(): string;
   close(): Promise<void>;
 }
 
@@ -64,13 +66,21 @@ export const cliDoor: Door = {
       const text = events.flatMap((event) => (event.type === 'text_delta' ? [event.delta ?? ''] : [])).join('');
       return { ok: code === 0, ended: `exit ${code}`, text };
     };
+    const runs: CrowProcess[] = [];
+    const start = (argv: string[]): CrowProcess => {
+      const crow = startCrow(argv, env, root);
+      runs.push(crow);
+      return crow;
+    };
     return {
       async prompt(text, options = {}) {
-        const run = await runCrow(args(text, options.agent), env, root);
-        return outcome(run.code, run.stdout);
+        const crow = start(args(text, options.agent));
+        crow.child.stdin.end();
+        const { code } = await crow.exited;
+        return outcome(code, crow.stdout());
       },
       async promptThenCancel(text, isStarted) {
-        const crow = startCrow(args(text), env, root);
+        const crow = start(args(text));
         await until(isStarted, 'the command to start', 20_000);
         crow.child.kill('SIGINT');
         const { code } = await crow.exited;
@@ -81,6 +91,7 @@ export const cliDoor: Door = {
         const run = await runCrow(['undo', '--yes', '--cwd', root], env, root);
         return { ok: run.code === 0, ended: `exit ${run.code}`, text: run.stdout };
       },
+      shown: () => runs.map((crow) => crow.stdout()).join(''),
       close: async () => undefined,
     };
   },
@@ -113,6 +124,7 @@ export const acpDoor: Door = {
         return { ok: stopReason === 'cancelled', ended: stopReason, text: said().slice(before) };
       },
       undo: () => send('/undo'),
+      shown: () => JSON.stringify(agent.client.notifications),
       close: async () => void (await agent.stop()),
     };
   },
@@ -175,6 +187,7 @@ export const vscodeDoor: Door = {
         return { ...run, ok: run.ended === 'cancelled' };
       },
       undo: () => send('/undo'),
+      shown: () => JSON.stringify(posted),
       close: () => controller.dispose(),
     };
   },

@@ -104,6 +104,8 @@ export type TranscriptEvent =
       /** Arguments as pretty JSON text (capped). */
       argumentsText: string;
     }
+  /** A running call's progress, replacing the one before: its time so far, the end of its output (`lines` in all), its step in words. */
+  | { type: 'tool_progress'; callId: string; elapsedMs: number; tail?: string; lines?: number; step?: string }
   | {
       type: 'tool_end';
       callId: string;

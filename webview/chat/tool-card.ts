@@ -2,8 +2,9 @@
  * A tool call as a card: status, who called it, the tool and its target,
  * duration, arguments and output (folded), the files it changed and, for
  * edits, the diff with an "Open diff" action. The card is created by
- * `tool_start` and completed in place by `tool_end`. Text only: no tool output
- * is ever parsed as HTML.
+ * `tool_start`, shows its time and the end of its output while it runs
+ * (`tool_progress`), and is completed in place by `tool_end`. Text only: no
+ * tool output is ever parsed as HTML.
  */
 import { actorBadge, button, details, el, fileLink } from './elements';
 import { duration } from './format';
@@ -11,6 +12,7 @@ import type { CardDiff, TranscriptEvent } from './protocol';
 import { fileOpener, type Post } from './host';
 
 type ToolStart = Extract<TranscriptEvent, { type: 'tool_start' }>;
+type ToolProgress = Extract<TranscriptEvent, { type: 'tool_progress' }>;
 type ToolEnd = Extract<TranscriptEvent, { type: 'tool_end' }>;
 
 /** Kinds whose title is a file (`src/app.ts:1-40`), so the title opens it. */
@@ -31,6 +33,8 @@ export class ToolCard {
   private readonly head = el('header', 'tool-head');
   private readonly title: string;
   private readonly openFile: (path: string, line?: number) => void;
+  /** What the running call shows of its work: its step and the end of its output. */
+  private live: { root: HTMLElement; step: HTMLElement; caption: HTMLElement; tail: HTMLPreElement } | undefined;
 
   constructor(start: ToolStart, private readonly post: Post) {
     this.openFile = fileOpener(post);
@@ -53,7 +57,25 @@ export class ToolCard {
     return this.element.dataset['status'] ?? 'running';
   }
 
+  /** The call is still running: its time so far, its step, the last lines of its output (kept scrolled to the newest). */
+  progress(event: ToolProgress): void {
+    if (this.status !== 'running') return;
+    this.took.textContent = duration(event.elapsedMs);
+    if (event.tail === undefined && event.step === undefined) return;
+    const live = (this.live ??= this.liveSection());
+    live.step.textContent = event.step ?? '';
+    live.step.hidden = event.step === undefined;
+    live.caption.hidden = live.tail.hidden = event.tail === undefined;
+    if (event.tail === undefined) return;
+    const lines = event.lines ?? 0;
+    live.caption.textContent = `Output so far (${lines} ${lines === 1 ? 'line' : 'lines'})`;
+    live.tail.textContent = event.tail;
+    live.tail.scrollTop = live.tail.scrollHeight;
+  }
+
   finish(end: ToolEnd): void {
+    this.live?.root.remove();
+    this.live = undefined;
     this.setStatus(end.status);
     this.took.textContent = duration(end.durationMs);
     const note = [
@@ -84,6 +106,17 @@ export class ToolCard {
     this.element.dataset['status'] = status;
     this.state.textContent = STATUS_TEXT[status] ?? status;
     this.element.setAttribute('aria-label', `${this.title}: ${STATUS_TEXT[status] ?? status}`);
+  }
+
+  private liveSection(): NonNullable<ToolCard['live']> {
+    const root = el('section', 'tool-live');
+    root.setAttribute('aria-live', 'off');
+    const step = el('div', 'tool-step');
+    const caption = el('div', 'tool-live-caption');
+    const tail = el('pre', 'tool-text tool-tail');
+    root.append(step, caption, tail);
+    this.head.after(root);
+    return { root, step, caption, tail };
   }
 
   private target(start: ToolStart): HTMLElement {

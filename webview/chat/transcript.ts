@@ -98,6 +98,9 @@ export class Transcript {
       case 'tool_start':
         this.addCard(new ToolCard(event, this.post), event.actor);
         break;
+      case 'tool_progress':
+        this.cards.get(event.callId)?.progress(event);
+        break;
       case 'tool_end':
         this.cardFor(event.callId).finish(event);
         this.settleApprovals(event.callId);

@@ -7,7 +7,7 @@ import type { TodoItem } from '../../tools/todos';
 import type { ToolKind, ToolResult } from '../../tools/tool';
 import { agentLabel, quote, verdictText } from './client-text';
 import { type Channel, TextChunks } from './text-chunks';
-import { diffContent, hunkDiffs, type ReadText, resultContent } from './tool-call-content';
+import { diffContent, hunkDiffs, progressContent, type ReadText, resultContent } from './tool-call-content';
 import type { UpdateSink } from './update-sink';
 
 export interface TranslatorOptions {
@@ -51,6 +51,8 @@ interface CallState {
   terminals: string[];
   /** The steps of a subagent this call runs, newest last. */
   progress?: string[];
+  /** The running call's content as last sent (its output so far), so that an update without news sends nothing. */
+  live?: string;
 }
 
 /** Steps of a subagent shown in its task's tool call. */
@@ -104,6 +106,8 @@ export class UpdateTranslator {
         return this.complete('thought', event.agent, 'thinking', event.text);
       case 'tool_call_start':
         return this.toolCallStart(event);
+      case 'tool_progress':
+        return this.toolProgress(event);
       case 'tool_call_end':
         return this.toolCallEnd(event.agent, event.callId, event.result);
       case 'usage':
@@ -263,6 +267,22 @@ export class UpdateTranslator {
       rawOutput,
     };
     return { sessionUpdate: 'tool_call_update', ...update };
+  }
+
+  /**
+   * A running call's output so far, as its content (the client replaces the
+   * content with each update). A command in a client terminal already shows
+   * there, and a task's call shows its subagent's steps: neither gets more.
+   */
+  private toolProgress(event: Extract<AgentEvent, { type: 'tool_progress' }>): void {
+    const call = this.calls.get(callKey(event.agent, event.callId));
+    if (!call || call.terminals.length > 0 || call.progress) return;
+    const content = progressContent(event);
+    const live = JSON.stringify(content);
+    if (content.length === 0 || live === call.live) return;
+    call.live = live;
+    this.boundary();
+    this.options.sink.send({ sessionUpdate: 'tool_call_update', toolCallId: call.id, status: 'in_progress', content });
   }
 
   /** A subagent's step, shown inside the tool call of the task that runs it. */

@@ -18,8 +18,10 @@ const ANSWERS: Record<string, PermissionAnswer> = {
 export interface ApprovalScreen {
   /** Resolves once the tool call's line is shown. */
   whenShown(callId: string): Promise<void>;
-  /** Ends any open line before the question is written. */
+  /** Ends any open line before the question is written (and keeps live lines away from it). */
   pause(): void;
+  /** The question was answered: the screen may draw live lines again. */
+  resume(): void;
   /** The call's change was shown with the question. */
   markPreviewed(callId: string): void;
 }
@@ -53,6 +55,7 @@ export function terminalAsk(io: CliIO, style: Style, screen?: ApprovalScreen): A
     const allowed = answer === 'allow_once' || answer === 'allow_always';
     if (line === undefined) io.stderr.write('\n');
     io.stderr.write(`  ${allowed ? style.green('allowed') : style.red('denied')}\n`);
+    screen?.resume();
     return answer;
   };
 }

@@ -13,7 +13,8 @@ import { styleFor } from './terminal-style';
 export const RUN_HELP = `Usage: crow run [options] "<prompt>"
 
 Runs the prompt through an agent in a workspace and streams it: the answer
-on stdout; thinking, tool calls, reviews, retries and usage on stderr.
+on stdout; thinking, tool calls (a running command's last lines, redrawn in
+place on a terminal), reviews, retries and usage on stderr.
 The prompt may also come on stdin (echo "..." | crow run -), and may be a
 slash command such as "/review" (see crow agents list).
 
@@ -152,7 +153,9 @@ function terminalRenderer(io: CliIO): RunRenderer {
     io.stdout.isTTY === true && outStyle.color
       ? (require('./terminal-markdown') as typeof import('./terminal-markdown')).terminalMarkdown(Math.min(io.stdout.columns || 100, 100))
       : undefined;
-  return new RunRenderer({ out: io.stdout, err: io.stderr, outStyle, errStyle: styleFor(io.stderr, io.env), ...(markdown ? { markdown } : {}) });
+  // Lines redrawn in place need a terminal that moves its cursor; a dumb one gets what a pipe gets.
+  const live = io.stderr.isTTY === true && io.env.TERM !== 'dumb' ? { columns: () => io.stderr.columns || 80 } : undefined;
+  return new RunRenderer({ out: io.stdout, err: io.stderr, outStyle, errStyle: styleFor(io.stderr, io.env), markdown, live });
 }
 
 /**

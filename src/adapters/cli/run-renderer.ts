@@ -7,6 +7,7 @@ import type { Usage } from '../../llm/types';
 import type { ToolKind, ToolResult } from '../../tools/tool';
 import { addUsage, emptyUsage } from '../../llm/types';
 import { diffLines } from './diff-lines';
+import { PipeProgress, type ProgressEvent, type ProgressView, TerminalProgress } from './live-progress';
 import { MarkdownStream, type MarkdownRender } from './markdown-stream';
 import { headerLine, type RunHeader } from './run-header';
 import type { Style } from './terminal-style';
@@ -19,6 +20,8 @@ export interface RenderTarget {
   errStyle: Style;
   /** Renders the answer's markdown for a terminal; without it the answer is written as it came (pipes, files). */
   markdown?: MarkdownRender;
+  /** stderr is a terminal that takes cursor moves, this wide: a running call's output is shown under it, redrawn in place. */
+  live?: { columns(): number };
 }
 
 type Channel = 'none' | 'text' | 'thinking' | 'status';
@@ -30,8 +33,8 @@ export const THINKING_PREFIX = '┊ ';
  * Turns agent events into what a person wants to read in a terminal: the
  * answer streams to stdout as it arrives (markdown rendered on a terminal);
  * thinking (marked ┊), tool calls with status, duration and the diff of an
- * edit, reviews, retries and the closing usage line go to stderr, so
- * `crow run … > answer.md` captures only the answer.
+ * edit, the live tail of a running call, reviews, retries and the closing
+ * usage line go to stderr, so `crow run … > answer.md` captures only the answer.
  */
 export class RunRenderer {
   private channel: Channel = 'none';
@@ -51,12 +54,16 @@ export class RunRenderer {
   /** A review is under way: `task_complete` waits for the verdict, which comes first on screen. */
   private reviewing = false;
   private readonly held: AgentEvent[] = [];
+  private readonly progress: ProgressView;
 
   /** `replaying`: a stored session shown again (crow sessions show): each prompt opens with what the person sent. */
   constructor(
     private readonly target: RenderTarget,
     private readonly options: { replaying?: boolean } = {},
   ) {
+    this.progress = target.live
+      ? new TerminalProgress(target.err, target.errStyle, target.live.columns)
+      : new PipeProgress((line) => this.status(line), target.errStyle);
     if (target.markdown) {
       const render = target.markdown;
       this.markdown = new MarkdownStream((text) => target.out.write(text), render);
@@ -100,6 +107,8 @@ export class RunRenderer {
         this.kinds.set(event.callId, event.kind);
         this.status(`${s.cyan('●')} ${s.bold(event.tool)} ${s.dim(event.summary)}`);
         return this.markShown(event.callId);
+      case 'tool_progress':
+        return this.toolProgress(event);
       case 'tool_call_end':
         return this.toolEnd(event);
       case 'usage':
@@ -174,14 +183,22 @@ export class RunRenderer {
     this.previewed.add(callId);
   }
 
-  /** Ends any open line (and writes pending markdown) before something else writes to the terminal. */
+  /** Ends any open line (and writes pending markdown) before something else writes to the terminal; no live lines until resume(). */
   pause(): void {
+    this.progress.suspend();
     this.breakLine();
     this.channel = 'status';
   }
 
+  /** The terminal is the renderer's again (a question was answered). */
+  resume(): void {
+    this.progress.resume();
+    this.progress.redraw();
+  }
+
   /** The closing lines: tokens, tool calls, time, and how to continue the session or look into it. */
   finish(sessionId: string): void {
+    this.progress.end();
     const s = this.target.errStyle;
     const u = this.usage;
     const tokens = [`${count(u.input + u.cacheRead + u.cacheWrite)} in`, `${count(u.output)} out`];
@@ -210,8 +227,15 @@ export class RunRenderer {
     waiting?.();
   }
 
+  private toolProgress(event: ProgressEvent): void {
+    this.breakLine();
+    this.channel = 'status';
+    this.progress.update(event);
+  }
+
   private toolEnd(event: Extract<AgentEvent, { type: 'tool_call_end' }>): void {
     const s = this.target.errStyle;
+    this.progress.end(event.callId);
     this.toolCalls += 1;
     this.shown.delete(event.callId);
     const { result } = event;
@@ -229,6 +253,7 @@ export class RunRenderer {
   }
 
   private streamText(delta: string): void {
+    this.progress.clear();
     this.switchTo('text');
     if (this.markdown) {
       this.markdown.push(delta);
@@ -239,6 +264,7 @@ export class RunRenderer {
   }
 
   private streamThinking(delta: string): void {
+    this.progress.clear();
     this.switchTo('thinking');
     const s = this.target.errStyle;
     const prefix = s.dim(THINKING_PREFIX);
@@ -260,9 +286,11 @@ export class RunRenderer {
   }
 
   private status(line: string): void {
+    this.progress.clear();
     this.breakLine();
     this.channel = 'status';
     this.target.err.write(`${line}\n`);
+    this.progress.redraw();
   }
 
   private breakLine(): void {

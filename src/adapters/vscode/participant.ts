@@ -107,6 +107,9 @@ class StreamRenderer {
         this.speaker = undefined;
         this.stream.progress(`${event.actor.role === 'primary' ? '' : `${event.actor.agent}: `}${`${event.tool} ${event.title}`.trim()}`);
         return;
+      // Each progress() call adds a line to the native chat: a running call's updates would flood it (the chat view shows them).
+      case 'tool_progress':
+        return;
       case 'tool_end':
         for (const file of event.files) {
           this.stream.reference(vscode.Uri.file(resolve(this.root, file)));

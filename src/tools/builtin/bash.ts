@@ -10,8 +10,9 @@ export const bashTool = defineTool({
   name: 'bash',
   description:
     'Run a shell command with `bash -c` in the workspace. Returns stdout and stderr interleaved, then the ' +
-    'exit code. There is no terminal and no stdin, so avoid interactive programs; long output is cut in the ' +
-    'middle. Redirect the output of background processes, or the call waits for them. ' +
+    'exit code. There is no terminal and no stdin, so avoid interactive programs. Long output is cut in the ' +
+    'middle; the whole output is then saved to a file the result names, which read_file reads in parts. ' +
+    'Redirect the output of background processes, or the call waits for them. ' +
     'A command runs without asking only if every command in it (chained, piped or substituted) is allowed; ' +
     'writing into .crow/, .git/, .vscode/ or Crow\'s config folder (by redirection, tee, cp, mv, rm, git config, ...) ' +
     'is asked every time, and refused when nobody can be asked.',
@@ -31,21 +32,23 @@ export const bashTool = defineTool({
     cwd: z.string().optional().describe('Working directory, relative to the workspace root (default: the root).'),
   }),
   summarize: ({ command }) => oneLine(command),
-  async execute({ command, timeout_ms, cwd }, { workspace, signal }) {
-    const result = await workspace.exec(command, { cwd, timeoutMs: timeout_ms, signal });
+  async execute({ command, timeout_ms, cwd }, { workspace, signal, progress }) {
+    // What the command prints is shown while it runs, and kept whole in case the result must be cut.
+    const onOutput = progress && ((chunk: string) => progress.output(chunk));
+    const result = await workspace.exec(command, { cwd, timeoutMs: timeout_ms, signal, ...(onOutput ? { onOutput } : {}) });
     const extra = { exitCode: result.exitCode, omittedBytes: result.omittedBytes };
-    const setup = result.startupMs !== undefined ? { setupMs: result.startupMs } : {};
+    const facts = { ...(result.startupMs !== undefined ? { setupMs: result.startupMs } : {}), clipped: result.omittedBytes > 0 };
     if (result.timedOut) {
       const seconds = timeout_ms / 1000;
       return {
-        ...setup,
+        ...facts,
         output: withTrailer(result.output, `[killed: timed out after ${seconds}s]`),
         error: `The command timed out after ${seconds}s and was killed; its output so far is below. Raise timeout_ms or run something quicker.`,
         extra: { ...extra, timedOut: true },
       };
     }
     return {
-      ...setup,
+      ...facts,
       output: withTrailer(result.output, trailer(result)),
       extra,
     };

@@ -25,12 +25,13 @@ export const readFileTool = defineTool({
     'Read a text file from the workspace. Lines come numbered like `cat -n`. ' +
     `At most ${DEFAULT_LIMIT} lines or about ${MAX_OUTPUT_BYTES / 1000} KB come back per call; ` +
     'read further with offset and limit. Images (PNG, JPEG, GIF, WebP) come back as images when the model ' +
-    'can see them. Use list_directory for folders.',
+    'can see them. Use list_directory for folders. It also reads the whole output a tool result says it saved ' +
+    '(the absolute path the result names, outside the workspace).',
   kind: 'read',
   permission: 'read',
   readOnly: true,
   parameters: z.object({
-    path: z.string().describe('File path, relative to the workspace root (or absolute inside it).'),
+    path: z.string().describe('File path, relative to the workspace root (or absolute inside it), or the path of a saved output.'),
     offset: z.number().int().min(1).optional().describe('1-based line number to start reading at.'),
     limit: z
       .number()
@@ -47,7 +48,9 @@ export const readFileTool = defineTool({
     return `${path}:${first}-${first + (limit ?? DEFAULT_LIMIT) - 1}`;
   },
   locations: ({ path, offset }) => [offset === undefined ? { path } : { path, line: offset }],
-  async execute({ path, offset = 1, limit = DEFAULT_LIMIT }, { workspace, supportsImages }) {
+  async execute({ path, offset = 1, limit = DEFAULT_LIMIT }, { workspace, supportsImages, outputs }) {
+    // The session's own saved outputs, exactly as tool results named them: the one way out of the workspace (see SavedOutputs).
+    if (outputs?.owns(path)) return textOutput(path, await outputs.read(path), offset, limit);
     const shown = workspace.relative(path);
     const info = await workspace.stat(path);
     if (!info) throw new Error(await notFoundMessage(workspace, shown));
@@ -65,20 +68,24 @@ export const readFileTool = defineTool({
     if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) {
       throw new Error(`${shown} is a binary file (${bytes.length} bytes); read_file only reads text.`);
     }
-
-    const lines = splitLines(new TextDecoder().decode(bytes));
-    if (lines.length === 0) return { output: `[${shown} is empty]`, extra: { totalLines: 0 } };
-    if (offset > lines.length) {
-      throw new Error(`offset ${offset} is past the end of ${shown}, which has ${lines.length} lines.`);
-    }
-    const { text, lastLine } = numberLines(lines, offset, limit);
-    const note =
-      lastLine < lines.length
-        ? `\n\n[truncated: showing lines ${offset}-${lastLine} of ${lines.length}; continue with offset ${lastLine + 1}]`
-        : '';
-    return { output: text + note, extra: { totalLines: lines.length, firstLine: offset, lastLine } };
+    return textOutput(shown, bytes, offset, limit);
   },
 });
+
+/** Lines `offset` on of a text file, numbered, with a note on where to continue. */
+function textOutput(shown: string, bytes: Uint8Array, offset: number, limit: number): ToolOutput {
+  const lines = splitLines(new TextDecoder().decode(bytes));
+  if (lines.length === 0) return { output: `[${shown} is empty]`, extra: { totalLines: 0 } };
+  if (offset > lines.length) {
+    throw new Error(`offset ${offset} is past the end of ${shown}, which has ${lines.length} lines.`);
+  }
+  const { text, lastLine } = numberLines(lines, offset, limit);
+  const note =
+    lastLine < lines.length
+      ? `\n\n[truncated: showing lines ${offset}-${lastLine} of ${lines.length}; continue with offset ${lastLine + 1}]`
+      : '';
+  return { output: text + note, extra: { totalLines: lines.length, firstLine: offset, lastLine } };
+}
 
 /** The image type by its magic bytes, for the formats the providers accept. */
 function sniffImageType(bytes: Uint8Array): string | undefined {

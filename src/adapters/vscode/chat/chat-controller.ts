@@ -44,6 +44,8 @@ export class ChatController {
   private chat: ChatSession | undefined;
   /** Everything shown of the open session, to rebuild a reloaded view. */
   private transcript: TranscriptEvent[] = [];
+  /** The latest progress of each call still running (kept apart: each replaces the one before, its end makes it moot). */
+  private readonly running = new Map<string, TranscriptEvent>();
   private readonly approvals = new Map<string, { request: ApprovalRequest; answer(decision: ApprovalDecision): void; withdraw(): void }>();
   private readonly diffs = new Map<string, string>();
   private readonly actors = new Map<string, Actor>();
@@ -173,7 +175,7 @@ export class ChatController {
       busy: this.busy,
     });
     this.post({ type: 'reset', sessionId: this.chat?.id, title: this.chat?.session.title ?? '' });
-    if (this.transcript.length > 0) this.post({ type: 'events', events: this.transcript });
+    if (this.transcript.length > 0) this.post({ type: 'events', events: [...this.transcript, ...this.running.values()] });
     // A reloaded view must still offer the questions a running prompt waits on.
     for (const { request } of this.approvals.values()) this.post({ type: 'approval', request });
   }
@@ -221,6 +223,7 @@ export class ChatController {
     await this.chat?.close();
     this.chat = undefined;
     this.transcript = [];
+    this.running.clear();
     this.diffs.clear();
     this.actors.clear();
     this.promptMeter = emptyMeter();
@@ -270,6 +273,12 @@ export class ChatController {
   }
 
   private remember(event: TranscriptEvent): void {
+    if (event.type === 'tool_progress') {
+      this.running.set(event.callId, event);
+      return;
+    }
+    if (event.type === 'tool_end') this.running.delete(event.callId);
+    if (event.type === 'prompt_end') this.running.clear();
     this.transcript.push(event);
     if (event.type === 'tool_end' && event.diff) this.diffs.set(event.callId, event.diff.unified);
     if (event.type === 'tool_start' || event.type === 'text_delta' || event.type === 'thinking_delta') this.actors.set(event.actor.agent, event.actor);

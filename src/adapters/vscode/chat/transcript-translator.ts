@@ -5,6 +5,7 @@
  * Node; the chat participant reuses it.
  */
 import { type AgentEvent, endedShort, unreachable } from '../../../engine/events';
+import { stepText } from '../../../engine/tool-progress';
 import { oneLine } from '../../../vocabulary/text';
 import { userText } from '../../../session/history';
 import type { TodoItem } from '../../../tools/todos';
@@ -102,6 +103,8 @@ export class TranscriptTranslator {
             argumentsText: argumentsText(event.arguments),
           },
         ];
+      case 'tool_progress':
+        return [toolProgress(event)];
       case 'tool_call_end':
         return [toolEnd(event.callId, event.result, event.durationMs)];
       case 'usage':
@@ -148,6 +151,18 @@ export class TranscriptTranslator {
         return unreachable(event);
     }
   }
+}
+
+/** A running call as its card shows it: time so far, the end of its output, the tool's step in words. */
+export function toolProgress(event: Extract<AgentEvent, { type: 'tool_progress' }>): TranscriptEvent {
+  const said = stepText(event.step);
+  return {
+    type: 'tool_progress',
+    callId: event.callId,
+    elapsedMs: event.elapsedMs,
+    ...(event.tail !== undefined ? { tail: capText(event.tail), lines: event.lines } : {}),
+    ...(said !== '' ? { step: said } : {}),
+  };
 }
 
 export function toolEnd(callId: string, result: Pick<ToolResult, 'status' | 'output' | 'error' | 'metadata'>, durationMs: number): TranscriptEvent {

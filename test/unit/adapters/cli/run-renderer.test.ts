@@ -79,3 +79,79 @@ describe('the run as a terminal shows it', () => {
     await r.whenShown('c9');
   });
 });
+
+describe('a running call in the terminal', () => {
+  const start: AgentEvent = { type: 'tool_call_start', agent: 'builder', callId: 'c1', tool: 'bash', kind: 'execute', arguments: {}, summary: 'npm test', locations: [] };
+  const progress = (elapsedMs: number, tail?: string, lines?: number): AgentEvent => ({ type: 'tool_progress', agent: 'builder', callId: 'c1', tool: 'bash', elapsedMs, ...(tail !== undefined ? { tail, lines } : {}) });
+  const end: AgentEvent = { type: 'tool_call_end', agent: 'builder', callId: 'c1', tool: 'bash', result: { status: 'success', output: 'ok\n[exit code 0]', metadata: { filesModified: [], durationMs: 2100, extra: { exitCode: 0 } } }, durationMs: 2100 };
+
+  /** A terminal that applies "cursor up N" and "erase to the end": the lines it shows in the end. */
+  function terminal(columns = 40): { r: RunRenderer; screen: () => string[]; raw: () => string } {
+    let raw = '';
+    const r = new RunRenderer({ out: { write: (t: string) => (raw += t) }, err: { write: (t: string) => (raw += t) }, outStyle: plain, errStyle: plain, live: { columns: () => columns } });
+    const screen = (): string[] => {
+      const lines: string[] = [''];
+      for (const part of raw.split(/(\x1b\[\d+A\r\x1b\[J)/)) {
+        const up = /^\x1b\[(\d+)A\r\x1b\[J$/.exec(part);
+        if (up) lines.splice(lines.length - 1 - Number(up[1]), Number(up[1]) + 1, '');
+        else for (const [i, piece] of part.split('\n').entries()) i === 0 ? (lines[lines.length - 1] += piece) : lines.push(piece);
+      }
+      return lines.filter((line, i) => line !== '' || i < lines.length - 1);
+    };
+    return { r, screen, raw: () => raw };
+  }
+
+  it('shows the last lines under the call\'s line and its time, replacing them in place as output grows', () => {
+    const { r, screen } = terminal();
+    r.render(start);
+    r.render(progress(400, 'compiling\nlinking', 2));
+    assert.deepEqual(screen(), ['● bash npm test', '  │ compiling', '  │ linking', '  ⋯ 400ms · 2 lines']);
+    r.render(progress(1_400, 'a\nb\nc\nd\ne\nf\ng', 7));
+    assert.deepEqual(screen(), ['● bash npm test', '  │ c', '  │ d', '  │ e', '  │ f', '  │ g', '  ⋯ 1.4s · 7 lines']);
+    r.render(end);
+    assert.deepEqual(screen(), ['● bash npm test', '  ✓ 2.1s exit 0 · ok']);
+  });
+
+  it('keeps each live line to the terminal\'s width, wide characters counted twice, so erasing them erases them all', () => {
+    const { r, screen } = terminal(20);
+    r.render(start);
+    r.render(progress(100, `${'x'.repeat(100)}\n${'漢'.repeat(30)}\n\tindented`, 3));
+    const [, ...live] = screen();
+    assert.deepEqual(live, ['  │ xxxxxxxxxxxxxx…', '  │ 漢漢漢漢漢漢漢…', '  │   indented', '  ⋯ 100ms · 3 lines']);
+  });
+
+  it('erases the live lines before anything else is written, and draws them again under it', () => {
+    const { r, screen } = terminal();
+    r.render(start);
+    r.render(progress(100, 'working', 1));
+    r.render({ type: 'notice', agent: 'build', level: 'warning', message: 'an MCP server stopped' });
+    assert.deepEqual(screen(), ['● bash npm test', 'crow: warning: an MCP server stopped', '  │ working', '  ⋯ 100ms · 1 line']);
+    r.pause();
+    assert.deepEqual(screen(), ['● bash npm test', 'crow: warning: an MCP server stopped'], 'a question comes alone');
+    r.render(progress(1_100, 'still working', 2));
+    assert.deepEqual(screen().length, 2, 'nothing drawn under a question');
+    r.resume();
+    assert.deepEqual(screen().slice(2), ['  │ still working', '  ⋯ 1.1s · 2 lines']);
+    r.finish('session-1');
+    assert.doesNotMatch(screen().join('\n'), /still working/);
+  });
+
+  it('passes no escape sequence of the output to the terminal', () => {
+    const { r, raw } = terminal();
+    r.render(start);
+    r.render(progress(100, 'evil \x1b]0;title\x07\x1b[2J\x9b31m\x07line', 1));
+    const written = raw().replace(/\x1b\[\d+A\r\x1b\[J/g, '');
+    assert.doesNotMatch(written, /[\x07\x9b]|\x1b[\]\[]/);
+  });
+
+  it('on a pipe, says now and then that a long call still runs, with its last line, and writes no escapes', () => {
+    const { r, err } = renderer();
+    r.render(start);
+    for (let s = 1; s <= 95; s++) r.render(progress(s * 1_000, `line ${s}`, s));
+    r.render(end);
+    assert.equal(
+      err(),
+      '● bash npm test\n  ⋯ bash still running (30.0s): line 30\n  ⋯ bash still running (60.0s): line 60\n  ⋯ bash still running (90.0s): line 90\n  ✓ 2.1s exit 0 · ok\n',
+    );
+  });
+});

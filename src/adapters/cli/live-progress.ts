@@ -1,0 +1,146 @@
+/**
+ * How `crow run` shows a tool call that is still running. On a terminal:
+ * a few lines under the call's line (the end of its output, then how long
+ * it has run), redrawn in place and erased before anything else is
+ * written. On a pipe or in a file, where nothing can be redrawn: a line
+ * now and then saying the call is still running, with its last output line.
+ */
+import type { AgentEvent } from '../../engine/events';
+import { plainLine } from '../../engine/output-tail';
+import { stepText } from '../../engine/tool-progress';
+import { count, duration } from '../../telemetry/readable';
+import type { Style } from './terminal-style';
+
+export type ProgressEvent = Extract<AgentEvent, { type: 'tool_progress' }>;
+
+/** Lines of output shown under a running call on a terminal. */
+export const TAIL_ROWS = 5;
+/** On a pipe, a running call is mentioned once per this much of its time. */
+export const PIPE_EVERY_MS = 30_000;
+
+export interface ProgressView {
+  /** The latest progress of a running call. */
+  update(event: ProgressEvent): void;
+  /** The call ended (every call, when none is named): its lines go. */
+  end(callId?: string): void;
+  /** Erases the live lines before something else is written. */
+  clear(): void;
+  /** Draws them again under what was written. */
+  redraw(): void;
+  /** A question is on screen: no live lines until it is answered (resume). */
+  suspend(): void;
+  resume(): void;
+}
+
+/** The live lines on a terminal whose width `columns` tells; one call at a time, the one that reported last. */
+export class TerminalProgress implements ProgressView {
+  private latest: ProgressEvent | undefined;
+  private rows = 0;
+  private suspended = false;
+
+  constructor(
+    private readonly err: { write(text: string): unknown },
+    private readonly style: Style,
+    private readonly columns: () => number,
+  ) {}
+
+  update(event: ProgressEvent): void {
+    this.latest = event;
+    this.redraw();
+  }
+
+  end(callId?: string): void {
+    if (callId !== undefined && this.latest?.callId !== callId) return;
+    this.clear();
+    this.latest = undefined;
+  }
+
+  clear(): void {
+    const erase = this.erase();
+    if (erase !== '') this.err.write(erase);
+  }
+
+  /** Erases and draws in one write, so the lines do not flicker. */
+  redraw(): void {
+    const erase = this.erase();
+    if (!this.latest || this.suspended) {
+      if (erase !== '') this.err.write(erase);
+      return;
+    }
+    const lines = progressLines(this.latest, this.style, Math.max(10, this.columns() - 1));
+    this.err.write(erase + lines.map((line) => `${line}\n`).join(''));
+    this.rows = lines.length;
+  }
+
+  /** Cursor up over the live lines, then erase to the end of the screen; '' when none are drawn. */
+  private erase(): string {
+    const rows = this.rows;
+    this.rows = 0;
+    return rows === 0 ? '' : `\x1b[${rows}A\r\x1b[J`;
+  }
+
+  suspend(): void {
+    this.clear();
+    this.suspended = true;
+  }
+
+  resume(): void {
+    this.suspended = false;
+  }
+}
+
+/** On a pipe: a line per PIPE_EVERY_MS of a call's time, through `say`. */
+export class PipeProgress implements ProgressView {
+  private readonly told = new Map<string, number>();
+
+  constructor(
+    private readonly say: (line: string) => void,
+    private readonly style: Style,
+  ) {}
+
+  update(event: ProgressEvent): void {
+    const period = Math.floor(event.elapsedMs / PIPE_EVERY_MS);
+    if (period <= (this.told.get(event.callId) ?? 0)) return;
+    this.told.set(event.callId, period);
+    const last = event.tail?.split('\n').at(-1)?.trim();
+    this.say(this.style.dim(`  ⋯ ${event.tool} still running (${duration(event.elapsedMs)})${last ? `: ${fit(last, 160)}` : ''}`));
+  }
+
+  end(callId?: string): void {
+    if (callId === undefined) this.told.clear();
+    else this.told.delete(callId);
+  }
+
+  clear(): void {}
+  redraw(): void {}
+  suspend(): void {}
+  resume(): void {}
+}
+
+/** The lines under a running call: the last TAIL_ROWS lines of output, then its time, line count and step; each fits `width`. */
+export function progressLines(event: ProgressEvent, style: Style, width: number): string[] {
+  const tail = (event.tail ?? '').split('\n').slice(-TAIL_ROWS);
+  const facts = [duration(event.elapsedMs)];
+  if (event.lines !== undefined) facts.push(`${count(event.lines)} ${event.lines === 1 ? 'line' : 'lines'}`);
+  const step = stepText(event.step);
+  if (step !== '') facts.push(step);
+  return [
+    ...(event.tail ? tail.map((line) => style.dim(`  │ ${fit(line, width - 4)}`)) : []),
+    style.dim(`  ⋯ ${fit(facts.join(' · '), width - 4)}`),
+  ];
+}
+
+/** A line cut to `width` terminal columns (wide characters count two), plain text only. */
+function fit(line: string, width: number): string {
+  const chars = [...plainLine(line).replace(/\t/g, '  ')];
+  const columns = (char: string): number => ((char.codePointAt(0) ?? 0) >= 0x1100 ? 2 : 1);
+  if (chars.reduce((sum, char) => sum + columns(char), 0) <= width) return chars.join('');
+  let out = '';
+  let used = 0;
+  for (const char of chars) {
+    if (used + columns(char) > width - 1) break;
+    out += char;
+    used += columns(char);
+  }
+  return `${out}…`;
+}
