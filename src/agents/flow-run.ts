@@ -187,6 +187,7 @@ export class FlowRun {
       ...(this.session.subagents ? { subagents: this.session.subagents } : {}),
       ...(this.session.budget ? { budget: this.session.budget } : {}),
       ...(this.session.steering ? { steering: this.session.steering } : {}),
+      ...(this.session.checkpoints ? { checkpoints: this.session.checkpoints } : {}),
       outputs: this.session.outputs,
     });
     const result = await stream.forEach((event) => {

@@ -5,6 +5,9 @@
 import { addUsage, type AssistantResponse, emptyUsage, isCutOff, type LlmRequest, type Provider, type ToolCallBlock } from '../llm/types';
 import type { InternalSession } from '../session/internal-session';
 import type { Steering } from '../session/steering';
+import type { Checkpoints } from '../session/checkpoints';
+import { argumentsForDisplay } from '../session/history';
+import { TASK } from '../vocabulary/tool-names';
 import type { SystemEventKind } from '../session/history';
 import type { PermissionGate } from '../tools/permissions';
 import type { Budget } from '../vocabulary/budget';
@@ -70,6 +73,8 @@ export interface TurnOptions {
   budget?: Budget;
   /** Messages the person sent while the agent works, taken before each model call. */
   steering?: Steering;
+  /** Gives a checkpoint before each call that may change something. */
+  checkpoints?: Checkpoints;
   /** Where the session keeps outputs clipped for the model; none: clipped outputs are not saved. */
   outputs?: SavedOutputs;
 }
@@ -83,7 +88,7 @@ export interface TurnAgent {
   readonly contextWindow: ContextWindowKeeper | undefined;
 }
 
-type OptionalScope = 'undo' | 'withoutTools' | 'span' | 'role' | 'subagents' | 'depth' | 'budget' | 'steering' | 'outputs';
+type OptionalScope = 'undo' | 'withoutTools' | 'span' | 'role' | 'subagents' | 'depth' | 'budget' | 'steering' | 'checkpoints' | 'outputs';
 export type TurnScope = Required<Omit<TurnOptions, OptionalScope>> & Pick<TurnOptions, OptionalScope>;
 
 /** The state of one running turn. */
@@ -119,6 +124,7 @@ export class Turn {
       session,
       tools,
       context: (callId, span) => this.context(callId, span),
+      beforeCall: (call, tool) => this.checkpoint(call, tool),
       emit,
       ...(this.span ? { span: this.span } : {}),
     };
@@ -149,6 +155,15 @@ export class Turn {
       const stop = await this.afterResponse(response);
       if (stop) return stop;
     }
+  }
+
+  /** Announces a checkpoint before a call that may change the workspace or start other agents. */
+  private checkpoint(call: ToolCallBlock, tool: Tool): void {
+    const checkpoints = this.turnScope.checkpoints;
+    if (!checkpoints || !mayChangeState(tool)) return;
+    const label = `${call.name} ${tool.summarize(argumentsForDisplay(call.arguments))}`.trim();
+    const checkpoint = checkpoints.beforeCall(this.turnScope.role === 'coagent' ? 'coagent' : 'primary', this.agent.name, call.id, label);
+    this.emit({ type: 'checkpoint', agent: this.agent.name, checkpoint });
   }
 
   /** Gives the agent what the person sent while it worked, as user messages before its next call. */
@@ -357,6 +372,11 @@ export class Turn {
       message,
     };
   }
+}
+
+/** Calls that may change something a checkpoint restores: writes, commands, and subagents (which may do either). */
+function mayChangeState(tool: Tool): boolean {
+  return tool.permission === 'write' || tool.permission === 'execute' || tool.name === TASK;
 }
 
 const REFUSED =

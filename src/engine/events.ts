@@ -1,4 +1,5 @@
 import type { Usage, UserBlock } from '../llm/types';
+import type { Checkpoint } from '../session/checkpoints';
 import type { TodoItem } from '../tools/todos';
 import type { SubagentReport, ToolKind, ToolLocation, ToolResult, ToolStep } from '../tools/tool';
 
@@ -50,6 +51,8 @@ export type AgentEvent =
   /** The session's shared todo list changed: the plan a door shows. Emitted by the session host. */
   | { type: 'plan'; agent: string; items: TodoItem[] }
   | { type: 'turn_start'; agent: string }
+  /** A moment the session can be rewound to (before a prompt, or before a call that may change something). */
+  | { type: 'checkpoint'; agent: string; checkpoint: Checkpoint }
   /** A message the person sent while the agents worked, given to `agent` now, at a step boundary. */
   | { type: 'steer'; agent: string; content: UserBlock[] }
   | { type: 'text_delta'; agent: string; delta: string }

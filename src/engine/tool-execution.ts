@@ -19,6 +19,8 @@ export interface ToolRunScope {
   emit: Emit;
   /** The turn's span; each call gets a child span. */
   span?: Span;
+  /** Told just before a call of `tool` is announced and run (a checkpoint before what may change something). */
+  beforeCall?(call: ToolCallBlock, tool: Tool): void;
 }
 
 /** Announces, runs and records one tool call. Never throws. */
@@ -50,12 +52,14 @@ export function skipToolCall(
   reason: string,
 ): ExecutedToolCall {
   const args = argumentsForDisplay(call.arguments);
-  announce(scope, call, args);
+  announce(scope, call, args, false);
   return finalize(scope, call, args, failure(status, reason, 0), 0);
 }
 
-function announce(scope: ToolRunScope, call: ToolCallBlock, args: unknown): Tool | undefined {
+/** Emits the call's start; `running`: it is about to run (a call recorded as not run gets no checkpoint). */
+function announce(scope: ToolRunScope, call: ToolCallBlock, args: unknown, running = true): Tool | undefined {
   const tool = scope.tools.get(call.name);
+  if (tool && running) scope.beforeCall?.(call, tool);
   scope.emit({
     type: 'tool_call_start',
     agent: scope.agent,

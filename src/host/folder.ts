@@ -29,6 +29,7 @@ import type { WorkspaceCatalog } from './catalog';
 import { speckitCommands } from '../speckit/speckit-commands';
 import { FolderCommands, type ProgrammaticCommand } from './commands';
 import { compactCommand } from './compact-command';
+import { rewindCommand } from './rewind-command';
 import { undoCommand } from './undo-slash-command';
 
 /** A model or provider chosen per role outside any session: command-line flags, VS Code settings. */
@@ -111,7 +112,7 @@ export function loadCatalog(options: FolderOptions): WorkspaceCatalog {
     ...templates.errors.map((error) => `${formatProblem(error)} (this command is skipped)`),
   ];
   const prompts = PromptRegistry.forWorkspace(root, env);
-  const commands = new FolderCommands(templates.commands, [undoCommand(options.dataHome), compactCommand, ...speckitCommands(), ...(options.programs ?? [])]);
+  const commands = new FolderCommands(templates.commands, [undoCommand(options.dataHome), rewindCommand(options.dataHome), compactCommand, ...speckitCommands(), ...(options.programs ?? [])]);
   const tools = builtinTools(settings);
   const acpAgents = pickableAgents(registry);
   const redactor = new Redactor(env, secretVariableNames(settings));

@@ -72,6 +72,8 @@ class Rebuild {
         return [{ type: 'notice', agent, level: entry.event === 'error' ? 'error' : 'info', message: `${agent}: ${entry.message}` }];
       case 'compaction':
         return [{ type: 'notice', agent, level: 'info', message: `${agent} compacted its history to fit the context window.` }];
+      case 'rewind':
+        return [{ type: 'notice', agent, level: 'info', message: `${agent}'s conversation was rewound to an earlier checkpoint.` }];
       case 'redacted_thinking':
       case 'trim_tool_outputs':
         return [];

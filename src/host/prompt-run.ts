@@ -23,6 +23,7 @@ import { errorText } from '../vocabulary/text';
 import type { ModelChoice, WorkspaceCatalog } from './catalog';
 import { commandOf, type Expansion } from './commands';
 import { PromptBudget, RAISE_IN_CONFIG, unpricedNotice } from './budget';
+import { CheckpointRecorder } from './checkpoints';
 import type { CostMeter, Meter } from './cost';
 import { HostError } from './host-error';
 import type { HostSessionOptions } from './session-options';
@@ -130,6 +131,7 @@ export class PromptRun {
       stopPlan = this.session.todos.onChange((items) => this.emit({ type: 'plan', agent: composition.name, items: [...items] }));
       this.session.budget = this.budget(prepared);
       this.session.steering = this.parts.steering;
+      this.checkpoint(prepared);
       const run = prepared.program
         ? prepared.program.command.run({
             session: this.session,
@@ -153,6 +155,7 @@ export class PromptRun {
     } finally {
       this.session.budget = undefined;
       this.session.steering = undefined;
+      this.session.checkpoints = undefined;
       stopPlan?.();
       this.session.events.flush();
       external?.removeEventListener('abort', stop);
@@ -295,6 +298,18 @@ export class PromptRun {
       for (const agent of [composition.primary, composition.coagent]) if (agent && !agent.provider.pricing) unpriced(agent.provider.model);
     }
     return budget;
+  }
+
+  /**
+   * A checkpoint before the prompt reaches the agents, and the recorder of
+   * the checkpoints before its changes. Commands that only look after the
+   * session (/undo, /rewind, /compact) make none.
+   */
+  private checkpoint({ composition, original, program }: Prepared): void {
+    if (program?.command.skipUndoPoint) return;
+    const recorder = new CheckpointRecorder(this.session, this.parts.undo);
+    this.emit({ type: 'checkpoint', agent: composition.name, checkpoint: recorder.atPrompt(promptText(original)) });
+    this.session.checkpoints = recorder;
   }
 
   /** Starts the prompt's undo point; its snapshot runs beside the model call, and only a command waits for it. */

@@ -45,10 +45,11 @@ export function undoCommand(dataHome: string): ProgrammaticCommand {
 
 async function undo(input: CommandInput, dataHome: string): Promise<{ status: RunStatus; message: string }> {
   const { session, signal, workspace } = input;
-  const entry = await new UndoLog({ workspace: workspace.root, dataHome }).latest(session.id);
+  const log = new UndoLog({ workspace: workspace.root, dataHome });
+  const entry = await log.latest(session.id);
   if (!entry) return { status: 'completed', message: 'Nothing to undo: no prompt of this session recorded the workspace (undo may be off).' };
   const snapshots = input.undo?.snapshots ?? new GitSnapshotManager({ workspace: workspace.root, dataHome });
-  const plan = await planUndo(snapshots, entry, signal);
+  const plan = await planUndo(snapshots, entry, signal, log);
   const prompt = entry.prompt.split('\n', 1)[0];
   const gaps = plan.gaps.length > 0 ? ` Cannot be undone: ${plan.gaps.join('; ')}.` : '';
   if (nothingToUndo(plan)) return { status: 'completed', message: `Nothing to undo: the files "${prompt}" changed are as they were before it.${gaps}` };

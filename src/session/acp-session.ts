@@ -10,6 +10,7 @@ import type { SavedOutputs } from '../tools/saved-outputs';
 import type { SubagentLauncher } from '../tools/tool';
 import type { Budget } from '../vocabulary/budget';
 import type { Steering } from './steering';
+import type { Checkpoints } from './checkpoints';
 import { TodoStore } from '../tools/todos';
 import { ArtifactLog } from './artifact-log';
 import { InternalSession } from './internal-session';
@@ -65,6 +66,8 @@ export class ACPSession {
   budget: Budget | undefined;
   /** Messages the person sent while the running prompt works; only the agents the person talks to take them (not subagents). */
   steering: Steering | undefined;
+  /** Gives checkpoints while a prompt runs (the agents the person talks to only, not subagents). */
+  checkpoints: Checkpoints | undefined;
   /** Where tool outputs clipped for the model are kept whole; set while the session is stored (SessionStore.attach). */
   outputs: SavedOutputs | undefined;
   /** For a subagent's session: who started it, and the span its work hangs below. */

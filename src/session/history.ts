@@ -35,7 +35,13 @@ export type HistoryEntry =
    */
   | { kind: 'compaction'; upTo: number; note: string; at: number }
   /** Tool outputs of entries before `before` are sent to the model trimmed (compaction's cheap first step). */
-  | { kind: 'trim_tool_outputs'; before: number; at: number };
+  | { kind: 'trim_tool_outputs'; before: number; at: number }
+  /**
+   * The conversation was rewound to a checkpoint: entries from `to` (an
+   * index into the whole history) up to this one are no longer read by the
+   * model. They stay in the history for the trace and exports.
+   */
+  | { kind: 'rewind'; to: number; at: number };
 
 export type HistoryEntryKind = HistoryEntry['kind'];
 

@@ -86,29 +86,51 @@ const TRIMMED_OUTPUT = '[Output trimmed to save context; run the tool again if y
  * last trim entry shortens tool outputs before its mark. Pure; exported for tests.
  */
 export function toMessages(history: readonly HistoryEntry[]): Message[] {
-  const compaction = findLast(history, 'compaction');
-  const trim = findLast(history, 'trim_tool_outputs');
-  const start = compaction?.upTo ?? 0;
-  const view = history.slice(start).map((entry, i) =>
-    trim && start + i < trim.before && entry.kind === 'tool_result' && entry.output.length > TRIMMED_OUTPUT.length
-      ? { ...entry, output: TRIMMED_OUTPUT }
-      : entry,
-  );
+  const read = readEntries(history);
+  const compaction = findLast(read, 'compaction');
+  const trim = findLast(read, 'trim_tool_outputs');
+  const start = compaction?.entry.upTo ?? 0;
+  const view = read
+    .filter(({ index }) => index >= start)
+    .map(({ entry, index }) =>
+      trim && index < trim.entry.before && entry.kind === 'tool_result' && entry.output.length > TRIMMED_OUTPUT.length
+        ? { ...entry, output: TRIMMED_OUTPUT }
+        : entry,
+    );
   const messages = batch(view);
   if (!compaction) return messages;
-  const note: Message = { role: 'user', content: [{ type: 'text', text: compaction.note }] };
+  const note: Message = { role: 'user', content: [{ type: 'text', text: compaction.entry.note }] };
   const first = messages[0];
   if (first?.role === 'user') return [{ role: 'user', content: [...note.content, ...first.content] }, ...messages.slice(1)];
   return [note, ...messages];
 }
 
+/** An entry the model still reads, with its index in the whole history. */
+interface ReadEntry {
+  entry: HistoryEntry;
+  index: number;
+}
+
+/** The entries the model reads: a rewind drops what came between its checkpoint and itself (rewinds of rewinds included). */
+export function readEntries(history: readonly HistoryEntry[]): ReadEntry[] {
+  const read: ReadEntry[] = [];
+  for (const [index, entry] of history.entries()) {
+    if (entry.kind !== 'rewind') {
+      read.push({ entry, index });
+      continue;
+    }
+    while (read.length > 0 && read.at(-1)!.index >= entry.to) read.pop();
+  }
+  return read;
+}
+
 function findLast<K extends HistoryEntry['kind']>(
-  history: readonly HistoryEntry[],
+  read: readonly ReadEntry[],
   kind: K,
-): Extract<HistoryEntry, { kind: K }> | undefined {
-  for (let i = history.length - 1; i >= 0; i--) {
-    const entry = history[i]!;
-    if (entry.kind === kind) return entry as Extract<HistoryEntry, { kind: K }>;
+): { entry: Extract<HistoryEntry, { kind: K }>; index: number } | undefined {
+  for (let i = read.length - 1; i >= 0; i--) {
+    const { entry, index } = read[i]!;
+    if (entry.kind === kind) return { entry: entry as Extract<HistoryEntry, { kind: K }>, index };
   }
   return undefined;
 }
@@ -165,6 +187,7 @@ function batch(history: readonly HistoryEntry[]): Message[] {
       case 'system':
       case 'compaction':
       case 'trim_tool_outputs':
+      case 'rewind':
         break;
     }
   }

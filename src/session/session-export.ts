@@ -136,6 +136,8 @@ function renderEntry(entry: HistoryEntry, agent: string, subagents: Map<string, 
       return `*— ${entry.event}: ${entry.message}*`;
     case 'compaction':
       return `*— compacted: the model now reads this summary instead of the ${entry.upTo} entries above —*\n\n${entry.note}`;
+    case 'rewind':
+      return `*— rewound: the model no longer reads the entries after entry ${entry.to} above —*`;
     case 'trim_tool_outputs':
       return '';
   }

@@ -221,6 +221,23 @@ export class SessionStore {
     return session;
   }
 
+  /**
+   * Stores a session made in memory (a fork of another): its histories and
+   * visible record written whole, then its metadata. Refuses an id that is
+   * stored already; the session is not attached (attach() to go on with it).
+   */
+  create(session: ACPSession): void {
+    const folder = this.folderOf(session.id);
+    if (existsSync(folder)) throw new Error(`A session ${session.id} is stored already.`);
+    mkdirSync(folder, { recursive: true, mode: PRIVATE_DIR_MODE });
+    const lines = (values: readonly unknown[]): string => values.map((value) => `${JSON.stringify(session.redactor.value(value))}\n`).join('');
+    for (const { session: internal } of session.internalSessions()) {
+      writeFileSync(join(folder, `${internal.id}.jsonl`), lines(internal.entries), { mode: PRIVATE_FILE_MODE });
+    }
+    writeFileSync(join(folder, 'events.jsonl'), lines(session.events.list()), { mode: PRIVATE_FILE_MODE });
+    this.writeMeta(session);
+  }
+
   delete(id: string): void {
     this.meta(id);
     rmSync(this.folderOf(id), { recursive: true, force: true });

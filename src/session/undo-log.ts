@@ -43,7 +43,24 @@ export interface UndoEntry {
   userIndex?: { path: string; blob: string };
   /** What the prompt changed that undo cannot put back, and why, as a person reads it. */
   gaps: string[];
+  /** The point's id (entries of earlier versions have none). */
+  point?: string;
+  /** Each change of the prompt in the order it began, with what it found: what a checkpoint is restored from. */
+  steps: UndoStep[];
+  /** Checkpoints inside the prompt, by id, at their place among the steps. */
+  marks: { id: string; seq: number }[];
+  /** Changes after this place in the point have been undone (a restore); absent: none. */
+  undone?: number;
+  /** The seq of the command that changed the user's index, when known. */
+  userIndexSeq?: number;
 }
+
+/**
+ * One change of a prompt, numbered in the order it began: a file tool's
+ * files as they were before it, or the paths a command changed with the
+ * snapshot of the workspace before it (absent when it could not be taken).
+ */
+export type UndoStep = { seq: number; files: FileState[] } | { seq: number; commandPaths: string[]; before?: string };
 
 /** One line of the log. */
 type UndoRecord =
@@ -51,7 +68,10 @@ type UndoRecord =
   | { point: string; snapshot: string }
   | { point: string; files: FileState[] }
   | { point: string; commandPaths: string[] }
-  | { point: string; userIndex: { path: string; blob: string } }
+  | { point: string; step: UndoStep }
+  | { point: string; mark: string; seq: number }
+  | { point: string; undone: number }
+  | { point: string; userIndex: { path: string; blob: string }; seq?: number }
   | { point: string; gap: string };
 
 export interface UndoLogOptions {
@@ -98,18 +118,37 @@ export class UndoLog {
     return this.append({ point, commandPaths });
   }
 
-  userIndex(point: string, userIndex: { path: string; blob: string }): Promise<void> {
-    return this.append({ point, userIndex });
+  /** A change of the prompt (see UndoStep). */
+  step(point: string, step: UndoStep): Promise<void> {
+    return this.append({ point, step });
+  }
+
+  /** A checkpoint at `seq` among the point's steps. */
+  mark(point: string, mark: string, seq: number): Promise<void> {
+    return this.append({ point, mark, seq });
+  }
+
+  /** The point's changes after `seq` were undone (0: all of them). */
+  undone(point: string, seq: number): Promise<void> {
+    return this.append({ point, undone: seq });
+  }
+
+  userIndex(point: string, userIndex: { path: string; blob: string }, seq?: number): Promise<void> {
+    return this.append({ point, userIndex, ...(seq !== undefined ? { seq } : {}) });
   }
 
   gap(point: string, gap: string): Promise<void> {
     return this.append({ point, gap });
   }
 
-  /** The most recent entry, of `sessionId` when given. */
+  /**
+   * The most recent entry with something left to undo, of `sessionId` when
+   * given: a prompt already undone (or rewound past) is skipped, so undoing
+   * again goes one prompt further back.
+   */
   async latest(sessionId?: string): Promise<UndoEntry | undefined> {
     const entries = await this.list();
-    return entries.reverse().find((entry) => sessionId === undefined || entry.sessionId === sessionId);
+    return entries.reverse().find((entry) => (sessionId === undefined || entry.sessionId === sessionId) && !fullyUndone(entry));
   }
 
   /** Every readable entry, oldest first. */
@@ -128,7 +167,7 @@ export class UndoLog {
       } else if ('scope' in parsed) {
         entries.push(parsed);
       } else if ('start' in parsed) {
-        const entry: UndoEntry = { ...parsed.start, scope: 'points', files: [], commandPaths: [], gaps: [] };
+        const entry: UndoEntry = { ...parsed.start, point: parsed.point, scope: 'points', files: [], commandPaths: [], gaps: [], steps: [], marks: [] };
         points.set(parsed.point, entry);
         entries.push(entry);
       } else {
@@ -136,6 +175,7 @@ export class UndoLog {
         if (entry) fold(entry, parsed);
       }
     }
+    for (const entry of entries) settleSteps(entry);
     return entries;
   }
 
@@ -146,12 +186,45 @@ export class UndoLog {
   }
 }
 
+/** Whether every change the point recorded has been undone (those after `undone` are; none may come before it). */
+function fullyUndone(entry: UndoEntry): boolean {
+  const { undone } = entry;
+  if (undone === undefined) return false;
+  return entry.steps.every((step) => step.seq > undone);
+}
+
 function fold(entry: UndoEntry, record: Exclude<UndoRecord, { start: unknown }>): void {
   if ('snapshot' in record) entry.snapshot = record.snapshot;
   else if ('files' in record) entry.files.push(...record.files);
   else if ('commandPaths' in record) entry.commandPaths.push(...record.commandPaths);
-  else if ('userIndex' in record) entry.userIndex = record.userIndex;
-  else entry.gaps.push(record.gap);
+  else if ('step' in record) entry.steps.push(record.step);
+  else if ('mark' in record) entry.marks.push({ id: record.mark, seq: record.seq });
+  else if ('undone' in record) entry.undone = Math.min(entry.undone ?? Infinity, record.undone);
+  else if ('userIndex' in record) {
+    entry.userIndex = record.userIndex;
+    if (record.seq !== undefined) entry.userIndexSeq = record.seq;
+  } else entry.gaps.push(record.gap);
+}
+
+/**
+ * Puts a point's steps in the order they began (lines may be written in
+ * another order) and derives what undoing the whole prompt needs from them:
+ * each path's state before the prompt's first change to it.
+ */
+function settleSteps(entry: UndoEntry): void {
+  if (entry.steps.length === 0) return;
+  entry.steps.sort((a, b) => a.seq - b.seq);
+  entry.marks.sort((a, b) => a.seq - b.seq);
+  const touched = new Set([...entry.files.map((state) => state.path), ...entry.commandPaths]);
+  for (const step of entry.steps) {
+    const paths = 'files' in step ? step.files.map((state) => state.path) : step.commandPaths;
+    for (const [i, path] of paths.entries()) {
+      if (touched.has(path)) continue;
+      touched.add(path);
+      if ('files' in step) entry.files.push(step.files[i]!);
+      else entry.commandPaths.push(path);
+    }
+  }
 }
 
 async function appendLine(file: string, line: string): Promise<void> {
@@ -188,7 +261,7 @@ function parseLine(line: string): UndoRecord | UndoEntry | undefined {
     typeof record.workspace === 'string';
   if (!valid) return undefined;
   const { sessionId, snapshot, prompt, at, workspace } = record as Record<string, never>;
-  return { sessionId, snapshot, prompt, at, workspace, scope: 'tree', files: [], commandPaths: [], gaps: [] };
+  return { sessionId, snapshot, prompt, at, workspace, scope: 'tree', files: [], commandPaths: [], gaps: [], steps: [], marks: [] };
 }
 
 function validRecord(record: Record<string, unknown>): boolean {
@@ -197,10 +270,24 @@ function validRecord(record: Record<string, unknown>): boolean {
     return typeof start.sessionId === 'string' && typeof start.prompt === 'string' && typeof start.at === 'number' && typeof start.workspace === 'string';
   }
   if (typeof record.snapshot === 'string' || typeof record.gap === 'string') return true;
+  if (typeof record.mark === 'string') return isSeq(record.seq);
+  if (record.undone !== undefined) return isSeq(record.undone);
+  if (record.step !== undefined) return isStep(record.step);
   if (Array.isArray(record.commandPaths)) return record.commandPaths.every((path) => typeof path === 'string');
   if (Array.isArray(record.files)) return record.files.every(isFileState);
   const index = record.userIndex as Record<string, unknown> | undefined;
   return typeof index?.path === 'string' && typeof index.blob === 'string';
+}
+
+function isSeq(value: unknown): boolean {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0;
+}
+
+function isStep(value: unknown): value is UndoStep {
+  const step = value as Record<string, unknown> | null;
+  if (!step || !isSeq(step.seq)) return false;
+  if (Array.isArray(step.files)) return step.files.every(isFileState);
+  return Array.isArray(step.commandPaths) && step.commandPaths.every((path) => typeof path === 'string') && (step.before === undefined || typeof step.before === 'string');
 }
 
 function isFileState(value: unknown): value is FileState {

@@ -13,7 +13,7 @@ import type { FileChange } from '../tools/undo-recorder';
 import type { FileState } from './file-states';
 import type { DiffStat, GitSnapshotManager } from './git-snapshots';
 import { RestoreError } from './snapshot-restore';
-import type { UndoEntry } from './undo-log';
+import type { UndoEntry, UndoLog } from './undo-log';
 
 /** A file a restore will change, from the restore's point of view, with its line counts. */
 export type PlannedChange = FileChange & Omit<DiffStat, 'path'>;
@@ -35,7 +35,26 @@ export function nothingToUndo(plan: UndoPlan): boolean {
   return plan.changes.length === 0 && plan.userIndex === undefined;
 }
 
-export async function planUndo(snapshots: GitSnapshotManager, entry: UndoEntry, signal: AbortSignal): Promise<UndoPlan> {
+/**
+ * Plans undoing the prompt of `entry`. With the log it came from, a
+ * restore notes there that the prompt was undone, so undoing again goes
+ * one prompt further back.
+ */
+export async function planUndo(snapshots: GitSnapshotManager, entry: UndoEntry, signal: AbortSignal, log?: UndoLog): Promise<UndoPlan> {
+  const plan = await planPrompt(snapshots, entry, signal);
+  if (!log || entry.point === undefined) return plan;
+  const point = entry.point;
+  return {
+    ...plan,
+    apply: async (applySignal) => {
+      const applied = await plan.apply(applySignal);
+      await log.undone(point, 0);
+      return applied;
+    },
+  };
+}
+
+async function planPrompt(snapshots: GitSnapshotManager, entry: UndoEntry, signal: AbortSignal): Promise<UndoPlan> {
   if (entry.scope === 'tree') {
     const snapshot = entry.snapshot!;
     const changes = await planRestore(snapshots, snapshot, signal);
@@ -86,19 +105,19 @@ export async function planRestore(snapshots: GitSnapshotManager, snapshot: strin
   return plannedChanges(snapshots, await snapshots.track(signal), snapshot, signal);
 }
 
-async function plannedChanges(snapshots: GitSnapshotManager, now: string, target: string, signal: AbortSignal): Promise<PlannedChange[]> {
+export async function plannedChanges(snapshots: GitSnapshotManager, now: string, target: string, signal: AbortSignal): Promise<PlannedChange[]> {
   const [changes, stats] = await Promise.all([snapshots.changes(now, target, signal), snapshots.diffStat(now, target, undefined, signal)]);
   const byPath = new Map(stats.map((stat) => [stat.path, stat]));
   return changes.map((change) => ({ added: 0, removed: 0, binary: false, ...byPath.get(change.path), ...change }));
 }
 
-async function indexDiffers(snapshots: GitSnapshotManager, index: { path: string; blob: string }, signal: AbortSignal): Promise<boolean> {
+export async function indexDiffers(snapshots: GitSnapshotManager, index: { path: string; blob: string }, signal: AbortSignal): Promise<boolean> {
   if (!existsSync(index.path)) return true;
   return (await snapshots.saveFile(index.path, signal)) !== index.blob;
 }
 
 /** Writes the saved index in place, atomically; refuses while git holds its lock. */
-async function restoreUserIndex(snapshots: GitSnapshotManager, index: { path: string; blob: string }, signal: AbortSignal): Promise<void> {
+export async function restoreUserIndex(snapshots: GitSnapshotManager, index: { path: string; blob: string }, signal: AbortSignal): Promise<void> {
   if (existsSync(`${index.path}.lock`)) throw new Error('git is using the index (index.lock exists); run undo again once it is done');
   const content = await snapshots.readBlob(index.blob, signal);
   const mode = await stat(index.path).then(

@@ -93,6 +93,10 @@ export class SessionUndo implements UndoRecorder {
     this.current?.expectCommand();
   }
 
+  checkpoint(): string | undefined {
+    return this.current?.mark();
+  }
+
   /** Stops a snapshot still running: the session is closing. */
   close(): void {
     this.current?.stop();
@@ -119,8 +123,6 @@ interface IndexMark {
 
 /** One prompt's undo point. */
 export class UndoPoint {
-  /** Paths changed in this prompt so far; the first change decided where their earlier state is kept. */
-  private readonly touched = new Set<string>();
   private readonly controller = new AbortController();
   private readonly id: Promise<string>;
   /** The snapshot before the prompt's first change, started by that change (a prompt that changes nothing runs no git at all). */
@@ -135,6 +137,8 @@ export class UndoPoint {
   /** Recorded changes so far (file tools and commands): an early track from before the last one is stale. */
   private changes = 0;
   private early: EarlyTrack | undefined;
+  /** Steps and checkpoints are numbered as they begin, so their order holds whatever order their lines are written in. */
+  private seq = 0;
 
   constructor(
     private readonly snapshots: GitSnapshotManager,
@@ -174,24 +178,37 @@ export class UndoPoint {
     void this.indexCopy?.then((copy) => (copy ? rm(copy, { force: true }) : undefined));
   }
 
+  /** A checkpoint here, between the steps before and after it; returns its id (the log line follows). */
+  mark(): string {
+    const id = randomUUID();
+    const seq = ++this.seq;
+    void this.id.then((point) => this.log.mark(point, id, seq)).catch(() => undefined);
+    return id;
+  }
+
+  /**
+   * Before a file tool changes `paths`: keeps them as they are now (a blob
+   * per file), every time, so a checkpoint between two changes of one file
+   * can be restored as well as the prompt's start.
+   */
   async beforeFileChanges(paths: readonly string[], signal: AbortSignal): Promise<void> {
     // The whole tree is recorded beside the file's own copy, for the commands that may follow; nothing waits for it.
     void this.baseline;
     this.changes++;
-    const fresh = [...new Set(paths)].filter((path) => !this.touched.has(path));
-    if (fresh.length === 0) return;
-    for (const path of fresh) this.touched.add(path);
+    const seq = ++this.seq;
+    const named = [...new Set(paths)];
+    if (named.length === 0) return;
     try {
-      const states = await this.snapshots.fileStates(fresh, signal);
-      await this.log.files(await this.id, states);
+      const states = await this.snapshots.fileStates(named, signal);
+      await this.log.step(await this.id, { seq, files: states });
     } catch (err) {
-      for (const path of fresh) this.touched.delete(path);
       this.unavailable(err);
       throw err;
     }
   }
 
   async beforeCommand(signal: AbortSignal): Promise<CommandWatch> {
+    const seq = ++this.seq;
     // The prompt's first change: the snapshot before it is the tree as the command finds it.
     const first = this.recording === undefined;
     const baseline = this.untracked === undefined ? await this.waitForBaseline(signal) : undefined;
@@ -211,7 +228,7 @@ export class UndoPoint {
     if (before === undefined) return UNWATCHED;
     const from = before;
     let answer: Promise<string[]> | undefined;
-    return { changedFiles: () => (answer ??= this.afterCommand(from, index)) };
+    return { changedFiles: () => (answer ??= this.afterCommand(from, index, seq)) };
   }
 
   /**
@@ -246,9 +263,9 @@ export class UndoPoint {
    * cancelled or failed command may have changed files too, so this runs
    * under the point's own signal, not the call's.
    */
-  private async afterCommand(before: string, index: IndexMark | undefined): Promise<string[]> {
+  private async afterCommand(before: string, index: IndexMark | undefined, seq: number): Promise<string[]> {
     try {
-      return await this.recordCommand(before, index);
+      return await this.recordCommand(before, index, seq);
     } catch (err) {
       const reason = `what a command changed could not be read (${errorText(err)})`;
       this.options.notify('warning', `Undo: ${reason}; it cannot be undone.`);
@@ -257,21 +274,19 @@ export class UndoPoint {
     }
   }
 
-  private async recordCommand(before: string, index: IndexMark | undefined): Promise<string[]> {
+  private async recordCommand(before: string, index: IndexMark | undefined, seq: number): Promise<string[]> {
     const signal = this.controller.signal;
     this.changes++;
     const after = await this.snapshots.track(signal);
     // A command right after this one (the same response) starts from here.
     this.early = { tree: Promise.resolve(after), startedAt: Date.now(), changes: this.changes };
     const paths = (await this.snapshots.changes(before, after, signal)).map((change) => change.path);
-    const fresh = paths.filter((path) => !this.touched.has(path));
-    for (const path of fresh) this.touched.add(path);
     const id = await this.id;
-    if (fresh.length > 0) await this.log.commandPaths(id, fresh);
+    if (paths.length > 0) await this.log.step(id, { seq, commandPaths: paths, before });
     const copy = await this.indexCopy;
     if (index && copy && !this.indexSaved && (await indexMark(index.path))?.stamp !== index.stamp) {
       this.indexSaved = true;
-      await this.log.userIndex(id, { path: index.path, blob: await this.snapshots.saveFile(copy, signal) });
+      await this.log.userIndex(id, { path: index.path, blob: await this.snapshots.saveFile(copy, signal) }, seq);
     }
     return paths;
   }

@@ -19,6 +19,8 @@ export interface UndoRecorder {
   beforeCommand(signal: AbortSignal): Promise<CommandWatch>;
   /** A command is about to be asked for (its call is still streaming from the model): work for beforeCommand may start now. */
   expectCommand?(): void;
+  /** A checkpoint here, before the next change: its id, by which the workspace can be restored to this moment; undefined when nothing records. */
+  checkpoint?(): string | undefined;
 }
 
 export interface CommandWatch {

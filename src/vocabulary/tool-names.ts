@@ -7,6 +7,9 @@
 /** The tool only whoever may end the task calls. */
 export const TASK_COMPLETE = 'task_complete';
 
+/** The tool that starts a subagent. */
+export const TASK = 'task';
+
 export const BUILTIN_TOOL_NAMES: readonly string[] = [
   'read_file',
   'write_file',
@@ -19,7 +22,7 @@ export const BUILTIN_TOOL_NAMES: readonly string[] = [
   'web_search',
   'todo_write',
   'todo_read',
-  'task',
+  TASK,
   'think',
   TASK_COMPLETE,
 ];

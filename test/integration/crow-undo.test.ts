@@ -100,9 +100,10 @@ describe('crow undo', () => {
     assert.equal(existsSync(join(ws, 'src/new.ts')), false);
     assert.equal(read('README.md'), '# project\n');
 
+    // Undone once: undoing again goes further back, and there is nothing further back.
     const again = new FakeIO(ws, env, false);
-    assert.equal(await undoCommand([], again), 0);
-    assert.match(again.out, /Nothing to undo/);
+    assert.equal(await undoCommand([], again), 1);
+    assert.match(again.err, /every prompt recorded here has been undone already/);
   });
 
   it('asks on a terminal and respects the answer', async () => {
@@ -144,11 +145,11 @@ describe('crow undo', () => {
   it('says so when there is nothing to undo, and rejects a missing folder', async () => {
     const io = new FakeIO(ws, env, false);
     assert.equal(await undoCommand(['--yes'], io), 1);
-    assert.match(io.err, /nothing to undo in .*ws: no crow run has recorded a snapshot here/);
+    assert.match(io.err, /nothing to undo in .*ws: no crow run recorded anything in this folder/);
     const unknown = new FakeIO(ws, env, false);
     await runAgent();
     assert.equal(await undoCommand(['--session', 'nope'], unknown), 1);
-    assert.match(unknown.err, /session nope has recorded/);
+    assert.match(unknown.err, /session nope recorded nothing in this folder/);
     await assert.rejects(undoCommand(['--cwd', join(base, 'missing')], io), /missing does not exist/);
   });
 

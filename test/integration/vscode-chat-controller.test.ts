@@ -311,7 +311,7 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
     const second = controller();
     await second.handle({ type: 'resume', sessionId: id });
     // What the view showed live, again: the message, the answer (one delta now), the prompt's end.
-    assert.deepEqual(events().map((event) => event.type), ['user_message', 'text_delta', 'prompt_end']);
+    assert.deepEqual(events().map((event) => event.type), ['user_message', 'checkpoint', 'text_delta', 'prompt_end']);
     assert.deepEqual(events().at(-1), live.at(-1));
     assert.equal(answerText(), 'First answer.');
     server.enqueue('openai', { blocks: [{ type: 'text', text: 'Second answer.' }] });

@@ -1,8 +1,9 @@
 /**
  * The prompt box and its buttons. Enter sends, Shift+Enter is a new line
  * (and Enter while an IME is composing is left to the IME); Escape cancels a
- * running prompt. Send is off while a prompt runs; the draft is reported on
- * every change so it survives a reload.
+ * running prompt. While a prompt runs, Send queues the message for the
+ * agents' next step; the draft is reported on every change so it survives a
+ * reload.
  */
 import { button, el } from './elements';
 import type { Post } from './host';
@@ -37,7 +38,9 @@ export class Composer {
 
   setBusy(busy: boolean): void {
     this.busy = busy;
-    this.send.disabled = busy;
+    this.send.textContent = busy ? 'Queue' : 'Send';
+    this.send.setAttribute('aria-label', busy ? 'Queue the message for the agents\' next step' : 'Send message');
+    this.send.title = busy ? 'The agents get it after their current step (Enter)' : 'Send (Enter)';
     this.cancel.disabled = !busy;
     this.element.dataset['busy'] = String(busy);
   }
@@ -63,7 +66,7 @@ export class Composer {
 
   private submit(): void {
     const text = this.input.value.trim();
-    if (!text || this.busy) return;
+    if (!text) return;
     this.post({ type: 'send', text });
     this.input.value = '';
     this.onDraft('');

@@ -10,13 +10,16 @@
  * `.msg-user`, `.msg-assistant`, `details.msg-thinking`,
  * `.tool-card[data-call-id][data-status]` with `.diff` and `button.open-diff`,
  * `.approval[data-id]` with `button[data-decision]`, `select#agent`,
- * `select.model[data-role]`, `#meter`, `#sessions`.
+ * `select.model[data-role]`, `#meter`, `#sessions`, `.queue`, and on
+ * messages and cards `[data-checkpoint]` with `button.checkpoint-restore`
+ * (and `button.checkpoint-edit` on messages).
  */
 import { Composer } from './composer';
 import { el } from './elements';
 import { Host, isHostMessage } from './host';
 import { MeterView } from './meter';
 import { PlanView } from './plan';
+import { QueueView } from './queue-view';
 import type { HostMessage } from './protocol';
 import { SessionList } from './session-list';
 import { Toolbar } from './toolbar';
@@ -31,10 +34,11 @@ class ChatApp {
   private readonly composer = new Composer(this.host.post, this.host.saved.draft, (draft) => this.host.save({ draft }));
   private readonly transcript = new Transcript(this.host.post, this.plan, () => this.composer.input.focus(), (text) => this.composer.prefill(text));
   private readonly meter = new MeterView();
+  private readonly queue = new QueueView(this.host.post);
 
   constructor(root: HTMLElement) {
     const footer = el('footer', 'footer');
-    footer.append(this.plan.element, this.composer.element, this.meter.element);
+    footer.append(this.plan.element, this.queue.element, this.composer.element, this.meter.element);
     root.replaceChildren(this.toolbar.element, this.sessions.element, this.transcript.element, footer);
     window.addEventListener('message', (event: MessageEvent<unknown>) => {
       if (isHostMessage(event.data)) this.receive(event.data);
@@ -79,6 +83,9 @@ class ChatApp {
       }
       case 'busy':
         this.setBusy(message.busy);
+        break;
+      case 'queue':
+        this.queue.show(message.items);
         break;
       case 'meter':
         this.meter.show(message.prompt, message.session);

@@ -84,11 +84,16 @@ export interface ApprovalRequest {
 
 export type ApprovalDecision = 'allow_once' | 'allow_always' | 'reject_once';
 
+/** What a restore puts back. */
+export type RestoreMode = 'both' | 'files' | 'conversation';
+
 /** How a prompt ended, for the footer under its answer. */
 export type PromptStatus = 'completed' | 'needs_input' | 'limit' | 'budget' | 'cancelled' | 'error';
 
 /** What the view shows of a session: enough to rebuild the transcript of a resumed one. */
 export type TranscriptEvent =
+  /** A moment the session can be restored to: before the prompt shown last (`prompt`), or before the tool call `callId`. */
+  | { type: 'checkpoint'; id: string; kind: 'prompt' | 'tool'; callId?: string }
   /** `steered`: sent while the agents worked, and given to them at this point. */
   | { type: 'user_message'; text: string; steered?: boolean }
   | { type: 'text_delta'; actor: Actor; delta: string }
@@ -162,6 +167,8 @@ export type HostMessage =
   | { type: 'agents'; agents: AgentChoice[]; agent: string; models: RoleModelChoice[]; thinking?: ThinkingChoice }
   | { type: 'sessions'; sessions: SessionSummary[]; current: string | undefined }
   | { type: 'busy'; busy: boolean }
+  /** Messages sent while the agents work, waiting for their next step (the whole list each time). */
+  | { type: 'queue'; items: { id: string; text: string }[] }
   | { type: 'meter'; prompt: Meter; session: Meter }
   | { type: 'approval'; request: ApprovalRequest }
   /** The approval was answered (here or elsewhere) or withdrawn (cancel); the view removes its buttons. */
@@ -184,6 +191,12 @@ export type WebviewMessage =
   | { type: 'preview_approval'; id: string }
   /** Sends the last prompt again (after an error). */
   | { type: 'retry' }
+  /** Goes back to a checkpoint (the host shows what changes and asks first). */
+  | { type: 'restore'; checkpoint: string; mode: RestoreMode }
+  /** Branches a new session from before the message at `checkpoint`, and sends `text` there. */
+  | { type: 'edit_message'; checkpoint: string; text: string }
+  /** Stops the running step: what waits in the queue is sent at once. */
+  | { type: 'interrupt' }
   | { type: 'open_settings'; setting: string }
   | { type: 'show_log' }
   | { type: 'open_diff'; callId: string }
@@ -204,6 +217,9 @@ const FIELDS: Record<WebviewMessage['type'], (message: Record<string, unknown>) 
   approve: (m) => typeof m.id === 'string' && (m.decision === 'allow_once' || m.decision === 'allow_always' || m.decision === 'reject_once'),
   preview_approval: (m) => typeof m.id === 'string',
   retry: () => true,
+  restore: (m) => typeof m.checkpoint === 'string' && (m.mode === 'both' || m.mode === 'files' || m.mode === 'conversation'),
+  edit_message: (m) => typeof m.checkpoint === 'string' && typeof m.text === 'string',
+  interrupt: () => true,
   open_settings: (m) => typeof m.setting === 'string' && /^crow\.[\w.]+$/.test(m.setting),
   show_log: () => true,
   open_diff: (m) => typeof m.callId === 'string',

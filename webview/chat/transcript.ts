@@ -14,6 +14,7 @@ import { fileOpener, type Post } from './host';
 import { linkAction, renderMarkdown } from './markdown';
 import type { PlanView } from './plan';
 import type { Actor, ApprovalDecision, ApprovalRequest, PromptStatus, TranscriptEvent } from './protocol';
+import { CheckpointActions } from './checkpoint-actions';
 import { ToolCard } from './tool-card';
 
 interface Stream {
@@ -55,6 +56,9 @@ export class Transcript {
   private readonly dirty = new Set<Stream>();
   private readonly cards = new Map<string, ToolCard>();
   private readonly approvals = new Map<string, ApprovalView>();
+  private readonly checkpoints: CheckpointActions;
+  /** The message a person sent last: a prompt's checkpoint goes on it. */
+  private lastMessage: HTMLElement | undefined;
   /** Who acted in the last block: consecutive blocks of one agent show its badge once. */
   private lastActor: Actor | undefined;
   private frame = 0;
@@ -67,6 +71,7 @@ export class Transcript {
     private readonly onApprovalFocusLost: () => void,
     private readonly onStarter: (prompt: string) => void = () => undefined,
   ) {
+    this.checkpoints = new CheckpointActions(post);
     this.element.id = 'transcript';
     this.element.tabIndex = -1;
     this.element.setAttribute('role', 'log');
@@ -89,8 +94,12 @@ export class Transcript {
         const entry = message(event.steered ? 'msg-user msg-steered' : 'msg-user', event.text);
         if (event.steered) entry.prepend(el('div', 'msg-steered-note', 'Sent while the agents worked'));
         this.append(entry);
+        this.lastMessage = entry;
         break;
       }
+      case 'checkpoint':
+        this.checkpoints.mark(event, this.lastMessage, (callId) => this.cards.get(callId)?.element);
+        break;
       case 'text_delta':
       case 'thinking_delta':
         this.stream(event.type === 'text_delta' ? 'text' : 'thinking', event.actor, event.delta);
@@ -171,6 +180,8 @@ export class Transcript {
     this.dirty.clear();
     this.cards.clear();
     this.approvals.clear();
+    this.checkpoints.clear();
+    this.lastMessage = undefined;
     this.plan.show([]);
     this.pinned = true;
     this.lastActor = undefined;
@@ -229,6 +240,7 @@ export class Transcript {
     this.cards.set(id, card);
     if (actor) this.markActor(card.element, actor);
     this.append(card.element);
+    this.checkpoints.cardAdded(id, card.element);
     // Its question may have come first.
     for (const view of this.approvals.values()) if (view.callId === id) card.element.after(view.element);
   }

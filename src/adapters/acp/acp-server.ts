@@ -1,8 +1,9 @@
 import * as acp from '@agentclientprotocol/sdk';
-import type { AuthMethod, ClientCapabilities, InitializeResponse } from '@agentclientprotocol/sdk';
+import type { AuthMethod, ClientCapabilities, InitializeResponse, McpServer } from '@agentclientprotocol/sdk';
+import { z } from 'zod';
 import type { AcpLogger } from './acp-log';
 import type { CatalogFor, SessionTable } from './acp-sessions';
-import type { LiveSession } from './live-session';
+import type { LiveSession, WhileBusy } from './live-session';
 import { errorText, requestErrors } from './request-errors';
 import type { AcpSessionStore } from './acp-session-store';
 
@@ -14,6 +15,8 @@ export interface SessionSetup {
   undo?: { dataHome: string; env: NodeJS.ProcessEnv };
   /** The environment programmatic commands see; default: the process's. */
   env?: NodeJS.ProcessEnv;
+  /** Stores a copy of a session (up to its checkpoint `at`, else all of it); returns the copy's id. Absent: session/fork is refused. */
+  fork?: (id: string, at?: number) => string;
 }
 
 export interface AcpServerOptions {
@@ -82,6 +85,14 @@ export function createAcpServer(options: AcpServerOptions): acp.AgentApp {
       return opened(live);
     })
     .onRequest('session/resume', async ({ params, client }) => opened(await table().reopen(params.sessionId, params.cwd, client, params.mcpServers ?? [])))
+    .onRequest('session/fork', ForkParams, async ({ params, client }) => {
+      const fork = options.sessions().fork;
+      if (!fork) throw requestErrors.invalidRequest('This agent keeps no sessions it can fork.');
+      const id = forkOf(fork, params.sessionId, params._meta?.[FORK_AT]);
+      logger.log('info', 'session/fork', { session: params.sessionId, fork: id });
+      const live = await table().reopen(id, params.cwd, client, (params.mcpServers ?? []) as McpServer[]);
+      return { sessionId: live.id, ...opened(live) };
+    })
     .onRequest('session/list', ({ params }) => ({ sessions: table().list(params.cwd ?? undefined) }))
     .onRequest('session/close', ({ params }) => {
       table().close(params.sessionId);
@@ -101,7 +112,7 @@ export function createAcpServer(options: AcpServerOptions): acp.AgentApp {
     .onRequest('session/prompt', async ({ params }) => {
       const started = Date.now();
       try {
-        const stopReason = await table().get(params.sessionId).prompt(params.prompt);
+        const stopReason = await table().get(params.sessionId).prompt(params.prompt, whileBusy(params._meta?.[WHILE_BUSY]));
         logger.log('info', 'prompt answered', { session: params.sessionId, stopReason, ms: Date.now() - started });
         return { stopReason };
       } catch (err) {
@@ -115,6 +126,9 @@ export function createAcpServer(options: AcpServerOptions): acp.AgentApp {
     });
 }
 
+/** What sessions offer; `fork` (session/fork) is unstable in the protocol, so the stable types do not name it. */
+const SESSION_CAPABILITIES = { list: {}, resume: {}, close: {}, delete: {}, fork: {} };
+
 function initializeResponse(options: AcpServerOptions): InitializeResponse {
   return {
     protocolVersion: acp.PROTOCOL_VERSION,
@@ -123,10 +137,48 @@ function initializeResponse(options: AcpServerOptions): InitializeResponse {
       loadSession: true,
       promptCapabilities: { image: true, audio: false, embeddedContext: true },
       mcpCapabilities: { http: true, sse: true },
-      sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {} },
+      sessionCapabilities: SESSION_CAPABILITIES,
     },
     authMethods: missingKeys(options).map(authMethod),
   };
+}
+
+/**
+ * session/fork's params (the method is unstable in the protocol, so the
+ * stable SDK entry point does not parse it): what a fork needs, the rest
+ * left as the client sent it.
+ */
+const ForkParams = z
+  .object({
+    sessionId: z.string().min(1),
+    cwd: z.string().min(1),
+    mcpServers: z.array(z.unknown()).optional(),
+    _meta: z.record(z.string(), z.unknown()).nullish(),
+  })
+  .loose();
+
+/** `_meta` key of session/prompt saying what a prompt sent while another runs does: "queue" (default), "interrupt" or "refuse". */
+export const WHILE_BUSY = 'crow/whileBusy';
+
+function whileBusy(value: unknown): WhileBusy {
+  if (value === undefined || value === null) return 'queue';
+  if (value === 'queue' || value === 'interrupt' || value === 'refuse') return value;
+  throw requestErrors.invalidParams(`_meta["${WHILE_BUSY}"] must be "queue", "interrupt" or "refuse", not ${JSON.stringify(value)}.`);
+}
+
+/** `_meta` key of session/fork naming the checkpoint to fork at (as /rewind lists them); without it, the whole session. */
+export const FORK_AT = 'crow/checkpoint';
+
+function forkOf(fork: (id: string, at?: number) => string, id: string, at: unknown): string {
+  if (at !== undefined && !(typeof at === 'number' && Number.isInteger(at) && at >= 1)) {
+    throw requestErrors.invalidParams(`_meta["${FORK_AT}"] must be a checkpoint number (1, 2, …; /rewind lists them), not ${JSON.stringify(at)}.`);
+  }
+  try {
+    return fork(id, at as number | undefined);
+  } catch (err) {
+    if (err instanceof Error && err.name === 'UnknownSessionError') throw requestErrors.unknownSession(id);
+    throw requestErrors.invalidParams(errorText(err));
+  }
 }
 
 function authMethod(key: string): AuthMethod {

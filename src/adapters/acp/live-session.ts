@@ -67,6 +67,8 @@ export class LiveSession {
   /** Updates outside prompts (modes, options, commands, titles), in order. */
   readonly updates: UpdateSink;
   private running: RunningPrompt | undefined;
+  /** The answer of the prompt running now (or last), which a queued prompt that joined it shares. */
+  private answering: Promise<StopReason> | undefined;
 
   private constructor(
     private readonly host: HostSession,
@@ -171,9 +173,26 @@ export class LiveSession {
    * reason. A prompt the host refuses to start is the JSON-RPC error it
    * deserves. After a cancel the answer waits at most the host's grace
    * period for the run to wind down; once answered, nothing more of the
-   * prompt reaches the client.
+   * prompt reaches the client. A prompt sent while another runs is queued
+   * for the agents' next step and answered when that run ends (or run as
+   * the next prompt when the run ends first), unless the client asked to
+   * interrupt or to be refused (`_meta["crow/whileBusy"]`).
    */
-  async prompt(content: ContentBlock[]): Promise<StopReason> {
+  async prompt(content: ContentBlock[], whileBusy: WhileBusy = 'queue'): Promise<StopReason> {
+    if (this.host.busy && whileBusy === 'queue') {
+      // Given to the working agent at its next step: this request is answered when the run it joined ends.
+      const joined = this.answering;
+      const outcome = await this.host.steer(promptBlocks(content, true));
+      if (outcome.delivered) return (await joined?.catch(() => undefined)) ?? 'end_turn';
+    } else if (this.host.busy && whileBusy === 'interrupt') {
+      this.cancel();
+    }
+    const answer = this.answer(content);
+    this.answering = answer;
+    return answer;
+  }
+
+  private async answer(content: ContentBlock[]): Promise<StopReason> {
     const sink = this.sink();
     const running = runningPrompt(this.translator(sink, () => this.host.meter.session.costUsd, false), sink);
     this.running = running;
@@ -321,6 +340,9 @@ function requestError(err: HostError): Error {
       return requestErrors.internal(err.message);
   }
 }
+
+/** What a prompt sent while another runs does: joins it at its next step (default), stops it and runs at once, or is refused. */
+export type WhileBusy = 'queue' | 'interrupt' | 'refuse';
 
 /** How the client reads a run's end. `undefined`: the run crashed, which `crashed` has already told. */
 function stopReason(result: PromptOutcome | undefined, lastPrimaryStop: TurnStopReason | undefined): StopReason {

@@ -91,6 +91,9 @@ export class UpdateTranslator {
       case 'prompt_start':
         this.primary = event.primary;
         return this.options.replaying ? this.userMessage(event.content) : undefined;
+      // A client rewinds with /rewind, which lists the checkpoints itself.
+      case 'checkpoint':
+        return undefined;
       // A message sent while the agents worked, as prompt_start's: the client showed it when it was sent.
       case 'steer':
         return this.options.replaying ? this.userMessage(event.content) : undefined;

@@ -7,6 +7,7 @@ import { commandArgs, positiveInteger, workspaceFolder } from './cli-args';
 import { roleDefaults } from './role-flags';
 import { STOP_EXIT_CODES, type StopSignal, UsageError, type CliIO } from './cli-io';
 import { RunRenderer } from './run-renderer';
+import { SteerInput } from './steer-input';
 import { openRunSession } from './run-setup';
 import { styleFor } from './terminal-style';
 
@@ -16,7 +17,9 @@ Runs the prompt through an agent in a workspace and streams it: the answer
 on stdout; thinking, tool calls (a running command's last lines, redrawn in
 place on a terminal), reviews, retries and usage on stderr.
 The prompt may also come on stdin (echo "..." | crow run -), and may be a
-slash command such as "/review" (see crow agents list).
+slash command such as "/review" (see crow agents list). On a terminal, a
+line typed while it works is queued for the agents' next step (after the
+tool calls running then), or sent as the next prompt if the run ends first.
 
 Options:
   --agent NAME         the agent to run (default: default_agent, else build);
@@ -111,6 +114,9 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
     controller.abort();
   });
   const renderer = values.json ? undefined : terminalRenderer(io);
+  const interactive = io.stdinIsTTY && io.stderr.isTTY === true && !values.json;
+  // Lines typed while it works are queued for the agents; an approval's answer is read around them.
+  const steer = interactive ? new SteerInput(io, styleFor(io.stderr, io.env)) : undefined;
   try {
     const host = await openRunSession(
       {
@@ -129,15 +135,20 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
           : {}),
         limits: limitFlags(values),
         undo: !values['no-undo'],
-        interactive: io.stdinIsTTY && io.stderr.isTTY === true && !values.json,
-        ...(renderer ? { screen: renderer } : {}),
+        interactive,
+        ...(renderer ? { screen: steer ? steer.around(renderer) : renderer } : {}),
       },
       io,
     );
     try {
-      const code = await stream(host, prompt, renderer, io, controller.signal);
+      let code = await stream(host, prompt, renderer, io, controller.signal, steer);
+      // What was typed after the agents' last step goes out as the next prompt, in the same session.
+      for (let next = await steer?.leftOver(); next && next.length > 0 && !controller.signal.aborted; next = await steer?.leftOver()) {
+        code = await stream(host, next.join('\n\n'), renderer, io, controller.signal, steer);
+      }
       return stoppedBy ? STOP_EXIT_CODES[stoppedBy] : code;
     } finally {
+      steer?.stop();
       await host.close();
     }
   } finally {
@@ -163,12 +174,13 @@ function terminalRenderer(io: CliIO): RunRenderer {
  * (no renderer) as JSON lines, opened by a `session_start` line and closed
  * by `run_complete`, both naming the session.
  */
-async function stream(host: HostSession, prompt: string, renderer: RunRenderer | undefined, io: CliIO, signal: AbortSignal): Promise<number> {
+async function stream(host: HostSession, prompt: string, renderer: RunRenderer | undefined, io: CliIO, signal: AbortSignal, steer?: SteerInput): Promise<number> {
   const json = (line: object): void => void io.stdout.write(`${JSON.stringify(line)}\n`);
   if (!renderer) json({ type: 'session_start', sessionId: host.id, workspace: host.workspace.root, agent: host.session.agentName });
   const events = host.prompt(prompt, {
     signal,
     onStart: (composition) => {
+      steer?.start(host);
       if (!renderer) return;
       const { permissions } = host.session;
       renderer.header({ composition, workspace: host.workspace.root, rules: permissions.effectiveRules(), sandboxed: host.workspace.sandboxed === true });

@@ -88,6 +88,9 @@ export class RunRenderer {
         this.labelFirstSpeaker = event.coagent !== undefined;
         this.speaker = undefined;
         return this.options.replaying ? this.status(s.bold(`› ${oneLine(userText(event.content), 400)}`)) : undefined;
+      // crow sessions checkpoints lists them; a line per change would bury the work.
+      case 'checkpoint':
+        return undefined;
       case 'steer':
         return this.status(`${s.bold(`› ${oneLine(userText(event.content), 400)}`)} ${s.dim(`(sent while the agents worked; ${event.agent} has it now)`)}`);
       case 'turn_complete':

@@ -3,6 +3,7 @@ import { dataHome } from '../../config/paths';
 import { exportJson, exportMarkdown } from '../../session/session-export';
 import { SessionStore, type SessionMeta } from '../../session/session-store';
 import { storedPrompts } from '../../host/stored-prompts';
+import { checkpointsCommand, forkCommand } from './checkpoint-commands';
 import { commandArgs, noPositionals } from './cli-args';
 import { RunRenderer } from './run-renderer';
 import { styleFor } from './terminal-style';
@@ -12,6 +13,8 @@ export const SESSIONS_HELP = `Usage: crow sessions <command>
 
   list [--cwd DIR] [--all] [--json]   stored sessions, newest first (default: this folder's)
   show ID                             the session as crow run showed it, prompt by prompt
+  checkpoints ID [--json]             the points it can be rewound to (crow undo --to N)
+  fork ID --at N                      a new session with the conversation up to checkpoint N
   export ID [--format md|json] [--out DIR]
                                       markdown transcripts linked with [[wikilinks]]
                                       (a folder under DIR, default .), or JSON on stdout
@@ -30,10 +33,14 @@ export async function sessionsCommand(argv: string[], io: CliIO): Promise<number
       return show(store, rest, io);
     case 'export':
       return exportSession(store, rest, io);
+    case 'checkpoints':
+      return checkpointsCommand(rest, io);
+    case 'fork':
+      return forkCommand(rest, io);
     case 'delete':
       return deleteSession(store, rest, io);
     case undefined:
-      throw new UsageError('crow sessions needs a command: list, show ID, export ID or delete ID (see crow sessions --help).');
+      throw new UsageError('crow sessions needs a command: list, show ID, checkpoints ID, fork ID --at N, export ID or delete ID (see crow sessions --help).');
     case '-h':
     case '--help':
       io.stdout.write(`${SESSIONS_HELP}\n`);

@@ -7,6 +7,7 @@ import { countFiles, nothingToUndo, planUndo, type PlannedChange, type UndoPlan 
 import type { FileChange } from '../../tools/undo-recorder';
 import { commandArgs, noPositionals, workspaceFolder } from './cli-args';
 import { UsageError, type CliIO } from './cli-io';
+import { undoToCheckpoint } from './checkpoint-commands';
 import { styleFor, type Style } from './terminal-style';
 
 export const UNDO_HELP = `Usage: crow undo [options]
@@ -18,8 +19,19 @@ did not change are never touched, your own edits to them included; files
 ignored by .gitignore are never touched either. Shows what will change first
 and asks before restoring.
 
+With --to N, rewinds a session to its checkpoint N instead (crow sessions
+checkpoints ID lists them: one before each prompt and each change): the
+files the agents changed after it get their content then back, and the
+agents forget the conversation after it (--files-only or --conversation-only
+for one of the two).
+
 Options:
-  --session ID   undo the last prompt of this session (default: of any session)
+  --session ID   undo the last prompt of this session (default: of any session;
+                 with --to, the newest session of this folder)
+  --to N         rewind to checkpoint N
+  --files-only   with --to: restore the files, keep the conversation
+  --conversation-only
+                 with --to: rewind the conversation, leave the files
   --cwd DIR      workspace root (default: the current folder)
   -y, --yes      restore without asking (without it, the answer is read from
                  the terminal or from stdin: echo y | crow undo)
@@ -32,6 +44,9 @@ export async function undoCommand(argv: string[], io: CliIO): Promise<number> {
   const { values, positionals } = commandArgs('undo', argv, {
     session: { type: 'string' },
     cwd: { type: 'string' },
+    to: { type: 'string' },
+    'files-only': { type: 'boolean', default: false },
+    'conversation-only': { type: 'boolean', default: false },
     yes: { type: 'boolean', short: 'y', default: false },
   });
   if (values.help) {
@@ -40,13 +55,24 @@ export async function undoCommand(argv: string[], io: CliIO): Promise<number> {
   }
   noPositionals('undo', positionals);
   const root = workspaceFolder(io.cwd, values.cwd);
+  const only = values['files-only'] ? 'files' : values['conversation-only'] ? 'conversation' : undefined;
+  if (values['files-only'] && values['conversation-only']) throw new UsageError('Use --files-only or --conversation-only, not both (without either, both are restored).');
+  if (values.to === undefined && only !== undefined) throw new UsageError(`--${only}-only goes with --to N: plain crow undo restores the last prompt's files.`);
+  if (values.to !== undefined) {
+    return undoToCheckpoint({ to: values.to, root, mode: only ?? 'both', yes: values.yes, ...(values.session !== undefined ? { session: values.session } : {}) }, io);
+  }
   const data = dataHome(io.env);
   const log = new UndoLog({ workspace: root, dataHome: data, onWarning: (message) => io.stderr.write(`crow: ${message}\n`) });
   const session = values.session !== undefined ? await sessionOf(log, values.session) : undefined;
   const entry = await log.latest(session);
   if (!entry) {
-    const whose = session !== undefined ? `session ${session} has` : 'no crow run has';
-    io.stderr.write(`crow: nothing to undo in ${root}: ${whose} recorded a snapshot here.\n`);
+    const recorded = (await log.list()).some((candidate) => session === undefined || candidate.sessionId === session);
+    const why = recorded
+      ? 'every prompt recorded here has been undone already'
+      : session !== undefined
+        ? `session ${session} recorded nothing in this folder`
+        : 'no crow run recorded anything in this folder';
+    io.stderr.write(`crow: nothing to undo in ${root}: ${why}.\n`);
     return 1;
   }
 
@@ -54,7 +80,7 @@ export async function undoCommand(argv: string[], io: CliIO): Promise<number> {
   const controller = new AbortController();
   const stopListening = io.onInterrupt(() => controller.abort());
   try {
-    return await undo(entry, snapshots, { io, yes: values.yes, signal: controller.signal });
+    return await undo(entry, snapshots, { io, yes: values.yes, signal: controller.signal, log });
   } catch (err) {
     if (err instanceof GitError) {
       io.stderr.write(`crow: undo failed, nothing was restored: ${err.message}\n`);
@@ -71,10 +97,10 @@ export async function undoCommand(argv: string[], io: CliIO): Promise<number> {
 async function undo(
   entry: UndoEntry,
   snapshots: GitSnapshotManager,
-  { io, yes, signal }: { io: CliIO; yes: boolean; signal: AbortSignal },
+  { io, yes, signal, log }: { io: CliIO; yes: boolean; signal: AbortSignal; log: UndoLog },
 ): Promise<number> {
   const style = styleFor(io.stdout, io.env);
-  const plan = await planUndo(snapshots, entry, signal);
+  const plan = await planUndo(snapshots, entry, signal, log);
   for (const gap of plan.gaps) io.stderr.write(`crow: cannot be undone: ${gap}\n`);
   if (nothingToUndo(plan)) {
     io.stdout.write(`Nothing to undo: the files ${describe(entry)} changed in ${entry.workspace} are as they were before it.\n`);

@@ -169,14 +169,15 @@ async function undoLastRun(crow: Crow, confirmed: boolean): Promise<void> {
   if (root === undefined) throw new Error('Open a folder first.');
   const engine = crow.engine();
   const data = dataHome(process.env);
-  const entry = await new engine.UndoLog({ workspace: root, dataHome: data }).latest(crow.controller().sessionId);
+  const log = new engine.UndoLog({ workspace: root, dataHome: data });
+  const entry = await log.latest(crow.controller().sessionId);
   if (!entry) {
     void vscode.window.showInformationMessage('Crow: nothing to undo here; no prompt has recorded a snapshot of this folder.');
     return;
   }
   const snapshots = new engine.GitSnapshotManager({ workspace: root, dataHome: data, env: process.env });
   const signal = new AbortController().signal;
-  const plan = await engine.planUndo(snapshots, entry, signal);
+  const plan = await engine.planUndo(snapshots, entry, signal, log);
   const gaps = plan.gaps.length > 0 ? `\n\nCannot be undone: ${plan.gaps.join('; ')}.` : '';
   if (engine.nothingToUndo(plan)) {
     void vscode.window.showInformationMessage(`Crow: nothing to undo; the files the last prompt changed are as they were before it.${gaps}`);

@@ -50,6 +50,9 @@ describe('UndoLog', () => {
       commandPaths: ['b.ts', 'c.ts'],
       userIndex: { path: join(ws, '.git/index'), blob: id(3) },
       gaps: [],
+      point: first,
+      steps: [],
+      marks: [],
     });
     assert.deepEqual(entries[1]!.gaps, ['commands were not recorded: too large']);
     assert.equal((await log.latest())?.prompt, 'Add a test');
@@ -58,13 +61,30 @@ describe('UndoLog', () => {
     assert.ok(log.file.startsWith(join(data, 'undo')) && log.file.endsWith('.jsonl'));
   });
 
+  it('orders steps and checkpoints as they began, whatever order their lines came in, and derives each path\'s first state', async () => {
+    const log = new UndoLog({ workspace: ws, dataHome: data });
+    const point = await log.start('s1', 'Edit twice', 1000);
+    // A command began (seq 2) before a file tool's step (seq 4) was written, but its line comes last.
+    await log.mark(point, 'at-start', 1);
+    await log.mark(point, 'before-write', 3);
+    await log.step(point, { seq: 4, files: [{ path: 'a.ts', mode: '100644', blob: id(5) }, { path: 'b.ts', mode: '100644', blob: id(6) }] });
+    await log.step(point, { seq: 2, commandPaths: ['a.ts'], before: id(7) });
+    await log.undone(point, 3);
+    const [entry] = await log.list();
+    assert.deepEqual(entry!.steps.map((step) => step.seq), [2, 4]);
+    assert.deepEqual(entry!.marks, [{ id: 'at-start', seq: 1 }, { id: 'before-write', seq: 3 }]);
+    assert.deepEqual(entry!.commandPaths, ['a.ts'], 'a.ts was first changed by the command');
+    assert.deepEqual(entry!.files, [{ path: 'b.ts', mode: '100644', blob: id(6) }], 'b.ts by the file tool');
+    assert.equal(entry!.undone, 3);
+  });
+
   it('still reads the whole-tree entries of earlier versions', async () => {
     const log = new UndoLog({ workspace: ws, dataHome: data });
     mkdirSync(join(data, 'undo'), { recursive: true });
     appendFileSync(log.file, `${JSON.stringify({ sessionId: 'old', snapshot: id(4), prompt: 'Before points', at: 500, workspace: ws })}\n`);
     await log.start('new', 'With points', 600);
     const [old] = await log.list();
-    assert.deepEqual(old, { sessionId: 'old', snapshot: id(4), prompt: 'Before points', at: 500, workspace: ws, scope: 'tree', files: [], commandPaths: [], gaps: [] });
+    assert.deepEqual(old, { sessionId: 'old', snapshot: id(4), prompt: 'Before points', at: 500, workspace: ws, scope: 'tree', files: [], commandPaths: [], gaps: [], steps: [], marks: [] });
     assert.equal((await log.latest('old'))?.scope, 'tree');
   });
 

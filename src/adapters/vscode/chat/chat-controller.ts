@@ -21,6 +21,7 @@ import type {
 } from '../../../../webview/chat/protocol';
 import { ChatSession, type ChatHost } from './chat-session';
 import { emptyMeter, sumMeters } from '../../../host/cost';
+import { forkSession } from '../../../host/fork';
 import { capText, diffPath, notice } from './transcript-translator';
 
 /** What the view asks of VS Code itself. */
@@ -53,6 +54,8 @@ export class ChatController {
   private sessionMeter = emptyMeter();
   /** The last prompt sent, for Retry after an error. */
   private lastPrompt: string | undefined;
+  /** Messages sent while the agents work, not given to them yet. */
+  private queued: { id: string; text: string }[] = [];
 
   constructor(
     private readonly host: ChatHost,
@@ -139,6 +142,13 @@ export class ChatController {
       case 'retry':
         if (this.lastPrompt === undefined) throw new Error('Nothing to retry yet: send a prompt first.');
         return this.send(this.lastPrompt);
+      case 'restore':
+        return this.send(`/rewind ${await this.checkpointNumber(message.checkpoint)} ${message.mode}`);
+      case 'edit_message':
+        return this.editMessage(message.checkpoint, message.text);
+      case 'interrupt':
+        // What is queued comes back when the run ends, and goes out as the next prompt at once.
+        return this.cancel();
       case 'open_settings':
         return this.actions.openSettings(message.setting);
       case 'show_log':
@@ -175,6 +185,7 @@ export class ChatController {
       busy: this.busy,
     });
     this.post({ type: 'reset', sessionId: this.chat?.id, title: this.chat?.session.title ?? '' });
+    if (this.queued.length > 0) this.post({ type: 'queue', items: [...this.queued] });
     if (this.transcript.length > 0) this.post({ type: 'events', events: [...this.transcript, ...this.running.values()] });
     // A reloaded view must still offer the questions a running prompt waits on.
     for (const { request } of this.approvals.values()) this.post({ type: 'approval', request });
@@ -183,7 +194,7 @@ export class ChatController {
   private async send(text: string): Promise<void> {
     if (text.trim() === '') return;
     const chat = await this.session();
-    if (chat.busy) throw new Error('Crow is still working on the last prompt: wait for it, or press Cancel.');
+    if (chat.busy) return this.enqueue(chat, text);
     this.lastPrompt = text;
     this.show({ type: 'user_message', text });
     this.promptMeter = emptyMeter();
@@ -216,6 +227,41 @@ export class ChatController {
     }
   }
 
+  /**
+   * A message sent while the agents work: shown as queued until an agent
+   * takes it at its next step (the transcript then shows it there), or sent
+   * as the next prompt when the run ends first.
+   */
+  private async enqueue(chat: ChatSession, text: string): Promise<void> {
+    const item = { id: randomUUID(), text };
+    this.queued.push(item);
+    this.post({ type: 'queue', items: [...this.queued] });
+    const outcome = await chat.steer(text);
+    this.queued = this.queued.filter((queued) => queued !== item);
+    this.post({ type: 'queue', items: [...this.queued] });
+    if (!outcome.delivered && this.chat === chat) await this.send(text);
+  }
+
+  /** The number /rewind takes for a checkpoint the view shows. */
+  private async checkpointNumber(id: string): Promise<number> {
+    const number = (await this.session()).checkpointNumber(id);
+    if (number === undefined) throw new Error('That checkpoint is not in this session any more: reopen the session to see its checkpoints.');
+    return number;
+  }
+
+  /**
+   * Edits a message the person sent: a new session branches from just
+   * before it and gets the edited text; the old session stays in the list.
+   */
+  private async editMessage(checkpoint: string, text: string): Promise<void> {
+    const chat = await this.session();
+    if (chat.busy) throw new Error('Crow is still working: cancel the running prompt before editing an earlier message.');
+    const number = await this.checkpointNumber(checkpoint);
+    const { session } = forkSession(this.host.store, chat.id, number);
+    await this.reset(session.id);
+    await this.send(text);
+  }
+
   /** Closes the open session and opens a new one, or the stored session `id`. */
   private async reset(id: string | undefined): Promise<void> {
     if (this.chat?.busy) this.chat.cancel();
@@ -224,6 +270,8 @@ export class ChatController {
     this.chat = undefined;
     this.transcript = [];
     this.running.clear();
+    this.queued = [];
+    this.post({ type: 'queue', items: [] });
     this.diffs.clear();
     this.actors.clear();
     this.promptMeter = emptyMeter();

@@ -9,6 +9,8 @@
 import type { CompositionRole, RoleModels } from '../../../agents/role-models';
 import { errorText } from '../../../vocabulary/text';
 import { LIMIT_KEYS } from '../../../host/budget';
+import { listCheckpoints } from '../../../host/checkpoints';
+import type { SteerOutcome } from '../../../session/steering';
 import type { WorkspaceCatalog } from '../../../host/catalog';
 import { openFolder } from '../../../host/folder';
 import { HostError } from '../../../host/host-error';
@@ -143,6 +145,16 @@ export class ChatSession {
       const translator = new TranscriptTranslator({ replaying: true });
       return [start, ...events].flatMap((event) => translator.handle(event));
     });
+  }
+
+  /** A message for the running prompt's next step; resolves delivered, or handed back to be sent as the next prompt. */
+  steer(text: string): Promise<SteerOutcome> {
+    return this.host.steer(text);
+  }
+
+  /** The number of the checkpoint `id` (as /rewind takes it), or undefined when the session has no such checkpoint. */
+  checkpointNumber(id: string): number | undefined {
+    return listCheckpoints(this.session).find((entry) => entry.checkpoint.id === id)?.number;
   }
 
   cancel(): void {

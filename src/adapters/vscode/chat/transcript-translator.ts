@@ -74,6 +74,10 @@ export class TranscriptTranslator {
         this.primary = event.primary;
         this.coagent = event.coagent;
         return this.options.replaying ? [{ type: 'user_message', text: userText(event.content) }] : [];
+      case 'checkpoint': {
+        const { id, kind, callId } = event.checkpoint;
+        return [{ type: 'checkpoint', id, kind, ...(callId !== undefined ? { callId } : {}) }];
+      }
       // Live too: the view showed it as queued, not in the transcript, until an agent took it.
       case 'steer':
         return [{ type: 'user_message', text: userText(event.content), steered: true }];
