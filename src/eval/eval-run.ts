@@ -117,7 +117,7 @@ async function openSession(root: string, agent: string, resolved: Settings, sett
       store: new SessionStore({ dataHome: settings.dataHome }),
       workspace: new NodeWorkspace(root),
       forced: { read: 'allow', write: 'allow', execute: 'allow' },
-      howToAllow: () => 'nothing: an evaluation run allows file changes and commands only',
+      howToAllow: () => 'nothing: an evaluation run allows reads, file changes and commands, and never the network',
       env: settings.env,
     },
     { agent },
