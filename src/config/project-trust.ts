@@ -47,6 +47,8 @@ export const HARMLESS_KEYS: ReadonlySet<string> = new Set([
   'images',
   // Which composition implements tasks, and whether a git branch is made for a feature.
   'speckit',
+  // How many subagents run at once.
+  'subagents',
 ]);
 
 /** Provider fields that change where requests and keys go. */

@@ -11,7 +11,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { commandEnvironment, runCommand } from '../tools/node-exec';
-import { NodeWorkspace } from '../tools/node-workspace';
+import { DEFAULT_KILL_GRACE_MS, DEFAULT_MAX_EXEC_OUTPUT_CHARS, NodeWorkspace } from '../tools/node-workspace';
 import type { CommandLaunch } from '../tools/command-sandbox';
 import type { ExecOptions, ExecResult } from '../tools/workspace';
 import { withoutSecrets } from '../config/secret-variables';
@@ -77,6 +77,8 @@ export class TaskContainer {
 
 /** A workspace whose commands run in a TaskContainer; its files are those of the host folder mounted into it. */
 export class ContainerWorkspace extends NodeWorkspace {
+  private readonly outputChars: number;
+
   constructor(
     root: string,
     private readonly container: TaskContainer,
@@ -84,6 +86,7 @@ export class ContainerWorkspace extends NodeWorkspace {
     options: { maxExecOutputChars?: number } = {},
   ) {
     super(root, options);
+    this.outputChars = options.maxExecOutputChars ?? DEFAULT_MAX_EXEC_OUTPUT_CHARS;
   }
 
   /** Commands are contained: by the container, not by bubblewrap. */
@@ -105,8 +108,8 @@ export class ContainerWorkspace extends NodeWorkspace {
       timeoutMs: options.timeoutMs,
       signal: options.signal,
       ...(options.onOutput ? { onOutput: options.onOutput } : {}),
-      maxOutputChars: 30_000,
-      killGraceMs: 2_000,
+      maxOutputChars: this.outputChars,
+      killGraceMs: DEFAULT_KILL_GRACE_MS,
       env: this.launchEnv(),
       wrapper: this.container.wrapper(cwd),
       shell: 'bash',
