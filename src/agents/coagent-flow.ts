@@ -1,4 +1,4 @@
-import type { TurnResult } from '../engine/turn';
+import type { ExecutedToolCall, TurnResult } from '../engine/turn';
 import type { HandoffPrompt, ReviewStyle } from '../config/control-flow';
 import type { AgentMessage, FlowRun } from './flow-run';
 import type { RunResult } from './run-result';
@@ -15,13 +15,17 @@ export interface CoagentFlowOptions {
  * end the task (task_complete). Summaries cross, not histories: the primary
  * summarises its work (its task_complete summary, or a tool-less summary
  * turn), the coagent reads that as a user message (role flip), and its
- * feedback becomes the primary's next message.
+ * feedback becomes the primary's next message. Tool calls of the primary
+ * that the permission policy refused are listed in the reviewer's brief,
+ * and an approval of such work says so in its summary: nobody approves
+ * work that was never done without the refusals being on record.
  */
 export async function runCoagent(run: FlowRun, first: AgentMessage, options: CoagentFlowOptions): Promise<RunResult> {
   const primary = run.agents.primary.name;
   const reviewer = run.coagent.name;
   let message = first;
   let lastFeedback = '';
+  const refused: string[] = [];
   for (let round = 1; round <= options.maxRounds; round++) {
     const work = await run.primaryTurn(message, round > 1 ? { from: reviewer } : {});
     const stopped = run.stopped(work, 'primary');
@@ -30,7 +34,9 @@ export async function runCoagent(run: FlowRun, first: AgentMessage, options: Coa
     const summary = work.taskComplete ?? (await requestSummary(run));
     if (typeof summary !== 'string') return summary;
 
-    const brief = await writeBrief(run, options, { summary, round, filesChanged: work.filesChanged });
+    const refusedNow = refusals(work.toolCalls);
+    refused.push(...refusedNow);
+    const brief = await writeBrief(run, options, { summary, round, filesChanged: work.filesChanged, refused: refusedNow });
     run.handoff(primary, reviewer, 'review', brief);
     run.emit({ type: 'coagent_start', agent: reviewer, primary, round });
     const review = await run.coagentTurn(brief);
@@ -39,7 +45,8 @@ export async function runCoagent(run: FlowRun, first: AgentMessage, options: Coa
     const reviewStopped = run.stopped(review, 'coagent');
     if (reviewStopped) return reviewStopped;
     if (review.taskComplete !== undefined) {
-      return run.finish('completed', `${reviewer} approved the work after ${round} review round${round === 1 ? '' : 's'}.`, review.taskComplete);
+      const note = refused.length > 0 ? ` ${refused.length} of ${primary}'s tool calls were refused: ${refused.join('; ')}.` : '';
+      return run.finish('completed', `${reviewer} approved the work after ${round} review round${round === 1 ? '' : 's'}.${note}`, `${review.taskComplete}${note}`);
     }
 
     lastFeedback = review.text.trim();
@@ -68,7 +75,7 @@ async function requestSummary(run: FlowRun): Promise<string | RunResult> {
 async function writeBrief(
   run: FlowRun,
   options: CoagentFlowOptions,
-  facts: { summary: string; round: number; filesChanged: string[] },
+  facts: { summary: string; round: number; filesChanged: string[]; refused: string[] },
 ): Promise<string> {
   const context = {
     primary: run.agents.primary.name,
@@ -76,6 +83,7 @@ async function writeBrief(
     round: facts.round,
     max_rounds: options.maxRounds,
     files_changed: facts.filesChanged,
+    refused: facts.refused,
     style: options.style,
   };
   switch (options.handoff.kind) {
@@ -92,6 +100,11 @@ async function writeBrief(
 async function generateBrief(run: FlowRun, generatorPrompt: string, fallback: string): Promise<string> {
   const text = await run.generate('review brief generator', run.coagent.provider, generatorPrompt, fallback);
   return text ? `${text}\n\n${fallback}` : fallback;
+}
+
+/** "write_file: Permission needed for …" for each call the permission policy refused. */
+function refusals(calls: readonly ExecutedToolCall[]): string[] {
+  return calls.filter((call) => call.result.metadata.extra.permission === 'denied').map((call) => `${call.name}: ${clip(call.result.error ?? 'refused', 160)}`);
 }
 
 function verdictOf(review: TurnResult): 'approved' | 'feedback' | 'cancelled' | 'error' {

@@ -83,6 +83,12 @@ export class SubagentRunner implements SubagentLauncher {
     return [...bases, ...compositions].map(({ name, description }) => ({ name, description }));
   }
 
+  /** How many runs of `agent` may go at once: its provider's concurrency (the subagents.concurrency setting, else a default). */
+  concurrencyFor(agent: string): number {
+    const resolved = this.resolve(agent);
+    return typeof resolved === 'string' ? 1 : this.concurrencyOf(this.providerOf(resolved.base));
+  }
+
   async run(request: { agent: string; task: string }, ctx: ToolContext): Promise<SubagentOutcome> {
     // Levels count from the agent the user talks to (1): user → primary (1) → subagent (2) → ...
     const depth = (ctx.depth ?? 0) + 1;
@@ -193,7 +199,9 @@ export class SubagentRunner implements SubagentLauncher {
       };
       const { result, text, reflection } = await reflect(resolved.base, reflecting, prompt, attempt);
       const status: SubagentStatus = STATUS[result.status];
-      const summary = result.summary ?? (firstLine(text, 200) || result.message);
+      // A run that did not finish is summed up by why (a reviewer's last objection, a limit), not by its worker's last words.
+      const finished = status === 'completed';
+      const summary = finished ? (result.summary ?? (firstLine(text, 200) || result.message)) : result.message;
       report({ type: 'subagent_end', agent: ctx.agentName, subagent: resolved.name, callId: ctx.callId, status, summary });
       const extra = { depth, approval, ...(reflection ? { reflection } : {}) };
       const approvedBy = agent.coagent && result.status === 'completed' ? agent.coagent.name : undefined;
@@ -318,7 +326,7 @@ export class SubagentRunner implements SubagentLauncher {
   }
 
   private concurrencyOf(provider: string): number {
-    const configured = this.options.concurrency?.[provider];
+    const configured = this.options.concurrency?.[provider] ?? this.options.settings.subagents?.concurrency;
     if (configured !== undefined) return configured;
     const entry = this.options.settings.providers[provider];
     return entry?.baseUrl !== undefined ? DEFAULT_LOCAL_CONCURRENCY : DEFAULT_CLOUD_CONCURRENCY;

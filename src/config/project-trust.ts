@@ -49,6 +49,8 @@ export const HARMLESS_KEYS: ReadonlySet<string> = new Set([
   'speckit',
   // Compacting less only costs the project's own sessions their context.
   'compaction',
+  // How many subagents run at once.
+  'subagents',
 ]);
 
 /** Provider fields that change where requests and keys go. */

@@ -86,6 +86,7 @@ export function settingsOf(document: SettingsDocument, overrides: ConfigOverride
       otlpEndpoint: document.telemetry?.otlp_endpoint,
       mcpServers: document.mcp_servers && mcpServerSettings(document.mcp_servers),
       speckit: document.speckit && definedOnly({ implementAgent: document.speckit.implement_agent, createBranch: document.speckit.create_branch }),
+      subagents: document.subagents && definedOnly({ concurrency: document.subagents.concurrency }),
       undo: document.undo && definedOnly({ trackTimeoutMs: document.undo.track_timeout_ms }),
       compaction: document.compaction,
       limits:

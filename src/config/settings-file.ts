@@ -174,8 +174,16 @@ const SpeckitSchema = z
   .object({
     /** The reviewed composition /speckit.implement runs each task through; default task-pair. */
     implement_agent: NameSchema.optional(),
-    /** Whether /speckit.specify starts a git branch for a new feature when it safely can; default true. */
+    /** Whether /speckit.specify starts a git branch for a new feature when it safely can; default false (Spec Kit 1.0: branches are its git extension's). */
     create_branch: z.boolean().optional(),
+  })
+  .strict();
+
+/** Subagents (the task tool, /speckit.implement's workers). */
+const SubagentsSchema = z
+  .object({
+    /** Subagents of one provider running at once; default 3 for cloud providers, 1 for a local server. */
+    concurrency: z.number().int().min(1).max(64).optional(),
   })
   .strict();
 
@@ -233,6 +241,7 @@ export const SettingsFileSchema = z
     telemetry: TelemetrySchema.optional(),
     mcp_servers: z.record(NameSchema, McpServerSchema).optional(),
     speckit: SpeckitSchema.optional(),
+    subagents: SubagentsSchema.optional(),
     undo: UndoSchema.optional(),
     /** Compact the history as it nears the context window (auto, the default), or only on /compact (off). */
     compaction: z.enum(COMPACTION_MODES).optional(),

@@ -101,6 +101,8 @@ export interface Settings {
   projectTrusted?: boolean;
   /** Settings of the /speckit.* commands. */
   speckit?: SpeckitSettings;
+  /** Subagents of one provider running at once (the task tool, /speckit.implement's workers); absent: a default per provider. */
+  subagents?: { concurrency?: number };
   /** How long a command waits for the undo snapshot before it runs without undo. */
   undo?: { trackTimeoutMs?: number };
   /** Whether history is compacted automatically as it nears the context window; absent means auto. */
@@ -129,7 +131,7 @@ export interface Limits {
 export interface SpeckitSettings {
   /** The reviewed composition /speckit.implement runs each task through. */
   implementAgent?: string;
-  /** Whether /speckit.specify may start a git branch for a new feature. */
+  /** Whether /speckit.specify starts a git branch for a new feature (default no: Spec Kit's git extension does, when installed). */
   createBranch?: boolean;
 }
 

@@ -3,13 +3,16 @@
  * one prompt through an agent in its own stored session (so `crow trace`
  * opens it), within a wall-clock and a token budget; then the hidden files
  * copied in and the hidden check run. Writes and commands are allowed (the
- * agent works alone), network use is not; protected files are compared
- * before and after. The check runs the agent's code, so it runs like the
- * agent's own commands: in the sandbox the settings ask for, with no
- * credential in its environment.
+ * agent works alone, and its subagents hold the same grants), network use
+ * is not; protected files are compared before and after. The check runs
+ * the agent's code, so it runs like the agent's own commands: in the
+ * sandbox the settings ask for (or the run's container), with no credential
+ * in its environment. Every model call counts, its subagents' included; a
+ * run stopped by its budget or its time fails whatever its check says. The
+ * run's diff and the check's whole output are kept (eval-artifacts.ts).
  */
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RoleDefaults } from '../host/folder';
@@ -20,8 +23,10 @@ import type { ConfigOverrides, Settings } from '../config/settings';
 import { addUsage, emptyUsage, type Usage } from '../llm/types';
 import { SessionStore } from '../session/session-store';
 import { NodeWorkspace } from '../tools/node-workspace';
-import { type SandboxSetup, sandboxSetup } from '../tools/sandbox-setup';
+import { sandboxSetup } from '../tools/sandbox-setup';
 import type { EvalTask } from './eval-task';
+import { ContainerWorkspace, type ContainerBackend, TaskContainer } from './container-workspace';
+import { folderDiff, type RunArtifacts, runFolder, writeArtifacts } from './eval-artifacts';
 
 /** How a run ended. */
 export type RunEnding = 'approved' | 'completed' | 'answered' | 'limit' | 'error' | 'budget' | 'timeout' | 'cancelled';
@@ -45,9 +50,14 @@ export interface EvalResult {
   modelCalls: number;
   toolCalls: number;
   reviewRounds: number;
+  /** `crow trace SESSION` opens the run. */
   sessionId: string;
+  /** The trace id of the run's prompt span (OTLP exports carry it). */
+  traceId?: string;
   model: string;
   startedAt: string;
+  /** Its diff and check log, relative to the evaluation's folder. */
+  artifacts?: RunArtifacts;
 }
 
 export interface RunSettings {
@@ -60,29 +70,44 @@ export interface RunSettings {
   roles?: RoleDefaults;
   /** Per run. */
   budget: { wallMs: number; tokens: number };
+  /** Run each task in a fresh container of this image instead of the local sandbox. */
+  container?: ContainerBackend;
+  /** The evaluation's folder, where each run's artifacts go. */
+  out: string;
 }
 
 export async function runTask(task: EvalTask, agent: string, repeat: number, settings: RunSettings, signal: AbortSignal): Promise<EvalResult> {
   const started = Date.now();
   const startedAt = new Date(started).toISOString();
-  const root = mkdtempSync(join(tmpdir(), `crow-eval-${task.name}-`));
+  const root = realpathSync(mkdtempSync(join(tmpdir(), `crow-eval-${task.name}-`)));
+  let container: TaskContainer | undefined;
   try {
     cpSync(join(task.dir, 'files'), root, { recursive: true });
     const before = fingerprints(root, task.protected);
     const resolved = settings.settingsFor?.(root) ?? resolveSettings(root, settings.overrides, settings.env, { trusted: false });
-    const host = await openSession(root, agent, resolved, settings);
+    if (settings.container) container = await TaskContainer.start(settings.container, root, settings.env);
+    const workspace = container ? new ContainerWorkspace(root, container, settings.env) : new NodeWorkspace(root);
+    const host = await openSession(root, agent, resolved, settings, workspace);
     const setupMs = Date.now() - started;
     const run = await prompt(host, task, settings, signal);
+    const traceId = host.session.trace.spans.find((span) => span.kind === 'prompt')?.traceId;
     await host.close();
     const checkStarted = Date.now();
     const changed = task.protected.filter((path) => fingerprints(root, [path])[path] !== before[path]);
-    const check = run.ended === 'cancelled' ? undefined : await runCheck(task, root, sandboxSetup(resolved, settings.env), signal);
+    const diff = folderDiff(join(task.dir, 'files'), root);
+    const checkWorkspace = container
+      ? new ContainerWorkspace(root, container, settings.env, { maxExecOutputChars: CHECK_OUTPUT_CHARS })
+      : new NodeWorkspace(root, { sandbox: sandboxSetup(resolved, settings.env).options, maxExecOutputChars: CHECK_OUTPUT_CHARS });
+    const check = run.ended === 'cancelled' ? undefined : await runCheck(task, root, checkWorkspace, signal);
     const checkMs = Date.now() - checkStarted;
-    const passed = check?.exitCode === 0 && changed.length === 0;
+    const stopped = run.ended === 'budget' || run.ended === 'timeout';
+    const passed = check?.exitCode === 0 && changed.length === 0 && !stopped;
     const reason =
-      changed.length > 0 ? `changed protected ${changed.join(', ')}`
+      stopped ? `${run.error}${check?.exitCode === 0 ? ' (its check passed, but a run stopped by its budget fails)' : ''}`
+      : changed.length > 0 ? `changed protected ${changed.join(', ')}`
       : check && check.exitCode !== 0 ? `check failed (${check.exitCode === null ? 'timed out' : `exit ${check.exitCode}`}): ${telling(check.output)}`
       : run.error;
+    const artifacts = run.ended === 'cancelled' ? undefined : writeArtifacts(settings.out, runFolder(task.name, agent, repeat), diff, check?.output ?? '');
     return {
       task: task.name,
       category: task.category,
@@ -100,24 +125,27 @@ export async function runTask(task: EvalTask, agent: string, repeat: number, set
       toolCalls: run.toolCalls,
       reviewRounds: run.reviewRounds,
       sessionId: host.id,
+      ...(traceId !== undefined ? { traceId } : {}),
       model: run.model,
       startedAt,
+      ...(artifacts ? { artifacts } : {}),
     };
   } finally {
+    await container?.remove();
     rmSync(root, { recursive: true, force: true });
   }
 }
 
 /** A session in the task's throwaway copy: its own `.crow/` is never trusted (a task must not widen what the agents may do). */
-async function openSession(root: string, agent: string, resolved: Settings, settings: RunSettings): Promise<HostSession> {
+async function openSession(root: string, agent: string, resolved: Settings, settings: RunSettings, workspace: NodeWorkspace): Promise<HostSession> {
   const catalog = await openFolder({ root, env: settings.env, dataHome: settings.dataHome, trust: 'untrusted', settings: () => resolved, ...(settings.roles ? { roles: settings.roles } : {}) });
   return HostSession.create(
     {
       catalog: () => catalog,
       store: new SessionStore({ dataHome: settings.dataHome }),
-      workspace: new NodeWorkspace(root),
+      workspace,
       forced: { read: 'allow', write: 'allow', execute: 'allow' },
-      howToAllow: () => 'nothing: an evaluation run allows file changes and commands only',
+      howToAllow: () => 'nothing: an evaluation run allows reads, file changes and commands, and never the network',
       // The engine stops the run before the model call that would go past the token budget.
       limits: { maxTokensPerPrompt: settings.budget.tokens },
       howToRaise: () => 'raise --budget-tokens',
@@ -155,19 +183,20 @@ async function prompt(host: HostSession, task: EvalTask, settings: RunSettings, 
     const events = host.prompt(task.prompt, { signal: stop.signal });
     for await (const event of events) {
       if (event.type === 'usage' || event.type === 'subagent_usage') {
+        // A subagent's model call is one of the run's: its tokens, its cost and the call itself count.
         addUsage(run.tokens, event.usage);
-        if (event.type === 'usage') {
-          run.modelCalls += 1;
-          run.model ||= event.model;
-          cost = cost === undefined || event.costUsd === undefined ? undefined : cost + event.costUsd;
-        }
+        run.modelCalls += 1;
+        if (event.type === 'usage') run.model ||= event.model;
+        cost = cost === undefined || event.costUsd === undefined ? undefined : cost + event.costUsd;
       } else if (event.type === 'tool_call_end') run.toolCalls += 1;
       else if (event.type === 'coagent_start') run.reviewRounds += 1;
       else if (event.type === 'coagent_end') approved = event.verdict === 'approved';
     }
     const result = await events.result;
+    // Over its time is how the run ended, even when its last call finished before the stop took hold.
     run.ended =
-      result.status === 'cancelled' ? (over ?? 'cancelled')
+      over !== undefined ? over
+      : result.status === 'cancelled' ? 'cancelled'
       : result.status === 'completed' ? (approved ? 'approved' : 'completed')
       : result.status === 'needs_input' ? 'answered'
       : result.status;
@@ -185,21 +214,21 @@ async function prompt(host: HostSession, task: EvalTask, settings: RunSettings, 
   return run;
 }
 
-/** How much of a check's output is kept: its end, where test runners say what failed. */
-const CHECK_OUTPUT_CHARS = 4_000;
+/** How much of a check's output is kept in check.log (head and tail); the result's reason quotes its telling line. */
+const CHECK_OUTPUT_CHARS = 200_000;
 
 /**
- * Copies hidden/ in and runs the check as the agent's commands run (the
- * sandbox of `sandbox`, credentials removed, the process group stopped on
- * timeout or cancel); exit code null when it timed out or was cancelled.
+ * Copies hidden/ in and runs the check as the agent's commands run (in
+ * `workspace`: the local sandbox with credentials removed, or the run's
+ * container; the process group stopped on timeout or cancel); exit code
+ * null when it timed out or was cancelled.
  */
-async function runCheck(task: EvalTask, root: string, sandbox: SandboxSetup, signal: AbortSignal): Promise<{ exitCode: number | null; output: string }> {
+async function runCheck(task: EvalTask, root: string, workspace: NodeWorkspace, signal: AbortSignal): Promise<{ exitCode: number | null; output: string }> {
   const hidden = join(task.dir, 'hidden');
   if (existsSync(hidden)) cpSync(hidden, root, { recursive: true });
   try {
-    const workspace = new NodeWorkspace(root, { sandbox: sandbox.options, maxExecOutputChars: 2 * CHECK_OUTPUT_CHARS });
     const result = await workspace.exec(task.check, { timeoutMs: task.checkTimeoutMs, signal });
-    return { exitCode: result.timedOut || result.aborted ? null : result.exitCode, output: result.output.slice(-CHECK_OUTPUT_CHARS) };
+    return { exitCode: result.timedOut || result.aborted ? null : result.exitCode, output: result.output };
   } catch (err) {
     return { exitCode: 127, output: (err as Error).message };
   }

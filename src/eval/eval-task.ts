@@ -51,15 +51,41 @@ export class EvalTaskError extends Error {
   override name = 'EvalTaskError';
 }
 
-/** The tasks under `root` whose names match `pattern` (comma-separated names or globs with * and ?), by name. */
-export function loadTasks(root: string, pattern?: string): EvalTask[] {
+/** A suite as found: the tasks that load, and one line per task folder that does not (file and field named). */
+export interface Suite {
+  tasks: EvalTask[];
+  problems: string[];
+}
+
+/**
+ * The tasks under `root` whose names match `pattern` (comma-separated names
+ * or globs with * and ?), by name. A broken task is reported in `problems`
+ * with every other one found, and the valid tasks are still returned.
+ */
+export function loadSuite(root: string, pattern?: string): Suite {
   if (!existsSync(root)) throw new EvalTaskError(`No task folder at ${root}. Point --tasks-dir at a folder of tasks (see eval/tasks/ in the repository).`);
   const names = readdirSync(root).filter((name) => existsSync(join(root, name, 'task.toml'))).sort();
   const wanted = pattern === undefined ? names : names.filter(matcher(pattern));
   if (wanted.length === 0) {
     throw new EvalTaskError(`No task matches "${pattern}" in ${root}. Tasks: ${names.join(', ') || '(none)'}.`);
   }
-  return wanted.map((name) => loadTask(join(root, name)));
+  const suite: Suite = { tasks: [], problems: [] };
+  for (const name of wanted) {
+    try {
+      suite.tasks.push(loadTask(join(root, name)));
+    } catch (err) {
+      if (!(err instanceof EvalTaskError)) throw err;
+      suite.problems.push(err.message);
+    }
+  }
+  return suite;
+}
+
+/** The tasks of loadSuite, or an EvalTaskError listing every broken one. */
+export function loadTasks(root: string, pattern?: string): EvalTask[] {
+  const suite = loadSuite(root, pattern);
+  if (suite.problems.length > 0) throw new EvalTaskError(suite.problems.join('\n'));
+  return suite.tasks;
 }
 
 export function loadTask(dir: string): EvalTask {

@@ -54,11 +54,24 @@ export class FolderCommands implements CommandCatalog {
   }
 
   get(name: string): CommandEntry | undefined {
-    return this.programs.get(name) ?? this.templates.get(name);
+    const known = this.known(name);
+    return known === undefined ? undefined : (this.programs.get(known) ?? this.templates.get(known));
+  }
+
+  /**
+   * `name` as a command of this folder: itself, or the command whose name
+   * it spells the way skills-based agents do (`speckit-plan` for
+   * `speckit.plan`, `speckit-git-feature` for `speckit.git.feature`).
+   */
+  private known(name: string): string | undefined {
+    if (this.programs.has(name) || this.templates.get(name)) return name;
+    if (!/^speckit-/.test(name)) return undefined;
+    return [...this.programs.keys()].find((candidate) => candidate.replace(/\./g, '-') === name);
   }
 
   expand(line: string, context: { workspaceRoot: string; agentName: string }): Expansion {
-    const call = parseCommandLine(line);
+    const parsed = parseCommandLine(line);
+    const call = parsed && { ...parsed, name: this.known(parsed.name) ?? parsed.name };
     const program = call ? this.programs.get(call.name) : undefined;
     if (call && program) return { kind: 'program', command: program, args: call.args };
     if (call && !this.templates.get(call.name)) {
@@ -70,10 +83,15 @@ export class FolderCommands implements CommandCatalog {
   }
 }
 
-/** The command a prompt opens with, when its first block is text naming a known command. */
+/**
+ * The command a prompt opens with, when its first block is text naming a
+ * known command, or any `/speckit.…` or `/speckit-…` name: Spec Kit's
+ * namespace is commands only, so an unknown one is an "unknown command"
+ * (with a did-you-mean) rather than a prompt sent to the model.
+ */
 export function commandOf(blocks: readonly UserBlock[], commands: CommandCatalog | undefined): string | undefined {
   const first = blocks[0];
   if (!commands || first?.type !== 'text') return undefined;
   const name = /^\s*\/([A-Za-z0-9][A-Za-z0-9._-]*)/.exec(first.text)?.[1];
-  return name !== undefined && commands.get(name) ? name : undefined;
+  return name !== undefined && (commands.get(name) || /^speckit[.-]/.test(name)) ? name : undefined;
 }

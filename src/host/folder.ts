@@ -112,7 +112,7 @@ export function loadCatalog(options: FolderOptions): WorkspaceCatalog {
     ...templates.errors.map((error) => `${formatProblem(error)} (this command is skipped)`),
   ];
   const prompts = PromptRegistry.forWorkspace(root, env);
-  const commands = new FolderCommands(templates.commands, [undoCommand(options.dataHome), rewindCommand(options.dataHome), compactCommand, ...speckitCommands(), ...(options.programs ?? [])]);
+  const commands = new FolderCommands(templates.commands, [undoCommand(options.dataHome), rewindCommand(options.dataHome), compactCommand, ...speckitCommands(root), ...(options.programs ?? [])]);
   const tools = builtinTools(settings);
   const acpAgents = pickableAgents(registry);
   const redactor = new Redactor(env, secretVariableNames(settings));

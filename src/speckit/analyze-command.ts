@@ -1,27 +1,22 @@
 /** /speckit.analyze: code checks what it can exactly, the model judges the rest; no file changes. */
 import { type Analysis, analyzeArtifacts, type Finding } from './analysis';
 import { documentCommand } from './document-command';
-import { chooseFeature, documentText, missing } from './feature-context';
+import { documentText, featureWithTasks } from './feature-context';
 import { CONSTITUTION_PATH } from './features';
 import type { ProgrammaticCommand } from '../agents/programmatic-command';
 import { readText } from './workspace-text';
 
 export const analyzeCommand: ProgrammaticCommand = documentCommand({
   name: 'speckit.analyze',
+  hooks: 'analyze',
   description: "Check the current feature's spec, plan and tasks against each other and the constitution; reports, changes nothing.",
   argumentHint: '[feature] [focus]',
   options: ['feature'],
   async prepare(run, args) {
     const { input } = run;
-    const context = await chooseFeature(input, args);
-    if ('error' in context) return context.error;
+    const context = await featureWithTasks(run, args, { readOnly: true });
+    if (typeof context === 'string') return context;
     const { files, feature } = context;
-    const absent = await missing(input, context, [
-      { path: files.spec, command: '/speckit.specify' },
-      { path: files.plan, command: '/speckit.plan' },
-      { path: files.tasks, command: '/speckit.tasks' },
-    ]);
-    if (absent) return absent;
     const constitution = await readText(input.workspace, CONSTITUTION_PATH);
     const analysis = analyzeArtifacts({
       spec: (await readText(input.workspace, files.spec))!,

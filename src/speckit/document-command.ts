@@ -9,6 +9,7 @@ import type { PermissionGate } from '../tools/permissions';
 import { parseCommandArgs, type CommandArgs } from './command-args';
 import { changedFiles, type CommandRun, listFiles, snapshotTexts, startCommand } from './command-run';
 import type { CommandInput, ProgrammaticCommand } from '../agents/programmatic-command';
+import { runHooks } from './extension-hooks';
 
 export interface Prepared {
   /** The feature folder worked on; absent for project-wide commands (the constitution). */
@@ -31,6 +32,8 @@ export interface Prepared {
 
 export interface DocumentCommandSpec {
   name: string;
+  /** The event name of its Spec Kit hooks: `before_EVENT` runs first, `after_EVENT` once it succeeded (e.g. "plan"). */
+  hooks: string;
   description: string;
   argumentHint: string;
   /** Options taken out of the arguments (`--feature` is known to every command that works on a feature). */
@@ -48,17 +51,19 @@ export function documentCommand(spec: DocumentCommandSpec): ProgrammaticCommand 
     run: (input: CommandInput) =>
       startCommand(spec.name, input, async (run) => {
         const args = parseCommandArgs(input.args, { options: spec.options ?? [], flags: spec.flags ?? [] });
+        const before = await runHooks(run, `before_${spec.hooks}`, input.args);
+        if (before !== undefined) return void run.finish('error', before);
         const prepared = await spec.prepare(run, args);
         if (typeof prepared === 'string') {
           run.finish('error', prepared);
           return;
         }
-        await runPrepared(run, prepared);
+        await runPrepared(run, prepared, spec.hooks);
       }),
   };
 }
 
-async function runPrepared(run: CommandRun, prepared: Prepared): Promise<void> {
+async function runPrepared(run: CommandRun, prepared: Prepared, hooks: string): Promise<void> {
   const { folder } = prepared;
   run.say(prepared.intro);
   const before = await snapshotTexts(run.input, prepared.watch);
@@ -77,5 +82,7 @@ async function runPrepared(run: CommandRun, prepared: Prepared): Promise<void> {
     return;
   }
   run.say(verdict.message);
+  const after = await runHooks(run, `after_${hooks}`, run.input.args);
+  if (after !== undefined) return void run.finish('error', `${verdict.message} But: ${after}`);
   run.finish(result.status, verdict.message, result.summary);
 }

@@ -19,12 +19,12 @@ const SEQUENTIAL = /^(\d{3,})-(.+)$/;
 const TIMESTAMP = /^(\d{8}-\d{6})-(.+)$/;
 
 export interface Feature {
-  /** Workspace-relative folder, e.g. "specs/003-photo-albums". */
+  /** Workspace-relative folder, e.g. "specs/003-photo-albums" (or any folder Spec Kit's variables name, "specs/auth-flow"). */
   dir: string;
-  /** The folder's name, which is also its branch name: "003-photo-albums". */
+  /** The folder's name: "003-photo-albums". */
   name: string;
-  /** "003", or "20260319-143022" for timestamp numbering. */
-  prefix: string;
+  /** "003", or "20260319-143022" for timestamp numbering; absent for a folder named otherwise. */
+  prefix?: string;
   /** The sequential number; absent for timestamp prefixes. */
   number?: number;
 }
@@ -44,12 +44,21 @@ export function featureFiles(feature: Feature) {
   };
 }
 
+/** Any folder as a feature (named by SPECIFY_FEATURE_DIRECTORY or feature.json, which need no number). */
+export function featureAt(dir: string): Feature {
+  const clean = dir.replace(/\\/g, '/').replace(/^\.\//, '').replace(/\/+$/, '');
+  const name = clean.split('/').at(-1)!;
+  const parent = clean.slice(0, clean.length - name.length).replace(/\/$/, '');
+  return featureNamed(parent, name) ?? { dir: clean, name };
+}
+
 /** A folder name as a feature, if it is one. */
 export function featureNamed(root: string, name: string): Feature | undefined {
-  if (TIMESTAMP.test(name)) return { dir: `${root}/${name}`, name, prefix: TIMESTAMP.exec(name)![1]! };
+  const dir = root === '' ? name : `${root}/${name}`;
+  if (TIMESTAMP.test(name)) return { dir, name, prefix: TIMESTAMP.exec(name)![1]! };
   const sequential = SEQUENTIAL.exec(name);
   if (!sequential) return undefined;
-  return { dir: `${root}/${name}`, name, prefix: sequential[1]!, number: Number.parseInt(sequential[1]!, 10) };
+  return { dir, name, prefix: sequential[1]!, number: Number.parseInt(sequential[1]!, 10) };
 }
 
 /** Every feature folder of the project, oldest first (by number; timestamped ones after, by time). */
@@ -68,7 +77,7 @@ function byAge(a: Feature, b: Feature): number {
   if (a.number !== undefined && b.number !== undefined) return a.number - b.number || a.dir.localeCompare(b.dir);
   if (a.number !== undefined) return -1;
   if (b.number !== undefined) return 1;
-  return a.prefix.localeCompare(b.prefix) || a.dir.localeCompare(b.dir);
+  return (a.prefix ?? '').localeCompare(b.prefix ?? '') || a.dir.localeCompare(b.dir);
 }
 
 /** Where a new feature goes: the seed's `.specify/specs/` only when that is what the project already uses. */
@@ -79,17 +88,22 @@ export function rootForNew(features: readonly Feature[]): string {
 
 export type Numbering = 'sequential' | 'timestamp';
 
+/** `.specify/init-options.json` as `specify init` wrote it ({} when absent or unreadable). */
+export async function initOptions(workspace: Workspace): Promise<Record<string, unknown>> {
+  const text = await readText(workspace, INIT_OPTIONS);
+  if (text === undefined) return {};
+  try {
+    const options = JSON.parse(text) as unknown;
+    return typeof options === 'object' && options !== null && !Array.isArray(options) ? (options as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
 /** The project's numbering: timestamps when init-options.json says so, else 001, 002, … */
 export async function numberingOf(workspace: Workspace): Promise<Numbering> {
-  const text = await readText(workspace, INIT_OPTIONS);
-  if (text === undefined) return 'sequential';
-  try {
-    const options = JSON.parse(text) as Record<string, unknown>;
-    const value = options.feature_numbering ?? options.branch_numbering;
-    return value === 'timestamp' ? 'timestamp' : 'sequential';
-  } catch {
-    return 'sequential';
-  }
+  const options = await initOptions(workspace);
+  return (options.feature_numbering ?? options.branch_numbering) === 'timestamp' ? 'timestamp' : 'sequential';
 }
 
 /**

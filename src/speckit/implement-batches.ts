@@ -8,18 +8,21 @@ export interface Batch {
 
 /**
  * The tasks still to do, in file order, grouped into batches: a run of
- * consecutive [P] tasks in the same phase is one batch, every other task is
- * a batch of its own. A [P] task joins its neighbours only when it names
- * none of their files and depends on none of them; otherwise it starts the
- * next batch. Done tasks are skipped, so a second run resumes at the first
- * unticked task.
+ * consecutive [P] tasks under the same sub-heading of the same phase is one
+ * batch, every other task is a batch of its own. A batch never crosses a
+ * sub-heading: the tests of "Tests for User Story 1" are written (and fail)
+ * before the implementation under the next heading starts. A [P] task joins
+ * its neighbours only when it names none of their files and depends on none
+ * of them; otherwise it starts the next batch. Done tasks are skipped, so a
+ * second run resumes at the first unticked task.
  */
 export function batchesOf(parsed: ParsedTasks): Batch[] {
   const batches: Batch[] = [];
   let open: Batch | undefined;
   for (const task of parsed.tasks) {
     if (task.done) continue;
-    if (open && task.parallel && open.tasks.every((t) => t.parallel) && open.phase.index === task.phase && fitsWith(open.tasks, task)) {
+    const sameGroup = open !== undefined && open.phase.index === task.phase && open.tasks[0]!.group === task.group;
+    if (open && sameGroup && task.parallel && open.tasks.every((t) => t.parallel) && fitsWith(open.tasks, task)) {
       open.tasks.push(task);
       continue;
     }

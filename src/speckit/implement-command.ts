@@ -1,11 +1,15 @@
 /**
  * /speckit.implement: runs the unticked tasks of tasks.md in order, each
  * through a reviewed composition (task-pair unless --agent or
- * speckit.implement_agent names another), neighbouring [P] tasks of a phase
- * at the same time under the provider queue. A task is ticked `[X]` only
- * when its reviewer approves; the first task that is not approved stops the
- * run after its batch, with a report; running again resumes at the first
- * unticked task. Progress is the session's todo list.
+ * speckit.implement_agent names another), neighbouring [P] tasks of one
+ * group at the same time, as many at once as the subagent concurrency
+ * allows (a worker is told of the others only when they really run beside
+ * it). An incomplete checklist stops it first unless the person confirms
+ * (checklist-gate.ts). A task is ticked `[X]` only when its reviewer
+ * approves; the first task that is not approved stops the run after its
+ * batch, with a report quoting why; running again resumes at the first
+ * unticked task. Progress is the session's todo list. Spec Kit's
+ * before_implement and after_implement hooks run around it.
  */
 import type { Span } from '../telemetry/span';
 import type { SubagentLauncher } from '../tools/tool';
@@ -18,7 +22,9 @@ import type { CommandInput, ProgrammaticCommand } from '../agents/programmatic-c
 import { TaskRunner, type TaskOutcome } from './task-runner';
 import { todoItems } from './tasks-command';
 import { type ParsedTasks, parseTasks, type SpecTask, TasksFileError } from './tasks-parser';
-import { clipped, entriesOf, filesUnder, readText } from './workspace-text';
+import { clipped, filesUnder, readText } from './workspace-text';
+import { checklistGate } from './checklist-gate';
+import { runHooks } from './extension-hooks';
 
 export const DEFAULT_IMPLEMENT_AGENT = 'task-pair';
 /** Each document's share of a task's prompt; the worker reads the files for more. */
@@ -33,8 +39,10 @@ export const implementCommand: ProgrammaticCommand = {
 
 async function implement(run: CommandRun): Promise<void> {
   const { input } = run;
-  const args = parseCommandArgs(input.args, { options: ['feature', 'agent'] });
-  const context = await chooseFeature(input, args);
+  const args = parseCommandArgs(input.args, { options: ['feature', 'agent'], flags: ['proceed'] });
+  const before = await runHooks(run, 'before_implement', input.args);
+  if (before !== undefined) return void run.finish('error', before);
+  const context = await chooseFeature(run, args, { script: 'check-prerequisites', args: ['--require-tasks', '--include-tasks'] });
   if ('error' in context) return void run.finish('error', context.error);
   const { files, feature } = context;
   const absent = await missing(input, context, [
@@ -61,17 +69,27 @@ async function implement(run: CommandRun): Promise<void> {
     run.say(`Feature ${feature.dir} (${context.how}): all ${parsed.tasks.length} tasks are ticked already.`);
     return void run.finish('completed', `Nothing to do in ${feature.dir}: every task in tasks.md is done.`);
   }
+  const gate = await checklistGate(run, files.checklists, args.flags.has('proceed'));
+  if (!gate.go) {
+    run.say(gate.message);
+    return void run.finish('needs_input', gate.message);
+  }
   const left = batches.flatMap((b) => b.tasks);
   run.say(
     `Feature ${feature.dir} (${context.how}): ${left.length} of ${parsed.tasks.length} tasks left, starting at ${left[0]!.id}. ` +
-      `Each runs through ${agent} and is ticked in tasks.md once its reviewer approves.${await checklistNote(input, files.checklists)}`,
+      `Each runs through ${agent} and is ticked in tasks.md once its reviewer approves.${gate.note}`,
   );
   const span = input.session.trace.startTrace('prompt', 'prompt speckit.implement', {
     agent: SPECKIT_AGENT,
     attributes: { 'crow.session.id': input.session.id, 'crow.speckit.feature': feature.dir, 'crow.speckit.implement_agent': agent },
   });
   const outcomes = await runBatches(run, { context, parsed, batches, agent, launcher, span });
-  report(run, context, parsed, outcomes, span);
+  const status = report(run, context, parsed, outcomes, span);
+  if (status.status === 'completed') {
+    const after = await runHooks(run, 'after_implement', input.args);
+    if (after !== undefined) return void run.finish('error', `${status.message} But: ${after}`);
+  }
+  run.finish(status.status, status.message);
 }
 
 /** The session's subagent launcher, if it offers `agent`; otherwise what to do. */
@@ -105,7 +123,8 @@ async function runBatches(run: CommandRun, plan: RunPlan): Promise<TaskOutcome[]
   };
   const outcomes: TaskOutcome[] = [];
   const finished = new Set(plan.parsed.tasks.filter((t) => t.done).map((t) => t.id));
-  for (const batch of plan.batches) {
+  const atOnce = Math.max(1, plan.launcher.concurrencyFor?.(plan.agent) ?? 1);
+  for (const batch of plan.batches.flatMap((b) => chunks(b, atOnce))) {
     if (input.signal.aborted) break;
     const results = await Promise.all(
       batch.tasks.map((task) => {
@@ -132,7 +151,7 @@ async function runBatches(run: CommandRun, plan: RunPlan): Promise<TaskOutcome[]
   return outcomes;
 }
 
-function report(run: CommandRun, context: FeatureContext, parsed: ParsedTasks, outcomes: TaskOutcome[], span: Span): void {
+function report(run: CommandRun, context: FeatureContext, parsed: ParsedTasks, outcomes: TaskOutcome[], span: Span): { status: 'completed' | 'cancelled' | 'error'; message: string } {
   const { feature, files } = context;
   const done = outcomes.filter((o) => o.done);
   const failed = outcomes.filter((o) => !o.done);
@@ -158,7 +177,14 @@ function report(run: CommandRun, context: FeatureContext, parsed: ParsedTasks, o
   if (lines.length > 0) run.say(lines.join('\n'));
   span.set({ 'crow.run.status': status, 'crow.speckit.done': done.map((o) => o.task.id), 'crow.run.files_changed': written });
   span.end(status === 'error' ? 'error' : status === 'cancelled' ? 'cancelled' : 'ok', status === 'error' ? message : undefined);
-  run.finish(status, message);
+  return { status, message };
+}
+
+/** A batch cut into runs of at most `size` tasks: those really run side by side. */
+function chunks(batch: Batch, size: number): Batch[] {
+  const parts: Batch[] = [];
+  for (let i = 0; i < batch.tasks.length; i += size) parts.push({ phase: batch.phase, tasks: batch.tasks.slice(i, i + size) });
+  return parts;
 }
 
 function taskLine(task: SpecTask): string {
@@ -175,17 +201,4 @@ async function otherDocuments(input: CommandInput, files: FeatureContext['files'
   for (const path of [files.research, files.dataModel, files.quickstart]) if (await input.workspace.stat(path)) paths.push(path);
   paths.push(...(await filesUnder(input.workspace, files.contracts, 20)));
   return paths;
-}
-
-/** "Checklists: requirements.md 12/12, ux.md 3/10 (not blocking)." when the feature has any. */
-async function checklistNote(input: CommandInput, folder: string): Promise<string> {
-  const counts: string[] = [];
-  for (const entry of await entriesOf(input.workspace, folder)) {
-    if (entry.type !== 'file' || !entry.name.endsWith('.md')) continue;
-    const text = (await readText(input.workspace, `${folder}/${entry.name}`)) ?? '';
-    const items = text.match(/^\s*[-*+]\s+\[[ xX]\]/gm) ?? [];
-    const ticked = items.filter((item) => /\[[xX]\]/.test(item)).length;
-    counts.push(`${entry.name} ${ticked}/${items.length}`);
-  }
-  return counts.length > 0 ? ` Checklists: ${counts.join(', ')} (not blocking).` : '';
 }

@@ -1,13 +1,20 @@
 /**
  * Spec-driven development with GitHub Spec Kit's layout (seed 004): the
- * eight /speckit.* commands, in the order a feature goes through them.
+ * /speckit.* commands, in the order a feature goes through them, and the
+ * commands of the Spec Kit extensions installed in the folder.
  */
 import { analyzeCommand } from './analyze-command';
+import { convergeCommand } from './converge-command';
+import { extensionCommands } from './extension-hooks';
 import { implementCommand } from './implement-command';
 import type { ProgrammaticCommand } from '../agents/programmatic-command';
 import { tasksCommand } from './tasks-command';
+import { taskstoissuesCommand } from './taskstoissues-command';
 import { checklistCommand, clarifyCommand, constitutionCommand, planCommand, specifyCommand } from './write-commands';
 
-export function speckitCommands(): ProgrammaticCommand[] {
-  return [constitutionCommand, specifyCommand, clarifyCommand, planCommand, checklistCommand, tasksCommand, analyzeCommand, implementCommand];
+/** The built-in commands, and those of the extensions installed under `root` (when given). */
+export function speckitCommands(root?: string): ProgrammaticCommand[] {
+  const builtin = [constitutionCommand, specifyCommand, clarifyCommand, planCommand, checklistCommand, tasksCommand, analyzeCommand, implementCommand, convergeCommand, taskstoissuesCommand];
+  const names = new Set(builtin.map((command) => command.name));
+  return [...builtin, ...(root !== undefined ? extensionCommands(root).filter((command) => !names.has(command.name)) : [])];
 }

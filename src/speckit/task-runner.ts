@@ -6,7 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Span } from '../telemetry/span';
-import type { SubagentLauncher, SubagentOutcome, ToolContext, ToolResult } from '../tools/tool';
+import type { SubagentLauncher, SubagentOutcome, ToolResult } from '../tools/tool';
+import { commandToolContext } from './command-tools';
 import type { TodoStatus } from '../tools/todos';
 import { type CommandRun, SPECKIT_AGENT } from './command-run';
 import { setTaskDone } from './task-ticks';
@@ -57,7 +58,7 @@ export class TaskRunner {
       agent: SPECKIT_AGENT,
       attributes: { 'gen_ai.tool.name': 'task', 'gen_ai.tool.call.id': callId, 'crow.speckit.task': task.id },
     });
-    const outcome = await launcher.run({ agent, task: prompt }, this.context(callId, span));
+    const outcome = await launcher.run({ agent, task: prompt }, commandToolContext(run, callId, { span, subagents: launcher }));
     const result = await this.conclude(task, outcome);
     this.setTodo(task.id, result.done ? 'completed' : 'pending');
     span.set({ 'crow.speckit.task.done': result.done });
@@ -100,28 +101,6 @@ export class TaskRunner {
   private setTodo(id: string, status: TodoStatus): void {
     const { todos } = this.options.run.input.session;
     todos.replace(todos.list().map((item) => (item.id === id ? { ...item, status } : item)));
-  }
-
-  private context(callId: string, span: Span): ToolContext {
-    const { input } = this.options.run;
-    const { session, agent } = input;
-    return {
-      sessionId: session.id,
-      agentName: SPECKIT_AGENT,
-      callId,
-      workspace: input.workspace,
-      signal: input.signal,
-      provider: agent.primary.provider.name,
-      model: agent.primary.provider.model,
-      supportsImages: agent.primary.provider.supportsImages,
-      permissions: session.permissions,
-      todos: session.todos,
-      ...(session.undo ? { undo: session.undo } : {}),
-      span,
-      subagents: this.options.launcher,
-      depth: session.depth,
-      report: (event) => this.options.run.emit(event),
-    };
   }
 }
 

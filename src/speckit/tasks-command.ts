@@ -7,16 +7,18 @@ import { CONSTITUTION_PATH } from './features';
 import type { ProgrammaticCommand } from '../agents/programmatic-command';
 import { type ParsedTasks, parseTasks, TasksFileError } from './tasks-parser';
 import { readTemplate } from './templates';
+import { field } from './repository-scripts';
 import { filesUnder, readText } from './workspace-text';
 
 export const tasksCommand: ProgrammaticCommand = documentCommand({
   name: 'speckit.tasks',
+  hooks: 'tasks',
   description: "Break the current feature's plan into tasks.md (phases, [P] and [US] tags) and show them as the plan.",
   argumentHint: '[feature] [notes]',
   options: ['feature'],
   async prepare(run, args) {
     const { input } = run;
-    const context = await chooseFeature(input, args);
+    const context = await chooseFeature(run, args, { script: 'setup-tasks', args: [] });
     if ('error' in context) return context.error;
     const { files, feature } = context;
     const absent = await missing(input, context, [
@@ -24,7 +26,8 @@ export const tasksCommand: ProgrammaticCommand = documentCommand({
       { path: files.plan, command: '/speckit.plan' },
     ]);
     if (absent) return absent;
-    const template = await readTemplate(input.workspace, input.prompts, 'tasks');
+    const fromScript = context.script && field(context.script, 'TASKS_TEMPLATE_CONTENT');
+    const template = fromScript !== undefined ? { text: fromScript, source: context.script!.path } : await readTemplate(input.workspace, input.prompts, 'tasks');
     const documents = [];
     for (const path of [files.research, files.dataModel, files.quickstart, ...(await filesUnder(input.workspace, files.contracts, 20))]) {
       const text = await documentText(input, path);

@@ -87,7 +87,7 @@ const HEADING = /^(#{1,6})\s+(.*?)\s*#*\s*$/;
 const PHASE_HEADING = /^Phase\s+(\d+(?:\.\d+)*|[A-Z])\b\s*[:.\-–—]?\s*(.*)$/i;
 const PHASE_FIELD = /^\*\*(Checkpoint|Purpose|Goal|Independent Test)\s*:?\*\*\s*:?\s*(.*)$/i;
 const DEPENDENCY_SECTION = /dependenc|execution order/i;
-const DEPENDS_IN_TEXT = /\b(?:depends?\s+on|after|requires?|blocked\s+by|needs|waits?\s+for)\s+(T\d+(?:\s*(?:,|and|&|\/)\s*T\d+)*)/gi;
+const DEPENDS_IN_TEXT = /\b(?:depends?\s+on|depend\s+on|after|requires?|require|blocked\s+by|needs?|waits?\s+for|wait\s+for)\s+(T\d+(?:\s*(?:,|and|&|\/)\s*T\d+)*)/gi;
 const BEFORE_IN_TEXT = /\b(T\d+)\s+(?:before|blocks)\s+(T\d+(?:\s*(?:,|and|&|\/)\s*T\d+)*)/gi;
 
 /** Parses tasks.md; throws TasksFileError when a task line is broken or there are no tasks. */
@@ -236,9 +236,12 @@ class ParseState {
     const text = line.text.trim();
     if (text === '' || /^-{3,}$/.test(text)) return;
     this.notes.push({ line: line.number, message: text });
+    // "T006, T007 depend on T005", "T008 and T010 need T009": every task named just before the verb waits for those after it.
+    let from = 0;
     for (const match of text.matchAll(DEPENDS_IN_TEXT)) {
-      const before = text.slice(0, match.index).match(/T\d+/g) ?? [];
-      if (before.length === 1) this.noteDependencies.push({ line: line.number, task: before[0]!, on: match[1]!.match(/T\d+/g)! });
+      const clause = /(T\d+(?:\s*(?:,|and|&|\/)\s*T\d+)*)\W*$/.exec(text.slice(from, match.index));
+      for (const task of clause?.[1]!.match(/T\d+/g) ?? []) this.noteDependencies.push({ line: line.number, task, on: match[1]!.match(/T\d+/g)! });
+      from = match.index + match[0].length;
     }
     for (const match of text.matchAll(BEFORE_IN_TEXT)) {
       for (const later of match[2]!.match(/T\d+/g)!) this.noteDependencies.push({ line: line.number, task: later, on: [match[1]!] });

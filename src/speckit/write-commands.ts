@@ -2,11 +2,12 @@
 import type { CommandArgs } from './command-args';
 import { type CommandRun, listFiles } from './command-run';
 import { documentCommand, type Prepared } from './document-command';
-import { chooseFeature, constitutionText, documentText, type FeatureContext, missing } from './feature-context';
+import { chooseFeature, constitutionText, documentText, type FeatureContext, type FeatureStep, missing } from './feature-context';
 import {
   cleanName,
   CONSTITUTION_PATH,
   FEATURE_JSON,
+  featureAt,
   featureFiles,
   listFeatures,
   nextPrefix,
@@ -18,6 +19,9 @@ import { secretVariableNames } from '../config/secret-variables';
 import { type BranchOutcome, startFeatureBranch } from './git-branch';
 import type { ProgrammaticCommand } from '../agents/programmatic-command';
 import { ensureLayout, readTemplate } from './templates';
+import { recordFeature } from './current-feature';
+import { field, runRepositoryScript, workspacePath } from './repository-scripts';
+import { gitExtension } from './extension-hooks';
 import { entriesOf, readText } from './workspace-text';
 
 /** The intro line of a command working on an existing feature. */
@@ -25,13 +29,14 @@ function featureIntro(context: FeatureContext): string {
   return `Feature ${context.feature.dir} (${context.how}).`;
 }
 
-async function existingFeature(run: CommandRun, args: CommandArgs): Promise<FeatureContext | string> {
-  const context = await chooseFeature(run.input, args);
+async function existingFeature(run: CommandRun, args: CommandArgs, step: FeatureStep): Promise<FeatureContext | string> {
+  const context = await chooseFeature(run, args, step);
   return 'error' in context ? context.error : context;
 }
 
 export const constitutionCommand: ProgrammaticCommand = documentCommand({
   name: 'speckit.constitution',
+  hooks: 'constitution',
   description: 'Write or amend the project constitution (.specify/memory/constitution.md): the principles every plan must meet.',
   argumentHint: '[principles or changes]',
   async prepare(run, args) {
@@ -63,8 +68,9 @@ export const constitutionCommand: ProgrammaticCommand = documentCommand({
 
 export const specifyCommand: ProgrammaticCommand = documentCommand({
   name: 'speckit.specify',
-  description: 'Start a feature: create specs/NNN-short-name/ (and its git branch) and write spec.md from a description.',
-  argumentHint: '<what to build> [--short-name NAME] [--number N] [--no-branch]',
+  hooks: 'specify',
+  description: "Start a feature: create specs/NNN-short-name/ with the repository's own create-new-feature script (or Crow's), and write spec.md from a description.",
+  argumentHint: '<what to build> [--short-name NAME] [--number N]',
   options: ['short-name', 'number'],
   flags: ['no-branch'],
   async prepare(run, args) {
@@ -73,20 +79,15 @@ export const specifyCommand: ProgrammaticCommand = documentCommand({
     if (description === '') return 'Describe the feature to specify, e.g. /speckit.specify Let people group photos into albums by date.';
     const requested = args.options.number !== undefined ? Number.parseInt(args.options.number, 10) : undefined;
     if (requested !== undefined && !(Number.isInteger(requested) && requested >= 0)) return `--number wants a whole number, not "${args.options.number}".`;
-    const features = await listFeatures(input.workspace);
-    const prefix = nextPrefix(features, await numberingOf(input.workspace), requested !== undefined ? { requested } : {});
-    const name = `${prefix}-${args.options['short-name'] !== undefined ? cleanName(args.options['short-name']) || shortName(description) : shortName(description)}`;
-    const dir = `${rootForNew(features)}/${name}`;
-    if (await input.workspace.stat(dir)) return `${dir} exists already: give another --short-name or --number.`;
-    const layout = await ensureLayout(input.workspace, input.prompts);
+    const created = await createFeature(run, args, description, requested);
+    if (typeof created === 'string') return created;
+    const { dir, name, prefix, layout, how } = created;
     const template = await readTemplate(input.workspace, input.prompts, 'spec');
     const files = featureFiles({ dir, name, prefix });
-    await input.workspace.writeFile(files.spec, template.text);
-    await input.workspace.writeFile(FEATURE_JSON, `${JSON.stringify({ feature_directory: dir }, null, 2)}\n`);
     const branch = await featureBranch(run, args, name);
     return {
       folder: dir,
-      intro: `Feature ${dir} (new, number ${prefix}); ${branchNote(branch)}.`,
+      intro: `Feature ${dir} (new, ${how}); ${branchNote(branch)}.`,
       prompt: run.render('specify', {
         description,
         feature_dir: dir,
@@ -110,10 +111,63 @@ export const specifyCommand: ProgrammaticCommand = documentCommand({
   },
 });
 
+/**
+ * The new feature's folder, its spec.md from the template and feature.json
+ * naming it: by the repository's create-new-feature script when it has one
+ * (Spec Kit's own numbering and naming), else by Crow the same way.
+ */
+async function createFeature(
+  run: CommandRun,
+  args: CommandArgs,
+  description: string,
+  requested: number | undefined,
+): Promise<{ dir: string; name: string; prefix: string; layout: string[]; how: string } | string> {
+  const { input } = run;
+  const numbering = await numberingOf(input.workspace);
+  const scriptArgs = [
+    ...(args.options['short-name'] !== undefined ? ['--short-name', args.options['short-name']] : []),
+    ...(requested !== undefined ? ['--number', String(requested)] : []),
+    ...(numbering === 'timestamp' ? ['--timestamp'] : []),
+    description,
+  ];
+  const script = await runRepositoryScript(run, 'create-new-feature', scriptArgs);
+  if (script && 'error' in script) return script.error;
+  if (script) {
+    const spec = field(script, 'SPEC_FILE');
+    if (spec === undefined) return `${script.path} printed no SPEC_FILE: ${JSON.stringify(script.json).slice(0, 200)}. Fix the script.`;
+    const dir = workspacePath(run, spec).replace(/\/spec\.md$/, '');
+    const feature = featureAt(dir);
+    await recordFeature(input.workspace, dir);
+    return { dir, name: feature.name, prefix: field(script, 'FEATURE_NUM') ?? feature.prefix ?? '', layout: [], how: `made by ${script.path}` };
+  }
+  const features = await listFeatures(input.workspace);
+  const prefix = nextPrefix(features, numbering, requested !== undefined ? { requested } : {});
+  const name = `${prefix}-${args.options['short-name'] !== undefined ? cleanName(args.options['short-name']) || shortName(description) : shortName(description)}`;
+  const dir = `${rootForNew(features)}/${name}`;
+  if (await input.workspace.stat(dir)) return `${dir} exists already: give another --short-name or --number.`;
+  const layout = await ensureLayout(input.workspace, input.prompts);
+  const template = await readTemplate(input.workspace, input.prompts, 'spec');
+  await input.workspace.writeFile(featureFiles({ dir, name, prefix }).spec, template.text);
+  await input.workspace.writeFile(FEATURE_JSON, `${JSON.stringify({ feature_directory: dir }, null, 2)}\n`);
+  return { dir, name, prefix, layout, how: `number ${prefix}` };
+}
+
+/**
+ * A git branch for the new feature, only when asked: Spec Kit 1.0 makes
+ * branches in its git extension, so one is started when that extension's
+ * before_specify hook is installed and enabled (with its git-config.yml's
+ * branch_prefix), or when the user's speckit.create_branch says so; never
+ * otherwise. Crow runs git itself, safely (git-branch.ts), rather than the
+ * extension's script: the sandbox keeps commands out of .git.
+ */
 async function featureBranch(run: CommandRun, args: CommandArgs, name: string): Promise<BranchOutcome> {
   if (args.flags.has('no-branch')) return { created: false, reason: '--no-branch' };
-  if (run.input.settings?.speckit?.createBranch === false) return { created: false, reason: 'speckit.create_branch is off' };
-  return startFeatureBranch(run.input.workspace.root, run.input.env, name, secretVariableNames(run.input.settings));
+  const setting = run.input.settings?.speckit?.createBranch;
+  if (setting === false) return { created: false, reason: 'speckit.create_branch is off' };
+  const extension = await gitExtension(run.input.workspace);
+  if (setting !== true && !extension) return { created: false, reason: "branches are opt-in: install Spec Kit's git extension, or set speckit.create_branch = true" };
+  const branch = extension?.prefix ? `${extension.prefix}/${name}` : name;
+  return startFeatureBranch(run.input.workspace.root, run.input.env, branch, secretVariableNames(run.input.settings));
 }
 
 function branchNote(branch: BranchOutcome): string {
@@ -122,11 +176,12 @@ function branchNote(branch: BranchOutcome): string {
 
 export const clarifyCommand: ProgrammaticCommand = documentCommand({
   name: 'speckit.clarify',
+  hooks: 'clarify',
   description: "Ask up to five targeted questions about the current feature's spec and write the answers into spec.md.",
   argumentHint: '[feature] [focus or answers]',
   options: ['feature'],
   async prepare(run, args) {
-    const context = await existingFeature(run, args);
+    const context = await existingFeature(run, args, { script: 'check-prerequisites', args: ['--paths-only'] });
     if (typeof context === 'string') return context;
     const { input } = run;
     const { files, feature } = context;
@@ -154,11 +209,12 @@ export const clarifyCommand: ProgrammaticCommand = documentCommand({
 
 export const planCommand: ProgrammaticCommand = documentCommand({
   name: 'speckit.plan',
+  hooks: 'plan',
   description: "Design the current feature: plan.md, research.md, data-model.md, contracts/ and quickstart.md from its spec.",
   argumentHint: '[feature] [technical direction]',
   options: ['feature'],
   async prepare(run, args) {
-    const context = await existingFeature(run, args);
+    const context = await existingFeature(run, args, { script: 'setup-plan', args: [] });
     if (typeof context === 'string') return context;
     const { input } = run;
     const { files, feature } = context;
@@ -200,17 +256,19 @@ export const planCommand: ProgrammaticCommand = documentCommand({
 
 export const checklistCommand: ProgrammaticCommand = documentCommand({
   name: 'speckit.checklist',
+  hooks: 'checklist',
   description: "Write a checklist that tests the quality of the current feature's requirements (checklists/DOMAIN.md).",
   argumentHint: '[feature] [focus, e.g. security or ux]',
   options: ['feature'],
   async prepare(run, args): Promise<Prepared | string> {
-    const context = await existingFeature(run, args);
+    const context = await existingFeature(run, args, { script: 'check-prerequisites', args: ['--template', 'checklist-template'] });
     if (typeof context === 'string') return context;
     const { input } = run;
     const { files, feature } = context;
     const absent = await missing(input, context, [{ path: files.spec, command: '/speckit.specify' }]);
     if (absent) return absent;
-    const template = await readTemplate(input.workspace, input.prompts, 'checklist');
+    const fromScript = context.script && field(context.script, 'TEMPLATE_CONTENT');
+    const template = fromScript !== undefined ? { text: fromScript, source: context.script!.path } : await readTemplate(input.workspace, input.prompts, 'checklist');
     const existing = (await entriesOf(input.workspace, files.checklists)).filter((e) => e.type === 'file').map((e) => e.name);
     return {
       folder: feature.dir,

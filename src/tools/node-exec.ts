@@ -32,6 +32,8 @@ export interface RunCommandOptions {
   env?: NodeJS.ProcessEnv;
   /** Program and arguments the shell runs under (bwrap and its arguments); none by default. */
   wrapper?: readonly string[];
+  /** The shell as the wrapper finds it (a container's own `bash`); default: bash from PATH, else sh. */
+  shell?: string;
 }
 
 /**
@@ -83,7 +85,7 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
   // Two pipes cannot keep the order of writes across them, so the shell
   // sends stderr into stdout first; on the same line, so line numbers in
   // the command's error messages stay right.
-  const shell = [findShell(env.PATH), '-c', `exec 2>&1; ${command}`];
+  const shell = [options.shell ?? findShell(env.PATH), '-c', `exec 2>&1; ${command}`];
   const [file, ...args] = [...(options.wrapper ?? []), ...shell] as [string, ...string[]];
   return new Promise((resolve, reject) => {
     const output = new HeadTailBuffer(options.maxOutputChars);

@@ -139,7 +139,10 @@ export class PermissionGate {
    * The gate of a subagent: per category the stricter of this gate's rules
    * and `policy`; of its command entries only those that extend one of this
    * gate's (all of them where this gate allows every command); sharing the
-   * asker, the remembered answers and the protected paths. Checked at every call.
+   * asker, the remembered answers and the protected paths. The session's
+   * forced rules (crow run --allow, an evaluation's grants) carry over: a
+   * subagent holds what its parent holds, whatever the source of the grant.
+   * Checked at every call.
    */
   narrow(policy: PermissionPolicy): PermissionGate {
     const mine = this.effectiveRules();
@@ -156,7 +159,7 @@ export class PermissionGate {
             return entry !== undefined && entryWithin(entry, parentEntries);
           });
     const bySandbox = rules.execute === 'allow' && this.forced.execute === undefined && (this.policy.executeBySandbox || policy.executeBySandbox);
-    return this.with({ policy: { rules, allowCommands, ...(bySandbox ? { executeBySandbox: true } : {}) }, forced: {} });
+    return this.with({ policy: { rules, allowCommands, ...(bySandbox ? { executeBySandbox: true } : {}) } });
   }
 
   /**

@@ -194,4 +194,6 @@ export interface SubagentLauncher {
   available(): SubagentInfo[];
   /** Runs one subagent task. Never throws: failures are outcomes the model reads. */
   run(request: { agent: string; task: string }, ctx: ToolContext): Promise<SubagentOutcome>;
+  /** How many runs of `agent` go at the same time (its provider's queue); absent: one. */
+  concurrencyFor?(agent: string): number;
 }

@@ -57,6 +57,9 @@ describe('Crow\'s own git in a hostile repository', function () {
     marker = join(home, 'hook-ran');
     keys = { ANTHROPIC_API_KEY: ANTHROPIC_KEY, ANTHROPIC_BASE_URL: llm.anthropicBaseUrl, OPENAI_API_KEY: OPENAI_KEY, CROW_SANDBOX: 'off' };
     huskyRepository(root);
+    // Spec Kit 1.0's branches are opt-in: these tests ask for them in the user's settings.
+    mkdirSync(join(home, 'config', 'crow-agent'), { recursive: true });
+    writeFileSync(join(home, 'config', 'crow-agent', 'config.toml'), '[speckit]\ncreate_branch = true\n');
   });
   afterEach(() => {
     rmSync(home, { recursive: true, force: true });

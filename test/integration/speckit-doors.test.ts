@@ -34,8 +34,10 @@ describe('/speckit.* through crow acp and crow run', function () {
     rmSync(root, { recursive: true, force: true });
   });
 
-  it('crow acp advertises the eight commands with hints, and /speckit.tasks sends the tasks as a plan', async () => {
+  it('crow acp advertises the ten commands with hints, and /speckit.tasks sends the tasks as a plan', async () => {
     mkdirSync(join(root, FEATURE), { recursive: true });
+    mkdirSync(join(root, '.specify'), { recursive: true });
+    writeFileSync(join(root, '.specify/feature.json'), `{"feature_directory": "${FEATURE}"}`);
     writeFileSync(join(root, FEATURE, 'spec.md'), SPEC);
     writeFileSync(join(root, FEATURE, 'plan.md'), PLAN);
     llm.enqueue('anthropic', ...writes(`${FEATURE}/tasks.md`, TASKS));
@@ -51,10 +53,12 @@ describe('/speckit.* through crow acp and crow run', function () {
         'speckit.checklist',
         'speckit.clarify',
         'speckit.constitution',
+        'speckit.converge',
         'speckit.implement',
         'speckit.plan',
         'speckit.specify',
         'speckit.tasks',
+        'speckit.taskstoissues',
       ]);
       assert.ok(speckit.every((command) => command.description.length > 10 && command.input !== undefined));
       assert.ok(advertised!.availableCommands.some((command) => command.name === 'undo'));

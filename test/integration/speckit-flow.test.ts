@@ -127,8 +127,8 @@ describe('speckit: the whole flow through the fake LLM server', () => {
     assert.equal(project.store.meta(project.session.id).feature, 'specs/002-password-reset');
   });
 
-  it("starts the feature's git branch in a repository, carrying uncommitted work along untouched", async () => {
-    project = speckitProject(server, { git: true });
+  it("starts the feature's git branch when speckit.create_branch asks for one, carrying uncommitted work along untouched", async () => {
+    project = speckitProject(server, { git: true, settings: '[speckit]\ncreate_branch = true\n' });
     project.write('notes.txt', 'uncommitted\n');
     server.enqueue('openai', ...writes('specs/001-photo-albums/spec.md', SPEC));
     const { result, events } = await project.command('speckit.specify', 'Photo albums');
@@ -153,6 +153,7 @@ describe('speckit: the whole flow through the fake LLM server', () => {
     project = speckitProject(server);
     project.write('specs/001-a/spec.md', SPEC);
     project.write('specs/002-b/spec.md', SPEC);
+    project.write('.specify/feature.json', '{"feature_directory": "specs/001-a"}');
     server.enqueue('openai', { blocks: [{ type: 'text', text: 'Question 1 of 3: by which date? A) taken B) imported' }] });
     const clarified = await project.command('speckit.clarify', '001 focus on dates');
     assert.equal(clarified.result.status, 'needs_input');
@@ -164,7 +165,7 @@ describe('speckit: the whole flow through the fake LLM server', () => {
 
     server.enqueue('openai', ...writes('specs/001-a/checklists/ux.md', '# UX Checklist\n\n- [ ] CHK001 Is the empty library described?\n'));
     const checked = await project.command('speckit.checklist', 'ux');
-    assert.match(checked.result.message, /Checklist for specs\/001-a: wrote checklists\/ux\.md/, 'the session stays on the feature it chose');
+    assert.match(checked.result.message, /Checklist for specs\/001-a: wrote checklists\/ux\.md/, 'the feature the last command named, as recorded in feature.json');
     assert.match(requestText(server, 1), /Checklists there now: none/);
   });
 
@@ -172,12 +173,13 @@ describe('speckit: the whole flow through the fake LLM server', () => {
     project = speckitProject(server);
     const none = await project.command('speckit.plan');
     assert.equal(none.result.status, 'error');
-    assert.match(none.result.message, /no feature folders yet .* \/speckit\.specify/);
+    assert.match(none.result.message, /No current feature: .* Start one with \/speckit\.specify/);
     assert.equal(server.requests.length, 0, 'no model call');
 
     project.write('specs/001-a/spec.md', SPEC);
+    project.write('.specify/feature.json', '{"feature_directory": "specs/001-a"}');
     const noPlan = await project.command('speckit.tasks');
-    assert.match(noPlan.result.message, /specs\/001-a \(the most recent feature\) has no plan\.md yet: run \/speckit\.plan first/);
+    assert.match(noPlan.result.message, /specs\/001-a \(from \.specify\/feature\.json\) has no plan\.md yet: run \/speckit\.plan first/);
 
     server.enqueue('openai', { blocks: [{ type: 'text', text: 'I would rather not.' }] });
     const lazy = await project.command('speckit.specify', 'Something --no-branch');
@@ -192,6 +194,7 @@ describe('speckit: the whole flow through the fake LLM server', () => {
     project = speckitProject(server);
     project.write('specs/001-a/spec.md', SPEC);
     project.write('specs/001-a/plan.md', PLAN);
+    project.write('.specify/feature.json', '{"feature_directory": "specs/001-a"}');
     server.enqueue('openai', ...writes('specs/001-a/tasks.md', '# Tasks\n\n## Phase 1: Setup\n\n- [ ] T001 Do it\n- [ ] Do more\n'));
     const { result } = await project.command('speckit.tasks');
     assert.equal(result.status, 'error');
@@ -204,6 +207,7 @@ describe('speckit: the whole flow through the fake LLM server', () => {
     project.write('specs/001-a/spec.md', SPEC);
     project.write('specs/001-a/plan.md', PLAN);
     project.write('specs/001-a/tasks.md', TASKS.replace(' (FR-002)', ''));
+    project.write('.specify/feature.json', '{"feature_directory": "specs/001-a"}');
     project.write('.specify/memory/constitution.md', '# C\n\n### I. Tests\nTests MUST come first.\n');
     server.enqueue(
       'openai',

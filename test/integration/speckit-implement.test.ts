@@ -26,6 +26,7 @@ describe('speckit: /speckit.implement', () => {
     project.write(`${DIR}/spec.md`, SPEC);
     project.write(`${DIR}/plan.md`, PLAN);
     project.write(TASKS_PATH, tasks);
+    project.write('.specify/feature.json', `{"feature_directory": "${DIR}"}`);
   }
 
   it('runs neighbouring [P] tasks at the same time as subagents under the provider queue (both requests open at once)', async () => {

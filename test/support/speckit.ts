@@ -44,7 +44,7 @@ export interface SpeckitProject {
  * write and run commands, with the built-in agents (build, task-pair), a
  * stored session and subagents; `copyFrom` copies a fixture folder in first.
  */
-export function speckitProject(server: FakeLlmServer, options: { copyFrom?: string; git?: boolean; concurrency?: number } = {}): SpeckitProject {
+export function speckitProject(server: FakeLlmServer, options: { copyFrom?: string; git?: boolean; concurrency?: number; settings?: string } = {}): SpeckitProject {
   const root = mkdtempSync(join(tmpdir(), 'crow-speckit-'));
   const data = mkdtempSync(join(tmpdir(), 'crow-speckit-data-'));
   if (options.copyFrom) cpSync(options.copyFrom, root, { recursive: true });
@@ -55,7 +55,7 @@ export function speckitProject(server: FakeLlmServer, options: { copyFrom?: stri
   write(
     '.crow/config.toml',
     `provider = "local"\n[providers.local]\ntype = "openai"\nbase_url = "${server.openaiBaseUrl}"\ndefault_model = "fake-model"\n` +
-      `[permissions]\nwrite = "allow"\nexecute = "allow"\n`,
+      `[permissions]\nwrite = "allow"\nexecute = "allow"\n${options.settings ?? ''}`,
   );
   if (options.git) initGit(root);
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: data, XDG_CONFIG_HOME: join(data, 'config'), XDG_DATA_HOME: join(data, 'data') };

@@ -1,7 +1,8 @@
 /**
  * The charts and tables of an eval report page (src/eval/eval-report.ts):
  * reads the page's embedded JSON and draws with Chart.js, registered piece by
- * piece so the bundle holds only what these three charts use.
+ * piece so the bundle holds only what these charts use. Everything the
+ * markdown report says is here too, plus each run's diff and check log.
  */
 import {
   BarController,
@@ -14,7 +15,7 @@ import {
   ScatterController,
   Tooltip,
 } from 'chart.js';
-import type { ReportData } from './report-data';
+import type { AgentSummary, ReportData, RunView } from './report-data';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, PointElement, ScatterController, Legend, Tooltip);
 // A report is read, printed and screenshotted: drawn at once, not grown into place.
@@ -25,9 +26,61 @@ const { agents, summary } = data;
 const colors = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1', '#ff9da7'];
 const colorOf = (i: number): string => colors[i % colors.length]!;
 const priced = summary.agents.every((agent) => agent.medianCostUsd !== undefined);
+const k = Math.max(1, ...summary.agents.map((agent) => agent.k));
+const percent = (value: number): string => `${Math.round(value * 100)}%`;
+const usd = (value: number | undefined): string => (value === undefined ? '—' : `$${value.toFixed(4)}`);
+const count = (value: number): string => Math.round(value).toLocaleString('en-US');
+const tokensOf = (run: RunView): number => run.tokens.input + run.tokens.output + run.tokens.cacheRead + run.tokens.cacheWrite;
 
 document.getElementById('lede')!.textContent =
-  `${data.results.length} runs of ${Object.keys(summary.tasks).length} tasks by ${agents.join(', ')} · ${new Date(data.generatedAt).toLocaleString()}`;
+  `${data.runs.length} runs of ${Object.keys(summary.tasks).length} tasks by ${agents.join(', ')} · ${data.provenance} · ${new Date(data.generatedAt).toLocaleString()}`;
+
+/** A table of `rows` under `titles`, into the element with id `into`; a cell may carry a class. */
+function table(into: string, titles: string[], rows: (string | { text: string; className: string })[][]): void {
+  const element = document.createElement('table');
+  const head = element.createTHead().insertRow();
+  for (const title of titles) head.appendChild(document.createElement('th')).textContent = title;
+  const body = element.createTBody();
+  for (const row of rows) {
+    const tr = body.insertRow();
+    for (const value of row) {
+      const td = tr.insertCell();
+      if (typeof value === 'string') td.textContent = value;
+      else {
+        td.textContent = value.text;
+        td.className = value.className;
+      }
+    }
+  }
+  document.getElementById(into)!.appendChild(element);
+}
+
+function shaded(cell: { passed: number; runs: number } | undefined): string | { text: string; className: string } {
+  if (!cell) return '—';
+  return { text: `${cell.passed}/${cell.runs}`, className: cell.passed === cell.runs ? 'pass' : cell.passed === 0 ? 'fail' : 'mixed' };
+}
+
+function agentRow(agent: AgentSummary): string[] {
+  return [
+    agent.agent,
+    `${agent.passed}/${agent.runs}`,
+    `${percent(agent.rate)} (${percent(agent.low)}–${percent(agent.high)})`,
+    ...(k > 1 ? [percent(agent.passAtK), percent(agent.passHatK)] : []),
+    usd(agent.medianCostUsd),
+    usd(agent.totalCostUsd),
+    `${(agent.medianWallMs / 1000).toFixed(1)} s`,
+    count(agent.medianTokens),
+    count(agent.totalTokens),
+    usd(agent.costPerSolvedUsd),
+    String(agent.reviewRounds),
+  ];
+}
+
+table(
+  'table',
+  ['agent', 'solved', 'rate (95% interval)', ...(k > 1 ? [`pass@${k}`, `pass^${k}`] : []), 'median cost', 'total cost', 'median time', 'median tokens', 'total tokens', 'cost per solved', 'review rounds'],
+  summary.agents.map(agentRow),
+);
 
 // Success rate: a bar per agent, its 95% interval as a floating bar over it.
 new Chart(document.getElementById('success') as HTMLCanvasElement, {
@@ -56,63 +109,106 @@ new Chart(document.getElementById('success') as HTMLCanvasElement, {
   },
 });
 
-// Cost (or tokens, without prices) against success: a point per agent.
-new Chart(document.getElementById('scatter') as HTMLCanvasElement, {
+// Cost (or tokens, without prices) against success: a point per agent, on an axis that leaves room on both sides of the points.
+const xs = summary.agents.map((agent) => (priced ? (agent.medianCostUsd ?? 0) : agent.medianTokens));
+const xMax = Math.max(...xs, 0);
+const xMin = Math.min(...xs, xMax);
+const pad = xMax === xMin ? Math.max(xMax * 0.5, priced ? 0.001 : 100) : (xMax - xMin) * 0.25;
+const scatter = document.getElementById('scatter') as HTMLCanvasElement;
+// The range given to the x axis, readable from the page (tests check that every point sits inside it).
+scatter.dataset.xMin = String(Math.max(0, xMin - pad));
+scatter.dataset.xMax = String(xMax + pad);
+new Chart(scatter, {
   type: 'scatter',
   data: {
     datasets: summary.agents.map((agent, i) => ({
       label: agent.agent,
-      data: [{ x: priced ? (agent.medianCostUsd ?? 0) : agent.medianTokens, y: agent.rate * 100 }],
+      data: [{ x: xs[i]!, y: agent.rate * 100 }],
       backgroundColor: colorOf(i),
       pointRadius: 8,
+      // A point at 0% or 100% is drawn whole, not cut by the chart's edge.
+      clip: false as const,
     })),
   },
   options: {
     maintainAspectRatio: false,
+    layout: { padding: { top: 12, right: 12 } },
     scales: {
-      x: { title: { display: true, text: priced ? 'median cost per run (USD)' : 'median tokens per run (no prices configured)' }, beginAtZero: true },
+      x: {
+        title: { display: true, text: priced ? 'median cost per run (USD)' : 'median tokens per run (no prices configured)' },
+        min: Math.max(0, xMin - pad),
+        max: xMax + pad,
+        ticks: { includeBounds: false },
+      },
       y: { min: 0, max: 100, title: { display: true, text: 'success rate %' } },
     },
   },
 });
 
-// Per task: passes of runs for each agent, coloured.
-const grid = document.createElement('table');
-const head = grid.createTHead().insertRow();
-for (const title of ['task', 'category', ...agents]) head.appendChild(document.createElement('th')).textContent = title;
-const body = grid.createTBody();
-for (const [task, { category, byAgent }] of Object.entries(summary.tasks).sort(([a], [b]) => a.localeCompare(b))) {
-  const row = body.insertRow();
-  row.insertCell().textContent = task;
-  row.insertCell().textContent = category;
-  for (const agent of agents) {
-    const cell = byAgent[agent];
-    const td = row.insertCell();
-    td.textContent = cell ? `${cell.passed}/${cell.runs}` : '—';
-    if (cell) td.className = cell.passed === cell.runs ? 'pass' : cell.passed === 0 ? 'fail' : 'mixed';
-  }
-}
-document.getElementById('grid')!.appendChild(grid);
+table(
+  'categories',
+  ['category', ...agents],
+  Object.entries(summary.categories)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([category, byAgent]) => [category, ...agents.map((agent) => shaded(byAgent[agent]))]),
+);
 
-const table = document.createElement('table');
-const tableHead = table.createTHead().insertRow();
-for (const title of ['agent', 'solved', 'rate (95% interval)', 'median cost', 'median time', 'cost per solved', 'review rounds']) {
-  tableHead.appendChild(document.createElement('th')).textContent = title;
+if (agents.length > 1) {
+  table(
+    'pairwise',
+    ['agent', 'not', 'tasks solved by the first only', 'difference (95% paired bootstrap)', 'exact McNemar p'],
+    summary.pairwise.map((c) => [
+      c.a,
+      c.b,
+      c.tasks.length === 0 ? 'none' : `${c.tasks.length}: ${c.tasks.join(', ')}`,
+      `${Math.round(c.difference * 100)} points (${Math.round(c.low * 100)} to ${Math.round(c.high * 100)}) over ${c.sharedTasks} tasks`,
+      c.pValue >= 0.001 ? c.pValue.toFixed(3) : '< 0.001',
+    ]),
+  );
+} else {
+  document.getElementById('pairwise-section')!.hidden = true;
 }
-const tableBody = table.createTBody();
-const usd = (value: number | undefined): string => (value === undefined ? '—' : `$${value.toFixed(4)}`);
-for (const agent of summary.agents) {
-  const row = tableBody.insertRow();
-  for (const text of [
-    agent.agent,
-    `${agent.passed}/${agent.runs}`,
-    `${Math.round(agent.rate * 100)}% (${Math.round(agent.low * 100)}–${Math.round(agent.high * 100)}%)`,
-    usd(agent.medianCostUsd),
-    `${(agent.medianWallMs / 1000).toFixed(1)} s`,
-    usd(agent.costPerSolvedUsd),
-    String(agent.reviewRounds),
-  ]) {
-    row.insertCell().textContent = text;
+
+table(
+  'grid',
+  ['task', 'category', ...agents],
+  Object.entries(summary.tasks)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([task, { category, byAgent }]) => [task, category, ...agents.map((agent) => shaded(byAgent[agent]))]),
+);
+
+const failed = data.runs.filter((run) => !run.passed);
+if (failed.length === 0) document.getElementById('failed')!.textContent = 'None.';
+else {
+  table(
+    'failed',
+    ['run', 'ended', 'why', 'tokens', 'trace'],
+    failed.map((run) => [`${run.task} · ${run.agent} #${run.repeat}`, run.ended, run.reason ?? '', count(tokensOf(run)), traceLine(run)]),
+  );
+}
+
+function traceLine(run: RunView): string {
+  return `crow trace ${run.sessionId}${run.traceId ? ` (trace id ${run.traceId})` : ''}`;
+}
+
+// Every run, each a <details> holding its figures, its diff and its check log.
+const runs = document.getElementById('runs')!;
+for (const run of [...data.runs].sort((a, b) => `${a.task}${a.agent}${a.repeat}`.localeCompare(`${b.task}${b.agent}${b.repeat}`))) {
+  const details = document.createElement('details');
+  const title = details.appendChild(document.createElement('summary'));
+  const mark = title.appendChild(document.createElement('span'));
+  mark.className = run.passed ? 'pass' : 'fail';
+  mark.textContent = run.passed ? '✓ ' : '✗ ';
+  title.appendChild(document.createTextNode(`${run.task} · ${run.agent} #${run.repeat} — ${run.ended}${run.reason ? `: ${run.reason}` : ''}`));
+  const facts = details.appendChild(document.createElement('p'));
+  facts.textContent = `${count(tokensOf(run))} tokens · ${run.modelCalls} model calls · ${run.toolCalls} tool calls · ${(run.wallMs / 1000).toFixed(1)} s · ${usd(run.costUsd)} · `;
+  facts.appendChild(document.createElement('code')).textContent = traceLine(run);
+  for (const [label, text] of [
+    ['Diff', run.diff || '(no change)'],
+    ['Check log', run.checkLog || '(no output)'],
+  ] as const) {
+    details.appendChild(document.createElement('h3')).textContent = label;
+    details.appendChild(document.createElement('pre')).textContent = text;
   }
+  runs.appendChild(details);
 }
-document.getElementById('table')!.appendChild(table);

@@ -12,17 +12,44 @@ export interface AgentSummary {
   agent: string;
   runs: number;
   passed: number;
+  /** Tasks the agent ran. */
+  tasks: number;
+  /** Mean over tasks of each task's pass fraction. */
   rate: number;
-  /** 95% Wilson score interval of the success rate. */
+  /** 95% Wilson interval of the rate with one trial per task (repeats of a task are not independent). */
   low: number;
   high: number;
+  /** The k of pass@k and pass^k: the fewest runs any task of the agent had. */
+  k: number;
+  /** Chance that at least one of k runs of a task passes, mean over tasks. */
+  passAtK: number;
+  /** Chance that all k runs of a task pass, mean over tasks. */
+  passHatK: number;
   medianCostUsd?: number;
+  totalCostUsd?: number;
   medianWallMs: number;
   medianTokens: number;
+  totalTokens: number;
   /** All the runs' cost divided by the runs that passed; absent without prices or passes. */
   costPerSolvedUsd?: number;
   medianOverheadMs: number;
   reviewRounds: number;
+}
+
+/** Agent `a` against agent `b` on the tasks both ran. */
+export interface Comparison {
+  a: string;
+  b: string;
+  /** Tasks `a` solves (most of its runs pass) that `b` does not. */
+  tasks: string[];
+  sharedTasks: number;
+  /** Mean over shared tasks of a's pass fraction minus b's. */
+  difference: number;
+  /** 95% paired bootstrap interval of `difference`. */
+  low: number;
+  high: number;
+  /** Two-sided exact McNemar p-value on the tasks one solves and the other does not. */
+  pValue: number;
 }
 
 export interface EvalSummary {
@@ -31,14 +58,34 @@ export interface EvalSummary {
   categories: Record<string, Record<string, Cell>>;
   /** task → its category and, per agent, passes of runs */
   tasks: Record<string, { category: string; byAgent: Record<string, Cell> }>;
-  /** Tasks agent `a` solves (most of its runs pass) that agent `b` does not. */
-  pairwise: { a: string; b: string; tasks: string[] }[];
+  pairwise: Comparison[];
 }
 
-/** The page's data. `results` are the runs as results.jsonl has them; the page reads only their tokens and cost. */
+/** One run as the page shows it: results.jsonl's fields, with its diff and check log read in. */
+export interface RunView {
+  task: string;
+  agent: string;
+  repeat: number;
+  passed: boolean;
+  ended: string;
+  reason?: string;
+  tokens: { input: number; output: number; cacheRead: number; cacheWrite: number };
+  costUsd?: number;
+  wallMs: number;
+  modelCalls: number;
+  toolCalls: number;
+  sessionId: string;
+  traceId?: string;
+  diff: string;
+  checkLog: string;
+}
+
+/** The page's data. */
 export interface ReportData {
   agents: readonly string[];
   summary: EvalSummary;
-  results: readonly { costUsd?: number; tokens: { input: number; output: number; cacheRead: number; cacheWrite: number } }[];
+  runs: readonly RunView[];
+  /** What the results were made with, in a line (provider/model, crow version, commit, seed). */
+  provenance: string;
   generatedAt: string;
 }

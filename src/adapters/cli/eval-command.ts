@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pickableAgents } from '../../agents/assemble';
@@ -7,32 +7,42 @@ import { didYouMean } from '../../vocabulary/did-you-mean';
 import { dataHome } from '../../config/paths';
 import { missingDefaultKey, resolveSettings } from '../../config/provider-config';
 import { ConfigError } from '../../config/settings';
-import { htmlReport, markdownReport, reportScript } from '../../eval/eval-report';
-import { type EvalProgress, RESULTS_FILE, runEval } from '../../eval/eval-runner';
-import { EvalTaskError, loadTasks } from '../../eval/eval-task';
+import { ContainerError, CONTAINER_ENGINES, type ContainerBackend } from '../../eval/container-workspace';
+import { type EvalProgress, ManifestMismatchError, RESULTS_FILE, runEval } from '../../eval/eval-runner';
+import { type EvalTask, EvalTaskError, loadSuite } from '../../eval/eval-task';
 import { count, duration } from '../../telemetry/readable';
 import { commandArgs, noPositionals, positiveInteger } from './cli-args';
 import { STOP_EXIT_CODES, type StopSignal, UsageError, type CliIO } from './cli-io';
 import { roleDefaults } from './role-flags';
 import { styleFor } from './terminal-style';
+import { EVAL_OPTIONS, parseShard, writeReports } from './eval-options';
 
 export const EVAL_HELP = `Usage: crow eval [options]
+       crow eval merge --out DIR FOLDER…
+       crow eval k8s --image NAME --shards N [--parallelism P] [eval options]
 
 Measures agents against each other on a suite of small coding tasks, on your
 own models: every task × agent × repeat runs in a fresh temporary copy of the
 task's project with its own stored session (crow trace opens it); then files
 the agent never saw are copied in and the task's hidden check decides pass or
-fail. Results are appended to DIR/results.jsonl as they come, so running the
-same command again resumes an evaluation that was stopped (Ctrl-C keeps what
-finished). The report (success rate with a 95% interval, median cost and time,
-cost per solved task, per category, per task, solved by one agent and not
-another) is printed as markdown and written to DIR/report.md and
-DIR/report.html (charts, one self-contained file).
+fail. Results are appended to DIR/results.jsonl as they come, after a
+manifest of what they are made with (crow version and commit, provider,
+model, each agent's definition and role models, each task's hash, budget,
+backend, seed). Running the same command again resumes an evaluation that
+was stopped (Ctrl-C keeps what finished); a rerun that differs in any of
+those is refused rather than mixed with the old results. Each run keeps its
+diff and its check output under DIR/runs/. The report (success rate with a
+95% interval counting each task once, pass@k and pass^k over --repeat, cost,
+time and tokens, per category, per task, solved by one agent and not another
+with a paired test, failed runs with their trace) is printed as markdown and
+written to DIR/report.md and DIR/report.html (charts and every run's diff and
+check log, one self-contained file).
 
 Options:
   --agents LIST          agents to compare (default: build,build-verified,pair)
   --tasks GLOB           task names, comma-separated, * and ? allowed (default: all)
   --tasks-dir DIR        the suite (default: the eval/tasks shipped with crow)
+  --strict               stop when any task file is broken (default: report it, run the rest)
   --repeat N             runs per task and agent (default 1)
   --concurrency N        runs at once (default 2)
   --provider NAME        the provider (default: as for crow run)
@@ -42,18 +52,30 @@ Options:
   --role-model ROLE=[PROVIDER/]MODEL   as for crow run; repeatable
   --budget-tokens N      tokens one run may use before it is stopped (default 300000)
   --budget-seconds N     wall-clock time of one run (default 600)
+  --seed N               orders the shards and seeds the report's bootstrap (default 1)
+  --shard I/N            run only slice I of N (0 ≤ I < N) of the runs; merge the slices after
+  --backend B            local (default: the local sandbox), podman or docker
+  --image NAME           the container image each run starts fresh from (with --backend)
   --out DIR              where results and reports go (default: ./crow-eval)
   -h, --help             show this help
 
+crow eval merge --out DIR FOLDER… combines evaluation folders (the shards of
+one evaluation) into DIR with one report; folders made with other settings,
+or holding the same run twice, are refused.
+
+crow eval k8s writes a Kubernetes Indexed Job (YAML, to stdout or --file)
+whose pods each run one shard (--shard $JOB_COMPLETION_INDEX/N) with the
+options given, writing to a volume; see crow eval k8s --help.
+
 Runs call the model for real: writes and commands are allowed inside the
-temporary copy (sandboxed where bubblewrap is available), network is not.
-What it costs: with the scripted solver of the test suite (npm run bench) a
-task takes a median of 4 model calls and about 12k input tokens for build,
-6 calls and 16-19k tokens for build-verified and pair (their reviewer reads
-the work too). A real model explores and writes more: expect 20-60k tokens
-per task and agent, so the 16 shipped tasks × 3 agents come to roughly
-1-3 million tokens, a few dollars at $3 per million input tokens. Try
---tasks js-clamp --agents build first.
+temporary copy (sandboxed where bubblewrap is available, or in the run's
+container), network is not. What it costs: with the scripted solver of the
+test suite (npm run bench) a task takes a median of 4 model calls and about
+12k input tokens for build, 6 calls and 16-19k tokens for build-verified and
+pair (their reviewer reads the work too). A real model explores and writes
+more: expect 20-60k tokens per task and agent, so the 16 shipped tasks × 3
+agents come to roughly 1-3 million tokens, a few dollars at $3 per million
+input tokens. Try --tasks js-clamp --agents build first.
 
 Exit codes: 0 finished, 1 error, 2 bad usage, 130 stopped (Ctrl-C; run the
 same command again to resume).`;
@@ -61,21 +83,10 @@ same command again to resume).`;
 const DEFAULT_AGENTS = ['build', 'build-verified', 'pair'];
 
 export async function evalCommand(argv: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = commandArgs('eval', argv, {
-    agents: { type: 'string' },
-    tasks: { type: 'string' },
-    'tasks-dir': { type: 'string' },
-    repeat: { type: 'string' },
-    concurrency: { type: 'string' },
-    provider: { type: 'string' },
-    model: { type: 'string' },
-    'reviewer-model': { type: 'string' },
-    'reviewer-provider': { type: 'string' },
-    'role-model': { type: 'string', multiple: true },
-    'budget-tokens': { type: 'string' },
-    'budget-seconds': { type: 'string' },
-    out: { type: 'string' },
-  });
+  const subcommands = (): typeof import('./eval-subcommands') => require('./eval-subcommands') as typeof import('./eval-subcommands');
+  if (argv[0] === 'merge') return subcommands().mergeCommand(argv.slice(1), io);
+  if (argv[0] === 'k8s') return subcommands().k8sCommand(argv.slice(1), io);
+  const { values, positionals } = commandArgs('eval', argv, { ...EVAL_OPTIONS, shard: { type: 'string' }, out: { type: 'string' } });
   if (values.help) {
     io.stdout.write(`${EVAL_HELP}\n`);
     return 0;
@@ -83,14 +94,7 @@ export async function evalCommand(argv: string[], io: CliIO): Promise<number> {
   noPositionals('eval', positionals);
   const agents = (values.agents ?? DEFAULT_AGENTS.join(',')).split(',').map((agent) => agent.trim()).filter(Boolean);
   checkAgents(agents, io);
-  const tasksDir = values['tasks-dir'] !== undefined ? resolve(io.cwd, values['tasks-dir']) : shippedTasks();
-  let tasks;
-  try {
-    tasks = loadTasks(tasksDir, values.tasks);
-  } catch (err) {
-    if (err instanceof EvalTaskError) throw new UsageError(err.message);
-    throw err;
-  }
+  const tasks = loadEvalTasks(values, io);
   const overrides = {
     ...(values.provider !== undefined ? { provider: values.provider } : {}),
     ...(values.model !== undefined ? { model: values.model } : {}),
@@ -99,6 +103,9 @@ export async function evalCommand(argv: string[], io: CliIO): Promise<number> {
   const repeat = positiveInteger('--repeat', values.repeat, 1);
   const concurrency = positiveInteger('--concurrency', values.concurrency, 2);
   const budget = { tokens: positiveInteger('--budget-tokens', values['budget-tokens'], 300_000), wallMs: positiveInteger('--budget-seconds', values['budget-seconds'], 600) * 1000 };
+  const seed = positiveInteger('--seed', values.seed, 1);
+  const shard = values.shard !== undefined ? parseShard(values.shard) : undefined;
+  const container = containerBackend(values.backend, values.image);
   const roles = roleDefaults(values['role-model'] ?? [], values['reviewer-model'], values['reviewer-provider']);
   const settings = resolveSettings(io.cwd, overrides, io.env, { trusted: false });
   const missing = missingDefaultKey(settings, io.env);
@@ -113,31 +120,68 @@ export async function evalCommand(argv: string[], io: CliIO): Promise<number> {
     controller.abort();
   });
   try {
-    io.stderr.write(`crow eval: ${tasks.length} tasks × ${agents.join(', ')} on ${settings.provider}/${settings.model} → ${out}\n`);
-    const outcome = await runEval({
-      tasks,
-      agents,
-      repeat,
-      concurrency,
-      env: io.env,
-      dataHome: dataHome(io.env),
-      overrides,
-      roles,
-      budget,
-      out,
-      signal: controller.signal,
-      onProgress: (progress) => io.stderr.write(progressLine(progress, style)),
-    });
-    const markdown = markdownReport(outcome.results, agents);
-    writeFileSync(join(out, 'report.md'), markdown, { mode: 0o600 });
-    writeFileSync(join(out, 'report.html'), htmlReport(outcome.results, agents, { script: reportScript() }), { mode: 0o600 });
+    const where = container ? ` in ${container.engine} containers of ${container.image}` : '';
+    io.stderr.write(`crow eval: ${tasks.length} tasks × ${agents.join(', ')} on ${settings.provider}/${settings.model}${where} → ${out}\n`);
+    let outcome;
+    try {
+      outcome = await runEval({
+        tasks,
+        agents,
+        repeat,
+        concurrency,
+        env: io.env,
+        dataHome: dataHome(io.env),
+        overrides,
+        roles,
+        budget,
+        seed,
+        ...(shard ? { shard } : {}),
+        ...(container ? { container } : {}),
+        out,
+        signal: controller.signal,
+        onProgress: (progress) => io.stderr.write(progressLine(progress, style)),
+      });
+    } catch (err) {
+      if (err instanceof ManifestMismatchError || err instanceof ContainerError) throw new UsageError(err.message);
+      throw err;
+    }
+    const note = outcome.unfinished > 0 ? `${outcome.unfinished} runs did not finish: run the same command again to resume.` : undefined;
+    const markdown = writeReports(out, outcome.results, agents, { manifest: outcome.manifest, ...(note ? { note } : {}) });
     io.stdout.write(markdown);
     io.stderr.write(`\nResults: ${join(out, RESULTS_FILE)}\nReport: ${join(out, 'report.md')} and ${join(out, 'report.html')} (open it in a browser)\n`);
-    if (outcome.unfinished > 0) io.stderr.write(`${outcome.unfinished} runs did not finish: run the same command again to resume.\n`);
+    if (note) io.stderr.write(`${note}\n`);
     return stoppedBy ? STOP_EXIT_CODES[stoppedBy] : 0;
   } finally {
     stopListening();
   }
+}
+
+/** The tasks to run: all that load, each broken one reported (or, with --strict, every broken one and a stop). */
+function loadEvalTasks(values: { tasks?: string; 'tasks-dir'?: string; strict?: boolean }, io: CliIO): EvalTask[] {
+  const tasksDir = values['tasks-dir'] !== undefined ? resolve(io.cwd, values['tasks-dir']) : shippedTasks();
+  let suite;
+  try {
+    suite = loadSuite(tasksDir, values.tasks);
+  } catch (err) {
+    if (err instanceof EvalTaskError) throw new UsageError(err.message);
+    throw err;
+  }
+  if (suite.problems.length === 0) return suite.tasks;
+  const listed = suite.problems.map((problem) => `  - ${problem}`).join('\n');
+  if (values.strict) throw new UsageError(`${suite.problems.length} task file${suite.problems.length === 1 ? ' is' : 's are'} broken (--strict stops on any):\n${listed}\nFix them, or run without --strict to run the valid tasks.`);
+  if (suite.tasks.length === 0) throw new UsageError(`No task could be loaded:\n${listed}`);
+  io.stderr.write(`crow eval: skipping ${suite.problems.length} broken task file${suite.problems.length === 1 ? '' : 's'} (fix them, or pass --strict to stop on them):\n${listed}\n`);
+  return suite.tasks;
+}
+
+function containerBackend(backend: string | undefined, image: string | undefined): ContainerBackend | undefined {
+  if (backend === undefined || backend === 'local') {
+    if (image !== undefined) throw new UsageError('--image needs --backend podman or --backend docker.');
+    return undefined;
+  }
+  if (!(CONTAINER_ENGINES as readonly string[]).includes(backend)) throw new UsageError(`--backend must be local, podman or docker, got "${backend}".`);
+  if (image === undefined) throw new UsageError(`--backend ${backend} needs --image NAME: the image each run starts a fresh container from (see eval/container/ for one built from Debian packages).`);
+  return { engine: backend as ContainerBackend['engine'], image };
 }
 
 function progressLine(progress: EvalProgress, style: ReturnType<typeof styleFor>): string {
@@ -145,7 +189,8 @@ function progressLine(progress: EvalProgress, style: ReturnType<typeof styleFor>
     case 'planned': {
       const skipped = progress.skipped.map((skip) => `crow eval: skipping ${skip.task}: ${skip.reason}\n`).join('');
       const resumed = progress.resumed > 0 ? `, ${progress.resumed} already in the results (resuming)` : '';
-      return `${skipped}crow eval: ${progress.total} runs${resumed}\n`;
+      const shard = progress.shard ? ` (shard ${progress.shard.index}/${progress.shard.count} of ${progress.shard.of})` : '';
+      return `${skipped}crow eval: ${progress.total} runs${shard}${resumed}\n`;
     }
     case 'started':
       return style.dim(`  … ${progress.task} · ${progress.agent} #${progress.repeat}\n`);
@@ -160,7 +205,7 @@ function progressLine(progress: EvalProgress, style: ReturnType<typeof styleFor>
 }
 
 /** Every agent named is one a run can use (the built-in ones and the user's; a task's temp copy has no project agents). */
-function checkAgents(agents: readonly string[], io: CliIO): void {
+export function checkAgents(agents: readonly string[], io: CliIO): void {
   const known = pickableAgents(AgentRegistry.load(tmpdir(), io.env, { trusted: false }).registry).map((agent) => agent.name);
   if (agents.length === 0) throw new UsageError(`--agents needs at least one agent: ${known.join(', ')}.`);
   for (const agent of agents) {
@@ -171,7 +216,7 @@ function checkAgents(agents: readonly string[], io: CliIO): void {
 }
 
 /** The task suite shipped next to the binary (dist/crow.js → eval/tasks) or in the repository. */
-function shippedTasks(): string {
+export function shippedTasks(): string {
   const candidates = [join(__dirname, '..', 'eval', 'tasks'), join(__dirname, '..', '..', '..', 'eval', 'tasks')];
   return candidates.find((dir) => existsSync(dir)) ?? candidates[0]!;
 }

@@ -61,9 +61,10 @@ export async function runEvaluation(context: vscode.ExtensionContext, crow: Crow
       });
     },
   );
-  writeFileSync(join(out, 'report.md'), engine.markdownReport(outcome.results, agents), { mode: 0o600 });
-  writeFileSync(join(out, 'report.html'), engine.htmlReport(outcome.results, agents, { script: engine.reportScript() }), { mode: 0o600 });
-  showReport(outcome.results, agents, engine, `${settings.provider}/${settings.model}`);
+  const report = { manifest: outcome.manifest, out };
+  writeFileSync(join(out, 'report.md'), engine.markdownReport(outcome.results, agents, report), { mode: 0o600 });
+  writeFileSync(join(out, 'report.html'), engine.htmlReport(outcome.results, agents, { ...report, script: engine.reportScript() }), { mode: 0o600 });
+  showReport(outcome.results, agents, engine, `${settings.provider}/${settings.model}`, report);
   if (outcome.unfinished > 0) void vscode.window.showWarningMessage(`Crow eval stopped: ${outcome.unfinished} runs did not finish. The report shows the ${outcome.results.length} that did.`);
   return out;
 }
@@ -76,11 +77,17 @@ async function pickAgents(names: string[]): Promise<string[] | undefined> {
   return picked?.map((item) => item.label);
 }
 
-function showReport(results: Parameters<ReturnType<typeof loadEngine>['htmlReport']>[0], agents: string[], engine: ReturnType<typeof loadEngine>, model: string): void {
+function showReport(
+  results: Parameters<ReturnType<typeof loadEngine>['htmlReport']>[0],
+  agents: string[],
+  engine: ReturnType<typeof loadEngine>,
+  model: string,
+  report: Omit<Parameters<ReturnType<typeof loadEngine>['htmlReport']>[2], 'script'>,
+): void {
   const panel = vscode.window.createWebviewPanel('crow.evalReport', `Crow eval · ${model}`, vscode.ViewColumn.Active, {
     enableScripts: true,
     localResourceRoots: [],
   });
   const nonce = randomBytes(16).toString('base64');
-  panel.webview.html = engine.htmlReport(results, agents, { script: engine.reportScript(), nonce });
+  panel.webview.html = engine.htmlReport(results, agents, { ...report, script: engine.reportScript(), nonce });
 }

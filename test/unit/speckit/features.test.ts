@@ -51,9 +51,9 @@ describe('speckit: feature folders, numbering and the current feature', () => {
     assert.equal(shortName('!!!'), 'feature');
   });
 
-  it('chooses the current feature: named > this session > SPECIFY_FEATURE_DIRECTORY > SPECIFY_FEATURE > branch > feature.json > most recent', async () => {
+  it("chooses the current feature in Spec Kit's order: named in the command > SPECIFY_FEATURE_DIRECTORY > feature.json > an error; never the branch or the newest folder", async () => {
     ws = tempWorkspace({ '.specify/feature.json': '{"feature_directory": "specs/002-b"}' });
-    folders('specs/001-a', 'specs/002-b', 'specs/003-c');
+    folders('specs/001-a', 'specs/002-b', 'specs/003-c', 'specs/auth-flow');
     const query = { workspace: ws.workspace, env: ENV };
     const pick = async (extra: object) => {
       const found = await resolveFeature({ ...query, ...extra });
@@ -62,24 +62,27 @@ describe('speckit: feature folders, numbering and the current feature', () => {
     assert.equal(await pick({}), `specs/002-b from .specify/feature.json`);
     assert.equal(await pick({ requested: '1' }), 'specs/001-a named in the command');
     assert.equal(await pick({ requested: '003-c' }), 'specs/003-c named in the command');
-    assert.equal(await pick({ sessionFeature: 'specs/003-c', env: { ...ENV, SPECIFY_FEATURE: '001-a' } }), 'specs/003-c the feature this session works on');
-    assert.equal(await pick({ sessionFeature: 'specs/009-gone', env: { ...ENV, SPECIFY_FEATURE: '001-a' } }), 'specs/001-a from SPECIFY_FEATURE', 'a vanished session feature is skipped');
+    assert.equal(await pick({ requested: 'specs/auth-flow' }), 'specs/auth-flow named in the command');
     assert.equal(await pick({ env: { ...ENV, SPECIFY_FEATURE_DIRECTORY: join(ws.root, 'specs/003-c') } }), 'specs/003-c from SPECIFY_FEATURE_DIRECTORY');
-    assert.match(await pick({ requested: '007' }), /No feature folder matches "007" \(named in the command\)\. Feature folders: specs\/001-a, specs\/002-b, specs\/003-c\./);
+    assert.equal(await pick({ env: { ...ENV, SPECIFY_FEATURE_DIRECTORY: 'specs/auth-flow' } }), 'specs/auth-flow from SPECIFY_FEATURE_DIRECTORY', 'any folder name');
+    assert.match(await pick({ env: { ...ENV, SPECIFY_FEATURE_DIRECTORY: 'specs/none' } }), /specs\/none \(from SPECIFY_FEATURE_DIRECTORY\) does not exist/);
+    assert.match(await pick({ requested: '007' }), /No feature folder matches "007"\. Feature folders: specs\/001-a, specs\/002-b, specs\/003-c\./);
 
     git(ws.root, 'init', '--quiet', '--initial-branch=main');
     git(ws.root, 'commit', '--quiet', '--allow-empty', '-m', 'start');
-    git(ws.root, 'switch', '--quiet', '-c', 'feat/001-anything');
-    assert.equal(await pick({}), 'specs/001-a from branch feat/001-anything', 'matched by number, one prefix segment dropped');
-    git(ws.root, 'switch', '--quiet', 'main');
+    git(ws.root, 'switch', '--quiet', '-c', '001-anything');
+    assert.equal(await pick({}), 'specs/002-b from .specify/feature.json', 'the branch decides nothing');
+    writeFileSync(join(ws.root, '.specify/feature.json'), '{"feature_directory": "specs/auth-flow"}');
+    assert.equal(await pick({}), 'specs/auth-flow from .specify/feature.json');
     writeFileSync(join(ws.root, '.specify/feature.json'), '{ broken');
-    assert.equal(await pick({}), 'specs/003-c the most recent feature');
+    assert.match(await pick({}), /\.specify\/feature\.json is not valid JSON/);
   });
 
-  it('refuses an ambiguous reference and a project without features', async () => {
+  it('refuses an ambiguous reference, and says how to choose when nothing names a feature', async () => {
     ws = tempWorkspace();
-    assert.match(((await resolveFeature({ workspace: ws.workspace, env: ENV })) as { error: string }).error, /no feature folders yet/);
+    assert.match(((await resolveFeature({ workspace: ws.workspace, env: ENV })) as { error: string }).error, /No current feature: Spec Kit takes it from SPECIFY_FEATURE_DIRECTORY or \.specify\/feature\.json/);
     folders('specs/004-x', '.specify/specs/004-y');
+    assert.match(((await resolveFeature({ workspace: ws.workspace, env: ENV })) as { error: string }).error, /--feature specs\/004-x \(feature folders here: \.specify\/specs\/004-y, specs\/004-x\)/, 'not the newest, silently');
     const found = await resolveFeature({ workspace: ws.workspace, env: ENV, requested: '4' });
     assert.match((found as { error: string }).error, /matches several feature folders: \.specify\/specs\/004-y, specs\/004-x/);
   });

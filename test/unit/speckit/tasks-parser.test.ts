@@ -48,6 +48,9 @@ describe('speckit: the tasks.md parser', () => {
     assert.deepEqual(parsed.tasks.find((t) => t.id === 'T010')!.dependsOn, ['T009'], 'from its own text');
     assert.deepEqual(parsed.tasks.find((t) => t.id === 'T013')!.dependsOn, ['T012'], 'from the dependencies section');
     assert.deepEqual(parsed.tasks.find((t) => t.id === 'T009')!.dependsOn, ['T004'], '"T004 before T009"');
+    const notes = parseTasks('# Tasks\n\n- [ ] T005 A\n- [ ] T006 B\n- [ ] T007 C\n- [ ] T008 D\n- [ ] T009 E\n- [ ] T010 F\n\n## Dependencies\n\n- T006, T007 depend on T005\n- T008 and T010 need T009\n');
+    const on = (id: string) => notes.tasks.find((t) => t.id === id)!.dependsOn;
+    assert.deepEqual([on('T006'), on('T007'), on('T008'), on('T010'), on('T009')], [['T005'], ['T005'], ['T009'], ['T009'], []], 'notes naming several tasks');
     assert.ok(parsed.dependencyNotes.some((n) => /Foundational \(Phase 2\)/.test(n.message)));
     assert.equal(parsed.tasks.find((t) => t.id === 'T011')!.parallel, false);
     assert.deepEqual(parsed.warnings, []);

@@ -1,0 +1,123 @@
+/**
+ * The container backend of `crow eval` (--backend podman|docker --image NAME):
+ * each run's copy of the task lives on the host, bind-mounted at the same
+ * path into a fresh container of the image, and every command of the run
+ * (the agent's and the hidden check) executes inside that container with
+ * no network, through `ENGINE exec`. Files are read and written on the
+ * host side of the mount, as the agent's file tools always do. The
+ * container holds no credential: only the image's own environment reaches
+ * commands. It is removed when the run ends, whatever is still running in it.
+ */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { commandEnvironment, runCommand } from '../tools/node-exec';
+import { DEFAULT_KILL_GRACE_MS, DEFAULT_MAX_EXEC_OUTPUT_CHARS, NodeWorkspace } from '../tools/node-workspace';
+import type { CommandLaunch } from '../tools/command-sandbox';
+import type { ExecOptions, ExecResult } from '../tools/workspace';
+import { withoutSecrets } from '../config/secret-variables';
+
+export const CONTAINER_ENGINES = ['podman', 'docker'] as const;
+export type ContainerEngine = (typeof CONTAINER_ENGINES)[number];
+
+export interface ContainerBackend {
+  engine: ContainerEngine;
+  image: string;
+}
+
+/** How long starting or removing a container may take before the run says the engine is stuck. */
+const ENGINE_TIMEOUT_MS = 120_000;
+
+export class ContainerError extends Error {
+  override name = 'ContainerError';
+}
+
+/** Runs `engine args…` to its end: its trimmed stdout, or a ContainerError with what it said and what to check. */
+export function engineCommand(engine: ContainerEngine, args: readonly string[], env: NodeJS.ProcessEnv): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(engine, [...args], { env: withoutSecrets(env), timeout: ENGINE_TIMEOUT_MS, maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
+      if (!error) return resolve(String(stdout).trim());
+      const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+      reject(
+        new ContainerError(
+          missing
+            ? `${engine} is not installed (or not on PATH): install it, or run crow eval without --backend.`
+            : `${engine} ${args.slice(0, 2).join(' ')} failed: ${String(stderr).trim() || error.message}. Check that "${engine} info" works and the image exists ("${engine} image ls").`,
+        ),
+      );
+    });
+  });
+}
+
+/** One run's container: started fresh from the image with `root` mounted at the same path, network off. */
+export class TaskContainer {
+  private constructor(
+    readonly backend: ContainerBackend,
+    readonly id: string,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {}
+
+  static async start(backend: ContainerBackend, root: string, env: NodeJS.ProcessEnv): Promise<TaskContainer> {
+    const args = ['run', '--detach', '--rm', '--network', 'none', '--volume', `${root}:${root}`, '--workdir', root, '--entrypoint', 'sleep', backend.image, 'infinity'];
+    const id = await engineCommand(backend.engine, args, env);
+    if (!/^[0-9a-f]{12,}$/.test(id)) throw new ContainerError(`${backend.engine} run printed "${id.slice(0, 200)}" instead of a container id.`);
+    return new TaskContainer(backend, id, env);
+  }
+
+  /** The command prefix that runs a program inside the container, in `cwd`. */
+  wrapper(cwd: string): string[] {
+    return [this.backend.engine, 'exec', '--workdir', cwd, this.id];
+  }
+
+  /** Removes the container at once (processes still running in it included). */
+  async remove(): Promise<void> {
+    const args = this.backend.engine === 'podman' ? ['rm', '--force', '--time', '0', this.id] : ['rm', '--force', this.id];
+    await engineCommand(this.backend.engine, args, this.env).catch(() => undefined);
+  }
+}
+
+/** A workspace whose commands run in a TaskContainer; its files are those of the host folder mounted into it. */
+export class ContainerWorkspace extends NodeWorkspace {
+  private readonly outputChars: number;
+
+  constructor(
+    root: string,
+    private readonly container: TaskContainer,
+    private readonly env: NodeJS.ProcessEnv,
+    options: { maxExecOutputChars?: number } = {},
+  ) {
+    super(root, options);
+    this.outputChars = options.maxExecOutputChars ?? DEFAULT_MAX_EXEC_OUTPUT_CHARS;
+  }
+
+  /** Commands are contained: by the container, not by bubblewrap. */
+  override get sandboxed(): boolean {
+    return true;
+  }
+
+  override useSandbox(): void {}
+
+  override async commandLaunch(cwd: string): Promise<CommandLaunch> {
+    return { wrapper: this.container.wrapper(cwd), env: this.launchEnv(), unset: [], release: () => undefined };
+  }
+
+  override async exec(command: string, options: ExecOptions): Promise<ExecResult> {
+    const cwd = options.cwd === undefined ? this.root : path.resolve(this.root, options.cwd);
+    await this.resolve(cwd);
+    return runCommand(command, {
+      cwd: this.root,
+      timeoutMs: options.timeoutMs,
+      signal: options.signal,
+      ...(options.onOutput ? { onOutput: options.onOutput } : {}),
+      maxOutputChars: this.outputChars,
+      killGraceMs: DEFAULT_KILL_GRACE_MS,
+      env: this.launchEnv(),
+      wrapper: this.container.wrapper(cwd),
+      shell: 'bash',
+    });
+  }
+
+  /** The engine client's own environment: the user's, without a single credential (the container never sees it anyway). */
+  private launchEnv(): NodeJS.ProcessEnv {
+    return commandEnvironment(withoutSecrets(this.env));
+  }
+}

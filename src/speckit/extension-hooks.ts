@@ -1,0 +1,168 @@
+/**
+ * Spec Kit extensions as Crow runs them: the hooks `.specify/extensions.yml`
+ * registers around each command (`hooks.before_plan`, `hooks.after_plan`,
+ * …: extension, command, optional, prompt, description, condition,
+ * enabled, priority), and the extensions' own commands
+ * (`.specify/extensions/ID/extension.yml` → `provides.commands`), each a
+ * markdown prompt.
+ *
+ * Around a command, enabled hooks run in priority order: an optional hook
+ * is offered (its command named, to run when the person wants it); a
+ * mandatory one runs, its command's prompt through the session's agent,
+ * whose tool calls (the extension's scripts among them) go through the
+ * permission policy and the sandbox like any other. A hook with a
+ * condition is skipped, saying so: Crow does not evaluate Spec Kit's
+ * condition expressions. A mandatory hook that fails stops the command.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import type { CommandInput, ProgrammaticCommand } from '../agents/programmatic-command';
+import type { Workspace } from '../tools/workspace';
+import { type CommandRun, startCommand } from './command-run';
+import { withCommandNames } from './templates';
+import { readText } from './workspace-text';
+
+export const EXTENSIONS_YML = '.specify/extensions.yml';
+
+export interface Hook {
+  extension: string;
+  command: string;
+  optional: boolean;
+  prompt?: string;
+  description?: string;
+  condition?: string;
+  priority: number;
+}
+
+/** The enabled hooks of `event` (e.g. "before_plan"), by priority; none when the file is missing or unreadable (as Spec Kit skips it). */
+export async function hooksFor(workspace: Workspace, event: string): Promise<Hook[]> {
+  const text = await readText(workspace, EXTENSIONS_YML);
+  if (text === undefined) return [];
+  let document: unknown;
+  try {
+    document = parse(text);
+  } catch {
+    return [];
+  }
+  const entries = (document as { hooks?: Record<string, unknown> } | null)?.hooks?.[event];
+  if (!Array.isArray(entries)) return [];
+  return entries
+    .filter((entry): entry is Record<string, unknown> => typeof entry === 'object' && entry !== null && typeof entry.command === 'string' && entry.enabled !== false)
+    .map((entry) => ({
+      extension: typeof entry.extension === 'string' ? entry.extension : '',
+      command: entry.command as string,
+      optional: entry.optional !== false,
+      ...(typeof entry.prompt === 'string' ? { prompt: entry.prompt } : {}),
+      ...(typeof entry.description === 'string' ? { description: entry.description } : {}),
+      ...(typeof entry.condition === 'string' && entry.condition.trim() !== '' ? { condition: entry.condition } : {}),
+      priority: typeof entry.priority === 'number' ? entry.priority : 10,
+    }))
+    .sort((a, b) => a.priority - b.priority);
+}
+
+/** The git extension's branch creation, when its before_specify hook is installed and enabled; its branch_prefix setting. */
+export async function gitExtension(workspace: Workspace): Promise<{ prefix?: string } | undefined> {
+  const hooks = await hooksFor(workspace, 'before_specify');
+  if (!hooks.some((hook) => hook.command === GIT_FEATURE)) return undefined;
+  const config = await readText(workspace, '.specify/extensions/git/git-config.yml');
+  let prefix: unknown;
+  try {
+    prefix = config === undefined ? undefined : (parse(config) as { branch_prefix?: unknown } | null)?.branch_prefix;
+  } catch {
+    prefix = undefined;
+  }
+  return typeof prefix === 'string' && prefix.trim() !== '' ? { prefix: prefix.trim().replace(/\/+$/, '') } : {};
+}
+
+/** The git extension's branch command, which Crow carries out itself (write-commands.ts). */
+const GIT_FEATURE = 'speckit.git.feature';
+
+/**
+ * Runs the hooks of `event` for the command of `run`, with the command's
+ * arguments; an error message when a mandatory hook could not run or failed.
+ */
+export async function runHooks(run: CommandRun, event: string, args: string): Promise<string | undefined> {
+  for (const hook of await hooksFor(run.input.workspace, event)) {
+    const who = hook.extension !== '' ? ` (extension ${hook.extension})` : '';
+    if (hook.condition !== undefined) {
+      run.say(`Hook ${event}${who}: /${hook.command} skipped: its condition "${hook.condition}" is not evaluated by Crow. Run /${hook.command} yourself if it applies.`);
+      continue;
+    }
+    if (hook.command === GIT_FEATURE) {
+      run.say(`Hook ${event}${who}: Crow starts the feature's git branch itself, as /${hook.command} would.`);
+      continue;
+    }
+    if (hook.optional) {
+      run.say(`Optional hook ${event}${who}: ${hook.prompt ?? hook.description ?? `run /${hook.command}?`} To run it: /${hook.command}`);
+      continue;
+    }
+    const command = await extensionCommandBody(run.input.workspace.root, hook.extension, hook.command);
+    if (!command) return `The mandatory hook ${event}${who} names /${hook.command}, which no installed extension provides (see ${EXTENSIONS_YML} and .specify/extensions/). Reinstall the extension or disable the hook.`;
+    run.say(`Hook ${event}${who}: running /${hook.command}.`);
+    const result = await run.runPrompt(command.prompt(args));
+    if (result.status === 'error' || result.status === 'cancelled' || result.status === 'limit') {
+      return `The mandatory hook ${event}${who} /${hook.command} did not finish: ${result.message}`;
+    }
+  }
+  return undefined;
+}
+
+interface ExtensionCommandFile {
+  name: string;
+  extension: string;
+  description: string;
+  file: string;
+  prompt(args: string): string;
+}
+
+/** The command `name` of the installed extension `extension` (any extension when ''). */
+async function extensionCommandBody(root: string, extension: string, name: string): Promise<ExtensionCommandFile | undefined> {
+  return extensionCommandFiles(root).find((command) => command.name === name && (extension === '' || command.extension === extension));
+}
+
+/** Every command the installed extensions provide, from their extension.yml. */
+export function extensionCommandFiles(root: string): ExtensionCommandFile[] {
+  const folder = join(root, '.specify', 'extensions');
+  if (!existsSync(folder)) return [];
+  const commands: ExtensionCommandFile[] = [];
+  for (const id of readdirSync(folder).sort()) {
+    const manifest = join(folder, id, 'extension.yml');
+    if (!/^[a-z0-9-]+$/.test(id) || !existsSync(manifest)) continue;
+    let provided: unknown;
+    try {
+      provided = (parse(readFileSync(manifest, 'utf8')) as { provides?: { commands?: unknown } } | null)?.provides?.commands;
+    } catch {
+      continue;
+    }
+    if (!Array.isArray(provided)) continue;
+    for (const entry of provided as Record<string, unknown>[]) {
+      if (typeof entry?.name !== 'string' || typeof entry.file !== 'string' || entry.file.includes('..')) continue;
+      const file = join(folder, id, entry.file);
+      if (!existsSync(file)) continue;
+      const body = withCommandNames(readFileSync(file, 'utf8').replace(/^---\r?\n[\s\S]*?\r?\n---\r?\n/, ''));
+      commands.push({
+        name: entry.name,
+        extension: id,
+        description: typeof entry.description === 'string' ? entry.description : `Spec Kit extension ${id}`,
+        file: `.specify/extensions/${id}/${entry.file}`,
+        prompt: (args) => body.replace(/\$ARGUMENTS|\{ARGS\}/g, args),
+      });
+    }
+  }
+  return commands;
+}
+
+/** The installed extensions' commands as slash commands: each runs its prompt through the session's agent. */
+export function extensionCommands(root: string): ProgrammaticCommand[] {
+  return extensionCommandFiles(root).map((command) => ({
+    name: command.name,
+    description: `${command.description} (Spec Kit extension ${command.extension})`,
+    argumentHint: '[arguments]',
+    run: (input: CommandInput) =>
+      startCommand(command.name, input, async (run) => {
+        const result = await run.runPrompt(command.prompt(input.args));
+        run.finish(result.status, result.message, result.summary);
+      }),
+  }));
+}
