@@ -103,6 +103,8 @@ export class Turn {
   private taskSummary: string | undefined;
   /** Responses in a row whose last tool call the output cap cut off. */
   private cutOffs = 0;
+  /** What the last model call read and wrote: how full the context window is now. */
+  private lastCallTokens: number | undefined;
 
   constructor(
     private readonly agent: TurnAgent,
@@ -291,6 +293,8 @@ export class Turn {
       this.signal,
     );
     addUsage(this.usage, response.usage);
+    const { input, cacheRead, cacheWrite, output } = response.usage;
+    if (input + cacheRead + cacheWrite + output > 0) this.lastCallTokens = input + cacheRead + cacheWrite + output;
     const text = response.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
     if (text.trim() !== '') this.lastText = text;
     return response;
@@ -355,6 +359,8 @@ export class Turn {
 
   private finish(reason: TurnStopReason, message: string): TurnResult {
     const agent = this.agent.name;
+    const window = this.agent.contextWindow?.settings.contextWindow;
+    if (window !== undefined && this.lastCallTokens !== undefined) this.emit({ type: 'context', agent, used: this.lastCallTokens, window });
     const systemEvent = SYSTEM_EVENTS[reason];
     if (systemEvent) this.session.append({ kind: 'system', event: systemEvent, message, at: Date.now() });
     if (reason === 'cancelled') this.emit({ type: 'cancelled', agent });

@@ -91,6 +91,8 @@ export type AgentEvent =
   | { type: 'error'; agent: string; message: string }
   | { type: 'cancelled'; agent: string }
   | { type: 'turn_complete'; agent: string; reason: TurnStopReason; message: string }
+  /** What the agent's last model call of a turn filled of its context window (tokens), told as the turn ends. */
+  | { type: 'context'; agent: string; used: number; window: number }
   /** The agent's history was compacted to fit its context window (estimated tokens). */
   | { type: 'compaction'; agent: string; tokensBefore: number; tokensAfter: number; how: string }
   // Emitted by ACPAgent compositions, never by a BaseAgent:

@@ -193,15 +193,19 @@ async function prompt(host: HostSession, task: EvalTask, settings: RunSettings, 
       else if (event.type === 'coagent_end') approved = event.verdict === 'approved';
     }
     const result = await events.result;
-    // Over its time is how the run ended, even when its last call finished before the stop took hold.
+    // The engine makes no call past the token budget; a run whose last call went past it still used more than it may.
+    const { input, output, cacheRead, cacheWrite } = run.tokens;
+    const overBudget = result.status === 'budget' || input + output + cacheRead + cacheWrite > settings.budget.tokens;
+    // Over its time or its tokens is how the run ended, even when its last call finished before the stop took hold.
     run.ended =
       over !== undefined ? over
+      : overBudget ? 'budget'
       : result.status === 'cancelled' ? 'cancelled'
       : result.status === 'completed' ? (approved ? 'approved' : 'completed')
       : result.status === 'needs_input' ? 'answered'
       : result.status;
     if (result.status === 'error' || result.status === 'limit') run.error = result.message;
-    if (result.status === 'budget') run.error = `stopped: at the budget of ${settings.budget.tokens} tokens`;
+    if (overBudget) run.error = `stopped: over the budget of ${settings.budget.tokens} tokens`;
     if (over === 'timeout') run.error = `stopped: over the budget of ${Math.round(settings.budget.wallMs / 1000)} s`;
   } catch (err) {
     run.ended = 'error';

@@ -72,6 +72,6 @@ function isEvent(event: unknown): event is AgentEvent {
 const EVENT_TYPES = new Set<AgentEvent['type']>(Object.keys({
   prompt_start: 0, plan: 0, turn_start: 0, steer: 0, checkpoint: 0, text_delta: 0, text_complete: 0, thinking_delta: 0, thinking_complete: 0,
   tool_call_start: 0, tool_progress: 0, tool_call_end: 0, files_changed: 0, usage: 0, retry: 0, task_complete: 0, doom_loop: 0, error: 0,
-  cancelled: 0, turn_complete: 0, compaction: 0, coagent_start: 0, coagent_end: 0, handoff: 0, subagent_start: 0,
+  cancelled: 0, turn_complete: 0, context: 0, compaction: 0, coagent_start: 0, coagent_end: 0, handoff: 0, subagent_start: 0,
   subagent_progress: 0, subagent_end: 0, subagent_usage: 0, notice: 0, run_complete: 0,
 } satisfies Record<AgentEvent['type'], 0>) as AgentEvent['type'][]);

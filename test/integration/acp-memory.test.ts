@@ -253,18 +253,30 @@ describe('ACP server in memory', () => {
     assert.equal(text.join(''), 'Fresh answer.');
   });
 
-  it('refuses a second prompt while one runs, and prompts for unknown sessions', async () => {
+  it('queues a second prompt while one runs (or refuses it when the client asks), and prompts for unknown sessions', async () => {
     const provider = new ScriptedProvider([{ text: 'slow', hangAfterDeltas: true }]);
     const client = await connect(new TestCatalog({ providers: { m: provider } }));
     const id = await session(client);
     const first = client.prompt(id, 'One');
-    await assert.rejects(client.prompt(id, 'Two'), (err: { code: number; message: string }) => {
-      assert.equal(err.code, -32600);
-      assert.match(err.message, /already running/);
-      return true;
-    });
+    await assert.rejects(
+      client.agent.request('session/prompt', { sessionId: id, prompt: [{ type: 'text', text: 'Two' }], _meta: { 'crow/whileBusy': 'refuse' } }),
+      (err: { code: number; message: string }) => {
+        assert.equal(err.code, -32600);
+        assert.match(err.message, /already running/);
+        return true;
+      },
+    );
+    await assert.rejects(
+      client.agent.request('session/prompt', { sessionId: id, prompt: [{ type: 'text', text: 'Two' }], _meta: { 'crow/whileBusy': 'later' } }),
+      /must be "queue", "interrupt" or "refuse"/,
+    );
+    // Queued: the run it joined never reaches another step, so the run's end hands it back and it runs as the next prompt.
+    provider.enqueue({ text: 'Second answer.' });
+    const second = client.prompt(id, 'Two');
     await client.cancel(id);
     assert.equal((await first).stopReason, 'cancelled');
+    assert.equal((await second).stopReason, 'end_turn');
+    assert.match(JSON.stringify(provider.requests.at(-1)!.messages), /Two/);
     await assert.rejects(client.prompt('no-such-session', 'Hi'), (err: { code: number; message: string }) => {
       assert.equal(err.code, -32002);
       assert.match(err.message, /Unknown session "no-such-session"/);

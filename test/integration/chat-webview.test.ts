@@ -166,10 +166,11 @@ describe('chat view in headless Chromium', function () {
     assert.equal(await page().locator('#meter .meter-session').innerText(), 'Session: 98,765 in · 4,321 out · $0.5000');
   });
 
-  it('cancels only while busy, by the button or Escape', async () => {
+  it('cancels only while busy, by the button or Escape; while busy, Send queues', async () => {
     assert.equal(await page().locator('button#cancel').isDisabled(), true);
     await view.send({ type: 'busy', busy: true });
-    assert.equal(await page().locator('button#send').isDisabled(), true);
+    assert.equal(await page().locator('button#send').isDisabled(), false, 'a message may be sent while the agents work');
+    assert.equal(await page().locator('button#send').textContent(), 'Queue');
     await page().locator('button#cancel').click();
     await page().locator('textarea#prompt').press('Escape');
     assert.deepEqual(await view.takePosted(), [{ type: 'cancel' }, { type: 'cancel' }]);
@@ -177,6 +178,7 @@ describe('chat view in headless Chromium', function () {
     await view.send({ type: 'busy', busy: false });
     assert.equal(await page().locator('button#cancel').isDisabled(), true);
     assert.equal(await page().locator('button#send').isDisabled(), false);
+    assert.equal(await page().locator('button#send').textContent(), 'Send');
   });
 
   it('sends with Enter, adds a line with Shift+Enter, and prefills without sending', async () => {

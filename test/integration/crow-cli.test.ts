@@ -136,7 +136,9 @@ describe('crow binary', () => {
     const events = run.stdout.trim().split('\n').map((line) => JSON.parse(line));
     assert.equal(events[0].type, 'session_start');
     assert.deepEqual(events[1], { type: 'prompt_start', agent: 'build', primary: 'builder', content: [{ type: 'text', text: 'Say hi' }] });
-    assert.equal(events[2].type, 'turn_start');
+    assert.equal(events[2].type, 'checkpoint', 'a checkpoint before the prompt reaches the agents');
+    assert.equal(events[2].checkpoint.kind, 'prompt');
+    assert.equal(events[3].type, 'turn_start');
     assert.deepEqual(events.at(-1), {
       type: 'run_complete',
       agent: 'build',

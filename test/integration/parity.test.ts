@@ -172,6 +172,70 @@ const SCENARIOS: Scenario[] = [
     },
   },
   {
+    name: 'rewinds to a checkpoint: the files only, the conversation only, then both',
+    setup: ({ llm, root }) => {
+      writeFileSync(join(root, 'notes.md'), 'v1\n');
+      llm.enqueue(
+        'anthropic',
+        call('write_file', { path: 'notes.md', content: 'v2\n' }),
+        text('Wrote v2.'),
+        call('write_file', { path: 'notes.md', content: 'v3\n' }),
+        text('Wrote v3.'),
+        text('After the conversation rewind.'),
+        text('After rewinding both.'),
+      );
+    },
+    async run(session, { llm, root }) {
+      const notes = (): string => readFileSync(join(root, 'notes.md'), 'utf8');
+      assert.ok((await session.prompt('Write v2')).ok);
+      assert.ok((await session.prompt('Write v3')).ok);
+      // Checkpoints: #1 before "Write v2", #2 before its write, #3 before "Write v3", #4 before its write.
+      const files = await session.rewind(4, 'files');
+      assert.ok(files.ok, `${files.ended} ${files.text}`);
+      assert.equal(notes(), 'v2\n', 'the files as they were before the second write');
+      const conversation = await session.rewind(3, 'conversation');
+      assert.ok(conversation.ok, `${conversation.ended} ${conversation.text}`);
+      assert.equal(notes(), 'v2\n', 'a conversation rewind leaves the files');
+      assert.ok((await session.prompt('Where are we?')).ok);
+      const sent = JSON.stringify(llm.requestsFor('anthropic').at(-1)!.body.messages);
+      assert.match(sent, /Write v2/);
+      assert.doesNotMatch(sent, /Write v3|Wrote v3/, 'the agents no longer read what came after checkpoint #3');
+      const both = await session.rewind(2, 'both');
+      assert.ok(both.ok, `${both.ended} ${both.text}`);
+      assert.equal(notes(), 'v1\n');
+      assert.ok((await session.prompt('And now?')).ok);
+      assert.doesNotMatch(JSON.stringify(llm.requestsFor('anthropic').at(-1)!.body.messages), /Wrote v2|Where are we/);
+    },
+  },
+  {
+    name: 'forks a session from an earlier message: the branch holds the conversation up to it',
+    setup: ({ llm }) => llm.enqueue('anthropic', text('Answer A.'), text('Answer B.'), text('Answer on the branch.'), text('Still on the branch.')),
+    async run(session, { llm }) {
+      assert.ok((await session.prompt('Question A')).ok);
+      assert.ok((await session.prompt('Question B')).ok);
+      // Checkpoint #2 comes before "Question B": the branch has A and its answer, then the new question.
+      const branched = await session.forkAndPrompt(2, 'Question C instead');
+      assert.ok(branched.ok, `${branched.ended} ${branched.text}`);
+      const sent = JSON.stringify(llm.requestsFor('anthropic').at(-1)!.body.messages);
+      assert.match(sent, /Question A[\s\S]*Answer A[\s\S]*Question C instead/);
+      assert.doesNotMatch(sent, /Question B/);
+      assert.ok((await session.prompt('And then?')).ok);
+      assert.match(JSON.stringify(llm.requestsFor('anthropic').at(-1)!.body.messages), /Question C instead[\s\S]*And then\?/, 'later prompts go on with the branch');
+    },
+  },
+  {
+    name: 'a message sent while a command runs reaches the agent after the command returns',
+    setup: ({ llm }) => llm.enqueue('anthropic', call('bash', { command: 'sleep 1.4' }), text('Done, and I saw your note.')),
+    async run(session, { llm }) {
+      const run = await session.promptThenSteer('Wait a bit', 'Also mention the tests', () => sleeping('1.4'));
+      assert.ok(run.ok, `${run.ended} ${run.text}`);
+      const requests = llm.requestsFor('anthropic');
+      assert.equal(requests.length, 2, 'given to the running prompt, not sent as a prompt of its own');
+      const last = JSON.stringify(requests[1]!.body.messages.at(-1));
+      assert.match(last, /"type":"tool_result"[\s\S]*sent this message while you were working[\s\S]*Also mention the tests/);
+    },
+  },
+  {
     name: 'a cancel during a command stops it and ends the prompt as cancelled',
     setup: ({ llm }) => llm.enqueue('anthropic', call('bash', { command: 'sleep 37.5' })),
     async run(session) {

@@ -14,7 +14,8 @@ import { dataHome } from '../../src/config/paths';
 import { SessionStore } from '../../src/session/session-store';
 import { NodeWorkspace } from '../../src/tools/node-workspace';
 import type { HostMessage, TranscriptEvent } from '../../webview/chat/protocol';
-import { type CrowProcess, runCrow, startAcp, startCrow, until } from './crow-binary';
+import { CROW, type CrowProcess, runCrow, startAcp, startCrow, until } from './crow-binary';
+import { Terminal } from './terminal';
 import { isolatedEnv } from './isolated-env';
 
 /** How a prompt ended, as the door says it, and the answer text it showed. */
@@ -31,6 +32,12 @@ export interface DoorSession {
   promptThenCancel(text: string, started: () => boolean): Promise<DoorRun>;
   /** Undoes this session's last prompt, the door's own way. */
   undo(): Promise<DoorRun>;
+  /** Rewinds the session to its checkpoint `number` (as crow sessions checkpoints numbers them), the door's own way. */
+  rewind(number: number, mode: 'both' | 'files' | 'conversation'): Promise<DoorRun>;
+  /** Branches a new session at checkpoint `number` (of a prompt) and sends `text` there; later prompts go to the branch. */
+  forkAndPrompt(number: number, text: string): Promise<DoorRun>;
+  /** Sends `text`, then `line` as a person types while it works, once `started()` holds; how the prompt ended. */
+  promptThenSteer(text: string, line: string, started: () => boolean): Promise<DoorRun>;
   /** Everything the door has shown so far, as text (JSON lines, session updates, view messages): what a prompt showed while it ran. */
   shown(): string;
   close(): Promise<void>;
@@ -91,6 +98,36 @@ export const cliDoor: Door = {
         const run = await runCrow(['undo', '--yes', '--cwd', root], env, root);
         return { ok: run.code === 0, ended: `exit ${run.code}`, text: run.stdout };
       },
+      async rewind(number, mode) {
+        const only = mode === 'both' ? [] : [`--${mode}-only`];
+        const run = await runCrow(['undo', '--to', String(number), ...only, '--yes', '--cwd', root], env, root);
+        return { ok: run.code === 0, ended: `exit ${run.code}`, text: run.stdout };
+      },
+      async forkAndPrompt(number, text) {
+        const listed = await runCrow(['sessions', 'list', '--cwd', root], env, root);
+        const id = /^(\S+)/.exec(listed.stdout.trim())![1]!;
+        const forked = await runCrow(['sessions', 'fork', id, '--at', String(number)], env, root);
+        if (forked.code !== 0) return { ok: false, ended: `exit ${forked.code}`, text: forked.stderr };
+        // The branch is the folder's newest session now: --continue goes on with it afterwards.
+        const crow = start(['run', text, '--json', '--allow', 'all', '--session', forked.stdout.trim()]);
+        crow.child.stdin.end();
+        const { code } = await crow.exited;
+        return outcome(code, crow.stdout());
+      },
+      async promptThenSteer(text, line, isStarted) {
+        // A person types on a terminal: a real one, so crow reads the line as it does for them.
+        const terminal = Terminal.start([process.execPath, CROW, 'run', text, '--allow', 'all', ...(started ? ['--continue'] : [])], { cwd: root, env });
+        try {
+          await until(isStarted, 'the command to start', 20_000);
+          terminal.typeLine(line);
+          await until(() => terminal.exitStatus() !== undefined, 'crow run to end', 30_000);
+          started = true;
+          const code = terminal.exitStatus()!;
+          return { ok: code === 0, ended: `exit ${code}`, text: terminal.screen() };
+        } finally {
+          terminal.close();
+        }
+      },
       shown: () => runs.map((crow) => crow.stdout()).join(''),
       close: async () => undefined,
     };
@@ -103,7 +140,7 @@ export const acpDoor: Door = {
   async open(root, home, env) {
     const agent = startAcp(root, home, env, { permission: () => 'allow_once' });
     await agent.client.initialize();
-    const { sessionId } = await agent.client.newSession(root);
+    let { sessionId } = await agent.client.newSession(root);
     const said = (): string => agent.client.said(sessionId);
     const send = async (text: string): Promise<DoorRun> => {
       const before = said().length;
@@ -124,6 +161,21 @@ export const acpDoor: Door = {
         return { ok: stopReason === 'cancelled', ended: stopReason, text: said().slice(before) };
       },
       undo: () => send('/undo'),
+      rewind: (number, mode) => send(`/rewind ${number} ${mode}`),
+      async forkAndPrompt(number, text) {
+        const forked = await agent.client.agent.request<{ sessionId: string }>('session/fork', { sessionId, cwd: root, mcpServers: [], _meta: { 'crow/checkpoint': number } });
+        sessionId = forked.sessionId;
+        return send(text);
+      },
+      async promptThenSteer(text, line, isStarted) {
+        const before = said().length;
+        const first = agent.client.prompt(sessionId, text);
+        await until(isStarted, 'the command to start', 20_000);
+        // A second session/prompt while the first runs: queued for its next step, answered when that run ends.
+        const second = await agent.client.prompt(sessionId, line);
+        const { stopReason } = await first;
+        return { ok: stopReason === 'end_turn' && second.stopReason === 'end_turn', ended: stopReason, text: said().slice(before) };
+      },
       shown: () => JSON.stringify(agent.client.notifications),
       close: async () => void (await agent.stop()),
     };
@@ -172,6 +224,13 @@ export const vscodeDoor: Door = {
       await controller.handle({ type: 'send', text });
       return outcome(from);
     };
+    /** The id of the session's checkpoint `number`, as the view got them (in order). */
+    const checkpointId = (number: number): string => {
+      const shown = events().flatMap((event) => (event.type === 'checkpoint' ? [event.id] : []));
+      const id = shown[number - 1];
+      if (id === undefined) throw new Error(`the view shows ${shown.length} checkpoints, not #${number}`);
+      return id;
+    };
     return {
       async prompt(text, options = {}) {
         if (options.agent) await controller.pick({ agent: options.agent });
@@ -187,6 +246,25 @@ export const vscodeDoor: Door = {
         return { ...run, ok: run.ended === 'cancelled' };
       },
       undo: () => send('/undo'),
+      async rewind(number, mode) {
+        const from = events().length;
+        await controller.handle({ type: 'restore', checkpoint: checkpointId(number), mode });
+        return outcome(from);
+      },
+      async forkAndPrompt(number, text) {
+        // Editing a past message: the view's Edit on the message that checkpoint `number` comes before.
+        await controller.handle({ type: 'edit_message', checkpoint: checkpointId(number), text });
+        return outcome(events().findLastIndex((event) => event.type === 'user_message'));
+      },
+      async promptThenSteer(text, line, isStarted) {
+        const from = events().length;
+        const sent = controller.handle({ type: 'send', text });
+        await until(isStarted, 'the command to start', 20_000);
+        await controller.handle({ type: 'send', text: line });
+        await sent;
+        await until(() => !controller.busy, 'the queued message to be taken', 20_000);
+        return outcome(from);
+      },
       shown: () => JSON.stringify(posted),
       close: () => controller.dispose(),
     };

@@ -62,11 +62,13 @@ class ChatApp {
         break;
       case 'reset':
         this.transcript.clear();
+        this.meter.clearContext();
         this.toolbar.setTitle(message.title);
         this.sessions.setCurrent(message.sessionId);
         break;
       case 'events': {
         this.transcript.applyAll(message.events);
+        for (const event of message.events) if (event.type === 'context') this.meter.showContext(event.agent, event.used, event.window);
         // The first prompt titles the session at once; the host's title follows when the prompt ends.
         const first = message.events.find((event) => event.type === 'user_message');
         if (first && this.toolbar.untitled) this.toolbar.setTitle(firstLine(first.text));

@@ -92,6 +92,8 @@ export type PromptStatus = 'completed' | 'needs_input' | 'limit' | 'budget' | 'c
 
 /** What the view shows of a session: enough to rebuild the transcript of a resumed one. */
 export type TranscriptEvent =
+  /** How full an agent's context window is after its turn (tokens): the meter shows it, the transcript does not. */
+  | { type: 'context'; agent: string; used: number; window: number }
   /** A moment the session can be restored to: before the prompt shown last (`prompt`), or before the tool call `callId`. */
   | { type: 'checkpoint'; id: string; kind: 'prompt' | 'tool'; callId?: string }
   /** `steered`: sent while the agents worked, and given to them at this point. */

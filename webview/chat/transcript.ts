@@ -100,6 +100,9 @@ export class Transcript {
       case 'checkpoint':
         this.checkpoints.mark(event, this.lastMessage, (callId) => this.cards.get(callId)?.element);
         break;
+      // The meter shows it (main.ts).
+      case 'context':
+        break;
       case 'text_delta':
       case 'thinking_delta':
         this.stream(event.type === 'text_delta' ? 'text' : 'thinking', event.actor, event.delta);

@@ -30,6 +30,8 @@ export interface AcpServerOptions {
   missingKeys: () => string[];
   logger: AcpLogger;
   version: string;
+  /** Whether the sessions can be forked (SessionSetup.fork): told at initialize without loading them. */
+  forks?: boolean;
 }
 
 /** Auth method ids are `env:` and the variable's name. */
@@ -126,8 +128,9 @@ export function createAcpServer(options: AcpServerOptions): acp.AgentApp {
     });
 }
 
-/** What sessions offer; `fork` (session/fork) is unstable in the protocol, so the stable types do not name it. */
-const SESSION_CAPABILITIES = { list: {}, resume: {}, close: {}, delete: {}, fork: {} };
+/** What sessions offer; `fork` (session/fork, added when the sessions can fork) is unstable in the protocol, so the stable types do not name it. */
+const SESSION_CAPABILITIES = { list: {}, resume: {}, close: {}, delete: {} };
+const FORKING_SESSION_CAPABILITIES = { ...SESSION_CAPABILITIES, fork: {} };
 
 function initializeResponse(options: AcpServerOptions): InitializeResponse {
   return {
@@ -137,7 +140,7 @@ function initializeResponse(options: AcpServerOptions): InitializeResponse {
       loadSession: true,
       promptCapabilities: { image: true, audio: false, embeddedContext: true },
       mcpCapabilities: { http: true, sse: true },
-      sessionCapabilities: SESSION_CAPABILITIES,
+      sessionCapabilities: options.forks ? FORKING_SESSION_CAPABILITIES : SESSION_CAPABILITIES,
     },
     authMethods: missingKeys(options).map(authMethod),
   };

@@ -94,6 +94,9 @@ export class UpdateTranslator {
       // A client rewinds with /rewind, which lists the checkpoints itself.
       case 'checkpoint':
         return undefined;
+      // usage_update told how full the window is after every call already.
+      case 'context':
+        return undefined;
       // A message sent while the agents worked, as prompt_start's: the client showed it when it was sent.
       case 'steer':
         return this.options.replaying ? this.userMessage(event.content) : undefined;

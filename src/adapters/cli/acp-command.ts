@@ -41,6 +41,7 @@ export async function acpCommand(argv: string[], io: CliIO): Promise<number> {
   try {
     const server = createAcpServer({
       sessions: () => sessionSetup(io.env, logger),
+      forks: true,
       missingKeys: () => missingApiKeys(io.cwd, io.env),
       logger,
       version,

@@ -29,6 +29,12 @@ type Channel = 'none' | 'text' | 'thinking' | 'status';
 /** Marks each line of thinking, so it stays apart from the answer without colour too. */
 export const THINKING_PREFIX = '┊ ';
 
+/** "◔ builder's context: 12.3k of 200k tokens (6%)": how full an agent's window is after its turn. */
+export function contextLine({ agent, used, window }: { agent: string; used: number; window: number }): string {
+  const share = Math.round((used / window) * 100);
+  return `◔ ${agent}'s context: ${count(used)} of ${count(window)} tokens (${share}%)${share >= 80 ? ' · /compact frees it' : ''}`;
+}
+
 /**
  * Turns agent events into what a person wants to read in a terminal: the
  * answer streams to stdout as it arrives (markdown rendered on a terminal);
@@ -95,6 +101,8 @@ export class RunRenderer {
         return this.status(`${s.bold(`› ${oneLine(userText(event.content), 400)}`)} ${s.dim(`(sent while the agents worked; ${event.agent} has it now)`)}`);
       case 'turn_complete':
         return endedShort(event.reason) ? this.status(s.yellow(`⚠ ${event.agent}: ${event.message}`)) : undefined;
+      case 'context':
+        return this.status(s.dim(contextLine(event)));
       // The todo tool's own line shows the list as it changes.
       case 'plan':
       case 'turn_start':

@@ -74,6 +74,8 @@ export class TranscriptTranslator {
         this.primary = event.primary;
         this.coagent = event.coagent;
         return this.options.replaying ? [{ type: 'user_message', text: userText(event.content) }] : [];
+      case 'context':
+        return [{ type: 'context', agent: event.agent, used: event.used, window: event.window }];
       case 'checkpoint': {
         const { id, kind, callId } = event.checkpoint;
         return [{ type: 'checkpoint', id, kind, ...(callId !== undefined ? { callId } : {}) }];
