@@ -102,6 +102,14 @@ export class PromptRun {
     return this.controller.signal.aborted;
   }
 
+  /** Whether the stream has told its end: what is left is winding down (the record flushed, the session saved). */
+  ended = false;
+
+  private end(outcome: PromptOutcome): void {
+    this.ended = true;
+    this.stream.end(outcome);
+  }
+
   cancel(): void {
     this.controller.abort();
   }
@@ -118,7 +126,7 @@ export class PromptRun {
     let stopPlan: (() => void) | undefined;
     try {
       const prepared = await this.prepare(input, signal);
-      if (prepared === 'cancelled') return this.stream.end(this.outcome(cancelledResult()));
+      if (prepared === 'cancelled') return this.end(this.outcome(cancelledResult()));
       options.onStart?.(prepared.composition);
       const { composition } = prepared;
       this.emit({
@@ -149,8 +157,9 @@ export class PromptRun {
         this.meter.observe(event);
         this.emit(event);
       });
-      this.stream.end(this.outcome(result));
+      this.end(this.outcome(result));
     } catch (err) {
+      this.ended = true;
       this.stream.fail(err);
     } finally {
       this.session.budget = undefined;
