@@ -13,6 +13,7 @@ import type { UndoRecorder } from '../tools/undo-recorder';
 import type { SavedOutputs } from '../tools/saved-outputs';
 import { type SubagentLauncher, type Tool, type ToolContext, toolSpec } from '../tools/tool';
 import type { TodoStore } from '../tools/todos';
+import type { Hooks } from '../tools/hooks';
 import type { Span, SpanStatus } from '../telemetry/span';
 import type { Workspace } from '../tools/workspace';
 import type { AgentEvent, TurnStopReason } from './events';
@@ -72,6 +73,8 @@ export interface TurnOptions {
   steering?: Steering;
   /** Where the session keeps outputs clipped for the model; none: clipped outputs are not saved. */
   outputs?: SavedOutputs;
+  /** The user's hooks, run around each tool call. */
+  hooks?: Hooks;
 }
 
 /** What a turn needs of the agent it runs for. */
@@ -83,7 +86,7 @@ export interface TurnAgent {
   readonly contextWindow: ContextWindowKeeper | undefined;
 }
 
-type OptionalScope = 'undo' | 'withoutTools' | 'span' | 'role' | 'subagents' | 'depth' | 'budget' | 'steering' | 'outputs';
+type OptionalScope = 'undo' | 'withoutTools' | 'span' | 'role' | 'subagents' | 'depth' | 'budget' | 'steering' | 'outputs' | 'hooks';
 export type TurnScope = Required<Omit<TurnOptions, OptionalScope>> & Pick<TurnOptions, OptionalScope>;
 
 /** The state of one running turn. */
@@ -120,7 +123,10 @@ export class Turn {
       tools,
       context: (callId, span) => this.context(callId, span),
       emit,
+      depth: turnScope.depth ?? 0,
+      signal: turnScope.signal,
       ...(this.span ? { span: this.span } : {}),
+      ...(turnScope.hooks ? { hooks: turnScope.hooks } : {}),
     };
   }
 
@@ -302,7 +308,7 @@ export class Turn {
   }
 
   private context(callId: string, span: Span | undefined): ToolContext {
-    const { permissions, todos, undo, subagents, depth, budget, outputs } = this.turnScope;
+    const { permissions, todos, undo, subagents, depth, budget, outputs, hooks } = this.turnScope;
     return {
       sessionId: this.session.id,
       agentName: this.agent.name,
@@ -323,6 +329,7 @@ export class Turn {
       ...(budget ? { budget } : {}),
       report: this.emit,
       outputs,
+      ...(hooks ? { hooks } : {}),
     };
   }
 
@@ -370,6 +377,7 @@ const SPAN_STATUS: Record<TurnStopReason, SpanStatus> = {
   doom_loop: 'ok',
   max_tokens: 'ok',
   budget: 'ok',
+  hook_stop: 'ok',
   cancelled: 'cancelled',
   error: 'error',
 };

@@ -67,6 +67,7 @@ export class BaseAgent {
       ...(options.depth !== undefined ? { depth: options.depth } : {}),
       ...(options.budget ? { budget: options.budget } : {}),
       ...(options.steering ? { steering: options.steering } : {}),
+      ...(options.hooks ? { hooks: options.hooks } : {}),
       outputs: options.outputs,
     };
     const turn = new Turn(this, this.options, this.tools, session, scope, charging(scope.budget, (event) => stream.push(event)));

@@ -24,6 +24,7 @@ import type { ModelChoice, WorkspaceCatalog } from './catalog';
 import { commandOf, type Expansion } from './commands';
 import { PromptBudget, RAISE_IN_CONFIG, unpricedNotice } from './budget';
 import type { CostMeter, Meter } from './cost';
+import { type HookRunner, promptHooks } from './hook-runner';
 import { HostError } from './host-error';
 import type { HostSessionOptions } from './session-options';
 import { exportSpans, type SpanExport } from './otlp';
@@ -130,6 +131,7 @@ export class PromptRun {
       stopPlan = this.session.todos.onChange((items) => this.emit({ type: 'plan', agent: composition.name, items: [...items] }));
       this.session.budget = this.budget(prepared);
       this.session.steering = this.parts.steering;
+      this.session.hooks = this.hooks(prepared);
       const run = prepared.program
         ? prepared.program.command.run({
             session: this.session,
@@ -142,7 +144,7 @@ export class PromptRun {
             ...(prepared.catalog.settings ? { settings: prepared.catalog.settings() } : {}),
             ...(this.parts.undo ? { undo: this.parts.undo } : {}),
           })
-        : composition.run(this.session, prepared.blocks, { signal });
+        : composition.run(this.session, prepared.blocks, { signal, ...(this.session.hooks ? { hooks: this.session.hooks } : {}) });
       const result = await run.forEach((event) => {
         this.meter.observe(event);
         this.emit(event);
@@ -153,6 +155,7 @@ export class PromptRun {
     } finally {
       this.session.budget = undefined;
       this.session.steering = undefined;
+      this.session.hooks = undefined;
       stopPlan?.();
       this.session.events.flush();
       external?.removeEventListener('abort', stop);
@@ -295,6 +298,17 @@ export class PromptRun {
       for (const agent of [composition.primary, composition.coagent]) if (agent && !agent.provider.pricing) unpriced(agent.provider.model);
     }
     return budget;
+  }
+
+  /** The folder's hooks for this prompt, run in the workspace root; none when no hook is configured. */
+  private hooks({ catalog }: Prepared): HookRunner | undefined {
+    return promptHooks(catalog.settings?.(), {
+      root: this.options.workspace.root,
+      sessionId: this.session.id,
+      env: this.options.env,
+      notify: (level, message) => this.notice(level, message, 'Hook'),
+      redact: (value) => this.session.redactor.value(value),
+    });
   }
 
   /** Starts the prompt's undo point; its snapshot runs beside the model call, and only a command waits for it. */
