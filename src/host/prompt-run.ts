@@ -25,6 +25,7 @@ import { commandOf, type Expansion } from './commands';
 import { PromptBudget, RAISE_IN_CONFIG, unpricedNotice } from './budget';
 import { CheckpointRecorder } from './checkpoints';
 import type { CostMeter, Meter } from './cost';
+import { type HookRunner, promptHooks } from './hook-runner';
 import { HostError } from './host-error';
 import type { HostSessionOptions } from './session-options';
 import { exportSpans, type SpanExport } from './otlp';
@@ -140,6 +141,7 @@ export class PromptRun {
       this.session.budget = this.budget(prepared);
       this.session.steering = this.parts.steering;
       this.checkpoint(prepared);
+      this.session.hooks = this.hooks(prepared);
       const run = prepared.program
         ? prepared.program.command.run({
             session: this.session,
@@ -152,7 +154,7 @@ export class PromptRun {
             ...(prepared.catalog.settings ? { settings: prepared.catalog.settings() } : {}),
             ...(this.parts.undo ? { undo: this.parts.undo } : {}),
           })
-        : composition.run(this.session, prepared.blocks, { signal });
+        : composition.run(this.session, prepared.blocks, { signal, ...(this.session.hooks ? { hooks: this.session.hooks } : {}) });
       const result = await run.forEach((event) => {
         this.meter.observe(event);
         this.emit(event);
@@ -165,6 +167,7 @@ export class PromptRun {
       this.session.budget = undefined;
       this.session.steering = undefined;
       this.session.checkpoints = undefined;
+      this.session.hooks = undefined;
       stopPlan?.();
       this.session.events.flush();
       external?.removeEventListener('abort', stop);
@@ -319,6 +322,17 @@ export class PromptRun {
     const recorder = new CheckpointRecorder(this.session, this.parts.undo);
     this.emit({ type: 'checkpoint', agent: composition.name, checkpoint: recorder.atPrompt(promptText(original)) });
     this.session.checkpoints = recorder;
+  }
+
+  /** The folder's hooks for this prompt, run in the workspace root; none when no hook is configured. */
+  private hooks({ catalog }: Prepared): HookRunner | undefined {
+    return promptHooks(catalog.settings?.(), {
+      root: this.options.workspace.root,
+      sessionId: this.session.id,
+      env: this.options.env,
+      notify: (level, message) => this.notice(level, message, 'Hook'),
+      redact: (value) => this.session.redactor.value(value),
+    });
   }
 
   /** Starts the prompt's undo point; its snapshot runs beside the model call, and only a command waits for it. */
