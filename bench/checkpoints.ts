@@ -3,7 +3,8 @@
  * 100 prompts, each writing three files (100 messages, 400 checkpoints),
  * recorded with undo on as crow run records it. Then, through the real
  * binary: `crow sessions checkpoints ID` (median of 5, beside `crow
- * --version` for the start-up every command pays; target < 100 ms), and
+ * --version` for the start-up every command pays; target: listing adds
+ * < 100 ms to that start-up), and
  * `crow undo --to 1 --yes` restoring the oldest checkpoint, files and
  * conversation (target < 1 s), then the same again with nothing left to
  * restore (what planning alone costs). Prints figures; never fails on time.
@@ -49,7 +50,8 @@ export async function checkpointsBenchmark(): Promise<void> {
     const plan = crow('undo', '--to', '1', '--yes', '--session', id);
     console.log(`Checkpoints: a session of ${PROMPTS} prompts (${count} checkpoints) on a 10k-file repository, through crow`);
     console.log(
-      `  list: ${ms(list)} (crow --version ${ms(startUp)}; reading and listing in-process ${ms(inProcess)}) · target < 100 ms: ${list < 100 ? 'met' : 'NOT met'}`,
+      `  list: ${ms(list)}, ${ms(list - startUp)} over crow --version's ${ms(startUp)} (reading and listing in-process ${ms(inProcess)})` +
+        ` · target < 100 ms over start-up: ${list - startUp < 100 ? 'met' : 'NOT met'}`,
     );
     console.log(
       `  restore the oldest (files and conversation): ${ms(restore)} · target < 1 s: ${restore < 1000 ? 'met' : 'NOT met'}` +

@@ -80,7 +80,7 @@ export const VSIX_CHECKS: UiCheck[] = [
  */
 async function finishedGrepOutput(chat: Frame, timeoutMs: number): Promise<string> {
   const grepName = chat.locator('.tool-name', { hasText: /^grep$/ });
-  const card = chat.locator('.tool-card:not([data-status="running"])', { has: grepName });
+  const card = chat.locator('.tool-card:not([data-status="running"]):not([data-status="waiting"])', { has: grepName });
   await card.waitFor({ state: 'visible', timeout: timeoutMs });
   const status = await card.getAttribute('data-status', { timeout: timeoutMs });
   // A card with no output has no output section: look, don't wait for one.

@@ -96,6 +96,35 @@ describe('chat view in headless Chromium', function () {
     assert.match(await page().locator('.prompt-end').innerText(), /Cancelled.*Cancelled by the user/s);
   });
 
+  it('shows a command that exited non-zero as failed, with its exit code, and its output open', async () => {
+    await view.send(events(
+      { type: 'tool_start', actor: CODER, callId: 'false', tool: 'bash', kind: 'execute', title: 'false', argumentsText: '{}' },
+      { type: 'tool_end', callId: 'false', status: 'completed', durationMs: 12, exitCode: 1, output: '[exit code 1]', files: [] },
+      { type: 'tool_start', actor: CODER, callId: 'true', tool: 'bash', kind: 'execute', title: 'true', argumentsText: '{}' },
+      { type: 'tool_end', callId: 'true', status: 'completed', durationMs: 9, exitCode: 0, output: '[exit code 0]', files: [] },
+    ));
+    const failed = page().locator('.tool-card[data-call-id="false"]');
+    assert.equal(await failed.getAttribute('data-status'), 'failed');
+    assert.equal(await failed.locator('.tool-state').innerText(), 'exit 1');
+    assert.equal(await failed.getAttribute('aria-label'), 'bash false: exit 1');
+    assert.ok(await failed.locator('.tool-output pre').isVisible(), 'the output of a failed command is open');
+    const passed = page().locator('.tool-card[data-call-id="true"]');
+    assert.equal(await passed.getAttribute('data-status'), 'completed');
+    assert.equal(await passed.locator('.tool-state').innerText(), 'done');
+  });
+
+  it('says a call waits for the person while its approval is open, and runs again once answered', async () => {
+    await view.send(events({ type: 'tool_start', actor: CODER, callId: APPROVAL.callId, tool: 'bash', kind: 'execute', title: 'npm test', argumentsText: '{}' }));
+    const card = page().locator(`.tool-card[data-call-id="${APPROVAL.callId}"]`);
+    await view.send({ type: 'approval', request: APPROVAL });
+    assert.equal(await card.getAttribute('data-status'), 'waiting');
+    assert.equal(await card.locator('.tool-state').innerText(), 'waiting for you');
+    await view.send({ type: 'approval_done', id: APPROVAL.id, decision: 'allow_once' });
+    assert.equal(await card.getAttribute('data-status'), 'running');
+    await view.send(events({ type: 'tool_end', callId: APPROVAL.callId, status: 'completed', durationMs: 40, output: 'ok', files: [] }));
+    assert.equal(await card.getAttribute('data-status'), 'completed');
+  });
+
   it('shows an edit\'s diff, and "Open diff", the file and "Trace" ask the host', async () => {
     await view.send(events(...promptEvents()));
     const card = page().locator('.tool-card[data-call-id="call-edit"]');
@@ -179,6 +208,17 @@ describe('chat view in headless Chromium', function () {
     assert.equal(await page().locator('button#cancel').isDisabled(), true);
     assert.equal(await page().locator('button#send').isDisabled(), false);
     assert.equal(await page().locator('button#send').textContent(), 'Send');
+  });
+
+  it('shows messages queued while the agents work above the input, with Send now, until an agent takes them', async () => {
+    await view.send({ type: 'busy', busy: true });
+    await view.send({ type: 'queue', items: [{ id: 'q1', text: 'Also say which files you read.' }] });
+    const item = page().locator('.queue .queue-item', { hasText: 'Also say which files you read.' });
+    assert.equal(await item.isVisible(), true, 'the queued message shows');
+    await page().locator('.queue button.queue-send-now').click();
+    assert.deepEqual(await view.takePosted(), [{ type: 'interrupt' }]);
+    await view.send({ type: 'queue', items: [] });
+    assert.equal(await page().locator('.queue').isVisible(), false, 'an empty queue takes no room');
   });
 
   it('sends with Enter, adds a line with Shift+Enter, and prefills without sending', async () => {

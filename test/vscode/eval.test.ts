@@ -5,6 +5,7 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
+import { readResultsFile } from '../../src/eval/eval-runner';
 import { loadTasks } from '../../src/eval/eval-task';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
 import { scriptedSolver } from '../../src/testing/scripted-solver';
@@ -38,7 +39,8 @@ suite('Crow eval in VS Code', () => {
     server.respondWith('anthropic', scriptedSolver({ tasks: solverTasks(tasks), modeOf: wrongFirstOnTraps }));
     const out = await vscode.commands.executeCommand<string>('crow.runEval', { agents: ['build', 'build-verified'], tasks: 'js-clamp,js-leap-year' });
     assert.ok(out, 'the command returns where the results are');
-    const results = readFileSync(join(out, 'results.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { task: string; agent: string; passed: boolean });
+    const { manifest, results } = readResultsFile(join(out, 'results.jsonl'));
+    assert.ok(manifest, 'the results open with the manifest that says what was run');
     const passed = (task: string, agent: string) => results.find((result) => result.task === task && result.agent === agent)?.passed;
     assert.equal(results.length, 4);
     assert.equal(passed('js-clamp', 'build'), true);

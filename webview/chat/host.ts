@@ -59,18 +59,21 @@ function readState(value: unknown): ViewState {
   };
 }
 
-const HOST_TYPES: ReadonlySet<string> = new Set<HostMessage['type']>([
-  'init',
-  'reset',
-  'events',
-  'agents',
-  'sessions',
-  'busy',
-  'meter',
-  'approval',
-  'approval_done',
-  'prefill',
-]);
+/** Every type the host sends, as a record so that a new message type fails the build until it is listed here. */
+const HOST_TYPE_LIST: Record<HostMessage['type'], true> = {
+  init: true,
+  reset: true,
+  events: true,
+  agents: true,
+  sessions: true,
+  busy: true,
+  queue: true,
+  meter: true,
+  approval: true,
+  approval_done: true,
+  prefill: true,
+};
+const HOST_TYPES: ReadonlySet<string> = new Set(Object.keys(HOST_TYPE_LIST));
 
 /** Whether a `message` event's data is one of the host's messages; anything else is ignored. */
 export function isHostMessage(value: unknown): value is HostMessage {

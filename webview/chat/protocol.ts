@@ -125,6 +125,8 @@ export type TranscriptEvent =
       approval?: ApprovalDecision | 'reject_always';
       /** Time the call spent getting ready (a terminal opening), apart from durationMs. */
       setupMs?: number;
+      /** A command's exit code: the card shows a non-zero one as a failure, whatever the call's status. */
+      exitCode?: number;
       /** The tool's output as the model saw it (capped). */
       output: string;
       diff?: CardDiff;

@@ -24,7 +24,14 @@ const ANSWERED: Record<NonNullable<ToolEnd['approval']>, string> = {
   reject_once: 'denied',
   reject_always: 'always denied',
 };
-const STATUS_TEXT: Record<string, string> = { running: 'running', completed: 'done', failed: 'failed', cancelled: 'cancelled', stopped: 'stopped' };
+const STATUS_TEXT: Record<string, string> = {
+  running: 'running',
+  waiting: 'waiting for you',
+  completed: 'done',
+  failed: 'failed',
+  cancelled: 'cancelled',
+  stopped: 'stopped',
+};
 
 export class ToolCard {
   readonly element: HTMLElement;
@@ -34,7 +41,7 @@ export class ToolCard {
   private readonly title: string;
   private readonly openFile: (path: string, line?: number) => void;
   /** What the running call shows of its work: its step and the end of its output. */
-  private live: { root: HTMLElement; step: HTMLElement; caption: HTMLElement; tail: HTMLPreElement } | undefined;
+  private liveView: { root: HTMLElement; step: HTMLElement; caption: HTMLElement; tail: HTMLPreElement } | undefined;
 
   constructor(start: ToolStart, private readonly post: Post) {
     this.openFile = fileOpener(post);
@@ -57,12 +64,23 @@ export class ToolCard {
     return this.element.dataset['status'] ?? 'running';
   }
 
+  /** Whether the call has not ended: it runs, or waits for the person's answer. */
+  get live(): boolean {
+    return this.status === 'running' || this.status === 'waiting';
+  }
+
+  /** The call waits for the person's answer to its approval (true), or goes on after it (false). */
+  waiting(waits: boolean): void {
+    if (this.live) this.setStatus(waits ? 'waiting' : 'running');
+  }
+
   /** The call is still running: its time so far, its step, the last lines of its output (kept scrolled to the newest). */
   progress(event: ToolProgress): void {
-    if (this.status !== 'running') return;
+    if (!this.live) return;
+    if (this.status === 'waiting') this.setStatus('running');
     this.took.textContent = duration(event.elapsedMs);
     if (event.tail === undefined && event.step === undefined) return;
-    const live = (this.live ??= this.liveSection());
+    const live = (this.liveView ??= this.liveSection());
     live.step.textContent = event.step ?? '';
     live.step.hidden = event.step === undefined;
     live.caption.hidden = live.tail.hidden = event.tail === undefined;
@@ -74,9 +92,11 @@ export class ToolCard {
   }
 
   finish(end: ToolEnd): void {
-    this.live?.root.remove();
-    this.live = undefined;
-    this.setStatus(end.status);
+    this.liveView?.root.remove();
+    this.liveView = undefined;
+    // A command that exited non-zero did not do what was asked, though it ran: its card says so.
+    const exitedBadly = end.exitCode !== undefined && end.exitCode !== 0;
+    this.setStatus(exitedBadly && end.status === 'completed' ? 'failed' : end.status, exitedBadly ? `exit ${end.exitCode}` : undefined);
     this.took.textContent = duration(end.durationMs);
     const note = [
       end.approval !== undefined ? ANSWERED[end.approval] : '',
@@ -87,7 +107,7 @@ export class ToolCard {
     if (note.length > 0) this.head.after(el('div', 'tool-note', note.join(' · ')));
     if (end.output.trim()) {
       const lines = end.output.split('\n').length;
-      const output = details('tool-output', `Output (${lines} ${lines === 1 ? 'line' : 'lines'})`, end.status === 'failed');
+      const output = details('tool-output', `Output (${lines} ${lines === 1 ? 'line' : 'lines'})`, this.status === 'failed');
       output.root.append(el('pre', 'tool-text', end.output));
       this.element.append(output.root);
     }
@@ -99,16 +119,18 @@ export class ToolCard {
 
   /** The prompt ended (cancelled, error) before the tool reported back. */
   stop(): void {
-    if (this.status === 'running') this.setStatus('stopped');
+    if (this.live) this.setStatus('stopped');
   }
 
-  private setStatus(status: string): void {
+  /** Sets the card's state; `said` replaces the state's word (a command's "exit 1"). */
+  private setStatus(status: string, said?: string): void {
+    const text = said ?? STATUS_TEXT[status] ?? status;
     this.element.dataset['status'] = status;
-    this.state.textContent = STATUS_TEXT[status] ?? status;
-    this.element.setAttribute('aria-label', `${this.title}: ${STATUS_TEXT[status] ?? status}`);
+    this.state.textContent = text;
+    this.element.setAttribute('aria-label', `${this.title}: ${text}`);
   }
 
-  private liveSection(): NonNullable<ToolCard['live']> {
+  private liveSection(): NonNullable<ToolCard['liveView']> {
     const root = el('section', 'tool-live');
     root.setAttribute('aria-live', 'off');
     const step = el('div', 'tool-step');

@@ -153,6 +153,7 @@ export class Transcript {
     this.approvals.set(request.id, view);
     this.pinned = true;
     const card = this.cards.get(request.callId);
+    card?.waiting(true);
     if (card) card.element.after(view.element);
     else this.append(view.element);
     this.schedule();
@@ -163,6 +164,7 @@ export class Transcript {
     if (!view?.pending) return;
     const hadFocus = view.element.contains(document.activeElement);
     view.done(decision);
+    this.cards.get(view.callId)?.waiting(false);
     if (hadFocus) this.onApprovalFocusLost();
   }
 

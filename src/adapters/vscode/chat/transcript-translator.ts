@@ -183,6 +183,7 @@ export function toolEnd(callId: string, result: Pick<ToolResult, 'status' | 'out
     ...(result.metadata.waitedMs !== undefined ? { waitedMs: result.metadata.waitedMs } : {}),
     ...(result.metadata.approval !== undefined ? { approval: result.metadata.approval } : {}),
     ...(result.metadata.setupMs !== undefined ? { setupMs: result.metadata.setupMs } : {}),
+    ...(typeof result.metadata.extra['exitCode'] === 'number' ? { exitCode: result.metadata.extra['exitCode'] } : {}),
     output: toolOutput(result),
     files: result.metadata.filesModified,
     ...(unified !== undefined && path !== undefined ? { diff: { path, unified: capText(unified, 4 * MAX_CARD_CHARS) } } : {}),
