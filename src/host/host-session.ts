@@ -16,6 +16,7 @@ import { Redactor } from '../telemetry/redact';
 import { AutoApproveCaps, PermissionGate } from '../tools/permissions';
 import { protectedPathsFor } from '../tools/protected-paths';
 import { withoutSecrets } from '../config/secret-variables';
+import type { PermissionPolicy } from '../vocabulary/permission-types';
 import type { Workspace } from '../tools/workspace';
 import type { CatalogEntry, ModelChoice, WorkspaceCatalog } from './catalog';
 import { CostMeter, meterOfSpans } from './cost';
@@ -94,10 +95,10 @@ export class HostSession {
   }
 
   /** The agents a person can pick, and the models per role of the session's agent with the session's choices applied. */
-  async choices(): Promise<{ agents: CatalogEntry[]; models: RoleModels[]; thinks: boolean }> {
+  async choices(): Promise<{ agents: CatalogEntry[]; models: RoleModels[]; thinks: boolean; policy: PermissionPolicy }> {
     const catalog = await this.options.catalog();
     const models = currentModels(catalog, this.session.agentName, this.session.models);
-    return { agents: catalog.list(), models, thinks: catalog.thinks?.(this.session.agentName) ?? false };
+    return { agents: catalog.list(), models, thinks: catalog.thinks?.(this.session.agentName) ?? false, policy: catalog.permissionPolicy() };
   }
 
   /**

@@ -56,6 +56,12 @@ export class FakeLlmServer {
   readonly url: string;
   /** Every routed request, in arrival order. */
   readonly requests: RecordedRequest[] = [];
+  /**
+   * What `GET /v1/models` lists, as OpenAI-compatible servers answer it
+   * (OpenAI's "List models"; Ollama, LM Studio, vLLM and llama.cpp's server
+   * answer the same `{object: "list", data: [{id, object: "model", ...}]}`).
+   */
+  models: string[] = ['fake-model'];
   private readonly queues: Record<FakeApi, ScriptedReply[]> = { openai: [], anthropic: [] };
   private readonly responders: Partial<Record<FakeApi, Responder>> = {};
   private readonly sockets = new Set<Socket>();
@@ -178,9 +184,13 @@ export class FakeLlmServer {
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const method = req.method ?? 'GET';
     const path = new URL(req.url ?? '/', this.url).pathname;
+    if (method === 'GET' && path === '/v1/models') {
+      const data = this.models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'fake' }));
+      return sendJson(res, 200, { object: 'list', data });
+    }
     const api = ROUTES[`${method} ${path}`];
     if (!api) {
-      const message = `fake LLM server: no route for ${method} ${path} (serves POST /v1/chat/completions and POST /v1/messages)`;
+      const message = `fake LLM server: no route for ${method} ${path} (serves POST /v1/chat/completions, POST /v1/messages and GET /v1/models)`;
       return sendJson(res, 404, { error: { type: 'not_found_error', message } });
     }
     const text = await readBody(req);

@@ -221,6 +221,42 @@ describe('chat view in headless Chromium', function () {
     assert.equal(await page().locator('.queue').isVisible(), false, 'an empty queue takes no room');
   });
 
+  it('offers the provider set-up while a key is missing: a key, or a server of one\'s own tested for its models', async () => {
+    const setup = page().locator('section.setup');
+    assert.equal(await setup.isVisible(), false, 'no set-up while a provider can answer');
+    await view.send({ type: 'setup', need: { provider: 'anthropic', variable: 'ANTHROPIC_API_KEY' } });
+    assert.equal(await setup.isVisible(), true);
+    assert.match(await setup.locator('.setup-why').innerText(), /no key for anthropic yet \(ANTHROPIC_API_KEY\)/);
+    assert.equal(await page().locator('#setup-key').getAttribute('type'), 'password', 'a key is never shown as typed');
+    await setup.locator('button.setup-save').click();
+    assert.equal(await setup.locator('.setup-error').innerText(), 'Paste the key first.');
+    await page().locator('#setup-key').fill('sk-ant-typed');
+    await page().locator('#setup-key').press('Enter');
+    assert.deepEqual(await view.takePosted(), [{ type: 'setup_key', provider: 'anthropic', key: 'sk-ant-typed' }]);
+    assert.equal(await page().locator('#setup-key').inputValue(), '', 'the field forgets the key once sent');
+
+    await setup.locator('button.setup-choice[data-choice="server"]').click();
+    assert.equal(await page().locator('#setup-key').isVisible(), false);
+    await page().locator('#setup-url').fill('http://localhost:11434/v1');
+    await setup.locator('button.setup-test').click();
+    assert.deepEqual(await view.takePosted(), [{ type: 'test_server', url: 'http://localhost:11434/v1' }]);
+    assert.equal(await setup.locator('button.setup-use').isVisible(), false, 'nothing to use before a model is listed');
+    await view.send({ type: 'server_test', url: 'http://localhost:11434/v1', ok: true, message: 'http://localhost:11434/v1 answers with 2 models.', models: ['llama3.2:3b', 'qwen2.5-coder:7b'] });
+    assert.equal(await setup.locator('.setup-result').innerText(), 'http://localhost:11434/v1 answers with 2 models.');
+    await page().locator('#setup-model').selectOption('qwen2.5-coder:7b');
+    await setup.locator('button.setup-use').click();
+    assert.deepEqual(await view.takePosted(), [{ type: 'use_server', url: 'http://localhost:11434/v1', model: 'qwen2.5-coder:7b' }]);
+    await view.send({ type: 'setup_error', message: 'Could not save that: settings are read-only' });
+    assert.equal(await setup.locator('.setup-error').innerText(), 'Could not save that: settings are read-only');
+    await view.send({ type: 'setup' });
+    assert.equal(await setup.isVisible(), false, 'it goes once a provider can answer');
+
+    // A prompt sent without a key: its error card opens the set-up again.
+    await view.send(events({ type: 'prompt_end', status: 'error', message: 'No API key for provider "anthropic"', hint: { text: 'Add a key for it.', setup: true } }));
+    await page().locator('.prompt-end button.error-setup').click();
+    assert.equal(await setup.isVisible(), true);
+  });
+
   it('sends with Enter, adds a line with Shift+Enter, and prefills without sending', async () => {
     const prompt = page().locator('textarea#prompt');
     await prompt.click();
@@ -268,6 +304,7 @@ describe('chat view in headless Chromium', function () {
     assert.equal(await page().locator('#sessions .session[aria-current="true"]').getAttribute('data-session-id'), 's-current');
     await page().locator('#sessions .session[data-session-id="s-current"]').click();
     await page().locator('#sessions .session[data-session-id="s-older"]').click();
+    assert.equal(await page().locator('#sessions').getAttribute('open'), null, 'resuming folds the list, giving the transcript its room');
     await page().locator('button#new-session').click();
     await page().locator('button#show-trace').click();
     assert.deepEqual(await view.takePosted(), [{ type: 'resume', sessionId: 's-older' }, { type: 'new_session' }, { type: 'show_trace' }]);
@@ -416,6 +453,14 @@ describe('chat view in headless Chromium', function () {
     assert.equal(await page().locator('select#thinking').inputValue(), 'medium');
     await page().locator('select#thinking').selectOption('high');
     assert.deepEqual(await view.takePosted(), [{ type: 'pick_thinking', level: 'high' }]);
+  });
+
+  it('says in an empty session what Crow does unasked, as the host words it, and keeps it after a reset', async () => {
+    const said = 'Ask Crow to read, change or explain the code of this workspace. It asks before changing files and runs commands in a sandbox without asking.';
+    await view.send({ type: 'agents', agents: [], agent: 'build', models: [], welcome: said });
+    assert.equal(await page().locator('.welcome-text').innerText(), said);
+    await view.send({ type: 'reset', sessionId: undefined, title: '' });
+    assert.equal(await page().locator('.welcome-text').innerText(), said);
   });
 
   it('offers starter prompts in an empty session, put into the input', async () => {

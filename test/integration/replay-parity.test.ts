@@ -241,6 +241,8 @@ function chat(root: string, home: string, extra: Record<string, string>): { cont
     previewChange: async () => undefined,
     openSettings: async () => undefined,
     showLog: () => undefined,
+    storeKey: async () => undefined,
+    useProvider: async () => undefined,
   };
   const controller: ChatController = new ChatController(host, (message) => {
     posted.push(structuredClone(message));

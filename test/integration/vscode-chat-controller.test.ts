@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChatController, type ViewActions } from '../../src/adapters/vscode/chat/chat-controller';
 import type { ChatHost } from '../../src/adapters/vscode/chat/chat-session';
+import { providerSettings } from '../../src/adapters/vscode/chat/provider-setup';
 import { readConfiguration } from '../../src/adapters/vscode/configuration';
 import { dataHome } from '../../src/config/paths';
 import { SessionStore } from '../../src/session/session-store';
@@ -24,6 +25,8 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
   let posted: HostMessage[];
   let actions: { diffs: string[]; traces: string[]; changed: number; previews: { id: string; unified: string }[]; settings: string[]; logs: number };
   let settings: Record<string, unknown>;
+  /** Keys the set-up stored (VS Code's secret storage in the extension). */
+  let stored: Record<string, string>;
 
   before(async () => (server = await FakeLlmServer.start()));
   after(async () => server.close());
@@ -36,16 +39,17 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
     posted = [];
     actions = { diffs: [], traces: [], changed: 0, previews: [], settings: [], logs: 0 };
     settings = { provider: 'openai', model: 'fake-model', baseUrls: { openai: server.openaiBaseUrl } };
+    stored = {};
   });
   afterEach(() => rmSync(home, { recursive: true, force: true }));
 
-  function controller(trusted?: () => boolean): ChatController {
-    const env = isolatedEnv(home, { OPENAI_API_KEY: SECRET });
+  function controller(trusted?: () => boolean, keys: Record<string, string> = { OPENAI_API_KEY: SECRET }): ChatController {
+    const env = isolatedEnv(home, keys);
     const host: ChatHost = {
       root,
       dataHome: dataHome(env),
       store: new SessionStore({ dataHome: dataHome(env) }),
-      env: async () => env,
+      env: async () => ({ ...env, ...stored }),
       configuration: () => readConfiguration((key) => settings[key]),
       workspace: () => new NodeWorkspace(root),
       ...(trusted ? { trusted } : {}),
@@ -58,6 +62,10 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
       previewChange: async (id, unified) => void actions.previews.push({ id, unified }),
       openSettings: async (setting) => void actions.settings.push(setting),
       showLog: () => void actions.logs++,
+      storeKey: async (variable, key) => void (stored[variable] = key),
+      useProvider: async (choice) => {
+        settings = { ...settings, ...providerSettings(choice, { provider: String(settings['provider']), baseUrls: settings['baseUrls'] as Record<string, string> }) };
+      },
     };
     return new ChatController(host, (message) => posted.push(structuredClone(message)), view);
   }
@@ -77,6 +85,7 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
     assert.ok(init.agents.some((agent) => agent.name === 'pair'));
     assert.equal(init.models[0]?.current, 'fake-model');
     assert.deepEqual(init.sessions, [], 'opening the view stores no empty session');
+    assert.match(init.welcome ?? '', /It asks before changing files and (asks before running commands|runs commands in a sandbox without asking)/);
 
     server.enqueue('openai', { blocks: [{ type: 'text', text: 'Hello from **Crow**.' }], usage: { input: 120, output: 8 } });
     await chat.handle({ type: 'send', text: 'Say hello' });
@@ -92,6 +101,10 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
     assert.equal(meter.session.outputTokens, 8);
     const sessions = posted.filter((message) => message.type === 'sessions').at(-1);
     assert.ok(sessions && sessions.type === 'sessions' && sessions.sessions[0]?.title === 'Say hello');
+    // Listed while its first prompt runs already, not "Sessions (0)" until it ends.
+    const firstListed = posted.findIndex((message) => message.type === 'sessions' && message.sessions.length === 1);
+    const ended = posted.findIndex((message) => message.type === 'events' && message.events.some((event) => event.type === 'prompt_end'));
+    assert.ok(firstListed !== -1 && firstListed < ended, 'the session is listed before its first prompt ends');
     assert.equal(actions.changed, 1, 'the Traces view is told to refresh');
     assert.doesNotMatch(JSON.stringify(posted), new RegExp(SECRET), 'the key never reaches the webview');
     await chat.dispose();
@@ -400,11 +413,69 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
     }
   });
 
+  it('opens on the provider set-up when the provider has no key; a key given there answers the next prompt, with no reload', async () => {
+    settings = { provider: 'anthropic', model: 'claude-test', baseUrls: { anthropic: server.anthropicBaseUrl } };
+    const chat = controller(undefined, {});
+    await chat.handle({ type: 'ready' });
+    assert.deepEqual(posted.find((message) => message.type === 'setup'), { type: 'setup', need: { provider: 'anthropic', variable: 'ANTHROPIC_API_KEY' } });
+
+    // Sent anyway: one error card, which offers the set-up, and no model request.
+    await chat.handle({ type: 'send', text: 'Hello' });
+    const ends = events().filter((event) => event.type === 'prompt_end');
+    assert.equal(ends.length, 1);
+    assert.ok(ends[0]!.type === 'prompt_end' && ends[0]!.hint?.setup, 'the error card offers the set-up');
+    assert.equal(events().filter((event) => event.type === 'notice').length, 0, 'no second notice saying the same');
+    assert.equal(server.requests.length, 0);
+
+    posted = [];
+    await chat.handle({ type: 'setup_key', provider: 'anthropic', key: '  has spaces inside  ' });
+    assert.match(JSON.stringify(posted), /does not look like an API key/);
+    await chat.handle({ type: 'setup_key', provider: 'anthropic', key: 'sk-ant-given-in-the-view' });
+    assert.equal(stored['ANTHROPIC_API_KEY'], 'sk-ant-given-in-the-view');
+    assert.deepEqual(posted.filter((message) => message.type === 'setup').at(-1), { type: 'setup' }, 'the set-up goes once a key is there');
+    assert.ok(!JSON.stringify(posted).includes('sk-ant-given-in-the-view'), 'the key never goes back to the view');
+    server.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Now I can answer.' }] });
+    await chat.handle({ type: 'send', text: 'Hello again' });
+    assert.equal(answerText(), 'Now I can answer.');
+    const { headers } = server.requests.at(-1)!;
+    assert.ok(headers['x-api-key'] === 'sk-ant-given-in-the-view' || headers.authorization === 'Bearer sk-ant-given-in-the-view', 'the request carries the key given');
+    await chat.dispose();
+  });
+
+  it("tests a server of the person's own, lists its models, and makes the one picked the default", async () => {
+    settings = { provider: 'anthropic', model: 'claude-test', baseUrls: {} };
+    const chat = controller(undefined, {});
+    await chat.handle({ type: 'ready' });
+    server.models = ['llama3.2:3b', 'qwen2.5-coder:7b'];
+    posted = [];
+    await chat.handle({ type: 'test_server', url: 'ftp://example.com' });
+    await chat.handle({ type: 'test_server', url: 'http://127.0.0.1:9/v1' });
+    await chat.handle({ type: 'test_server', url: `${server.url}/v2` });
+    await chat.handle({ type: 'test_server', url: `${server.url}/v1/` });
+    const answers = posted.flatMap((message) => (message.type === 'server_test' ? [message] : []));
+    assert.equal(answers.length, 4);
+    assert.match(answers[0]!.message, /must start with http/);
+    assert.match(answers[1]!.message, /Could not reach http:\/\/127\.0\.0\.1:9\/v1/);
+    assert.match(answers[2]!.message, /HTTP 404.*often in \/v1/);
+    assert.deepEqual(answers[3], { type: 'server_test', url: `${server.url}/v1/`, ok: true, message: `${server.url}/v1 answers with 2 models.`, models: ['llama3.2:3b', 'qwen2.5-coder:7b'] });
+
+    await chat.handle({ type: 'use_server', url: `${server.url}/v1/`, model: 'qwen2.5-coder:7b' });
+    assert.deepEqual(settings, { provider: 'openai', model: 'qwen2.5-coder:7b', baseUrls: { openai: `${server.url}/v1` } });
+    assert.deepEqual(posted.filter((message) => message.type === 'setup').at(-1), { type: 'setup' });
+    server.enqueue('openai', { blocks: [{ type: 'text', text: 'Answered locally.' }] });
+    await chat.handle({ type: 'send', text: 'Hello' });
+    assert.equal(answerText(), 'Answered locally.');
+    assert.equal((server.requests.at(-1)!.body as { model: string }).model, 'qwen2.5-coder:7b');
+    await chat.dispose();
+  });
+
   it('turns a bad setting into an error in the view that names the setting, and recovers once it is fixed', async () => {
     settings = { ...settings, 'permissions.write': 'sometimes' };
     const chat = controller();
     await chat.handle({ type: 'send', text: 'Hello' });
-    const error = events().find((event) => event.type === 'notice' && event.level === 'error');
+    const errors = events().filter((event) => (event.type === 'notice' && event.level === 'error') || (event.type === 'prompt_end' && event.status === 'error'));
+    assert.equal(errors.length, 1, 'one card says what went wrong');
+    const [error] = errors;
     assert.ok(error && error.type === 'notice');
     assert.match(error.text, /crow\.permissions\.write/);
     settings = { provider: 'openai', model: 'fake-model', baseUrls: { openai: server.openaiBaseUrl } };

@@ -208,6 +208,8 @@ export const vscodeDoor: Door = {
       showTrace: async () => undefined,
       sessionsChanged: () => undefined,
       previewChange: async () => undefined,
+      storeKey: async () => undefined,
+      useProvider: async () => undefined,
       openSettings: async () => undefined,
       showLog: () => undefined,
     });

@@ -72,6 +72,9 @@ const HOST_TYPE_LIST: Record<HostMessage['type'], true> = {
   approval: true,
   approval_done: true,
   prefill: true,
+  setup: true,
+  server_test: true,
+  setup_error: true,
 };
 const HOST_TYPES: ReadonlySet<string> = new Set(Object.keys(HOST_TYPE_LIST));
 

@@ -23,6 +23,7 @@ import { QueueView } from './queue-view';
 import type { HostMessage } from './protocol';
 import { SessionList } from './session-list';
 import { Toolbar } from './toolbar';
+import { SetupView } from './setup-view';
 import { Transcript } from './transcript';
 import './chat.css';
 
@@ -32,13 +33,20 @@ class ChatApp {
   private readonly sessions = new SessionList(this.host.post, this.host.saved.sessionsOpen, (open) => this.host.save({ sessionsOpen: open }));
   private readonly plan = new PlanView();
   private readonly composer = new Composer(this.host.post, this.host.saved.draft, (draft) => this.host.save({ draft }));
-  private readonly transcript = new Transcript(this.host.post, this.plan, () => this.composer.input.focus(), (text) => this.composer.prefill(text));
+  private readonly setup = new SetupView(this.host.post);
+  private readonly transcript = new Transcript(
+    this.host.post,
+    this.plan,
+    () => this.composer.input.focus(),
+    (text) => this.composer.prefill(text),
+    () => this.setup.open(),
+  );
   private readonly meter = new MeterView();
   private readonly queue = new QueueView(this.host.post);
 
   constructor(root: HTMLElement) {
     const footer = el('footer', 'footer');
-    footer.append(this.plan.element, this.queue.element, this.composer.element, this.meter.element);
+    footer.append(this.plan.element, this.setup.element, this.queue.element, this.composer.element, this.meter.element);
     root.replaceChildren(this.toolbar.element, this.sessions.element, this.transcript.element, footer);
     window.addEventListener('message', (event: MessageEvent<unknown>) => {
       if (isHostMessage(event.data)) this.receive(event.data);
@@ -53,6 +61,7 @@ class ChatApp {
   private receive(message: HostMessage): void {
     switch (message.type) {
       case 'init':
+        if (message.welcome) this.transcript.setWelcome(message.welcome);
         this.transcript.clear();
         this.toolbar.showAgents(message.agents, message.agent, message.models, message.thinking);
         this.sessions.show(message.sessions, message.sessionId);
@@ -75,6 +84,7 @@ class ChatApp {
         break;
       }
       case 'agents':
+        if (message.welcome) this.transcript.setWelcome(message.welcome);
         this.toolbar.showAgents(message.agents, message.agent, message.models, message.thinking);
         break;
       case 'sessions': {
@@ -100,6 +110,15 @@ class ChatApp {
         break;
       case 'prefill':
         this.composer.prefill(message.text);
+        break;
+      case 'setup':
+        this.setup.show(message.need);
+        break;
+      case 'server_test':
+        this.setup.tested(message);
+        break;
+      case 'setup_error':
+        this.setup.failed(message.message);
         break;
       default:
         unreachable(message);

@@ -127,6 +127,8 @@ export type TranscriptEvent =
       setupMs?: number;
       /** A command's exit code: the card shows a non-zero one as a failure, whatever the call's status. */
       exitCode?: number;
+      /** The command ran in the sandbox (inside the workspace, no network, no keys): the card says so. */
+      sandboxed?: boolean;
       /** The tool's output as the model saw it (capped). */
       output: string;
       diff?: CardDiff;
@@ -149,6 +151,17 @@ export interface ErrorHint {
   text: string;
   /** A VS Code setting to open, e.g. "crow.baseUrls". */
   setting?: string;
+  /** No provider can answer yet (no key): the card offers the provider set-up. */
+  setup?: boolean;
+}
+
+/** The providers the set-up offers: one with a key, or a server of the person's (OpenAI-compatible). */
+export type SetupChoice = 'anthropic' | 'openai' | 'server';
+
+/** Why the view offers the provider set-up: the provider in force and the key variable it lacks. */
+export interface SetupNeed {
+  provider: string;
+  variable: string;
 }
 
 /** Host → webview. */
@@ -164,11 +177,13 @@ export type HostMessage =
       sessionId: string | undefined;
       meter: { prompt: Meter; session: Meter };
       busy: boolean;
+      /** What an empty session says Crow does, as the permissions in force have it. */
+      welcome?: string;
     }
   /** Clears the transcript: a new session, or a resumed one whose events follow. */
   | { type: 'reset'; sessionId: string | undefined; title: string }
   | { type: 'events'; events: TranscriptEvent[] }
-  | { type: 'agents'; agents: AgentChoice[]; agent: string; models: RoleModelChoice[]; thinking?: ThinkingChoice }
+  | { type: 'agents'; agents: AgentChoice[]; agent: string; models: RoleModelChoice[]; thinking?: ThinkingChoice; welcome?: string }
   | { type: 'sessions'; sessions: SessionSummary[]; current: string | undefined }
   | { type: 'busy'; busy: boolean }
   /** Messages sent while the agents work, waiting for their next step (the whole list each time). */
@@ -178,7 +193,13 @@ export type HostMessage =
   /** The approval was answered (here or elsewhere) or withdrawn (cancel); the view removes its buttons. */
   | { type: 'approval_done'; id: string; decision: ApprovalDecision | 'withdrawn' }
   /** Puts text into the input box (send selection or file to Crow), without sending it. */
-  | { type: 'prefill'; text: string };
+  | { type: 'prefill'; text: string }
+  /** The provider set-up: shown with what is missing, or hidden (`need` absent) once a provider can answer. */
+  | { type: 'setup'; need?: SetupNeed }
+  /** The answer to `test_server`: what the server said, and the models it lists. */
+  | { type: 'server_test'; url: string; ok: boolean; message: string; models: string[] }
+  /** A set-up step failed (the key could not be stored, a setting not written): said under the form. */
+  | { type: 'setup_error'; message: string };
 
 /** Webview → host. */
 export type WebviewMessage =
@@ -206,7 +227,13 @@ export type WebviewMessage =
   | { type: 'open_diff'; callId: string }
   | { type: 'open_file'; path: string; line?: number }
   /** Opens the session's trace, at the span of this tool call when given. */
-  | { type: 'show_trace'; callId?: string };
+  | { type: 'show_trace'; callId?: string }
+  /** Stores the key of a provider (in VS Code's secret storage) and makes that provider the default. */
+  | { type: 'setup_key'; provider: 'anthropic' | 'openai'; key: string }
+  /** Asks an OpenAI-compatible server at `url` for its models. */
+  | { type: 'test_server'; url: string }
+  /** Makes the OpenAI-compatible server at `url`, with `model`, the default provider. */
+  | { type: 'use_server'; url: string; model: string };
 
 /** The fields each webview message must carry, by type: the host trusts nothing else a webview posts. */
 const FIELDS: Record<WebviewMessage['type'], (message: Record<string, unknown>) => boolean> = {
@@ -229,6 +256,9 @@ const FIELDS: Record<WebviewMessage['type'], (message: Record<string, unknown>) 
   open_diff: (m) => typeof m.callId === 'string',
   open_file: (m) => typeof m.path === 'string' && (m.line === undefined || (typeof m.line === 'number' && Number.isInteger(m.line) && m.line > 0)),
   show_trace: (m) => m.callId === undefined || typeof m.callId === 'string',
+  setup_key: (m) => (m.provider === 'anthropic' || m.provider === 'openai') && typeof m.key === 'string',
+  test_server: (m) => typeof m.url === 'string',
+  use_server: (m) => typeof m.url === 'string' && typeof m.model === 'string',
 };
 
 /** Whether a value posted by the webview is one of its messages, with fields of the right types. */

@@ -1,7 +1,7 @@
 /**
  * The session list (folded by default): earlier sessions newest first, the
- * current one marked; choosing another posts `resume`. Whether it is unfolded
- * survives a reload.
+ * current one marked; choosing another posts `resume` and folds the list.
+ * Whether it is unfolded survives a reload.
  */
 import { ago } from './format';
 import { el } from './elements';
@@ -58,7 +58,10 @@ export class SessionList {
       choose.setAttribute('aria-label', `Resume ${title}`);
     }
     choose.addEventListener('click', () => {
-      if (session.id !== this.current) this.post({ type: 'resume', sessionId: session.id });
+      if (session.id === this.current) return;
+      this.post({ type: 'resume', sessionId: session.id });
+      // The list has done its job: the transcript gets the room back.
+      this.element.open = false;
     });
     row.append(choose);
     return row;

@@ -98,6 +98,7 @@ export class ToolCard {
     const exitedBadly = end.exitCode !== undefined && end.exitCode !== 0;
     this.setStatus(exitedBadly && end.status === 'completed' ? 'failed' : end.status, exitedBadly ? `exit ${end.exitCode}` : undefined);
     this.took.textContent = duration(end.durationMs);
+    if (end.sandboxed) this.took.before(sandboxBadge());
     const note = [
       end.approval !== undefined ? ANSWERED[end.approval] : '',
       end.waitedMs !== undefined ? `waited ${duration(end.waitedMs)} for approval` : '',
@@ -171,6 +172,14 @@ export class ToolCard {
     return section;
   }
 
+}
+
+/** Says a command ran contained, and what that means, on hover and to a screen reader. */
+function sandboxBadge(): HTMLElement {
+  const badge = el('span', 'tool-sandboxed', 'sandboxed');
+  badge.title = 'Ran in the sandbox: it could write only inside this workspace, with no network and no API keys.';
+  badge.setAttribute('aria-label', badge.title);
+  return badge;
 }
 
 /** A unified diff, one line per row, coloured by its first character. */

@@ -57,6 +57,8 @@ export class Transcript {
   private readonly cards = new Map<string, ToolCard>();
   private readonly approvals = new Map<string, ApprovalView>();
   private readonly checkpoints: CheckpointActions;
+  /** What the empty session says Crow does. */
+  private welcomeText: string;
   /** The message a person sent last: a prompt's checkpoint goes on it. */
   private lastMessage: HTMLElement | undefined;
   /** Who acted in the last block: consecutive blocks of one agent show its badge once. */
@@ -70,7 +72,9 @@ export class Transcript {
     private readonly plan: PlanView,
     private readonly onApprovalFocusLost: () => void,
     private readonly onStarter: (prompt: string) => void = () => undefined,
+    private readonly onSetup: () => void = () => undefined,
   ) {
+    this.welcomeText = 'Ask Crow to read, change or explain the code of this workspace.';
     this.checkpoints = new CheckpointActions(post);
     this.element.id = 'transcript';
     this.element.tabIndex = -1;
@@ -195,9 +199,16 @@ export class Transcript {
   }
 
   /** What an empty session shows: what Crow is for, and prompts to start from (put in the input, not sent). */
+  /** What the empty session says Crow does (the host words it from the permissions in force). */
+  setWelcome(text: string): void {
+    this.welcomeText = text;
+    const shown = this.element.querySelector('.welcome-text');
+    if (shown) shown.textContent = text;
+  }
+
   private welcome(): void {
     const block = el('section', 'welcome');
-    block.append(el('p', 'welcome-text', 'Ask Crow to read, change or explain the code of this workspace. It asks before changing files or running commands.'));
+    block.append(el('p', 'welcome-text', this.welcomeText));
     const starters = el('div', 'welcome-starters');
     for (const prompt of STARTERS) starters.append(button(prompt, 'starter', () => this.onStarter(prompt)));
     block.append(starters);
@@ -314,6 +325,7 @@ export class Transcript {
       end.setAttribute('role', 'alert');
       if (hint) end.append(el('p', 'prompt-end-hint', hint.text));
       const actions = el('div', 'error-actions');
+      if (hint?.setup) actions.append(button('Set up a provider', 'error-setup', () => this.onSetup()));
       actions.append(button('Retry', 'error-retry', () => this.post({ type: 'retry' })));
       if (hint?.setting) actions.append(button('Open settings', 'error-settings', () => this.post({ type: 'open_settings', setting: hint.setting! })));
       actions.append(button('Show log', 'error-log', () => this.post({ type: 'show_log' })));

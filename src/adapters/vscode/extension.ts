@@ -45,6 +45,7 @@ export function activate(context: vscode.ExtensionContext): Crow {
       showTrace: (sessionId, callId) => traces.showTrace(sessionId, callId !== undefined ? { callId } : {}),
       sessionsChanged: () => traces.refresh(),
       showLog: () => log.show(true),
+      keys,
     });
     return new (engine().ChatController)(host(root), post, actions);
   });

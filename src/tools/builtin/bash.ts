@@ -36,7 +36,8 @@ export const bashTool = defineTool({
     // What the command prints is shown while it runs, and kept whole in case the result must be cut.
     const onOutput = progress && ((chunk: string) => progress.output(chunk));
     const result = await workspace.exec(command, { cwd, timeoutMs: timeout_ms, signal, ...(onOutput ? { onOutput } : {}) });
-    const extra = { exitCode: result.exitCode, omittedBytes: result.omittedBytes };
+    // Whether the command ran contained: the doors say so beside its result.
+    const extra = { exitCode: result.exitCode, omittedBytes: result.omittedBytes, ...(workspace.sandboxed ? { sandboxed: true } : {}) };
     const facts = { ...(result.startupMs !== undefined ? { setupMs: result.startupMs } : {}), clipped: result.omittedBytes > 0 };
     if (result.timedOut) {
       const seconds = timeout_ms / 1000;

@@ -22,7 +22,8 @@ import type {
 import { ChatSession, type ChatHost } from './chat-session';
 import { emptyMeter, sumMeters } from '../../../host/cost';
 import { forkSession } from '../../../host/fork';
-import { capText, diffPath, notice } from './transcript-translator';
+import { ProviderSetup, type ProviderChoice } from './provider-setup';
+import { capText, diffPath, errorHint, notice } from './transcript-translator';
 
 /** What the view asks of VS Code itself. */
 export interface ViewActions {
@@ -37,6 +38,10 @@ export interface ViewActions {
   showTrace(sessionId: string, callId?: string): Promise<void>;
   /** A prompt ended or a session changed: lists elsewhere (Traces) refresh. */
   sessionsChanged(): void;
+  /** Keeps a provider's key in VS Code's secret storage under its variable's name. */
+  storeKey(variable: string, key: string): Promise<void>;
+  /** Makes `provider` the default in the settings, at the server and with the model given (neither: the provider's own). */
+  useProvider(choice: ProviderChoice): Promise<void>;
 }
 
 const ROLE_LABEL: Record<CompositionRole, string> = { primary: 'Model', coagent: 'Reviewer model' };
@@ -56,12 +61,15 @@ export class ChatController {
   private lastPrompt: string | undefined;
   /** Messages sent while the agents work, not given to them yet. */
   private queued: { id: string; text: string }[] = [];
+  private readonly setup: ProviderSetup;
 
   constructor(
     private readonly host: ChatHost,
     private readonly post: (message: HostMessage) => void,
     private readonly actions: ViewActions,
-  ) {}
+  ) {
+    this.setup = new ProviderSetup(host, post, actions);
+  }
 
   get sessionId(): string | undefined {
     return this.chat?.id;
@@ -163,6 +171,14 @@ export class ChatController {
       case 'show_trace':
         if (!this.chat) throw new Error('Nothing to trace yet: send a prompt first.');
         return this.actions.showTrace(this.chat.id, message.callId);
+      case 'setup_key':
+        if (await this.setup.storeKey(message.provider, message.key)) await this.announceAgents();
+        return;
+      case 'test_server':
+        return this.setup.test(message.url);
+      case 'use_server':
+        if (await this.setup.useServer(message.url, message.model)) await this.announceAgents();
+        return;
     }
   }
 
@@ -171,7 +187,7 @@ export class ChatController {
       this.show(notice('error', errorText(err)));
       return undefined;
     });
-    const { agents, models, thinking } = chat ? await chat.choices() : { agents: [], models: [], thinking: undefined };
+    const { agents, models, thinking, welcome } = chat ? await chat.choices() : { agents: [], models: [], thinking: undefined, welcome: undefined };
     const sessions = this.sessions();
     this.post({
       type: 'init',
@@ -183,12 +199,14 @@ export class ChatController {
       sessionId: sessions.some((stored) => stored.id === chat?.id) ? chat?.id : undefined,
       meter: { prompt: this.promptMeter, session: this.sessionMeter },
       busy: this.busy,
+      ...(welcome ? { welcome } : {}),
     });
     this.post({ type: 'reset', sessionId: this.chat?.id, title: this.chat?.session.title ?? '' });
     if (this.queued.length > 0) this.post({ type: 'queue', items: [...this.queued] });
     if (this.transcript.length > 0) this.post({ type: 'events', events: [...this.transcript, ...this.running.values()] });
     // A reloaded view must still offer the questions a running prompt waits on.
     for (const { request } of this.approvals.values()) this.post({ type: 'approval', request });
+    await this.setup.announce();
   }
 
   private async send(text: string): Promise<void> {
@@ -202,9 +220,17 @@ export class ChatController {
     this.post({ type: 'busy', busy: true });
     // A prompt cancelled by New Session or Resume may still be winding down: its last events are not the new session's.
     const current = (): boolean => this.chat === chat;
+    // The session is stored from its first prompt: listed as soon as that prompt shows something, not only at its end.
+    let listed = false;
     try {
       await chat.prompt(text, {
-        onEvent: (event) => current() && this.show(event),
+        onEvent: (event) => {
+          if (!current()) return;
+          this.show(event);
+          if (listed) return;
+          listed = true;
+          this.post({ type: 'sessions', sessions: this.sessions(), current: chat.id });
+        },
         onMeter: (meter) => {
           if (!current()) return;
           this.promptMeter = meter;
@@ -213,9 +239,12 @@ export class ChatController {
         },
       });
     } catch (err) {
+      // One card that says what went wrong and what to do (a missing key opens the set-up from it).
       if (current()) {
-        this.show(notice('error', errorText(err)));
-        this.show({ type: 'prompt_end', status: 'error', message: '' });
+        const message = errorText(err);
+        const hint = errorHint(message);
+        this.show({ type: 'prompt_end', status: 'error', message, ...(hint ? { hint } : {}) });
+        if (hint?.setup) await this.setup.announce();
       }
     } finally {
       if (current()) {
@@ -287,6 +316,7 @@ export class ChatController {
     this.post({ type: 'meter', prompt: this.promptMeter, session: this.sessionMeter });
     await this.announceAgents();
     this.post({ type: 'sessions', sessions: this.sessions(), current: id });
+    await this.setup.announce();
   }
 
   private async open(id: string): Promise<ChatSession> {
@@ -302,8 +332,8 @@ export class ChatController {
 
   private async announceAgents(): Promise<void> {
     const chat = await this.session();
-    const { agents, models, thinking } = await chat.choices();
-    this.post({ type: 'agents', agents, agent: chat.session.agentName, models: labelled(models), ...(thinking ? { thinking } : {}) });
+    const { agents, models, thinking, welcome } = await chat.choices();
+    this.post({ type: 'agents', agents, agent: chat.session.agentName, models: labelled(models), ...(thinking ? { thinking } : {}), welcome });
   }
 
   private sessions(): SessionSummary[] {

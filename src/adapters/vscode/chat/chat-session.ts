@@ -23,7 +23,7 @@ import type { Workspace } from '../../../tools/workspace';
 import type { Meter, PromptStatus, TranscriptEvent } from '../../../../webview/chat/protocol';
 import { frontDoorDocument, roleChoices, settingsFor, type CrowConfiguration } from '../configuration';
 import { liveSessions } from './live-sessions';
-import { notice, TranscriptTranslator } from './transcript-translator';
+import { notice, TranscriptTranslator, welcomeText } from './transcript-translator';
 
 /** What a chat session needs from its host (the extension, or a test). */
 export interface ChatHost {
@@ -92,9 +92,15 @@ export class ChatSession {
   }
 
   /** What a person can pick now: the agents, the models per role of the session's agent, and its thinking level when its model thinks. */
-  async choices(): Promise<{ agents: { name: string; description: string }[]; models: RoleModels[]; thinking?: { current: string; levels: string[] } }> {
-    const { agents, models, thinks } = await setup(() => this.host.choices());
-    return { agents, models, ...(thinks ? { thinking: { current: this.host.thoughtLevel(), levels: [...THOUGHT_LEVELS] } } : {}) };
+  async choices(): Promise<{
+    agents: { name: string; description: string }[];
+    models: RoleModels[];
+    thinking?: { current: string; levels: string[] };
+    welcome: string;
+  }> {
+    const { agents, models, thinks, policy } = await setup(() => this.host.choices());
+    const welcome = welcomeText(policy, this.host.workspace.sandboxed ?? false);
+    return { agents, models, ...(thinks ? { thinking: { current: this.host.thoughtLevel(), levels: [...THOUGHT_LEVELS] } } : {}), welcome };
   }
 
   setThinking(level: string): Promise<void> {

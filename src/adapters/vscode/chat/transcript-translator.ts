@@ -8,6 +8,7 @@ import { type AgentEvent, endedShort, unreachable } from '../../../engine/events
 import { stepText } from '../../../engine/tool-progress';
 import { oneLine } from '../../../vocabulary/text';
 import { userText } from '../../../session/history';
+import type { PermissionPolicy } from '../../../vocabulary/permission-types';
 import type { TodoItem } from '../../../tools/todos';
 import type { ToolResult } from '../../../tools/tool';
 import type { Actor, ErrorHint, PlanEntry, PromptStatus, TranscriptEvent } from '../../../../webview/chat/protocol';
@@ -184,14 +185,34 @@ export function toolEnd(callId: string, result: Pick<ToolResult, 'status' | 'out
     ...(result.metadata.approval !== undefined ? { approval: result.metadata.approval } : {}),
     ...(result.metadata.setupMs !== undefined ? { setupMs: result.metadata.setupMs } : {}),
     ...(typeof result.metadata.extra['exitCode'] === 'number' ? { exitCode: result.metadata.extra['exitCode'] } : {}),
+    ...(result.metadata.extra['sandboxed'] === true ? { sandboxed: true } : {}),
     output: toolOutput(result),
     files: result.metadata.filesModified,
     ...(unified !== undefined && path !== undefined ? { diff: { path, unified: capText(unified, 4 * MAX_CARD_CHARS) } } : {}),
   };
 }
 
+/**
+ * What an empty session says Crow does, as the permissions in force have
+ * it: whether it asks before changing files and before running commands
+ * (sandboxed commands run unasked while the sandbox contains them).
+ */
+export function welcomeText(policy: PermissionPolicy, sandboxed: boolean): string {
+  const { write, execute } = policy.rules;
+  const files = write === 'allow' ? 'changes files without asking' : write === 'deny' ? 'does not change files' : 'asks before changing files';
+  let commands = 'asks before running commands';
+  if (execute === 'deny') commands = 'does not run commands';
+  else if (execute === 'allow' && policy.executeBySandbox) {
+    if (sandboxed) commands = 'runs commands in a sandbox without asking (they can write only inside this workspace, with no network and no API keys)';
+  } else if (execute === 'allow') commands = 'runs commands without asking';
+  return `Ask Crow to read, change or explain the code of this workspace. It ${files} and ${commands}.`;
+}
+
 /** What to do about a prompt's error, when its text says what kind it is. */
 export function errorHint(message: string): ErrorHint | undefined {
+  if (/No API key for provider/.test(message)) {
+    return { text: 'Add a key for it, or use a model server of your own (Ollama, LM Studio, vLLM): no reload needed.', setup: true };
+  }
   if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN|fetch failed|connection error|could not connect|socket hang up|timed? ?out/i.test(message)) {
     return { text: 'The provider did not answer. Is the server running, and is its base URL right?', setting: 'crow.baseUrls' };
   }

@@ -1,7 +1,9 @@
 import { isAbsolute, relative, resolve } from 'node:path';
 import { applyPatch, parsePatch, reversePatch } from 'diff';
 import * as vscode from 'vscode';
+import type { KeyStore } from '../secrets';
 import type { ViewActions } from './chat-controller';
+import { providerSettings, type ProviderChoice } from './provider-setup';
 
 /** URI scheme of the read-only "before" side of a tool call's diff. */
 export const BEFORE_SCHEME = 'crow-before';
@@ -33,6 +35,7 @@ export interface ViewActionDeps {
   sessionsChanged(): void;
   /** Shows Crow's output channel. */
   showLog(): void;
+  keys: KeyStore;
 }
 
 export function viewActions(deps: ViewActionDeps): ViewActions {
@@ -44,7 +47,29 @@ export function viewActions(deps: ViewActionDeps): ViewActions {
     showLog: deps.showLog,
     showTrace: deps.showTrace,
     sessionsChanged: deps.sessionsChanged,
+    storeKey: (variable, key) => deps.keys.set(variable, key),
+    useProvider,
   };
+}
+
+/**
+ * Writes the provider set-up's choice into Crow's settings, each where it
+ * is set now (a workspace's own setting would otherwise go on winning),
+ * else in the user's settings.
+ */
+async function useProvider(choice: ProviderChoice): Promise<void> {
+  const config = vscode.workspace.getConfiguration('crow');
+  const changes = providerSettings(choice, { provider: config.get<string>('provider') ?? '', baseUrls: config.get<Record<string, string>>('baseUrls') ?? {} });
+  for (const [key, value] of Object.entries(changes)) await write(config, key, value);
+}
+
+async function write(config: vscode.WorkspaceConfiguration, key: string, value: unknown): Promise<void> {
+  const set = config.inspect(key);
+  const target =
+    set?.workspaceFolderValue !== undefined ? vscode.ConfigurationTarget.WorkspaceFolder
+    : set?.workspaceValue !== undefined ? vscode.ConfigurationTarget.Workspace
+    : vscode.ConfigurationTarget.Global;
+  await config.update(key, value, target);
 }
 
 /**

@@ -13,12 +13,32 @@ const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as
   contributes: {
     configuration: { properties: Record<string, unknown> };
     chatParticipants: { commands: { name: string }[] }[];
+    keybindings: { command: string; key: string; mac?: string }[];
   };
 };
+
+/**
+ * Keys the Linux desktops take before VS Code sees them, by their defaults:
+ * GNOME (Ctrl+Alt+T terminal, Ctrl+Alt+L lock on Ubuntu, Ctrl+Alt+D
+ * show desktop, Ctrl+Alt+arrows workspaces, Ctrl+Alt+Delete log out), KDE
+ * Plasma (Ctrl+Alt+L lock, Ctrl+Alt+Esc kill a window), Xorg's
+ * Ctrl+Alt+Backspace (zap), and the virtual terminals' Ctrl+Alt+F1..F12.
+ */
+const DESKTOP_KEYS = new Set([
+  'ctrl+alt+t', 'ctrl+alt+l', 'ctrl+alt+d', 'ctrl+alt+delete', 'ctrl+alt+backspace', 'ctrl+alt+escape', 'ctrl+alt+tab',
+  'ctrl+alt+up', 'ctrl+alt+down', 'ctrl+alt+left', 'ctrl+alt+right',
+  ...Array.from({ length: 12 }, (_, i) => `ctrl+alt+f${i + 1}`),
+]);
 
 /** package.json is what VS Code reads; these keep it in step with the code. */
 describe('the extension manifest', () => {
   const env = isolatedEnv('/nonexistent-home');
+
+  it('binds no key a Linux desktop takes first', () => {
+    const clashes = manifest.contributes.keybindings.filter((binding) => DESKTOP_KEYS.has(binding.key.toLowerCase()));
+    assert.deepEqual(clashes, []);
+    assert.ok(manifest.contributes.keybindings.length >= 4, 'the commands keep their shortcuts');
+  });
 
   it('offers every built-in agent and slash command as a /command of @crow', () => {
     const { registry } = AgentRegistry.load(ROOT, env);

@@ -1,0 +1,132 @@
+/**
+ * The UI phase's checks of how the chat reads to a person used to Copilot
+ * or Cline: a first run without a key that ends with an answered prompt, a
+ * command that fails reading as failed, and a call waiting for its
+ * approval saying so. Each takes a screenshot of what it checked.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ScriptedReply } from '../../src/testing/fake-llm-server';
+import { HarnessError } from './harness-error';
+import { ARTIFACTS_DIR } from './paths';
+import { chatFrame, sendPrompt, type UiCheck, type UiContext } from './ui-checks';
+
+const FIRST_RUN = { key: 'sk-ant-ui-check-not-real', prompt: 'Say hello from the first run.', answer: 'Hello from a provider set up in the view.' };
+const FAILING = { prompt: 'List the file that is not there.', command: 'ls not-there-at-all.txt', done: 'The file is not there.' };
+const WAITING = { prompt: 'Write waiting.txt once I allow it.', path: 'waiting.txt', done: 'waiting.txt is written.' };
+
+export const CHAT_CHECKS: UiCheck[] = [
+  {
+    slug: 'first-run-setup',
+    name: 'with no key the view opens on the provider set-up (screenshot ui-first-run-setup.png); a key given there answers the next prompt, no reload',
+    timeoutMs: 60_000,
+    run: firstRunSetup,
+  },
+  {
+    slug: 'failed-command',
+    name: 'a command that exits non-zero reads "exit 2" in the error colour with its output open (screenshot ui-failed-command.png)',
+    timeoutMs: 60_000,
+    run: failedCommand,
+  },
+  {
+    slug: 'approval-waiting',
+    name: 'a call waiting for its approval says "waiting for you", not "running" (screenshot ui-approval-waiting.png)',
+    timeoutMs: 60_000,
+    run: approvalWaiting,
+  },
+];
+
+/**
+ * The workspace's settings switched to Anthropic (on the fake server) with
+ * no key anywhere: a new session opens on the set-up; the key typed there
+ * makes the next prompt work. The settings are put back afterwards.
+ */
+async function firstRunSetup(context: UiContext, timeoutMs: number): Promise<void> {
+  const file = join(context.workspace, '.vscode', 'settings.json');
+  const original = readFileSync(file, 'utf8');
+  const settings = JSON.parse(original) as Record<string, unknown>;
+  writeFileSync(file, JSON.stringify({ ...settings, 'crow.provider': 'anthropic', 'crow.model': 'claude-ui-check', 'crow.baseUrls': { anthropic: context.fake.anthropicBaseUrl } }, null, 2));
+  try {
+    const chat = chatFrame(context);
+    const setup = chat.locator('section.setup');
+    // VS Code reads the changed file a moment later: a new session looks again until it does.
+    const deadline = Date.now() + timeoutMs / 2;
+    for (;;) {
+      await chat.locator('button#new-session').click({ timeout: timeoutMs });
+      if (await setup.waitFor({ state: 'visible', timeout: 2_000 }).then(() => true, () => false)) break;
+      if (Date.now() > deadline) throw new HarnessError('with the provider switched to Anthropic and no key, the view never offered the set-up');
+    }
+    const why = await setup.locator('.setup-why').innerText();
+    if (!why.includes('ANTHROPIC_API_KEY')) throw new HarnessError(`the set-up does not name the missing key: ${JSON.stringify(why)}`);
+    await context.page.screenshot({ path: join(ARTIFACTS_DIR, 'ui-first-run-setup.png') });
+    await chat.locator('#setup-key').fill(FIRST_RUN.key, { timeout: timeoutMs });
+    await setup.locator('button.setup-save').click({ timeout: timeoutMs });
+    await setup.waitFor({ state: 'hidden', timeout: timeoutMs });
+    context.fake.enqueue('anthropic', say(FIRST_RUN.answer));
+    await sendPrompt(chat, FIRST_RUN.prompt, timeoutMs);
+    await chat.locator('.msg-assistant', { hasText: FIRST_RUN.answer }).waitFor({ state: 'visible', timeout: timeoutMs });
+    const { headers } = context.fake.requests.at(-1)!;
+    if (headers['x-api-key'] !== FIRST_RUN.key && headers.authorization !== `Bearer ${FIRST_RUN.key}`) throw new HarnessError('the prompt did not carry the key typed into the set-up');
+  } finally {
+    writeFileSync(file, original);
+  }
+  // Back on the settings of the other checks before they run.
+  await waitForSettingsBack(context, timeoutMs);
+}
+
+/** Waits until a new session's model picker shows the usual fake model again (VS Code has read the restored settings). */
+async function waitForSettingsBack(context: UiContext, timeoutMs: number): Promise<void> {
+  const chat = chatFrame(context);
+  const picker = chat.locator('select.model[data-role="primary"]');
+  const deadline = Date.now() + timeoutMs / 2;
+  for (;;) {
+    await chat.locator('button#new-session').click({ timeout: timeoutMs });
+    await chat.waitForTimeout(500);
+    if ((await picker.inputValue({ timeout: timeoutMs })) === 'fake-model') return;
+    if (Date.now() > deadline) throw new HarnessError('after the first-run check the settings did not come back to the OpenAI fake');
+  }
+}
+
+async function failedCommand(context: UiContext, timeoutMs: number): Promise<void> {
+  const chat = chatFrame(context);
+  await chat.locator('button#new-session').click({ timeout: timeoutMs });
+  context.fake.enqueue('openai', toolCall('bash', { command: FAILING.command }), say(FAILING.done));
+  await sendPrompt(chat, FAILING.prompt, timeoutMs);
+  const allow = chat.locator('.approval:not([data-decision]) button[data-decision="allow_once"]');
+  const card = chat.locator('.tool-card', { hasText: FAILING.command }).last();
+  const done = chat.locator('.msg-assistant', { hasText: FAILING.done });
+  // A sandboxed command runs unasked; without bubblewrap it is asked for.
+  await done.or(allow).first().waitFor({ state: 'visible', timeout: timeoutMs });
+  if (await allow.isVisible()) await allow.click({ timeout: timeoutMs });
+  await done.waitFor({ state: 'visible', timeout: timeoutMs });
+  const status = await card.getAttribute('data-status');
+  const state = await card.locator('.tool-state').innerText();
+  if (status !== 'failed' || state !== 'exit 2') throw new HarnessError(`a command that exited 2 reads ${JSON.stringify(state)} (${status})`);
+  if (!(await card.locator('.tool-output pre').isVisible())) throw new HarnessError('the output of the failed command is folded away');
+  await card.scrollIntoViewIfNeeded({ timeout: timeoutMs });
+  await context.page.screenshot({ path: join(ARTIFACTS_DIR, 'ui-failed-command.png') });
+}
+
+async function approvalWaiting(context: UiContext, timeoutMs: number): Promise<void> {
+  const chat = chatFrame(context);
+  await chat.locator('button#new-session').click({ timeout: timeoutMs });
+  context.fake.enqueue('openai', toolCall('write_file', { path: WAITING.path, content: 'waited\n' }), say(WAITING.done));
+  await sendPrompt(chat, WAITING.prompt, timeoutMs);
+  const allow = chat.locator('.approval:not([data-decision]) button[data-decision="allow_once"]');
+  await allow.waitFor({ state: 'visible', timeout: timeoutMs });
+  const card = chat.locator('.tool-card', { hasText: 'write_file' }).last();
+  const state = await card.locator('.tool-state').innerText();
+  if ((await card.getAttribute('data-status')) !== 'waiting' || state !== 'waiting for you') throw new HarnessError(`while its approval waits the card reads ${JSON.stringify(state)}`);
+  await context.page.screenshot({ path: join(ARTIFACTS_DIR, 'ui-approval-waiting.png') });
+  await allow.click({ timeout: timeoutMs });
+  await chat.locator('.msg-assistant', { hasText: WAITING.done }).waitFor({ state: 'visible', timeout: timeoutMs });
+  if ((await card.getAttribute('data-status')) !== 'completed') throw new HarnessError(`after the approval the card reads ${await card.getAttribute('data-status')}`);
+}
+
+function toolCall(name: string, args: unknown): ScriptedReply {
+  return { blocks: [{ type: 'tool_call', name, arguments: args }] };
+}
+
+function say(text: string): ScriptedReply {
+  return { blocks: [{ type: 'text', text }] };
+}

@@ -1,0 +1,122 @@
+/**
+ * The chat's provider set-up, host side: tells the view when the provider in
+ * force has no key, stores a key the person gives (secret storage, through
+ * ViewActions), tests a server of theirs and makes it the default. Nothing
+ * needs a reload: the next prompt reads the settings and keys afresh.
+ */
+import { missingDefaultKey } from '../../../config/provider-config';
+import { errorText } from '../../../vocabulary/text';
+import type { HostMessage, SetupNeed } from '../../../../webview/chat/protocol';
+import { settingsFor } from '../configuration';
+import type { ChatHost } from './chat-session';
+import type { ViewActions } from './chat-controller';
+import { probeServer, serverBaseUrl } from './server-probe';
+
+/** What the set-up writes into the settings: the default provider, and for a server of the person's its address and model. */
+export interface ProviderChoice {
+  provider: 'anthropic' | 'openai';
+  /** The OpenAI-compatible server to use; absent: the provider's own endpoint. */
+  baseUrl?: string;
+  /** The model to use; absent: the one set now, or the provider's default when the provider changes. */
+  model?: string;
+}
+
+/**
+ * The `crow.*` settings a choice changes, given the provider and base URLs
+ * set now: the provider; the model when one was picked, or cleared to the
+ * provider's default when the provider changes; the server's address when
+ * one was given (base URLs the person set for a key provider are theirs,
+ * a gateway perhaps, and stay).
+ */
+export function providerSettings(choice: ProviderChoice, now: { provider: string; baseUrls: Record<string, string> }): Record<string, unknown> {
+  const changes: Record<string, unknown> = { provider: choice.provider };
+  if (choice.model !== undefined) changes['model'] = choice.model;
+  else if (now.provider !== choice.provider) changes['model'] = '';
+  if (choice.baseUrl !== undefined) changes['baseUrls'] = { ...now.baseUrls, [choice.provider]: choice.baseUrl };
+  return changes;
+}
+
+/** The variable each key provider reads, when the settings do not name another. */
+const KEY_VARIABLES: Record<ProviderChoice['provider'], string> = { anthropic: 'ANTHROPIC_API_KEY', openai: 'OPENAI_API_KEY' };
+
+export class ProviderSetup {
+  constructor(
+    private readonly host: ChatHost,
+    private readonly post: (message: HostMessage) => void,
+    private readonly actions: Pick<ViewActions, 'storeKey' | 'useProvider'>,
+  ) {}
+
+  /** The provider in force and the key variable it lacks; undefined when it can answer (or the settings fail, which a prompt reports). */
+  async need(): Promise<SetupNeed | undefined> {
+    const env = await this.host.env();
+    try {
+      const settings = settingsFor(this.host.root, this.host.configuration(), env, this.host.trusted?.() ?? false);
+      const [variable] = missingDefaultKey(settings, env);
+      return variable !== undefined ? { provider: settings.provider, variable } : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Shows the set-up while a key is missing, and takes it away once none is. */
+  async announce(): Promise<void> {
+    const need = await this.need();
+    this.post({ type: 'setup', ...(need ? { need } : {}) });
+  }
+
+  /** Stores the key of `provider` and makes it the default; false (with the reason under the form) when that failed. */
+  async storeKey(provider: ProviderChoice['provider'], key: string): Promise<boolean> {
+    const value = key.trim();
+    if (value === '' || /\s/.test(value) || value.length > 1000) {
+      this.post({ type: 'setup_error', message: 'That does not look like an API key: paste the key alone, one word without spaces.' });
+      return false;
+    }
+    return this.step(async () => {
+      await this.actions.storeKey(await this.keyVariable(provider), value);
+      await this.actions.useProvider({ provider });
+    });
+  }
+
+  /** Asks the server at `url` for its models and tells the view. */
+  async test(url: string): Promise<void> {
+    const probe = await probeServer(url);
+    this.post({ type: 'server_test', url, ...probe });
+  }
+
+  /** Makes the server at `url` with `model` the default; false (with the reason) when the address or model will not do. */
+  async useServer(url: string, model: string): Promise<boolean> {
+    const base = serverBaseUrl(url);
+    if ('problem' in base) {
+      this.post({ type: 'setup_error', message: base.problem });
+      return false;
+    }
+    const name = model.trim();
+    if (!/^\S{1,200}$/.test(name)) {
+      this.post({ type: 'setup_error', message: 'Pick one of the models the server listed (Test lists them).' });
+      return false;
+    }
+    return this.step(() => this.actions.useProvider({ provider: 'openai', baseUrl: base.url, model: name }));
+  }
+
+  /** Runs a set-up step, then tells the view where things stand; a failure is said under the form. */
+  private async step(work: () => Promise<void>): Promise<boolean> {
+    try {
+      await work();
+    } catch (err) {
+      this.post({ type: 'setup_error', message: `Could not save that: ${errorText(err)}` });
+      return false;
+    }
+    await this.announce();
+    return true;
+  }
+
+  /** The variable the configured provider reads its key from (config.toml may name another). */
+  private async keyVariable(provider: ProviderChoice['provider']): Promise<string> {
+    try {
+      const settings = settingsFor(this.host.root, this.host.configuration(), await this.host.env(), this.host.trusted?.() ?? false);
+      return settings.providers[provider]?.apiKeyEnv ?? KEY_VARIABLES[provider];
+    } catch {
+      return KEY_VARIABLES[provider];
+    }
+  }
+}
