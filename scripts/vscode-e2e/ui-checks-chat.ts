@@ -14,6 +14,23 @@ import { chatFrame, sendPrompt, type UiCheck, type UiContext } from './ui-checks
 const FIRST_RUN = { key: 'sk-ant-ui-check-not-real', prompt: 'Say hello from the first run.', answer: 'Hello from a provider set up in the view.' };
 const FAILING = { prompt: 'List the file that is not there.', command: 'ls not-there-at-all.txt', done: 'The file is not there.' };
 const WAITING = { prompt: 'Write waiting.txt once I allow it.', path: 'waiting.txt', done: 'waiting.txt is written.' };
+const ANSWER = {
+  prompt: 'Show me the add function and a table of its cases.',
+  text: [
+    '## The add function',
+    '',
+    '```ts',
+    'export function add(a: number, b: number): number {',
+    '  return a + b;',
+    '}',
+    '```',
+    '',
+    '| case | expected result of the call | note |',
+    '| --- | --- | --- |',
+    '| add(1, 2) | 3 | the ordinary case, with small positive numbers |',
+    '| add(Number.MAX_SAFE_INTEGER, 1) | 9007199254740992 | past the safe range |',
+  ].join('\n'),
+};
 
 export const CHAT_CHECKS: UiCheck[] = [
   {
@@ -27,6 +44,12 @@ export const CHAT_CHECKS: UiCheck[] = [
     name: 'a command that exits non-zero reads "exit 2" in the error colour with its output open (screenshot ui-failed-command.png)',
     timeoutMs: 60_000,
     run: failedCommand,
+  },
+  {
+    slug: 'answer-blocks',
+    name: 'an answer\'s code block has its language, Copy and Insert; a wide table scrolls; a heading fits the sidebar (screenshot ui-answer-blocks.png)',
+    timeoutMs: 60_000,
+    run: answerBlocks,
   },
   {
     slug: 'approval-waiting',
@@ -105,6 +128,31 @@ async function failedCommand(context: UiContext, timeoutMs: number): Promise<voi
   if (!(await card.locator('.tool-output pre').isVisible())) throw new HarnessError('the output of the failed command is folded away');
   await card.scrollIntoViewIfNeeded({ timeout: timeoutMs });
   await context.page.screenshot({ path: join(ARTIFACTS_DIR, 'ui-failed-command.png') });
+}
+
+async function answerBlocks(context: UiContext, timeoutMs: number): Promise<void> {
+  const chat = chatFrame(context);
+  await chat.locator('button#new-session').click({ timeout: timeoutMs });
+  context.fake.enqueue('openai', say(ANSWER.text));
+  await sendPrompt(chat, ANSWER.prompt, timeoutMs);
+  const answer = chat.locator('.msg-assistant').last();
+  const head = answer.locator('.code-head');
+  await head.waitFor({ state: 'visible', timeout: timeoutMs });
+  const label = await head.locator('.code-language').innerText();
+  if (label !== 'ts' || !(await head.locator('button.code-copy').isVisible()) || !(await head.locator('button.code-insert').isVisible())) {
+    throw new HarnessError(`the code block's head reads ${JSON.stringify(await head.innerText())}`);
+  }
+  // No named helpers inside: the page gets the function's source, without the bundler's __name.
+  const sizes = await answer.evaluate((message) => ({
+    h2: parseFloat(message.ownerDocument.defaultView!.getComputedStyle(message.querySelector('h2')!).fontSize),
+    text: parseFloat(message.ownerDocument.defaultView!.getComputedStyle(message).fontSize),
+    scrolls: message.ownerDocument.defaultView!.getComputedStyle(message.querySelector('table')!).overflowX === 'auto',
+    broken: [...message.querySelectorAll('td')].some((cell) => message.ownerDocument.defaultView!.getComputedStyle(cell).wordBreak !== 'normal'),
+  }));
+  if (sizes.h2 > sizes.text * 1.2) throw new HarnessError(`the heading is ${sizes.h2}px beside ${sizes.text}px text: too big for a sidebar`);
+  if (sizes.broken || !sizes.scrolls) throw new HarnessError(`a wide table should scroll in its box with its words whole: ${JSON.stringify(sizes)}`);
+  await answer.locator('table').scrollIntoViewIfNeeded({ timeout: timeoutMs });
+  await context.page.screenshot({ path: join(ARTIFACTS_DIR, 'ui-answer-blocks.png') });
 }
 
 async function approvalWaiting(context: UiContext, timeoutMs: number): Promise<void> {

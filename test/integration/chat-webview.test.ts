@@ -46,6 +46,25 @@ describe('chat view in headless Chromium', function () {
     assert.ok((await code.locator('.hljs-string').count()) > 0, 'the template string is highlighted');
   });
 
+  it('gives a code block a head with its language, Copy and Insert, which post the code exactly', async () => {
+    const code = 'export function add(a: number, b: number): number {\n  return a + b;\n}';
+    await view.send(events({ type: 'text_delta', actor: CODER, delta: `Here:\n\n\`\`\`ts\n${code}\n\`\`\`\n\n| column | another column |\n| --- | --- |\n| averyveryverylongwordthatmustnotbreak | x |\n` }));
+    await view.frames();
+    const block = page().locator('.msg-assistant .code-block');
+    assert.equal(await block.locator('.code-language').innerText(), 'ts');
+    await block.locator('button.code-copy').click();
+    await block.locator('button.code-insert').click();
+    assert.deepEqual(await view.takePosted(), [{ type: 'copy_code', text: `${code}\n` }, { type: 'insert_code', text: `${code}\n` }]);
+    // A table scrolls in its own box instead of breaking words mid-way.
+    assert.equal(await page().evaluate(`getComputedStyle(document.querySelector('.msg-assistant table')).overflowX`), 'auto');
+    assert.equal(await page().evaluate(`getComputedStyle(document.querySelector('.msg-assistant td')).wordBreak`), 'normal');
+    // A language name is the model's text: shown as text, never parsed.
+    await view.send(events({ type: 'text_delta', actor: CODER, delta: '\n```<img/src/onerror=alert(1)>\nx\n```\n' }));
+    await view.frames();
+    assert.equal(await page().locator('.msg-assistant img').count(), 0);
+    assert.equal(await page().locator('.msg-assistant .code-language').last().innerText(), '<img/src/onerror=alert(1)>');
+  });
+
   it('renders a burst of deltas once, not once per delta', async () => {
     await view.send(events({ type: 'text_delta', actor: CODER, delta: 'Start. ' }));
     await page().evaluate(`window.__renders = 0;
@@ -188,11 +207,16 @@ describe('chat view in headless Chromium', function () {
     assert.equal(await page().locator('.approval[data-id="ask-2"] .approval-outcome').innerText(), 'No longer needed');
   });
 
-  it('meters tokens and cost for the prompt and the session', async () => {
-    assert.equal(await page().locator('#meter').innerText(), 'Prompt: 0 in · 0 out\nSession: 0 in · 0 out');
+  it('meters the session in one quiet line once something was spent, with the detail in its tooltip', async () => {
+    const meter = page().locator('#meter');
+    assert.equal(await meter.isVisible(), false, 'nothing spent: no meter taking room');
     await view.send({ type: 'meter', prompt: { inputTokens: 1234, outputTokens: 56, cachedTokens: 1000, costUsd: 0.0123 }, session: { inputTokens: 98765, outputTokens: 4321, cachedTokens: 0, costUsd: 0.5 } });
-    assert.equal(await page().locator('#meter .meter-prompt').innerText(), 'Prompt: 1,234 in · 56 out · 1,000 cached · $0.0123');
-    assert.equal(await page().locator('#meter .meter-session').innerText(), 'Session: 98,765 in · 4,321 out · $0.5000');
+    assert.equal(await meter.innerText(), '98,765 in · 4,321 out · $0.5000');
+    assert.equal(await meter.getAttribute('title'), 'This prompt: 1,234 in · 56 out · 1,000 cached · $0.0123\nThis session: 98,765 in · 4,321 out · $0.5000');
+    await view.send(events({ type: 'context', agent: 'builder', used: 3100, window: 32000 }, { type: 'context', agent: 'reviewer', used: 27000, window: 32000 }));
+    assert.equal(await meter.innerText(), '98,765 in · 4,321 out · $0.5000 · context 84%: send /compact to free it');
+    assert.match(await meter.getAttribute('title') ?? '', /Context of builder: 3\.1k of 32k tokens \(10%\)\nContext of reviewer: 27k of 32k tokens \(84%\)/);
+    assert.match(await meter.getAttribute('class') ?? '', /meter-full/);
   });
 
   it('cancels only while busy, by the button or Escape; while busy, Send queues', async () => {
@@ -403,10 +427,10 @@ describe('chat view in headless Chromium', function () {
   });
 
   it('tells retries in one line, ends an error with what to do, and a plain handback with no footer', async () => {
-    const retry = (attempt: number): TranscriptEvent => ({ type: 'notice', level: 'info', text: `The provider failed (connection refused); retrying in 1 s (attempt ${attempt}).`, replaces: 'retry' });
+    const retry = (attempt: number): TranscriptEvent => ({ type: 'notice', level: 'info', text: `The provider failed; retry ${attempt} in 1 s: connection refused`, replaces: 'retry' });
     await view.send(events({ type: 'user_message', text: 'Hi' }, retry(1), retry(2), retry(3)));
     assert.equal(await page().locator('.notice').count(), 1);
-    assert.match(await page().locator('.notice').innerText(), /attempt 3/);
+    assert.match(await page().locator('.notice').innerText(), /retry 3 in/);
     await view.send(events({ type: 'prompt_end', status: 'error', message: 'Connection error: connect ECONNREFUSED 127.0.0.1:9', hint: { text: 'The provider did not answer.', setting: 'crow.baseUrls' } }));
     const card = page().locator('.prompt-end.prompt-error');
     assert.match(await card.innerText(), /The provider did not answer\./);

@@ -243,6 +243,8 @@ function chat(root: string, home: string, extra: Record<string, string>): { cont
     showLog: () => undefined,
     storeKey: async () => undefined,
     useProvider: async () => undefined,
+    copyText: async () => undefined,
+    insertAtCursor: async () => undefined,
   };
   const controller: ChatController = new ChatController(host, (message) => {
     posted.push(structuredClone(message));

@@ -23,7 +23,7 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
   let home: string;
   let root: string;
   let posted: HostMessage[];
-  let actions: { diffs: string[]; traces: string[]; changed: number; previews: { id: string; unified: string }[]; settings: string[]; logs: number };
+  let actions: { diffs: string[]; traces: string[]; changed: number; previews: { id: string; unified: string }[]; settings: string[]; logs: number; copied: string[] };
   let settings: Record<string, unknown>;
   /** Keys the set-up stored (VS Code's secret storage in the extension). */
   let stored: Record<string, string>;
@@ -37,7 +37,7 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
     mkdirSync(root);
     writeFileSync(join(root, 'notes.md'), '# Notes\n');
     posted = [];
-    actions = { diffs: [], traces: [], changed: 0, previews: [], settings: [], logs: 0 };
+    actions = { diffs: [], traces: [], changed: 0, previews: [], settings: [], logs: 0, copied: [] };
     settings = { provider: 'openai', model: 'fake-model', baseUrls: { openai: server.openaiBaseUrl } };
     stored = {};
   });
@@ -63,6 +63,10 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
       openSettings: async (setting) => void actions.settings.push(setting),
       showLog: () => void actions.logs++,
       storeKey: async (variable, key) => void (stored[variable] = key),
+      copyText: async (text) => void actions.copied.push(text),
+      insertAtCursor: async () => {
+        throw new Error('Open a file and put the cursor where the code goes, then press Insert again.');
+      },
       useProvider: async (choice) => {
         settings = { ...settings, ...providerSettings(choice, { provider: String(settings['provider']), baseUrls: settings['baseUrls'] as Record<string, string> }) };
       },
@@ -250,7 +254,9 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
     await chat.handle({ type: 'send', text: 'Anyone there?' });
     const retries = events().filter((event) => event.type === 'notice' && event.replaces === 'retry');
     assert.ok(retries.length >= 1, 'the retries are told');
-    assert.ok(events().filter((event) => event.type === 'notice' && !event.replaces).every((event) => event.type === 'notice' && !/retrying/.test(event.text)), 'every retry line replaces the one before');
+    const line = retries[0]!.type === 'notice' ? retries[0]!.text : '';
+    assert.match(line, /^The provider failed; retry 1 in [\d.]+ m?s: /, 'the reason comes last, not in brackets around its own brackets');
+    assert.ok(events().filter((event) => event.type === 'notice' && !event.replaces).every((event) => event.type === 'notice' && !/The provider failed; retry/.test(event.text)), 'every retry line replaces the one before');
     const end = events().at(-1);
     assert.ok(end && end.type === 'prompt_end' && end.status === 'error');
     assert.equal(end.hint?.setting, 'crow.baseUrls');
@@ -466,6 +472,16 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
     await chat.handle({ type: 'send', text: 'Hello' });
     assert.equal(answerText(), 'Answered locally.');
     assert.equal((server.requests.at(-1)!.body as { model: string }).model, 'qwen2.5-coder:7b');
+    await chat.dispose();
+  });
+
+  it("copies a code block of an answer, and says what to do when Insert finds no editor", async () => {
+    const chat = controller();
+    await chat.handle({ type: 'copy_code', text: 'const x = 1;\n' });
+    assert.deepEqual(actions.copied, ['const x = 1;\n']);
+    await chat.handle({ type: 'insert_code', text: 'const x = 1;\n' });
+    const notices = events().filter((event) => event.type === 'notice');
+    assert.match(JSON.stringify(notices), /Open a file and put the cursor where the code goes/);
     await chat.dispose();
   });
 

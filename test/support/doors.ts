@@ -210,6 +210,8 @@ export const vscodeDoor: Door = {
       previewChange: async () => undefined,
       storeKey: async () => undefined,
       useProvider: async () => undefined,
+    copyText: async () => undefined,
+    insertAtCursor: async () => undefined,
       openSettings: async () => undefined,
       showLog: () => undefined,
     });

@@ -29,6 +29,21 @@ md.core.ruler.push('align_as_class', (state) => {
   }
 });
 
+/**
+ * Each code block gets a head: its language and the actions Copy and Insert
+ * (at the editor's cursor), which the transcript answers by delegation.
+ * Part of the rendered HTML, so a streamed answer is still one render.
+ */
+const fence = md.renderer.rules.fence!;
+md.renderer.rules.fence = (tokens, index, options, env, self) => {
+  const language = (tokens[index]!.info.trim().split(/\s+/)[0] ?? '').slice(0, 30);
+  const head =
+    `<div class="code-head"><span class="code-language">${md.utils.escapeHtml(language || 'text')}</span>` +
+    '<button type="button" class="code-action code-copy" title="Copy the code">Copy</button>' +
+    '<button type="button" class="code-action code-insert" title="Insert the code at the editor\'s cursor">Insert</button></div>';
+  return `<div class="code-block">${head}${fence(tokens, index, options, env, self)}</div>`;
+};
+
 export function renderMarkdown(text: string): string {
   return md.render(text);
 }

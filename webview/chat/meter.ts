@@ -1,41 +1,60 @@
-/** Tokens and cost of the current prompt and of the whole session, and how full each agent's context window is. */
+/**
+ * What the session has cost, as one quiet line under the input once
+ * something was spent: the session's tokens and cost and how full the
+ * fullest context window is. The detail (this prompt, the session, each
+ * agent's window) is in its tooltip and its accessible name.
+ */
 import { el } from './elements';
 import { meterText } from './format';
 import type { Meter } from './protocol';
 
 export class MeterView {
   readonly element = el('div', 'meter');
-  private readonly prompt = el('span', 'meter-prompt');
-  private readonly session = el('span', 'meter-session');
-  private readonly context = el('span', 'meter-context');
+  private readonly line = el('span', 'meter-line');
   private readonly windows = new Map<string, { used: number; window: number }>();
+  private prompt: Meter | undefined;
+  private session: Meter | undefined;
 
   constructor() {
     this.element.id = 'meter';
-    this.element.setAttribute('aria-label', 'Token, cost and context meter');
-    this.context.hidden = true;
-    this.element.append(this.prompt, this.session, this.context);
+    this.element.append(this.line);
+    this.render();
   }
 
   show(prompt: Meter, session: Meter): void {
-    this.prompt.textContent = `Prompt: ${meterText(prompt)}`;
-    this.session.textContent = `Session: ${meterText(session)}`;
+    this.prompt = prompt;
+    this.session = session;
+    this.render();
   }
 
-  /** An agent's context after its turn: every agent of the session in one line, a warning once one is nearly full. */
+  /** An agent's context after its turn; a warning once one is nearly full. */
   showContext(agent: string, used: number, window: number): void {
     this.windows.set(agent, { used, window });
-    const parts = [...this.windows].map(([name, size]) => `${name} ${thousands(size.used)} of ${thousands(size.window)} (${percent(size)})`);
-    const full = [...this.windows.values()].some((size) => size.used / size.window >= 0.8);
-    this.context.hidden = false;
-    this.context.textContent = `Context: ${parts.join(' · ')}${full ? ' · send /compact to free it' : ''}`;
-    this.context.classList.toggle('meter-full', full);
+    this.render();
   }
 
   /** A new or reopened session: its agents' context is told again by their next turns. */
   clearContext(): void {
     this.windows.clear();
-    this.context.hidden = true;
+    this.render();
+  }
+
+  private render(): void {
+    const spent = this.session !== undefined && this.session.inputTokens + this.session.outputTokens > 0;
+    this.element.hidden = !spent && this.windows.size === 0;
+    const fullest = Math.max(0, ...[...this.windows.values()].map((size) => size.used / size.window));
+    const full = fullest >= 0.8;
+    const parts = spent && this.session ? [meterText(this.session)] : [];
+    if (this.windows.size > 0) parts.push(`context ${Math.round(fullest * 100)}%${full ? ': send /compact to free it' : ''}`);
+    this.line.textContent = parts.join(' · ');
+    this.element.classList.toggle('meter-full', full);
+    const detail = [
+      ...(this.prompt ? [`This prompt: ${meterText(this.prompt)}`] : []),
+      ...(this.session ? [`This session: ${meterText(this.session)}`] : []),
+      ...[...this.windows].map(([name, size]) => `Context of ${name}: ${thousands(size.used)} of ${thousands(size.window)} tokens (${percent(size)})`),
+    ];
+    this.element.title = detail.join('\n');
+    this.element.setAttribute('aria-label', detail.join('. ') || 'Nothing spent yet');
   }
 }
 

@@ -233,7 +233,11 @@ export type WebviewMessage =
   /** Asks an OpenAI-compatible server at `url` for its models. */
   | { type: 'test_server'; url: string }
   /** Makes the OpenAI-compatible server at `url`, with `model`, the default provider. */
-  | { type: 'use_server'; url: string; model: string };
+  | { type: 'use_server'; url: string; model: string }
+  /** A code block of an answer, to the clipboard. */
+  | { type: 'copy_code'; text: string }
+  /** A code block of an answer, into the active editor at its cursor (replacing a selection). */
+  | { type: 'insert_code'; text: string };
 
 /** The fields each webview message must carry, by type: the host trusts nothing else a webview posts. */
 const FIELDS: Record<WebviewMessage['type'], (message: Record<string, unknown>) => boolean> = {
@@ -259,6 +263,8 @@ const FIELDS: Record<WebviewMessage['type'], (message: Record<string, unknown>) 
   setup_key: (m) => (m.provider === 'anthropic' || m.provider === 'openai') && typeof m.key === 'string',
   test_server: (m) => typeof m.url === 'string',
   use_server: (m) => typeof m.url === 'string' && typeof m.model === 'string',
+  copy_code: (m) => typeof m.text === 'string',
+  insert_code: (m) => typeof m.text === 'string',
 };
 
 /** Whether a value posted by the webview is one of its messages, with fields of the right types. */

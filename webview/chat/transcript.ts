@@ -347,6 +347,13 @@ export class Transcript {
     this.element.append(entry);
   }
 
+  /** Copy or Insert on a code block's head: the block's code as text, exactly. */
+  private onCodeAction(action: Element): void {
+    const code = action.closest('.code-block')?.querySelector('pre')?.textContent ?? '';
+    if (action.classList.contains('code-copy')) this.post({ type: 'copy_code', text: code });
+    else if (action.classList.contains('code-insert')) this.post({ type: 'insert_code', text: code });
+  }
+
   private schedule(): void {
     if (this.frame) return;
     this.frame = requestAnimationFrame(() => this.flush());
@@ -372,6 +379,8 @@ export class Transcript {
   }
 
   private onLinkClick(event: MouseEvent): void {
+    const codeAction = (event.target as Element | null)?.closest?.('button.code-action');
+    if (codeAction) return this.onCodeAction(codeAction);
     const anchor = (event.target as Element | null)?.closest?.('a[href]');
     if (!anchor) return;
     const action = linkAction(anchor.getAttribute('href') ?? '');

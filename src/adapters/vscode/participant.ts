@@ -44,7 +44,10 @@ export function registerParticipant(deps: ParticipantDeps): vscode.Disposable {
     } catch (err) {
       stream.markdown(`\n\n**Crow could not run this prompt:** ${err instanceof Error ? err.message : String(err)}`);
     }
-    stream.button({ command: 'crow.showTrace', arguments: [chat.id], title: 'Show trace' });
+    // A quiet link, not a primary button under every answer.
+    const trace = new vscode.MarkdownString(`\n\n[Show trace](command:crow.showTrace?${encodeURIComponent(JSON.stringify([chat.id]))} "Everything the agents did for this answer")`);
+    trace.isTrusted = { enabledCommands: ['crow.showTrace'] };
+    stream.markdown(trace);
     return { metadata: { crowSession: chat.id } };
   };
   const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, handler);

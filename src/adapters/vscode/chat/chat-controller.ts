@@ -42,6 +42,10 @@ export interface ViewActions {
   storeKey(variable: string, key: string): Promise<void>;
   /** Makes `provider` the default in the settings, at the server and with the model given (neither: the provider's own). */
   useProvider(choice: ProviderChoice): Promise<void>;
+  /** Puts text on the clipboard. */
+  copyText(text: string): Promise<void>;
+  /** Inserts text at the active editor's cursor (over its selection); throws saying what to do when no editor is open. */
+  insertAtCursor(text: string): Promise<void>;
 }
 
 const ROLE_LABEL: Record<CompositionRole, string> = { primary: 'Model', coagent: 'Reviewer model' };
@@ -179,6 +183,10 @@ export class ChatController {
       case 'use_server':
         if (await this.setup.useServer(message.url, message.model)) await this.announceAgents();
         return;
+      case 'copy_code':
+        return this.actions.copyText(message.text);
+      case 'insert_code':
+        return this.actions.insertAtCursor(message.text);
     }
   }
 

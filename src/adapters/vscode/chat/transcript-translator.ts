@@ -121,7 +121,8 @@ export class TranscriptTranslator {
         return [notice(event.level, event.message)];
       case 'retry':
         // Retries of one request are one line, updated in place.
-        return [{ type: 'notice', level: 'info', text: `The provider failed (${oneLine(event.reason, 120)}); retrying in ${seconds(event.delayMs)} (attempt ${event.attempt}).`, replaces: 'retry' }];
+        // The reason last, after a colon: it has brackets of its own, and brackets around it read as a puzzle.
+        return [{ type: 'notice', level: 'info', text: `The provider failed; retry ${event.attempt} in ${seconds(event.delayMs)}: ${oneLine(event.reason, 120)}`, replaces: 'retry' }];
       case 'doom_loop':
         return [notice('warning', `${event.agent} called ${event.tool} the same way ${event.repeats} times in a row and was stopped.`)];
       case 'compaction':

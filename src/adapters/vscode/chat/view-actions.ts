@@ -49,7 +49,23 @@ export function viewActions(deps: ViewActionDeps): ViewActions {
     sessionsChanged: deps.sessionsChanged,
     storeKey: (variable, key) => deps.keys.set(variable, key),
     useProvider,
+    copyText: async (text) => {
+      await vscode.env.clipboard.writeText(text);
+      void vscode.window.setStatusBarMessage('Crow: code copied', 2000);
+    },
+    insertAtCursor,
   };
+}
+
+/** A code block of an answer, typed in where the person's cursor is (an ordinary edit: Undo takes it back). */
+async function insertAtCursor(text: string): Promise<void> {
+  const editor = vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors[0];
+  if (!editor) throw new Error('Open a file and put the cursor where the code goes, then press Insert again.');
+  const done = await editor.edit((edit) => {
+    for (const selection of editor.selections) edit.replace(selection, text);
+  });
+  if (!done) throw new Error(`Could not insert into ${vscode.workspace.asRelativePath(editor.document.uri)}: is it read-only?`);
+  await vscode.window.showTextDocument(editor.document, editor.viewColumn);
 }
 
 /**
