@@ -7,6 +7,7 @@ import { NodeWorkspace } from '../src/tools/node-workspace';
 import { acpBenchmark } from './acp';
 import { activationBenchmark } from './activation';
 import { bookkeepingBenchmark } from './bookkeeping';
+import { checkpointsBenchmark } from './checkpoints';
 import { commandRulesBenchmark } from './command-rules';
 import { editFileBenchmark } from './edit-file';
 import { evalBenchmark } from './eval';
@@ -31,6 +32,7 @@ async function main(): Promise<void> {
   await sandboxBenchmark();
   await undoBenchmark();
   await sessionsBenchmark();
+  await checkpointsBenchmark();
   await acpBenchmark();
   await traceViewerBenchmark();
   await activationBenchmark();

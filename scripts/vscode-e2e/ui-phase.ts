@@ -15,6 +15,7 @@ import { log, seconds, step } from './progress';
 import { createSandbox, type Sandbox } from './sandbox';
 import { UI_CHECKS, type UiCheck, type UiContext } from './ui-checks';
 import { RUN_CHECKS } from './ui-checks-runs';
+import { CHECKPOINT_CHECKS } from './ui-checks-checkpoints';
 import { openWorkbench, screenshot } from './workbench';
 
 export interface UiSummary {
@@ -81,7 +82,7 @@ export async function runWorkbenchPhase(browser: Browser, phase: WorkbenchPhase)
 }
 
 export function runUiPhase(browser: Browser): Promise<UiSummary> {
-  return runWorkbenchPhase(browser, { name: 'ui', checks: [...UI_CHECKS, ...RUN_CHECKS], startTitle: 'starting code-server for the UI checks' });
+  return runWorkbenchPhase(browser, { name: 'ui', checks: [...UI_CHECKS, ...RUN_CHECKS, ...CHECKPOINT_CHECKS], startTitle: 'starting code-server for the UI checks' });
 }
 
 /**

@@ -4,6 +4,7 @@ import type { AgentEvent } from '../engine/events';
 import { EventStream } from '../engine/event-stream';
 import type { UserBlock } from '../llm/types';
 import type { ACPSession } from '../session/acp-session';
+import type { Hooks } from '../tools/hooks';
 import type { PermissionGate } from '../tools/permissions';
 import { TASK_COMPLETE } from '../vocabulary/tool-names';
 import { runCoagent } from './coagent-flow';
@@ -62,8 +63,14 @@ export class ACPAgent {
    * Runs the user's prompt in the session until the flow hands control back.
    * `permissions`, when given, judges this run's tool calls instead of the
    * session's gate (e.g. a read-only run: `session.permissions.forcing(...)`).
+   * `hooks`, for a prompt a person sent: its user_prompt_submit hooks run
+   * before the flow starts, its stop hooks when the run is about to end.
    */
-  run(session: ACPSession, prompt: string | UserBlock[], options: { signal: AbortSignal; permissions?: PermissionGate }): RunStream {
+  run(
+    session: ACPSession,
+    prompt: string | UserBlock[],
+    options: { signal: AbortSignal; permissions?: PermissionGate; hooks?: Hooks },
+  ): RunStream {
     const stream: RunStream = new EventStream();
     const run = new FlowRun(
       { name: this.name, primary: this.primary, prompts: this.options.prompts, ...(this.coagent ? { coagent: this.coagent } : {}) },
@@ -73,37 +80,60 @@ export class ACPAgent {
       (event) => stream.push(event),
       options.permissions ?? session.permissions,
     );
-    this.drive(run, this.firstMessage(session, prompt)).then(
-      (result) => stream.end(result),
+    this.drive(run, this.firstMessage(session, prompt), options.hooks).then(
+      (result) => stream.end(run.complete(result)),
       (err: unknown) => stream.fail(err),
     );
     return stream;
   }
 
-  private async drive(run: FlowRun, first: AgentMessage): Promise<RunResult> {
+  private async drive(run: FlowRun, first: AgentMessage, hooks: Hooks | undefined): Promise<RunResult> {
     try {
-      const flow = this.flow;
-      switch (flow.kind) {
-        case 'hitl':
-          return await runHitl(run, first);
-        case 'loop':
-          return await runLoop(run, first, flow.maxTurns);
-        case 'static':
-          return await runStatic(run, first, flow.maxTurns, flow.message);
-        case 'generated':
-          return await runGenerated(run, first, flow.maxTurns, flow.generatorPrompt);
-        case 'coagent':
-          return await runCoagent(run, first, {
-            style: flow.style,
-            maxRounds: flow.maxRounds,
-            handoff: this.options.handoff ?? { kind: 'template' },
-          });
-      }
+      if (!hooks) return await this.flowPass(run, first);
+      const submitted = await hooks.promptSubmitted({ agent: this.name, text: run.task }, run.signal, run.span);
+      if (submitted.blocked !== undefined) return run.finish('needs_input', submitted.blocked);
+      const context = submitted.context.map((text) => this.options.prompts.render('prompt-hook-context', { context: text }).trim());
+      const result = await this.flowPass(run, context.length > 0 ? withText(first, context) : first);
+      return await this.beforeStop(run, result, hooks);
     } catch (err) {
       if (err instanceof BudgetReached) return run.finish('budget', err.message);
       if (run.signal.aborted) return run.finish('cancelled', 'Cancelled. All work so far is kept; send a new prompt to continue.');
       return run.finish('error', `${this.name} failed: ${errorText(err)}`);
     }
+  }
+
+  /** One pass of the control flow, from `message` to where it hands control back. */
+  private async flowPass(run: FlowRun, message: AgentMessage): Promise<RunResult> {
+    const flow = this.flow;
+    switch (flow.kind) {
+      case 'hitl':
+        return runHitl(run, message);
+      case 'loop':
+        return runLoop(run, message, flow.maxTurns);
+      case 'static':
+        return runStatic(run, message, flow.maxTurns, flow.message);
+      case 'generated':
+        return runGenerated(run, message, flow.maxTurns, flow.generatorPrompt);
+      case 'coagent':
+        return runCoagent(run, message, { style: flow.style, maxRounds: flow.maxRounds, handoff: this.options.handoff ?? { kind: 'template' } });
+    }
+  }
+
+  /**
+   * The stop hooks of a run that ended by itself (completed, or waiting for
+   * the person): one may send the agents back to work with its reason,
+   * once; asked again, it cannot (stop_hook_active tells it so).
+   */
+  private async beforeStop(run: FlowRun, result: RunResult, hooks: Hooks): Promise<RunResult> {
+    let current = result;
+    for (const active of [false, true]) {
+      if (!STOPPABLE.has(current.status) || run.stoppedByHook || run.signal.aborted) return current;
+      const ending = { agent: this.name, status: current.status, message: current.message, lastMessage: run.lastText, active };
+      const { continueWith } = await hooks.stopping(ending, run.signal, run.span);
+      if (continueWith === undefined || active || run.signal.aborted) return current;
+      current = await this.flowPass(run, this.options.prompts.render('stop-hook', { reason: continueWith }).trim());
+    }
+    return current;
   }
 
   /** The user's prompt, preceded by a note when the last run was cancelled (cancel is feedback). */
@@ -115,6 +145,15 @@ export class ACPAgent {
     const blocks: UserBlock[] = typeof prompt === 'string' ? [{ type: 'text', text: prompt }] : prompt;
     return [{ type: 'text', text: note }, ...blocks];
   }
+}
+
+/** The run statuses stop hooks are asked about: the run ended by itself, not by a cancel, an error or a limit. */
+const STOPPABLE: ReadonlySet<RunResult['status']> = new Set(['completed', 'needs_input']);
+
+/** A message with texts added after it. */
+function withText(message: AgentMessage, texts: string[]): AgentMessage {
+  const blocks: UserBlock[] = typeof message === 'string' ? [{ type: 'text', text: message }] : [...message];
+  return [...blocks, ...texts.map((text) => ({ type: 'text' as const, text }))];
 }
 
 function promptText(prompt: string | UserBlock[]): string {

@@ -40,6 +40,10 @@ export class FlowRun {
   private costUsd = 0;
   private readonly usage = emptyUsage();
   private readonly filesChanged = new Set<string>();
+  /** A hook ended the run (continue: false): stop hooks do not get to send it on. */
+  stoppedByHook = false;
+  /** The text of the primary's last turn that had any: what stop hooks read as the last message. */
+  lastText = '';
 
   /** The external span of this prompt: the root of its trace, carrying the run's totals. */
   readonly span: Span;
@@ -121,8 +125,25 @@ export class FlowRun {
     return text;
   }
 
-  /** Ends the run: records an interruption for the next prompt, emits run_complete. */
+  /**
+   * How the run ends, with its totals so far. Nothing is told yet: the
+   * composition completes the run (see `complete`) once stop hooks have had
+   * their say, which may send the agents back to work first.
+   */
   finish(status: RunStatus, message: string, summary?: string): RunResult {
+    return {
+      status,
+      message,
+      ...(summary !== undefined ? { summary } : {}),
+      turns: this.turns,
+      usage: this.usage,
+      filesChanged: [...this.filesChanged],
+    };
+  }
+
+  /** Ends the run as `ending` says: emits run_complete and closes the run's span, with the totals of all its work. */
+  complete(ending: RunResult): RunResult {
+    const { status, message } = ending;
     this.emit({ type: 'run_complete', agent: this.agents.name, status, message });
     const u = this.usage;
     this.span.set({
@@ -137,14 +158,7 @@ export class FlowRun {
       'gen_ai.usage.cache_creation.input_tokens': u.cacheWrite,
     });
     this.span.end(status === 'error' ? 'error' : status === 'cancelled' ? 'cancelled' : 'ok', status === 'error' ? message : undefined);
-    return {
-      status,
-      message,
-      ...(summary !== undefined ? { summary } : {}),
-      turns: this.turns,
-      usage: this.usage,
-      filesChanged: [...this.filesChanged],
-    };
+    return { ...ending, turns: this.turns, usage: this.usage, filesChanged: [...this.filesChanged] };
   }
 
   private count(usage: Usage, provider: Provider): void {
@@ -163,6 +177,10 @@ export class FlowRun {
     // Handing a refused request on to another agent would only repeat it.
     if (turn.stopReason === 'refused') return this.finish('needs_input', `${agent}: ${turn.message}`);
     if (turn.stopReason === 'budget') return this.finish('budget', turn.message);
+    if (turn.stopReason === 'hook_stop') {
+      this.stoppedByHook = true;
+      return this.finish('needs_input', turn.message);
+    }
     return undefined;
   }
 
@@ -188,6 +206,7 @@ export class FlowRun {
       ...(this.session.budget ? { budget: this.session.budget } : {}),
       ...(this.session.steering ? { steering: this.session.steering } : {}),
       ...(this.session.checkpoints ? { checkpoints: this.session.checkpoints } : {}),
+      ...(this.session.hooks ? { hooks: this.session.hooks } : {}),
       outputs: this.session.outputs,
     });
     const result = await stream.forEach((event) => {
@@ -196,6 +215,7 @@ export class FlowRun {
       this.emit(event);
     });
     this.turns += 1;
+    if (role === 'primary' && result.text.trim() !== '') this.lastText = result.text;
     this.toolCalls += result.toolCalls.length;
     this.count(result.usage, agent.provider);
     for (const file of result.filesChanged) this.filesChanged.add(file);

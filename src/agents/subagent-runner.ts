@@ -179,6 +179,7 @@ export class SubagentRunner implements SubagentLauncher {
     session.depth = depth;
     session.subagents = this;
     session.budget = ctx.budget;
+    session.hooks = ctx.hooks;
     session.parent = { sessionId: ctx.sessionId, callId: ctx.callId, agent: ctx.agentName, ...(ctx.span ? { span: ctx.span } : {}) };
     const stored = this.options.store?.attach(session);
     const report = (event: SubagentReport): void => ctx.report?.(event);

@@ -7,6 +7,7 @@
  */
 import { realpathSync } from 'node:fs';
 import { agentWidenings } from './agent-trust';
+import { claudeHookWidenings } from './hook-trust';
 import { judgeProjectSettings, type Widening, wideningFingerprint } from './project-trust';
 import { settingsLayers } from './provider-config';
 import type { SettingsDocument } from './settings-file';
@@ -39,6 +40,7 @@ export function projectRequest(root: string, env: NodeJS.ProcessEnv, frontDoor?:
   const widenings = [
     ...judgeProjectSettings(layers.project, layers.baseline, layers.projectFile).widenings,
     ...agentWidenings(root, env, layers.baseline),
+    ...claudeHookWidenings(root, env, layers),
   ];
   return { folder: realFolder(root), widenings, fingerprint: wideningFingerprint(widenings) };
 }
@@ -69,7 +71,7 @@ export async function decideTrust(root: string, options: DecideOptions): Promise
 /** The one line a front door shows when a folder's widenings are left out; undefined when nothing was. */
 export function untrustedNotice(decision: TrustDecision, howToTrust: string): string | undefined {
   if (decision.trusted || decision.request.widenings.length === 0) return undefined;
-  const what = decision.request.widenings.map((w) => w.setting).join(', ');
+  const what = [...new Set(decision.request.widenings.map((w) => w.setting))].join(', ');
   const why =
     decision.how === 'changed'
       ? 'asks for something other than what you trusted'

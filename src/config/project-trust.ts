@@ -9,6 +9,7 @@
  * widening, so a setting added later is safe until someone decides it is not.
  */
 import { createHash } from 'node:crypto';
+import { hookText } from './hook-settings';
 import { DEFAULT_SANDBOX_TMP_SIZE_MB, DEFAULT_UNDO_TRACK_TIMEOUT_MS, type SettingsDocument } from './settings-file';
 
 /** One thing a project asks for that only a trusted folder gets. */
@@ -125,6 +126,13 @@ export function judgeProjectSettings(
       }
       case 'web_search':
         widen('web_search', `web_search = ${describe(value)}: sends searches, and any search key, to that service`, value);
+        break;
+      case 'hooks':
+        // Every hook runs a command of the project's choosing.
+        for (const hook of value as { event: string; command: string; matcher?: string }[]) widen('hooks', hookText(hook), hook);
+        break;
+      case 'claude_hooks':
+        widen('claude_hooks', `runs the hooks of these Claude Code settings files: ${(value as string[]).map(quote).join(', ')}`, value);
         break;
       case 'telemetry':
         widen('telemetry', `telemetry = ${describe(value)}: sends traces (prompts, code, outputs) to that endpoint`, value);

@@ -1,5 +1,6 @@
 import type { WebSearchConfig } from './web-search-config';
 import { formatProblem } from './config-problems';
+import { configuredHooks } from './hook-config';
 import { judgeProjectSettings } from './project-trust';
 import { didYouMean } from '../vocabulary/did-you-mean';
 import {
@@ -33,7 +34,8 @@ export const BASE_URL_VARIABLES: Readonly<Record<string, string>> = {
  * Resolves the settings. Precedence, highest first: command-line overrides,
  * the environment (CROW_PROVIDER, CROW_MODEL, ANTHROPIC_BASE_URL,
  * OPENAI_BASE_URL), the project's .crow/config.toml, the user's
- * config.toml, built-in defaults. Checks no keys: see `connectProvider`.
+ * config.toml, built-in defaults. Hooks add up instead: the user's run,
+ * then the project's (see configuredHooks). Checks no keys: see `connectProvider`.
  */
 export function resolveSettings(
   workspaceRoot: string,
@@ -41,7 +43,11 @@ export function resolveSettings(
   env: NodeJS.ProcessEnv = process.env,
   options: SettingsSources = {},
 ): Settings {
-  return settingsOf(loadSettingsDocument(workspaceRoot, env, options), overrides, env, options.trusted === true);
+  const trusted = options.trusted === true;
+  const layers = settingsLayers(workspaceRoot, env, options.frontDoor);
+  const settings = settingsOf(mergedLayers(layers, trusted), overrides, env, trusted);
+  const { hooks, notices } = configuredHooks({ ...layers, userFile: globalConfigPath(env) }, workspaceRoot, env, trusted);
+  return { ...settings, ...(hooks.length > 0 ? { hooks } : {}), ...(notices.length > 0 ? { hookNotices: notices } : {}) };
 }
 
 /**
@@ -193,15 +199,18 @@ export interface SettingsSources {
 /**
  * The built-in defaults, the user's config.toml, the project's (whole when
  * trusted, else restricted) and a front door's own settings, merged in that
- * order; throws naming every problem in the files.
+ * order. Hooks are not merged this way (a table's arrays replace): see
+ * configuredHooks, which keeps every layer's.
  */
-export function loadSettingsDocument(workspaceRoot: string, env: NodeJS.ProcessEnv, options: SettingsSources = {}): SettingsDocument {
-  const layers = settingsLayers(workspaceRoot, env, options.frontDoor);
-  const project = options.trusted ? layers.project : judgeProjectSettings(layers.project, layers.baseline, layers.projectFile).restricted;
+function mergedLayers(layers: ReturnType<typeof settingsLayers>, trusted: boolean): SettingsDocument {
+  const project = trusted ? layers.project : judgeProjectSettings(layers.project, layers.baseline, layers.projectFile).restricted;
   return mergeDocuments(BUILTIN_DOCUMENT, layers.user, project, layers.frontDoor);
 }
 
-/** The validated documents of each layer, and the trusted ones merged (what a project is judged against). */
+/**
+ * The validated documents of each layer, and the trusted ones merged (what
+ * a project is judged against); throws naming every problem in the files.
+ */
 export function settingsLayers(workspaceRoot: string, env: NodeJS.ProcessEnv, frontDoor: SettingsDocument = {}) {
   const user = readValid(globalConfigPath(env));
   const projectFile = projectConfigPath(workspaceRoot);

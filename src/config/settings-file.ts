@@ -10,6 +10,7 @@ import { parse, stringify } from 'smol-toml';
 import { z } from 'zod';
 import { PERMISSION_CATEGORIES } from '../vocabulary/permission-types';
 import { type DefinitionError, problemsFromZod } from './config-problems';
+import { HookEntrySchema } from './hook-config';
 import { configHome, projectConfigDir } from './paths';
 
 const PROVIDER_KINDS = ['anthropic', 'openai'] as const;
@@ -246,6 +247,10 @@ export const SettingsFileSchema = z
     /** Compact the history as it nears the context window (auto, the default), or only on /compact (off). */
     compaction: z.enum(COMPACTION_MODES).optional(),
     limits: LimitsSchema.optional(),
+    /** Commands run before and after tool calls, when a prompt is sent and when a run is about to end (see hook-config.ts). */
+    hooks: z.array(HookEntrySchema).optional(),
+    /** Claude Code settings.json files whose hooks run too: `~/` is the home folder, a relative path the workspace's. */
+    claude_hooks: z.array(z.string().min(1)).optional(),
   })
   .strict();
 

@@ -4,6 +4,7 @@
  * error a bad setting raises.
  */
 import type { PermissionCategory } from '../vocabulary/permission-types';
+import type { HookSettings } from './hook-settings';
 import type { ProviderKind, SandboxMode, ServerFlavor } from './settings-file';
 import type { WebSearchConfig } from './web-search-config';
 
@@ -109,6 +110,10 @@ export interface Settings {
   compaction?: CompactionMode;
   /** What a prompt, and a session, may spend before the run stops. */
   limits?: Limits;
+  /** The hooks in force, in the order they run (the project's only when trusted). */
+  hooks?: HookSettings[];
+  /** What to tell the user once about hooks brought from Claude Code's settings.json: what was skipped, and why. */
+  hookNotices?: string[];
 }
 
 export type CompactionMode = 'auto' | 'off';

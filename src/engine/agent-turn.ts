@@ -16,6 +16,7 @@ import type { UndoRecorder } from '../tools/undo-recorder';
 import type { SavedOutputs } from '../tools/saved-outputs';
 import { type SubagentLauncher, type Tool, type ToolContext, toolSpec } from '../tools/tool';
 import type { TodoStore } from '../tools/todos';
+import type { Hooks } from '../tools/hooks';
 import type { Span, SpanStatus } from '../telemetry/span';
 import type { Workspace } from '../tools/workspace';
 import type { AgentEvent, TurnStopReason } from './events';
@@ -77,6 +78,8 @@ export interface TurnOptions {
   checkpoints?: Checkpoints;
   /** Where the session keeps outputs clipped for the model; none: clipped outputs are not saved. */
   outputs?: SavedOutputs;
+  /** The user's hooks, run around each tool call. */
+  hooks?: Hooks;
 }
 
 /** What a turn needs of the agent it runs for. */
@@ -88,7 +91,7 @@ export interface TurnAgent {
   readonly contextWindow: ContextWindowKeeper | undefined;
 }
 
-type OptionalScope = 'undo' | 'withoutTools' | 'span' | 'role' | 'subagents' | 'depth' | 'budget' | 'steering' | 'checkpoints' | 'outputs';
+type OptionalScope = 'undo' | 'withoutTools' | 'span' | 'role' | 'subagents' | 'depth' | 'budget' | 'steering' | 'checkpoints' | 'outputs' | 'hooks';
 export type TurnScope = Required<Omit<TurnOptions, OptionalScope>> & Pick<TurnOptions, OptionalScope>;
 
 /** The state of one running turn. */
@@ -126,9 +129,12 @@ export class Turn {
       session,
       tools,
       context: (callId, span) => this.context(callId, span),
-      beforeCall: (call, tool) => this.checkpoint(call, tool),
+      checkpointBefore: (call, tool) => this.checkpoint(call, tool),
       emit,
+      depth: turnScope.depth ?? 0,
+      signal: turnScope.signal,
       ...(this.span ? { span: this.span } : {}),
+      ...(turnScope.hooks ? { hooks: turnScope.hooks } : {}),
     };
   }
 
@@ -321,7 +327,7 @@ export class Turn {
   }
 
   private context(callId: string, span: Span | undefined): ToolContext {
-    const { permissions, todos, undo, subagents, depth, budget, outputs } = this.turnScope;
+    const { permissions, todos, undo, subagents, depth, budget, outputs, hooks } = this.turnScope;
     return {
       sessionId: this.session.id,
       agentName: this.agent.name,
@@ -342,6 +348,7 @@ export class Turn {
       ...(budget ? { budget } : {}),
       report: this.emit,
       outputs,
+      ...(hooks ? { hooks } : {}),
     };
   }
 
@@ -396,6 +403,7 @@ const SPAN_STATUS: Record<TurnStopReason, SpanStatus> = {
   doom_loop: 'ok',
   max_tokens: 'ok',
   budget: 'ok',
+  hook_stop: 'ok',
   cancelled: 'cancelled',
   error: 'error',
 };

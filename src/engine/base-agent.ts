@@ -68,6 +68,7 @@ export class BaseAgent {
       ...(options.budget ? { budget: options.budget } : {}),
       ...(options.steering ? { steering: options.steering } : {}),
       ...(options.checkpoints ? { checkpoints: options.checkpoints } : {}),
+      ...(options.hooks ? { hooks: options.hooks } : {}),
       outputs: options.outputs,
     };
     const turn = new Turn(this, this.options, this.tools, session, scope, charging(scope.budget, (event) => stream.push(event)));

@@ -13,6 +13,7 @@ import type { SubagentReport, ToolKind, ToolLocation, ToolResult, ToolStep } fro
  * - `max_tokens`: the model hit its output limit while answering.
  * - `refused`: the model (or its provider's safety system) declined to go on.
  * - `budget`: a spending limit was reached before the next model call.
+ * - `hook_stop`: a hook of the user's ended the run (`continue: false`).
  * - `error`: the provider failed (after retries); partial output is kept.
  */
 export type TurnStopReason =
@@ -24,6 +25,7 @@ export type TurnStopReason =
   | 'doom_loop'
   | 'max_tokens'
   | 'budget'
+  | 'hook_stop'
   | 'error';
 
 /**

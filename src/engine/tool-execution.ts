@@ -1,5 +1,6 @@
 import type { ToolCallBlock } from '../llm/types';
 import type { InternalSession } from '../session/internal-session';
+import type { CallAfterword, CallVerdict, Hooks } from '../tools/hooks';
 import type { Tool, ToolContext, ToolResult, ToolStatus } from '../tools/tool';
 import { toolRequestAttributes, toolResultAttributes } from '../telemetry/gen-ai';
 import type { Span } from '../telemetry/span';
@@ -20,25 +21,53 @@ export interface ToolRunScope {
   /** The turn's span; each call gets a child span. */
   span?: Span;
   /** Told just before a call of `tool` is announced and run (a checkpoint before what may change something). */
-  beforeCall?(call: ToolCallBlock, tool: Tool): void;
+  checkpointBefore?(call: ToolCallBlock, tool: Tool): void;
+  /** 0 for the agent the person talks to; subagents count up. */
+  depth: number;
+  /** The turn's signal: hooks stop with it. */
+  signal: AbortSignal;
+  /** The user's hooks: pre_tool_use before the permission check, post_tool_use after a call that succeeded. */
+  hooks?: Hooks;
 }
 
-/** Announces, runs and records one tool call. Never throws. */
+/**
+ * Runs the call's pre_tool_use hooks, announces the call (with the
+ * arguments a hook put in place of the model's), runs it unless a hook
+ * denied it, runs its post_tool_use hooks, and records it. Never throws.
+ */
 export async function executeToolCall(scope: ToolRunScope, call: ToolCallBlock): Promise<ExecutedToolCall> {
-  const args = argumentsForDisplay(call.arguments);
-  const tool = announce(scope, call, args);
   const span = scope.span?.child('tool', `execute_tool ${call.name}`, {
     agent: scope.agent,
     sessionId: scope.session.id,
     attributes: toolRequestAttributes(call.name, call.id, call.arguments),
   });
+  const verdict = await preToolUse(scope, call, span);
+  const effective = verdict?.run && verdict.arguments !== undefined ? { ...call, arguments: verdict.arguments } : call;
+  if (effective !== call) span?.set({ ...toolRequestAttributes(call.name, call.id, effective.arguments), 'crow.tool.model_arguments': call.arguments });
+  const args = argumentsForDisplay(effective.arguments);
+  const tool = announce(scope, effective, args, verdict?.run !== false);
   const started = performance.now();
-  const result = tool
-    ? await runReporting(scope, tool, call, span)
-    : failure('error', `Unknown tool "${call.name}". Available tools: ${[...scope.tools.keys()].join(', ')}.`, 0);
+  let result =
+    verdict?.run === false
+      ? failure(verdict.cancelled ? 'cancelled' : 'error', verdict.reason, 0, { hook: 'pre_tool_use' })
+      : tool
+        ? await runReporting(scope, tool, effective, span, verdict)
+        : failure('error', `Unknown tool "${call.name}". Available tools: ${[...scope.tools.keys()].join(', ')}.`, 0);
+  const durationMs = Math.round(performance.now() - started);
+  const after = verdict?.run !== false && result.status === 'success' ? await postToolUse(scope, effective, result, span) : undefined;
+  result = withNotes(result, [...(verdict?.run ? verdict.notes : []), ...(after?.notes ?? [])]);
   span?.set(toolResultAttributes(result));
   span?.end(result.status === 'success' ? 'ok' : result.status, result.error);
-  return finalize(scope, call, args, result, Math.round(performance.now() - started));
+  const executed = finalize(scope, effective, args, result, durationMs);
+  const hookStop = verdict?.run === false ? verdict.stop : after?.stop;
+  return hookStop !== undefined ? { ...executed, hookStop } : executed;
+}
+
+/** The verdict of the call's pre_tool_use hooks; none when no hook listens or the call names no tool or no arguments object. */
+async function preToolUse(scope: ToolRunScope, call: ToolCallBlock, span: Span | undefined): Promise<CallVerdict | undefined> {
+  const args = scope.hooks?.has('pre_tool_use') && scope.tools.has(call.name) ? argumentsObject(call.arguments) : undefined;
+  if (!args) return undefined;
+  return scope.hooks!.beforeCall({ agent: scope.agent, depth: scope.depth, callId: call.id, tool: call.name, arguments: args }, scope.signal, span);
 }
 
 /**
@@ -59,7 +88,7 @@ export function skipToolCall(
 /** Emits the call's start; `running`: it is about to run (a call recorded as not run gets no checkpoint). */
 function announce(scope: ToolRunScope, call: ToolCallBlock, args: unknown, running = true): Tool | undefined {
   const tool = scope.tools.get(call.name);
-  if (tool && running) scope.beforeCall?.(call, tool);
+  if (tool && running) scope.checkpointBefore?.(call, tool);
   scope.emit({
     type: 'tool_call_start',
     agent: scope.agent,
@@ -73,11 +102,20 @@ function announce(scope: ToolRunScope, call: ToolCallBlock, args: unknown, runni
   return tool;
 }
 
+/** The post_tool_use hooks of a call that succeeded. */
+async function postToolUse(scope: ToolRunScope, call: ToolCallBlock, result: ToolResult, span: Span | undefined): Promise<CallAfterword | undefined> {
+  const args = scope.hooks?.has('post_tool_use') ? argumentsObject(call.arguments) : undefined;
+  if (!args) return undefined;
+  const hooked = { agent: scope.agent, depth: scope.depth, callId: call.id, tool: call.name, arguments: args };
+  return scope.hooks!.afterCall(hooked, { output: result.output, filesModified: result.metadata.filesModified }, scope.signal, span);
+}
+
 /** Runs the call with a progress feed whose updates become tool_progress events, none after the call ended. */
-async function runReporting(scope: ToolRunScope, tool: Tool, call: ToolCallBlock, span: Span | undefined): Promise<ToolResult> {
+async function runReporting(scope: ToolRunScope, tool: Tool, call: ToolCallBlock, span: Span | undefined, verdict: CallVerdict | undefined): Promise<ToolResult> {
   const progress = new ToolProgressFeed((update) => scope.emit({ type: 'tool_progress', agent: scope.agent, callId: call.id, tool: call.name, ...update }));
+  const hookDecision = verdict?.run ? { ...(verdict.rule ? { rule: verdict.rule } : {}), ...(verdict.rewrittenBy !== undefined ? { rewrittenBy: verdict.rewrittenBy } : {}) } : {};
   try {
-    return await runGuarded(tool, call, { ...scope.context(call.id, span), progress });
+    return await runGuarded(tool, call, { ...scope.context(call.id, span), progress, ...(Object.keys(hookDecision).length > 0 ? { hookDecision } : {}) });
   } finally {
     progress.close();
   }
@@ -119,6 +157,23 @@ function finalize(
   return { id: call.id, name: call.name, arguments: args, result, durationMs };
 }
 
-function failure(status: Exclude<ToolStatus, 'success'>, error: string, durationMs: number): ToolResult {
-  return { status, output: '', error, metadata: { filesModified: [], durationMs, extra: {} } };
+function failure(status: Exclude<ToolStatus, 'success'>, error: string, durationMs: number, extra: Record<string, unknown> = {}): ToolResult {
+  return { status, output: '', error, metadata: { filesModified: [], durationMs, extra } };
+}
+
+/** The result with what hooks said for the model after its output. */
+function withNotes(result: ToolResult, notes: string[]): ToolResult {
+  if (notes.length === 0) return result;
+  const output = result.output === '' ? notes.join('\n') : `${result.output}${result.output.endsWith('\n') ? '' : '\n'}\n${notes.join('\n')}`;
+  return { ...result, output };
+}
+
+/** The call's arguments as a JSON object, or undefined when they are not one (the tool refuses them anyway). */
+function argumentsObject(raw: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = raw.trim() === '' ? {} : JSON.parse(raw);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
 }

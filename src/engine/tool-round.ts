@@ -29,7 +29,7 @@ export interface ToolRound {
  * parallel (subagent tasks), start together (see batches); whatever limits
  * subagents (a per-provider queue) lives in the tool. Results are recorded
  * in the order the model made the calls.
- * Once the turn must stop (cancel, doom loop, task_complete), the remaining
+ * Once the turn must stop (cancel, doom loop, task_complete, a hook), the remaining
  * calls are recorded as not run, so every call still has one result.
  */
 export async function runToolRound(round: ToolRound, calls: ToolCallBlock[]): Promise<RoundOutcome> {
@@ -41,6 +41,8 @@ export async function runToolRound(round: ToolRound, calls: ToolCallBlock[]): Pr
       round.record(call);
       if (call.result.status === 'cancelled' && round.signal.aborted) {
         outcome.stop ??= { reason: 'cancelled', message: 'Cancelled by the user.' };
+      } else if (call.hookStop !== undefined) {
+        outcome.stop ??= { reason: 'hook_stop', message: call.hookStop };
       } else if (call.name === TASK_COMPLETE && call.result.status === 'success' && !outcome.stop) {
         outcome.taskSummary = call.result.output;
         outcome.stop = { reason: 'task_complete', message: 'The task was completed.' };

@@ -9,6 +9,8 @@ export interface ExecutedToolCall {
   arguments: unknown;
   result: ToolResult;
   durationMs: number;
+  /** A hook ended the run at this call (`continue: false`), saying this. */
+  hookStop?: string;
 }
 
 /** What one BaseAgent turn produced. */

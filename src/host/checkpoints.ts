@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AgentEvent } from '../engine/events';
 import type { ACPSession, SessionRole } from '../session/acp-session';
+import type { RecordedEvent } from '../session/event-log';
 import { type Checkpoint, type Checkpoints, historyKey, responseStart } from '../session/checkpoints';
 import type { UndoRecorder } from '../tools/undo-recorder';
 
@@ -20,11 +21,11 @@ export interface ListedCheckpoint {
   prompt: string;
 }
 
-/** The session's checkpoints, oldest first, from its visible record. */
-export function listCheckpoints(session: ACPSession): ListedCheckpoint[] {
+/** The session's checkpoints, oldest first, from its visible record (the session's, or as read from the store). */
+export function listCheckpoints(record: ACPSession | readonly RecordedEvent[]): ListedCheckpoint[] {
   const listed: ListedCheckpoint[] = [];
   let prompt = '';
-  for (const { at, event } of session.events.list()) {
+  for (const { at, event } of 'events' in record ? record.events.list() : record) {
     const shown = event as AgentEvent;
     if (shown.type === 'prompt_start') prompt = firstLine(shown.content.map((block) => (block.type === 'text' ? block.text : '[image]')).join(' '));
     else if (shown.type === 'checkpoint' && isCheckpoint(shown.checkpoint)) listed.push({ number: listed.length + 1, at, checkpoint: shown.checkpoint, prompt });

@@ -110,6 +110,7 @@ export function loadCatalog(options: FolderOptions): WorkspaceCatalog {
     ...(options.notices ?? []),
     ...errors.map((error) => `${formatProblem(error)} (this definition is skipped)`),
     ...templates.errors.map((error) => `${formatProblem(error)} (this command is skipped)`),
+    ...(settings.hookNotices ?? []),
   ];
   const prompts = PromptRegistry.forWorkspace(root, env);
   const commands = new FolderCommands(templates.commands, [undoCommand(options.dataHome), rewindCommand(options.dataHome), compactCommand, ...speckitCommands(root), ...(options.programs ?? [])]);

@@ -88,9 +88,9 @@ export class HostSession {
     return this.options.workspace;
   }
 
-  /** Whether a prompt runs (or is still winding down after a cancel). */
+  /** Whether a prompt runs (or is still winding down after a cancel); one that told its end is done, whatever is left to save. */
   get busy(): boolean {
-    return this.current !== undefined;
+    return this.current !== undefined && (this.current.cancelled || !this.current.ended);
   }
 
   /** The agents a person can pick, and the models per role of the session's agent with the session's choices applied. */
@@ -190,9 +190,9 @@ export class HostSession {
    */
   async steer(input: PromptInput): Promise<SteerOutcome> {
     const content = promptBlocks(input);
-    if (!this.current || this.current.cancelled) return { delivered: false, content };
+    if (!this.busy || this.current?.cancelled) return { delivered: false, content };
     const note = (await this.options.catalog()).prompts().render('steering', {}).trim();
-    if (!this.current || this.current.cancelled) return { delivered: false, content };
+    if (!this.busy || this.current?.cancelled) return { delivered: false, content };
     return this.steering.push({ content, forModel: [{ type: 'text', text: note }, ...content] });
   }
 
@@ -226,13 +226,17 @@ export class HostSession {
     await this.prompts.exporter?.shutdown();
   }
 
-  /** Makes way for `run`: refuses while another prompt runs, waits briefly for a cancelled one to wind down. */
+  /**
+   * Makes way for `run`: refuses while another prompt runs, waits briefly
+   * for a cancelled one (or one whose end was told: a prompt sent as soon
+   * as the last one answered) to wind down.
+   */
   private async claim(run: PromptRun): Promise<void> {
     const previous = this.current;
-    if (previous && !previous.cancelled) throw busy(this.id);
+    if (previous && !previous.cancelled && !previous.ended) throw busy(this.id);
     if (previous) {
       const stopped = await Promise.race([previous.finished.then(() => true), delay(CANCEL_GRACE_MS).then(() => false)]);
-      if (!stopped) throw new HostError('busy', `The cancelled prompt in session ${this.id} is still stopping; try again in a moment.`);
+      if (!stopped) throw new HostError('busy', `The last prompt in session ${this.id} is still stopping; try again in a moment.`);
       if (this.current !== undefined && this.current !== previous) throw busy(this.id);
     }
     this.current = run;

@@ -25,6 +25,7 @@ import { commandOf, type Expansion } from './commands';
 import { PromptBudget, RAISE_IN_CONFIG, unpricedNotice } from './budget';
 import { CheckpointRecorder } from './checkpoints';
 import type { CostMeter, Meter } from './cost';
+import { type HookRunner, promptHooks } from './hook-runner';
 import { HostError } from './host-error';
 import type { HostSessionOptions } from './session-options';
 import { exportSpans, type SpanExport } from './otlp';
@@ -102,6 +103,14 @@ export class PromptRun {
     return this.controller.signal.aborted;
   }
 
+  /** Whether the stream has told its end: what is left is winding down (the record flushed, the session saved). */
+  ended = false;
+
+  private end(outcome: PromptOutcome): void {
+    this.ended = true;
+    this.stream.end(outcome);
+  }
+
   cancel(): void {
     this.controller.abort();
   }
@@ -118,7 +127,7 @@ export class PromptRun {
     let stopPlan: (() => void) | undefined;
     try {
       const prepared = await this.prepare(input, signal);
-      if (prepared === 'cancelled') return this.stream.end(this.outcome(cancelledResult()));
+      if (prepared === 'cancelled') return this.end(this.outcome(cancelledResult()));
       options.onStart?.(prepared.composition);
       const { composition } = prepared;
       this.emit({
@@ -132,6 +141,7 @@ export class PromptRun {
       this.session.budget = this.budget(prepared);
       this.session.steering = this.parts.steering;
       this.checkpoint(prepared);
+      this.session.hooks = this.hooks(prepared);
       const run = prepared.program
         ? prepared.program.command.run({
             session: this.session,
@@ -144,18 +154,20 @@ export class PromptRun {
             ...(prepared.catalog.settings ? { settings: prepared.catalog.settings() } : {}),
             ...(this.parts.undo ? { undo: this.parts.undo } : {}),
           })
-        : composition.run(this.session, prepared.blocks, { signal });
+        : composition.run(this.session, prepared.blocks, { signal, ...(this.session.hooks ? { hooks: this.session.hooks } : {}) });
       const result = await run.forEach((event) => {
         this.meter.observe(event);
         this.emit(event);
       });
-      this.stream.end(this.outcome(result));
+      this.end(this.outcome(result));
     } catch (err) {
+      this.ended = true;
       this.stream.fail(err);
     } finally {
       this.session.budget = undefined;
       this.session.steering = undefined;
       this.session.checkpoints = undefined;
+      this.session.hooks = undefined;
       stopPlan?.();
       this.session.events.flush();
       external?.removeEventListener('abort', stop);
@@ -310,6 +322,17 @@ export class PromptRun {
     const recorder = new CheckpointRecorder(this.session, this.parts.undo);
     this.emit({ type: 'checkpoint', agent: composition.name, checkpoint: recorder.atPrompt(promptText(original)) });
     this.session.checkpoints = recorder;
+  }
+
+  /** The folder's hooks for this prompt, run in the workspace root; none when no hook is configured. */
+  private hooks({ catalog }: Prepared): HookRunner | undefined {
+    return promptHooks(catalog.settings?.(), {
+      root: this.options.workspace.root,
+      sessionId: this.session.id,
+      env: this.options.env,
+      notify: (level, message) => this.notice(level, message, 'Hook'),
+      redact: (value) => this.session.redactor.value(value),
+    });
   }
 
   /** Starts the prompt's undo point; its snapshot runs beside the model call, and only a command waits for it. */

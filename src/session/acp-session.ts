@@ -7,6 +7,7 @@ import type { Span } from '../telemetry/span';
 import { Redactor } from '../telemetry/redact';
 import { TraceRecorder } from '../telemetry/trace-recorder';
 import type { SavedOutputs } from '../tools/saved-outputs';
+import type { Hooks } from '../tools/hooks';
 import type { SubagentLauncher } from '../tools/tool';
 import type { Budget } from '../vocabulary/budget';
 import type { Steering } from './steering';
@@ -68,6 +69,8 @@ export class ACPSession {
   steering: Steering | undefined;
   /** Gives checkpoints while a prompt runs (the agents the person talks to only, not subagents). */
   checkpoints: Checkpoints | undefined;
+  /** The user's hooks while a prompt runs (a subagent's session shares its parent's): its tool calls go through them. */
+  hooks: Hooks | undefined;
   /** Where tool outputs clipped for the model are kept whole; set while the session is stored (SessionStore.attach). */
   outputs: SavedOutputs | undefined;
   /** For a subagent's session: who started it, and the span its work hangs below. */

@@ -1,11 +1,11 @@
 /**
  * Telemetry at two levels (seed 000): internal spans for every agent turn,
- * LLM call, tool execution, handoff and subagent run, and one external span
- * per user prompt with the totals. The trace view, `crow trace` and OTLP
- * export all read these records.
+ * LLM call, tool execution, handoff, subagent run and hook, and one
+ * external span per user prompt with the totals. The trace view, `crow
+ * trace` and OTLP export all read these records.
  */
 
-export type SpanKind = 'prompt' | 'agent_turn' | 'llm_call' | 'tool' | 'handoff' | 'subagent';
+export type SpanKind = 'prompt' | 'agent_turn' | 'llm_call' | 'tool' | 'handoff' | 'subagent' | 'hook';
 export type SpanStatus = 'ok' | 'error' | 'cancelled';
 export type AttributeValue = string | number | boolean | string[];
 export type Attributes = Record<string, AttributeValue>;

@@ -66,6 +66,11 @@ function details(span: SpanRecord): string {
   }
   if (span.kind === 'handoff') parts.push(`${String(a['crow.handoff.purpose'])} → ${String(a['crow.handoff.to'])}`);
   if (span.kind === 'prompt' && typeof a['crow.run.status'] === 'string') parts.push(`run ${a['crow.run.status']}`);
+  if (span.kind === 'hook') {
+    if (typeof a['crow.hook.decision'] === 'string') parts.push(a['crow.hook.decision']);
+    if (typeof a['crow.hook.exit_code'] === 'number') parts.push(`exit ${a['crow.hook.exit_code']}`);
+    if (typeof a['crow.hook.reason'] === 'string') parts.push(oneLine(a['crow.hook.reason'], 120));
+  }
   return parts.length > 0 ? ` · ${parts.join(' · ')}` : '';
 }
 

@@ -97,7 +97,7 @@ export function defineTool<Schema extends z.ZodObject>(def: ToolDefinition<Schem
         },
       });
 
-      const args = parseArguments(def.name, def.parameters, rawArguments);
+      const args = parseArguments(def.name, def.parameters, rawArguments, ctx.hookDecision?.rewrittenBy);
       if (!args.ok) return finish({ status: 'error', output: '', error: args.error });
       if (ctx.signal.aborted) return finish({ status: 'cancelled', output: '', error: 'Cancelled before it started.' });
 
@@ -158,6 +158,7 @@ function approvalRequest<Schema extends z.ZodObject>(
     ...(def.sandboxed && ctx.workspace.sandboxed ? { sandboxed: true } : {}),
     paths: tool.locations(args).map((location) => location.path),
     alwaysScope: alwaysScope(category, text.command),
+    ...(ctx.hookDecision?.rule ? { hook: ctx.hookDecision.rule } : {}),
     ...(def.preview ? { diff: previewOf(def, args, ctx) } : {}),
   };
 }
@@ -232,10 +233,12 @@ async function addChangedFiles(out: ToolOutput, watch: CommandWatch, ctx: ToolCo
 
 type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
 
+/** The arguments as the tool takes them; `rewrittenBy` names the hook whose arguments they are, for the error when they do not fit. */
 function parseArguments<Schema extends z.ZodObject>(
   tool: string,
   schema: Schema,
   raw: string,
+  rewrittenBy?: string,
 ): Parsed<z.infer<Schema>> {
   let json: unknown;
   try {
@@ -252,6 +255,9 @@ function parseArguments<Schema extends z.ZodObject>(
     const field = issue.path.length > 0 ? issue.path.join('.') : '(arguments)';
     return `${field}: ${issue.message}`;
   });
+  if (rewrittenBy !== undefined) {
+    return { ok: false, error: `Invalid arguments for ${tool} as ${rewrittenBy} rewrote them: ${problems.join('; ')}. Not run; the hook's updatedInput must fit the tool's parameters.` };
+  }
   return { ok: false, error: `Invalid arguments for ${tool}: ${problems.join('; ')}.` };
 }
 

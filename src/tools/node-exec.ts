@@ -47,7 +47,8 @@ function killRunning(): void {
   for (const command of running) killCommandNow(command);
 }
 
-function track(command: CommandProcesses): () => void {
+/** Counts `command` among those stopped with crow (see stopAllCommands); returns the function that forgets it once it is gone. */
+export function trackCommand(command: CommandProcesses): () => void {
   if (running.size === 0) process.on('exit', killRunning);
   running.add(command);
   return () => {
@@ -99,7 +100,7 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
     let aborted = false;
     let stopping: Promise<void> | undefined;
     const processes = child.pid !== undefined ? { pgid: child.pid, mark } : undefined;
-    const untrack = processes ? track(processes) : () => undefined;
+    const untrack = processes ? trackCommand(processes) : () => undefined;
 
     const stop = () => {
       if (!processes || stopping) return;

@@ -40,6 +40,12 @@ export interface PermissionRequest {
    * such calls are asked every time, whatever the policy or earlier answers.
    */
   protectedPaths?: string[];
+  /**
+   * A pre_tool_use hook's word on the call: `allow` runs it without asking
+   * unless the policy or a remembered answer denies it, `ask` asks a person
+   * even where the policy would allow it. Protected paths are asked either way.
+   */
+  hook?: 'allow' | 'ask';
 }
 
 export type PermissionAnswer = 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always';
@@ -49,7 +55,7 @@ export type AskFn = (request: PermissionRequest, signal: AbortSignal) => Promise
 
 /** `answer` is a person's, when one was asked. */
 export type PermissionVerdict =
-  | { allowed: true; how: 'policy' | 'remembered' | 'user'; answer?: PermissionAnswer }
+  | { allowed: true; how: 'policy' | 'remembered' | 'user' | 'hook'; answer?: PermissionAnswer }
   | { allowed: false; reason: string; answer?: PermissionAnswer };
 
 export interface PermissionGateOptions {
@@ -70,7 +76,8 @@ export interface PermissionGateOptions {
 
 /**
  * Decides tool calls for one session: protected paths first (always asked),
- * then the policy, then remembered answers, then the person. Without an
+ * then the policy's and remembered denials, then a pre_tool_use hook's
+ * allow or ask, then the policy, then remembered answers, then the person. Without an
  * AskFn (non-interactive runs) "ask" becomes a denial whose reason says how
  * to allow it.
  */
@@ -190,18 +197,22 @@ export class PermissionGate {
     const judgement = request.command !== undefined ? judgeCommand(request.command) : undefined;
     const guarded = this.protectedTargets(request, judgement);
     if (guarded.length > 0) return this.authorizeProtected(request, guarded, judgement, signal);
-    const automatic = this.automaticVerdict(request, judgement);
+    if (request.hook === 'allow') return this.deniedWithoutAsking(request, judgement) ?? { allowed: true, how: 'hook' };
+    const automatic = request.hook === 'ask' ? this.deniedWithoutAsking(request, judgement) : this.automaticVerdict(request, judgement);
     if (automatic && !(automatic.allowed && this.caps?.exhausted(request.category))) {
       if (automatic.allowed) this.caps?.count(request.category);
       return automatic;
     }
-    if (!this.ask) {
-      return {
-        allowed: false,
-        reason: `Permission needed for ${request.title}, and nobody can be asked in this non-interactive run. To allow it, ${this.howToAllow(request.category)}.${this.notCoveredNote(judgement)}`,
-      };
-    }
+    if (!this.ask) return { allowed: false, reason: this.nobodyToAsk(request, judgement) };
     return this.answered(request, judgement, await this.ask(request, signal));
+  }
+
+  /** Why a call that needs a person's answer is denied in a run where nobody can answer, and how to allow it. */
+  private nobodyToAsk(request: PermissionRequest, judgement: CommandJudgement | undefined): string {
+    if (request.hook === 'ask') {
+      return `Not run: a pre_tool_use hook asks for approval of ${request.title}, and nobody can be asked in this non-interactive run. To run such calls here, make the hook answer "allow" or nothing.`;
+    }
+    return `Permission needed for ${request.title}, and nobody can be asked in this non-interactive run. To allow it, ${this.howToAllow(request.category)}.${this.notCoveredNote(judgement)}`;
   }
 
   /** A call that changes protected paths: asked every time; denied, saying why, when nobody can be asked. */

@@ -1,6 +1,7 @@
 import type { ImageBlock, ToolSpec, Usage } from '../llm/types';
 import type { PermissionAnswer, PermissionGate } from './permissions';
 import type { Budget } from '../vocabulary/budget';
+import type { Hooks } from './hooks';
 import type { PermissionCategory } from '../vocabulary/permission-types';
 import type { Span } from '../telemetry/span';
 import type { SavedOutputs } from './saved-outputs';
@@ -81,6 +82,15 @@ export interface ToolContext {
   progress?: ToolProgress;
   /** Where output clipped for the model is kept whole; absent when the session is not stored. */
   outputs?: SavedOutputs;
+  /** The user's hooks for this prompt: a subagent's calls go through them too. */
+  hooks?: Hooks;
+  /**
+   * What this call's pre_tool_use hooks decided: `allow` runs it without
+   * asking (a deny of the policy still denies; protected paths are still
+   * asked), `ask` asks even where the policy allows; `rewrittenBy` names the
+   * hook that replaced the model's arguments.
+   */
+  hookDecision?: { rule?: 'allow' | 'ask'; rewrittenBy?: string };
 }
 
 /**

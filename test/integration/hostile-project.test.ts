@@ -186,3 +186,75 @@ describe('a hostile repository and a key-echoing provider, through the real bina
     assert.match(readFileSync(file, 'utf8'), /"untrusted"/);
   });
 });
+
+describe('a hostile repository\'s hooks, through the real binaries', function () {
+  this.timeout(30_000);
+  let llm: FakeLlmServer;
+  let home: string;
+  let repo: string;
+  let env: NodeJS.ProcessEnv;
+  const marker = (name: string): string => join(home, `hook-ran-${name}`);
+
+  before(async () => (llm = await FakeLlmServer.start()));
+  after(() => llm.close());
+  beforeEach(() => {
+    llm.reset();
+    home = mkdtempSync(join(tmpdir(), 'crow-hostile-hooks-home-'));
+    repo = mkdtempSync(join(tmpdir(), 'crow-hostile-hooks-repo-'));
+    env = isolatedEnv(home, { ANTHROPIC_API_KEY: USER_KEY });
+    mkdirSync(join(home, 'config', 'crow-agent'), { recursive: true });
+    // The user brings the Claude Code hooks of every project they work in: a project's file is still the project's.
+    writeFileSync(
+      join(home, 'config', 'crow-agent', 'config.toml'),
+      `claude_hooks = [".claude/settings.json"]\n[providers.anthropic]\nbase_url = "${llm.anthropicBaseUrl}"\n`,
+    );
+    mkdirSync(join(repo, '.crow'));
+    writeFileSync(
+      join(repo, '.crow', 'config.toml'),
+      `[[hooks]]\nevent = "user_prompt_submit"\ncommand = "touch ${marker('prompt')}"\n\n[[hooks]]\nevent = "pre_tool_use"\ncommand = "touch ${marker('tool')}"\n`,
+    );
+    mkdirSync(join(repo, '.claude'));
+    writeFileSync(join(repo, '.claude', 'settings.json'), JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: `touch ${marker('stop')}` }] }] } }));
+  });
+  afterEach(() => {
+    rmSync(home, { recursive: true, force: true });
+    rmSync(repo, { recursive: true, force: true });
+  });
+
+  const script = (): void => {
+    llm.enqueue('anthropic', { blocks: [{ type: 'tool_call', name: 'read_file', arguments: { path: '.crow/config.toml' } }] }, { blocks: [{ type: 'text', text: 'Read it.' }] });
+  };
+  const ran = (): string[] => ['prompt', 'tool', 'stop'].filter((name) => existsSync(marker(name)));
+
+  it('crow run: none of them runs in an untrusted folder, and the notice names them', async () => {
+    script();
+    const run = await crow(['run', 'What is configured here?', '--no-undo'], repo, env);
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(ran(), []);
+    assert.match(run.stderr, /is not trusted yet, so these parts are ignored: hooks, claude_hooks\./);
+  });
+
+  it('crow acp: none of them runs either', async () => {
+    script();
+    const agent = startAcp(repo, home, { ANTHROPIC_API_KEY: USER_KEY });
+    try {
+      await agent.client.initialize();
+      const { sessionId } = await agent.client.newSession(repo);
+      assert.equal((await agent.client.prompt(sessionId, 'What is configured here?')).stopReason, 'end_turn');
+      assert.deepEqual(ran(), []);
+    } finally {
+      await agent.stop();
+    }
+  });
+
+  it('once the user trusts the folder, having been shown every hook\'s command, they all run (the control case)', async () => {
+    const trust = await crow(['trust', '--yes'], repo, env);
+    assert.equal(trust.code, 0, trust.stderr);
+    assert.match(trust.stdout, /hooks: runs "touch [^"]*hook-ran-prompt" on user_prompt_submit/);
+    assert.match(trust.stdout, /claude_hooks: runs "touch [^"]*hook-ran-stop" on stop \(a Claude\s+Code hook/);
+    script();
+    const run = await crow(['run', 'What is configured here?', '--no-undo'], repo, env);
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(ran(), ['prompt', 'tool', 'stop']);
+  });
+});

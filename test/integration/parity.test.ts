@@ -277,6 +277,41 @@ const SCENARIOS: Scenario[] = [
     },
   },
   {
+    name: 'a pre_tool_use hook denies a command: it does not run, the model reads why, the door shows it',
+    setup: ({ llm, root, home, config }) => {
+      mkdirSync(join(root, 'build'));
+      writeFileSync(join(root, 'build', 'keep.txt'), 'kept\n');
+      writeFileSync(join(home, 'guard.sh'), 'cat > /dev/null\necho "rm -rf is not allowed here" >&2\nexit 2\n');
+      config(`[[hooks]]\nevent = "pre_tool_use"\nmatcher = "bash"\ncommand = "sh ${join(home, 'guard.sh')}"\n`);
+      llm.enqueue('anthropic', call('bash', { command: 'rm -rf build' }), text('I left build alone.'));
+    },
+    async run(session, { llm, root }) {
+      assert.ok((await session.prompt('Clean up')).ok);
+      assert.equal(readFileSync(join(root, 'build', 'keep.txt'), 'utf8'), 'kept\n', 'the command did not run');
+      assert.match(lastUserText(llm.requestsFor('anthropic')[1]!.body), /Not run: the pre_tool_use hook .* denied it: rm -rf is not allowed here/);
+      assert.match(session.shown(), /denied it: rm -rf is not allowed here/);
+    },
+  },
+  {
+    name: 'a pre_tool_use hook rewrites a command: the rewritten one runs, the door shows it and says a hook changed it',
+    setup: ({ llm, home, config }) => {
+      const answer = { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', updatedInput: { command: 'echo rewritten-by-hook > out.txt' } } };
+      writeFileSync(join(home, 'rewrite.sh'), `cat > /dev/null\nprintf '%s' '${JSON.stringify(answer)}'\n`);
+      config(`[[hooks]]\nevent = "pre_tool_use"\nmatcher = "bash"\ncommand = "sh ${join(home, 'rewrite.sh')}"\n`);
+      llm.enqueue('anthropic', call('bash', { command: 'echo as-the-model-wrote > out.txt' }), text('Written.'));
+    },
+    async run(session, { llm, root }) {
+      assert.ok((await session.prompt('Write out.txt')).ok);
+      assert.equal(readFileSync(join(root, 'out.txt'), 'utf8'), 'rewritten-by-hook\n');
+      assert.match(lastUserText(llm.requestsFor('anthropic')[1]!.body), /changed this call's arguments to \{\\"command\\":\\"echo rewritten-by-hook > out\.txt\\"\}/);
+      const shown = session.shown();
+      assert.match(shown, /changed the arguments of the bash call/, 'the person is told');
+      // The call's line, card or title (a JSON event, an ACP tool call, a chat card) is the rewritten call, never the model's.
+      assert.match(shown, /"(summary|title)":"(bash )?echo rewritten-by-hook > out\.txt"/, 'the rewritten call is shown');
+      assert.doesNotMatch(shown, /"(summary|title)":"(bash )?echo as-the-model-wrote/);
+    },
+  },
+  {
     name: "a prompt's spans reach the OTLP endpoint of config.toml",
     setup: ({ llm, config, otlpEndpoint }) => {
       config(`[telemetry]\notlp_endpoint = "${otlpEndpoint}"\n`);

@@ -310,8 +310,8 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
     posted = [];
     const second = controller();
     await second.handle({ type: 'resume', sessionId: id });
-    // What the view showed live, again: the message, the answer (one delta now), the prompt's end.
-    assert.deepEqual(events().map((event) => event.type), ['user_message', 'checkpoint', 'text_delta', 'prompt_end']);
+    // What the view showed live, again: the message, the answer (one delta now), the context meter, the prompt's end.
+    assert.deepEqual(events().map((event) => event.type), ['user_message', 'checkpoint', 'text_delta', 'context', 'prompt_end']);
     assert.deepEqual(events().at(-1), live.at(-1));
     assert.equal(answerText(), 'First answer.');
     server.enqueue('openai', { blocks: [{ type: 'text', text: 'Second answer.' }] });

@@ -10,6 +10,7 @@ import { InternalSession } from '../../src/session/internal-session';
 import { defineTool } from '../../src/tools/define-tool';
 import { NodeWorkspace } from '../../src/tools/node-workspace';
 import { PermissionGate } from '../../src/tools/permissions';
+import type { Hooks } from '../../src/tools/hooks';
 import type { Tool } from '../../src/tools/tool';
 import type { UndoRecorder } from '../../src/tools/undo-recorder';
 import type { Budget } from '../../src/vocabulary/budget';
@@ -38,6 +39,7 @@ export async function runTurn(
     permissions?: PermissionGate;
     undo?: UndoRecorder;
     budget?: Budget;
+    hooks?: Hooks;
     onEvent?: (e: AgentEvent) => void;
   } = {},
 ): Promise<TurnRun> {
@@ -58,6 +60,7 @@ export async function runTurn(
       permissions: options.permissions ?? new PermissionGate({ policy: ALLOW_ALL }),
       ...(options.undo ? { undo: options.undo } : {}),
       ...(options.budget ? { budget: options.budget } : {}),
+      ...(options.hooks ? { hooks: options.hooks } : {}),
     });
     const events: AgentEvent[] = [];
     for await (const event of stream) {

@@ -50,7 +50,7 @@ function spanFields(span: SpanRecord, now: number | undefined): Field[] {
 }
 
 function kindTitle(span: SpanRecord): string {
-  return { llm_call: 'LLM call', tool: 'Tool call', handoff: 'Handoff', prompt: 'Prompt', agent_turn: 'Agent turn', subagent: 'Subagent' }[span.kind];
+  return { llm_call: 'LLM call', tool: 'Tool call', handoff: 'Handoff', prompt: 'Prompt', agent_turn: 'Agent turn', subagent: 'Subagent', hook: 'Hook' }[span.kind];
 }
 
 function kindFields(span: SpanRecord): Field[] {
@@ -89,7 +89,19 @@ function kindFields(span: SpanRecord): Field[] {
             ]
           : span.kind === 'prompt'
             ? [['prompt', text(a['crow.prompt'])], ['run', text(a['crow.run.status'])]]
-            : [];
+            : span.kind === 'hook'
+              ? [
+                  ['event', text(a['crow.hook.event'])],
+                  ['command', text(a['crow.hook.command'])],
+                  ['matcher', text(a['crow.hook.matcher'])],
+                  ['tool', text(a['crow.hook.tool'])],
+                  ['decision', text(a['crow.hook.decision'])],
+                  ['reason', text(a['crow.hook.reason'])],
+                  ['exit code', text(a['crow.hook.exit_code'])],
+                  ['duration', figure('crow.hook.duration_ms', duration)],
+                  ['configured in', text(a['crow.hook.source'])],
+                ]
+              : [];
   return fields.filter(([, value]) => value !== '');
 }
 

@@ -57,6 +57,9 @@ export function summary(span: SpanRecord): string {
     if (Array.isArray(files) && files.length > 0) parts.push(`changed ${files.join(', ')}`);
   } else if (span.kind === 'handoff') {
     parts.push(`${span.agent ?? '?'} → ${text(a['crow.handoff.to'])}`);
+  } else if (span.kind === 'hook') {
+    if (a['crow.hook.decision'] !== undefined) parts.push(text(a['crow.hook.decision']));
+    if (a['crow.hook.exit_code'] !== undefined) parts.push(`exit ${text(a['crow.hook.exit_code'])}`);
   }
   if (span.status === 'error' && span.statusMessage) parts.push(span.statusMessage.split('\n', 1)[0] ?? '');
   return parts.join(' · ');

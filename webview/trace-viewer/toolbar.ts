@@ -5,7 +5,7 @@ import type { Filter } from './model';
 import type { ExportFormat } from './protocol';
 import { el } from './virtual-tree';
 
-const KINDS: SpanKind[] = ['prompt', 'agent_turn', 'subagent', 'llm_call', 'tool', 'handoff'];
+const KINDS: SpanKind[] = ['prompt', 'agent_turn', 'subagent', 'llm_call', 'tool', 'handoff', 'hook'];
 const STATUSES: Status[] = ['ok', 'error', 'cancelled', 'running', 'unfinished'];
 const NOTICE_MS = 8_000;
 /** Narrower than this, export and copy fold into a menu rather than wrap the toolbar onto more lines. */

@@ -26,7 +26,8 @@ export function checkpointsCommand(argv: string[], io: CliIO): number {
   const { values, positionals } = commandArgs('sessions checkpoints', argv, { json: { type: 'boolean', default: false } });
   const store = storeOf(io);
   const id = store.resolve(onlyId('checkpoints', positionals));
-  const listed = listCheckpoints(store.load(id));
+  // The visible record alone: listing reads no history.
+  const listed = listCheckpoints(store.events(id));
   if (values.json) {
     io.stdout.write(`${JSON.stringify(listed.map(({ number, at, checkpoint, prompt }) => ({ number, at, kind: checkpoint.kind, label: checkpoint.label, prompt, files: checkpoint.undo !== undefined })), null, 2)}\n`);
     return 0;

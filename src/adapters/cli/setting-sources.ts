@@ -10,7 +10,7 @@ import { joinPath } from '../../config/config-problems';
 import { DEFAULT_POLICY } from '../../vocabulary/permission-types';
 import { judgeProjectSettings } from '../../config/project-trust';
 import { BASE_URL_VARIABLES, settingsLayers } from '../../config/provider-config';
-import { BUILTIN_DOCUMENT, DEFAULT_SANDBOX_TMP_SIZE_MB, DEFAULT_UNDO_TRACK_TIMEOUT_MS, globalConfigPath, mergeDocuments } from '../../config/settings-file';
+import { BUILTIN_DOCUMENT, DEFAULT_SANDBOX_TMP_SIZE_MB, DEFAULT_UNDO_TRACK_TIMEOUT_MS, globalConfigPath, mergeDocuments, type SettingsDocument } from '../../config/settings-file';
 import { valueAtPath } from '../../config/settings-keys';
 import { DEFAULT_DOOM_LOOP_THRESHOLD, DEFAULT_MAX_ITERATIONS } from '../../engine/base-agent';
 import { DEFAULT_RETRY_POLICY } from '../../llm/resilient-stream';
@@ -51,6 +51,7 @@ export function settingSource(root: string, env: NodeJS.ProcessEnv, path: readon
   const fromEnv = environmentValue(key, path, env);
   if (fromEnv) return fromEnv;
   const found = (value: unknown, source: string): SettingSource => ({ value, source });
+  if (key === 'hooks' || key === 'claude_hooks') return addedUp(key, layers.user, project, globalConfigPath(env), layers.projectFile);
   const projectValue = valueAtPath(project, [...path]);
   if (projectValue !== undefined) return found(projectValue, `project file ${layers.projectFile}`);
   const userValue = valueAtPath(layers.user, [...path]);
@@ -66,6 +67,14 @@ export function settingSource(root: string, env: NodeJS.ProcessEnv, path: readon
   if (key === 'permissions.execute') return found(EXECUTE_DEFAULT, 'default');
   if (key in CODE_DEFAULTS) return found(CODE_DEFAULTS[key], 'default');
   return found(undefined, 'not set');
+}
+
+/** Hooks (and the Claude Code files they are read from) add up over the files, the user's first, instead of one file winning. */
+function addedUp(key: 'hooks' | 'claude_hooks', user: SettingsDocument, project: SettingsDocument, userFile: string, projectFile: string): SettingSource {
+  const mine: unknown[] = user[key] ?? [];
+  const theirs: unknown[] = project[key] ?? [];
+  const sources = [...(mine.length > 0 ? [`user file ${userFile}`] : []), ...(theirs.length > 0 ? [`project file ${projectFile}`] : [])];
+  return sources.length === 0 ? { value: undefined, source: 'not set' } : { value: [...mine, ...theirs], source: sources.join(', then ') };
 }
 
 function environmentValue(key: string, path: readonly string[], env: NodeJS.ProcessEnv): SettingSource | undefined {

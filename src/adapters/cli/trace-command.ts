@@ -12,7 +12,8 @@ export const TRACE_HELP = `Usage: crow trace SESSION [--json | --otlp-json | --s
 
 Prints everything the agents of a session did, one tree per prompt:
 agent turns, LLM calls (tokens, cost, time to first token), tool calls,
-handoffs, with durations and status; a span that has not ended reads
+handoffs and hooks (with their decision and exit code), with durations and
+status; a span that has not ended reads
 "running" while a process still records the session, else "unfinished".
 --json prints the span records. --otlp-json prints them as an OTLP/JSON
 ExportTraceServiceRequest (for a collector, Jaeger, Phoenix or Langfuse).

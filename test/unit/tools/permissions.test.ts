@@ -223,6 +223,16 @@ describe('permission gate on protected paths', () => {
     assert.equal(fs.readFileSync(path.join(ws.root, '.git/config'), 'utf8'), '[core]\n');
   });
 
+  it("still asks for a protected path when a pre_tool_use hook allowed the call", async () => {
+    const { ask, asked } = scriptedAsk(['reject_once']);
+    const gate = new PermissionGate({ policy: allowAll, ask, protectedPaths });
+    const hooked = toolContext(ws.workspace, undefined, { permissions: gate, hookDecision: { rule: 'allow' } });
+    const result = await writeFileTool.run(JSON.stringify({ path: '.git/config', content: 'changed\n' }), hooked);
+    assert.equal(result.status, 'error');
+    assert.deepEqual(asked.map((request) => request.protectedPaths), [['.git/config']]);
+    assert.equal(fs.readFileSync(path.join(ws.root, '.git/config'), 'utf8'), '[core]\n');
+  });
+
   it("protects the user's Crow config folder and paths reaching .git through a symlink", async () => {
     fs.symlinkSync(path.join(ws.root, '.git'), path.join(ws.root, 'innocent'));
     const gate = new PermissionGate({ policy: allowAll, protectedPaths });
