@@ -81,6 +81,32 @@ describe('crow on the command line', function () {
     assert.match(session.stderr, /No stored session "abc"/);
   });
 
+  it('a run that fails before the model is called stores no session, and --continue reaches the last conversation', async () => {
+    server.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Noted: 42.' }] });
+    const first = await runCrow(['run', 'remember 42', '--provider', 'anthropic'], env, workspace);
+    assert.equal(first.code, 0, first.stderr);
+    const typo = await runCrow(['run', 'hi', '--agent', 'biuld', '--provider', 'anthropic'], env, workspace);
+    assert.equal(typo.code, 2);
+    assert.match(typo.stderr, /Unknown agent "biuld"/);
+    const keyless = await runCrow(['run', 'hi', '--provider', 'anthropic'], { ...env, ANTHROPIC_API_KEY: undefined }, workspace);
+    assert.equal(keyless.code, 2);
+    assert.match(keyless.stderr, /ANTHROPIC_API_KEY/);
+    const list = await runCrow(['sessions', 'list'], env, workspace);
+    assert.equal(list.stdout.trim().split('\n').length, 1, `only the conversation is stored:\n${list.stdout}`);
+    assert.match(list.stdout, /remember 42/);
+    server.enqueue('anthropic', { blocks: [{ type: 'text', text: 'It was 42.' }] });
+    const next = await runCrow(['run', '--continue', 'what number?', '--provider', 'anthropic'], env, workspace);
+    assert.equal(next.code, 0, next.stderr);
+    const sent = JSON.stringify(server.requestsFor('anthropic').at(-1)!.body.messages);
+    assert.match(sent, /remember 42/, 'the model gets the conversation the person had');
+  });
+
+  it('--continue with no session to continue is bad usage: exit 2 and how to start one', async () => {
+    const run = await runCrow(['run', '--continue', 'hi', '--provider', 'anthropic'], env, workspace);
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /No earlier session in .* to continue\. Start one with: crow run/);
+  });
+
   it('--json opens with the session and workspace, and run_complete names the session', async () => {
     server.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Hello.' }] });
     const run = await runCrow(['run', 'Say hello', '--json', '--provider', 'anthropic'], env, workspace);

@@ -11,7 +11,7 @@ import { SessionStore } from '../../session/session-store';
 import { NodeWorkspace } from '../../tools/node-workspace';
 import type { PermissionCategory, PermissionRule } from '../../vocabulary/permission-types';
 import { type ApprovalScreen, terminalAsk } from './cli-approval';
-import type { CliIO } from './cli-io';
+import { type CliIO, UsageError } from './cli-io';
 import { styleFor, type Style } from './terminal-style';
 
 export interface RunChoices {
@@ -75,7 +75,8 @@ export async function openRunSession(choices: RunChoices, io: CliIO): Promise<Ho
     ...(choices.undo ? { undo: { dataHome: data, env: io.env } } : {}),
     env: io.env,
   };
-  if (choices.session === undefined) return HostSession.create(options, choices.agent !== undefined ? { agent: choices.agent } : {});
+  // Stored from its first prompt on, and not at all when that prompt fails to start (see HostSession.prompt).
+  if (choices.session === undefined) return HostSession.create({ ...options, storeFromFirstPrompt: true }, choices.agent !== undefined ? { agent: choices.agent } : {});
   const host = await HostSession.load(options, storedSessionId(store, choices.session, root));
   if (choices.agent !== undefined) await host.setAgent(choices.agent);
   return host;
@@ -89,8 +90,9 @@ function forcedRules(allow: string | undefined): Partial<Record<PermissionCatego
 
 function storedSessionId(store: SessionStore, choice: string, root: string): string {
   if (choice !== 'latest') return store.resolve(choice);
-  const [latest] = store.list({ cwd: root });
-  if (!latest) throw new Error(`No earlier session in ${root} to continue. Start one with: crow run "..."`);
+  // The newest one with a turn in it: a session whose prompt never reached an agent holds nothing to continue.
+  const latest = store.list({ cwd: root }).find((meta) => meta.internal.length > 0);
+  if (!latest) throw new UsageError(`No earlier session in ${root} to continue. Start one with: crow run "..."`);
   return latest.id;
 }
 
