@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
@@ -110,6 +110,21 @@ function processesWith(text: string): string[] {
     assert.ok(!existsSync(join(workspace, 'no.txt')));
     assert.match(tty.screen(), /denied[\s\S]*✗ Permission denied by the user/);
     assert.match(JSON.stringify(server.requestsFor('anthropic')[1]!.body.messages), /Permission denied by the user/);
+  });
+
+  it('a command is asked with what "always" covers on a line of its own; one that fails shows ✗, its exit code, and the wait apart', async () => {
+    // Asked even where a sandbox would contain it.
+    mkdirSync(join(home, 'config', 'crow-agent'), { recursive: true });
+    writeFileSync(join(home, 'config', 'crow-agent', 'config.toml'), '[permissions]\nexecute = "ask"\n');
+    server.enqueue('anthropic', call('bash', { command: 'echo made && cat missing.txt' }), say('It is missing.'));
+    const tty = crow('run', 'Show the file', '--provider', 'anthropic');
+    const asked = await tty.waitFor(/\[y\] yes/);
+    order(asked, /● bash echo made/, /\? builder wants to run a command: echo made && cat missing\.txt/, /^ {2}"always" allows, for this session: commands starting with "echo" or "cat"$/m, /^ {2}\[y\] yes · \[a\] always · \[n\] no · \[never\] no, and stop asking/m);
+    tty.typeLine('y');
+    assert.equal(await tty.waitForExit(), 0, tty.screen());
+    const screen = tty.screen();
+    assert.match(screen, /^ {2}✗ \S+ \(waited \S+ for approval\) exit 1 · cat: .*missing\.txt/m, 'a failing command is not shown as a success');
+    assert.doesNotMatch(screen, /✓ .*exit 1/);
   });
 
   it('Ctrl-C during a long command stops it and exits 130, leaving no process behind', async () => {

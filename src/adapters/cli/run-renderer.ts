@@ -250,7 +250,7 @@ export class RunRenderer {
     this.toolCalls += 1;
     this.shown.delete(event.callId);
     const { result } = event;
-    const time = s.dim(duration(event.durationMs));
+    const time = s.dim(toolTime(event));
     const kind = this.kinds.get(event.callId);
     this.kinds.delete(event.callId);
     if (result.status !== 'success') {
@@ -258,7 +258,10 @@ export class RunRenderer {
       return this.status(`  ${mark} ${oneLine(result.error ?? '', 160)} ${time}`);
     }
     const detail = successDetail(kind, result);
-    this.status(`  ${s.green('✓')} ${time}${detail ? ` ${s.dim(detail)}` : ''}`);
+    // A command that ran but exited non-zero did not do what was asked: marked as a failure, with its exit code.
+    const exitCode = result.metadata.extra.exitCode;
+    const mark = kind === 'execute' && typeof exitCode === 'number' && exitCode !== 0 ? s.red('✗') : s.green('✓');
+    this.status(`  ${mark} ${time}${detail ? ` ${s.dim(detail)}` : ''}`);
     const diff = result.metadata.diff;
     if (diff && !this.previewed.delete(event.callId)) for (const line of diffLines(diff, s)) this.status(line);
   }
@@ -311,6 +314,13 @@ export class RunRenderer {
     else this.target.err.write('\n');
     this.lineOpen = false;
   }
+}
+
+/** The call's own time, and apart from it how long it waited for the person's answer: "1.2s (waited 8.0s for approval)". */
+function toolTime(event: Extract<AgentEvent, { type: 'tool_call_end' }>): string {
+  const { durationMs, waitedMs } = event.result.metadata;
+  const own = duration(durationMs ?? event.durationMs);
+  return waitedMs !== undefined ? `${own} (waited ${duration(waitedMs)} for approval)` : own;
 }
 
 /** One line on what a successful call did: a command's exit code and last line, an edit's size. */
