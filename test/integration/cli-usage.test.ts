@@ -107,6 +107,21 @@ describe('crow on the command line', function () {
     assert.match(run.stderr, /No earlier session in .* to continue\. Start one with: crow run/);
   });
 
+  it('crow undo --session tells a session of another folder from a made-up id', async () => {
+    const id = await oneSession();
+    const other = mkdtempSync(join(tmpdir(), 'crow-usage-other-'));
+    try {
+      const there = await runCrow(['undo', '--session', id, '--cwd', other], env, workspace);
+      assert.equal(there.code, 1);
+      assert.equal(there.stderr, `crow: nothing to undo in ${other}: session ${id} worked in ${workspace}, not here; to undo its last prompt there: crow undo --session ${id} --cwd ${workspace}.\n`);
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+    const madeUp = await runCrow(['undo', '--session', 'f00dfeed'], env, workspace);
+    assert.equal(madeUp.code, 2);
+    assert.match(madeUp.stderr, /^crow: No stored session "f00dfeed"\. List them with: crow sessions list --all\n$/);
+  });
+
   it('--json opens with the session and workspace, and run_complete names the session', async () => {
     server.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Hello.' }] });
     const run = await runCrow(['run', 'Say hello', '--json', '--provider', 'anthropic'], env, workspace);

@@ -148,8 +148,7 @@ describe('crow undo', () => {
     assert.match(io.err, /nothing to undo in .*ws: no crow run recorded anything in this folder/);
     const unknown = new FakeIO(ws, env, false);
     await runAgent();
-    assert.equal(await undoCommand(['--session', 'nope'], unknown), 1);
-    assert.match(unknown.err, /session nope recorded nothing in this folder/);
+    await assert.rejects(undoCommand(['--session', 'nope'], unknown), /No stored session "nope"/);
     await assert.rejects(undoCommand(['--cwd', join(base, 'missing')], io), /missing does not exist/);
   });
 
