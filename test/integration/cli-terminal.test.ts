@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
-import { CROW } from '../support/crow-binary';
+import { CROW, runCrow } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';
 import { HAVE_TMUX, Terminal } from '../support/terminal';
 
@@ -59,8 +59,11 @@ function processesWith(text: string): string[] {
     rmSync(home, { recursive: true, force: true });
   });
 
-  const crow = (...args: string[]): Terminal => {
-    const env = isolatedEnv(home, { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.anthropicBaseUrl, LANG: 'C.UTF-8' });
+  const crowEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv =>
+    isolatedEnv(home, { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.anthropicBaseUrl, LANG: 'C.UTF-8', ...extra });
+  const crow = (...args: string[]): Terminal => crowIn(crowEnv(), ...args);
+  const crowIn = (env: NodeJS.ProcessEnv, ...args: string[]): Terminal => {
+    terminal?.close();
     terminal = Terminal.start([process.execPath, CROW, ...args], { cwd: workspace, env });
     return terminal;
   };
@@ -162,6 +165,30 @@ function processesWith(text: string): string[] {
     const screen = tty.screen();
     order(screen, /● bash echo step/, /^ {2}✓ .*exit 0 · step-33$/m, /All steps ran\./);
     assert.doesNotMatch(screen, /│|⋯/, 'the live lines are gone once the command ended');
+  });
+
+  it('crow trace --serve says whether the browser opener found a browser, and always prints the URL', async () => {
+    server.enqueue('anthropic', say('Hello.'));
+    const run = await runCrow(['run', 'Say hello', '--json', '--provider', 'anthropic'], crowEnv(), workspace);
+    assert.equal(run.code, 0, run.stderr);
+    const id = (JSON.parse(run.stdout.split('\n')[0]!) as { sessionId: string }).sessionId;
+    const bin = join(home, 'bin');
+    mkdirSync(bin);
+    const opener = (exitCode: number): NodeJS.ProcessEnv => {
+      writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\nexit ${exitCode}\n`, { mode: 0o755 });
+      return crowEnv({ PATH: `${bin}:${process.env.PATH}` });
+    };
+    for (const [code, said] of [
+      [3, /No browser could be opened here \(xdg-open exited with code 3\): open that URL in a browser\./],
+      [0, /Opened it in your browser \(xdg-open\)\./],
+    ] as const) {
+      const tty = crowIn(opener(code), 'trace', id, '--serve');
+      const screen = await tty.waitFor(/Ctrl-C stops/);
+      assert.match(screen, /served at\n {2}http:\/\/127\.0\.0\.1:\d+\/\?token=\w+/);
+      assert.match(screen, said);
+      tty.press('C-c');
+      assert.equal(await tty.waitForExit(), 0, tty.screen());
+    }
   });
 
   it('crow undo shows what it will restore and "y" restores it', async () => {
