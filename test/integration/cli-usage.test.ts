@@ -122,6 +122,25 @@ describe('crow on the command line', function () {
     assert.match(madeUp.stderr, /^crow: No stored session "f00dfeed"\. List them with: crow sessions list --all\n$/);
   });
 
+  it('crow config set: a bad value exits 2 and writes nothing; a widening project key says it waits for trust, and how', async () => {
+    const bad = await runCrow(['config', 'set', 'max_iterations', 'many'], env, workspace);
+    assert.equal(bad.code, 2, bad.stderr);
+    assert.match(bad.stderr, /field "max_iterations".*\n.*nothing was written/);
+    const widening = await runCrow(['config', 'set', 'permissions.execute', 'allow', '--project'], env, workspace);
+    assert.equal(widening.code, 0, widening.stderr);
+    assert.equal(widening.stdout, `permissions.execute = allow (in ${join(workspace, '.crow', 'config.toml')})\n`);
+    assert.match(widening.stderr, new RegExp(`this folder is not trusted, so permissions\\.execute from its \\.crow/config\\.toml is ignored until you trust it: crow trust --cwd ${workspace}\\n`));
+    const narrowing = await runCrow(['config', 'set', 'permissions.write', 'deny', '--project'], env, workspace);
+    assert.equal(narrowing.code, 0, narrowing.stderr);
+    assert.doesNotMatch(narrowing.stderr, /permissions\.write .*ignored/, 'a narrowing key applies untrusted: no such line for it');
+    const get = await runCrow(['config', 'get', 'permissions.execute'], env, workspace);
+    assert.doesNotMatch(get.stderr, /<folder>/);
+    assert.match(get.stderr, new RegExp(`these parts are ignored: permissions\\.execute\\. To use them: crow trust --cwd ${workspace}\\.`));
+    await runCrow(['trust', '--yes'], env, workspace);
+    const trusted = await runCrow(['config', 'set', 'permissions.execute', 'allow', '--project'], env, workspace);
+    assert.equal(trusted.stderr, '', 'nothing to say once the folder is trusted');
+  });
+
   it('--json opens with the session and workspace, and run_complete names the session', async () => {
     server.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Hello.' }] });
     const run = await runCrow(['run', 'Say hello', '--json', '--provider', 'anthropic'], env, workspace);

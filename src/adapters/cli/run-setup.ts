@@ -1,4 +1,4 @@
-import { describeRequest, type ProjectRequest } from '../../config/folder-trust';
+import { describeRequest, type ProjectRequest, trustCommandFor } from '../../config/folder-trust';
 import { dataHome } from '../../config/paths';
 import { parseCategories } from '../../config/permission-config';
 import { resolveSettings } from '../../config/provider-config';
@@ -36,7 +36,7 @@ export interface RunChoices {
 const LIMIT_FLAGS: Record<keyof Limits, string> = { maxCostPerPrompt: '--max-cost', maxCostPerSession: '--max-session-cost', maxTokensPerPrompt: '--max-tokens' };
 
 /** How to trust a folder, for the line that says its project settings were left out. */
-export const HOW_TO_TRUST = 'To use them, run crow interactively in that folder, or: crow trust --cwd <folder>.';
+export const howToTrust = (root: string): string => `To use them, run crow interactively in that folder, or: ${trustCommandFor(root)}.`;
 
 /**
  * The session a `crow run` works in, from flags to a HostSession: the
@@ -53,7 +53,7 @@ export async function openRunSession(choices: RunChoices, io: CliIO): Promise<Ho
     root,
     env: io.env,
     dataHome: data,
-    trust: { ...(choices.interactive ? { ask: askTrust(io, style) } : {}), howToTrust: HOW_TO_TRUST },
+    trust: { ...(choices.interactive ? { ask: askTrust(io, style) } : {}), howToTrust: howToTrust(root) },
     settings: (trusted) => {
       const settings = resolveSettings(root, choices.overrides, io.env, { trusted });
       if (choices.maxIterations !== undefined) settings.maxIterations = choices.maxIterations;
