@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
-import { CROW, runCrow } from '../support/crow-binary';
+import { CROW, runCrow, startCrow, until } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';
 
 const COMMANDS = [
@@ -139,6 +139,18 @@ describe('crow on the command line', function () {
     await runCrow(['trust', '--yes'], env, workspace);
     const trusted = await runCrow(['config', 'set', 'permissions.execute', 'allow', '--project'], env, workspace);
     assert.equal(trusted.stderr, '', 'nothing to say once the folder is trusted');
+  });
+
+  it('SIGTERM while the model streams exits 143 and is reported as SIGTERM, not as the person cancelling', async () => {
+    server.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Starting a long answer...' }], fault: { kind: 'stall_after', events: 4 } });
+    const crow = startCrow(['run', 'Talk', '--provider', 'anthropic'], env, workspace);
+    crow.child.stdin.end();
+    await until(() => server.requestsFor('anthropic').length > 0, 'the model call');
+    crow.child.kill('SIGTERM');
+    const { code } = await crow.exited;
+    assert.equal(code, 143, crow.stderr());
+    assert.match(crow.stderr(), /Cancelling: SIGTERM received…\n[\s\S]*⚠ Stopped by SIGTERM while builder was working/);
+    assert.doesNotMatch(crow.stderr(), /by the user/);
   });
 
   it('--json opens with the session and workspace, and run_complete names the session', async () => {

@@ -199,7 +199,8 @@ describe('crow binary', () => {
     );
     assert.equal(run.code, 130, run.stderr);
     assert.match(run.stderr, /Cancelling/);
-    assert.match(run.stderr, /Cancelled\. Work done so far is kept\./);
+    assert.equal(run.stderr.match(/⚠ Cancelled while builder was working\. All work so far is kept/g)?.length, 1, `one line tells the cancel:\n${run.stderr}`);
+    assert.doesNotMatch(run.stderr, /Work done so far is kept/, 'not told twice');
   });
 
   it('denies writes and commands when nobody can approve them, saying how to allow them', async () => {

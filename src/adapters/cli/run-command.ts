@@ -108,12 +108,13 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const prompt = await readPrompt(positionals, io);
   const controller = new AbortController();
   let stoppedBy: StopSignal | undefined;
+  const renderer = values.json ? undefined : terminalRenderer(io);
   const stopListening = io.onInterrupt((signal) => {
     stoppedBy = signal;
     io.stderr.write(signal === 'SIGINT' ? '\nCancelling… (press Ctrl-C again to quit at once)\n' : `\nCancelling: ${signal} received…\n`);
+    if (signal !== 'SIGINT') renderer?.stoppedBy(signal);
     controller.abort();
   });
-  const renderer = values.json ? undefined : terminalRenderer(io);
   const interactive = io.stdinIsTTY && io.stderr.isTTY === true && !values.json;
   // Lines typed while it works are queued for the agents; an approval's answer is read around them.
   const steer = interactive ? new SteerInput(io, styleFor(io.stderr, io.env)) : undefined;

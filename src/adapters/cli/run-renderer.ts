@@ -26,6 +26,9 @@ export interface RenderTarget {
 
 type Channel = 'none' | 'text' | 'thinking' | 'status';
 
+/** What the tools and the loop say when the run's signal aborted them. */
+const CANCELLED_BY_USER = 'Cancelled by the user.';
+
 /** Marks each line of thinking, so it stays apart from the answer without colour too. */
 export const THINKING_PREFIX = '┊ ';
 
@@ -61,6 +64,8 @@ export class RunRenderer {
   private reviewing = false;
   private readonly held: AgentEvent[] = [];
   private readonly progress: ProgressView;
+  /** The signal stopping the run, when one is (see stoppedBy). */
+  private stopSignal: string | undefined;
 
   /** `replaying`: a stored session shown again (crow sessions show): each prompt opens with what the person sent. */
   constructor(
@@ -134,8 +139,9 @@ export class RunRenderer {
         return this.status(s.yellow(`⚠ Stopped: ${event.tool} was called with the same arguments ${event.repeats} times in a row.`));
       case 'error':
         return this.status(s.red(`✖ ${event.message}`));
+      // run_complete tells the cancel, with who was at work and how to go on: one line, not two.
       case 'cancelled':
-        return this.status(s.yellow('Cancelled. Work done so far is kept.'));
+        return;
       case 'coagent_start':
         this.reviewing = true;
         return this.status(s.cyan(`⇄ ${event.agent} reviews ${event.primary}'s work (round ${event.round})`));
@@ -167,7 +173,7 @@ export class RunRenderer {
       case 'run_complete':
         for (const held of this.held.splice(0)) this.render(held);
         if (event.status === 'completed' || event.status === 'needs_input') return;
-        return this.status((event.status === 'error' ? s.red : s.yellow)(`⚠ ${event.message}`));
+        return this.status((event.status === 'error' ? s.red : s.yellow)(`⚠ ${this.cancelledBy(event.status, event.message)}`));
       default:
         unreachable(event);
     }
@@ -205,6 +211,17 @@ export class RunRenderer {
   resume(): void {
     this.progress.resume();
     this.progress.redraw();
+  }
+
+  /** The run is being stopped by `signal` (SIGTERM, SIGHUP), not by the person: its cancel lines say so. */
+  stoppedBy(signal: string): void {
+    this.stopSignal = signal;
+  }
+
+  /** A cancelled run's message, naming the signal that stopped it when one did. */
+  private cancelledBy(status: string, message: string): string {
+    if (status !== 'cancelled' || !this.stopSignal) return message;
+    return /^Cancelled\b/.test(message) ? message.replace(/^Cancelled( by the user)?/, `Stopped by ${this.stopSignal}`) : `Stopped by ${this.stopSignal}. ${message}`;
   }
 
   /** The closing lines: tokens, tool calls, time, and how to continue the session or look into it. */
@@ -253,10 +270,12 @@ export class RunRenderer {
     const time = s.dim(toolTime(event));
     const kind = this.kinds.get(event.callId);
     this.kinds.delete(event.callId);
-    if (result.status !== 'success') {
-      const mark = result.status === 'cancelled' ? s.yellow('⊘ cancelled') : s.red('✗');
-      return this.status(`  ${mark} ${oneLine(result.error ?? '', 160)} ${time}`);
+    if (result.status === 'cancelled') {
+      // The generic reason only repeats the mark; a signal is named instead of a person.
+      const why = this.stopSignal ? `by ${this.stopSignal}` : result.error === CANCELLED_BY_USER ? '' : oneLine(result.error ?? '', 160);
+      return this.status(`  ${s.yellow('⊘ cancelled')}${why ? ` ${why}` : ''} ${time}`);
     }
+    if (result.status !== 'success') return this.status(`  ${s.red('✗')} ${oneLine(result.error ?? '', 160)} ${time}`);
     const detail = successDetail(kind, result);
     // A command that ran but exited non-zero did not do what was asked: marked as a failure, with its exit code.
     const exitCode = result.metadata.extra.exitCode;
