@@ -201,7 +201,7 @@ function processesWith(text: string): string[] {
 
     const tty = crow('undo');
     const asked = await tty.waitFor(/Restore these files\? \[y\/N\]/);
-    order(asked, /keep\.txt/, /Restore these files/);
+    order(asked, /^ {2}restore +keep\.txt/m, /1 file: 1 to restore/, /Restore these files/);
     tty.typeLine('y');
     assert.equal(await tty.waitForExit(), 0, tty.screen());
     assert.equal(readFileSync(join(workspace, 'keep.txt'), 'utf8'), 'original\n');

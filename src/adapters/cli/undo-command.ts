@@ -4,7 +4,7 @@ import { GitSnapshotManager } from '../../session/git-snapshots';
 import { RestoreError } from '../../session/snapshot-restore';
 import { SessionStore } from '../../session/session-store';
 import { UndoLog, type UndoEntry } from '../../session/undo-log';
-import { countFiles, nothingToUndo, planUndo, type PlannedChange, type UndoPlan } from '../../session/undo-plan';
+import { countFiles, countPlanned, nothingToUndo, PLANNED, planUndo, type PlannedChange, type UndoPlan } from '../../session/undo-plan';
 import type { FileChange } from '../../tools/undo-recorder';
 import { commandArgs, noPositionals, workspaceFolder } from './cli-args';
 import { UsageError, type CliIO } from './cli-io';
@@ -145,7 +145,7 @@ function renderPlan(plan: UndoPlan, style: Style): string {
   );
   const added = changes.reduce((sum, change) => sum + change.added, 0);
   const removed = changes.reduce((sum, change) => sum + change.removed, 0);
-  const summary = changes.length > 0 ? [`${countFiles(changes)}; ${added} line${added === 1 ? '' : 's'} back, ${removed} line${removed === 1 ? '' : 's'} gone`] : [];
+  const summary = changes.length > 0 ? [`${countPlanned(changes)}; ${added} line${added === 1 ? '' : 's'} back, ${removed} line${removed === 1 ? '' : 's'} gone`] : [];
   const index = plan.userIndex ? [`The git index (${plan.userIndex}) goes back as it was before the prompt's commands changed it.`] : [];
   return [`Undo ${describe(entry)} in ${entry.workspace}:`, '', ...lines, '', ...summary, ...index, ''].join('\n');
 }
@@ -159,8 +159,9 @@ function renderApplied(applied: readonly FileChange[], plan: UndoPlan): string {
   return [`Restored ${countFiles(applied)}${index} (the files changed while you decided):`, ...lines, ''].join('\n');
 }
 
+/** What the restore will do to the file: it has not happened yet when the plan is shown. */
 function statusLabel(status: FileChange['status'], style: Style): string {
-  const label = status.padEnd(8);
+  const label = PLANNED[status].padEnd(8);
   if (status === 'added') return style.green(label);
   return status === 'deleted' ? style.red(label) : style.yellow(label);
 }
