@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
@@ -151,6 +151,18 @@ describe('crow on the command line', function () {
     assert.equal(code, 143, crow.stderr());
     assert.match(crow.stderr(), /Cancelling: SIGTERM received…\n[\s\S]*⚠ Stopped by SIGTERM while builder was working/);
     assert.doesNotMatch(crow.stderr(), /by the user/);
+  });
+
+  it('a connection error names the server ANTHROPIC_BASE_URL points at, in one line, and exits 1', async () => {
+    mkdirSync(join(home, 'config', 'crow-agent'), { recursive: true });
+    writeFileSync(join(home, 'config', 'crow-agent', 'config.toml'), 'max_retries = 0\n');
+    server.enqueue('anthropic', { blocks: [{ type: 'text', text: 'never sent' }], fault: { kind: 'drop_before_first_byte' } });
+    const run = await runCrow(['run', 'hi', '--provider', 'anthropic'], env, workspace);
+    assert.equal(run.code, 1, run.stderr);
+    const failed = `the connection to the server at ${server.anthropicBaseUrl} failed`;
+    assert.match(run.stderr, new RegExp(`✖ ${failed.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`));
+    assert.equal(run.stderr.split(failed).length - 1, 1, `told once:\n${run.stderr}`);
+    assert.doesNotMatch(run.stderr, /Anthropic/, 'not the company: the server at the configured URL');
   });
 
   it('--json opens with the session and workspace, and run_complete names the session', async () => {

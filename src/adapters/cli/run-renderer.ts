@@ -64,6 +64,8 @@ export class RunRenderer {
   private reviewing = false;
   private readonly held: AgentEvent[] = [];
   private readonly progress: ProgressView;
+  /** The text of the last ✖ line, so the run's end does not repeat it. */
+  private shownError: string | undefined;
   /** The signal stopping the run, when one is (see stoppedBy). */
   private stopSignal: string | undefined;
 
@@ -138,6 +140,7 @@ export class RunRenderer {
       case 'doom_loop':
         return this.status(s.yellow(`⚠ Stopped: ${event.tool} was called with the same arguments ${event.repeats} times in a row.`));
       case 'error':
+        this.shownError = event.message;
         return this.status(s.red(`✖ ${event.message}`));
       // run_complete tells the cancel, with who was at work and how to go on: one line, not two.
       case 'cancelled':
@@ -173,6 +176,8 @@ export class RunRenderer {
       case 'run_complete':
         for (const held of this.held.splice(0)) this.render(held);
         if (event.status === 'completed' || event.status === 'needs_input') return;
+        // The error that stopped the run is on screen already, under what it stopped.
+        if (event.status === 'error' && this.shownError !== undefined && event.message.includes(this.shownError)) return;
         return this.status((event.status === 'error' ? s.red : s.yellow)(`⚠ ${this.cancelledBy(event.status, event.message)}`));
       default:
         unreachable(event);
