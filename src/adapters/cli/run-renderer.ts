@@ -26,6 +26,9 @@ export interface RenderTarget {
 
 type Channel = 'none' | 'text' | 'thinking' | 'status';
 
+/** Up to how much of a failed call's error its ✗ line shows (enough for any refusal and its fix; not a whole dump). */
+const ERROR_CHARS = 2_000;
+
 /** What the tools and the loop say when the run's signal aborted them. */
 const CANCELLED_BY_USER = 'Cancelled by the user.';
 
@@ -280,7 +283,8 @@ export class RunRenderer {
       const why = this.stopSignal ? `by ${this.stopSignal}` : result.error === CANCELLED_BY_USER ? '' : oneLine(result.error ?? '', 160);
       return this.status(`  ${s.yellow('⊘ cancelled')}${why ? ` ${why}` : ''} ${time}`);
     }
-    if (result.status !== 'success') return this.status(`  ${s.red('✗')} ${oneLine(result.error ?? '', 160)} ${time}`);
+    // Whole: a refusal ends with what to do about it, which a cut would lose.
+    if (result.status !== 'success') return this.status(`  ${s.red('✗')} ${oneLine(result.error ?? '', ERROR_CHARS)} ${time}`);
     const detail = successDetail(kind, result);
     // A command that ran but exited non-zero did not do what was asked: marked as a failure, with its exit code.
     const exitCode = result.metadata.extra.exitCode;
