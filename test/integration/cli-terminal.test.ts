@@ -27,6 +27,13 @@ function order(screen: string, ...patterns: RegExp[]): void {
   }
 }
 
+/** A promise the test opens when it is ready for what waits on it. */
+function gate(): { promise: Promise<void>; open(): void } {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  return { promise, open };
+}
+
 /** Processes whose command line contains `text`. */
 function processesWith(text: string): string[] {
   try {
@@ -205,6 +212,40 @@ function processesWith(text: string): string[] {
     tty.typeLine('y');
     assert.equal(await tty.waitForExit(), 0, tty.screen());
     assert.equal(readFileSync(join(workspace, 'keep.txt'), 'utf8'), 'original\n');
+  });
+
+  it('streams the answer line by line: a spinner until text comes, the open line raw, then redrawn rendered in place', async () => {
+    const gates = [gate(), gate(), gate()];
+    server.enqueue('anthropic', {
+      blocks: [{ type: 'text', text: ['# Plan\n\n', 'The first half of a **long** paragraph ', 'and its second half.\n\n', '```js\n', 'const a = 1;\n', 'const b = 2;\n', '```\n'] }],
+      pauses: [
+        { before: '# Plan', until: gates[0]!.promise },
+        { before: 'and its second half', until: gates[1]!.promise },
+        { before: 'const b = 2', until: gates[2]!.promise },
+      ],
+    });
+    const tty = crow('run', 'Plan it', '--provider', 'anthropic');
+    // Nothing has come yet: a spinner with the time waited.
+    const waiting = await tty.waitFor(/waiting for builder · \d+s/);
+    order(waiting, /crow · build/, /^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] waiting for builder · \d+s$/m);
+    await tty.waitFor(/waiting for builder · [1-9]\d*s/, 5_000);
+    gates[0]!.open();
+    // Half a paragraph sent, the stream held: it is on screen already, raw, under the rendered heading.
+    const half = await tty.waitFor(/The first half of a \*\*long\*\* paragraph$/m);
+    assert.doesNotMatch(half, /waiting for builder/, 'the spinner is gone before the text');
+    order(half, /^# Plan$/m, /^The first half of a \*\*long\*\* paragraph$/m);
+    gates[1]!.open();
+    // The line ended: redrawn rendered in its place; the code block shows line by line.
+    const code = await tty.waitFor(/const a = 1;/);
+    assert.match(code, /^The first half of a long paragraph and its second half\.$/m);
+    assert.equal(code.match(/The first half/g)?.length, 1, `redrawn in place, not written twice:\n${code}`);
+    assert.doesNotMatch(code, /const b = 2|```/);
+    assert.match(tty.screen({ colors: true }), /\x1b\[[0-9;]*mconst\x1b\[[0-9;]*m a = /, 'the code line is highlighted');
+    gates[2]!.open();
+    assert.equal(await tty.waitForExit(), 0, tty.screen());
+    const screen = tty.screen();
+    order(screen, /^# Plan\n\nThe first half/m, /and its second half\.\n\n {2}const a = 1;\n {2}const b = 2;$/m);
+    assert.doesNotMatch(screen, /```|\*\*/);
   });
 
   it('renders the answer\'s markdown, and marks thinking so it reads apart from the answer', async () => {

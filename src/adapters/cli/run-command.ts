@@ -167,7 +167,8 @@ function terminalRenderer(io: CliIO): RunRenderer {
       : undefined;
   // Lines redrawn in place need a terminal that moves its cursor; a dumb one gets what a pipe gets.
   const live = io.stderr.isTTY === true && io.env.TERM !== 'dumb' ? { columns: () => io.stderr.columns || 80 } : undefined;
-  return new RunRenderer({ out: io.stdout, err: io.stderr, outStyle, errStyle: styleFor(io.stderr, io.env), markdown, live });
+  const screen = markdown && io.env.TERM !== 'dumb' ? { columns: () => io.stdout.columns || 80, rows: () => io.stdout.rows || 24 } : undefined;
+  return new RunRenderer({ out: io.stdout, err: io.stderr, outStyle, errStyle: styleFor(io.stderr, io.env), markdown, screen, live });
 }
 
 /**

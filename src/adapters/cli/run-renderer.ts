@@ -8,7 +8,7 @@ import type { ToolKind, ToolResult } from '../../tools/tool';
 import { addUsage, emptyUsage } from '../../llm/types';
 import { diffLines } from './diff-lines';
 import { PipeProgress, type ProgressEvent, type ProgressView, TerminalProgress } from './live-progress';
-import { MarkdownStream, type MarkdownRender } from './markdown-stream';
+import { MarkdownStream, type MarkdownRender, type MarkdownScreen } from './markdown-stream';
 import { headerLine, type RunHeader } from './run-header';
 import type { Style } from './terminal-style';
 
@@ -20,6 +20,8 @@ export interface RenderTarget {
   errStyle: Style;
   /** Renders the answer's markdown for a terminal; without it the answer is written as it came (pipes, files). */
   markdown?: MarkdownRender;
+  /** stdout is a terminal that takes cursor moves, this big: the line still arriving is shown raw, then redrawn rendered. */
+  screen?: MarkdownScreen;
   /** stderr is a terminal that takes cursor moves, this wide: a running call's output is shown under it, redrawn in place. */
   live?: { columns(): number };
 }
@@ -82,7 +84,7 @@ export class RunRenderer {
       : new PipeProgress((line) => this.status(line), target.errStyle);
     if (target.markdown) {
       const render = target.markdown;
-      this.markdown = new MarkdownStream((text) => target.out.write(text), render);
+      this.markdown = new MarkdownStream((text) => target.out.write(text), render, target.screen);
     }
   }
 
@@ -90,6 +92,7 @@ export class RunRenderer {
   header(header: RunHeader): void {
     this.labelFirstSpeaker = header.composition.coagent !== undefined;
     this.status(headerLine(header, this.target.errStyle));
+    this.waitFor(header.composition.primary.name);
   }
 
   render(event: AgentEvent): void {
@@ -97,6 +100,7 @@ export class RunRenderer {
       this.held.push(event);
       return;
     }
+    if (ENDS_WAIT.has(event.type)) this.progress.stopWaiting();
     this.noteSpeaker(event);
     const { errStyle: s } = this.target;
     switch (event.type) {
@@ -131,13 +135,16 @@ export class RunRenderer {
       case 'tool_progress':
         return this.toolProgress(event);
       case 'tool_call_end':
-        return this.toolEnd(event);
+        this.toolEnd(event);
+        // The last running call ended: the model is asked again.
+        return this.kinds.size === 0 ? this.waitFor(event.agent) : undefined;
       case 'usage':
       case 'subagent_usage':
         addUsage(this.usage, event.usage);
         return;
       case 'retry':
-        return this.status(s.yellow(`↻ ${event.reason} — retrying in ${duration(event.delayMs)} (attempt ${event.attempt})`));
+        this.status(s.yellow(`↻ ${event.reason} — retrying in ${duration(event.delayMs)} (attempt ${event.attempt})`));
+        return this.waitFor(event.agent);
       case 'task_complete':
         return this.status(s.green(`✔ Task complete: ${event.summary}`));
       case 'doom_loop':
@@ -150,7 +157,8 @@ export class RunRenderer {
         return;
       case 'coagent_start':
         this.reviewing = true;
-        return this.status(s.cyan(`⇄ ${event.agent} reviews ${event.primary}'s work (round ${event.round})`));
+        this.status(s.cyan(`⇄ ${event.agent} reviews ${event.primary}'s work (round ${event.round})`));
+        return this.waitFor(event.agent);
       case 'coagent_end':
         this.reviewing = false;
         this.status(REVIEW_LINES[event.verdict](event.agent, s));
@@ -159,7 +167,8 @@ export class RunRenderer {
       case 'handoff':
         // A review and its feedback are told by the coagent_start/coagent_end lines around them.
         if (event.purpose === 'review' || event.purpose === 'feedback') return;
-        return this.status(s.dim(`→ ${event.agent} hands over to ${event.to} (${event.purpose.replace('_', ' ')})`));
+        this.status(s.dim(`→ ${event.agent} hands over to ${event.to} (${event.purpose.replace('_', ' ')})`));
+        return this.waitFor(event.to);
       case 'compaction':
         return this.status(
           s.dim(`⤓ ${event.agent}'s history compacted to fit the context window (~${count(event.tokensBefore)} → ~${count(event.tokensAfter)} tokens: ${event.how})`),
@@ -234,6 +243,7 @@ export class RunRenderer {
 
   /** The closing lines: tokens, tool calls, time, and how to continue the session or look into it. */
   finish(sessionId: string): void {
+    this.progress.stopWaiting();
     this.progress.end();
     const s = this.target.errStyle;
     const u = this.usage;
@@ -244,6 +254,11 @@ export class RunRenderer {
     const calls = `${this.toolCalls} tool call${this.toolCalls === 1 ? '' : 's'}`;
     this.status(s.dim(`${tokens.join(' · ')} · ${calls} · ${duration(Date.now() - this.started)}`));
     this.status(s.dim(`session ${sessionId} · continue: crow run --continue "..." · trace: crow trace ${sessionId.slice(0, 8)}`));
+  }
+
+  /** A spinner until `agent`'s model sends something (a live run on a terminal only). */
+  private waitFor(agent: string): void {
+    if (!this.options.replaying) this.progress.wait(`waiting for ${agent}`);
   }
 
   /** Names the agent whenever another one starts acting, so a person always knows who is at work. */
@@ -362,6 +377,9 @@ function successDetail(kind: ToolKind | undefined, result: ToolResult): string {
   if (kind === 'edit') return oneLine(result.output, 160);
   return '';
 }
+
+/** Events that end a wait for the model: something came, or the run is over. */
+const ENDS_WAIT = new Set<AgentEvent['type']>(['text_delta', 'thinking_delta', 'tool_call_start', 'error', 'cancelled', 'task_complete', 'doom_loop', 'run_complete', 'turn_complete']);
 
 /** Events whose agent is the one visibly at work. */
 const SPEAKING = new Set<AgentEvent['type']>(['text_delta', 'thinking_delta', 'tool_call_start']);
