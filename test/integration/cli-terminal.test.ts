@@ -248,6 +248,26 @@ function processesWith(text: string): string[] {
     assert.doesNotMatch(screen, /```|\*\*/);
   });
 
+  it('redraws an open line that wrapped over several rows of a narrow terminal without leaving pieces of it behind', async () => {
+    const held = gate();
+    const words = Array.from({ length: 24 }, (_, i) => `w${i}`).join(' ');
+    server.enqueue('anthropic', {
+      blocks: [{ type: 'text', text: ['Intro line.\n\n', `*Wrapped* ${words} `, '漢字 end.\n', 'Last line.\n'] }],
+      pauses: [{ before: '漢字 end', until: held.promise }],
+    });
+    terminal?.close();
+    terminal = Terminal.start([process.execPath, CROW, 'run', 'Wrap it', '--provider', 'anthropic'], { cwd: workspace, env: crowEnv(), columns: 30, rows: 20 });
+    const tty = terminal;
+    const open = await tty.waitFor(/w23/);
+    assert.match(open, /\*Wrapped\* w0/, 'raw while it arrives');
+    held.open();
+    assert.equal(await tty.waitForExit(), 0, tty.screen());
+    const screen = tty.screen();
+    assert.doesNotMatch(screen, /\*Wrapped\*/, 'the raw rows were all erased');
+    assert.equal(screen.match(/w23/g)?.length, 1, `the paragraph shows once:\n${screen}`);
+    order(screen, /^Intro line\.$/m, /^Wrapped w0/m, /漢字 end\.$/m, /^Last line\.$/m);
+  });
+
   it('renders the answer\'s markdown, and marks thinking so it reads apart from the answer', async () => {
     server.enqueue('anthropic', {
       blocks: [

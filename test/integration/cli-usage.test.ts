@@ -165,6 +165,15 @@ describe('crow on the command line', function () {
     assert.doesNotMatch(run.stderr, /Anthropic/, 'not the company: the server at the configured URL');
   });
 
+  it('piped, the answer is the model\'s text as it came: no escapes, no redraws, no spinner', async () => {
+    const text = '# Plan\n\nA **bold** start, then the rest.\n\n```js\nconst a = 1;\n```\n';
+    server.enqueue('anthropic', { blocks: [{ type: 'text', text }], chunkSize: 3 });
+    const run = await runCrow(['run', 'Plan it', '--provider', 'anthropic'], { ...env, FORCE_COLOR: '1' }, workspace);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout.trimEnd(), text.trimEnd());
+    assert.doesNotMatch(run.stderr, /waiting for|\r|\x1b\[\d*[AJ]/, 'nothing on stderr is drawn over');
+  });
+
   it('--json opens with the session and workspace, and run_complete names the session', async () => {
     server.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Hello.' }] });
     const run = await runCrow(['run', 'Say hello', '--json', '--provider', 'anthropic'], env, workspace);

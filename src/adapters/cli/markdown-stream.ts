@@ -55,10 +55,15 @@ export class MarkdownStream {
     this.showOpen(rest);
   }
 
-  /** The text ended (or something else is about to be shown): the open line counts as ended, a table is drawn. */
+  /**
+   * The text ended (or something else is about to be shown): the open line
+   * counts as ended, a table is drawn, and a blank line sets the text apart
+   * from what comes next.
+   */
   flush(): void {
     if (this.open !== '' || this.shown.open !== '') this.endLine(this.open);
     this.endTable();
+    if (!this.blank) this.write('\n');
     this.fence = undefined;
     this.blank = true;
   }

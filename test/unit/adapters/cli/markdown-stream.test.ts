@@ -31,7 +31,9 @@ describe('markdown for the terminal, line by line', () => {
     md.push('** text\n');
     assert.deepEqual(written.slice(4), ['ld', ERASE_LINE, '<Some **bold** text>\n']);
     md.flush();
-    assert.equal(written.length, 7, 'nothing left to write');
+    assert.deepEqual(written.slice(7), ['\n'], 'only a blank line to set the text apart');
+    md.flush();
+    assert.equal(written.length, 8, 'nothing is written twice');
   });
 
   it('erases every screen row a wrapped open line took, counting wide characters twice', () => {
@@ -57,7 +59,7 @@ describe('markdown for the terminal, line by line', () => {
     md.push('one\ntw');
     assert.deepEqual(written, ['<one>\n']);
     md.flush();
-    assert.deepEqual(written, ['<one>\n', '<tw>\n']);
+    assert.deepEqual(written, ['<one>\n', '<tw>\n', '\n']);
   });
 
   it('renders a code block line by line, each line as code of its language, fences hidden, blank lines kept', () => {
