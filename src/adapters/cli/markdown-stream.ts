@@ -8,7 +8,13 @@
  * screen reaches: what does not fit stays raw rather than be redrawn wrong.
  * The rendering itself is terminal-markdown.ts (marked with marked-terminal).
  */
-export type MarkdownRender = (markdown: string) => string;
+export type MarkdownRender = ((markdown: string) => string) & {
+  /** The language of code in a fence that names none; undefined while it cannot tell. */
+  language?: (code: string) => string | undefined;
+};
+
+/** A fence without a language: its language is guessed from up to this many of its first lines, then kept. */
+const GUESS_LINES = 5;
 
 /** The terminal the text is drawn on, read at each redraw (it may be resized). */
 export interface MarkdownScreen {
@@ -30,7 +36,8 @@ export class MarkdownStream {
   private readonly shown = { rows: [] as string[], open: '' };
   /** The open line was too tall to be redrawn: it stays raw, and its end only ends the line. */
   private stuck = false;
-  private fence: { marker: string; language: string } | undefined;
+  /** The open code fence: its marker, its language, and for a fence without one, the lines it is guessed from. */
+  private fence: { marker: string; language: string; sample?: string[] } | undefined;
   private table: string[] = [];
   /** The table grew taller than the screen: its rows stay raw, as shown. */
   private tableStuck = false;
@@ -85,7 +92,8 @@ export class MarkdownStream {
     this.endTable();
     const fence = FENCE.exec(text);
     if (fence) {
-      this.fence = { marker: fence[1]!, language: fence[2] ?? '' };
+      const language = fence[2] ?? '';
+      this.fence = { marker: fence[1]!, language, ...(language === '' && this.render.language ? { sample: [] } : {}) };
       return;
     }
     if (text.trim() === '') {
@@ -108,8 +116,17 @@ export class MarkdownStream {
     }
     this.blank = false;
     if (text.trim() === '') return this.write('\n');
-    const rendered = trimNewlines(this.render(`${fence.marker}${fence.language}\n${text}\n${fence.marker}`));
+    if (fence.sample) this.guess(fence, text);
+    const rendered = trimNewlines(this.render(`${fence.marker}${fence.language || 'plaintext'}\n${text}\n${fence.marker}`));
     this.write(`${rendered}\n`);
+  }
+
+  /** Guesses the language of a fence that names none from its first lines; after GUESS_LINES, what it has stays. */
+  private guess(fence: { language: string; sample?: string[] }, text: string): void {
+    const sample = fence.sample!;
+    sample.push(text);
+    fence.language = this.render.language!(sample.join('\n')) ?? '';
+    if (fence.language !== '' || sample.length >= GUESS_LINES) delete fence.sample;
   }
 
   /** A table row: shown raw until the table ends, then the table is drawn in its place. */
@@ -194,14 +211,12 @@ export class MarkdownStream {
 
 /** Model text as it may reach a terminal: no control characters (no escape sequences, no carriage returns), tabs as spaces. */
 function sanitize(text: string): string {
-  // eslint-disable-next-line no-control-regex
   return text.replace(/\t/g, '    ').replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, '');
 }
 
 /** Rendered markdown without the blank lines marked puts around a block: the source's own blank lines stand for them. */
 function trimNewlines(text: string): string {
   // Blank lines inside the closing style escapes (a heading's) go too; the escapes stay.
-  // eslint-disable-next-line no-control-regex
   return text.replace(/^\n+/, '').replace(/\s+((?:\x1b\[[0-9;]*m)*)\s*$/, '$1');
 }
 

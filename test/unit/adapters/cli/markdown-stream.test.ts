@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { diffLines } from '../../../../src/adapters/cli/diff-lines';
 import { columnsOf, MarkdownStream } from '../../../../src/adapters/cli/markdown-stream';
-import { terminalMarkdown } from '../../../../src/adapters/cli/terminal-markdown';
+import { guessLanguage, terminalMarkdown } from '../../../../src/adapters/cli/terminal-markdown';
 import { styleFor } from '../../../../src/adapters/cli/terminal-style';
 
 const plain = styleFor({ isTTY: false } as NodeJS.WriteStream, {});
@@ -69,6 +69,23 @@ describe('markdown for the terminal, line by line', () => {
     assert.deepEqual(written, ['<```ts\nconst a = 1;\n```>\n', '\n', '<```ts\nconst b = 2;\n```>\n', '<after>\n']);
   });
 
+  it('guesses the language of a fence that names none from its first lines, then keeps it', () => {
+    const written: string[] = [];
+    const rendered: string[] = [];
+    const samples: string[] = [];
+    const render = Object.assign(
+      (markdown: string) => {
+        rendered.push(markdown);
+        return `${markdown}\n`;
+      },
+      { language: (code: string) => (samples.push(code), code.includes('def ') ? 'python' : undefined) },
+    );
+    const md = new MarkdownStream((text) => written.push(text), render);
+    md.push('```\nimport os\ndef f():\n    return 1\n```\n');
+    assert.deepEqual(samples, ['import os', 'import os\ndef f():'], 'guessed until it could tell');
+    assert.deepEqual(rendered, ['```plaintext\nimport os\n```', '```python\ndef f():\n```', '```python\n    return 1\n```']);
+  });
+
   it('shows a table raw row by row, then draws it whole in place of the raw rows', () => {
     const { md, written, rendered } = stream();
     md.push('| a | b |\n|---|---|\n| 1 | 2 |\n');
@@ -95,6 +112,11 @@ describe('markdown for the terminal, line by line', () => {
     assert.match(visible, /^ *2\. second$/m);
     assert.match(visible, /^ {4}\S+ nested$/m, 'two spaces of its own, then the list indentation');
     assert.match(visible, /const a = 1;/);
+  });
+
+  it('guesses a language only from code that reads clearly as one', () => {
+    assert.equal(guessLanguage('def area(r):\n    return 3.14 * r * r'), 'python');
+    assert.equal(guessLanguage('npm install'), undefined);
   });
 });
 
