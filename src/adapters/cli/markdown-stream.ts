@@ -53,9 +53,11 @@ export class MarkdownStream {
   push(delta: string): void {
     let rest = delta;
     for (let end = rest.indexOf('\n'); end >= 0; end = rest.indexOf('\n')) {
-      const line = this.open + rest.slice(0, end);
+      const piece = rest.slice(0, end);
       rest = rest.slice(end + 1);
-      this.endLine(line);
+      // A line that stays raw gets its last piece raw too.
+      if (this.stuck) this.write(sanitize(piece));
+      this.endLine(this.open + piece);
     }
     if (rest === '') return;
     this.open += rest;
@@ -75,18 +77,34 @@ export class MarkdownStream {
     this.blank = true;
   }
 
+  /**
+   * Something else moved the cursor (the terminal echoed a line typed): the
+   * raw text on screen can no longer be found to be erased, so it stays, and
+   * the open line goes on raw.
+   */
+  detach(): void {
+    if (this.shown.open !== '') this.stuck = true;
+    this.shown.open = '';
+    this.stickTable();
+  }
+
   private endLine(line: string): void {
     this.open = '';
     const wasStuck = this.stuck;
     this.stuck = false;
+    const text = sanitize(line);
     if (wasStuck) {
-      // Shown raw already and cannot be redrawn: the line only ends.
+      // Shown raw already and cannot be redrawn: the line only ends (a fence it opens or closes still counts).
       this.write('\n');
-      if (!TABLE_ROW.test(line)) this.endTable();
+      if (this.fence) this.fence = closes(this.fence, text) ? undefined : this.fence;
+      else if (!TABLE_ROW.test(text)) {
+        this.endTable();
+        const fence = FENCE.exec(text);
+        if (fence) this.fence = { marker: fence[1]!, language: fence[2] ?? '' };
+      }
       return;
     }
     this.eraseOpen();
-    const text = sanitize(line);
     if (this.fence) return this.codeLine(text);
     if (TABLE_ROW.test(text)) return this.tableRow(text);
     this.endTable();
@@ -108,9 +126,8 @@ export class MarkdownStream {
   }
 
   private codeLine(text: string): void {
-    const close = FENCE.exec(text);
     const fence = this.fence!;
-    if (close && close[1]![0] === fence.marker[0] && close[1]!.length >= fence.marker.length && close[2] === '') {
+    if (closes(fence, text)) {
       this.fence = undefined;
       return;
     }
@@ -207,6 +224,12 @@ export class MarkdownStream {
     const rowsOfText = (text: string): number => Math.max(1, Math.ceil(columnsOf(text) / columns));
     return lines.reduce((sum, line) => sum + rowsOfText(line.replace(/\n$/, '')), 0) + (open === '' ? 0 : rowsOfText(open));
   }
+}
+
+/** Whether `text` closes the code block `fence` opened: the same marker, at least as long, and nothing after it. */
+function closes(fence: { marker: string }, text: string): boolean {
+  const close = FENCE.exec(text);
+  return close !== null && close[1]![0] === fence.marker[0] && close[1]!.length >= fence.marker.length && close[2] === '';
 }
 
 /** Model text as it may reach a terminal: no control characters (no escape sequences, no carriage returns), tabs as spaces. */

@@ -230,6 +230,11 @@ export class RunRenderer {
     this.progress.redraw();
   }
 
+  /** A line the person typed was echoed at the cursor: the answer's line still arriving is not redrawn over it. */
+  typedOver(): void {
+    this.markdown?.detach();
+  }
+
   /** The run is being stopped by `signal` (SIGTERM, SIGHUP), not by the person: its cancel lines say so. */
   stoppedBy(signal: string): void {
     this.stopSignal = signal;

@@ -49,9 +49,17 @@ describe('markdown for the terminal, line by line', () => {
     const { md, written, rendered } = stream({ columns: 10, rows: 3 });
     md.push('a'.repeat(15));
     md.push('b'.repeat(15));
-    md.push('\nnext\n');
-    assert.deepEqual(written, ['a'.repeat(15), 'b'.repeat(15), '\n', '<next>\n']);
+    md.push('c\nnext\n');
+    assert.deepEqual(written, ['a'.repeat(15), 'b'.repeat(15), 'c', '\n', '<next>\n']);
     assert.deepEqual(rendered, ['next']);
+  });
+
+  it('leaves the raw line as it is once a line typed by the person moved the cursor under it', () => {
+    const { md, written } = stream();
+    md.push('half of it ');
+    md.detach();
+    md.push('and the rest\nnext\n');
+    assert.deepEqual(written, ['half of it ', 'and the rest', '\n', '<next>\n'], 'never an erase that would hit the typed line');
   });
 
   it('without cursor moves, writes each line once it has ended, and what is left on flush', () => {
