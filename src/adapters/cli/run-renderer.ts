@@ -163,7 +163,8 @@ export class RunRenderer {
         this.reviewing = false;
         this.status(REVIEW_LINES[event.verdict](event.agent, s));
         for (const held of this.held.splice(0)) this.render(held);
-        return;
+        // Sent back: the primary's model is asked again.
+        return event.verdict === 'feedback' ? this.waitFor(event.primary) : undefined;
       case 'handoff':
         // A review and its feedback are told by the coagent_start/coagent_end lines around them.
         if (event.purpose === 'review' || event.purpose === 'feedback') return;
