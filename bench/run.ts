@@ -19,10 +19,12 @@ import { undoBenchmark } from './undo';
 import { speckitBenchmark } from './speckit';
 import { traceViewerBenchmark } from './trace-viewer';
 import { streamingBenchmark } from './streaming';
+import { terminalStreamBenchmark } from './terminal-stream';
 
 async function main(): Promise<void> {
   const workspace = new NodeWorkspace(process.cwd());
   await streamingBenchmark(workspace);
+  await terminalStreamBenchmark();
   await promptCacheBenchmark();
   await bookkeepingBenchmark(workspace);
   await commandRulesBenchmark();

@@ -81,6 +81,12 @@ export function untrustedNotice(decision: TrustDecision, howToTrust: string): st
   return `This folder's .crow/ configuration ${why}, so these parts are ignored: ${what}. ${howToTrust}`;
 }
 
+/** The command that trusts `root`, ready to paste into a POSIX shell. */
+export function trustCommandFor(root: string): string {
+  const arg = /^[\w@%+=:,./-]+$/.test(root) ? root : `'${root.replace(/'/g, `'\\''`)}'`;
+  return `crow trust --cwd ${arg}`;
+}
+
 /**
  * The request as entries a person reads before deciding, each whole (what
  * is trusted is what was shown): longer ones wrapped at `width` columns,

@@ -170,8 +170,12 @@ export class HostSession {
     const stream = run.stream;
     void this.claim(run)
       .then(() => {
+        const fresh = this.keeper === undefined;
         this.keep();
-        const winding = run.execute(input, options, this.keeper!);
+        const keeper = this.keeper!;
+        // A session stored by this prompt whose start fails (an unknown agent, a missing key) is not kept: nothing happened in it.
+        const discard = fresh ? () => this.forget() : undefined;
+        const winding = run.execute(input, options, { save: () => keeper.save(), ...(discard ? { discard } : {}) });
         void winding.finally(() => {
           if (this.current === run) this.current = undefined;
           // After the run lets go of the session: a message handed back can be sent as the next prompt at once.
@@ -241,6 +245,17 @@ export class HostSession {
       if (this.current !== undefined && this.current !== previous) throw busy(this.id);
     }
     this.current = run;
+  }
+
+  /** Stops storing the session and removes what was stored of it. */
+  private forget(): void {
+    this.keeper?.close();
+    this.keeper = undefined;
+    try {
+      this.options.store.delete?.(this.id);
+    } catch {
+      // Already gone: nothing is left to remove.
+    }
   }
 
   /** Stores the session from now on (once). */

@@ -115,8 +115,12 @@ export class PromptRun {
     this.controller.abort();
   }
 
-  /** Runs the prompt to its end; never rejects (failures end the stream). */
-  async execute(input: PromptInput, options: PromptOptions, keeper: { save(): void }): Promise<void> {
+  /**
+   * Runs the prompt to its end; never rejects (failures end the stream).
+   * `keeper.discard`, when given, is called instead of a last save if the
+   * prompt never reached its agents (it failed or was cancelled while being prepared).
+   */
+  async execute(input: PromptInput, options: PromptOptions, keeper: { save(): void; discard?(): void }): Promise<void> {
     const external = options.signal;
     const signal = this.controller.signal;
     const stop = (): void => this.controller.abort();
@@ -172,7 +176,8 @@ export class PromptRun {
       this.session.events.flush();
       external?.removeEventListener('abort', stop);
       this.shared.noticeSink = undefined;
-      keeper.save();
+      if (!this.started && keeper.discard) keeper.discard();
+      else keeper.save();
       this.settle();
     }
   }

@@ -19,6 +19,8 @@ export interface HostStore {
   load(id: string, dependencies: SessionDependencies): ACPSession;
   /** A stored session's spans, for its cost so far. */
   spans?(id: string): SpanRecord[];
+  /** Removes a stored session: one stored from a first prompt that failed before reaching the agents. */
+  delete?(id: string): void;
 }
 
 /** What the host tells a front door outside the events of a prompt. */

@@ -14,7 +14,7 @@ import { emptyUsage } from '../llm/types';
 import { GitSnapshotManager } from '../session/git-snapshots';
 import { RestoreError } from '../session/snapshot-restore';
 import { UndoLog } from '../session/undo-log';
-import { countFiles, nothingToUndo, planUndo, type UndoPlan } from '../session/undo-plan';
+import { countFiles, countPlanned, nothingToUndo, planUndo, type UndoPlan } from '../session/undo-plan';
 
 /** How long the question waits for an answer before nothing is restored. */
 const ANSWER_TIMEOUT_MS = 10 * 60_000;
@@ -80,9 +80,9 @@ async function undo(input: CommandInput, dataHome: string): Promise<{ status: Ru
   }
 }
 
-/** "2 files: 1 modified, 1 added, and the git index" */
+/** "2 files: 1 to restore, 1 to recreate, and the git index": asked before anything is done. */
 function described(plan: UndoPlan): string {
-  const files = plan.changes.length > 0 ? countFiles(plan.changes) : '';
+  const files = plan.changes.length > 0 ? countPlanned(plan.changes) : '';
   const index = plan.userIndex ? 'the git index' : '';
   return [files, index].filter((part) => part !== '').join(', and ');
 }

@@ -19,6 +19,8 @@ import type { ProviderProfile } from './stream-failure';
 import { sendable } from './tool-text';
 import { type AssistantBlock, emptyUsage, type LlmRequest, type ModelPricing, type Provider, type StopReason, type StreamEvent } from './types';
 
+const ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
+
 /** Streams from the Anthropic Messages API (or anything that speaks it). */
 export class AnthropicProvider implements Provider {
   readonly name = 'anthropic';
@@ -39,7 +41,8 @@ export class AnthropicProvider implements Provider {
     // Retries are ours (resilient-stream), so they are visible and stop once output has been shown.
     this.client = new Anthropic({ apiKey: options.apiKey, baseURL: options.baseURL, maxRetries: 0 });
     this.profile = {
-      label: 'Anthropic',
+      // With ANTHROPIC_BASE_URL or base_url set, errors name the server actually called, not Anthropic.
+      label: this.client.baseURL.replace(/\/+$/, '') === ANTHROPIC_BASE_URL ? 'Anthropic' : `the server at ${this.client.baseURL}`,
       apiKeyEnv: options.apiKeyEnv ?? 'ANTHROPIC_API_KEY',
       model: options.model,
       baseURL: this.client.baseURL,

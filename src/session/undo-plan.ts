@@ -129,7 +129,19 @@ export async function restoreUserIndex(snapshots: GitSnapshotManager, index: { p
   await rename(temp, index.path);
 }
 
-/** "3 files: 1 modified, 1 deleted, 1 added" */
+/** What a restore is about to do to a file, before it is done: a change it made is what it will do, not what it did. */
+export const PLANNED: Record<FileChange['status'], string> = { modified: 'restore', deleted: 'delete', added: 'recreate' };
+
+/** "3 files: 1 to restore, 1 to delete, 1 to recreate": a plan, before anything was done. */
+export function countPlanned(changes: readonly FileChange[]): string {
+  const counts = (['modified', 'deleted', 'added'] as const)
+    .map((status) => [status, changes.filter((change) => change.status === status).length] as const)
+    .filter(([, count]) => count > 0)
+    .map(([status, count]) => `${count} to ${PLANNED[status]}`);
+  return `${changes.length} file${changes.length === 1 ? '' : 's'}: ${counts.join(', ')}`;
+}
+
+/** "3 files: 1 modified, 1 deleted, 1 added": what a restore did. */
 export function countFiles(changes: readonly FileChange[]): string {
   const counts = (['modified', 'deleted', 'added'] as const)
     .map((status) => [status, changes.filter((change) => change.status === status).length] as const)

@@ -14,7 +14,7 @@ import * as http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { newSerials, resolveReply, validateReply } from './fake-reply';
-import type { Fault, ScriptedHttpError, ScriptedReply } from './fake-script';
+import type { Fault, ScriptedHttpError, ScriptedReply, ScriptedResponse } from './fake-script';
 import { type FakeApi, StrictWire, type StrictWireOptions } from './strict-wire';
 import type { RecordedRefusal } from './wire-rules';
 
@@ -224,7 +224,7 @@ export class FakeLlmServer {
     this.strict.settle(api, body, resolved, reply.usage?.input !== undefined);
     const streaming = body.stream === true;
     const events = streaming ? wire.streamEvents(resolved, body) : [JSON.stringify(wire.responseBody(resolved))];
-    await play(res, streaming ? 'text/event-stream' : 'application/json', events, reply.latencyMs ?? 0, reply.fault);
+    await play(res, streaming ? 'text/event-stream' : 'application/json', events, { latencyMs: reply.latencyMs ?? 0, pauses: reply.pauses ?? [], fault: reply.fault });
   }
 }
 
@@ -266,17 +266,16 @@ function sendJson(res: http.ServerResponse, status: number, body: unknown, heade
 }
 
 /**
- * Sends `events` as the body of a 200 response, paced by `latencyMs` and cut
- * short by `fault`. Without latency all events go out in a single write:
- * per-event writes would cap throughput well below what stream consumers
- * must be benchmarked at.
+ * Sends `events` as the body of a 200 response, paced by `latencyMs`, held
+ * at each pause and cut short by `fault`. Without latency the events between
+ * pauses go out in a single write: per-event writes would cap throughput well
+ * below what stream consumers must be benchmarked at.
  */
 async function play(
   res: http.ServerResponse,
   contentType: string,
   events: string[],
-  latencyMs: number,
-  fault: Fault | undefined,
+  { latencyMs, pauses, fault }: { latencyMs: number; pauses: NonNullable<ScriptedResponse['pauses']>; fault: Fault | undefined },
 ): Promise<void> {
   if (fault?.kind === 'drop_before_first_byte') {
     res.destroy();
@@ -286,10 +285,45 @@ async function play(
   res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache' });
   res.flushHeaders();
   const toSend = fault ? events.slice(0, fault.events) : events;
-  const delivered = latencyMs > 0 ? await writePaced(res, toSend, latencyMs) : await write(res, toSend.join(''));
-  if (!delivered) return;
+  for (const segment of segments(toSend, pauses)) {
+    if (segment.hold && !(await held(res, segment.hold))) return;
+    if (segment.events.length === 0) continue;
+    const delivered = latencyMs > 0 ? await writePaced(res, segment.events, latencyMs) : await write(res, segment.events.join(''));
+    if (!delivered) return;
+  }
   if (fault?.kind === 'drop_after') res.destroy();
   else if (fault?.kind !== 'stall_after') res.end();
+}
+
+/** The events cut before each pause's first event carrying its text; a segment after a pause waits for it. */
+function segments(events: string[], pauses: NonNullable<ScriptedResponse['pauses']>): { hold?: Promise<unknown>; events: string[] }[] {
+  const out: { hold?: Promise<unknown>; events: string[] }[] = [{ events: [] }];
+  let next = 0;
+  for (const event of events) {
+    const pause = pauses.find((candidate, i) => i >= next && event.includes(JSON.stringify(candidate.before).slice(1, -1)));
+    if (pause) {
+      next = pauses.indexOf(pause) + 1;
+      out.push({ hold: pause.until, events: [] });
+    }
+    out.at(-1)!.events.push(event);
+  }
+  return out;
+}
+
+/** Waits for a pause to be released: true, or false when the client went away first. */
+function held(res: http.ServerResponse, until: Promise<unknown>): Promise<boolean> {
+  if (res.destroyed) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const gone = (): void => resolve(false);
+    res.once('close', gone);
+    void until.then(
+      () => {
+        res.off('close', gone);
+        resolve(!res.destroyed);
+      },
+      () => resolve(false),
+    );
+  });
 }
 
 /** Resolves once `data` is handed to the socket: true, or false if the connection is gone. */

@@ -42,6 +42,13 @@ export interface ScriptedResponse {
   chunkSize?: number;
   /** Wait before each event; default 0, which writes the whole reply at once. */
   latencyMs?: number;
+  /**
+   * Holds the stream just before the first event carrying `before` (a text,
+   * thinking or argument piece, as chunked) until `until` settles: a test
+   * sees what arrived so far, then releases the rest. Give pieces that occur
+   * once in the reply.
+   */
+  pauses?: { before: string; until: Promise<unknown> }[];
   fault?: Fault;
 }
 

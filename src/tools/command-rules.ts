@@ -166,6 +166,8 @@ export function rememberedPrefix(command: SimpleCommand): CommandEntry | undefin
   if (WHOLE_COMMAND.has(name) || (INTERPRETERS.has(name) && words.some((word) => word !== undefined && INLINE_CODE.test(word)))) {
     return words.every((word) => word !== undefined) ? (words as string[]) : undefined;
   }
+  // Their arguments are data, never a subcommand: `echo made` is remembered as `echo`.
+  if (NO_SUBCOMMANDS.has(name)) return [program];
   const script = INTERPRETERS.has(name) || SHELLS.has(name);
   const entry = [program];
   let subcommands = 0;
@@ -195,6 +197,11 @@ const SUBCOMMAND = /^[A-Za-z][\w:-]*$/;
 /** Options that hand an interpreter its program inline. */
 const INLINE_CODE = /^-(c|e|E|p|r|-eval|-print|-command|-require)$|^-\w*[ce]$/;
 const INTERPRETERS = new Set(['python', 'python2', 'python3', 'node', 'nodejs', 'deno', 'bun', 'perl', 'ruby', 'php', 'lua', 'Rscript', 'osascript', 'pwsh', 'powershell', 'tclsh', 'java']);
+/** Programs that take no subcommand: any word after them is what they print, read or look for. */
+const NO_SUBCOMMANDS = new Set([
+  'echo', 'printf', 'cat', 'ls', 'head', 'tail', 'wc', 'grep', 'egrep', 'fgrep', 'rg', 'pwd', 'date', 'sort', 'uniq',
+  'diff', 'which', 'stat', 'file', 'du', 'df', 'tree', 'basename', 'dirname', 'true', 'false', 'sleep', 'whoami',
+]);
 /** Programs whose arguments are code or the very things they destroy, move or send: remembered whole. */
 const WHOLE_COMMAND = new Set([
   'awk', 'gawk', 'mawk', 'nawk', 'sed', 'gsed', 'jq',
@@ -364,5 +371,5 @@ export function commandAlwaysScope(line: string): string {
   ];
   const covered = entries.length > 0 ? `commands starting with ${entries.map((entry) => `"${entryText(entry)}"`).join(' or ')}` : 'no command';
   if (never.length === 0) return covered;
-  return `${covered} (this one is asked every time: ${never.slice(0, 2).join('; ')})`;
+  return `${covered}; this one is asked every time: ${never.slice(0, 2).join('; ')}`;
 }

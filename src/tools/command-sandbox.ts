@@ -77,6 +77,11 @@ export class CommandSandbox {
     return this.probe && !this.probe.available ? this.probe.reason : undefined;
   }
 
+  /** Why no command runs: the sandbox is required and cannot run; undefined otherwise. */
+  get refusal(): string | undefined {
+    return this.mode === 'required' && !this.probe?.available ? requiredButUnavailable(this.reason ?? 'it is off') : undefined;
+  }
+
   /** How to start a command in `cwd` (absolute, inside the root). Throws a WorkspaceError when the sandbox is required and cannot run. */
   async launch(cwd: string): Promise<CommandLaunch> {
     const hidden = this.options?.hiddenVariables ?? [];

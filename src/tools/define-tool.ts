@@ -101,6 +101,10 @@ export function defineTool<Schema extends z.ZodObject>(def: ToolDefinition<Schem
       if (!args.ok) return finish({ status: 'error', output: '', error: args.error });
       if (ctx.signal.aborted) return finish({ status: 'cancelled', output: '', error: 'Cancelled before it started.' });
 
+      // A command that could not run whatever the answer is refused before anyone is asked, with the fix that works.
+      const refused = def.sandboxed ? ctx.workspace.commandsRefused : undefined;
+      if (refused !== undefined) return finish({ status: 'error', output: '', error: refused });
+
       if (def.permission !== 'none') {
         const request = approvalRequest(def, tool, args.value, def.permission, ctx, summarize);
         const asking = performance.now();

@@ -57,6 +57,10 @@ export class NodeWorkspace implements Workspace {
     return this.sandbox.active;
   }
 
+  get commandsRefused(): string | undefined {
+    return this.sandbox.refusal;
+  }
+
   /** Contains the next commands as `options` say (a front door whose settings changed). */
   useSandbox(options: SandboxOptions | undefined): void {
     this.sandbox = new CommandSandbox(this.root, options);

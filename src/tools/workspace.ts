@@ -130,6 +130,8 @@ export interface Workspace {
    * allowed, no view of Crow's processes or keys. Absent or false: not contained.
    */
   readonly sandboxed?: boolean;
+  /** Why exec runs no command at all (a required sandbox that cannot run), with the ways out; undefined when commands run. */
+  readonly commandsRefused?: string;
   /** Contains the next commands as `options` say (the folder's sandbox setting); absent: this backend has no sandbox. */
   useSandbox?(options: SandboxOptions | undefined): void;
   /**

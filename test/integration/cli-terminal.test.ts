@@ -5,11 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
-import { CROW } from '../support/crow-binary';
+import { CROW, runCrow } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';
 import { HAVE_TMUX, Terminal } from '../support/terminal';
 
@@ -25,6 +25,13 @@ function order(screen: string, ...patterns: RegExp[]): void {
     assert.ok(found >= 0, `expected ${pattern} after what came before it on screen:\n${screen}`);
     at += found + 1;
   }
+}
+
+/** A promise the test opens when it is ready for what waits on it. */
+function gate(): { promise: Promise<void>; open(): void } {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  return { promise, open };
 }
 
 /** Processes whose command line contains `text`. */
@@ -59,8 +66,11 @@ function processesWith(text: string): string[] {
     rmSync(home, { recursive: true, force: true });
   });
 
-  const crow = (...args: string[]): Terminal => {
-    const env = isolatedEnv(home, { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.anthropicBaseUrl, LANG: 'C.UTF-8' });
+  const crowEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv =>
+    isolatedEnv(home, { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.anthropicBaseUrl, LANG: 'C.UTF-8', ...extra });
+  const crow = (...args: string[]): Terminal => crowIn(crowEnv(), ...args);
+  const crowIn = (env: NodeJS.ProcessEnv, ...args: string[]): Terminal => {
+    terminal?.close();
     terminal = Terminal.start([process.execPath, CROW, ...args], { cwd: workspace, env });
     return terminal;
   };
@@ -112,6 +122,21 @@ function processesWith(text: string): string[] {
     assert.match(JSON.stringify(server.requestsFor('anthropic')[1]!.body.messages), /Permission denied by the user/);
   });
 
+  it('a command is asked with what "always" covers on a line of its own; one that fails shows ✗, its exit code, and the wait apart', async () => {
+    // Asked even where a sandbox would contain it.
+    mkdirSync(join(home, 'config', 'crow-agent'), { recursive: true });
+    writeFileSync(join(home, 'config', 'crow-agent', 'config.toml'), '[permissions]\nexecute = "ask"\n');
+    server.enqueue('anthropic', call('bash', { command: 'echo made && cat missing.txt' }), say('It is missing.'));
+    const tty = crow('run', 'Show the file', '--provider', 'anthropic');
+    const asked = await tty.waitFor(/\[y\] yes/);
+    order(asked, /● bash echo made/, /\? builder wants to run a command: echo made && cat missing\.txt/, /^ {2}"always" allows, for this session: commands starting with "echo" or "cat"$/m, /^ {2}\[y\] yes · \[a\] always · \[n\] no · \[never\] no, and stop asking/m);
+    tty.typeLine('y');
+    assert.equal(await tty.waitForExit(), 0, tty.screen());
+    const screen = tty.screen();
+    assert.match(screen, /^ {2}✗ \S+ \(waited \S+ for approval\) exit 1 · cat: .*missing\.txt/m, 'a failing command is not shown as a success');
+    assert.doesNotMatch(screen, /✓ .*exit 1/);
+  });
+
   it('Ctrl-C during a long command stops it and exits 130, leaving no process behind', async () => {
     const marker = '31.4159';
     server.enqueue('anthropic', call('bash', { command: `sleep ${marker}` }), say('unreachable'));
@@ -149,6 +174,30 @@ function processesWith(text: string): string[] {
     assert.doesNotMatch(screen, /│|⋯/, 'the live lines are gone once the command ended');
   });
 
+  it('crow trace --serve says whether the browser opener found a browser, and always prints the URL', async () => {
+    server.enqueue('anthropic', say('Hello.'));
+    const run = await runCrow(['run', 'Say hello', '--json', '--provider', 'anthropic'], crowEnv(), workspace);
+    assert.equal(run.code, 0, run.stderr);
+    const id = (JSON.parse(run.stdout.split('\n')[0]!) as { sessionId: string }).sessionId;
+    const bin = join(home, 'bin');
+    mkdirSync(bin);
+    const opener = (exitCode: number): NodeJS.ProcessEnv => {
+      writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\nexit ${exitCode}\n`, { mode: 0o755 });
+      return crowEnv({ PATH: `${bin}:${process.env.PATH}` });
+    };
+    for (const [code, said] of [
+      [3, /No browser could be opened here \(xdg-open exited with code 3\): open that URL in a browser\./],
+      [0, /Opened it in your browser \(xdg-open\)\./],
+    ] as const) {
+      const tty = crowIn(opener(code), 'trace', id, '--serve');
+      const screen = await tty.waitFor(/Ctrl-C stops/);
+      assert.match(screen, /served at\n {2}http:\/\/127\.0\.0\.1:\d+\/\?token=\w+/);
+      assert.match(screen, said);
+      tty.press('C-c');
+      assert.equal(await tty.waitForExit(), 0, tty.screen());
+    }
+  });
+
   it('crow undo shows what it will restore and "y" restores it', async () => {
     writeFileSync(join(workspace, 'keep.txt'), 'original\n');
     server.enqueue('anthropic', call('write_file', { path: 'keep.txt', content: 'changed\n' }), say('Changed.'));
@@ -159,10 +208,64 @@ function processesWith(text: string): string[] {
 
     const tty = crow('undo');
     const asked = await tty.waitFor(/Restore these files\? \[y\/N\]/);
-    order(asked, /keep\.txt/, /Restore these files/);
+    order(asked, /^ {2}restore +keep\.txt/m, /1 file: 1 to restore/, /Restore these files/);
     tty.typeLine('y');
     assert.equal(await tty.waitForExit(), 0, tty.screen());
     assert.equal(readFileSync(join(workspace, 'keep.txt'), 'utf8'), 'original\n');
+  });
+
+  it('streams the answer line by line: a spinner until text comes, the open line raw, then redrawn rendered in place', async () => {
+    const gates = [gate(), gate(), gate()];
+    server.enqueue('anthropic', {
+      blocks: [{ type: 'text', text: ['# Plan\n\n', 'The first half of a **long** paragraph ', 'and its second half.\n\n', '```js\n', 'const a = 1;\n', 'const b = 2;\n', '```\n'] }],
+      pauses: [
+        { before: '# Plan', until: gates[0]!.promise },
+        { before: 'and its second half', until: gates[1]!.promise },
+        { before: 'const b = 2', until: gates[2]!.promise },
+      ],
+    });
+    const tty = crow('run', 'Plan it', '--provider', 'anthropic');
+    // Nothing has come yet: a spinner with the time waited.
+    const waiting = await tty.waitFor(/waiting for builder · \d+s/);
+    order(waiting, /crow · build/, /^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] waiting for builder · \d+s$/m);
+    await tty.waitFor(/waiting for builder · [1-9]\d*s/, 5_000);
+    gates[0]!.open();
+    // Half a paragraph sent, the stream held: it is on screen already, raw, under the rendered heading.
+    const half = await tty.waitFor(/The first half of a \*\*long\*\* paragraph$/m);
+    assert.doesNotMatch(half, /waiting for builder/, 'the spinner is gone before the text');
+    order(half, /^# Plan$/m, /^The first half of a \*\*long\*\* paragraph$/m);
+    gates[1]!.open();
+    // The line ended: redrawn rendered in its place; the code block shows line by line.
+    const code = await tty.waitFor(/const a = 1;/);
+    assert.match(code, /^The first half of a long paragraph and its second half\.$/m);
+    assert.equal(code.match(/The first half/g)?.length, 1, `redrawn in place, not written twice:\n${code}`);
+    assert.doesNotMatch(code, /const b = 2|```/);
+    assert.match(tty.screen({ colors: true }), /\x1b\[[0-9;]*mconst\x1b\[[0-9;]*m a = /, 'the code line is highlighted');
+    gates[2]!.open();
+    assert.equal(await tty.waitForExit(), 0, tty.screen());
+    const screen = tty.screen();
+    order(screen, /^# Plan\n\nThe first half/m, /and its second half\.\n\n {2}const a = 1;\n {2}const b = 2;$/m);
+    assert.doesNotMatch(screen, /```|\*\*/);
+  });
+
+  it('redraws an open line that wrapped over several rows of a narrow terminal without leaving pieces of it behind', async () => {
+    const held = gate();
+    const words = Array.from({ length: 24 }, (_, i) => `w${i}`).join(' ');
+    server.enqueue('anthropic', {
+      blocks: [{ type: 'text', text: ['Intro line.\n\n', `*Wrapped* ${words} `, '漢字 end.\n', 'Last line.\n'] }],
+      pauses: [{ before: '漢字 end', until: held.promise }],
+    });
+    terminal?.close();
+    terminal = Terminal.start([process.execPath, CROW, 'run', 'Wrap it', '--provider', 'anthropic'], { cwd: workspace, env: crowEnv(), columns: 30, rows: 20 });
+    const tty = terminal;
+    const open = await tty.waitFor(/w23/);
+    assert.match(open, /\*Wrapped\* w0/, 'raw while it arrives');
+    held.open();
+    assert.equal(await tty.waitForExit(), 0, tty.screen());
+    const screen = tty.screen();
+    assert.doesNotMatch(screen, /\*Wrapped\*/, 'the raw rows were all erased');
+    assert.equal(screen.match(/w23/g)?.length, 1, `the paragraph shows once:\n${screen}`);
+    order(screen, /^Intro line\.$/m, /^Wrapped w0/m, /漢字 end\.$/m, /^Last line\.$/m);
   });
 
   it('renders the answer\'s markdown, and marks thinking so it reads apart from the answer', async () => {

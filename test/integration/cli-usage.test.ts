@@ -5,11 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
-import { CROW, runCrow } from '../support/crow-binary';
+import { CROW, runCrow, startCrow, until } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';
 
 const COMMANDS = [
@@ -79,6 +79,99 @@ describe('crow on the command line', function () {
     const session = await runCrow(['run', 'hi', '--session', 'abc'], env, workspace);
     assert.equal(session.code, 2);
     assert.match(session.stderr, /No stored session "abc"/);
+  });
+
+  it('a run that fails before the model is called stores no session, and --continue reaches the last conversation', async () => {
+    server.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Noted: 42.' }] });
+    const first = await runCrow(['run', 'remember 42', '--provider', 'anthropic'], env, workspace);
+    assert.equal(first.code, 0, first.stderr);
+    const typo = await runCrow(['run', 'hi', '--agent', 'biuld', '--provider', 'anthropic'], env, workspace);
+    assert.equal(typo.code, 2);
+    assert.match(typo.stderr, /Unknown agent "biuld"/);
+    const keyless = await runCrow(['run', 'hi', '--provider', 'anthropic'], { ...env, ANTHROPIC_API_KEY: undefined }, workspace);
+    assert.equal(keyless.code, 2);
+    assert.match(keyless.stderr, /ANTHROPIC_API_KEY/);
+    const list = await runCrow(['sessions', 'list'], env, workspace);
+    assert.equal(list.stdout.trim().split('\n').length, 1, `only the conversation is stored:\n${list.stdout}`);
+    assert.match(list.stdout, /remember 42/);
+    server.enqueue('anthropic', { blocks: [{ type: 'text', text: 'It was 42.' }] });
+    const next = await runCrow(['run', '--continue', 'what number?', '--provider', 'anthropic'], env, workspace);
+    assert.equal(next.code, 0, next.stderr);
+    const sent = JSON.stringify(server.requestsFor('anthropic').at(-1)!.body.messages);
+    assert.match(sent, /remember 42/, 'the model gets the conversation the person had');
+  });
+
+  it('--continue with no session to continue is bad usage: exit 2 and how to start one', async () => {
+    const run = await runCrow(['run', '--continue', 'hi', '--provider', 'anthropic'], env, workspace);
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /No earlier session in .* to continue\. Start one with: crow run/);
+  });
+
+  it('crow undo --session tells a session of another folder from a made-up id', async () => {
+    const id = await oneSession();
+    const other = mkdtempSync(join(tmpdir(), 'crow-usage-other-'));
+    try {
+      const there = await runCrow(['undo', '--session', id, '--cwd', other], env, workspace);
+      assert.equal(there.code, 1);
+      assert.equal(there.stderr, `crow: nothing to undo in ${other}: session ${id} worked in ${workspace}, not here; to undo its last prompt there: crow undo --session ${id} --cwd ${workspace}.\n`);
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+    const madeUp = await runCrow(['undo', '--session', 'f00dfeed'], env, workspace);
+    assert.equal(madeUp.code, 2);
+    assert.match(madeUp.stderr, /^crow: No stored session "f00dfeed"\. List them with: crow sessions list --all\n$/);
+  });
+
+  it('crow config set: a bad value exits 2 and writes nothing; a widening project key says it waits for trust, and how', async () => {
+    const bad = await runCrow(['config', 'set', 'max_iterations', 'many'], env, workspace);
+    assert.equal(bad.code, 2, bad.stderr);
+    assert.match(bad.stderr, /field "max_iterations".*\n.*nothing was written/);
+    const widening = await runCrow(['config', 'set', 'permissions.execute', 'allow', '--project'], env, workspace);
+    assert.equal(widening.code, 0, widening.stderr);
+    assert.equal(widening.stdout, `permissions.execute = allow (in ${join(workspace, '.crow', 'config.toml')})\n`);
+    assert.match(widening.stderr, new RegExp(`this folder is not trusted, so permissions\\.execute from its \\.crow/config\\.toml is ignored until you trust it: crow trust --cwd ${workspace}\\n`));
+    const narrowing = await runCrow(['config', 'set', 'permissions.write', 'deny', '--project'], env, workspace);
+    assert.equal(narrowing.code, 0, narrowing.stderr);
+    assert.doesNotMatch(narrowing.stderr, /permissions\.write .*ignored/, 'a narrowing key applies untrusted: no such line for it');
+    const get = await runCrow(['config', 'get', 'permissions.execute'], env, workspace);
+    assert.doesNotMatch(get.stderr, /<folder>/);
+    assert.match(get.stderr, new RegExp(`these parts are ignored: permissions\\.execute\\. To use them: crow trust --cwd ${workspace}\\.`));
+    await runCrow(['trust', '--yes'], env, workspace);
+    const trusted = await runCrow(['config', 'set', 'permissions.execute', 'allow', '--project'], env, workspace);
+    assert.equal(trusted.stderr, '', 'nothing to say once the folder is trusted');
+  });
+
+  it('SIGTERM while the model streams exits 143 and is reported as SIGTERM, not as the person cancelling', async () => {
+    server.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Starting a long answer...' }], fault: { kind: 'stall_after', events: 4 } });
+    const crow = startCrow(['run', 'Talk', '--provider', 'anthropic'], env, workspace);
+    crow.child.stdin.end();
+    await until(() => server.requestsFor('anthropic').length > 0, 'the model call');
+    crow.child.kill('SIGTERM');
+    const { code } = await crow.exited;
+    assert.equal(code, 143, crow.stderr());
+    assert.match(crow.stderr(), /Cancelling: SIGTERM received…\n[\s\S]*⚠ Stopped by SIGTERM while builder was working/);
+    assert.doesNotMatch(crow.stderr(), /by the user/);
+  });
+
+  it('a connection error names the server ANTHROPIC_BASE_URL points at, in one line, and exits 1', async () => {
+    mkdirSync(join(home, 'config', 'crow-agent'), { recursive: true });
+    writeFileSync(join(home, 'config', 'crow-agent', 'config.toml'), 'max_retries = 0\n');
+    server.enqueue('anthropic', { blocks: [{ type: 'text', text: 'never sent' }], fault: { kind: 'drop_before_first_byte' } });
+    const run = await runCrow(['run', 'hi', '--provider', 'anthropic'], env, workspace);
+    assert.equal(run.code, 1, run.stderr);
+    const failed = `the connection to the server at ${server.anthropicBaseUrl} failed`;
+    assert.match(run.stderr, new RegExp(`✖ ${failed.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`));
+    assert.equal(run.stderr.split(failed).length - 1, 1, `told once:\n${run.stderr}`);
+    assert.doesNotMatch(run.stderr, /Anthropic/, 'not the company: the server at the configured URL');
+  });
+
+  it('piped, the answer is the model\'s text as it came: no escapes, no redraws, no spinner', async () => {
+    const text = '# Plan\n\nA **bold** start, then the rest.\n\n```js\nconst a = 1;\n```\n';
+    server.enqueue('anthropic', { blocks: [{ type: 'text', text }], chunkSize: 3 });
+    const run = await runCrow(['run', 'Plan it', '--provider', 'anthropic'], { ...env, FORCE_COLOR: '1' }, workspace);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout.trimEnd(), text.trimEnd());
+    assert.doesNotMatch(run.stderr, /waiting for|\r|\x1b\[\d*[AJ]/, 'nothing on stderr is drawn over');
   });
 
   it('--json opens with the session and workspace, and run_complete names the session', async () => {

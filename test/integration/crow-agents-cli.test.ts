@@ -139,7 +139,7 @@ describe('crow agents and crow config', () => {
 
     it('checks the merged settings before writing: a provider without a type is refused, with nothing written', async () => {
       const refused = await run(configCommand, ['set', 'providers.local.base_url', 'http://localhost:11434/v1']);
-      assert.equal(refused.code, 1);
+      assert.equal(refused.code, 2, 'a bad value is bad usage');
       assert.match(refused.err, /Provider "local" has no type: set providers\.local\.type/);
       assert.match(refused.err, /nothing was written/);
       assert.throws(() => readFileSync(userConfig()), /ENOENT/);
@@ -152,10 +152,10 @@ describe('crow agents and crow config', () => {
       await assert.rejects(run(configCommand, ['set', 'max_iteratoins', '3']), /Unknown setting "max_iteratoins"\. Did you mean "max_iterations"/);
       await assert.rejects(run(configCommand, ['get', 'providers.local.bse_url']), /Did you mean "providers\.local\.base_url"\?/);
       const negative = await run(configCommand, ['set', 'max_iterations', '--', '-2']);
-      assert.equal(negative.code, 1);
+      assert.equal(negative.code, 2, 'a bad value is bad usage');
       assert.match(negative.err, /config\.toml: field "max_iterations": .*\n.*nothing was written/);
       const secret = await run(configCommand, ['set', 'api_key_env', 'sk-ant-api03-abcdef0123456789']);
-      assert.equal(secret.code, 1);
+      assert.equal(secret.code, 2, 'a bad value is bad usage');
       assert.match(secret.err, /looks like an API key itself/);
       assert.throws(() => readFileSync(userConfig()), /ENOENT/, 'nothing was written');
 

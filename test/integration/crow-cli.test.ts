@@ -199,7 +199,8 @@ describe('crow binary', () => {
     );
     assert.equal(run.code, 130, run.stderr);
     assert.match(run.stderr, /Cancelling/);
-    assert.match(run.stderr, /Cancelled\. Work done so far is kept\./);
+    assert.equal(run.stderr.match(/⚠ Cancelled while builder was working\. All work so far is kept/g)?.length, 1, `one line tells the cancel:\n${run.stderr}`);
+    assert.doesNotMatch(run.stderr, /Work done so far is kept/, 'not told twice');
   });
 
   it('denies writes and commands when nobody can approve them, saying how to allow them', async () => {
@@ -226,6 +227,11 @@ describe('crow binary', () => {
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stderr, /non-interactive run\. To allow it, pass --allow write/);
     assert.match(run.stderr, /pass --allow execute/);
+    assert.match(
+      run.stderr,
+      /✗ Permission needed for Run: touch y\.txt, and nobody can be asked in this non-interactive run\. To allow it, pass --allow execute \(or set permissions\.execute = "allow" in \.crow\/config\.toml\)\.[^…\n]* \S+\n/,
+      'the hint is whole, not cut mid-sentence',
+    );
     assert.deepEqual(readdirSync(workspace), [], 'nothing was written or run');
     const toolResults = JSON.stringify(server.requestsFor('anthropic')[1]!.body.messages);
     assert.match(toolResults, /Permission needed/, 'the model is told why');

@@ -83,9 +83,10 @@ describe('crow undo', () => {
     const io = new FakeIO(ws, env, false);
     assert.equal(await undoCommand([], io), 2);
     assert.match(io.out, /Undo "Refactor a" \(session session-1, just now\)/);
-    assert.match(io.out, /modified\s+src\/a\.ts\s+\| 3 \+--/);
-    assert.match(io.out, /deleted\s+src\/new\.ts\s+\| 1 -/);
-    assert.match(io.out, /2 files: 1 modified, 1 deleted; 1 line back, 3 lines gone/);
+    assert.match(io.out, /restore\s+src\/a\.ts\s+\| 3 \+--/);
+    assert.match(io.out, /delete\s+src\/new\.ts\s+\| 1 -/, 'what it is about to do, not what it did');
+    assert.match(io.out, /2 files: 1 to restore, 1 to delete; 1 line back, 3 lines gone/);
+    assert.doesNotMatch(io.out, /deleted|modified/);
     assert.match(io.err, /no answer came on stdin.*Run it again with --yes/);
     assert.equal(read('src/a.ts'), 'export const a = 2;\nexport const b = 3;\n');
     assert.ok(existsSync(join(ws, 'src/new.ts')));
@@ -148,8 +149,7 @@ describe('crow undo', () => {
     assert.match(io.err, /nothing to undo in .*ws: no crow run recorded anything in this folder/);
     const unknown = new FakeIO(ws, env, false);
     await runAgent();
-    assert.equal(await undoCommand(['--session', 'nope'], unknown), 1);
-    assert.match(unknown.err, /session nope recorded nothing in this folder/);
+    await assert.rejects(undoCommand(['--session', 'nope'], unknown), /No stored session "nope"/);
     await assert.rejects(undoCommand(['--cwd', join(base, 'missing')], io), /missing does not exist/);
   });
 

@@ -460,6 +460,24 @@ describe('FakeLlmServer', () => {
       assert.ok(arrivals.at(-1)! - arrivals[0]! >= 6 * 15 - 5, 'events arrived spread out');
     });
 
+    for (const api of ['openai', 'anthropic'] as const) {
+      it(`holds a ${api} reply before a paused piece until the test releases it`, async () => {
+        let release!: () => void;
+        const until = new Promise<void>((done) => (release = done));
+        server.enqueue(api, { blocks: [{ type: 'text', text: ['first ', 'second'] }], pauses: [{ before: 'second', until }] });
+        const events: unknown[] = [];
+        const consumed = collect(await openStream[api](), events);
+        await eventually(() => JSON.stringify(events).includes('first '));
+        await delay(100);
+        assert.doesNotMatch(JSON.stringify(events), /second/, 'nothing after the pause arrives before it is released');
+        assert.ok(!events.some(isStop[api]));
+        release();
+        await consumed;
+        assert.match(JSON.stringify(events), /second/);
+        assert.ok(events.some(isStop[api]), 'the rest of the reply follows the release');
+      });
+    }
+
     const paths: Record<FakeApi, string> = { openai: '/v1/chat/completions', anthropic: '/v1/messages' };
     // role chunk, finish chunk, [DONE] | message_start, block start and stop, message_delta, message_stop
     const framingEvents: Record<FakeApi, number> = { openai: 3, anthropic: 5 };
@@ -484,6 +502,11 @@ describe('FakeLlmServer', () => {
 async function collect<T>(stream: AsyncIterable<T>, into: T[] = []): Promise<T[]> {
   for await (const item of stream) into.push(item);
   return into;
+}
+
+/** Polls `condition` until it holds. */
+async function eventually(condition: () => boolean): Promise<void> {
+  while (!condition()) await delay(10);
 }
 
 function delay(ms: number): Promise<void> {

@@ -226,6 +226,16 @@ describe('crow run where the sandbox cannot run', () => {
     assert.ok(!existsSync(join(fx.workspace, 'ran.txt')));
   });
 
+  it('with sandbox = "required" and no --allow, the refusal gives the fix that works, not "pass --allow execute"', async () => {
+    fx = fixture('sandbox = "required"\n');
+    server.enqueue('anthropic', bash('touch ran.txt'), { blocks: [{ type: 'text', text: 'Refused.' }] });
+    const run = await crow(['run', 'Touch', '--cwd', fx.workspace, '--provider', 'anthropic', '--model', 'claude-test'], isolatedEnv(fx.home, noBwrap(fx.home)));
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /✗ Commands do not run: sandbox = "required", but .*install bubblewrap.*set sandbox = "off"/);
+    assert.doesNotMatch(run.stderr, /--allow execute/, 'allowing commands would not make them run');
+    assert.ok(!existsSync(join(fx.workspace, 'ran.txt')));
+  });
+
   it('with sandbox = "off", says nothing and commands ask as before', async () => {
     fx = fixture('sandbox = "off"\n');
     server.enqueue('anthropic', bash('touch ran.txt'), { blocks: [{ type: 'text', text: 'Asked.' }] });

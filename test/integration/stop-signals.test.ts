@@ -70,6 +70,9 @@ describe('SIGTERM and SIGHUP stop crow and every command it runs', function () {
       const { code: exitCode } = await crow.exited;
       assert.equal(exitCode, code, crow.stderr());
       assert.match(crow.stderr(), new RegExp(`Cancelling: ${signal} received`));
+      assert.match(crow.stderr(), new RegExp(`⊘ cancelled by ${signal}`), 'the command was stopped by the signal');
+      assert.match(crow.stderr(), new RegExp(`⚠ Stopped by ${signal} while builder was working`));
+      assert.doesNotMatch(crow.stderr(), /by the user/, 'nobody cancelled it');
       assert.equal(groupRunning(entry.pgid), false, 'no sleep remains');
     });
 

@@ -60,9 +60,9 @@ export class Terminal {
     this.tmux('send-keys', '-t', 'crow', ...keys);
   }
 
-  /** Everything the pane shows, with its scrollback, wrapped lines joined, trailing blanks dropped. */
-  screen(): string {
-    return this.tmux('capture-pane', '-p', '-J', '-t', 'crow', '-S', '-5000').replace(/\s+$/, '');
+  /** Everything the pane shows, with its scrollback, wrapped lines joined, trailing blanks dropped; `colors`: with its SGR escapes. */
+  screen(options: { colors?: boolean } = {}): string {
+    return this.tmux('capture-pane', '-p', '-J', ...(options.colors ? ['-e'] : []), '-t', 'crow', '-S', '-5000').replace(/\s+$/, '');
   }
 
   /** The command's exit status once it has ended, else undefined. */

@@ -47,9 +47,9 @@ export function terminalAsk(io: CliIO, style: Style, screen?: ApprovalScreen): A
       screen?.markPreviewed(request.callId);
     }
     io.stderr.write(`${style.yellow('?')} ${style.bold(`${request.agent} wants to ${describe(request)}`)}\n`);
-    io.stderr.write(
-      `  ${style.dim(`[y] yes · [a] always (${request.alwaysScope}, this session) · [n] no · [never] no, and stop asking`)} `,
-    );
+    // What "always" covers on a line of its own: a scope with an exception in brackets would nest in the choices.
+    io.stderr.write(`  ${style.dim(`"always" allows, for this session: ${request.alwaysScope}`)}\n`);
+    io.stderr.write(`  ${style.dim('[y] yes · [a] always · [n] no · [never] no, and stop asking')} `);
     const line = await io.readLine(signal);
     const answer = ANSWERS[(line ?? '').trim().toLowerCase()] ?? 'reject_once';
     const allowed = answer === 'allow_once' || answer === 'allow_always';

@@ -3,6 +3,7 @@ import { stringify } from 'smol-toml';
 import { AgentRegistry } from '../../config/agent-registry';
 import { type DefinitionError, fieldsAt, formatProblem, joinPath, schemaAt } from '../../config/config-problems';
 import { didYouMean } from '../../vocabulary/did-you-mean';
+import { decideTrust, trustCommandFor } from '../../config/folder-trust';
 import { judgeProjectSettings } from '../../config/project-trust';
 import { resolveSettings, settingsLayers, settingsOf } from '../../config/provider-config';
 import { ConfigError } from '../../config/settings';
@@ -68,7 +69,9 @@ export async function configCommand(argv: string[], io: CliIO): Promise<number> 
     }
     case 'set': {
       const [key, value] = argument(rest, 2, 'crow config set KEY VALUE [--project]');
-      return setSetting(file, key!, value!, io, { root, trusted: await trustedFolder(root, io), project: values.project });
+      const code = setSetting(file, key!, value!, io, { root, trusted: await trustedFolder(root, io), project: values.project });
+      if (code === 0 && values.project) await tellIfIgnored(root, joinPath(parseKeyPath(key!)), io);
+      return code;
     }
     case 'validate':
       return validateSettings(root, io, await trustedFolder(root, io));
@@ -118,11 +121,25 @@ function setSetting(file: string, key: string, text: string, io: CliIO, context:
   if (problems.length > 0) {
     for (const problem of problems) io.stderr.write(`crow: ${formatProblem(problem)}\n`);
     io.stderr.write(`crow: nothing was written to ${file}.\n`);
-    return 1;
+    return 2;
   }
   writeDocument(file, updated);
   io.stdout.write(`${joinPath(path)} = ${printable(value)} (in ${file})\n`);
   return 0;
+}
+
+/**
+ * After a project setting was written: when the folder's trust does not
+ * cover it (it asks for more than an untrusted folder gets), says that it is
+ * ignored until the folder is trusted, and how to trust it.
+ */
+async function tellIfIgnored(root: string, key: string, io: CliIO): Promise<void> {
+  const decision = await decideTrust(root, { env: io.env });
+  if (decision.trusted) return;
+  const ignored = decision.request.widenings.some(({ setting }) => setting === key || key.startsWith(`${setting}.`) || setting.startsWith(`${key}.`));
+  if (!ignored) return;
+  const why = decision.how === 'changed' ? 'now asks for something other than what you trusted' : 'is not trusted';
+  io.stderr.write(`crow: this folder ${why}, so ${key} from its .crow/config.toml is ignored until you trust it: ${trustCommandFor(root)}\n`);
 }
 
 /** What is wrong with the settings once `changed` takes the place of its file; undefined when nothing is. */

@@ -1,4 +1,4 @@
-import { decideTrust, untrustedNotice } from '../../config/folder-trust';
+import { decideTrust, trustCommandFor, untrustedNotice } from '../../config/folder-trust';
 import type { CliIO } from './cli-io';
 
 /**
@@ -14,7 +14,7 @@ export async function trustedFolder(root: string, io: CliIO): Promise<boolean> {
     // Unreadable settings: the command itself reports them (validate lists every problem).
     return false;
   }
-  const notice = untrustedNotice(decision, 'To use them: crow trust --cwd <folder>.');
+  const notice = untrustedNotice(decision, `To use them: ${trustCommandFor(root)}.`);
   if (notice) io.stderr.write(`crow: ${notice}\n`);
   return decision.trusted;
 }

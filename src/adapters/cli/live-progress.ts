@@ -1,7 +1,8 @@
 /**
- * How `crow run` shows a tool call that is still running. On a terminal:
- * a few lines under the call's line (the end of its output, then how long
- * it has run), redrawn in place and erased before anything else is
+ * How `crow run` shows a tool call that is still running, and that it
+ * waits for a model. On a terminal: a few lines under the call's line (the
+ * end of its output, then how long it has run), or a spinner with the time
+ * waited so far, redrawn in place and erased before anything else is
  * written. On a pipe or in a file, where nothing can be redrawn: a line
  * now and then saying the call is still running, with its last output line.
  */
@@ -30,13 +31,21 @@ export interface ProgressView {
   /** A question is on screen: no live lines until it is answered (resume). */
   suspend(): void;
   resume(): void;
+  /** Nothing has come from `who` yet: a spinner and the time waited, until stopWaiting (or a call's progress). */
+  wait(who: string): void;
+  stopWaiting(): void;
 }
+
+/** The spinner's frames, one per SPIN_MS. */
+const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+export const SPIN_MS = 100;
 
 /** The live lines on a terminal whose width `columns` tells; one call at a time, the one that reported last. */
 export class TerminalProgress implements ProgressView {
   private latest: ProgressEvent | undefined;
   private rows = 0;
   private suspended = false;
+  private waiting: { who: string; since: number; timer: NodeJS.Timeout } | undefined;
 
   constructor(
     private readonly err: { write(text: string): unknown },
@@ -63,11 +72,17 @@ export class TerminalProgress implements ProgressView {
   /** Erases and draws in one write, so the lines do not flicker. */
   redraw(): void {
     const erase = this.erase();
-    if (!this.latest || this.suspended) {
+    const lines = this.suspended
+      ? []
+      : this.latest
+        ? progressLines(this.latest, this.style, Math.max(10, this.columns() - 1))
+        : this.waiting
+          ? [this.spinnerLine(this.waiting)]
+          : [];
+    if (lines.length === 0) {
       if (erase !== '') this.err.write(erase);
       return;
     }
-    const lines = progressLines(this.latest, this.style, Math.max(10, this.columns() - 1));
     this.err.write(erase + lines.map((line) => `${line}\n`).join(''));
     this.rows = lines.length;
   }
@@ -77,6 +92,28 @@ export class TerminalProgress implements ProgressView {
     const rows = this.rows;
     this.rows = 0;
     return rows === 0 ? '' : `\x1b[${rows}A\r\x1b[J`;
+  }
+
+  wait(who: string): void {
+    if (this.waiting?.who === who) return;
+    this.stopWaiting();
+    // Not a reason to keep the process alive.
+    const timer = setInterval(() => this.redraw(), SPIN_MS).unref();
+    this.waiting = { who, since: Date.now(), timer };
+    this.redraw();
+  }
+
+  stopWaiting(): void {
+    if (!this.waiting) return;
+    clearInterval(this.waiting.timer);
+    this.waiting = undefined;
+    if (!this.latest) this.clear();
+  }
+
+  private spinnerLine({ who, since }: { who: string; since: number }): string {
+    const waited = Date.now() - since;
+    const frame = SPINNER[Math.floor(waited / SPIN_MS) % SPINNER.length]!;
+    return `${this.style.cyan(frame)} ${this.style.dim(`${fit(who, Math.max(10, this.columns() - 20))} · ${Math.floor(waited / 1000)}s`)}`;
   }
 
   suspend(): void {
@@ -115,6 +152,8 @@ export class PipeProgress implements ProgressView {
   redraw(): void {}
   suspend(): void {}
   resume(): void {}
+  wait(): void {}
+  stopWaiting(): void {}
 }
 
 /** The lines under a running call: the last TAIL_ROWS lines of output, then its time, line count and step; each fits `width`. */

@@ -108,12 +108,13 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const prompt = await readPrompt(positionals, io);
   const controller = new AbortController();
   let stoppedBy: StopSignal | undefined;
+  const renderer = values.json ? undefined : terminalRenderer(io);
   const stopListening = io.onInterrupt((signal) => {
     stoppedBy = signal;
     io.stderr.write(signal === 'SIGINT' ? '\nCancelling… (press Ctrl-C again to quit at once)\n' : `\nCancelling: ${signal} received…\n`);
+    if (signal !== 'SIGINT') renderer?.stoppedBy(signal);
     controller.abort();
   });
-  const renderer = values.json ? undefined : terminalRenderer(io);
   const interactive = io.stdinIsTTY && io.stderr.isTTY === true && !values.json;
   // Lines typed while it works are queued for the agents; an approval's answer is read around them.
   const steer = interactive ? new SteerInput(io, styleFor(io.stderr, io.env)) : undefined;
@@ -166,7 +167,8 @@ function terminalRenderer(io: CliIO): RunRenderer {
       : undefined;
   // Lines redrawn in place need a terminal that moves its cursor; a dumb one gets what a pipe gets.
   const live = io.stderr.isTTY === true && io.env.TERM !== 'dumb' ? { columns: () => io.stderr.columns || 80 } : undefined;
-  return new RunRenderer({ out: io.stdout, err: io.stderr, outStyle, errStyle: styleFor(io.stderr, io.env), markdown, live });
+  const screen = markdown && io.env.TERM !== 'dumb' ? { columns: () => io.stdout.columns || 80, rows: () => io.stdout.rows || 24 } : undefined;
+  return new RunRenderer({ out: io.stdout, err: io.stderr, outStyle, errStyle: styleFor(io.stderr, io.env), markdown, screen, live });
 }
 
 /**

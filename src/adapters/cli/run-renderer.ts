@@ -8,7 +8,7 @@ import type { ToolKind, ToolResult } from '../../tools/tool';
 import { addUsage, emptyUsage } from '../../llm/types';
 import { diffLines } from './diff-lines';
 import { PipeProgress, type ProgressEvent, type ProgressView, TerminalProgress } from './live-progress';
-import { MarkdownStream, type MarkdownRender } from './markdown-stream';
+import { MarkdownStream, type MarkdownRender, type MarkdownScreen } from './markdown-stream';
 import { headerLine, type RunHeader } from './run-header';
 import type { Style } from './terminal-style';
 
@@ -20,11 +20,19 @@ export interface RenderTarget {
   errStyle: Style;
   /** Renders the answer's markdown for a terminal; without it the answer is written as it came (pipes, files). */
   markdown?: MarkdownRender;
+  /** stdout is a terminal that takes cursor moves, this big: the line still arriving is shown raw, then redrawn rendered. */
+  screen?: MarkdownScreen;
   /** stderr is a terminal that takes cursor moves, this wide: a running call's output is shown under it, redrawn in place. */
   live?: { columns(): number };
 }
 
 type Channel = 'none' | 'text' | 'thinking' | 'status';
+
+/** Up to how much of a failed call's error its ✗ line shows (enough for any refusal and its fix; not a whole dump). */
+const ERROR_CHARS = 2_000;
+
+/** What the tools and the loop say when the run's signal aborted them. */
+const CANCELLED_BY_USER = 'Cancelled by the user.';
 
 /** Marks each line of thinking, so it stays apart from the answer without colour too. */
 export const THINKING_PREFIX = '┊ ';
@@ -61,6 +69,10 @@ export class RunRenderer {
   private reviewing = false;
   private readonly held: AgentEvent[] = [];
   private readonly progress: ProgressView;
+  /** The text of the last ✖ line, so the run's end does not repeat it. */
+  private shownError: string | undefined;
+  /** The signal stopping the run, when one is (see stoppedBy). */
+  private stopSignal: string | undefined;
 
   /** `replaying`: a stored session shown again (crow sessions show): each prompt opens with what the person sent. */
   constructor(
@@ -72,7 +84,7 @@ export class RunRenderer {
       : new PipeProgress((line) => this.status(line), target.errStyle);
     if (target.markdown) {
       const render = target.markdown;
-      this.markdown = new MarkdownStream((text) => target.out.write(text), render);
+      this.markdown = new MarkdownStream((text) => target.out.write(text), render, target.screen);
     }
   }
 
@@ -80,6 +92,7 @@ export class RunRenderer {
   header(header: RunHeader): void {
     this.labelFirstSpeaker = header.composition.coagent !== undefined;
     this.status(headerLine(header, this.target.errStyle));
+    this.waitFor(header.composition.primary.name);
   }
 
   render(event: AgentEvent): void {
@@ -87,6 +100,7 @@ export class RunRenderer {
       this.held.push(event);
       return;
     }
+    if (ENDS_WAIT.has(event.type)) this.progress.stopWaiting();
     this.noteSpeaker(event);
     const { errStyle: s } = this.target;
     switch (event.type) {
@@ -121,33 +135,41 @@ export class RunRenderer {
       case 'tool_progress':
         return this.toolProgress(event);
       case 'tool_call_end':
-        return this.toolEnd(event);
+        this.toolEnd(event);
+        // The last running call ended: the model is asked again.
+        return this.kinds.size === 0 ? this.waitFor(event.agent) : undefined;
       case 'usage':
       case 'subagent_usage':
         addUsage(this.usage, event.usage);
         return;
       case 'retry':
-        return this.status(s.yellow(`↻ ${event.reason} — retrying in ${duration(event.delayMs)} (attempt ${event.attempt})`));
+        this.status(s.yellow(`↻ ${event.reason} — retrying in ${duration(event.delayMs)} (attempt ${event.attempt})`));
+        return this.waitFor(event.agent);
       case 'task_complete':
         return this.status(s.green(`✔ Task complete: ${event.summary}`));
       case 'doom_loop':
         return this.status(s.yellow(`⚠ Stopped: ${event.tool} was called with the same arguments ${event.repeats} times in a row.`));
       case 'error':
+        this.shownError = event.message;
         return this.status(s.red(`✖ ${event.message}`));
+      // run_complete tells the cancel, with who was at work and how to go on: one line, not two.
       case 'cancelled':
-        return this.status(s.yellow('Cancelled. Work done so far is kept.'));
+        return;
       case 'coagent_start':
         this.reviewing = true;
-        return this.status(s.cyan(`⇄ ${event.agent} reviews ${event.primary}'s work (round ${event.round})`));
+        this.status(s.cyan(`⇄ ${event.agent} reviews ${event.primary}'s work (round ${event.round})`));
+        return this.waitFor(event.agent);
       case 'coagent_end':
         this.reviewing = false;
         this.status(REVIEW_LINES[event.verdict](event.agent, s));
         for (const held of this.held.splice(0)) this.render(held);
-        return;
+        // Sent back: the primary's model is asked again.
+        return event.verdict === 'feedback' ? this.waitFor(event.primary) : undefined;
       case 'handoff':
         // A review and its feedback are told by the coagent_start/coagent_end lines around them.
         if (event.purpose === 'review' || event.purpose === 'feedback') return;
-        return this.status(s.dim(`→ ${event.agent} hands over to ${event.to} (${event.purpose.replace('_', ' ')})`));
+        this.status(s.dim(`→ ${event.agent} hands over to ${event.to} (${event.purpose.replace('_', ' ')})`));
+        return this.waitFor(event.to);
       case 'compaction':
         return this.status(
           s.dim(`⤓ ${event.agent}'s history compacted to fit the context window (~${count(event.tokensBefore)} → ~${count(event.tokensAfter)} tokens: ${event.how})`),
@@ -167,7 +189,9 @@ export class RunRenderer {
       case 'run_complete':
         for (const held of this.held.splice(0)) this.render(held);
         if (event.status === 'completed' || event.status === 'needs_input') return;
-        return this.status((event.status === 'error' ? s.red : s.yellow)(`⚠ ${event.message}`));
+        // The error that stopped the run is on screen already, under what it stopped.
+        if (event.status === 'error' && this.shownError !== undefined && event.message.includes(this.shownError)) return;
+        return this.status((event.status === 'error' ? s.red : s.yellow)(`⚠ ${this.cancelledBy(event.status, event.message)}`));
       default:
         unreachable(event);
     }
@@ -207,8 +231,25 @@ export class RunRenderer {
     this.progress.redraw();
   }
 
+  /** A line the person typed was echoed at the cursor: the answer's line still arriving is not redrawn over it. */
+  typedOver(): void {
+    this.markdown?.detach();
+  }
+
+  /** The run is being stopped by `signal` (SIGTERM, SIGHUP), not by the person: its cancel lines say so. */
+  stoppedBy(signal: string): void {
+    this.stopSignal = signal;
+  }
+
+  /** A cancelled run's message, naming the signal that stopped it when one did. */
+  private cancelledBy(status: string, message: string): string {
+    if (status !== 'cancelled' || !this.stopSignal) return message;
+    return /^Cancelled\b/.test(message) ? message.replace(/^Cancelled( by the user)?/, `Stopped by ${this.stopSignal}`) : `Stopped by ${this.stopSignal}. ${message}`;
+  }
+
   /** The closing lines: tokens, tool calls, time, and how to continue the session or look into it. */
   finish(sessionId: string): void {
+    this.progress.stopWaiting();
     this.progress.end();
     const s = this.target.errStyle;
     const u = this.usage;
@@ -219,6 +260,11 @@ export class RunRenderer {
     const calls = `${this.toolCalls} tool call${this.toolCalls === 1 ? '' : 's'}`;
     this.status(s.dim(`${tokens.join(' · ')} · ${calls} · ${duration(Date.now() - this.started)}`));
     this.status(s.dim(`session ${sessionId} · continue: crow run --continue "..." · trace: crow trace ${sessionId.slice(0, 8)}`));
+  }
+
+  /** A spinner until `agent`'s model sends something (a live run on a terminal only). */
+  private waitFor(agent: string): void {
+    if (!this.options.replaying) this.progress.wait(`waiting for ${agent}`);
   }
 
   /** Names the agent whenever another one starts acting, so a person always knows who is at work. */
@@ -250,15 +296,21 @@ export class RunRenderer {
     this.toolCalls += 1;
     this.shown.delete(event.callId);
     const { result } = event;
-    const time = s.dim(duration(event.durationMs));
+    const time = s.dim(toolTime(event));
     const kind = this.kinds.get(event.callId);
     this.kinds.delete(event.callId);
-    if (result.status !== 'success') {
-      const mark = result.status === 'cancelled' ? s.yellow('⊘ cancelled') : s.red('✗');
-      return this.status(`  ${mark} ${oneLine(result.error ?? '', 160)} ${time}`);
+    if (result.status === 'cancelled') {
+      // The generic reason only repeats the mark; a signal is named instead of a person.
+      const why = this.stopSignal ? `by ${this.stopSignal}` : result.error === CANCELLED_BY_USER ? '' : oneLine(result.error ?? '', 160);
+      return this.status(`  ${s.yellow('⊘ cancelled')}${why ? ` ${why}` : ''} ${time}`);
     }
+    // Whole: a refusal ends with what to do about it, which a cut would lose.
+    if (result.status !== 'success') return this.status(`  ${s.red('✗')} ${oneLine(result.error ?? '', ERROR_CHARS)} ${time}`);
     const detail = successDetail(kind, result);
-    this.status(`  ${s.green('✓')} ${time}${detail ? ` ${s.dim(detail)}` : ''}`);
+    // A command that ran but exited non-zero did not do what was asked: marked as a failure, with its exit code.
+    const exitCode = result.metadata.extra.exitCode;
+    const mark = kind === 'execute' && typeof exitCode === 'number' && exitCode !== 0 ? s.red('✗') : s.green('✓');
+    this.status(`  ${mark} ${time}${detail ? ` ${s.dim(detail)}` : ''}`);
     const diff = result.metadata.diff;
     if (diff && !this.previewed.delete(event.callId)) for (const line of diffLines(diff, s)) this.status(line);
   }
@@ -313,6 +365,13 @@ export class RunRenderer {
   }
 }
 
+/** The call's own time, and apart from it how long it waited for the person's answer: "1.2s (waited 8.0s for approval)". */
+function toolTime(event: Extract<AgentEvent, { type: 'tool_call_end' }>): string {
+  const { durationMs, waitedMs } = event.result.metadata;
+  const own = duration(durationMs ?? event.durationMs);
+  return waitedMs !== undefined ? `${own} (waited ${duration(waitedMs)} for approval)` : own;
+}
+
 /** One line on what a successful call did: a command's exit code and last line, an edit's size. */
 function successDetail(kind: ToolKind | undefined, result: ToolResult): string {
   if (kind === 'execute') {
@@ -324,6 +383,9 @@ function successDetail(kind: ToolKind | undefined, result: ToolResult): string {
   if (kind === 'edit') return oneLine(result.output, 160);
   return '';
 }
+
+/** Events that end a wait for the model: something came, or the run is over. */
+const ENDS_WAIT = new Set<AgentEvent['type']>(['text_delta', 'thinking_delta', 'tool_call_start', 'error', 'cancelled', 'task_complete', 'doom_loop', 'run_complete', 'turn_complete']);
 
 /** Events whose agent is the one visibly at work. */
 const SPEAKING = new Set<AgentEvent['type']>(['text_delta', 'thinking_delta', 'tool_call_start']);

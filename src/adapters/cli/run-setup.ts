@@ -1,4 +1,4 @@
-import { describeRequest, type ProjectRequest } from '../../config/folder-trust';
+import { describeRequest, type ProjectRequest, trustCommandFor } from '../../config/folder-trust';
 import { dataHome } from '../../config/paths';
 import { parseCategories } from '../../config/permission-config';
 import { resolveSettings } from '../../config/provider-config';
@@ -11,7 +11,7 @@ import { SessionStore } from '../../session/session-store';
 import { NodeWorkspace } from '../../tools/node-workspace';
 import type { PermissionCategory, PermissionRule } from '../../vocabulary/permission-types';
 import { type ApprovalScreen, terminalAsk } from './cli-approval';
-import type { CliIO } from './cli-io';
+import { type CliIO, UsageError } from './cli-io';
 import { styleFor, type Style } from './terminal-style';
 
 export interface RunChoices {
@@ -36,7 +36,7 @@ export interface RunChoices {
 const LIMIT_FLAGS: Record<keyof Limits, string> = { maxCostPerPrompt: '--max-cost', maxCostPerSession: '--max-session-cost', maxTokensPerPrompt: '--max-tokens' };
 
 /** How to trust a folder, for the line that says its project settings were left out. */
-export const HOW_TO_TRUST = 'To use them, run crow interactively in that folder, or: crow trust --cwd <folder>.';
+export const howToTrust = (root: string): string => `To use them, run crow interactively in that folder, or: ${trustCommandFor(root)}.`;
 
 /**
  * The session a `crow run` works in, from flags to a HostSession: the
@@ -53,7 +53,7 @@ export async function openRunSession(choices: RunChoices, io: CliIO): Promise<Ho
     root,
     env: io.env,
     dataHome: data,
-    trust: { ...(choices.interactive ? { ask: askTrust(io, style) } : {}), howToTrust: HOW_TO_TRUST },
+    trust: { ...(choices.interactive ? { ask: askTrust(io, style) } : {}), howToTrust: howToTrust(root) },
     settings: (trusted) => {
       const settings = resolveSettings(root, choices.overrides, io.env, { trusted });
       if (choices.maxIterations !== undefined) settings.maxIterations = choices.maxIterations;
@@ -75,7 +75,8 @@ export async function openRunSession(choices: RunChoices, io: CliIO): Promise<Ho
     ...(choices.undo ? { undo: { dataHome: data, env: io.env } } : {}),
     env: io.env,
   };
-  if (choices.session === undefined) return HostSession.create(options, choices.agent !== undefined ? { agent: choices.agent } : {});
+  // Stored from its first prompt on, and not at all when that prompt fails to start (see HostSession.prompt).
+  if (choices.session === undefined) return HostSession.create({ ...options, storeFromFirstPrompt: true }, choices.agent !== undefined ? { agent: choices.agent } : {});
   const host = await HostSession.load(options, storedSessionId(store, choices.session, root));
   if (choices.agent !== undefined) await host.setAgent(choices.agent);
   return host;
@@ -89,8 +90,9 @@ function forcedRules(allow: string | undefined): Partial<Record<PermissionCatego
 
 function storedSessionId(store: SessionStore, choice: string, root: string): string {
   if (choice !== 'latest') return store.resolve(choice);
-  const [latest] = store.list({ cwd: root });
-  if (!latest) throw new Error(`No earlier session in ${root} to continue. Start one with: crow run "..."`);
+  // The newest one with a turn in it: a session whose prompt never reached an agent holds nothing to continue.
+  const latest = store.list({ cwd: root }).find((meta) => meta.internal.length > 0);
+  if (!latest) throw new UsageError(`No earlier session in ${root} to continue. Start one with: crow run "..."`);
   return latest.id;
 }
 

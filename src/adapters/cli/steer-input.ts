@@ -18,6 +18,8 @@ export class SteerInput {
   private readonly next: string[] = [];
   /** Steering outcomes still pending, so the run's end can wait for the hand-backs. */
   private readonly pending = new Set<Promise<void>>();
+  /** The run's screen, told when a typed line moved the cursor under it. */
+  private screen: { typedOver?(): void } | undefined;
 
   constructor(
     private readonly io: CliIO,
@@ -38,7 +40,8 @@ export class SteerInput {
   }
 
   /** The screen an approval is asked on, with this input out of the way while it waits. */
-  around(screen: ApprovalScreen): ApprovalScreen {
+  around(screen: ApprovalScreen & { typedOver?(): void }): ApprovalScreen {
+    this.screen = screen;
     return {
       whenShown: (callId) => screen.whenShown(callId),
       markPreviewed: (callId) => screen.markPreviewed(callId),
@@ -72,6 +75,8 @@ export class SteerInput {
 
   private queue(text: string): void {
     if (!this.host) return;
+    // The terminal echoed the line where the answer was being drawn: what is drawn there stays as it is.
+    this.screen?.typedOver?.();
     this.io.stderr.write(`${this.style.dim(`› queued: ${text} (the agents get it after their current step)`)}\n`);
     const outcome = this.host.steer(text).then((steered) => {
       if (!steered.delivered) this.next.push(text);

@@ -5,14 +5,45 @@
  * a terminal: its highlighter's grammars would otherwise be parsed by every
  * start of crow, `crow acp` included.
  */
+import hljs from 'highlight.js/lib/core';
+import bash from 'highlight.js/lib/languages/bash';
+import c from 'highlight.js/lib/languages/c';
+import cpp from 'highlight.js/lib/languages/cpp';
+import css from 'highlight.js/lib/languages/css';
+import diff from 'highlight.js/lib/languages/diff';
+import go from 'highlight.js/lib/languages/go';
+import java from 'highlight.js/lib/languages/java';
+import javascript from 'highlight.js/lib/languages/javascript';
+import json from 'highlight.js/lib/languages/json';
+import python from 'highlight.js/lib/languages/python';
+import rust from 'highlight.js/lib/languages/rust';
+import sql from 'highlight.js/lib/languages/sql';
+import typescript from 'highlight.js/lib/languages/typescript';
+import xml from 'highlight.js/lib/languages/xml';
+import yaml from 'highlight.js/lib/languages/yaml';
 import { Marked, type MarkedExtension } from 'marked';
 import { markedTerminal } from 'marked-terminal';
 import type { MarkdownRender } from './markdown-stream';
 
-/** A renderer for a terminal `width` columns wide. */
+/** A renderer for a terminal `width` columns wide; it guesses the language of a code block that names none. */
 export function terminalMarkdown(width: number): MarkdownRender {
   const marked = new Marked(markedTerminal({ width, reflowText: true, tab: 2 }) as unknown as MarkedExtension, INLINE_IN_LIST_ITEMS);
-  return (markdown) => marked.parse(markdown, { async: false });
+  return Object.assign((markdown: string) => marked.parse(markdown, { async: false }), { language: guessLanguage });
+}
+
+const GUESSED = { bash, c, cpp, css, diff, go, java, javascript, json, python, rust, sql, typescript, xml, yaml };
+for (const [name, language] of Object.entries(GUESSED)) hljs.registerLanguage(name, language);
+
+/**
+ * The language code without a fence language most likely is, among the
+ * common ones; undefined while it is too short to tell. A code block
+ * streams line by line, and guessing among every grammar costs some 30 ms
+ * a line, so it is guessed among these, once it can be.
+ */
+export function guessLanguage(code: string): string | undefined {
+  const guess = hljs.highlightAuto(code, Object.keys(GUESSED));
+  // Short code reads as several languages alike: only a clear lead counts.
+  return guess.relevance >= 3 && guess.relevance > (guess.secondBest?.relevance ?? 0) ? guess.language : undefined;
 }
 
 /**

@@ -74,11 +74,11 @@ async function serve(store: SessionStore, id: string, { port, open }: { port: nu
     port,
   });
   io.stderr.write(`crow: the trace of session ${id} is served at\n  ${server.url}\n`);
-  const opener = open ? await openInBrowser(server.oneTimeUrl(), io.env) : undefined;
+  const opened = open ? await openInBrowser(server.oneTimeUrl(), io.env) : undefined;
   const how =
-    opener !== undefined ? `Opened it in your browser (${opener}).`
-    : open ? `Open that URL in a browser: no browser opener (${OPENERS[process.platform]?.[0] ?? 'xdg-open'}) could be started here.`
-    : 'Open that URL in a browser.';
+    opened === undefined ? 'Open that URL in a browser.'
+    : opened.ok ? `Opened it in your browser (${opened.opener}).`
+    : `No browser could be opened here (${opened.why}): open that URL in a browser.`;
   io.stderr.write(`${how} The URL carries the access token: keep it to yourself. Ctrl-C stops.\n`);
   await new Promise<void>((resolve) => {
     const stop = io.onInterrupt(() => {
@@ -98,22 +98,38 @@ const OPENERS: Partial<Record<NodeJS.Platform, [string, ...string[]]>> = {
   win32: ['cmd', '/c', 'start', '""'],
 };
 
+/** How long the opener may take to tell whether it found a browser; one still running then is taken to have. */
+const OPENER_WAIT_MS = 5_000;
+
+type Opened = { ok: true; opener: string } | { ok: false; why: string };
+
 /**
  * Starts the platform's opener on `url` (a one-time URL: the opener's
  * arguments are readable by every local user), detached, without our
- * credentials in its environment; its name once started, undefined when
- * there is none.
+ * credentials in its environment, and waits for its verdict: its exit
+ * status (xdg-open exits 3 when no browser is found), or, when it keeps
+ * running (an opener that waits for the browser it started), success.
  */
-function openInBrowser(url: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {
+function openInBrowser(url: string, env: NodeJS.ProcessEnv): Promise<Opened> {
   const opener = OPENERS[process.platform];
-  if (!opener) return Promise.resolve(undefined);
+  if (!opener) return Promise.resolve({ ok: false, why: `no browser opener is known for ${process.platform}` });
   const [command, ...args] = opener;
   return new Promise((resolve) => {
     const child = spawn(command, [...args, url], { detached: true, stdio: 'ignore', env: withoutSecrets(env) });
-    child.once('error', () => resolve(undefined));
-    child.once('spawn', () => {
+    const timer = setTimeout(() => {
       child.unref();
-      resolve(command);
+      resolve({ ok: true, opener: command });
+    }, OPENER_WAIT_MS);
+    const settle = (opened: Opened): void => {
+      clearTimeout(timer);
+      resolve(opened);
+    };
+    child.once('error', (err: NodeJS.ErrnoException) =>
+      settle({ ok: false, why: err.code === 'ENOENT' ? `${command} is not installed` : `${command} could not be started: ${err.message}` }),
+    );
+    child.once('exit', (code, signal) => {
+      if (code === 0) settle({ ok: true, opener: command });
+      else settle({ ok: false, why: signal ? `${command} was stopped by ${signal}` : `${command} exited with code ${code}` });
     });
   });
 }

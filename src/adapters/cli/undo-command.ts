@@ -2,8 +2,9 @@ import { dataHome } from '../../config/paths';
 import { GitError } from '../../session/git-runner';
 import { GitSnapshotManager } from '../../session/git-snapshots';
 import { RestoreError } from '../../session/snapshot-restore';
+import { SessionStore } from '../../session/session-store';
 import { UndoLog, type UndoEntry } from '../../session/undo-log';
-import { countFiles, nothingToUndo, planUndo, type PlannedChange, type UndoPlan } from '../../session/undo-plan';
+import { countFiles, countPlanned, nothingToUndo, PLANNED, planUndo, type PlannedChange, type UndoPlan } from '../../session/undo-plan';
 import type { FileChange } from '../../tools/undo-recorder';
 import { commandArgs, noPositionals, workspaceFolder } from './cli-args';
 import { UsageError, type CliIO } from './cli-io';
@@ -63,14 +64,15 @@ export async function undoCommand(argv: string[], io: CliIO): Promise<number> {
   }
   const data = dataHome(io.env);
   const log = new UndoLog({ workspace: root, dataHome: data, onWarning: (message) => io.stderr.write(`crow: ${message}\n`) });
-  const session = values.session !== undefined ? await sessionOf(log, values.session) : undefined;
+  const store = new SessionStore({ dataHome: data });
+  const session = values.session !== undefined ? await sessionOf(log, store, values.session) : undefined;
   const entry = await log.latest(session);
   if (!entry) {
     const recorded = (await log.list()).some((candidate) => session === undefined || candidate.sessionId === session);
     const why = recorded
       ? 'every prompt recorded here has been undone already'
       : session !== undefined
-        ? `session ${session} recorded nothing in this folder`
+        ? elsewhere(store, session, root)
         : 'no crow run recorded anything in this folder';
     io.stderr.write(`crow: nothing to undo in ${root}: ${why}.\n`);
     return 1;
@@ -143,7 +145,7 @@ function renderPlan(plan: UndoPlan, style: Style): string {
   );
   const added = changes.reduce((sum, change) => sum + change.added, 0);
   const removed = changes.reduce((sum, change) => sum + change.removed, 0);
-  const summary = changes.length > 0 ? [`${countFiles(changes)}; ${added} line${added === 1 ? '' : 's'} back, ${removed} line${removed === 1 ? '' : 's'} gone`] : [];
+  const summary = changes.length > 0 ? [`${countPlanned(changes)}; ${added} line${added === 1 ? '' : 's'} back, ${removed} line${removed === 1 ? '' : 's'} gone`] : [];
   const index = plan.userIndex ? [`The git index (${plan.userIndex}) goes back as it was before the prompt's commands changed it.`] : [];
   return [`Undo ${describe(entry)} in ${entry.workspace}:`, '', ...lines, '', ...summary, ...index, ''].join('\n');
 }
@@ -157,8 +159,9 @@ function renderApplied(applied: readonly FileChange[], plan: UndoPlan): string {
   return [`Restored ${countFiles(applied)}${index} (the files changed while you decided):`, ...lines, ''].join('\n');
 }
 
+/** What the restore will do to the file: it has not happened yet when the plan is shown. */
 function statusLabel(status: FileChange['status'], style: Style): string {
-  const label = status.padEnd(8);
+  const label = PLANNED[status].padEnd(8);
   if (status === 'added') return style.green(label);
   return status === 'deleted' ? style.red(label) : style.yellow(label);
 }
@@ -190,13 +193,24 @@ function ago(ms: number): string {
   return 'just now';
 }
 
-/** The session `given` names among those with undo points here: its id, or the start of exactly one. */
-async function sessionOf(log: UndoLog, given: string): Promise<string> {
+/**
+ * The session `given` names among those with undo points here (its id, or
+ * the start of exactly one), else among the stored sessions; throws an
+ * UnknownSessionError (exit 2) when it names none.
+ */
+async function sessionOf(log: UndoLog, store: SessionStore, given: string): Promise<string> {
   const ids = [...new Set((await log.list()).map((entry) => entry.sessionId))];
   if (ids.includes(given)) return given;
   const matches = ids.filter((id) => id.startsWith(given));
   if (matches.length === 1) return matches[0]!;
   if (matches.length > 1) throw new UsageError(`"${given}" is the start of ${matches.length} sessions with undo points here (${matches.slice(0, 5).join(', ')}): give more of the id.`);
-  return given;
+  return store.resolve(given);
+}
+
+/** Why a stored session has nothing to undo in `root`: it worked in another folder, or changed nothing here. */
+function elsewhere(store: SessionStore, session: string, root: string): string {
+  const { cwd } = store.meta(session);
+  if (cwd !== root) return `session ${session} worked in ${cwd}, not here; to undo its last prompt there: crow undo --session ${session} --cwd ${cwd}`;
+  return `session ${session} changed no files here that crow recorded`;
 }
 

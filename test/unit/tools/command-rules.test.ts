@@ -139,6 +139,8 @@ describe('command rules', () => {
     assert.deepEqual(remembered('node -e "console.log(1)"'), [], 'inline code is asked every time');
     assert.deepEqual(remembered('rm -rf dist'), ['rm -rf dist'], 'destructive commands are remembered whole');
     assert.deepEqual(remembered('cat README.md'), ['cat']);
+    assert.deepEqual(remembered('echo made'), ['echo'], 'what echo prints is not a subcommand');
+    assert.deepEqual(remembered('grep -rn needle src'), ['grep']);
     assert.deepEqual(remembered('cd sub && npm test'), ['cd sub', 'npm test']);
     assert.deepEqual(remembered('git status | sh'), ['git status'], 'never the part that is asked every time');
     assert.deepEqual(remembered('git -c $X log'), [], 'never a prefix ending in an option of unknown value');
@@ -150,9 +152,9 @@ describe('command rules', () => {
     assert.equal(commandAlwaysScope('cd sub && npm test'), 'commands starting with "cd sub" or "npm test"');
     assert.equal(
       commandAlwaysScope('git status | sh'),
-      'commands starting with "git status" (this one is asked every time: sh runs a script given inline or on its input (sh))',
+      'commands starting with "git status"; this one is asked every time: sh runs a script given inline or on its input (sh)',
     );
-    assert.match(commandAlwaysScope('echo "unterminated'), /^no command \(this one is asked every time: it cannot be parsed/);
+    assert.match(commandAlwaysScope('echo "unterminated'), /^no command; this one is asked every time: it cannot be parsed/);
   });
 
   it('finds the files a command writes where its words say so', () => {

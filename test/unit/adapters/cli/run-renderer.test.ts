@@ -109,7 +109,23 @@ describe('a running call in the terminal', () => {
     r.render(progress(1_400, 'a\nb\nc\nd\ne\nf\ng', 7));
     assert.deepEqual(screen(), ['● bash npm test', '  │ c', '  │ d', '  │ e', '  │ f', '  │ g', '  ⋯ 1.4s · 7 lines']);
     r.render(end);
-    assert.deepEqual(screen(), ['● bash npm test', '  ✓ 2.1s exit 0 · ok']);
+    assert.deepEqual(screen(), ['● bash npm test', '  ✓ 2.1s exit 0 · ok', '⠋ waiting for builder · 0s'], 'then the model is asked again');
+    r.render({ type: 'text_delta', agent: 'builder', delta: 'Done.' });
+    assert.deepEqual(screen(), ['● bash npm test', '  ✓ 2.1s exit 0 · ok', 'Done.']);
+  });
+
+  it('spins with the time waited while nothing has come from the model, and clears it before the first text', async () => {
+    const { r, screen, raw } = terminal();
+    r.header({ composition: { name: 'build', primary: { name: 'builder', provider: { name: 'anthropic', model: 'm' } }, coagent: undefined } as never, workspace: '/w', rules: { read: 'allow', write: 'ask', execute: 'ask', network: 'ask' }, sandboxed: false });
+    assert.match(screen().at(-1)!, /^⠋ waiting for builder · 0s$/);
+    await new Promise((done) => setTimeout(done, 250));
+    assert.match(screen().at(-1)!, /^[⠙⠹⠸] waiting for builder · 0s$/, 'the spinner turns');
+    r.render({ type: 'text_delta', agent: 'builder', delta: 'Hello' });
+    assert.doesNotMatch(screen().join('\n'), /waiting for/);
+    assert.equal(screen().at(-1), 'Hello');
+    const after = raw().length;
+    await new Promise((done) => setTimeout(done, 250));
+    assert.equal(raw().length, after, 'nothing is drawn once text came');
   });
 
   it('keeps each live line to the terminal\'s width, wide characters counted twice, so erasing them erases them all', () => {
