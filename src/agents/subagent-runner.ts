@@ -21,6 +21,7 @@ import { ProviderQueue } from './provider-queue';
 import type { RunResult } from './run-result';
 import { reflect } from './subagent-reflection';
 import { firstLine } from '../vocabulary/text';
+import { hasSummarySection, reportSummary } from './report-summary';
 
 /** Levels of agents below the user: user → primary → subagent by default. */
 export const DEFAULT_MAX_DEPTH = 2;
@@ -202,7 +203,7 @@ export class SubagentRunner implements SubagentLauncher {
       const status: SubagentStatus = STATUS[result.status];
       // A run that did not finish is summed up by why (a reviewer's last objection, a limit), not by its worker's last words.
       const finished = status === 'completed';
-      const summary = finished ? (result.summary ?? (firstLine(text, 200) || result.message)) : result.message;
+      const summary = finished ? (ownSummary(result.summary) ?? (reportSummary(text) || result.message)) : result.message;
       report({ type: 'subagent_end', agent: ctx.agentName, subagent: resolved.name, callId: ctx.callId, status, summary });
       const extra = { depth, approval, ...(reflection ? { reflection } : {}) };
       const approvedBy = agent.coagent && result.status === 'completed' ? agent.coagent.name : undefined;
@@ -343,6 +344,12 @@ const STATUS: Record<RunResult['status'], SubagentStatus> = {
   error: 'failed',
   cancelled: 'cancelled',
 };
+
+/** The summary task_complete was given: whole, unless it is a markdown report with a Summary section (then that section's first sentence). */
+function ownSummary(summary: string | undefined): string | undefined {
+  if (summary === undefined || summary.trim() === '') return undefined;
+  return hasSummarySection(summary) ? reportSummary(summary) : summary;
+}
 
 function failure(status: SubagentStatus, summary: string, extra: Record<string, unknown> = {}): SubagentOutcome {
   return { status, summary, result: `## Summary\n${summary}\n`, extra };

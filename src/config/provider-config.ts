@@ -3,6 +3,7 @@ import { formatProblem } from './config-problems';
 import { configuredHooks } from './hook-config';
 import { judgeProjectSettings } from './project-trust';
 import { didYouMean } from '../vocabulary/did-you-mean';
+import { resolveModelAlias } from './model-aliases';
 import {
   BUILTIN_DOCUMENT,
   DEFAULT_PROVIDER,
@@ -142,7 +143,8 @@ export interface ProviderConnection {
  */
 export function agentModel(settings: Settings, choice: { provider?: string; model?: string }): { provider: string; model?: string } {
   const provider = choice.provider ?? settings.provider;
-  const model = choice.model ?? (provider === settings.provider ? settings.model : settings.providers[provider]?.defaultModel);
+  const named = choice.model !== undefined ? resolveModelAlias(choice.model, settings.providers[provider]?.type) : undefined;
+  const model = named ?? (provider === settings.provider ? settings.model : settings.providers[provider]?.defaultModel);
   return { provider, ...(model !== undefined ? { model } : {}) };
 }
 

@@ -1,0 +1,108 @@
+/**
+ * Agent files written as seed 002 writes them (`model: sonnet`, a list of
+ * permissions, a `## Summary` in the report) work through the real binary:
+ * read as Crow's own fields with a note saying how, and summed up by the
+ * summary's first sentence.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { runCrow } from '../support/crow-binary';
+import { isolatedEnv } from '../support/isolated-env';
+import { trustFolder } from '../support/trust';
+
+/** Seed 002's own example, as written there, plus the role that makes it a subagent. */
+const CODE_REVIEWER = `---
+name: code-reviewer
+description: Reviews code for bugs, performance issues, and style violations
+role: subagent
+model: sonnet  # or haiku for faster/cheaper agents
+permissions:
+  - FilesystemRead
+  - SemanticSearch
+enabled: true
+---
+
+# Code Reviewer Agent
+
+You are a specialized code review agent.
+`;
+
+describe('seed 002 agent files through crow', function () {
+  this.timeout(30_000);
+  let server: FakeLlmServer;
+  let home: string;
+  let workspace: string;
+  let env: NodeJS.ProcessEnv;
+  const write = (path: string, text: string): void => {
+    mkdirSync(dirname(join(workspace, path)), { recursive: true });
+    writeFileSync(join(workspace, path), text);
+  };
+
+  before(async () => (server = await FakeLlmServer.start()));
+  after(() => server.close());
+  beforeEach(() => {
+    server.reset();
+    home = realpathSync(mkdtempSync(join(tmpdir(), 'crow-seed-forms-')));
+    workspace = join(home, 'project');
+    mkdirSync(workspace);
+    env = isolatedEnv(home, { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: server.anthropicBaseUrl });
+    write('.crow/agents/base/code-reviewer.md', CODE_REVIEWER);
+    trustFolder(workspace, env);
+  });
+  afterEach(() => rmSync(home, { recursive: true, force: true }));
+
+  it('accepts model: sonnet and a permission list, and says what they were read as', async () => {
+    const validate = await runCrow(['agents', 'validate'], env, workspace);
+    assert.equal(validate.code, 0, validate.stdout + validate.stderr);
+    assert.match(validate.stdout, /^note: .*code-reviewer\.md: field "model": "sonnet" is a model alias: claude-sonnet-4-6 on an Anthropic provider, the provider's default model on any other\.$/m);
+    assert.match(validate.stdout, /^note: .*code-reviewer\.md: field "permissions": a list means "only these": read as your settings say; write, execute, network denied\.$/m);
+    assert.match(validate.stdout, /^All \d+ agents, \d+ base agents and \d+ commands are valid\.$/m);
+
+    const show = await runCrow(['agents', 'show', 'code-reviewer'], env, workspace);
+    assert.equal(show.code, 0, show.stderr);
+    assert.match(show.stdout, /^model: +anthropic\/claude-sonnet-4-6$/m);
+    assert.match(show.stdout, /^permissions: +read allow, write deny, execute deny, network deny$/m);
+  });
+
+  it('on a provider other than Anthropic, an alias means its default model', async () => {
+    write('.crow/config.toml', '[providers.local]\ntype = "openai"\nbase_url = "http://127.0.0.1:9/v1"\ndefault_model = "qwen3"\n');
+    write('.crow/agents/base/code-reviewer.md', CODE_REVIEWER.replace('model: sonnet', 'provider: local\nmodel: haiku'));
+    trustFolder(workspace, env);
+    const show = await runCrow(['agents', 'show', 'code-reviewer'], env, workspace);
+    assert.equal(show.code, 0, show.stderr);
+    assert.match(show.stdout, /^model: +local\/qwen3$/m);
+  });
+
+  it('names a misspelt permission with the likely one, and uses nothing of that file', async () => {
+    write('.crow/agents/base/code-reviewer.md', CODE_REVIEWER.replace('- SemanticSearch', '- FilesystemReed'));
+    const validate = await runCrow(['agents', 'validate'], env, workspace);
+    assert.equal(validate.code, 1);
+    assert.match(validate.stdout, /code-reviewer\.md: field "permissions\[1\]": unknown permission "FilesystemReed" \(did you mean "FilesystemRead"\?\)/);
+  });
+
+  it('runs such a subagent on the model its alias names, and reports the first sentence of its ## Summary', async () => {
+    server.enqueue(
+      'anthropic',
+      { blocks: [{ type: 'tool_call', name: 'task', arguments: { agent: 'code-reviewer', task: 'Review the authentication module.' } }] },
+      {
+        blocks: [
+          {
+            type: 'text',
+            text: '## Summary\nFound 3 critical security issues. Passwords are hashed with MD5, tokens are predictable.\n\n## Critical Issues\n- MD5 in auth.ts\n',
+          },
+        ],
+      },
+      { blocks: [{ type: 'text', text: 'The review found three issues.' }] },
+    );
+    const run = await runCrow(['run', 'Have the auth code reviewed', '--model', 'claude-parent'], env, workspace);
+    assert.equal(run.code, 0, run.stderr);
+    const [parent, child] = server.requestsFor('anthropic');
+    assert.equal(parent!.body.model, 'claude-parent');
+    assert.equal(child!.body.model, 'claude-sonnet-4-6', 'model: sonnet ran on the Sonnet model');
+    assert.match(run.stderr, /← code-reviewer completed: Found 3 critical security issues\.$/m);
+    assert.doesNotMatch(run.stderr, /completed: ## Summary/);
+  });
+});
