@@ -17,7 +17,7 @@ import { assembleAgent } from './assemble';
 import { TASK_COMPLETE } from '../vocabulary/tool-names';
 import { type AgentPart, agentPolicy, agentTools, baseAgentFromDefinition } from './definition-agent';
 import { runExternalSubagent } from './external-subagent';
-import { ProviderQueue } from './provider-queue';
+import { ProviderQueue, providerConcurrency } from './provider-queue';
 import type { RunResult } from './run-result';
 import { reflect } from './subagent-reflection';
 import { firstLine } from '../vocabulary/text';
@@ -26,8 +26,6 @@ import { hasSummarySection, reportSummary } from './report-summary';
 /** Levels of agents below the user: user → primary → subagent by default. */
 export const DEFAULT_MAX_DEPTH = 2;
 /** Parallel subagents per provider: one for servers of your own (often one request at a time), three for cloud APIs. */
-const DEFAULT_LOCAL_CONCURRENCY = 1;
-const DEFAULT_CLOUD_CONCURRENCY = 3;
 const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 120;
 
 export interface SubagentRunnerOptions {
@@ -84,7 +82,7 @@ export class SubagentRunner implements SubagentLauncher {
     return [...bases, ...compositions].map(({ name, description }) => ({ name, description }));
   }
 
-  /** How many runs of `agent` may go at once: its provider's concurrency (the subagents.concurrency setting, else a default). */
+  /** How many runs of `agent` may go at once: its provider's concurrency (see providerConcurrency). */
   concurrencyFor(agent: string): number {
     const resolved = this.resolve(agent);
     return typeof resolved === 'string' ? 1 : this.concurrencyOf(this.providerOf(resolved.base));
@@ -328,10 +326,7 @@ export class SubagentRunner implements SubagentLauncher {
   }
 
   private concurrencyOf(provider: string): number {
-    const configured = this.options.concurrency?.[provider] ?? this.options.settings.subagents?.concurrency;
-    if (configured !== undefined) return configured;
-    const entry = this.options.settings.providers[provider];
-    return entry?.baseUrl !== undefined ? DEFAULT_LOCAL_CONCURRENCY : DEFAULT_CLOUD_CONCURRENCY;
+    return this.options.concurrency?.[provider] ?? providerConcurrency(this.options.settings, provider);
   }
 }
 

@@ -103,6 +103,7 @@ export function settingsOf(document: SettingsDocument, overrides: ConfigOverride
           maxCostPerSession: document.limits.max_cost_per_session,
           maxTokensPerPrompt: document.limits.max_tokens_per_prompt,
         }),
+      concurrency: document.limits?.concurrency,
     }),
     projectTrusted: trusted,
   };
