@@ -5,7 +5,7 @@
  * summary's first sentence.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
@@ -104,5 +104,61 @@ describe('seed 002 agent files through crow', function () {
     assert.equal(child!.body.model, 'claude-sonnet-4-6', 'model: sonnet ran on the Sonnet model');
     assert.match(run.stderr, /← code-reviewer completed: Found 3 critical security issues\.$/m);
     assert.doesNotMatch(run.stderr, /completed: ## Summary/);
+  });
+});
+
+describe("seed 002's default agents ship beside explorer and worker", function () {
+  this.timeout(30_000);
+  let server: FakeLlmServer;
+  let home: string;
+  let workspace: string;
+  let env: NodeJS.ProcessEnv;
+
+  before(async () => (server = await FakeLlmServer.start()));
+  after(() => server.close());
+  beforeEach(() => {
+    server.reset();
+    home = realpathSync(mkdtempSync(join(tmpdir(), 'crow-seed-agents-')));
+    workspace = join(home, 'project');
+    mkdirSync(workspace);
+    env = isolatedEnv(home, { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: server.anthropicBaseUrl });
+  });
+  afterEach(() => rmSync(home, { recursive: true, force: true }));
+
+  it('crow agents list offers test-generator and documentation-writer as subagents', async () => {
+    const list = await runCrow(['agents', 'list'], env, workspace);
+    assert.equal(list.code, 0, list.stderr);
+    for (const name of ['explorer', 'worker', 'code-reviewer']) assert.match(list.stdout, new RegExp(`^ {2}${name} +subagent `, 'm'));
+    assert.match(list.stdout, /^ {2}test-generator +subagent +\S+ +read_file, list_directory, glob, grep, write_file, edit_file, bash, think, task_complete$/m);
+    assert.match(list.stdout, /^ {2}documentation-writer +subagent +\S+ +read_file, list_directory, glob, grep, write_file, edit_file, think, task_complete$/m);
+  });
+
+  it('the builder hands test-writing to test-generator, which writes and runs a test and reports its ## Summary', async () => {
+    writeFileSync(join(workspace, 'add.js'), 'module.exports = (a, b) => a + b;\n');
+    const test = "const assert = require('node:assert');\nassert.strictEqual(require('./add')(2, 3), 5);\nconsole.log('add ok');\n";
+    server.enqueue(
+      'anthropic',
+      { blocks: [{ type: 'tool_call', name: 'task', arguments: { agent: 'test-generator', task: 'Write a test for add.js.' } }] },
+      { blocks: [{ type: 'tool_call', name: 'write_file', arguments: { path: 'add.test.js', content: test } }] },
+      { blocks: [{ type: 'tool_call', name: 'bash', arguments: { command: 'node add.test.js' } }] },
+      {
+        blocks: [
+          { type: 'text', text: '## Summary\nWrote one test for add.js, and it passes. It covers two positive numbers.\n\n## Tests\n- add.test.js\n' },
+          { type: 'tool_call', name: 'task_complete', arguments: { summary: '## Summary\nWrote one test for add.js, and it passes.' } },
+        ],
+      },
+      { blocks: [{ type: 'text', text: 'The test generator added add.test.js.' }] },
+    );
+    const run = await runCrow(['run', 'Get add.js tested', '--allow', 'write,execute'], env, workspace);
+    assert.equal(run.code, 0, run.stderr);
+    const child = server.requestsFor('anthropic')[1]!.body;
+    assert.match(JSON.stringify(child.system), /a subagent that writes tests/);
+    assert.deepEqual(
+      (child.tools as { name: string }[]).map((tool) => tool.name).sort(),
+      ['bash', 'edit_file', 'glob', 'grep', 'list_directory', 'read_file', 'task_complete', 'think', 'write_file'],
+    );
+    assert.match(run.stderr, /→ Running test-generator…/);
+    assert.match(run.stderr, /← test-generator completed: Wrote one test for add\.js, and it passes\.$/m);
+    assert.match(readFileSync(join(workspace, 'add.test.js'), 'utf8'), /strictEqual/);
   });
 });

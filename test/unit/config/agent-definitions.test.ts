@@ -96,9 +96,9 @@ describe('agent definitions', () => {
       );
       const categories = parseBaseAgent(file('b', '---\nrequires_approval: [exeucte]\npermissions: { wrte: deny }\n---\n'), TOOLS);
       assert.deepEqual(problemsOf(categories), [
+        '/defs/b.md: field "requires_approval[0]": unknown permission "exeucte" (did you mean "execute"?). ' +
+          'Use read, write, execute, network, FilesystemRead, SemanticSearch, FilesystemWrite, NetworkAccess, DatabaseRead, DatabaseWrite.',
         '/defs/b.md: field "permissions.wrte": unknown field (did you mean "write"?)',
-        '/defs/b.md: field "requires_approval[0]": Invalid option: expected one of "read"|"write"|"execute"|"network", ' +
-          'got "exeucte" (did you mean "execute"?)',
       ]);
     });
 

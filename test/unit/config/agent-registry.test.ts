@@ -6,7 +6,7 @@ import { AgentRegistry } from '../../../src/config/agent-registry';
 import { formatProblem } from '../../../src/config/config-problems';
 
 const BUILTIN_ACP = ['build', 'build-criteria', 'build-judged', 'build-loop', 'build-prompted', 'build-verified', 'pair', 'pair-chat', 'plan', 'task-pair'];
-const BUILTIN_BASE = ['builder', 'code-reviewer', 'explorer', 'judge', 'planner', 'reviewer', 'verifier', 'worker'];
+const BUILTIN_BASE = ['builder', 'code-reviewer', 'documentation-writer', 'explorer', 'judge', 'planner', 'reviewer', 'test-generator', 'verifier', 'worker'];
 
 describe('agent registry', () => {
   let home: string;
