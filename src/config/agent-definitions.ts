@@ -25,7 +25,7 @@ export type AgentRole = (typeof AGENT_ROLES)[number];
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-const BaseAgentSchema = z
+export const BaseAgentSchema = z
   .object({
     name: NameSchema.optional(),
     description: z.string().optional(),
