@@ -10,10 +10,10 @@ describe('subagents at once per provider ([limits] concurrency)', () => {
   beforeEach(() => (home = mkdtempSync(join(tmpdir(), 'crow-concurrency-'))));
   afterEach(() => rmSync(home, { recursive: true, force: true }));
 
-  const settingsWith = (toml: string) => {
+  const settingsWith = (toml: string, trusted = true) => {
     mkdirSync(join(home, 'config', 'crow-agent'), { recursive: true });
     writeFileSync(join(home, 'config', 'crow-agent', 'config.toml'), toml);
-    return resolveSettings(join(home, 'project'), {}, { XDG_CONFIG_HOME: join(home, 'config') }, { trusted: true });
+    return resolveSettings(join(home, 'project'), {}, { XDG_CONFIG_HOME: join(home, 'config') }, { trusted });
   };
   const PROVIDERS = `
 [providers.ollama]
@@ -50,5 +50,14 @@ api_key_env = "BOX_KEY"
     assert.equal(providerConcurrency(settings, 'box'), 2);
     assert.equal(providerConcurrency(settings, 'gateway'), 4);
     assert.equal(providerConcurrency(settings, 'anthropic'), 7, '[subagents] concurrency still applies where [limits] says nothing');
+  });
+
+  it("an untrusted project may set it (it changes when money is spent, not how much), but not raise a spending limit beside it", () => {
+    mkdirSync(join(home, 'project', '.crow'), { recursive: true });
+    writeFileSync(join(home, 'project', '.crow', 'config.toml'), '[limits]\nconcurrency = { anthropic = 1 }\nmax_cost_per_prompt = 99.0\n');
+    const settings = settingsWith('[limits]\nmax_cost_per_prompt = 1.0\n', false);
+    assert.equal(settings.projectTrusted, false);
+    assert.equal(providerConcurrency(settings, 'anthropic'), 1);
+    assert.equal(settings.limits?.maxCostPerPrompt, 1);
   });
 });
