@@ -191,7 +191,7 @@ function referenceProblems(
   if (primaryProblem) problem('primary', primaryProblem);
   if (agent.flow.kind !== 'coagent') {
     if (agent.coagent !== undefined) {
-      problem('coagent', `a ${agent.flow.kind} flow has no coagent: remove it, or use a judge, verify, smart, chat or loop flow.`);
+      problem('coagent', `a ${agent.flow.kind} flow has no coagent: remove it, or use a judge, verify, smart or chat flow (or flow: loop, for fixed rounds of work and review).`);
     }
     return problems;
   }
