@@ -162,3 +162,22 @@ describe("seed 002's default agents ship beside explorer and worker", function (
     assert.match(readFileSync(join(workspace, 'add.test.js'), 'utf8'), /strictEqual/);
   });
 });
+
+describe('a seed 002 agent file without a role', function () {
+  this.timeout(30_000);
+  let home: string;
+  let workspace: string;
+  afterEach(() => rmSync(home, { recursive: true, force: true }));
+
+  it('is read as a primary agent, with a note on how to make it a subagent', async () => {
+    home = realpathSync(mkdtempSync(join(tmpdir(), 'crow-seed-role-')));
+    workspace = join(home, 'project');
+    mkdirSync(join(workspace, '.crow', 'agents', 'base'), { recursive: true });
+    writeFileSync(join(workspace, '.crow', 'agents', 'base', 'code-reviewer.md'), CODE_REVIEWER.replace('role: subagent\n', ''));
+    const env = isolatedEnv(home);
+    trustFolder(workspace, env);
+    const validate = await runCrow(['agents', 'validate'], env, workspace);
+    assert.equal(validate.code, 0, validate.stdout);
+    assert.match(validate.stdout, /^note: .*code-reviewer\.md: field "role": not set, so this is a primary agent \(one you run yourself\); add "role: subagent" to let other agents hand it tasks/m);
+  });
+});

@@ -125,6 +125,8 @@ function defaultValue(place: Place, definition: AgentDefinition, field: string, 
         : { value: DEFAULT_DOOM_LOOP_THRESHOLD, source: 'the built-in default' };
     case 'role':
       return { value: definition.role, source: 'the default role' };
+    case 'tools':
+      return { value: BUILTIN_TOOL_NAMES, source: 'every built-in tool (and no MCP tool unless named)' };
     default:
       return undefined;
   }
