@@ -144,8 +144,11 @@ export interface ProviderConnection {
  */
 export function agentModel(settings: Settings, choice: { provider?: string; model?: string }): { provider: string; model?: string } {
   const provider = choice.provider ?? settings.provider;
-  const named = choice.model !== undefined ? resolveModelAlias(choice.model, settings.providers[provider]?.type) : undefined;
-  const model = named ?? (provider === settings.provider ? settings.model : settings.providers[provider]?.defaultModel);
+  const type = settings.providers[provider]?.type;
+  const named = choice.model !== undefined ? resolveModelAlias(choice.model, type) : undefined;
+  const fallback = provider === settings.provider ? settings.model : settings.providers[provider]?.defaultModel;
+  // An alias as the default model too (crow run --model sonnet, CROW_MODEL=haiku); elsewhere than Anthropic it means the provider's default.
+  const model = named ?? (fallback !== undefined ? (resolveModelAlias(fallback, type) ?? settings.providers[provider]?.defaultModel) : undefined);
   return { provider, ...(model !== undefined ? { model } : {}) };
 }
 

@@ -67,6 +67,13 @@ describe('seed 002 agent files through crow', function () {
     assert.match(show.stdout, /^permissions: +read allow, write deny, execute deny, network deny$/m);
   });
 
+  it('crow run --model haiku and CROW_MODEL=opus take the alias too', async () => {
+    server.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Hi.' }] }, { blocks: [{ type: 'text', text: 'Hi.' }] });
+    assert.equal((await runCrow(['run', 'Hello', '--model', 'haiku'], env, workspace)).code, 0);
+    assert.equal((await runCrow(['run', 'Hello'], { ...env, CROW_MODEL: 'opus' }, workspace)).code, 0);
+    assert.deepEqual(server.requestsFor('anthropic').map((request) => request.body.model), ['claude-haiku-4-5', 'claude-opus-4-6']);
+  });
+
   it('on a provider other than Anthropic, an alias means its default model', async () => {
     write('.crow/config.toml', '[providers.local]\ntype = "openai"\nbase_url = "http://127.0.0.1:9/v1"\ndefault_model = "qwen3"\n');
     write('.crow/agents/base/code-reviewer.md', CODE_REVIEWER.replace('model: sonnet', 'provider: local\nmodel: haiku'));
