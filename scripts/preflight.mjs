@@ -95,8 +95,9 @@ function systemPackages() {
   }
   say(`installing ${names.join(', ')} for ${missing.map(({ needs }) => needs).join(', ')}: ${how.join(' ')} ${command}`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  // sudo clears the environment, so the variable goes on its command line through env(1).
   const run = (args) => {
-    const [program, ...rest] = [...how, ...args];
+    const [program, ...rest] = how.length > 0 ? [...how, 'env', 'DEBIAN_FRONTEND=noninteractive', ...args] : args;
     return spawnSync(program, rest, { env, stdio: ['ignore', 'inherit', 'inherit'] });
   };
   const update = run(['apt-get', 'update']);

@@ -33,7 +33,14 @@ const fs = require('node:fs');
 const args = process.argv.slice(2);
 if (${JSON.stringify(name)} === 'sudo' && args.join(' ') === '-n true') process.exit(0);
 if (${JSON.stringify(name)} === 'sudo') {
-  const run = require('node:child_process').spawnSync(args[args[0] === '-n' ? 1 : 0], args.slice(args[0] === '-n' ? 2 : 1), { stdio: 'inherit' });
+  // As sudo does: a clean environment; 'env NAME=VALUE … command' sets what the command gets.
+  let rest = args[0] === '-n' ? args.slice(1) : args;
+  const env = { PATH: process.env.PATH };
+  if (rest[0] === 'env') {
+    rest = rest.slice(1);
+    while (rest[0] && rest[0].includes('=')) { const [key, value] = rest.shift().split('='); env[key] = value; }
+  }
+  const run = require('node:child_process').spawnSync(rest[0], rest.slice(1), { stdio: 'inherit', env });
   process.exit(run.status ?? 1);
 }
 fs.appendFileSync(${JSON.stringify(log)}, ${JSON.stringify(name)} + ' ' + args.join(' ') + ' [' + (process.env.DEBIAN_FRONTEND ?? '') + ']\\n');
@@ -62,11 +69,12 @@ describe('the first hour: two commands do all the set-up', function () {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  const preflight = (args: string[] = [], env: Record<string, string> = {}) =>
+  const preflight = (args: string[] = [], env: Record<string, string> = {}, uid?: number) =>
     spawnSync(process.execPath, [join(dir, 'repo', 'scripts', 'preflight.mjs'), ...args], {
       cwd: join(dir, 'repo'),
       env: { PATH: bin, ...env },
       encoding: 'utf8',
+      ...(uid !== undefined ? { uid } : {}),
     });
   const calls = (): string[] => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : []);
 
@@ -114,6 +122,31 @@ describe('the first hour: two commands do all the set-up', function () {
     // As root apt-get runs directly, otherwise through passwordless sudo (the stand-in allows it).
     assert.deepEqual(calls(), ['apt-get update [noninteractive]', 'apt-get install -y --no-install-recommends tmux bubblewrap chromium [noninteractive]']);
     assert.match(run.stderr, /installing tmux, bubblewrap, chromium for the terminal tests of the crow CLI, the sandbox tests, the trace viewer/);
+  });
+
+  it('not being root, it installs them through passwordless sudo, passing DEBIAN_FRONTEND past the environment sudo clears', () => {
+    clone(join(dir, 'repo'), {});
+    mkdirSync(join(dir, 'repo', 'node_modules'));
+    writeFileSync(join(dir, 'repo', 'node_modules', '.package-lock.json'), '{"packages": {}}');
+    // Run as nobody when the tests run as root; everything it reads or writes is open to it.
+    for (const path of [dir, join(dir, 'repo'), join(dir, 'repo', 'scripts'), join(dir, 'repo', 'node_modules')]) chmodSync(path, 0o777);
+    const run = preflight(['--system'], {}, process.getuid?.() === 0 ? 65534 : undefined);
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stderr, /: sudo -n apt-get install -y --no-install-recommends tmux bubblewrap chromium/);
+    assert.deepEqual(calls(), ['apt-get update [noninteractive]', 'apt-get install -y --no-install-recommends tmux bubblewrap chromium [noninteractive]']);
+  });
+
+  it('not being root, with a sudo that asks for a password, it asks nobody and names the command to run', () => {
+    clone(join(dir, 'repo'), {});
+    mkdirSync(join(dir, 'repo', 'node_modules'));
+    writeFileSync(join(dir, 'repo', 'node_modules', '.package-lock.json'), '{"packages": {}}');
+    for (const path of [dir, join(dir, 'repo'), join(dir, 'repo', 'scripts'), join(dir, 'repo', 'node_modules')]) chmodSync(path, 0o777);
+    writeFileSync(join(bin, 'sudo'), `#!${process.execPath}\nprocess.stderr.write('sudo: a password is required\\n');\nprocess.exit(1);\n`);
+    const run = preflight(['--system'], {}, process.getuid?.() === 0 ? 65534 : undefined);
+    assert.equal(run.status, 0);
+    assert.deepEqual(calls(), []);
+    assert.match(run.stderr, /not installing tmux, bubblewrap, chromium \(not root, and sudo asks for a password\)/);
+    assert.match(run.stderr, /To run them: sudo apt-get update && sudo apt-get install -y --no-install-recommends tmux bubblewrap chromium/);
   });
 
   it('where it may not install them, names the exact command and the suites that will skip', () => {
