@@ -2,12 +2,12 @@
  * `npm run demo`: the real `crow run` binary, through the real Anthropic SDK,
  * against the fake LLM server playing a scripted four-step scenario in a
  * workspace of its own. The model's replies are scripted; every tool call runs
- * for real. No API key, no network. The demo's folder (workspace and Crow's
- * data) is kept, so its session can be looked at with `crow trace` and
- * `crow sessions show`; the next demo replaces it.
+ * for real. No API key, no network. Each run has a folder of its own
+ * (workspace and Crow's data), kept so that its session can be looked at
+ * with `crow trace` and `crow sessions show`; a later demo removes it.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { dataHome } from '../src/config/paths';
@@ -76,17 +76,44 @@ function scenario(): ScriptedReply[] {
   ];
 }
 
-/** Marks a folder as the demo's, so that the next demo may replace it. */
+/** Marks a folder as a demo's, holding the pid of the demo that made it, so that a later demo may remove it once that one has ended. */
 const MARK = '.crow-demo';
+const PREFIX = 'crow-demo-';
 
-/** The demo's folder: $TMPDIR/crow-demo, replaced when an earlier demo made it; a fresh one if someone else owns that name. */
+/**
+ * A folder of this run's own ($TMPDIR/crow-demo-XXXXXX): two demos at once,
+ * or two people's on one machine, never share one. The folders of this
+ * user's earlier demos that have ended are removed first.
+ */
 function demoFolder(): string {
-  const folder = join(tmpdir(), 'crow-demo');
-  if (existsSync(folder) && !existsSync(join(folder, MARK))) return mkdtempSync(join(tmpdir(), 'crow-demo-'));
-  rmSync(folder, { recursive: true, force: true });
-  mkdirSync(folder, { recursive: true });
-  writeFileSync(join(folder, MARK), 'Made by npm run demo; the next demo replaces this folder.\n');
+  removeEndedDemos();
+  const folder = mkdtempSync(join(tmpdir(), PREFIX));
+  writeFileSync(join(folder, MARK), `${process.pid}\n`);
   return folder;
+}
+
+function removeEndedDemos(): void {
+  for (const name of readdirSync(tmpdir())) {
+    if (!name.startsWith(PREFIX)) continue;
+    const folder = join(tmpdir(), name);
+    try {
+      if (statSync(folder).uid !== process.getuid?.()) continue;
+      const pid = Number(readFileSync(join(folder, MARK), 'utf8').trim());
+      if (Number.isInteger(pid) && pid > 0 && running(pid)) continue;
+      rmSync(folder, { recursive: true, force: true });
+    } catch {
+      // Not a demo's folder (no mark), or not ours to remove.
+    }
+  }
+}
+
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 async function main(): Promise<number> {
@@ -131,7 +158,7 @@ function tellWhereItIs(folder: string, workspace: string, crowHome: string, say:
   const crow = relative(process.cwd(), resolve(__dirname, '..', 'dist', 'crow.js')) || 'dist/crow.js';
   const env = `XDG_DATA_HOME=${join(crowHome, 'data')}`;
   say('');
-  say(`The demo's folder is kept until the next demo: ${folder}`);
+  say(`The demo's folder is kept until a later demo: ${folder}`);
   if (!session) {
     say('(no session was stored: the run failed before its first prompt)');
     return;

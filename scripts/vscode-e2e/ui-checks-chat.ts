@@ -147,7 +147,7 @@ async function answerBlocks(context: UiContext, timeoutMs: number): Promise<void
     h2: parseFloat(message.ownerDocument.defaultView!.getComputedStyle(message.querySelector('h2')!).fontSize),
     text: parseFloat(message.ownerDocument.defaultView!.getComputedStyle(message).fontSize),
     scrolls: message.ownerDocument.defaultView!.getComputedStyle(message.querySelector('table')!).overflowX === 'auto',
-    broken: [...message.querySelectorAll('td')].some((cell) => message.ownerDocument.defaultView!.getComputedStyle(cell).wordBreak !== 'normal'),
+    broken: Array.from(message.querySelectorAll('td')).some((cell) => message.ownerDocument.defaultView!.getComputedStyle(cell).wordBreak !== 'normal'),
   }));
   if (sizes.h2 > sizes.text * 1.2) throw new HarnessError(`the heading is ${sizes.h2}px beside ${sizes.text}px text: too big for a sidebar`);
   if (sizes.broken || !sizes.scrolls) throw new HarnessError(`a wide table should scroll in its box with its words whole: ${JSON.stringify(sizes)}`);

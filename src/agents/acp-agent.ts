@@ -8,7 +8,7 @@ import type { Hooks } from '../tools/hooks';
 import type { PermissionGate } from '../tools/permissions';
 import { TASK_COMPLETE } from '../vocabulary/tool-names';
 import { runCoagent } from './coagent-flow';
-import { type ControlFlow, describeFlow, type HandoffPrompt } from '../config/control-flow';
+import { coagentCanTerminate, type ControlFlow, describeFlow, type HandoffPrompt } from '../config/control-flow';
 import { BudgetReached, FlowRun, type AgentMessage } from './flow-run';
 import { runGenerated } from './generated-flow';
 import { runHitl } from './hitl-flow';
@@ -115,7 +115,13 @@ export class ACPAgent {
       case 'generated':
         return runGenerated(run, message, flow.maxTurns, flow.generatorPrompt);
       case 'coagent':
-        return runCoagent(run, message, { style: flow.style, maxRounds: flow.maxRounds, handoff: this.options.handoff ?? { kind: 'template' } });
+        return runCoagent(run, message, {
+          style: flow.style,
+          maxRounds: flow.maxRounds,
+          fixedRounds: flow.fixedRounds === true,
+          canTerminate: coagentCanTerminate(flow),
+          handoff: this.options.handoff ?? { kind: 'template' },
+        });
     }
   }
 
@@ -165,7 +171,7 @@ function validate(options: ACPAgentOptions): void {
   const { name, flow, coagent } = options;
   if (flow.kind === 'coagent') {
     if (!coagent) throw new Error(`ACP agent "${name}": a ${flow.style} review flow needs a coagent.`);
-    if (!coagent.toolNames.includes(TASK_COMPLETE)) {
+    if (coagentCanTerminate(flow) && !coagent.toolNames.includes(TASK_COMPLETE)) {
       throw new Error(`ACP agent "${name}": coagent "${coagent.name}" must have the task_complete tool, since only it can end the task.`);
     }
     if (flow.maxRounds < 1) throw new Error(`ACP agent "${name}": maxRounds must be at least 1.`);

@@ -3,6 +3,7 @@ import type { AgentRegistry } from '../config/agent-registry';
 import { didYouMean } from '../vocabulary/did-you-mean';
 import type { PromptRegistry } from '../config/prompts';
 import { ConfigError, type Settings } from '../config/settings';
+import { coagentCanTerminate } from '../config/control-flow';
 import { builtinTools, ToolRegistry } from '../tools/registry';
 import type { Tool } from '../tools/tool';
 import type { Workspace } from '../tools/workspace';
@@ -77,7 +78,7 @@ export function assembleAgent(name: string, context: AssemblyContext): ACPAgent 
   const coagentDefinition = coagentBase ? chosen('coagent', coagentBase) : undefined;
   const coagent =
     coagentDefinition && flow.kind === 'coagent'
-      ? baseAgentFromDefinition(coagentDefinition, { as: 'coagent', tools: flow.tools }, environment)
+      ? baseAgentFromDefinition(coagentDefinition, { as: 'coagent', tools: flow.tools, canTerminate: coagentCanTerminate(flow) }, environment)
       : undefined;
   return new ACPAgent({
     name: definition.name,

@@ -7,6 +7,10 @@ import { clip } from '../vocabulary/text';
 export interface CoagentFlowOptions {
   style: ReviewStyle;
   maxRounds: number;
+  /** Seed 000's Loop(n): all maxRounds rounds run, and the task is done after the last. */
+  fixedRounds?: boolean;
+  /** false: the coagent only reviews; the primary (or the rounds of a fixed loop) end the task. Default true. */
+  canTerminate?: boolean;
   handoff: HandoffPrompt;
 }
 
@@ -23,6 +27,7 @@ export interface CoagentFlowOptions {
 export async function runCoagent(run: FlowRun, first: AgentMessage, options: CoagentFlowOptions): Promise<RunResult> {
   const primary = run.agents.primary.name;
   const reviewer = run.coagent.name;
+  const canTerminate = options.canTerminate !== false;
   let message = first;
   let lastFeedback = '';
   const refused: string[] = [];
@@ -30,13 +35,16 @@ export async function runCoagent(run: FlowRun, first: AgentMessage, options: Coa
     const work = await run.primaryTurn(message, round > 1 ? { from: reviewer } : {});
     const stopped = run.stopped(work, 'primary');
     if (stopped) return stopped;
+    if (!canTerminate && !options.fixedRounds && round > 1 && work.taskComplete !== undefined) {
+      return run.finish('completed', `${primary} finished the task after ${round - 1} review round${round === 2 ? '' : 's'} by ${reviewer}.`, work.taskComplete);
+    }
 
     const summary = work.taskComplete ?? (await requestSummary(run));
     if (typeof summary !== 'string') return summary;
 
     const refusedNow = refusals(work.toolCalls);
     refused.push(...refusedNow);
-    const brief = await writeBrief(run, options, { summary, round, filesChanged: work.filesChanged, refused: refusedNow });
+    const brief = await writeBrief(run, options, { summary, round, filesChanged: work.filesChanged, refused: refusedNow, canTerminate });
     run.handoff(primary, reviewer, 'review', brief);
     run.emit({ type: 'coagent_start', agent: reviewer, primary, round });
     const review = await run.coagentTurn(brief);
@@ -50,12 +58,17 @@ export async function runCoagent(run: FlowRun, first: AgentMessage, options: Coa
     }
 
     lastFeedback = review.text.trim();
+    if (options.fixedRounds && round === options.maxRounds) break;
     message = run.render('review-feedback', { reviewer, feedback: lastFeedback, round, max_rounds: options.maxRounds });
     run.handoff(reviewer, primary, 'feedback', message);
   }
+  if (options.fixedRounds) {
+    const rounds = `${options.maxRounds} round${options.maxRounds === 1 ? '' : 's'}`;
+    return run.finish('completed', `${rounds} of work by ${primary} and review by ${reviewer} done.`, `${reviewer}'s last review: ${lastFeedback || '(none)'}`);
+  }
   return run.finish(
     'limit',
-    `Stopped after ${options.maxRounds} review rounds without ${reviewer}'s approval. ` +
+    `Stopped after ${options.maxRounds} review rounds without ${canTerminate ? `${reviewer}'s approval` : `${primary} calling task_complete`}. ` +
       `${reviewer}'s last feedback: "${clip(lastFeedback || '(none)', 300)}". Todo list: ${run.todoState().replace(/\n/g, '; ')} ` +
       'Send a prompt to continue.',
   );
@@ -75,13 +88,15 @@ async function requestSummary(run: FlowRun): Promise<string | RunResult> {
 async function writeBrief(
   run: FlowRun,
   options: CoagentFlowOptions,
-  facts: { summary: string; round: number; filesChanged: string[]; refused: string[] },
+  facts: { summary: string; round: number; filesChanged: string[]; refused: string[]; canTerminate: boolean },
 ): Promise<string> {
   const context = {
     primary: run.agents.primary.name,
     summary: facts.summary,
     round: facts.round,
     max_rounds: options.maxRounds,
+    fixed_rounds: options.fixedRounds === true,
+    can_terminate: facts.canTerminate,
     files_changed: facts.filesChanged,
     refused: facts.refused,
     style: options.style,

@@ -28,7 +28,7 @@ export interface AgentEnvironment {
 }
 
 /** The part a base agent plays in a composition. */
-export type AgentPart = { as: 'primary'; reviewed: boolean } | { as: 'coagent'; tools: CoagentTools };
+export type AgentPart = { as: 'primary'; reviewed: boolean } | { as: 'coagent'; tools: CoagentTools; canTerminate?: boolean };
 
 /** All a judge may do: think, read the shared todo list and approve. */
 const EVALUATE_ONLY = new Set([TASK_COMPLETE, 'todo_read', 'think']);
@@ -136,6 +136,8 @@ export function agentTools(definition: BaseAgentDefinition, part: AgentPart, reg
     throw new ConfigError(`${definition.file}: ${(err as Error).message}`);
   }
   if (part.as === 'primary') return picked;
+  // A coagent that may not end the task does not get the tool that would.
+  if (part.canTerminate === false) picked = picked.filter((tool) => tool.name !== TASK_COMPLETE);
   switch (part.tools) {
     case 'none':
       return picked.filter((tool) => EVALUATE_ONLY.has(tool.name));

@@ -14,7 +14,8 @@ import { createWebSocketStream } from '@agentclientprotocol/sdk/experimental/ws-
 import { WebSocket } from 'ws';
 import { version } from '../../package.json';
 import type { BaseAgentDefinition } from '../config/agent-definitions';
-import { firstLine, oneLine } from '../vocabulary/text';
+import { oneLine } from '../vocabulary/text';
+import { reportSummary } from './report-summary';
 import { commandAlwaysScope } from '../tools/command-rules';
 import type { PermissionRequest } from '../tools/permissions';
 import type { PermissionCategory } from '../vocabulary/permission-types';
@@ -175,7 +176,7 @@ class ExternalTurn {
     const text = this.text();
     switch (ending) {
       case 'end_turn':
-        return { status: 'completed', text, summary: firstLine(text, 200) || `${this.name} finished without a message.` };
+        return { status: 'completed', text, summary: reportSummary(text) || `${this.name} finished without a message.` };
       case 'cancelled':
         return { status: 'cancelled', text, summary: `${this.name} stopped on the cancel.` };
       case 'killed':

@@ -1,3 +1,5 @@
+import type { ProviderEntry, Settings } from '../config/settings';
+
 /**
  * Bounds how many subagents run at once per provider (a local server can
  * take one request at a time; a cloud API several). Waiters are served in
@@ -40,4 +42,44 @@ export class ProviderQueue {
       signal.addEventListener('abort', onAbort, { once: true });
     });
   }
+}
+
+/** Seed 002's provider limits: one request at a time for a server of your own, 3 for Anthropic's API, 5 for OpenAI's. */
+export const DEFAULT_CONCURRENCY = { local: 1, anthropic: 3, openai: 5 } as const;
+
+export type ConcurrencyKind = keyof typeof DEFAULT_CONCURRENCY;
+
+/**
+ * What kind of server a provider is, for its concurrency: an OpenAI-type
+ * provider on any server but OpenAI's, or an Anthropic-type one on a
+ * loopback or private address, is a server of your own.
+ */
+export function concurrencyKind(entry: Pick<ProviderEntry, 'type' | 'baseUrl'> | undefined): ConcurrencyKind {
+  if (!entry) return 'local';
+  const host = entry.baseUrl !== undefined ? hostOf(entry.baseUrl) : undefined;
+  if (entry.type === 'anthropic') return host !== undefined && isOwnAddress(host) ? 'local' : 'anthropic';
+  return host === undefined || host === 'api.openai.com' ? 'openai' : 'local';
+}
+
+/**
+ * How many subagents of `provider` run at once: `[limits] concurrency` by
+ * the provider's name, else by its kind, else `[subagents] concurrency`
+ * (the older setting, for every provider), else the kind's default.
+ */
+export function providerConcurrency(settings: Pick<Settings, 'concurrency' | 'subagents' | 'providers'>, provider: string): number {
+  const kind = concurrencyKind(settings.providers[provider]);
+  const configured = settings.concurrency;
+  return configured?.[provider] ?? configured?.[kind] ?? settings.subagents?.concurrency ?? DEFAULT_CONCURRENCY[kind];
+}
+
+function hostOf(url: string): string | undefined {
+  try {
+    return new URL(url).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return undefined;
+  }
+}
+
+function isOwnAddress(host: string): boolean {
+  return host === 'localhost' || host.endsWith('.local') || host === '::1' || /^(127\.|10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.)/.test(host);
 }

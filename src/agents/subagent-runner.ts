@@ -17,16 +17,15 @@ import { assembleAgent } from './assemble';
 import { TASK_COMPLETE } from '../vocabulary/tool-names';
 import { type AgentPart, agentPolicy, agentTools, baseAgentFromDefinition } from './definition-agent';
 import { runExternalSubagent } from './external-subagent';
-import { ProviderQueue } from './provider-queue';
+import { ProviderQueue, providerConcurrency } from './provider-queue';
 import type { RunResult } from './run-result';
 import { reflect } from './subagent-reflection';
 import { firstLine } from '../vocabulary/text';
+import { hasSummarySection, reportSummary } from './report-summary';
 
 /** Levels of agents below the user: user → primary → subagent by default. */
 export const DEFAULT_MAX_DEPTH = 2;
 /** Parallel subagents per provider: one for servers of your own (often one request at a time), three for cloud APIs. */
-const DEFAULT_LOCAL_CONCURRENCY = 1;
-const DEFAULT_CLOUD_CONCURRENCY = 3;
 const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 120;
 
 export interface SubagentRunnerOptions {
@@ -83,7 +82,7 @@ export class SubagentRunner implements SubagentLauncher {
     return [...bases, ...compositions].map(({ name, description }) => ({ name, description }));
   }
 
-  /** How many runs of `agent` may go at once: its provider's concurrency (the subagents.concurrency setting, else a default). */
+  /** How many runs of `agent` may go at once: its provider's concurrency (see providerConcurrency). */
   concurrencyFor(agent: string): number {
     const resolved = this.resolve(agent);
     return typeof resolved === 'string' ? 1 : this.concurrencyOf(this.providerOf(resolved.base));
@@ -202,7 +201,7 @@ export class SubagentRunner implements SubagentLauncher {
       const status: SubagentStatus = STATUS[result.status];
       // A run that did not finish is summed up by why (a reviewer's last objection, a limit), not by its worker's last words.
       const finished = status === 'completed';
-      const summary = finished ? (result.summary ?? (firstLine(text, 200) || result.message)) : result.message;
+      const summary = finished ? (ownSummary(result.summary) ?? (reportSummary(text) || result.message)) : result.message;
       report({ type: 'subagent_end', agent: ctx.agentName, subagent: resolved.name, callId: ctx.callId, status, summary });
       const extra = { depth, approval, ...(reflection ? { reflection } : {}) };
       const approvedBy = agent.coagent && result.status === 'completed' ? agent.coagent.name : undefined;
@@ -327,10 +326,7 @@ export class SubagentRunner implements SubagentLauncher {
   }
 
   private concurrencyOf(provider: string): number {
-    const configured = this.options.concurrency?.[provider] ?? this.options.settings.subagents?.concurrency;
-    if (configured !== undefined) return configured;
-    const entry = this.options.settings.providers[provider];
-    return entry?.baseUrl !== undefined ? DEFAULT_LOCAL_CONCURRENCY : DEFAULT_CLOUD_CONCURRENCY;
+    return this.options.concurrency?.[provider] ?? providerConcurrency(this.options.settings, provider);
   }
 }
 
@@ -343,6 +339,12 @@ const STATUS: Record<RunResult['status'], SubagentStatus> = {
   error: 'failed',
   cancelled: 'cancelled',
 };
+
+/** The summary task_complete was given: whole, unless it is a markdown report with a Summary section (then that section's first sentence). */
+function ownSummary(summary: string | undefined): string | undefined {
+  if (summary === undefined || summary.trim() === '') return undefined;
+  return hasSummarySection(summary) ? reportSummary(summary) : summary;
+}
 
 function failure(status: SubagentStatus, summary: string, extra: Record<string, unknown> = {}): SubagentOutcome {
   return { status, summary, result: `## Summary\n${summary}\n`, extra };

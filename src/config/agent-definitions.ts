@@ -17,6 +17,7 @@ import { definedOnly, permissionSettings } from './provider-config';
 import type { PermissionSettings } from './settings';
 import { ApiKeyEnv, NameSchema, PermissionCategorySchema, PermissionsSchema } from './settings-file';
 import { templateSyntaxError } from './template-text';
+import { type DefinitionHint, translateAgentForms } from './agent-frontmatter-forms';
 
 /** primary: driven by a person; subagent: run by another agent's task tool; reviewer: a coagent that judges work. */
 export const AGENT_ROLES = ['primary', 'subagent', 'reviewer'] as const;
@@ -24,7 +25,7 @@ export type AgentRole = (typeof AGENT_ROLES)[number];
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-const BaseAgentSchema = z
+export const BaseAgentSchema = z
   .object({
     name: NameSchema.optional(),
     description: z.string().optional(),
@@ -90,6 +91,8 @@ interface DefinitionCommon {
   origin?: DefinitionOrigin;
   /** The file it came from, named in every error about it. */
   file: string;
+  /** What seed-style fields were read as (see agent-frontmatter-forms.ts); shown by crow agents validate and show. */
+  hints?: DefinitionHint[];
 }
 
 export interface BaseAgentDefinition extends DefinitionCommon {
@@ -140,11 +143,12 @@ export type Parsed<T> = { definition: T; problems: [] } | { definition?: undefin
 export function parseBaseAgent(file: MarkdownFile, knownTools: readonly string[] | undefined): Parsed<BaseAgentDefinition> {
   const split = splitFrontmatter(file.path, file.text);
   if ('problems' in split) return { problems: split.problems };
-  const parsed = BaseAgentSchema.safeParse(split.data);
-  if (!parsed.success) return { problems: problemsFromZod(file.path, parsed.error, BaseAgentSchema, split.data) };
+  const forms = translateAgentForms(file.path, split.data);
+  const parsed = BaseAgentSchema.safeParse(forms.data);
+  if (!parsed.success) return { problems: [...forms.problems, ...problemsFromZod(file.path, parsed.error, BaseAgentSchema, forms.data)] };
   const data = parsed.data;
   const reach = externalAgent(file.path, data);
-  const problems = [...(knownTools ? unknownTools(file.path, data.tools ?? [], knownTools) : []), ...reach.problems];
+  const problems = [...forms.problems, ...(knownTools ? unknownTools(file.path, data.tools ?? [], knownTools) : []), ...reach.problems];
   const syntax = templateSyntaxError(split.body);
   if (syntax !== undefined) {
     problems.push({ file: file.path, field: 'body', message: `the system prompt is not a valid handlebars template: ${syntax}` });
@@ -161,6 +165,7 @@ export function parseBaseAgent(file: MarkdownFile, knownTools: readonly string[]
       file: file.path,
       systemPrompt: split.body,
       ...definedOnly({
+        hints: forms.hints.length > 0 ? forms.hints : undefined,
         provider: data.provider,
         model: data.model,
         temperature: data.temperature,

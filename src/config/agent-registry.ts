@@ -10,6 +10,7 @@ import {
 import type { DefinitionError } from './config-problems';
 import { didYouMean } from '../vocabulary/did-you-mean';
 import { BUILTIN_TOOL_NAMES, TASK_COMPLETE } from '../vocabulary/tool-names';
+import { coagentCanTerminate } from './control-flow';
 import { findPackageRoot, layerFolders, type MarkdownFile, readMarkdownFiles } from './markdown-files';
 
 export interface LoadedAgents {
@@ -190,7 +191,7 @@ function referenceProblems(
   if (primaryProblem) problem('primary', primaryProblem);
   if (agent.flow.kind !== 'coagent') {
     if (agent.coagent !== undefined) {
-      problem('coagent', `a ${agent.flow.kind} flow has no coagent: remove it, or use a judge, verify, smart or chat flow.`);
+      problem('coagent', `a ${agent.flow.kind} flow has no coagent: remove it, or use a judge, verify, smart or chat flow (or flow: loop, for fixed rounds of work and review).`);
     }
     return problems;
   }
@@ -201,8 +202,8 @@ function referenceProblems(
   const coagentProblem = missing(agent.coagent);
   if (coagentProblem) problem('coagent', coagentProblem);
   const tools = base.get(agent.coagent)?.tools;
-  if (tools !== undefined && !tools.includes(TASK_COMPLETE)) {
-    problem('coagent', `coagent "${agent.coagent}" lacks the task_complete tool, and only the coagent can end the task: add it to its tools.`);
+  if (coagentCanTerminate(agent.flow) && tools !== undefined && !tools.includes(TASK_COMPLETE)) {
+    problem('coagent', `coagent "${agent.coagent}" lacks the task_complete tool, and only the coagent can end the task: add it to its tools, or set can_terminate: false.`);
   }
   return problems;
 }

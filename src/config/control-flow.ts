@@ -11,9 +11,10 @@ export type CoagentTools = 'none' | 'read_only' | 'full';
  * How the reviewer is briefed, which selects its handoff template:
  * judge — evaluate only, approve or send back; verify — check the claims by
  * reading and running things; smart — approve, fix it yourself, or send back;
- * chat — a back-and-forth between peers until the reviewer is satisfied.
+ * chat — a back-and-forth between peers until the reviewer is satisfied;
+ * loop — one of a fixed number of review rounds (seed 000's Loop(n)).
  */
-export type ReviewStyle = 'judge' | 'verify' | 'smart' | 'chat';
+export type ReviewStyle = 'judge' | 'verify' | 'smart' | 'chat' | 'loop';
 
 export type ControlFlow =
   /** -1: the primary takes one turn; control returns to the human. */
@@ -24,8 +25,15 @@ export type ControlFlow =
   | { kind: 'static'; message?: string; maxTurns: number }
   /** 2: after each turn a generator writes the follow-up (criteria and next steps) from the task and progress. */
   | { kind: 'generated'; generatorPrompt?: string; maxTurns: number }
-  /** 3-5: a coagent reviews each turn; only it may call task_complete. */
-  | { kind: 'coagent'; tools: CoagentTools; style: ReviewStyle; maxRounds: number };
+  /**
+   * 3-5: a coagent reviews each turn; only it may call task_complete.
+   * `fixedRounds` (seed 000's Loop(n)): every one of the maxRounds rounds
+   * runs, and the task is done after the last, not stopped at a limit.
+   * `canTerminate: false`: the coagent reviews but may not end the task (it
+   * gets no task_complete); the primary's task_complete ends it once the
+   * coagent has reviewed at least one round (in a fixed loop, the rounds do).
+   */
+  | { kind: 'coagent'; tools: CoagentTools; style: ReviewStyle; maxRounds: number; fixedRounds?: boolean; canTerminate?: boolean };
 
 export type ControlFlowKind = ControlFlow['kind'];
 
@@ -38,6 +46,7 @@ export type HandoffPrompt =
 
 export const DEFAULT_MAX_TURNS = 10;
 export const DEFAULT_MAX_ROUNDS = 5;
+export const DEFAULT_LOOP_ROUNDS = 3;
 
 /** The flow for an autonomy level of seed 001. */
 export function controlFlowForLevel(level: number): ControlFlow {
@@ -69,6 +78,14 @@ export const PRESETS = {
   chat: { kind: 'coagent', tools: 'full', style: 'chat', maxRounds: 2 * DEFAULT_MAX_ROUNDS },
 } as const satisfies Record<string, ControlFlow>;
 
+/** Seed 000's Loop(n): `flow: loop` with a coagent, n rounds of work and review. */
+export const LOOP_WITH_COAGENT = { kind: 'coagent', tools: 'full', style: 'loop', maxRounds: DEFAULT_LOOP_ROUNDS, fixedRounds: true } as const satisfies ControlFlow;
+
+/** Whether the flow's coagent may end the task (it then needs task_complete). */
+export function coagentCanTerminate(flow: ControlFlow): boolean {
+  return flow.kind === 'coagent' && flow.canTerminate !== false;
+}
+
 /** A short phrase for pickers and logs, e.g. "reviewed (smart, full tools, ≤5 rounds)". */
 export function describeFlow(flow: ControlFlow): string {
   switch (flow.kind) {
@@ -80,7 +97,11 @@ export function describeFlow(flow: ControlFlow): string {
       return `prompted to continue after each turn (≤${flow.maxTurns} turns)`;
     case 'generated':
       return `generated follow-ups after each turn (≤${flow.maxTurns} turns)`;
-    case 'coagent':
-      return `reviewed (${flow.style}, reviewer tools: ${flow.tools.replace('_', '-')}, ≤${flow.maxRounds} rounds)`;
+    case 'coagent': {
+      const ends = flow.canTerminate === false ? ', the reviewer cannot end the task' : '';
+      const tools = `reviewer tools: ${flow.tools.replace('_', '-')}`;
+      if (flow.fixedRounds) return `${flow.maxRounds} rounds of work and review (loop, ${tools}${ends})`;
+      return `reviewed (${flow.style}, ${tools}, ≤${flow.maxRounds} rounds${ends})`;
+    }
   }
 }

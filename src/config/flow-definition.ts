@@ -4,7 +4,7 @@
  * that flow uses.
  */
 import { z } from 'zod';
-import { type ControlFlow, controlFlowForLevel, type ControlFlowKind, type HandoffPrompt, PRESETS } from './control-flow';
+import { type ControlFlow, controlFlowForLevel, type ControlFlowKind, type HandoffPrompt, LOOP_WITH_COAGENT, PRESETS } from './control-flow';
 import type { DefinitionError } from './config-problems';
 import { NameSchema } from './settings-file';
 
@@ -40,6 +40,8 @@ export const ACPAgentSchema = z
     handoff: HandoffSchema.optional(),
     /** Default: the flow preset's (judge none, verify read_only, smart and chat full). */
     coagent_tools: z.enum(['none', 'read_only', 'full']).optional(),
+    /** Coagent flows: false lets the coagent review but not end the task (default true). */
+    can_terminate: z.boolean().optional(),
     enabled: z.boolean().optional(),
   })
   .strict();
@@ -47,13 +49,14 @@ export const ACPAgentSchema = z
 type ACPAgentData = z.infer<typeof ACPAgentSchema>;
 
 /** The flows each parameter belongs to. */
-const PARAMETER_FLOWS: Record<'max_turns' | 'max_rounds' | 'follow_up' | 'generator_prompt' | 'handoff' | 'coagent_tools', ControlFlowKind[]> = {
+const PARAMETER_FLOWS: Record<'max_turns' | 'max_rounds' | 'follow_up' | 'generator_prompt' | 'handoff' | 'coagent_tools' | 'can_terminate', ControlFlowKind[]> = {
   max_turns: ['loop', 'static', 'generated'],
   max_rounds: ['coagent'],
   follow_up: ['static'],
   generator_prompt: ['generated'],
   handoff: ['coagent'],
   coagent_tools: ['coagent'],
+  can_terminate: ['coagent'],
 };
 
 const FLOW_WORDS: Record<ControlFlowKind, string> = {
@@ -61,7 +64,7 @@ const FLOW_WORDS: Record<ControlFlowKind, string> = {
   loop: 'loop',
   static: 'static',
   generated: 'generated',
-  coagent: 'coagent flows (judge, verify, smart, chat)',
+  coagent: 'coagent flows (judge, verify, smart, chat, loop with a coagent)',
 };
 
 export type ComposedFlow = { flow: ControlFlow; handoff?: HandoffPrompt } | { problems: DefinitionError[] };
@@ -73,7 +76,9 @@ export function flowOf(file: string, data: ACPAgentData): ComposedFlow {
   if (data.flow === undefined && data.level === undefined) {
     return { problems: [{ file, field: 'flow', message: `missing: one of ${FLOW_NAMES.join(', ')} (or level: -1 to 5).` }] };
   }
-  const base = data.flow !== undefined ? namedFlow(data.flow) : controlFlowForLevel(data.level!);
+  // Seed 000's Loop(n) is the loop flow with a coagent: n rounds of work and review.
+  const withCoagent = data.flow === 'loop' && data.coagent !== undefined;
+  const base = withCoagent ? LOOP_WITH_COAGENT : data.flow !== undefined ? namedFlow(data.flow) : controlFlowForLevel(data.level!);
   const problems = misplacedParameters(file, data, base.kind);
   const handoff = data.handoff && handoffOf(file, data.handoff, problems);
   if (problems.length > 0) return { problems };
@@ -108,7 +113,12 @@ function withParameters(base: ControlFlow, data: ACPAgentData): ControlFlow {
         ...(data.generator_prompt ? { generatorPrompt: data.generator_prompt } : {}),
       };
     case 'coagent':
-      return { ...base, tools: data.coagent_tools ?? base.tools, maxRounds: data.max_rounds ?? base.maxRounds };
+      return {
+        ...base,
+        tools: data.coagent_tools ?? base.tools,
+        maxRounds: data.max_rounds ?? base.maxRounds,
+        ...(data.can_terminate === false ? { canTerminate: false } : {}),
+      };
   }
 }
 

@@ -176,7 +176,9 @@ function judgeLimits(project: Table, baseline: Table, widen: Widen): Table {
   const kept: Table = {};
   for (const [field, value] of Object.entries(project)) {
     const base = baseline[field];
-    if (typeof value === 'number' && (typeof base !== 'number' || value <= base)) kept[field] = value;
+    // How many subagents run at once changes when money is spent, not how much.
+    if (field === 'concurrency') kept[field] = value;
+    else if (typeof value === 'number' && (typeof base !== 'number' || value <= base)) kept[field] = value;
     else widen(`limits.${field}`, `limits ${field} = ${quote(value)}: lets a prompt spend more (you have ${quote(base)})`);
   }
   return kept;

@@ -3,6 +3,7 @@ import { formatProblem } from './config-problems';
 import { configuredHooks } from './hook-config';
 import { judgeProjectSettings } from './project-trust';
 import { didYouMean } from '../vocabulary/did-you-mean';
+import { resolveModelAlias } from './model-aliases';
 import {
   BUILTIN_DOCUMENT,
   DEFAULT_PROVIDER,
@@ -102,6 +103,7 @@ export function settingsOf(document: SettingsDocument, overrides: ConfigOverride
           maxCostPerSession: document.limits.max_cost_per_session,
           maxTokensPerPrompt: document.limits.max_tokens_per_prompt,
         }),
+      concurrency: document.limits?.concurrency,
     }),
     projectTrusted: trusted,
   };
@@ -142,7 +144,11 @@ export interface ProviderConnection {
  */
 export function agentModel(settings: Settings, choice: { provider?: string; model?: string }): { provider: string; model?: string } {
   const provider = choice.provider ?? settings.provider;
-  const model = choice.model ?? (provider === settings.provider ? settings.model : settings.providers[provider]?.defaultModel);
+  const type = settings.providers[provider]?.type;
+  const named = choice.model !== undefined ? resolveModelAlias(choice.model, type) : undefined;
+  const fallback = provider === settings.provider ? settings.model : settings.providers[provider]?.defaultModel;
+  // An alias as the default model too (crow run --model sonnet, CROW_MODEL=haiku); elsewhere than Anthropic it means the provider's default.
+  const model = named ?? (fallback !== undefined ? (resolveModelAlias(fallback, type) ?? settings.providers[provider]?.defaultModel) : undefined);
   return { provider, ...(model !== undefined ? { model } : {}) };
 }
 

@@ -183,7 +183,7 @@ const SpeckitSchema = z
 /** Subagents (the task tool, /speckit.implement's workers). */
 const SubagentsSchema = z
   .object({
-    /** Subagents of one provider running at once; default 3 for cloud providers, 1 for a local server. */
+    /** Subagents of every provider running at once; the older spelling of [limits] concurrency, which wins where it names a provider. */
     concurrency: z.number().int().min(1).max(64).optional(),
   })
   .strict();
@@ -208,6 +208,11 @@ const LimitsSchema = z
     max_cost_per_session: z.number().positive().optional(),
     /** Tokens one prompt may use: every input token (cached ones too) and every output token, subagents included. */
     max_tokens_per_prompt: z.number().int().positive().optional(),
+    /**
+     * Subagents running at once per provider, by provider name or by kind:
+     * local (a server of your own), anthropic, openai. Defaults 1, 3 and 5.
+     */
+    concurrency: z.record(NameSchema, z.number().int().min(1).max(64)).optional(),
   })
   .strict();
 

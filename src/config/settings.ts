@@ -110,6 +110,8 @@ export interface Settings {
   compaction?: CompactionMode;
   /** What a prompt, and a session, may spend before the run stops. */
   limits?: Limits;
+  /** `[limits] concurrency`: subagents running at once, by provider name or kind (local, anthropic, openai); see providerConcurrency. */
+  concurrency?: Record<string, number>;
   /** The hooks in force, in the order they run (the project's only when trusted). */
   hooks?: HookSettings[];
   /** What to tell the user once about hooks brought from Claude Code's settings.json: what was skipped, and why. */

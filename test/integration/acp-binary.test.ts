@@ -9,6 +9,7 @@ import { version } from '../../package.json';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
 import { TestClient, type TestClientOptions } from '../support/acp-client';
 import { isolatedEnv } from '../support/isolated-env';
+import { skipBecause } from '../support/skip-reasons';
 
 const CROW = resolve(__dirname, '../../dist/crow.js');
 
@@ -261,10 +262,7 @@ describe('crow acp (the bundled binary)', function () {
     const acpx = resolve(__dirname, '../../node_modules/.bin/acpx');
     // acpx cannot be a devDependency: its platform packages are missing from the registry this lock is
     // made against, which breaks npm ci. CI installs it (.ci/run); locally: npm install --no-save acpx@0.19.1
-    if (!existsSync(acpx)) {
-      console.warn('    (skipped: acpx is not installed; run npm install --no-save acpx@0.19.1)');
-      this.skip();
-    }
+    if (!existsSync(acpx)) skipBecause(this, 'no acpx (npm install --no-save acpx@0.19.1)');
     writeFileSync(join(workspace, 'greet.ts'), 'export const greeting = "helo";\n');
     server.enqueue(
       'anthropic',

@@ -13,7 +13,8 @@ import { TestClient } from '../support/acp-client';
 import { CROW, runCrow, until } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';
 import { groupRunning } from '../support/process-groups';
-import { CHROMIUM, launchChromium } from './trace-viewer-chromium';
+import { skipBecause } from '../support/skip-reasons';
+import { CHROMIUM, launchChromium, NO_CHROMIUM } from './trace-viewer-chromium';
 
 /** What happened to one connection attempt: the HTTP status of a refused upgrade, or the agent's first answer. */
 function attempt(url: string, headers: Record<string, string> = {}): Promise<string> {
@@ -195,10 +196,7 @@ describe('crow acp-bridge lets in only its own clients', function () {
     let pageUrl: string;
 
     before(async function () {
-      if (!existsSync(CHROMIUM)) {
-        console.warn(`    skipped: no ${CHROMIUM}; install Debian's chromium (apt-get install -y chromium) to run the bridge's browser tests`);
-        this.skip();
-      }
+      if (!existsSync(CHROMIUM)) skipBecause(this, NO_CHROMIUM);
       site = createServer((_request, response) => {
         response.writeHead(200, { 'content-type': 'text/html' });
         response.end('<!doctype html><title>A page on the web</title><p>Nothing to see.</p>');

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
 import { CROW, runCrow } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';
-import { HAVE_TMUX, Terminal } from '../support/terminal';
+import { describeUnless } from '../support/skip-reasons';
+import { NO_TMUX, Terminal } from '../support/terminal';
 
 const call = (name: string, args: unknown) => ({ blocks: [{ type: 'tool_call' as const, name, arguments: args }] });
 const say = (text: string) => ({ blocks: [{ type: 'text' as const, text }] });
@@ -43,7 +44,7 @@ function processesWith(text: string): string[] {
   }
 }
 
-(HAVE_TMUX ? describe : describe.skip)('crow in a real terminal', function () {
+describeUnless(NO_TMUX, 'crow in a real terminal', function () {
   this.timeout(60_000);
   let server: FakeLlmServer;
   let workspace: string;

@@ -24,6 +24,7 @@ import { scriptedSolver } from '../../src/testing/scripted-solver';
 import { runCrow } from '../support/crow-binary';
 import { solverTasks } from '../support/eval-solver';
 import { isolatedEnv } from '../support/isolated-env';
+import { skipBecause } from '../support/skip-reasons';
 
 const TASKS_DIR = resolve(__dirname, '../../eval/tasks');
 /** The image .ci/run builds with eval/container/build-image.sh. */
@@ -100,10 +101,7 @@ describe('crow eval in containers and on Kubernetes', function () {
 
   it('runs two shipped tasks in real podman containers built from Debian packages, whose checks see no key', async function () {
     const problem = realEngineProblem();
-    if (problem) {
-      console.warn(`    skipped: ${problem}`);
-      this.skip();
-    }
+    if (problem) skipBecause(this, problem);
     const suite = join(home, 'suite');
     mkdirSync(join(suite, 'no-keys', 'files'), { recursive: true });
     writeFileSync(join(home, 'engine.log'), 'a host file the container must not see');

@@ -9,6 +9,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadTasks, type EvalTask } from '../../src/eval/eval-task';
+import { skipBecause } from '../support/skip-reasons';
 
 const TASKS = loadTasks(resolve(__dirname, '../../eval/tasks'));
 
@@ -31,7 +32,8 @@ describe('the shipped eval tasks', function () {
   this.timeout(120_000);
   for (const task of TASKS) {
     it(`${task.name} (${task.category}): fails as shipped, passes when solved, and its wrong fix does not pass`, function () {
-      if (missing(task).length > 0) this.skip();
+      const absent = missing(task);
+      if (absent.length > 0) skipBecause(this, `an eval task needs ${absent.join(', ')}, not installed here`);
       assert.notEqual(check(task), 0, 'the task starts broken');
       assert.equal(check(task, 'solution'), 0, 'the solution passes');
       for (const path of task.protected) {

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
 import { CROW, runCrow, startCrow, until } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';
-import { HAVE_TMUX, Terminal } from '../support/terminal';
+import { skipBecause } from '../support/skip-reasons';
+import { NO_TMUX, Terminal } from '../support/terminal';
 
 /** Every file and folder under `root` (itself excluded) whose mode lets the group or others in, as "path mode". */
 function shared(root: string): string[] {
@@ -94,7 +95,8 @@ describe('crow keeps its data, state and logs private', function () {
     }
   });
 
-  (HAVE_TMUX ? it : it.skip)('crow trace --serve opens the browser with a one-time code: the token is in no process\'s arguments, nor a key in its environment', async () => {
+  it('crow trace --serve opens the browser with a one-time code: the token is in no process\'s arguments, nor a key in its environment', async function () {
+    if (NO_TMUX) skipBecause(this, NO_TMUX);
     llm.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Hi.' }] });
     assert.equal((await runCrow(['run', 'Hello', '--provider', 'anthropic'], env, workspace)).code, 0);
     const [id] = readdirSync(join(home, 'data', 'crow-agent', 'sessions'));

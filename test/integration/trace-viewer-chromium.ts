@@ -9,16 +9,17 @@ import * as esbuild from 'esbuild';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import type { SpanRecord } from '../../src/telemetry/span';
 import { TraceRecorder } from '../../src/telemetry/trace-recorder';
+import { skipBecause } from '../support/skip-reasons';
 
 export const CHROMIUM = '/usr/bin/chromium';
+/** The skip reason of every test that needs Debian's Chromium. */
+export const NO_CHROMIUM = `no ${CHROMIUM} (apt-get install -y chromium)`;
 export const XSS = '<script>window.__xss = 1</script><img src=x onerror="window.__xss = 2">';
 export const EPOCH = Date.UTC(2026, 0, 1, 12);
 
 /** Skips the suite, saying what to install, when Chromium is missing. */
 export function requireChromium(context: Mocha.Context): void {
-  if (existsSync(CHROMIUM)) return;
-  console.warn(`    skipped: no ${CHROMIUM}; install Debian's chromium (apt-get install -y chromium) to run the trace viewer tests`);
-  context.skip();
+  if (!existsSync(CHROMIUM)) skipBecause(context, NO_CHROMIUM);
 }
 
 /** Builds webview/trace-viewer into `outdir` (viewer.js, viewer.css), as esbuild.mjs does. */

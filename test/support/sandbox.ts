@@ -1,14 +1,14 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { probeSandbox } from '../../src/tools/sandbox-probe';
+import { describeUnless } from './skip-reasons';
 
 /** Whether bubblewrap can run on this machine (it can in CI: .ci/run installs it). */
 export const sandboxProbe = probeSandbox();
 
 /** `describe`, or, where bwrap cannot run, `describe.skip` with the reason in its title. */
 export function describeSandboxed(title: string, body: (this: Mocha.Suite) => void): void {
-  if (sandboxProbe.available) describe(title, body);
-  else describe.skip(`${title} [skipped: the sandbox cannot run here: ${sandboxProbe.reason}]`, body);
+  describeUnless(sandboxProbe.available ? undefined : `the sandbox cannot run here: ${sandboxProbe.reason}`, title, body);
 }
 
 /** Host pids of processes whose command line contains `marker` (for processes started inside a PID namespace). */

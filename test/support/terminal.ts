@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export const HAVE_TMUX = spawnSync('tmux', ['-V']).status === 0;
+/** Why the terminal tests skip here, or undefined when tmux runs. */
+export const NO_TMUX = HAVE_TMUX ? undefined : 'no tmux (apt-get install -y tmux)';
 
 export interface TerminalOptions {
   cwd: string;

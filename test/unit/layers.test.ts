@@ -1,5 +1,5 @@
 /**
- * The layering of DESIGN.md, checked on every import in src/: a module may
+ * The layering of docs/architecture.md, checked on every import in src/: a module may
  * import its own layer or a lower one, never a higher one, and no chain of
  * imports (type-only ones included) leads back to where it started.
  */
@@ -56,7 +56,7 @@ function layerOf(file: string): string {
   return relative(SRC, file).split('/')[0]!;
 }
 
-describe('layering (DESIGN.md)', () => {
+describe('layering (docs/architecture.md)', () => {
   const files = sources(SRC);
   const graph = new Map(files.map((file) => [file, importsOf(file)]));
 

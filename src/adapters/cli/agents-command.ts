@@ -132,6 +132,7 @@ function baseDetails(agent: BaseAgentDefinition, settings: Settings): [string, s
     ['tools', toolsOf(agent)],
     ['permissions', `${rules.join(', ')}${allowed}`],
     ['system prompt', agent.systemPrompt !== '' ? `the body of ${agent.file}` : `the built-in "${builtinSystemTemplate(agent.role)}" template`],
+    ...(agent.hints ?? []).map((hint): [string, string] => ['note', `${hint.field}: ${hint.message}`]),
   ];
 }
 
@@ -140,6 +141,7 @@ function validateAgents(root: string, registry: AgentRegistry, errors: Definitio
   const { commands, errors: commandErrors } = SlashCommands.load(root, io.env);
   problems.push(...commandErrors, ...commands.agentProblems(registry.acpAgents().map((agent) => agent.name)));
   for (const problem of problems) io.stdout.write(`${formatProblem(problem)}\n`);
+  for (const hint of registry.baseAgents().flatMap((agent) => agent.hints ?? [])) io.stdout.write(`note: ${formatProblem(hint)}\n`);
   if (problems.length > 0) {
     io.stdout.write(`${problems.length} problem${problems.length === 1 ? '' : 's'} found.\n`);
     return 1;

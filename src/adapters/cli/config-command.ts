@@ -20,6 +20,8 @@ import {
   writeDocument,
 } from '../../config/settings-file';
 import { parseKeyPath, parseValue, withValueAt } from '../../config/settings-keys';
+import { agentKeyOf } from '../../config/agent-keys';
+import { getAgentSetting, setAgentSetting } from './agent-config';
 import { commandArgs, workspaceFolder } from './cli-args';
 import { UsageError, type CliIO } from './cli-io';
 import { trustedFolder } from './folder-trust-notice';
@@ -44,6 +46,13 @@ Commands:
 Keys are dotted: model, max_iterations, permissions.write,
 providers.local.base_url, providers.openai.models."gpt-4.1".vision
 
+Agent definitions too, in seed 000's spelling or by frontmatter field:
+  agents.base.NAME.model.model       agents.base.NAME.react.max_iterations
+  agents.acp.NAME.control_flow.max_iterations (max_turns, or max_rounds
+  for reviewed flows), agents.base.NAME.tools, agents.acp.NAME.coagent, …
+set writes your override of the definition (a copy of the one in force,
+in ~/.config/crow-agent/agents/; --project: .crow/agents/), checked first.
+
 Options:
   --cwd DIR     workspace root (default: the current folder)
   --project     set / path: the project's file instead of the user's
@@ -65,11 +74,16 @@ export async function configCommand(argv: string[], io: CliIO): Promise<number> 
   switch (command) {
     case 'get': {
       const [key] = argument(rest, 1, 'crow config get KEY');
+      const agent = agentKeyOf(parseKeyPath(key!));
+      if (agent) return getAgentSetting({ root, trusted: await trustedFolder(root, io) }, agent, key!, io);
       return getSetting(root, key!, io, await trustedFolder(root, io));
     }
     case 'set': {
       const [key, value] = argument(rest, 2, 'crow config set KEY VALUE [--project]');
-      const code = setSetting(file, key!, value!, io, { root, trusted: await trustedFolder(root, io), project: values.project });
+      const agent = agentKeyOf(parseKeyPath(key!));
+      const trusted = await trustedFolder(root, io);
+      if (agent) return setAgentSetting({ root, trusted, layer: values.project ? 'project' : 'user' }, agent, key!, value!, io);
+      const code = setSetting(file, key!, value!, io, { root, trusted, project: values.project });
       if (code === 0 && values.project) await tellIfIgnored(root, joinPath(parseKeyPath(key!)), io);
       return code;
     }

@@ -96,9 +96,9 @@ describe('agent definitions', () => {
       );
       const categories = parseBaseAgent(file('b', '---\nrequires_approval: [exeucte]\npermissions: { wrte: deny }\n---\n'), TOOLS);
       assert.deepEqual(problemsOf(categories), [
+        '/defs/b.md: field "requires_approval[0]": unknown permission "exeucte" (did you mean "execute"?). ' +
+          'Use read, write, execute, network, FilesystemRead, SemanticSearch, FilesystemWrite, NetworkAccess, DatabaseRead, DatabaseWrite.',
         '/defs/b.md: field "permissions.wrte": unknown field (did you mean "write"?)',
-        '/defs/b.md: field "requires_approval[0]": Invalid option: expected one of "read"|"write"|"execute"|"network", ' +
-          'got "exeucte" (did you mean "execute"?)',
       ]);
     });
 
@@ -147,7 +147,7 @@ describe('agent definitions', () => {
 
     it('rejects parameters that do not belong to the flow', () => {
       assert.deepEqual(problemsOf(acp('flow: hitl\nmax_rounds: 3\nfollow_up: go')), [
-        '/defs/crew.md: field "max_rounds": applies to coagent flows (judge, verify, smart, chat), not to a hitl flow.',
+        '/defs/crew.md: field "max_rounds": applies to coagent flows (judge, verify, smart, chat, loop with a coagent), not to a hitl flow.',
         '/defs/crew.md: field "follow_up": applies to static, not to a hitl flow.',
       ]);
       assert.match(problemsOf(acp('coagent: r\nflow: chat\nmax_turns: 4'))[0]!, /field "max_turns": .*use max_rounds/);

@@ -6,7 +6,7 @@ import { AgentRegistry } from '../../../src/config/agent-registry';
 import { formatProblem } from '../../../src/config/config-problems';
 
 const BUILTIN_ACP = ['build', 'build-criteria', 'build-judged', 'build-loop', 'build-prompted', 'build-verified', 'pair', 'pair-chat', 'plan', 'task-pair'];
-const BUILTIN_BASE = ['builder', 'code-reviewer', 'explorer', 'judge', 'planner', 'reviewer', 'verifier', 'worker'];
+const BUILTIN_BASE = ['builder', 'code-reviewer', 'documentation-writer', 'explorer', 'judge', 'planner', 'reviewer', 'test-generator', 'verifier', 'worker'];
 
 describe('agent registry', () => {
   let home: string;
@@ -74,14 +74,14 @@ describe('agent registry', () => {
   it('checks what ACP agents refer to', () => {
     projectFile('acp/a.md', '---\ndescription: typo\nprimary: bulder\nflow: hitl\n---\n');
     projectFile('acp/b.md', '---\ndescription: no reviewer\nprimary: builder\nflow: smart\n---\n');
-    projectFile('acp/c.md', '---\ndescription: idle reviewer\nprimary: builder\ncoagent: reviewer\nflow: loop\n---\n');
+    projectFile('acp/c.md', '---\ndescription: idle reviewer\nprimary: builder\ncoagent: reviewer\nflow: static\n---\n');
     projectFile('base/mute.md', '---\ndescription: cannot approve\ntools: [read_file]\n---\n');
     projectFile('acp/d.md', '---\ndescription: mute reviewer\nprimary: builder\ncoagent: mute\nflow: judge\n---\n');
     const { registry, errors } = load();
     const lines = errors.map(formatProblem);
     assert.match(lines[0]!, /a\.md: field "primary": unknown base agent "bulder" \(did you mean "builder"\?\)/);
     assert.match(lines[1]!, /b\.md: field "coagent": a smart flow needs a coagent/);
-    assert.match(lines[2]!, /c\.md: field "coagent": a loop flow has no coagent/);
+    assert.match(lines[2]!, /c\.md: field "coagent": a static flow has no coagent/);
     assert.match(lines[3]!, /d\.md: field "coagent": coagent "mute" lacks the task_complete tool/);
     assert.equal(lines.length, 4);
     for (const name of ['a', 'b', 'c', 'd']) assert.equal(registry.acpAgent(name), undefined);
