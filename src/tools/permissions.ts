@@ -46,17 +46,57 @@ export interface PermissionRequest {
    * even where the policy would allow it. Protected paths are asked either way.
    */
   hook?: 'allow' | 'ask';
+  /**
+   * The call's arguments, which the person asked may change before allowing
+   * it (seed 002's Modify); absent where they cannot be changed. A door
+   * offers the change only when this is set, and checks an edit with
+   * `check` before answering `{ modified }`.
+   */
+  editable?: EditableArguments;
+  /**
+   * Set when an agent itself asks for approval (request_approval) rather
+   * than a tool call needing it: `title` is its question, `details` what it
+   * added. Doors word it as a question and offer no "always" answer.
+   */
+  question?: { details?: string };
+}
+
+/** A call's arguments as a person may edit them before allowing it. */
+export interface EditableArguments {
+  /** As the model sent them, parsed. */
+  arguments: Record<string, unknown>;
+  /** The tool's parameters as JSON Schema, for a door that builds a form from them. */
+  schema: Record<string, unknown>;
+  /** Undefined when `edited` fits the tool's parameters; else what is wrong, in words a person can act on. */
+  check(edited: unknown): string | undefined;
 }
 
 export type PermissionAnswer = 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always';
 
-/** Asks a person. Resolves `reject_once` when the signal aborts or nobody can answer. */
-export type AskFn = (request: PermissionRequest, signal: AbortSignal) => Promise<PermissionAnswer>;
+/**
+ * What a person answered: one of the four answers, or seed 002's Modify,
+ * "allow it once, with these arguments instead" (only for a request with
+ * `editable`, and only arguments its `check` accepted).
+ */
+export type PermissionReply = PermissionAnswer | { modified: Record<string, unknown> };
 
-/** `answer` is a person's, when one was asked. */
+/** Asks a person. Resolves `reject_once` when the signal aborts or nobody can answer. */
+export type AskFn = (request: PermissionRequest, signal: AbortSignal) => Promise<PermissionReply>;
+
+/**
+ * `answer` is a person's, when one was asked; `modified`, the arguments
+ * they allowed the call with instead of the model's (its `answer` is allow_once).
+ */
 export type PermissionVerdict =
-  | { allowed: true; how: 'policy' | 'remembered' | 'user' | 'hook'; answer?: PermissionAnswer }
+  | { allowed: true; how: 'policy' | 'remembered' | 'user' | 'hook'; answer?: PermissionAnswer; modified?: Record<string, unknown> }
   | { allowed: false; reason: string; answer?: PermissionAnswer };
+
+/** How an approval asked outside any policy ended (see PermissionGate.ask). */
+export interface ApprovalOutcome {
+  decision: 'allowed' | 'denied' | 'timeout' | 'unavailable';
+  /** The person allowed it with these arguments instead (Modify). */
+  modified?: Record<string, unknown>;
+}
 
 export interface PermissionGateOptions {
   policy: PermissionPolicy;
@@ -173,8 +213,16 @@ export class PermissionGate {
    * Asks a person once, outside any policy (an approval gate), waiting at
    * most `timeoutMs`. Nobody to ask counts as `unavailable`.
    */
-  async approve(request: PermissionRequest, signal: AbortSignal, timeoutMs: number): Promise<'allowed' | 'denied' | 'timeout' | 'unavailable'> {
-    if (!this.ask) return 'unavailable';
+  async approve(request: PermissionRequest, signal: AbortSignal, timeoutMs: number): Promise<ApprovalOutcome['decision']> {
+    return (await this.askOnce(request, signal, timeoutMs)).decision;
+  }
+
+  /**
+   * As approve, with the arguments a person allowed instead when the
+   * request was `editable` and they changed them (checked again here).
+   */
+  async askOnce(request: PermissionRequest, signal: AbortSignal, timeoutMs: number): Promise<ApprovalOutcome> {
+    if (!this.ask) return { decision: 'unavailable' };
     const timeout = new AbortController();
     let timer: NodeJS.Timeout | undefined;
     // The race keeps the promise even for an asker that ignores its signal.
@@ -186,8 +234,12 @@ export class PermissionGate {
     });
     try {
       const answer = await Promise.race([this.ask(request, AbortSignal.any([signal, timeout.signal])), expired]);
-      if (answer === 'timeout') return 'timeout';
-      return answer === 'allow_once' || answer === 'allow_always' ? 'allowed' : 'denied';
+      if (answer === 'timeout') return { decision: 'timeout' };
+      if (typeof answer === 'object') {
+        const fits = request.editable !== undefined && request.editable.check(answer.modified) === undefined;
+        return fits ? { decision: 'allowed', modified: answer.modified } : { decision: 'denied' };
+      }
+      return { decision: answer === 'allow_once' || answer === 'allow_always' ? 'allowed' : 'denied' };
     } finally {
       clearTimeout(timer);
     }
@@ -242,8 +294,38 @@ export class PermissionGate {
     return this.answered(request, judgement, await this.ask(asked, signal));
   }
 
+  /**
+   * The verdict on a call the person allowed with arguments they edited
+   * (`edited`, built from them as the tool builds any request): the
+   * policy's denials and remembered "never"s still hold, and an edit that
+   * reaches protected paths the first request did not is asked about again
+   * as it now stands (this time without offering another edit).
+   */
+  async confirmEdited(first: PermissionRequest, edited: PermissionRequest, signal: AbortSignal): Promise<PermissionVerdict> {
+    const judgement = edited.command !== undefined ? judgeCommand(edited.command) : undefined;
+    const denied = this.deniedWithoutAsking(edited, judgement);
+    if (denied && !denied.allowed) return { ...denied, reason: `${denied.reason} (as the user edited the call)` };
+    const before = new Set(this.protectedTargets(first, first.command !== undefined ? judgeCommand(first.command) : undefined));
+    const guarded = this.protectedTargets(edited, judgement);
+    if (guarded.some((path) => !before.has(path))) {
+      const { editable: _editable, ...again } = edited;
+      return this.authorizeProtected(again, guarded, judgement, signal);
+    }
+    return { allowed: true, how: 'user', answer: 'allow_once' };
+  }
+
   /** Records an "always" or "never" answer and turns the answer into a verdict. */
-  private answered(request: PermissionRequest, judgement: CommandJudgement | undefined, answer: PermissionAnswer): PermissionVerdict {
+  private answered(request: PermissionRequest, judgement: CommandJudgement | undefined, reply: PermissionReply): PermissionVerdict {
+    if (typeof reply === 'object') {
+      // Only for an editable request, and only arguments that fit: a door that sent anything else gets a no.
+      const problem = request.editable ? request.editable.check(reply.modified) : 'this call cannot be edited';
+      if (problem !== undefined) {
+        return { allowed: false, reason: `Not run: the edited arguments were not accepted (${problem}).`, answer: 'reject_once' };
+      }
+      this.caps?.restart(request.category);
+      return { allowed: true, how: 'user', answer: 'allow_once', modified: reply.modified };
+    }
+    const answer = reply;
     // A person's yes starts the cap's count over: the next automatic approvals are theirs to cap again.
     if (answer === 'allow_once' || answer === 'allow_always') this.caps?.restart(request.category);
     if (answer === 'allow_always' || answer === 'reject_always') {
