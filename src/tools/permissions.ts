@@ -304,7 +304,7 @@ export class PermissionGate {
   async confirmEdited(first: PermissionRequest, edited: PermissionRequest, signal: AbortSignal): Promise<PermissionVerdict> {
     const judgement = edited.command !== undefined ? judgeCommand(edited.command) : undefined;
     const denied = this.deniedWithoutAsking(edited, judgement);
-    if (denied && !denied.allowed) return { ...denied, reason: `${denied.reason} (as the user edited the call)` };
+    if (denied && !denied.allowed) return { ...denied, reason: `${denied.reason.replace(/\.$/, '')} (the call as the user edited it).` };
     const before = new Set(this.protectedTargets(first, first.command !== undefined ? judgeCommand(first.command) : undefined));
     const guarded = this.protectedTargets(edited, judgement);
     if (guarded.some((path) => !before.has(path))) {
