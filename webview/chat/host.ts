@@ -69,6 +69,7 @@ const HOST_TYPES: ReadonlySet<string> = new Set<HostMessage['type']>([
   'meter',
   'approval',
   'approval_done',
+  'approval_invalid',
   'prefill',
 ]);
 

@@ -8,10 +8,11 @@
 import { randomUUID } from 'node:crypto';
 import type { CompositionRole, RoleModels } from '../../../agents/role-models';
 import { errorText } from '../../../vocabulary/text';
-import type { AskFn, PermissionAnswer, PermissionRequest } from '../../../tools/permissions';
+import type { AskFn, PermissionReply, PermissionRequest } from '../../../tools/permissions';
 import type {
   Actor,
   ApprovalDecision,
+  ApprovalOutcome,
   ApprovalRequest,
   HostMessage,
   RoleModelChoice,
@@ -41,13 +42,22 @@ export interface ViewActions {
 
 const ROLE_LABEL: Record<CompositionRole, string> = { primary: 'Model', coagent: 'Reviewer model' };
 
+/** An approval shown in the view, waiting for the person. */
+interface PendingApproval {
+  request: ApprovalRequest;
+  answer(decision: ApprovalDecision): void;
+  /** Allows it with edited arguments (JSON text); a problem, shown in the view, when they do not fit. */
+  edit(text: string): string | undefined;
+  withdraw(): void;
+}
+
 export class ChatController {
   private chat: ChatSession | undefined;
   /** Everything shown of the open session, to rebuild a reloaded view. */
   private transcript: TranscriptEvent[] = [];
   /** The latest progress of each call still running (kept apart: each replaces the one before, its end makes it moot). */
   private readonly running = new Map<string, TranscriptEvent>();
-  private readonly approvals = new Map<string, { request: ApprovalRequest; answer(decision: ApprovalDecision): void; withdraw(): void }>();
+  private readonly approvals = new Map<string, PendingApproval>();
   private readonly diffs = new Map<string, string>();
   private readonly actors = new Map<string, Actor>();
   private promptMeter = emptyMeter();
@@ -134,6 +144,11 @@ export class ChatController {
         return this.announceAgents();
       case 'approve':
         return this.answer(message.id, message.decision);
+      case 'approve_edited': {
+        const problem = this.pending(message.id).edit(message.arguments);
+        if (problem !== undefined) this.post({ type: 'approval_invalid', id: message.id, problem });
+        return;
+      }
       case 'preview_approval': {
         const unified = this.approvals.get(message.id)?.request.diff?.unified;
         if (unified === undefined) throw new Error('That approval is no longer pending, or has no change to preview.');
@@ -332,20 +347,24 @@ export class ChatController {
     if (event.type === 'tool_start' || event.type === 'text_delta' || event.type === 'thinking_delta') this.actors.set(event.actor.agent, event.actor);
   }
 
-  /** Asks the person in the view, showing the change first when there is one; a cancel withdraws the question and counts as a no. */
+  /**
+   * Asks the person in the view, showing the change first when there is
+   * one; a cancel withdraws the question and counts as a no. An editable
+   * call's arguments go along as JSON for Edit (seed 002's Modify).
+   */
   private readonly ask: AskFn = async (request: PermissionRequest, signal: AbortSignal) => {
     const unified = await request.diff?.();
-    return new Promise<PermissionAnswer>((resolve) => {
+    return new Promise<PermissionReply>((resolve) => {
       const id = randomUUID();
-      const done = (answer: PermissionAnswer, shown: ApprovalDecision | 'withdrawn'): void => {
+      const done = (reply: PermissionReply, shown: ApprovalOutcome): void => {
         if (!this.approvals.delete(id)) return;
         signal.removeEventListener('abort', withdraw);
         this.post({ type: 'approval_done', id, decision: shown });
-        resolve(answer);
+        resolve(reply);
       };
       const withdraw = (): void => done('reject_once', 'withdrawn');
       const actor = this.actors.get(request.agent) ?? { agent: request.agent, role: 'primary' };
-      const { title, category, paths, alwaysScope, callId } = request;
+      const { title, category, paths, alwaysScope, callId, editable } = request;
       const shown: ApprovalRequest = {
         id,
         callId,
@@ -356,8 +375,20 @@ export class ChatController {
         alwaysScope,
         ...(request.command !== undefined ? { command: request.command, cwd: request.cwd ?? '.' } : {}),
         ...(unified ? { diff: { path: diffPath(unified) ?? paths[0] ?? '', unified: capText(unified) } } : {}),
+        ...(editable ? { arguments: JSON.stringify(editable.arguments, null, 2) } : {}),
+        ...(request.question ? { question: request.question.details !== undefined ? { details: capText(request.question.details) } : {} } : {}),
       };
-      this.approvals.set(id, { request: shown, answer: (decision) => done(decision, decision), withdraw });
+      const edit = (text: string): string | undefined => {
+        if (!editable) return 'this call cannot be edited';
+        const parsed = parseObject(text);
+        const problem = 'problem' in parsed ? parsed.problem : editable.check(parsed.value);
+        if (problem !== undefined) return problem;
+        done({ modified: (parsed as { value: Record<string, unknown> }).value }, 'allow_edited');
+        return undefined;
+      };
+      // An agent's question has no "always": only its yes counts as one.
+      const answer = (decision: ApprovalDecision): void => (request.question && decision === 'allow_always' ? done('reject_once', 'reject_once') : done(decision, decision));
+      this.approvals.set(id, { request: shown, answer, edit, withdraw });
       signal.addEventListener('abort', withdraw, { once: true });
       this.post({ type: 'approval', request: shown });
       if (signal.aborted) withdraw();
@@ -365,13 +396,28 @@ export class ChatController {
   };
 
   private answer(id: string, decision: ApprovalDecision): void {
+    this.pending(id).answer(decision);
+  }
+
+  private pending(id: string): PendingApproval {
     const pending = this.approvals.get(id);
     if (!pending) throw new Error('That approval is no longer pending (the prompt ended or was cancelled).');
-    pending.answer(decision);
+    return pending;
   }
 
   private withdrawApprovals(): void {
     for (const pending of [...this.approvals.values()]) pending.withdraw();
+  }
+}
+
+/** Edited arguments as typed in the view: one JSON object, or what is wrong with the text. */
+function parseObject(text: string): { value: Record<string, unknown> } | { problem: string } {
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return { value: value as Record<string, unknown> };
+    return { problem: 'the arguments must be one JSON object, {…}' };
+  } catch (err) {
+    return { problem: `not JSON: ${errorText(err)}` };
   }
 }
 
