@@ -86,7 +86,7 @@ export function defineTool<Schema extends z.ZodObject>(def: ToolDefinition<Schem
       let edited: Record<string, unknown> | undefined;
       const finish = (partial: Omit<ToolResult, 'metadata'>, out?: ToolOutput, kept: KeptOutput = {}): ToolResult => ({
         ...partial,
-        output: `${edited ? editedNote(edited) : ''}${withNote(capOutput(partial.output, maxOutputChars), kept)}`,
+        output: withEditedNote(withNote(capOutput(partial.output, maxOutputChars), kept), edited),
         ...(out?.images?.length ? { images: out.images } : {}),
         metadata: {
           filesModified: out?.filesModified ?? [],
@@ -265,9 +265,15 @@ function editableArguments(schema: z.ZodObject, jsonSchema: Record<string, unkno
   };
 }
 
-/** What the model reads first in the result of a call a person edited: it ran, but not as sent. */
-function editedNote(edited: Record<string, unknown>): string {
-  return `[The user edited this call's arguments before allowing it. It ran with: ${JSON.stringify(edited)}]\n`;
+/**
+ * The output of a call a person edited, ending with what the model must
+ * know: it ran, but not as sent. Last, so that doors summing a result up by
+ * its first line still show the tool's own words.
+ */
+function withEditedNote(output: string, edited: Record<string, unknown> | undefined): string {
+  if (!edited) return output;
+  const note = `[The user edited this call's arguments before allowing it. It ran with: ${JSON.stringify(edited)}]`;
+  return output === '' || output.endsWith('\n') ? `${output}${note}` : `${output}\n${note}`;
 }
 
 function issues(error: z.ZodError): string[] {

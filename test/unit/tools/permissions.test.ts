@@ -8,6 +8,7 @@ import { defineTool } from '../../../src/tools/define-tool';
 import { AutoApproveCaps, PermissionGate, type PermissionAnswer, type PermissionReply, type PermissionRequest } from '../../../src/tools/permissions';
 import { DEFAULT_POLICY, type PermissionPolicy } from '../../../src/vocabulary/permission-types';
 import { ProtectedPaths } from '../../../src/tools/protected-paths';
+import { toolResultAttributes } from '../../../src/telemetry/gen-ai';
 import { tempDir, tempWorkspace, toolContext } from './temp-workspace';
 
 const runTool = defineTool({
@@ -286,8 +287,9 @@ describe('permission gate: Modify (a person edits the arguments, then allows)', 
     assert.equal(asked[0]!.editable!.check({ path: 'x', content: 'y' }), undefined);
     assert.equal(fs.readFileSync(path.join(ws.root, 'src/b.ts'), 'utf8'), 'person\n');
     assert.ok(!fs.existsSync(path.join(ws.root, 'src/new.ts')));
-    assert.match(result.output, /^\[The user edited this call's arguments before allowing it\. It ran with: \{"path":"src\/b\.ts","content":"person\\n"\}\]\n/);
+    assert.match(result.output, /\n\[The user edited this call's arguments before allowing it\. It ran with: \{"path":"src\/b\.ts","content":"person\\n"\}\]$/);
     assert.deepEqual(result.metadata.extra.editedArguments, { path: 'src/b.ts', content: 'person\n' });
+    assert.equal(toolResultAttributes(result)['crow.tool.edited_arguments'], '{"path":"src/b.ts","content":"person\\n"}', 'the trace keeps both');
   });
 
   it('refuses an edit that does not fit, whatever the door sent', async () => {
