@@ -16,7 +16,7 @@ import { ACPSession } from '../../src/session/acp-session';
 import { SessionStore } from '../../src/session/session-store';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
 import { NodeWorkspace } from '../../src/tools/node-workspace';
-import { PermissionGate, type AskFn } from '../../src/tools/permissions';
+import { PermissionGate, type AskFn, type PermissionRequest } from '../../src/tools/permissions';
 import { DEFAULT_POLICY, type PermissionPolicy } from '../../src/vocabulary/permission-types';
 import { builtinTools } from '../../src/tools/registry';
 import { buildTraceTrees } from '../../src/telemetry/trace-tree';
@@ -241,6 +241,23 @@ describe('subagents: the task tool', () => {
     assert.equal(server.requestsFor('openai').length, 0);
     const taskSpan = session.trace.spans.find((s) => s.kind === 'tool')!;
     assert.equal(taskSpan.attributes['crow.subagent.approval'], 'timeout');
+  });
+
+  it("lets the person edit a gated subagent's task before it starts (Modify): the subagent gets their task, the parent is told", async () => {
+    server.enqueue('openai', { blocks: [{ type: 'tool_call', name: 'task_complete', arguments: { summary: 'Listed the files.' } }] });
+    const asked: PermissionRequest[] = [];
+    const edit: AskFn = async (request) => (asked.push(request), { modified: { task: 'Only list the files; run nothing.' } });
+    const { agent, session, parentProvider } = setup([{ toolCalls: [taskCall('gated', 'Run the build.')] }, { text: 'ok' }], { ask: edit });
+    await run(agent, session);
+    assert.deepEqual(asked[0]!.editable!.arguments, { task: 'Run the build.' });
+    assert.match(asked[0]!.editable!.check({ task: ' ' }) ?? '', /task: the task cannot be empty/);
+    const first = JSON.stringify(server.requestsFor('openai')[0]!.body.messages);
+    assert.match(first, /Only list the files; run nothing\./);
+    assert.doesNotMatch(first, /Run the build/);
+    const [result] = toolResults(parentProvider, 1);
+    assert.match(result!.content, /\[The user edited the task before allowing gated to start\. It ran with: "Only list the files; run nothing\."\]/);
+    const taskSpan = session.trace.spans.find((s) => s.kind === 'tool')!;
+    assert.equal(taskSpan.attributes['crow.subagent.approval'], 'allowed with an edited task');
   });
 
   it('reflects and retries with the critique, returning the better attempt', async () => {
