@@ -21,29 +21,13 @@ import { ProviderQueue } from './provider-queue';
 import type { RunResult } from './run-result';
 import { reflect } from './subagent-reflection';
 import { firstLine } from '../vocabulary/text';
-import { z } from 'zod';
-import type { EditableArguments } from '../tools/permissions';
+import { approveSubagent } from './subagent-approval';
 
 /** Levels of agents below the user: user → primary → subagent by default. */
 export const DEFAULT_MAX_DEPTH = 2;
 /** Parallel subagents per provider: one for servers of your own (often one request at a time), three for cloud APIs. */
 const DEFAULT_LOCAL_CONCURRENCY = 1;
 const DEFAULT_CLOUD_CONCURRENCY = 3;
-const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 120;
-
-const TASK_PARAMETERS = z.object({ task: z.string().trim().min(1, 'the task cannot be empty') });
-
-/** A subagent's task as the person asked to approve it may rewrite it. */
-function editableTask(task: string): EditableArguments {
-  return {
-    arguments: { task },
-    schema: z.toJSONSchema(TASK_PARAMETERS, { target: 'draft-7', io: 'input' }) as Record<string, unknown>,
-    check(edited) {
-      const parsed = TASK_PARAMETERS.safeParse(edited);
-      return parsed.success ? undefined : parsed.error.issues.map((i) => `${i.path.join('.') || '(arguments)'}: ${i.message}`).join('; ');
-    },
-  };
-}
 
 export interface SubagentRunnerOptions {
   registry: AgentRegistry;
@@ -127,7 +111,7 @@ export class SubagentRunner implements SubagentLauncher {
         `${resolved.name} needs ${missing.join(', ')}, which ${ctx.agentName} does not have. A subagent never has tools its parent lacks: pick a subagent that needs only ${ctx.agentName}'s tools, or do the work yourself.`,
       );
     }
-    const { approval, task } = await this.approve(resolved, request.task, ctx);
+    const { approval, task } = await approveSubagent(resolved.name, resolved.base, request.task, ctx);
     const edited = task !== request.task;
     if (approval !== 'allowed' && approval !== 'not needed') {
       return failure('denied', `${resolved.name} was not started: approval ${approval === 'timeout' ? 'timed out' : approval === 'unavailable' ? 'could not be asked for (nobody to ask)' : 'was denied'}.`, { approval });
@@ -256,35 +240,6 @@ export class SubagentRunner implements SubagentLauncher {
     const last = [...primary.entries].reverse().find((entry) => entry.kind === 'assistant_text');
     return { result, text: last?.kind === 'assistant_text' ? last.text : '' };
   }
-
-  /**
-   * Asks before starting a subagent whose definition requires approval. The
-   * person may edit the task first (seed 002's Modify): the subagent then
-   * gets their task, and the parent's result says so.
-   */
-  private async approve(resolved: Resolved, task: string, ctx: ToolContext): Promise<{ approval: string; task: string }> {
-    const categories = resolved.base.requiresApproval ?? [];
-    if (categories.length === 0) return { approval: 'not needed', task };
-    const seconds = resolved.base.approvalTimeoutSeconds ?? DEFAULT_APPROVAL_TIMEOUT_SECONDS;
-    const outcome = await ctx.permissions.askOnce(
-      {
-        tool: 'task',
-        callId: ctx.callId,
-        agent: ctx.agentName,
-        category: categories[0]!,
-        title: `Start subagent ${resolved.name} (it may ${categories.join(', ')}): ${firstLine(task, 200)}`,
-        paths: [],
-        alwaysScope: `subagent ${resolved.name}`,
-        editable: editableTask(task),
-      },
-      ctx.signal,
-      seconds * 1000,
-    );
-    const edited = typeof outcome.modified?.task === 'string' ? outcome.modified.task : undefined;
-    ctx.span?.set({ 'crow.subagent.approval': edited !== undefined ? 'allowed with an edited task' : outcome.decision, 'crow.subagent.approval_timeout_s': seconds });
-    return { approval: outcome.decision, task: edited ?? task };
-  }
-
 
   private resolve(name: string): Resolved | string {
     const { registry } = this.options;

@@ -8,22 +8,19 @@
 import { randomUUID } from 'node:crypto';
 import type { CompositionRole, RoleModels } from '../../../agents/role-models';
 import { errorText } from '../../../vocabulary/text';
-import type { AskFn, PermissionReply, PermissionRequest } from '../../../tools/permissions';
 import type {
   Actor,
-  ApprovalDecision,
-  ApprovalOutcome,
-  ApprovalRequest,
   HostMessage,
   RoleModelChoice,
   SessionSummary,
   TranscriptEvent,
   WebviewMessage,
 } from '../../../../webview/chat/protocol';
+import { ChatApprovals } from './chat-approvals';
 import { ChatSession, type ChatHost } from './chat-session';
 import { emptyMeter, sumMeters } from '../../../host/cost';
 import { forkSession } from '../../../host/fork';
-import { capText, diffPath, notice } from './transcript-translator';
+import { notice } from './transcript-translator';
 
 /** What the view asks of VS Code itself. */
 export interface ViewActions {
@@ -42,14 +39,6 @@ export interface ViewActions {
 
 const ROLE_LABEL: Record<CompositionRole, string> = { primary: 'Model', coagent: 'Reviewer model' };
 
-/** An approval shown in the view, waiting for the person. */
-interface PendingApproval {
-  request: ApprovalRequest;
-  answer(decision: ApprovalDecision): void;
-  /** Allows it with edited arguments (JSON text); a problem, shown in the view, when they do not fit. */
-  edit(text: string): string | undefined;
-  withdraw(): void;
-}
 
 export class ChatController {
   private chat: ChatSession | undefined;
@@ -57,7 +46,8 @@ export class ChatController {
   private transcript: TranscriptEvent[] = [];
   /** The latest progress of each call still running (kept apart: each replaces the one before, its end makes it moot). */
   private readonly running = new Map<string, TranscriptEvent>();
-  private readonly approvals = new Map<string, PendingApproval>();
+  /** Approvals shown in the view, waiting for the person. */
+  private readonly approvals = new ChatApprovals((message) => this.post(message), (agent) => this.actors.get(agent));
   private readonly diffs = new Map<string, string>();
   private readonly actors = new Map<string, Actor>();
   private promptMeter = emptyMeter();
@@ -143,14 +133,11 @@ export class ChatController {
         await (await this.session()).setThinking(message.level);
         return this.announceAgents();
       case 'approve':
-        return this.answer(message.id, message.decision);
-      case 'approve_edited': {
-        const problem = this.pending(message.id).edit(message.arguments);
-        if (problem !== undefined) this.post({ type: 'approval_invalid', id: message.id, problem });
-        return;
-      }
+        return this.approvals.answer(message.id, message.decision);
+      case 'approve_edited':
+        return this.approvals.edit(message.id, message.arguments);
       case 'preview_approval': {
-        const unified = this.approvals.get(message.id)?.request.diff?.unified;
+        const unified = this.approvals.shown(message.id)?.diff?.unified;
         if (unified === undefined) throw new Error('That approval is no longer pending, or has no change to preview.');
         return this.actions.previewChange(message.id, unified);
       }
@@ -203,7 +190,7 @@ export class ChatController {
     if (this.queued.length > 0) this.post({ type: 'queue', items: [...this.queued] });
     if (this.transcript.length > 0) this.post({ type: 'events', events: [...this.transcript, ...this.running.values()] });
     // A reloaded view must still offer the questions a running prompt waits on.
-    for (const { request } of this.approvals.values()) this.post({ type: 'approval', request });
+    for (const request of this.approvals.pending()) this.post({ type: 'approval', request });
   }
 
   private async send(text: string): Promise<void> {
@@ -234,7 +221,7 @@ export class ChatController {
       }
     } finally {
       if (current()) {
-        this.withdrawApprovals();
+        this.approvals.withdrawAll();
         this.post({ type: 'busy', busy: false });
         this.post({ type: 'sessions', sessions: this.sessions(), current: chat.id });
       }
@@ -280,7 +267,7 @@ export class ChatController {
   /** Closes the open session and opens a new one, or the stored session `id`. */
   private async reset(id: string | undefined): Promise<void> {
     if (this.chat?.busy) this.chat.cancel();
-    this.withdrawApprovals();
+    this.approvals.withdrawAll();
     await this.chat?.close();
     this.chat = undefined;
     this.transcript = [];
@@ -305,13 +292,13 @@ export class ChatController {
   }
 
   private async open(id: string): Promise<ChatSession> {
-    this.chat = await ChatSession.resume(this.host, id, this.ask);
+    this.chat = await ChatSession.resume(this.host, id, this.approvals.ask);
     return this.chat;
   }
 
   /** The open session, started on first use. */
   private async session(): Promise<ChatSession> {
-    this.chat ??= await ChatSession.start(this.host, this.ask);
+    this.chat ??= await ChatSession.start(this.host, this.approvals.ask);
     return this.chat;
   }
 
@@ -347,79 +334,9 @@ export class ChatController {
     if (event.type === 'tool_start' || event.type === 'text_delta' || event.type === 'thinking_delta') this.actors.set(event.actor.agent, event.actor);
   }
 
-  /**
-   * Asks the person in the view, showing the change first when there is
-   * one; a cancel withdraws the question and counts as a no. An editable
-   * call's arguments go along as JSON for Edit (seed 002's Modify).
-   */
-  private readonly ask: AskFn = async (request: PermissionRequest, signal: AbortSignal) => {
-    const unified = await request.diff?.();
-    return new Promise<PermissionReply>((resolve) => {
-      const id = randomUUID();
-      const done = (reply: PermissionReply, shown: ApprovalOutcome): void => {
-        if (!this.approvals.delete(id)) return;
-        signal.removeEventListener('abort', withdraw);
-        this.post({ type: 'approval_done', id, decision: shown });
-        resolve(reply);
-      };
-      const withdraw = (): void => done('reject_once', 'withdrawn');
-      const actor = this.actors.get(request.agent) ?? { agent: request.agent, role: 'primary' };
-      const { title, category, paths, alwaysScope, callId, editable } = request;
-      const shown: ApprovalRequest = {
-        id,
-        callId,
-        actor,
-        title,
-        category,
-        paths,
-        alwaysScope,
-        ...(request.command !== undefined ? { command: request.command, cwd: request.cwd ?? '.' } : {}),
-        ...(unified ? { diff: { path: diffPath(unified) ?? paths[0] ?? '', unified: capText(unified) } } : {}),
-        ...(editable ? { arguments: JSON.stringify(editable.arguments, null, 2) } : {}),
-        ...(request.question ? { question: request.question.details !== undefined ? { details: capText(request.question.details) } : {} } : {}),
-      };
-      const edit = (text: string): string | undefined => {
-        if (!editable) return 'this call cannot be edited';
-        const parsed = parseObject(text);
-        const problem = 'problem' in parsed ? parsed.problem : editable.check(parsed.value);
-        if (problem !== undefined) return problem;
-        done({ modified: (parsed as { value: Record<string, unknown> }).value }, 'allow_edited');
-        return undefined;
-      };
-      // An agent's question has no "always": only its yes counts as one.
-      const answer = (decision: ApprovalDecision): void => (request.question && decision === 'allow_always' ? done('reject_once', 'reject_once') : done(decision, decision));
-      this.approvals.set(id, { request: shown, answer, edit, withdraw });
-      signal.addEventListener('abort', withdraw, { once: true });
-      this.post({ type: 'approval', request: shown });
-      if (signal.aborted) withdraw();
-    });
-  };
 
-  private answer(id: string, decision: ApprovalDecision): void {
-    this.pending(id).answer(decision);
-  }
-
-  private pending(id: string): PendingApproval {
-    const pending = this.approvals.get(id);
-    if (!pending) throw new Error('That approval is no longer pending (the prompt ended or was cancelled).');
-    return pending;
-  }
-
-  private withdrawApprovals(): void {
-    for (const pending of [...this.approvals.values()]) pending.withdraw();
-  }
 }
 
-/** Edited arguments as typed in the view: one JSON object, or what is wrong with the text. */
-function parseObject(text: string): { value: Record<string, unknown> } | { problem: string } {
-  try {
-    const value: unknown = JSON.parse(text);
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return { value: value as Record<string, unknown> };
-    return { problem: 'the arguments must be one JSON object, {…}' };
-  } catch (err) {
-    return { problem: `not JSON: ${errorText(err)}` };
-  }
-}
 
 function labelled(models: RoleModels[]): RoleModelChoice[] {
   return models.map(({ role, current, options }) => ({ role, label: ROLE_LABEL[role], current, options }));
