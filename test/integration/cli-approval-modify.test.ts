@@ -7,7 +7,7 @@
  * can be asked).
  */
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
@@ -124,6 +124,16 @@ describe('approvals: Modify and request_approval in crow run', function () {
     tty.typeLine('n');
     assert.equal(await tty.waitForExit(), 0, tty.screen());
     assert.match(toModel(1), /Denied: the person said no/);
+  });
+
+  (HAVE_TMUX ? it : it.skip)("request_approval waits as long as the agent's approval_timeout says, then the model is told nobody answered", async () => {
+    mkdirSync(join(home, 'config', 'crow-agent', 'agents', 'base'), { recursive: true });
+    writeFileSync(join(home, 'config', 'crow-agent', 'agents', 'base', 'builder.md'), '---\ndescription: Builds, asking first.\nrole: primary\napproval_timeout: 1\n---\n');
+    server.enqueue('anthropic', call('request_approval', { question: 'Rewrite the history of main?' }), say('I left it alone.'));
+    const tty = crow({}, 'run', 'Tidy up', '--provider', 'anthropic');
+    await tty.waitFor(/asks for your approval: Rewrite the history of main\?/);
+    assert.equal(await tty.waitForExit(), 0, tty.screen());
+    assert.match(toModel(1), /No answer within 1 s: treat it as refused\. Do not take the action\./);
   });
 
   it('request_approval is refused cleanly where nobody can be asked (a piped run), and the model is told why', async () => {

@@ -3,7 +3,7 @@ import { defineTool } from '../define-tool';
 import type { EditableArguments } from '../permissions';
 import { oneLine } from '../../vocabulary/text';
 
-/** How long the person has to answer before the request counts as refused (seed 002: five minutes, then abort). */
+/** How long the person has to answer before the request counts as refused, unless the agent's approval_timeout says otherwise (seed 002: five minutes, then abort). */
 export const REQUEST_APPROVAL_TIMEOUT_MS = 300_000;
 
 const parameters = z.object({
@@ -33,6 +33,7 @@ export const requestApprovalTool = defineTool({
   summarize: ({ question }) => oneLine(question),
   async execute({ question, details }, ctx) {
     const asked = { question, ...(details !== undefined ? { details } : {}) };
+    const timeoutMs = ctx.approvalTimeoutMs ?? REQUEST_APPROVAL_TIMEOUT_MS;
     const outcome = await ctx.permissions.askOnce(
       {
         tool: 'request_approval',
@@ -47,7 +48,7 @@ export const requestApprovalTool = defineTool({
         editable: editableQuestion(asked),
       },
       ctx.signal,
-      REQUEST_APPROVAL_TIMEOUT_MS,
+      timeoutMs,
     );
     ctx.span?.set({ 'crow.approval.decision': outcome.decision, ...(outcome.modified ? { 'crow.approval.modified': JSON.stringify(outcome.modified) } : {}) });
     switch (outcome.decision) {
@@ -64,7 +65,7 @@ export const requestApprovalTool = defineTool({
       case 'timeout':
         return {
           output: '',
-          error: `No answer within ${REQUEST_APPROVAL_TIMEOUT_MS / 1000} s: treat it as refused. Do not take the action.`,
+          error: `No answer within ${Math.round(timeoutMs / 1000)} s: treat it as refused. Do not take the action.`,
           extra: { decision: 'timeout' },
         };
       case 'unavailable':
