@@ -233,6 +233,8 @@ export class PermissionGate {
 
   /** Records an "always" or "never" answer and turns the answer into a verdict. */
   private answered(request: PermissionRequest, judgement: CommandJudgement | undefined, reply: PermissionReply): PermissionVerdict {
+    // Arguments sent back as they were are a plain yes: the model is not told of an edit that changed nothing.
+    if (typeof reply === 'object' && request.editable && sameJson(reply.modified, request.editable.arguments)) return this.answered(request, judgement, 'allow_once');
     if (typeof reply === 'object') {
       // Only for an editable request, and only arguments that fit: a door that sent anything else gets a no.
       const problem = request.editable ? request.editable.check(reply.modified) : 'this call cannot be edited';
@@ -311,6 +313,15 @@ export class PermissionGate {
     const reason = uncoveredReason(entriesOf(this.policy.allowCommands), judgement);
     return reason ? ` (The allowed commands do not cover it: ${reason}.)` : '';
   }
+}
+
+/** Whether two JSON values are the same, keys in any order. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null) return a === b;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  return keys.every((key) => Object.hasOwn(b, key) && sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]));
 }
 
 function entriesOf(texts: readonly string[]): CommandEntry[] {

@@ -86,6 +86,18 @@ describe('approvals: Modify and request_approval in crow run', function () {
     assert.ok(!existsSync(join(workspace, 'a.txt')));
   });
 
+  (HAVE_TMUX ? it : it.skip)('an editor that returns without a change (one that does not wait) does not answer for the person', async () => {
+    server.enqueue('anthropic', call('write_file', { path: 'kept-out.txt', content: 'x\n' }), say('Not written.'));
+    const tty = crow({ EDITOR: 'true' }, 'run', 'Write a file', '--provider', 'anthropic');
+    await tty.waitFor(/\[m\] modify/);
+    tty.typeLine('m');
+    await tty.waitFor(/The arguments were not changed\.\n\s+\[y\] allow them as they are · \[e\] edit again · \[n\] no/);
+    tty.typeLine('n');
+    assert.equal(await tty.waitForExit(), 0, tty.screen());
+    assert.match(tty.screen(), /denied/);
+    assert.ok(!existsSync(join(workspace, 'kept-out.txt')));
+  });
+
   (HAVE_TMUX ? it : it.skip)('without an editor, the changed fields are typed as one line of JSON; a bad line is shown back and asked again', async () => {
     server.enqueue('anthropic', call('write_file', { path: 'one.txt', content: 'text\n' }), say('Wrote it.'));
     const tty = crow({}, 'run', 'Write something', '--provider', 'anthropic');

@@ -72,8 +72,13 @@ async function ask(io: CliIO, style: Style, request: PermissionRequest, signal: 
   const typed = (line ?? '').trim().toLowerCase();
   if (request.editable && (typed === 'm' || typed === 'modify')) {
     const modified = await modifyArguments(io, style, request.editable, signal);
-    io.stderr.write(`  ${modified ? style.green('allowed with your changes') : style.red('denied')}\n`);
-    return modified ? { modified } : 'reject_once';
+    if (!modified) {
+      io.stderr.write(`  ${style.red('denied')}\n`);
+      return 'reject_once';
+    }
+    const unchanged = JSON.stringify(modified) === JSON.stringify(request.editable.arguments);
+    io.stderr.write(`  ${style.green(unchanged ? 'allowed' : 'allowed with your changes')}\n`);
+    return unchanged ? 'allow_once' : { modified };
   }
   const answer = ANSWERS[typed] ?? 'reject_once';
   // An agent's question has no "always": its yes is for this request only.

@@ -38,11 +38,16 @@ async function inEditor(io: CliIO, style: Style, editor: string, editable: Edita
         io.stderr.write(`  ${style.red(`${editor} exited with ${exit}; the arguments were not changed.`)} Set VISUAL or EDITOR to an editor that waits until you quit.\n`);
         return undefined;
       }
+      const before = text;
       text = readFileSync(file, 'utf8');
       const checked = checkEdit(text, editable);
-      if (checked.ok) return checked.value;
-      io.stderr.write(`  ${style.red(`✗ ${checked.problem}`)}\n  ${style.dim('[e] edit again (your edit is kept) · [n] no, do not run it')} `);
+      if (checked.ok && text !== before) return checked.value;
+      // An editor that returns at once (one that does not wait, like `code` without --wait) must not answer for the person.
+      const why = checked.ok ? style.yellow('The arguments were not changed.') : style.red(`✗ ${checked.problem}`);
+      const choices = checked.ok ? '[y] allow them as they are · [e] edit again · [n] no, do not run it' : '[e] edit again (your edit is kept) · [n] no, do not run it';
+      io.stderr.write(`  ${why}\n  ${style.dim(choices)} `);
       const again = ((await io.readLine(signal)) ?? '').trim().toLowerCase();
+      if (checked.ok && (again === 'y' || again === 'yes')) return checked.value;
       if (again !== 'e' && again !== 'edit') return undefined;
     }
   } finally {

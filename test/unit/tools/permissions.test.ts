@@ -292,6 +292,15 @@ describe('permission gate: Modify (a person edits the arguments, then allows)', 
     assert.equal(toolResultAttributes(result)['crow.tool.edited_arguments'], '{"path":"src/b.ts","content":"person\\n"}', 'the trace keeps both');
   });
 
+  it('takes arguments sent back unchanged (keys in any order) as a plain yes: no edit is told', async () => {
+    const { ask } = replies({ modified: { content: 'model\n', path: 'src/same.ts' } });
+    const result = await write(new PermissionGate({ policy: DEFAULT_POLICY, ask, protectedPaths }), 'src/same.ts');
+    assert.equal(result.status, 'success');
+    assert.equal(result.metadata.approval, 'allow_once');
+    assert.doesNotMatch(result.output, /edited/);
+    assert.equal(result.metadata.extra.editedArguments, undefined);
+  });
+
   it('refuses an edit that does not fit, whatever the door sent', async () => {
     const { ask } = replies({ modified: { path: 42 } });
     const result = await write(new PermissionGate({ policy: DEFAULT_POLICY, ask, protectedPaths }), 'src/c.ts');
