@@ -62,6 +62,7 @@ export function baseAgentFromDefinition(definition: BaseAgentDefinition, part: A
     ...(thinkingBudget !== undefined ? { thinkingBudget } : {}),
     ...(temperature !== undefined ? { temperature } : {}),
     compaction: compactionSettings(contextWindowOf(connection), environment.prompts, settings.compaction !== 'off'),
+    ...(definition.approvalTimeoutSeconds !== undefined ? { approvalTimeoutMs: definition.approvalTimeoutSeconds * 1000 } : {}),
   });
 }
 

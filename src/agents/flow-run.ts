@@ -39,6 +39,9 @@ export class FlowRun {
   /** Summed from each call's usage and its provider's prices (0 where none are configured). */
   private costUsd = 0;
   private readonly usage = emptyUsage();
+  /** What subagents started by this run's tool calls spent, their own subagents included: part of the prompt's totals. */
+  private readonly subagentUsage = emptyUsage();
+  private subagentCostUsd = 0;
   private readonly filesChanged = new Set<string>();
   /** A hook ended the run (continue: false): stop hooks do not get to send it on. */
   stoppedByHook = false;
@@ -91,9 +94,10 @@ export class FlowRun {
   /** Announces a message crossing between agents, as the receiver will read it. */
   handoff(from: string, to: string, purpose: HandoffPurpose, text: string): void {
     this.emit({ type: 'handoff', agent: from, to, purpose, text });
+    // Seed 000's own attribute names: OpenTelemetry's GenAI conventions have none for a handoff.
     const span = this.span.child('handoff', `handoff ${from} → ${to}`, {
       agent: from,
-      attributes: { 'crow.handoff.to': to, 'crow.handoff.purpose': purpose, 'crow.handoff.text': clip(text, 2_000) },
+      attributes: { 'handoff.from': from, 'handoff.to': to, 'handoff.prompt': clip(text, 2_000), 'crow.handoff.purpose': purpose },
     });
     span.end('ok');
   }
@@ -145,17 +149,21 @@ export class FlowRun {
   complete(ending: RunResult): RunResult {
     const { status, message } = ending;
     this.emit({ type: 'run_complete', agent: this.agents.name, status, message });
-    const u = this.usage;
+    // The span counts every token the prompt cost, its subagents' included; their share is kept apart too.
+    const u = addUsage(addUsage(emptyUsage(), this.usage), this.subagentUsage);
+    const s = this.subagentUsage;
     this.span.set({
       'crow.run.status': status,
       'crow.run.turns': this.turns,
       'crow.run.tool_calls': this.toolCalls,
-      'crow.cost_usd': this.costUsd,
+      'crow.cost_usd': this.costUsd + this.subagentCostUsd,
       'crow.run.files_changed': [...this.filesChanged],
       'gen_ai.usage.input_tokens': u.input + u.cacheRead + u.cacheWrite,
       'gen_ai.usage.output_tokens': u.output,
       'gen_ai.usage.cache_read.input_tokens': u.cacheRead,
       'gen_ai.usage.cache_creation.input_tokens': u.cacheWrite,
+      'crow.subagents.input_tokens': s.input + s.cacheRead + s.cacheWrite,
+      'crow.subagents.output_tokens': s.output,
     });
     this.span.end(status === 'error' ? 'error' : status === 'cancelled' ? 'cancelled' : 'ok', status === 'error' ? message : undefined);
     return { ...ending, turns: this.turns, usage: this.usage, filesChanged: [...this.filesChanged] };
@@ -212,6 +220,10 @@ export class FlowRun {
     const result = await stream.forEach((event) => {
       // Under a reviewer the primary's task_complete only hands the work over; it ends nothing.
       if (reviewed && event.type === 'task_complete') return;
+      if (event.type === 'subagent_usage') {
+        addUsage(this.subagentUsage, event.usage);
+        this.subagentCostUsd += event.costUsd ?? 0;
+      }
       this.emit(event);
     });
     this.turns += 1;

@@ -20,13 +20,11 @@ import { runExternalSubagent } from './external-subagent';
 import { ProviderQueue, providerConcurrency } from './provider-queue';
 import type { RunResult } from './run-result';
 import { reflect } from './subagent-reflection';
-import { firstLine } from '../vocabulary/text';
 import { hasSummarySection, reportSummary } from './report-summary';
+import { approveSubagent } from './subagent-approval';
 
 /** Levels of agents below the user: user → primary → subagent by default. */
 export const DEFAULT_MAX_DEPTH = 2;
-/** Parallel subagents per provider: one for servers of your own (often one request at a time), three for cloud APIs. */
-const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 120;
 
 export interface SubagentRunnerOptions {
   registry: AgentRegistry;
@@ -110,7 +108,8 @@ export class SubagentRunner implements SubagentLauncher {
         `${resolved.name} needs ${missing.join(', ')}, which ${ctx.agentName} does not have. A subagent never has tools its parent lacks: pick a subagent that needs only ${ctx.agentName}'s tools, or do the work yourself.`,
       );
     }
-    const approval = await this.approve(resolved, request.task, ctx);
+    const { approval, task } = await approveSubagent(resolved.name, resolved.base, request.task, ctx);
+    const edited = task !== request.task;
     if (approval !== 'allowed' && approval !== 'not needed') {
       return failure('denied', `${resolved.name} was not started: approval ${approval === 'timeout' ? 'timed out' : approval === 'unavailable' ? 'could not be asked for (nobody to ask)' : 'was denied'}.`, { approval });
     }
@@ -121,8 +120,11 @@ export class SubagentRunner implements SubagentLauncher {
       return failure('cancelled', `${resolved.name} was cancelled before it started.`);
     }
     try {
-      if (resolved.base.external) return await this.runExternal(resolved, request.task, ctx, policy, approval);
-      return await this.runChild(resolved, request.task, ctx, policy, depth, approval, granted);
+      const given = edited ? 'allowed with an edited task' : approval;
+      const outcome = resolved.base.external
+        ? await this.runExternal(resolved, task, ctx, policy, given)
+        : await this.runChild(resolved, task, ctx, policy, depth, given, granted);
+      return edited ? { ...outcome, result: `${outcome.result.trimEnd()}\n\n[The user edited the task before allowing ${resolved.name} to start. It ran with: ${JSON.stringify(task)}]\n` } : outcome;
     } finally {
       release();
     }
@@ -234,27 +236,6 @@ export class SubagentRunner implements SubagentLauncher {
     const primary = session.sessionFor('primary', agent.primary.name);
     const last = [...primary.entries].reverse().find((entry) => entry.kind === 'assistant_text');
     return { result, text: last?.kind === 'assistant_text' ? last.text : '' };
-  }
-
-  private async approve(resolved: Resolved, task: string, ctx: ToolContext): Promise<string> {
-    const categories = resolved.base.requiresApproval ?? [];
-    if (categories.length === 0) return 'not needed';
-    const seconds = resolved.base.approvalTimeoutSeconds ?? DEFAULT_APPROVAL_TIMEOUT_SECONDS;
-    const decision = await ctx.permissions.approve(
-      {
-        tool: 'task',
-        callId: ctx.callId,
-        agent: ctx.agentName,
-        category: categories[0]!,
-        title: `Start subagent ${resolved.name} (it may ${categories.join(', ')}): ${firstLine(task, 200)}`,
-        paths: [],
-        alwaysScope: `subagent ${resolved.name}`,
-      },
-      ctx.signal,
-      seconds * 1000,
-    );
-    ctx.span?.set({ 'crow.subagent.approval': decision, 'crow.subagent.approval_timeout_s': seconds });
-    return decision;
   }
 
   private resolve(name: string): Resolved | string {

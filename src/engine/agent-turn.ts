@@ -49,6 +49,8 @@ export interface BaseAgentOptions {
   policy?: PermissionPolicy;
   /** Keeps long sessions inside the model's context window; no compaction without it. */
   compaction?: CompactionSettings;
+  /** How long the agent's own requests for approval (request_approval) wait for the person: its definition's approval_timeout. */
+  approvalTimeoutMs?: number;
 }
 
 /** What a turn runs with besides the session. The session-scoped parts are shared by every agent of a session. */
@@ -349,6 +351,7 @@ export class Turn {
       report: this.emit,
       outputs,
       ...(hooks ? { hooks } : {}),
+      ...(this.options.approvalTimeoutMs !== undefined ? { approvalTimeoutMs: this.options.approvalTimeoutMs } : {}),
     };
   }
 

@@ -5,6 +5,7 @@ import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../config/paths';
 import { Redactor } from '../telemetry/redact';
 import type { HistoryEntry } from './history';
 import type { InternalMeta, SessionMeta, SessionStore } from './session-store';
+import { type AgentMetadata, type SessionMetadata, sessionMetadata } from './session-metadata';
 
 /** Longest tool output shown in a markdown transcript; the JSON export keeps everything. */
 const MAX_OUTPUT_CHARS = 4_000;
@@ -14,14 +15,26 @@ const MAX_OUTPUT_CHARS = 4_000;
  * session with [[wikilinks]] to one transcript per internal agent, each with
  * YAML frontmatter linking back to its parent and siblings. Subagents' sessions
  * are written alongside, each linked from the task call that started it and
- * linking back to that transcript with `parent:`. Returns the folder.
+ * linking back to that transcript with `parent:`. Each note's frontmatter
+ * carries its metadata (status, model, tokens, cost, when it started and
+ * completed, `subagent_of`), and `metadata.json` holds all of it for the
+ * session and its subagents (see SessionMetadata). Returns the folder.
  */
 export function exportMarkdown(store: SessionStore, id: string, outDir: string, redactor = new Redactor()): string {
   const meta = store.meta(id);
   const folder = join(outDir, `${isoDate(meta.createdAt)}-${slug(meta.title || meta.id)}`);
   mkdirSync(folder, { recursive: true, mode: PRIVATE_DIR_MODE });
-  writeSession({ store, folder, redactor, children: childrenByParent(store) }, meta, 'session');
+  const metadata = sessionMetadata(store, id);
+  writeSession({ store, folder, redactor, children: childrenByParent(store), metadata: byId(metadata) }, meta, 'session');
+  writeFileSync(join(folder, 'metadata.json'), `${JSON.stringify(redactor.value(metadata), null, 2)}\n`, { mode: PRIVATE_FILE_MODE });
   return folder;
+}
+
+/** Every session of a metadata tree by its id. */
+function byId(metadata: SessionMetadata, into = new Map<string, SessionMetadata>()): Map<string, SessionMetadata> {
+  into.set(metadata.session_id, metadata);
+  for (const child of metadata.subagents) byId(child, into);
+  return into;
 }
 
 interface ExportScope {
@@ -30,6 +43,7 @@ interface ExportScope {
   redactor: Redactor;
   /** Stored subagent sessions by the internal session that started them. */
   children: Map<string, SessionMeta[]>;
+  metadata: Map<string, SessionMetadata>;
 }
 
 /** Writes one session's notes under `name`, its subagents' below it; `parent` links a subagent's notes to its parent transcript. */
@@ -46,9 +60,11 @@ function writeSession(scope: ExportScope, meta: SessionMeta, name: string, paren
       writeSession(scope, child, childName, names.get(internal.id));
     }
   }
-  write(name, sessionNote(meta, names, [...subagents.values()], parent));
+  const metadata = scope.metadata.get(meta.id);
+  write(name, sessionNote(meta, names, [...subagents.values()], parent, metadata));
   for (const internal of meta.internal) {
-    write(names.get(internal.id)!, transcriptNote(meta, internal, histories.get(internal.id) ?? [], names, name, subagents));
+    const agent = metadata?.agents.find((a) => a.session_id === internal.id);
+    write(names.get(internal.id)!, transcriptNote(meta, internal, histories.get(internal.id) ?? [], names, name, subagents, agent));
   }
 }
 
@@ -62,20 +78,50 @@ function childrenByParent(store: SessionStore): Map<string, SessionMeta[]> {
   return children;
 }
 
-/** Everything stored about a session, as one JSON document, secrets redacted. */
+/** Everything stored about a session, as one JSON document, secrets redacted; `metadata` as in metadata.json. */
 export function exportJson(store: SessionStore, id: string, redactor = new Redactor()): string {
   const meta = store.meta(id);
   const histories = Object.fromEntries(store.histories(id));
-  return JSON.stringify(redactor.value({ meta, histories, spans: store.spans(id) }), null, 2);
+  return JSON.stringify(redactor.value({ meta, metadata: sessionMetadata(store, id), histories, spans: store.spans(id) }), null, 2);
 }
 
-function sessionNote(meta: SessionMeta, names: Map<string, string>, subagents: string[], parent: string | undefined): string {
+/** Seed 002's frontmatter fields of a session (subagent_of, agent_name and spawned_at for a subagent's). */
+function metadataFront(metadata: SessionMetadata | undefined): Record<string, unknown> {
+  if (!metadata) return {};
+  return {
+    ...(metadata.subagent_of !== undefined ? { subagent_of: metadata.subagent_of, agent_name: metadata.agent, spawned_at: metadata.started_at } : {}),
+    ...(metadata.primary_agent !== undefined ? { primary_agent: metadata.primary_agent } : {}),
+    status: metadata.status,
+    ...(metadata.model !== undefined ? { model: metadata.model } : {}),
+    tokens: metadata.tokens,
+    input_tokens: metadata.input_tokens,
+    output_tokens: metadata.output_tokens,
+    cost_usd: metadata.cost_usd,
+    started_at: metadata.started_at,
+    ...(metadata.completed_at !== undefined ? { completed_at: metadata.completed_at } : {}),
+  };
+}
+
+function agentFront(agent: AgentMetadata | undefined): Record<string, unknown> {
+  if (!agent) return {};
+  return {
+    ...(agent.model !== undefined ? { model: agent.model } : {}),
+    tokens: agent.tokens,
+    input_tokens: agent.input_tokens,
+    output_tokens: agent.output_tokens,
+    cost_usd: agent.cost_usd,
+    ...(agent.completed_at !== undefined ? { completed_at: agent.completed_at } : {}),
+  };
+}
+
+function sessionNote(meta: SessionMeta, names: Map<string, string>, subagents: string[], parent: string | undefined, metadata: SessionMetadata | undefined): string {
   const front = {
     session_id: meta.id,
     title: meta.title,
     agent: meta.agentName,
     cwd: meta.cwd,
     ...(parent !== undefined ? { parent: `[[${parent}]]` } : {}),
+    ...metadataFront(metadata),
     created_at: new Date(meta.createdAt).toISOString(),
     updated_at: new Date(meta.updatedAt).toISOString(),
     agents: meta.internal.map((m) => `[[${names.get(m.id)}]]`),
@@ -96,6 +142,7 @@ function transcriptNote(
   names: Map<string, string>,
   sessionName: string,
   subagents: Map<string, string>,
+  agent: AgentMetadata | undefined,
 ): string {
   const front = {
     session_id: internal.id,
@@ -105,6 +152,7 @@ function transcriptNote(
     agent: internal.agentName,
     siblings: internal.siblingIds.map((s) => `[[${names.get(s)}]]`),
     started_at: new Date(internal.createdAt).toISOString(),
+    ...agentFront(agent),
     entries: history.length,
   };
   const body = history.map((entry) => renderEntry(entry, internal.agentName, subagents)).filter((text) => text !== '');

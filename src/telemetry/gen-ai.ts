@@ -85,7 +85,7 @@ export interface ToolResultFacts {
   status: string;
   output: string;
   error?: string;
-  metadata: { durationMs: number; filesModified: readonly string[]; diff?: string };
+  metadata: { durationMs: number; filesModified: readonly string[]; diff?: string; extra?: Record<string, unknown> };
 }
 
 export function toolResultAttributes(result: ToolResultFacts): Attributes {
@@ -95,5 +95,9 @@ export function toolResultAttributes(result: ToolResultFacts): Attributes {
     'crow.tool.files_modified': [...result.metadata.filesModified],
     'crow.tool.output': clipCounted(result.status === 'success' ? result.output : `${result.error ?? ''}\n${result.output}`.trim(), MAX_CONTENT_CHARS),
     ...(result.metadata.diff !== undefined ? { 'crow.tool.diff': clipCounted(result.metadata.diff, MAX_CONTENT_CHARS) } : {}),
+    // The arguments a person edited before allowing the call: gen_ai.tool.call.arguments keeps the model's.
+    ...(result.metadata.extra?.editedArguments !== undefined
+      ? { 'crow.tool.edited_arguments': clipCounted(JSON.stringify(result.metadata.extra.editedArguments), MAX_ARGUMENT_CHARS) }
+      : {}),
   };
 }

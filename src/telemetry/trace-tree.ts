@@ -64,7 +64,8 @@ function details(span: SpanRecord): string {
   if (span.kind === 'tool' && Array.isArray(a['crow.tool.files_modified']) && a['crow.tool.files_modified'].length > 0) {
     parts.push(`changed ${a['crow.tool.files_modified'].join(', ')}`);
   }
-  if (span.kind === 'handoff') parts.push(`${String(a['crow.handoff.purpose'])} → ${String(a['crow.handoff.to'])}`);
+  // Traces stored before the seed's names were used carry crow.handoff.to.
+  if (span.kind === 'handoff') parts.push(`${String(a['crow.handoff.purpose'])} → ${String(a['handoff.to'] ?? a['crow.handoff.to'])}`);
   if (span.kind === 'prompt' && typeof a['crow.run.status'] === 'string') parts.push(`run ${a['crow.run.status']}`);
   if (span.kind === 'hook') {
     if (typeof a['crow.hook.decision'] === 'string') parts.push(a['crow.hook.decision']);

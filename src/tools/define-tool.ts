@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { errorText } from '../vocabulary/text';
-import type { PermissionAnswer, PermissionRequest } from './permissions';
+import type { EditableArguments, PermissionAnswer, PermissionRequest } from './permissions';
 import type { PermissionCategory } from '../vocabulary/permission-types';
 import { commandAlwaysScope } from './command-rules';
 import type { Tool, ToolContext, ToolKind, ToolLocation, ToolOutput, ToolResult } from './tool';
@@ -82,9 +82,11 @@ export function defineTool<Schema extends z.ZodObject>(def: ToolDefinition<Schem
       const started = performance.now();
       let waited = 0;
       let approval: PermissionAnswer | undefined;
+      /** The arguments the person allowed the call with instead of the model's, when they edited them. */
+      let edited: Record<string, unknown> | undefined;
       const finish = (partial: Omit<ToolResult, 'metadata'>, out?: ToolOutput, kept: KeptOutput = {}): ToolResult => ({
         ...partial,
-        output: withNote(capOutput(partial.output, maxOutputChars), kept),
+        output: withEditedNote(withNote(capOutput(partial.output, maxOutputChars), kept), edited),
         ...(out?.images?.length ? { images: out.images } : {}),
         metadata: {
           filesModified: out?.filesModified ?? [],
@@ -93,7 +95,12 @@ export function defineTool<Schema extends z.ZodObject>(def: ToolDefinition<Schem
           ...(waited > 0 ? { waitedMs: Math.round(waited) } : {}),
           ...(out?.setupMs !== undefined ? { setupMs: Math.round(out.setupMs) } : {}),
           ...(approval !== undefined ? { approval } : {}),
-          extra: { ...out?.extra, ...(kept.saved ? { savedOutput: kept.saved.path } : {}), ...(kept.error !== undefined ? { savedOutputError: kept.error } : {}) },
+          extra: {
+            ...out?.extra,
+            ...(edited ? { editedArguments: edited } : {}),
+            ...(kept.saved ? { savedOutput: kept.saved.path } : {}),
+            ...(kept.error !== undefined ? { savedOutputError: kept.error } : {}),
+          },
         },
       });
 
@@ -105,10 +112,21 @@ export function defineTool<Schema extends z.ZodObject>(def: ToolDefinition<Schem
       const refused = def.sandboxed ? ctx.workspace.commandsRefused : undefined;
       if (refused !== undefined) return finish({ status: 'error', output: '', error: refused });
 
+      let value = args.value;
       if (def.permission !== 'none') {
-        const request = approvalRequest(def, tool, args.value, def.permission, ctx, summarize);
+        const request = {
+          ...approvalRequest(def, tool, value, def.permission, ctx, summarize),
+          editable: editableArguments(def.parameters, inputSchema, args.json),
+        };
         const asking = performance.now();
-        const verdict = await ctx.permissions.authorize(request, ctx.signal);
+        let verdict = await ctx.permissions.authorize(request, ctx.signal);
+        if (verdict.allowed && verdict.modified) {
+          const changed = def.parameters.safeParse(verdict.modified);
+          if (!changed.success) return finish({ status: 'error', output: '', error: `Not run: the edited arguments do not fit ${def.name}'s parameters.` });
+          edited = verdict.modified;
+          value = changed.data;
+          verdict = await ctx.permissions.confirmEdited(request, approvalRequest(def, tool, value, def.permission, ctx, summarize), ctx.signal);
+        }
         // Time a person took to answer is theirs, not the tool's.
         if (verdict.allowed && verdict.how === 'user') waited = performance.now() - asking;
         if (ctx.signal.aborted) return finish({ status: 'cancelled', output: '', error: 'Cancelled while waiting for approval.' });
@@ -118,11 +136,11 @@ export function defineTool<Schema extends z.ZodObject>(def: ToolDefinition<Schem
         }
       }
 
-      const undo = await recordForUndo(def, tool, args.value, ctx);
+      const undo = await recordForUndo(def, tool, value, ctx);
       // The call's own work starts now, once approved: its progress and its whole output are followed from here.
       const output = new CallOutput(ctx, def.name);
       try {
-        const out = await def.execute(args.value, output.begin());
+        const out = await def.execute(value, output.begin());
         if (undo.watch) await addChangedFiles(out, undo.watch, ctx);
         if (undo.error !== undefined) out.extra = { ...out.extra, undoError: undo.error };
         const kept = await output.keep(out, maxOutputChars);
@@ -235,7 +253,39 @@ async function addChangedFiles(out: ToolOutput, watch: CommandWatch, ctx: ToolCo
   }
 }
 
-type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
+type Parsed<T> = { ok: true; value: T; json: unknown } | { ok: false; error: string };
+
+/** The model's arguments as a person may edit them, checked against the tool's parameters. */
+function editableArguments(schema: z.ZodObject, jsonSchema: Record<string, unknown>, json: unknown): EditableArguments {
+  const args = typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as Record<string, unknown>) : {};
+  return {
+    arguments: args,
+    schema: jsonSchema,
+    check(edited) {
+      if (typeof edited !== 'object' || edited === null || Array.isArray(edited)) return 'the arguments must be one JSON object';
+      const parsed = schema.safeParse(edited);
+      return parsed.success ? undefined : issues(parsed.error).join('; ');
+    },
+  };
+}
+
+/**
+ * The output of a call a person edited, ending with what the model must
+ * know: it ran, but not as sent. Last, so that doors summing a result up by
+ * its first line still show the tool's own words.
+ */
+function withEditedNote(output: string, edited: Record<string, unknown> | undefined): string {
+  if (!edited) return output;
+  const note = `[The user edited this call's arguments before allowing it. It ran with: ${JSON.stringify(edited)}]`;
+  return output === '' || output.endsWith('\n') ? `${output}${note}` : `${output}\n${note}`;
+}
+
+function issues(error: z.ZodError): string[] {
+  return error.issues.map((issue) => {
+    const field = issue.path.length > 0 ? issue.path.join('.') : '(arguments)';
+    return `${field}: ${issue.message}`;
+  });
+}
 
 /** The arguments as the tool takes them; `rewrittenBy` names the hook whose arguments they are, for the error when they do not fit. */
 function parseArguments<Schema extends z.ZodObject>(
@@ -254,11 +304,8 @@ function parseArguments<Schema extends z.ZodObject>(
     };
   }
   const parsed = schema.safeParse(json);
-  if (parsed.success) return { ok: true, value: parsed.data };
-  const problems = parsed.error.issues.map((issue) => {
-    const field = issue.path.length > 0 ? issue.path.join('.') : '(arguments)';
-    return `${field}: ${issue.message}`;
-  });
+  if (parsed.success) return { ok: true, value: parsed.data, json };
+  const problems = issues(parsed.error);
   if (rewrittenBy !== undefined) {
     return { ok: false, error: `Invalid arguments for ${tool} as ${rewrittenBy} rewrote them: ${problems.join('; ')}. Not run; the hook's updatedInput must fit the tool's parameters.` };
   }

@@ -11,52 +11,9 @@ import { ProtectedPaths } from './protected-paths';
 import { RememberedAnswers } from './remembered-answers';
 
 export { RememberedAnswers };
+export type { AskFn, ApprovalOutcome, EditableArguments, PermissionAnswer, PermissionReply, PermissionRequest, PermissionVerdict } from './permission-request';
+import type { AskFn, ApprovalOutcome, PermissionReply, PermissionRequest, PermissionVerdict } from './permission-request';
 import { PERMISSION_CATEGORIES, type PermissionCategory, type PermissionPolicy, type PermissionRule } from '../vocabulary/permission-types';
-
-
-/** What a tool call wants to do, in words a person can decide on. */
-export interface PermissionRequest {
-  tool: string;
-  callId: string;
-  agent: string;
-  category: PermissionCategory;
-  /** e.g. "Edit src/app.ts" or "Run: npm test". */
-  title: string;
-  /** The command line, for execute requests. */
-  command?: string;
-  /** The command's working folder, relative to the workspace root (default: the root). */
-  cwd?: string;
-  /** The command runs in the workspace's sandbox (see PermissionPolicy.executeBySandbox). */
-  sandboxed?: boolean;
-  /** Workspace-relative paths the call touches. */
-  paths: string[];
-  /** What "always" would cover, e.g. "all file changes" or `commands starting with "npm test"`. */
-  alwaysScope: string;
-  /** The change a write would make, as a unified diff, for whoever is asked (undefined when it cannot be worked out beforehand). */
-  diff?: () => Promise<string | undefined>;
-  /**
-   * Set by the gate on the request it asks about when the call would change
-   * protected paths (.crow/, .git/, .vscode/, the user's config folder):
-   * such calls are asked every time, whatever the policy or earlier answers.
-   */
-  protectedPaths?: string[];
-  /**
-   * A pre_tool_use hook's word on the call: `allow` runs it without asking
-   * unless the policy or a remembered answer denies it, `ask` asks a person
-   * even where the policy would allow it. Protected paths are asked either way.
-   */
-  hook?: 'allow' | 'ask';
-}
-
-export type PermissionAnswer = 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always';
-
-/** Asks a person. Resolves `reject_once` when the signal aborts or nobody can answer. */
-export type AskFn = (request: PermissionRequest, signal: AbortSignal) => Promise<PermissionAnswer>;
-
-/** `answer` is a person's, when one was asked. */
-export type PermissionVerdict =
-  | { allowed: true; how: 'policy' | 'remembered' | 'user' | 'hook'; answer?: PermissionAnswer }
-  | { allowed: false; reason: string; answer?: PermissionAnswer };
 
 export interface PermissionGateOptions {
   policy: PermissionPolicy;
@@ -173,8 +130,16 @@ export class PermissionGate {
    * Asks a person once, outside any policy (an approval gate), waiting at
    * most `timeoutMs`. Nobody to ask counts as `unavailable`.
    */
-  async approve(request: PermissionRequest, signal: AbortSignal, timeoutMs: number): Promise<'allowed' | 'denied' | 'timeout' | 'unavailable'> {
-    if (!this.ask) return 'unavailable';
+  async approve(request: PermissionRequest, signal: AbortSignal, timeoutMs: number): Promise<ApprovalOutcome['decision']> {
+    return (await this.askOnce(request, signal, timeoutMs)).decision;
+  }
+
+  /**
+   * As approve, with the arguments a person allowed instead when the
+   * request was `editable` and they changed them (checked again here).
+   */
+  async askOnce(request: PermissionRequest, signal: AbortSignal, timeoutMs: number): Promise<ApprovalOutcome> {
+    if (!this.ask) return { decision: 'unavailable' };
     const timeout = new AbortController();
     let timer: NodeJS.Timeout | undefined;
     // The race keeps the promise even for an asker that ignores its signal.
@@ -186,8 +151,12 @@ export class PermissionGate {
     });
     try {
       const answer = await Promise.race([this.ask(request, AbortSignal.any([signal, timeout.signal])), expired]);
-      if (answer === 'timeout') return 'timeout';
-      return answer === 'allow_once' || answer === 'allow_always' ? 'allowed' : 'denied';
+      if (answer === 'timeout') return { decision: 'timeout' };
+      if (typeof answer === 'object') {
+        const fits = request.editable !== undefined && request.editable.check(answer.modified) === undefined;
+        return fits ? { decision: 'allowed', modified: answer.modified } : { decision: 'denied' };
+      }
+      return { decision: answer === 'allow_once' || answer === 'allow_always' ? 'allowed' : 'denied' };
     } finally {
       clearTimeout(timer);
     }
@@ -242,8 +211,40 @@ export class PermissionGate {
     return this.answered(request, judgement, await this.ask(asked, signal));
   }
 
+  /**
+   * The verdict on a call the person allowed with arguments they edited
+   * (`edited`, built from them as the tool builds any request): the
+   * policy's denials and remembered "never"s still hold, and an edit that
+   * reaches protected paths the first request did not is asked about again
+   * as it now stands (this time without offering another edit).
+   */
+  async confirmEdited(first: PermissionRequest, edited: PermissionRequest, signal: AbortSignal): Promise<PermissionVerdict> {
+    const judgement = edited.command !== undefined ? judgeCommand(edited.command) : undefined;
+    const denied = this.deniedWithoutAsking(edited, judgement);
+    if (denied && !denied.allowed) return { ...denied, reason: `${denied.reason.replace(/\.$/, '')} (the call as the user edited it).` };
+    const before = new Set(this.protectedTargets(first, first.command !== undefined ? judgeCommand(first.command) : undefined));
+    const guarded = this.protectedTargets(edited, judgement);
+    if (guarded.some((path) => !before.has(path))) {
+      const { editable: _editable, ...again } = edited;
+      return this.authorizeProtected(again, guarded, judgement, signal);
+    }
+    return { allowed: true, how: 'user', answer: 'allow_once' };
+  }
+
   /** Records an "always" or "never" answer and turns the answer into a verdict. */
-  private answered(request: PermissionRequest, judgement: CommandJudgement | undefined, answer: PermissionAnswer): PermissionVerdict {
+  private answered(request: PermissionRequest, judgement: CommandJudgement | undefined, reply: PermissionReply): PermissionVerdict {
+    // Arguments sent back as they were are a plain yes: the model is not told of an edit that changed nothing.
+    if (typeof reply === 'object' && request.editable && sameJson(reply.modified, request.editable.arguments)) return this.answered(request, judgement, 'allow_once');
+    if (typeof reply === 'object') {
+      // Only for an editable request, and only arguments that fit: a door that sent anything else gets a no.
+      const problem = request.editable ? request.editable.check(reply.modified) : 'this call cannot be edited';
+      if (problem !== undefined) {
+        return { allowed: false, reason: `Not run: the edited arguments were not accepted (${problem}).`, answer: 'reject_once' };
+      }
+      this.caps?.restart(request.category);
+      return { allowed: true, how: 'user', answer: 'allow_once', modified: reply.modified };
+    }
+    const answer = reply;
     // A person's yes starts the cap's count over: the next automatic approvals are theirs to cap again.
     if (answer === 'allow_once' || answer === 'allow_always') this.caps?.restart(request.category);
     if (answer === 'allow_always' || answer === 'reject_always') {
@@ -312,6 +313,15 @@ export class PermissionGate {
     const reason = uncoveredReason(entriesOf(this.policy.allowCommands), judgement);
     return reason ? ` (The allowed commands do not cover it: ${reason}.)` : '';
   }
+}
+
+/** Whether two JSON values are the same, keys in any order. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null) return a === b;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  return keys.every((key) => Object.hasOwn(b, key) && sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]));
 }
 
 function entriesOf(texts: readonly string[]): CommandEntry[] {

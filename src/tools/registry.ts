@@ -5,6 +5,7 @@ import { globTool } from './builtin/glob';
 import { grepTool } from './builtin/grep';
 import { listDirectoryTool } from './builtin/list-directory';
 import { readFileTool } from './builtin/read-file';
+import { requestApprovalTool } from './builtin/request-approval';
 import { taskCompleteTool } from './builtin/task-complete';
 import { taskTool } from './builtin/task';
 import { thinkTool } from './builtin/think';
@@ -70,7 +71,7 @@ export interface BuiltinToolOptions {
 
 /**
  * The tools every agent can be given: files, search, shell, web, the todo
- * list, thinking and finishing. Settings satisfy the options as they are:
+ * list, subagents, asking the person for approval, thinking and finishing. Settings satisfy the options as they are:
  * builtinTools(settings).
  */
 export function builtinTools(options: BuiltinToolOptions = {}): Tool[] {
@@ -87,6 +88,7 @@ export function builtinTools(options: BuiltinToolOptions = {}): Tool[] {
     todoWriteTool,
     todoReadTool,
     taskTool,
+    requestApprovalTool,
     thinkTool,
     taskCompleteTool,
   ];

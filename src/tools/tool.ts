@@ -76,6 +76,8 @@ export interface ToolContext {
   depth?: number;
   /** The prompt's spending limits: a subagent's model calls are checked against them too. */
   budget?: Budget;
+  /** How long the agent's own request_approval waits for the person (its definition's approval_timeout); default five minutes. */
+  approvalTimeoutMs?: number;
   /** Reports progress of long work (a subagent's steps) into the turn's event stream. */
   report?: (event: SubagentReport) => void;
   /** Reports what the call has done so far while it runs; the engine shows it as tool_progress events. */

@@ -207,6 +207,35 @@ describe('chat view in headless Chromium', function () {
     assert.equal(await page().locator('.approval[data-id="ask-2"] .approval-outcome').innerText(), 'No longer needed');
   });
 
+  it("Edit opens the call's arguments; Allow with these arguments posts them; a refused edit shows why and keeps the text", async () => {
+    const args = JSON.stringify({ command: 'npm test -- --grep greet' }, null, 2);
+    await view.send({ type: 'approval', request: { ...APPROVAL, id: 'ask-e', arguments: args } });
+    const approval = page().locator('.approval[data-id="ask-e"]');
+    assert.deepEqual(await approval.locator('button[data-decision]').allInnerTexts(), ['Allow once', 'Always allow', 'Deny', 'Edit…']);
+    await approval.locator('button[data-decision="edit"]').click();
+    const text = approval.locator('textarea.approval-arguments');
+    assert.equal(await text.inputValue(), args);
+    await text.fill('{"command": 5}');
+    await approval.locator('button[data-decision="allow_edited"]').click();
+    assert.deepEqual(await view.takePosted(), [{ type: 'approve_edited', id: 'ask-e', arguments: '{"command": 5}' }]);
+    assert.equal(await approval.locator('button[data-decision="allow_once"]').isDisabled(), true, 'waiting for the host');
+    await view.send({ type: 'approval_invalid', id: 'ask-e', problem: 'command: expected string, received number' });
+    assert.equal(await approval.locator('.approval-problem').innerText(), 'command: expected string, received number');
+    assert.equal(await text.inputValue(), '{"command": 5}', 'the edit is kept');
+    assert.equal(await approval.locator('button[data-decision="allow_edited"]').isDisabled(), false, 'another try is possible');
+    await text.fill('{"command": "npm test"}');
+    await approval.locator('button[data-decision="allow_edited"]').click();
+    assert.deepEqual(await view.takePosted(), [{ type: 'approve_edited', id: 'ask-e', arguments: '{"command": "npm test"}' }]);
+    await view.send({ type: 'approval_done', id: 'ask-e', decision: 'allow_edited' });
+    assert.equal(await approval.locator('textarea').count(), 0);
+    assert.equal(await approval.locator('.approval-outcome').innerText(), 'Allowed with your changes');
+
+    await view.send({ type: 'approval', request: { ...APPROVAL, id: 'ask-q', title: 'Drop the cache?', command: undefined, paths: [], question: { details: 'It rebuilds in a minute.' } } });
+    const question = page().locator('.approval[data-id="ask-q"]');
+    assert.match(await question.innerText(), /Approval requested[\s\S]*Drop the cache\?[\s\S]*It rebuilds in a minute\./i);
+    assert.deepEqual(await question.locator('button[data-decision]').allInnerTexts(), ['Approve', 'Deny'], 'no "always" for a question');
+  });
+
   it('meters the session in one quiet line once something was spent, with the detail in its tooltip', async () => {
     const meter = page().locator('#meter');
     assert.equal(await meter.isVisible(), false, 'nothing spent: no meter taking room');

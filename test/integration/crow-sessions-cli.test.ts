@@ -64,7 +64,7 @@ describe('crow sessions and crow trace', () => {
     try {
       const { stdout } = await run('sessions', 'export', fx.session.id, '--out', out);
       const folder = stdout.replace('Exported to ', '').trim();
-      assert.deepEqual(readdirSync(folder).sort(), ['builder.md', 'reviewer.md', 'session.md']);
+      assert.deepEqual(readdirSync(folder).sort(), ['builder.md', 'metadata.json', 'reviewer.md', 'session.md']);
       const session = readFileSync(join(folder, 'session.md'), 'utf8');
       assert.match(session, /^---\nsession_id: /);
       assert.match(session, /- primary: \[\[builder\]\] \(builder\)/);
@@ -72,6 +72,10 @@ describe('crow sessions and crow trace', () => {
       assert.match(reviewer, /parent: "\[\[session\]\]"/);
       assert.match(reviewer, /siblings:\n  - "\[\[builder\]\]"/);
       assert.match(reviewer, /## From builder/);
+      // Each agent's transcript says what its own calls used: the builder's 150 tokens, the reviewer's none.
+      assert.match(readFileSync(join(folder, 'builder.md'), 'utf8'), /^model: scripted-model\ntokens: 150\n/m);
+      assert.match(reviewer, /^tokens: 0\n/m);
+      assert.match(session, /^status: completed\nmodel: scripted-model\ntokens: 150\n/m);
     } finally {
       rmSync(out, { recursive: true, force: true });
     }

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { SessionUpdate } from '@agentclientprotocol/sdk';
 import { FakeLlmServer, type ScriptedReply } from '../../src/testing/fake-llm-server';
-import { ChatController, type ViewActions } from '../../src/adapters/vscode/chat/chat-controller';
+import { ChatController } from '../../src/adapters/vscode/chat/chat-controller';
 import type { ChatHost } from '../../src/adapters/vscode/chat/chat-session';
 import { readConfiguration } from '../../src/adapters/vscode/configuration';
 import { dataHome } from '../../src/config/paths';
@@ -23,6 +23,7 @@ import type { HostMessage, TranscriptEvent } from '../../webview/chat/protocol';
 import { CROW, runCrow, startAcp, until } from '../support/crow-binary';
 import { userConfigDir } from '../support/doors';
 import { isolatedEnv } from '../support/isolated-env';
+import { quietViewActions } from '../support/view-actions';
 
 const FIXTURE = resolve(__dirname, '../fixtures/mcp-server.ts');
 const call = (name: string, args: unknown, text?: string): ScriptedReply => ({
@@ -233,19 +234,7 @@ function chat(root: string, home: string, extra: Record<string, string>): { cont
     configuration: () => readConfiguration(() => undefined),
     workspace: () => new NodeWorkspace(root),
   };
-  const view: ViewActions = {
-    openDiff: async () => undefined,
-    openFile: async () => undefined,
-    showTrace: async () => undefined,
-    sessionsChanged: () => undefined,
-    previewChange: async () => undefined,
-    openSettings: async () => undefined,
-    showLog: () => undefined,
-    storeKey: async () => undefined,
-    useProvider: async () => undefined,
-    copyText: async () => undefined,
-    insertAtCursor: async () => undefined,
-  };
+  const view = quietViewActions();
   const controller: ChatController = new ChatController(host, (message) => {
     posted.push(structuredClone(message));
     if (message.type === 'approval') void controller.handle({ type: 'approve', id: message.request.id, decision: 'allow_once' });

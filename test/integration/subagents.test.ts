@@ -16,7 +16,7 @@ import { ACPSession } from '../../src/session/acp-session';
 import { SessionStore } from '../../src/session/session-store';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
 import { NodeWorkspace } from '../../src/tools/node-workspace';
-import { PermissionGate, type AskFn } from '../../src/tools/permissions';
+import { PermissionGate, type AskFn, type PermissionRequest } from '../../src/tools/permissions';
 import { DEFAULT_POLICY, type PermissionPolicy } from '../../src/vocabulary/permission-types';
 import { builtinTools } from '../../src/tools/registry';
 import { buildTraceTrees } from '../../src/telemetry/trace-tree';
@@ -96,7 +96,10 @@ describe('subagents: the task tool', () => {
       { blocks: [{ type: 'tool_call', name: 'read_file', arguments: { path: 'notes.txt' } }] },
       { blocks: [{ type: 'text', text: 'notes.txt holds one line: "The notes."' }, { type: 'tool_call', name: 'task_complete', arguments: { summary: 'Read notes.txt: one line.' } }] },
     );
-    const { agent, session, parentProvider, store } = setup([{ toolCalls: [taskCall('scout', 'Read notes.txt and report what it says.')] }, { text: 'The scout read it.' }]);
+    const { agent, session, parentProvider, store } = setup([
+      { toolCalls: [taskCall('scout', 'Read notes.txt and report what it says.')], usage: { input: 1000, output: 100 } },
+      { text: 'The scout read it.', usage: { input: 2000, output: 20 } },
+    ]);
     session.sessionFor('primary', 'lead').addUserMessage('An earlier, private conversation.');
 
     const { events } = await run(agent, session);
@@ -124,6 +127,15 @@ describe('subagents: the task tool', () => {
     const [tree] = buildTraceTrees(session.trace.spans);
     const taskSpan = tree!.children.find((c) => c.span.kind === 'agent_turn')!.children.find((c) => c.span.kind === 'tool')!;
     assert.equal(taskSpan.children[0]!.span.kind, 'subagent', 'the subagent hangs below the task call');
+    // The prompt's span counts every token the prompt cost: the lead's own and the scout's.
+    const scoutTokens = usage.reduce((sum, e) => sum + e.usage.input + e.usage.cacheRead + e.usage.cacheWrite, 0);
+    const scoutOut = usage.reduce((sum, e) => sum + e.usage.output, 0);
+    assert.ok(scoutTokens > 0);
+    assert.equal(tree!.span.kind, 'prompt');
+    assert.equal(tree!.span.attributes['gen_ai.usage.input_tokens'], 1000 + 2000 + scoutTokens);
+    assert.equal(tree!.span.attributes['gen_ai.usage.output_tokens'], 100 + 20 + scoutOut);
+    assert.equal(tree!.span.attributes['crow.subagents.input_tokens'], scoutTokens);
+    assert.equal(taskSpan.children[0]!.span.attributes['gen_ai.usage.input_tokens'], scoutTokens, "the subagent's own span has the same figure");
 
     // The markdown export links the child's transcript from the task call, and back (seed 002).
     const exported = exportMarkdown(store, session.id, join(data, 'export'));
@@ -229,6 +241,23 @@ describe('subagents: the task tool', () => {
     assert.equal(server.requestsFor('openai').length, 0);
     const taskSpan = session.trace.spans.find((s) => s.kind === 'tool')!;
     assert.equal(taskSpan.attributes['crow.subagent.approval'], 'timeout');
+  });
+
+  it("lets the person edit a gated subagent's task before it starts (Modify): the subagent gets their task, the parent is told", async () => {
+    server.enqueue('openai', { blocks: [{ type: 'tool_call', name: 'task_complete', arguments: { summary: 'Listed the files.' } }] });
+    const asked: PermissionRequest[] = [];
+    const edit: AskFn = async (request) => (asked.push(request), { modified: { task: 'Only list the files; run nothing.' } });
+    const { agent, session, parentProvider } = setup([{ toolCalls: [taskCall('gated', 'Run the build.')] }, { text: 'ok' }], { ask: edit });
+    await run(agent, session);
+    assert.deepEqual(asked[0]!.editable!.arguments, { task: 'Run the build.' });
+    assert.match(asked[0]!.editable!.check({ task: ' ' }) ?? '', /task: the task cannot be empty/);
+    const first = JSON.stringify(server.requestsFor('openai')[0]!.body.messages);
+    assert.match(first, /Only list the files; run nothing\./);
+    assert.doesNotMatch(first, /Run the build/);
+    const [result] = toolResults(parentProvider, 1);
+    assert.match(result!.content, /\[The user edited the task before allowing gated to start\. It ran with: "Only list the files; run nothing\."\]/);
+    const taskSpan = session.trace.spans.find((s) => s.kind === 'tool')!;
+    assert.equal(taskSpan.attributes['crow.subagent.approval'], 'allowed with an edited task');
   });
 
   it('reflects and retries with the critique, returning the better attempt', async () => {

@@ -94,7 +94,7 @@ export function recordFixture(): SpanRecord[] {
   const sub = builder.child('subagent', 'invoke_agent explorer', { agent: 'explorer', role: 'subagent' });
   sub.child('llm_call', 'chat gpt-5-mini', { agent: 'explorer', attributes: { 'gen_ai.request.model': 'gpt-5-mini' } }).end('ok');
   sub.end('ok');
-  const handoff = builder.child('handoff', 'handoff review', { agent: 'builder', attributes: { 'crow.handoff.to': 'reviewer', 'crow.handoff.purpose': 'review', 'crow.handoff.text': 'Please review a.txt' } });
+  const handoff = builder.child('handoff', 'handoff review', { agent: 'builder', attributes: { 'handoff.from': 'builder', 'handoff.to': 'reviewer', 'handoff.prompt': 'Please review a.txt', 'crow.handoff.purpose': 'review' } });
   handoff.end('ok');
   builder.end('ok');
   const reviewer = prompt.child('agent_turn', 'invoke_agent reviewer', { agent: 'reviewer', role: 'reviewer' });

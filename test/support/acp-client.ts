@@ -5,6 +5,8 @@ import type {
   AnyMessage,
   ClientCapabilities,
   ContentBlock,
+  CreateElicitationRequest,
+  CreateElicitationResponse,
   InitializeResponse,
   NewSessionResponse,
   PermissionOptionKind,
@@ -14,13 +16,16 @@ import type {
   SessionUpdate,
 } from '@agentclientprotocol/sdk';
 
-export type PermissionReply = PermissionOptionKind | 'cancelled';
+/** An option kind (its id is the same), a cancel, or any option by id with the outcome's `_meta`. */
+export type PermissionReply = PermissionOptionKind | 'cancelled' | { optionId: string; _meta?: Record<string, unknown> };
 
 export interface TestClientOptions {
   /** What the client offers; default: nothing, so the agent uses its Node backend. */
   capabilities?: ClientCapabilities;
   /** How permission requests are answered; default: reject_once. */
   permission?: (request: RequestPermissionRequest) => PermissionReply | Promise<PermissionReply>;
+  /** How elicitation/create forms are answered (advertise `elicitation: { form: {} }` too); default: cancel. */
+  elicit?: (request: CreateElicitationRequest) => CreateElicitationResponse | Promise<CreateElicitationResponse>;
   /** Editor buffers by absolute path: read before the disk, written instead of it. */
   buffers?: Map<string, string>;
 }
@@ -53,6 +58,7 @@ export class TestClient {
   /** Updates and permission requests in arrival order, e.g. `tool_call w1` and `permission w1`. */
   readonly arrivals: string[] = [];
   readonly permissionRequests: RequestPermissionRequest[] = [];
+  readonly elicitations: CreateElicitationRequest[] = [];
   readonly fsWrites: { path: string; content: string }[] = [];
   readonly terminals = new Map<string, FakeTerminal>();
   readonly connection: acp.ClientConnection;
@@ -76,7 +82,13 @@ export class TestClient {
         this.arrivals.push(`permission ${params.toolCall.toolCallId}`);
         this.wake();
         const reply = (await options.permission?.(params)) ?? 'reject_once';
+        if (typeof reply === 'object') return { outcome: { outcome: 'selected', ...reply } };
         return { outcome: reply === 'cancelled' ? { outcome: 'cancelled' } : { outcome: 'selected', optionId: reply } };
+      })
+      .onRequest('elicitation/create', async ({ params }) => {
+        this.elicitations.push(params);
+        this.wake();
+        return (await options.elicit?.(params)) ?? { action: 'cancel' };
       })
       .onRequest('fs/read_text_file', ({ params }) => ({ content: buffers.get(params.path) ?? readFileSync(params.path, 'utf8') }))
       .onRequest('fs/write_text_file', ({ params }) => {

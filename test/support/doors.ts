@@ -17,6 +17,7 @@ import type { HostMessage, TranscriptEvent } from '../../webview/chat/protocol';
 import { CROW, type CrowProcess, runCrow, startAcp, startCrow, until } from './crow-binary';
 import { Terminal } from './terminal';
 import { isolatedEnv } from './isolated-env';
+import { quietViewActions } from './view-actions';
 
 /** How a prompt ended, as the door says it, and the answer text it showed. */
 export interface DoorRun {
@@ -202,19 +203,7 @@ export const vscodeDoor: Door = {
       posted.push(structuredClone(message));
       if (message.type === 'approval') void controller.handle({ type: 'approve', id: message.request.id, decision: 'allow_once' });
     };
-    controller = new Controller(host, post, {
-      openDiff: async () => undefined,
-      openFile: async () => undefined,
-      showTrace: async () => undefined,
-      sessionsChanged: () => undefined,
-      previewChange: async () => undefined,
-      storeKey: async () => undefined,
-      useProvider: async () => undefined,
-    copyText: async () => undefined,
-    insertAtCursor: async () => undefined,
-      openSettings: async () => undefined,
-      showLog: () => undefined,
-    });
+    controller = new Controller(host, post, quietViewActions());
     const events = (): TranscriptEvent[] => posted.flatMap((message) => (message.type === 'events' ? message.events : []));
     const outcome = (from: number): DoorRun => {
       const shown = events().slice(from);

@@ -2,20 +2,26 @@
  * An approval the policy asks for, inline in the transcript under the tool
  * call it gates: what the agent wants to do (title, the command and its
  * folder, paths), the change a write would make as a diff with "Preview" in
- * VS Code's diff editor, who asks, and three buttons. While pending it sticks
- * to the bottom of the transcript, so it is never scrolled out of sight. A click
- * posts `approve` and disables the buttons; the buttons go away when the host
- * reports `approval_done` (answered here, answered elsewhere, or withdrawn by
- * a cancel), leaving a line that says what was decided.
+ * VS Code's diff editor, who asks, and three buttons. An agent's own request
+ * for approval shows its question and details, with Approve and Deny. Where
+ * the call's arguments may be changed, Edit opens them as JSON in a text box
+ * with "Allow with these arguments" (seed 002's Modify); an edit the host
+ * does not accept is shown with what is wrong, the text kept for another
+ * try. While pending it sticks to the bottom of the transcript, so it is
+ * never scrolled out of sight. A click posts `approve` (or `approve_edited`)
+ * and disables the buttons; the buttons go away when the host reports
+ * `approval_done` (answered here, answered elsewhere, or withdrawn by a
+ * cancel), leaving a line that says what was decided.
  */
 import { actorBadge, button, el, fileLink } from './elements';
 import { fileOpener, type Post } from './host';
-import type { ApprovalDecision, ApprovalRequest } from './protocol';
+import type { ApprovalDecision, ApprovalOutcome, ApprovalRequest } from './protocol';
 import { renderDiff } from './tool-card';
 
-const OUTCOME: Record<ApprovalDecision | 'withdrawn', string> = {
+const OUTCOME: Record<ApprovalOutcome, string> = {
   allow_once: 'Allowed once',
   allow_always: 'Always allowed',
+  allow_edited: 'Allowed with your changes',
   reject_once: 'Denied',
   withdrawn: 'No longer needed',
 };
@@ -23,29 +29,39 @@ const OUTCOME: Record<ApprovalDecision | 'withdrawn', string> = {
 export class ApprovalView {
   readonly element: HTMLElement;
   private readonly actions = el('div', 'approval-actions');
+  /** The arguments being edited, once Edit was chosen. */
+  private editor: { section: HTMLElement; text: HTMLTextAreaElement; problem: HTMLElement; allow: HTMLButtonElement } | undefined;
 
   constructor(private readonly request: ApprovalRequest, private readonly post: Post) {
-    this.element = el('section', `approval approval-${request.category}`);
+    this.element = el('section', `approval approval-${request.category}${request.question ? ' approval-question' : ''}`);
     this.element.dataset['id'] = request.id;
     this.element.setAttribute('role', 'group');
     // Focusable so that focus can stay here while the answer is on its way (disabled buttons drop it).
     this.element.tabIndex = -1;
-    this.element.setAttribute('aria-label', `Approval needed: ${request.title}`);
+    const label = request.question ? 'Approval requested' : 'Approval needed';
+    this.element.setAttribute('aria-label', `${label}: ${request.title}`);
     const head = el('div', 'approval-head');
-    head.append(el('span', 'approval-label', 'Approval needed'), actorBadge(request.actor), el('strong', 'approval-title', request.title));
+    head.append(el('span', 'approval-label', label), actorBadge(request.actor), el('strong', 'approval-title', request.title));
     this.element.append(head);
+    if (request.question?.details) this.element.append(el('p', 'approval-details', request.question.details));
     if (request.command) {
       this.element.append(el('pre', 'approval-command', request.command));
       if (request.cwd !== undefined && request.cwd !== '.') this.element.append(el('div', 'approval-cwd', `in ${request.cwd}`));
     }
     if (request.diff) this.element.append(this.change(request.diff));
     else if (request.paths.length > 0) this.element.append(this.paths());
-    this.actions.append(
-      this.choice('allow_once', 'Allow once', `Allow ${request.title} this time`),
-      this.choice('allow_always', 'Always allow', `Always allow ${request.alwaysScope}`),
-      this.choice('reject_once', 'Deny', `Deny ${request.title}`),
-    );
-    this.actions.append(el('span', 'approval-scope', `“Always” covers ${request.alwaysScope}.`));
+    if (request.question) {
+      this.actions.append(this.choice('allow_once', 'Approve', `Approve: ${request.title}`), this.choice('reject_once', 'Deny', `Deny: ${request.title}`));
+      if (request.arguments !== undefined) this.actions.append(this.editButton('Edit…', 'Change the question, then approve it as changed'));
+    } else {
+      this.actions.append(
+        this.choice('allow_once', 'Allow once', `Allow ${request.title} this time`),
+        this.choice('allow_always', 'Always allow', `Always allow ${request.alwaysScope}`),
+        this.choice('reject_once', 'Deny', `Deny ${request.title}`),
+      );
+      if (request.arguments !== undefined) this.actions.append(this.editButton('Edit…', "Edit the call's arguments, then allow it once"));
+      this.actions.append(el('span', 'approval-scope', `“Always” covers ${request.alwaysScope}.`));
+    }
     this.element.append(this.actions);
   }
 
@@ -58,24 +74,74 @@ export class ApprovalView {
     return this.element.dataset['decision'] === undefined;
   }
 
-  done(decision: ApprovalDecision | 'withdrawn'): void {
+  done(decision: ApprovalOutcome): void {
     this.element.dataset['decision'] = decision;
     // Answered: the tool card above shows the change once the call ends; here it would only repeat it.
     this.element.querySelector('.approval-diff')?.remove();
+    this.editor?.section.remove();
     this.actions.remove();
     this.element.append(el('p', 'approval-outcome', OUTCOME[decision]));
   }
 
+  /** The host refused the edited arguments: say why, give the buttons back, keep the text as typed. */
+  invalid(problem: string): void {
+    if (!this.editor) return;
+    this.editor.problem.textContent = problem;
+    this.editor.problem.hidden = false;
+    this.enable(true);
+    this.editor.text.focus();
+  }
+
   private choice(decision: ApprovalDecision, label: string, description: string): HTMLButtonElement {
-    const choice = button(label, `approval-choice choice-${decision}`, () => {
-      const hadFocus = this.element.contains(document.activeElement);
-      for (const other of this.actions.querySelectorAll('button')) other.disabled = true;
-      if (hadFocus) this.element.focus();
-      this.post({ type: 'approve', id: this.request.id, decision });
-    });
+    const choice = button(label, `approval-choice choice-${decision}`, () => this.send({ type: 'approve', id: this.request.id, decision }));
     choice.dataset['decision'] = decision;
     choice.title = description;
     return choice;
+  }
+
+  /** Posts an answer, the buttons disabled until the host reports on it. */
+  private send(message: Parameters<Post>[0]): void {
+    const hadFocus = this.element.contains(document.activeElement);
+    this.enable(false);
+    if (hadFocus) this.element.focus();
+    this.post(message);
+  }
+
+  private enable(enabled: boolean): void {
+    for (const other of this.element.querySelectorAll<HTMLButtonElement>('.approval-actions button, .approval-edit button')) other.disabled = !enabled;
+    if (this.editor) this.editor.text.readOnly = !enabled;
+  }
+
+  private editButton(label: string, description: string): HTMLButtonElement {
+    const edit = button(label, 'approval-choice choice-edit', () => this.openEditor());
+    edit.dataset['decision'] = 'edit';
+    edit.title = description;
+    return edit;
+  }
+
+  /** Shows the arguments as editable JSON, with the button that allows the call as edited. */
+  private openEditor(): void {
+    if (this.editor) {
+      this.editor.text.focus();
+      return;
+    }
+    const section = el('section', 'approval-edit');
+    const text = el('textarea', 'approval-arguments');
+    text.value = this.request.arguments ?? '{}';
+    text.spellcheck = false;
+    text.rows = Math.min(16, Math.max(3, text.value.split('\n').length + 1));
+    text.setAttribute('aria-label', this.request.question ? 'The question, as JSON' : "The call's arguments, as JSON");
+    const problem = el('p', 'approval-problem');
+    problem.hidden = true;
+    problem.setAttribute('role', 'alert');
+    const allow = button(this.request.question ? 'Approve as changed' : 'Allow with these arguments', 'approval-choice choice-allow_edited', () =>
+      this.send({ type: 'approve_edited', id: this.request.id, arguments: text.value }),
+    );
+    allow.dataset['decision'] = 'allow_edited';
+    section.append(text, problem, allow);
+    this.editor = { section, text, problem, allow };
+    this.element.insertBefore(section, this.actions);
+    text.focus();
   }
 
   /** The change asked about, before anyone decides: its file, the diff, and Preview in the diff editor. */

@@ -71,6 +71,7 @@ const HOST_TYPE_LIST: Record<HostMessage['type'], true> = {
   meter: true,
   approval: true,
   approval_done: true,
+  approval_invalid: true,
   prefill: true,
   setup: true,
   server_test: true,

@@ -108,6 +108,9 @@ class ChatApp {
       case 'approval_done':
         this.transcript.approvalDone(message.id, message.decision);
         break;
+      case 'approval_invalid':
+        this.transcript.approvalInvalid(message.id, message.problem);
+        break;
       case 'prefill':
         this.composer.prefill(message.text);
         break;

@@ -80,9 +80,22 @@ export interface ApprovalRequest {
   alwaysScope: string;
   /** The change a write would make, shown before anyone decides (capped like a card's diff). */
   diff?: CardDiff;
+  /**
+   * The call's arguments as pretty JSON, when the person may edit them
+   * before allowing it (seed 002's Modify): the view offers Edit, and posts
+   * `approve_edited` with the text; the host checks it against the tool's
+   * parameters and answers `approval_done`, or `approval_invalid` with what
+   * is wrong (the view keeps the text for another try).
+   */
+  arguments?: string;
+  /** Set when an agent asks for approval itself (request_approval): `title` is its question; no "always". */
+  question?: { details?: string };
 }
 
 export type ApprovalDecision = 'allow_once' | 'allow_always' | 'reject_once';
+
+/** How an approval ended, as the view states it: a decision, allowed with the person's edited arguments, or withdrawn. */
+export type ApprovalOutcome = ApprovalDecision | 'allow_edited' | 'withdrawn';
 
 /** What a restore puts back. */
 export type RestoreMode = 'both' | 'files' | 'conversation';
@@ -191,7 +204,9 @@ export type HostMessage =
   | { type: 'meter'; prompt: Meter; session: Meter }
   | { type: 'approval'; request: ApprovalRequest }
   /** The approval was answered (here or elsewhere) or withdrawn (cancel); the view removes its buttons. */
-  | { type: 'approval_done'; id: string; decision: ApprovalDecision | 'withdrawn' }
+  | { type: 'approval_done'; id: string; decision: ApprovalOutcome }
+  /** Edited arguments the host did not accept: `problem` says why; the approval stays pending. */
+  | { type: 'approval_invalid'; id: string; problem: string }
   /** Puts text into the input box (send selection or file to Crow), without sending it. */
   | { type: 'prefill'; text: string }
   /** The provider set-up: shown with what is missing, or hidden (`need` absent) once a provider can answer. */
@@ -212,6 +227,8 @@ export type WebviewMessage =
   | { type: 'pick_model'; role: 'primary' | 'coagent'; model: string }
   | { type: 'pick_thinking'; level: string }
   | { type: 'approve'; id: string; decision: ApprovalDecision }
+  /** Allows a pending approval once, with the arguments the person edited (JSON text). */
+  | { type: 'approve_edited'; id: string; arguments: string }
   /** Opens the change a pending approval asks about in VS Code's diff editor. */
   | { type: 'preview_approval'; id: string }
   /** Sends the last prompt again (after an error). */
@@ -250,6 +267,7 @@ const FIELDS: Record<WebviewMessage['type'], (message: Record<string, unknown>) 
   pick_model: (m) => (m.role === 'primary' || m.role === 'coagent') && typeof m.model === 'string',
   pick_thinking: (m) => typeof m.level === 'string',
   approve: (m) => typeof m.id === 'string' && (m.decision === 'allow_once' || m.decision === 'allow_always' || m.decision === 'reject_once'),
+  approve_edited: (m) => typeof m.id === 'string' && typeof m.arguments === 'string',
   preview_approval: (m) => typeof m.id === 'string',
   retry: () => true,
   restore: (m) => typeof m.checkpoint === 'string' && (m.mode === 'both' || m.mode === 'files' || m.mode === 'conversation'),

@@ -13,7 +13,7 @@ import { actorBadge, button, details, el, sameActor } from './elements';
 import { fileOpener, type Post } from './host';
 import { linkAction, renderMarkdown } from './markdown';
 import type { PlanView } from './plan';
-import type { Actor, ApprovalDecision, ApprovalRequest, PromptStatus, TranscriptEvent } from './protocol';
+import type { Actor, ApprovalOutcome, ApprovalRequest, PromptStatus, TranscriptEvent } from './protocol';
 import { CheckpointActions } from './checkpoint-actions';
 import { ToolCard } from './tool-card';
 
@@ -163,7 +163,12 @@ export class Transcript {
     this.schedule();
   }
 
-  approvalDone(id: string, decision: ApprovalDecision | 'withdrawn'): void {
+  /** The host did not accept the person's edited arguments: the card says why and keeps their text. */
+  approvalInvalid(id: string, problem: string): void {
+    this.approvals.get(id)?.invalid(problem);
+  }
+
+  approvalDone(id: string, decision: ApprovalOutcome): void {
     const view = this.approvals.get(id);
     if (!view?.pending) return;
     const hadFocus = view.element.contains(document.activeElement);

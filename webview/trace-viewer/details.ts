@@ -82,10 +82,10 @@ function kindFields(span: SpanRecord): Field[] {
           ]
         : span.kind === 'handoff'
           ? [
-              ['from', span.agent ?? ''],
-              ['to', text(a['crow.handoff.to'])],
+              ['from', text(a['handoff.from'] ?? span.agent ?? '')],
+              ['to', text(a['handoff.to'] ?? a['crow.handoff.to'])],
               ['purpose', text(a['crow.handoff.purpose'])],
-              ['text', text(a['crow.handoff.text'])],
+              ['text', text(a['handoff.prompt'] ?? a['crow.handoff.text'])],
             ]
           : span.kind === 'prompt'
             ? [['prompt', text(a['crow.prompt'])], ['run', text(a['crow.run.status'])]]

@@ -56,7 +56,7 @@ export function summary(span: SpanRecord): string {
     const files = a['crow.tool.files_modified'];
     if (Array.isArray(files) && files.length > 0) parts.push(`changed ${files.join(', ')}`);
   } else if (span.kind === 'handoff') {
-    parts.push(`${span.agent ?? '?'} → ${text(a['crow.handoff.to'])}`);
+    parts.push(`${text(a['handoff.from'] ?? span.agent ?? '?')} → ${text(a['handoff.to'] ?? a['crow.handoff.to'])}`);
   } else if (span.kind === 'hook') {
     if (a['crow.hook.decision'] !== undefined) parts.push(text(a['crow.hook.decision']));
     if (a['crow.hook.exit_code'] !== undefined) parts.push(`exit ${text(a['crow.hook.exit_code'])}`);

@@ -12,6 +12,7 @@ import type {
   AgentContext,
   ClientCapabilities,
   ContentBlock,
+  CreateElicitationRequest,
   RequestPermissionRequest,
   SessionConfigOption,
   SessionModeState,
@@ -96,6 +97,12 @@ export class LiveSession {
         request: (params: RequestPermissionRequest, signal) =>
           services.client.request('session/request_permission', params, { cancellationSignal: signal, stopWaitingOnCancel: true }),
         toolCall: async (request) => (await live?.toolCall(request)) ?? { toolCallId: request.callId, title: request.title },
+        ...(services.capabilities?.elicitation?.form
+          ? {
+              elicit: (params: CreateElicitationRequest, signal: AbortSignal) =>
+                services.client.request('elicitation/create', params, { cancellationSignal: signal, stopWaitingOnCancel: true }),
+            }
+          : {}),
       }),
       howToAllow: (category) => `allow "${category}" in the permission settings (permissions.${category} in config.toml)`,
       mcpServers: services.mcpServers,

@@ -1,5 +1,6 @@
-import type { AskFn, PermissionAnswer, PermissionRequest } from '../../tools/permissions';
+import type { AskFn, PermissionAnswer, PermissionReply, PermissionRequest } from '../../tools/permissions';
 import type { CliIO } from './cli-io';
+import { modifyArguments } from './cli-modify';
 import { diffLines } from './diff-lines';
 import type { Style } from './terminal-style';
 
@@ -32,8 +33,10 @@ const SHOWN_WAIT_MS = 300;
 /**
  * Asks on the terminal: under the tool call's line, the change it would make
  * (for writes that can work it out), then the question on stderr and one
- * answer line on stdin. Anything unrecognised, end of input or a cancel
- * counts as "no".
+ * answer line on stdin. "m" edits the call's arguments before allowing it
+ * (see modifyArguments), where the call can be edited. An agent's own
+ * request for approval is asked as its question, with yes, modify and no.
+ * Anything unrecognised, end of input or a cancel counts as "no".
  */
 export function terminalAsk(io: CliIO, style: Style, screen?: ApprovalScreen): AskFn {
   return async (request: PermissionRequest, signal: AbortSignal) => {
@@ -42,22 +45,49 @@ export function terminalAsk(io: CliIO, style: Style, screen?: ApprovalScreen): A
       request.diff?.(),
     ]).then(([, text]) => text);
     screen?.pause();
-    if (diff) {
-      for (const line of diffLines(diff, style)) io.stderr.write(`${line}\n`);
-      screen?.markPreviewed(request.callId);
+    try {
+      if (diff) {
+        for (const line of diffLines(diff, style)) io.stderr.write(`${line}\n`);
+        screen?.markPreviewed(request.callId);
+      }
+      return await ask(io, style, request, signal);
+    } finally {
+      screen?.resume();
     }
+  };
+}
+
+async function ask(io: CliIO, style: Style, request: PermissionRequest, signal: AbortSignal): Promise<PermissionReply> {
+  const modify = request.editable ? ' · [m] modify' : '';
+  if (request.question) {
+    io.stderr.write(`${style.yellow('?')} ${style.bold(`${request.agent} asks for your approval: ${request.title}`)}\n`);
+    for (const line of (request.question.details ?? '').split('\n').filter((l) => l.trim() !== '')) io.stderr.write(`  ${line}\n`);
+    io.stderr.write(`  ${style.dim(`[y] yes${modify} · [n] no`)} `);
+  } else {
     io.stderr.write(`${style.yellow('?')} ${style.bold(`${request.agent} wants to ${describe(request)}`)}\n`);
     // What "always" covers on a line of its own: a scope with an exception in brackets would nest in the choices.
     io.stderr.write(`  ${style.dim(`"always" allows, for this session: ${request.alwaysScope}`)}\n`);
-    io.stderr.write(`  ${style.dim('[y] yes · [a] always · [n] no · [never] no, and stop asking')} `);
-    const line = await io.readLine(signal);
-    const answer = ANSWERS[(line ?? '').trim().toLowerCase()] ?? 'reject_once';
-    const allowed = answer === 'allow_once' || answer === 'allow_always';
-    if (line === undefined) io.stderr.write('\n');
-    io.stderr.write(`  ${allowed ? style.green('allowed') : style.red('denied')}\n`);
-    screen?.resume();
-    return answer;
-  };
+    io.stderr.write(`  ${style.dim(`[y] yes · [a] always${modify} · [n] no · [never] no, and stop asking`)} `);
+  }
+  const line = await io.readLine(signal);
+  if (line === undefined) io.stderr.write('\n');
+  const typed = (line ?? '').trim().toLowerCase();
+  if (request.editable && (typed === 'm' || typed === 'modify')) {
+    const modified = await modifyArguments(io, style, request.editable, signal);
+    if (!modified) {
+      io.stderr.write(`  ${style.red('denied')}\n`);
+      return 'reject_once';
+    }
+    const unchanged = JSON.stringify(modified) === JSON.stringify(request.editable.arguments);
+    io.stderr.write(`  ${style.green(unchanged ? 'allowed' : 'allowed with your changes')}\n`);
+    return unchanged ? 'allow_once' : { modified };
+  }
+  const answer = ANSWERS[typed] ?? 'reject_once';
+  // An agent's question has no "always": its yes is for this request only.
+  const reply = request.question && answer !== 'allow_once' ? 'reject_once' : answer;
+  const allowed = reply === 'allow_once' || reply === 'allow_always';
+  io.stderr.write(`  ${allowed ? style.green('allowed') : style.red('denied')}\n`);
+  return reply;
 }
 
 function waitAtMost(promise: Promise<void>, ms: number): Promise<void> {

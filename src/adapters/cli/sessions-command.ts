@@ -1,6 +1,8 @@
 import { resolve } from 'node:path';
 import { dataHome } from '../../config/paths';
 import { exportJson, exportMarkdown } from '../../session/session-export';
+import { sessionMetadata } from '../../session/session-metadata';
+import { Redactor } from '../../telemetry/redact';
 import { SessionStore, type SessionMeta } from '../../session/session-store';
 import { storedPrompts } from '../../host/stored-prompts';
 import { checkpointsCommand, forkCommand } from './checkpoint-commands';
@@ -15,9 +17,11 @@ export const SESSIONS_HELP = `Usage: crow sessions <command>
   show ID                             the session as crow run showed it, prompt by prompt
   checkpoints ID [--json]             the points it can be rewound to (crow undo --to N)
   fork ID --at N                      a new session with the conversation up to checkpoint N
-  export ID [--format md|json] [--out DIR]
+  export ID [--format md|json|metadata] [--out DIR]
                                       markdown transcripts linked with [[wikilinks]]
-                                      (a folder under DIR, default .), or JSON on stdout
+                                      and metadata.json (a folder under DIR, default .);
+                                      json: everything on stdout; metadata: only
+                                      status, model, tokens, cost, times, subagents
   delete ID                           remove a stored session
 
 An ID may be shortened to its first characters while they name one session.
@@ -127,7 +131,11 @@ function exportSession(store: SessionStore, argv: string[], io: CliIO): number {
     io.stdout.write(`${exportJson(store, id)}\n`);
     return 0;
   }
-  if (values.format !== 'md') throw new UsageError(`--format must be md or json, not "${values.format}".`);
+  if (values.format === 'metadata') {
+    io.stdout.write(`${JSON.stringify(new Redactor().value(sessionMetadata(store, id)), null, 2)}\n`);
+    return 0;
+  }
+  if (values.format !== 'md') throw new UsageError(`--format must be md, json or metadata, not "${values.format}".`);
   const folder = exportMarkdown(store, id, resolve(io.cwd, values.out ?? '.'));
   io.stdout.write(`Exported to ${folder}\n`);
   return 0;

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import * as vscode from 'vscode';
 import type { TranscriptEvent } from '../../../webview/chat/protocol';
-import type { AskFn, PermissionAnswer } from '../../tools/permissions';
+import type { AskFn, PermissionAnswer, PermissionReply, PermissionRequest } from '../../tools/permissions';
 import type { ChatSession } from './chat/chat-session';
 
 export const PARTICIPANT_ID = 'crow.agent';
@@ -76,13 +76,47 @@ class Conversations {
   }
 }
 
-/** Native chat has no inline buttons for a running request: approvals are a modal question. */
+/**
+ * Native chat has no inline buttons for a running request: approvals are a
+ * modal question. "Edit…" (where the call can be edited) opens its
+ * arguments as JSON in an input box that checks them as they are typed
+ * (seed 002's Modify); an agent's own question offers Approve and Deny.
+ */
 const modalAsk: AskFn = async (request) => {
+  const edit = request.editable ? ['Edit…'] : [];
+  if (request.question) {
+    const detail = request.question.details ?? '';
+    const choice = await vscode.window.showWarningMessage(`${request.agent} asks for your approval: ${request.title}`, { modal: true, detail }, 'Approve', ...edit, 'Deny');
+    if (choice === 'Edit…') return editedReply(request);
+    return choice === 'Approve' ? 'allow_once' : 'reject_once';
+  }
   const detail = [request.command ?? request.paths.join(', '), `"Always" allows ${request.alwaysScope} for this session.`].filter(Boolean).join('\n\n');
-  const choice = await vscode.window.showWarningMessage(`Crow asks: ${request.title}`, { modal: true, detail }, 'Allow once', 'Always allow', 'Deny');
+  const choice = await vscode.window.showWarningMessage(`Crow asks: ${request.title}`, { modal: true, detail }, 'Allow once', 'Always allow', ...edit, 'Deny');
+  if (choice === 'Edit…') return editedReply(request);
   const answers: Record<string, PermissionAnswer> = { 'Allow once': 'allow_once', 'Always allow': 'allow_always' };
   return (choice !== undefined ? answers[choice] : undefined) ?? 'reject_once';
 };
+
+/** The arguments as the person edits them in an input box, checked while typed; Escape refuses the call. */
+async function editedReply(request: PermissionRequest): Promise<PermissionReply> {
+  const editable = request.editable!;
+  const problem = (text: string): string | undefined => {
+    try {
+      return editable.check(JSON.parse(text));
+    } catch (err) {
+      return `Not JSON: ${(err as Error).message}`;
+    }
+  };
+  const text = await vscode.window.showInputBox({
+    title: `Edit, then allow: ${request.title}`,
+    prompt: 'The arguments as one JSON object; Enter allows the call with them once, Escape denies it.',
+    value: JSON.stringify(editable.arguments),
+    ignoreFocusOut: true,
+    validateInput: problem,
+  });
+  if (text === undefined || problem(text) !== undefined) return 'reject_once';
+  return { modified: JSON.parse(text) as Record<string, unknown> };
+}
 
 /** Writes transcript events into a native chat response. */
 class StreamRenderer {

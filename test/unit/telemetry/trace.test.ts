@@ -48,9 +48,11 @@ describe('telemetry: spans at two levels', () => {
     const turns = childrenOf(spans, prompt).filter((s) => s.kind === 'agent_turn');
     assert.deepEqual(turns.map((t) => [t.agent, t.role]), [['builder', 'primary'], ['reviewer', 'coagent']]);
     const handoffs = childrenOf(spans, prompt).filter((s) => s.kind === 'handoff');
-    assert.deepEqual(handoffs.map((h) => [h.agent, h.attributes['crow.handoff.to'], h.attributes['crow.handoff.purpose']]), [
-      ['builder', 'reviewer', 'review'],
+    // Seed 000 names the handoff span's attributes handoff.from / handoff.to / handoff.prompt.
+    assert.deepEqual(handoffs.map((h) => [h.agent, h.attributes['handoff.from'], h.attributes['handoff.to'], h.attributes['crow.handoff.purpose']]), [
+      ['builder', 'builder', 'reviewer', 'review'],
     ]);
+    assert.match(String(handoffs[0]!.attributes['handoff.prompt']), /Read a\.txt\./, 'the text the reviewer was handed');
 
     const [firstCall] = childrenOf(spans, turns[0]!).filter((s) => s.kind === 'llm_call');
     assert.deepEqual(

@@ -5,9 +5,10 @@ import { z } from 'zod';
 import { bashTool } from '../../../src/tools/builtin/bash';
 import { writeFileTool } from '../../../src/tools/builtin/write-file';
 import { defineTool } from '../../../src/tools/define-tool';
-import { AutoApproveCaps, PermissionGate, type PermissionAnswer, type PermissionRequest } from '../../../src/tools/permissions';
+import { AutoApproveCaps, PermissionGate, type PermissionAnswer, type PermissionReply, type PermissionRequest } from '../../../src/tools/permissions';
 import { DEFAULT_POLICY, type PermissionPolicy } from '../../../src/vocabulary/permission-types';
 import { ProtectedPaths } from '../../../src/tools/protected-paths';
+import { toolResultAttributes } from '../../../src/telemetry/gen-ai';
 import { tempDir, tempWorkspace, toolContext } from './temp-workspace';
 
 const runTool = defineTool({
@@ -258,5 +259,73 @@ describe('permission gate on protected paths', () => {
     assert.match((await bash(gate, 'echo x > config', '.git')).error!, /protected path/, 'relative to the working folder');
     assert.equal((await bash(gate, 'echo ok > out.txt')).status, 'success', 'other writes follow the policy');
     assert.equal(fs.readFileSync(path.join(ws.root, '.git/config'), 'utf8'), '[core]\n');
+  });
+});
+
+describe('permission gate: Modify (a person edits the arguments, then allows)', () => {
+  const ws = tempWorkspace({ '.git/config': '[core]\n', 'src/a.ts': 'a\n' });
+  const config = tempDir('crow-config-');
+  after(() => {
+    ws.remove();
+    config.remove();
+  });
+  const protectedPaths = new ProtectedPaths({ root: ws.root, configHome: config.dir });
+  /** An asker that answers each request with the next reply, recording what it was asked. */
+  const replies = (...answers: PermissionReply[]) => {
+    const asked: PermissionRequest[] = [];
+    return { asked, ask: async (request: PermissionRequest) => (asked.push(request), answers.shift() ?? 'reject_once') };
+  };
+  const write = (gate: PermissionGate, file: string) =>
+    writeFileTool.run(JSON.stringify({ path: file, content: 'model\n' }), toolContext(ws.workspace, undefined, { permissions: gate }));
+
+  it('offers the arguments and their check; an edit that fits runs in place of the model\'s, which is told', async () => {
+    const { ask, asked } = replies({ modified: { path: 'src/b.ts', content: 'person\n' } });
+    const result = await write(new PermissionGate({ policy: DEFAULT_POLICY, ask, protectedPaths }), 'src/new.ts');
+    assert.equal(result.status, 'success', result.error);
+    assert.deepEqual(asked[0]!.editable!.arguments, { path: 'src/new.ts', content: 'model\n' });
+    assert.match(asked[0]!.editable!.check({ path: 3 }) ?? '', /^path: /);
+    assert.equal(asked[0]!.editable!.check({ path: 'x', content: 'y' }), undefined);
+    assert.equal(fs.readFileSync(path.join(ws.root, 'src/b.ts'), 'utf8'), 'person\n');
+    assert.ok(!fs.existsSync(path.join(ws.root, 'src/new.ts')));
+    assert.match(result.output, /\n\[The user edited this call's arguments before allowing it\. It ran with: \{"path":"src\/b\.ts","content":"person\\n"\}\]$/);
+    assert.deepEqual(result.metadata.extra.editedArguments, { path: 'src/b.ts', content: 'person\n' });
+    assert.equal(toolResultAttributes(result)['crow.tool.edited_arguments'], '{"path":"src/b.ts","content":"person\\n"}', 'the trace keeps both');
+  });
+
+  it('takes arguments sent back unchanged (keys in any order) as a plain yes: no edit is told', async () => {
+    const { ask } = replies({ modified: { content: 'model\n', path: 'src/same.ts' } });
+    const result = await write(new PermissionGate({ policy: DEFAULT_POLICY, ask, protectedPaths }), 'src/same.ts');
+    assert.equal(result.status, 'success');
+    assert.equal(result.metadata.approval, 'allow_once');
+    assert.doesNotMatch(result.output, /edited/);
+    assert.equal(result.metadata.extra.editedArguments, undefined);
+  });
+
+  it('refuses an edit that does not fit, whatever the door sent', async () => {
+    const { ask } = replies({ modified: { path: 42 } });
+    const result = await write(new PermissionGate({ policy: DEFAULT_POLICY, ask, protectedPaths }), 'src/c.ts');
+    assert.equal(result.status, 'error');
+    assert.match(result.error ?? '', /edited arguments were not accepted \(path: /);
+    assert.ok(!fs.existsSync(path.join(ws.root, 'src/c.ts')));
+  });
+
+  it('asks again, without another edit, when the edit reaches a protected path the call did not', async () => {
+    const { ask, asked } = replies({ modified: { path: '.git/config', content: 'x\n' } }, 'reject_once');
+    const result = await write(new PermissionGate({ policy: DEFAULT_POLICY, ask, protectedPaths }), 'src/d.ts');
+    assert.equal(result.status, 'error');
+    assert.equal(asked.length, 2);
+    assert.deepEqual(asked[1]!.protectedPaths, ['.git/config']);
+    assert.equal(asked[1]!.editable, undefined, 'no second edit is offered');
+    assert.equal(fs.readFileSync(path.join(ws.root, '.git/config'), 'utf8'), '[core]\n');
+  });
+
+  it("keeps the policy's denials and remembered nevers for the edited call", async () => {
+    const { ask } = replies('reject_always', { modified: { command: 'rm -rf build' } });
+    const gate = new PermissionGate({ policy: DEFAULT_POLICY, ask, protectedPaths });
+    const ctx = toolContext(ws.workspace, undefined, { permissions: gate });
+    assert.equal((await runTool.run(JSON.stringify({ command: 'rm -rf build' }), ctx)).status, 'error');
+    const edited = await runTool.run(JSON.stringify({ command: 'ls' }), ctx);
+    assert.equal(edited.status, 'error');
+    assert.match(edited.error ?? '', /rejected commands starting with "rm -rf build" for this session \(the call as the user edited it\)\.$/);
   });
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { builtinTools, ToolRegistry } from '../../../src/tools/registry';
 
 describe('ToolRegistry', () => {
-  const names = ['read_file', 'write_file', 'edit_file', 'list_directory', 'glob', 'grep', 'bash', 'web_fetch', 'web_search', 'todo_write', 'todo_read', 'task', 'think', 'task_complete'];
+  const names = ['read_file', 'write_file', 'edit_file', 'list_directory', 'glob', 'grep', 'bash', 'web_fetch', 'web_search', 'todo_write', 'todo_read', 'task', 'request_approval', 'think', 'task_complete'];
 
   it('holds the built-in tools in order', () => {
     const registry = new ToolRegistry(builtinTools());

@@ -8,22 +8,20 @@
 import { randomUUID } from 'node:crypto';
 import type { CompositionRole, RoleModels } from '../../../agents/role-models';
 import { errorText } from '../../../vocabulary/text';
-import type { AskFn, PermissionAnswer, PermissionRequest } from '../../../tools/permissions';
 import type {
   Actor,
-  ApprovalDecision,
-  ApprovalRequest,
   HostMessage,
   RoleModelChoice,
   SessionSummary,
   TranscriptEvent,
   WebviewMessage,
 } from '../../../../webview/chat/protocol';
+import { ChatApprovals } from './chat-approvals';
 import { ChatSession, type ChatHost } from './chat-session';
 import { emptyMeter, sumMeters } from '../../../host/cost';
 import { forkSession } from '../../../host/fork';
 import { ProviderSetup, type ProviderChoice } from './provider-setup';
-import { capText, diffPath, errorHint, notice } from './transcript-translator';
+import { errorHint, notice } from './transcript-translator';
 
 /** What the view asks of VS Code itself. */
 export interface ViewActions {
@@ -50,13 +48,15 @@ export interface ViewActions {
 
 const ROLE_LABEL: Record<CompositionRole, string> = { primary: 'Model', coagent: 'Reviewer model' };
 
+
 export class ChatController {
   private chat: ChatSession | undefined;
   /** Everything shown of the open session, to rebuild a reloaded view. */
   private transcript: TranscriptEvent[] = [];
   /** The latest progress of each call still running (kept apart: each replaces the one before, its end makes it moot). */
   private readonly running = new Map<string, TranscriptEvent>();
-  private readonly approvals = new Map<string, { request: ApprovalRequest; answer(decision: ApprovalDecision): void; withdraw(): void }>();
+  /** Approvals shown in the view, waiting for the person. */
+  private readonly approvals = new ChatApprovals((message) => this.post(message), (agent) => this.actors.get(agent));
   private readonly diffs = new Map<string, string>();
   private readonly actors = new Map<string, Actor>();
   private promptMeter = emptyMeter();
@@ -145,9 +145,11 @@ export class ChatController {
         await (await this.session()).setThinking(message.level);
         return this.announceAgents();
       case 'approve':
-        return this.answer(message.id, message.decision);
+        return this.approvals.answer(message.id, message.decision);
+      case 'approve_edited':
+        return this.approvals.edit(message.id, message.arguments);
       case 'preview_approval': {
-        const unified = this.approvals.get(message.id)?.request.diff?.unified;
+        const unified = this.approvals.shown(message.id)?.diff?.unified;
         if (unified === undefined) throw new Error('That approval is no longer pending, or has no change to preview.');
         return this.actions.previewChange(message.id, unified);
       }
@@ -213,7 +215,7 @@ export class ChatController {
     if (this.queued.length > 0) this.post({ type: 'queue', items: [...this.queued] });
     if (this.transcript.length > 0) this.post({ type: 'events', events: [...this.transcript, ...this.running.values()] });
     // A reloaded view must still offer the questions a running prompt waits on.
-    for (const { request } of this.approvals.values()) this.post({ type: 'approval', request });
+    for (const request of this.approvals.pending()) this.post({ type: 'approval', request });
     await this.setup.announce();
   }
 
@@ -256,7 +258,7 @@ export class ChatController {
       }
     } finally {
       if (current()) {
-        this.withdrawApprovals();
+        this.approvals.withdrawAll();
         this.post({ type: 'busy', busy: false });
         this.post({ type: 'sessions', sessions: this.sessions(), current: chat.id });
       }
@@ -302,7 +304,7 @@ export class ChatController {
   /** Closes the open session and opens a new one, or the stored session `id`. */
   private async reset(id: string | undefined): Promise<void> {
     if (this.chat?.busy) this.chat.cancel();
-    this.withdrawApprovals();
+    this.approvals.withdrawAll();
     await this.chat?.close();
     this.chat = undefined;
     this.transcript = [];
@@ -328,13 +330,13 @@ export class ChatController {
   }
 
   private async open(id: string): Promise<ChatSession> {
-    this.chat = await ChatSession.resume(this.host, id, this.ask);
+    this.chat = await ChatSession.resume(this.host, id, this.approvals.ask);
     return this.chat;
   }
 
   /** The open session, started on first use. */
   private async session(): Promise<ChatSession> {
-    this.chat ??= await ChatSession.start(this.host, this.ask);
+    this.chat ??= await ChatSession.start(this.host, this.approvals.ask);
     return this.chat;
   }
 
@@ -370,48 +372,9 @@ export class ChatController {
     if (event.type === 'tool_start' || event.type === 'text_delta' || event.type === 'thinking_delta') this.actors.set(event.actor.agent, event.actor);
   }
 
-  /** Asks the person in the view, showing the change first when there is one; a cancel withdraws the question and counts as a no. */
-  private readonly ask: AskFn = async (request: PermissionRequest, signal: AbortSignal) => {
-    const unified = await request.diff?.();
-    return new Promise<PermissionAnswer>((resolve) => {
-      const id = randomUUID();
-      const done = (answer: PermissionAnswer, shown: ApprovalDecision | 'withdrawn'): void => {
-        if (!this.approvals.delete(id)) return;
-        signal.removeEventListener('abort', withdraw);
-        this.post({ type: 'approval_done', id, decision: shown });
-        resolve(answer);
-      };
-      const withdraw = (): void => done('reject_once', 'withdrawn');
-      const actor = this.actors.get(request.agent) ?? { agent: request.agent, role: 'primary' };
-      const { title, category, paths, alwaysScope, callId } = request;
-      const shown: ApprovalRequest = {
-        id,
-        callId,
-        actor,
-        title,
-        category,
-        paths,
-        alwaysScope,
-        ...(request.command !== undefined ? { command: request.command, cwd: request.cwd ?? '.' } : {}),
-        ...(unified ? { diff: { path: diffPath(unified) ?? paths[0] ?? '', unified: capText(unified) } } : {}),
-      };
-      this.approvals.set(id, { request: shown, answer: (decision) => done(decision, decision), withdraw });
-      signal.addEventListener('abort', withdraw, { once: true });
-      this.post({ type: 'approval', request: shown });
-      if (signal.aborted) withdraw();
-    });
-  };
 
-  private answer(id: string, decision: ApprovalDecision): void {
-    const pending = this.approvals.get(id);
-    if (!pending) throw new Error('That approval is no longer pending (the prompt ended or was cancelled).');
-    pending.answer(decision);
-  }
-
-  private withdrawApprovals(): void {
-    for (const pending of [...this.approvals.values()]) pending.withdraw();
-  }
 }
+
 
 function labelled(models: RoleModels[]): RoleModelChoice[] {
   return models.map(({ role, current, options }) => ({ role, label: ROLE_LABEL[role], current, options }));

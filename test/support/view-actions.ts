@@ -1,0 +1,19 @@
+import type { ViewActions } from '../../src/adapters/vscode/chat/chat-controller';
+
+/** The chat's VS Code actions as a test that does not look at them wants them: each does nothing. */
+export function quietViewActions(overrides: Partial<ViewActions> = {}): ViewActions {
+  return {
+    openDiff: async () => undefined,
+    openFile: async () => undefined,
+    showTrace: async () => undefined,
+    sessionsChanged: () => undefined,
+    previewChange: async () => undefined,
+    openSettings: async () => undefined,
+    showLog: () => undefined,
+    storeKey: async () => undefined,
+    useProvider: async () => undefined,
+    copyText: async () => undefined,
+    insertAtCursor: async () => undefined,
+    ...overrides,
+  };
+}
