@@ -53,7 +53,7 @@ export const CHAT_CHECKS: UiCheck[] = [
   },
   {
     slug: 'approval-waiting',
-    name: 'a call waiting for its approval says "waiting for you", not "running" (screenshot ui-approval-waiting.png)',
+    name: 'a call waiting for its approval says "waiting for you"; the approval names its file once, shows no raw diff headers and keeps its buttons on one line (screenshot ui-approval-waiting.png)',
     timeoutMs: 60_000,
     run: approvalWaiting,
   },
@@ -165,6 +165,11 @@ async function approvalWaiting(context: UiContext, timeoutMs: number): Promise<v
   const card = chat.locator('.tool-card', { hasText: 'write_file' }).last();
   const state = await card.locator('.tool-state').innerText();
   if ((await card.getAttribute('data-status')) !== 'waiting' || state !== 'waiting for you') throw new HarnessError(`while its approval waits the card reads ${JSON.stringify(state)}`);
+  const approval = chat.locator('.approval:not([data-decision])').last();
+  const tops = await approval.locator('.approval-actions button').evaluateAll((buttons) => buttons.map((b) => Math.round(b.getBoundingClientRect().top)));
+  if (new Set(tops).size !== 1) throw new HarnessError(`the approval's buttons take ${new Set(tops).size} lines in the sidebar`);
+  const rows = await approval.locator('.diff .diff-line').allInnerTexts();
+  if (rows.some((row) => /^(---|\+\+\+|@@)/.test(row))) throw new HarnessError(`the approval's diff shows raw headers: ${rows.join(' | ')}`);
   await context.page.screenshot({ path: join(ARTIFACTS_DIR, 'ui-approval-waiting.png') });
   await allow.click({ timeout: timeoutMs });
   await chat.locator('.msg-assistant', { hasText: WAITING.done }).waitFor({ state: 'visible', timeout: timeoutMs });

@@ -213,6 +213,7 @@ export class FlowRun {
       ...(this.session.subagents ? { subagents: this.session.subagents } : {}),
       ...(this.session.budget ? { budget: this.session.budget } : {}),
       ...(this.session.steering ? { steering: this.session.steering } : {}),
+      calls: this.session.calls,
       ...(this.session.checkpoints ? { checkpoints: this.session.checkpoints } : {}),
       ...(this.session.hooks ? { hooks: this.session.hooks } : {}),
       outputs: this.session.outputs,

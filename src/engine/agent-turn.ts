@@ -5,6 +5,7 @@
 import { addUsage, type AssistantResponse, emptyUsage, isCutOff, type LlmRequest, type Provider, type ToolCallBlock } from '../llm/types';
 import type { InternalSession } from '../session/internal-session';
 import type { Steering } from '../session/steering';
+import type { CallStops } from '../session/call-stops';
 import type { Checkpoints } from '../session/checkpoints';
 import { argumentsForDisplay } from '../session/history';
 import { TASK } from '../vocabulary/tool-names';
@@ -76,6 +77,8 @@ export interface TurnOptions {
   budget?: Budget;
   /** Messages the person sent while the agent works, taken before each model call. */
   steering?: Steering;
+  /** Where the calls running now can be stopped one by one. */
+  calls?: CallStops;
   /** Gives a checkpoint before each call that may change something. */
   checkpoints?: Checkpoints;
   /** Where the session keeps outputs clipped for the model; none: clipped outputs are not saved. */
@@ -93,7 +96,7 @@ export interface TurnAgent {
   readonly contextWindow: ContextWindowKeeper | undefined;
 }
 
-type OptionalScope = 'undo' | 'withoutTools' | 'span' | 'role' | 'subagents' | 'depth' | 'budget' | 'steering' | 'checkpoints' | 'outputs' | 'hooks';
+type OptionalScope = 'undo' | 'withoutTools' | 'span' | 'role' | 'subagents' | 'depth' | 'budget' | 'steering' | 'checkpoints' | 'outputs' | 'hooks' | 'calls';
 export type TurnScope = Required<Omit<TurnOptions, OptionalScope>> & Pick<TurnOptions, OptionalScope>;
 
 /** The state of one running turn. */
@@ -137,6 +140,7 @@ export class Turn {
       signal: turnScope.signal,
       ...(this.span ? { span: this.span } : {}),
       ...(turnScope.hooks ? { hooks: turnScope.hooks } : {}),
+      ...(turnScope.calls ? { calls: turnScope.calls } : {}),
     };
   }
 

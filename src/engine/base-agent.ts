@@ -67,6 +67,7 @@ export class BaseAgent {
       ...(options.depth !== undefined ? { depth: options.depth } : {}),
       ...(options.budget ? { budget: options.budget } : {}),
       ...(options.steering ? { steering: options.steering } : {}),
+      ...(options.calls ? { calls: options.calls } : {}),
       ...(options.checkpoints ? { checkpoints: options.checkpoints } : {}),
       ...(options.hooks ? { hooks: options.hooks } : {}),
       outputs: options.outputs,

@@ -1,5 +1,6 @@
 import type { ToolCallBlock } from '../llm/types';
 import type { InternalSession } from '../session/internal-session';
+import type { CallStops } from '../session/call-stops';
 import type { CallAfterword, CallVerdict, Hooks } from '../tools/hooks';
 import type { Tool, ToolContext, ToolResult, ToolStatus } from '../tools/tool';
 import { toolRequestAttributes, toolResultAttributes } from '../telemetry/gen-ai';
@@ -28,6 +29,8 @@ export interface ToolRunScope {
   signal: AbortSignal;
   /** The user's hooks: pre_tool_use before the permission check, post_tool_use after a call that succeeded. */
   hooks?: Hooks;
+  /** Where a running call can be stopped on its own. */
+  calls?: CallStops;
 }
 
 /**
@@ -114,11 +117,29 @@ async function postToolUse(scope: ToolRunScope, call: ToolCallBlock, result: Too
 async function runReporting(scope: ToolRunScope, tool: Tool, call: ToolCallBlock, span: Span | undefined, verdict: CallVerdict | undefined): Promise<ToolResult> {
   const progress = new ToolProgressFeed((update) => scope.emit({ type: 'tool_progress', agent: scope.agent, callId: call.id, tool: call.name, ...update }));
   const hookDecision = verdict?.run ? { ...(verdict.rule ? { rule: verdict.rule } : {}), ...(verdict.rewrittenBy !== undefined ? { rewrittenBy: verdict.rewrittenBy } : {}) } : {};
+  const context = scope.context(call.id, span);
+  const running = scope.calls?.start(call.id, context.signal);
   try {
-    return await runGuarded(tool, call, { ...scope.context(call.id, span), progress, ...(Object.keys(hookDecision).length > 0 ? { hookDecision } : {}) });
+    const result = await runGuarded(tool, call, {
+      ...context,
+      ...(running ? { signal: running.signal } : {}),
+      progress,
+      ...(Object.keys(hookDecision).length > 0 ? { hookDecision } : {}),
+    });
+    return running?.stopped() ? stoppedByPerson(result) : result;
   } finally {
+    running?.release();
     progress.close();
   }
+}
+
+/** A call the person stopped while it ran (the prompt goes on): an error the model reads, with what it printed so far. */
+function stoppedByPerson(result: ToolResult): ToolResult {
+  return {
+    ...result,
+    status: 'error',
+    error: 'The person stopped this call while it ran (its output so far is kept). Do not run it again unless they ask; say what you will do instead.',
+  };
 }
 
 async function runGuarded(tool: Tool, call: ToolCallBlock, ctx: ToolContext): Promise<ToolResult> {

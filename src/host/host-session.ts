@@ -207,6 +207,11 @@ export class HostSession {
   }
 
   /** Cancels the running prompt, if any; its stream ends with status `cancelled`. */
+  /** Stops one running tool call (a long command) without cancelling the prompt; false when it is not running. */
+  stopCall(callId: string): boolean {
+    return this.session.calls.stop(callId);
+  }
+
   cancel(): void {
     this.current?.cancel();
   }

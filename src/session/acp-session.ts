@@ -11,6 +11,7 @@ import type { Hooks } from '../tools/hooks';
 import type { SubagentLauncher } from '../tools/tool';
 import type { Budget } from '../vocabulary/budget';
 import type { Steering } from './steering';
+import { CallStops } from './call-stops';
 import type { Checkpoints } from './checkpoints';
 import { TodoStore } from '../tools/todos';
 import { ArtifactLog } from './artifact-log';
@@ -67,6 +68,8 @@ export class ACPSession {
   budget: Budget | undefined;
   /** Messages the person sent while the running prompt works; only the agents the person talks to take them (not subagents). */
   steering: Steering | undefined;
+  /** The tool calls running now, each stoppable on its own. */
+  readonly calls = new CallStops();
   /** Gives checkpoints while a prompt runs (the agents the person talks to only, not subagents). */
   checkpoints: Checkpoints | undefined;
   /** The user's hooks while a prompt runs (a subagent's session shares its parent's): its tool calls go through them. */

@@ -24,5 +24,6 @@ export const BUILTIN_TOOL_NAMES: readonly string[] = [
   'todo_read',
   TASK,
   'think',
+  'request_approval',
   TASK_COMPLETE,
 ];

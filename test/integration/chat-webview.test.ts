@@ -101,6 +101,18 @@ describe('chat view in headless Chromium', function () {
     assert.equal(await card.locator('.tool-output pre').innerText(), '3 passing\n0 failing');
   });
 
+  it('offers Stop on a running command, which posts stop_call once and goes when the call ends', async () => {
+    await view.send(events({ type: 'tool_start', actor: CODER, callId: 'long', tool: 'bash', kind: 'execute', title: 'npm run e2e', argumentsText: '{}' }));
+    const card = page().locator('.tool-card[data-call-id="long"]');
+    await card.locator('button.tool-stop').click();
+    assert.equal(await card.locator('button.tool-stop').isDisabled(), true);
+    assert.deepEqual(await view.takePosted(), [{ type: 'stop_call', callId: 'long' }]);
+    await view.send(events({ type: 'tool_end', callId: 'long', status: 'failed', durationMs: 900, output: 'partial', files: [] }));
+    assert.equal(await card.locator('button.tool-stop').count(), 0);
+    await view.send(events({ type: 'tool_start', actor: CODER, callId: 'read', tool: 'read_file', kind: 'read', title: 'a.ts', argumentsText: '{}' }));
+    assert.equal(await page().locator('.tool-card[data-call-id="read"] button.tool-stop').count(), 0, 'only commands get Stop');
+  });
+
   it('opens a failed call\'s output and marks a call the prompt ended without as stopped', async () => {
     await view.send(events(
       { type: 'tool_start', actor: CODER, callId: 'bad', tool: 'bash', kind: 'execute', title: 'make', argumentsText: '{}' },
@@ -144,11 +156,30 @@ describe('chat view in headless Chromium', function () {
     assert.equal(await card.getAttribute('data-status'), 'completed');
   });
 
+  it('answers the focused approval with y, a or n, as the terminal does, and not while its arguments are edited', async () => {
+    await view.send({ type: 'approval', request: { ...APPROVAL, id: 'ask-k', arguments: '{}' } });
+    const approval = page().locator('.approval[data-id="ask-k"]');
+    assert.match(await approval.locator('.approval-scope').innerText(), /Keys: y allow once · a always · n deny/);
+    await approval.locator('button[data-decision="edit"]').click();
+    await approval.locator('textarea.approval-arguments').press('n');
+    assert.deepEqual(await view.takePosted(), [], 'typing n in the editor is typing');
+    await approval.locator('button[data-decision="allow_once"]').focus();
+    await page().keyboard.press('n');
+    assert.deepEqual(await view.takePosted(), [{ type: 'approve', id: 'ask-k', decision: 'reject_once' }]);
+    // A diff keeps git's headers out: a removed SQL comment ("-- old") is a removed line, not a header.
+    await view.send({ type: 'approval', request: { ...APPROVAL, id: 'ask-sql', callId: 'call-sql', category: 'write', command: undefined, paths: ['q.sql'], diff: { path: 'q.sql', unified: '--- a/q.sql\n+++ b/q.sql\n@@ -1,2 +1,1 @@\n--- old comment\n select 1;\n' } } });
+    const rows = await page().locator('.approval[data-id="ask-sql"] .diff .diff-line').allInnerTexts();
+    assert.deepEqual(rows, ['line 1', '--- old comment', ' select 1;']);
+  });
+
   it('shows an edit\'s diff, and "Open diff", the file and "Trace" ask the host', async () => {
     await view.send(events(...promptEvents()));
     const card = page().locator('.tool-card[data-call-id="call-edit"]');
     assert.deepEqual(await card.locator('.diff .diff-add').allInnerTexts(), ['+export const hello = 2;', '+export const greet = (name: string): string => `Hello, ${name}`;']);
     assert.deepEqual(await card.locator('.diff .diff-del').allInnerTexts(), ['-export const hello = 1;']);
+    const rows = await card.locator('.diff .diff-line').allInnerTexts();
+    assert.ok(!rows.some((row) => /^(---|\+\+\+|@@)/.test(row)), `the file is named once, above the diff; no raw headers: ${rows.join(' | ')}`);
+    assert.match(rows[0]!, /^line \d+$/, 'a hunk starts with where it is');
     await card.locator('button.open-diff').click();
     await card.locator('.tool-head .file-link').click();
     await card.locator('.trace-link').click();

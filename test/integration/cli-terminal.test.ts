@@ -130,7 +130,7 @@ describeUnless(NO_TMUX, 'crow in a real terminal', function () {
     server.enqueue('anthropic', call('bash', { command: 'echo made && cat missing.txt' }), say('It is missing.'));
     const tty = crow('run', 'Show the file', '--provider', 'anthropic');
     const asked = await tty.waitFor(/\[y\] yes/);
-    order(asked, /● bash echo made/, /\? builder wants to run a command: echo made && cat missing\.txt/, /^ {2}"always" allows, for this session: commands starting with "echo" or "cat"$/m, /^ {2}\[y\] yes · \[a\] always · \[n\] no · \[never\] no, and stop asking/m);
+    order(asked, /● bash echo made/, /\? builder wants to run a command: echo made && cat missing\.txt/, /^ {2}"always" allows, for this session: commands starting with "echo" or "cat"$/m, /^ {2}\[y\] yes · \[a\] always · \[m\] modify · \[n\] no · \[never\] no, and stop asking/m);
     tty.typeLine('y');
     assert.equal(await tty.waitForExit(), 0, tty.screen());
     const screen = tty.screen();

@@ -302,7 +302,7 @@ describe('FakeLlmServer', () => {
         const { error } = (await response.json()) as { error: { message: string } };
         assert.equal(
           error.message,
-          `fake LLM server: no route for ${method} ${path} (serves POST /v1/chat/completions and POST /v1/messages)`,
+          `fake LLM server: no route for ${method} ${path} (serves POST /v1/chat/completions, POST /v1/messages and GET /v1/models)`,
         );
       }
       assert.deepEqual(server.requests, []);

@@ -207,6 +207,53 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
     await chat.dispose();
   });
 
+  it('allows or denies the approval that has waited longest from the keyboard command, and says when none waits', async () => {
+    settings['permissions.write'] = 'ask';
+    const chat = controller();
+    assert.equal(chat.answerWaiting('allow_once'), false, 'nothing waits yet');
+    server.enqueue(
+      'openai',
+      { blocks: [{ type: 'tool_call', name: 'write_file', arguments: { path: 'first.txt', content: 'one\n' } }] },
+      { blocks: [{ type: 'tool_call', name: 'write_file', arguments: { path: 'second.txt', content: 'two\n' } }] },
+      { blocks: [{ type: 'text', text: 'One written, one not.' }] },
+    );
+    const sent = chat.handle({ type: 'send', text: 'Write two files' });
+    await waitFor(() => posted.find((message) => message.type === 'approval'));
+    assert.equal(chat.answerWaiting('allow_once'), true);
+    await waitFor(() => posted.filter((message) => message.type === 'approval').at(1));
+    assert.equal(chat.answerWaiting('reject_once'), true);
+    await sent;
+    assert.equal(readFileSync(join(root, 'first.txt'), 'utf8'), 'one\n');
+    assert.throws(() => readFileSync(join(root, 'second.txt')), /ENOENT/);
+    await chat.dispose();
+  });
+
+  it('stops one long command from its card; the agent reads that the person stopped it and goes on', async () => {
+    const chat = controller();
+    server.enqueue(
+      'openai',
+      { blocks: [{ type: 'tool_call', name: 'bash', arguments: { command: 'echo started; sleep 30; echo "fin$((1 + 1))ished"' } }] },
+      { blocks: [{ type: 'text', text: 'You stopped it; I will not run it again.' }] },
+    );
+    const sent = chat.handle({ type: 'send', text: 'Run the slow thing' });
+    const start = await waitFor(() => events().find((event) => event.type === 'tool_start'));
+    assert.ok(start.type === 'tool_start');
+    await waitFor(() => events().find((event) => event.type === 'tool_progress' && /started/.test(event.tail ?? '')));
+    await chat.handle({ type: 'stop_call', callId: start.callId });
+    await sent;
+    const end = events().find((event) => event.type === 'tool_end');
+    assert.ok(end && end.type === 'tool_end' && end.status === 'failed');
+    assert.equal(answerText(), 'You stopped it; I will not run it again.');
+    assert.equal(events().at(-1)?.type === 'prompt_end' && (events().at(-1) as { status: string }).status, 'needs_input', 'the prompt went on, not cancelled');
+    const sentToModel = JSON.stringify(server.requests.at(-1)!.body);
+    assert.match(sentToModel, /The person stopped this call while it ran/);
+    assert.doesNotMatch(sentToModel, /fin2ished/, 'the command did not run on');
+    posted = [];
+    await chat.handle({ type: 'stop_call', callId: start.callId });
+    assert.match(JSON.stringify(posted), /already ended/);
+    await chat.dispose();
+  });
+
   it('a new session while a prompt waits cancels that prompt, and nothing of it reaches the new transcript', async () => {
     settings['permissions.execute'] = 'ask';
     const chat = controller();

@@ -60,9 +60,25 @@ export class ApprovalView {
         this.choice('reject_once', 'Deny', `Deny ${request.title}`),
       );
       if (request.arguments !== undefined) this.actions.append(this.editButton('Edit…', "Edit the call's arguments, then allow it once"));
-      this.actions.append(el('span', 'approval-scope', `“Always” covers ${request.alwaysScope}.`));
     }
     this.element.append(this.actions);
+    // Under the buttons, so they keep one line in a narrow sidebar.
+    const keys = request.question ? 'Keys: y approve · n deny' : 'Keys: y allow once · a always · n deny';
+    const scope = request.question ? keys : `“Always” covers ${request.alwaysScope}. ${keys}`;
+    this.element.append(el('p', 'approval-scope', scope));
+    this.element.addEventListener('keydown', (event) => this.onKey(event));
+  }
+
+  /** y, a and n answer the approval the focus is in, as the terminal's prompt does (not while typing in the editor). */
+  private onKey(event: KeyboardEvent): void {
+    if (!this.pending || event.ctrlKey || event.altKey || event.metaKey || (event.target as HTMLElement | null)?.tagName === 'TEXTAREA') return;
+    const decision: ApprovalDecision | undefined =
+      event.key === 'y' ? 'allow_once' : event.key === 'n' ? 'reject_once' : event.key === 'a' && !this.request.question ? 'allow_always' : undefined;
+    if (decision === undefined) return;
+    const choice = this.actions.querySelector<HTMLButtonElement>(`button[data-decision="${decision}"]`);
+    if (!choice || choice.disabled) return;
+    event.preventDefault();
+    choice.click();
   }
 
   /** The tool call the question gates. */
@@ -80,6 +96,7 @@ export class ApprovalView {
     this.element.querySelector('.approval-diff')?.remove();
     this.editor?.section.remove();
     this.actions.remove();
+    this.element.querySelector('.approval-scope')?.remove();
     this.element.append(el('p', 'approval-outcome', OUTCOME[decision]));
   }
 

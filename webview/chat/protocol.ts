@@ -251,6 +251,8 @@ export type WebviewMessage =
   | { type: 'test_server'; url: string }
   /** Makes the OpenAI-compatible server at `url`, with `model`, the default provider. */
   | { type: 'use_server'; url: string; model: string }
+  /** Stops one running tool call (a long command); the prompt goes on. */
+  | { type: 'stop_call'; callId: string }
   /** A code block of an answer, to the clipboard. */
   | { type: 'copy_code'; text: string }
   /** A code block of an answer, into the active editor at its cursor (replacing a selection). */
@@ -281,6 +283,7 @@ const FIELDS: Record<WebviewMessage['type'], (message: Record<string, unknown>) 
   setup_key: (m) => (m.provider === 'anthropic' || m.provider === 'openai') && typeof m.key === 'string',
   test_server: (m) => typeof m.url === 'string',
   use_server: (m) => typeof m.url === 'string' && typeof m.model === 'string',
+  stop_call: (m) => typeof m.callId === 'string',
   copy_code: (m) => typeof m.text === 'string',
   insert_code: (m) => typeof m.text === 'string',
 };

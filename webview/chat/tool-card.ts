@@ -40,6 +40,8 @@ export class ToolCard {
   private readonly head = el('header', 'tool-head');
   private readonly title: string;
   private readonly openFile: (path: string, line?: number) => void;
+  /** Stops the running command (execute calls only); gone once the call ended. */
+  private stopButton: HTMLButtonElement | undefined;
   /** What the running call shows of its work: its step and the end of its output. */
   private liveView: { root: HTMLElement; step: HTMLElement; caption: HTMLElement; tail: HTMLPreElement } | undefined;
 
@@ -51,6 +53,16 @@ export class ToolCard {
     this.element.dataset['callId'] = start.callId;
     this.element.dataset['kind'] = start.kind;
     this.head.append(el('span', 'tool-mark'), actorBadge(start.actor), el('span', 'tool-name', start.tool), this.target(start), this.took, this.state, this.traceLink(start.callId));
+    // A command can be stopped on its own while it runs; the agent is told and goes on.
+    if (start.kind === 'execute') {
+      this.stopButton = button('Stop', 'tool-stop', () => {
+        this.stopButton!.disabled = true;
+        this.post({ type: 'stop_call', callId: start.callId });
+      });
+      this.stopButton.title = 'Stop this command; the agent is told and goes on';
+      this.stopButton.setAttribute('aria-label', `Stop ${this.title}`);
+      this.head.append(this.stopButton);
+    }
     this.element.append(this.head);
     if (start.argumentsText.trim()) {
       const args = details('tool-args', 'Arguments');
@@ -94,6 +106,8 @@ export class ToolCard {
   finish(end: ToolEnd): void {
     this.liveView?.root.remove();
     this.liveView = undefined;
+    this.stopButton?.remove();
+    this.stopButton = undefined;
     // A command that exited non-zero did not do what was asked, though it ran: its card says so.
     const exitedBadly = end.exitCode !== undefined && end.exitCode !== 0;
     this.setStatus(exitedBadly && end.status === 'completed' ? 'failed' : end.status, exitedBadly ? `exit ${end.exitCode}` : undefined);
@@ -120,6 +134,8 @@ export class ToolCard {
 
   /** The prompt ended (cancelled, error) before the tool reported back. */
   stop(): void {
+    this.stopButton?.remove();
+    this.stopButton = undefined;
     if (this.live) this.setStatus('stopped');
   }
 
@@ -182,19 +198,35 @@ function sandboxBadge(): HTMLElement {
   return badge;
 }
 
-/** A unified diff, one line per row, coloured by its first character. */
+/**
+ * A unified diff, one line per row, coloured by its first character. The
+ * file is named once by whoever shows the diff, so git's header lines are
+ * left out; a hunk's @@ line becomes a quiet "line N" separator.
+ */
 export function renderDiff(unified: string): HTMLElement {
   const view = el('div', 'diff');
   view.setAttribute('role', 'figure');
   view.setAttribute('aria-label', 'Diff');
   const lines = unified.replace(/\n$/, '').split('\n');
-  view.append(...lines.map((line) => el('div', `diff-line ${diffLineClass(line)}`, line || ' ')));
+  const rows: HTMLElement[] = [];
+  // Header lines come before a file's first hunk only: inside a hunk "--- x" is a removed "-- x".
+  let header = true;
+  for (const line of lines) {
+    if (line.startsWith('diff ')) header = true;
+    if (line.startsWith('@@')) {
+      header = false;
+      const start = /^@@ -\d+(?:,\d+)? \+(\d+)/.exec(line)?.[1];
+      rows.push(el('div', 'diff-line diff-hunk', start !== undefined ? `line ${start}` : '⋯'));
+      continue;
+    }
+    if (header && /^(diff |index |--- |\+\+\+ |===|new file|deleted file|similarity|rename )/.test(line)) continue;
+    rows.push(el('div', `diff-line ${diffLineClass(line)}`, line || ' '));
+  }
+  view.append(...rows);
   return view;
 }
 
 function diffLineClass(line: string): string {
-  if (line.startsWith('+++') || line.startsWith('---') || line.startsWith('diff ') || line.startsWith('index ')) return 'diff-file';
-  if (line.startsWith('@@')) return 'diff-hunk';
   if (line.startsWith('+')) return 'diff-add';
   if (line.startsWith('-')) return 'diff-del';
   return 'diff-context';

@@ -34,6 +34,8 @@ export function registerCommands(context: vscode.ExtensionContext, crow: Crow): 
     command('crow.setApiKey', (variable, value) => setApiKey(crow, asString(variable), asString(value))),
     command('crow.clearApiKey', (variable) => clearApiKey(crow, asString(variable))),
     command('crow.cancel', () => crow.controller().cancel()),
+    command('crow.allowWaiting', () => answerWaiting(crow, 'allow_once')),
+    command('crow.denyWaiting', () => answerWaiting(crow, 'reject_once')),
     command('crow.chat.showTrace', () => {
       const id = crow.controller().sessionId;
       return id !== undefined ? crow.traces.showTrace(id) : vscode.commands.executeCommand('crow.showTrace');
@@ -115,6 +117,11 @@ async function pickModel(crow: Crow, roleName?: string, modelName?: string): Pro
   if (name) await controller.pick({ role: role.role, model: name.trim() });
 }
 
+/** Allows or denies the approval that has waited longest, from the keyboard wherever the focus is. */
+function answerWaiting(crow: Crow, decision: 'allow_once' | 'reject_once'): void {
+  if (!crow.controller().answerWaiting(decision)) void vscode.window.showInformationMessage('Crow: no approval is waiting.');
+}
+
 /** Asks for a key (never echoed) and keeps it in SecretStorage under the provider's variable name. */
 async function setApiKey(crow: Crow, variable?: string, value?: string): Promise<void> {
   const name = variable ?? (await pickVariable(crow, 'Set the API key of which provider?'));
@@ -183,11 +190,12 @@ async function undoLastRun(crow: Crow, confirmed: boolean): Promise<void> {
     void vscode.window.showInformationMessage(`Crow: nothing to undo; the files the last prompt changed are as they were before it.${gaps}`);
     return;
   }
-  const files = plan.changes.map((change) => `${change.status}  ${change.path}`);
+  // What the restore will do, said before it is done (not "deleted" for a file it is about to delete).
+  const files = plan.changes.map((change) => `${engine.PLANNED[change.status]}  ${change.path}`);
   const index = plan.userIndex ? ['the git index (staged changes) goes back too'] : [];
   const detail = `${[...files, ...index].join('\n')}\n\nOnly what the prompt changed is put back; your own edits to other files stay.${gaps}`;
   const prompt = entry.prompt.split('\n', 1)[0] ?? '';
-  const what = plan.changes.length > 0 ? engine.countFiles(plan.changes) : 'the git index';
+  const what = plan.changes.length > 0 ? engine.countPlanned(plan.changes) : 'the git index';
   const answer = confirmed ? 'Restore' : await vscode.window.showWarningMessage(`Undo "${prompt}"? ${what}`, { modal: true, detail }, 'Restore');
   if (answer !== 'Restore') return;
   try {

@@ -40,7 +40,7 @@ export { exportJson, exportMarkdown } from '../../session/session-export';
 export { GitSnapshotManager } from '../../session/git-snapshots';
 export { RestoreError } from '../../session/snapshot-restore';
 export { UndoLog } from '../../session/undo-log';
-export { countFiles, nothingToUndo, planUndo } from '../../session/undo-plan';
+export { countFiles, countPlanned, nothingToUndo, PLANNED, planUndo } from '../../session/undo-plan';
 export { Redactor } from '../../telemetry/redact';
 export { resolveSettings } from '../../config/provider-config';
 export { SessionStore } from '../../session/session-store';

@@ -20,11 +20,11 @@ import { ChatApprovals } from './chat-approvals';
 import { ChatSession, type ChatHost } from './chat-session';
 import { emptyMeter, sumMeters } from '../../../host/cost';
 import { forkSession } from '../../../host/fork';
-import { ProviderSetup, type ProviderChoice } from './provider-setup';
+import { ProviderSetup, type SetupActions } from './provider-setup';
 import { errorHint, notice } from './transcript-translator';
 
 /** What the view asks of VS Code itself. */
-export interface ViewActions {
+export interface ViewActions extends SetupActions {
   /** Opens a diff editor for the change of one tool call. */
   openDiff(sessionId: string, callId: string, unified: string): Promise<void>;
   /** Opens a diff editor for a change an approval asks about, not made yet. */
@@ -36,10 +36,6 @@ export interface ViewActions {
   showTrace(sessionId: string, callId?: string): Promise<void>;
   /** A prompt ended or a session changed: lists elsewhere (Traces) refresh. */
   sessionsChanged(): void;
-  /** Keeps a provider's key in VS Code's secret storage under its variable's name. */
-  storeKey(variable: string, key: string): Promise<void>;
-  /** Makes `provider` the default in the settings, at the server and with the model given (neither: the provider's own). */
-  useProvider(choice: ProviderChoice): Promise<void>;
   /** Puts text on the clipboard. */
   copyText(text: string): Promise<void>;
   /** Inserts text at the active editor's cursor (over its selection); throws saying what to do when no editor is open. */
@@ -119,6 +115,14 @@ export class ChatController {
     this.chat?.cancel();
   }
 
+  /** Answers the approval that has waited longest (the keyboard's allow and deny); false when none waits. */
+  answerWaiting(decision: 'allow_once' | 'reject_once'): boolean {
+    const [first] = this.approvals.pending();
+    if (!first) return false;
+    this.approvals.answer(first.id, decision);
+    return true;
+  }
+
   async dispose(): Promise<void> {
     await this.chat?.close();
   }
@@ -184,6 +188,9 @@ export class ChatController {
         return this.setup.test(message.url);
       case 'use_server':
         if (await this.setup.useServer(message.url, message.model)) await this.announceAgents();
+        return;
+      case 'stop_call':
+        if (!this.chat?.stopCall(message.callId)) this.show(notice('info', 'That call has already ended.'));
         return;
       case 'copy_code':
         return this.actions.copyText(message.text);

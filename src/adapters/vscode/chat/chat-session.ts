@@ -167,6 +167,11 @@ export class ChatSession {
     this.host.cancel();
   }
 
+  /** Stops one running call; false when it already ended. */
+  stopCall(callId: string): boolean {
+    return this.host.stopCall(callId);
+  }
+
   /** Cancels a running prompt, lets it wind down briefly, then stops storing the session and closes its servers. */
   close(): Promise<void> {
     return this.host.close();

@@ -9,7 +9,6 @@ import { errorText } from '../../../vocabulary/text';
 import type { HostMessage, SetupNeed } from '../../../../webview/chat/protocol';
 import { settingsFor } from '../configuration';
 import type { ChatHost } from './chat-session';
-import type { ViewActions } from './chat-controller';
 import { probeServer, serverBaseUrl } from './server-probe';
 
 /** What the set-up writes into the settings: the default provider, and for a server of the person's its address and model. */
@@ -36,6 +35,14 @@ export function providerSettings(choice: ProviderChoice, now: { provider: string
   return changes;
 }
 
+/** What the set-up asks of VS Code itself (part of the chat's ViewActions). */
+export interface SetupActions {
+  /** Keeps a provider's key in VS Code's secret storage under its variable's name. */
+  storeKey(variable: string, key: string): Promise<void>;
+  /** Makes `provider` the default in the settings, at the server and with the model given (neither: the provider's own). */
+  useProvider(choice: ProviderChoice): Promise<void>;
+}
+
 /** The variable each key provider reads, when the settings do not name another. */
 const KEY_VARIABLES: Record<ProviderChoice['provider'], string> = { anthropic: 'ANTHROPIC_API_KEY', openai: 'OPENAI_API_KEY' };
 
@@ -43,7 +50,7 @@ export class ProviderSetup {
   constructor(
     private readonly host: ChatHost,
     private readonly post: (message: HostMessage) => void,
-    private readonly actions: Pick<ViewActions, 'storeKey' | 'useProvider'>,
+    private readonly actions: SetupActions,
   ) {}
 
   /** The provider in force and the key variable it lacks; undefined when it can answer (or the settings fail, which a prompt reports). */
