@@ -224,7 +224,7 @@ describe('chat view in headless Chromium', function () {
     const approval = page().locator('.approval[data-id="ask-1"]');
     assert.match(await approval.innerText(), /Run: npm test/);
     assert.equal(await approval.locator('.approval-command').innerText(), 'npm test -- --grep greet');
-    assert.deepEqual(await approval.locator('button[data-decision]').allInnerTexts(), ['Allow once', 'Always allow', 'Deny']);
+    assert.deepEqual(await approval.locator('button[data-decision]').allInnerTexts(), ['Allow once', 'Always', 'Deny']);
     await approval.locator('button[data-decision="allow_always"]').click();
     assert.deepEqual(await view.takePosted(), [{ type: 'approve', id: 'ask-1', decision: 'allow_always' }]);
     assert.equal(await approval.locator('button[data-decision="allow_once"]').isDisabled(), true, 'a second click cannot answer twice');
@@ -242,7 +242,7 @@ describe('chat view in headless Chromium', function () {
     const args = JSON.stringify({ command: 'npm test -- --grep greet' }, null, 2);
     await view.send({ type: 'approval', request: { ...APPROVAL, id: 'ask-e', arguments: args } });
     const approval = page().locator('.approval[data-id="ask-e"]');
-    assert.deepEqual(await approval.locator('button[data-decision]').allInnerTexts(), ['Allow once', 'Always allow', 'Deny', 'Edit…']);
+    assert.deepEqual(await approval.locator('button[data-decision]').allInnerTexts(), ['Allow once', 'Always', 'Deny', 'Edit…']);
     await approval.locator('button[data-decision="edit"]').click();
     const text = approval.locator('textarea.approval-arguments');
     assert.equal(await text.inputValue(), args);

@@ -40,8 +40,12 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
     actions = { diffs: [], traces: [], changed: 0, previews: [], settings: [], logs: 0, copied: [] };
     settings = { provider: 'openai', model: 'fake-model', baseUrls: { openai: server.openaiBaseUrl } };
     stored = {};
+    last = undefined;
   });
   afterEach(() => rmSync(home, { recursive: true, force: true }));
+
+  /** The session the view showed last (VS Code's workspace state in the extension). */
+  let last: string | undefined;
 
   function controller(trusted?: () => boolean, keys: Record<string, string> = { OPENAI_API_KEY: SECRET }): ChatController {
     const env = isolatedEnv(home, keys);
@@ -53,6 +57,7 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
       configuration: () => readConfiguration((key) => settings[key]),
       workspace: () => new NodeWorkspace(root),
       ...(trusted ? { trusted } : {}),
+      lastSession: { get: () => last, set: (id) => void (last = id) },
     };
     const view: ViewActions = {
       openDiff: async (_session, callId) => void actions.diffs.push(callId),
@@ -363,6 +368,40 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
     assert.ok(liveShape.includes('review reviewer round 2') && liveShape.includes('feedback round 1') && liveShape.includes('approved round 2'), liveShape.join('\n'));
     assert.ok(!liveShape.some((line) => /task was completed|marked the task complete/.test(line)), 'the claim that goes to review is not announced as done');
     await resumed.dispose();
+  });
+
+  it('after a window reload mid-prompt, opens on that session: its command reads interrupted, and Resume goes on', async () => {
+    const first = controller();
+    server.enqueue('openai', { blocks: [{ type: 'tool_call', name: 'bash', arguments: { command: 'echo step-one' } }] }, { blocks: [{ type: 'text', text: 'Done.' }] });
+    await first.handle({ type: 'send', text: 'Run step one' });
+    const id = first.sessionId!;
+    await first.dispose();
+    // What a reload leaves: the record stops after the command started.
+    const file = join(dataHome(isolatedEnv(home, {})), 'sessions', id, 'events.jsonl');
+    const lines = readFileSync(file, 'utf8').trim().split('\n');
+    const started = lines.findIndex((line) => line.includes('"tool_call_start"'));
+    writeFileSync(file, `${lines.slice(0, started + 1).join('\n')}\n`);
+
+    posted = [];
+    const reloaded = controller();
+    await reloaded.handle({ type: 'ready' });
+    assert.equal(reloaded.sessionId, id, 'the view opens on the interrupted session');
+    const end = events().find((event) => event.type === 'prompt_end');
+    assert.ok(end && end.type === 'prompt_end' && end.status === 'cancelled' && end.hint?.resume, 'its end offers Resume');
+    const card = events().find((event) => event.type === 'tool_end');
+    assert.ok(card && card.type === 'tool_end' && card.status === 'cancelled', 'no card spins on as running');
+    server.enqueue('openai', { blocks: [{ type: 'text', text: 'Going on from step one.' }] });
+    await reloaded.handle({ type: 'send', text: 'You were interrupted (the window was reloaded). Go on from where you stopped.' });
+    assert.equal(answerText(), 'Going on from step one.');
+    assert.match(JSON.stringify(server.requests.at(-1)!.body.messages), /Run step one[\s\S]*Go on from where you stopped/);
+    await reloaded.dispose();
+
+    // A session that ended normally is not reopened: the view starts afresh.
+    posted = [];
+    const again = controller();
+    await again.handle({ type: 'ready' });
+    assert.notEqual(again.sessionId, id);
+    await again.dispose();
   });
 
   it('resumes a stored session: the transcript comes back, and the next prompt continues it', async () => {

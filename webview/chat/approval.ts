@@ -56,7 +56,7 @@ export class ApprovalView {
     } else {
       this.actions.append(
         this.choice('allow_once', 'Allow once', `Allow ${request.title} this time`),
-        this.choice('allow_always', 'Always allow', `Always allow ${request.alwaysScope}`),
+        this.choice('allow_always', 'Always', `Always allow ${request.alwaysScope}`),
         this.choice('reject_once', 'Deny', `Deny ${request.title}`),
       );
       if (request.arguments !== undefined) this.actions.append(this.editButton('Edit…', "Edit the call's arguments, then allow it once"));

@@ -166,6 +166,8 @@ export interface ErrorHint {
   setting?: string;
   /** No provider can answer yet (no key): the card offers the provider set-up. */
   setup?: boolean;
+  /** The prompt was interrupted (a window reload, Crow stopped): the card offers to resume it. */
+  resume?: boolean;
 }
 
 /** The providers the set-up offers: one with a key, or a server of the person's (OpenAI-compatible). */

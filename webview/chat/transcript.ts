@@ -49,6 +49,9 @@ const STARTERS = ['Explain how this project is organised', 'Find the failing tes
 /** How close to the bottom (px) still counts as "at the bottom". */
 const PIN_SLACK = 32;
 
+/** What Resume sends: the agents go on from the stored history. */
+const RESUME_PROMPT = 'You were interrupted (the window was reloaded). Go on from where you stopped.';
+
 export class Transcript {
   readonly element = el('main', 'transcript');
   /** The block each actor is streaming into; any other entry closes them all. */
@@ -334,6 +337,12 @@ export class Transcript {
       actions.append(button('Retry', 'error-retry', () => this.post({ type: 'retry' })));
       if (hint?.setting) actions.append(button('Open settings', 'error-settings', () => this.post({ type: 'open_settings', setting: hint.setting! })));
       actions.append(button('Show log', 'error-log', () => this.post({ type: 'show_log' })));
+      end.append(actions);
+    }
+    if (hint?.resume) {
+      end.append(el('p', 'prompt-end-hint', hint.text));
+      const actions = el('div', 'error-actions');
+      actions.append(button('Resume', 'resume-run', () => this.post({ type: 'send', text: RESUME_PROMPT })));
       end.append(actions);
     }
     if (status === 'budget') {

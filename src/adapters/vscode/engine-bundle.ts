@@ -40,6 +40,7 @@ export { exportJson, exportMarkdown } from '../../session/session-export';
 export { GitSnapshotManager } from '../../session/git-snapshots';
 export { RestoreError } from '../../session/snapshot-restore';
 export { UndoLog } from '../../session/undo-log';
+export { closeAllPools } from './workspace/terminal-pool';
 export { countFiles, countPlanned, nothingToUndo, PLANNED, planUndo } from '../../session/undo-plan';
 export { Redactor } from '../../telemetry/redact';
 export { resolveSettings } from '../../config/provider-config';
@@ -61,10 +62,12 @@ export function chatHost(
   workspaces: Map<string, VscodeWorkspace>,
   log: (message: string) => void,
   trusted: () => boolean,
+  lastSession?: ChatHost['lastSession'],
 ): ChatHost {
   const data = dataHome(process.env);
   return {
     root,
+    ...(lastSession ? { lastSession } : {}),
     dataHome: data,
     store: new SessionStore({ dataHome: data }),
     env,

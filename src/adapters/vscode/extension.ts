@@ -24,7 +24,12 @@ export function activate(context: vscode.ExtensionContext): Crow {
   const workspaces = new Map<string, VscodeWorkspace>();
   const before = new BeforeTexts();
   const trusted = (): boolean => vscode.workspace.isTrusted;
-  const host = (root: string) => engine().chatHost(root, () => keys.env(), workspaces, (message) => log.info(message), trusted);
+  // The session the view showed last, per workspace: a window reloaded mid-prompt reopens it (see ChatController).
+  const lastSession = {
+    get: () => context.workspaceState.get<string>(LAST_SESSION_KEY),
+    set: (id: string | undefined) => void context.workspaceState.update(LAST_SESSION_KEY, id),
+  };
+  const host = (root: string) => engine().chatHost(root, () => keys.env(), workspaces, (message) => log.info(message), trusted, lastSession);
   const rootOrThrow = (): string => {
     const root = workspaceRoot();
     if (root === undefined) throw new Error('Open a folder first: Crow works on the files of a workspace folder.');
@@ -60,6 +65,10 @@ export function activate(context: vscode.ExtensionContext): Crow {
     engine: { loaded: () => engineIfLoaded() !== undefined, onLoad: whenEngineLoads },
   });
   const crow: Crow = { keys, chat, traces, engine, controller: () => chat.controller, languageModels };
+  stopEverything = async () => {
+    engineIfLoaded()?.closeAllPools();
+    await chat.dispose();
+  };
 
   context.subscriptions.push(
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chat),
@@ -103,6 +112,9 @@ async function warmUpModels(log: vscode.LogOutputChannel): Promise<void> {
   }
 }
 
+/** Where the workspace keeps the id of the session the chat view showed last. */
+const LAST_SESSION_KEY = 'crow.lastSession';
+
 /** Where the workspace keeps the model list last offered (see LanguageModelDeps.cache). */
 const MODELS_KEY = 'crow.languageModels';
 
@@ -123,4 +135,15 @@ function watchConfigFiles(changed: () => void): vscode.Disposable {
   return vscode.Disposable.from(...watchers);
 }
 
-export function deactivate(): void {}
+/** What deactivate stops; set by activate. */
+let stopEverything: (() => Promise<void>) | undefined;
+
+/**
+ * The window is closing or reloading: the running prompt is cancelled (its
+ * session keeps what was done, and shows as interrupted when reopened) and
+ * every Crow terminal is closed with the command in it, so nothing the
+ * agents started runs on unseen.
+ */
+export async function deactivate(): Promise<void> {
+  await stopEverything?.();
+}

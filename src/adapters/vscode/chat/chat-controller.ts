@@ -200,6 +200,8 @@ export class ChatController {
   }
 
   private async ready(): Promise<void> {
+    // A window reloaded while a prompt ran: the view opens on that session, which says it was interrupted and offers Resume.
+    if (!this.chat) await this.reopenInterrupted();
     const chat = await this.session().catch((err: unknown) => {
       this.show(notice('error', errorText(err)));
       return undefined;
@@ -231,6 +233,7 @@ export class ChatController {
     const chat = await this.session();
     if (chat.busy) return this.enqueue(chat, text);
     this.lastPrompt = text;
+    this.host.lastSession?.set(chat.id);
     this.show({ type: 'user_message', text });
     this.promptMeter = emptyMeter();
     const before = this.sessionMeter;
@@ -322,6 +325,7 @@ export class ChatController {
     this.actors.clear();
     this.promptMeter = emptyMeter();
     this.sessionMeter = emptyMeter();
+    this.host.lastSession?.set(id);
     const chat = id === undefined ? await this.session() : await this.open(id);
     this.post({ type: 'reset', sessionId: id, title: chat.session.title });
     if (id !== undefined) {
@@ -345,6 +349,21 @@ export class ChatController {
   private async session(): Promise<ChatSession> {
     this.chat ??= await ChatSession.start(this.host, this.approvals.ask);
     return this.chat;
+  }
+
+  /** Opens the session the view showed last when its last prompt was interrupted; nothing happens otherwise. */
+  private async reopenInterrupted(): Promise<void> {
+    const id = this.host.lastSession?.get();
+    if (id === undefined || this.host.store.isRecording(id)) return;
+    try {
+      const chat = await ChatSession.resume(this.host, id, this.approvals.ask);
+      if (!chat.interrupted) return void (await chat.close());
+      this.chat = chat;
+      this.transcript = chat.transcript();
+      this.sessionMeter = chat.meter;
+    } catch {
+      // A session that no longer opens is not worth an error at start: the view starts a new one.
+    }
   }
 
   private async announceAgents(): Promise<void> {

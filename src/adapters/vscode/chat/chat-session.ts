@@ -16,7 +16,7 @@ import { openFolder } from '../../../host/folder';
 import { HostError } from '../../../host/host-error';
 import { HostSession, type HostSessionOptions } from '../../../host/host-session';
 import { THOUGHT_LEVELS } from '../../../host/prompt-input';
-import { storedPrompts } from '../../../host/stored-prompts';
+import { INTERRUPTED, storedPrompts } from '../../../host/stored-prompts';
 import type { SessionStore } from '../../../session/session-store';
 import type { AskFn } from '../../../tools/permissions';
 import type { Workspace } from '../../../tools/workspace';
@@ -40,6 +40,8 @@ export interface ChatHost {
   workspace(): Workspace;
   /** VS Code's Workspace Trust for the folder; absent: the user's remembered answers decide (crow trust). */
   trusted?(): boolean;
+  /** The session the view showed last in this workspace (kept across window reloads). */
+  lastSession?: { get(): string | undefined; set(id: string | undefined): void };
 }
 
 /** How a VS Code user trusts a folder. */
@@ -143,6 +145,12 @@ export class ChatSession {
     }
     if (!ended) observer.onEvent({ type: 'prompt_end', status, message: status === 'cancelled' ? 'Cancelled.' : '' });
     return { status, meter: this.host.meter.prompt };
+  }
+
+  /** Whether the session's last prompt never ended: Crow stopped, or the window was reloaded, while it ran. */
+  get interrupted(): boolean {
+    const last = storedPrompts(this.session).at(-1);
+    return last?.events.at(-1)?.type === 'run_complete' && (last.events.at(-1) as { message?: string }).message === INTERRUPTED;
   }
 
   /** The stored session's prompts as the view shows them: each through a translator, as it was shown live. */

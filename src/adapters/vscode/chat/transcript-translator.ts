@@ -8,6 +8,7 @@ import { type AgentEvent, endedShort, unreachable } from '../../../engine/events
 import { stepText } from '../../../engine/tool-progress';
 import { oneLine } from '../../../vocabulary/text';
 import { userText } from '../../../session/history';
+import { INTERRUPTED } from '../../../host/stored-prompts';
 import type { PermissionPolicy } from '../../../vocabulary/permission-types';
 import type { TodoItem } from '../../../tools/todos';
 import type { ToolResult } from '../../../tools/tool';
@@ -144,7 +145,11 @@ export class TranscriptTranslator {
         if (this.coagent !== undefined || event.summary.trim() === '') return [];
         return [notice('info', `${event.agent} marked the task complete: ${capText(event.summary)}`)];
       case 'run_complete': {
-        const hint = event.status === 'error' ? errorHint(event.message) : event.status === 'budget' ? budgetHint(event.message) : undefined;
+        const hint =
+          event.status === 'error' ? errorHint(event.message)
+          : event.status === 'budget' ? budgetHint(event.message)
+          : event.message === INTERRUPTED ? { text: 'Resume sends the agents back to it, with everything done so far.', resume: true }
+          : undefined;
         return [{ type: 'prompt_end', status: event.status as PromptStatus, message: event.message, ...(hint ? { hint } : {}) }];
       }
       // Errors and cancels end the run, whose run_complete says so in words: one message, not two.

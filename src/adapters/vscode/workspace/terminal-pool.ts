@@ -198,6 +198,12 @@ function withoutSecrets(): Record<string, string | null> {
 /** One pool per workspace root, shared by every VscodeWorkspace on it and closed with the last one. */
 const pools = new Map<string, { pool: CrowTerminalPool; users: number }>();
 
+/** Closes every Crow terminal with what still runs in it: the window is going away (see deactivate). */
+export function closeAllPools(): void {
+  for (const { pool } of pools.values()) pool.dispose();
+  pools.clear();
+}
+
 export function usePool(root: string): { pool: CrowTerminalPool; release: () => void } {
   const entry = pools.get(root) ?? { pool: new CrowTerminalPool(root), users: 0 };
   pools.set(root, entry);
