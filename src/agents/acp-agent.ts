@@ -1,3 +1,4 @@
+import { cancelMessage } from '../vocabulary/interruption';
 import type { PromptRegistry } from '../config/prompts';
 import type { BaseAgent } from '../engine/base-agent';
 import type { AgentEvent } from '../engine/events';
@@ -97,7 +98,7 @@ export class ACPAgent {
       return await this.beforeStop(run, result, hooks);
     } catch (err) {
       if (err instanceof BudgetReached) return run.finish('budget', err.message);
-      if (run.signal.aborted) return run.finish('cancelled', 'Cancelled. All work so far is kept; send a new prompt to continue.');
+      if (run.signal.aborted) return run.finish('cancelled', cancelMessage(run.signal, 'Cancelled. All work so far is kept; send a new prompt to continue.'));
       return run.finish('error', `${this.name} failed: ${errorText(err)}`);
     }
   }

@@ -1,3 +1,4 @@
+import { cancelMessage } from '../vocabulary/interruption';
 import type { PromptRegistry } from '../config/prompts';
 import type { BaseAgent } from '../engine/base-agent';
 import type { AgentEvent, HandoffPurpose, RunStatus } from '../engine/events';
@@ -179,7 +180,7 @@ export class FlowRun {
     const agent = role === 'primary' ? this.agents.primary.name : this.coagent.name;
     if (turn.stopReason === 'cancelled') {
       this.session.interruption = { agent, role, at: Date.now() };
-      return this.finish('cancelled', `Cancelled while ${agent} was working. All work so far is kept; send a new prompt to continue.`);
+      return this.finish('cancelled', cancelMessage(this.signal, `Cancelled while ${agent} was working. All work so far is kept; send a new prompt to continue.`));
     }
     if (turn.stopReason === 'error') return this.finish('error', `${agent} stopped on an error: ${turn.message}`);
     // Handing a refused request on to another agent would only repeat it.

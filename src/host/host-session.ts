@@ -5,6 +5,7 @@
  * and from AgentEvents and answer `ask()`: the CLI, the ACP server and the
  * VS Code chat all open their sessions here.
  */
+import { Interruption } from '../vocabulary/interruption';
 import { randomUUID } from 'node:crypto';
 import type { CompositionRole, RoleModels } from '../agents/role-models';
 import { ACPSession, type ThoughtLevel } from '../session/acp-session';
@@ -95,10 +96,18 @@ export class HostSession {
   }
 
   /** The agents a person can pick, and the models per role of the session's agent with the session's choices applied. */
-  async choices(): Promise<{ agents: CatalogEntry[]; models: RoleModels[]; thinks: boolean; policy: PermissionPolicy }> {
+  async choices(): Promise<{ agents: CatalogEntry[]; models: RoleModels[]; thinks: boolean; policy: PermissionPolicy; sandboxed: boolean }> {
     const catalog = await this.options.catalog();
     const models = currentModels(catalog, this.session.agentName, this.session.models);
-    return { agents: catalog.list(), models, thinks: catalog.thinks?.(this.session.agentName) ?? false, policy: catalog.permissionPolicy() };
+    // The folder's sandbox as the next prompt will have it (a prompt applies it too), so the view can say what runs unasked.
+    this.options.workspace.useSandbox?.(catalog.sandbox?.()?.options);
+    return {
+      agents: catalog.list(),
+      models,
+      thinks: catalog.thinks?.(this.session.agentName) ?? false,
+      policy: catalog.permissionPolicy(),
+      sandboxed: this.options.workspace.sandboxed ?? false,
+    };
   }
 
   /**
@@ -226,8 +235,10 @@ export class HostSession {
    * wind down, so its last entries and spans are stored; then stops storing
    * the session and closes its MCP servers and span export.
    */
-  async close(): Promise<void> {
-    this.cancel();
+  /** Stops the session; `interrupted`: Crow is going away (a window reload), so a running prompt ends as interrupted, not cancelled. */
+  async close(options: { interrupted?: boolean } = {}): Promise<void> {
+    if (options.interrupted) this.current?.cancel(new Interruption());
+    else this.cancel();
     await Promise.race([this.finished, delay(CANCEL_GRACE_MS)]);
     // A snapshot still running in the background stops (git removes its lock); what it recorded so far speeds up the next one.
     this.parts.undo?.close();

@@ -111,8 +111,9 @@ export class PromptRun {
     this.stream.end(outcome);
   }
 
-  cancel(): void {
-    this.controller.abort();
+  /** `reason`: an Interruption when Crow is going away rather than the person cancelling. */
+  cancel(reason?: unknown): void {
+    this.controller.abort(reason);
   }
 
   /**

@@ -8,6 +8,7 @@ import type { AgentEvent } from '../engine/events';
 import type { ACPSession } from '../session/acp-session';
 import type { ToolResult } from '../tools/tool';
 import { eventsFromHistory } from './history-events';
+import { INTERRUPTED } from '../vocabulary/interruption';
 
 export type PromptStart = Extract<AgentEvent, { type: 'prompt_start' }>;
 
@@ -18,8 +19,7 @@ export interface StoredPrompt {
   events: AgentEvent[];
 }
 
-/** What a tool call left running, or a prompt left unfinished, says when the session is shown again. */
-export const INTERRUPTED = 'Interrupted: Crow stopped (or the window was reloaded) while this ran. Send a prompt to go on.';
+export { INTERRUPTED };
 
 /**
  * The session's prompts, oldest first. A prompt whose events stop short

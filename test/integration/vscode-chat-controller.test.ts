@@ -404,6 +404,23 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
     await again.dispose();
   });
 
+  it('a window closing mid-command (the view disposed) ends the prompt as interrupted, and the next view offers Resume', async () => {
+    const first = controller();
+    server.enqueue('openai', { blocks: [{ type: 'tool_call', name: 'bash', arguments: { command: 'echo begun; sleep 30' } }] });
+    const sent = first.handle({ type: 'send', text: 'Run the long one' });
+    await waitFor(() => events().find((event) => event.type === 'tool_progress' && /begun/.test(event.tail ?? '')));
+    const id = first.sessionId!;
+    await first.dispose();
+    await sent;
+    posted = [];
+    const reopened = controller();
+    await reopened.handle({ type: 'ready' });
+    assert.equal(reopened.sessionId, id);
+    const end = events().find((event) => event.type === 'prompt_end');
+    assert.ok(end && end.type === 'prompt_end' && end.hint?.resume, JSON.stringify(end));
+    await reopened.dispose();
+  });
+
   it('resumes a stored session: the transcript comes back, and the next prompt continues it', async () => {
     const first = controller();
     server.enqueue('openai', { blocks: [{ type: 'text', text: 'First answer.' }] });

@@ -123,8 +123,9 @@ export class ChatController {
     return true;
   }
 
+  /** The view goes away with the window: a running prompt ends as interrupted, to be offered for resuming when the view opens again. */
   async dispose(): Promise<void> {
-    await this.chat?.close();
+    await this.chat?.close({ interrupted: true });
   }
 
   private async dispatch(message: WebviewMessage): Promise<void> {

@@ -100,8 +100,8 @@ export class ChatSession {
     thinking?: { current: string; levels: string[] };
     welcome: string;
   }> {
-    const { agents, models, thinks, policy } = await setup(() => this.host.choices());
-    const welcome = welcomeText(policy, this.host.workspace.sandboxed ?? false);
+    const { agents, models, thinks, policy, sandboxed } = await setup(() => this.host.choices());
+    const welcome = welcomeText(policy, sandboxed);
     return { agents, models, ...(thinks ? { thinking: { current: this.host.thoughtLevel(), levels: [...THOUGHT_LEVELS] } } : {}), welcome };
   }
 
@@ -181,8 +181,8 @@ export class ChatSession {
   }
 
   /** Cancels a running prompt, lets it wind down briefly, then stops storing the session and closes its servers. */
-  close(): Promise<void> {
-    return this.host.close();
+  close(options: { interrupted?: boolean } = {}): Promise<void> {
+    return this.host.close(options);
   }
 }
 
