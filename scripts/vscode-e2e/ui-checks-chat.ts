@@ -53,7 +53,7 @@ export const CHAT_CHECKS: UiCheck[] = [
   },
   {
     slug: 'approval-waiting',
-    name: 'a call waiting for its approval says "waiting for you"; the approval names its file once, shows no raw diff headers and keeps its buttons on one line (screenshot ui-approval-waiting.png)',
+    name: 'a call waiting for its approval says "waiting for you"; the approval names its file once, shows no raw diff headers and keeps its buttons on one line (screenshot ui-approval-waiting.png); the run ends with a bar of what it changed (ui-changes-bar.png)',
     timeoutMs: 60_000,
     run: approvalWaiting,
   },
@@ -174,6 +174,14 @@ async function approvalWaiting(context: UiContext, timeoutMs: number): Promise<v
   await allow.click({ timeout: timeoutMs });
   await chat.locator('.msg-assistant', { hasText: WAITING.done }).waitFor({ state: 'visible', timeout: timeoutMs });
   if ((await card.getAttribute('data-status')) !== 'completed') throw new HarnessError(`after the approval the card reads ${await card.getAttribute('data-status')}`);
+  // The run's end lists what it changed, with Keep and Undo.
+  const bar = chat.locator('.changes-bar').last();
+  await bar.waitFor({ state: 'visible', timeout: timeoutMs });
+  const listed = (await bar.innerText()).replace(/\s+/g, ' ');
+  if (!/1 file changed/.test(listed) || !listed.includes(WAITING.path) || !listed.includes('+1')) throw new HarnessError(`the changes bar reads ${JSON.stringify(listed)}`);
+  await bar.scrollIntoViewIfNeeded({ timeout: timeoutMs });
+  await context.page.screenshot({ path: join(ARTIFACTS_DIR, 'ui-changes-bar.png') });
+  await bar.locator('button.changes-keep').click({ timeout: timeoutMs });
 }
 
 function toolCall(name: string, args: unknown): ScriptedReply {

@@ -101,6 +101,38 @@ describe('chat view in headless Chromium', function () {
     assert.equal(await card.locator('.tool-output pre').innerText(), '3 passing\n0 failing');
   });
 
+  it('ends a prompt that changed files with a bar: each file with its counts and Diff, Keep or Undo; a later prompt retires it', async () => {
+    const unified = '--- a/src/app.ts\n+++ b/src/app.ts\n@@ -1,2 +1,3 @@\n-export const a = 1;\n+export const a = 2;\n+export const b = 3;\n context\n';
+    await view.send(events(
+      { type: 'user_message', text: 'Change things' },
+      { type: 'tool_start', actor: CODER, callId: 'e1', tool: 'edit_file', kind: 'edit', title: 'src/app.ts', argumentsText: '{}' },
+      { type: 'tool_end', callId: 'e1', status: 'completed', durationMs: 5, output: 'ok', diff: { path: 'src/app.ts', unified }, files: ['src/app.ts'] },
+      { type: 'tool_start', actor: CODER, callId: 'b1', tool: 'bash', kind: 'execute', title: 'npm run gen', argumentsText: '{}' },
+      { type: 'tool_end', callId: 'b1', status: 'completed', durationMs: 5, exitCode: 0, output: 'ok', files: ['gen/out.json'] },
+      { type: 'prompt_end', status: 'needs_input', message: '' },
+    ));
+    const bar = page().locator('.changes-bar').last();
+    assert.equal(await bar.locator('.changes-title').innerText(), '2 files changed');
+    const rows = [];
+    for (const row of await bar.locator('.changes-file').all()) rows.push((await row.locator(':scope > *').allInnerTexts()).join(' '));
+    assert.deepEqual(rows, ['gen/out.json changed by a command', 'src/app.ts +2 −1 Diff']);
+    await bar.locator('button.changes-diff').click();
+    await bar.locator('button.changes-undo').click();
+    assert.deepEqual(await view.takePosted(), [{ type: 'open_diff', callId: 'e1' }, { type: 'undo_prompt' }]);
+    assert.equal(await bar.locator('button.changes-keep').count(), 0, 'answered once');
+
+    await view.send(events(
+      { type: 'user_message', text: 'More' },
+      { type: 'tool_start', actor: CODER, callId: 'w1', tool: 'write_file', kind: 'edit', title: 'notes.md', argumentsText: '{}' },
+      { type: 'tool_end', callId: 'w1', status: 'completed', durationMs: 5, output: 'ok', diff: { path: 'notes.md', unified: '--- /dev/null\n+++ b/notes.md\n@@ -0,0 +1 @@\n+hi\n' }, files: ['notes.md'] },
+      { type: 'prompt_end', status: 'needs_input', message: '' },
+      { type: 'user_message', text: 'Thanks' },
+    ));
+    const second = page().locator('.changes-bar').last();
+    assert.equal(await second.locator('.changes-title').innerText(), '1 file changed');
+    assert.equal(await second.locator('button.changes-undo').count(), 0, 'a later prompt retired its Undo: /undo undoes the latest prompt only');
+  });
+
   it('offers Stop on a running command, which posts stop_call once and goes when the call ends', async () => {
     await view.send(events({ type: 'tool_start', actor: CODER, callId: 'long', tool: 'bash', kind: 'execute', title: 'npm run e2e', argumentsText: '{}' }));
     const card = page().locator('.tool-card[data-call-id="long"]');

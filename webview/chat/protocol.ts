@@ -253,6 +253,8 @@ export type WebviewMessage =
   | { type: 'test_server'; url: string }
   /** Makes the OpenAI-compatible server at `url`, with `model`, the default provider. */
   | { type: 'use_server'; url: string; model: string }
+  /** Undoes what the last prompt changed, through its undo point (the host asks first). */
+  | { type: 'undo_prompt' }
   /** Stops one running tool call (a long command); the prompt goes on. */
   | { type: 'stop_call'; callId: string }
   /** A code block of an answer, to the clipboard. */
@@ -286,6 +288,7 @@ const FIELDS: Record<WebviewMessage['type'], (message: Record<string, unknown>) 
   test_server: (m) => typeof m.url === 'string',
   use_server: (m) => typeof m.url === 'string' && typeof m.model === 'string',
   stop_call: (m) => typeof m.callId === 'string',
+  undo_prompt: () => true,
   copy_code: (m) => typeof m.text === 'string',
   insert_code: (m) => typeof m.text === 'string',
 };

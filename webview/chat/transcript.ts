@@ -12,6 +12,7 @@ import { ApprovalView } from './approval';
 import { actorBadge, button, details, el, sameActor } from './elements';
 import { fileOpener, type Post } from './host';
 import { linkAction, renderMarkdown } from './markdown';
+import { PromptChanges } from './changes-bar';
 import type { PlanView } from './plan';
 import type { Actor, ApprovalOutcome, ApprovalRequest, PromptStatus, TranscriptEvent } from './protocol';
 import { CheckpointActions } from './checkpoint-actions';
@@ -60,6 +61,10 @@ export class Transcript {
   private readonly cards = new Map<string, ToolCard>();
   private readonly approvals = new Map<string, ApprovalView>();
   private readonly checkpoints: CheckpointActions;
+  /** What the running prompt changed so far, for the bar under its end. */
+  private changes = new PromptChanges();
+  /** Takes Keep and Undo off the last prompt's bar once another prompt runs. */
+  private retireChanges: (() => void) | undefined;
   /** What the empty session says Crow does. */
   private welcomeText: string;
   /** The message a person sent last: a prompt's checkpoint goes on it. */
@@ -96,6 +101,8 @@ export class Transcript {
   apply(event: TranscriptEvent): void {
     switch (event.type) {
       case 'user_message': {
+        this.retireChanges?.();
+        this.retireChanges = undefined;
         this.pinned = true;
         this.lastActor = undefined;
         const entry = message(event.steered ? 'msg-user msg-steered' : 'msg-user', event.text);
@@ -122,6 +129,7 @@ export class Transcript {
         break;
       case 'tool_end':
         this.cardFor(event.callId).finish(event);
+        this.changes.add(event);
         this.settleApprovals(event.callId);
         break;
       case 'plan':
@@ -146,6 +154,7 @@ export class Transcript {
         break;
       case 'prompt_end':
         this.endPrompt(event);
+        this.showChanges();
         break;
       default:
         unreachable(event);
@@ -196,6 +205,7 @@ export class Transcript {
     this.open.clear();
     this.dirty.clear();
     this.cards.clear();
+    this.changes = new PromptChanges();
     this.approvals.clear();
     this.checkpoints.clear();
     this.lastMessage = undefined;
@@ -352,6 +362,18 @@ export class Transcript {
       end.append(actions);
     }
     this.append(end);
+  }
+
+  /** What the prompt that just ended changed, with Keep and Undo; the next prompt gathers its own. */
+  private showChanges(): void {
+    this.retireChanges?.();
+    this.retireChanges = undefined;
+    if (!this.changes.empty) {
+      const bar = this.changes.bar(this.post);
+      this.append(bar.element);
+      this.retireChanges = bar.retire;
+    }
+    this.changes = new PromptChanges();
   }
 
   /** Adds an entry at the end; anything but a new streamed block closes the open ones. */

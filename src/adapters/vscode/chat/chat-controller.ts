@@ -190,6 +190,9 @@ export class ChatController {
       case 'use_server':
         if (await this.setup.useServer(message.url, message.model)) await this.announceAgents();
         return;
+      case 'undo_prompt':
+        // Through the session's own /undo: it shows what changes and asks before restoring.
+        return this.send('/undo');
       case 'stop_call':
         if (!this.chat?.stopCall(message.callId)) this.show(notice('info', 'That call has already ended.'));
         return;
