@@ -7,10 +7,8 @@
  * room before a large task.
  */
 import type { CommandInput, ProgrammaticCommand } from '../agents/programmatic-command';
-import type { RunResult } from '../agents/run-result';
-import { EventStream } from '../engine/event-stream';
+import { answeringRun } from './command-answer';
 import type { AgentEvent, RunStatus } from '../engine/events';
-import { emptyUsage } from '../llm/types';
 import type { SessionRole } from '../session/acp-session';
 import { clip, errorText } from '../vocabulary/text';
 
@@ -20,22 +18,12 @@ export const compactCommand: ProgrammaticCommand = {
   argumentHint: '[what to focus the summary on]',
   // Compacting changes no file: nothing to undo.
   skipUndoPoint: true,
-  run: (input) => {
-    const stream = new EventStream<AgentEvent, RunResult>();
-    const speaker = input.agent.primary.name;
-    const finish = (status: RunStatus, message: string): void => {
-      // Said as the answer, as /undo does: every door shows it where an answer goes.
-      stream.push({ type: 'text_delta', agent: speaker, delta: `${message}\n` });
-      stream.push({ type: 'text_complete', agent: speaker, text: `${message}\n` });
-      stream.push({ type: 'run_complete', agent: input.agent.name, status, message });
-      stream.end({ status, message, turns: 0, usage: emptyUsage(), filesChanged: [] });
-    };
-    compact(input, (event) => stream.push(event)).then(
-      ({ status, message }) => finish(status, message),
-      (err: unknown) => finish(input.signal.aborted ? 'cancelled' : 'error', `Compaction failed; the conversation is as it was: ${errorText(err)}`),
-    );
-    return stream;
-  },
+  run: (input) =>
+    answeringRun(
+      input,
+      (emit) => compact(input, emit),
+      (err) => ({ status: input.signal.aborted ? 'cancelled' : 'error', message: `Compaction failed; the conversation is as it was: ${errorText(err)}` }),
+    ),
 };
 
 async function compact(input: CommandInput, emit: (event: AgentEvent) => void): Promise<{ status: RunStatus; message: string }> {

@@ -5,10 +5,8 @@
  * to ask, nothing changes and the answer says how to do it from a terminal.
  */
 import type { CommandInput, ProgrammaticCommand } from '../agents/programmatic-command';
-import type { RunResult } from '../agents/run-result';
-import { EventStream } from '../engine/event-stream';
-import type { AgentEvent, RunStatus } from '../engine/events';
-import { emptyUsage } from '../llm/types';
+import { answeringRun } from './command-answer';
+import type { RunStatus } from '../engine/events';
 import { RestoreError } from '../session/snapshot-restore';
 import { countFiles } from '../session/undo-plan';
 import { errorText } from '../vocabulary/text';
@@ -25,24 +23,14 @@ export function rewindCommand(dataHome: string): ProgrammaticCommand {
     argumentHint: '[N] [files|conversation|both]',
     // It restores from the undo log itself; a point of its own would only record the restore.
     skipUndoPoint: true,
-    run: (input) => {
-      const stream = new EventStream<AgentEvent, RunResult>();
-      const speaker = input.agent.primary.name;
-      const finish = (status: RunStatus, message: string): void => {
-        stream.push({ type: 'text_delta', agent: speaker, delta: `${message}\n` });
-        stream.push({ type: 'text_complete', agent: speaker, text: `${message}\n` });
-        stream.push({ type: 'run_complete', agent: input.agent.name, status, message });
-        stream.end({ status, message, turns: 0, usage: emptyUsage(), filesChanged: [] });
-      };
-      rewind(input, dataHome).then(
-        ({ status, message }) => finish(status, message),
-        (err: unknown) => {
-          if (err instanceof RewindError) return finish('needs_input', err.message);
-          finish(input.signal.aborted ? 'cancelled' : 'error', `Rewind failed, nothing was restored: ${errorText(err)}`);
-        },
-      );
-      return stream;
-    },
+    run: (input) =>
+      answeringRun(
+        input,
+        () => rewind(input, dataHome),
+        (err) =>
+          err instanceof RewindError ? { status: 'needs_input', message: err.message }
+          : { status: input.signal.aborted ? 'cancelled' : 'error', message: `Rewind failed, nothing was restored: ${errorText(err)}` },
+      ),
   };
 }
 

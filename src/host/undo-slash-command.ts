@@ -6,11 +6,9 @@
  * nothing is restored and the answer says how to do it from a terminal.
  */
 import type { CommandInput, ProgrammaticCommand } from '../agents/programmatic-command';
-import type { RunResult } from '../agents/run-result';
+import { answeringRun } from './command-answer';
 import { errorText } from '../vocabulary/text';
-import { EventStream } from '../engine/event-stream';
-import type { AgentEvent, RunStatus } from '../engine/events';
-import { emptyUsage } from '../llm/types';
+import type { RunStatus } from '../engine/events';
 import { GitSnapshotManager } from '../session/git-snapshots';
 import { RestoreError } from '../session/snapshot-restore';
 import { UndoLog } from '../session/undo-log';
@@ -25,21 +23,12 @@ export function undoCommand(dataHome: string): ProgrammaticCommand {
     description: "Put back the files this session's last prompt changed (asks first).",
     argumentHint: '',
     skipUndoPoint: true,
-    run: (input) => {
-      const stream = new EventStream<AgentEvent, RunResult>();
-      const speaker = input.agent.primary.name;
-      const finish = (status: RunStatus, message: string): void => {
-        stream.push({ type: 'text_delta', agent: speaker, delta: `${message}\n` });
-        stream.push({ type: 'text_complete', agent: speaker, text: `${message}\n` });
-        stream.push({ type: 'run_complete', agent: input.agent.name, status, message });
-        stream.end({ status, message, turns: 0, usage: emptyUsage(), filesChanged: [] });
-      };
-      undo(input, dataHome).then(
-        ({ status, message }) => finish(status, message),
-        (err: unknown) => finish(input.signal.aborted ? 'cancelled' : 'error', `Undo failed, nothing was restored: ${errorText(err)}`),
-      );
-      return stream;
-    },
+    run: (input) =>
+      answeringRun(
+        input,
+        () => undo(input, dataHome),
+        (err) => ({ status: input.signal.aborted ? 'cancelled' : 'error', message: `Undo failed, nothing was restored: ${errorText(err)}` }),
+      ),
   };
 }
 
