@@ -15,6 +15,8 @@ export class Composer {
   private readonly cancel: HTMLButtonElement;
   private busy = false;
 
+  private readonly actions = el('div', 'composer-actions');
+
   constructor(private readonly post: Post, draft: string, private readonly onDraft: (text: string) => void) {
     this.input.id = 'prompt';
     this.input.rows = 3;
@@ -30,10 +32,14 @@ export class Composer {
     this.cancel.id = 'cancel';
     this.cancel.setAttribute('aria-label', 'Cancel the running prompt');
     this.cancel.title = 'Cancel the running prompt (Escape)';
-    const actions = el('div', 'composer-actions');
-    actions.append(this.cancel, this.send);
-    this.element.append(this.input, actions);
+    this.actions.append(this.cancel, this.send);
+    this.element.append(this.input, this.actions);
     this.setBusy(false);
+  }
+
+  /** Puts `element` (the pickers) at the start of the buttons' row. */
+  lead(element: HTMLElement): void {
+    this.actions.prepend(element);
   }
 
   setBusy(busy: boolean): void {
@@ -42,6 +48,8 @@ export class Composer {
     this.send.setAttribute('aria-label', busy ? 'Queue the message for the agents\' next step' : 'Send message');
     this.send.title = busy ? 'The agents get it after their current step (Enter)' : 'Send (Enter)';
     this.cancel.disabled = !busy;
+    // Only while something runs: idle, the row's room goes to the pickers.
+    this.cancel.hidden = !busy;
     this.element.dataset['busy'] = String(busy);
   }
 

@@ -46,6 +46,7 @@ class ChatApp {
 
   constructor(root: HTMLElement) {
     const footer = el('footer', 'footer');
+    this.composer.lead(this.toolbar.pickers);
     footer.append(this.plan.element, this.setup.element, this.queue.element, this.composer.element, this.meter.element);
     root.replaceChildren(this.toolbar.element, this.sessions.element, this.transcript.element, footer);
     window.addEventListener('message', (event: MessageEvent<unknown>) => {

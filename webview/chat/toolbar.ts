@@ -1,8 +1,9 @@
 /**
- * The top bar: the session's title, the agent picker (an ACP agent is an
- * autonomy level), one model picker per role, and the session actions (new
- * session, show trace). Pickers are updated in place so a focused one keeps
- * focus when the host confirms a choice.
+ * The top bar (the session's title and actions: new session, show trace)
+ * and the pickers the composer shows in its row: the agent (an ACP agent is
+ * an autonomy level), one model per role, and the thinking level. Pickers
+ * are updated in place so a focused one keeps focus when the host confirms
+ * a choice.
  */
 import { button, el } from './elements';
 import type { Post } from './host';
@@ -10,6 +11,8 @@ import type { AgentChoice, RoleModelChoice, ThinkingChoice } from './protocol';
 
 export class Toolbar {
   readonly element = el('header', 'toolbar');
+  /** The pickers, for the composer's row (they are chosen with the message, not above the transcript). */
+  readonly pickers = el('div', 'pickers');
   private readonly title = el('h1', 'session-title', 'New session');
   private readonly agent = el('select');
   private readonly models = el('div', 'model-pickers');
@@ -37,9 +40,8 @@ export class Toolbar {
     actions.append(fresh, trace);
     const heading = el('div', 'toolbar-row');
     heading.append(this.title, actions);
-    const pickers = el('div', 'toolbar-row pickers');
-    pickers.append(labelled('Agent', this.agent), this.models, this.thinkingPicker);
-    this.element.append(heading, pickers);
+    this.pickers.append(labelled('Agent', this.agent), this.models, this.thinkingPicker);
+    this.element.append(heading);
   }
 
   /** Whether the session has a title of its own yet. */
@@ -58,7 +60,8 @@ export class Toolbar {
     this.agent.replaceChildren(...known.map((agent) => option(agent.name, agent.name, agent.description)));
     this.agent.disabled = false;
     this.agent.value = current;
-    this.agent.title = known.find((agent) => agent.name === current)?.description ?? '';
+    const description = known.find((agent) => agent.name === current)?.description;
+    this.agent.title = description ? `Agent: ${description}` : 'Agent';
     this.showModels(models);
   }
 
@@ -102,6 +105,8 @@ export class Toolbar {
 
 function labelled(text: string, control: HTMLSelectElement): HTMLLabelElement {
   const label = el('label', 'picker');
+  // The label is read out and shown on hover; the row has no room to print it.
+  if (!control.title) control.title = text;
   label.append(el('span', 'picker-label', text), control);
   return label;
 }
