@@ -14,6 +14,7 @@ import { editFileBenchmark } from './edit-file';
 import { evalBenchmark } from './eval';
 import { grepBenchmark } from './grep';
 import { promptCacheBenchmark } from './prompt-cache';
+import { resumeBenchmark } from './resume';
 import { sandboxBenchmark } from './sandbox';
 import { sessionsBenchmark } from './sessions';
 import { undoBenchmark } from './undo';
@@ -33,6 +34,7 @@ const BENCHMARKS: Record<string, (workspace: NodeWorkspace) => Promise<void>> = 
   sandbox: () => sandboxBenchmark(),
   undo: () => undoBenchmark(),
   sessions: () => sessionsBenchmark(),
+  resume: () => resumeBenchmark(),
   checkpoints: () => checkpointsBenchmark(),
   acp: () => acpBenchmark(),
   'trace-viewer': () => traceViewerBenchmark(),
