@@ -19,6 +19,7 @@ import { sandboxBenchmark } from './sandbox';
 import { sessionsBenchmark } from './sessions';
 import { undoBenchmark } from './undo';
 import { speckitBenchmark } from './speckit';
+import { startupBenchmark } from './startup';
 import { traceViewerBenchmark } from './trace-viewer';
 import { streamingBenchmark } from './streaming';
 
@@ -39,6 +40,7 @@ const BENCHMARKS: Record<string, (workspace: NodeWorkspace) => Promise<void>> = 
   acp: () => acpBenchmark(),
   'trace-viewer': () => traceViewerBenchmark(),
   activation: () => activationBenchmark(),
+  startup: () => startupBenchmark(),
   eval: () => evalBenchmark(),
 };
 
