@@ -89,7 +89,8 @@ export class EventLog {
   private mergeDelta(event: Delta, at: number): void {
     const pending = this.pending;
     if (pending && pending.event.type === event.type && pending.event.agent === event.agent) {
-      pending.event = { ...pending.event, delta: pending.event.delta + event.delta };
+      // The pending event is this log's own copy: growing it in place costs nothing per delta but the text.
+      pending.event.delta += event.delta;
       return;
     }
     this.flush();

@@ -18,7 +18,7 @@ describe('crow binary start-up', () => {
     spawnSync(process.execPath, [CROW, '--version'], { encoding: 'utf8', env: { PATH: process.env.PATH!, HOME: home, XDG_CACHE_HOME: join(home, 'cache'), ...extra } });
   const cacheOf = (): string => join(home, 'cache', 'crow-agent', 'compile-cache');
 
-  it(`${offered ? 'keeps' : 'runs without'} V8's compile cache (Node ${process.versions.node}), in its own private cache folder`, () => {
+  it(`${offered ? "keeps V8's compile cache in its own private cache folder" : "runs without V8's compile cache where Node has none"} (Node ${process.versions.node})`, () => {
     for (let run = 0; run < 2; run++) {
       const result = crow();
       assert.equal(result.status, 0, result.stderr);
