@@ -1,10 +1,11 @@
 /**
- * Undo on big repositories (generated git repositories of 10,000 and
- * 100,000 files, committed), side by side with undo off:
+ * Undo on big repositories (generated git repositories of 100,000 and
+ * 300,000 files, committed), side by side with undo off, and each figure's
+ * 300k/100k ratio (flat in the repository's size is the target):
  * - first model request: spawn of `crow run` → the fake model server gets
  *   the request, with undo (its shadow repository cold: a fresh data
  *   folder each time) and with --no-undo (median, ratio; target ≤ 1.2, and
- *   flat from 10k to 100k files);
+ *   flat from 100k to 300k files);
  * - write_file of one line, with undo (an undo point begun, its snapshot
  *   done) and without (median of the difference; target < 20 ms added);
  * - the track around a command that changes one file, warm: how long the
@@ -33,8 +34,8 @@ import { median } from './common';
 
 const CROW = resolve(__dirname, '../dist/crow.js');
 const SIZES = [
-  { label: '10k', folders: 100, filesPerFolder: 100 },
   { label: '100k', folders: 400, filesPerFolder: 250 },
+  { label: '300k', folders: 1_200, filesPerFolder: 250 },
 ];
 const STARTS = 3;
 const WRITES = 15;
@@ -50,6 +51,7 @@ export async function undoBenchmark(): Promise<void> {
   const server = await FakeLlmServer.start();
   try {
     console.log('Undo on big repositories (generated, committed git repositories), median ms');
+    const figures: Array<{ start: number; command: number; streamed: number; write: number }> = [];
     for (const size of SIZES) {
       const root = join(base, size.label);
       process.stdout.write(`  ${size.label} files: generating…`);
@@ -66,11 +68,17 @@ export async function undoBenchmark(): Promise<void> {
           ` · write_file +${writes.toFixed(1)} ms (target < 20) · a command waits ${ms(streamed)} for undo (call streamed ${STREAMING_MS} ms), ${ms(command)} cold (target < 300)` +
           ` · background snapshot, cold ${ms(cold)}`,
       );
+      figures.push({ start: start.undo / start.off, command, streamed, write: writes });
       console.log(
         `  ${size.label} files: a prompt with one write_file (model ~1 s per answer), whole crow run: ${ms(prompt.cold)} with undo cold, ${ms(prompt.warm)} warm, ${ms(prompt.off)} --no-undo;` +
           ` ratio ${(prompt.cold / prompt.off).toFixed(3)} cold, ${(prompt.warm / prompt.off).toFixed(3)} warm (target ≤ 1.05)`,
       );
     }
+    const [small, large] = figures;
+    console.log(
+      `  ${SIZES[1]!.label}/${SIZES[0]!.label} (target: flat, about 1): a command waits ${(large!.command / small!.command).toFixed(2)}× cold, ` +
+        `${(large!.streamed / small!.streamed).toFixed(2)}× streamed · first-request ratio ${(large!.start / small!.start).toFixed(2)}×`,
+    );
   } finally {
     await server.close();
     rmSync(base, { recursive: true, force: true });

@@ -20,8 +20,14 @@ const thought = (text: string): AgentEvent => ({ type: 'thinking_complete', agen
 
 /** The text of the answer and of the thoughts as a client puts them together. */
 function shown(updates: SessionUpdate[]): { answer: string; thoughts: string } {
-  const text = (kind: string) =>
-    updates.flatMap((update) => (update.sessionUpdate === kind && update.content.type === 'text' ? [update.content.text] : [])).join('');
+  const text = (kind: 'agent_message_chunk' | 'agent_thought_chunk') =>
+    updates
+      .flatMap((update) =>
+        (update.sessionUpdate === 'agent_message_chunk' || update.sessionUpdate === 'agent_thought_chunk') && update.sessionUpdate === kind && update.content.type === 'text'
+          ? [update.content.text]
+          : [],
+      )
+      .join('');
   return { answer: text('agent_message_chunk'), thoughts: text('agent_thought_chunk') };
 }
 
