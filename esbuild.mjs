@@ -1,6 +1,7 @@
 // Bundles the entry points: the VS Code extension (dist/extension.js, small, and the engine it
-// loads on first use, dist/engine.js; vscode stays external), the `crow` binary (CLI and ACP
-// server in one file with a shebang, dist/markdown.js, the terminal markdown renderer it loads
+// loads on first use, dist/engine.js; vscode stays external), the `crow` binary (dist/crow.js, a
+// launcher with a shebang that turns on V8's compile cache, then loads the CLI and ACP server in
+// one file, dist/crow-cli.js; dist/markdown.js, the terminal markdown renderer it loads
 // only when a run writes to a terminal, and dist/otlp.js, the span exporter it loads only when
 // an OTLP endpoint is set), the browser code of the webviews (dist/webview/: the chat
 // view, the trace viewer, also served by `crow trace --serve`, and the charts of `crow eval`'s report) and the suites that run inside
@@ -59,6 +60,9 @@ const markdownApart = apart('markdown-apart', /^\.\/terminal-markdown$/, 'markdo
  */
 const otlpApart = apart('otlp-apart', /^\.\.\/telemetry\/otlp-export$/, 'otlp.js');
 
+/** The launcher's `require('./crow-cli')` stays a require of dist/crow-cli.js: it turns the compile cache on first. */
+const cliApart = apart('cli-apart', /^\.\/crow-cli$/, 'crow-cli.js');
+
 const builds = [
   {
     ...common,
@@ -75,9 +79,15 @@ const builds = [
   },
   {
     ...common,
-    entryPoints: ['src/adapters/cli/crow.ts'],
+    entryPoints: ['src/adapters/cli/launcher.ts'],
     outfile: 'dist/crow.js',
     banner: { js: '#!/usr/bin/env node' },
+    plugins: [cliApart],
+  },
+  {
+    ...common,
+    entryPoints: ['src/adapters/cli/crow.ts'],
+    outfile: 'dist/crow-cli.js',
     // The MCP SDK is large and only needed once a session has MCP servers: loaded from node_modules,
     // except in the .vsix (no node_modules), where it is bundled.
     external: production ? [] : ['@modelcontextprotocol/sdk'],

@@ -150,9 +150,13 @@ async function streamingBenchmark(env: NodeJS.ProcessEnv, cwd: string): Promise<
       crowRates.push(CHUNKS / (b.ms / 1000));
     }
     const ratio = median(crowRates) / median(bareRates);
+    // Each run's pair was measured back to back: every one of them must reach the target, not just the median.
+    const perRun = crowRates.map((rate, i) => rate / bareRates[i]!);
+    const lowest = Math.min(...perRun);
     console.log(
       `  text chunks: Anthropic SDK in-process ${fmt(median(bareRates))} chunks/s · through crow acp to a client ` +
-        `${fmt(median(crowRates))} chunks/s · ratio ${ratio.toFixed(2)} (target ≥ 0.60${ratio >= 0.6 ? ', met' : ', NOT met'})`,
+        `${fmt(median(crowRates))} chunks/s · ratio ${ratio.toFixed(2)}, per run ${perRun.map((r) => r.toFixed(2)).join(' ')} ` +
+        `(target ≥ 0.60 in every run${lowest >= 0.6 ? ', met' : ', NOT met'})`,
     );
   } finally {
     await crow.close();

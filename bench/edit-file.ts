@@ -2,7 +2,10 @@
  * Edit matching: the cost of finding old_string in a generated 5,000-line
  * TypeScript-like file at each level of the matching cascade, of a search
  * that matches nothing (closest lines included), and of a whole edit_file
- * call. Figures are medians; nothing here fails on time.
+ * call. Then edit_file on 10 MB and 30 MB files against the same edit done
+ * with plain fs (read, replace, write), run alternately: the ratio shows what
+ * the tool adds (its diff covers only the edited region; target ≤ 1.5×).
+ * Figures are medians; nothing here fails on time.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -20,6 +23,8 @@ const LINES_PER_FUNCTION = 8;
 const TARGET = 312;
 const RUNS = 21;
 const REPEATS = 10;
+const BIG_FILE_MB = [10, 30];
+const BIG_RUNS = 9;
 
 export async function editFileBenchmark(): Promise<void> {
   const text = generatedFile();
@@ -47,6 +52,52 @@ export async function editFileBenchmark(): Promise<void> {
     console.log(`  ${`${label} (${matcher})`.padEnd(46)} ${formatTime(us)} per edit`);
   }
   console.log(`  ${'edit_file call, exact (read, match, write, diff)'.padEnd(46)} ${formatTime(await toolCallTime(text))} per edit`);
+  for (const megabytes of BIG_FILE_MB) {
+    const { tool, plain } = await bigFileEdit(text, megabytes);
+    console.log(
+      `  ${`edit_file on a ${megabytes} MB file vs plain fs`.padEnd(46)} ${formatTime(tool)} vs ${formatTime(plain)}, ratio ${(tool / plain).toFixed(2)} (target ≤ 1.5)`,
+    );
+  }
+}
+
+/**
+ * Median µs of one edit_file call on a file of about `megabytes` MB (the
+ * generated file repeated) and of the same edit with plain fs, alternating.
+ */
+async function bigFileEdit(unit: string, megabytes: number): Promise<{ tool: number; plain: number }> {
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'crow-bench-edit-')));
+  try {
+    const copies = Math.ceil((megabytes * 1024 * 1024) / unit.length);
+    const half = unit.repeat(Math.floor(copies / 2));
+    const marker = '  // the one line the benchmark edits\n';
+    const text = `${half}${marker}${half}`;
+    const file = path.join(root, 'big.ts');
+    const ctx = benchContext(root);
+    const old = marker.trimEnd();
+    const replacement = '  // the line, edited';
+    const args = JSON.stringify({ path: 'big.ts', old_string: old, new_string: replacement });
+    const tool: number[] = [];
+    const plain: number[] = [];
+    for (let run = 0; run <= BIG_RUNS; run++) {
+      fs.writeFileSync(file, text);
+      let started = performance.now();
+      const result = await editFileTool.run(args, ctx);
+      if (result.status !== 'success') throw new Error(`edit_file failed in the benchmark: ${result.error}`);
+      const toolUs = (performance.now() - started) * 1000;
+      fs.writeFileSync(file, text);
+      started = performance.now();
+      const content = await fs.promises.readFile(file, 'utf8');
+      await fs.promises.writeFile(file, content.replace(old, replacement));
+      const plainUs = (performance.now() - started) * 1000;
+      if (run > 0) {
+        tool.push(toolUs);
+        plain.push(plainUs);
+      }
+    }
+    return { tool: median(tool), plain: median(plain) };
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
 }
 
 function generatedFile(): string {
@@ -102,19 +153,7 @@ function perEdit(work: () => void): number {
 async function toolCallTime(text: string): Promise<number> {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'crow-bench-edit-')));
   try {
-    const workspace = new NodeWorkspace(root);
-    const ctx: ToolContext = {
-      sessionId: 'bench',
-      agentName: 'bench',
-      callId: 'bench',
-      workspace,
-      signal: new AbortController().signal,
-      provider: 'bench',
-      model: 'bench',
-      supportsImages: false,
-      permissions: new PermissionGate({ policy: { rules: { read: 'allow', write: 'allow', execute: 'deny', network: 'deny' }, allowCommands: [] } }),
-      todos: new TodoStore(),
-    };
+    const ctx = benchContext(root);
     const args = JSON.stringify({ path: 'big.ts', old_string: functionLines(TARGET)[2], new_string: '    if (total > 0) {' });
     const samples: number[] = [];
     for (let run = 0; run <= RUNS; run++) {
@@ -128,6 +167,21 @@ async function toolCallTime(text: string): Promise<number> {
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
+}
+
+function benchContext(root: string): ToolContext {
+  return {
+    sessionId: 'bench',
+    agentName: 'bench',
+    callId: 'bench',
+    workspace: new NodeWorkspace(root),
+    signal: new AbortController().signal,
+    provider: 'bench',
+    model: 'bench',
+    supportsImages: false,
+    permissions: new PermissionGate({ policy: { rules: { read: 'allow', write: 'allow', execute: 'deny', network: 'deny' }, allowCommands: [] } }),
+    todos: new TodoStore(),
+  };
 }
 
 function formatTime(us: number): string {

@@ -125,7 +125,7 @@ function appendRate(store: SessionStore, cwd: string): number {
  * every turn of 40 entries; then the agent thinks, says what it does, calls
  * a tool and reads its result (a few hundred bytes), step after step.
  */
-function historyEntry(i: number): HistoryEntry {
+export function historyEntry(i: number): HistoryEntry {
   const at = 1_700_000_000_000 + i * 1_000;
   const position = i % 40;
   if (position === 0) return { kind: 'user', content: [{ type: 'text', text: `Task ${i / 40}: the add test fails, fix it.` }], at };

@@ -1,17 +1,21 @@
 /**
- * Undo on big repositories (generated git repositories of 10,000 and
- * 100,000 files, committed), side by side with undo off:
+ * Undo on big repositories (generated git repositories of 100,000 and
+ * 300,000 files, committed), side by side with undo off, and each figure's
+ * 300k/100k ratio (flat in the repository's size is the target):
  * - first model request: spawn of `crow run` → the fake model server gets
  *   the request, with undo (its shadow repository cold: a fresh data
  *   folder each time) and with --no-undo (median, ratio; target ≤ 1.2, and
- *   flat from 10k to 100k files);
+ *   flat from 100k to 300k files);
  * - write_file of one line, with undo (an undo point begun, its snapshot
  *   done) and without (median of the difference; target < 20 ms added);
  * - the track around a command that changes one file, warm: how long the
  *   command waits for undo before and after it, when its call streamed
  *   from the model for a while (the track before it then runs meanwhile),
  *   and cold, with nothing known in advance (median; target < 300 ms);
- * - for reference, the background snapshot of a cold shadow repository.
+ * - for reference, the background snapshot of a cold shadow repository;
+ * - a whole prompt whose model (about a second per answer) calls write_file
+ *   once, `crow run` wall time with undo (cold and warm) against --no-undo
+ *   (ratio; target ≤ 1.05: a file tool never waits for the tree).
  * Build first (`node esbuild.mjs`). Prints figures; never fails on time.
  */
 import { spawn } from 'node:child_process';
@@ -30,20 +34,24 @@ import { median } from './common';
 
 const CROW = resolve(__dirname, '../dist/crow.js');
 const SIZES = [
-  { label: '10k', folders: 100, filesPerFolder: 100 },
   { label: '100k', folders: 400, filesPerFolder: 250 },
+  { label: '300k', folders: 1_200, filesPerFolder: 250 },
 ];
 const STARTS = 3;
 const WRITES = 15;
 const COMMANDS = 7;
 /** How long a short command's call takes to stream from a model (tens of tokens). */
 const STREAMING_MS = 400;
+/** Pace of the model's streamed events in the whole-prompt rows: about a second per answer. */
+const EVENT_MS = 150;
+const PROMPTS = 5;
 
 export async function undoBenchmark(): Promise<void> {
   const base = mkdtempSync(join(tmpdir(), 'crow-bench-undo-'));
   const server = await FakeLlmServer.start();
   try {
     console.log('Undo on big repositories (generated, committed git repositories), median ms');
+    const figures: Array<{ start: number; command: number; streamed: number; write: number }> = [];
     for (const size of SIZES) {
       const root = join(base, size.label);
       process.stdout.write(`  ${size.label} files: generating…`);
@@ -54,16 +62,65 @@ export async function undoBenchmark(): Promise<void> {
       const command = await commandTrack(root, base, false);
       const streamed = await commandTrack(root, base, true);
       const cold = await coldSnapshot(root, base);
+      const prompt = await filePrompt(server, root, base);
       console.log(
         `  ${size.label} files: first model request ${ms(start.undo)} with undo (cold) vs ${ms(start.off)} --no-undo, ratio ${(start.undo / start.off).toFixed(2)} (target ≤ 1.2)` +
           ` · write_file +${writes.toFixed(1)} ms (target < 20) · a command waits ${ms(streamed)} for undo (call streamed ${STREAMING_MS} ms), ${ms(command)} cold (target < 300)` +
           ` · background snapshot, cold ${ms(cold)}`,
       );
+      figures.push({ start: start.undo / start.off, command, streamed, write: writes });
+      console.log(
+        `  ${size.label} files: a prompt with one write_file (model ~1 s per answer), whole crow run: ${ms(prompt.cold)} with undo cold, ${ms(prompt.warm)} warm, ${ms(prompt.off)} --no-undo;` +
+          ` ratio ${(prompt.cold / prompt.off).toFixed(3)} cold, ${(prompt.warm / prompt.off).toFixed(3)} warm (target ≤ 1.05)`,
+      );
     }
+    const [small, large] = figures;
+    console.log(
+      `  ${SIZES[1]!.label}/${SIZES[0]!.label} (target: flat, about 1): a command waits ${(large!.command / small!.command).toFixed(2)}× cold, ` +
+        `${(large!.streamed / small!.streamed).toFixed(2)}× streamed · first-request ratio ${(large!.start / small!.start).toFixed(2)}×`,
+    );
   } finally {
     await server.close();
     rmSync(base, { recursive: true, force: true });
   }
+}
+
+/**
+ * Whole `crow run` wall time of a prompt whose model (answering in about a
+ * second) calls write_file once, with undo and with --no-undo, alternating:
+ * cold (a fresh data folder each time, so a fresh shadow repository) and
+ * warm (the data folder of an earlier run). Medians in ms.
+ */
+async function filePrompt(server: FakeLlmServer, root: string, base: string): Promise<{ cold: number; warm: number; off: number }> {
+  const cold: number[] = [];
+  const warm: number[] = [];
+  const off: number[] = [];
+  const warmHome = mkdtempSync(join(base, 'home-'));
+  const run = async (home: string, flags: string[], i: number): Promise<number> => {
+    server.enqueue(
+      'anthropic',
+      { ...call('write_file', { path: 'd005/f005.js', content: `export const value = ${i};\n` }), latencyMs: EVENT_MS },
+      { ...text('Done.'), latencyMs: EVENT_MS },
+    );
+    const env = isolatedEnv(home, { ANTHROPIC_API_KEY: 'bench', ANTHROPIC_BASE_URL: server.anthropicBaseUrl });
+    return timed(
+      () =>
+        new Promise<void>((done, fail) => {
+          const child = spawn(process.execPath, [CROW, 'run', 'Change one line', '--allow', 'all', ...flags], { cwd: root, env, stdio: 'ignore' });
+          child.once('error', fail);
+          child.once('close', (code) => (code === 0 ? done() : fail(new Error(`crow run exited ${code}`))));
+        }),
+    );
+  };
+  await run(warmHome, [], -1);
+  for (let i = 0; i < PROMPTS; i++) {
+    const home = mkdtempSync(join(base, 'home-'));
+    cold.push(await run(home, [], i));
+    rmSync(home, { recursive: true, force: true });
+    warm.push(await run(warmHome, [], i));
+    off.push(await run(warmHome, ['--no-undo'], i));
+  }
+  return { cold: median(cold), warm: median(warm), off: median(off) };
 }
 
 /** Spawn of `crow run` → the model's first request, with undo (cold) and without, alternating. */
@@ -161,11 +218,13 @@ async function timed(task: () => Promise<unknown>): Promise<number> {
   return performance.now() - start;
 }
 
-function call(name: string, args: unknown): ScriptedReply {
+type Reply = Exclude<ScriptedReply, { kind: 'http_error' }>;
+
+function call(name: string, args: unknown): Reply {
   return { blocks: [{ type: 'tool_call', name, arguments: args }] };
 }
 
-function text(value: string): ScriptedReply {
+function text(value: string): Reply {
   return { blocks: [{ type: 'text', text: value }] };
 }
 

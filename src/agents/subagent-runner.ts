@@ -16,7 +16,6 @@ import { ACPAgent } from './acp-agent';
 import { assembleAgent } from './assemble';
 import { TASK_COMPLETE } from '../vocabulary/tool-names';
 import { type AgentPart, agentPolicy, agentTools, baseAgentFromDefinition } from './definition-agent';
-import { runExternalSubagent } from './external-subagent';
 import { ProviderQueue, providerConcurrency } from './provider-queue';
 import type { RunResult } from './run-result';
 import { reflect } from './subagent-reflection';
@@ -141,6 +140,8 @@ export class SubagentRunner implements SubagentLauncher {
     const where = 'url' in target ? target.url : target.command.join(' ');
     report({ type: 'subagent_start', agent: ctx.agentName, subagent: resolved.name, callId: ctx.callId, task, sessionId: `external: ${where}` });
     const permissions = ctx.permissions.narrow(policy).forcing(this.categoriesWithoutTools(ctx));
+    // The ACP client (its SDK, schemas, WebSocket) loads only when an external agent runs: most runs never need it.
+    const { runExternalSubagent } = require('./external-subagent') as typeof import('./external-subagent');
     const outcome = await runExternalSubagent(resolved.base, task, { ...ctx, permissions }, {
       cwd: this.options.workspace.root,
       env: this.options.env,

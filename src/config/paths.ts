@@ -6,6 +6,11 @@ export function configHome(env: NodeJS.ProcessEnv = process.env): string {
   return join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'crow-agent');
 }
 
+/** Folder of what crow keeps only to be quicker, safe to delete (XDG_CACHE_HOME honoured). */
+export function cacheHome(env: NodeJS.ProcessEnv = process.env): string {
+  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'crow-agent');
+}
+
 /** Folder of sessions and traces (XDG_DATA_HOME honoured). */
 export function dataHome(env: NodeJS.ProcessEnv = process.env): string {
   return join(env.XDG_DATA_HOME || join(homedir(), '.local', 'share'), 'crow-agent');

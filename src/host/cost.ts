@@ -5,13 +5,10 @@
  */
 import type { AgentEvent } from '../engine/events';
 import type { SpanRecord } from '../telemetry/span';
-import type { Meter } from '../vocabulary/meter';
+import { countEndedSpan, emptyTotals } from '../session/session-totals';
+import { emptyMeter, type Meter, sumMeters } from '../vocabulary/meter';
 
-export type { Meter } from '../vocabulary/meter';
-
-export function emptyMeter(): Meter {
-  return { inputTokens: 0, outputTokens: 0, cachedTokens: 0 };
-}
+export { emptyMeter, sumMeters, type Meter } from '../vocabulary/meter';
 
 /** The meter after one usage event; cost only counts while every call so far had prices. */
 export function addUsageEvent(meter: Meter, event: Extract<AgentEvent, { type: 'usage' | 'subagent_usage' }>, first: boolean): Meter {
@@ -25,31 +22,11 @@ export function addUsageEvent(meter: Meter, event: Extract<AgentEvent, { type: '
   };
 }
 
-export function sumMeters(a: Meter, b: Meter): Meter {
-  const costUsd = a.costUsd !== undefined && b.costUsd !== undefined ? a.costUsd + b.costUsd : (a.costUsd ?? b.costUsd);
-  return {
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    cachedTokens: a.cachedTokens + b.cachedTokens,
-    ...(costUsd !== undefined ? { costUsd } : {}),
-  };
-}
-
 /** A stored session's tokens and cost, from its LLM call spans. */
 export function meterOfSpans(spans: readonly SpanRecord[]): Meter {
-  let meter = emptyMeter();
-  for (const span of spans) {
-    if (span.kind !== 'llm_call') continue;
-    const number = (key: string): number => (typeof span.attributes[key] === 'number' ? (span.attributes[key] as number) : 0);
-    const cost = span.attributes['crow.cost_usd'];
-    meter = sumMeters(meter, {
-      inputTokens: number('gen_ai.usage.input_tokens'),
-      outputTokens: number('gen_ai.usage.output_tokens'),
-      cachedTokens: number('gen_ai.usage.cache_read.input_tokens'),
-      ...(typeof cost === 'number' ? { costUsd: cost } : {}),
-    });
-  }
-  return meter;
+  const totals = emptyTotals();
+  for (const span of spans) countEndedSpan(totals, span);
+  return totals.meter;
 }
 
 /** The prompt's and the session's meters, kept up to date from a run's events. */

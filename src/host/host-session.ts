@@ -78,7 +78,8 @@ export class HostSession {
       if (err instanceof UnknownSessionError) throw new HostError('unknown-session', err.message);
       throw err;
     }
-    return new HostSession(session, { ...options, storeFromFirstPrompt: false }, parts, new CostMeter(meterOfSpans(options.store.spans?.(id) ?? [])));
+    const before = options.store.totals ? options.store.totals(id).meter : meterOfSpans(options.store.spans?.(id) ?? []);
+    return new HostSession(session, { ...options, storeFromFirstPrompt: false }, parts, new CostMeter({ ...before }));
   }
 
   get id(): string {

@@ -3,6 +3,7 @@ import type { NoticeLevel } from '../engine/events';
 import type { McpServerConfig } from '../mcp/server-config';
 import type { ACPSession } from '../session/acp-session';
 import type { SessionDependencies } from '../session/session-store';
+import type { SessionTotals } from '../session/session-totals';
 import type { SpanRecord } from '../telemetry/span';
 import type { AskFn } from '../tools/permissions';
 import type { PermissionCategory, PermissionRule } from '../vocabulary/permission-types';
@@ -17,7 +18,9 @@ export interface HostStore {
   attach(session: ACPSession): { save(): void; close(): void };
   /** Rebuilds a stored session; throws when there is none. */
   load(id: string, dependencies: SessionDependencies): ACPSession;
-  /** A stored session's spans, for its cost so far. */
+  /** A stored session's running totals, for its cost so far. */
+  totals?(id: string): SessionTotals;
+  /** A stored session's spans, for its cost so far when the store keeps no totals. */
   spans?(id: string): SpanRecord[];
   /** Removes a stored session: one stored from a first prompt that failed before reaching the agents. */
   delete?(id: string): void;

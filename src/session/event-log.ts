@@ -33,15 +33,23 @@ function isDelta(event: ShownEvent): event is Delta {
 }
 
 export class EventLog {
-  private readonly records: RecordedEvent[];
+  private records: RecordedEvent[];
+  /** Reads the records from before this log was made, on first need (a resumed session replays them only when shown). */
+  private earlier: (() => readonly RecordedEvent[]) | undefined;
   private readonly listeners = new Set<(record: RecordedEvent) => void>();
   /** The delta run being merged, not yet recorded. */
   private pending: { at: number; event: Delta } | undefined;
   /** `text:agent` / `thinking:agent` whose deltas were recorded since that block's complete event. */
   private readonly streamed = new Set<string>();
 
-  constructor(records: readonly RecordedEvent[] = []) {
-    this.records = [...records];
+  /** `records`: what was recorded before, or how to read it when it is first needed. */
+  constructor(records: readonly RecordedEvent[] | (() => readonly RecordedEvent[]) = []) {
+    if (typeof records === 'function') {
+      this.records = [];
+      this.earlier = records;
+    } else {
+      this.records = [...records];
+    }
   }
 
   /** Takes one event as it was shown. */
@@ -65,11 +73,11 @@ export class EventLog {
 
   /** Every recorded event, oldest first (a delta run under way not included). */
   list(): readonly RecordedEvent[] {
-    return this.records;
+    return this.loaded();
   }
 
   get empty(): boolean {
-    return this.records.length === 0 && this.pending === undefined;
+    return this.loaded().length === 0 && this.pending === undefined;
   }
 
   /** Told of each record as it is made (what a store appends). */
@@ -81,12 +89,21 @@ export class EventLog {
   private mergeDelta(event: Delta, at: number): void {
     const pending = this.pending;
     if (pending && pending.event.type === event.type && pending.event.agent === event.agent) {
-      pending.event = { ...pending.event, delta: pending.event.delta + event.delta };
+      // The pending event is this log's own copy: growing it in place costs nothing per delta but the text.
+      pending.event.delta += event.delta;
       return;
     }
     this.flush();
     this.streamed.add(`${event.type === 'text_delta' ? 'text' : 'thinking'}:${event.agent}`);
     this.pending = { at, event: { ...event } };
+  }
+
+  private loaded(): RecordedEvent[] {
+    if (this.earlier) {
+      this.records = [...this.earlier(), ...this.records];
+      this.earlier = undefined;
+    }
+    return this.records;
   }
 
   private add(record: RecordedEvent): void {

@@ -21,7 +21,7 @@ import { dataHome } from '../config/paths';
 import type { FileChange } from '../tools/undo-recorder';
 import { type FileState, fileStates, statesAt, treeOf } from './file-states';
 import { GitError, GitRunner } from './git-runner';
-import { inside, prepareShadow, resetShadowIndex } from './shadow-repository';
+import { initShadow, inside, resetShadowIndex, seedShadow, type ShadowOptions } from './shadow-repository';
 import { applyRestore, parseRawDiff, type TreeChange } from './snapshot-restore';
 import { realWorkspace, workspaceKey } from './workspace-key';
 
@@ -67,6 +67,7 @@ export class GitSnapshotManager {
   private readonly ignore: readonly string[];
   private readonly timeoutMs: number;
   private prepared: Promise<void> | undefined;
+  private initialized: Promise<void> | undefined;
   /** The tree the last track of this manager wrote, and the index file as it left it. */
   private lastTree: { id: string; index: string } | undefined;
 
@@ -92,7 +93,8 @@ export class GitSnapshotManager {
 
   /** The files at these workspace-relative paths as they are now, their contents kept in the shadow repository. Proportional to the files, not the tree. */
   async fileStates(paths: readonly string[], signal?: AbortSignal): Promise<FileState[]> {
-    await this.prepare(signal);
+    // Blobs need the repository, not its index: seeding the index (work on the whole tree) waits for the first track.
+    await this.init(signal);
     return fileStates(this.git, this.workspace, paths, signal);
   }
 
@@ -232,13 +234,28 @@ export class GitSnapshotManager {
     }
   }
 
+  /** The shadow repository ready for tracks: created, configured and its index seeded. */
   private prepare(signal?: AbortSignal): Promise<void> {
-    const options = { gitDir: this.gitDir, workspace: this.workspace, dataFolder: this.dataFolder, ignore: this.ignore, timeoutMs: this.timeoutMs };
-    this.prepared ??= prepareShadow(this.git, options, signal).catch((err: unknown) => {
-      this.prepared = undefined;
+    this.prepared ??= this.init(signal)
+      .then(() => seedShadow(this.git, this.shadowOptions(), signal))
+      .catch((err: unknown) => {
+        this.prepared = undefined;
+        throw err;
+      });
+    return this.prepared;
+  }
+
+  /** The shadow repository created and configured, enough to keep blobs. */
+  private init(signal?: AbortSignal): Promise<void> {
+    this.initialized ??= initShadow(this.git, this.shadowOptions(), signal).catch((err: unknown) => {
+      this.initialized = undefined;
       throw err;
     });
-    return this.prepared;
+    return this.initialized;
+  }
+
+  private shadowOptions(): ShadowOptions {
+    return { gitDir: this.gitDir, workspace: this.workspace, dataFolder: this.dataFolder, ignore: this.ignore, timeoutMs: this.timeoutMs };
   }
 
   private async treeDiff(

@@ -1,4 +1,4 @@
-import { closeSync, fdatasyncSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, fdatasyncSync, fstatSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
 import { PRIVATE_FILE_MODE } from '../config/paths';
 
 /**
@@ -9,6 +9,8 @@ import { PRIVATE_FILE_MODE } from '../config/paths';
  */
 export class JsonlAppender {
   private fd: number | undefined;
+  /** The file's size after this appender's last write (undefined before its first). */
+  private end: number | undefined;
 
   constructor(
     readonly file: string,
@@ -16,9 +18,17 @@ export class JsonlAppender {
   ) {}
 
   append(value: unknown): void {
-    this.fd ??= openSync(this.file, 'a', PRIVATE_FILE_MODE);
-    writeSync(this.fd, `${JSON.stringify(value)}\n`);
+    if (this.fd === undefined) {
+      this.fd = openSync(this.file, 'a', PRIVATE_FILE_MODE);
+      this.end = fstatSync(this.fd).size;
+    }
+    this.end! += writeSync(this.fd, `${JSON.stringify(value)}\n`);
     if (this.fsync) fdatasyncSync(this.fd);
+  }
+
+  /** Bytes in the file once this appender's last line is in; undefined when it has written nothing yet. */
+  get size(): number | undefined {
+    return this.end;
   }
 
   close(): void {
@@ -41,6 +51,10 @@ export function readJsonl<T>(file: string, warn: (message: string) => void): T[]
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw err;
   }
+  return parseLines<T>(text, file, warn);
+}
+
+function parseLines<T>(text: string, file: string, warn: (message: string) => void): T[] {
   const values: T[] = [];
   const lines = text.split('\n');
   lines.forEach((line, index) => {
@@ -53,4 +67,33 @@ export function readJsonl<T>(file: string, warn: (message: string) => void): T[]
     }
   });
   return values;
+}
+
+/**
+ * The values of a JSON-lines file from byte `offset` on (a line boundary),
+ * and the file's size then (none when it is shorter than `offset`); as
+ * readJsonl for unreadable lines. A missing file reads as empty.
+ */
+export function readJsonlFrom<T>(file: string, offset: number, warn: (message: string) => void): { values: T[]; size: number } {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { values: [], size: 0 };
+    throw err;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    if (size < offset) return { values: [], size };
+    const buffer = Buffer.alloc(Math.max(0, size - offset));
+    let read = 0;
+    while (read < buffer.length) {
+      const got = readSync(fd, buffer, read, buffer.length - read, offset + read);
+      if (got === 0) break;
+      read += got;
+    }
+    return { values: parseLines<T>(buffer.subarray(0, read).toString('utf8'), file, warn), size: offset + read };
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -10,7 +10,8 @@ import { ArtifactLog, type ArtifactRecord } from './artifact-log';
 import { EventLog, type RecordedEvent } from './event-log';
 import type { HistoryEntry } from './history';
 import { InternalSession } from './internal-session';
-import { JsonlAppender, readJsonl } from './jsonl';
+import { JsonlAppender, readJsonl, readJsonlFrom } from './jsonl';
+import { countEndedSpan, emptyTotals, type SessionTotals, storedTotals } from './session-totals';
 import { acquireSessionLock, liveOwner } from './session-lock';
 
 /** One internal agent's history within a stored session, with its links. */
@@ -44,6 +45,8 @@ export interface SessionMeta {
   /** What each command wrote, oldest first. */
   artifacts?: ArtifactRecord[];
   internal: InternalMeta[];
+  /** Tokens and cost so far (see SessionTotals); absent in sessions stored before they were kept. */
+  totals?: SessionTotals;
 }
 
 export interface SessionStoreOptions {
@@ -79,6 +82,8 @@ export class SessionStore {
   readonly root: string;
   private readonly fsync: boolean;
   private readonly warn: (message: string) => void;
+  /** Totals worked out by this store, by session id: the trace of an old session is read at most once. */
+  private readonly known = new Map<string, SessionTotals>();
 
   constructor(options: SessionStoreOptions = {}) {
     this.root = join(options.dataHome ?? dataHome(), 'sessions');
@@ -104,7 +109,8 @@ export class SessionStore {
       internal.onAppend((entry) => appender.append(session.redactor.value(entry)));
       save();
     };
-    const save = (): void => this.writeMeta(session);
+    const totals = this.totals(session.id);
+    const save = (): void => this.writeMeta(session, totals);
     const traces = new JsonlAppender(join(folder, 'trace.jsonl'), this.fsync);
     const events = new JsonlAppender(join(folder, 'events.jsonl'), this.fsync);
     appenders.push(traces, events);
@@ -119,6 +125,8 @@ export class SessionStore {
     // Starts too, so a viewer following the file shows spans while they run.
     session.trace.addSink((record, phase) => {
       traces.append(record);
+      if (phase === 'end') countEndedSpan(totals, record);
+      totals.traceBytes = traces.size ?? totals.traceBytes;
       if (phase === 'end' && record.kind === 'prompt') save();
     });
     save();
@@ -182,6 +190,29 @@ export class SessionStore {
     return mergeSpanRecords(readJsonl<SpanRecord>(this.traceFile(id), this.warn));
   }
 
+  /**
+   * The session's tokens and cost so far, overall and per agent: the totals
+   * stored in meta.json plus whatever the trace holds past them; for a
+   * session stored without totals, summed from its whole trace (once: they
+   * are stored from its next save on). A session with no trace has none.
+   */
+  totals(id: string): SessionTotals {
+    const known = this.known.get(id);
+    if (known) return known;
+    const stored = storedTotals(this.readMeta(checkId(id))?.totals);
+    const totals = stored ?? emptyTotals();
+    let tail = readJsonlFrom<SpanRecord>(this.traceFile(id), totals.traceBytes, this.warn);
+    if (tail.size < totals.traceBytes) {
+      // The trace is shorter than the totals say (replaced or cut): count it again from the start.
+      Object.assign(totals, emptyTotals());
+      tail = readJsonlFrom<SpanRecord>(this.traceFile(id), 0, this.warn);
+    }
+    for (const record of tail.values) countEndedSpan(totals, record);
+    totals.traceBytes = tail.size;
+    this.known.set(id, totals);
+    return totals;
+  }
+
   /** The append-only file of span start and end records, for following a running session. */
   traceFile(id: string): string {
     return join(this.folderOf(id), 'trace.jsonl');
@@ -206,7 +237,8 @@ export class SessionStore {
       agentName: meta.agentName,
       createdAt: meta.createdAt,
       artifacts: new ArtifactLog({ records: meta.artifacts ?? [], ...(meta.feature !== undefined ? { feature: meta.feature } : {}) }),
-      events: new EventLog(this.events(id)),
+      // Read when first shown: a prompt sent to a resumed session does not need them.
+      events: new EventLog(() => this.events(id)),
       ...dependencies,
     });
     session.title = meta.title;
@@ -240,6 +272,7 @@ export class SessionStore {
 
   delete(id: string): void {
     this.meta(id);
+    this.known.delete(id);
     rmSync(this.folderOf(id), { recursive: true, force: true });
   }
 
@@ -255,7 +288,7 @@ export class SessionStore {
     }
   }
 
-  private writeMeta(session: ACPSession): void {
+  private writeMeta(session: ACPSession, totals?: SessionTotals): void {
     const internals = session.internalSessions();
     const ids = internals.map(({ session: s }) => s.id);
     const meta: SessionMeta = {
@@ -280,6 +313,7 @@ export class SessionStore {
         parentId: session.id,
         siblingIds: ids.filter((other) => other !== s.id),
       })),
+      ...(totals ? { totals } : {}),
     };
     const file = join(this.folderOf(session.id), 'meta.json');
     writeFileSync(`${file}.tmp`, JSON.stringify(meta, null, 2), { mode: PRIVATE_FILE_MODE });

@@ -46,8 +46,8 @@ export interface UserRepository {
   index: string;
 }
 
-/** Creates the shadow repository if needed and writes its excludes and attributes; seeds a new one from the user's repository. */
-export async function prepareShadow(git: GitRunner, options: ShadowOptions, signal?: AbortSignal): Promise<void> {
+/** Creates the shadow repository if needed and writes its excludes and attributes (enough to keep blobs); seedShadow then readies its index. */
+export async function initShadow(git: GitRunner, options: ShadowOptions, signal?: AbortSignal): Promise<void> {
   const { gitDir, workspace } = options;
   await mkdir(dirname(gitDir), { recursive: true, mode: PRIVATE_DIR_MODE });
   // --shared=0600 makes git create every file of the repository 0600 (0400 objects) and every folder 0700.
@@ -63,6 +63,11 @@ export async function prepareShadow(git: GitRunner, options: ShadowOptions, sign
   ];
   await writeFile(join(info, 'exclude'), `${excluded.join('\n')}\n`, { mode: PRIVATE_FILE_MODE });
   await writeFile(join(info, 'attributes'), ATTRIBUTES, { mode: PRIVATE_FILE_MODE });
+}
+
+/** Readies the shadow index for a track: a lock a killed git left is removed, and a new index is seeded from the user's repository. */
+export async function seedShadow(git: GitRunner, options: ShadowOptions, signal?: AbortSignal): Promise<void> {
+  const { gitDir, workspace } = options;
   await removeStaleLock(join(gitDir, 'index.lock'), 2 * options.timeoutMs);
   if (!existsSync(join(gitDir, 'index')) && (await seedFromUserRepository(gitDir, workspace))) await cleanSeed(git, signal);
 }

@@ -3,10 +3,10 @@
  * can put it back, without anything on the critical path that grows with
  * the repository.
  *
- * - The snapshot of the whole workspace before the prompt starts with the
- *   prompt's first change: in the background beside a file tool, or as the
- *   track before a command, begun while the command's call still streams.
- *   A prompt that changes nothing runs no git at all.
+ * - The snapshot of the whole workspace before the prompt is taken for its
+ *   first command: as the track before it, begun while the command's call
+ *   still streams. A prompt that runs no command records no tree: nothing a
+ *   file tool does waits on, or competes with, work on the whole tree.
  * - A file tool keeps only the files it names, as they are before its
  *   first change in the prompt (a blob per file, milliseconds).
  * - A command waits for that snapshot (at most the track timeout), and is
@@ -192,8 +192,7 @@ export class UndoPoint {
    * can be restored as well as the prompt's start.
    */
   async beforeFileChanges(paths: readonly string[], signal: AbortSignal): Promise<void> {
-    // The whole tree is recorded beside the file's own copy, for the commands that may follow; nothing waits for it.
-    void this.baseline;
+    // The file's own copy is all a file tool needs: the tree is recorded only for a command (when one is expected, or runs).
     this.changes++;
     const seq = ++this.seq;
     const named = [...new Set(paths)];

@@ -53,8 +53,14 @@ export interface ToolDefinition<Schema extends z.ZodObject> {
  * holds only what the tool does.
  */
 export function defineTool<Schema extends z.ZodObject>(def: ToolDefinition<Schema>): Tool {
-  const inputSchema = z.toJSONSchema(def.parameters, { target: 'draft-7', io: 'input' }) as Record<string, unknown>;
-  delete inputSchema.$schema;
+  // Derived on first use: a run sends only its agent's tools, and deriving every tool's schema at load slowed start-up.
+  let inputSchema: Record<string, unknown> | undefined;
+  const schema = (): Record<string, unknown> => {
+    if (inputSchema) return inputSchema;
+    inputSchema = z.toJSONSchema(def.parameters, { target: 'draft-7', io: 'input' }) as Record<string, unknown>;
+    delete inputSchema.$schema;
+    return inputSchema;
+  };
   const maxOutputChars = def.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS;
   const summarize = (args: z.infer<Schema>): string => (def.summarize ? def.summarize(args) : summarizeJson(args));
   const safeArgs = (args: unknown): z.infer<Schema> | undefined => {
@@ -69,7 +75,9 @@ export function defineTool<Schema extends z.ZodObject>(def: ToolDefinition<Schem
     permission: def.permission,
     ...(def.parallel ? { parallel: true } : {}),
     ...(def.readOnly ? { readOnly: true } : {}),
-    inputSchema,
+    get inputSchema() {
+      return schema();
+    },
     summarize(args) {
       const parsed = safeArgs(args);
       return parsed ? summarize(parsed) : summarizeJson(args);
@@ -116,7 +124,7 @@ export function defineTool<Schema extends z.ZodObject>(def: ToolDefinition<Schem
       if (def.permission !== 'none') {
         const request = {
           ...approvalRequest(def, tool, value, def.permission, ctx, summarize),
-          editable: editableArguments(def.parameters, inputSchema, args.json),
+          editable: editableArguments(def.parameters, schema(), args.json),
         };
         const asking = performance.now();
         let verdict = await ctx.permissions.authorize(request, ctx.signal);

@@ -71,6 +71,8 @@ export class UpdateTranslator {
   private readonly text: TextChunks;
   /** `text:agent` and `thinking:agent` that streamed deltas since their last complete event. */
   private readonly streamed = new Set<string>();
+  /** The block and agent the last delta marked in `streamed`. */
+  private lastStreamed: { block: 'text' | 'thinking'; agent: string } | undefined;
   private readonly calls = new Map<string, CallState>();
   private open: CallState | undefined;
   private primaryStop: TurnStopReason | undefined;
@@ -202,12 +204,17 @@ export class UpdateTranslator {
   }
 
   private delta(channel: Channel, agent: string, block: 'text' | 'thinking', delta: string): void {
-    this.streamed.add(`${block}:${agent}`);
+    // Deltas come by the thousand: the block is marked once per run of them, not once per delta.
+    if (this.lastStreamed?.block !== block || this.lastStreamed.agent !== agent) {
+      this.streamed.add(`${block}:${agent}`);
+      this.lastStreamed = { block, agent };
+    }
     this.text.append(channel, agent, delta);
   }
 
   /** A complete block: already streamed as deltas, unless the provider sent none. */
   private complete(channel: Channel, agent: string, block: 'text' | 'thinking', text: string): void {
+    this.lastStreamed = undefined;
     if (!this.streamed.delete(`${block}:${agent}`)) this.text.append(channel, agent, text);
     this.flush();
   }

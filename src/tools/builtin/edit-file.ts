@@ -99,9 +99,16 @@ async function readText(workspace: Workspace, path: string, shown: string): Prom
 
 /** The line break most lines of the text end with. */
 function lineBreakOf(text: string): '\n' | '\r\n' {
-  const crlf = text.split('\r\n').length - 1;
-  const all = text.split('\n').length - 1;
-  return crlf > all - crlf ? '\r\n' : '\n';
+  // Most files have no CR at all: one search answers, with no pass over the lines.
+  if (!text.includes('\r\n')) return '\n';
+  const crlf = occurrences(text, '\r\n');
+  return crlf > occurrences(text, '\n') - crlf ? '\r\n' : '\n';
+}
+
+function occurrences(text: string, part: string): number {
+  let count = 0;
+  for (let at = text.indexOf(part); at !== -1; at = text.indexOf(part, at + part.length)) count++;
+  return count;
 }
 
 function withLineBreaks(text: string, lineBreak: string): string {
