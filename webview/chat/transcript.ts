@@ -13,8 +13,9 @@ import { actorBadge, button, details, el, sameActor } from './elements';
 import { fileOpener, type Post } from './host';
 import { linkAction, renderMarkdown } from './markdown';
 import { PromptChanges } from './changes-bar';
+import { promptEndCard } from './prompt-end';
 import type { PlanView } from './plan';
-import type { Actor, ApprovalOutcome, ApprovalRequest, PromptStatus, TranscriptEvent } from './protocol';
+import type { Actor, ApprovalOutcome, ApprovalRequest, TranscriptEvent } from './protocol';
 import { CheckpointActions } from './checkpoint-actions';
 import { ToolCard } from './tool-card';
 
@@ -28,16 +29,6 @@ interface Stream {
 type SubagentEvent = Extract<TranscriptEvent, { type: 'subagent' }>;
 type HandoffEvent = Extract<TranscriptEvent, { type: 'handoff' }>;
 
-/** The line under a prompt's answer; none when the agent simply handed back (the answer says it all). */
-const ENDINGS: Record<PromptStatus, string | undefined> = {
-  completed: 'Done',
-  needs_input: undefined,
-  limit: 'Stopped at a limit',
-  budget: 'Stopped at the spending limit',
-  cancelled: 'Cancelled',
-  error: 'Error',
-};
-
 const VERDICTS: Record<Extract<TranscriptEvent, { type: 'verdict' }>['verdict'], { mark: string; text: string }> = {
   approved: { mark: '✓', text: 'Approved' },
   feedback: { mark: '↩', text: 'Changes requested' },
@@ -49,9 +40,6 @@ const STARTERS = ['Explain how this project is organised', 'Find the failing tes
 
 /** How close to the bottom (px) still counts as "at the bottom". */
 const PIN_SLACK = 32;
-
-/** What Resume sends: the agents go on from the stored history. */
-const RESUME_PROMPT = 'You were interrupted (the window was reloaded). Go on from where you stopped.';
 
 export class Transcript {
   readonly element = el('main', 'transcript');
@@ -326,42 +314,15 @@ export class Transcript {
   }
 
   private endPrompt(event: Extract<TranscriptEvent, { type: 'prompt_end' }>): void {
-    const { status, message: text, hint } = event;
+    const { status } = event;
     for (const card of this.cards.values()) card.stop();
     this.lastActor = undefined;
     // A retry line of a request that got through is history now; of one that gave up, the error card tells the end of it.
     const last = this.element.lastElementChild as HTMLElement | null;
     if (last?.dataset['replaces'] === 'retry' && status === 'error') last.remove();
     else delete last?.dataset['replaces'];
-    const ending = ENDINGS[status];
-    if (ending === undefined) return;
-    const end = el('div', `prompt-end prompt-${status}`);
-    end.dataset['status'] = status;
-    end.append(el('span', 'prompt-end-status', ending));
-    if (text.trim()) end.append(el('span', 'prompt-end-message', text));
-    if (status === 'error') {
-      end.setAttribute('role', 'alert');
-      if (hint) end.append(el('p', 'prompt-end-hint', hint.text));
-      const actions = el('div', 'error-actions');
-      if (hint?.setup) actions.append(button('Set up a provider', 'error-setup', () => this.onSetup()));
-      actions.append(button('Retry', 'error-retry', () => this.post({ type: 'retry' })));
-      if (hint?.setting) actions.append(button('Open settings', 'error-settings', () => this.post({ type: 'open_settings', setting: hint.setting! })));
-      actions.append(button('Show log', 'error-log', () => this.post({ type: 'show_log' })));
-      end.append(actions);
-    }
-    if (hint?.resume) {
-      end.append(el('p', 'prompt-end-hint', hint.text));
-      const actions = el('div', 'error-actions');
-      actions.append(button('Resume', 'resume-run', () => this.post({ type: 'send', text: RESUME_PROMPT })));
-      end.append(actions);
-    }
-    if (status === 'budget') {
-      const actions = el('div', 'error-actions');
-      if (hint?.setting) actions.append(button('Raise the limit', 'budget-settings', () => this.post({ type: 'open_settings', setting: hint.setting! })));
-      actions.append(button('Continue', 'budget-continue', () => this.post({ type: 'send', text: 'continue' })));
-      end.append(actions);
-    }
-    this.append(end);
+    const card = promptEndCard(event, this.post, () => this.onSetup());
+    if (card) this.append(card);
   }
 
   /** What the prompt that just ended changed, with Keep and Undo; the next prompt gathers its own. */
