@@ -6,6 +6,7 @@
  * point (the host asks before restoring, as /undo does).
  */
 import { button, el, fileLink } from './elements';
+import { diffLines } from './diff-lines';
 import { fileOpener, type Post } from './host';
 import type { TranscriptEvent } from './protocol';
 
@@ -90,15 +91,6 @@ export class PromptChanges {
 
 /** Lines added and removed in a unified diff, leaving out its file headers. */
 export function countLines(unified: string): { added: number; removed: number } {
-  let added = 0;
-  let removed = 0;
-  let header = true;
-  for (const line of unified.split('\n')) {
-    if (line.startsWith('diff ')) header = true;
-    if (line.startsWith('@@')) header = false;
-    else if (header) continue;
-    else if (line.startsWith('+')) added++;
-    else if (line.startsWith('-')) removed++;
-  }
-  return { added, removed };
+  const lines = diffLines(unified);
+  return { added: lines.filter((line) => line.kind === 'add').length, removed: lines.filter((line) => line.kind === 'del').length };
 }

@@ -7,6 +7,7 @@
  * tool output is ever parsed as HTML.
  */
 import { actorBadge, button, details, el, fileLink } from './elements';
+import { diffLines } from './diff-lines';
 import { duration } from './format';
 import type { CardDiff, TranscriptEvent } from './protocol';
 import { fileOpener, type Post } from './host';
@@ -207,27 +208,12 @@ export function renderDiff(unified: string): HTMLElement {
   const view = el('div', 'diff');
   view.setAttribute('role', 'figure');
   view.setAttribute('aria-label', 'Diff');
-  const lines = unified.replace(/\n$/, '').split('\n');
-  const rows: HTMLElement[] = [];
-  // Header lines come before a file's first hunk only: inside a hunk "--- x" is a removed "-- x".
-  let header = true;
-  for (const line of lines) {
-    if (line.startsWith('diff ')) header = true;
-    if (line.startsWith('@@')) {
-      header = false;
-      const start = /^@@ -\d+(?:,\d+)? \+(\d+)/.exec(line)?.[1];
-      rows.push(el('div', 'diff-line diff-hunk', start !== undefined ? `line ${start}` : '⋯'));
-      continue;
-    }
-    if (header && /^(diff |index |--- |\+\+\+ |===|new file|deleted file|similarity|rename )/.test(line)) continue;
-    rows.push(el('div', `diff-line ${diffLineClass(line)}`, line || ' '));
-  }
-  view.append(...rows);
+  view.append(
+    ...diffLines(unified).map((line) =>
+      line.kind === 'hunk'
+        ? el('div', 'diff-line diff-hunk', line.start !== undefined ? `line ${line.start}` : '⋯')
+        : el('div', `diff-line diff-${line.kind}`, line.text || ' '),
+    ),
+  );
   return view;
-}
-
-function diffLineClass(line: string): string {
-  if (line.startsWith('+')) return 'diff-add';
-  if (line.startsWith('-')) return 'diff-del';
-  return 'diff-context';
 }

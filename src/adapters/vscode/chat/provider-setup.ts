@@ -5,6 +5,7 @@
  * needs a reload: the next prompt reads the settings and keys afresh.
  */
 import { missingDefaultKey } from '../../../config/provider-config';
+import type { Settings } from '../../../config/settings';
 import { errorText } from '../../../vocabulary/text';
 import type { HostMessage, SetupNeed } from '../../../../webview/chat/protocol';
 import { settingsFor } from '../configuration';
@@ -55,14 +56,10 @@ export class ProviderSetup {
 
   /** The provider in force and the key variable it lacks; undefined when it can answer (or the settings fail, which a prompt reports). */
   async need(): Promise<SetupNeed | undefined> {
-    const env = await this.host.env();
-    try {
-      const settings = settingsFor(this.host.root, this.host.configuration(), env, this.host.trusted?.() ?? false);
-      const [variable] = missingDefaultKey(settings, env);
-      return variable !== undefined ? { provider: settings.provider, variable } : undefined;
-    } catch {
-      return undefined;
-    }
+    const found = await this.settings();
+    if (!found) return undefined;
+    const [variable] = missingDefaultKey(found.settings, found.env);
+    return variable !== undefined ? { provider: found.settings.provider, variable } : undefined;
   }
 
   /** Shows the set-up while a key is missing, and takes it away once none is. */
@@ -119,11 +116,16 @@ export class ProviderSetup {
 
   /** The variable the configured provider reads its key from (config.toml may name another). */
   private async keyVariable(provider: ProviderChoice['provider']): Promise<string> {
+    return (await this.settings())?.settings.providers[provider]?.apiKeyEnv ?? KEY_VARIABLES[provider];
+  }
+
+  /** The folder's settings with the keys as they are now; undefined when they fail to resolve (a prompt reports that). */
+  private async settings(): Promise<{ settings: Settings; env: NodeJS.ProcessEnv } | undefined> {
+    const env = await this.host.env();
     try {
-      const settings = settingsFor(this.host.root, this.host.configuration(), await this.host.env(), this.host.trusted?.() ?? false);
-      return settings.providers[provider]?.apiKeyEnv ?? KEY_VARIABLES[provider];
+      return { settings: settingsFor(this.host.root, this.host.configuration(), env, this.host.trusted?.() ?? false), env };
     } catch {
-      return KEY_VARIABLES[provider];
+      return undefined;
     }
   }
 }
