@@ -15,11 +15,27 @@ export function activityBarItem(page: Page, title: string): Locator {
   return page.locator(`.activitybar li.action-item:has(> a.action-label[aria-label="${title}"])`);
 }
 
-/** Shows a view container as a click on its activity bar entry does; a click on the one already shown would hide it. */
+/**
+ * Shows a view container as a click on its activity bar entry does; a click
+ * on the one already shown would hide it. A reloaded window restores its
+ * side bar a moment after the activity bar appears, so a click can close
+ * what was just restored: the container counts as shown once it stays
+ * selected over two looks, and is clicked again until it does.
+ */
 export async function openViewContainer(page: Page, title: string, timeoutMs: number): Promise<void> {
   const item = activityBarItem(page, title);
-  if ((await item.getAttribute('aria-selected', { timeout: timeoutMs })) !== 'true') await item.click({ timeout: timeoutMs });
+  const deadline = Date.now() + timeoutMs;
+  const selected = async () => (await item.getAttribute('aria-selected', { timeout: Math.max(1, deadline - Date.now()) })) === 'true';
+  for (;;) {
+    if ((await selected()) && (await sleep(SETTLE_MS), await selected())) return;
+    if (Date.now() > deadline) throw new HarnessError(`the "${title}" view container did not stay open within ${timeoutMs} ms`);
+    if (!(await selected())) await item.click({ timeout: Math.max(1, deadline - Date.now()) });
+    await sleep(SETTLE_MS);
+  }
 }
+
+/** How long a shown view container must stay shown to count as open. */
+const SETTLE_MS = 400;
 
 /** Runs a command by its palette title ("Category: Title"), as F1, typing and Enter would. */
 export async function runCommand(page: Page, title: string, timeoutMs: number): Promise<void> {

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChatController, type ViewActions } from '../../src/adapters/vscode/chat/chat-controller';
 import type { ChatHost } from '../../src/adapters/vscode/chat/chat-session';
@@ -403,6 +404,32 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
     await again.handle({ type: 'ready' });
     assert.notEqual(again.sessionId, id);
     await again.dispose();
+  });
+
+  it('after a reload, waits for the old window to let go of the session before reopening it (the two extension hosts overlap)', async () => {
+    const first = controller();
+    server.enqueue('openai', { blocks: [{ type: 'tool_call', name: 'bash', arguments: { command: 'echo begun; sleep 30' } }] });
+    const sent = first.handle({ type: 'send', text: 'Run the long one' });
+    await waitFor(() => events().find((event) => event.type === 'tool_progress' && /begun/.test(event.tail ?? '')));
+    const id = first.sessionId!;
+    await first.dispose();
+    await sent;
+    // The old extension host, still winding down as the new view opens: a live process holds the session for a moment.
+    const lock = join(dataHome(isolatedEnv(home, {})), 'sessions', id, 'writer.json');
+    const oldHost = spawn('sleep', ['30'], { stdio: 'ignore' });
+    try {
+      writeFileSync(lock, JSON.stringify({ pid: oldHost.pid, hostname: hostname(), since: Date.now(), command: 'the old window' }));
+      setTimeout(() => rmSync(lock, { force: true }), 500);
+      posted = [];
+      const reopened = controller();
+      await reopened.handle({ type: 'ready' });
+      assert.equal(reopened.sessionId, id, 'the view opens on the interrupted session once the old window let go');
+      const end = events().find((event) => event.type === 'prompt_end');
+      assert.ok(end && end.type === 'prompt_end' && end.hint?.resume, JSON.stringify(end));
+      await reopened.dispose();
+    } finally {
+      oldHost.kill();
+    }
   });
 
   it('a window closing mid-command (the view disposed) ends the prompt as interrupted, and the next view offers Resume', async () => {

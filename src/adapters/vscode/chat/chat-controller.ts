@@ -358,16 +358,11 @@ export class ChatController {
   /** Opens the session the view showed last when its last prompt was interrupted; nothing happens otherwise. */
   private async reopenInterrupted(): Promise<void> {
     const id = this.host.lastSession?.get();
-    if (id === undefined || this.host.store.isRecording(id)) return;
-    try {
-      const chat = await ChatSession.resume(this.host, id, this.approvals.ask);
-      if (!chat.interrupted) return void (await chat.close());
-      this.chat = chat;
-      this.transcript = chat.transcript();
-      this.sessionMeter = chat.meter;
-    } catch {
-      // A session that no longer opens is not worth an error at start: the view starts a new one.
-    }
+    const chat = id === undefined ? undefined : await ChatSession.reopenInterrupted(this.host, id, this.approvals.ask);
+    if (!chat || this.chat) return void (await chat?.close());
+    this.chat = chat;
+    this.transcript = chat.transcript();
+    this.sessionMeter = chat.meter;
   }
 
   private async announceAgents(): Promise<void> {

@@ -76,6 +76,26 @@ export class ChatSession {
     return new ChatSession(await setup(() => HostSession.load(hostOptions(chat, ask), id)));
   }
 
+  /**
+   * The session `id` when its last prompt was interrupted (the window
+   * reloaded, Crow stopped), to show it again with Resume; undefined when
+   * it ended normally, no longer opens, or stays held by another process.
+   * A reloaded window's old extension host may still be winding down (ending
+   * the prompt, closing its terminals) as the new view opens: it is given
+   * the time VS Code gives a deactivating extension to let go of the session.
+   */
+  static async reopenInterrupted(chat: ChatHost, id: string, ask: AskFn): Promise<ChatSession | undefined> {
+    if (!(await released(() => chat.store.isRecording(id), HANDOVER_MS))) return undefined;
+    try {
+      const reopened = await ChatSession.resume(chat, id, ask);
+      if (reopened.interrupted) return reopened;
+      await reopened.close();
+    } catch {
+      // A session that no longer opens is not worth an error at start: the view starts a new one.
+    }
+    return undefined;
+  }
+
   get id(): string {
     return this.host.id;
   }
@@ -184,6 +204,19 @@ export class ChatSession {
   close(options: { interrupted?: boolean } = {}): Promise<void> {
     return this.host.close(options);
   }
+}
+
+/** How long a reloaded window waits for its old extension host to let go of the session: VS Code's deactivate allowance (5 s, microsoft/vscode#47881) and a margin. */
+const HANDOVER_MS = 6_000;
+
+/** Whether `held` turns false within `ms`, checked every 100 ms. */
+async function released(held: () => boolean, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (held()) {
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return true;
 }
 
 function hostOptions(chat: ChatHost, ask: AskFn): HostSessionOptions {
