@@ -1,14 +1,16 @@
 /**
- * The last UI check, as it reloads the window: a reload while a command
+ * The last UI checks, as they reload the window. A reload while a command
  * runs stops the command (nothing the agents started runs on unseen), and
  * the view opens again on that session, whose end says it was interrupted
- * and offers Resume, which goes on.
+ * and offers Resume, which goes on. A reload while an approval waits
+ * withdraws it (nothing is written unasked) and Resume asks it again.
  */
-import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { HarnessError } from './harness-error';
 import { ARTIFACTS_DIR } from './paths';
-import { chatFrame, openChat, sendPrompt, type UiCheck, type UiContext } from './ui-checks';
+import { existsSync } from 'node:fs';
+import type { Frame } from 'playwright-core';
+import { chatFrame, openChat, say, sendPrompt, toolCall, waitUntil, workspaceFileSize, type UiCheck, type UiContext } from './ui-checks';
 
 const RELOAD = {
   prompt: 'Keep a log going until I stop you.',
@@ -17,12 +19,25 @@ const RELOAD = {
   resumed: 'Going on after the reload.',
 };
 
+const APPROVAL = {
+  prompt: 'Write the release note.',
+  path: 'release-note.txt',
+  content: 'Released after a reload.\n',
+  done: 'The release note is written.',
+};
+
 export const RELOAD_CHECKS: UiCheck[] = [
   {
     slug: 'reload-mid-command',
     name: 'a window reload mid-command stops the command and reopens the session as interrupted, with Resume (screenshot ui-reload-interrupted.png)',
     timeoutMs: 120_000,
     run: reloadMidCommand,
+  },
+  {
+    slug: 'reload-mid-approval',
+    name: 'a window reload while an approval waits writes nothing, reopens the session as interrupted, and Resume asks again (screenshot ui-reload-approval.png)',
+    timeoutMs: 120_000,
+    run: reloadMidApproval,
   },
 ];
 
@@ -35,17 +50,18 @@ async function reloadMidCommand(context: UiContext, timeoutMs: number): Promise<
   const running = chat.locator('.tool-card[data-status="running"]', { hasText: 'bash' }).last();
   await running.or(allow).first().waitFor({ state: 'visible', timeout: timeoutMs });
   if (await allow.isVisible()) await allow.click({ timeout: timeoutMs });
-  await waitUntil(() => size(context) > 0, timeoutMs, 'the command never started writing its log');
+  await waitUntil(() => workspaceFileSize(context, RELOAD.log) > 0, timeoutMs, 'the command never started writing its log');
 
   await context.page.reload();
   await openChat(context, timeoutMs);
   const reopened = chatFrame(context);
   const resume = reopened.locator('.prompt-end button.resume-run');
   await resume.waitFor({ state: 'visible', timeout: timeoutMs });
+  await assertInterrupted(reopened);
   // Stopped: the log no longer grows.
-  const before = size(context);
+  const before = workspaceFileSize(context, RELOAD.log);
   await new Promise((resolve) => setTimeout(resolve, 1500));
-  if (size(context) !== before) throw new HarnessError('after the reload the command kept running: its log still grows');
+  if (workspaceFileSize(context, RELOAD.log) !== before) throw new HarnessError('after the reload the command kept running: its log still grows');
   if ((await reopened.locator('.tool-card[data-status="running"]').count()) > 0) throw new HarnessError('a card of the interrupted prompt still shows running');
   await context.page.screenshot({ path: join(ARTIFACTS_DIR, 'ui-reload-interrupted.png') });
   context.fake.enqueue('openai', { blocks: [{ type: 'text', text: RELOAD.resumed }] });
@@ -53,18 +69,38 @@ async function reloadMidCommand(context: UiContext, timeoutMs: number): Promise<
   await reopened.locator('.msg-assistant', { hasText: RELOAD.resumed }).waitFor({ state: 'visible', timeout: timeoutMs });
 }
 
-function size(context: UiContext): number {
-  try {
-    return statSync(join(context.workspace, RELOAD.log)).size;
-  } catch {
-    return 0;
+async function reloadMidApproval(context: UiContext, timeoutMs: number): Promise<void> {
+  const chat = chatFrame(context);
+  await chat.locator('button#new-session').click({ timeout: timeoutMs });
+  const write = toolCall('write_file', { path: APPROVAL.path, content: APPROVAL.content });
+  context.fake.enqueue('openai', write);
+  await sendPrompt(chat, APPROVAL.prompt, timeoutMs);
+  const pending = '.approval:not([data-decision]) button[data-decision="allow_once"]';
+  await chat.locator(pending).waitFor({ state: 'visible', timeout: timeoutMs });
+
+  await context.page.reload();
+  await openChat(context, timeoutMs);
+  const reopened = chatFrame(context);
+  const resume = reopened.locator('.prompt-end button.resume-run');
+  await resume.waitFor({ state: 'visible', timeout: timeoutMs });
+  await assertInterrupted(reopened);
+  if ((await reopened.locator(pending).count()) > 0) throw new HarnessError('the reopened view still offers the approval of the interrupted prompt');
+  if (existsSync(join(context.workspace, APPROVAL.path))) throw new HarnessError(`${APPROVAL.path} was written although nobody allowed it`);
+  if ((await reopened.locator('.tool-card[data-status="waiting"], .tool-card[data-status="running"]').count()) > 0) {
+    throw new HarnessError('a card of the interrupted prompt still waits or runs');
   }
+  await context.page.screenshot({ path: join(ARTIFACTS_DIR, 'ui-reload-approval.png') });
+
+  // Resume goes on from the stored history: the model asks for the write again, and this time it is allowed.
+  context.fake.enqueue('openai', write, say(APPROVAL.done));
+  await resume.click({ timeout: timeoutMs });
+  await reopened.locator(pending).click({ timeout: timeoutMs });
+  await reopened.locator('.msg-assistant', { hasText: APPROVAL.done }).waitFor({ state: 'visible', timeout: timeoutMs });
+  if (!existsSync(join(context.workspace, APPROVAL.path))) throw new HarnessError(`${APPROVAL.path} is missing after the write was allowed`);
 }
 
-async function waitUntil(condition: () => boolean, timeoutMs: number, failure: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new HarnessError(failure);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+/** The prompt's end names what happened, once. */
+async function assertInterrupted(chat: Frame): Promise<void> {
+  const status = await chat.locator('.prompt-end .prompt-end-status').last().innerText();
+  if (status !== 'Interrupted') throw new HarnessError(`the interrupted prompt's end reads ${JSON.stringify(status)}, not "Interrupted"`);
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
@@ -404,6 +404,26 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
     await again.handle({ type: 'ready' });
     assert.notEqual(again.sessionId, id);
     await again.dispose();
+  });
+
+  it('a window closing while an approval waits writes nothing; the next view offers Resume, which asks again', async () => {
+    const first = controller();
+    const write = { blocks: [{ type: 'tool_call' as const, name: 'write_file', arguments: { path: 'note.txt', content: 'after the reload\n' } }] };
+    server.enqueue('openai', write);
+    const sent = first.handle({ type: 'send', text: 'Write the note' });
+    await waitFor(() => posted.find((message) => message.type === 'approval'));
+    const id = first.sessionId!;
+    await first.dispose();
+    await sent;
+    assert.equal(existsSync(join(root, 'note.txt')), false, 'nothing is written unasked');
+    posted = [];
+    const reopened = controller();
+    await reopened.handle({ type: 'ready' });
+    assert.equal(reopened.sessionId, id, 'the view opens on the interrupted session');
+    const end = events().find((event) => event.type === 'prompt_end');
+    assert.ok(end && end.type === 'prompt_end' && end.hint?.resume, JSON.stringify(end));
+    assert.ok(!posted.some((message) => message.type === 'approval'), 'the withdrawn approval is not offered again by itself');
+    await reopened.dispose();
   });
 
   it('after a reload, waits for the old window to let go of the session before reopening it (the two extension hosts overlap)', async () => {

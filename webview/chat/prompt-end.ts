@@ -26,12 +26,13 @@ const RESUME_PROMPT = 'You were interrupted (the window was reloaded). Go on fro
 /** The ending's card, or undefined when the status shows none. `onSetup` opens the provider set-up. */
 export function promptEndCard(event: PromptEnd, post: Post, onSetup: () => void): HTMLElement | undefined {
   const { status, message: text, hint } = event;
-  const ending = ENDINGS[status];
+  // An interrupted prompt says so, once: its hint tells what happened and what Resume does.
+  const ending = hint?.resume ? 'Interrupted' : ENDINGS[status];
   if (ending === undefined) return undefined;
   const end = el('div', `prompt-end prompt-${status}`);
   end.dataset['status'] = status;
   end.append(el('span', 'prompt-end-status', ending));
-  if (text.trim()) end.append(el('span', 'prompt-end-message', text));
+  if (text.trim() && !hint?.resume) end.append(el('span', 'prompt-end-message', text));
   const actions = (...buttons: HTMLButtonElement[]): void => {
     const row = el('div', 'error-actions');
     row.append(...buttons);

@@ -68,6 +68,7 @@ export function chatHost(
   return {
     root,
     ...(lastSession ? { lastSession } : {}),
+    log,
     dataHome: data,
     store: new SessionStore({ dataHome: data }),
     env,

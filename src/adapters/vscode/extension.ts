@@ -7,6 +7,7 @@ import { type Crow, engineIfLoaded, loadEngine as engine, whenEngineLoads } from
 import { CROW_VENDOR, keptModels, registerLanguageModels } from './language-models';
 import { registerParticipant } from './participant';
 import { KeyStore } from './secrets';
+import { lastSessionRecord } from './last-session';
 import { registerTraces } from './traces/register-traces';
 import type { VscodeWorkspace } from './vscode-workspace';
 import { workspaceRoot } from './workspace-root';
@@ -25,10 +26,7 @@ export function activate(context: vscode.ExtensionContext): Crow {
   const before = new BeforeTexts();
   const trusted = (): boolean => vscode.workspace.isTrusted;
   // The session the view showed last, per workspace: a window reloaded mid-prompt reopens it (see ChatController).
-  const lastSession = {
-    get: () => context.workspaceState.get<string>(LAST_SESSION_KEY),
-    set: (id: string | undefined) => void context.workspaceState.update(LAST_SESSION_KEY, id),
-  };
+  const lastSession = lastSessionRecord(context);
   const host = (root: string) => engine().chatHost(root, () => keys.env(), workspaces, (message) => log.info(message), trusted, lastSession);
   const rootOrThrow = (): string => {
     const root = workspaceRoot();
@@ -66,8 +64,10 @@ export function activate(context: vscode.ExtensionContext): Crow {
   });
   const crow: Crow = { keys, chat, traces, engine, controller: () => chat.controller, languageModels };
   stopEverything = async () => {
+    // The prompt learns it is interrupted before its commands are killed: a command's end must not read as a result to go on from.
+    const disposed = chat.dispose();
     engineIfLoaded()?.closeAllPools();
-    await chat.dispose();
+    await disposed;
   };
 
   context.subscriptions.push(
@@ -111,9 +111,6 @@ async function warmUpModels(log: vscode.LogOutputChannel): Promise<void> {
     log.warn(`Crow's language models could not be listed: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
-
-/** Where the workspace keeps the id of the session the chat view showed last. */
-const LAST_SESSION_KEY = 'crow.lastSession';
 
 /** Where the workspace keeps the model list last offered (see LanguageModelDeps.cache). */
 const MODELS_KEY = 'crow.languageModels';

@@ -42,6 +42,8 @@ export interface ChatHost {
   trusted?(): boolean;
   /** The session the view showed last in this workspace (kept across window reloads). */
   lastSession?: { get(): string | undefined; set(id: string | undefined): void };
+  /** Crow's output channel (never given keys): what happened out of sight, such as a session reopened after a reload. */
+  log?(message: string): void;
 }
 
 /** How a VS Code user trusts a folder. */
@@ -85,13 +87,20 @@ export class ChatSession {
    * the time VS Code gives a deactivating extension to let go of the session.
    */
   static async reopenInterrupted(chat: ChatHost, id: string, ask: AskFn): Promise<ChatSession | undefined> {
-    if (!(await released(() => chat.store.isRecording(id), HANDOVER_MS))) return undefined;
+    if (!(await released(() => chat.store.isRecording(id), HANDOVER_MS))) {
+      chat.log?.(`Session ${id} is still held by another process (${Math.round(HANDOVER_MS / 1000)} s after the view opened): the view starts a new one.`);
+      return undefined;
+    }
     try {
       const reopened = await ChatSession.resume(chat, id, ask);
-      if (reopened.interrupted) return reopened;
+      if (reopened.interrupted) {
+        chat.log?.(`Reopened session ${id}: its last prompt was interrupted (a window reload, or Crow stopped).`);
+        return reopened;
+      }
       await reopened.close();
-    } catch {
+    } catch (err) {
       // A session that no longer opens is not worth an error at start: the view starts a new one.
+      chat.log?.(`Session ${id} could not be reopened: ${errorText(err)}`);
     }
     return undefined;
   }

@@ -148,7 +148,7 @@ export class TranscriptTranslator {
         const hint =
           event.status === 'error' ? errorHint(event.message)
           : event.status === 'budget' ? budgetHint(event.message)
-          : event.message === INTERRUPTED ? { text: 'Resume sends the agents back to it, with everything done so far.', resume: true }
+          : event.message === INTERRUPTED ? { text: 'Crow stopped (or the window was reloaded) while this ran. Resume sends the agents back to it, with everything done so far.', resume: true }
           : undefined;
         return [{ type: 'prompt_end', status: event.status as PromptStatus, message: event.message, ...(hint ? { hint } : {}) }];
       }
