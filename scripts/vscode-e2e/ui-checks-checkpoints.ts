@@ -7,10 +7,9 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ScriptedReply } from '../../src/testing/fake-llm-server';
 import { HarnessError } from './harness-error';
 import { ARTIFACTS_DIR } from './paths';
-import { chatFrame, sendPrompt, type UiCheck, type UiContext } from './ui-checks';
+import { chatFrame, say, sendPrompt, toolCall, type UiCheck, type UiContext } from './ui-checks';
 
 const FILE = 'checkpoint-notes.md';
 const FIRST = { prompt: 'Write the first notes.', content: 'first notes\n', done: 'Wrote the first notes.' };
@@ -123,12 +122,4 @@ async function allowOnce(context: UiContext, timeoutMs: number): Promise<void> {
 
 function approval(context: UiContext) {
   return chatFrame(context).locator('.approval:not([data-decision]) button[data-decision="allow_once"]').first();
-}
-
-function toolCall(name: string, args: unknown): ScriptedReply {
-  return { blocks: [{ type: 'tool_call', name, arguments: args }] };
-}
-
-function say(text: string): ScriptedReply {
-  return { blocks: [{ type: 'text', text }] };
 }

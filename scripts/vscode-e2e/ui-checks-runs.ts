@@ -11,7 +11,7 @@ import type { Frame } from 'playwright-core';
 import type { ScriptedReply } from '../../src/testing/fake-llm-server';
 import { HarnessError } from './harness-error';
 import { ARTIFACTS_DIR } from './paths';
-import { assertInSight, chatFrame, sendPrompt, type UiCheck, type UiContext } from './ui-checks';
+import { assertInSight, chatFrame, sendPrompt, toolCall, type UiCheck, type UiContext } from './ui-checks';
 import { runCommand, waitForNotification, webviewFrame } from './workbench-ui';
 
 const HIDDEN = { path: 'hidden.txt', prompt: 'Write hidden.txt while I look elsewhere.', done: 'hidden.txt is written.' };
@@ -244,8 +244,4 @@ function firstDifference(live: string, resumed: string): string {
   const at = a.findIndex((line, i) => line !== b[i]);
   const index = at === -1 ? a.length : at;
   return `line ${index + 1}: live ${JSON.stringify(a[index])}, resumed ${JSON.stringify(b[index])}`;
-}
-
-function toolCall(name: string, args: unknown): ScriptedReply {
-  return { blocks: [{ type: 'tool_call', name, arguments: args }] };
 }

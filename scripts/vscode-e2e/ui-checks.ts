@@ -5,10 +5,10 @@
  * the tools, the webview) is real. The chat webview's DOM hooks are the
  * stable ones documented in webview/chat/main.ts.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
-import type { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import type { FakeLlmServer, ScriptedReply } from '../../src/testing/fake-llm-server';
 import { HarnessError } from './harness-error';
 import { ARTIFACTS_DIR } from './paths';
 import { activityBarItem, openViewContainer, runCommand, waitForNotification, webviewFrame } from './workbench-ui';
@@ -233,4 +233,32 @@ export function chatFrame(context: UiContext): Frame {
 export async function sendPrompt(chat: Frame, text: string, timeoutMs: number): Promise<void> {
   await chat.locator('textarea#prompt').fill(text, { timeout: timeoutMs });
   await chat.locator('button#send').click({ timeout: timeoutMs });
+}
+
+/** A scripted reply that calls one tool. */
+export function toolCall(name: string, args: unknown): ScriptedReply {
+  return { blocks: [{ type: 'tool_call', name, arguments: args }] };
+}
+
+/** A scripted reply that says `text`. */
+export function say(text: string): ScriptedReply {
+  return { blocks: [{ type: 'text', text }] };
+}
+
+/** The size of a file in the check's workspace; 0 while it does not exist. */
+export function workspaceFileSize(context: UiContext, path: string): number {
+  try {
+    return statSync(join(context.workspace, path)).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** Waits until `condition` holds, checked every 100 ms; fails with `failure` after `timeoutMs`. */
+export async function waitUntil(condition: () => boolean, timeoutMs: number, failure: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new HarnessError(failure);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }

@@ -18,6 +18,7 @@ import { RUN_CHECKS } from './ui-checks-runs';
 import { CHECKPOINT_CHECKS } from './ui-checks-checkpoints';
 import { CHAT_CHECKS } from './ui-checks-chat';
 import { RELOAD_CHECKS } from './ui-checks-reload';
+import { STATUS_CHECKS } from './ui-checks-status';
 import { openWorkbench, screenshot } from './workbench';
 
 export interface UiSummary {
@@ -84,7 +85,7 @@ export async function runWorkbenchPhase(browser: Browser, phase: WorkbenchPhase)
 }
 
 export function runUiPhase(browser: Browser): Promise<UiSummary> {
-  return runWorkbenchPhase(browser, { name: 'ui', checks: [...UI_CHECKS, ...RUN_CHECKS, ...CHECKPOINT_CHECKS, ...CHAT_CHECKS, ...RELOAD_CHECKS], startTitle: 'starting code-server for the UI checks' });
+  return runWorkbenchPhase(browser, { name: 'ui', checks: [...UI_CHECKS, ...RUN_CHECKS, ...CHECKPOINT_CHECKS, ...CHAT_CHECKS, ...STATUS_CHECKS, ...RELOAD_CHECKS], startTitle: 'starting code-server for the UI checks' });
 }
 
 /**
