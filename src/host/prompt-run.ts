@@ -10,17 +10,14 @@ import type { RunResult } from '../agents/run-result';
 import type { AgentEvent, NoticeLevel } from '../engine/events';
 import { EventStream } from '../engine/event-stream';
 import { emptyUsage, type UserBlock } from '../llm/types';
-import type { McpProblem } from '../mcp/mcp-connection';
-import { McpServers } from '../mcp/mcp-servers';
-import { mergeServers } from '../mcp/server-config';
 import type { ACPSession } from '../session/acp-session';
 import type { RecordedEvent } from '../session/event-log';
 import type { Steering } from '../session/steering';
 import type { SessionUndo } from '../session/undo-point';
 import type { AutoApproveCaps } from '../tools/permissions';
-import type { Tool } from '../tools/tool';
 import { errorText } from '../vocabulary/text';
-import type { ModelChoice, WorkspaceCatalog } from './catalog';
+import type { WorkspaceCatalog } from './catalog';
+import { compositionFor, sessionTools, type SharedPromptState, startExport, type ToolContext } from './prompt-shared';
 import { commandOf, type Expansion } from './commands';
 import { PromptBudget, RAISE_IN_CONFIG, unpricedNotice } from './budget';
 import { CheckpointRecorder } from './checkpoints';
@@ -28,8 +25,7 @@ import type { CostMeter, Meter } from './cost';
 import { type HookRunner, promptHooks } from './hook-runner';
 import { HostError } from './host-error';
 import type { HostSessionOptions } from './session-options';
-import { exportSpans, type SpanExport } from './otlp';
-import { fitImages, promptBlocks, type PromptInput, promptText, THINKING_BUDGETS, titleOf } from './prompt-input';
+import { fitImages, promptBlocks, type PromptInput, promptText, titleOf } from './prompt-input';
 
 /** How a prompt ended, with its tokens and cost and the session's so far. */
 export interface PromptOutcome extends RunResult {
@@ -44,22 +40,6 @@ export interface PromptOptions {
   /** Told the composition once it is built, before any of its events: who is the primary, who reviews. */
   onStart?: (composition: ACPAgent) => void;
 }
-
-/** What prompts of one session share: built things are reused while nothing they depend on changed. */
-export interface SharedPromptState {
-  composition: { catalog: WorkspaceCatalog; key: string; tools: readonly Tool[]; agent: ACPAgent } | undefined;
-  mcp: { key: string; servers: McpServers } | undefined;
-  exporter: SpanExport | undefined;
-  /** Notices of the folder's configuration already told in this session. */
-  told: Set<string>;
-  /** Where a notice goes while a prompt runs; outside prompts, the observer. */
-  noticeSink?: (level: NoticeLevel, message: string, title?: string) => void;
-}
-
-const NO_TOOLS: readonly Tool[] = Object.freeze([]);
-
-/** How long setup may take before the user is told what is happening. */
-const SLOW_NOTICE_MS = 700;
 
 interface Prepared {
   composition: ACPAgent;
@@ -216,15 +196,15 @@ export class PromptRun {
       this.session.title = titleOf(original);
       this.options.observer?.titled?.(this.session.title);
     }
-    const tools = await untilAborted(this.mcpTools(catalog), signal);
+    const tools = await untilAborted(sessionTools(this.shared, catalog, this.toolContext()), signal);
     if (tools === 'cancelled') return 'cancelled';
     // Before the composition: its agents' policies depend on whether commands are contained.
     this.options.workspace.useSandbox?.(catalog.sandbox?.()?.options);
-    const composition = this.composition(catalog, tools);
+    const composition = compositionFor(this.shared, catalog, tools, this.session, this.options.workspace);
     this.session.subagents = catalog.subagents?.(this.options.workspace, tools);
     this.parts.caps.limits = this.options.caps?.() ?? {};
     this.parts.caps.reset();
-    this.startExport(catalog);
+    startExport(this.shared, catalog, this.session.trace, (message) => this.route('warning', message));
     if (!program?.command.skipUndoPoint) this.beginUndoPoint(promptText(original), catalog);
     if (signal.aborted) return 'cancelled';
     const supportsImages = composition.primary.provider.supportsImages;
@@ -249,57 +229,6 @@ export class PromptRun {
       this.options.observer?.agentChanged?.(expansion.agent);
     }
     return { blocks: [{ type: 'text', text: expansion.prompt }, ...rest] };
-  }
-
-  /** The tools of the folder's and the front door's MCP servers; servers restart only when their configuration changed. */
-  private async mcpTools(catalog: WorkspaceCatalog): Promise<readonly Tool[]> {
-    const configs = mergeServers(catalog.mcpServers?.() ?? [], this.options.mcpServers ?? []);
-    // The same (empty) list each time, so the composition built with it is reused.
-    if (configs.length === 0 && !this.shared.mcp) return NO_TOOLS;
-    const key = JSON.stringify(configs);
-    if (this.shared.mcp?.key !== key) {
-      await this.shared.mcp?.servers.close();
-      const report = (problem: McpProblem): void => this.route('warning', problem.message, `MCP server "${problem.server}" has a problem`);
-      this.shared.mcp = { key, servers: new McpServers(configs, { cwd: this.session.cwd, report }) };
-    }
-    const names = configs.map((config) => config.name).join(', ');
-    const slow = setTimeout(() => this.notice('info', `Starting MCP servers: ${names}…`), SLOW_NOTICE_MS);
-    try {
-      return await this.shared.mcp.servers.tools();
-    } finally {
-      clearTimeout(slow);
-    }
-  }
-
-  /** The composition for the session's agent, models and thinking level; rebuilt only when one of them changed. */
-  private composition(catalog: WorkspaceCatalog, tools: readonly Tool[]): ACPAgent {
-    const agent = this.session.agentName;
-    const choice = chosenModels(catalog, agent, this.session.models);
-    const level = this.session.thoughtLevel;
-    const thinkingBudget = level !== undefined && catalog.thinks?.(agent) ? THINKING_BUDGETS[level] : undefined;
-    const key = JSON.stringify([agent, choice, thinkingBudget]);
-    const built = this.shared.composition;
-    if (built && built.catalog === catalog && built.key === key && built.tools === tools) return built.agent;
-    let composition: ACPAgent;
-    try {
-      composition = catalog.build(agent, this.options.workspace, choice, {
-        sessionTools: tools,
-        ...(thinkingBudget !== undefined ? { thinkingBudget } : {}),
-      });
-    } catch (err) {
-      const missing = catalog.missingKeys();
-      if (missing.length > 0) throw new HostError('auth', `${errorText(err)} (missing: ${missing.join(', ')})`);
-      throw new HostError('config', `Cannot start ${agent}: ${errorText(err)}`);
-    }
-    this.shared.composition = { catalog, key, tools, agent: composition };
-    return composition;
-  }
-
-  private startExport(catalog: WorkspaceCatalog): void {
-    if (this.shared.exporter) return;
-    const endpoint = catalog.otlpEndpoint?.();
-    if (!endpoint) return;
-    this.shared.exporter = exportSpans(this.session.trace, endpoint, (error) => this.route('warning', `Telemetry export: ${error.message}`));
   }
 
   /**
@@ -339,6 +268,16 @@ export class PromptRun {
       notify: (level, message) => this.notice(level, message, 'Hook'),
       redact: (value) => this.session.redactor.value(value),
     });
+  }
+
+  /** What the session's MCP servers are started with and report to. */
+  private toolContext(): ToolContext {
+    return {
+      cwd: this.session.cwd,
+      doorServers: this.options.mcpServers ?? [],
+      report: (problem) => this.route('warning', problem.message, `MCP server "${problem.server}" has a problem`),
+      slow: (names) => this.notice('info', `Starting MCP servers: ${names}…`),
+    };
   }
 
   /** Starts the prompt's undo point; its snapshot runs beside the model call, and only a command waits for it. */
@@ -394,16 +333,6 @@ async function configurationOf(options: HostSessionOptions): Promise<WorkspaceCa
   } catch (err) {
     throw new HostError('config', errorText(err));
   }
-}
-
-/** The session's model choices for the roles the agent has (a choice for a role another agent had is left out). */
-function chosenModels(catalog: WorkspaceCatalog, agent: string, models: ModelChoice): ModelChoice {
-  const choice: ModelChoice = {};
-  for (const { role } of catalog.models(agent)) {
-    const chosen = models[role];
-    if (chosen !== undefined) choice[role] = chosen;
-  }
-  return choice;
 }
 
 function cancelledResult(): RunResult {
