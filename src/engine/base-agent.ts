@@ -10,10 +10,11 @@ import { EventStream } from './event-stream';
 import { type CompactOutcome, ContextWindowKeeper } from './compaction';
 import { charging } from './model-call';
 import { assertRepeatThreshold } from './stop-rules';
-import { type BaseAgentOptions, Turn, type TurnOptions, type TurnScope } from './agent-turn';
+import { Turn } from './agent-turn';
+import type { BaseAgentOptions, TurnOptions, TurnScope } from './turn-options';
 import type { TurnResult } from './turn';
 
-export type { BaseAgentOptions, TurnOptions } from './agent-turn';
+export type { BaseAgentOptions, TurnOptions } from './turn-options';
 
 export type TurnStream = EventStream<AgentEvent, TurnResult>;
 
