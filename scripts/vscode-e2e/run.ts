@@ -16,7 +16,9 @@
  *   --only=tests|restricted|ui|vsix  run one phase;
  *   --grep=PATTERN        run only the extension tests whose title matches;
  *   --vsix=FILE           test this .vsix instead of packing the repository;
- *   --verbose             also show the workbench's own log lines.
+ *   --verbose             also show the workbench's own log lines;
+ *   --keep-going          run every UI check even after one failed (each
+ *                         failing one waits out its timeout: allow half an hour).
  * Needs `npm run build` first (the npm script does it).
  */
 import { existsSync, rmSync } from 'node:fs';
@@ -33,6 +35,8 @@ import { launchBrowser } from './workbench';
 
 /** Each phase takes well under a minute; this only stops a run that hangs outside every other timeout. */
 const HARD_TIMEOUT_MS = 10 * 60_000;
+/** With --keep-going every failing check waits out its own timeout (up to two minutes each). */
+const KEEP_GOING_TIMEOUT_MS = 45 * 60_000;
 const TESTS_TIMEOUT_MS = 5 * 60_000;
 
 const PHASES = ['tests', 'restricted', 'ui', 'vsix'] as const;
@@ -43,6 +47,8 @@ interface Options {
   grep?: string;
   vsix?: string;
   verbose: boolean;
+  /** Run every UI check even after one failed (to see which of them an older build fails). */
+  keepGoing: boolean;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -53,6 +59,7 @@ function parseOptions(argv: string[]): Options {
       grep: { type: 'string' },
       vsix: { type: 'string' },
       verbose: { type: 'boolean', default: false },
+      'keep-going': { type: 'boolean', default: false },
     },
   });
   const only = values.only;
@@ -61,7 +68,7 @@ function parseOptions(argv: string[]): Options {
   }
   const vsix = values.vsix === undefined ? undefined : resolve(values.vsix);
   if (vsix !== undefined && !existsSync(vsix)) throw new HarnessError(`--vsix: there is no ${vsix}`);
-  return { phases: only ? [only] : [...PHASES], grep: values.grep, vsix, verbose: values.verbose ?? false };
+  return { phases: only ? [only] : [...PHASES], grep: values.grep, vsix, verbose: values.verbose ?? false, keepGoing: values['keep-going'] ?? false };
 }
 
 function isPhase(name: string): name is Phase {
@@ -80,10 +87,11 @@ async function main(argv: string[]): Promise<number> {
     if (!existsSync(file)) throw new HarnessError(`${relative(REPO_ROOT, file)} is missing: run \`npm run build\` first`);
   }
   rmSync(ARTIFACTS_DIR, { recursive: true, force: true });
+  const hardTimeoutMs = options.keepGoing ? KEEP_GOING_TIMEOUT_MS : HARD_TIMEOUT_MS;
   setTimeout(() => {
-    log(`gave up: the run took longer than ${HARD_TIMEOUT_MS / 60_000} minutes (a hang outside the phases' own timeouts)`);
+    log(`gave up: the run took longer than ${hardTimeoutMs / 60_000} minutes (a hang outside the phases' own timeouts)`);
     process.exit(1);
-  }, HARD_TIMEOUT_MS).unref();
+  }, hardTimeoutMs).unref();
 
   const browser = await step('starting headless Chromium', launchBrowser);
   const verdicts: string[] = [];
@@ -101,7 +109,7 @@ async function main(argv: string[]): Promise<number> {
     }
     if (options.phases.includes('ui')) {
       log('UI checks in the workbench:');
-      const ui = await runUiPhase(browser);
+      const ui = await runUiPhase(browser, { keepGoing: options.keepGoing });
       failed ||= ui.failed > 0;
       verdicts.push(`UI checks: ${describe(ui)}`);
     }

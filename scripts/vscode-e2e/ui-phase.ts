@@ -45,6 +45,8 @@ export interface WorkbenchPhase {
   checks: UiCheck[];
   /** What the code-server start step says it does. */
   startTitle: string;
+  /** Run every check even after one failed; by default the rest are skipped, as each builds on the ones before. */
+  keepGoing?: boolean;
   /** Makes Crow available in the sandbox (before code-server starts); the extension under development when absent. */
   install?(sandbox: Sandbox): Promise<{ version: string }>;
 }
@@ -73,7 +75,7 @@ export async function runWorkbenchPhase(browser: Browser, phase: WorkbenchPhase)
       logsDir: join(box.userDataDir, 'logs'),
       version: installed?.version ?? extensionVersion(),
     };
-    const summary = await runChecks(phase.checks, context, phase.name);
+    const summary = await runChecks(phase.checks, context, phase.name, phase.keepGoing ?? false);
     if (summary.failed > 0) log(`VS Code's logs (the extension host's among them): ${saveServerLogs(box, `${phase.name}-logs`)}`);
     return summary;
   } finally {
@@ -84,19 +86,20 @@ export async function runWorkbenchPhase(browser: Browser, phase: WorkbenchPhase)
   }
 }
 
-export function runUiPhase(browser: Browser): Promise<UiSummary> {
-  return runWorkbenchPhase(browser, { name: 'ui', checks: [...UI_CHECKS, ...RUN_CHECKS, ...CHECKPOINT_CHECKS, ...CHAT_CHECKS, ...STATUS_CHECKS, ...RELOAD_CHECKS], startTitle: 'starting code-server for the UI checks' });
+export function runUiPhase(browser: Browser, options: { keepGoing?: boolean } = {}): Promise<UiSummary> {
+  return runWorkbenchPhase(browser, { name: 'ui', ...options, checks: [...UI_CHECKS, ...RUN_CHECKS, ...CHECKPOINT_CHECKS, ...CHAT_CHECKS, ...STATUS_CHECKS, ...RELOAD_CHECKS], startTitle: 'starting code-server for the UI checks' });
 }
 
 /**
- * Runs the checks in order; after the first failure the rest are skipped,
- * since each builds on the ones before. Screenshots are `<prefix>-<n>-<slug>.png`.
+ * Runs the checks in order; after the first failure the rest are skipped
+ * (each builds on the ones before) unless `keepGoing`. Screenshots are
+ * `<prefix>-<n>-<slug>.png`.
  */
-async function runChecks(checks: UiCheck[], context: UiContext, prefix: string): Promise<UiSummary> {
+async function runChecks(checks: UiCheck[], context: UiContext, prefix: string, keepGoing: boolean): Promise<UiSummary> {
   const summary: UiSummary = { passed: 0, failed: 0, skipped: 0 };
   for (const [index, check] of checks.entries()) {
     const label = `${prefix}-${index + 1}-${check.slug}`;
-    if (summary.failed > 0) {
+    if (summary.failed > 0 && !keepGoing) {
       summary.skipped++;
       log(`  - skipped: ${check.name}`);
       continue;
