@@ -9,8 +9,29 @@ export function count(value: number): string {
   return value.toLocaleString('en-US');
 }
 
+/**
+ * Dollars with the precision that means something: whole cents from $1,
+ * two significant digits below ("$0.0031", "$0.12"), "<$0.0001" for less,
+ * and "$0" for nothing at all, so a cheap call never reads "$0.0000".
+ */
 export function cost(usd: number): string {
-  return `$${usd.toFixed(4)}`;
+  if (!Number.isFinite(usd) || usd <= 0) return '$0';
+  if (usd < 0.0001) return '<$0.0001';
+  if (usd >= 1) return `$${usd.toFixed(2)}`;
+  return `$${Number(usd.toPrecision(2))}`;
+}
+
+/** A token count at a glance: 80, 1.2k, 35k, 1.5M. */
+export function compactCount(value: number): string {
+  const sign = value < 0 ? '-' : '';
+  const n = Math.abs(value);
+  const scaled = (divisor: number, unit: string): string => {
+    const figure = n / divisor;
+    return `${sign}${figure < 10 ? Number(figure.toFixed(1)) : Math.round(figure)}${unit}`;
+  };
+  if (n < 1_000) return `${sign}${Math.round(n)}`;
+  if (n < 999_500) return scaled(1_000, 'k');
+  return scaled(1_000_000, 'M');
 }
 
 export function num(span: SpanRecord, key: string): number | undefined {
