@@ -17,6 +17,7 @@ import { UI_CHECKS, type UiCheck, type UiContext } from './ui-checks';
 import { RUN_CHECKS } from './ui-checks-runs';
 import { CHECKPOINT_CHECKS } from './ui-checks-checkpoints';
 import { CHAT_CHECKS } from './ui-checks-chat';
+import { TRACE_CHECKS } from './ui-checks-trace';
 import { RELOAD_CHECKS } from './ui-checks-reload';
 import { openWorkbench, screenshot } from './workbench';
 
@@ -84,7 +85,7 @@ export async function runWorkbenchPhase(browser: Browser, phase: WorkbenchPhase)
 }
 
 export function runUiPhase(browser: Browser): Promise<UiSummary> {
-  return runWorkbenchPhase(browser, { name: 'ui', checks: [...UI_CHECKS, ...RUN_CHECKS, ...CHECKPOINT_CHECKS, ...CHAT_CHECKS, ...RELOAD_CHECKS], startTitle: 'starting code-server for the UI checks' });
+  return runWorkbenchPhase(browser, { name: 'ui', checks: [...UI_CHECKS, ...RUN_CHECKS, ...CHECKPOINT_CHECKS, ...CHAT_CHECKS, ...TRACE_CHECKS, ...RELOAD_CHECKS], startTitle: 'starting code-server for the UI checks' });
 }
 
 /**
