@@ -32,6 +32,8 @@ export const TRACE_CHECKS: UiCheck[] = [
 async function traceStory(context: UiContext, timeoutMs: number): Promise<void> {
   await pairRun(context, timeoutMs);
   const { page } = context;
+  // Reading a trace, a person gives it the room the terminal panel (opened by earlier checks) takes.
+  if (await page.locator('[id="workbench.parts.panel"]').isVisible()) await runCommand(page, 'View: Hide Panel', timeoutMs);
   await runCommand(page, 'Crow: Show Trace of This Chat', timeoutMs);
   const trace = await webviewFrame(page, '#tree[role="tree"] .row[role="treeitem"]', timeoutMs);
   await trace.locator('html[data-mode="story"]').waitFor({ state: 'attached', timeout: timeoutMs });
@@ -62,15 +64,22 @@ async function traceStory(context: UiContext, timeoutMs: number): Promise<void> 
   await page.keyboard.press('ArrowDown');
   await waitForSelection(trace, (line) => line !== first, 'ArrowDown did not move the selection', timeoutMs);
   await page.keyboard.press('End');
-  await waitForSelection(trace, (line) => line.startsWith('reviewer · approved'), 'End did not reach the last review', timeoutMs);
+  const last = rows[rows.length - 1]!;
+  await waitForSelection(trace, (line) => line === last, 'End did not reach the last row', timeoutMs);
+  // Up from the last row (the approving review's own calls) to the approving review itself.
+  for (let step = 0; step < 4 && !(await selectedLine(trace)).startsWith('reviewer · approved'); step++) {
+    await page.keyboard.press('ArrowUp');
+    await trace.waitForTimeout(100);
+  }
+  await waitForSelection(trace, (line) => line.startsWith('reviewer · approved'), 'ArrowUp never reached the approving review', timeoutMs);
   const details = await trace.locator('.details').innerText();
   if (!/verdict\s+approved/.test(details)) throw new HarnessError(`the approving review's details lack its verdict:\n${details}`);
-  await page.keyboard.press('ArrowUp');
-  await waitForSelection(trace, (line) => !line.startsWith('reviewer · approved'), 'ArrowUp did not move the selection', timeoutMs);
   const focused = await trace.evaluate(() => document.activeElement?.getAttribute('aria-selected'));
   if (focused !== 'true') throw new HarnessError('the keyboard focus did not stay on the selected row');
-  await page.keyboard.press('End');
-  await waitForSelection(trace, (line) => line.startsWith('reviewer · approved'), 'End did not reach the last review', timeoutMs);
+  await page.keyboard.press('ArrowLeft');
+  await approved.and(trace.locator('[aria-expanded="false"]')).waitFor({ state: 'visible', timeout: 5_000 });
+  await page.keyboard.press('ArrowRight');
+  await approved.and(trace.locator('[aria-expanded="true"]')).waitFor({ state: 'visible', timeout: 5_000 });
   await page.screenshot({ path: join(ARTIFACTS_DIR, 'ui-trace-story.png') });
   // The checks after this one expect the window as it was.
   await runCommand(page, 'View: Close All Editors', timeoutMs);

@@ -5,7 +5,7 @@
  * away from it, the first row drawn) is the one Tab reaches, and a repaint
  * keeps the focus on it. Every piece of span text is set with textContent.
  */
-import { cost, count, duration, STATUS_MARKS, summary, text as attributeText, type Status } from './format';
+import { cost, count, duration, STATUS_MARKS, summary, type Status } from './format';
 import type { SpanRecord } from '../../src/telemetry/span';
 import type { Row, Totals } from './model';
 import { storyLabel, storyLine, WHOLE } from './story';
@@ -132,10 +132,9 @@ function rowElement(view: TreeView, row: Row, index: number): HTMLElement {
   return element;
 }
 
-/** What a story row adds after its time: the model of an LLM call (its figures are in the label). */
+/** What a story row adds after its time: only why a span failed (a call's model and figures are in its label, tooltip and details). */
 function storySummary(span: SpanRecord): string {
-  if (span.kind !== 'llm_call') return span.status === 'error' && span.statusMessage ? (span.statusMessage.split('\n', 1)[0] ?? '') : '';
-  return attributeText(span.attributes['gen_ai.response.model'] ?? span.attributes['gen_ai.request.model']);
+  return span.status === 'error' && span.statusMessage ? (span.statusMessage.split('\n', 1)[0] ?? '') : '';
 }
 
 function totalsLine(totals: Totals): string {
