@@ -73,6 +73,8 @@ describe('trace viewer: spans appear when they start and update in place when th
     assert.match((await row('prompt build').getAttribute('class')) ?? '', /status-running/);
     assert.match(await row('prompt build').locator('.took').innerText(), /^running \d/);
     assert.match((await row('chat m').getAttribute('class')) ?? '', /status-ok/);
+    // The model has no price: the totals say nothing of cost rather than a made-up "$0".
+    assert.match(await row('prompt build').locator('.summary').innerText(), /^1 LLM · 0 tools · 0 in \/ 12 out$/);
     // Read in one go in the page: the running bar is redrawn as time passes, so two reads could see two elements.
     const gap = await row('prompt build').evaluate((element) => {
       const bar = element.querySelector('.bar')!.getBoundingClientRect();

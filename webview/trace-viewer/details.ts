@@ -167,15 +167,16 @@ function jsonNode(value: unknown, depth: number): Node {
 }
 
 function totalFields(totals: Totals): Field[] {
-  return [
+  const fields: Field[] = [
     ['LLM calls', count(totals.llmCalls)],
     ['tool calls', count(totals.toolCalls)],
     ['tokens in', count(totals.inputTokens)],
     ['tokens out', count(totals.outputTokens)],
     ['cached', count(totals.cachedTokens)],
-    ['cost', cost(totals.costUsd)],
+    ['cost', totals.pricedCalls > 0 ? cost(totals.costUsd) : totals.llmCalls > 0 ? 'not priced' : ''],
     ['errors', count(totals.errors)],
   ];
+  return fields.filter(([, value]) => value !== '');
 }
 
 function table(title: string, fields: Field[]): HTMLElement {

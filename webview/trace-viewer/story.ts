@@ -18,6 +18,10 @@ export interface StoryLabel {
 /** How much of a prompt, a command or a review a row keeps; its tooltip keeps up to WHOLE, the details all of it. */
 const CLIP = 160;
 export const WHOLE = 2_000;
+const ECHOED_VERDICT: Record<string, RegExp> = {
+  approved: /^(?:approved|lgtm|looks good(?: to me)?)\b[\s:.,!—–-]*/i,
+  feedback: /^(?:changes? requested|requesting changes|request(?:ed)? changes|needs? (?:changes|work))\b[\s:.,!—–-]*/i,
+};
 
 export function storyLabel(span: SpanRecord, max = CLIP): StoryLabel {
   const clip = (value: string): string => clipTo(value, max);
@@ -56,7 +60,9 @@ export function reviewOf(span: SpanRecord): { verdict: string; feedback: string 
 function turnText(span: SpanRecord, clip: (value: string) => string): string {
   const review = reviewOf(span);
   if (review) {
-    const gist = clip(oneLine(review.feedback));
+    const said = oneLine(review.feedback);
+    // A review often opens with its own verdict ("Approved: …", "Changes requested: …"): the row says it once.
+    const gist = clip(said.replace(ECHOED_VERDICT[review.verdict] ?? /^$/, '') || said);
     switch (review.verdict) {
       case 'approved':
         return gist ? `approved: ${gist}` : 'approved';

@@ -142,8 +142,9 @@ function totalsLine(totals: Totals): string {
     `${count(totals.llmCalls)} LLM`,
     `${count(totals.toolCalls)} tools`,
     `${count(totals.inputTokens)} in / ${count(totals.outputTokens)} out`,
-    cost(totals.costUsd),
   ];
+  // No price known for any call: say nothing rather than "$0".
+  if (totals.pricedCalls > 0) parts.push(cost(totals.costUsd));
   if (totals.errors > 0) parts.push(`${count(totals.errors)} error${totals.errors === 1 ? '' : 's'}`);
   return parts.join(' · ');
 }

@@ -49,6 +49,12 @@ describe('trace viewer: the story a span tells', () => {
     assert.equal(storyLine(feedback), 'reviewer · asked for changes: Add tests for the parser.');
     const approved = span('agent_turn', { agent: 'reviewer', role: 'coagent', attributes: { 'crow.review.verdict': 'approved', 'crow.review.feedback': 'Looks right.' } });
     assert.equal(storyLine(approved), 'reviewer · approved: Looks right.');
+    const echoed = span('agent_turn', { agent: 'reviewer', attributes: { 'crow.review.verdict': 'approved', 'crow.review.feedback': 'Approved: story.md has its title.' } });
+    assert.equal(storyLine(echoed), 'reviewer · approved: story.md has its title.', 'the verdict said once');
+    const asked = span('agent_turn', { agent: 'reviewer', attributes: { 'crow.review.verdict': 'feedback', 'crow.review.feedback': 'Changes requested: add a title.' } });
+    assert.equal(storyLine(asked), 'reviewer · asked for changes: add a title.');
+    const only = span('agent_turn', { agent: 'reviewer', attributes: { 'crow.review.verdict': 'approved', 'crow.review.feedback': 'LGTM' } });
+    assert.equal(storyLine(only), 'reviewer · approved: LGTM', 'a review that is only its verdict keeps its words');
     const cancelled = span('agent_turn', { agent: 'reviewer', role: 'coagent', attributes: { 'crow.review.verdict': 'cancelled' } });
     assert.equal(storyLine(cancelled), 'reviewer · review cancelled');
   });
