@@ -211,6 +211,8 @@ describe('trace viewer in headless Chromium', function () {
     await page.keyboard.press('Escape');
     assert.equal(await page.locator('#export-list').isVisible(), false, 'Escape closes it');
     assert.equal(await page.evaluate('document.activeElement.id'), 'export-menu', 'and gives the focus back');
+    await page.keyboard.press('Tab');
+    assert.equal(await focused(page), 'builder · worked', 'Tab goes from the toolbar to the selected row of the tree');
     await page.setViewportSize({ width: 600, height: 800 });
     const narrow = await page.locator('.toolbar').boundingBox();
     assert.ok(narrow && narrow.height < 80, `the toolbar stays short at 600 px (${narrow?.height} px)`);

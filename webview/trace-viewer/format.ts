@@ -1,4 +1,4 @@
-/** How span figures read in the viewer; the same conventions as `crow trace`. */
+/** How span figures read in the viewer: the conventions of `crow trace`, except costs (meaningful precision, never "$0.0000"). */
 import type { AttributeValue, SpanRecord } from '../../src/telemetry/span';
 
 export function duration(ms: number): string {
