@@ -1,5 +1,6 @@
-/** How span figures read in the viewer: the conventions of `crow trace`, except costs (meaningful precision, never "$0.0000"). */
+/** How span figures read in the viewer; the same conventions as `crow trace`. */
 import type { AttributeValue, SpanRecord } from '../../src/telemetry/span';
+import { formatUsd } from '../../src/vocabulary/money';
 
 export function duration(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)}ms` : `${(ms / 1000).toFixed(1)}s`;
@@ -9,16 +10,9 @@ export function count(value: number): string {
   return value.toLocaleString('en-US');
 }
 
-/**
- * Dollars with the precision that means something: whole cents from $1,
- * two significant digits below ("$0.0031", "$0.12"), "<$0.0001" for less,
- * and "$0" for nothing at all, so a cheap call never reads "$0.0000".
- */
+/** Dollars with the precision that means something, never "$0.0000" (see formatUsd). */
 export function cost(usd: number): string {
-  if (!Number.isFinite(usd) || usd <= 0) return '$0';
-  if (usd < 0.0001) return '<$0.0001';
-  if (usd >= 1) return `$${usd.toFixed(2)}`;
-  return `$${Number(usd.toPrecision(2))}`;
+  return formatUsd(usd);
 }
 
 /** A token count at a glance: 80, 1.2k, 35k, 1.5M. */
