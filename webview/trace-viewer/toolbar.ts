@@ -103,8 +103,8 @@ export class Toolbar {
 /**
  * A closed select steps its value with the arrow keys (Chromium fires
  * "change" at once), which hid spans behind a person's back. Those keys now
- * move to the tree; Space, Enter or Alt+ArrowDown still open the list, where
- * the arrows choose and Enter confirms.
+ * move to the tree; Space or Alt+ArrowDown still opens the list, where the
+ * arrows choose and Enter confirms.
  */
 function guardFilter(control: HTMLSelectElement, handlers: ToolbarHandlers): void {
   control.addEventListener('keydown', (event) => {
