@@ -159,6 +159,12 @@ describe('trace viewer in headless Chromium', function () {
     assert.ok(details.includes(XSS), 'the feedback in full, as text');
     assert.equal(await page.evaluate('window.__xss'), undefined);
     await page.screenshot({ path: join(ARTIFACTS, 'trace-viewer-story.png') });
+    // As a VS Code editor beside a side bar gets it: the review still reads past its verdict.
+    await page.setViewportSize({ width: 930, height: 800 });
+    const narrow = await verdict.locator('.name').boundingBox();
+    assert.ok(narrow && narrow.width > 300, `the verdict label gets ${narrow?.width} px of a 930 px editor`);
+    await page.screenshot({ path: join(ARTIFACTS, 'trace-viewer-story-930.png') });
+    await page.setViewportSize({ width: 1280, height: 800 });
   });
 
   it('moves through the tree with the keyboard only, and arrow keys on a filter never change it', async () => {
