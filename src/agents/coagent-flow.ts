@@ -3,6 +3,8 @@ import type { HandoffPrompt, ReviewStyle } from '../config/control-flow';
 import type { AgentMessage, FlowRun } from './flow-run';
 import type { RunResult } from './run-result';
 import { clip } from '../vocabulary/text';
+import type { ReviewVerdict } from '../engine/events';
+import { reviewVerdict } from '../engine/review-verdict';
 
 export interface CoagentFlowOptions {
   style: ReviewStyle;
@@ -122,9 +124,6 @@ function refusals(calls: readonly ExecutedToolCall[]): string[] {
   return calls.filter((call) => call.result.metadata.extra.permission === 'denied').map((call) => `${call.name}: ${clip(call.result.error ?? 'refused', 160)}`);
 }
 
-function verdictOf(review: TurnResult): 'approved' | 'feedback' | 'cancelled' | 'error' {
-  if (review.taskComplete !== undefined) return 'approved';
-  if (review.stopReason === 'cancelled') return 'cancelled';
-  if (review.stopReason === 'error') return 'error';
-  return 'feedback';
+function verdictOf(review: TurnResult): ReviewVerdict {
+  return reviewVerdict(review.taskComplete, review.stopReason);
 }

@@ -6,6 +6,8 @@ import { addUsage, type AssistantResponse, emptyUsage, isCutOff, type LlmRequest
 import type { InternalSession } from '../session/internal-session';
 import { argumentsForDisplay } from '../session/history';
 import { TASK } from '../vocabulary/tool-names';
+import { clip } from '../vocabulary/text';
+import { REVIEW_FEEDBACK_CHARS, reviewVerdict } from './review-verdict';
 import type { SystemEventKind } from '../session/history';
 import { type Tool, type ToolContext, toolSpec } from '../tools/tool';
 import type { Span, SpanStatus } from '../telemetry/span';
@@ -286,6 +288,11 @@ export class Turn {
       'gen_ai.usage.input_tokens': u.input + u.cacheRead + u.cacheWrite,
       'gen_ai.usage.output_tokens': u.output,
     });
+    if (this.turnScope.role === 'coagent') {
+      // A reviewer's turn carries its verdict, so the trace tells who approved what (the text is the model's: viewers show it as text).
+      const feedback = (this.taskSummary ?? this.lastText).trim();
+      this.span.set({ 'crow.review.verdict': reviewVerdict(this.taskSummary, reason), ...(feedback !== '' ? { 'crow.review.feedback': clip(feedback, REVIEW_FEEDBACK_CHARS) } : {}) });
+    }
     this.span.end(SPAN_STATUS[reason], SPAN_STATUS[reason] === 'ok' ? undefined : message);
   }
 

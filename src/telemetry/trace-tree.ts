@@ -1,3 +1,4 @@
+import { formatUsd } from '../vocabulary/money';
 import { oneLine } from '../vocabulary/text';
 import { count, duration } from './readable';
 import type { SpanRecord } from './span';
@@ -59,7 +60,7 @@ function details(span: SpanRecord): string {
   if (typeof a['gen_ai.usage.cache_read.input_tokens'] === 'number' && a['gen_ai.usage.cache_read.input_tokens'] > 0) {
     parts.push(`${count(a['gen_ai.usage.cache_read.input_tokens'])} cached`);
   }
-  if (typeof a['crow.cost_usd'] === 'number') parts.push(`$${a['crow.cost_usd'].toFixed(4)}`);
+  if (typeof a['crow.cost_usd'] === 'number') parts.push(formatUsd(a['crow.cost_usd']));
   if (typeof a['crow.time_to_first_token_ms'] === 'number') parts.push(`ttft ${duration(a['crow.time_to_first_token_ms'])}`);
   if (span.kind === 'tool' && Array.isArray(a['crow.tool.files_modified']) && a['crow.tool.files_modified'].length > 0) {
     parts.push(`changed ${a['crow.tool.files_modified'].join(', ')}`);

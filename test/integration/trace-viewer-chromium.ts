@@ -16,6 +16,8 @@ export const CHROMIUM = '/usr/bin/chromium';
 export const NO_CHROMIUM = `no ${CHROMIUM} (apt-get install -y chromium)`;
 export const XSS = '<script>window.__xss = 1</script><img src=x onerror="window.__xss = 2">';
 export const EPOCH = Date.UTC(2026, 0, 1, 12);
+/** The start of the reviewer's feedback in the fixture (model output: an XSS attempt follows it). */
+export const REVIEW_FEEDBACK = 'Add a test for a.txt before this goes in.';
 
 /** Skips the suite, saying what to install, when Chromium is missing. */
 export function requireChromium(context: Mocha.Context): void {
@@ -35,6 +37,18 @@ export function launchChromium(profile: string): Promise<BrowserContext> {
     viewport: { width: 1400, height: 700 },
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
+}
+
+/** Picks an item of the Export menu as a person does: open the menu, then click the item. */
+export async function pickExport(page: Page, id: 'export' | 'export-otlp' | 'copy' | 'copy-otlp'): Promise<void> {
+  await page.click('#export-menu');
+  await page.click(`#${id}`);
+}
+
+/** Switches the rows to span names (the OpenTelemetry view), for tests that find rows by them. */
+export async function showSpanNames(page: Page): Promise<void> {
+  await page.click('#view-spans');
+  await page.waitForSelector('html[data-mode="spans"]');
 }
 
 /** A new page whose script errors and console errors (other than the favicon's 404) land in `problems`. */
@@ -60,8 +74,9 @@ const TIMES: Record<string, { start: number; end: number }> = {
 
 /**
  * A small recorded session, as ended records: a prompt, builder and reviewer
- * turns, a subagent, LLM calls, tools (one failing, call ids call-bash and
- * call-write) and a handoff.
+ * turns, a subagent, LLM calls (one costing next to nothing), tools (one
+ * failing, call ids call-bash and call-write), a handoff, and the
+ * reviewer's verdict (it asked for changes).
  */
 export function recordFixture(): SpanRecord[] {
   const ended: SpanRecord[] = [];
@@ -92,12 +107,15 @@ export function recordFixture(): SpanRecord[] {
   });
   edit.end('ok');
   const sub = builder.child('subagent', 'invoke_agent explorer', { agent: 'explorer', role: 'subagent' });
-  sub.child('llm_call', 'chat gpt-5-mini', { agent: 'explorer', attributes: { 'gen_ai.request.model': 'gpt-5-mini' } }).end('ok');
+  // A cheap call: its cost must read as something, never "$0.0000".
+  const cheap = { 'gen_ai.request.model': 'gpt-5-mini', 'gen_ai.usage.input_tokens': 120, 'gen_ai.usage.output_tokens': 8, 'crow.cost_usd': 0.00002 };
+  sub.child('llm_call', 'chat gpt-5-mini', { agent: 'explorer', attributes: cheap }).end('ok');
   sub.end('ok');
   const handoff = builder.child('handoff', 'handoff review', { agent: 'builder', attributes: { 'handoff.from': 'builder', 'handoff.to': 'reviewer', 'handoff.prompt': 'Please review a.txt', 'crow.handoff.purpose': 'review' } });
   handoff.end('ok');
   builder.end('ok');
   const reviewer = prompt.child('agent_turn', 'invoke_agent reviewer', { agent: 'reviewer', role: 'reviewer' });
+  reviewer.set({ 'crow.review.verdict': 'feedback', 'crow.review.feedback': `${REVIEW_FEEDBACK}\n${XSS}` });
   reviewer.end('ok');
   prompt.end('ok');
   return ended.map((span) => ({ ...span, start: EPOCH + TIMES[span.name]!.start, end: EPOCH + TIMES[span.name]!.end }));

@@ -6,7 +6,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { serveTrace, type TraceServer } from '../../src/adapters/cli/trace-serve';
 import { toOtlpJson, type OtlpSpan, type OtlpTraceRequest } from '../../src/telemetry/otlp-json';
 import type { SpanRecord } from '../../src/telemetry/span';
-import { buildViewer, launchChromium, recordFixture, requireChromium, watchedPage } from './trace-viewer-chromium';
+import { buildViewer, pickExport, launchChromium, recordFixture, requireChromium, watchedPage } from './trace-viewer-chromium';
 
 async function clipboardText(page: Page): Promise<string> {
   return (await page.evaluate('navigator.clipboard.readText()')) as string;
@@ -54,7 +54,7 @@ describe('trace viewer: export and copy as JSON and OTLP JSON (headless Chromium
 
   it('exports OTLP JSON: every span with its ids, times, status and typed attributes', async () => {
     const page = await open();
-    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-otlp')]);
+    const [download] = await Promise.all([page.waitForEvent('download'), pickExport(page, 'export-otlp')]);
     assert.equal(download.suggestedFilename(), 'trace.otlp.json');
     const exported = JSON.parse(readFileSync((await download.path())!, 'utf8')) as OtlpTraceRequest;
     const byStart = [...fixture].sort((a, b) => a.start - b.start);
@@ -70,12 +70,12 @@ describe('trace viewer: export and copy as JSON and OTLP JSON (headless Chromium
   it('copies OTLP JSON and JSON to the clipboard and says so', async () => {
     await browser.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(server.url).origin });
     const page = await open();
-    await page.click('#copy-otlp');
+    await pickExport(page, 'copy-otlp');
     await page.locator('#notice', { hasText: 'Copied OTLP JSON of 9 spans to the clipboard.' }).waitFor();
     const otlp = JSON.parse(await clipboardText(page)) as OtlpTraceRequest;
     assert.equal(spansOf(otlp).length, 9);
 
-    await page.click('#copy');
+    await pickExport(page, 'copy');
     await page.locator('#notice', { hasText: 'Copied JSON of 9 spans to the clipboard.' }).waitFor();
     const records = JSON.parse(await clipboardText(page)) as SpanRecord[];
     assert.deepEqual(records.map((r) => r.spanId).sort(), fixture.map((r) => r.spanId).sort());
@@ -90,7 +90,7 @@ describe('trace viewer: export and copy as JSON and OTLP JSON (headless Chromium
         content: "Object.defineProperty(Navigator.prototype, 'clipboard', { get: () => undefined }); document.execCommand = () => false;",
       }),
     );
-    await page.click('#copy');
+    await pickExport(page, 'copy');
     const dialog = page.locator('#manual-copy[role="dialog"]');
     await dialog.waitFor();
     assert.match(await dialog.innerText(), /press Ctrl\+C/);

@@ -6,7 +6,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { serveTrace, type TraceServer } from '../../src/adapters/cli/trace-serve';
 import { SessionStore } from '../../src/session/session-store';
 import type { SpanRecord } from '../../src/telemetry/span';
-import { buildViewer, launchChromium, requireChromium, watchedPage } from './trace-viewer-chromium';
+import { buildViewer, showSpanNames, launchChromium, requireChromium, watchedPage } from './trace-viewer-chromium';
 
 const SESSION = 'live-session';
 const ARTIFACTS = resolve(__dirname, '..', 'artifacts');
@@ -58,6 +58,8 @@ describe('trace viewer: spans appear when they start and update in place when th
     page = await watchedPage(browser, problems);
     await page.goto(server.url);
     await page.waitForSelector('html[data-recording="true"][data-span-count="2"] .row');
+    // These checks find rows by span name: the Spans view shows them.
+    await showSpanNames(page);
   });
 
   after(async () => {
@@ -71,6 +73,8 @@ describe('trace viewer: spans appear when they start and update in place when th
     assert.match((await row('prompt build').getAttribute('class')) ?? '', /status-running/);
     assert.match(await row('prompt build').locator('.took').innerText(), /^running \d/);
     assert.match((await row('chat m').getAttribute('class')) ?? '', /status-ok/);
+    // The model has no price: the totals say nothing of cost rather than a made-up "$0".
+    assert.match(await row('prompt build').locator('.summary').innerText(), /^1 LLM · 0 tools · 0 in \/ 12 out$/);
     // Read in one go in the page: the running bar is redrawn as time passes, so two reads could see two elements.
     const gap = await row('prompt build').evaluate((element) => {
       const bar = element.querySelector('.bar')!.getBoundingClientRect();

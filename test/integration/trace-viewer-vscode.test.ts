@@ -7,7 +7,7 @@ import { tracePageHtml } from '../../src/adapters/vscode/traces/trace-page';
 import type { OtlpTraceRequest } from '../../src/telemetry/otlp-json';
 import type { SpanRecord } from '../../src/telemetry/span';
 import type { HostMessage, ViewerMessage } from '../../webview/trace-viewer/protocol';
-import { buildViewer, EPOCH, launchChromium, recordFixture, requireChromium, watchedPage } from './trace-viewer-chromium';
+import { buildViewer, pickExport, showSpanNames, EPOCH, launchChromium, recordFixture, requireChromium, watchedPage } from './trace-viewer-chromium';
 
 /** Stands in for a webview's origin (vscode-resource URLs in VS Code). */
 const ORIGIN = 'https://webview.test';
@@ -51,7 +51,8 @@ describe('trace viewer in a VS Code webview: the postMessage transport (headless
     // A string, not a function: tsx would wrap a function with helpers the page does not have.
     await page.addInitScript({
       content: `window.__sent = []; window.__violations = [];
-        window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__sent.push(JSON.parse(JSON.stringify(m))) });
+        window.__state = undefined;
+        window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__sent.push(JSON.parse(JSON.stringify(m))), getState: () => window.__state, setState: (s) => (window.__state = s) });
         document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));`,
     });
     await page.goto(`${ORIGIN}/index.html`);
@@ -69,6 +70,14 @@ describe('trace viewer in a VS Code webview: the postMessage transport (headless
     await host({ type: 'spans', spans: fixture });
     await page.waitForSelector('html[data-span-count="9"] .row');
     assert.equal(await page.locator('.row').count(), 9);
+  });
+
+  it('keeps Story | Spans in the webview state, next to the session the panel serializer needs', async () => {
+    await host({ type: 'session', sessionId: 's-1', title: 'A session' });
+    assert.equal(await page.getAttribute('html', 'data-mode'), 'story', 'the story view by default');
+    // The checks below find rows by span name: the Spans view shows them.
+    await showSpanNames(page);
+    assert.deepEqual(await page.evaluate('window.__state'), { sessionId: 's-1', title: 'A session', mode: 'spans' });
   });
 
   it('updates a span in place and ignores a late start record of a span that ended', async () => {
@@ -99,8 +108,8 @@ describe('trace viewer in a VS Code webview: the postMessage transport (headless
   });
 
   it('asks the host to save and to copy, instead of downloading or touching the clipboard', async () => {
-    await page.click('#export-otlp');
-    await page.click('#copy');
+    await pickExport(page, 'export-otlp');
+    await pickExport(page, 'copy');
     const [, exported, copied] = await sent();
     assert.equal(exported?.type, 'export');
     assert.equal(copied?.type, 'copy');

@@ -7,25 +7,33 @@
 import type { AttributeValue, SpanRecord } from '../../src/telemetry/span';
 import { cost, count, duration, num, statusOf, text } from './format';
 import type { Totals } from './model';
+import { reviewOf, storyLine } from './story';
+import type { ViewMode } from './toolbar';
 import { el } from './virtual-tree';
 
 type Field = [label: string, value: string | Node];
+
+const VERDICTS: Record<string, string> = { approved: 'approved', feedback: 'asked for changes', cancelled: 'cancelled before a verdict', error: 'failed before a verdict' };
 
 /** What the panel shows of a span: `now` (set while the trace is recorded) times the spans still running. */
 export interface DetailsView {
   span: SpanRecord | undefined;
   totals: Totals | undefined;
   now: number | undefined;
+  mode: ViewMode;
 }
 
-export function renderDetails(panel: HTMLElement, { span, totals, now }: DetailsView): void {
+export function renderDetails(panel: HTMLElement, { span, totals, now, mode }: DetailsView): void {
   if (!span) {
     panel.replaceChildren(paragraph('Select a span to see its details.'));
     return;
   }
   const heading = el('h2', 'details-title');
-  heading.textContent = span.name;
-  const sections = [heading, table('Span', spanFields(span, now)), table(kindTitle(span), kindFields(span))];
+  heading.textContent = mode === 'story' ? storyLine(span) : span.name;
+  const sections = [heading];
+  const review = reviewOf(span);
+  if (review) sections.push(table('Review', [['verdict', VERDICTS[review.verdict] ?? review.verdict], ['feedback', review.feedback]].filter(([, value]) => value !== '') as Field[]));
+  sections.push(table('Span', spanFields(span, now)), table(kindTitle(span), kindFields(span)));
   if (totals) sections.push(table('Totals', totalFields(totals)));
   const attributes = Object.entries(span.attributes).map(([key, value]): Field => [key, valueNode(value)]);
   sections.push(table('Attributes', attributes));
@@ -36,6 +44,7 @@ function spanFields(span: SpanRecord, now: number | undefined): Field[] {
   const status = statusOf(span, now !== undefined);
   const took = span.end !== undefined ? duration(span.end - span.start) : now !== undefined ? `${duration(now - span.start)} so far` : 'never ended';
   const fields: Field[] = [
+    ['name', span.name],
     ['kind', span.kind],
     ['status', status],
     ['agent', span.agent ?? ''],
@@ -158,15 +167,16 @@ function jsonNode(value: unknown, depth: number): Node {
 }
 
 function totalFields(totals: Totals): Field[] {
-  return [
+  const fields: Field[] = [
     ['LLM calls', count(totals.llmCalls)],
     ['tool calls', count(totals.toolCalls)],
     ['tokens in', count(totals.inputTokens)],
     ['tokens out', count(totals.outputTokens)],
     ['cached', count(totals.cachedTokens)],
-    ['cost', cost(totals.costUsd)],
+    ['cost', totals.pricedCalls > 0 ? cost(totals.costUsd) : totals.llmCalls > 0 ? 'not priced' : ''],
     ['errors', count(totals.errors)],
   ];
+  return fields.filter(([, value]) => value !== '');
 }
 
 function table(title: string, fields: Field[]): HTMLElement {

@@ -1,5 +1,6 @@
 /** How span figures read in the viewer; the same conventions as `crow trace`. */
 import type { AttributeValue, SpanRecord } from '../../src/telemetry/span';
+import { formatUsd } from '../../src/vocabulary/money';
 
 export function duration(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)}ms` : `${(ms / 1000).toFixed(1)}s`;
@@ -9,8 +10,22 @@ export function count(value: number): string {
   return value.toLocaleString('en-US');
 }
 
+/** Dollars with the precision that means something, never "$0.0000" (see formatUsd). */
 export function cost(usd: number): string {
-  return `$${usd.toFixed(4)}`;
+  return formatUsd(usd);
+}
+
+/** A token count at a glance: 80, 1.2k, 35k, 1.5M. */
+export function compactCount(value: number): string {
+  const sign = value < 0 ? '-' : '';
+  const n = Math.abs(value);
+  const scaled = (divisor: number, unit: string): string => {
+    const figure = n / divisor;
+    return `${sign}${figure < 10 ? Number(figure.toFixed(1)) : Math.round(figure)}${unit}`;
+  };
+  if (n < 1_000) return `${sign}${Math.round(n)}`;
+  if (n < 999_500) return scaled(1_000, 'k');
+  return scaled(1_000_000, 'M');
 }
 
 export function num(span: SpanRecord, key: string): number | undefined {

@@ -13,6 +13,20 @@ import { FORMAT_LABELS, type HostMessage, type Transport, type ViewerMessage } f
 export function httpTransport(): Transport {
   let receive: (message: HostMessage) => void = () => undefined;
   return {
+    remember: (key, value) => {
+      try {
+        localStorage.setItem(`crow-trace.${key}`, value);
+      } catch {
+        // Storage refused (a private window, a full quota): the choice lasts until the page closes.
+      }
+    },
+    recall: (key) => {
+      try {
+        return localStorage.getItem(`crow-trace.${key}`) ?? undefined;
+      } catch {
+        return undefined;
+      }
+    },
     connect(handler) {
       receive = handler;
       follow(handler);

@@ -29,6 +29,8 @@ export interface Totals {
   outputTokens: number;
   cachedTokens: number;
   costUsd: number;
+  /** LLM calls that carried a cost: none means the model has no price, not that it cost nothing. */
+  pricedCalls: number;
   errors: number;
 }
 
@@ -155,7 +157,7 @@ export class TraceModel {
 
   /** Sums over a span and everything below it. */
   totals(spanId: string): Totals {
-    const totals: Totals = { llmCalls: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0, cachedTokens: 0, costUsd: 0, errors: 0 };
+    const totals: Totals = { llmCalls: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0, cachedTokens: 0, costUsd: 0, pricedCalls: 0, errors: 0 };
     this.tree();
     const node = this.nodes.get(spanId);
     const add = (n: Node): void => {
@@ -165,7 +167,11 @@ export class TraceModel {
         totals.inputTokens += num(span, 'gen_ai.usage.input_tokens') ?? 0;
         totals.outputTokens += num(span, 'gen_ai.usage.output_tokens') ?? 0;
         totals.cachedTokens += num(span, 'gen_ai.usage.cache_read.input_tokens') ?? 0;
-        totals.costUsd += num(span, 'crow.cost_usd') ?? 0;
+        const usd = num(span, 'crow.cost_usd');
+        if (usd !== undefined) {
+          totals.costUsd += usd;
+          totals.pricedCalls += 1;
+        }
       }
       if (span.kind === 'tool') totals.toolCalls += 1;
       if (span.status === 'error') totals.errors += 1;

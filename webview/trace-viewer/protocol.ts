@@ -41,6 +41,9 @@ export type ViewerMessage =
 export interface Transport {
   connect(receive: (message: HostMessage) => void): void;
   send(message: ViewerMessage): void;
+  /** A small choice of the person's kept for this viewer (the webview's state in VS Code, localStorage in a browser). */
+  remember(key: string, value: string): void;
+  recall(key: string): string | undefined;
 }
 
 export const FORMAT_LABELS: Record<ExportFormat, string> = { json: 'JSON', 'otlp-json': 'OTLP JSON' };

@@ -1,21 +1,33 @@
-/** The viewer's toolbar: filters, search, next error, export and copy, the span counter and a notice line. */
+/**
+ * The viewer's toolbar: the Story | Spans switch, filters, search, next
+ * error, one Export menu, the span counter and a notice line. The filters
+ * change only on an explicit choice: arrow keys on a closed filter go to the
+ * tree (which is what arrow keys move in) instead of stepping the filter.
+ */
 import type { SpanKind } from '../../src/telemetry/span';
+import { ExportMenu } from './export-menu';
 import type { Status } from './format';
 import type { Filter } from './model';
 import type { ExportFormat } from './protocol';
 import { el } from './virtual-tree';
 
+/** How rows read: who did what ("story"), or OpenTelemetry span names ("spans"). */
+export type ViewMode = 'story' | 'spans';
+
 const KINDS: SpanKind[] = ['prompt', 'agent_turn', 'subagent', 'llm_call', 'tool', 'handoff', 'hook'];
 const STATUSES: Status[] = ['ok', 'error', 'cancelled', 'running', 'unfinished'];
 const NOTICE_MS = 8_000;
-/** Narrower than this, export and copy fold into a menu rather than wrap the toolbar onto more lines. */
-const FOLD_BELOW_PX = 760;
+/** Keys a closed <select> would use to step its value without opening: here they never touch a filter. */
+const STEPPING_KEYS = new Set(['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', 'Home', 'End', 'PageUp', 'PageDown']);
 
 export interface ToolbarHandlers {
   onFilter(change: Partial<Filter>): void;
   onNextError(): void;
   onExport(format: ExportFormat): void;
   onCopy(format: ExportFormat): void;
+  onMode(mode: ViewMode): void;
+  /** Arrow keys pressed on a filter: the tree takes the focus. */
+  onFocusTree(): void;
 }
 
 export class Toolbar {
@@ -26,6 +38,7 @@ export class Toolbar {
   private readonly search = document.createElement('input');
   private readonly counter = el('span', 'counter');
   private readonly notice = el('span', 'notice');
+  private readonly modes = el('div', 'view-mode');
   private noticeTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(handlers: ToolbarHandlers) {
@@ -42,27 +55,22 @@ export class Toolbar {
       clearTimeout(timer);
       timer = setTimeout(() => handlers.onFilter({ search: this.search.value.trim().toLowerCase() }), 150);
     });
-    const exports = el('span', 'export-group');
-    exports.append(
-      button('export', 'Export JSON', () => handlers.onExport('json')),
-      button('export-otlp', 'Export OTLP JSON', () => handlers.onExport('otlp-json')),
-      button('copy', 'Copy JSON', () => handlers.onCopy('json')),
-      button('copy-otlp', 'Copy OTLP JSON', () => handlers.onCopy('otlp-json')),
-    );
-    const menu = document.createElement('details');
-    menu.className = 'export-menu';
-    const summary = document.createElement('summary');
-    summary.textContent = 'Export…';
-    menu.append(summary);
-    this.element.append(this.agents, this.kind, this.status, this.search, button('next-error', 'Next error', () => handlers.onNextError()), exports, menu, this.counter, this.notice);
-    // A choice made from the menu closes it.
-    exports.addEventListener('click', () => (menu.open = false));
-    new ResizeObserver(() => {
-      const narrow = this.element.clientWidth < FOLD_BELOW_PX;
-      if (narrow && exports.parentElement !== menu) menu.append(exports);
-      if (!narrow && exports.parentElement === menu) menu.before(exports);
-      menu.hidden = !narrow;
-    }).observe(this.element);
+    for (const control of [this.agents, this.kind, this.status]) guardFilter(control, handlers);
+    const menu = new ExportMenu([
+      { id: 'export', label: 'Export JSON…', run: () => handlers.onExport('json') },
+      { id: 'export-otlp', label: 'Export OTLP JSON…', run: () => handlers.onExport('otlp-json') },
+      { id: 'copy', label: 'Copy JSON', run: () => handlers.onCopy('json') },
+      { id: 'copy-otlp', label: 'Copy OTLP JSON', run: () => handlers.onCopy('otlp-json') },
+    ]);
+    this.modes.setAttribute('role', 'group');
+    this.modes.setAttribute('aria-label', 'Rows read as');
+    this.modes.append(button('view-story', 'Story', () => handlers.onMode('story')), button('view-spans', 'Spans', () => handlers.onMode('spans')));
+    this.element.append(this.modes, this.agents, this.kind, this.status, this.search, button('next-error', 'Next error', () => handlers.onNextError()), menu.element, this.counter, this.notice);
+  }
+
+  /** Marks which of Story | Spans is in force. */
+  showMode(mode: ViewMode): void {
+    for (const choice of this.modes.querySelectorAll('button')) choice.setAttribute('aria-pressed', String(choice.id === `view-${mode}`));
   }
 
   /** Puts every control back to "show everything" (the caller resets its filter too). */
@@ -92,9 +100,24 @@ export class Toolbar {
   }
 }
 
+/**
+ * A closed select steps its value with the arrow keys (Chromium fires
+ * "change" at once), which hid spans behind a person's back. Those keys now
+ * move to the tree; Space or Alt+ArrowDown still opens the list, where the
+ * arrows choose and Enter confirms.
+ */
+function guardFilter(control: HTMLSelectElement, handlers: ToolbarHandlers): void {
+  control.addEventListener('keydown', (event) => {
+    if (!STEPPING_KEYS.has(event.key) || event.altKey) return;
+    event.preventDefault();
+    if (event.key === 'ArrowDown' || event.key === 'ArrowUp') handlers.onFocusTree();
+  });
+}
+
 function select(id: string, all: string, values: string[]): HTMLSelectElement {
   const element = document.createElement('select');
   element.id = id;
+  element.title = `${all} (Space or Alt+↓ opens the list)`;
   element.append(option('', all), ...values.map((value) => option(value, value)));
   return element;
 }

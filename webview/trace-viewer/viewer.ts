@@ -1,27 +1,36 @@
 /**
  * The trace viewer: a toolbar, the tree with its waterfall, and the details
- * of the selected span. It knows nothing of where spans come from; a
- * Transport (HTTP in a browser, postMessage in VS Code) feeds it host
- * messages and carries its export and copy requests.
+ * of the selected span. Rows read as a story by default ("builder · read
+ * a.txt"); Story | Spans switches to span names, remembered by the
+ * transport. The first row is selected as soon as there is one, and the
+ * keyboard moves through the tree. It knows nothing of where spans come
+ * from; a Transport (HTTP in a browser, postMessage in VS Code) feeds it
+ * host messages and carries its export and copy requests.
  */
 import type { SpanKind, SpanRecord } from '../../src/telemetry/span';
 import { toOtlpJson } from '../../src/telemetry/otlp-json';
 import { renderDetails } from './details';
 import { TraceModel, type Filter, type Row } from './model';
 import type { ExportFormat, HostMessage, Transport } from './protocol';
-import { Toolbar } from './toolbar';
+import { splitter } from './splitter';
+import { Toolbar, type ViewMode } from './toolbar';
+import { treeMove } from './tree-keys';
 import { el, VirtualTree } from './virtual-tree';
 
 const TOTALLED: ReadonlySet<SpanKind> = new Set(['prompt', 'agent_turn', 'subagent']);
 /** How often running spans' bars and durations move on. */
 const TICK_MS = 1_000;
 const NO_FILTER: Filter = { agent: '', kind: '', status: '', search: '' };
+const MODE_KEY = 'mode';
 
 export class Viewer {
   private readonly model = new TraceModel();
   private readonly collapsed = new Set<string>();
   private filter: Filter = NO_FILTER;
   private selected: string | undefined;
+  /** Once the person (or a reveal) picked a row, or the first row was picked for them, nothing is picked again. */
+  private picked = false;
+  private mode: ViewMode;
   /** A reveal asked for a span that has not arrived yet. */
   private pendingReveal: { spanId?: string; callId?: string } | undefined;
   private rows: Row[] = [];
@@ -39,11 +48,16 @@ export class Viewer {
       onNextError: () => this.nextError(),
       onExport: (format) => this.exportAs(format),
       onCopy: (format) => this.copyAs(format),
+      onMode: (mode) => this.setMode(mode),
+      onFocusTree: () => this.focusTree(),
     });
+    this.mode = transport.recall(MODE_KEY) === 'spans' ? 'spans' : 'story';
+    this.toolbar.showMode(this.mode);
     const viewport = el('div', 'viewport');
     this.tree = new VirtualTree(viewport, {
       onToggle: (id) => this.toggle(id),
       onSelect: (id) => this.select(id),
+      onKey: (event) => this.onTreeKey(event),
     });
     const main = el('main', 'layout');
     main.append(viewport, splitter(this.details), this.details);
@@ -78,12 +92,19 @@ export class Viewer {
     this.pending = false;
     const now = Date.now();
     this.rows = this.model.rows(this.collapsed, this.filter);
+    if (!this.picked && this.selected === undefined && this.rows[0]) {
+      // Something to read from the start: the root (the prompt, with the run's totals).
+      this.picked = true;
+      this.selected = this.rows[0].span.spanId;
+    }
+    document.documentElement.dataset['mode'] = this.mode;
     this.toolbar.showAgents(this.model.agents());
     this.tree.show({
       rows: this.rows,
       bounds: this.model.bounds(now),
       selected: this.selected,
       collapsed: this.collapsed,
+      mode: this.mode,
       now,
       status: (span) => this.model.statusOf(span),
       lastSeen: (spanId) => this.model.lastSeen(spanId),
@@ -91,7 +112,7 @@ export class Viewer {
     });
     const span = this.selected !== undefined ? this.model.get(this.selected) : undefined;
     const totals = span && TOTALLED.has(span.kind) ? this.model.totals(span.spanId) : undefined;
-    renderDetails(this.details, { span, totals, now: this.model.recording ? now : undefined });
+    renderDetails(this.details, { span, totals, now: this.model.recording ? now : undefined, mode: this.mode });
     this.toolbar.count(this.rows.length, this.model.size);
     document.documentElement.dataset['spanCount'] = String(this.model.size);
   }
@@ -113,8 +134,37 @@ export class Viewer {
   }
 
   private select(spanId: string): void {
+    this.picked = true;
     this.selected = spanId;
     this.render();
+  }
+
+  private setMode(mode: ViewMode): void {
+    this.mode = mode;
+    this.transport.remember(MODE_KEY, mode);
+    this.toolbar.showMode(mode);
+    this.render();
+  }
+
+  /** Arrow keys, Home/End, Enter and Space in the tree: selection follows the keyboard focus. */
+  private onTreeKey(event: KeyboardEvent): void {
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    const at = this.rows.findIndex((row) => row.span.spanId === this.selected);
+    const move = treeMove(event.key, this.rows, at, this.collapsed);
+    if (!move) return;
+    event.preventDefault();
+    if (move.type === 'toggle') this.toggle(move.spanId);
+    if (move.type !== 'select') return;
+    this.select(this.rows[move.index]!.span.spanId);
+    this.tree.reveal(move.index);
+    this.tree.focus();
+  }
+
+  /** Gives the tree the keyboard focus, on the selected row when it is shown. */
+  private focusTree(): void {
+    const index = this.rows.findIndex((row) => row.span.spanId === this.selected);
+    if (index >= 0) this.tree.reveal(index);
+    this.tree.focus();
   }
 
   /**
@@ -125,6 +175,7 @@ export class Viewer {
     const span = target.spanId !== undefined ? this.model.get(target.spanId) : target.callId !== undefined ? this.model.toolSpan(target.callId) : undefined;
     this.pendingReveal = span ? undefined : target;
     if (!span) return;
+    this.picked = true;
     for (const ancestor of this.model.ancestors(span.spanId)) this.collapsed.delete(ancestor);
     this.selected = span.spanId;
     this.render();
@@ -167,37 +218,4 @@ export class Viewer {
 
 function unreachable(message: never): void {
   console.warn('trace viewer: unknown message from the host', message);
-}
-
-/** The bar between the tree and the details: drag it (or use the arrow keys on it) to give the details more or less room. */
-function splitter(details: HTMLElement): HTMLElement {
-  const bar = el('div', 'splitter');
-  bar.setAttribute('role', 'separator');
-  bar.setAttribute('aria-orientation', 'vertical');
-  bar.setAttribute('aria-label', 'Resize the details');
-  bar.tabIndex = 0;
-  const setWidth = (width: number): void => {
-    const layout = details.parentElement?.clientWidth ?? window.innerWidth;
-    const clamped = Math.max(220, Math.min(width, layout - 220));
-    details.style.flex = `0 0 ${clamped}px`;
-  };
-  bar.addEventListener('pointerdown', (down) => {
-    bar.setPointerCapture(down.pointerId);
-    const startX = down.clientX;
-    const startWidth = details.getBoundingClientRect().width;
-    const move = (event: PointerEvent): void => setWidth(startWidth - (event.clientX - startX));
-    const up = (): void => {
-      bar.removeEventListener('pointermove', move);
-      bar.removeEventListener('pointerup', up);
-    };
-    bar.addEventListener('pointermove', move);
-    bar.addEventListener('pointerup', up);
-  });
-  bar.addEventListener('keydown', (event) => {
-    const step = event.key === 'ArrowLeft' ? 24 : event.key === 'ArrowRight' ? -24 : 0;
-    if (step === 0) return;
-    event.preventDefault();
-    setWidth(details.getBoundingClientRect().width + step);
-  });
-  return bar;
 }

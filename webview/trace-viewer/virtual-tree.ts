@@ -1,11 +1,15 @@
 /**
  * The tree and its waterfall as one virtualised list: only the rows in view
  * (plus a small margin) are in the DOM, so the row count does not matter.
- * Every piece of span text is set with textContent.
+ * It is an ARIA tree with a roving tabindex: the selected row (or, scrolled
+ * away from it, the first row drawn) is the one Tab reaches, and a repaint
+ * keeps the focus on it. Every piece of span text is set with textContent.
  */
 import { cost, count, duration, STATUS_MARKS, summary, type Status } from './format';
 import type { SpanRecord } from '../../src/telemetry/span';
 import type { Row, Totals } from './model';
+import { storyLabel, storyLine, WHOLE } from './story';
+import type { ViewMode } from './toolbar';
 
 export const ROW_HEIGHT = 22;
 const OVERSCAN = 10;
@@ -13,6 +17,8 @@ const OVERSCAN = 10;
 export interface TreeHandlers {
   onToggle(spanId: string): void;
   onSelect(spanId: string): void;
+  /** A key pressed on the tree (the viewer moves the selection). */
+  onKey(event: KeyboardEvent): void;
 }
 
 export interface TreeView {
@@ -20,6 +26,7 @@ export interface TreeView {
   bounds: { start: number; end: number };
   selected: string | undefined;
   collapsed: ReadonlySet<string>;
+  mode: ViewMode;
   /** The clock at this render: running spans last until now. */
   now: number;
   status(span: SpanRecord): Status;
@@ -35,7 +42,13 @@ export class VirtualTree {
 
   constructor(private readonly viewport: HTMLElement, handlers: TreeHandlers) {
     this.spacer = el('div', 'spacer');
+    this.spacer.setAttribute('role', 'tree');
+    this.spacer.setAttribute('aria-label', 'Spans of the session');
+    this.spacer.id = 'tree';
     viewport.append(this.spacer);
+    viewport.addEventListener('keydown', (event) => {
+      if ((event.target as HTMLElement).closest('.row')) handlers.onKey(event);
+    });
     viewport.addEventListener('scroll', () => this.paint());
     viewport.addEventListener('click', (event) => {
       const target = event.target as HTMLElement;
@@ -61,15 +74,27 @@ export class VirtualTree {
     this.paint();
   }
 
+  /** Puts the keyboard focus on the selected row (or the row Tab would reach). */
+  focus(): void {
+    this.rowToFocus()?.focus({ preventScroll: true });
+  }
+
+  private rowToFocus(): HTMLElement | null {
+    return this.spacer.querySelector<HTMLElement>('.row[tabindex="0"]');
+  }
+
   private paint(): void {
     const view = this.view;
     if (!view) return;
+    const hadFocus = this.spacer.contains(document.activeElement);
     const { scrollTop, clientHeight } = this.viewport;
     const first = Math.max(0, Math.floor(scrollTop / ROW_HEIGHT) - OVERSCAN);
     const last = Math.min(view.rows.length, Math.ceil((scrollTop + clientHeight) / ROW_HEIGHT) + OVERSCAN);
     const elements: HTMLElement[] = [];
     for (let i = first; i < last; i++) elements.push(rowElement(view, view.rows[i]!, i));
+    if (!elements.some((row) => row.tabIndex === 0) && elements[0]) elements[0].tabIndex = 0;
     this.spacer.replaceChildren(...elements);
+    if (hadFocus) this.focus();
   }
 }
 
@@ -77,26 +102,39 @@ function rowElement(view: TreeView, row: Row, index: number): HTMLElement {
   const { span } = row;
   const status = view.status(span);
   const element = el('div', `row kind-${span.kind} status-${status}`);
-  if (span.spanId === view.selected) element.classList.add('selected');
+  const selected = span.spanId === view.selected;
+  if (selected) element.classList.add('selected');
   element.dataset['spanId'] = span.spanId;
   element.style.top = `${index * ROW_HEIGHT}px`;
+  element.setAttribute('role', 'treeitem');
+  element.setAttribute('aria-level', String(row.depth + 1));
+  element.setAttribute('aria-selected', String(selected));
+  if (row.hasChildren) element.setAttribute('aria-expanded', String(!view.collapsed.has(span.spanId)));
+  element.tabIndex = selected ? 0 : -1;
   const cell = el('div', 'tree-cell');
   cell.style.paddingLeft = `${row.depth * 14}px`;
   const toggle = el('span', row.hasChildren ? 'toggle' : 'toggle-space');
   toggle.textContent = row.hasChildren ? (view.collapsed.has(span.spanId) ? '▸' : '▾') : '';
+  toggle.setAttribute('aria-hidden', 'true');
   const took = span.end !== undefined ? duration(span.end - span.start) : status === 'running' ? `running ${duration(view.now - span.start)}` : 'unfinished';
-  cell.append(
-    toggle,
-    text('mark', STATUS_MARKS[status]),
-    text('agent', span.agent ? `[${span.agent}${span.role ? `/${span.role}` : ''}]` : ''),
-    text('name', span.name),
-    text('took', took),
-    text('summary', span.kind === 'prompt' ? totalsLine(view.totals(span.spanId)) : summary(span)),
-  );
+  const story = view.mode === 'story';
+  const label = story ? storyLabel(span) : { actor: span.agent ? `[${span.agent}${span.role ? `/${span.role}` : ''}]` : '', text: span.name };
+  const details = span.kind === 'prompt' ? totalsLine(view.totals(span.spanId)) : story ? storySummary(span) : summary(span);
+  const mark = text('mark', STATUS_MARKS[status]);
+  mark.title = status;
+  cell.append(toggle, mark, text('agent', label.actor), text('name', label.text), text('took', took), text('summary', details));
+  if (span.kind === 'agent_turn' && typeof span.attributes['crow.review.verdict'] === 'string') element.dataset['verdict'] = span.attributes['crow.review.verdict'];
   element.append(cell, bar(view, span, status));
-  // The label is cut to its column: the whole of it on hover.
-  element.title = cell.textContent ?? '';
+  // The label may be cut to its column: the whole of it on hover, and for screen readers.
+  const whole = [story ? storyLine(span, WHOLE) : `${label.actor} ${label.text}`.trim(), `${status}, ${took}`, details].filter((part) => part !== '').join(' · ');
+  element.title = whole;
+  element.setAttribute('aria-label', whole);
   return element;
+}
+
+/** What a story row adds after its time: only why a span failed (a call's model and figures are in its label, tooltip and details). */
+function storySummary(span: SpanRecord): string {
+  return span.status === 'error' && span.statusMessage ? (span.statusMessage.split('\n', 1)[0] ?? '') : '';
 }
 
 function totalsLine(totals: Totals): string {
@@ -104,8 +142,9 @@ function totalsLine(totals: Totals): string {
     `${count(totals.llmCalls)} LLM`,
     `${count(totals.toolCalls)} tools`,
     `${count(totals.inputTokens)} in / ${count(totals.outputTokens)} out`,
-    cost(totals.costUsd),
   ];
+  // No price known for any call: say nothing rather than "$0".
+  if (totals.pricedCalls > 0) parts.push(cost(totals.costUsd));
   if (totals.errors > 0) parts.push(`${count(totals.errors)} error${totals.errors === 1 ? '' : 's'}`);
   return parts.join(' · ');
 }

@@ -10,6 +10,7 @@ export interface VsCodeApi {
   postMessage(message: ViewerMessage): void;
   /** What VS Code keeps of the webview across restarts (given to the panel serializer). */
   setState?(state: unknown): void;
+  getState?(): unknown;
 }
 
 declare global {
@@ -22,13 +23,23 @@ export function inVsCode(): boolean {
 }
 
 export function vscodeTransport(api: VsCodeApi): Transport {
+  const state = (): Record<string, unknown> => {
+    const kept = api.getState?.();
+    return typeof kept === 'object' && kept !== null ? (kept as Record<string, unknown>) : {};
+  };
   return {
+    // The panel's state also carries the session (for the serializer): a choice is added to it, never replaces it.
+    remember: (key, value) => api.setState?.({ ...state(), [key]: value }),
+    recall: (key) => {
+      const value = state()[key];
+      return typeof value === 'string' ? value : undefined;
+    },
     connect(receive) {
       window.addEventListener('message', (event: MessageEvent<unknown>) => {
         const message = event.data;
         if (typeof message !== 'object' || message === null || typeof (message as { type?: unknown }).type !== 'string') return;
         const hostMessage = message as HostMessage;
-        if (hostMessage.type === 'session') api.setState?.({ sessionId: hostMessage.sessionId, title: hostMessage.title });
+        if (hostMessage.type === 'session') api.setState?.({ ...state(), sessionId: hostMessage.sessionId, title: hostMessage.title });
         receive(hostMessage);
       });
       api.postMessage({ type: 'ready' });

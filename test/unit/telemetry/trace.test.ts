@@ -84,6 +84,34 @@ describe('telemetry: spans at two levels', () => {
     assert.equal(toolSpan.status, 'ok');
   });
 
+  it('puts each review\'s verdict and the start of its feedback on the reviewer\'s turn span, never on the builder\'s', async () => {
+    const builder = new ScriptedProvider(
+      [
+        { toolCalls: [{ name: 'task_complete', arguments: { summary: 'Did it.' } }] },
+        { toolCalls: [{ name: 'task_complete', arguments: { summary: 'Fixed it.' } }] },
+      ],
+      'builder-model',
+    );
+    const reviewer = new ScriptedProvider(
+      [{ text: 'Please add <b>tests</b> first.' }, { toolCalls: [{ name: 'task_complete', arguments: { summary: 'Approved: tests added.' } }] }],
+      'reviewer-model',
+    );
+    const agent = composition({
+      flow: PRESETS.smart,
+      primary: baseAgent('builder', builder, fx.workspace, tools('task_complete')),
+      coagent: baseAgent('reviewer', reviewer, fx.workspace, tools('task_complete')),
+    });
+
+    await runFlow(agent, fx.session, 'Add tests.');
+    const turns = fx.session.trace.spans.filter((s) => s.kind === 'agent_turn');
+    const reviews = turns.filter((t) => t.role === 'coagent').map((t) => [t.attributes['crow.review.verdict'], t.attributes['crow.review.feedback']]);
+    assert.deepEqual(reviews, [
+      ['feedback', 'Please add <b>tests</b> first.'],
+      ['approved', 'Approved: tests added.'],
+    ]);
+    assert.ok(turns.filter((t) => t.role === 'primary').every((t) => t.attributes['crow.review.verdict'] === undefined));
+  });
+
   it('marks a cancelled run and its open work as cancelled', async () => {
     const builder = new ScriptedProvider([{ text: 'Working on a long answer...', hangAfterDeltas: true }]);
     const agent = composition({ flow: { kind: 'hitl' }, primary: baseAgent('builder', builder, fx.workspace, []) });
