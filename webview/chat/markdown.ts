@@ -43,9 +43,9 @@ md.renderer.rules.fence = (tokens, index, options, env, self) => {
   const applyTitle = path ? `Replace ${escape(path)} with this code (you approve the change first)` : 'Replace a file you pick with this code (you approve the change first)';
   const head =
     `<div class="code-head"><span class="code-language"${path ? ` title="${escape(path)}"` : ''}>${escape(path ? `${language || 'text'} · ${path}` : language || 'text')}</span>` +
-    '<button type="button" class="code-action code-copy" title="Copy the code">Copy</button>' +
-    '<button type="button" class="code-action code-insert" title="Insert the code at the editor\'s cursor">Insert</button>' +
-    `<button type="button" class="code-action code-apply"${target} title="${applyTitle}">Apply</button></div>`;
+    `<button type="button" class="code-action code-copy" title="Copy the code">${icon('copy')}Copy</button>` +
+    `<button type="button" class="code-action code-insert" title="Insert the code at the editor's cursor">${icon('insert')}Insert</button>` +
+    `<button type="button" class="code-action code-apply"${target} title="${applyTitle}">${icon('replace-all')}Apply</button></div>`;
   return `<div class="code-block">${head}${fence(tokens, index, options, env, self)}</div>`;
 };
 
@@ -64,6 +64,11 @@ export function fenceInfo(info: string): { language: string; path?: string } {
   const candidates = [...(colon ? [colon[2]!] : []), ...words.slice(1).map((word) => word.replace(/^(?:path|file)=/, '').replace(/^["']|["']$/g, ''))];
   const path = candidates.find((word) => /[/.]/.test(word) && !/^[{(]/.test(word) && word.length <= 300);
   return path ? { language, path } : { language };
+}
+
+/** A codicon as markup for the code head (a fixed name, never model text). */
+function icon(name: string): string {
+  return `<span class="codicon codicon-${name}" aria-hidden="true"></span>`;
 }
 
 export function renderMarkdown(text: string): string {
