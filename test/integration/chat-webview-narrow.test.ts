@@ -47,7 +47,8 @@ describe('chat view in a narrow sidebar (headless Chromium)', function () {
           { type: 'tool_start', actor: { agent: 'code-reviewer', role: 'reviewer' }, callId: 'run-1', tool: 'bash', kind: 'execute', title: COMMAND, argumentsText: '{}' },
         ),
       );
-      await view.send({ type: 'approval', request: { id: 'ask-1', callId: 'run-1', actor: CODER, title: `Run: ${COMMAND}`, category: 'execute', command: COMMAND, paths: [], alwaysScope: 'all commands starting with "npm test"' } });
+      // An editable call: four answers (Allow once, Always, Deny, Edit) to keep on one line.
+      await view.send({ type: 'approval', request: { id: 'ask-1', callId: 'run-1', actor: CODER, title: `Run: ${COMMAND}`, category: 'execute', command: COMMAND, paths: [], alwaysScope: 'all commands starting with "npm test"', arguments: '{}' } });
       await view.frames();
 
       for (const head of await page().locator('.tool-head').all()) {
@@ -73,6 +74,8 @@ describe('chat view in a narrow sidebar (headless Chromium)', function () {
 
       const answers = await page().locator('.approval .approval-actions button').all();
       const tops = await Promise.all(answers.map(async (answer) => (await box(answer)).y));
+      assert.equal(tops.length, 4);
+      for (const answer of answers.slice(0, 3)) assert.equal(await answer.evaluate((element) => element.scrollWidth <= element.clientWidth), true, `"${await answer.textContent()}" is shown whole`);
       assert.ok(tops.length >= 3 && tops.every((top) => Math.abs(top - tops[0]!) < 2), `the answers are on one line at ${width} px: ${tops.join(', ')}`);
       for (const answer of answers) assert.ok((await box(answer)).x + (await box(answer)).width <= width, 'every answer is inside the view');
       await page().screenshot({ path: join(ARTIFACTS, `chat-view-narrow-${width}.png`) });

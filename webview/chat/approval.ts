@@ -133,7 +133,7 @@ export class ApprovalView {
   }
 
   private editButton(label: string, description: string): HTMLButtonElement {
-    const edit = button(label, 'approval-choice choice-edit', () => this.openEditor());
+    const edit = button(label, 'approval-choice choice-edit', () => this.openEditor(), 'edit');
     edit.dataset['decision'] = 'edit';
     edit.title = description;
     return edit;

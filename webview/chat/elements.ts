@@ -17,7 +17,11 @@ export function button(label: string, className: string, onClick: () => void, ic
   const element = el('button', className, icon ? undefined : label);
   element.type = 'button';
   // With an icon, the label is its own span, which a narrow sidebar may hide (the button keeps its name: see chat.css).
-  if (icon) element.append(codicon(icon), el('span', 'label', label));
+  if (icon) {
+    element.append(codicon(icon), el('span', 'label', label));
+    // Its name even where a narrow sidebar hides the label (a caller may set a longer one).
+    element.setAttribute('aria-label', label);
+  }
   element.addEventListener('click', onClick);
   return element;
 }
@@ -25,6 +29,7 @@ export function button(label: string, className: string, onClick: () => void, ic
 /** Changes a button's label and icon (textContent would drop the icon). */
 export function relabel(element: HTMLButtonElement, label: string, icon: string): void {
   element.replaceChildren(codicon(icon), el('span', 'label', label));
+  element.setAttribute('aria-label', label);
 }
 
 /** One of VS Code's codicons (https://microsoft.github.io/vscode-codicons), e.g. `send`, as a decorative span. */
