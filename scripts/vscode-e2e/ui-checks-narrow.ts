@@ -103,11 +103,13 @@ async function assertOneLine(chat: Frame, width: number): Promise<void> {
   const picker = await chat.locator('.pickers select').first().boundingBox();
   if (!send || !picker) throw new HarnessError('the composer row is not shown');
   if (Math.abs(send.y - picker.y) >= picker.height) throw new HarnessError(`at ${width} px Send wraps under the pickers (Send at y ${send.y}, pickers at y ${picker.y})`);
-  if (send.x + send.width > viewWidth + 1) throw new HarnessError(`at ${width} px Send runs past the view (${send.x + send.width} > ${viewWidth})`);
+  // boundingBox is in the workbench page's coordinates; how far right an element reaches in the view is the webview's own.
+  const sendRight = await chat.locator('button#send').evaluate((element) => element.getBoundingClientRect().right);
+  if (sendRight > viewWidth + 1) throw new HarnessError(`at ${width} px Send runs past the view (${sendRight} > ${viewWidth})`);
   const answers = await chat.locator('.approval:not([data-decision]) .approval-actions button').all();
   const boxes = await Promise.all(answers.map((answer) => answer.boundingBox()));
   const tops = boxes.map((box) => Math.round(box?.y ?? -1));
   if (answers.length < 3 || new Set(tops).size !== 1) throw new HarnessError(`at ${width} px the approval's answers take ${new Set(tops).size} lines: ${tops.join(', ')}`);
-  const right = Math.max(...boxes.map((box) => (box ? box.x + box.width : 0)));
+  const right = Math.max(...(await Promise.all(answers.map((answer) => answer.evaluate((element) => element.getBoundingClientRect().right)))));
   if (right > viewWidth + 1) throw new HarnessError(`at ${width} px an approval answer runs past the view (${right} > ${viewWidth})`);
 }
