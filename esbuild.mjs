@@ -112,6 +112,9 @@ const builds = [
     minify: true,
     entryPoints: { viewer: 'webview/trace-viewer/main.ts', chat: 'webview/chat/main.ts', 'eval-report': 'webview/eval-report/main.ts' },
     outdir: 'dist/webview',
+    // The codicon font the chat's stylesheet imports, beside it as dist/webview/codicon.ttf (served through asWebviewUri).
+    loader: { '.ttf': 'file' },
+    assetNames: '[name]',
   },
   !production && {
     ...common,

@@ -20,6 +20,7 @@ import { CHAT_CHECKS } from './ui-checks-chat';
 import { TRACE_CHECKS } from './ui-checks-trace';
 import { RELOAD_CHECKS } from './ui-checks-reload';
 import { STATUS_CHECKS } from './ui-checks-status';
+import { NARROW_CHECKS } from './ui-checks-narrow';
 import { openWorkbench, screenshot } from './workbench';
 
 export interface UiSummary {
@@ -88,7 +89,7 @@ export async function runWorkbenchPhase(browser: Browser, phase: WorkbenchPhase)
 }
 
 export function runUiPhase(browser: Browser, options: { keepGoing?: boolean } = {}): Promise<UiSummary> {
-  return runWorkbenchPhase(browser, { name: 'ui', ...options, checks: [...UI_CHECKS, ...RUN_CHECKS, ...CHECKPOINT_CHECKS, ...CHAT_CHECKS, ...STATUS_CHECKS, ...TRACE_CHECKS, ...RELOAD_CHECKS], startTitle: 'starting code-server for the UI checks' });
+  return runWorkbenchPhase(browser, { name: 'ui', ...options, checks: [...UI_CHECKS, ...RUN_CHECKS, ...CHECKPOINT_CHECKS, ...CHAT_CHECKS, ...STATUS_CHECKS, ...TRACE_CHECKS, ...NARROW_CHECKS, ...RELOAD_CHECKS], startTitle: 'starting code-server for the UI checks' });
 }
 
 /**

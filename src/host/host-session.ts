@@ -26,6 +26,8 @@ import { type PromptOptions, PromptRun, type PromptOutcome, type PromptStream } 
 import { levelOfBudget, promptBlocks, type PromptInput, THINKING_BUDGETS, THOUGHT_LEVELS } from './prompt-input';
 import type { HostSessionOptions } from './session-options';
 import { errorText } from '../vocabulary/text';
+import { applyCode } from './apply-code';
+import type { ToolResult } from '../tools/tool';
 
 export type { HostObserver, HostSessionOptions, HostStore } from './session-options';
 
@@ -214,6 +216,13 @@ export class HostSession {
   /** How many messages wait for the running prompt's next step boundary. */
   get queued(): number {
     return this.steering.size;
+  }
+
+  /** A code block the person applies to `path`: through write_file and this session's gate, asked like an agent's write. */
+  applyCode(path: string, content: string, signal: AbortSignal): Promise<ToolResult> {
+    const { permissions } = this.parts.dependencies;
+    if (!permissions) throw new Error('This session has no permission gate, so nothing can be applied: start a new session.');
+    return applyCode({ workspace: this.options.workspace, permissions, sessionId: this.id, agentName: this.session.agentName, path, content, signal });
   }
 
   /** Cancels the running prompt, if any; its stream ends with status `cancelled`. */

@@ -65,6 +65,26 @@ describe('chat view in headless Chromium', function () {
     assert.equal(await page().locator('.msg-assistant .code-language').last().innerText(), '<img/src/onerror=alert(1)>');
   });
 
+  it('offers Apply on a code block: with the file its fence names, or none for the host to ask; a hostile path stays text', async () => {
+    const named = 'export const a = 2;';
+    await view.send(events({ type: 'text_delta', actor: CODER, delta: `\`\`\`ts src/a.ts\n${named}\n\`\`\`\n\n\`\`\`py:tools/run.py\nprint(1)\n\`\`\`\n\n\`\`\`sh\nls\n\`\`\`\n` }));
+    await view.frames();
+    const blocks = page().locator('.msg-assistant .code-block');
+    assert.equal(await blocks.count(), 3);
+    assert.equal(await blocks.nth(0).locator('.code-language').innerText(), 'ts · src/a.ts', 'the head names the file Apply writes');
+    for (const index of [0, 1, 2]) await blocks.nth(index).locator('button.code-apply').click();
+    assert.deepEqual(await view.takePosted(), [
+      { type: 'apply_code', text: `${named}\n`, path: 'src/a.ts' },
+      { type: 'apply_code', text: 'print(1)\n', path: 'tools/run.py' },
+      { type: 'apply_code', text: 'ls\n' },
+    ]);
+    await view.send(events({ type: 'text_delta', actor: CODER, delta: '\n```ts "><img/src/x/onerror=alert(1)>.ts\nx\n```\n' }));
+    await view.frames();
+    assert.equal(await page().locator('.msg-assistant img').count(), 0);
+    await blocks.last().locator('button.code-apply').click();
+    assert.deepEqual(await view.takePosted(), [{ type: 'apply_code', text: 'x\n', path: '><img/src/x/onerror=alert(1)>.ts' }], 'sent as text (a leading quote dropped): the host refuses or asks');
+  });
+
   it('renders a burst of deltas once, not once per delta', async () => {
     await view.send(events({ type: 'text_delta', actor: CODER, delta: 'Start. ' }));
     await page().evaluate(`window.__renders = 0;

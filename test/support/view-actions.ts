@@ -14,6 +14,7 @@ export function quietViewActions(overrides: Partial<ViewActions> = {}): ViewActi
     useProvider: async () => undefined,
     copyText: async () => undefined,
     insertAtCursor: async () => undefined,
+    pickFileForCode: async () => undefined,
     ...overrides,
   };
 }

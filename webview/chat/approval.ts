@@ -18,6 +18,9 @@ import { fileOpener, type Post } from './host';
 import type { ApprovalDecision, ApprovalOutcome, ApprovalRequest } from './protocol';
 import { renderDiff } from './tool-card';
 
+/** The codicon of each answer: VS Code's check, check-all and close. */
+const DECISION_ICON: Record<ApprovalDecision, string> = { allow_once: 'check', allow_always: 'check-all', reject_once: 'close' };
+
 const OUTCOME: Record<ApprovalOutcome, string> = {
   allow_once: 'Allowed once',
   allow_always: 'Always allowed',
@@ -110,7 +113,7 @@ export class ApprovalView {
   }
 
   private choice(decision: ApprovalDecision, label: string, description: string): HTMLButtonElement {
-    const choice = button(label, `approval-choice choice-${decision}`, () => this.send({ type: 'approve', id: this.request.id, decision }));
+    const choice = button(label, `approval-choice choice-${decision}`, () => this.send({ type: 'approve', id: this.request.id, decision }), DECISION_ICON[decision]);
     choice.dataset['decision'] = decision;
     choice.title = description;
     return choice;
@@ -130,7 +133,7 @@ export class ApprovalView {
   }
 
   private editButton(label: string, description: string): HTMLButtonElement {
-    const edit = button(label, 'approval-choice choice-edit', () => this.openEditor());
+    const edit = button(label, 'approval-choice choice-edit', () => this.openEditor(), 'edit');
     edit.dataset['decision'] = 'edit';
     edit.title = description;
     return edit;
@@ -165,7 +168,7 @@ export class ApprovalView {
   private change(diff: NonNullable<ApprovalRequest['diff']>): HTMLElement {
     const section = el('section', 'approval-diff');
     const head = el('div', 'diff-head');
-    const preview = button('Preview', 'preview-change', () => this.post({ type: 'preview_approval', id: this.request.id }));
+    const preview = button('Preview', 'preview-change', () => this.post({ type: 'preview_approval', id: this.request.id }), 'git-compare');
     preview.setAttribute('aria-label', `Preview the change to ${diff.path} in the diff editor`);
     head.append(fileLink(diff.path, fileOpener(this.post)), preview);
     section.append(head, renderDiff(diff.unified));

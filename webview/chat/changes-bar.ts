@@ -55,12 +55,12 @@ export class PromptChanges {
     const count = this.files.size;
     const head = el('div', 'changes-head');
     head.append(el('strong', 'changes-title', `${count} file${count === 1 ? '' : 's'} changed`));
-    const keep = button('Keep', 'changes-keep', () => settle('Kept.'));
+    const keep = button('Keep', 'changes-keep', () => settle('Kept.'), 'check');
     keep.title = 'Keep these changes (they stay; this only closes the list)';
     const undo = button('Undo', 'changes-undo', () => {
       post({ type: 'undo_prompt' });
       settle('Undo asked for: confirm it below.');
-    });
+    }, 'discard');
     undo.title = "Put every file this prompt changed back as it was (you are asked first; your own edits stay)";
     head.append(keep, undo);
     const list = el('ul', 'changes-files');
@@ -72,7 +72,7 @@ export class PromptChanges {
       else row.append(el('span', 'changes-uncounted', 'changed by a command'));
       if (file.callId !== undefined) {
         const callId = file.callId;
-        const diff = button('Diff', 'changes-diff', () => post({ type: 'open_diff', callId }));
+        const diff = button('Diff', 'changes-diff', () => post({ type: 'open_diff', callId }), 'diff');
         diff.setAttribute('aria-label', `Open the change to ${path} in the diff editor`);
         row.append(diff);
       }

@@ -52,7 +52,7 @@ export class CheckpointActions {
   private onMessage(message: HTMLElement, id: string): void {
     message.dataset['checkpoint'] = id;
     const actions = el('div', 'checkpoint-actions');
-    actions.append(this.restoreButton(message, id), button('Edit', 'checkpoint-edit', () => this.edit(message, id)));
+    actions.append(this.restoreButton(message, id), button('Edit', 'checkpoint-edit', () => this.edit(message, id), 'edit'));
     message.append(actions);
   }
 
@@ -63,7 +63,7 @@ export class CheckpointActions {
   }
 
   private restoreButton(anchor: HTMLElement, id: string): HTMLButtonElement {
-    const restore = button('Restore', 'checkpoint-restore', () => this.choose(anchor, id));
+    const restore = button('Restore', 'checkpoint-restore', () => this.choose(anchor, id), 'history');
     restore.title = 'Go back to just before this: the files, the conversation or both (you see what changes before anything does)';
     return restore;
   }

@@ -5,7 +5,7 @@
  * agents' next step; the draft is reported on every change so it survives a
  * reload.
  */
-import { button, el } from './elements';
+import { button, el, relabel } from './elements';
 import type { Post } from './host';
 
 export class Composer {
@@ -25,10 +25,10 @@ export class Composer {
     this.input.setAttribute('aria-label', 'Message to Crow');
     this.input.addEventListener('input', () => this.onDraft(this.input.value));
     this.input.addEventListener('keydown', (event) => this.onKey(event));
-    this.send = button('Send', 'primary-action', () => this.submit());
+    this.send = button('Send', 'primary-action', () => this.submit(), 'send');
     this.send.id = 'send';
     this.send.setAttribute('aria-label', 'Send message');
-    this.cancel = button('Cancel', 'secondary-action', () => this.post({ type: 'cancel' }));
+    this.cancel = button('Cancel', 'secondary-action', () => this.post({ type: 'cancel' }), 'debug-stop');
     this.cancel.id = 'cancel';
     this.cancel.setAttribute('aria-label', 'Cancel the running prompt');
     this.cancel.title = 'Cancel the running prompt (Escape)';
@@ -44,7 +44,7 @@ export class Composer {
 
   setBusy(busy: boolean): void {
     this.busy = busy;
-    this.send.textContent = busy ? 'Queue' : 'Send';
+    relabel(this.send, busy ? 'Queue' : 'Send', busy ? 'list-ordered' : 'send');
     this.send.setAttribute('aria-label', busy ? 'Queue the message for the agents\' next step' : 'Send message');
     this.send.title = busy ? 'The agents get it after their current step (Enter)' : 'Send (Enter)';
     this.cancel.disabled = !busy;

@@ -12,11 +12,31 @@ export function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: st
   return element;
 }
 
-export function button(label: string, className: string, onClick: () => void): HTMLButtonElement {
-  const element = el('button', className, label);
+/** A button; with `icon`, a codicon (VS Code's own icon font) before its label, hidden from screen readers, which read the label. */
+export function button(label: string, className: string, onClick: () => void, icon?: string): HTMLButtonElement {
+  const element = el('button', className, icon ? undefined : label);
   element.type = 'button';
+  // With an icon, the label is its own span, which a narrow sidebar may hide (the button keeps its name: see chat.css).
+  if (icon) {
+    element.append(codicon(icon), el('span', 'label', label));
+    // Its name even where a narrow sidebar hides the label (a caller may set a longer one).
+    element.setAttribute('aria-label', label);
+  }
   element.addEventListener('click', onClick);
   return element;
+}
+
+/** Changes a button's label and icon (textContent would drop the icon). */
+export function relabel(element: HTMLButtonElement, label: string, icon: string): void {
+  element.replaceChildren(codicon(icon), el('span', 'label', label));
+  element.setAttribute('aria-label', label);
+}
+
+/** One of VS Code's codicons (https://microsoft.github.io/vscode-codicons), e.g. `send`, as a decorative span. */
+export function codicon(name: string): HTMLElement {
+  const icon = el('span', `codicon codicon-${name}`);
+  icon.setAttribute('aria-hidden', 'true');
+  return icon;
 }
 
 /** A collapsible section whose summary is plain text. */

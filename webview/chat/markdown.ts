@@ -30,19 +30,46 @@ md.core.ruler.push('align_as_class', (state) => {
 });
 
 /**
- * Each code block gets a head: its language and the actions Copy and Insert
- * (at the editor's cursor), which the transcript answers by delegation.
- * Part of the rendered HTML, so a streamed answer is still one render.
+ * Each code block gets a head: its language and the actions Copy, Insert
+ * (at the editor's cursor) and Apply (as the new text of a file, through the
+ * edit approval), which the transcript answers by delegation. Part of the
+ * rendered HTML, so a streamed answer is still one render.
  */
 const fence = md.renderer.rules.fence!;
 md.renderer.rules.fence = (tokens, index, options, env, self) => {
-  const language = (tokens[index]!.info.trim().split(/\s+/)[0] ?? '').slice(0, 30);
+  const { language, path } = fenceInfo(tokens[index]!.info);
+  const escape = md.utils.escapeHtml;
+  const target = path ? ` data-path="${escape(path)}"` : '';
+  const applyTitle = path ? `Replace ${escape(path)} with this code (you approve the change first)` : 'Replace a file you pick with this code (you approve the change first)';
   const head =
-    `<div class="code-head"><span class="code-language">${md.utils.escapeHtml(language || 'text')}</span>` +
-    '<button type="button" class="code-action code-copy" title="Copy the code">Copy</button>' +
-    '<button type="button" class="code-action code-insert" title="Insert the code at the editor\'s cursor">Insert</button></div>';
+    `<div class="code-head"><span class="code-language"${path ? ` title="${escape(path)}"` : ''}>${escape(path ? `${language || 'text'} · ${path}` : language || 'text')}</span>` +
+    `<button type="button" class="code-action code-copy" title="Copy the code">${icon('copy')}Copy</button>` +
+    `<button type="button" class="code-action code-insert" title="Insert the code at the editor's cursor">${icon('insert')}Insert</button>` +
+    `<button type="button" class="code-action code-apply"${target} title="${applyTitle}">${icon('replace-all')}Apply</button></div>`;
   return `<div class="code-block">${head}${fence(tokens, index, options, env, self)}</div>`;
 };
+
+/**
+ * What a fence's info string says: its language, and the file the block is
+ * for when it names one. The rule: the word after the language (```ts
+ * src/app.ts), or a path joined to the language by a colon (```ts:src/app.ts),
+ * or `path=src/app.ts` / `file=src/app.ts`. A word counts as a path only when it
+ * has a slash or a dot in it, so ```js title or ```sh {linenos} names no file.
+ */
+export function fenceInfo(info: string): { language: string; path?: string } {
+  const words = info.trim().split(/\s+/).filter((word) => word !== '');
+  const [first = ''] = words;
+  const colon = /^([\w+#.-]+):(.+)$/.exec(first);
+  const language = (colon ? colon[1]! : first).slice(0, 30);
+  const candidates = [...(colon ? [colon[2]!] : []), ...words.slice(1).map((word) => word.replace(/^(?:path|file)=/, '').replace(/^["']|["']$/g, ''))];
+  const path = candidates.find((word) => /[/.]/.test(word) && !/^[{(]/.test(word) && word.length <= 300);
+  return path ? { language, path } : { language };
+}
+
+/** A codicon as markup for the code head (a fixed name, never model text). */
+function icon(name: string): string {
+  return `<span class="codicon codicon-${name}" aria-hidden="true"></span>`;
+}
 
 export function renderMarkdown(text: string): string {
   return md.render(text);

@@ -43,14 +43,14 @@ export function promptEndCard(event: PromptEnd, post: Post, onSetup: () => void)
     if (hint) end.append(el('p', 'prompt-end-hint', hint.text));
     actions(
       ...(hint?.setup ? [button('Set up a provider', 'error-setup', onSetup)] : []),
-      button('Retry', 'error-retry', () => post({ type: 'retry' })),
+      button('Retry', 'error-retry', () => post({ type: 'retry' }), 'refresh'),
       ...(hint?.setting ? [button('Open settings', 'error-settings', () => post({ type: 'open_settings', setting: hint.setting! }))] : []),
-      button('Show log', 'error-log', () => post({ type: 'show_log' })),
+      button('Show log', 'error-log', () => post({ type: 'show_log' }), 'output'),
     );
   }
   if (hint?.resume) {
     end.append(el('p', 'prompt-end-hint', hint.text));
-    actions(button('Resume', 'resume-run', () => post({ type: 'send', text: RESUME_PROMPT })));
+    actions(button('Resume', 'resume-run', () => post({ type: 'send', text: RESUME_PROMPT }), 'debug-continue'));
   }
   if (status === 'budget') {
     actions(

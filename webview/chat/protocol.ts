@@ -260,7 +260,12 @@ export type WebviewMessage =
   /** A code block of an answer, to the clipboard. */
   | { type: 'copy_code'; text: string }
   /** A code block of an answer, into the active editor at its cursor (replacing a selection). */
-  | { type: 'insert_code'; text: string };
+  | { type: 'insert_code'; text: string }
+  /**
+   * A code block of an answer, proposed as the whole new text of a file through the
+   * edit approval: `path` as the fence named it, absent when it named none (the host asks which file).
+   */
+  | { type: 'apply_code'; text: string; path?: string };
 
 /** The fields each webview message must carry, by type: the host trusts nothing else a webview posts. */
 const FIELDS: Record<WebviewMessage['type'], (message: Record<string, unknown>) => boolean> = {
@@ -291,6 +296,7 @@ const FIELDS: Record<WebviewMessage['type'], (message: Record<string, unknown>) 
   undo_prompt: () => true,
   copy_code: (m) => typeof m.text === 'string',
   insert_code: (m) => typeof m.text === 'string',
+  apply_code: (m) => typeof m.text === 'string' && (m.path === undefined || typeof m.path === 'string'),
 };
 
 /** Whether a value posted by the webview is one of its messages, with fields of the right types. */

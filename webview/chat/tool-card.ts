@@ -59,7 +59,7 @@ export class ToolCard {
       this.stopButton = button('Stop', 'tool-stop', () => {
         this.stopButton!.disabled = true;
         this.post({ type: 'stop_call', callId: start.callId });
-      });
+      }, 'debug-stop');
       this.stopButton.title = 'Stop this command; the agent is told and goes on';
       this.stopButton.setAttribute('aria-label', `Stop ${this.title}`);
       this.head.append(this.stopButton);
@@ -145,6 +145,8 @@ export class ToolCard {
     const text = said ?? STATUS_TEXT[status] ?? status;
     this.element.dataset['status'] = status;
     this.state.textContent = text;
+    // A narrow sidebar may cut the state short: the whole of it is its tooltip.
+    this.state.title = text;
     this.element.setAttribute('aria-label', `${this.title}: ${text}`);
   }
 
@@ -168,8 +170,9 @@ export class ToolCard {
   }
 
   private traceLink(callId: string): HTMLButtonElement {
-    const link = button('Trace', 'trace-link', () => this.post({ type: 'show_trace', callId }));
+    const link = button('Trace', 'trace-link', () => this.post({ type: 'show_trace', callId }), 'list-tree');
     link.setAttribute('aria-label', `Show ${this.title} in the trace`);
+    link.title = 'Show this call in the trace';
     return link;
   }
 
@@ -182,7 +185,7 @@ export class ToolCard {
   private diffSection(diff: CardDiff, callId: string): HTMLElement {
     const section = el('section', 'tool-diff');
     const head = el('div', 'diff-head');
-    const open = button('Open diff', 'open-diff', () => this.post({ type: 'open_diff', callId }));
+    const open = button('Open diff', 'open-diff', () => this.post({ type: 'open_diff', callId }), 'diff');
     open.setAttribute('aria-label', `Open the diff of ${diff.path}`);
     head.append(fileLink(diff.path, this.openFile), open);
     section.append(head, renderDiff(diff.unified));

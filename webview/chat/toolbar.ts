@@ -31,10 +31,10 @@ export class Toolbar {
     this.thinking.addEventListener('change', () => this.post({ type: 'pick_thinking', level: this.thinking.value }));
     this.thinkingPicker.hidden = true;
     const actions = el('div', 'session-actions');
-    const fresh = button('New', 'action', () => this.post({ type: 'new_session' }));
+    const fresh = button('New', 'action', () => this.post({ type: 'new_session' }), 'add');
     fresh.id = 'new-session';
     fresh.setAttribute('aria-label', 'New session');
-    const trace = button('Trace', 'action', () => this.post({ type: 'show_trace' }));
+    const trace = button('Trace', 'action', () => this.post({ type: 'show_trace' }), 'list-tree');
     trace.id = 'show-trace';
     trace.setAttribute('aria-label', 'Show trace of this session');
     actions.append(fresh, trace);

@@ -344,11 +344,12 @@ export class Transcript {
     this.element.append(entry);
   }
 
-  /** Copy or Insert on a code block's head: the block's code as text, exactly. */
+  /** Copy, Insert or Apply on a code block's head: the block's code as text, exactly (Apply with the file its fence names). */
   private onCodeAction(action: Element): void {
     const code = action.closest('.code-block')?.querySelector('pre')?.textContent ?? '';
     if (action.classList.contains('code-copy')) this.post({ type: 'copy_code', text: code });
     else if (action.classList.contains('code-insert')) this.post({ type: 'insert_code', text: code });
+    else if (action instanceof HTMLElement && action.classList.contains('code-apply')) this.post({ type: 'apply_code', text: code, ...(action.dataset['path'] ? { path: action.dataset['path'] } : {}) });
   }
 
   private schedule(): void {

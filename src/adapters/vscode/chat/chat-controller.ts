@@ -17,6 +17,7 @@ import type {
   WebviewMessage,
 } from '../../../../webview/chat/protocol';
 import { ChatApprovals } from './chat-approvals';
+import { type ApplyActions, applyCodeBlock } from './code-apply';
 import { ChatSession, type ChatHost } from './chat-session';
 import { emptyMeter, sumMeters } from '../../../host/cost';
 import { forkSession } from '../../../host/fork';
@@ -24,7 +25,7 @@ import { ProviderSetup, type SetupActions } from './provider-setup';
 import { errorHint, notice } from './transcript-translator';
 
 /** What the view asks of VS Code itself. */
-export interface ViewActions extends SetupActions {
+export interface ViewActions extends SetupActions, ApplyActions {
   /** Opens a diff editor for the change of one tool call. */
   openDiff(sessionId: string, callId: string, unified: string): Promise<void>;
   /** Opens a diff editor for a change an approval asks about, not made yet. */
@@ -200,6 +201,8 @@ export class ChatController {
         return this.actions.copyText(message.text);
       case 'insert_code':
         return this.actions.insertAtCursor(message.text);
+      case 'apply_code':
+        return applyCodeBlock(await this.session(), this.actions, message, (event) => this.show(event));
     }
   }
 

@@ -200,6 +200,11 @@ export class ChatSession {
     return listCheckpoints(this.session).find((entry) => entry.checkpoint.id === id)?.number;
   }
 
+  /** Proposes a code block as the new text of `path`, through the session's edit approval; the write tool's result. */
+  applyCode(path: string, content: string, signal: AbortSignal): ReturnType<HostSession['applyCode']> {
+    return this.host.applyCode(path, content, signal);
+  }
+
   cancel(): void {
     this.host.cancel();
   }

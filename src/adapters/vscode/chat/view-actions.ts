@@ -54,7 +54,18 @@ export function viewActions(deps: ViewActionDeps): ViewActions {
       void vscode.window.setStatusBarMessage('Crow: code copied', 2000);
     },
     insertAtCursor,
+    pickFileForCode,
   };
+}
+
+/** Which workspace file a code block without a named file is for: the open editors first, then the workspace's files. */
+async function pickFileForCode(): Promise<string | undefined> {
+  const relative = (uri: vscode.Uri): string | undefined => (vscode.workspace.getWorkspaceFolder(uri) ? vscode.workspace.asRelativePath(uri, false) : undefined);
+  const open = vscode.window.visibleTextEditors.flatMap((editor) => (editor.document.uri.scheme === 'file' ? [relative(editor.document.uri)] : [])).filter((path): path is string => path !== undefined);
+  const files = (await vscode.workspace.findFiles('**/*', '**/{node_modules,.git}/**', 2000)).flatMap((uri) => relative(uri) ?? []);
+  const items = [...new Set([...open, ...files])].map((label, index) => ({ label, ...(index < open.length ? { description: 'open' } : {}) }));
+  const picked = await vscode.window.showQuickPick(items, { title: 'Apply the code block to which file?', placeHolder: 'The file is replaced by the block, after you approve the change', matchOnDescription: true });
+  return picked?.label;
 }
 
 /** A code block of an answer, typed in where the person's cursor is (an ordinary edit: Undo takes it back). */

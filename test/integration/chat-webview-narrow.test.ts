@@ -1,0 +1,84 @@
+/**
+ * The chat view in a narrow sidebar (250 and 300 px), headless Chromium:
+ * rows stay one line. A tool card's head cuts its target with an ellipsis
+ * (full text in the tooltip) instead of wrapping; Send stays beside the
+ * pickers; an approval's answers stay on one line. The real workbench checks
+ * the same at the same widths (scripts/vscode-e2e/ui-checks-narrow.ts).
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Locator } from 'playwright-core';
+import { type ChatView, chatViewSuite } from '../fixtures/chat-webview/harness';
+import { CODER, INIT } from '../fixtures/chat-webview/session';
+import type { HostMessage, TranscriptEvent } from '../../webview/chat/protocol';
+
+const ARTIFACTS = resolve(__dirname, '..', 'artifacts', 'chat-webview');
+const LONG_PATH = 'src/features/checkout/components/payment-method-selector.test.tsx';
+const COMMAND = 'npm test -- --grep "payment method selector keeps the last choice" --reporter dot';
+
+describe('chat view in a narrow sidebar (headless Chromium)', function () {
+  this.timeout(60_000);
+  const suite = chatViewSuite(INIT);
+  let view: ChatView;
+
+  before(() => mkdirSync(ARTIFACTS, { recursive: true }));
+  beforeEach(() => (view = suite.view()));
+
+  const page = () => view.page;
+  const events = (...list: TranscriptEvent[]): HostMessage => ({ type: 'events', events: list });
+  const box = async (locator: Locator) => {
+    const found = await locator.boundingBox();
+    assert.ok(found, 'the element is shown');
+    return found;
+  };
+
+  for (const width of [250, 300]) {
+    it(`at ${width} px: tool heads, the composer row and an approval's answers each stay on one line`, async () => {
+      await page().setViewportSize({ width, height: 700 });
+      // The pair agent with both models and a thinking level: four pickers in the composer row.
+      const models = (INIT as Extract<HostMessage, { type: 'init' }>).models;
+      await view.send({ type: 'agents', agents: (INIT as Extract<HostMessage, { type: 'init' }>).agents, agent: 'pair', models, thinking: { current: 'medium', levels: ['off', 'low', 'medium', 'high'] } });
+      await view.send(
+        events(
+          { type: 'user_message', text: 'Fix the payment selector test' },
+          { type: 'tool_start', actor: CODER, callId: 'read-1', tool: 'read_file', kind: 'read', title: LONG_PATH, argumentsText: '{}' },
+          { type: 'tool_end', callId: 'read-1', status: 'completed', durationMs: 1_234, output: 'x', files: [] },
+          { type: 'tool_start', actor: { agent: 'code-reviewer', role: 'reviewer' }, callId: 'run-1', tool: 'bash', kind: 'execute', title: COMMAND, argumentsText: '{}' },
+        ),
+      );
+      // An editable call: four answers (Allow once, Always, Deny, Edit) to keep on one line.
+      await view.send({ type: 'approval', request: { id: 'ask-1', callId: 'run-1', actor: CODER, title: `Run: ${COMMAND}`, category: 'execute', command: COMMAND, paths: [], alwaysScope: 'all commands starting with "npm test"', arguments: '{}' } });
+      await view.frames();
+
+      for (const head of await page().locator('.tool-head').all()) {
+        const name = await box(head.locator('.tool-name'));
+        const whole = await box(head);
+        assert.ok(whole.height < name.height * 1.8, `a tool head is one line at ${width} px: ${whole.height} px high, its name ${name.height}`);
+        assert.ok(whole.x + whole.width <= width, 'and stays inside the view');
+        assert.ok(await head.evaluate((element) => element.scrollWidth <= element.clientWidth), 'nothing in it runs past its end');
+      }
+      const state = page().locator('.tool-card[data-call-id="run-1"] .tool-state');
+      assert.equal(await state.getAttribute('title'), 'waiting for you', 'the state is whole in its tooltip');
+      if (width >= 300) assert.equal(await state.evaluate((element) => element.scrollWidth <= element.clientWidth), true, 'at 300 px the state is shown whole');
+      const target = page().locator('.tool-card[data-call-id="read-1"] .file-link');
+      assert.equal(await target.evaluate((link) => link.scrollWidth > link.clientWidth), true, 'the long path is cut…');
+      assert.match((await target.getAttribute('title')) ?? '', new RegExp(LONG_PATH.replace(/[.]/g, '\\.')), '…and whole in its tooltip');
+      assert.equal(await page().locator('.tool-card[data-call-id="run-1"] .tool-title').getAttribute('title'), COMMAND);
+
+      const send = await box(page().locator('button#send'));
+      const firstPicker = await box(page().locator('.pickers select').first());
+      assert.ok(Math.abs(send.y - firstPicker.y) < firstPicker.height, `Send stays beside the pickers at ${width} px (Send at y ${send.y}, pickers at ${firstPicker.y})`);
+      assert.ok(send.x + send.width <= width, 'Send is inside the view');
+      assert.equal(await page().locator('.pickers select').count(), 4);
+
+      const answers = await page().locator('.approval .approval-actions button').all();
+      const tops = await Promise.all(answers.map(async (answer) => (await box(answer)).y));
+      assert.equal(tops.length, 4);
+      for (const answer of answers.slice(0, 3)) assert.equal(await answer.evaluate((element) => element.scrollWidth <= element.clientWidth), true, `"${await answer.textContent()}" is shown whole`);
+      assert.ok(tops.length >= 3 && tops.every((top) => Math.abs(top - tops[0]!) < 2), `the answers are on one line at ${width} px: ${tops.join(', ')}`);
+      for (const answer of answers) assert.ok((await box(answer)).x + (await box(answer)).width <= width, 'every answer is inside the view');
+      await page().screenshot({ path: join(ARTIFACTS, `chat-view-narrow-${width}.png`) });
+    });
+  }
+});

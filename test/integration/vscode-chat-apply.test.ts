@@ -1,0 +1,127 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ChatController } from '../../src/adapters/vscode/chat/chat-controller';
+import type { ChatHost } from '../../src/adapters/vscode/chat/chat-session';
+import { readConfiguration } from '../../src/adapters/vscode/configuration';
+import { dataHome } from '../../src/config/paths';
+import { SessionStore } from '../../src/session/session-store';
+import { NodeWorkspace } from '../../src/tools/node-workspace';
+import type { HostMessage, TranscriptEvent } from '../../webview/chat/protocol';
+import { isolatedEnv } from '../support/isolated-env';
+import { quietViewActions } from '../support/view-actions';
+
+/** Apply on an answer's code block: the block becomes a write of a file, asked and judged like an agent's write. */
+describe('VS Code chat: Apply on a code block goes through the edit approval', () => {
+  let home: string;
+  let root: string;
+  let outside: string;
+  let posted: HostMessage[];
+  let settings: Record<string, unknown>;
+  /** What the host's "which file?" question answers. */
+  let picked: string | undefined;
+  let asked: number;
+
+  beforeEach(() => {
+    home = mkdtempSync(join(tmpdir(), 'crow-apply-'));
+    root = join(home, 'project');
+    outside = join(home, 'elsewhere');
+    mkdirSync(join(root, 'src'), { recursive: true });
+    mkdirSync(outside);
+    writeFileSync(join(root, 'src', 'a.ts'), 'export const a = 1;\n');
+    posted = [];
+    settings = { provider: 'openai', model: 'fake-model', 'permissions.write': 'ask' };
+    picked = undefined;
+    asked = 0;
+  });
+  afterEach(() => rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }));
+
+  function controller(): ChatController {
+    const env = isolatedEnv(home, { OPENAI_API_KEY: 'sk-test-apply' });
+    const host: ChatHost = {
+      root,
+      dataHome: dataHome(env),
+      store: new SessionStore({ dataHome: dataHome(env) }),
+      env: async () => env,
+      configuration: () => readConfiguration((key) => settings[key]),
+      workspace: () => new NodeWorkspace(root),
+    };
+    const actions = quietViewActions({ pickFileForCode: async () => (asked++, picked) });
+    return new ChatController(host, (message) => posted.push(structuredClone(message)), actions);
+  }
+
+  const notices = (): string[] =>
+    posted.flatMap((message) => (message.type === 'events' ? message.events : [])).flatMap((event: TranscriptEvent) => (event.type === 'notice' ? [event.text] : []));
+  const approvals = () => posted.flatMap((message) => (message.type === 'approval' ? [message.request] : []));
+
+  it('asks with the diff of the named file, writes nothing before the yes, and writes the block after it', async () => {
+    const chat = controller();
+    const applying = chat.handle({ type: 'apply_code', text: 'export const a = 2;\n', path: 'src/a.ts' });
+    const request = await waitFor(() => approvals()[0]);
+    assert.equal(request.category, 'write');
+    assert.equal(request.title, 'Write src/a.ts');
+    assert.equal(request.diff?.path, 'src/a.ts');
+    assert.match(request.diff?.unified ?? '', /^-export const a = 1;$/m);
+    assert.match(request.diff?.unified ?? '', /^\+export const a = 2;$/m);
+    assert.equal(readFileSync(join(root, 'src', 'a.ts'), 'utf8'), 'export const a = 1;\n', 'nothing is written before the answer');
+    await chat.handle({ type: 'approve', id: request.id, decision: 'allow_once' });
+    await applying;
+    assert.equal(readFileSync(join(root, 'src', 'a.ts'), 'utf8'), 'export const a = 2;\n');
+    assert.ok(posted.some((message) => message.type === 'approval_done' && message.decision === 'allow_once'));
+    assert.match(notices().join('\n'), /Applied: Overwrote src\/a\.ts/);
+    await chat.dispose();
+  });
+
+  it('denied, the file stays as it was and the view says it was not applied', async () => {
+    const chat = controller();
+    const applying = chat.handle({ type: 'apply_code', text: 'broken\n', path: 'src/a.ts' });
+    const request = await waitFor(() => approvals()[0]);
+    await chat.handle({ type: 'approve', id: request.id, decision: 'reject_once' });
+    await applying;
+    assert.equal(readFileSync(join(root, 'src', 'a.ts'), 'utf8'), 'export const a = 1;\n');
+    assert.match(notices().join('\n'), /Not applied to src\/a\.ts/);
+    await chat.dispose();
+  });
+
+  it('refuses a path outside the workspace (.., absolute, a symlink out) before asking, and writes nothing there', async () => {
+    symlinkSync(outside, join(root, 'out'));
+    const chat = controller();
+    for (const path of ['../elsewhere/x.ts', join(outside, 'y.ts'), 'out/z.ts', 'src/../../elsewhere/w.ts']) {
+      await chat.handle({ type: 'apply_code', text: 'owned\n', path });
+    }
+    assert.deepEqual(approvals(), [], 'nobody is asked about a path that may not be written');
+    const told = notices();
+    assert.equal(told.length, 4);
+    for (const text of told) assert.match(text, /Not applied: .* outside the workspace/);
+    assert.match(told[2]!, /symlink/);
+    for (const name of ['x.ts', 'y.ts', 'z.ts', 'w.ts']) assert.equal(existsSync(join(outside, name)), false);
+    await chat.dispose();
+  });
+
+  it('without a file named, asks the host which file; a dismissed question does nothing', async () => {
+    const chat = controller();
+    await chat.handle({ type: 'apply_code', text: 'x\n' });
+    assert.equal(asked, 1);
+    assert.deepEqual(approvals(), []);
+    picked = 'src/b.ts';
+    const applying = chat.handle({ type: 'apply_code', text: 'export const b = 1;\n' });
+    const request = await waitFor(() => approvals()[0]);
+    assert.equal(request.title, 'Write src/b.ts');
+    await chat.handle({ type: 'approve', id: request.id, decision: 'allow_once' });
+    await applying;
+    assert.equal(readFileSync(join(root, 'src', 'b.ts'), 'utf8'), 'export const b = 1;\n');
+    assert.match(notices().join('\n'), /Applied: Created src\/b\.ts/);
+    await chat.dispose();
+  });
+});
+
+async function waitFor<T>(find: () => T | undefined, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = find();
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
