@@ -5,7 +5,7 @@
  * folder beside its final place and renamed into it when complete, so an
  * interrupted install is redone rather than half-used.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { runLogged } from './exec';
 import { HarnessError } from './harness-error';
@@ -96,6 +96,10 @@ async function ensureCodeServer(): Promise<void> {
     async () => {
       const work = mkdtempSync(join(CACHE_DIR, PARTIAL_PREFIX));
       try {
+        // npm 11 skips dependencies' install scripts unless the installing package allows them: code-server's
+        // postinstall sets up VS Code's own modules (without it the extension host's file watcher and language
+        // models misbehaved), and argon2 builds its binding.
+        writeFileSync(join(work, 'package.json'), JSON.stringify({ private: true, allowScripts: { 'code-server': true, argon2: true } }));
         const args = ['install', '--prefix', work, '--no-audit', '--no-fund', '--no-package-lock', '--omit=dev'];
         await runLogged('npm', [...args, `code-server@${CODE_SERVER_VERSION}`], { cwd: work, env: nodeTwentyFourEnv(), logFile });
         if (existsSync(CODE_SERVER_DIR)) rmSync(CODE_SERVER_DIR, { recursive: true, force: true });
