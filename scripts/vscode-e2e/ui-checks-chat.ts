@@ -6,10 +6,9 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ScriptedReply } from '../../src/testing/fake-llm-server';
 import { HarnessError } from './harness-error';
 import { ARTIFACTS_DIR } from './paths';
-import { chatFrame, sendPrompt, type UiCheck, type UiContext } from './ui-checks';
+import { chatFrame, sendPrompt, type UiCheck, type UiContext, toolCall, say } from './ui-checks';
 
 const FIRST_RUN = { key: 'sk-ant-ui-check-not-real', prompt: 'Say hello from the first run.', answer: 'Hello from a provider set up in the view.' };
 const FAILING = { prompt: 'List the file that is not there.', command: 'ls not-there-at-all.txt', done: 'The file is not there.' };
@@ -182,12 +181,4 @@ async function approvalWaiting(context: UiContext, timeoutMs: number): Promise<v
   await bar.scrollIntoViewIfNeeded({ timeout: timeoutMs });
   await context.page.screenshot({ path: join(ARTIFACTS_DIR, 'ui-changes-bar.png') });
   await bar.locator('button.changes-keep').click({ timeout: timeoutMs });
-}
-
-function toolCall(name: string, args: unknown): ScriptedReply {
-  return { blocks: [{ type: 'tool_call', name, arguments: args }] };
-}
-
-function say(text: string): ScriptedReply {
-  return { blocks: [{ type: 'text', text }] };
 }

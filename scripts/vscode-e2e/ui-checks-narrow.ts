@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { HarnessError } from './harness-error';
 import { ARTIFACTS_DIR } from './paths';
-import { chatFrame, sendPrompt, toolCall, type UiCheck, type UiContext } from './ui-checks';
+import { chatFrame, sendPrompt, toolCall, type UiCheck, type UiContext, newPairSession } from './ui-checks';
 
 const NARROW = {
   prompt: 'Write the narrow-sidebar notes.',
@@ -31,9 +31,7 @@ async function narrowSidebar(context: UiContext, timeoutMs: number): Promise<voi
   const { page } = context;
   const chat = chatFrame(context);
   const before = await sidebarWidth(page);
-  await chat.locator('button#new-session').click({ timeout: timeoutMs });
-  await chat.locator('select#agent').selectOption('pair', { timeout: timeoutMs });
-  await chat.locator('select.model[data-role="coagent"]').waitFor({ state: 'visible', timeout: timeoutMs });
+  await newPairSession(chat, timeoutMs);
   context.fake.enqueue(
     'openai',
     toolCall('write_file', { path: NARROW.path, content: NARROW.content }),

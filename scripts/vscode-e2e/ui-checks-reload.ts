@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { HarnessError } from './harness-error';
 import { ARTIFACTS_DIR } from './paths';
 import { existsSync } from 'node:fs';
-import type { Frame } from 'playwright-core';
+import type { Frame, Locator } from 'playwright-core';
 import { chatFrame, openChat, say, sendPrompt, toolCall, waitUntil, workspaceFileSize, type UiCheck, type UiContext } from './ui-checks';
 
 const RELOAD = {
@@ -52,12 +52,7 @@ async function reloadMidCommand(context: UiContext, timeoutMs: number): Promise<
   if (await allow.isVisible()) await allow.click({ timeout: timeoutMs });
   await waitUntil(() => workspaceFileSize(context, RELOAD.log) > 0, timeoutMs, 'the command never started writing its log');
 
-  await context.page.reload();
-  await openChat(context, timeoutMs);
-  const reopened = chatFrame(context);
-  const resume = reopened.locator('.prompt-end button.resume-run');
-  await resume.waitFor({ state: 'visible', timeout: timeoutMs });
-  await assertInterrupted(reopened);
+  const { reopened, resume } = await reloadAndReopen(context, timeoutMs);
   // Stopped: the log no longer grows.
   const before = workspaceFileSize(context, RELOAD.log);
   await new Promise((resolve) => setTimeout(resolve, 1500));
@@ -78,12 +73,7 @@ async function reloadMidApproval(context: UiContext, timeoutMs: number): Promise
   const pending = '.approval:not([data-decision]) button[data-decision="allow_once"]';
   await chat.locator(pending).waitFor({ state: 'visible', timeout: timeoutMs });
 
-  await context.page.reload();
-  await openChat(context, timeoutMs);
-  const reopened = chatFrame(context);
-  const resume = reopened.locator('.prompt-end button.resume-run');
-  await resume.waitFor({ state: 'visible', timeout: timeoutMs });
-  await assertInterrupted(reopened);
+  const { reopened, resume } = await reloadAndReopen(context, timeoutMs);
   if ((await reopened.locator(pending).count()) > 0) throw new HarnessError('the reopened view still offers the approval of the interrupted prompt');
   if (existsSync(join(context.workspace, APPROVAL.path))) throw new HarnessError(`${APPROVAL.path} was written although nobody allowed it`);
   if ((await reopened.locator('.tool-card[data-status="waiting"], .tool-card[data-status="running"]').count()) > 0) {
@@ -99,8 +89,14 @@ async function reloadMidApproval(context: UiContext, timeoutMs: number): Promise
   if (!existsSync(join(context.workspace, APPROVAL.path))) throw new HarnessError(`${APPROVAL.path} is missing after the write was allowed`);
 }
 
-/** The prompt's end names what happened, once. */
-async function assertInterrupted(chat: Frame): Promise<void> {
-  const status = await chat.locator('.prompt-end .prompt-end-status').last().innerText();
+/** Reloads the window and opens the chat again, which must show the interrupted session: its end reads "Interrupted", once, with Resume. */
+async function reloadAndReopen(context: UiContext, timeoutMs: number): Promise<{ reopened: Frame; resume: Locator }> {
+  await context.page.reload();
+  await openChat(context, timeoutMs);
+  const reopened = chatFrame(context);
+  const resume = reopened.locator('.prompt-end button.resume-run');
+  await resume.waitFor({ state: 'visible', timeout: timeoutMs });
+  const status = await reopened.locator('.prompt-end .prompt-end-status').last().innerText();
   if (status !== 'Interrupted') throw new HarnessError(`the interrupted prompt's end reads ${JSON.stringify(status)}, not "Interrupted"`);
+  return { reopened, resume };
 }

@@ -11,7 +11,7 @@ import type { Frame } from 'playwright-core';
 import type { ScriptedReply } from '../../src/testing/fake-llm-server';
 import { HarnessError } from './harness-error';
 import { ARTIFACTS_DIR } from './paths';
-import { assertInSight, chatFrame, sendPrompt, toolCall, type UiCheck, type UiContext } from './ui-checks';
+import { assertInSight, chatFrame, sendPrompt, toolCall, type UiCheck, type UiContext, newPairSession } from './ui-checks';
 import { runCommand, waitForNotification, webviewFrame } from './workbench-ui';
 
 const HIDDEN = { path: 'hidden.txt', prompt: 'Write hidden.txt while I look elsewhere.', done: 'hidden.txt is written.' };
@@ -133,10 +133,7 @@ async function providerDown(context: UiContext, timeoutMs: number): Promise<void
 
 async function pairResumed(context: UiContext, timeoutMs: number): Promise<void> {
   const chat = chatFrame(context);
-  await chat.locator('button#new-session').click({ timeout: timeoutMs });
-  await chat.locator('select#agent').selectOption('pair', { timeout: timeoutMs });
-  // The host confirms the pick by offering a model picker for the reviewer (the coagent).
-  await chat.locator('select.model[data-role="coagent"]').waitFor({ state: 'visible', timeout: timeoutMs });
+  await newPairSession(chat, timeoutMs);
   context.fake.enqueue(
     'openai',
     toolCall('write_file', { path: PAIR.file, content: '# Notes\n\n- one\n' }),

@@ -7,10 +7,9 @@
  */
 import { join } from 'node:path';
 import type { Frame, Locator } from 'playwright-core';
-import type { ScriptedReply } from '../../src/testing/fake-llm-server';
 import { HarnessError } from './harness-error';
 import { ARTIFACTS_DIR } from './paths';
-import { chatFrame, sendPrompt, type UiCheck, type UiContext } from './ui-checks';
+import { chatFrame, sendPrompt, type UiCheck, type UiContext, newPairSession, toolCall } from './ui-checks';
 import { runCommand, webviewFrame } from './workbench-ui';
 
 const STORY = {
@@ -91,9 +90,7 @@ async function traceStory(context: UiContext, timeoutMs: number): Promise<void> 
 /** A pair run with one round of changes asked for and then approved, as ui-checks-runs.ts scripts one. */
 async function pairRun(context: UiContext, timeoutMs: number): Promise<void> {
   const chat = chatFrame(context);
-  await chat.locator('button#new-session').click({ timeout: timeoutMs });
-  await chat.locator('select#agent').selectOption('pair', { timeout: timeoutMs });
-  await chat.locator('select.model[data-role="coagent"]').waitFor({ state: 'visible', timeout: timeoutMs });
+  await newPairSession(chat, timeoutMs);
   context.fake.enqueue(
     'openai',
     toolCall('read_file', { path: 'greeting.txt' }),
@@ -140,8 +137,4 @@ async function waitForSelection(trace: Frame, wanted: (line: string) => boolean,
     await trace.waitForTimeout(100);
   }
   throw new HarnessError(`${failure} (the selected row reads "${line}")`);
-}
-
-function toolCall(name: string, args: unknown): ScriptedReply {
-  return { blocks: [{ type: 'tool_call', name, arguments: args }] };
 }

@@ -262,3 +262,10 @@ export async function waitUntil(condition: () => boolean, timeoutMs: number, fai
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+/** A new session on the pair agent; the host confirms the pick by offering a model picker for the reviewer (the coagent). */
+export async function newPairSession(chat: Frame, timeoutMs: number): Promise<void> {
+  await chat.locator('button#new-session').click({ timeout: timeoutMs });
+  await chat.locator('select#agent').selectOption('pair', { timeout: timeoutMs });
+  await chat.locator('select.model[data-role="coagent"]').waitFor({ state: 'visible', timeout: timeoutMs });
+}

@@ -82,6 +82,18 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
     return new ChatController(host, (message) => posted.push(structuredClone(message)), view);
   }
 
+  /** A view closed (its window reloading) while a long command runs; the session's id. */
+  async function closeMidCommand(): Promise<string> {
+    const first = controller();
+    server.enqueue('openai', { blocks: [{ type: 'tool_call', name: 'bash', arguments: { command: 'echo begun; sleep 30' } }] });
+    const sent = first.handle({ type: 'send', text: 'Run the long one' });
+    await waitFor(() => events().find((event) => event.type === 'tool_progress' && /begun/.test(event.tail ?? '')));
+    const id = first.sessionId!;
+    await first.dispose();
+    await sent;
+    return id;
+  }
+
   const events = (): TranscriptEvent[] => posted.flatMap((message) => (message.type === 'events' ? message.events : []));
   const answerText = (): string =>
     events()
@@ -428,13 +440,7 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
   });
 
   it('after a reload, waits for the old window to let go of the session before reopening it (the two extension hosts overlap)', async () => {
-    const first = controller();
-    server.enqueue('openai', { blocks: [{ type: 'tool_call', name: 'bash', arguments: { command: 'echo begun; sleep 30' } }] });
-    const sent = first.handle({ type: 'send', text: 'Run the long one' });
-    await waitFor(() => events().find((event) => event.type === 'tool_progress' && /begun/.test(event.tail ?? '')));
-    const id = first.sessionId!;
-    await first.dispose();
-    await sent;
+    const id = await closeMidCommand();
     // The old extension host, still winding down as the new view opens: a live process holds the session for a moment.
     const lock = join(dataHome(isolatedEnv(home, {})), 'sessions', id, 'writer.json');
     const oldHost = spawn('sleep', ['30'], { stdio: 'ignore' });
@@ -454,13 +460,7 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
   });
 
   it('a window closing mid-command (the view disposed) ends the prompt as interrupted, and the next view offers Resume', async () => {
-    const first = controller();
-    server.enqueue('openai', { blocks: [{ type: 'tool_call', name: 'bash', arguments: { command: 'echo begun; sleep 30' } }] });
-    const sent = first.handle({ type: 'send', text: 'Run the long one' });
-    await waitFor(() => events().find((event) => event.type === 'tool_progress' && /begun/.test(event.tail ?? '')));
-    const id = first.sessionId!;
-    await first.dispose();
-    await sent;
+    const id = await closeMidCommand();
     posted = [];
     const reopened = controller();
     await reopened.handle({ type: 'ready' });
