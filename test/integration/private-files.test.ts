@@ -82,8 +82,8 @@ describe('crow keeps its data, state and logs private', function () {
     const [id] = readdirSync(join(home, 'data', 'crow-agent', 'sessions'));
     const serving = startCrow(['trace', id!, '--serve'], env, workspace);
     try {
-      await until(() => /http:\/\/127\.0\.0\.1:\d+\/\?token=\S+/.test(serving.stderr()), `the URL; stderr:\n${serving.stderr()}`);
-      assert.match(serving.stderr(), /Open that URL in a browser/);
+      await until(() => /Ctrl-C stops/.test(serving.stderr()), `the whole notice; stderr:\n${serving.stderr()}`);
+      assert.match(serving.stderr(), /served at\n {2}http:\/\/127\.0\.0\.1:\d+\/\?token=\S+\nOpen that URL in a browser\./);
       const url = new URL(/(http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)/.exec(serving.stderr())![1]!);
       for (const path of ['/spans', '/events', '/']) assert.equal((await fetch(`${url.origin}${path}`)).status, 401, path);
       const spans = await fetch(`${url.origin}/spans?token=${url.searchParams.get('token')}`);

@@ -73,13 +73,18 @@ async function serve(store: SessionStore, id: string, { port, open }: { port: nu
     assetsDir: defaultAssetsDir(),
     port,
   });
-  io.stderr.write(`crow: the trace of session ${id} is served at\n  ${server.url}\n`);
-  const opened = open ? await openInBrowser(server.oneTimeUrl(), io.env) : undefined;
-  const how =
-    opened === undefined ? 'Open that URL in a browser.'
-    : opened.ok ? `Opened it in your browser (${opened.opener}).`
-    : `No browser could be opened here (${opened.why}): open that URL in a browser.`;
-  io.stderr.write(`${how} The URL carries the access token: keep it to yourself. Ctrl-C stops.\n`);
+  const served = `crow: the trace of session ${id} is served at\n  ${server.url}\n`;
+  const warning = 'The URL carries the access token: keep it to yourself. Ctrl-C stops.\n';
+  if (!open) io.stderr.write(`${served}Open that URL in a browser. ${warning}`);
+  else {
+    // The URL first, so it can be copied while the opener decides (up to OPENER_WAIT_MS).
+    io.stderr.write(served);
+    const opened = await openInBrowser(server.oneTimeUrl(), io.env);
+    const how = opened.ok
+      ? `Opened it in your browser (${opened.opener}).`
+      : `No browser could be opened here (${opened.why}): open that URL in a browser.`;
+    io.stderr.write(`${how} ${warning}`);
+  }
   await new Promise<void>((resolve) => {
     const stop = io.onInterrupt(() => {
       stop();
