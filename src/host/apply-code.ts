@@ -1,6 +1,10 @@
 /**
  * Apply on a code block of an answer: the person proposes the block as the
- * whole new text of a workspace file. It goes through the write_file tool
+ * whole new text of a workspace file. It runs as a prompt of its own, so it
+ * is part of the session's record like anything else done in it: a
+ * checkpoint before it, the prompt's undo point (Undo and the changes bar
+ * work on it), its write shown as a write_file call, and a note the agents
+ * read with their next message. The write goes through the write_file tool
  * and the session's own permission gate, so it is asked (with its diff) and
  * judged exactly as an agent's write would be: nothing is written without
  * the gate's yes. A path outside the workspace (absolute elsewhere, `..`,
@@ -9,38 +13,78 @@
 import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import type { CommandInput, ProgrammaticCommand } from '../agents/programmatic-command';
+import type { AgentEvent } from '../engine/events';
 import { writeFileTool } from '../tools/builtin/write-file';
-import type { PermissionGate } from '../tools/permissions';
 import type { ToolResult } from '../tools/tool';
-import { TodoStore } from '../tools/todos';
-import type { Workspace } from '../tools/workspace';
+import { errorText } from '../vocabulary/text';
+import { answeringRun, type CommandOutcome } from './command-answer';
 
-export interface ApplyCodeInput {
-  workspace: Workspace;
-  permissions: PermissionGate;
-  sessionId: string;
-  agentName: string;
-  /** The file the block is for, relative to the workspace root (or absolute inside it). */
-  path: string;
-  content: string;
-  signal: AbortSignal;
+/** What the person's prompt line reads for an Apply. */
+export function applyPromptText(relative: string): string {
+  return `Apply the code block to ${relative}`;
 }
 
-/** Writes the block through write_file and the gate; the tool's result says what happened (denied, written, failed). */
-export async function applyCode(input: ApplyCodeInput): Promise<ToolResult> {
-  const relative = await insideWorkspace(input.workspace.root, input.path);
-  return writeFileTool.run(JSON.stringify({ path: relative, content: input.content }), {
-    sessionId: input.sessionId,
-    agentName: input.agentName,
-    callId: `apply-${randomUUID()}`,
-    workspace: input.workspace,
-    signal: input.signal,
+/**
+ * The program of one Apply of `content` to `relative` (a path already
+ * checked by insideWorkspace): one write_file call, shown as a call of the
+ * session's primary agent, and, once written, a note in the history of
+ * each agent of the composition.
+ */
+export function applyProgram(relative: string, content: string): ProgrammaticCommand {
+  return {
+    name: 'apply',
+    description: 'Apply a code block of an answer to a workspace file (asks first).',
+    argumentHint: '',
+    run: (input) =>
+      answeringRun(
+        input,
+        (emit) => apply(input, relative, content, emit),
+        (err) => ({ status: input.signal.aborted ? 'cancelled' : 'error', message: `Not applied to ${relative}: ${errorText(err)}` }),
+      ),
+  };
+}
+
+async function apply(input: CommandInput, relative: string, content: string, emit: (event: AgentEvent) => void): Promise<CommandOutcome> {
+  const { session, agent, signal, workspace } = input;
+  const args = { path: relative, content };
+  const callId = `apply-${randomUUID()}`;
+  const speaker = agent.primary.name;
+  const tool = writeFileTool;
+  emit({ type: 'tool_call_start', agent: speaker, callId, tool: tool.name, kind: tool.kind, arguments: args, summary: tool.summarize(args), locations: tool.locations(args) });
+  const started = performance.now();
+  const result = await tool.run(JSON.stringify(args), {
+    sessionId: session.id,
+    agentName: speaker,
+    callId,
+    workspace,
+    signal,
     provider: 'person',
     model: 'apply',
     supportsImages: false,
-    permissions: input.permissions,
-    todos: new TodoStore(),
+    permissions: session.permissions,
+    todos: session.todos,
+    ...(input.undo ? { undo: input.undo } : {}),
+    depth: session.depth,
+    report: emit,
   });
+  emit({ type: 'tool_call_end', agent: speaker, callId, tool: tool.name, result, durationMs: Math.round(performance.now() - started) });
+  if (result.metadata.filesModified.length > 0) emit({ type: 'files_changed', agent: speaker, files: result.metadata.filesModified });
+  if (result.status === 'success') tellAgents(input, input.prompts.render('applied', { path: relative }).trim());
+  return outcomeOf(result, relative, signal);
+}
+
+/** The note goes to every agent of the composition: each reads it before the person's next message. */
+function tellAgents({ session, agent }: CommandInput, note: string): void {
+  session.sessionFor('primary', agent.primary.name).addUserMessage(note);
+  if (agent.coagent) session.sessionFor('coagent', agent.coagent.name).addUserMessage(note);
+}
+
+function outcomeOf(result: ToolResult, relative: string, signal: AbortSignal): CommandOutcome {
+  if (result.status === 'success') return { status: 'completed', message: `Applied: ${result.output}` };
+  if (signal.aborted || result.status === 'cancelled') return { status: 'cancelled', message: `Not applied to ${relative}: cancelled.` };
+  const denied = result.metadata.extra['permission'] === 'denied';
+  return { status: denied ? 'needs_input' : 'error', message: `Not applied to ${relative}: ${result.error ?? 'the write failed'}` };
 }
 
 /**

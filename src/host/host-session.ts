@@ -26,8 +26,7 @@ import { type PromptOptions, PromptRun, type PromptOutcome, type PromptStream } 
 import { levelOfBudget, promptBlocks, type PromptInput, THINKING_BUDGETS, THOUGHT_LEVELS } from './prompt-input';
 import type { HostSessionOptions } from './session-options';
 import { errorText } from '../vocabulary/text';
-import { applyCode } from './apply-code';
-import type { ToolResult } from '../tools/tool';
+import { applyProgram, applyPromptText, insideWorkspace } from './apply-code';
 
 export type { HostObserver, HostSessionOptions, HostStore } from './session-options';
 
@@ -218,11 +217,20 @@ export class HostSession {
     return this.steering.size;
   }
 
-  /** A code block the person applies to `path`: through write_file and this session's gate, asked like an agent's write. */
-  applyCode(path: string, content: string, signal: AbortSignal): Promise<ToolResult> {
-    const { permissions } = this.parts.dependencies;
-    if (!permissions) throw new Error('This session has no permission gate, so nothing can be applied: start a new session.');
-    return applyCode({ workspace: this.options.workspace, permissions, sessionId: this.id, agentName: this.session.agentName, path, content, signal });
+  /**
+   * A code block the person applies to `path`, as a prompt of its own (see
+   * apply-code.ts): asked like an agent's write, recorded for undo and
+   * rewind, told to the agents. A path that may not be written is refused
+   * (HostError) before anything starts.
+   */
+  async applyCode(path: string, content: string, options: PromptOptions = {}): Promise<PromptStream> {
+    let relative: string;
+    try {
+      relative = await insideWorkspace(this.options.workspace.root, path);
+    } catch (err) {
+      throw new HostError('usage', errorText(err));
+    }
+    return this.prompt(applyPromptText(relative), { ...options, program: applyProgram(relative, content) });
   }
 
   /** Cancels the running prompt, if any; its stream ends with status `cancelled`. */

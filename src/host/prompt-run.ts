@@ -18,7 +18,7 @@ import type { AutoApproveCaps } from '../tools/permissions';
 import { errorText } from '../vocabulary/text';
 import type { WorkspaceCatalog } from './catalog';
 import { compositionFor, sessionTools, type SharedPromptState, startExport, type ToolContext } from './prompt-shared';
-import { commandOf, type Expansion } from './commands';
+import { commandOf, type Expansion, type ProgrammaticCommand } from './commands';
 import { PromptBudget, RAISE_IN_CONFIG, unpricedNotice } from './budget';
 import { CheckpointRecorder } from './checkpoints';
 import type { CostMeter, Meter } from './cost';
@@ -39,6 +39,8 @@ export interface PromptOptions {
   signal?: AbortSignal;
   /** Told the composition once it is built, before any of its events: who is the primary, who reviews. */
   onStart?: (composition: ACPAgent) => void;
+  /** Runs this program instead of the agents (an action of the person's, e.g. Apply); the prompt's text is what the transcript shows of it. */
+  program?: ProgrammaticCommand;
 }
 
 interface Prepared {
@@ -111,7 +113,7 @@ export class PromptRun {
     this.meter.startPrompt();
     let stopPlan: (() => void) | undefined;
     try {
-      const prepared = await this.prepare(input, signal);
+      const prepared = await this.prepare(input, signal, options.program);
       if (prepared === 'cancelled') return this.end(this.outcome(cancelledResult()));
       options.onStart?.(prepared.composition);
       const { composition } = prepared;
@@ -185,13 +187,13 @@ export class PromptRun {
     this.stream.push(out);
   }
 
-  private async prepare(input: PromptInput, signal: AbortSignal): Promise<Prepared | 'cancelled'> {
+  private async prepare(input: PromptInput, signal: AbortSignal, given?: ProgrammaticCommand): Promise<Prepared | 'cancelled'> {
     const catalog = await configurationOf(this.options);
     const redactor = catalog.redactor?.();
     if (redactor) this.session.useRedactor(redactor);
     for (const text of catalog.notices?.() ?? []) this.noticeOnce('warning', text);
     const original = promptBlocks(input);
-    const { blocks, program } = this.expand(original, catalog);
+    const { blocks, program } = given ? { blocks: original, program: { kind: 'program' as const, command: given, args: '' } } : this.expand(original, catalog);
     if (!this.session.title) {
       this.session.title = titleOf(original);
       this.options.observer?.titled?.(this.session.title);

@@ -7,13 +7,19 @@ import type { ChatHost } from '../../src/adapters/vscode/chat/chat-session';
 import { readConfiguration } from '../../src/adapters/vscode/configuration';
 import { dataHome } from '../../src/config/paths';
 import { SessionStore } from '../../src/session/session-store';
+import { FakeLlmServer } from '../../src/testing/fake-llm-server';
 import { NodeWorkspace } from '../../src/tools/node-workspace';
 import type { HostMessage, TranscriptEvent } from '../../webview/chat/protocol';
 import { isolatedEnv } from '../support/isolated-env';
 import { quietViewActions } from '../support/view-actions';
 
-/** Apply on an answer's code block: the block becomes a write of a file, asked and judged like an agent's write. */
+/**
+ * Apply on an answer's code block: the block becomes a write of a file,
+ * asked and judged like an agent's write, run as a prompt of its own so its
+ * change is undoable and the agents are told.
+ */
 describe('VS Code chat: Apply on a code block goes through the edit approval', () => {
+  let server: FakeLlmServer;
   let home: string;
   let root: string;
   let outside: string;
@@ -23,7 +29,10 @@ describe('VS Code chat: Apply on a code block goes through the edit approval', (
   let picked: string | undefined;
   let asked: number;
 
+  before(async () => (server = await FakeLlmServer.start()));
+  after(async () => server.close());
   beforeEach(() => {
+    server.reset();
     home = mkdtempSync(join(tmpdir(), 'crow-apply-'));
     root = join(home, 'project');
     outside = join(home, 'elsewhere');
@@ -31,7 +40,7 @@ describe('VS Code chat: Apply on a code block goes through the edit approval', (
     mkdirSync(outside);
     writeFileSync(join(root, 'src', 'a.ts'), 'export const a = 1;\n');
     posted = [];
-    settings = { provider: 'openai', model: 'fake-model', 'permissions.write': 'ask' };
+    settings = { provider: 'openai', model: 'fake-model', 'permissions.write': 'ask', baseUrls: { openai: server.openaiBaseUrl } };
     picked = undefined;
     asked = 0;
   });
@@ -54,6 +63,9 @@ describe('VS Code chat: Apply on a code block goes through the edit approval', (
   const notices = (): string[] =>
     posted.flatMap((message) => (message.type === 'events' ? message.events : [])).flatMap((event: TranscriptEvent) => (event.type === 'notice' ? [event.text] : []));
   const approvals = () => posted.flatMap((message) => (message.type === 'approval' ? [message.request] : []));
+  const shown = (): TranscriptEvent[] => posted.flatMap((message) => (message.type === 'events' ? message.events : []));
+  /** What the answers said (an Apply answers like a built-in command). */
+  const answers = (): string => shown().flatMap((event) => (event.type === 'text_delta' ? [event.delta] : [])).join('');
 
   it('asks with the diff of the named file, writes nothing before the yes, and writes the block after it', async () => {
     const chat = controller();
@@ -69,18 +81,79 @@ describe('VS Code chat: Apply on a code block goes through the edit approval', (
     await applying;
     assert.equal(readFileSync(join(root, 'src', 'a.ts'), 'utf8'), 'export const a = 2;\n');
     assert.ok(posted.some((message) => message.type === 'approval_done' && message.decision === 'allow_once'));
-    assert.match(notices().join('\n'), /Applied: Overwrote src\/a\.ts/);
+    assert.match(answers(), /Applied: Overwrote src\/a\.ts/);
+    assert.equal(server.requestsFor('openai').length, 0, 'no model is asked to apply a block');
     await chat.dispose();
   });
 
-  it('denied, the file stays as it was and the view says it was not applied', async () => {
+  it('shows the Apply as a prompt of its own: the person\'s line, a write card with its diff, an ending', async () => {
+    const chat = controller();
+    const applying = chat.handle({ type: 'apply_code', text: 'export const a = 2;\n', path: './src/a.ts' });
+    await chat.handle({ type: 'approve', id: (await waitFor(() => approvals()[0])).id, decision: 'allow_once' });
+    await applying;
+    const events = shown();
+    const at = (type: TranscriptEvent['type']): number => events.findIndex((event) => event.type === type);
+    assert.deepEqual(events[at('user_message')], { type: 'user_message', text: 'Apply the code block to src/a.ts' });
+    const end = events.find((event) => event.type === 'tool_end');
+    assert.equal(end?.type === 'tool_end' && end.diff?.path, 'src/a.ts', 'the card carries the diff the changes bar counts');
+    assert.ok(at('user_message') < at('tool_start') && at('tool_start') < at('tool_end') && at('tool_end') < at('prompt_end'));
+    assert.equal((events.findLast((event) => event.type === 'prompt_end') as { status: string } | undefined)?.status, 'completed');
+    const id = chat.sessionId!;
+    await chat.dispose();
+
+    // Reopened (a reloaded window), the session shows the Apply as it was shown live.
+    posted = [];
+    const reopened = controller();
+    await reopened.handle({ type: 'resume', sessionId: id });
+    const replayed = shown();
+    assert.ok(replayed.some((event) => event.type === 'user_message' && event.text === 'Apply the code block to src/a.ts'));
+    assert.ok(replayed.some((event) => event.type === 'tool_end' && event.diff?.path === 'src/a.ts'));
+    await reopened.dispose();
+  });
+
+  it('Undo on its changes bar puts the file back as it was before the Apply', async () => {
+    const chat = controller();
+    const applying = chat.handle({ type: 'apply_code', text: 'export const a = 2;\n', path: 'src/a.ts' });
+    await chat.handle({ type: 'approve', id: (await waitFor(() => approvals()[0])).id, decision: 'allow_once' });
+    await applying;
+    assert.equal(readFileSync(join(root, 'src', 'a.ts'), 'utf8'), 'export const a = 2;\n');
+    const undoing = chat.handle({ type: 'undo_prompt' });
+    const question = await waitFor(() => approvals()[1]);
+    assert.match(question.title, /Undo the last prompt \("Apply the code block to src\/a\.ts"\)/);
+    await chat.handle({ type: 'approve', id: question.id, decision: 'allow_once' });
+    await undoing;
+    assert.equal(readFileSync(join(root, 'src', 'a.ts'), 'utf8'), 'export const a = 1;\n');
+    await chat.dispose();
+  });
+
+  it('tells the agents: their next request reads that the person applied the block to the file', async () => {
+    server.enqueue('openai', { blocks: [{ type: 'text', text: 'Use `export const a = 2;`.' }] }, { blocks: [{ type: 'text', text: 'Noted.' }] });
+    const chat = controller();
+    await chat.handle({ type: 'send', text: 'What should a be?' });
+    const applying = chat.handle({ type: 'apply_code', text: 'export const a = 2;\n', path: 'src/a.ts' });
+    await chat.handle({ type: 'approve', id: (await waitFor(() => approvals()[0])).id, decision: 'allow_once' });
+    await applying;
+    await chat.handle({ type: 'send', text: 'Now add b.' });
+    const [, second] = server.requestsFor('openai');
+    const messages = (second!.body as { messages: { role: string; content: unknown }[] }).messages;
+    const text = JSON.stringify(messages.slice(-2));
+    assert.match(text, /The person applied a code block from an answer to src\/a\.ts/);
+    assert.match(text, /Now add b\./);
+    assert.equal(messages.at(-1)?.role, 'user');
+    await chat.dispose();
+  });
+
+  it('denied, the file stays as it was, the view says it was not applied, and the agents are not told', async () => {
+    server.enqueue('openai', { blocks: [{ type: 'text', text: 'Fine.' }] });
     const chat = controller();
     const applying = chat.handle({ type: 'apply_code', text: 'broken\n', path: 'src/a.ts' });
     const request = await waitFor(() => approvals()[0]);
     await chat.handle({ type: 'approve', id: request.id, decision: 'reject_once' });
     await applying;
     assert.equal(readFileSync(join(root, 'src', 'a.ts'), 'utf8'), 'export const a = 1;\n');
-    assert.match(notices().join('\n'), /Not applied to src\/a\.ts/);
+    assert.match(answers(), /Not applied to src\/a\.ts/);
+    await chat.handle({ type: 'send', text: 'Hello' });
+    assert.doesNotMatch(JSON.stringify(server.requestsFor('openai')[0]!.body), /applied a code block/);
     await chat.dispose();
   });
 
@@ -111,7 +184,7 @@ describe('VS Code chat: Apply on a code block goes through the edit approval', (
     await chat.handle({ type: 'approve', id: request.id, decision: 'allow_once' });
     await applying;
     assert.equal(readFileSync(join(root, 'src', 'b.ts'), 'utf8'), 'export const b = 1;\n');
-    assert.match(notices().join('\n'), /Applied: Created src\/b\.ts/);
+    assert.match(answers(), /Applied: Created src\/b\.ts/);
     await chat.dispose();
   });
 });

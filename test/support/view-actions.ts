@@ -1,4 +1,4 @@
-import type { ViewActions } from '../../src/adapters/vscode/chat/chat-controller';
+import type { ViewActions } from '../../src/adapters/vscode/chat/chat-actions';
 
 /** The chat's VS Code actions as a test that does not look at them wants them: each does nothing. */
 export function quietViewActions(overrides: Partial<ViewActions> = {}): ViewActions {

@@ -9,7 +9,6 @@ import { randomUUID } from 'node:crypto';
 import type { CompositionRole, RoleModels } from '../../../agents/role-models';
 import { errorText } from '../../../vocabulary/text';
 import type {
-  Actor,
   HostMessage,
   RoleModelChoice,
   SessionSummary,
@@ -17,45 +16,23 @@ import type {
   WebviewMessage,
 } from '../../../../webview/chat/protocol';
 import { ChatApprovals } from './chat-approvals';
-import { type ApplyActions, applyCodeBlock } from './code-apply';
-import { ChatSession, type ChatHost } from './chat-session';
+import { ChatSession, type ChatHost, type PromptObserver } from './chat-session';
+import { applyPromptText, insideWorkspace } from '../../../host/apply-code';
 import { emptyMeter, sumMeters } from '../../../host/cost';
 import { forkSession } from '../../../host/fork';
-import { ProviderSetup, type SetupActions } from './provider-setup';
+import { ProviderSetup } from './provider-setup';
+import type { ViewActions } from './chat-actions';
+import { ShownTranscript } from './shown-transcript';
 import { errorHint, notice } from './transcript-translator';
 
-/** What the view asks of VS Code itself. */
-export interface ViewActions extends SetupActions, ApplyActions {
-  /** Opens a diff editor for the change of one tool call. */
-  openDiff(sessionId: string, callId: string, unified: string): Promise<void>;
-  /** Opens a diff editor for a change an approval asks about, not made yet. */
-  previewChange(approvalId: string, unified: string): Promise<void>;
-  /** Opens VS Code's settings at one of Crow's. */
-  openSettings(setting: string): Promise<void>;
-  showLog(): void;
-  openFile(path: string, line?: number): Promise<void>;
-  showTrace(sessionId: string, callId?: string): Promise<void>;
-  /** A prompt ended or a session changed: lists elsewhere (Traces) refresh. */
-  sessionsChanged(): void;
-  /** Puts text on the clipboard. */
-  copyText(text: string): Promise<void>;
-  /** Inserts text at the active editor's cursor (over its selection); throws saying what to do when no editor is open. */
-  insertAtCursor(text: string): Promise<void>;
-}
-
 const ROLE_LABEL: Record<CompositionRole, string> = { primary: 'Model', coagent: 'Reviewer model' };
-
 
 export class ChatController {
   private chat: ChatSession | undefined;
   /** Everything shown of the open session, to rebuild a reloaded view. */
-  private transcript: TranscriptEvent[] = [];
-  /** The latest progress of each call still running (kept apart: each replaces the one before, its end makes it moot). */
-  private readonly running = new Map<string, TranscriptEvent>();
+  private readonly shown = new ShownTranscript();
   /** Approvals shown in the view, waiting for the person. */
-  private readonly approvals = new ChatApprovals((message) => this.post(message), (agent) => this.actors.get(agent));
-  private readonly diffs = new Map<string, string>();
-  private readonly actors = new Map<string, Actor>();
+  private readonly approvals = new ChatApprovals((message) => this.post(message), (agent) => this.shown.actor(agent));
   private promptMeter = emptyMeter();
   private sessionMeter = emptyMeter();
   /** The last prompt sent, for Retry after an error. */
@@ -174,7 +151,7 @@ export class ChatController {
       case 'show_log':
         return this.actions.showLog();
       case 'open_diff': {
-        const unified = this.diffs.get(message.callId);
+        const unified = this.shown.diff(message.callId);
         if (unified === undefined || !this.chat) throw new Error('That change is no longer available to show; open the trace to see it.');
         return this.actions.openDiff(this.chat.id, message.callId, unified);
       }
@@ -202,7 +179,7 @@ export class ChatController {
       case 'insert_code':
         return this.actions.insertAtCursor(message.text);
       case 'apply_code':
-        return applyCodeBlock(await this.session(), this.actions, message, (event) => this.show(event));
+        return this.apply(message);
     }
   }
 
@@ -229,7 +206,7 @@ export class ChatController {
     });
     this.post({ type: 'reset', sessionId: this.chat?.id, title: this.chat?.session.title ?? '' });
     if (this.queued.length > 0) this.post({ type: 'queue', items: [...this.queued] });
-    if (this.transcript.length > 0) this.post({ type: 'events', events: [...this.transcript, ...this.running.values()] });
+    if (!this.shown.empty) this.post({ type: 'events', events: this.shown.all });
     // A reloaded view must still offer the questions a running prompt waits on.
     for (const request of this.approvals.pending()) this.post({ type: 'approval', request });
     await this.setup.announce();
@@ -240,6 +217,26 @@ export class ChatController {
     const chat = await this.session();
     if (chat.busy) return this.enqueue(chat, text);
     this.lastPrompt = text;
+    await this.run(chat, text, (observer) => chat.prompt(text, observer));
+  }
+
+  /**
+   * Apply on a code block: the block is proposed as the whole new text of
+   * the file its fence names (or one the person picks), run as a prompt of
+   * its own (src/host/apply-code.ts), so it is asked like an agent's write
+   * and its change gets the changes bar, Undo and a checkpoint.
+   */
+  private async apply(block: { text: string; path?: string }): Promise<void> {
+    const chat = await this.session();
+    if (chat.busy) throw new Error('Crow is still working: apply the code once the run ends, or cancel it first.');
+    const path = block.path ?? (await this.actions.pickFileForCode());
+    if (path === undefined) return;
+    const relative = await insideWorkspace(this.host.root, path);
+    await this.run(chat, applyPromptText(relative), (observer) => chat.apply(relative, block.text, observer));
+  }
+
+  /** Shows `text` as the person's message and follows the prompt `start` runs, keeping the view's meters and lists current. */
+  private async run(chat: ChatSession, text: string, start: (observer: PromptObserver) => Promise<unknown>): Promise<void> {
     this.host.lastSession?.set(chat.id);
     this.show({ type: 'user_message', text });
     this.promptMeter = emptyMeter();
@@ -250,7 +247,7 @@ export class ChatController {
     // The session is stored from its first prompt: listed as soon as that prompt shows something, not only at its end.
     let listed = false;
     try {
-      await chat.prompt(text, {
+      await start({
         onEvent: (event) => {
           if (!current()) return;
           this.show(event);
@@ -324,21 +321,18 @@ export class ChatController {
     this.approvals.withdrawAll();
     await this.chat?.close();
     this.chat = undefined;
-    this.transcript = [];
-    this.running.clear();
+    this.shown.clear();
     this.queued = [];
     this.post({ type: 'queue', items: [] });
-    this.diffs.clear();
-    this.actors.clear();
     this.promptMeter = emptyMeter();
     this.sessionMeter = emptyMeter();
     this.host.lastSession?.set(id);
     const chat = id === undefined ? await this.session() : await this.open(id);
     this.post({ type: 'reset', sessionId: id, title: chat.session.title });
     if (id !== undefined) {
-      for (const event of chat.transcript()) this.remember(event);
+      for (const event of chat.transcript()) this.shown.remember(event);
       this.sessionMeter = chat.meter;
-      this.post({ type: 'events', events: this.transcript });
+      this.post({ type: 'events', events: this.shown.all });
     }
     // A new session starts from zero; a resumed one shows what it has cost so far.
     this.post({ type: 'meter', prompt: this.promptMeter, session: this.sessionMeter });
@@ -364,7 +358,7 @@ export class ChatController {
     const chat = id === undefined ? undefined : await ChatSession.reopenInterrupted(this.host, id, this.approvals.ask);
     if (!chat || this.chat) return void (await chat?.close());
     this.chat = chat;
-    this.transcript = chat.transcript();
+    for (const event of chat.transcript()) this.shown.remember(event);
     this.sessionMeter = chat.meter;
   }
 
@@ -381,28 +375,12 @@ export class ChatController {
       .map((meta) => ({ id: meta.id, title: meta.title || '(untitled)', agent: meta.agentName, updatedAt: new Date(meta.updatedAt).toISOString() }));
   }
 
-
   /** Shows an event and keeps it for a reload. */
   private show(event: TranscriptEvent): void {
-    this.remember(event);
+    this.shown.remember(event);
     this.post({ type: 'events', events: [event] });
   }
-
-  private remember(event: TranscriptEvent): void {
-    if (event.type === 'tool_progress') {
-      this.running.set(event.callId, event);
-      return;
-    }
-    if (event.type === 'tool_end') this.running.delete(event.callId);
-    if (event.type === 'prompt_end') this.running.clear();
-    this.transcript.push(event);
-    if (event.type === 'tool_end' && event.diff) this.diffs.set(event.callId, event.diff.unified);
-    if (event.type === 'tool_start' || event.type === 'text_delta' || event.type === 'thinking_delta') this.actors.set(event.actor.agent, event.actor);
-  }
-
-
 }
-
 
 function labelled(models: RoleModels[]): RoleModelChoice[] {
   return models.map(({ role, current, options }) => ({ role, label: ROLE_LABEL[role], current, options }));

@@ -15,6 +15,7 @@ import type { WorkspaceCatalog } from '../../../host/catalog';
 import { openFolder } from '../../../host/folder';
 import { HostError } from '../../../host/host-error';
 import { HostSession, type HostSessionOptions } from '../../../host/host-session';
+import type { PromptStream } from '../../../host/prompt-run';
 import { THOUGHT_LEVELS } from '../../../host/prompt-input';
 import { INTERRUPTED, storedPrompts } from '../../../host/stored-prompts';
 import type { SessionStore } from '../../../session/session-store';
@@ -151,10 +152,27 @@ export class ChatSession {
    * key, a bad slash command) throw PromptSetupError; everything after is
    * told through `observer` and the outcome.
    */
-  async prompt(text: string, observer: PromptObserver, signal?: AbortSignal): Promise<ChatOutcome> {
+  prompt(text: string, observer: PromptObserver, signal?: AbortSignal): Promise<ChatOutcome> {
+    return this.follow(() => this.host.prompt(text, signal ? { signal } : {}), observer);
+  }
+
+  /** A code block the person applies to `path`: a prompt of its own, shown like one (its write asked like an agent's). */
+  apply(path: string, content: string, observer: PromptObserver): Promise<ChatOutcome> {
+    return this.follow(() => this.host.applyCode(path, content), observer);
+  }
+
+  /** Shows a prompt's events as they come, and how it ended. */
+  private async follow(start: () => PromptStream | Promise<PromptStream>, observer: PromptObserver): Promise<ChatOutcome> {
     const translator = new TranscriptTranslator();
     liveSessions.started(this.id, this.session.trace);
-    const stream = this.host.prompt(text, signal ? { signal } : {});
+    let stream: PromptStream;
+    try {
+      stream = await start();
+    } catch (err) {
+      liveSessions.ended(this.id);
+      if (err instanceof HostError) throw new PromptSetupError(err.message);
+      throw err;
+    }
     let status: PromptStatus = 'error';
     let ended = false;
     try {
@@ -201,10 +219,6 @@ export class ChatSession {
   }
 
   /** Proposes a code block as the new text of `path`, through the session's edit approval; the write tool's result. */
-  applyCode(path: string, content: string, signal: AbortSignal): ReturnType<HostSession['applyCode']> {
-    return this.host.applyCode(path, content, signal);
-  }
-
   cancel(): void {
     this.host.cancel();
   }

@@ -2,7 +2,7 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import { applyPatch, parsePatch, reversePatch } from 'diff';
 import * as vscode from 'vscode';
 import type { KeyStore } from '../secrets';
-import type { ViewActions } from './chat-controller';
+import type { ViewActions } from './chat-actions';
 import { providerSettings, type ProviderChoice } from './provider-setup';
 
 /** URI scheme of the read-only "before" side of a tool call's diff. */
