@@ -17,6 +17,7 @@ import { promptEndCard } from './prompt-end';
 import type { PlanView } from './plan';
 import type { Actor, ApprovalOutcome, ApprovalRequest, TranscriptEvent } from './protocol';
 import { CheckpointActions } from './checkpoint-actions';
+import { handoff, message, notice, reviewStart, verdict } from './entries';
 import { ToolCard } from './tool-card';
 
 interface Stream {
@@ -27,14 +28,6 @@ interface Stream {
 }
 
 type SubagentEvent = Extract<TranscriptEvent, { type: 'subagent' }>;
-type HandoffEvent = Extract<TranscriptEvent, { type: 'handoff' }>;
-
-const VERDICTS: Record<Extract<TranscriptEvent, { type: 'verdict' }>['verdict'], { mark: string; text: string }> = {
-  approved: { mark: '✓', text: 'Approved' },
-  feedback: { mark: '↩', text: 'Changes requested' },
-  cancelled: { mark: '⊘', text: 'Review cancelled' },
-  error: { mark: '✖', text: 'Review failed' },
-};
 
 const STARTERS = ['Explain how this project is organised', 'Find the failing test and fix it', 'Review my uncommitted changes'];
 
@@ -204,7 +197,6 @@ export class Transcript {
     this.welcome();
   }
 
-  /** What an empty session shows: what Crow is for, and prompts to start from (put in the input, not sent). */
   /** What the empty session says Crow does (the host words it from the permissions in force). */
   setWelcome(text: string): void {
     this.welcomeText = text;
@@ -212,6 +204,7 @@ export class Transcript {
     if (shown) shown.textContent = text;
   }
 
+  /** What an empty session shows: what Crow is for, and prompts to start from (put in the input, not sent). */
   private welcome(): void {
     const block = el('section', 'welcome');
     block.append(el('p', 'welcome-text', this.welcomeText));
@@ -386,48 +379,6 @@ export class Transcript {
     event.preventDefault();
     if (action.kind === 'file') fileOpener(this.post)(action.path, action.line);
   }
-}
-
-function message(className: string, text: string): HTMLElement {
-  const entry = el('div', `msg ${className}`);
-  entry.append(el('div', 'msg-text', text));
-  return entry;
-}
-
-function handoff(event: HandoffEvent): HTMLElement {
-  const entry = el('div', 'msg msg-handoff');
-  const head = el('div', 'handoff-head');
-  head.append(actorBadge(event.from), el('span', 'handoff-arrow', '→'), actorBadge(event.to), el('span', 'handoff-purpose', event.purpose));
-  entry.append(head);
-  if (event.text.trim()) {
-    const text = details('handoff-text', 'What was passed on');
-    text.root.append(el('div', 'msg-text', event.text));
-    entry.append(text.root);
-  }
-  return entry;
-}
-
-function reviewStart(event: Extract<TranscriptEvent, { type: 'review_start' }>): HTMLElement {
-  const entry = el('div', 'review-start');
-  entry.dataset['round'] = String(event.round);
-  entry.append(actorBadge(event.reviewer), el('span', 'review-text', `reviews ${event.primary.agent}'s work`), el('span', 'review-round', `round ${event.round}`));
-  return entry;
-}
-
-function verdict(event: Extract<TranscriptEvent, { type: 'verdict' }>): HTMLElement {
-  const { mark, text } = VERDICTS[event.verdict];
-  const entry = el('div', `verdict verdict-${event.verdict}`);
-  entry.dataset['verdict'] = event.verdict;
-  entry.setAttribute('role', 'status');
-  entry.append(el('span', 'verdict-mark', mark), el('strong', 'verdict-text', text), el('span', 'verdict-by', `${event.reviewer.agent}, round ${event.round}`));
-  return entry;
-}
-
-function notice(level: 'info' | 'warning' | 'error', text: string): HTMLElement {
-  const entry = el('div', `notice notice-${level}`, text);
-  entry.dataset['level'] = level;
-  if (level === 'error') entry.setAttribute('role', 'alert');
-  return entry;
 }
 
 function unreachable(value: never): never {

@@ -5,7 +5,7 @@
  * files) and refreshes on demand; figures that need the trace file (prompts,
  * cost) are read only when a tooltip is shown.
  */
-import { mkdirSync } from 'node:fs';
+import { type FSWatcher, mkdirSync, watch } from 'node:fs';
 import * as vscode from 'vscode';
 import { PRIVATE_DIR_MODE } from '../../../config/paths';
 import type { SessionMeta, SessionStore } from '../../../session/session-store';
@@ -25,6 +25,8 @@ export class TracesView implements vscode.TreeDataProvider<SessionNode>, vscode.
   private readonly changed = new vscode.EventEmitter<SessionNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private readonly watcher: vscode.FileSystemWatcher;
+  /** The store's own folder, watched directly: a session folder that appears or goes (see the constructor). */
+  private readonly folderWatcher: FSWatcher | undefined;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -39,6 +41,10 @@ export class TracesView implements vscode.TreeDataProvider<SessionNode>, vscode.
     this.watcher.onDidCreate(soon);
     this.watcher.onDidChange(soon);
     this.watcher.onDidDelete(soon);
+    // VS Code's watcher of a folder outside the workspace starts in another process and, in the extension-host
+    // tests, sometimes missed a new session altogether (1 run of 3 on 2026-11-26). A session stored by another process (crow run in a
+    // terminal) first creates its folder here, which this non-recursive Node watcher always sees at once.
+    this.folderWatcher = watchFolder(root, soon);
   }
 
   refresh(): void {
@@ -95,6 +101,7 @@ export class TracesView implements vscode.TreeDataProvider<SessionNode>, vscode.
   dispose(): void {
     clearTimeout(this.timer);
     this.watcher.dispose();
+    this.folderWatcher?.close();
     this.changed.dispose();
   }
 
@@ -140,4 +147,15 @@ export function ago(then: number, now: number): string {
 
 function escapeMarkdown(text: string): string {
   return text.replace(/[\\`*_{}[\]()#+\-.!<>|]/g, '\\$&');
+}
+
+/** A watcher of `folder`'s own entries, or none where Node cannot watch it (the inotify limit reached): VS Code's watcher remains. */
+function watchFolder(folder: string, onChange: () => void): FSWatcher | undefined {
+  try {
+    const watcher = watch(folder, { persistent: false }, onChange);
+    watcher.on('error', () => watcher.close());
+    return watcher;
+  } catch {
+    return undefined;
+  }
 }
