@@ -96,8 +96,13 @@ export function registerTraces(context: vscode.ExtensionContext, deps: TraceDeps
     }),
     { dispose: () => [...panels.values()].forEach((panel) => panel.dispose()) },
   );
+  // Until now the view (shown before Crow is active) read "Loading…": VS Code shows welcome text while a view has no provider.
+  void vscode.commands.executeCommand('setContext', TRACES_READY, true);
   return service;
 }
+
+/** The context key the Traces view's welcome text waits on (package.json, viewsWelcome). */
+export const TRACES_READY = 'crow.tracesReady';
 
 /** `crow.showTrace` takes a session id, a Traces view item, or nothing (then asks). */
 async function showTraceCommand(service: TraceService, view: TracesView, target: unknown, options: { callId?: string } = {}): Promise<void> {

@@ -14,6 +14,7 @@ const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as
     configuration: { properties: Record<string, unknown> };
     chatParticipants: { commands: { name: string }[] }[];
     keybindings: { command: string; key: string; mac?: string }[];
+    viewsWelcome: { view: string; contents: string; when?: string }[];
   };
 };
 
@@ -33,6 +34,16 @@ const DESKTOP_KEYS = new Set([
 /** package.json is what VS Code reads; these keep it in step with the code. */
 describe('the extension manifest', () => {
   const env = isolatedEnv('/nonexistent-home');
+
+  it('the Traces view reads "Loading" until Crow has listed its sessions, and "No sessions" only after', () => {
+    const welcome = manifest.contributes.viewsWelcome.filter((entry) => entry.view === 'crow.traces');
+    // VS Code shows welcome text while a view has no data provider, i.e. before the extension is active.
+    assert.deepEqual(
+      welcome.map((entry) => [entry.when, /^Loading/.test(entry.contents)]),
+      // The key register-traces.ts sets (TRACES_READY; that module needs vscode, so it is named here).
+      [['!crow.tracesReady', true], ['crow.tracesReady', false]],
+    );
+  });
 
   it('binds no key a Linux desktop takes first', () => {
     const clashes = manifest.contributes.keybindings.filter((binding) => DESKTOP_KEYS.has(binding.key.toLowerCase()));
