@@ -63,6 +63,12 @@ describe('VS Code chat: Apply on a code block goes through the edit approval', (
   const notices = (): string[] =>
     posted.flatMap((message) => (message.type === 'events' ? message.events : [])).flatMap((event: TranscriptEvent) => (event.type === 'notice' ? [event.text] : []));
   const approvals = () => posted.flatMap((message) => (message.type === 'approval' ? [message.request] : []));
+  /** Applies `text` to `path` and allows the write it asks for. */
+  async function applyAllowed(chat: ChatController, text: string, path: string): Promise<void> {
+    const applying = chat.handle({ type: 'apply_code', text, path });
+    await chat.handle({ type: 'approve', id: (await waitFor(() => approvals().at(-1))).id, decision: 'allow_once' });
+    await applying;
+  }
   const shown = (): TranscriptEvent[] => posted.flatMap((message) => (message.type === 'events' ? message.events : []));
   /** What the answers said (an Apply answers like a built-in command). */
   const answers = (): string => shown().flatMap((event) => (event.type === 'text_delta' ? [event.delta] : [])).join('');
@@ -88,9 +94,7 @@ describe('VS Code chat: Apply on a code block goes through the edit approval', (
 
   it('shows the Apply as a prompt of its own: the person\'s line, a write card with its diff, an ending', async () => {
     const chat = controller();
-    const applying = chat.handle({ type: 'apply_code', text: 'export const a = 2;\n', path: './src/a.ts' });
-    await chat.handle({ type: 'approve', id: (await waitFor(() => approvals()[0])).id, decision: 'allow_once' });
-    await applying;
+    await applyAllowed(chat, 'export const a = 2;\n', './src/a.ts');
     const events = shown();
     const at = (type: TranscriptEvent['type']): number => events.findIndex((event) => event.type === type);
     assert.deepEqual(events[at('user_message')], { type: 'user_message', text: 'Apply the code block to src/a.ts' });
@@ -113,9 +117,7 @@ describe('VS Code chat: Apply on a code block goes through the edit approval', (
 
   it('Undo on its changes bar puts the file back as it was before the Apply', async () => {
     const chat = controller();
-    const applying = chat.handle({ type: 'apply_code', text: 'export const a = 2;\n', path: 'src/a.ts' });
-    await chat.handle({ type: 'approve', id: (await waitFor(() => approvals()[0])).id, decision: 'allow_once' });
-    await applying;
+    await applyAllowed(chat, 'export const a = 2;\n', 'src/a.ts');
     assert.equal(readFileSync(join(root, 'src', 'a.ts'), 'utf8'), 'export const a = 2;\n');
     const undoing = chat.handle({ type: 'undo_prompt' });
     const question = await waitFor(() => approvals()[1]);
@@ -130,9 +132,7 @@ describe('VS Code chat: Apply on a code block goes through the edit approval', (
     server.enqueue('openai', { blocks: [{ type: 'text', text: 'Use `export const a = 2;`.' }] }, { blocks: [{ type: 'text', text: 'Noted.' }] });
     const chat = controller();
     await chat.handle({ type: 'send', text: 'What should a be?' });
-    const applying = chat.handle({ type: 'apply_code', text: 'export const a = 2;\n', path: 'src/a.ts' });
-    await chat.handle({ type: 'approve', id: (await waitFor(() => approvals()[0])).id, decision: 'allow_once' });
-    await applying;
+    await applyAllowed(chat, 'export const a = 2;\n', 'src/a.ts');
     await chat.handle({ type: 'send', text: 'Now add b.' });
     const [, second] = server.requestsFor('openai');
     const messages = (second!.body as { messages: { role: string; content: unknown }[] }).messages;
