@@ -17,6 +17,7 @@ import { UI_CHECKS, type UiCheck, type UiContext } from './ui-checks';
 import { RUN_CHECKS } from './ui-checks-runs';
 import { CHECKPOINT_CHECKS } from './ui-checks-checkpoints';
 import { CHAT_CHECKS } from './ui-checks-chat';
+import { APPLY_CHECKS } from './ui-checks-apply';
 import { TRACE_CHECKS } from './ui-checks-trace';
 import { RELOAD_CHECKS } from './ui-checks-reload';
 import { STATUS_CHECKS } from './ui-checks-status';
@@ -89,7 +90,7 @@ export async function runWorkbenchPhase(browser: Browser, phase: WorkbenchPhase)
 }
 
 export function runUiPhase(browser: Browser, options: { keepGoing?: boolean } = {}): Promise<UiSummary> {
-  return runWorkbenchPhase(browser, { name: 'ui', ...options, checks: [...UI_CHECKS, ...RUN_CHECKS, ...CHECKPOINT_CHECKS, ...CHAT_CHECKS, ...STATUS_CHECKS, ...TRACE_CHECKS, ...NARROW_CHECKS, ...RELOAD_CHECKS], startTitle: 'starting code-server for the UI checks' });
+  return runWorkbenchPhase(browser, { name: 'ui', ...options, checks: [...UI_CHECKS, ...RUN_CHECKS, ...CHECKPOINT_CHECKS, ...CHAT_CHECKS, ...APPLY_CHECKS, ...STATUS_CHECKS, ...TRACE_CHECKS, ...NARROW_CHECKS, ...RELOAD_CHECKS], startTitle: 'starting code-server for the UI checks' });
 }
 
 /**

@@ -18,6 +18,7 @@ import type { AgentEvent } from '../engine/events';
 import { writeFileTool } from '../tools/builtin/write-file';
 import type { ToolResult } from '../tools/tool';
 import { errorText } from '../vocabulary/text';
+import { appliedNote, tellAgents } from './agent-notes';
 import { answeringRun, type CommandOutcome } from './command-answer';
 
 /** What the person's prompt line reads for an Apply. */
@@ -70,14 +71,15 @@ async function apply(input: CommandInput, relative: string, content: string, emi
   });
   emit({ type: 'tool_call_end', agent: speaker, callId, tool: tool.name, result, durationMs: Math.round(performance.now() - started) });
   if (result.metadata.filesModified.length > 0) emit({ type: 'files_changed', agent: speaker, files: result.metadata.filesModified });
-  if (result.status === 'success') tellAgents(input, input.prompts.render('applied', { path: relative }).trim());
+  if (result.status === 'success') tellComposition(input, appliedNote(relative));
   return outcomeOf(result, relative, signal);
 }
 
-/** The note goes to every agent of the composition: each reads it before the person's next message. */
-function tellAgents({ session, agent }: CommandInput, note: string): void {
-  session.sessionFor('primary', agent.primary.name).addUserMessage(note);
-  if (agent.coagent) session.sessionFor('coagent', agent.coagent.name).addUserMessage(note);
+/** The note goes to every agent of the session, the composition's among them (a history is made for one that has none yet). */
+function tellComposition({ session, agent }: CommandInput, note: string): void {
+  session.sessionFor('primary', agent.primary.name);
+  if (agent.coagent) session.sessionFor('coagent', agent.coagent.name);
+  tellAgents(session, note);
 }
 
 function outcomeOf(result: ToolResult, relative: string, signal: AbortSignal): CommandOutcome {

@@ -14,6 +14,7 @@ import { readEntries, type InternalSession } from '../session/internal-session';
 import { UndoLog } from '../session/undo-log';
 import { countFiles } from '../session/undo-plan';
 import type { FileChange } from '../tools/undo-recorder';
+import { restoredNote, tellAgents } from './agent-notes';
 import { type ListedCheckpoint, listCheckpoints } from './checkpoints';
 
 export type RewindMode = 'files' | 'conversation' | 'both';
@@ -70,6 +71,10 @@ export async function applyRewind(scope: RewindScope, plan: RewindPlan, signal: 
     applied = await plan.files.apply(signal);
     const log = new UndoLog({ workspace: scope.workspaceRoot, dataHome: scope.dataHome });
     for (const { point, seq } of plan.files.undone) await log.undone(point, seq);
+    // With the conversation kept, the agents' histories still say the restored files hold their changes.
+    if (!plan.conversation && applied.length > 0) {
+      tellAgents(scope.session, restoredNote(`rewound the files to checkpoint ${checkpointTitle(plan.target)}`, applied.map((change) => change.path)));
+    }
   }
   for (const { session, to } of plan.conversation ?? []) session.append({ kind: 'rewind', to, at: Date.now() });
   if (plan.conversation) scope.session.interruption = undefined;

@@ -6,6 +6,7 @@
  * nothing is restored and the answer says how to do it from a terminal.
  */
 import type { CommandInput, ProgrammaticCommand } from '../agents/programmatic-command';
+import { restoredNote, tellAgents } from './agent-notes';
 import { answeringRun } from './command-answer';
 import { errorText } from '../vocabulary/text';
 import type { RunStatus } from '../engine/events';
@@ -61,6 +62,7 @@ async function undo(input: CommandInput, dataHome: string): Promise<{ status: Ru
   if (decision !== 'allowed') return { status: 'needs_input', message: `Nothing restored (${decision === 'timeout' ? 'no answer' : 'declined'}).` };
   try {
     const applied = await plan.apply(signal);
+    if (applied.length > 0) tellAgents(session, restoredNote(`undid the prompt "${prompt}"`, applied.map((change) => change.path)));
     const index = plan.userIndex ? ' and the git index' : '';
     return { status: 'completed', message: `Restored ${countFiles(applied)}${index}: ${applied.map((change) => change.path).join(', ')}.${gaps}` };
   } catch (err) {

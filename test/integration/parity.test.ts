@@ -54,14 +54,17 @@ const SCENARIOS: Scenario[] = [
     name: 'an edit, then undo puts the file back',
     setup: ({ llm, root }) => {
       writeFileSync(join(root, 'notes.md'), 'v1\n');
-      llm.enqueue('anthropic', call('write_file', { path: 'notes.md', content: 'v2\n' }), text('Changed.'));
+      llm.enqueue('anthropic', call('write_file', { path: 'notes.md', content: 'v2\n' }), text('Changed.'), text('I will read it again.'));
     },
-    async run(session, { root }) {
+    async run(session, { llm, root }) {
       assert.ok((await session.prompt('Change notes.md')).ok);
       assert.equal(readFileSync(join(root, 'notes.md'), 'utf8'), 'v2\n');
       const undone = await session.undo();
       assert.ok(undone.ok, undone.text);
       assert.equal(readFileSync(join(root, 'notes.md'), 'utf8'), 'v1\n', 'undo restored the file');
+      // The agent's history still says it wrote v2: it is told, before the next message, that the file is back.
+      assert.ok((await session.prompt('What does notes.md hold?')).ok);
+      assert.match(JSON.stringify(llm.requestsFor('anthropic').at(-1)!.body.messages.slice(-1)), /undid the prompt \\"Change notes.md\\": notes.md is back as it was before/);
     },
   },
   {
@@ -181,6 +184,7 @@ const SCENARIOS: Scenario[] = [
         text('Wrote v2.'),
         call('write_file', { path: 'notes.md', content: 'v3\n' }),
         text('Wrote v3.'),
+        text('Back at v2.'),
         text('After the conversation rewind.'),
         text('After rewinding both.'),
       );
@@ -193,6 +197,9 @@ const SCENARIOS: Scenario[] = [
       const files = await session.rewind(4, 'files');
       assert.ok(files.ok, `${files.ended} ${files.text}`);
       assert.equal(notes(), 'v2\n', 'the files as they were before the second write');
+      // The conversation still says v3 was written: the agents are told the file went back.
+      assert.ok((await session.prompt('What is in notes.md now?')).ok);
+      assert.match(JSON.stringify(llm.requestsFor('anthropic').at(-1)!.body.messages.slice(-1)), /rewound the files to checkpoint #4[^\]]*: notes.md is back/);
       const conversation = await session.rewind(3, 'conversation');
       assert.ok(conversation.ok, `${conversation.ended} ${conversation.text}`);
       assert.equal(notes(), 'v2\n', 'a conversation rewind leaves the files');

@@ -2,7 +2,10 @@ import { dataHome } from '../../config/paths';
 import { GitError } from '../../session/git-runner';
 import { GitSnapshotManager } from '../../session/git-snapshots';
 import { RestoreError } from '../../session/snapshot-restore';
-import { SessionStore } from '../../session/session-store';
+import { restoredNote, tellAgents } from '../../host/agent-notes';
+import { SessionInUseError } from '../../session/session-lock';
+import { SessionStore, UnknownSessionError } from '../../session/session-store';
+import type { ACPSession } from '../../session/acp-session';
 import { UndoLog, type UndoEntry } from '../../session/undo-log';
 import { countFiles, countPlanned, nothingToUndo, PLANNED, planUndo, type PlannedChange, type UndoPlan } from '../../session/undo-plan';
 import type { FileChange } from '../../tools/undo-recorder';
@@ -82,7 +85,7 @@ export async function undoCommand(argv: string[], io: CliIO): Promise<number> {
   const controller = new AbortController();
   const stopListening = io.onInterrupt(() => controller.abort());
   try {
-    return await undo(entry, snapshots, { io, yes: values.yes, signal: controller.signal, log });
+    return await undo(entry, snapshots, { io, yes: values.yes, signal: controller.signal, log, store });
   } catch (err) {
     if (err instanceof GitError) {
       io.stderr.write(`crow: undo failed, nothing was restored: ${err.message}\n`);
@@ -99,7 +102,7 @@ export async function undoCommand(argv: string[], io: CliIO): Promise<number> {
 async function undo(
   entry: UndoEntry,
   snapshots: GitSnapshotManager,
-  { io, yes, signal, log }: { io: CliIO; yes: boolean; signal: AbortSignal; log: UndoLog },
+  { io, yes, signal, log, store }: { io: CliIO; yes: boolean; signal: AbortSignal; log: UndoLog; store: SessionStore },
 ): Promise<number> {
   const style = styleFor(io.stdout, io.env);
   const plan = await planUndo(snapshots, entry, signal, log);
@@ -127,12 +130,43 @@ async function undo(
   try {
     const applied = await plan.apply(signal);
     io.stdout.write(renderApplied(applied, plan));
+    tellSession(store, entry, applied, io);
     return 0;
   } catch (err) {
     if (!(err instanceof RestoreError)) throw err;
     if (err.applied.length > 0) io.stdout.write(renderApplied(err.applied, { ...plan, userIndex: undefined }));
     io.stderr.write(`crow: ${err.message}\n`);
     return 1;
+  }
+}
+
+/**
+ * The agents of the undone prompt's session read, with its next message,
+ * that these files are back as they were; a session gone, or open in
+ * another process, is not told (the latter with a warning).
+ */
+function tellSession(store: SessionStore, entry: UndoEntry, applied: readonly FileChange[], io: CliIO): void {
+  if (applied.length === 0) return;
+  let session: ACPSession;
+  try {
+    session = store.load(entry.sessionId);
+  } catch (err) {
+    if (err instanceof UnknownSessionError) return;
+    throw err;
+  }
+  let kept: { close(): void };
+  try {
+    kept = store.attach(session);
+  } catch (err) {
+    if (!(err instanceof SessionInUseError)) throw err;
+    io.stderr.write(`crow: warning: session ${entry.sessionId} is open elsewhere, so its agents were not told these files were restored; say so in your next message there.\n`);
+    return;
+  }
+  try {
+    const prompt = entry.prompt.trim().split('\n')[0] ?? '';
+    tellAgents(session, restoredNote(`undid the prompt "${prompt}"`, applied.map((change) => change.path)));
+  } finally {
+    kept.close();
   }
 }
 
