@@ -22,7 +22,7 @@ const APPLY = {
 export const APPLY_CHECKS: UiCheck[] = [
   {
     slug: 'apply-code-block',
-    name: "Apply on an answer's code block asks like a write, writes the block, lists it in the changes bar (screenshot ui-apply.png), Undo puts the file back, and the next request tells the model",
+    name: "Apply on an answer's code block asks like a write, writes the block, lists it in the changes bar (screenshot ui-apply.png), Undo puts the file back, and the next request tells the model both",
     timeoutMs: 90_000,
     run: applyCodeBlock,
   },
@@ -55,11 +55,12 @@ async function applyCodeBlock(context: UiContext, timeoutMs: number): Promise<vo
   await allow.first().click({ timeout: timeoutMs });
   await waitUntil(() => readFileSync(file, 'utf8') === APPLY.before, timeoutMs / 3, 'Undo on the changes bar did not put the file back as it was before the Apply');
 
-  // The Apply and its undo are the person's; the model reads that the block was applied before the next message.
+  // The Apply and its undo are the person's: the model reads of both before the next message.
   const asked = context.fake.requests.length;
   context.fake.enqueue('openai', say(APPLY.told));
   await sendPrompt(chat, APPLY.next, timeoutMs);
   await chat.locator('.msg-assistant', { hasText: APPLY.told }).waitFor({ state: 'visible', timeout: timeoutMs });
   const request = JSON.stringify(context.fake.requests.slice(asked).at(-1)?.body ?? {});
   if (!request.includes(`applied a code block from an answer to ${APPLY.path}`)) throw new HarnessError('the next request does not tell the model that the person applied the block');
+  if (!request.includes(`${APPLY.path} is back as it was before`)) throw new HarnessError('the next request does not tell the model that the Apply was undone');
 }
