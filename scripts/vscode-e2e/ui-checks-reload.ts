@@ -98,5 +98,7 @@ async function reloadAndReopen(context: UiContext, timeoutMs: number): Promise<{
   await resume.waitFor({ state: 'visible', timeout: timeoutMs });
   const status = await reopened.locator('.prompt-end .prompt-end-status').last().innerText();
   if (status !== 'Interrupted') throw new HarnessError(`the interrupted prompt's end reads ${JSON.stringify(status)}, not "Interrupted"`);
+  // The reopened session gets the room: the session list (left open by earlier checks) is folded.
+  if ((await reopened.locator('#sessions').getAttribute('open')) !== null) throw new HarnessError('the session list is still unfolded over the reopened session');
   return { reopened, resume };
 }

@@ -616,6 +616,14 @@ describe('chat view in headless Chromium', function () {
     assert.equal(await page().locator('#sessions .session[aria-current="true"]').getAttribute('data-session-id'), 's-older');
   });
 
+  it('folds the session list when another session opens (New, a resume, a reopen after a reload), not when the same one is shown again', async () => {
+    await page().locator('#sessions summary').click();
+    await view.send({ type: 'reset', sessionId: 's-current', title: 'Add a greeting' });
+    assert.equal(await page().locator('#sessions').getAttribute('open'), '', 'the same session shown again in a rebuilt view');
+    await view.send({ type: 'reset', sessionId: undefined, title: '', opened: true });
+    assert.equal(await page().locator('#sessions').getAttribute('open'), null, 'a new session gets the room');
+  });
+
   it('survives a reload: the host replays the transcript, the view keeps the draft and the open session list', async () => {
     await view.send(events(...promptEvents()));
     await page().locator('#sessions summary').click();

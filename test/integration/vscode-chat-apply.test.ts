@@ -101,7 +101,9 @@ describe('VS Code chat: Apply on a code block goes through the edit approval', (
     const end = events.find((event) => event.type === 'tool_end');
     assert.equal(end?.type === 'tool_end' && end.diff?.path, 'src/a.ts', 'the card carries the diff the changes bar counts');
     assert.ok(at('user_message') < at('tool_start') && at('tool_start') < at('tool_end') && at('tool_end') < at('prompt_end'));
-    assert.equal((events.findLast((event) => event.type === 'prompt_end') as { status: string } | undefined)?.status, 'completed');
+    const ending = events.findLast((event) => event.type === 'prompt_end') as { status: string; message: string } | undefined;
+    assert.equal(ending?.status, 'completed');
+    assert.equal(ending?.message, '', 'the answer says "Applied" once: the ending does not repeat it');
     const id = chat.sessionId!;
     await chat.dispose();
 

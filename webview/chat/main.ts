@@ -75,6 +75,8 @@ class ChatApp {
         this.meter.clearContext();
         this.toolbar.setTitle(message.title);
         this.sessions.setCurrent(message.sessionId);
+        // The list has done its job once another session opens: the transcript gets the room back.
+        if (message.opened) this.sessions.fold();
         break;
       case 'events': {
         this.transcript.applyAll(message.events);

@@ -195,8 +195,12 @@ export type HostMessage =
       /** What an empty session says Crow does, as the permissions in force have it. */
       welcome?: string;
     }
-  /** Clears the transcript: a new session, or a resumed one whose events follow. */
-  | { type: 'reset'; sessionId: string | undefined; title: string }
+  /**
+   * Clears the transcript: a new session, or a resumed one whose events
+   * follow. `opened`: another session opens here (new, resumed, or reopened
+   * after a reload), not the same one shown again in a rebuilt view.
+   */
+  | { type: 'reset'; sessionId: string | undefined; title: string; opened?: boolean }
   | { type: 'events'; events: TranscriptEvent[] }
   | { type: 'agents'; agents: AgentChoice[]; agent: string; models: RoleModelChoice[]; thinking?: ThinkingChoice; welcome?: string }
   | { type: 'sessions'; sessions: SessionSummary[]; current: string | undefined }

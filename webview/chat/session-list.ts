@@ -1,7 +1,8 @@
 /**
  * The session list (folded by default): earlier sessions newest first, the
- * current one marked; choosing another posts `resume` and folds the list.
- * Whether it is unfolded survives a reload.
+ * current one marked; choosing another posts `resume`. It folds whenever
+ * another session opens (chosen here, New, a reopen after a reload);
+ * otherwise whether it is unfolded survives the view being rebuilt.
  */
 import { ago } from './format';
 import { el } from './elements';
@@ -35,6 +36,10 @@ export class SessionList {
     this.render();
   }
 
+  fold(): void {
+    this.element.open = false;
+  }
+
   private render(): void {
     this.summary.textContent = `Sessions (${this.sessions.length})`;
     if (this.sessions.length === 0) {
@@ -60,8 +65,7 @@ export class SessionList {
     choose.addEventListener('click', () => {
       if (session.id === this.current) return;
       this.post({ type: 'resume', sessionId: session.id });
-      // The list has done its job: the transcript gets the room back.
-      this.element.open = false;
+      this.fold();
     });
     row.append(choose);
     return row;

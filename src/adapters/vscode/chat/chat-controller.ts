@@ -185,7 +185,7 @@ export class ChatController {
 
   private async ready(): Promise<void> {
     // A window reloaded while a prompt ran: the view opens on that session, which says it was interrupted and offers Resume.
-    if (!this.chat) await this.reopenInterrupted();
+    const reopened = !this.chat && (await this.reopenInterrupted());
     const chat = await this.session().catch((err: unknown) => {
       this.show(notice('error', errorText(err)));
       return undefined;
@@ -204,7 +204,7 @@ export class ChatController {
       busy: this.busy,
       ...(welcome ? { welcome } : {}),
     });
-    this.post({ type: 'reset', sessionId: this.chat?.id, title: this.chat?.session.title ?? '' });
+    this.post({ type: 'reset', sessionId: this.chat?.id, title: this.chat?.session.title ?? '', ...(reopened ? { opened: true } : {}) });
     if (this.queued.length > 0) this.post({ type: 'queue', items: [...this.queued] });
     if (!this.shown.empty) this.post({ type: 'events', events: this.shown.all });
     // A reloaded view must still offer the questions a running prompt waits on.
@@ -328,7 +328,7 @@ export class ChatController {
     this.sessionMeter = emptyMeter();
     this.host.lastSession?.set(id);
     const chat = id === undefined ? await this.session() : await this.open(id);
-    this.post({ type: 'reset', sessionId: id, title: chat.session.title });
+    this.post({ type: 'reset', sessionId: id, title: chat.session.title, opened: true });
     if (id !== undefined) {
       for (const event of chat.transcript()) this.shown.remember(event);
       this.sessionMeter = chat.meter;
@@ -353,13 +353,18 @@ export class ChatController {
   }
 
   /** Opens the session the view showed last when its last prompt was interrupted; nothing happens otherwise. */
-  private async reopenInterrupted(): Promise<void> {
+  /** Whether it opened one. */
+  private async reopenInterrupted(): Promise<boolean> {
     const id = this.host.lastSession?.get();
     const chat = id === undefined ? undefined : await ChatSession.reopenInterrupted(this.host, id, this.approvals.ask);
-    if (!chat || this.chat) return void (await chat?.close());
+    if (!chat || this.chat) {
+      await chat?.close();
+      return false;
+    }
     this.chat = chat;
     for (const event of chat.transcript()) this.shown.remember(event);
     this.sessionMeter = chat.meter;
+    return true;
   }
 
   private async announceAgents(): Promise<void> {

@@ -61,6 +61,8 @@ export class TranscriptTranslator {
   private readonly streamed = new Set<string>();
   private primary: string | undefined;
   private coagent: string | undefined;
+  /** The prompt's last answer text: an ending that only repeats it (a built-in command's) says nothing more. */
+  private lastText = '';
 
   constructor(private readonly options: TranscriptOptions = {}) {}
 
@@ -96,6 +98,7 @@ export class TranscriptTranslator {
       case 'text_complete':
       case 'thinking_complete': {
         const block = event.type === 'text_complete' ? 'text' : 'thinking';
+        if (event.type === 'text_complete') this.lastText = event.text;
         if (this.streamed.delete(`${block}:${event.agent}`) || event.text === '') return [];
         return [{ type: block === 'text' ? 'text_delta' : 'thinking_delta', actor: this.actor(event.agent), delta: event.text }];
       }
@@ -150,7 +153,9 @@ export class TranscriptTranslator {
           : event.status === 'budget' ? budgetHint(event.message)
           : event.message === INTERRUPTED ? { text: 'Crow stopped (or the window was reloaded) while this ran. Resume sends the agents back to it, with everything done so far.', resume: true }
           : undefined;
-        return [{ type: 'prompt_end', status: event.status as PromptStatus, message: event.message, ...(hint ? { hint } : {}) }];
+        const message = event.message.trim() === this.lastText.trim() ? '' : event.message;
+        this.lastText = '';
+        return [{ type: 'prompt_end', status: event.status as PromptStatus, message, ...(hint ? { hint } : {}) }];
       }
       // Errors and cancels end the run, whose run_complete says so in words: one message, not two.
       case 'turn_complete':
