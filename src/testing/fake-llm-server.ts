@@ -185,6 +185,8 @@ export class FakeLlmServer {
     const method = req.method ?? 'GET';
     const path = new URL(req.url ?? '/', this.url).pathname;
     if (method === 'GET' && path === '/v1/models') {
+      const refused = this.strict.authorize('openai', req.headers);
+      if (refused) return sendJson(res, refused.status, this.strict.wires.openai.errorBody(refused));
       const data = this.models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'fake' }));
       return sendJson(res, 200, { object: 'list', data });
     }
@@ -199,6 +201,8 @@ export class FakeLlmServer {
     this.open[api] += 1;
     this.peak[api] = Math.max(this.peak[api], this.open[api]);
     res.once('close', () => (this.open[api] -= 1));
+    const refused = this.strict.authorize(api, req.headers);
+    if (refused) return sendJson(res, refused.status, this.strict.wires[api].errorBody(refused));
     await this.answer(api, body, res);
   }
 

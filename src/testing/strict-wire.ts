@@ -10,7 +10,9 @@ import { openaiWire } from './fake-openai-wire';
 import type { WireFormat, WireReply } from './fake-wire';
 import { anthropicRules, promptTokens } from './anthropic-rules';
 import { CHAT_SERVER_PROFILES, chatPromptTokens, type ChatServerName, type ChatServerProfile } from './chat-servers';
+import { ANTHROPIC_HEADER_RULES, type HeaderRule, OPENAI_HEADER_RULES } from './header-rules';
 import { PromptCache } from './prompt-cache';
+import type { IncomingHttpHeaders } from 'node:http';
 import { firstBroken, type RecordedRefusal, type Refusal, type RequestBody, type WireRule } from './wire-rules';
 
 export type FakeApi = 'openai' | 'anthropic';
@@ -62,6 +64,23 @@ export class StrictWire {
       anthropic: anthropicRules({ contextWindow: tokens ?? ANTHROPIC_CONTEXT_WINDOW, issuedThinking: this.issuedThinking }),
       openai: this.chatServer.rules(this.chatWindow),
     };
+  }
+
+  /**
+   * Applies the route's header rules (credentials, the API version) to a
+   * request, or to `GET /v1/models` on the Chat Completions server; a
+   * refusal is recorded. Only OpenAI itself asks for a key there.
+   */
+  authorize(api: FakeApi, headers: IncomingHttpHeaders): Refusal | undefined {
+    const rules: readonly HeaderRule[] = api === 'anthropic' ? ANTHROPIC_HEADER_RULES : this.chatServer.name === 'openai' ? OPENAI_HEADER_RULES : [];
+    for (const rule of rules) {
+      if (this.allowed.has(rule.name)) continue;
+      const refusal = rule.check(headers);
+      if (!refusal) continue;
+      this.refusals.push({ rule: rule.name, api, refusal });
+      return refusal;
+    }
+    return undefined;
   }
 
   /** Applies the route's rules (after what the server does to fit its window); a refusal is recorded. */

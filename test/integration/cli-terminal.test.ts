@@ -192,7 +192,7 @@ describeUnless(NO_TMUX, 'crow in a real terminal', function () {
     ] as const) {
       const tty = crowIn(opener(code), 'trace', id, '--serve');
       const screen = await tty.waitFor(/Ctrl-C stops/);
-      assert.match(screen, /served at\n {2}http:\/\/127\.0\.0\.1:\d+\/\?token=\w+/);
+      assert.match(screen, /served at\n {2}http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+/);
       assert.match(screen, said);
       tty.press('C-c');
       assert.equal(await tty.waitForExit(), 0, tty.screen());

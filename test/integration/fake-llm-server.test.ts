@@ -489,6 +489,7 @@ describe('FakeLlmServer', () => {
         server.enqueue(api, { blocks: [{ type: 'text', text: tokens }] });
         const response = await fetch(`${server.url}${paths[api]}`, {
           method: 'POST',
+          headers: api === 'openai' ? { authorization: 'Bearer sk-test' } : { 'x-api-key': 'sk-ant-test', 'anthropic-version': '2023-06-01' },
           body: JSON.stringify({ model: 'm', max_tokens: 30_000, stream: true, messages: [{ role: 'user', content: 'hi' }] }),
         });
         const body = await response.text();

@@ -602,6 +602,8 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
   });
 
   it("tests a server of the person's own, lists its models, and makes the one picked the default", async () => {
+    // A server of one's own (here with Ollama's rules) asks for no key, where OpenAI itself would.
+    const server = await FakeLlmServer.start({ chatServer: 'ollama' });
     settings = { provider: 'anthropic', model: 'claude-test', baseUrls: {} };
     const chat = controller(undefined, {});
     await chat.handle({ type: 'ready' });
@@ -626,6 +628,7 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
     assert.equal(answerText(), 'Answered locally.');
     assert.equal((server.requests.at(-1)!.body as { model: string }).model, 'qwen2.5-coder:7b');
     await chat.dispose();
+    await server.close();
   });
 
   it("copies a code block of an answer, and says what to do when Insert finds no editor", async () => {

@@ -188,8 +188,14 @@ function errorMessage(body: any): string {
   return typeof body.error === 'string' ? body.error : (body.error?.message ?? body.message);
 }
 
-async function post(server: FakeLlmServer, api: FakeApi, body: RequestBody): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${server.url}${PATHS[api]}`, { method: 'POST', body: JSON.stringify(body) });
+/** What the SDKs send with every request: the key, and Anthropic's API version. */
+const SDK_HEADERS: Record<FakeApi, Record<string, string>> = {
+  anthropic: { 'x-api-key': 'sk-ant-wire-rules', 'anthropic-version': '2023-06-01' },
+  openai: { authorization: 'Bearer sk-wire-rules' },
+};
+
+async function post(server: FakeLlmServer, api: FakeApi, body: RequestBody, headers = SDK_HEADERS[api]): Promise<{ status: number; body: any }> {
+  const response = await fetch(`${server.url}${PATHS[api]}`, { method: 'POST', body: JSON.stringify(body), headers });
   const text = await response.text();
   return { status: response.status, body: response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text };
 }
@@ -231,6 +237,59 @@ describe('the strict fake refuses what the real APIs refuse', () => {
       }
     });
   }
+
+  describe('before the body: credentials and the API version', () => {
+    const without = (api: FakeApi, header: string): Record<string, string> =>
+      Object.fromEntries(Object.entries(SDK_HEADERS[api]).filter(([name]) => name !== header));
+    const cases: { rule: string; api: FakeApi; headers: Record<string, string>; status: number; type: string; message: RegExp }[] = [
+      { rule: 'anthropic/api-key', api: 'anthropic', headers: without('anthropic', 'x-api-key'), status: 401, type: 'authentication_error', message: /^x-api-key header is required$/ },
+      { rule: 'anthropic/version-header', api: 'anthropic', headers: without('anthropic', 'anthropic-version'), status: 400, type: 'invalid_request_error', message: /anthropic-version/ },
+      { rule: 'openai/api-key', api: 'openai', headers: {}, status: 401, type: 'invalid_request_error', message: /^Missing bearer/ },
+    ];
+    for (const c of cases) {
+      it(c.rule, async () => {
+        const server = await FakeLlmServer.start();
+        try {
+          server.enqueue(c.api, { blocks: [{ type: 'text', text: 'ok' }] });
+          const refused = await post(server, c.api, c.api === 'anthropic' ? anthropicBase() : openaiBase(), c.headers);
+          assert.equal(refused.status, c.status);
+          assert.equal(refused.body.error.type, c.type);
+          assert.match(errorMessage(refused.body), c.message);
+          assert.deepEqual(server.takeRefusals().map((r) => r.rule), [c.rule]);
+          assert.equal(server.pending(c.api), 1, 'a refused request consumes no scripted reply');
+        } finally {
+          await server.close();
+        }
+      });
+    }
+
+    it('takes an Anthropic auth token as a bearer credential instead of a key', async () => {
+      const server = await FakeLlmServer.start();
+      try {
+        server.enqueue('anthropic', { blocks: [{ type: 'text', text: 'ok' }] });
+        const passed = await post(server, 'anthropic', anthropicBase(), { authorization: 'Bearer token', 'anthropic-version': '2023-06-01' });
+        assert.equal(passed.status, 200);
+      } finally {
+        await server.close();
+      }
+    });
+
+    it('lists models only for a key on OpenAI, and for anyone on a local server', async () => {
+      const openai = await FakeLlmServer.start();
+      const ollama = await FakeLlmServer.start({ chatServer: 'ollama' });
+      try {
+        assert.equal((await fetch(`${openai.openaiBaseUrl}/models`)).status, 401);
+        assert.deepEqual(openai.takeRefusals().map((r) => r.rule), ['openai/api-key']);
+        assert.equal((await fetch(`${openai.openaiBaseUrl}/models`, { headers: SDK_HEADERS.openai })).status, 200);
+        assert.equal((await fetch(`${ollama.openaiBaseUrl}/models`)).status, 200);
+        const chatted = await post(ollama, 'openai', { ...openaiBase(), stream_options: undefined, tools: undefined }, {});
+        assert.notEqual(chatted.status, 401, 'a local server asks for no key');
+        ollama.takeRefusals();
+      } finally {
+        await Promise.all([openai.close(), ollama.close()]);
+      }
+    });
+  });
 
   it('answers the refusal in each API envelope', async () => {
     const anthropicServer = await FakeLlmServer.start();

@@ -49,7 +49,10 @@ export async function probeServer(input: string, signal?: AbortSignal): Promise<
     return { ok: false, message: `Could not reach ${base.url} (${reason}). Is the server running, and is the address right?`, models: [] };
   }
   if (!response.ok) {
-    const hint = response.status === 404 ? ' The address should end where the API starts, often in /v1.' : '';
+    const hint =
+      response.status === 404 ? ' The address should end where the API starts, often in /v1.'
+      : response.status === 401 || response.status === 403 ? ' It asks for a key, and this test sends none: give the key with Crow: Set API Key (OPENAI_API_KEY), or start the server without one.'
+      : '';
     return { ok: false, message: `${base.url} answered HTTP ${response.status} to GET /models.${hint}`, models: [] };
   }
   const models = modelNames(await boundedText(response));

@@ -61,8 +61,8 @@ export class TranscriptTranslator {
   private readonly streamed = new Set<string>();
   private primary: string | undefined;
   private coagent: string | undefined;
-  /** The prompt's last answer text: an ending that only repeats it (a built-in command's) says nothing more. */
-  private lastText = '';
+  /** The text since the prompt's last tool call: an ending that only repeats it (a built-in command's answer) says nothing more. */
+  private answer = '';
 
   constructor(private readonly options: TranscriptOptions = {}) {}
 
@@ -93,16 +93,18 @@ export class TranscriptTranslator {
       case 'thinking_delta': {
         const block = event.type === 'text_delta' ? 'text' : 'thinking';
         this.streamed.add(`${block}:${event.agent}`);
+        if (block === 'text') this.answer += event.delta;
         return [{ type: event.type, actor: this.actor(event.agent), delta: event.delta }];
       }
       case 'text_complete':
       case 'thinking_complete': {
         const block = event.type === 'text_complete' ? 'text' : 'thinking';
-        if (event.type === 'text_complete') this.lastText = event.text;
         if (this.streamed.delete(`${block}:${event.agent}`) || event.text === '') return [];
+        if (block === 'text') this.answer += event.text;
         return [{ type: block === 'text' ? 'text_delta' : 'thinking_delta', actor: this.actor(event.agent), delta: event.text }];
       }
       case 'tool_call_start':
+        this.answer = '';
         return [
           {
             type: 'tool_start',
@@ -153,8 +155,8 @@ export class TranscriptTranslator {
           : event.status === 'budget' ? budgetHint(event.message)
           : event.message === INTERRUPTED ? { text: 'Crow stopped (or the window was reloaded) while this ran. Resume sends the agents back to it, with everything done so far.', resume: true }
           : undefined;
-        const message = event.message.trim() === this.lastText.trim() ? '' : event.message;
-        this.lastText = '';
+        const message = event.message.trim() === this.answer.trim() ? '' : event.message;
+        this.answer = '';
         return [{ type: 'prompt_end', status: event.status as PromptStatus, message, ...(hint ? { hint } : {}) }];
       }
       // Errors and cancels end the run, whose run_complete says so in words: one message, not two.

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { modelNames, probeServer, serverBaseUrl } from '../../../../src/adapters/vscode/chat/server-probe';
+import { FakeLlmServer } from '../../../../src/testing/fake-llm-server';
 
 /** The chat's "Test" asks a server the person named; what comes back is the server's, and hostile until checked. */
 describe('testing a model server from the chat set-up', () => {
@@ -46,5 +47,17 @@ describe('testing a model server from the chat set-up', () => {
     const flooded = await probeServer(base);
     assert.equal(flooded.ok, false, 'a body past the cap is cut and does not parse');
     assert.deepEqual(flooded.models, []);
+  });
+
+  it('says that a server wants a key, and where to give it, when it answers 401 (OpenAI itself does)', async () => {
+    const openai = await FakeLlmServer.start();
+    try {
+      const probe = await probeServer(openai.openaiBaseUrl);
+      assert.equal(probe.ok, false);
+      assert.match(probe.message, /answered HTTP 401 to GET \/models\. It asks for a key.*Crow: Set API Key/);
+      assert.deepEqual(openai.takeRefusals().map((refusal) => refusal.rule), ['openai/api-key']);
+    } finally {
+      await openai.close();
+    }
   });
 });
