@@ -23,6 +23,7 @@ import { type FileState, fileStates, statesAt, treeOf } from './file-states';
 import { GitError, GitRunner } from './git-runner';
 import { initShadow, inside, resetShadowIndex, seedShadow, type ShadowOptions } from './shadow-repository';
 import { applyRestore, parseRawDiff, type TreeChange } from './snapshot-restore';
+import { type TreeWatcher, type WatchMark, watchTree } from './tree-watcher';
 import { realWorkspace, workspaceKey } from './workspace-key';
 
 export interface GitSnapshotOptions {
@@ -38,6 +39,12 @@ export interface GitSnapshotOptions {
   env?: NodeJS.ProcessEnv;
   /** Longest one git command may run (default 60 s). */
   gitTimeoutMs?: number;
+  /**
+   * Keep a file watcher on the workspace from the first track on, so later
+   * tracks ask git only about the paths that changed (see tree-watcher.ts);
+   * a function supplies the watcher (tests). Default: off.
+   */
+  watch?: boolean | ((root: string) => Promise<TreeWatcher | undefined>);
 }
 
 /** Lines added and removed in one file between two snapshots; binary files count no lines. */
@@ -68,8 +75,12 @@ export class GitSnapshotManager {
   private readonly timeoutMs: number;
   private prepared: Promise<void> | undefined;
   private initialized: Promise<void> | undefined;
-  /** The tree the last track of this manager wrote, and the index file as it left it. */
-  private lastTree: { id: string; index: string } | undefined;
+  /** The tree the last track of this manager wrote, the index file as it left it, and the watcher's mark from just before it. */
+  private lastTree: { id: string; index: string; mark?: WatchMark } | undefined;
+  private readonly startWatcher: ((root: string) => Promise<TreeWatcher | undefined>) | undefined;
+  /** The watcher once started (undefined while it starts, or when there is none). */
+  private watcher: TreeWatcher | undefined;
+  private watching: Promise<void> | undefined;
 
   constructor(options: GitSnapshotOptions) {
     this.workspace = realWorkspace(options.workspace);
@@ -78,6 +89,7 @@ export class GitSnapshotManager {
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.ignore = options.ignore ?? [];
     this.timeoutMs = options.gitTimeoutMs ?? DEFAULT_GIT_TIMEOUT_MS;
+    this.startWatcher = options.watch === true ? (root) => watchTree(root) : options.watch || undefined;
     this.git = new GitRunner({
       gitDir: this.gitDir,
       workTree: this.workspace,
@@ -176,12 +188,19 @@ export class GitSnapshotManager {
   private async record(signal?: AbortSignal, rebuilt = false): Promise<string> {
     await this.prepare(signal);
     try {
-      const changed = await this.changedSinceLastTrack(signal);
+      const last = this.lastTree;
+      const unchangedIndex = last !== undefined && last.index === (await this.indexStamp());
+      const watched = await this.watchedChanges(unchangedIndex ? last.mark : undefined);
+      // The watcher names where to look when it knows; otherwise (or past the paths git takes on one command line) the whole tree is scanned.
+      const changed = Array.isArray(watched.changed) ? await this.changedAmong(watched.changed, signal) : await this.changedSinceLastTrack(signal);
       // Nothing new, and nobody else (another crow on this folder) wrote the index since our last track: the same tree.
-      if (changed.length === 0 && this.lastTree && this.lastTree.index === (await this.indexStamp())) return this.lastTree.id;
+      if (changed.length === 0 && last && unchangedIndex) {
+        this.lastTree = { ...last, ...(watched.mark ? { mark: watched.mark } : {}) };
+        return last.id;
+      }
       await this.stage(changed, signal);
       const id = (await this.git.text(['write-tree'], { signal })).trim();
-      this.lastTree = { id, index: await this.indexStamp() };
+      this.lastTree = { id, index: await this.indexStamp(), ...(watched.mark ? { mark: watched.mark } : {}) };
       return id;
     } catch (err) {
       this.lastTree = undefined;
@@ -194,6 +213,40 @@ export class GitSnapshotManager {
   private async indexStamp(): Promise<string> {
     const stats = await stat(join(this.gitDir, 'index')).catch(() => undefined);
     return stats ? `${stats.mtimeMs}:${stats.size}:${stats.ino}` : 'none';
+  }
+
+  /** Stops the workspace's watcher, if one runs. */
+  async close(): Promise<void> {
+    const watcher = this.watcher;
+    this.watcher = undefined;
+    await watcher?.close();
+  }
+
+  /**
+   * The watcher's new mark and the paths changed since `previous`, or
+   * 'unknown' (and no mark while the watcher is not running yet: it starts
+   * with the first track, in the background).
+   */
+  private async watchedChanges(previous: WatchMark | undefined): Promise<{ mark?: WatchMark; changed: string[] | 'unknown' }> {
+    if (this.startWatcher && !this.watching) {
+      this.watching = this.startWatcher(this.workspace).then(
+        (watcher) => void (this.watcher = watcher),
+        () => undefined,
+      );
+    }
+    if (!this.watcher) return { changed: 'unknown' };
+    return this.watcher.advance(previous);
+  }
+
+  /** As changedSinceLastTrack, only at (and under) these workspace-relative paths. */
+  private async changedAmong(paths: readonly string[], signal?: AbortSignal): Promise<string[]> {
+    if (paths.length === 0) return [];
+    const specs = ['--', ...paths.map((path) => `:(top,literal)${path}`)];
+    const [modified, others] = await Promise.all([
+      this.git.text(['diff-files', '--name-only', '-z', ...specs], { signal }),
+      this.git.text(['ls-files', '-z', '--others', '--exclude-standard', ...specs], { signal }),
+    ]);
+    return [...new Set([...nulSplit(modified), ...nulSplit(others)])];
   }
 
   /** Tracked files whose stat data changed (or that are gone) and files git does not know yet; nested repositories end in '/'. */

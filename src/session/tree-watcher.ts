@@ -1,0 +1,143 @@
+/**
+ * What changed in the workspace since a moment, told by the operating
+ * system's file events (a native watcher, @parcel/watcher, the one VS Code
+ * uses) instead of found by scanning the tree, so a snapshot of a huge
+ * workspace looks only where something happened.
+ *
+ * An answer is given only when it can be trusted: the watcher was listening
+ * for the whole stretch, no event was lost (an error or an overflowing
+ * queue), and a sync file written in the workspace root has come back
+ * through the watcher, so every change made before the question has been
+ * delivered (file events of one watcher arrive in order). Otherwise the
+ * answer is 'unknown' and the caller scans, as it did without a watcher.
+ */
+import { randomUUID } from 'node:crypto';
+import { rm, writeFile } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
+
+/** Prefix of the sync files written in the workspace root (and left out of snapshots). */
+export const SYNC_FILE_PREFIX = '.crow-undo-sync-';
+/** Beyond this many changed paths since the last question, scanning is cheaper than naming them all to git. */
+const MAX_PATHS = 1_000;
+/** How long a sync file may take to come back before the answer is 'unknown'. */
+const SYNC_TIMEOUT_MS = 1_000;
+
+/** A moment in the stream of file events, from which changes are asked for next time (opaque). */
+export type WatchMark = object;
+
+export interface TreeWatcher {
+  /** A mark from now on, and the paths changed since `previous` (all events up to now delivered), or 'unknown'. */
+  advance(previous: WatchMark | undefined): Promise<{ mark: WatchMark; changed: string[] | 'unknown' }>;
+  close(): Promise<void>;
+}
+
+/** The @parcel/watcher API this module uses. */
+interface NativeWatcher {
+  subscribe(dir: string, callback: (err: Error | null, events: Array<{ path: string; type: string }>) => void, options?: { ignore?: string[] }): Promise<{ unsubscribe(): Promise<void> }>;
+}
+
+/** The events since the last mark handed out. */
+class Changes {
+  readonly paths = new Set<string>();
+  /** Set when an event may have been missed meanwhile. */
+  lost = false;
+}
+
+/** Watches `root` with the native watcher; undefined when it cannot (not installed, no platform build, too many folders to watch). */
+export async function watchTree(root: string, load: () => NativeWatcher = loadNative): Promise<TreeWatcher | undefined> {
+  let native: NativeWatcher;
+  try {
+    native = load();
+  } catch {
+    return undefined;
+  }
+  const watcher = new ParcelTreeWatcher(root);
+  try {
+    await watcher.start(native);
+  } catch {
+    return undefined;
+  }
+  return watcher;
+}
+
+function loadNative(): NativeWatcher {
+  return require('@parcel/watcher') as NativeWatcher;
+}
+
+export class ParcelTreeWatcher implements TreeWatcher {
+  private current = new Changes();
+  /** The mark the last advance handed out: changes are known only since it. */
+  private last: WatchMark | undefined;
+  private subscription: { unsubscribe(): Promise<void> } | undefined;
+  private readonly waiting = new Map<string, () => void>();
+
+  constructor(readonly root: string) {}
+
+  async start(native: NativeWatcher): Promise<void> {
+    this.subscription = await native.subscribe(this.root, (err, events) => this.take(err, events), { ignore: ['.git'] });
+  }
+
+  /** Takes a batch of the watcher's events (an error, or a queue that overflowed, loses the stretch). */
+  take(err: Error | null, events: ReadonlyArray<{ path: string; type: string }>): void {
+    if (err) this.current.lost = true;
+    for (const event of events) {
+      const path = relative(this.root, event.path).split(sep).join('/');
+      if (path.startsWith(SYNC_FILE_PREFIX)) {
+        this.waiting.get(path)?.();
+        continue;
+      }
+      if (path === '' || path.startsWith('..')) {
+        // The root itself (removed, moved): nothing can be told.
+        this.current.lost = true;
+        continue;
+      }
+      this.current.paths.add(path);
+      if (this.current.paths.size > MAX_PATHS) this.current.lost = true;
+    }
+  }
+
+  /**
+   * A new mark, and what changed since `previous`: known only when it is
+   * the mark the last advance handed out (nothing in between went untold)
+   * and every event up to now has been delivered.
+   */
+  async advance(previous: WatchMark | undefined): Promise<{ mark: WatchMark; changed: string[] | 'unknown' }> {
+    const synced = await this.sync();
+    const ended = this.current;
+    this.current = new Changes();
+    const trusted = synced && previous !== undefined && previous === this.last && !ended.lost;
+    const mark: WatchMark = {};
+    this.last = mark;
+    return { mark, changed: trusted ? [...ended.paths] : 'unknown' };
+  }
+
+  /** Writes a sync file and waits until the watcher reports it: then every earlier event has been taken. */
+  private async sync(): Promise<boolean> {
+    const name = `${SYNC_FILE_PREFIX}${process.pid}-${randomUUID()}`;
+    const file = join(this.root, name);
+    const back = new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), SYNC_TIMEOUT_MS);
+      this.waiting.set(name, () => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+    try {
+      await writeFile(file, '', { flag: 'wx' });
+    } catch {
+      this.waiting.delete(name);
+      return false;
+    }
+    try {
+      return await back;
+    } finally {
+      this.waiting.delete(name);
+      await rm(file, { force: true });
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.subscription?.unsubscribe().catch(() => undefined);
+    this.subscription = undefined;
+  }
+}
