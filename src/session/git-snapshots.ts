@@ -78,9 +78,9 @@ export class GitSnapshotManager {
   /** The tree the last track of this manager wrote, the index file as it left it, and the watcher's mark from just before it. */
   private lastTree: { id: string; index: string; mark?: WatchMark } | undefined;
   private readonly startWatcher: ((root: string) => Promise<TreeWatcher | undefined>) | undefined;
-  /** The watcher once started (undefined while it starts, or when there is none). */
-  private watcher: TreeWatcher | undefined;
-  private watching: Promise<void> | undefined;
+  /** The watcher, started by the first track (undefined inside when none can run). */
+  private watching: Promise<TreeWatcher | undefined> | undefined;
+  private closed = false;
 
   constructor(options: GitSnapshotOptions) {
     this.workspace = realWorkspace(options.workspace);
@@ -215,38 +215,38 @@ export class GitSnapshotManager {
     return stats ? `${stats.mtimeMs}:${stats.size}:${stats.ino}` : 'none';
   }
 
-  /** Stops the workspace's watcher, if one runs. */
+  /** Stops the workspace's watcher, also one still starting (a live watch would keep the process running). */
   async close(): Promise<void> {
-    const watcher = this.watcher;
-    this.watcher = undefined;
+    this.closed = true;
+    const watcher = await this.watching;
+    this.watching = undefined;
     await watcher?.close();
   }
 
   /**
    * The watcher's new mark and the paths changed since `previous`, or
-   * 'unknown' (and no mark while the watcher is not running yet: it starts
-   * with the first track, in the background).
+   * 'unknown'. The watcher starts with the first track and is listening
+   * before that track scans, so the second track already asks git only
+   * about what changed.
    */
   private async watchedChanges(previous: WatchMark | undefined): Promise<{ mark?: WatchMark; changed: string[] | 'unknown' }> {
-    if (this.startWatcher && !this.watching) {
-      this.watching = this.startWatcher(this.workspace).then(
-        (watcher) => void (this.watcher = watcher),
-        () => undefined,
-      );
-    }
-    if (!this.watcher) return { changed: 'unknown' };
-    return this.watcher.advance(previous);
+    if (!this.startWatcher || this.closed) return { changed: 'unknown' };
+    this.watching ??= this.startWatcher(this.workspace).catch(() => undefined);
+    const watcher = await this.watching;
+    if (!watcher || this.closed) return { changed: 'unknown' };
+    return watcher.advance(previous);
   }
 
-  /** As changedSinceLastTrack, only at (and under) these workspace-relative paths. */
+  /**
+   * As changedSinceLastTrack, only at (and under) these workspace-relative
+   * paths, in one git process (each reads the whole index): a file whose
+   * stat data changed but whose content did not is left as it is.
+   */
   private async changedAmong(paths: readonly string[], signal?: AbortSignal): Promise<string[]> {
     if (paths.length === 0) return [];
-    const specs = ['--', ...paths.map((path) => `:(top,literal)${path}`)];
-    const [modified, others] = await Promise.all([
-      this.git.text(['diff-files', '--name-only', '-z', ...specs], { signal }),
-      this.git.text(['ls-files', '-z', '--others', '--exclude-standard', ...specs], { signal }),
-    ]);
-    return [...new Set([...nulSplit(modified), ...nulSplit(others)])];
+    const specs = paths.map((path) => `:(top,literal)${path}`);
+    const listed = await this.git.text(['ls-files', '-z', '--modified', '--deleted', '--others', '--exclude-standard', '--', ...specs], { signal });
+    return [...new Set(nulSplit(listed))];
   }
 
   /** Tracked files whose stat data changed (or that are gone) and files git does not know yet; nested repositories end in '/'. */

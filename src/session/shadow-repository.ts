@@ -15,7 +15,6 @@ import { chmod, copyFile, lstat, mkdir, readFile, realpath, rm, stat, writeFile 
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../config/paths';
 import type { GitRunner } from './git-runner';
-import { SYNC_FILE_PREFIX } from './tree-watcher';
 
 /** Marks a shadow whose seed failed once: it is not seeded again. */
 const SEED_REFUSED = 'crow-seed-refused';
@@ -59,8 +58,6 @@ export async function initShadow(git: GitRunner, options: ShadowOptions, signal?
   const excluded = [
     '# Never snapshotted (rewritten by Crow Agent)',
     '.git',
-    // The undo watcher's sync files (tree-watcher.ts), there for a moment.
-    `/${SYNC_FILE_PREFIX}*`,
     ...(dataFolder ? [`/${dataFolder.replace(/[\\*?[\] ]/g, '\\$&')}/`] : []),
     ...options.ignore,
   ];

@@ -5,22 +5,35 @@
  * workspace looks only where something happened.
  *
  * An answer is given only when it can be trusted: the watcher was listening
- * for the whole stretch, no event was lost (an error or an overflowing
- * queue), and a sync file written in the workspace root has come back
- * through the watcher, so every change made before the question has been
- * delivered (file events of one watcher arrive in order). Otherwise the
- * answer is 'unknown' and the caller scans, as it did without a watcher.
+ * for the whole stretch, no event was lost (an error reported), and a sync
+ * file has come back through the watcher, so every change made before the
+ * question has been delivered (one watcher's events arrive in order).
+ * Otherwise the answer is 'unknown' and the caller scans, as it did without
+ * a watcher.
+ *
+ * The sync file is written in the workspace's own `.git` folder, never in
+ * the work tree, so dev servers and editors watching the files see nothing
+ * of Crow. The watch on `.git` covers that folder alone (its subfolders are
+ * not watched), and git's own writes there are dropped here. A workspace
+ * that is not the top of a git work tree with a `.git` folder has no place
+ * for the sync file: it is scanned.
+ *
+ * Limit: @parcel/watcher does not report a kernel queue overflow on Linux
+ * (inotify's IN_Q_OVERFLOW is skipped). A stretch with more than MAX_PATHS
+ * changed paths is scanned; an overflow needs more than 16,384 events
+ * queued faster than the watcher's thread reads them.
  */
 import { randomUUID } from 'node:crypto';
-import { rm, writeFile } from 'node:fs/promises';
+import { lstat, readdir, rm, writeFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 
-/** Prefix of the sync files written in the workspace root (and left out of snapshots). */
-export const SYNC_FILE_PREFIX = '.crow-undo-sync-';
+/** Prefix of the sync files written in the workspace's `.git` folder. */
+export const SYNC_FILE_PREFIX = 'crow-undo-sync-';
 /** Beyond this many changed paths since the last question, scanning is cheaper than naming them all to git. */
 const MAX_PATHS = 1_000;
 /** How long a sync file may take to come back before the answer is 'unknown'. */
 const SYNC_TIMEOUT_MS = 1_000;
+const DOT_GIT = '.git';
 
 /** A moment in the stream of file events, from which changes are asked for next time (opaque). */
 export type WatchMark = object;
@@ -31,9 +44,15 @@ export interface TreeWatcher {
   close(): Promise<void>;
 }
 
+/** One file event: an absolute path (what @parcel/watcher reports). */
+export interface FileEvent {
+  path: string;
+  type: string;
+}
+
 /** The @parcel/watcher API this module uses. */
-interface NativeWatcher {
-  subscribe(dir: string, callback: (err: Error | null, events: Array<{ path: string; type: string }>) => void, options?: { ignore?: string[] }): Promise<{ unsubscribe(): Promise<void> }>;
+export interface NativeWatcher {
+  subscribe(dir: string, callback: (err: Error | null, events: FileEvent[]) => void, options?: { ignore?: string[] }): Promise<{ unsubscribe(): Promise<void> }>;
 }
 
 /** The events since the last mark handed out. */
@@ -43,8 +62,14 @@ class Changes {
   lost = false;
 }
 
-/** Watches `root` with the native watcher; undefined when it cannot (not installed, no platform build, too many folders to watch). */
+/**
+ * Watches `root` with the native watcher; undefined when it cannot (not
+ * installed, no build for this platform, too many folders to watch, no
+ * `.git` folder for the sync file).
+ */
 export async function watchTree(root: string, load: () => NativeWatcher = loadNative): Promise<TreeWatcher | undefined> {
+  const dotGit = join(root, DOT_GIT);
+  if (!(await lstat(dotGit).then((stats) => stats.isDirectory(), () => false))) return undefined;
   let native: NativeWatcher;
   try {
     native = load();
@@ -53,8 +78,12 @@ export async function watchTree(root: string, load: () => NativeWatcher = loadNa
   }
   const watcher = new ParcelTreeWatcher(root);
   try {
-    await watcher.start(native);
+    // `.git` itself is watched (the sync files), not what is in its folders.
+    const inGit = await readdir(dotGit, { withFileTypes: true });
+    const ignore = inGit.filter((entry) => entry.isDirectory()).map((entry) => `${DOT_GIT}/${entry.name}`);
+    await watcher.start(native, ignore);
   } catch {
+    await watcher.close();
     return undefined;
   }
   return watcher;
@@ -70,23 +99,26 @@ export class ParcelTreeWatcher implements TreeWatcher {
   private last: WatchMark | undefined;
   private subscription: { unsubscribe(): Promise<void> } | undefined;
   private readonly waiting = new Map<string, () => void>();
+  /** False once a sync file did not come back: the watcher then answers 'unknown' at once. */
+  private synced = true;
 
   constructor(readonly root: string) {}
 
-  async start(native: NativeWatcher): Promise<void> {
-    this.subscription = await native.subscribe(this.root, (err, events) => this.take(err, events), { ignore: ['.git'] });
+  async start(native: NativeWatcher, ignore: string[]): Promise<void> {
+    this.subscription = await native.subscribe(this.root, (err, events) => this.take(err, events), { ignore });
   }
 
-  /** Takes a batch of the watcher's events (an error, or a queue that overflowed, loses the stretch). */
-  take(err: Error | null, events: ReadonlyArray<{ path: string; type: string }>): void {
+  /** Takes a batch of the watcher's events (an error loses the stretch). */
+  take(err: Error | null, events: readonly FileEvent[]): void {
     if (err) this.current.lost = true;
     for (const event of events) {
       const path = relative(this.root, event.path).split(sep).join('/');
-      if (path.startsWith(SYNC_FILE_PREFIX)) {
-        this.waiting.get(path)?.();
+      if (path === DOT_GIT || path.startsWith(`${DOT_GIT}/`)) {
+        // git's own writes (index, HEAD, locks) are no part of the snapshot; a sync file is awaited.
+        this.waiting.get(path.slice(DOT_GIT.length + 1))?.();
         continue;
       }
-      if (path === '' || path.startsWith('..')) {
+      if (path === '' || path === '..' || path.startsWith('../')) {
         // The root itself (removed, moved): nothing can be told.
         this.current.lost = true;
         continue;
@@ -102,7 +134,8 @@ export class ParcelTreeWatcher implements TreeWatcher {
    * and every event up to now has been delivered.
    */
   async advance(previous: WatchMark | undefined): Promise<{ mark: WatchMark; changed: string[] | 'unknown' }> {
-    const synced = await this.sync();
+    // A sync file that never came back (a watch on .git that does not report, a stalled watcher) is not waited for again.
+    const synced = this.synced && (this.synced = await this.sync());
     const ended = this.current;
     this.current = new Changes();
     const trusted = synced && previous !== undefined && previous === this.last && !ended.lost;
@@ -111,10 +144,10 @@ export class ParcelTreeWatcher implements TreeWatcher {
     return { mark, changed: trusted ? [...ended.paths] : 'unknown' };
   }
 
-  /** Writes a sync file and waits until the watcher reports it: then every earlier event has been taken. */
+  /** Writes a sync file in `.git` and waits until the watcher reports it: then every earlier event has been taken. */
   private async sync(): Promise<boolean> {
     const name = `${SYNC_FILE_PREFIX}${process.pid}-${randomUUID()}`;
-    const file = join(this.root, name);
+    const file = join(this.root, DOT_GIT, name);
     const back = new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => resolve(false), SYNC_TIMEOUT_MS);
       this.waiting.set(name, () => {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GitSnapshotManager } from '../../../src/session/git-snapshots';
@@ -17,6 +18,19 @@ type Callback = (err: Error | null, events: Array<{ path: string; type: string }
 function nativeWith(filter: (err: Error | null, events: Array<{ path: string; type: string }>, deliver: Callback) => void): () => Native {
   const real = require('@parcel/watcher') as Native;
   return () => ({ subscribe: (dir, callback, options) => real.subscribe(dir, (err, events) => filter(err, events, callback), options) });
+}
+
+/** Another process watching the work tree (a dev server): prints 'ready', then each changed path relative to the root. */
+const OTHER_WATCHER = `
+const root = process.argv[1];
+require(${JSON.stringify(require.resolve('@parcel/watcher'))})
+  .subscribe(root, (err, events) => { for (const e of events) process.stdout.write(require('path').relative(root, e.path) + '\\n'); }, { ignore: ['.git'] })
+  .then(() => process.stdout.write('ready\\n'));
+`;
+
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+  assert.ok(done(), 'timed out waiting');
 }
 
 /** Tells what each advance answered. */
@@ -46,6 +60,8 @@ describe('undo with a watcher on the workspace', () => {
     ws = join(base, 'ws');
     mkdirSync(join(ws, 'src'), { recursive: true });
     for (const name of ['a', 'b', 'c']) writeFileSync(join(ws, 'src', `${name}.js`), `${name}1\n`);
+    // The top of a git work tree: its .git folder takes the watcher's sync files.
+    execFileSync('git', ['init', '--quiet'], { cwd: ws });
   });
   afterEach(() => {
     undo?.close();
@@ -70,13 +86,49 @@ describe('undo with a watcher on the workspace', () => {
     await bash('echo b2 > src/b.js');
     await bash('mkdir -p gen/deep && echo made > gen/deep/new.js && rm src/c.js');
     await bash('echo a3 > src/a.js');
-    assert.ok(answers.some((answer) => Array.isArray(answer)), `the watcher answered at least once: ${JSON.stringify(answers)}`);
-    assert.ok(!answers.some((answer) => Array.isArray(answer) && answer.some((path) => path.startsWith('.crow-undo-sync-'))));
+    // The watcher listens from the session's first snapshot on: only that one scans the tree, every later track asks git about the paths named.
+    assert.equal(answers[0], 'unknown');
+    assert.ok(answers.length >= 3 && answers.slice(1).every((answer) => Array.isArray(answer)), JSON.stringify(answers));
+    const named = new Set(answers.slice(1).flat());
+    assert.ok(['src/a.js', 'src/b.js', 'src/c.js', 'gen'].every((path) => named.has(path)), [...named].join());
+    // The new folder may be named with what was made in it before its own watch began: nothing else.
+    assert.deepEqual([...named].filter((path) => !/^(src\/[abc]\.js|gen(\/deep(\/new\.js)?)?)$/.test(path)), []);
 
     await undoAll();
     assert.deepEqual([read('src/a.js'), read('src/b.js'), read('src/c.js')], ['a1\n', 'b1\n', 'c1\n']);
     assert.equal(existsSync(join(ws, 'gen/deep/new.js')), false);
-    assert.equal(existsSync(join(ws, '.crow-undo-sync-')), false);
+  });
+
+  it('writes nothing a watcher of the work tree could see, and leaves no file in .git', async () => {
+    // What a dev server or an editor does, in a process of its own: watch the work tree, .git left out.
+    const other = spawn(process.execPath, ['-e', OTHER_WATCHER, ws], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    other.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    try {
+      await until(() => out.startsWith('ready\n'));
+      const answers: Array<string[] | 'unknown'> = [];
+      start(recorded(() => watchTree(ws), answers));
+      await bash('echo a2 > src/a.js');
+      await bash('echo b2 > src/b.js');
+      assert.ok(answers.slice(1).every((answer) => Array.isArray(answer)), JSON.stringify(answers));
+      await until(() => out.includes('src/b.js'));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    } finally {
+      other.kill();
+    }
+    const seen = out.split('\n').slice(1).filter((line) => line !== '');
+    assert.deepEqual([...new Set(seen)].sort(), ['src/a.js', 'src/b.js']);
+    assert.deepEqual(readdirSync(join(ws, '.git')).filter((name) => name.includes('crow')), []);
+  });
+
+  it('scans where the workspace has no .git folder for the sync file', async () => {
+    rmSync(join(ws, '.git'), { recursive: true });
+    assert.equal(await watchTree(ws), undefined);
+    start(() => watchTree(ws));
+    await bash('echo a2 > src/a.js');
+    await bash('rm src/b.js');
+    await undoAll();
+    assert.deepEqual([read('src/a.js'), read('src/b.js')], ['a1\n', 'b1\n']);
   });
 
   it('still undoes a command whose file events were lost (the queue overflowed): the tree is scanned instead', async () => {
