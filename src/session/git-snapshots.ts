@@ -7,8 +7,14 @@
  * one (`git diff-files` and `git ls-files --others`, run side by side) and
  * re-reads only those files. On 100,000 files that is about a tenth of a
  * second, where `git add -A` with its separate size check took half a second
- * (git's untracked cache did not change either figure on Linux; fsmonitor
- * would, but git 2.39 has no built-in daemon there and a hook runs a program).
+ * (git's untracked cache did not change either figure on Linux).
+ *
+ * With `watch` on (a session), a file watcher started before the first
+ * track scans names the paths changed since the last track, and later
+ * tracks pass just those to git as pathspecs: what git's fsmonitor hook
+ * would achieve (git looks only at flagged paths), without a program for
+ * git to run or index extensions to keep. Each git process still reads the
+ * whole index, so a track keeps a cost in proportion to the tree's size.
  *
  * A snapshot leaves out files ignored by the workspace's .gitignore files or
  * the `ignore` option, files over `maxFileBytes`, nested git repositories

@@ -65,7 +65,7 @@ export class SessionUndo implements UndoRecorder {
   private readonly told = new Set<string>();
 
   constructor(readonly options: SessionUndoOptions) {
-    // A session watches its workspace (from its first command on), so later commands are recorded without scanning the tree.
+    // A session watches its workspace from its first snapshot on, so later tracks are recorded without scanning the tree.
     this.snapshots = options.snapshots ?? new GitSnapshotManager({ workspace: options.root, dataHome: options.dataHome, env: options.env, watch: true });
     this.log = new UndoLog({ workspace: options.root, dataHome: options.dataHome });
   }

@@ -151,6 +151,40 @@ describe('undo with a watcher on the workspace', () => {
     assert.deepEqual([read('src/a.js'), read('src/b.js'), read('src/c.js')], ['a1\n', 'b1\n', 'c1\n']);
   });
 
+  it('scans, and stops waiting, when the sync file never comes back through the watcher', async () => {
+    const answers: Array<string[] | 'unknown'> = [];
+    // A watch that says nothing of .git (another watch of this process on the same folder without it can do that).
+    const syncFiles = new Set<string>();
+    const blind = nativeWith((err, events, deliver) => {
+      for (const event of events) if (event.path.includes('/.git/crow-undo-sync-')) syncFiles.add(event.path);
+      deliver(err, events.filter((event) => !event.path.includes('/.git/')));
+    });
+    start(recorded(() => watchTree(ws, blind), answers));
+    await bash('echo a2 > src/a.js');
+    await bash('echo b2 > src/b.js');
+    await bash('rm src/c.js');
+    assert.deepEqual(answers, ['unknown', 'unknown', 'unknown', 'unknown']);
+    assert.equal(syncFiles.size, 1, 'after one sync file that did not come back, none is written and waited for');
+    await undoAll();
+    assert.deepEqual([read('src/a.js'), read('src/b.js'), read('src/c.js')], ['a1\n', 'b1\n', 'c1\n']);
+  });
+
+  it('scans where the native watcher is not installed (the VS Code extension ships no node_modules)', async () => {
+    const missing = (): Native => {
+      throw Object.assign(new Error("Cannot find module '@parcel/watcher'"), { code: 'MODULE_NOT_FOUND' });
+    };
+    assert.equal(await watchTree(ws, missing), undefined);
+    const notices: string[] = [];
+    const snapshots = new GitSnapshotManager({ workspace: ws, dataHome: join(base, 'data'), watch: (root) => watchTree(root, missing) });
+    undo = new SessionUndo({ root: ws, dataHome: join(base, 'data'), env: process.env, snapshots });
+    undo.begin({ sessionId: 's', prompt: 'Run commands', notify: (_level, message) => notices.push(message) });
+    await bash('echo a2 > src/a.js');
+    await bash('rm src/b.js');
+    await undoAll();
+    assert.deepEqual([read('src/a.js'), read('src/b.js')], ['a1\n', 'b1\n']);
+    assert.deepEqual(notices, [], 'no error is shown');
+  });
+
   it('scans as before where no watcher can run', async () => {
     start(async () => undefined);
     await bash('echo a2 > src/a.js && echo b2 > src/b.js');
