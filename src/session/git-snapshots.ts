@@ -192,6 +192,8 @@ export class GitSnapshotManager {
 
   /** Re-reads what changed since the last track and writes the tree; an index git cannot use is dropped and rebuilt once. */
   private async record(signal?: AbortSignal, rebuilt = false): Promise<string> {
+    // The watch starts (crawling the folders it watches) beside the shadow's preparation; the scan waits for both.
+    this.startWatching();
     await this.prepare(signal);
     try {
       const last = this.lastTree;
@@ -236,11 +238,16 @@ export class GitSnapshotManager {
    * about what changed.
    */
   private async watchedChanges(previous: WatchMark | undefined): Promise<{ mark?: WatchMark; changed: string[] | 'unknown' }> {
-    if (!this.startWatcher || this.closed) return { changed: 'unknown' };
-    this.watching ??= this.startWatcher(this.workspace).catch(() => undefined);
-    const watcher = await this.watching;
+    const watcher = await this.startWatching();
     if (!watcher || this.closed) return { changed: 'unknown' };
     return watcher.advance(previous);
+  }
+
+  /** The workspace's watcher, started on first call; undefined when none is wanted or can run. */
+  private startWatching(): Promise<TreeWatcher | undefined> {
+    if (!this.startWatcher || this.closed) return Promise.resolve(undefined);
+    this.watching ??= this.startWatcher(this.workspace).catch(() => undefined);
+    return this.watching;
   }
 
   /**
