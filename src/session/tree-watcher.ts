@@ -5,7 +5,8 @@
  * workspace looks only where something happened.
  *
  * An answer is given only when it can be trusted: the watcher was listening
- * for the whole stretch, no event was lost (an error reported), and a sync
+ * for the whole stretch, no event was lost (an error reported), no
+ * .gitignore changed (files nobody touched may have come into view), and a sync
  * file has come back through the watcher, so every change made before the
  * question has been delivered (one watcher's events arrive in order).
  * Otherwise the answer is 'unknown' and the caller scans, as it did without
@@ -124,7 +125,8 @@ export class ParcelTreeWatcher implements TreeWatcher {
         continue;
       }
       this.current.paths.add(path);
-      if (this.current.paths.size > MAX_PATHS) this.current.lost = true;
+      // A changed .gitignore can show or hide files no event names: only a scan sees them as git now does.
+      if (this.current.paths.size > MAX_PATHS || path === '.gitignore' || path.endsWith('/.gitignore')) this.current.lost = true;
     }
   }
 

@@ -99,6 +99,20 @@ describe('undo with a watcher on the workspace', () => {
     assert.equal(existsSync(join(ws, 'gen/deep/new.js')), false);
   });
 
+  it('scans when a .gitignore changed: files no event names may have come into view', async () => {
+    writeFileSync(join(ws, '.gitignore'), 'build/\n');
+    mkdirSync(join(ws, 'build'));
+    writeFileSync(join(ws, 'build', 'out.txt'), 'built before the prompt\n');
+    const answers: Array<string[] | 'unknown'> = [];
+    start(recorded(() => watchTree(ws), answers));
+    await bash('echo a2 > src/a.js');
+    await bash('echo > .gitignore');
+    await bash('echo b2 > src/b.js');
+    assert.ok(Array.isArray(answers[1]), JSON.stringify(answers));
+    assert.equal(answers[2], 'unknown', 'the track after the .gitignore change scans');
+    assert.ok(Array.isArray(answers[3]), JSON.stringify(answers));
+  });
+
   it('writes nothing a watcher of the work tree could see, and leaves no file in .git', async () => {
     // What a dev server or an editor does, in a process of its own: watch the work tree, .git left out.
     const other = spawn(process.execPath, ['-e', OTHER_WATCHER, ws], { stdio: ['ignore', 'pipe', 'inherit'] });
