@@ -1,8 +1,9 @@
 /**
  * Undo with the session's file watcher, through the real binary: `crow run`
- * whose commands were recorded from the watcher's paths still exits by
- * itself (a live watch would keep Node running), `crow undo` puts every
- * command's files back, and nothing of Crow's is left in the repository.
+ * and `crow acp` whose commands were recorded from the watcher's paths
+ * still exit by themselves (a live watch would keep Node running), `crow
+ * undo` puts every command's files back, and nothing of Crow's is left in
+ * the repository.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -10,7 +11,7 @@ import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
-import { startCrow } from '../support/crow-binary';
+import { startAcp, startCrow } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';
 
 describe('crow run and crow undo with the undo watcher', function () {
@@ -47,8 +48,9 @@ describe('crow run and crow undo with the undo watcher', function () {
     return { code, stderr: run.stderr() };
   }
 
+  const bash = (command: string) => ({ blocks: [{ type: 'tool_call' as const, name: 'bash', arguments: { command } }] });
+
   it('records three commands, exits by itself, and crow undo puts all their files back', async () => {
-    const bash = (command: string) => ({ blocks: [{ type: 'tool_call' as const, name: 'bash', arguments: { command } }] });
     llm.enqueue(
       'anthropic',
       bash('echo a2 > a.txt'),
@@ -68,5 +70,23 @@ describe('crow run and crow undo with the undo watcher', function () {
     );
     assert.equal(execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: root, encoding: 'utf8' }), '');
     assert.deepEqual(readdirSync(join(root, '.git')).filter((name) => name.includes('crow')), []);
+  });
+
+  it('crow acp exits when its client goes, after a prompt whose commands were recorded', async () => {
+    llm.enqueue('anthropic', bash('echo a2 > a.txt'), bash('echo b2 > b.txt'), { blocks: [{ type: 'text', text: 'Done.' }] });
+    const agent = startAcp(root, home, { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: llm.anthropicBaseUrl, CROW_SANDBOX: 'off' }, { permission: () => 'allow_once' });
+    const timer = setTimeout(() => agent.child.kill('SIGKILL'), 20_000);
+    try {
+      await agent.client.initialize();
+      const { sessionId } = await agent.client.newSession(root);
+      assert.equal((await agent.client.prompt(sessionId, 'Change the files')).stopReason, 'end_turn');
+      assert.equal(await agent.stop(), 0, `crow acp did not exit by itself: ${agent.stderr()}`);
+    } finally {
+      clearTimeout(timer);
+    }
+    assert.equal(readFileSync(join(root, 'b.txt'), 'utf8'), 'b2\n');
+    const undo = await crow('undo', '--yes');
+    assert.equal(undo.code, 0, undo.stderr);
+    assert.deepEqual(['a', 'b'].map((name) => readFileSync(join(root, `${name}.txt`), 'utf8')), ['a1\n', 'b1\n']);
   });
 });
