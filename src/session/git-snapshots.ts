@@ -7,8 +7,14 @@
  * one (`git diff-files` and `git ls-files --others`, run side by side) and
  * re-reads only those files. On 100,000 files that is about a tenth of a
  * second, where `git add -A` with its separate size check took half a second
- * (git's untracked cache did not change either figure on Linux; fsmonitor
- * would, but git 2.39 has no built-in daemon there and a hook runs a program).
+ * (git's untracked cache did not change either figure on Linux).
+ *
+ * With `watch` on (a session), a file watcher started before the first
+ * track scans names the paths changed since the last track, and later
+ * tracks pass just those to git as pathspecs: what git's fsmonitor hook
+ * would achieve (git looks only at flagged paths), without a program for
+ * git to run or index extensions to keep. Each git process still reads the
+ * whole index, so a track keeps a cost in proportion to the tree's size.
  *
  * A snapshot leaves out files ignored by the workspace's .gitignore files or
  * the `ignore` option, files over `maxFileBytes`, nested git repositories
@@ -23,6 +29,7 @@ import { type FileState, fileStates, statesAt, treeOf } from './file-states';
 import { GitError, GitRunner } from './git-runner';
 import { initShadow, inside, resetShadowIndex, seedShadow, type ShadowOptions } from './shadow-repository';
 import { applyRestore, parseRawDiff, type TreeChange } from './snapshot-restore';
+import { type TreeWatcher, type WatchMark, watchTree } from './tree-watcher';
 import { realWorkspace, workspaceKey } from './workspace-key';
 
 export interface GitSnapshotOptions {
@@ -38,6 +45,12 @@ export interface GitSnapshotOptions {
   env?: NodeJS.ProcessEnv;
   /** Longest one git command may run (default 60 s). */
   gitTimeoutMs?: number;
+  /**
+   * Keep a file watcher on the workspace from the first track on, so later
+   * tracks ask git only about the paths that changed (see tree-watcher.ts);
+   * a function supplies the watcher (tests). Default: off.
+   */
+  watch?: boolean | ((root: string) => Promise<TreeWatcher | undefined>);
 }
 
 /** Lines added and removed in one file between two snapshots; binary files count no lines. */
@@ -68,8 +81,12 @@ export class GitSnapshotManager {
   private readonly timeoutMs: number;
   private prepared: Promise<void> | undefined;
   private initialized: Promise<void> | undefined;
-  /** The tree the last track of this manager wrote, and the index file as it left it. */
-  private lastTree: { id: string; index: string } | undefined;
+  /** The tree the last track of this manager wrote, the index file as it left it, and the watcher's mark from just before it. */
+  private lastTree: { id: string; index: string; mark?: WatchMark } | undefined;
+  private readonly startWatcher: ((root: string) => Promise<TreeWatcher | undefined>) | undefined;
+  /** The watcher, started by the first track (undefined inside when none can run). */
+  private watching: Promise<TreeWatcher | undefined> | undefined;
+  private closed = false;
 
   constructor(options: GitSnapshotOptions) {
     this.workspace = realWorkspace(options.workspace);
@@ -78,6 +95,7 @@ export class GitSnapshotManager {
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.ignore = options.ignore ?? [];
     this.timeoutMs = options.gitTimeoutMs ?? DEFAULT_GIT_TIMEOUT_MS;
+    this.startWatcher = options.watch === true ? (root) => watchTree(root) : options.watch || undefined;
     this.git = new GitRunner({
       gitDir: this.gitDir,
       workTree: this.workspace,
@@ -174,14 +192,23 @@ export class GitSnapshotManager {
 
   /** Re-reads what changed since the last track and writes the tree; an index git cannot use is dropped and rebuilt once. */
   private async record(signal?: AbortSignal, rebuilt = false): Promise<string> {
+    // The watch starts (crawling the folders it watches) beside the shadow's preparation; the scan waits for both.
+    this.startWatching();
     await this.prepare(signal);
     try {
-      const changed = await this.changedSinceLastTrack(signal);
+      const last = this.lastTree;
+      const unchangedIndex = last !== undefined && last.index === (await this.indexStamp());
+      const watched = await this.watchedChanges(unchangedIndex ? last.mark : undefined);
+      // The watcher names where to look when it knows; otherwise (or past the paths git takes on one command line) the whole tree is scanned.
+      const changed = Array.isArray(watched.changed) ? await this.changedAmong(watched.changed, signal) : await this.changedSinceLastTrack(signal);
       // Nothing new, and nobody else (another crow on this folder) wrote the index since our last track: the same tree.
-      if (changed.length === 0 && this.lastTree && this.lastTree.index === (await this.indexStamp())) return this.lastTree.id;
+      if (changed.length === 0 && last && unchangedIndex) {
+        this.lastTree = { ...last, ...(watched.mark ? { mark: watched.mark } : {}) };
+        return last.id;
+      }
       await this.stage(changed, signal);
       const id = (await this.git.text(['write-tree'], { signal })).trim();
-      this.lastTree = { id, index: await this.indexStamp() };
+      this.lastTree = { id, index: await this.indexStamp(), ...(watched.mark ? { mark: watched.mark } : {}) };
       return id;
     } catch (err) {
       this.lastTree = undefined;
@@ -194,6 +221,45 @@ export class GitSnapshotManager {
   private async indexStamp(): Promise<string> {
     const stats = await stat(join(this.gitDir, 'index')).catch(() => undefined);
     return stats ? `${stats.mtimeMs}:${stats.size}:${stats.ino}` : 'none';
+  }
+
+  /** Stops the workspace's watcher, also one still starting (a live watch would keep the process running). */
+  async close(): Promise<void> {
+    this.closed = true;
+    const watcher = await this.watching;
+    this.watching = undefined;
+    await watcher?.close();
+  }
+
+  /**
+   * The watcher's new mark and the paths changed since `previous`, or
+   * 'unknown'. The watcher starts with the first track and is listening
+   * before that track scans, so the second track already asks git only
+   * about what changed.
+   */
+  private async watchedChanges(previous: WatchMark | undefined): Promise<{ mark?: WatchMark; changed: string[] | 'unknown' }> {
+    const watcher = await this.startWatching();
+    if (!watcher || this.closed) return { changed: 'unknown' };
+    return watcher.advance(previous);
+  }
+
+  /** The workspace's watcher, started on first call; undefined when none is wanted or can run. */
+  private startWatching(): Promise<TreeWatcher | undefined> {
+    if (!this.startWatcher || this.closed) return Promise.resolve(undefined);
+    this.watching ??= this.startWatcher(this.workspace).catch(() => undefined);
+    return this.watching;
+  }
+
+  /**
+   * As changedSinceLastTrack, only at (and under) these workspace-relative
+   * paths, in one git process (each reads the whole index): a file whose
+   * stat data changed but whose content did not is left as it is.
+   */
+  private async changedAmong(paths: readonly string[], signal?: AbortSignal): Promise<string[]> {
+    if (paths.length === 0) return [];
+    const specs = paths.map((path) => `:(top,literal)${path}`);
+    const listed = await this.git.text(['ls-files', '-z', '--modified', '--deleted', '--others', '--exclude-standard', '--', ...specs], { signal });
+    return [...new Set(nulSplit(listed))];
   }
 
   /** Tracked files whose stat data changed (or that are gone) and files git does not know yet; nested repositories end in '/'. */

@@ -65,7 +65,8 @@ export class SessionUndo implements UndoRecorder {
   private readonly told = new Set<string>();
 
   constructor(readonly options: SessionUndoOptions) {
-    this.snapshots = options.snapshots ?? new GitSnapshotManager({ workspace: options.root, dataHome: options.dataHome, env: options.env });
+    // A session watches its workspace from its first snapshot on, so later tracks are recorded without scanning the tree.
+    this.snapshots = options.snapshots ?? new GitSnapshotManager({ workspace: options.root, dataHome: options.dataHome, env: options.env, watch: true });
     this.log = new UndoLog({ workspace: options.root, dataHome: options.dataHome });
   }
 
@@ -97,9 +98,10 @@ export class SessionUndo implements UndoRecorder {
     return this.current?.mark();
   }
 
-  /** Stops a snapshot still running: the session is closing. */
+  /** Stops a snapshot still running and the workspace's watcher: the session is closing. */
   close(): void {
     this.current?.stop();
+    void this.snapshots.close();
   }
 }
 
