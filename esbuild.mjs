@@ -133,7 +133,7 @@ const selected = builds.filter(Boolean);
 // A deleted suite must not keep running from its old bundle.
 rmSync('dist/test/vscode', { recursive: true, force: true });
 if (watch) {
-  rmSync('dist/builtin-agents.json', { force: true });
+  rmSync('dist/builtin-definitions.json', { force: true });
   for (const options of selected) await (await esbuild.context(options)).watch();
   console.error('esbuild: watching for changes…');
 } else {
@@ -143,15 +143,15 @@ if (watch) {
 }
 
 /**
- * dist/builtin-agents.json: the built-in agent definitions parsed by this build's parser (see
- * src/config/builtin-agents.ts), so a start of crow does not parse their front matter again.
+ * dist/builtin-definitions.json: the built-in agent and slash command definitions parsed by this build's parsers (see
+ * src/config/builtin-snapshot.ts), so a start of crow does not parse their front matter again.
  * Not in watch mode, where the parser may change under it (the bundles then parse as ever).
  */
 async function writeBuiltinSnapshot() {
   const script = join(mkdtempSync(join(tmpdir(), 'crow-build-')), 'snapshot.js');
   try {
-    await esbuild.build({ ...common, sourcemap: false, minify: false, entryPoints: ['scripts/builtin-agents-snapshot.ts'], outfile: script });
-    execFileSync(process.execPath, [script, process.cwd(), join('dist', 'builtin-agents.json')], { stdio: 'inherit' });
+    await esbuild.build({ ...common, sourcemap: false, minify: false, entryPoints: ['scripts/builtin-definitions-snapshot.ts'], outfile: script });
+    execFileSync(process.execPath, [script, process.cwd(), join('dist', 'builtin-definitions.json')], { stdio: 'inherit' });
   } finally {
     rmSync(dirname(script), { recursive: true, force: true });
   }

@@ -11,7 +11,7 @@ import type { DefinitionError } from './config-problems';
 import { didYouMean } from '../vocabulary/did-you-mean';
 import { BUILTIN_TOOL_NAMES, TASK_COMPLETE } from '../vocabulary/tool-names';
 import { coagentCanTerminate } from './control-flow';
-import { withBuiltinSnapshot } from './builtin-agents';
+import { builtinDefinitions } from './builtin-snapshot';
 import { findPackageRoot, layerFolders, type MarkdownFile, readMarkdownFiles } from './markdown-files';
 
 export interface LoadedAgents {
@@ -50,8 +50,12 @@ export class AgentRegistry {
     const errors: DefinitionError[] = [];
     const builtinRoot = options.builtinRoot ?? findPackageRoot();
     const untrusted = options.trusted === true ? undefined : { defaultProvider: options.defaultProvider };
+    const stored = builtinDefinitions(builtinRoot, __dirname);
     const read = <T extends AgentDefinition>(relative: string, parse: (file: MarkdownFile) => Parsed<T>): Map<string, T> =>
-      collect(layerFolders(relative, workspaceRoot, env, builtinRoot), parse, errors, untrusted, withBuiltinSnapshot(builtinRoot, __dirname, parse));
+      collect(layerFolders(relative, workspaceRoot, env, builtinRoot), parse, errors, untrusted, (file) => {
+        const definition = stored<T>(file);
+        return definition ? { definition, problems: [] } : parse(file);
+      });
     const allBase = read('agents/base', AGENT_PARSERS['agents/base']);
     const allAcp = read('agents/acp', AGENT_PARSERS['agents/acp']);
     const base = enabledOnly(allBase);
