@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import * as nodeModule from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -42,6 +42,20 @@ describe('crow binary start-up', () => {
     const help = spawnSync(process.execPath, [CROW, 'run', '--help'], { encoding: 'utf8', env: { PATH: process.env.PATH!, HOME: home, XDG_CACHE_HOME: join(home, 'cache') } });
     assert.equal(help.status, 0, help.stderr);
     assert.match(help.stdout, /Usage: crow run/);
+  });
+
+  it('keeps the caches of a few builds or Node option sets, not of every one', function () {
+    if (offered) this.skip(); // Node's own compile cache manages its folder itself.
+    for (let build = 0; build < 6; build++) {
+      mkdirSync(cacheOf(), { recursive: true });
+      writeFileSync(join(cacheOf(), `crow-cli-${String(build).padStart(32, '0')}.v8cache`), 'an older build');
+      utimesSync(join(cacheOf(), `crow-cli-${String(build).padStart(32, '0')}.v8cache`), 1_000 + build, 1_000 + build);
+    }
+    const result = crow();
+    assert.equal(result.status, 0, result.stderr);
+    const left = readdirSync(cacheOf()).sort();
+    assert.equal(left.length, 4);
+    assert.deepEqual(left.filter((name) => name.startsWith('crow-cli-0000')), [3, 4, 5].map((build) => `crow-cli-${String(build).padStart(32, '0')}.v8cache`), 'the newest of the older ones stay');
   });
 
   it('keeps no cache when NODE_DISABLE_COMPILE_CACHE is set', () => {

@@ -8,7 +8,7 @@
  * NODE_DISABLE_COMPILE_CACHE turns both off.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as nodeModule from 'node:module';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
@@ -32,7 +32,7 @@ function cacheFolder(): string | undefined {
 /**
  * Runs the bundle as require() would (same module wrapper, require, module,
  * __filename, __dirname), compiled with the code cache kept in `folder` for
- * this Node and this bundle. With no usable cache, one is written when the
+ * this Node, these Node options and this bundle. With no usable cache, one is written when the
  * process exits, holding the functions this run compiled. False when the
  * bundle could not be run this way (nothing of it has run then).
  */
@@ -42,7 +42,9 @@ function loadWithCodeCache(folder: string): boolean {
   try {
     const source = readFileSync(BUNDLE, 'utf8');
     const { size, mtimeMs } = statSync(BUNDLE);
-    const key = createHash('sha256').update(`${process.version} ${process.arch} ${BUNDLE} ${size} ${mtimeMs}`).digest('hex').slice(0, 32);
+    // V8 rejects a cache made under other flags: each set of Node options gets its own, rather than one rewritten by turns.
+    const flags = JSON.stringify([process.execArgv, process.env.NODE_OPTIONS ?? '']);
+    const key = createHash('sha256').update(`${process.version} ${process.arch} ${BUNDLE} ${size} ${mtimeMs} ${flags}`).digest('hex').slice(0, 32);
     const file = join(folder, `crow-cli-${key}.v8cache`);
     let cachedData: Buffer | undefined;
     try {
@@ -57,6 +59,7 @@ function loadWithCodeCache(folder: string): boolean {
         try {
           writeFileSync(`${file}.${process.pid}`, script.createCachedData(), { mode: PRIVATE_FILE_MODE });
           renameSync(`${file}.${process.pid}`, file);
+          dropOldCaches(folder);
         } catch {
           // Only slower next time.
         }
@@ -69,6 +72,17 @@ function loadWithCodeCache(folder: string): boolean {
   const module = { exports: {}, filename: BUNDLE, id: BUNDLE, loaded: false };
   run.call(module.exports, module.exports, nodeModule.createRequire(BUNDLE), module, BUNDLE, dirname(BUNDLE));
   return true;
+}
+
+/** Caches kept (other builds, other Node options); the least recently written beyond these are removed. */
+const KEPT_CACHES = 4;
+
+function dropOldCaches(folder: string): void {
+  const caches = readdirSync(folder)
+    .filter((name) => /^crow-cli-[0-9a-f]{32}\.v8cache$/.test(name))
+    .map((name) => ({ name, written: statSync(join(folder, name)).mtimeMs }))
+    .sort((a, b) => b.written - a.written);
+  for (const { name } of caches.slice(KEPT_CACHES)) rmSync(join(folder, name), { force: true });
 }
 
 const folder = cacheFolder();
