@@ -7,8 +7,10 @@
 // view, the trace viewer, also served by `crow trace --serve`, and the charts of `crow eval`'s report) and the suites that run inside
 // VS Code (npm run test:vscode and .vscode-test.mjs).
 // `node esbuild.mjs --watch` rebuilds on change.
-import { chmodSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import * as esbuild from 'esbuild';
 
 const watch = process.argv.includes('--watch');
@@ -132,9 +134,26 @@ const selected = builds.filter(Boolean);
 // A deleted suite must not keep running from its old bundle.
 rmSync('dist/test/vscode', { recursive: true, force: true });
 if (watch) {
+  rmSync('dist/builtin-definitions.json', { force: true });
   for (const options of selected) await (await esbuild.context(options)).watch();
   console.error('esbuild: watching for changes…');
 } else {
   await Promise.all(selected.map((options) => esbuild.build(options)));
   chmodSync('dist/crow.js', 0o755);
+  await writeBuiltinSnapshot();
+}
+
+/**
+ * dist/builtin-definitions.json: the built-in agent and slash command definitions parsed by this build's parsers (see
+ * src/config/builtin-snapshot.ts), so a start of crow does not parse their front matter again.
+ * Not in watch mode, where the parser may change under it (the bundles then parse as ever).
+ */
+async function writeBuiltinSnapshot() {
+  const script = join(mkdtempSync(join(tmpdir(), 'crow-build-')), 'snapshot.js');
+  try {
+    await esbuild.build({ ...common, sourcemap: false, minify: false, entryPoints: ['scripts/builtin-definitions-snapshot.ts'], outfile: script });
+    execFileSync(process.execPath, [script, process.cwd(), join('dist', 'builtin-definitions.json')], { stdio: 'inherit' });
+  } finally {
+    rmSync(dirname(script), { recursive: true, force: true });
+  }
 }

@@ -52,7 +52,7 @@ export async function startupBenchmark(): Promise<void> {
       }
     }
     const offered = typeof (nodeModule as { enableCompileCache?: unknown }).enableCompileCache === 'function';
-    const cache = offered ? 'compile cache on' : `no compile cache on Node ${process.versions.node}`;
+    const cache = offered ? `Node's compile cache, Node ${process.versions.node}` : `the launcher's V8 code cache, Node ${process.versions.node}`;
     console.log(
       `Start-up, one-shot 'hi', spawn → exit, median of ${RUNS} (${cache}): crow run ${median(crow).toFixed(0)} ms vs bare-SDK bundle ` +
         `${median(sdk).toFixed(0)} ms, ratio ${(median(crow) / median(sdk)).toFixed(2)} (target ≤ 1.4)`,

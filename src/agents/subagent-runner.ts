@@ -235,8 +235,7 @@ export class SubagentRunner implements SubagentLauncher {
     }
     const result = await stream.result;
     const primary = session.sessionFor('primary', agent.primary.name);
-    const last = [...primary.entries].reverse().find((entry) => entry.kind === 'assistant_text');
-    return { result, text: last?.kind === 'assistant_text' ? last.text : '' };
+    return { result, text: primary.findLast('assistant_text')?.text ?? '' };
   }
 
   private resolve(name: string): Resolved | string {

@@ -11,6 +11,7 @@ import type { DefinitionError } from './config-problems';
 import { didYouMean } from '../vocabulary/did-you-mean';
 import { BUILTIN_TOOL_NAMES, TASK_COMPLETE } from '../vocabulary/tool-names';
 import { coagentCanTerminate } from './control-flow';
+import { builtinDefinitions } from './builtin-snapshot';
 import { findPackageRoot, layerFolders, type MarkdownFile, readMarkdownFiles } from './markdown-files';
 
 export interface LoadedAgents {
@@ -49,10 +50,14 @@ export class AgentRegistry {
     const errors: DefinitionError[] = [];
     const builtinRoot = options.builtinRoot ?? findPackageRoot();
     const untrusted = options.trusted === true ? undefined : { defaultProvider: options.defaultProvider };
+    const stored = builtinDefinitions(builtinRoot, __dirname);
     const read = <T extends AgentDefinition>(relative: string, parse: (file: MarkdownFile) => Parsed<T>): Map<string, T> =>
-      collect(layerFolders(relative, workspaceRoot, env, builtinRoot), parse, errors, untrusted);
-    const allBase = read('agents/base', (file) => parseBaseAgent(file, BUILTIN_TOOL_NAMES));
-    const allAcp = read('agents/acp', parseACPAgent);
+      collect(layerFolders(relative, workspaceRoot, env, builtinRoot), parse, errors, untrusted, (file) => {
+        const definition = stored<T>(file);
+        return definition ? { definition, problems: [] } : parse(file);
+      });
+    const allBase = read('agents/base', AGENT_PARSERS['agents/base']);
+    const allAcp = read('agents/acp', AGENT_PARSERS['agents/acp']);
     const base = enabledOnly(allBase);
     const acp = new Map<string, ACPAgentDefinition>();
     for (const agent of enabledOnly(allAcp).values()) {
@@ -112,13 +117,14 @@ function collect<T extends AgentDefinition>(
   parse: (file: MarkdownFile) => Parsed<T>,
   errors: DefinitionError[],
   untrusted: { defaultProvider?: string } | undefined,
+  parseBuiltin: (file: MarkdownFile) => Parsed<T> = parse,
 ): Map<string, T> {
   const byName = new Map<string, T>();
   folders.forEach((folder, layer) => {
     const origin = ORIGINS[layer]!;
     const inFolder = new Map<string, string>();
     for (const file of readMarkdownFiles(folder)) {
-      const { definition, problems } = parse(file);
+      const { definition, problems } = (origin === 'builtin' ? parseBuiltin : parse)(file);
       errors.push(...problems);
       if (!definition) continue;
       definition.origin = origin;
@@ -165,6 +171,12 @@ function setAsideProvider(definition: BaseAgentDefinition, defaultProvider: stri
   delete definition.provider;
   delete definition.model;
 }
+
+/** How the definitions of each folder of a layer are parsed (the build's snapshot of the built-in ones uses the same). */
+export const AGENT_PARSERS = {
+  'agents/base': (file: MarkdownFile): Parsed<BaseAgentDefinition> => parseBaseAgent(file, BUILTIN_TOOL_NAMES),
+  'agents/acp': (file: MarkdownFile): Parsed<ACPAgentDefinition> => parseACPAgent(file),
+} as const;
 
 /** The layer of each folder layerFolders returns, in its order. */
 const ORIGINS: readonly DefinitionOrigin[] = ['builtin', 'user', 'project'];

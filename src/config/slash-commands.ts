@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import { type DefinitionError, problemsFromZod } from './config-problems';
 import { didYouMean } from '../vocabulary/did-you-mean';
+import { builtinDefinitions } from './builtin-snapshot';
 import { findPackageRoot, layerFolders, readMarkdownFiles, splitFrontmatter, type MarkdownFile } from './markdown-files';
 import { basePromptContext } from './prompts';
 import { NameSchema } from './settings-file';
@@ -54,9 +55,11 @@ export class SlashCommands {
   ): { commands: SlashCommands; errors: DefinitionError[] } {
     const errors: DefinitionError[] = [];
     const commands = new Map<string, SlashCommand>();
-    for (const folder of layerFolders('commands', workspaceRoot, env, builtinRoot)) {
+    const stored = builtinDefinitions(builtinRoot, __dirname);
+    for (const [layer, folder] of layerFolders('commands', workspaceRoot, env, builtinRoot).entries()) {
       for (const file of readMarkdownFiles(folder)) {
-        const parsed = parseCommand(file);
+        // The first layer is the built-in one (see layerFolders).
+        const parsed = (layer === 0 ? stored<SlashCommand>(file) : undefined) ?? parseCommand(file);
         if ('problems' in parsed) errors.push(...parsed.problems);
         else commands.set(parsed.name, parsed);
       }
@@ -108,7 +111,7 @@ export function parseCommandLine(line: string): { name: string; args: string } |
   return match ? { name: match[1]!, args: (match[2] ?? '').trim() } : undefined;
 }
 
-function parseCommand(file: MarkdownFile): SlashCommand | { problems: DefinitionError[] } {
+export function parseCommand(file: MarkdownFile): SlashCommand | { problems: DefinitionError[] } {
   const split = splitFrontmatter(file.path, file.text);
   if ('problems' in split) return split;
   const parsed = CommandSchema.safeParse(split.data);

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { AgentEvent } from '../engine/events';
 import type { ACPSession, SessionRole } from '../session/acp-session';
 import type { RecordedEvent } from '../session/event-log';
+import type { InternalSession } from '../session/internal-session';
 import { type Checkpoint, type Checkpoints, historyKey, responseStart } from '../session/checkpoints';
 import type { UndoRecorder } from '../tools/undo-recorder';
 
@@ -50,7 +51,7 @@ export class CheckpointRecorder implements Checkpoints {
     const history = historyLengths(this.session);
     const key = historyKey(role, agent);
     const acting = this.session.internalSessions().find((entry) => historyKey(entry.role, entry.session.agentName) === key);
-    if (acting) history[key] = responseStart(acting.session.entries, callId);
+    if (acting) history[key] = responseStartIn(acting.session, callId);
     return { ...this.made('tool', firstLine(label), history), callId };
   }
 
@@ -62,7 +63,18 @@ export class CheckpointRecorder implements Checkpoints {
 
 /** How many entries each internal agent's history holds now. */
 function historyLengths(session: ACPSession): Record<string, number> {
-  return Object.fromEntries(session.internalSessions().map(({ role, session: internal }) => [historyKey(role, internal.agentName), internal.entries.length]));
+  return Object.fromEntries(session.internalSessions().map(({ role, session: internal }) => [historyKey(role, internal.agentName), internal.length]));
+}
+
+/**
+ * responseStart in an agent's history, from the entries in memory when the
+ * response lies within them (the call is the running prompt's, so it does
+ * for a resumed session too); from the whole history otherwise.
+ */
+function responseStartIn(history: InternalSession, callId: string): number {
+  const { base, entries } = history.loaded;
+  const start = responseStart(entries, callId);
+  return base === 0 || (start > 0 && start < entries.length) ? base + start : responseStart(history.entries, callId);
 }
 
 /** A checkpoint read from disk is used only when it has the shape this version writes. */

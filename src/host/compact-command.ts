@@ -40,7 +40,7 @@ async function compact(input: CommandInput, emit: (event: AgentEvent) => void): 
   try {
     for (const [role, agent] of roles) {
       const history = session.internalSessions().find((entry) => entry.role === role && entry.session.agentName === agent.name)?.session;
-      if (!history || history.entries.length === 0) continue;
+      if (!history || history.length === 0) continue;
       reading += 1;
       const outcome = await agent.compact(history, { signal, emit, ...(args !== '' ? { focus: args } : {}), span });
       if (signal.aborted) {

@@ -1,8 +1,6 @@
 import type { ProviderConnection } from '../config/provider-config';
 import type { ModelInfo, Settings } from '../config/settings';
 import type { ModelPricing, Provider } from './types';
-import { AnthropicProvider } from './anthropic';
-import { OpenAIProvider } from './openai';
 import type { HttpProviderOptions } from './resilient-stream';
 
 /** The settings that shape every provider: retries, timeouts, output and image defaults. */
@@ -30,11 +28,16 @@ export function providerFor(connection: ProviderConnection, limits: ProviderLimi
     ...(supportsImages !== undefined ? { supportsImages } : {}),
     ...(pricing ? { pricing } : {}),
   };
+  // Each wire (and its SDK) is loaded when a provider of that type is made: a run on one never sets up the other.
   switch (entry.type) {
-    case 'anthropic':
+    case 'anthropic': {
+      const { AnthropicProvider } = require('./anthropic') as typeof import('./anthropic');
       return new AnthropicProvider(options);
-    case 'openai':
+    }
+    case 'openai': {
+      const { OpenAIProvider } = require('./openai') as typeof import('./openai');
       return new OpenAIProvider(options);
+    }
   }
 }
 

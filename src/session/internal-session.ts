@@ -14,16 +14,33 @@ export class InternalSession {
   readonly id: string;
   readonly agentName: string;
   readonly createdAt: number;
-  private readonly history: HistoryEntry[] = [];
+  /** The entries in memory: the whole history, or (base > 0) the part from entry `base` on. */
+  private history: HistoryEntry[] = [];
+  /** How many entries come before those in memory (0 once the whole history is). */
+  private base = 0;
+  /** Reads the first `base` entries, when a resumed session loaded only the part the model reads. */
+  private loadEarlier: (() => HistoryEntry[]) | undefined;
   private readonly listeners = new Set<(entry: HistoryEntry) => void>();
   /** Applied to what tools and the system write into the history (what the model reads next): no secret reaches it. */
   private redact: (text: string) => string = (text) => text;
 
-  constructor(agentName: string, options: { id?: string; createdAt?: number; history?: HistoryEntry[] } = {}) {
+  /**
+   * `history` is the whole history, or with `earlier`, the entries from
+   * index `earlier.count` on: the first `earlier.count` entries are read by
+   * `earlier.load` the first time something needs them (see `entries`).
+   */
+  constructor(
+    agentName: string,
+    options: { id?: string; createdAt?: number; history?: HistoryEntry[]; earlier?: { count: number; load: () => HistoryEntry[] } } = {},
+  ) {
     this.id = options.id ?? randomUUID();
     this.agentName = agentName;
     this.createdAt = options.createdAt ?? Date.now();
     if (options.history) this.history.push(...options.history);
+    if (options.earlier && options.earlier.count > 0) {
+      this.base = options.earlier.count;
+      this.loadEarlier = options.earlier.load;
+    }
   }
 
   /**
@@ -36,8 +53,30 @@ export class InternalSession {
     return () => this.listeners.delete(listener);
   }
 
+  /** The whole history (entries a resumed session had not read yet are read now). */
   get entries(): readonly HistoryEntry[] {
+    this.loadAll();
     return this.history;
+  }
+
+  /** How many entries the history holds, read or not. */
+  get length(): number {
+    return this.base + this.history.length;
+  }
+
+  /**
+   * The entries in memory and the index of the first: the whole history, or
+   * for a resumed session, the part from where the model's view begins on
+   * (and everything appended since). Reads nothing.
+   */
+  get loaded(): { base: number; entries: readonly HistoryEntry[] } {
+    return { base: this.base, entries: this.history };
+  }
+
+  /** The last entry of `kind`, looking at the entries in memory first. */
+  findLast<K extends HistoryEntry['kind']>(kind: K): Extract<HistoryEntry, { kind: K }> | undefined {
+    const found = this.history.findLast((entry) => entry.kind === kind) ?? (this.base > 0 ? this.entries.findLast((entry) => entry.kind === kind) : undefined);
+    return found as Extract<HistoryEntry, { kind: K }> | undefined;
   }
 
   /** Redacts tool outputs and system messages appended from now on. */
@@ -57,8 +96,18 @@ export class InternalSession {
     this.append({ kind: 'user', content: blocks, ...(from !== undefined ? { from } : {}), at: Date.now() });
   }
 
+  /** The history as the model reads it; entries not read yet are read only when the view reaches back to them. */
   toMessages(): Message[] {
-    return toMessages(this.history);
+    if (this.base > 0 && viewStart(this.base, this.history) === undefined) this.loadAll();
+    return toMessages(this.history, this.base);
+  }
+
+  private loadAll(): void {
+    if (this.base === 0 || !this.loadEarlier) return;
+    const earlier = this.loadEarlier();
+    this.history = [...earlier, ...this.history];
+    this.base = 0;
+    this.loadEarlier = undefined;
   }
 
   private redacted(entry: HistoryEntry): HistoryEntry {
@@ -85,8 +134,8 @@ const TRIMMED_OUTPUT = '[Output trimmed to save context; run the tool again if y
  * compaction entry replaces everything before its `upTo` with its note; the
  * last trim entry shortens tool outputs before its mark. Pure; exported for tests.
  */
-export function toMessages(history: readonly HistoryEntry[]): Message[] {
-  const read = readEntries(history);
+export function toMessages(history: readonly HistoryEntry[], base = 0): Message[] {
+  const read = readEntries(history, base);
   const compaction = findLast(read, 'compaction');
   const trim = findLast(read, 'trim_tool_outputs');
   const start = compaction?.entry.upTo ?? 0;
@@ -111,10 +160,15 @@ interface ReadEntry {
   index: number;
 }
 
-/** The entries the model reads: a rewind drops what came between its checkpoint and itself (rewinds of rewinds included). */
-export function readEntries(history: readonly HistoryEntry[]): ReadEntry[] {
+/**
+ * The entries the model reads: a rewind drops what came between its
+ * checkpoint and itself (rewinds of rewinds included). `history` starts at
+ * entry `base` of the whole history.
+ */
+export function readEntries(history: readonly HistoryEntry[], base = 0): ReadEntry[] {
   const read: ReadEntry[] = [];
-  for (const [index, entry] of history.entries()) {
+  for (const [i, entry] of history.entries()) {
+    const index = base + i;
     if (entry.kind !== 'rewind') {
       read.push({ entry, index });
       continue;
@@ -122,6 +176,21 @@ export function readEntries(history: readonly HistoryEntry[]): ReadEntry[] {
     while (read.length > 0 && read.at(-1)!.index >= entry.to) read.pop();
   }
   return read;
+}
+
+/**
+ * Where the model's view of a history begins, when the entries from `base`
+ * on (`window`) are enough to tell: the last compaction still read, when it
+ * replaces everything before `base`. Undefined when entries before `base`
+ * are needed. Which entries of the window are read does not depend on the
+ * entries before it (a rewind only drops entries after its checkpoint),
+ * and a trim before `base` cannot change the view (a trim only marks
+ * entries before itself).
+ */
+export function viewStart(base: number, window: readonly HistoryEntry[]): number | undefined {
+  if (base === 0) return 0;
+  const upTo = findLast(readEntries(window, base), 'compaction')?.entry.upTo;
+  return upTo !== undefined && upTo >= base ? upTo : undefined;
 }
 
 function findLast<K extends HistoryEntry['kind']>(

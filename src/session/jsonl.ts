@@ -54,19 +54,40 @@ export function readJsonl<T>(file: string, warn: (message: string) => void): T[]
   return parseLines<T>(text, file, warn);
 }
 
-function parseLines<T>(text: string, file: string, warn: (message: string) => void): T[] {
+/**
+ * The values of the JSON lines in `text`, as readJsonl reads them. `from`:
+ * the byte of the file where `text` starts, when it is not the start (the
+ * warning then names the byte, since the line number is not known).
+ */
+export function parseLines<T>(text: string, file: string, warn: (message: string) => void, from?: number): T[] {
   const values: T[] = [];
   const lines = text.split('\n');
+  let char = 0;
   lines.forEach((line, index) => {
+    const at = char;
+    char += line.length + 1;
     if (line.trim() === '') return;
     try {
       values.push(JSON.parse(line) as T);
     } catch {
       const torn = index === lines.length - 1;
-      warn(`${file}:${index + 1}: ${torn ? 'the last line was cut short (a write interrupted by a crash)' : 'unreadable line'}; skipped it`);
+      const where = from === undefined ? `${file}:${index + 1}` : `${file} (the line at byte ${from + Buffer.byteLength(text.slice(0, at))})`;
+      warn(`${where}: ${torn ? 'the last line was cut short (a write interrupted by a crash)' : 'unreadable line'}; skipped it`);
     }
   });
   return values;
+}
+
+/** Bytes `from` to `to` of the open file `fd` (fewer when it ends sooner). */
+export function readBytes(fd: number, from: number, to: number): Buffer {
+  const buffer = Buffer.alloc(Math.max(0, to - from));
+  let read = 0;
+  while (read < buffer.length) {
+    const got = readSync(fd, buffer, read, buffer.length - read, from + read);
+    if (got === 0) break;
+    read += got;
+  }
+  return buffer.subarray(0, read);
 }
 
 /**
@@ -85,14 +106,8 @@ export function readJsonlFrom<T>(file: string, offset: number, warn: (message: s
   try {
     const size = fstatSync(fd).size;
     if (size < offset) return { values: [], size };
-    const buffer = Buffer.alloc(Math.max(0, size - offset));
-    let read = 0;
-    while (read < buffer.length) {
-      const got = readSync(fd, buffer, read, buffer.length - read, offset + read);
-      if (got === 0) break;
-      read += got;
-    }
-    return { values: parseLines<T>(buffer.subarray(0, read).toString('utf8'), file, warn), size: offset + read };
+    const bytes = readBytes(fd, offset, size);
+    return { values: parseLines<T>(bytes.toString('utf8'), file, warn), size: offset + bytes.length };
   } finally {
     closeSync(fd);
   }

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dataHome, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../config/paths';
 import type { SpanRecord } from '../telemetry/span';
@@ -9,6 +9,7 @@ import { ACPSession, type SessionRole, type Interruption, type ThoughtLevel } fr
 import { ArtifactLog, type ArtifactRecord } from './artifact-log';
 import { EventLog, type RecordedEvent } from './event-log';
 import type { HistoryEntry } from './history';
+import { type HistoryMark, readHistory } from './history-file';
 import { InternalSession } from './internal-session';
 import { JsonlAppender, readJsonl, readJsonlFrom } from './jsonl';
 import { countEndedSpan, emptyTotals, type SessionTotals, storedTotals } from './session-totals';
@@ -24,6 +25,8 @@ export interface InternalMeta {
   parentId: string;
   /** The other internal sessions of the same ACP session. */
   siblingIds: string[];
+  /** How far the history file went at the last save (absent in sessions stored before it was kept). */
+  mark?: HistoryMark;
 }
 
 /** What `meta.json` holds: everything about a session but its histories and spans. */
@@ -102,15 +105,19 @@ export class SessionStore {
     const lock = acquireSessionLock(folder, session.id);
     session.outputs = new SavedOutputs(join(folder, 'outputs'), (text) => session.redactor.text(text));
     const appenders: JsonlAppender[] = [];
+    const marks = new Map<string, () => HistoryMark>();
     const track = (_role: SessionRole, internal: InternalSession): void => {
-      const appender = new JsonlAppender(join(folder, `${internal.id}.jsonl`), this.fsync);
+      const file = join(folder, `${internal.id}.jsonl`);
+      const appender = new JsonlAppender(file, this.fsync);
       appenders.push(appender);
+      const before = fileSize(file);
+      marks.set(internal.id, () => ({ entries: internal.length, bytes: appender.size ?? before }));
       // What reaches the disk passes the session's redactor whole: user and model text included.
       internal.onAppend((entry) => appender.append(session.redactor.value(entry)));
       save();
     };
     const totals = this.totals(session.id);
-    const save = (): void => this.writeMeta(session, totals);
+    const save = (): void => this.writeMeta(session, totals, (id) => marks.get(id)?.());
     const traces = new JsonlAppender(join(folder, 'trace.jsonl'), this.fsync);
     const events = new JsonlAppender(join(folder, 'events.jsonl'), this.fsync);
     appenders.push(traces, events);
@@ -227,10 +234,14 @@ export class SessionStore {
     return liveOwner(this.folderOf(id)) !== undefined;
   }
 
-  /** Rebuilds a session to continue it (same id, same agents, same histories); call attach() to keep storing it. */
+  /**
+   * Rebuilds a session to continue it (same id, same agents, same
+   * histories); call attach() to keep storing it. A history is read from
+   * where the model's view of it begins (its last compaction); the entries
+   * before are read when something asks for them (see InternalSession).
+   */
   load(id: string, dependencies: SessionDependencies = {}): ACPSession {
     const meta = this.meta(id);
-    const histories = this.histories(id);
     const session = new ACPSession({
       id: meta.id,
       cwd: meta.cwd,
@@ -247,8 +258,8 @@ export class SessionStore {
     session.interruption = meta.interruption;
     session.todos.replace(meta.todos);
     for (const internal of meta.internal) {
-      const history = histories.get(internal.id) ?? [];
-      session.adopt(internal.role, new InternalSession(internal.agentName, { id: internal.id, createdAt: internal.createdAt, history }));
+      const loaded = readHistory(join(this.folderOf(id), `${internal.id}.jsonl`), internal.mark, this.warn);
+      session.adopt(internal.role, new InternalSession(internal.agentName, { id: internal.id, createdAt: internal.createdAt, ...loaded }));
     }
     return session;
   }
@@ -263,11 +274,14 @@ export class SessionStore {
     if (existsSync(folder)) throw new Error(`A session ${session.id} is stored already.`);
     mkdirSync(folder, { recursive: true, mode: PRIVATE_DIR_MODE });
     const lines = (values: readonly unknown[]): string => values.map((value) => `${JSON.stringify(session.redactor.value(value))}\n`).join('');
+    const marks = new Map<string, HistoryMark>();
     for (const { session: internal } of session.internalSessions()) {
-      writeFileSync(join(folder, `${internal.id}.jsonl`), lines(internal.entries), { mode: PRIVATE_FILE_MODE });
+      const text = lines(internal.entries);
+      writeFileSync(join(folder, `${internal.id}.jsonl`), text, { mode: PRIVATE_FILE_MODE });
+      marks.set(internal.id, { entries: internal.entries.length, bytes: Buffer.byteLength(text) });
     }
     writeFileSync(join(folder, 'events.jsonl'), lines(session.events.list()), { mode: PRIVATE_FILE_MODE });
-    this.writeMeta(session);
+    this.writeMeta(session, undefined, (id) => marks.get(id));
   }
 
   delete(id: string): void {
@@ -288,7 +302,7 @@ export class SessionStore {
     }
   }
 
-  private writeMeta(session: ACPSession, totals?: SessionTotals): void {
+  private writeMeta(session: ACPSession, totals?: SessionTotals, markOf?: (internalId: string) => HistoryMark | undefined): void {
     const internals = session.internalSessions();
     const ids = internals.map(({ session: s }) => s.id);
     const meta: SessionMeta = {
@@ -312,12 +326,26 @@ export class SessionStore {
         createdAt: s.createdAt,
         parentId: session.id,
         siblingIds: ids.filter((other) => other !== s.id),
+        ...withMark(markOf?.(s.id)),
       })),
       ...(totals ? { totals } : {}),
     };
     const file = join(this.folderOf(session.id), 'meta.json');
     writeFileSync(`${file}.tmp`, JSON.stringify(meta, null, 2), { mode: PRIVATE_FILE_MODE });
     renameSync(`${file}.tmp`, file);
+  }
+}
+
+function withMark(mark: HistoryMark | undefined): { mark?: HistoryMark } {
+  return mark ? { mark } : {};
+}
+
+/** Bytes in `file`; 0 when there is none. */
+function fileSize(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
   }
 }
 

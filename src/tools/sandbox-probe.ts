@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { withoutSecrets } from '../config/secret-variables';
 import { findExecutable } from './node-exec';
+import { keepProbe, keptProbe } from './sandbox-probe-cache';
 
 /**
  * Whether commands can run in bubblewrap here, and if not why and what to
@@ -19,7 +20,8 @@ const probes = new Map<string, SandboxProbe>();
  * Finds bwrap (CROW_BWRAP_PATH, else on PATH) and runs it once with the
  * namespaces commands get, so "available" means a command would start
  * (user namespaces allowed, /proc mountable), not only that a binary
- * exists. The answer is kept for the life of the process, per binary.
+ * exists. The answer is kept for the life of the process, per binary, and
+ * a success across processes too (see sandbox-probe-cache.ts).
  */
 export function probeSandbox(env: NodeJS.ProcessEnv = process.env): SandboxProbe {
   if (process.platform !== 'linux') {
@@ -29,7 +31,9 @@ export function probeSandbox(env: NodeJS.ProcessEnv = process.env): SandboxProbe
   if (bwrap === undefined) return { available: false, reason: `bubblewrap (bwrap) is not installed: ${INSTALL_BWRAP}` };
   let probe = probes.get(bwrap);
   if (!probe) {
-    probe = tryBwrap(bwrap);
+    const kept = keptProbe(bwrap, env);
+    probe = kept ? { available: true, bwrap, sizedTmp: kept.sizedTmp } : tryBwrap(bwrap);
+    if (probe.available && !kept) keepProbe(bwrap, probe.sizedTmp, env);
     probes.set(bwrap, probe);
   }
   return probe;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import * as nodeModule from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -18,18 +18,44 @@ describe('crow binary start-up', () => {
     spawnSync(process.execPath, [CROW, '--version'], { encoding: 'utf8', env: { PATH: process.env.PATH!, HOME: home, XDG_CACHE_HOME: join(home, 'cache'), ...extra } });
   const cacheOf = (): string => join(home, 'cache', 'crow-agent', 'compile-cache');
 
-  it(`${offered ? "keeps V8's compile cache in its own private cache folder" : "runs without V8's compile cache where Node has none"} (Node ${process.versions.node})`, () => {
+  it(`keeps the compiled bundle in its own private cache folder, ${offered ? "with Node's compile cache" : 'as a V8 code cache of its own'} (Node ${process.versions.node})`, () => {
     for (let run = 0; run < 2; run++) {
       const result = crow();
       assert.equal(result.status, 0, result.stderr);
       assert.equal(result.stdout.trim(), version);
     }
-    if (offered) {
-      assert.equal(statSync(cacheOf()).mode & 0o777, 0o700);
-      assert.ok(readdirSync(cacheOf(), { recursive: true }).length > 0, 'the compiled bundle was cached');
-    } else {
-      assert.equal(existsSync(cacheOf()), false, 'nothing is made where Node has no compile cache');
+    assert.equal(statSync(cacheOf()).mode & 0o777, 0o700);
+    const kept = readdirSync(cacheOf(), { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+    assert.ok(kept.length > 0, 'the compiled bundle was cached');
+    if (!offered) for (const entry of kept) assert.equal(statSync(join(entry.parentPath, entry.name)).mode & 0o777, 0o600);
+  });
+
+  it('runs as before from a cache that does not fit (another build, a damaged file), and replaces it', function () {
+    if (offered) this.skip(); // Node's own compile cache checks its files itself.
+    assert.equal(crow().status, 0);
+    const [cached] = readdirSync(cacheOf());
+    writeFileSync(join(cacheOf(), cached!), 'not a code cache');
+    const result = crow();
+    assert.equal(result.status, 0, result.stderr);
+    assert.equal(result.stdout.trim(), version);
+    assert.notEqual(readFileSync(join(cacheOf(), cached!), 'utf8'), 'not a code cache', 'a fitting cache is written in its place');
+    const help = spawnSync(process.execPath, [CROW, 'run', '--help'], { encoding: 'utf8', env: { PATH: process.env.PATH!, HOME: home, XDG_CACHE_HOME: join(home, 'cache') } });
+    assert.equal(help.status, 0, help.stderr);
+    assert.match(help.stdout, /Usage: crow run/);
+  });
+
+  it('keeps the caches of a few builds or Node option sets, not of every one', function () {
+    if (offered) this.skip(); // Node's own compile cache manages its folder itself.
+    for (let build = 0; build < 6; build++) {
+      mkdirSync(cacheOf(), { recursive: true });
+      writeFileSync(join(cacheOf(), `crow-cli-${String(build).padStart(32, '0')}.v8cache`), 'an older build');
+      utimesSync(join(cacheOf(), `crow-cli-${String(build).padStart(32, '0')}.v8cache`), 1_000 + build, 1_000 + build);
     }
+    const result = crow();
+    assert.equal(result.status, 0, result.stderr);
+    const left = readdirSync(cacheOf()).sort();
+    assert.equal(left.length, 4);
+    assert.deepEqual(left.filter((name) => name.startsWith('crow-cli-0000')), [3, 4, 5].map((build) => `crow-cli-${String(build).padStart(32, '0')}.v8cache`), 'the newest of the older ones stay');
   });
 
   it('keeps no cache when NODE_DISABLE_COMPILE_CACHE is set', () => {

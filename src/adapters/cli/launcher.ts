@@ -1,24 +1,99 @@
 /**
- * The `crow` binary (dist/crow.js): turns on V8's compile cache where Node
- * offers it (module.enableCompileCache, Node 22.1+; older Node goes on
- * without), then loads the CLI bundle (dist/crow-cli.js), which a later run
- * then compiles from the cache instead of from its source. The cache lives
- * in crow's own cache folder, readable by its owner only.
+ * The `crow` binary (dist/crow.js): loads the CLI bundle (dist/crow-cli.js)
+ * so that a later run compiles it from V8's code cache instead of from its
+ * 4.5 MB of source. Where Node offers its compile cache
+ * (module.enableCompileCache, Node 22.1+) that is turned on; on older Node
+ * the launcher keeps the bundle's code cache itself (see loadWithCodeCache).
+ * The cache lives in crow's own cache folder, readable by its owner only;
+ * NODE_DISABLE_COMPILE_CACHE turns both off.
  */
-import { mkdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as nodeModule from 'node:module';
-import { join } from 'node:path';
-import { cacheHome, PRIVATE_DIR_MODE } from '../../config/paths';
+import { dirname, join } from 'node:path';
+import { Script } from 'node:vm';
+import { cacheHome, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../config/paths';
 
-const enableCompileCache = (nodeModule as { enableCompileCache?: (directory?: string) => unknown }).enableCompileCache;
-if (enableCompileCache && !process.env.NODE_DISABLE_COMPILE_CACHE) {
+const BUNDLE = join(__dirname, 'crow-cli.js');
+
+/** The private cache folder, made if needed; undefined when caching is off or the folder cannot be made. */
+function cacheFolder(): string | undefined {
+  if (process.env.NODE_DISABLE_COMPILE_CACHE) return undefined;
   try {
     const directory = join(cacheHome(), 'compile-cache');
     mkdirSync(directory, { recursive: true, mode: PRIVATE_DIR_MODE });
-    enableCompileCache(directory);
+    return directory;
   } catch {
     // A cache that cannot be kept only costs speed.
+    return undefined;
   }
 }
 
-require('./crow-cli');
+/**
+ * Runs the bundle as require() would (same module wrapper, require, module,
+ * __filename, __dirname), compiled with the code cache kept in `folder` for
+ * this Node, these Node options and this bundle. With no usable cache, one is written when the
+ * process exits, holding the functions this run compiled. False when the
+ * bundle could not be run this way (nothing of it has run then).
+ */
+function loadWithCodeCache(folder: string): boolean {
+  let run: (...args: unknown[]) => unknown;
+  let save: (() => void) | undefined;
+  try {
+    const source = readFileSync(BUNDLE, 'utf8');
+    const { size, mtimeMs } = statSync(BUNDLE);
+    // V8 rejects a cache made under other flags: each set of Node options gets its own, rather than one rewritten by turns.
+    const flags = JSON.stringify([process.execArgv, process.env.NODE_OPTIONS ?? '']);
+    const key = createHash('sha256').update(`${process.version} ${process.arch} ${BUNDLE} ${size} ${mtimeMs} ${flags}`).digest('hex').slice(0, 32);
+    const file = join(folder, `crow-cli-${key}.v8cache`);
+    let cachedData: Buffer | undefined;
+    try {
+      cachedData = readFileSync(file);
+    } catch {
+      cachedData = undefined;
+    }
+    const script = new Script(nodeModule.wrap(source), { filename: BUNDLE, ...(cachedData ? { cachedData } : {}) });
+    run = script.runInThisContext() as (...args: unknown[]) => unknown;
+    if (!cachedData || script.cachedDataRejected) {
+      save = () => {
+        try {
+          writeFileSync(`${file}.${process.pid}`, script.createCachedData(), { mode: PRIVATE_FILE_MODE });
+          renameSync(`${file}.${process.pid}`, file);
+          dropOldCaches(folder);
+        } catch {
+          // Only slower next time.
+        }
+      };
+    }
+  } catch {
+    return false;
+  }
+  if (save) process.once('exit', save);
+  const module = { exports: {}, filename: BUNDLE, id: BUNDLE, loaded: false };
+  run.call(module.exports, module.exports, nodeModule.createRequire(BUNDLE), module, BUNDLE, dirname(BUNDLE));
+  return true;
+}
+
+/** Caches kept (other builds, other Node options); the least recently written beyond these are removed. */
+const KEPT_CACHES = 4;
+
+function dropOldCaches(folder: string): void {
+  const caches = readdirSync(folder)
+    .filter((name) => /^crow-cli-[0-9a-f]{32}\.v8cache$/.test(name))
+    .map((name) => ({ name, written: statSync(join(folder, name)).mtimeMs }))
+    .sort((a, b) => b.written - a.written);
+  for (const { name } of caches.slice(KEPT_CACHES)) rmSync(join(folder, name), { force: true });
+}
+
+const folder = cacheFolder();
+const enableCompileCache = (nodeModule as { enableCompileCache?: (directory?: string) => unknown }).enableCompileCache;
+if (folder && enableCompileCache) {
+  try {
+    enableCompileCache(folder);
+  } catch {
+    // As above: only speed.
+  }
+  require('./crow-cli');
+} else if (!folder || !loadWithCodeCache(folder)) {
+  require('./crow-cli');
+}

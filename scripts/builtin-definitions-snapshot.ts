@@ -1,0 +1,27 @@
+/**
+ * Writes the snapshot of the built-in agent and slash command definitions
+ * (see src/config/builtin-snapshot.ts): `node <this, bundled> <package root>
+ * <out file>`. Run by esbuild.mjs after each build, with that build's parsers.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { AGENT_PARSERS } from '../src/config/agent-registry';
+import { type BuiltinSnapshot, snapshotEntry } from '../src/config/builtin-snapshot';
+import { type MarkdownFile, readMarkdownFiles } from '../src/config/markdown-files';
+import { parseCommand } from '../src/config/slash-commands';
+
+const [root, out] = process.argv.slice(2);
+if (!root || !out) throw new Error('usage: builtin-definitions-snapshot <package root> <out file>');
+const snapshot: BuiltinSnapshot = {};
+const store = (folder: string, define: (file: MarkdownFile) => { file: string } | undefined): void => {
+  for (const file of readMarkdownFiles(join(root, folder))) {
+    const entry = snapshotEntry(root, file, define(file));
+    if (entry) snapshot[entry[0]] = entry[1];
+  }
+};
+for (const [folder, parse] of Object.entries(AGENT_PARSERS)) store(folder, (file) => parse(file).definition);
+store('commands', (file) => {
+  const parsed = parseCommand(file);
+  return 'problems' in parsed ? undefined : parsed;
+});
+writeFileSync(out, `${JSON.stringify(snapshot)}\n`);

@@ -1,0 +1,64 @@
+/**
+ * The built-in agent and slash command definitions parsed at build time:
+ * `npm run build` writes dist/builtin-definitions.json beside the bundles,
+ * with each built-in file's definition and a hash of the text it was
+ * parsed from. A bundle reading a built-in file whose text has that hash
+ * takes the stored definition instead of parsing YAML front matter,
+ * checking the schema and compiling the template again (tens of ms at every
+ * start of `crow run`). Any other text (an edited file, another package
+ * root) is parsed as ever; so is everything when the snapshot is missing or
+ * unreadable, and when running from the sources (no snapshot beside them).
+ * A file with problems is not stored: its problems are found at run time.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { MarkdownFile } from './markdown-files';
+
+/** The snapshot's file name, beside the bundle that reads it. */
+export const BUILTIN_SNAPSHOT = 'builtin-definitions.json';
+
+/** A definition, naming the file it came from. */
+interface Located {
+  file: string;
+}
+
+/** By path relative to the package root ('/'-separated): the hash of the text and its definition (file name left out). */
+export type BuiltinSnapshot = Record<string, { sha256: string; definition: Located }>;
+
+/** The snapshot entry for `file` under `root`, defined as `definition` (undefined: it has problems, and is not stored). */
+export function snapshotEntry(root: string, file: MarkdownFile, definition: Located | undefined): [string, BuiltinSnapshot[string]] | undefined {
+  if (!definition || definition.file !== file.path) return undefined;
+  return [key(root, file.path), { sha256: hash(file.text), definition: { ...definition, file: '' } }];
+}
+
+/**
+ * The definitions the snapshot in `folder` (the bundle's folder) holds for
+ * the files of `root`: the stored definition of a file whose text is the
+ * one parsed at build time, else undefined (parse it). Reads the snapshot once.
+ */
+export function builtinDefinitions(root: string, folder: string): <T extends Located>(file: MarkdownFile) => T | undefined {
+  const snapshot = readSnapshot(join(folder, BUILTIN_SNAPSHOT));
+  return <T extends Located>(file: MarkdownFile): T | undefined => {
+    const entry = snapshot?.[key(root, file.path)];
+    if (!entry?.definition || entry.sha256 !== hash(file.text)) return undefined;
+    return { ...structuredClone(entry.definition), file: file.path } as T;
+  };
+}
+
+function readSnapshot(file: string): BuiltinSnapshot | undefined {
+  try {
+    const value = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as BuiltinSnapshot) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function key(root: string, path: string): string {
+  return relative(root, path).split('\\').join('/');
+}
+
+function hash(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}

@@ -1,0 +1,105 @@
+/**
+ * Resuming a compacted session through the real binary against the fake
+ * model server: the request is the same whether the history is read from
+ * its last compaction on (as now) or whole (a session stored by an older
+ * Crow, without the mark in meta.json), even with everything before the
+ * compaction made unreadable; and crow undo --to a checkpoint before the
+ * compaction still takes the conversation back there.
+ */
+import assert from 'node:assert/strict';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FakeLlmServer, type ScriptedReply } from '../../src/testing/fake-llm-server';
+import { runCrow } from '../support/crow-binary';
+import { userConfigDir } from '../support/doors';
+import { isolatedEnv } from '../support/isolated-env';
+
+const say = (text: string): ScriptedReply => ({ blocks: [{ type: 'text', text }] });
+const call = (name: string, args: unknown): ScriptedReply => ({ blocks: [{ type: 'tool_call', name, arguments: args }] });
+
+describe('resuming a compacted session through crow run', function () {
+  this.timeout(90_000);
+  let llm: FakeLlmServer;
+  let base: string;
+  let root: string;
+
+  before(async () => (llm = await FakeLlmServer.start()));
+  after(() => llm.close());
+  beforeEach(() => {
+    llm.reset();
+    base = realpathSync(mkdtempSync(join(tmpdir(), 'crow-resume-')));
+    root = join(base, 'ws');
+    mkdirSync(root);
+    mkdirSync(userConfigDir(join(base, 'home')), { recursive: true });
+  });
+  afterEach(() => rmSync(base, { recursive: true, force: true }));
+
+  const env = (home: string): NodeJS.ProcessEnv => isolatedEnv(join(base, home), { ANTHROPIC_API_KEY: 'resume-key', ANTHROPIC_BASE_URL: llm.anthropicBaseUrl });
+  const crow = (home: string, ...args: string[]) => runCrow(args, env(home), root);
+  const sessionFolder = (home: string): string => {
+    const sessions = join(base, home, 'data', 'crow-agent', 'sessions');
+    return join(sessions, readdirSync(sessions)[0]!);
+  };
+  const lastMessages = (): string => JSON.stringify(llm.requestsFor('anthropic').at(-1)!.body.messages);
+
+  /** Two prompts (the first writes 400 KB, so the history is long), then /compact. */
+  async function compactedSession(): Promise<void> {
+    llm.enqueue(
+      'anthropic',
+      call('write_file', { path: 'big.txt', content: 'a line of the big file\n'.repeat(18_000) }),
+      say('First done.'),
+      call('write_file', { path: 'small.txt', content: 'small\n' }),
+      say('Second done.'),
+      say('Summary: big.txt and small.txt were written.'),
+    );
+    assert.equal((await crow('home', 'run', 'First prompt', '--allow', 'all')).code, 0);
+    assert.equal((await crow('home', 'run', 'Second prompt', '--allow', 'all', '--continue')).code, 0);
+    const compacted = await crow('home', 'run', '/compact', '--continue');
+    assert.equal(compacted.code, 0, compacted.stderr);
+  }
+
+  it('sends the same request as a whole read of the history, and never reads what the compaction replaced', async () => {
+    await compactedSession();
+    // The same session as an older Crow stored it (no mark: read whole), and one whose history before the compaction is unreadable.
+    cpSync(join(base, 'home'), join(base, 'old'), { recursive: true });
+    cpSync(join(base, 'home'), join(base, 'blank'), { recursive: true });
+    const oldMeta = join(sessionFolder('old'), 'meta.json');
+    const meta = JSON.parse(readFileSync(oldMeta, 'utf8')) as { internal: { id: string; mark?: unknown }[] };
+    assert.ok(meta.internal.every((internal) => internal.mark !== undefined), 'meta.json keeps a mark per history');
+    for (const internal of meta.internal) delete internal.mark;
+    writeFileSync(oldMeta, JSON.stringify(meta));
+    for (const internal of meta.internal) {
+      const file = join(sessionFolder('blank'), `${internal.id}.jsonl`);
+      const lines = readFileSync(file, 'utf8').split('\n');
+      const compaction = lines.findLastIndex((line) => line.includes('"kind":"compaction"'));
+      if (compaction < 0) continue;
+      const upTo = (JSON.parse(lines[compaction]!) as { upTo: number }).upTo;
+      writeFileSync(file, lines.map((line, index) => (index < upTo ? ' '.repeat(Buffer.byteLength(line)) : line)).join('\n'));
+    }
+
+    const sent: string[] = [];
+    for (const home of ['home', 'old', 'blank']) {
+      llm.enqueue('anthropic', say('Third done.'));
+      const run = await crow(home, 'run', 'Third prompt', '--continue');
+      assert.equal(run.code, 0, `${home}: ${run.stderr}`);
+      sent.push(lastMessages());
+    }
+    assert.match(sent[0]!, /Summary: big\.txt and small\.txt were written\.[\s\S]*Third prompt/);
+    assert.doesNotMatch(sent[0]!, /a line of the big file|First done/);
+    assert.equal(sent[1], sent[0], 'an older session, read whole');
+    assert.equal(sent[2], sent[0], 'nothing before the compaction was read');
+  });
+
+  it('rewinds the conversation to a checkpoint before the compaction', async () => {
+    await compactedSession();
+    // #1 First prompt, #2 write_file big.txt, #3 Second prompt, #4 write_file small.txt.
+    const rewound = await crow('home', 'undo', '--to', '3', '--conversation-only', '--yes');
+    assert.equal(rewound.code, 0, rewound.stderr);
+    llm.enqueue('anthropic', say('Going on from the first prompt.'));
+    assert.equal((await crow('home', 'run', 'Go on', '--continue')).code, 0);
+    const sent = lastMessages();
+    assert.match(sent, /First prompt[\s\S]*a line of the big file[\s\S]*First done\.[\s\S]*Go on/);
+    assert.doesNotMatch(sent, /Second prompt|Summary:/);
+  });
+});

@@ -1,0 +1,62 @@
+/**
+ * The sandbox probe across starts of crow, through the real binary with a
+ * stand-in bwrap that logs each run: a bwrap that works is probed once per
+ * machine, not at every start; a changed binary is probed again; one that
+ * fails is probed at every start (a failure is never kept).
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { runCrow } from '../support/crow-binary';
+import { isolatedEnv } from '../support/isolated-env';
+
+describe('the sandbox probe across starts of crow', function () {
+  this.timeout(60_000);
+  let llm: FakeLlmServer;
+  let base: string;
+
+  before(async () => (llm = await FakeLlmServer.start()));
+  after(() => llm.close());
+  beforeEach(() => {
+    llm.reset();
+    base = mkdtempSync(join(tmpdir(), 'crow-probe-cache-'));
+    mkdirSync(join(base, 'ws'));
+  });
+  afterEach(() => rmSync(base, { recursive: true, force: true }));
+
+  const bwrap = (): string => join(base, 'bwrap');
+  /** A stand-in bwrap that logs its arguments; `fails`: it cannot create namespaces. */
+  const writeBwrap = (fails: boolean, note = ''): void =>
+    writeFileSync(bwrap(), `#!/bin/sh\n# ${note}\necho "$*" >> '${join(base, 'runs')}'\n${fails ? 'echo "bwrap: No permissions to create new namespace" >&2; exit 1' : 'exit 0'}\n`, { mode: 0o755 });
+  const probes = (): number => (existsSync(join(base, 'runs')) ? readFileSync(join(base, 'runs'), 'utf8').split('\n').filter((line) => line.includes('-- true')).length : 0);
+  async function run(): Promise<string> {
+    llm.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Hello.' }] });
+    const env = isolatedEnv(join(base, 'home'), { CROW_BWRAP_PATH: bwrap(), ANTHROPIC_API_KEY: 'probe-key', ANTHROPIC_BASE_URL: llm.anthropicBaseUrl });
+    const result = await runCrow(['run', 'hi', '--provider', 'anthropic', '--model', 'claude-test', '--no-undo'], env, join(base, 'ws'));
+    assert.equal(result.code, 0, result.stderr);
+    return result.stderr;
+  }
+
+  it('probes a working bwrap once, and again when the binary changes', async () => {
+    writeBwrap(false);
+    await run();
+    assert.equal(probes(), 1);
+    await run();
+    await run();
+    assert.equal(probes(), 1, 'later starts take the kept answer');
+    writeBwrap(false, 'a newer bwrap');
+    await run();
+    assert.equal(probes(), 2, 'a changed binary is probed again');
+  });
+
+  it('probes a bwrap that fails at every start, and says each time that commands run without the sandbox', async () => {
+    writeBwrap(true);
+    assert.match(await run(), /Commands run without the sandbox: .*No permissions to create new namespace/);
+    const first = probes();
+    assert.ok(first >= 1);
+    assert.match(await run(), /Commands run without the sandbox/);
+    assert.equal(probes(), 2 * first);
+  });
+});
