@@ -49,10 +49,17 @@ export function setDisabled(element: VscodeButton, disabled: boolean): void {
   element.setAttribute('aria-disabled', String(disabled));
 }
 
-/** A VS Code dropdown; `onChange` gets the picked value. */
+/**
+ * A VS Code dropdown; `onChange` gets the picked value. Its list opens
+ * upwards: every dropdown of the view lives in the footer, at the view's
+ * bottom edge, where a list opened downwards would be cut off.
+ */
 export function vsSelect(className: string, onChange?: (value: string) => void): VscodeSingleSelect {
   const element = document.createElement('vscode-single-select');
   element.className = className;
+  element.position = 'above';
+  // In the Tab order from the start: the component restores the tabIndex it had when disabled, and a fresh host has -1.
+  element.tabIndex = 0;
   if (onChange) element.addEventListener('change', () => onChange(element.value));
   return element;
 }

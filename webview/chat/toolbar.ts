@@ -33,9 +33,11 @@ export class Toolbar {
     const fresh = vsButton('New', 'action', () => this.post({ type: 'new_session' }), { icon: 'add', secondary: true });
     fresh.id = 'new-session';
     fresh.setAttribute('aria-label', 'New session');
+    fresh.title = 'New session';
     const trace = vsButton('Trace', 'action', () => this.post({ type: 'show_trace' }), { icon: 'list-tree', secondary: true });
     trace.id = 'show-trace';
     trace.setAttribute('aria-label', 'Show trace of this session');
+    trace.title = 'Show the trace of this session';
     actions.append(fresh, trace);
     const heading = el('div', 'toolbar-row');
     heading.append(this.title, actions);
@@ -93,7 +95,7 @@ export class Toolbar {
   }
 
   private modelSelect(role: RoleModelChoice['role']): VscodeSingleSelect {
-    const select = vsSelect('picker-select model', (model) => this.post({ type: 'pick_model', role, model }));
+    const select = vsSelect('model picker-select', (model) => this.post({ type: 'pick_model', role, model }));
     select.dataset['role'] = role;
     return select;
   }
