@@ -60,7 +60,8 @@ describe('chat view controls drawn by @vscode-elements, under the webview CSP (h
         glyphClass: glyph ? glyph.className : '',
         glyphFont: glyph ? getComputedStyle(glyph).fontFamily : '',
         glyphContent: glyph ? getComputedStyle(glyph, '::before').content : '',
-        fontLoaded: document.fonts.check('16px codicon'),
+        // (fonts.check is true for a family no @font-face declares: look for the face itself.)
+        fontLoaded: [...document.fonts].some((face) => face.family.replace(/["']/g, '') === 'codicon' && face.status === 'loaded'),
       };
     })()`) as Record<string, unknown>;
     assert.equal(icon['pageLink'], true, 'codicon.css is linked as #vscode-codicon-stylesheet from the webview\'s origin');
