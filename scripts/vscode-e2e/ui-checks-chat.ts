@@ -181,5 +181,5 @@ async function approvalWaiting(context: UiContext, timeoutMs: number): Promise<v
   if (!/1 file changed/.test(listed) || !listed.includes(WAITING.path) || !listed.includes('+1')) throw new HarnessError(`the changes bar reads ${JSON.stringify(listed)}`);
   await bar.scrollIntoViewIfNeeded({ timeout: timeoutMs });
   await context.page.screenshot({ path: join(ARTIFACTS_DIR, 'ui-changes-bar.png') });
-  await bar.locator('button.changes-keep').click({ timeout: timeoutMs });
+  await bar.locator('.changes-keep').click({ timeout: timeoutMs });
 }

@@ -138,9 +138,9 @@ describe('chat view in headless Chromium', function () {
     for (const row of await bar.locator('.changes-file').all()) rows.push((await row.locator(':scope > *').allInnerTexts()).join(' '));
     assert.deepEqual(rows, ['gen/out.json changed by a command', 'src/app.ts +2 −1 Diff']);
     await bar.locator('button.changes-diff').click();
-    await bar.locator('button.changes-undo').click();
+    await bar.locator('.changes-undo').click();
     assert.deepEqual(await view.takePosted(), [{ type: 'open_diff', callId: 'e1' }, { type: 'undo_prompt' }]);
-    assert.equal(await bar.locator('button.changes-keep').count(), 0, 'answered once');
+    assert.equal(await bar.locator('.changes-keep').count(), 0, 'answered once');
 
     await view.send(events(
       { type: 'user_message', text: 'More' },
@@ -151,7 +151,7 @@ describe('chat view in headless Chromium', function () {
     ));
     const second = page().locator('.changes-bar').last();
     assert.equal(await second.locator('.changes-title').innerText(), '1 file changed');
-    assert.equal(await second.locator('button.changes-undo').count(), 0, 'a later prompt retired its Undo: /undo undoes the latest prompt only');
+    assert.equal(await second.locator('.changes-undo').count(), 0, 'a later prompt retired its Undo: /undo undoes the latest prompt only');
   });
 
   it('offers Stop on a running command, which posts stop_call once and goes when the call ends', async () => {
