@@ -41,6 +41,8 @@ describe('chat view in a narrow sidebar (headless Chromium)', function () {
       // The pair agent with both models and a thinking level: four pickers in the composer row.
       const models = (INIT as Extract<HostMessage, { type: 'init' }>).models;
       await view.send({ type: 'agents', agents: (INIT as Extract<HostMessage, { type: 'init' }>).agents, agent: 'pair', models, thinking: { current: 'medium', levels: ['off', 'low', 'medium', 'high'] } });
+      // A run waits on its approval: Cancel and Queue share the row with the pickers, as in the real workbench.
+      await view.send({ type: 'busy', busy: true });
       await view.send(
         events(
           { type: 'user_message', text: 'Fix the payment selector test' },

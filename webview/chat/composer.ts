@@ -5,7 +5,7 @@
  * agents' next step; the draft is reported on every change so it survives a
  * reload.
  */
-import { setDisabled, setLabel, vsButton, type VscodeButton } from './controls';
+import { iconsWhenNarrow, setDisabled, setLabel, vsButton, type VscodeButton } from './controls';
 import { el } from './elements';
 import type { Post } from './host';
 
@@ -34,6 +34,7 @@ export class Composer {
     this.cancel.setAttribute('aria-label', 'Cancel the running prompt');
     this.cancel.title = 'Cancel the running prompt (Escape)';
     this.actions.append(this.cancel, this.send);
+    iconsWhenNarrow(this.cancel, this.send);
     this.element.append(this.input, this.actions);
     this.setBusy(false);
   }

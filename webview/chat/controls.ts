@@ -43,6 +43,23 @@ export function setLabel(element: VscodeButton, label: string, icon?: string): v
   element.setAttribute('aria-label', label);
 }
 
+/** The width at and below which chat.css hides these buttons' labels (its `@media (max-width: 330px)`). */
+const NARROW = '(max-width: 330px)';
+
+/**
+ * Makes `buttons` icon-only buttons (VS Code's compact padding) while the
+ * view is narrow, where chat.css hides their labels; their names stay in
+ * aria-label and the tooltip.
+ */
+export function iconsWhenNarrow(...buttons: VscodeButton[]): void {
+  const narrow = window.matchMedia(NARROW);
+  const apply = (): void => {
+    for (const button of buttons) button.iconOnly = narrow.matches;
+  };
+  narrow.addEventListener('change', apply);
+  apply();
+}
+
 /** Enables or disables a VS Code button, saying so to screen readers (and to Playwright's isDisabled) as a native one would. */
 export function setDisabled(element: VscodeButton, disabled: boolean): void {
   element.disabled = disabled;

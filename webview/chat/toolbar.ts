@@ -5,7 +5,7 @@
  * are updated in place so a focused one keeps focus when the host confirms
  * a choice.
  */
-import { setOptions, vsButton, vsSelect, type VscodeSingleSelect } from './controls';
+import { iconsWhenNarrow, setOptions, vsButton, vsSelect, type VscodeSingleSelect } from './controls';
 import { el } from './elements';
 import type { Post } from './host';
 import type { AgentChoice, RoleModelChoice, ThinkingChoice } from './protocol';
@@ -39,6 +39,7 @@ export class Toolbar {
     trace.setAttribute('aria-label', 'Show trace of this session');
     trace.title = 'Show the trace of this session';
     actions.append(fresh, trace);
+    iconsWhenNarrow(fresh, trace);
     const heading = el('div', 'toolbar-row');
     heading.append(this.title, actions);
     this.pickers.append(labelled('Agent', this.agent), this.models, this.thinkingPicker);
