@@ -80,6 +80,26 @@ describe('chat view controls drawn by @vscode-elements, under the webview CSP (h
   });
 });
 
+describe('the provider set-up in a short side bar (headless Chromium)', function () {
+  this.timeout(60_000);
+  const suite = chatViewSuite(INIT);
+
+  it('scrolls within itself, keeping the prompt box and Send in sight', async () => {
+    const page = suite.view().page;
+    await page.setViewportSize({ width: 300, height: 480 });
+    await page.locator('#sessions summary').click();
+    await suite.view().send({ type: 'setup', need: { provider: 'anthropic', variable: 'ANTHROPIC_API_KEY' } });
+    await suite.view().frames();
+    const send = await page.locator('#send').boundingBox();
+    assert.ok(send, 'Send is shown');
+    assert.ok(send.y + send.height <= 480, `Send is inside the view (its bottom at ${send.y + send.height} of 480)`);
+    const setup = page.locator('section.setup');
+    assert.equal(await setup.evaluate((element) => element.scrollHeight > element.clientHeight), true, 'the set-up scrolls: it is taller than its room');
+    await page.locator('.setup-save').scrollIntoViewIfNeeded();
+    assert.equal(await page.locator('.setup-save').isVisible(), true, 'and Save key is reached by scrolling it');
+  });
+});
+
 function hexToRgb(hex: string): string {
   const match = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(hex);
   assert.ok(match, `a #rrggbb colour: ${hex}`);
