@@ -87,6 +87,7 @@ describe('the provider set-up in a short side bar (headless Chromium)', function
   it('scrolls within itself, keeping the prompt box and Send in sight', async () => {
     const page = suite.view().page;
     await page.setViewportSize({ width: 300, height: 480 });
+    // The sessions list open too, as in the workbench's first-run check: little room is left.
     await page.locator('#sessions summary').click();
     await suite.view().send({ type: 'setup', need: { provider: 'anthropic', variable: 'ANTHROPIC_API_KEY' } });
     await suite.view().frames();
