@@ -74,6 +74,8 @@ describe('chat view in a narrow sidebar (headless Chromium)', function () {
       const firstPicker = await box(page().locator('.pickers vscode-single-select').first());
       assert.ok(Math.abs(send.y - firstPicker.y) < firstPicker.height, `Send stays beside the pickers at ${width} px (Send at y ${send.y}, pickers at ${firstPicker.y})`);
       assert.ok(send.x + send.width <= width, 'Send is inside the view');
+      // Icons only here, to leave the pickers room; the label and name still say what it does.
+      assert.deepEqual(await page().locator('#send').evaluate((element) => ({ label: element.textContent?.trim(), shown: (element as HTMLElement).innerText.trim(), name: element.getAttribute('aria-label')?.split(' ')[0] })), { label: 'Queue', shown: '', name: 'Queue' });
       // Each picker's value whole at a glance: the pickers wrap onto lines of their own rather than cut it.
       const pickers = await readPickers(page().locator('.pickers vscode-single-select'));
       assert.deepEqual(pickers.map((picker) => picker.value), ['pair', 'claude-sonnet-4-5', 'gpt-5-mini', 'medium']);
