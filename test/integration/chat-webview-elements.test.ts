@@ -81,6 +81,9 @@ describe('chat view controls drawn by @vscode-elements, under the webview CSP (h
 });
 
 describe('the provider set-up in a short side bar (headless Chromium)', function () {
+  // Nine sessions in an open list, as the workbench's first-run check finds them.
+  const nine = Array.from({ length: 9 }, (_, index) => ({ id: `s-${index}`, title: `Session number ${index + 1}`, agent: 'build', updatedAt: '2026-01-02T09:00:00.000Z' }));
+
   this.timeout(60_000);
   const suite = chatViewSuite(INIT);
 
@@ -88,6 +91,7 @@ describe('the provider set-up in a short side bar (headless Chromium)', function
     const page = suite.view().page;
     await page.setViewportSize({ width: 300, height: 480 });
     // The sessions list open too, as in the workbench's first-run check: little room is left.
+    await suite.view().send({ type: 'sessions', sessions: nine, current: 's-0' });
     await page.locator('#sessions summary').click();
     await suite.view().send({ type: 'setup', need: { provider: 'anthropic', variable: 'ANTHROPIC_API_KEY' } });
     await suite.view().frames();
