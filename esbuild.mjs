@@ -113,9 +113,15 @@ const builds = [
     format: 'iife',
     // markdown-it's entity tables and highlight.js's grammars halve when minified; source maps stay.
     minify: true,
-    entryPoints: { viewer: 'webview/trace-viewer/main.ts', chat: 'webview/chat/main.ts', 'eval-report': 'webview/eval-report/main.ts' },
+    entryPoints: {
+      viewer: 'webview/trace-viewer/main.ts',
+      chat: 'webview/chat/main.ts',
+      'eval-report': 'webview/eval-report/main.ts',
+      // The chat's icons: a stylesheet of its own (the chat page links it with the id @vscode-elements looks for).
+      codicon: 'node_modules/@vscode/codicons/dist/codicon.css',
+    },
     outdir: 'dist/webview',
-    // The codicon font the chat's stylesheet imports, beside it as dist/webview/codicon.ttf (served through asWebviewUri).
+    // The codicon font, beside codicon.css as dist/webview/codicon.ttf (served through asWebviewUri).
     loader: { '.ttf': 'file' },
     assetNames: '[name]',
   },

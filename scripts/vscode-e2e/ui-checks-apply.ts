@@ -32,7 +32,7 @@ async function applyCodeBlock(context: UiContext, timeoutMs: number): Promise<vo
   const chat = chatFrame(context);
   const file = join(context.workspace, APPLY.path);
   writeFileSync(file, APPLY.before);
-  await chat.locator('button#new-session').click({ timeout: timeoutMs });
+  await chat.locator('#new-session').click({ timeout: timeoutMs });
   context.fake.enqueue('openai', say(['Change the constant:', '', `\`\`\`ts ${APPLY.path}`, APPLY.after.trimEnd(), '```'].join('\n')));
   await sendPrompt(chat, APPLY.prompt, timeoutMs);
   const apply = chat.locator(`.code-block button.code-apply[data-path="${APPLY.path}"]`).last();
@@ -50,7 +50,7 @@ async function applyCodeBlock(context: UiContext, timeoutMs: number): Promise<vo
   if (!/1 file changed/.test(listed) || !listed.includes(APPLY.path) || !listed.includes('+1')) throw new HarnessError(`the changes bar after Apply reads ${JSON.stringify(listed)}`);
   await context.page.screenshot({ path: join(ARTIFACTS_DIR, 'ui-apply.png') });
 
-  await bar.locator('button.changes-undo').click({ timeout: timeoutMs });
+  await bar.locator('.changes-undo').click({ timeout: timeoutMs });
   await allow.first().waitFor({ state: 'visible', timeout: timeoutMs });
   await allow.first().click({ timeout: timeoutMs });
   await waitUntil(() => readFileSync(file, 'utf8') === APPLY.before, timeoutMs / 3, 'Undo on the changes bar did not put the file back as it was before the Apply');

@@ -7,6 +7,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HarnessError } from './harness-error';
+import { selectedValue, textInput } from '../../test/support/vscode-elements';
 import { ARTIFACTS_DIR } from './paths';
 import { chatFrame, sendPrompt, type UiCheck, type UiContext, toolCall, say } from './ui-checks';
 
@@ -74,15 +75,15 @@ async function firstRunSetup(context: UiContext, timeoutMs: number): Promise<voi
     // VS Code reads the changed file a moment later: a new session looks again until it does.
     const deadline = Date.now() + timeoutMs / 2;
     for (;;) {
-      await chat.locator('button#new-session').click({ timeout: timeoutMs });
+      await chat.locator('#new-session').click({ timeout: timeoutMs });
       if (await setup.waitFor({ state: 'visible', timeout: 2_000 }).then(() => true, () => false)) break;
       if (Date.now() > deadline) throw new HarnessError('with the provider switched to Anthropic and no key, the view never offered the set-up');
     }
     const why = await setup.locator('.setup-why').innerText();
     if (!why.includes('ANTHROPIC_API_KEY')) throw new HarnessError(`the set-up does not name the missing key: ${JSON.stringify(why)}`);
     await context.page.screenshot({ path: join(ARTIFACTS_DIR, 'ui-first-run-setup.png') });
-    await chat.locator('#setup-key').fill(FIRST_RUN.key, { timeout: timeoutMs });
-    await setup.locator('button.setup-save').click({ timeout: timeoutMs });
+    await textInput(chat.locator('#setup-key')).fill(FIRST_RUN.key, { timeout: timeoutMs });
+    await setup.locator('.setup-save').click({ timeout: timeoutMs });
     await setup.waitFor({ state: 'hidden', timeout: timeoutMs });
     context.fake.enqueue('anthropic', say(FIRST_RUN.answer));
     await sendPrompt(chat, FIRST_RUN.prompt, timeoutMs);
@@ -99,19 +100,19 @@ async function firstRunSetup(context: UiContext, timeoutMs: number): Promise<voi
 /** Waits until a new session's model picker shows the usual fake model again (VS Code has read the restored settings). */
 async function waitForSettingsBack(context: UiContext, timeoutMs: number): Promise<void> {
   const chat = chatFrame(context);
-  const picker = chat.locator('select.model[data-role="primary"]');
+  const picker = chat.locator('.model[data-role="primary"]');
   const deadline = Date.now() + timeoutMs / 2;
   for (;;) {
-    await chat.locator('button#new-session').click({ timeout: timeoutMs });
+    await chat.locator('#new-session').click({ timeout: timeoutMs });
     await chat.waitForTimeout(500);
-    if ((await picker.inputValue({ timeout: timeoutMs })) === 'fake-model') return;
+    if ((await selectedValue(picker)) === 'fake-model') return;
     if (Date.now() > deadline) throw new HarnessError('after the first-run check the settings did not come back to the OpenAI fake');
   }
 }
 
 async function failedCommand(context: UiContext, timeoutMs: number): Promise<void> {
   const chat = chatFrame(context);
-  await chat.locator('button#new-session').click({ timeout: timeoutMs });
+  await chat.locator('#new-session').click({ timeout: timeoutMs });
   context.fake.enqueue('openai', toolCall('bash', { command: FAILING.command }), say(FAILING.done));
   await sendPrompt(chat, FAILING.prompt, timeoutMs);
   const allow = chat.locator('.approval:not([data-decision]) button[data-decision="allow_once"]');
@@ -131,7 +132,7 @@ async function failedCommand(context: UiContext, timeoutMs: number): Promise<voi
 
 async function answerBlocks(context: UiContext, timeoutMs: number): Promise<void> {
   const chat = chatFrame(context);
-  await chat.locator('button#new-session').click({ timeout: timeoutMs });
+  await chat.locator('#new-session').click({ timeout: timeoutMs });
   context.fake.enqueue('openai', say(ANSWER.text));
   await sendPrompt(chat, ANSWER.prompt, timeoutMs);
   const answer = chat.locator('.msg-assistant').last();
@@ -156,7 +157,7 @@ async function answerBlocks(context: UiContext, timeoutMs: number): Promise<void
 
 async function approvalWaiting(context: UiContext, timeoutMs: number): Promise<void> {
   const chat = chatFrame(context);
-  await chat.locator('button#new-session').click({ timeout: timeoutMs });
+  await chat.locator('#new-session').click({ timeout: timeoutMs });
   context.fake.enqueue('openai', toolCall('write_file', { path: WAITING.path, content: 'waited\n' }), say(WAITING.done));
   await sendPrompt(chat, WAITING.prompt, timeoutMs);
   const allow = chat.locator('.approval:not([data-decision]) button[data-decision="allow_once"]');
@@ -180,5 +181,5 @@ async function approvalWaiting(context: UiContext, timeoutMs: number): Promise<v
   if (!/1 file changed/.test(listed) || !listed.includes(WAITING.path) || !listed.includes('+1')) throw new HarnessError(`the changes bar reads ${JSON.stringify(listed)}`);
   await bar.scrollIntoViewIfNeeded({ timeout: timeoutMs });
   await context.page.screenshot({ path: join(ARTIFACTS_DIR, 'ui-changes-bar.png') });
-  await bar.locator('button.changes-keep').click({ timeout: timeoutMs });
+  await bar.locator('.changes-keep').click({ timeout: timeoutMs });
 }

@@ -47,7 +47,7 @@ export const CHECKPOINT_CHECKS: UiCheck[] = [
 
 async function restoreCheckpoint(context: UiContext, timeoutMs: number): Promise<void> {
   const chat = chatFrame(context);
-  await chat.locator('button#new-session').click({ timeout: timeoutMs });
+  await chat.locator('#new-session').click({ timeout: timeoutMs });
   context.fake.enqueue(
     'openai',
     toolCall('write_file', { path: FILE, content: FIRST.content }),
@@ -98,14 +98,16 @@ async function editMessage(context: UiContext, timeoutMs: number): Promise<void>
 
 async function queuedMessage(context: UiContext, timeoutMs: number): Promise<void> {
   const chat = chatFrame(context);
-  await chat.locator('button#new-session').click({ timeout: timeoutMs });
+  await chat.locator('#new-session').click({ timeout: timeoutMs });
   context.fake.enqueue('openai', toolCall('bash', { command: QUEUED.command, timeout_ms: 80_000 }), say(QUEUED.done));
   await sendPrompt(chat, QUEUED.prompt, timeoutMs);
   const running = chat.locator('.tool-card[data-status="running"]', { hasText: 'bash' }).last();
   await running.or(approval(context)).first().waitFor({ state: 'visible', timeout: timeoutMs });
   if (await approval(context).isVisible()) await approval(context).click({ timeout: timeoutMs });
   await running.waitFor({ state: 'visible', timeout: timeoutMs });
-  if ((await chat.locator('button#send').innerText()) !== 'Queue') throw new HarnessError('while the agents work, Send does not offer to queue');
+  // A side bar under 330 px (VS Code's default is about 300) shows Send as its icon: its label and name say Queue.
+  const offer = await chat.locator('#send').evaluate((send) => ({ label: send.textContent?.trim(), name: send.getAttribute('aria-label') ?? '' }));
+  if (offer.label !== 'Queue' || !offer.name.startsWith('Queue')) throw new HarnessError(`while the agents work, Send does not offer to queue: ${JSON.stringify(offer)}`);
   await sendPrompt(chat, QUEUED.line, timeoutMs);
   await chat.locator('.queue .queue-item', { hasText: QUEUED.line }).waitFor({ state: 'visible', timeout: timeoutMs });
   await context.page.screenshot({ path: join(ARTIFACTS_DIR, 'ui-queued-message.png') });

@@ -3,13 +3,17 @@
  * dragged to 250 px, then 300 px, while a pair run waits on a write's
  * approval, and at each width every tool card's head, the composer's row
  * (the pickers and Send) and the approval's answers must each stay on one
- * line inside the view. Screenshots: ui-narrow-250.png, ui-narrow-300.png.
+ * line inside the view, and each picker (agent, both models, thinking when
+ * offered) must show its whole value: the text its face shows is the value,
+ * not cut (scrollWidth against clientWidth). Screenshots: ui-narrow-250.png,
+ * ui-narrow-300.png.
  * The side bar gets its width back at the end, for the checks after it.
  */
 import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { HarnessError } from './harness-error';
 import { ARTIFACTS_DIR } from './paths';
+import { readPickers, unreadablePickers } from '../../test/support/vscode-elements';
 import { chatFrame, sendPrompt, toolCall, type UiCheck, type UiContext, newPairSession } from './ui-checks';
 
 const NARROW = {
@@ -21,7 +25,7 @@ const NARROW = {
 export const NARROW_CHECKS: UiCheck[] = [
   {
     slug: 'narrow-sidebar',
-    name: 'at a 250 px and a 300 px side bar, tool heads, the composer row (pickers and Send) and an approval\'s answers each stay on one line (screenshots ui-narrow-250.png, ui-narrow-300.png)',
+    name: 'at a 250 px and a 300 px side bar, tool heads, Send beside the pickers and an approval\'s answers each stay on one line, and every picker shows its whole value (screenshots ui-narrow-250.png, ui-narrow-300.png)',
     timeoutMs: 90_000,
     run: narrowSidebar,
   },
@@ -48,6 +52,7 @@ async function narrowSidebar(context: UiContext, timeoutMs: number): Promise<voi
       await page.waitForTimeout(300); // the webview follows the side bar's new size
       await page.screenshot({ path: join(ARTIFACTS_DIR, `ui-narrow-${width}.png`) });
       await assertOneLine(chat, width);
+      await assertPickersReadable(chat, width);
     }
   } finally {
     await setSidebarWidth(page, before).catch(() => undefined);
@@ -97,12 +102,12 @@ async function assertOneLine(chat: Frame, width: number): Promise<void> {
     if (whole.height > name.height * 1.8) throw new HarnessError(`at ${width} px a tool head wraps: ${whole.height} px high, its name ${name.height} px`);
     if (await head.evaluate((element) => element.scrollWidth > element.clientWidth)) throw new HarnessError(`at ${width} px a tool head runs past its card`);
   }
-  const send = await chat.locator('button#send').boundingBox();
-  const picker = await chat.locator('.pickers select').first().boundingBox();
+  const send = await chat.locator('#send').boundingBox();
+  const picker = await chat.locator('.pickers vscode-single-select').first().boundingBox();
   if (!send || !picker) throw new HarnessError('the composer row is not shown');
   if (Math.abs(send.y - picker.y) >= picker.height) throw new HarnessError(`at ${width} px Send wraps under the pickers (Send at y ${send.y}, pickers at y ${picker.y})`);
   // boundingBox is in the workbench page's coordinates; how far right an element reaches in the view is the webview's own.
-  const sendRight = await chat.locator('button#send').evaluate((element) => element.getBoundingClientRect().right);
+  const sendRight = await chat.locator('#send').evaluate((element) => element.getBoundingClientRect().right);
   if (sendRight > viewWidth + 1) throw new HarnessError(`at ${width} px Send runs past the view (${sendRight} > ${viewWidth})`);
   const answers = await chat.locator('.approval:not([data-decision]) .approval-actions button').all();
   const boxes = await Promise.all(answers.map((answer) => answer.boundingBox()));
@@ -110,4 +115,12 @@ async function assertOneLine(chat: Frame, width: number): Promise<void> {
   if (answers.length < 3 || new Set(tops).size !== 1) throw new HarnessError(`at ${width} px the approval's answers take ${new Set(tops).size} lines: ${tops.join(', ')}`);
   const right = Math.max(...(await Promise.all(answers.map((answer) => answer.evaluate((element) => element.getBoundingClientRect().right)))));
   if (right > viewWidth + 1) throw new HarnessError(`at ${width} px an approval answer runs past the view (${right} > ${viewWidth})`);
+}
+
+/** Every shown picker (the pair agent's: agent, both models) shows its whole value, inside the view. */
+async function assertPickersReadable(chat: Frame, width: number): Promise<void> {
+  const pickers = await readPickers(chat.locator('.pickers vscode-single-select'));
+  if (pickers.length < 3) throw new HarnessError(`at ${width} px ${pickers.length} pickers are shown, not the pair agent's agent and two models`);
+  const problems = unreadablePickers(pickers, width);
+  if (problems.length > 0) throw new HarnessError(problems.join('; '));
 }

@@ -43,7 +43,7 @@ export const RUN_CHECKS: UiCheck[] = [
     timeoutMs: 20_000,
     run: async (context, timeoutMs) => {
       const chat = chatFrame(context);
-      await chat.locator('button#new-session').click({ timeout: timeoutMs });
+      await chat.locator('#new-session').click({ timeout: timeoutMs });
       const meter = chat.locator('#meter');
       await meter.waitFor({ state: 'hidden', timeout: timeoutMs });
     },
@@ -155,7 +155,7 @@ async function pairResumed(context: UiContext, timeoutMs: number): Promise<void>
   for (const expected of ['round 1', 'round 2', 'Changes requested', 'Approved']) {
     if (!live.includes(expected)) throw new HarnessError(`the live pair transcript lacks "${expected}":\n${live}`);
   }
-  await chat.locator('button#new-session').click({ timeout: timeoutMs });
+  await chat.locator('#new-session').click({ timeout: timeoutMs });
   await chat.locator('#transcript .prompt-end').waitFor({ state: 'detached', timeout: timeoutMs });
   const sessions = chat.locator('details#sessions');
   if ((await sessions.getAttribute('open')) === null) await sessions.locator('summary').click({ timeout: timeoutMs });
@@ -171,7 +171,7 @@ async function pairResumed(context: UiContext, timeoutMs: number): Promise<void>
 
 async function commandInTerminal(context: UiContext, timeoutMs: number): Promise<void> {
   const chat = chatFrame(context);
-  await chat.locator('button#new-session').click({ timeout: timeoutMs });
+  await chat.locator('#new-session').click({ timeout: timeoutMs });
   context.fake.enqueue('openai', toolCall('bash', { command: TERMINAL.command }), { blocks: [{ type: 'text', text: TERMINAL.done }] });
   await sendPrompt(chat, TERMINAL.prompt, timeoutMs);
   const answer = chat.locator('.msg-assistant', { hasText: TERMINAL.done });
@@ -194,7 +194,7 @@ async function commandInTerminal(context: UiContext, timeoutMs: number): Promise
 
 async function liveOutput(context: UiContext, timeoutMs: number): Promise<void> {
   const chat = chatFrame(context);
-  await chat.locator('button#new-session').click({ timeout: timeoutMs });
+  await chat.locator('#new-session').click({ timeout: timeoutMs });
   context.fake.enqueue('openai', toolCall('bash', { command: LIVE.command, timeout_ms: 80_000 }), { blocks: [{ type: 'text', text: LIVE.done }] });
   await sendPrompt(chat, LIVE.prompt, timeoutMs);
   const card = chat.locator('.tool-card[data-status="running"]', { hasText: 'bash' }).last();

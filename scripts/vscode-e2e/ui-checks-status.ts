@@ -27,7 +27,7 @@ export const STATUS_CHECKS: UiCheck[] = [
 
 async function sandboxBadgeAndStop(context: UiContext, timeoutMs: number): Promise<void> {
   const chat = chatFrame(context);
-  await chat.locator('button#new-session').click({ timeout: timeoutMs });
+  await chat.locator('#new-session').click({ timeout: timeoutMs });
   context.fake.enqueue('openai', toolCall('bash', { command: STOP.quick }), toolCall('bash', { command: STOP.long, timeout_ms: 80_000 }), say(STOP.done));
   await sendPrompt(chat, STOP.prompt, timeoutMs);
 

@@ -9,6 +9,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import type { FakeLlmServer, ScriptedReply } from '../../src/testing/fake-llm-server';
+import { pickOption } from '../../test/support/vscode-elements';
 import { HarnessError } from './harness-error';
 import { ARTIFACTS_DIR } from './paths';
 import { activityBarItem, openViewContainer, runCommand, waitForNotification, webviewFrame } from './workbench-ui';
@@ -47,12 +48,35 @@ const NATIVE_ANSWER = 'Hello from Crow in VS Code\'s own chat.';
 /** Crow's icon in the activity bar: the workbench, the extension host and the extension are up (the first check waits for all). */
 export const crowLoaded: UiCheck['run'] = ({ page }, timeoutMs) => activityBarItem(page, 'Crow').waitFor({ state: 'visible', timeout: timeoutMs });
 
-/** Opens the Crow container and finds the chat webview's frame by its prompt box. */
+/** Opens the Crow container, finds the chat webview's frame by its prompt box and checks its controls are drawn. */
 export const openChat: UiCheck['run'] = async (context, timeoutMs) => {
   await context.page.keyboard.press('Escape');
   await openViewContainer(context.page, 'Crow', timeoutMs);
   context.chat = await webviewFrame(context.page, 'textarea#prompt', timeoutMs);
+  await assertControlsDrawn(context.chat, timeoutMs);
 };
+
+/**
+ * The view's controls are @vscode-elements components, styled, with their
+ * codicons: Send is a vscode-button whose icon links the page's codicon.css
+ * (served from the extension, so a .vsix without it shows no icons) and the
+ * codicon font loaded.
+ */
+async function assertControlsDrawn(chat: Frame, timeoutMs: number): Promise<void> {
+  await chat.locator('#send vscode-icon').waitFor({ state: 'attached', timeout: timeoutMs });
+  const drawn = await chat.evaluate(async () => {
+    const send = document.querySelector('#send');
+    const link = send?.shadowRoot?.querySelector('vscode-icon')?.shadowRoot?.querySelector<HTMLLinkElement>('link[rel="stylesheet"]');
+    await document.fonts.load('16px codicon');
+    // (fonts.check is true for a family no @font-face declares: look for the face itself.)
+    let font = false;
+    document.fonts.forEach((face) => (font ||= face.family.replace(/["']/g, '') === 'codicon' && face.status === 'loaded'));
+    return { tag: send?.tagName ?? '', styled: (send?.shadowRoot?.adoptedStyleSheets.length ?? 0) > 0, iconSheet: link?.href ?? '', font };
+  });
+  if (drawn.tag !== 'VSCODE-BUTTON' || !drawn.styled) throw new HarnessError(`Send is not a styled vscode-button: ${JSON.stringify(drawn)}`);
+  if (!/\/codicon\.css$/.test(drawn.iconSheet)) throw new HarnessError(`the icon inside Send found no #vscode-codicon-stylesheet: ${JSON.stringify(drawn)}`);
+  if (!drawn.font) throw new HarnessError('the codicon font did not load in the chat view');
+}
 
 export const UI_CHECKS: UiCheck[] = [
   {
@@ -232,7 +256,7 @@ export function chatFrame(context: UiContext): Frame {
 
 export async function sendPrompt(chat: Frame, text: string, timeoutMs: number): Promise<void> {
   await chat.locator('textarea#prompt').fill(text, { timeout: timeoutMs });
-  await chat.locator('button#send').click({ timeout: timeoutMs });
+  await chat.locator('#send').click({ timeout: timeoutMs });
 }
 
 /** A scripted reply that calls one tool. */
@@ -265,7 +289,7 @@ export async function waitUntil(condition: () => boolean, timeoutMs: number, fai
 
 /** A new session on the pair agent; the host confirms the pick by offering a model picker for the reviewer (the coagent). */
 export async function newPairSession(chat: Frame, timeoutMs: number): Promise<void> {
-  await chat.locator('button#new-session').click({ timeout: timeoutMs });
-  await chat.locator('select#agent').selectOption('pair', { timeout: timeoutMs });
-  await chat.locator('select.model[data-role="coagent"]').waitFor({ state: 'visible', timeout: timeoutMs });
+  await chat.locator('#new-session').click({ timeout: timeoutMs });
+  await pickOption(chat.locator('#agent'), 'pair', timeoutMs);
+  await chat.locator('.model[data-role="coagent"]').waitFor({ state: 'visible', timeout: timeoutMs });
 }

@@ -2,7 +2,8 @@
  * The chat view in a narrow sidebar (250 and 300 px), headless Chromium:
  * rows stay one line. A tool card's head cuts its target with an ellipsis
  * (full text in the tooltip) instead of wrapping; Send stays beside the
- * pickers; an approval's answers stay on one line. The real workbench checks
+ * pickers, each of which shows its whole value (they wrap onto lines of their
+ * own when the row is short); an approval's answers stay on one line. The real workbench checks
  * the same at the same widths (scripts/vscode-e2e/ui-checks-narrow.ts).
  */
 import assert from 'node:assert/strict';
@@ -11,6 +12,7 @@ import { join, resolve } from 'node:path';
 import type { Locator } from 'playwright-core';
 import { type ChatView, chatViewSuite } from '../fixtures/chat-webview/harness';
 import { CODER, INIT } from '../fixtures/chat-webview/session';
+import { readPickers, unreadablePickers } from '../support/vscode-elements';
 import type { HostMessage, TranscriptEvent } from '../../webview/chat/protocol';
 
 const ARTIFACTS = resolve(__dirname, '..', 'artifacts', 'chat-webview');
@@ -39,6 +41,8 @@ describe('chat view in a narrow sidebar (headless Chromium)', function () {
       // The pair agent with both models and a thinking level: four pickers in the composer row.
       const models = (INIT as Extract<HostMessage, { type: 'init' }>).models;
       await view.send({ type: 'agents', agents: (INIT as Extract<HostMessage, { type: 'init' }>).agents, agent: 'pair', models, thinking: { current: 'medium', levels: ['off', 'low', 'medium', 'high'] } });
+      // A run waits on its approval: Cancel and Queue share the row with the pickers, as in the real workbench.
+      await view.send({ type: 'busy', busy: true });
       await view.send(
         events(
           { type: 'user_message', text: 'Fix the payment selector test' },
@@ -66,11 +70,16 @@ describe('chat view in a narrow sidebar (headless Chromium)', function () {
       assert.match((await target.getAttribute('title')) ?? '', new RegExp(LONG_PATH.replace(/[.]/g, '\\.')), '…and whole in its tooltip');
       assert.equal(await page().locator('.tool-card[data-call-id="run-1"] .tool-title').getAttribute('title'), COMMAND);
 
-      const send = await box(page().locator('button#send'));
-      const firstPicker = await box(page().locator('.pickers select').first());
+      const send = await box(page().locator('#send'));
+      const firstPicker = await box(page().locator('.pickers vscode-single-select').first());
       assert.ok(Math.abs(send.y - firstPicker.y) < firstPicker.height, `Send stays beside the pickers at ${width} px (Send at y ${send.y}, pickers at ${firstPicker.y})`);
       assert.ok(send.x + send.width <= width, 'Send is inside the view');
-      assert.equal(await page().locator('.pickers select').count(), 4);
+      // Icons only here, to leave the pickers room; the label and name still say what it does.
+      assert.deepEqual(await page().locator('#send').evaluate((element) => ({ label: element.textContent?.trim(), shown: (element as HTMLElement).innerText.trim(), name: element.getAttribute('aria-label')?.split(' ')[0] })), { label: 'Queue', shown: '', name: 'Queue' });
+      // Each picker's value whole at a glance: the pickers wrap onto lines of their own rather than cut it.
+      const pickers = await readPickers(page().locator('.pickers vscode-single-select'));
+      assert.deepEqual(pickers.map((picker) => picker.value), ['pair', 'claude-sonnet-4-5', 'gpt-5-mini', 'medium']);
+      assert.deepEqual(unreadablePickers(pickers, width), []);
 
       const answers = await page().locator('.approval .approval-actions button').all();
       const tops = await Promise.all(answers.map(async (answer) => (await box(answer)).y));

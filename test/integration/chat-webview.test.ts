@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ChatView, chatViewSuite } from '../fixtures/chat-webview/harness';
+import { pickOption, selectedValue, shownText, textInput } from '../support/vscode-elements';
 import { ANSWER, CODER, DIFF, INIT, REVIEWER, ZERO, chunks, promptEvents } from '../fixtures/chat-webview/session';
 import type { ApprovalRequest, HostMessage, TranscriptEvent } from '../../webview/chat/protocol';
 
@@ -137,9 +138,9 @@ describe('chat view in headless Chromium', function () {
     for (const row of await bar.locator('.changes-file').all()) rows.push((await row.locator(':scope > *').allInnerTexts()).join(' '));
     assert.deepEqual(rows, ['gen/out.json changed by a command', 'src/app.ts +2 −1 Diff']);
     await bar.locator('button.changes-diff').click();
-    await bar.locator('button.changes-undo').click();
+    await bar.locator('.changes-undo').click();
     assert.deepEqual(await view.takePosted(), [{ type: 'open_diff', callId: 'e1' }, { type: 'undo_prompt' }]);
-    assert.equal(await bar.locator('button.changes-keep').count(), 0, 'answered once');
+    assert.equal(await bar.locator('.changes-keep').count(), 0, 'answered once');
 
     await view.send(events(
       { type: 'user_message', text: 'More' },
@@ -150,7 +151,7 @@ describe('chat view in headless Chromium', function () {
     ));
     const second = page().locator('.changes-bar').last();
     assert.equal(await second.locator('.changes-title').innerText(), '1 file changed');
-    assert.equal(await second.locator('button.changes-undo').count(), 0, 'a later prompt retired its Undo: /undo undoes the latest prompt only');
+    assert.equal(await second.locator('.changes-undo').count(), 0, 'a later prompt retired its Undo: /undo undoes the latest prompt only');
   });
 
   it('offers Stop on a running command, which posts stop_call once and goes when the call ends', async () => {
@@ -332,18 +333,18 @@ describe('chat view in headless Chromium', function () {
   });
 
   it('cancels only while busy, by the button or Escape; while busy, Send queues', async () => {
-    assert.equal(await page().locator('button#cancel').isDisabled(), true);
+    assert.equal(await page().locator('#cancel').isDisabled(), true);
     await view.send({ type: 'busy', busy: true });
-    assert.equal(await page().locator('button#send').isDisabled(), false, 'a message may be sent while the agents work');
-    assert.equal(await page().locator('button#send').textContent(), 'Queue');
-    await page().locator('button#cancel').click();
+    assert.equal(await page().locator('#send').isDisabled(), false, 'a message may be sent while the agents work');
+    assert.equal(await page().locator('#send').textContent(), 'Queue');
+    await page().locator('#cancel').click();
     await page().locator('textarea#prompt').press('Escape');
     assert.deepEqual(await view.takePosted(), [{ type: 'cancel' }, { type: 'cancel' }]);
     assert.equal(await page().locator('#transcript').getAttribute('aria-busy'), 'true');
     await view.send({ type: 'busy', busy: false });
-    assert.equal(await page().locator('button#cancel').isDisabled(), true);
-    assert.equal(await page().locator('button#send').isDisabled(), false);
-    assert.equal(await page().locator('button#send').textContent(), 'Send');
+    assert.equal(await page().locator('#cancel').isDisabled(), true);
+    assert.equal(await page().locator('#send').isDisabled(), false);
+    assert.equal(await page().locator('#send').textContent(), 'Send');
   });
 
   it('shows messages queued while the agents work above the input, with Send now, until an agent takes them', async () => {
@@ -363,24 +364,24 @@ describe('chat view in headless Chromium', function () {
     await view.send({ type: 'setup', need: { provider: 'anthropic', variable: 'ANTHROPIC_API_KEY' } });
     assert.equal(await setup.isVisible(), true);
     assert.match(await setup.locator('.setup-why').innerText(), /no key for anthropic yet \(ANTHROPIC_API_KEY\)/);
-    assert.equal(await page().locator('#setup-key').getAttribute('type'), 'password', 'a key is never shown as typed');
-    await setup.locator('button.setup-save').click();
+    assert.equal(await textInput(page().locator('#setup-key')).getAttribute('type'), 'password', 'a key is never shown as typed');
+    await setup.locator('.setup-save').click();
     assert.equal(await setup.locator('.setup-error').innerText(), 'Paste the key first.');
-    await page().locator('#setup-key').fill('sk-ant-typed');
-    await page().locator('#setup-key').press('Enter');
+    await textInput(page().locator('#setup-key')).fill('sk-ant-typed');
+    await textInput(page().locator('#setup-key')).press('Enter');
     assert.deepEqual(await view.takePosted(), [{ type: 'setup_key', provider: 'anthropic', key: 'sk-ant-typed' }]);
-    assert.equal(await page().locator('#setup-key').inputValue(), '', 'the field forgets the key once sent');
+    assert.equal(await textInput(page().locator('#setup-key')).inputValue(), '', 'the field forgets the key once sent');
 
-    await setup.locator('button.setup-choice[data-choice="server"]').click();
+    await setup.locator('.setup-choice[data-choice="server"]').click();
     assert.equal(await page().locator('#setup-key').isVisible(), false);
-    await page().locator('#setup-url').fill('http://localhost:11434/v1');
-    await setup.locator('button.setup-test').click();
+    await textInput(page().locator('#setup-url')).fill('http://localhost:11434/v1');
+    await setup.locator('.setup-test').click();
     assert.deepEqual(await view.takePosted(), [{ type: 'test_server', url: 'http://localhost:11434/v1' }]);
-    assert.equal(await setup.locator('button.setup-use').isVisible(), false, 'nothing to use before a model is listed');
+    assert.equal(await setup.locator('.setup-use').isVisible(), false, 'nothing to use before a model is listed');
     await view.send({ type: 'server_test', url: 'http://localhost:11434/v1', ok: true, message: 'http://localhost:11434/v1 answers with 2 models.', models: ['llama3.2:3b', 'qwen2.5-coder:7b'] });
     assert.equal(await setup.locator('.setup-result').innerText(), 'http://localhost:11434/v1 answers with 2 models.');
-    await page().locator('#setup-model').selectOption('qwen2.5-coder:7b');
-    await setup.locator('button.setup-use').click();
+    await pickOption(page().locator('#setup-model'), 'qwen2.5-coder:7b');
+    await setup.locator('.setup-use').click();
     assert.deepEqual(await view.takePosted(), [{ type: 'use_server', url: 'http://localhost:11434/v1', model: 'qwen2.5-coder:7b' }]);
     await view.send({ type: 'setup_error', message: 'Could not save that: settings are read-only' });
     assert.equal(await setup.locator('.setup-error').innerText(), 'Could not save that: settings are read-only');
@@ -408,30 +409,30 @@ describe('chat view in headless Chromium', function () {
     await view.send({ type: 'prefill', text: 'src/app.ts:1-3\n```ts\nexport const hello = 1;\n```' });
     assert.equal(await prompt.inputValue(), 'src/app.ts:1-3\n```ts\nexport const hello = 1;\n```');
     assert.deepEqual(await view.takePosted(), []);
-    await page().locator('button#send').click();
+    await page().locator('#send').click();
     assert.deepEqual(await view.takePosted(), [{ type: 'send', text: 'src/app.ts:1-3\n```ts\nexport const hello = 1;\n```' }]);
   });
 
   it('says the agents are loading until the host names them, then picks the agent and each role\'s model', async () => {
     view = await suite.reopen();
-    assert.equal(await page().locator('select#agent').isDisabled(), true, 'no pick before the host answers');
-    assert.equal(await page().locator('select#agent option').innerText(), 'Loading…');
+    assert.equal(await page().locator('#agent').getAttribute('disabled'), '', 'no pick before the host answers');
+    assert.equal(await shownText(page().locator('#agent')), 'Loading…');
     await view.send(INIT);
     await view.takePosted();
-    assert.equal(await page().locator('select#agent').isDisabled(), false);
-    assert.equal(await page().locator('select#agent').inputValue(), 'build');
-    assert.equal(await page().locator('select.model[data-role="coagent"]').inputValue(), 'gpt-5-mini');
-    await page().locator('select#agent').selectOption('pair');
-    await page().locator('select.model[data-role="primary"]').selectOption('gpt-5');
-    await page().locator('select.model[data-role="coagent"]').selectOption('claude-sonnet-4-5');
+    assert.equal(await page().locator('#agent').getAttribute('disabled'), null);
+    assert.equal(await selectedValue(page().locator('#agent')), 'build');
+    assert.equal(await shownText(page().locator('.model[data-role="coagent"]')), 'gpt-5-mini');
+    await pickOption(page().locator('#agent'), 'pair');
+    await pickOption(page().locator('.model[data-role="primary"]'), 'gpt-5');
+    await pickOption(page().locator('.model[data-role="coagent"]'), 'claude-sonnet-4-5');
     assert.deepEqual(await view.takePosted(), [
       { type: 'pick_agent', agent: 'pair' },
       { type: 'pick_model', role: 'primary', model: 'gpt-5' },
       { type: 'pick_model', role: 'coagent', model: 'claude-sonnet-4-5' },
     ]);
     await view.send({ type: 'agents', agents: [{ name: 'plan', description: 'Reads only' }], agent: 'plan', models: [{ role: 'primary', label: 'Model', current: 'gpt-5', options: ['gpt-5'] }] });
-    assert.equal(await page().locator('select#agent').inputValue(), 'plan');
-    assert.equal(await page().locator('select.model').count(), 1, 'an agent without a reviewer has no reviewer model picker');
+    assert.equal(await shownText(page().locator('#agent')), 'plan');
+    assert.equal(await page().locator('.model').count(), 1, 'an agent without a reviewer has no reviewer model picker');
   });
 
   it('lists sessions newest first, resumes another, starts a new one and shows the trace', async () => {
@@ -441,8 +442,8 @@ describe('chat view in headless Chromium', function () {
     await page().locator('#sessions .session[data-session-id="s-current"]').click();
     await page().locator('#sessions .session[data-session-id="s-older"]').click();
     assert.equal(await page().locator('#sessions').getAttribute('open'), null, 'resuming folds the list, giving the transcript its room');
-    await page().locator('button#new-session').click();
-    await page().locator('button#show-trace').click();
+    await page().locator('#new-session').click();
+    await page().locator('#show-trace').click();
     assert.deepEqual(await view.takePosted(), [{ type: 'resume', sessionId: 's-older' }, { type: 'new_session' }, { type: 'show_trace' }]);
     assert.equal(await page().locator('#session-title').innerText(), 'Add a greeting');
   });
@@ -457,11 +458,11 @@ describe('chat view in headless Chromium', function () {
         return e.id ? '#' + e.id : e.tagName.toLowerCase() + (e.className ? '.' + e.className.split(' ')[0] : '') + (e.dataset.decision ? '=' + e.dataset.decision : '');
       })()`)) as string);
     }
-    for (const control of ['#new-session', '#show-trace', '#agent', 'select.model', 'summary', 'button.open-diff', 'button.trace-link', 'button.file-link', 'button.approval-choice=allow_once', '#prompt']) {
+    for (const control of ['#new-session', '#show-trace', '#agent', 'vscode-single-select.model', 'summary', 'button.open-diff', 'button.trace-link', 'button.file-link', 'button.approval-choice=allow_once', '#prompt']) {
       assert.ok(reached.has(control), `Tab never reached ${control}: ${[...reached].join(', ')}`);
     }
-    const unnamed = await page().evaluate(`[...document.querySelectorAll('button, select, textarea')]
-      .filter((e) => !(e.getAttribute('aria-label') || e.textContent.trim() || e.closest('label')))
+    const unnamed = await page().evaluate(`[...document.querySelectorAll('button, select, textarea, vscode-button, vscode-single-select, vscode-textfield')]
+      .filter((e) => !(e.getAttribute('aria-label') || e.textContent.trim() || e.closest('label') || e.shadowRoot?.querySelector('input, [role=combobox]')?.getAttribute('aria-label')))
       .map((e) => e.outerHTML)`);
     assert.deepEqual(unnamed, []);
     await page().locator('.approval button[data-decision="reject_once"]').focus();
@@ -584,10 +585,10 @@ describe('chat view in headless Chromium', function () {
   });
 
   it('offers the thinking level only when the model thinks, and a pick asks the host', async () => {
-    assert.equal(await page().locator('select#thinking').isVisible(), false);
+    assert.equal(await page().locator('#thinking').isVisible(), false);
     await view.send({ type: 'agents', agents: [{ name: 'build', description: '' }], agent: 'build', models: [], thinking: { current: 'medium', levels: ['off', 'low', 'medium', 'high'] } });
-    assert.equal(await page().locator('select#thinking').inputValue(), 'medium');
-    await page().locator('select#thinking').selectOption('high');
+    assert.equal(await shownText(page().locator('#thinking')), 'medium');
+    await pickOption(page().locator('#thinking'), 'high');
     assert.deepEqual(await view.takePosted(), [{ type: 'pick_thinking', level: 'high' }]);
   });
 

@@ -2,9 +2,10 @@
  * What a prompt changed, under its end, as Copilot's "files changed" bar:
  * each file with the lines added and removed (from the calls' diffs; a file
  * a command changed has none to count), opened in the diff editor from
- * here, and Keep or Undo for all of it. Undo goes through the prompt's undo
+ * here, and Keep or Undo (VS Code buttons) for all of it. Undo goes through the prompt's undo
  * point (the host asks before restoring, as /undo does).
  */
+import { vsButton } from './controls';
 import { button, el, fileLink } from './elements';
 import { diffLines } from './diff-lines';
 import { fileOpener, type Post } from './host';
@@ -55,12 +56,12 @@ export class PromptChanges {
     const count = this.files.size;
     const head = el('div', 'changes-head');
     head.append(el('strong', 'changes-title', `${count} file${count === 1 ? '' : 's'} changed`));
-    const keep = button('Keep', 'changes-keep', () => settle('Kept.'), 'check');
+    const keep = vsButton('Keep', 'changes-keep', () => settle('Kept.'), { icon: 'check', secondary: true });
     keep.title = 'Keep these changes (they stay; this only closes the list)';
-    const undo = button('Undo', 'changes-undo', () => {
+    const undo = vsButton('Undo', 'changes-undo', () => {
       post({ type: 'undo_prompt' });
       settle('Undo asked for: confirm it below.');
-    }, 'discard');
+    }, { icon: 'discard' });
     undo.title = "Put every file this prompt changed back as it was (you are asked first; your own edits stay)";
     head.append(keep, undo);
     const list = el('ul', 'changes-files');

@@ -5,14 +5,15 @@
  * agents' next step; the draft is reported on every change so it survives a
  * reload.
  */
-import { button, el, relabel } from './elements';
+import { iconsWhenNarrow, setDisabled, setLabel, vsButton, type VscodeButton } from './controls';
+import { el } from './elements';
 import type { Post } from './host';
 
 export class Composer {
   readonly element = el('div', 'composer');
   readonly input = el('textarea');
-  private readonly send: HTMLButtonElement;
-  private readonly cancel: HTMLButtonElement;
+  private readonly send: VscodeButton;
+  private readonly cancel: VscodeButton;
   private busy = false;
 
   private readonly actions = el('div', 'composer-actions');
@@ -25,14 +26,15 @@ export class Composer {
     this.input.setAttribute('aria-label', 'Message to Crow');
     this.input.addEventListener('input', () => this.onDraft(this.input.value));
     this.input.addEventListener('keydown', (event) => this.onKey(event));
-    this.send = button('Send', 'primary-action', () => this.submit(), 'send');
+    this.send = vsButton('Send', 'primary-action', () => this.submit(), { icon: 'send' });
     this.send.id = 'send';
     this.send.setAttribute('aria-label', 'Send message');
-    this.cancel = button('Cancel', 'secondary-action', () => this.post({ type: 'cancel' }), 'debug-stop');
+    this.cancel = vsButton('Cancel', 'secondary-action', () => this.post({ type: 'cancel' }), { icon: 'debug-stop', secondary: true });
     this.cancel.id = 'cancel';
     this.cancel.setAttribute('aria-label', 'Cancel the running prompt');
     this.cancel.title = 'Cancel the running prompt (Escape)';
     this.actions.append(this.cancel, this.send);
+    iconsWhenNarrow(this.cancel, this.send);
     this.element.append(this.input, this.actions);
     this.setBusy(false);
   }
@@ -44,10 +46,10 @@ export class Composer {
 
   setBusy(busy: boolean): void {
     this.busy = busy;
-    relabel(this.send, busy ? 'Queue' : 'Send', busy ? 'list-ordered' : 'send');
+    setLabel(this.send, busy ? 'Queue' : 'Send', busy ? 'list-ordered' : 'send');
     this.send.setAttribute('aria-label', busy ? 'Queue the message for the agents\' next step' : 'Send message');
     this.send.title = busy ? 'The agents get it after their current step (Enter)' : 'Send (Enter)';
-    this.cancel.disabled = !busy;
+    setDisabled(this.cancel, !busy);
     // Only while something runs: idle, the row's room goes to the pickers.
     this.cancel.hidden = !busy;
     this.element.dataset['busy'] = String(busy);

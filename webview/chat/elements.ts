@@ -26,12 +26,6 @@ export function button(label: string, className: string, onClick: () => void, ic
   return element;
 }
 
-/** Changes a button's label and icon (textContent would drop the icon). */
-export function relabel(element: HTMLButtonElement, label: string, icon: string): void {
-  element.replaceChildren(codicon(icon), el('span', 'label', label));
-  element.setAttribute('aria-label', label);
-}
-
 /** One of VS Code's codicons (https://microsoft.github.io/vscode-codicons), e.g. `send`, as a decorative span. */
 export function codicon(name: string): HTMLElement {
   const icon = el('span', `codicon codicon-${name}`);

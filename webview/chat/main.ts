@@ -6,13 +6,18 @@
  * host answers with `init`, then replays the transcript as `events`.
  *
  * Stable DOM hooks (Playwright checks of the real VS Code UI rely on them):
- * `textarea#prompt`, `button#send`, `button#cancel`, `#transcript`,
- * `.msg-user`, `.msg-assistant`, `details.msg-thinking`,
+ * `textarea#prompt`, `#send`, `#cancel`, `#new-session`, `#show-trace`,
+ * `#transcript`, `.msg-user`, `.msg-assistant`, `details.msg-thinking`,
  * `.tool-card[data-call-id][data-status]` with `.diff` and `button.open-diff`,
- * `.approval[data-id]` with `button[data-decision]`, `select#agent`,
- * `select.model[data-role]`, `#meter`, `#sessions`, `.queue`, and on
- * messages and cards `[data-checkpoint]` with `button.checkpoint-restore`
- * (and `button.checkpoint-edit` on messages).
+ * `.approval[data-id]` with `button[data-decision]`, `#agent`,
+ * `.model[data-role]`, `#thinking`, `#meter`, `#sessions`, `.queue`, the
+ * set-up's `#setup-key`, `#setup-url`, `#setup-model`, the changes bar's
+ * `.changes-keep` and `.changes-undo`, and on messages and cards
+ * `[data-checkpoint]` with `button.checkpoint-restore` (and
+ * `button.checkpoint-edit` on messages). Send, Cancel, New, Trace, Keep,
+ * Undo and the set-up's buttons are `vscode-button`s, the pickers and the
+ * set-up's model `vscode-single-select`s, its fields `vscode-textfield`s
+ * (controls.ts); test/support/vscode-elements.ts drives them.
  */
 import { Composer } from './composer';
 import { el } from './elements';

@@ -5,7 +5,8 @@
  * with a Test that lists its models. Opened by the host at start when a key
  * is missing, and from an error card that says so.
  */
-import { button, el } from './elements';
+import { setOptions, vsButton, vsSelect, vsTextfield, type VscodeButton } from './controls';
+import { el } from './elements';
 import type { Post } from './host';
 import type { SetupChoice, SetupNeed } from './protocol';
 
@@ -21,10 +22,10 @@ export class SetupView {
   private readonly choices = el('div', 'setup-choices');
   private readonly keyPart = el('div', 'setup-part setup-key');
   private readonly serverPart = el('div', 'setup-part setup-server');
-  private readonly keyInput = el('input', 'setup-input');
-  private readonly urlInput = el('input', 'setup-input');
-  private readonly modelSelect = el('select', 'setup-model');
-  private readonly useServer: HTMLButtonElement;
+  private readonly keyInput = vsTextfield('setup-key', 'password', 'Paste the API key');
+  private readonly urlInput = vsTextfield('setup-url', 'url', 'http://localhost:11434/v1');
+  private readonly modelSelect = vsSelect('setup-model');
+  private readonly useServer: VscodeButton;
   private readonly result = el('p', 'setup-result');
   private readonly error = el('p', 'setup-error');
   private choice: SetupChoice = 'anthropic';
@@ -33,39 +34,33 @@ export class SetupView {
     this.element.hidden = true;
     this.element.setAttribute('aria-label', 'Set up a provider');
     const head = el('div', 'setup-head');
-    head.append(el('strong', 'setup-title', 'Connect Crow to a model'), button('Later', 'setup-later secondary-action', () => this.hide()));
+    head.append(el('strong', 'setup-title', 'Connect Crow to a model'), vsButton('Later', 'setup-later', () => this.hide(), { secondary: true }));
     this.choices.setAttribute('role', 'radiogroup');
     this.choices.setAttribute('aria-label', 'Provider');
     for (const { choice, label } of CHOICES) {
-      const option = button(label, 'setup-choice', () => this.pick(choice));
+      const option = vsButton(label, 'setup-choice', () => this.pick(choice), { secondary: true });
       option.dataset['choice'] = choice;
       option.setAttribute('role', 'radio');
       this.choices.append(option);
     }
-    this.keyInput.type = 'password';
-    this.keyInput.id = 'setup-key';
-    this.keyInput.placeholder = 'Paste the API key';
     this.keyInput.autocomplete = 'off';
     this.keyInput.addEventListener('keydown', (event) => event.key === 'Enter' && this.saveKey());
     this.keyPart.append(
       label('API key', this.keyInput),
       this.keyInput,
-      button('Save key', 'setup-save', () => this.saveKey()),
+      vsButton('Save key', 'setup-save', () => this.saveKey()),
       el('p', 'setup-note', "Kept in VS Code's secret storage: never in settings, logs or traces."),
     );
-    this.urlInput.id = 'setup-url';
-    this.urlInput.type = 'url';
-    this.urlInput.placeholder = 'http://localhost:11434/v1';
     this.urlInput.addEventListener('keydown', (event) => event.key === 'Enter' && this.test());
     this.modelSelect.id = 'setup-model';
     this.modelSelect.setAttribute('aria-label', 'Model');
     this.modelSelect.hidden = true;
-    this.useServer = button('Use this server', 'setup-use', () => this.use());
+    this.useServer = vsButton('Use this server', 'setup-use', () => this.use());
     this.useServer.hidden = true;
     this.serverPart.append(
       label('Server address (Ollama, LM Studio, vLLM, llama.cpp)', this.urlInput),
       this.urlInput,
-      button('Test', 'setup-test', () => this.test()),
+      vsButton('Test', 'setup-test', () => this.test(), { secondary: true }),
       this.result,
       this.modelSelect,
       this.useServer,
@@ -94,7 +89,7 @@ export class SetupView {
   tested(answer: { url: string; ok: boolean; message: string; models: string[] }): void {
     this.result.textContent = answer.message;
     this.result.dataset['ok'] = String(answer.ok);
-    this.modelSelect.replaceChildren(...answer.models.map((model) => el('option', undefined, model)));
+    setOptions(this.modelSelect, answer.models.map((model) => ({ value: model })), answer.models[0]);
     this.modelSelect.hidden = answer.models.length === 0;
     this.useServer.hidden = answer.models.length === 0;
   }
@@ -109,8 +104,11 @@ export class SetupView {
 
   private pick(choice: SetupChoice): void {
     this.choice = choice;
-    for (const option of this.choices.querySelectorAll<HTMLButtonElement>('.setup-choice')) {
-      option.setAttribute('aria-checked', String(option.dataset['choice'] === choice));
+    for (const option of this.choices.querySelectorAll<VscodeButton>('.setup-choice')) {
+      const checked = option.dataset['choice'] === choice;
+      option.setAttribute('aria-checked', String(checked));
+      // The chosen provider in the primary colour, the others grey.
+      option.secondary = !checked;
     }
     this.keyPart.hidden = choice === 'server';
     this.serverPart.hidden = choice !== 'server';
@@ -141,8 +139,10 @@ export class SetupView {
   }
 }
 
-function label(text: string, control: HTMLElement): HTMLLabelElement {
+function label(text: string, control: HTMLElement & { label?: string }): HTMLLabelElement {
   const element = el('label', 'setup-label', text);
   element.htmlFor = control.id;
+  // The text box is inside the component's shadow root, where the label cannot point: it gets the name itself.
+  control.label = text;
   return element;
 }

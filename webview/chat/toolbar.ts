@@ -5,7 +5,8 @@
  * are updated in place so a focused one keeps focus when the host confirms
  * a choice.
  */
-import { button, el } from './elements';
+import { iconsWhenNarrow, setOptions, vsButton, vsSelect, type VscodeSingleSelect } from './controls';
+import { el } from './elements';
 import type { Post } from './host';
 import type { AgentChoice, RoleModelChoice, ThinkingChoice } from './protocol';
 
@@ -14,30 +15,31 @@ export class Toolbar {
   /** The pickers, for the composer's row (they are chosen with the message, not above the transcript). */
   readonly pickers = el('div', 'pickers');
   private readonly title = el('h1', 'session-title', 'New session');
-  private readonly agent = el('select');
+  private readonly agent = vsSelect('picker-select', (agent) => this.post({ type: 'pick_agent', agent }));
   private readonly models = el('div', 'model-pickers');
-  private readonly modelSelects = new Map<RoleModelChoice['role'], HTMLSelectElement>();
-  private readonly thinking = el('select');
+  private readonly modelSelects = new Map<RoleModelChoice['role'], VscodeSingleSelect>();
+  private readonly thinking = vsSelect('picker-select', (level) => this.post({ type: 'pick_thinking', level }));
   private readonly thinkingPicker = labelled('Thinking', this.thinking);
 
   constructor(private readonly post: Post) {
     this.title.id = 'session-title';
     this.agent.id = 'agent';
-    this.agent.addEventListener('change', () => this.post({ type: 'pick_agent', agent: this.agent.value }));
     // Until the host has said which agents there are (the engine loading): a picker that says so, not an empty one.
-    this.agent.append(option('', 'Loading…'));
+    setOptions(this.agent, [{ value: '', label: 'Loading…' }], '');
     this.agent.disabled = true;
     this.thinking.id = 'thinking';
-    this.thinking.addEventListener('change', () => this.post({ type: 'pick_thinking', level: this.thinking.value }));
     this.thinkingPicker.hidden = true;
     const actions = el('div', 'session-actions');
-    const fresh = button('New', 'action', () => this.post({ type: 'new_session' }), 'add');
+    const fresh = vsButton('New', 'action', () => this.post({ type: 'new_session' }), { icon: 'add', secondary: true });
     fresh.id = 'new-session';
     fresh.setAttribute('aria-label', 'New session');
-    const trace = button('Trace', 'action', () => this.post({ type: 'show_trace' }), 'list-tree');
+    fresh.title = 'New session';
+    const trace = vsButton('Trace', 'action', () => this.post({ type: 'show_trace' }), { icon: 'list-tree', secondary: true });
     trace.id = 'show-trace';
     trace.setAttribute('aria-label', 'Show trace of this session');
+    trace.title = 'Show the trace of this session';
     actions.append(fresh, trace);
+    iconsWhenNarrow(fresh, trace);
     const heading = el('div', 'toolbar-row');
     heading.append(this.title, actions);
     this.pickers.append(labelled('Agent', this.agent), this.models, this.thinkingPicker);
@@ -57,9 +59,8 @@ export class Toolbar {
   showAgents(agents: AgentChoice[], current: string, models: RoleModelChoice[], thinking?: ThinkingChoice): void {
     this.showThinking(thinking);
     const known = agents.some((agent) => agent.name === current) || !current ? agents : [...agents, { name: current, description: '' }];
-    this.agent.replaceChildren(...known.map((agent) => option(agent.name, agent.name, agent.description)));
+    setOptions(this.agent, known.map((agent) => ({ value: agent.name, description: agent.description })), current);
     this.agent.disabled = false;
-    this.agent.value = current;
     const description = known.find((agent) => agent.name === current)?.description;
     this.agent.title = description ? `Agent: ${description}` : 'Agent';
     this.showModels(models);
@@ -69,8 +70,7 @@ export class Toolbar {
   private showThinking(thinking: ThinkingChoice | undefined): void {
     this.thinkingPicker.hidden = thinking === undefined;
     if (!thinking) return;
-    this.thinking.replaceChildren(...thinking.levels.map((level) => option(level, level)));
-    this.thinking.value = thinking.current;
+    setOptions(this.thinking, thinking.levels.map((level) => ({ value: level })), thinking.current);
   }
 
   private showModels(models: RoleModelChoice[]): void {
@@ -88,32 +88,25 @@ export class Toolbar {
         this.models.append(labelled(choice.label, select));
       }
       const options = choice.options.includes(choice.current) || !choice.current ? choice.options : [choice.current, ...choice.options];
-      select.replaceChildren(...options.map((model) => option(model, model)));
-      select.value = choice.current;
+      setOptions(select, options.map((model) => ({ value: model })), choice.current);
+      select.label = choice.label;
       const caption = select.closest('label')?.querySelector('.picker-label');
       if (caption) caption.textContent = choice.label;
     }
   }
 
-  private modelSelect(role: RoleModelChoice['role']): HTMLSelectElement {
-    const select = el('select', 'model');
+  private modelSelect(role: RoleModelChoice['role']): VscodeSingleSelect {
+    const select = vsSelect('model picker-select', (model) => this.post({ type: 'pick_model', role, model }));
     select.dataset['role'] = role;
-    select.addEventListener('change', () => this.post({ type: 'pick_model', role, model: select.value }));
     return select;
   }
 }
 
-function labelled(text: string, control: HTMLSelectElement): HTMLLabelElement {
+function labelled(text: string, control: VscodeSingleSelect): HTMLLabelElement {
   const label = el('label', 'picker');
   // The label is read out and shown on hover; the row has no room to print it.
   if (!control.title) control.title = text;
+  control.label = text;
   label.append(el('span', 'picker-label', text), control);
   return label;
-}
-
-function option(value: string, label: string, description?: string): HTMLOptionElement {
-  const element = el('option', undefined, label);
-  element.value = value;
-  if (description) element.title = description;
-  return element;
 }

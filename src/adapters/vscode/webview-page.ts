@@ -12,6 +12,12 @@ export interface WebviewPageAssets {
   scriptUri: string;
   /** Stylesheets, in order (a test adds a stand-in for VS Code's theme variables first). */
   styleUris: string[];
+  /**
+   * The codicon stylesheet (@vscode/codicons' codicon.css, its font beside it),
+   * linked first with the id `vscode-codicon-stylesheet`: @vscode-elements'
+   * components find it by that id and link it again inside their shadow roots.
+   */
+  codiconUri?: string;
   /** Fresh per page, e.g. 16 random bytes in base64. */
   nonce: string;
   /** Code run before the bundle, under the nonce (tests put a fake `acquireVsCodeApi` here). */
@@ -31,7 +37,8 @@ export function webviewPage(assets: WebviewPageAssets): string {
     "base-uri 'none'",
     "form-action 'none'",
   ].join('; ');
-  const styles = assets.styleUris.map((uri) => `<link rel="stylesheet" href="${attribute(uri)}">`).join('\n');
+  const codicons = assets.codiconUri !== undefined ? [`<link rel="stylesheet" id="vscode-codicon-stylesheet" href="${attribute(assets.codiconUri)}">`] : [];
+  const styles = [...codicons, ...assets.styleUris.map((uri) => `<link rel="stylesheet" href="${attribute(uri)}">`)].join('\n');
   const inline = assets.inlineScript !== undefined ? `<script nonce="${attribute(nonce)}">${assets.inlineScript}</script>\n` : '';
   const bodyClass = assets.bodyClass !== undefined ? ` class="${attribute(assets.bodyClass)}"` : '';
   return `<!doctype html>

@@ -100,6 +100,7 @@ export function chatHtml(webview: vscode.Webview, assets: vscode.Uri): string {
     cspSource: webview.cspSource,
     scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(assets, 'chat.js')).toString(),
     styleUris: [webview.asWebviewUri(vscode.Uri.joinPath(assets, 'chat.css')).toString()],
+    codiconUri: webview.asWebviewUri(vscode.Uri.joinPath(assets, 'codicon.css')).toString(),
     nonce: randomBytes(16).toString('base64'),
   });
 }

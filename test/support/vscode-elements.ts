@@ -1,0 +1,72 @@
+/**
+ * Driving the chat view's @vscode-elements controls from Playwright, as a
+ * person does. They are web components: a dropdown (vscode-single-select)
+ * draws its face and its list in its shadow root, which Playwright's CSS
+ * selectors pierce, and is no <select> (selectOption and inputValue do not
+ * apply); a text box (vscode-textfield) keeps its <input> in there too.
+ * Used by the headless-Chromium tests and the real-workbench UI checks.
+ */
+import type { Locator } from 'playwright-core';
+
+/** Opens the dropdown with a click and clicks the option whose text is `value`, as a person picks one. */
+export async function pickOption(select: Locator, value: string, timeout?: number): Promise<void> {
+  await select.click({ timeout });
+  const exact = new RegExp(`^\\s*${value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`);
+  await select.locator('li.option', { hasText: exact }).click({ timeout });
+}
+
+/** The value a dropdown holds. */
+export async function selectedValue(select: Locator): Promise<string> {
+  return select.evaluate((element) => (element as HTMLElement & { value: string }).value);
+}
+
+/** The text its face shows (the picked option's label). */
+export async function shownText(select: Locator): Promise<string> {
+  return select.locator('.select-face .text').innerText();
+}
+
+/** The <input> inside a VS Code text box, for fill, press and inputValue. */
+export function textInput(field: Locator): Locator {
+  return field.locator('input');
+}
+
+/** What a shown dropdown reads at a glance: its name, its value, the text its face shows and whether that text is cut. */
+export interface PickerReading {
+  name: string;
+  value: string;
+  shown: string;
+  /** The face's text runs past its box (an ellipsis hides part of it). */
+  cut: boolean;
+  /** How far right it reaches, and the view's width, in the view's own pixels. */
+  right: number;
+  viewWidth: number;
+}
+
+/** Reads every shown dropdown `pickers` matches, measuring its face's text (scrollWidth against clientWidth). */
+export async function readPickers(pickers: Locator): Promise<PickerReading[]> {
+  const all = await pickers.evaluateAll((elements) =>
+    elements.map((element) => {
+      const text = element.shadowRoot?.querySelector<HTMLElement>('.select-face .text') ?? null;
+      return {
+        shownAtAll: element.getClientRects().length > 0,
+        name: element.getAttribute('title') ?? element.id,
+        value: (element as HTMLElement & { value: string }).value,
+        shown: text?.innerText.trim() ?? '',
+        cut: text === null || text.scrollWidth > text.clientWidth,
+        right: element.getBoundingClientRect().right,
+        viewWidth: document.documentElement.clientWidth,
+      };
+    }),
+  );
+  return all.filter((reading) => reading.shownAtAll).map(({ shownAtAll: _, ...reading }) => reading);
+}
+
+/** The problems with `readings` at `width`: a value not shown whole, or a picker past the view's edge; none is `[]`. */
+export function unreadablePickers(readings: PickerReading[], width: number): string[] {
+  return readings.flatMap((reading) => {
+    const problems: string[] = [];
+    if (reading.cut || reading.shown !== reading.value) problems.push(`at ${width} px the ${reading.name} picker shows "${reading.shown}" of "${reading.value}"${reading.cut ? ' (cut)' : ''}`);
+    if (reading.right > reading.viewWidth + 1) problems.push(`at ${width} px the ${reading.name} picker runs past the view (${reading.right} > ${reading.viewWidth})`);
+    return problems;
+  });
+}
