@@ -34,7 +34,8 @@ suite('fake LLM server for suites in VS Code', () => {
       fake.server.enqueue('openai', { blocks: [{ type: 'text', text: 'pong' }] });
       const response = await fetch(`${fake.server.openaiBaseUrl}/chat/completions`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        // As the OpenAI SDK sends it: the fake, like OpenAI, answers 401 without a key.
+        headers: { 'content-type': 'application/json', authorization: 'Bearer sk-extension-host-test' },
         body: JSON.stringify({ model: 'fake-model', messages: [{ role: 'user', content: 'ping' }] }),
       });
       const body = (await response.json()) as { choices: { message: { content: string } }[] };
