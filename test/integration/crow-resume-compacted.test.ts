@@ -7,10 +7,10 @@
  * compaction still takes the conversation back there.
  */
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FakeLlmServer, type ScriptedReply } from '../../src/testing/fake-llm-server';
+import type { ScriptedReply } from '../../src/testing/fake-llm-server';
+import { binarySuite } from '../support/binary-suite';
 import { runCrow } from '../support/crow-binary';
 import { userConfigDir } from '../support/doors';
 import { isolatedEnv } from '../support/isolated-env';
@@ -20,32 +20,20 @@ const call = (name: string, args: unknown): ScriptedReply => ({ blocks: [{ type:
 
 describe('resuming a compacted session through crow run', function () {
   this.timeout(90_000);
-  let llm: FakeLlmServer;
-  let base: string;
-  let root: string;
+  const suite = binarySuite('resume');
+  beforeEach(() => mkdirSync(userConfigDir(suite.home), { recursive: true }));
 
-  before(async () => (llm = await FakeLlmServer.start()));
-  after(() => llm.close());
-  beforeEach(() => {
-    llm.reset();
-    base = realpathSync(mkdtempSync(join(tmpdir(), 'crow-resume-')));
-    root = join(base, 'ws');
-    mkdirSync(root);
-    mkdirSync(userConfigDir(join(base, 'home')), { recursive: true });
-  });
-  afterEach(() => rmSync(base, { recursive: true, force: true }));
-
-  const env = (home: string): NodeJS.ProcessEnv => isolatedEnv(join(base, home), { ANTHROPIC_API_KEY: 'resume-key', ANTHROPIC_BASE_URL: llm.anthropicBaseUrl });
-  const crow = (home: string, ...args: string[]) => runCrow(args, env(home), root);
+  const env = (home: string): NodeJS.ProcessEnv => isolatedEnv(join(suite.base, home), { ANTHROPIC_API_KEY: 'resume-key', ANTHROPIC_BASE_URL: suite.llm.anthropicBaseUrl });
+  const crow = (home: string, ...args: string[]) => runCrow(args, env(home), suite.root);
   const sessionFolder = (home: string): string => {
-    const sessions = join(base, home, 'data', 'crow-agent', 'sessions');
+    const sessions = join(suite.base, home, 'data', 'crow-agent', 'sessions');
     return join(sessions, readdirSync(sessions)[0]!);
   };
-  const lastMessages = (): string => JSON.stringify(llm.requestsFor('anthropic').at(-1)!.body.messages);
+  const lastMessages = (): string => JSON.stringify(suite.llm.requestsFor('anthropic').at(-1)!.body.messages);
 
   /** Two prompts (the first writes 400 KB, so the history is long), then /compact. */
   async function compactedSession(): Promise<void> {
-    llm.enqueue(
+    suite.llm.enqueue(
       'anthropic',
       call('write_file', { path: 'big.txt', content: 'a line of the big file\n'.repeat(18_000) }),
       say('First done.'),
@@ -62,8 +50,8 @@ describe('resuming a compacted session through crow run', function () {
   it('sends the same request as a whole read of the history, and never reads what the compaction replaced', async () => {
     await compactedSession();
     // The same session as an older Crow stored it (no mark: read whole), and one whose history before the compaction is unreadable.
-    cpSync(join(base, 'home'), join(base, 'old'), { recursive: true });
-    cpSync(join(base, 'home'), join(base, 'blank'), { recursive: true });
+    cpSync(join(suite.base, 'home'), join(suite.base, 'old'), { recursive: true });
+    cpSync(join(suite.base, 'home'), join(suite.base, 'blank'), { recursive: true });
     const oldMeta = join(sessionFolder('old'), 'meta.json');
     const meta = JSON.parse(readFileSync(oldMeta, 'utf8')) as { internal: { id: string; mark?: unknown }[] };
     assert.ok(meta.internal.every((internal) => internal.mark !== undefined), 'meta.json keeps a mark per history');
@@ -80,7 +68,7 @@ describe('resuming a compacted session through crow run', function () {
 
     const sent: string[] = [];
     for (const home of ['home', 'old', 'blank']) {
-      llm.enqueue('anthropic', say('Third done.'));
+      suite.llm.enqueue('anthropic', say('Third done.'));
       const run = await crow(home, 'run', 'Third prompt', '--continue');
       assert.equal(run.code, 0, `${home}: ${run.stderr}`);
       sent.push(lastMessages());
@@ -96,7 +84,7 @@ describe('resuming a compacted session through crow run', function () {
     // #1 First prompt, #2 write_file big.txt, #3 Second prompt, #4 write_file small.txt.
     const rewound = await crow('home', 'undo', '--to', '3', '--conversation-only', '--yes');
     assert.equal(rewound.code, 0, rewound.stderr);
-    llm.enqueue('anthropic', say('Going on from the first prompt.'));
+    suite.llm.enqueue('anthropic', say('Going on from the first prompt.'));
     assert.equal((await crow('home', 'run', 'Go on', '--continue')).code, 0);
     const sent = lastMessages();
     assert.match(sent, /First prompt[\s\S]*a line of the big file[\s\S]*First done\.[\s\S]*Go on/);

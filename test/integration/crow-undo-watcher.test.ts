@@ -7,39 +7,28 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { binarySuite } from '../support/binary-suite';
 import { startAcp, startCrow } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';
 
 describe('crow run and crow undo with the undo watcher', function () {
   this.timeout(60_000);
-  let llm: FakeLlmServer;
-  let home: string;
-  let root: string;
+  const suite = binarySuite('watch');
 
-  before(async () => (llm = await FakeLlmServer.start()));
-  after(() => llm.close());
   beforeEach(() => {
-    home = realpathSync(mkdtempSync(join(tmpdir(), 'crow-watch-home-')));
-    root = realpathSync(mkdtempSync(join(tmpdir(), 'crow-watch-ws-')));
-    const git = (...args: string[]): string => execFileSync('git', ['-c', 'user.name=Dev', '-c', 'user.email=dev@example.com', ...args], { cwd: root, encoding: 'utf8' });
-    for (const name of ['a', 'b', 'c']) writeFileSync(join(root, `${name}.txt`), `${name}1\n`);
+    const git = (...args: string[]): string => execFileSync('git', ['-c', 'user.name=Dev', '-c', 'user.email=dev@example.com', ...args], { cwd: suite.root, encoding: 'utf8' });
+    for (const name of ['a', 'b', 'c']) writeFileSync(join(suite.root, `${name}.txt`), `${name}1\n`);
     git('init', '-q');
     git('add', '.');
     git('commit', '-qm', 'init');
   });
-  afterEach(() => {
-    rmSync(home, { recursive: true, force: true });
-    rmSync(root, { recursive: true, force: true });
-  });
 
   /** Runs the binary and fails if it has not exited by itself within 20 s. */
   async function crow(...args: string[]): Promise<{ code: number | null; stderr: string }> {
-    const env = isolatedEnv(home, { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: llm.anthropicBaseUrl, CROW_SANDBOX: 'off' });
-    const run = startCrow([...args, '--cwd', root], env, root);
+    const env = isolatedEnv(suite.home, { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: suite.llm.anthropicBaseUrl, CROW_SANDBOX: 'off' });
+    const run = startCrow([...args, '--cwd', suite.root], env, suite.root);
     run.child.stdin.end();
     const timer = setTimeout(() => run.child.kill('SIGKILL'), 20_000);
     const { code, signal } = await run.exited;
@@ -51,7 +40,7 @@ describe('crow run and crow undo with the undo watcher', function () {
   const bash = (command: string) => ({ blocks: [{ type: 'tool_call' as const, name: 'bash', arguments: { command } }] });
 
   it('records three commands, exits by itself, and crow undo puts all their files back', async () => {
-    llm.enqueue(
+    suite.llm.enqueue(
       'anthropic',
       bash('echo a2 > a.txt'),
       bash('echo b2 > b.txt && mkdir -p gen && echo made > gen/new.txt'),
@@ -60,33 +49,33 @@ describe('crow run and crow undo with the undo watcher', function () {
     );
     const run = await crow('run', 'Change the files', '--provider', 'anthropic', '--model', 'claude-test', '--allow', 'all');
     assert.equal(run.code, 0, run.stderr);
-    assert.equal(readFileSync(join(root, 'a.txt'), 'utf8'), 'a3\n');
+    assert.equal(readFileSync(join(suite.root, 'a.txt'), 'utf8'), 'a3\n');
 
     const undo = await crow('undo', '--yes');
     assert.equal(undo.code, 0, undo.stderr);
     assert.deepEqual(
-      ['a', 'b', 'c'].map((name) => readFileSync(join(root, `${name}.txt`), 'utf8')),
+      ['a', 'b', 'c'].map((name) => readFileSync(join(suite.root, `${name}.txt`), 'utf8')),
       ['a1\n', 'b1\n', 'c1\n'],
     );
-    assert.equal(execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: root, encoding: 'utf8' }), '');
-    assert.deepEqual(readdirSync(join(root, '.git')).filter((name) => name.includes('crow')), []);
+    assert.equal(execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: suite.root, encoding: 'utf8' }), '');
+    assert.deepEqual(readdirSync(join(suite.root, '.git')).filter((name) => name.includes('crow')), []);
   });
 
   it('crow acp exits when its client goes, after a prompt whose commands were recorded', async () => {
-    llm.enqueue('anthropic', bash('echo a2 > a.txt'), bash('echo b2 > b.txt'), { blocks: [{ type: 'text', text: 'Done.' }] });
-    const agent = startAcp(root, home, { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: llm.anthropicBaseUrl, CROW_SANDBOX: 'off' }, { permission: () => 'allow_once' });
+    suite.llm.enqueue('anthropic', bash('echo a2 > a.txt'), bash('echo b2 > b.txt'), { blocks: [{ type: 'text', text: 'Done.' }] });
+    const agent = startAcp(suite.root, suite.home, { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: suite.llm.anthropicBaseUrl, CROW_SANDBOX: 'off' }, { permission: () => 'allow_once' });
     const timer = setTimeout(() => agent.child.kill('SIGKILL'), 20_000);
     try {
       await agent.client.initialize();
-      const { sessionId } = await agent.client.newSession(root);
+      const { sessionId } = await agent.client.newSession(suite.root);
       assert.equal((await agent.client.prompt(sessionId, 'Change the files')).stopReason, 'end_turn');
       assert.equal(await agent.stop(), 0, `crow acp did not exit by itself: ${agent.stderr()}`);
     } finally {
       clearTimeout(timer);
     }
-    assert.equal(readFileSync(join(root, 'b.txt'), 'utf8'), 'b2\n');
+    assert.equal(readFileSync(join(suite.root, 'b.txt'), 'utf8'), 'b2\n');
     const undo = await crow('undo', '--yes');
     assert.equal(undo.code, 0, undo.stderr);
-    assert.deepEqual(['a', 'b'].map((name) => readFileSync(join(root, `${name}.txt`), 'utf8')), ['a1\n', 'b1\n']);
+    assert.deepEqual(['a', 'b'].map((name) => readFileSync(join(suite.root, `${name}.txt`), 'utf8')), ['a1\n', 'b1\n']);
   });
 });
