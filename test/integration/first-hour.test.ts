@@ -12,6 +12,26 @@ import { join, resolve } from 'node:path';
 
 const REPO = resolve(__dirname, '../..');
 
+/** The user the "not root" tests run as, when the tests run as root. */
+const NOBODY = 65534;
+
+/**
+ * A node binary every user can run, for the programs these tests start
+ * (some as nobody): this one, or a copy of it when it sits in a folder only
+ * its owner may enter (CI's Node 22 lives under /root/.cache). Made once.
+ */
+let sharedNode: { path: string; copy?: string } | undefined;
+function runnableNode(): string {
+  if (sharedNode) return sharedNode.path;
+  const asNobody = process.getuid?.() === 0 ? spawnSync(process.execPath, ['-e', ''], { uid: NOBODY }).status : 0;
+  if (asNobody === 0) return (sharedNode = { path: process.execPath }).path;
+  const copy = mkdtempSync(join(tmpdir(), 'crow-node-'));
+  chmodSync(copy, 0o755);
+  copyFileSync(process.execPath, join(copy, 'node'));
+  chmodSync(join(copy, 'node'), 0o755);
+  return (sharedNode = { path: join(copy, 'node'), copy }).path;
+}
+
 /** A clone-shaped folder: package-lock.json and the preflight script, with no node_modules. */
 function clone(dir: string, packages: Record<string, { version: string; optional?: boolean }>): void {
   mkdirSync(join(dir, 'scripts'), { recursive: true });
@@ -28,7 +48,7 @@ function standIn(bin: string, name: string, log: string): void {
   const file = join(bin, name);
   writeFileSync(
     file,
-    `#!${process.execPath}
+    `#!${runnableNode()}
 const fs = require('node:fs');
 const args = process.argv.slice(2);
 if (${JSON.stringify(name)} === 'sudo' && args.join(' ') === '-n true') process.exit(0);
@@ -68,9 +88,12 @@ describe('the first hour: two commands do all the set-up', function () {
     for (const name of ['npm', 'apt-get', 'sudo']) standIn(bin, name, log);
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  after(() => {
+    if (sharedNode?.copy) rmSync(sharedNode.copy, { recursive: true, force: true });
+  });
 
   const preflight = (args: string[] = [], env: Record<string, string> = {}, uid?: number) =>
-    spawnSync(process.execPath, [join(dir, 'repo', 'scripts', 'preflight.mjs'), ...args], {
+    spawnSync(runnableNode(), [join(dir, 'repo', 'scripts', 'preflight.mjs'), ...args], {
       cwd: join(dir, 'repo'),
       env: { PATH: bin, ...env },
       encoding: 'utf8',
@@ -107,7 +130,7 @@ describe('the first hour: two commands do all the set-up', function () {
 
   it('says what to do when npm ci fails, and fails', () => {
     clone(join(dir, 'repo'), { a: { version: '1.0.0' } });
-    writeFileSync(join(bin, 'npm'), `#!${process.execPath}\nprocess.exit(1);\n`);
+    writeFileSync(join(bin, 'npm'), `#!${runnableNode()}\nprocess.exit(1);\n`);
     const run = preflight();
     assert.equal(run.status, 1);
     assert.match(run.stderr, /npm ci failed\. Check your network or npm registry settings, then run npm ci yourself\./);
@@ -130,7 +153,7 @@ describe('the first hour: two commands do all the set-up', function () {
     writeFileSync(join(dir, 'repo', 'node_modules', '.package-lock.json'), '{"packages": {}}');
     // Run as nobody when the tests run as root; everything it reads or writes is open to it.
     for (const path of [dir, join(dir, 'repo'), join(dir, 'repo', 'scripts'), join(dir, 'repo', 'node_modules')]) chmodSync(path, 0o777);
-    const run = preflight(['--system'], {}, process.getuid?.() === 0 ? 65534 : undefined);
+    const run = preflight(['--system'], {}, process.getuid?.() === 0 ? NOBODY : undefined);
     assert.equal(run.status, 0, run.stderr);
     assert.match(run.stderr, /: sudo -n apt-get install -y --no-install-recommends tmux bubblewrap chromium/);
     assert.deepEqual(calls(), ['apt-get update [noninteractive]', 'apt-get install -y --no-install-recommends tmux bubblewrap chromium [noninteractive]']);
@@ -141,8 +164,8 @@ describe('the first hour: two commands do all the set-up', function () {
     mkdirSync(join(dir, 'repo', 'node_modules'));
     writeFileSync(join(dir, 'repo', 'node_modules', '.package-lock.json'), '{"packages": {}}');
     for (const path of [dir, join(dir, 'repo'), join(dir, 'repo', 'scripts'), join(dir, 'repo', 'node_modules')]) chmodSync(path, 0o777);
-    writeFileSync(join(bin, 'sudo'), `#!${process.execPath}\nprocess.stderr.write('sudo: a password is required\\n');\nprocess.exit(1);\n`);
-    const run = preflight(['--system'], {}, process.getuid?.() === 0 ? 65534 : undefined);
+    writeFileSync(join(bin, 'sudo'), `#!${runnableNode()}\nprocess.stderr.write('sudo: a password is required\\n');\nprocess.exit(1);\n`);
+    const run = preflight(['--system'], {}, process.getuid?.() === 0 ? NOBODY : undefined);
     assert.equal(run.status, 0);
     assert.deepEqual(calls(), []);
     assert.match(run.stderr, /not installing tmux, bubblewrap, chromium \(not root, and sudo asks for a password\)/);
