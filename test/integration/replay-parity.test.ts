@@ -14,16 +14,13 @@ import { join, resolve } from 'node:path';
 import type { SessionUpdate } from '@agentclientprotocol/sdk';
 import { FakeLlmServer, type ScriptedReply } from '../../src/testing/fake-llm-server';
 import { ChatController } from '../../src/adapters/vscode/chat/chat-controller';
-import type { ChatHost } from '../../src/adapters/vscode/chat/chat-session';
-import { readConfiguration } from '../../src/adapters/vscode/configuration';
 import { dataHome } from '../../src/config/paths';
-import { SessionStore } from '../../src/session/session-store';
-import { NodeWorkspace } from '../../src/tools/node-workspace';
 import type { HostMessage, TranscriptEvent } from '../../webview/chat/protocol';
 import { CROW, runCrow, startAcp, until } from '../support/crow-binary';
 import { userConfigDir } from '../support/doors';
 import { isolatedEnv } from '../support/isolated-env';
 import { quietViewActions } from '../support/view-actions';
+import { folderChatHost } from '../support/chat-host';
 
 const FIXTURE = resolve(__dirname, '../fixtures/mcp-server.ts');
 const call = (name: string, args: unknown, text?: string): ScriptedReply => ({
@@ -226,14 +223,7 @@ function chat(root: string, home: string, extra: Record<string, string>): { cont
   const env = isolatedEnv(home, extra);
   mkdirSync(dataHome(env), { recursive: true });
   const posted: HostMessage[] = [];
-  const host: ChatHost = {
-    root,
-    dataHome: dataHome(env),
-    store: new SessionStore({ dataHome: dataHome(env) }),
-    env: async () => env,
-    configuration: () => readConfiguration(() => undefined),
-    workspace: () => new NodeWorkspace(root),
-  };
+  const host = folderChatHost(root, env);
   const view = quietViewActions();
   const controller: ChatController = new ChatController(host, (message) => {
     posted.push(structuredClone(message));

@@ -3,15 +3,11 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChatController } from '../../src/adapters/vscode/chat/chat-controller';
-import type { ChatHost } from '../../src/adapters/vscode/chat/chat-session';
-import { readConfiguration } from '../../src/adapters/vscode/configuration';
-import { dataHome } from '../../src/config/paths';
-import { SessionStore } from '../../src/session/session-store';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
-import { NodeWorkspace } from '../../src/tools/node-workspace';
 import type { HostMessage, TranscriptEvent } from '../../webview/chat/protocol';
 import { isolatedEnv } from '../support/isolated-env';
 import { quietViewActions } from '../support/view-actions';
+import { folderChatHost, waitFor } from '../support/chat-host';
 
 /**
  * Apply on an answer's code block: the block becomes a write of a file,
@@ -48,14 +44,7 @@ describe('VS Code chat: Apply on a code block goes through the edit approval', (
 
   function controller(): ChatController {
     const env = isolatedEnv(home, { OPENAI_API_KEY: 'sk-test-apply' });
-    const host: ChatHost = {
-      root,
-      dataHome: dataHome(env),
-      store: new SessionStore({ dataHome: dataHome(env) }),
-      env: async () => env,
-      configuration: () => readConfiguration((key) => settings[key]),
-      workspace: () => new NodeWorkspace(root),
-    };
+    const host = folderChatHost(root, env, (key) => settings[key]);
     const actions = quietViewActions({ pickFileForCode: async () => (asked++, picked) });
     return new ChatController(host, (message) => posted.push(structuredClone(message)), actions);
   }
@@ -190,13 +179,3 @@ describe('VS Code chat: Apply on a code block goes through the edit approval', (
     await chat.dispose();
   });
 });
-
-async function waitFor<T>(find: () => T | undefined, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = find();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

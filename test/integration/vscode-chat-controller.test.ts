@@ -7,13 +7,11 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChatController } from '../../src/adapters/vscode/chat/chat-controller';
 import type { ViewActions } from '../../src/adapters/vscode/chat/chat-actions';
-import type { ChatHost } from '../../src/adapters/vscode/chat/chat-session';
+import { folderChatHost, waitFor } from '../support/chat-host';
 import { providerSettings } from '../../src/adapters/vscode/chat/provider-setup';
-import { readConfiguration } from '../../src/adapters/vscode/configuration';
 import { dataHome } from '../../src/config/paths';
 import { SessionStore } from '../../src/session/session-store';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
-import { NodeWorkspace } from '../../src/tools/node-workspace';
 import type { HostMessage, TranscriptEvent } from '../../webview/chat/protocol';
 import { isolatedEnv } from '../support/isolated-env';
 
@@ -52,16 +50,11 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
 
   function controller(trusted?: () => boolean, keys: Record<string, string> = { OPENAI_API_KEY: SECRET }): ChatController {
     const env = isolatedEnv(home, keys);
-    const host: ChatHost = {
-      root,
-      dataHome: dataHome(env),
-      store: new SessionStore({ dataHome: dataHome(env) }),
+    const host = folderChatHost(root, env, (key) => settings[key], {
       env: async () => ({ ...env, ...stored }),
-      configuration: () => readConfiguration((key) => settings[key]),
-      workspace: () => new NodeWorkspace(root),
       ...(trusted ? { trusted } : {}),
       lastSession: { get: () => last, set: (id) => void (last = id) },
-    };
+    });
     const view: ViewActions = {
       openDiff: async (_session, callId) => void actions.diffs.push(callId),
       openFile: async () => undefined,
@@ -657,13 +650,3 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
     await chat.dispose();
   });
 });
-
-async function waitFor<T>(find: () => T | undefined, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = find();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

@@ -3,15 +3,11 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChatController } from '../../src/adapters/vscode/chat/chat-controller';
-import type { ChatHost } from '../../src/adapters/vscode/chat/chat-session';
-import { readConfiguration } from '../../src/adapters/vscode/configuration';
-import { dataHome } from '../../src/config/paths';
-import { SessionStore } from '../../src/session/session-store';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
-import { NodeWorkspace } from '../../src/tools/node-workspace';
 import { isWebviewMessage, type HostMessage } from '../../webview/chat/protocol';
 import { isolatedEnv } from '../support/isolated-env';
 import { quietViewActions } from '../support/view-actions';
+import { folderChatHost, waitFor } from '../support/chat-host';
 
 /**
  * The chat view's approval card, host side: seed 002's Modify (Edit the
@@ -39,14 +35,7 @@ describe('VS Code chat: Edit before Allow, and request_approval', () => {
   function controller(): ChatController {
     const env = isolatedEnv(home, { OPENAI_API_KEY: 'k' });
     const settings: Record<string, unknown> = { provider: 'openai', model: 'fake-model', baseUrls: { openai: server.openaiBaseUrl } };
-    const host: ChatHost = {
-      root,
-      dataHome: dataHome(env),
-      store: new SessionStore({ dataHome: dataHome(env) }),
-      env: async () => env,
-      configuration: () => readConfiguration((key) => settings[key]),
-      workspace: () => new NodeWorkspace(root),
-    };
+    const host = folderChatHost(root, env, (key) => settings[key]);
     const view = quietViewActions();
     return new ChatController(host, (message) => posted.push(structuredClone(message)), view);
   }
@@ -121,13 +110,3 @@ describe('VS Code chat: Edit before Allow, and request_approval', () => {
     assert.match(toModel(1), /Approved with changes[\s\S]*Delete logs older than a week\?/);
   });
 });
-
-async function waitFor<T>(find: () => T | undefined, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = find();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

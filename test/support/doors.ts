@@ -8,16 +8,13 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChatController } from '../../src/adapters/vscode/chat/chat-controller';
 import { ChatController as Controller } from '../../src/adapters/vscode/chat/chat-controller';
-import type { ChatHost } from '../../src/adapters/vscode/chat/chat-session';
-import { readConfiguration } from '../../src/adapters/vscode/configuration';
 import { dataHome } from '../../src/config/paths';
-import { SessionStore } from '../../src/session/session-store';
-import { NodeWorkspace } from '../../src/tools/node-workspace';
 import type { HostMessage, TranscriptEvent } from '../../webview/chat/protocol';
 import { CROW, type CrowProcess, runCrow, startAcp, startCrow, until } from './crow-binary';
 import { Terminal } from './terminal';
 import { isolatedEnv } from './isolated-env';
 import { quietViewActions } from './view-actions';
+import { folderChatHost } from './chat-host';
 
 /** How a prompt ended, as the door says it, and the answer text it showed. */
 export interface DoorRun {
@@ -190,14 +187,7 @@ export const vscodeDoor: Door = {
     const env = isolatedEnv(home, extra);
     mkdirSync(dataHome(env), { recursive: true });
     const posted: HostMessage[] = [];
-    const host: ChatHost = {
-      root,
-      dataHome: dataHome(env),
-      store: new SessionStore({ dataHome: dataHome(env) }),
-      env: async () => env,
-      configuration: () => readConfiguration(() => undefined),
-      workspace: () => new NodeWorkspace(root),
-    };
+    const host = folderChatHost(root, env);
     let controller: ChatController;
     const post = (message: HostMessage): void => {
       posted.push(structuredClone(message));
