@@ -8,6 +8,7 @@ import { CROW_VENDOR, keptModels, registerLanguageModels } from './language-mode
 import { registerParticipant } from './participant';
 import { KeyStore } from './secrets';
 import { lastSessionRecord } from './last-session';
+import { watchOutsideWorkspace } from './outside-watch';
 import { registerTraces } from './traces/register-traces';
 import type { VscodeWorkspace } from './vscode-workspace';
 import { workspaceRoot } from './workspace-root';
@@ -120,16 +121,13 @@ export const MODELS_READY = 'language models ready';
 
 /** config.toml (the user's and the project's) can add providers and models: the model list follows it. */
 function watchConfigFiles(changed: () => void): vscode.Disposable {
-  const watchers = [
-    vscode.workspace.createFileSystemWatcher('**/.crow/config.toml'),
-    vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(configHome(process.env)), 'config.toml')),
-  ];
-  for (const watcher of watchers) {
-    watcher.onDidChange(changed);
-    watcher.onDidCreate(changed);
-    watcher.onDidDelete(changed);
-  }
-  return vscode.Disposable.from(...watchers);
+  const project = vscode.workspace.createFileSystemWatcher('**/.crow/config.toml');
+  project.onDidChange(changed);
+  project.onDidCreate(changed);
+  project.onDidDelete(changed);
+  // The user's config folder is outside the workspace, where VS Code's watcher alone can miss a change.
+  const user = watchOutsideWorkspace(configHome(process.env), 'config.toml', changed, (name) => name === 'config.toml');
+  return vscode.Disposable.from(project, user);
 }
 
 /** What deactivate stops; set by activate. */

@@ -5,10 +5,11 @@
  * files) and refreshes on demand; figures that need the trace file (prompts,
  * cost) are read only when a tooltip is shown.
  */
-import { type FSWatcher, mkdirSync, watch } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import * as vscode from 'vscode';
 import { PRIVATE_DIR_MODE } from '../../../config/paths';
 import type { SessionMeta, SessionStore } from '../../../session/session-store';
+import { watchOutsideWorkspace } from '../outside-watch';
 import { sessionTotals } from './session-totals';
 
 export interface SessionNode {
@@ -24,9 +25,7 @@ const REFRESH_DELAY_MS = 300;
 export class TracesView implements vscode.TreeDataProvider<SessionNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<SessionNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
-  private readonly watcher: vscode.FileSystemWatcher;
-  /** The store's own folder, watched directly: a session folder that appears or goes (see the constructor). */
-  private readonly folderWatcher: FSWatcher | undefined;
+  private readonly watcher: vscode.Disposable;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -36,15 +35,8 @@ export class TracesView implements vscode.TreeDataProvider<SessionNode>, vscode.
     const root = store().root;
     // The folder must exist for the watcher to see the first session appear.
     mkdirSync(root, { recursive: true, mode: PRIVATE_DIR_MODE });
-    this.watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(root), '*/meta.json'));
-    const soon = (): void => this.refreshSoon();
-    this.watcher.onDidCreate(soon);
-    this.watcher.onDidChange(soon);
-    this.watcher.onDidDelete(soon);
-    // VS Code's watcher of a folder outside the workspace starts in another process and, in the extension-host
-    // tests, sometimes missed a new session altogether (1 run of 3 on 2026-11-26). A session stored by another process (crow run in a
-    // terminal) first creates its folder here, which this non-recursive Node watcher always sees at once.
-    this.folderWatcher = watchFolder(root, soon);
+    // A session's meta.json, and a session folder that appears or goes (crow run in a terminal creates one).
+    this.watcher = watchOutsideWorkspace(root, '*/meta.json', () => this.refreshSoon());
   }
 
   refresh(): void {
@@ -101,7 +93,6 @@ export class TracesView implements vscode.TreeDataProvider<SessionNode>, vscode.
   dispose(): void {
     clearTimeout(this.timer);
     this.watcher.dispose();
-    this.folderWatcher?.close();
     this.changed.dispose();
   }
 
@@ -147,15 +138,4 @@ export function ago(then: number, now: number): string {
 
 function escapeMarkdown(text: string): string {
   return text.replace(/[\\`*_{}[\]()#+\-.!<>|]/g, '\\$&');
-}
-
-/** A watcher of `folder`'s own entries, or none where Node cannot watch it (the inotify limit reached): VS Code's watcher remains. */
-function watchFolder(folder: string, onChange: () => void): FSWatcher | undefined {
-  try {
-    const watcher = watch(folder, { persistent: false }, onChange);
-    watcher.on('error', () => watcher.close());
-    return watcher;
-  } catch {
-    return undefined;
-  }
 }
