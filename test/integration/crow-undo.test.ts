@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CliIO } from '../../src/adapters/cli/cli-io';
 import { undoCommand } from '../../src/adapters/cli/undo-command';
 import { dataHome } from '../../src/config/paths';
+import { ACPSession } from '../../src/session/acp-session';
 import { GitSnapshotManager } from '../../src/session/git-snapshots';
+import { SessionStore } from '../../src/session/session-store';
 import { UndoLog } from '../../src/session/undo-log';
 import { SessionUndo } from '../../src/session/undo-point';
 
@@ -105,6 +108,34 @@ describe('crow undo', () => {
     const again = new FakeIO(ws, env, false);
     assert.equal(await undoCommand([], again), 1);
     assert.match(again.err, /every prompt recorded here has been undone already/);
+  });
+
+  it('tells the agents of the undone prompt\'s session that the files are back, and warns, telling nobody, while the session is open elsewhere', async () => {
+    const store = new SessionStore({ dataHome: dataHome(env) });
+    const session = new ACPSession({ id: 'session-1', cwd: ws, agentName: 'build' });
+    session.sessionFor('primary', 'builder').addUserMessage('Refactor a');
+    store.attach(session).close();
+    await runAgent('session-1');
+    // Another process (a crow acp, say) holds the session while crow undo runs.
+    const lock = join(dataHome(env), 'sessions', 'session-1', 'writer.json');
+    const holder = spawn('sleep', ['30'], { stdio: 'ignore' });
+    try {
+      writeFileSync(lock, JSON.stringify({ pid: holder.pid, hostname: hostname(), since: Date.now(), command: 'crow acp' }));
+      const busy = new FakeIO(ws, env, false);
+      assert.equal(await undoCommand(['--yes'], busy), 0);
+      assert.match(busy.err, /session session-1 is open elsewhere, so its agents were not told these files were restored; say so in your next message there/);
+    } finally {
+      holder.kill();
+      rmSync(lock, { force: true });
+    }
+    const told = (): string => JSON.stringify(store.load('session-1').internalSessions().map(({ session: history }) => history.entries));
+    assert.doesNotMatch(told(), /undid the prompt/);
+
+    await runAgent('session-1', 'Refactor a again');
+    const io = new FakeIO(ws, env, false);
+    assert.equal(await undoCommand(['--yes'], io), 0);
+    assert.equal(io.err, '');
+    assert.match(told(), /The person undid the prompt \\"Refactor a again\\": (src\/a\.ts, src\/new\.ts|src\/new\.ts, src\/a\.ts) are back as they were before/);
   });
 
   it('asks on a terminal and respects the answer', async () => {
