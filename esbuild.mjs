@@ -77,7 +77,7 @@ const builds = [
     ...common,
     entryPoints: ['src/adapters/vscode/engine-bundle.ts'],
     outfile: 'dist/engine.js',
-    external: ['vscode', '@parcel/watcher'],
+    external: ['vscode'],
   },
   {
     ...common,
@@ -92,8 +92,7 @@ const builds = [
     outfile: 'dist/crow-cli.js',
     // The MCP SDK is large and only needed once a session has MCP servers: loaded from node_modules,
     // except in the .vsix (no node_modules), where it is bundled.
-    // @parcel/watcher is native: required from node_modules when there (undo then watches instead of scanning), else undo scans.
-    external: production ? ['@parcel/watcher'] : ['@modelcontextprotocol/sdk', '@parcel/watcher'],
+    external: production ? [] : ['@modelcontextprotocol/sdk'],
     plugins: [markdownApart, otlpApart],
   },
   {

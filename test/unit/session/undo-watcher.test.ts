@@ -1,31 +1,34 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, type FSWatcher, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, watch, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GitSnapshotManager } from '../../../src/session/git-snapshots';
-import { type TreeWatcher, type WatchMark, watchTree } from '../../../src/session/tree-watcher';
+import { type TreeWatcher, type WatchMark, type WatchTreeOptions, watchTree } from '../../../src/session/tree-watcher';
 import { planUndo } from '../../../src/session/undo-plan';
 import { SessionUndo } from '../../../src/session/undo-point';
 import { bashTool } from '../../../src/tools/builtin/bash';
 import { NodeWorkspace } from '../../../src/tools/node-workspace';
 import { toolContext } from '../tools/temp-workspace';
 
-type Native = Parameters<typeof watchTree>[1] extends (() => infer N) | undefined ? N : never;
-type Callback = (err: Error | null, events: Array<{ path: string; type: string }>) => void;
+type Listener = (name: string | null) => void;
 
-/** The real native watcher, with a hook on the event batches it delivers. */
-function nativeWith(filter: (err: Error | null, events: Array<{ path: string; type: string }>, deliver: Callback) => void): () => Native {
-  const real = require('@parcel/watcher') as Native;
-  return () => ({ subscribe: (dir, callback, options) => real.subscribe(dir, (err, events) => filter(err, events, callback), options) });
+/** Node's folder watches, as the workspace watcher starts them, with a hook on each event they deliver. */
+function watchWith(filter: (folder: string, name: string | null, deliver: Listener, watch: FSWatcher) => void): WatchTreeOptions {
+  return {
+    watchFolder: (folder, listener) => {
+      const watched: FSWatcher = watch(folder, { persistent: false }, (_event, name) => filter(folder, typeof name === 'string' ? name : null, listener, watched));
+      return watched;
+    },
+  };
 }
 
-/** Another process watching the work tree (a dev server): prints 'ready', then each changed path relative to the root. */
+/** Another process watching the work tree (a dev server): prints 'ready', then each changed path relative to the root, .git left out. */
 const OTHER_WATCHER = `
+const { watch } = require('fs');
 const root = process.argv[1];
-require(${JSON.stringify(require.resolve('@parcel/watcher'))})
-  .subscribe(root, (err, events) => { for (const e of events) process.stdout.write(require('path').relative(root, e.path) + '\\n'); }, { ignore: ['.git'] })
-  .then(() => process.stdout.write('ready\\n'));
+for (const folder of ['', 'src']) watch(root + '/' + folder, (event, name) => { if (name !== '.git') process.stdout.write((folder ? folder + '/' : '') + name + '\\n'); });
+process.stdout.write('ready\\n');
 `;
 
 async function until(done: () => boolean): Promise<void> {
@@ -145,33 +148,75 @@ describe('undo with a watcher on the workspace', () => {
     assert.deepEqual([read('src/a.js'), read('src/b.js')], ['a1\n', 'b1\n']);
   });
 
-  it('still undoes a command whose file events were lost (the queue overflowed): the tree is scanned instead', async () => {
+  it('still undoes a command whose file events were lost (a watch failed): the tree is scanned instead', async () => {
     const answers: Array<string[] | 'unknown'> = [];
     let dropping = false;
-    const overflowing = nativeWith((err, events, deliver) => {
-      const kept = events.filter((event) => !(dropping && event.path.endsWith('b.js')));
-      // What a watcher says when its queue overflowed: events were dropped.
-      deliver(kept.length < events.length ? new Error('Events were dropped: the queue overflowed') : err, kept);
+    const failing = watchWith((_folder, name, deliver, watched) => {
+      // What Node does when a watch breaks: an error on it, and the event never arrives.
+      if (dropping && name === 'b.js') watched.emit('error', new Error('the watch failed'));
+      else deliver(name);
     });
-    start(recorded(() => watchTree(ws, overflowing), answers));
+    start(recorded(() => watchTree(ws, failing), answers));
     await bash('echo a2 > src/a.js');
     await bash('echo a3 > src/a.js');
     dropping = true;
     await bash('echo b2 > src/b.js');
     await bash('echo c2 > src/c.js');
     assert.ok(answers.includes('unknown'));
+    assert.ok(Array.isArray(answers[1]) && Array.isArray(answers[2]), JSON.stringify(answers));
 
     await undoAll();
     assert.deepEqual([read('src/a.js'), read('src/b.js'), read('src/c.js')], ['a1\n', 'b1\n', 'c1\n']);
   });
 
+  it("still undoes a command whose event the kernel dropped (its queue overflowed, which Node is never told): the burst is seen and the tree scanned", async () => {
+    const answers: Array<string[] | 'unknown'> = [];
+    let overflowing = false;
+    // A queue of 400 events: a command making 300 files queues at least 600 (a creation and a write each).
+    const options: WatchTreeOptions = {
+      maxQueuedEvents: 400,
+      ...watchWith((_folder, name, deliver) => {
+        // The kernel drops what comes once its queue is full, and libuv drops the overflow event: nothing arrives.
+        if (!(overflowing && name === 'b.js')) deliver(name);
+      }),
+    };
+    start(recorded(() => watchTree(ws, options), answers));
+    await bash('echo a2 > src/a.js');
+    overflowing = true;
+    await bash('mkdir gen && for i in $(seq 1 300); do echo $i > gen/$i.txt; done; echo b2 > src/b.js');
+    overflowing = false;
+    await bash('echo c2 > src/c.js');
+    await bash('echo a3 > src/a.js');
+    // One answer per command (each starts from the tree the one before it ended with), after the first snapshot's scan.
+    assert.deepEqual(answers[1], ['src/a.js'], 'before the burst');
+    assert.equal(answers[2], 'unknown', 'the stretch of the burst is scanned');
+    assert.equal(answers[3], 'unknown', 'and the one after it, which may hold the rest of a full queue');
+    assert.deepEqual(answers[4], ['src/a.js'], 'after that the watcher answers again');
+
+    await undoAll();
+    assert.deepEqual([read('src/a.js'), read('src/b.js'), read('src/c.js')], ['a1\n', 'b1\n', 'c1\n']);
+    assert.equal(existsSync(join(ws, 'gen')), false);
+  });
+
+  it('scans a stretch where the system could not name a changed file', async () => {
+    const answers: Array<string[] | 'unknown'> = [];
+    let unnamed = false;
+    start(recorded(() => watchTree(ws, watchWith((_folder, name, deliver) => deliver(unnamed && name === 'b.js' ? null : name))), answers));
+    await bash('echo a2 > src/a.js');
+    unnamed = true;
+    await bash('echo b2 > src/b.js');
+    assert.equal(answers.at(-1), 'unknown');
+    await undoAll();
+    assert.deepEqual([read('src/a.js'), read('src/b.js')], ['a1\n', 'b1\n']);
+  });
+
   it('scans, and stops waiting, when the sync file never comes back through the watcher', async () => {
     const answers: Array<string[] | 'unknown'> = [];
-    // A watch that says nothing of .git (another watch of this process on the same folder without it can do that).
+    // A watch on .git that says nothing.
     const syncFiles = new Set<string>();
-    const blind = nativeWith((err, events, deliver) => {
-      for (const event of events) if (event.path.includes('/.git/crow-undo-sync-')) syncFiles.add(event.path);
-      deliver(err, events.filter((event) => !event.path.includes('/.git/')));
+    const blind = watchWith((folder, name, deliver) => {
+      if (!folder.endsWith('/.git')) deliver(name);
+      else if (name?.startsWith('crow-undo-sync-')) syncFiles.add(name);
     });
     start(recorded(() => watchTree(ws, blind), answers));
     await bash('echo a2 > src/a.js');
@@ -183,13 +228,16 @@ describe('undo with a watcher on the workspace', () => {
     assert.deepEqual([read('src/a.js'), read('src/b.js'), read('src/c.js')], ['a1\n', 'b1\n', 'c1\n']);
   });
 
-  it('scans where the native watcher is not installed (the VS Code extension ships no node_modules)', async () => {
-    const missing = (): Native => {
-      throw Object.assign(new Error("Cannot find module '@parcel/watcher'"), { code: 'MODULE_NOT_FOUND' });
+  it("scans where the system's watch limit is reached, or the workspace has too many folders to watch", async () => {
+    const limited: WatchTreeOptions = {
+      watchFolder: () => {
+        throw Object.assign(new Error('ENOSPC: System limit for number of file watchers reached'), { code: 'ENOSPC' });
+      },
     };
-    assert.equal(await watchTree(ws, missing), undefined);
+    assert.equal(await watchTree(ws, limited), undefined);
+    assert.equal(await watchTree(ws, { maxFolders: 1 }), undefined);
     const notices: string[] = [];
-    const snapshots = new GitSnapshotManager({ workspace: ws, dataHome: join(base, 'data'), watch: (root) => watchTree(root, missing) });
+    const snapshots = new GitSnapshotManager({ workspace: ws, dataHome: join(base, 'data'), watch: (root) => watchTree(root, limited) });
     undo = new SessionUndo({ root: ws, dataHome: join(base, 'data'), env: process.env, snapshots });
     undo.begin({ sessionId: 's', prompt: 'Run commands', notify: (_level, message) => notices.push(message) });
     await bash('echo a2 > src/a.js');
