@@ -93,20 +93,26 @@ export async function undoBenchmark(): Promise<void> {
  * Whole `crow run` wall time of a prompt whose model (answering in about a
  * second) calls write_file once, with undo and with --no-undo, alternating:
  * cold (a fresh data folder each time, so a fresh shadow repository) and
- * warm (the data folder of an earlier run). Medians in ms.
+ * warm (the data folder of an earlier run). Every run shares one home
+ * otherwise: config and crow's cache folder (the launcher's V8 code cache)
+ * are warm in all three, so the ratios hold undo's cost alone. Medians in ms.
  */
 async function filePrompt(server: FakeLlmServer, root: string, base: string): Promise<{ cold: number; warm: number; off: number }> {
   const cold: number[] = [];
   const warm: number[] = [];
   const off: number[] = [];
   const warmHome = mkdtempSync(join(base, 'home-'));
-  const run = async (home: string, flags: string[], i: number): Promise<number> => {
+  const run = async (data: string | undefined, flags: string[], i: number): Promise<number> => {
     server.enqueue(
       'anthropic',
       { ...call('write_file', { path: 'd005/f005.js', content: `export const value = ${i};\n` }), latencyMs: EVENT_MS },
       { ...text('Done.'), latencyMs: EVENT_MS },
     );
-    const env = isolatedEnv(home, { ANTHROPIC_API_KEY: 'bench', ANTHROPIC_BASE_URL: server.anthropicBaseUrl });
+    const env = isolatedEnv(warmHome, {
+      ANTHROPIC_API_KEY: 'bench',
+      ANTHROPIC_BASE_URL: server.anthropicBaseUrl,
+      ...(data === undefined ? {} : { XDG_DATA_HOME: data }),
+    });
     return timed(
       () =>
         new Promise<void>((done, fail) => {
@@ -116,13 +122,13 @@ async function filePrompt(server: FakeLlmServer, root: string, base: string): Pr
         }),
     );
   };
-  await run(warmHome, [], -1);
+  await run(undefined, [], -1);
   for (let i = 0; i < PROMPTS; i++) {
-    const home = mkdtempSync(join(base, 'home-'));
-    cold.push(await run(home, [], i));
-    rmSync(home, { recursive: true, force: true });
-    warm.push(await run(warmHome, [], i));
-    off.push(await run(warmHome, ['--no-undo'], i));
+    const data = mkdtempSync(join(base, 'data-'));
+    cold.push(await run(data, [], i));
+    rmSync(data, { recursive: true, force: true });
+    warm.push(await run(undefined, [], i));
+    off.push(await run(undefined, ['--no-undo'], i));
   }
   return { cold: median(cold), warm: median(warm), off: median(off) };
 }
