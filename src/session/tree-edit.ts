@@ -157,8 +157,8 @@ class Edit {
       else if (was && !is) changes.push({ path, status: 'deleted' });
       else if (was && is && (was.mode !== is.mode || was.oid !== is.oid)) changes.push({ path, status: 'modified' });
     }
-    const tree = await root.write(async (entries) => {
-      const oid = await writeObject(this.options.gitDir, 'tree', serialize(entries));
+    const tree = await root.write(async (entries, content) => {
+      const oid = await writeObject(this.options.gitDir, 'tree', content);
       this.options.trees.keep(oid, entries);
       return oid;
     });
@@ -237,8 +237,11 @@ class Edit {
 
 /** One folder of the tree being written: its entries, and the subfolders changed below it. */
 class Folder {
+  /** The entries by name, in git's order as read until `reordered`. */
   private readonly entries: Map<string, Entry>;
   private readonly changed = new Map<string, Folder>();
+  /** A name was added, or turned from a file into a folder or back: the entries must be sorted again. */
+  private reordered = false;
 
   constructor(
     private readonly trees: Map<string, Entry[]>,
@@ -260,7 +263,7 @@ class Folder {
     const name = path.slice(slash + 1);
     const folder = slash < 0 ? this : this.folder(path.slice(0, slash), true)!;
     folder.changed.delete(name);
-    folder.entries.set(name, { ...state, raw: Buffer.from(name, 'utf8') });
+    folder.put(name, { ...state, raw: Buffer.from(name, 'utf8') });
   }
 
   remove(path: string): void {
@@ -285,7 +288,7 @@ class Folder {
           next = new Folder(folder.trees, full, entries);
         } else if (create) next = new Folder(folder.trees, full, []);
         else return undefined;
-        folder.entries.set(name, { mode: TREE, oid: entry?.mode === TREE ? entry.oid : '', raw: Buffer.from(name, 'utf8') });
+        folder.put(name, { mode: TREE, oid: entry?.mode === TREE ? entry.oid : '', raw: Buffer.from(name, 'utf8') });
         folder.changed.set(name, next);
       }
       folder = next;
@@ -293,14 +296,23 @@ class Folder {
     return folder;
   }
 
+  private put(name: string, entry: Entry): void {
+    const old = this.entries.get(name);
+    // git sorts a folder's name as if it ended in '/': a name that changes kind may move.
+    if (!old || (old.mode === TREE) !== (entry.mode === TREE)) this.reordered = true;
+    this.entries.set(name, entry);
+  }
+
   /** Writes the changed folders below and this one; returns this one's id. */
-  async write(save: (entries: Entry[]) => Promise<string>): Promise<string> {
+  async write(save: (entries: Entry[], content: Buffer) => Promise<string>): Promise<string> {
     for (const [name, sub] of this.changed) {
       // An empty folder is no tree: git keeps none (except the root).
       if (sub.isEmpty()) this.entries.delete(name);
       else this.entries.set(name, { ...this.entries.get(name)!, oid: await sub.write(save) });
     }
-    return save([...this.entries.values()]);
+    const entries = [...this.entries.values()];
+    if (this.reordered) entries.sort(gitOrder);
+    return save(entries, serialize(entries));
   }
 
   private isEmpty(): boolean {
@@ -308,11 +320,29 @@ class Folder {
   }
 }
 
-/** A tree object's content: entries in git's order (a folder's name sorts as if it ended in '/'). */
-function serialize(entries: Entry[]): Buffer {
-  const key = (entry: Entry): Buffer => (entry.mode === TREE ? Buffer.concat([entry.raw, Buffer.from('/')]) : entry.raw);
-  const sorted = entries.map((entry) => ({ entry, key: key(entry) })).sort((a, b) => Buffer.compare(a.key, b.key));
-  return Buffer.concat(sorted.flatMap(({ entry }) => [Buffer.from(`${entry.mode} `), entry.raw, Buffer.from([0]), Buffer.from(entry.oid, 'hex')]));
+/** git's order of tree entries: by name's bytes, a folder's name compared as if it ended in '/'. */
+function gitOrder(a: Entry, b: Entry): number {
+  const common = Math.min(a.raw.length, b.raw.length);
+  const order = a.raw.compare(b.raw, 0, common, 0, common);
+  if (order !== 0) return order;
+  const next = (entry: Entry): number => (entry.raw.length > common ? entry.raw[common]! : entry.mode === TREE ? 0x2f : 0);
+  return next(a) - next(b);
+}
+
+/** A tree object's content, entries in the order given: `<mode> <name>\0<20-byte id>` each. */
+function serialize(entries: readonly Entry[]): Buffer {
+  let size = 0;
+  for (const entry of entries) size += entry.mode.length + entry.raw.length + 22;
+  const content = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (const entry of entries) {
+    at += content.write(entry.mode, at, 'latin1');
+    content[at++] = 0x20;
+    at += entry.raw.copy(content, at);
+    content[at++] = 0;
+    at += content.write(entry.oid, at, 'hex');
+  }
+  return content;
 }
 
 /** Writes a loose object (if it is not there yet) and returns its id. */
