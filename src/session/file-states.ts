@@ -72,7 +72,7 @@ export async function statesAt(git: GitRunner, tree: string, paths: readonly str
 }
 
 /** The folders above a path, nearest first: a/b/c → a/b, a. */
-function ancestors(path: string): string[] {
+export function ancestors(path: string): string[] {
   const folders: string[] = [];
   for (let slash = path.lastIndexOf('/'); slash > 0; slash = path.lastIndexOf('/', slash - 1)) folders.push(path.slice(0, slash));
   return folders;

@@ -26,6 +26,7 @@ import { promisify } from 'node:util';
 import { deflate } from 'node:zlib';
 import { PRIVATE_DIR_MODE } from '../config/paths';
 import type { FileChange } from '../tools/undo-recorder';
+import { ancestors } from './file-states';
 import type { GitRunner } from './git-runner';
 
 /** A folder with more files than this to read is left to a scan. */
@@ -92,7 +93,7 @@ export async function editTree(base: string, named: readonly string[], options: 
 }
 
 class Edit {
-  private readonly ancestors = new Map<string, Promise<'folder' | 'nested' | 'not-folder'>>();
+  private readonly folderKinds = new Map<string, Promise<'folder' | 'nested' | 'not-folder'>>();
 
   constructor(
     private readonly base: string,
@@ -101,7 +102,7 @@ class Edit {
 
   async run(paths: string[]): Promise<EditedTree | undefined> {
     const { git, signal } = this.options;
-    const folders = [...new Set(['', ...paths.flatMap(parents)])];
+    const folders = [...new Set(['', ...paths.flatMap((path) => ancestors(path))])];
     const [trees, disk] = await Promise.all([
       this.options.trees.read(git, this.base, folders, signal),
       Promise.all(paths.map((path) => this.onDisk(path))),
@@ -167,7 +168,7 @@ class Edit {
 
   /** What is at `path` now, as a track records it; undefined when a folder there holds too much to read. */
   private async onDisk(path: string): Promise<OnDisk | undefined> {
-    for (const folder of parents(path).reverse()) {
+    for (const folder of ancestors(path).reverse()) {
       const kind = await this.ancestor(folder);
       if (kind === 'nested') return { path, kind: 'nested' };
       // Beyond a symlink or a file: nothing a track records (the symlink itself is named by its own event).
@@ -208,14 +209,14 @@ class Edit {
   }
 
   private ancestor(folder: string): Promise<'folder' | 'nested' | 'not-folder'> {
-    let kind = this.ancestors.get(folder);
+    let kind = this.folderKinds.get(folder);
     if (!kind) {
       const absolute = join(this.options.root, folder);
       kind = lstat(absolute).then(
         async (stats) => (!stats.isDirectory() ? 'not-folder' : (await isRepository(absolute)) ? 'nested' : 'folder'),
         () => 'not-folder' as const,
       );
-      this.ancestors.set(folder, kind);
+      this.folderKinds.set(folder, kind);
     }
     return kind;
   }
@@ -484,16 +485,9 @@ async function isRepository(folder: string): Promise<boolean> {
   );
 }
 
-/** The folders above a path, nearest first: a/b/c → a/b, a. */
-function parents(path: string): string[] {
-  const folders: string[] = [];
-  for (let slash = path.lastIndexOf('/'); slash > 0; slash = path.lastIndexOf('/', slash - 1)) folders.push(path.slice(0, slash));
-  return folders;
-}
-
 /** The paths, less those under another of them (a folder named stands for all it holds). */
 function topmost(paths: readonly string[]): string[] {
   const unique = new Set(paths);
-  return [...unique].filter((path) => !parents(path).some((folder) => unique.has(folder)));
+  return [...unique].filter((path) => !ancestors(path).some((folder) => unique.has(folder)));
 }
 
