@@ -31,7 +31,8 @@ import { type FileState, fileStates, statesAt, treeOf } from './file-states';
 import { GitError, GitRunner } from './git-runner';
 import { initShadow, inside, resetShadowIndex, seedShadow, type ShadowOptions } from './shadow-repository';
 import { applyRestore, parseRawDiff, type TreeChange } from './snapshot-restore';
-import { type EditedTree, editTree, TreeCache } from './tree-edit';
+import { TreeCache } from './git-trees';
+import { type EditedTree, editTree } from './tree-edit';
 import { type TreeWatcher, type WatchMark, watchTree } from './tree-watcher';
 import { realWorkspace, workspaceKey } from './workspace-key';
 
