@@ -83,12 +83,13 @@ class Edit {
   async run(paths: string[]): Promise<EditedTree | undefined> {
     const { git, signal } = this.options;
     const folders = [...new Set(['', ...paths.flatMap((path) => ancestors(path))])];
-    const [trees, disk] = await Promise.all([
+    const [trees, found] = await Promise.all([
       this.options.trees.read(git, this.base, folders, signal),
       Promise.all(paths.map((path) => this.onDisk(path))),
     ]);
+    const disk = found.filter((state): state is OnDisk => state !== undefined);
     // Without the root tree nothing can be edited (a folder tree git cannot find fails below, when it is entered).
-    if (!trees?.has('') || disk.some((state) => state === undefined)) return undefined;
+    if (!trees?.has('') || disk.length < found.length) return undefined;
     const root = new Folder(trees, '');
     // The files the base tree has at or under each named path (a folder named stands for all it holds).
     const under = await listFiles(git, this.base, paths.filter((path) => root.entryAt(path)?.mode === TREE), signal);
@@ -102,8 +103,8 @@ class Edit {
     // Paths new to the tree are recorded unless git ignores them (a tracked file stays tracked, as in the index).
     const fresh: string[] = [];
     for (const state of disk) {
-      if (state!.kind === 'file' && !old.has(state!.path)) fresh.push(state!.path);
-      if (state!.kind === 'folder') for (const file of state!.files.keys()) if (!old.has(file)) fresh.push(file);
+      if (state.kind === 'file' && !old.has(state.path)) fresh.push(state.path);
+      if (state.kind === 'folder') for (const file of state.files.keys()) if (!old.has(file)) fresh.push(file);
     }
     const ignored = await ignoredAmong(git, fresh, signal);
 
@@ -113,7 +114,7 @@ class Edit {
       const state = ignored.has(path) ? undefined : await this.blob(path, stats);
       if (state) root.set(path, state);
     };
-    for (const state of disk as OnDisk[]) {
+    for (const state of disk) {
       const { path } = state;
       // A nested repository's contents and a submodule belong to their own history: the tree keeps what it had.
       if (state.kind === 'nested' || root.entryAt(path)?.mode === GITLINK) continue;
@@ -128,22 +129,12 @@ class Edit {
       if (state.kind === 'folder') for (const [file, stats] of state.files) await record(file, stats);
     }
 
-    const changes: FileChange[] = [];
-    for (const path of [...touched].sort()) {
-      const was = old.get(path);
-      const now = root.entryAt(path);
-      const is = now?.mode === TREE ? undefined : now;
-      if (was?.mode === GITLINK || is?.mode === GITLINK) continue;
-      if (!was && is) changes.push({ path, status: 'added' });
-      else if (was && !is) changes.push({ path, status: 'deleted' });
-      else if (was && is && (was.mode !== is.mode || was.oid !== is.oid)) changes.push({ path, status: 'modified' });
-    }
     const tree = await root.write(async (entries, content) => {
       const oid = await writeObject(this.options.gitDir, 'tree', content);
       this.options.trees.keep(oid, entries);
       return oid;
     });
-    return { tree, changes };
+    return { tree, changes: changeList(touched, old, root) };
   }
 
   /** What is at `path` now, as a track records it; undefined when a folder there holds too much to read. */
@@ -214,6 +205,21 @@ class Edit {
     // git keeps one executable bit: the owner's.
     return { mode: stats.mode & 0o100 ? EXECUTABLE : FILE, oid: await writeObject(this.options.gitDir, 'blob', content) };
   }
+}
+
+/** The files that differ between what the base had (`old`) and the edited tree, among those touched, as diff-tree lists them (submodules left out). */
+function changeList(touched: ReadonlySet<string>, old: ReadonlyMap<string, Entry>, edited: Folder): FileChange[] {
+  const changes: FileChange[] = [];
+  for (const path of [...touched].sort()) {
+    const was = old.get(path);
+    const entry = edited.entryAt(path);
+    const is = entry?.mode === TREE ? undefined : entry;
+    if (was?.mode === GITLINK || is?.mode === GITLINK) continue;
+    if (!was && is) changes.push({ path, status: 'added' });
+    else if (was && !is) changes.push({ path, status: 'deleted' });
+    else if (was && is && (was.mode !== is.mode || was.oid !== is.oid)) changes.push({ path, status: 'modified' });
+  }
+  return changes;
 }
 
 /** Every file (and submodule) the base tree has under these folders, by path. */
