@@ -8,11 +8,26 @@
  */
 import type { Locator } from 'playwright-core';
 
-/** Opens the dropdown with a click and clicks the option whose text is `value`, as a person picks one. */
-export async function pickOption(select: Locator, value: string, timeout?: number): Promise<void> {
-  await select.click({ timeout });
+/**
+ * Opens the dropdown with a click and clicks the option whose text is
+ * `value`, as a person picks one; a list that closed before the pick (seen
+ * once in the workbench right after New session, cause not found) is opened
+ * again, as a person would.
+ */
+export async function pickOption(select: Locator, value: string, timeout = 30_000): Promise<void> {
   const exact = new RegExp(`^\\s*${value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`);
-  await select.locator('li.option', { hasText: exact }).click({ timeout });
+  const option = select.locator('li.option', { hasText: exact });
+  const deadline = Date.now() + timeout;
+  const left = (most: number): number => Math.max(1, Math.min(most, deadline - Date.now()));
+  for (;;) {
+    if (!(await option.isVisible())) await select.click({ timeout: left(timeout) });
+    try {
+      await option.click({ timeout: left(3_000) });
+      return;
+    } catch (err) {
+      if (Date.now() >= deadline) throw err;
+    }
+  }
 }
 
 /** The value a dropdown holds. */
