@@ -5,9 +5,10 @@
  * some paths, and a small tree built from such states, so the tree-to-tree
  * diff and restore work on them unchanged.
  */
-import { lstat, readlink, rm } from 'node:fs/promises';
+import { lstat, readFile, readlink, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { GitRunner } from './git-runner';
+import { writeObject } from './git-trees';
 
 /** One path as it was at some moment: a file or symlink with its git mode and blob, or nothing. */
 export type FileState = { path: string; mode: string; blob: string } | { path: string; absent: true };
@@ -18,35 +19,24 @@ const SYMLINK = '120000';
 
 /**
  * The current state of each workspace-relative path, contents stored as
- * blobs. A folder at a path counts as absent: file tools only replace files.
- * Regular files are hashed in one `git hash-object --stdin-paths`, symlinks
- * (their target text) one by one.
+ * blobs in the shadow repository `gitDir`, written in this process (no git
+ * runs: a file tool's copy costs a read and a write). A folder at a path
+ * counts as absent: file tools only replace files.
  */
-export async function fileStates(git: GitRunner, root: string, paths: readonly string[], signal?: AbortSignal): Promise<FileState[]> {
-  const unique = [...new Set(paths)];
-  const stats = await Promise.all(unique.map((path) => lstat(join(root, path)).catch(() => undefined)));
-  const files = unique.filter((_, i) => stats[i]?.isFile());
-  const blobs = files.length === 0 ? [] : await hashFiles(git, files, signal);
-  const fileBlob = new Map(files.map((path, i) => [path, blobs[i]!]));
+export async function fileStates(gitDir: string, root: string, paths: readonly string[], signal?: AbortSignal): Promise<FileState[]> {
   return Promise.all(
-    unique.map(async (path, i): Promise<FileState> => {
-      const stat = stats[i];
-      if (stat?.isFile()) return { path, mode: stat.mode & 0o111 ? EXECUTABLE : FILE, blob: fileBlob.get(path)! };
-      if (stat?.isSymbolicLink()) {
-        const target = await readlink(join(root, path), { encoding: 'buffer' });
-        return { path, mode: SYMLINK, blob: (await git.text(['hash-object', '-w', '--stdin'], { input: target, signal })).trim() };
-      }
+    [...new Set(paths)].map(async (path): Promise<FileState> => {
+      signal?.throwIfAborted();
+      const absolute = join(root, path);
+      const stat = await lstat(absolute).catch(() => undefined);
+      // The bytes as they are on disk, whatever .gitattributes says; a file gone meanwhile is absent.
+      const content = stat?.isFile() ? await readFile(absolute).catch(() => undefined) : undefined;
+      if (stat && content) return { path, mode: stat.mode & 0o111 ? EXECUTABLE : FILE, blob: await writeObject(gitDir, 'blob', content) };
+      const target = stat?.isSymbolicLink() ? await readlink(absolute, { encoding: 'buffer' }).catch(() => undefined) : undefined;
+      if (target) return { path, mode: SYMLINK, blob: await writeObject(gitDir, 'blob', target) };
       return { path, absent: true };
     }),
   );
-}
-
-async function hashFiles(git: GitRunner, paths: readonly string[], signal?: AbortSignal): Promise<string[]> {
-  // --no-filters: the bytes as they are on disk, whatever .gitattributes says.
-  const out = await git.text(['hash-object', '-w', '--no-filters', '--stdin-paths'], { input: paths.map((path) => `${path}\n`).join(''), signal });
-  const blobs = out.split('\n').filter((line) => line !== '');
-  if (blobs.length !== paths.length) throw new Error(`git hash-object returned ${blobs.length} ids for ${paths.length} files`);
-  return blobs;
 }
 
 /** Beyond this many paths, the whole tree is listed and filtered rather than the paths passed as arguments (which have a length limit). */

@@ -128,7 +128,7 @@ export class GitSnapshotManager {
   async fileStates(paths: readonly string[], signal?: AbortSignal): Promise<FileState[]> {
     // Blobs need the repository, not its index: seeding the index (work on the whole tree) waits for the first track.
     await this.init(signal);
-    return fileStates(this.git, this.workspace, paths, signal);
+    return fileStates(this.gitDir, this.workspace, paths, signal);
   }
 
   /** What `tree` holds at these paths (files under a path that is a folder there, too); a path it lacks is absent. */
