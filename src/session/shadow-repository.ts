@@ -11,7 +11,7 @@
  * cannot run.
  */
 import { constants, existsSync } from 'node:fs';
-import { chmod, copyFile, lstat, mkdir, readFile, realpath, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, lstat, mkdir, readFile, realpath, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../config/paths';
 import type { GitRunner } from './git-runner';
@@ -88,8 +88,15 @@ async function seedFromUserRepository(gitDir: string, workspace: string): Promis
   await mkdir(dirname(alternates), { recursive: true, mode: PRIVATE_DIR_MODE });
   await writeFile(alternates, `${user.objects}\n`, { mode: PRIVATE_FILE_MODE });
   const index = join(gitDir, 'index');
+  const original = await stat(user.index);
   await copyFile(user.index, index, constants.COPYFILE_EXCL);
   await chmod(index, PRIVATE_FILE_MODE);
+  // git re-reads a file whose stat data matches its entry only when the entry is as new as the index file itself
+  // ("racily clean"; file times move in coarse ticks). A copy is newer than the index it copies, which would switch
+  // that off for files changed just after the user's last git add: the copy keeps the original's time (rounded down,
+  // which only makes git re-read more).
+  const mtime = new Date(Math.floor(original.mtimeMs));
+  await utimes(index, mtime, mtime);
   return true;
 }
 

@@ -67,6 +67,24 @@ describe('GitSnapshotManager', () => {
         return `${path} ${hash} ${stats.mode} ${stats.mtimeMs}`;
       });
 
+  it("records a file changed in the same second as the user's git add, the first snapshot starting from a copy of their index", async () => {
+    // git compares file times in whole seconds, and re-reads a file whose size and times match its entry only when
+    // the entry is as new as the index file ("racily clean"). The shadow's first index is a copy of the user's.
+    const second = (): number => Math.floor(Date.now() / 1000);
+    while (Date.now() % 1000 > 500) await new Promise((resolve) => setTimeout(resolve, 20));
+    const start = second();
+    write('src/a.js', 'a1\n');
+    userGit('init', '--quiet');
+    userGit('add', '-A');
+    write('src/a.js', 'a2\n');
+    assert.equal(second(), start, 'the add and the change fell in one second');
+    // The copy is made in a later second.
+    while (second() === start) await new Promise((resolve) => setTimeout(resolve, 20));
+    const tree = await manager().track();
+    const blob = execFileSync('git', ['--git-dir', manager().gitDir, 'cat-file', '-p', `${tree}:src/a.js`], { encoding: 'utf8' });
+    assert.equal(blob, 'a2\n');
+  });
+
   it('tracks, lists changes, diffs and restores a workspace that is not a git repository', async () => {
     write('src/a.ts', 'export const a = 1;\n');
     write('old.txt', 'old\n');
