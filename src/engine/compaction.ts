@@ -80,8 +80,8 @@ export class ContextWindowKeeper {
    */
   async compactNow(scope: Omit<CompactionScope, 'settings'>, build: () => LlmRequest, focus?: string): Promise<CompactOutcome> {
     const { session } = scope;
-    const upTo = session.entries.length;
-    if (upTo === 0 || alreadySummarised(session.entries, upTo)) return { compacted: false };
+    const upTo = session.length;
+    if (upTo === 0 || alreadySummarised(session.view().entries, upTo)) return { compacted: false };
     const settings = this.settings;
     const before = estimateTokens(build());
     const asked = focus !== undefined && focus.trim() !== '' ? { focus: focus.trim() } : {};
@@ -152,14 +152,15 @@ async function compact(scope: CompactionScope, build: () => LlmRequest, limit: n
     scope.emit({ type: 'compaction', agent: scope.agent, tokensBefore: before, tokensAfter: estimateTokens(request), how: why ? `${why}; ${how}` : how });
     return request;
   };
-  const { trimAt, upTo } = why ? afterRefusal(session.entries) : ahead(session.entries);
-  const trims = trimAt > 0 && !alreadyTrimmed(session.entries, trimAt);
+  const view = session.view();
+  const { trimAt, upTo } = why ? afterRefusal(view) : ahead(view);
+  const trims = trimAt > 0 && !alreadyTrimmed(view.entries, trimAt);
   if (trims) {
     session.append({ kind: 'trim_tool_outputs', before: trimAt, at: Date.now() });
     const trimmed = build();
     if (limit > 0 && estimateTokens(trimmed) <= limit) return announce(trimmed, 'trimmed old tool outputs');
   }
-  const written = upTo > 0 && !alreadySummarised(session.entries, upTo) ? await summarise(scope, upTo, build()) : undefined;
+  const written = upTo > 0 && !alreadySummarised(session.view().entries, upTo) ? await summarise(scope, upTo, build()) : undefined;
   if (written && 'summary' in written) {
     session.append({ kind: 'compaction', upTo, note: settings.prompts.note(written.summary), at: Date.now() });
     return announce(build(), `summarised ${upTo} earlier entries`);
@@ -167,9 +168,16 @@ async function compact(scope: CompactionScope, build: () => LlmRequest, limit: n
   return trims ? announce(build(), 'trimmed old tool outputs') : undefined;
 }
 
-/** Where to cut ahead of a call: the newest 30% of the history (by size) keeps its tool outputs, the newest 25% is not summarised. */
-function ahead(entries: readonly HistoryEntry[]): { trimAt: number; upTo: number } {
-  return { trimAt: boundaryBefore(entries, keepFrom(entries, 0.3)), upTo: boundaryBefore(entries, keepFrom(entries, 0.25)) };
+/** The model's view of a history: the index it begins at (the last compaction's cut), and the entries from there. */
+type View = { from: number; entries: readonly HistoryEntry[] };
+
+/**
+ * Where to cut ahead of a call, as indexes into the whole history: the
+ * newest 30% of what the model reads (by size) keeps its tool outputs, the
+ * newest 25% is not summarised. 0 when the view has no cut to make.
+ */
+function ahead({ from, entries }: View): { trimAt: number; upTo: number } {
+  return { trimAt: at(from, boundaryBefore(entries, keepFrom(entries, 0.3))), upTo: at(from, boundaryBefore(entries, keepFrom(entries, 0.25))) };
 }
 
 /**
@@ -177,21 +185,31 @@ function ahead(entries: readonly HistoryEntry[]): { trimAt: number; upTo: number
  * sizes: every tool output but those of the last step is trimmed, and
  * everything before the prompt the user is on is summarised.
  */
-function afterRefusal(entries: readonly HistoryEntry[]): { trimAt: number; upTo: number } {
+function afterRefusal(view: View): { trimAt: number; upTo: number } {
+  const { from, entries } = view;
   const lastPrompt = entries.findLastIndex((entry) => entry.kind === 'user' && entry.from === undefined);
-  return { trimAt: boundaryBefore(entries, entries.length - 1), upTo: lastPrompt > 0 ? lastPrompt : ahead(entries).upTo };
+  return { trimAt: at(from, boundaryBefore(entries, entries.length - 1)), upTo: lastPrompt > 0 ? from + lastPrompt : ahead(view).upTo };
 }
 
-/** Whether the last trim already covers the outputs before `before`. */
-function alreadyTrimmed(entries: readonly HistoryEntry[], before: number): boolean {
-  const last = entries.findLast((entry) => entry.kind === 'trim_tool_outputs');
-  return last !== undefined && last.kind === 'trim_tool_outputs' && last.before >= before;
+/** A cut found within the view, as an index into the whole history (none stays none). */
+function at(from: number, cut: number): number {
+  return cut > 0 ? from + cut : 0;
 }
 
-/** Whether the last compaction already replaces the entries before `upTo`. */
-function alreadySummarised(entries: readonly HistoryEntry[], upTo: number): boolean {
-  const last = entries.findLast((entry) => entry.kind === 'compaction');
-  return last !== undefined && last.kind === 'compaction' && last.upTo >= upTo;
+/**
+ * Whether the last trim already covers the outputs before `before`. Only
+ * the view is searched: a trim or compaction before its start marks entries
+ * before it, which no cut in the view reaches.
+ */
+function alreadyTrimmed(view: readonly HistoryEntry[], before: number): boolean {
+  const last = view.findLast((entry) => entry.kind === 'trim_tool_outputs');
+  return last?.kind === 'trim_tool_outputs' && last.before >= before;
+}
+
+/** Whether the last compaction already replaces the entries before `upTo` (the view is enough, as for trims). */
+function alreadySummarised(view: readonly HistoryEntry[], upTo: number): boolean {
+  const last = view.findLast((entry) => entry.kind === 'compaction');
+  return last?.kind === 'compaction' && last.upTo >= upTo;
 }
 
 /**
@@ -212,9 +230,9 @@ async function summarise(
 ): Promise<{ summary: string } | { error: string; overflow?: true }> {
   const { session } = scope;
   // The older part as the model last read it: trimmed where the session was trimmed (or further, when asked).
-  const trimmed = session.entries.findLast((entry) => entry.kind === 'trim_tool_outputs');
+  const trimmed = session.view().entries.findLast((entry) => entry.kind === 'trim_tool_outputs');
   const trim = trimBefore !== undefined ? { kind: 'trim_tool_outputs' as const, before: trimBefore, at: Date.now() } : trimmed;
-  const older = new InternalSession(session.agentName, { history: [...session.entries.slice(0, upTo), ...(trim ? [trim] : [])] });
+  const older = session.before(upTo, trim ? [trim] : []);
   const instructions = { type: 'text' as const, text: scope.settings.prompts.instructions(asked) };
   const messages = older.toMessages();
   const last = messages.at(-1);

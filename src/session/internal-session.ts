@@ -73,6 +73,31 @@ export class InternalSession {
     return { base: this.base, entries: this.history };
   }
 
+  /**
+   * Where the model's view begins (the cut of the last compaction it still
+   * reads, or 0) and the entries from there on. A resumed session has them
+   * in memory; the rest is read only when the view reaches back before it.
+   */
+  view(): { from: number; entries: readonly HistoryEntry[] } {
+    if (this.base > 0 && viewStart(this.base, this.history) === undefined) this.loadAll();
+    const from = findLast(readEntries(this.history, this.base), 'compaction')?.entry.upTo ?? 0;
+    return { from, entries: this.history.slice(from - this.base) };
+  }
+
+  /**
+   * A session holding the entries before `upTo` (index in the whole
+   * history) and then `extra`, for a call over an older part of this one:
+   * entries not read yet are read only if its view reaches back to them.
+   */
+  before(upTo: number, extra: HistoryEntry[] = []): InternalSession {
+    if (upTo < this.base) this.loadAll();
+    const load = this.loadEarlier;
+    return new InternalSession(this.agentName, {
+      history: [...this.history.slice(0, upTo - this.base), ...extra],
+      ...(this.base > 0 && load ? { earlier: { count: this.base, load } } : {}),
+    });
+  }
+
   /** The last entry of `kind`, looking at the entries in memory first. */
   findLast<K extends HistoryEntry['kind']>(kind: K): Extract<HistoryEntry, { kind: K }> | undefined {
     const found = this.history.findLast((entry) => entry.kind === kind) ?? (this.base > 0 ? this.entries.findLast((entry) => entry.kind === kind) : undefined);
