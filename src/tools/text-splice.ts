@@ -22,7 +22,7 @@ export interface DecodedText {
   ascii: boolean;
 }
 
-/** A surrogate with no partner: such text has no exact UTF-8 form. */
+/** A surrogate with no partner: such text has no UTF-8 form of its own. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
@@ -79,10 +79,11 @@ export function splicedSlice(text: string, { head, middle, tail }: TextSplice, f
 
 /**
  * The edited file's bytes: the original's bytes before and after the
- * stretch, copied as they are, around the UTF-8 of the middle. Exactly the
- * UTF-8 of the edited text, which is why it is undefined when that text
- * would not be well-formed there (a cut inside a surrogate pair, a lone
- * surrogate in the middle): then the text's own encoding decides.
+ * stretch, copied as they are, around the UTF-8 of the middle, which is
+ * exactly the UTF-8 of the whole edited text. Undefined when the text is
+ * not well-formed there (a cut inside a surrogate pair, where byte offsets
+ * do not follow from character offsets; a lone surrogate in the middle,
+ * which only the text itself can hand on): then write the text.
  */
 export function splicedBytes(file: DecodedText, splice: TextSplice): Uint8Array | undefined {
   const { text, bytes, ascii } = file;

@@ -140,14 +140,15 @@ function splicePrefix(text: string, splice: TextSplice): number {
   return from + sameRun(text, from, text, text.length - tail, limit - from);
 }
 
-/** Length of the common end of `text` and the text `splice` makes of it, at most `limit`; the splice's tail is common by definition. */
-function spliceSuffix(text: string, { head, middle, tail }: TextSplice, limit: number): number {
+/**
+ * Length of the common end of `text` and the text `splice` makes of it, at
+ * most `limit`; the splice's tail is common by definition. The common
+ * beginning already reaches the head, so `limit` keeps this within the tail
+ * and the middle.
+ */
+function spliceSuffix(text: string, { middle, tail }: TextSplice, limit: number): number {
   if (limit <= tail) return limit;
-  const end = text.length - tail;
-  const inMiddle = sameRunBack(text, end, middle, middle.length, Math.min(middle.length, limit - tail));
-  if (inMiddle < middle.length) return tail + inMiddle;
-  // Before the middle the edited text is the original's head.
-  return tail + middle.length + sameRunBack(text, end - middle.length, text, head, limit - tail - middle.length);
+  return tail + sameRunBack(text, text.length - tail, middle, middle.length, limit - tail);
 }
 
 /** How many characters of `a` from `aFrom` equal those of `b` from `bFrom`, at most `limit`. */
