@@ -93,8 +93,8 @@ async function bigFileEdit(unit: string, megabytes: number, recorded = false): P
     const tool: number[] = [];
     const plain: number[] = [];
     for (let run = 0; run <= BIG_RUNS; run++) {
-      // Contents new to the undo's store every run, as an edit's file usually is: git stores a blob it already has for free.
-      const contents = `${text}// run ${run}\n`;
+      // Recorded for undo, the contents are new to its store every run, as an edit's file usually is: git stores a blob it already has for free.
+      const contents = recorded ? `${text}// run ${run}\n` : text;
       fs.writeFileSync(file, contents);
       let started = performance.now();
       const result = await editFileTool.run(args, ctx);

@@ -78,21 +78,21 @@ export function splicedSlice(text: string, { head, middle, tail }: TextSplice, f
 }
 
 /**
- * The edited file's bytes: the original's bytes before and after the
- * stretch, copied as they are, around the UTF-8 of the middle, which is
- * exactly the UTF-8 of the whole edited text. Undefined when the text is
- * not well-formed there (a cut inside a surrogate pair, where byte offsets
- * do not follow from character offsets; a lone surrogate in the middle,
- * which only the text itself can hand on): then write the text.
+ * The edited file's bytes, in parts: the original's bytes before and after
+ * the stretch, as they are, around the UTF-8 of the middle; joined, exactly
+ * the UTF-8 of the whole edited text. Undefined when the text is not
+ * well-formed there (a cut inside a surrogate pair, where byte offsets do
+ * not follow from character offsets; a lone surrogate in the middle, which
+ * only the text itself can hand on): then write the text.
  */
-export function splicedBytes(file: DecodedText, splice: TextSplice): Uint8Array | undefined {
+export function splicedBytes(file: DecodedText, splice: TextSplice): Uint8Array[] | undefined {
   const { text, bytes, ascii } = file;
   const tailStart = text.length - splice.tail;
   if (LONE_SURROGATE.test(splice.middle)) return undefined;
   if (!ascii && (splitsPair(text, splice.head) || splitsPair(text, tailStart))) return undefined;
   const headBytes = ascii ? splice.head : Buffer.byteLength(text.slice(0, splice.head));
   const tailBytes = ascii ? splice.tail : Buffer.byteLength(text.slice(tailStart));
-  return Buffer.concat([bytes.subarray(0, headBytes), Buffer.from(splice.middle), bytes.subarray(bytes.length - tailBytes)]);
+  return [bytes.subarray(0, headBytes), Buffer.from(splice.middle), bytes.subarray(bytes.length - tailBytes)];
 }
 
 /** Whether offset `at` falls between the two halves of a surrogate pair. */

@@ -4,7 +4,7 @@ import { PROTECTED_NOTE } from './protected-note';
 import { closestWindow, findMatches, type MatcherName, type MatchResult, type TextMatch } from '../text-match';
 import { decodeUtf8, type DecodedText, spliceChanges, splicedBytes, splicedSlice, splicedText, spliceMatches, type TextSplice } from '../text-splice';
 import { spliceDiff } from '../unified-diff';
-import type { Workspace } from '../workspace';
+import { type Workspace, writeParts } from '../workspace';
 
 /** A NUL byte in this many leading bytes marks a file as binary. */
 const BINARY_SNIFF_BYTES = 8_192;
@@ -39,7 +39,7 @@ export const editFileTool = defineTool({
   async execute(args, { workspace }) {
     const plan = await planEdit(args, workspace);
     const { shown, file, splice, found } = plan;
-    await workspace.writeFile(args.path, editedContent(file, splice));
+    await writeEdit(workspace, args.path, file, splice);
 
     const { diff, linesAdded, linesRemoved } = diffOf(plan);
     const notes = [
@@ -96,15 +96,15 @@ function diffOf({ shown, file, splice, found }: EditPlan): ReturnType<typeof spl
 }
 
 /**
- * What to write: the original's bytes around the edit copied as read and
- * only the edited stretch encoded, so no pass encodes the whole text again;
- * the text when those bytes cannot be built. A text that starts with a byte
+ * Writes the edit: the original's bytes around the stretch go out as read
+ * and only the stretch is encoded, so no pass encodes the whole text again;
+ * the text when those bytes cannot be had. A text that starts with a byte
  * order mark goes as text too, since a backend that decodes bytes by the
  * default rules would drop the mark.
  */
-function editedContent(file: DecodedText, splice: TextSplice): Uint8Array | string {
-  const bytes = splicedSlice(file.text, splice, 0, 1) === BYTE_ORDER_MARK ? undefined : splicedBytes(file, splice);
-  return bytes ?? splicedText(file.text, splice);
+async function writeEdit(workspace: Workspace, path: string, file: DecodedText, splice: TextSplice): Promise<void> {
+  const parts = splicedSlice(file.text, splice, 0, 1) === BYTE_ORDER_MARK ? undefined : splicedBytes(file, splice);
+  await (parts ? writeParts(workspace, path, parts) : workspace.writeFile(path, splicedText(file.text, splice)));
 }
 
 async function readText(workspace: Workspace, path: string, shown: string): Promise<DecodedText> {

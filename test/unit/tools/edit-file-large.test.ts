@@ -60,6 +60,24 @@ describe('edit_file on a large file', () => {
     });
   }
 
+  it('writes the same bytes through a backend that takes only whole files (VS Code, an ACP client)', async () => {
+    const written: unknown[] = [];
+    // The Node workspace without writeFileParts, noting what writeFile is given.
+    const whole = new Proxy(ws.workspace, {
+      get: (target, key) =>
+        key === 'writeFileParts'
+          ? undefined
+          : key === 'writeFile'
+            ? (name: string, data: Uint8Array | string) => (written.push(data), target.writeFile(name, data))
+            : Reflect.get(target, key),
+    });
+    const before = bytes('crlf.ts').toString('utf8');
+    const result = await edit({ path: 'crlf.ts', old_string: '  naïve(10006); // café €10006', new_string: '  wise();' }, toolContext(whole));
+    assert.equal(result.status, 'success', result.error);
+    assert.ok(bytes('crlf.ts').equals(Buffer.from(before.replace('  naïve(10006); // café €10006', '  wise();'))));
+    assert.ok(written.length === 1 && written[0] instanceof Uint8Array, 'the edit went as bytes');
+  });
+
   it('refuses an ambiguous match, naming its lines across the file, and leaves every byte alone', async () => {
     const original = bytes('crlf-bom.ts');
     const result = await edit({ path: 'crlf-bom.ts', old_string: 'compute(12);', new_string: 'compute(13);' });
