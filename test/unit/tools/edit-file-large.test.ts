@@ -60,6 +60,17 @@ describe('edit_file on a large file', () => {
     });
   }
 
+  it('shows the whole file\'s diff of what it wrote when old_string matched only loosely', async () => {
+    const before = bytes('crlf.ts').toString('utf8');
+    const result = await edit({ path: 'crlf.ts', old_string: 'const line15001 = compute(12);\nconst line15002 = compute(0);', new_string: 'const joined = 15001;' });
+    assert.equal(result.status, 'success', result.error);
+    assert.equal(result.metadata.extra.matcher, 'indentation-flexible');
+    const after = bytes('crlf.ts').toString('utf8');
+    assert.equal(after, before.replace('  const line15001 = compute(12);\r\n  const line15002 = compute(0);', '  const joined = 15001;'));
+    assert.equal(result.metadata.diff, unifiedDiff('crlf.ts', before, after).diff);
+    assert.match(result.metadata.diff ?? '', /^@@ -14999,8 \+14999,7 @@$/m);
+  });
+
   it('writes the same bytes through a backend that takes only whole files (VS Code, an ACP client)', async () => {
     const written: unknown[] = [];
     // The Node workspace without writeFileParts, noting what writeFile is given.
