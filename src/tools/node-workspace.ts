@@ -1,5 +1,6 @@
 import type { Dirent, Stats } from 'node:fs';
 import { promises as fs, realpathSync, statSync } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
 import { type CommandLaunch, CommandSandbox, type SandboxOptions } from './command-sandbox';
 import { runCommand } from './node-exec';
@@ -111,6 +112,17 @@ export class NodeWorkspace implements Workspace {
     await fs.writeFile(real, data);
   }
 
+  async writeFileParts(target: string, parts: readonly Uint8Array[]): Promise<void> {
+    const real = await this.resolve(target);
+    await fs.mkdir(path.dirname(real), { recursive: true });
+    const handle = await fs.open(real, 'w');
+    try {
+      await writeAll(handle, parts);
+    } finally {
+      await handle.close();
+    }
+  }
+
   async readDirectory(target: string): Promise<DirectoryEntry[]> {
     const entries = await fs.readdir(await this.resolve(target), { withFileTypes: true });
     return entries
@@ -153,6 +165,26 @@ export class NodeWorkspace implements Workspace {
     }
     return real;
   }
+}
+
+/** Writes every byte of `parts` in order, in as few writes as the system takes them (one, for a file of ordinary size). */
+async function writeAll(handle: FileHandle, parts: readonly Uint8Array[]): Promise<void> {
+  let pending = parts.filter((part) => part.length > 0);
+  while (pending.length > 0) {
+    const { bytesWritten } = await handle.writev(pending);
+    if (bytesWritten === 0) throw new WorkspaceError('The file took none of the bytes written to it; check that the disk has room.');
+    pending = afterWritten(pending, bytesWritten);
+  }
+}
+
+/** What is left of `parts` once their first `written` bytes are out. */
+function afterWritten(parts: readonly Uint8Array[], written: number): Uint8Array[] {
+  let skipped = 0;
+  let index = 0;
+  while (index < parts.length && skipped + parts[index]!.length <= written) skipped += parts[index++]!.length;
+  const rest = parts.slice(index);
+  if (rest.length > 0) rest[0] = rest[0]!.subarray(written - skipped);
+  return rest;
 }
 
 /**

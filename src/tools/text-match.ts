@@ -5,7 +5,8 @@
  * pure function from the two texts to the spans it matched.
  */
 import { blockAnchorMatches } from './text-match-blocks';
-import { commonIndentation, indentation, lineInput, reindent, windowMatch } from './text-match-lines';
+import { commonIndentation, indentation, lineInput, windowMatch } from './text-match-lines';
+import { spliceMatches, splicedText } from './text-splice';
 import type { LineInput, TextMatch } from './text-match-lines';
 
 export type { TextMatch } from './text-match-lines';
@@ -52,14 +53,7 @@ export function findMatches(text: string, search: string): MatchResult | undefin
 
 /** `text` with every match replaced, the replacement re-indented where a match asks for it. */
 export function replaceMatches(text: string, matches: readonly TextMatch[], replacement: string): string {
-  let result = '';
-  let copied = 0;
-  for (const match of matches) {
-    const { from, to } = match.reindent ?? { from: '', to: '' };
-    result += text.slice(copied, match.start) + (from === to ? replacement : reindent(replacement, from, to));
-    copied = match.end;
-  }
-  return result + text.slice(copied);
+  return splicedText(text, spliceMatches(text, matches, replacement));
 }
 
 export function exactMatches(text: string, search: string): TextMatch[] {

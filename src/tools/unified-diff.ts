@@ -1,4 +1,5 @@
 import { FILE_HEADERS_ONLY, formatPatch, structuredPatch, type StructuredPatch, type StructuredPatchHunk } from 'diff';
+import { splicedLength, splicedSlice, type TextSplice } from './text-splice';
 
 /** Lines of unchanged context around each change. */
 const CONTEXT_LINES = 3;
@@ -36,9 +37,37 @@ export interface FileDiff {
  * texts; hunks are numbered as in the whole file.
  */
 export function unifiedDiff(path: string, before: string | undefined, after: string | undefined): FileDiff {
-  const oldName = before === undefined ? '/dev/null' : `a/${path}`;
-  const newName = after === undefined ? '/dev/null' : `b/${path}`;
-  const region = changedRegion(before ?? '', after ?? '');
+  return regionDiff(path, before !== undefined, after !== undefined, changedRegion(before ?? '', after ?? ''));
+}
+
+/** Where the line breaks before one offset of a text are already counted: `line` of them before `at`. */
+export interface KnownLine {
+  at: number;
+  line: number;
+}
+
+/**
+ * The diff unifiedDiff gives for `before` and the text `splice` makes of
+ * it, at the cost of the changed stretch: the common beginning and end are
+ * compared from the splice's edges outwards, and the edited text is never
+ * built whole. `known` spares counting the lines before the stretch.
+ */
+export function spliceDiff(path: string, before: string, splice: TextSplice, known?: KnownLine): FileDiff {
+  const afterLength = splicedLength(splice);
+  const prefix = splicePrefix(before, splice);
+  if (prefix === before.length && prefix === afterLength) return regionDiff(path, true, true, { before: '', after: '', linesBefore: 0 });
+  const suffix = spliceSuffix(before, splice, Math.min(before.length, afterLength) - prefix);
+  const { start, end } = cut(before, prefix, suffix);
+  return regionDiff(path, true, true, {
+    before: before.slice(start, end),
+    after: splicedSlice(before, splice, start, afterLength - (before.length - end)),
+    linesBefore: known ? linesFrom(before, known, start) : countLineBreaks(before, 0, start),
+  });
+}
+
+function regionDiff(path: string, hasBefore: boolean, hasAfter: boolean, region: Region): FileDiff {
+  const oldName = hasBefore ? `a/${path}` : '/dev/null';
+  const newName = hasAfter ? `b/${path}` : '/dev/null';
   const oldText = region.before;
   const newText = region.after;
   const patch: StructuredPatch = structuredPatch(oldName, newName, oldText, newText, undefined, undefined, {
@@ -62,7 +91,7 @@ export function unifiedDiff(path: string, before: string | undefined, after: str
     if (line.startsWith('+')) linesAdded++;
     else if (line.startsWith('-')) linesRemoved++;
   }
-  const changed = patch.hunks.length > 0 || before === undefined || after === undefined;
+  const changed = patch.hunks.length > 0 || !hasBefore || !hasAfter;
   return { diff: changed ? formatPatch(patch, FILE_HEADERS_ONLY) : '', linesAdded, linesRemoved };
 }
 
@@ -79,9 +108,16 @@ interface Region {
  * Everything outside the cut is the same in both, so it holds no change.
  */
 export function changedRegion(before: string, after: string): Region {
-  const prefix = commonPrefix(before, after);
+  const prefix = sameRun(before, 0, after, 0, Math.min(before.length, after.length));
   if (prefix === before.length && prefix === after.length) return { before, after, linesBefore: 0 };
-  const suffix = commonSuffix(before, after, Math.min(before.length, after.length) - prefix);
+  const suffix = sameRunBack(before, before.length, after, after.length, Math.min(before.length, after.length) - prefix);
+  const { start, end } = cut(before, prefix, suffix);
+  const tail = before.length - end;
+  return { before: before.slice(start, end), after: after.slice(start, after.length - tail), linesBefore: countLineBreaks(before, 0, start) };
+}
+
+/** Where to cut `before`, given the lengths of its common beginning and end with the other text: line boundaries in both, MARGIN_LINES out. */
+function cut(before: string, prefix: number, suffix: number): { start: number; end: number } {
   // Line boundaries whose '\n' lies in the common part, so they are boundaries in both texts.
   let start = lineStart(before, prefix);
   for (let kept = 0; kept < MARGIN_LINES && start > 0; kept++) start = lineStart(before, start - 1);
@@ -90,8 +126,45 @@ export function changedRegion(before: string, after: string): Region {
     const lineBreak = before.indexOf('\n', end);
     end = lineBreak === -1 ? before.length : lineBreak + 1;
   }
-  const tail = before.length - end;
-  return { before: before.slice(start, end), after: after.slice(start, after.length - tail), linesBefore: countLineBreaks(before, start) };
+  return { start, end };
+}
+
+/** Length of the common beginning of `text` and the text `splice` makes of it; the splice's head is common by definition. */
+function splicePrefix(text: string, splice: TextSplice): number {
+  const { head, middle, tail } = splice;
+  const limit = Math.min(text.length, splicedLength(splice));
+  const inMiddle = sameRun(text, head, middle, 0, Math.min(middle.length, limit - head));
+  if (inMiddle < middle.length) return head + inMiddle;
+  // Past the middle the edited text is the original's tail, so the original is compared with itself, shifted.
+  const from = head + middle.length;
+  return from + sameRun(text, from, text, text.length - tail, limit - from);
+}
+
+/**
+ * Length of the common end of `text` and the text `splice` makes of it, at
+ * most `limit`; the splice's tail is common by definition. The common
+ * beginning already reaches the head, so `limit` keeps this within the tail
+ * and the middle.
+ */
+function spliceSuffix(text: string, { middle, tail }: TextSplice, limit: number): number {
+  if (limit <= tail) return limit;
+  return tail + sameRunBack(text, text.length - tail, middle, middle.length, limit - tail);
+}
+
+/** How many characters of `a` from `aFrom` equal those of `b` from `bFrom`, at most `limit`. */
+function sameRun(a: string, aFrom: number, b: string, bFrom: number, limit: number): number {
+  let at = 0;
+  while (at + COMPARE_CHUNK <= limit && a.slice(aFrom + at, aFrom + at + COMPARE_CHUNK) === b.slice(bFrom + at, bFrom + at + COMPARE_CHUNK)) at += COMPARE_CHUNK;
+  while (at < limit && a.charCodeAt(aFrom + at) === b.charCodeAt(bFrom + at)) at++;
+  return at;
+}
+
+/** How many characters of `a` before `aEnd` equal those of `b` before `bEnd`, compared backwards, at most `limit`. */
+function sameRunBack(a: string, aEnd: number, b: string, bEnd: number, limit: number): number {
+  let at = 0;
+  while (at + COMPARE_CHUNK <= limit && a.slice(aEnd - at - COMPARE_CHUNK, aEnd - at) === b.slice(bEnd - at - COMPARE_CHUNK, bEnd - at)) at += COMPARE_CHUNK;
+  while (at < limit && a.charCodeAt(aEnd - 1 - at) === b.charCodeAt(bEnd - 1 - at)) at++;
+  return at;
 }
 
 /** Where the line holding the character at `at` starts. */
@@ -99,28 +172,14 @@ function lineStart(text: string, at: number): number {
   return at === 0 ? 0 : text.lastIndexOf('\n', at - 1) + 1;
 }
 
-/** Length of the longest common beginning of `a` and `b`. */
-function commonPrefix(a: string, b: string): number {
-  const limit = Math.min(a.length, b.length);
-  let at = 0;
-  while (at + COMPARE_CHUNK <= limit && a.slice(at, at + COMPARE_CHUNK) === b.slice(at, at + COMPARE_CHUNK)) at += COMPARE_CHUNK;
-  while (at < limit && a.charCodeAt(at) === b.charCodeAt(at)) at++;
-  return at;
+/** Line breaks in `text` before `to`, counted from a place where they are known. */
+function linesFrom(text: string, known: KnownLine, to: number): number {
+  return to >= known.at ? known.line + countLineBreaks(text, known.at, to) : known.line - countLineBreaks(text, to, known.at);
 }
 
-/** Length of the longest common end of `a` and `b`, at most `limit`. */
-function commonSuffix(a: string, b: string, limit: number): number {
-  let at = 0;
-  while (at + COMPARE_CHUNK <= limit && a.slice(a.length - at - COMPARE_CHUNK, a.length - at) === b.slice(b.length - at - COMPARE_CHUNK, b.length - at)) {
-    at += COMPARE_CHUNK;
-  }
-  while (at < limit && a.charCodeAt(a.length - 1 - at) === b.charCodeAt(b.length - 1 - at)) at++;
-  return at;
-}
-
-function countLineBreaks(text: string, end: number): number {
+function countLineBreaks(text: string, from: number, to: number): number {
   let count = 0;
-  for (let at = text.indexOf('\n'); at !== -1 && at < end; at = text.indexOf('\n', at + 1)) count++;
+  for (let at = text.indexOf('\n', from); at !== -1 && at < to; at = text.indexOf('\n', at + 1)) count++;
   return count;
 }
 

@@ -122,6 +122,13 @@ export interface Workspace {
   readFile(path: string): Promise<Uint8Array>;
   /** Writes the file, creating parent folders. */
   writeFile(path: string, data: Uint8Array | string): Promise<void>;
+  /**
+   * Writes the file as writeFile would write the joined `parts`, without
+   * joining them first: a large file edited in one place goes out as the
+   * original's bytes around the new ones. Optional: writeParts joins the
+   * parts for a backend without it.
+   */
+  writeFileParts?(path: string, parts: readonly Uint8Array[]): Promise<void>;
   readDirectory(path: string): Promise<DirectoryEntry[]>;
   exec(command: string, options: ExecOptions): Promise<ExecResult>;
   /**
@@ -165,4 +172,9 @@ export interface SandboxOptions {
 
 export class WorkspaceError extends Error {
   override name = 'WorkspaceError';
+}
+
+/** Writes the joined `parts` to the file, through the backend's writeFileParts when it has one. */
+export function writeParts(workspace: Workspace, path: string, parts: readonly Uint8Array[]): Promise<void> {
+  return workspace.writeFileParts ? workspace.writeFileParts(path, parts) : workspace.writeFile(path, Buffer.concat(parts));
 }

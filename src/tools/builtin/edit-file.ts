@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import { defineTool } from '../define-tool';
 import { PROTECTED_NOTE } from './protected-note';
-import { closestWindow, findMatches, type MatcherName, type MatchResult, replaceMatches, type TextMatch } from '../text-match';
-import { unifiedDiff } from '../unified-diff';
-import type { Workspace } from '../workspace';
+import { closestWindow, findMatches, type MatcherName, type MatchResult, type TextMatch } from '../text-match';
+import { decodeUtf8, type DecodedText, spliceChanges, splicedBytes, splicedSlice, splicedText, spliceMatches, type TextSplice } from '../text-splice';
+import { spliceDiff } from '../unified-diff';
+import { type Workspace, writeParts } from '../workspace';
 
 /** A NUL byte in this many leading bytes marks a file as binary. */
 const BINARY_SNIFF_BYTES = 8_192;
+const BYTE_ORDER_MARK = '\uFEFF';
 /** Lines of the closest stretch of the file shown when old_string is not found. */
 const CLOSEST_LINES_SHOWN = 10;
 /** Line numbers listed when old_string matches in several places. */
@@ -32,14 +34,14 @@ export const editFileTool = defineTool({
   summarize: ({ path }) => path,
   locations: ({ path }) => [{ path }],
   async preview(args, { workspace }) {
-    const { shown, before, after } = await planEdit(args, workspace);
-    return unifiedDiff(shown, before, after).diff;
+    return diffOf(await planEdit(args, workspace)).diff;
   },
   async execute(args, { workspace }) {
-    const { shown, before, after, found } = await planEdit(args, workspace);
-    await workspace.writeFile(args.path, after);
+    const plan = await planEdit(args, workspace);
+    const { shown, file, splice, found } = plan;
+    await writeEdit(workspace, args.path, file, splice);
 
-    const { diff, linesAdded, linesRemoved } = unifiedDiff(shown, before, after);
+    const { diff, linesAdded, linesRemoved } = diffOf(plan);
     const notes = [
       ...(found.matches.length > 1 ? [`${found.matches.length} replacements`] : []),
       ...(found.matcher !== 'exact' ? [`matched with ${found.matcher} matching`] : []),
@@ -53,17 +55,26 @@ export const editFileTool = defineTool({
   },
 });
 
-/** The file's text before and after the edit; throws the message the model reads when the edit cannot apply. */
+/** An edit that can apply: the file as read and the one stretch of it the edit replaces. */
+interface EditPlan {
+  shown: string;
+  file: DecodedText;
+  splice: TextSplice;
+  found: MatchResult;
+}
+
+/** The file as read and its edit; throws the message the model reads when the edit cannot apply. */
 async function planEdit(
   { path, old_string, new_string, replace_all = false }: { path: string; old_string: string; new_string: string; replace_all?: boolean | undefined },
   workspace: Workspace,
-): Promise<{ shown: string; before: string; after: string; found: MatchResult }> {
+): Promise<EditPlan> {
   const shown = workspace.relative(path);
   if (old_string === '') throw new Error('old_string is empty. Use write_file to create a file or rewrite it whole.');
   if (old_string === new_string) {
     throw new Error('old_string and new_string are the same, so there is nothing to change.');
   }
-  const before = await readText(workspace, path, shown);
+  const file = await readText(workspace, path, shown);
+  const before = file.text;
   const lineBreak = lineBreakOf(before);
   const search = withLineBreaks(old_string, lineBreak);
   const found = findMatches(before, search);
@@ -71,15 +82,32 @@ async function planEdit(
   if (found.matches.length > 1 && !replace_all) {
     throw new Error(ambiguousMessage(shown, found.matcher, found.matches));
   }
-  const replaced = replaceMatches(before, found.matches, withLineBreaks(new_string, lineBreak));
-  const after = keepFinalLineBreak(before, replaced, lineBreak);
-  if (after === before) {
+  const splice = keepFinalLineBreak(before, spliceMatches(before, found.matches, withLineBreaks(new_string, lineBreak)), lineBreak);
+  if (!spliceChanges(before, splice)) {
     throw new Error(`The edit leaves ${shown} unchanged: the matched text already reads as new_string.`);
   }
-  return { shown, before, after, found };
+  return { shown, file, splice, found };
 }
 
-async function readText(workspace: Workspace, path: string, shown: string): Promise<string> {
+/** The edit's diff, the lines before the first match already counted by the matcher. */
+function diffOf({ shown, file, splice, found }: EditPlan): ReturnType<typeof spliceDiff> {
+  const first = found.matches[0]!;
+  return spliceDiff(shown, file.text, splice, { at: first.start, line: first.line });
+}
+
+/**
+ * Writes the edit: the original's bytes around the stretch go out as read
+ * and only the stretch is encoded, so no pass encodes the whole text again;
+ * the text when those bytes cannot be had. A text that starts with a byte
+ * order mark goes as text too, since a backend that decodes bytes by the
+ * default rules would drop the mark.
+ */
+async function writeEdit(workspace: Workspace, path: string, file: DecodedText, splice: TextSplice): Promise<void> {
+  const parts = splicedSlice(file.text, splice, 0, 1) === BYTE_ORDER_MARK ? undefined : splicedBytes(file, splice);
+  await (parts ? writeParts(workspace, path, parts) : workspace.writeFile(path, splicedText(file.text, splice)));
+}
+
+async function readText(workspace: Workspace, path: string, shown: string): Promise<DecodedText> {
   const info = await workspace.stat(path);
   if (!info) {
     throw new Error(`File not found: ${shown}. edit_file changes existing files; use write_file to create one.`);
@@ -89,12 +117,9 @@ async function readText(workspace: Workspace, path: string, shown: string): Prom
   if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) {
     throw new Error(`${shown} is a binary file (${bytes.length} bytes); edit_file only edits text.`);
   }
-  try {
-    // ignoreBOM keeps a byte order mark in the text, so writing it back keeps it too.
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    throw new Error(`${shown} is not valid UTF-8; edit_file only edits UTF-8 text.`);
-  }
+  const decoded = decodeUtf8(bytes);
+  if (!decoded) throw new Error(`${shown} is not valid UTF-8; edit_file only edits UTF-8 text.`);
+  return decoded;
 }
 
 /** The line break most lines of the text end with. */
@@ -116,11 +141,17 @@ function withLineBreaks(text: string, lineBreak: string): string {
 }
 
 /** The edited text ends with a line break exactly when the original did. */
-function keepFinalLineBreak(before: string, after: string, lineBreak: string): string {
+function keepFinalLineBreak(before: string, splice: TextSplice, lineBreak: string): TextSplice {
+  // A tail kept from the original ends the text as before.
+  if (splice.tail > 0) return splice;
+  const { head, middle } = splice;
   const had = before.endsWith('\n');
-  if (had && after !== '' && !after.endsWith('\n')) return after + lineBreak;
-  if (!had && after.endsWith('\n')) return after.replace(/\r?\n$/, '');
-  return after;
+  const ending = (before.slice(Math.max(0, head - 2), head) + middle).slice(-2);
+  if (had && head + middle.length > 0 && !ending.endsWith('\n')) return { head, middle: middle + lineBreak, tail: 0 };
+  if (had || !ending.endsWith('\n')) return splice;
+  const cut = ending === '\r\n' ? 2 : 1;
+  // The break dropped may lie before the middle, in text the edit otherwise keeps.
+  return cut <= middle.length ? { head, middle: middle.slice(0, -cut), tail: 0 } : { head: head + middle.length - cut, middle: '', tail: 0 };
 }
 
 function ambiguousMessage(shown: string, matcher: MatcherName, matches: readonly TextMatch[]): string {

@@ -58,6 +58,23 @@ describe('undo of file tools without work on the whole tree', () => {
     assert.throws(() => read('src/new.js'), /ENOENT/);
   });
 
+  it('undoes edits of large files to their exact bytes: CRLF beyond ASCII without a final break, and with a byte order mark', async () => {
+    const lines = Array.from({ length: 30_000 }, (_, i) => (i % 5 === 0 ? `  café(${i}); // €` : `  line(${i});`));
+    const originals = { 'src/win.ts': Buffer.from(lines.join('\r\n')), 'src/bom.ts': Buffer.from(`\uFEFF${lines.join('\r\n')}`) };
+    for (const [path, bytes] of Object.entries(originals)) writeFileSync(join(ws, path), bytes);
+    const edits = [
+      { path: 'src/win.ts', old_string: '  line(1);\n', new_string: '' },
+      { path: 'src/win.ts', old_string: '  café(15000); // €\n  line(15001);', new_string: '  tea(15000);' },
+      { path: 'src/bom.ts', old_string: '  line(29999);', new_string: '  last();\n' },
+    ];
+    for (const args of edits) assert.equal((await editFileTool.run(JSON.stringify(args), tools())).status, 'success');
+    assert.ok(!readFileSync(join(ws, 'src/win.ts')).equals(originals['src/win.ts']));
+
+    const entry = (await undo.log.latest('s'))!;
+    await (await planUndo(undo.snapshots, entry, signal)).apply(signal);
+    for (const [path, bytes] of Object.entries(originals)) assert.ok(readFileSync(join(ws, path)).equals(bytes), `${path} as it was, byte for byte`);
+  });
+
   it('records the tree for the first command, after file tools, and undoes both', async () => {
     snapshots.open();
     await writeFileTool.run(JSON.stringify({ path: 'src/a.js', content: 'a2\n' }), tools());

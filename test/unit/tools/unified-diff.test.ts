@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { applyPatch, FILE_HEADERS_ONLY, formatPatch, structuredPatch } from 'diff';
-import { unifiedDiff } from '../../../src/tools/unified-diff';
+import { splicedText, type TextSplice } from '../../../src/tools/text-splice';
+import { spliceDiff, unifiedDiff } from '../../../src/tools/unified-diff';
 
 const numbered = (count: number, tag = 'line'): string =>
   Array.from({ length: count }, (_, i) => `${tag} ${i + 1}\n`).join('');
@@ -129,6 +130,27 @@ describe('unifiedDiff', () => {
         const after = lines.join('\n');
         if (after === before) continue;
         assert.equal(unifiedDiff('f.ts', before, after).diff, wholeFileDiff(before, after), `run ${run}`);
+      }
+    });
+
+    it('gives the same diff from an edit\'s stretch as from the whole edited text, for 400 random stretches', () => {
+      const next = random(31);
+      const pick = (limit: number): number => Math.floor(next() * (limit + 1));
+      // Repeating texts let the common beginning and end run past the stretch, into text the edit kept.
+      const variants = [source, source.replace(/\n/g, '\r\n'), source.slice(0, -1), 'ab\n'.repeat(300), 'x'.repeat(500), '\n\n\n', ''];
+      const pieces = ['', '\n', '\r\n', 'ab\n', 'x', 'ab\nab\n', '  inserted();\n', "  const value7 = compute(7, 'xx');\n", 'é€😀\n'];
+      for (let run = 0; run < 400; run++) {
+        const before = variants[run % variants.length]!;
+        const head = pick(before.length);
+        const tail = pick(before.length - head);
+        const middle = Array.from({ length: pick(3) }, () => pieces[pick(pieces.length - 1)]!).join('');
+        const splice: TextSplice = { head, middle, tail };
+        const after = splicedText(before, splice);
+        const at = pick(before.length);
+        const known = { at, line: before.slice(0, at).split('\n').length - 1 };
+        const whole = unifiedDiff('f.ts', before, after);
+        assert.deepEqual(spliceDiff('f.ts', before, splice), whole, `run ${run}`);
+        assert.deepEqual(spliceDiff('f.ts', before, splice, known), whole, `run ${run}, lines counted from ${at}`);
       }
     });
 

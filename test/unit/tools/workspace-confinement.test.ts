@@ -66,6 +66,7 @@ describe('NodeWorkspace confinement', () => {
     fs.symlinkSync(path.join(outside, 'secret.txt'), path.join(root, 'link.txt'));
     await assertRefused(workspace.readFile('link.txt'), 'link.txt');
     await assertRefused(workspace.writeFile('link.txt', 'pwned'), 'link.txt');
+    await assertRefused(workspace.writeFileParts('link.txt', [Buffer.from('pwned')]), 'link.txt');
     await assertRefused(workspace.stat('link.txt'), 'link.txt');
     assert.equal(fs.readFileSync(path.join(outside, 'secret.txt'), 'utf8'), 'secret');
   });
@@ -82,12 +83,14 @@ describe('NodeWorkspace confinement', () => {
     fs.symlinkSync(outside, path.join(root, 'linkdir'));
     await assertRefused(workspace.writeFile('linkdir/new.txt', 'x'), 'linkdir/new.txt');
     await assertRefused(workspace.writeFile('linkdir/a/b/new.txt', 'x'), 'linkdir/a/b/new.txt');
+    await assertRefused(workspace.writeFileParts('linkdir/c/new.txt', [Buffer.from('x')]), 'linkdir/c/new.txt');
     assert.deepEqual(fs.readdirSync(outside), ['secret.txt']);
   });
 
   it('refuses a dangling symlink whose target would be created outside', async () => {
     fs.symlinkSync(path.join(outside, 'planted.txt'), path.join(root, 'dangling.txt'));
     await assertRefused(workspace.writeFile('dangling.txt', 'x'), 'dangling.txt');
+    await assertRefused(workspace.writeFileParts('dangling.txt', [Buffer.from('x')]), 'dangling.txt');
     assert.equal(fs.existsSync(path.join(outside, 'planted.txt')), false);
   });
 
@@ -116,6 +119,15 @@ describe('NodeWorkspace confinement', () => {
       { name: 'b.txt', type: 'file' },
       { name: 'er', type: 'directory' },
     ]);
+  });
+
+  it('writes a file from parts as their joined bytes, replacing all of a longer file and creating folders', async () => {
+    fs.writeFileSync(path.join(root, 'long.txt'), 'a much longer text than what replaces it\n'.repeat(1_000));
+    const middle = Buffer.from('é, then more\n');
+    await workspace.writeFileParts('long.txt', [Buffer.from('head: '), new Uint8Array(0), middle.subarray(0, 3), middle.subarray(3), Buffer.from('tail')]);
+    assert.equal(fs.readFileSync(path.join(root, 'long.txt'), 'utf8'), 'head: é, then more\ntail');
+    await workspace.writeFileParts('new/folder/empty.txt', []);
+    assert.equal(fs.readFileSync(path.join(root, 'new/folder/empty.txt'), 'utf8'), '');
   });
 
   it('gives workspace-relative paths with forward slashes', () => {
