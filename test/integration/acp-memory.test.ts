@@ -418,6 +418,24 @@ describe('ACP server in memory', () => {
     assert.match(JSON.stringify(provider.requests[3]!.messages), /from-terminal/, 'the model read the terminal output');
   });
 
+  it('keeps a byte order mark when a file edited through the client has one', async () => {
+    const file = join(root, 'bom.md');
+    writeFileSync(file, '\uFEFF# Notes\r\nold line\r\n');
+    const provider = new ScriptedProvider([
+      { toolCalls: [{ name: 'edit_file', arguments: { path: 'bom.md', old_string: 'old line', new_string: 'new line' } }] },
+      { toolCalls: [{ name: 'write_file', arguments: { path: 'bom.md', content: '\uFEFFrewritten\n' } }] },
+      { text: 'Done.' },
+    ]);
+    const client = await connect(new TestCatalog({ providers: { m: provider }, policy: ALLOW_ALL }), {
+      capabilities: { fs: { readTextFile: true, writeTextFile: true } },
+    });
+    await client.prompt(await session(client), 'Edit the notes');
+    assert.deepEqual(
+      client.fsWrites.map((write) => write.content),
+      ['\uFEFF# Notes\r\nnew line\r\n', '\uFEFFrewritten\n'],
+    );
+  });
+
   it('takes images, resource links and embedded resources; expands slash commands', async () => {
     const provider = new ScriptedProvider([{ text: 'Seen.' }, { text: 'Reviewed.' }]);
     const client = await connect(new TestCatalog({ providers: { m: provider } }), {}, testCommands({ review: { prompt: 'Review the diff carefully.' } }));

@@ -185,7 +185,8 @@ function waitForEnd(terminal: TerminalHandle, options: ExecOptions): Promise<'ex
 
 function utf8(bytes: Uint8Array): string | undefined {
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    // A byte order mark is part of the file: the text the client writes keeps it.
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
     return undefined;
   }
