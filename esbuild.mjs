@@ -12,6 +12,7 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import * as esbuild from 'esbuild';
+import { asciiComments } from './scripts/ascii-bundle.mjs';
 
 const watch = process.argv.includes('--watch');
 // `--production` (npm run package): minified, no source maps, no test bundles, and a crow binary
@@ -144,6 +145,8 @@ if (watch) {
   console.error('esbuild: watching for changes…');
 } else {
   await Promise.all(selected.map((options) => esbuild.build(options)));
+  // The bundles Node loads, read faster as ASCII (see scripts/ascii-bundle.mjs).
+  await Promise.all(selected.filter((options) => options.platform === 'node' && options.outfile).map((options) => asciiComments(options.outfile)));
   chmodSync('dist/crow.js', 0o755);
   await writeBuiltinSnapshot();
 }

@@ -3,8 +3,8 @@
  * to exit, the fake model answering at once) against a one-shot written on
  * the bare Anthropic SDK and bundled the same way (esbuild, one file), run
  * alternately; median ms and the ratio (target ≤ 1.4). Each figure is a
- * fresh process; the compile cache (Node 22.1+) is warm after the first
- * run, as it is for a person who runs crow twice. Build first.
+ * fresh process; the launcher's code cache is warm after the first run,
+ * as it is for a person who runs crow twice. Build first.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -52,7 +52,7 @@ export async function startupBenchmark(): Promise<void> {
       }
     }
     const offered = typeof (nodeModule as { enableCompileCache?: unknown }).enableCompileCache === 'function';
-    const cache = offered ? `Node's compile cache, Node ${process.versions.node}` : `the launcher's V8 code cache, Node ${process.versions.node}`;
+    const cache = `the launcher's V8 code cache${offered ? " (and Node's compile cache for later modules)" : ''}, Node ${process.versions.node}`;
     console.log(
       `Start-up, one-shot 'hi', spawn → exit, median of ${RUNS} (${cache}): crow run ${median(crow).toFixed(0)} ms vs bare-SDK bundle ` +
         `${median(sdk).toFixed(0)} ms, ratio ${(median(crow) / median(sdk)).toFixed(2)} (target ≤ 1.4)`,

@@ -6,6 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseDocument } from 'yaml';
+import { compareNames } from '../vocabulary/text';
 import type { DefinitionError } from './config-problems';
 import { configHome, projectConfigDir } from './paths';
 
@@ -41,7 +42,7 @@ export function readMarkdownFiles(folder: string): MarkdownFile[] {
   try {
     names = readdirSync(folder)
       .filter((name) => name.endsWith('.md'))
-      .sort((a, b) => a.slice(0, -3).localeCompare(b.slice(0, -3)));
+      .sort((a, b) => compareNames(a.slice(0, -3), b.slice(0, -3)));
   } catch {
     return [];
   }

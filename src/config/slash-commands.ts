@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import { type DefinitionError, problemsFromZod } from './config-problems';
 import { didYouMean } from '../vocabulary/did-you-mean';
+import { compareNames } from '../vocabulary/text';
 import { builtinDefinitions } from './builtin-snapshot';
 import { findPackageRoot, layerFolders, readMarkdownFiles, splitFrontmatter, type MarkdownFile } from './markdown-files';
 import { basePromptContext } from './prompts';
@@ -68,7 +69,7 @@ export class SlashCommands {
   }
 
   list(): SlashCommand[] {
-    return [...this.commands.values()].sort((a, b) => a.name.localeCompare(b.name));
+    return [...this.commands.values()].sort((a, b) => compareNames(a.name, b.name));
   }
 
   get(name: string): SlashCommand | undefined {

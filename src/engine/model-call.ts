@@ -115,15 +115,15 @@ async function streamResponse(
   emit: Emit,
   onToolCallStart?: (name: string) => void,
 ): Promise<AssistantResponse> {
+  const deltas = new DeltaBatch(agent, emit);
   try {
     for await (const event of provider.stream(request, signal)) {
+      if (event.type === 'text_delta' || event.type === 'thinking_delta') {
+        deltas.add(event.type, event.delta);
+        continue;
+      }
+      deltas.flush();
       switch (event.type) {
-        case 'text_delta':
-          emit({ type: 'text_delta', agent, delta: event.delta });
-          break;
-        case 'thinking_delta':
-          emit({ type: 'thinking_delta', agent, delta: event.delta });
-          break;
         case 'retry':
           emit({ type: 'retry', agent, attempt: event.attempt, delayMs: event.delayMs, reason: event.reason });
           break;
@@ -137,6 +137,8 @@ async function streamResponse(
     return failed(signal, `${provider.name} stream ended without a final response`);
   } catch (err) {
     return failed(signal, `${provider.name} provider failed: ${errorText(err)}`);
+  } finally {
+    deltas.close();
   }
 }
 
@@ -183,5 +185,48 @@ function recordResponse(agent: string, response: AssistantResponse, session: Int
         if (complete && !isCutOff(block, response)) session.append({ kind: 'tool_call', id: block.id, name: block.name, arguments: block.arguments, at });
         break;
     }
+  }
+}
+
+/**
+ * Text (or thinking) deltas that arrive within one turn of the event loop,
+ * passed on as one delta: a fast stream then costs every later stage (the
+ * history, the event log, each front door) one event per network read
+ * rather than one per token. A delta waits at most until the loop's check
+ * phase (setImmediate); any other event, and the call's end, sends it first.
+ */
+class DeltaBatch {
+  private pending: { type: 'text_delta' | 'thinking_delta'; delta: string } | undefined;
+  private timer: NodeJS.Immediate | undefined;
+
+  constructor(
+    private readonly agent: string,
+    private readonly emit: Emit,
+  ) {}
+
+  add(type: 'text_delta' | 'thinking_delta', delta: string): void {
+    if (this.pending && this.pending.type !== type) this.flush();
+    if (this.pending) {
+      this.pending.delta += delta;
+      return;
+    }
+    this.pending = { type, delta };
+    this.timer ??= setImmediate(() => {
+      this.timer = undefined;
+      this.flush();
+    });
+  }
+
+  flush(): void {
+    const pending = this.pending;
+    if (!pending) return;
+    this.pending = undefined;
+    this.emit({ type: pending.type, agent: this.agent, delta: pending.delta });
+  }
+
+  close(): void {
+    this.flush();
+    if (this.timer) clearImmediate(this.timer);
+    this.timer = undefined;
   }
 }

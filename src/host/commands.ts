@@ -7,6 +7,7 @@
  */
 import type { ProgrammaticCommand } from '../agents/programmatic-command';
 import { didYouMean } from '../vocabulary/did-you-mean';
+import { compareNames } from '../vocabulary/text';
 import { parseCommandLine, SlashCommandError, type SlashCommands } from '../config/slash-commands';
 import type { UserBlock } from '../llm/types';
 
@@ -50,7 +51,7 @@ export class FolderCommands implements CommandCatalog {
       ...templates.map(({ name, description }) => ({ name, description })),
       ...[...this.programs.values()].map(({ name, description, argumentHint }) => ({ name, description, hint: argumentHint })),
     ];
-    return entries.sort((a, b) => a.name.localeCompare(b.name));
+    return entries.sort((a, b) => compareNames(a.name, b.name));
   }
 
   get(name: string): CommandEntry | undefined {

@@ -87,6 +87,8 @@ export class SessionStore {
   private readonly warn: (message: string) => void;
   /** Totals worked out by this store, by session id: the trace of an old session is read at most once. */
   private readonly known = new Map<string, SessionTotals>();
+  /** Each meta.json's content as this store last wrote it, its time left out. */
+  private readonly written = new Map<string, string>();
 
   constructor(options: SessionStoreOptions = {}) {
     this.root = join(options.dataHome ?? dataHome(), 'sessions');
@@ -142,6 +144,7 @@ export class SessionStore {
       close: () => {
         for (const unsubscribe of unsubscribers) unsubscribe();
         for (const appender of appenders) appender.close();
+        this.written.delete(join(folder, 'meta.json'));
         session.outputs = undefined;
         lock.release();
       },
@@ -287,6 +290,7 @@ export class SessionStore {
   delete(id: string): void {
     this.meta(id);
     this.known.delete(id);
+    this.written.delete(join(this.folderOf(id), 'meta.json'));
     rmSync(this.folderOf(id), { recursive: true, force: true });
   }
 
@@ -331,8 +335,12 @@ export class SessionStore {
       ...(totals ? { totals } : {}),
     };
     const file = join(this.folderOf(session.id), 'meta.json');
+    // A save that changes nothing but the time is skipped: replacing the file costs a flush (ms on a busy disk), and saves come in pairs.
+    const content = JSON.stringify({ ...meta, updatedAt: undefined });
+    if (this.written.get(file) === content && existsSync(file)) return;
     writeFileSync(`${file}.tmp`, JSON.stringify(meta, null, 2), { mode: PRIVATE_FILE_MODE });
     renameSync(`${file}.tmp`, file);
+    this.written.set(file, content);
   }
 }
 

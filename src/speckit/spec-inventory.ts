@@ -31,9 +31,10 @@ export interface SpecInventory {
   openQuestions: Marked[];
 }
 
-const REQUIREMENT_ITEM = /^\s*(?:[-*+]|\d+[.)])\s+([A-Z]{1,4}-\d{2,4})\s*[:.\-–—]\s*(.*)$/;
+// Dashes are written as escapes (en, em; U+1F3AF for the target emoji below): the CLI bundle stays ASCII, which Node reads faster.
+const REQUIREMENT_ITEM = /^\s*(?:[-*+]|\d+[.)])\s+([A-Z]{1,4}-\d{2,4})\s*[:.\-\u2013\u2014]\s*(.*)$/;
 const REQUIREMENT_ROW = /^\s*\|\s*([A-Z]{1,4}-\d{2,4})\s*\|\s*(.*?)\s*\|/;
-const STORY_HEADING = /^#{2,4}\s+User Story\s+(\d+)\b\s*[-–—:]?\s*(.*)$/i;
+const STORY_HEADING = /^#{2,4}\s+User Story\s+(\d+)\b\s*[-\u2013\u2014:]?\s*(.*)$/i;
 const OPEN_QUESTION = /\[NEEDS CLARIFICATION[^\]]*\]/gi;
 /** Requirement ids as they appear anywhere in text (task descriptions). */
 export const REQUIREMENT_ID = /\b[A-Z]{1,4}-\d{2,4}\b/g;
@@ -55,7 +56,7 @@ export function readSpec(text: string): SpecInventory {
     const story = STORY_HEADING.exec(plain);
     if (story) {
       const priority = /\(Priority:\s*(P\d+)\)/i.exec(story[2]!);
-      const title = story[2]!.replace(/\(Priority:[^)]*\)/i, '').replace(/🎯.*$/u, '').trim();
+      const title = story[2]!.replace(/\(Priority:[^)]*\)/i, '').replace(/\u{1F3AF}.*$/u, '').trim();
       stories.push({ id: `US${story[1]}`, title, ...(priority ? { priority: priority[1]!.toUpperCase() } : {}), line: line.number });
     }
     for (const match of line.text.matchAll(OPEN_QUESTION)) openQuestions.push({ line: line.number, text: match[0] });

@@ -84,7 +84,8 @@ export class TasksFileError extends Error {
 const CHECKBOX = /^(\s*)(?:[-*+]|\d+[.)])\s+\[([^\]]{0,3})\]\s*(.*)$/;
 const TASK_ID = /^(\*\*|__)?(T\d+|TXXX|T\?+)(?:\1)?[:.)]?(?=\s|\[|$)\s*(.*)$/i;
 const HEADING = /^(#{1,6})\s+(.*?)\s*#*\s*$/;
-const PHASE_HEADING = /^Phase\s+(\d+(?:\.\d+)*|[A-Z])\b\s*[:.\-–—]?\s*(.*)$/i;
+// \u2013 and \u2014 are the en and em dash, written as escapes: the CLI bundle stays ASCII, which Node reads faster.
+const PHASE_HEADING = /^Phase\s+(\d+(?:\.\d+)*|[A-Z])\b\s*[:.\-\u2013\u2014]?\s*(.*)$/i;
 const PHASE_FIELD = /^\*\*(Checkpoint|Purpose|Goal|Independent Test)\s*:?\*\*\s*:?\s*(.*)$/i;
 const DEPENDENCY_SECTION = /dependenc|execution order/i;
 const DEPENDS_IN_TEXT = /\b(?:depends?\s+on|depend\s+on|after|requires?|require|blocked\s+by|needs?|waits?\s+for|wait\s+for)\s+(T\d+(?:\s*(?:,|and|&|\/)\s*T\d+)*)/gi;
@@ -334,7 +335,7 @@ function readTags(text: string): Tags {
     else break;
     rest = rest.slice(tag[0].length);
   }
-  return { parallel, ...(story !== undefined ? { story } : {}), others, rest: rest.replace(/^[-–—:]\s*/, '') };
+  return { parallel, ...(story !== undefined ? { story } : {}), others, rest: rest.replace(/^[-\u2013\u2014:]\s*/, '') };
 }
 
 const FILE_EXTENSIONS = new Set(

@@ -9,7 +9,7 @@
  * resolve to a public address for the check and a private one for the
  * connection.
  */
-import { lookup as dnsLookup, type LookupOptions } from 'node:dns';
+import type { LookupOptions } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 
 /** A host or address the guard refused; the message says why and how the user can allow it. */
@@ -158,7 +158,8 @@ export function checkHost(hostname: string): void {
  */
 export const guardedLookup: LookupFunction = (hostname: string, options: LookupOptions, callback): void => {
   const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : (options.family ?? 0);
-  dnsLookup(hostname, { all: true, family }, (error, addresses) => {
+  // node:dns (and the UDP module it loads) is required on a lookup, not when the tools load.
+  (require('node:dns') as typeof import('node:dns')).lookup(hostname, { all: true, family }, (error, addresses) => {
     if (error) return callback(error, []);
     const blocked = addresses.find(({ address }) => blockedAddressReason(address) !== undefined);
     if (blocked) {

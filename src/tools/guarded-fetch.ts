@@ -6,7 +6,6 @@
  * WHATWG Response, like fetch()'s.
  */
 import { type IncomingMessage, request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { createBrotliDecompress, createGunzip } from 'node:zlib';
@@ -35,7 +34,8 @@ export function guardedGet(url: URL, options: GuardedGetOptions): Promise<Respon
       return Promise.reject(err);
     }
   }
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  // node:https is required here, on a fetch, not when the tools load: a run that fetches nothing starts without it.
+  const send = url.protocol === 'https:' ? (require('node:https') as typeof import('node:https')).request : httpRequest;
   return new Promise((resolve, reject) => {
     const request = send(url, {
       method: 'GET',

@@ -30,14 +30,18 @@ export interface ProtectedPathsOptions {
   configHome?: string;
   /** What `~` means in a command's paths (default: the user's home). */
   home?: string;
-  /** More absolute paths protected wherever they lie, with everything below them (git's hooks folder, config files). */
-  guarded?: readonly string[];
+  /**
+   * More absolute paths protected wherever they lie, with everything below them (git's hooks folder, config files);
+   * a function is asked on the first check (reading them runs git, which a run that touches no path never needs).
+   */
+  guarded?: readonly string[] | (() => readonly string[]);
 }
 
 export class ProtectedPaths {
   private readonly root: string;
   private readonly roots: string[];
-  private readonly guarded: string[];
+  private guardedPaths: string[] | undefined;
+  private readonly options: ProtectedPathsOptions;
   private readonly home: string;
   /** The user's home, as written and real, when the workspace holds it: its config entries are protected. */
   private readonly homes: string[];
@@ -45,9 +49,7 @@ export class ProtectedPaths {
   constructor(options: ProtectedPathsOptions = {}) {
     this.root = path.resolve(options.root ?? '.');
     this.roots = distinct([this.root, realpathAllowingMissing(this.root)]);
-    const linked = PROTECTED_FOLDERS.flatMap((name) => linkTarget(path.join(this.root, name)) ?? []);
-    const guarded = [...(options.configHome ? [options.configHome] : []), ...(options.guarded ?? []), ...linked].map((folder) => path.resolve(folder));
-    this.guarded = distinct([...guarded, ...guarded.map(realpathAllowingMissing)]);
+    this.options = options;
     this.home = options.home ?? homedir();
     this.homes = distinct([path.resolve(this.home), realpathAllowingMissing(path.resolve(this.home))]).filter((home) => this.roots.some((root) => within(home, root)));
   }
@@ -71,6 +73,17 @@ export class ProtectedPaths {
     return distinct([absolute, realpathAllowingMissing(absolute)]).some((candidate) => this.protectedAsWritten(candidate));
   }
 
+  /** The config folder, git's code paths and where the workspace's protected folders link to, as written and real; worked out on first need. */
+  private get guarded(): string[] {
+    if (this.guardedPaths) return this.guardedPaths;
+    const { configHome, guarded: given = [] } = this.options;
+    const linked = PROTECTED_FOLDERS.flatMap((name) => linkTarget(path.join(this.root, name)) ?? []);
+    const named = typeof given === 'function' ? given() : given;
+    const guarded = [...(configHome ? [configHome] : []), ...named, ...linked].map((folder) => path.resolve(folder));
+    this.guardedPaths = distinct([...guarded, ...guarded.map(realpathAllowingMissing)]);
+    return this.guardedPaths;
+  }
+
   private protectedAsWritten(candidate: string): boolean {
     if (this.guarded.some((folder) => within(candidate, folder))) return true;
     for (const home of this.homes) {
@@ -90,9 +103,9 @@ export class ProtectedPaths {
   }
 }
 
-/** Protected paths of a workspace for a user whose environment is `env`, git's code paths included (read once, here). */
+/** Protected paths of a workspace for a user whose environment is `env`, git's code paths included (read once, at the first check). */
 export function protectedPathsFor(root: string, env: NodeJS.ProcessEnv = process.env): ProtectedPaths {
-  const guarded = readRepositoryGitSync(root, env).codePaths;
+  const guarded = (): readonly string[] => readRepositoryGitSync(root, env).codePaths;
   return new ProtectedPaths({ root, configHome: configHome(env), guarded, ...(env.HOME ? { home: env.HOME } : {}) });
 }
 

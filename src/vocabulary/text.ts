@@ -31,3 +31,15 @@ export function clip(text: string, max: number): string {
 export function clipCounted(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text;
 }
+
+/** Names of lower-case letters, digits and dashes: every built-in agent and command. */
+const PLAIN_NAME = /^[a-z0-9-]*$/;
+
+/**
+ * Orders two names as `a.localeCompare(b)` does. Plain names (PLAIN_NAME) compare the same by
+ * code unit, without ICU's collator, whose loading costs a one-shot run milliseconds.
+ */
+export function compareNames(a: string, b: string): number {
+  if (PLAIN_NAME.test(a) && PLAIN_NAME.test(b)) return a < b ? -1 : a > b ? 1 : 0;
+  return a.localeCompare(b);
+}

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -39,6 +39,28 @@ describe('session store', () => {
       coagent: baseAgent('reviewer', reviewer, fx.workspace, tools('read_file', 'task_complete')),
     });
   }
+
+  it('writes meta.json when something in it changed, every time, and leaves it alone when only the time would', () => {
+    const store = new SessionStore({ dataHome: data });
+    const meta = join(data, 'sessions', fx.session.id, 'meta.json');
+    fx.session.title = 'First title';
+    const handle = store.attach(fx.session);
+    const written = statSync(meta);
+    handle.save();
+    assert.equal(statSync(meta).ino, written.ino, 'an unchanged session is not written again');
+    fx.session.title = 'Second title';
+    handle.save();
+    assert.equal(store.list()[0]!.title, 'Second title');
+    fx.session.title = 'First title';
+    handle.save();
+    assert.equal(store.list()[0]!.title, 'First title', 'a change back is a change too');
+    handle.close();
+    const again = store.attach(fx.session);
+    rmSync(meta);
+    again.save();
+    assert.equal(store.list()[0]!.title, 'First title', 'a meta.json removed behind its back is written again');
+    again.close();
+  });
 
   it('persists every agent, lists newest first, loads and continues the same session', async () => {
     const store = new SessionStore({ dataHome: data });

@@ -10,7 +10,8 @@ const bash = builtinTools().find((t) => t.name === 'bash')!;
 
 describe('BaseAgent.executeTurn', () => {
   it('streams a text-only answer and stops with "answered"', async () => {
-    const provider = new ScriptedProvider([{ thinking: 'Easy one.', text: 'Hello there, friend.', usage: { input: 12, output: 5 } }]);
+    // Deltas a millisecond apart, as a model sends them: each reaches the events on its own.
+    const provider = new ScriptedProvider([{ thinking: 'Easy one.', text: 'Hello there, friend.', usage: { input: 12, output: 5 }, delayMs: 1 }]);
     const { events, result } = await runTurn(provider, [echoTool], 'Say hello');
 
     const deltas = eventsOfType(events, 'text_delta').map((e) => e.delta);
@@ -26,6 +27,19 @@ describe('BaseAgent.executeTurn', () => {
     assert.equal(result.usage.output, 5);
     assert.equal(provider.requests[0]!.system, 'You are a test agent.');
     assert.deepEqual(provider.requests[0]!.tools.map((t) => t.name), ['echo']);
+  });
+
+  it('passes on deltas that arrive in one turn of the event loop as one, in order, before the events after them', async () => {
+    const provider = new ScriptedProvider([
+      { thinking: 'Plan: echo.', text: 'Echoing now.', toolCalls: [{ name: 'echo', arguments: { text: 'one' } }] },
+      { text: 'Done.' },
+    ]);
+    const { events } = await runTurn(provider, [echoTool], 'Echo once');
+    const shown = events.filter((e) => ['thinking_delta', 'text_delta', 'tool_call_start', 'turn_complete'].includes(e.type));
+    assert.deepEqual(
+      shown.map((e) => ('delta' in e ? `${e.type}:${e.delta}` : e.type)),
+      ['thinking_delta:Plan: echo.', 'text_delta:Echoing now.', 'tool_call_start', 'text_delta:Done.', 'turn_complete'],
+    );
   });
 
   it('runs tool round trips and feeds results back to the model', async () => {

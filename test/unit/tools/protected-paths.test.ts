@@ -25,6 +25,15 @@ describe('protected paths', () => {
     assert.deepEqual(found(paths, 'src/git.ts', '.github/workflows/ci.yml', '.gitignore', 'docs/.crowd/x'), []);
   });
 
+  it("asks for git's code paths at the first check, once, and protects them from then on", () => {
+    let asked = 0;
+    const paths = new ProtectedPaths({ root, home, guarded: () => (asked++, [path.join(root, '.husky')]) });
+    assert.equal(asked, 0, 'nothing is read before a path is checked');
+    assert.deepEqual(found(paths, '.husky/pre-commit', 'src/index.ts'), ['.husky/pre-commit']);
+    assert.ok(paths.isProtected(path.join(root, '.husky')));
+    assert.equal(asked, 1);
+  });
+
   it('looks through symlinks and resolves relative to the folders a command works in', () => {
     fs.symlinkSync(path.join(root, '.git'), path.join(root, 'link'));
     const paths = new ProtectedPaths({ root, home });
