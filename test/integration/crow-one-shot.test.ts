@@ -1,52 +1,24 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { binarySuite } from '../support/binary-suite';
+import { runCrow } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';
 
 const DIST = resolve(__dirname, '../../dist');
-const CROW = join(DIST, 'crow.js');
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function crow(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<Run> {
-  const child = spawn(process.execPath, [CROW, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((done) => child.on('close', (code) => done({ code, stdout, stderr })));
-}
 
 /** What start-up work may not change in a one-shot run: answer, summary, exit code, the session and its trace. */
 describe('crow run, one-shot, as it starts', () => {
-  let server: FakeLlmServer;
-  let base: string;
-  let workspace: string;
-  let env: NodeJS.ProcessEnv;
-
-  before(async () => (server = await FakeLlmServer.start()));
-  after(() => server.close());
-  beforeEach(() => {
-    server.reset();
-    base = mkdtempSync(join(tmpdir(), 'crow-one-shot-'));
-    workspace = join(base, 'project');
-    mkdirSync(workspace);
-    env = isolatedEnv(join(base, 'home'), { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: server.anthropicBaseUrl, XDG_CACHE_HOME: join(base, 'home', 'cache') });
-  });
-  afterEach(() => rmSync(base, { recursive: true, force: true }));
+  const suite = binarySuite('one-shot');
+  const env = (): NodeJS.ProcessEnv =>
+    isolatedEnv(suite.home, { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: suite.llm.anthropicBaseUrl, XDG_CACHE_HOME: join(suite.home, 'cache') });
+  const crow = (args: string[]) => runCrow(args, env(), suite.root);
 
   it('answers the same from a first start and from the compiled cache: whole answer, grouped counts, exit 0, session and trace kept', async () => {
     const ids: string[] = [];
     for (let run = 0; run < 2; run++) {
-      server.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Hello.' }], usage: { input: 12_345, output: 1_234 } });
-      const result = await crow(['run', 'hi', '--no-undo', '--provider', 'anthropic', '--model', 'claude-test'], env, workspace);
+      suite.llm.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Hello.' }], usage: { input: 12_345, output: 1_234 } });
+      const result = await crow(['run', 'hi', '--no-undo', '--provider', 'anthropic', '--model', 'claude-test']);
       assert.equal(result.code, 0, result.stderr);
       assert.equal(result.stdout, 'Hello.\n', 'the whole answer, flushed before exit');
       assert.match(result.stderr, /context: [\d,]+ of 200,000 tokens/);
@@ -55,13 +27,13 @@ describe('crow run, one-shot, as it starts', () => {
       assert.ok(id, result.stderr);
       ids.push(id);
     }
-    assert.ok(readdirSync(join(base, 'home', 'cache', 'crow-agent', 'compile-cache')).length > 0, 'the second start ran from the cache');
+    assert.ok(readdirSync(join(suite.home, 'cache', 'crow-agent', 'compile-cache')).length > 0, 'the second start ran from the cache');
     for (const id of ids) {
-      const show = await crow(['sessions', 'show', id], env, workspace);
+      const show = await crow(['sessions', 'show', id]);
       assert.equal(show.code, 0, show.stderr);
       assert.match(show.stdout, /hi/);
       assert.match(show.stdout, /Hello\./);
-      const trace = await crow(['trace', id, '--json'], env, workspace);
+      const trace = await crow(['trace', id, '--json']);
       assert.equal(trace.code, 0, trace.stderr);
       assert.match(trace.stdout, /12345/);
     }
@@ -74,8 +46,8 @@ describe('crow run, one-shot, as it starts', () => {
       assert.equal(at, -1, `${name} holds a non-ASCII character on line ${text.slice(0, at).split('\n').length}`);
     }
     // Text the user sees keeps its characters: the escapes are the bundle's, not the output's.
-    server.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Done — déjà vu ✓' }] });
-    const result = await crow(['run', 'hi', '--no-undo', '--provider', 'anthropic', '--model', 'claude-test'], env, workspace);
+    suite.llm.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Done — déjà vu ✓' }] });
+    const result = await crow(['run', 'hi', '--no-undo', '--provider', 'anthropic', '--model', 'claude-test']);
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stdout, 'Done — déjà vu ✓\n');
     assert.match(result.stderr, /◔ builder's context/);
