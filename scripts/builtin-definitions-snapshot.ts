@@ -1,13 +1,15 @@
 /**
  * Writes the snapshot of the built-in agent and slash command definitions
- * (see src/config/builtin-snapshot.ts): `node <this, bundled> <package root>
+ * and of the prompt templates, precompiled (see src/config/builtin-snapshot.ts): `node <this, bundled> <package root>
  * <out file>`. Run by esbuild.mjs after each build, with that build's parsers.
  */
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Handlebars from 'handlebars';
 import { AGENT_PARSERS } from '../src/config/agent-registry';
-import { type BuiltinSnapshot, snapshotEntry } from '../src/config/builtin-snapshot';
+import { type BuiltinSnapshot, snapshotEntry, templateEntry } from '../src/config/builtin-snapshot';
 import { type MarkdownFile, readMarkdownFiles } from '../src/config/markdown-files';
+import { TEMPLATE_OPTIONS } from '../src/config/prompts';
 import { parseCommand } from '../src/config/slash-commands';
 
 const [root, out] = process.argv.slice(2);
@@ -24,4 +26,11 @@ store('commands', (file) => {
   const parsed = parseCommand(file);
   return 'problems' in parsed ? undefined : parsed;
 });
+// The prompt templates, precompiled as the registry compiles them.
+for (const name of readdirSync(join(root, 'prompts')).filter((file) => file.endsWith('.hbs'))) {
+  const path = join(root, 'prompts', name);
+  const text = readFileSync(path, 'utf8');
+  const [entry, value] = templateEntry(root, path, text, Handlebars.precompile(text, TEMPLATE_OPTIONS) as unknown as string);
+  snapshot[entry] = value;
+}
 writeFileSync(out, `${JSON.stringify(snapshot)}\n`);

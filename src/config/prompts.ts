@@ -1,7 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Handlebars from 'handlebars';
+import { builtinTemplate } from './builtin-snapshot';
 import { configHome, projectConfigDir } from './paths';
+
+/** How every prompt template compiles (the build precompiles the built-in ones the same way). */
+export const TEMPLATE_OPTIONS = { noEscape: true, strict: true } as const;
 
 /** Files whose text is given to every agent as the project's own instructions, first found wins. */
 const PROJECT_INSTRUCTION_FILES = ['AGENTS.md', '.crow/instructions.md'];
@@ -13,13 +17,23 @@ const MAX_INSTRUCTIONS_CHARS = 20_000;
  * A template is looked up in the override folders first (project, then
  * user), then in the built-in `prompts/` shipped next to the bundle.
  * Templates compile once, in strict mode: a missing variable is an error.
+ * A built-in template whose text is the one the build precompiled comes from
+ * the build's snapshot instead (builtin-snapshot.ts).
  */
 export class PromptRegistry {
   private readonly compiled = new Map<string, Handlebars.TemplateDelegate>();
   private readonly handlebars = Handlebars.create();
   readonly folders: readonly string[];
 
-  constructor(overrideFolders: readonly string[] = [], builtinFolder: string = findBuiltinPrompts()) {
+  /**
+   * `snapshotFolder` holds the build's snapshot (the bundle's folder; from
+   * the sources there is none, and every template compiles).
+   */
+  constructor(
+    overrideFolders: readonly string[] = [],
+    private readonly builtinFolder: string = findBuiltinPrompts(),
+    private readonly snapshotFolder: string = __dirname,
+  ) {
     this.folders = [...overrideFolders, builtinFolder];
     this.handlebars.registerHelper('eq', (a: unknown, b: unknown) => a === b);
   }
@@ -33,13 +47,27 @@ export class PromptRegistry {
     let template = this.compiled.get(name);
     if (!template) {
       const path = this.locate(name);
-      template = this.handlebars.compile(readFileSync(path, 'utf8'), { noEscape: true, strict: true });
+      const text = readFileSync(path, 'utf8');
+      template = this.precompiled(path, text) ?? this.handlebars.compile(text, TEMPLATE_OPTIONS);
       this.compiled.set(name, template);
     }
     try {
       return template(context).trim() + '\n';
     } catch (err) {
       throw new Error(`Prompt template "${name}" (${this.locate(name)}) failed: ${(err as Error).message}`);
+    }
+  }
+
+  /** The build's precompiled template for a built-in file still as the build read it; undefined otherwise. */
+  private precompiled(path: string, text: string): Handlebars.TemplateDelegate | undefined {
+    if (dirname(path) !== this.builtinFolder) return undefined;
+    const spec = builtinTemplate(dirname(this.builtinFolder), this.snapshotFolder, path, text);
+    if (spec === undefined) return undefined;
+    try {
+      // The spec is JavaScript the build wrote beside the bundle (as trusted as the bundle itself).
+      return this.handlebars.template(new Function(`return ${spec}`)() as TemplateSpecification);
+    } catch {
+      return undefined;
     }
   }
 
