@@ -91,12 +91,7 @@ async function seedFromUserRepository(gitDir: string, workspace: string): Promis
   const original = await stat(user.index);
   await copyFile(user.index, index, constants.COPYFILE_EXCL);
   await chmod(index, PRIVATE_FILE_MODE);
-  // git re-reads a file whose stat data matches its entry only when the entry is as new as the index file itself
-  // ("racily clean"; file times move in coarse ticks). A copy is newer than the index it copies, which would switch
-  // that off for files changed just after the user's last git add: the copy keeps the original's time (rounded down,
-  // which only makes git re-read more).
-  const mtime = new Date(Math.floor(original.mtimeMs));
-  await utimes(index, mtime, mtime);
+  await keepIndexTime(index, original.mtimeMs);
   return true;
 }
 
@@ -122,6 +117,19 @@ async function cleanSeed(git: GitRunner, signal?: AbortSignal): Promise<void> {
   if (flagged.length > 0) {
     await git.run(['update-index', '-z', '--no-assume-unchanged', '--no-skip-worktree', '--stdin'], { input: input(flagged), signal });
   }
+}
+
+/**
+ * Gives a git index written again (a copy, a restore) the time of the index
+ * its content came from. git re-reads a file whose stat data matches its
+ * entry only when the entry is as new as the index file itself ("racily
+ * clean"; git compares times in whole seconds): a newer index file would
+ * switch that off for files changed in the second of the last `git add`.
+ * Rounded down, which only makes git re-read more.
+ */
+export async function keepIndexTime(index: string, mtimeMs: number): Promise<void> {
+  const mtime = new Date(Math.floor(mtimeMs));
+  await utimes(index, mtime, mtime);
 }
 
 /** Forgets an index git could not use (a seed whose blobs the user's repository no longer has, say); the next track rebuilds it from the files. */

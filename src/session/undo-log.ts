@@ -1,3 +1,11 @@
+/** A copy of the user's git index: its path, its content (a blob of the shadow) and the index file's time then. */
+export interface SavedIndex {
+  path: string;
+  blob: string;
+  /** Put back with the content (see keepIndexTime); absent in logs of earlier versions. */
+  mtimeMs?: number;
+}
+
 /**
  * Where `crow undo` finds what to go back to: an append-only JSON-lines log
  * per workspace, under <dataHome>/undo/<key>.jsonl. A prompt's undo point is
@@ -40,7 +48,7 @@ export interface UndoEntry {
   /** Files commands changed that no tool had changed before in the prompt. */
   commandPaths: string[];
   /** The user's git index, saved before a command of the prompt changed it. */
-  userIndex?: { path: string; blob: string };
+  userIndex?: SavedIndex;
   /** What the prompt changed that undo cannot put back, and why, as a person reads it. */
   gaps: string[];
   /** The point's id (entries of earlier versions have none). */
@@ -71,7 +79,7 @@ type UndoRecord =
   | { point: string; step: UndoStep }
   | { point: string; mark: string; seq: number }
   | { point: string; undone: number }
-  | { point: string; userIndex: { path: string; blob: string }; seq?: number }
+  | { point: string; userIndex: SavedIndex; seq?: number }
   | { point: string; gap: string };
 
 export interface UndoLogOptions {
@@ -133,7 +141,7 @@ export class UndoLog {
     return this.append({ point, undone: seq });
   }
 
-  userIndex(point: string, userIndex: { path: string; blob: string }, seq?: number): Promise<void> {
+  userIndex(point: string, userIndex: SavedIndex, seq?: number): Promise<void> {
     return this.append({ point, userIndex, ...(seq !== undefined ? { seq } : {}) });
   }
 
@@ -276,7 +284,7 @@ function validRecord(record: Record<string, unknown>): boolean {
   if (Array.isArray(record.commandPaths)) return record.commandPaths.every((path) => typeof path === 'string');
   if (Array.isArray(record.files)) return record.files.every(isFileState);
   const index = record.userIndex as Record<string, unknown> | undefined;
-  return typeof index?.path === 'string' && typeof index.blob === 'string';
+  return typeof index?.path === 'string' && typeof index.blob === 'string' && (index.mtimeMs === undefined || typeof index.mtimeMs === 'number');
 }
 
 function isSeq(value: unknown): boolean {

@@ -12,8 +12,9 @@ import { relative } from 'node:path';
 import type { FileChange } from '../tools/undo-recorder';
 import type { FileState } from './file-states';
 import type { DiffStat, GitSnapshotManager } from './git-snapshots';
+import { keepIndexTime } from './shadow-repository';
 import { RestoreError } from './snapshot-restore';
-import type { UndoEntry, UndoLog } from './undo-log';
+import type { SavedIndex, UndoEntry, UndoLog } from './undo-log';
 
 /** A file a restore will change, from the restore's point of view, with its line counts. */
 export type PlannedChange = FileChange & Omit<DiffStat, 'path'>;
@@ -117,7 +118,7 @@ export async function indexDiffers(snapshots: GitSnapshotManager, index: { path:
 }
 
 /** Writes the saved index in place, atomically; refuses while git holds its lock. */
-export async function restoreUserIndex(snapshots: GitSnapshotManager, index: { path: string; blob: string }, signal: AbortSignal): Promise<void> {
+export async function restoreUserIndex(snapshots: GitSnapshotManager, index: SavedIndex, signal: AbortSignal): Promise<void> {
   if (existsSync(`${index.path}.lock`)) throw new Error('git is using the index (index.lock exists); run undo again once it is done');
   const content = await snapshots.readBlob(index.blob, signal);
   const mode = await stat(index.path).then(
@@ -126,6 +127,8 @@ export async function restoreUserIndex(snapshots: GitSnapshotManager, index: { p
   );
   const temp = `${index.path}.crow-undo-${process.pid}`;
   await writeFile(temp, content, { mode });
+  // The index's own time comes back with its content (an entry from an older log has none to give).
+  if (index.mtimeMs !== undefined) await keepIndexTime(temp, index.mtimeMs);
   await rename(temp, index.path);
 }
 

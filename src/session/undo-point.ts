@@ -121,6 +121,7 @@ interface IndexMark {
   path: string;
   /** mtime, size and inode: what changes when git rewrites the file. */
   stamp: string;
+  mtimeMs: number;
 }
 
 /** One prompt's undo point. */
@@ -134,7 +135,8 @@ export class UndoPoint {
   private untracked: string | undefined;
   private repository: Promise<UserRepository | undefined> | undefined;
   /** A copy of the user's index as it was before the prompt's first command (kept as a blob only if a command changes it). */
-  private indexCopy: Promise<string | undefined> | undefined;
+  /** The prompt's copy of the user's git index (made at its first command) and that index's time then. */
+  private indexCopy: Promise<{ file: string; mtimeMs: number } | undefined> | undefined;
   private indexSaved = false;
   /** Recorded changes so far (file tools and commands): an early track from before the last one is stale. */
   private changes = 0;
@@ -177,7 +179,7 @@ export class UndoPoint {
 
   /** Drops the copy of the user's index: the point is over (a command that changed the index has kept it as a blob). */
   release(): void {
-    void this.indexCopy?.then((copy) => (copy ? rm(copy, { force: true }) : undefined));
+    void this.indexCopy?.then((copy) => (copy ? rm(copy.file, { force: true }) : undefined));
   }
 
   /** A checkpoint here, between the steps before and after it; returns its id (the log line follows). */
@@ -287,7 +289,7 @@ export class UndoPoint {
     const copy = await this.indexCopy;
     if (index && copy && !this.indexSaved && (await indexMark(index.path))?.stamp !== index.stamp) {
       this.indexSaved = true;
-      await this.log.userIndex(id, { path: index.path, blob: await this.snapshots.saveFile(copy, signal) }, seq);
+      await this.log.userIndex(id, { path: index.path, blob: await this.snapshots.saveFile(copy.file, signal), mtimeMs: copy.mtimeMs }, seq);
     }
     return paths;
   }
@@ -364,7 +366,7 @@ export class UndoPoint {
     this.indexCopy ??= copyFile(repository.index, copy)
       .then(() => chmod(copy, PRIVATE_FILE_MODE))
       .then(
-        () => copy,
+        () => ({ file: copy, mtimeMs: mark.mtimeMs }),
         () => undefined,
       );
     await this.indexCopy;
@@ -374,5 +376,5 @@ export class UndoPoint {
 
 async function indexMark(path: string): Promise<IndexMark | undefined> {
   const stats = await stat(path).catch(() => undefined);
-  return stats ? { path, stamp: `${stats.mtimeMs}:${stats.size}:${stats.ino}` } : undefined;
+  return stats ? { path, stamp: `${stats.mtimeMs}:${stats.size}:${stats.ino}`, mtimeMs: stats.mtimeMs } : undefined;
 }

@@ -130,6 +130,29 @@ describe('undo points', () => {
     assert.equal(git('status', '--porcelain'), 'A  notes.md\n');
   });
 
+  it("puts back the user's git index as their git can trust it: a file changed in the second of their git add still shows as changed", async () => {
+    // git compares times in whole seconds and re-reads a file matching its entry only when the entry is as new as the index file.
+    const second = (): number => Math.floor(Date.now() / 1000);
+    const nextSecond = async (after: number): Promise<void> => {
+      while (second() === after) await new Promise((resolve) => setTimeout(resolve, 20));
+    };
+    git('init', '--quiet');
+    while (Date.now() % 1000 > 400) await new Promise((resolve) => setTimeout(resolve, 20));
+    const added = second();
+    write('same.txt', 'x1\n');
+    git('add', 'same.txt');
+    write('same.txt', 'x2\n');
+    assert.equal(second(), added, 'the add and the change fell in one second');
+    assert.equal(git('diff', '--name-only'), 'same.txt\n');
+    await nextSecond(added);
+    start();
+    await bash('git add -A');
+    assert.equal(git('diff', '--name-only'), '');
+    await nextSecond(second());
+    await (await plan()).apply(signal);
+    assert.equal(git('diff', '--name-only'), 'same.txt\n', 'the change git add had not staged is seen again');
+  });
+
   it('starts the shadow index from the repository, so a file git is told to skip is still recorded', async () => {
     git('init', '--quiet');
     git('add', '.');
