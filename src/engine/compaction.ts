@@ -160,7 +160,7 @@ async function compact(scope: CompactionScope, build: () => LlmRequest, limit: n
     const trimmed = build();
     if (limit > 0 && estimateTokens(trimmed) <= limit) return announce(trimmed, 'trimmed old tool outputs');
   }
-  const written = upTo > 0 && !alreadySummarised(session.view().entries, upTo) ? await summarise(scope, upTo, build()) : undefined;
+  const written = upTo > 0 && !alreadySummarised(view.entries, upTo) ? await summarise(scope, upTo, build()) : undefined;
   if (written && 'summary' in written) {
     session.append({ kind: 'compaction', upTo, note: settings.prompts.note(written.summary), at: Date.now() });
     return announce(build(), `summarised ${upTo} earlier entries`);
