@@ -23,12 +23,13 @@
  * (their contents belong to their own history) and crow's data folder when
  * it lies inside the workspace (a home folder opened as a workspace).
  */
-import { lstat, readFile, realpath, stat } from 'node:fs/promises';
+import { readFile, realpath, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { dataHome } from '../config/paths';
 import type { FileChange } from '../tools/undo-recorder';
 import { type FileState, fileStates, statesAt, treeOf } from './file-states';
 import { GitError, GitRunner } from './git-runner';
+import { changedAmong, changedSinceLastTrack, fileSize, nulSplit, stage } from './index-track';
 import { initShadow, inside, resetShadowIndex, seedShadow, type ShadowOptions } from './shadow-repository';
 import { applyRestore, parseRawDiff, type TreeChange } from './snapshot-restore';
 import { TreeCache } from './git-trees';
@@ -237,12 +238,12 @@ export class GitSnapshotManager {
       }
       // The index is what the last track left, untouched by anyone since (another crow on this folder): it can be asked about named paths only.
       const indexed = last !== undefined && !last.indexBehind && last.index === (await this.indexStamp());
-      const changed = Array.isArray(watched.changed) && indexed ? await this.changedAmong(watched.changed, signal) : await this.changedSinceLastTrack(signal);
+      const changed = Array.isArray(watched.changed) && indexed ? await changedAmong(this.git, watched.changed, signal) : await changedSinceLastTrack(this.git, signal);
       if (changed.length === 0 && last && indexed) {
         this.lastTree = { ...last, ...mark };
         return last.id;
       }
-      await this.stage(changed, signal);
+      await stage(this.git, this.workspace, this.maxFileBytes, changed, signal);
       const id = (await this.git.text(['write-tree'], { signal })).trim();
       this.lastTree = { id, index: await this.indexStamp(), ...mark };
       return id;
@@ -294,56 +295,6 @@ export class GitSnapshotManager {
     if (!this.startWatcher || this.closed) return Promise.resolve(undefined);
     this.watching ??= this.startWatcher(this.workspace).catch(() => undefined);
     return this.watching;
-  }
-
-  /**
-   * As changedSinceLastTrack, only at (and under) these workspace-relative
-   * paths, in one git process (each reads the whole index): a file whose
-   * stat data changed but whose content did not is left as it is.
-   */
-  private async changedAmong(paths: readonly string[], signal?: AbortSignal): Promise<string[]> {
-    if (paths.length === 0) return [];
-    const specs = paths.map((path) => `:(top,literal)${path}`);
-    const listed = await this.git.text(['ls-files', '-z', '--modified', '--deleted', '--others', '--exclude-standard', '--', ...specs], { signal });
-    return [...new Set(nulSplit(listed))];
-  }
-
-  /** Tracked files whose stat data changed (or that are gone) and files git does not know yet; nested repositories end in '/'. */
-  private async changedSinceLastTrack(signal?: AbortSignal): Promise<string[]> {
-    const [modified, others] = await Promise.all([
-      this.git.text(['diff-files', '--name-only', '-z'], { signal }),
-      this.git.text(['ls-files', '-z', '--others', '--exclude-standard'], { signal }),
-    ]);
-    return [...new Set([...nulSplit(modified), ...nulSplit(others)])];
-  }
-
-  /**
-   * Puts the changed paths into the shadow index: new and changed files
-   * re-read, vanished ones dropped, and files over the size cap left out
-   * (dropped if they were in). Nested repositories are never entered.
-   */
-  private async stage(paths: readonly string[], signal?: AbortSignal): Promise<void> {
-    const files = paths.filter((path) => !path.endsWith('/'));
-    if (files.length === 0) return;
-    const sizes = await Promise.all(files.map((path) => fileSize(join(this.workspace, path))));
-    const oversized = files.filter((_, i) => sizes[i]! > this.maxFileBytes);
-    const kept = files.filter((_, i) => sizes[i]! <= this.maxFileBytes);
-    if (oversized.length > 0) {
-      await this.git.run(['update-index', '-z', '--force-remove', '--stdin'], { input: nulJoin(oversized), signal });
-    }
-    if (kept.length === 0) return;
-    try {
-      // --replace: a file may take the place of a folder; --remove: a path with nothing on disk leaves the index.
-      await this.git.run(['update-index', '-z', '--add', '--remove', '--replace', '--stdin'], { input: nulJoin(kept), signal });
-    } catch (err) {
-      if (!(err instanceof GitError) || err.timedOut) throw err;
-      // A file that cannot be read or vanished mid-way: --ignore-errors leaves it out (exit 1) instead of losing the snapshot.
-      await this.git.run(['add', '-A', '--ignore-errors', '--pathspec-from-file=-', '--pathspec-file-nul'], {
-        input: nulJoin(kept.map((path) => `:(top,literal)${path}`)),
-        signal,
-        okExitCodes: [0, 1],
-      });
-    }
   }
 
   /** The shadow repository ready for tracks: created, configured and its index seeded. */
@@ -416,18 +367,3 @@ export function snapshotId(id: string): string {
   return id;
 }
 
-/** Size in bytes; -1 when there is nothing at `path`. */
-async function fileSize(path: string): Promise<number> {
-  return lstat(path).then(
-    (stats) => stats.size,
-    () => -1,
-  );
-}
-
-function nulSplit(text: string): string[] {
-  return text.split('\0').filter((part) => part !== '');
-}
-
-function nulJoin(parts: readonly string[]): string {
-  return parts.map((part) => `${part}\0`).join('');
-}
