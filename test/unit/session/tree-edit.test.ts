@@ -88,6 +88,24 @@ describe('a track from the paths a watcher names', () => {
     });
   }
 
+  it("records a name with a line break (which git's line protocol cannot carry) through the index, as a scan does", async () => {
+    const answers: Array<string[] | 'unknown'> = [];
+    const watched = new GitSnapshotManager({ workspace: ws, dataHome: join(base, 'watched'), watch: recorded(answers) });
+    try {
+      await watched.track();
+      const index = statSync(join(watched.gitDir, 'index'));
+      write('src/two\nlines.js', 'hostile name\n');
+      write('src/a.js', 'a2\n');
+      const after = await watched.track();
+      assert.ok(Array.isArray(answers.at(-1)) && answers.at(-1)!.includes('src/two\nlines.js'), JSON.stringify(answers));
+      assert.notEqual(statSync(join(watched.gitDir, 'index')).mtimeMs, index.mtimeMs, 'the index recorded it, not an edit');
+      const scanned = await new GitSnapshotManager({ workspace: ws, dataHome: join(base, 'scanned') }).track();
+      assert.equal(after, scanned);
+    } finally {
+      await watched.close();
+    }
+  });
+
   it('never takes a tree git cannot find for an empty folder: the track falls back and keeps every file', async () => {
     const answers: Array<string[] | 'unknown'> = [];
     const watched = new GitSnapshotManager({ workspace: ws, dataHome: join(base, 'watched'), watch: recorded(answers) });
