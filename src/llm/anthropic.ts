@@ -6,7 +6,9 @@ import type {
   RawContentBlockStartEvent,
   RawMessageStreamEvent,
 } from '@anthropic-ai/sdk/resources/messages';
+import type { ErrorType } from '@anthropic-ai/sdk/resources/shared';
 import { toAnthropicParams } from './anthropic-format';
+import { parseEventData, sseBatches } from './sse';
 import {
   type HttpProviderOptions,
   type PartialResponse,
@@ -57,13 +59,55 @@ export class AnthropicProvider implements Provider {
     return resilientStream(
       {
         profile: this.profile,
-        open: (attemptSignal) => this.client.messages.create(params(), { signal: attemptSignal }),
+        open: async (attemptSignal) => wireEvents(await this.client.messages.create(params(), { signal: attemptSignal }).asResponse()),
         newAccumulator: () => new AnthropicAccumulator(),
       },
       signal,
       this.policy,
     );
   }
+}
+
+/**
+ * The Messages API's stream events, a batch per network read (see sse.ts).
+ * As the SDK's own reader does: `ping` and messages without an event name
+ * are skipped, and an `error` event (which the API may send once the stream
+ * has begun, e.g. overloaded_error) is thrown as the SDK's APIError, with no
+ * status, so it is judged as the SDK would have raised it. Documented at
+ * https://docs.anthropic.com/en/api/messages-streaming ("Ping events",
+ * "Error events").
+ */
+async function* wireEvents(response: Response): AsyncGenerator<RawMessageStreamEvent[], void, undefined> {
+  if (!response.body) throw new Error('the response to a streamed request had no body');
+  for await (const messages of sseBatches(response.body)) {
+    const events: RawMessageStreamEvent[] = [];
+    // What came before a failure in the same read is handed on first, as it would be had it come in a read of its own.
+    let failure: Error | undefined;
+    for (const { event, data } of messages) {
+      if (event === undefined || event === 'ping' || data === '') continue;
+      try {
+        if (event === 'error') throw streamError(data, response.headers);
+        events.push(parseEventData(data, event) as RawMessageStreamEvent);
+      } catch (error) {
+        failure = error as Error;
+        break;
+      }
+    }
+    if (events.length > 0) yield events;
+    if (failure) throw failure;
+  }
+}
+
+/** An `error` event as the SDK raises it: its body parsed when it is JSON, else the text as it came. */
+function streamError(data: string, headers: Headers): InstanceType<typeof Anthropic.APIError> {
+  let body: unknown = data;
+  try {
+    body = JSON.parse(data);
+  } catch {
+    // Not JSON: the text is all the server said.
+  }
+  const type = (body as { error?: { type?: unknown } } | null)?.error?.type;
+  return new Anthropic.APIError(undefined, body as object, undefined, headers, typeof type === 'string' ? (type as ErrorType) : undefined);
 }
 
 const NO_EVENTS: StreamEvent[] = [];

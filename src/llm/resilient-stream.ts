@@ -69,8 +69,12 @@ export interface WireAccumulator<W> {
 
 export interface WireSource<W> {
   profile: ProviderProfile;
-  /** Sends the request and resolves once the response stream is open. Both must honour `signal`. */
-  open(signal: AbortSignal): Promise<AsyncIterable<W>>;
+  /**
+   * Sends the request and resolves once the response stream is open; the
+   * stream gives its events in batches, all that one network read brought.
+   * Both must honour `signal`.
+   */
+  open(signal: AbortSignal): Promise<AsyncIterable<readonly W[]>>;
   newAccumulator(): WireAccumulator<W>;
 }
 
@@ -116,13 +120,13 @@ async function* runAttempt<W>(
   let timeToFirstTokenMs: number | undefined;
   let failure: { error: unknown } | undefined;
   try {
-    const events = await source.open(watchdog.signal);
-    for await (const event of events) {
+    const batches = await source.open(watchdog.signal);
+    for await (const batch of batches) {
       watchdog.touch();
-      for (const out of accumulator.accept(event)) {
-        timeToFirstTokenMs ??= Math.round(performance.now() - startedAt);
-        yield out;
-      }
+      const produced = joinedDeltas(batch, accumulator);
+      if (produced.length === 0) continue;
+      timeToFirstTokenMs ??= Math.round(performance.now() - startedAt);
+      yield* produced;
     }
   } catch (error) {
     failure = { error };
@@ -156,6 +160,32 @@ async function* runAttempt<W>(
     return end('error', 'the stream ended before the model finished; partial output kept');
   }
   return end(partial.stopReason);
+}
+
+/**
+ * What one batch of wire events produced, with text (or thinking) deltas
+ * that follow each other joined: they arrived together, so nobody could have
+ * seen them apart, and every later stage then handles one event per network
+ * read instead of one per token.
+ */
+function joinedDeltas<W>(batch: readonly W[], accumulator: WireAccumulator<W>): StreamEvent[] {
+  const produced: StreamEvent[] = [];
+  let joining: { type: 'text_delta' | 'thinking_delta'; delta: string } | undefined;
+  for (const event of batch) {
+    for (const out of accumulator.accept(event)) {
+      if (out.type !== 'text_delta' && out.type !== 'thinking_delta') {
+        joining = undefined;
+        produced.push(out);
+      } else if (joining?.type === out.type) {
+        joining.delta += out.delta;
+      } else {
+        // A fresh object: the accumulator's event is not ours to change.
+        joining = { type: out.type, delta: out.delta };
+        produced.push(joining);
+      }
+    }
+  }
+  return produced;
 }
 
 /**

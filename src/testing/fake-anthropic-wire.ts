@@ -1,7 +1,8 @@
 /**
  * Anthropic Messages wire encoding for the fake LLM server: streamed SSE
  * events with `event:` lines (the SDK ignores data-only events), non-streamed
- * message bodies, and `{ type: 'error', error: { type, message } }` errors.
+ * message bodies, and `{ type: 'error', error: { type, message } }` errors,
+ * as a response body or as an `error` event inside a stream.
  */
 import type { WireBlock, WireFormat, WireReply } from './fake-wire';
 import type { Refusal } from './wire-rules';
@@ -20,7 +21,12 @@ export const anthropicWire: WireFormat = {
   messageIdPrefix: 'msg_fake_',
   toolCallIdPrefix: 'toolu_',
 
-  /** message_start, then start / deltas / stop per content block, message_delta, message_stop. */
+  /**
+   * message_start, a ping, then start / deltas / stop per content block,
+   * message_delta, message_stop. The API sends a ping after message_start
+   * and may send more anywhere (https://docs.anthropic.com/en/api/messages-streaming,
+   * "Ping events"); a client must skip them.
+   */
   streamEvents(reply: WireReply): string[] {
     const { usage } = reply;
     const events = [
@@ -42,6 +48,7 @@ export const anthropicWire: WireFormat = {
           },
         },
       }),
+      sseEvent({ type: 'ping' }),
     ];
     reply.blocks.forEach((block, index) => {
       events.push(sseEvent({ type: 'content_block_start', index, content_block: emptyBlock(block) }));
@@ -83,6 +90,11 @@ export const anthropicWire: WireFormat = {
 
   errorBody(refusal: Refusal): unknown {
     return { type: 'error', error: { type: refusal.type, message: refusal.message } };
+  },
+
+  /** An `error` event, e.g. overloaded_error, sent with the 200 status already out (the API's "Error events"). */
+  streamError(refusal: Refusal): string {
+    return sseEvent(this.errorBody(refusal) as { type: string });
   },
 };
 

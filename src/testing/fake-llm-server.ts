@@ -228,7 +228,16 @@ export class FakeLlmServer {
     this.strict.settle(api, body, resolved, reply.usage?.input !== undefined);
     const streaming = body.stream === true;
     const events = streaming ? wire.streamEvents(resolved, body) : [JSON.stringify(wire.responseBody(resolved))];
-    await play(res, streaming ? 'text/event-stream' : 'application/json', events, { latencyMs: reply.latencyMs ?? 0, pauses: reply.pauses ?? [], fault: reply.fault });
+    let { fault } = reply;
+    if (fault?.kind === 'error_after') {
+      const status = fault.status ?? 529;
+      const refusal = wire.refusalFor(status, fault.message ?? `fake LLM server: scripted in-stream error ${status}`);
+      // Without a stream there is no "after": the error is the response, as a server failing before its body answers.
+      if (!streaming) return sendJson(res, status, wire.errorBody(refusal));
+      events.splice(fault.events, Infinity, wire.streamError(refusal));
+      fault = undefined;
+    }
+    await play(res, streaming ? 'text/event-stream' : 'application/json', events, { latencyMs: reply.latencyMs ?? 0, pauses: reply.pauses ?? [], fault });
   }
 }
 

@@ -72,6 +72,9 @@ export function openaiWire(profile: ChatServerProfile): WireFormat {
     },
 
     errorBody: (refusal: Refusal): unknown => profile.errorBody(refusal),
+
+    /** A data line holding the error object, which the SDK raises as an APIError; no [DONE] follows. */
+    streamError: (refusal: Refusal): string => dataEvent(profile.errorBody(refusal) as object),
   };
 }
 

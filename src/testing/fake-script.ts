@@ -27,7 +27,14 @@ export type Fault =
   /** Send N events, then end the response cleanly, without the rest (stop reason, [DONE], message_stop). */
   | { kind: 'truncate_after'; events: number }
   /** Send N events, then nothing more until the client goes away or the server closes. */
-  | { kind: 'stall_after'; events: number };
+  | { kind: 'stall_after'; events: number }
+  /**
+   * Send N events, then the error a server sends once the stream has begun
+   * (status 200 already sent), then end the response. Its type follows
+   * `status` as an HTTP error's would (default 529: Anthropic's
+   * overloaded_error, OpenAI's server_error).
+   */
+  | { kind: 'error_after'; events: number; status?: number; message?: string };
 
 
 export interface ScriptedResponse {

@@ -45,4 +45,6 @@ export interface WireFormat {
   refusalFor(status: number, message: string): Refusal;
   /** The JSON body of an error response. */
   errorBody(refusal: Refusal): unknown;
+  /** The SSE event that reports an error inside a stream already under way. */
+  streamError(refusal: Refusal): string;
 }

@@ -350,6 +350,9 @@ describe('FakeLlmServer', () => {
   });
 
   describe('faults', () => {
+    /** Of the first `n` wire events, those an SDK yields: Anthropic's ping (event 2) is skipped. */
+    const yielded = (api: FakeApi, n: number): number => (api === 'anthropic' && n >= 2 ? n - 1 : n);
+
     for (const api of ['openai', 'anthropic'] as const) {
       describe(`through the ${api} SDK`, () => {
         it('drop_before_first_byte makes the SDK throw a connection error', async () => {
@@ -366,13 +369,13 @@ describe('FakeLlmServer', () => {
           // Not an APIError: undici's own error for a body cut short.
           assert.ok(error instanceof TypeError);
           assert.equal(error.message, 'terminated');
-          assert.equal(events.length, 3);
+          assert.equal(events.length, yielded(api, 3));
         });
 
         it('truncate_after ends the stream cleanly without a stop reason', async () => {
           server.enqueue(api, { ...text12, fault: { kind: 'truncate_after', events: 4 } });
           const events = await collect(await openStream[api]());
-          assert.equal(events.length, 4);
+          assert.equal(events.length, yielded(api, 4));
           assert.ok(!events.some(isStop[api]));
         });
 
@@ -392,7 +395,7 @@ describe('FakeLlmServer', () => {
         });
 
         it('stall_after leaves the client waiting until it aborts', async () => {
-          server.enqueue(api, { ...text12, fault: { kind: 'stall_after', events: 2 } });
+          server.enqueue(api, { ...text12, fault: { kind: 'stall_after', events: 3 } });
           const abort = new AbortController();
           const events: unknown[] = [];
           let settled = false;
@@ -402,13 +405,47 @@ describe('FakeLlmServer', () => {
 
           await delay(200);
           assert.equal(settled, false, 'the client should still be waiting');
-          assert.equal(events.length, 2);
+          assert.equal(events.length, yielded(api, 3));
           abort.abort();
           await consumed;
           assert.ok(!events.some(isStop[api]));
         });
+
+        it('error_after sends the API’s in-stream error after N events, which the SDK raises without a status', async () => {
+          server.enqueue(api, { ...text12, fault: { kind: 'error_after', events: 3, message: 'Overloaded' } });
+          const events: unknown[] = [];
+          const error = await collect(await openStream[api](), events).catch((error: unknown) => error);
+          const APIError = api === 'openai' ? OpenAI.APIError : Anthropic.APIError;
+          assert.ok(error instanceof APIError, String(error));
+          assert.equal(error.status, undefined);
+          assert.match(error.message, /Overloaded/);
+          if (error instanceof Anthropic.APIError) assert.equal(error.type, 'overloaded_error');
+          else assert.equal((error.error as { type?: string }).type, 'server_error');
+          assert.equal(events.length, yielded(api, 3));
+        });
+
+        it('error_after on a request that does not stream answers with the error status', async () => {
+          server.enqueue(api, { ...text12, fault: { kind: 'error_after', events: 0, status: 500, message: 'boom' } });
+          const request = api === 'openai'
+            ? openai().chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] })
+            : anthropic().messages.create({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] });
+          const error = await request.then(() => undefined, (error: unknown) => error);
+          assert.ok(error instanceof (api === 'openai' ? OpenAI.APIError : Anthropic.APIError));
+          assert.equal(error.status, 500);
+        });
       });
     }
+
+    it('sends a ping after message_start on the anthropic stream, as the API does', async () => {
+      server.enqueue('anthropic', text12);
+      const response = await fetch(`${server.anthropicBaseUrl}/v1/messages`, {
+        method: 'POST',
+        headers: { 'x-api-key': 'sk-ant-test', 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify({ model: 'm', max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      const names = (await response.text()).split('\n\n').filter(Boolean).map((event) => event.split('\n')[0]);
+      assert.deepEqual(names.slice(0, 3), ['event: message_start', 'event: ping', 'event: content_block_start']);
+    });
 
     it('counts the requests open at the same time: overlapping ones, not ones made one after the other', async () => {
       server.enqueue('openai', text12, text12);
@@ -454,9 +491,9 @@ describe('FakeLlmServer', () => {
       const started = performance.now();
       const arrivals: number[] = [];
       for await (const _ of await anthropicStream()) arrivals.push(performance.now() - started);
-      // message_start, block start, 2 deltas, block stop, message_delta, message_stop
+      // message_start, block start, 2 deltas, block stop, message_delta, message_stop (and a ping the SDK skips)
       assert.equal(arrivals.length, 7);
-      assert.ok(arrivals.at(-1)! >= 7 * 15 - 5, `all events arrived after ${arrivals.at(-1)} ms`);
+      assert.ok(arrivals.at(-1)! >= 8 * 15 - 5, `all events arrived after ${arrivals.at(-1)} ms`);
       assert.ok(arrivals.at(-1)! - arrivals[0]! >= 6 * 15 - 5, 'events arrived spread out');
     });
 
@@ -479,8 +516,8 @@ describe('FakeLlmServer', () => {
     }
 
     const paths: Record<FakeApi, string> = { openai: '/v1/chat/completions', anthropic: '/v1/messages' };
-    // role chunk, finish chunk, [DONE] | message_start, block start and stop, message_delta, message_stop
-    const framingEvents: Record<FakeApi, number> = { openai: 3, anthropic: 5 };
+    // role chunk, finish chunk, [DONE] | message_start, ping, block start and stop, message_delta, message_stop
+    const framingEvents: Record<FakeApi, number> = { openai: 3, anthropic: 6 };
 
     for (const api of ['openai', 'anthropic'] as const) {
       // Throughput is measured in bench/ (timings never decide a test); here: every chunk arrives, framed.

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { AnthropicProvider } from '../../src/llm/anthropic';
 import { OpenAIProvider } from '../../src/llm/openai';
 import type { HttpProviderOptions } from '../../src/llm/resilient-stream';
@@ -62,7 +64,8 @@ const cases: ProviderCase[] = [
   {
     api: 'anthropic',
     envVar: 'ANTHROPIC_API_KEY',
-    eventsBeforeText: 2,
+    // message_start, ping, content_block_start.
+    eventsBeforeText: 3,
     create: (server, options) => new AnthropicProvider({ ...testOptions, baseURL: server.anthropicBaseUrl, ...options }),
   },
 ];
@@ -81,11 +84,16 @@ describe('LLM providers against the fake server', () => {
       const enqueue = (...replies: ScriptedReply[]): void => void server.enqueue(api, ...replies);
       const textReply: ScriptedReply = { blocks: [{ type: 'text', text: 'Hello, streaming world!' }], chunkSize: 5 };
 
-      it('streams text deltas in order and ends with the full response', async () => {
-        enqueue({ ...textReply, model: 'served-model' });
+      it('streams text deltas as they arrive and ends with the full response', async () => {
+        enqueue({ ...textReply, model: 'served-model', latencyMs: 10 });
         const { events, response } = await run(create(server));
 
-        assert.deepEqual(deltas(events, 'text_delta'), ['Hello', ', str', 'eamin', 'g wor', 'ld!']);
+        const streamed = deltas(events, 'text_delta');
+        assert.equal(streamed.join(''), 'Hello, streaming world!');
+        assert.ok(streamed.length > 1, `one delta for a paced stream: ${JSON.stringify(streamed)}`);
+        // Pieces that reached the client together may be one delta, but a delta never splits a piece the server sent.
+        const cuts = streamed.slice(0, -1).map((_, i) => streamed.slice(0, i + 1).join('').length);
+        for (const cut of cuts) assert.equal(cut % 5, 0, `a delta ends inside a piece: ${JSON.stringify(streamed)}`);
         assert.deepEqual(response.content, [{ type: 'text', text: 'Hello, streaming world!' }]);
         assert.equal(response.stopReason, 'end_turn');
         assert.equal(response.responseModel, 'served-model');
@@ -94,6 +102,14 @@ describe('LLM providers against the fake server', () => {
         const [sent] = server.requestsFor(api);
         assert.equal(sent!.body.model, 'test-model');
         assert.equal(sent!.body.stream, true);
+      });
+
+      it('passes on the text of one network read as one delta', async () => {
+        enqueue(textReply);
+        const { events, response } = await run(create(server));
+
+        assert.deepEqual(deltas(events, 'text_delta'), ['Hello, streaming world!']);
+        assert.deepEqual(response.content, [{ type: 'text', text: 'Hello, streaming world!' }]);
       });
 
       it('streams thinking before text and keeps it in the response', async () => {
@@ -215,6 +231,27 @@ describe('LLM providers against the fake server', () => {
         assert.equal(server.requestsFor(api).length, 1);
       });
 
+      it('retries an error the server sends inside the stream before any output', async () => {
+        enqueue({ ...textReply, fault: { kind: 'error_after', events: eventsBeforeText, message: 'Overloaded' } }, textReply);
+        const { events, response } = await run(create(server));
+
+        assert.match(retries(events)[0]!.reason, /sent an error in the stream: Overloaded$/);
+        assert.equal(response.stopReason, 'end_turn');
+        assert.deepEqual(response.content, [{ type: 'text', text: 'Hello, streaming world!' }]);
+        assert.equal(server.requestsFor(api).length, 2);
+      });
+
+      it('keeps the partial text when the server sends an error inside the stream after output', async () => {
+        enqueue({ ...textReply, fault: { kind: 'error_after', events: eventsBeforeText + 2, message: 'Overloaded' } }, textReply);
+        const { events, response } = await run(create(server));
+
+        assert.equal(retries(events).length, 0);
+        assert.equal(response.stopReason, 'error');
+        assert.match(response.errorMessage!, /sent an error in the stream: Overloaded; partial output kept$/);
+        assert.deepEqual(response.content, [{ type: 'text', text: 'Hello, str' }]);
+        assert.equal(server.requestsFor(api).length, 1);
+      });
+
       it('reports a stream that ends before the model finished', async () => {
         enqueue({ ...textReply, fault: { kind: 'truncate_after', events: eventsBeforeText + 2 } });
         const { response } = await run(create(server));
@@ -285,6 +322,82 @@ describe('LLM providers against the fake server', () => {
         assert.equal(response.stopReason, 'error');
         assert.match(response.errorMessage!, /HTTP 404: model not found\. Check the model name \("test-model"\) and the base URL \(http:\/\/127\.0\.0\.1:/);
         assert.equal(server.requestsFor(api).length, 1);
+      });
+    });
+  }
+});
+
+/**
+ * Streams a body the fake server would never send, word for word: what a
+ * broken proxy or an unusual server may put on the wire. Answers every
+ * request with it; `url` is the base URL.
+ */
+async function rawServer(body: string): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(body);
+    });
+  });
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((closed) => server.close(() => closed())) };
+}
+
+const anthropicEvent = (data: object): string => `event: ${(data as { type: string }).type}\ndata: ${JSON.stringify(data)}\n\n`;
+const openaiChunk = (delta: object, finish: string | null = null): string =>
+  `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+
+/** A whole answer, "Hi there", in each wire format, event by event. */
+const WHOLE: Record<FakeApi, string[]> = {
+  anthropic: [
+    anthropicEvent({ type: 'message_start', message: { id: 'm1', type: 'message', role: 'assistant', model: 'm', content: [], usage: { input_tokens: 3, output_tokens: 0 } } }),
+    anthropicEvent({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
+    anthropicEvent({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hi' } }),
+    anthropicEvent({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: ' there' } }),
+    anthropicEvent({ type: 'content_block_stop', index: 0 }),
+    anthropicEvent({ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 2 } }),
+    anthropicEvent({ type: 'message_stop' }),
+  ],
+  openai: [openaiChunk({ role: 'assistant', content: '' }), openaiChunk({ content: 'Hi' }), openaiChunk({ content: ' there' }), openaiChunk({}, 'stop'), 'data: [DONE]\n\n'],
+};
+
+describe('LLM providers against servers that bend the wire format', () => {
+  const providers: Record<FakeApi, (url: string) => Provider> = {
+    anthropic: (url) => new AnthropicProvider({ ...testOptions, baseURL: url }),
+    openai: (url) => new OpenAIProvider({ ...testOptions, baseURL: `${url}/v1` }),
+  };
+
+  for (const api of ['anthropic', 'openai'] as const) {
+    describe(api, () => {
+      it('reads CRLF line ends, comments and keep-alives', async () => {
+        const body = `: connected\n\n${WHOLE[api].join('')}`.replaceAll('\n', '\r\n').replace('\r\n\r\n', '\r\n\r\n: keep-alive\r\n\r\n');
+        const server = await rawServer(body);
+        try {
+          const { response } = await run(providers[api](server.url));
+          assert.equal(response.errorMessage, undefined);
+          assert.deepEqual(response.content, [{ type: 'text', text: 'Hi there' }]);
+        } finally {
+          await server.close();
+        }
+      });
+
+      it('keeps the text before an event that is not JSON, says which event it was, and does not retry', async () => {
+        const broken = api === 'anthropic' ? 'event: content_block_delta\ndata: {"type":"content_block_delta", oops\n\n' : 'data: {"id": oops\n\n';
+        const hi = WHOLE[api].findIndex((event) => event.includes('"Hi"')) + 1;
+        const hostile = await rawServer([...WHOLE[api].slice(0, hi), broken, ...WHOLE[api].slice(hi)].join(''));
+        try {
+          const { events, response } = await run(providers[api](hostile.url));
+          assert.equal(retries(events).length, 0);
+          assert.equal(response.stopReason, 'error');
+          assert.deepEqual(response.content, [{ type: 'text', text: 'Hi' }]);
+          const which = api === 'anthropic' ? 'a "content_block_delta" event' : 'an event';
+          assert.ok(response.errorMessage!.includes(`stream failed: ${which} that is not JSON: `), response.errorMessage);
+          assert.match(response.errorMessage!, /; partial output kept$/);
+        } finally {
+          await hostile.close();
+        }
       });
     });
   }

@@ -9,7 +9,7 @@ import {
 import type { AssistantResponse, StreamEvent } from '../../../src/llm/types';
 import { emptyUsage } from '../../../src/llm/types';
 
-/** Wire events of the test protocol: text, or 'STOP' for the model's end of turn. */
+/** Wire events of the test protocol: text, 'CALL' for the start of a tool call, or 'STOP' for the model's end of turn. */
 type Wire = string;
 
 class TextAccumulator implements WireAccumulator<Wire> {
@@ -17,6 +17,7 @@ class TextAccumulator implements WireAccumulator<Wire> {
   private stopped = false;
 
   accept(event: Wire): StreamEvent[] {
+    if (event === 'CALL') return [{ type: 'tool_call_start', id: 'call_1', name: 'read_file' }];
     if (event === 'STOP') this.stopped = true;
     else this.text += event;
     return event === 'STOP' ? [] : [{ type: 'text_delta', delta: event }];
@@ -30,7 +31,8 @@ class TextAccumulator implements WireAccumulator<Wire> {
   }
 }
 
-type Attempt = (signal: AbortSignal) => AsyncIterable<Wire>;
+/** What one attempt streams: an event alone, or a batch of events that one network read brought. */
+type Attempt = (signal: AbortSignal) => AsyncIterable<Wire | Wire[]>;
 
 /** A source that plays one scripted attempt per open() and records each attempt's signal. */
 function scriptedSource(...attempts: Attempt[]): WireSource<Wire> & { signals: AbortSignal[] } {
@@ -49,13 +51,17 @@ function scriptedSource(...attempts: Attempt[]): WireSource<Wire> & { signals: A
       signals.push(signal);
       const attempt = attempts.shift();
       assert.ok(attempt, 'no attempt left');
-      return attempt(signal);
+      return batches(attempt(signal));
     },
     newAccumulator: () => new TextAccumulator(),
   };
 }
 
-async function* play(...events: Wire[]): AsyncIterable<Wire> {
+async function* batches(events: AsyncIterable<Wire | Wire[]>): AsyncIterable<Wire[]> {
+  for await (const event of events) yield Array.isArray(event) ? event : [event];
+}
+
+async function* play(...events: (Wire | Wire[])[]): AsyncIterable<Wire | Wire[]> {
   yield* events;
 }
 
@@ -170,5 +176,18 @@ describe('resilientStream', () => {
 
     assert.equal(events.length, 1);
     assert.equal(response.stopReason, 'aborted');
+  });
+
+  it('joins the text deltas of one network read, up to the next event of another kind', async () => {
+    const source = scriptedSource(() => play(['Hel', 'lo', ' there', 'CALL', 'a', 'b'], ['c'], ['STOP']));
+    const { events, response } = await collect(resilientStream(source, new AbortController().signal, policy));
+
+    assert.deepEqual(events.slice(0, -1), [
+      { type: 'text_delta', delta: 'Hello there' },
+      { type: 'tool_call_start', id: 'call_1', name: 'read_file' },
+      { type: 'text_delta', delta: 'ab' },
+      { type: 'text_delta', delta: 'c' },
+    ]);
+    assert.deepEqual(response.content, [{ type: 'text', text: 'Hello thereabc' }]);
   });
 });

@@ -1,0 +1,111 @@
+import assert from 'node:assert/strict';
+import { parseEventData, SseParser, sseBatches, type SseMessage } from '../../../src/llm/sse';
+
+/** Every message of `pieces` fed one after another. */
+function parse(...pieces: string[]): SseMessage[] {
+  const parser = new SseParser();
+  return pieces.flatMap((piece) => parser.push(piece));
+}
+
+/** A response body that delivers exactly these byte chunks, one per read. */
+function body(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
+  let next = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (next < chunks.length) controller.enqueue(chunks[next++]!);
+      else controller.close();
+    },
+  });
+}
+
+async function batchesOf(stream: ReadableStream<Uint8Array>): Promise<SseMessage[][]> {
+  const batches: SseMessage[][] = [];
+  for await (const batch of sseBatches(stream)) batches.push(batch);
+  return batches;
+}
+
+const STREAM = 'event: message_start\ndata: {"a":1}\n\n: a comment\nevent: ping\ndata: {}\n\ndata: only data\n\n';
+const MESSAGES: SseMessage[] = [
+  { event: 'message_start', data: '{"a":1}' },
+  { event: 'ping', data: '{}' },
+  { event: undefined, data: 'only data' },
+];
+
+describe('server-sent events', () => {
+  it('reads named and unnamed messages and skips comments', () => {
+    assert.deepEqual(parse(STREAM), MESSAGES);
+  });
+
+  it('gives the same messages whatever the stream is cut into', () => {
+    for (let cut = 1; cut < STREAM.length; cut++) {
+      assert.deepEqual(parse(STREAM.slice(0, cut), STREAM.slice(cut)), MESSAGES, `cut at ${cut}`);
+    }
+    assert.deepEqual(parse(...STREAM), MESSAGES, 'one character at a time');
+  });
+
+  for (const [name, end] of [['CRLF', '\r\n'], ['CR', '\r']] as const) {
+    it(`accepts ${name} line ends, also split between reads`, () => {
+      const stream = STREAM.replaceAll('\n', end);
+      assert.deepEqual(parse(stream), MESSAGES);
+      for (let cut = 1; cut < stream.length; cut++) {
+        assert.deepEqual(parse(stream.slice(0, cut), stream.slice(cut)), MESSAGES, `cut at ${cut}`);
+      }
+    });
+  }
+
+  it('joins data lines with a line feed and keeps all but one leading space', () => {
+    assert.deepEqual(parse('data:a\ndata:  b\ndata\n\n'), [{ event: undefined, data: 'a\n b\n' }]);
+  });
+
+  it('takes a line without a colon as a field with an empty value, and ignores fields it does not know', () => {
+    assert.deepEqual(parse('event\nid: 7\nretry: 10\nfoo: bar\ndata: x\n\n'), [{ event: '', data: 'x' }]);
+  });
+
+  it('dispatches nothing for a message without data, and forgets its event name', () => {
+    assert.deepEqual(parse('event: ping\n\ndata: x\n\n'), [{ event: undefined, data: 'x' }]);
+  });
+
+  it('keeps a colon inside the value', () => {
+    assert.deepEqual(parse('data: {"url":"http://x"}\n\n'), [{ event: undefined, data: '{"url":"http://x"}' }]);
+  });
+
+  it('hands on a batch per read, with a character split across reads put together', async () => {
+    const bytes = new TextEncoder().encode('data: päth ✓ 🎯\n\ndata: two\n\n');
+    // Cut inside the four bytes of the emoji, and inside the last message.
+    const emoji = bytes.indexOf(0xf0);
+    const chunks = [bytes.slice(0, emoji + 2), bytes.slice(emoji + 2, bytes.length - 3), bytes.slice(bytes.length - 3)];
+    assert.deepEqual(await batchesOf(body(chunks)), [[{ event: undefined, data: 'päth ✓ 🎯' }], [{ event: undefined, data: 'two' }]]);
+  });
+
+  it('ignores a byte order mark at the start only', async () => {
+    const bom = new Uint8Array([0xef, 0xbb, 0xbf]);
+    const rest = new TextEncoder().encode('data: \uFEFFx\n\n');
+    assert.deepEqual(await batchesOf(body([bom, rest])), [[{ event: undefined, data: '\uFEFFx' }]]);
+  });
+
+  it('drops a message the stream ends in the middle of', async () => {
+    const bytes = new TextEncoder().encode('data: whole\n\ndata: cut short\n');
+    assert.deepEqual(await batchesOf(body([bytes])), [[{ event: undefined, data: 'whole' }]]);
+  });
+
+  it('cancels the body when the reader stops early', async () => {
+    let cancelled = false;
+    const stream = new ReadableStream<Uint8Array>({
+      pull: (controller) => controller.enqueue(new TextEncoder().encode('data: again\n\n')),
+      cancel: () => void (cancelled = true),
+    });
+    for await (const batch of sseBatches(stream)) {
+      assert.equal(batch[0]?.data, 'again');
+      break;
+    }
+    assert.equal(cancelled, true);
+  });
+
+  it('names the event whose data is not JSON', () => {
+    assert.deepEqual(parseEventData('{"a":[1]}', 'x'), { a: [1] });
+    assert.throws(() => parseEventData('{"type": "content_block_delta", oops', 'content_block_delta'), {
+      message: 'a "content_block_delta" event that is not JSON: {"type": "content_block_delta", oops',
+    });
+    assert.throws(() => parseEventData('x'.repeat(500), undefined), /^Error: an event that is not JSON: x{120}…$/);
+  });
+});
