@@ -70,12 +70,13 @@ export class AnthropicProvider implements Provider {
 
 /**
  * The Messages API's stream events, a batch per network read (see sse.ts).
- * As the SDK's own reader does: `ping` and messages without an event name
- * are skipped, and an `error` event (which the API may send once the stream
- * has begun, e.g. overloaded_error) is thrown as the SDK's APIError, with no
- * status, so it is judged as the SDK would have raised it. Documented at
- * https://docs.anthropic.com/en/api/messages-streaming ("Ping events",
- * "Error events").
+ * `ping` is skipped, and an `error` event (which the API may send once the
+ * stream has begun, e.g. overloaded_error) is thrown as the SDK's APIError,
+ * with no status, so it is judged as the SDK would have raised it. Documented
+ * at https://docs.anthropic.com/en/api/messages-streaming ("Ping events",
+ * "Error events"). Each event's data names its type, so a compatible server
+ * that leaves out the `event:` lines (which the SDK's reader needed) is read
+ * all the same.
  */
 async function* wireEvents(response: Response): AsyncGenerator<RawMessageStreamEvent[], void, undefined> {
   if (!response.body) throw new Error('the response to a streamed request had no body');
@@ -84,10 +85,12 @@ async function* wireEvents(response: Response): AsyncGenerator<RawMessageStreamE
     // What came before a failure in the same read is handed on first, as it would be had it come in a read of its own.
     let failure: Error | undefined;
     for (const { event, data } of messages) {
-      if (event === undefined || event === 'ping' || data === '') continue;
+      if (event === 'ping' || data === '') continue;
       try {
         if (event === 'error') throw streamError(data, response.headers);
-        events.push(parseEventData(data, event) as RawMessageStreamEvent);
+        const parsed = parseEventData(data, event);
+        if (parsed.type === 'error') throw streamError(data, response.headers);
+        if (parsed.type !== 'ping') events.push(parsed as unknown as RawMessageStreamEvent);
       } catch (error) {
         failure = error as Error;
         break;

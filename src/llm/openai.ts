@@ -119,8 +119,8 @@ async function* wireEvents(response: Response): AsyncGenerator<ChatCompletionChu
       }
       if (data === '') continue;
       try {
-        const chunk = parseEventData(data, event) as ChatCompletionChunk & { error?: unknown };
-        if (chunk?.error) throw new OpenAI.APIError(undefined, chunk.error as object, undefined, response.headers);
+        const chunk = parseEventData(data, event) as unknown as ChatCompletionChunk & { error?: unknown };
+        if (chunk.error) throw new OpenAI.APIError(undefined, chunk.error as object, undefined, response.headers);
         chunks.push(chunk);
       } catch (error) {
         failure = error as Error;

@@ -117,12 +117,15 @@ export async function* sseBatches(body: ReadableStream<Uint8Array>): AsyncGenera
   }
 }
 
-/** A message's data as JSON; a server that sends anything else is broken, and the error says where. */
-export function parseEventData(data: string, event: string | undefined): unknown {
+/** A message's data as a JSON object; a server that sends anything else is broken, and the error says where. */
+export function parseEventData(data: string, event: string | undefined): Record<string, unknown> {
+  let parsed: unknown;
   try {
-    return JSON.parse(data);
+    parsed = JSON.parse(data);
   } catch {
-    const excerpt = data.length > 120 ? `${data.slice(0, 120)}…` : data;
-    throw new Error(`${event ? `a "${event}" event` : 'an event'} that is not JSON: ${excerpt}`);
+    parsed = undefined;
   }
+  if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+  const excerpt = data.length > 120 ? `${data.slice(0, 120)}…` : data;
+  throw new Error(`${event ? `a "${event}" event` : 'an event'} that is not a JSON object: ${excerpt}`);
 }

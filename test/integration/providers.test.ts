@@ -383,22 +383,43 @@ describe('LLM providers against servers that bend the wire format', () => {
         }
       });
 
-      it('keeps the text before an event that is not JSON, says which event it was, and does not retry', async () => {
-        const broken = api === 'anthropic' ? 'event: content_block_delta\ndata: {"type":"content_block_delta", oops\n\n' : 'data: {"id": oops\n\n';
-        const hi = WHOLE[api].findIndex((event) => event.includes('"Hi"')) + 1;
-        const hostile = await rawServer([...WHOLE[api].slice(0, hi), broken, ...WHOLE[api].slice(hi)].join(''));
-        try {
-          const { events, response } = await run(providers[api](hostile.url));
-          assert.equal(retries(events).length, 0);
-          assert.equal(response.stopReason, 'error');
-          assert.deepEqual(response.content, [{ type: 'text', text: 'Hi' }]);
-          const which = api === 'anthropic' ? 'a "content_block_delta" event' : 'an event';
-          assert.ok(response.errorMessage!.includes(`stream failed: ${which} that is not JSON: `), response.errorMessage);
-          assert.match(response.errorMessage!, /; partial output kept$/);
-        } finally {
-          await hostile.close();
-        }
-      });
+      for (const [what, data] of [['not JSON', '{"type": oops'], ['JSON but not an object', 'null']] as const) {
+        it(`keeps the text before an event that is ${what}, says which event it was, and does not retry`, async () => {
+          const broken = api === 'anthropic' ? `event: content_block_delta\ndata: ${data}\n\n` : `data: ${data}\n\n`;
+          const hi = WHOLE[api].findIndex((event) => event.includes('"Hi"')) + 1;
+          const hostile = await rawServer([...WHOLE[api].slice(0, hi), broken, ...WHOLE[api].slice(hi)].join(''));
+          try {
+            const { events, response } = await run(providers[api](hostile.url));
+            assert.equal(retries(events).length, 0);
+            assert.equal(response.stopReason, 'error');
+            assert.deepEqual(response.content, [{ type: 'text', text: 'Hi' }]);
+            const which = api === 'anthropic' ? 'a "content_block_delta" event' : 'an event';
+            assert.ok(response.errorMessage!.endsWith(`stream failed: ${which} that is not a JSON object: ${data}; partial output kept`), response.errorMessage);
+          } finally {
+            await hostile.close();
+          }
+        });
+      }
     });
   }
+
+  it('reads an anthropic stream without event lines by the type its data names, errors included', async () => {
+    const dataOnly = (events: string[]): string => events.map((event) => event.replace(/^event: .*\n/, '')).join('');
+    const error = 'data: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n';
+    const hi = WHOLE.anthropic.findIndex((event) => event.includes('"Hi"')) + 1;
+    const whole = await rawServer(`data: {"type":"ping"}\n\n${dataOnly(WHOLE.anthropic)}`);
+    const failing = await rawServer(dataOnly(WHOLE.anthropic.slice(0, hi)) + error);
+    try {
+      const read = await run(providers.anthropic(whole.url));
+      assert.equal(read.response.errorMessage, undefined);
+      assert.deepEqual(read.response.content, [{ type: 'text', text: 'Hi there' }]);
+
+      const failed = await run(providers.anthropic(failing.url));
+      assert.equal(failed.response.stopReason, 'error');
+      assert.match(failed.response.errorMessage!, /sent an error in the stream: Overloaded; partial output kept$/);
+      assert.deepEqual(failed.response.content, [{ type: 'text', text: 'Hi' }]);
+    } finally {
+      await Promise.all([whole.close(), failing.close()]);
+    }
+  });
 });

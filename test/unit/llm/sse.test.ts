@@ -101,11 +101,12 @@ describe('server-sent events', () => {
     assert.equal(cancelled, true);
   });
 
-  it('names the event whose data is not JSON', () => {
+  it('names the event whose data is not a JSON object', () => {
     assert.deepEqual(parseEventData('{"a":[1]}', 'x'), { a: [1] });
     assert.throws(() => parseEventData('{"type": "content_block_delta", oops', 'content_block_delta'), {
-      message: 'a "content_block_delta" event that is not JSON: {"type": "content_block_delta", oops',
+      message: 'a "content_block_delta" event that is not a JSON object: {"type": "content_block_delta", oops',
     });
-    assert.throws(() => parseEventData('x'.repeat(500), undefined), /^Error: an event that is not JSON: x{120}…$/);
+    for (const data of ['null', '42', '"text"', '[1]']) assert.throws(() => parseEventData(data, 'x'), /that is not a JSON object/);
+    assert.throws(() => parseEventData('x'.repeat(500), undefined), /^Error: an event that is not a JSON object: x{120}…$/);
   });
 });
