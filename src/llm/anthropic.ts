@@ -85,9 +85,9 @@ async function* wireEvents(response: Response): AsyncGenerator<RawMessageStreamE
     // What came before a failure in the same read is handed on first, as it would be had it come in a read of its own.
     let failure: Error | undefined;
     for (const { event, data } of messages) {
-      if (event === 'ping' || data === '') continue;
       try {
         if (event === 'error') throw streamError(data, response.headers);
+        if (event === 'ping' || data === '') continue;
         const parsed = parseEventData(data, event);
         if (parsed.type === 'error') throw streamError(data, response.headers);
         if (parsed.type !== 'ping') events.push(parsed as unknown as RawMessageStreamEvent);
