@@ -26,7 +26,7 @@ const BRAVE_BASE_URL = 'https://api.search.brave.com/res/v1';
 
 /** The backend a configuration names; throws when it cannot work, e.g. its API key variable is unset. */
 export function createSearchBackend(config: WebSearchConfig, env: NodeJS.ProcessEnv = process.env): WebSearchBackend {
-  const parsed = WebSearchConfigSchema.parse(config);
+  const parsed = WebSearchConfigSchema().parse(config);
   switch (parsed.backend) {
     case 'searxng':
       return new SearxngBackend(parsed.url);
