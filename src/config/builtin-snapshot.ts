@@ -33,7 +33,7 @@ interface Located {
  * text and its definition (file name left out), or for a prompt template,
  * its precompiled spec (JavaScript source of an object literal).
  */
-export type BuiltinSnapshot = Record<string, { sha256: string; definition?: Located; template?: string }>;
+export type BuiltinSnapshot = Record<string, { sha256: string; definition?: Located; template?: string; inputSchema?: Record<string, unknown> }>;
 
 /** The snapshot entry for `file` under `root`, defined as `definition` (undefined: it has problems, and is not stored). */
 export function snapshotEntry(root: string, file: MarkdownFile, definition: Located | undefined): [string, BuiltinSnapshot[string]] | undefined {
@@ -63,12 +63,36 @@ export function templateEntry(root: string, path: string, text: string, spec: st
 /** Snapshots read, by file: a process reads each once. */
 const snapshots = new Map<string, BuiltinSnapshot | undefined>();
 
-/** The precompiled spec the snapshot in `folder` holds for the template at `path` under `root`, when `text` is the text it was compiled from. */
-export function builtinTemplate(root: string, folder: string, path: string, text: string): string | undefined {
+function snapshotIn(folder: string): BuiltinSnapshot | undefined {
   const file = join(folder, BUILTIN_SNAPSHOT);
   if (!snapshots.has(file)) snapshots.set(file, readSnapshot(file));
-  const entry = snapshots.get(file)?.[key(root, path)];
+  return snapshots.get(file);
+}
+
+/** The precompiled spec the snapshot in `folder` holds for the template at `path` under `root`, when `text` is the text it was compiled from. */
+export function builtinTemplate(root: string, folder: string, path: string, text: string): string | undefined {
+  const entry = snapshotIn(folder)?.[key(root, path)];
   return typeof entry?.template === 'string' && entry.sha256 === hash(text) ? entry.template : undefined;
+}
+
+/**
+ * The snapshot entry for the JSON Schema of the built-in tool `name`, derived at build time from its zod
+ * parameters (deriving it at run time builds every schema of the tools a run offers, about 5 ms of a start).
+ * Checked against a hash of the tool's description, so another tool of that name is derived as ever.
+ */
+export function toolSchemaEntry(name: string, description: string, inputSchema: Record<string, unknown>): [string, BuiltinSnapshot[string]] {
+  return [toolKey(name), { sha256: hash(description), inputSchema }];
+}
+
+/** The JSON Schema the snapshot in `folder` holds for the tool `name` described as `description`, else undefined (derive it). */
+export function builtinToolSchema(folder: string, name: string, description: string): Record<string, unknown> | undefined {
+  const entry = snapshotIn(folder)?.[toolKey(name)];
+  return entry?.inputSchema && entry.sha256 === hash(description) ? structuredClone(entry.inputSchema) : undefined;
+}
+
+/** Tools are stored by name, under a prefix no file of the package root has. */
+function toolKey(name: string): string {
+  return `tool:${name}`;
 }
 
 function readSnapshot(file: string): BuiltinSnapshot | undefined {

@@ -33,7 +33,7 @@ export const listDirectoryTool = defineTool({
   kind: 'read',
   permission: 'read',
   readOnly: true,
-  parameters: z.object({
+  parameters: () => z.object({
     path: z.string().default('.').describe('Folder, relative to the workspace root (default: the root).'),
     depth: z
       .number()

@@ -10,7 +10,7 @@ export const thinkTool = defineTool({
   kind: 'think',
   permission: 'none',
   readOnly: true,
-  parameters: z.object({
+  parameters: () => z.object({
     thought: z.string().describe('Your reasoning.'),
   }),
   summarize: ({ thought }) => oneLine(thought),

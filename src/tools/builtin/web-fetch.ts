@@ -65,7 +65,7 @@ export function createWebFetchTool(options: WebFetchOptions = {}): Tool {
         : 'Only public addresses are reached: localhost, private networks and cloud metadata services are refused.'),
     kind: 'fetch',
     permission: 'network',
-    parameters: z.object({
+    parameters: () => z.object({
       url: z.string().superRefine(checkHttpUrl).describe('Absolute http:// or https:// URL.'),
       max_chars: z
         .number()
