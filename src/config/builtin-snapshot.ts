@@ -47,7 +47,7 @@ export function snapshotEntry(root: string, file: MarkdownFile, definition: Loca
  * one parsed at build time, else undefined (parse it). Reads the snapshot once.
  */
 export function builtinDefinitions(root: string, folder: string): <T extends Located>(file: MarkdownFile) => T | undefined {
-  const snapshot = readSnapshot(join(folder, BUILTIN_SNAPSHOT));
+  const snapshot = snapshotIn(folder);
   return <T extends Located>(file: MarkdownFile): T | undefined => {
     const entry = snapshot?.[key(root, file.path)];
     if (!entry?.definition || entry.sha256 !== hash(file.text)) return undefined;
@@ -60,7 +60,7 @@ export function templateEntry(root: string, path: string, text: string, spec: st
   return [key(root, path), { sha256: hash(text), template: spec }];
 }
 
-/** Snapshots read, by file: a process reads each once. */
+/** Snapshots read, by file: a process reads and parses each once (agents, commands, prompts and tools all look in it). */
 const snapshots = new Map<string, BuiltinSnapshot | undefined>();
 
 function snapshotIn(folder: string): BuiltinSnapshot | undefined {
