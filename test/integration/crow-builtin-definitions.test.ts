@@ -112,6 +112,17 @@ describe('built-in agents and commands parsed at build time', function () {
     assert.match(stored.results, /Invalid arguments for grep: max_results: Invalid input: expected number, received string/);
   });
 
+  it("compiles a user's own system prompt at run time, with the helper the built-in ones have", async () => {
+    const root = packageCopy('override', true);
+    const prompts = join(base, 'home', 'config', 'crow-agent', 'prompts');
+    mkdirSync(prompts, { recursive: true });
+    writeFileSync(join(prompts, 'system.hbs'), 'You are {{agentName}}.{{#if (eq agentName "builder")}} Build with care.{{/if}}\n');
+    llm.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Done.' }] });
+    const run = await crow(root, 'run', 'hi', '--no-undo', '--provider', 'anthropic', '--model', 'claude-test');
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(JSON.stringify(llm.requestsFor('anthropic').at(-1)!.body.system), /You are builder\. Build with care\./);
+  });
+
   it('reads a built-in agent or command changed after the build as it is now', async () => {
     const root = packageCopy('edited', true);
     const file = join(root, 'agents', 'base', 'builder.md');
