@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { onFirstUse } from '../vocabulary/first-use';
 import type { BaseAgentDefinition } from '../config/agent-definitions';
 import type { EditableArguments } from '../tools/permissions';

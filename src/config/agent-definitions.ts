@@ -5,7 +5,7 @@
  * Parsing is per file and collects every problem, so one bad file never
  * hides the others.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { onFirstUse } from '../vocabulary/first-use';
 import type { ControlFlow, HandoffPrompt } from './control-flow';
 import { isMcpEntry } from './mcp-entries';

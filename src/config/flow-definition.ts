@@ -3,7 +3,7 @@
  * describes: a named flow or an autonomy level, with only the parameters
  * that flow uses.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { onFirstUse } from '../vocabulary/first-use';
 import { type ControlFlow, controlFlowForLevel, type ControlFlowKind, type HandoffPrompt, LOOP_WITH_COAGENT, PRESETS } from './control-flow';
 import type { DefinitionError } from './config-problems';

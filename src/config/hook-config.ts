@@ -6,7 +6,7 @@
  * folder is trusted.
  */
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { onFirstUse } from '../vocabulary/first-use';
 import { claudeEventName, claudeToolCrowName, readClaudeHooks } from './claude-hooks';
 import { DEFAULT_HOOK_TIMEOUT_SEC, HOOK_EVENTS, type HookSettings, isHookEvent, TOOL_EVENTS } from './hook-settings';

@@ -7,7 +7,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parse, stringify } from 'smol-toml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { onFirstUse } from '../vocabulary/first-use';
 import { PERMISSION_CATEGORIES } from '../vocabulary/permission-types';
 import { type DefinitionError, problemsFromZod } from './config-problems';

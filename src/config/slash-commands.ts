@@ -6,7 +6,7 @@
  * commands/ in the package, ~/.config/crow-agent/commands/ and
  * .crow/commands/; later wins by name.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { onFirstUse } from '../vocabulary/first-use';
 import { type DefinitionError, problemsFromZod } from './config-problems';
 import { didYouMean } from '../vocabulary/did-you-mean';

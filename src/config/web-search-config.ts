@@ -1,5 +1,5 @@
 /** How web_search reaches a backend, as the settings give it (in code's spelling); the backends are tools/web-search-backends.ts. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { onFirstUse } from '../vocabulary/first-use';
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

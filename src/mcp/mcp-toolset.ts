@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { onFirstUse } from '../vocabulary/first-use';
 import { defineTool } from '../tools/define-tool';
 import type { PermissionCategory } from '../vocabulary/permission-types';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { errorText } from '../vocabulary/text';
 import type { EditableArguments, PermissionAnswer, PermissionRequest } from './permissions';
 import type { PermissionCategory } from '../vocabulary/permission-types';

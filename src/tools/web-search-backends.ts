@@ -3,7 +3,7 @@
  * a short list of results and throws errors a person can act on (which
  * status, which setting, which environment variable).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { onFirstUse } from '../vocabulary/first-use';
 import { type WebSearchConfig, WebSearchConfigSchema } from '../config/web-search-config';
 import { networkErrorDetail } from './builtin/web-fetch';

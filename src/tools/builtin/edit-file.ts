@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from '../define-tool';
 import { PROTECTED_NOTE } from './protected-note';
 import { closestWindow, findMatches, type MatcherName, type MatchResult, type TextMatch } from '../text-match';

@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from '../define-tool';
 import { IGNORE_FILE_NAMES, IgnoreRules } from '../ignore-rules';
 import type { DirectoryEntry, EntryType, Workspace } from '../workspace';

@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import { imageSize } from 'image-size';
-import { z } from 'zod';
+import * as z from 'zod';
 import { didYouMean } from '../../vocabulary/did-you-mean';
 import { defineTool } from '../define-tool';
 import type { ToolOutput } from '../tool';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { TASK_COMPLETE } from '../../vocabulary/tool-names';
 import { defineTool } from '../define-tool';
 import { oneLine } from '../../vocabulary/text';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { version } from '../../../package.json';
 import { BlockedAddressError } from '../address-guard';
 import { errorText } from '../../vocabulary/text';

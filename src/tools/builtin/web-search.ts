@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { errorText } from '../../vocabulary/text';
 import { defineTool } from '../define-tool';
 import type { Tool } from '../tool';
