@@ -1,16 +1,19 @@
 /**
- * Writes the snapshot of the built-in agent and slash command definitions
- * and of the prompt templates, precompiled (see src/config/builtin-snapshot.ts): `node <this, bundled> <package root>
- * <out file>`. Run by esbuild.mjs after each build, with that build's parsers.
+ * Writes the snapshot of the built-in agent and slash command definitions,
+ * of the prompt templates, precompiled, and of the built-in tools' JSON
+ * Schemas (see src/config/builtin-snapshot.ts): `node <this, bundled>
+ * <package root> <out file>`. Run by esbuild.mjs after each build, with that
+ * build's parsers.
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Handlebars from 'handlebars';
 import { AGENT_PARSERS } from '../src/config/agent-registry';
-import { type BuiltinSnapshot, snapshotEntry, templateEntry } from '../src/config/builtin-snapshot';
+import { type BuiltinSnapshot, snapshotEntry, templateEntry, toolSchemaEntry } from '../src/config/builtin-snapshot';
 import { type MarkdownFile, readMarkdownFiles } from '../src/config/markdown-files';
 import { TEMPLATE_OPTIONS } from '../src/config/prompts';
 import { parseCommand } from '../src/config/slash-commands';
+import { builtinTools } from '../src/tools/registry';
 
 const [root, out] = process.argv.slice(2);
 if (!root || !out) throw new Error('usage: builtin-definitions-snapshot <package root> <out file>');
@@ -31,6 +34,11 @@ for (const name of readdirSync(join(root, 'prompts')).filter((file) => file.ends
   const path = join(root, 'prompts', name);
   const text = readFileSync(path, 'utf8');
   const [entry, value] = templateEntry(root, path, text, Handlebars.precompile(text, TEMPLATE_OPTIONS) as unknown as string);
+  snapshot[entry] = value;
+}
+// The built-in tools' JSON Schemas, derived from their parameters as a run derives them (no snapshot beside this script).
+for (const tool of builtinTools()) {
+  const [entry, value] = toolSchemaEntry(tool.name, tool.description, tool.inputSchema);
   snapshot[entry] = value;
 }
 writeFileSync(out, `${JSON.stringify(snapshot)}\n`);

@@ -3,7 +3,8 @@
  * bridge's children): started leading their own process group, stopped
  * gently then firmly, and never left behind when we exit.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { childProcess } from '../vocabulary/first-use';
 
 /** How long a process gets after its input ends, and again after SIGTERM. */
 const STOP_GRACE_MS = 1_000;
@@ -18,7 +19,7 @@ const running = new Set<ChildProcess>();
  * it runs, its group gets SIGTERM on the way out.
  */
 export function startAgentProcess(command: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv; stderr: 'pipe' | 'inherit' }): ChildProcess {
-  const child = spawn(command[0]!, command.slice(1), {
+  const child = childProcess().spawn(command[0]!, command.slice(1), {
     cwd: options.cwd,
     env: options.env,
     stdio: ['pipe', 'pipe', options.stderr],

@@ -1,4 +1,5 @@
-import { z } from 'zod';
+import * as z from 'zod';
+import { onFirstUse } from '../vocabulary/first-use';
 import type { BaseAgentDefinition } from '../config/agent-definitions';
 import type { EditableArguments } from '../tools/permissions';
 import type { ToolContext } from '../tools/tool';
@@ -6,7 +7,7 @@ import { firstLine } from '../vocabulary/text';
 
 const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 120;
 
-const TASK_PARAMETERS = z.object({ task: z.string().trim().min(1, 'the task cannot be empty') });
+const TASK_PARAMETERS = onFirstUse(() => z.object({ task: z.string().trim().min(1, 'the task cannot be empty') }));
 
 /**
  * Asks before starting a subagent whose definition requires approval
@@ -46,9 +47,9 @@ export async function approveSubagent(
 function editableTask(task: string): EditableArguments {
   return {
     arguments: { task },
-    schema: z.toJSONSchema(TASK_PARAMETERS, { target: 'draft-7', io: 'input' }) as Record<string, unknown>,
+    schema: z.toJSONSchema(TASK_PARAMETERS(), { target: 'draft-7', io: 'input' }) as Record<string, unknown>,
     check(edited) {
-      const parsed = TASK_PARAMETERS.safeParse(edited);
+      const parsed = TASK_PARAMETERS().safeParse(edited);
       return parsed.success ? undefined : parsed.error.issues.map((i) => `${i.path.join('.') || '(arguments)'}: ${i.message}`).join('; ');
     },
   };

@@ -5,7 +5,8 @@
  * Parsing is per file and collects every problem, so one bad file never
  * hides the others.
  */
-import { z } from 'zod';
+import * as z from 'zod';
+import { onFirstUse } from '../vocabulary/first-use';
 import type { ControlFlow, HandoffPrompt } from './control-flow';
 import { isMcpEntry } from './mcp-entries';
 import type { PermissionCategory } from '../vocabulary/permission-types';
@@ -25,57 +26,59 @@ export type AgentRole = (typeof AGENT_ROLES)[number];
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-export const BaseAgentSchema = z
-  .object({
-    name: NameSchema.optional(),
-    description: z.string().optional(),
-    /** A provider name from the settings; default: the default provider. */
-    provider: z.string().min(1).optional(),
-    /** Default: the provider's default model (the settings' model for the default provider). */
-    model: z.string().min(1).optional(),
-    role: z.enum(AGENT_ROLES).optional(),
-    temperature: z.number().min(0).max(2).optional(),
-    max_tokens: z.number().int().positive().optional(),
-    /** Built-in tool names, and mcp:SERVER or mcp:SERVER:TOOL for MCP tools; default: all of them. */
-    tools: z.array(z.string().min(1)).optional(),
-    permissions: PermissionsSchema.optional(),
-    /** Categories that always ask first, whatever the permissions say (deny still denies). */
-    requires_approval: z.array(PermissionCategorySchema).optional(),
-    max_iterations: z.number().int().positive().optional(),
-    doom_loop_threshold: z.number().int().min(2).optional(),
-    /** Subagents: seconds to wait for the approval requires_approval asks for; no answer denies. */
-    approval_timeout: z.number().int().positive().optional(),
-    /** Subagents: evaluate each attempt against reflection_criteria and retry with the critique. */
-    enable_reflection: z.boolean().optional(),
-    max_retries: z.number().int().min(0).max(5).optional(),
-    reflection_criteria: z.string().min(1).optional(),
-    /**
-     * Subagents run by another ACP agent over stdio: its command line
-     * ("crow acp", "node /opt/agent.js --acp"), split like a shell splits
-     * simple quoting, run without a shell. The agent's own settings (model,
-     * tools, body) are then its business, not ours.
-     */
-    acp_command: z.string().min(1).optional(),
-    /** More arguments after acp_command, for ones awkward to quote in one line. */
-    acp_args: z.array(z.string()).optional(),
-    /**
-     * Names of our environment variables the command also gets (e.g. its API
-     * key); values are copied from the environment, never written here.
-     */
-    acp_env: z.array(z.string().regex(ENV_NAME, 'a variable name: the value is copied from the environment, never written here')).optional(),
-    /** Subagents run by an ACP agent on a WebSocket (e.g. one crow acp-bridge serves). */
-    acp_url: z.url({ protocol: /^wss?$/, error: 'a ws:// or wss:// URL' }).optional(),
-    /**
-     * With acp_url: the name of our environment variable holding the token
-     * the server asks for (crow acp-bridge prints one at start, or reads it
-     * from --token-file); sent as an Authorization: Bearer header.
-     */
-    acp_token_env: ApiKeyEnv.optional(),
-    enabled: z.boolean().optional(),
-  })
-  .strict();
+export const BaseAgentSchema = onFirstUse(() =>
+  z
+    .object({
+      name: NameSchema().optional(),
+      description: z.string().optional(),
+      /** A provider name from the settings; default: the default provider. */
+      provider: z.string().min(1).optional(),
+      /** Default: the provider's default model (the settings' model for the default provider). */
+      model: z.string().min(1).optional(),
+      role: z.enum(AGENT_ROLES).optional(),
+      temperature: z.number().min(0).max(2).optional(),
+      max_tokens: z.number().int().positive().optional(),
+      /** Built-in tool names, and mcp:SERVER or mcp:SERVER:TOOL for MCP tools; default: all of them. */
+      tools: z.array(z.string().min(1)).optional(),
+      permissions: PermissionsSchema().optional(),
+      /** Categories that always ask first, whatever the permissions say (deny still denies). */
+      requires_approval: z.array(PermissionCategorySchema()).optional(),
+      max_iterations: z.number().int().positive().optional(),
+      doom_loop_threshold: z.number().int().min(2).optional(),
+      /** Subagents: seconds to wait for the approval requires_approval asks for; no answer denies. */
+      approval_timeout: z.number().int().positive().optional(),
+      /** Subagents: evaluate each attempt against reflection_criteria and retry with the critique. */
+      enable_reflection: z.boolean().optional(),
+      max_retries: z.number().int().min(0).max(5).optional(),
+      reflection_criteria: z.string().min(1).optional(),
+      /**
+       * Subagents run by another ACP agent over stdio: its command line
+       * ("crow acp", "node /opt/agent.js --acp"), split like a shell splits
+       * simple quoting, run without a shell. The agent's own settings (model,
+       * tools, body) are then its business, not ours.
+       */
+      acp_command: z.string().min(1).optional(),
+      /** More arguments after acp_command, for ones awkward to quote in one line. */
+      acp_args: z.array(z.string()).optional(),
+      /**
+       * Names of our environment variables the command also gets (e.g. its API
+       * key); values are copied from the environment, never written here.
+       */
+      acp_env: z.array(z.string().regex(ENV_NAME, 'a variable name: the value is copied from the environment, never written here')).optional(),
+      /** Subagents run by an ACP agent on a WebSocket (e.g. one crow acp-bridge serves). */
+      acp_url: z.url({ protocol: /^wss?$/, error: 'a ws:// or wss:// URL' }).optional(),
+      /**
+       * With acp_url: the name of our environment variable holding the token
+       * the server asks for (crow acp-bridge prints one at start, or reads it
+       * from --token-file); sent as an Authorization: Bearer header.
+       */
+      acp_token_env: ApiKeyEnv().optional(),
+      enabled: z.boolean().optional(),
+    })
+    .strict(),
+);
 
-type BaseAgentFields = z.infer<typeof BaseAgentSchema>;
+type BaseAgentFields = z.infer<ReturnType<typeof BaseAgentSchema>>;
 
 /** How to reach a subagent that is another ACP agent: its command over stdio, or a WebSocket URL. */
 export type ExternalAgent = { command: string[]; env: string[] } | { url: string; tokenEnv?: string };
@@ -144,8 +147,8 @@ export function parseBaseAgent(file: MarkdownFile, knownTools: readonly string[]
   const split = splitFrontmatter(file.path, file.text);
   if ('problems' in split) return { problems: split.problems };
   const forms = translateAgentForms(file.path, split.data);
-  const parsed = BaseAgentSchema.safeParse(forms.data);
-  if (!parsed.success) return { problems: [...forms.problems, ...problemsFromZod(file.path, parsed.error, BaseAgentSchema, forms.data)] };
+  const parsed = BaseAgentSchema().safeParse(forms.data);
+  if (!parsed.success) return { problems: [...forms.problems, ...problemsFromZod(file.path, parsed.error, BaseAgentSchema(), forms.data)] };
   const data = parsed.data;
   const reach = externalAgent(file.path, data);
   const problems = [...forms.problems, ...(knownTools ? unknownTools(file.path, data.tools ?? [], knownTools) : []), ...reach.problems];
@@ -250,8 +253,8 @@ function splitCommandLine(line: string): string[] | string {
 export function parseACPAgent(file: MarkdownFile): Parsed<ACPAgentDefinition> {
   const split = splitFrontmatter(file.path, file.text);
   if ('problems' in split) return { problems: split.problems };
-  const parsed = ACPAgentSchema.safeParse(split.data);
-  if (!parsed.success) return { problems: problemsFromZod(file.path, parsed.error, ACPAgentSchema, split.data) };
+  const parsed = ACPAgentSchema().safeParse(split.data);
+  if (!parsed.success) return { problems: problemsFromZod(file.path, parsed.error, ACPAgentSchema(), split.data) };
   const data = parsed.data;
   const composed = flowOf(file.path, data);
   if ('problems' in composed) return { problems: composed.problems };

@@ -33,7 +33,7 @@ interface Located {
  * text and its definition (file name left out), or for a prompt template,
  * its precompiled spec (JavaScript source of an object literal).
  */
-export type BuiltinSnapshot = Record<string, { sha256: string; definition?: Located; template?: string }>;
+export type BuiltinSnapshot = Record<string, { sha256: string; definition?: Located; template?: string; inputSchema?: Record<string, unknown> }>;
 
 /** The snapshot entry for `file` under `root`, defined as `definition` (undefined: it has problems, and is not stored). */
 export function snapshotEntry(root: string, file: MarkdownFile, definition: Located | undefined): [string, BuiltinSnapshot[string]] | undefined {
@@ -47,7 +47,7 @@ export function snapshotEntry(root: string, file: MarkdownFile, definition: Loca
  * one parsed at build time, else undefined (parse it). Reads the snapshot once.
  */
 export function builtinDefinitions(root: string, folder: string): <T extends Located>(file: MarkdownFile) => T | undefined {
-  const snapshot = readSnapshot(join(folder, BUILTIN_SNAPSHOT));
+  const snapshot = snapshotIn(folder);
   return <T extends Located>(file: MarkdownFile): T | undefined => {
     const entry = snapshot?.[key(root, file.path)];
     if (!entry?.definition || entry.sha256 !== hash(file.text)) return undefined;
@@ -60,15 +60,39 @@ export function templateEntry(root: string, path: string, text: string, spec: st
   return [key(root, path), { sha256: hash(text), template: spec }];
 }
 
-/** Snapshots read, by file: a process reads each once. */
+/** Snapshots read, by file: a process reads and parses each once (agents, commands, prompts and tools all look in it). */
 const snapshots = new Map<string, BuiltinSnapshot | undefined>();
+
+function snapshotIn(folder: string): BuiltinSnapshot | undefined {
+  const file = join(folder, BUILTIN_SNAPSHOT);
+  if (!snapshots.has(file)) snapshots.set(file, readSnapshot(file));
+  return snapshots.get(file);
+}
 
 /** The precompiled spec the snapshot in `folder` holds for the template at `path` under `root`, when `text` is the text it was compiled from. */
 export function builtinTemplate(root: string, folder: string, path: string, text: string): string | undefined {
-  const file = join(folder, BUILTIN_SNAPSHOT);
-  if (!snapshots.has(file)) snapshots.set(file, readSnapshot(file));
-  const entry = snapshots.get(file)?.[key(root, path)];
+  const entry = snapshotIn(folder)?.[key(root, path)];
   return typeof entry?.template === 'string' && entry.sha256 === hash(text) ? entry.template : undefined;
+}
+
+/**
+ * The snapshot entry for the JSON Schema of the built-in tool `name`, derived at build time from its zod
+ * parameters (deriving it at run time builds every schema of the tools a run offers, about 5 ms of a start).
+ * Checked against a hash of the tool's description, so another tool of that name is derived as ever.
+ */
+export function toolSchemaEntry(name: string, description: string, inputSchema: Record<string, unknown>): [string, BuiltinSnapshot[string]] {
+  return [toolKey(name), { sha256: hash(description), inputSchema }];
+}
+
+/** The JSON Schema the snapshot in `folder` holds for the tool `name` described as `description`, else undefined (derive it). */
+export function builtinToolSchema(folder: string, name: string, description: string): Record<string, unknown> | undefined {
+  const entry = snapshotIn(folder)?.[toolKey(name)];
+  return entry?.inputSchema && entry.sha256 === hash(description) ? structuredClone(entry.inputSchema) : undefined;
+}
+
+/** Tools are stored by name, under a prefix no file of the package root has. */
+function toolKey(name: string): string {
+  return `tool:${name}`;
 }
 
 function readSnapshot(file: string): BuiltinSnapshot | undefined {

@@ -3,7 +3,8 @@
  * describes: a named flow or an autonomy level, with only the parameters
  * that flow uses.
  */
-import { z } from 'zod';
+import * as z from 'zod';
+import { onFirstUse } from '../vocabulary/first-use';
 import { type ControlFlow, controlFlowForLevel, type ControlFlowKind, type HandoffPrompt, LOOP_WITH_COAGENT, PRESETS } from './control-flow';
 import type { DefinitionError } from './config-problems';
 import { NameSchema } from './settings-file';
@@ -15,38 +16,42 @@ type FlowName = (typeof FLOW_NAMES)[number];
 const LEVEL_OF: Record<Exclude<FlowName, keyof typeof PRESETS>, number> = { hitl: -1, loop: 0, static: 1, generated: 2 };
 
 /** How the reviewer is briefed: a prompts/ template by name, a fixed text, or a generator prompt. */
-const HandoffSchema = z
-  .object({
-    template: NameSchema.optional(),
-    static: z.string().min(1).optional(),
-    generated: z.string().min(1).optional(),
-  })
-  .strict();
+const HandoffSchema = onFirstUse(() =>
+  z
+    .object({
+      template: NameSchema().optional(),
+      static: z.string().min(1).optional(),
+      generated: z.string().min(1).optional(),
+    })
+    .strict(),
+);
 
-export const ACPAgentSchema = z
-  .object({
-    name: NameSchema.optional(),
-    /** One line for a picker. */
-    description: z.string().min(1),
-    /** Base agent names. */
-    primary: NameSchema,
-    coagent: NameSchema.optional(),
-    flow: z.enum(FLOW_NAMES).optional(),
-    level: z.number().int().min(-1).max(5).optional(),
-    max_turns: z.number().int().positive().optional(),
-    max_rounds: z.number().int().positive().optional(),
-    follow_up: z.string().min(1).optional(),
-    generator_prompt: z.string().min(1).optional(),
-    handoff: HandoffSchema.optional(),
-    /** Default: the flow preset's (judge none, verify read_only, smart and chat full). */
-    coagent_tools: z.enum(['none', 'read_only', 'full']).optional(),
-    /** Coagent flows: false lets the coagent review but not end the task (default true). */
-    can_terminate: z.boolean().optional(),
-    enabled: z.boolean().optional(),
-  })
-  .strict();
+export const ACPAgentSchema = onFirstUse(() =>
+  z
+    .object({
+      name: NameSchema().optional(),
+      /** One line for a picker. */
+      description: z.string().min(1),
+      /** Base agent names. */
+      primary: NameSchema(),
+      coagent: NameSchema().optional(),
+      flow: z.enum(FLOW_NAMES).optional(),
+      level: z.number().int().min(-1).max(5).optional(),
+      max_turns: z.number().int().positive().optional(),
+      max_rounds: z.number().int().positive().optional(),
+      follow_up: z.string().min(1).optional(),
+      generator_prompt: z.string().min(1).optional(),
+      handoff: HandoffSchema().optional(),
+      /** Default: the flow preset's (judge none, verify read_only, smart and chat full). */
+      coagent_tools: z.enum(['none', 'read_only', 'full']).optional(),
+      /** Coagent flows: false lets the coagent review but not end the task (default true). */
+      can_terminate: z.boolean().optional(),
+      enabled: z.boolean().optional(),
+    })
+    .strict(),
+);
 
-type ACPAgentData = z.infer<typeof ACPAgentSchema>;
+type ACPAgentData = z.infer<ReturnType<typeof ACPAgentSchema>>;
 
 /** The flows each parameter belongs to. */
 const PARAMETER_FLOWS: Record<'max_turns' | 'max_rounds' | 'follow_up' | 'generator_prompt' | 'handoff' | 'coagent_tools' | 'can_terminate', ControlFlowKind[]> = {
@@ -122,7 +127,7 @@ function withParameters(base: ControlFlow, data: ACPAgentData): ControlFlow {
   }
 }
 
-function handoffOf(file: string, handoff: z.infer<typeof HandoffSchema>, problems: DefinitionError[]): HandoffPrompt | undefined {
+function handoffOf(file: string, handoff: z.infer<ReturnType<typeof HandoffSchema>>, problems: DefinitionError[]): HandoffPrompt | undefined {
   const given = Object.keys(handoff);
   if (given.length !== 1) {
     const message = 'give exactly one of template (a prompt name), static (a text) or generated (a generator prompt).';

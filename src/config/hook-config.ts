@@ -6,46 +6,51 @@
  * folder is trusted.
  */
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
+import { onFirstUse } from '../vocabulary/first-use';
 import { claudeEventName, claudeToolCrowName, readClaudeHooks } from './claude-hooks';
 import { DEFAULT_HOOK_TIMEOUT_SEC, HOOK_EVENTS, type HookSettings, isHookEvent, TOOL_EVENTS } from './hook-settings';
 
-const EventSchema = z.string().transform((value, ctx) => {
-  if (isHookEvent(value)) return value;
-  const crow = claudeEventName(value);
-  ctx.addIssue({
-    code: 'custom',
-    message: crow
-      ? `"${value}" is Claude Code's name for this event: write event = "${crow}" (or list the settings.json that has it in claude_hooks).`
-      : `unknown hook event "${value}": use one of ${HOOK_EVENTS.join(', ')}.`,
-  });
-  return z.NEVER;
-});
+const EventSchema = onFirstUse(() =>
+  z.string().transform((value, ctx) => {
+    if (isHookEvent(value)) return value;
+    const crow = claudeEventName(value);
+    ctx.addIssue({
+      code: 'custom',
+      message: crow
+        ? `"${value}" is Claude Code's name for this event: write event = "${crow}" (or list the settings.json that has it in claude_hooks).`
+        : `unknown hook event "${value}": use one of ${HOOK_EVENTS.join(', ')}.`,
+    });
+    return z.NEVER;
+  }),
+);
 
 /** One `[[hooks]]` table of config.toml. */
-export const HookEntrySchema = z
-  .object({
-    /** When it runs: pre_tool_use, post_tool_use, user_prompt_submit or stop. */
-    event: EventSchema,
-    /** Run by /bin/sh -c in the workspace root. */
-    command: z.string().trim().min(1, 'the command to run (by /bin/sh -c) must not be empty'),
-    /** A regular expression the whole tool name must match; tool events only. */
-    matcher: z.string().optional(),
-    /** Seconds before the hook is stopped; default 60. */
-    timeout_sec: z.number().positive().max(3_600, 'at most 3600 seconds').optional(),
-  })
-  .strict()
-  .superRefine((entry, ctx) => {
-    if (entry.matcher === undefined) return;
-    if (!TOOL_EVENTS.has(entry.event)) {
-      ctx.addIssue({ code: 'custom', path: ['matcher'], message: `a ${entry.event} hook has no tool to match: remove matcher (it applies to pre_tool_use and post_tool_use only).` });
-      return;
-    }
-    const problem = matcherProblem(entry.matcher);
-    if (problem) ctx.addIssue({ code: 'custom', path: ['matcher'], message: problem });
-  });
+export const HookEntrySchema = onFirstUse(() =>
+  z
+    .object({
+      /** When it runs: pre_tool_use, post_tool_use, user_prompt_submit or stop. */
+      event: EventSchema(),
+      /** Run by /bin/sh -c in the workspace root. */
+      command: z.string().trim().min(1, 'the command to run (by /bin/sh -c) must not be empty'),
+      /** A regular expression the whole tool name must match; tool events only. */
+      matcher: z.string().optional(),
+      /** Seconds before the hook is stopped; default 60. */
+      timeout_sec: z.number().positive().max(3_600, 'at most 3600 seconds').optional(),
+    })
+    .strict()
+    .superRefine((entry, ctx) => {
+      if (entry.matcher === undefined) return;
+      if (!TOOL_EVENTS.has(entry.event)) {
+        ctx.addIssue({ code: 'custom', path: ['matcher'], message: `a ${entry.event} hook has no tool to match: remove matcher (it applies to pre_tool_use and post_tool_use only).` });
+        return;
+      }
+      const problem = matcherProblem(entry.matcher);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['matcher'], message: problem });
+    }),
+);
 
-export type HookEntry = z.output<typeof HookEntrySchema>;
+export type HookEntry = z.output<ReturnType<typeof HookEntrySchema>>;
 
 /** What is wrong with a matcher written for Crow's tool names, or undefined. */
 function matcherProblem(matcher: string): string | undefined {

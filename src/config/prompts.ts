@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import Handlebars from 'handlebars';
+import type Handlebars from 'handlebars';
+import { onFirstUse } from '../vocabulary/first-use';
 import { builtinTemplate } from './builtin-snapshot';
 import { configHome, projectConfigDir } from './paths';
 
@@ -22,7 +23,10 @@ const MAX_INSTRUCTIONS_CHARS = 20_000;
  */
 export class PromptRegistry {
   private readonly compiled = new Map<string, Handlebars.TemplateDelegate>();
-  private readonly handlebars = Handlebars.create();
+  /** Runs templates the build precompiled: handlebars' runtime, without its parser and compiler. */
+  private readonly runtime = withHelpers((require('handlebars/runtime') as typeof Handlebars).create());
+  /** Compiles the other templates (overrides, a built-in changed after the build): loaded when one is first needed. */
+  private readonly compiler = onFirstUse(() => withHelpers((require('handlebars') as typeof Handlebars).create()));
   readonly folders: readonly string[];
 
   /**
@@ -35,7 +39,6 @@ export class PromptRegistry {
     private readonly snapshotFolder: string = __dirname,
   ) {
     this.folders = [...overrideFolders, builtinFolder];
-    this.handlebars.registerHelper('eq', (a: unknown, b: unknown) => a === b);
   }
 
   /** The registry for a workspace: `.crow/prompts/`, then `~/.config/crow-agent/prompts/`, then built-in. */
@@ -48,7 +51,7 @@ export class PromptRegistry {
     if (!template) {
       const path = this.locate(name);
       const text = readFileSync(path, 'utf8');
-      template = this.precompiled(path, text) ?? this.handlebars.compile(text, TEMPLATE_OPTIONS);
+      template = this.precompiled(path, text) ?? this.compiler().compile(text, TEMPLATE_OPTIONS);
       this.compiled.set(name, template);
     }
     try {
@@ -65,7 +68,7 @@ export class PromptRegistry {
     if (spec === undefined) return undefined;
     try {
       // The spec is JavaScript the build wrote beside the bundle (as trusted as the bundle itself).
-      return this.handlebars.template(new Function(`return ${spec}`)() as TemplateSpecification);
+      return this.runtime.template(new Function(`return ${spec}`)() as TemplateSpecification);
     } catch {
       return undefined;
     }
@@ -79,6 +82,12 @@ export class PromptRegistry {
     }
     throw new Error(`Prompt template "${name}" not found: looked for ${name}.hbs in ${this.folders.join(', ')}`);
   }
+}
+
+/** A handlebars environment with the helpers every template may use. */
+function withHelpers(environment: typeof Handlebars): typeof Handlebars {
+  environment.registerHelper('eq', (a: unknown, b: unknown) => a === b);
+  return environment;
 }
 
 function findBuiltinPrompts(): string {

@@ -7,7 +7,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parse, stringify } from 'smol-toml';
-import { z } from 'zod';
+import * as z from 'zod';
+import { onFirstUse } from '../vocabulary/first-use';
 import { PERMISSION_CATEGORIES } from '../vocabulary/permission-types';
 import { type DefinitionError, problemsFromZod } from './config-problems';
 import { HookEntrySchema } from './hook-config';
@@ -30,7 +31,9 @@ const CONFIG_FILE_NAME = 'config.toml';
 export const DEFAULT_PROVIDER = 'anthropic';
 
 /** A name for a provider, an agent or a command. */
-export const NameSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'use letters, digits, ".", "_" and "-"');
+export const NameSchema = onFirstUse(() =>
+  z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'use letters, digits, ".", "_" and "-"'),
+);
 
 /** Something that reads like a secret rather than a variable name: a vendor prefix, or a long mix of letters and digits. */
 function looksLikeKey(value: string): boolean {
@@ -38,18 +41,22 @@ function looksLikeKey(value: string): boolean {
 }
 
 /** The name of an environment variable holding a key, never the key itself. */
-export const ApiKeyEnv = z.string().superRefine((value, ctx) => {
-  if (looksLikeKey(value)) {
-    ctx.addIssue({
-      code: 'custom',
-      message: 'this looks like an API key itself. Put the key in an environment variable and give that variable\'s name here, e.g. MY_API_KEY.',
-    });
-  } else if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(value)) {
-    ctx.addIssue({ code: 'custom', message: 'must be the name of an environment variable, e.g. MY_API_KEY.' });
-  }
-});
+export const ApiKeyEnv = onFirstUse(() =>
+  z.string().superRefine((value, ctx) => {
+    if (looksLikeKey(value)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'this looks like an API key itself. Put the key in an environment variable and give that variable\'s name here, e.g. MY_API_KEY.',
+      });
+    } else if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(value)) {
+      ctx.addIssue({ code: 'custom', message: 'must be the name of an environment variable, e.g. MY_API_KEY.' });
+    }
+  }),
+);
 
-const Rule = z.enum(['allow', 'ask', 'deny']);
+const Rule = onFirstUse(() =>
+  z.enum(['allow', 'ask', 'deny']),
+);
 
 /** Whether commands run in the sandbox: where it can run (auto), always (required, else they do not run), or never (off). */
 export const SANDBOX_MODES = ['auto', 'required', 'off'] as const;
@@ -59,208 +66,238 @@ export type SandboxMode = (typeof SANDBOX_MODES)[number];
 export const DEFAULT_SANDBOX_TMP_SIZE_MB = 1024;
 
 /** A host name commands in the sandbox may reach through Crow's proxy: `registry.npmjs.org`, or `*.example.com` for its subdomains. */
-const DomainSchema = z
-  .string()
-  .regex(
-    /^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i,
-    'a host name such as registry.npmjs.org, or *.example.com for every subdomain (no scheme, port or path)',
-  )
-  .transform((name) => name.toLowerCase());
+const DomainSchema = onFirstUse(() =>
+  z
+    .string()
+    .regex(
+      /^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i,
+      'a host name such as registry.npmjs.org, or *.example.com for every subdomain (no scheme, port or path)',
+    )
+    .transform((name) => name.toLowerCase()),
+);
 
 /**
  * The sandbox: its mode, the domains commands may reach while the network
  * is otherwise off (through a filtering proxy), and the size of its private
  * /tmp. `sandbox = "auto"` is short for `[sandbox] mode = "auto"`.
  */
-const SandboxSchema = z
-  .union([
-    z.enum(SANDBOX_MODES),
-    z
-      .object({
-        mode: z.enum(SANDBOX_MODES).optional(),
-        allow_domains: z.array(DomainSchema).optional(),
-        tmp_size_mb: z.number().int().min(16).max(1_048_576).optional(),
-      })
-      .strict(),
-  ])
-  .transform((value) => (typeof value === 'string' ? { mode: value } : value));
+const SandboxSchema = onFirstUse(() =>
+  z
+    .union([
+      z.enum(SANDBOX_MODES),
+      z
+        .object({
+          mode: z.enum(SANDBOX_MODES).optional(),
+          allow_domains: z.array(DomainSchema()).optional(),
+          tmp_size_mb: z.number().int().min(16).max(1_048_576).optional(),
+        })
+        .strict(),
+    ])
+    .transform((value) => (typeof value === 'string' ? { mode: value } : value)),
+);
 
 /** allow / ask / deny per category, and command prefixes that run without asking. Shared by settings and agent definitions. */
-export const PermissionsSchema = z
-  .object({
-    read: Rule.optional(),
-    write: Rule.optional(),
-    execute: Rule.optional(),
-    network: Rule.optional(),
-    allow_commands: z.array(z.string().min(1)).optional(),
-  })
-  .strict();
+export const PermissionsSchema = onFirstUse(() =>
+  z
+    .object({
+      read: Rule().optional(),
+      write: Rule().optional(),
+      execute: Rule().optional(),
+      network: Rule().optional(),
+      allow_commands: z.array(z.string().min(1)).optional(),
+    })
+    .strict(),
+);
 
-export const PermissionCategorySchema = z.enum(PERMISSION_CATEGORIES);
+export const PermissionCategorySchema = onFirstUse(() =>
+  z.enum(PERMISSION_CATEGORIES),
+);
 
 /** What a model can do and what it costs (US dollars per million tokens). */
-const ModelSchema = z
-  .object({
-    context_window: z.number().int().positive().optional(),
-    tools: z.boolean().optional(),
-    vision: z.boolean().optional(),
-    thinking: z.boolean().optional(),
-    /** Whether the model takes a sampling temperature; false for models that refuse one (reasoning models). */
-    temperature: z.boolean().optional(),
-    input_per_mtok: z.number().min(0).optional(),
-    output_per_mtok: z.number().min(0).optional(),
-    cache_read_per_mtok: z.number().min(0).optional(),
-    cache_write_per_mtok: z.number().min(0).optional(),
-  })
-  .strict();
+const ModelSchema = onFirstUse(() =>
+  z
+    .object({
+      context_window: z.number().int().positive().optional(),
+      tools: z.boolean().optional(),
+      vision: z.boolean().optional(),
+      thinking: z.boolean().optional(),
+      /** Whether the model takes a sampling temperature; false for models that refuse one (reasoning models). */
+      temperature: z.boolean().optional(),
+      input_per_mtok: z.number().min(0).optional(),
+      output_per_mtok: z.number().min(0).optional(),
+      cache_read_per_mtok: z.number().min(0).optional(),
+      cache_write_per_mtok: z.number().min(0).optional(),
+    })
+    .strict(),
+);
 
-const ProviderSchema = z
-  .object({
-    type: z.enum(PROVIDER_KINDS).optional(),
-    base_url: z.url().optional(),
-    api_key_env: ApiKeyEnv.optional(),
-    /** For type openai: which server it is; default: told from base_url. */
-    flavor: z.enum(SERVER_FLAVORS).optional(),
-    default_model: z.string().min(1).optional(),
-    models: z.record(z.string().min(1), ModelSchema).optional(),
-  })
-  .strict();
+const ProviderSchema = onFirstUse(() =>
+  z
+    .object({
+      type: z.enum(PROVIDER_KINDS).optional(),
+      base_url: z.url().optional(),
+      api_key_env: ApiKeyEnv().optional(),
+      /** For type openai: which server it is; default: told from base_url. */
+      flavor: z.enum(SERVER_FLAVORS).optional(),
+      default_model: z.string().min(1).optional(),
+      models: z.record(z.string().min(1), ModelSchema()).optional(),
+    })
+    .strict(),
+);
 
 /** The web_search backend: a SearXNG instance, or Brave Search with its key in an environment variable. */
-const WebSearchSchema = z.discriminatedUnion('backend', [
-  z.object({ backend: z.literal('searxng'), url: z.url() }).strict(),
-  z.object({ backend: z.literal('brave'), api_key_env: ApiKeyEnv.optional(), base_url: z.url().optional() }).strict(),
-]);
+const WebSearchSchema = onFirstUse(() =>
+  z.discriminatedUnion('backend', [
+    z.object({ backend: z.literal('searxng'), url: z.url() }).strict(),
+    z.object({ backend: z.literal('brave'), api_key_env: ApiKeyEnv().optional(), base_url: z.url().optional() }).strict(),
+  ]),
+);
 
 /** web_fetch; by default it reaches public addresses only. */
-const WebFetchSchema = z
-  .object({
-    /** Let web_fetch reach loopback, private, link-local and cloud-metadata addresses (a local docs server, say). */
-    allow_private_addresses: z.boolean().optional(),
-  })
-  .strict();
+const WebFetchSchema = onFirstUse(() =>
+  z
+    .object({
+      /** Let web_fetch reach loopback, private, link-local and cloud-metadata addresses (a local docs server, say). */
+      allow_private_addresses: z.boolean().optional(),
+    })
+    .strict(),
+);
 
 /** Telemetry export; off unless an endpoint is set (or OTEL_EXPORTER_OTLP_ENDPOINT). */
-const TelemetrySchema = z.object({ otlp_endpoint: z.url().optional() }).strict();
+const TelemetrySchema = onFirstUse(() =>
+  z.object({ otlp_endpoint: z.url().optional() }).strict(),
+);
 
 /**
  * An MCP server whose tools agents get: a command over stdio, or a streamable
  * HTTP url. Variables are named, never valued. Global and project tables merge
  * field by field, so a project can turn a global server off (enabled = false).
  */
-const McpServerSchema = z
-  .object({
-    command: z.string().min(1).optional(),
-    args: z.array(z.string()).optional(),
-    /** Our environment variables the command also gets; otherwise it sees only PATH, HOME and the like. */
-    env: z.array(ApiKeyEnv).optional(),
-    url: z.url({ protocol: /^https?$/, error: 'an http:// or https:// URL' }).optional(),
-    /** HTTP header name → the environment variable holding its value. */
-    headers_env: z.record(z.string().min(1), ApiKeyEnv).optional(),
-    enabled: z.boolean().optional(),
-    /** What the permission policy must allow before one of its tools runs; default execute, which asks. */
-    permission: PermissionCategorySchema.optional(),
-    startup_timeout_sec: z.number().positive().optional(),
-    tool_timeout_sec: z.number().positive().optional(),
-  })
-  .strict()
-  .superRefine((server, ctx) => {
-    if (server.command !== undefined && server.url !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['url'], message: 'command and url exclude each other: a server runs as a command (stdio) or is reached at a url.' });
-    }
-  });
+const McpServerSchema = onFirstUse(() =>
+  z
+    .object({
+      command: z.string().min(1).optional(),
+      args: z.array(z.string()).optional(),
+      /** Our environment variables the command also gets; otherwise it sees only PATH, HOME and the like. */
+      env: z.array(ApiKeyEnv()).optional(),
+      url: z.url({ protocol: /^https?$/, error: 'an http:// or https:// URL' }).optional(),
+      /** HTTP header name → the environment variable holding its value. */
+      headers_env: z.record(z.string().min(1), ApiKeyEnv()).optional(),
+      enabled: z.boolean().optional(),
+      /** What the permission policy must allow before one of its tools runs; default execute, which asks. */
+      permission: PermissionCategorySchema().optional(),
+      startup_timeout_sec: z.number().positive().optional(),
+      tool_timeout_sec: z.number().positive().optional(),
+    })
+    .strict()
+    .superRefine((server, ctx) => {
+      if (server.command !== undefined && server.url !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['url'], message: 'command and url exclude each other: a server runs as a command (stdio) or is reached at a url.' });
+      }
+    }),
+);
 
 /** Spec-driven development (the /speckit.* commands). */
-const SpeckitSchema = z
-  .object({
-    /** The reviewed composition /speckit.implement runs each task through; default task-pair. */
-    implement_agent: NameSchema.optional(),
-    /** Whether /speckit.specify starts a git branch for a new feature when it safely can; default false (Spec Kit 1.0: branches are its git extension's). */
-    create_branch: z.boolean().optional(),
-  })
-  .strict();
+const SpeckitSchema = onFirstUse(() =>
+  z
+    .object({
+      /** The reviewed composition /speckit.implement runs each task through; default task-pair. */
+      implement_agent: NameSchema().optional(),
+      /** Whether /speckit.specify starts a git branch for a new feature when it safely can; default false (Spec Kit 1.0: branches are its git extension's). */
+      create_branch: z.boolean().optional(),
+    })
+    .strict(),
+);
 
 /** Subagents (the task tool, /speckit.implement's workers). */
-const SubagentsSchema = z
-  .object({
-    /** Subagents of every provider running at once; the older spelling of [limits] concurrency, which wins where it names a provider. */
-    concurrency: z.number().int().min(1).max(64).optional(),
-  })
-  .strict();
+const SubagentsSchema = onFirstUse(() =>
+  z
+    .object({
+      /** Subagents of every provider running at once; the older spelling of [limits] concurrency, which wins where it names a provider. */
+      concurrency: z.number().int().min(1).max(64).optional(),
+    })
+    .strict(),
+);
 
 /** How long a command waits for the undo snapshot when no file says. */
 export const DEFAULT_UNDO_TRACK_TIMEOUT_MS = 5_000;
 
 /** Undo: how long a command may wait for the snapshot that makes it undoable. */
-const UndoSchema = z
-  .object({
-    /** Milliseconds; past it the command runs, and what it changes cannot be undone (the user is told). Default 5000. */
-    track_timeout_ms: z.number().int().positive().optional(),
-  })
-  .strict();
+const UndoSchema = onFirstUse(() =>
+  z
+    .object({
+      /** Milliseconds; past it the command runs, and what it changes cannot be undone (the user is told). Default 5000. */
+      track_timeout_ms: z.number().int().positive().optional(),
+    })
+    .strict(),
+);
 
 /** Spending limits: checked before each model call; at a limit the run stops cleanly (exit 3 from crow run). */
-const LimitsSchema = z
-  .object({
-    /** US dollars one prompt may cost (models without prices count nothing). */
-    max_cost_per_prompt: z.number().positive().optional(),
-    /** US dollars a session may cost, its earlier prompts included. */
-    max_cost_per_session: z.number().positive().optional(),
-    /** Tokens one prompt may use: every input token (cached ones too) and every output token, subagents included. */
-    max_tokens_per_prompt: z.number().int().positive().optional(),
-    /**
-     * Subagents running at once per provider, by provider name or by kind:
-     * local (a server of your own), anthropic, openai. Defaults 1, 3 and 5.
-     */
-    concurrency: z.record(NameSchema, z.number().int().min(1).max(64)).optional(),
-  })
-  .strict();
+const LimitsSchema = onFirstUse(() =>
+  z
+    .object({
+      /** US dollars one prompt may cost (models without prices count nothing). */
+      max_cost_per_prompt: z.number().positive().optional(),
+      /** US dollars a session may cost, its earlier prompts included. */
+      max_cost_per_session: z.number().positive().optional(),
+      /** Tokens one prompt may use: every input token (cached ones too) and every output token, subagents included. */
+      max_tokens_per_prompt: z.number().int().positive().optional(),
+      /**
+       * Subagents running at once per provider, by provider name or by kind:
+       * local (a server of your own), anthropic, openai. Defaults 1, 3 and 5.
+       */
+      concurrency: z.record(NameSchema(), z.number().int().min(1).max(64)).optional(),
+    })
+    .strict(),
+);
 
 export const COMPACTION_MODES = ['auto', 'off'] as const;
 
 /** One config.toml. Every field is optional: a file says only what it changes. */
-export const SettingsFileSchema = z
-  .object({
-    /** The default provider, by name: "anthropic", "openai" or a [providers.NAME] table. */
-    provider: z.string().min(1).optional(),
-    /** The default model. Default: the provider's default_model. */
-    model: z.string().min(1).optional(),
-    /** Shorthands for the default provider's base_url and api_key_env. */
-    base_url: z.url().optional(),
-    api_key_env: ApiKeyEnv.optional(),
-    /** The ACP agent a front door picks when the user names none. */
-    default_agent: NameSchema.optional(),
-    max_iterations: z.number().int().positive().optional(),
-    doom_loop_threshold: z.number().int().min(2).optional(),
-    max_retries: z.number().int().min(0).max(10).optional(),
-    idle_timeout_ms: z.number().int().positive().optional(),
-    max_output_tokens: z.number().int().positive().optional(),
-    thinking_budget: z.number().int().min(0).optional(),
-    /** Whether the model can see images; default yes for Anthropic and OpenAI, no for other compatible servers. */
-    images: z.boolean().optional(),
-    permissions: PermissionsSchema.optional(),
-    /** Commands in a sandbox (bubblewrap, Linux): mode auto (default), required or off; allow_domains; tmp_size_mb. */
-    sandbox: SandboxSchema.optional(),
-    providers: z.record(NameSchema, ProviderSchema).optional(),
-    web_search: WebSearchSchema.optional(),
-    web_fetch: WebFetchSchema.optional(),
-    telemetry: TelemetrySchema.optional(),
-    mcp_servers: z.record(NameSchema, McpServerSchema).optional(),
-    speckit: SpeckitSchema.optional(),
-    subagents: SubagentsSchema.optional(),
-    undo: UndoSchema.optional(),
-    /** Compact the history as it nears the context window (auto, the default), or only on /compact (off). */
-    compaction: z.enum(COMPACTION_MODES).optional(),
-    limits: LimitsSchema.optional(),
-    /** Commands run before and after tool calls, when a prompt is sent and when a run is about to end (see hook-config.ts). */
-    hooks: z.array(HookEntrySchema).optional(),
-    /** Claude Code settings.json files whose hooks run too: `~/` is the home folder, a relative path the workspace's. */
-    claude_hooks: z.array(z.string().min(1)).optional(),
-  })
-  .strict();
+export const SettingsFileSchema = onFirstUse(() =>
+  z
+    .object({
+      /** The default provider, by name: "anthropic", "openai" or a [providers.NAME] table. */
+      provider: z.string().min(1).optional(),
+      /** The default model. Default: the provider's default_model. */
+      model: z.string().min(1).optional(),
+      /** Shorthands for the default provider's base_url and api_key_env. */
+      base_url: z.url().optional(),
+      api_key_env: ApiKeyEnv().optional(),
+      /** The ACP agent a front door picks when the user names none. */
+      default_agent: NameSchema().optional(),
+      max_iterations: z.number().int().positive().optional(),
+      doom_loop_threshold: z.number().int().min(2).optional(),
+      max_retries: z.number().int().min(0).max(10).optional(),
+      idle_timeout_ms: z.number().int().positive().optional(),
+      max_output_tokens: z.number().int().positive().optional(),
+      thinking_budget: z.number().int().min(0).optional(),
+      /** Whether the model can see images; default yes for Anthropic and OpenAI, no for other compatible servers. */
+      images: z.boolean().optional(),
+      permissions: PermissionsSchema().optional(),
+      /** Commands in a sandbox (bubblewrap, Linux): mode auto (default), required or off; allow_domains; tmp_size_mb. */
+      sandbox: SandboxSchema().optional(),
+      providers: z.record(NameSchema(), ProviderSchema()).optional(),
+      web_search: WebSearchSchema().optional(),
+      web_fetch: WebFetchSchema().optional(),
+      telemetry: TelemetrySchema().optional(),
+      mcp_servers: z.record(NameSchema(), McpServerSchema()).optional(),
+      speckit: SpeckitSchema().optional(),
+      subagents: SubagentsSchema().optional(),
+      undo: UndoSchema().optional(),
+      /** Compact the history as it nears the context window (auto, the default), or only on /compact (off). */
+      compaction: z.enum(COMPACTION_MODES).optional(),
+      limits: LimitsSchema().optional(),
+      /** Commands run before and after tool calls, when a prompt is sent and when a run is about to end (see hook-config.ts). */
+      hooks: z.array(HookEntrySchema()).optional(),
+      /** Claude Code settings.json files whose hooks run too: `~/` is the home folder, a relative path the workspace's. */
+      claude_hooks: z.array(z.string().min(1)).optional(),
+    })
+    .strict(),
+);
 
-export type SettingsDocument = z.output<typeof SettingsFileSchema>;
-export type ProviderDocument = z.infer<typeof ProviderSchema>;
+export type SettingsDocument = z.output<ReturnType<typeof SettingsFileSchema>>;
+export type ProviderDocument = z.infer<ReturnType<typeof ProviderSchema>>;
 
 /** The providers that exist without configuration; a [providers.anthropic] table changes fields of the built-in one. */
 export const BUILTIN_DOCUMENT: SettingsDocument = {
@@ -292,9 +329,11 @@ export function readSettingsFile(path: string): SettingsFileResult {
 }
 
 export function validateDocument(path: string, data: Record<string, unknown>): SettingsFileResult {
-  const parsed = SettingsFileSchema.safeParse(data);
+  // Every field is optional and none has a default: an empty table (a missing file) is valid as it is, with no schema to build.
+  if (Object.keys(data).length === 0) return { document: {}, problems: [] };
+  const parsed = SettingsFileSchema().safeParse(data);
   if (parsed.success) return { document: parsed.data, problems: [] };
-  return { document: {}, problems: problemsFromZod(path, parsed.error, SettingsFileSchema, data) };
+  return { document: {}, problems: problemsFromZod(path, parsed.error, SettingsFileSchema(), data) };
 }
 
 /** The TOML table a file holds, unvalidated; `{}` when the file does not exist. */

@@ -50,7 +50,7 @@ export function withValueAt(document: Record<string, unknown>, path: readonly st
  * hold text, otherwise a TOML value (30, true, ["npm test"]), else the text.
  */
 export function parseValue(path: readonly string[], text: string): unknown {
-  const field = schemaAt(SettingsFileSchema, path);
+  const field = schemaAt(SettingsFileSchema(), path);
   if (field && ['string', 'enum'].includes(schemaType(field))) return text;
   try {
     return parse(`value = ${text}`).value;

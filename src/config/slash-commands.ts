@@ -6,7 +6,8 @@
  * commands/ in the package, ~/.config/crow-agent/commands/ and
  * .crow/commands/; later wins by name.
  */
-import { z } from 'zod';
+import * as z from 'zod';
+import { onFirstUse } from '../vocabulary/first-use';
 import { type DefinitionError, problemsFromZod } from './config-problems';
 import { didYouMean } from '../vocabulary/did-you-mean';
 import { compareNames } from '../vocabulary/text';
@@ -16,15 +17,17 @@ import { basePromptContext } from './prompts';
 import { NameSchema } from './settings-file';
 import { renderTemplateText, templateSyntaxError } from './template-text';
 
-const CommandSchema = z
-  .object({
-    name: NameSchema.optional(),
-    /** One line for the command list. */
-    description: z.string().min(1),
-    /** The ACP agent that runs the prompt; default: whichever agent is in use. */
-    agent: NameSchema.optional(),
-  })
-  .strict();
+const CommandSchema = onFirstUse(() =>
+  z
+    .object({
+      name: NameSchema().optional(),
+      /** One line for the command list. */
+      description: z.string().min(1),
+      /** The ACP agent that runs the prompt; default: whichever agent is in use. */
+      agent: NameSchema().optional(),
+    })
+    .strict(),
+);
 
 export interface SlashCommand {
   name: string;
@@ -115,8 +118,8 @@ export function parseCommandLine(line: string): { name: string; args: string } |
 export function parseCommand(file: MarkdownFile): SlashCommand | { problems: DefinitionError[] } {
   const split = splitFrontmatter(file.path, file.text);
   if ('problems' in split) return split;
-  const parsed = CommandSchema.safeParse(split.data);
-  if (!parsed.success) return { problems: problemsFromZod(file.path, parsed.error, CommandSchema, split.data) };
+  const parsed = CommandSchema().safeParse(split.data);
+  if (!parsed.success) return { problems: problemsFromZod(file.path, parsed.error, CommandSchema(), split.data) };
   if (split.body === '') return { problems: [{ file: file.path, field: 'body', message: 'the body is the prompt and cannot be empty.' }] };
   const syntax = templateSyntaxError(split.body);
   if (syntax !== undefined) return { problems: [{ file: file.path, field: 'body', message: `not a valid handlebars template: ${syntax}` }] };

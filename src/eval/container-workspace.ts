@@ -8,13 +8,13 @@
  * container holds no credential: only the image's own environment reaches
  * commands. It is removed when the run ends, whatever is still running in it.
  */
-import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { commandEnvironment, runCommand } from '../tools/node-exec';
 import { DEFAULT_KILL_GRACE_MS, DEFAULT_MAX_EXEC_OUTPUT_CHARS, NodeWorkspace } from '../tools/node-workspace';
 import type { CommandLaunch } from '../tools/command-sandbox';
 import type { ExecOptions, ExecResult } from '../tools/workspace';
 import { withoutSecrets } from '../config/secret-variables';
+import { childProcess } from '../vocabulary/first-use';
 
 export const CONTAINER_ENGINES = ['podman', 'docker'] as const;
 export type ContainerEngine = (typeof CONTAINER_ENGINES)[number];
@@ -34,7 +34,7 @@ export class ContainerError extends Error {
 /** Runs `engine args…` to its end: its trimmed stdout, or a ContainerError with what it said and what to check. */
 export function engineCommand(engine: ContainerEngine, args: readonly string[], env: NodeJS.ProcessEnv): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(engine, [...args], { env: withoutSecrets(env), timeout: ENGINE_TIMEOUT_MS, maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
+    childProcess().execFile(engine, [...args], { env: withoutSecrets(env), timeout: ENGINE_TIMEOUT_MS, maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
       if (!error) return resolve(String(stdout).trim());
       const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
       reject(

@@ -8,7 +8,6 @@
  * definition is refused rather than mixed in, and `crow eval merge`
  * refuses shards made differently.
  */
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +20,7 @@ import type { RoleDefaults } from '../host/folder';
 import { withoutSecrets } from '../config/secret-variables';
 import type { ContainerBackend } from './container-workspace';
 import type { EvalTask } from './eval-task';
+import { childProcess } from '../vocabulary/first-use';
 
 export const MANIFEST_FORMAT = 1;
 
@@ -189,7 +189,7 @@ function gitCommit(): string | undefined {
   while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
   if (!existsSync(join(dir, '.git'))) return undefined;
   try {
-    return execFileSync('git', ['-C', dir, 'rev-parse', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], env: withoutSecrets(process.env), timeout: 5_000 }).trim() || undefined;
+    return childProcess().execFileSync('git', ['-C', dir, 'rev-parse', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], env: withoutSecrets(process.env), timeout: 5_000 }).trim() || undefined;
   } catch {
     return undefined;
   }

@@ -8,7 +8,6 @@
  * instead of reusing results that mean something else. Cancel stops the
  * runs under way and keeps what finished.
  */
-import { spawnSync } from 'node:child_process';
 import { withoutSecrets } from '../config/secret-variables';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { setMaxListeners } from 'node:events';
@@ -20,6 +19,7 @@ import { resolveSettings } from '../config/provider-config';
 import { tmpdir } from 'node:os';
 import { mulberry32 } from './eval-stats';
 import type { EvalTask } from './eval-task';
+import { childProcess } from '../vocabulary/first-use';
 
 export interface EvalOptions extends RunSettings {
   tasks: readonly EvalTask[];
@@ -237,7 +237,7 @@ function available(program: string, options: EvalOptions): boolean {
   const probe = `command -v ${JSON.stringify(program)}`;
   if (options.container) {
     const { engine, image } = options.container;
-    return spawnSync(engine, ['run', '--rm', '--network', 'none', '--entrypoint', 'sh', image, '-c', probe], { stdio: 'ignore', env: withoutSecrets(options.env) }).status === 0;
+    return childProcess().spawnSync(engine, ['run', '--rm', '--network', 'none', '--entrypoint', 'sh', image, '-c', probe], { stdio: 'ignore', env: withoutSecrets(options.env) }).status === 0;
   }
-  return spawnSync('sh', ['-c', probe], { stdio: 'ignore', env: withoutSecrets(process.env) }).status === 0;
+  return childProcess().spawnSync('sh', ['-c', probe], { stdio: 'ignore', env: withoutSecrets(process.env) }).status === 0;
 }

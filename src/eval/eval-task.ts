@@ -10,7 +10,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parse } from 'smol-toml';
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const CATEGORIES = ['bug-fix', 'feature', 'refactor', 'trap', 'multi-file', 'protected', 'command-output'] as const;
 export type TaskCategory = (typeof CATEGORIES)[number];

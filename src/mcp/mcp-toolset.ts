@@ -1,4 +1,5 @@
-import { z } from 'zod';
+import * as z from 'zod';
+import { onFirstUse } from '../vocabulary/first-use';
 import { defineTool } from '../tools/define-tool';
 import type { PermissionCategory } from '../vocabulary/permission-types';
 import type { Tool, ToolKind } from '../tools/tool';
@@ -7,7 +8,7 @@ import { mcpToolName, type McpTool } from './tool-names';
 import { toolOutput } from './tool-result';
 
 /** Any JSON object: the server validates arguments against its own schema. */
-const ARGUMENTS = z.looseObject({});
+const ARGUMENTS = onFirstUse(() => z.looseObject({}));
 
 /**
  * A server's tools as our Tools, named `mcp__SERVER__TOOL` (unique among

@@ -7,10 +7,10 @@
  * and every way git runs a program turned off as for all of Crow's git
  * (repository-git.ts), since the work tree it reads is the workspace.
  */
-import { spawn } from 'node:child_process';
 import { devNull } from 'node:os';
 import { withoutSecrets } from '../config/secret-variables';
 import { GIT_CODE_OFF } from '../tools/repository-git';
+import { childProcess } from '../vocabulary/first-use';
 
 export interface GitRunnerOptions {
   gitDir: string;
@@ -79,7 +79,7 @@ export class GitRunner {
     const command = `git ${args[0] ?? ''}`.trim();
     if (call.signal?.aborted) return Promise.reject(cancelled(command));
     return new Promise((resolve, reject) => {
-      const child = spawn('git', ['--no-pager', ...SETTINGS.flatMap((setting) => ['-c', setting]), ...args], {
+      const child = childProcess().spawn('git', ['--no-pager', ...SETTINGS.flatMap((setting) => ['-c', setting]), ...args], {
         cwd: this.options.workTree,
         env: call.indexFile ? { ...this.env, GIT_INDEX_FILE: call.indexFile } : this.env,
         stdio: ['pipe', 'pipe', 'pipe'],

@@ -14,10 +14,10 @@
  * bisect is in progress, or the branch exists already (no switch to an
  * existing branch, which could touch files).
  */
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { gitEnvironment, readRepositoryGit, type RepositoryGit, safeGitArgs } from '../tools/repository-git';
+import { childProcess } from '../vocabulary/first-use';
 
 const GIT_TIMEOUT_MS = 10_000;
 /** Files in the git folder that mean an operation is half done. */
@@ -92,7 +92,7 @@ async function repositoryGit(root: string, env: NodeJS.ProcessEnv, hidden: reado
   const gitEnv = gitEnvironment(env, hidden);
   return (args) =>
     new Promise((resolve) => {
-      execFile('git', safeGitArgs(repository, args), { cwd: root, env: gitEnv, timeout: GIT_TIMEOUT_MS, windowsHide: true }, (error, stdout, stderr) =>
+      childProcess().execFile('git', safeGitArgs(repository, args), { cwd: root, env: gitEnv, timeout: GIT_TIMEOUT_MS, windowsHide: true }, (error, stdout, stderr) =>
         resolve({ ok: !error, out: String(stdout).trim(), err: String(stderr).trim() }),
       );
     });

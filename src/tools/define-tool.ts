@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { errorText } from '../vocabulary/text';
 import type { EditableArguments, PermissionAnswer, PermissionRequest } from './permissions';
 import type { PermissionCategory } from '../vocabulary/permission-types';
@@ -6,6 +6,8 @@ import { commandAlwaysScope } from './command-rules';
 import type { Tool, ToolContext, ToolKind, ToolLocation, ToolOutput, ToolResult } from './tool';
 import { CallOutput, type KeptOutput, savedNote } from './call-output';
 import type { CommandWatch } from './undo-recorder';
+import { builtinToolSchema } from '../config/builtin-snapshot';
+import { onFirstUse } from '../vocabulary/first-use';
 
 /** Default cap on what one tool call returns to the model, in characters. */
 export const DEFAULT_MAX_OUTPUT_CHARS = 50_000;
@@ -30,7 +32,12 @@ export interface ToolDefinition<Schema extends z.ZodObject> {
   parallel?: boolean;
   /** Changes nothing (no files, no todo list, no process): consecutive read-only calls of one response run at the same time. */
   readOnly?: boolean;
-  parameters: Schema;
+  /**
+   * The arguments it takes. Built-in tools give a function building the schema: it runs at the tool's first
+   * call, and their JSON Schema comes from the build's snapshot (see builtin-snapshot.ts), so a run whose model
+   * calls no tool builds no zod schema at all.
+   */
+  parameters: Schema | (() => Schema);
   /** Overrides DEFAULT_MAX_OUTPUT_CHARS for this tool. */
   maxOutputChars?: number;
   summarize?: (args: z.infer<Schema>) => string;
@@ -53,18 +60,14 @@ export interface ToolDefinition<Schema extends z.ZodObject> {
  * holds only what the tool does.
  */
 export function defineTool<Schema extends z.ZodObject>(def: ToolDefinition<Schema>): Tool {
+  const { parameters: given } = def;
+  const parameters = typeof given === 'function' ? onFirstUse(given) : () => given;
   // Derived on first use: a run sends only its agent's tools, and deriving every tool's schema at load slowed start-up.
-  let inputSchema: Record<string, unknown> | undefined;
-  const schema = (): Record<string, unknown> => {
-    if (inputSchema) return inputSchema;
-    inputSchema = z.toJSONSchema(def.parameters, { target: 'draft-7', io: 'input' }) as Record<string, unknown>;
-    delete inputSchema.$schema;
-    return inputSchema;
-  };
+  const schema = onFirstUse(() => builtinToolSchema(__dirname, def.name, def.description) ?? jsonSchemaOf(parameters()));
   const maxOutputChars = def.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS;
   const summarize = (args: z.infer<Schema>): string => (def.summarize ? def.summarize(args) : summarizeJson(args));
   const safeArgs = (args: unknown): z.infer<Schema> | undefined => {
-    const parsed = def.parameters.safeParse(args);
+    const parsed = parameters().safeParse(args);
     return parsed.success ? parsed.data : undefined;
   };
 
@@ -112,7 +115,7 @@ export function defineTool<Schema extends z.ZodObject>(def: ToolDefinition<Schem
         },
       });
 
-      const args = parseArguments(def.name, def.parameters, rawArguments, ctx.hookDecision?.rewrittenBy);
+      const args = parseArguments(def.name, parameters(), rawArguments, ctx.hookDecision?.rewrittenBy);
       if (!args.ok) return finish({ status: 'error', output: '', error: args.error });
       if (ctx.signal.aborted) return finish({ status: 'cancelled', output: '', error: 'Cancelled before it started.' });
 
@@ -124,12 +127,12 @@ export function defineTool<Schema extends z.ZodObject>(def: ToolDefinition<Schem
       if (def.permission !== 'none') {
         const request = {
           ...approvalRequest(def, tool, value, def.permission, ctx, summarize),
-          editable: editableArguments(def.parameters, schema(), args.json),
+          editable: editableArguments(parameters(), schema(), args.json),
         };
         const asking = performance.now();
         let verdict = await ctx.permissions.authorize(request, ctx.signal);
         if (verdict.allowed && verdict.modified) {
-          const changed = def.parameters.safeParse(verdict.modified);
+          const changed = parameters().safeParse(verdict.modified);
           if (!changed.success) return finish({ status: 'error', output: '', error: `Not run: the edited arguments do not fit ${def.name}'s parameters.` });
           edited = verdict.modified;
           value = changed.data;
@@ -259,6 +262,13 @@ async function addChangedFiles(out: ToolOutput, watch: CommandWatch, ctx: ToolCo
   } catch (err) {
     out.extra = { ...out.extra, undoError: `listing changed files failed: ${errorText(err)}` };
   }
+}
+
+/** The JSON Schema the model is given for a tool's parameters (draft 7, as the arguments come in). */
+function jsonSchemaOf(parameters: z.ZodObject): Record<string, unknown> {
+  const schema = z.toJSONSchema(parameters, { target: 'draft-7', io: 'input' }) as Record<string, unknown>;
+  delete schema.$schema;
+  return schema;
 }
 
 type Parsed<T> = { ok: true; value: T; json: unknown } | { ok: false; error: string };

@@ -6,11 +6,11 @@
  * on cancel and when crow exits. The event goes in as JSON on stdin; stdout
  * and stderr come back apart, each capped.
  */
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { StringDecoder } from 'node:string_decoder';
 import { COMMAND_MARK, terminateCommand } from './command-reaper';
 import { HeadTailBuffer, trackCommand } from './node-exec';
+import { childProcess } from '../vocabulary/first-use';
 
 /** Characters kept of each of stdout and stderr. */
 const MAX_STREAM_CHARS = 100_000;
@@ -46,7 +46,7 @@ export function runHookProcess(command: string, options: HookProcessOptions): Pr
   const mark = randomUUID();
   const grace = options.killGraceMs ?? KILL_GRACE_MS;
   return new Promise((resolve) => {
-    const child = spawn('/bin/sh', ['-c', command], {
+    const child = childProcess().spawn('/bin/sh', ['-c', command], {
       cwd: options.cwd,
       env: { ...options.env, [COMMAND_MARK]: mark },
       detached: true,

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { accessSync, constants } from 'node:fs';
 import * as path from 'node:path';
@@ -6,6 +5,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { isSecretVariable, withoutSecrets } from '../config/secret-variables';
 import { COMMAND_MARK, type CommandProcesses, killCommandNow, terminateCommand, terminateGroup } from './command-reaper';
 import type { ExecResult } from './workspace';
+import { childProcess } from '../vocabulary/first-use';
 
 export { isSecretVariable, terminateGroup };
 
@@ -90,7 +90,7 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
   const [file, ...args] = [...(options.wrapper ?? []), ...shell] as [string, ...string[]];
   return new Promise((resolve, reject) => {
     const output = new HeadTailBuffer(options.maxOutputChars);
-    const child = spawn(file, args, {
+    const child = childProcess().spawn(file, args, {
       cwd: options.cwd,
       env,
       detached: true,

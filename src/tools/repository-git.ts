@@ -19,11 +19,11 @@
  * (ProtectedPaths, the sandbox), so a model cannot plant what the user's own
  * git would run next.
  */
-import { execFile, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { devNull, homedir } from 'node:os';
 import path from 'node:path';
 import { withoutSecrets } from '../config/secret-variables';
+import { childProcess } from '../vocabulary/first-use';
 
 /** Settings on every call of Crow's git: each turns off a way git runs a program nobody asked for. */
 export const GIT_CODE_OFF: readonly string[] = [
@@ -102,7 +102,7 @@ export function gitEnvironment(env: NodeJS.ProcessEnv, hidden: readonly string[]
 /** Reads the config git would use in `cwd` (without running anything of it); no config when git is missing or fails. */
 export function readRepositoryGit(cwd: string, env: NodeJS.ProcessEnv): Promise<RepositoryGit> {
   return new Promise((resolve) => {
-    execFile('git', listArgs(), { cwd, env: gitEnvironment(env), timeout: LIST_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, windowsHide: true }, (error, stdout) => {
+    childProcess().execFile('git', listArgs(), { cwd, env: gitEnvironment(env), timeout: LIST_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, windowsHide: true }, (error, stdout) => {
       resolve(error ? NO_CONFIG : repositoryGitOf(String(stdout), cwd, env));
     });
   });
@@ -110,7 +110,7 @@ export function readRepositoryGit(cwd: string, env: NodeJS.ProcessEnv): Promise<
 
 /** readRepositoryGit, waiting for git (for code that must decide at once, once per session). */
 export function readRepositoryGitSync(cwd: string, env: NodeJS.ProcessEnv): RepositoryGit {
-  const run = spawnSync('git', listArgs(), { cwd, env: gitEnvironment(env), timeout: LIST_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, encoding: 'utf8', windowsHide: true });
+  const run = childProcess().spawnSync('git', listArgs(), { cwd, env: gitEnvironment(env), timeout: LIST_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, encoding: 'utf8', windowsHide: true });
   return run.status === 0 ? repositoryGitOf(run.stdout, cwd, env) : NO_CONFIG;
 }
 

@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { commandEnvironment } from './node-exec';
 import { WorkspaceError } from './workspace';
+import { childProcess } from '../vocabulary/first-use';
 
 const MAX_STDERR_CHARS = 8_000;
 
@@ -67,7 +67,7 @@ export function runRipgrep(args: string[], options: RipgrepOptions): Promise<Rip
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
     const command = ripgrepPath();
-    const child = spawn(command, args, { env: searchEnvironment(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = childProcess().spawn(command, args, { env: searchEnvironment(), stdio: ['ignore', 'pipe', 'pipe'] });
     const records = new RecordSplitter(options.separator);
     let stopped = false;
     let failure: unknown;

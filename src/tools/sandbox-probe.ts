@@ -1,7 +1,7 @@
-import { spawnSync } from 'node:child_process';
 import { withoutSecrets } from '../config/secret-variables';
 import { findExecutable } from './node-exec';
 import { keepProbe, keptProbe } from './sandbox-probe-cache';
+import { childProcess } from '../vocabulary/first-use';
 
 /**
  * Whether commands can run in bubblewrap here, and if not why and what to
@@ -64,5 +64,5 @@ function unsized(bwrap: string): SandboxProbe {
 function runBwrap(bwrap: string, tmpOptions: string[]) {
   const args = ['--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc', '--unshare-net'];
   args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', ...tmpOptions, '--tmpfs', '/tmp', '--', 'true');
-  return spawnSync(bwrap, args, { stdio: ['ignore', 'ignore', 'pipe'], timeout: PROBE_TIMEOUT_MS, encoding: 'utf8', env: withoutSecrets(process.env) });
+  return childProcess().spawnSync(bwrap, args, { stdio: ['ignore', 'ignore', 'pipe'], timeout: PROBE_TIMEOUT_MS, encoding: 'utf8', env: withoutSecrets(process.env) });
 }

@@ -3,7 +3,8 @@
  * a short list of results and throws errors a person can act on (which
  * status, which setting, which environment variable).
  */
-import { z } from 'zod';
+import * as z from 'zod';
+import { onFirstUse } from '../vocabulary/first-use';
 import { type WebSearchConfig, WebSearchConfigSchema } from '../config/web-search-config';
 import { networkErrorDetail } from './builtin/web-fetch';
 import { convertHtml } from './html-to-markdown';
@@ -26,7 +27,7 @@ const BRAVE_BASE_URL = 'https://api.search.brave.com/res/v1';
 
 /** The backend a configuration names; throws when it cannot work, e.g. its API key variable is unset. */
 export function createSearchBackend(config: WebSearchConfig, env: NodeJS.ProcessEnv = process.env): WebSearchBackend {
-  const parsed = WebSearchConfigSchema.parse(config);
+  const parsed = WebSearchConfigSchema().parse(config);
   switch (parsed.backend) {
     case 'searxng':
       return new SearxngBackend(parsed.url);
@@ -40,9 +41,11 @@ export function createSearchBackend(config: WebSearchConfig, env: NodeJS.Process
   }
 }
 
-const SearxngResponse = z.object({
-  results: z.array(z.object({ title: z.string().optional(), url: z.string().optional(), content: z.string().optional() })),
-});
+const SearxngResponse = onFirstUse(() =>
+  z.object({
+    results: z.array(z.object({ title: z.string().optional(), url: z.string().optional(), content: z.string().optional() })),
+  }),
+);
 
 /** A SearXNG instance's JSON API (GET /search?q=…&format=json). */
 export class SearxngBackend implements WebSearchBackend {
@@ -58,18 +61,20 @@ export class SearxngBackend implements WebSearchBackend {
       403: 'The instance may not allow the json format: add "json" to search.formats in its settings.yml.',
       429: "The instance's rate limiter refused the request; wait, or use an instance of your own.",
     });
-    const { results } = parseAs(this.name, SearxngResponse, body);
+    const { results } = parseAs(this.name, SearxngResponse(), body);
     return results.slice(0, maxResults).flatMap((r) => toResult(r.title, r.url, r.content));
   }
 }
 
-const BraveResponse = z.object({
-  web: z
-    .object({
-      results: z.array(z.object({ title: z.string().optional(), url: z.string().optional(), description: z.string().optional() })),
-    })
-    .optional(),
-});
+const BraveResponse = onFirstUse(() =>
+  z.object({
+    web: z
+      .object({
+        results: z.array(z.object({ title: z.string().optional(), url: z.string().optional(), description: z.string().optional() })),
+      })
+      .optional(),
+  }),
+);
 
 /** The Brave Search web API (GET /web/search with an X-Subscription-Token header). */
 export class BraveBackend implements WebSearchBackend {
@@ -90,7 +95,7 @@ export class BraveBackend implements WebSearchBackend {
       403: 'The API key was refused; check it.',
       429: "The plan's rate limit was hit; wait before searching again.",
     });
-    const results = parseAs(this.name, BraveResponse, body).web?.results ?? [];
+    const results = parseAs(this.name, BraveResponse(), body).web?.results ?? [];
     return results.slice(0, maxResults).flatMap((r) => toResult(r.title, r.url, r.description));
   }
 }

@@ -1,8 +1,10 @@
 /**
- * The built-in agents and slash commands as the build parsed them
+ * The built-in agents and slash commands as the build parsed them, and the
+ * built-in tools' JSON Schemas as it derived them
  * (dist/builtin-definitions.json), through the real binary in a copy of the
- * package: every built-in agent shows, and a built-in command expands,
- * exactly as when its file is parsed at start; a built-in file changed
+ * package: every built-in agent shows, a built-in command expands, and the
+ * model is offered the same tools and told the same about bad arguments,
+ * exactly as when everything is derived at start; a built-in file changed
  * after the build is read as it is now, not as the build saw it.
  */
 import assert from 'node:assert/strict';
@@ -50,13 +52,13 @@ describe('built-in agents and commands parsed at build time', function () {
     const code = await new Promise<number | null>((done) => run.on('close', done));
     return { code, stdout, stderr };
   };
-  /** What the model is sent for `/explain the store` in that copy (the command picks its agent and expands its template). */
+  /** What the model is sent for `/explain the store` in that copy (the command picks its agent and expands its template), tools included. */
   const explained = async (root: string): Promise<string> => {
     llm.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Explained.' }] });
     const run = await crow(root, 'run', '/explain the store', '--no-undo', '--provider', 'anthropic', '--model', 'claude-test');
     assert.equal(run.code, 0, run.stderr);
     const request = llm.requestsFor('anthropic').at(-1)!.body;
-    return JSON.stringify({ system: request.system, messages: request.messages }).split(root).join('<package>');
+    return JSON.stringify({ system: request.system, messages: request.messages, tools: request.tools }).split(root).join('<package>');
   };
   const agentsOf = (root: string): string[] =>
     readdirSync(join(root, 'agents', 'base')).concat(readdirSync(join(root, 'agents', 'acp'))).map((file) => file.replace(/\.md$/, ''));
@@ -79,6 +81,46 @@ describe('built-in agents and commands parsed at build time', function () {
     const sent = await explained(without);
     assert.match(sent, /Explain the store\./);
     assert.equal(await explained(withSnapshot), sent);
+  });
+
+  it('offers the built-in tools with the schemas derived from their parameters, and checks arguments against those parameters', async () => {
+    /** The tools a run offers, and what the model is told of a read_file call without a path and a grep call with a wrong type. */
+    const offeredAndChecked = async (root: string): Promise<{ tools: unknown; results: string }> => {
+      llm.enqueue(
+        'anthropic',
+        {
+          blocks: [
+            { type: 'tool_call', name: 'read_file', arguments: { offset: 2 } },
+            { type: 'tool_call', name: 'grep', arguments: { pattern: 'x', max_results: 'many' } },
+          ],
+        },
+        { blocks: [{ type: 'text', text: 'Noted.' }] },
+      );
+      const run = await crow(root, 'run', 'Look around', '--no-undo', '--provider', 'anthropic', '--model', 'claude-test');
+      assert.equal(run.code, 0, run.stderr);
+      const [first, second] = llm.requestsFor('anthropic').slice(-2).map((request) => request.body);
+      const results = (second.messages.at(-1).content as { type: string; content: string }[]).filter((block) => block.type === 'tool_result');
+      return { tools: first.tools, results: results.map((block) => block.content).join('\n') };
+    };
+    const derived = await offeredAndChecked(packageCopy('derived', false));
+    const stored = await offeredAndChecked(packageCopy('stored', true));
+    assert.deepEqual(stored.tools, derived.tools);
+    const bash = (stored.tools as { name: string; input_schema: { properties: Record<string, unknown>; required: string[] } }[]).find((tool) => tool.name === 'bash');
+    assert.deepEqual(bash?.input_schema.required, ['command']);
+    assert.equal(stored.results, derived.results);
+    assert.match(stored.results, /Invalid arguments for read_file: path: Invalid input: expected string, received undefined/);
+    assert.match(stored.results, /Invalid arguments for grep: max_results: Invalid input: expected number, received string/);
+  });
+
+  it("compiles a user's own system prompt at run time, with the helper the built-in ones have", async () => {
+    const root = packageCopy('override', true);
+    const prompts = join(base, 'home', 'config', 'crow-agent', 'prompts');
+    mkdirSync(prompts, { recursive: true });
+    writeFileSync(join(prompts, 'system.hbs'), 'You are {{agentName}}.{{#if (eq agentName "builder")}} Build with care.{{/if}}\n');
+    llm.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Done.' }] });
+    const run = await crow(root, 'run', 'hi', '--no-undo', '--provider', 'anthropic', '--model', 'claude-test');
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(JSON.stringify(llm.requestsFor('anthropic').at(-1)!.body.system), /You are builder\. Build with care\./);
   });
 
   it('reads a built-in agent or command changed after the build as it is now', async () => {

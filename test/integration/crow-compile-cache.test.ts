@@ -61,4 +61,24 @@ describe('crow binary start-up', () => {
     assert.equal(result.status, 0, result.stderr);
     assert.equal(existsSync(cacheOf()), false);
   });
+
+  it('runs a bundle that is not pure ASCII (a watch build keeps its comments as written) as UTF-8, from its cache too', () => {
+    const dist = join(home, 'package', 'dist');
+    mkdirSync(dist, { recursive: true });
+    for (const file of ['crow.js', 'crow-cli.js']) writeFileSync(join(dist, file), readFileSync(join(resolve(CROW, '..'), file)));
+    const bundle = join(dist, 'crow-cli.js');
+    const text = readFileSync(bundle, 'utf8');
+    assert.ok(text.includes(`version = "${version}";`), 'the bundle holds the version as one assignment');
+    writeFileSync(bundle, text.replace(`version = "${version}";`, `version = "${version}-déjà ✓";`));
+    const written: number[] = [];
+    for (let run = 0; run < 2; run++) {
+      const result = spawnSync(process.execPath, [join(dist, 'crow.js'), '--version'], { encoding: 'utf8', env: { PATH: process.env.PATH!, HOME: home, XDG_CACHE_HOME: join(home, 'cache') } });
+      assert.equal(result.status, 0, result.stderr);
+      assert.equal(result.stdout.trim(), `${version}-déjà ✓`);
+      const kept = readdirSync(cacheOf()).filter((name) => name.endsWith('.v8cache'));
+      assert.equal(kept.length, 1);
+      written.push(statSync(join(cacheOf(), kept[0]!)).mtimeMs);
+    }
+    assert.equal(written[1], written[0], 'the second run took the cache as it was: it fit');
+  });
 });

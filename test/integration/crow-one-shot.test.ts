@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { binarySuite } from '../support/binary-suite';
 import { runCrow } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';
@@ -37,6 +37,24 @@ describe('crow run, one-shot, as it starts', () => {
       assert.equal(trace.code, 0, trace.stderr);
       assert.match(trace.stdout, /12345/);
     }
+  });
+
+  it('checks the config.toml it finds: an empty one changes nothing, wrong fields (hooks too) stop the run before the model is called, naming each', async () => {
+    const config = join(suite.home, 'config', 'crow-agent', 'config.toml');
+    mkdirSync(dirname(config), { recursive: true });
+    writeFileSync(config, '');
+    suite.llm.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Hello.' }] });
+    const empty = await crow(['run', 'hi', '--no-undo', '--provider', 'anthropic']);
+    assert.equal(empty.code, 0, empty.stderr);
+    assert.equal(empty.stdout, 'Hello.\n');
+
+    writeFileSync(config, 'max_iterations = "many"\n[permissions]\nwrite = "sometimes"\n[[hooks]]\nevent = "PreToolUse"\ncommand = "true"\n');
+    const wrong = await crow(['run', 'hi', '--no-undo', '--provider', 'anthropic']);
+    assert.equal(wrong.code, 2, wrong.stderr);
+    assert.match(wrong.stderr, /field "max_iterations": Invalid input: expected number, received string/);
+    assert.match(wrong.stderr, /field "permissions\.write": Invalid option: expected one of "allow"\|"ask"\|"deny"/);
+    assert.match(wrong.stderr, /"PreToolUse" is Claude Code's name for this event: write event = "pre_tool_use"/);
+    assert.equal(suite.llm.requestsFor('anthropic').length, 1, 'only the first run called the model');
   });
 
   it('ships the bundles Node loads as pure ASCII (read as one-byte strings), with their non-ASCII text intact', async () => {

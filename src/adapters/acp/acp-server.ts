@@ -1,6 +1,6 @@
 import * as acp from '@agentclientprotocol/sdk';
 import type { AuthMethod, ClientCapabilities, InitializeResponse, McpServer } from '@agentclientprotocol/sdk';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { AcpLogger } from './acp-log';
 import type { CatalogFor, SessionTable } from './acp-sessions';
 import type { LiveSession, WhileBusy } from './live-session';

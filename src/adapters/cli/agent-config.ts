@@ -92,7 +92,7 @@ function inForce(place: Place, key: AgentKey, env: NodeJS.ProcessEnv): AgentDefi
 }
 
 function schemaOf(definition: AgentDefinition): z.ZodType {
-  return definition.kind === 'base' ? BaseAgentSchema : ACPAgentSchema;
+  return definition.kind === 'base' ? BaseAgentSchema() : ACPAgentSchema();
 }
 
 function fieldOf(key: AgentKey, definition: AgentDefinition): string {

@@ -1,4 +1,4 @@
-import { createInterface } from 'node:readline';
+import { isatty } from 'node:tty';
 
 /** The process surface the CLI uses, injectable so commands can be tested in-process. */
 export interface CliIO {
@@ -40,7 +40,8 @@ export function processIO(): CliIO {
     stderr: process.stderr,
     env: process.env,
     cwd: process.cwd(),
-    stdinIsTTY: process.stdin.isTTY === true,
+    // Asked of the descriptor: touching process.stdin would open a stream on it (and load the fs stream modules) in every run.
+    stdinIsTTY: isatty(0),
     async readStdin() {
       const chunks: Buffer[] = [];
       for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
@@ -108,6 +109,8 @@ export class LineReader {
       this.ended = true;
       return;
     }
+    // node:readline is required once something reads lines, not in every run.
+    const { createInterface } = require('node:readline') as typeof import('node:readline');
     const reader = createInterface({ input: this.input, terminal: false, crlfDelay: Infinity });
     reader.on('line', (line) => {
       const waiter = this.waiting.shift();

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +5,7 @@ import { PRIVATE_FILE_MODE } from '../../config/paths';
 import type { EditableArguments } from '../../tools/permissions';
 import type { CliIO } from './cli-io';
 import type { Style } from './terminal-style';
+import { childProcess } from '../../vocabulary/first-use';
 
 /**
  * Seed 002's Modify on the terminal: the person edits the call's arguments,
@@ -94,7 +94,7 @@ function checkEdit(text: string, editable: EditableArguments, merge = false): Ch
 /** Runs the person's editor (a shell command line, as git runs it) on `file` on this terminal; its exit code. */
 function runEditor(editor: string, file: string, signal: AbortSignal): Promise<number> {
   return new Promise((resolve) => {
-    const child = spawn('sh', ['-c', `${editor} "$1"`, 'sh', file], { stdio: 'inherit', signal });
+    const child = childProcess().spawn('sh', ['-c', `${editor} "$1"`, 'sh', file], { stdio: 'inherit', signal });
     child.on('error', () => resolve(127));
     child.on('close', (code) => resolve(code ?? 1));
   });

@@ -207,10 +207,10 @@ function crossFileProblems(root: string, env: NodeJS.ProcessEnv, trusted: boolea
 /** The key as a path, if the settings schema has such a field; otherwise a ConfigError with a "did you mean" at the first unknown part. */
 function knownKey(key: string): string[] {
   const path = parseKeyPath(key);
-  if (schemaAt(SettingsFileSchema, path)) return path;
-  const known = path.findIndex((_, i) => !schemaAt(SettingsFileSchema, path.slice(0, i + 1)));
+  if (schemaAt(SettingsFileSchema(), path)) return path;
+  const known = path.findIndex((_, i) => !schemaAt(SettingsFileSchema(), path.slice(0, i + 1)));
   const parent = path.slice(0, known);
-  const guess = didYouMean(path[known]!, fieldsAt(SettingsFileSchema, parent));
+  const guess = didYouMean(path[known]!, fieldsAt(SettingsFileSchema(), parent));
   const suggestion = guess ? joinPath([...parent, guess, ...path.slice(known + 1)]) : undefined;
   throw new ConfigError(`Unknown setting "${key}".${suggestion ? ` Did you mean "${suggestion}"?` : ''} See crow config --help for the keys.`);
 }

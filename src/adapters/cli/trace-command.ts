@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { dataHome } from '../../config/paths';
 import { withoutSecrets } from '../../config/secret-variables';
 import { SessionStore } from '../../session/session-store';
@@ -7,6 +6,7 @@ import { buildTraceTrees, renderTraceTree } from '../../telemetry/trace-tree';
 import { commandArgs } from './cli-args';
 import { UsageError, type CliIO } from './cli-io';
 import { defaultAssetsDir, serveTrace } from './trace-serve';
+import { childProcess } from '../../vocabulary/first-use';
 
 export const TRACE_HELP = `Usage: crow trace SESSION [--json | --otlp-json | --serve [--port N] [--no-open]]
 
@@ -120,7 +120,7 @@ function openInBrowser(url: string, env: NodeJS.ProcessEnv): Promise<Opened> {
   if (!opener) return Promise.resolve({ ok: false, why: `no browser opener is known for ${process.platform}` });
   const [command, ...args] = opener;
   return new Promise((resolve) => {
-    const child = spawn(command, [...args, url], { detached: true, stdio: 'ignore', env: withoutSecrets(env) });
+    const child = childProcess().spawn(command, [...args, url], { detached: true, stdio: 'ignore', env: withoutSecrets(env) });
     const timer = setTimeout(() => {
       child.unref();
       resolve({ ok: true, opener: command });

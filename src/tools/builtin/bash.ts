@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from '../define-tool';
 import type { ExecResult } from '../workspace';
 import { oneLine } from '../../vocabulary/text';
@@ -20,7 +20,7 @@ export const bashTool = defineTool({
   permission: 'execute',
   sandboxed: true,
   approval: ({ command, cwd }) => ({ title: `Run: ${oneLine(command)}`, command, ...(cwd !== undefined ? { cwd } : {}) }),
-  parameters: z.object({
+  parameters: () => z.object({
     command: z.string().min(1).describe('The command line to run.'),
     timeout_ms: z
       .number()

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from '../define-tool';
 import { PROTECTED_NOTE } from './protected-note';
 import { closestWindow, findMatches, type MatcherName, type MatchResult, type TextMatch } from '../text-match';
@@ -25,7 +25,7 @@ export const editFileTool = defineTool({
   kind: 'edit',
   permission: 'write',
   approval: ({ path }) => ({ title: `Edit ${path}` }),
-  parameters: z.object({
+  parameters: () => z.object({
     path: z.string().describe('File path, relative to the workspace root (or absolute inside it).'),
     old_string: z.string().describe('The text to replace, copied from the file.'),
     new_string: z.string().describe('The text to put in its place; must differ from old_string.'),

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from '../define-tool';
 
 const MAX_FILES = 200;
@@ -14,7 +14,7 @@ export const globTool = defineTool({
   kind: 'search',
   permission: 'read',
   readOnly: true,
-  parameters: z.object({
+  parameters: () => z.object({
     pattern: z.string().min(1).describe('Glob matched against paths relative to `path`.'),
     path: z.string().optional().describe('Folder to search, relative to the workspace root (default: the root).'),
   }),

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from '../define-tool';
 import type { GrepLine, GrepMatch, GrepResult } from '../workspace';
 
@@ -17,7 +17,7 @@ export const grepTool = defineTool({
   kind: 'search',
   permission: 'read',
   readOnly: true,
-  parameters: z.object({
+  parameters: () => z.object({
     pattern: z.string().min(1).describe('Regular expression, or literal text with fixed_strings.'),
     path: z
       .string()

@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from '../define-tool';
 import { IGNORE_FILE_NAMES, IgnoreRules } from '../ignore-rules';
 import type { DirectoryEntry, EntryType, Workspace } from '../workspace';
@@ -33,7 +33,7 @@ export const listDirectoryTool = defineTool({
   kind: 'read',
   permission: 'read',
   readOnly: true,
-  parameters: z.object({
+  parameters: () => z.object({
     path: z.string().default('.').describe('Folder, relative to the workspace root (default: the root).'),
     depth: z
       .number()

@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import { imageSize } from 'image-size';
-import { z } from 'zod';
+import * as z from 'zod';
 import { didYouMean } from '../../vocabulary/did-you-mean';
 import { defineTool } from '../define-tool';
 import type { ToolOutput } from '../tool';
@@ -30,7 +30,7 @@ export const readFileTool = defineTool({
   kind: 'read',
   permission: 'read',
   readOnly: true,
-  parameters: z.object({
+  parameters: () => z.object({
     path: z.string().describe('File path, relative to the workspace root (or absolute inside it), or the path of a saved output.'),
     offset: z.number().int().min(1).optional().describe('1-based line number to start reading at.'),
     limit: z

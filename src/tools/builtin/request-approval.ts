@@ -1,18 +1,21 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from '../define-tool';
 import type { EditableArguments } from '../permissions';
+import { onFirstUse } from '../../vocabulary/first-use';
 import { oneLine } from '../../vocabulary/text';
 
 /** How long the person has to answer before the request counts as refused, unless the agent's approval_timeout says otherwise (seed 002: five minutes, then abort). */
 export const REQUEST_APPROVAL_TIMEOUT_MS = 300_000;
 
-const parameters = z.object({
-  question: z.string().trim().min(1).describe('What you want approval for, as one question the person can answer yes or no, e.g. "Drop the users table and recreate it?"'),
-  details: z
-    .string()
-    .optional()
-    .describe('What the person should know to decide: the impact, whether it can be undone, what you will do otherwise.'),
-});
+const parameters = onFirstUse(() =>
+  z.object({
+    question: z.string().trim().min(1).describe('What you want approval for, as one question the person can answer yes or no, e.g. "Drop the users table and recreate it?"'),
+    details: z
+      .string()
+      .optional()
+      .describe('What the person should know to decide: the impact, whether it can be undone, what you will do otherwise.'),
+  }),
+);
 
 /**
  * Seed 002's runtime approval: the agent asks the person before an action
@@ -84,9 +87,9 @@ export const requestApprovalTool = defineTool({
 function editableQuestion(asked: { question: string; details?: string }): EditableArguments {
   return {
     arguments: asked,
-    schema: z.toJSONSchema(parameters, { target: 'draft-7', io: 'input' }) as Record<string, unknown>,
+    schema: z.toJSONSchema(parameters(), { target: 'draft-7', io: 'input' }) as Record<string, unknown>,
     check(edited) {
-      const parsed = parameters.safeParse(edited);
+      const parsed = parameters().safeParse(edited);
       return parsed.success ? undefined : parsed.error.issues.map((i) => `${i.path.join('.') || '(arguments)'}: ${i.message}`).join('; ');
     },
   };

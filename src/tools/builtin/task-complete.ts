@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { TASK_COMPLETE } from '../../vocabulary/tool-names';
 import { defineTool } from '../define-tool';
 import { oneLine } from '../../vocabulary/text';
@@ -12,7 +12,7 @@ export const taskCompleteTool = defineTool({
     'Do not call it to ask a question or to report partial progress.',
   kind: 'other',
   permission: 'none',
-  parameters: z.object({
+  parameters: () => z.object({
     summary: z.string().min(1).describe('What was done, which files changed, and how it was verified.'),
   }),
   summarize: ({ summary }) => oneLine(summary),

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from '../define-tool';
 import { oneLine } from '../../vocabulary/text';
 
@@ -18,7 +18,7 @@ export const taskTool = defineTool({
   kind: 'other',
   permission: 'none',
   parallel: true,
-  parameters: z.object({
+  parameters: () => z.object({
     agent: z.string().min(1).describe('The subagent to run, by name.'),
     task: z.string().min(1).describe('The complete task for the subagent.'),
   }),

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from '../define-tool';
 import { oneLine } from '../../vocabulary/text';
 
@@ -10,7 +10,7 @@ export const thinkTool = defineTool({
   kind: 'think',
   permission: 'none',
   readOnly: true,
-  parameters: z.object({
+  parameters: () => z.object({
     thought: z.string().describe('Your reasoning.'),
   }),
   summarize: ({ thought }) => oneLine(thought),

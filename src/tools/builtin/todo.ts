@@ -1,13 +1,14 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from '../define-tool';
 import type { TodoItem } from '../todos';
 
-const TodoSchema = z.object({
-  id: z.string().min(1).describe('Stable id of the item, e.g. "1" or "tests".'),
-  content: z.string().min(1).describe('What to do, as a short imperative sentence.'),
-  status: z.enum(['pending', 'in_progress', 'completed']),
-  priority: z.enum(['high', 'medium', 'low']).default('medium'),
-});
+const todoItem = () =>
+  z.object({
+    id: z.string().min(1).describe('Stable id of the item, e.g. "1" or "tests".'),
+    content: z.string().min(1).describe('What to do, as a short imperative sentence.'),
+    status: z.enum(['pending', 'in_progress', 'completed']),
+    priority: z.enum(['high', 'medium', 'low']).default('medium'),
+  });
 
 const MARKS: Record<TodoItem['status'], string> = { pending: '[ ]', in_progress: '[~]', completed: '[x]' };
 
@@ -27,7 +28,7 @@ export const todoWriteTool = defineTool({
     'completed as soon as they are done.',
   kind: 'think',
   permission: 'none',
-  parameters: z.object({ todos: z.array(TodoSchema).describe('The complete new list.') }),
+  parameters: () => z.object({ todos: z.array(todoItem()).describe('The complete new list.') }),
   summarize: ({ todos }) => `${todos.length} items`,
   async execute({ todos }, { todos: store }) {
     const ids = new Set<string>();
@@ -48,7 +49,7 @@ export const todoReadTool = defineTool({
   kind: 'read',
   permission: 'none',
   readOnly: true,
-  parameters: z.object({}),
+  parameters: () => z.object({}),
   summarize: () => '',
   async execute(_args, { todos }) {
     return { output: formatTodos(todos.list()) };

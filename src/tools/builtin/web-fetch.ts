@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { version } from '../../../package.json';
 import { BlockedAddressError } from '../address-guard';
 import { errorText } from '../../vocabulary/text';
@@ -65,7 +65,7 @@ export function createWebFetchTool(options: WebFetchOptions = {}): Tool {
         : 'Only public addresses are reached: localhost, private networks and cloud metadata services are refused.'),
     kind: 'fetch',
     permission: 'network',
-    parameters: z.object({
+    parameters: () => z.object({
       url: z.string().superRefine(checkHttpUrl).describe('Absolute http:// or https:// URL.'),
       max_chars: z
         .number()

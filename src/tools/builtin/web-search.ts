@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { errorText } from '../../vocabulary/text';
 import { defineTool } from '../define-tool';
 import type { Tool } from '../tool';
@@ -30,7 +30,7 @@ export function createWebSearchTool(config: WebSearchConfig | undefined, env: No
       'Use specific queries (names, versions, error messages).',
     kind: 'search',
     permission: 'backend' in setup ? 'network' : 'none',
-    parameters: z.object({
+    parameters: () => z.object({
       query: z.string().trim().min(1).describe('What to search for.'),
       max_results: z
         .number()

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from '../define-tool';
 import { PROTECTED_NOTE } from './protected-note';
 import { unifiedDiff } from '../unified-diff';
@@ -13,7 +13,7 @@ export const writeFileTool = defineTool({
   kind: 'edit',
   permission: 'write',
   approval: ({ path }) => ({ title: `Write ${path}` }),
-  parameters: z.object({
+  parameters: () => z.object({
     path: z.string().describe('File path, relative to the workspace root (or absolute inside it).'),
     content: z.string().describe('The complete new content of the file.'),
   }),

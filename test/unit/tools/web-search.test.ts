@@ -151,11 +151,11 @@ describe('web_search', () => {
   });
 
   it('validates the configuration and its arguments', async () => {
-    assert.ok(WebSearchConfigSchema.safeParse({ backend: 'searxng', url: 'http://localhost:8888' }).success);
-    assert.equal(WebSearchConfigSchema.parse({ backend: 'brave' }).backend, 'brave');
-    assert.ok(!WebSearchConfigSchema.safeParse({ backend: 'google' }).success);
-    assert.ok(!WebSearchConfigSchema.safeParse({ backend: 'searxng' }).success);
-    assert.ok(!WebSearchConfigSchema.safeParse({ backend: 'brave', apiKeyEnv: 'not a name' }).success);
+    assert.ok(WebSearchConfigSchema().safeParse({ backend: 'searxng', url: 'http://localhost:8888' }).success);
+    assert.equal(WebSearchConfigSchema().parse({ backend: 'brave' }).backend, 'brave');
+    assert.ok(!WebSearchConfigSchema().safeParse({ backend: 'google' }).success);
+    assert.ok(!WebSearchConfigSchema().safeParse({ backend: 'searxng' }).success);
+    assert.ok(!WebSearchConfigSchema().safeParse({ backend: 'brave', apiKeyEnv: 'not a name' }).success);
     const tool = createWebSearchTool({ backend: 'searxng', url: base });
     assert.match((await run(tool, { query: '  ' })).error ?? '', /Invalid arguments for web_search: query:/);
     assert.match((await run(tool, { query: 'x', max_results: 21 })).error ?? '', /max_results:/);
