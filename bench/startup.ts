@@ -4,7 +4,9 @@
  * the bare Anthropic SDK and bundled the same way (esbuild, one file), run
  * alternately; median ms and the ratio (target ≤ 1.4). Each figure is a
  * fresh process; the launcher's code cache is warm after the first run,
- * as it is for a person who runs crow twice. Build first.
+ * as it is for a person who runs crow twice. The bench's output is a pipe;
+ * on a terminal, a run also loads the markdown renderer (dist/markdown.js),
+ * timed apart (median ms of a fresh process's require). Build first.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,6 +19,7 @@ import { isolatedEnv } from '../test/support/isolated-env';
 import { median } from './common';
 
 const CROW = resolve(__dirname, '../dist/crow.js');
+const MARKDOWN = resolve(__dirname, '../dist/markdown.js');
 const RUNS = 9;
 
 /** The bare one-shot: one streamed message, its text printed. */
@@ -57,10 +60,25 @@ export async function startupBenchmark(): Promise<void> {
       `Start-up, one-shot 'hi', spawn → exit, median of ${RUNS} (${cache}): crow run ${median(crow).toFixed(0)} ms vs bare-SDK bundle ` +
         `${median(sdk).toFixed(0)} ms, ratio ${(median(crow) / median(sdk)).toFixed(2)} (target ≤ 1.4)`,
     );
+    const renderer: number[] = [];
+    for (let run = 0; run < RUNS; run++) renderer.push(await rendererLoad());
+    console.log(`  on a terminal a run also loads the markdown renderer (dist/markdown.js): ${median(renderer).toFixed(0)} ms, median of ${RUNS}`);
   } finally {
     await server.close();
     rmSync(base, { recursive: true, force: true });
   }
+}
+
+/** Milliseconds a fresh process takes to require dist/markdown.js (what a run writing to a terminal adds). */
+function rendererLoad(): Promise<number> {
+  const script = `const started = performance.now(); require(${JSON.stringify(MARKDOWN)}); process.stdout.write(String(performance.now() - started));`;
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.once('error', fail);
+    child.once('close', (code) => (code === 0 ? done(Number(out)) : fail(new Error(`loading ${MARKDOWN} exited ${code}`))));
+  });
 }
 
 async function bundleBare(base: string): Promise<string> {
