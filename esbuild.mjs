@@ -31,6 +31,28 @@ const common = {
 };
 
 /**
+ * zod taken as a package with side effects. Its package.json says most of its files have none, and
+ * esbuild (0.28) then leaves out the call that initialises a lazily wrapped ES module reached through
+ * `import * as z` and `export *` (zod is wrapped where another package requires it): dist/engine.js
+ * failed at load with "Class is not a constructor". Marking the import as having side effects keeps
+ * that call; src/ keeps `import * as z`, whose direct references are smaller and faster to load.
+ */
+const zodInitialised = {
+  name: 'zod-initialised',
+  setup(build) {
+    build.onResolve({ filter: /^zod(\/.*)?$/ }, async (args) => {
+      if (args.pluginData?.zodInitialised) return undefined;
+      const resolved = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: { zodInitialised: true } });
+      if (resolved.errors.length > 0) return { errors: resolved.errors };
+      return { path: resolved.path, namespace: resolved.namespace, sideEffects: true };
+    });
+  },
+};
+
+/** Every build's own plugins, after the one every bundle with zod needs. */
+const withZod = (options) => ({ ...options, plugins: [zodInitialised, ...(options.plugins ?? [])] });
+
+/**
  * The extension's `require('./engine-bundle')` stays a require of dist/engine.js: activation then parses a
  * small file, and the engine (SDKs, tools, sessions) is read only when first used.
  */
@@ -149,7 +171,7 @@ const builds = [
   },
 ];
 
-const selected = builds.filter(Boolean);
+const selected = builds.filter(Boolean).map(withZod);
 // A deleted suite must not keep running from its old bundle.
 rmSync('dist/test/vscode', { recursive: true, force: true });
 if (watch) {
@@ -172,7 +194,7 @@ if (watch) {
 async function writeBuiltinSnapshot() {
   const script = join(mkdtempSync(join(tmpdir(), 'crow-build-')), 'snapshot.js');
   try {
-    await esbuild.build({ ...common, sourcemap: false, minify: false, entryPoints: ['scripts/builtin-definitions-snapshot.ts'], outfile: script });
+    await esbuild.build(withZod({ ...common, sourcemap: false, minify: false, entryPoints: ['scripts/builtin-definitions-snapshot.ts'], outfile: script }));
     execFileSync(process.execPath, [script, process.cwd(), join('dist', 'builtin-definitions.json')], { stdio: 'inherit' });
   } finally {
     rmSync(dirname(script), { recursive: true, force: true });
