@@ -8,14 +8,11 @@
 import { lstat, readFile, readlink, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { GitRunner } from './git-runner';
-import { writeObject } from './git-trees';
+import { EXECUTABLE, FILE, SYMLINK, writeObject } from './git-trees';
 
 /** One path as it was at some moment: a file or symlink with its git mode and blob, or nothing. */
 export type FileState = { path: string; mode: string; blob: string } | { path: string; absent: true };
 
-const FILE = '100644';
-const EXECUTABLE = '100755';
-const SYMLINK = '120000';
 
 /**
  * The current state of each workspace-relative path, contents stored as

@@ -32,7 +32,7 @@ import { GitError, GitRunner } from './git-runner';
 import { changedAmong, changedSinceLastTrack, fileSize, nulSplit, stage } from './index-track';
 import { initShadow, inside, resetShadowIndex, seedShadow, type ShadowOptions } from './shadow-repository';
 import { applyRestore, parseRawDiff, type TreeChange } from './snapshot-restore';
-import { TreeCache } from './git-trees';
+import { GITLINK, TreeCache } from './git-trees';
 import { type EditedTree, editTree } from './tree-edit';
 import { type TreeWatcher, type WatchMark, watchTree } from './tree-watcher';
 import { realWorkspace, workspaceKey } from './workspace-key';
@@ -65,8 +65,6 @@ export interface DiffStat {
   removed: number;
   binary: boolean;
 }
-
-const GITLINK = '160000';
 
 export const DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024;
 const DEFAULT_GIT_TIMEOUT_MS = 60_000;

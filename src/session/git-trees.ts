@@ -17,6 +17,11 @@ import { deflate } from 'node:zlib';
 import { PRIVATE_DIR_MODE } from '../config/paths';
 import type { GitRunner } from './git-runner';
 
+/** git's modes of tree entries: a file, an executable file, a symlink, a nested repository's commit, a folder. */
+export const FILE = '100644';
+export const EXECUTABLE = '100755';
+export const SYMLINK = '120000';
+export const GITLINK = '160000';
 export const TREE = '40000';
 const deflated = promisify(deflate);
 

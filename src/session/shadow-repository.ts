@@ -15,6 +15,7 @@ import { chmod, copyFile, lstat, mkdir, readFile, realpath, rm, stat, utimes, wr
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../config/paths';
 import type { GitRunner } from './git-runner';
+import { GITLINK } from './git-trees';
 
 /** Marks a shadow whose seed failed once: it is not seeded again. */
 const SEED_REFUSED = 'crow-seed-refused';
@@ -109,7 +110,7 @@ async function cleanSeed(git: GitRunner, signal?: AbortSignal): Promise<void> {
     if (tab < 0) continue;
     const [tag = '', mode = ''] = record.slice(0, tab).split(' ');
     const path = record.slice(tab + 1);
-    if (mode === '160000') submodules.push(path);
+    if (mode === GITLINK) submodules.push(path);
     else if (tag === 'S' || tag !== tag.toUpperCase()) flagged.push(path);
   }
   const input = (paths: string[]): string => paths.map((path) => `${path}\0`).join('');

@@ -8,6 +8,7 @@ import { chmod, lstat, mkdir, realpath, rm, rmdir, stat, symlink, writeFile } fr
 import { dirname, join, sep } from 'node:path';
 import type { FileChange } from '../tools/undo-recorder';
 import { GitError, type GitRunner } from './git-runner';
+import { EXECUTABLE, SYMLINK } from './git-trees';
 
 /** One path that differs between two trees, as `git diff-tree --raw` reports it. */
 export interface TreeChange extends FileChange {
@@ -112,7 +113,7 @@ async function writeEntry(root: string, change: TreeChange, content: Buffer): Pr
     await symlink(content.toString('utf8'), path);
     return;
   }
-  const executable = change.mode === '100755';
+  const executable = change.mode === EXECUTABLE;
   await writeFile(path, content, { mode: executable ? 0o755 : 0o644 });
   const permissions = (await stat(path)).mode & 0o7777;
   const wanted = executable ? permissions | ((permissions & 0o444) >> 2) : permissions & ~0o111;
@@ -131,7 +132,7 @@ async function assertInside(root: string, folder: string): Promise<void> {
 }
 
 function kind(mode: string): 'symlink' | 'file' | 'none' {
-  if (mode === '120000') return 'symlink';
+  if (mode === SYMLINK) return 'symlink';
   return mode === '000000' ? 'none' : 'file';
 }
 

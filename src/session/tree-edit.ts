@@ -23,14 +23,10 @@ import { join } from 'node:path';
 import type { FileChange } from '../tools/undo-recorder';
 import { ancestors } from './file-states';
 import type { GitRunner } from './git-runner';
-import { type Entry, Folder, type Recorded, TREE, type TreeCache, writeObject } from './git-trees';
+import { type Entry, EXECUTABLE, FILE, Folder, GITLINK, type Recorded, SYMLINK, TREE, type TreeCache, writeObject } from './git-trees';
 
 /** A folder with more files than this to read is left to a scan. */
 const MAX_WALKED = 2_000;
-const FILE = '100644';
-const EXECUTABLE = '100755';
-const SYMLINK = '120000';
-const GITLINK = '160000';
 const DOT_GIT = '.git';
 
 export interface TreeEditOptions {
