@@ -8,7 +8,7 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages';
 import type { ErrorType } from '@anthropic-ai/sdk/resources/shared';
 import { toAnthropicParams } from './anthropic-format';
-import { parseEventData, sseBatches } from './sse';
+import { parseEventData, type SseMessage, wireBatches } from './sse';
 import {
   type HttpProviderOptions,
   type PartialResponse,
@@ -59,7 +59,10 @@ export class AnthropicProvider implements Provider {
     return resilientStream(
       {
         profile: this.profile,
-        open: async (attemptSignal) => wireEvents(await this.client.messages.create(params(), { signal: attemptSignal }).asResponse()),
+        open: async (attemptSignal) => {
+          const response = await this.client.messages.create(params(), { signal: attemptSignal }).asResponse();
+          return wireBatches(response, eventReader(response.headers));
+        },
         newAccumulator: () => new AnthropicAccumulator(),
       },
       signal,
@@ -69,36 +72,23 @@ export class AnthropicProvider implements Provider {
 }
 
 /**
- * The Messages API's stream events, a batch per network read (see sse.ts).
- * `ping` is skipped, and an `error` event (which the API may send once the
- * stream has begun, e.g. overloaded_error) is thrown as the SDK's APIError,
- * with no status, so it is judged as the SDK would have raised it. Documented
- * at https://docs.anthropic.com/en/api/messages-streaming ("Ping events",
+ * Reads the Messages API's stream events (batched by wireBatches). `ping`
+ * is skipped, and an `error` event (which the API may send once the stream
+ * has begun, e.g. overloaded_error) is thrown as the SDK's APIError, with no
+ * status, so it is judged as the SDK would have raised it. Documented at
+ * https://docs.anthropic.com/en/api/messages-streaming ("Ping events",
  * "Error events"). Each event's data names its type, so a compatible server
  * that leaves out the `event:` lines (which the SDK's reader needed) is read
  * all the same.
  */
-async function* wireEvents(response: Response): AsyncGenerator<RawMessageStreamEvent[], void, undefined> {
-  if (!response.body) throw new Error('the response to a streamed request had no body');
-  for await (const messages of sseBatches(response.body)) {
-    const events: RawMessageStreamEvent[] = [];
-    // What came before a failure in the same read is handed on first, as it would be had it come in a read of its own.
-    let failure: Error | undefined;
-    for (const { event, data } of messages) {
-      try {
-        if (event === 'error') throw streamError(data, response.headers);
-        if (event === 'ping' || data === '') continue;
-        const parsed = parseEventData(data, event);
-        if (parsed.type === 'error') throw streamError(data, response.headers);
-        if (parsed.type !== 'ping') events.push(parsed as unknown as RawMessageStreamEvent);
-      } catch (error) {
-        failure = error as Error;
-        break;
-      }
-    }
-    if (events.length > 0) yield events;
-    if (failure) throw failure;
-  }
+function eventReader(headers: Headers): (message: SseMessage) => RawMessageStreamEvent | undefined {
+  return ({ event, data }) => {
+    if (event === 'error') throw streamError(data, headers);
+    if (event === 'ping' || data === '') return undefined;
+    const parsed = parseEventData(data, event);
+    if (parsed.type === 'error') throw streamError(data, headers);
+    return parsed.type === 'ping' ? undefined : (parsed as unknown as RawMessageStreamEvent);
+  };
 }
 
 /** An `error` event as the SDK raises it: its body parsed when it is JSON, else the text as it came. */

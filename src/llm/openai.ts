@@ -15,7 +15,7 @@ import {
   retryPolicyOf,
 } from './resilient-stream';
 import type { ProviderProfile } from './stream-failure';
-import { parseEventData, sseBatches } from './sse';
+import { END_OF_STREAM, parseEventData, type SseMessage, wireBatches } from './sse';
 import { sendable } from './tool-text';
 import { type AssistantBlock, emptyUsage, type LlmRequest, type ModelPricing, type Provider, type StopReason, type StreamEvent, type ToolCallBlock } from './types';
 
@@ -60,7 +60,10 @@ export class OpenAIProvider implements Provider {
     const events = resilientStream(
       {
         profile: this.profile,
-        open: async (attemptSignal) => wireEvents(await this.client.chat.completions.create(params(), { signal: attemptSignal }).asResponse()),
+        open: async (attemptSignal) => {
+          const response = await this.client.chat.completions.create(params(), { signal: attemptSignal }).asResponse();
+          return wireBatches(response, chunkReader(response.headers));
+        },
         newAccumulator: () => new OpenAIAccumulator(),
       },
       signal,
@@ -98,38 +101,20 @@ export class OpenAIProvider implements Provider {
 }
 
 /**
- * The chunks of a streamed chat completion, a batch per network read (see
- * sse.ts). As the SDK's own reader does: `data: [DONE]` ends the stream
- * (anything after it is ignored), and a chunk carrying `error` (how OpenAI
- * and compatible servers report a failure once the stream has begun) is
- * thrown as the SDK's APIError with no status.
+ * Reads the chunks of a streamed chat completion (batched by wireBatches).
+ * As the SDK's own reader does: `data: [DONE]` ends the stream (anything
+ * after it is ignored), and a chunk carrying `error` (how OpenAI and
+ * compatible servers report a failure once the stream has begun) is thrown
+ * as the SDK's APIError with no status.
  */
-async function* wireEvents(response: Response): AsyncGenerator<ChatCompletionChunk[], void, undefined> {
-  if (!response.body) throw new Error('the response to a streamed request had no body');
-  let finished = false;
-  for await (const messages of sseBatches(response.body)) {
-    if (finished) continue;
-    const chunks: ChatCompletionChunk[] = [];
-    // What came before a failure in the same read is handed on first, as it would be had it come in a read of its own.
-    let failure: Error | undefined;
-    for (const { event, data } of messages) {
-      if (data.startsWith('[DONE]')) {
-        finished = true;
-        break;
-      }
-      if (data === '') continue;
-      try {
-        const chunk = parseEventData(data, event) as unknown as ChatCompletionChunk & { error?: unknown };
-        if (chunk.error) throw new OpenAI.APIError(undefined, chunk.error as object, undefined, response.headers);
-        chunks.push(chunk);
-      } catch (error) {
-        failure = error as Error;
-        break;
-      }
-    }
-    if (chunks.length > 0) yield chunks;
-    if (failure) throw failure;
-  }
+function chunkReader(headers: Headers): (message: SseMessage) => ChatCompletionChunk | undefined | typeof END_OF_STREAM {
+  return ({ event, data }) => {
+    if (data.startsWith('[DONE]')) return END_OF_STREAM;
+    if (data === '') return undefined;
+    const chunk = parseEventData(data, event) as unknown as ChatCompletionChunk & { error?: unknown };
+    if (chunk.error) throw new OpenAI.APIError(undefined, chunk.error as object, undefined, headers);
+    return chunk;
+  };
 }
 
 const NO_EVENTS: StreamEvent[] = [];

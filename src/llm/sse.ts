@@ -117,6 +117,45 @@ export async function* sseBatches(body: ReadableStream<Uint8Array>): AsyncGenera
   }
 }
 
+/** What a reader returns for a message after which the rest of the stream is ignored (OpenAI's `[DONE]`). */
+export const END_OF_STREAM = Symbol('end of stream');
+
+/**
+ * A streamed response's wire events, a batch per network read: `read` turns
+ * each message into an event, or undefined to skip it, or END_OF_STREAM, or
+ * throws for a message that fails the stream. Events a read brought before a
+ * failing message are handed on first, as they would be had they come in a
+ * read of their own: what a person sees does not depend on how the bytes
+ * were cut.
+ */
+export async function* wireBatches<W>(
+  response: Response,
+  read: (message: SseMessage) => W | undefined | typeof END_OF_STREAM,
+): AsyncGenerator<W[], void, undefined> {
+  if (!response.body) throw new Error('the response to a streamed request had no body');
+  let ended = false;
+  for await (const messages of sseBatches(response.body)) {
+    if (ended) continue;
+    const events: W[] = [];
+    let failure: { error: unknown } | undefined;
+    for (const message of messages) {
+      try {
+        const event = read(message);
+        if (event === END_OF_STREAM) {
+          ended = true;
+          break;
+        }
+        if (event !== undefined) events.push(event);
+      } catch (error) {
+        failure = { error };
+        break;
+      }
+    }
+    if (events.length > 0) yield events;
+    if (failure) throw failure.error;
+  }
+}
+
 /** A message's data as a JSON object; a server that sends anything else is broken, and the error says where. */
 export function parseEventData(data: string, event: string | undefined): Record<string, unknown> {
   let parsed: unknown;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { parseEventData, SseParser, sseBatches, type SseMessage } from '../../../src/llm/sse';
+import { END_OF_STREAM, parseEventData, SseParser, sseBatches, type SseMessage, wireBatches } from '../../../src/llm/sse';
 
 /** Every message of `pieces` fed one after another. */
 function parse(...pieces: string[]): SseMessage[] {
@@ -108,5 +108,37 @@ describe('server-sent events', () => {
     });
     for (const data of ['null', '42', '"text"', '[1]']) assert.throws(() => parseEventData(data, 'x'), /that is not a JSON object/);
     assert.throws(() => parseEventData('x'.repeat(500), undefined), /^Error: an event that is not a JSON object: x{120}…$/);
+  });
+
+  describe('wire batches', () => {
+    const encoded = (text: string): Uint8Array => new TextEncoder().encode(text);
+    /** What the reader made of each read, and the error that ended the stream, if any. */
+    async function read(chunks: string[], reader: Parameters<typeof wireBatches<string>>[1]): Promise<{ batches: string[][]; error?: string }> {
+      const batches: string[][] = [];
+      try {
+        for await (const batch of wireBatches(new Response(body(chunks.map(encoded))), reader)) batches.push(batch);
+        return { batches };
+      } catch (error) {
+        return { batches, error: (error as Error).message };
+      }
+    }
+    const upper = ({ data }: SseMessage): string | undefined => (data === 'skip' ? undefined : data.toUpperCase());
+
+    it('hands on what a read brought before a failing message, then fails', async () => {
+      const failing = (message: SseMessage): string | undefined => {
+        if (message.data === 'bad') throw new Error('bad message');
+        return upper(message);
+      };
+      assert.deepEqual(await read(['data: a\n\ndata: skip\n\ndata: b\n\ndata: bad\n\ndata: c\n\n'], failing), { batches: [['A', 'B']], error: 'bad message' });
+    });
+
+    it('ignores everything after the end of the stream, in that read and the next ones', async () => {
+      const ending = (message: SseMessage): string | typeof END_OF_STREAM | undefined => (message.data === '[DONE]' ? END_OF_STREAM : upper(message));
+      assert.deepEqual(await read(['data: a\n\ndata: [DONE]\n\ndata: b\n\n', 'data: c\n\n'], ending), { batches: [['A']] });
+    });
+
+    it('gives no batch for a read whose messages were all skipped', async () => {
+      assert.deepEqual(await read(['data: skip\n\n', 'data: x\n\n'], upper), { batches: [['X']] });
+    });
   });
 });
