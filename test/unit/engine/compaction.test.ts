@@ -99,6 +99,16 @@ describe('compaction', () => {
     addRounds(session, 40, 30);
     return { entries: [...session.entries], cut };
   }
+  /** The session as resumed after that compaction: it holds the entries from the cut on, and notes any read of those before. */
+  function resumedAfterCompaction(): { session: InternalSession; entries: HistoryEntry[]; cut: number; readEarlier: () => boolean } {
+    const { entries, cut } = summarisedOnce();
+    let read = false;
+    const session = new InternalSession('primary', {
+      history: entries.slice(cut),
+      earlier: { count: cut, load: () => ((read = true), entries.slice(0, cut)) },
+    });
+    return { session, entries, cut, readEarlier: () => read };
+  }
   const size = (entries: readonly HistoryEntry[]): number => entries.reduce((sum, entry) => sum + JSON.stringify(entry).length, 0);
 
   it('cuts a later compaction by shares of what the model reads, not of the whole history (summarised parts included)', async () => {
@@ -115,16 +125,11 @@ describe('compaction', () => {
   });
 
   it('compacts a resumed session from the part it holds, never reading the summarised history', async () => {
-    const { entries, cut } = summarisedOnce();
-    let read = false;
-    const session = new InternalSession('primary', {
-      history: entries.slice(cut),
-      earlier: { count: cut, load: () => ((read = true), entries.slice(0, cut)) },
-    });
+    const { session, cut, readEarlier } = resumedAfterCompaction();
     const provider = new ScriptedProvider([{ text: 'Tasks 30-60 done.' }, { text: 'Continuing.' }]);
     const { events } = await runTurn(provider, [echoTool], 'Next task.', { session, compaction: settings(4_000) });
     assert.match(eventsOfType(events, 'compaction').at(-1)!.how, /summarised \d+ earlier entries/);
-    assert.equal(read, false, 'the entries before the last compaction were not read');
+    assert.equal(readEarlier(), false, 'the entries before the last compaction were not read');
     const summaryRequest = JSON.stringify(provider.requests[0]!.messages);
     assert.match(summaryRequest, /Tasks 0-29 done\./, 'the summary call reads the earlier summary');
     assert.doesNotMatch(summaryRequest, /Task 0: look at file 0\./);
@@ -132,18 +137,13 @@ describe('compaction', () => {
   });
 
   it('compacts a resumed session on request (/compact) from the part it holds, too', async () => {
-    const { entries, cut } = summarisedOnce();
-    let read = false;
-    const session = new InternalSession('primary', {
-      history: entries.slice(cut),
-      earlier: { count: cut, load: () => ((read = true), entries.slice(0, cut)) },
-    });
+    const { session, entries, readEarlier } = resumedAfterCompaction();
     const provider = new ScriptedProvider([{ text: 'Everything so far: tasks 0-69 done.' }]);
     const build = (): LlmRequest => ({ system: 'You are a test agent.', tools: [], messages: session.toMessages() });
     const scope = { agent: 'primary', provider, session, emit: () => undefined, span: undefined, signal: new AbortController().signal };
     const outcome = await new ContextWindowKeeper(settings(100_000)).compactNow(scope, build);
     assert.deepEqual(outcome, { compacted: true });
-    assert.equal(read, false, 'the entries before the last compaction were not read');
+    assert.equal(readEarlier(), false, 'the entries before the last compaction were not read');
     assert.equal(session.findLast('compaction')!.upTo, entries.length);
     assert.match(JSON.stringify(provider.requests[0]!.messages), /Tasks 0-29 done\./);
   });

@@ -37,6 +37,27 @@ describe('a track from the paths a watcher names', () => {
   const write = (path: string, text: string | Buffer): void => writeFileSync(join(ws, path), text);
   const sh = (script: string): void => void execFileSync('sh', ['-c', script], { cwd: ws });
 
+  /**
+   * Runs `body` with a manager that watches the workspace (each answer its watcher gave pushed to
+   * `answers`; `watch` may stand between), closed afterwards.
+   */
+  async function withWatched(
+    body: (watched: GitSnapshotManager, answers: Answers) => Promise<void>,
+    { maxFileBytes, watch = (recording) => recording }: { maxFileBytes?: number; watch?: (recording: Watch) => Watch } = {},
+  ): Promise<void> {
+    const answers: Answers = [];
+    const watched = new GitSnapshotManager({ workspace: ws, dataHome: join(base, 'watched'), ...(maxFileBytes ? { maxFileBytes } : {}), watch: watch(recorded(answers)) });
+    try {
+      await body(watched, answers);
+    } finally {
+      await watched.close();
+    }
+  }
+
+  /** The tree a scan of the workspace records now. */
+  const scannedTree = (maxFileBytes?: number): Promise<string> =>
+    new GitSnapshotManager({ workspace: ws, dataHome: join(base, 'scanned'), ...(maxFileBytes ? { maxFileBytes } : {}) }).track();
+
   const changesOfKind: Array<[string, () => void]> = [
     ['a file changed', () => write('src/a.js', 'a2\n')],
     ['a file deleted', () => rmSync(join(ws, 'src/b.js'))],
@@ -58,10 +79,8 @@ describe('a track from the paths a watcher names', () => {
   ];
 
   for (const [label, change] of changesOfKind) {
-    it(`writes the tree a scan writes: ${label}`, async () => {
-      const answers: Array<string[] | 'unknown'> = [];
-      const watched = new GitSnapshotManager({ workspace: ws, dataHome: join(base, 'watched'), maxFileBytes: 2048, watch: recorded(answers) });
-      try {
+    it(`writes the tree a scan writes: ${label}`, () =>
+      withWatched(async (watched, answers) => {
         await watched.track();
         const before = await watched.track();
         const index = statSync(join(watched.gitDir, 'index'));
@@ -70,8 +89,7 @@ describe('a track from the paths a watcher names', () => {
         assert.ok(Array.isArray(answers.at(-1)), `the watcher answered: ${JSON.stringify(answers)}`);
         const untouched = statSync(join(watched.gitDir, 'index'));
         assert.deepEqual([untouched.mtimeMs, untouched.ino], [index.mtimeMs, index.ino], 'the tree was written without the index');
-        const scanned = await new GitSnapshotManager({ workspace: ws, dataHome: join(base, 'scanned'), maxFileBytes: 2048 }).track();
-        assert.equal(after, scanned, 'the same tree id as a scan');
+        assert.equal(after, await scannedTree(2048), 'the same tree id as a scan');
         const listed = await watched.changes(before, after);
         const diffTree = execFileSync('git', ['--git-dir', watched.gitDir, 'diff-tree', '-r', '-z', '--name-status', '--no-renames', before, after])
           .toString()
@@ -82,16 +100,11 @@ describe('a track from the paths a watcher names', () => {
           expected.push({ path: diffTree[i + 1]!, status: { A: 'added', D: 'deleted', M: 'modified', T: 'modified' }[diffTree[i]!]! });
         }
         assert.deepEqual(sorted(listed), sorted(expected));
-      } finally {
-        await watched.close();
-      }
-    });
+      }, { maxFileBytes: 2048 }));
   }
 
-  it("records a name with a line break (which git's line protocol cannot carry) through the index, as a scan does", async () => {
-    const answers: Array<string[] | 'unknown'> = [];
-    const watched = new GitSnapshotManager({ workspace: ws, dataHome: join(base, 'watched'), watch: recorded(answers) });
-    try {
+  it("records a name with a line break (which git's line protocol cannot carry) through the index, as a scan does", () =>
+    withWatched(async (watched, answers) => {
       await watched.track();
       const index = statSync(join(watched.gitDir, 'index'));
       write('src/two\nlines.js', 'hostile name\n');
@@ -99,42 +112,28 @@ describe('a track from the paths a watcher names', () => {
       const after = await watched.track();
       assert.ok(Array.isArray(answers.at(-1)) && answers.at(-1)!.includes('src/two\nlines.js'), JSON.stringify(answers));
       assert.notEqual(statSync(join(watched.gitDir, 'index')).mtimeMs, index.mtimeMs, 'the index recorded it, not an edit');
-      const scanned = await new GitSnapshotManager({ workspace: ws, dataHome: join(base, 'scanned') }).track();
-      assert.equal(after, scanned);
-    } finally {
-      await watched.close();
-    }
-  });
+      assert.equal(after, await scannedTree());
+    }));
 
-  it('never takes a tree git cannot find for an empty folder: the track falls back and keeps every file', async () => {
-    const answers: Array<string[] | 'unknown'> = [];
-    const watched = new GitSnapshotManager({ workspace: ws, dataHome: join(base, 'watched'), watch: recorded(answers) });
-    try {
+  it('never takes a tree git cannot find for an empty folder: the track falls back and keeps every file', () =>
+    withWatched(async (watched) => {
       const first = await watched.track();
       // The tree of src/ lost from the shadow's object store (a disk error, a hand-pruned repository).
       const src = execFileSync('git', ['--git-dir', watched.gitDir, 'rev-parse', `${first}:src`]).toString().trim();
       rmSync(join(watched.gitDir, 'objects', src.slice(0, 2), src.slice(2)), { force: true });
       write('src/a.js', 'a2\n');
       const after = await watched.track();
-      const scanned = await new GitSnapshotManager({ workspace: ws, dataHome: join(base, 'scanned') }).track();
-      assert.equal(after, scanned);
-    } finally {
-      await watched.close();
-    }
-  });
+      assert.equal(after, await scannedTree());
+    }));
 
   it('keeps recording correctly when a scan follows edited tracks (the index is behind the tree)', async () => {
-    const answers: Array<string[] | 'unknown'> = [];
     let lose = false;
-    const watched = new GitSnapshotManager({
-      workspace: ws,
-      dataHome: join(base, 'watched'),
-      watch: async (root) => {
-        const watcher = await recorded(answers)(root);
-        return watcher && { advance: async (previous) => (lose ? { ...(await watcher.advance(previous)), changed: 'unknown' } : watcher.advance(previous)), close: () => watcher.close() };
-      },
-    });
-    try {
+    // From `lose` on, the watcher's answers are lost (an overflow): the track scans.
+    const losing = (recording: Watch): Watch => async (root) => {
+      const watcher = await recording(root);
+      return watcher && { advance: async (previous) => (lose ? { ...(await watcher.advance(previous)), changed: 'unknown' } : watcher.advance(previous)), close: () => watcher.close() };
+    };
+    await withWatched(async (watched) => {
       await watched.track();
       write('src/a.js', 'a2\n');
       sh('mkdir -p gen && echo new > gen/n.js && rm src/b.js');
@@ -142,15 +141,15 @@ describe('a track from the paths a watcher names', () => {
       lose = true;
       write('docs/readme.md', '# changed\n');
       const after = await watched.track();
-      const scanned = await new GitSnapshotManager({ workspace: ws, dataHome: join(base, 'scanned') }).track();
-      assert.equal(after, scanned);
-    } finally {
-      await watched.close();
-    }
+      assert.equal(after, await scannedTree());
+    }, { watch: losing });
   });
 });
 
-function recorded(answers: Array<string[] | 'unknown'>): (root: string) => Promise<TreeWatcher | undefined> {
+type Answers = Array<string[] | 'unknown'>;
+type Watch = (root: string) => Promise<TreeWatcher | undefined>;
+
+function recorded(answers: Answers): Watch {
   return async (root) => {
     const watcher = await watchTree(root);
     if (!watcher) return undefined;
