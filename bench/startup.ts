@@ -4,11 +4,12 @@
  * the bare Anthropic SDK and bundled the same way (esbuild, one file), run
  * alternately; median ms and the ratio (target ≤ 1.4). Each figure is a
  * fresh process; the launcher's code cache is warm after the first run,
- * as it is for a person who runs crow twice. The bench's output is a pipe;
- * on a terminal, a run also loads the markdown renderer (dist/markdown.js),
- * timed apart (median ms of a fresh process's require). Build first.
+ * as it is for a person who runs crow twice. Then the same pair on a
+ * terminal (a pseudo-terminal made by script(1), as a person runs it): crow
+ * then renders markdown, whose renderer (dist/markdown.js) a piped run never
+ * loads. Build first.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -19,7 +20,6 @@ import { isolatedEnv } from '../test/support/isolated-env';
 import { median } from './common';
 
 const CROW = resolve(__dirname, '../dist/crow.js');
-const MARKDOWN = resolve(__dirname, '../dist/markdown.js');
 const RUNS = 9;
 
 /** The bare one-shot: one streamed message, its text printed. */
@@ -42,50 +42,46 @@ export async function startupBenchmark(): Promise<void> {
     const bare = await bundleBare(base);
     const cwd = join(base, 'project');
     mkdirSync(cwd);
-    const env = isolatedEnv(join(base, 'home'), { ANTHROPIC_API_KEY: 'bench', ANTHROPIC_BASE_URL: server.anthropicBaseUrl });
-    const crow: number[] = [];
-    const sdk: number[] = [];
-    for (let run = 0; run <= RUNS; run++) {
-      const c = await wall(server, [CROW, 'run', 'hi', '--no-undo'], cwd, env);
-      const b = await wall(server, [bare, 'hi'], cwd, env);
-      // The first run of each fills the compile cache.
-      if (run > 0) {
-        crow.push(c);
-        sdk.push(b);
-      }
-    }
+    const env = isolatedEnv(join(base, 'home'), { ANTHROPIC_API_KEY: 'bench', ANTHROPIC_BASE_URL: server.anthropicBaseUrl, TERM: 'xterm-256color' });
     const offered = typeof (nodeModule as { enableCompileCache?: unknown }).enableCompileCache === 'function';
     const cache = `the launcher's V8 code cache${offered ? " (and Node's compile cache for later modules)" : ''}, Node ${process.versions.node}`;
+    const piped = await side(server, bare, cwd, env, false);
     console.log(
-      `Start-up, one-shot 'hi', spawn → exit, median of ${RUNS} (${cache}): crow run ${median(crow).toFixed(0)} ms vs bare-SDK bundle ` +
-        `${median(sdk).toFixed(0)} ms, ratio ${(median(crow) / median(sdk)).toFixed(2)} (target ≤ 1.4)`,
+      `Start-up, one-shot 'hi', spawn → exit, median of ${RUNS} (${cache}): crow run ${median(piped.crow).toFixed(0)} ms vs bare-SDK bundle ` +
+        `${median(piped.sdk).toFixed(0)} ms, ratio ${(median(piped.crow) / median(piped.sdk)).toFixed(2)} (target ≤ 1.4)`,
     );
-    // As in a run: Node's compile cache on where Node offers it (the launcher turns it on), warm after the first load.
-    const renderer: number[] = [];
-    const compileCache = join(base, 'compile-cache');
-    for (let run = 0; run <= RUNS; run++) {
-      const ms = await rendererLoad(compileCache);
-      if (run > 0) renderer.push(ms);
+    if (!onPath('script')) {
+      console.log("  on a terminal: not measured (script(1), from util-linux, is not installed)");
+      return;
     }
-    console.log(`  on a terminal a run also loads the markdown renderer (dist/markdown.js): ${median(renderer).toFixed(0)} ms, median of ${RUNS}`);
+    const terminal = await side(server, bare, cwd, env, true);
+    console.log(
+      `  on a terminal (markdown rendered): crow run ${median(terminal.crow).toFixed(0)} ms vs bare-SDK bundle ${median(terminal.sdk).toFixed(0)} ms, ` +
+        `ratio ${(median(terminal.crow) / median(terminal.sdk)).toFixed(2)}; crow on a terminal vs piped ${(median(terminal.crow) / median(piped.crow)).toFixed(2)}`,
+    );
   } finally {
     await server.close();
     rmSync(base, { recursive: true, force: true });
   }
 }
 
-/** Milliseconds a fresh process takes to require dist/markdown.js (what a run writing to a terminal adds), with Node's compile cache in `cache` where offered. */
-function rendererLoad(cache: string): Promise<number> {
-  const script =
-    `const { enableCompileCache } = require('node:module'); if (enableCompileCache) enableCompileCache(${JSON.stringify(cache)});` +
-    `const started = performance.now(); require(${JSON.stringify(MARKDOWN)}); process.stdout.write(String(performance.now() - started));`;
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.once('error', fail);
-    child.once('close', (code) => (code === 0 ? done(Number(out)) : fail(new Error(`loading ${MARKDOWN} exited ${code}`))));
-  });
+/** crow and the bare bundle run alternately, RUNS times each after one warm-up (which fills the caches); wall ms. */
+async function side(server: FakeLlmServer, bare: string, cwd: string, env: NodeJS.ProcessEnv, terminal: boolean): Promise<{ crow: number[]; sdk: number[] }> {
+  const crow: number[] = [];
+  const sdk: number[] = [];
+  for (let run = 0; run <= RUNS; run++) {
+    const c = await wall(server, [CROW, 'run', 'hi', '--no-undo'], cwd, env, terminal);
+    const b = await wall(server, [bare, 'hi'], cwd, env, terminal);
+    if (run > 0) {
+      crow.push(c);
+      sdk.push(b);
+    }
+  }
+  return { crow, sdk };
+}
+
+function onPath(program: string): boolean {
+  return spawnSync('sh', ['-c', `command -v ${program}`], { stdio: 'ignore' }).status === 0;
 }
 
 async function bundleBare(base: string): Promise<string> {
@@ -96,11 +92,18 @@ async function bundleBare(base: string): Promise<string> {
   return outfile;
 }
 
-function wall(server: FakeLlmServer, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<number> {
-  server.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Hello.' }] });
+/**
+ * Wall ms from spawn to exit of `node args`, the fake answering with a line of markdown; on a terminal,
+ * inside a pseudo-terminal that script(1) makes (-e: its exit code is the command's).
+ */
+function wall(server: FakeLlmServer, args: string[], cwd: string, env: NodeJS.ProcessEnv, terminal: boolean): Promise<number> {
+  server.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Hello, **there**.' }] });
+  const command = [process.execPath, ...args].map((word) => `'${word.replaceAll("'", `'\\''`)}'`).join(' ');
   const started = performance.now();
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = terminal
+      ? spawn('script', ['-qefc', command, '/dev/null'], { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] })
+      : spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.once('error', fail);
