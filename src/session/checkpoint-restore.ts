@@ -12,7 +12,7 @@ import { relative } from 'node:path';
 import type { FileChange } from '../tools/undo-recorder';
 import type { FileState } from './file-states';
 import type { GitSnapshotManager } from './git-snapshots';
-import { RestoreError } from './snapshot-restore';
+import { refuseLinksOnTheWay, RestoreError } from './snapshot-restore';
 import type { UndoEntry } from './undo-log';
 import { indexDiffers, type PlannedChange, plannedChanges, restoreUserIndex } from './undo-plan';
 
@@ -75,6 +75,7 @@ export async function planCheckpointRestore(
   if (earliest.size === 0) return { changes: [], gaps, undone, ...(userIndex ? { userIndex: userIndex.path } : {}), apply: (s) => applyIndex(snapshots, userIndex, [], s) };
   const states = await resolveStates(snapshots, earliest, signal);
   const paths = [...earliest.keys()];
+  await refuseLinksOnTheWay(snapshots.workspace, paths);
   const target = await snapshots.treeOf(states, signal);
   const now = await snapshots.treeOf(await snapshots.fileStates(paths, signal), signal);
   return {
@@ -83,6 +84,8 @@ export async function planCheckpointRestore(
     undone,
     ...(userIndex ? { userIndex: userIndex.path } : {}),
     apply: async (applySignal) => {
+      // A folder may have become a link while the person read the plan: then nothing is restored either.
+      await refuseLinksOnTheWay(snapshots.workspace, paths);
       const current = await snapshots.treeOf(await snapshots.fileStates(paths, applySignal), applySignal);
       const applied = await snapshots.restoreBetween(current, target, applySignal);
       return applyIndex(snapshots, userIndex, applied, applySignal);
@@ -98,7 +101,8 @@ async function resolveStates(snapshots: GitSnapshotManager, earliest: Map<string
     if ('tree' in state) byTree.set(state.tree, [...(byTree.get(state.tree) ?? []), path]);
     else states.push(state);
   }
-  for (const [tree, paths] of byTree) states.push(...(await snapshots.statesAt(tree, paths, signal)));
+  // A folder named for a command stands for the files under it then; a file recorded in its own right keeps its own state.
+  for (const [tree, paths] of byTree) states.push(...(await snapshots.statesAt(tree, paths, signal)).filter((state) => paths.includes(state.path) || !earliest.has(state.path)));
   return states;
 }
 

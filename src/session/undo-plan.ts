@@ -13,7 +13,7 @@ import type { FileChange } from '../tools/undo-recorder';
 import type { FileState } from './file-states';
 import type { DiffStat, GitSnapshotManager } from './git-snapshots';
 import { keepIndexTime } from './shadow-repository';
-import { RestoreError } from './snapshot-restore';
+import { refuseLinksOnTheWay, RestoreError } from './snapshot-restore';
 import type { SavedIndex, UndoEntry, UndoLog } from './undo-log';
 
 /** A file a restore will change, from the restore's point of view, with its line counts. */
@@ -59,6 +59,7 @@ async function planPrompt(snapshots: GitSnapshotManager, entry: UndoEntry, signa
   if (entry.scope === 'tree') {
     const snapshot = entry.snapshot!;
     const changes = await planRestore(snapshots, snapshot, signal);
+    await refuseLinksOnTheWay(snapshots.workspace, changes.map((change) => change.path));
     return { entry, changes, gaps: entry.gaps, apply: (applySignal) => snapshots.restore(snapshot, undefined, applySignal) };
   }
   const gaps = [...entry.gaps];
@@ -71,6 +72,7 @@ async function planPrompt(snapshots: GitSnapshotManager, entry: UndoEntry, signa
   const earlier = await earlierStates(snapshots, entry, signal);
   const paths = [...new Set([...earlier.map((state) => state.path), ...entry.files.map((state) => state.path), ...entry.commandPaths])];
   const target = await snapshots.treeOf(earlier, signal);
+  await refuseLinksOnTheWay(snapshots.workspace, paths);
   const now = await snapshots.treeOf(await snapshots.fileStates(paths, signal), signal);
   const changes = await plannedChanges(snapshots, now, target, signal);
   const userIndex = entry.userIndex && (await indexDiffers(snapshots, entry.userIndex, signal)) ? entry.userIndex : undefined;
@@ -80,6 +82,8 @@ async function planPrompt(snapshots: GitSnapshotManager, entry: UndoEntry, signa
     gaps,
     ...(userIndex ? { userIndex: userIndex.path } : {}),
     apply: async (applySignal) => {
+      // A folder may have become a link while the person read the plan: then nothing is restored either.
+      await refuseLinksOnTheWay(snapshots.workspace, paths);
       const current = await snapshots.treeOf(await snapshots.fileStates(paths, applySignal), applySignal);
       const applied = await snapshots.restoreBetween(current, target, applySignal);
       if (userIndex) {
@@ -98,7 +102,8 @@ async function earlierStates(snapshots: GitSnapshotManager, entry: UndoEntry, si
   for (const state of entry.files) if (!copied.has(state.path)) copied.set(state.path, state);
   const fromSnapshot = entry.commandPaths.filter((path) => !copied.has(path));
   const snapshotStates = entry.snapshot !== undefined && fromSnapshot.length > 0 ? await snapshots.statesAt(entry.snapshot, fromSnapshot, signal) : [];
-  return [...copied.values(), ...snapshotStates];
+  // A folder a command replaced stands for the files under it in the snapshot: a file a tool had copied first keeps its copy.
+  return [...copied.values(), ...snapshotStates.filter((state) => !copied.has(state.path))];
 }
 
 /** What restoring `snapshot` would change now, read without touching the workspace. */

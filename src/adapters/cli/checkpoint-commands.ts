@@ -11,7 +11,7 @@ import { forkSession } from '../../host/fork';
 import { applyRewind, checkpointNumbered, checkpointTitle, describeRewind, nothingToRewind, planRewind, recordRewind, RewindError, type RewindMode, type RewindPlan } from '../../host/rewind';
 import { SessionInUseError } from '../../session/session-lock';
 import { SessionStore } from '../../session/session-store';
-import { RestoreError } from '../../session/snapshot-restore';
+import { LinksInTheWayError, RestoreError } from '../../session/snapshot-restore';
 import { countFiles } from '../../session/undo-plan';
 import { commandArgs, positiveInteger } from './cli-args';
 import { UsageError, type CliIO } from './cli-io';
@@ -92,6 +92,10 @@ export async function undoToCheckpoint(
   } catch (err) {
     if (err instanceof RewindError) {
       io.stderr.write(`crow: ${err.message}\n`);
+      return 1;
+    }
+    if (err instanceof LinksInTheWayError) {
+      io.stderr.write(`crow: rewind stopped: ${err.message}\n`);
       return 1;
     }
     if (!controller.signal.aborted) throw err;

@@ -1,7 +1,7 @@
 import { dataHome } from '../../config/paths';
 import { GitError } from '../../session/git-runner';
 import { GitSnapshotManager } from '../../session/git-snapshots';
-import { RestoreError } from '../../session/snapshot-restore';
+import { LinksInTheWayError, RestoreError } from '../../session/snapshot-restore';
 import { restoredNote, tellAgents } from '../../host/agent-notes';
 import { SessionInUseError } from '../../session/session-lock';
 import { SessionStore, UnknownSessionError } from '../../session/session-store';
@@ -87,6 +87,10 @@ export async function undoCommand(argv: string[], io: CliIO): Promise<number> {
   try {
     return await undo(entry, snapshots, { io, yes: values.yes, signal: controller.signal, log, store });
   } catch (err) {
+    if (err instanceof LinksInTheWayError) {
+      io.stderr.write(`crow: undo stopped: ${err.message}\n`);
+      return 1;
+    }
     if (err instanceof GitError) {
       io.stderr.write(`crow: undo failed, nothing was restored: ${err.message}\n`);
       return 1;
