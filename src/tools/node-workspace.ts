@@ -3,6 +3,7 @@ import { promises as fs, realpathSync, statSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
 import { type CommandLaunch, CommandSandbox, type SandboxOptions } from './command-sandbox';
+import { ConfinedFolder, LinkRefusedError, OutsideFolderError } from './confined-folder';
 import { runCommand } from './node-exec';
 import { findFilesWithRipgrep, grepWithRipgrep } from './node-search';
 import {
@@ -36,13 +37,16 @@ const MAX_LINK_HOPS = 40;
 /**
  * The workspace on the local disk, through fs and child_process. Every path
  * is resolved through symlinks (the nearest existing ancestor for paths that
- * do not exist yet) and refused when it lands outside the root.
+ * do not exist yet) and refused when it lands outside the root; a write is
+ * then made through a ConfinedFolder, so a folder swapped for a link out
+ * between the check and the write is refused there too.
  */
 export class NodeWorkspace implements Workspace {
   readonly root: string;
   private readonly maxExecOutputChars: number;
   private readonly killGraceMs: number;
   private sandbox: CommandSandbox;
+  private readonly confined: ConfinedFolder;
 
   /** `root` must be an existing folder; it is resolved through symlinks once, here. */
   constructor(root: string, options: NodeWorkspaceOptions = {}) {
@@ -51,6 +55,7 @@ export class NodeWorkspace implements Workspace {
     this.maxExecOutputChars = options.maxExecOutputChars ?? DEFAULT_MAX_EXEC_OUTPUT_CHARS;
     this.killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
     this.sandbox = new CommandSandbox(this.root, options.sandbox);
+    this.confined = new ConfinedFolder(this.root, 'inside');
   }
 
   /** Whether commands run in the sandbox. */
@@ -107,20 +112,39 @@ export class NodeWorkspace implements Workspace {
   }
 
   async writeFile(target: string, data: Uint8Array | string): Promise<void> {
-    const real = await this.resolve(target);
-    await fs.mkdir(path.dirname(real), { recursive: true });
-    await fs.writeFile(real, data);
+    const handle = await this.openForWriting(target);
+    try {
+      await handle.writeFile(data);
+    } finally {
+      await handle.close();
+    }
   }
 
   async writeFileParts(target: string, parts: readonly Uint8Array[]): Promise<void> {
-    const real = await this.resolve(target);
-    await fs.mkdir(path.dirname(real), { recursive: true });
-    const handle = await fs.open(real, 'w');
+    const handle = await this.openForWriting(target);
     try {
       await writeAll(handle, parts);
     } finally {
       await handle.close();
     }
+  }
+
+  /** Makes the folders on the way to `target` (inside the root, made as a write makes them), for a file another process writes. */
+  async makeParentFolders(target: string): Promise<void> {
+    const real = await this.resolve(target);
+    await this.confined.makeFolders(path.dirname(real)).catch((err: unknown) => Promise.reject(this.confinementError(target, err)));
+  }
+
+  /** The file opened for writing (created or truncated, folders made), reached without following a link out at the moment it is opened. */
+  private async openForWriting(target: string): Promise<FileHandle> {
+    const real = await this.resolve(target);
+    return this.confined.openFile(real).catch((err: unknown) => Promise.reject(this.confinementError(target, err)));
+  }
+
+  /** A refusal of the confined folder (something became a link since resolve() looked) in the words resolve() uses. */
+  private confinementError(target: string, err: unknown): unknown {
+    if (!(err instanceof LinkRefusedError) && !(err instanceof OutsideFolderError)) return err;
+    return new WorkspaceError(`Path "${target}" leads outside the workspace (${err.message}). Paths must stay inside the workspace root ${this.root}.`);
   }
 
   async readDirectory(target: string): Promise<DirectoryEntry[]> {

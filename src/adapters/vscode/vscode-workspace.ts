@@ -91,7 +91,9 @@ export class VscodeWorkspace implements Workspace, vscode.Disposable {
   }
 
   async writeFile(target: string, data: Uint8Array | string): Promise<void> {
-    const absolute = await this.resolve(target);
+    const { absolute, folder } = await this.folders.locate(target);
+    // Its folders are made by Crow, never through a link out; the write itself goes through the editor (so Ctrl+Z takes it back).
+    await folder.makeParentFolders(absolute);
     await writeFileThroughEditor(absolute, data, this.relative(absolute));
   }
 
