@@ -149,4 +149,40 @@ describe('hooks through the real crow run', function () {
     await until(() => !sleeping(), 'the hook to stop', 5_000);
     assert.throws(() => readFileSync(join(root, 'ran.txt')), 'the call did not run');
   });
+
+  describe('a Claude Code settings file of an untrusted folder, reached through a link', () => {
+    let link: string;
+    beforeEach(() => {
+      // The workspace's own .claude/settings.json: a hook that leaves a mark when it runs.
+      mkdirSync(join(root, '.claude'));
+      const hooks = { hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: `touch ${join(home, 'hook-ran')}` }] }] } };
+      writeFileSync(join(root, '.claude', 'settings.json'), JSON.stringify(hooks));
+      link = join(home, 'ws-link');
+      execFileSync('ln', ['-s', root, link]);
+    });
+
+    it('is the workspace\'s when the user lists it by a path through a link: it does not run until the folder is trusted', async () => {
+      config(`claude_hooks = ["${join(link, '.claude', 'settings.json')}"]\n`);
+      llm.enqueue('anthropic', text('Hi.'));
+      const run = await crow('Hello');
+      assert.equal(run.code, 0, run.stderr);
+      assert.throws(() => readFileSync(join(home, 'hook-ran')), 'the folder\'s hook did not run');
+    });
+
+    it('is the workspace\'s when crow starts with --cwd through a link: it does not run until the folder is trusted', async () => {
+      config(`claude_hooks = ["${join(root, '.claude', 'settings.json')}"]\n`);
+      llm.enqueue('anthropic', text('Hi.'));
+      const run = await runCrow(['run', 'Hello', '--json', '--allow', 'all', '--no-undo', '--cwd', link], env, home);
+      assert.equal(run.code, 0, run.stderr);
+      assert.throws(() => readFileSync(join(home, 'hook-ran')), 'the folder\'s hook did not run');
+    });
+
+    it('runs once the folder is trusted', async () => {
+      config(`claude_hooks = ["${join(link, '.claude', 'settings.json')}"]\n`);
+      assert.equal((await runCrow(['trust', '--yes', '--cwd', root], env, root)).code, 0);
+      llm.enqueue('anthropic', text('Hi.'));
+      assert.equal((await crow('Hello')).code, 0);
+      readFileSync(join(home, 'hook-ran'));
+    });
+  });
 });
