@@ -10,12 +10,15 @@
  * stale anyway can only claim a sandbox that then fails to start loudly,
  * never run a command unsandboxed. Used only when the environment names a
  * home or cache folder (tests calling the probe with a bare environment
- * never touch the user's).
+ * never touch the user's), and only from a folder and file of crow's own
+ * (config/private-files.ts): another user's answer is never taken, and one
+ * that fails the check is replaced by the next probe's.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, readlinkSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { cacheHome, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../config/paths';
+import { readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { cacheHome } from '../config/paths';
+import { privateFolderProblem, readPrivateFile, writePrivateFile } from '../config/private-files';
 
 /** What allows or forbids unprivileged user namespaces (Debian, Ubuntu's AppArmor, the global limit). */
 const SYSCTLS = ['/proc/sys/kernel/unprivileged_userns_clone', '/proc/sys/kernel/apparmor_restrict_unprivileged_userns', '/proc/sys/user/max_user_namespaces'];
@@ -42,10 +45,9 @@ export function keepProbe(bwrap: string, sizedTmp: boolean, env: NodeJS.ProcessE
   const key = file && machineKey(bwrap);
   if (!file || !key) return;
   try {
+    if (privateFolderProblem(dirname(file), { create: true, disposable: true }) !== undefined) return;
     const entries = [{ key, sizedTmp }, ...readEntries(file).filter((entry) => entry.key !== key)].slice(0, KEPT);
-    mkdirSync(join(file, '..'), { recursive: true, mode: PRIVATE_DIR_MODE });
-    writeFileSync(`${file}.${process.pid}.tmp`, JSON.stringify(entries), { mode: PRIVATE_FILE_MODE });
-    renameSync(`${file}.${process.pid}.tmp`, file);
+    writePrivateFile(file, JSON.stringify(entries));
   } catch {
     // Only slower next time.
   }
@@ -57,9 +59,13 @@ function cacheFile(env: NodeJS.ProcessEnv): string | undefined {
   return folder ? join(cacheHome({ XDG_CACHE_HOME: folder }), 'sandbox-probe.json') : undefined;
 }
 
+/** The entries of crow's own cache file; none from a file or folder that is not its own. */
 function readEntries(file: string): Entry[] {
   try {
-    const value = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+    if (privateFolderProblem(dirname(file)) !== undefined) return [];
+    const kept = readPrivateFile(file);
+    if (!('bytes' in kept)) return [];
+    const value = JSON.parse(kept.bytes.toString('utf8')) as unknown;
     return Array.isArray(value) ? value.filter((entry): entry is Entry => typeof entry?.key === 'string' && typeof entry.sizedTmp === 'boolean') : [];
   } catch {
     return [];
