@@ -139,6 +139,7 @@ export class CommandSandbox {
       readOnly: [...readOnly],
       blocked: [...blocked],
       network: this.options?.network ?? false,
+      forbidUserNamespaces: this.probe?.available === true && this.probe.forbidsUserNamespaces,
       sockets: hostSockets(this.env).filter((hidden) => !isInside(this.root, hidden.path)),
       cwd,
       ...(proxyFolder !== undefined ? { proxyFolder } : {}),

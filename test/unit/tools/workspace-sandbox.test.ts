@@ -1,12 +1,15 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
-import type { SandboxOptions } from '../../../src/tools/command-sandbox';
+import { inheritingCommandLine, type SandboxOptions } from '../../../src/tools/command-sandbox';
+import { findExecutable } from '../../../src/tools/node-exec';
 import { NodeWorkspace } from '../../../src/tools/node-workspace';
 import { type ExecOptions, WorkspaceError } from '../../../src/tools/workspace';
 import { describeSandboxed, hostFolderOutsideTmp, noProcessesWith } from '../../support/sandbox';
+import { skipBecause } from '../../support/skip-reasons';
 import { tempDir, tempWorkspace } from './temp-workspace';
 
 const options = (extra: Partial<ExecOptions> = {}): ExecOptions => ({ timeoutMs: 20_000, signal: new AbortController().signal, ...extra });
@@ -150,6 +153,21 @@ describeSandboxed('NodeWorkspace.exec in the sandbox', () => {
       assert.match(result.output, /hello from the host/);
       assert.deepEqual(hits, ['/allowed']);
     });
+  });
+
+  it('lets no command push keystrokes into the terminal it runs in (TIOCSTI), whoever runs Crow', async function () {
+    if (!findExecutable('python3', process.env.PATH)) skipBecause(this, 'python3 is not installed (Debian: apt install python3)');
+    const launch = await workspace.commandLaunch(ws.root);
+    const push = 'import fcntl, termios, errno\ntry:\n    fcntl.ioctl(0, termios.TIOCSTI, b"#")\n    print("pushed")\nexcept OSError as e:\n    print("refused", errno.errorcode[e.errno])';
+    // In a pseudo-terminal of its own, as a VS Code or ACP client terminal runs it.
+    const line = inheritingCommandLine(launch, ['python3', '-c', push]);
+    try {
+      const run = spawnSync('python3', ['-c', 'import pty, sys; pty.spawn(sys.argv[1:])', ...line], { encoding: 'utf8', input: '' });
+      assert.match(run.stdout, /refused (EPERM|EIO)/, run.stdout + run.stderr);
+      assert.doesNotMatch(run.stdout, /pushed|#/);
+    } finally {
+      launch.release();
+    }
   });
 
   it('on abort ends everything the command started, background and detached children included', async () => {
