@@ -11,6 +11,7 @@ import { hiddenVariablesOf, withoutSecrets } from '../config/secret-variables';
 import { bwrapArguments, type HiddenPath, type SandboxLayout } from './bwrap-args';
 import { isHomeConfig, linkTarget } from './protected-paths';
 import { domainProxy, SANDBOX_PROXY_PORT } from './domain-proxy';
+import { findExecutable } from './node-exec';
 import { readRepositoryGit } from './repository-git';
 import { probeSandbox, type SandboxProbe } from './sandbox-probe';
 import { DEFAULT_SANDBOX_TMP_SIZE_MB, type SandboxMode } from '../config/settings-file';
@@ -37,6 +38,20 @@ const PROTECTED_FOLDERS = ['.git', '.crow', '.vscode'];
 const NESTED_GIT_DEPTH = 2;
 const NESTED_GIT_FOLDERS = 400;
 const NOT_SEARCHED = new Set(['node_modules', '.git']);
+/**
+ * Run first inside the sandbox, before anything of the command: closes every
+ * file descriptor but 0, 1 and 2, then runs its arguments. Whatever Crow or
+ * the terminal that starts bwrap inherited without close-on-exec (an
+ * editor's, a shell's `exec 3<dir`) would otherwise reach the command, and a
+ * folder opened on the host leads out of the sandbox (`/proc/self/fd/3/..`).
+ * bash closes any number; a plain sh only 3 to 9, so it refuses to go on
+ * past an open one it cannot close.
+ */
+const CLOSE_INHERITED_FDS =
+  'for fd in /proc/self/fd/*; do fd=${fd##*/}; case $fd in 0|1|2) continue;; esac; [ -L "/proc/self/fd/$fd" ] || continue; ' +
+  'case $fd in [3-9]) ;; *) [ -n "$BASH_VERSION" ] || { echo "crow: cannot close inherited file descriptor $fd without bash; install bash" >&2; exit 126; };; esac; ' +
+  'eval "exec $fd>&-"; done; exec "$@"';
+
 /** Where programs that reach beyond the sandbox listen: container engines, D-Bus, per-user runtime folders. */
 const HOST_SOCKETS = ['/run/user', '/run/dbus', '/run/docker.sock', '/run/docker', '/run/containerd', '/run/podman', '/var/run/docker.sock'];
 
@@ -97,7 +112,8 @@ export class CommandSandbox {
     // In VS Code the bridge runs on the editor's own binary, as Node (the bridge drops the variable again for the command).
     const asNode = process.versions.electron ? ['env', 'ELECTRON_RUN_AS_NODE=1'] : [];
     const bridge = proxy ? [...asNode, process.execPath, proxy.bridge, proxy.socket, String(SANDBOX_PROXY_PORT)] : [];
-    return { ...plain, wrapper: [this.probe.bwrap, ...bwrapArguments(layout), ...bridge], release: once(() => releaseMountPoints(claimed)) };
+    const closer = [findExecutable('bash', this.env.PATH) ?? 'sh', '-c', CLOSE_INHERITED_FDS, 'crow-sandbox'];
+    return { ...plain, wrapper: [this.probe.bwrap, ...bwrapArguments(layout), ...closer, ...bridge], release: once(() => releaseMountPoints(claimed)) };
   }
 
   /** How big the sandbox's /tmp may grow, in bytes; undefined when this bwrap cannot cap it. */

@@ -155,6 +155,20 @@ describeSandboxed('NodeWorkspace.exec in the sandbox', () => {
     });
   });
 
+  it('gives a command no file descriptor but 0, 1 and 2, whatever the process that starts bwrap has open', async () => {
+    const launch = await workspace.commandLaunch(ws.root);
+    // The terminal routes' command line, started by a shell that holds the outside folder open on 40 (as `exec 40<dir` leaves it).
+    const line = inheritingCommandLine(launch, ['bash', '-c', `ls /proc/self/fd | tr '\\n' ' '; echo; echo through > /proc/self/fd/40/fd.txt`]);
+    try {
+      const run = spawnSync('bash', ['-c', 'exec 40<"$0"; exec "$@"', outside, ...line], { encoding: 'utf8' });
+      assert.match(run.stdout, /^0 1 2 3 $/m, 'ls sees its own listing (3), nothing inherited');
+      assert.match(run.stdout + run.stderr, /fd\/40\/fd\.txt: No such file or directory/);
+      assert.deepEqual(fs.readdirSync(outside), []);
+    } finally {
+      launch.release();
+    }
+  });
+
   it('lets no command push keystrokes into the terminal it runs in (TIOCSTI), whoever runs Crow', async function () {
     if (!findExecutable('python3', process.env.PATH)) skipBecause(this, 'python3 is not installed (Debian: apt install python3)');
     const launch = await workspace.commandLaunch(ws.root);
