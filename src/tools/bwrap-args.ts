@@ -44,6 +44,8 @@ export interface SandboxLayout {
   tmpSizeBytes?: number;
   /** Host sockets (and folders of them) that would reach other programs: hidden while the network is off. */
   sockets: readonly HiddenPath[];
+  /** Other proc file systems mounted on the host (a chroot's /proc): each shows the host's processes, so each is covered by an empty tmpfs. */
+  otherProcMounts: readonly string[];
   /** Where the command starts. */
   cwd: string;
   /** Variables set inside the sandbox (names and values are visible in the process list: never secrets). */
@@ -80,6 +82,7 @@ export function bwrapArguments(layout: SandboxLayout): string[] {
     for (const entry of layout.shielded.writable) args.push('--bind', entry, entry);
   }
   for (const path of layout.readOnly) args.push('--ro-bind', path, path);
+  for (const path of layout.otherProcMounts) args.push('--tmpfs', path);
   for (const path of layout.blocked) args.push('--tmpfs', path, '--remount-ro', path);
   for (const [name, value] of Object.entries(layout.setenv ?? {})) args.push('--setenv', name, value);
   args.push('--chdir', layout.cwd, '--');

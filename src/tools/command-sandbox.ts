@@ -5,10 +5,11 @@
  * guarantees are the same whichever way a command runs.
  */
 import type { Dirent, Stats } from 'node:fs';
-import { promises as fs, existsSync, lstatSync, readdirSync, realpathSync, rmdirSync, statSync } from 'node:fs';
+import { promises as fs, existsSync, lstatSync, readdirSync, realpathSync, rmdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { hiddenVariablesOf, withoutSecrets } from '../config/secret-variables';
-import { bwrapArguments, type HiddenPath, type SandboxLayout } from './bwrap-args';
+import { bwrapArguments, type SandboxLayout } from './bwrap-args';
+import { hostSockets, otherProcMounts } from './hidden-host-paths';
 import { isHomeConfig, linkTarget } from './protected-paths';
 import { domainProxy, SANDBOX_PROXY_PORT } from './domain-proxy';
 import { findExecutable } from './node-exec';
@@ -51,9 +52,6 @@ const CLOSE_INHERITED_FDS =
   'for fd in /proc/self/fd/*; do fd=${fd##*/}; case $fd in 0|1|2) continue;; esac; [ -L "/proc/self/fd/$fd" ] || continue; ' +
   'case $fd in [3-9]) ;; *) [ -n "$BASH_VERSION" ] || { echo "crow: cannot close inherited file descriptor $fd without bash; install bash" >&2; exit 126; };; esac; ' +
   'eval "exec $fd>&-"; done; exec "$@"';
-
-/** Where programs that reach beyond the sandbox listen: container engines, D-Bus, per-user runtime folders. */
-const HOST_SOCKETS = ['/run/user', '/run/dbus', '/run/docker.sock', '/run/docker', '/run/containerd', '/run/podman', '/var/run/docker.sock'];
 
 /**
  * Empty folders bwrap made as mount points for blocked paths, with the
@@ -157,6 +155,7 @@ export class CommandSandbox {
       network: this.options?.network ?? false,
       forbidUserNamespaces: this.probe?.available === true && this.probe.forbidsUserNamespaces,
       sockets: hostSockets(this.env).filter((hidden) => !isInside(this.root, hidden.path)),
+      otherProcMounts: otherProcMounts(),
       cwd,
       ...(proxyFolder !== undefined ? { proxyFolder } : {}),
       ...(tmpSizeBytes !== undefined ? { tmpSizeBytes } : {}),
@@ -232,23 +231,6 @@ async function nestedRepositories(root: string): Promise<string[]> {
     level = next;
   }
   return found;
-}
-
-/** The host's sockets to hide while the network is off, as they exist now (symlinks resolved). */
-function hostSockets(env: NodeJS.ProcessEnv): HiddenPath[] {
-  const candidates = [...HOST_SOCKETS, env.XDG_RUNTIME_DIR, env.SSH_AUTH_SOCK, /unix:path=([^,;]+)/.exec(env.DBUS_SESSION_BUS_ADDRESS ?? '')?.[1]];
-  const seen = new Map<string, HiddenPath>();
-  for (const candidate of candidates) {
-    if (!candidate || !path.isAbsolute(candidate)) continue;
-    try {
-      const real = realpathSync(candidate);
-      if (real === '/' || [...seen.keys()].some((other) => isInside(other, real))) continue;
-      seen.set(real, { path: real, directory: statSync(real).isDirectory() });
-    } catch {
-      // not here
-    }
-  }
-  return [...seen.values()];
 }
 
 function claimMountPoints(paths: readonly string[]): string[] {

@@ -109,6 +109,7 @@ function runBwrap(bwrap: string, features: { sizedTmp: boolean; forbidsUserNames
     network: false,
     forbidUserNamespaces: features.forbidsUserNamespaces,
     sockets: [],
+    otherProcMounts: [],
     cwd: '/',
     ...(features.sizedTmp ? { tmpSizeBytes: 1 << 20 } : {}),
   });

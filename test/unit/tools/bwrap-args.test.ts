@@ -11,6 +11,7 @@ const layout: SandboxLayout = {
     { path: '/run/user', directory: true },
     { path: '/run/docker.sock', directory: false },
   ],
+  otherProcMounts: [],
   cwd: '/work/app/src',
 };
 
@@ -42,6 +43,13 @@ describe('bwrap command line', () => {
     const older = options(bwrapArguments({ ...layout, forbidUserNamespaces: false }));
     assert.ok(!older.includes('--disable-userns'), 'a bwrap older than 0.8 does not know it');
     for (const option of ['--unshare-user', '--cap-drop ALL']) assert.ok(older.includes(option), `${option} whatever the bwrap`);
+  });
+
+  it('covers every other proc file system of the host after the workspace is bound, whatever the network', () => {
+    for (const network of [false, true]) {
+      const args = options(bwrapArguments({ ...layout, network, writable: ['/srv'], readOnly: [], otherProcMounts: ['/srv/chroot/proc'] }));
+      assert.ok(args.indexOf('--tmpfs /srv/chroot/proc') > args.indexOf('--bind /srv /srv'));
+    }
   });
 
   it('mounts in an order where the narrower rule wins: root read-only, workspace writable, protected paths read-only again', () => {

@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
+import { createServer as createNetServer } from 'node:net';
 import { inheritingCommandLine, type SandboxOptions } from '../../../src/tools/command-sandbox';
 import { findExecutable } from '../../../src/tools/node-exec';
 import { NodeWorkspace } from '../../../src/tools/node-workspace';
@@ -152,6 +153,21 @@ describeSandboxed('NodeWorkspace.exec in the sandbox', () => {
       const result = await workspace.exec(fetchLoopback('/allowed'), options());
       assert.match(result.output, /hello from the host/);
       assert.deepEqual(hits, ['/allowed']);
+    });
+
+    it('reaches no host program on a Unix socket, wherever it listens, while the network is off', async () => {
+      // Read-only does not stop a connect: as root, systemd's private socket would run anything on the host.
+      const socket = path.join(outside, 'service.sock');
+      const service = createNetServer((client) => client.end('host service here\n'));
+      await new Promise<void>((resolve) => service.listen(socket, resolve));
+      try {
+        const connect = `node -e "require('net').connect('${socket}').on('data', (d) => process.stdout.write(d)).on('error', (e) => console.log('refused ' + e.code))"`;
+        assert.match((await workspace.exec(connect, options())).output, /^refused (ECONNREFUSED|ENOENT)$/m);
+        workspace.useSandbox(sandboxOptions({ network: true }));
+        assert.match((await workspace.exec(connect, options())).output, /host service here/, 'with the network allowed it is reached, as before');
+      } finally {
+        service.close();
+      }
     });
   });
 
