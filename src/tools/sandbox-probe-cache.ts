@@ -24,29 +24,41 @@ import { privateFolderProblem, readPrivateFile, writePrivateFile } from '../conf
 const SYSCTLS = ['/proc/sys/kernel/unprivileged_userns_clone', '/proc/sys/kernel/apparmor_restrict_unprivileged_userns', '/proc/sys/user/max_user_namespaces'];
 /** Machines (keys) remembered; the oldest is dropped past this. */
 const KEPT = 8;
+/**
+ * What a kept answer vouches for, part of the key: raised whenever the
+ * probe checks more, so an answer an older probe gave never stands for the
+ * newer sandbox. 2: commands run with every capability dropped in a user
+ * namespace of their own, checked inside.
+ */
+const PROBE_VERSION = 2;
 
-interface Entry {
-  key: string;
+/** What the probe found out about a bwrap that works (see SandboxProbe). */
+export interface KeptProbe {
   sizedTmp: boolean;
+  forbidsUserNamespaces: boolean;
 }
 
-/** The kept answer for `bwrap` here: whether it caps /tmp; undefined when none is kept (or no cache is used). */
-export function keptProbe(bwrap: string, env: NodeJS.ProcessEnv): { sizedTmp: boolean } | undefined {
+interface Entry extends KeptProbe {
+  key: string;
+}
+
+/** The kept answer for `bwrap` here; undefined when none is kept (or no cache is used). */
+export function keptProbe(bwrap: string, env: NodeJS.ProcessEnv): KeptProbe | undefined {
   const file = cacheFile(env);
   const key = file && machineKey(bwrap);
   if (!file || !key) return undefined;
   const found = readEntries(file).find((entry) => entry.key === key);
-  return found ? { sizedTmp: found.sizedTmp } : undefined;
+  return found ? { sizedTmp: found.sizedTmp, forbidsUserNamespaces: found.forbidsUserNamespaces } : undefined;
 }
 
 /** Keeps that `bwrap` works here (best effort: a cache that cannot be written changes nothing). */
-export function keepProbe(bwrap: string, sizedTmp: boolean, env: NodeJS.ProcessEnv): void {
+export function keepProbe(bwrap: string, answer: KeptProbe, env: NodeJS.ProcessEnv): void {
   const file = cacheFile(env);
   const key = file && machineKey(bwrap);
   if (!file || !key) return;
   try {
     if (privateFolderProblem(dirname(file), { create: true, disposable: true }) !== undefined) return;
-    const entries = [{ key, sizedTmp }, ...readEntries(file).filter((entry) => entry.key !== key)].slice(0, KEPT);
+    const entries = [{ key, ...answer }, ...readEntries(file).filter((entry) => entry.key !== key)].slice(0, KEPT);
     writePrivateFile(file, JSON.stringify(entries));
   } catch {
     // Only slower next time.
@@ -66,7 +78,9 @@ function readEntries(file: string): Entry[] {
     const kept = readPrivateFile(file);
     if (!('bytes' in kept)) return [];
     const value = JSON.parse(kept.bytes.toString('utf8')) as unknown;
-    return Array.isArray(value) ? value.filter((entry): entry is Entry => typeof entry?.key === 'string' && typeof entry.sizedTmp === 'boolean') : [];
+    return Array.isArray(value)
+      ? value.filter((entry): entry is Entry => typeof entry?.key === 'string' && typeof entry.sizedTmp === 'boolean' && typeof entry.forbidsUserNamespaces === 'boolean')
+      : [];
   } catch {
     return [];
   }
@@ -78,6 +92,7 @@ function machineKey(bwrap: string): string | undefined {
     const real = realpathSync(bwrap);
     const binary = statSync(real);
     const parts = [
+      PROBE_VERSION,
       real,
       binary.ino,
       binary.size,
