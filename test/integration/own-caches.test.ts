@@ -181,7 +181,9 @@ describe("crow's other caches and stores are its own", function () {
 
   describe('the sandbox probe', () => {
     const bwrap = (): string => join(base, 'bwrap');
-    const probes = (): number => (existsSync(join(base, 'runs')) ? readFileSync(join(base, 'runs'), 'utf8').split('\n').filter((line) => line.includes('-- true')).length : 0);
+    // A probe runs `cat /proc/self/status` in the sandbox (see sandbox-probe.ts): the fake answers as a confining bwrap does.
+    const probes = (): number => (existsSync(join(base, 'runs')) ? readFileSync(join(base, 'runs'), 'utf8').split('\n').filter((line) => line.endsWith('/proc/self/status')).length : 0);
+    const confinedStatus = ['CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb'].map((set) => `${set}:\t0000000000000000`).join('\\n') + '\\nNoNewPrivs:\t1\\n';
     const probeFile = (): string => join(home(), '.cache', 'crow-agent', 'sandbox-probe.json');
     async function run(): Promise<void> {
       llm.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Hello.' }] });
@@ -190,7 +192,7 @@ describe("crow's other caches and stores are its own", function () {
     }
 
     it('takes a kept answer only from its own file: one of another user, readable by others or a link is probed again and replaced', async () => {
-      writeFileSync(bwrap(), `#!/bin/sh\necho "$*" >> '${join(base, 'runs')}'\nexit 0\n`, { mode: 0o755 });
+      writeFileSync(bwrap(), `#!/bin/sh\necho "$*" >> '${join(base, 'runs')}'\nprintf '${confinedStatus}'\n`, { mode: 0o755 });
       await run();
       assert.equal(probes(), 1);
       const answer = readFileSync(probeFile());
