@@ -7,11 +7,11 @@
 import type { CommandInput, ProgrammaticCommand } from '../agents/programmatic-command';
 import { answeringRun } from './command-answer';
 import type { RunStatus } from '../engine/events';
-import { RestoreError } from '../session/snapshot-restore';
-import { countFiles } from '../session/undo-plan';
+import { RestoreError } from '../journal/snapshot-restore';
+import { countFiles } from '../journal/undo-plan';
 import { errorText } from '../vocabulary/text';
-import { listCheckpoints } from './checkpoints';
-import { applyRewind, checkpointNumbered, checkpointTitle, describeRewind, nothingToRewind, planRewind, REWIND_MODES, RewindError, type RewindMode } from './rewind';
+import { listCheckpoints } from '../journal/checkpoint-list';
+import { applyRewind, checkpointNumbered, checkpointTitle, describeRewind, nothingToRewind, planRewind, REWIND_MODES, RewindError, type RewindMode } from '../journal/rewind';
 
 /** How long the question waits for an answer before nothing changes. */
 const ANSWER_TIMEOUT_MS = 10 * 60_000;

@@ -6,14 +6,14 @@
  * nothing is restored and the answer says how to do it from a terminal.
  */
 import type { CommandInput, ProgrammaticCommand } from '../agents/programmatic-command';
-import { restoredNote, tellAgents } from './agent-notes';
+import { restoredNote, tellAgents } from '../session/agent-notes';
 import { answeringRun } from './command-answer';
 import { errorText } from '../vocabulary/text';
 import type { RunStatus } from '../engine/events';
-import { GitSnapshotManager } from '../session/git-snapshots';
-import { RestoreError } from '../session/snapshot-restore';
-import { UndoLog } from '../session/undo-log';
-import { countFiles, countPlanned, nothingToUndo, planUndo, type UndoPlan } from '../session/undo-plan';
+import { GitSnapshotManager } from '../journal/git-snapshots';
+import { RestoreError } from '../journal/snapshot-restore';
+import { UndoLog } from '../journal/undo-log';
+import { countFiles, countPlanned, nothingToUndo, planUndo, type UndoPlan } from '../journal/undo-plan';
 
 /** How long the question waits for an answer before nothing is restored. */
 const ANSWER_TIMEOUT_MS = 10 * 60_000;

@@ -6,13 +6,13 @@
  */
 import { resolve } from 'node:path';
 import { dataHome } from '../../config/paths';
-import { listCheckpoints } from '../../host/checkpoints';
-import { forkSession } from '../../host/fork';
-import { applyRewind, checkpointNumbered, checkpointTitle, describeRewind, nothingToRewind, planRewind, recordRewind, RewindError, type RewindMode, type RewindPlan } from '../../host/rewind';
+import { listCheckpoints } from '../../journal/checkpoint-list';
+import { forkSession } from '../../journal/fork';
+import { applyRewind, checkpointNumbered, checkpointTitle, describeRewind, nothingToRewind, planRewind, recordRewind, RewindError, type RewindMode, type RewindPlan } from '../../journal/rewind';
 import { SessionInUseError } from '../../session/session-lock';
 import { SessionStore } from '../../session/session-store';
-import { LinksInTheWayError, RestoreError } from '../../session/snapshot-restore';
-import { countFiles } from '../../session/undo-plan';
+import { LinksInTheWayError, RestoreError } from '../../journal/snapshot-restore';
+import { countFiles } from '../../journal/undo-plan';
 import { commandArgs, positiveInteger } from './cli-args';
 import { UsageError, type CliIO } from './cli-io';
 import { styleFor } from './terminal-style';

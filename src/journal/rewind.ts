@@ -6,16 +6,16 @@
  * first without touching anything, so a person sees what will change.
  */
 import type { AgentEvent, RunStatus } from '../engine/events';
-import { GitSnapshotManager } from '../session/git-snapshots';
+import { GitSnapshotManager } from './git-snapshots';
 import type { ACPSession } from '../session/acp-session';
-import { type CheckpointPlan, findMark, planCheckpointRestore } from '../session/checkpoint-restore';
+import { type CheckpointPlan, findMark, planCheckpointRestore } from './checkpoint-restore';
 import { historyKey } from '../session/checkpoints';
 import { readEntries, type InternalSession } from '../session/internal-session';
-import { UndoLog } from '../session/undo-log';
-import { countFiles } from '../session/undo-plan';
+import { UndoLog } from './undo-log';
+import { countFiles } from './undo-plan';
 import type { FileChange } from '../tools/undo-recorder';
-import { restoredNote, tellAgents } from './agent-notes';
-import { type ListedCheckpoint, listCheckpoints } from './checkpoints';
+import { restoredNote, tellAgents } from '../session/agent-notes';
+import { type ListedCheckpoint, listCheckpoints } from './checkpoint-list';
 
 export type RewindMode = 'files' | 'conversation' | 'both';
 
