@@ -12,7 +12,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { SessionUndo } from '../src/session/undo-point';
+import { SessionUndo } from '../src/journal/undo-point';
 import { editFileTool } from '../src/tools/builtin/edit-file';
 import { NodeWorkspace } from '../src/tools/node-workspace';
 import { PermissionGate } from '../src/tools/permissions';
