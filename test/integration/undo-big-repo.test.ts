@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { planUndo } from '../../src/journal/undo-plan';
+import { planUndo } from '../../src/journal/restore-plan';
 import { SessionUndo } from '../../src/journal/undo-point';
 import { bashTool } from '../../src/tools/builtin/bash';
 import { writeFileTool } from '../../src/tools/builtin/write-file';

@@ -12,9 +12,10 @@ import { applyRewind, checkpointNumbered, checkpointTitle, describeRewind, nothi
 import { SessionInUseError } from '../../session/session-lock';
 import { SessionStore } from '../../session/session-store';
 import { LinksInTheWayError, RestoreError } from '../../journal/snapshot-restore';
-import { countFiles } from '../../journal/undo-plan';
+import { countFiles } from '../../journal/restore-plan';
 import { commandArgs, positiveInteger } from './cli-args';
 import { UsageError, type CliIO } from './cli-io';
+import { askToRestore } from './restore-question';
 import { styleFor } from './terminal-style';
 
 function storeOf(io: CliIO): SessionStore {
@@ -118,19 +119,8 @@ async function confirmAndApply(scope: Parameters<typeof applyRewind>[0], plan: R
   io.stdout.write(`Rewind session ${scope.session.id} to checkpoint ${title}:\n`);
   for (const change of plan.files?.changes ?? []) io.stdout.write(`  ${change.status.padEnd(8)}  ${change.path}\n`);
   io.stdout.write(`${describeRewind(plan)}\n`);
-  if (!yes) {
-    io.stderr.write(`${style.yellow('?')} ${style.bold('Rewind?')} [y/N] `);
-    const answer = await io.readLine(signal);
-    signal.throwIfAborted();
-    if (answer === undefined) {
-      io.stderr.write('\ncrow: nothing restored: no answer came on stdin, so crow cannot ask. Run it again with --yes.\n');
-      return 2;
-    }
-    if (!/^y(es)?$/i.test(answer.trim())) {
-      io.stderr.write('Nothing restored.\n');
-      return 1;
-    }
-  }
+  const declined = yes ? undefined : await askToRestore(io, 'Rewind?', style, signal);
+  if (declined !== undefined) return declined;
   try {
     const applied = await applyRewind(scope, plan, signal);
     const files = plan.files ? ` Restored ${countFiles(applied)}${plan.files.userIndex ? ' and the git index' : ''}.` : '';

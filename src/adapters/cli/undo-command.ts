@@ -7,11 +7,12 @@ import { SessionInUseError } from '../../session/session-lock';
 import { SessionStore, UnknownSessionError } from '../../session/session-store';
 import type { ACPSession } from '../../session/acp-session';
 import { UndoLog, type UndoEntry } from '../../journal/undo-log';
-import { countFiles, countPlanned, nothingToUndo, PLANNED, planUndo, type PlannedChange, type UndoPlan } from '../../journal/undo-plan';
+import { countFiles, countPlanned, nothingToUndo, PLANNED, planUndo, type PlannedChange, type UndoPlan } from '../../journal/restore-plan';
 import type { FileChange } from '../../tools/undo-recorder';
 import { commandArgs, noPositionals, workspaceFolder } from './cli-args';
 import { UsageError, type CliIO } from './cli-io';
 import { undoToCheckpoint } from './checkpoint-commands';
+import { askToRestore } from './restore-question';
 import { styleFor, type Style } from './terminal-style';
 
 export const UNDO_HELP = `Usage: crow undo [options]
@@ -116,21 +117,8 @@ async function undo(
     return 0;
   }
   io.stdout.write(renderPlan(plan, style));
-  if (!yes) {
-    io.stderr.write(`${style.yellow('?')} ${style.bold('Restore these files?')} [y/N] `);
-    // A terminal, or an answer piped in (echo y | crow undo); end of input means nobody can answer.
-    const answer = await io.readLine(signal);
-    signal.throwIfAborted();
-    if (answer === undefined) {
-      io.stderr.write('\ncrow: nothing restored: no answer came on stdin, so crow cannot ask. ');
-      io.stderr.write('Run it again with --yes to restore these files.\n');
-      return 2;
-    }
-    if (!/^y(es)?$/i.test(answer.trim())) {
-      io.stderr.write('Nothing restored.\n');
-      return 1;
-    }
-  }
+  const declined = yes ? undefined : await askToRestore(io, 'Restore these files?', style, signal);
+  if (declined !== undefined) return declined;
   try {
     const applied = await plan.apply(signal);
     io.stdout.write(renderApplied(applied, plan));

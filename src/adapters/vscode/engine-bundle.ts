@@ -41,7 +41,7 @@ export { GitSnapshotManager } from '../../journal/git-snapshots';
 export { RestoreError } from '../../journal/snapshot-restore';
 export { UndoLog } from '../../journal/undo-log';
 export { closeAllPools } from './workspace/terminal-pool';
-export { countFiles, countPlanned, nothingToUndo, PLANNED, planUndo } from '../../journal/undo-plan';
+export { countFiles, countPlanned, nothingToUndo, PLANNED, planUndo } from '../../journal/restore-plan';
 export { Redactor } from '../../telemetry/redact';
 export { resolveSettings } from '../../config/provider-config';
 export { SessionStore } from '../../session/session-store';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { planUndo } from '../../../src/journal/undo-plan';
+import { planUndo } from '../../../src/journal/restore-plan';
 import { SessionUndo } from '../../../src/journal/undo-point';
 import { editFileTool } from '../../../src/tools/builtin/edit-file';
 import { writeFileTool } from '../../../src/tools/builtin/write-file';

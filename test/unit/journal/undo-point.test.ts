@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GitSnapshotManager } from '../../../src/journal/git-snapshots';
-import { planUndo, type UndoPlan } from '../../../src/journal/undo-plan';
+import { planUndo, type UndoPlan } from '../../../src/journal/restore-plan';
 import { SessionUndo, type UndoPoint } from '../../../src/journal/undo-point';
 import { NodeWorkspace } from '../../../src/tools/node-workspace';
 import { bashTool } from '../../../src/tools/builtin/bash';

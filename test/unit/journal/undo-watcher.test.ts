@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GitSnapshotManager } from '../../../src/journal/git-snapshots';
 import { type TreeWatcher, type WatchMark, type WatchTreeOptions, watchTree } from '../../../src/journal/tree-watcher';
-import { planUndo } from '../../../src/journal/undo-plan';
+import { planUndo } from '../../../src/journal/restore-plan';
 import { SessionUndo } from '../../../src/journal/undo-point';
 import { bashTool } from '../../../src/tools/builtin/bash';
 import { NodeWorkspace } from '../../../src/tools/node-workspace';
