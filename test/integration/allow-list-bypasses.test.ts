@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { binarySuite } from '../support/binary-suite';
-import { runCrow } from '../support/crow-binary';
+import { runCrow, startAcp } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';
 import { describeSandboxed } from '../support/sandbox';
 
@@ -90,6 +90,28 @@ describe('allow-listed commands run what their words say (crow run, sandbox off)
     assert.match(told[2]!, /\+two/);
     assert.match(told[3]!, /\+one/);
     assert.match(git('log', '--format=%s', '-1').toString(), /^two/, 'the commit was made');
+  });
+
+  it("over ACP, an allow-listed git status run in the client's terminal gets the same rules", async () => {
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: suite.root });
+    git('init', '-q');
+    const ran = join(suite.root, 'ran-fsmonitor');
+    writeFileSync(join(suite.root, '.git', 'config'), `${readFileSync(join(suite.root, '.git', 'config'), 'utf8')}\tfsmonitor = "touch ${ran}; false"\n`);
+    mkdirSync(join(suite.home, 'config', 'crow-agent'), { recursive: true });
+    writeFileSync(join(suite.home, 'config', 'crow-agent', 'config.toml'), '[permissions]\nexecute = "ask"\nallow_commands = ["git status"]\n');
+    suite.llm.enqueue('anthropic', bash('git status --short'), say('Done.'));
+    const agent = startAcp(suite.root, suite.home, { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: suite.llm.anthropicBaseUrl, CROW_SANDBOX: 'off' }, { capabilities: { terminal: true } });
+    try {
+      await agent.client.initialize();
+      const { sessionId } = await agent.client.newSession(suite.root);
+      assert.equal((await agent.client.prompt(sessionId, 'Look around')).stopReason, 'end_turn');
+      assert.equal(agent.client.permissionRequests.length, 0, 'the entry covers it');
+      const [terminal] = [...agent.client.terminals.values()];
+      assert.ok(!existsSync(ran), "the repository's fsmonitor ran in the client's terminal");
+      assert.match(terminal!.command, /^env .*GIT_CONFIG_COUNT=\d+ .*GIT_CONFIG_KEY_\d+=core\.fsmonitor GIT_CONFIG_VALUE_\d+=false .*bash -c /, 'the terminal ran it without the rules');
+    } finally {
+      assert.equal(await agent.stop(), 0, agent.stderr());
+    }
   });
 
   it('closes the bypasses of sed, find, awk and uniq that these entries used to cover', async () => {
