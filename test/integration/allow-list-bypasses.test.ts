@@ -114,9 +114,10 @@ describe('allow-listed commands run what their words say (crow run, sandbox off)
     }
   });
 
-  it('closes the bypasses of sed, find, awk and uniq that these entries used to cover', async () => {
+  it('closes the bypasses of sed, find, awk, less and uniq that these entries used to cover', async () => {
     write('notes.txt', 'a line\n');
     write('prog.awk', `BEGIN { system("touch ${join(suite.root, 'pwned-awk')}") }\n`);
+    write('keys', `#env\nLESSOPEN=|touch ${join(suite.root, 'pwned-less')}; cat %s\n`);
     write('evil.json', '{ "tasks": [{ "label": "x", "type": "shell", "command": "touch pwned", "runOptions": { "runOn": "folderOpen" } }] }\n');
     write('.vscode/tasks.json', '{}\n');
     const attacks = [
@@ -124,15 +125,16 @@ describe('allow-listed commands run what their words say (crow run, sandbox off)
       `sed -nl 5 '1e touch pwned-sed-cluster' notes.txt`,
       `find . -maxdepth 0 $(echo -exec touch pwned-find ';')`,
       'awk -W exec prog.awk',
+      'less --lesskey-src=keys notes.txt',
       'uniq evil.json .vscode/tasks.json',
     ];
-    const told = await run(['sed', 'find', 'echo', 'awk', 'uniq'], ['sed -n 1p notes.txt', ...attacks]);
+    const told = await run(['sed', 'find', 'echo', 'awk', 'less', 'uniq'], ['sed -n 1p notes.txt', ...attacks]);
     assert.doesNotMatch(told[0]!, /Permission needed/, 'an ordinary sed runs unasked');
-    const made = ['pwned-sed-long', 'pwned-sed-cluster', 'pwned-find', 'pwned-awk'].filter((name) => existsSync(join(suite.root, name)));
+    const made = ['pwned-sed-long', 'pwned-sed-cluster', 'pwned-find', 'pwned-awk', 'pwned-less'].filter((name) => existsSync(join(suite.root, name)));
     assert.deepEqual(made, [], 'these attacks ran');
     assert.equal(readFileSync(join(suite.root, '.vscode/tasks.json'), 'utf8'), '{}\n', 'uniq wrote .vscode/tasks.json');
     assert.deepEqual(attacks.filter((_, i) => !/Permission needed/.test(told[i + 1]!)), [], 'these ran unasked');
-    assert.match(told[5]!, /protected path/);
+    assert.match(told[6]!, /protected path/);
   });
 });
 
