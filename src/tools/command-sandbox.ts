@@ -29,6 +29,8 @@ export interface CommandLaunch {
   env: NodeJS.ProcessEnv;
   /** Variables to remove where the command inherits an environment rather than being given one (terminals). */
   unset: string[];
+  /** Variables `env` sets on top of the process's, which routes where the command inherits an environment set too. */
+  set?: Readonly<Record<string, string>>;
   /** Takes away what the sandbox had to put in the workspace for this command; call once it has ended. */
   release(): void;
 }
@@ -300,11 +302,13 @@ function once(action: () => void): () => void {
 
 /**
  * The whole command line for routes where the command inherits an
- * environment (terminals): `env -u NAME…` for the hidden variables, the
- * wrapper, then `shell` (e.g. `bash -c <command>`).
+ * environment (terminals): `env -u NAME… NAME=VALUE…` for the hidden
+ * variables and those the launch sets, the wrapper, then `shell` (e.g.
+ * `bash -c <command>`).
  */
 export function inheritingCommandLine(launch: CommandLaunch, shell: readonly string[]): string[] {
   const names = launch.unset.filter((name) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name));
-  const scrub = names.length > 0 ? ['env', ...names.flatMap((name) => ['-u', name])] : [];
+  const set = Object.entries(launch.set ?? {}).filter(([name]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name)).map(([name, value]) => `${name}=${value}`);
+  const scrub = names.length + set.length > 0 ? ['env', ...names.flatMap((name) => ['-u', name]), ...set] : [];
   return [...scrub, ...launch.wrapper, ...shell];
 }

@@ -4,6 +4,7 @@ import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
 import { type CommandLaunch, CommandSandbox, type SandboxOptions } from './command-sandbox';
 import { ConfinedFolder, LinkRefusedError, OutsideFolderError } from './confined-folder';
+import { coveredCommandLaunch } from './covered-command';
 import { runCommand } from './node-exec';
 import { findFilesWithRipgrep, grepWithRipgrep } from './node-search';
 import {
@@ -77,8 +78,9 @@ export class NodeWorkspace implements Workspace {
    * that start it themselves (terminals); `release` it once it has ended.
    * Throws a WorkspaceError when the sandbox is required and cannot run.
    */
-  commandLaunch(cwd: string): Promise<CommandLaunch> {
-    return this.sandbox.launch(cwd);
+  async commandLaunch(cwd: string, options: Pick<ExecOptions, 'coveredByEntries'> = {}): Promise<CommandLaunch> {
+    const launch = await this.sandbox.launch(cwd);
+    return options.coveredByEntries ? coveredCommandLaunch(launch, cwd, process.env) : launch;
   }
 
   async resolve(target: string): Promise<string> {
@@ -156,7 +158,7 @@ export class NodeWorkspace implements Workspace {
 
   async exec(command: string, options: ExecOptions): Promise<ExecResult> {
     const cwd = options.cwd === undefined ? this.root : await this.folder(options.cwd);
-    const launch = await this.sandbox.launch(cwd);
+    const launch = await this.commandLaunch(cwd, options);
     try {
       return await runCommand(command, {
         cwd,

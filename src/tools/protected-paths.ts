@@ -39,7 +39,8 @@ export interface ProtectedPathsOptions {
 }
 
 export class ProtectedPaths {
-  private readonly root: string;
+  /** The workspace root, absolute. */
+  readonly root: string;
   private readonly roots: string[];
   private guardedPaths: string[] | undefined;
   private readonly options: ProtectedPathsOptions;

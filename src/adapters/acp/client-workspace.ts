@@ -106,7 +106,7 @@ export class ClientWorkspace implements Workspace {
     if (!this.bridge.capabilities?.terminal) return this.local.exec(command, options);
     const cwd = await this.folder(options.cwd);
     // The client's terminal runs the command as the Node backend would: scrubbed, in the same sandbox.
-    const launch = await this.local.commandLaunch(cwd);
+    const launch = await this.local.commandLaunch(cwd, options);
     const [program, ...args] = inheritingCommandLine(launch, ['bash', '-c', command]) as [string, ...string[]];
     const terminal = await this.bridge.client
       .createTerminal({ sessionId: this.bridge.sessionId, command: program, args, cwd, outputByteLimit: TERMINAL_OUTPUT_BYTES })

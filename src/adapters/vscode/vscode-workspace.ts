@@ -157,7 +157,7 @@ export class VscodeWorkspace implements Workspace, vscode.Disposable {
     if (!this.terminals) return 'commands are set to run as child processes';
     if (command.length > MAX_TERMINAL_COMMAND_CHARS) return 'the command is too long to type into a terminal';
     // The terminal runs the command line the child-process route would: scrubbed, in the folder's sandbox.
-    const launch = await folder.commandLaunch(cwd);
+    const launch = await folder.commandLaunch(cwd, options);
     try {
       const asked = performance.now();
       const offer = await this.terminals.pool.acquire({
