@@ -269,6 +269,7 @@ export class PromptRun {
       env: this.options.env,
       notify: (level, message) => this.notice(level, message, 'Hook'),
       redact: (value) => this.session.redactor.value(value),
+      ...(this.parts.undo ? { undo: this.parts.undo } : {}),
     });
   }
 

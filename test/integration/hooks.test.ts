@@ -58,6 +58,22 @@ describe('hooks through the real crow run', function () {
     assert.match(lastUserText(llm.requestsFor('anthropic')[1]!.body), /Created a\.js.*\[The post_tool_use hook .* says: lint: missing semicolon in a\.js\]/);
   });
 
+  it('post_tool_use: what a hook changes is recorded with the prompt, so crow undo puts it back too', async () => {
+    execFileSync('git', ['init', '-q'], { cwd: root });
+    writeFileSync(join(root, 'style.css'), 'a{}\n');
+    // A formatter that also rewrites a file the agent never named.
+    config(hookToml('post_tool_use', script('format.sh', `cat > /dev/null\necho "a { }" > ${join(root, 'style.css')}\necho made > ${join(root, 'formatted.log')}\n`), 'write_file'));
+    llm.enqueue('anthropic', call('write_file', { path: 'a.js', content: 'let a = 1;\n' }), text('Done.'));
+    const run = await runCrow(['run', 'Write a.js', '--json', '--allow', 'all'], env, root);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(readFileSync(join(root, 'style.css'), 'utf8'), 'a { }\n', 'the hook ran');
+    const undo = await runCrow(['undo', '--yes'], env, root);
+    assert.equal(undo.code, 0, undo.stderr);
+    assert.equal(readFileSync(join(root, 'style.css'), 'utf8'), 'a{}\n', 'what the hook changed is back');
+    assert.throws(() => readFileSync(join(root, 'formatted.log')), 'what the hook made is gone');
+    assert.throws(() => readFileSync(join(root, 'a.js')), 'and the agent\'s own file');
+  });
+
   it('user_prompt_submit: a block keeps the prompt from the model and says why; printed text becomes context', async () => {
     config(hookToml('user_prompt_submit', script('secrets.sh', 'grep -q password && { echo "the prompt holds a password" >&2; exit 2; }\necho "Today is release day."\n')));
     const blocked = await crow('my password is hunter2');
