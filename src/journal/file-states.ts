@@ -9,7 +9,7 @@ import { lstat, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfinedFolder, LinkRefusedError } from '../tools/confined-folder';
 import type { GitRunner } from './git-runner';
-import { EXECUTABLE, FILE, SYMLINK, writeObject } from './git-trees';
+import { EXECUTABLE, FILE, SYMLINK, writeObjectLater } from './git-trees';
 
 /** One path as it was at some moment: a file or symlink with its git mode and blob, or nothing. */
 export type FileState = { path: string; mode: string; blob: string } | { path: string; absent: true };
@@ -18,7 +18,8 @@ export type FileState = { path: string; mode: string; blob: string } | { path: s
 /**
  * The current state of each workspace-relative path, contents stored as
  * blobs in the shadow repository `gitDir`, written in this process (no git
- * runs: a file tool's copy costs a read and a write). A folder at a path
+ * runs: a file tool's copy costs a read and a hash; the object is written
+ * beside the tool's own work, see writeObjectLater). A folder at a path
  * counts as absent: file tools only replace files.
  */
 export async function fileStates(gitDir: string, root: string, paths: readonly string[], signal?: AbortSignal): Promise<FileState[]> {
@@ -31,9 +32,9 @@ export async function fileStates(gitDir: string, root: string, paths: readonly s
       const kind = stat ? await folder.kind(path).catch((err: unknown) => (err instanceof LinkRefusedError ? 'absent' : Promise.reject(err))) : 'absent';
       // The bytes as they are on disk, whatever .gitattributes says; a file gone meanwhile is absent.
       const content = kind === 'file' ? await folder.readFile(path).catch(() => undefined) : undefined;
-      if (stat && content) return { path, mode: stat.mode & 0o111 ? EXECUTABLE : FILE, blob: await writeObject(gitDir, 'blob', content) };
+      if (stat && content) return { path, mode: stat.mode & 0o111 ? EXECUTABLE : FILE, blob: writeObjectLater(gitDir, 'blob', content) };
       const target = kind === 'link' ? await folder.readLink(path).catch(() => undefined) : undefined;
-      if (target) return { path, mode: SYMLINK, blob: await writeObject(gitDir, 'blob', target) };
+      if (target) return { path, mode: SYMLINK, blob: writeObjectLater(gitDir, 'blob', target) };
       return { path, absent: true };
     }),
   );

@@ -11,6 +11,7 @@ import { devNull } from 'node:os';
 import { withoutSecrets } from '../config/secret-variables';
 import { GIT_CODE_OFF } from '../tools/repository-git';
 import { childProcess } from '../vocabulary/first-use';
+import { objectsWritten } from './git-trees';
 
 export interface GitRunnerOptions {
   gitDir: string;
@@ -74,8 +75,13 @@ export class GitRunner {
     this.env = shadowEnvironment(options);
   }
 
-  /** Runs `git <args>` in the work tree and resolves with its stdout. */
-  run(args: readonly string[], call: GitCall = {}): Promise<Buffer> {
+  /** Runs `git <args>` in the work tree and resolves with its stdout, once the objects this process is writing into the repository are there. */
+  async run(args: readonly string[], call: GitCall = {}): Promise<Buffer> {
+    await objectsWritten(this.options.gitDir);
+    return this.spawn(args, call);
+  }
+
+  private spawn(args: readonly string[], call: GitCall): Promise<Buffer> {
     const command = `git ${args[0] ?? ''}`.trim();
     if (call.signal?.aborted) return Promise.reject(cancelled(command));
     return new Promise((resolve, reject) => {

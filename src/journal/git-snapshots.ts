@@ -32,7 +32,7 @@ import { GitError, GitRunner } from './git-runner';
 import { changedAmong, changedSinceLastTrack, fileSize, nulSplit, stage } from './index-track';
 import { initShadow, inside, resetShadowIndex, seedShadow, type ShadowOptions } from './shadow-repository';
 import { applyRestore, parseRawDiff, type TreeChange } from './snapshot-restore';
-import { GITLINK, TreeCache } from './git-trees';
+import { GITLINK, objectsWritten, TreeCache } from './git-trees';
 import { type EditedTree, editTree } from './tree-edit';
 import { type TreeWatcher, type WatchMark, watchTree } from './tree-watcher';
 import { realWorkspace, workspaceKey } from './workspace-key';
@@ -128,6 +128,11 @@ export class GitSnapshotManager {
     // Blobs need the repository, not its index: seeding the index (work on the whole tree) waits for the first track.
     await this.init(signal);
     return fileStates(this.gitDir, this.workspace, paths, signal);
+  }
+
+  /** Resolves once the objects fileStates() is still writing are on disk; rejects when one could not be written. */
+  objectsWritten(): Promise<void> {
+    return objectsWritten(this.gitDir);
   }
 
   /** What `tree` holds at these paths (files under a path that is a folder there, too); a path it lacks is absent. */

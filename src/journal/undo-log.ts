@@ -94,12 +94,13 @@ export interface UndoLogOptions {
 /** Longest prompt kept in an entry: enough to recognise it, not a copy of a piped file. */
 export const PROMPT_CHARS = 1_000;
 
+/** Appends of this process to each log file, in order (whichever UndoLog makes them): a point's lines never overtake each other, and a read waits for them. */
+const appends = new Map<string, Promise<unknown>>();
+
 export class UndoLog {
   readonly file: string;
   readonly workspace: string;
   private readonly onWarning: (message: string) => void;
-  /** Appends of this process in order: a point's lines never overtake each other. */
-  private writes: Promise<unknown> = Promise.resolve();
 
   constructor(options: UndoLogOptions) {
     this.workspace = realWorkspace(options.workspace);
@@ -126,9 +127,12 @@ export class UndoLog {
     return this.append({ point, commandPaths });
   }
 
-  /** A change of the prompt (see UndoStep). */
-  step(point: string, step: UndoStep): Promise<void> {
-    return this.append({ point, step });
+  /**
+   * A change of the prompt (see UndoStep), written once `ready` (the
+   * objects its states name) is: a line never names an object not on disk.
+   */
+  step(point: string, step: UndoStep, ready?: Promise<unknown>): Promise<void> {
+    return this.append({ point, step }, ready);
   }
 
   /** A checkpoint at `seq` among the point's steps. */
@@ -161,6 +165,8 @@ export class UndoLog {
 
   /** Every readable entry, oldest first. */
   async list(): Promise<UndoEntry[]> {
+    // What this process is still writing to the log is part of it.
+    await appends.get(this.file);
     const text = await readFile(this.file, 'utf8').catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'ENOENT') return '';
       throw err;
@@ -187,9 +193,13 @@ export class UndoLog {
     return entries;
   }
 
-  private append(record: UndoRecord): Promise<void> {
-    const write = this.writes.then(() => appendLine(this.file, JSON.stringify(record)));
-    this.writes = write.catch(() => undefined);
+  private append(record: UndoRecord, ready?: Promise<unknown>): Promise<void> {
+    const write = (appends.get(this.file) ?? Promise.resolve()).then(() => ready).then(() => appendLine(this.file, JSON.stringify(record)));
+    const settled = write.catch(() => undefined);
+    appends.set(this.file, settled);
+    void settled.then(() => {
+      if (appends.get(this.file) === settled) appends.delete(this.file);
+    });
     return write;
   }
 }

@@ -27,6 +27,7 @@ import { PRIVATE_FILE_MODE } from '../config/paths';
 import { DEFAULT_UNDO_TRACK_TIMEOUT_MS } from '../config/settings-file';
 import { errorText } from '../vocabulary/text';
 import type { CommandWatch, UndoRecorder } from '../tools/undo-recorder';
+import type { FileState } from './file-states';
 import type { GitSnapshotManager } from './git-snapshots';
 import { holdSnapshots } from './shared-snapshots';
 import { findUserRepository, type UserRepository } from './shadow-repository';
@@ -213,13 +214,16 @@ export class UndoPoint {
     const seq = ++this.seq;
     const named = [...new Set(paths)];
     if (named.length === 0) return;
+    let states: FileState[];
     try {
-      const states = await this.snapshots.fileStates(named, signal);
-      await this.log.step(await this.id, { seq, files: states });
+      // The files' bytes are read and hashed now; their objects are written beside the tool's own work.
+      states = await this.snapshots.fileStates(named, signal);
     } catch (err) {
       this.unavailable(err);
       throw err;
     }
+    const written = this.snapshots.objectsWritten();
+    void this.id.then((id) => this.log.step(id, { seq, files: states }, written)).catch((err: unknown) => this.unavailable(err));
   }
 
   async beforeCommand(signal: AbortSignal): Promise<CommandWatch> {
