@@ -2,6 +2,7 @@ import * as acp from '@agentclientprotocol/sdk';
 import type { AuthMethod, ClientCapabilities, InitializeResponse, McpServer } from '@agentclientprotocol/sdk';
 import * as z from 'zod';
 import type { AcpLogger } from './acp-log';
+import { McpServerParams } from './acp-mcp-servers';
 import type { CatalogFor, SessionTable } from './acp-sessions';
 import type { LiveSession, WhileBusy } from './live-session';
 import { errorText, requestErrors } from './request-errors';
@@ -67,7 +68,7 @@ export function createAcpServer(options: AcpServerOptions): acp.AgentApp {
     .onConnect((connection) => {
       void connection.closed.then(() => {
         logger.log('info', 'connection closed');
-        loaded?.closeAll();
+        return loaded?.closeAll();
       });
     })
     .onRequest('initialize', ({ params }) => {
@@ -88,20 +89,18 @@ export function createAcpServer(options: AcpServerOptions): acp.AgentApp {
     })
     .onRequest('session/resume', async ({ params, client }) => opened(await table().reopen(params.sessionId, params.cwd, client, params.mcpServers ?? [])))
     .onRequest('session/fork', ForkParams, async ({ params, client }) => {
-      const fork = options.sessions().fork;
-      if (!fork) throw requestErrors.invalidRequest('This agent keeps no sessions it can fork.');
-      const id = forkOf(fork, params.sessionId, params._meta?.[FORK_AT]);
-      logger.log('info', 'session/fork', { session: params.sessionId, fork: id });
-      const live = await table().reopen(id, params.cwd, client, (params.mcpServers ?? []) as McpServer[]);
+      const live = await table().fork(params.sessionId, checkpointOf(params._meta?.[FORK_AT]), params.cwd, client, params.mcpServers as McpServer[]);
+      logger.log('info', 'session/fork', { session: params.sessionId, fork: live.id });
       return { sessionId: live.id, ...opened(live) };
     })
     .onRequest('session/list', ({ params }) => ({ sessions: table().list(params.cwd ?? undefined) }))
-    .onRequest('session/close', ({ params }) => {
-      table().close(params.sessionId);
+    .onRequest('session/close', async ({ params }) => {
+      await table().close(params.sessionId);
       return {};
     })
-    .onRequest('session/delete', ({ params }) => {
-      table().delete(params.sessionId);
+    .onRequest('session/delete', async ({ params }) => {
+      await table().delete(params.sessionId);
+      logger.log('info', 'session/delete', { session: params.sessionId });
       return {};
     })
     .onRequest('session/set_mode', async ({ params }) => {
@@ -123,8 +122,10 @@ export function createAcpServer(options: AcpServerOptions): acp.AgentApp {
       }
     })
     .onNotification('session/cancel', ({ params }) => {
-      logger.log('info', 'session/cancel', { session: params.sessionId });
-      table().get(params.sessionId).cancel();
+      // A notification has no answer: a cancel for a session closed meanwhile (or never open) is only logged.
+      const live = table().find(params.sessionId);
+      logger.log('info', 'session/cancel', { session: params.sessionId, ...(live ? {} : { open: false }) });
+      live?.cancel();
     });
 }
 
@@ -155,7 +156,10 @@ const ForkParams = z
   .object({
     sessionId: z.string().min(1),
     cwd: z.string().min(1),
-    mcpServers: z.array(z.unknown()).optional(),
+    mcpServers: z
+      .array(McpServerParams)
+      .nullish()
+      .transform((servers) => servers ?? []),
     _meta: z.record(z.string(), z.unknown()).nullish(),
   })
   .loose();
@@ -172,16 +176,9 @@ function whileBusy(value: unknown): WhileBusy {
 /** `_meta` key of session/fork naming the checkpoint to fork at (as /rewind lists them); without it, the whole session. */
 export const FORK_AT = 'crow/checkpoint';
 
-function forkOf(fork: (id: string, at?: number) => string, id: string, at: unknown): string {
-  if (at !== undefined && !(typeof at === 'number' && Number.isInteger(at) && at >= 1)) {
-    throw requestErrors.invalidParams(`_meta["${FORK_AT}"] must be a checkpoint number (1, 2, …; /rewind lists them), not ${JSON.stringify(at)}.`);
-  }
-  try {
-    return fork(id, at as number | undefined);
-  } catch (err) {
-    if (err instanceof Error && err.name === 'UnknownSessionError') throw requestErrors.unknownSession(id);
-    throw requestErrors.invalidParams(errorText(err));
-  }
+function checkpointOf(at: unknown): number | undefined {
+  if (at === undefined || (typeof at === 'number' && Number.isInteger(at) && at >= 1)) return at;
+  throw requestErrors.invalidParams(`_meta["${FORK_AT}"] must be a checkpoint number (1, 2, …; /rewind lists them), not ${JSON.stringify(at)}.`);
 }
 
 function authMethod(key: string): AuthMethod {

@@ -235,8 +235,16 @@ export class LiveSession {
     this.host.cancel();
   }
 
-  /** Cancels a running prompt and stops serving the session; it stays stored. */
+  /**
+   * Stops serving the session; it stays stored. A running prompt is
+   * cancelled (answered `cancelled` within the grace period, however long
+   * its run takes to wind down) and so is a prompt queued behind it; no
+   * update of the session reaches the client from now on. Settles once the
+   * host has closed.
+   */
   close(): Promise<void> {
+    this.cancel();
+    this.updates.close();
     return this.host.close();
   }
 

@@ -1,0 +1,179 @@
+/**
+ * A hostile (or merely hasty) ACP client against the real `crow acp`: it
+ * deletes, closes and forks sessions while their prompts run, removes a
+ * session's folder under it, deletes it from another process, and sends
+ * session/fork params of the wrong shape. Rule: no client action takes the
+ * agent down. The session acted on ends its prompt cleanly (answered
+ * `cancelled`, no update after), every other session goes on, a deleted
+ * session is not stored again behind the client's back, and the process
+ * still exits 0 when its input ends.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ScriptedReply } from '../../src/testing/fake-llm-server';
+import { binarySuite } from '../support/binary-suite';
+import { type AcpProcess, runCrow, startAcp } from '../support/crow-binary';
+import { isolatedEnv } from '../support/isolated-env';
+
+/** A reply whose text stops before `second` until the returned release is called. */
+function pausedReply(first: string, second: string): { reply: ScriptedReply; release: () => void } {
+  let release!: () => void;
+  const until = new Promise<void>((resolve) => (release = resolve));
+  return { reply: { blocks: [{ type: 'text', text: [`${first} `, second] }], pauses: [{ before: second, until }] }, release };
+}
+
+describe('crow acp against a hostile client', function () {
+  this.timeout(60_000);
+  const suite = binarySuite('acp-hostile');
+  const agents: AcpProcess[] = [];
+
+  // A test that failed half-way leaves its agent running: stop it without judging it.
+  afterEach(async () => {
+    for (const agent of agents.splice(0)) {
+      agent.child.kill();
+      await agent.exited;
+    }
+  });
+
+  /** Ends the agent's input: it must exit by itself, with 0. */
+  async function stop(agent: AcpProcess): Promise<void> {
+    agents.splice(agents.indexOf(agent), 1);
+    assert.equal(await agent.stop(), 0, `crow acp exits cleanly when its input ends:\n${agent.stderr()}`);
+  }
+
+  const sessions = (): string => join(suite.home, 'data', 'crow-agent', 'sessions');
+
+  async function start(): Promise<AcpProcess> {
+    const agent = startAcp(suite.root, suite.home, { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: suite.llm.anthropicBaseUrl, CROW_SANDBOX: 'off' });
+    agents.push(agent);
+    await agent.client.initialize();
+    return agent;
+  }
+
+  /** Starts a prompt in a new session and waits until its first words arrived, the rest held back by the fake model. */
+  async function running(agent: AcpProcess, words: [string, string]): Promise<{ id: string; answer: Promise<{ stopReason: string }>; release: () => void }> {
+    const { client } = agent;
+    const id = (await client.newSession(suite.root)).sessionId;
+    const paused = pausedReply(...words);
+    suite.llm.enqueue('anthropic', paused.reply);
+    const answer = client.prompt(id, `Say ${words.join(' ')}`);
+    await client.until(() => client.said(id).includes(words[0]), 15_000);
+    return { id, answer, release: paused.release };
+  }
+
+  it('deletes a session while its prompt runs: that prompt ends cancelled, another session runs on, nothing of the deleted one comes back', async () => {
+    const agent = await start();
+    const { client } = agent;
+    const doomed = await running(agent, ['Doomed', 'never-said']);
+    const other = await running(agent, ['Other', 'finished.']);
+
+    await client.agent.request('session/delete', { sessionId: doomed.id });
+    assert.equal((await doomed.answer).stopReason, 'cancelled');
+    const shown = client.updates(doomed.id).length;
+    doomed.release();
+    other.release();
+
+    assert.equal((await other.answer).stopReason, 'end_turn', agent.stderr());
+    assert.equal(client.said(other.id), 'Other finished.');
+    const listed = await client.agent.request('session/list', {});
+    assert.deepEqual(listed.sessions.map((session) => session.sessionId), [other.id]);
+    await client.agent.request('session/delete', { sessionId: other.id });
+    await stop(agent);
+
+    assert.equal(client.updates(doomed.id).length, shown, 'no update of the deleted session after its prompt was answered');
+    assert.doesNotMatch(client.said(doomed.id), /never-said/);
+    assert.deepEqual(readdirSync(sessions()), [], 'neither session folder was made again');
+  });
+
+  it('closes a session while its prompt runs and another is sent behind it: the running one ends cancelled, the other never reaches the model', async () => {
+    const agent = await start();
+    const { client } = agent;
+    const closed = await running(agent, ['Closing', 'unsaid.']);
+    // Queued for the running prompt, or (the SDK may hand session/close to its handler first) refused as a session no longer open.
+    const queued = client.prompt(closed.id, 'And then this').then(
+      (answer) => answer.stopReason,
+      (err: { code: number }) => `error ${err.code}`,
+    );
+
+    await client.agent.request('session/close', { sessionId: closed.id });
+    closed.release();
+    assert.equal((await closed.answer).stopReason, 'cancelled');
+    assert.ok(['cancelled', 'error -32002'].includes(await queued), await queued);
+    assert.equal(suite.llm.requestsFor('anthropic').length, 1, 'the second prompt did not run in the closed session');
+
+    // The closed session stays stored, whole, and opens again.
+    suite.llm.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Back.' }] });
+    await client.agent.request('session/resume', { sessionId: closed.id, cwd: suite.root });
+    assert.equal((await client.prompt(closed.id, 'Again')).stopReason, 'end_turn', agent.stderr());
+    assert.match(JSON.stringify(suite.llm.requestsFor('anthropic').at(-1)!.body), /Closing/);
+    await stop(agent);
+  });
+
+  it("goes on when a running session's folder is removed under it, and does not make it again", async () => {
+    const agent = await start();
+    const { client } = agent;
+    const gone = await running(agent, ['Going', 'on.']);
+    rmSync(join(sessions(), gone.id), { recursive: true });
+    gone.release();
+
+    assert.equal((await gone.answer).stopReason, 'end_turn', agent.stderr());
+    assert.equal(client.said(gone.id), 'Going on.');
+    const other = await running(agent, ['Still', 'here.']);
+    other.release();
+    assert.equal((await other.answer).stopReason, 'end_turn');
+    assert.equal(existsSync(join(sessions(), gone.id)), false, 'the removed folder was not made again');
+    assert.match(agent.stderr(), new RegExp(`Session ${gone.id} was deleted while it was open`));
+    await stop(agent);
+  });
+
+  it('refuses `crow sessions delete` of a session a running crow acp holds, and that prompt ends normally', async () => {
+    const agent = await start();
+    const held = await running(agent, ['Holding', 'firm.']);
+
+    const refused = await runCrow(['sessions', 'delete', held.id], isolatedEnv(suite.home), suite.root);
+    assert.equal(refused.code, 1, refused.stderr);
+    assert.match(refused.stderr, new RegExp(`Session ${held.id} is in use by crow acp \\(pid ${agent.child.pid}`));
+    held.release();
+    assert.equal((await held.answer).stopReason, 'end_turn', agent.stderr());
+    assert.equal(existsSync(join(sessions(), held.id, 'meta.json')), true);
+
+    // Once crow acp has closed it, the session can be deleted.
+    await agent.client.agent.request('session/close', { sessionId: held.id });
+    const deleted = await runCrow(['sessions', 'delete', held.id], isolatedEnv(suite.home), suite.root);
+    assert.equal(deleted.code, 0, deleted.stderr);
+    assert.equal(existsSync(join(sessions(), held.id)), false);
+    await stop(agent);
+  });
+
+  it('forks a running session into one that answers on its own, and refuses forks of bad params without storing a copy', async () => {
+    const agent = await start();
+    const { client } = agent;
+    const source = await running(agent, ['Source', 'continues.']);
+    const bad = [
+      { sessionId: source.id, cwd: suite.root, mcpServers: [{ name: 'x' }] },
+      { sessionId: source.id, cwd: suite.root, mcpServers: [{ type: 'http', name: 'x', url: 5 }] },
+      { sessionId: source.id, cwd: 'relative/folder' },
+      { sessionId: source.id, cwd: join(suite.root, 'missing') },
+      { sessionId: source.id, cwd: suite.root, _meta: { 'crow/checkpoint': 'first' } },
+      { sessionId: '../../escape', cwd: suite.root },
+      { sessionId: 'x'.repeat(10_000), cwd: suite.root },
+    ];
+    for (const params of bad) {
+      await assert.rejects(client.agent.request('session/fork', params), (err: { code: number }) => [-32602, -32002].includes(err.code), JSON.stringify(params).slice(0, 200));
+    }
+    assert.deepEqual(readdirSync(sessions()), [source.id], 'no copy was stored for a refused fork');
+
+    const fork = await client.agent.request<{ sessionId: string }>('session/fork', { sessionId: source.id, cwd: suite.root, mcpServers: [] });
+    suite.llm.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Forked answer.' }] });
+    source.release();
+    assert.equal((await client.prompt(fork.sessionId, 'In the fork')).stopReason, 'end_turn', agent.stderr());
+    assert.equal((await source.answer).stopReason, 'end_turn');
+    assert.equal(client.said(fork.sessionId), 'Forked answer.');
+
+    // A deleted session cannot be forked.
+    await client.agent.request('session/delete', { sessionId: source.id });
+    await assert.rejects(client.agent.request('session/fork', { sessionId: source.id, cwd: suite.root }), (err: { code: number }) => err.code === -32002);
+    await stop(agent);
+  });
+});
