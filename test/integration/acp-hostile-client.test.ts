@@ -9,11 +9,14 @@
  * still exits 0 when its input ends.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import * as acp from '@agentclientprotocol/sdk';
 import type { ScriptedReply } from '../../src/testing/fake-llm-server';
 import { binarySuite } from '../support/binary-suite';
-import { type AcpProcess, runCrow, startAcp } from '../support/crow-binary';
+import { type AcpProcess, CROW, runCrow, startAcp } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';
 
 /** A reply whose text stops before `second` until the returned release is called. */
@@ -26,7 +29,7 @@ function pausedReply(first: string, second: string): { reply: ScriptedReply; rel
 describe('crow acp against a hostile client', function () {
   this.timeout(60_000);
   const suite = binarySuite('acp-hostile');
-  const agents: AcpProcess[] = [];
+  const agents: Pick<AcpProcess, 'child' | 'exited'>[] = [];
 
   // A test that failed half-way leaves its agent running: stop it without judging it.
   afterEach(async () => {
@@ -175,5 +178,52 @@ describe('crow acp against a hostile client', function () {
     await client.agent.request('session/delete', { sessionId: source.id });
     await assert.rejects(client.agent.request('session/fork', { sessionId: source.id, cwd: suite.root }), (err: { code: number }) => err.code === -32002);
     await stop(agent);
+  });
+
+  it("takes a client's fs and terminal answers of the wrong shape as failed requests, never as the file's text or the command's output", async () => {
+    writeFileSync(join(suite.root, 'notes.txt'), 'what the disk holds\n');
+    const child = spawn(process.execPath, [CROW, 'acp'], {
+      cwd: suite.root,
+      env: isolatedEnv(suite.home, { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: suite.llm.anthropicBaseUrl, CROW_SANDBOX: 'off' }),
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
+    agents.push({ child, exited });
+    // A client that offers files and terminals, then answers with shapes the protocol does not allow.
+    const client = acp
+      .client({ name: 'wrong-shapes' })
+      .onNotification('session/update', () => undefined)
+      .onRequest('session/request_permission', () => ({ outcome: { outcome: 'selected', optionId: 'allow_once' } }))
+      .onRequest('fs/read_text_file', () => ({ text: 'not the field the protocol names' }) as never)
+      .onRequest('terminal/create', () => ({ terminalId: 'term-1' }))
+      .onRequest('terminal/wait_for_exit', () => ({ exitCode: 0 }))
+      .onRequest('terminal/output', () => ({ output: 42, truncated: 'no' }) as never)
+      .onRequest('terminal/release', () => ({}))
+      .onRequest('terminal/kill', () => ({}))
+      .connect(acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>));
+    await client.agent.request('initialize', {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
+    });
+    const { sessionId } = await client.agent.request('session/new', { cwd: suite.root, mcpServers: [] });
+    suite.llm.enqueue(
+      'anthropic',
+      { blocks: [{ type: 'tool_call', name: 'read_file', arguments: { path: 'notes.txt' } }] },
+      { blocks: [{ type: 'tool_call', name: 'bash', arguments: { command: 'echo hi' } }] },
+      { blocks: [{ type: 'text', text: 'Done.' }] },
+    );
+    const answer = await client.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Read, then run' }] });
+    assert.equal(answer.stopReason, 'end_turn', stderr);
+
+    const results = suite.llm.requestsFor('anthropic').slice(1).map((request) => JSON.stringify(request.body.messages.at(-1)));
+    assert.match(results[0]!, /what the disk holds/, 'a read the client answered wrongly falls back to the disk');
+    assert.doesNotMatch(results[0]!, /is empty|undefined/);
+    assert.match(results[1]!, /The client's answer to terminal\/output is not one the protocol allows/);
+    assert.doesNotMatch(results[1]!, /Cannot read properties|42/);
+    client.close();
+    child.stdin.end();
+    assert.equal(await exited, 0, stderr);
+    agents.splice(0);
   });
 });
