@@ -16,7 +16,7 @@ import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
 import type { ScriptedReply } from '../../src/testing/fake-llm-server';
 import { binarySuite } from '../support/binary-suite';
-import { type AcpProcess, CROW, runCrow, startAcp } from '../support/crow-binary';
+import { type AcpProcess, CROW, runCrow, startAcp, until } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';
 
 /** A reply whose text stops before `second` until the returned release is called. */
@@ -225,5 +225,26 @@ describe('crow acp against a hostile client', function () {
     child.stdin.end();
     assert.equal(await exited, 0, stderr);
     agents.splice(0);
+  });
+
+  it('logs a promise that failed with nobody waiting for it, and every session goes on', async () => {
+    const plant = join(__dirname, '../fixtures/plant-rejection.cjs');
+    const agent = startAcp(suite.root, suite.home, {
+      ANTHROPIC_API_KEY: 'test-key',
+      ANTHROPIC_BASE_URL: suite.llm.anthropicBaseUrl,
+      CROW_SANDBOX: 'off',
+      NODE_OPTIONS: `--require ${plant}`,
+    });
+    agents.push(agent);
+    await agent.client.initialize();
+    const first = await running(agent, ['Running', 'through it.']);
+
+    agent.child.kill('SIGUSR2');
+    await until(() => agent.stderr().includes('planted failure nobody waits for'), 'the failure in the log');
+    assert.match(agent.stderr(), /error a promise failed with nobody waiting for it \(a bug: please report it with this log\); every session goes on/);
+    first.release();
+    assert.equal((await first.answer).stopReason, 'end_turn');
+    assert.equal(agent.client.said(first.id), 'Running through it.');
+    await stop(agent);
   });
 });
