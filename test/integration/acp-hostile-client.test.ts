@@ -247,4 +247,34 @@ describe('crow acp against a hostile client', function () {
     assert.equal(agent.client.said(first.id), 'Running through it.');
     await stop(agent);
   });
+
+  it('refuses a prompt it cannot take (too big, too many blocks, data that is not base64, empty) before storing or sending any of it', async () => {
+    const agent = await start();
+    const { client } = agent;
+    const id = (await client.newSession(suite.root)).sessionId;
+    const refusals: [string, acp.ContentBlock[], RegExp][] = [
+      ['17 MB of text', [{ type: 'text', text: 'word '.repeat(3.5 * 1024 * 1024) }], /The prompt is 17\.5 MB; Crow takes prompts up to 16\.0 MB/],
+      ['100,000 blocks', Array.from({ length: 100_000 }, (_, i) => ({ type: 'text' as const, text: `block ${i}` })), /100,000 content blocks; Crow takes up to 1,000/],
+      ['an image that is not base64', [{ type: 'text', text: 'Look' }, { type: 'image', mimeType: 'image/png', data: 'data:image/png;base64,iVBORw0KGgo=' }], /Content block 2 \(image\) does not hold base64 data/],
+      ['nothing', [], /The prompt is empty/],
+      ['blank text', [{ type: 'text', text: ' \n ' }], /The prompt is empty/],
+    ];
+    for (const [what, prompt, message] of refusals) {
+      await assert.rejects(client.prompt(id, prompt), (err: { code: number; message: string }) => err.code === -32602 && message.test(err.message), what);
+    }
+    assert.equal(suite.llm.requestsFor('anthropic').length, 0, 'no refused prompt reached the model');
+    const [stored] = (await client.agent.request('session/list', {})).sessions;
+    assert.equal(stored?.title, null, 'no refused prompt was stored as the first one');
+
+    suite.llm.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Taken.' }] });
+    assert.equal((await client.prompt(id, [{ type: 'text', text: 'A fair prompt' }])).stopReason, 'end_turn');
+
+    // Sent while another prompt runs, to be queued for it: refused the same way, and the running one goes on.
+    const busy = await running(agent, ['Busy', 'still.']);
+    await assert.rejects(client.prompt(busy.id, refusals[0]![1]), (err: { code: number }) => err.code === -32602);
+    busy.release();
+    assert.equal((await busy.answer).stopReason, 'end_turn');
+    assert.equal(client.said(busy.id), 'Busy still.');
+    await stop(agent);
+  });
 });

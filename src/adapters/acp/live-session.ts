@@ -33,7 +33,7 @@ import { errorText } from '../../vocabulary/text';
 import type { AcpLogger } from './acp-log';
 import { clientAsk } from './acp-permissions';
 import { ClientWorkspace } from './client-workspace';
-import { promptBlocks } from './prompt-content';
+import { checkPrompt, promptBlocks } from './prompt-content';
 import { requestErrors } from './request-errors';
 import { configOptionsOf, modesOf, setConfigOption, setMode } from './session-config';
 import { UpdateSink } from './update-sink';
@@ -183,9 +183,11 @@ export class LiveSession {
    * prompt reaches the client. A prompt sent while another runs is queued
    * for the agents' next step and answered when that run ends (or run as
    * the next prompt when the run ends first), unless the client asked to
-   * interrupt or to be refused (`_meta["crow/whileBusy"]`).
+   * interrupt or to be refused (`_meta["crow/whileBusy"]`). A prompt Crow
+   * cannot take (see checkPrompt) is refused before anything happens.
    */
   async prompt(content: ContentBlock[], whileBusy: WhileBusy = 'queue'): Promise<StopReason> {
+    checkPrompt(content);
     if (this.host.busy && whileBusy === 'queue') {
       // Given to the working agent at its next step: this request is answered when the run it joined ends.
       const joined = this.answering;
