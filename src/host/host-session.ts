@@ -294,19 +294,21 @@ export class HostSession {
   }
 
   /**
-   * Makes way for `run`: refuses while another prompt runs, waits briefly
-   * for a cancelled one (or one whose end was told: a prompt sent as soon
-   * as the last one answered) to wind down.
+   * Makes way for `run`, which the session is busy with from now on (a
+   * prompt sent meanwhile is queued for it or refused, never let in beside
+   * it): refuses while another prompt runs, waits briefly for a cancelled
+   * one (or one whose end was told: a prompt sent as soon as the last one
+   * answered) to wind down.
    */
   private async claim(run: PromptRun): Promise<void> {
     const previous = this.current;
     if (previous && !previous.cancelled && !previous.ended) throw busy(this.id);
-    if (previous) {
-      const stopped = await Promise.race([previous.finished.then(() => true), delay(CANCEL_GRACE_MS).then(() => false)]);
-      if (!stopped) throw new HostError('busy', `The last prompt in session ${this.id} is still stopping; try again in a moment.`);
-      if (this.current !== undefined && this.current !== previous) throw busy(this.id);
-    }
     this.current = run;
+    if (!previous) return;
+    const stopped = await Promise.race([previous.finished.then(() => true), delay(CANCEL_GRACE_MS).then(() => false)]);
+    if (stopped) return;
+    if (this.current === run) this.current = previous;
+    throw new HostError('busy', `The last prompt in session ${this.id} is still stopping; try again in a moment.`);
   }
 
   /** Stops storing the session and removes what was stored of it. */

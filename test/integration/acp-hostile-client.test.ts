@@ -277,4 +277,24 @@ describe('crow acp against a hostile client', function () {
     assert.equal(client.said(busy.id), 'Busy still.');
     await stop(agent);
   });
+
+  it('takes a burst of prompts as a queue (each answered, every message read by the model, none refused as busy) and a burst of interrupts as the last one', async () => {
+    const agent = await start();
+    const { client } = agent;
+    const id = (await client.newSession(suite.root)).sessionId;
+    suite.llm.respondWith('anthropic', () => ({ blocks: [{ type: 'text', text: 'Noted.' }] }));
+    assert.equal((await client.prompt(id, 'First')).stopReason, 'end_turn');
+
+    const queued = await Promise.all(['q1', 'q2', 'q3', 'q4', 'q5'].map((text) => client.prompt(id, text)));
+    assert.deepEqual(queued.map((answer) => answer.stopReason), ['end_turn', 'end_turn', 'end_turn', 'end_turn', 'end_turn']);
+    const read = JSON.stringify(suite.llm.requestsFor('anthropic').map((request) => request.body.messages));
+    for (const text of ['q1', 'q2', 'q3', 'q4', 'q5']) assert.match(read, new RegExp(`"${text}"`), `the model read ${text}`);
+
+    const interrupts = ['i1', 'i2', 'i3', 'i4'].map((text) =>
+      client.agent.request('session/prompt', { sessionId: id, prompt: [{ type: 'text', text }], _meta: { 'crow/whileBusy': 'interrupt' } }),
+    );
+    assert.deepEqual((await Promise.all(interrupts)).map((answer) => answer.stopReason).at(-1), 'end_turn');
+    assert.match(JSON.stringify(suite.llm.requestsFor('anthropic').at(-1)!.body.messages.at(-1)), /i4/);
+    await stop(agent);
+  });
 });

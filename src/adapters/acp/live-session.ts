@@ -182,17 +182,22 @@ export class LiveSession {
    * period for the run to wind down; once answered, nothing more of the
    * prompt reaches the client. A prompt sent while another runs is queued
    * for the agents' next step and answered when that run ends (or run as
-   * the next prompt when the run ends first), unless the client asked to
+   * the next prompt when the run ends first: prompts handed back together
+   * start one prompt and join it), unless the client asked to
    * interrupt or to be refused (`_meta["crow/whileBusy"]`). A prompt Crow
    * cannot take (see checkPrompt) is refused before anything happens.
    */
   async prompt(content: ContentBlock[], whileBusy: WhileBusy = 'queue'): Promise<StopReason> {
     checkPrompt(content);
-    if (this.host.busy && whileBusy === 'queue') {
+    if (whileBusy === 'queue') {
       // Given to the working agent at its next step: this request is answered when the run it joined ends.
-      const joined = this.answering;
-      const outcome = await this.host.steer(promptBlocks(content, true));
-      if (outcome.delivered) return (await joined?.catch(() => undefined)) ?? 'end_turn';
+      let joined = this.host.busy ? this.answering : undefined;
+      while (joined) {
+        const outcome = await this.host.steer(promptBlocks(content, true));
+        if (outcome.delivered) return (await joined.catch(() => undefined)) ?? 'end_turn';
+        // Handed back (the run ended first): join the prompt another message handed back with it has started, else start one.
+        joined = this.host.busy && this.answering !== joined ? this.answering : undefined;
+      }
     } else if (this.host.busy && whileBusy === 'interrupt') {
       this.cancel();
     }

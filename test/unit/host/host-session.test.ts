@@ -256,6 +256,25 @@ describe('HostSession', () => {
     assert.deepEqual(store.list(), [], 'nor was the deleted session stored again');
   });
 
+  it('is busy with a prompt from the moment it is sent, while the last one still winds down, so a message sent then joins it', async () => {
+    provider.enqueue({ text: 'First.' }, { text: 'Second.' });
+    const host = await HostSession.create(options());
+    try {
+      const first = host.prompt('One');
+      await first.result;
+      const second = host.prompt('Two');
+      assert.equal(host.busy, true, 'busy before the first has let go of the session');
+      const steered = host.steer('And this');
+      const events: AgentEvent[] = [];
+      for await (const event of second) events.push(event);
+      assert.equal((await second.result).status, 'needs_input');
+      assert.deepEqual(await steered, { delivered: true });
+      assert.match(JSON.stringify(provider.requests[1]!.messages), /And this/, 'taken before the second prompt\'s first model call');
+    } finally {
+      await host.close();
+    }
+  });
+
   it('names a stored session that does not exist as such', async () => {
     await assert.rejects(HostSession.load(options(), 'no-such-session'), (err: unknown) => err instanceof HostError && err.kind === 'unknown-session');
   });
