@@ -297,4 +297,24 @@ describe('crow acp against a hostile client', function () {
     assert.match(JSON.stringify(suite.llm.requestsFor('anthropic').at(-1)!.body.messages.at(-1)), /i4/);
     await stop(agent);
   });
+
+  it("names a client's mistake in a few words, not by echoing a huge value back and into its log", async () => {
+    const agent = await start();
+    const { client } = agent;
+    const id = (await client.newSession(suite.root)).sessionId;
+    const huge = 'x'.repeat(2 * 1024 * 1024);
+    const mistakes: [string, Promise<unknown>, RegExp][] = [
+      ['whileBusy', client.agent.request('session/prompt', { sessionId: id, prompt: [{ type: 'text', text: 'Hi' }], _meta: { 'crow/whileBusy': huge } }), /must be "queue", "interrupt" or "refuse", not "x{20,}… \(2,097,154 characters\)/],
+      ['mode', client.agent.request('session/set_mode', { sessionId: id, modeId: huge }), /Unknown mode "x+… \(2,097,154 characters\)/],
+      ['thinking level', client.agent.request('session/set_config_option', { sessionId: id, configId: 'thought_level', value: huge }), /./],
+      ['session id', client.agent.request('session/set_mode', { sessionId: huge, modeId: 'build' }), /Unknown session "x+… \(2,097,154 characters\)/],
+      ['cwd', client.agent.request('session/new', { cwd: huge, mcpServers: [] }), /cwd "x+… \(2,097,154 characters\) is not an existing folder/],
+      ['checkpoint', client.agent.request('session/fork', { sessionId: id, cwd: suite.root, _meta: { 'crow/checkpoint': huge } }), /must be a checkpoint number .*, not "x+… \(2,097,154 characters\)/],
+    ];
+    for (const [what, answer, message] of mistakes) {
+      await assert.rejects(answer, (err: { message: string }) => err.message.length < 400 && message.test(err.message), what);
+    }
+    assert.ok(agent.stderr().length < 100_000, `the log holds ${agent.stderr().length} characters`);
+    await stop(agent);
+  });
 });

@@ -5,7 +5,7 @@ import type { AcpLogger } from './acp-log';
 import { McpServerParams } from './acp-mcp-servers';
 import type { CatalogFor, SessionTable } from './acp-sessions';
 import type { LiveSession, WhileBusy } from './live-session';
-import { errorText, requestErrors } from './request-errors';
+import { errorText, requestErrors, shown } from './request-errors';
 import type { AcpSessionStore } from './acp-session-store';
 
 /** What sessions are made of: each folder's catalog, storage, undo. */
@@ -160,7 +160,8 @@ const ForkParams = z
       .array(McpServerParams)
       .nullish()
       .transform((servers) => servers ?? []),
-    _meta: z.record(z.string(), z.unknown()).nullish(),
+    // As the SDK reads every other method's _meta: one that is not an object is ignored.
+    _meta: z.record(z.string(), z.unknown()).nullish().catch(undefined),
   })
   .loose();
 
@@ -170,7 +171,7 @@ export const WHILE_BUSY = 'crow/whileBusy';
 function whileBusy(value: unknown): WhileBusy {
   if (value === undefined || value === null) return 'queue';
   if (value === 'queue' || value === 'interrupt' || value === 'refuse') return value;
-  throw requestErrors.invalidParams(`_meta["${WHILE_BUSY}"] must be "queue", "interrupt" or "refuse", not ${JSON.stringify(value)}.`);
+  throw requestErrors.invalidParams(`_meta["${WHILE_BUSY}"] must be "queue", "interrupt" or "refuse", not ${shown(value)}.`);
 }
 
 /** `_meta` key of session/fork naming the checkpoint to fork at (as /rewind lists them); without it, the whole session. */
@@ -178,7 +179,7 @@ export const FORK_AT = 'crow/checkpoint';
 
 function checkpointOf(at: unknown): number | undefined {
   if (at === undefined || (typeof at === 'number' && Number.isInteger(at) && at >= 1)) return at;
-  throw requestErrors.invalidParams(`_meta["${FORK_AT}"] must be a checkpoint number (1, 2, …; /rewind lists them), not ${JSON.stringify(at)}.`);
+  throw requestErrors.invalidParams(`_meta["${FORK_AT}"] must be a checkpoint number (1, 2, …; /rewind lists them), not ${shown(at)}.`);
 }
 
 function authMethod(key: string): AuthMethod {
@@ -192,7 +193,7 @@ function authMethod(key: string): AuthMethod {
 /** Keys come from the environment: authenticating is checking that the one asked about is there now. */
 function authenticate(methodId: string, options: AcpServerOptions): Record<string, never> {
   if (!methodId.startsWith(ENV_METHOD)) {
-    throw requestErrors.invalidParams(`Unknown auth method "${methodId}". Crow reads API keys from environment variables (methods "${ENV_METHOD}NAME").`);
+    throw requestErrors.invalidParams(`Unknown auth method ${shown(methodId)}. Crow reads API keys from environment variables (methods "${ENV_METHOD}NAME").`);
   }
   const key = methodId.slice(ENV_METHOD.length);
   if (missingKeys(options).includes(key)) {

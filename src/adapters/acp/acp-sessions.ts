@@ -7,7 +7,7 @@ import { HostError } from '../../host/host-error';
 import type { AcpLogger } from './acp-log';
 import { serversFromClient } from './acp-mcp-servers';
 import { LiveSession } from './live-session';
-import { requestErrors } from './request-errors';
+import { requestErrors, shown } from './request-errors';
 import type { AcpSessionStore } from './acp-session-store';
 
 /** The catalog of a session folder (an absolute path). */
@@ -189,5 +189,5 @@ function checkFolder(cwd: string): void {
   } catch {
     // reported below
   }
-  if (!folder) throw requestErrors.invalidParams(`cwd "${cwd}" is not an existing folder given as an absolute path.`);
+  if (!folder) throw requestErrors.invalidParams(`cwd ${shown(cwd)} is not an existing folder given as an absolute path.`);
 }
