@@ -137,6 +137,14 @@ describe('crow acp against a hostile client', function () {
     const refused = await runCrow(['sessions', 'delete', held.id], isolatedEnv(suite.home), suite.root);
     assert.equal(refused.code, 1, refused.stderr);
     assert.match(refused.stderr, new RegExp(`Session ${held.id} is in use by crow acp \\(pid ${agent.child.pid}`));
+    // So does another crow acp, asked by its own client.
+    const other = await start();
+    await assert.rejects(other.client.agent.request('session/delete', { sessionId: held.id }), (err: { code: number; message: string }) => {
+      assert.equal(err.code, -32600);
+      assert.match(err.message, new RegExp(`Session ${held.id} is in use by crow acp \\(pid ${agent.child.pid}`));
+      return true;
+    });
+    await stop(other);
     held.release();
     assert.equal((await held.answer).stopReason, 'end_turn', agent.stderr());
     assert.equal(existsSync(join(sessions(), held.id, 'meta.json')), true);

@@ -60,7 +60,9 @@ export function createAcpServer(options: AcpServerOptions): acp.AgentApp {
   };
   const opened = (live: LiveSession) => {
     // After the response, so the client knows the session when the commands arrive.
-    setImmediate(() => void live.announce());
+    setImmediate(() => {
+      live.announce().catch((err: unknown) => logger.log('warn', 'could not tell the client the session\'s commands', { session: live.id, error: errorText(err) }));
+    });
     return { modes: live.modes(), configOptions: live.configOptions() };
   };
   return acp
