@@ -325,4 +325,22 @@ describe('crow acp against a hostile client', function () {
     assert.ok(agent.stderr().length < 100_000, `the log holds ${agent.stderr().length} characters`);
     await stop(agent);
   });
+
+  it('answers two loads and a delete of one stored session sent together: one session opened, then removed, nothing left behind', async () => {
+    const first = await start();
+    const id = (await first.client.newSession(suite.root)).sessionId;
+    suite.llm.respondWith('anthropic', () => ({ blocks: [{ type: 'text', text: 'Stored.' }] }));
+    assert.equal((await first.client.prompt(id, 'Keep this')).stopReason, 'end_turn');
+    await stop(first);
+
+    const agent = await start();
+    const { client } = agent;
+    const load = () => client.agent.request('session/load', { sessionId: id, cwd: suite.root, mcpServers: [] });
+    const [one, two, deleted] = await Promise.allSettled([load(), load(), client.agent.request('session/delete', { sessionId: id })]);
+    assert.deepEqual([one.status, two.status, deleted.status], ['fulfilled', 'fulfilled', 'fulfilled'], JSON.stringify([one, two, deleted]));
+    assert.equal(existsSync(join(sessions(), id)), false);
+    await assert.rejects(client.prompt(id, 'Still there?'), (err: { code: number }) => err.code === -32002);
+    await stop(agent);
+    assert.deepEqual(readdirSync(sessions()), []);
+  });
 });

@@ -37,6 +37,8 @@ export class SessionTable {
   private readonly live = new Map<string, LiveSession>();
   /** Sessions being closed, until their prompt has wound down: reopening one waits for that. */
   private readonly closing = new Map<string, Promise<void>>();
+  /** Stored sessions being made live: a second request for one joins the first, a delete waits for it. */
+  private readonly opening = new Map<string, Promise<LiveSession>>();
 
   constructor(private readonly options: SessionTableOptions) {}
 
@@ -48,10 +50,12 @@ export class SessionTable {
   /** The session live on this connection (keeping its MCP servers), else the stored one made live here. */
   async reopen(id: string, cwd: string, client: AgentContext, mcpServers: readonly McpServer[]): Promise<LiveSession> {
     await this.closing.get(id);
-    const live = this.live.get(id);
+    const live = this.live.get(id) ?? this.opening.get(id);
     if (live) return live;
     if (!this.options.store.list().some((stored) => stored.id === id)) throw requestErrors.unknownSession(id);
-    const session = await this.open(cwd, client, mcpServers, id);
+    const opening = this.open(cwd, client, mcpServers, id).finally(() => this.opening.delete(id));
+    this.opening.set(id, opening);
+    const session = await opening;
     if (session.cwd !== cwd) this.options.logger.log('warn', 'session reopened from another folder', { session: id, stored: session.cwd, cwd });
     return session;
   }
@@ -103,6 +107,7 @@ export class SessionTable {
 
   /** Closes a session if live and forgets it: removed from the store once its prompt has wound down. */
   async delete(id: string): Promise<void> {
+    await this.opening.get(id)?.catch(() => undefined);
     const live = this.live.get(id);
     await (live ? this.shut(live) : this.closing.get(id));
     try {

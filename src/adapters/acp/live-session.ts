@@ -159,12 +159,20 @@ export class LiveSession {
   /**
    * Shows the stored session again (session/load): each prompt's events
    * through a translator of its own, as they were shown live, the session's
-   * cost growing as it did. Resolves once every update has been delivered.
+   * cost growing as it did. Resolves once every update has been delivered;
+   * a session deleted before its record was read is an unknown session.
    */
   async replay(): Promise<void> {
     const sink = this.sink();
     const meter = new CostMeter();
-    for (const { start, events } of storedPrompts(this.host.session)) {
+    let prompts: ReturnType<typeof storedPrompts>;
+    try {
+      prompts = storedPrompts(this.host.session);
+    } catch (err) {
+      if (err instanceof Error && err.name === 'UnknownSessionError') throw requestErrors.unknownSession(this.id);
+      throw err;
+    }
+    for (const { start, events } of prompts) {
       const translator = this.translator(sink, () => meter.session.costUsd, true);
       for (const event of [start, ...events]) {
         meter.observe(event);
