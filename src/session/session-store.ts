@@ -100,8 +100,11 @@ export class SessionStore {
 
   /**
    * Starts persisting `session` (new or loaded): its histories, spans, todos
-   * and metadata from now on, until close(). Throws SessionInUseError, having
-   * written nothing, when another live process has the session attached.
+   * and metadata from now on, until close(), after which nothing more is
+   * written. Throws SessionInUseError, having written nothing, when another
+   * live process has the session attached. A later write that fails (the
+   * folder deleted meanwhile, a full disk) is told through `warn` and never
+   * thrown into the agents (see SessionWrites).
    */
   attach(session: ACPSession): { save(): void; close(): void } {
     const folder = this.folderOf(session.id);
