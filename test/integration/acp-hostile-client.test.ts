@@ -1,12 +1,15 @@
 /**
  * A hostile (or merely hasty) ACP client against the real `crow acp`: it
  * deletes, closes and forks sessions while their prompts run, removes a
- * session's folder under it, deletes it from another process, and sends
- * session/fork params of the wrong shape. Rule: no client action takes the
- * agent down. The session acted on ends its prompt cleanly (answered
- * `cancelled`, no update after), every other session goes on, a deleted
- * session is not stored again behind the client's back, and the process
- * still exits 0 when its input ends.
+ * session's folder under it, deletes it from another process, loads and
+ * deletes one session at once, sends params of the wrong shape or size,
+ * prompts in bursts, and answers fs and terminal requests with shapes the
+ * protocol does not allow. Rule: no client action takes the agent down.
+ * The session acted on ends its prompt cleanly (answered `cancelled`, no
+ * update after), every other session goes on, a deleted session is not
+ * stored again behind the client's back, a mistake is answered with an
+ * error that says what to do, and the process still exits 0 when its
+ * input ends.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -22,8 +25,8 @@ import { isolatedEnv } from '../support/isolated-env';
 /** A reply whose text stops before `second` until the returned release is called. */
 function pausedReply(first: string, second: string): { reply: ScriptedReply; release: () => void } {
   let release!: () => void;
-  const until = new Promise<void>((resolve) => (release = resolve));
-  return { reply: { blocks: [{ type: 'text', text: [`${first} `, second] }], pauses: [{ before: second, until }] }, release };
+  const held = new Promise<void>((resolve) => (release = resolve));
+  return { reply: { blocks: [{ type: 'text', text: [`${first} `, second] }], pauses: [{ before: second, until: held }] }, release };
 }
 
 describe('crow acp against a hostile client', function () {
