@@ -40,6 +40,8 @@ export class HostSession {
   private readonly prompts: PromptRun['shared'];
   /** Messages sent while a prompt runs, for its agents' next step boundary. */
   private readonly steering = new SteeringQueue();
+  /** Set once close() began: the session runs nothing more and stores nothing more. */
+  private closing: Promise<void> | undefined;
 
   private constructor(
     readonly session: ACPSession,
@@ -179,8 +181,18 @@ export class HostSession {
       useAgent: (name) => this.useAgent(name),
     });
     const stream = run.stream;
+    // A closed session (a client closed or deleted it while this prompt waited) is not stored again, nor run.
+    const skipClosed = (): void => run.skip(`Session ${this.id} was closed before this prompt could start.`);
+    if (this.closing) {
+      skipClosed();
+      return stream;
+    }
     void this.claim(run)
       .then(() => {
+        if (this.closing) {
+          if (this.current === run) this.current = undefined;
+          return skipClosed();
+        }
         const fresh = this.keeper === undefined;
         this.keep();
         const keeper = this.keeper!;
@@ -206,9 +218,9 @@ export class HostSession {
    */
   async steer(input: PromptInput): Promise<SteerOutcome> {
     const content = promptBlocks(input);
-    if (!this.busy || this.current?.cancelled) return { delivered: false, content };
+    if (this.closing || !this.busy || this.current?.cancelled) return { delivered: false, content };
     const note = (await this.options.catalog()).prompts().render('steering', {}).trim();
-    if (!this.busy || this.current?.cancelled) return { delivered: false, content };
+    if (this.closing || !this.busy || this.current?.cancelled) return { delivered: false, content };
     return this.steering.push({ content, forModel: [{ type: 'text', text: note }, ...content] });
   }
 
@@ -233,12 +245,12 @@ export class HostSession {
     return this.prompt(applyPromptText(relative), { ...options, program: applyProgram(relative, content) });
   }
 
-  /** Cancels the running prompt, if any; its stream ends with status `cancelled`. */
   /** Stops one running tool call (a long command) without cancelling the prompt; false when it is not running. */
   stopCall(callId: string): boolean {
     return this.session.calls.stop(callId);
   }
 
+  /** Cancels the running prompt, if any; its stream ends with status `cancelled`. */
   cancel(): void {
     this.current?.cancel();
   }
@@ -248,15 +260,31 @@ export class HostSession {
     return this.current?.finished ?? Promise.resolve();
   }
 
+  /** Whether close() was called: the session takes no more prompts. */
+  get closed(): boolean {
+    return this.closing !== undefined;
+  }
+
   /**
-   * Cancels a running prompt and waits (at most CANCEL_GRACE_MS) for it to
-   * wind down, so its last entries and spans are stored; then stops storing
-   * the session and closes its MCP servers and span export.
+   * Stops the session: cancels a running prompt and waits (at most
+   * CANCEL_GRACE_MS) for it to wind down, so its last entries and spans are
+   * stored; then stops storing the session (a prompt still winding down
+   * writes nothing more) and closes its MCP servers and span export.
+   * Messages waiting for the running prompt's next step are handed back at
+   * once, and a prompt sent from now on ends cancelled without running.
+   * `interrupted`: Crow is going away (a window reload), so a running
+   * prompt ends as interrupted, not cancelled. Calling it again waits for
+   * the same close.
    */
-  /** Stops the session; `interrupted`: Crow is going away (a window reload), so a running prompt ends as interrupted, not cancelled. */
-  async close(options: { interrupted?: boolean } = {}): Promise<void> {
+  close(options: { interrupted?: boolean } = {}): Promise<void> {
+    this.closing ??= this.shutDown(options);
+    return this.closing;
+  }
+
+  private async shutDown(options: { interrupted?: boolean }): Promise<void> {
     if (options.interrupted) this.current?.cancel(new Interruption());
     else this.cancel();
+    this.steering.handBack();
     await Promise.race([this.finished, delay(CANCEL_GRACE_MS)]);
     // A snapshot still running in the background stops (git removes its lock); what it recorded so far speeds up the next one.
     this.parts.undo?.close();
@@ -266,19 +294,21 @@ export class HostSession {
   }
 
   /**
-   * Makes way for `run`: refuses while another prompt runs, waits briefly
-   * for a cancelled one (or one whose end was told: a prompt sent as soon
-   * as the last one answered) to wind down.
+   * Makes way for `run`, which the session is busy with from now on (a
+   * prompt sent meanwhile is queued for it or refused, never let in beside
+   * it): refuses while another prompt runs, waits briefly for a cancelled
+   * one (or one whose end was told: a prompt sent as soon as the last one
+   * answered) to wind down.
    */
   private async claim(run: PromptRun): Promise<void> {
     const previous = this.current;
     if (previous && !previous.cancelled && !previous.ended) throw busy(this.id);
-    if (previous) {
-      const stopped = await Promise.race([previous.finished.then(() => true), delay(CANCEL_GRACE_MS).then(() => false)]);
-      if (!stopped) throw new HostError('busy', `The last prompt in session ${this.id} is still stopping; try again in a moment.`);
-      if (this.current !== undefined && this.current !== previous) throw busy(this.id);
-    }
     this.current = run;
+    if (!previous) return;
+    const stopped = await Promise.race([previous.finished.then(() => true), delay(CANCEL_GRACE_MS).then(() => false)]);
+    if (stopped) return;
+    if (this.current === run) this.current = previous;
+    throw new HostError('busy', `The last prompt in session ${this.id} is still stopping; try again in a moment.`);
   }
 
   /** Stops storing the session and removes what was stored of it. */

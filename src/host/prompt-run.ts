@@ -93,6 +93,14 @@ export class PromptRun {
     this.stream.end(outcome);
   }
 
+  /** Ends the prompt as cancelled without running it (its session was closed while it waited); `message` says why. */
+  skip(message: string): void {
+    this.controller.abort();
+    this.meter.startPrompt();
+    this.end(this.outcome(cancelledResult(message)));
+    this.settle();
+  }
+
   /** `reason`: an Interruption when Crow is going away rather than the person cancelling. */
   cancel(reason?: unknown): void {
     this.controller.abort(reason);
@@ -114,7 +122,7 @@ export class PromptRun {
     let stopPlan: (() => void) | undefined;
     try {
       const prepared = await this.prepare(input, signal, options.program);
-      if (prepared === 'cancelled') return this.end(this.outcome(cancelledResult()));
+      if (prepared === 'cancelled') return this.end(this.outcome(cancelledResult('Cancelled before the agents started.')));
       options.onStart?.(prepared.composition);
       const { composition } = prepared;
       this.emit({
@@ -338,8 +346,8 @@ async function configurationOf(options: HostSessionOptions): Promise<WorkspaceCa
   }
 }
 
-function cancelledResult(): RunResult {
-  return { status: 'cancelled', message: 'Cancelled before the agents started.', turns: 0, usage: emptyUsage(), filesChanged: [] };
+function cancelledResult(message: string): RunResult {
+  return { status: 'cancelled', message, turns: 0, usage: emptyUsage(), filesChanged: [] };
 }
 
 /** Waits for `work` unless `signal` aborts first. */

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { dataHome, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../config/paths';
 import { privateFolderProblem } from '../config/private-files';
 import type { SpanRecord } from '../telemetry/span';
+import type { SpanSink } from '../telemetry/trace-recorder';
 import { mergeSpanRecords } from '../telemetry/stored-spans';
 import { SavedOutputs } from '../tools/saved-outputs';
 import type { TodoItem } from '../tools/todos';
@@ -14,7 +15,8 @@ import { type HistoryMark, readHistory } from './history-file';
 import { InternalSession } from './internal-session';
 import { JsonlAppender, readJsonl, readJsonlFrom } from './jsonl';
 import { countEndedSpan, emptyTotals, type SessionTotals, storedTotals } from './session-totals';
-import { acquireSessionLock, liveOwner } from './session-lock';
+import { acquireSessionLock, checkSessionFree, liveOwner } from './session-lock';
+import { SessionWrites } from './session-writes';
 
 /** One internal agent's history within a stored session, with its links. */
 export interface InternalMeta {
@@ -58,7 +60,7 @@ export interface SessionStoreOptions {
   dataHome?: string;
   /** Also fsync every entry (durable against power loss, slower). Default: off (durable against crashes). */
   fsync?: boolean;
-  /** Told about unreadable lines skipped on load. */
+  /** Told about unreadable lines skipped on load, and about writes of an attached session that failed (see SessionWrites). */
   warn?: (message: string) => void;
 }
 
@@ -103,14 +105,18 @@ export class SessionStore {
 
   /**
    * Starts persisting `session` (new or loaded): its histories, spans, todos
-   * and metadata from now on, until close(). Throws SessionInUseError, having
-   * written nothing, when another live process has the session attached.
+   * and metadata from now on, until close(), after which nothing more is
+   * written. Throws SessionInUseError, having written nothing, when another
+   * live process has the session attached. A later write that fails (the
+   * folder deleted meanwhile, a full disk) is told through `warn` and never
+   * thrown into the agents (see SessionWrites).
    */
   attach(session: ACPSession): { save(): void; close(): void } {
     this.ownRoot(true);
     const folder = this.folderOf(session.id);
     mkdirSync(folder, { recursive: true, mode: PRIVATE_DIR_MODE });
     const lock = acquireSessionLock(folder, session.id);
+    const writes = new SessionWrites(folder, session.id, this.warn);
     session.outputs = new SavedOutputs(join(folder, 'outputs'), (text) => session.redactor.text(text));
     const appenders: JsonlAppender[] = [];
     const marks = new Map<string, () => HistoryMark>();
@@ -121,11 +127,11 @@ export class SessionStore {
       const before = fileSize(file);
       marks.set(internal.id, () => ({ entries: internal.length, bytes: appender.size ?? before }));
       // What reaches the disk passes the session's redactor whole: user and model text included.
-      internal.onAppend((entry) => appender.append(session.redactor.value(entry)));
+      internal.onAppend((entry) => writes.run(`history of ${internal.agentName}`, () => appender.append(session.redactor.value(entry))));
       save();
     };
     const totals = this.totals(session.id);
-    const save = (): void => this.writeMeta(session, totals, (id) => marks.get(id)?.());
+    const save = (): void => writes.run('metadata', () => this.writeMeta(session, totals, (id) => marks.get(id)?.()));
     const traces = new JsonlAppender(join(folder, 'trace.jsonl'), this.fsync);
     const events = new JsonlAppender(join(folder, 'events.jsonl'), this.fsync);
     appenders.push(traces, events);
@@ -134,20 +140,24 @@ export class SessionStore {
       session.todos.onChange(save),
       session.artifacts.onChange(save),
       // Merged deltas are whole here, so a secret split across deltas is redacted too.
-      session.events.onRecord((record) => events.append(session.redactor.value(record))),
+      session.events.onRecord((record) => writes.run('visible record', () => events.append(session.redactor.value(record)))),
     ];
     for (const { role, session: internal } of session.internalSessions()) track(role, internal);
     // Starts too, so a viewer following the file shows spans while they run.
-    session.trace.addSink((record, phase) => {
-      traces.append(record);
-      if (phase === 'end') countEndedSpan(totals, record);
-      totals.traceBytes = traces.size ?? totals.traceBytes;
-      if (phase === 'end' && record.kind === 'prompt') save();
-    });
+    const spans: SpanSink = (record, phase) =>
+      writes.run('trace', () => {
+        traces.append(record);
+        if (phase === 'end') countEndedSpan(totals, record);
+        totals.traceBytes = traces.size ?? totals.traceBytes;
+        if (phase === 'end' && record.kind === 'prompt') save();
+      });
+    session.trace.addSink(spans);
     save();
     return {
       save,
       close: () => {
+        writes.close();
+        session.trace.removeSink(spans);
         for (const unsubscribe of unsubscribers) unsubscribe();
         for (const appender of appenders) appender.close();
         this.written.delete(join(folder, 'meta.json'));
@@ -294,8 +304,15 @@ export class SessionStore {
     this.writeMeta(session, undefined, (id) => marks.get(id));
   }
 
+  /**
+   * Removes a stored session. Throws an UnknownSessionError when there is
+   * none, and a SessionInUseError, removing nothing, while another live
+   * process has it attached (its prompt would go on writing into a folder
+   * that is gone): that process closes it first.
+   */
   delete(id: string): void {
     this.meta(id);
+    checkSessionFree(this.folderOf(id), id);
     this.known.delete(id);
     this.written.delete(join(this.folderOf(id), 'meta.json'));
     rmSync(this.folderOf(id), { recursive: true, force: true });

@@ -205,10 +205,17 @@ export class OutputSpool {
     });
   }
 
-  /** Opens a new file (owner only; never an existing file or link) in a folder only the owner may enter. */
+  /**
+   * Opens a new file (owner only; never an existing file or link) in a
+   * folder only the owner may enter. The folder is made inside one that
+   * must exist (the session's): a session deleted meanwhile is not made again.
+   */
   private create(target: string): Promise<fsp.FileHandle> {
     const opened = fs
-      .mkdir(this.store.folder, { recursive: true, mode: PRIVATE_DIR_MODE })
+      .mkdir(this.store.folder, { mode: PRIVATE_DIR_MODE })
+      .catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'EEXIST') throw err;
+      })
       .then(() => fs.open(target, 'wx', PRIVATE_FILE_MODE));
     opened.catch(() => undefined);
     return opened;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -119,6 +119,38 @@ describe('session store', () => {
     assert.deepEqual(store.list(), []);
     assert.throws(() => store.load('../../etc'), /is not a session id/);
     assert.throws(() => store.load('missing-id'), /No stored session "missing-id"\. List them with: crow sessions list/);
+  });
+
+  it('goes on without storing, told once, when the folder of an attached session is removed, and never makes it again', async () => {
+    const warnings: string[] = [];
+    const store = new SessionStore({ dataHome: data, warn: (warning) => warnings.push(warning) });
+    const handle = store.attach(fx.session);
+    const folder = join(data, 'sessions', fx.session.id);
+    rmSync(folder, { recursive: true });
+
+    const { result } = await runFlow(reviewedAgent(), fx.session, 'Change a.txt.');
+    assert.equal(result.status, 'completed');
+    fx.session.title = 'Titled after the removal';
+    handle.save();
+    handle.close();
+    assert.equal(existsSync(folder), false, 'no write made the folder again');
+    assert.deepEqual(warnings, [`Session ${fx.session.id} was deleted while it was open (its folder ${folder} is gone): nothing more of it is stored.`]);
+  });
+
+  it('writes nothing of a session once it is closed, however long its last prompt takes to wind down', async () => {
+    const store = new SessionStore({ dataHome: data });
+    fx.session.title = 'Before the close';
+    const handle = store.attach(fx.session);
+    const folder = join(data, 'sessions', fx.session.id);
+    const before = readdirSync(folder).sort();
+    handle.close();
+
+    await runFlow(reviewedAgent(), fx.session, 'Change a.txt.');
+    fx.session.title = 'After the close';
+    handle.save();
+    assert.deepEqual(readdirSync(folder).sort(), before.filter((name) => name !== 'writer.json'));
+    assert.equal(store.meta(fx.session.id).title, 'Before the close');
+    assert.deepEqual(store.events(fx.session.id), []);
   });
 
   it('survives kill -9 mid-run: every entry whose event was emitted is on disk', async function () {

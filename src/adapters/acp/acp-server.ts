@@ -2,9 +2,10 @@ import * as acp from '@agentclientprotocol/sdk';
 import type { AuthMethod, ClientCapabilities, InitializeResponse, McpServer } from '@agentclientprotocol/sdk';
 import * as z from 'zod';
 import type { AcpLogger } from './acp-log';
+import { McpServerParams } from './acp-mcp-servers';
 import type { CatalogFor, SessionTable } from './acp-sessions';
 import type { LiveSession, WhileBusy } from './live-session';
-import { errorText, requestErrors } from './request-errors';
+import { errorText, requestErrors, shown } from './request-errors';
 import type { AcpSessionStore } from './acp-session-store';
 
 /** What sessions are made of: each folder's catalog, storage, undo. */
@@ -59,7 +60,9 @@ export function createAcpServer(options: AcpServerOptions): acp.AgentApp {
   };
   const opened = (live: LiveSession) => {
     // After the response, so the client knows the session when the commands arrive.
-    setImmediate(() => void live.announce());
+    setImmediate(() => {
+      live.announce().catch((err: unknown) => logger.log('warn', 'could not tell the client the session\'s commands', { session: live.id, error: errorText(err) }));
+    });
     return { modes: live.modes(), configOptions: live.configOptions() };
   };
   return acp
@@ -67,7 +70,7 @@ export function createAcpServer(options: AcpServerOptions): acp.AgentApp {
     .onConnect((connection) => {
       void connection.closed.then(() => {
         logger.log('info', 'connection closed');
-        loaded?.closeAll();
+        return loaded?.closeAll();
       });
     })
     .onRequest('initialize', ({ params }) => {
@@ -88,20 +91,18 @@ export function createAcpServer(options: AcpServerOptions): acp.AgentApp {
     })
     .onRequest('session/resume', async ({ params, client }) => opened(await table().reopen(params.sessionId, params.cwd, client, params.mcpServers ?? [])))
     .onRequest('session/fork', ForkParams, async ({ params, client }) => {
-      const fork = options.sessions().fork;
-      if (!fork) throw requestErrors.invalidRequest('This agent keeps no sessions it can fork.');
-      const id = forkOf(fork, params.sessionId, params._meta?.[FORK_AT]);
-      logger.log('info', 'session/fork', { session: params.sessionId, fork: id });
-      const live = await table().reopen(id, params.cwd, client, (params.mcpServers ?? []) as McpServer[]);
+      const live = await table().fork(params.sessionId, checkpointOf(params._meta?.[FORK_AT]), params.cwd, client, params.mcpServers as McpServer[]);
+      logger.log('info', 'session/fork', { session: params.sessionId, fork: live.id });
       return { sessionId: live.id, ...opened(live) };
     })
     .onRequest('session/list', ({ params }) => ({ sessions: table().list(params.cwd ?? undefined) }))
-    .onRequest('session/close', ({ params }) => {
-      table().close(params.sessionId);
+    .onRequest('session/close', async ({ params }) => {
+      await table().close(params.sessionId);
       return {};
     })
-    .onRequest('session/delete', ({ params }) => {
-      table().delete(params.sessionId);
+    .onRequest('session/delete', async ({ params }) => {
+      await table().delete(params.sessionId);
+      logger.log('info', 'session/delete', { session: params.sessionId });
       return {};
     })
     .onRequest('session/set_mode', async ({ params }) => {
@@ -123,8 +124,10 @@ export function createAcpServer(options: AcpServerOptions): acp.AgentApp {
       }
     })
     .onNotification('session/cancel', ({ params }) => {
-      logger.log('info', 'session/cancel', { session: params.sessionId });
-      table().get(params.sessionId).cancel();
+      // A notification has no answer: a cancel for a session closed meanwhile (or never open) is only logged.
+      const live = table().find(params.sessionId);
+      logger.log('info', 'session/cancel', { session: params.sessionId, ...(live ? {} : { open: false }) });
+      live?.cancel();
     });
 }
 
@@ -155,8 +158,12 @@ const ForkParams = z
   .object({
     sessionId: z.string().min(1),
     cwd: z.string().min(1),
-    mcpServers: z.array(z.unknown()).optional(),
-    _meta: z.record(z.string(), z.unknown()).nullish(),
+    mcpServers: z
+      .array(McpServerParams)
+      .nullish()
+      .transform((servers) => servers ?? []),
+    // As the SDK reads every other method's _meta: one that is not an object is ignored.
+    _meta: z.record(z.string(), z.unknown()).nullish().catch(undefined),
   })
   .loose();
 
@@ -166,22 +173,15 @@ export const WHILE_BUSY = 'crow/whileBusy';
 function whileBusy(value: unknown): WhileBusy {
   if (value === undefined || value === null) return 'queue';
   if (value === 'queue' || value === 'interrupt' || value === 'refuse') return value;
-  throw requestErrors.invalidParams(`_meta["${WHILE_BUSY}"] must be "queue", "interrupt" or "refuse", not ${JSON.stringify(value)}.`);
+  throw requestErrors.invalidParams(`_meta["${WHILE_BUSY}"] must be "queue", "interrupt" or "refuse", not ${shown(value)}.`);
 }
 
 /** `_meta` key of session/fork naming the checkpoint to fork at (as /rewind lists them); without it, the whole session. */
 export const FORK_AT = 'crow/checkpoint';
 
-function forkOf(fork: (id: string, at?: number) => string, id: string, at: unknown): string {
-  if (at !== undefined && !(typeof at === 'number' && Number.isInteger(at) && at >= 1)) {
-    throw requestErrors.invalidParams(`_meta["${FORK_AT}"] must be a checkpoint number (1, 2, …; /rewind lists them), not ${JSON.stringify(at)}.`);
-  }
-  try {
-    return fork(id, at as number | undefined);
-  } catch (err) {
-    if (err instanceof Error && err.name === 'UnknownSessionError') throw requestErrors.unknownSession(id);
-    throw requestErrors.invalidParams(errorText(err));
-  }
+function checkpointOf(at: unknown): number | undefined {
+  if (at === undefined || (typeof at === 'number' && Number.isInteger(at) && at >= 1)) return at;
+  throw requestErrors.invalidParams(`_meta["${FORK_AT}"] must be a checkpoint number (1, 2, …; /rewind lists them), not ${shown(at)}.`);
 }
 
 function authMethod(key: string): AuthMethod {
@@ -195,7 +195,7 @@ function authMethod(key: string): AuthMethod {
 /** Keys come from the environment: authenticating is checking that the one asked about is there now. */
 function authenticate(methodId: string, options: AcpServerOptions): Record<string, never> {
   if (!methodId.startsWith(ENV_METHOD)) {
-    throw requestErrors.invalidParams(`Unknown auth method "${methodId}". Crow reads API keys from environment variables (methods "${ENV_METHOD}NAME").`);
+    throw requestErrors.invalidParams(`Unknown auth method ${shown(methodId)}. Crow reads API keys from environment variables (methods "${ENV_METHOD}NAME").`);
   }
   const key = methodId.slice(ENV_METHOD.length);
   if (missingKeys(options).includes(key)) {

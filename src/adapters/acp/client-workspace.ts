@@ -86,8 +86,8 @@ export class ClientWorkspace implements Workspace {
     const onDisk = await this.local.readFile(absolute).catch(() => undefined);
     if (onDisk && onDisk.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return onDisk;
     try {
-      const { content } = await this.bridge.client.request('fs/read_text_file', { sessionId: this.bridge.sessionId, path: absolute });
-      return new TextEncoder().encode(content);
+      const answer: unknown = await this.bridge.client.request('fs/read_text_file', { sessionId: this.bridge.sessionId, path: absolute });
+      return new TextEncoder().encode(textOf(answer));
     } catch (err) {
       if (onDisk) return onDisk;
       throw new WorkspaceError(`Cannot read ${this.relative(absolute)}: ${errorText(err)}`);
@@ -116,6 +116,7 @@ export class ClientWorkspace implements Workspace {
       });
     let released = false;
     try {
+      if (typeof terminal.id !== 'string' || terminal.id === '') throw new WorkspaceError(`The client answered terminal/create without a terminal id (${shapeOf(terminal.id)}).`);
       await this.bridge.embedTerminal(terminal.id);
       const ending = await waitForEnd(terminal, options);
       if (ending === 'aborted') {
@@ -131,7 +132,7 @@ export class ClientWorkspace implements Workspace {
         return { exitCode: null, output: '', omittedBytes: 0, timedOut: false, aborted: true };
       }
       if (ending === 'timeout') await terminal.kill();
-      const { output, truncated, exitStatus } = await terminal.currentOutput();
+      const { output, truncated, exitStatus } = terminalOutput(await terminal.currentOutput());
       return {
         exitCode: exitStatus?.exitCode ?? null,
         output: truncated ? `[earlier output was cut by the client]\n${output}` : output,
@@ -179,6 +180,36 @@ function waitForEnd(terminal: TerminalHandle, options: ExecOptions): Promise<'ex
       },
     );
   });
+}
+
+/*
+ * What the client answers is checked before it is used (the SDK checks what
+ * the client is sent, not what it answers): an answer of another shape is a
+ * failed request, never text or an exit code made up from it.
+ */
+
+/** The text of an fs/read_text_file answer. */
+function textOf(answer: unknown): string {
+  const content = (answer as { content?: unknown } | null)?.content;
+  if (typeof content !== 'string') throw new Error(`the client answered fs/read_text_file without a text content (${shapeOf(answer)})`);
+  return content;
+}
+
+/** A terminal/output answer, as the protocol has it (TerminalOutputResponse). */
+function terminalOutput(answer: unknown): { output: string; truncated: boolean; exitStatus: { exitCode: number | null } | null } {
+  const { output, truncated, exitStatus } = (answer ?? {}) as { output?: unknown; truncated?: unknown; exitStatus?: unknown };
+  const exited = exitStatus === undefined || exitStatus === null ? null : exitStatus;
+  const exitCode = typeof exited === 'object' && exited !== null ? ((exited as { exitCode?: unknown }).exitCode ?? null) : undefined;
+  const fits = typeof output === 'string' && typeof truncated === 'boolean' && (exited === null || exitCode === null || Number.isInteger(exitCode));
+  if (!fits) throw new WorkspaceError(`The client's answer to terminal/output is not one the protocol allows (${shapeOf(answer)}); the command's output is unknown.`);
+  return { output, truncated, exitStatus: exited === null ? null : { exitCode: exitCode as number | null } };
+}
+
+/** A short description of what a client sent instead, for an error message (its content is the client's, and may be large). */
+function shapeOf(value: unknown): string {
+  if (value === null || typeof value !== 'object') return `got ${value === null ? 'null' : typeof value}`;
+  if (Array.isArray(value)) return 'got an array';
+  return `got an object with ${Object.keys(value).slice(0, 5).join(', ') || 'no fields'}`;
 }
 
 function utf8(bytes: Uint8Array): string | undefined {

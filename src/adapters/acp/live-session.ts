@@ -33,7 +33,7 @@ import { errorText } from '../../vocabulary/text';
 import type { AcpLogger } from './acp-log';
 import { clientAsk } from './acp-permissions';
 import { ClientWorkspace } from './client-workspace';
-import { promptBlocks } from './prompt-content';
+import { checkPrompt, promptBlocks } from './prompt-content';
 import { requestErrors } from './request-errors';
 import { configOptionsOf, modesOf, setConfigOption, setMode } from './session-config';
 import { UpdateSink } from './update-sink';
@@ -159,12 +159,20 @@ export class LiveSession {
   /**
    * Shows the stored session again (session/load): each prompt's events
    * through a translator of its own, as they were shown live, the session's
-   * cost growing as it did. Resolves once every update has been delivered.
+   * cost growing as it did. Resolves once every update has been delivered;
+   * a session deleted before its record was read is an unknown session.
    */
   async replay(): Promise<void> {
     const sink = this.sink();
     const meter = new CostMeter();
-    for (const { start, events } of storedPrompts(this.host.session)) {
+    let prompts: ReturnType<typeof storedPrompts>;
+    try {
+      prompts = storedPrompts(this.host.session);
+    } catch (err) {
+      if (err instanceof Error && err.name === 'UnknownSessionError') throw requestErrors.unknownSession(this.id);
+      throw err;
+    }
+    for (const { start, events } of prompts) {
       const translator = this.translator(sink, () => meter.session.costUsd, true);
       for (const event of [start, ...events]) {
         meter.observe(event);
@@ -182,15 +190,22 @@ export class LiveSession {
    * period for the run to wind down; once answered, nothing more of the
    * prompt reaches the client. A prompt sent while another runs is queued
    * for the agents' next step and answered when that run ends (or run as
-   * the next prompt when the run ends first), unless the client asked to
-   * interrupt or to be refused (`_meta["crow/whileBusy"]`).
+   * the next prompt when the run ends first: prompts handed back together
+   * start one prompt and join it), unless the client asked to
+   * interrupt or to be refused (`_meta["crow/whileBusy"]`). A prompt Crow
+   * cannot take (see checkPrompt) is refused before anything happens.
    */
   async prompt(content: ContentBlock[], whileBusy: WhileBusy = 'queue'): Promise<StopReason> {
-    if (this.host.busy && whileBusy === 'queue') {
+    checkPrompt(content);
+    if (whileBusy === 'queue') {
       // Given to the working agent at its next step: this request is answered when the run it joined ends.
-      const joined = this.answering;
-      const outcome = await this.host.steer(promptBlocks(content, true));
-      if (outcome.delivered) return (await joined?.catch(() => undefined)) ?? 'end_turn';
+      let joined = this.host.busy ? this.answering : undefined;
+      while (joined) {
+        const outcome = await this.host.steer(promptBlocks(content, true));
+        if (outcome.delivered) return (await joined.catch(() => undefined)) ?? 'end_turn';
+        // Handed back (the run ended first): join the prompt another message handed back with it has started, else start one.
+        joined = this.host.busy && this.answering !== joined ? this.answering : undefined;
+      }
     } else if (this.host.busy && whileBusy === 'interrupt') {
       this.cancel();
     }
@@ -235,8 +250,16 @@ export class LiveSession {
     this.host.cancel();
   }
 
-  /** Cancels a running prompt and stops serving the session; it stays stored. */
+  /**
+   * Stops serving the session; it stays stored. A running prompt is
+   * cancelled (answered `cancelled` within the grace period, however long
+   * its run takes to wind down) and so is a prompt queued behind it; no
+   * update of the session reaches the client from now on. Settles once the
+   * host has closed.
+   */
   close(): Promise<void> {
+    this.cancel();
+    this.updates.close();
     return this.host.close();
   }
 

@@ -10,7 +10,8 @@ import type { WorkspaceCatalog } from '../../host/catalog';
 import { HostError } from '../../host/host-error';
 import { currentModels, type HostSession } from '../../host/host-session';
 import { THOUGHT_LEVELS } from '../../host/prompt-input';
-import { requestErrors } from './request-errors';
+import type { ThoughtLevel } from '../../session/acp-session';
+import { requestErrors, shown } from './request-errors';
 
 /** Config option ids of the thinking level and of each role's model select. */
 const THOUGHT_OPTION = 'thought_level';
@@ -49,7 +50,7 @@ export function configOptionsOf(host: HostSession, catalog: WorkspaceCatalog): S
 
 export async function setMode(host: HostSession, catalog: WorkspaceCatalog, modeId: string): Promise<void> {
   const names = catalog.list().map((entry) => entry.name);
-  if (!names.includes(modeId)) throw requestErrors.invalidParams(`Unknown mode "${modeId}". Modes: ${names.join(', ')}.`);
+  if (!names.includes(modeId)) throw requestErrors.invalidParams(`Unknown mode ${shown(modeId)}. Modes: ${names.join(', ')}.`);
   await host.setAgent(modeId);
 }
 
@@ -57,20 +58,21 @@ export async function setMode(host: HostSession, catalog: WorkspaceCatalog, mode
 export async function setConfigOption(host: HostSession, catalog: WorkspaceCatalog, configId: string, value: unknown): Promise<SessionConfigOption[]> {
   try {
     if (configId === THOUGHT_OPTION && catalog.thinks?.(host.session.agentName)) {
-      host.setThoughtLevel(String(value));
+      if (!THOUGHT_LEVELS.includes(value as ThoughtLevel)) throw requestErrors.invalidParams(`${configId}: ${shown(value)} is not a thinking level: ${THOUGHT_LEVELS.join(', ')}.`);
+      host.setThoughtLevel(value as ThoughtLevel);
       return configOptionsOf(host, catalog);
     }
     const role = (Object.keys(MODEL_OPTION) as CompositionRole[]).find((r) => MODEL_OPTION[r].id === configId);
     const options = configOptionsOf(host, catalog);
     if (!role || !options.some((option) => option.id === configId)) {
       const ids = options.map((option) => option.id);
-      throw requestErrors.invalidParams(`Unknown config option "${configId}" for ${host.session.agentName}. Options: ${ids.join(', ')}.`);
+      throw requestErrors.invalidParams(`Unknown config option ${shown(configId)} for ${host.session.agentName}. Options: ${ids.join(', ')}.`);
     }
-    if (typeof value !== 'string') throw requestErrors.invalidParams(`The value of ${configId} must be a model name, not ${JSON.stringify(value)}.`);
+    if (typeof value !== 'string') throw requestErrors.invalidParams(`The value of ${configId} must be a model name, not ${shown(value)}.`);
     // The option is a closed list: a value it does not offer is a client's mistake.
     const offered = (await host.choices()).models.find((offer) => offer.role === role)?.options ?? [];
     if (!offered.includes(value)) {
-      throw requestErrors.invalidParams(`${configId}: "${value}" is not a model offered for the ${role === 'coagent' ? 'reviewer' : 'primary'}: ${offered.join(', ')}.`);
+      throw requestErrors.invalidParams(`${configId}: ${shown(value)} is not a model offered for the ${role === 'coagent' ? 'reviewer' : 'primary'}: ${offered.join(', ')}.`);
     }
     await host.setModel(role, value);
     return configOptionsOf(host, catalog);

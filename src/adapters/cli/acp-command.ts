@@ -38,6 +38,7 @@ export async function acpCommand(argv: string[], io: CliIO): Promise<number> {
   noPositionals('acp', positionals);
   const logger = createAcpLogger(io.env, io.stderr);
   const restoreConsole = captureConsole(logger);
+  const stopLoggingRejections = logRejections(logger);
   try {
     const server = createAcpServer({
       sessions: () => sessionSetup(io.env, logger),
@@ -68,9 +69,29 @@ export async function acpCommand(argv: string[], io: CliIO): Promise<number> {
       stopListening();
     }
   } finally {
+    stopLoggingRejections();
     restoreConsole();
     await logger.close();
   }
+}
+
+/**
+ * What crow acp does with a promise that failed with nobody waiting for it
+ * (a bug, ours or a dependency's): it logs it, stack and all, and goes on
+ * serving. The operation that failed is over and its caller gone; it
+ * belongs to one session or one background task, and Node's default (exit
+ * 1) would turn it into every session on the connection lost, running
+ * commands killed, a prompt's last entries unsaved. An uncaught exception
+ * (a synchronous throw that unwound through state no one can vouch for)
+ * keeps Node's default: the stack on stderr, then exit.
+ */
+function logRejections(logger: AcpLogger): () => void {
+  const listener = (reason: unknown): void => {
+    const error = reason instanceof Error ? (reason.stack ?? reason.message) : String(reason);
+    logger.log('error', 'a promise failed with nobody waiting for it (a bug: please report it with this log); every session goes on', { error });
+  };
+  process.on('unhandledRejection', listener);
+  return () => process.off('unhandledRejection', listener);
 }
 
 /** Each folder's catalog (its trust decided), sessions and undo points in the data folder. */

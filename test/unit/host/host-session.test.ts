@@ -231,6 +231,50 @@ describe('HostSession', () => {
     }
   });
 
+  it('closes at once for what waits: a queued message goes back, a prompt sent after ends cancelled without running, nothing is stored again', async () => {
+    provider.enqueue({ text: 'An answer that never ends', hangAfterDeltas: true });
+    const store = new SessionStore({ dataHome: data });
+    const host = await HostSession.create({ ...options(), store });
+    const stream = host.prompt('Long');
+    let steered: Promise<unknown> | undefined;
+    for await (const event of stream) {
+      if (event.type !== 'text_delta' || steered) continue;
+      steered = host.steer('And then this');
+      const closing = host.close();
+      assert.equal(host.close(), closing, 'a second close waits for the same');
+      assert.equal(host.closed, true);
+    }
+    assert.equal((await stream.result).status, 'cancelled');
+    assert.deepEqual(await steered, { delivered: false, content: [{ type: 'text', text: 'And then this' }] });
+    await host.close();
+
+    store.delete(host.id);
+    const late = host.prompt('After the close');
+    const outcome = await late.result;
+    assert.deepEqual([outcome.status, outcome.message], ['cancelled', `Session ${host.id} was closed before this prompt could start.`]);
+    assert.equal(provider.requests.length, 1, 'the late prompt never reached the model');
+    assert.deepEqual(store.list(), [], 'nor was the deleted session stored again');
+  });
+
+  it('is busy with a prompt from the moment it is sent, while the last one still winds down, so a message sent then joins it', async () => {
+    provider.enqueue({ text: 'First.' }, { text: 'Second.' });
+    const host = await HostSession.create(options());
+    try {
+      const first = host.prompt('One');
+      await first.result;
+      const second = host.prompt('Two');
+      assert.equal(host.busy, true, 'busy before the first has let go of the session');
+      const steered = host.steer('And this');
+      const events: AgentEvent[] = [];
+      for await (const event of second) events.push(event);
+      assert.equal((await second.result).status, 'needs_input');
+      assert.deepEqual(await steered, { delivered: true });
+      assert.match(JSON.stringify(provider.requests[1]!.messages), /And this/, 'taken before the second prompt\'s first model call');
+    } finally {
+      await host.close();
+    }
+  });
+
   it('names a stored session that does not exist as such', async () => {
     await assert.rejects(HostSession.load(options(), 'no-such-session'), (err: unknown) => err instanceof HostError && err.kind === 'unknown-session');
   });

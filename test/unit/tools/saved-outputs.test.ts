@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redactor } from '../../../src/telemetry/redact';
 import { SavedOutputs } from '../../../src/tools/saved-outputs';
@@ -15,6 +15,8 @@ describe('saved outputs', () => {
   beforeEach(() => {
     base = tempDir('crow-outputs-');
     folder = join(base.dir, 'sessions', 's1', 'outputs');
+    // The session's folder, as the store makes it when it attaches the session.
+    mkdirSync(join(base.dir, 'sessions', 's1'), { recursive: true });
     const redactor = new Redactor({ MY_API_KEY: SECRET });
     outputs = new SavedOutputs(folder, (text) => redactor.text(text));
   });
@@ -137,5 +139,12 @@ describe('saved outputs', () => {
     symlinkSync(target, join(folder, 'bash-0123456789ab.txt'));
     await assert.rejects(fixed.save('bash', 'attacker wants this in target\n'), /Could not save the whole output/);
     assert.equal(readFileSync(target, 'utf8'), 'untouched\n');
+  });
+
+  it('fails to save, and makes nothing again, once the session it belongs to was deleted', async () => {
+    const session = join(base.dir, 'sessions', 's1');
+    rmSync(session, { recursive: true });
+    await assert.rejects(outputs.save('bash', 'output of a call that outlived its session\n'), /Could not save the whole output/);
+    assert.equal(existsSync(session), false, 'the deleted session folder was not made again');
   });
 });

@@ -40,3 +40,38 @@ describe('the workspace of an ACP client that writes text files', () => {
     assert.deepEqual([...readFileSync(join(root, 'latin1.txt'))], [0x63, 0x61, 0x66, 0xe9, 0x0a]);
   });
 });
+
+/** What an ACP client answers is checked before it is used: a wrong shape is a failed request. */
+describe('the workspace of an ACP client that answers with the wrong shapes', () => {
+  let root: string;
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  function clientWorkspace(answers: { read?: unknown; terminalId?: unknown }): ClientWorkspace {
+    root = realpathSync(mkdtempSync(join(tmpdir(), 'crow-client-ws-')));
+    const terminal = { id: answers.terminalId, release: async () => undefined, kill: async () => undefined };
+    return new ClientWorkspace(new NodeWorkspace(root), {
+      sessionId: 's',
+      capabilities: { fs: { readTextFile: true }, terminal: true },
+      client: { request: (async () => answers.read) as never, createTerminal: (async () => terminal) as never },
+      embedTerminal: async () => undefined,
+    });
+  }
+
+  it('fails a read the client answered without text, rather than reading a file as empty, "5" or "[object Object]"', async () => {
+    for (const read of [{}, { content: 5 }, { content: { text: 'x' } }, null, 'text']) {
+      const workspace = clientWorkspace({ read });
+      await assert.rejects(workspace.readFile('missing.txt'), /Cannot read missing\.txt: the client answered fs\/read_text_file without a text content/, JSON.stringify(read));
+      rmSync(root, { recursive: true, force: true });
+    }
+    const workspace = clientWorkspace({ read: { content: 'the editor buffer' } });
+    assert.equal(new TextDecoder().decode(await workspace.readFile('missing.txt')), 'the editor buffer');
+  });
+
+  it('fails a command whose terminal the client created without an id', async () => {
+    const workspace = clientWorkspace({ terminalId: undefined });
+    await assert.rejects(
+      workspace.exec('echo hi', { signal: new AbortController().signal, timeoutMs: 5_000 }),
+      /The client answered terminal\/create without a terminal id \(got undefined\)/,
+    );
+  });
+});
