@@ -9,7 +9,8 @@ import { lstat, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfinedFolder, LinkRefusedError } from '../tools/confined-folder';
 import type { GitRunner } from './git-runner';
-import { EXECUTABLE, FILE, SYMLINK, writeObjectLater } from './git-trees';
+import { EXECUTABLE, FILE, SYMLINK } from './git-trees';
+import { writeObjectLater } from './loose-objects';
 
 /** One path as it was at some moment: a file or symlink with its git mode and blob, or nothing. */
 export type FileState = { path: string; mode: string; blob: string } | { path: string; absent: true };

@@ -11,7 +11,7 @@ import { devNull } from 'node:os';
 import { withoutSecrets } from '../config/secret-variables';
 import { GIT_CODE_OFF } from '../tools/repository-git';
 import { childProcess } from '../vocabulary/first-use';
-import { objectsWritten } from './git-trees';
+import { objectsWritten } from './loose-objects';
 
 export interface GitRunnerOptions {
   gitDir: string;

@@ -1,20 +1,11 @@
 /**
- * git's tree and loose-object formats, read and written in this process, for
- * snapshots written without git's index (tree-edit.ts): a tree being edited
- * in memory, its objects written as git writes loose objects, and trees
- * kept by id so the next edit rarely asks git for them.
- *
- * A loose object is zlib-deflated "<type> <size>\0<content>", named by its
- * SHA-1 (the shadow repository's format), made read-only and moved into
- * place whole. A tree's content is its entries in git's order, each
+ * git's tree format, read and written in this process, for snapshots
+ * written without git's index (tree-edit.ts): a tree being edited in
+ * memory, its objects written as git writes loose objects
+ * (loose-objects.ts), and trees kept by id so the next edit rarely asks git
+ * for them. A tree's content is its entries in git's order, each
  * "<mode> <name>\0<20-byte id>".
  */
-import { createHash } from 'node:crypto';
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { deflate } from 'node:zlib';
-import { PRIVATE_DIR_MODE } from '../config/paths';
 import type { GitRunner } from './git-runner';
 
 /** git's modes of tree entries: a file, an executable file, a symlink, a nested repository's commit, a folder. */
@@ -23,7 +14,6 @@ export const EXECUTABLE = '100755';
 export const SYMLINK = '120000';
 export const GITLINK = '160000';
 export const TREE = '40000';
-const deflated = promisify(deflate);
 
 /** One entry of a tree object. */
 export interface Entry {
@@ -147,70 +137,6 @@ function serialize(entries: readonly Entry[]): Buffer {
     at += content.write(entry.oid, at, 'hex');
   }
   return content;
-}
-
-/** Writes a loose object (if it is not there yet) and returns its id. */
-export async function writeObject(gitDir: string, type: 'blob' | 'tree', content: Buffer): Promise<string> {
-  const { oid, written } = objectToWrite(gitDir, type, content);
-  await written;
-  return oid;
-}
-
-/**
- * An object's id at once, its loose file written beside whatever comes
- * next (a file tool's edit need not wait for zlib on a 30 MB file: the
- * bytes are kept until written). The write is held as pending for the
- * repository: objectsWritten() waits for it, and every git command on the
- * repository does (GitRunner), so nothing reads an object not yet there.
- */
-export function writeObjectLater(gitDir: string, type: 'blob' | 'tree', content: Buffer): string {
-  const { oid, written } = objectToWrite(gitDir, type, content);
-  const kept = pendingWrites.get(gitDir) ?? new Set<Promise<void>>();
-  pendingWrites.set(gitDir, kept);
-  const held: Promise<void> = written.finally(() => {
-    kept.delete(held);
-    if (kept.size === 0 && pendingWrites.get(gitDir) === kept) pendingWrites.delete(gitDir);
-  });
-  kept.add(held);
-  // A failure is for objectsWritten() to report; unawaited here, it must not be an unhandled rejection.
-  held.catch(() => undefined);
-  return oid;
-}
-
-/** Objects still being written, by repository. */
-const pendingWrites = new Map<string, Set<Promise<void>>>();
-
-/** Resolves once every object writeObjectLater() began for the repository is on disk; rejects with the first that failed. */
-export async function objectsWritten(gitDir: string): Promise<void> {
-  const kept = pendingWrites.get(gitDir);
-  if (kept) await Promise.all([...kept]);
-}
-
-function objectToWrite(gitDir: string, type: 'blob' | 'tree', content: Buffer): { oid: string; written: Promise<void> } {
-  const header = Buffer.from(`${type} ${content.length}\0`);
-  const oid = createHash('sha1').update(header).update(content).digest('hex');
-  return { oid, written: writeLoose(gitDir, oid, header, content) };
-}
-
-async function writeLoose(gitDir: string, oid: string, header: Buffer, content: Buffer): Promise<void> {
-  const folder = join(gitDir, 'objects', oid.slice(0, 2));
-  const file = join(folder, oid.slice(2));
-  if (await stat(file).then(() => true, () => false)) return;
-  await mkdir(folder, { recursive: true, mode: PRIVATE_DIR_MODE });
-  const temporary = join(folder, `tmp_obj_${process.pid}_${Math.random().toString(36).slice(2)}`);
-  try {
-    // Read-only, as git leaves its objects in a repository shared 0600.
-    const handle = await open(temporary, 'wx', 0o400);
-    try {
-      await handle.writeFile(await deflated(Buffer.concat([header, content]), { level: 1 }));
-    } finally {
-      await handle.close();
-    }
-    await rename(temporary, file);
-  } catch (err) {
-    await rm(temporary, { force: true });
-    throw err;
-  }
 }
 
 /** Trees by id, the most recently used kept (a tree's id is its content: an entry can never go stale). */

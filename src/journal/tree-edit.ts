@@ -23,7 +23,8 @@ import { join } from 'node:path';
 import type { FileChange } from '../tools/undo-recorder';
 import { ancestors } from './file-states';
 import type { GitRunner } from './git-runner';
-import { type Entry, EXECUTABLE, FILE, Folder, GITLINK, type Recorded, SYMLINK, TREE, type TreeCache, writeObject } from './git-trees';
+import { type Entry, EXECUTABLE, FILE, Folder, GITLINK, type Recorded, SYMLINK, TREE, type TreeCache } from './git-trees';
+import { writeObject } from './loose-objects';
 
 /** A folder with more files than this to read is left to a scan. */
 const MAX_WALKED = 2_000;
