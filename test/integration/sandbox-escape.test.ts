@@ -25,6 +25,7 @@ import { CROW } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';
 import { describeSandboxed, hostFolderOutsideTmp, sandboxProbe } from '../support/sandbox';
 import { skipBecause } from '../support/skip-reasons';
+import { addAnotherUser, type AnotherUser } from '../support/another-user';
 
 const SCRIPT = resolve(__dirname, '../fixtures/sandbox-escape.py');
 /**
@@ -282,13 +283,9 @@ describeSandboxed('the sandbox confines whoever starts crow', function () {
   describe('as root, in an ACP client\'s terminal', () => escapeSuite('as root', () => undefined, 'acpx'));
 
   describe('as a normal user', () => {
-    const name = `crowesc${process.pid}`;
-    let user: Runner;
-    before(() => {
-      execFileSync('useradd', ['--no-create-home', '--user-group', '--shell', '/usr/sbin/nologin', name]);
-      user = { uid: Number(execFileSync('id', ['-u', name], { encoding: 'utf8' })), gid: Number(execFileSync('id', ['-g', name], { encoding: 'utf8' })) };
-    });
-    after(() => execFileSync('userdel', [name]));
+    let user: AnotherUser | undefined;
+    before(() => (user = addAnotherUser()));
+    after(() => user?.remove());
     escapeSuite('as a normal user', () => user);
   });
 });
