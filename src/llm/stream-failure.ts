@@ -7,6 +7,7 @@
 /** Besides these, every 5xx (529 "overloaded" included) is retried. */
 const RETRYABLE_STATUSES = new Set([408, 409, 429]);
 import { errorText } from '../vocabulary/text';
+import { StreamLimitError } from './sse';
 import type { ContextOverflow } from './types';
 /** Error types a server may send inside a stream (the HTTP status was already 200) that say "try again". */
 const TRANSIENT_ERROR_TYPES = new Set(['overloaded_error', 'api_error', 'rate_limit_error', 'server_error']);
@@ -115,6 +116,13 @@ export function diagnose(error: unknown, profile: ProviderProfile): Diagnosis {
     const overflow = contextOverflow(status, error, detail);
     if (overflow) diagnosis.overflow = overflow;
     return diagnosis;
+  }
+  if (error instanceof StreamLimitError) {
+    // Not retried: a server that sends this is broken (or is no model server), and would cost as much memory again.
+    return {
+      message: `${profile.label} ${error.message}, so the answer was abandoned. A model server does not send that: check the base URL (${profile.baseURL}) and any proxy in between`,
+      retryable: false,
+    };
   }
   if (isConnectionError(error, profile)) {
     return { message: `the connection to ${profile.label} failed (${causeText(error)})`, retryable: true };
