@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createWebSocketStream } from '@agentclientprotocol/sdk/experimental/ws-client';
@@ -101,6 +102,98 @@ describe('crow acp-bridge lets in only its own clients', function () {
     const refused = await runCrow(['acp-bridge', '--port', '0', '--token-file', file, '--', 'true'], env, workspace);
     assert.equal(refused.code, 2);
     assert.match(refused.stderr, /--token-file .* must hold one token of at least 16 characters and no spaces/);
+  });
+
+  it('refuses a Host header that does not name loopback (DNS rebinding), token or not', async () => {
+    const served = await bridge();
+    const port = new URL(served.bare).port;
+    assert.equal(await attempt(served.url, { host: `rebind.example:${port}` }), 'refused 403');
+    assert.equal(await attempt(served.url, { host: `127.0.0.1.nip.example:${port}` }), 'refused 403');
+    assert.equal(await attempt(served.url, { host: `localhost:${Number(port) + 1}` }), 'refused 403', 'another port is another server');
+    assert.match(served.stderr(), /refused a connection from 127\.0\.0\.1: the request names the host "rebind\.example:\d+", not the bridge's loopback address/);
+    assert.equal(await attempt(served.url, { host: `LocalHost:${port}` }), 'answered 1');
+    assert.equal(await attempt(served.url, { host: `127.0.0.1:${port}` }), 'answered 1');
+  });
+
+  it('slows a guesser: past a burst of refusals every attempt is refused unchecked (429), and the log says so instead of growing', async () => {
+    const served = await bridge();
+    const answers: string[] = [];
+    for (let guess = 0; guess < 100 && !answers.includes('refused 429'); guess++) answers.push(await attempt(`${served.bare}?token=guess-${guess}`));
+    assert.ok(answers.includes('refused 429'), `no attempt was refused unchecked: ${answers.join(', ')}`);
+    assert.equal(answers.indexOf('refused 429'), 20, 'the first 20 refusals are answered as such');
+    for (let more = 0; more < 80; more++) await attempt(`${served.bare}?token=more-${more}`);
+    const lines = served.stderr().split('\n').filter((line) => line.includes('refused a connection'));
+    assert.ok(lines.length < 60, `${lines.length} log lines for 100 refused attempts`);
+    assert.match(served.stderr(), /too many refused connections in a short time \(is someone guessing the token\?\): every connection is refused for \d+ s/);
+    // The budget refills: the right token gets in again (until then it is refused unchecked, like any other).
+    const deadline = Date.now() + 15_000;
+    for (let answer = await attempt(served.url); answer !== 'answered 1'; answer = await attempt(served.url)) {
+      assert.equal(answer, 'refused 429');
+      assert.ok(Date.now() < deadline, 'the right token was never let in again');
+      await new Promise((done) => setTimeout(done, 250));
+    }
+  });
+
+  it('refuses a token file others may read, or another user owns: whoever reads it drives the agent', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'crow-bridge-token-'));
+    const file = join(folder, 'bridge.token');
+    try {
+      writeFileSync(file, 'a-long-enough-secret-token-1234\n', { mode: 0o644 });
+      chmodSync(file, 0o644);
+      const open = await runCrow(['acp-bridge', '--port', '0', '--token-file', file, '--', 'true'], env, workspace);
+      assert.equal(open.code, 2, open.stderr);
+      assert.match(open.stderr, /--token-file .* may be read or changed by others \(mode 644\): whoever can read the token can drive the agent as you\. Make it yours and private: chmod 600 /);
+      chmodSync(file, 0o640);
+      assert.equal((await runCrow(['acp-bridge', '--port', '0', '--token-file', file, '--', 'true'], env, workspace)).code, 2, 'group-readable too');
+      if (process.getuid?.() !== 0) return;
+      // As root, another user's private file: theirs, not the user's who starts the bridge.
+      const other = `crowbr${process.pid % 100000}`;
+      execFileSync('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', other]);
+      try {
+        chmodSync(file, 0o600);
+        execFileSync('chown', [other, file]);
+        const theirs = await runCrow(['acp-bridge', '--port', '0', '--token-file', file, '--', 'true'], env, workspace);
+        assert.equal(theirs.code, 2, theirs.stderr);
+        assert.match(theirs.stderr, /--token-file .* belongs to another user \(uid \d+\)/);
+      } finally {
+        execFileSync('userdel', [other]);
+      }
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('stops an agent that writes a line without end, closing its client, and keeps a client\'s message to 64 MiB', async () => {
+    const endless = join(workspace, 'endless-agent.js');
+    writeFileSync(
+      endless,
+      [
+        "process.stdout.on('error', () => process.exit(0));",
+        "process.stdin.once('data', () => {",
+        "  const chunk = Buffer.alloc(65536, 'a');",
+        "  const pump = () => { while (process.stdout.write(chunk)); process.stdout.once('drain', pump); };",
+        "  pump();",
+        '});',
+      ].join('\n'),
+    );
+    const served = await startBridge(['--', process.execPath, endless], env, workspace);
+    bridges.push(served);
+    const socket = new WebSocket(served.url);
+    const closed = new Promise<[number, string]>((done) => socket.on('close', (code, reason) => done([code, reason.toString()])));
+    await new Promise((done) => socket.on('open', done));
+    socket.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } }));
+    const [code, reason] = await closed;
+    assert.equal(code, 1011);
+    assert.match(reason, /the agent exited/);
+    assert.match(served.stderr(), /agent pid \d+ wrote a line of more than 64 MiB \(the most the bridge passes in one message\): stopping it/);
+
+    const big = await bridge();
+    const client = new WebSocket(big.url);
+    const bigClosed = new Promise<number>((done) => client.on('close', (closeCode) => done(closeCode)));
+    client.on('error', () => undefined);
+    await new Promise((done) => client.on('open', done));
+    client.send(Buffer.alloc(64 * 1024 * 1024 + 1, 0x20));
+    assert.equal(await bigClosed, 1009, 'a message over 64 MiB closes its connection');
   });
 
   describe('MCP servers that run a command, from a client', () => {
