@@ -136,9 +136,13 @@ export function diagnose(error: unknown, profile: ProviderProfile): Diagnosis {
   return { message: `${profile.label} stream failed: ${causeText(error)}`, retryable: false };
 }
 
+/** How much of a server's error message is shown: a sentence or a few, not a page. */
+const MAX_DETAIL_CHARS = 1_000;
+
 function httpErrorMessage(status: number, detail: string, profile: ProviderProfile): string {
+  const shown = detail.length > MAX_DETAIL_CHARS ? `${detail.slice(0, MAX_DETAIL_CHARS)}… (${detail.length} characters in all)` : detail;
   // The advice that follows brings its own full stop.
-  const base = `${profile.label} returned HTTP ${status}: ${detail.replace(/\.\s*$/, '')}`;
+  const base = `${profile.label} returned HTTP ${status}: ${shown.replace(/\.\s*$/, '')}`;
   switch (status) {
     case 401:
       return `${base}. Check ${profile.apiKeyEnv}.`;
@@ -155,7 +159,9 @@ function httpErrorMessage(status: number, detail: string, profile: ProviderProfi
 function serverMessage(error: SdkApiError): string {
   const body = error.error as { message?: unknown; error?: { message?: unknown } } | undefined;
   const message = body?.error?.message ?? body?.message;
-  return typeof message === 'string' ? message : error.message;
+  if (typeof message === 'string') return message;
+  // The SDKs put the status before a body that is no JSON error ("500 Bad Gateway"); the message around it says the status already.
+  return error.status !== undefined && error.message.startsWith(`${error.status} `) ? error.message.slice(`${error.status} `.length) : error.message;
 }
 
 /** The wait a `retry-after-ms` or `retry-after` (seconds or HTTP date) header asks for, if any. */

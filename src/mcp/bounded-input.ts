@@ -1,12 +1,13 @@
 /**
  * How much Crow reads from an MCP server at once: one message of at most
- * MAX_MCP_MESSAGE_BYTES, on every transport. A stdio server's line, an
- * event of a streamable HTTP or SSE server's event stream, and any other
- * HTTP body each stop there with an McpInputLimitError, so a server that
- * sends an endless line costs a bounded amount of memory and is told apart
- * from one that crashed.
+ * MAX_MCP_MESSAGE_BYTES, on every transport. A stdio server's line stops
+ * there with an McpInputLimitError; an event of a streamable HTTP or SSE
+ * server's event stream, and any other HTTP body, with a BodyLimitError
+ * (llm/bounded-body.ts). A server that sends an endless line costs a
+ * bounded amount of memory and is told apart from one that crashed.
  */
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { type BodyLimits, sizeText } from '../llm/bounded-body';
 
 /**
  * 16 MiB. What a server sends goes to the model, whose APIs take requests
@@ -20,12 +21,13 @@ export class McpInputLimitError extends Error {
 }
 
 const LF = 0x0a;
-const CR = 0x0d;
 
 function overLimit(what: string, limit: number): McpInputLimitError {
-  const size = limit >= 1024 * 1024 ? `${limit / (1024 * 1024)} MiB` : `${limit} bytes`;
-  return new McpInputLimitError(`it sent ${what} of more than ${size} (the most Crow reads in one message)`);
+  return new McpInputLimitError(`it sent ${what} of more than ${sizeText(limit)} (the most Crow reads at once)`);
 }
+
+/** What an HTTP server may send: every body, event and error answer at most MAX_MCP_MESSAGE_BYTES (see boundedFetch). */
+export const MCP_BODY_LIMITS: BodyLimits = { bodyBytes: MAX_MCP_MESSAGE_BYTES, errorBytes: MAX_MCP_MESSAGE_BYTES, eventBytes: MAX_MCP_MESSAGE_BYTES };
 
 /**
  * The lines of a stdio server's output as JSON-RPC messages, the way the
@@ -79,80 +81,5 @@ export class BoundedLineBuffer {
     }
     this.open.push(piece);
     this.openBytes += piece.length;
-  }
-}
-
-/**
- * `fetch`, with every response body cut off at the limit: an event stream
- * (text/event-stream) may carry any number of events, each at most `limit`
- * bytes (counted from one blank line to the next, which bounds a line too);
- * any other body at most `limit` bytes in all. Going over errors the body
- * with an McpInputLimitError and calls `onLimit` with it.
- */
-export function boundedFetch(
-  fetch: (url: string | URL, init?: RequestInit) => Promise<Response>,
-  onLimit: (error: McpInputLimitError) => void,
-  limit = MAX_MCP_MESSAGE_BYTES,
-): (url: string | URL, init?: RequestInit) => Promise<Response> {
-  return async (url, init) => {
-    const response = await fetch(url, init);
-    if (!response.body) return response;
-    const events = /^\s*text\/event-stream\b/i.test(response.headers.get('content-type') ?? '');
-    const counter = events ? new EventBytes(limit) : new TotalBytes(limit);
-    const body = response.body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, controller) {
-          const error = counter.add(chunk);
-          if (error) {
-            onLimit(error);
-            return controller.error(error);
-          }
-          controller.enqueue(chunk);
-        },
-      }),
-    );
-    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
-  };
-}
-
-/** Counts a whole body. */
-class TotalBytes {
-  private bytes = 0;
-
-  constructor(private readonly limit: number) {}
-
-  add(chunk: Uint8Array): McpInputLimitError | undefined {
-    this.bytes += chunk.length;
-    return this.bytes > this.limit ? overLimit('a response', this.limit) : undefined;
-  }
-}
-
-/** Counts the bytes since the last blank line of an event stream (line ends CRLF, LF or CR, as the SSE standard reads them). */
-class EventBytes {
-  private bytes = 0;
-  /** Bytes of the current line. */
-  private line = 0;
-  /** The last byte was a CR: an LF now ends no second line. */
-  private afterCR = false;
-
-  constructor(private readonly limit: number) {}
-
-  add(chunk: Uint8Array): McpInputLimitError | undefined {
-    for (const byte of chunk) {
-      if (byte === LF && this.afterCR) {
-        this.afterCR = false;
-        continue;
-      }
-      this.afterCR = byte === CR;
-      if (byte === LF || byte === CR) {
-        // A blank line ends the event: what the parser holds starts again from nothing.
-        if (this.line === 0) this.bytes = 0;
-        this.line = 0;
-        continue;
-      }
-      this.line++;
-      if (++this.bytes > this.limit) return overLimit('an event', this.limit);
-    }
-    return undefined;
   }
 }

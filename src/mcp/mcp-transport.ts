@@ -3,7 +3,8 @@ import type * as Sse from '@modelcontextprotocol/sdk/client/sse.js';
 import type * as Stdio from '@modelcontextprotocol/sdk/client/stdio.js';
 import type * as StdioLines from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type * as StreamableHttp from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { BoundedLineBuffer, boundedFetch, McpInputLimitError } from './bounded-input';
+import { boundedFetch } from '../llm/bounded-body';
+import { BoundedLineBuffer, MCP_BODY_LIMITS, McpInputLimitError } from './bounded-input';
 import type { McpTransportConfig } from './server-config';
 
 /** How much of a stdio server's stderr is kept, to say why it stopped. */
@@ -49,7 +50,7 @@ export function openTransport(config: McpTransportConfig, cwd: string): OpenedTr
     }
     case 'http': {
       const { StreamableHTTPClientTransport } = require('@modelcontextprotocol/sdk/client/streamableHttp.js') as typeof StreamableHttp;
-      const fetch = boundedFetch(globalThis.fetch, (error) => {
+      const fetch = boundedFetch((url, init) => globalThis.fetch(url, init), MCP_BODY_LIMITS, (error) => {
         limitReason = error.message;
         void transport.close().catch(() => undefined);
       });
@@ -58,7 +59,7 @@ export function openTransport(config: McpTransportConfig, cwd: string): OpenedTr
     }
     case 'sse': {
       const { SSEClientTransport } = require('@modelcontextprotocol/sdk/client/sse.js') as typeof Sse;
-      const fetch = boundedFetch(globalThis.fetch, (error) => {
+      const fetch = boundedFetch((url, init) => globalThis.fetch(url, init), MCP_BODY_LIMITS, (error) => {
         limitReason = error.message;
         void transport.close().catch(() => undefined);
       });

@@ -41,14 +41,14 @@ function listen(server: Server): Promise<string> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
 }
 
-/** A server answering every request with a 200 of `type` whose body starts with `start` and then runs on as one line of `total` bytes. */
-async function endlessServer(type: string, start: string, total: number): Promise<{ url: string; written: Promise<number>[]; close(): void }> {
+/** A server answering every request with `status` of `type` whose body starts with `start` and then runs on as one line of `total` bytes. */
+async function endlessServer(type: string, start: string, total: number, status = 200): Promise<{ url: string; written: Promise<number>[]; close(): void }> {
   const written: Promise<number>[] = [];
   const server = createServer((request, response: ServerResponse) => {
     request.resume();
     request.on('end', () => {
       if (request.method !== 'POST') return void response.writeHead(405).end();
-      response.writeHead(200, { 'content-type': type });
+      response.writeHead(status, { 'content-type': type });
       response.write(start);
       written.push(pour(response as unknown as NodeJS.WritableStream & { destroyed: boolean }, total));
     });
@@ -95,6 +95,22 @@ describe('bounded input: a line that never ends is cut off with a clear error', 
     });
   }
 
+  it('a model server that answers an error with a body without end is read up to 1 MiB, and the error says so', async () => {
+    const server = await endlessServer('application/json', '{"error":{"type":"api_error","message":"', 200 * MiB, 500);
+    try {
+      writeConfig('max_retries = 1\n');
+      const env = isolatedEnv(suite.home, { ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: server.url });
+      const run = await runCrow(['run', 'Hello', '--cwd', suite.root, '--provider', 'anthropic', '--model', 'm'], env, suite.root);
+      assert.equal(run.code, 1, run.stderr);
+      assert.ok(run.stderr.includes(`the server at ${server.url} returned HTTP 500: it sent an error answer of more than 1 MiB (the most Crow reads at once)`), run.stderr);
+      assert.ok(run.stderr.length < 10_000, `${run.stderr.length} characters of output`);
+      assert.equal(server.written.length, 2, 'retried once, as the settings say');
+      for (const written of await Promise.all(server.written)) assert.ok(written < 200 * MiB, `Crow stopped reading early (${written} bytes written)`);
+    } finally {
+      server.close();
+    }
+  });
+
   it('crow acp fed a 100 MB line closes the connection with a message on stderr, exit code 1', async () => {
     const acp = startCrow(['acp'], isolatedEnv(suite.home), suite.root);
     acp.child.stdin.on('error', () => undefined);
@@ -132,7 +148,7 @@ describe('bounded input: a line that never ends is cut off with a clear error', 
       answered();
       const run = await runWithServer();
       assert.equal(run.code, 0, run.stderr);
-      assert.match(run.stderr, /MCP server "endless" could not start: it sent a line of more than 16 MiB \(the most Crow reads in one message\)\. Its tools are unavailable/);
+      assert.match(run.stderr, /MCP server "endless" could not start: it sent a line of more than 16 MiB \(the most Crow reads at once\)\. Its tools are unavailable/);
       assert.match(run.stdout + run.stderr, /Answered without it\./);
     });
 
@@ -147,7 +163,7 @@ describe('bounded input: a line that never ends is cut off with a clear error', 
           answered();
           const run = await runWithServer();
           assert.equal(run.code, 0, run.stderr);
-          assert.ok(run.stderr.includes(`MCP server "endless" could not start: it sent ${what} of more than 16 MiB (the most Crow reads in one message). Its tools are unavailable`), run.stderr);
+          assert.ok(run.stderr.includes(`MCP server "endless" could not start: it sent ${what} of more than 16 MiB (the most Crow reads at once). Its tools are unavailable`), run.stderr);
           assert.match(run.stdout + run.stderr, /Answered without it\./);
           const written = await Promise.all(server.written);
           assert.ok(written.every((bytes) => bytes < 200 * MiB), `Crow stopped reading early (${written.join(', ')} bytes written)`);
