@@ -14,7 +14,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { dataHome } from '../src/config/paths';
-import { listCheckpoints } from '../src/host/checkpoints';
+import { listCheckpoints } from '../src/journal/checkpoint-list';
 import { HostSession } from '../src/host/host-session';
 import { ScriptedProvider, type ScriptStep } from '../src/llm/scripted';
 import { SessionStore } from '../src/session/session-store';

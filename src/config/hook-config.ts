@@ -5,7 +5,8 @@
  * any settings.json in the folder, whoever lists it) runs only once the
  * folder is trusted.
  */
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
+import { isReallyWithin, realPathOf } from '../vocabulary/real-paths';
 import * as z from 'zod';
 import { onFirstUse } from '../vocabulary/first-use';
 import { claudeEventName, claudeToolCrowName, readClaudeHooks } from './claude-hooks';
@@ -117,10 +118,9 @@ export function claudeFilePath(path: string, root: string, env: NodeJS.ProcessEn
   return isAbsolute(path) ? resolve(path) : resolve(root, path);
 }
 
-/** Whether `file` lies inside the folder `root`. */
+/** Whether `file` lies inside the folder `root`, both resolved through links (a settings file reached through a link into the workspace is in it). */
 export function isInside(root: string, file: string): boolean {
-  const rel = relative(resolve(root), resolve(file));
-  return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
+  return isReallyWithin(root, file) && realPathOf(file) !== realPathOf(root);
 }
 
 function entriesOf(document: HookDocument, source: string): HookSettings[] {

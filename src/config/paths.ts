@@ -18,8 +18,9 @@ export function dataHome(env: NodeJS.ProcessEnv = process.env): string {
 
 /**
  * Crow's data, state and log folders hold code, prompts, outputs and
- * traces: only their owner may read them. They are created with these
- * modes (never widened or narrowed afterwards).
+ * traces, its caches code it runs: only their owner may read them. They
+ * are created with these modes, and checked to still be so before what
+ * is in them is used (config/private-files.ts).
  */
 export const PRIVATE_DIR_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;

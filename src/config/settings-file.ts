@@ -360,10 +360,15 @@ export function readRawDocument(path: string): { data: Record<string, unknown> }
   }
 }
 
-/** Writes a document as TOML, creating the folder. Comments in the old file are not kept. */
+/** A document as the TOML text writeDocument writes. Comments of an old file are not kept. */
+export function documentText(data: Record<string, unknown>): string {
+  return `${stringify(data)}\n`;
+}
+
+/** Writes a document as TOML, creating the folder (the user's own file: a project's is written confined, by the caller). */
 export function writeDocument(path: string, data: Record<string, unknown>): void {
   mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, `${stringify(data)}\n`);
+  writeFileSync(path, documentText(data));
 }
 
 /** Later documents win field by field; tables merge, arrays and values replace. */

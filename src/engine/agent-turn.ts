@@ -209,6 +209,8 @@ export class Turn {
   }
 
   private async callOnce(request: LlmRequest): Promise<AssistantResponse> {
+    // The model may answer with a command (or a tool whose changes are not known in advance): undo's record of the tree starts beside it.
+    if ([...this.scope.tools.values()].some((tool) => tool.permission === 'execute')) this.turnScope.undo?.beforeModelCall?.();
     const response = await callModel(
       {
         agent: this.agent.name,

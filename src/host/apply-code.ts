@@ -18,7 +18,7 @@ import type { AgentEvent } from '../engine/events';
 import { writeFileTool } from '../tools/builtin/write-file';
 import type { ToolResult } from '../tools/tool';
 import { errorText } from '../vocabulary/text';
-import { appliedNote, tellAgents } from './agent-notes';
+import { appliedNote, tellAgents } from '../session/agent-notes';
 import { answeringRun, type CommandOutcome } from './command-answer';
 
 /** What the person's prompt line reads for an Apply. */

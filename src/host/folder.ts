@@ -29,8 +29,7 @@ import type { WorkspaceCatalog } from './catalog';
 import { speckitCommands } from '../speckit/speckit-commands';
 import { FolderCommands, type ProgrammaticCommand } from './commands';
 import { compactCommand } from './compact-command';
-import { rewindCommand } from './rewind-command';
-import { undoCommand } from './undo-slash-command';
+import { rewindCommand, undoCommand } from './restore-commands';
 
 /** A model or provider chosen per role outside any session: command-line flags, VS Code settings. */
 export interface RoleDefaults {

@@ -15,6 +15,7 @@ import type { NoticeLevel } from '../engine/events';
 import type { Span } from '../telemetry/span';
 import { runHookProcess } from '../tools/hook-process';
 import type { CallAfterword, CallVerdict, HookedCall, HookedResult, Hooks, PromptVerdict, RunEnding } from '../tools/hooks';
+import type { UndoRecorder } from '../tools/undo-recorder';
 import { clip } from '../vocabulary/text';
 import { type HookOutcome, readHookOutcome } from './hook-output';
 
@@ -37,6 +38,13 @@ export interface HookRunnerOptions {
   redact<T>(value: T): T;
   /** Time between SIGTERM and SIGKILL for a hook that has to be stopped. */
   killGraceMs?: number;
+  /**
+   * The prompt's undo recording: what a hook changes while the agents work
+   * (a formatter after an edit, say) is recorded as a command's changes, so
+   * undo puts it back too. A user_prompt_submit hook runs before the
+   * prompt's record begins: what it does is part of the state before.
+   */
+  undo?: UndoRecorder;
 }
 
 /** The hooks of `settings` for one prompt, the variables the settings name as secret kept from them; none when no hook is configured. */
@@ -155,6 +163,7 @@ export class HookRunner implements Hooks {
       },
     });
     const started = performance.now();
+    const watch = hook.event === 'user_prompt_submit' ? undefined : await this.options.undo?.beforeCommand(signal).catch(() => undefined);
     const run = await runHookProcess(hook.command, {
       cwd: this.options.root,
       env: { ...withoutSecrets(this.options.env, this.options.hidden), CROW_PROJECT_DIR: this.options.root, CLAUDE_PROJECT_DIR: this.options.root },
@@ -163,6 +172,8 @@ export class HookRunner implements Hooks {
       signal,
       ...(this.options.killGraceMs !== undefined ? { killGraceMs: this.options.killGraceMs } : {}),
     });
+    // Recorded whatever the hook's outcome: a hook that failed may have changed files too.
+    await watch?.changedFiles(signal).catch(() => undefined);
     const outcome = readHookOutcome(hook.event, run, hook.timeoutSec);
     this.tell(hook, outcome, tool);
     span?.set({

@@ -13,14 +13,14 @@ import { emptyUsage, type UserBlock } from '../llm/types';
 import type { ACPSession } from '../session/acp-session';
 import type { RecordedEvent } from '../session/event-log';
 import type { Steering } from '../session/steering';
-import type { SessionUndo } from '../session/undo-point';
+import type { SessionUndo } from '../journal/undo-point';
 import type { AutoApproveCaps } from '../tools/permissions';
 import { errorText } from '../vocabulary/text';
 import type { WorkspaceCatalog } from './catalog';
 import { compositionFor, sessionTools, type SharedPromptState, startExport, type ToolContext } from './prompt-shared';
 import { commandOf, type Expansion, type ProgrammaticCommand } from './commands';
 import { PromptBudget, RAISE_IN_CONFIG, unpricedNotice } from './budget';
-import { CheckpointRecorder } from './checkpoints';
+import { CheckpointRecorder } from '../journal/checkpoint-list';
 import type { CostMeter, Meter } from './cost';
 import { type HookRunner, promptHooks } from './hook-runner';
 import { HostError } from './host-error';
@@ -269,6 +269,7 @@ export class PromptRun {
       env: this.options.env,
       notify: (level, message) => this.notice(level, message, 'Hook'),
       redact: (value) => this.session.redactor.value(value),
+      ...(this.parts.undo ? { undo: this.parts.undo } : {}),
     });
   }
 

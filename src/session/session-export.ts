@@ -1,8 +1,9 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { chmod, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../config/paths';
 import { Redactor } from '../telemetry/redact';
+import { ConfinedFolder } from '../tools/confined-folder';
 import type { HistoryEntry } from './history';
 import type { InternalMeta, SessionMeta, SessionStore } from './session-store';
 import { type AgentMetadata, type SessionMetadata, sessionMetadata } from './session-metadata';
@@ -19,15 +20,26 @@ const MAX_OUTPUT_CHARS = 4_000;
  * carries its metadata (status, model, tokens, cost, when it started and
  * completed, `subagent_of`), and `metadata.json` holds all of it for the
  * session and its subagents (see SessionMetadata). Returns the folder.
+ *
+ * The out folder is often the workspace, where a command may have planted
+ * links under the names an export uses: nothing below `outDir` is reached
+ * through a link (a ConfinedFolder that never follows one).
  */
-export function exportMarkdown(store: SessionStore, id: string, outDir: string, redactor = new Redactor()): string {
+export async function exportMarkdown(store: SessionStore, id: string, outDir: string, redactor = new Redactor()): Promise<string> {
   const meta = store.meta(id);
-  const folder = join(outDir, `${isoDate(meta.createdAt)}-${slug(meta.title || meta.id)}`);
-  mkdirSync(folder, { recursive: true, mode: PRIVATE_DIR_MODE });
+  const name = `${isoDate(meta.createdAt)}-${slug(meta.title || meta.id)}`;
   const metadata = sessionMetadata(store, id);
-  writeSession({ store, folder, redactor, children: childrenByParent(store), metadata: byId(metadata) }, meta, 'session');
-  writeFileSync(join(folder, 'metadata.json'), `${JSON.stringify(redactor.value(metadata), null, 2)}\n`, { mode: PRIVATE_FILE_MODE });
-  return folder;
+  const notes = new Map<string, string>();
+  writeSession({ store, notes, redactor, children: childrenByParent(store), metadata: byId(metadata) }, meta, 'session');
+  // The out folder itself is the person's choice, reached as they named it.
+  await mkdir(outDir, { recursive: true });
+  const out = new ConfinedFolder(outDir, 'never');
+  const made = (await out.kind(name)) === 'absent';
+  await out.makeFolders(name);
+  if (made) await chmod(join(outDir, name), PRIVATE_DIR_MODE);
+  for (const [note, text] of notes) await out.writeFile(`${name}/${note}.md`, text, { mode: PRIVATE_FILE_MODE });
+  await out.writeFile(`${name}/metadata.json`, `${JSON.stringify(redactor.value(metadata), null, 2)}\n`, { mode: PRIVATE_FILE_MODE });
+  return join(outDir, name);
 }
 
 /** Every session of a metadata tree by its id. */
@@ -39,17 +51,17 @@ function byId(metadata: SessionMetadata, into = new Map<string, SessionMetadata>
 
 interface ExportScope {
   store: SessionStore;
-  folder: string;
+  /** The notes to write, by name (without .md), their text redacted. */
+  notes: Map<string, string>;
   redactor: Redactor;
   /** Stored subagent sessions by the internal session that started them. */
   children: Map<string, SessionMeta[]>;
   metadata: Map<string, SessionMetadata>;
 }
 
-/** Writes one session's notes under `name`, its subagents' below it; `parent` links a subagent's notes to its parent transcript. */
+/** Adds one session's notes under `name`, its subagents' below it; `parent` links a subagent's notes to its parent transcript. */
 function writeSession(scope: ExportScope, meta: SessionMeta, name: string, parent?: string): void {
-  const write = (note: string, text: string): void =>
-    writeFileSync(join(scope.folder, `${note}.md`), scope.redactor.text(text), { mode: PRIVATE_FILE_MODE });
+  const write = (note: string, text: string): void => void scope.notes.set(note, scope.redactor.text(text));
   const names = noteNames(meta.internal, name === 'session' ? '' : `${name}-`);
   const histories = scope.store.histories(meta.id);
   const subagents = new Map<string, string>();

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dataHome, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../config/paths';
+import { privateFolderProblem } from '../config/private-files';
 import type { SpanRecord } from '../telemetry/span';
 import { mergeSpanRecords } from '../telemetry/stored-spans';
 import { SavedOutputs } from '../tools/saved-outputs';
@@ -89,11 +90,15 @@ export class SessionStore {
   private readonly known = new Map<string, SessionTotals>();
   /** Each meta.json's content as this store last wrote it, its time left out. */
   private readonly written = new Map<string, string>();
+  /** Whether the sessions folder was found to be crow's own (see ownRoot). */
+  private rootIsOwn = false;
 
+  /** Throws, saying what to do, when the sessions folder is there but not crow's own (see ownRoot). */
   constructor(options: SessionStoreOptions = {}) {
     this.root = join(options.dataHome ?? dataHome(), 'sessions');
     this.fsync = options.fsync ?? false;
     this.warn = options.warn ?? (() => undefined);
+    this.ownRoot();
   }
 
   /**
@@ -102,6 +107,7 @@ export class SessionStore {
    * written nothing, when another live process has the session attached.
    */
   attach(session: ACPSession): { save(): void; close(): void } {
+    this.ownRoot(true);
     const folder = this.folderOf(session.id);
     mkdirSync(folder, { recursive: true, mode: PRIVATE_DIR_MODE });
     const lock = acquireSessionLock(folder, session.id);
@@ -153,7 +159,7 @@ export class SessionStore {
 
   /** Stored sessions, newest first; only those of `cwd` when given. */
   list(filter: { cwd?: string } = {}): SessionMeta[] {
-    if (!existsSync(this.root)) return [];
+    if (!existsSync(this.ownRoot())) return [];
     const metas = readdirSync(this.root).flatMap((id) => {
       const meta = this.readMeta(id);
       return meta && (filter.cwd === undefined || meta.cwd === filter.cwd) ? [meta] : [];
@@ -176,7 +182,7 @@ export class SessionStore {
   resolve(given: string): string {
     const wanted = given.trim();
     if (wanted !== '' && /^[A-Za-z0-9_-]+$/.test(wanted) && this.readMeta(wanted)) return wanted;
-    const matches = wanted === '' || !existsSync(this.root) ? [] : readdirSync(this.root).filter((id) => id.startsWith(wanted) && this.readMeta(id));
+    const matches = wanted === '' || !existsSync(this.ownRoot()) ? [] : readdirSync(this.root).filter((id) => id.startsWith(wanted) && this.readMeta(id));
     if (matches.length === 1) return matches[0]!;
     if (matches.length === 0) throw new UnknownSessionError(`No stored session "${given}". List them with: crow sessions list --all`);
     throw new UnknownSessionError(`"${given}" is the start of ${matches.length} sessions (${matches.slice(0, 5).join(', ')}${matches.length > 5 ? ', …' : ''}): give more of the id.`);
@@ -273,6 +279,7 @@ export class SessionStore {
    * stored already; the session is not attached (attach() to go on with it).
    */
   create(session: ACPSession): void {
+    this.ownRoot(true);
     const folder = this.folderOf(session.id);
     if (existsSync(folder)) throw new Error(`A session ${session.id} is stored already.`);
     mkdirSync(folder, { recursive: true, mode: PRIVATE_DIR_MODE });
@@ -295,12 +302,29 @@ export class SessionStore {
   }
 
   private folderOf(id: string): string {
-    return join(this.root, checkId(id));
+    return join(this.ownRoot(), checkId(id));
+  }
+
+  /**
+   * The sessions folder, once it is found to be crow's own (see
+   * config/private-files.ts): sessions hold what the model is shown again,
+   * so none is read from or written to a folder another user could change.
+   * Made first when `create`. Throws saying what to do otherwise.
+   */
+  private ownRoot(create = false): string {
+    if (this.rootIsOwn) return this.root;
+    const problem = privateFolderProblem(this.root, { create });
+    if (problem !== undefined) {
+      throw new Error(`Sessions are never kept where another user could change them: ${problem}. Set XDG_DATA_HOME to a folder of your own, or make this one yours alone (chmod 700).`);
+    }
+    this.rootIsOwn = existsSync(this.root);
+    return this.root;
   }
 
   private readMeta(id: string): SessionMeta | undefined {
+    const root = this.ownRoot();
     try {
-      return JSON.parse(readFileSync(join(this.root, id, 'meta.json'), 'utf8')) as SessionMeta;
+      return JSON.parse(readFileSync(join(root, id, 'meta.json'), 'utf8')) as SessionMeta;
     } catch {
       return undefined;
     }

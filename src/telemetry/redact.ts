@@ -1,10 +1,13 @@
 /**
  * Keeps secrets out of spans, logs and exports: the values of environment
- * variables whose names contain KEY, TOKEN or SECRET (API keys among them)
- * or that hold credentials by the one list of secret-variables.ts, and
- * bearer/basic credentials and api-key headers wherever they appear.
+ * variables whose names contain KEY, TOKEN or SECRET (API keys among them),
+ * the credentials the one list of secret-variables.ts finds in the
+ * environment (by name, by value: a URL's password, a connection string's
+ * key, a vendor's token, a key copied under another name), and
+ * bearer/basic credentials, api-key headers and URL passwords wherever
+ * they appear.
  */
-import { isSecretVariable } from '../config/secret-variables';
+import { hiddenVariablesOf, secretValuesOf } from '../config/secret-variables';
 
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD/i;
 /** Shorter values (e.g. "1", "true") would redact ordinary text. */
@@ -15,6 +18,8 @@ const CREDENTIAL_PATTERNS: RegExp[] = [
   /\b(authorization\s*[:=]\s*)(?:bearer|basic)\s+[^\s"',;]+/gi,
   /\b(bearer\s+)[A-Za-z0-9._~+/=-]{12,}/gi,
   /\b((?:x-api-key|api[-_]?key|x-subscription-token)\s*[:=]\s*["']?)[^\s"',;]+/gi,
+  // A URL's password, whatever its length: `postgres://app:[REDACTED]@db`.
+  /(\b[a-z][a-z0-9+.-]*:\/\/[^\s/?#@:"']*:)[^\s/?#@"']+(?=@)/gi,
 ];
 export const REDACTED = '[REDACTED]';
 
@@ -22,17 +27,20 @@ export class Redactor {
   private readonly secrets: string[];
 
   /**
-   * Knows the values in `env` of variables named like secrets, and of the
+   * Knows the values in `env` of variables named like secrets, of the
    * variables `secretNames` lists whatever their names (a provider's
-   * api_key_env, an MCP server's env): every secret in play.
+   * api_key_env, an MCP server's env), and the credentials hidden from
+   * commands by value (secret-variables.ts): every secret in play.
    */
   constructor(env: NodeJS.ProcessEnv = process.env, secretNames: readonly string[] = []) {
     const named = new Set(secretNames);
+    const hidden = new Set(hiddenVariablesOf(env, secretNames));
     const values = Object.entries(env)
-      .filter(([name, value]) => value !== undefined && (named.has(name) ? value.length >= MIN_NAMED_LENGTH : (SECRET_NAME.test(name) || isSecretVariable(name)) && value.length >= MIN_SECRET_LENGTH))
+      .filter(([name, value]) => value !== undefined && (named.has(name) ? value.length >= MIN_NAMED_LENGTH : (SECRET_NAME.test(name) || hidden.has(name)) && value.length >= MIN_SECRET_LENGTH))
       .map(([, value]) => value as string);
+    const inside = secretValuesOf(env, secretNames).filter((secret) => secret.length >= MIN_SECRET_LENGTH);
     // Longest first, so a secret that contains another is replaced whole.
-    this.secrets = [...new Set(values)].sort((a, b) => b.length - a.length);
+    this.secrets = [...new Set([...values, ...inside])].sort((a, b) => b.length - a.length);
   }
 
   text(value: string): string {

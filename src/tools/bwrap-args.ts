@@ -32,12 +32,20 @@ export interface SandboxLayout {
   blocked: readonly string[];
   /** Whether commands reach any network, loopback included. */
   network: boolean;
+  /**
+   * Whether the command is kept from making user namespaces of its own
+   * (--disable-userns, bubblewrap 0.8 and later; an older one cannot, and
+   * the command could then gain capabilities inside a namespace it made).
+   */
+  forbidUserNamespaces: boolean;
   /** A folder bound (read-only) into the sandbox at its own path: the domain proxy's socket and bridge. */
   proxyFolder?: string;
   /** The size cap of the private /tmp, in bytes (a bwrap that cannot cap leaves it out). */
   tmpSizeBytes?: number;
   /** Host sockets (and folders of them) that would reach other programs: hidden while the network is off. */
   sockets: readonly HiddenPath[];
+  /** Other proc file systems mounted on the host (a chroot's /proc): each shows the host's processes, so each is covered by an empty tmpfs. */
+  otherProcMounts: readonly string[];
   /** Where the command starts. */
   cwd: string;
   /** Variables set inside the sandbox (names and values are visible in the process list: never secrets). */
@@ -46,16 +54,20 @@ export interface SandboxLayout {
 
 /**
  * bwrap's arguments, ending with `--`: the program to run follows. Always:
- * a new PID namespace (with its own /proc), a new IPC namespace, a new
- * session (no controlling terminal to push keystrokes into), death with the
- * parent, the root read-only, a minimal /dev and a private /tmp (of capped
- * size, when a cap is given). The network
- * namespace is new (only a loopback of its own) unless the network is allowed.
+ * a new user namespace with every capability dropped (whoever starts Crow,
+ * root included: nothing inside can remount, unmount, load a module or
+ * open a raw socket), new PID and IPC namespaces (with a /proc of its own,
+ * its /proc/sys read-only: uid 0 needs no capability to write a sysctl), a
+ * new session (no controlling terminal to push keystrokes into), death
+ * with the parent, the root read-only, a minimal /dev and a private /tmp
+ * (of capped size, when a cap is given). The network namespace is new (only
+ * a loopback of its own) unless the network is allowed.
  */
 export function bwrapArguments(layout: SandboxLayout): string[] {
-  const args = ['--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc'];
+  const args = ['--die-with-parent', '--new-session', '--unshare-user', '--unshare-pid', '--unshare-ipc', '--cap-drop', 'ALL'];
+  if (layout.forbidUserNamespaces) args.push('--disable-userns');
   if (!layout.network) args.push('--unshare-net');
-  args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc');
+  args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--ro-bind', '/proc/sys', '/proc/sys');
   if (layout.tmpSizeBytes !== undefined) args.push('--size', String(layout.tmpSizeBytes));
   args.push('--tmpfs', '/tmp');
   if (!layout.network) {
@@ -70,6 +82,7 @@ export function bwrapArguments(layout: SandboxLayout): string[] {
     for (const entry of layout.shielded.writable) args.push('--bind', entry, entry);
   }
   for (const path of layout.readOnly) args.push('--ro-bind', path, path);
+  for (const path of layout.otherProcMounts) args.push('--tmpfs', path);
   for (const path of layout.blocked) args.push('--tmpfs', path, '--remount-ro', path);
   for (const [name, value] of Object.entries(layout.setenv ?? {})) args.push('--setenv', name, value);
   args.push('--chdir', layout.cwd, '--');

@@ -9,17 +9,24 @@
  * An entry is a list of literal words, e.g. `git status` covers
  * `git status --short` but not `git stash` nor `git status; rm x`.
  * Constructs no entry vouches for: parse errors, backgrounding, function
- * definitions, variables set for or before a command, arithmetic, commands
- * that run other commands (eval, sh -c, xargs, env CMD, sudo, find -exec,
- * source, exec, ...), aliases, and redirections that write files other
- * than /dev/null.
+ * definitions, variables set for or before a command, arithmetic, aliases,
+ * redirections that write files other than /dev/null, and the commands of
+ * command-problems.ts (those that run other commands, such as eval, sh -c,
+ * xargs, env CMD, sudo, find -exec, or unpack files their input names).
  *
  * And an option that writes files or runs code (`git log --output=F`,
  * `git -c core.pager=CMD`, `sed -i`, `npm --script-shell`, `node -e`: see
  * risky-options.ts) is covered only by an entry that spells it itself:
  * such a call is asked every time, and "always" never remembers it.
+ *
+ * What a covered command runs beyond its words (git's configured programs,
+ * a repository git finds by itself) is turned off when it runs: see
+ * covered-command.ts and implicit-repository.ts.
  */
+import { baseName, commandProblem, gitSubcommandIndex, SHELLS } from './command-problems';
+import { tarArchiveWritten } from './file-tool-risks';
 import { type RiskyUse, riskyUses } from './risky-options';
+import { parseSedArguments } from './sed-script';
 import { parseShell, type SimpleCommand } from './shell-syntax';
 
 /** The words of an allow-list entry or remembered answer, e.g. ["git", "status"]. */
@@ -209,59 +216,6 @@ const WHOLE_COMMAND = new Set([
   'kill', 'pkill', 'killall', 'curl', 'wget', 'ssh', 'scp', 'sftp', 'rsync', 'nc', 'ncat', 'socat', 'telnet',
 ]);
 
-function commandProblem(command: SimpleCommand): string | undefined {
-  if (command.assignments > 0) return `it sets variables for or before a command (${command.text})`;
-  const [program, ...args] = command.words;
-  if (command.words.length === 0) return undefined;
-  if (program === undefined) return `it runs a program whose name is computed (${command.text})`;
-  const name = baseName(program);
-  const literalArgs = args.filter((word): word is string => word !== undefined);
-  if (RUNS_CODE_FROM_ARGS.has(name)) return `${name} runs code it is given as text`;
-  if (RUNS_ANOTHER_COMMAND.has(name)) return `${name} runs another command, which the allow-list cannot see`;
-  if (DEFINES.has(name)) return `${name} changes what later commands mean`;
-  if (SETS_VARIABLES.has(name) || (name === 'printf' && literalArgs.includes('-v'))) return `${name} sets variables, which can change what later commands run`;
-  if (SHELLS.has(name)) {
-    const first = args[0];
-    if (first === undefined || first.startsWith('-') || first.startsWith('+')) {
-      return `${name} runs a script given inline or on its input (${command.text})`;
-    }
-  }
-  if (name === 'env' && envRunsCommand(args)) return 'env runs another command, which the allow-list cannot see';
-  if (name === 'find' && args.some((word) => word !== undefined && FIND_ACTIONS.has(word))) {
-    return 'find runs commands or changes files (-exec, -delete, ...)';
-  }
-  if ((name === 'mapfile' || name === 'readarray') && literalArgs.includes('-C')) return `${name} -C runs a callback`;
-  return undefined;
-}
-
-const RUNS_CODE_FROM_ARGS = new Set(['eval', 'source', '.', 'trap', 'let', 'enable']);
-/** Programs whose arguments are another command line. */
-const RUNS_ANOTHER_COMMAND = new Set([
-  'exec', 'xargs', 'sudo', 'doas', 'su', 'pkexec', 'runuser', 'command', 'builtin', 'nohup', 'nice', 'timeout', 'time',
-  'stdbuf', 'setsid', 'watch', 'strace', 'ltrace', 'chroot', 'ionice', 'taskset', 'unbuffer', 'parallel', 'flock',
-  'chrt', 'fakeroot', 'busybox', 'script', 'expect', 'systemd-run', 'gdb', 'valgrind', 'caffeinate',
-]);
-const DEFINES = new Set(['alias', 'unalias', 'hash', 'shopt']);
-const SETS_VARIABLES = new Set(['read', 'mapfile', 'readarray', 'declare', 'typeset', 'local', 'export', 'readonly', 'getopts', 'unset']);
-const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'fish', 'csh', 'tcsh', 'rbash']);
-const FIND_ACTIONS = new Set(['-exec', '-execdir', '-ok', '-okdir', '-delete', '-fprint', '-fprint0', '-fprintf', '-fls']);
-
-/** `env` with a program after its options and assignments (or `-S`, which splits a command line). */
-function envRunsCommand(args: readonly (string | undefined)[]): boolean {
-  for (let i = 0; i < args.length; i++) {
-    const word = args[i];
-    if (word === undefined) return true;
-    if (word === '-S' || word.startsWith('--split-string')) return true;
-    if (word === '-u' || word === '-C' || word === '--unset' || word === '--chdir') {
-      i++;
-      continue;
-    }
-    if (word.startsWith('-') || /^[A-Za-z_]\w*=/.test(word)) continue;
-    return true;
-  }
-  return false;
-}
-
 /**
  * Literal paths a simple command writes, for the well-known writers only.
  * A program can write anywhere it likes; this sees what its arguments say.
@@ -288,14 +242,27 @@ function writtenBy(command: SimpleCommand): CommandJudgement['writes'] {
       if (target !== undefined) return [{ path: target, tilde: false }];
       return operands.slice(-1);
     }
-    case 'sed': case 'gsed': case 'perl':
-      if (!options.some((option) => /^-\w*i/.test(option) || option.startsWith('--in-place'))) return [];
-      // Without -e or -f, sed's first operand is its script, not a file.
-      return name !== 'perl' && !options.some((option) => /^-\w*[ef]$/.test(option) || option.startsWith('--expression')) ? operands.slice(1) : operands;
+    case 'sed': case 'gsed': {
+      const parsed = parseSedArguments(args);
+      const inPlace = options.some((option) => /^-[^-]*i/.test(option) || (option.length > 3 && '--in-place'.startsWith(option.split('=')[0]!)));
+      if (!inPlace) return [];
+      return parsed.files.flatMap((path) => (path === undefined ? [] : [operands.find((operand) => operand.path === path) ?? { path, tilde: false }]));
+    }
+    case 'perl':
+      return options.some((option) => /^-\w*i/.test(option)) ? operands : [];
+    case 'tar': case 'bsdtar': case 'gtar': {
+      const archive = tarArchiveWritten(args);
+      return archive === undefined || archive === '-' ? [] : [{ path: archive, tilde: operands.find((operand) => operand.path === archive)?.tilde ?? false }];
+    }
+    case 'zip':
+      return operands.slice(0, 1);
+    case 'rsync': case 'scp':
+      // The destination: a local path, unless it names a host (`host:path`).
+      return operands.slice(-1).filter(({ path }) => !/^[^/]*:/.test(path));
     case 'dd':
       return operands.filter(({ path }) => path.startsWith('of=')).map(({ path }) => ({ path: path.slice(3), tilde: path.startsWith('of=~') }));
     case 'git':
-      return gitConfigWrite(args);
+      return [...gitConfigWrite(args), ...gitFolderWrite(args)];
     default:
       return [];
   }
@@ -312,7 +279,7 @@ function targetDirectory(args: readonly (string | undefined)[]): string | undefi
 
 /** `git config` that sets, adds, unsets or edits a value writes the repository's `.git/config` (or `--file`). */
 function gitConfigWrite(args: readonly (string | undefined)[]): CommandJudgement['writes'] {
-  const at = gitSubcommand(args);
+  const at = gitSubcommandIndex(args);
   if (at < 0 || args[at] !== 'config') return [];
   const rest = args.slice(at + 1);
   const file = rest.findIndex((word) => word === '-f' || word === '--file');
@@ -326,18 +293,17 @@ function gitConfigWrite(args: readonly (string | undefined)[]): CommandJudgement
   return [{ path: fileTarget ?? '.git/config', tilde: false }];
 }
 
-/** Where git's subcommand is: past its global options (and the values of -c, -C and friends); -1 when unknown. */
-function gitSubcommand(args: readonly (string | undefined)[]): number {
-  for (let i = 0; i < args.length; i++) {
-    const word = args[i];
-    if (word === undefined) return -1;
-    if (GIT_OPTIONS_WITH_VALUE.has(word)) i++;
-    else if (!word.startsWith('-')) return i;
-  }
-  return -1;
+/** The folder `git clone`, `git init` or `git worktree add` fills, when it names one. */
+function gitFolderWrite(args: readonly (string | undefined)[]): CommandJudgement['writes'] {
+  const at = gitSubcommandIndex(args);
+  const sub = args[at];
+  const rest = args.slice(at + 1);
+  const operands = rest.filter((word): word is string => word !== undefined && !word.startsWith('-'));
+  if (sub === 'clone' && operands.length >= 2) return [{ path: operands[1]!, tilde: false }];
+  if (sub === 'init' && operands.length >= 1) return [{ path: operands[0]!, tilde: false }];
+  if (sub === 'worktree' && operands[0] === 'add' && operands.length >= 2) return [{ path: operands[1]!, tilde: false }];
+  return [];
 }
-
-const GIT_OPTIONS_WITH_VALUE = new Set(['-c', '-C', '--git-dir', '--work-tree', '--namespace', '--config-env', '--exec-path']);
 
 /** Folders `cd` and `pushd` change into. */
 function enteredBy(command: SimpleCommand): CommandJudgement['dirs'] {
@@ -346,11 +312,6 @@ function enteredBy(command: SimpleCommand): CommandJudgement['dirs'] {
   const index = args.findIndex((word) => word === undefined || !word.startsWith('-'));
   const target = index >= 0 ? args[index] : undefined;
   return target === undefined ? [] : [{ path: target, tilde: command.tilde[index + 1] ?? false }];
-}
-
-function baseName(program: string): string {
-  const slash = program.lastIndexOf('/');
-  return slash >= 0 ? program.slice(slash + 1) : program;
 }
 
 function unique(items: string[]): string[] {

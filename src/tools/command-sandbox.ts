@@ -5,12 +5,14 @@
  * guarantees are the same whichever way a command runs.
  */
 import type { Dirent, Stats } from 'node:fs';
-import { promises as fs, existsSync, lstatSync, readdirSync, realpathSync, rmdirSync, statSync } from 'node:fs';
+import { promises as fs, existsSync, lstatSync, readdirSync, realpathSync, rmdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { hiddenVariablesOf, withoutSecrets } from '../config/secret-variables';
-import { bwrapArguments, type HiddenPath, type SandboxLayout } from './bwrap-args';
+import { bwrapArguments, type SandboxLayout } from './bwrap-args';
+import { hostSockets, otherProcMounts } from './hidden-host-paths';
 import { isHomeConfig, linkTarget } from './protected-paths';
 import { domainProxy, SANDBOX_PROXY_PORT } from './domain-proxy';
+import { findExecutable } from './node-exec';
 import { readRepositoryGit } from './repository-git';
 import { probeSandbox, type SandboxProbe } from './sandbox-probe';
 import { DEFAULT_SANDBOX_PORTS, DEFAULT_SANDBOX_TMP_SIZE_MB, type SandboxMode } from '../config/settings-file';
@@ -27,6 +29,8 @@ export interface CommandLaunch {
   env: NodeJS.ProcessEnv;
   /** Variables to remove where the command inherits an environment rather than being given one (terminals). */
   unset: string[];
+  /** Variables `env` sets on top of the process's, which routes where the command inherits an environment set too. */
+  set?: Readonly<Record<string, string>>;
   /** Takes away what the sandbox had to put in the workspace for this command; call once it has ended. */
   release(): void;
 }
@@ -37,8 +41,19 @@ const PROTECTED_FOLDERS = ['.git', '.crow', '.vscode'];
 const NESTED_GIT_DEPTH = 2;
 const NESTED_GIT_FOLDERS = 400;
 const NOT_SEARCHED = new Set(['node_modules', '.git']);
-/** Where programs that reach beyond the sandbox listen: container engines, D-Bus, per-user runtime folders. */
-const HOST_SOCKETS = ['/run/user', '/run/dbus', '/run/docker.sock', '/run/docker', '/run/containerd', '/run/podman', '/var/run/docker.sock'];
+/**
+ * Run first inside the sandbox, before anything of the command: closes every
+ * file descriptor but 0, 1 and 2, then runs its arguments. Whatever Crow or
+ * the terminal that starts bwrap inherited without close-on-exec (an
+ * editor's, a shell's `exec 3<dir`) would otherwise reach the command, and a
+ * folder opened on the host leads out of the sandbox (`/proc/self/fd/3/..`).
+ * bash closes any number; a plain sh only 3 to 9, so it refuses to go on
+ * past an open one it cannot close.
+ */
+const CLOSE_INHERITED_FDS =
+  'for fd in /proc/self/fd/*; do fd=${fd##*/}; case $fd in 0|1|2) continue;; esac; [ -L "/proc/self/fd/$fd" ] || continue; ' +
+  'case $fd in [3-9]) ;; *) [ -n "$BASH_VERSION" ] || { echo "crow: cannot close inherited file descriptor $fd without bash; install bash" >&2; exit 126; };; esac; ' +
+  'eval "exec $fd>&-"; done; exec "$@"';
 
 /**
  * Empty folders bwrap made as mount points for blocked paths, with the
@@ -98,7 +113,8 @@ export class CommandSandbox {
     // In VS Code the bridge runs on the editor's own binary, as Node (the bridge drops the variable again for the command).
     const asNode = process.versions.electron ? ['env', 'ELECTRON_RUN_AS_NODE=1'] : [];
     const bridge = proxy ? [...asNode, process.execPath, proxy.bridge, proxy.socket, String(SANDBOX_PROXY_PORT)] : [];
-    return { ...plain, wrapper: [this.probe.bwrap, ...bwrapArguments(layout), ...bridge], release: once(() => releaseMountPoints(claimed)) };
+    const closer = [findExecutable('bash', this.env.PATH) ?? 'sh', '-c', CLOSE_INHERITED_FDS, 'crow-sandbox'];
+    return { ...plain, wrapper: [this.probe.bwrap, ...bwrapArguments(layout), ...closer, ...bridge], release: once(() => releaseMountPoints(claimed)) };
   }
 
   /** How big the sandbox's /tmp may grow, in bytes; undefined when this bwrap cannot cap it. */
@@ -140,7 +156,9 @@ export class CommandSandbox {
       readOnly: [...readOnly],
       blocked: [...blocked],
       network: this.options?.network ?? false,
+      forbidUserNamespaces: this.probe?.available === true && this.probe.forbidsUserNamespaces,
       sockets: hostSockets(this.env).filter((hidden) => !isInside(this.root, hidden.path)),
+      otherProcMounts: otherProcMounts(),
       cwd,
       ...(proxyFolder !== undefined ? { proxyFolder } : {}),
       ...(tmpSizeBytes !== undefined ? { tmpSizeBytes } : {}),
@@ -218,23 +236,6 @@ async function nestedRepositories(root: string): Promise<string[]> {
   return found;
 }
 
-/** The host's sockets to hide while the network is off, as they exist now (symlinks resolved). */
-function hostSockets(env: NodeJS.ProcessEnv): HiddenPath[] {
-  const candidates = [...HOST_SOCKETS, env.XDG_RUNTIME_DIR, env.SSH_AUTH_SOCK, /unix:path=([^,;]+)/.exec(env.DBUS_SESSION_BUS_ADDRESS ?? '')?.[1]];
-  const seen = new Map<string, HiddenPath>();
-  for (const candidate of candidates) {
-    if (!candidate || !path.isAbsolute(candidate)) continue;
-    try {
-      const real = realpathSync(candidate);
-      if (real === '/' || [...seen.keys()].some((other) => isInside(other, real))) continue;
-      seen.set(real, { path: real, directory: statSync(real).isDirectory() });
-    } catch {
-      // not here
-    }
-  }
-  return [...seen.values()];
-}
-
 function claimMountPoints(paths: readonly string[]): string[] {
   for (const target of paths) madeMountPoints.set(target, (madeMountPoints.get(target) ?? 0) + 1);
   return [...paths];
@@ -302,11 +303,13 @@ function once(action: () => void): () => void {
 
 /**
  * The whole command line for routes where the command inherits an
- * environment (terminals): `env -u NAME…` for the hidden variables, the
- * wrapper, then `shell` (e.g. `bash -c <command>`).
+ * environment (terminals): `env -u NAME… NAME=VALUE…` for the hidden
+ * variables and those the launch sets, the wrapper, then `shell` (e.g.
+ * `bash -c <command>`).
  */
 export function inheritingCommandLine(launch: CommandLaunch, shell: readonly string[]): string[] {
   const names = launch.unset.filter((name) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name));
-  const scrub = names.length > 0 ? ['env', ...names.flatMap((name) => ['-u', name])] : [];
+  const set = Object.entries(launch.set ?? {}).filter(([name]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name)).map(([name, value]) => `${name}=${value}`);
+  const scrub = names.length + set.length > 0 ? ['env', ...names.flatMap((name) => ['-u', name]), ...set] : [];
   return [...scrub, ...launch.wrapper, ...shell];
 }

@@ -124,6 +124,7 @@ export function defineTool<Schema extends z.ZodObject>(def: ToolDefinition<Schem
       if (refused !== undefined) return finish({ status: 'error', output: '', error: refused });
 
       let value = args.value;
+      let coveredByEntries = false;
       if (def.permission !== 'none') {
         const request = {
           ...approvalRequest(def, tool, value, def.permission, ctx, summarize),
@@ -145,13 +146,15 @@ export function defineTool<Schema extends z.ZodObject>(def: ToolDefinition<Schem
         if (!verdict.allowed) {
           return finish({ status: 'error', output: '', error: verdict.reason }, { output: '', extra: { permission: 'denied' } });
         }
+        coveredByEntries = verdict.coveredByEntries === true;
       }
 
       const undo = await recordForUndo(def, tool, value, ctx);
       // The call's own work starts now, once approved: its progress and its whole output are followed from here.
       const output = new CallOutput(ctx, def.name);
       try {
-        const out = await def.execute(value, output.begin());
+        const begun = output.begin();
+        const out = await def.execute(value, coveredByEntries ? { ...begun, coveredByEntries } : begun);
         if (undo.watch) await addChangedFiles(out, undo.watch, ctx);
         if (undo.error !== undefined) out.extra = { ...out.extra, undoError: undo.error };
         const kept = await output.keep(out, maxOutputChars);

@@ -3,6 +3,8 @@ import { promises as fs, realpathSync, statSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
 import { type CommandLaunch, CommandSandbox, type SandboxOptions } from './command-sandbox';
+import { ConfinedFolder, LinkRefusedError, OutsideFolderError } from './confined-folder';
+import { coveredCommandLaunch } from './covered-command';
 import { runCommand } from './node-exec';
 import { findFilesWithRipgrep, grepWithRipgrep } from './node-search';
 import {
@@ -36,13 +38,16 @@ const MAX_LINK_HOPS = 40;
 /**
  * The workspace on the local disk, through fs and child_process. Every path
  * is resolved through symlinks (the nearest existing ancestor for paths that
- * do not exist yet) and refused when it lands outside the root.
+ * do not exist yet) and refused when it lands outside the root; a write is
+ * then made through a ConfinedFolder, so a folder swapped for a link out
+ * between the check and the write is refused there too.
  */
 export class NodeWorkspace implements Workspace {
   readonly root: string;
   private readonly maxExecOutputChars: number;
   private readonly killGraceMs: number;
   private sandbox: CommandSandbox;
+  private readonly confined: ConfinedFolder;
 
   /** `root` must be an existing folder; it is resolved through symlinks once, here. */
   constructor(root: string, options: NodeWorkspaceOptions = {}) {
@@ -51,6 +56,7 @@ export class NodeWorkspace implements Workspace {
     this.maxExecOutputChars = options.maxExecOutputChars ?? DEFAULT_MAX_EXEC_OUTPUT_CHARS;
     this.killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
     this.sandbox = new CommandSandbox(this.root, options.sandbox);
+    this.confined = new ConfinedFolder(this.root, 'inside');
   }
 
   /** Whether commands run in the sandbox. */
@@ -72,8 +78,9 @@ export class NodeWorkspace implements Workspace {
    * that start it themselves (terminals); `release` it once it has ended.
    * Throws a WorkspaceError when the sandbox is required and cannot run.
    */
-  commandLaunch(cwd: string): Promise<CommandLaunch> {
-    return this.sandbox.launch(cwd);
+  async commandLaunch(cwd: string, options: Pick<ExecOptions, 'coveredByEntries'> = {}): Promise<CommandLaunch> {
+    const launch = await this.sandbox.launch(cwd);
+    return options.coveredByEntries ? coveredCommandLaunch(launch, cwd, process.env) : launch;
   }
 
   async resolve(target: string): Promise<string> {
@@ -107,20 +114,39 @@ export class NodeWorkspace implements Workspace {
   }
 
   async writeFile(target: string, data: Uint8Array | string): Promise<void> {
-    const real = await this.resolve(target);
-    await fs.mkdir(path.dirname(real), { recursive: true });
-    await fs.writeFile(real, data);
+    const handle = await this.openForWriting(target);
+    try {
+      await handle.writeFile(data);
+    } finally {
+      await handle.close();
+    }
   }
 
   async writeFileParts(target: string, parts: readonly Uint8Array[]): Promise<void> {
-    const real = await this.resolve(target);
-    await fs.mkdir(path.dirname(real), { recursive: true });
-    const handle = await fs.open(real, 'w');
+    const handle = await this.openForWriting(target);
     try {
       await writeAll(handle, parts);
     } finally {
       await handle.close();
     }
+  }
+
+  /** Makes the folders on the way to `target` (inside the root, made as a write makes them), for a file another process writes. */
+  async makeParentFolders(target: string): Promise<void> {
+    const real = await this.resolve(target);
+    await this.confined.makeFolders(path.dirname(real)).catch((err: unknown) => Promise.reject(this.confinementError(target, err)));
+  }
+
+  /** The file opened for writing (created or truncated, folders made), reached without following a link out at the moment it is opened. */
+  private async openForWriting(target: string): Promise<FileHandle> {
+    const real = await this.resolve(target);
+    return this.confined.openFile(real).catch((err: unknown) => Promise.reject(this.confinementError(target, err)));
+  }
+
+  /** A refusal of the confined folder (something became a link since resolve() looked) in the words resolve() uses. */
+  private confinementError(target: string, err: unknown): unknown {
+    if (!(err instanceof LinkRefusedError) && !(err instanceof OutsideFolderError)) return err;
+    return new WorkspaceError(`Path "${target}" leads outside the workspace (${err.message}). Paths must stay inside the workspace root ${this.root}.`);
   }
 
   async readDirectory(target: string): Promise<DirectoryEntry[]> {
@@ -132,7 +158,7 @@ export class NodeWorkspace implements Workspace {
 
   async exec(command: string, options: ExecOptions): Promise<ExecResult> {
     const cwd = options.cwd === undefined ? this.root : await this.folder(options.cwd);
-    const launch = await this.sandbox.launch(cwd);
+    const launch = await this.commandLaunch(cwd, options);
     try {
       return await runCommand(command, {
         cwd,

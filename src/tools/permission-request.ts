@@ -77,10 +77,13 @@ export type AskFn = (request: PermissionRequest, signal: AbortSignal) => Promise
 
 /**
  * `answer` is a person's, when one was asked; `modified`, the arguments
- * they allowed the call with instead of the model's (its `answer` is allow_once).
+ * they allowed the call with instead of the model's (its `answer` is
+ * allow_once); `coveredByEntries`, set when nobody was asked because
+ * allow-list entries or "always" answers cover the command line (which
+ * then runs as covered-command.ts says).
  */
 export type PermissionVerdict =
-  | { allowed: true; how: 'policy' | 'remembered' | 'user' | 'hook'; answer?: PermissionAnswer; modified?: Record<string, unknown> }
+  | { allowed: true; how: 'policy' | 'remembered' | 'user' | 'hook'; answer?: PermissionAnswer; modified?: Record<string, unknown>; coveredByEntries?: true }
   | { allowed: false; reason: string; answer?: PermissionAnswer };
 
 /** How an approval asked outside any policy ended (see PermissionGate.askOnce). */

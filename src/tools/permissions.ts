@@ -5,8 +5,9 @@
  * through an AskFn. "Always" answers are remembered for the session.
  * Changes to protected paths are asked every time (protected-paths.ts).
  */
-import { isAbsolute, join } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { type CommandEntry, type CommandJudgement, covers, entryWithin, judgeCommand, parseEntry, uncoveredReason } from './command-rules';
+import { implicitRepositoriesMet, implicitRepositoryNote } from './implicit-repository';
 import { ProtectedPaths } from './protected-paths';
 import { RememberedAnswers } from './remembered-answers';
 
@@ -167,21 +168,36 @@ export class PermissionGate {
     const guarded = this.protectedTargets(request, judgement);
     if (guarded.length > 0) return this.authorizeProtected(request, guarded, judgement, signal);
     if (request.hook === 'allow') return this.deniedWithoutAsking(request, judgement) ?? { allowed: true, how: 'hook' };
-    const automatic = request.hook === 'ask' ? this.deniedWithoutAsking(request, judgement) : this.automaticVerdict(request, judgement);
+    const planted = this.implicitRepositories(request, judgement);
+    const automatic = request.hook === 'ask' ? this.deniedWithoutAsking(request, judgement) : this.automaticVerdict(request, judgement, planted);
     if (automatic && !(automatic.allowed && this.caps?.exhausted(request.category))) {
       if (automatic.allowed) this.caps?.count(request.category);
       return automatic;
     }
-    if (!this.ask) return { allowed: false, reason: this.nobodyToAsk(request, judgement) };
-    return this.answered(request, judgement, await this.ask(request, signal));
+    if (!this.ask) return { allowed: false, reason: this.nobodyToAsk(request, judgement, planted) };
+    const asked = planted === undefined ? request : { ...request, alwaysScope: `${request.alwaysScope}; asked every time: ${planted}` };
+    return this.answered(request, judgement, await this.ask(asked, signal));
   }
 
   /** Why a call that needs a person's answer is denied in a run where nobody can answer, and how to allow it. */
-  private nobodyToAsk(request: PermissionRequest, judgement: CommandJudgement | undefined): string {
+  private nobodyToAsk(request: PermissionRequest, judgement: CommandJudgement | undefined, planted: string | undefined): string {
     if (request.hook === 'ask') {
       return `Not run: a pre_tool_use hook asks for approval of ${request.title}, and nobody can be asked in this non-interactive run. To run such calls here, make the hook answer "allow" or nothing.`;
     }
-    return `Permission needed for ${request.title}, and nobody can be asked in this non-interactive run. To allow it, ${this.howToAllow(request.category)}.${this.notCoveredNote(judgement)}`;
+    const why = planted === undefined ? this.notCoveredNote(judgement) : ` (${planted[0]!.toUpperCase()}${planted.slice(1)}.)`;
+    return `Permission needed for ${request.title}, and nobody can be asked in this non-interactive run. To allow it, ${this.howToAllow(request.category)}.${why}`;
+  }
+
+  /**
+   * Why the command line is asked whatever entries cover it: its git would
+   * find a repository nothing protects (see implicit-repository.ts);
+   * undefined when it would not.
+   */
+  private implicitRepositories(request: PermissionRequest, judgement: CommandJudgement | undefined): string | undefined {
+    if (request.category !== 'execute' || !judgement) return undefined;
+    const root = this.protectedPaths.root;
+    const found = implicitRepositoriesMet(judgement, resolve(root, request.cwd ?? '.'));
+    return found.length > 0 ? implicitRepositoryNote(found, root) : undefined;
   }
 
   /** A call that changes protected paths: asked every time; denied, saying why, when nobody can be asked. */
@@ -256,16 +272,21 @@ export class PermissionGate {
     return { allowed: false, reason: `Permission denied by the user: ${request.title}. Do not retry it; ask or try another way.`, answer };
   }
 
-  /** The verdict without asking anyone (policy, allow-list, remembered answer); undefined when a person must decide. */
-  private automaticVerdict(request: PermissionRequest, judgement: CommandJudgement | undefined): PermissionVerdict | undefined {
+  /**
+   * The verdict without asking anyone (policy, allow-list, remembered
+   * answer); undefined when a person must decide. Entries never cover a
+   * line whose git meets a repository nothing protects (`planted`).
+   */
+  private automaticVerdict(request: PermissionRequest, judgement: CommandJudgement | undefined, planted: string | undefined): PermissionVerdict | undefined {
     const denied = this.deniedWithoutAsking(request, judgement);
     if (denied) return denied;
     const rule = this.forced[request.category] ?? this.policyRule(request);
     if (rule === 'allow') return { allowed: true, how: 'policy' };
     if (request.category === 'execute' && judgement) {
+      if (planted !== undefined) return undefined;
       const configured = entriesOf(this.policy.allowCommands);
-      if (covers(configured, judgement)) return { allowed: true, how: 'policy' };
-      if (covers([...configured, ...this.remembered.allowedCommands()], judgement)) return { allowed: true, how: 'remembered' };
+      if (covers(configured, judgement)) return { allowed: true, how: 'policy', coveredByEntries: true };
+      if (covers([...configured, ...this.remembered.allowedCommands()], judgement)) return { allowed: true, how: 'remembered', coveredByEntries: true };
       return undefined;
     }
     return this.remembered.categoryAnswer(request.category) ? { allowed: true, how: 'remembered' } : undefined;

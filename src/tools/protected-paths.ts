@@ -14,11 +14,12 @@
  * ancestor is resolved), with folder names compared without case and
  * without trailing dots or spaces, as case-insensitive file systems would.
  */
-import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { lstatSync, readlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { configHome } from '../config/paths';
 import { readRepositoryGitSync } from './repository-git';
+import { realPathOf } from '../vocabulary/real-paths';
 
 /** Folder names that are protected wherever they appear in a path. */
 export const PROTECTED_FOLDERS: readonly string[] = ['.crow', '.git', '.vscode'];
@@ -38,7 +39,8 @@ export interface ProtectedPathsOptions {
 }
 
 export class ProtectedPaths {
-  private readonly root: string;
+  /** The workspace root, absolute. */
+  readonly root: string;
   private readonly roots: string[];
   private guardedPaths: string[] | undefined;
   private readonly options: ProtectedPathsOptions;
@@ -48,10 +50,10 @@ export class ProtectedPaths {
 
   constructor(options: ProtectedPathsOptions = {}) {
     this.root = path.resolve(options.root ?? '.');
-    this.roots = distinct([this.root, realpathAllowingMissing(this.root)]);
+    this.roots = distinct([this.root, realPathOf(this.root)]);
     this.options = options;
     this.home = options.home ?? homedir();
-    this.homes = distinct([path.resolve(this.home), realpathAllowingMissing(path.resolve(this.home))]).filter((home) => this.roots.some((root) => within(home, root)));
+    this.homes = distinct([path.resolve(this.home), realPathOf(path.resolve(this.home))]).filter((home) => this.roots.some((root) => within(home, root)));
   }
 
   /**
@@ -70,7 +72,7 @@ export class ProtectedPaths {
 
   /** Whether `absolute` (or what it resolves to through symlinks) is protected. */
   isProtected(absolute: string): boolean {
-    return distinct([absolute, realpathAllowingMissing(absolute)]).some((candidate) => this.protectedAsWritten(candidate));
+    return distinct([absolute, realPathOf(absolute)]).some((candidate) => this.protectedAsWritten(candidate));
   }
 
   /** The config folder, git's code paths and where the workspace's protected folders link to, as written and real; worked out on first need. */
@@ -80,7 +82,7 @@ export class ProtectedPaths {
     const linked = PROTECTED_FOLDERS.flatMap((name) => linkTarget(path.join(this.root, name)) ?? []);
     const named = typeof given === 'function' ? given() : given;
     const guarded = [...(configHome ? [configHome] : []), ...named, ...linked].map((folder) => path.resolve(folder));
-    this.guardedPaths = distinct([...guarded, ...guarded.map(realpathAllowingMissing)]);
+    this.guardedPaths = distinct([...guarded, ...guarded.map((target) => realPathOf(target))]);
     return this.guardedPaths;
   }
 
@@ -130,7 +132,7 @@ export function linkTarget(link: string): string | undefined {
       return current === link ? undefined : current;
     }
     if (!stats.isSymbolicLink()) return current === link ? undefined : current;
-    current = realpathAllowingMissing(path.resolve(path.dirname(current), readlinkSync(current)));
+    current = realPathOf(path.resolve(path.dirname(current), readlinkSync(current)));
   }
   return undefined;
 }
@@ -150,20 +152,4 @@ function fold(value: string): string {
 
 function distinct(items: string[]): string[] {
   return [...new Set(items)];
-}
-
-/** `target` through symlinks: the nearest existing ancestor resolved, the rest appended; as given when nothing resolves. */
-function realpathAllowingMissing(target: string): string {
-  let existing = target;
-  const rest: string[] = [];
-  for (;;) {
-    try {
-      return path.join(realpathSync(existing), ...rest);
-    } catch {
-      const parent = path.dirname(existing);
-      if (parent === existing) return target;
-      rest.unshift(path.basename(existing));
-      existing = parent;
-    }
-  }
 }

@@ -25,24 +25,49 @@ import path from 'node:path';
 import { withoutSecrets } from '../config/secret-variables';
 import { childProcess } from '../vocabulary/first-use';
 
-/** Settings on every call of Crow's git: each turns off a way git runs a program nobody asked for. */
-export const GIT_CODE_OFF: readonly string[] = [
+/**
+ * Settings that take from git every program its configuration can name,
+ * whoever wrote that configuration: hooks, fsmonitor, pager, editors,
+ * askpass, ssh command and proxy, alternate-refs command, credential helper, upload-pack hook, interactive diff filter, signing
+ * programs (back to git's defaults), templates and the ext:: transport;
+ * and no bare repository git finds by itself (one planted in the
+ * workspace has a config of its own). Crow's own git runs with them, and
+ * so does every command that allow-list entries let run unasked (see
+ * covered-command.ts). Each turns a program off or back to git's default.
+ */
+export const GIT_PROGRAMS_OFF: readonly string[] = [
   `core.hooksPath=${devNull}`,
   'core.fsmonitor=false',
   'core.pager=cat',
   'core.editor=:',
   'sequence.editor=:',
   'core.askPass=',
-  'core.sshCommand=false',
+  'core.sshCommand=ssh',
   'core.gitProxy=',
   'core.alternateRefsCommand=',
-  'diff.external=',
   'credential.helper=',
-  'protocol.allow=never',
-  'submodule.recurse=false',
   'safe.bareRepository=explicit',
   'init.templateDir=',
   'uploadpack.packObjectsHook=',
+  'interactive.diffFilter=cat',
+  'gpg.program=gpg',
+  'gpg.openpgp.program=gpg',
+  'gpg.x509.program=gpgsm',
+  'gpg.ssh.program=ssh-keygen',
+  'gpg.ssh.defaultKeyCommand=',
+  'protocol.ext.allow=never',
+];
+
+/**
+ * Settings on every call of Crow's git: GIT_PROGRAMS_OFF, and no external
+ * diff, remote, submodule recursion, signing or tidying up, which it never
+ * needs (an empty diff.external makes `git diff` fail, which Crow never runs).
+ */
+export const GIT_CODE_OFF: readonly string[] = [
+  ...GIT_PROGRAMS_OFF,
+  'diff.external=',
+  'protocol.allow=never',
+  'submodule.recurse=false',
   'commit.gpgSign=false',
   'tag.gpgSign=false',
   'log.showSignature=false',
@@ -50,10 +75,21 @@ export const GIT_CODE_OFF: readonly string[] = [
   'maintenance.auto=false',
 ];
 
-/** Named config entries that run a program, and the overrides that turn each name off. */
+/** Variables that keep git from paging, opening an editor or prompting, whatever the configuration says. */
+const GIT_NO_INTERACTION = { GIT_TERMINAL_PROMPT: '0', GIT_PAGER: 'cat', GIT_EDITOR: ':' };
+
+/**
+ * What `git diff` runs instead of an external diff program the configuration
+ * names: no setting turns one off, so this says so and fails (a shell
+ * builtin, not a program of the repository). `--no-ext-diff` still diffs.
+ */
+const NO_EXTERNAL_DIFF = `echo "git: the external diff program git's configuration names does not run here; use git diff --no-ext-diff" >&2; false`;
+
+/** Config entries that run a program (most by a name of their own), and the overrides that turn each one off. */
 const NAMED_CODE: { key: RegExp; off: (name: string) => string[] }[] = [
   { key: /^filter\.(.+)\.(clean|smudge|process|required)$/, off: (n) => [`filter.${n}.clean=`, `filter.${n}.smudge=`, `filter.${n}.process=`, `filter.${n}.required=false`] },
-  { key: /^diff\.(.+)\.(command|textconv)$/, off: (n) => [`diff.${n}.command=`, `diff.${n}.textconv=`] },
+  { key: /^diff\.(.+)\.(command|textconv)$/, off: (n) => [`diff.${n}.command=${NO_EXTERNAL_DIFF}`, `diff.${n}.textconv=cat`] },
+  { key: /^diff\.external$/, off: () => [`diff.external=${NO_EXTERNAL_DIFF}`] },
   { key: /^merge\.(.+)\.driver$/, off: (n) => [`merge.${n}.driver=`] },
   { key: /^hook\.(.+)\.(command|event|enabled)$/, off: (n) => [`hook.${n}.event=`, `hook.${n}.enabled=false`] },
   { key: /^mergetool\.(.+)\.cmd$/, off: (n) => [`mergetool.${n}.cmd=`] },
@@ -64,7 +100,7 @@ const NAMED_CODE: { key: RegExp; off: (name: string) => string[] }[] = [
 
 /** Config keys whose value is a program (or a command line) git runs. */
 const RUNS_PROGRAM =
-  /^(core\.(fsmonitor|pager|editor|sshcommand|askpass|gitproxy|alternaterefscommand)|sequence\.editor|diff\.external|gpg\.(.+\.)?program|credential\.(.+\.)?helper|filter\..+\.(clean|smudge|process)|diff\..+\.(command|textconv)|merge\..+\.driver|hook\..+\.command|(merge|diff)tool\..+\.cmd|trailer\..+\.(cmd|command)|uploadpack\.packobjectshook|pager\..+)$/;
+  /^(core\.(fsmonitor|pager|editor|sshcommand|askpass|gitproxy|alternaterefscommand)|sequence\.editor|diff\.external|gpg\.(.+\.)?program|credential\.(.+\.)?helper|filter\..+\.(clean|smudge|process)|diff\..+\.(command|textconv)|merge\..+\.driver|hook\..+\.command|(merge|diff)tool\..+\.cmd|trailer\..+\.(cmd|command)|uploadpack\.packobjectshook|interactive\.difffilter|gpg\.ssh\.defaultkeycommand|pager\..+)$/;
 
 /** What the repository's git config asks git to run, and how Crow's git turns it off. */
 export interface RepositoryGit {
@@ -96,7 +132,25 @@ export function safeGitArgs(repository: RepositoryGit, args: readonly string[]):
  */
 export function gitEnvironment(env: NodeJS.ProcessEnv, hidden: readonly string[] = []): NodeJS.ProcessEnv {
   const kept = Object.entries(withoutSecrets(env, hidden)).filter(([name]) => !name.toUpperCase().startsWith('GIT_'));
-  return { ...Object.fromEntries(kept), GIT_TERMINAL_PROMPT: '0', GIT_PAGER: 'cat', GIT_EDITOR: ':' };
+  return { ...Object.fromEntries(kept), ...GIT_NO_INTERACTION };
+}
+
+/**
+ * Variables that give a command, and every git it starts, GIT_PROGRAMS_OFF
+ * and `repository`'s overrides as git's `-c` would (GIT_CONFIG_COUNT,
+ * GIT_CONFIG_KEY_n, GIT_CONFIG_VALUE_n: configuration of the command line,
+ * which wins over every file), without pager, editor or prompt. They
+ * replace any GIT_CONFIG_COUNT list the environment held.
+ */
+export function gitProgramsOffVariables(repository: RepositoryGit): Record<string, string> {
+  const settings = [...GIT_PROGRAMS_OFF, ...repository.overrides];
+  const variables: Record<string, string> = { ...GIT_NO_INTERACTION, GIT_CONFIG_COUNT: String(settings.length) };
+  settings.forEach((setting, i) => {
+    const equals = setting.indexOf('=');
+    variables[`GIT_CONFIG_KEY_${i}`] = setting.slice(0, equals);
+    variables[`GIT_CONFIG_VALUE_${i}`] = setting.slice(equals + 1);
+  });
+  return variables;
 }
 
 /** Reads the config git would use in `cwd` (without running anything of it); no config when git is missing or fails. */
@@ -121,6 +175,8 @@ function listArgs(): string[] {
 interface ConfigEntry {
   /** The file the entry is in (absolute), undefined when it came from elsewhere (command line, blob). */
   file?: string;
+  /** The entry came from the command line: one of Crow's own settings, not the repository's. */
+  commandLine?: true;
   /** Section and name lower-cased, subsection as written: `filter.My.clean`. */
   key: string;
   value?: string;
@@ -136,7 +192,8 @@ export function parseConfigList(text: string, cwd: string): ConfigEntry[] {
     const newline = record.indexOf('\n');
     const key = newline < 0 ? record : record.slice(0, newline);
     const file = origin.startsWith('file:') ? path.resolve(cwd, origin.slice('file:'.length)) : undefined;
-    entries.push({ key, ...(file !== undefined ? { file } : {}), ...(newline >= 0 ? { value: record.slice(newline + 1) } : {}) });
+    const commandLine = origin.startsWith('command line:');
+    entries.push({ key, ...(file !== undefined ? { file } : {}), ...(commandLine ? { commandLine } : {}), ...(newline >= 0 ? { value: record.slice(newline + 1) } : {}) });
   }
   return entries;
 }
@@ -150,6 +207,7 @@ export function repositoryGitOf(listing: string, cwd: string, env: NodeJS.Proces
   const codePaths = new Set<string>();
   let problem: string | undefined;
   for (const entry of entries) {
+    if (entry.commandLine) continue;
     if (entry.file !== undefined) codePaths.add(entry.file);
     const lower = lowerKey(entry.key);
     for (const { key, off } of NAMED_CODE) {
@@ -157,7 +215,7 @@ export function repositoryGitOf(listing: string, cwd: string, env: NodeJS.Proces
       if (!match) continue;
       const name = entry.key.slice(entry.key.indexOf('.') + 1, entry.key.lastIndexOf('.'));
       if (/[=\n\0]/.test(name)) {
-        problem ??= `the git config (${entry.file ?? 'command line'}) names a ${entry.key.split('.')[0]} "${name}" that Crow cannot turn off for its own git calls; rename it, or remove it from that file`;
+        problem ??= `the git config (${entry.file ?? 'command line'}) names a ${entry.key.split('.')[0]} "${name}" that Crow cannot turn off when it runs git; rename it, or remove it from that file`;
       } else {
         for (const setting of off(name)) overrides.add(setting);
       }

@@ -13,36 +13,9 @@
  * (`-ni` holds `-i`), and a word known only at run time (a variable, a
  * glob, a substitution) could be any option, so it counts as one.
  */
-import { sedScriptRisk } from './sed-script';
+import { FILE_TOOL_RISKS } from './file-tool-risks';
+import { type ProgramRisks, type RiskyOption, option, writer } from './risky-option';
 import type { SimpleCommand } from './shell-syntax';
-
-/** One option (`--output`, `-o`) or positional word (`foreach`) that writes a file or runs code. */
-interface RiskyOption {
-  names: readonly string[];
-  why: string;
-  /** Its value is a path it writes (checked against the protected paths too). */
-  writes?: true;
-}
-
-interface ProgramRisks {
-  /** Options dangerous wherever they appear after the program. */
-  any?: readonly RiskyOption[];
-  /** Options dangerous before the subcommand (git's global options). */
-  global?: readonly RiskyOption[];
-  /** Per subcommand: its dangerous options or words, or why the subcommand itself is dangerous. */
-  subcommands?: Readonly<Record<string, readonly RiskyOption[] | string>>;
-  /** Global options taking a separate value, to find the subcommand past them. */
-  globalValues?: ReadonlySet<string>;
-  /** Long options may be written with one dash (`-exec`, as Go's flag package allows). */
-  singleDashLong?: true;
-  /** `NAME=value` arguments override the program's variables (make: `SHELL=...`). */
-  assignments?: string;
-  /** Looks into an argument that is a program of its own (sed scripts). */
-  script?: (args: readonly (string | undefined)[]) => string | undefined;
-}
-
-const option = (why: string, ...names: string[]): RiskyOption => ({ names, why });
-const writer = (why: string, ...names: string[]): RiskyOption => ({ names, why, writes: true });
 
 const GIT_OUTPUT = writer('writes its output to any file', '--output', '--output-directory');
 const GIT_FETCH = option('runs the program it names on the other side of a fetch', '--upload-pack', '-u', '--exec');
@@ -69,7 +42,6 @@ const GIT: ProgramRisks = {
     difftool: [option('runs the command it is given', '-x', '--extcmd')],
     grep: [option('opens matches in the program it names', '-O', '--open-files-in-pager')],
     bundle: [option('writes a bundle to any file', 'create')],
-    apply: [option('writes outside the work tree', '--unsafe-paths')],
     config: [option('changes your own or the system\'s git configuration', '--global', '--system', '--file', '-f', '--edit', '-e')],
     'send-email': [option('runs the programs it names', '--to-cmd', '--cc-cmd', '--sendmail-cmd', '--smtp-server')],
     'filter-branch': 'runs the shell code of its filters',
@@ -77,6 +49,7 @@ const GIT: ProgramRisks = {
     credential: 'runs credential helpers and prints what they return',
     instaweb: 'starts a web server program',
     daemon: 'serves the repository to the network',
+    help: 'shows help in the viewer or browser git\'s configuration names',
   },
 };
 
@@ -164,46 +137,10 @@ const GO: ProgramRisks = {
   subcommands: { env: [option('changes go\'s own settings (GOFLAGS can name a program)', '-w', '-u')], generate: 'runs the commands the source files name' },
 };
 
-const SED: ProgramRisks = {
-  any: [option('edits files in place', '-i', '--in-place'), option('reads its script from a file, which can run commands', '-f', '--file')],
-  script: sedScriptRisk,
-};
-
-const AWK: ProgramRisks = {
-  any: [option('reads its program from a file or loads extensions', '-f', '--file', '-i', '--include', '-l', '--load', '-E', '--exec')],
-  script: (args) =>
-    args.some((word) => word === undefined || /system\s*\(|[|>]|@load|@include/.test(word))
-      ? 'its program can run commands or write files (system, |, >)'
-      : undefined,
-};
-
-const RG: ProgramRisks = { any: [option('runs the program it names on each file', '--pre', '--hostname-bin')] };
-const SORT: ProgramRisks = { any: [writer('writes its output to any file', '-o', '--output'), option('runs the program it names', '--compress-program')] };
-const TAR: ProgramRisks = {
-  any: [
-    option('runs the program it names', '--to-command', '--checkpoint-action', '-I', '--use-compress-program', '-F', '--info-script', '--new-volume-script', '--rsh-command'),
-    option('extracts or creates into another folder', '-C', '--directory'),
-  ],
-};
-const CURL: ProgramRisks = {
-  any: [
-    writer('writes what it fetches to any file', '-o', '--output', '-O', '--remote-name', '--output-dir', '-D', '--dump-header', '-c', '--cookie-jar', '--trace', '--trace-ascii', '--libcurl', '--stderr', '--etag-save', '--hsts', '--alt-svc'),
-    option('reads options from a file', '-K', '--config'),
-  ],
-};
-const WGET: ProgramRisks = {
-  any: [
-    writer('writes what it fetches to any file', '-O', '--output-document', '-o', '--output-file', '-a', '--append-output', '-P', '--directory-prefix'),
-    option('runs wgetrc commands or programs', '-e', '--execute', '--config', '--use-askpass'),
-  ],
-};
-const SSH: ProgramRisks = { any: [option('can run a local command (ProxyCommand, LocalCommand)', '-o', '-F', '-S', '-e', '--rsh', '--rsync-path')] };
 const PIP: ProgramRisks = {
   any: [writer('installs into another folder', '--target', '-t', '--prefix', '--root', '--src')],
   subcommands: { config: [PACKAGE_CONFIG] },
 };
-const PATCH: ProgramRisks = { any: [writer('writes its output to any file', '-o', '--output')] };
-const ZIP: ProgramRisks = { any: [option('runs the program it names to test the archive', '-TT', '--unzip-command')] };
 
 /** The table per program name. Programs missing here (ls, cat, grep, head, wc...) have no option that writes or runs code. */
 const PROGRAMS: Readonly<Record<string, ProgramRisks>> = {
@@ -226,24 +163,9 @@ const PROGRAMS: Readonly<Record<string, ProgramRisks>> = {
   gmake: MAKE,
   cargo: CARGO,
   go: GO,
-  sed: SED,
-  gsed: SED,
-  awk: AWK,
-  gawk: AWK,
-  mawk: AWK,
-  nawk: AWK,
-  rg: RG,
-  sort: SORT,
-  tar: TAR,
-  curl: CURL,
-  wget: WGET,
-  ssh: SSH,
-  scp: SSH,
-  rsync: SSH,
   pip: PIP,
   pip3: PIP,
-  patch: PATCH,
-  zip: ZIP,
+  ...FILE_TOOL_RISKS,
 };
 
 /** Where a command uses an option that writes files or runs code: the index of the word in `command.words`, and why. */
@@ -284,7 +206,26 @@ export function riskyUses(command: SimpleCommand): { uses: RiskyUse[]; writes: {
   });
   const scriptRisk = table.script?.(args);
   if (scriptRisk !== undefined) found.uses.push({ index: 1, why: `${name}: ${scriptRisk}` });
+  const output = table.output && outputOperand(args, table.output);
+  if (output !== undefined) {
+    found.uses.push({ index: output + 1, why: `${name} ${table.output!.why}` });
+    found.writes.push({ path: args[output]!, tilde: command.tilde[output + 1] ?? false });
+  }
   return found;
+}
+
+/** Where the operand a program writes is (see ProgramRisks.output), when the command has it and it is literal. */
+function outputOperand(args: readonly (string | undefined)[], output: NonNullable<ProgramRisks['output']>): number | undefined {
+  let seen = 0;
+  let afterDashes = false;
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i];
+    if (!afterDashes && word === '--') afterDashes = true;
+    else if (!afterDashes && word !== undefined && word.startsWith('-') && word !== '-') {
+      if (output.valued.has(word)) i++;
+    } else if (seen++ === output.operand) return word === undefined ? undefined : i;
+  }
+  return undefined;
 }
 
 /** Where the subcommand is: the first word past the global options (and their values); -1 when there is none. */
@@ -301,6 +242,7 @@ function subcommandIndex(args: readonly (string | undefined)[], table: ProgramRi
 
 /** Whether `word` spells option `name`, its abbreviation, or holds it in a cluster of short options. */
 function matches(word: string, name: string, table: ProgramRisks, afterDashes: boolean): boolean {
+  if (name === '+') return !afterDashes && word.startsWith('+');
   if (!name.startsWith('-')) return word === name;
   if (afterDashes || !word.startsWith('-') || word === '-' || word === '--') return false;
   if (name.includes('=')) return word === name;

@@ -10,42 +10,56 @@
  * stale anyway can only claim a sandbox that then fails to start loudly,
  * never run a command unsandboxed. Used only when the environment names a
  * home or cache folder (tests calling the probe with a bare environment
- * never touch the user's).
+ * never touch the user's), and only from a folder and file of crow's own
+ * (config/private-files.ts): another user's answer is never taken, and one
+ * that fails the check is replaced by the next probe's.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, readlinkSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { cacheHome, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../config/paths';
+import { readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { cacheHome } from '../config/paths';
+import { privateFolderProblem, readPrivateFile, writePrivateFile } from '../config/private-files';
 
 /** What allows or forbids unprivileged user namespaces (Debian, Ubuntu's AppArmor, the global limit). */
 const SYSCTLS = ['/proc/sys/kernel/unprivileged_userns_clone', '/proc/sys/kernel/apparmor_restrict_unprivileged_userns', '/proc/sys/user/max_user_namespaces'];
 /** Machines (keys) remembered; the oldest is dropped past this. */
 const KEPT = 8;
+/**
+ * What a kept answer vouches for, part of the key: raised whenever the
+ * probe checks more, so an answer an older probe gave never stands for the
+ * newer sandbox. 2: commands run with every capability dropped in a user
+ * namespace of their own, checked inside.
+ */
+const PROBE_VERSION = 2;
 
-interface Entry {
-  key: string;
+/** What the probe found out about a bwrap that works (see SandboxProbe). */
+export interface KeptProbe {
   sizedTmp: boolean;
+  forbidsUserNamespaces: boolean;
 }
 
-/** The kept answer for `bwrap` here: whether it caps /tmp; undefined when none is kept (or no cache is used). */
-export function keptProbe(bwrap: string, env: NodeJS.ProcessEnv): { sizedTmp: boolean } | undefined {
+interface Entry extends KeptProbe {
+  key: string;
+}
+
+/** The kept answer for `bwrap` here; undefined when none is kept (or no cache is used). */
+export function keptProbe(bwrap: string, env: NodeJS.ProcessEnv): KeptProbe | undefined {
   const file = cacheFile(env);
   const key = file && machineKey(bwrap);
   if (!file || !key) return undefined;
   const found = readEntries(file).find((entry) => entry.key === key);
-  return found ? { sizedTmp: found.sizedTmp } : undefined;
+  return found ? { sizedTmp: found.sizedTmp, forbidsUserNamespaces: found.forbidsUserNamespaces } : undefined;
 }
 
 /** Keeps that `bwrap` works here (best effort: a cache that cannot be written changes nothing). */
-export function keepProbe(bwrap: string, sizedTmp: boolean, env: NodeJS.ProcessEnv): void {
+export function keepProbe(bwrap: string, answer: KeptProbe, env: NodeJS.ProcessEnv): void {
   const file = cacheFile(env);
   const key = file && machineKey(bwrap);
   if (!file || !key) return;
   try {
-    const entries = [{ key, sizedTmp }, ...readEntries(file).filter((entry) => entry.key !== key)].slice(0, KEPT);
-    mkdirSync(join(file, '..'), { recursive: true, mode: PRIVATE_DIR_MODE });
-    writeFileSync(`${file}.${process.pid}.tmp`, JSON.stringify(entries), { mode: PRIVATE_FILE_MODE });
-    renameSync(`${file}.${process.pid}.tmp`, file);
+    if (privateFolderProblem(dirname(file), { create: true, disposable: true }) !== undefined) return;
+    const entries = [{ key, ...answer }, ...readEntries(file).filter((entry) => entry.key !== key)].slice(0, KEPT);
+    writePrivateFile(file, JSON.stringify(entries));
   } catch {
     // Only slower next time.
   }
@@ -57,10 +71,16 @@ function cacheFile(env: NodeJS.ProcessEnv): string | undefined {
   return folder ? join(cacheHome({ XDG_CACHE_HOME: folder }), 'sandbox-probe.json') : undefined;
 }
 
+/** The entries of crow's own cache file; none from a file or folder that is not its own. */
 function readEntries(file: string): Entry[] {
   try {
-    const value = JSON.parse(readFileSync(file, 'utf8')) as unknown;
-    return Array.isArray(value) ? value.filter((entry): entry is Entry => typeof entry?.key === 'string' && typeof entry.sizedTmp === 'boolean') : [];
+    if (privateFolderProblem(dirname(file)) !== undefined) return [];
+    const kept = readPrivateFile(file);
+    if (!('bytes' in kept)) return [];
+    const value = JSON.parse(kept.bytes.toString('utf8')) as unknown;
+    return Array.isArray(value)
+      ? value.filter((entry): entry is Entry => typeof entry?.key === 'string' && typeof entry.sizedTmp === 'boolean' && typeof entry.forbidsUserNamespaces === 'boolean')
+      : [];
   } catch {
     return [];
   }
@@ -72,6 +92,7 @@ function machineKey(bwrap: string): string | undefined {
     const real = realpathSync(bwrap);
     const binary = statSync(real);
     const parts = [
+      PROBE_VERSION,
       real,
       binary.ino,
       binary.size,

@@ -6,13 +6,15 @@
  * read_file opens these files and nothing else outside the workspace:
  * `owns` accepts only an absolute path in this very folder, written exactly
  * as it was handed out (no `..`, no doubled slashes), whose name is one this
- * store gives; `read` refuses a folder or file that is a symbolic link and
- * anything but a regular file.
+ * store gives; `read` refuses a folder or file that is a symbolic link,
+ * anything but a regular file, and a folder or file that is not crow's own
+ * (config/private-files.ts): what the model reads back is what crow wrote.
  */
 import { randomBytes } from 'node:crypto';
 import { constants, type promises as fsp, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../config/paths';
+import { privateFileProblem, privateFolderProblem } from '../config/private-files';
 import { errorText } from '../vocabulary/text';
 
 /** One output kept whole: where, and how big. */
@@ -73,7 +75,7 @@ export class SavedOutputs {
     const missing = new Error(`No saved output at ${file}: only the paths tool results name can be read this way.`);
     if (!this.owns(file)) throw missing;
     const folder = await fs.lstat(this.folder).catch(() => undefined);
-    if (!folder?.isDirectory()) throw missing;
+    if (!folder?.isDirectory() || privateFolderProblem(this.folder) !== undefined) throw missing;
     let handle: fsp.FileHandle;
     try {
       handle = await fs.open(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
@@ -81,7 +83,7 @@ export class SavedOutputs {
       throw missing;
     }
     try {
-      if (!(await handle.stat()).isFile()) throw missing;
+      if (privateFileProblem(await handle.stat(), file) !== undefined) throw missing;
       return await handle.readFile();
     } finally {
       await handle.close();

@@ -8,9 +8,10 @@
 
 /** Why the sed script in `args` (a sed command's arguments) writes or runs something; undefined when it does neither. */
 export function sedScriptRisk(args: readonly (string | undefined)[]): string | undefined {
-  const scripts = scriptsOf(args);
-  if (scripts === 'sandboxed') return undefined;
-  for (const script of scripts) {
+  const parsed = parseSedArguments(args);
+  if (parsed.sandboxed) return undefined;
+  if (parsed.unreadable !== undefined) return `its options cannot be read (${parsed.unreadable})`;
+  for (const script of parsed.scripts) {
     if (script === undefined) return 'its script is known only when it runs';
     const risk = scriptRisk(script);
     if (risk !== undefined) return risk;
@@ -18,31 +19,72 @@ export function sedScriptRisk(args: readonly (string | undefined)[]): string | u
   return undefined;
 }
 
-/** The script texts: each -e/--expression value, or else the first operand. With --sandbox, sed itself refuses e, w and r. */
-function scriptsOf(args: readonly (string | undefined)[]): (string | undefined)[] | 'sandboxed' {
+/** GNU sed's long options; getopt takes any unambiguous prefix of one (`--expr`, `--l`). */
+const LONG_OPTIONS = [
+  'debug', 'expression', 'file', 'follow-symlinks', 'help', 'in-place', 'line-length', 'null-data', 'posix', 'quiet', 'regexp-extended', 'sandbox',
+  'separate', 'silent', 'unbuffered', 'version', 'zero-terminated',
+];
+/** Long options whose value, when not after `=`, is the next word. */
+const LONG_WITH_VALUE = new Set(['expression', 'file', 'line-length']);
+/** Short options that take a value: the rest of their cluster, or else the next word (`-nl 5`, `-ne p`). */
+const SHORT_WITH_VALUE = new Set(['e', 'f', 'l']);
+/** Short options without a value; `i` takes the rest of its cluster as a suffix. */
+const SHORT_FLAGS = new Set(['n', 's', 'E', 'r', 'u', 'z', 'b']);
+
+/** A sed command's arguments as GNU sed reads them. */
+export interface SedArguments {
+  /** Each -e/--expression value, or else the first operand; undefined where only known when it runs. */
+  scripts: (string | undefined)[];
+  /** The input files (what -i edits): the operands past the script. */
+  files: (string | undefined)[];
+  /** --sandbox: sed itself refuses e, w and r. */
+  sandboxed: boolean;
+  /** An option sed would not take, which makes the rest unreadable. */
+  unreadable?: string;
+}
+
+/** Reads `args` as GNU sed's getopt does: options anywhere before `--`, clusters (`-nl 5`), unambiguous prefixes of long options (`--expr`). */
+export function parseSedArguments(args: readonly (string | undefined)[]): SedArguments {
   const expressions: (string | undefined)[] = [];
-  let firstOperand: string | undefined;
-  let sawOperand = false;
+  const operands: (string | undefined)[] = [];
+  let sandboxed = false;
+  let fromFile = false;
   for (let i = 0; i < args.length; i++) {
     const word = args[i];
-    if (word === '--sandbox') return 'sandboxed';
     if (word === undefined || !word.startsWith('-') || word === '-') {
-      if (!sawOperand) firstOperand = word;
-      sawOperand = true;
-      continue;
-    }
-    if (word === '--') {
-      if (!sawOperand && i + 1 < args.length) firstOperand = args[i + 1];
-      sawOperand = true;
+      operands.push(word);
+    } else if (word === '--') {
+      operands.push(...args.slice(i + 1));
       break;
+    } else if (word.startsWith('--')) {
+      const equals = word.indexOf('=');
+      const given = word.slice(2, equals < 0 ? undefined : equals);
+      const name = LONG_OPTIONS.includes(given) ? given : singleMatch(LONG_OPTIONS.filter((candidate) => candidate.startsWith(given)));
+      if (name === undefined) return { scripts: [], files: [], sandboxed, unreadable: word };
+      const value = equals >= 0 ? word.slice(equals + 1) : LONG_WITH_VALUE.has(name) ? args[++i] : undefined;
+      if (name === 'expression') expressions.push(value);
+      if (name === 'file') fromFile = true;
+      if (name === 'sandbox') sandboxed = true;
+    } else {
+      for (let at = 1; at < word.length; at++) {
+        const letter = word[at]!;
+        if (letter === 'i') break;
+        if (SHORT_WITH_VALUE.has(letter)) {
+          const value = at + 1 < word.length ? word.slice(at + 1) : args[++i];
+          if (letter === 'e') expressions.push(value);
+          if (letter === 'f') fromFile = true;
+          break;
+        }
+        if (!SHORT_FLAGS.has(letter)) return { scripts: [], files: [], sandboxed, unreadable: word };
+      }
     }
-    if (word.startsWith('--expression=')) expressions.push(word.slice('--expression='.length));
-    else if (word === '--expression' || /^-[a-zA-Z]*e$/.test(word)) expressions.push(args[++i]);
-    else if (/^-[a-zA-Z]*e./.test(word)) expressions.push(word.slice(word.indexOf('e') + 1));
-    else if (word === '-l' || word === '--line-length') i++;
   }
-  if (expressions.length > 0) return expressions;
-  return sawOperand ? [firstOperand] : [];
+  const scriptOperand = expressions.length === 0 && !fromFile && operands.length > 0;
+  return { scripts: scriptOperand ? [operands[0]] : expressions, files: scriptOperand ? operands.slice(1) : operands, sandboxed };
+}
+
+function singleMatch(candidates: readonly string[]): string | undefined {
+  return candidates.length === 1 ? candidates[0] : undefined;
 }
 
 const NO_ARGUMENT = new Set(['=', 'd', 'D', 'g', 'G', 'h', 'H', 'n', 'N', 'p', 'P', 'x', 'z', 'F', '}']);

@@ -93,6 +93,12 @@ export interface ToolContext {
    * hook that replaced the model's arguments.
    */
   hookDecision?: { rule?: 'allow' | 'ask'; rewrittenBy?: string };
+  /**
+   * Set while a call runs because allow-list entries or "always" answers
+   * cover its command line, nobody asked: they vouch for its words alone,
+   * so the command runs under the rules of covered-command.ts.
+   */
+  coveredByEntries?: boolean;
 }
 
 /**

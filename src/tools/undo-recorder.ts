@@ -19,6 +19,13 @@ export interface UndoRecorder {
   beforeCommand(signal: AbortSignal): Promise<CommandWatch>;
   /** A command is about to be asked for (its call is still streaming from the model): work for beforeCommand may start now. */
   expectCommand?(): void;
+  /**
+   * The model is being asked, and may answer with a command: the prompt's
+   * record of the tree may start now, beside the model's answer, so the
+   * first command of the prompt finds it made (only the first ask of a
+   * prompt starts it).
+   */
+  beforeModelCall?(): void;
   /** A checkpoint here, before the next change: its id, by which the workspace can be restored to this moment; undefined when nothing records. */
   checkpoint?(): string | undefined;
 }

@@ -28,6 +28,12 @@ export interface ExecOptions {
   signal: AbortSignal;
   /** Called with output chunks as they arrive (stdout and stderr interleaved). */
   onOutput?: (chunk: string) => void;
+  /**
+   * Allow-list entries or "always" answers let the command run unasked: it
+   * runs under the rules they assume (covered-command.ts), git running no
+   * program its configuration names.
+   */
+  coveredByEntries?: boolean;
 }
 
 export interface ExecResult {

@@ -1,12 +1,15 @@
 /**
  * Credentials the vendors' SDKs and tools read from the environment never
- * reach a command the model runs, sandbox on or off: not by name, and not
- * turned around (`rev`) or re-encoded (`base64`) past the output redactor.
- * Through the real binary, on loopback.
+ * reach a command the model runs, sandbox on or off, nor a hook: not by
+ * name, and not turned around (`rev`) or re-encoded (`base64`) past the
+ * output redactor. Found by name (database, CI and cloud names too) and by
+ * value (a URL with a password, a connection string's key, a vendor's
+ * token, a provider's key under another name), and redacted from what is
+ * stored. Through the real binary, on loopback.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
@@ -31,7 +34,29 @@ const CREDENTIALS: Record<string, string> = {
   NPM_TOKEN: 'npm_npmtoken0123456789abcdef',
   // A name the user's config gives a provider key, which no pattern knows.
   CORP_LLM: 'corp-llm-0123456789abcdef',
+  // Database, cache, CI and cloud names.
+  PGPASSWORD: 'pg-password-0123456789abcdef',
+  MYSQL_PWD: 'mysql-pwd-0123456789abcdef',
+  REDISCLI_AUTH: 'redis-auth-0123456789abcdef',
+  AZURE_DEVOPS_EXT_PAT: 'azure-devops-pat-0123456789abcdef',
+  CI_JOB_JWT: 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJqb2IifQ.ci-job-jwt-signature',
+  // By value: a URL holding a password, a connection string's key, a token in its vendor's form, a provider's key under another name.
+  DATABASE_URL: 'postgres://app:db-url-password-0123456789@db.internal:5432/app',
+  AZURE_STORAGE_CONNECTION_STRING: 'DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=azure-account-key-0123456789abcdef;EndpointSuffix=core.windows.net',
+  DEPLOY_HELPER: 'ghp_deployhelper0123456789abcdefghijklmn',
+  MY_CLAUDE: 'sk-ant-test-key-0123456789',
 };
+
+/** Variables a build needs that are no credential, and must still reach commands and hooks. */
+const ORDINARY: Record<string, string> = {
+  SSH_AUTH_SOCK: '/run/user/ssh-agent.socket',
+  PGUSER: 'app',
+  PGHOST: 'db.internal',
+  PLAIN_URL: 'https://example.com/path',
+};
+
+/** The user's config naming CORP_LLM as a provider's key variable. */
+const CORP_PROVIDER = '[providers.corp]\ntype = "openai"\nbase_url = "http://127.0.0.1:9/v1"\napi_key_env = "CORP_LLM"\n';
 
 /** Every way a value could come back to the model: as is, reversed, in base64. */
 function spellings(value: string): string[] {
@@ -59,10 +84,7 @@ function suite(route: 'sandbox off' | 'sandbox on'): void {
     workspace = mkdtempSync(join(tmpdir(), 'crow-scrub-ws-'));
     execFileSync('git', ['init', '-q'], { cwd: workspace });
     mkdirSync(join(home, 'config/crow-agent'), { recursive: true });
-    writeFileSync(
-      join(home, 'config/crow-agent/config.toml'),
-      '[providers.corp]\ntype = "openai"\nbase_url = "http://127.0.0.1:9/v1"\napi_key_env = "CORP_LLM"\n',
-    );
+    writeFileSync(join(home, 'config/crow-agent/config.toml'), CORP_PROVIDER);
   });
   afterEach(() => {
     rmSync(home, { recursive: true, force: true });
@@ -70,7 +92,7 @@ function suite(route: 'sandbox off' | 'sandbox on'): void {
   });
 
   it(`${route}: no credential variable reaches a command, by name, reversed or in base64`, async () => {
-    const names = Object.keys(CREDENTIALS);
+    const names = [...Object.keys(CREDENTIALS), ...Object.keys(ORDINARY)];
     server.enqueue(
       'anthropic',
       { blocks: [{ type: 'tool_call', name: 'bash', arguments: { command: 'env | rev; echo; env | base64 -w0; echo; echo listed' } }] },
@@ -86,6 +108,7 @@ function suite(route: 'sandbox off' | 'sandbox on'): void {
       ANTHROPIC_BASE_URL: server.anthropicBaseUrl,
       CROW_SANDBOX: route === 'sandbox off' ? 'off' : 'required',
       ...CREDENTIALS,
+      ...ORDINARY,
     });
     const run = await runCrow(['run', 'Look around', '--cwd', workspace, '--provider', 'anthropic', '--model', 'claude-test', '--allow', 'execute'], env, workspace);
     assert.equal(run.code, 0, run.stderr);
@@ -97,6 +120,78 @@ function suite(route: 'sandbox off' | 'sandbox on'): void {
       for (const spelling of spellings(value)) assert.ok(!seen.includes(spelling), `${name} reached a command (${spelling})`);
       assert.ok(!seen.includes([...`${name}=`].reverse().join('')), `${name} is still set for commands`);
     }
+    for (const [name, value] of Object.entries(ORDINARY)) assert.ok(seen.includes([...value].reverse().join('')), `${name} reached the command`);
+  });
+}
+
+/** Every file under `folder`, read whole. */
+function allFilesIn(folder: string): string {
+  return readdirSync(folder, { recursive: true, encoding: 'utf8' })
+    .map((name) => join(folder, name))
+    .filter((path) => statSync(path).isFile())
+    .map((path) => readFileSync(path, 'utf8'))
+    .join('\n');
+}
+
+function hooksAndRecords(): void {
+  let server: FakeLlmServer;
+  let home: string;
+  let workspace: string;
+  let env: NodeJS.ProcessEnv;
+
+  before(async () => (server = await FakeLlmServer.start()));
+  after(() => server.close());
+  beforeEach(() => {
+    server.reset();
+    home = mkdtempSync(join(tmpdir(), 'crow-scrub-home-'));
+    workspace = mkdtempSync(join(tmpdir(), 'crow-scrub-ws-'));
+    mkdirSync(join(home, 'config/crow-agent'), { recursive: true });
+    writeFileSync(join(home, 'config/crow-agent/config.toml'), CORP_PROVIDER);
+    env = isolatedEnv(home, { ANTHROPIC_API_KEY: 'sk-ant-test-key-0123456789', ANTHROPIC_BASE_URL: server.anthropicBaseUrl, CROW_SANDBOX: 'off', ...CREDENTIALS, ...ORDINARY });
+  });
+  afterEach(() => {
+    rmSync(home, { recursive: true, force: true });
+    rmSync(workspace, { recursive: true, force: true });
+  });
+
+  it('no credential variable reaches a hook, and the ordinary ones do', async () => {
+    const dump = join(home, 'hook-env');
+    writeFileSync(
+      join(home, 'config/crow-agent/config.toml'),
+      `${CORP_PROVIDER}\n[[hooks]]\nevent = "user_prompt_submit"\ncommand = ${JSON.stringify(`cat > /dev/null; env > '${dump}'`)}\n`,
+    );
+    server.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Hi.' }] });
+    const run = await runCrow(['run', 'Hello', '--provider', 'anthropic', '--model', 'claude-test', '--no-undo'], env, workspace);
+    assert.equal(run.code, 0, run.stderr);
+    const seen = readFileSync(dump, 'utf8');
+    assert.match(seen, /^CROW_PROJECT_DIR=/m, 'the hook ran');
+    for (const [name, value] of Object.entries(CREDENTIALS)) {
+      assert.doesNotMatch(seen, new RegExp(`^${name}=`, 'm'), `${name} reached the hook`);
+      assert.ok(!seen.includes(value), `the value of ${name} reached the hook`);
+    }
+    for (const name of Object.keys(ORDINARY)) assert.match(seen, new RegExp(`^${name}=`, 'm'), `${name} reached the hook`);
+  });
+
+  it('what is stored (history, events, trace) and what crow trace prints hold none of the credentials', async () => {
+    const all = Object.values(CREDENTIALS);
+    const secrets = all.join(' ');
+    server.enqueue(
+      'anthropic',
+      { blocks: [{ type: 'tool_call', name: 'think', arguments: { thought: `Noting ${secrets}` } }] },
+      { blocks: [{ type: 'text', text: `Seen: ${secrets}` }] },
+    );
+    const run = await runCrow(['run', `Remember ${secrets}`, '--provider', 'anthropic', '--model', 'claude-test', '--no-undo'], env, workspace);
+    assert.equal(run.code, 0, run.stderr);
+    const stored = allFilesIn(join(home, 'data'));
+    assert.match(stored, /\[REDACTED\]/);
+    const [id] = readdirSync(join(home, 'data', 'crow-agent', 'sessions'));
+    const trace = await runCrow(['trace', id!, '--json'], env, workspace);
+    assert.equal(trace.code, 0, trace.stderr);
+    for (const [name, value] of Object.entries(CREDENTIALS)) {
+      assert.ok(!stored.includes(value), `the value of ${name} was stored`);
+      assert.ok(!trace.stdout.includes(value), `the value of ${name} is in the trace`);
+    }
+    assert.ok(!stored.includes('db-url-password-0123456789'), "the URL's password on its own too");
   });
 }
 
@@ -104,4 +199,5 @@ describe('credential variables and the commands the model runs', function () {
   this.timeout(30_000);
   describe('without the sandbox', () => suite('sandbox off'));
   describeSandboxed('in the sandbox', () => suite('sandbox on'));
+  describe('hooks and what is stored', hooksAndRecords);
 });

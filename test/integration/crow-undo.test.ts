@@ -7,10 +7,10 @@ import type { CliIO } from '../../src/adapters/cli/cli-io';
 import { undoCommand } from '../../src/adapters/cli/undo-command';
 import { dataHome } from '../../src/config/paths';
 import { ACPSession } from '../../src/session/acp-session';
-import { GitSnapshotManager } from '../../src/session/git-snapshots';
+import { GitSnapshotManager } from '../../src/journal/git-snapshots';
 import { SessionStore } from '../../src/session/session-store';
-import { UndoLog } from '../../src/session/undo-log';
-import { SessionUndo } from '../../src/session/undo-point';
+import { UndoLog } from '../../src/journal/undo-log';
+import { SessionUndo } from '../../src/journal/undo-point';
 
 /** An in-memory terminal: what the command wrote, and the lines it will read. */
 class FakeIO implements CliIO {

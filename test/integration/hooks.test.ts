@@ -58,6 +58,22 @@ describe('hooks through the real crow run', function () {
     assert.match(lastUserText(llm.requestsFor('anthropic')[1]!.body), /Created a\.js.*\[The post_tool_use hook .* says: lint: missing semicolon in a\.js\]/);
   });
 
+  it('post_tool_use: what a hook changes is recorded with the prompt, so crow undo puts it back too', async () => {
+    execFileSync('git', ['init', '-q'], { cwd: root });
+    writeFileSync(join(root, 'style.css'), 'a{}\n');
+    // A formatter that also rewrites a file the agent never named.
+    config(hookToml('post_tool_use', script('format.sh', `cat > /dev/null\necho "a { }" > ${join(root, 'style.css')}\necho made > ${join(root, 'formatted.log')}\n`), 'write_file'));
+    llm.enqueue('anthropic', call('write_file', { path: 'a.js', content: 'let a = 1;\n' }), text('Done.'));
+    const run = await runCrow(['run', 'Write a.js', '--json', '--allow', 'all'], env, root);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(readFileSync(join(root, 'style.css'), 'utf8'), 'a { }\n', 'the hook ran');
+    const undo = await runCrow(['undo', '--yes'], env, root);
+    assert.equal(undo.code, 0, undo.stderr);
+    assert.equal(readFileSync(join(root, 'style.css'), 'utf8'), 'a{}\n', 'what the hook changed is back');
+    assert.throws(() => readFileSync(join(root, 'formatted.log')), 'what the hook made is gone');
+    assert.throws(() => readFileSync(join(root, 'a.js')), 'and the agent\'s own file');
+  });
+
   it('user_prompt_submit: a block keeps the prompt from the model and says why; printed text becomes context', async () => {
     config(hookToml('user_prompt_submit', script('secrets.sh', 'grep -q password && { echo "the prompt holds a password" >&2; exit 2; }\necho "Today is release day."\n')));
     const blocked = await crow('my password is hunter2');
@@ -148,5 +164,41 @@ describe('hooks through the real crow run', function () {
     assert.equal((await crowRun.exited).code, 130);
     await until(() => !sleeping(), 'the hook to stop', 5_000);
     assert.throws(() => readFileSync(join(root, 'ran.txt')), 'the call did not run');
+  });
+
+  describe('a Claude Code settings file of an untrusted folder, reached through a link', () => {
+    let link: string;
+    beforeEach(() => {
+      // The workspace's own .claude/settings.json: a hook that leaves a mark when it runs.
+      mkdirSync(join(root, '.claude'));
+      const hooks = { hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: `touch ${join(home, 'hook-ran')}` }] }] } };
+      writeFileSync(join(root, '.claude', 'settings.json'), JSON.stringify(hooks));
+      link = join(home, 'ws-link');
+      execFileSync('ln', ['-s', root, link]);
+    });
+
+    it('is the workspace\'s when the user lists it by a path through a link: it does not run until the folder is trusted', async () => {
+      config(`claude_hooks = ["${join(link, '.claude', 'settings.json')}"]\n`);
+      llm.enqueue('anthropic', text('Hi.'));
+      const run = await crow('Hello');
+      assert.equal(run.code, 0, run.stderr);
+      assert.throws(() => readFileSync(join(home, 'hook-ran')), 'the folder\'s hook did not run');
+    });
+
+    it('is the workspace\'s when crow starts with --cwd through a link: it does not run until the folder is trusted', async () => {
+      config(`claude_hooks = ["${join(root, '.claude', 'settings.json')}"]\n`);
+      llm.enqueue('anthropic', text('Hi.'));
+      const run = await runCrow(['run', 'Hello', '--json', '--allow', 'all', '--no-undo', '--cwd', link], env, home);
+      assert.equal(run.code, 0, run.stderr);
+      assert.throws(() => readFileSync(join(home, 'hook-ran')), 'the folder\'s hook did not run');
+    });
+
+    it('runs once the folder is trusted', async () => {
+      config(`claude_hooks = ["${join(link, '.claude', 'settings.json')}"]\n`);
+      assert.equal((await runCrow(['trust', '--yes', '--cwd', root], env, root)).code, 0);
+      llm.enqueue('anthropic', text('Hi.'));
+      assert.equal((await crow('Hello')).code, 0);
+      readFileSync(join(home, 'hook-ran'));
+    });
   });
 });

@@ -138,7 +138,7 @@ describe('subagents: the task tool', () => {
     assert.equal(taskSpan.children[0]!.span.attributes['gen_ai.usage.input_tokens'], scoutTokens, "the subagent's own span has the same figure");
 
     // The markdown export links the child's transcript from the task call, and back (seed 002).
-    const exported = exportMarkdown(store, session.id, join(data, 'export'));
+    const exported = await exportMarkdown(store, session.id, join(data, 'export'));
     const child = `subagent-scout-${children[0]!.id.slice(0, 8)}`;
     assert.match(readFileSync(join(exported, 'lead.md'), 'utf8'), new RegExp(`### → task[\\s\\S]*Subagent transcript: \\[\\[${child}\\]\\]`));
     assert.match(readFileSync(join(exported, `${child}.md`), 'utf8'), /^parent: "\[\[lead\]\]"$/m);

@@ -55,6 +55,8 @@ interface FakeTerminal {
  */
 export class TestClient {
   readonly notifications: SessionNotification[] = [];
+  /** When each notification arrived (performance.now()), by its index in `notifications`: for benchmarks. */
+  readonly arrivedAt: number[] = [];
   /** Updates and permission requests in arrival order, e.g. `tool_call w1` and `permission w1`. */
   readonly arrivals: string[] = [];
   readonly permissionRequests: RequestPermissionRequest[] = [];
@@ -73,6 +75,7 @@ export class TestClient {
       .client({ name: 'crow-test-client' })
       .onNotification('session/update', ({ params }) => {
         this.notifications.push(params);
+        this.arrivedAt.push(performance.now());
         const update = params.update;
         this.arrivals.push('toolCallId' in update ? `${update.sessionUpdate} ${update.toolCallId}` : update.sessionUpdate);
         this.wake();

@@ -1,4 +1,4 @@
-import { GitSnapshotManager } from '../../src/session/git-snapshots';
+import { GitSnapshotManager } from '../../src/journal/git-snapshots';
 
 /** A snapshot manager whose whole-workspace tracks wait until the test opens the gate: a repository too large to record in time, on demand. */
 export class GatedSnapshots extends GitSnapshotManager {

@@ -10,7 +10,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 const SRC = resolve(__dirname, '../../src');
 
 /** Top to bottom: each layer may use the ones after it. */
-const LAYERS = ['adapters', 'eval', 'host', 'speckit', 'agents', 'mcp', 'engine', 'session', 'tools', 'telemetry', 'llm', 'config', 'vocabulary', 'testing'];
+const LAYERS = ['adapters', 'eval', 'host', 'speckit', 'agents', 'journal', 'mcp', 'engine', 'session', 'tools', 'telemetry', 'llm', 'config', 'vocabulary', 'testing'];
 
 /** `testing/` (the fake LLM server) stands apart: used by tests, bench and the demo, it uses nothing of the engine. */
 const STANDALONE = new Set(['testing']);

@@ -1,8 +1,9 @@
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { format } from 'node:util';
-import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../config/paths';
+import { PRIVATE_FILE_MODE } from '../../config/paths';
+import { privateFolderProblem } from '../../config/private-files';
 import { Redactor } from '../../telemetry/redact';
 
 export type LogLevel = 'info' | 'warn' | 'error';
@@ -26,7 +27,8 @@ export function logFolder(env: NodeJS.ProcessEnv): string {
  * Every line passes the session redactor of src/telemetry (secret-looking
  * environment variables, credentials in headers) and every folder's own
  * redactor learnt since (its configured key variables).
- * A log file that cannot be opened is reported once on stderr and skipped.
+ * A log file that cannot be opened, or whose folder is not crow's own
+ * (config/private-files.ts), is reported once on stderr and skipped.
  */
 export function createAcpLogger(env: NodeJS.ProcessEnv, stderr: NodeJS.WritableStream): AcpLogger {
   const redactors: Redactor[] = [new Redactor(env)];
@@ -65,13 +67,17 @@ export function captureConsole(logger: AcpLogger): () => void {
 function openLogFile(env: NodeJS.ProcessEnv, stderr: NodeJS.WritableStream): WriteStream | undefined {
   const folder = logFolder(env);
   const path = join(folder, `acp-${new Date().toISOString().slice(0, 10)}.log`);
+  const problem = privateFolderProblem(folder, { create: true });
+  if (problem !== undefined) {
+    stderr.write(`crow acp: not writing a log file where another user could read or change it: ${problem}\n`);
+    return undefined;
+  }
   try {
-    mkdirSync(folder, { recursive: true, mode: PRIVATE_DIR_MODE });
     const stream = createWriteStream(path, { flags: 'a', mode: PRIVATE_FILE_MODE });
     stream.on('error', (err) => stderr.write(`crow acp: cannot write the log file ${path}: ${err.message}\n`));
     return stream;
   } catch (err) {
-    stderr.write(`crow acp: cannot create the log folder ${folder}: ${(err as Error).message}\n`);
+    stderr.write(`crow acp: cannot open the log file ${path}: ${(err as Error).message}\n`);
     return undefined;
   }
 }

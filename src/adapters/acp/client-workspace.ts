@@ -1,5 +1,3 @@
-import { mkdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import type { AgentContext, ClientCapabilities, TerminalHandle } from '@agentclientprotocol/sdk';
 import { inheritingCommandLine, type SandboxOptions } from '../../tools/command-sandbox';
 import type { NodeWorkspace } from '../../tools/node-workspace';
@@ -100,7 +98,7 @@ export class ClientWorkspace implements Workspace {
     const text = typeof data === 'string' ? data : utf8(data);
     if (!this.bridge.capabilities?.fs?.writeTextFile || text === undefined) return this.local.writeFile(path, data);
     const absolute = await this.local.resolve(path);
-    await mkdir(dirname(absolute), { recursive: true });
+    await this.local.makeParentFolders(absolute);
     await this.bridge.client.request('fs/write_text_file', { sessionId: this.bridge.sessionId, path: absolute, content: text });
   }
 
@@ -108,7 +106,7 @@ export class ClientWorkspace implements Workspace {
     if (!this.bridge.capabilities?.terminal) return this.local.exec(command, options);
     const cwd = await this.folder(options.cwd);
     // The client's terminal runs the command as the Node backend would: scrubbed, in the same sandbox.
-    const launch = await this.local.commandLaunch(cwd);
+    const launch = await this.local.commandLaunch(cwd, options);
     const [program, ...args] = inheritingCommandLine(launch, ['bash', '-c', command]) as [string, ...string[]];
     const terminal = await this.bridge.client
       .createTerminal({ sessionId: this.bridge.sessionId, command: program, args, cwd, outputByteLimit: TERMINAL_OUTPUT_BYTES })

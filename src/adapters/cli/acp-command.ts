@@ -88,7 +88,7 @@ function sessionSetup(env: NodeJS.ProcessEnv, logger: AcpLogger): SessionSetup {
   // Required here, not imported: providers, tools and storage load on the first session request.
   const { folderCatalog } = require('../acp/default-catalog') as typeof import('../acp/default-catalog');
   const { SessionStore } = require('../../session/session-store') as typeof import('../../session/session-store');
-  const { forkSession } = require('../../host/fork') as typeof import('../../host/fork');
+  const { forkSession } = require('../../journal/fork') as typeof import('../../journal/fork');
   const data = dataHome(env);
   const store = new SessionStore({ dataHome: data, warn: (message) => logger.log('warn', message) });
   return {

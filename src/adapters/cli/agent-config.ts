@@ -5,6 +5,7 @@
  * with --project; `get` prints the value in force and where it comes from.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { ConfinedFolder } from '../../tools/confined-folder';
 import { basename, dirname } from 'node:path';
 import type { z } from 'zod';
 import { stringify } from 'smol-toml';
@@ -47,7 +48,7 @@ export function getAgentSetting(place: Place, key: AgentKey, keyText: string, io
 }
 
 /** Changes the field in the layer's copy of the definition, after checking the new file alone and the agents as a whole. */
-export function setAgentSetting(place: Place & { layer: OverrideLayer }, key: AgentKey, keyText: string, text: string, io: CliIO): number {
+export async function setAgentSetting(place: Place & { layer: OverrideLayer }, key: AgentKey, keyText: string, text: string, io: CliIO): Promise<number> {
   const definition = inForce(place, key, io.env);
   const field = fieldOf(key, definition);
   const value = fieldValue(schemaOf(definition), field, text);
@@ -56,13 +57,13 @@ export function setAgentSetting(place: Place & { layer: OverrideLayer }, key: Ag
   const file = { path: target.file, stem: basename(target.file, '.md'), text: updated };
   const parsed = definition.kind === 'base' ? parseBaseAgent(file, BUILTIN_TOOL_NAMES) : parseACPAgent(file);
   if (parsed.problems.length > 0) return refuse(parsed.problems.map(formatProblem), target.file, io);
-  mkdirSync(dirname(target.file), { recursive: true });
-  writeFileSync(target.file, updated);
+  const files = definitionFiles(place);
+  await files.write(target.file, updated);
   // What only shows among all the agents (a coagent the flow cannot use, a replaced definition an untrusted folder may not replace).
   const after = AgentRegistry.load(place.root, io.env, { trusted: place.trusted }).errors.filter((problem) => problem.file === target.file);
   if (after.length > 0) {
-    if (target.copiedFrom !== undefined) rmSync(target.file, { force: true });
-    else writeFileSync(target.file, target.text);
+    if (target.copiedFrom !== undefined) await files.remove(target.file);
+    else await files.write(target.file, target.text);
     return refuse(after.map(formatProblem), target.file, io);
   }
   const copied = target.copiedFrom !== undefined ? `; a new override of ${target.copiedFrom}` : '';
@@ -71,6 +72,25 @@ export function setAgentSetting(place: Place & { layer: OverrideLayer }, key: Ag
     io.stderr.write(`crow: in this folder ${definition.file} still wins over yours; add --project to change that one.\n`);
   }
   return 0;
+}
+
+/**
+ * How the layer's definition file is written: a project's without following
+ * a link out of the project (one there was planted, not chosen); the user's
+ * own as the user keeps it (their config may well be a link into dotfiles).
+ */
+function definitionFiles(place: Place & { layer: OverrideLayer }): { write(file: string, text: string): Promise<void>; remove(file: string): Promise<void> } {
+  if (place.layer === 'project') {
+    const project = new ConfinedFolder(place.root, 'inside');
+    return { write: (file, text) => project.writeFile(file, text), remove: async (file) => void (await project.remove(file)) };
+  }
+  return {
+    write: async (file, text) => {
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, text);
+    },
+    remove: async (file) => rmSync(file, { force: true }),
+  };
 }
 
 function refuse(problems: string[], file: string, io: CliIO): number {

@@ -6,15 +6,16 @@
  */
 import { resolve } from 'node:path';
 import { dataHome } from '../../config/paths';
-import { listCheckpoints } from '../../host/checkpoints';
-import { forkSession } from '../../host/fork';
-import { applyRewind, checkpointNumbered, checkpointTitle, describeRewind, nothingToRewind, planRewind, recordRewind, RewindError, type RewindMode, type RewindPlan } from '../../host/rewind';
+import { listCheckpoints } from '../../journal/checkpoint-list';
+import { forkSession } from '../../journal/fork';
+import { applyRewind, checkpointNumbered, checkpointTitle, describeRewind, nothingToRewind, planRewind, recordRewind, RewindError, type RewindMode, type RewindPlan } from '../../journal/rewind';
 import { SessionInUseError } from '../../session/session-lock';
 import { SessionStore } from '../../session/session-store';
-import { RestoreError } from '../../session/snapshot-restore';
-import { countFiles } from '../../session/undo-plan';
+import { LinksInTheWayError, RestoreError } from '../../journal/snapshot-restore';
+import { countFiles } from '../../journal/restore-plan';
 import { commandArgs, positiveInteger } from './cli-args';
 import { UsageError, type CliIO } from './cli-io';
+import { askToRestore } from './restore-question';
 import { styleFor } from './terminal-style';
 
 function storeOf(io: CliIO): SessionStore {
@@ -94,6 +95,10 @@ export async function undoToCheckpoint(
       io.stderr.write(`crow: ${err.message}\n`);
       return 1;
     }
+    if (err instanceof LinksInTheWayError) {
+      io.stderr.write(`crow: rewind stopped: ${err.message}\n`);
+      return 1;
+    }
     if (!controller.signal.aborted) throw err;
     io.stderr.write('crow: cancelled; nothing was restored.\n');
     return 130;
@@ -114,19 +119,8 @@ async function confirmAndApply(scope: Parameters<typeof applyRewind>[0], plan: R
   io.stdout.write(`Rewind session ${scope.session.id} to checkpoint ${title}:\n`);
   for (const change of plan.files?.changes ?? []) io.stdout.write(`  ${change.status.padEnd(8)}  ${change.path}\n`);
   io.stdout.write(`${describeRewind(plan)}\n`);
-  if (!yes) {
-    io.stderr.write(`${style.yellow('?')} ${style.bold('Rewind?')} [y/N] `);
-    const answer = await io.readLine(signal);
-    signal.throwIfAborted();
-    if (answer === undefined) {
-      io.stderr.write('\ncrow: nothing restored: no answer came on stdin, so crow cannot ask. Run it again with --yes.\n');
-      return 2;
-    }
-    if (!/^y(es)?$/i.test(answer.trim())) {
-      io.stderr.write('Nothing restored.\n');
-      return 1;
-    }
-  }
+  const declined = yes ? undefined : await askToRestore(io, 'Rewind?', style, signal);
+  if (declined !== undefined) return declined;
   try {
     const applied = await applyRewind(scope, plan, signal);
     const files = plan.files ? ` Restored ${countFiles(applied)}${plan.files.userIndex ? ' and the git index' : ''}.` : '';

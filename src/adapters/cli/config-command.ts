@@ -17,10 +17,12 @@ import {
   SettingsFileSchema,
   type SettingsDocument,
   validateDocument,
+  documentText,
   writeDocument,
 } from '../../config/settings-file';
 import { parseKeyPath, parseValue, withValueAt } from '../../config/settings-keys';
 import { agentKeyOf } from '../../config/agent-keys';
+import { ConfinedFolder } from '../../tools/confined-folder';
 import { getAgentSetting, setAgentSetting } from './agent-config';
 import { commandArgs, workspaceFolder } from './cli-args';
 import { UsageError, type CliIO } from './cli-io';
@@ -82,8 +84,8 @@ export async function configCommand(argv: string[], io: CliIO): Promise<number> 
       const [key, value] = argument(rest, 2, 'crow config set KEY VALUE [--project]');
       const agent = agentKeyOf(parseKeyPath(key!));
       const trusted = await trustedFolder(root, io);
-      if (agent) return setAgentSetting({ root, trusted, layer: values.project ? 'project' : 'user' }, agent, key!, value!, io);
-      const code = setSetting(file, key!, value!, io, { root, trusted, project: values.project });
+      if (agent) return await setAgentSetting({ root, trusted, layer: values.project ? 'project' : 'user' }, agent, key!, value!, io);
+      const code = await setSetting(file, key!, value!, io, { root, trusted, project: values.project });
       if (code === 0 && values.project) await tellIfIgnored(root, joinPath(parseKeyPath(key!)), io);
       return code;
     }
@@ -121,7 +123,7 @@ function getSetting(root: string, key: string, io: CliIO, trusted: boolean): num
  * settings once merged with the other file (a provider without a type only
  * shows then); on any problem nothing is written.
  */
-function setSetting(file: string, key: string, text: string, io: CliIO, context: { root: string; trusted: boolean; project: boolean }): number {
+async function setSetting(file: string, key: string, text: string, io: CliIO, context: { root: string; trusted: boolean; project: boolean }): Promise<number> {
   const path = knownKey(key);
   const raw = readRawDocument(file);
   if ('problem' in raw) throw new ConfigError(formatProblem(raw.problem));
@@ -137,7 +139,9 @@ function setSetting(file: string, key: string, text: string, io: CliIO, context:
     io.stderr.write(`crow: nothing was written to ${file}.\n`);
     return 2;
   }
-  writeDocument(file, updated);
+  // A project's file is written without following a link out of the project: one there was planted, not chosen.
+  if (context.project) await new ConfinedFolder(context.root, 'inside').writeFile(file, documentText(updated));
+  else writeDocument(file, updated);
   io.stdout.write(`${joinPath(path)} = ${printable(value)} (in ${file})\n`);
   return 0;
 }

@@ -8,30 +8,37 @@
  * started about 40 ms sooner from the launcher's cache. Where Node offers
  * its compile cache it is turned on as well, for the modules loaded later
  * (the terminal markdown renderer, the OTLP exporter, the MCP SDK).
- * The caches live in crow's own cache folder, readable by its owner only;
- * NODE_DISABLE_COMPILE_CACHE turns both off.
+ * Both caches hold code this process runs, so they are used only from a
+ * folder of crow's own (config/private-files.ts: this user's, 0700, nothing
+ * above it another user can change), and the launcher's cache file only
+ * when it is this user's own 0600 file, read without following a link; a
+ * file that fails is removed and written anew, a folder that fails is not
+ * used at all (the run is only slower). The cache's name carries the
+ * bundle's content hash, computed by the build (esbuild.mjs) and embedded
+ * here, besides its size and time: V8 itself checks only the source's
+ * length. NODE_DISABLE_COMPILE_CACHE turns both off.
  */
 import { isAscii } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readSync, rmSync } from 'node:fs';
 import * as nodeModule from 'node:module';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
-import { cacheHome, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../config/paths';
+import { cacheHome } from '../../config/paths';
+import { privateFolderProblem, readPrivateFile, removeEntry, writePrivateFile } from '../../config/private-files';
 
 const BUNDLE = join(__dirname, 'crow-cli.js');
 
-/** The private cache folder, made if needed; undefined when caching is off or the folder cannot be made. */
+/** SHA-256 of dist/crow-cli.js as the build wrote it (esbuild.mjs defines it); empty in a watch build, which keeps no code cache of its own. */
+declare const CROW_BUNDLE_SHA256: string;
+const BUNDLE_SHA256 = typeof CROW_BUNDLE_SHA256 === 'string' ? CROW_BUNDLE_SHA256 : '';
+
+/** The private cache folder, made if needed; undefined when caching is off or no folder of crow's own can be had. */
 function cacheFolder(): string | undefined {
   if (process.env.NODE_DISABLE_COMPILE_CACHE) return undefined;
-  try {
-    const directory = join(cacheHome(), 'compile-cache');
-    mkdirSync(directory, { recursive: true, mode: PRIVATE_DIR_MODE });
-    return directory;
-  } catch {
-    // A cache that cannot be kept only costs speed.
-    return undefined;
-  }
+  const directory = join(cacheHome(), 'compile-cache');
+  // A cache that cannot be kept, or not kept safely, only costs speed.
+  return privateFolderProblem(directory, { create: true, disposable: true }) === undefined ? directory : undefined;
 }
 
 /**
@@ -48,21 +55,18 @@ function loadWithCodeCache(folder: string): boolean {
     const { source, size, mtimeMs } = wrappedBundle();
     // V8 rejects a cache made under other flags: each set of Node options gets its own, rather than one rewritten by turns.
     const flags = JSON.stringify([process.execArgv, process.env.NODE_OPTIONS ?? '']);
-    const key = createHash('sha256').update(`${process.version} ${process.arch} ${BUNDLE} ${size} ${mtimeMs} ${flags}`).digest('hex').slice(0, 32);
+    const key = createHash('sha256').update(`${process.version} ${process.arch} ${BUNDLE} ${BUNDLE_SHA256} ${size} ${mtimeMs} ${flags}`).digest('hex').slice(0, 32);
     const file = join(folder, `crow-cli-${key}.v8cache`);
-    let cachedData: Buffer | undefined;
-    try {
-      cachedData = readFileSync(file);
-    } catch {
-      cachedData = undefined;
-    }
+    const kept = readPrivateFile(file);
+    // Not crow's own (another user's, shared, a link): never loaded, and replaced by this run's.
+    if ('problem' in kept) removeEntry(file);
+    const cachedData = 'bytes' in kept ? kept.bytes : undefined;
     const script = new Script(source, { filename: BUNDLE, ...(cachedData ? { cachedData } : {}) });
     run = script.runInThisContext() as (...args: unknown[]) => unknown;
     if (!cachedData || script.cachedDataRejected) {
       save = () => {
         try {
-          writeFileSync(`${file}.${process.pid}`, script.createCachedData(), { mode: PRIVATE_FILE_MODE });
-          renameSync(`${file}.${process.pid}`, file);
+          writePrivateFile(file, script.createCachedData());
           dropOldCaches(folder);
         } catch {
           // Only slower next time.
@@ -111,7 +115,7 @@ const KEPT_CACHES = 4;
 function dropOldCaches(folder: string): void {
   const caches = readdirSync(folder)
     .filter((name) => /^crow-cli-[0-9a-f]{32}\.v8cache$/.test(name))
-    .map((name) => ({ name, written: statSync(join(folder, name)).mtimeMs }))
+    .map((name) => ({ name, written: lstatSync(join(folder, name)).mtimeMs }))
     .sort((a, b) => b.written - a.written);
   for (const { name } of caches.slice(KEPT_CACHES)) rmSync(join(folder, name), { force: true });
 }
@@ -125,4 +129,4 @@ if (folder && enableCompileCache) {
     // As above: only speed.
   }
 }
-if (!folder || !loadWithCodeCache(folder)) require('./crow-cli');
+if (!folder || BUNDLE_SHA256 === '' || !loadWithCodeCache(folder)) require('./crow-cli');

@@ -123,7 +123,7 @@ function artifactLines(meta: SessionMeta): string {
   return `${lines.join('\n')}\n`;
 }
 
-function exportSession(store: SessionStore, argv: string[], io: CliIO): number {
+async function exportSession(store: SessionStore, argv: string[], io: CliIO): Promise<number> {
   const { values, positionals } = commandArgs('sessions export', argv, { format: { type: 'string', default: 'md' }, out: { type: 'string' } });
   if (values.help) return help(io);
   const id = sessionId(store, positionals, 'export');
@@ -136,7 +136,7 @@ function exportSession(store: SessionStore, argv: string[], io: CliIO): number {
     return 0;
   }
   if (values.format !== 'md') throw new UsageError(`--format must be md, json or metadata, not "${values.format}".`);
-  const folder = exportMarkdown(store, id, resolve(io.cwd, values.out ?? '.'));
+  const folder = await exportMarkdown(store, id, resolve(io.cwd, values.out ?? '.'));
   io.stdout.write(`Exported to ${folder}\n`);
   return 0;
 }

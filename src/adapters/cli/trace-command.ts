@@ -23,7 +23,8 @@ URL and, on a terminal, opens it in the default browser (xdg-open, open or
 start; --no-open to only print it). The URL carries a random token, without
 which (or the cookie its first load sets) nothing is served; the browser is
 opened with a one-time code instead, so the token is never in a process's
-arguments. Ctrl-C stops it.
+arguments, and only a program of yours can use that code (on Linux).
+Ctrl-C stops it.
 
 SESSION is an id from crow sessions list, or any unique start of one.`;
 
@@ -109,8 +110,9 @@ const OPENER_WAIT_MS = 5_000;
 type Opened = { ok: true; opener: string } | { ok: false; why: string };
 
 /**
- * Starts the platform's opener on `url` (a one-time URL: the opener's
- * arguments are readable by every local user), detached, without our
+ * Starts the platform's opener on `url` (a one-time URL only a process of
+ * this user can redeem: the opener's arguments are readable by every local
+ * user), detached, without our
  * credentials in its environment, and waits for its verdict: its exit
  * status (xdg-open exits 3 when no browser is found), or, when it keeps
  * running (an opener that waits for the browser it started), success.

@@ -6,9 +6,11 @@
  * cookie the first load with it sets (HttpOnly, SameSite=Strict), which
  * redirects to the clean URL; other requests get 401, and requests naming
  * another Host (DNS rebinding) 403. The browser opener is given another URL
- * (`?code=`): its code opens the viewer once, within a minute, so the
- * token never appears in a process's arguments, where any local user can
- * read it (/proc/PID/cmdline). Routes: `/` (the page), `/viewer.js`, `/viewer.css`,
+ * (`?code=`), so the token never appears in a process's arguments, where
+ * any local user can read it (/proc/PID/cmdline): its code opens the
+ * viewer once, within a minute, and only for a connection from a process
+ * of the user running crow (loopback-peer.ts), so another user who reads
+ * it there gets 401 and leaves it to the person's browser. Routes: `/` (the page), `/viewer.js`, `/viewer.css`,
  * `/spans` (every stored span, JSON) and `/events` (Server-Sent Events: each
  * span record appended to trace.jsonl from the moment the client connects,
  * as a plain message; whether the session is being recorded, as a
@@ -21,6 +23,7 @@ import { join } from 'node:path';
 import type { SpanRecord } from '../../telemetry/span';
 import { followTrace } from '../../telemetry/trace-follow';
 import { newAccessToken, sameSecret } from './access-token';
+import { fromThisUser } from './loopback-peer';
 
 export interface TraceServeOptions {
   /** The session's trace.jsonl, followed for live updates. */
@@ -38,7 +41,7 @@ export interface TraceServeOptions {
 export interface TraceServer {
   /** http://127.0.0.1:PORT/?token=TOKEN: what a person opens; printed, never passed to a program. */
   readonly url: string;
-  /** http://127.0.0.1:PORT/?code=CODE, for a browser opener's arguments: good for one load, within ONE_TIME_CODE_MS. */
+  /** http://127.0.0.1:PORT/?code=CODE, for a browser opener's arguments: good for one load by a process of this user, within ONE_TIME_CODE_MS. */
   oneTimeUrl(): string;
   close(): Promise<void>;
 }
@@ -97,9 +100,10 @@ export async function serveTrace(options: TraceServeOptions): Promise<TraceServe
   const cookie = (): string => `crow_trace_${port}`;
   /** Codes not used yet, with when each stops working. */
   const codes = new Map<string, number>();
-  /** Whether `given` is a live one-time code; true once only. */
-  const redeem = (given: string | null): boolean => {
-    if (given === null) return false;
+  /** Whether `given` is a live one-time code presented by a process of this user; true once only. */
+  const redeem = (given: string | null, request: IncomingMessage): boolean => {
+    // Another user's try does not use the code up: the person's browser still gets in with it.
+    if (given === null || !fromThisUser(request.socket)) return false;
     for (const [code, expires] of codes) {
       if (Date.now() >= expires) codes.delete(code);
       else if (sameSecret(given, code)) return codes.delete(code);
@@ -112,7 +116,7 @@ export async function serveTrace(options: TraceServeOptions): Promise<TraceServe
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
     const path = url.pathname;
     const given = url.searchParams.get('token');
-    if ((given !== null && sameSecret(given, token)) || (path === '/' && redeem(url.searchParams.get('code')))) {
+    if ((given !== null && sameSecret(given, token)) || (path === '/' && redeem(url.searchParams.get('code'), request))) {
       if (path === '/') {
         // The token leaves the address bar (and history); the cookie carries it from here on.
         response.writeHead(303, { ...headers('text/plain; charset=utf-8'), Location: '/', 'Set-Cookie': `${cookie()}=${token}; HttpOnly; SameSite=Strict; Path=/` });

@@ -1,17 +1,18 @@
 import { dataHome } from '../../config/paths';
-import { GitError } from '../../session/git-runner';
-import { GitSnapshotManager } from '../../session/git-snapshots';
-import { RestoreError } from '../../session/snapshot-restore';
-import { restoredNote, tellAgents } from '../../host/agent-notes';
+import { GitError } from '../../journal/git-runner';
+import { GitSnapshotManager } from '../../journal/git-snapshots';
+import { LinksInTheWayError, RestoreError } from '../../journal/snapshot-restore';
+import { restoredNote, tellAgents } from '../../session/agent-notes';
 import { SessionInUseError } from '../../session/session-lock';
 import { SessionStore, UnknownSessionError } from '../../session/session-store';
 import type { ACPSession } from '../../session/acp-session';
-import { UndoLog, type UndoEntry } from '../../session/undo-log';
-import { countFiles, countPlanned, nothingToUndo, PLANNED, planUndo, type PlannedChange, type UndoPlan } from '../../session/undo-plan';
+import { UndoLog, type UndoEntry } from '../../journal/undo-log';
+import { countFiles, countPlanned, nothingToUndo, PLANNED, planUndo, type PlannedChange, type UndoPlan } from '../../journal/restore-plan';
 import type { FileChange } from '../../tools/undo-recorder';
 import { commandArgs, noPositionals, workspaceFolder } from './cli-args';
 import { UsageError, type CliIO } from './cli-io';
 import { undoToCheckpoint } from './checkpoint-commands';
+import { askToRestore } from './restore-question';
 import { styleFor, type Style } from './terminal-style';
 
 export const UNDO_HELP = `Usage: crow undo [options]
@@ -87,6 +88,10 @@ export async function undoCommand(argv: string[], io: CliIO): Promise<number> {
   try {
     return await undo(entry, snapshots, { io, yes: values.yes, signal: controller.signal, log, store });
   } catch (err) {
+    if (err instanceof LinksInTheWayError) {
+      io.stderr.write(`crow: undo stopped: ${err.message}\n`);
+      return 1;
+    }
     if (err instanceof GitError) {
       io.stderr.write(`crow: undo failed, nothing was restored: ${err.message}\n`);
       return 1;
@@ -112,21 +117,8 @@ async function undo(
     return 0;
   }
   io.stdout.write(renderPlan(plan, style));
-  if (!yes) {
-    io.stderr.write(`${style.yellow('?')} ${style.bold('Restore these files?')} [y/N] `);
-    // A terminal, or an answer piped in (echo y | crow undo); end of input means nobody can answer.
-    const answer = await io.readLine(signal);
-    signal.throwIfAborted();
-    if (answer === undefined) {
-      io.stderr.write('\ncrow: nothing restored: no answer came on stdin, so crow cannot ask. ');
-      io.stderr.write('Run it again with --yes to restore these files.\n');
-      return 2;
-    }
-    if (!/^y(es)?$/i.test(answer.trim())) {
-      io.stderr.write('Nothing restored.\n');
-      return 1;
-    }
-  }
+  const declined = yes ? undefined : await askToRestore(io, 'Restore these files?', style, signal);
+  if (declined !== undefined) return declined;
   try {
     const applied = await plan.apply(signal);
     io.stdout.write(renderApplied(applied, plan));

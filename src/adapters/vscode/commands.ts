@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { ConfinedFolder } from '../../tools/confined-folder';
 import { join, relative } from 'node:path';
 import * as vscode from 'vscode';
 import { configHome, dataHome, projectConfigDir } from '../../config/paths';
@@ -240,7 +241,7 @@ async function exportSession(crow: Crow, id?: string, formatName?: string, to?: 
     return;
   }
   mkdirSync(where.fsPath, { recursive: true });
-  const folder = engine.exportMarkdown(store, sessionId, where.fsPath, redactor);
+  const folder = await engine.exportMarkdown(store, sessionId, where.fsPath, redactor);
   await vscode.window.showTextDocument(vscode.Uri.file(join(folder, 'session.md')));
 }
 
@@ -279,8 +280,14 @@ async function openConfigFolder(which?: string): Promise<void> {
   if (which !== undefined && !named) throw new Error(`No "${which}" configuration here: use ${choices.map((choice) => choice.which).join(' or ')}.`);
   const picked = named ?? (choices.length === 1 ? choices[0] : await vscode.window.showQuickPick(choices, { title: 'Crow: open which configuration folder?' }));
   if (!picked) return;
-  mkdirSync(picked.folder, { recursive: true });
   const config = join(picked.folder, 'config.toml');
-  if (!existsSync(config)) writeFileSync(config, STARTER_CONFIG);
+  if (picked.which === 'project' && root !== undefined) {
+    // The project's folder may hold links planted to lead elsewhere: the starter file is written only inside it.
+    const project = new ConfinedFolder(root, 'inside');
+    if ((await project.kind(config)) === 'absent') await project.writeFile(config, STARTER_CONFIG);
+  } else {
+    mkdirSync(picked.folder, { recursive: true });
+    if (!existsSync(config)) writeFileSync(config, STARTER_CONFIG);
+  }
   await vscode.window.showTextDocument(vscode.Uri.file(config));
 }

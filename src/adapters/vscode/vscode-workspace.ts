@@ -91,7 +91,9 @@ export class VscodeWorkspace implements Workspace, vscode.Disposable {
   }
 
   async writeFile(target: string, data: Uint8Array | string): Promise<void> {
-    const absolute = await this.resolve(target);
+    const { absolute, folder } = await this.folders.locate(target);
+    // Its folders are made by Crow, never through a link out; the write itself goes through the editor (so Ctrl+Z takes it back).
+    await folder.makeParentFolders(absolute);
     await writeFileThroughEditor(absolute, data, this.relative(absolute));
   }
 
@@ -155,7 +157,7 @@ export class VscodeWorkspace implements Workspace, vscode.Disposable {
     if (!this.terminals) return 'commands are set to run as child processes';
     if (command.length > MAX_TERMINAL_COMMAND_CHARS) return 'the command is too long to type into a terminal';
     // The terminal runs the command line the child-process route would: scrubbed, in the folder's sandbox.
-    const launch = await folder.commandLaunch(cwd);
+    const launch = await folder.commandLaunch(cwd, options);
     try {
       const asked = performance.now();
       const offer = await this.terminals.pool.acquire({

@@ -32,10 +32,10 @@ export const bashTool = defineTool({
     cwd: z.string().optional().describe('Working directory, relative to the workspace root (default: the root).'),
   }),
   summarize: ({ command }) => oneLine(command),
-  async execute({ command, timeout_ms, cwd }, { workspace, signal, progress }) {
+  async execute({ command, timeout_ms, cwd }, { workspace, signal, progress, coveredByEntries }) {
     // What the command prints is shown while it runs, and kept whole in case the result must be cut.
     const onOutput = progress && ((chunk: string) => progress.output(chunk));
-    const result = await workspace.exec(command, { cwd, timeoutMs: timeout_ms, signal, ...(onOutput ? { onOutput } : {}) });
+    const result = await workspace.exec(command, { cwd, timeoutMs: timeout_ms, signal, ...(onOutput ? { onOutput } : {}), ...(coveredByEntries ? { coveredByEntries } : {}) });
     // Whether the command ran contained: the doors say so beside its result.
     const extra = { exitCode: result.exitCode, omittedBytes: result.omittedBytes, ...(workspace.sandboxed ? { sandboxed: true } : {}) };
     const facts = { ...(result.startupMs !== undefined ? { setupMs: result.startupMs } : {}), clipped: result.omittedBytes > 0 };

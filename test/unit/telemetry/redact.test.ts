@@ -35,3 +35,29 @@ describe('secrets never reach spans or exports', () => {
     assert.match(JSON.stringify(record), /\[REDACTED\]/);
   });
 });
+
+describe('credentials found by value are redacted too', () => {
+  const redactor = new Redactor({
+    PGPASSWORD: 'pg-password-0123',
+    MYSQL_PWD: 'mysql-pwd-0123',
+    REDISCLI_AUTH: 'redis-auth-0123',
+    AZURE_DEVOPS_EXT_PAT: 'azure-pat-0123456',
+    CI_JOB_JWT: 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJqb2IifQ.signature',
+    DATABASE_URL: 'postgres://app:db-url-password@db/app',
+    STORAGE: 'AccountName=a;AccountKey=account-key-0123456789;',
+    MY_ALIAS: 'ghp_abcdefghijklmnopqrstuvwxyz0123456789',
+  });
+
+  it('redacts the values of the database, CI and cloud variables, the passwords and keys inside values, and tokens in their vendor\'s form', () => {
+    const text = [
+      'pg-password-0123', 'mysql-pwd-0123', 'redis-auth-0123', 'azure-pat-0123456', 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJqb2IifQ.signature',
+      'db-url-password', 'account-key-0123456789', 'ghp_abcdefghijklmnopqrstuvwxyz0123456789',
+    ].join(' ');
+    assert.equal(redactor.text(text), Array(8).fill(REDACTED).join(' '));
+  });
+
+  it("redacts a URL's password wherever it appears, however short", () => {
+    assert.equal(new Redactor({}).text('psql "postgresql://app:pw@db/app" and redis://:x@cache'), `psql "postgresql://app:${REDACTED}@db/app" and redis://:${REDACTED}@cache`);
+    assert.equal(new Redactor({}).text('see https://example.com/a@b and git@github.com:a/b'), 'see https://example.com/a@b and git@github.com:a/b');
+  });
+});

@@ -6,16 +6,18 @@ const layout: SandboxLayout = {
   readOnly: ['/work/app/.git', '/work/app/.vscode'],
   blocked: ['/work/app/.crow'],
   network: false,
+  forbidUserNamespaces: true,
   sockets: [
     { path: '/run/user', directory: true },
     { path: '/run/docker.sock', directory: false },
   ],
+  otherProcMounts: [],
   cwd: '/work/app/src',
 };
 
 /** The argument pairs and triples of a bwrap command line, one option per entry. */
 function options(args: string[]): string[] {
-  const arity: Record<string, number> = { '--ro-bind': 2, '--bind': 2, '--tmpfs': 1, '--remount-ro': 1, '--dev': 1, '--proc': 1, '--chdir': 1, '--setenv': 2, '--size': 1 };
+  const arity: Record<string, number> = { '--ro-bind': 2, '--bind': 2, '--tmpfs': 1, '--remount-ro': 1, '--dev': 1, '--proc': 1, '--chdir': 1, '--setenv': 2, '--size': 1, '--cap-drop': 1 };
   const out: string[] = [];
   for (let i = 0; i < args.length; ) {
     const count = arity[args[i]!] ?? 0;
@@ -32,6 +34,22 @@ describe('bwrap command line', () => {
       assert.ok(args.includes(option), `${option} in ${args.join(' | ')}`);
     }
     assert.deepEqual(args.slice(-2), ['--chdir /work/app/src', '--']);
+  });
+
+  it('confines whoever starts it, root included: a user namespace, no capability, no nested user namespace, /proc/sys read-only', () => {
+    const args = options(bwrapArguments(layout));
+    for (const option of ['--unshare-user', '--cap-drop ALL', '--disable-userns']) assert.ok(args.includes(option), `${option} in ${args.join(' | ')}`);
+    assert.equal(args[args.indexOf('--proc /proc') + 1], '--ro-bind /proc/sys /proc/sys', 'uid 0 needs no capability to write a sysctl, only a writable /proc/sys');
+    const older = options(bwrapArguments({ ...layout, forbidUserNamespaces: false }));
+    assert.ok(!older.includes('--disable-userns'), 'a bwrap older than 0.8 does not know it');
+    for (const option of ['--unshare-user', '--cap-drop ALL']) assert.ok(older.includes(option), `${option} whatever the bwrap`);
+  });
+
+  it('covers every other proc file system of the host after the workspace is bound, whatever the network', () => {
+    for (const network of [false, true]) {
+      const args = options(bwrapArguments({ ...layout, network, writable: ['/srv'], readOnly: [], otherProcMounts: ['/srv/chroot/proc'] }));
+      assert.ok(args.indexOf('--tmpfs /srv/chroot/proc') > args.indexOf('--bind /srv /srv'));
+    }
   });
 
   it('mounts in an order where the narrower rule wins: root read-only, workspace writable, protected paths read-only again', () => {

@@ -27,7 +27,7 @@ describe('Crow\'s git in a repository it does not control', () => {
     writeFileSync(join(root, 'shared.gitconfig'), '[core]\n\tfsmonitor = .tools/fsmon\n');
     const repository = await readRepositoryGit(root, env());
     assert.deepEqual(readRepositoryGitSync(root, env()), repository, 'both ways read the same');
-    for (const setting of ['filter.Evil.clean=', 'filter.Evil.smudge=', 'filter.Evil.process=', 'filter.Evil.required=false', 'diff.pics.textconv=', 'merge.ours.driver=', 'hook.lint.enabled=false', 'hook.lint.event=']) {
+    for (const setting of ['filter.Evil.clean=', 'filter.Evil.smudge=', 'filter.Evil.process=', 'filter.Evil.required=false', 'diff.pics.textconv=cat', 'merge.ours.driver=', 'hook.lint.enabled=false', 'hook.lint.event=']) {
       assert.ok(repository.overrides.includes(setting), `${setting} in ${repository.overrides.join(' ')}`);
     }
     for (const path of ['.husky', 'scripts/clean.sh', 'tools/merge driver.sh', 'lint.sh', 'shared.gitconfig', '.tools/fsmon', '.git/config']) {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redactor } from '../../../src/telemetry/redact';
 import { SavedOutputs } from '../../../src/tools/saved-outputs';
@@ -106,6 +106,22 @@ describe('saved outputs', () => {
     renameSync(folder, elsewhere);
     symlinkSync(elsewhere, folder);
     await assert.rejects(outputs.read(saved.path), /No saved output/);
+  });
+
+  it("refuses an output crow did not write: another user's, one others may write, or one in a folder others may write", async () => {
+    const saved = await outputs.save('bash', 'mine\n');
+    chmodSync(saved.path, 0o666);
+    await assert.rejects(outputs.read(saved.path), /No saved output/, 'a file others may write');
+    chmodSync(saved.path, 0o600);
+    if (process.getuid?.() === 0) {
+      chownSync(saved.path, 65534, 65534);
+      await assert.rejects(outputs.read(saved.path), /No saved output/, "another user's file");
+      chownSync(saved.path, 0, 0);
+    }
+    chmodSync(folder, 0o777);
+    await assert.rejects(outputs.read(saved.path), /No saved output/, 'a folder others may write');
+    chmodSync(folder, 0o700);
+    assert.equal(new TextDecoder().decode(await outputs.read(saved.path)), 'mine\n');
   });
 
   it('never writes through a file planted at its next name', async () => {

@@ -3,8 +3,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { nothingToUndo, planUndo } from '../../../src/session/undo-plan';
-import { SessionUndo, type UndoPoint } from '../../../src/session/undo-point';
+import { nothingToUndo, planUndo } from '../../../src/journal/restore-plan';
+import { SessionUndo, type UndoPoint } from '../../../src/journal/undo-point';
 import { bashTool } from '../../../src/tools/builtin/bash';
 import { readFileTool } from '../../../src/tools/builtin/read-file';
 import { writeFileTool } from '../../../src/tools/builtin/write-file';

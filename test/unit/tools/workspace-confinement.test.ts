@@ -130,6 +130,25 @@ describe('NodeWorkspace confinement', () => {
     assert.equal(fs.readFileSync(path.join(root, 'new/folder/empty.txt'), 'utf8'), '');
   });
 
+  it('refuses a write whose folder a command swapped for a link out after the path was checked', async () => {
+    fs.mkdirSync(path.join(root, 'cache'));
+    // The swap lands between resolve() (the check) and the write, as a command running beside the tool could make it.
+    class Racing extends NodeWorkspace {
+      override async resolve(target: string): Promise<string> {
+        const real = await super.resolve(target);
+        fs.renameSync(path.join(root, 'cache'), path.join(root, 'cache-old'));
+        fs.symlinkSync(outside, path.join(root, 'cache'));
+        return real;
+      }
+    }
+    await assert.rejects(new Racing(root).writeFile('cache/secret.txt', 'pwned'), (err: unknown) => {
+      assert.ok(err instanceof WorkspaceError);
+      assert.match(err.message, /Path "cache\/secret\.txt" leads outside the workspace \(cache is a link to .*\)\. Paths must stay inside the workspace root/);
+      return true;
+    });
+    assert.equal(fs.readFileSync(path.join(outside, 'secret.txt'), 'utf8'), 'secret');
+  });
+
   it('gives workspace-relative paths with forward slashes', () => {
     assert.equal(workspace.relative('.'), '.');
     assert.equal(workspace.relative(path.join(root, 'sub', 'x.ts')), 'sub/x.ts');

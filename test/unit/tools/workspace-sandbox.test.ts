@@ -1,12 +1,16 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
-import type { SandboxOptions } from '../../../src/tools/command-sandbox';
+import { createServer as createNetServer } from 'node:net';
+import { inheritingCommandLine, type SandboxOptions } from '../../../src/tools/command-sandbox';
+import { findExecutable } from '../../../src/tools/node-exec';
 import { NodeWorkspace } from '../../../src/tools/node-workspace';
 import { type ExecOptions, WorkspaceError } from '../../../src/tools/workspace';
 import { describeSandboxed, hostFolderOutsideTmp, noProcessesWith } from '../../support/sandbox';
+import { skipBecause } from '../../support/skip-reasons';
 import { tempDir, tempWorkspace } from './temp-workspace';
 
 const options = (extra: Partial<ExecOptions> = {}): ExecOptions => ({ timeoutMs: 20_000, signal: new AbortController().signal, ...extra });
@@ -150,6 +154,50 @@ describeSandboxed('NodeWorkspace.exec in the sandbox', () => {
       assert.match(result.output, /hello from the host/);
       assert.deepEqual(hits, ['/allowed']);
     });
+
+    it('reaches no host program on a Unix socket, wherever it listens, while the network is off', async () => {
+      // Read-only does not stop a connect: as root, systemd's private socket would run anything on the host.
+      const socket = path.join(outside, 'service.sock');
+      const service = createNetServer((client) => client.end('host service here\n'));
+      await new Promise<void>((resolve) => service.listen(socket, resolve));
+      try {
+        const connect = `node -e "require('net').connect('${socket}').on('data', (d) => process.stdout.write(d)).on('error', (e) => console.log('refused ' + e.code))"`;
+        assert.match((await workspace.exec(connect, options())).output, /^refused (ECONNREFUSED|ENOENT)$/m);
+        workspace.useSandbox(sandboxOptions({ network: true }));
+        assert.match((await workspace.exec(connect, options())).output, /host service here/, 'with the network allowed it is reached, as before');
+      } finally {
+        service.close();
+      }
+    });
+  });
+
+  it('gives a command no file descriptor but 0, 1 and 2, whatever the process that starts bwrap has open', async () => {
+    const launch = await workspace.commandLaunch(ws.root);
+    // The terminal routes' command line, started by a shell that holds the outside folder open on 40 (as `exec 40<dir` leaves it).
+    const line = inheritingCommandLine(launch, ['bash', '-c', `ls /proc/self/fd | tr '\\n' ' '; echo; echo through > /proc/self/fd/40/fd.txt`]);
+    try {
+      const run = spawnSync('bash', ['-c', 'exec 40<"$0"; exec "$@"', outside, ...line], { encoding: 'utf8' });
+      assert.match(run.stdout, /^0 1 2 3 $/m, 'ls sees its own listing (3), nothing inherited');
+      assert.match(run.stdout + run.stderr, /fd\/40\/fd\.txt: No such file or directory/);
+      assert.deepEqual(fs.readdirSync(outside), []);
+    } finally {
+      launch.release();
+    }
+  });
+
+  it('lets no command push keystrokes into the terminal it runs in (TIOCSTI), whoever runs Crow', async function () {
+    if (!findExecutable('python3', process.env.PATH)) skipBecause(this, 'python3 is not installed (Debian: apt install python3)');
+    const launch = await workspace.commandLaunch(ws.root);
+    const push = 'import fcntl, termios, errno\ntry:\n    fcntl.ioctl(0, termios.TIOCSTI, b"#")\n    print("pushed")\nexcept OSError as e:\n    print("refused", errno.errorcode[e.errno])';
+    // In a pseudo-terminal of its own, as a VS Code or ACP client terminal runs it.
+    const line = inheritingCommandLine(launch, ['python3', '-c', push]);
+    try {
+      const run = spawnSync('python3', ['-c', 'import pty, sys; pty.spawn(sys.argv[1:])', ...line], { encoding: 'utf8', input: '' });
+      assert.match(run.stdout, /refused (EPERM|EIO)/, run.stdout + run.stderr);
+      assert.doesNotMatch(run.stdout, /pushed|#/);
+    } finally {
+      launch.release();
+    }
   });
 
   it('on abort ends everything the command started, background and detached children included', async () => {

@@ -19,7 +19,7 @@ import { ChatApprovals } from './chat-approvals';
 import { ChatSession, type ChatHost, type PromptObserver } from './chat-session';
 import { applyPromptText, insideWorkspace } from '../../../host/apply-code';
 import { emptyMeter, sumMeters } from '../../../host/cost';
-import { forkSession } from '../../../host/fork';
+import { forkSession } from '../../../journal/fork';
 import { ProviderSetup } from './provider-setup';
 import type { ViewActions } from './chat-actions';
 import { ShownTranscript } from './shown-transcript';

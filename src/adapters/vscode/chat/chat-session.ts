@@ -9,7 +9,7 @@
 import type { CompositionRole, RoleModels } from '../../../agents/role-models';
 import { errorText } from '../../../vocabulary/text';
 import { LIMIT_KEYS } from '../../../host/budget';
-import { listCheckpoints } from '../../../host/checkpoints';
+import { listCheckpoints } from '../../../journal/checkpoint-list';
 import type { SteerOutcome } from '../../../session/steering';
 import type { WorkspaceCatalog } from '../../../host/catalog';
 import { openFolder } from '../../../host/folder';

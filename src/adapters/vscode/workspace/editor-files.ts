@@ -1,5 +1,4 @@
 import { promises as fs } from 'node:fs';
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { WorkspaceError } from '../../../tools/workspace';
 import { bufferBytes, changedSpan, encodingFromBom, writeForm } from './write-form';
@@ -8,7 +7,7 @@ import { bufferBytes, changedSpan, encodingFromBom, writeForm } from './write-fo
  * Files as the editor holds them. Reads see unsaved changes; writes of
  * text go through a WorkspaceEdit, so the change lands in open editors and
  * Ctrl+Z takes it back, and are then saved. Paths given here are real,
- * absolute and already confined by the caller.
+ * absolute and already confined by the caller, which has made their folders.
  */
 
 /** The file's content, from its editor buffer when that has unsaved changes, else from disk. */
@@ -27,7 +26,6 @@ export async function readFileSeeingEditors(absolute: string): Promise<Uint8Arra
  */
 export async function writeFileThroughEditor(absolute: string, data: Uint8Array | string, shown: string): Promise<void> {
   const uri = vscode.Uri.file(absolute);
-  await vscode.workspace.fs.createDirectory(vscode.Uri.file(path.dirname(absolute)));
   const open = await openDocument(absolute, { dirtyOnly: false });
   const exists = open !== undefined || (await fs.stat(absolute).then(() => true, () => false));
   const first = writeForm(data, open ? documentEncoding(open) : undefined);

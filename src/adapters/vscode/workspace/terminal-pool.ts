@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { isSecretVariable } from '../../../tools/node-exec';
+import { hiddenVariablesOf } from '../../../config/secret-variables';
 import { runWords, terminalRunnerEnvironment } from './terminal-output';
 
 /** A terminal lent for one command. */
@@ -187,11 +187,12 @@ function waitForIntegration(
 
 /**
  * Our own credentials, unset in the terminal as they are for child
- * processes (null removes a variable the terminal would inherit).
+ * processes, by name and by value (null removes a variable the terminal
+ * would inherit).
  */
 function withoutSecrets(): Record<string, string | null> {
   const env: Record<string, string | null> = {};
-  for (const name of Object.keys(process.env)) if (isSecretVariable(name)) env[name] = null;
+  for (const name of hiddenVariablesOf(process.env)) env[name] = null;
   return env;
 }
 

@@ -144,4 +144,27 @@ describeSandboxed('The command line typed into a Crow terminal, with the sandbox
       remove();
     }
   });
+
+  it('gives the command no capability and none of the descriptors the terminal\'s shell holds open', async () => {
+    const { dir, remove } = tempDir();
+    const outside = hostFolderOutsideTmp();
+    const workspace = new NodeWorkspace(dir, { sandbox: { mode: 'required', protectedPaths: [], network: false, hiddenVariables: [] } });
+    const launch = await workspace.commandLaunch(dir);
+    try {
+      const wordsFile = path.join(dir, 'words');
+      fs.writeFileSync(wordsFile, runWords(dir, inheritingCommandLine(launch, [])));
+      const command = 'grep -E "^Cap(Eff|Bnd)" /proc/self/status; ls /proc/self/fd | tr "\\n" " "; echo; echo through > /proc/self/fd/40/fd.txt';
+      // The person's shell in that terminal opened a host folder on 40 (e.g. in their .bashrc).
+      const input = `exec 40<'${outside}'\n${terminalCommandLine(command)}\n`;
+      const result = spawnSync('bash', ['--norc', '--noprofile', '-i'], { input, encoding: 'utf8', env: { ...process.env, ...terminalRunnerEnvironment(wordsFile) } });
+      const shown = cleaned(result.stdout);
+      assert.match(shown, /CapEff:\s+0+\nCapBnd:\s+0+\n/);
+      assert.match(shown, /^0 1 2 3 $/m, 'ls sees its own listing (3), nothing inherited');
+      assert.deepEqual(fs.readdirSync(outside), []);
+    } finally {
+      launch.release();
+      fs.rmSync(outside, { recursive: true, force: true });
+      remove();
+    }
+  });
 });

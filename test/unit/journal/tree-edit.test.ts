@@ -3,8 +3,8 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GitSnapshotManager } from '../../../src/session/git-snapshots';
-import { type TreeWatcher, watchTree } from '../../../src/session/tree-watcher';
+import { GitSnapshotManager } from '../../../src/journal/git-snapshots';
+import { type TreeWatcher, watchTree } from '../../../src/journal/tree-watcher';
 
 /**
  * A track the watcher answers edits the last tree at the named paths,

@@ -14,6 +14,7 @@ import { constants, existsSync } from 'node:fs';
 import { chmod, copyFile, lstat, mkdir, readFile, realpath, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../config/paths';
+import { privateFolderProblem } from '../config/private-files';
 import type { GitRunner } from './git-runner';
 import { GITLINK } from './git-trees';
 
@@ -47,10 +48,16 @@ export interface UserRepository {
   index: string;
 }
 
-/** Creates the shadow repository if needed and writes its excludes and attributes (enough to keep blobs); seedShadow then readies its index. */
+/**
+ * Creates the shadow repository if needed and writes its excludes and
+ * attributes (enough to keep blobs); seedShadow then readies its index.
+ * Only in a folder of crow's own (config/private-files.ts): git reads the
+ * repository's config, and restores write what it holds into the workspace.
+ */
 export async function initShadow(git: GitRunner, options: ShadowOptions, signal?: AbortSignal): Promise<void> {
   const { gitDir, workspace } = options;
-  await mkdir(dirname(gitDir), { recursive: true, mode: PRIVATE_DIR_MODE });
+  const problem = privateFolderProblem(dirname(gitDir), { create: true }) ?? privateFolderProblem(gitDir);
+  if (problem !== undefined) throw new Error(`Undo snapshots are never kept where another user could change them: ${problem}. Set XDG_DATA_HOME to a folder of your own.`);
   // --shared=0600 makes git create every file of the repository 0600 (0400 objects) and every folder 0700.
   if (!existsSync(join(gitDir, 'HEAD'))) await git.run(['init', '--quiet', '--template=', '--shared=0600'], { signal });
   const info = join(gitDir, 'info');

@@ -18,8 +18,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { GitSnapshotManager, type GitSnapshotOptions } from '../../../src/session/git-snapshots';
-import { RestoreError } from '../../../src/session/snapshot-restore';
+import { GitSnapshotManager, type GitSnapshotOptions } from '../../../src/journal/git-snapshots';
+import { RestoreError } from '../../../src/journal/snapshot-restore';
 
 describe('GitSnapshotManager', () => {
   let base: string;

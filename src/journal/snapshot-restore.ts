@@ -2,10 +2,14 @@
  * Puts a snapshot's files back into the workspace, path by path. Nothing
  * here runs `git checkout` or `git clean`: only the paths of the plan are
  * touched, and every other file (ignored, unrecorded or unchanged) is left
- * exactly as it is.
+ * exactly as it is. Every change is made through a ConfinedFolder that
+ * never follows a link: a folder that became a link since it was recorded
+ * stops the restore before anything is changed (see linksOnTheWay), and
+ * one that becomes a link while it runs is refused at that path.
  */
-import { chmod, lstat, mkdir, realpath, rm, rmdir, stat, symlink, writeFile } from 'node:fs/promises';
-import { dirname, join, sep } from 'node:path';
+import { dirname, resolve } from 'node:path';
+import { ConfinedFolder, LinkRefusedError } from '../tools/confined-folder';
+import { isReallyWithin } from '../vocabulary/real-paths';
 import type { FileChange } from '../tools/undo-recorder';
 import { GitError, type GitRunner } from './git-runner';
 import { EXECUTABLE, SYMLINK } from './git-trees';
@@ -45,6 +49,54 @@ export class RestoreError extends Error {
   }
 }
 
+/** A path of a plan that a link now stands in the way of: a folder on its way was replaced by a link. */
+export interface LinkInTheWay {
+  path: string;
+  /** The folder on the way that is a link now. */
+  link: string;
+  /** Where the link leads, as written in it. */
+  target: string;
+  /** Whether it leads out of the workspace. */
+  outside: boolean;
+}
+
+/**
+ * The paths a restore would reach through a link, where the recording had
+ * a folder (a restore never follows a link: the files it recorded were
+ * inside real folders). Read without changing anything, for the plan.
+ */
+export async function linksOnTheWay(root: string, paths: readonly string[]): Promise<LinkInTheWay[]> {
+  const folder = new ConfinedFolder(root, 'never');
+  const found = await Promise.all(paths.map(async (path) => ({ path, way: await folder.linkOnTheWay(path) })));
+  return found.flatMap(({ path, way }) => {
+    if (!way) return [];
+    const leadsTo = resolve(root, dirname(way.link), way.target);
+    return [{ path, ...way, outside: !isReallyWithin(root, leadsTo) }];
+  });
+}
+
+/** A restore planned through links that stand where the recording had folders: nothing is restored while they are there. */
+export class LinksInTheWayError extends RestoreError {
+  override name = 'LinksInTheWayError';
+
+  constructor(readonly links: readonly LinkInTheWay[]) {
+    super(
+      [],
+      links.map((link) => ({
+        path: link.path,
+        reason: `${link.outside ? 'its folder leads outside the workspace: ' : ''}${link.link} is now a link to ${link.target}, where a folder was recorded`,
+      })),
+    );
+    this.message += '. A restore never follows a link: remove the link (or put the folder back), then try again';
+  }
+}
+
+/** Throws LinksInTheWayError when a link stands on the way to any of the paths; for plans, before anything is shown or asked. */
+export async function refuseLinksOnTheWay(root: string, paths: readonly string[]): Promise<void> {
+  const links = await linksOnTheWay(root, paths);
+  if (links.length > 0) throw new LinksInTheWayError(links);
+}
+
 /** Parses `git diff-tree -r -z --raw` output: `:<mode> <mode> <blob> <blob> <status>\0<path>\0` per path. */
 export function parseRawDiff(out: string): TreeChange[] {
   const fields = out.split('\0');
@@ -70,65 +122,57 @@ export async function applyRestore(plan: readonly TreeChange[], target: RestoreT
     (change) => change.status === 'deleted' || (change.status === 'modified' && kind(change.previousMode) !== kind(change.mode)),
   );
   const deleted = removals.filter((change) => change.status === 'deleted').map((change) => change.path);
+  await refuseLinksOnTheWay(target.root, plan.map((change) => change.path));
   const blobs = await readBlobs(target.git, writes.map((change) => change.blob), target.signal);
   const keptFolders = await foldersIn(target.git, target.snapshot, ancestors(deleted), target.signal);
-  const unrecorded = await Promise.all(
-    writes.map((change) => change.status === 'added' && exists(join(target.root, change.path))),
-  );
+  const folder = new ConfinedFolder(target.root, 'never');
+  const unrecorded = await Promise.all(writes.map(async (change) => change.status === 'added' && (await folder.kind(change.path)) !== 'absent'));
   target.signal?.throwIfAborted();
 
   const applied: FileChange[] = [];
   const failures: { path: string; reason: string }[] = [];
-  const attempt = async (path: string, action: () => Promise<void>): Promise<boolean> => {
+  const attempt = async (path: string, action: () => Promise<unknown>): Promise<boolean> => {
     try {
       await action();
       return true;
     } catch (err) {
-      failures.push({ path, reason: (err as Error).message });
+      failures.push({ path, reason: err instanceof LinkRefusedError ? err.message : (err as Error).message });
       return false;
     }
   };
 
   for (const change of removals) {
-    const removed = await attempt(change.path, () => rm(join(target.root, change.path), { force: true }));
+    const removed = await attempt(change.path, () => folder.remove(change.path));
     if (removed && change.status === 'deleted') applied.push({ path: change.path, status: 'deleted' });
   }
-  for (const folder of ancestors(deleted).filter((folder) => !keptFolders.has(folder))) {
-    await rmdir(join(target.root, folder)).catch(() => undefined);
+  for (const emptied of ancestors(deleted).filter((path) => !keptFolders.has(path))) {
+    await folder.removeEmptyFolder(emptied).catch(() => undefined);
   }
   for (const [i, change] of writes.entries()) {
-    const written = await attempt(change.path, () => writeEntry(target.root, change, blobs.get(change.blob)!));
+    const written = await attempt(change.path, () => writeEntry(folder, change, blobs.get(change.blob)!));
     if (written) applied.push({ path: change.path, status: unrecorded[i] ? 'modified' : change.status });
   }
   if (failures.length > 0) throw new RestoreError(applied, failures);
   return applied;
 }
 
-async function writeEntry(root: string, change: TreeChange, content: Buffer): Promise<void> {
-  const path = join(root, change.path);
-  await assertInside(root, dirname(path));
-  await mkdir(dirname(path), { recursive: true });
+/** Writes one entry of the snapshot: a link as a link, a file byte for byte with its executable bit. */
+async function writeEntry(folder: ConfinedFolder, change: TreeChange, content: Buffer): Promise<void> {
   if (kind(change.mode) === 'symlink') {
-    await rm(path, { force: true });
-    await symlink(content.toString('utf8'), path);
+    await folder.remove(change.path);
+    await folder.symlink(change.path, content.toString('utf8'));
     return;
   }
   const executable = change.mode === EXECUTABLE;
-  await writeFile(path, content, { mode: executable ? 0o755 : 0o644 });
-  const permissions = (await stat(path)).mode & 0o7777;
-  const wanted = executable ? permissions | ((permissions & 0o444) >> 2) : permissions & ~0o111;
-  if (wanted !== permissions) await chmod(path, wanted);
-}
-
-/** Folders on the way may have become symlinks to elsewhere since the snapshot: never write through one. */
-async function assertInside(root: string, folder: string): Promise<void> {
-  let nearest = folder;
-  let real = await realpath(nearest).catch(() => undefined);
-  while (real === undefined) {
-    nearest = dirname(nearest);
-    real = await realpath(nearest).catch(() => undefined);
+  const handle = await folder.openFile(change.path, { mode: executable ? 0o755 : 0o644 });
+  try {
+    await handle.writeFile(content);
+    const permissions = (await handle.stat()).mode & 0o7777;
+    const wanted = executable ? permissions | ((permissions & 0o444) >> 2) : permissions & ~0o111;
+    if (wanted !== permissions) await handle.chmod(wanted);
+  } finally {
+    await handle.close();
   }
-  if (real !== root && !real.startsWith(root + sep)) throw new Error(`its folder leads outside the workspace (${real})`);
 }
 
 function kind(mode: string): 'symlink' | 'file' | 'none' {
@@ -148,13 +192,6 @@ function ancestors(paths: readonly string[]): string[] {
 function parentOf(path: string): string {
   const slash = path.lastIndexOf('/');
   return slash < 0 ? '' : path.slice(0, slash);
-}
-
-async function exists(path: string): Promise<boolean> {
-  return lstat(path).then(
-    () => true,
-    () => false,
-  );
 }
 
 /** Contents of the given blobs, read in one `git cat-file --batch`. */

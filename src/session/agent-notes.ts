@@ -6,7 +6,7 @@
  * is a user message in the agent's history, so it is stored with the
  * session and read before the person's next message.
  */
-import type { ACPSession } from '../session/acp-session';
+import type { ACPSession } from './acp-session';
 
 /** The note for a code block the person applied to `path` (the file's whole new content). */
 export function appliedNote(path: string): string {

@@ -5,8 +5,9 @@
  * some paths, and a small tree built from such states, so the tree-to-tree
  * diff and restore work on them unchanged.
  */
-import { lstat, readFile, readlink, rm } from 'node:fs/promises';
+import { lstat, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ConfinedFolder, LinkRefusedError } from '../tools/confined-folder';
 import type { GitRunner } from './git-runner';
 import { EXECUTABLE, FILE, SYMLINK, writeObject } from './git-trees';
 
@@ -21,15 +22,17 @@ export type FileState = { path: string; mode: string; blob: string } | { path: s
  * counts as absent: file tools only replace files.
  */
 export async function fileStates(gitDir: string, root: string, paths: readonly string[], signal?: AbortSignal): Promise<FileState[]> {
+  // A path reached through a link is not in the workspace as recorded: it counts as absent, and nothing beyond the link is read.
+  const folder = new ConfinedFolder(root, 'never');
   return Promise.all(
     [...new Set(paths)].map(async (path): Promise<FileState> => {
       signal?.throwIfAborted();
-      const absolute = join(root, path);
-      const stat = await lstat(absolute).catch(() => undefined);
+      const stat = await lstat(join(root, path)).catch(() => undefined);
+      const kind = stat ? await folder.kind(path).catch((err: unknown) => (err instanceof LinkRefusedError ? 'absent' : Promise.reject(err))) : 'absent';
       // The bytes as they are on disk, whatever .gitattributes says; a file gone meanwhile is absent.
-      const content = stat?.isFile() ? await readFile(absolute).catch(() => undefined) : undefined;
+      const content = kind === 'file' ? await folder.readFile(path).catch(() => undefined) : undefined;
       if (stat && content) return { path, mode: stat.mode & 0o111 ? EXECUTABLE : FILE, blob: await writeObject(gitDir, 'blob', content) };
-      const target = stat?.isSymbolicLink() ? await readlink(absolute, { encoding: 'buffer' }).catch(() => undefined) : undefined;
+      const target = kind === 'link' ? await folder.readLink(path).catch(() => undefined) : undefined;
       if (target) return { path, mode: SYMLINK, blob: await writeObject(gitDir, 'blob', target) };
       return { path, absent: true };
     }),

@@ -12,7 +12,7 @@ import type { RecordedEvent } from '../session/event-log';
 import { EventLog } from '../session/event-log';
 import { InternalSession } from '../session/internal-session';
 import type { SessionStore } from '../session/session-store';
-import type { ListedCheckpoint } from './checkpoints';
+import type { ListedCheckpoint } from './checkpoint-list';
 import { checkpointNumbered } from './rewind';
 
 export interface Fork {

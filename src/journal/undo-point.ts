@@ -27,7 +27,8 @@ import { PRIVATE_FILE_MODE } from '../config/paths';
 import { DEFAULT_UNDO_TRACK_TIMEOUT_MS } from '../config/settings-file';
 import { errorText } from '../vocabulary/text';
 import type { CommandWatch, UndoRecorder } from '../tools/undo-recorder';
-import { GitSnapshotManager } from './git-snapshots';
+import type { GitSnapshotManager } from './git-snapshots';
+import { holdSnapshots } from './shared-snapshots';
 import { findUserRepository, type UserRepository } from './shadow-repository';
 import { UndoLog } from './undo-log';
 
@@ -64,9 +65,15 @@ export class SessionUndo implements UndoRecorder {
   private current: UndoPoint | undefined;
   private readonly told = new Set<string>();
 
+  /** Lets go of the workspace's shared manager; undefined when the manager was given (tests), which close() then closes. */
+  private readonly release: (() => void) | undefined;
+
   constructor(readonly options: SessionUndoOptions) {
-    // A session watches its workspace from its first snapshot on, so later tracks are recorded without scanning the tree.
-    this.snapshots = options.snapshots ?? new GitSnapshotManager({ workspace: options.root, dataHome: options.dataHome, env: options.env, watch: true });
+    // The workspace is watched from its first snapshot on, by a manager every session of the folder in this process shares,
+    // so later tracks, of this session or the next, are recorded without scanning the tree.
+    const shared = options.snapshots ? undefined : holdSnapshots({ workspace: options.root, dataHome: options.dataHome, env: options.env });
+    this.snapshots = options.snapshots ?? shared!.manager;
+    this.release = shared?.release;
     this.log = new UndoLog({ workspace: options.root, dataHome: options.dataHome });
   }
 
@@ -94,14 +101,19 @@ export class SessionUndo implements UndoRecorder {
     this.current?.expectCommand();
   }
 
+  beforeModelCall(): void {
+    this.current?.beforeModelCall();
+  }
+
   checkpoint(): string | undefined {
     return this.current?.mark();
   }
 
-  /** Stops a snapshot still running and the workspace's watcher: the session is closing. */
+  /** Stops a snapshot still running and lets go of the workspace's watcher (the last session to go stops it, a while later): the session is closing. */
   close(): void {
     this.current?.stop();
-    void this.snapshots.close();
+    if (this.release) this.release();
+    else void this.snapshots.close();
   }
 }
 
@@ -248,6 +260,17 @@ export class UndoPoint {
       baseline instanceof Error ? undefined : first ? baseline : this.snapshots.track(this.controller.signal),
     );
     this.early = { tree: tree.catch(() => undefined), startedAt: Date.now(), changes };
+  }
+
+  /**
+   * The model is being asked: the first time in the prompt, the snapshot
+   * before the prompt starts now, beside the model's answer, so that a
+   * command in that answer finds it made instead of waiting for a scan of
+   * the tree. Later asks start nothing (a command's own call starts its
+   * track while it streams: expectCommand).
+   */
+  beforeModelCall(): void {
+    if (this.recording === undefined && this.untracked === undefined) this.expectCommand();
   }
 
   /** The early track, when no change was recorded since it started and it is recent enough that the user is unlikely to have edited since. */

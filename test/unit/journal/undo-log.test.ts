@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PROMPT_CHARS, UndoLog } from '../../../src/session/undo-log';
+import { PROMPT_CHARS, UndoLog } from '../../../src/journal/undo-log';
 
 describe('UndoLog', () => {
   let base: string;

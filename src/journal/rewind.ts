@@ -6,16 +6,15 @@
  * first without touching anything, so a person sees what will change.
  */
 import type { AgentEvent, RunStatus } from '../engine/events';
-import { GitSnapshotManager } from '../session/git-snapshots';
+import { GitSnapshotManager } from './git-snapshots';
 import type { ACPSession } from '../session/acp-session';
-import { type CheckpointPlan, findMark, planCheckpointRestore } from '../session/checkpoint-restore';
+import { countFiles, findMark, planCheckpointRestore, type RestorePlan } from './restore-plan';
 import { historyKey } from '../session/checkpoints';
 import { readEntries, type InternalSession } from '../session/internal-session';
-import { UndoLog } from '../session/undo-log';
-import { countFiles } from '../session/undo-plan';
+import { UndoLog } from './undo-log';
 import type { FileChange } from '../tools/undo-recorder';
-import { restoredNote, tellAgents } from './agent-notes';
-import { type ListedCheckpoint, listCheckpoints } from './checkpoints';
+import { restoredNote, tellAgents } from '../session/agent-notes';
+import { type ListedCheckpoint, listCheckpoints } from './checkpoint-list';
 
 export type RewindMode = 'files' | 'conversation' | 'both';
 
@@ -30,7 +29,7 @@ export interface RewindPlan {
   target: ListedCheckpoint;
   mode: RewindMode;
   /** What the files restore changes (mode files or both). */
-  files?: CheckpointPlan;
+  files?: RestorePlan;
   /** The agents' histories to rewind and to where (mode conversation or both); empty when nothing came after. */
   conversation?: { session: InternalSession; to: number }[];
   /** Prompts after the checkpoint, whose conversation the agents stop reading. */
@@ -69,8 +68,6 @@ export async function applyRewind(scope: RewindScope, plan: RewindPlan, signal: 
   let applied: FileChange[] = [];
   if (plan.files) {
     applied = await plan.files.apply(signal);
-    const log = new UndoLog({ workspace: scope.workspaceRoot, dataHome: scope.dataHome });
-    for (const { point, seq } of plan.files.undone) await log.undone(point, seq);
     // With the conversation kept, the agents' histories still say the restored files hold their changes.
     if (!plan.conversation && applied.length > 0) {
       tellAgents(scope.session, restoredNote(`rewound the files to checkpoint ${checkpointTitle(plan.target)}`, applied.map((change) => change.path)));
@@ -130,7 +127,7 @@ export function nothingToRewind(plan: RewindPlan): boolean {
   return files && (plan.conversation ?? []).length === 0;
 }
 
-async function planFiles(scope: RewindScope, target: ListedCheckpoint, signal: AbortSignal): Promise<CheckpointPlan> {
+async function planFiles(scope: RewindScope, target: ListedCheckpoint, signal: AbortSignal): Promise<RestorePlan> {
   const mark = target.checkpoint.undo;
   const conversationOnly = `restore the conversation only (/rewind ${target.number} conversation)`;
   if (mark === undefined) throw new RewindError(`Checkpoint #${target.number} has no record of the files (undo was off for it): ${conversationOnly}.`);
@@ -139,7 +136,7 @@ async function planFiles(scope: RewindScope, target: ListedCheckpoint, signal: A
   const at = findMark(entries, mark);
   if (!at) throw new RewindError(`The undo log of ${scope.workspaceRoot} has no record of checkpoint #${target.number} (it was made in another folder, or the log was removed): ${conversationOnly}.`);
   const snapshots = scope.snapshots ?? new GitSnapshotManager({ workspace: scope.workspaceRoot, dataHome: scope.dataHome, env: scope.env });
-  return planCheckpointRestore(snapshots, entries, at, signal);
+  return planCheckpointRestore(snapshots, entries, at, signal, log);
 }
 
 /** Every agent's history that holds something the model still reads after the checkpoint, and where to cut it. */

@@ -1,0 +1,57 @@
+/**
+ * Another local user, for tests of what one user can do to another through
+ * crow's files and processes: a throw-away account made with useradd (the
+ * tests run as root, as CI does) and removed with userdel afterwards.
+ */
+import { spawn, spawnSync, type SpawnOptions } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+
+/** Why no other user can be had here, or undefined when one can. */
+export const NO_OTHER_USER: string | undefined =
+  process.getuid?.() !== 0
+    ? 'needs root to make a throw-away local user (useradd); CI runs as root'
+    : !['/usr/sbin/useradd', '/usr/bin/useradd', '/sbin/useradd'].some(existsSync)
+      ? 'needs useradd to make a throw-away local user (apt-get install passwd)'
+      : undefined;
+
+export interface AnotherUser {
+  name: string;
+  uid: number;
+  gid: number;
+  /** Runs a program as this user to its end (no supplementary groups), with exactly `env`. */
+  run(file: string, args: readonly string[], env: NodeJS.ProcessEnv): { status: number | null; stdout: string; stderr: string };
+  /** Starts a program as this user; its stdout and its end. */
+  start(file: string, args: readonly string[], env: NodeJS.ProcessEnv): { stdout(): string; exited: Promise<number | null> };
+  /** Removes the account (its files stay where the test put them, for the test to remove). */
+  remove(): void;
+}
+
+/** Makes a new local user with no home, no login shell and a group of its own. */
+export function addAnotherUser(): AnotherUser {
+  const name = `crow-t-${randomBytes(4).toString('hex')}`;
+  const made = spawnSync('useradd', ['--system', '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', '--user-group', name], { encoding: 'utf8' });
+  if (made.status !== 0) throw new Error(`useradd ${name} failed: ${made.stderr}`);
+  const id = (flag: string): number => Number(spawnSync('id', [flag, name], { encoding: 'utf8' }).stdout.trim());
+  const uid = id('-u');
+  const gid = id('-g');
+  const as = (env: NodeJS.ProcessEnv): SpawnOptions => ({ uid, gid, env, cwd: '/' });
+  return {
+    name,
+    uid,
+    gid,
+    run(file, args, env) {
+      const result = spawnSync(file, [...args], { ...as(env), encoding: 'utf8', timeout: 60_000 });
+      return { status: result.status, stdout: result.stdout ?? '', stderr: result.stderr ?? String(result.error ?? '') };
+    },
+    start(file, args, env) {
+      const child = spawn(file, [...args], { ...as(env), stdio: ['ignore', 'pipe', 'inherit'] });
+      let stdout = '';
+      child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      return { stdout: () => stdout, exited: new Promise((done) => child.on('close', (code) => done(code))) };
+    },
+    remove() {
+      spawnSync('userdel', [name]);
+    },
+  };
+}
