@@ -12,8 +12,8 @@
  * Web pages of other sites, and other local users without the token, get
  * nothing.
  */
-import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
+import { readPrivateFile } from '../../config/private-files';
 import { sameSecret } from './access-token';
 import { UsageError } from './cli-io';
 
@@ -38,39 +38,23 @@ export interface Refusal {
 
 /**
  * The token in `path` (surrounding whitespace ignored); a UsageError says
- * what is wrong with the file. A file another user owns, or that others
- * may read, is refused: whoever reads the token drives the agent as you.
+ * what is wrong with the file. The file must be the user's own, read as
+ * Crow reads what it trusts (config/private-files.ts): whoever can read or
+ * replace the token drives the agent as the user.
  */
 export function readTokenFile(path: string): string {
-  let text: string;
-  let fd: number | undefined;
-  try {
-    fd = openSync(path, 'r');
-    const problem = privacyProblem(fstatSync(fd));
-    if (problem) throw new UsageError(`--token-file ${path} ${problem}: whoever can read the token can drive the agent as you. Make it yours and private: chmod 600 ${path}`);
-    text = readFileSync(fd, 'utf8');
-  } catch (err) {
-    if (err instanceof UsageError) throw err;
-    throw new UsageError(`--token-file ${path}: ${(err as Error).message}`);
-  } finally {
-    if (fd !== undefined) closeSync(fd);
+  const read = readPrivateFile(path);
+  if ('missing' in read) throw new UsageError(`--token-file ${path}: there is no such file.`);
+  if ('problem' in read) {
+    throw new UsageError(`--token-file: ${read.problem}; whoever can read or change the token drives the agent as you. Give a file of your own that only you can read (chmod 600 ${path}), not a link.`);
   }
-  const token = text.trim();
+  const token = read.bytes.toString('utf8').trim();
   if (token.length < MIN_TOKEN_CHARS || /\s/.test(token)) {
     throw new UsageError(
-      `--token-file ${path} must hold one token of at least ${MIN_TOKEN_CHARS} characters and no spaces, e.g. made with: head -c 24 /dev/urandom | base64 > ${path}`,
+      `--token-file ${path} must hold one token of at least ${MIN_TOKEN_CHARS} characters and no spaces, e.g. made with: (umask 077; head -c 24 /dev/urandom | base64 > ${path})`,
     );
   }
   return token;
-}
-
-/** What makes an opened token file unfit (not a regular file, another user's, readable by others); undefined when it is fine. POSIX only. */
-function privacyProblem(stat: import('node:fs').Stats): string | undefined {
-  if (!stat.isFile()) return 'is not a regular file';
-  if (process.platform === 'win32' || process.geteuid === undefined) return undefined;
-  if (stat.uid !== process.geteuid()) return `belongs to another user (uid ${stat.uid})`;
-  if ((stat.mode & 0o077) !== 0) return `may be read or changed by others (mode ${(stat.mode & 0o777).toString(8)})`;
-  return undefined;
 }
 
 /** --allow-origin values as origins; a UsageError names one that is not an http(s) origin. */
