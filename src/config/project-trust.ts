@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { hookText } from './hook-settings';
-import { DEFAULT_SANDBOX_TMP_SIZE_MB, DEFAULT_UNDO_TRACK_TIMEOUT_MS, type SettingsDocument } from './settings-file';
+import { DEFAULT_SANDBOX_PORTS, DEFAULT_SANDBOX_TMP_SIZE_MB, DEFAULT_UNDO_TRACK_TIMEOUT_MS, type SettingsDocument } from './settings-file';
 
 /** One thing a project asks for that only a trusted folder gets. */
 export interface Widening {
@@ -146,7 +146,7 @@ export function judgeProjectSettings(
 
 type Widen = (setting: string, text: string, value?: unknown) => void;
 
-/** The sandbox table: a weaker mode, more reachable domains or a bigger /tmp than the user's are widenings. */
+/** The sandbox table: a weaker mode, more reachable domains or ports, private addresses or a bigger /tmp than the user's are widenings. */
 function judgeSandbox(project: Table, baseline: Table, widen: Widen): Table {
   const kept: Table = {};
   for (const [field, value] of Object.entries(project)) {
@@ -160,6 +160,15 @@ function judgeSandbox(project: Table, baseline: Table, widen: Widen): Table {
       const extra = asked.filter((domain) => !trusted.has(domain));
       kept.allow_domains = asked.filter((domain) => trusted.has(domain));
       if (extra.length > 0) widen('sandbox.allow_domains', `lets commands reach ${extra.map(quote).join(', ')} through the sandbox's proxy`, extra);
+    } else if (field === 'allow_ports') {
+      const trusted = new Set(Array.isArray(baseline.allow_ports) ? (baseline.allow_ports as number[]) : DEFAULT_SANDBOX_PORTS);
+      const asked = Array.isArray(value) ? (value as number[]) : [];
+      const extra = asked.filter((port) => !trusted.has(port));
+      kept.allow_ports = asked.filter((port) => trusted.has(port));
+      if (extra.length > 0) widen('sandbox.allow_ports', `lets commands reach ports ${extra.join(', ')} through the sandbox's proxy`, extra);
+    } else if (field === 'allow_private_addresses') {
+      if (value !== true || baseline.allow_private_addresses === true) kept.allow_private_addresses = value;
+      else widen('sandbox.allow_private_addresses', "lets commands reach loopback, private and cloud metadata addresses through the sandbox's proxy");
     } else if (field === 'tmp_size_mb') {
       const base = typeof baseline.tmp_size_mb === 'number' ? baseline.tmp_size_mb : DEFAULT_SANDBOX_TMP_SIZE_MB;
       if (typeof value === 'number' && value <= base) kept.tmp_size_mb = value;

@@ -87,6 +87,8 @@ export function settingsOf(document: SettingsDocument, overrides: ConfigOverride
       permissions: document.permissions && permissionSettings(document.permissions),
       sandbox: sandboxFromEnv(env) ?? document.sandbox?.mode,
       sandboxDomains: document.sandbox?.allow_domains,
+      sandboxPorts: document.sandbox?.allow_ports,
+      sandboxPrivateAddresses: document.sandbox?.allow_private_addresses,
       sandboxTmpSizeMb: document.sandbox?.tmp_size_mb,
       webSearch: document.web_search && webSearchSettings(document.web_search),
       webFetch: document.web_fetch && definedOnly({ allowPrivateAddresses: document.web_fetch.allow_private_addresses }),

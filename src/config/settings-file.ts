@@ -65,6 +65,9 @@ export type SandboxMode = (typeof SANDBOX_MODES)[number];
 /** The size of the sandbox's private /tmp when no file says (megabytes). */
 export const DEFAULT_SANDBOX_TMP_SIZE_MB = 1024;
 
+/** The ports commands reach through Crow's proxy when no file says: HTTPS and HTTP. */
+export const DEFAULT_SANDBOX_PORTS: readonly number[] = [443, 80];
+
 /** A host name commands in the sandbox may reach through Crow's proxy: `registry.npmjs.org`, or `*.example.com` for its subdomains. */
 const DomainSchema = onFirstUse(() =>
   z
@@ -78,8 +81,9 @@ const DomainSchema = onFirstUse(() =>
 
 /**
  * The sandbox: its mode, the domains commands may reach while the network
- * is otherwise off (through a filtering proxy), and the size of its private
- * /tmp. `sandbox = "auto"` is short for `[sandbox] mode = "auto"`.
+ * is otherwise off (through a filtering proxy), on which ports and whether
+ * at loopback or private addresses, and the size of its private /tmp.
+ * `sandbox = "auto"` is short for `[sandbox] mode = "auto"`.
  */
 const SandboxSchema = onFirstUse(() =>
   z
@@ -89,6 +93,10 @@ const SandboxSchema = onFirstUse(() =>
         .object({
           mode: z.enum(SANDBOX_MODES).optional(),
           allow_domains: z.array(DomainSchema()).optional(),
+          /** The ports the proxy reaches on those domains; default DEFAULT_SANDBOX_PORTS. */
+          allow_ports: z.array(z.number().int().min(1).max(65535)).optional(),
+          /** Whether an allowed name may lead to a loopback, private, link-local or metadata address; default false. */
+          allow_private_addresses: z.boolean().optional(),
           tmp_size_mb: z.number().int().min(16).max(1_048_576).optional(),
         })
         .strict(),
@@ -275,7 +283,7 @@ export const SettingsFileSchema = onFirstUse(() =>
       /** Whether the model can see images; default yes for Anthropic and OpenAI, no for other compatible servers. */
       images: z.boolean().optional(),
       permissions: PermissionsSchema().optional(),
-      /** Commands in a sandbox (bubblewrap, Linux): mode auto (default), required or off; allow_domains; tmp_size_mb. */
+      /** Commands in a sandbox (bubblewrap, Linux): mode auto (default), required or off; allow_domains, allow_ports, allow_private_addresses; tmp_size_mb. */
       sandbox: SandboxSchema().optional(),
       providers: z.record(NameSchema(), ProviderSchema()).optional(),
       web_search: WebSearchSchema().optional(),

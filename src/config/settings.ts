@@ -84,6 +84,10 @@ export interface Settings {
   sandbox?: SandboxMode;
   /** Domains commands in the sandbox may reach through Crow's filtering proxy while the network is otherwise off. */
   sandboxDomains?: string[];
+  /** The ports the proxy reaches; absent means DEFAULT_SANDBOX_PORTS. */
+  sandboxPorts?: number[];
+  /** Whether an allowed name may lead the proxy to a loopback, private or link-local address; absent means no. */
+  sandboxPrivateAddresses?: boolean;
   /** The size of the sandbox's private /tmp, in megabytes; absent means DEFAULT_SANDBOX_TMP_SIZE_MB. */
   sandboxTmpSizeMb?: number;
   /** The web_search backend, in the tool's own terms. */

@@ -8,6 +8,7 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages';
 import type { ErrorType } from '@anthropic-ai/sdk/resources/shared';
 import { toAnthropicParams } from './anthropic-format';
+import { boundedFetch, MODEL_SERVER_LIMITS } from './bounded-body';
 import { parseEventData, type SseMessage, wireBatches } from './sse';
 import {
   type HttpProviderOptions,
@@ -41,7 +42,8 @@ export class AnthropicProvider implements Provider {
     this.maxOutputTokens = options.maxOutputTokens;
     this.policy = retryPolicyOf(options);
     // Retries are ours (resilient-stream), so they are visible and stop once output has been shown.
-    this.client = new Anthropic({ apiKey: options.apiKey, baseURL: options.baseURL, maxRetries: 0 });
+    // Error answers are read whole by the SDK: bounded, so a server cannot make one endless (see bounded-body.ts).
+    this.client = new Anthropic({ apiKey: options.apiKey, baseURL: options.baseURL, maxRetries: 0, fetch: boundedFetch((url, init) => fetch(url, init), MODEL_SERVER_LIMITS) });
     this.profile = {
       // With ANTHROPIC_BASE_URL or base_url set, errors name the server actually called, not Anthropic.
       label: this.client.baseURL.replace(/\/+$/, '') === ANTHROPIC_BASE_URL ? 'Anthropic' : `the server at ${this.client.baseURL}`,

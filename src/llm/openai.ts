@@ -15,6 +15,7 @@ import {
   retryPolicyOf,
 } from './resilient-stream';
 import type { ProviderProfile } from './stream-failure';
+import { boundedFetch, MODEL_SERVER_LIMITS } from './bounded-body';
 import { END_OF_STREAM, parseEventData, type SseMessage, wireBatches } from './sse';
 import { sendable } from './tool-text';
 import { type AssistantBlock, emptyUsage, type LlmRequest, type ModelPricing, type Provider, type StopReason, type StreamEvent, type ToolCallBlock } from './types';
@@ -41,7 +42,8 @@ export class OpenAIProvider implements Provider {
     this.maxOutputTokens = options.maxOutputTokens;
     this.policy = retryPolicyOf(options);
     // Retries are ours (resilient-stream), so they are visible and stop once output has been shown.
-    this.client = new OpenAI({ apiKey: options.apiKey, baseURL: options.baseURL, maxRetries: 0 });
+    // Error answers are read whole by the SDK: bounded, so a server cannot make one endless (see bounded-body.ts).
+    this.client = new OpenAI({ apiKey: options.apiKey, baseURL: options.baseURL, maxRetries: 0, fetch: boundedFetch((url, init) => fetch(url, init), MODEL_SERVER_LIMITS) });
     this.flavor = flavorOf(this.client.baseURL, options.flavor);
     this.supportsImages = options.supportsImages ?? this.client.baseURL === OPENAI_BASE_URL;
     this.profile = {

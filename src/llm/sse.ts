@@ -13,12 +13,32 @@
  * value; several `data` lines join with LF; a blank line dispatches, unless
  * no data arrived; a message the stream ends in the middle of is dropped.
  * `id` and `retry` mean nothing to a one-shot request and are ignored.
+ *
+ * Bounded: a line, and the data lines of one message together, may hold at
+ * most MAX_EVENT_CHARS; a server that sends more fails the stream with a
+ * StreamLimitError instead of growing Crow's memory without end.
  */
 
 export interface SseMessage {
   /** The `event` field, undefined when the message had none. */
   event: string | undefined;
   data: string;
+}
+
+/**
+ * The most text one line, or one message's data, may hold: 16 MiB. The
+ * largest message a real server sends is a whole answer in one chunk (some
+ * OpenAI-compatible servers send a tool call's arguments that way): at most
+ * 128k output tokens, about 512 KB of text, which JSON escaping twice over
+ * (the arguments are a JSON string inside the chunk's JSON) makes at most 7
+ * times longer, 3.5 MB. 16 MiB leaves four times that, and keeps what an
+ * endless line can cost to a few times 16 MiB of memory.
+ */
+export const MAX_EVENT_CHARS = 16 * 1024 * 1024;
+
+/** A stream that sent more in one line or one message than the reader takes; the message says what and how much. */
+export class StreamLimitError extends Error {
+  override name = 'StreamLimitError';
 }
 
 const LF = 10;
@@ -28,23 +48,52 @@ const SPACE = 32;
 
 /** Splits decoded text into messages; feed it in any pieces. */
 export class SseParser {
-  private pending = '';
+  /** The start of a line no read has ended yet, in the pieces it came in (joined once its end arrives: a long line costs no copy per read). */
+  private pending: string[] = [];
+  private pendingChars = 0;
   /** The previous piece ended with CR: an LF starting this one belongs to it. */
   private afterCR = false;
   private event: string | undefined;
   private data: string | undefined;
+  private failure: StreamLimitError | undefined;
 
-  /** The messages `text` completes, in order. */
+  /** `maxEventChars`: the most a line, or a message's data lines together, may hold (see MAX_EVENT_CHARS). */
+  constructor(private readonly maxEventChars = MAX_EVENT_CHARS) {}
+
+  /**
+   * The messages `text` completes, in order. A line or message that grows
+   * past the limit fails the stream: this push still returns the messages
+   * completed before it (as a cut between reads would have), and throws the
+   * StreamLimitError from the next push on.
+   */
   push(text: string): SseMessage[] {
+    if (this.failure) throw this.failure;
     const messages: SseMessage[] = [];
+    try {
+      this.split(text, messages);
+    } catch (error) {
+      if (!(error instanceof StreamLimitError) || messages.length === 0) throw error;
+      this.failure = error;
+    }
+    return messages;
+  }
+
+  private split(text: string, messages: SseMessage[]): void {
     // A CR ends a line, so nothing is pending after one: only the LF of a CRLF split across reads is to skip.
     let lineStart = this.afterCR && text.charCodeAt(0) === LF ? 1 : 0;
     this.afterCR = false;
-    const buffer = this.pending === '' ? text : this.pending + text;
+    const hasCR = text.indexOf('\r', lineStart) !== -1;
+    if (!hasCR && text.indexOf('\n', lineStart) === -1) {
+      this.hold(lineStart === 0 ? text : text.slice(lineStart));
+      return;
+    }
+    const held = this.pendingChars;
+    const buffer = held === 0 ? text : this.pending.join('') + text;
     // The pending part holds no line end: look for one after it.
-    let searchFrom = Math.max(lineStart, this.pending.length);
-    this.pending = '';
-    const hasCR = buffer.indexOf('\r', searchFrom) !== -1;
+    let searchFrom = held === 0 ? lineStart : held;
+    if (held > 0) lineStart = 0;
+    this.pending = [];
+    this.pendingChars = 0;
     for (;;) {
       const end = hasCR ? lineEnd(buffer, searchFrom) : buffer.indexOf('\n', searchFrom);
       if (end === -1) break;
@@ -56,11 +105,19 @@ export class SseParser {
       this.line(buffer, lineStart, end, messages);
       lineStart = searchFrom = next;
     }
-    if (lineStart < buffer.length) this.pending = buffer.slice(lineStart);
-    return messages;
+    if (lineStart < buffer.length) this.hold(buffer.slice(lineStart));
+  }
+
+  /** Keeps `piece` of a line still open, failing once the line (or the message it would join) is over the limit. */
+  private hold(piece: string): void {
+    if (piece === '') return;
+    this.pending.push(piece);
+    this.pendingChars += piece.length;
+    if (this.pendingChars > this.maxEventChars) throw this.overLimit('a line');
   }
 
   private line(buffer: string, start: number, end: number, messages: SseMessage[]): void {
+    if (end - start > this.maxEventChars) throw this.overLimit('a line');
     if (start === end) {
       if (this.data !== undefined) messages.push({ event: this.event, data: this.data });
       this.event = undefined;
@@ -75,12 +132,27 @@ export class SseParser {
     if (valueStart < end && buffer.charCodeAt(valueStart) === SPACE) valueStart++;
     const field = buffer.slice(start, colon);
     if (field === 'data') {
+      if (this.data !== undefined && this.data.length + 1 + (end - valueStart) > this.maxEventChars) throw this.overLimit('an event');
       const value = buffer.slice(valueStart, end);
       this.data = this.data === undefined ? value : `${this.data}\n${value}`;
     } else if (field === 'event') {
       this.event = buffer.slice(valueStart, end);
     }
   }
+
+  /** The error for a line or event over the limit; what was held is let go (the stream is over). */
+  private overLimit(what: 'a line' | 'an event'): StreamLimitError {
+    this.pending = [];
+    this.pendingChars = 0;
+    this.data = undefined;
+    this.failure = new StreamLimitError(`sent ${what} of more than ${size(this.maxEventChars)} (the most Crow reads in ${what === 'a line' ? 'one line' : 'one event'})`);
+    return this.failure;
+  }
+}
+
+/** A limit in words: "16 MiB", or characters for small test limits. */
+function size(chars: number): string {
+  return chars >= 1024 * 1024 ? `${Number((chars / (1024 * 1024)).toFixed(1))} MiB` : `${chars} characters`;
 }
 
 /** The index of the first CR or LF at or after `from`, or -1. */

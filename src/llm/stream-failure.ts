@@ -7,6 +7,7 @@
 /** Besides these, every 5xx (529 "overloaded" included) is retried. */
 const RETRYABLE_STATUSES = new Set([408, 409, 429]);
 import { errorText } from '../vocabulary/text';
+import { StreamLimitError } from './sse';
 import type { ContextOverflow } from './types';
 /** Error types a server may send inside a stream (the HTTP status was already 200) that say "try again". */
 const TRANSIENT_ERROR_TYPES = new Set(['overloaded_error', 'api_error', 'rate_limit_error', 'server_error']);
@@ -116,6 +117,13 @@ export function diagnose(error: unknown, profile: ProviderProfile): Diagnosis {
     if (overflow) diagnosis.overflow = overflow;
     return diagnosis;
   }
+  if (error instanceof StreamLimitError) {
+    // Not retried: a server that sends this is broken (or is no model server), and would cost as much memory again.
+    return {
+      message: `${profile.label} ${error.message}, so the answer was abandoned. A model server does not send that: check the base URL (${profile.baseURL}) and any proxy in between`,
+      retryable: false,
+    };
+  }
   if (isConnectionError(error, profile)) {
     return { message: `the connection to ${profile.label} failed (${causeText(error)})`, retryable: true };
   }
@@ -128,9 +136,13 @@ export function diagnose(error: unknown, profile: ProviderProfile): Diagnosis {
   return { message: `${profile.label} stream failed: ${causeText(error)}`, retryable: false };
 }
 
+/** How much of a server's error message is shown: a sentence or a few, not a page. */
+const MAX_DETAIL_CHARS = 1_000;
+
 function httpErrorMessage(status: number, detail: string, profile: ProviderProfile): string {
+  const shown = detail.length > MAX_DETAIL_CHARS ? `${detail.slice(0, MAX_DETAIL_CHARS)}… (${detail.length} characters in all)` : detail;
   // The advice that follows brings its own full stop.
-  const base = `${profile.label} returned HTTP ${status}: ${detail.replace(/\.\s*$/, '')}`;
+  const base = `${profile.label} returned HTTP ${status}: ${shown.replace(/\.\s*$/, '')}`;
   switch (status) {
     case 401:
       return `${base}. Check ${profile.apiKeyEnv}.`;
@@ -147,7 +159,9 @@ function httpErrorMessage(status: number, detail: string, profile: ProviderProfi
 function serverMessage(error: SdkApiError): string {
   const body = error.error as { message?: unknown; error?: { message?: unknown } } | undefined;
   const message = body?.error?.message ?? body?.message;
-  return typeof message === 'string' ? message : error.message;
+  if (typeof message === 'string') return message;
+  // The SDKs put the status before a body that is no JSON error ("500 Bad Gateway"); the message around it says the status already.
+  return error.status !== undefined && error.message.startsWith(`${error.status} `) ? error.message.slice(`${error.status} `.length) : error.message;
 }
 
 /** The wait a `retry-after-ms` or `retry-after` (seconds or HTTP date) header asks for, if any. */

@@ -3,6 +3,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Progress, Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
 import { version } from '../../package.json';
 import { errorText } from '../vocabulary/text';
+import { McpInputLimitError } from './bounded-input';
 import { openTransport, type OpenedTransport } from './mcp-transport';
 import type { McpServerConfig } from './server-config';
 
@@ -169,6 +170,7 @@ export class McpConnection {
       try {
         return await this.connectOnce();
       } catch (err) {
+        if (err instanceof McpInputLimitError) throw new Error(this.breakDown(err.message, 'gave_up'));
         failure = errorText(err);
       }
     }
@@ -185,13 +187,19 @@ export class McpConnection {
       await client.connect(opened.transport, { timeout: this.startupTimeoutMs });
     } catch (err) {
       await opened.transport.close().catch(() => undefined);
-      throw new Error(withStderr(errorText(err), opened));
+      const overLimit = opened.overLimit();
+      throw overLimit !== undefined ? new McpInputLimitError(overLimit) : new Error(withStderr(errorText(err), opened));
     }
     if (this.state.kind === 'closed') {
       await shutDown(client, opened);
       throw new Error(this.closedMessage);
     }
-    client.onclose = () => this.lose(client, withStderr('its connection closed', opened));
+    client.onclose = () => {
+      // A server that sends more than Crow reads would only do it again: no restart.
+      const overLimit = opened.overLimit();
+      if (overLimit === undefined) this.lose(client, withStderr('its connection closed', opened));
+      else if (this.state.kind === 'ready' && this.state.client === client) this.breakDown(overLimit, 'gave_up');
+    };
     this.state = { kind: 'ready', client, opened };
     return client;
   }
@@ -235,9 +243,14 @@ export class McpConnection {
         return new Error(`MCP server "${this.name}" refused the call of ${tool}: ${reason}`);
       case 'malformed':
         return new Error(`MCP server "${this.name}" answered ${tool} with something that is not a tool result: ${reason}`);
-      case 'connection':
+      case 'connection': {
+        const overLimit = this.state.kind === 'ready' && this.state.client === client ? this.state.opened.overLimit() : undefined;
+        if (overLimit !== undefined) return new Error(this.breakDown(overLimit, 'gave_up'));
+        // Broken meanwhile (e.g. by what it sent): that is the reason, and nothing restarts it.
+        if (this.state.kind === 'broken') return new Error(this.state.reason);
         this.lose(client, reason);
         return new Error(`MCP server "${this.name}" stopped while running ${tool} (${reason}); it is restarted on the next call.`);
+      }
     }
   }
 }

@@ -1,7 +1,10 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type * as Sse from '@modelcontextprotocol/sdk/client/sse.js';
 import type * as Stdio from '@modelcontextprotocol/sdk/client/stdio.js';
+import type * as StdioLines from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type * as StreamableHttp from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { boundedFetch } from '../llm/bounded-body';
+import { BoundedLineBuffer, MCP_BODY_LIMITS, McpInputLimitError } from './bounded-input';
 import type { McpTransportConfig } from './server-config';
 
 /** How much of a stdio server's stderr is kept, to say why it stopped. */
@@ -14,6 +17,8 @@ export interface OpenedTransport {
   stderrTail(): string;
   /** Ends the server's session politely (streamable HTTP) before the transport closes. */
   release(): Promise<void>;
+  /** Why the transport was closed on the server, when it sent more than Crow reads in one message (see bounded-input.ts); else undefined. */
+  overLimit(): string | undefined;
 }
 
 /**
@@ -21,28 +26,58 @@ export interface OpenedTransport {
  * so that sessions without MCP servers never load the SDK.
  * Stdio servers start in `cwd` (the session's workspace) with the SDK's
  * safe default environment plus the variables the config passes; their
- * stderr is kept rather than mixed into ours.
+ * stderr is kept rather than mixed into ours. What every server sends is
+ * read in messages of bounded size: one over the limit closes the transport.
  */
 export function openTransport(config: McpTransportConfig, cwd: string): OpenedTransport {
+  let limitReason: string | undefined;
+  const overLimit = (): string | undefined => limitReason;
   switch (config.type) {
     case 'stdio': {
       const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js') as typeof Stdio;
+      const { deserializeMessage } = require('@modelcontextprotocol/sdk/shared/stdio.js') as typeof StdioLines;
       const transport = new StdioClientTransport({ command: config.command, args: config.args, env: config.env, cwd, stderr: 'pipe' });
+      boundStdout(transport, new BoundedLineBuffer(deserializeMessage));
+      // The SDK closes the transport after a read error of the buffer; the reason is ours to keep.
+      transport.onerror = (error) => {
+        if (error instanceof McpInputLimitError) limitReason = error.message;
+      };
       let tail = '';
       transport.stderr?.on('data', (chunk: Buffer) => {
         tail = (tail + chunk.toString()).slice(-STDERR_TAIL_CHARS);
       });
-      return { transport, stderrTail: () => tail.trim(), release: async () => undefined };
+      return { transport, stderrTail: () => tail.trim(), release: async () => undefined, overLimit };
     }
     case 'http': {
       const { StreamableHTTPClientTransport } = require('@modelcontextprotocol/sdk/client/streamableHttp.js') as typeof StreamableHttp;
-      const transport = new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
-      return { transport, stderrTail: () => '', release: () => transport.terminateSession().catch(() => undefined) };
+      const fetch = boundedFetch((url, init) => globalThis.fetch(url, init), MCP_BODY_LIMITS, (error) => {
+        limitReason = error.message;
+        void transport.close().catch(() => undefined);
+      });
+      const transport = new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers }, fetch });
+      return { transport, stderrTail: () => '', release: () => transport.terminateSession().catch(() => undefined), overLimit };
     }
     case 'sse': {
       const { SSEClientTransport } = require('@modelcontextprotocol/sdk/client/sse.js') as typeof Sse;
-      const transport = new SSEClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
-      return { transport, stderrTail: () => '', release: async () => undefined };
+      const fetch = boundedFetch((url, init) => globalThis.fetch(url, init), MCP_BODY_LIMITS, (error) => {
+        limitReason = error.message;
+        void transport.close().catch(() => undefined);
+      });
+      const transport = new SSEClientTransport(new URL(config.url), { requestInit: { headers: config.headers }, fetch });
+      return { transport, stderrTail: () => '', release: async () => undefined, overLimit };
     }
   }
+}
+
+/**
+ * Puts `buffer` in place of the stdio transport's own reader. The SDK's
+ * ReadBuffer (1.x, shared/stdio.js) caps the bytes it holds at 10 MB but
+ * joins every chunk to all it holds, which takes seconds per megabyte of
+ * one long line; its transport reads through `_readBuffer` (append,
+ * readMessage, clear), which is what BoundedLineBuffer offers. Throws when a
+ * new SDK has no such field, so the swap cannot silently stop happening.
+ */
+function boundStdout(transport: Stdio.StdioClientTransport, buffer: BoundedLineBuffer): void {
+  if (!('_readBuffer' in transport)) throw new Error('the MCP SDK\'s stdio transport no longer reads through _readBuffer: update boundStdout');
+  Object.assign(transport, { _readBuffer: buffer });
 }

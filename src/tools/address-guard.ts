@@ -127,10 +127,35 @@ function inPrefix(groups: number[], first: number[], bits: number): boolean {
   return true;
 }
 
-/** What the refusal message adds, so whoever reads it knows who can change it and how. */
+/** What web_fetch's refusal adds, so whoever reads it knows who can change it and how. */
 const HOW_TO_ALLOW =
   'web_fetch does not reach loopback, private, link-local or cloud-metadata addresses. If the user wants it to, ' +
   'they can set allow_private_addresses = true under [web_fetch] in their config.toml.';
+
+/**
+ * Why a host (a URL's or a proxy request's hostname: a name, an IP literal,
+ * brackets allowed) is not to be reached before any lookup: an address not
+ * to reach, a metadata service's name, or `localhost` and its subdomains
+ * (RFC 6761: whatever a resolver says, they are this machine). Undefined
+ * for a name that may be looked up (its addresses are judged then).
+ */
+export function blockedHostReason(hostname: string): string | undefined {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host.replace(/%.*$/, '')) !== 0) return blockedAddressReason(host);
+  const name = host.toLowerCase().replace(/\.$/, '');
+  if (METADATA_NAMES.has(name)) return 'a cloud metadata service';
+  if (name === 'localhost' || name.endsWith('.localhost')) return 'a loopback address';
+  return undefined;
+}
+
+/** The first of a name's resolved addresses that is not to be reached, and why; undefined when all may be. */
+export function blockedAmong<A extends { address: string }>(addresses: readonly A[]): { address: string; reason: string } | undefined {
+  for (const { address } of addresses) {
+    const reason = blockedAddressReason(address);
+    if (reason !== undefined) return { address, reason };
+  }
+  return undefined;
+}
 
 /**
  * Refuses a URL host (`URL.hostname`: a name, an IPv4 literal already
@@ -139,16 +164,8 @@ const HOW_TO_ALLOW =
  * judged again, by their addresses, in guardedLookup.
  */
 export function checkHost(hostname: string): void {
-  const host = hostname.replace(/^\[|\]$/g, '');
-  if (isIP(host.replace(/%.*$/, '')) !== 0) {
-    const reason = blockedAddressReason(host);
-    if (reason !== undefined) throw new BlockedAddressError(`${hostname} is ${reason}. ${HOW_TO_ALLOW}`);
-    return;
-  }
-  const name = host.toLowerCase().replace(/\.$/, '');
-  if (METADATA_NAMES.has(name)) throw new BlockedAddressError(`${hostname} is a cloud metadata service. ${HOW_TO_ALLOW}`);
-  // RFC 6761: whatever the resolver says, these names are this machine.
-  if (name === 'localhost' || name.endsWith('.localhost')) throw new BlockedAddressError(`${hostname} is a loopback address. ${HOW_TO_ALLOW}`);
+  const reason = blockedHostReason(hostname);
+  if (reason !== undefined) throw new BlockedAddressError(`${hostname} is ${reason}. ${HOW_TO_ALLOW}`);
 }
 
 /**
@@ -161,11 +178,8 @@ export const guardedLookup: LookupFunction = (hostname: string, options: LookupO
   // node:dns (and the UDP module it loads) is required on a lookup, not when the tools load.
   (require('node:dns') as typeof import('node:dns')).lookup(hostname, { all: true, family }, (error, addresses) => {
     if (error) return callback(error, []);
-    const blocked = addresses.find(({ address }) => blockedAddressReason(address) !== undefined);
-    if (blocked) {
-      const reason = blockedAddressReason(blocked.address)!;
-      return callback(new BlockedAddressError(`${hostname} resolves to ${blocked.address}, ${reason}. ${HOW_TO_ALLOW}`), []);
-    }
+    const blocked = blockedAmong(addresses);
+    if (blocked) return callback(new BlockedAddressError(`${hostname} resolves to ${blocked.address}, ${blocked.reason}. ${HOW_TO_ALLOW}`), []);
     if (options.all) return callback(null, addresses);
     const [first] = addresses;
     if (!first) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), []);

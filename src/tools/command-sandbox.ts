@@ -15,7 +15,7 @@ import { domainProxy, SANDBOX_PROXY_PORT } from './domain-proxy';
 import { findExecutable } from './node-exec';
 import { readRepositoryGit } from './repository-git';
 import { probeSandbox, type SandboxProbe } from './sandbox-probe';
-import { DEFAULT_SANDBOX_TMP_SIZE_MB, type SandboxMode } from '../config/settings-file';
+import { DEFAULT_SANDBOX_PORTS, DEFAULT_SANDBOX_TMP_SIZE_MB, type SandboxMode } from '../config/settings-file';
 import { type SandboxOptions, WorkspaceError } from './workspace';
 
 export type { SandboxOptions };
@@ -106,7 +106,8 @@ export class CommandSandbox {
       return { ...plain, wrapper: [], release: () => undefined };
     }
     const domains = this.options?.network ? [] : (this.options?.allowDomains ?? []);
-    const proxy = domains.length > 0 ? await domainProxy(domains) : undefined;
+    const rules = { domains, ports: this.options?.allowPorts ?? DEFAULT_SANDBOX_PORTS, privateAddresses: this.options?.allowPrivateAddresses ?? false };
+    const proxy = domains.length > 0 ? await domainProxy(rules) : undefined;
     const layout = await this.layout(cwd, proxy?.folder);
     const claimed = claimMountPoints(layout.blocked);
     // In VS Code the bridge runs on the editor's own binary, as Node (the bridge drops the variable again for the command).

@@ -5,7 +5,7 @@
  */
 import { configHome, dataHome } from '../config/paths';
 import type { Settings } from '../config/settings';
-import { DEFAULT_SANDBOX_TMP_SIZE_MB } from '../config/settings-file';
+import { DEFAULT_SANDBOX_PORTS, DEFAULT_SANDBOX_TMP_SIZE_MB } from '../config/settings-file';
 import { secretVariableNames } from '../config/secret-variables';
 import { requiredButUnavailable, type SandboxOptions } from './command-sandbox';
 import { probeSandbox } from './sandbox-probe';
@@ -36,6 +36,8 @@ export function sandboxSetup(settings: Settings, env: NodeJS.ProcessEnv = proces
     network: allowNetwork || settings.permissions?.network === 'allow',
     hiddenVariables: secretVariableNames(settings),
     allowDomains: settings.sandboxDomains ?? [],
+    allowPorts: settings.sandboxPorts ?? DEFAULT_SANDBOX_PORTS,
+    allowPrivateAddresses: settings.sandboxPrivateAddresses ?? false,
     tmpSizeMb: settings.sandboxTmpSizeMb ?? DEFAULT_SANDBOX_TMP_SIZE_MB,
   };
   if (mode === 'off') return { options, active: false };

@@ -170,6 +170,10 @@ export interface SandboxOptions {
   network: boolean;
   /** While the network is off: domains commands may still reach, through Crow's filtering proxy (none: no proxy). */
   allowDomains?: readonly string[];
+  /** The ports the proxy reaches on those domains (default DEFAULT_SANDBOX_PORTS). */
+  allowPorts?: readonly number[];
+  /** Whether the proxy reaches an allowed name that leads to a loopback, private, link-local or metadata address (default no). */
+  allowPrivateAddresses?: boolean;
   /** The size of the sandbox's private /tmp in megabytes (default DEFAULT_SANDBOX_TMP_SIZE_MB). */
   tmpSizeMb?: number;
   /** Variables commands never see, besides those isSecretVariable recognizes (see secretVariableNames). */

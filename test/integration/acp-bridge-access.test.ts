@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createWebSocketStream } from '@agentclientprotocol/sdk/experimental/ws-client';
@@ -11,6 +11,7 @@ import { FakeLlmServer } from '../../src/testing/fake-llm-server';
 import { type Bridge, startBridge } from '../support/acp-bridge';
 import { TestClient } from '../support/acp-client';
 import { CROW, runCrow, until } from '../support/crow-binary';
+import { addAnotherUser, NO_OTHER_USER } from '../support/another-user';
 import { isolatedEnv } from '../support/isolated-env';
 import { groupRunning } from '../support/process-groups';
 import { skipBecause } from '../support/skip-reasons';
@@ -30,6 +31,13 @@ function attempt(url: string, headers: Record<string, string> = {}): Promise<str
       resolve(`answered ${(JSON.parse(data.toString()) as { result?: { protocolVersion?: number } }).result?.protocolVersion}`);
       socket.close();
     });
+  });
+}
+
+/** Waits for the bridge's stderr to say `pattern` (its pipe may lag behind the answers a client already has). */
+async function logged(bridge: Bridge, pattern: RegExp): Promise<void> {
+  await until(() => pattern.test(bridge.stderr()), `the bridge to log ${pattern}`).catch((err: Error) => {
+    throw new Error(`${err.message}; it said:\n${bridge.stderr()}`);
   });
 }
 
@@ -73,7 +81,7 @@ describe('crow acp-bridge lets in only its own clients', function () {
     assert.equal(await attempt(served.bare), 'refused 401');
     assert.equal(await attempt(`${served.bare}?token=${served.token}x`), 'refused 401');
     assert.equal(await attempt(served.bare, { authorization: 'Bearer guess-guess-guess' }), 'refused 401');
-    assert.match(served.stderr(), /refused a connection from 127\.0\.0\.1: no token/);
+    await logged(served, /refused a connection from 127\.0\.0\.1: no token/);
     assert.doesNotMatch(served.stderr(), /agent pid/, 'no agent was started for them');
     assert.equal(await attempt(served.url), 'answered 1', 'the token in the URL lets in');
     assert.equal(await attempt(served.bare, { authorization: `Bearer ${served.token}` }), 'answered 1', 'and so does a Bearer header');
@@ -82,7 +90,7 @@ describe('crow acp-bridge lets in only its own clients', function () {
   it('refuses a client whose Origin is not allowed, token or not', async () => {
     const served = await bridge();
     assert.equal(await attempt(served.url, { origin: 'http://evil.example' }), 'refused 403');
-    assert.match(served.stderr(), /refused a connection from 127\.0\.0\.1: the page at http:\/\/evil\.example is not allowed \(allow it with --allow-origin http:\/\/evil\.example\)/);
+    await logged(served, /refused a connection from 127\.0\.0\.1: the page at http:\/\/evil\.example is not allowed \(allow it with --allow-origin http:\/\/evil\.example\)/);
     const allowing = await bridge('--allow-origin', 'http://tool.example:8080/');
     assert.equal(await attempt(allowing.url, { origin: 'http://evil.example' }), 'refused 403');
     assert.equal(await attempt(allowing.bare, { origin: 'http://tool.example:8080' }), 'refused 401', 'an allowed origin still needs the token');
@@ -101,6 +109,103 @@ describe('crow acp-bridge lets in only its own clients', function () {
     const refused = await runCrow(['acp-bridge', '--port', '0', '--token-file', file, '--', 'true'], env, workspace);
     assert.equal(refused.code, 2);
     assert.match(refused.stderr, /--token-file .* must hold one token of at least 16 characters and no spaces/);
+  });
+
+  it('refuses a Host header that does not name loopback (DNS rebinding), token or not', async () => {
+    const served = await bridge();
+    const port = new URL(served.bare).port;
+    assert.equal(await attempt(served.url, { host: `rebind.example:${port}` }), 'refused 403');
+    assert.equal(await attempt(served.url, { host: `127.0.0.1.nip.example:${port}` }), 'refused 403');
+    assert.equal(await attempt(served.url, { host: `localhost:${Number(port) + 1}` }), 'refused 403', 'another port is another server');
+    await logged(served, /refused a connection from 127\.0\.0\.1: the request names the host "rebind\.example:\d+", not the bridge's loopback address/);
+    assert.equal(await attempt(served.url, { host: `LocalHost:${port}` }), 'answered 1');
+    assert.equal(await attempt(served.url, { host: `127.0.0.1:${port}` }), 'answered 1');
+  });
+
+  it('slows a guesser: past a burst of refusals every attempt is refused unchecked (429), and the log says so instead of growing', async () => {
+    const served = await bridge();
+    const answers: string[] = [];
+    for (let guess = 0; guess < 100 && !answers.includes('refused 429'); guess++) answers.push(await attempt(`${served.bare}?token=guess-${guess}`));
+    assert.ok(answers.includes('refused 429'), `no attempt was refused unchecked: ${answers.join(', ')}`);
+    assert.equal(answers.indexOf('refused 429'), 20, 'the first 20 refusals are answered as such');
+    for (let more = 0; more < 80; more++) await attempt(`${served.bare}?token=more-${more}`);
+    const lines = served.stderr().split('\n').filter((line) => line.includes('refused a connection'));
+    assert.ok(lines.length < 60, `${lines.length} log lines for 100 refused attempts`);
+    await logged(served, /too many refused connections in a short time \(is someone guessing the token\?\): every connection is refused for \d+ s/);
+    // The budget refills: the right token gets in again (until then it is refused unchecked, like any other).
+    const deadline = Date.now() + 15_000;
+    for (let answer = await attempt(served.url); answer !== 'answered 1'; answer = await attempt(served.url)) {
+      assert.equal(answer, 'refused 429');
+      assert.ok(Date.now() < deadline, 'the right token was never let in again');
+      await new Promise((done) => setTimeout(done, 250));
+    }
+  });
+
+  it('refuses a token file others may read, another user\'s, or a link: whoever reads the token drives the agent', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'crow-bridge-token-'));
+    const file = join(folder, 'bridge.token');
+    const start = () => runCrow(['acp-bridge', '--port', '0', '--token-file', file, '--', 'true'], env, workspace);
+    try {
+      writeFileSync(file, 'a-long-enough-secret-token-1234\n');
+      chmodSync(file, 0o644);
+      const open = await start();
+      assert.equal(open.code, 2, open.stderr);
+      assert.match(open.stderr, /--token-file: .*bridge\.token can be used by other users \(mode 644\); whoever can read or change the token drives the agent as you\. Give a file of your own that only you can read \(chmod 600 /);
+      chmodSync(file, 0o640);
+      assert.equal((await start()).code, 2, 'group-readable too');
+      chmodSync(file, 0o600);
+      const link = join(folder, 'link.token');
+      symlinkSync(file, link);
+      const linked = await runCrow(['acp-bridge', '--port', '0', '--token-file', link, '--', 'true'], env, workspace);
+      assert.equal(linked.code, 2, linked.stderr);
+      assert.match(linked.stderr, /link\.token is a link/);
+      if (NO_OTHER_USER) return;
+      // Another local user's private file: theirs, so they can change it, and so can whoever they let.
+      const other = addAnotherUser();
+      try {
+        chownSync(file, other.uid, other.gid);
+        const theirs = await start();
+        assert.equal(theirs.code, 2, theirs.stderr);
+        assert.match(theirs.stderr, new RegExp(`bridge\\.token belongs to user ${other.uid}, not to you`));
+      } finally {
+        other.remove();
+      }
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('stops an agent that writes a line without end, closing its client, and keeps a client\'s message to 64 MiB', async () => {
+    const endless = join(workspace, 'endless-agent.js');
+    writeFileSync(
+      endless,
+      [
+        "process.stdout.on('error', () => process.exit(0));",
+        "process.stdin.once('data', () => {",
+        "  const chunk = Buffer.alloc(65536, 'a');",
+        "  const pump = () => { while (process.stdout.write(chunk)); process.stdout.once('drain', pump); };",
+        "  pump();",
+        '});',
+      ].join('\n'),
+    );
+    const served = await startBridge(['--', process.execPath, endless], env, workspace);
+    bridges.push(served);
+    const socket = new WebSocket(served.url);
+    const closed = new Promise<[number, string]>((done) => socket.on('close', (code, reason) => done([code, reason.toString()])));
+    await new Promise((done) => socket.on('open', done));
+    socket.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } }));
+    const [code, reason] = await closed;
+    assert.equal(code, 1011);
+    assert.match(reason, /the agent exited/);
+    await logged(served, /agent pid \d+ wrote a line of more than 64 MiB \(the most the bridge passes in one message\): stopping it/);
+
+    const big = await bridge();
+    const client = new WebSocket(big.url);
+    const bigClosed = new Promise<number>((done) => client.on('close', (closeCode) => done(closeCode)));
+    client.on('error', () => undefined);
+    await new Promise((done) => client.on('open', done));
+    client.send(Buffer.alloc(64 * 1024 * 1024 + 1, 0x20));
+    assert.equal(await bigClosed, 1009, 'a message over 64 MiB closes its connection');
   });
 
   describe('MCP servers that run a command, from a client', () => {
@@ -235,14 +340,14 @@ describe('crow acp-bridge lets in only its own clients', function () {
       const served = await bridge();
       assert.equal(await fromPage(served.bare), 'failed');
       assert.equal(await fromPage(served.url), 'failed', 'even a page that learned the token');
-      assert.equal(served.stderr().match(new RegExp(`the page at ${pageUrl.slice(0, -1)} is not allowed`, 'g'))?.length, 2);
+      await until(() => served.stderr().match(new RegExp(`the page at ${pageUrl.slice(0, -1)} is not allowed`, 'g'))?.length === 2, 'both refusals logged');
       assert.doesNotMatch(served.stderr(), /agent pid/, 'no agent was started');
     });
 
     it('can, once the user allows its origin, and only with the token', async () => {
       const served = await bridge('--allow-origin', pageUrl);
       assert.equal(await fromPage(served.bare), 'failed');
-      assert.match(served.stderr(), /refused a connection from 127\.0\.0\.1: no token/);
+      await logged(served, /refused a connection from 127\.0\.0\.1: no token/);
       assert.match(await fromPage(served.url), /^answered \{"jsonrpc":"2\.0","id":1,"result"/);
     });
   });

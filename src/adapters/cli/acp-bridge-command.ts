@@ -1,9 +1,10 @@
 import type { ChildProcess } from 'node:child_process';
-import { createInterface, type Interface } from 'node:readline';
 import { type RawData, WebSocket, WebSocketServer } from 'ws';
 import { startAgentProcess, stopAgentProcess } from '../../agents/agent-process';
+import { MAX_ACP_MESSAGE_BYTES, MAX_ACP_MESSAGE_TEXT } from '../acp/message-limit';
 import { newAccessToken } from './access-token';
-import { allowedOrigins, type BridgeAccess, readTokenFile, refusal } from './acp-bridge-access';
+import { AgentLines } from './acp-bridge-lines';
+import { allowedOrigins, answeringHosts, type BridgeAccess, isLoopback, readTokenFile, RefusalBudget, refusal } from './acp-bridge-access';
 import { screenClientMessage } from './acp-bridge-screen';
 import { commandArgs } from './cli-args';
 import { type CliIO, STOP_EXIT_CODES, type StopSignal, UsageError } from './cli-io';
@@ -15,17 +16,20 @@ ws://HOST:N: each text message is one JSON-RPC message, passed to CMD's
 stdin as one line of compact JSON, and each line CMD writes comes back as
 one message. A Crow agent definition reaches it with acp_url (and the token
 with acp_token_env), so a long-lived agent can run as its own process.
-Messages of up to 64 MB pass.
+Messages of up to ${MAX_ACP_MESSAGE_TEXT} pass, each way.
 
 Whoever connects drives an agent that acts as you, so the bridge lets in
 only clients that present its token, either as ?token=TOKEN in the URL or
 as an "Authorization: Bearer TOKEN" header. The token is random and printed
-at start, in the URL to connect to, unless --token-file gives it.
+at start, in the URL to connect to, unless --token-file gives it. After 20
+refused attempts, attempts are checked at one a second; in between, every
+connection is refused (HTTP 429).
 
 Options:
   --port N              the port to listen on; 0 picks a free one
   --token-file F        read the token from F instead of making one (at
-                        least 16 characters; keep F private)
+                        least 16 characters; F must be yours and readable
+                        by you alone: chmod 600 F)
   --allow-origin URL    let web pages from this origin connect (repeatable);
                         by default a connection that carries an Origin header,
                         as every browser page sends, is refused
@@ -35,7 +39,8 @@ Options:
                         you. Servers reached by URL always pass.
   --host H              the address to listen on (default 127.0.0.1). Anything
                         but loopback lets whoever reaches it try the token,
-                        and sends it unencrypted: use with care.
+                        and sends it unencrypted: use with care. On loopback,
+                        a connection must name loopback in its Host header.
   --shared              one CMD for all connections, in turn (see below)
 
 One CMD per connection (the default): CMD starts when a client connects and
@@ -52,11 +57,8 @@ next. CMD is started again if it exits.
 The listening address, connections, refusals and CMD's own stderr go to
 stderr. Ctrl-C, SIGTERM or SIGHUP stops every CMD and exits (130, 143, 129).`;
 
-/** Larger messages close their connection (WebSocket code 1009). */
-const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 /** Output to a socket that has this much unsent stops reading CMD's stdout until it drains. */
 const HIGH_WATER_BYTES = 4 * 1024 * 1024;
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
 interface BridgeOptions {
   host: string;
@@ -72,7 +74,7 @@ interface BridgeOptions {
 /** A running CMD: the process, its stdout as lines. */
 interface Agent {
   process: ChildProcess;
-  lines: Interface;
+  lines: AgentLines;
 }
 
 /** Serves a stdio ACP agent over WebSocket until SIGINT or SIGTERM. */
@@ -83,13 +85,17 @@ export async function acpBridgeCommand(argv: string[], io: CliIO): Promise<numbe
     return 0;
   }
   const log = (message: string): void => void io.stderr.write(`crow acp-bridge: ${message}\n`);
+  let access = options.access;
   const server = new WebSocketServer({
     host: options.host,
     port: options.port,
-    maxPayload: MAX_MESSAGE_BYTES,
+    maxPayload: MAX_ACP_MESSAGE_BYTES,
     verifyClient: ({ req }, answer) => {
-      const refused = refusal(req, options.access);
-      if (refused) log(`refused a connection from ${req.socket.remoteAddress ?? 'unknown'}: ${refused.reason}`);
+      const refused = refusal(req, access);
+      // While every attempt is refused, one line says so: a guesser does not fill the log.
+      if (refused && (refused.status !== 429 || access.budget.firstOfSpell())) {
+        log(`refused a connection from ${req.socket.remoteAddress ?? 'unknown'}: ${refused.reason}`);
+      }
       answer(refused === undefined, refused?.status, refused ? `${refused.reason}\n` : undefined);
     },
   });
@@ -97,12 +103,14 @@ export async function acpBridgeCommand(argv: string[], io: CliIO): Promise<numbe
     server.once('listening', resolve);
     server.once('error', reject);
   });
+  const address = server.address();
+  if (address !== null && typeof address !== 'string') access = { ...access, hosts: answeringHosts(address.address, address.port) };
   const bridge = new Bridge(options, io, log);
   server.on('connection', (socket, request) => bridge.accept(socket, request.socket.remoteAddress ?? 'unknown'));
   const at = listeningAt(server);
   const url = options.tokenFile === undefined ? `${at}/?token=${options.access.token}` : `${at}/ (token from ${options.tokenFile})`;
   // Warnings first: whoever waits for the "serving" line has read them by then.
-  if (!LOOPBACK.has(options.host)) {
+  if (!isLoopback(options.host)) {
     log(`warning: ${options.host} is not loopback: whoever reaches it can try the token, and ws:// sends it unencrypted.`);
   }
   if (options.allowClientMcp) log('warning: --allow-client-mcp: clients may have the agent run commands as you, through MCP servers.');
@@ -137,7 +145,11 @@ function bridgeOptions(argv: string[]): BridgeOptions | 'help' {
     port,
     shared: values.shared,
     command,
-    access: { token: tokenFile !== undefined ? readTokenFile(tokenFile) : newAccessToken(), origins: allowedOrigins(values['allow-origin']) },
+    access: {
+      token: tokenFile !== undefined ? readTokenFile(tokenFile) : newAccessToken(),
+      origins: allowedOrigins(values['allow-origin']),
+      budget: new RefusalBudget(),
+    },
     ...(tokenFile !== undefined ? { tokenFile } : {}),
     allowClientMcp: values['allow-client-mcp'],
   };
@@ -218,7 +230,12 @@ class Bridge {
       if (this.shared?.process === child) this.shared = undefined;
       this.log(`agent pid ${child.pid} exited (${code ?? signal})`);
     });
-    return { process: child, lines: createInterface({ input: child.stdout!, crlfDelay: Infinity }) };
+    const lines = new AgentLines(child.stdout!, MAX_ACP_MESSAGE_BYTES);
+    lines.once('overflow', () => {
+      this.log(`agent pid ${child.pid} wrote a line of more than ${MAX_ACP_MESSAGE_TEXT} (the most the bridge passes in one message): stopping it`);
+      this.stop(child);
+    });
+    return { process: child, lines };
   }
 
   private stop(child: ChildProcess): void {

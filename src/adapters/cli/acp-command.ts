@@ -6,6 +6,7 @@ import { dataHome } from '../../config/paths';
 import { type AcpLogger, captureConsole, createAcpLogger, logFolder } from '../acp/acp-log';
 import { createAcpServer, type SessionSetup } from '../acp/acp-server';
 import { missingApiKeys } from '../acp/default-keys';
+import { MAX_ACP_MESSAGE_BYTES, MAX_ACP_MESSAGE_TEXT } from '../acp/message-limit';
 import { commandArgs, noPositionals } from './cli-args';
 import { type CliIO, STOP_EXIT_CODES, type StopSignal } from './cli-io';
 
@@ -23,7 +24,9 @@ $XDG_STATE_HOME/crow-agent/logs/ (default ~/.local/state/crow-agent/logs/).
 
 It exits when the client closes its input (exit code 0), or on Ctrl-C,
 SIGTERM or SIGHUP (130, 143, 129) after cancelling every prompt and
-stopping every command its agents run.`;
+stopping every command its agents run. A message longer than ${MAX_ACP_MESSAGE_TEXT}
+(a line without an end) closes the connection, with a message on stderr
+(exit code 1).`;
 
 /** How long commands get after SIGTERM, when a stop signal ends the server, before SIGKILL. */
 const COMMAND_STOP_GRACE_MS = 1_000;
@@ -48,7 +51,9 @@ export async function acpCommand(argv: string[], io: CliIO): Promise<number> {
       version,
     });
     const input = Readable.toWeb(process.stdin) as WebReadableStream<Uint8Array>;
-    const connection = server.connect(acp.ndJsonStream(Writable.toWeb(io.stdout), input as ReadableStream<Uint8Array>));
+    const connection = server.connect(
+      acp.ndJsonStream(Writable.toWeb(io.stdout), input as ReadableStream<Uint8Array>, { maxMessageBytes: MAX_ACP_MESSAGE_BYTES }),
+    );
     logger.log('info', `crow acp ${version} serving on stdio`, { pid: process.pid, logs: logFolder(io.env) });
     let stoppedBy: StopSignal | undefined;
     const stopListening = io.onInterrupt((signal) => {
@@ -59,6 +64,11 @@ export async function acpCommand(argv: string[], io: CliIO): Promise<number> {
     });
     try {
       await connection.closed;
+      if (connection.signal.reason instanceof acp.MessageTooLargeError) {
+        logger.log('error', `the client sent a line of more than ${MAX_ACP_MESSAGE_TEXT} (the most crow acp reads in one message), so the connection is closed: the client is broken, or is not an ACP client.`);
+        process.stdin.destroy();
+        return 1;
+      }
       if (!stoppedBy) return 0;
       const { stopAllCommands } = require('../../tools/node-exec') as typeof import('../../tools/node-exec');
       await stopAllCommands(COMMAND_STOP_GRACE_MS);

@@ -10,7 +10,7 @@ import { joinPath } from '../../config/config-problems';
 import { DEFAULT_POLICY } from '../../vocabulary/permission-types';
 import { judgeProjectSettings } from '../../config/project-trust';
 import { BASE_URL_VARIABLES, settingsLayers } from '../../config/provider-config';
-import { BUILTIN_DOCUMENT, DEFAULT_SANDBOX_TMP_SIZE_MB, DEFAULT_UNDO_TRACK_TIMEOUT_MS, globalConfigPath, mergeDocuments, type SettingsDocument } from '../../config/settings-file';
+import { BUILTIN_DOCUMENT, DEFAULT_SANDBOX_PORTS, DEFAULT_SANDBOX_TMP_SIZE_MB, DEFAULT_UNDO_TRACK_TIMEOUT_MS, globalConfigPath, mergeDocuments, type SettingsDocument } from '../../config/settings-file';
 import { valueAtPath } from '../../config/settings-keys';
 import { DEFAULT_DOOM_LOOP_THRESHOLD, DEFAULT_MAX_ITERATIONS } from '../../engine/base-agent';
 import { DEFAULT_RETRY_POLICY } from '../../llm/resilient-stream';
@@ -30,9 +30,11 @@ const CODE_DEFAULTS: Record<string, unknown> = {
   doom_loop_threshold: DEFAULT_DOOM_LOOP_THRESHOLD,
   max_retries: DEFAULT_RETRY_POLICY.maxRetries,
   idle_timeout_ms: DEFAULT_RETRY_POLICY.idleTimeoutMs,
-  sandbox: { mode: DEFAULT_SANDBOX_MODE, allow_domains: [], tmp_size_mb: DEFAULT_SANDBOX_TMP_SIZE_MB },
+  sandbox: { mode: DEFAULT_SANDBOX_MODE, allow_domains: [], allow_ports: DEFAULT_SANDBOX_PORTS, allow_private_addresses: false, tmp_size_mb: DEFAULT_SANDBOX_TMP_SIZE_MB },
   'sandbox.mode': DEFAULT_SANDBOX_MODE,
   'sandbox.allow_domains': [],
+  'sandbox.allow_ports': DEFAULT_SANDBOX_PORTS,
+  'sandbox.allow_private_addresses': false,
   'sandbox.tmp_size_mb': DEFAULT_SANDBOX_TMP_SIZE_MB,
   'permissions.read': DEFAULT_POLICY.rules.read,
   'permissions.write': DEFAULT_POLICY.rules.write,

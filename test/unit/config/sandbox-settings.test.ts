@@ -82,6 +82,28 @@ describe('sandbox settings', () => {
     assert.equal(resolveSettings(project, {}, env()).sandbox, 'required', 'a stricter mode applies at once');
   });
 
+  it('reads allow_ports and allow_private_addresses; a project may narrow the ports but not add one, nor allow private addresses', () => {
+    const proxyOptions = (): unknown => {
+      const { options } = sandboxSetup(resolveSettings(project, {}, env()), env());
+      return [options.allowPorts, options.allowPrivateAddresses];
+    };
+    assert.deepEqual(proxyOptions(), [[443, 80], false], 'HTTPS and HTTP at public addresses by default');
+    userConfig('[sandbox]\nallow_ports = [443, 8443]\nallow_private_addresses = true\n');
+    assert.deepEqual(proxyOptions(), [[443, 8443], true]);
+    for (const bad of ['allow_ports = [0]', 'allow_ports = [65536]', 'allow_ports = ["443"]', 'allow_private_addresses = "yes"']) {
+      userConfig(`[sandbox]\n${bad}\n`);
+      assert.throws(() => resolveSettings(project, {}, env()), (err: Error) => err instanceof ConfigError && /sandbox/.test(err.message), bad);
+    }
+    userConfig('[sandbox]\nallow_domains = ["registry.npmjs.org"]\n');
+    mkdirSync(join(project, '.crow'), { recursive: true });
+    writeFileSync(join(project, '.crow', 'config.toml'), '[sandbox]\nallow_ports = [443, 22]\nallow_private_addresses = true\n');
+    assert.deepEqual(proxyOptions(), [[443], false], 'port 22 and private addresses left out until the folder is trusted');
+    userConfig('[sandbox]\nallow_ports = [443, 22]\nallow_private_addresses = true\n');
+    assert.deepEqual(proxyOptions(), [[443, 22], true], 'what the user allows too, the project may ask for');
+    writeFileSync(join(project, '.crow', 'config.toml'), '[sandbox]\nallow_ports = [443]\nallow_private_addresses = false\n');
+    assert.deepEqual(proxyOptions(), [[443], false], 'narrowing applies at once');
+  });
+
   it('knows the credential variables of the vendors\' SDKs and tools by one rule, and leaves ordinary variables alone', () => {
     const secret = [
       'ANTHROPIC_AUTH_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_WEB_IDENTITY_TOKEN_FILE', 'GOOGLE_API_KEY',

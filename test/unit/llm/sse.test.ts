@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { END_OF_STREAM, parseEventData, SseParser, sseBatches, type SseMessage, wireBatches } from '../../../src/llm/sse';
+import { END_OF_STREAM, MAX_EVENT_CHARS, parseEventData, SseParser, sseBatches, type SseMessage, StreamLimitError, wireBatches } from '../../../src/llm/sse';
 
 /** Every message of `pieces` fed one after another. */
 function parse(...pieces: string[]): SseMessage[] {
@@ -108,6 +108,77 @@ describe('server-sent events', () => {
     });
     for (const data of ['null', '42', '"text"', '[1]']) assert.throws(() => parseEventData(data, 'x'), /that is not a JSON object/);
     assert.throws(() => parseEventData('x'.repeat(500), undefined), /^Error: an event that is not a JSON object: x{120}…$/);
+  });
+
+  describe('limits', () => {
+    /** The messages of `pieces` fed to a parser that takes `limit` characters, and the error that stopped it. */
+    function bounded(limit: number, pieces: string[]): { messages: SseMessage[]; error?: unknown } {
+      const parser = new SseParser(limit);
+      const messages: SseMessage[] = [];
+      try {
+        for (const piece of pieces) messages.push(...parser.push(piece));
+        return { messages };
+      } catch (error) {
+        return { messages, error };
+      }
+    }
+
+    it('takes a line and an event of exactly the limit, whatever the pieces', () => {
+      const line = `data: ${'x'.repeat(14)}`;
+      assert.equal(line.length, 20);
+      assert.deepEqual(bounded(20, [`${line}\n\n`]), { messages: [{ event: undefined, data: 'x'.repeat(14) }] });
+      assert.deepEqual(bounded(20, [...`${line}\n\n`]), { messages: [{ event: undefined, data: 'x'.repeat(14) }] });
+      assert.deepEqual(bounded(20, ['data: 0123456789\ndata: 012345678\n\n']), { messages: [{ event: undefined, data: '0123456789\n012345678' }] });
+    });
+
+    it('fails on a line longer than the limit that never ends, one piece or many', () => {
+      for (const pieces of [['x'.repeat(21)], [...'x'.repeat(21)], ['data: ', 'x'.repeat(10), 'x'.repeat(10)]]) {
+        const { messages, error } = bounded(20, pieces);
+        assert.deepEqual(messages, []);
+        assert.ok(error instanceof StreamLimitError, `${pieces.length} pieces: ${String(error)}`);
+        assert.equal(error.message, 'sent a line of more than 20 characters (the most Crow reads in one line)');
+      }
+    });
+
+    it('fails on a long line that ends in the same read, and on a comment line too', () => {
+      for (const text of [`data: ${'x'.repeat(30)}\n\n`, `: ${'x'.repeat(30)}\r\n`, `event: ${'x'.repeat(30)}\r`]) {
+        assert.ok(bounded(20, [text]).error instanceof StreamLimitError, JSON.stringify(text));
+      }
+    });
+
+    it('fails on an event whose data lines add up to more than the limit', () => {
+      const { messages, error } = bounded(20, [`${'data: 0123456789\n'.repeat(3)}\n`]);
+      assert.deepEqual(messages, []);
+      assert.ok(error instanceof StreamLimitError);
+      assert.equal(error.message, 'sent an event of more than 20 characters (the most Crow reads in one event)');
+    });
+
+    it('hands on the messages a read completed before the line over the limit, then fails every later read', () => {
+      const parser = new SseParser(20);
+      assert.deepEqual(parser.push(`data: a\n\ndata: b\n\n${'x'.repeat(25)}`), [
+        { event: undefined, data: 'a' },
+        { event: undefined, data: 'b' },
+      ]);
+      assert.throws(() => parser.push('data: c\n\n'), StreamLimitError);
+      assert.throws(() => parser.push(''), StreamLimitError);
+    });
+
+    it('ends a body that sends one endless line once it passes 16 MiB, without reading the rest', async () => {
+      assert.equal(MAX_EVENT_CHARS, 16 * 1024 * 1024);
+      const chunk = new Uint8Array(64 * 1024).fill(0x61);
+      let sent = 0;
+      let cancelled = false;
+      const endless = new ReadableStream<Uint8Array>({
+        pull: (controller) => {
+          sent += chunk.length;
+          controller.enqueue(chunk);
+        },
+        cancel: () => void (cancelled = true),
+      });
+      await assert.rejects(batchesOf(endless), { name: 'StreamLimitError', message: 'sent a line of more than 16 MiB (the most Crow reads in one line)' });
+      assert.ok(sent <= MAX_EVENT_CHARS + 2 * chunk.length, `read ${sent} bytes`);
+      assert.equal(cancelled, true, 'the body was cancelled, which closes the connection');
+    });
   });
 
   describe('wire batches', () => {
