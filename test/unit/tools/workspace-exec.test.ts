@@ -64,9 +64,14 @@ describe('NodeWorkspace.exec', () => {
 
   it('streams chunks to onOutput as they arrive', async () => {
     const chunks: string[] = [];
-    await ws.workspace.exec('echo one; sleep 0.05; echo two', options({ onOutput: (chunk) => chunks.push(chunk) }));
+    // The command prints its second line only once the first has reached onOutput: no race with a sleep on a loaded machine.
+    const onOutput = (chunk: string): void => {
+      chunks.push(chunk);
+      if (chunks.length === 1) fs.writeFileSync(`${ws.root}/go`, '');
+    };
+    await ws.workspace.exec('echo one; until [ -e go ]; do sleep 0.01; done; echo two', options({ onOutput }));
     assert.equal(chunks.join(''), 'one\ntwo\n');
-    assert.ok(chunks.length >= 2);
+    assert.deepEqual(chunks, ['one\n', 'two\n']);
   });
 
   it('kills a command that times out', async () => {
