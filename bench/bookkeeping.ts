@@ -1,6 +1,8 @@
 /**
  * Engine bookkeeping: the engine's cost per tool call with the scripted
- * provider and a trivial tool, in microseconds (target: under 1 ms).
+ * provider and a trivial tool, in microseconds. A diagnostic: it runs the
+ * engine in this process, so it carries no goal (the rows through the
+ * binary do).
  */
 import { BaseAgent } from '../src/engine/base-agent';
 import { ScriptedProvider, type ScriptedTurn } from '../src/llm/scripted';
@@ -49,7 +51,7 @@ export async function bookkeepingBenchmark(workspace: NodeWorkspace): Promise<vo
   const us = median(perCall);
   console.log(`Engine bookkeeping: ${ITERATIONS} model calls × ${CALLS_PER_RESPONSE} tool calls per turn, median of ${TURNS} turns`);
   console.log(
-    `  ${us.toFixed(1)} µs per tool call, all engine work included (target < 1000 µs${us < 1000 ? ', met' : ', NOT met'}); a one-call text-only turn costs ${median(baseline).toFixed(0)} µs`,
+    `  ${us.toFixed(1)} µs per tool call, all engine work included (diagnostic, in-process); a one-call text-only turn costs ${median(baseline).toFixed(0)} µs`,
   );
 }
 

@@ -1,7 +1,8 @@
 /**
  * Streaming overhead: 20,000 one-token chunks from the fake LLM server,
  * consumed by the bare SDK and through BaseAgent.executeTurn, side by side —
- * chunks/s and the ratio (target: at least 0.5). The engine joins deltas
+ * chunks/s and the ratio (a diagnostic: the engine runs in this process; the
+ * ACP bench times the same through `crow acp`). The engine joins deltas
  * that arrive together, so its rate is the scripted chunks over the time to
  * deliver all of their text, which the run checks arrived whole.
  */
@@ -98,7 +99,7 @@ export async function streamingBenchmark(workspace: NodeWorkspace): Promise<void
       const engineRate = median(engineRates);
       const ratio = engineRate / bareRate;
       console.log(
-        `  ${api.padEnd(9)} bare SDK ${fmt(bareRate)} chunks/s · executeTurn ${fmt(engineRate)} chunks/s · ratio ${ratio.toFixed(2)} (target ≥ 0.50${ratio >= 0.5 ? ', met' : ', NOT met'})`,
+        `  ${api.padEnd(9)} bare SDK ${fmt(bareRate)} chunks/s · executeTurn ${fmt(engineRate)} chunks/s · ratio ${ratio.toFixed(2)} (diagnostic, in-process)`,
       );
     }
   } finally {
