@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { version } from '../../package.json';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
-import { addAnotherUser, type AnotherUser, NO_OTHER_USER } from '../support/another-user';
+import { addAnotherUser, type AnotherUser, NO_OTHER_USER, nodeAnyUserCanRun } from '../support/another-user';
 import { CROW, runCrow } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';
 import { skipBecause } from '../support/skip-reasons';
@@ -74,13 +74,13 @@ describe('what crow runs from its caches is its own', function () {
     const shared = sharedFolder(0o1777);
     const env = { PATH: process.env.PATH, HOME: '/nonexistent', XDG_CACHE_HOME: shared };
     // The other user runs crow once (the cache gets the name crow will look for), then replaces the cache.
-    assert.equal(user!.run(process.execPath, [CROW, '--version'], env).status, 0);
+    assert.equal(user!.run(nodeAnyUserCanRun(), [CROW, '--version'], env).status, 0);
     const folder = join(shared, 'crow-agent', 'compile-cache');
     const [name] = cachesIn(folder);
     assert.ok(name, 'the other user\'s crow kept a cache');
-    const planted = user!.run(process.execPath, [plant, BUNDLE, join(folder, name)], env);
+    const planted = user!.run(nodeAnyUserCanRun(), [plant, BUNDLE, join(folder, name)], env);
     assert.equal(planted.status, 0, planted.stderr);
-    assert.match(user!.run(process.execPath, [CROW, '--version'], env).stdout, new RegExp(`${MARKER} uid=${user!.uid}`), 'the planted cache is one crow would run');
+    assert.match(user!.run(nodeAnyUserCanRun(), [CROW, '--version'], env).stdout, new RegExp(`${MARKER} uid=${user!.uid}`), 'the planted cache is one crow would run');
     const before = readFileSync(join(folder, name));
 
     const result = crowAsRoot(shared);

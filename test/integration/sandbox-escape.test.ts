@@ -18,14 +18,14 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
 import { findExecutable } from '../../src/tools/node-exec';
 import { CROW } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';
 import { describeSandboxed, hostFolderOutsideTmp, sandboxProbe } from '../support/sandbox';
 import { skipBecause } from '../support/skip-reasons';
-import { addAnotherUser, type AnotherUser } from '../support/another-user';
+import { addAnotherUser, type AnotherUser, nodeAnyUserCanRun } from '../support/another-user';
 
 const SCRIPT = resolve(__dirname, '../fixtures/sandbox-escape.py');
 /**
@@ -107,10 +107,14 @@ function sentinel(runner: Runner, secret: string): ChildProcess {
  */
 function crowRun(fx: Fixture, runner: Runner, door: Door, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const folder = openSync(fx.outside, 'r');
+  // The runner's node: one it may execute (CI's Node 22 is unpacked under root's private home), first on
+  // PATH for acpx's `#!/usr/bin/env node`.
+  const node = runner ? nodeAnyUserCanRun() : process.execPath;
+  if (runner) env = { ...env, PATH: `${dirname(node)}:${env.PATH ?? ''}` };
   const words =
     door === 'acpx'
-      ? [ACPX, '--agent', `${process.execPath} ${CROW} acp`, '--cwd', fx.workspace, '--approve-all', 'exec', 'Get out']
-      : [process.execPath, CROW, 'run', 'Get out', '--cwd', fx.workspace, '--provider', 'anthropic', '--model', 'claude-test'];
+      ? [ACPX, '--agent', `${node} ${CROW} acp`, '--cwd', fx.workspace, '--approve-all', 'exec', 'Get out']
+      : [node, CROW, 'run', 'Get out', '--cwd', fx.workspace, '--provider', 'anthropic', '--model', 'claude-test'];
   const crow = as(runner, words);
   const child = spawn('unshare', ['--mount', '--propagation', 'private', '--', 'sh', '-c', 'mount -t proc proc "$0" && exec "$@"', fx.hostProc, ...crow], {
     stdio: ['ignore', 'pipe', 'pipe', ...Array<'ignore'>(FOLDER_FD - 3).fill('ignore'), folder],

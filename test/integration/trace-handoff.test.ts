@@ -10,7 +10,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
-import { addAnotherUser, type AnotherUser, NO_OTHER_USER } from '../support/another-user';
+import { addAnotherUser, type AnotherUser, NO_OTHER_USER, nodeAnyUserCanRun } from '../support/another-user';
 import { CROW, runCrow, until } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';
 import { skipBecause } from '../support/skip-reasons';
@@ -97,7 +97,7 @@ describe('crow trace --serve: the browser hand-off, watched by another local use
     const terminal = Terminal.start([process.execPath, CROW, 'trace', id!, '--serve'], { cwd: join(base, 'ws'), env: { ...env, PATH: `${bin}:${process.env.PATH}` } });
     try {
       await until(() => existsSync(started), `the opener; the screen:\n${terminal.screen()}`, 30_000);
-      const watched = user!.run(process.execPath, [join(base, 'watcher.js')], { PATH: process.env.PATH });
+      const watched = user!.run(nodeAnyUserCanRun(), [join(base, 'watcher.js')], { PATH: process.env.PATH });
       assert.equal(watched.status, 0, watched.stderr);
       const tries = JSON.parse(watched.stdout) as { url: string; load: number; spans: number }[];
       assert.equal(tries.length, 1, 'the other user found the one-time URL in the opener\'s arguments');

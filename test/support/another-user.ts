@@ -5,7 +5,9 @@
  */
 import { spawn, spawnSync, type SpawnOptions } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { accessSync, chmodSync, constants, copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 
 /** Why no other user can be had here, or undefined when one can. */
 export const NO_OTHER_USER: string | undefined =
@@ -14,6 +16,42 @@ export const NO_OTHER_USER: string | undefined =
     : !['/usr/sbin/useradd', '/usr/bin/useradd', '/sbin/useradd'].some(existsSync)
       ? 'needs useradd to make a throw-away local user (apt-get install passwd)'
       : undefined;
+
+let copiedNode: string | undefined;
+
+/**
+ * A node binary any local user may run: this process's own when every folder on its way is open to
+ * others, else a copy in a fresh folder under the temporary directory (removed when this process
+ * ends). CI's Node 22 pass runs a node unpacked under root's private home, which another user's
+ * exec is refused with EACCES.
+ */
+export function nodeAnyUserCanRun(): string {
+  if (openToOthers(process.execPath)) return process.execPath;
+  if (copiedNode === undefined) {
+    const folder = mkdtempSync(join(tmpdir(), 'crow-node-'));
+    chmodSync(folder, 0o755);
+    const copy = join(folder, 'node');
+    copyFileSync(process.execPath, copy);
+    chmodSync(copy, 0o755);
+    process.once('exit', () => rmSync(folder, { recursive: true, force: true }));
+    copiedNode = copy;
+  }
+  return copiedNode;
+}
+
+/** Whether others may execute the file and search every folder above it. */
+function openToOthers(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    if ((statSync(file).mode & 0o001) === 0) return false;
+    for (let folder = dirname(file); ; folder = dirname(folder)) {
+      if ((statSync(folder).mode & 0o001) === 0) return false;
+      if (dirname(folder) === folder) return true;
+    }
+  } catch {
+    return false;
+  }
+}
 
 export interface AnotherUser {
   name: string;

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fromThisUser, loopbackPeerUid } from '../../../../src/adapters/cli/loopback-peer';
+import { nodeAnyUserCanRun } from '../../../support/another-user';
 import { skipBecause } from '../../../support/skip-reasons';
 
 const NO_TABLE = existsSync('/proc/net/tcp') ? undefined : 'no /proc/net/tcp (Linux only)';
@@ -34,7 +35,7 @@ describe('who is at the other end of a loopback connection', () => {
   it("names another user for a connection from that user's process", async function () {
     if (process.getuid?.() !== 0) skipBecause(this, 'needs root to connect as another user; CI runs as root');
     const other = 65534;
-    const child = spawn(process.execPath, ['-e', `fetch('http://127.0.0.1:${port}/').then((r) => r.text())`], { uid: other, gid: other, stdio: 'ignore' });
+    const child = spawn(nodeAnyUserCanRun(), ['-e', `fetch('http://127.0.0.1:${port}/').then((r) => r.text())`], { uid: other, gid: other, stdio: 'ignore' });
     assert.equal(await new Promise((done) => child.on('close', done)), 0);
     assert.deepEqual(seen, [{ uid: other, ours: false }]);
   });
