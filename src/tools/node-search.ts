@@ -34,9 +34,8 @@ const MAX_WARNINGS = 5;
  * (glob-walk.ts), each path it lists tested with pathGlob as it streams
  * in, rg stopped once one match more than `limit` arrives. Sorted by path
  * the walk itself goes in path order (one thread), so the first `limit`
- * are exact; by modification time the walk runs on every core and only
- * the matches kept are looked at: all of them when they fit, else the
- * first found.
+ * are exact; by modification time the walk runs on every core, and only
+ * when every match fits are they looked at (a stat each) to order them.
  */
 export async function findFilesWithRipgrep(workspace: SearchRoot, options: FindFilesOptions): Promise<FindFilesResult> {
   const target = await existingTarget(workspace, options.path);
@@ -62,7 +61,8 @@ export async function findFilesWithRipgrep(workspace: SearchRoot, options: FindF
       return true;
     },
   });
-  const files = options.sort === 'path' ? found : await newestFirst(folder, found);
+  // Newest first only where it is true: past the limit the newest is unknown, so no file is looked at.
+  const files = options.sort === 'path' ? found : truncated ? found.sort() : await newestFirst(folder, found);
   const message = cleanMessage(run.stderr, workspace.root).replace(/^\.\//gm, folderPrefix(workspace, folder));
   return {
     files: files.map((file) => workspace.relative(path.join(folder, file))),

@@ -60,7 +60,7 @@ export interface FindFilesOptions {
    * 'modified' (the default): newest first. Knowing the newest of all
    * would take looking at every match, so the search stops at `limit`
    * like the other: when more match, the files are the first `limit`
-   * found (which ones depends on the walk), newest first among them.
+   * found (which ones depends on the walk), by path.
    */
   sort?: 'modified' | 'path';
   /** Most files returned; the search stops once one more has matched. */

@@ -10,7 +10,7 @@ export const globTool = defineTool({
     '`*` and `?` stay within a folder, `**` spans folders, `{a,b}` gives alternatives; a pattern without "/" ' +
     'matches file names at any depth. Files ignored by .gitignore or .ignore are left out, hidden files are ' +
     'included. ' +
-    `Shows at most ${MAX_FILES} paths: when more match, the search stops at the first ${MAX_FILES} it finds and says so. ` +
+    `Shows at most ${MAX_FILES} paths: when more match, the search stops at the first ${MAX_FILES} it finds, lists them by path and says so. ` +
     'To search file contents use grep.',
   kind: 'search',
   permission: 'read',
@@ -31,7 +31,7 @@ export const globTool = defineTool({
     if (found.truncated) {
       rows.push(
         '',
-        `[Stopped at ${found.files.length} files; more match. These are the first found, newest first, not the newest of all: ` +
+        `[Stopped at ${found.files.length} files; more match. These are the first found, by path, not the newest: ` +
           'use a more specific pattern or a subfolder as path]',
       );
     }

@@ -55,10 +55,11 @@ describe('glob', () => {
     const rows = result.output.split('\n');
     assert.equal(rows.length, 202);
     assert.equal(new Set(rows.slice(0, 200)).size, 200);
+    assert.deepEqual(rows.slice(0, 200), rows.slice(0, 200).sort(), 'by path');
     assert.ok(rows.slice(0, 200).every((row) => /^(gen\/gen-\d+|src\/(gen-\d+|old|new|lib\/mid))\.ts$/.test(row)), rows.slice(0, 200).join(', '));
     assert.equal(
       rows.at(-1),
-      '[Stopped at 200 files; more match. These are the first found, newest first, not the newest of all: use a more specific pattern or a subfolder as path]',
+      '[Stopped at 200 files; more match. These are the first found, by path, not the newest: use a more specific pattern or a subfolder as path]',
     );
     assert.deepEqual(result.metadata.extra, { files: 200, truncated: true });
     const exact = await glob({ pattern: 'gen/*.ts' });
