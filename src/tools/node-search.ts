@@ -41,8 +41,11 @@ export async function findFilesWithRipgrep(workspace: SearchRoot, options: FindF
   const target = await existingTarget(workspace, options.path);
   const tests = (options.globs ?? []).map(pathGlob);
   const matches = (relative: string) => tests.length === 0 || tests.some((test) => test(relative));
-  // An explicit file is rg's to list as it is (ignore files do not apply to it); its name is what the globs see.
-  if (!target.isFolder) return { files: matches(path.basename(target.path)) ? [workspace.relative(target.path)] : [], truncated: false, warnings: [] };
+  if (!target.isFolder) {
+    // A file given as the path is listed as rg lists a file it is given (ignore files do not apply); the globs see its name.
+    const files = matches(path.basename(target.path)) ? [workspace.relative(target.path)] : [];
+    return { files, truncated: false, warnings: [] };
+  }
   const folder = target.path;
   const found: string[] = [];
   let truncated = false;

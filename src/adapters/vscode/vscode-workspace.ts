@@ -16,6 +16,7 @@ import {
 } from '../../tools/workspace';
 import { readFileSeeingEditors, writeFileThroughEditor } from './workspace/editor-files';
 import { FilesExclude } from './workspace/files-exclude';
+import { findVisibleFiles } from './workspace/visible-files';
 import { runInTerminal } from './workspace/terminal-command';
 import { terminalCommandLine } from './workspace/terminal-output';
 import { type CrowTerminalPool, usePool } from './workspace/terminal-pool';
@@ -42,8 +43,6 @@ export interface VscodeWorkspaceOptions extends NodeWorkspaceOptions {
 const DEFAULT_SHELL_INTEGRATION_TIMEOUT_MS = 5_000;
 /** Getting a terminal faster than this (an idle one) is not told apart from the command's time. */
 const NOTICEABLE_STARTUP_MS = 50;
-/** The largest cap findFiles searches again with when files.exclude hides many of the files found. */
-const MAX_FIND_CAP = 100_000;
 /** Longer commands (a heredoc writing a file) run as child processes rather than being typed into a terminal. */
 const MAX_TERMINAL_COMMAND_CHARS = 8_000;
 
@@ -113,24 +112,17 @@ export class VscodeWorkspace implements Workspace, vscode.Disposable {
     return withStartup(await folder.exec(command, { ...options, cwd }), startupMs);
   }
 
-  /**
-   * ripgrep's files, less those files.exclude hides (asked of VS Code for
-   * the files found only). The search stops one past its limit as
-   * ripgrep's does; when hidden files left no more than the limit while
-   * more match, it is searched again with twice the cap, until one past
-   * the limit are left or no more match.
-   */
-  async findFiles(options: FindFilesOptions): Promise<FindFilesResult> {
-    for (let cap = options.limit + 1; ; cap *= 2) {
-      const found = await findFilesWithRipgrep(this, { ...options, limit: cap });
-      const byAbsolute = new Map(found.files.map((file) => [this.folders.absolutePath(file), file]));
-      const hidden = await this.filesExclude.hiddenAmong([...byAbsolute.keys()], options.signal);
-      const hiddenShown = new Set([...hidden].map((file) => byAbsolute.get(file)));
-      const kept = found.files.filter((file) => !hiddenShown.has(file));
-      if (kept.length > options.limit || !found.truncated || cap >= MAX_FIND_CAP) {
-        return { files: kept.slice(0, options.limit), truncated: found.truncated || kept.length > options.limit, warnings: found.warnings };
-      }
-    }
+  /** ripgrep's files, less those files.exclude hides (asked of VS Code for the files found only). */
+  findFiles(options: FindFilesOptions): Promise<FindFilesResult> {
+    return findVisibleFiles(
+      options,
+      (limit) => findFilesWithRipgrep(this, { ...options, limit }),
+      async (files) => {
+        const byAbsolute = new Map(files.map((file) => [this.folders.absolutePath(file), file]));
+        const hidden = await this.filesExclude.hiddenAmong([...byAbsolute.keys()], options.signal);
+        return new Set([...hidden].map((file) => byAbsolute.get(file)!));
+      },
+    );
   }
 
   /**
