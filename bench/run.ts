@@ -12,6 +12,7 @@ import { checkpointsBenchmark } from './checkpoints';
 import { commandRulesBenchmark } from './command-rules';
 import { editFileBenchmark } from './edit-file';
 import { evalBenchmark } from './eval';
+import { globBenchmark } from './glob';
 import { grepBenchmark } from './grep';
 import { promptCacheBenchmark } from './prompt-cache';
 import { resumeBenchmark } from './resume';
@@ -34,6 +35,7 @@ const BENCHMARKS: Record<string, (workspace: NodeWorkspace) => Promise<void>> = 
   'edit-file': () => editFileBenchmark(),
   speckit: () => speckitBenchmark(),
   grep: () => grepBenchmark(),
+  glob: () => globBenchmark(),
   sandbox: () => sandboxBenchmark(),
   undo: () => undoBenchmark(),
   sessions: () => sessionsBenchmark(),

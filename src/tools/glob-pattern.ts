@@ -6,10 +6,29 @@
  */
 import { errorText } from '../vocabulary/text';
 
+/** One piece of a parsed glob. */
+export type GlobPart =
+  /** Characters matched as they are (escapes resolved), never a "/". */
+  | { kind: 'text'; text: string }
+  /** A "/" between folders. */
+  | { kind: 'slash' }
+  /** `*` (or `**` inside a name): any characters within one folder. */
+  | { kind: 'star' }
+  /** A `**` segment: any number of folders; `slash`: it took the "/" after it (so zero folders match too). */
+  | { kind: 'folders'; slash: boolean }
+  /** `?`: one character other than "/". */
+  | { kind: 'one' }
+  /** `[...]`: its body as written, "!" or "^" first when negated. */
+  | { kind: 'class'; body: string }
+  /** `{`, `,` and `}` of alternatives. */
+  | { kind: 'open' }
+  | { kind: 'or' }
+  | { kind: 'close' };
+
 /** The regular expression for a whole path matching `glob`; throws naming the glob when it is malformed. */
 export function globToRegExp(glob: string): RegExp {
   try {
-    return new RegExp(`^${globSource(glob)}$`, 's');
+    return new RegExp(`^${parseGlob(glob).map(partSource).join('')}$`, 's');
   } catch (err) {
     throw new Error(`Invalid glob "${glob}": ${errorText(err)}.`);
   }
@@ -22,46 +41,85 @@ export function globToRegExp(glob: string): RegExp {
  * anchoring it.
  */
 export function pathGlob(glob: string): (path: string) => boolean {
-  const anchored = glob.includes('/');
-  const regex = globToRegExp(glob.replace(/^\.?\//, ''));
+  const anchored = isAnchored(glob);
+  const regex = globToRegExp(anchoredGlob(glob));
   if (anchored) return (path) => regex.test(path);
   return (path) => regex.test(path.slice(path.lastIndexOf('/') + 1));
 }
 
-function globSource(glob: string): string {
-  let source = '';
+/** Whether pathGlob matches `glob` against whole paths (it has a "/") rather than names. */
+export function isAnchored(glob: string): boolean {
+  return glob.includes('/');
+}
+
+/** The glob without the leading "/" or "./" that only anchors it. */
+export function anchoredGlob(glob: string): string {
+  return glob.replace(/^\.?\//, '');
+}
+
+/** The pieces of `glob`; throws when a "{" is never closed. */
+export function parseGlob(glob: string): GlobPart[] {
+  const parts: GlobPart[] = [];
+  const text = (char: string) => {
+    const last = parts.at(-1);
+    if (last?.kind === 'text') last.text += char;
+    else parts.push({ kind: 'text', text: char });
+  };
   let openBraces = 0;
   for (let i = 0; i < glob.length; i++) {
     const char = glob[i]!;
     if (char === '*' && isFolderWildcard(glob, i)) {
-      const folders = glob[i + 2] === '/';
-      source += folders ? '(?:.*/)?' : '.*';
-      i += folders ? 2 : 1;
+      const slash = glob[i + 2] === '/';
+      parts.push({ kind: 'folders', slash });
+      i += slash ? 2 : 1;
     } else if (char === '*') {
-      source += '[^/]*';
+      parts.push({ kind: 'star' });
       while (glob[i + 1] === '*') i++;
     } else if (char === '?') {
-      source += '[^/]';
+      parts.push({ kind: 'one' });
     } else if (char === '[' && classEnd(glob, i) > 0) {
       const end = classEnd(glob, i);
-      source += classSource(glob.slice(i + 1, end));
+      parts.push({ kind: 'class', body: glob.slice(i + 1, end) });
       i = end;
     } else if (char === '{') {
       openBraces++;
-      source += '(?:';
+      parts.push({ kind: 'open' });
     } else if (char === '}' && openBraces > 0) {
       openBraces--;
-      source += ')';
+      parts.push({ kind: 'close' });
     } else if (char === ',' && openBraces > 0) {
-      source += '|';
-    } else if (char === '\\' && i + 1 < glob.length) {
-      source += escapeRegExp(glob[++i]!);
+      parts.push({ kind: 'or' });
     } else {
-      source += escapeRegExp(char);
+      const literal = char === '\\' && i + 1 < glob.length ? glob[++i]! : char;
+      if (literal === '/') parts.push({ kind: 'slash' });
+      else text(literal);
     }
   }
   if (openBraces > 0) throw new Error('a "{" is never closed');
-  return source;
+  return parts;
+}
+
+function partSource(part: GlobPart): string {
+  switch (part.kind) {
+    case 'text':
+      return escapeRegExp(part.text);
+    case 'slash':
+      return '\\/';
+    case 'star':
+      return '[^/]*';
+    case 'folders':
+      return part.slash ? '(?:.*/)?' : '.*';
+    case 'one':
+      return '[^/]';
+    case 'class':
+      return classSource(part.body);
+    case 'open':
+      return '(?:';
+    case 'or':
+      return '|';
+    case 'close':
+      return ')';
+  }
 }
 
 /** Whether a `**` starts at `index` as a whole path segment. */

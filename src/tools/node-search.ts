@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { pathGlob } from './glob-pattern';
+import { walkNarrowingArgs } from './glob-walk';
 import { runRipgrep } from './run-ripgrep';
 import {
   type FindFilesOptions,
@@ -28,39 +29,84 @@ const MAX_LINE_CHARS = 400;
 const LEAD_CHARS = 100;
 const MAX_WARNINGS = 5;
 
-/** Workspace.findFiles on ripgrep's --files. */
+/**
+ * Workspace.findFiles on ripgrep's --files: the walk narrowed by the globs
+ * (glob-walk.ts), each path it lists tested with pathGlob as it streams
+ * in, rg stopped once one match more than `limit` arrives. Sorted by path
+ * the walk itself goes in path order (one thread), so the first `limit`
+ * are exact; by modification time the walk runs on every core, and only
+ * when every match fits are they looked at (a stat each) to order them.
+ */
 export async function findFilesWithRipgrep(workspace: SearchRoot, options: FindFilesOptions): Promise<FindFilesResult> {
-  const folder = await existingTarget(workspace, options.path);
-  const globs = (options.globs ?? []).map(pathGlob);
-  const matches = (file: string) => {
-    const relative = path.relative(folder, file).split(path.sep).join('/');
-    return globs.length === 0 || globs.some((glob) => glob(relative || path.basename(file)));
-  };
-  const files: string[] = [];
-  let listed = 0;
-  let total = 0;
-  const sort = options.sort === 'path' ? '--sort=path' : '--sortr=modified';
-  const run = await runRipgrep(['--files', '--null', ...SELECTION_ARGS, sort, '--', folder], {
+  const target = await existingTarget(workspace, options.path);
+  const tests = (options.globs ?? []).map(pathGlob);
+  const matches = (relative: string) => tests.length === 0 || tests.some((test) => test(relative));
+  if (!target.isFolder) {
+    // A file given as the path is listed as rg lists a file it is given (ignore files do not apply); the globs see its name.
+    const files = matches(path.basename(target.path)) ? [workspace.relative(target.path)] : [];
+    return { files, truncated: false, warnings: [] };
+  }
+  const folder = target.path;
+  const found: string[] = [];
+  let truncated = false;
+  const run = await runRipgrep(findArgs(options), {
     separator: '\0',
+    cwd: folder,
     signal: options.signal,
-    onRecord(file) {
-      listed++;
-      if (!matches(file)) return true;
-      total++;
-      if (files.length < options.limit) files.push(workspace.relative(file));
+    onRecord(record) {
+      const relative = walkedPath(record);
+      if (!matches(relative)) return true;
+      if (found.length === options.limit) {
+        truncated = true;
+        return false;
+      }
+      found.push(relative);
       return true;
     },
   });
-  if (run.exitCode === 2 && listed === 0) {
-    throw new WorkspaceError(`Listing files failed: ${cleanMessage(run.stderr, workspace.root)}`);
-  }
-  return { files, total, truncated: total > files.length };
+  // Newest first only where it is true: past the limit the newest is unknown, so no file is looked at.
+  const files = options.sort === 'path' ? found : truncated ? found.sort() : await newestFirst(folder, found);
+  const message = cleanMessage(run.stderr, workspace.root).replace(/^\.\//gm, folderPrefix(workspace, folder));
+  return {
+    files: files.map((file) => workspace.relative(path.join(folder, file))),
+    truncated,
+    warnings: run.exitCode === 2 && message !== '' ? message.split('\n').slice(0, MAX_WARNINGS) : [],
+  };
+}
+
+/** rg's arguments for a --files walk of the current folder ("."), the searched one. */
+function findArgs(options: FindFilesOptions): string[] {
+  const sort = options.sort === 'path' ? ['--sort=path'] : [];
+  return ['--files', '--null', ...SELECTION_ARGS, ...sort, ...walkNarrowingArgs(options.globs ?? []), '--', '.'];
+}
+
+/** A path rg listed under "." as relative to it, forward slashes. */
+function walkedPath(record: string): string {
+  const relative = record.startsWith(`.${path.sep}`) ? record.slice(2) : record;
+  return path.sep === '/' ? relative : relative.split(path.sep).join('/');
+}
+
+/** The workspace-relative folder, with its "/", that rg's "./" stood for; empty at the root. */
+function folderPrefix(workspace: SearchRoot, folder: string): string {
+  const relative = workspace.relative(folder);
+  return relative === '' || relative === '.' ? '' : `${relative}/`;
+}
+
+/** `files` (relative to `folder`) newest first, ties by path; one that is gone since it was listed is left out. */
+async function newestFirst(folder: string, files: string[]): Promise<string[]> {
+  const stamped = await Promise.all(
+    files.map(async (file) => ({ file, mtimeMs: (await fs.lstat(path.join(folder, file)).catch(() => undefined))?.mtimeMs })),
+  );
+  return stamped
+    .filter((entry): entry is { file: string; mtimeMs: number } => entry.mtimeMs !== undefined)
+    .sort((a, b) => b.mtimeMs - a.mtimeMs || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0))
+    .map((entry) => entry.file);
 }
 
 /** Workspace.grep on ripgrep's --json output, read as it streams; rg is stopped once the cap is passed. */
 export async function grepWithRipgrep(workspace: SearchRoot, options: GrepOptions): Promise<GrepResult> {
   checkInclude(options.include ?? []);
-  const target = await existingTarget(workspace, options.path);
+  const target = (await existingTarget(workspace, options.path)).path;
   const collector = new MatchCollector(options.context ?? 0, options.maxMatches, (file) => workspace.relative(file));
   const run = await runRipgrep(grepArgs(options, target), {
     separator: '\n',
@@ -108,16 +154,16 @@ function grepArgs(options: GrepOptions, target: string): string[] {
   ];
 }
 
-async function existingTarget(workspace: SearchRoot, target = '.'): Promise<string> {
+/** The real path of a workspace path that exists, and whether it is a folder. */
+async function existingTarget(workspace: SearchRoot, target = '.'): Promise<{ path: string; isFolder: boolean }> {
   const real = await workspace.resolve(target);
   try {
-    await fs.stat(real);
+    return { path: real, isFolder: (await fs.stat(real)).isDirectory() };
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') throw new WorkspaceError(`Path not found: ${workspace.relative(target)}.`);
     throw err;
   }
-  return real;
 }
 
 /** rg's stderr for a person or a model: no "rg: " prefixes or ~~~ rulers, workspace paths relative. */

@@ -46,6 +46,8 @@ function packagedRipgrep(): string | undefined {
 export interface RipgrepOptions {
   /** What ends each record on stdout. */
   separator: '\n' | '\0';
+  /** Where rg runs (what "." and anchored --globs are relative to); this process's folder when absent. */
+  cwd?: string;
   signal: AbortSignal;
   /** Gets each record as it arrives; returning false stops rg. */
   onRecord: (record: string) => boolean;
@@ -67,7 +69,7 @@ export function runRipgrep(args: string[], options: RipgrepOptions): Promise<Rip
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
     const command = ripgrepPath();
-    const child = childProcess().spawn(command, args, { env: searchEnvironment(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = childProcess().spawn(command, args, { cwd: options.cwd, env: searchEnvironment(), stdio: ['ignore', 'pipe', 'pipe'] });
     const records = new RecordSplitter(options.separator);
     let stopped = false;
     let failure: unknown;

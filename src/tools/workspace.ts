@@ -56,13 +56,20 @@ export interface FindFilesOptions {
    * --glob: `*` and `?` stay within a folder, a `**` segment spans folders,
    * `[a-z]` classes, `{a,b}` alternatives. A glob without "/" matches file
    * names at any depth (`*.ts` finds every .ts file); a leading "/" anchors it to `path`.
+   * A glob never brings back a file that ignore files leave out.
    */
   globs?: string[];
   /** Workspace-relative folder to search; the root when absent. */
   path?: string;
-  /** 'modified' (the default): newest first; 'path': alphabetical. */
+  /**
+   * 'path': alphabetical (folder by folder), the first `limit` of them.
+   * 'modified' (the default): newest first. Knowing the newest of all
+   * would take looking at every match, so the search stops at `limit`
+   * like the other: when more match, the files are the first `limit`
+   * found (which ones depends on the walk), by path.
+   */
   sort?: 'modified' | 'path';
-  /** Most files returned. */
+  /** Most files returned; the search stops once one more has matched. */
   limit: number;
   signal: AbortSignal;
 }
@@ -70,10 +77,10 @@ export interface FindFilesOptions {
 export interface FindFilesResult {
   /** Workspace-relative paths (forward slashes), at most `limit`. */
   files: string[];
-  /** Files that matched, those beyond the limit included. */
-  total: number;
-  /** More files matched than `files` holds. */
+  /** More files match than `files` holds; how many more is not known (the search stopped). */
   truncated: boolean;
+  /** Problems that did not stop the search (e.g. an unreadable folder), in the backend's words. */
+  warnings: string[];
 }
 
 export interface GrepOptions {

@@ -134,7 +134,7 @@ suite('VS Code workspace backend', () => {
     try {
       const workspace = made();
       const found = await workspace.findFiles({ path: `${sub}/search`, globs: ['*.ts'], limit: 10, signal: signal() });
-      assert.deepEqual(found, { files: [`${sub}/search/keep.ts`], total: 1, truncated: false });
+      assert.deepEqual(found, { files: [`${sub}/search/keep.ts`], truncated: false, warnings: [] });
 
       const grep = await workspace.grep({ pattern: 'needle = \\d', path: `${sub}/search`, maxMatches: 10, signal: signal() });
       assert.deepEqual(

@@ -16,6 +16,7 @@ import {
 } from '../../tools/workspace';
 import { readFileSeeingEditors, writeFileThroughEditor } from './workspace/editor-files';
 import { FilesExclude } from './workspace/files-exclude';
+import { findVisibleFiles } from './workspace/visible-files';
 import { runInTerminal } from './workspace/terminal-command';
 import { terminalCommandLine } from './workspace/terminal-output';
 import { type CrowTerminalPool, usePool } from './workspace/terminal-pool';
@@ -111,16 +112,17 @@ export class VscodeWorkspace implements Workspace, vscode.Disposable {
     return withStartup(await folder.exec(command, { ...options, cwd }), startupMs);
   }
 
-  async findFiles(options: FindFilesOptions): Promise<FindFilesResult> {
-    const scope = await this.resolve(options.path ?? '.');
-    // Every match is listed so the total counts only what files.exclude leaves.
-    const [listing, visible] = await Promise.all([
-      findFilesWithRipgrep(this, { ...options, limit: Number.MAX_SAFE_INTEGER }),
-      this.filesExclude.visibleUnder(scope, options.signal),
-    ]);
-    const shown = visible && new Set([...visible].map((file) => this.relative(file)));
-    const kept = shown ? listing.files.filter((file) => shown.has(file)) : listing.files;
-    return { files: kept.slice(0, options.limit), total: kept.length, truncated: kept.length > options.limit };
+  /** ripgrep's files, less those files.exclude hides (asked of VS Code for the files found only). */
+  findFiles(options: FindFilesOptions): Promise<FindFilesResult> {
+    return findVisibleFiles(
+      options,
+      (limit) => findFilesWithRipgrep(this, { ...options, limit }),
+      async (files) => {
+        const byAbsolute = new Map(files.map((file) => [this.folders.absolutePath(file), file]));
+        const hidden = await this.filesExclude.hiddenAmong([...byAbsolute.keys()], options.signal);
+        return new Set([...hidden].map((file) => byAbsolute.get(file)!));
+      },
+    );
   }
 
   /**

@@ -10,7 +10,8 @@ export const globTool = defineTool({
     '`*` and `?` stay within a folder, `**` spans folders, `{a,b}` gives alternatives; a pattern without "/" ' +
     'matches file names at any depth. Files ignored by .gitignore or .ignore are left out, hidden files are ' +
     'included. ' +
-    `Shows at most ${MAX_FILES} paths. To search file contents use grep.`,
+    `Shows at most ${MAX_FILES} paths: when more match, the search stops at the first ${MAX_FILES} it finds, lists them by path and says so. ` +
+    'To search file contents use grep.',
   kind: 'search',
   permission: 'read',
   readOnly: true,
@@ -23,17 +24,17 @@ export const globTool = defineTool({
   async execute({ pattern, path }, { workspace, signal }) {
     const found = await workspace.findFiles({ globs: [pattern], path, limit: MAX_FILES, signal });
     const where = path === undefined ? '' : ` in ${workspace.relative(path)}`;
-    const extra = { files: found.total, shown: found.files.length };
-    if (found.total === 0) return { output: `No files match "${pattern}"${where}.`, extra };
+    const extra = { files: found.files.length, truncated: found.truncated };
+    const warnings = found.warnings.length === 0 ? [] : ['', 'Some folders could not be read:', ...found.warnings];
+    if (found.files.length === 0) return { output: [`No files match "${pattern}"${where}.`, ...warnings].join('\n'), extra };
     const rows = [...found.files];
     if (found.truncated) {
-      const hidden = found.total - found.files.length;
       rows.push(
         '',
-        `[${hidden} more of ${found.total} files not shown, the newest ${found.files.length} are above; ` +
+        `[Stopped at ${found.files.length} files; more match. These are the first found, by path, not the newest: ` +
           'use a more specific pattern or a subfolder as path]',
       );
     }
-    return { output: rows.join('\n'), extra };
+    return { output: [...rows, ...warnings].join('\n'), extra };
   },
 });

@@ -31,7 +31,7 @@ describe('glob', () => {
     const result = await glob({ pattern: '**/*.ts' });
     assert.equal(result.status, 'success');
     assert.equal(result.output, ['src/new.ts', 'src/lib/mid.ts', 'src/old.ts'].join('\n'));
-    assert.deepEqual(result.metadata.extra, { files: 3, shown: 3 });
+    assert.deepEqual(result.metadata.extra, { files: 3, truncated: false });
   });
 
   it('matches relative to the path given', async () => {
@@ -47,13 +47,24 @@ describe('glob', () => {
     assert.equal(result.output, 'No files match "*.py" in src.');
   });
 
-  it('caps the list and says how to narrow it', async () => {
-    for (let i = 0; i < 230; i++) fs.writeFileSync(path.join(ws.root, 'src', `gen-${i}.ts`), '');
+  it('stops at its cap, saying the files are the first found and how to narrow the search', async () => {
+    fs.mkdirSync(path.join(ws.root, 'gen'));
+    for (let i = 0; i < 200; i++) fs.writeFileSync(path.join(ws.root, 'gen', `gen-${i}.ts`), '');
+    for (let i = 0; i < 30; i++) fs.writeFileSync(path.join(ws.root, 'src', `gen-${i}.ts`), '');
     const result = await glob({ pattern: '*.ts' });
     const rows = result.output.split('\n');
     assert.equal(rows.length, 202);
-    assert.equal(rows.at(-1), '[33 more of 233 files not shown, the newest 200 are above; use a more specific pattern or a subfolder as path]');
-    assert.deepEqual(result.metadata.extra, { files: 233, shown: 200 });
+    assert.equal(new Set(rows.slice(0, 200)).size, 200);
+    assert.deepEqual(rows.slice(0, 200), rows.slice(0, 200).sort(), 'by path');
+    assert.ok(rows.slice(0, 200).every((row) => /^(gen\/gen-\d+|src\/(gen-\d+|old|new|lib\/mid))\.ts$/.test(row)), rows.slice(0, 200).join(', '));
+    assert.equal(
+      rows.at(-1),
+      '[Stopped at 200 files; more match. These are the first found, by path, not the newest: use a more specific pattern or a subfolder as path]',
+    );
+    assert.deepEqual(result.metadata.extra, { files: 200, truncated: true });
+    const exact = await glob({ pattern: 'gen/*.ts' });
+    assert.ok(!exact.output.includes('Stopped'), 'exactly 200 matches are all shown, without the note');
+    assert.equal(exact.output.split('\n').length, 200);
   });
 
   it('reports bad globs and paths outside the workspace as errors', async () => {

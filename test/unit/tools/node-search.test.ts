@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import type { FindFilesOptions, GrepOptions } from '../../../src/tools/workspace';
 import { tempDir, tempWorkspace } from './temp-workspace';
@@ -18,6 +19,34 @@ function runningRipgreps(): string[] {
         return false;
       }
     });
+}
+
+/**
+ * An rg (CROW_RG_PATH) running `script` in sh, whatever its arguments;
+ * like rg it writes NUL-ended paths relative to "." and its errors as
+ * "rg: PATH: MESSAGE" lines, exiting 2 after any error.
+ */
+function fakeRipgrep(script: string): { running: () => boolean; restore: () => void } {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'crow-fake-rg-')));
+  const pidFile = path.join(dir, 'pid');
+  fs.writeFileSync(path.join(dir, 'rg'), `#!/bin/sh\necho $$ > '${pidFile}'\n${script}\n`, { mode: 0o755 });
+  const before = process.env.CROW_RG_PATH;
+  process.env.CROW_RG_PATH = path.join(dir, 'rg');
+  return {
+    running: () => {
+      const pid = fs.readFileSync(pidFile, 'utf8').trim();
+      try {
+        return !/^\S+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+      } catch {
+        return false;
+      }
+    },
+    restore: () => {
+      if (before === undefined) delete process.env.CROW_RG_PATH;
+      else process.env.CROW_RG_PATH = before;
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 const TREE = {
@@ -53,7 +82,7 @@ describe('NodeWorkspace search (ripgrep)', () => {
 
   describe('findFiles', () => {
     it('honours root, nested and .ignore files with negation and anchoring, keeps hidden files, skips .git', async () => {
-      const { files, total, truncated } = await find();
+      const { files, truncated, warnings } = await find();
       assert.deepEqual(files, [
         '.github/ci.yml',
         '.gitignore',
@@ -66,8 +95,8 @@ describe('NodeWorkspace search (ripgrep)', () => {
         'vendor/.ignore',
         'vendor/lib.ts',
       ]);
-      assert.equal(total, 10);
       assert.equal(truncated, false);
+      assert.deepEqual(warnings, []);
     });
 
     it('matches globs relative to the path, names without "/" at any depth', async () => {
@@ -78,21 +107,63 @@ describe('NodeWorkspace search (ripgrep)', () => {
       assert.deepEqual((await find({ globs: ['*.log'] })).files, ['keep.log'], 'a glob does not bring ignored files back');
     });
 
-    it('sorts newest first by default and caps at the limit, counting the rest', async () => {
+    it('sorts newest first by default; past the limit, the first found, by path', async () => {
       const newestFirst = ['src/style.css', 'vendor/lib.ts', 'src/app.ts', 'keep.log', 'src/deep/er/util.ts', 'src/build/made.ts'];
       newestFirst.forEach((file, index) => {
         const time = new Date(Date.now() - (index + 1) * 60_000);
         fs.utimesSync(path.join(ws.root, file), time, time);
       });
       const all = await ws.workspace.findFiles({ globs: ['*.{ts,css,log}'], limit: 10, signal });
-      assert.deepEqual(all, { files: newestFirst, total: 6, truncated: false });
+      assert.deepEqual(all, { files: newestFirst, truncated: false, warnings: [] });
+      assert.deepEqual(await ws.workspace.findFiles({ globs: ['*.{ts,css,log}'], limit: 6, signal }), all, 'exactly the limit is not truncated');
       const capped = await ws.workspace.findFiles({ globs: ['*.{ts,css,log}'], limit: 2, signal });
-      assert.deepEqual(capped, { files: newestFirst.slice(0, 2), total: 6, truncated: true });
+      assert.equal(capped.truncated, true);
+      assert.equal(capped.files.length, 2);
+      assert.ok(capped.files.every((file) => newestFirst.includes(file)) && capped.files[0]! < capped.files[1]!, capped.files.join(', '));
+    });
+
+    it('sorted by path, gives exactly the first files past the limit', async () => {
+      const capped = await find({ globs: ['*.ts'], limit: 2 });
+      assert.deepEqual(capped, { files: ['src/app.ts', 'src/build/made.ts'], truncated: true, warnings: [] });
     });
 
     it('reports a malformed glob and a missing folder', async () => {
       await assert.rejects(find({ globs: ['src/{a,b'] }), /Invalid glob "src\/\{a,b": a "\{" is never closed/);
       await assert.rejects(find({ path: 'nope' }), /Path not found: nope\./);
+    });
+
+    it('matches a file given as the path by its name', async () => {
+      assert.deepEqual((await find({ globs: ['*.ts'], path: 'src/app.ts' })).files, ['src/app.ts']);
+      assert.deepEqual((await find({ globs: ['*.css'], path: 'src/app.ts' })).files, []);
+    });
+
+    describe('with an rg that never stops listing', () => {
+      let fake: ReturnType<typeof fakeRipgrep>;
+      beforeEach(() => {
+        for (let i = 1; i <= 10; i++) fs.writeFileSync(path.join(ws.root, `f${i}.ts`), '');
+        // A walk as long as you like: a tree too big to list while the model waits.
+        fake = fakeRipgrep('i=0; while :; do i=$((i+1)); printf "./f%s.ts\\0" "$i"; done');
+      });
+      afterEach(() => fake.restore());
+
+      it('stops reading at the cap and stops rg, sorted either way', async () => {
+        assert.deepEqual(await find({ globs: ['*.ts'], limit: 3 }), { files: ['f1.ts', 'f2.ts', 'f3.ts'], truncated: true, warnings: [] });
+        assert.equal(fake.running(), false);
+        const newest = await ws.workspace.findFiles({ globs: ['f?.ts'], limit: 5, signal });
+        // The newest is unknown (the walk stopped), so the files found are listed by path.
+        assert.deepEqual(newest, { files: ['f1.ts', 'f2.ts', 'f3.ts', 'f4.ts', 'f5.ts'], truncated: true, warnings: [] });
+        assert.equal(fake.running(), false);
+      });
+    });
+
+    it('keeps what rg listed when some folders could not be read, with its words as warnings', async () => {
+      const fake = fakeRipgrep('printf "./app.ts\\0"; echo "rg: ./locked: Permission denied (os error 13)" >&2; exit 2');
+      try {
+        const result = await find({ path: 'src' });
+        assert.deepEqual(result, { files: ['src/app.ts'], truncated: false, warnings: ['src/locked: Permission denied (os error 13)'] });
+      } finally {
+        fake.restore();
+      }
     });
   });
 

@@ -13,15 +13,6 @@ export function isGlobLiteral(relative: string): boolean {
   return !GLOB_CHARS.test(relative);
 }
 
-/**
- * The pattern for every file under `relative` (a folder, or a file) of a
- * workspace folder: the whole folder when the path cannot be named.
- */
-export function everythingUnder(relative: string, isFolder: boolean): string {
-  if (relative === '' || !isGlobLiteral(relative)) return '**';
-  return isFolder ? `${relative}/**` : relative;
-}
-
 /** One pattern matching exactly the given folder-relative paths, or undefined when none can be named. */
 export function exactly(relatives: readonly string[]): string | undefined {
   const named = [...new Set(relatives.filter(isGlobLiteral))];

@@ -1,33 +1,18 @@
-import { promises as fs, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { everythingUnder, exactly, isGlobLiteral } from './exclude-query';
+import { exactly, isGlobLiteral } from './exclude-query';
 
 /**
  * The files.exclude setting, applied by VS Code itself: workspace.findFiles
  * with no exclude argument leaves out what files.exclude hides (with its
  * `when` conditions, per folder). findFiles cannot stand in
  * for ripgrep (it ignores .gitignore, sorts nothing, counts nothing), so
- * the searches list with ripgrep and keep what findFiles also lists.
+ * the searches list with ripgrep, then ask findFiles about what they found.
  */
 export class FilesExclude {
   /** Real paths of workspace folders, by their fsPath. */
   private readonly realFolders = new Map<string, string>();
-
-  /**
-   * Real absolute paths of the files under `scope` (a real path) that
-   * files.exclude leaves visible; undefined when `scope` lies in no
-   * workspace folder, so no files.exclude applies to it.
-   */
-  async visibleUnder(scope: string, signal: AbortSignal): Promise<Set<string> | undefined> {
-    const owner = this.ownerOf(scope);
-    if (!owner) return undefined;
-    // A missing scope is the listing's to report, in its own words.
-    const stats = await fs.stat(scope).catch(() => undefined);
-    if (!stats) return undefined;
-    const isFolder = stats.isDirectory();
-    return this.visible(owner, everythingUnder(owner.relative(scope), isFolder), signal);
-  }
 
   /**
    * Of `files` (real absolute paths), those that files.exclude hides. Paths

@@ -1,15 +1,8 @@
 import assert from 'node:assert/strict';
-import { everythingUnder, exactly, isGlobLiteral } from '../../../../src/adapters/vscode/workspace/exclude-query';
+import { exactly, isGlobLiteral } from '../../../../src/adapters/vscode/workspace/exclude-query';
 
 describe('Asking VS Code about known paths with globs', () => {
-  it('names a folder, a file, or the whole workspace folder', () => {
-    assert.equal(everythingUnder('', true), '**');
-    assert.equal(everythingUnder('src/app', true), 'src/app/**');
-    assert.equal(everythingUnder('src/app.ts', false), 'src/app.ts');
-  });
-
-  it('falls back to the whole folder when the path holds glob characters', () => {
-    assert.equal(everythingUnder('pages/[id]', true), '**');
+  it('tells which paths a glob can name as they are', () => {
     assert.equal(isGlobLiteral('a b/c.ts'), true);
     assert.equal(isGlobLiteral('{x}.ts'), false);
   });

@@ -1,0 +1,174 @@
+/**
+ * The glob tool as the person waits for it, through the binary, against
+ * ripgrep spawned directly: on generated git repositories of 100,000 and
+ * 300,000 files (a few .md files among the .js ones), `crow run --json`
+ * whose model (about a second per answer) calls glob twice with one
+ * pattern. The first call of the new process is cold, the second warm;
+ * each is timed from its tool_call_start line on crow's stdout to its
+ * tool_call_end line. Against it, `rg --files --glob PATTERN` in the same
+ * folder, read until the tool's cap (200 paths, then stopped, as
+ * `| head -200` would) or its end: twice in a row, cold then warm,
+ * interleaved with the crow runs. Two patterns (PATTERNS): every .md file
+ * (few match: the whole tree is walked) and every .js file (nearly all
+ * match: the cap decides).
+ * Medians with their spread; goal ≤ 1.2, and the 300k/100k ratio. Cold
+ * means a new process: the system's file cache stays warm for both sides
+ * (dropping it would disturb everything else on the machine).
+ * Build first (`node esbuild.mjs`). Prints figures; never fails on time.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { FakeLlmServer } from '../src/testing/fake-llm-server';
+import { ripgrepPath } from '../src/tools/run-ripgrep';
+import { createBigRepository } from '../test/support/big-repo';
+import { isolatedEnv } from '../test/support/isolated-env';
+import { median } from './common';
+
+const CROW = resolve(__dirname, '../dist/crow.js');
+const SIZES = [
+  { label: '100k', folders: 400, filesPerFolder: 250 },
+  { label: '300k', folders: 1_200, filesPerFolder: 250 },
+];
+const PATTERNS = [
+  { label: 'selective', pattern: '**/*.md' },
+  { label: 'broad', pattern: '**/*.js' },
+];
+/** The glob tool's cap (MAX_FILES in src/tools/builtin/glob.ts). */
+const CAP = 200;
+/** Markdown files added to each repository, one every this many folders. */
+const MARKDOWN_EVERY = 40;
+const ROUNDS = 5;
+/** Pace of the model's streamed events: about a second per answer. */
+const EVENT_MS = 150;
+
+interface Pair {
+  cold: number;
+  warm: number;
+}
+
+export async function globBenchmark(): Promise<void> {
+  const base = mkdtempSync(join(tmpdir(), 'crow-bench-glob-'));
+  const server = await FakeLlmServer.start();
+  try {
+    console.log(`Glob on big repositories: the glob tool through crow run (call start → result) vs rg --files --glob, read to ${CAP} paths; median [min–max] ms of ${ROUNDS} rounds`);
+    const figures = new Map<string, { tool: Pair; rg: Pair }>();
+    for (const size of SIZES) {
+      const root = join(base, size.label);
+      process.stdout.write(`  ${size.label} files: generating…`);
+      createBigRepository(root, size);
+      for (let folder = 0; folder < size.folders; folder += MARKDOWN_EVERY) {
+        writeFileSync(join(root, `d${String(folder).padStart(3, '0')}`, 'NOTES.md'), '# Notes\n');
+      }
+      process.stdout.write('\r');
+      for (const { label, pattern } of PATTERNS) {
+        const tool: Pair[] = [];
+        const plain: Pair[] = [];
+        let shown = '';
+        for (let round = 0; round < ROUNDS; round++) {
+          const run = await globThroughCrow(server, root, join(base, `home-${size.label}-${label}-${round}`), pattern);
+          tool.push(run.times);
+          shown = run.shown;
+          plain.push({ cold: await plainRipgrep(root, pattern), warm: await plainRipgrep(root, pattern) });
+        }
+        const ours = { cold: median(tool.map((one) => one.cold)), warm: median(tool.map((one) => one.warm)) };
+        const theirs = { cold: median(plain.map((one) => one.cold)), warm: median(plain.map((one) => one.warm)) };
+        figures.set(`${size.label} ${label}`, { tool: ours, rg: theirs });
+        console.log(
+          `  ${size.label} files, ${pattern.padEnd(8)} (${label}, ${shown}): ` +
+            `glob tool ${spread(tool, 'cold')} cold, ${spread(tool, 'warm')} warm · rg ${spread(plain, 'cold')} cold, ${spread(plain, 'warm')} warm · ` +
+            `ratio ${(ours.cold / theirs.cold).toFixed(2)} cold, ${(ours.warm / theirs.warm).toFixed(2)} warm (goal ≤ 1.2)`,
+        );
+      }
+    }
+    for (const { label } of PATTERNS) {
+      const [small, large] = SIZES.map((size) => figures.get(`${size.label} ${label}`)!);
+      const growth = (side: 'tool' | 'rg', which: keyof Pair) => (large![side][which] / small![side][which]).toFixed(2);
+      console.log(
+        `  ${SIZES[1]!.label}/${SIZES[0]!.label}, ${label}: glob tool ${growth('tool', 'cold')}× cold, ${growth('tool', 'warm')}× warm` +
+          ` (rg itself ${growth('rg', 'cold')}× cold, ${growth('rg', 'warm')}× warm)`,
+      );
+    }
+  } finally {
+    await server.close();
+    rmSync(base, { recursive: true, force: true });
+  }
+}
+
+/**
+ * One `crow run` (a fresh home: nothing of an earlier run kept) whose model
+ * calls glob twice with `pattern`; each call's time from the moment its
+ * tool_call_start line reaches this process to its tool_call_end line.
+ */
+async function globThroughCrow(server: FakeLlmServer, root: string, home: string, pattern: string): Promise<{ times: Pair; shown: string }> {
+  const call = { blocks: [{ type: 'tool_call' as const, name: 'glob', arguments: { pattern } }], latencyMs: EVENT_MS };
+  server.enqueue('anthropic', call, call, { blocks: [{ type: 'text', text: 'Found them.' }], latencyMs: EVENT_MS });
+  const env = isolatedEnv(home, { ANTHROPIC_API_KEY: 'bench', ANTHROPIC_BASE_URL: server.anthropicBaseUrl });
+  const started = new Map<string, number>();
+  const took: number[] = [];
+  let shown = '';
+  await new Promise<void>((done, fail) => {
+    const child = spawn(process.execPath, [CROW, 'run', 'Find the files', '--json', '--provider', 'anthropic'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let partial = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (text: string) => {
+      const now = performance.now();
+      const lines = (partial + text).split('\n');
+      partial = lines.pop()!;
+      for (const line of lines) {
+        const event = JSON.parse(line) as { type: string; tool?: string; callId?: string; result?: ToolEnd };
+        if (event.tool !== 'glob') continue;
+        if (event.type === 'tool_call_start') started.set(event.callId!, now);
+        if (event.type === 'tool_call_end') {
+          if (event.result?.status !== 'success') fail(new Error(`glob failed: ${event.result?.error}`));
+          took.push(now - started.get(event.callId!)!);
+          shown = shownFiles(event.result!);
+        }
+      }
+    });
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('error', fail);
+    child.once('close', (code) => (code === 0 && took.length === 2 ? done() : fail(new Error(`crow run exited ${code} after ${took.length} glob calls: ${stderr}`))));
+  });
+  return { times: { cold: took[0]!, warm: took[1]! }, shown };
+}
+
+interface ToolEnd {
+  status: string;
+  output: string;
+  error?: string;
+  metadata: { extra: { files?: number; truncated?: boolean } };
+}
+
+/** What the tool showed, e.g. "8 files" or "200 files, more match". */
+function shownFiles(result: ToolEnd): string {
+  const { files, truncated } = result.metadata.extra;
+  return `${files} files${truncated ? ', more match' : ''}`;
+}
+
+/** `rg --files --glob PATTERN` in `root`: ms from its spawn to the CAP-th path or its end, whichever comes first. */
+function plainRipgrep(root: string, pattern: string): Promise<number> {
+  return new Promise((done, fail) => {
+    const start = performance.now();
+    const child = spawn(ripgrepPath(), ['--files', '--glob', pattern], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] });
+    let paths = 0;
+    let ended: number | undefined;
+    child.stdout.on('data', (chunk: Buffer) => {
+      for (const byte of chunk) if (byte === 10) paths++;
+      if (paths >= CAP && ended === undefined) {
+        ended = performance.now() - start;
+        child.kill();
+      }
+    });
+    child.once('error', fail);
+    child.once('close', () => done(ended ?? performance.now() - start));
+  });
+}
+
+/** "median [min–max]" of one side. */
+function spread(pairs: Pair[], which: keyof Pair): string {
+  const values = pairs.map((pair) => pair[which]);
+  return `${median(values).toFixed(0)} [${Math.min(...values).toFixed(0)}–${Math.max(...values).toFixed(0)}]`;
+}
