@@ -9,6 +9,7 @@ import type { TodoItem } from '../tools/todos';
 import { ACPSession, type SessionRole, type Interruption, type ThoughtLevel } from './acp-session';
 import { ArtifactLog, type ArtifactRecord } from './artifact-log';
 import { EventLog, type RecordedEvent } from './event-log';
+import { FolderIndex, folderMatcher, isSessionId } from './folder-index';
 import type { HistoryEntry } from './history';
 import { type HistoryMark, readHistory } from './history-file';
 import { InternalSession } from './internal-session';
@@ -92,6 +93,8 @@ export class SessionStore {
   private readonly written = new Map<string, string>();
   /** Whether the sessions folder was found to be crow's own (see ownRoot). */
   private rootIsOwn = false;
+  /** Which sessions belong to which folder, so that listing one folder reads only its sessions (see FolderIndex). */
+  private readonly folders: FolderIndex;
 
   /** Throws, saying what to do, when the sessions folder is there but not crow's own (see ownRoot). */
   constructor(options: SessionStoreOptions = {}) {
@@ -99,6 +102,7 @@ export class SessionStore {
     this.fsync = options.fsync ?? false;
     this.warn = options.warn ?? (() => undefined);
     this.ownRoot();
+    this.folders = new FolderIndex(this.root, (id) => storedCwd(this.readMeta(id)), this.warn);
   }
 
   /**
@@ -110,6 +114,7 @@ export class SessionStore {
     this.ownRoot(true);
     const folder = this.folderOf(session.id);
     mkdirSync(folder, { recursive: true, mode: PRIVATE_DIR_MODE });
+    this.folders.add(session.id, session.cwd);
     const lock = acquireSessionLock(folder, session.id);
     session.outputs = new SavedOutputs(join(folder, 'outputs'), (text) => session.redactor.text(text));
     const appenders: JsonlAppender[] = [];
@@ -157,14 +162,26 @@ export class SessionStore {
     };
   }
 
-  /** Stored sessions, newest first; only those of `cwd` when given. */
+  /**
+   * Stored sessions, newest first; only those of the folder `cwd` when
+   * given (stored with that path, or with one that leads to the same
+   * folder through links), found through the index of sessions by folder
+   * and read from their own meta.json.
+   */
   list(filter: { cwd?: string } = {}): SessionMeta[] {
     if (!existsSync(this.ownRoot())) return [];
-    const metas = readdirSync(this.root).flatMap((id) => {
+    const { cwd } = filter;
+    const inFolder = cwd === undefined ? () => true : folderMatcher(cwd);
+    const metas = (cwd === undefined ? readdirSync(this.root) : this.folders.idsOf(cwd)).flatMap((id) => {
       const meta = this.readMeta(id);
-      return meta && (filter.cwd === undefined || meta.cwd === filter.cwd) ? [meta] : [];
+      return meta && inFolder(meta.cwd) ? [meta] : [];
     });
     return metas.sort((a, b) => b.updatedAt - a.updatedAt);
+  }
+
+  /** Whether a session `id` is stored (a readable meta.json), without reading any other. */
+  has(id: string): boolean {
+    return isSessionId(id) && existsSync(this.ownRoot()) && this.readMeta(id) !== undefined;
   }
 
   /** The stored metadata of one session; throws an UnknownSessionError naming the id when there is none. */
@@ -283,6 +300,7 @@ export class SessionStore {
     const folder = this.folderOf(session.id);
     if (existsSync(folder)) throw new Error(`A session ${session.id} is stored already.`);
     mkdirSync(folder, { recursive: true, mode: PRIVATE_DIR_MODE });
+    this.folders.add(session.id, session.cwd);
     const lines = (values: readonly unknown[]): string => values.map((value) => `${JSON.stringify(session.redactor.value(value))}\n`).join('');
     const marks = new Map<string, HistoryMark>();
     for (const { session: internal } of session.internalSessions()) {
@@ -298,7 +316,9 @@ export class SessionStore {
     this.meta(id);
     this.known.delete(id);
     this.written.delete(join(this.folderOf(id), 'meta.json'));
+    const cwd = storedCwd(this.readMeta(id));
     rmSync(this.folderOf(id), { recursive: true, force: true });
+    if (cwd !== undefined) this.folders.remove(id, cwd);
   }
 
   private folderOf(id: string): string {
@@ -366,6 +386,11 @@ export class SessionStore {
     renameSync(`${file}.tmp`, file);
     this.written.set(file, content);
   }
+}
+
+/** The folder a stored session says it belongs to, when its meta.json says so as a path. */
+function storedCwd(meta: SessionMeta | undefined): string | undefined {
+  return typeof meta?.cwd === 'string' && meta.cwd !== '' ? meta.cwd : undefined;
 }
 
 function withMark(mark: HistoryMark | undefined): { mark?: HistoryMark } {
