@@ -40,7 +40,7 @@ export class SessionTable {
   async reopen(id: string, cwd: string, client: AgentContext, mcpServers: readonly McpServer[]): Promise<LiveSession> {
     const live = this.live.get(id);
     if (live) return live;
-    if (!this.options.store.list().some((stored) => stored.id === id)) throw requestErrors.unknownSession(id);
+    if (!this.options.store.has(id)) throw requestErrors.unknownSession(id);
     const session = await this.open(cwd, client, mcpServers, id);
     if (session.cwd !== cwd) this.options.logger.log('warn', 'session reopened from another folder', { session: id, stored: session.cwd, cwd });
     return session;
