@@ -3,39 +3,40 @@
  * folder's sessions reads theirs only, however many other folders' the
  * store holds.
  *
- * It lives beside the sessions, in `<sessions>/.folders/`: a sub-folder per
- * folder, named by its key (see folderKeys), holding one empty file per
- * session of that folder, named by the session's id. Each file is made or
- * removed on its own, never read, changed and written back, so processes
- * storing sessions at the same time cannot lose each other's entries.
- * `state.json` holds the stamp of the sessions folder (its identity and
- * times) when the entries were last found complete, and the sessions that
- * had no readable meta.json then (a session being made, a damaged one).
+ * It lives beside the sessions folder (`<data>/sessions-by-folder/`): a
+ * sub-folder per folder, named by its key (see folderKeys), holding one
+ * empty file per session of that folder, named by the session's id. Each
+ * file is made or removed on its own, never read, changed and written
+ * back, so processes storing sessions at the same time cannot lose each
+ * other's entries. `state.json` holds the stamp of the sessions folder (its
+ * identity and times) when the entries were last found complete, and the
+ * sessions that had no readable meta.json then (one being made, a damaged
+ * one).
  *
  * The index only narrows where to look. A session is listed from its own
  * meta.json, and only when that names the folder; nothing is ever removed
  * but the index's own entries. Whenever the sessions folder changed since
  * the stamp (a session made or removed by another process, by an older
  * Crow, or by hand), the entries are brought up to date with it: the
- * meta.json of each session without an entry is read and entries of
+ * meta.json of each session without an entry is read and the entries of
  * sessions gone are removed. A missing, torn or foreign index is rebuilt
- * from every session's meta.json, once; nothing is lost with it.
+ * from every session's meta.json, once; nothing is lost with it. An index
+ * folder that is not the user's own is never read: listing then reads
+ * every session, as it did before there was an index.
  */
-import { type Dirent, lstatSync, type Stats, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { type Dirent, lstatSync, mkdirSync, readdirSync, type Stats, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../config/paths';
-import { readPrivateFile, removeEntry, writePrivateFile } from '../config/private-files';
+import { privateFolderProblem, readPrivateFile, removeEntry, writePrivateFile } from '../config/private-files';
 import { realPathOf } from '../vocabulary/real-paths';
 import { workspaceKey } from './workspace-key';
 
-/** The index's folder inside the sessions folder (a name no session id can have). */
-export const INDEX_FOLDER = '.folders';
 const STATE_FILE = 'state.json';
 const FORMAT = 1;
 /**
  * A stamp is trusted only once the sessions folder has not changed for this
  * long before it was taken: a change within the same tick of the file
- * system's clock (up to 2 s on FAT) would leave the times as they were.
+ * system's clock (up to 2 s on FAT) would leave its times as they were.
  */
 const SETTLE_MS = 2_000;
 const SESSION_ID = /^[A-Za-z0-9_-]{1,100}$/;
@@ -44,51 +45,57 @@ const KEY = /^[A-Za-z0-9._-]{1,40}-[0-9a-f]{16}$/;
 /** What `state.json` holds. */
 interface IndexState {
   format: typeof FORMAT;
-  /** The sessions folder's stamp when every session in it had its entries; absent while that was not settled (see SETTLE_MS). */
+  /** The sessions folder's stamp when every session in it had its entries; absent when it had not settled then (see SETTLE_MS). */
   stamp?: string;
   /** Sessions that had no readable meta.json then: filed once they have one. */
   pending: string[];
+}
+
+interface Stamp {
+  text: string;
+  settled: boolean;
 }
 
 /** Entries by folder key: the ids filed under each. */
 type Entries = Map<string, Set<string>>;
 
 export class FolderIndex {
-  readonly folder: string;
+  /** Whether the index folder was found to be the user's own; undefined until first used. */
+  private own: boolean | undefined;
   private warned = false;
 
   /**
    * `sessions` is the sessions folder (checked to be Crow's own by the
-   * caller); `cwdOf` reads the folder a stored session belongs to from its
-   * meta.json (undefined when it has none that can be read).
+   * caller), `folder` the index's own; `cwdOf` reads the folder a stored
+   * session belongs to from its meta.json (undefined when none can be read).
    */
   constructor(
     private readonly sessions: string,
+    readonly folder: string,
     private readonly cwdOf: (id: string) => string | undefined,
     private readonly warn: (message: string) => void,
-  ) {
-    this.folder = join(sessions, INDEX_FOLDER);
-  }
+  ) {}
 
   /** Files session `id` under `cwd`. A failure is told (once) and changes nothing else: the index catches up later. */
   add(id: string, cwd: string): void {
+    if (!this.usable()) return;
     this.quietly(() => {
-      ownFolder(this.folder);
       for (const key of folderKeys(cwd)) fileEntry(join(this.folder, key), id);
     });
   }
 
   /** Removes the entries of session `id` of `cwd` (its folder is the store's to remove). */
   remove(id: string, cwd: string): void {
+    if (!this.usable()) return;
     this.quietly(() => {
       for (const key of folderKeys(cwd)) this.removeFiled(key, id);
     });
   }
 
   /**
-   * The ids filed under `cwd`, the index first brought up to date with
-   * the sessions folder. Some may not be of `cwd` (a foreign entry):
-   * the caller checks each session's meta.json.
+   * The ids filed under `cwd`, the index first brought up to date with the
+   * sessions folder. Some may not be of `cwd` (a foreign entry): the caller
+   * checks each session's meta.json.
    */
   idsOf(cwd: string): string[] {
     const entries = this.upToDate();
@@ -99,43 +106,50 @@ export class FolderIndex {
 
   /** All entries when they had to be brought up to date now (they are the answer, written or not), else undefined: the stamp held. */
   private upToDate(): Entries | undefined {
-    // Made before the stamp is taken: making it changes the sessions folder.
-    this.quietly(() => ownFolder(this.folder));
     const stamp = folderStamp(this.sessions);
+    if (!this.usable()) return this.catchUp(stamp, undefined, false);
     const state = this.readState();
     if (state !== 'damaged' && state !== undefined && state.stamp === stamp.text) {
       if (state.pending.length > 0) this.filePending(state);
       return undefined;
     }
     if (state === 'damaged') this.tell(`the index of sessions by folder (${this.folder}) was damaged: rebuilt it from the sessions, nothing is lost`);
-    return this.catchUp(stamp, state === 'damaged' ? undefined : state);
+    return this.catchUp(stamp, state === 'damaged' ? undefined : state, true);
   }
 
   /**
    * Makes the entries match the sessions folder: with a state, only the
    * sessions without an entry are read; without one (first use, damage),
    * every session is, and entries under a wrong folder are removed too.
+   * Unless `keep`, only works the answer out, reading and writing nothing
+   * of the index.
    */
-  private catchUp(stamp: { text: string; settled: boolean }, state: IndexState | undefined): Entries {
+  private catchUp(stamp: Stamp, state: IndexState | undefined, keep: boolean): Entries {
     const present = new Set(readdirSync(this.sessions).filter(isSessionId));
-    const entries = this.quietly(() => {
-      ownFolder(this.folder);
-      return this.readEntries();
-    }) ?? new Map<string, Set<string>>();
+    const entries = (keep ? this.quietly(() => this.readEntries()) : undefined) ?? new Map<string, Set<string>>();
     const filed = new Map<string, string[]>();
     for (const [key, ids] of entries) for (const id of ids) filed.set(id, [...(filed.get(id) ?? []), key]);
     const keysOf = memoized(folderKeys);
+    const change = (write: () => void): void => {
+      if (keep) this.quietly(write);
+    };
     const pending: string[] = [];
     for (const id of present) {
       if (state !== undefined && filed.has(id)) continue;
       const cwd = this.cwdOf(id);
       if (cwd === undefined) pending.push(id);
       const wanted = cwd === undefined ? [] : keysOf(cwd);
-      for (const key of filed.get(id) ?? []) if (!wanted.includes(key)) this.unfile(entries, key, id);
-      for (const key of wanted) this.file(entries, key, id);
+      for (const key of filed.get(id) ?? []) if (!wanted.includes(key)) change(() => this.removeFiled(key, id));
+      for (const key of wanted) change(() => fileEntry(join(this.folder, key), id));
+      for (const key of filed.get(id) ?? []) entries.get(key)!.delete(id);
+      for (const key of wanted) entries.set(key, (entries.get(key) ?? new Set()).add(id));
     }
-    for (const [id, keys] of filed) if (!present.has(id)) for (const key of keys) this.unfile(entries, key, id);
-    this.writeState({ format: FORMAT, ...(stamp.settled ? { stamp: stamp.text } : {}), pending });
+    for (const [id, keys] of filed) {
+      if (present.has(id)) continue;
+      for (const key of keys) change(() => this.removeFiled(key, id));
+      for (const key of keys) entries.get(key)!.delete(id);
+    }
+    change(() => this.writeState({ format: FORMAT, ...(stamp.settled ? { stamp: stamp.text } : {}), pending }));
     return entries;
   }
 
@@ -146,26 +160,13 @@ export class FolderIndex {
       if (cwd !== undefined) this.add(id, cwd);
       return cwd === undefined;
     });
-    if (pending.length < state.pending.length) this.writeState({ ...state, pending });
+    if (pending.length < state.pending.length) this.quietly(() => this.writeState({ ...state, pending }));
   }
 
-  private file(entries: Entries, key: string, id: string): void {
-    let ids = entries.get(key);
-    if (!ids) entries.set(key, (ids = new Set()));
-    ids.add(id);
-    this.quietly(() => fileEntry(join(this.folder, key), id));
-  }
-
-  private unfile(entries: Entries, key: string, id: string): void {
-    entries.get(key)?.delete(id);
-    this.quietly(() => this.removeFiled(key, id));
-  }
-
-  /** Removes the entry `id` under `key`, only ever inside the index's own folders (never through a link). */
+  /** Removes the entry `id` under `key`, only ever inside the index's own folder (never through a link). */
   private removeFiled(key: string, id: string): void {
     const folder = join(this.folder, key);
-    if (!lstatOrMissing(this.folder)?.isDirectory() || !lstatOrMissing(folder)?.isDirectory()) return;
-    removeEntry(join(folder, checked(id)));
+    if (lstatOrMissing(folder)?.isDirectory()) removeEntry(join(folder, checked(id)));
   }
 
   /** Every entry, by key. What is not an entry (a link, a stray name) is removed: only Crow writes here. */
@@ -173,7 +174,7 @@ export class FolderIndex {
     const entries: Entries = new Map();
     for (const dirent of readdirSync(this.folder, { withFileTypes: true })) {
       if (dirent.isDirectory() && KEY.test(dirent.name)) entries.set(dirent.name, new Set(this.filedUnder(dirent.name)));
-      else if (dirent.name !== STATE_FILE && !dirent.name.startsWith(`${STATE_FILE}.`)) this.quietly(() => removeEntry(join(this.folder, dirent.name)));
+      else if (dirent.name !== STATE_FILE && !dirent.name.startsWith(`${STATE_FILE}.`)) removeEntry(join(this.folder, dirent.name));
     }
     return entries;
   }
@@ -208,10 +209,19 @@ export class FolderIndex {
   }
 
   private writeState(state: IndexState): void {
-    this.quietly(() => {
-      ownFolder(this.folder);
-      writePrivateFile(join(this.folder, STATE_FILE), JSON.stringify(state));
-    });
+    writePrivateFile(join(this.folder, STATE_FILE), JSON.stringify(state));
+  }
+
+  /** Whether the index folder is the user's own (made when missing; see config/private-files.ts); told once when not. */
+  private usable(): boolean {
+    if (this.own === undefined) {
+      // Whatever stands in its place and is not a folder (a link leading elsewhere) goes first: the index is rebuilt, never written through it.
+      if (this.quietly(() => lstatOrMissing(this.folder)?.isDirectory() === false)) this.quietly(() => removeEntry(this.folder));
+      const problem = privateFolderProblem(this.folder, { create: true, disposable: true });
+      this.own = problem === undefined;
+      if (problem !== undefined) this.tell(`the index of sessions by folder is not used: ${problem}. Listing reads every session instead`);
+    }
+    return this.own;
   }
 
   /** Runs a write of the index; a failure is told once and leaves the index to catch up later (listing then reads more). */
@@ -256,24 +266,25 @@ export function folderMatcher(cwd: string): (stored: unknown) => boolean {
   return (stored) => typeof stored === 'string' && isAbsolute(stored) && (resolve(stored) === written || realOf(stored) === real);
 }
 
+/** Whether `name` can be a session id (and so names a folder inside the sessions folder, never a way out of it). */
+export function isSessionId(name: string): boolean {
+  return SESSION_ID.test(name);
+}
+
 /** The sessions folder's identity and times as one string, and whether it stood still long enough to be trusted (see SETTLE_MS). */
-function folderStamp(folder: string): { text: string; settled: boolean } {
+function folderStamp(folder: string): Stamp {
   const stats = statSync(folder, { bigint: true });
   const changed = Number((stats.mtimeNs > stats.ctimeNs ? stats.mtimeNs : stats.ctimeNs) / 1_000_000n);
   return { text: `${stats.dev}:${stats.ino}:${stats.mtimeNs}:${stats.ctimeNs}`, settled: Date.now() - changed >= SETTLE_MS };
 }
 
-/** Makes `folder` a real folder of the index: whatever else stands there (a link, a file) is removed first. */
-function ownFolder(folder: string): void {
-  const stats = lstatOrMissing(folder);
-  if (stats?.isDirectory()) return;
-  if (stats) removeEntry(folder);
-  mkdirSync(folder, { mode: PRIVATE_DIR_MODE });
-}
-
-/** Makes the entry `id` in the key folder `folder` (made when missing); what stands at its name and is not a file is replaced. */
+/** Makes the entry `id` in the key folder `folder`, each made a real folder or file where something else stood (a link, a file). */
 function fileEntry(folder: string, id: string): void {
-  ownFolder(folder);
+  const stats = lstatOrMissing(folder);
+  if (!stats?.isDirectory()) {
+    if (stats) removeEntry(folder);
+    mkdirSync(folder, { mode: PRIVATE_DIR_MODE });
+  }
   const entry = join(folder, checked(id));
   if (lstatOrMissing(entry)?.isFile()) return;
   removeEntry(entry);
@@ -292,11 +303,6 @@ function lstatOrMissing(path: string): Stats | undefined {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
-}
-
-/** Whether `name` can be a session id (and so names a folder inside the sessions folder, never a way out of it). */
-export function isSessionId(name: string): boolean {
-  return SESSION_ID.test(name);
 }
 
 function checked(id: string): string {

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { dataHome, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../config/paths';
 import { privateFolderProblem } from '../config/private-files';
 import type { SpanRecord } from '../telemetry/span';
@@ -102,7 +102,7 @@ export class SessionStore {
     this.fsync = options.fsync ?? false;
     this.warn = options.warn ?? (() => undefined);
     this.ownRoot();
-    this.folders = new FolderIndex(this.root, (id) => storedCwd(this.readMeta(id)), this.warn);
+    this.folders = new FolderIndex(this.root, join(dirname(this.root), 'sessions-by-folder'), (id) => storedCwd(this.readMeta(id)), this.warn);
   }
 
   /**

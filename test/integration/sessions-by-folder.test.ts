@@ -120,7 +120,7 @@ describe('a folder\'s sessions, through the index of sessions by folder', functi
     await run(folder('other'), 'theirs', 'Theirs.');
     const expected = (await crow(['sessions', 'list'])).stdout;
     assert.match(expected, new RegExp(`^${mine} `));
-    const index = join(sessions(), '.folders');
+    const index = join(suite.home, 'data', 'crow-agent', 'sessions-by-folder');
 
     rmSync(index, { recursive: true });
     const rebuilt = await crow(['sessions', 'list']);
@@ -168,7 +168,7 @@ describe('a folder\'s sessions, through the index of sessions by folder', functi
     const mine = await run(suite.root, 'mine', 'Mine.');
     const theirs = await run(other, 'theirs', 'Theirs.');
     await crow(['sessions', 'list']);
-    const index = join(sessions(), '.folders');
+    const index = join(suite.home, 'data', 'crow-agent', 'sessions-by-folder');
     const keyOf = (session: string): string => readdirSync(index).find((key) => existsSync(join(index, key, session)))!;
     // Another folder's session filed under this folder is not this folder's.
     writeFileSync(join(index, keyOf(mine), theirs), '');
