@@ -71,7 +71,7 @@ export class FolderIndex {
    */
   constructor(
     private readonly sessions: string,
-    readonly folder: string,
+    private readonly folder: string,
     private readonly cwdOf: (id: string) => string | undefined,
     private readonly warn: (message: string) => void,
   ) {}
@@ -113,8 +113,10 @@ export class FolderIndex {
       if (state.pending.length > 0) this.filePending(state);
       return undefined;
     }
+    const entries = this.catchUp(stamp, state === 'damaged' ? undefined : state, true);
+    // Told after the rebuild, so that one that could not be written is told as such instead.
     if (state === 'damaged') this.tell(`the index of sessions by folder (${this.folder}) was damaged: rebuilt it from the sessions, nothing is lost`);
-    return this.catchUp(stamp, state === 'damaged' ? undefined : state, true);
+    return entries;
   }
 
   /**
@@ -130,25 +132,29 @@ export class FolderIndex {
     const filed = new Map<string, string[]>();
     for (const [key, ids] of entries) for (const id of ids) filed.set(id, [...(filed.get(id) ?? []), key]);
     const keysOf = memoized(folderKeys);
+    const ready = new Set<string>();
     const change = (write: () => void): void => {
       if (keep) this.quietly(write);
     };
     const pending: string[] = [];
+    const unfile = (key: string, id: string): void => {
+      change(() => this.removeFiled(key, id));
+      entries.get(key)!.delete(id);
+    };
     for (const id of present) {
-      if (state !== undefined && filed.has(id)) continue;
+      const was = filed.get(id) ?? [];
+      if (state !== undefined && was.length > 0) continue;
       const cwd = this.cwdOf(id);
       if (cwd === undefined) pending.push(id);
       const wanted = cwd === undefined ? [] : keysOf(cwd);
-      for (const key of filed.get(id) ?? []) if (!wanted.includes(key)) change(() => this.removeFiled(key, id));
-      for (const key of wanted) change(() => fileEntry(join(this.folder, key), id));
-      for (const key of filed.get(id) ?? []) entries.get(key)!.delete(id);
-      for (const key of wanted) entries.set(key, (entries.get(key) ?? new Set()).add(id));
+      for (const key of was) if (!wanted.includes(key)) unfile(key, id);
+      for (const key of wanted) {
+        if (was.includes(key)) continue;
+        change(() => fileEntry(join(this.folder, key), id, ready));
+        entries.set(key, (entries.get(key) ?? new Set()).add(id));
+      }
     }
-    for (const [id, keys] of filed) {
-      if (present.has(id)) continue;
-      for (const key of keys) change(() => this.removeFiled(key, id));
-      for (const key of keys) entries.get(key)!.delete(id);
-    }
+    for (const [id, keys] of filed) if (!present.has(id)) for (const key of keys) unfile(key, id);
     change(() => this.writeState({ format: FORMAT, ...(stamp.settled ? { stamp: stamp.text } : {}), pending }));
     return entries;
   }
@@ -278,21 +284,30 @@ function folderStamp(folder: string): Stamp {
   return { text: `${stats.dev}:${stats.ino}:${stats.mtimeNs}:${stats.ctimeNs}`, settled: Date.now() - changed >= SETTLE_MS };
 }
 
-/** Makes the entry `id` in the key folder `folder`, each made a real folder or file where something else stood (a link, a file). */
-function fileEntry(folder: string, id: string): void {
-  const stats = lstatOrMissing(folder);
-  if (!stats?.isDirectory()) {
-    if (stats) removeEntry(folder);
-    mkdirSync(folder, { mode: PRIVATE_DIR_MODE });
+/**
+ * Makes the entry `id` in the key folder `folder`: the folder made a real
+ * one first unless `ready` has it (a link or a file standing there is
+ * removed, never followed), and whatever stands at the entry's name and
+ * is not a file replaced.
+ */
+function fileEntry(folder: string, id: string, ready?: Set<string>): void {
+  if (!ready?.has(folder)) {
+    const stats = lstatOrMissing(folder);
+    if (!stats?.isDirectory()) {
+      if (stats) removeEntry(folder);
+      mkdirSync(folder, { mode: PRIVATE_DIR_MODE });
+    }
+    ready?.add(folder);
   }
   const entry = join(folder, checked(id));
-  if (lstatOrMissing(entry)?.isFile()) return;
-  removeEntry(entry);
   try {
     writeFileSync(entry, '', { flag: 'wx', mode: PRIVATE_FILE_MODE });
   } catch (err) {
-    // Another process filed it at the same moment.
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    // A file there is the entry (another process may have made it just now); anything else is replaced.
+    if (lstatOrMissing(entry)?.isFile() !== false) return;
+    removeEntry(entry);
+    writeFileSync(entry, '', { flag: 'wx', mode: PRIVATE_FILE_MODE });
   }
 }
 
