@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { dataHome, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../config/paths';
-import { privateFolderProblem } from '../config/private-files';
+import { openWithoutFollowing, privateFolderProblem } from '../config/private-files';
 import type { SpanRecord } from '../telemetry/span';
 import { mergeSpanRecords } from '../telemetry/stored-spans';
 import { SavedOutputs } from '../tools/saved-outputs';
@@ -341,12 +341,17 @@ export class SessionStore {
     return this.root;
   }
 
+  /** A session's meta.json when it is a regular file: never read through a link, never waited on (a FIFO would hang every listing). */
   private readMeta(id: string): SessionMeta | undefined {
     const root = this.ownRoot();
+    let fd: number | undefined;
     try {
-      return JSON.parse(readFileSync(join(root, id, 'meta.json'), 'utf8')) as SessionMeta;
+      fd = openWithoutFollowing(join(root, id, 'meta.json'));
+      return fstatSync(fd).isFile() ? (JSON.parse(readFileSync(fd, 'utf8')) as SessionMeta) : undefined;
     } catch {
       return undefined;
+    } finally {
+      if (fd !== undefined) closeSync(fd);
     }
   }
 

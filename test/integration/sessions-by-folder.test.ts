@@ -6,16 +6,17 @@
  * torn or hostile index changes nothing the person sees.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { binarySuite } from '../support/binary-suite';
-import { runCrow, startAcp } from '../support/crow-binary';
+import { runCrow, startAcp, startCrow } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';
 
 const RECORDER = resolve(__dirname, '../support/read-recorder.cjs');
 
 describe('a folder\'s sessions, through the index of sessions by folder', function () {
-  this.timeout(60_000);
+  this.timeout(120_000);
   const suite = binarySuite('sessions-by-folder');
   const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv =>
     isolatedEnv(suite.home, { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: suite.llm.anthropicBaseUrl, ...extra });
@@ -193,6 +194,40 @@ describe('a folder\'s sessions, through the index of sessions by folder', functi
     assert.equal(listed.stdout.trim().split('\n').length, 2, listed.stdout);
     assert.deepEqual(readdirSync(outside), [theirs], 'nothing was written outside');
   });
+
+  it('never waits on a meta.json that is a FIFO, nor reads one that is a link, planted in a session folder', async () => {
+    const mine = await run(suite.root, 'mine', 'Mine.');
+    await crow(['sessions', 'list']);
+    const fifo = join(sessions(), 'planted-fifo-0001');
+    mkdirSync(fifo, { mode: 0o700 });
+    assert.equal(spawnSync('mkfifo', [join(fifo, 'meta.json')]).status, 0, 'mkfifo');
+    const linked = join(sessions(), 'planted-link-0002');
+    mkdirSync(linked, { mode: 0o700 });
+    const elsewhere = join(suite.base, 'elsewhere.json');
+    writeFileSync(elsewhere, readFileSync(join(sessions(), mine, 'meta.json'), 'utf8').replaceAll(mine, 'planted-link-0002'));
+    symlinkSync(elsewhere, join(linked, 'meta.json'));
+    for (const args of [['sessions', 'list'], ['sessions', 'list', '--all'], ['sessions', 'list', '--json']]) {
+      const listed = await unlessHung(args);
+      assert.equal(listed.code, 0, listed.stderr);
+      assert.match(listed.stdout, new RegExp(mine), args.join(' '));
+      assert.doesNotMatch(listed.stdout, /planted/, args.join(' '));
+    }
+  });
+
+  /** Runs crow to its end; fails (and stops it) when it has not ended after a minute: it waits on something it must never wait on. */
+  const unlessHung = async (args: string[]) => {
+    const started = startCrow(args, env(), suite.root);
+    started.child.stdin.end();
+    let timer: NodeJS.Timeout | undefined;
+    const hung = new Promise<'hung'>((done) => (timer = setTimeout(done, 60_000, 'hung')));
+    const ended = await Promise.race([started.exited, hung]);
+    clearTimeout(timer);
+    if (ended === 'hung') {
+      started.child.kill('SIGKILL');
+      assert.fail(`crow ${args.join(' ')} never ended`);
+    }
+    return { code: ended.code, stdout: started.stdout(), stderr: started.stderr() };
+  };
 
   it('lists both sessions of two runs that stored at the same moment in one folder', async () => {
     await crow(['sessions', 'list']);
