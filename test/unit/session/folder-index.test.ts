@@ -59,6 +59,20 @@ describe('the index of sessions by folder', () => {
     assert.deepEqual(state().pending, []);
   });
 
+  it('takes a meta.json whose folder is not a path for one without a folder: never listed by folder, never in the way', () => {
+    const a = join(base, 'a');
+    const mine = stored(a);
+    const meta = JSON.parse(readFileSync(join(data, 'sessions', mine, 'meta.json'), 'utf8'));
+    for (const [id, cwd] of [['odd-0001', 42], ['odd-0002', ['/x']], ['odd-0003', ''], ['odd-0004', null]] as const) {
+      mkdirSync(join(data, 'sessions', id));
+      writeFileSync(join(data, 'sessions', id, 'meta.json'), JSON.stringify({ ...meta, id, cwd }));
+    }
+    assert.deepEqual(ids(a), [mine]);
+    assert.deepEqual(state().pending.sort(), ['odd-0001', 'odd-0002', 'odd-0003', 'odd-0004']);
+    assert.equal(store().list().length, 5, '--all still lists them as they are');
+    assert.deepEqual(warnings, []);
+  });
+
   it('trusts its stamp only once the sessions folder has settled, so a change in the same tick of its clock is not missed', () => {
     const a = join(base, 'a');
     stored(a);
