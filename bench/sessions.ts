@@ -1,10 +1,18 @@
 /**
- * Sessions: what resuming a long session costs before the first model call —
- * SessionStore.load plus building both providers' requests from the history —
- * for 10,000 and 20,000 entries, median ms and their ratio (targets: under
- * 300 ms for 10k; a ratio of about 2, i.e. linear). Then append throughput
- * through the store, entries per second, with the default durability
- * (write(2) per entry) and with fsync, side by side.
+ * Sessions. Through the binary (the rows with a goal): `crow sessions list`
+ * (and `--json`) in a folder that owns 40 sessions and in one that owns
+ * none, and the start-up of `crow run --continue` (spawn → the model's
+ * request), with 5,000 stored sessions against 50, cold and warm, side by
+ * side (target: ratio ≤ 1.2; the list reads the folder's sessions through
+ * the index of sessions by folder, not every stored one). Then, measured
+ * once, the first list after an upgrade (the index built from every
+ * session) and `--all` (prints every session, so it grows with the store).
+ *
+ * Diagnostic (in-process, no goal): what resuming a long session costs
+ * before the first model call — SessionStore.load plus building both
+ * providers' requests from the history — for 10,000 and 20,000 entries,
+ * and append throughput through the store, with and without fsync.
+ * Build first. Prints figures; never fails on time.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +24,7 @@ import { ACPSession } from '../src/session/acp-session';
 import type { HistoryEntry } from '../src/session/history';
 import { SessionStore } from '../src/session/session-store';
 import { fmt, median } from './common';
+import { reportListing } from './sessions-list';
 
 /** A session of SIZES[0] entries, then one twice as long. */
 const SIZES = [10_000, 20_000];
@@ -35,6 +44,7 @@ interface LoadTimes {
 }
 
 export async function sessionsBenchmark(): Promise<void> {
+  await reportListing();
   const base = mkdtempSync(join(tmpdir(), 'crow-bench-sessions-'));
   try {
     reportLoadAndBuild(new SessionStore({ dataHome: join(base, 'data') }), base);
@@ -50,7 +60,7 @@ function reportLoadAndBuild(store: SessionStore, cwd: string): void {
     const runs = Array.from({ length: RUNS }, () => loadAndBuild(store, id));
     return { size, runs, ms: median(runs.map(total)) };
   });
-  console.log(`Sessions: load a stored session and build the Anthropic and OpenAI requests from it, median of ${RUNS}, ms`);
+  console.log(`Sessions (diagnostic, in-process): load a stored session and build the Anthropic and OpenAI requests from it, median of ${RUNS}, ms`);
   for (const { size, runs, ms } of figures) {
     const phase = (key: keyof LoadTimes): string => median(runs.map((r) => r[key])).toFixed(0);
     console.log(

@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, existsSync, fstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { dataHome, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../config/paths';
-import { privateFolderProblem } from '../config/private-files';
+import { openWithoutFollowing, privateFolderProblem } from '../config/private-files';
 import type { SpanRecord } from '../telemetry/span';
 import type { SpanSink } from '../telemetry/trace-recorder';
 import { mergeSpanRecords } from '../telemetry/stored-spans';
@@ -10,6 +10,7 @@ import type { TodoItem } from '../tools/todos';
 import { ACPSession, type SessionRole, type Interruption, type ThoughtLevel } from './acp-session';
 import { ArtifactLog, type ArtifactRecord } from './artifact-log';
 import { EventLog, type RecordedEvent } from './event-log';
+import { FolderIndex, folderMatcher, isSessionId } from './folder-index';
 import type { HistoryEntry } from './history';
 import { type HistoryMark, readHistory } from './history-file';
 import { InternalSession } from './internal-session';
@@ -94,6 +95,8 @@ export class SessionStore {
   private readonly written = new Map<string, string>();
   /** Whether the sessions folder was found to be crow's own (see ownRoot). */
   private rootIsOwn = false;
+  /** Which sessions belong to which folder, so that listing one folder reads only its sessions (see FolderIndex). */
+  private readonly folders: FolderIndex;
 
   /** Throws, saying what to do, when the sessions folder is there but not crow's own (see ownRoot). */
   constructor(options: SessionStoreOptions = {}) {
@@ -101,6 +104,7 @@ export class SessionStore {
     this.fsync = options.fsync ?? false;
     this.warn = options.warn ?? (() => undefined);
     this.ownRoot();
+    this.folders = new FolderIndex(this.root, join(dirname(this.root), 'sessions-by-folder'), (id) => storedCwd(this.readMeta(id)), this.warn);
   }
 
   /**
@@ -115,6 +119,7 @@ export class SessionStore {
     this.ownRoot(true);
     const folder = this.folderOf(session.id);
     mkdirSync(folder, { recursive: true, mode: PRIVATE_DIR_MODE });
+    this.folders.add(session.id, session.cwd);
     const lock = acquireSessionLock(folder, session.id);
     const writes = new SessionWrites(folder, session.id, this.warn);
     session.outputs = new SavedOutputs(join(folder, 'outputs'), (text) => session.redactor.text(text));
@@ -167,14 +172,26 @@ export class SessionStore {
     };
   }
 
-  /** Stored sessions, newest first; only those of `cwd` when given. */
+  /**
+   * Stored sessions, newest first; only those of the folder `cwd` when
+   * given (stored with that path, or with one that leads to the same
+   * folder through links), found through the index of sessions by folder
+   * and read from their own meta.json.
+   */
   list(filter: { cwd?: string } = {}): SessionMeta[] {
     if (!existsSync(this.ownRoot())) return [];
-    const metas = readdirSync(this.root).flatMap((id) => {
+    const { cwd } = filter;
+    const inFolder = cwd === undefined ? () => true : folderMatcher(cwd);
+    const metas = (cwd === undefined ? readdirSync(this.root) : this.folders.idsOf(cwd)).flatMap((id) => {
       const meta = this.readMeta(id);
-      return meta && (filter.cwd === undefined || meta.cwd === filter.cwd) ? [meta] : [];
+      return meta && inFolder(meta.cwd) ? [meta] : [];
     });
     return metas.sort((a, b) => b.updatedAt - a.updatedAt);
+  }
+
+  /** Whether a session `id` is stored (a readable meta.json), without reading any other. */
+  has(id: string): boolean {
+    return isSessionId(id) && existsSync(this.ownRoot()) && this.readMeta(id) !== undefined;
   }
 
   /** The stored metadata of one session; throws an UnknownSessionError naming the id when there is none. */
@@ -293,6 +310,7 @@ export class SessionStore {
     const folder = this.folderOf(session.id);
     if (existsSync(folder)) throw new Error(`A session ${session.id} is stored already.`);
     mkdirSync(folder, { recursive: true, mode: PRIVATE_DIR_MODE });
+    this.folders.add(session.id, session.cwd);
     const lines = (values: readonly unknown[]): string => values.map((value) => `${JSON.stringify(session.redactor.value(value))}\n`).join('');
     const marks = new Map<string, HistoryMark>();
     for (const { session: internal } of session.internalSessions()) {
@@ -315,7 +333,9 @@ export class SessionStore {
     checkSessionFree(this.folderOf(id), id);
     this.known.delete(id);
     this.written.delete(join(this.folderOf(id), 'meta.json'));
+    const cwd = storedCwd(this.readMeta(id));
     rmSync(this.folderOf(id), { recursive: true, force: true });
+    if (cwd !== undefined) this.folders.remove(id, cwd);
   }
 
   private folderOf(id: string): string {
@@ -338,12 +358,17 @@ export class SessionStore {
     return this.root;
   }
 
+  /** A session's meta.json when it is a regular file: never read through a link, never waited on (a FIFO would hang every listing). */
   private readMeta(id: string): SessionMeta | undefined {
     const root = this.ownRoot();
+    let fd: number | undefined;
     try {
-      return JSON.parse(readFileSync(join(root, id, 'meta.json'), 'utf8')) as SessionMeta;
+      fd = openWithoutFollowing(join(root, id, 'meta.json'));
+      return fstatSync(fd).isFile() ? (JSON.parse(readFileSync(fd, 'utf8')) as SessionMeta) : undefined;
     } catch {
       return undefined;
+    } finally {
+      if (fd !== undefined) closeSync(fd);
     }
   }
 
@@ -383,6 +408,11 @@ export class SessionStore {
     renameSync(`${file}.tmp`, file);
     this.written.set(file, content);
   }
+}
+
+/** The folder a stored session says it belongs to, when its meta.json says so as a path. */
+function storedCwd(meta: SessionMeta | undefined): string | undefined {
+  return typeof meta?.cwd === 'string' && meta.cwd !== '' ? meta.cwd : undefined;
 }
 
 function withMark(mark: HistoryMark | undefined): { mark?: HistoryMark } {

@@ -18,6 +18,8 @@ export interface StoredSessionInfo {
 export interface AcpSessionStore extends HostStore {
   /** Newest first; only the sessions of `cwd` when given. */
   list(filter?: { cwd?: string }): StoredSessionInfo[];
+  /** Whether session `id` is stored (without listing the others). */
+  has(id: string): boolean;
   /** Forgets a stored session; throws when there is none. */
   delete(id: string): void;
 }

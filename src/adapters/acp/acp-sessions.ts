@@ -52,7 +52,7 @@ export class SessionTable {
     await this.closing.get(id);
     const live = this.live.get(id) ?? this.opening.get(id);
     if (live) return live;
-    if (!this.options.store.list().some((stored) => stored.id === id)) throw requestErrors.unknownSession(id);
+    if (!this.options.store.has(id)) throw requestErrors.unknownSession(id);
     const opening = this.open(cwd, client, mcpServers, id).finally(() => this.opening.delete(id));
     this.opening.set(id, opening);
     const session = await opening;
