@@ -36,7 +36,7 @@ import { GITLINK, TreeCache } from './git-trees';
 import { objectsWritten } from './loose-objects';
 import { type EditedTree, editTree } from './tree-edit';
 import { type TreeWatcher, type WatchMark, watchTree } from './tree-watcher';
-import { realWorkspace, workspaceKey } from './workspace-key';
+import { realWorkspace, workspaceKey } from '../vocabulary/workspace-key';
 
 export interface GitSnapshotOptions {
   /** Workspace root; the snapshots belong to its real path. */

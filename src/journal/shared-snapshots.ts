@@ -8,7 +8,7 @@
  * opening the next), then closed.
  */
 import { GitSnapshotManager } from './git-snapshots';
-import { realWorkspace } from './workspace-key';
+import { realWorkspace } from '../vocabulary/workspace-key';
 
 /** How long a manager no session holds keeps watching, in case the next session of the folder comes. */
 const LINGER_MS = 5 * 60_000;

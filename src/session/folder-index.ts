@@ -29,7 +29,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../config/paths';
 import { privateFolderProblem, readPrivateFile, removeEntry, writePrivateFile } from '../config/private-files';
 import { realPathOf } from '../vocabulary/real-paths';
-import { workspaceKey } from './workspace-key';
+import { workspaceKey } from '../vocabulary/workspace-key';
 
 const STATE_FILE = 'state.json';
 const FORMAT = 1;
