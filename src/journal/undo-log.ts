@@ -19,11 +19,13 @@ export interface SavedIndex {
  * snapshot and no point id) are still read: undoing one restores that tree.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { dataHome, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../config/paths';
+import { dataHome, PRIVATE_FILE_MODE } from '../config/paths';
+import { privateFileProblem, privateFolderProblem, readPrivateFile } from '../config/private-files';
 import type { FileState } from './file-states';
-import { realWorkspace, workspaceKey } from './workspace-key';
+import { realWorkspace, workspaceKey } from '../vocabulary/workspace-key';
 
 export interface UndoEntry {
   /** The session the prompt belongs to. */
@@ -167,10 +169,7 @@ export class UndoLog {
   async list(): Promise<UndoEntry[]> {
     // What this process is still writing to the log is part of it.
     await appends.get(this.file);
-    const text = await readFile(this.file, 'utf8').catch((err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT') return '';
-      throw err;
-    });
+    const text = readOwnLog(this.file);
     const entries: UndoEntry[] = [];
     const points = new Map<string, UndoEntry>();
     for (const [i, line] of text.split('\n').entries()) {
@@ -245,10 +244,44 @@ function settleSteps(entry: UndoEntry): void {
   }
 }
 
+/**
+ * The undo log names the files a restore writes and deletes, so it is read
+ * and written only as Crow's own (see config/private-files.ts): in a folder
+ * of this user no other user can change, a file of this user only, never
+ * through a link. Anything else is refused, saying what to do.
+ */
+class ForeignLogError extends Error {
+  constructor(problem: string) {
+    super(`Undo's log is kept and read only where no other user could change it: ${problem}. Remove it (undo forgets the prompts it held), or set XDG_DATA_HOME to a folder of your own.`);
+    this.name = 'ForeignLogError';
+  }
+}
+
+/** The log's text, '' when there is none yet; throws ForeignLogError when it, or its folder, is not Crow's own. */
+function readOwnLog(file: string): string {
+  const folderProblem = privateFolderProblem(dirname(file));
+  if (folderProblem !== undefined) throw new ForeignLogError(folderProblem);
+  const read = readPrivateFile(file);
+  if ('problem' in read) throw new ForeignLogError(read.problem);
+  return 'missing' in read ? '' : read.bytes.toString('utf8');
+}
+
+/** Log folders this process found to be its own, made when missing: checked once each. */
+const ownFolders = new Set<string>();
+
 async function appendLine(file: string, line: string): Promise<void> {
-  await mkdir(dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE });
-  const handle = await open(file, 'a+', PRIVATE_FILE_MODE);
+  const folder = dirname(file);
+  if (!ownFolders.has(folder)) {
+    const problem = privateFolderProblem(folder, { create: true });
+    if (problem !== undefined) throw new ForeignLogError(problem);
+    ownFolders.add(folder);
+  }
+  const handle = await open(file, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0), PRIVATE_FILE_MODE).catch((err: NodeJS.ErrnoException) => {
+    throw err.code === 'ELOOP' || err.code === 'EMLINK' ? new ForeignLogError(`${file} is a link`) : err;
+  });
   try {
+    const problem = privateFileProblem(await handle.stat(), file);
+    if (problem !== undefined) throw new ForeignLogError(problem);
     // A torn last line must not swallow this one: start on a line of its own.
     const { size } = await handle.stat();
     const last = Buffer.alloc(1);

@@ -220,7 +220,7 @@ describe("crow's other caches and stores are its own", function () {
     });
   });
 
-  describe('sessions and undo snapshots', () => {
+  describe('sessions, undo snapshots and the undo log', () => {
     it("refuses to keep sessions in another user's data folder, saying what to do, and writes nothing there", async () => {
       const data = join(base, 'shared-data');
       mkdirSync(join(data, 'crow-agent'), { recursive: true });
@@ -249,6 +249,47 @@ describe("crow's other caches and stores are its own", function () {
       assert.match(result.stderr, /Undo: .*never kept where another user could change them: .*snapshots belongs to user \d+/);
       assert.deepEqual(readdirSync(snapshots), [], "nothing was written in the other user's folder");
       assert.equal(readFileSync(join(base, 'ws', 'plan.md'), 'utf8'), '# Plan\n', 'the work itself was done');
+    });
+
+    it('reads the undo log only from its own file: one of another user, or a link to one, is refused with what to do, and undo touches nothing', async () => {
+      const undoFolder = join(home(), 'data', 'crow-agent', 'undo');
+      llm.enqueue(
+        'anthropic',
+        { blocks: [{ type: 'tool_call', name: 'write_file', arguments: { path: 'plan.md', content: '# Plan\n' } }] },
+        { blocks: [{ type: 'text', text: 'Done.' }] },
+      );
+      const made = await runCrow(['run', 'Write the plan', '--provider', 'anthropic', '--model', 'claude-test', '--allow', 'write'], env(), join(base, 'ws'));
+      assert.equal(made.code, 0, made.stderr);
+      const [name] = readdirSync(undoFolder);
+      const log = join(undoFolder, name!);
+      const plants: [string, () => void, RegExp][] = [
+        ["another user's", () => chownSync(log, user!.uid, user!.gid), /belongs to user \d+, not to you/],
+        [
+          'a link',
+          () => {
+            chownSync(log, process.getuid!(), process.getgid!());
+            writeFileSync(join(base, 'log.jsonl'), readFileSync(log), { mode: 0o600 });
+            rmSync(log);
+            symlinkSync(join(base, 'log.jsonl'), log);
+          },
+          /is a link/,
+        ],
+      ];
+      for (const [what, plantIt, why] of plants) {
+        plantIt();
+        const undo = await runCrow(['undo', '--yes'], env(), join(base, 'ws'));
+        assert.notEqual(undo.code, 0, `an undo log that is ${what} was used:\n${undo.stdout}`);
+        assert.match(undo.stderr, /Undo's log is kept and read only where no other user could change it: /);
+        assert.match(undo.stderr, why);
+        assert.match(undo.stderr, /Remove it .*or set XDG_DATA_HOME to a folder of your own/);
+        assert.equal(readFileSync(join(base, 'ws', 'plan.md'), 'utf8'), '# Plan\n', 'nothing was undone');
+      }
+      llm.enqueue('anthropic', { blocks: [{ type: 'tool_call', name: 'write_file', arguments: { path: 'more.md', content: 'more\n' } }] }, { blocks: [{ type: 'text', text: 'Done.' }] });
+      const next = await runCrow(['run', 'Write more', '--provider', 'anthropic', '--model', 'claude-test', '--allow', 'write'], env(), join(base, 'ws'));
+      assert.equal(next.code, 0, next.stderr);
+      assert.match(next.stderr, /Undo: .*Undo's log is kept and read only where no other user could change it: .*is a link/, 'a run says undo is off, and why');
+      assert.equal(readFileSync(join(base, 'log.jsonl'), 'utf8').includes('more.md'), false, 'nothing was written through the link');
+      assert.equal(readFileSync(join(base, 'ws', 'more.md'), 'utf8'), 'more\n', 'the work itself was done');
     });
   });
 });
