@@ -90,6 +90,24 @@ export function privateFileProblem(stats: Stats, file: string): string | undefin
   return undefined;
 }
 
+/**
+ * Makes `file` private (0600) when it is this user's own regular file that
+ * others may read but not write: what an older Crow kept before its files
+ * were private is still its own. Anything else is left for
+ * privateFileProblem to refuse. The folder is the caller's to have checked.
+ */
+export function makeOwnFilePrivate(file: string): void {
+  const uid = process.getuid?.();
+  if (uid === undefined) return;
+  let stats: Stats;
+  try {
+    stats = lstatSync(file);
+  } catch {
+    return;
+  }
+  if (stats.isFile() && stats.uid === uid && (stats.mode & GROUP_OTHER_WRITE) === 0 && (stats.mode & SHARED_BITS) !== 0) chmodSync(file, PRIVATE_FILE_MODE);
+}
+
 /** Opens `file` for reading as Crow reads what it trusts: never through a link, never waiting on a FIFO. Throws as open(2) does (ELOOP for a link). */
 export function openWithoutFollowing(file: string): number {
   return openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));

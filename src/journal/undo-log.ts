@@ -23,7 +23,7 @@ import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { dataHome, PRIVATE_FILE_MODE } from '../config/paths';
-import { privateFileProblem, privateFolderProblem, readPrivateFile } from '../config/private-files';
+import { makeOwnFilePrivate, privateFileProblem, privateFolderProblem, readPrivateFile } from '../config/private-files';
 import type { FileState } from './file-states';
 import { realWorkspace, workspaceKey } from '../vocabulary/workspace-key';
 
@@ -261,6 +261,7 @@ class ForeignLogError extends Error {
 function readOwnLog(file: string): string {
   const folderProblem = privateFolderProblem(dirname(file));
   if (folderProblem !== undefined) throw new ForeignLogError(folderProblem);
+  makeOwnFilePrivate(file);
   const read = readPrivateFile(file);
   if ('problem' in read) throw new ForeignLogError(read.problem);
   return 'missing' in read ? '' : read.bytes.toString('utf8');
@@ -276,6 +277,7 @@ async function appendLine(file: string, line: string): Promise<void> {
     if (problem !== undefined) throw new ForeignLogError(problem);
     ownFolders.add(folder);
   }
+  makeOwnFilePrivate(file);
   const handle = await open(file, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0), PRIVATE_FILE_MODE).catch((err: NodeJS.ErrnoException) => {
     throw err.code === 'ELOOP' || err.code === 'EMLINK' ? new ForeignLogError(`${file} is a link`) : err;
   });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROMPT_CHARS, UndoLog } from '../../../src/journal/undo-log';
@@ -78,14 +78,18 @@ describe('UndoLog', () => {
     assert.equal(entry!.undone, 3);
   });
 
-  it('still reads the whole-tree entries of earlier versions', async () => {
+  it('still reads the whole-tree entries of earlier versions, from a log they left readable by others, which is made private', async () => {
     const log = new UndoLog({ workspace: ws, dataHome: data });
-    mkdirSync(join(data, 'undo'), { recursive: true });
-    appendFileSync(log.file, `${JSON.stringify({ sessionId: 'old', snapshot: id(4), prompt: 'Before points', at: 500, workspace: ws })}\n`);
+    mkdirSync(join(data, 'undo'), { recursive: true, mode: 0o755 });
+    appendFileSync(log.file, `${JSON.stringify({ sessionId: 'old', snapshot: id(4), prompt: 'Before points', at: 500, workspace: ws })}\n`, { mode: 0o644 });
     await log.start('new', 'With points', 600);
     const [old] = await log.list();
     assert.deepEqual(old, { sessionId: 'old', snapshot: id(4), prompt: 'Before points', at: 500, workspace: ws, scope: 'tree', files: [], commandPaths: [], gaps: [], steps: [], marks: [] });
     assert.equal((await log.latest('old'))?.scope, 'tree');
+    if (process.getuid) {
+      assert.equal(statSync(log.file).mode & 0o777, 0o600);
+      assert.equal(statSync(join(data, 'undo')).mode & 0o777, 0o700);
+    }
   });
 
   it('shares one log between paths to the same folder and keeps others apart', async () => {
