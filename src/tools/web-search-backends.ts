@@ -6,6 +6,7 @@
 import * as z from 'zod';
 import { onFirstUse } from '../vocabulary/first-use';
 import { type WebSearchConfig, WebSearchConfigSchema } from '../config/web-search-config';
+import { BodyLimitError, type BodyLimits, boundedFetch } from '../llm/bounded-body';
 import { networkErrorDetail } from './builtin/web-fetch';
 import { convertHtml } from './html-to-markdown';
 
@@ -112,6 +113,14 @@ function toResult(title: string | undefined, url: string | undefined, snippet: s
 }
 
 /** GETs JSON; an HTTP error names the backend, the status, the start of the body and the hint for that status. */
+/**
+ * What Crow reads of a search backend's answer: a page of results is
+ * kilobytes of JSON, an error a sentence. A backend that sends more (a
+ * misconfigured proxy, an endless stream) is cut off, not held in memory.
+ */
+const SEARCH_LIMITS: BodyLimits = { errorBytes: 64 * 1024, bodyBytes: 4 * 1024 * 1024 };
+const searchFetch = boundedFetch((url, init) => fetch(url, init), SEARCH_LIMITS);
+
 async function getJson(
   backend: string,
   url: URL,
@@ -119,14 +128,18 @@ async function getJson(
   signal: AbortSignal,
   hints: Record<number, string>,
 ): Promise<unknown> {
-  const response = await fetch(url, { signal, headers: { accept: 'application/json', ...headers } }).catch((err: unknown) => {
+  const response = await searchFetch(url, { signal, headers: { accept: 'application/json', ...headers } }).catch((err: unknown) => {
     if (signal.aborted) throw err;
     throw new Error(`Could not reach ${backend} at ${url.origin}: ${networkErrorDetail(err)}`, { cause: err });
   });
-  const text = await response.text();
+  const hint = hints[response.status];
+  const text = await response.text().catch((err: unknown) => {
+    if (signal.aborted || !(err instanceof BodyLimitError)) throw err;
+    if (!response.ok) return '';
+    throw new Error(`${backend} at ${url.origin} ${err.message}, so its answer was dropped; check that the configured address is the search API itself.`, { cause: err });
+  });
   if (!response.ok) {
     const excerpt = text.replace(/\s+/g, ' ').trim().slice(0, 200).replace(/[.!?]$/, '');
-    const hint = hints[response.status];
     throw new Error(`${backend} answered HTTP ${response.status}${excerpt ? `: ${excerpt}` : ''}.${hint ? ` ${hint}` : ''}`);
   }
   try {

@@ -8,6 +8,21 @@ import { tempWorkspace, toolContext } from './temp-workspace';
 interface Reply {
   status: number;
   body: unknown;
+  /** Send megabytes of JSON-looking text until the client hangs up. */
+  endless?: boolean;
+}
+
+/** A body that never ends: 1 MiB chunks as fast as the client reads them, until it closes the connection. */
+function endless(res: http.ServerResponse, status: number): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  const chunk = Buffer.alloc(1024 * 1024, 'a');
+  res.write('{"results": "');
+  const more = (): void => {
+    while (!res.destroyed && res.write(chunk));
+    if (!res.destroyed) res.once('drain', more);
+  };
+  res.on('close', () => res.destroy());
+  more();
 }
 
 const SEARXNG_RESULTS = {
@@ -42,6 +57,7 @@ describe('web_search', () => {
   before(async () => {
     server = http.createServer((req, res) => {
       requests.push(req);
+      if (reply.endless) return endless(res, reply.status);
       res.writeHead(reply.status, { 'content-type': 'application/json' });
       res.end(typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body));
     });
@@ -139,6 +155,16 @@ describe('web_search', () => {
     reply = { status: 500, body: '' };
     const bare = await run(createWebSearchTool({ backend: 'searxng', url: base }), { query: 'x' });
     assert.equal(bare.error, 'SearXNG answered HTTP 500.');
+  });
+
+  it('stops reading a backend that sends without end, and says so; an endless error answer still shows its status', async () => {
+    reply = { status: 200, body: '', endless: true };
+    const endlessAnswer = await run(createWebSearchTool({ backend: 'searxng', url: base }), { query: 'x' });
+    assert.equal(endlessAnswer.status, 'error');
+    assert.match(endlessAnswer.error ?? '', /^SearXNG at http:\/\/127\.0\.0\.1:\d+ it sent a response of more than 4 MiB .*check that the configured address is the search API itself/);
+    reply = { status: 502, body: '', endless: true };
+    const endlessError = await run(createWebSearchTool({ backend: 'searxng', url: base }), { query: 'x' });
+    assert.equal(endlessError.error, 'SearXNG answered HTTP 502.');
   });
 
   it('reports answers that are not the expected JSON', async () => {
