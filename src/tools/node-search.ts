@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { pathGlob } from './glob-pattern';
 import { walkNarrowingArgs } from './glob-walk';
-import { runRipgrep } from './run-ripgrep';
+import { MAX_RECORD_CHARS, runRipgrep } from './run-ripgrep';
 import {
   type FindFilesOptions,
   type FindFilesResult,
@@ -120,8 +120,15 @@ export async function grepWithRipgrep(workspace: SearchRoot, options: GrepOption
   return {
     matches: collector.matches.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
     truncated: collector.truncated,
-    warnings: message === '' ? [] : message.split('\n').slice(0, MAX_WARNINGS),
+    warnings: [...(message === '' ? [] : message.split('\n').slice(0, MAX_WARNINGS)), ...oversizedWarning(run.oversized)],
   };
+}
+
+/** What the search left out for its size, said so the model can narrow it. */
+function oversizedWarning(oversized: number): string[] {
+  if (oversized === 0) return [];
+  const lines = oversized === 1 ? 'a matching line' : `${oversized} matching lines`;
+  return [`${lines} longer than ${MAX_RECORD_CHARS / (1024 * 1024)} MiB (a data or minified file) left out; narrow the path or the include glob to skip such files`];
 }
 
 function checkInclude(include: string[]): void {

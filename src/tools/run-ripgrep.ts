@@ -57,7 +57,12 @@ export interface RipgrepRun {
   /** null when rg was stopped. */
   exitCode: number | null;
   stderr: string;
+  /** Records left out for being longer than MAX_RECORD_CHARS. */
+  oversized: number;
 }
+
+/** The longest record read from rg: a path or a match's JSON is far shorter, unless the matched line is a file's worth of data. */
+export const MAX_RECORD_CHARS = 16 * 1024 * 1024;
 
 /**
  * Runs rg directly (no shell, no config file) and streams its records to
@@ -70,7 +75,7 @@ export function runRipgrep(args: string[], options: RipgrepOptions): Promise<Rip
   return new Promise((resolve, reject) => {
     const command = ripgrepPath();
     const child = childProcess().spawn(command, args, { cwd: options.cwd, env: searchEnvironment(), stdio: ['ignore', 'pipe', 'pipe'] });
-    const records = new RecordSplitter(options.separator);
+    const records = new RecordSplitter(options.separator, MAX_RECORD_CHARS);
     let stopped = false;
     let failure: unknown;
     const stop = () => {
@@ -104,7 +109,7 @@ export function runRipgrep(args: string[], options: RipgrepOptions): Promise<Rip
       if (!stopped) deliver(records.end());
       if (signal.aborted) reject(signal.reason);
       else if (failure !== undefined) reject(failure);
-      else resolve({ exitCode, stderr });
+      else resolve({ exitCode, stderr, oversized: records.oversized });
     });
   });
 }
@@ -116,29 +121,68 @@ function searchEnvironment(): NodeJS.ProcessEnv {
   return env;
 }
 
-/** Splits a byte stream into separator-terminated UTF-8 records; a long record costs time linear in its length. */
+/**
+ * Splits a byte stream into separator-terminated UTF-8 records; a long
+ * record costs time linear in its length. A record longer than `maxChars`
+ * (a match on one enormous line of a data or minified file) is dropped as
+ * it streams, never held whole, and counted.
+ */
 class RecordSplitter {
   private readonly decoder = new StringDecoder('utf8');
   private partial: string[] = [];
+  private partialChars = 0;
+  /** The record being read is over the limit: what remains of it is dropped. */
+  private skipping = false;
+  /** Records dropped for their length. */
+  oversized = 0;
 
-  constructor(private readonly separator: string) {}
+  constructor(
+    private readonly separator: string,
+    private readonly maxChars: number,
+  ) {}
 
   push(chunk: Buffer): string[] {
-    const text = this.decoder.write(chunk);
-    const parts = text.split(this.separator);
-    if (parts.length === 1) {
-      this.partial.push(text);
-      return [];
+    const parts = this.decoder.write(chunk).split(this.separator);
+    const last = parts.pop()!;
+    const records: string[] = [];
+    for (const part of parts) {
+      const record = this.take(part);
+      if (record !== undefined) records.push(record);
+      this.partial = [];
+      this.partialChars = 0;
+      this.skipping = false;
     }
-    parts[0] = this.partial.join('') + parts[0];
-    this.partial = [parts.pop()!];
-    return parts;
+    this.hold(last);
+    return records;
   }
 
   /** The last record when the stream did not end with a separator. */
   end(): string[] {
-    const rest = this.partial.join('') + this.decoder.end();
+    const record = this.take(this.decoder.end());
     this.partial = [];
-    return rest === '' ? [] : [rest];
+    this.partialChars = 0;
+    this.skipping = false;
+    return record === undefined || record === '' ? [] : [record];
+  }
+
+  /** The record ending with `tail`, or undefined when it was over the limit. */
+  private take(tail: string): string | undefined {
+    this.hold(tail);
+    if (this.skipping) {
+      this.oversized++;
+      return undefined;
+    }
+    return this.partial.join('');
+  }
+
+  private hold(text: string): void {
+    if (this.skipping || text === '') return;
+    this.partialChars += text.length;
+    if (this.partialChars <= this.maxChars) {
+      this.partial.push(text);
+      return;
+    }
+    this.skipping = true;
+    this.partial = [];
   }
 }

@@ -211,6 +211,16 @@ describe('NodeWorkspace search (ripgrep)', () => {
       assert.match(match!.text, /^…x+needley+…$/);
     });
 
+    it('leaves out a match on a line of more than 16 MiB, saying so, and keeps the other matches', async () => {
+      fs.writeFileSync(path.join(ws.root, 'data.json'), `needle ${'z'.repeat(17 * 1024 * 1024)}\nneedle again\n`);
+      const result = await grep({ path: 'data.json' });
+      assert.deepEqual(
+        result.matches.map((match) => [match.line, match.text]),
+        [[2, 'needle again']],
+      );
+      assert.ok(result.warnings.some((warning) => /^a matching line longer than 16 MiB .*left out; narrow the path/.test(warning)), result.warnings.join('\n'));
+    });
+
     it('stops at the cap, saying more exist, and leaves no rg running', async () => {
       fs.writeFileSync(path.join(ws.root, 'many.txt'), 'needle\n'.repeat(200_000));
       const result = await grep({ path: 'many.txt', maxMatches: 5 });
