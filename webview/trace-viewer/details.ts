@@ -9,7 +9,7 @@ import { cost, count, duration, num, statusOf, text } from './format';
 import type { Totals } from './model';
 import { reviewOf, storyLine } from './story';
 import type { ViewMode } from './toolbar';
-import { el } from './virtual-tree';
+import { el } from './element';
 
 type Field = [label: string, value: string | Node];
 

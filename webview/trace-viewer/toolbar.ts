@@ -9,7 +9,7 @@ import { ExportMenu } from './export-menu';
 import type { Status } from './format';
 import type { Filter } from './model';
 import type { ExportFormat } from './protocol';
-import { el } from './virtual-tree';
+import { el } from './element';
 
 /** How rows read: who did what ("story"), or OpenTelemetry span names ("spans"). */
 export type ViewMode = 'story' | 'spans';

@@ -10,12 +10,13 @@
 import type { SpanKind, SpanRecord } from '../../src/telemetry/span';
 import { toOtlpJson } from '../../src/telemetry/otlp-json';
 import { renderDetails } from './details';
+import { el } from './element';
 import { TraceModel, type Filter, type Row } from './model';
 import type { ExportFormat, HostMessage, Transport } from './protocol';
 import { splitter } from './splitter';
 import { Toolbar, type ViewMode } from './toolbar';
 import { treeMove } from './tree-keys';
-import { el, VirtualTree } from './virtual-tree';
+import { VirtualTree } from './virtual-tree';
 
 const TOTALLED: ReadonlySet<SpanKind> = new Set(['prompt', 'agent_turn', 'subagent']);
 /** How often running spans' bars and durations move on. */

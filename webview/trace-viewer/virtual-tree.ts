@@ -5,6 +5,7 @@
  * away from it, the first row drawn) is the one Tab reaches, and a repaint
  * keeps the focus on it. Every piece of span text is set with textContent.
  */
+import { el } from './element';
 import { cost, count, duration, STATUS_MARKS, summary, type Status } from './format';
 import type { SpanRecord } from '../../src/telemetry/span';
 import type { Row, Totals } from './model';
@@ -164,12 +165,6 @@ function bar(view: TreeView, span: SpanRecord, status: Status): HTMLElement {
   element.style.width = `${Math.max(((Math.min(spanEnd, end) - span.start) / width) * 100, 0.2)}%`;
   cell.append(element);
   return cell;
-}
-
-export function el(tag: string, className: string): HTMLElement {
-  const element = document.createElement(tag);
-  element.className = className;
-  return element;
 }
 
 function text(className: string, content: string): HTMLElement {
