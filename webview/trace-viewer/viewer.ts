@@ -113,7 +113,7 @@ export class Viewer {
     });
     const span = this.selected !== undefined ? this.model.get(this.selected) : undefined;
     const totals = span && TOTALLED.has(span.kind) ? this.model.totals(span.spanId) : undefined;
-    renderDetails(this.details, { span, totals, now: this.model.recording ? now : undefined, mode: this.mode });
+    renderDetails(this.details, { span, status: span ? this.model.statusOf(span) : 'ok', totals, now: this.model.recording ? now : undefined, mode: this.mode });
     this.toolbar.count(this.rows.length, this.model.size);
     document.documentElement.dataset['spanCount'] = String(this.model.size);
   }

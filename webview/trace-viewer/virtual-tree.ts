@@ -66,6 +66,11 @@ export class VirtualTree {
     this.paint();
   }
 
+  /** How many rows the viewport has room for. */
+  rowsInView(): number {
+    return Math.ceil(this.viewport.clientHeight / ROW_HEIGHT);
+  }
+
   /** Scrolls just enough for row `index` to be visible. */
   reveal(index: number): void {
     const top = index * ROW_HEIGHT;
@@ -117,7 +122,7 @@ function rowElement(view: TreeView, row: Row, index: number): HTMLElement {
   const toggle = el('span', row.hasChildren ? 'toggle' : 'toggle-space');
   toggle.textContent = row.hasChildren ? (view.collapsed.has(span.spanId) ? '▸' : '▾') : '';
   toggle.setAttribute('aria-hidden', 'true');
-  const took = span.end !== undefined ? duration(span.end - span.start) : status === 'running' ? `running ${duration(view.now - span.start)}` : 'unfinished';
+  const took = span.end !== undefined ? duration(span.end - span.start) : status === 'running' ? `running ${duration(view.now - span.start)}` : status;
   const story = view.mode === 'story';
   const label = story ? storyLabel(span) : { actor: span.agent ? `[${span.agent}${span.role ? `/${span.role}` : ''}]` : '', text: span.name };
   const details = span.kind === 'prompt' ? totalsLine(view.totals(span.spanId)) : story ? storySummary(span) : summary(span);
