@@ -5,7 +5,7 @@
  * target under 1 s. Needs the built viewer (`npm run bench` builds it).
  * Prints a skip line when Chromium is not installed.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -25,8 +25,9 @@ export async function traceViewerBenchmark(): Promise<void> {
     return;
   }
   const base = mkdtempSync(join(tmpdir(), 'crow-bench-trace-viewer-'));
-  const spans = syntheticTrace(SPANS);
-  const server = await serveTrace({ traceFile: join(base, 'trace.jsonl'), readSpans: () => spans, assetsDir: defaultAssetsDir() });
+  const traceFile = join(base, 'trace.jsonl');
+  writeFileSync(traceFile, syntheticTrace(SPANS).map((span) => `${JSON.stringify(span)}\n`).join(''));
+  const server = await serveTrace({ traceFile, assetsDir: defaultAssetsDir() });
   const browser = await chromium.launchPersistentContext(join(base, 'profile'), {
     executablePath: CHROMIUM,
     headless: true,

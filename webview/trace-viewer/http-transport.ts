@@ -1,14 +1,17 @@
 /**
- * The viewer served by `crow trace SESSION --serve`: spans from `GET ./spans`,
- * live changes from `GET ./events` (Server-Sent Events: a span record per
- * message, and `recording` events). The event stream is opened before the
- * spans are fetched, so nothing falls between; a record seen twice is
- * harmless. There is no host to save or copy for the page, so export
- * downloads a file and copy uses the browser's clipboard.
+ * The viewer served by `crow trace SESSION --serve`: the stored trace from
+ * `GET ./spans` (trace.jsonl's whole lines, its last line early, streamed:
+ * handed on in pieces as they arrive, with Content-Length for the
+ * progress), live changes from `GET ./events` (Server-Sent Events: a span
+ * record per message, and `recording` events). The event stream is opened
+ * before the spans are fetched, so nothing falls between; a record seen
+ * twice is harmless. There is no host to save or copy for the page, so
+ * export downloads a file and copy uses the browser's clipboard.
  */
 import type { SpanRecord } from '../../src/telemetry/span';
 import { copyText } from './clipboard';
 import { FORMAT_LABELS, type HostMessage, type Transport, type ViewerMessage } from './protocol';
+import { Pacer } from './turns';
 
 export function httpTransport(): Transport {
   let receive: (message: HostMessage) => void = () => undefined;
@@ -34,6 +37,7 @@ export function httpTransport(): Transport {
     send(message: ViewerMessage) {
       switch (message.type) {
         case 'ready':
+        case 'stored-taken':
           return;
         case 'export':
           download(message.fileName, message.content);
@@ -52,16 +56,17 @@ export function httpTransport(): Transport {
 }
 
 function follow(receive: (message: HostMessage) => void): void {
-  let loaded = false;
-  const load = async (): Promise<void> => {
-    loaded = true;
-    try {
-      const response = await fetch('./spans');
-      if (!response.ok) throw new Error(`HTTP ${response.status}`);
-      receive({ type: 'spans', spans: (await response.json()) as SpanRecord[] });
-    } catch (err) {
-      receive({ type: 'notice', text: `Could not load the spans (${(err as Error).message}). Is crow trace --serve still running?`, error: true });
-    }
+  let started = false;
+  let loading = false;
+  const load = (): void => {
+    if (loading) return;
+    started = loading = true;
+    loadStored(receive)
+      .then(
+        () => receive({ type: 'stored-end' }),
+        (err: unknown) => receive({ type: 'stored-end', error: `Could not load the spans (${(err as Error).message}). Is crow trace --serve still running?` }),
+      )
+      .finally(() => (loading = false));
   };
   const events = new EventSource('./events');
   events.onmessage = (event: MessageEvent<string>) => receive({ type: 'spans', spans: [JSON.parse(event.data) as SpanRecord] });
@@ -69,10 +74,40 @@ function follow(receive: (message: HostMessage) => void): void {
     const { recording } = JSON.parse((event as MessageEvent<string>).data) as { recording: boolean };
     receive({ type: 'recording', recording });
   });
-  events.onopen = () => void load();
+  // Again after a reconnection: what was appended meanwhile comes with the rest.
+  events.onopen = load;
   events.onerror = () => {
-    if (!loaded) void load();
+    if (!started) load();
   };
+}
+
+/** How much of the stored trace is handed on at a time. */
+const PIECE_BYTES = 128 * 1024;
+
+/** Reads the stored trace and hands it on in pieces of whole lines, as they arrive. */
+async function loadStored(receive: (message: HostMessage) => void): Promise<void> {
+  const response = await fetch('./spans');
+  if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
+  const total = Number(response.headers.get('Content-Length') ?? 0);
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  const pacer = new Pacer();
+  let read = 0;
+  let partial = '';
+  receive({ type: 'stored', lines: '', read, total });
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+    // The browser hands over megabytes at a time: taken a little at a time, so the page gets its turns.
+    for (let at = 0; at < chunk.value.byteLength; at += PIECE_BYTES) {
+      const piece = chunk.value.subarray(at, at + PIECE_BYTES);
+      read += piece.byteLength;
+      const text = partial + decoder.decode(piece, { stream: true });
+      const whole = text.lastIndexOf('\n') + 1;
+      partial = text.slice(whole);
+      receive({ type: 'stored', lines: text.slice(0, whole), read, total });
+      await pacer.pace();
+    }
+  }
+  if ((partial + decoder.decode()).trim() !== '') throw new Error('the trace ended in the middle of a line');
 }
 
 function download(fileName: string, content: string): void {
