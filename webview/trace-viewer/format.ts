@@ -6,8 +6,10 @@ export function duration(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)}ms` : `${(ms / 1000).toFixed(1)}s`;
 }
 
+const WHOLE_NUMBER = new Intl.NumberFormat('en-US');
+
 export function count(value: number): string {
-  return value.toLocaleString('en-US');
+  return WHOLE_NUMBER.format(value);
 }
 
 /** Dollars with the precision that means something, never "$0.0000" (see formatUsd). */

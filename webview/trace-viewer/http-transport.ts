@@ -83,6 +83,9 @@ function follow(receive: (message: HostMessage) => void): void {
 
 /** How much of the stored trace is handed on at a time. */
 const PIECE_BYTES = 128 * 1024;
+/** Handed on before the page is first given its turn: the first frame drawn is then a full screen (dozens of spans as Crow stores them, thousands of small ones). */
+const FIRST_SCREEN_BYTES = 512 * 1024;
+const NEWLINE = 0x0a;
 
 /** Reads the stored trace and hands it on in pieces of whole lines, as they arrive. */
 async function loadStored(receive: (message: HostMessage) => void): Promise<void> {
@@ -90,24 +93,51 @@ async function loadStored(receive: (message: HostMessage) => void): Promise<void
   if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
   const total = Number(response.headers.get('Content-Length') ?? 0);
   const reader = response.body.getReader();
-  const decoder = new TextDecoder();
+  const lines = new WholeLines();
   const pacer = new Pacer();
   let read = 0;
-  let partial = '';
   receive({ type: 'stored', lines: '', read, total });
   for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
     // The browser hands over megabytes at a time: taken a little at a time, so the page gets its turns.
     for (let at = 0; at < chunk.value.byteLength; at += PIECE_BYTES) {
       const piece = chunk.value.subarray(at, at + PIECE_BYTES);
       read += piece.byteLength;
-      const text = partial + decoder.decode(piece, { stream: true });
-      const whole = text.lastIndexOf('\n') + 1;
-      partial = text.slice(whole);
-      receive({ type: 'stored', lines: text.slice(0, whole), read, total });
-      await pacer.pace();
+      receive({ type: 'stored', lines: lines.take(piece), read, total });
+      if (read > FIRST_SCREEN_BYTES) await pacer.pace();
     }
   }
-  if ((partial + decoder.decode()).trim() !== '') throw new Error('the trace ended in the middle of a line');
+  if (lines.pending) throw new Error('the trace ended in the middle of a line');
+}
+
+/**
+ * Bytes in, whole lines out as text. Lines are cut on the bytes, before
+ * decoding: a newline byte is never part of another UTF-8 character, and
+ * the text is decoded once, without being copied again to find its end.
+ */
+class WholeLines {
+  private readonly decoder = new TextDecoder();
+  /** The start of a line whose end has not arrived. */
+  private rest: Uint8Array | undefined;
+
+  get pending(): boolean {
+    return this.rest !== undefined;
+  }
+
+  take(bytes: Uint8Array): string {
+    if (bytes.length === 0) return '';
+    const end = bytes.lastIndexOf(NEWLINE) + 1;
+    const whole = end === 0 ? undefined : this.rest ? joined(this.rest, bytes.subarray(0, end)) : bytes.subarray(0, end);
+    if (end < bytes.length) this.rest = end === 0 && this.rest ? joined(this.rest, bytes) : bytes.slice(end);
+    else this.rest = undefined;
+    return whole ? this.decoder.decode(whole) : '';
+  }
+}
+
+function joined(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const both = new Uint8Array(a.length + b.length);
+  both.set(a);
+  both.set(b, a.length);
+  return both;
 }
 
 function download(fileName: string, content: string): void {

@@ -10,38 +10,45 @@
 
 /** How long pieces are handed on before the page gets its turn. */
 const SLICE_MS = 12;
-/** The first slice is longer: its frame is the first screen, better full than early. */
-const FIRST_SLICE_MS = 50;
 
 export class Pacer {
-  private since: number | undefined;
-  private slice = FIRST_SLICE_MS;
+  private since = performance.now();
 
-  /** Resolves at once within a slice (the first starts with the first piece); at its end, once the page has had its turn. */
+  /** Resolves at once within a slice; at its end, once the page has had its turn. */
   async pace(): Promise<void> {
-    this.since ??= performance.now();
-    if (performance.now() - this.since < this.slice) return;
+    if (performance.now() - this.since < SLICE_MS) return;
     await nextTurn();
     this.since = performance.now();
-    this.slice = SLICE_MS;
   }
 }
 
+/** Turns waited for by frame, given at once when the page is hidden (no frame would come until it shows again). */
+const byFrame = new Set<() => void>();
+let watchingVisibility = false;
+
 function nextTurn(): Promise<void> {
   return new Promise((resolve) => {
-    const go = (): void => {
-      document.removeEventListener('visibilitychange', go);
-      nextTask(resolve);
+    if (document.visibilityState !== 'visible') return nextTask(resolve);
+    const turn = (): void => {
+      if (byFrame.delete(turn)) nextTask(resolve);
     };
-    if (document.visibilityState !== 'visible') return go();
-    requestAnimationFrame(go);
-    document.addEventListener('visibilitychange', go);
+    byFrame.add(turn);
+    requestAnimationFrame(turn);
+    if (watchingVisibility) return;
+    watchingVisibility = true;
+    document.addEventListener('visibilitychange', () => [...byFrame].forEach((waiting) => waiting()));
   });
 }
 
-/** A task after this one (a timer could wait a second in a hidden page). */
+/** Runs `run` in a task after this one (a timer could wait a second in a hidden page). */
+const tasks: (() => void)[] = [];
+let channel: MessageChannel | undefined;
+
 function nextTask(run: () => void): void {
-  const channel = new MessageChannel();
-  channel.port1.onmessage = () => run();
+  if (!channel) {
+    channel = new MessageChannel();
+    channel.port1.onmessage = () => tasks.shift()?.();
+  }
+  tasks.push(run);
   channel.port2.postMessage(undefined);
 }

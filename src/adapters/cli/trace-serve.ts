@@ -18,13 +18,13 @@
  * message; whether the session is being recorded, as a `recording` event,
  * at once and on each change).
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { once } from 'node:events';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { followTrace } from '../../telemetry/trace-follow';
-import { openTracePieces } from '../../telemetry/trace-pieces';
+import { openTracePieces, type TracePieces } from '../../telemetry/trace-pieces';
 import { newAccessToken, sameSecret } from './access-token';
 import { fromThisUser } from './loopback-peer';
 
@@ -166,7 +166,7 @@ export async function serveTrace(options: TraceServeOptions): Promise<TraceServe
  * ends the connection early, which the viewer reports.
  */
 async function sendStoredTrace(file: string, request: IncomingMessage, response: ServerResponse): Promise<void> {
-  let trace;
+  let trace: TracePieces;
   try {
     trace = await openTracePieces(file);
   } catch (err) {

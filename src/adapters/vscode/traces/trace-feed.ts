@@ -53,7 +53,7 @@ const LIVE_BATCH = 500;
 export async function openTraceFeed(options: TraceFeedOptions): Promise<TraceFeed> {
   const batch = new SpanBatch(options.send, options.batchMs ?? 50);
   const stop = new AbortController();
-  const window = new InFlight(stop.signal);
+  const inFlight = new InFlight(stop.signal);
   let unfollow: () => void;
   let afterStored = (): void => undefined;
   if (options.live) {
@@ -62,7 +62,7 @@ export async function openTraceFeed(options: TraceFeedOptions): Promise<TraceFee
     live.addSink(sink);
     unfollow = () => live.removeSink(sink);
     options.send({ type: 'recording', recording: true });
-    // In memory, they may hold what no file has: a session not stored, or not yet.
+    // In memory, they may hold what no file has (a session not stored, or not yet): sent with the stored trace, before its end.
     afterStored = () => sendRecorded(live.spans, options.send);
   } else {
     const follower = await followTrace({
@@ -76,11 +76,13 @@ export async function openTraceFeed(options: TraceFeedOptions): Promise<TraceFee
     });
     unfollow = () => follower.stop();
   }
-  const stored = sendStored(options, window, stop.signal).then(() => {
-    if (!stop.signal.aborted) afterStored();
+  const stored = sendStored(options, inFlight, stop.signal).then((error) => {
+    if (stop.signal.aborted) return;
+    afterStored();
+    options.send(error !== undefined ? { type: 'stored-end', error } : { type: 'stored-end' });
   });
   return {
-    taken: () => window.taken(),
+    taken: () => inFlight.taken(),
     stored,
     close() {
       stop.abort();
@@ -90,28 +92,28 @@ export async function openTraceFeed(options: TraceFeedOptions): Promise<TraceFee
   };
 }
 
-/** The stored trace as `stored` pieces, then `stored-end`; a trace that cannot be read ends with why. */
-async function sendStored(options: TraceFeedOptions, window: InFlight, signal: AbortSignal): Promise<void> {
+/** Sends the stored trace as `stored` pieces; why it could not be read to its end, if it could not. */
+async function sendStored(options: TraceFeedOptions, inFlight: InFlight, signal: AbortSignal): Promise<string | undefined> {
   let trace: TracePieces;
   try {
     trace = await openTracePieces(options.store.traceFile(options.sessionId));
   } catch (err) {
-    return options.send({ type: 'stored-end', error: `Could not read the trace: ${(err as Error).message}` });
+    return `Could not read the trace: ${(err as Error).message}`;
   }
   try {
     let read = 0;
-    await window.room();
+    await inFlight.room();
     options.send({ type: 'stored', lines: '', read, total: trace.total });
     for await (const piece of trace.pieces(signal)) {
-      await window.room();
-      if (signal.aborted) return;
+      await inFlight.room();
+      if (signal.aborted) return undefined;
       read += piece.length;
       // Pieces end at line ends, so no character is cut in two.
       options.send({ type: 'stored', lines: piece.toString('utf8'), read, total: trace.total });
     }
-    if (!signal.aborted) options.send({ type: 'stored-end' });
+    return undefined;
   } catch (err) {
-    if (!signal.aborted) options.send({ type: 'stored-end', error: `Could not read the trace: ${(err as Error).message}` });
+    return `Could not read the trace: ${(err as Error).message}`;
   } finally {
     // A read-only handle that will not close loses nothing.
     await trace.close().catch(() => undefined);
