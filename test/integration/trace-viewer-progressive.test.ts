@@ -6,7 +6,10 @@
  * far the load has come, before every span has arrived; then every span.
  */
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { createServer, request as forward, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext } from 'playwright-core';
@@ -73,6 +76,26 @@ describe('crow trace --serve on a large stored session: the first screen before 
     if (base) rmSync(base, { recursive: true, force: true });
   });
 
+  it('reads the trace only as the browser takes it, and stops when the browser goes away; HEAD gets the length alone', async () => {
+    const spans = `${url.origin}/spans?token=${url.searchParams.get('token')}`;
+    const head = await fetch(spans, { method: 'HEAD' });
+    assert.equal(head.status, 200);
+    assert.ok(Number(head.headers.get('content-length')) > 30_000_000, `the length of the whole (${head.headers.get('content-length')})`);
+    assert.equal(await head.text(), '');
+    const file = join(home, 'data', 'crow-agent', 'sessions', id, 'trace.jsonl');
+    const fds = `/proc/${serving.child.pid}/fd`;
+    const holding = (): number => readdirSync(fds).filter((fd) => readlinkOrNothing(join(fds, fd)) === file).length;
+    const away = new AbortController();
+    const reader = (await fetch(spans, { signal: away.signal })).body!.getReader();
+    await reader.read();
+    await until(() => holding() === 1, 'the server to be reading trace.jsonl');
+    await new Promise((done) => setTimeout(done, 300));
+    // Nothing else of the server opens the file meanwhile: the follower only looks at it when it grows.
+    assert.equal(holding(), 1, 'still reading: it waits for the browser to take what it sent');
+    away.abort();
+    await until(() => holding() === 0, 'the server to let trace.jsonl go');
+  });
+
   it('streams trace.jsonl from /spans as stored: whole lines, the last one again early, a line being written left for the follower', async () => {
     const file = join(home, 'data', 'crow-agent', 'sessions', id, 'trace.jsonl');
     appendFileSync(file, '{"traceId":"t","spanId":"torn"');
@@ -120,4 +143,98 @@ describe('crow trace --serve on a large stored session: the first screen before 
     assert.match((await page.locator('.row.kind-prompt .summary').first().textContent()) ?? '', /^250 LLM · 250 tools · 250,000 in \/ 12,500 out · 5 errors$/);
     assert.deepEqual(problems, []);
   });
+
+  it('shows a first screen a person can use while the server still holds back the rest, then every span once it comes', async () => {
+    const problems: string[] = [];
+    const held = await holdingProxy(url, HELD_AFTER);
+    try {
+      browser ??= await launchChromium(join(base, 'profile'));
+      const page = await watchedPage(browser, problems);
+      await page.goto(`${held.origin}${url.pathname}${url.search}`);
+      await page.waitForSelector('html[data-loading="true"] #tree .row.kind-tool', { timeout: 60_000 });
+      const shown = Number(await page.getAttribute('html', 'data-span-count'));
+      assert.ok(shown > 0 && shown < SPANS, `part of the trace is shown: ${shown} of ${SPANS} spans`);
+      assert.ok(held.sent() < held.total() / 2, `the server has sent only the first part (${held.sent()} of ${held.total()} bytes)`);
+      assert.match((await page.locator('#load-progress').textContent()) ?? '', /^Loading: [\d,]+ spans so far \(\d+%\)$/);
+      await page.locator('#tree .row.kind-tool').first().click();
+      assert.equal(await page.locator('.row.kind-tool').first().getAttribute('aria-selected'), 'true', 'a row can be selected');
+      const details = await page.locator('.details').innerText();
+      assert.ok(details.includes('read_file') && details.includes('f0.ts'), `the details of the tool call show:\n${details}`);
+      assert.equal(await page.getAttribute('html', 'data-loading'), 'true', 'all that while, the rest has not come');
+      held.release();
+      await page.waitForSelector(`html[data-loading="false"][data-span-count="${SPANS}"]`, { timeout: 150_000 });
+      assert.equal(await page.locator('.counter').textContent(), `${SPANS.toLocaleString('en-US')} of ${SPANS.toLocaleString('en-US')} spans`);
+      assert.equal(await page.locator('.row.kind-tool').first().getAttribute('aria-selected'), 'true', 'the selection holds as the rest arrives');
+      assert.deepEqual(problems, []);
+    } finally {
+      held.release();
+      await held.close();
+    }
+  });
 });
+
+/** Bytes of /spans the holding proxy lets through before it waits: a few screens of this trace, far less than half of it. */
+const HELD_AFTER = 2 * 1024 * 1024;
+
+interface HoldingProxy {
+  origin: string;
+  /** Bytes of /spans sent on so far, and the length the server gave for the whole. */
+  sent(): number;
+  total(): number;
+  release(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * A loopback proxy in front of `crow trace --serve`, as a slow link would be:
+ * everything passes unchanged (the Host header set to the server's own, which
+ * it requires), except that /spans stops after its first `after` bytes until
+ * released.
+ */
+async function holdingProxy(target: URL, after: number): Promise<HoldingProxy> {
+  let release!: () => void;
+  const released = new Promise<void>((done) => (release = done));
+  let sent = 0;
+  let total = 0;
+  const proxy: Server = createServer((incoming, outgoing) => {
+    const upstream = forward({ host: target.hostname, port: target.port, path: incoming.url, method: incoming.method, headers: { ...incoming.headers, host: target.host } }, async (answer) => {
+      outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+      if (!incoming.url?.startsWith('/spans')) return void answer.pipe(outgoing);
+      total = Number(answer.headers['content-length']);
+      outgoing.once('close', () => answer.destroy());
+      try {
+        for await (const chunk of answer as AsyncIterable<Buffer>) {
+          if (sent >= after) await released;
+          sent += chunk.length;
+          if (!outgoing.write(chunk)) await once(outgoing, 'drain');
+        }
+        outgoing.end();
+      } catch {
+        outgoing.destroy();
+      }
+    });
+    upstream.on('error', () => outgoing.destroy());
+    incoming.pipe(upstream);
+  });
+  proxy.listen(0, '127.0.0.1');
+  await once(proxy, 'listening');
+  return {
+    origin: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+    sent: () => sent,
+    total: () => total,
+    release,
+    close: async () => {
+      proxy.closeAllConnections();
+      await new Promise<void>((done) => proxy.close(() => done()));
+    },
+  };
+}
+
+function readlinkOrNothing(path: string): string | undefined {
+  try {
+    return readlinkSync(path);
+  } catch {
+    // The descriptor closed between the listing and the look.
+    return undefined;
+  }
+}
