@@ -88,7 +88,7 @@ describe('crow keeps its data, state and logs private', function () {
       for (const path of ['/spans', '/events', '/']) assert.equal((await fetch(`${url.origin}${path}`)).status, 401, path);
       const spans = await fetch(`${url.origin}/spans?token=${url.searchParams.get('token')}`);
       assert.equal(spans.status, 200);
-      assert.ok(((await spans.json()) as unknown[]).length > 0);
+      assert.ok((await spans.text()).split('\n').some((line) => line.includes('"spanId"')), 'the stored trace, one record a line');
     } finally {
       serving.child.kill('SIGINT');
       await serving.exited;

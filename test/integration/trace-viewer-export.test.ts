@@ -32,7 +32,7 @@ describe('trace viewer: export and copy as JSON and OTLP JSON (headless Chromium
     const traceFile = join(base, 'session', 'trace.jsonl');
     fixture = recordFixture();
     writeFileSync(traceFile, fixture.map((span) => `${JSON.stringify(span)}\n`).join(''));
-    server = await serveTrace({ traceFile, readSpans: () => fixture, assetsDir: join(base, 'webview') });
+    server = await serveTrace({ traceFile, assetsDir: join(base, 'webview') });
     browser = await launchChromium(join(base, 'profile'));
   });
 

@@ -53,7 +53,7 @@ describe('trace viewer: spans appear when they start and update in place when th
     append(prompt);
     append(llm);
     append({ ...llm, end: now - 2_000, status: 'ok', attributes: { 'gen_ai.usage.output_tokens': 12 } });
-    server = await serveTrace({ traceFile, readSpans: () => store.spans(SESSION), isRecording: () => recording, assetsDir: join(base, 'webview') });
+    server = await serveTrace({ traceFile, isRecording: () => recording, assetsDir: join(base, 'webview') });
     browser = await launchChromium(join(base, 'profile'));
     page = await watchedPage(browser, problems);
     await page.goto(server.url);

@@ -79,7 +79,7 @@ describe('trace viewer in headless Chromium', function () {
     traceFile = join(folder, 'trace.jsonl');
     fixture = recordFixture();
     writeFileSync(traceFile, fixture.map((span) => `${JSON.stringify(span)}\n`).join(''));
-    server = await serveTrace({ traceFile, readSpans: () => store.spans(SESSION), assetsDir });
+    server = await serveTrace({ traceFile, assetsDir });
     browser = await launchChromium(join(base, 'profile'));
     page = await watchedPage(browser, problems);
     await page.goto(server.url);

@@ -4,7 +4,7 @@
  * the older `execCommand('copy')` is tried next, and when both fail the text
  * is shown selected in a box for the user to copy by hand.
  */
-import { el } from './virtual-tree';
+import { el } from './element';
 
 export type CopyOutcome = 'copied' | 'shown';
 

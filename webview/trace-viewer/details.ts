@@ -5,11 +5,11 @@
  * collapsible objects; strings keep their line breaks. Text only.
  */
 import type { AttributeValue, SpanRecord } from '../../src/telemetry/span';
-import { cost, count, duration, num, statusOf, text } from './format';
+import { cost, count, duration, num, text, type Status } from './format';
 import type { Totals } from './model';
 import { reviewOf, storyLine } from './story';
 import type { ViewMode } from './toolbar';
-import { el } from './virtual-tree';
+import { el } from './element';
 
 type Field = [label: string, value: string | Node];
 
@@ -18,12 +18,14 @@ const VERDICTS: Record<string, string> = { approved: 'approved', feedback: 'aske
 /** What the panel shows of a span: `now` (set while the trace is recorded) times the spans still running. */
 export interface DetailsView {
   span: SpanRecord | undefined;
+  /** The span's status in the viewer (format.ts statusOf). */
+  status: Status;
   totals: Totals | undefined;
   now: number | undefined;
   mode: ViewMode;
 }
 
-export function renderDetails(panel: HTMLElement, { span, totals, now, mode }: DetailsView): void {
+export function renderDetails(panel: HTMLElement, { span, status, totals, now, mode }: DetailsView): void {
   if (!span) {
     panel.replaceChildren(paragraph('Select a span to see its details.'));
     return;
@@ -33,16 +35,16 @@ export function renderDetails(panel: HTMLElement, { span, totals, now, mode }: D
   const sections = [heading];
   const review = reviewOf(span);
   if (review) sections.push(table('Review', [['verdict', VERDICTS[review.verdict] ?? review.verdict], ['feedback', review.feedback]].filter(([, value]) => value !== '') as Field[]));
-  sections.push(table('Span', spanFields(span, now)), table(kindTitle(span), kindFields(span)));
+  sections.push(table('Span', spanFields(span, status, now)), table(kindTitle(span), kindFields(span)));
   if (totals) sections.push(table('Totals', totalFields(totals)));
   const attributes = Object.entries(span.attributes).map(([key, value]): Field => [key, valueNode(value)]);
   sections.push(table('Attributes', attributes));
   panel.replaceChildren(...sections);
 }
 
-function spanFields(span: SpanRecord, now: number | undefined): Field[] {
-  const status = statusOf(span, now !== undefined);
-  const took = span.end !== undefined ? duration(span.end - span.start) : now !== undefined ? `${duration(now - span.start)} so far` : 'never ended';
+function spanFields(span: SpanRecord, status: Status, now: number | undefined): Field[] {
+  const took =
+    span.end !== undefined ? duration(span.end - span.start) : status === 'loading' ? 'not known yet' : now !== undefined ? `${duration(now - span.start)} so far` : 'never ended';
   const fields: Field[] = [
     ['name', span.name],
     ['kind', span.kind],
@@ -55,6 +57,7 @@ function spanFields(span: SpanRecord, now: number | undefined): Field[] {
   ];
   if (span.statusMessage) fields.push(['message', span.statusMessage]);
   if (status === 'unfinished') fields.push(['note', 'The process recording this session stopped before this span ended.']);
+  if (status === 'loading') fields.push(['note', 'Its end is further on in the trace, which is still loading.']);
   return fields.filter(([, value]) => value !== '');
 }
 

@@ -5,7 +5,7 @@
  * picks one; Escape closes it and gives the focus back to the button, Tab
  * closes it and moves on. A click outside closes it too.
  */
-import { el } from './virtual-tree';
+import { el } from './element';
 
 export interface MenuItem {
   id: string;

@@ -6,8 +6,10 @@ export function duration(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)}ms` : `${(ms / 1000).toFixed(1)}s`;
 }
 
+const WHOLE_NUMBER = new Intl.NumberFormat('en-US');
+
 export function count(value: number): string {
-  return value.toLocaleString('en-US');
+  return WHOLE_NUMBER.format(value);
 }
 
 /** Dollars with the precision that means something, never "$0.0000" (see formatUsd). */
@@ -38,19 +40,21 @@ export function text(value: AttributeValue | undefined): string {
   return Array.isArray(value) ? value.join(', ') : String(value);
 }
 
-export type Status = 'ok' | 'error' | 'cancelled' | 'running' | 'unfinished';
+export type Status = 'ok' | 'error' | 'cancelled' | 'running' | 'unfinished' | 'loading';
 
 /**
  * The status of an ended span (one ended without a status counts as ok); a
- * span that has not ended is "running" while a live process records the
- * trace, else "unfinished" (its process stopped before it ended).
+ * span that has not ended is "loading" while the stored trace is still
+ * being read (its end may be further on), else "running" while a live
+ * process records the trace, else "unfinished" (its process stopped before
+ * it ended).
  */
-export function statusOf(span: SpanRecord, recording: boolean): Status {
-  if (span.end === undefined) return recording ? 'running' : 'unfinished';
+export function statusOf(span: SpanRecord, recording: boolean, loading = false): Status {
+  if (span.end === undefined) return loading ? 'loading' : recording ? 'running' : 'unfinished';
   return span.status ?? 'ok';
 }
 
-export const STATUS_MARKS: Record<Status, string> = { ok: '✓', error: '✗', cancelled: '⊘', running: '…', unfinished: '?' };
+export const STATUS_MARKS: Record<Status, string> = { ok: '✓', error: '✗', cancelled: '⊘', running: '…', unfinished: '?', loading: '⋯' };
 
 /** The one-line summary shown after a span's name in the tree. */
 export function summary(span: SpanRecord): string {

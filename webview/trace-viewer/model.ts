@@ -1,12 +1,16 @@
 /**
- * The spans of one session, keyed by spanId (a record received again replaces
- * the old one in place: a span arrives when it starts and again when it
- * ends), and the rows the tree shows for a given filter and set of collapsed
- * spans. The tree is rebuilt lazily after changes.
+ * The spans of one session, keyed by spanId (a record received again
+ * replaces the old one in place: a span arrives when it starts and again
+ * when it ends), and the rows the tree shows for a given filter and set of
+ * collapsed spans. Everything a render asks for costs no more than the rows
+ * it walks: the tree, the time bounds, the agents and the tool calls are
+ * kept up to date per record, and the sums below a span are remembered
+ * until the next record arrives.
  */
 import type { SpanKind, SpanRecord } from '../../src/telemetry/span';
 import { supersedes } from '../../src/telemetry/stored-spans';
 import { num, statusOf, text, type Status } from './format';
+import { SpanTree, type SpanNode } from './span-tree';
 
 export interface Filter {
   agent: string;
@@ -34,29 +38,40 @@ export interface Totals {
   errors: number;
 }
 
-interface Node {
-  span: SpanRecord;
-  children: Node[];
-}
-
 export class TraceModel {
   /** Whether a live process records the trace: its spans that have not ended are running, not unfinished. */
   recording = false;
-  private readonly spans = new Map<string, SpanRecord>();
+  /** Whether the stored trace is still being read: a span not seen ending may end further on. */
+  loading = false;
+  private readonly tree = new SpanTree();
   private readonly open = new Set<string>();
   private readonly searchText = new Map<string, string>();
-  private roots: Node[] | undefined;
-  private nodes = new Map<string, Node>();
-  private readonly reach = new Map<string, number>();
+  private readonly toolCalls = new Map<string, string>();
+  private readonly agentNames = new Set<string>();
+  private sortedAgents: string[] = [];
+  private start = Infinity;
+  private end = -Infinity;
+  /** What is remembered per span until the next record: sums below it, and the last time seen below it. */
+  private sums = new Map<string, Totals>();
+  private reach = new Map<string, number>();
 
   /** Adds or replaces a span; a late start record never turns an ended span back into a running one. */
   upsert(span: SpanRecord): void {
-    if (!supersedes(span, this.spans.get(span.spanId))) return;
-    this.spans.set(span.spanId, span);
+    if (!supersedes(span, this.tree.get(span.spanId)?.span)) return;
+    this.tree.set(span);
     if (span.end === undefined) this.open.add(span.spanId);
     else this.open.delete(span.spanId);
     this.searchText.delete(span.spanId);
-    this.roots = undefined;
+    const callId = span.attributes['gen_ai.tool.call.id'];
+    if (span.kind === 'tool' && typeof callId === 'string') this.toolCalls.set(callId, span.spanId);
+    if (span.agent && !this.agentNames.has(span.agent)) {
+      this.agentNames.add(span.agent);
+      this.sortedAgents = [...this.agentNames].sort();
+    }
+    this.start = Math.min(this.start, span.start);
+    this.end = Math.max(this.end, span.end ?? span.start);
+    if (this.sums.size > 0) this.sums = new Map();
+    if (this.reach.size > 0) this.reach = new Map();
   }
 
   /** Whether any span has not ended yet (the waterfall then grows with the clock while recording). */
@@ -65,42 +80,36 @@ export class TraceModel {
   }
 
   statusOf(span: SpanRecord): Status {
-    return statusOf(span, this.recording);
+    return statusOf(span, this.recording, this.loading);
   }
 
   /** The tool span of a tool call, by the call id the engine puts on it. */
   toolSpan(callId: string): SpanRecord | undefined {
-    for (const span of this.spans.values()) {
-      if (span.kind === 'tool' && span.attributes['gen_ai.tool.call.id'] === callId) return span;
-    }
-    return undefined;
+    const span = this.get(this.toolCalls.get(callId) ?? '');
+    return span?.attributes['gen_ai.tool.call.id'] === callId ? span : undefined;
   }
 
   /** The spans above `spanId`, nearest first. */
   ancestors(spanId: string): string[] {
     const found: string[] = [];
-    let parent = this.spans.get(spanId)?.parentSpanId;
-    while (parent !== undefined && this.spans.has(parent) && !found.includes(parent)) {
-      found.push(parent);
-      parent = this.spans.get(parent)?.parentSpanId;
-    }
+    for (let node = this.tree.get(spanId)?.parent; node; node = node.parent) found.push(node.span.spanId);
     return found;
   }
 
   get(spanId: string): SpanRecord | undefined {
-    return this.spans.get(spanId);
+    return this.tree.get(spanId)?.span;
   }
 
   all(): SpanRecord[] {
-    return [...this.spans.values()];
+    return Array.from(this.tree.values(), (node) => node.span);
   }
 
   get size(): number {
-    return this.spans.size;
+    return this.tree.size;
   }
 
   agents(): string[] {
-    return [...new Set(this.all().flatMap((span) => (span.agent ? [span.agent] : [])))].sort();
+    return this.sortedAgents;
   }
 
   /**
@@ -108,60 +117,58 @@ export class TraceModel {
    * ending at `now` while the trace is recorded, else where it started.
    */
   bounds(now: number): { start: number; end: number } {
-    let start = Infinity;
-    let end = -Infinity;
-    for (const span of this.spans.values()) {
-      start = Math.min(start, span.start);
-      end = Math.max(end, span.end ?? span.start);
-    }
-    if (this.running) end = Math.max(end, now);
-    return start === Infinity ? { start: 0, end: 1 } : { start, end: Math.max(end, start + 1) };
+    if (this.start === Infinity) return { start: 0, end: 1 };
+    const end = this.running ? Math.max(this.end, now) : this.end;
+    return { start: this.start, end: Math.max(end, this.start + 1) };
   }
 
   /**
    * Depth-first rows. Without a filter, children of collapsed spans are
    * hidden; with one, every match shows with its ancestors for context.
+   * Walked with a stack of its own, so no depth of nesting is too deep.
    */
   rows(collapsed: ReadonlySet<string>, filter: Filter): Row[] {
     const filtering = filter.agent !== '' || filter.kind !== '' || filter.status !== '' || filter.search !== '';
     const rows: Row[] = [];
-    const walk = (node: Node, depth: number): boolean => {
-      const at = rows.length;
-      rows.push({ span: node.span, depth, hasChildren: node.children.length > 0 });
-      if (filtering || !collapsed.has(node.span.spanId)) {
-        let anyChild = false;
-        for (const child of node.children) anyChild = walk(child, depth + 1) || anyChild;
-        if (filtering && !anyChild && !this.matches(node.span, filter)) {
-          rows.length = at;
-          return false;
-        }
-      }
-      return true;
+    /** A span whose row is rows[at], the next of its children to walk, and whether any child kept a row. */
+    const stack: { node: SpanNode; at: number; next: number; kept: boolean; open: boolean }[] = [];
+    const enter = (node: SpanNode): void => {
+      stack.push({ node, at: rows.length, next: 0, kept: false, open: filtering || !collapsed.has(node.span.spanId) });
+      rows.push({ span: node.span, depth: stack.length - 1, hasChildren: node.children.length > 0 });
     };
-    for (const root of this.tree()) walk(root, 0);
+    for (const root of this.tree.roots) {
+      enter(root);
+      while (stack.length > 0) {
+        const top = stack[stack.length - 1]!;
+        if (top.open && top.next < top.node.children.length) {
+          enter(top.node.children[top.next++]!);
+          continue;
+        }
+        stack.pop();
+        const kept = !filtering || top.kept || this.matches(top.node.span, filter);
+        if (!kept) rows.length = top.at;
+        else if (stack.length > 0) stack[stack.length - 1]!.kept = true;
+      }
+    }
     return rows;
   }
 
   /** The latest time anything under a span is known to have happened: where an unfinished span's bar stops. */
   lastSeen(spanId: string): number {
-    this.tree();
-    const known = this.reach.get(spanId);
-    if (known !== undefined) return known;
-    const node = this.nodes.get(spanId);
-    if (!node) return 0;
-    let latest = node.span.end ?? node.span.start;
-    for (const child of node.children) latest = Math.max(latest, this.lastSeen(child.span.spanId));
+    let latest = this.reach.get(spanId);
+    if (latest !== undefined) return latest;
+    latest = 0;
+    for (const span of this.below(spanId)) latest = Math.max(latest, span.end ?? span.start);
     this.reach.set(spanId, latest);
     return latest;
   }
 
   /** Sums over a span and everything below it. */
   totals(spanId: string): Totals {
+    const known = this.sums.get(spanId);
+    if (known) return known;
     const totals: Totals = { llmCalls: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0, cachedTokens: 0, costUsd: 0, pricedCalls: 0, errors: 0 };
-    this.tree();
-    const node = this.nodes.get(spanId);
-    const add = (n: Node): void => {
-      const span = n.span;
+    for (const span of this.below(spanId)) {
       if (span.kind === 'llm_call') {
         totals.llmCalls += 1;
         totals.inputTokens += num(span, 'gen_ai.usage.input_tokens') ?? 0;
@@ -175,10 +182,19 @@ export class TraceModel {
       }
       if (span.kind === 'tool') totals.toolCalls += 1;
       if (span.status === 'error') totals.errors += 1;
-      n.children.forEach(add);
-    };
-    if (node) add(node);
+    }
+    this.sums.set(spanId, totals);
     return totals;
+  }
+
+  /** A span and every span below it. */
+  private *below(spanId: string): Generator<SpanRecord> {
+    const node = this.tree.get(spanId);
+    const stack = node ? [node] : [];
+    for (let next = stack.pop(); next; next = stack.pop()) {
+      yield next.span;
+      for (const child of next.children) stack.push(child);
+    }
   }
 
   private matches(span: SpanRecord, filter: Filter): boolean {
@@ -196,22 +212,5 @@ export class TraceModel {
       this.searchText.set(span.spanId, found);
     }
     return found;
-  }
-
-  /** Roots in start order, children in start order; a span whose parent is missing is a root. */
-  private tree(): Node[] {
-    if (this.roots) return this.roots;
-    this.reach.clear();
-    const nodes = new Map([...this.spans.values()].map((span) => [span.spanId, { span, children: [] as Node[] }]));
-    this.nodes = nodes;
-    const roots: Node[] = [];
-    for (const node of nodes.values()) {
-      const parent = node.span.parentSpanId !== undefined ? nodes.get(node.span.parentSpanId) : undefined;
-      (parent ? parent.children : roots).push(node);
-    }
-    const byStart = (a: Node, b: Node): number => a.span.start - b.span.start;
-    for (const node of nodes.values()) node.children.sort(byStart);
-    this.roots = roots.sort(byStart);
-    return this.roots;
   }
 }

@@ -1,5 +1,5 @@
 /** The bar between the tree and the details: drag it (or use the arrow keys on it) to give the details more or less room. */
-import { el } from './virtual-tree';
+import { el } from './element';
 
 export function splitter(details: HTMLElement): HTMLElement {
   const bar = el('div', 'splitter');

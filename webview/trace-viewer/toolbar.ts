@@ -6,10 +6,10 @@
  */
 import type { SpanKind } from '../../src/telemetry/span';
 import { ExportMenu } from './export-menu';
-import type { Status } from './format';
+import { count, type Status } from './format';
 import type { Filter } from './model';
 import type { ExportFormat } from './protocol';
-import { el } from './virtual-tree';
+import { el } from './element';
 
 /** How rows read: who did what ("story"), or OpenTelemetry span names ("spans"). */
 export type ViewMode = 'story' | 'spans';
@@ -37,6 +37,9 @@ export class Toolbar {
   private readonly status = select('filter-status', 'Any status', STATUSES);
   private readonly search = document.createElement('input');
   private readonly counter = el('span', 'counter');
+  private readonly progress = el('span', 'load-progress');
+  private readonly progressBar = document.createElement('progress');
+  private readonly progressText = el('span', '');
   private readonly notice = el('span', 'notice');
   private readonly modes = el('div', 'view-mode');
   private noticeTimer: ReturnType<typeof setTimeout> | undefined;
@@ -65,7 +68,13 @@ export class Toolbar {
     this.modes.setAttribute('role', 'group');
     this.modes.setAttribute('aria-label', 'Rows read as');
     this.modes.append(button('view-story', 'Story', () => handlers.onMode('story')), button('view-spans', 'Spans', () => handlers.onMode('spans')));
-    this.element.append(this.modes, this.agents, this.kind, this.status, this.search, button('next-error', 'Next error', () => handlers.onNextError()), menu.element, this.counter, this.notice);
+    this.progress.id = 'load-progress';
+    this.progress.setAttribute('role', 'status');
+    this.progress.hidden = true;
+    this.progressBar.max = 1;
+    this.progressBar.setAttribute('aria-hidden', 'true');
+    this.progress.append(this.progressBar, this.progressText);
+    this.element.append(this.modes, this.agents, this.kind, this.status, this.search, button('next-error', 'Next error', () => handlers.onNextError()), menu.element, this.counter, this.progress, this.notice);
   }
 
   /** Marks which of Story | Spans is in force. */
@@ -79,7 +88,15 @@ export class Toolbar {
   }
 
   count(shown: number, total: number): void {
-    this.counter.textContent = `${shown} of ${total} spans`;
+    this.counter.textContent = `${count(shown)} of ${count(total)} spans`;
+  }
+
+  /** How far a stored trace has loaded (`share` of its bytes); undefined once it has. */
+  loading(progress: { spans: number; share: number } | undefined): void {
+    this.progress.hidden = progress === undefined;
+    if (!progress) return;
+    this.progressBar.value = progress.share;
+    this.progressText.textContent = `Loading: ${count(progress.spans)} spans so far (${Math.floor(progress.share * 100)}%)`;
   }
 
   /** A message about an export or copy, which fades after a while. */

@@ -6,20 +6,31 @@
  * keyboard moves through the tree. It knows nothing of where spans come
  * from; a Transport (HTTP in a browser, postMessage in VS Code) feeds it
  * host messages and carries its export and copy requests.
+ *
+ * A stored trace arrives in pieces: the first screen is drawn as soon as
+ * the first pieces fill it, then the tree is drawn again at most every
+ * LOADING_RENDER_MS while the rest loads, with the progress in the toolbar.
+ * Filters, search, Next error and the story work on what has loaded and
+ * follow as more arrives; export and copy wait for the whole trace.
  */
 import type { SpanKind, SpanRecord } from '../../src/telemetry/span';
 import { toOtlpJson } from '../../src/telemetry/otlp-json';
 import { renderDetails } from './details';
+import { el } from './element';
+import { count } from './format';
 import { TraceModel, type Filter, type Row } from './model';
 import type { ExportFormat, HostMessage, Transport } from './protocol';
 import { splitter } from './splitter';
+import { parseStoredLines } from './stored-lines';
 import { Toolbar, type ViewMode } from './toolbar';
 import { treeMove } from './tree-keys';
-import { el, VirtualTree } from './virtual-tree';
+import { VirtualTree } from './virtual-tree';
 
 const TOTALLED: ReadonlySet<SpanKind> = new Set(['prompt', 'agent_turn', 'subagent']);
 /** How often running spans' bars and durations move on. */
 const TICK_MS = 1_000;
+/** How often the tree is drawn again while a stored trace loads, once the first screen is full. */
+const LOADING_RENDER_MS = 250;
 const NO_FILTER: Filter = { agent: '', kind: '', status: '', search: '' };
 const MODE_KEY = 'mode';
 
@@ -35,6 +46,11 @@ export class Viewer {
   private pendingReveal: { spanId?: string; callId?: string } | undefined;
   private rows: Row[] = [];
   private pending = false;
+  private lastRender = 0;
+  /** How far the stored trace has loaded (bytes), and how many of its lines were not span records. */
+  private load = { read: 0, total: 0, skipped: 0 };
+  /** An export or copy asked for while the trace loads: done once it has. */
+  private waiting: { action: 'export' | 'copy'; format: ExportFormat } | undefined;
   private readonly toolbar: Toolbar;
   private readonly tree: VirtualTree;
   private readonly details = el('aside', 'details');
@@ -68,9 +84,17 @@ export class Viewer {
   receive(message: HostMessage): void {
     switch (message.type) {
       case 'spans':
-        for (const span of message.spans) this.model.upsert(span);
-        if (this.pendingReveal) this.reveal(this.pendingReveal);
-        return this.scheduleRender();
+        return this.add(message.spans);
+      case 'stored': {
+        const { spans, skipped } = parseStoredLines(message.lines);
+        // A load starts with a piece of no lines (the host may send the whole trace again).
+        const before = message.read === 0 && message.lines === '' ? 0 : this.load.skipped;
+        this.model.loading = true;
+        this.load = { read: message.read, total: message.total, skipped: before + skipped };
+        return this.add(spans);
+      }
+      case 'stored-end':
+        return this.loaded(message.error);
       case 'recording':
         this.model.recording = message.recording;
         document.documentElement.dataset['recording'] = String(message.recording);
@@ -112,15 +136,46 @@ export class Viewer {
     });
     const span = this.selected !== undefined ? this.model.get(this.selected) : undefined;
     const totals = span && TOTALLED.has(span.kind) ? this.model.totals(span.spanId) : undefined;
-    renderDetails(this.details, { span, totals, now: this.model.recording ? now : undefined, mode: this.mode });
+    renderDetails(this.details, { span, status: span ? this.model.statusOf(span) : 'ok', totals, now: this.model.recording ? now : undefined, mode: this.mode });
     this.toolbar.count(this.rows.length, this.model.size);
+    this.toolbar.loading(this.model.loading ? { spans: this.model.size, share: this.shareLoaded() } : undefined);
     document.documentElement.dataset['spanCount'] = String(this.model.size);
+    document.documentElement.dataset['loading'] = String(this.model.loading);
+    this.lastRender = performance.now();
   }
 
+  private add(spans: readonly SpanRecord[]): void {
+    for (const span of spans) this.model.upsert(span);
+    if (this.pendingReveal) this.reveal(this.pendingReveal);
+    this.scheduleRender();
+  }
+
+  /** The stored trace has been read: spans not seen ending are running or unfinished from now on. */
+  private loaded(error: string | undefined): void {
+    this.model.loading = false;
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    const skipped = this.load.skipped;
+    if (error !== undefined) this.toolbar.tell(`${error}${waiting ? ` Nothing was ${waiting.action === 'export' ? 'exported' : 'copied'}.` : ''}`, true);
+    else if (skipped > 0) this.toolbar.tell(`Skipped ${count(skipped)} line${skipped === 1 ? '' : 's'} of the trace that held no span record.`, true);
+    this.render();
+    if (error !== undefined) return;
+    if (waiting?.action === 'export') this.exportAs(waiting.format);
+    if (waiting?.action === 'copy') this.copyAs(waiting.format);
+  }
+
+  /**
+   * Draws at the next frame; while a stored trace loads and the rows fill
+   * the screen already, no sooner than LOADING_RENDER_MS after the last
+   * drawing, so the load keeps going.
+   */
   private scheduleRender(): void {
     if (this.pending) return;
     this.pending = true;
-    requestAnimationFrame(() => this.render());
+    const filled = this.rows.length >= this.tree.rowsInView();
+    const wait = this.model.loading && filled ? this.lastRender + LOADING_RENDER_MS - performance.now() : 0;
+    if (wait <= 0) requestAnimationFrame(() => this.render());
+    else setTimeout(() => requestAnimationFrame(() => this.render()), wait);
   }
 
   private setFilter(change: Partial<Filter>): void {
@@ -193,26 +248,55 @@ export class Viewer {
     const from = this.rows.findIndex((row) => row.span.spanId === this.selected);
     const order = [...this.rows.slice(from + 1), ...this.rows.slice(0, from + 1)];
     const next = order.find((row) => this.model.statusOf(row.span) === 'error');
-    if (!next) return this.toolbar.tell('No errors in the spans shown.');
+    if (!next) return this.toolbar.tell(this.model.loading ? `No errors in the spans loaded so far (${this.percentLoaded()}).` : 'No errors in the spans shown.');
     this.select(next.span.spanId);
     this.tree.reveal(this.rows.indexOf(next));
   }
 
   private exportAs(format: ExportFormat): void {
-    const { content, spanCount } = this.serialise(format);
-    this.transport.send({ type: 'export', format, fileName: format === 'json' ? 'trace.json' : 'trace.otlp.json', content, spanCount });
+    if (this.model.loading) return this.afterLoad({ action: 'export', format });
+    const serialised = this.serialise(format);
+    if (serialised) this.transport.send({ type: 'export', format, fileName: format === 'json' ? 'trace.json' : 'trace.otlp.json', ...serialised });
   }
 
   private copyAs(format: ExportFormat): void {
-    this.transport.send({ type: 'copy', format, ...this.serialise(format) });
+    if (this.model.loading) return this.afterLoad({ action: 'copy', format });
+    const serialised = this.serialise(format);
+    if (serialised) this.transport.send({ type: 'copy', format, ...serialised });
   }
 
-  /** Every span, not only those the filters show, in start order. */
-  private serialise(format: ExportFormat): { content: string; spanCount: number } {
+  /** An export or copy of a part of the trace would pass for all of it: it waits (the latest ask wins). */
+  private afterLoad(waiting: { action: 'export' | 'copy'; format: ExportFormat }): void {
+    this.waiting = waiting;
+    const doing = waiting.action === 'export' ? 'Exporting' : 'Copying';
+    this.toolbar.tell(`${doing} once the whole trace has loaded (${this.percentLoaded()} so far)…`);
+  }
+
+  /** How much of the stored trace has loaded, from 0 to 1. */
+  private shareLoaded(): number {
+    return this.load.total > 0 ? Math.min(this.load.read / this.load.total, 1) : 0;
+  }
+
+  private percentLoaded(): string {
+    return `${Math.floor(this.shareLoaded() * 100)}%`;
+  }
+
+  /**
+   * Every span, not only those the filters show, in start order; undefined,
+   * having said why, when it is more text than the browser can hold.
+   */
+  private serialise(format: ExportFormat): { content: string; spanCount: number } | undefined {
     const spans: SpanRecord[] = this.model.all().sort((a, b) => a.start - b.start);
     // A running span ends "now" in OTLP (which needs an end); an unfinished one where it started.
     const body = format === 'json' ? spans : toOtlpJson(spans, this.model.recording ? { now: Date.now() } : {});
-    return { content: JSON.stringify(body, null, 2), spanCount: spans.length };
+    try {
+      return { content: JSON.stringify(body, null, 2), spanCount: spans.length };
+    } catch (err) {
+      if (!(err instanceof RangeError)) throw err;
+      const command = format === 'json' ? '--json > trace.json' : '--otlp-json > trace.otlp.json';
+      this.toolbar.tell(`These ${count(spans.length)} spans are too much text to export from the viewer: run crow trace SESSION ${command} instead.`, true);
+      return undefined;
+    }
   }
 }
 

@@ -5,6 +5,7 @@
  * away from it, the first row drawn) is the one Tab reaches, and a repaint
  * keeps the focus on it. Every piece of span text is set with textContent.
  */
+import { el } from './element';
 import { cost, count, duration, STATUS_MARKS, summary, type Status } from './format';
 import type { SpanRecord } from '../../src/telemetry/span';
 import type { Row, Totals } from './model';
@@ -65,6 +66,11 @@ export class VirtualTree {
     this.paint();
   }
 
+  /** How many rows the viewport has room for. */
+  rowsInView(): number {
+    return Math.ceil(this.viewport.clientHeight / ROW_HEIGHT);
+  }
+
   /** Scrolls just enough for row `index` to be visible. */
   reveal(index: number): void {
     const top = index * ROW_HEIGHT;
@@ -116,7 +122,7 @@ function rowElement(view: TreeView, row: Row, index: number): HTMLElement {
   const toggle = el('span', row.hasChildren ? 'toggle' : 'toggle-space');
   toggle.textContent = row.hasChildren ? (view.collapsed.has(span.spanId) ? '▸' : '▾') : '';
   toggle.setAttribute('aria-hidden', 'true');
-  const took = span.end !== undefined ? duration(span.end - span.start) : status === 'running' ? `running ${duration(view.now - span.start)}` : 'unfinished';
+  const took = span.end !== undefined ? duration(span.end - span.start) : status === 'running' ? `running ${duration(view.now - span.start)}` : status;
   const story = view.mode === 'story';
   const label = story ? storyLabel(span) : { actor: span.agent ? `[${span.agent}${span.role ? `/${span.role}` : ''}]` : '', text: span.name };
   const details = span.kind === 'prompt' ? totalsLine(view.totals(span.spanId)) : story ? storySummary(span) : summary(span);
@@ -164,12 +170,6 @@ function bar(view: TreeView, span: SpanRecord, status: Status): HTMLElement {
   element.style.width = `${Math.max(((Math.min(spanEnd, end) - span.start) / width) * 100, 0.2)}%`;
   cell.append(element);
   return cell;
-}
-
-export function el(tag: string, className: string): HTMLElement {
-  const element = document.createElement(tag);
-  element.className = className;
-  return element;
 }
 
 function text(className: string, content: string): HTMLElement {

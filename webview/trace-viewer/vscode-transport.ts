@@ -2,8 +2,11 @@
  * The viewer inside a VS Code webview: the trace panel sends spans with
  * `postMessage` (there is no HTTP server), and saves and copies for the
  * viewer (a webview has no downloads, and its clipboard access varies).
+ * Each piece of the stored trace is answered, once taken and paced (see
+ * turns.ts), so the panel sends the next.
  */
 import type { HostMessage, Transport, ViewerMessage } from './protocol';
+import { Pacer } from './turns';
 
 /** What `acquireVsCodeApi()` gives a webview (only the part the viewer uses). */
 export interface VsCodeApi {
@@ -35,12 +38,14 @@ export function vscodeTransport(api: VsCodeApi): Transport {
       return typeof value === 'string' ? value : undefined;
     },
     connect(receive) {
+      const pacer = new Pacer();
       window.addEventListener('message', (event: MessageEvent<unknown>) => {
         const message = event.data;
         if (typeof message !== 'object' || message === null || typeof (message as { type?: unknown }).type !== 'string') return;
         const hostMessage = message as HostMessage;
         if (hostMessage.type === 'session') api.setState?.({ ...state(), sessionId: hostMessage.sessionId, title: hostMessage.title });
         receive(hostMessage);
+        if (hostMessage.type === 'stored') void pacer.pace().then(() => api.postMessage({ type: 'stored-taken' }));
       });
       api.postMessage({ type: 'ready' });
     },

@@ -69,7 +69,6 @@ async function serve(store: SessionStore, id: string, { port, open }: { port: nu
   store.meta(id); // throws for an unknown or malformed id before it becomes part of a path
   const server = await serveTrace({
     traceFile: store.traceFile(id),
-    readSpans: () => store.spans(id),
     isRecording: () => store.isRecording(id),
     assetsDir: defaultAssetsDir(),
     port,

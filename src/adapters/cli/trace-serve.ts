@@ -11,25 +11,26 @@
  * viewer once, within a minute, and only for a connection from a process
  * of the user running crow (loopback-peer.ts), so another user who reads
  * it there gets 401 and leaves it to the person's browser. Routes: `/` (the page), `/viewer.js`, `/viewer.css`,
- * `/spans` (every stored span, JSON) and `/events` (Server-Sent Events: each
- * span record appended to trace.jsonl from the moment the client connects,
- * as a plain message; whether the session is being recorded, as a
- * `recording` event, at once and on each change).
+ * `/spans` (the stored trace: trace.jsonl's whole lines as stored, its last
+ * line early, streamed as it is read, with its Content-Length; see
+ * trace-pieces.ts) and `/events` (Server-Sent Events: each span record
+ * appended to trace.jsonl from the moment the client connects, as a plain
+ * message; whether the session is being recorded, as a `recording` event,
+ * at once and on each change).
  */
+import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { SpanRecord } from '../../telemetry/span';
 import { followTrace } from '../../telemetry/trace-follow';
+import { openTracePieces, type TracePieces } from '../../telemetry/trace-pieces';
 import { newAccessToken, sameSecret } from './access-token';
 import { fromThisUser } from './loopback-peer';
 
 export interface TraceServeOptions {
-  /** The session's trace.jsonl, followed for live updates. */
+  /** The session's trace.jsonl: read afresh per request of `/spans`, and followed for live updates. */
   traceFile: string;
-  /** Every stored span of the session, read afresh per request. */
-  readSpans(): SpanRecord[];
   /** Whether a live process records the session (SessionStore.isRecording). Default: no. */
   isRecording?(): boolean;
   /** Folder holding the built viewer.js and viewer.css. */
@@ -125,10 +126,7 @@ export async function serveTrace(options: TraceServeOptions): Promise<TraceServe
     } else if (!sameSecret(cookieValue(request, cookie()) ?? '', token)) {
       return send(response, 401, 'Unauthorized: open the URL that crow trace --serve printed; it carries the token.');
     }
-    if (path === '/spans') {
-      response.writeHead(200, headers('application/json; charset=utf-8'));
-      return void response.end(JSON.stringify(options.readSpans()));
-    }
+    if (path === '/spans') return void sendStoredTrace(options.traceFile, request, response);
     if (path === '/events') {
       response.writeHead(200, { ...headers('text/event-stream; charset=utf-8'), Connection: 'keep-alive' });
       response.write(`: following trace.jsonl\n\n${recordingEvent(recording)}`);
@@ -159,6 +157,35 @@ export async function serveTrace(options: TraceServeOptions): Promise<TraceServe
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/**
+ * Streams the stored trace as it is read, waiting for the client to take
+ * each piece; a client that goes away stops the reading. A file that could
+ * not be opened is a 500 saying why; one that got shorter while it was read
+ * ends the connection early, which the viewer reports.
+ */
+async function sendStoredTrace(file: string, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  let trace: TracePieces;
+  try {
+    trace = await openTracePieces(file);
+  } catch (err) {
+    return send(response, 500, `Could not read the trace: ${(err as Error).message}`);
+  }
+  const gone = new AbortController();
+  response.once('close', () => gone.abort());
+  try {
+    response.writeHead(200, { ...headers('application/x-ndjson; charset=utf-8'), 'Content-Length': String(trace.total) });
+    if (request.method === 'HEAD') return void response.end();
+    for await (const piece of trace.pieces(gone.signal)) {
+      if (!response.write(piece)) await once(response, 'drain', { signal: gone.signal });
+    }
+    response.end();
+  } catch {
+    response.destroy();
+  } finally {
+    await trace.close();
+  }
 }
 
 /** Guards against DNS rebinding: only requests addressed to this loopback server are answered. */

@@ -1,15 +1,16 @@
 /**
  * Where a trace panel's spans come from, with no `vscode` in sight (so plain
- * Node tests cover it): the session's stored spans first, then each span as
- * it starts and ends. A session running in this extension host is followed
- * through its TraceRecorder (no delay, stored or not); any other session by
- * following its trace.jsonl, which also catches a `crow run` or `crow acp`
- * writing it from another process.
+ * Node tests cover it): the session's stored trace first, read in pieces
+ * and sent as they are read (the viewer draws its first screen from the
+ * first ones), then each span as it starts and ends. A session running in
+ * this extension host is followed through its TraceRecorder (no delay,
+ * stored or not); any other session by following its trace.jsonl, which
+ * also catches a `crow run` or `crow acp` writing it from another process.
  */
 import type { SessionStore } from '../../../session/session-store';
 import type { SpanRecord } from '../../../telemetry/span';
-import { mergeSpanRecords } from '../../../telemetry/stored-spans';
 import { followTrace } from '../../../telemetry/trace-follow';
+import { openTracePieces, type TracePieces } from '../../../telemetry/trace-pieces';
 import type { SpanSink } from '../../../telemetry/trace-recorder';
 import type { HostMessage } from '../../../../webview/trace-viewer/protocol';
 
@@ -32,55 +33,116 @@ export interface TraceFeedOptions {
 }
 
 export interface TraceFeed {
+  /** The viewer took a piece of the stored trace (its `stored-taken`): the next may go. */
+  taken(): void;
+  /** Settles once the stored trace has been sent to its end (or the feed was closed). */
+  readonly stored: Promise<void>;
   close(): void;
 }
 
+/** Pieces of the stored trace sent and not yet taken, at most: enough to keep the viewer busy, few enough to keep memory flat. */
+const IN_FLIGHT = 2;
+/** Records of the recorder per message, once the stored trace is sent. */
+const LIVE_BATCH = 500;
+
 /**
  * Sends every known span, then the changes. The live source is subscribed
- * (or the file followed) before the stored spans are read, so no span falls
+ * (or the file followed) before the stored trace is read, so no span falls
  * between; one seen twice is harmless to the viewer.
  */
 export async function openTraceFeed(options: TraceFeedOptions): Promise<TraceFeed> {
   const batch = new SpanBatch(options.send, options.batchMs ?? 50);
-  if (options.live) return followRecorder(options, options.live, batch);
-  const follower = await followTrace({
-    file: options.store.traceFile(options.sessionId),
-    onRecord: (record) => batch.add(record),
-    isRecording: () => options.store.isRecording(options.sessionId),
-    onRecording: (recording) => {
-      batch.flush();
-      options.send({ type: 'recording', recording });
-    },
+  const stop = new AbortController();
+  const inFlight = new InFlight(stop.signal);
+  let unfollow: () => void;
+  let afterStored = (): void => undefined;
+  if (options.live) {
+    const live = options.live;
+    const sink: SpanSink = (record) => batch.add(record);
+    live.addSink(sink);
+    unfollow = () => live.removeSink(sink);
+    options.send({ type: 'recording', recording: true });
+    // In memory, they may hold what no file has (a session not stored, or not yet): sent with the stored trace, before its end.
+    afterStored = () => sendRecorded(live.spans, options.send);
+  } else {
+    const follower = await followTrace({
+      file: options.store.traceFile(options.sessionId),
+      onRecord: (record) => batch.add(record),
+      isRecording: () => options.store.isRecording(options.sessionId),
+      onRecording: (recording) => {
+        batch.flush();
+        options.send({ type: 'recording', recording });
+      },
+    });
+    unfollow = () => follower.stop();
+  }
+  const stored = sendStored(options, inFlight, stop.signal).then((error) => {
+    if (stop.signal.aborted) return;
+    afterStored();
+    options.send(error !== undefined ? { type: 'stored-end', error } : { type: 'stored-end' });
   });
-  options.send({ type: 'spans', spans: storedSpans(options.store, options.sessionId) });
   return {
+    taken: () => inFlight.taken(),
+    stored,
     close() {
-      follower.stop();
+      stop.abort();
+      unfollow();
       batch.stop();
     },
   };
 }
 
-function followRecorder(options: TraceFeedOptions, live: LiveTrace, batch: SpanBatch): TraceFeed {
-  const sink: SpanSink = (record) => batch.add(record);
-  live.addSink(sink);
-  const spans = mergeSpanRecords([...storedSpans(options.store, options.sessionId), ...live.spans]);
-  options.send({ type: 'recording', recording: true });
-  options.send({ type: 'spans', spans });
-  return {
-    close() {
-      live.removeSink(sink);
-      batch.stop();
-    },
-  };
-}
-
-/** The stored spans; none for a session not stored (yet), or whose files cannot be read. */
-function storedSpans(store: SessionStore, sessionId: string): SpanRecord[] {
+/** Sends the stored trace as `stored` pieces; why it could not be read to its end, if it could not. */
+async function sendStored(options: TraceFeedOptions, inFlight: InFlight, signal: AbortSignal): Promise<string | undefined> {
+  let trace: TracePieces;
   try {
-    return store.spans(sessionId);
-  } catch {
-    return [];
+    trace = await openTracePieces(options.store.traceFile(options.sessionId));
+  } catch (err) {
+    return `Could not read the trace: ${(err as Error).message}`;
+  }
+  try {
+    let read = 0;
+    await inFlight.room();
+    options.send({ type: 'stored', lines: '', read, total: trace.total });
+    for await (const piece of trace.pieces(signal)) {
+      await inFlight.room();
+      if (signal.aborted) return undefined;
+      read += piece.length;
+      // Pieces end at line ends, so no character is cut in two.
+      options.send({ type: 'stored', lines: piece.toString('utf8'), read, total: trace.total });
+    }
+    return undefined;
+  } catch (err) {
+    return `Could not read the trace: ${(err as Error).message}`;
+  } finally {
+    // A read-only handle that will not close loses nothing.
+    await trace.close().catch(() => undefined);
+  }
+}
+
+function sendRecorded(spans: readonly SpanRecord[], send: (message: HostMessage) => void): void {
+  for (let at = 0; at < spans.length; at += LIVE_BATCH) send({ type: 'spans', spans: spans.slice(at, at + LIVE_BATCH).map((span) => structuredClone(span)) });
+}
+
+/** Counts the pieces on their way to the viewer; `room` waits while IN_FLIGHT are, or until the feed stops. */
+class InFlight {
+  private count = 0;
+  private wake: (() => void) | undefined;
+
+  constructor(private readonly signal: AbortSignal) {
+    signal.addEventListener('abort', () => this.wake?.());
+  }
+
+  async room(): Promise<void> {
+    while (this.count >= IN_FLIGHT && !this.signal.aborted) await new Promise<void>((resolve) => (this.wake = resolve));
+    this.count += 1;
+  }
+
+  taken(): void {
+    // A late answer to an earlier load of the panel counts for nothing.
+    this.count = Math.max(0, this.count - 1);
+    this.wake?.();
+    this.wake = undefined;
   }
 }
 

@@ -4,7 +4,7 @@
  * host by postMessage (webview/trace-viewer/protocol.ts). Strict CSP with a
  * nonce; the webview may load only from dist/webview. The webview is not
  * kept alive while hidden: when it comes back it says `ready` again and is
- * sent every span anew.
+ * sent every span anew (the stored trace in pieces, see trace-feed.ts).
  */
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
@@ -92,6 +92,8 @@ export class TracePanel {
         if (this.pendingReveal) this.post({ type: 'reveal', ...this.pendingReveal });
         this.pendingReveal = undefined;
         return;
+      case 'stored-taken':
+        return this.feed?.taken();
       case 'export':
         return this.save(message.format, message.content, message.spanCount);
       case 'copy':
