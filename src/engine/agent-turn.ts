@@ -2,7 +2,7 @@
  * One running turn of a BaseAgent: the ReAct loop itself (call the model,
  * run the tools it asks for, repeat) and the state it keeps while it runs.
  */
-import { addUsage, type AssistantResponse, emptyUsage, isCutOff, type LlmRequest, type ToolCallBlock } from '../llm/types';
+import { addUsage, type AssistantResponse, emptyUsage, isCutOff, type LlmRequest, type ToolCallBlock, type Usage } from '../llm/types';
 import type { InternalSession } from '../session/internal-session';
 import { argumentsForDisplay } from '../session/history';
 import { TASK } from '../vocabulary/tool-names';
@@ -211,6 +211,8 @@ export class Turn {
   private async callOnce(request: LlmRequest): Promise<AssistantResponse> {
     // The model may answer with a command (or a tool whose changes are not known in advance): undo's record of the tree starts beside it.
     if ([...this.scope.tools.values()].some((tool) => tool.permission === 'execute')) this.turnScope.undo?.beforeModelCall?.();
+    const keeper = this.agent.contextWindow;
+    let filled: number | undefined;
     const response = await callModel(
       {
         agent: this.agent.name,
@@ -222,13 +224,13 @@ export class Turn {
         onToolCallStart: (name) => {
           if (this.scope.tools.get(name)?.permission === 'execute') this.turnScope.undo?.expectCommand?.();
         },
+        ...(keeper ? { context: (sent: LlmRequest, usage: Usage) => (filled = keeper.read(sent, usage, { agent: this.agent.name, emit: this.emit })) } : {}),
       },
       request,
       this.signal,
     );
     addUsage(this.usage, response.usage);
-    const { input, cacheRead, cacheWrite, output } = response.usage;
-    if (input + cacheRead + cacheWrite + output > 0) this.lastCallTokens = input + cacheRead + cacheWrite + output;
+    if (filled !== undefined) this.lastCallTokens = filled;
     const text = response.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
     if (text.trim() !== '') this.lastText = text;
     return response;

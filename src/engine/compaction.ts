@@ -1,8 +1,9 @@
-import { estimateTokens } from '../llm/token-estimate';
-import type { ContextOverflow, LlmRequest, Provider } from '../llm/types';
+import { estimateTokens, underReports } from '../llm/token-estimate';
+import type { ContextOverflow, LlmRequest, Provider, Usage } from '../llm/types';
 import type { HistoryEntry } from '../session/history';
 import { InternalSession } from '../session/internal-session';
 import type { Span } from '../telemetry/span';
+import { ContextGauge } from './context-gauge';
 import type { Emit } from './model-call';
 import { toollessCall } from './model-call';
 
@@ -54,6 +55,9 @@ export interface CompactionScope {
 export class ContextWindowKeeper {
   /** The window a server stated, in Crow's token estimate, when smaller than the configured one. */
   private learned: number | undefined;
+  /** The last request fit() returned, with its estimate (what the gauge checks the server's count against). */
+  private fitted: Estimated | undefined;
+  private readonly gauge = new ContextGauge();
 
   constructor(private readonly configured: CompactionSettings) {}
 
@@ -70,7 +74,19 @@ export class ContextWindowKeeper {
   /** `build()`'s request, compacted first if it would not fit (unless compaction is off). */
   async fit(scope: Omit<CompactionScope, 'settings'>, build: () => LlmRequest): Promise<LlmRequest> {
     if (!this.auto) return build();
-    return fitToWindow({ ...scope, settings: this.settings }, build);
+    this.fitted = await fitToWindow({ ...scope, settings: this.settings }, build);
+    return this.fitted.request;
+  }
+
+  /**
+   * What a call of `request` filled of the window (prompt and answer), the
+   * server's count cross-checked against the estimate (see ContextGauge,
+   * which tells `emit` once when the server under-reports); undefined when
+   * the server reported no usage.
+   */
+  read(request: LlmRequest, usage: Usage, scope: { agent: string; emit: Emit }): number | undefined {
+    const estimate = this.fitted?.request === request ? this.fitted.tokens : estimateTokens(request);
+    return this.gauge.read(estimate, usage, scope);
   }
 
   /**
@@ -110,18 +126,20 @@ export class ContextWindowKeeper {
       overflow.windowTokens !== undefined
         ? `the model's server could not fit the prompt in its ${overflow.windowTokens}-token context window (set context_window for this model to match)`
         : "the model's server could not fit the prompt in its context window";
-    return compact({ ...scope, settings }, build, limit, why);
+    return (await compact({ ...scope, settings }, build, limit, why))?.request;
   }
 }
 
 /**
  * The server's window in Crow's token estimate: the server's own count of
- * the prompt tells how its tokens compare with the estimate. Undefined when
- * the server stated no window.
+ * the prompt tells how its tokens compare with the estimate, unless it
+ * under-reports the prompt (then its tokens are taken as the estimate's).
+ * Undefined when the server stated no window.
  */
 function windowInEstimate(overflow: ContextOverflow, estimate: number): number | undefined {
   if (overflow.windowTokens === undefined) return undefined;
-  const scale = overflow.promptTokens ? estimate / overflow.promptTokens : 1;
+  const counted = overflow.promptTokens;
+  const scale = counted && !underReports(counted, estimate) ? estimate / counted : 1;
   return overflow.windowTokens * scale;
 }
 
@@ -133,11 +151,18 @@ export const DEFAULT_COMPACTION_THRESHOLD = 0.8;
  * the request to send. A failed summary leaves the session as it was (the
  * provider then reports the overflow like any other error).
  */
-export async function fitToWindow(scope: CompactionScope, build: () => LlmRequest): Promise<LlmRequest> {
+export async function fitToWindow(scope: CompactionScope, build: () => LlmRequest): Promise<Estimated> {
   const limit = scope.settings.contextWindow * (scope.settings.threshold ?? DEFAULT_COMPACTION_THRESHOLD);
   const request = build();
-  if (estimateTokens(request) <= limit) return request;
-  return (await compact(scope, build, limit)) ?? request;
+  const tokens = estimateTokens(request);
+  if (tokens <= limit) return { request, tokens };
+  return (await compact(scope, build, limit)) ?? { request, tokens };
+}
+
+/** A request and its estimate (see estimateTokens). */
+interface Estimated {
+  request: LlmRequest;
+  tokens: number;
 }
 
 /**
@@ -145,12 +170,13 @@ export async function fitToWindow(scope: CompactionScope, build: () => LlmReques
  * (always, when forced with limit 0), summarises the older history. Returns
  * the new request, or undefined when nothing changed.
  */
-async function compact(scope: CompactionScope, build: () => LlmRequest, limit: number, why?: string): Promise<LlmRequest | undefined> {
+async function compact(scope: CompactionScope, build: () => LlmRequest, limit: number, why?: string): Promise<Estimated | undefined> {
   const { session, settings } = scope;
   const before = estimateTokens(build());
-  const announce = (request: LlmRequest, how: string): LlmRequest => {
-    scope.emit({ type: 'compaction', agent: scope.agent, tokensBefore: before, tokensAfter: estimateTokens(request), how: why ? `${why}; ${how}` : how });
-    return request;
+  const announce = (request: LlmRequest, how: string): Estimated => {
+    const tokens = estimateTokens(request);
+    scope.emit({ type: 'compaction', agent: scope.agent, tokensBefore: before, tokensAfter: tokens, how: why ? `${why}; ${how}` : how });
+    return { request, tokens };
   };
   const view = session.view();
   const { trimAt, upTo } = why ? afterRefusal(view) : ahead(view);

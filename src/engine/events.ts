@@ -84,8 +84,14 @@ export type AgentEvent =
   | { type: 'tool_progress'; agent: string; callId: string; tool: string; elapsedMs: number; tail?: string; lines?: number; step?: ToolStep }
   | { type: 'tool_call_end'; agent: string; callId: string; tool: string; result: ToolResult; durationMs: number }
   | { type: 'files_changed'; agent: string; files: string[] }
-  /** One model call's tokens; `costUsd` when the model has configured prices. */
-  | { type: 'usage'; agent: string; usage: Usage; model: string; costUsd?: number }
+  /**
+   * One model call's tokens as the server reported them; `costUsd` when the
+   * model has configured prices. `context`: what the call filled of the
+   * agent's context window (prompt and answer) as its gauge counts it, the
+   * server's count cross-checked against Crow's estimate (see
+   * ContextGauge); absent for an agent without one.
+   */
+  | { type: 'usage'; agent: string; usage: Usage; model: string; costUsd?: number; context?: number }
   /** The provider is waiting to retry a failed request. */
   | { type: 'retry'; agent: string; attempt: number; delayMs: number; reason: string }
   | { type: 'task_complete'; agent: string; summary: string }
@@ -108,7 +114,8 @@ export type AgentEvent =
   /**
    * Something the user should know that is not the agents' work: a setting
    * left out, undo unavailable, an MCP server failing. Emitted by the session
-   * host (`agent` is the composition's name), never by a BaseAgent. `title`,
+   * host (`agent` is the composition's name), and by a BaseAgent only when
+   * its server misreports what it read (see ContextGauge). `title`,
    * when set, names the subject in a few words for front doors that show one.
    */
   | { type: 'notice'; agent: string; level: NoticeLevel; message: string; title?: string }

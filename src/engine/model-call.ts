@@ -1,4 +1,4 @@
-import { type AssistantResponse, costOf, emptyUsage, isCutOff, type LlmRequest, type Provider, type StopReason } from '../llm/types';
+import { type AssistantResponse, costOf, emptyUsage, isCutOff, type LlmRequest, type Provider, type StopReason, type Usage } from '../llm/types';
 import { llmPromptAttributes, llmRequestAttributes, llmResponseAttributes } from '../telemetry/gen-ai';
 import type { Span, SpanStatus } from '../telemetry/span';
 import { InternalSession } from '../session/internal-session';
@@ -23,6 +23,8 @@ export interface ModelCallScope {
   span: Span | undefined;
   /** Told as soon as the model starts a tool call, before its arguments have streamed. */
   onToolCallStart?: (name: string) => void;
+  /** What a call filled of the agent's context window (see ContextWindowKeeper.read); given, the usage event carries it. */
+  context?: (request: LlmRequest, usage: Usage) => number | undefined;
 }
 
 export async function callModel(scope: ModelCallScope, request: LlmRequest, signal: AbortSignal): Promise<AssistantResponse> {
@@ -35,7 +37,15 @@ export async function callModel(scope: ModelCallScope, request: LlmRequest, sign
   const response = await streamResponse(agent, provider, request, signal, emit, scope.onToolCallStart);
   recordResponse(agent, response, session, emit);
   const costUsd = provider.pricing ? costOf(response.usage, provider.pricing) : undefined;
-  emit({ type: 'usage', agent, usage: response.usage, model: response.responseModel ?? provider.model, ...(costUsd !== undefined ? { costUsd } : {}) });
+  const context = scope.context?.(request, response.usage);
+  emit({
+    type: 'usage',
+    agent,
+    usage: response.usage,
+    model: response.responseModel ?? provider.model,
+    ...(costUsd !== undefined ? { costUsd } : {}),
+    ...(context !== undefined ? { context } : {}),
+  });
   span?.set(llmResponseAttributes(response, provider.pricing));
   span?.end(SPAN_STATUS[response.stopReason], response.errorMessage);
   return response;

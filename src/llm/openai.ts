@@ -4,7 +4,7 @@ import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'o
 import type { CompletionUsage } from 'openai/resources/completions';
 import { sentTools, toOpenAIParams } from './openai-format';
 import { FLAVOR_TRAITS, flavorOf, type ServerFlavor } from './openai-flavor';
-import { estimateTokens } from './token-estimate';
+import { estimateTokens, promptTokensRead } from './token-estimate';
 import { DroppedPromptWatch } from './dropped-prompt';
 import {
   type HttpProviderOptions,
@@ -18,7 +18,7 @@ import type { ProviderProfile } from './stream-failure';
 import { boundedFetch, MODEL_SERVER_LIMITS } from './bounded-body';
 import { END_OF_STREAM, parseEventData, type SseMessage, wireBatches } from './sse';
 import { sendable } from './tool-text';
-import { type AssistantBlock, emptyUsage, type LlmRequest, type ModelPricing, type Provider, type StopReason, type StreamEvent, type ToolCallBlock } from './types';
+import { type AssistantBlock, emptyUsage, type LlmRequest, type Message, type ModelPricing, type Provider, type StopReason, type StreamEvent, type ToolCallBlock } from './types';
 
 const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 
@@ -87,9 +87,10 @@ export class OpenAIProvider implements Provider {
         continue;
       }
       const { usage } = event.response;
-      const read = usage.input + usage.cacheRead + usage.cacheWrite;
-      const sent = estimateTokens(sentTools(request, this.flavor) ? request : { ...request, tools: [] });
-      const overflow = this.droppedPrompts.check(read, sent);
+      const read = promptTokensRead(usage);
+      const tools = sentTools(request, this.flavor) ? request.tools : [];
+      const sent = estimateTokens({ ...request, tools });
+      const overflow = this.droppedPrompts.check(read, sent, estimateTokens({ system: request.system, messages: latestMessage(request.messages), tools }));
       if (!overflow) {
         yield event;
         continue;
@@ -100,6 +101,13 @@ export class OpenAIProvider implements Provider {
       yield { type: 'done', response: { ...event.response, content: [], stopReason: 'error', overflow, errorMessage } };
     }
   }
+}
+
+/** The last message as a server sees it: of tool results, the last one (each is a message of its own on this wire). */
+function latestMessage(messages: readonly Message[]): Message[] {
+  const last = messages.at(-1);
+  if (!last) return [];
+  return last.role === 'tool_results' ? [{ role: 'tool_results', results: last.results.slice(-1) }] : [last];
 }
 
 /**

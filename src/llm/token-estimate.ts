@@ -1,4 +1,4 @@
-import type { LlmRequest } from './types';
+import type { LlmRequest, Usage } from './types';
 
 /** Roughly four characters of JSON per token: cheap, and conservative enough for a trigger. */
 const CHARS_PER_TOKEN = 4;
@@ -20,4 +20,33 @@ export function estimateTokens(request: Pick<LlmRequest, 'system' | 'messages' |
     return value;
   });
   return Math.ceil(text.length / CHARS_PER_TOKEN) + images * TOKENS_PER_IMAGE;
+}
+
+/**
+ * A server's count of a prompt under this share of Crow's estimate of it is
+ * not believed. The estimate is a quarter of the request's JSON characters:
+ * prose comes to about that many tokens, code and JSON to more, CJK text to
+ * two or three times more; only long runs of one character (which
+ * tokenizers fold) count much fewer, and a prompt is never mostly those (a
+ * system prompt and tool schemas lead it). A server that counts only what
+ * it had not cached, or nothing, reports a small share of the estimate, far
+ * under a half. Believing the estimate where the server is right costs
+ * nothing: compaction goes by the estimate already.
+ */
+export const UNDER_REPORT_SHARE = 0.5;
+
+/**
+ * The prompt tokens a server says it read: those it read anew and those
+ * read from or written to its cache. Anthropic reports the three apart
+ * (input_tokens leaves out the cached ones); OpenAI's prompt_tokens holds
+ * the cached ones, which its reader takes out of `input`, so the sum is
+ * what each counted.
+ */
+export function promptTokensRead(usage: Usage): number {
+  return usage.input + usage.cacheRead + usage.cacheWrite;
+}
+
+/** Whether a server that read `reported` tokens of a prompt Crow estimates at `estimate` under-reports it (see UNDER_REPORT_SHARE). */
+export function underReports(reported: number, estimate: number): boolean {
+  return reported < estimate * UNDER_REPORT_SHARE;
 }

@@ -20,6 +20,8 @@ export class InternalSession {
   private base = 0;
   /** Reads the first `base` entries, when a resumed session loaded only the part the model reads. */
   private loadEarlier: (() => HistoryEntry[]) | undefined;
+  /** Where the model's view begins, once worked out; only a compaction or a rewind appended moves it. */
+  private bounds: ViewBounds | undefined;
   private readonly listeners = new Set<(entry: HistoryEntry) => void>();
   /** Applied to what tools and the system write into the history (what the model reads next): no secret reaches it. */
   private redact: (text: string) => string = (text) => text;
@@ -79,9 +81,18 @@ export class InternalSession {
    * in memory; the rest is read only when the view reaches back before it.
    */
   view(): { from: number; entries: readonly HistoryEntry[] } {
-    if (this.base > 0 && viewStart(this.base, this.history) === undefined) this.loadAll();
-    const from = findLast(readEntries(this.history, this.base), 'compaction')?.entry.upTo ?? 0;
+    const { from } = this.viewBounds();
     return { from, entries: this.history.slice(from - this.base) };
+  }
+
+  /**
+   * The first entry the model's view is made from (see ViewBounds), when
+   * that is known without reading anything: the entries in memory are
+   * enough to tell. Undefined when the view reaches back before them.
+   */
+  get knownViewFirst(): number | undefined {
+    this.bounds ??= viewBounds(this.base, this.history);
+    return this.bounds?.first;
   }
 
   /**
@@ -112,6 +123,7 @@ export class InternalSession {
   append(entry: HistoryEntry): void {
     entry = this.redacted(entry);
     this.history.push(entry);
+    if (entry.kind === 'compaction' || entry.kind === 'rewind') this.bounds = undefined;
     for (const listener of this.listeners) listener(entry);
   }
 
@@ -123,8 +135,15 @@ export class InternalSession {
 
   /** The history as the model reads it; entries not read yet are read only when the view reaches back to them. */
   toMessages(): Message[] {
-    if (this.base > 0 && viewStart(this.base, this.history) === undefined) this.loadAll();
-    return toMessages(this.history, this.base);
+    const { first } = this.viewBounds();
+    // What comes before cannot change the view (see viewStart): the batching starts where the view is made from.
+    return toMessages(this.history.slice(first - this.base), first);
+  }
+
+  /** Where the model's view begins; entries not read yet are read when it reaches back to them. */
+  private viewBounds(): ViewBounds {
+    if (this.knownViewFirst === undefined) this.loadAll();
+    return (this.bounds ??= viewBounds(0, this.history)!);
   }
 
   private loadAll(): void {
@@ -192,30 +211,74 @@ interface ReadEntry {
  */
 export function readEntries(history: readonly HistoryEntry[], base = 0): ReadEntry[] {
   const read: ReadEntry[] = [];
-  for (const [i, entry] of history.entries()) {
-    const index = base + i;
+  for (let i = 0; i < history.length; i++) {
+    const entry = history[i]!;
     if (entry.kind !== 'rewind') {
-      read.push({ entry, index });
+      read.push({ entry, index: base + i });
       continue;
     }
-    while (read.length > 0 && read.at(-1)!.index >= entry.to) read.pop();
+    while (read.length > 0 && read[read.length - 1]!.index >= entry.to) read.pop();
   }
   return read;
 }
 
 /**
- * Where the model's view of a history begins, when the entries from `base`
- * on (`window`) are enough to tell: the last compaction still read, when it
- * replaces everything before `base`. Undefined when entries before `base`
- * are needed. Which entries of the window are read does not depend on the
+ * Where the model's view of a history begins (the cut of the last
+ * compaction still read, or 0), when the entries from `base` on (`window`)
+ * are enough to tell: the whole history, or a last compaction that replaces
+ * everything before `base`. Undefined when entries before `base` are
+ * needed. Which entries of the window are read does not depend on the
  * entries before it (a rewind only drops entries after its checkpoint),
  * and a trim before `base` cannot change the view (a trim only marks
  * entries before itself).
  */
 export function viewStart(base: number, window: readonly HistoryEntry[]): number | undefined {
-  if (base === 0) return 0;
-  const upTo = findLast(readEntries(window, base), 'compaction')?.entry.upTo;
-  return upTo !== undefined && upTo >= base ? upTo : undefined;
+  return viewBounds(base, window)?.from;
+}
+
+/**
+ * Where the model's view begins (`from`), and the first entry it is made
+ * from (`first`): `from`, or the compaction that sets it when that comes
+ * before its own cut (as no compaction Crow writes does). Messages built
+ * from the entries from `first` on are those of the whole history.
+ */
+export interface ViewBounds {
+  from: number;
+  first: number;
+}
+
+/** The view's bounds, when the entries from `base` on (`window`) are enough to tell (see viewStart). */
+export function viewBounds(base: number, window: readonly HistoryEntry[]): ViewBounds | undefined {
+  const last = lastRead(window, base, 'compaction');
+  if (!last) return base === 0 ? { from: 0, first: 0 } : undefined;
+  const from = last.entry.upTo;
+  if (base > 0 && !(from >= base)) return undefined;
+  // A cut that is no index (a hand-edited file) is compared as it is, so the messages are made from the whole window.
+  const first = Number.isSafeInteger(from) ? Math.max(base, Math.min(from, last.index)) : base;
+  return { from, first };
+}
+
+/**
+ * The last entry of `kind` the model still reads, as readEntries would
+ * find it, looking from the end: an entry is read unless a rewind after it
+ * goes back to it or before (compared as readEntries compares).
+ */
+function lastRead<K extends HistoryEntry['kind']>(
+  history: readonly HistoryEntry[],
+  base: number,
+  kind: K,
+): { entry: Extract<HistoryEntry, { kind: K }>; index: number } | undefined {
+  let back = Infinity;
+  for (let i = history.length - 1; i >= 0; i--) {
+    const entry = history[i]!;
+    if (entry.kind === 'rewind') {
+      const to = Number(entry.to);
+      if (to < back) back = to;
+    } else if (entry.kind === kind && !(base + i >= back)) {
+      return { entry: entry as Extract<HistoryEntry, { kind: K }>, index: base + i };
+    }
+  }
+  return undefined;
 }
 
 function findLast<K extends HistoryEntry['kind']>(

@@ -60,22 +60,35 @@ export function readJsonl<T>(file: string, warn: (message: string) => void): T[]
  * warning then names the byte, since the line number is not known).
  */
 export function parseLines<T>(text: string, file: string, warn: (message: string) => void, from?: number): T[] {
+  return parsedLines<T>(text, file, warn, from).values;
+}
+
+/**
+ * As parseLines, with the byte of the file where each value's line starts
+ * (`from` is where `text` starts: a line boundary).
+ */
+export function parsedLines<T>(text: string, file: string, warn: (message: string) => void, from?: number): { values: T[]; offsets: number[] } {
   const values: T[] = [];
-  const lines = text.split('\n');
+  const offsets: number[] = [];
   let char = 0;
-  lines.forEach((line, index) => {
-    const at = char;
+  let byte = from ?? 0;
+  for (let index = 0; char <= text.length; index++) {
+    const end = text.indexOf('\n', char);
+    const line = text.slice(char, end < 0 ? text.length : end);
+    const at = byte;
     char += line.length + 1;
-    if (line.trim() === '') return;
+    byte += Buffer.byteLength(line) + 1;
+    if (line.trim() === '') continue;
     try {
       values.push(JSON.parse(line) as T);
+      offsets.push(at);
     } catch {
-      const torn = index === lines.length - 1;
-      const where = from === undefined ? `${file}:${index + 1}` : `${file} (the line at byte ${from + Buffer.byteLength(text.slice(0, at))})`;
+      const torn = end < 0;
+      const where = from === undefined ? `${file}:${index + 1}` : `${file} (the line at byte ${at})`;
       warn(`${where}: ${torn ? 'the last line was cut short (a write interrupted by a crash)' : 'unreadable line'}; skipped it`);
     }
-  });
-  return values;
+  }
+  return { values, offsets };
 }
 
 /** Bytes `from` to `to` of the open file `fd` (fewer when it ends sooner). */

@@ -12,7 +12,7 @@ import { ArtifactLog, type ArtifactRecord } from './artifact-log';
 import { EventLog, type RecordedEvent } from './event-log';
 import { FolderIndex, folderMatcher, isSessionId } from './folder-index';
 import type { HistoryEntry } from './history';
-import { type HistoryMark, readHistory } from './history-file';
+import { type HistoryMark, HistoryMarker, historyText, readHistory } from './history-file';
 import { InternalSession } from './internal-session';
 import { JsonlAppender, readJsonl, readJsonlFrom } from './jsonl';
 import { countEndedSpan, emptyTotals, type SessionTotals, storedTotals } from './session-totals';
@@ -97,6 +97,8 @@ export class SessionStore {
   private rootIsOwn = false;
   /** Which sessions belong to which folder, so that listing one folder reads only its sessions (see FolderIndex). */
   private readonly folders: FolderIndex;
+  /** Where each loaded history's entries start in its file, for its marks once attached. */
+  private readonly offsets = new WeakMap<InternalSession, { first: number; offsets: number[] }>();
 
   /** Throws, saying what to do, when the sessions folder is there but not crow's own (see ownRoot). */
   constructor(options: SessionStoreOptions = {}) {
@@ -130,9 +132,14 @@ export class SessionStore {
       const appender = new JsonlAppender(file, this.fsync);
       appenders.push(appender);
       const before = fileSize(file);
-      marks.set(internal.id, () => ({ entries: internal.length, bytes: appender.size ?? before }));
-      // What reaches the disk passes the session's redactor whole: user and model text included.
-      internal.onAppend((entry) => writes.run(`history of ${internal.agentName}`, () => appender.append(session.redactor.value(entry))));
+      const marker = new HistoryMarker(internal, this.offsets.get(internal));
+      this.offsets.delete(internal);
+      marks.set(internal.id, () => marker.mark(appender.size ?? before));
+      internal.onAppend((entry) => {
+        marker.appending(internal.length - 1, appender.size ?? before);
+        // What reaches the disk passes the session's redactor whole: user and model text included.
+        writes.run(`history of ${internal.agentName}`, () => appender.append(session.redactor.value(entry)));
+      });
       save();
     };
     const totals = this.totals(session.id);
@@ -294,8 +301,10 @@ export class SessionStore {
     session.interruption = meta.interruption;
     session.todos.replace(meta.todos);
     for (const internal of meta.internal) {
-      const loaded = readHistory(join(this.folderOf(id), `${internal.id}.jsonl`), internal.mark, this.warn);
-      session.adopt(internal.role, new InternalSession(internal.agentName, { id: internal.id, createdAt: internal.createdAt, ...loaded }));
+      const { offsets, ...loaded } = readHistory(join(this.folderOf(id), `${internal.id}.jsonl`), internal.mark, this.warn);
+      const history = new InternalSession(internal.agentName, { id: internal.id, createdAt: internal.createdAt, ...loaded });
+      this.offsets.set(history, { first: loaded.earlier?.count ?? 0, offsets });
+      session.adopt(internal.role, history);
     }
     return session;
   }
@@ -314,9 +323,9 @@ export class SessionStore {
     const lines = (values: readonly unknown[]): string => values.map((value) => `${JSON.stringify(session.redactor.value(value))}\n`).join('');
     const marks = new Map<string, HistoryMark>();
     for (const { session: internal } of session.internalSessions()) {
-      const text = lines(internal.entries);
+      const { text, mark } = historyText(internal, (entry) => lines([entry]));
       writeFileSync(join(folder, `${internal.id}.jsonl`), text, { mode: PRIVATE_FILE_MODE });
-      marks.set(internal.id, { entries: internal.entries.length, bytes: Buffer.byteLength(text) });
+      marks.set(internal.id, mark);
     }
     writeFileSync(join(folder, 'events.jsonl'), lines(session.events.list()), { mode: PRIVATE_FILE_MODE });
     this.writeMeta(session, undefined, (id) => marks.get(id));

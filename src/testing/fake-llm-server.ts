@@ -223,7 +223,8 @@ export class FakeLlmServer {
       const message = reply.message ?? `fake LLM server: scripted HTTP ${reply.status}`;
       return sendJson(res, reply.status, wire.errorBody(wire.refusalFor(reply.status, message)), retryHeaders(reply));
     }
-    const read = { body, promptTokens: admission.promptTokens, outputCap: this.strict.outputCap(api, body) };
+    // What the usage reports of the prompt: all of it, or (a server counting only what it had not cached) the rest.
+    const read = { body, promptTokens: admission.uncachedTokens ?? admission.promptTokens, outputCap: this.strict.outputCap(api, body) };
     const resolved = resolveReply(reply, wire, read, this.serials);
     this.strict.settle(api, body, resolved, reply.usage?.input !== undefined);
     const streaming = body.stream === true;

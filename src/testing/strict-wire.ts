@@ -31,13 +31,26 @@ export interface StrictWireOptions {
   contextWindow?: number;
   /** Report Anthropic prompt-cache reads and writes computed from the requests (scripted usage still wins). */
   promptCache?: boolean;
+  /**
+   * What the chat route's usage counts of the prompt: 'whole' (default, as
+   * the servers document prompt_tokens), or 'uncached': only the tokens past
+   * the messages it kept from the previous request, as Ollama 0.30's
+   * llama-server runner reported them (ollama/ollama#16414, fixed by #16428:
+   * "llama-server reports newly processed prompt tokens separately from
+   * cached prompt tokens"). Scripted usage still wins.
+   */
+  promptCount?: 'whole' | 'uncached';
 }
 
 /** What the server does with a request before it plays a scripted reply. */
 export type Admission =
   | { kind: 'refused'; refusal: Refusal }
-  /** `promptTokens`: what the server read, after any messages it dropped to fit its window (Ollama). */
-  | { kind: 'admitted'; promptTokens: number };
+  /**
+   * `promptTokens`: what the server read, after any messages it dropped to
+   * fit its window (Ollama); `uncachedTokens`: what it reports instead, when
+   * it counts only what it had not cached (see promptCount).
+   */
+  | { kind: 'admitted'; promptTokens: number; uncachedTokens?: number };
 
 export class StrictWire {
   readonly refusals: RecordedRefusal[] = [];
@@ -48,6 +61,8 @@ export class StrictWire {
   private rules!: Record<FakeApi, WireRule[]>;
   private chatWindow!: number;
   private readonly cache: PromptCache | undefined;
+  /** The chat route's last admitted messages, when it counts only what it had not cached. */
+  private chatPrefix: ChatPrefix | undefined;
 
   constructor(options: StrictWireOptions = {}) {
     this.allowed = new Set(options.allowBroken ?? []);
@@ -55,6 +70,7 @@ export class StrictWire {
     this.setContextWindow(options.contextWindow);
     this.wires = { anthropic: anthropicWire, openai: openaiWire(this.chatServer) };
     this.cache = options.promptCache ? new PromptCache() : undefined;
+    this.chatPrefix = options.promptCount === 'uncached' ? new ChatPrefix() : undefined;
   }
 
   /** The context window of both routes from now on, as if the server were restarted with it; undefined: the defaults. */
@@ -91,7 +107,8 @@ export class StrictWire {
       this.refusals.push({ rule: broken.rule.name, api, refusal: broken.refusal });
       return { kind: 'refused', refusal: broken.refusal };
     }
-    return { kind: 'admitted', promptTokens: api === 'anthropic' ? promptTokens(judged) : chatPromptTokens(judged) };
+    if (api === 'anthropic') return { kind: 'admitted', promptTokens: promptTokens(judged) };
+    return { kind: 'admitted', promptTokens: chatPromptTokens(judged), ...(this.chatPrefix ? { uncachedTokens: this.chatPrefix.uncached(judged) } : {}) };
   }
 
   /** The output cap the route's server applies to the request. */
@@ -116,5 +133,26 @@ export class StrictWire {
   /** Forgets the recorded refusals, returning them. */
   takeRefusals(): RecordedRefusal[] {
     return this.refusals.splice(0);
+  }
+}
+
+/**
+ * A chat server's kept prompt: the messages of its last request. A request
+ * that starts with the same messages reuses them (llama.cpp's server and
+ * Ollama keep the evaluated prefix of one conversation); what comes after
+ * is evaluated anew.
+ */
+class ChatPrefix {
+  private last: string[] = [];
+
+  /** The tokens of `body` past the messages it shares with the last request (the tools and system prompt are evaluated with the first). */
+  uncached(body: RequestBody): number {
+    const messages = (Array.isArray(body.messages) ? body.messages : []).map((message) => JSON.stringify(message));
+    let shared = 0;
+    while (shared < messages.length && shared < this.last.length && messages[shared] === this.last[shared]) shared++;
+    this.last = messages;
+    if (shared === 0) return chatPromptTokens(body);
+    const fresh = (body.messages as unknown[]).slice(shared);
+    return Math.max(1, chatPromptTokens({ messages: fresh }));
   }
 }

@@ -79,6 +79,57 @@ describe('resuming a compacted session through crow run', function () {
     assert.equal(sent[2], sent[0], 'nothing before the compaction was read');
   });
 
+  it('resumes a long live tail after a compaction Crow made itself from where the view begins: the request of a whole read, nothing before it read', async () => {
+    // In a 400k-token window, eleven 120 KB writes fill it: Crow summarises all but the newest quarter, and six more writes follow.
+    suite.llm.setContextWindow(1_000_000);
+    writeFileSync(join(userConfigDir(suite.home), 'config.toml'), '[providers.anthropic.models."claude-sonnet-4-6"]\ncontext_window = 400000\n');
+    const content = 'abcdefghij'.repeat(12_000);
+    let writes = 0;
+    suite.llm.respondWith('anthropic', (body) => {
+      if (/this session is being compacted/.test(JSON.stringify(body.messages))) return say('Summary: the first files were written.');
+      return writes < 17 ? call('write_file', { path: `f${writes++}.txt`, content }) : say('Done.');
+    });
+    const made = await crow('home', 'run', 'Write the files.', '--allow', 'all');
+    assert.equal(made.code, 0, made.stderr);
+    assert.match(made.stderr, /compacted to fit the context window/);
+
+    const meta = JSON.parse(readFileSync(join(sessionFolder('home'), 'meta.json'), 'utf8')) as { internal: { id: string }[] };
+    const file = (home: string): string => join(sessionFolder(home), `${meta.internal[0]!.id}.jsonl`);
+    const lines = readFileSync(file('home'), 'utf8').split('\n');
+    const at = lines.findLastIndex((line) => line.includes('"kind":"compaction"'));
+    const { upTo } = JSON.parse(lines[at]!) as { upTo: number };
+    assert.ok(upTo > 0 && upTo < at, `the compaction keeps a live tail (cut at ${upTo}, written at ${at})`);
+    assert.ok(lines.length - at > 12, `turns go on after the compaction (${lines.length - at} lines)`);
+
+    // The same session read whole (as an older Crow stored it, no mark), and one whose lines before the cut are garbage a read would warn of.
+    for (const home of ['old', 'garbled', 'garbled-old']) cpSync(join(suite.base, 'home'), join(suite.base, home), { recursive: true });
+    for (const home of ['old', 'garbled-old']) {
+      const metaFile = join(sessionFolder(home), 'meta.json');
+      const old = JSON.parse(readFileSync(metaFile, 'utf8')) as { internal: { mark?: unknown }[] };
+      for (const internal of old.internal) delete internal.mark;
+      writeFileSync(metaFile, JSON.stringify(old));
+    }
+    for (const home of ['garbled', 'garbled-old']) {
+      writeFileSync(file(home), lines.map((line, index) => (index < upTo ? 'x'.repeat(Buffer.byteLength(line)) : line)).join('\n'));
+    }
+    const whole = await crow('garbled-old', 'run', 'Next prompt', '--continue');
+    assert.match(whole.stderr, /unreadable line; skipped it/, 'a read of the lines before the cut warns of them');
+
+    for (const prompt of ['Next prompt', 'And the next']) {
+      const sent: string[] = [];
+      for (const home of ['home', 'old', 'garbled']) {
+        const run = await crow(home, 'run', prompt, '--continue');
+        assert.equal(run.code, 0, `${home}: ${run.stderr}`);
+        assert.doesNotMatch(run.stderr, /warning/, `${home}: ${run.stderr}`);
+        sent.push(lastMessages());
+      }
+      assert.match(sent[0]!, new RegExp(`Summary: the first files were written\\.[\\s\\S]*f16\\.txt[\\s\\S]*${prompt}`));
+      assert.doesNotMatch(sent[0]!, /"f0\.txt"/);
+      assert.equal(sent[1], sent[0], `${prompt}: the request of a whole read`);
+      assert.equal(sent[2], sent[0], `${prompt}: nothing before the view was read (after a save too)`);
+    }
+  });
+
   it('rewinds the conversation to a checkpoint before the compaction', async () => {
     await compactedSession();
     // #1 First prompt, #2 write_file big.txt, #3 Second prompt, #4 write_file small.txt.

@@ -102,6 +102,42 @@ describe('resuming a session reads its history from the last compaction on', () 
     assert.deepEqual(resumed(id).toMessages(), expected);
   });
 
+  it('reads from where meta.json says the view begins only when the file bears it out: a wrong or hostile offset reads back instead', () => {
+    const { store, id } = storedSession(11, 80);
+    const session = store.load(id);
+    const handle = store.attach(session);
+    const live = session.internalSessions()[0]!.session;
+    // Cut among entries an earlier process wrote: their offsets are known from the load.
+    const cut = live.length - 5;
+    live.append({ kind: 'compaction', upTo: cut, note: 'Summary of it all.', at: 1 });
+    for (let n = 0; n < 8; n++) for (const entry of turn(4000 + n, 2_000, 2)) live.append(entry);
+    handle.save();
+    handle.close();
+    const metaFile = join(store.root, id, 'meta.json');
+    const meta = JSON.parse(readFileSync(metaFile, 'utf8')) as { internal: { mark: { entries: number; bytes: number; view?: { entry: number; byte: number } } }[] };
+    const mark = meta.internal[0]!.mark;
+    assert.equal(mark.view?.entry, cut, 'the mark says where the view begins');
+    const full = fullRead(id);
+    const { entry, byte } = mark.view!;
+    const views: unknown[] = [
+      { entry, byte: byte + 1 },
+      { entry: entry + 1, byte },
+      { entry: entry - 1, byte },
+      { entry, byte: mark.bytes + 10 },
+      { entry: -1, byte: -1 },
+      { entry: 'one', byte: null },
+      null,
+      'garbage',
+    ];
+    for (const view of views) {
+      mark.view = view as never;
+      writeFileSync(metaFile, JSON.stringify(meta));
+      const history = resumed(id);
+      assert.deepEqual(history.toMessages(), toMessages(full), `view ${JSON.stringify(view)}`);
+      assert.deepEqual(history.entries, full, `view ${JSON.stringify(view)}: the whole history`);
+    }
+  });
+
   it('resumes a session stored before the mark was kept (reads it whole), and keeps the mark from its next save', () => {
     const { store, id } = storedSession(3, 50);
     const metaFile = join(store.root, id, 'meta.json');

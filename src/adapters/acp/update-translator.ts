@@ -119,7 +119,7 @@ export class UpdateTranslator {
       case 'tool_call_end':
         return this.toolCallEnd(event.agent, event.callId, event.result);
       case 'usage':
-        return this.usage(event.usage, event.model);
+        return this.usage(event.usage, event.model, event.context);
       case 'notice':
         return this.notice(event.level, event.message, event.title);
       case 'retry':
@@ -308,11 +308,12 @@ export class UpdateTranslator {
     this.options.sink.send({ sessionUpdate: 'tool_call_update', toolCallId: call.id, status: 'in_progress', content: [{ type: 'content', content: { type: 'text', text } }] });
   }
 
-  private usage(usage: Usage, model: string): void {
+  /** How full the window is after a call: by the agent's gauge (the server's count, checked), else by the server's count. */
+  private usage(usage: Usage, model: string, context: number | undefined): void {
     this.boundary();
     const size = this.options.contextWindow(model);
     if (size === undefined) return;
-    const used = usage.input + usage.cacheRead + usage.cacheWrite + usage.output;
+    const used = context ?? usage.input + usage.cacheRead + usage.cacheWrite + usage.output;
     const cost = this.options.sessionCost();
     this.options.sink.send({ sessionUpdate: 'usage_update', used, size, ...(cost !== undefined ? { cost: { amount: cost, currency: 'USD' } } : {}) });
   }
