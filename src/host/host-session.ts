@@ -205,7 +205,11 @@ export class HostSession {
           if (this.current === undefined) this.steering.handBack();
         });
       })
-      .catch((err: unknown) => stream.fail(err));
+      .catch((err: unknown) => {
+        // Refused before it ran: nothing is left to wait for (a close, the next prompt).
+        if (this.current === run) this.current = undefined;
+        run.refuse(err);
+      });
     return stream;
   }
 

@@ -101,6 +101,13 @@ export class PromptRun {
     this.settle();
   }
 
+  /** Ends the prompt unrun, its stream failing with `err` (it could not start: the session could not be stored, or is busy). */
+  refuse(err: unknown): void {
+    this.ended = true;
+    this.stream.fail(err);
+    this.settle();
+  }
+
   /** `reason`: an Interruption when Crow is going away rather than the person cancelling. */
   cancel(reason?: unknown): void {
     this.controller.abort(reason);

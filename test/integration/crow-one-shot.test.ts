@@ -57,6 +57,16 @@ describe('crow run, one-shot, as it starts', () => {
     assert.equal(suite.llm.requestsFor('anthropic').length, 1, 'only the first run called the model');
   });
 
+  it('says why and exits 1 when the session cannot be stored (a data folder that cannot be made), before the model is called', async function () {
+    if (process.platform !== 'linux') this.skip();
+    const before = suite.llm.requestsFor('anthropic').length;
+    // sysfs refuses to make folders, to root too (EPERM, or EROFS where it is mounted read-only).
+    const result = await runCrow(['run', 'hi', '--no-undo', '--provider', 'anthropic', '--model', 'claude-test'], { ...env(), XDG_DATA_HOME: '/sys/crow-cannot-store-here' }, suite.root);
+    assert.equal(result.code, 1, `${result.stdout}\n${result.stderr}`);
+    assert.match(result.stderr, /crow: Sessions are never kept where .*\/sys\/crow-cannot-store-here\/crow-agent\/sessions could not be checked or made: .*Set XDG_DATA_HOME to a folder of your own/);
+    assert.equal(suite.llm.requestsFor('anthropic').length, before, 'the model was not called');
+  });
+
   it('ships the bundles Node loads as pure ASCII (read as one-byte strings), with their non-ASCII text intact', async () => {
     for (const name of readdirSync(DIST).filter((file) => file.endsWith('.js'))) {
       const text = readFileSync(join(DIST, name), 'utf8');
