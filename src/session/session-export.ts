@@ -5,7 +5,8 @@ import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../config/paths';
 import { Redactor } from '../telemetry/redact';
 import { ConfinedFolder } from '../tools/confined-folder';
 import type { HistoryEntry } from './history';
-import type { InternalMeta, SessionMeta, SessionStore } from './session-store';
+import type { InternalMeta, SessionMeta } from './meta-file';
+import type { SessionStore } from './session-store';
 import { type AgentMetadata, type SessionMetadata, sessionMetadata } from './session-metadata';
 
 /** Longest tool output shown in a markdown transcript; the JSON export keeps everything. */

@@ -1,5 +1,6 @@
 import type { SpanRecord } from '../telemetry/span';
-import type { InternalMeta, SessionMeta, SessionStore } from './session-store';
+import type { InternalMeta, SessionMeta } from './meta-file';
+import type { SessionStore } from './session-store';
 
 /**
  * What an export says about a session besides its transcripts (seed 002's

@@ -1,14 +1,13 @@
-import { closeSync, existsSync, fstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { dataHome, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../config/paths';
-import { openWithoutFollowing, privateFolderProblem } from '../config/private-files';
+import { privateFolderProblem } from '../config/private-files';
 import type { SpanRecord } from '../telemetry/span';
 import type { SpanSink } from '../telemetry/trace-recorder';
 import { mergeSpanRecords } from '../telemetry/stored-spans';
 import { SavedOutputs } from '../tools/saved-outputs';
-import type { TodoItem } from '../tools/todos';
-import { ACPSession, type SessionRole, type Interruption, type ThoughtLevel } from './acp-session';
-import { ArtifactLog, type ArtifactRecord } from './artifact-log';
+import { ACPSession, type SessionRole } from './acp-session';
+import { ArtifactLog } from './artifact-log';
 import { EventLog, type RecordedEvent } from './event-log';
 import { FolderIndex, folderMatcher, isSessionId } from './folder-index';
 import type { HistoryEntry } from './history';
@@ -18,43 +17,7 @@ import { JsonlAppender, readJsonl, readJsonlFrom } from './jsonl';
 import { countEndedSpan, emptyTotals, type SessionTotals, storedTotals } from './session-totals';
 import { acquireSessionLock, checkSessionFree, liveOwner } from './session-lock';
 import { SessionWrites } from './session-writes';
-
-/** One internal agent's history within a stored session, with its links. */
-export interface InternalMeta {
-  id: string;
-  role: SessionRole;
-  agentName: string;
-  createdAt: number;
-  /** The ACP session id (every internal session's parent). */
-  parentId: string;
-  /** The other internal sessions of the same ACP session. */
-  siblingIds: string[];
-  /** How far the history file went at the last save (absent in sessions stored before it was kept). */
-  mark?: HistoryMark;
-}
-
-/** What `meta.json` holds: everything about a session but its histories and spans. */
-export interface SessionMeta {
-  id: string;
-  agentName: string;
-  cwd: string;
-  title: string;
-  createdAt: number;
-  updatedAt: number;
-  models: Partial<Record<SessionRole, string>>;
-  thoughtLevel?: ThoughtLevel;
-  interruption?: Interruption;
-  /** For a subagent's session: the internal session and task call that started it. */
-  parent?: { sessionId: string; callId: string; agent: string };
-  todos: TodoItem[];
-  /** The spec-driven feature folder the session works on (workspace-relative), set by the /speckit.* commands. */
-  feature?: string;
-  /** What each command wrote, oldest first. */
-  artifacts?: ArtifactRecord[];
-  internal: InternalMeta[];
-  /** Tokens and cost so far (see SessionTotals); absent in sessions stored before they were kept. */
-  totals?: SessionTotals;
-}
+import { MetaFiles, type SessionMeta } from './meta-file';
 
 export interface SessionStoreOptions {
   /** Folder of crow's data; sessions go to `<dataHome>/sessions/<id>/`. Default: dataHome(). */
@@ -91,8 +54,8 @@ export class SessionStore {
   private readonly warn: (message: string) => void;
   /** Totals worked out by this store, by session id: the trace of an old session is read at most once. */
   private readonly known = new Map<string, SessionTotals>();
-  /** Each meta.json's content as this store last wrote it, its time left out. */
-  private readonly written = new Map<string, string>();
+  /** Each session's meta.json, read and written (see MetaFiles). */
+  private readonly metaFiles = new MetaFiles();
   /** Whether the sessions folder was found to be crow's own (see ownRoot). */
   private rootIsOwn = false;
   /** Which sessions belong to which folder, so that listing one folder reads only its sessions (see FolderIndex). */
@@ -106,7 +69,7 @@ export class SessionStore {
     this.fsync = options.fsync ?? false;
     this.warn = options.warn ?? (() => undefined);
     this.ownRoot();
-    this.folders = new FolderIndex(this.root, join(dirname(this.root), 'sessions-by-folder'), (id) => storedCwd(this.readMeta(id)), this.warn);
+    this.folders = new FolderIndex(this.root, join(dirname(this.root), 'sessions-by-folder'), (id) => storedCwd(this.metaFiles.read(this.ownRoot(), id)), this.warn);
   }
 
   /**
@@ -143,7 +106,7 @@ export class SessionStore {
       save();
     };
     const totals = this.totals(session.id);
-    const save = (): void => writes.run('metadata', () => this.writeMeta(session, totals, (id) => marks.get(id)?.()));
+    const save = (): void => writes.run('metadata', () => this.metaFiles.write(folder, session, totals, (id) => marks.get(id)?.()));
     const traces = new JsonlAppender(join(folder, 'trace.jsonl'), this.fsync);
     const events = new JsonlAppender(join(folder, 'events.jsonl'), this.fsync);
     appenders.push(traces, events);
@@ -172,7 +135,7 @@ export class SessionStore {
         session.trace.removeSink(spans);
         for (const unsubscribe of unsubscribers) unsubscribe();
         for (const appender of appenders) appender.close();
-        this.written.delete(join(folder, 'meta.json'));
+        this.metaFiles.forget(folder);
         session.outputs = undefined;
         lock.release();
       },
@@ -190,7 +153,7 @@ export class SessionStore {
     const { cwd } = filter;
     const inFolder = cwd === undefined ? () => true : folderMatcher(cwd);
     const metas = (cwd === undefined ? readdirSync(this.root) : this.folders.idsOf(cwd)).flatMap((id) => {
-      const meta = this.readMeta(id);
+      const meta = this.metaFiles.read(this.ownRoot(), id);
       return meta && inFolder(meta.cwd) ? [meta] : [];
     });
     return metas.sort((a, b) => b.updatedAt - a.updatedAt);
@@ -198,12 +161,12 @@ export class SessionStore {
 
   /** Whether a session `id` is stored (a readable meta.json), without reading any other. */
   has(id: string): boolean {
-    return isSessionId(id) && existsSync(this.ownRoot()) && this.readMeta(id) !== undefined;
+    return isSessionId(id) && existsSync(this.ownRoot()) && this.metaFiles.read(this.ownRoot(), id) !== undefined;
   }
 
   /** The stored metadata of one session; throws an UnknownSessionError naming the id when there is none. */
   meta(id: string): SessionMeta {
-    const meta = this.readMeta(checkId(id));
+    const meta = this.metaFiles.read(this.ownRoot(), checkId(id));
     if (!meta) throw new UnknownSessionError(`No stored session "${id}". List them with: crow sessions list`);
     return meta;
   }
@@ -215,8 +178,8 @@ export class SessionStore {
    */
   resolve(given: string): string {
     const wanted = given.trim();
-    if (wanted !== '' && /^[A-Za-z0-9_-]+$/.test(wanted) && this.readMeta(wanted)) return wanted;
-    const matches = wanted === '' || !existsSync(this.ownRoot()) ? [] : readdirSync(this.root).filter((id) => id.startsWith(wanted) && this.readMeta(id));
+    if (wanted !== '' && /^[A-Za-z0-9_-]+$/.test(wanted) && this.metaFiles.read(this.ownRoot(), wanted)) return wanted;
+    const matches = wanted === '' || !existsSync(this.ownRoot()) ? [] : readdirSync(this.root).filter((id) => id.startsWith(wanted) && this.metaFiles.read(this.ownRoot(), id));
     if (matches.length === 1) return matches[0]!;
     if (matches.length === 0) throw new UnknownSessionError(`No stored session "${given}". List them with: crow sessions list --all`);
     throw new UnknownSessionError(`"${given}" is the start of ${matches.length} sessions (${matches.slice(0, 5).join(', ')}${matches.length > 5 ? ', …' : ''}): give more of the id.`);
@@ -249,7 +212,7 @@ export class SessionStore {
   totals(id: string): SessionTotals {
     const known = this.known.get(id);
     if (known) return known;
-    const stored = storedTotals(this.readMeta(checkId(id))?.totals);
+    const stored = storedTotals(this.metaFiles.read(this.ownRoot(), checkId(id))?.totals);
     const totals = stored ?? emptyTotals();
     let tail = readJsonlFrom<SpanRecord>(this.traceFile(id), totals.traceBytes, this.warn);
     if (tail.size < totals.traceBytes) {
@@ -328,7 +291,7 @@ export class SessionStore {
       marks.set(internal.id, mark);
     }
     writeFileSync(join(folder, 'events.jsonl'), lines(session.events.list()), { mode: PRIVATE_FILE_MODE });
-    this.writeMeta(session, undefined, (id) => marks.get(id));
+    this.metaFiles.write(this.folderOf(session.id), session, undefined, (id) => marks.get(id));
   }
 
   /**
@@ -341,8 +304,8 @@ export class SessionStore {
     this.meta(id);
     checkSessionFree(this.folderOf(id), id);
     this.known.delete(id);
-    this.written.delete(join(this.folderOf(id), 'meta.json'));
-    const cwd = storedCwd(this.readMeta(id));
+    this.metaFiles.forget(this.folderOf(id));
+    const cwd = storedCwd(this.metaFiles.read(this.ownRoot(), id));
     rmSync(this.folderOf(id), { recursive: true, force: true });
     if (cwd !== undefined) this.folders.remove(id, cwd);
   }
@@ -368,64 +331,11 @@ export class SessionStore {
   }
 
   /** A session's meta.json when it is a regular file: never read through a link, never waited on (a FIFO would hang every listing). */
-  private readMeta(id: string): SessionMeta | undefined {
-    const root = this.ownRoot();
-    let fd: number | undefined;
-    try {
-      fd = openWithoutFollowing(join(root, id, 'meta.json'));
-      return fstatSync(fd).isFile() ? (JSON.parse(readFileSync(fd, 'utf8')) as SessionMeta) : undefined;
-    } catch {
-      return undefined;
-    } finally {
-      if (fd !== undefined) closeSync(fd);
-    }
-  }
-
-  private writeMeta(session: ACPSession, totals?: SessionTotals, markOf?: (internalId: string) => HistoryMark | undefined): void {
-    const internals = session.internalSessions();
-    const ids = internals.map(({ session: s }) => s.id);
-    const meta: SessionMeta = {
-      id: session.id,
-      agentName: session.agentName,
-      cwd: session.cwd,
-      title: session.redactor.text(session.title),
-      createdAt: session.createdAt,
-      updatedAt: Date.now(),
-      models: session.models,
-      thoughtLevel: session.thoughtLevel,
-      ...(session.interruption ? { interruption: session.interruption } : {}),
-      ...(session.parent ? { parent: { sessionId: session.parent.sessionId, callId: session.parent.callId, agent: session.parent.agent } } : {}),
-      todos: session.todos.list(),
-      ...(session.artifacts.feature !== undefined ? { feature: session.artifacts.feature } : {}),
-      ...(session.artifacts.list().length > 0 ? { artifacts: session.artifacts.list() } : {}),
-      internal: internals.map(({ role, session: s }) => ({
-        id: s.id,
-        role,
-        agentName: s.agentName,
-        createdAt: s.createdAt,
-        parentId: session.id,
-        siblingIds: ids.filter((other) => other !== s.id),
-        ...withMark(markOf?.(s.id)),
-      })),
-      ...(totals ? { totals } : {}),
-    };
-    const file = join(this.folderOf(session.id), 'meta.json');
-    // A save that changes nothing but the time is skipped: replacing the file costs a flush (ms on a busy disk), and saves come in pairs.
-    const content = JSON.stringify({ ...meta, updatedAt: undefined });
-    if (this.written.get(file) === content && existsSync(file)) return;
-    writeFileSync(`${file}.tmp`, JSON.stringify(meta, null, 2), { mode: PRIVATE_FILE_MODE });
-    renameSync(`${file}.tmp`, file);
-    this.written.set(file, content);
-  }
 }
 
 /** The folder a stored session says it belongs to, when its meta.json says so as a path. */
 function storedCwd(meta: SessionMeta | undefined): string | undefined {
   return typeof meta?.cwd === 'string' && meta.cwd !== '' ? meta.cwd : undefined;
-}
-
-function withMark(mark: HistoryMark | undefined): { mark?: HistoryMark } {
-  return mark ? { mark } : {};
 }
 
 /** Bytes in `file`; 0 when there is none. */

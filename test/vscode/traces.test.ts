@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import type { Crow } from '../../src/adapters/vscode/crow';
 import type { SessionNode } from '../../src/adapters/vscode/traces/traces-view';
 import { dataHome } from '../../src/config/paths';
-import type { SessionMeta } from '../../src/session/session-store';
+import type { SessionMeta } from '../../src/session/meta-file';
 import type { SpanRecord } from '../../src/telemetry/span';
 
 /** Resolves once `check` holds; fails naming `what` after a few seconds. */

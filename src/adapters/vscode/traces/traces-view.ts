@@ -8,7 +8,8 @@
 import { mkdirSync } from 'node:fs';
 import * as vscode from 'vscode';
 import { PRIVATE_DIR_MODE } from '../../../config/paths';
-import type { SessionMeta, SessionStore } from '../../../session/session-store';
+import type { SessionMeta } from '../../../session/meta-file';
+import type { SessionStore } from '../../../session/session-store';
 import { watchOutsideWorkspace } from '../outside-watch';
 import { sessionTotals } from './session-totals';
 
