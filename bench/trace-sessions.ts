@@ -13,6 +13,7 @@
 import { statSync } from 'node:fs';
 import { ACPSession } from '../src/session/acp-session';
 import { SessionStore } from '../src/session/session-store';
+import { mulberry32 } from '../src/eval/eval-stats';
 import { llmPromptAttributes, llmRequestAttributes, llmResponseAttributes, toolRequestAttributes, toolResultAttributes } from '../src/telemetry/gen-ai';
 import type { AssistantResponse, LlmRequest, Message, ModelPricing } from '../src/llm/types';
 import type { Span } from '../src/telemetry/span';
@@ -56,7 +57,7 @@ class SessionWriter {
     private readonly clock: { now: number },
     private readonly total: number,
   ) {
-    this.random = seeded(total);
+    this.random = mulberry32(total);
     this.system = `You are builder, a coding agent working in a software project on the user's machine.\n\nWorkspace root: ${session.cwd}\n${this.text(2_600)}`;
   }
 
@@ -204,16 +205,4 @@ class SessionWriter {
     }
     return lines.join('\n').slice(0, length);
   }
-}
-
-/** mulberry32: a small seeded generator, so a session of a given size is always the same. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }

@@ -191,7 +191,8 @@ function safeRealPath(folder: string, uid: number): { real: string; missing: str
   return { real, missing: [] };
 }
 
-function lstatOrMissing(path: string): Stats | undefined {
+/** What is at `path`, without following a link; undefined when nothing is. */
+export function lstatOrMissing(path: string): Stats | undefined {
   try {
     return lstatSync(path);
   } catch (err) {

@@ -24,10 +24,10 @@
  * folder that is not the user's own is never read: listing then reads
  * every session, as it did before there was an index.
  */
-import { type Dirent, lstatSync, mkdirSync, readdirSync, type Stats, statSync, writeFileSync } from 'node:fs';
+import { type Dirent, lstatSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../config/paths';
-import { privateFolderProblem, readPrivateFile, removeEntry, writePrivateFile } from '../config/private-files';
+import { lstatOrMissing, privateFolderProblem, readPrivateFile, removeEntry, writePrivateFile } from '../config/private-files';
 import { realPathOf } from '../vocabulary/real-paths';
 import { workspaceKey } from '../vocabulary/workspace-key';
 
@@ -308,15 +308,6 @@ function fileEntry(folder: string, id: string, ready?: Set<string>): void {
     if (lstatOrMissing(entry)?.isFile() !== false) return;
     removeEntry(entry);
     writeFileSync(entry, '', { flag: 'wx', mode: PRIVATE_FILE_MODE });
-  }
-}
-
-function lstatOrMissing(path: string): Stats | undefined {
-  try {
-    return lstatSync(path);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
   }
 }
 
