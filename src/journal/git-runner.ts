@@ -7,7 +7,7 @@
  * and every way git runs a program turned off as for all of Crow's git
  * (repository-git.ts), since the work tree it reads is the workspace.
  */
-import { devNull } from 'node:os';
+import { devNull, getPriority, setPriority } from 'node:os';
 import { withoutSecrets } from '../config/secret-variables';
 import { GIT_CODE_OFF } from '../tools/repository-git';
 import { childProcess } from '../vocabulary/first-use';
@@ -64,6 +64,14 @@ const SETTINGS = [
   'advice.addEmbeddedRepo=false',
 ];
 
+/**
+ * The niceness undo's git runs at. It records beside the agent's work on
+ * purpose (a scan beside the model's answer, objects written after a
+ * file tool), so on a busy machine it yields to what the person waits for
+ * (a search, a build); with nothing to yield to, it loses nothing.
+ */
+export const GIT_NICENESS = 10;
+
 /** Time between SIGTERM (which lets git remove its lock files) and SIGKILL. */
 const KILL_GRACE_MS = 1_000;
 const STDERR_CHARS = 2_000;
@@ -91,6 +99,7 @@ export class GitRunner {
         stdio: ['pipe', 'pipe', 'pipe'],
         windowsHide: true,
       });
+      yieldCpu(child.pid);
       const stdout: Buffer[] = [];
       let stderr = '';
       let stopReason: 'timeout' | 'abort' | undefined;
@@ -153,6 +162,16 @@ function shadowEnvironment({ env, gitDir, workTree }: GitRunnerOptions): NodeJS.
     XDG_CONFIG_HOME: gitDir,
     GIT_TERMINAL_PROMPT: '0',
   };
+}
+
+/** Lowers the process's priority to GIT_NICENESS (never above Crow's own: a Crow started with `nice` stays below); a process already gone, or a system that refuses, leaves it as it is. */
+function yieldCpu(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    setPriority(pid, Math.max(getPriority(), GIT_NICENESS));
+  } catch {
+    // Gone already, or not allowed here: it runs at the normal priority.
+  }
 }
 
 function gitMissing(): GitError {
