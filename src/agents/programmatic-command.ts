@@ -9,7 +9,7 @@ import type { PromptRegistry } from '../config/prompts';
 import type { Settings } from '../config/settings';
 import type { EventStream } from '../engine/event-stream';
 import type { AgentEvent } from '../engine/events';
-import type { SessionUndo } from '../journal/undo-point';
+import type { SessionUndo } from '../journal/session-undo';
 import type { ACPSession } from '../session/acp-session';
 import type { Workspace } from '../tools/workspace';
 

@@ -9,7 +9,7 @@ import { Interruption } from '../vocabulary/interruption';
 import { randomUUID } from 'node:crypto';
 import type { CompositionRole, RoleModels } from '../agents/role-models';
 import { ACPSession, type ThoughtLevel } from '../session/acp-session';
-import { SessionUndo } from '../journal/undo-point';
+import { SessionUndo } from '../journal/session-undo';
 import { type SteerOutcome, SteeringQueue } from '../session/steering';
 import { type SessionDependencies, UnknownSessionError } from '../session/session-store';
 import { TraceRecorder } from '../telemetry/trace-recorder';

@@ -13,7 +13,7 @@ import { emptyUsage, type UserBlock } from '../llm/types';
 import type { ACPSession } from '../session/acp-session';
 import type { RecordedEvent } from '../session/event-log';
 import type { Steering } from '../session/steering';
-import type { SessionUndo } from '../journal/undo-point';
+import type { SessionUndo } from '../journal/session-undo';
 import type { AutoApproveCaps } from '../tools/permissions';
 import { errorText } from '../vocabulary/text';
 import type { WorkspaceCatalog } from './catalog';

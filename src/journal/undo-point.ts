@@ -26,24 +26,14 @@ import { join } from 'node:path';
 import { PRIVATE_FILE_MODE } from '../config/paths';
 import { DEFAULT_UNDO_TRACK_TIMEOUT_MS } from '../config/settings-file';
 import { errorText } from '../vocabulary/text';
-import type { CommandWatch, UndoRecorder } from '../tools/undo-recorder';
+import type { CommandWatch } from '../tools/undo-recorder';
 import type { FileState } from './file-states';
 import type { GitSnapshotManager } from './git-snapshots';
-import { holdSnapshots } from './shared-snapshots';
 import { findUserRepository, type UserRepository } from './shadow-repository';
-import { UndoLog } from './undo-log';
+import type { UndoLog } from './undo-log';
 
 /** A snapshot a command waits on for longer than this is announced. */
 const SLOW_NOTICE_MS = 700;
-
-export interface SessionUndoOptions {
-  /** Workspace root. */
-  root: string;
-  dataHome: string;
-  env: NodeJS.ProcessEnv;
-  /** Use this manager (tests) instead of making one. */
-  snapshots?: GitSnapshotManager;
-}
 
 export interface PromptUndoOptions {
   sessionId: string;
@@ -57,66 +47,8 @@ export interface PromptUndoOptions {
 /** How loud a notice about undo is (a subset of the engine's notice levels). */
 export type UndoNoticeLevel = 'info' | 'warning';
 
-const UNWATCHED: CommandWatch = { changedFiles: async () => [] };
-
-/** A session's undo recording: one point per prompt, the tools' recorder in between. */
-export class SessionUndo implements UndoRecorder {
-  readonly snapshots: GitSnapshotManager;
-  readonly log: UndoLog;
-  private current: UndoPoint | undefined;
-  private readonly told = new Set<string>();
-
-  /** Lets go of the workspace's shared manager; undefined when the manager was given (tests), which close() then closes. */
-  private readonly release: (() => void) | undefined;
-
-  constructor(readonly options: SessionUndoOptions) {
-    // The workspace is watched from its first snapshot on, by a manager every session of the folder in this process shares,
-    // so later tracks, of this session or the next, are recorded without scanning the tree.
-    const shared = options.snapshots ? undefined : holdSnapshots({ workspace: options.root, dataHome: options.dataHome, env: options.env });
-    this.snapshots = options.snapshots ?? shared!.manager;
-    this.release = shared?.release;
-    this.log = new UndoLog({ workspace: options.root, dataHome: options.dataHome });
-  }
-
-  /** Starts recording a prompt; returns at once, the snapshot running in the background. */
-  begin(options: PromptUndoOptions): UndoPoint {
-    const notify = (level: UndoNoticeLevel, message: string): void => {
-      if (this.told.has(message)) return;
-      this.told.add(message);
-      options.notify(level, message);
-    };
-    this.current?.release();
-    this.current = new UndoPoint(this.snapshots, this.log, { ...options, notify });
-    return this.current;
-  }
-
-  beforeFileChanges(paths: readonly string[], signal: AbortSignal): Promise<void> {
-    return this.current?.beforeFileChanges(paths, signal) ?? Promise.resolve();
-  }
-
-  beforeCommand(signal: AbortSignal): Promise<CommandWatch> {
-    return this.current?.beforeCommand(signal) ?? Promise.resolve(UNWATCHED);
-  }
-
-  expectCommand(): void {
-    this.current?.expectCommand();
-  }
-
-  beforeModelCall(): void {
-    this.current?.beforeModelCall();
-  }
-
-  checkpoint(): string | undefined {
-    return this.current?.mark();
-  }
-
-  /** Stops a snapshot still running and lets go of the workspace's watcher (the last session to go stops it, a while later): the session is closing. */
-  close(): void {
-    this.current?.stop();
-    if (this.release) this.release();
-    else void this.snapshots.close();
-  }
-}
+/** What a command not recorded changed, as far as undo can tell: nothing. */
+export const UNWATCHED: CommandWatch = { changedFiles: async () => [] };
 
 /** A track started before the command that will use it. */
 interface EarlyTrack {

@@ -10,7 +10,7 @@ import { ACPSession } from '../../src/session/acp-session';
 import { GitSnapshotManager } from '../../src/journal/git-snapshots';
 import { SessionStore } from '../../src/session/session-store';
 import { UndoLog } from '../../src/journal/undo-log';
-import { SessionUndo } from '../../src/journal/undo-point';
+import { SessionUndo } from '../../src/journal/session-undo';
 
 /** An in-memory terminal: what the command wrote, and the lines it will read. */
 class FakeIO implements CliIO {

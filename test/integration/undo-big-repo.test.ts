@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { planUndo } from '../../src/journal/restore-plan';
-import { SessionUndo } from '../../src/journal/undo-point';
+import { SessionUndo } from '../../src/journal/session-undo';
 import { bashTool } from '../../src/tools/builtin/bash';
 import { writeFileTool } from '../../src/tools/builtin/write-file';
 import { NodeWorkspace } from '../../src/tools/node-workspace';

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { planUndo } from '../../../src/journal/restore-plan';
-import { SessionUndo } from '../../../src/journal/undo-point';
+import { SessionUndo } from '../../../src/journal/session-undo';
 import { editFileTool } from '../../../src/tools/builtin/edit-file';
 import { writeFileTool } from '../../../src/tools/builtin/write-file';
 import { bashTool } from '../../../src/tools/builtin/bash';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { GitSnapshotManager } from '../../../src/journal/git-snapshots';
 import { type TreeWatcher, type WatchMark, type WatchTreeOptions, watchTree } from '../../../src/journal/tree-watcher';
 import { planUndo } from '../../../src/journal/restore-plan';
-import { SessionUndo } from '../../../src/journal/undo-point';
+import { SessionUndo } from '../../../src/journal/session-undo';
 import { bashTool } from '../../../src/tools/builtin/bash';
 import { NodeWorkspace } from '../../../src/tools/node-workspace';
 import { toolContext } from '../tools/temp-workspace';

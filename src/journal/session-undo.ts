@@ -1,0 +1,78 @@
+/**
+ * A session's undo recording: the tools' recorder for the whole session,
+ * handing each prompt's changes to that prompt's UndoPoint (undo-point.ts),
+ * on the workspace's shared snapshot manager (shared-snapshots.ts).
+ */
+import type { CommandWatch, UndoRecorder } from '../tools/undo-recorder';
+import type { GitSnapshotManager } from './git-snapshots';
+import { holdSnapshots } from './shared-snapshots';
+import { UndoLog } from './undo-log';
+import { type PromptUndoOptions, type UndoNoticeLevel, UndoPoint, UNWATCHED } from './undo-point';
+
+export interface SessionUndoOptions {
+  /** Workspace root. */
+  root: string;
+  dataHome: string;
+  env: NodeJS.ProcessEnv;
+  /** Use this manager (tests) instead of making one. */
+  snapshots?: GitSnapshotManager;
+}
+
+/** A session's undo recording: one point per prompt, the tools' recorder in between. */
+export class SessionUndo implements UndoRecorder {
+  readonly snapshots: GitSnapshotManager;
+  readonly log: UndoLog;
+  private current: UndoPoint | undefined;
+  private readonly told = new Set<string>();
+
+  /** Lets go of the workspace's shared manager; undefined when the manager was given (tests), which close() then closes. */
+  private readonly release: (() => void) | undefined;
+
+  constructor(readonly options: SessionUndoOptions) {
+    // The workspace is watched from its first snapshot on, by a manager every session of the folder in this process shares,
+    // so later tracks, of this session or the next, are recorded without scanning the tree.
+    const shared = options.snapshots ? undefined : holdSnapshots({ workspace: options.root, dataHome: options.dataHome, env: options.env });
+    this.snapshots = options.snapshots ?? shared!.manager;
+    this.release = shared?.release;
+    this.log = new UndoLog({ workspace: options.root, dataHome: options.dataHome });
+  }
+
+  /** Starts recording a prompt; returns at once, the snapshot running in the background. */
+  begin(options: PromptUndoOptions): UndoPoint {
+    const notify = (level: UndoNoticeLevel, message: string): void => {
+      if (this.told.has(message)) return;
+      this.told.add(message);
+      options.notify(level, message);
+    };
+    this.current?.release();
+    this.current = new UndoPoint(this.snapshots, this.log, { ...options, notify });
+    return this.current;
+  }
+
+  beforeFileChanges(paths: readonly string[], signal: AbortSignal): Promise<void> {
+    return this.current?.beforeFileChanges(paths, signal) ?? Promise.resolve();
+  }
+
+  beforeCommand(signal: AbortSignal): Promise<CommandWatch> {
+    return this.current?.beforeCommand(signal) ?? Promise.resolve(UNWATCHED);
+  }
+
+  expectCommand(): void {
+    this.current?.expectCommand();
+  }
+
+  beforeModelCall(): void {
+    this.current?.beforeModelCall();
+  }
+
+  checkpoint(): string | undefined {
+    return this.current?.mark();
+  }
+
+  /** Stops a snapshot still running and lets go of the workspace's watcher (the last session to go stops it, a while later): the session is closing. */
+  close(): void {
+    this.current?.stop();
+    if (this.release) this.release();
+    else void this.snapshots.close();
+  }
+}
