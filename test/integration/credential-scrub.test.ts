@@ -9,11 +9,11 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
 import { runCrow } from '../support/crow-binary';
+import { binarySuite } from '../support/binary-suite';
 import { isolatedEnv } from '../support/isolated-env';
 import { describeSandboxed } from '../support/sandbox';
 
@@ -72,28 +72,16 @@ function told(server: FakeLlmServer): string {
 }
 
 function suite(route: 'sandbox off' | 'sandbox on'): void {
-  let server: FakeLlmServer;
-  let home: string;
-  let workspace: string;
-
-  before(async () => (server = await FakeLlmServer.start()));
-  after(() => server.close());
+  const fx = binarySuite('scrub');
   beforeEach(() => {
-    server.reset();
-    home = mkdtempSync(join(tmpdir(), 'crow-scrub-home-'));
-    workspace = mkdtempSync(join(tmpdir(), 'crow-scrub-ws-'));
-    execFileSync('git', ['init', '-q'], { cwd: workspace });
-    mkdirSync(join(home, 'config/crow-agent'), { recursive: true });
-    writeFileSync(join(home, 'config/crow-agent/config.toml'), CORP_PROVIDER);
-  });
-  afterEach(() => {
-    rmSync(home, { recursive: true, force: true });
-    rmSync(workspace, { recursive: true, force: true });
+    execFileSync('git', ['init', '-q'], { cwd: fx.root });
+    mkdirSync(join(fx.home, 'config/crow-agent'), { recursive: true });
+    writeFileSync(join(fx.home, 'config/crow-agent/config.toml'), CORP_PROVIDER);
   });
 
   it(`${route}: no credential variable reaches a command, by name, reversed or in base64`, async () => {
     const names = [...Object.keys(CREDENTIALS), ...Object.keys(ORDINARY)];
-    server.enqueue(
+    fx.llm.enqueue(
       'anthropic',
       { blocks: [{ type: 'tool_call', name: 'bash', arguments: { command: 'env | rev; echo; env | base64 -w0; echo; echo listed' } }] },
       {
@@ -103,16 +91,16 @@ function suite(route: 'sandbox off' | 'sandbox on'): void {
       },
       { blocks: [{ type: 'text', text: 'Nothing there.' }] },
     );
-    const env = isolatedEnv(home, {
+    const env = isolatedEnv(fx.home, {
       ANTHROPIC_API_KEY: 'sk-ant-test-key-0123456789',
-      ANTHROPIC_BASE_URL: server.anthropicBaseUrl,
+      ANTHROPIC_BASE_URL: fx.llm.anthropicBaseUrl,
       CROW_SANDBOX: route === 'sandbox off' ? 'off' : 'required',
       ...CREDENTIALS,
       ...ORDINARY,
     });
-    const run = await runCrow(['run', 'Look around', '--cwd', workspace, '--provider', 'anthropic', '--model', 'claude-test', '--allow', 'execute'], env, workspace);
+    const run = await runCrow(['run', 'Look around', '--cwd', fx.root, '--provider', 'anthropic', '--model', 'claude-test', '--allow', 'execute'], env, fx.root);
     assert.equal(run.code, 0, run.stderr);
-    const seen = told(server);
+    const seen = told(fx.llm);
     assert.match(seen, /listed/);
     assert.match(seen, /echoed/);
     assert.match(seen, /HTAP/, 'the environment was there, reversed (PATH)');
@@ -134,34 +122,23 @@ function allFilesIn(folder: string): string {
 }
 
 function hooksAndRecords(): void {
-  let server: FakeLlmServer;
-  let home: string;
-  let workspace: string;
+  const fx = binarySuite('scrub');
   let env: NodeJS.ProcessEnv;
 
-  before(async () => (server = await FakeLlmServer.start()));
-  after(() => server.close());
   beforeEach(() => {
-    server.reset();
-    home = mkdtempSync(join(tmpdir(), 'crow-scrub-home-'));
-    workspace = mkdtempSync(join(tmpdir(), 'crow-scrub-ws-'));
-    mkdirSync(join(home, 'config/crow-agent'), { recursive: true });
-    writeFileSync(join(home, 'config/crow-agent/config.toml'), CORP_PROVIDER);
-    env = isolatedEnv(home, { ANTHROPIC_API_KEY: 'sk-ant-test-key-0123456789', ANTHROPIC_BASE_URL: server.anthropicBaseUrl, CROW_SANDBOX: 'off', ...CREDENTIALS, ...ORDINARY });
-  });
-  afterEach(() => {
-    rmSync(home, { recursive: true, force: true });
-    rmSync(workspace, { recursive: true, force: true });
+    mkdirSync(join(fx.home, 'config/crow-agent'), { recursive: true });
+    writeFileSync(join(fx.home, 'config/crow-agent/config.toml'), CORP_PROVIDER);
+    env = isolatedEnv(fx.home, { ANTHROPIC_API_KEY: 'sk-ant-test-key-0123456789', ANTHROPIC_BASE_URL: fx.llm.anthropicBaseUrl, CROW_SANDBOX: 'off', ...CREDENTIALS, ...ORDINARY });
   });
 
   it('no credential variable reaches a hook, and the ordinary ones do', async () => {
-    const dump = join(home, 'hook-env');
+    const dump = join(fx.home, 'hook-env');
     writeFileSync(
-      join(home, 'config/crow-agent/config.toml'),
+      join(fx.home, 'config/crow-agent/config.toml'),
       `${CORP_PROVIDER}\n[[hooks]]\nevent = "user_prompt_submit"\ncommand = ${JSON.stringify(`cat > /dev/null; env > '${dump}'`)}\n`,
     );
-    server.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Hi.' }] });
-    const run = await runCrow(['run', 'Hello', '--provider', 'anthropic', '--model', 'claude-test', '--no-undo'], env, workspace);
+    fx.llm.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Hi.' }] });
+    const run = await runCrow(['run', 'Hello', '--provider', 'anthropic', '--model', 'claude-test', '--no-undo'], env, fx.root);
     assert.equal(run.code, 0, run.stderr);
     const seen = readFileSync(dump, 'utf8');
     assert.match(seen, /^CROW_PROJECT_DIR=/m, 'the hook ran');
@@ -175,17 +152,17 @@ function hooksAndRecords(): void {
   it('what is stored (history, events, trace) and what crow trace prints hold none of the credentials', async () => {
     const all = Object.values(CREDENTIALS);
     const secrets = all.join(' ');
-    server.enqueue(
+    fx.llm.enqueue(
       'anthropic',
       { blocks: [{ type: 'tool_call', name: 'think', arguments: { thought: `Noting ${secrets}` } }] },
       { blocks: [{ type: 'text', text: `Seen: ${secrets}` }] },
     );
-    const run = await runCrow(['run', `Remember ${secrets}`, '--provider', 'anthropic', '--model', 'claude-test', '--no-undo'], env, workspace);
+    const run = await runCrow(['run', `Remember ${secrets}`, '--provider', 'anthropic', '--model', 'claude-test', '--no-undo'], env, fx.root);
     assert.equal(run.code, 0, run.stderr);
-    const stored = allFilesIn(join(home, 'data'));
+    const stored = allFilesIn(join(fx.home, 'data'));
     assert.match(stored, /\[REDACTED\]/);
-    const [id] = readdirSync(join(home, 'data', 'crow-agent', 'sessions'));
-    const trace = await runCrow(['trace', id!, '--json'], env, workspace);
+    const [id] = readdirSync(join(fx.home, 'data', 'crow-agent', 'sessions'));
+    const trace = await runCrow(['trace', id!, '--json'], env, fx.root);
     assert.equal(trace.code, 0, trace.stderr);
     for (const [name, value] of Object.entries(CREDENTIALS)) {
       assert.ok(!stored.includes(value), `the value of ${name} was stored`);
