@@ -14,10 +14,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { version } from '../../package.json';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
-import { addAnotherUser, type AnotherUser, NO_OTHER_USER, nodeAnyUserCanRun } from '../support/another-user';
+import { anotherUserSuite, nodeAnyUserCanRun } from '../support/another-user';
 import { CROW, runCrow } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';
-import { skipBecause } from '../support/skip-reasons';
 
 const BUNDLE = resolve(CROW, '..', 'crow-cli.js');
 const MARKER = 'PLANTED-CODE-RAN';
@@ -43,13 +42,7 @@ describe('what crow runs from its caches is its own', function () {
   this.timeout(60_000);
   let base: string;
   let plant: string;
-  let user: AnotherUser | undefined;
-
-  before(function () {
-    if (NO_OTHER_USER) skipBecause(this, NO_OTHER_USER);
-    user = addAnotherUser();
-  });
-  after(() => user?.remove());
+  const other = anotherUserSuite();
   beforeEach(() => {
     base = mkdtempSync(join(tmpdir(), 'crow-own-caches-'));
     // Where the other user can read the planting script and reach a shared folder (mkdtemp makes it 0700).
@@ -74,13 +67,13 @@ describe('what crow runs from its caches is its own', function () {
     const shared = sharedFolder(0o1777);
     const env = { PATH: process.env.PATH, HOME: '/nonexistent', XDG_CACHE_HOME: shared };
     // The other user runs crow once (the cache gets the name crow will look for), then replaces the cache.
-    assert.equal(user!.run(nodeAnyUserCanRun(), [CROW, '--version'], env).status, 0);
+    assert.equal(other.user.run(nodeAnyUserCanRun(), [CROW, '--version'], env).status, 0);
     const folder = join(shared, 'crow-agent', 'compile-cache');
     const [name] = cachesIn(folder);
     assert.ok(name, 'the other user\'s crow kept a cache');
-    const planted = user!.run(nodeAnyUserCanRun(), [plant, BUNDLE, join(folder, name)], env);
+    const planted = other.user.run(nodeAnyUserCanRun(), [plant, BUNDLE, join(folder, name)], env);
     assert.equal(planted.status, 0, planted.stderr);
-    assert.match(user!.run(nodeAnyUserCanRun(), [CROW, '--version'], env).stdout, new RegExp(`${MARKER} uid=${user!.uid}`), 'the planted cache is one crow would run');
+    assert.match(other.user.run(nodeAnyUserCanRun(), [CROW, '--version'], env).stdout, new RegExp(`${MARKER} uid=${other.user.uid}`), 'the planted cache is one crow would run');
     const before = readFileSync(join(folder, name));
 
     const result = crowAsRoot(shared);
@@ -88,7 +81,7 @@ describe('what crow runs from its caches is its own', function () {
     assert.equal(result.stdout, `${version}\n`, 'the planted code did not run');
     assert.deepEqual(readFileSync(join(folder, name)), before, "the other user's cache was neither read nor replaced");
     assert.deepEqual(cachesIn(folder), [name]);
-    assert.equal(lstatSync(folder).uid, user!.uid);
+    assert.equal(lstatSync(folder).uid, other.user.uid);
   });
 
   it('keeps no cache below a shared folder others may write in without the sticky bit: they could swap it between two runs', () => {
@@ -102,7 +95,7 @@ describe('what crow runs from its caches is its own', function () {
   const planters: Record<string, (file: string) => void> = {
     "another user's file": (file) => {
       execFileSync(process.execPath, [plant, BUNDLE, file]);
-      chownSync(file, user!.uid, user!.gid);
+      chownSync(file, other.user.uid, other.user.gid);
     },
     'a file others may read and write': (file) => {
       execFileSync(process.execPath, [plant, BUNDLE, file]);
@@ -157,17 +150,10 @@ describe("crow's other caches and stores are its own", function () {
   this.timeout(60_000);
   let llm: FakeLlmServer;
   let base: string;
-  let user: AnotherUser | undefined;
+  const other = anotherUserSuite();
 
-  before(async function () {
-    if (NO_OTHER_USER) skipBecause(this, NO_OTHER_USER);
-    user = addAnotherUser();
-    llm = await FakeLlmServer.start();
-  });
-  after(async () => {
-    user?.remove();
-    await llm?.close();
-  });
+  before(async () => (llm = await FakeLlmServer.start()));
+  after(async () => llm?.close());
   beforeEach(() => {
     llm.reset();
     base = mkdtempSync(join(tmpdir(), 'crow-own-stores-'));
@@ -198,7 +184,7 @@ describe("crow's other caches and stores are its own", function () {
       const answer = readFileSync(probeFile());
       const plants: [string, () => void][] = [
         ['readable by others', () => chmodSync(probeFile(), 0o644)],
-        ["another user's", () => chownSync(probeFile(), user!.uid, user!.gid)],
+        ["another user's", () => chownSync(probeFile(), other.user.uid, other.user.gid)],
         [
           'a link',
           () => {
@@ -225,7 +211,7 @@ describe("crow's other caches and stores are its own", function () {
       const data = join(base, 'shared-data');
       mkdirSync(join(data, 'crow-agent'), { recursive: true });
       chmodSync(data, 0o1777);
-      chownSync(join(data, 'crow-agent'), user!.uid, user!.gid);
+      chownSync(join(data, 'crow-agent'), other.user.uid, other.user.gid);
       llm.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Hello.' }] });
       const result = await runCrow(['run', 'hi', '--provider', 'anthropic', '--model', 'claude-test'], env({ XDG_DATA_HOME: data }), join(base, 'ws'));
       assert.notEqual(result.code, 0);
@@ -238,7 +224,7 @@ describe("crow's other caches and stores are its own", function () {
     it("keeps no undo snapshot in a snapshots folder of another user (git would read its config), and says undo is off", async () => {
       const snapshots = join(home(), 'data', 'crow-agent', 'snapshots');
       mkdirSync(snapshots, { recursive: true, mode: 0o700 });
-      chownSync(snapshots, user!.uid, user!.gid);
+      chownSync(snapshots, other.user.uid, other.user.gid);
       llm.enqueue(
         'anthropic',
         { blocks: [{ type: 'tool_call', name: 'write_file', arguments: { path: 'plan.md', content: '# Plan\n' } }] },
@@ -263,7 +249,7 @@ describe("crow's other caches and stores are its own", function () {
       const [name] = readdirSync(undoFolder);
       const log = join(undoFolder, name!);
       const plants: [string, () => void, RegExp][] = [
-        ["another user's", () => chownSync(log, user!.uid, user!.gid), /belongs to user \d+, not to you/],
+        ["another user's", () => chownSync(log, other.user.uid, other.user.gid), /belongs to user \d+, not to you/],
         [
           'a link',
           () => {

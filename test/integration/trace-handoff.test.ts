@@ -10,7 +10,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
-import { addAnotherUser, type AnotherUser, NO_OTHER_USER, nodeAnyUserCanRun } from '../support/another-user';
+import { anotherUserSuite, nodeAnyUserCanRun } from '../support/another-user';
 import { CROW, runCrow, until } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';
 import { skipBecause } from '../support/skip-reasons';
@@ -55,18 +55,13 @@ describe('crow trace --serve: the browser hand-off, watched by another local use
   this.timeout(60_000);
   let llm: FakeLlmServer;
   let base: string;
-  let user: AnotherUser | undefined;
 
-  before(async function () {
-    if (NO_OTHER_USER) skipBecause(this, NO_OTHER_USER);
+  before(function () {
     if (NO_TMUX) skipBecause(this, NO_TMUX);
-    user = addAnotherUser();
-    llm = await FakeLlmServer.start();
   });
-  after(async () => {
-    user?.remove();
-    await llm?.close();
-  });
+  const other = anotherUserSuite();
+  before(async () => (llm = await FakeLlmServer.start()));
+  after(async () => llm?.close());
   beforeEach(() => {
     base = mkdtempSync(join(tmpdir(), 'crow-handoff-'));
     // The other user may run the watcher script from here (mkdtemp makes it 0700).
@@ -97,7 +92,7 @@ describe('crow trace --serve: the browser hand-off, watched by another local use
     const terminal = Terminal.start([process.execPath, CROW, 'trace', id!, '--serve'], { cwd: join(base, 'ws'), env: { ...env, PATH: `${bin}:${process.env.PATH}` } });
     try {
       await until(() => existsSync(started), `the opener; the screen:\n${terminal.screen()}`, 30_000);
-      const watched = user!.run(nodeAnyUserCanRun(), [join(base, 'watcher.js')], { PATH: process.env.PATH });
+      const watched = other.user.run(nodeAnyUserCanRun(), [join(base, 'watcher.js')], { PATH: process.env.PATH });
       assert.equal(watched.status, 0, watched.stderr);
       const tries = JSON.parse(watched.stdout) as { url: string; load: number; spans: number }[];
       assert.equal(tries.length, 1, 'the other user found the one-time URL in the opener\'s arguments');

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { accessSync, chmodSync, constants, copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { skipBecause } from './skip-reasons';
 
 /** Why no other user can be had here, or undefined when one can. */
 export const NO_OTHER_USER: string | undefined =
@@ -92,4 +93,19 @@ export function addAnotherUser(): AnotherUser {
       spawnSync('userdel', [name]);
     },
   };
+}
+
+/**
+ * A throw-away user for the suite it is called in: made before its tests,
+ * removed after them; the suite is skipped, saying why, where none can be
+ * had. Read `user` inside tests.
+ */
+export function anotherUserSuite(): { readonly user: AnotherUser } {
+  const held = {} as { user: AnotherUser };
+  before(function () {
+    if (NO_OTHER_USER) skipBecause(this, NO_OTHER_USER);
+    held.user = addAnotherUser();
+  });
+  after(() => held.user?.remove());
+  return held;
 }
