@@ -267,17 +267,16 @@ function readOwnLog(file: string): string {
   return 'missing' in read ? '' : read.bytes.toString('utf8');
 }
 
-/** Log folders this process found to be its own, made when missing: checked once each. */
-const ownFolders = new Set<string>();
+/** Log files whose folder this process found to be its own (made when missing) and that it made private: checked once each. */
+const checkedLogs = new Set<string>();
 
 async function appendLine(file: string, line: string): Promise<void> {
-  const folder = dirname(file);
-  if (!ownFolders.has(folder)) {
-    const problem = privateFolderProblem(folder, { create: true });
+  if (!checkedLogs.has(file)) {
+    const problem = privateFolderProblem(dirname(file), { create: true });
     if (problem !== undefined) throw new ForeignLogError(problem);
-    ownFolders.add(folder);
+    makeOwnFilePrivate(file);
+    checkedLogs.add(file);
   }
-  makeOwnFilePrivate(file);
   const handle = await open(file, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0), PRIVATE_FILE_MODE).catch((err: NodeJS.ErrnoException) => {
     throw err.code === 'ELOOP' || err.code === 'EMLINK' ? new ForeignLogError(`${file} is a link`) : err;
   });
