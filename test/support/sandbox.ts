@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { probeSandbox } from '../../src/tools/sandbox-probe';
 import { describeUnless } from './skip-reasons';
@@ -39,9 +40,15 @@ export async function noProcessesWith(marker: string, withinMs = 5_000): Promise
   }
 }
 
-/** A new writable host folder outside /tmp (which the sandbox replaces), under test/artifacts/. */
+/**
+ * A new writable host folder outside /tmp (which the sandbox replaces):
+ * under test/artifacts/, or under /var/tmp when the checkout itself lies in
+ * the temporary directory (a clone in /tmp).
+ */
 export function hostFolderOutsideTmp(): string {
   const artifacts = path.resolve(__dirname, '../artifacts');
-  fs.mkdirSync(artifacts, { recursive: true });
-  return fs.mkdtempSync(path.join(artifacts, 'sandbox-outside-'));
+  const tmp = fs.realpathSync(os.tmpdir());
+  const parent = `${fs.realpathSync(path.resolve(__dirname, '..'))}${path.sep}`.startsWith(`${tmp}${path.sep}`) ? '/var/tmp' : artifacts;
+  fs.mkdirSync(parent, { recursive: true });
+  return fs.mkdtempSync(path.join(parent, 'crow-sandbox-outside-'));
 }
