@@ -1,4 +1,5 @@
 import { type AssistantResponse, costOf, emptyUsage, isCutOff, type LlmRequest, type Provider, type StopReason, type Usage } from '../llm/types';
+import { uniqueCallIds } from '../llm/call-ids';
 import { llmPromptAttributes, llmRequestAttributes, llmResponseAttributes } from '../telemetry/gen-ai';
 import type { Span, SpanStatus } from '../telemetry/span';
 import { InternalSession } from '../session/internal-session';
@@ -34,7 +35,9 @@ export async function callModel(scope: ModelCallScope, request: LlmRequest, sign
     sessionId: session.id,
     attributes: { ...llmRequestAttributes(provider.name, provider.model), ...llmPromptAttributes(request) },
   });
-  const response = await streamResponse(agent, provider, request, signal, emit, scope.onToolCallStart);
+  const streamed = await streamResponse(agent, provider, request, signal, emit, scope.onToolCallStart);
+  // Two calls with one id would both run and one result be lost; an id another turn used makes the history invalid.
+  const response = { ...streamed, content: uniqueCallIds(streamed.content, session.callIds) };
   recordResponse(agent, response, session, emit);
   const costUsd = provider.pricing ? costOf(response.usage, provider.pricing) : undefined;
   const context = scope.context?.(request, response.usage);
@@ -139,6 +142,9 @@ async function streamResponse(
           break;
         case 'tool_call_start':
           onToolCallStart?.(event.name);
+          break;
+        case 'notice':
+          emit({ type: 'notice', agent, level: 'warning', title: provider.name, message: event.message });
           break;
         case 'done':
           return event.response;
