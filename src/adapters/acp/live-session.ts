@@ -235,7 +235,11 @@ export class LiveSession {
       if (refused) throw refused;
       running.translator.flush();
       await Promise.race([sink.drained(), running.grace]);
-      return running.cancelled ? 'cancelled' : stopReason(outcome, running.translator.lastPrimaryStop);
+      if (running.cancelled) return 'cancelled';
+      // A run that failed (the model's server refused or broke) is a failed request, not an answer: the client shows
+      // the error as an error, and what the agents said before it stays their message.
+      if (outcome?.status === 'error') throw requestErrors.internal(outcome.message);
+      return stopReason(outcome, running.translator.lastPrimaryStop);
     } finally {
       sink.close();
       void consumed.finally(() => {
