@@ -22,7 +22,7 @@ export type ProviderKind = (typeof PROVIDER_KINDS)[number];
  * carries the output cap and how a tool-less answer is asked for (see
  * llm/openai-flavor.ts). `generic`: any other compatible server.
  */
-export const SERVER_FLAVORS = ['openai', 'ollama', 'llama.cpp', 'vllm', 'lmstudio', 'generic'] as const;
+export const SERVER_FLAVORS = ['openai', 'ollama', 'llama.cpp', 'vllm', 'lmstudio', 'deepseek', 'generic'] as const;
 export type ServerFlavor = (typeof SERVER_FLAVORS)[number];
 
 const CONFIG_FILE_NAME = 'config.toml';
@@ -126,6 +126,8 @@ const ModelSchema = onFirstUse(() =>
   z
     .object({
       context_window: z.number().int().positive().optional(),
+      /** The most output tokens the model produces in one answer, thinking included: requests are fitted under it. */
+      output_cap: z.number().int().positive().optional(),
       tools: z.boolean().optional(),
       vision: z.boolean().optional(),
       thinking: z.boolean().optional(),

@@ -2,6 +2,7 @@ import type { ProviderConnection } from '../config/provider-config';
 import type { ModelInfo, Settings } from '../config/settings';
 import type { ModelPricing, Provider } from './types';
 import type { HttpProviderOptions } from './resilient-stream';
+import { knownOutputCap } from './model-capabilities';
 
 /** The settings that shape every provider: retries, timeouts, output and image defaults. */
 export type ProviderLimits = Pick<Settings, 'maxRetries' | 'idleTimeoutMs' | 'maxOutputTokens' | 'images'>;
@@ -16,6 +17,7 @@ export function providerFor(connection: ProviderConnection, limits: ProviderLimi
   const info = entry.models[model];
   const supportsImages = info?.vision ?? limits.images;
   const pricing = pricingFor(info);
+  const outputCap = info?.outputCap ?? (entry.type === 'anthropic' ? knownOutputCap(model) : undefined);
   const options: HttpProviderOptions = {
     apiKey: apiKey ?? 'not-needed',
     model,
@@ -26,6 +28,7 @@ export function providerFor(connection: ProviderConnection, limits: ProviderLimi
     ...(limits.idleTimeoutMs !== undefined ? { idleTimeoutMs: limits.idleTimeoutMs } : {}),
     ...(limits.maxOutputTokens !== undefined ? { maxOutputTokens: limits.maxOutputTokens } : {}),
     ...(supportsImages !== undefined ? { supportsImages } : {}),
+    ...(outputCap !== undefined ? { outputCap } : {}),
     ...(pricing ? { pricing } : {}),
   };
   // Each wire (and its SDK) is loaded when a provider of that type is made: a run on one never sets up the other.

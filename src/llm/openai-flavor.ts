@@ -27,6 +27,14 @@ export interface FlavorTraits {
    * only by the prompt tokens it reports.
    */
   dropsOverflow: boolean;
+  /**
+   * The field an assistant message with tool calls must carry its reasoning
+   * back in, when the server requires it. DeepSeek in thinking mode (on by
+   * default) answers 400 "Missing reasoning_content field in the assistant
+   * message" otherwise, also when the turn had no reasoning
+   * (api-docs.deepseek.com/guides/thinking_mode, "Tool Calls").
+   */
+  reasoningEcho?: 'reasoning_content';
 }
 
 export const FLAVOR_TRAITS: Record<ServerFlavor, FlavorTraits> = {
@@ -35,6 +43,7 @@ export const FLAVOR_TRAITS: Record<ServerFlavor, FlavorTraits> = {
   'llama.cpp': { capField: 'max_tokens', toollessAnswer: 'tool_choice_none', dropsOverflow: false },
   vllm: { capField: 'max_completion_tokens', toollessAnswer: 'tool_choice_none', dropsOverflow: false },
   lmstudio: { capField: 'max_tokens', toollessAnswer: 'tool_choice_none', dropsOverflow: false },
+  deepseek: { capField: 'max_tokens', toollessAnswer: 'tool_choice_none', dropsOverflow: false, reasoningEcho: 'reasoning_content' },
   // max_tokens is the field every compatible server has read the longest.
   generic: { capField: 'max_tokens', toollessAnswer: 'tool_choice_none', dropsOverflow: false },
 };
@@ -42,12 +51,13 @@ export const FLAVOR_TRAITS: Record<ServerFlavor, FlavorTraits> = {
 /** Ports only one server uses by default; 8000 and 8080 (vLLM, llama.cpp) are too common to tell anything. */
 const DEFAULT_PORTS: Record<string, ServerFlavor> = { '11434': 'ollama', '1234': 'lmstudio' };
 
-/** The configured flavor, else the one the base URL tells: OpenAI's own API, a server on Ollama's or LM Studio's port, else generic. */
+/** The configured flavor, else the one the base URL tells: OpenAI's or DeepSeek's own API, a server on Ollama's or LM Studio's port, else generic. */
 export function flavorOf(baseURL: string, configured: ServerFlavor | undefined): ServerFlavor {
   if (configured) return configured;
   try {
     const url = new URL(baseURL);
     if (url.hostname === 'api.openai.com') return 'openai';
+    if (url.hostname === 'api.deepseek.com') return 'deepseek';
     return DEFAULT_PORTS[url.port] ?? 'generic';
   } catch {
     return 'generic';

@@ -17,19 +17,22 @@ export interface OpenAIFormatOptions {
   flavor: ServerFlavor;
   /** Used when the request sets no maxOutputTokens; absent = the server's default. */
   maxOutputTokens?: number;
+  /** The most output tokens the model produces: no cap asked for goes past it. */
+  outputCap?: number;
 }
 
 /**
  * Translates a provider-neutral request into a streaming Chat Completions
  * call, in the subset that OpenAI-compatible servers (Ollama, LM Studio,
  * vLLM, llama.cpp) also accept, with the fields the flavor's server reads.
- * Thinking is never sent back: the API has no field for it.
+ * Thinking is sent back only to a server that requires it (DeepSeek, see
+ * FlavorTraits.reasoningEcho): Chat Completions has no field for it.
  */
 export function toOpenAIParams(request: LlmRequest, options: OpenAIFormatOptions): ChatCompletionCreateParamsStreaming {
   const traits = FLAVOR_TRAITS[options.flavor];
   const params: ChatCompletionCreateParamsStreaming = {
     model: options.model,
-    messages: toOpenAIMessages(request.system, request.messages),
+    messages: toOpenAIMessages(request.system, request.messages, traits.reasoningEcho),
     stream: true,
     stream_options: { include_usage: true },
   };
@@ -37,7 +40,8 @@ export function toOpenAIParams(request: LlmRequest, options: OpenAIFormatOptions
     params.tools = request.tools.map(toFunctionTool);
     if (request.toolChoice === 'none') params.tool_choice = 'none';
   }
-  const maxOutputTokens = request.maxOutputTokens ?? options.maxOutputTokens;
+  const asked = request.maxOutputTokens ?? options.maxOutputTokens;
+  const maxOutputTokens = asked !== undefined && options.outputCap !== undefined ? Math.min(asked, options.outputCap) : asked;
   if (maxOutputTokens !== undefined) params[traits.capField] = maxOutputTokens;
   if (request.temperature !== undefined) params.temperature = request.temperature;
   return params;
@@ -53,7 +57,8 @@ function toFunctionTool(tool: ToolSpec): ChatCompletionFunctionTool {
   return { type: 'function', function: { name, description, parameters: inputSchema } };
 }
 
-export function toOpenAIMessages(system: string, history: Message[]): ChatCompletionMessageParam[] {
+/** `reasoningEcho`: the field an assistant message with tool calls carries its reasoning back in (see FlavorTraits). */
+export function toOpenAIMessages(system: string, history: Message[], reasoningEcho?: 'reasoning_content'): ChatCompletionMessageParam[] {
   const messages: ChatCompletionMessageParam[] = system ? [{ role: 'system', content: system }] : [];
   for (const message of history) {
     switch (message.role) {
@@ -61,7 +66,7 @@ export function toOpenAIMessages(system: string, history: Message[]): ChatComple
         messages.push(userMessage(message.content));
         break;
       case 'assistant': {
-        const converted = assistantMessage(message.content);
+        const converted = assistantMessage(message.content, reasoningEcho);
         if (converted) messages.push(converted);
         break;
       }
@@ -91,12 +96,16 @@ function contentPart(block: UserBlock): ChatCompletionContentPart {
  * Undefined when nothing is left to send (a turn that produced only thinking,
  * or nothing): the API rejects an assistant message without content or calls.
  */
-function assistantMessage(blocks: AssistantBlock[]): ChatCompletionAssistantMessageParam | undefined {
+function assistantMessage(blocks: AssistantBlock[], reasoningEcho: 'reasoning_content' | undefined): ChatCompletionAssistantMessageParam | undefined {
   const text = blocks.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
   const toolCalls = blocks.flatMap((block) => (block.type === 'tool_call' ? [toolCall(block)] : []));
   if (!text && toolCalls.length === 0) return undefined;
   const message: ChatCompletionAssistantMessageParam = { role: 'assistant', content: text || null };
-  if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  if (toolCalls.length > 0) {
+    message.tool_calls = toolCalls;
+    // Empty when the turn had no reasoning (or it came from another provider): the field must be there all the same.
+    if (reasoningEcho) Object.assign(message, { [reasoningEcho]: blocks.flatMap((block) => (block.type === 'thinking' ? [block.text] : [])).join('') });
+  }
   return message;
 }
 

@@ -32,6 +32,7 @@ export class OpenAIProvider implements Provider {
   private readonly policy: RetryPolicy;
   private readonly profile: ProviderProfile;
   private readonly maxOutputTokens: number | undefined;
+  private readonly outputCap: number | undefined;
   /** Which server this is (OpenAI, Ollama, llama.cpp, vLLM, LM Studio, another). */
   readonly flavor: ServerFlavor;
   private readonly droppedPrompts = new DroppedPromptWatch();
@@ -40,6 +41,7 @@ export class OpenAIProvider implements Provider {
     this.model = options.model;
     this.pricing = options.pricing;
     this.maxOutputTokens = options.maxOutputTokens;
+    this.outputCap = options.outputCap;
     this.policy = retryPolicyOf(options);
     // Retries are ours (resilient-stream), so they are visible and stop once output has been shown.
     // Error answers are read whole by the SDK: bounded, so a server cannot make one endless (see bounded-body.ts).
@@ -58,7 +60,7 @@ export class OpenAIProvider implements Provider {
 
   stream(request: LlmRequest, signal: AbortSignal): AsyncIterable<StreamEvent> {
     const params = (): ChatCompletionCreateParamsStreaming =>
-      toOpenAIParams(sendable(request), { model: this.model, flavor: this.flavor, maxOutputTokens: this.maxOutputTokens });
+      toOpenAIParams(sendable(request), { model: this.model, flavor: this.flavor, maxOutputTokens: this.maxOutputTokens, outputCap: this.outputCap });
     const events = resilientStream(
       {
         profile: this.profile,

@@ -172,6 +172,8 @@ export type StreamEvent =
   | { type: 'tool_call_start'; id: string; name: string }
   /** A failed request will be retried: `attempt` 1 is the first retry, after `delayMs`. */
   | { type: 'retry'; attempt: number; delayMs: number; reason: string }
+  /** Something the person should know about the provider that is no failure (e.g. the SDK's warning that the model is deprecated). */
+  | { type: 'notice'; message: string }
   | { type: 'done'; response: AssistantResponse };
 
 export interface Provider {

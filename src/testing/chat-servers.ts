@@ -10,9 +10,9 @@ import { estimateTokens } from './token-estimate';
 import { openaiRules } from './openai-rules';
 import { invalidRequest, isObject, type Refusal, type RequestBody, type WireRule } from './wire-rules';
 
-export type ChatServerName = 'openai' | 'ollama' | 'llama.cpp' | 'vllm' | 'lmstudio';
+export type ChatServerName = 'openai' | 'ollama' | 'llama.cpp' | 'vllm' | 'lmstudio' | 'deepseek';
 
-export const CHAT_SERVERS: readonly ChatServerName[] = ['openai', 'ollama', 'llama.cpp', 'vllm', 'lmstudio'];
+export const CHAT_SERVERS: readonly ChatServerName[] = ['openai', 'ollama', 'llama.cpp', 'vllm', 'lmstudio', 'deepseek'];
 
 /** How the server streams what the model produced. */
 export interface ChatStreaming {
@@ -232,10 +232,48 @@ const lmstudio: ChatServerProfile = {
   errorBody: (refusal) => ({ error: refusal.message }),
 };
 
+/**
+ * DeepSeek's API (api-docs.deepseek.com/guides/thinking_mode and the
+ * Chat Completion reference): thinking mode is on unless the request sends
+ * `thinking: {type: "disabled"}`; it streams reasoning as
+ * `reasoning_content`; an assistant message with tool calls must carry its
+ * `reasoning_content` back in every later request, or the request is
+ * refused ("Tool Calls" section; the message is quoted by
+ * AstrBotDevs/AstrBot#4174 and anomalyco/opencode#9397). It reads
+ * `max_tokens` and answers errors as OpenAI does.
+ */
+const DEEPSEEK_THINKING = 'https://api-docs.deepseek.com/guides/thinking_mode#tool-calls';
+const deepseek: ChatServerProfile = {
+  name: 'deepseek',
+  defaultContextWindow: 128_000,
+  rules: (window) => [
+    local('deepseek', 'reasoning-content-on-tool-turns', DEEPSEEK_THINKING, (body) => {
+      if (isObject(body.thinking) && body.thinking.type === 'disabled') return undefined;
+      const messages: unknown[] = Array.isArray(body.messages) ? body.messages : [];
+      const index = messages.findIndex(
+        (message) => isObject(message) && message.role === 'assistant' && Array.isArray(message.tool_calls) && message.tool_calls.length > 0 && typeof message.reasoning_content !== 'string',
+      );
+      return index < 0
+        ? undefined
+        : invalidRequest(`Missing reasoning_content field in the assistant message at message index ${index}. For more information, please refer to ${DEEPSEEK_THINKING}`, {
+            param: null,
+            code: 'invalid_request_error',
+          });
+    }),
+    contextRule('deepseek', 'https://api-docs.deepseek.com/quick_start/error_codes (400 Invalid Format; the context length message is OpenAI\'s)', window, (tokens) =>
+      invalidRequest(`This model's maximum context length is ${window} tokens. However, you requested ${tokens} tokens. Please reduce the length of the messages.`, { param: null, code: 'invalid_request_error' }),
+    ),
+  ],
+  outputCap: (body) => firstNumber(body, ['max_tokens']),
+  streaming: { toolCalls: 'fragments', reasoningField: 'reasoning_content' },
+  errorBody: openaiErrorBody,
+};
+
 export const CHAT_SERVER_PROFILES: Record<ChatServerName, ChatServerProfile> = {
   openai,
   ollama,
   'llama.cpp': llamaCpp,
   vllm,
   lmstudio,
+  deepseek,
 };

@@ -220,6 +220,10 @@ export class FakeLlmServer {
       return sendJson(res, 400, wire.errorBody(wire.refusalFor(400, message)));
     }
     if (reply.kind === 'http_error') {
+      if (reply.html !== undefined) {
+        res.writeHead(reply.status, { 'content-type': 'text/html', ...retryHeaders(reply) });
+        return void res.end(reply.html);
+      }
       const message = reply.message ?? `fake LLM server: scripted HTTP ${reply.status}`;
       return sendJson(res, reply.status, wire.errorBody(wire.refusalFor(reply.status, message)), retryHeaders(reply));
     }

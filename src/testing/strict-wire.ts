@@ -5,7 +5,7 @@
  * server signed, and Anthropic's prompt cache. Refusals are recorded, so a
  * test can tell that nothing was refused behind its back.
  */
-import { anthropicWire } from './fake-anthropic-wire';
+import { anthropicWire, type AnthropicUsageReport } from './fake-anthropic-wire';
 import { openaiWire } from './fake-openai-wire';
 import type { WireFormat, WireReply } from './fake-wire';
 import { anthropicRules, promptTokens } from './anthropic-rules';
@@ -27,6 +27,8 @@ export interface StrictWireOptions {
   allowBroken?: readonly string[];
   /** The server answering on the Chat Completions route. Default: OpenAI itself. */
   chatServer?: ChatServerName;
+  /** Where the Messages route's streams report usage (see AnthropicUsageReport). Default: as Anthropic's API does. */
+  anthropicUsage?: AnthropicUsageReport;
   /** The context window of both routes, in the fake's tokens. Default: 200,000 (Anthropic) and the chat server's own. */
   contextWindow?: number;
   /** Report Anthropic prompt-cache reads and writes computed from the requests (scripted usage still wins). */
@@ -68,7 +70,7 @@ export class StrictWire {
     this.allowed = new Set(options.allowBroken ?? []);
     this.chatServer = CHAT_SERVER_PROFILES[options.chatServer ?? 'openai'];
     this.setContextWindow(options.contextWindow);
-    this.wires = { anthropic: anthropicWire, openai: openaiWire(this.chatServer) };
+    this.wires = { anthropic: anthropicWire(options.anthropicUsage), openai: openaiWire(this.chatServer) };
     this.cache = options.promptCache ? new PromptCache() : undefined;
     this.chatPrefix = options.promptCount === 'uncached' ? new ChatPrefix() : undefined;
   }

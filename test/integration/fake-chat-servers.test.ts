@@ -29,6 +29,7 @@ describe('the fake Chat Completions servers', () => {
     'llama.cpp': ['max_tokens'],
     vllm: ['max_completion_tokens', 'max_tokens'],
     lmstudio: ['max_tokens'],
+    deepseek: ['max_tokens'],
   };
 
   for (const name of CHAT_SERVERS) {

@@ -73,6 +73,7 @@ const chat = (server: ChatServerName, rule: string, change: RequestBody, message
 const CASES: Case[] = [
   anthropic('model-required', { model: undefined }, /^model: Field required$/),
   anthropic('max-tokens-required', { max_tokens: undefined }, /^max_tokens: Field required$/),
+  anthropic('max-tokens-model-cap', { max_tokens: 68_192 }, /^max_tokens: 68192 > 64000, which is the maximum allowed number of output tokens for claude-sonnet-4-6$/),
   anthropic('messages-required', { messages: [] }, /at least one message is required/),
   anthropic('roles', { messages: [{ role: 'system', content: 'Be brief.' }, USER] }, /messages\.0\.role: Input should be 'user' or 'assistant'/),
   anthropic('text-non-empty', { messages: [{ role: 'user', content: [{ type: 'text', text: '' }] }] }, /^messages: text content blocks must be non-empty$/),
@@ -90,6 +91,11 @@ const CASES: Case[] = [
     'tool-blocks-need-tools',
     { tools: undefined, messages: [USER, { role: 'assistant', content: [toolUse('toolu_1')] }, { role: 'user', content: [toolResult('toolu_1')] }] },
     /^Requests which include tool_use or tool_result blocks must define tools\.$/,
+  ),
+  anthropic(
+    'tool-use-id-pattern',
+    { messages: [USER, { role: 'assistant', content: [toolUse('functions.get_weather:0')] }, { role: 'user', content: [toolResult('functions.get_weather:0')] }] },
+    /^messages\.1\.content\.0\.tool_use\.id: String should match pattern '\^\[a-zA-Z0-9_-\]\+\$'$/,
   ),
   anthropic(
     'tool-use-ids-unique',
@@ -177,6 +183,13 @@ const CASES: Case[] = [
   chat('vllm', 'tools-non-empty', { tools: [] }, /^`tools` must not be an empty array\./),
   chat('vllm', 'tool-choice', { tools: undefined, tool_choice: 'required' }, /^When using `tool_choice`, `tools` must be set\./),
   { ...chat('vllm', 'context-window', {}, /^This model's maximum context length is 50 tokens\. However, you requested 0 output tokens/), server: { chatServer: 'vllm', contextWindow: 50 } },
+  chat(
+    'deepseek',
+    'reasoning-content-on-tool-turns',
+    { messages: [USER, { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{}' } }] }, { role: 'tool', tool_call_id: 'call_1', content: '15' }] },
+    /^Missing reasoning_content field in the assistant message at message index 1\. For more information, please refer to https:\/\/api-docs\.deepseek\.com\/guides\/thinking_mode#tool-calls$/,
+  ),
+  { ...chat('deepseek', 'context-window', {}, /^This model's maximum context length is 50 tokens\. However, you requested \d+ tokens\./), server: { chatServer: 'deepseek', contextWindow: 50 } },
   chat('lmstudio', 'tool-choice', { tool_choice: { type: 'function', function: { name: 'get_weather' } } }, /^Invalid tool_choice: /),
   { ...chat('lmstudio', 'context-window', {}, /^Trying to keep the first \d+ tokens when context the overflows\. However, the model is loaded with context length of only 50 tokens/), server: { chatServer: 'lmstudio', contextWindow: 50 } },
 ];

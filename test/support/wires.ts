@@ -49,6 +49,17 @@ export function localWire(name: ChatServerName): Wire {
 
 export const LOCAL_SERVERS: ChatServerName[] = ['ollama', 'llama.cpp', 'vllm', 'lmstudio'];
 
+/** DeepSeek's own API as [providers.deepseek], its flavor named (api.deepseek.com would tell it from the URL). */
+export const DEEPSEEK_WIRE: Wire = {
+  name: 'DeepSeek',
+  api: 'openai',
+  chatServer: 'deepseek',
+  config: (server, window) =>
+    `provider = "deepseek"\nmodel = "deepseek-v4-pro"\n[providers.deepseek]\ntype = "openai"\nbase_url = "${server.openaiBaseUrl}"\n` +
+    `flavor = "deepseek"\napi_key_env = "DEEPSEEK_API_KEY"\n${windowOf('deepseek', 'deepseek-v4-pro', window)}`,
+  env: () => ({ DEEPSEEK_API_KEY: 'k' }),
+};
+
 /** The prompt's size as the fake counts it. */
 export function fakeTokens(wire: Wire, body: Record<string, unknown>): number {
   return wire.api === 'anthropic' ? promptTokens(body) : chatPromptTokens(body);
