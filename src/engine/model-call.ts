@@ -198,7 +198,9 @@ function recordResponse(agent: string, response: AssistantResponse, session: Int
         session.append({ kind: 'redacted_thinking', data: block.data, at });
         break;
       case 'tool_call':
-        if (complete && !isCutOff(block, response)) session.append({ kind: 'tool_call', id: block.id, name: block.name, arguments: block.arguments, at });
+        if (complete && !isCutOff(block, response)) {
+          session.append({ kind: 'tool_call', id: block.id, name: block.name, arguments: block.arguments, ...(block.extra ? { extra: block.extra } : {}), at });
+        }
         break;
     }
   }

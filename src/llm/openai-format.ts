@@ -8,7 +8,10 @@ import type {
   ChatCompletionToolMessageParam,
   ChatCompletionUserMessageParam,
 } from 'openai/resources/chat/completions';
-import { FLAVOR_TRAITS, type ServerFlavor } from './openai-flavor';
+import { FLAVOR_TRAITS, type FlavorTraits, type ServerFlavor } from './openai-flavor';
+
+type Echo = Pick<FlavorTraits, 'reasoningEcho' | 'echoesCallExtra'>;
+const NO_ECHO: Echo = { echoesCallExtra: false };
 import type { AssistantBlock, LlmRequest, Message, ToolCallBlock, ToolResultItem, ToolSpec, UserBlock } from './types';
 
 export interface OpenAIFormatOptions {
@@ -32,7 +35,7 @@ export function toOpenAIParams(request: LlmRequest, options: OpenAIFormatOptions
   const traits = FLAVOR_TRAITS[options.flavor];
   const params: ChatCompletionCreateParamsStreaming = {
     model: options.model,
-    messages: toOpenAIMessages(request.system, request.messages, traits.reasoningEcho),
+    messages: toOpenAIMessages(request.system, request.messages, traits),
     stream: true,
     stream_options: { include_usage: true },
   };
@@ -57,8 +60,8 @@ function toFunctionTool(tool: ToolSpec): ChatCompletionFunctionTool {
   return { type: 'function', function: { name, description, parameters: inputSchema } };
 }
 
-/** `reasoningEcho`: the field an assistant message with tool calls carries its reasoning back in (see FlavorTraits). */
-export function toOpenAIMessages(system: string, history: Message[], reasoningEcho?: 'reasoning_content'): ChatCompletionMessageParam[] {
+/** `echo`: what of the model's own output goes back to this server beyond text and calls (see FlavorTraits). */
+export function toOpenAIMessages(system: string, history: Message[], echo: Echo = NO_ECHO): ChatCompletionMessageParam[] {
   const messages: ChatCompletionMessageParam[] = system ? [{ role: 'system', content: system }] : [];
   for (const message of history) {
     switch (message.role) {
@@ -66,7 +69,7 @@ export function toOpenAIMessages(system: string, history: Message[], reasoningEc
         messages.push(userMessage(message.content));
         break;
       case 'assistant': {
-        const converted = assistantMessage(message.content, reasoningEcho);
+        const converted = assistantMessage(message.content, echo);
         if (converted) messages.push(converted);
         break;
       }
@@ -96,9 +99,10 @@ function contentPart(block: UserBlock): ChatCompletionContentPart {
  * Undefined when nothing is left to send (a turn that produced only thinking,
  * or nothing): the API rejects an assistant message without content or calls.
  */
-function assistantMessage(blocks: AssistantBlock[], reasoningEcho: 'reasoning_content' | undefined): ChatCompletionAssistantMessageParam | undefined {
+function assistantMessage(blocks: AssistantBlock[], echo: Echo): ChatCompletionAssistantMessageParam | undefined {
+  const { reasoningEcho } = echo;
   const text = blocks.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
-  const toolCalls = blocks.flatMap((block) => (block.type === 'tool_call' ? [toolCall(block)] : []));
+  const toolCalls = blocks.flatMap((block) => (block.type === 'tool_call' ? [toolCall(block, echo.echoesCallExtra)] : []));
   if (!text && toolCalls.length === 0) return undefined;
   const message: ChatCompletionAssistantMessageParam = { role: 'assistant', content: text || null };
   if (toolCalls.length > 0) {
@@ -109,8 +113,9 @@ function assistantMessage(blocks: AssistantBlock[], reasoningEcho: 'reasoning_co
   return message;
 }
 
-function toolCall(block: ToolCallBlock): ChatCompletionMessageFunctionToolCall {
-  return { id: block.id, type: 'function', function: { name: block.name, arguments: block.arguments } };
+function toolCall(block: ToolCallBlock, echoExtra: boolean): ChatCompletionMessageFunctionToolCall {
+  const call: ChatCompletionMessageFunctionToolCall = { id: block.id, type: 'function', function: { name: block.name, arguments: block.arguments } };
+  return echoExtra && block.extra ? Object.assign(call, { extra_content: block.extra }) : call;
 }
 
 /** The tool role has no error flag; the session already labels failed results in their text. */

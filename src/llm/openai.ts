@@ -16,6 +16,7 @@ import {
 } from './resilient-stream';
 import type { ProviderProfile } from './stream-failure';
 import { boundedFetch, MODEL_SERVER_LIMITS } from './bounded-body';
+import { errorListUnwrapped } from './error-list';
 import { END_OF_STREAM, parseEventData, type SseMessage, wireBatches } from './sse';
 import { sendable } from './tool-text';
 import { type AssistantBlock, emptyUsage, type LlmRequest, type Message, type ModelPricing, type Provider, type StopReason, type StreamEvent, type ToolCallBlock } from './types';
@@ -45,7 +46,8 @@ export class OpenAIProvider implements Provider {
     this.policy = retryPolicyOf(options);
     // Retries are ours (resilient-stream), so they are visible and stop once output has been shown.
     // Error answers are read whole by the SDK: bounded, so a server cannot make one endless (see bounded-body.ts).
-    this.client = new OpenAI({ apiKey: options.apiKey, baseURL: options.baseURL, maxRetries: 0, fetch: boundedFetch((url, init) => fetch(url, init), MODEL_SERVER_LIMITS) });
+    const bounded = boundedFetch((url, init) => fetch(url, init), MODEL_SERVER_LIMITS);
+    this.client = new OpenAI({ apiKey: options.apiKey, baseURL: options.baseURL, maxRetries: 0, fetch: errorListUnwrapped(bounded) });
     this.flavor = flavorOf(this.client.baseURL, options.flavor);
     this.supportsImages = options.supportsImages ?? this.client.baseURL === OPENAI_BASE_URL;
     this.profile = {
@@ -210,12 +212,14 @@ class OpenAIAccumulator implements WireAccumulator<ChatCompletionChunk> {
     const name = fragment.function?.name ?? '';
     const args = fragment.function?.arguments ?? '';
     const call = this.toolCalls[index];
+    const extra = extraContentOf(fragment);
     if (!call) {
       const id = fragment.id || `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`;
-      this.toolCalls[index] = { type: 'tool_call', id, name, arguments: args };
+      this.toolCalls[index] = { type: 'tool_call', id, name, arguments: args, ...(extra ? { extra } : {}) };
       return name ? { type: 'tool_call_start', id, name } : undefined;
     }
     call.arguments += args;
+    if (extra) call.extra = extra;
     if (call.name || !name) return undefined;
     call.name = name;
     return { type: 'tool_call_start', id: call.id, name };
@@ -231,6 +235,12 @@ class OpenAIAccumulator implements WireAccumulator<ChatCompletionChunk> {
     this.usage.output = usage.completion_tokens ?? 0;
     this.usage.reasoning = usage.completion_tokens_details?.reasoning_tokens ?? 0;
   }
+}
+
+/** The `extra_content` a server attached to a tool call (Gemini's thought signature), when it is an object. */
+function extraContentOf(fragment: object): Record<string, unknown> | undefined {
+  const extra = (fragment as { extra_content?: unknown }).extra_content;
+  return typeof extra === 'object' && extra !== null && !Array.isArray(extra) ? (extra as Record<string, unknown>) : undefined;
 }
 
 function reasoningOf(delta: object): string | undefined {

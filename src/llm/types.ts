@@ -59,6 +59,13 @@ export interface ToolCallBlock {
   id: string;
   name: string;
   arguments: string;
+  /**
+   * What a Chat Completions server attached to the call as `extra_content`
+   * (Gemini's thought signature, `{google: {thought_signature}}`), sent back
+   * with the call unchanged: Gemini refuses a call of the current turn
+   * without it.
+   */
+  extra?: Record<string, unknown>;
 }
 
 export type AssistantBlock = TextBlock | ThinkingBlock | RedactedThinkingBlock | ToolCallBlock;

@@ -391,7 +391,7 @@ function toAssistantBlock(entry: AssistantEntry): AssistantBlock {
     case 'redacted_thinking':
       return { type: 'redacted_thinking', data: entry.data };
     case 'tool_call':
-      return { type: 'tool_call', id: entry.id, name: entry.name, arguments: entry.arguments };
+      return { type: 'tool_call', id: entry.id, name: entry.name, arguments: entry.arguments, ...(entry.extra ? { extra: entry.extra } : {}) };
   }
 }
 

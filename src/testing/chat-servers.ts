@@ -10,9 +10,9 @@ import { estimateTokens } from './token-estimate';
 import { openaiRules } from './openai-rules';
 import { invalidRequest, isObject, type Refusal, type RequestBody, type WireRule } from './wire-rules';
 
-export type ChatServerName = 'openai' | 'ollama' | 'llama.cpp' | 'vllm' | 'lmstudio' | 'deepseek';
+export type ChatServerName = 'openai' | 'ollama' | 'llama.cpp' | 'vllm' | 'lmstudio' | 'deepseek' | 'gemini';
 
-export const CHAT_SERVERS: readonly ChatServerName[] = ['openai', 'ollama', 'llama.cpp', 'vllm', 'lmstudio', 'deepseek'];
+export const CHAT_SERVERS: readonly ChatServerName[] = ['openai', 'ollama', 'llama.cpp', 'vllm', 'lmstudio', 'deepseek', 'gemini'];
 
 /** How the server streams what the model produced. */
 export interface ChatStreaming {
@@ -20,13 +20,20 @@ export interface ChatStreaming {
   toolCalls: 'fragments' | 'whole';
   /** The untyped delta field reasoning streams in. */
   reasoningField: 'reasoning_content' | 'reasoning';
+  /** Whether the first tool call of each answer carries a thought signature in `extra_content.google` (Gemini). */
+  signsToolCalls?: boolean;
+}
+
+/** What a server's rules know beyond the request: the thought signature of each tool call it sent, by call id. */
+export interface ChatRuleContext {
+  issuedCallSignatures: ReadonlyMap<string, string>;
 }
 
 export interface ChatServerProfile {
   name: ChatServerName;
   /** The context window when a test sets none (tokens, by the fake's estimate). */
   defaultContextWindow: number;
-  rules(contextWindow: number): WireRule[];
+  rules(contextWindow: number, context: ChatRuleContext): WireRule[];
   /** The output cap the server applies to this request, from the fields it reads; undefined = none. */
   outputCap(body: RequestBody): number | undefined;
   streaming: ChatStreaming;
@@ -269,6 +276,54 @@ const deepseek: ChatServerProfile = {
   errorBody: openaiErrorBody,
 };
 
+/**
+ * Gemini's OpenAI-compatible endpoint (ai.google.dev/gemini-api/docs/openai
+ * and docs/thought-signatures): the first function call of an answer
+ * carries a thought signature in `extra_content.google.thought_signature`,
+ * which must come back on that call in every request of the current turn
+ * (since the last user message): a missing one is refused (the message is
+ * quoted by 0xsline/OpenChatCut#6 and TokenRhythm/opensquilla#225), an
+ * altered one too ("Corrupted thought signature.", anomalyco/opencode#4832).
+ * Function calls arrive whole; errors come as a list of one error object.
+ */
+const THOUGHT_SIGNATURES = 'https://ai.google.dev/gemini-api/docs/thought-signatures';
+function geminiRefusal(message: string): Refusal {
+  return { status: 400, type: 'INVALID_ARGUMENT', message };
+}
+const gemini: ChatServerProfile = {
+  name: 'gemini',
+  defaultContextWindow: 1_048_576,
+  rules: (window, { issuedCallSignatures }) => [
+    local('gemini', 'thought-signature', THOUGHT_SIGNATURES, (body) => {
+      const messages: unknown[] = Array.isArray(body.messages) ? body.messages : [];
+      const turnStart = messages.findLastIndex((message) => isObject(message) && message.role === 'user') + 1;
+      for (let m = turnStart; m < messages.length; m++) {
+        const message = messages[m];
+        if (!isObject(message) || message.role !== 'assistant' || !Array.isArray(message.tool_calls)) continue;
+        for (const call of message.tool_calls) {
+          const issued = isObject(call) ? issuedCallSignatures.get(call.id) : undefined;
+          if (issued === undefined) continue;
+          const sent = call.extra_content?.google?.thought_signature;
+          if (sent === undefined) {
+            return geminiRefusal(
+              'Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. ' +
+                `Additional data, function call \`default_api:${call.function?.name}\` , position ${m + 1}. Please refer to ${THOUGHT_SIGNATURES} for more details.`,
+            );
+          }
+          if (sent !== issued) return geminiRefusal('Corrupted thought signature.');
+        }
+      }
+      return undefined;
+    }),
+    contextRule('gemini', 'the Gemini API\'s 400 for a prompt past the model\'s input limit', window, (tokens) =>
+      geminiRefusal(`The input token count (${tokens}) exceeds the maximum number of tokens allowed (${window}).`),
+    ),
+  ],
+  outputCap: (body) => firstNumber(body, ['max_completion_tokens', 'max_tokens']),
+  streaming: { toolCalls: 'whole', reasoningField: 'reasoning_content', signsToolCalls: true },
+  errorBody: (refusal) => [{ error: { code: refusal.status, message: refusal.message, status: refusal.type } }],
+};
+
 export const CHAT_SERVER_PROFILES: Record<ChatServerName, ChatServerProfile> = {
   openai,
   ollama,
@@ -276,4 +331,5 @@ export const CHAT_SERVER_PROFILES: Record<ChatServerName, ChatServerProfile> = {
   vllm,
   lmstudio,
   deepseek,
+  gemini,
 };

@@ -46,7 +46,14 @@ export function openaiWire(profile: ChatServerProfile): WireFormat {
       const reasoning = joined(reply.blocks, 'thinking');
       const toolCalls = reply.blocks.flatMap((block) =>
         block.type === 'tool_call'
-          ? [{ id: block.id, type: 'function', function: { name: block.name, arguments: block.fragments.join('') } }]
+          ? [
+              {
+                id: block.id,
+                type: 'function',
+                function: { name: block.name, arguments: block.fragments.join('') },
+                ...(block.signature ? { extra_content: { google: { thought_signature: block.signature } } } : {}),
+              },
+            ]
           : [],
       );
       const message = {
@@ -96,12 +103,13 @@ function* contentDeltas(blocks: WireBlock[], streaming: ChatStreaming): Generato
         break;
       case 'tool_call': {
         const index = toolIndex++;
+        const signed = block.signature ? { extra_content: { google: { thought_signature: block.signature } } } : {};
         if (streaming.toolCalls === 'whole') {
-          const call = { index, id: block.id, type: 'function', function: { name: block.name, arguments: block.fragments.join('') } };
+          const call = { index, id: block.id, type: 'function', function: { name: block.name, arguments: block.fragments.join('') }, ...signed };
           yield { tool_calls: [call] };
           break;
         }
-        yield { tool_calls: [{ index, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] };
+        yield { tool_calls: [{ index, id: block.id, type: 'function', function: { name: block.name, arguments: '' }, ...signed }] };
         for (const fragment of block.fragments) yield { tool_calls: [{ index, function: { arguments: fragment } }] };
         break;
       }

@@ -12,6 +12,7 @@ import { anthropicRules, promptTokens } from './anthropic-rules';
 import { CHAT_SERVER_PROFILES, chatPromptTokens, type ChatServerName, type ChatServerProfile } from './chat-servers';
 import { ANTHROPIC_HEADER_RULES, type HeaderRule, OPENAI_HEADER_RULES } from './header-rules';
 import { PromptCache } from './prompt-cache';
+import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { firstBroken, type RecordedRefusal, type Refusal, type RequestBody, type WireRule } from './wire-rules';
 
@@ -60,6 +61,8 @@ export class StrictWire {
   readonly wires: Record<FakeApi, WireFormat>;
   private readonly allowed: ReadonlySet<string>;
   private readonly issuedThinking = new Map<string, string>();
+  /** Call id → the thought signature this server put on it (a server that signs calls). */
+  private readonly issuedCallSignatures = new Map<string, string>();
   private rules!: Record<FakeApi, WireRule[]>;
   private chatWindow!: number;
   private readonly cache: PromptCache | undefined;
@@ -80,7 +83,7 @@ export class StrictWire {
     this.chatWindow = tokens ?? this.chatServer.defaultContextWindow;
     this.rules = {
       anthropic: anthropicRules({ contextWindow: tokens ?? ANTHROPIC_CONTEXT_WINDOW, issuedThinking: this.issuedThinking }),
-      openai: this.chatServer.rules(this.chatWindow),
+      openai: this.chatServer.rules(this.chatWindow, { issuedCallSignatures: this.issuedCallSignatures }),
     };
   }
 
@@ -128,6 +131,12 @@ export class StrictWire {
   settle(api: FakeApi, body: RequestBody, reply: WireReply, inputScripted: boolean): void {
     for (const block of reply.blocks) {
       if (block.type === 'thinking' && block.signature) this.issuedThinking.set(block.signature, block.chunks.join(''));
+    }
+    // Gemini signs the first function call of each answer.
+    const firstCall = reply.blocks.find((block) => block.type === 'tool_call');
+    if (api === 'openai' && this.chatServer.streaming.signsToolCalls && firstCall?.type === 'tool_call') {
+      firstCall.signature = `gts-${firstCall.id}-${randomBytes(6).toString('base64url')}`;
+      this.issuedCallSignatures.set(firstCall.id, firstCall.signature);
     }
     if (api === 'anthropic' && this.cache && !inputScripted) Object.assign(reply.usage, this.cache.account(body));
   }

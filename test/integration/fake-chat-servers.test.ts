@@ -30,6 +30,7 @@ describe('the fake Chat Completions servers', () => {
     vllm: ['max_completion_tokens', 'max_tokens'],
     lmstudio: ['max_tokens'],
     deepseek: ['max_tokens'],
+    gemini: ['max_completion_tokens', 'max_tokens'],
   };
 
   for (const name of CHAT_SERVERS) {

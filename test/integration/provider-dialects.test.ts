@@ -103,6 +103,28 @@ describe('provider dialects, through the binary', function () {
     assert.equal(readFileSync(join(root, 'c.txt'), 'utf8'), 'c\n');
   });
 
+  it("Gemini's OpenAI-compatible endpoint: each signed call goes back with its thought signature, and its list-shaped errors are read", async () => {
+    const llm = await server({ chatServer: 'gemini' });
+    config(
+      'provider = "gemini"\nmodel = "gemini-3-pro-preview"\n[providers.gemini]\ntype = "openai"\nflavor = "gemini"\n' +
+        `base_url = "${llm.openaiBaseUrl}"\napi_key_env = "GEMINI_API_KEY"\n`,
+    );
+    const env = { GEMINI_API_KEY: 'k' };
+    llm.enqueue('openai', write('g.txt', 'g\n'), write('h.txt', 'h\n'), say('Both.'));
+    const first = await crow(['Write g.txt and h.txt'], env);
+    assert.equal(first.code, 0, first.stderr);
+    assert.deepEqual(llm.takeRefusals(), []);
+    const calls = llm.requestsFor('openai').at(-1)!.body.messages.flatMap((message: any) => message.tool_calls ?? []);
+    assert.equal(calls.length, 2);
+    assert.ok(calls.every((call: any) => /^gts-/.test(call.extra_content?.google?.thought_signature)), JSON.stringify(calls));
+
+    llm.enqueue('openai', { kind: 'http_error', status: 400, message: 'API key not valid. Please pass a valid API key.' });
+    const refused = await crow(['--continue', 'Again'], env);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /HTTP 400: API key not valid\. Please pass a valid API key/);
+    llm.takeRefusals();
+  });
+
   it('two calls with one id both run, both results reach the model, and the session continues on Anthropic', async () => {
     const openai = await server();
     const env = { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: openai.openaiBaseUrl };

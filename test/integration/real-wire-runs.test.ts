@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { FakeLlmServer, type ScriptedReply } from '../../src/testing/fake-llm-server';
 import { runCrow } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';
-import { ANTHROPIC_WIRE, capRead, DEEPSEEK_WIRE, LOCAL_SERVERS, localWire, OPENAI_WIRE, type Wire } from '../support/wires';
+import { ANTHROPIC_WIRE, capRead, DEEPSEEK_WIRE, GEMINI_WIRE, LOCAL_SERVERS, localWire, OPENAI_WIRE, type Wire } from '../support/wires';
 
 const BROKEN = 'exports.add = (a, b) => a - b;\n';
 const FIXED = 'exports.add = (a, b) => a + b;\n';
@@ -32,7 +32,7 @@ const REVIEWED_RUN: ScriptedReply[] = [
   call('task_complete', { summary: 'Verified: node test.js passes.' }),
 ];
 
-const WIRES: Wire[] = [ANTHROPIC_WIRE, OPENAI_WIRE, DEEPSEEK_WIRE, ...LOCAL_SERVERS.map(localWire)];
+const WIRES: Wire[] = [ANTHROPIC_WIRE, OPENAI_WIRE, DEEPSEEK_WIRE, GEMINI_WIRE, ...LOCAL_SERVERS.map(localWire)];
 
 describe('reviewed agents on every wire, against the strict fake', function () {
   this.timeout(60_000);

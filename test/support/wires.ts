@@ -49,6 +49,17 @@ export function localWire(name: ChatServerName): Wire {
 
 export const LOCAL_SERVERS: ChatServerName[] = ['ollama', 'llama.cpp', 'vllm', 'lmstudio'];
 
+/** Gemini's OpenAI-compatible endpoint as [providers.gemini], its flavor named (generativelanguage.googleapis.com would tell it). */
+export const GEMINI_WIRE: Wire = {
+  name: 'Gemini',
+  api: 'openai',
+  chatServer: 'gemini',
+  config: (server, window) =>
+    `provider = "gemini"\nmodel = "gemini-3-pro-preview"\n[providers.gemini]\ntype = "openai"\nbase_url = "${server.openaiBaseUrl}"\n` +
+    `flavor = "gemini"\napi_key_env = "GEMINI_API_KEY"\n${windowOf('gemini', 'gemini-3-pro-preview', window)}`,
+  env: () => ({ GEMINI_API_KEY: 'k' }),
+};
+
 /** DeepSeek's own API as [providers.deepseek], its flavor named (api.deepseek.com would tell it from the URL). */
 export const DEEPSEEK_WIRE: Wire = {
   name: 'DeepSeek',
