@@ -3,6 +3,7 @@ import type { ModelInfo, Settings } from '../config/settings';
 import type { ModelPricing, Provider } from './types';
 import type { HttpProviderOptions } from './resilient-stream';
 import { knownOutputCap } from './model-capabilities';
+import { servedModel } from './served-models';
 
 /** The settings that shape every provider: retries, timeouts, output and image defaults. */
 export type ProviderLimits = Pick<Settings, 'maxRetries' | 'idleTimeoutMs' | 'maxOutputTokens' | 'images'>;
@@ -17,7 +18,7 @@ export function providerFor(connection: ProviderConnection, limits: ProviderLimi
   const info = entry.models[model];
   const supportsImages = info?.vision ?? limits.images;
   const pricing = pricingFor(info);
-  const outputCap = info?.outputCap ?? (entry.type === 'anthropic' ? knownOutputCap(model) : undefined);
+  const outputCap = info?.outputCap ?? servedModel(entry, apiKey, model)?.outputCap ?? (entry.type === 'anthropic' ? knownOutputCap(model) : undefined);
   const options: HttpProviderOptions = {
     apiKey: apiKey ?? 'not-needed',
     model,

@@ -61,7 +61,7 @@ export class FakeLlmServer {
    * (OpenAI's "List models"; Ollama, LM Studio, vLLM and llama.cpp's server
    * answer the same `{object: "list", data: [{id, object: "model", ...}]}`).
    */
-  models: string[] = ['fake-model'];
+  models: (string | ListedModel)[] = ['fake-model'];
   private readonly queues: Record<FakeApi, ScriptedReply[]> = { openai: [], anthropic: [] };
   private readonly responders: Partial<Record<FakeApi, Responder>> = {};
   private readonly sockets = new Set<Socket>();
@@ -185,10 +185,11 @@ export class FakeLlmServer {
     const method = req.method ?? 'GET';
     const path = new URL(req.url ?? '/', this.url).pathname;
     if (method === 'GET' && path === '/v1/models') {
-      const refused = this.strict.authorize('openai', req.headers);
-      if (refused) return sendJson(res, refused.status, this.strict.wires.openai.errorBody(refused));
-      const data = this.models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'fake' }));
-      return sendJson(res, 200, { object: 'list', data });
+      // Both APIs list models here; the SDKs' anthropic-version header tells Anthropic's client.
+      const api: FakeApi = req.headers['anthropic-version'] !== undefined ? 'anthropic' : 'openai';
+      const refused = this.strict.authorize(api, req.headers);
+      if (refused) return sendJson(res, refused.status, this.strict.wires[api].errorBody(refused));
+      return sendJson(res, 200, modelList(api, this.models));
     }
     const api = ROUTES[`${method} ${path}`];
     if (!api) {
@@ -244,6 +245,38 @@ export class FakeLlmServer {
     }
     await play(res, streaming ? 'text/event-stream' : 'application/json', events, { latencyMs: reply.latencyMs ?? 0, pauses: reply.pauses ?? [], fault });
   }
+}
+
+/** A model as `GET /v1/models` lists it, with what the list may say of it. */
+export interface ListedModel {
+  id: string;
+  contextWindow?: number;
+  outputCap?: number;
+}
+
+/**
+ * The list as each API answers it: Anthropic's Models API
+ * (docs.anthropic.com/en/api/models-list: `data` of `{type: "model", id,
+ * display_name, created_at, max_input_tokens, max_tokens}`, paged with
+ * `has_more`, `first_id`, `last_id`), or OpenAI's `{object: "list", data:
+ * [{id, object: "model", created, owned_by}]}`, where a window is vLLM's
+ * `max_model_len`.
+ */
+function modelList(api: FakeApi, models: readonly (string | ListedModel)[]): unknown {
+  const listed = models.map((model) => (typeof model === 'string' ? { id: model } : model));
+  if (api === 'anthropic') {
+    const data = listed.map(({ id, contextWindow, outputCap }) => ({
+      type: 'model',
+      id,
+      display_name: id,
+      created_at: '2026-01-01T00:00:00Z',
+      max_input_tokens: contextWindow ?? null,
+      max_tokens: outputCap ?? null,
+    }));
+    return { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null };
+  }
+  const data = listed.map(({ id, contextWindow }) => ({ id, object: 'model', created: 0, owned_by: 'fake', ...(contextWindow ? { max_model_len: contextWindow } : {}) }));
+  return { object: 'list', data };
 }
 
 /** Throws on a malformed script, or one the API cannot send. */
