@@ -14,7 +14,8 @@ import { type DefinitionError, problemsFromZod } from './config-problems';
 import { HookEntrySchema } from './hook-config';
 import { configHome, projectConfigDir } from './paths';
 
-const PROVIDER_KINDS = ['anthropic', 'openai'] as const;
+/** `openai`: Chat Completions (OpenAI and compatible servers); `openai-responses`: OpenAI's Responses API. */
+export const PROVIDER_KINDS = ['anthropic', 'openai', 'openai-responses'] as const;
 export type ProviderKind = (typeof PROVIDER_KINDS)[number];
 
 /**

@@ -7,6 +7,8 @@
  */
 import { anthropicWire } from './fake-anthropic-wire';
 import { openaiWire } from './fake-openai-wire';
+import { outputItemId, responsesWire } from './fake-responses-wire';
+import { type IssuedCall, responsesPromptTokens, responsesRules } from './responses-rules';
 import type { WireFormat, WireReply } from './fake-wire';
 import { anthropicRules, promptTokens } from './anthropic-rules';
 import { CHAT_SERVER_PROFILES, chatPromptTokens, type ChatServerName, type ChatServerProfile } from './chat-servers';
@@ -15,9 +17,12 @@ import { PromptCache } from './prompt-cache';
 import type { IncomingHttpHeaders } from 'node:http';
 import { firstBroken, type RecordedRefusal, type Refusal, type RequestBody, type WireRule } from './wire-rules';
 
-export type FakeApi = 'openai' | 'anthropic';
+/** The routes: Chat Completions, Anthropic Messages, and OpenAI's Responses API. */
+export type FakeApi = 'openai' | 'anthropic' | 'openai-responses';
 
 const ANTHROPIC_CONTEXT_WINDOW = 200_000;
+/** gpt-5's window (platform.openai.com/docs/models). */
+const RESPONSES_CONTEXT_WINDOW = 400_000;
 
 export interface StrictWireOptions {
   /**
@@ -58,6 +63,7 @@ export class StrictWire {
   readonly wires: Record<FakeApi, WireFormat>;
   private readonly allowed: ReadonlySet<string>;
   private readonly issuedThinking = new Map<string, string>();
+  private readonly issuedCalls = new Map<string, IssuedCall>();
   private rules!: Record<FakeApi, WireRule[]>;
   private chatWindow!: number;
   private readonly cache: PromptCache | undefined;
@@ -68,7 +74,7 @@ export class StrictWire {
     this.allowed = new Set(options.allowBroken ?? []);
     this.chatServer = CHAT_SERVER_PROFILES[options.chatServer ?? 'openai'];
     this.setContextWindow(options.contextWindow);
-    this.wires = { anthropic: anthropicWire, openai: openaiWire(this.chatServer) };
+    this.wires = { anthropic: anthropicWire, openai: openaiWire(this.chatServer), 'openai-responses': responsesWire };
     this.cache = options.promptCache ? new PromptCache() : undefined;
     this.chatPrefix = options.promptCount === 'uncached' ? new ChatPrefix() : undefined;
   }
@@ -79,6 +85,7 @@ export class StrictWire {
     this.rules = {
       anthropic: anthropicRules({ contextWindow: tokens ?? ANTHROPIC_CONTEXT_WINDOW, issuedThinking: this.issuedThinking }),
       openai: this.chatServer.rules(this.chatWindow),
+      'openai-responses': responsesRules({ contextWindow: tokens ?? RESPONSES_CONTEXT_WINDOW, issuedCalls: this.issuedCalls }),
     };
   }
 
@@ -88,7 +95,8 @@ export class StrictWire {
    * refusal is recorded. Only OpenAI itself asks for a key there.
    */
   authorize(api: FakeApi, headers: IncomingHttpHeaders): Refusal | undefined {
-    const rules: readonly HeaderRule[] = api === 'anthropic' ? ANTHROPIC_HEADER_RULES : this.chatServer.name === 'openai' ? OPENAI_HEADER_RULES : [];
+    const rules: readonly HeaderRule[] =
+      api === 'anthropic' ? ANTHROPIC_HEADER_RULES : api === 'openai-responses' || this.chatServer.name === 'openai' ? OPENAI_HEADER_RULES : [];
     for (const rule of rules) {
       if (this.allowed.has(rule.name)) continue;
       const refusal = rule.check(headers);
@@ -108,18 +116,22 @@ export class StrictWire {
       return { kind: 'refused', refusal: broken.refusal };
     }
     if (api === 'anthropic') return { kind: 'admitted', promptTokens: promptTokens(judged) };
+    if (api === 'openai-responses') return { kind: 'admitted', promptTokens: responsesPromptTokens(judged) };
     return { kind: 'admitted', promptTokens: chatPromptTokens(judged), ...(this.chatPrefix ? { uncachedTokens: this.chatPrefix.uncached(judged) } : {}) };
   }
 
   /** The output cap the route's server applies to the request. */
   outputCap(api: FakeApi, body: RequestBody): number | undefined {
     if (api === 'anthropic') return typeof body.max_tokens === 'number' ? body.max_tokens : undefined;
+    if (api === 'openai-responses') return typeof body.max_output_tokens === 'number' ? body.max_output_tokens : undefined;
     return this.chatServer.outputCap(body);
   }
 
   /**
    * Final touches to a reply about to be sent: the thinking it signs is
-   * remembered (to check it comes back unchanged), and unless the script
+   * remembered (to check it comes back unchanged), as are the Responses
+   * function calls that followed a reasoning item (to check the item comes
+   * back with them), and unless the script
    * set the input usage, Anthropic's is split by the prompt cache when it
    * is simulated.
    */
@@ -127,7 +139,17 @@ export class StrictWire {
     for (const block of reply.blocks) {
       if (block.type === 'thinking' && block.signature) this.issuedThinking.set(block.signature, block.chunks.join(''));
     }
+    if (api === 'openai-responses') this.rememberCalls(reply);
     if (api === 'anthropic' && this.cache && !inputScripted) Object.assign(reply.usage, this.cache.account(body));
+  }
+
+  /** The function calls of a Responses reply that a reasoning item went before, by call_id. */
+  private rememberCalls(reply: WireReply): void {
+    let reasoningId: string | undefined;
+    reply.blocks.forEach((block, index) => {
+      if (block.type === 'thinking') reasoningId = outputItemId(reply, index, block);
+      else if (block.type === 'tool_call' && reasoningId) this.issuedCalls.set(block.id, { itemId: outputItemId(reply, index, block), reasoningId });
+    });
   }
 
   /** Forgets the recorded refusals, returning them. */

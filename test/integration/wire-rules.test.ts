@@ -181,7 +181,7 @@ const CASES: Case[] = [
   { ...chat('lmstudio', 'context-window', {}, /^Trying to keep the first \d+ tokens when context the overflows\. However, the model is loaded with context length of only 50 tokens/), server: { chatServer: 'lmstudio', contextWindow: 50 } },
 ];
 
-const PATHS: Record<FakeApi, string> = { anthropic: '/v1/messages', openai: '/v1/chat/completions' };
+const PATHS: Record<FakeApi, string> = { anthropic: '/v1/messages', openai: '/v1/chat/completions', 'openai-responses': '/v1/responses' };
 
 /** The message in any of the error envelopes the servers use. */
 function errorMessage(body: any): string {
@@ -192,6 +192,7 @@ function errorMessage(body: any): string {
 const SDK_HEADERS: Record<FakeApi, Record<string, string>> = {
   anthropic: { 'x-api-key': 'sk-ant-wire-rules', 'anthropic-version': '2023-06-01' },
   openai: { authorization: 'Bearer sk-wire-rules' },
+  'openai-responses': { authorization: 'Bearer sk-wire-rules' },
 };
 
 async function post(server: FakeLlmServer, api: FakeApi, body: RequestBody, headers = SDK_HEADERS[api]): Promise<{ status: number; body: any }> {
