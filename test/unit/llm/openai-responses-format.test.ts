@@ -10,7 +10,7 @@ const ASK: Message = { role: 'user', content: [{ type: 'text', text: 'Go on.' }]
 const ITEM: ResponseReasoningItem = { id: 'rs_1', type: 'reasoning', summary: [{ type: 'summary_text', text: 'Plan.' }], encrypted_content: 'gAAAAsealed', status: 'completed' };
 
 const request = (messages: Message[], more: Partial<LlmRequest> = {}): LlmRequest => ({ system: 'Be brief.', messages, tools: TOOLS, ...more });
-const inputOf = (messages: Message[], model = 'gpt-5.4') => toResponsesParams(request(messages), { model }).input as Record<string, unknown>[];
+const inputOf = (messages: Message[], model = 'gpt-5.4') => toResponsesParams(request(messages), { model }).input as unknown as Record<string, unknown>[];
 
 describe('Responses API request format', () => {
   it('keeps a reasoning item whole but for its output-only status, as JSON Anthropic data never looks like', () => {
