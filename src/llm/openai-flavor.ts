@@ -31,6 +31,8 @@ export interface FlavorTraits {
 
 export const FLAVOR_TRAITS: Record<ServerFlavor, FlavorTraits> = {
   openai: { capField: 'max_completion_tokens', toollessAnswer: 'tool_choice_none', dropsOverflow: false },
+  // Azure OpenAI serves OpenAI's models (max_completion_tokens since API version 2024-09-01-preview).
+  azure: { capField: 'max_completion_tokens', toollessAnswer: 'tool_choice_none', dropsOverflow: false },
   ollama: { capField: 'max_tokens', toollessAnswer: 'omit_tools', dropsOverflow: true },
   'llama.cpp': { capField: 'max_tokens', toollessAnswer: 'tool_choice_none', dropsOverflow: false },
   vllm: { capField: 'max_completion_tokens', toollessAnswer: 'tool_choice_none', dropsOverflow: false },
@@ -42,12 +44,16 @@ export const FLAVOR_TRAITS: Record<ServerFlavor, FlavorTraits> = {
 /** Ports only one server uses by default; 8000 and 8080 (vLLM, llama.cpp) are too common to tell anything. */
 const DEFAULT_PORTS: Record<string, ServerFlavor> = { '11434': 'ollama', '1234': 'lmstudio' };
 
-/** The configured flavor, else the one the base URL tells: OpenAI's own API, a server on Ollama's or LM Studio's port, else generic. */
+/** Azure OpenAI's resource hosts (learn.microsoft.com/azure/ai-services/openai/reference, "endpoint"). */
+const AZURE_HOST = /\.(openai\.azure\.com|cognitiveservices\.azure\.com)$/;
+
+/** The configured flavor, else the one the base URL tells: OpenAI's own API, an Azure OpenAI resource, a server on Ollama's or LM Studio's port, else generic. */
 export function flavorOf(baseURL: string, configured: ServerFlavor | undefined): ServerFlavor {
   if (configured) return configured;
   try {
     const url = new URL(baseURL);
     if (url.hostname === 'api.openai.com') return 'openai';
+    if (AZURE_HOST.test(url.hostname)) return 'azure';
     return DEFAULT_PORTS[url.port] ?? 'generic';
   } catch {
     return 'generic';

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
+import { chatClient } from './chat-client';
 import { sentTools, toOpenAIParams } from './openai-format';
 import { FLAVOR_TRAITS, flavorOf, type ServerFlavor } from './openai-flavor';
 import { estimateTokens, promptTokensRead } from './token-estimate';
@@ -43,7 +44,8 @@ export class OpenAIProvider implements Provider {
     this.policy = retryPolicyOf(options);
     // Retries are ours (resilient-stream), so they are visible and stop once output has been shown.
     // Error answers are read whole by the SDK: bounded, so a server cannot make one endless (see bounded-body.ts).
-    this.client = new OpenAI({ apiKey: options.apiKey, baseURL: options.baseURL, maxRetries: 0, fetch: boundedFetch((url, init) => fetch(url, init), MODEL_SERVER_LIMITS) });
+    // Azure OpenAI gets the SDK's AzureOpenAI client (chat-client.ts).
+    this.client = chatClient({ apiKey: options.apiKey, baseURL: options.baseURL, flavor: options.flavor, fetch: boundedFetch((url, init) => fetch(url, init), MODEL_SERVER_LIMITS) });
     this.flavor = flavorOf(this.client.baseURL, options.flavor);
     this.supportsImages = options.supportsImages ?? this.client.baseURL === OPENAI_BASE_URL;
     this.profile = {

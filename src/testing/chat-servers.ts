@@ -10,8 +10,9 @@ import { estimateTokens } from './token-estimate';
 import { openaiRules } from './openai-rules';
 import { invalidRequest, isObject, type Refusal, type RequestBody, type WireRule } from './wire-rules';
 
-export type ChatServerName = 'openai' | 'ollama' | 'llama.cpp' | 'vllm' | 'lmstudio';
+export type ChatServerName = 'openai' | 'azure' | 'ollama' | 'llama.cpp' | 'vllm' | 'lmstudio';
 
+/** The servers answering on `/v1/chat/completions` (Azure answers on its deployments' routes instead; see azure-rules.ts). */
 export const CHAT_SERVERS: readonly ChatServerName[] = ['openai', 'ollama', 'llama.cpp', 'vllm', 'lmstudio'];
 
 /** How the server streams what the model produced. */
@@ -232,8 +233,16 @@ const lmstudio: ChatServerProfile = {
   errorBody: (refusal) => ({ error: refusal.message }),
 };
 
+/**
+ * Azure OpenAI: OpenAI's models, so OpenAI's body rules, cap fields and
+ * streaming, behind its own route, version parameter and key header
+ * (azure-rules.ts). Its deployments are the fake server's `models`.
+ */
+const azure: ChatServerProfile = { ...openai, name: 'azure' };
+
 export const CHAT_SERVER_PROFILES: Record<ChatServerName, ChatServerProfile> = {
   openai,
+  azure,
   ollama,
   'llama.cpp': llamaCpp,
   vllm,

@@ -16,6 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { newSerials, resolveReply, validateReply } from './fake-reply';
 import type { Fault, ScriptedHttpError, ScriptedReply, ScriptedResponse } from './fake-script';
 import { type FakeApi, StrictWire, type StrictWireOptions } from './strict-wire';
+import { AZURE_DEPLOYMENT_PATH } from './azure-rules';
 import type { RecordedRefusal } from './wire-rules';
 
 export type { ScriptedStopReason, ScriptedUsage, WireBlock, WireFormat, WireReply } from './fake-wire';
@@ -183,14 +184,16 @@ export class FakeLlmServer {
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const method = req.method ?? 'GET';
-    const path = new URL(req.url ?? '/', this.url).pathname;
+    const url = new URL(req.url ?? '/', this.url);
+    const path = url.pathname;
     if (method === 'GET' && path === '/v1/models') {
       const refused = this.strict.authorize('openai', req.headers);
       if (refused) return sendJson(res, refused.status, this.strict.wires.openai.errorBody(refused));
       const data = this.models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'fake' }));
       return sendJson(res, 200, { object: 'list', data });
     }
-    const api = ROUTES[`${method} ${path}`];
+    // Azure OpenAI's Chat Completions are at each deployment's own path.
+    const api = ROUTES[`${method} ${path}`] ?? (method === 'POST' && AZURE_DEPLOYMENT_PATH.test(path) ? 'openai' : undefined);
     if (!api) {
       const message = `fake LLM server: no route for ${method} ${path} (serves POST /v1/chat/completions, POST /v1/messages, POST /v1/responses and GET /v1/models)`;
       return sendJson(res, 404, { error: { type: 'not_found_error', message } });
@@ -201,7 +204,7 @@ export class FakeLlmServer {
     this.open[api] += 1;
     this.peak[api] = Math.max(this.peak[api], this.open[api]);
     res.once('close', () => (this.open[api] -= 1));
-    const refused = this.strict.authorize(api, req.headers);
+    const refused = this.strict.checkRequestLine(api, path, url.searchParams, this.models) ?? this.strict.authorize(api, req.headers);
     if (refused) return sendJson(res, refused.status, this.strict.wires[api].errorBody(refused));
     await this.answer(api, body, res);
   }

@@ -14,6 +14,7 @@ import { anthropicRules, promptTokens } from './anthropic-rules';
 import { CHAT_SERVER_PROFILES, chatPromptTokens, type ChatServerName, type ChatServerProfile } from './chat-servers';
 import { ANTHROPIC_HEADER_RULES, type HeaderRule, OPENAI_HEADER_RULES } from './header-rules';
 import { PromptCache } from './prompt-cache';
+import { AZURE_HEADER_RULES, AZURE_REQUEST_LINE_RULES } from './azure-rules';
 import type { IncomingHttpHeaders } from 'node:http';
 import { firstBroken, type RecordedRefusal, type Refusal, type RequestBody, type WireRule } from './wire-rules';
 
@@ -95,11 +96,33 @@ export class StrictWire {
    * refusal is recorded. Only OpenAI itself asks for a key there.
    */
   authorize(api: FakeApi, headers: IncomingHttpHeaders): Refusal | undefined {
-    const rules: readonly HeaderRule[] =
-      api === 'anthropic' ? ANTHROPIC_HEADER_RULES : api === 'openai-responses' || this.chatServer.name === 'openai' ? OPENAI_HEADER_RULES : [];
+    const rules = this.headerRules(api);
     for (const rule of rules) {
       if (this.allowed.has(rule.name)) continue;
       const refusal = rule.check(headers);
+      if (!refusal) continue;
+      this.refusals.push({ rule: rule.name, api, refusal });
+      return refusal;
+    }
+    return undefined;
+  }
+
+  private headerRules(api: FakeApi): readonly HeaderRule[] {
+    if (api === 'anthropic') return ANTHROPIC_HEADER_RULES;
+    if (api === 'openai' && this.chatServer.name === 'azure') return AZURE_HEADER_RULES;
+    return api === 'openai-responses' || this.chatServer.name === 'openai' ? OPENAI_HEADER_RULES : [];
+  }
+
+  /**
+   * Applies the rules of the request line (path and query) of a Chat
+   * Completions request to Azure, whose resource has `deployments`; a
+   * refusal is recorded. Other servers have none.
+   */
+  checkRequestLine(api: FakeApi, path: string, query: URLSearchParams, deployments: readonly string[]): Refusal | undefined {
+    if (api !== 'openai' || this.chatServer.name !== 'azure') return undefined;
+    for (const rule of AZURE_REQUEST_LINE_RULES) {
+      if (this.allowed.has(rule.name)) continue;
+      const refusal = rule.check(path, query, deployments);
       if (!refusal) continue;
       this.refusals.push({ rule: rule.name, api, refusal });
       return refusal;
