@@ -23,7 +23,7 @@ export type ProviderKind = (typeof PROVIDER_KINDS)[number];
  * carries the output cap and how a tool-less answer is asked for (see
  * llm/openai-flavor.ts). `generic`: any other compatible server.
  */
-export const SERVER_FLAVORS = ['openai', 'azure', 'ollama', 'llama.cpp', 'vllm', 'lmstudio', 'generic'] as const;
+export const SERVER_FLAVORS = ['openai', 'azure', 'openrouter', 'ollama', 'llama.cpp', 'vllm', 'lmstudio', 'generic'] as const;
 export type ServerFlavor = (typeof SERVER_FLAVORS)[number];
 
 const CONFIG_FILE_NAME = 'config.toml';

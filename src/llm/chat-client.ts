@@ -1,6 +1,6 @@
 /**
- * The SDK client a Chat Completions provider talks through: OpenAI's own,
- * or, for an Azure OpenAI resource, the SDK's AzureOpenAI, which differs on
+ * The SDK client a Chat Completions provider talks through: OpenAI's own
+ * (OpenRouter's with its attribution headers), or, for an Azure OpenAI resource, the SDK's AzureOpenAI, which differs on
  * the wire (learn.microsoft.com/azure/ai-services/openai/reference):
  * the model is a deployment named in the path
  * (`/openai/deployments/{deployment}/chat/completions`), every request
@@ -9,6 +9,12 @@
  */
 import OpenAI, { AzureOpenAI } from 'openai';
 import { flavorOf, type ServerFlavor } from './openai-flavor';
+
+/**
+ * OpenRouter's optional attribution headers (openrouter.ai/docs/api-reference/overview,
+ * "Headers"): the app's site and name, shown in its rankings and activity log.
+ */
+export const OPENROUTER_HEADERS = { 'HTTP-Referer': 'https://github.com/crow-agent/crow-agent', 'X-Title': 'Crow Agent' };
 
 /** The latest generally available API version of Azure OpenAI's data plane; a base URL's `?api-version=` wins. */
 export const AZURE_API_VERSION = '2024-10-21';
@@ -22,12 +28,15 @@ export interface ChatClientOptions {
 
 /**
  * The client for `options`: AzureOpenAI when the flavor (configured, or told
- * from an Azure host) is `azure`, else OpenAI. Retries are never the SDK's
+ * from an Azure host) is `azure`, else OpenAI (with OpenRouter's attribution
+ * headers on OpenRouter). Retries are never the SDK's
  * (resilient-stream does them, visibly).
  */
 export function chatClient(options: ChatClientOptions): OpenAI {
   const client = new OpenAI({ apiKey: options.apiKey, baseURL: options.baseURL, maxRetries: 0, fetch: options.fetch });
-  if (flavorOf(client.baseURL, options.flavor) !== 'azure') return client;
+  const flavor = flavorOf(client.baseURL, options.flavor);
+  if (flavor === 'openrouter') return client.withOptions({ defaultHeaders: OPENROUTER_HEADERS });
+  if (flavor !== 'azure') return client;
   const { baseURL, apiVersion } = azureEndpoint(client.baseURL);
   // The model of each request is the deployment: the SDK puts it in the path.
   return new AzureOpenAI({ apiKey: options.apiKey, baseURL, apiVersion, maxRetries: 0, fetch: options.fetch });

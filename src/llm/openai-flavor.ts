@@ -33,6 +33,8 @@ export const FLAVOR_TRAITS: Record<ServerFlavor, FlavorTraits> = {
   openai: { capField: 'max_completion_tokens', toollessAnswer: 'tool_choice_none', dropsOverflow: false },
   // Azure OpenAI serves OpenAI's models (max_completion_tokens since API version 2024-09-01-preview).
   azure: { capField: 'max_completion_tokens', toollessAnswer: 'tool_choice_none', dropsOverflow: false },
+  // OpenRouter documents max_tokens (openrouter.ai/docs/api-reference/parameters) and maps it to each upstream.
+  openrouter: { capField: 'max_tokens', toollessAnswer: 'tool_choice_none', dropsOverflow: false },
   ollama: { capField: 'max_tokens', toollessAnswer: 'omit_tools', dropsOverflow: true },
   'llama.cpp': { capField: 'max_tokens', toollessAnswer: 'tool_choice_none', dropsOverflow: false },
   vllm: { capField: 'max_completion_tokens', toollessAnswer: 'tool_choice_none', dropsOverflow: false },
@@ -47,13 +49,14 @@ const DEFAULT_PORTS: Record<string, ServerFlavor> = { '11434': 'ollama', '1234':
 /** Azure OpenAI's resource hosts (learn.microsoft.com/azure/ai-services/openai/reference, "endpoint"). */
 const AZURE_HOST = /\.(openai\.azure\.com|cognitiveservices\.azure\.com)$/;
 
-/** The configured flavor, else the one the base URL tells: OpenAI's own API, an Azure OpenAI resource, a server on Ollama's or LM Studio's port, else generic. */
+/** The configured flavor, else the one the base URL tells: OpenAI's own API, an Azure OpenAI resource, OpenRouter, a server on Ollama's or LM Studio's port, else generic. */
 export function flavorOf(baseURL: string, configured: ServerFlavor | undefined): ServerFlavor {
   if (configured) return configured;
   try {
     const url = new URL(baseURL);
     if (url.hostname === 'api.openai.com') return 'openai';
     if (AZURE_HOST.test(url.hostname)) return 'azure';
+    if (url.hostname === 'openrouter.ai') return 'openrouter';
     return DEFAULT_PORTS[url.port] ?? 'generic';
   } catch {
     return 'generic';

@@ -9,6 +9,7 @@ import type {
   ChatCompletionUserMessageParam,
 } from 'openai/resources/chat/completions';
 import { FLAVOR_TRAITS, type ServerFlavor } from './openai-flavor';
+import { reasoningDetailsOf, reasoningRequest } from './openrouter-reasoning';
 import type { AssistantBlock, LlmRequest, Message, ToolCallBlock, ToolResultItem, ToolSpec, UserBlock } from './types';
 
 export interface OpenAIFormatOptions {
@@ -29,7 +30,7 @@ export function toOpenAIParams(request: LlmRequest, options: OpenAIFormatOptions
   const traits = FLAVOR_TRAITS[options.flavor];
   const params: ChatCompletionCreateParamsStreaming = {
     model: options.model,
-    messages: toOpenAIMessages(request.system, request.messages),
+    messages: toOpenAIMessages(request.system, request.messages, options.flavor === 'openrouter'),
     stream: true,
     stream_options: { include_usage: true },
   };
@@ -40,6 +41,8 @@ export function toOpenAIParams(request: LlmRequest, options: OpenAIFormatOptions
   const maxOutputTokens = request.maxOutputTokens ?? options.maxOutputTokens;
   if (maxOutputTokens !== undefined) params[traits.capField] = maxOutputTokens;
   if (request.temperature !== undefined) params.temperature = request.temperature;
+  const reasoning = options.flavor === 'openrouter' ? reasoningRequest(request.thinkingBudget) : undefined;
+  if (reasoning) Object.assign(params, { reasoning });
   return params;
 }
 
@@ -53,7 +56,8 @@ function toFunctionTool(tool: ToolSpec): ChatCompletionFunctionTool {
   return { type: 'function', function: { name, description, parameters: inputSchema } };
 }
 
-export function toOpenAIMessages(system: string, history: Message[]): ChatCompletionMessageParam[] {
+/** `reasoningDetails`: send OpenRouter's reasoning details back on the assistant messages that carry them. */
+export function toOpenAIMessages(system: string, history: Message[], reasoningDetails = false): ChatCompletionMessageParam[] {
   const messages: ChatCompletionMessageParam[] = system ? [{ role: 'system', content: system }] : [];
   for (const message of history) {
     switch (message.role) {
@@ -61,7 +65,7 @@ export function toOpenAIMessages(system: string, history: Message[]): ChatComple
         messages.push(userMessage(message.content));
         break;
       case 'assistant': {
-        const converted = assistantMessage(message.content);
+        const converted = assistantMessage(message.content, reasoningDetails);
         if (converted) messages.push(converted);
         break;
       }
@@ -91,12 +95,14 @@ function contentPart(block: UserBlock): ChatCompletionContentPart {
  * Undefined when nothing is left to send (a turn that produced only thinking,
  * or nothing): the API rejects an assistant message without content or calls.
  */
-function assistantMessage(blocks: AssistantBlock[]): ChatCompletionAssistantMessageParam | undefined {
+function assistantMessage(blocks: AssistantBlock[], reasoningDetails: boolean): ChatCompletionAssistantMessageParam | undefined {
   const text = blocks.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
   const toolCalls = blocks.flatMap((block) => (block.type === 'tool_call' ? [toolCall(block)] : []));
   if (!text && toolCalls.length === 0) return undefined;
   const message: ChatCompletionAssistantMessageParam = { role: 'assistant', content: text || null };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  const details = reasoningDetails ? reasoningDetailsOf(blocks) : undefined;
+  if (details) Object.assign(message, { reasoning_details: details });
   return message;
 }
 

@@ -3,6 +3,7 @@ import OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
 import { chatClient } from './chat-client';
+import { ReasoningDetails } from './openrouter-reasoning';
 import { sentTools, toOpenAIParams } from './openai-format';
 import { FLAVOR_TRAITS, flavorOf, type ServerFlavor } from './openai-flavor';
 import { estimateTokens, promptTokensRead } from './token-estimate';
@@ -143,6 +144,8 @@ interface ReasoningDelta {
  */
 class OpenAIAccumulator implements WireAccumulator<ChatCompletionChunk> {
   private thinking = '';
+  /** OpenRouter's structured reasoning, sent back with the turn (openrouter-reasoning.ts). */
+  private readonly details = new ReasoningDetails();
   private text = '';
   /** By the wire's `index`, which may skip numbers. */
   private readonly toolCalls: (ToolCallBlock | undefined)[] = [];
@@ -171,6 +174,8 @@ class OpenAIAccumulator implements WireAccumulator<ChatCompletionChunk> {
   snapshot(): PartialResponse {
     const content: AssistantBlock[] = [];
     if (this.thinking) content.push({ type: 'thinking', text: this.thinking });
+    const details = this.details.block();
+    if (details) content.push(details);
     if (this.text) content.push({ type: 'text', text: this.text });
     const toolCalls = this.toolCalls.filter((call): call is ToolCallBlock => call !== undefined);
     for (const call of toolCalls) content.push({ ...call, arguments: call.arguments || '{}' });
@@ -184,6 +189,7 @@ class OpenAIAccumulator implements WireAccumulator<ChatCompletionChunk> {
 
   private readDelta(delta: ChatCompletionChunk.Choice.Delta): StreamEvent[] {
     const events: StreamEvent[] = [];
+    this.details.add((delta as { reasoning_details?: unknown }).reasoning_details);
     const reasoning = reasoningOf(delta);
     if (reasoning) {
       this.thinking += reasoning;

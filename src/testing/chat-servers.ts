@@ -8,9 +8,10 @@
  */
 import { estimateTokens } from './token-estimate';
 import { openaiRules } from './openai-rules';
+import { openrouterErrorBody, openrouterRules } from './openrouter-rules';
 import { invalidRequest, isObject, type Refusal, type RequestBody, type WireRule } from './wire-rules';
 
-export type ChatServerName = 'openai' | 'azure' | 'ollama' | 'llama.cpp' | 'vllm' | 'lmstudio';
+export type ChatServerName = 'openai' | 'azure' | 'openrouter' | 'ollama' | 'llama.cpp' | 'vllm' | 'lmstudio';
 
 /** The servers answering on `/v1/chat/completions` (Azure answers on its deployments' routes instead; see azure-rules.ts). */
 export const CHAT_SERVERS: readonly ChatServerName[] = ['openai', 'ollama', 'llama.cpp', 'vllm', 'lmstudio'];
@@ -21,13 +22,16 @@ export interface ChatStreaming {
   toolCalls: 'fragments' | 'whole';
   /** The untyped delta field reasoning streams in. */
   reasoningField: 'reasoning_content' | 'reasoning';
+  /** Whether reasoning also streams as signed `reasoning_details` entries (OpenRouter). */
+  reasoningDetails?: boolean;
 }
 
 export interface ChatServerProfile {
   name: ChatServerName;
   /** The context window when a test sets none (tokens, by the fake's estimate). */
   defaultContextWindow: number;
-  rules(contextWindow: number): WireRule[];
+  /** `signedCalls`: by tool call id, the signature of the reasoning the server sent before the call. */
+  rules(contextWindow: number, signedCalls: ReadonlyMap<string, string>): WireRule[];
   /** The output cap the server applies to this request, from the fields it reads; undefined = none. */
   outputCap(body: RequestBody): number | undefined;
   streaming: ChatStreaming;
@@ -240,9 +244,24 @@ const lmstudio: ChatServerProfile = {
  */
 const azure: ChatServerProfile = { ...openai, name: 'azure' };
 
+/**
+ * OpenRouter (openrouter-rules.ts) with an Anthropic model upstream: reads
+ * `max_tokens`, streams reasoning as `reasoning` and as `reasoning_details`,
+ * and refuses a tool loop that loses the signed reasoning.
+ */
+const openrouter: ChatServerProfile = {
+  name: 'openrouter',
+  defaultContextWindow: 200_000,
+  rules: (_window, signedCalls) => openrouterRules(signedCalls),
+  outputCap: (body) => firstNumber(body, ['max_tokens']),
+  streaming: { toolCalls: 'fragments', reasoningField: 'reasoning', reasoningDetails: true },
+  errorBody: openrouterErrorBody,
+};
+
 export const CHAT_SERVER_PROFILES: Record<ChatServerName, ChatServerProfile> = {
   openai,
   azure,
+  openrouter,
   ollama,
   'llama.cpp': llamaCpp,
   vllm,

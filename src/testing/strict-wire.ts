@@ -15,6 +15,7 @@ import { CHAT_SERVER_PROFILES, chatPromptTokens, type ChatServerName, type ChatS
 import { ANTHROPIC_HEADER_RULES, type HeaderRule, OPENAI_HEADER_RULES } from './header-rules';
 import { PromptCache } from './prompt-cache';
 import { AZURE_HEADER_RULES, AZURE_REQUEST_LINE_RULES } from './azure-rules';
+import { OPENROUTER_HEADER_RULES } from './openrouter-rules';
 import type { IncomingHttpHeaders } from 'node:http';
 import { firstBroken, type RecordedRefusal, type Refusal, type RequestBody, type WireRule } from './wire-rules';
 
@@ -65,6 +66,8 @@ export class StrictWire {
   private readonly allowed: ReadonlySet<string>;
   private readonly issuedThinking = new Map<string, string>();
   private readonly issuedCalls = new Map<string, IssuedCall>();
+  /** Chat Completions tool calls sent after signed reasoning: the signature, by call id. */
+  private readonly signedCalls = new Map<string, string>();
   private rules!: Record<FakeApi, WireRule[]>;
   private chatWindow!: number;
   private readonly cache: PromptCache | undefined;
@@ -85,7 +88,7 @@ export class StrictWire {
     this.chatWindow = tokens ?? this.chatServer.defaultContextWindow;
     this.rules = {
       anthropic: anthropicRules({ contextWindow: tokens ?? ANTHROPIC_CONTEXT_WINDOW, issuedThinking: this.issuedThinking }),
-      openai: this.chatServer.rules(this.chatWindow),
+      openai: this.chatServer.rules(this.chatWindow, this.signedCalls),
       'openai-responses': responsesRules({ contextWindow: tokens ?? RESPONSES_CONTEXT_WINDOW, issuedCalls: this.issuedCalls }),
     };
   }
@@ -110,6 +113,7 @@ export class StrictWire {
   private headerRules(api: FakeApi): readonly HeaderRule[] {
     if (api === 'anthropic') return ANTHROPIC_HEADER_RULES;
     if (api === 'openai' && this.chatServer.name === 'azure') return AZURE_HEADER_RULES;
+    if (api === 'openai' && this.chatServer.name === 'openrouter') return OPENROUTER_HEADER_RULES;
     return api === 'openai-responses' || this.chatServer.name === 'openai' ? OPENAI_HEADER_RULES : [];
   }
 
@@ -163,6 +167,7 @@ export class StrictWire {
       if (block.type === 'thinking' && block.signature) this.issuedThinking.set(block.signature, block.chunks.join(''));
     }
     if (api === 'openai-responses') this.rememberCalls(reply);
+    if (api === 'openai') this.rememberSignedCalls(reply);
     if (api === 'anthropic' && this.cache && !inputScripted) Object.assign(reply.usage, this.cache.account(body));
   }
 
@@ -173,6 +178,15 @@ export class StrictWire {
       if (block.type === 'thinking') reasoningId = outputItemId(reply, index, block);
       else if (block.type === 'tool_call' && reasoningId) this.issuedCalls.set(block.id, { itemId: outputItemId(reply, index, block), reasoningId });
     });
+  }
+
+  /** The tool calls of a Chat Completions reply that signed reasoning went before, by id. */
+  private rememberSignedCalls(reply: WireReply): void {
+    let signature = '';
+    for (const block of reply.blocks) {
+      if (block.type === 'thinking') signature = block.signature;
+      else if (block.type === 'tool_call' && signature) this.signedCalls.set(block.id, signature);
+    }
   }
 
   /** Forgets the recorded refusals, returning them. */

@@ -26,6 +26,7 @@ describe('the fake Chat Completions servers', () => {
   const reads: Record<ChatServerName, string[]> = {
     openai: ['max_completion_tokens', 'max_tokens'],
     azure: ['max_completion_tokens', 'max_tokens'],
+    openrouter: ['max_tokens'],
     ollama: ['max_tokens'],
     'llama.cpp': ['max_tokens'],
     vllm: ['max_completion_tokens', 'max_tokens'],

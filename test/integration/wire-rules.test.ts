@@ -181,6 +181,9 @@ const CASES: Case[] = [
   { ...chat('lmstudio', 'context-window', {}, /^Trying to keep the first \d+ tokens when context the overflows\. However, the model is loaded with context length of only 50 tokens/), server: { chatServer: 'lmstudio', contextWindow: 50 } },
 ];
 
+/** Rules about what the fake itself sent earlier, broken in their own tests on a conversation the fake began. */
+const TESTED_ON_A_CONVERSATION: Record<string, string> = { 'openrouter/reasoning-details-returned': 'test/integration/openrouter.test.ts' };
+
 const PATHS: Record<FakeApi, string> = { anthropic: '/v1/messages', openai: '/v1/chat/completions', 'openai-responses': '/v1/responses' };
 
 /** The message in any of the error envelopes the servers use. */
@@ -205,10 +208,10 @@ describe('the strict fake refuses what the real APIs refuse', () => {
   it('has a case here for every rule of every API and server', () => {
     const rules = [
       ...anthropicRules({ contextWindow: 1, issuedThinking: new Map() }),
-      ...Object.values(CHAT_SERVER_PROFILES).flatMap((profile) => profile.rules(1)),
+      ...Object.values(CHAT_SERVER_PROFILES).flatMap((profile) => profile.rules(1, new Map())),
     ].map((rule) => rule.name);
-    assert.deepEqual(rules.filter((rule) => !CASES.some((c) => c.rule === rule)), []);
-    for (const rule of [...anthropicRules({ contextWindow: 1, issuedThinking: new Map() }), ...CHAT_SERVER_PROFILES.openai.rules(1)]) {
+    assert.deepEqual(rules.filter((rule) => !CASES.some((c) => c.rule === rule) && !(rule in TESTED_ON_A_CONVERSATION)), []);
+    for (const rule of [...anthropicRules({ contextWindow: 1, issuedThinking: new Map() }), ...Object.values(CHAT_SERVER_PROFILES).flatMap((profile) => profile.rules(1, new Map()))]) {
       assert.ok(rule.source.length > 10, `${rule.name} cites where it comes from`);
     }
   });
