@@ -14,7 +14,8 @@ import { type DefinitionError, problemsFromZod } from './config-problems';
 import { HookEntrySchema } from './hook-config';
 import { configHome, projectConfigDir } from './paths';
 
-const PROVIDER_KINDS = ['anthropic', 'openai'] as const;
+/** `openai`: Chat Completions (OpenAI and compatible servers); `openai-responses`: OpenAI's Responses API. */
+export const PROVIDER_KINDS = ['anthropic', 'openai', 'openai-responses'] as const;
 export type ProviderKind = (typeof PROVIDER_KINDS)[number];
 
 /**
@@ -22,7 +23,7 @@ export type ProviderKind = (typeof PROVIDER_KINDS)[number];
  * carries the output cap and how a tool-less answer is asked for (see
  * llm/openai-flavor.ts). `generic`: any other compatible server.
  */
-export const SERVER_FLAVORS = ['openai', 'ollama', 'llama.cpp', 'vllm', 'lmstudio', 'deepseek', 'gemini', 'generic'] as const;
+export const SERVER_FLAVORS = ['openai', 'azure', 'openrouter', 'ollama', 'llama.cpp', 'vllm', 'lmstudio', 'deepseek', 'gemini', 'generic'] as const;
 export type ServerFlavor = (typeof SERVER_FLAVORS)[number];
 
 const CONFIG_FILE_NAME = 'config.toml';

@@ -149,7 +149,8 @@ export function loadCatalog(options: FolderOptions): WorkspaceCatalog {
       const moved = roles.providers?.primary;
       const { provider, model } = agentModel(settings, moved !== undefined ? { provider: moved } : primary);
       const entry = settings.providers[provider];
-      return entry?.type === 'anthropic' && entry.models[model ?? entry.defaultModel ?? '']?.thinking !== false;
+      const reasons = entry?.type === 'anthropic' || entry?.type === 'openai-responses';
+      return reasons && entry.models[model ?? entry.defaultModel ?? '']?.thinking !== false;
     },
     missingKeys: () => missingDefaultKey(settings, env),
     contextWindow: (model) => contextWindowFor(settings, model),

@@ -141,7 +141,8 @@ function assistantBlock(block: AssistantBlock): ContentBlockParam[] {
     case 'thinking':
       return block.signature ? [{ type: 'thinking', thinking: block.text, signature: block.signature }] : [];
     case 'redacted_thinking':
-      return [{ type: 'redacted_thinking', data: block.data }];
+      // Other providers' reasoning kept in this block (Responses items, OpenRouter details) is JSON, which Anthropic's data never is.
+      return block.data.startsWith('{') ? [] : [{ type: 'redacted_thinking', data: block.data }];
     case 'tool_call':
       return [{ type: 'tool_use', id: block.id, name: block.name, input: parseToolInput(block.arguments) ?? {} }];
   }

@@ -42,6 +42,10 @@ export function providerFor(connection: ProviderConnection, limits: ProviderLimi
       const { OpenAIProvider } = require('./openai') as typeof import('./openai');
       return new OpenAIProvider(options);
     }
+    case 'openai-responses': {
+      const { OpenAIResponsesProvider } = require('./openai-responses') as typeof import('./openai-responses');
+      return new OpenAIResponsesProvider(options);
+    }
   }
 }
 

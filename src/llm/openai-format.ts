@@ -9,8 +9,9 @@ import type {
   ChatCompletionUserMessageParam,
 } from 'openai/resources/chat/completions';
 import { FLAVOR_TRAITS, type FlavorTraits, type ServerFlavor } from './openai-flavor';
+import { reasoningDetailsOf, reasoningRequest } from './openrouter-reasoning';
 
-type Echo = Pick<FlavorTraits, 'reasoningEcho' | 'echoesCallExtra'>;
+type Echo = Pick<FlavorTraits, 'reasoningEcho' | 'echoesCallExtra' | 'echoesReasoningDetails'>;
 const NO_ECHO: Echo = { echoesCallExtra: false };
 import type { AssistantBlock, LlmRequest, Message, ToolCallBlock, ToolResultItem, ToolSpec, UserBlock } from './types';
 
@@ -47,6 +48,8 @@ export function toOpenAIParams(request: LlmRequest, options: OpenAIFormatOptions
   const maxOutputTokens = asked !== undefined && options.outputCap !== undefined ? Math.min(asked, options.outputCap) : asked;
   if (maxOutputTokens !== undefined) params[traits.capField] = maxOutputTokens;
   if (request.temperature !== undefined) params.temperature = request.temperature;
+  const reasoning = options.flavor === 'openrouter' ? reasoningRequest(request.thinkingBudget) : undefined;
+  if (reasoning) Object.assign(params, { reasoning });
   return params;
 }
 
@@ -110,6 +113,8 @@ function assistantMessage(blocks: AssistantBlock[], echo: Echo): ChatCompletionA
     // Empty when the turn had no reasoning (or it came from another provider): the field must be there all the same.
     if (reasoningEcho) Object.assign(message, { [reasoningEcho]: blocks.flatMap((block) => (block.type === 'thinking' ? [block.text] : [])).join('') });
   }
+  const details = echo.echoesReasoningDetails ? reasoningDetailsOf(blocks) : undefined;
+  if (details) Object.assign(message, { reasoning_details: details });
   return message;
 }
 

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
+import { chatClient } from './chat-client';
+import { ReasoningDetails } from './openrouter-reasoning';
 import { sentTools, toOpenAIParams } from './openai-format';
 import { FLAVOR_TRAITS, flavorOf, type ServerFlavor } from './openai-flavor';
 import { estimateTokens, promptTokensRead } from './token-estimate';
@@ -46,8 +48,9 @@ export class OpenAIProvider implements Provider {
     this.policy = retryPolicyOf(options);
     // Retries are ours (resilient-stream), so they are visible and stop once output has been shown.
     // Error answers are read whole by the SDK: bounded, so a server cannot make one endless (see bounded-body.ts).
+    // Azure OpenAI gets the SDK's AzureOpenAI client (chat-client.ts).
     const bounded = boundedFetch((url, init) => fetch(url, init), MODEL_SERVER_LIMITS);
-    this.client = new OpenAI({ apiKey: options.apiKey, baseURL: options.baseURL, maxRetries: 0, fetch: errorListUnwrapped(bounded) });
+    this.client = chatClient({ apiKey: options.apiKey, baseURL: options.baseURL, flavor: options.flavor, fetch: errorListUnwrapped(bounded) });
     this.flavor = flavorOf(this.client.baseURL, options.flavor);
     this.supportsImages = options.supportsImages ?? this.client.baseURL === OPENAI_BASE_URL;
     this.profile = {
@@ -145,6 +148,8 @@ interface ReasoningDelta {
  */
 class OpenAIAccumulator implements WireAccumulator<ChatCompletionChunk> {
   private thinking = '';
+  /** OpenRouter's structured reasoning, sent back with the turn (openrouter-reasoning.ts). */
+  private readonly details = new ReasoningDetails();
   private text = '';
   /** By the wire's `index`, which may skip numbers. */
   private readonly toolCalls: (ToolCallBlock | undefined)[] = [];
@@ -173,6 +178,8 @@ class OpenAIAccumulator implements WireAccumulator<ChatCompletionChunk> {
   snapshot(): PartialResponse {
     const content: AssistantBlock[] = [];
     if (this.thinking) content.push({ type: 'thinking', text: this.thinking });
+    const details = this.details.block();
+    if (details) content.push(details);
     if (this.text) content.push({ type: 'text', text: this.text });
     const toolCalls = this.toolCalls.filter((call): call is ToolCallBlock => call !== undefined);
     for (const call of toolCalls) content.push({ ...call, arguments: call.arguments || '{}' });
@@ -186,6 +193,7 @@ class OpenAIAccumulator implements WireAccumulator<ChatCompletionChunk> {
 
   private readDelta(delta: ChatCompletionChunk.Choice.Delta): StreamEvent[] {
     const events: StreamEvent[] = [];
+    this.details.add((delta as { reasoning_details?: unknown }).reasoning_details);
     const reasoning = reasoningOf(delta);
     if (reasoning) {
       this.thinking += reasoning;

@@ -8,10 +8,12 @@
  */
 import { estimateTokens } from './token-estimate';
 import { openaiRules } from './openai-rules';
+import { openrouterErrorBody, openrouterRules } from './openrouter-rules';
 import { invalidRequest, isObject, type Refusal, type RequestBody, type WireRule } from './wire-rules';
 
-export type ChatServerName = 'openai' | 'ollama' | 'llama.cpp' | 'vllm' | 'lmstudio' | 'deepseek' | 'gemini';
+export type ChatServerName = 'openai' | 'azure' | 'openrouter' | 'ollama' | 'llama.cpp' | 'vllm' | 'lmstudio' | 'deepseek' | 'gemini';
 
+/** The servers answering on `/v1/chat/completions` (Azure answers on its deployments' routes instead; see azure-rules.ts). */
 export const CHAT_SERVERS: readonly ChatServerName[] = ['openai', 'ollama', 'llama.cpp', 'vllm', 'lmstudio', 'deepseek', 'gemini'];
 
 /** How the server streams what the model produced. */
@@ -20,12 +22,17 @@ export interface ChatStreaming {
   toolCalls: 'fragments' | 'whole';
   /** The untyped delta field reasoning streams in. */
   reasoningField: 'reasoning_content' | 'reasoning';
+  /** Whether reasoning also streams as signed `reasoning_details` entries (OpenRouter). */
+  reasoningDetails?: boolean;
   /** Whether the first tool call of each answer carries a thought signature in `extra_content.google` (Gemini). */
   signsToolCalls?: boolean;
 }
 
-/** What a server's rules know beyond the request: the thought signature of each tool call it sent, by call id. */
+/** What a server's rules know beyond the request: what it signed in the answers it sent. */
 export interface ChatRuleContext {
+  /** By tool call id, the signature of the reasoning the server sent before the call (OpenRouter). */
+  signedCalls: ReadonlyMap<string, string>;
+  /** By tool call id, the thought signature the server put on the call (Gemini). */
   issuedCallSignatures: ReadonlyMap<string, string>;
 }
 
@@ -324,8 +331,31 @@ const gemini: ChatServerProfile = {
   errorBody: (refusal) => [{ error: { code: refusal.status, message: refusal.message, status: refusal.type } }],
 };
 
+/**
+ * Azure OpenAI: OpenAI's models, so OpenAI's body rules, cap fields and
+ * streaming, behind its own route, version parameter and key header
+ * (azure-rules.ts). Its deployments are the fake server's `models`.
+ */
+const azure: ChatServerProfile = { ...openai, name: 'azure' };
+
+/**
+ * OpenRouter (openrouter-rules.ts) with an Anthropic model upstream: reads
+ * `max_tokens`, streams reasoning as `reasoning` and as `reasoning_details`,
+ * and refuses a tool loop that loses the signed reasoning.
+ */
+const openrouter: ChatServerProfile = {
+  name: 'openrouter',
+  defaultContextWindow: 200_000,
+  rules: (_window, { signedCalls }) => openrouterRules(signedCalls),
+  outputCap: (body) => firstNumber(body, ['max_tokens']),
+  streaming: { toolCalls: 'fragments', reasoningField: 'reasoning', reasoningDetails: true },
+  errorBody: openrouterErrorBody,
+};
+
 export const CHAT_SERVER_PROFILES: Record<ChatServerName, ChatServerProfile> = {
   openai,
+  azure,
+  openrouter,
   ollama,
   'llama.cpp': llamaCpp,
   vllm,

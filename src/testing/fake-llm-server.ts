@@ -1,5 +1,5 @@
 /**
- * A scripted fake of the OpenAI Chat Completions and Anthropic Messages HTTP
+ * A scripted fake of the OpenAI Chat Completions, OpenAI Responses and Anthropic Messages HTTP
  * APIs on loopback, for tests, benchmarks and demos. Each API has a queue of
  * scripted replies; every request consumes the next one of its API and is
  * recorded. Replies can stream slowly, fail with HTTP errors, or misbehave at
@@ -16,6 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { newSerials, resolveReply, validateReply } from './fake-reply';
 import type { Fault, ScriptedHttpError, ScriptedReply, ScriptedResponse } from './fake-script';
 import { type FakeApi, StrictWire, type StrictWireOptions } from './strict-wire';
+import { AZURE_DEPLOYMENT_PATH } from './azure-rules';
 import type { RecordedRefusal } from './wire-rules';
 
 export type { ScriptedStopReason, ScriptedUsage, WireBlock, WireFormat, WireReply } from './fake-wire';
@@ -42,6 +43,7 @@ export interface RecordedRequest {
 const ROUTES: Record<string, FakeApi> = {
   'POST /v1/chat/completions': 'openai',
   'POST /v1/messages': 'anthropic',
+  'POST /v1/responses': 'openai-responses',
 };
 
 export interface FakeServerOptions extends StrictWireOptions {
@@ -62,14 +64,14 @@ export class FakeLlmServer {
    * answer the same `{object: "list", data: [{id, object: "model", ...}]}`).
    */
   models: (string | ListedModel)[] = ['fake-model'];
-  private readonly queues: Record<FakeApi, ScriptedReply[]> = { openai: [], anthropic: [] };
+  private readonly queues: Record<FakeApi, ScriptedReply[]> = { openai: [], anthropic: [], 'openai-responses': [] };
   private readonly responders: Partial<Record<FakeApi, Responder>> = {};
   private readonly sockets = new Set<Socket>();
   /** Counters behind generated ids, shared by both APIs. */
   private serials = newSerials();
   /** Requests of each API being answered now, and the most there ever were at once. */
-  private readonly open: Record<FakeApi, number> = { openai: 0, anthropic: 0 };
-  private readonly peak: Record<FakeApi, number> = { openai: 0, anthropic: 0 };
+  private readonly open: Record<FakeApi, number> = { openai: 0, anthropic: 0, 'openai-responses': 0 };
+  private readonly peak: Record<FakeApi, number> = { openai: 0, anthropic: 0, 'openai-responses': 0 };
   private closed?: Promise<void>;
 
   static async start(options: FakeServerOptions = {}): Promise<FakeLlmServer> {
@@ -161,14 +163,13 @@ export class FakeLlmServer {
 
   /** Forgets queued replies, responders and recorded requests, and restarts generated ids. */
   reset(): void {
-    delete this.responders.openai;
-    delete this.responders.anthropic;
-    this.queues.openai.length = 0;
-    this.queues.anthropic.length = 0;
+    for (const api of Object.keys(this.queues) as FakeApi[]) {
+      delete this.responders[api];
+      this.queues[api].length = 0;
+      this.peak[api] = this.open[api];
+    }
     this.requests.length = 0;
     this.serials = newSerials();
-    this.peak.openai = this.open.openai;
-    this.peak.anthropic = this.open.anthropic;
   }
 
   /** Stops listening and destroys every connection, stalled ones included. Idempotent. */
@@ -181,9 +182,15 @@ export class FakeLlmServer {
     return this.closed;
   }
 
+  /** The ids of `models`. */
+  private modelIds(): string[] {
+    return this.models.map((model) => (typeof model === 'string' ? model : model.id));
+  }
+
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const method = req.method ?? 'GET';
-    const path = new URL(req.url ?? '/', this.url).pathname;
+    const url = new URL(req.url ?? '/', this.url);
+    const path = url.pathname;
     if (method === 'GET' && path === '/v1/models') {
       // Both APIs list models here; the SDKs' anthropic-version header tells Anthropic's client.
       const api: FakeApi = req.headers['anthropic-version'] !== undefined ? 'anthropic' : 'openai';
@@ -191,9 +198,10 @@ export class FakeLlmServer {
       if (refused) return sendJson(res, refused.status, this.strict.wires[api].errorBody(refused));
       return sendJson(res, 200, modelList(api, this.models));
     }
-    const api = ROUTES[`${method} ${path}`];
+    // Azure OpenAI's Chat Completions are at each deployment's own path.
+    const api = ROUTES[`${method} ${path}`] ?? (method === 'POST' && AZURE_DEPLOYMENT_PATH.test(path) ? 'openai' : undefined);
     if (!api) {
-      const message = `fake LLM server: no route for ${method} ${path} (serves POST /v1/chat/completions, POST /v1/messages and GET /v1/models)`;
+      const message = `fake LLM server: no route for ${method} ${path} (serves POST /v1/chat/completions, POST /v1/messages, POST /v1/responses and GET /v1/models)`;
       return sendJson(res, 404, { error: { type: 'not_found_error', message } });
     }
     const text = await readBody(req);
@@ -202,7 +210,7 @@ export class FakeLlmServer {
     this.open[api] += 1;
     this.peak[api] = Math.max(this.peak[api], this.open[api]);
     res.once('close', () => (this.open[api] -= 1));
-    const refused = this.strict.authorize(api, req.headers);
+    const refused = this.strict.checkRequestLine(api, path, url.searchParams, this.modelIds()) ?? this.strict.authorize(api, req.headers);
     if (refused) return sendJson(res, refused.status, this.strict.wires[api].errorBody(refused));
     await this.answer(api, body, res);
   }
@@ -282,8 +290,8 @@ function modelList(api: FakeApi, models: readonly (string | ListedModel)[]): unk
 /** Throws on a malformed script, or one the API cannot send. */
 function validateFor(api: FakeApi, reply: ScriptedReply): void {
   validateReply(reply);
-  if (api === 'openai' && reply.kind !== 'http_error' && reply.stopReason === 'pause_turn') {
-    throw new RangeError('fake LLM server: pause_turn is an Anthropic stop reason; Chat Completions has none like it');
+  if (api !== 'anthropic' && reply.kind !== 'http_error' && reply.stopReason === 'pause_turn') {
+    throw new RangeError(`fake LLM server: pause_turn is an Anthropic stop reason; the ${api} API has none like it`);
   }
 }
 

@@ -25,6 +25,8 @@ const finishOf = (chunks: any[]) => chunks.flatMap((chunk) => chunk.choices.map(
 describe('the fake Chat Completions servers', () => {
   const reads: Record<ChatServerName, string[]> = {
     openai: ['max_completion_tokens', 'max_tokens'],
+    azure: ['max_completion_tokens', 'max_tokens'],
+    openrouter: ['max_tokens'],
     ollama: ['max_tokens'],
     'llama.cpp': ['max_tokens'],
     vllm: ['max_completion_tokens', 'max_tokens'],

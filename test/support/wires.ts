@@ -4,6 +4,7 @@
  * strict fake plays (see src/testing/chat-servers.ts).
  */
 import { promptTokens } from '../../src/testing/anthropic-rules';
+import { responsesPromptTokens } from '../../src/testing/responses-rules';
 import { CHAT_SERVER_PROFILES, type ChatServerName, chatPromptTokens } from '../../src/testing/chat-servers';
 import type { FakeApi, FakeLlmServer } from '../../src/testing/fake-llm-server';
 
@@ -33,6 +34,15 @@ export const OPENAI_WIRE: Wire = {
   chatServer: 'openai',
   config: (_server, window) => `provider = "openai"\n[providers.openai]\nflavor = "openai"\n${windowOf('openai', 'gpt-5.4', window)}`,
   env: (server) => ({ OPENAI_API_KEY: 'k', OPENAI_BASE_URL: server.openaiBaseUrl }),
+};
+
+/** OpenAI's Responses API as a provider of its own type, on a reasoning model. */
+export const RESPONSES_WIRE: Wire = {
+  name: 'OpenAI Responses',
+  api: 'openai-responses',
+  config: (server, window) =>
+    `provider = "gpt"\n[providers.gpt]\ntype = "openai-responses"\nbase_url = "${server.openaiBaseUrl}"\napi_key_env = "OPENAI_API_KEY"\ndefault_model = "gpt-5.4"\n${windowOf('gpt', 'gpt-5.4', window)}`,
+  env: () => ({ OPENAI_API_KEY: 'k' }),
 };
 
 /** A local server as [providers.local], its flavor named. */
@@ -73,11 +83,13 @@ export const DEEPSEEK_WIRE: Wire = {
 
 /** The prompt's size as the fake counts it. */
 export function fakeTokens(wire: Wire, body: Record<string, unknown>): number {
+  if (wire.api === 'openai-responses') return responsesPromptTokens(body);
   return wire.api === 'anthropic' ? promptTokens(body) : chatPromptTokens(body);
 }
 
 /** The output cap a request carries in the field its server reads. */
 export function capRead(wire: Wire, body: Record<string, unknown>): number | undefined {
   if (wire.api === 'anthropic') return body.max_tokens as number;
+  if (wire.api === 'openai-responses') return body.max_output_tokens as number;
   return CHAT_SERVER_PROFILES[wire.chatServer!].outputCap(body);
 }
