@@ -8,6 +8,7 @@ import {
   BUILTIN_DOCUMENT,
   DEFAULT_PROVIDER,
   globalConfigPath,
+  PROVIDER_KINDS,
   mergeDocuments,
   projectConfigPath,
   type ProviderDocument,
@@ -242,10 +243,16 @@ function providerEntries(document: SettingsDocument, env: NodeJS.ProcessEnv): Re
 
 function providerEntry(name: string, provider: ProviderDocument, envBaseUrl: string | undefined): ProviderEntry {
   if (provider.type === undefined) {
-    throw new ConfigError(`Provider "${name}" has no type: set providers.${name}.type to one of anthropic, openai.`);
+    throw new ConfigError(`Provider "${name}" has no type: set providers.${name}.type to one of ${PROVIDER_KINDS.join(', ')}.`);
   }
   if (provider.flavor !== undefined && provider.type !== 'openai') {
     throw new ConfigError(`Provider "${name}" sets flavor = "${provider.flavor}", which only applies to type = "openai": remove providers.${name}.flavor.`);
+  }
+  if (provider.region !== undefined && provider.type !== 'bedrock' && provider.type !== 'vertex') {
+    throw new ConfigError(`Provider "${name}" sets region = "${provider.region}", which only applies to type = "bedrock" or "vertex": remove providers.${name}.region.`);
+  }
+  if (provider.project_id !== undefined && provider.type !== 'vertex') {
+    throw new ConfigError(`Provider "${name}" sets project_id, which only applies to type = "vertex": remove providers.${name}.project_id.`);
   }
   const models = Object.fromEntries(
     Object.entries(provider.models ?? {}).map(([model, info]) => [
@@ -271,6 +278,8 @@ function providerEntry(name: string, provider: ProviderDocument, envBaseUrl: str
       baseUrl: envBaseUrl ?? provider.base_url,
       apiKeyEnv: provider.api_key_env,
       flavor: provider.flavor,
+      region: provider.region,
+      projectId: provider.project_id,
       defaultModel: provider.default_model,
     }),
   };

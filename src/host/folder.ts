@@ -15,7 +15,7 @@ import { policyFromConfig } from '../config/permission-config';
 import { PromptRegistry } from '../config/prompts';
 import { type DecideOptions, decideTrust, untrustedNotice } from '../config/folder-trust';
 import { agentModel, missingDefaultKey, resolveSettings } from '../config/provider-config';
-import type { SettingsDocument } from '../config/settings-file';
+import { type SettingsDocument, speaksMessagesApi } from '../config/settings-file';
 import type { Settings } from '../config/settings';
 import { secretVariableNames } from '../config/secret-variables';
 import { SlashCommands } from '../config/slash-commands';
@@ -146,7 +146,7 @@ export function loadCatalog(options: FolderOptions): WorkspaceCatalog {
       const moved = roles.providers?.primary;
       const { provider, model } = agentModel(settings, moved !== undefined ? { provider: moved } : primary);
       const entry = settings.providers[provider];
-      return entry?.type === 'anthropic' && entry.models[model ?? entry.defaultModel ?? '']?.thinking !== false;
+      return speaksMessagesApi(entry?.type) && entry!.models[model ?? entry.defaultModel ?? '']?.thinking !== false;
     },
     missingKeys: () => missingDefaultKey(settings, env),
     contextWindow: (model) => contextWindowFor(settings, model),

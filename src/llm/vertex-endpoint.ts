@@ -1,0 +1,83 @@
+/**
+ * Claude on Google Vertex AI through @anthropic-ai/vertex-sdk, whose client
+ * has the Anthropic SDK's surface: it moves the model into the path
+ * (`/projects/{p}/locations/{r}/publishers/anthropic/models/{m}:streamRawPredict`)
+ * and the API version into the body (`anthropic_version`), and sends a
+ * Google OAuth access token from google-auth-library's Application Default
+ * Credentials. The answer is the Messages API's SSE.
+ *
+ * A bundle of its own (dist/vertex.js, see esbuild.mjs): the Google code is
+ * read only by a run on Vertex AI. It carries its own copy of the Anthropic
+ * SDK, whose error classes it hands to the provider.
+ */
+import { AnthropicVertex } from '@anthropic-ai/vertex-sdk';
+import { APIConnectionError, APIError } from '@anthropic-ai/sdk/core/error';
+import { GoogleAuth } from 'google-auth-library';
+import type { MessagesEndpoint } from './anthropic';
+import type { Fetch } from './bounded-body';
+import { type CloudPlace, MissingCloudCredentials } from './cloud-place';
+
+const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
+
+/** What a 401 or 403 tells the user to check. */
+const CREDENTIALS = 'the Google credentials (GOOGLE_APPLICATION_CREDENTIALS, or gcloud auth application-default login)';
+
+/**
+ * Application Default Credentials whose first look-up, which the SDK starts
+ * when its client is made, never counts as an unhandled rejection: a
+ * session may make its provider long before its first request awaits it.
+ */
+class QuietGoogleAuth extends GoogleAuth {
+  override getClient(): ReturnType<GoogleAuth['getClient']> {
+    const client = super.getClient();
+    client.catch(() => undefined);
+    return client;
+  }
+}
+
+/**
+ * The endpoint for a Vertex AI provider in `region` (see vertexRegion).
+ * Credentials are looked up before each request, so that finding none ends
+ * the turn with what to set instead of retrying a "connection".
+ */
+export function vertexEndpoint(place: CloudPlace & { region: string }): (fetch: Fetch) => MessagesEndpoint {
+  const { region } = place;
+  return (fetch) => {
+    const googleAuth = new QuietGoogleAuth({ scopes: CLOUD_PLATFORM_SCOPE });
+    const client = new AnthropicVertex({
+      region,
+      ...(place.projectId !== undefined ? { projectId: place.projectId } : {}),
+      ...(place.baseURL !== undefined ? { baseURL: place.baseURL } : {}),
+      googleAuth,
+      maxRetries: 0,
+      fetch,
+    });
+    const credentials = async (): Promise<void> => {
+      try {
+        await googleAuth.getClient();
+      } catch {
+        throw new MissingCloudCredentials(
+          `No Google credentials for provider "${place.provider}" (Vertex AI): set GOOGLE_APPLICATION_CREDENTIALS to a credentials file ` +
+            '(a service account key, or workload identity federation), or run `gcloud auth application-default login`.',
+        );
+      }
+    };
+    return {
+      client: {
+        baseURL: client.baseURL,
+        messages: {
+          create: (body, options) => ({
+            asResponse: async () => {
+              await credentials();
+              return client.messages.create(body, options).asResponse();
+            },
+          }),
+        },
+      },
+      APIError,
+      APIConnectionError,
+      label: `Google Vertex AI (${region})`,
+      credentials: CREDENTIALS,
+    };
+  };
+}
