@@ -17,6 +17,13 @@ import type { MessagesEndpoint } from './anthropic';
 import type { Fetch } from './bounded-body';
 import { type CloudPlace, MissingCloudCredentials } from './cloud-place';
 
+/**
+ * The Messages API version Bedrock documents, sent in the body
+ * (https://docs.aws.amazon.com/bedrock/latest/userguide/model-parameters-anthropic-claude-messages-request-response.html).
+ * Named, because the SDK otherwise copies the first-party API's version header (2026-10-21) there.
+ */
+const BEDROCK_VERSION = 'bedrock-2023-05-31';
+
 /** What a 401 or 403 tells the user to check. */
 const CREDENTIALS = 'the AWS credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or AWS_BEARER_TOKEN_BEDROCK)';
 
@@ -48,6 +55,7 @@ export function bedrockEndpoint(place: CloudPlace, env: NodeJS.ProcessEnv = proc
       ...(place.baseURL !== undefined ? { baseURL: place.baseURL } : {}),
       apiKey: apiKey ?? null,
       providerChainResolver: async () => credentials,
+      defaultHeaders: { 'anthropic-version': BEDROCK_VERSION },
       maxRetries: 0,
       fetch,
     });

@@ -19,6 +19,13 @@ import { type CloudPlace, MissingCloudCredentials } from './cloud-place';
 
 const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
 
+/**
+ * The Messages API version Vertex AI documents, sent in the body
+ * (https://docs.anthropic.com/en/api/claude-on-vertex-ai). Named, because
+ * the SDK otherwise copies the first-party API's version header (2026-10-21) there.
+ */
+const VERTEX_VERSION = 'vertex-2023-10-16';
+
 /** What a 401 or 403 tells the user to check. */
 const CREDENTIALS = 'the Google credentials (GOOGLE_APPLICATION_CREDENTIALS, or gcloud auth application-default login)';
 
@@ -49,6 +56,7 @@ export function vertexEndpoint(place: CloudPlace & { region: string }): (fetch: 
       ...(place.projectId !== undefined ? { projectId: place.projectId } : {}),
       ...(place.baseURL !== undefined ? { baseURL: place.baseURL } : {}),
       googleAuth,
+      defaultHeaders: { 'anthropic-version': VERTEX_VERSION },
       maxRetries: 0,
       fetch,
     });
