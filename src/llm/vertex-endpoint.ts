@@ -50,10 +50,12 @@ class QuietGoogleAuth extends GoogleAuth {
 export function vertexEndpoint(place: CloudPlace & { region: string }): (fetch: Fetch) => MessagesEndpoint {
   const { region } = place;
   return (fetch) => {
-    const googleAuth = new QuietGoogleAuth({ scopes: CLOUD_PLATFORM_SCOPE });
+    // A project named here spares google-auth-library its own search for one (gcloud, the metadata server, Resource Manager).
+    const projectId = place.projectId ?? (process.env.ANTHROPIC_VERTEX_PROJECT_ID || undefined);
+    const googleAuth = new QuietGoogleAuth({ scopes: CLOUD_PLATFORM_SCOPE, ...(projectId !== undefined ? { projectId } : {}) });
     const client = new AnthropicVertex({
       region,
-      ...(place.projectId !== undefined ? { projectId: place.projectId } : {}),
+      ...(projectId !== undefined ? { projectId } : {}),
       ...(place.baseURL !== undefined ? { baseURL: place.baseURL } : {}),
       googleAuth,
       defaultHeaders: { 'anthropic-version': VERTEX_VERSION },
