@@ -35,13 +35,15 @@ export interface MessagesEndpoint {
   client: { readonly baseURL: string; messages: { create(body: MessageCreateParamsStreaming, options: { signal: AbortSignal }): { asResponse(): Promise<Response> } } };
   APIError: typeof Anthropic.APIError;
   APIConnectionError: typeof Anthropic.APIConnectionError;
+  /** The provider's name in headers and telemetry: OpenTelemetry's gen_ai.provider.name (aws.bedrock, gcp.vertex_ai). */
+  name: string;
   label: string;
   credentials: string;
 }
 
 /** Streams from the Anthropic Messages API (or anything that speaks it). */
 export class AnthropicProvider implements Provider {
-  readonly name = 'anthropic';
+  readonly name: string;
   readonly supportsImages: boolean;
   readonly pricing: ModelPricing | undefined;
   readonly model: string;
@@ -61,6 +63,7 @@ export class AnthropicProvider implements Provider {
     // Error answers are read whole by the SDK: bounded, so a server cannot make one endless (see bounded-body.ts).
     const bounded = boundedFetch((url, init) => fetch(url, init), MODEL_SERVER_LIMITS);
     const other = endpoint?.(bounded);
+    this.name = other?.name ?? 'anthropic';
     this.client = other?.client ?? new Anthropic({ apiKey: options.apiKey, baseURL: options.baseURL, maxRetries: 0, fetch: bounded });
     this.profile = {
       // With ANTHROPIC_BASE_URL or base_url set, errors name the server actually called, not Anthropic.

@@ -73,6 +73,7 @@ export function bedrockEndpoint(place: CloudPlace, env: NodeJS.ProcessEnv = proc
       },
       APIError,
       APIConnectionError,
+      name: 'aws.bedrock',
       label: `Amazon Bedrock (${client.awsRegion})`,
       credentials: CREDENTIALS,
     };

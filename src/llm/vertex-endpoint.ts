@@ -86,6 +86,7 @@ export function vertexEndpoint(place: CloudPlace & { region: string }): (fetch: 
       },
       APIError,
       APIConnectionError,
+      name: 'gcp.vertex_ai',
       label: `Google Vertex AI (${region})`,
       credentials: CREDENTIALS,
     };

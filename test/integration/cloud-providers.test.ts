@@ -1,0 +1,174 @@
+/**
+ * Claude on Amazon Bedrock and on Google Vertex AI through the real binary
+ * (`crow run` and `crow acp`), against strict fakes of each cloud's door in
+ * front of the fake LLM server: Bedrock checks every request's SigV4
+ * signature and answers in AWS event-stream framing; Vertex AI takes only
+ * access tokens its token endpoint issued for the credentials file the test
+ * writes. The credentials never show in output, sessions or traces, and a
+ * missing one says what to set. Everything on loopback: the SDKs' other
+ * credential sources (instance metadata, gcloud) are switched off.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ScriptedReply } from '../../src/testing/fake-llm-server';
+import { FakeBedrock } from '../../src/testing/fake-bedrock';
+import { FakeVertex } from '../../src/testing/fake-vertex';
+import { runCrow, startAcp } from '../support/crow-binary';
+import { binarySuite, type BinarySuite } from '../support/binary-suite';
+import { isolatedEnv } from '../support/isolated-env';
+
+const call = (name: string, args: unknown): ScriptedReply => ({ blocks: [{ type: 'tool_call', name, arguments: args }] });
+const say = (text: string): ScriptedReply => ({ blocks: [{ type: 'text', text }] });
+
+/** A tool call, then the answer. */
+const WRITE_THEN_ANSWER: ScriptedReply[] = [call('write_file', { path: 'hello.txt', content: 'hello from the cloud\n' }), say('I wrote hello.txt.')];
+
+const AWS = { accessKeyId: 'AKIAFAKECROWTEST0001', secretAccessKey: 'crow-fake-aws-secret-0123456789abcdefghij' };
+const AWS_REGION = 'eu-west-3';
+const BEDROCK_MODEL = 'anthropic.claude-sonnet-4-5-20250929-v1:0';
+const GCP = { project: 'crow-test-project', region: 'us-east5', subjectToken: 'crow-fake-subject-token-0123456789abcdef' };
+const VERTEX_MODEL = 'claude-sonnet-4-5@20250929';
+
+/** What keeps the SDKs off the network beyond loopback when they look for credentials: no instance metadata, no gcloud. */
+const NO_CLOUD_METADATA = { AWS_EC2_METADATA_DISABLED: 'true', METADATA_SERVER_DETECTION: 'none' };
+
+interface Cloud {
+  name: string;
+  start(fx: BinarySuite): Promise<{ requests: { rawUrl: string }[]; takeRefusals(): unknown[]; close(): Promise<void> }>;
+  /** The provider entry, for the running fake. */
+  config(): string;
+  /** The variables holding the credentials (files they name written under `home`). */
+  credentials(home: string): Record<string, string>;
+  /** What must never be shown or stored. */
+  secrets(): string[];
+  /** The path of a model request. */
+  modelPath: RegExp;
+  /** The provider's name in the run's header and telemetry (OpenTelemetry's gen_ai.provider.name). */
+  providerName: string;
+  /** What the missing-credential error must name. */
+  missing: RegExp;
+}
+
+let bedrock: FakeBedrock;
+let vertex: FakeVertex;
+
+const CLOUDS: Cloud[] = [
+  {
+    name: 'Amazon Bedrock',
+    start: async (fx) => (bedrock = await FakeBedrock.start({ upstream: fx.llm, credentials: AWS, region: AWS_REGION })),
+    config: () => `provider = "aws"\n[providers.aws]\ntype = "bedrock"\nregion = "${AWS_REGION}"\nbase_url = "${bedrock.url}"\ndefault_model = "${BEDROCK_MODEL}"\n`,
+    credentials: () => ({ AWS_ACCESS_KEY_ID: AWS.accessKeyId, AWS_SECRET_ACCESS_KEY: AWS.secretAccessKey }),
+    secrets: () => [AWS.secretAccessKey],
+    providerName: 'aws.bedrock',
+    modelPath: /^\/model\/anthropic\.claude-sonnet-4-5-20250929-v1(:|%3A)0\/invoke-with-response-stream$/,
+    missing: /No AWS credentials for provider "aws" \(Amazon Bedrock\): set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE/,
+  },
+  {
+    name: 'Google Vertex AI',
+    start: async (fx) => (vertex = await FakeVertex.start({ upstream: fx.llm, ...GCP })),
+    config: () =>
+      `provider = "gcp"\n[providers.gcp]\ntype = "vertex"\nregion = "${GCP.region}"\nproject_id = "${GCP.project}"\nbase_url = "${vertex.baseUrl}"\ndefault_model = "${VERTEX_MODEL}"\n`,
+    credentials: (home) => ({ GOOGLE_APPLICATION_CREDENTIALS: writeGoogleCredentials(home) }),
+    secrets: () => [GCP.subjectToken, ...vertex.issuedTokens],
+    providerName: 'gcp.vertex_ai',
+    modelPath: /^\/v1\/projects\/crow-test-project\/locations\/us-east5\/publishers\/anthropic\/models\/claude-sonnet-4-5@20250929:streamRawPredict$/,
+    missing: /No Google credentials for provider "gcp" \(Vertex AI\): set GOOGLE_APPLICATION_CREDENTIALS/,
+  },
+];
+
+/**
+ * A workload identity federation credentials file (type external_account,
+ * https://cloud.google.com/iam/docs/workload-identity-federation-with-other-providers#create-cred-config)
+ * whose token_url is the fake's token endpoint and whose subject token is
+ * read from a file beside it.
+ */
+function writeGoogleCredentials(home: string): string {
+  const dir = join(home, 'gcloud');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'subject-token'), GCP.subjectToken);
+  const file = join(dir, 'credentials.json');
+  writeFileSync(
+    file,
+    JSON.stringify({
+      type: 'external_account',
+      audience: '//iam.googleapis.com/projects/123456789/locations/global/workloadIdentityPools/crow-pool/providers/crow-provider',
+      subject_token_type: 'urn:ietf:params:oauth:token-type:jwt',
+      token_url: vertex.tokenUrl,
+      credential_source: { file: join(dir, 'subject-token') },
+    }),
+  );
+  return file;
+}
+
+/** Every file under `dir` (sessions, traces, logs), as text. */
+function storedText(dir: string): string {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .map((name) => join(dir, name))
+    .filter((path) => statSync(path).isFile() && !path.includes(`${join('home', 'gcloud')}`))
+    .map((path) => readFileSync(path, 'utf8'))
+    .join('\n');
+}
+
+for (const cloud of CLOUDS) {
+  describe(`Claude on ${cloud.name} through the binary, against a strict fake`, function () {
+    this.timeout(60_000);
+    const fx = binarySuite('cloud');
+    let front: Awaited<ReturnType<Cloud['start']>>;
+
+    before(async () => (front = await cloud.start(fx)));
+    after(() => front.close());
+    beforeEach(() => {
+      front.requests.length = 0;
+      mkdirSync(join(fx.home, 'config', 'crow-agent'), { recursive: true });
+      writeFileSync(join(fx.home, 'config', 'crow-agent', 'config.toml'), `max_retries = 0\n${cloud.config()}`);
+    });
+    afterEach(() => assert.deepEqual(front.takeRefusals(), [], 'the cloud refused nothing unexpected'));
+
+    it('crow run: a tool call, then the answer; the credentials shown or stored nowhere', async () => {
+      fx.llm.enqueue('anthropic', ...WRITE_THEN_ANSWER);
+      const run = await runCrow(['run', 'Write hello.txt', '--allow', 'all', '--no-undo'], isolatedEnv(fx.home, { ...NO_CLOUD_METADATA, ...cloud.credentials(fx.home) }), fx.root);
+
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(run.stdout, /I wrote hello\.txt\./);
+      assert.ok(run.stderr.includes(`builder ${cloud.providerName}/`), run.stderr);
+      assert.equal(readFileSync(join(fx.root, 'hello.txt'), 'utf8'), 'hello from the cloud\n');
+      const modelCalls = front.requests.filter((request) => cloud.modelPath.test(request.rawUrl.split('?')[0]!));
+      assert.equal(modelCalls.length, 2, `the model was asked twice: ${front.requests.map((request) => request.rawUrl).join(', ')}`);
+      const [first, second] = fx.llm.requestsFor('anthropic');
+      assert.equal(first!.body.model, cloud.name === 'Amazon Bedrock' ? BEDROCK_MODEL : VERTEX_MODEL, 'the model came from the path');
+      assert.match(JSON.stringify(second!.body.messages), /"type":"tool_result"/, 'the tool result went back');
+      const stored = storedText(fx.home);
+      assert.match(stored, /I wrote hello\.txt\./, 'the session and trace were stored, and are read here');
+      const shown = `${run.stdout}\n${run.stderr}\n${stored}\n${storedText(fx.root)}`;
+      for (const secret of cloud.secrets()) assert.ok(!shown.includes(secret), `a credential was shown or stored: ${secret.slice(0, 8)}…`);
+    });
+
+    it('crow acp: a prompt answered after a tool call, ending its turn', async () => {
+      fx.llm.enqueue('anthropic', ...WRITE_THEN_ANSWER);
+      const agent = startAcp(fx.root, fx.home, { ...NO_CLOUD_METADATA, ...cloud.credentials(fx.home) }, { permission: () => 'allow_once' });
+      try {
+        await agent.client.initialize();
+        const { sessionId } = await agent.client.newSession(fx.root);
+        const answer = await agent.client.prompt(sessionId, 'Write hello.txt');
+        assert.equal(answer.stopReason, 'end_turn', agent.stderr());
+        assert.equal(readFileSync(join(fx.root, 'hello.txt'), 'utf8'), 'hello from the cloud\n');
+        const said = agent.client.updates(sessionId, 'agent_message_chunk').map((update) => (update.content.type === 'text' ? update.content.text : '')).join('');
+        assert.match(said, /I wrote hello\.txt\./);
+      } finally {
+        assert.equal(await agent.stop(), 0, agent.stderr());
+      }
+      const shown = `${agent.stderr()}\n${storedText(fx.home)}\n${storedText(fx.root)}`;
+      for (const secret of cloud.secrets()) assert.ok(!shown.includes(secret), `a credential was shown or stored: ${secret.slice(0, 8)}…`);
+    });
+
+    it('without credentials: no request leaves, and the error says what to set', async () => {
+      const run = await runCrow(['run', 'Write hello.txt', '--allow', 'all', '--no-undo'], isolatedEnv(fx.home, NO_CLOUD_METADATA), fx.root);
+
+      assert.notEqual(run.code, 0);
+      assert.match(run.stderr, cloud.missing);
+      assert.deepEqual(front.requests, [], 'nothing reached the cloud');
+      assert.equal(fx.llm.requestsFor('anthropic').length, 0);
+    });
+  });
+}
