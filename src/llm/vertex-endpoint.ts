@@ -43,7 +43,9 @@ class QuietGoogleAuth extends GoogleAuth {
 }
 
 /**
- * The endpoint for a Vertex AI provider in `region` (see vertexRegion).
+ * The endpoint for a Vertex AI provider in `region` (see vertexRegion). The
+ * SDK's client, which starts looking for Application Default Credentials
+ * when it is made, is made at the first request, not with the provider.
  * Credentials are looked up before each request, so that finding none ends
  * the turn with what to set instead of retrying a "connection".
  */
@@ -52,17 +54,16 @@ export function vertexEndpoint(place: CloudPlace & { region: string }): (fetch: 
   return (fetch) => {
     // A project named here spares google-auth-library its own search for one (gcloud, the metadata server, Resource Manager).
     const projectId = place.projectId ?? (process.env.ANTHROPIC_VERTEX_PROJECT_ID || undefined);
-    const googleAuth = new QuietGoogleAuth({ scopes: CLOUD_PLATFORM_SCOPE, ...(projectId !== undefined ? { projectId } : {}) });
-    const client = new AnthropicVertex({
-      region,
-      ...(projectId !== undefined ? { projectId } : {}),
-      ...(place.baseURL !== undefined ? { baseURL: place.baseURL } : {}),
-      googleAuth,
-      defaultHeaders: { 'anthropic-version': VERTEX_VERSION },
-      maxRetries: 0,
-      fetch,
-    });
-    const credentials = async (): Promise<void> => {
+    const baseURL = place.baseURL ?? regionalBaseUrl(region);
+    let made: { client: AnthropicVertex; googleAuth: GoogleAuth } | undefined;
+    const vertex = (): { client: AnthropicVertex; googleAuth: GoogleAuth } => {
+      if (made) return made;
+      const googleAuth = new QuietGoogleAuth({ scopes: CLOUD_PLATFORM_SCOPE, ...(projectId !== undefined ? { projectId } : {}) });
+      const options = { region, baseURL, googleAuth, defaultHeaders: { 'anthropic-version': VERTEX_VERSION }, maxRetries: 0, fetch };
+      made = { client: new AnthropicVertex(projectId !== undefined ? { ...options, projectId } : options), googleAuth };
+      return made;
+    };
+    const credentials = async (googleAuth: GoogleAuth): Promise<void> => {
       try {
         await googleAuth.getClient();
       } catch {
@@ -74,11 +75,12 @@ export function vertexEndpoint(place: CloudPlace & { region: string }): (fetch: 
     };
     return {
       client: {
-        baseURL: client.baseURL,
+        baseURL,
         messages: {
           create: (body, options) => ({
             asResponse: async () => {
-              await credentials();
+              const { client, googleAuth } = vertex();
+              await credentials(googleAuth);
               return client.messages.create(body, options).asResponse();
             },
           }),
@@ -91,4 +93,17 @@ export function vertexEndpoint(place: CloudPlace & { region: string }): (fetch: 
       credentials: CREDENTIALS,
     };
   };
+}
+
+/** The endpoint the SDK picks for a region (its constructor's own choice, needed before the client is made). */
+function regionalBaseUrl(region: string): string {
+  switch (region) {
+    case 'global':
+      return 'https://aiplatform.googleapis.com/v1';
+    case 'us':
+    case 'eu':
+      return `https://aiplatform.${region}.rep.googleapis.com/v1`;
+    default:
+      return `https://${region}-aiplatform.googleapis.com/v1`;
+  }
 }
