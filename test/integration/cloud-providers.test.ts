@@ -162,6 +162,26 @@ for (const cloud of CLOUDS) {
       for (const secret of cloud.secrets()) assert.ok(!shown.includes(secret), `a credential was shown or stored: ${secret.slice(0, 8)}…`);
     });
 
+    it('a reviewed agent (pair): the builder fixes, the reviewer checks and approves, nothing refused', async () => {
+      writeFileSync(join(fx.root, 'calc.js'), 'exports.add = (a, b) => a - b;\n');
+      writeFileSync(join(fx.root, 'test.js'), "const assert = require('assert');\nassert.equal(require('./calc').add(2, 3), 5);\nconsole.log('ok');\n");
+      fx.llm.enqueue(
+        'anthropic',
+        call('write_file', { path: 'calc.js', content: 'exports.add = (a, b) => a + b;\n' }),
+        call('bash', { command: 'node test.js' }),
+        say('I fixed add() and the test passes.'),
+        say('Changed add() in calc.js to return a + b; node test.js prints ok.'),
+        call('bash', { command: 'node test.js' }),
+        call('task_complete', { summary: 'Verified: node test.js passes.' }),
+      );
+      const run = await runCrow(['run', 'Fix add() in calc.js', '--agent', 'pair', '--allow', 'all', '--no-undo'], isolatedEnv(fx.home, { ...NO_CLOUD_METADATA, ...cloud.credentials(fx.home) }), fx.root);
+
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(run.stderr, /approved/);
+      assert.equal(fx.llm.pending('anthropic'), 0, 'every scripted reply was asked for');
+      assert.equal(front.requests.filter((request) => cloud.modelPath.test(request.rawUrl.split('?')[0]!)).length, 6);
+    });
+
     it('without credentials: no request leaves, and the error says what to set', async () => {
       const run = await runCrow(['run', 'Write hello.txt', '--allow', 'all', '--no-undo'], isolatedEnv(fx.home, NO_CLOUD_METADATA), fx.root);
 
