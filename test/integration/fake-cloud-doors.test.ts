@@ -10,6 +10,9 @@ import assert from 'node:assert/strict';
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
+import { AnthropicProvider } from '../../src/llm/anthropic';
+import { bedrockEndpoint } from '../../src/llm/bedrock-endpoint';
+import type { StreamEvent } from '../../src/llm/types';
 import { FakeBedrock } from '../../src/testing/fake-bedrock';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
 import { FakeVertex } from '../../src/testing/fake-vertex';
@@ -73,6 +76,32 @@ describe('the fake clouds refuse what the real doors refuse', () => {
     assert.match(JSON.parse(refused.text).message, /max_tokens/);
     assert.deepEqual(llm.takeRefusals().map((refusal) => refusal.rule), ['anthropic/max-tokens-required']);
     assert.equal(llm.requests[0]!.body.model, 'anthropic.claude-haiku-4-5-20251001-v1:0', 'the model came from the path');
+  });
+
+  it('Bedrock: an exception event before any output (overloaded) is retried, as the Messages API\'s overloaded_error is', async () => {
+    llm.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Never seen.' }], fault: { kind: 'error_after', events: 2 } }, { blocks: [{ type: 'text', text: 'Hello.' }] });
+    const keys = { AWS_ACCESS_KEY_ID: AWS.accessKeyId, AWS_SECRET_ACCESS_KEY: AWS.secretAccessKey };
+    const saved = Object.fromEntries(Object.keys(keys).map((name) => [name, process.env[name]]));
+    Object.assign(process.env, keys);
+    try {
+      const provider = new AnthropicProvider(
+        { apiKey: 'unused', model: 'anthropic.claude-haiku-4-5-20251001-v1:0', retryBaseDelayMs: 1 },
+        bedrockEndpoint({ provider: 'aws', region: 'eu-west-3', baseURL: bedrock.url }),
+      );
+      const events: StreamEvent[] = [];
+      for await (const event of provider.stream({ system: 'Be brief.', messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }], tools: [] }, new AbortController().signal)) {
+        events.push(event);
+      }
+      const retry = events.find((event) => event.type === 'retry');
+      assert.ok(retry, `retried: ${JSON.stringify(events)}`);
+      const done = events.at(-1) as Extract<StreamEvent, { type: 'done' }>;
+      assert.deepEqual(done.response.content, [{ type: 'text', text: 'Hello.' }]);
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
   });
 
   /** Exchanges `subjectToken` at the fake token endpoint as google-auth-library does for an external_account credential. */
