@@ -10,13 +10,17 @@
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { ScriptedReply } from '../../src/testing/fake-llm-server';
 import { FakeBedrock } from '../../src/testing/fake-bedrock';
 import { FakeVertex } from '../../src/testing/fake-vertex';
 import { runCrow, startAcp } from '../support/crow-binary';
 import { binarySuite, type BinarySuite } from '../support/binary-suite';
 import { isolatedEnv } from '../support/isolated-env';
+
+/** Records the files a crow process reads (see read-recorder.cjs). */
+const RECORDER = resolve(__dirname, '../support/read-recorder.cjs');
+const CLOUD_BUNDLES = { bedrock: resolve(__dirname, '../../dist/bedrock.js'), vertex: resolve(__dirname, '../../dist/vertex.js') };
 
 const call = (name: string, args: unknown): ScriptedReply => ({ blocks: [{ type: 'tool_call', name, arguments: args }] });
 const say = (text: string): ScriptedReply => ({ blocks: [{ type: 'text', text }] });
@@ -162,6 +166,19 @@ for (const cloud of CLOUDS) {
       for (const secret of cloud.secrets()) assert.ok(!shown.includes(secret), `a credential was shown or stored: ${secret.slice(0, 8)}…`);
     });
 
+    it('loads its own SDK bundle only: the other cloud\'s stays unread', async () => {
+      fx.llm.enqueue('anthropic', say('Hello.'));
+      const reads = join(fx.base, 'reads.log');
+      const env = { ...NO_CLOUD_METADATA, ...cloud.credentials(fx.home), NODE_OPTIONS: `--require ${RECORDER}`, CROW_TEST_READS: reads };
+      const run = await runCrow(['run', 'Hi', '--no-undo'], isolatedEnv(fx.home, env), fx.root);
+
+      assert.equal(run.code, 0, run.stderr);
+      const read = readFileSync(reads, 'utf8').split('\n');
+      const [own, other] = cloud.name === 'Amazon Bedrock' ? [CLOUD_BUNDLES.bedrock, CLOUD_BUNDLES.vertex] : [CLOUD_BUNDLES.vertex, CLOUD_BUNDLES.bedrock];
+      assert.ok(read.includes(own), `${own} was loaded`);
+      assert.ok(!read.includes(other), `${other} was not loaded`);
+    });
+
     it('a reviewed agent (pair): the builder fixes, the reviewer checks and approves, nothing refused', async () => {
       writeFileSync(join(fx.root, 'calc.js'), 'exports.add = (a, b) => a - b;\n');
       writeFileSync(join(fx.root, 'test.js'), "const assert = require('assert');\nassert.equal(require('./calc').add(2, 3), 5);\nconsole.log('ok');\n");
@@ -192,3 +209,20 @@ for (const cloud of CLOUDS) {
     });
   });
 }
+
+describe('a run on Anthropic\'s API, through the binary', function () {
+  this.timeout(60_000);
+  const fx = binarySuite('no-cloud');
+
+  it('reads neither cloud SDK bundle', async () => {
+    fx.llm.enqueue('anthropic', say('Hello.'));
+    const reads = join(fx.base, 'reads.log');
+    const env = { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fx.llm.anthropicBaseUrl, NODE_OPTIONS: `--require ${RECORDER}`, CROW_TEST_READS: reads };
+    const run = await runCrow(['run', 'Hi', '--no-undo'], isolatedEnv(fx.home, env), fx.root);
+
+    assert.equal(run.code, 0, run.stderr);
+    const read = readFileSync(reads, 'utf8').split('\n');
+    assert.ok(read.some((path) => path.endsWith('crow-cli.js')), 'the recorder sees the bundles Node loads');
+    for (const bundle of Object.values(CLOUD_BUNDLES)) assert.ok(!read.includes(bundle), `${bundle} was not loaded`);
+  });
+});
