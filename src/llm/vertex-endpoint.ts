@@ -64,14 +64,16 @@ export function vertexEndpoint(place: CloudPlace & { region: string }): (fetch: 
       return made;
     };
     const credentials = async (googleAuth: GoogleAuth): Promise<void> => {
+      let authClient: Awaited<ReturnType<GoogleAuth['getClient']>>;
       try {
-        await googleAuth.getClient();
+        authClient = await googleAuth.getClient();
       } catch {
         throw new MissingCloudCredentials(
           `No Google credentials for provider "${place.provider}" (Vertex AI): set GOOGLE_APPLICATION_CREDENTIALS to a credentials file ` +
             '(a service account key, or workload identity federation), or run `gcloud auth application-default login`.',
         );
       }
+      await accessToken(authClient, place.provider);
     };
     return {
       client: {
@@ -93,6 +95,28 @@ export function vertexEndpoint(place: CloudPlace & { region: string }): (fetch: 
       credentials: CREDENTIALS,
     };
   };
+}
+
+/**
+ * Gets (and caches, for the SDK's request) the access token. A token
+ * endpoint that refuses the credentials (HTTP 400 to 403: a revoked key, a
+ * wrong subject token) ends the turn naming them, instead of being retried
+ * as the SDK's "connection" failure; any other failure is left for the SDK
+ * to meet and the provider to retry.
+ */
+async function accessToken(authClient: Awaited<ReturnType<GoogleAuth['getClient']>>, provider: string): Promise<void> {
+  try {
+    await authClient.getAccessToken();
+  } catch (error) {
+    const response = (error as { response?: { status?: number; data?: { error?: unknown; error_description?: unknown } } }).response;
+    const status = response?.status ?? 0;
+    if (status < 400 || status > 403) return;
+    const said = [response?.data?.error, response?.data?.error_description].filter((part) => typeof part === 'string').join(': ');
+    throw new MissingCloudCredentials(
+      `Google refused the credentials of provider "${provider}" (Vertex AI)${said ? ` (${said})` : ''}: check the file GOOGLE_APPLICATION_CREDENTIALS names, ` +
+        'or run `gcloud auth application-default login` again.',
+    );
+  }
 }
 
 /** The endpoint the SDK picks for a region (its constructor's own choice, needed before the client is made). */

@@ -226,3 +226,29 @@ describe('a run on Anthropic\'s API, through the binary', function () {
     for (const bundle of Object.values(CLOUD_BUNDLES)) assert.ok(!read.includes(bundle), `${bundle} was not loaded`);
   });
 });
+
+describe('Claude on Google Vertex AI with credentials Google refuses', function () {
+  this.timeout(60_000);
+  const fx = binarySuite('cloud-refused');
+
+  it('names the credentials and what Google said, once, without retrying', async () => {
+    vertex = await FakeVertex.start({ upstream: fx.llm, ...GCP, subjectToken: 'another-subject-token' });
+    try {
+      mkdirSync(join(fx.home, 'config', 'crow-agent'), { recursive: true });
+      writeFileSync(join(fx.home, 'config', 'crow-agent', 'config.toml'), CLOUDS[1]!.config());
+      const run = await runCrow(['run', 'Hi', '--no-undo'], isolatedEnv(fx.home, { ...NO_CLOUD_METADATA, ...CLOUDS[1]!.credentials(fx.home) }), fx.root);
+
+      assert.notEqual(run.code, 0);
+      assert.match(run.stderr, /Google refused the credentials of provider "gcp" \(Vertex AI\) \(invalid_grant: The provided subject token is invalid\.\): check the file GOOGLE_APPLICATION_CREDENTIALS names/);
+      assert.doesNotMatch(run.stderr, /retry/i);
+      assert.ok(!run.stderr.includes(GCP.subjectToken));
+      // google-auth-library retries a refused exchange itself (gaxios' retry of POST), so there may be more than one; no model request was made.
+      const refusals = vertex.takeRefusals();
+      assert.ok(refusals.length >= 1 && refusals.every((refusal) => refusal.rule === 'vertex/sts'), JSON.stringify(refusals));
+      assert.ok(vertex.requests.every((request) => request.rawUrl === '/sts/v1/token'));
+      assert.equal(fx.llm.requests.length, 0);
+    } finally {
+      await vertex.close();
+    }
+  });
+});
