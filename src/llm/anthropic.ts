@@ -26,7 +26,7 @@ const ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
 
 /**
  * A Messages API reached through another client with the Anthropic SDK's
- * surface (Amazon Bedrock's, Google Vertex AI's; see anthropic-cloud.ts):
+ * surface (Amazon Bedrock's, Google Vertex AI's; see bedrock-endpoint.ts, vertex-endpoint.ts):
  * the client, built on the fetch it is given, the SDK error classes its
  * failures are instances of (its own copy of the SDK, in its own bundle),
  * how errors name the server, and what a 401 or 403 tells the user to check.

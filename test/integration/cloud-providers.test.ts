@@ -105,11 +105,11 @@ function writeGoogleCredentials(home: string): string {
   return file;
 }
 
-/** Every file under `dir` (sessions, traces, logs), as text. */
+/** Every file under `dir` (sessions, traces, logs) but the credential files the test wrote, as text. */
 function storedText(dir: string): string {
   return readdirSync(dir, { recursive: true, encoding: 'utf8' })
     .map((name) => join(dir, name))
-    .filter((path) => statSync(path).isFile() && !path.includes(`${join('home', 'gcloud')}`))
+    .filter((path) => statSync(path).isFile() && !path.includes(join('home', 'gcloud')) && !path.includes(join('home', '.aws')))
     .map((path) => readFileSync(path, 'utf8'))
     .join('\n');
 }
@@ -249,6 +249,30 @@ describe('Claude on Google Vertex AI with credentials Google refuses', function 
       assert.equal(fx.llm.requests.length, 0);
     } finally {
       await vertex.close();
+    }
+  });
+});
+
+describe('Claude on Amazon Bedrock with the credentials of an AWS profile', function () {
+  this.timeout(60_000);
+  const fx = binarySuite('cloud-profile');
+
+  it('signs with the profile AWS_PROFILE names in ~/.aws/credentials, as the AWS CLI reads it', async () => {
+    bedrock = await FakeBedrock.start({ upstream: fx.llm, credentials: AWS, region: AWS_REGION });
+    try {
+      mkdirSync(join(fx.home, 'config', 'crow-agent'), { recursive: true });
+      writeFileSync(join(fx.home, 'config', 'crow-agent', 'config.toml'), CLOUDS[0]!.config());
+      mkdirSync(join(fx.home, '.aws'));
+      writeFileSync(join(fx.home, '.aws', 'credentials'), `[default]\naws_access_key_id = AKIAFAKECROWTEST0009\naws_secret_access_key = not-this-one\n\n[crow]\naws_access_key_id = ${AWS.accessKeyId}\naws_secret_access_key = ${AWS.secretAccessKey}\n`);
+      fx.llm.enqueue('anthropic', say('Signed by the profile.'));
+      const run = await runCrow(['run', 'Hi', '--no-undo'], isolatedEnv(fx.home, { ...NO_CLOUD_METADATA, AWS_PROFILE: 'crow' }), fx.root);
+
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(run.stdout, /Signed by the profile\./);
+      assert.deepEqual(bedrock.takeRefusals(), []);
+      assert.ok(!`${run.stdout}${run.stderr}${storedText(fx.home)}`.includes(AWS.secretAccessKey));
+    } finally {
+      await bedrock.close();
     }
   });
 });
