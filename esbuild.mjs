@@ -2,8 +2,9 @@
 // loads on first use, dist/engine.js; vscode stays external), the `crow` binary (dist/crow.js, a
 // launcher with a shebang that turns on V8's compile cache, then loads the CLI and ACP server in
 // one file, dist/crow-cli.js; dist/markdown.js, the terminal markdown renderer it loads
-// only when a run writes to a terminal, and dist/otlp.js, the span exporter it loads only when
-// an OTLP endpoint is set), the browser code of the webviews (dist/webview/: the chat
+// only when a run writes to a terminal, dist/otlp.js, the span exporter it loads only when
+// an OTLP endpoint is set, and dist/bedrock.js and dist/vertex.js, the cloud SDKs a run on
+// Claude on Amazon Bedrock or Google Vertex AI loads), the browser code of the webviews (dist/webview/: the chat
 // view, the trace viewer, also served by `crow trace --serve`, and the charts of `crow eval`'s report) and the suites that run inside
 // VS Code (npm run test:vscode and .vscode-test.mjs).
 // `node esbuild.mjs --watch` rebuilds on change.
@@ -86,6 +87,13 @@ const markdownApart = apart('markdown-apart', /^\.\/terminal-markdown$/, 'markdo
  */
 const otlpApart = apart('otlp-apart', /^\.\.\/telemetry\/otlp-export$/, 'otlp.js');
 
+/**
+ * `require('./bedrock-endpoint')` and `require('./vertex-endpoint')` (llm/index.ts) stay requires of
+ * dist/bedrock.js and dist/vertex.js: the cloud SDKs (AWS signing, event streams and credential chain;
+ * google-auth-library), with a copy of the Anthropic SDK each, are read only by a run on that cloud.
+ */
+const cloudApart = [apart('bedrock-apart', /^\.\/bedrock-endpoint$/, 'bedrock.js'), apart('vertex-apart', /^\.\/vertex-endpoint$/, 'vertex.js')];
+
 /** The launcher's `require('./crow-cli')` stays a require of dist/crow-cli.js: it turns the compile cache on first. */
 const cliApart = apart('cli-apart', /^\.\/crow-cli$/, 'crow-cli.js');
 
@@ -114,6 +122,7 @@ const builds = [
     entryPoints: ['src/adapters/vscode/engine-bundle.ts'],
     outfile: 'dist/engine.js',
     external: ['vscode'],
+    plugins: cloudApart,
   },
   {
     ...common,
@@ -122,7 +131,17 @@ const builds = [
     // The MCP SDK is large and only needed once a session has MCP servers: loaded from node_modules,
     // except in the .vsix (no node_modules), where it is bundled.
     external: production ? [] : ['@modelcontextprotocol/sdk'],
-    plugins: [markdownApart, otlpApart],
+    plugins: [markdownApart, otlpApart, ...cloudApart],
+  },
+  {
+    ...common,
+    entryPoints: ['src/llm/bedrock-endpoint.ts'],
+    outfile: 'dist/bedrock.js',
+  },
+  {
+    ...common,
+    entryPoints: ['src/llm/vertex-endpoint.ts'],
+    outfile: 'dist/vertex.js',
   },
   {
     ...common,

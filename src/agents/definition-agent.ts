@@ -3,6 +3,7 @@ import { policyFromConfig } from '../config/permission-config';
 import { basePromptContext, type PromptRegistry, renderSystemPrompt } from '../config/prompts';
 import { connectProvider, type ProviderConnection } from '../config/provider-config';
 import { ConfigError, type Settings } from '../config/settings';
+import { speaksMessagesApi } from '../config/settings-file';
 import type { CompactionSettings } from '../engine/compaction';
 import { renderTemplateText } from '../config/template-text';
 import { BaseAgent } from '../engine/base-agent';
@@ -79,7 +80,7 @@ function checkedTemperature(definition: BaseAgentDefinition, connection: Provide
   if (temperature === undefined) return undefined;
   const where = `Agent "${definition.name}" (${definition.file}) sets temperature ${temperature}`;
   const model = `${connection.entry.name}/${connection.model}`;
-  if (connection.entry.type === 'anthropic') {
+  if (speaksMessagesApi(connection.entry.type)) {
     throw new ConfigError(`${where}, but ${model} is on the Anthropic API, which takes no temperature (API version 2026-10-21): remove temperature from the agent.`);
   }
   if (connection.entry.models[connection.model]?.temperature === false) {
@@ -109,7 +110,7 @@ export function contextWindowFor(settings: Settings, model: string): number {
 function contextWindowOf(connection: ProviderConnection): number {
   const configured = connection.entry.models[connection.model]?.contextWindow ?? servedModel(connection.entry, connection.apiKey, connection.model)?.contextWindow;
   if (configured !== undefined) return configured;
-  if (connection.entry.type === 'anthropic') return DEFAULT_CONTEXT_WINDOW.anthropic;
+  if (speaksMessagesApi(connection.entry.type)) return DEFAULT_CONTEXT_WINDOW.anthropic;
   return connection.entry.baseUrl === undefined ? DEFAULT_CONTEXT_WINDOW.openai : DEFAULT_CONTEXT_WINDOW.compatible;
 }
 

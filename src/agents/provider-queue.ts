@@ -57,6 +57,7 @@ export type ConcurrencyKind = keyof typeof DEFAULT_CONCURRENCY;
 export function concurrencyKind(entry: Pick<ProviderEntry, 'type' | 'baseUrl'> | undefined): ConcurrencyKind {
   if (!entry) return 'local';
   const host = entry.baseUrl !== undefined ? hostOf(entry.baseUrl) : undefined;
+  if (entry.type === 'bedrock' || entry.type === 'vertex') return 'anthropic';
   if (entry.type === 'anthropic') return host !== undefined && isOwnAddress(host) ? 'local' : 'anthropic';
   return host === undefined || host === 'api.openai.com' ? 'openai' : 'local';
 }

@@ -248,6 +248,12 @@ function providerEntry(name: string, provider: ProviderDocument, envBaseUrl: str
   if (provider.flavor !== undefined && provider.type !== 'openai') {
     throw new ConfigError(`Provider "${name}" sets flavor = "${provider.flavor}", which only applies to type = "openai": remove providers.${name}.flavor.`);
   }
+  if (provider.region !== undefined && provider.type !== 'bedrock' && provider.type !== 'vertex') {
+    throw new ConfigError(`Provider "${name}" sets region = "${provider.region}", which only applies to type = "bedrock" or "vertex": remove providers.${name}.region.`);
+  }
+  if (provider.project_id !== undefined && provider.type !== 'vertex') {
+    throw new ConfigError(`Provider "${name}" sets project_id, which only applies to type = "vertex": remove providers.${name}.project_id.`);
+  }
   const models = Object.fromEntries(
     Object.entries(provider.models ?? {}).map(([model, info]) => [
       model,
@@ -273,6 +279,8 @@ function providerEntry(name: string, provider: ProviderDocument, envBaseUrl: str
       baseUrl: envBaseUrl ?? provider.base_url,
       apiKeyEnv: provider.api_key_env,
       flavor: provider.flavor,
+      region: provider.region,
+      projectId: provider.project_id,
       defaultModel: provider.default_model,
     }),
   };

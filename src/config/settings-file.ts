@@ -14,9 +14,17 @@ import { type DefinitionError, problemsFromZod } from './config-problems';
 import { HookEntrySchema } from './hook-config';
 import { configHome, projectConfigDir } from './paths';
 
-/** `openai`: Chat Completions (OpenAI and compatible servers); `openai-responses`: OpenAI's Responses API. */
-export const PROVIDER_KINDS = ['anthropic', 'openai', 'openai-responses'] as const;
+/**
+ * `openai`: Chat Completions (OpenAI and compatible servers); `openai-responses`: OpenAI's Responses API;
+ * `bedrock`, `vertex`: Claude on Amazon Bedrock and Google Vertex AI.
+ */
+export const PROVIDER_KINDS = ['anthropic', 'openai', 'openai-responses', 'bedrock', 'vertex'] as const;
 export type ProviderKind = (typeof PROVIDER_KINDS)[number];
+
+/** Whether a provider of `kind` speaks Anthropic's Messages API: Anthropic's own, or Claude on Amazon Bedrock or Google Vertex AI. */
+export function speaksMessagesApi(kind: ProviderKind | undefined): boolean {
+  return kind === 'anthropic' || kind === 'bedrock' || kind === 'vertex';
+}
 
 /**
  * Which server an OpenAI-compatible provider is: what decides the field that
@@ -150,6 +158,10 @@ const ProviderSchema = onFirstUse(() =>
       api_key_env: ApiKeyEnv().optional(),
       /** For type openai: which server it is; default: told from base_url. */
       flavor: z.enum(SERVER_FLAVORS).optional(),
+      /** For type bedrock (the AWS region) and vertex (the Google Cloud region, or "global"). */
+      region: z.string().regex(/^[a-z0-9-]+$/, 'a region such as us-east-1, us-east5 or global').optional(),
+      /** For type vertex: the Google Cloud project. */
+      project_id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'a Google Cloud project id such as my-project-123').optional(),
       default_model: z.string().min(1).optional(),
       models: z.record(z.string().min(1), ModelSchema()).optional(),
     })

@@ -34,6 +34,10 @@ export interface ProviderEntry {
   apiKeyEnv?: string;
   /** For an OpenAI-compatible provider, the server it is; undefined: told from the base URL. */
   flavor?: ServerFlavor;
+  /** For Bedrock and Vertex AI: the cloud region; undefined: the SDK's variable (AWS_REGION, CLOUD_ML_REGION). */
+  region?: string;
+  /** For Vertex AI: the Google Cloud project; undefined: ANTHROPIC_VERTEX_PROJECT_ID or the credentials' project. */
+  projectId?: string;
   defaultModel?: string;
   models: Record<string, ModelInfo>;
 }

@@ -15,7 +15,7 @@ import { policyFromConfig } from '../config/permission-config';
 import { PromptRegistry } from '../config/prompts';
 import { type DecideOptions, decideTrust, untrustedNotice } from '../config/folder-trust';
 import { agentModel, missingDefaultKey, resolveSettings } from '../config/provider-config';
-import type { SettingsDocument } from '../config/settings-file';
+import { type SettingsDocument, speaksMessagesApi } from '../config/settings-file';
 import type { Settings } from '../config/settings';
 import { secretVariableNames } from '../config/secret-variables';
 import { SlashCommands } from '../config/slash-commands';
@@ -149,8 +149,8 @@ export function loadCatalog(options: FolderOptions): WorkspaceCatalog {
       const moved = roles.providers?.primary;
       const { provider, model } = agentModel(settings, moved !== undefined ? { provider: moved } : primary);
       const entry = settings.providers[provider];
-      const reasons = entry?.type === 'anthropic' || entry?.type === 'openai-responses';
-      return reasons && entry.models[model ?? entry.defaultModel ?? '']?.thinking !== false;
+      const reasons = speaksMessagesApi(entry?.type) || entry?.type === 'openai-responses';
+      return reasons && entry!.models[model ?? entry!.defaultModel ?? '']?.thinking !== false;
     },
     missingKeys: () => missingDefaultKey(settings, env),
     contextWindow: (model) => contextWindowFor(settings, model),

@@ -8,7 +8,7 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages';
 import type { ErrorType } from '@anthropic-ai/sdk/resources/shared';
 import { toAnthropicParams } from './anthropic-format';
-import { boundedFetch, MODEL_SERVER_LIMITS } from './bounded-body';
+import { boundedFetch, type Fetch, MODEL_SERVER_LIMITS } from './bounded-body';
 import { parseEventData, type SseMessage, wireBatches } from './sse';
 import {
   type HttpProviderOptions,
@@ -25,19 +25,37 @@ import { type AssistantBlock, emptyUsage, type LlmRequest, type ModelPricing, ty
 
 const ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
 
+/**
+ * A Messages API reached through another client with the Anthropic SDK's
+ * surface (Amazon Bedrock's, Google Vertex AI's; see bedrock-endpoint.ts, vertex-endpoint.ts):
+ * the client, built on the fetch it is given, the SDK error classes its
+ * failures are instances of (its own copy of the SDK, in its own bundle),
+ * how errors name the server, and what a 401 or 403 tells the user to check.
+ */
+export interface MessagesEndpoint {
+  client: { readonly baseURL: string; messages: { create(body: MessageCreateParamsStreaming, options: { signal: AbortSignal }): { asResponse(): Promise<Response> } } };
+  APIError: typeof Anthropic.APIError;
+  APIConnectionError: typeof Anthropic.APIConnectionError;
+  /** The provider's name in headers and telemetry: OpenTelemetry's gen_ai.provider.name (aws.bedrock, gcp.vertex_ai). */
+  name: string;
+  label: string;
+  credentials: string;
+}
+
 /** Streams from the Anthropic Messages API (or anything that speaks it). */
 export class AnthropicProvider implements Provider {
-  readonly name = 'anthropic';
+  readonly name: string;
   readonly supportsImages: boolean;
   readonly pricing: ModelPricing | undefined;
   readonly model: string;
-  private readonly client: Anthropic;
+  private readonly client: MessagesEndpoint['client'];
   private readonly policy: RetryPolicy;
   private readonly profile: ProviderProfile;
   private readonly maxOutputTokens: number | undefined;
   private readonly outputCap: number | undefined;
 
-  constructor(options: HttpProviderOptions) {
+  /** `endpoint`: another client for the Messages API; default: the Anthropic SDK's, on options.baseURL. */
+  constructor(options: HttpProviderOptions, endpoint?: (fetch: Fetch) => MessagesEndpoint) {
     this.model = options.model;
     this.outputCap = options.outputCap;
     this.pricing = options.pricing;
@@ -46,15 +64,18 @@ export class AnthropicProvider implements Provider {
     this.policy = retryPolicyOf(options);
     // Retries are ours (resilient-stream), so they are visible and stop once output has been shown.
     // Error answers are read whole by the SDK: bounded, so a server cannot make one endless (see bounded-body.ts).
-    this.client = new Anthropic({ apiKey: options.apiKey, baseURL: options.baseURL, maxRetries: 0, fetch: boundedFetch((url, init) => fetch(url, init), MODEL_SERVER_LIMITS) });
+    const bounded = boundedFetch((url, init) => fetch(url, init), MODEL_SERVER_LIMITS);
+    const other = endpoint?.(bounded);
+    this.name = other?.name ?? 'anthropic';
+    this.client = other?.client ?? new Anthropic({ apiKey: options.apiKey, baseURL: options.baseURL, maxRetries: 0, fetch: bounded });
     this.profile = {
       // With ANTHROPIC_BASE_URL or base_url set, errors name the server actually called, not Anthropic.
-      label: this.client.baseURL.replace(/\/+$/, '') === ANTHROPIC_BASE_URL ? 'Anthropic' : `the server at ${this.client.baseURL}`,
-      apiKeyEnv: options.apiKeyEnv ?? 'ANTHROPIC_API_KEY',
+      label: other?.label ?? (this.client.baseURL.replace(/\/+$/, '') === ANTHROPIC_BASE_URL ? 'Anthropic' : `the server at ${this.client.baseURL}`),
+      apiKeyEnv: other?.credentials ?? options.apiKeyEnv ?? 'ANTHROPIC_API_KEY',
       model: options.model,
       baseURL: this.client.baseURL,
-      APIError: Anthropic.APIError,
-      APIConnectionError: Anthropic.APIConnectionError,
+      APIError: other?.APIError ?? Anthropic.APIError,
+      APIConnectionError: other?.APIConnectionError ?? Anthropic.APIConnectionError,
     };
   }
 
@@ -68,7 +89,7 @@ export class AnthropicProvider implements Provider {
         open: async (attemptSignal) => {
           const request = catchingSdkWarnings(() => this.client.messages.create(params(), { signal: attemptSignal }), warnings);
           const response = await request.asResponse();
-          return wireBatches(response, eventReader(response.headers));
+          return wireBatches(response, eventReader(response.headers, this.profile.APIError as typeof Anthropic.APIError));
         },
         newAccumulator: () => new AnthropicAccumulator(),
       },
@@ -89,18 +110,18 @@ export class AnthropicProvider implements Provider {
  * that leaves out the `event:` lines (which the SDK's reader needed) is read
  * all the same.
  */
-function eventReader(headers: Headers): (message: SseMessage) => RawMessageStreamEvent | undefined {
+function eventReader(headers: Headers, APIError: typeof Anthropic.APIError): (message: SseMessage) => RawMessageStreamEvent | undefined {
   return ({ event, data }) => {
-    if (event === 'error') throw streamError(data, headers);
+    if (event === 'error') throw streamError(data, headers, APIError);
     if (event === 'ping' || data === '') return undefined;
     const parsed = parseEventData(data, event);
-    if (parsed.type === 'error') throw streamError(data, headers);
+    if (parsed.type === 'error') throw streamError(data, headers, APIError);
     return parsed.type === 'ping' ? undefined : (parsed as unknown as RawMessageStreamEvent);
   };
 }
 
 /** An `error` event as the SDK raises it: its body parsed when it is JSON, else the text as it came. */
-function streamError(data: string, headers: Headers): InstanceType<typeof Anthropic.APIError> {
+function streamError(data: string, headers: Headers, APIError: typeof Anthropic.APIError): InstanceType<typeof Anthropic.APIError> {
   let body: unknown = data;
   try {
     body = JSON.parse(data);
@@ -108,7 +129,7 @@ function streamError(data: string, headers: Headers): InstanceType<typeof Anthro
     // Not JSON: the text is all the server said.
   }
   const type = (body as { error?: { type?: unknown } } | null)?.error?.type;
-  return new Anthropic.APIError(undefined, body as object, undefined, headers, typeof type === 'string' ? (type as ErrorType) : undefined);
+  return new APIError(undefined, body as object, undefined, headers, typeof type === 'string' ? (type as ErrorType) : undefined);
 }
 
 const NO_EVENTS: StreamEvent[] = [];

@@ -23,9 +23,16 @@ const ANTHROPIC_OUTPUT_CAPS: readonly (readonly [string, number])[] = [
   ['claude-3-haiku', 4_096],
 ];
 
-/** The output cap of an Anthropic model Crow knows; undefined for any other. */
+/**
+ * The output cap of an Anthropic model Crow knows, also by its Bedrock id
+ * (`us.anthropic.claude-sonnet-4-5-20250929-v1:0`) or Vertex id
+ * (`claude-sonnet-4-5@20250929`); undefined for any other.
+ */
 export function knownOutputCap(model: string): number | undefined {
-  const id = model.toLowerCase();
+  const lower = model.toLowerCase();
+  const at = lower.indexOf('claude-');
+  if (at < 0) return undefined;
+  const id = lower.slice(at);
   return ANTHROPIC_OUTPUT_CAPS.find(([prefix]) => id.startsWith(prefix))?.[1];
 }
 

@@ -78,8 +78,10 @@ export function refreshServedModels(address: ServerAddress): Promise<ServedModel
 
 /** Where a configured provider lists its models; undefined for a kind that has no list Crow reads. */
 export function serverAddress(entry: { type: string; baseUrl?: string }, apiKey: string | undefined): ServerAddress | undefined {
-  if (entry.type !== 'anthropic' && entry.type !== 'openai') return undefined;
-  return { kind: entry.type, baseUrl: (entry.baseUrl ?? (entry.type === 'anthropic' ? ANTHROPIC_API : OPENAI_API)).replace(/\/+$/, ''), apiKey };
+  // Bedrock and Vertex list models through their clouds' own APIs, which Crow does not read.
+  const kind = entry.type === 'anthropic' ? 'anthropic' : entry.type === 'openai' || entry.type === 'openai-responses' ? 'openai' : undefined;
+  if (kind === undefined) return undefined;
+  return { kind, baseUrl: (entry.baseUrl ?? (kind === 'anthropic' ? ANTHROPIC_API : OPENAI_API)).replace(/\/+$/, ''), apiKey };
 }
 
 /** What the server's list says of `model`, when it has been listed. */

@@ -10,7 +10,18 @@ import { errorText } from '../vocabulary/text';
 import { StreamLimitError } from './sse';
 import type { ContextOverflow } from './types';
 /** Error types a server may send inside a stream (the HTTP status was already 200) that say "try again". */
-const TRANSIENT_ERROR_TYPES = new Set(['overloaded_error', 'api_error', 'rate_limit_error', 'server_error']);
+const TRANSIENT_ERROR_TYPES = new Set([
+  'overloaded_error',
+  'api_error',
+  'rate_limit_error',
+  'server_error',
+  // Amazon Bedrock's exception events, which its SDK passes on as these types (InvokeModelWithResponseStream's
+  // reference: throttled, unavailable, an internal error, or "an error occurred while streaming the response. Retry your request").
+  'throttlingException',
+  'serviceUnavailableException',
+  'internalServerException',
+  'modelStreamErrorException',
+]);
 const CONNECTION_ERROR_CODES = new Set([
   'ECONNRESET',
   'ECONNREFUSED',

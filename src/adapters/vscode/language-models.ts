@@ -24,6 +24,15 @@ const SET_KEY_COMMAND = '"Crow: Set API Key"';
 /** Output room assumed when the settings give no max_output_tokens (what the Anthropic provider asks for). */
 const ASSUMED_MAX_OUTPUT_TOKENS = 8192;
 
+/** The API each kind of provider speaks, for a model's tooltip. */
+const API_NAMES: Record<ProviderEntry['type'], string> = {
+  anthropic: 'Anthropic API',
+  openai: 'OpenAI API',
+  'openai-responses': 'OpenAI Responses API',
+  bedrock: 'Claude on Amazon Bedrock',
+  vertex: 'Claude on Google Vertex AI',
+};
+
 // The provider API (LanguageModelChatProvider, stable since VS Code 1.104) is
 // newer than the @types/vscode we build against (^1.95, our engines floor),
 // so the part of it used here is declared locally and looked up at run time.
@@ -196,7 +205,7 @@ function modelInformation(settings: Settings, entry: ProviderEntry, model: strin
   const contextWindow = engine().contextWindowFor({ ...settings, provider: entry.name }, model);
   const maxOutputTokens = Math.min(settings.maxOutputTokens ?? ASSUMED_MAX_OUTPUT_TOKENS, Math.floor(contextWindow / 2));
   // Vendors' own APIs see images; other OpenAI-compatible servers mostly do not (as the providers assume).
-  const imageInput = info?.vision ?? settings.images ?? (entry.type === 'anthropic' || entry.baseUrl === undefined);
+  const imageInput = info?.vision ?? settings.images ?? (entry.type !== 'openai' || entry.baseUrl === undefined);
   return {
     id: modelId(entry.name, model),
     name: `${model} (${entry.name})`,
@@ -205,7 +214,7 @@ function modelInformation(settings: Settings, entry: ProviderEntry, model: strin
     maxInputTokens: contextWindow - maxOutputTokens,
     maxOutputTokens,
     // No base URL here: one may carry credentials (user:password@host).
-    tooltip: `${model} through Crow's "${entry.name}" provider (${entry.type === 'anthropic' ? 'Anthropic' : 'OpenAI'} API)`,
+    tooltip: `${model} through Crow's "${entry.name}" provider (${API_NAMES[entry.type]})`,
     ...(detail !== undefined ? { detail } : {}),
     // VS Code's chat only picks models that call tools; a model configured with tools = false says otherwise.
     capabilities: { toolCalling: info?.tools ?? true, imageInput },

@@ -191,6 +191,34 @@ describe('provider configuration (config.toml)', () => {
     assert.throws(() => resolveSettings(project, {}, env(), TRUSTED), /flavor/);
   });
 
+  it('takes Claude on Amazon Bedrock and Google Vertex AI with their region and project, needing no API key', () => {
+    userConfig(
+      '[providers.aws]\ntype = "bedrock"\nregion = "eu-west-3"\ndefault_model = "anthropic.claude-sonnet-4-5-20250929-v1:0"\n' +
+        '[providers.gcp]\ntype = "vertex"\nregion = "us-east5"\nproject_id = "my-project-123"\ndefault_model = "claude-sonnet-4-5@20250929"\n',
+    );
+    const settings = resolveSettings(project, { provider: 'aws' }, env(), TRUSTED);
+    assert.deepEqual([settings.providers.aws!.region, settings.providers.gcp!.region, settings.providers.gcp!.projectId], ['eu-west-3', 'us-east5', 'my-project-123']);
+    const connection = connectProvider(settings, { provider: 'aws' }, env(), 'builder');
+    assert.equal(connection.apiKey, undefined, 'the AWS credentials are the SDK\'s to find');
+    const provider = providerFor(connection, {});
+    assert.deepEqual([provider.name, provider.model], ['aws.bedrock', 'anthropic.claude-sonnet-4-5-20250929-v1:0']);
+  });
+
+  it('refuses a Vertex AI provider without a region, and region or project_id where they mean nothing', () => {
+    userConfig('[providers.gcp]\ntype = "vertex"\ndefault_model = "claude-sonnet-4-5@20250929"\n');
+    const settings = resolveSettings(project, { provider: 'gcp' }, env(), TRUSTED);
+    assert.throws(
+      () => providerFor({ entry: settings.providers.gcp!, model: 'claude-sonnet-4-5@20250929', apiKey: undefined }, {}),
+      (error: Error) => error instanceof ConfigError && /has no region: set providers\.gcp\.region .* or CLOUD_ML_REGION/.test(error.message),
+    );
+    userConfig('[providers.anthropic]\nregion = "us-east-1"\n');
+    assert.throws(() => resolveSettings(project, {}, env(), TRUSTED), /sets region = "us-east-1", which only applies to type = "bedrock" or "vertex"/);
+    userConfig('[providers.aws]\ntype = "bedrock"\nproject_id = "my-project"\n');
+    assert.throws(() => resolveSettings(project, {}, env(), TRUSTED), /sets project_id, which only applies to type = "vertex"/);
+    userConfig('[providers.x]\ntype = "azure"\n');
+    assert.throws(() => resolveSettings(project, {}, env(), TRUSTED), /type/);
+  });
+
   it('suggests the provider a typo meant', () => {
     assert.throws(() => resolveConfig(project, { provider: 'opneai' }, env(), TRUSTED), /Did you mean "openai"\?/);
   });
