@@ -3,21 +3,28 @@
  * argument fragments cut, ids and signatures generated, usage defaulted, and
  * the output cut where the request's output cap says a real server stops.
  */
+import { randomBytes } from 'node:crypto';
 import type { ScriptedBlock, ScriptedReply, ScriptedResponse } from './fake-script';
 import type { WireBlock, WireFormat, WireReply } from './fake-wire';
 
 const DEFAULT_CHUNK_SIZE = 4;
 const DEFAULT_FRAGMENTS = 3;
 
-/** Counters behind generated ids, shared by both APIs of one server. */
+/**
+ * Counters behind generated ids, shared by the APIs of one server. Tool call
+ * ids also carry a tag drawn for each server (and each reset): real servers'
+ * ids are random, so a call id one server issued never comes back from
+ * another, and a session that moves between fakes meets no id twice.
+ */
 export interface Serials {
   message: number;
   toolCall: number;
   signature: number;
+  tag: string;
 }
 
 export function newSerials(): Serials {
-  return { message: 0, toolCall: 0, signature: 0 };
+  return { message: 0, toolCall: 0, signature: 0, tag: randomBytes(6).toString('base64url').replace(/[^a-zA-Z0-9]/g, '').slice(0, 6) || 'fake' };
 }
 
 /** Throws on a malformed script. */
@@ -88,7 +95,7 @@ function resolveBlock(block: ScriptedBlock, chunkSize: number, wire: WireFormat,
       const text = typeof block.arguments === 'string' ? block.arguments : JSON.stringify(block.arguments);
       return {
         type: 'tool_call',
-        id: block.id ?? `${wire.toolCallIdPrefix}${++serials.toolCall}`,
+        id: block.id ?? `${wire.toolCallIdPrefix}${serials.tag}${++serials.toolCall}`,
         name: block.name,
         fragments: splitInto(text, block.fragments ?? DEFAULT_FRAGMENTS),
       };

@@ -9,7 +9,7 @@ export type ScriptedBlock =
   /**
    * A string `arguments` is sent verbatim (it may be invalid JSON); anything
    * else is JSON.stringify'd. The text is split into up to `fragments` pieces
-   * (default 3). `id` defaults to `call_<n>` (OpenAI) or `toolu_<n>` (Anthropic).
+   * (default 3). `id` defaults to `call_<tag><n>` (OpenAI) or `toolu_<tag><n>` (Anthropic), the tag drawn per server.
    */
   | { type: 'tool_call'; id?: string; name: string; arguments: unknown; fragments?: number };
 

@@ -79,7 +79,8 @@ describe('FakeLlmServer', () => {
         entry.args += call.function?.arguments ?? '';
         calls.set(call.index, entry);
       }
-      assert.deepEqual(calls.get(0), { id: 'call_1', name: 'read_file', args: JSON.stringify(args), fragments: 4 });
+      assert.match(String(calls.get(0)?.id), /^call_[a-zA-Z0-9]+1$/, 'generated: the prefix, a tag drawn for the server, the count');
+      assert.deepEqual({ ...calls.get(0), id: undefined }, { id: undefined, name: 'read_file', args: JSON.stringify(args), fragments: 4 });
       assert.deepEqual(calls.get(1), { id: 'call_custom', name: 'bad', args: '{"unterminated', fragments: 3 });
 
       const finishes = chunks.flatMap((chunk) => chunk.choices.map((choice) => choice.finish_reason)).filter(Boolean);
@@ -125,8 +126,9 @@ describe('FakeLlmServer', () => {
       assert.equal(choice.finish_reason, 'length');
       assert.equal(choice.message.content, 'Done.');
       assert.equal((choice.message as any).reasoning_content, 'hmm');
-      assert.deepEqual(choice.message.tool_calls, [
-        { id: 'call_1', type: 'function', function: { name: 'ls', arguments: '{"dir":"."}' } },
+      assert.match(choice.message.tool_calls?.[0]?.id ?? '', /^call_[a-zA-Z0-9]+1$/);
+      assert.deepEqual(choice.message.tool_calls?.map((call) => ({ ...call, id: 'id' })), [
+        { id: 'id', type: 'function', function: { name: 'ls', arguments: '{"dir":"."}' } },
       ]);
       assert.equal(completion.usage?.completion_tokens, 6);
     });
@@ -186,9 +188,11 @@ describe('FakeLlmServer', () => {
       ]);
 
       const toolStart = events.find((event) => event.type === 'content_block_start' && event.index === 3);
-      assert.deepEqual(toolStart?.type === 'content_block_start' && toolStart.content_block, {
+      const started = toolStart?.type === 'content_block_start' ? toolStart.content_block : undefined;
+      assert.match(started?.type === 'tool_use' ? started.id : '', /^toolu_[a-zA-Z0-9]+1$/);
+      assert.deepEqual(started?.type === 'tool_use' && { ...started, id: 'id' }, {
         type: 'tool_use',
-        id: 'toolu_1',
+        id: 'id',
         name: 'bash',
         input: {},
       });

@@ -1,6 +1,8 @@
 /**
  * A stored session can always continue, on any provider: a session with
- * tool calls, thinking and an image, begun on each wire through the real
+ * tool calls, thinking and an image, begun on each wire (Anthropic,
+ * OpenAI's Chat Completions and Responses API, DeepSeek, Gemini, a local
+ * vLLM) through the real
  * binary and continued (`crow run --continue --provider ...`) on each
  * other, against fakes that refuse what each real server refuses.
  */
@@ -16,7 +18,7 @@ import { isolatedEnv } from '../support/isolated-env';
 interface MatrixWire {
   /** The provider's name in config.toml, as --provider takes it. */
   name: string;
-  api: 'anthropic' | 'openai';
+  api: 'anthropic' | 'openai' | 'openai-responses';
   chatServer?: ChatServerName;
   /** [providers.NAME] and its model's table, given the fake's base URL. */
   table(server: FakeLlmServer): string;
@@ -33,6 +35,13 @@ const WIRES: MatrixWire[] = [
     table: (server) => `[providers.anthropic]\nbase_url = "${server.anthropicBaseUrl}"\napi_key_env = "KEY"\ndefault_model = "claude-sonnet-4-6"\n`,
   },
   { name: 'openai', api: 'openai', chatServer: 'openai', table: chatTable('openai', 'openai', 'gpt-5.4', true) },
+  {
+    name: 'responses',
+    api: 'openai-responses',
+    table: (server) =>
+      `[providers.responses]\ntype = "openai-responses"\nbase_url = "${server.openaiBaseUrl}"\napi_key_env = "KEY"\ndefault_model = "gpt-5.4"\n` +
+      `[providers.responses.models."gpt-5.4"]\nvision = true\n`,
+  },
   { name: 'deepseek', api: 'openai', chatServer: 'deepseek', table: chatTable('deepseek', 'deepseek', 'deepseek-v4-pro', false) },
   { name: 'gemini', api: 'openai', chatServer: 'gemini', table: chatTable('gemini', 'gemini', 'gemini-3-pro-preview', true) },
   { name: 'local', api: 'openai', chatServer: 'vllm', table: chatTable('local', 'vllm', 'qwen3', false) },
@@ -109,7 +118,7 @@ describe('a session continues on any provider (the binary)', function () {
         assert.equal(continued.code, 0, continued.stderr);
         assert.equal(readFileSync(join(root, 'more.txt'), 'utf8'), 'more\n');
         assert.deepEqual([...first.takeRefusals(), ...second.takeRefusals()], []);
-        const sent = JSON.stringify(second.requestsFor(to.api)[0]!.body.messages);
+        const sent = JSON.stringify(second.requestsFor(to.api)[0]!.body);
         assert.match(sent, /seen\.txt/, 'the history went over to the other provider');
       });
     }
