@@ -10,6 +10,7 @@ import {
   globalConfigPath,
   mergeDocuments,
   projectConfigPath,
+  PROVIDER_KINDS,
   type ProviderDocument,
   readSettingsFile,
   SANDBOX_MODES,
@@ -242,7 +243,7 @@ function providerEntries(document: SettingsDocument, env: NodeJS.ProcessEnv): Re
 
 function providerEntry(name: string, provider: ProviderDocument, envBaseUrl: string | undefined): ProviderEntry {
   if (provider.type === undefined) {
-    throw new ConfigError(`Provider "${name}" has no type: set providers.${name}.type to one of anthropic, openai.`);
+    throw new ConfigError(`Provider "${name}" has no type: set providers.${name}.type to one of ${PROVIDER_KINDS.join(', ')}.`);
   }
   if (provider.flavor !== undefined && provider.type !== 'openai') {
     throw new ConfigError(`Provider "${name}" sets flavor = "${provider.flavor}", which only applies to type = "openai": remove providers.${name}.flavor.`);

@@ -14,7 +14,8 @@ import { type DefinitionError, problemsFromZod } from './config-problems';
 import { HookEntrySchema } from './hook-config';
 import { configHome, projectConfigDir } from './paths';
 
-const PROVIDER_KINDS = ['anthropic', 'openai'] as const;
+/** `vscode`: the language models VS Code offers (Copilot's, other extensions'); only Crow's VS Code extension can reach them. */
+export const PROVIDER_KINDS = ['anthropic', 'openai', 'vscode'] as const;
 export type ProviderKind = (typeof PROVIDER_KINDS)[number];
 
 /**

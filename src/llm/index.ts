@@ -2,6 +2,7 @@ import type { ProviderConnection } from '../config/provider-config';
 import type { ModelInfo, Settings } from '../config/settings';
 import type { ModelPricing, Provider } from './types';
 import type { HttpProviderOptions } from './resilient-stream';
+import { hostProvider } from './host-providers';
 
 /** The settings that shape every provider: retries, timeouts, output and image defaults. */
 export type ProviderLimits = Pick<Settings, 'maxRetries' | 'idleTimeoutMs' | 'maxOutputTokens' | 'images'>;
@@ -15,6 +16,7 @@ export function providerFor(connection: ProviderConnection, limits: ProviderLimi
   const { entry, model, apiKey } = connection;
   const info = entry.models[model];
   const supportsImages = info?.vision ?? limits.images;
+  if (entry.type === 'vscode') return hostProvider(entry.type, connection, supportsImages);
   const pricing = pricingFor(info);
   const options: HttpProviderOptions = {
     apiKey: apiKey ?? 'not-needed',
