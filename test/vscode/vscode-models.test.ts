@@ -182,4 +182,44 @@ suite("VS Code's language models as Crow's provider", () => {
       await back();
     }
   });
+
+  test('a prompt over the model\'s input window is not sent: it ends saying it does not fit', async () => {
+    const back = await applySettings({ model: 'crow-test/tiny-window' });
+    try {
+      const view = recorder(crow);
+      await crow.controller().handle({ type: 'send', text: 'Hello' });
+      view.dispose();
+      assert.equal(ending(view.events()).status, 'error');
+      assert.match(JSON.stringify(view.events()), /does not fit the model's input window \(60 tokens\)/);
+      assert.equal(lm.requests.length, 0, 'Crow counted with the model and did not send');
+    } finally {
+      await back();
+    }
+  });
+
+  test('the test models refuse what VS Code\'s vendors refuse, so a run that passes sent none of it', async () => {
+    const [model] = await vscode.lm.selectChatModels({ vendor: lm.vendor, id: 'scripted-tools' });
+    assert.ok(model);
+    const { User, Assistant } = vscode.LanguageModelChatMessage;
+    const tool = { name: 'read_file', description: 'Reads a file', inputSchema: { type: 'object' } };
+    const send = async (messages: vscode.LanguageModelChatMessage[], tools = [tool], token?: vscode.CancellationToken): Promise<void> => {
+      const response = await model.sendRequest(messages, { tools }, token);
+      for await (const _part of response.stream) {
+        // drained: a refusal may also arrive as the stream's error
+      }
+    };
+    const refusedWith = async (pattern: RegExp, attempt: Promise<void>): Promise<void> => {
+      await assert.rejects(attempt, (error: Error) => pattern.test(`${error.message} ${lm.refusals.at(-1) ?? ''}`));
+    };
+    await refusedWith(/unexpected tool_use_id/, send([User('hi'), Assistant('ok'), User([new vscode.LanguageModelToolResultPart('call_x', [new vscode.LanguageModelTextPart('out')])])]));
+    await refusedWith(/without tool_result blocks/, send([User('hi'), Assistant([new vscode.LanguageModelToolCallPart('call_y', 'read_file', {})]), User('and?')]));
+    await refusedWith(/must match/, send([User('hi')], [{ ...tool, name: 'read file' }]));
+    await refusedWith(/must match/, send([User('hi')], [{ ...tool, name: 'x'.repeat(65) }]));
+    await refusedWith(/non-empty/, send([User('hi'), Assistant([new vscode.LanguageModelTextPart('')]), User('again')]));
+    await refusedWith(/at least one message/, send([]));
+    const cancelled = new vscode.CancellationTokenSource();
+    cancelled.cancel();
+    await assert.rejects(send([User('hi')], [tool], cancelled.token));
+    assert.equal(lm.pending(), 0);
+  });
 });
