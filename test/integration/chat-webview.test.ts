@@ -394,6 +394,34 @@ describe('chat view in headless Chromium', function () {
     assert.equal(await setup.isVisible(), true);
   });
 
+  it('offers a model VS Code already has first in the set-up, and only while VS Code offers one', async () => {
+    const setup = page().locator('section.setup');
+    const vscodeChoice = setup.locator('.setup-choice[data-choice="vscode"]');
+    await view.send({ type: 'setup', need: { provider: 'anthropic', variable: 'ANTHROPIC_API_KEY' } });
+    assert.equal(await vscodeChoice.isVisible(), false, 'no VS Code choice while VS Code offers no model');
+    await view.send({
+      type: 'setup',
+      need: {
+        provider: 'anthropic',
+        variable: 'ANTHROPIC_API_KEY',
+        vscodeModels: [
+          { id: 'copilot/gpt-4o', label: 'GPT-4o (copilot)' },
+          { id: 'copilot/claude-sonnet-4', label: 'Claude Sonnet 4 (copilot)' },
+        ],
+      },
+    });
+    assert.equal(await setup.locator('.setup-choice').first().getAttribute('data-choice'), 'vscode', 'offered first');
+    assert.equal(await vscodeChoice.innerText(), 'Use a model you already have in VS Code');
+    assert.equal(await vscodeChoice.getAttribute('aria-checked'), 'true', 'and chosen');
+    assert.equal(await page().locator('#setup-key').isVisible(), false, 'no key asked for');
+    assert.match(await setup.locator('.setup-why').innerText(), /Use a model VS Code already has/);
+    await pickOption(page().locator('#setup-vscode-model'), 'Claude Sonnet 4 (copilot)');
+    await setup.locator('.setup-use-vscode').click();
+    assert.deepEqual(await view.takePosted(), [{ type: 'use_vscode_model', model: 'copilot/claude-sonnet-4' }]);
+    await view.send({ type: 'setup' });
+    assert.equal(await setup.isVisible(), false);
+  });
+
   it('sends with Enter, adds a line with Shift+Enter, and prefills without sending', async () => {
     const prompt = page().locator('textarea#prompt');
     await prompt.click();

@@ -9,6 +9,9 @@ import { ChatController } from '../../src/adapters/vscode/chat/chat-controller';
 import type { ViewActions } from '../../src/adapters/vscode/chat/chat-actions';
 import { folderChatHost, waitFor } from '../support/chat-host';
 import { providerSettings } from '../../src/adapters/vscode/chat/provider-setup';
+import { readConfiguration, type VscodeModelInfo } from '../../src/adapters/vscode/configuration';
+import { registerHostProvider } from '../../src/llm/host-providers';
+import { ScriptedProvider } from '../../src/llm/scripted';
 import { dataHome } from '../../src/config/paths';
 import { SessionStore } from '../../src/session/session-store';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
@@ -48,10 +51,12 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
   /** The session the view showed last (VS Code's workspace state in the extension). */
   let last: string | undefined;
 
-  function controller(trusted?: () => boolean, keys: Record<string, string> = { OPENAI_API_KEY: SECRET }): ChatController {
+  function controller(trusted?: () => boolean, keys: Record<string, string> = { OPENAI_API_KEY: SECRET }, vscodeModels?: VscodeModelInfo[]): ChatController {
     const env = isolatedEnv(home, keys);
     const host = folderChatHost(root, env, (key) => settings[key], {
       env: async () => ({ ...env, ...stored }),
+      // The extension adds the models VS Code offers; a test gives its own.
+      ...(vscodeModels ? { configuration: () => ({ ...readConfiguration((key) => settings[key]), vscodeModels }) } : {}),
       ...(trusted ? { trusted } : {}),
       lastSession: { get: () => last, set: (id) => void (last = id) },
     });
@@ -591,6 +596,37 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
     assert.equal(answerText(), 'Now I can answer.');
     const { headers } = server.requests.at(-1)!;
     assert.ok(headers['x-api-key'] === 'sk-ant-given-in-the-view' || headers.authorization === 'Bearer sk-ant-given-in-the-view', 'the request carries the key given');
+    await chat.dispose();
+  });
+
+  it('offers the models VS Code already has first in the set-up, and one picked there answers through provider "vscode"', async () => {
+    settings = { provider: 'anthropic', model: 'claude-test', baseUrls: {} };
+    const offered: VscodeModelInfo[] = [{ id: 'copilot/gpt-4o', name: 'GPT-4o', vendor: 'copilot', maxInputTokens: 64_000, vision: true }];
+    const chat = controller(undefined, {}, offered);
+    await chat.handle({ type: 'ready' });
+    assert.deepEqual(posted.find((message) => message.type === 'setup'), {
+      type: 'setup',
+      need: { provider: 'anthropic', variable: 'ANTHROPIC_API_KEY', vscodeModels: [{ id: 'copilot/gpt-4o', label: 'GPT-4o (copilot)' }] },
+    });
+    posted = [];
+    await chat.handle({ type: 'use_vscode_model', model: 'copilot/o9' });
+    assert.match(JSON.stringify(posted), /VS Code does not offer \\"copilot\/o9\\" now/);
+    await chat.handle({ type: 'use_vscode_model', model: 'copilot/gpt-4o' });
+    assert.deepEqual(settings, { provider: 'vscode', model: 'copilot/gpt-4o', baseUrls: {} });
+    assert.deepEqual(posted.filter((message) => message.type === 'setup').at(-1), { type: 'setup' }, 'no key is needed any more');
+    // What the extension registers when its engine loads; here a scripted model stands in for VS Code's.
+    const made: string[] = [];
+    const unregister = registerHostProvider('vscode', (connection) => {
+      made.push(connection.model);
+      return new ScriptedProvider([{ text: 'Answered by a model VS Code has.' }], connection.model);
+    });
+    try {
+      await chat.handle({ type: 'send', text: 'Hello' });
+    } finally {
+      unregister();
+    }
+    assert.equal(answerText(), 'Answered by a model VS Code has.');
+    assert.deepEqual(made, ['copilot/gpt-4o']);
     await chat.dispose();
   });
 

@@ -54,6 +54,9 @@ export interface CrowConfiguration {
 export interface VscodeModelInfo {
   /** `vendor/id`: the model's name in Crow's settings. */
   id: string;
+  /** What VS Code calls it, and whose it is (`copilot`, another extension's vendor). */
+  name: string;
+  vendor: string;
   maxInputTokens: number;
   vision: boolean;
 }

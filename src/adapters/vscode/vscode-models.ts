@@ -9,6 +9,7 @@
 import * as vscode from 'vscode';
 import type { ProviderConnection } from '../../config/provider-config';
 import { registerHostProvider } from '../../llm/host-providers';
+import type { VscodeModelInfo } from './configuration';
 import type { AssistantResponse, LlmRequest, Provider, StreamEvent } from '../../llm/types';
 import {
   CROW_VENDOR,
@@ -27,14 +28,7 @@ import {
 const JUSTIFICATION = "Crow's agents (the builder and its reviewer) run on this model when you pick it in Crow.";
 
 /** One of VS Code's models as Crow's settings and pickers see it. */
-export interface VscodeModelOffer {
-  /** `vendor/id`, the model name in Crow's settings. */
-  id: string;
-  name: string;
-  vendor: string;
-  maxInputTokens: number;
-  vision: boolean;
-}
+export type VscodeModelOffer = VscodeModelInfo;
 
 /** LanguageModelChat.capabilities (VS Code 1.104+; the @types we build against predate it). */
 interface ModelCapabilities {

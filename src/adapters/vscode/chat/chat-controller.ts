@@ -168,6 +168,9 @@ export class ChatController {
       case 'use_server':
         if (await this.setup.useServer(message.url, message.model)) await this.announceAgents();
         return;
+      case 'use_vscode_model':
+        if (await this.setup.useVscodeModel(message.model)) await this.announceAgents();
+        return;
       case 'undo_prompt':
         // Through the session's own /undo: it shows what changes and asks before restoring.
         return this.send('/undo');

@@ -163,8 +163,8 @@ describe('provider type "vscode"', () => {
     const configuration = {
       ...readConfiguration((key) => ({ provider: 'vscode' })[key]),
       vscodeModels: [
-        { id: 'copilot/gpt-4o', maxInputTokens: 64_000, vision: true },
-        { id: 'other/small', maxInputTokens: 8_000, vision: false },
+        { id: 'copilot/gpt-4o', name: 'GPT-4o', vendor: 'copilot', maxInputTokens: 64_000, vision: true },
+        { id: 'other/small', name: 'Small', vendor: 'other', maxInputTokens: 8_000, vision: false },
       ],
     };
     const settings = settingsFor(root, configuration, env());
