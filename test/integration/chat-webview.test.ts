@@ -463,6 +463,18 @@ describe('chat view in headless Chromium', function () {
     assert.equal(await page().locator('.model').count(), 1, 'an agent without a reviewer has no reviewer model picker');
   });
 
+  it("shows VS Code's models in a model picker by name and vendor, and picks them by id", async () => {
+    await view.send({
+      type: 'agents',
+      agents: [{ name: 'build', description: '' }],
+      agent: 'build',
+      models: [{ role: 'primary', label: 'Model', current: 'gpt-5', options: ['gpt-5', 'vscode:copilot/gpt-4o'], labels: { 'vscode:copilot/gpt-4o': 'GPT-4o (copilot) in VS Code' } }],
+    });
+    await view.takePosted();
+    await pickOption(page().locator('.model[data-role="primary"]'), 'GPT-4o (copilot) in VS Code');
+    assert.deepEqual(await view.takePosted(), [{ type: 'pick_model', role: 'primary', model: 'vscode:copilot/gpt-4o' }]);
+  });
+
   it('lists sessions newest first, resumes another, starts a new one and shows the trace', async () => {
     await page().locator('#sessions summary').click();
     assert.deepEqual(await page().locator('#sessions .session-title').allInnerTexts(), ['Add a greeting', 'Fix the flaky upload test']);

@@ -77,6 +77,9 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
       useProvider: async (choice) => {
         settings = { ...settings, ...providerSettings(choice, { provider: String(settings['provider']), baseUrls: settings['baseUrls'] as Record<string, string> }) };
       },
+      useRoleProvider: async (role, provider) => {
+        settings = { ...settings, [role === 'coagent' ? 'reviewer.provider' : 'primary.provider']: provider };
+      },
     };
     return new ChatController(host, (message) => posted.push(structuredClone(message)), view);
   }
@@ -627,6 +630,41 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
     }
     assert.equal(answerText(), 'Answered by a model VS Code has.');
     assert.deepEqual(made, ['copilot/gpt-4o']);
+    await chat.dispose();
+  });
+
+  it("lists VS Code's models in the model picker by vendor; one picked there moves the role onto it", async () => {
+    const offered: VscodeModelInfo[] = [{ id: 'copilot/gpt-4o', name: 'GPT-4o', vendor: 'copilot', maxInputTokens: 64_000, vision: true }];
+    const chat = controller(undefined, undefined, offered);
+    await chat.handle({ type: 'ready' });
+    const init = posted.find((message) => message.type === 'init');
+    assert.ok(init && init.type === 'init');
+    const primary = init.models.find((model) => model.role === 'primary')!;
+    assert.equal(primary.current, 'fake-model');
+    assert.ok(primary.options.includes('vscode:copilot/gpt-4o'), JSON.stringify(primary));
+    assert.equal(primary.labels?.['vscode:copilot/gpt-4o'], 'GPT-4o (copilot) in VS Code');
+
+    posted = [];
+    await chat.handle({ type: 'pick_model', role: 'primary', model: 'vscode:copilot/gpt-4o' });
+    assert.equal(settings['primary.provider'], 'vscode');
+    const agents = posted.filter((message) => message.type === 'agents').at(-1);
+    assert.ok(agents && agents.type === 'agents');
+    const picked = agents.models.find((model) => model.role === 'primary')!;
+    assert.equal(picked.current, 'copilot/gpt-4o');
+    assert.equal(picked.labels?.['copilot/gpt-4o'], 'GPT-4o (copilot)');
+    const made: string[] = [];
+    const unregister = registerHostProvider('vscode', (connection) => {
+      made.push(connection.model);
+      return new ScriptedProvider([{ text: 'Picked and answered.' }], connection.model);
+    });
+    try {
+      await chat.handle({ type: 'send', text: 'Hello' });
+    } finally {
+      unregister();
+    }
+    assert.equal(answerText(), 'Picked and answered.');
+    assert.deepEqual(made, ['copilot/gpt-4o']);
+    assert.equal(server.requests.length, 0, 'nothing went to the provider the role left');
     await chat.dispose();
   });
 

@@ -31,6 +31,8 @@ export interface RoleModelChoice {
   label: string;
   current: string;
   options: string[];
+  /** How to show an option when not by its value (VS Code's models: "GPT-4o (copilot)"). */
+  labels?: Record<string, string>;
 }
 
 /** The thinking level of the session's agent, offered only when its model thinks. */

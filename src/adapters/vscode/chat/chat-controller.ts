@@ -21,6 +21,8 @@ import { applyPromptText, insideWorkspace } from '../../../host/apply-code';
 import { emptyMeter, sumMeters } from '../../../host/cost';
 import { forkSession } from '../../../journal/fork';
 import { ProviderSetup } from './provider-setup';
+import { VSCODE_PROVIDER } from '../configuration';
+import { vscodePick, withVscodeModels } from './vscode-model-picks';
 import type { ViewActions } from './chat-actions';
 import { ShownTranscript } from './shown-transcript';
 import { errorHint, notice } from './transcript-translator';
@@ -81,7 +83,7 @@ export class ChatController {
   }
 
   async modelChoicesNow(): Promise<RoleModelChoice[]> {
-    return labelled((await (await this.session()).choices()).models);
+    return withOwnModels(this.host, (await (await this.session()).choices()).models);
   }
 
   /** Picks an agent or a model as the view's pickers do, and tells the view. */
@@ -121,9 +123,12 @@ export class ChatController {
       case 'pick_agent':
         await (await this.session()).setAgent(message.agent);
         return this.announceAgents();
-      case 'pick_model':
-        await (await this.session()).setModel(message.role, message.model);
+      case 'pick_model': {
+        const vscodeModel = vscodePick(message.model);
+        if (vscodeModel !== undefined) await this.actions.useRoleProvider(message.role, VSCODE_PROVIDER);
+        await (await this.session()).setModel(message.role, vscodeModel ?? message.model);
         return this.announceAgents();
+      }
       case 'pick_thinking':
         await (await this.session()).setThinking(message.level);
         return this.announceAgents();
@@ -199,7 +204,7 @@ export class ChatController {
       type: 'init',
       agents,
       agent: chat?.session.agentName ?? '',
-      models: labelled(models),
+      models: withOwnModels(this.host, models),
       ...(thinking ? { thinking } : {}),
       sessions,
       sessionId: sessions.some((stored) => stored.id === chat?.id) ? chat?.id : undefined,
@@ -373,7 +378,7 @@ export class ChatController {
   private async announceAgents(): Promise<void> {
     const chat = await this.session();
     const { agents, models, thinking, welcome } = await chat.choices();
-    this.post({ type: 'agents', agents, agent: chat.session.agentName, models: labelled(models), ...(thinking ? { thinking } : {}), welcome });
+    this.post({ type: 'agents', agents, agent: chat.session.agentName, models: withOwnModels(this.host, models), ...(thinking ? { thinking } : {}), welcome });
   }
 
   private sessions(): SessionSummary[] {
@@ -392,4 +397,9 @@ export class ChatController {
 
 function labelled(models: RoleModels[]): RoleModelChoice[] {
   return models.map(({ role, current, options }) => ({ role, label: ROLE_LABEL[role], current, options }));
+}
+
+/** The pickers' choices, VS Code's own models among them. */
+function withOwnModels(host: ChatHost, models: RoleModels[]): RoleModelChoice[] {
+  return withVscodeModels(labelled(models), host.configuration().vscodeModels ?? []);
 }

@@ -43,6 +43,8 @@ export interface SetupActions {
   storeKey(variable: string, key: string): Promise<void>;
   /** Makes `provider` the default in the settings, at the server and with the model given (neither: the provider's own). */
   useProvider(choice: ProviderChoice): Promise<void>;
+  /** Puts one role of a composition on `provider` (crow.primary.provider, crow.reviewer.provider). */
+  useRoleProvider(role: 'primary' | 'coagent', provider: string): Promise<void>;
 }
 
 type KeyProvider = 'anthropic' | 'openai';
