@@ -4,15 +4,15 @@
  * The test index settles, the workbench calls codeAutomationExit with mocha's
  * verdict, and that is this phase's exit code.
  */
-import { cpSync, createWriteStream, mkdirSync, readFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { GREP_VARIABLE, REPORT_MARKER } from '../../test/vscode/support/harness-contract';
 import { startCodeServer, type CodeServer } from './code-server';
 import { HarnessError } from './harness-error';
-import { ARTIFACTS_DIR, LM_FIXTURE_EXTENSION, REPO_ROOT, TESTS_INDEX } from './paths';
+import { ARTIFACTS_DIR, REPO_ROOT, TESTS_INDEX } from './paths';
 import { log, seconds, step } from './progress';
-import { createSandbox } from './sandbox';
+import { createSandbox, installLmFixture } from './sandbox';
 import { openWorkbench, saveWorkbenchLogs, screenshot, type WorkbenchLog } from './workbench';
 
 export interface ExtensionTestsOptions {
@@ -88,17 +88,6 @@ export async function runExtensionTests(browser: Browser, options: ExtensionTest
     await server?.stop();
     sandbox.dispose();
   }
-}
-
-/**
- * Puts test/vscode-lm-fixture (a language-model provider, vendor
- * "crow-test") among the sandbox's installed extensions, as an installed
- * extension's folder is named: the workbench honours only one
- * extensionDevelopmentPath, which is Crow's.
- */
-function installLmFixture(extensionsDir: string): void {
-  const { publisher, name, version } = JSON.parse(readFileSync(join(LM_FIXTURE_EXTENSION, 'package.json'), 'utf8')) as Record<string, string>;
-  cpSync(LM_FIXTURE_EXTENSION, join(extensionsDir, `${publisher}.${name}-${version}`), { recursive: true });
 }
 
 async function fail(page: Page, server: CodeServer, workbenchLog: string, reason: string): Promise<never> {

@@ -7,10 +7,18 @@
  * them) refuse them. Every rule cites where it comes from. A test reaches
  * it through the API `activate` returns:
  *   vscode.extensions.getExtension('crow-agent.crow-lm-fixture').activate()
+ * and the harness's UI checks, which cannot call into the extension host,
+ * through a file in the workspace: SCRIPT_FILE, a JSON array of replies,
+ * played once the API's queue is empty.
  */
+const fs = require('node:fs');
+const path = require('node:path');
 const vscode = require('vscode');
 
 const VENDOR = 'crow-test';
+
+/** Replies a UI check scripts (see the header); each is taken out of the file as it is played. */
+const SCRIPT_FILE = '.crow-test-lm.json';
 
 /** LanguageModelChatMessageRole (vscode.d.ts). */
 const USER = 1;
@@ -73,7 +81,7 @@ function activate(context) {
         refusals.push(String(/** @type {Error} */ (error).message));
         throw error;
       }
-      const reply = replies.shift();
+      const reply = replies.shift() ?? replyFromWorkspace();
       if (!reply) throw new Error(`${VENDOR}: no scripted reply left for request ${requests.length} (the test scripted too few answers)`);
       for (const chunk of reply.text ?? []) progress.report(new vscode.LanguageModelTextPart(chunk));
       for (const call of reply.toolCalls ?? []) {
@@ -108,6 +116,20 @@ function activate(context) {
       counted = 0;
     },
   };
+}
+
+/** @returns {Reply | undefined} the next reply of the workspace's SCRIPT_FILE, taken out of it. */
+function replyFromWorkspace() {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  if (!folder) return undefined;
+  const file = path.join(folder.uri.fsPath, SCRIPT_FILE);
+  if (!fs.existsSync(file)) return undefined;
+  /** @type {Reply[]} */
+  const script = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const next = script.shift();
+  if (script.length > 0) fs.writeFileSync(file, JSON.stringify(script));
+  else fs.rmSync(file);
+  return next;
 }
 
 /**
