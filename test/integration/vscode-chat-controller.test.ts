@@ -50,13 +50,23 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
 
   /** The session the view showed last (VS Code's workspace state in the extension). */
   let last: string | undefined;
+  /** What the extension calls when the models VS Code offers change; set while a controller given VS Code's models lives. */
+  let modelsChanged: (() => void) | undefined;
 
   function controller(trusted?: () => boolean, keys: Record<string, string> = { OPENAI_API_KEY: SECRET }, vscodeModels?: VscodeModelInfo[]): ChatController {
     const env = isolatedEnv(home, keys);
     const host = folderChatHost(root, env, (key) => settings[key], {
       env: async () => ({ ...env, ...stored }),
       // The extension adds the models VS Code offers; a test gives its own.
-      ...(vscodeModels ? { configuration: () => ({ ...readConfiguration((key) => settings[key]), vscodeModels }) } : {}),
+      ...(vscodeModels
+        ? {
+            configuration: () => ({ ...readConfiguration((key) => settings[key]), vscodeModels }),
+            watchVscodeModels: (listener: () => void) => {
+              modelsChanged = listener;
+              return () => void (modelsChanged = undefined);
+            },
+          }
+        : {}),
       ...(trusted ? { trusted } : {}),
       lastSession: { get: () => last, set: (id) => void (last = id) },
     });
@@ -666,6 +676,23 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
     assert.deepEqual(made, ['copilot/gpt-4o']);
     assert.equal(server.requests.length, 0, 'nothing went to the provider the role left');
     await chat.dispose();
+  });
+
+  it('shows a model VS Code offers only later (Copilot after sign-in) in the pickers at once', async () => {
+    const offered: VscodeModelInfo[] = [];
+    const chat = controller(undefined, undefined, offered);
+    await chat.handle({ type: 'ready' });
+    const init = posted.find((message) => message.type === 'init');
+    assert.ok(init && init.type === 'init');
+    assert.ok(!init.models[0]!.options.some((option) => option.startsWith('vscode:')));
+    posted = [];
+    offered.push({ id: 'copilot/gpt-4o', name: 'GPT-4o', vendor: 'copilot', maxInputTokens: 64_000, vision: true });
+    modelsChanged!();
+    const agents = await waitFor(() => posted.find((message) => message.type === 'agents'));
+    assert.ok(agents.type === 'agents');
+    assert.ok(agents.models[0]!.options.includes('vscode:copilot/gpt-4o'), JSON.stringify(agents.models));
+    await chat.dispose();
+    assert.equal(modelsChanged, undefined, 'a disposed controller stops listening');
   });
 
   it("tests a server of the person's own, lists its models, and makes the one picked the default", async () => {

@@ -17,7 +17,7 @@ import { useRipgrepFallback } from '../../tools/run-ripgrep';
 import { vscodeRipgrep } from './ripgrep';
 import { crowConfiguration } from './settings';
 import { VscodeWorkspace } from './vscode-workspace';
-import { knownVscodeModels } from './vscode-models';
+import { knownVscodeModels, onDidChangeKnownModels } from './vscode-models';
 
 /** Lets the tools find rg in VS Code itself when @vscode/ripgrep is not shipped (the packaged extension). */
 export function useVscodeRipgrep(): void {
@@ -76,6 +76,10 @@ export function chatHost(
     env,
     // VS Code's own models join the settings as provider "vscode".
     configuration: () => ({ ...crowConfiguration(), vscodeModels: knownVscodeModels() }),
+    watchVscodeModels: (listener) => {
+      const subscription = onDidChangeKnownModels(listener);
+      return () => subscription.dispose();
+    },
     trusted,
     workspace: (): Workspace => {
       let workspace = workspaces.get(root);

@@ -61,10 +61,18 @@ export function knownVscodeModels(): readonly VscodeModelOffer[] {
   return known;
 }
 
+const knownChanged = new vscode.EventEmitter<void>();
+
+/** Fires when the list knownVscodeModels gives has changed (a model arrived, say Copilot's after sign-in). */
+export const onDidChangeKnownModels = knownChanged.event;
+
 /** Lists the models again; a failure keeps the last list (the provider itself asks VS Code afresh at every request). */
 export async function refreshVscodeModels(): Promise<readonly VscodeModelOffer[]> {
   try {
-    known = await offeredVscodeModels();
+    const listed = await offeredVscodeModels();
+    const changed = JSON.stringify(listed) !== JSON.stringify(known);
+    known = listed;
+    if (changed) knownChanged.fire();
   } catch {
     // VS Code without the language-model API, or a vendor failing to list: the last list stands.
   }

@@ -42,6 +42,7 @@ export class ChatController {
   /** Messages sent while the agents work, not given to them yet. */
   private queued: { id: string; text: string }[] = [];
   private readonly setup: ProviderSetup;
+  private readonly unwatchModels: (() => void) | undefined;
 
   constructor(
     private readonly host: ChatHost,
@@ -49,6 +50,8 @@ export class ChatController {
     private readonly actions: ViewActions,
   ) {
     this.setup = new ProviderSetup(host, post, actions);
+    // Pickers and set-up list VS Code's models; a model arriving later (Copilot's after sign-in) shows at once.
+    this.unwatchModels = host.watchVscodeModels?.(() => void this.modelsChanged().catch(() => undefined));
   }
 
   get sessionId(): string | undefined {
@@ -105,7 +108,15 @@ export class ChatController {
 
   /** The view goes away with the window: a running prompt ends as interrupted, to be offered for resuming when the view opens again. */
   async dispose(): Promise<void> {
+    this.unwatchModels?.();
     await this.chat?.close({ interrupted: true });
+  }
+
+  /** Offers the models VS Code offers now, once the view has a session to show them in. */
+  private async modelsChanged(): Promise<void> {
+    if (!this.chat) return;
+    await this.announceAgents();
+    await this.setup.announce();
   }
 
   private async dispatch(message: WebviewMessage): Promise<void> {
