@@ -13,7 +13,7 @@ import { AnthropicProvider } from '../src/llm/anthropic';
 import { OpenAIProvider } from '../src/llm/openai';
 import type { Provider } from '../src/llm/types';
 import { InternalSession } from '../src/session/internal-session';
-import { FakeLlmServer, type FakeApi } from '../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../src/testing/fake-llm-server';
 import type { NodeWorkspace } from '../src/tools/node-workspace';
 import { fmt, median, timed } from './common';
 
@@ -70,11 +70,11 @@ export async function streamingBenchmark(workspace: NodeWorkspace): Promise<void
   const reply = { blocks: [{ type: 'text' as const, text: tokens }] };
   // The (strict) fake stops at the output cap a request sets, as the real APIs do: leave room for the whole reply.
   const maxOutputTokens = CHUNKS * 2;
-  const providers: Record<FakeApi, () => Provider> = {
+  const providers: Record<'openai' | 'anthropic', () => Provider> = {
     openai: () => new OpenAIProvider({ apiKey: 'bench', baseURL: server.openaiBaseUrl, model: 'bench', maxRetries: 0, maxOutputTokens }),
     anthropic: () => new AnthropicProvider({ apiKey: 'bench', baseURL: server.anthropicBaseUrl, model: 'bench', maxRetries: 0, maxOutputTokens }),
   };
-  const bare: Record<FakeApi, () => Promise<number>> = {
+  const bare: Record<'openai' | 'anthropic', () => Promise<number>> = {
     openai: () => bareOpenAI(server),
     anthropic: () => bareAnthropic(server),
   };

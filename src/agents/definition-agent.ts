@@ -8,6 +8,7 @@ import { renderTemplateText } from '../config/template-text';
 import { BaseAgent } from '../engine/base-agent';
 import { providerFor } from '../llm';
 import { flavorOf, isOpenAIReasoningModel } from '../llm/openai-flavor';
+import { servedModel } from '../llm/served-models';
 import { mcpToolsNamed } from '../mcp/tool-names';
 import { isMcpEntry } from '../config/mcp-entries';
 import { TASK_COMPLETE } from '../vocabulary/tool-names';
@@ -106,7 +107,7 @@ export function contextWindowFor(settings: Settings, model: string): number {
 }
 
 function contextWindowOf(connection: ProviderConnection): number {
-  const configured = connection.entry.models[connection.model]?.contextWindow;
+  const configured = connection.entry.models[connection.model]?.contextWindow ?? servedModel(connection.entry, connection.apiKey, connection.model)?.contextWindow;
   if (configured !== undefined) return configured;
   if (connection.entry.type === 'anthropic') return DEFAULT_CONTEXT_WINDOW.anthropic;
   return connection.entry.baseUrl === undefined ? DEFAULT_CONTEXT_WINDOW.openai : DEFAULT_CONTEXT_WINDOW.compatible;

@@ -253,6 +253,7 @@ function providerEntry(name: string, provider: ProviderDocument, envBaseUrl: str
       model,
       definedOnly({
         contextWindow: info.context_window,
+        outputCap: info.output_cap,
         tools: info.tools,
         vision: info.vision,
         thinking: info.thinking,

@@ -14,8 +14,11 @@ import { type DefinitionError, problemsFromZod } from './config-problems';
 import { HookEntrySchema } from './hook-config';
 import { configHome, projectConfigDir } from './paths';
 
-/** `vscode`: the language models VS Code offers (Copilot's, other extensions'); only Crow's VS Code extension can reach them. */
-export const PROVIDER_KINDS = ['anthropic', 'openai', 'vscode'] as const;
+/**
+ * `openai`: Chat Completions (OpenAI and compatible servers); `openai-responses`: OpenAI's Responses API;
+ * `vscode`: the language models VS Code offers (Copilot's, other extensions'), which only Crow's VS Code extension can reach.
+ */
+export const PROVIDER_KINDS = ['anthropic', 'openai', 'openai-responses', 'vscode'] as const;
 export type ProviderKind = (typeof PROVIDER_KINDS)[number];
 
 /**
@@ -23,7 +26,7 @@ export type ProviderKind = (typeof PROVIDER_KINDS)[number];
  * carries the output cap and how a tool-less answer is asked for (see
  * llm/openai-flavor.ts). `generic`: any other compatible server.
  */
-export const SERVER_FLAVORS = ['openai', 'ollama', 'llama.cpp', 'vllm', 'lmstudio', 'generic'] as const;
+export const SERVER_FLAVORS = ['openai', 'azure', 'openrouter', 'ollama', 'llama.cpp', 'vllm', 'lmstudio', 'deepseek', 'gemini', 'generic'] as const;
 export type ServerFlavor = (typeof SERVER_FLAVORS)[number];
 
 const CONFIG_FILE_NAME = 'config.toml';
@@ -127,6 +130,8 @@ const ModelSchema = onFirstUse(() =>
   z
     .object({
       context_window: z.number().int().positive().optional(),
+      /** The most output tokens the model produces in one answer, thinking included: requests are fitted under it. */
+      output_cap: z.number().int().positive().optional(),
       tools: z.boolean().optional(),
       vision: z.boolean().optional(),
       thinking: z.boolean().optional(),

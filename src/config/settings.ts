@@ -11,6 +11,8 @@ import type { WebSearchConfig } from './web-search-config';
 /** What a model can do and what it costs, from [providers.NAME.models.MODEL]. Prices in US dollars per million tokens. */
 export interface ModelInfo {
   contextWindow?: number;
+  /** The most output tokens the model produces in one answer, thinking included. */
+  outputCap?: number;
   tools?: boolean;
   vision?: boolean;
   thinking?: boolean;

@@ -1,4 +1,5 @@
 import { type AssistantResponse, costOf, emptyUsage, isCutOff, type LlmRequest, type Provider, type StopReason, type Usage } from '../llm/types';
+import { uniqueCallIds } from '../llm/call-ids';
 import { llmPromptAttributes, llmRequestAttributes, llmResponseAttributes } from '../telemetry/gen-ai';
 import type { Span, SpanStatus } from '../telemetry/span';
 import { InternalSession } from '../session/internal-session';
@@ -34,7 +35,9 @@ export async function callModel(scope: ModelCallScope, request: LlmRequest, sign
     sessionId: session.id,
     attributes: { ...llmRequestAttributes(provider.name, provider.model), ...llmPromptAttributes(request) },
   });
-  const response = await streamResponse(agent, provider, request, signal, emit, scope.onToolCallStart);
+  const streamed = await streamResponse(agent, provider, request, signal, emit, scope.onToolCallStart);
+  // Two calls with one id would both run and one result be lost; an id another turn used makes the history invalid.
+  const response = { ...streamed, content: uniqueCallIds(streamed.content, session.callIds) };
   recordResponse(agent, response, session, emit);
   const costUsd = provider.pricing ? costOf(response.usage, provider.pricing) : undefined;
   const context = scope.context?.(request, response.usage);
@@ -140,6 +143,9 @@ async function streamResponse(
         case 'tool_call_start':
           onToolCallStart?.(event.name);
           break;
+        case 'notice':
+          emit({ type: 'notice', agent, level: 'warning', title: provider.name, message: event.message });
+          break;
         case 'done':
           return event.response;
       }
@@ -192,7 +198,9 @@ function recordResponse(agent: string, response: AssistantResponse, session: Int
         session.append({ kind: 'redacted_thinking', data: block.data, at });
         break;
       case 'tool_call':
-        if (complete && !isCutOff(block, response)) session.append({ kind: 'tool_call', id: block.id, name: block.name, arguments: block.arguments, at });
+        if (complete && !isCutOff(block, response)) {
+          session.append({ kind: 'tool_call', id: block.id, name: block.name, arguments: block.arguments, ...(block.extra ? { extra: block.extra } : {}), at });
+        }
         break;
     }
   }

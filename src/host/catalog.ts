@@ -41,6 +41,13 @@ export interface WorkspaceCatalog {
   /** Models offered per role of an agent, and the current one, for pickers and config options. */
   models(agent: string): RoleModels[];
   /**
+   * Lists the models the servers of the agent's roles serve (see
+   * llm/served-models.ts), so that `models` offers those; whether a list
+   * was learned now. Never throws; waits at most `waitMs`, the listing going
+   * on in the background past it.
+   */
+  refreshModels?(agent: string, waitMs: number): Promise<boolean>;
+  /**
    * Builds the composition for a session in `workspace`, with the chosen
    * models per role. Throws with a message a person can act on (a missing
    * key, an unknown model) when it cannot.

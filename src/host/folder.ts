@@ -7,7 +7,7 @@
  */
 import { assembleAgent, defaultAgentName, pickableAgents } from '../agents/assemble';
 import { contextWindowFor } from '../agents/definition-agent';
-import { roleModels, type CompositionRole, type RoleModels } from '../agents/role-models';
+import { roleModels, roleProviders, type CompositionRole, type RoleModels } from '../agents/role-models';
 import { SubagentRunner } from '../agents/subagent-runner';
 import { AgentRegistry } from '../config/agent-registry';
 import { formatProblem } from '../config/config-problems';
@@ -29,6 +29,7 @@ import type { WorkspaceCatalog } from './catalog';
 import { speckitCommands } from '../speckit/speckit-commands';
 import { FolderCommands, type ProgrammaticCommand } from './commands';
 import { compactCommand } from './compact-command';
+import { servedModelLists } from './served-model-lists';
 import { rewindCommand, undoCommand } from './restore-commands';
 
 /** A model or provider chosen per role outside any session: command-line flags, VS Code settings. */
@@ -120,13 +121,15 @@ export function loadCatalog(options: FolderOptions): WorkspaceCatalog {
   const sandboxNotice = noticeOnce(sandbox);
   if (sandboxNotice) notices.push(sandboxNotice);
   const store = new SessionStore({ dataHome: options.dataHome });
+  const served = servedModelLists(settings, env);
   return {
     list: () => acpAgents,
     defaultAgent: () => {
       const wanted = defaultAgentName(settings);
       return acpAgents.some((agent) => agent.name === wanted) ? wanted : (acpAgents[0]?.name ?? wanted);
     },
-    models: (agent) => withDefaults(roleModels(agent, registry, settings, roles.providers), roles.models),
+    models: (agent) => withDefaults(roleModels(agent, registry, settings, roles.providers, served.ids), roles.models),
+    refreshModels: (agent, waitMs) => served.refresh(roleProviders(agent, registry, settings, roles.providers), waitMs),
     build: (agent, workspace, models, buildOptions = {}) => {
       const config = buildOptions.thinkingBudget === undefined ? settings : { ...settings, thinkingBudget: buildOptions.thinkingBudget };
       return assembleAgent(agent, {
@@ -146,7 +149,8 @@ export function loadCatalog(options: FolderOptions): WorkspaceCatalog {
       const moved = roles.providers?.primary;
       const { provider, model } = agentModel(settings, moved !== undefined ? { provider: moved } : primary);
       const entry = settings.providers[provider];
-      return entry?.type === 'anthropic' && entry.models[model ?? entry.defaultModel ?? '']?.thinking !== false;
+      const reasons = entry?.type === 'anthropic' || entry?.type === 'openai-responses';
+      return reasons && entry.models[model ?? entry.defaultModel ?? '']?.thinking !== false;
     },
     missingKeys: () => missingDefaultKey(settings, env),
     contextWindow: (model) => contextWindowFor(settings, model),

@@ -30,6 +30,9 @@ import { applyProgram, applyPromptText, insideWorkspace } from './apply-code';
 
 export type { HostObserver, HostSessionOptions, HostStore } from './session-options';
 
+/** How long a picker waits for a server's list of models the first time; past it, the configured models are offered. */
+const MODEL_LIST_WAIT_MS = 1_500;
+
 /** After a cancel, how long a prompt may take to wind down before a new prompt, or closing, stops waiting for it. */
 export const CANCEL_GRACE_MS = 2_000;
 
@@ -102,6 +105,7 @@ export class HostSession {
   /** The agents a person can pick, and the models per role of the session's agent with the session's choices applied. */
   async choices(): Promise<{ agents: CatalogEntry[]; models: RoleModels[]; thinks: boolean; policy: PermissionPolicy; sandboxed: boolean }> {
     const catalog = await this.options.catalog();
+    await catalog.refreshModels?.(this.session.agentName, MODEL_LIST_WAIT_MS);
     const models = currentModels(catalog, this.session.agentName, this.session.models);
     // The folder's sandbox as the next prompt will have it (a prompt applies it too), so the view can say what runs unasked.
     this.options.workspace.useSandbox?.(catalog.sandbox?.()?.options);

@@ -6,14 +6,12 @@ import type {
   Tool,
 } from '@anthropic-ai/sdk/resources/messages';
 import { ImageAdmission } from './anthropic-images';
+import { fitOutput } from './model-capabilities';
 import type { AssistantBlock, LlmRequest, Message, ToolResultItem, ToolSpec, UserBlock } from './types';
 import { clipCounted } from '../vocabulary/text';
 
 /** The Messages API requires max_tokens; this is ours when nobody sets one. */
 const DEFAULT_ANTHROPIC_MAX_TOKENS = 8192;
-
-/** The smallest thinking budget the API accepts. */
-const MIN_THINKING_BUDGET = 1024;
 
 /** How much of a malformed call's arguments is echoed back to the model. */
 const MAX_ECHOED_ARGUMENTS = 2000;
@@ -25,6 +23,8 @@ export interface AnthropicFormatOptions {
   model: string;
   /** Used when the request sets no maxOutputTokens. */
   defaultMaxTokens?: number;
+  /** The most output tokens the model takes (thinking included); undefined: none known. */
+  outputCap?: number;
 }
 
 /**
@@ -33,22 +33,17 @@ export interface AnthropicFormatOptions {
  * message block, so each turn reuses the previous turn's cached prefix.
  */
 export function toAnthropicParams(request: LlmRequest, options: AnthropicFormatOptions): MessageCreateParamsStreaming {
-  const params: MessageCreateParamsStreaming = {
-    model: options.model,
-    max_tokens: request.maxOutputTokens ?? options.defaultMaxTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS,
-    messages: toAnthropicMessages(request.messages),
-    stream: true,
-  };
+  const messages = toAnthropicMessages(request.messages);
+  const asked = request.thinkingBudget ?? 0;
+  const thinking = asked > 0 && thinkingLeadsToolLoop(messages);
+  const answer = request.maxOutputTokens ?? options.defaultMaxTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS;
+  // max_tokens covers thinking too, must exceed the budget, and may not pass the model's cap (see fitOutput).
+  const { maxTokens, budget } = fitOutput(answer, thinking ? asked : 0, options.outputCap);
+  const params: MessageCreateParamsStreaming = { model: options.model, max_tokens: maxTokens, messages, stream: true };
   if (request.system) params.system = [{ type: 'text', text: request.system, cache_control: EPHEMERAL }];
   if (request.tools.length > 0) params.tools = toAnthropicTools(request.tools);
   if (request.toolChoice === 'none' && params.tools) params.tool_choice = { type: 'none' };
-  const budget = request.thinkingBudget ?? 0;
-  if (budget > 0 && thinkingLeadsToolLoop(params.messages)) {
-    const budgetTokens = Math.max(budget, MIN_THINKING_BUDGET);
-    params.thinking = { type: 'enabled', budget_tokens: budgetTokens };
-    // max_tokens covers thinking too and must exceed the budget: keep the asked-for room for the answer.
-    if (params.max_tokens <= budgetTokens) params.max_tokens += budgetTokens;
-  }
+  if (thinking) params.thinking = { type: 'enabled', budget_tokens: budget };
   return params;
 }
 
@@ -146,7 +141,8 @@ function assistantBlock(block: AssistantBlock): ContentBlockParam[] {
     case 'thinking':
       return block.signature ? [{ type: 'thinking', thinking: block.text, signature: block.signature }] : [];
     case 'redacted_thinking':
-      return [{ type: 'redacted_thinking', data: block.data }];
+      // Other providers' reasoning kept in this block (Responses items, OpenRouter details) is JSON, which Anthropic's data never is.
+      return block.data.startsWith('{') ? [] : [{ type: 'redacted_thinking', data: block.data }];
     case 'tool_call':
       return [{ type: 'tool_use', id: block.id, name: block.name, input: parseToolInput(block.arguments) ?? {} }];
   }

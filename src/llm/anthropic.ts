@@ -19,6 +19,7 @@ import {
   retryPolicyOf,
 } from './resilient-stream';
 import type { ProviderProfile } from './stream-failure';
+import { catchingSdkWarnings, withSdkWarnings } from './sdk-warnings';
 import { sendable } from './tool-text';
 import { type AssistantBlock, emptyUsage, type LlmRequest, type ModelPricing, type Provider, type StopReason, type StreamEvent } from './types';
 
@@ -34,9 +35,11 @@ export class AnthropicProvider implements Provider {
   private readonly policy: RetryPolicy;
   private readonly profile: ProviderProfile;
   private readonly maxOutputTokens: number | undefined;
+  private readonly outputCap: number | undefined;
 
   constructor(options: HttpProviderOptions) {
     this.model = options.model;
+    this.outputCap = options.outputCap;
     this.pricing = options.pricing;
     this.supportsImages = options.supportsImages ?? true;
     this.maxOutputTokens = options.maxOutputTokens;
@@ -57,12 +60,14 @@ export class AnthropicProvider implements Provider {
 
   stream(request: LlmRequest, signal: AbortSignal): AsyncIterable<StreamEvent> {
     const params = (): MessageCreateParamsStreaming =>
-      toAnthropicParams(sendable(request), { model: this.model, defaultMaxTokens: this.maxOutputTokens });
-    return resilientStream(
+      toAnthropicParams(sendable(request), { model: this.model, defaultMaxTokens: this.maxOutputTokens, outputCap: this.outputCap });
+    const warnings: string[] = [];
+    const events = resilientStream(
       {
         profile: this.profile,
         open: async (attemptSignal) => {
-          const response = await this.client.messages.create(params(), { signal: attemptSignal }).asResponse();
+          const request = catchingSdkWarnings(() => this.client.messages.create(params(), { signal: attemptSignal }), warnings);
+          const response = await request.asResponse();
           return wireBatches(response, eventReader(response.headers));
         },
         newAccumulator: () => new AnthropicAccumulator(),
@@ -70,6 +75,7 @@ export class AnthropicProvider implements Provider {
       signal,
       this.policy,
     );
+    return withSdkWarnings(events, warnings);
   }
 }
 
@@ -125,17 +131,20 @@ class AnthropicAccumulator implements WireAccumulator<RawMessageStreamEvent> {
         return this.applyDelta(this.blocks[event.index], event.delta);
       case 'content_block_start':
         return this.startBlock(event);
+      // Compatible servers of other vendors leave out parts the API always sends (usage, even the message): what is missing stays unknown.
       case 'message_start':
-        this.responseModel = event.message.model;
-        this.readUsage(event.message.usage);
+        if (typeof event.message?.model === 'string') this.responseModel = event.message.model;
+        this.readUsage(event.message?.usage);
         return NO_EVENTS;
-      case 'message_delta':
+      case 'message_delta': {
         this.readUsage(event.usage);
-        if (event.delta.stop_reason) {
-          this.finishReasons.push(event.delta.stop_reason);
-          this.stopReason = toStopReason(event.delta.stop_reason);
+        const reason = event.delta?.stop_reason;
+        if (typeof reason === 'string' && reason) {
+          this.finishReasons.push(reason);
+          this.stopReason = toStopReason(reason);
         }
         return NO_EVENTS;
+      }
       default:
         return NO_EVENTS;
     }
@@ -190,14 +199,25 @@ class AnthropicAccumulator implements WireAccumulator<RawMessageStreamEvent> {
     return NO_EVENTS;
   }
 
-  /** input_tokens excludes cached tokens; output_tokens is cumulative, so the last report wins. */
-  private readUsage(usage: WireUsage): void {
-    this.usage.input = usage.input_tokens ?? this.usage.input;
-    this.usage.cacheRead = usage.cache_read_input_tokens ?? this.usage.cacheRead;
-    this.usage.cacheWrite = usage.cache_creation_input_tokens ?? this.usage.cacheWrite;
-    this.usage.output = usage.output_tokens ?? this.usage.output;
-    this.usage.reasoning = usage.output_tokens_details?.thinking_tokens ?? this.usage.reasoning;
+  /**
+   * input_tokens excludes cached tokens; output_tokens is cumulative, so the
+   * last report wins. A count a server leaves out (or sends as null, or not
+   * as a count) keeps the earlier one; with none at all, the usage stays 0
+   * and the context gauge goes by Crow's own estimate (see ContextGauge).
+   */
+  private readUsage(usage: WireUsage | null | undefined): void {
+    if (typeof usage !== 'object' || usage === null) return;
+    this.usage.input = count(usage.input_tokens) ?? this.usage.input;
+    this.usage.cacheRead = count(usage.cache_read_input_tokens) ?? this.usage.cacheRead;
+    this.usage.cacheWrite = count(usage.cache_creation_input_tokens) ?? this.usage.cacheWrite;
+    this.usage.output = count(usage.output_tokens) ?? this.usage.output;
+    this.usage.reasoning = count(usage.output_tokens_details?.thinking_tokens) ?? this.usage.reasoning;
   }
+}
+
+/** A token count as a server reported it, if it is one. */
+function count(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
 }
 
 /**

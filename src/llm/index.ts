@@ -3,6 +3,8 @@ import type { ModelInfo, Settings } from '../config/settings';
 import type { ModelPricing, Provider } from './types';
 import type { HttpProviderOptions } from './resilient-stream';
 import { hostProvider } from './host-providers';
+import { knownOutputCap } from './model-capabilities';
+import { servedModel } from './served-models';
 
 /** The settings that shape every provider: retries, timeouts, output and image defaults. */
 export type ProviderLimits = Pick<Settings, 'maxRetries' | 'idleTimeoutMs' | 'maxOutputTokens' | 'images'>;
@@ -18,6 +20,7 @@ export function providerFor(connection: ProviderConnection, limits: ProviderLimi
   const supportsImages = info?.vision ?? limits.images;
   if (entry.type === 'vscode') return hostProvider(entry.type, connection, supportsImages);
   const pricing = pricingFor(info);
+  const outputCap = info?.outputCap ?? servedModel(entry, apiKey, model)?.outputCap ?? (entry.type === 'anthropic' ? knownOutputCap(model) : undefined);
   const options: HttpProviderOptions = {
     apiKey: apiKey ?? 'not-needed',
     model,
@@ -28,6 +31,7 @@ export function providerFor(connection: ProviderConnection, limits: ProviderLimi
     ...(limits.idleTimeoutMs !== undefined ? { idleTimeoutMs: limits.idleTimeoutMs } : {}),
     ...(limits.maxOutputTokens !== undefined ? { maxOutputTokens: limits.maxOutputTokens } : {}),
     ...(supportsImages !== undefined ? { supportsImages } : {}),
+    ...(outputCap !== undefined ? { outputCap } : {}),
     ...(pricing ? { pricing } : {}),
   };
   // Each wire (and its SDK) is loaded when a provider of that type is made: a run on one never sets up the other.
@@ -39,6 +43,10 @@ export function providerFor(connection: ProviderConnection, limits: ProviderLimi
     case 'openai': {
       const { OpenAIProvider } = require('./openai') as typeof import('./openai');
       return new OpenAIProvider(options);
+    }
+    case 'openai-responses': {
+      const { OpenAIResponsesProvider } = require('./openai-responses') as typeof import('./openai-responses');
+      return new OpenAIResponsesProvider(options);
     }
   }
 }

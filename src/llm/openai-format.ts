@@ -8,7 +8,11 @@ import type {
   ChatCompletionToolMessageParam,
   ChatCompletionUserMessageParam,
 } from 'openai/resources/chat/completions';
-import { FLAVOR_TRAITS, type ServerFlavor } from './openai-flavor';
+import { FLAVOR_TRAITS, type FlavorTraits, type ServerFlavor } from './openai-flavor';
+import { reasoningDetailsOf, reasoningRequest } from './openrouter-reasoning';
+
+type Echo = Pick<FlavorTraits, 'reasoningEcho' | 'echoesCallExtra' | 'echoesReasoningDetails'>;
+const NO_ECHO: Echo = { echoesCallExtra: false };
 import type { AssistantBlock, LlmRequest, Message, ToolCallBlock, ToolResultItem, ToolSpec, UserBlock } from './types';
 
 export interface OpenAIFormatOptions {
@@ -17,19 +21,22 @@ export interface OpenAIFormatOptions {
   flavor: ServerFlavor;
   /** Used when the request sets no maxOutputTokens; absent = the server's default. */
   maxOutputTokens?: number;
+  /** The most output tokens the model produces: no cap asked for goes past it. */
+  outputCap?: number;
 }
 
 /**
  * Translates a provider-neutral request into a streaming Chat Completions
  * call, in the subset that OpenAI-compatible servers (Ollama, LM Studio,
  * vLLM, llama.cpp) also accept, with the fields the flavor's server reads.
- * Thinking is never sent back: the API has no field for it.
+ * Thinking is sent back only to a server that requires it (DeepSeek, see
+ * FlavorTraits.reasoningEcho): Chat Completions has no field for it.
  */
 export function toOpenAIParams(request: LlmRequest, options: OpenAIFormatOptions): ChatCompletionCreateParamsStreaming {
   const traits = FLAVOR_TRAITS[options.flavor];
   const params: ChatCompletionCreateParamsStreaming = {
     model: options.model,
-    messages: toOpenAIMessages(request.system, request.messages),
+    messages: toOpenAIMessages(request.system, request.messages, traits),
     stream: true,
     stream_options: { include_usage: true },
   };
@@ -37,9 +44,12 @@ export function toOpenAIParams(request: LlmRequest, options: OpenAIFormatOptions
     params.tools = request.tools.map(toFunctionTool);
     if (request.toolChoice === 'none') params.tool_choice = 'none';
   }
-  const maxOutputTokens = request.maxOutputTokens ?? options.maxOutputTokens;
+  const asked = request.maxOutputTokens ?? options.maxOutputTokens;
+  const maxOutputTokens = asked !== undefined && options.outputCap !== undefined ? Math.min(asked, options.outputCap) : asked;
   if (maxOutputTokens !== undefined) params[traits.capField] = maxOutputTokens;
   if (request.temperature !== undefined) params.temperature = request.temperature;
+  const reasoning = options.flavor === 'openrouter' ? reasoningRequest(request.thinkingBudget) : undefined;
+  if (reasoning) Object.assign(params, { reasoning });
   return params;
 }
 
@@ -53,7 +63,8 @@ function toFunctionTool(tool: ToolSpec): ChatCompletionFunctionTool {
   return { type: 'function', function: { name, description, parameters: inputSchema } };
 }
 
-export function toOpenAIMessages(system: string, history: Message[]): ChatCompletionMessageParam[] {
+/** `echo`: what of the model's own output goes back to this server beyond text and calls (see FlavorTraits). */
+export function toOpenAIMessages(system: string, history: Message[], echo: Echo = NO_ECHO): ChatCompletionMessageParam[] {
   const messages: ChatCompletionMessageParam[] = system ? [{ role: 'system', content: system }] : [];
   for (const message of history) {
     switch (message.role) {
@@ -61,7 +72,7 @@ export function toOpenAIMessages(system: string, history: Message[]): ChatComple
         messages.push(userMessage(message.content));
         break;
       case 'assistant': {
-        const converted = assistantMessage(message.content);
+        const converted = assistantMessage(message.content, echo);
         if (converted) messages.push(converted);
         break;
       }
@@ -91,17 +102,25 @@ function contentPart(block: UserBlock): ChatCompletionContentPart {
  * Undefined when nothing is left to send (a turn that produced only thinking,
  * or nothing): the API rejects an assistant message without content or calls.
  */
-function assistantMessage(blocks: AssistantBlock[]): ChatCompletionAssistantMessageParam | undefined {
+function assistantMessage(blocks: AssistantBlock[], echo: Echo): ChatCompletionAssistantMessageParam | undefined {
+  const { reasoningEcho } = echo;
   const text = blocks.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
-  const toolCalls = blocks.flatMap((block) => (block.type === 'tool_call' ? [toolCall(block)] : []));
+  const toolCalls = blocks.flatMap((block) => (block.type === 'tool_call' ? [toolCall(block, echo.echoesCallExtra)] : []));
   if (!text && toolCalls.length === 0) return undefined;
   const message: ChatCompletionAssistantMessageParam = { role: 'assistant', content: text || null };
-  if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  if (toolCalls.length > 0) {
+    message.tool_calls = toolCalls;
+    // Empty when the turn had no reasoning (or it came from another provider): the field must be there all the same.
+    if (reasoningEcho) Object.assign(message, { [reasoningEcho]: blocks.flatMap((block) => (block.type === 'thinking' ? [block.text] : [])).join('') });
+  }
+  const details = echo.echoesReasoningDetails ? reasoningDetailsOf(blocks) : undefined;
+  if (details) Object.assign(message, { reasoning_details: details });
   return message;
 }
 
-function toolCall(block: ToolCallBlock): ChatCompletionMessageFunctionToolCall {
-  return { id: block.id, type: 'function', function: { name: block.name, arguments: block.arguments } };
+function toolCall(block: ToolCallBlock, echoExtra: boolean): ChatCompletionMessageFunctionToolCall {
+  const call: ChatCompletionMessageFunctionToolCall = { id: block.id, type: 'function', function: { name: block.name, arguments: block.arguments } };
+  return echoExtra && block.extra ? Object.assign(call, { extra_content: block.extra }) : call;
 }
 
 /** The tool role has no error flag; the session already labels failed results in their text. */

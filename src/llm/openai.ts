@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
+import { chatClient } from './chat-client';
+import { ReasoningDetails } from './openrouter-reasoning';
 import { sentTools, toOpenAIParams } from './openai-format';
 import { FLAVOR_TRAITS, flavorOf, type ServerFlavor } from './openai-flavor';
 import { estimateTokens, promptTokensRead } from './token-estimate';
@@ -16,6 +18,7 @@ import {
 } from './resilient-stream';
 import type { ProviderProfile } from './stream-failure';
 import { boundedFetch, MODEL_SERVER_LIMITS } from './bounded-body';
+import { errorListUnwrapped } from './error-list';
 import { END_OF_STREAM, parseEventData, type SseMessage, wireBatches } from './sse';
 import { sendable } from './tool-text';
 import { type AssistantBlock, emptyUsage, type LlmRequest, type Message, type ModelPricing, type Provider, type StopReason, type StreamEvent, type ToolCallBlock } from './types';
@@ -32,6 +35,7 @@ export class OpenAIProvider implements Provider {
   private readonly policy: RetryPolicy;
   private readonly profile: ProviderProfile;
   private readonly maxOutputTokens: number | undefined;
+  private readonly outputCap: number | undefined;
   /** Which server this is (OpenAI, Ollama, llama.cpp, vLLM, LM Studio, another). */
   readonly flavor: ServerFlavor;
   private readonly droppedPrompts = new DroppedPromptWatch();
@@ -40,10 +44,13 @@ export class OpenAIProvider implements Provider {
     this.model = options.model;
     this.pricing = options.pricing;
     this.maxOutputTokens = options.maxOutputTokens;
+    this.outputCap = options.outputCap;
     this.policy = retryPolicyOf(options);
     // Retries are ours (resilient-stream), so they are visible and stop once output has been shown.
     // Error answers are read whole by the SDK: bounded, so a server cannot make one endless (see bounded-body.ts).
-    this.client = new OpenAI({ apiKey: options.apiKey, baseURL: options.baseURL, maxRetries: 0, fetch: boundedFetch((url, init) => fetch(url, init), MODEL_SERVER_LIMITS) });
+    // Azure OpenAI gets the SDK's AzureOpenAI client (chat-client.ts).
+    const bounded = boundedFetch((url, init) => fetch(url, init), MODEL_SERVER_LIMITS);
+    this.client = chatClient({ apiKey: options.apiKey, baseURL: options.baseURL, flavor: options.flavor, fetch: errorListUnwrapped(bounded) });
     this.flavor = flavorOf(this.client.baseURL, options.flavor);
     this.supportsImages = options.supportsImages ?? this.client.baseURL === OPENAI_BASE_URL;
     this.profile = {
@@ -58,7 +65,7 @@ export class OpenAIProvider implements Provider {
 
   stream(request: LlmRequest, signal: AbortSignal): AsyncIterable<StreamEvent> {
     const params = (): ChatCompletionCreateParamsStreaming =>
-      toOpenAIParams(sendable(request), { model: this.model, flavor: this.flavor, maxOutputTokens: this.maxOutputTokens });
+      toOpenAIParams(sendable(request), { model: this.model, flavor: this.flavor, maxOutputTokens: this.maxOutputTokens, outputCap: this.outputCap });
     const events = resilientStream(
       {
         profile: this.profile,
@@ -141,6 +148,8 @@ interface ReasoningDelta {
  */
 class OpenAIAccumulator implements WireAccumulator<ChatCompletionChunk> {
   private thinking = '';
+  /** OpenRouter's structured reasoning, sent back with the turn (openrouter-reasoning.ts). */
+  private readonly details = new ReasoningDetails();
   private text = '';
   /** By the wire's `index`, which may skip numbers. */
   private readonly toolCalls: (ToolCallBlock | undefined)[] = [];
@@ -169,6 +178,8 @@ class OpenAIAccumulator implements WireAccumulator<ChatCompletionChunk> {
   snapshot(): PartialResponse {
     const content: AssistantBlock[] = [];
     if (this.thinking) content.push({ type: 'thinking', text: this.thinking });
+    const details = this.details.block();
+    if (details) content.push(details);
     if (this.text) content.push({ type: 'text', text: this.text });
     const toolCalls = this.toolCalls.filter((call): call is ToolCallBlock => call !== undefined);
     for (const call of toolCalls) content.push({ ...call, arguments: call.arguments || '{}' });
@@ -182,6 +193,7 @@ class OpenAIAccumulator implements WireAccumulator<ChatCompletionChunk> {
 
   private readDelta(delta: ChatCompletionChunk.Choice.Delta): StreamEvent[] {
     const events: StreamEvent[] = [];
+    this.details.add((delta as { reasoning_details?: unknown }).reasoning_details);
     const reasoning = reasoningOf(delta);
     if (reasoning) {
       this.thinking += reasoning;
@@ -208,12 +220,14 @@ class OpenAIAccumulator implements WireAccumulator<ChatCompletionChunk> {
     const name = fragment.function?.name ?? '';
     const args = fragment.function?.arguments ?? '';
     const call = this.toolCalls[index];
+    const extra = extraContentOf(fragment);
     if (!call) {
       const id = fragment.id || `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`;
-      this.toolCalls[index] = { type: 'tool_call', id, name, arguments: args };
+      this.toolCalls[index] = { type: 'tool_call', id, name, arguments: args, ...(extra ? { extra } : {}) };
       return name ? { type: 'tool_call_start', id, name } : undefined;
     }
     call.arguments += args;
+    if (extra) call.extra = extra;
     if (call.name || !name) return undefined;
     call.name = name;
     return { type: 'tool_call_start', id: call.id, name };
@@ -229,6 +243,12 @@ class OpenAIAccumulator implements WireAccumulator<ChatCompletionChunk> {
     this.usage.output = usage.completion_tokens ?? 0;
     this.usage.reasoning = usage.completion_tokens_details?.reasoning_tokens ?? 0;
   }
+}
+
+/** The `extra_content` a server attached to a tool call (Gemini's thought signature), when it is an object. */
+function extraContentOf(fragment: object): Record<string, unknown> | undefined {
+  const extra = (fragment as { extra_content?: unknown }).extra_content;
+  return typeof extra === 'object' && extra !== null && !Array.isArray(extra) ? (extra as Record<string, unknown>) : undefined;
 }
 
 function reasoningOf(delta: object): string | undefined {

@@ -34,6 +34,8 @@ export interface HttpProviderOptions extends Partial<RetryPolicy> {
   supportsImages?: boolean;
   /** Used when a request sets no maxOutputTokens. */
   maxOutputTokens?: number;
+  /** The most output tokens the model produces (thinking included): no request asks for more. Undefined: none known. */
+  outputCap?: number;
   /** For OpenAI-compatible servers: which server it is; default: told from baseURL. */
   flavor?: ServerFlavor;
 }

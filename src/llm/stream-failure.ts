@@ -155,13 +155,28 @@ function httpErrorMessage(status: number, detail: string, profile: ProviderProfi
   }
 }
 
-/** The server's own words, without the SDK's status prefix or JSON wrapping. */
+/** The server's own words, without the SDK's status prefix or JSON wrapping; a web page reduced to its title. */
 function serverMessage(error: SdkApiError): string {
   const body = error.error as { message?: unknown; error?: { message?: unknown } } | undefined;
   const message = body?.error?.message ?? body?.message;
-  if (typeof message === 'string') return message;
+  if (typeof message === 'string') return pageTitle(message) ?? message;
   // The SDKs put the status before a body that is no JSON error ("500 Bad Gateway"); the message around it says the status already.
-  return error.status !== undefined && error.message.startsWith(`${error.status} `) ? error.message.slice(`${error.status} `.length) : error.message;
+  const text = error.status !== undefined && error.message.startsWith(`${error.status} `) ? error.message.slice(`${error.status} `.length) : error.message;
+  return pageTitle(text) ?? text;
+}
+
+/**
+ * What an HTML error page says in a line: its title (else its first
+ * heading), and who sent it. A proxy, gateway or load balancer in front of
+ * the model server answers with a page, not with the API's JSON error; the
+ * page itself is markup nobody should have to read. Undefined for text that
+ * is no page.
+ */
+function pageTitle(text: string): string | undefined {
+  if (!/^\s*(<!doctype html|<html|<head|<body|<\?xml|<h1|<title)/i.test(text)) return undefined;
+  const heading = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(text) ?? /<h1[^>]*>([\s\S]*?)<\/h1>/i.exec(text);
+  const title = heading?.[1]?.replace(/<[^>]*>/g, '').replace(/\s+/g, ' ').trim().slice(0, 200);
+  return `${title || 'an HTML page'} (a web page, not the API's answer: a proxy or gateway in front of the model server answered)`;
 }
 
 /** The wait a `retry-after-ms` or `retry-after` (seconds or HTTP date) header asks for, if any. */

@@ -1,12 +1,16 @@
+import { sendableCallIds } from './call-ids';
 import type { LlmRequest, Message, UserBlock } from './types';
 
 /**
- * The request as it may go out: with tool blocks in its history but no
- * tools, they are written as text (every provider's stream() sends this,
- * so no caller can produce the shape the APIs refuse).
+ * The request as it may go out (every provider's stream() sends this, so no
+ * caller can produce a shape the APIs refuse): its call ids valid and unique
+ * (see call-ids.ts), and with tool blocks in its history but no tools, those
+ * written as text.
  */
 export function sendable(request: LlmRequest): LlmRequest {
-  return request.tools.length === 0 && hasToolBlocks(request.messages) ? { ...request, messages: toolBlocksAsText(request.messages) } : request;
+  const messages = sendableCallIds(request.messages) as Message[];
+  if (request.tools.length === 0 && hasToolBlocks(messages)) return { ...request, messages: toolBlocksAsText(messages) };
+  return messages === request.messages ? request : { ...request, messages };
 }
 
 /**

@@ -59,6 +59,13 @@ export interface ToolCallBlock {
   id: string;
   name: string;
   arguments: string;
+  /**
+   * What a Chat Completions server attached to the call as `extra_content`
+   * (Gemini's thought signature, `{google: {thought_signature}}`), sent back
+   * with the call unchanged: Gemini refuses a call of the current turn
+   * without it.
+   */
+  extra?: Record<string, unknown>;
 }
 
 export type AssistantBlock = TextBlock | ThinkingBlock | RedactedThinkingBlock | ToolCallBlock;
@@ -172,6 +179,8 @@ export type StreamEvent =
   | { type: 'tool_call_start'; id: string; name: string }
   /** A failed request will be retried: `attempt` 1 is the first retry, after `delayMs`. */
   | { type: 'retry'; attempt: number; delayMs: number; reason: string }
+  /** Something the person should know about the provider that is no failure (e.g. the SDK's warning that the model is deprecated). */
+  | { type: 'notice'; message: string }
   | { type: 'done'; response: AssistantResponse };
 
 export interface Provider {

@@ -15,7 +15,7 @@ export type HistoryEntry =
   | { kind: 'thinking'; text: string; signature?: string; at: number }
   | { kind: 'redacted_thinking'; data: string; at: number }
   /** `arguments` is the raw JSON text the model produced. */
-  | { kind: 'tool_call'; id: string; name: string; arguments: string; at: number }
+  | { kind: 'tool_call'; id: string; name: string; arguments: string; extra?: Record<string, unknown>; at: number }
   | {
       kind: 'tool_result';
       callId: string;

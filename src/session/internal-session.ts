@@ -23,6 +23,8 @@ export class InternalSession {
   /** Where the model's view begins, once worked out; only a compaction or a rewind appended moves it. */
   private bounds: ViewBounds | undefined;
   private readonly listeners = new Set<(entry: HistoryEntry) => void>();
+  /** See callIds. */
+  private knownCallIds: Set<string> | undefined;
   /** Applied to what tools and the system write into the history (what the model reads next): no secret reaches it. */
   private redact: (text: string) => string = (text) => text;
 
@@ -120,9 +122,20 @@ export class InternalSession {
     this.redact = redact;
   }
 
+  /**
+   * The tool call ids in the entries in memory (the model's view and all
+   * since), which a new call's id must not repeat. Built on first use, kept
+   * up to date by append.
+   */
+  get callIds(): Set<string> {
+    this.knownCallIds ??= new Set(this.history.flatMap((entry) => (entry.kind === 'tool_call' ? [entry.id] : [])));
+    return this.knownCallIds;
+  }
+
   append(entry: HistoryEntry): void {
     entry = this.redacted(entry);
     this.history.push(entry);
+    if (entry.kind === 'tool_call') this.knownCallIds?.add(entry.id);
     if (entry.kind === 'compaction' || entry.kind === 'rewind') this.bounds = undefined;
     for (const listener of this.listeners) listener(entry);
   }
@@ -150,6 +163,7 @@ export class InternalSession {
     if (this.base === 0 || !this.loadEarlier) return;
     const earlier = this.loadEarlier();
     this.history = [...earlier, ...this.history];
+    this.knownCallIds = undefined;
     this.base = 0;
     this.loadEarlier = undefined;
   }
@@ -296,8 +310,8 @@ function batch(history: readonly HistoryEntry[]): Message[] {
   const messages: Message[] = [];
   let assistant: AssistantBlock[] = [];
   let results: ToolResultItem[] = [];
-  /** Calls of the last assistant message still waiting for a result, by id. */
-  const open = new Map<string, string>();
+  /** Calls of the last assistant message still waiting for a result: how many, by id (a server may give two calls one id). */
+  const open = new Map<string, number>();
 
   const flushAssistant = (): void => {
     if (assistant.length === 0) return;
@@ -305,7 +319,9 @@ function batch(history: readonly HistoryEntry[]): Message[] {
     assistant = [];
   };
   const flushResults = (): void => {
-    for (const callId of open.keys()) results.push({ callId, content: MISSING_RESULT, isError: true });
+    for (const [callId, count] of open) {
+      for (let i = 0; i < count; i++) results.push({ callId, content: MISSING_RESULT, isError: true });
+    }
     open.clear();
     if (results.length === 0) return;
     messages.push({ role: 'tool_results', results });
@@ -328,11 +344,11 @@ function batch(history: readonly HistoryEntry[]): Message[] {
           flushResults();
         }
         assistant.push(toAssistantBlock(entry));
-        if (entry.kind === 'tool_call') open.set(entry.id, entry.name);
+        if (entry.kind === 'tool_call') open.set(entry.id, (open.get(entry.id) ?? 0) + 1);
         break;
       case 'tool_result':
         // A result without its call (e.g. a call dropped from an errored response) is not sent.
-        if (!open.delete(entry.callId)) break;
+        if (!takeOpen(open, entry.callId)) break;
         flushAssistant();
         results.push({
           callId: entry.callId,
@@ -353,6 +369,15 @@ function batch(history: readonly HistoryEntry[]): Message[] {
   return messages;
 }
 
+/** Marks one open call with this id answered; false when none is open. */
+function takeOpen(open: Map<string, number>, callId: string): boolean {
+  const count = open.get(callId);
+  if (count === undefined) return false;
+  if (count > 1) open.set(callId, count - 1);
+  else open.delete(callId);
+  return true;
+}
+
 type AssistantEntry = Extract<HistoryEntry, { kind: 'assistant_text' | 'thinking' | 'redacted_thinking' | 'tool_call' }>;
 
 function toAssistantBlock(entry: AssistantEntry): AssistantBlock {
@@ -366,7 +391,7 @@ function toAssistantBlock(entry: AssistantEntry): AssistantBlock {
     case 'redacted_thinking':
       return { type: 'redacted_thinking', data: entry.data };
     case 'tool_call':
-      return { type: 'tool_call', id: entry.id, name: entry.name, arguments: entry.arguments };
+      return { type: 'tool_call', id: entry.id, name: entry.name, arguments: entry.arguments, ...(entry.extra ? { extra: entry.extra } : {}) };
   }
 }
 

@@ -16,6 +16,7 @@ const MESSAGES_API = `${DOCS}/api/messages`;
 /** Since mid-2025; 64 before (home-assistant/core#147760 quotes the 128 pattern). */
 const MAX_TOOL_NAME = 128;
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/;
+const TOOL_USE_ID = /^[a-zA-Z0-9_-]+$/;
 const MIN_THINKING_BUDGET = 1024;
 const MAX_CACHE_BREAKPOINTS = 4;
 /** Of one image's base64 text (gptme/gptme#185 and anthropics/claude-code#19631 quote the refusal). */
@@ -28,6 +29,14 @@ const MAX_IMAGE_SIDE_MANY = 2000;
 const MANY_IMAGES = 20;
 const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'];
 const TOOL_CHOICE_TYPES = ['auto', 'any', 'tool', 'none'];
+/** The "Max output" of the models tests name, by id prefix (docs.claude.com/en/docs/about-claude/models/overview). */
+const OUTPUT_CAPS: readonly (readonly [string, number])[] = [
+  ['claude-opus-4-6', 128_000],
+  ['claude-opus-4-1', 32_000],
+  ['claude-sonnet-4', 64_000],
+  ['claude-haiku-4-5', 64_000],
+  ['claude-3-5-haiku', 8_192],
+];
 
 /** What the rules need to know beyond the request: the server's window and the thinking it handed out. */
 export interface AnthropicRuleContext {
@@ -88,6 +97,13 @@ const schema: WireRule[] = [
   rule('max-tokens-required', 'tickernelz/opencode-mem#50 quotes the refusal', (body) =>
     Number.isInteger(body.max_tokens) && body.max_tokens >= 0 ? undefined : invalidRequest('max_tokens: Field required'),
   ),
+  // The caps are the models overview's; SWE-agent/SWE-agent#1041 and avante-corp/avante.nvim#1761 report the refusal past them.
+  rule('max-tokens-model-cap', 'https://docs.claude.com/en/docs/about-claude/models/overview', (body) => {
+    const cap = typeof body.model === 'string' ? OUTPUT_CAPS.find(([prefix]) => body.model.startsWith(prefix))?.[1] : undefined;
+    return cap !== undefined && body.max_tokens > cap
+      ? invalidRequest(`max_tokens: ${body.max_tokens} > ${cap}, which is the maximum allowed number of output tokens for ${body.model}`)
+      : undefined;
+  }),
   rule('messages-required', MESSAGES_API, (body) =>
     Array.isArray(body.messages) && body.messages.length > 0
       ? undefined
@@ -211,6 +227,11 @@ const tools: WireRule[] = [
     const toolBlock = allBlocks(body).some(({ block }) => block.type === 'tool_use' || block.type === 'tool_result');
     return toolBlock && !hasTools ? invalidRequest('Requests which include tool_use or tool_result blocks must define tools.') : undefined;
   }),
+  rule('tool-use-id-pattern', 'CommandCodeAI/command-code#323, BlockRunAI/ClawRouter#17 quote the refusal', (body) =>
+    each(allBlocks(body).filter(({ block }) => block.type === 'tool_use'), ({ block, path }) =>
+      typeof block.id === 'string' && TOOL_USE_ID.test(block.id) ? undefined : invalidRequest(`${path}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'`),
+    ),
+  ),
   rule('tool-use-ids-unique', TOOL_USE_DOCS, (body) => {
     const seen = new Set<string>();
     return each(allBlocks(body).filter(({ block }) => block.type === 'tool_use'), ({ block, path }) => {

@@ -8,11 +8,13 @@
  */
 import { estimateTokens } from './token-estimate';
 import { openaiRules } from './openai-rules';
+import { openrouterErrorBody, openrouterRules } from './openrouter-rules';
 import { invalidRequest, isObject, type Refusal, type RequestBody, type WireRule } from './wire-rules';
 
-export type ChatServerName = 'openai' | 'ollama' | 'llama.cpp' | 'vllm' | 'lmstudio';
+export type ChatServerName = 'openai' | 'azure' | 'openrouter' | 'ollama' | 'llama.cpp' | 'vllm' | 'lmstudio' | 'deepseek' | 'gemini';
 
-export const CHAT_SERVERS: readonly ChatServerName[] = ['openai', 'ollama', 'llama.cpp', 'vllm', 'lmstudio'];
+/** The servers answering on `/v1/chat/completions` (Azure answers on its deployments' routes instead; see azure-rules.ts). */
+export const CHAT_SERVERS: readonly ChatServerName[] = ['openai', 'ollama', 'llama.cpp', 'vllm', 'lmstudio', 'deepseek', 'gemini'];
 
 /** How the server streams what the model produced. */
 export interface ChatStreaming {
@@ -20,13 +22,25 @@ export interface ChatStreaming {
   toolCalls: 'fragments' | 'whole';
   /** The untyped delta field reasoning streams in. */
   reasoningField: 'reasoning_content' | 'reasoning';
+  /** Whether reasoning also streams as signed `reasoning_details` entries (OpenRouter). */
+  reasoningDetails?: boolean;
+  /** Whether the first tool call of each answer carries a thought signature in `extra_content.google` (Gemini). */
+  signsToolCalls?: boolean;
+}
+
+/** What a server's rules know beyond the request: what it signed in the answers it sent. */
+export interface ChatRuleContext {
+  /** By tool call id, the signature of the reasoning the server sent before the call (OpenRouter). */
+  signedCalls: ReadonlyMap<string, string>;
+  /** By tool call id, the thought signature the server put on the call (Gemini). */
+  issuedCallSignatures: ReadonlyMap<string, string>;
 }
 
 export interface ChatServerProfile {
   name: ChatServerName;
   /** The context window when a test sets none (tokens, by the fake's estimate). */
   defaultContextWindow: number;
-  rules(contextWindow: number): WireRule[];
+  rules(contextWindow: number, context: ChatRuleContext): WireRule[];
   /** The output cap the server applies to this request, from the fields it reads; undefined = none. */
   outputCap(body: RequestBody): number | undefined;
   streaming: ChatStreaming;
@@ -232,10 +246,120 @@ const lmstudio: ChatServerProfile = {
   errorBody: (refusal) => ({ error: refusal.message }),
 };
 
+/**
+ * DeepSeek's API (api-docs.deepseek.com/guides/thinking_mode and the
+ * Chat Completion reference): thinking mode is on unless the request sends
+ * `thinking: {type: "disabled"}`; it streams reasoning as
+ * `reasoning_content`; an assistant message with tool calls must carry its
+ * `reasoning_content` back in every later request, or the request is
+ * refused ("Tool Calls" section; the message is quoted by
+ * AstrBotDevs/AstrBot#4174 and anomalyco/opencode#9397). It reads
+ * `max_tokens` and answers errors as OpenAI does.
+ */
+const DEEPSEEK_THINKING = 'https://api-docs.deepseek.com/guides/thinking_mode#tool-calls';
+const deepseek: ChatServerProfile = {
+  name: 'deepseek',
+  defaultContextWindow: 128_000,
+  rules: (window) => [
+    local('deepseek', 'reasoning-content-on-tool-turns', DEEPSEEK_THINKING, (body) => {
+      if (isObject(body.thinking) && body.thinking.type === 'disabled') return undefined;
+      const messages: unknown[] = Array.isArray(body.messages) ? body.messages : [];
+      const index = messages.findIndex(
+        (message) => isObject(message) && message.role === 'assistant' && Array.isArray(message.tool_calls) && message.tool_calls.length > 0 && typeof message.reasoning_content !== 'string',
+      );
+      return index < 0
+        ? undefined
+        : invalidRequest(`Missing reasoning_content field in the assistant message at message index ${index}. For more information, please refer to ${DEEPSEEK_THINKING}`, {
+            param: null,
+            code: 'invalid_request_error',
+          });
+    }),
+    contextRule('deepseek', 'https://api-docs.deepseek.com/quick_start/error_codes (400 Invalid Format; the context length message is OpenAI\'s)', window, (tokens) =>
+      invalidRequest(`This model's maximum context length is ${window} tokens. However, you requested ${tokens} tokens. Please reduce the length of the messages.`, { param: null, code: 'invalid_request_error' }),
+    ),
+  ],
+  outputCap: (body) => firstNumber(body, ['max_tokens']),
+  streaming: { toolCalls: 'fragments', reasoningField: 'reasoning_content' },
+  errorBody: openaiErrorBody,
+};
+
+/**
+ * Gemini's OpenAI-compatible endpoint (ai.google.dev/gemini-api/docs/openai
+ * and docs/thought-signatures): the first function call of an answer
+ * carries a thought signature in `extra_content.google.thought_signature`,
+ * which must come back on that call in every request of the current turn
+ * (since the last user message): a missing one is refused (the message is
+ * quoted by 0xsline/OpenChatCut#6 and TokenRhythm/opensquilla#225), an
+ * altered one too ("Corrupted thought signature.", anomalyco/opencode#4832).
+ * Function calls arrive whole; errors come as a list of one error object.
+ */
+const THOUGHT_SIGNATURES = 'https://ai.google.dev/gemini-api/docs/thought-signatures';
+function geminiRefusal(message: string): Refusal {
+  return { status: 400, type: 'INVALID_ARGUMENT', message };
+}
+const gemini: ChatServerProfile = {
+  name: 'gemini',
+  defaultContextWindow: 1_048_576,
+  rules: (window, { issuedCallSignatures }) => [
+    local('gemini', 'thought-signature', THOUGHT_SIGNATURES, (body) => {
+      const messages: unknown[] = Array.isArray(body.messages) ? body.messages : [];
+      const turnStart = messages.findLastIndex((message) => isObject(message) && message.role === 'user') + 1;
+      for (let m = turnStart; m < messages.length; m++) {
+        const message = messages[m];
+        if (!isObject(message) || message.role !== 'assistant' || !Array.isArray(message.tool_calls)) continue;
+        for (const call of message.tool_calls) {
+          const issued = isObject(call) ? issuedCallSignatures.get(call.id) : undefined;
+          if (issued === undefined) continue;
+          const sent = call.extra_content?.google?.thought_signature;
+          if (sent === undefined) {
+            return geminiRefusal(
+              'Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. ' +
+                `Additional data, function call \`default_api:${call.function?.name}\` , position ${m + 1}. Please refer to ${THOUGHT_SIGNATURES} for more details.`,
+            );
+          }
+          if (sent !== issued) return geminiRefusal('Corrupted thought signature.');
+        }
+      }
+      return undefined;
+    }),
+    contextRule('gemini', 'the Gemini API\'s 400 for a prompt past the model\'s input limit', window, (tokens) =>
+      geminiRefusal(`The input token count (${tokens}) exceeds the maximum number of tokens allowed (${window}).`),
+    ),
+  ],
+  outputCap: (body) => firstNumber(body, ['max_completion_tokens', 'max_tokens']),
+  streaming: { toolCalls: 'whole', reasoningField: 'reasoning_content', signsToolCalls: true },
+  errorBody: (refusal) => [{ error: { code: refusal.status, message: refusal.message, status: refusal.type } }],
+};
+
+/**
+ * Azure OpenAI: OpenAI's models, so OpenAI's body rules, cap fields and
+ * streaming, behind its own route, version parameter and key header
+ * (azure-rules.ts). Its deployments are the fake server's `models`.
+ */
+const azure: ChatServerProfile = { ...openai, name: 'azure' };
+
+/**
+ * OpenRouter (openrouter-rules.ts) with an Anthropic model upstream: reads
+ * `max_tokens`, streams reasoning as `reasoning` and as `reasoning_details`,
+ * and refuses a tool loop that loses the signed reasoning.
+ */
+const openrouter: ChatServerProfile = {
+  name: 'openrouter',
+  defaultContextWindow: 200_000,
+  rules: (_window, { signedCalls }) => openrouterRules(signedCalls),
+  outputCap: (body) => firstNumber(body, ['max_tokens']),
+  streaming: { toolCalls: 'fragments', reasoningField: 'reasoning', reasoningDetails: true },
+  errorBody: openrouterErrorBody,
+};
+
 export const CHAT_SERVER_PROFILES: Record<ChatServerName, ChatServerProfile> = {
   openai,
+  azure,
+  openrouter,
   ollama,
   'llama.cpp': llamaCpp,
   vllm,
   lmstudio,
+  deepseek,
+  gemini,
 };

@@ -17,54 +17,73 @@ const ERROR_TYPES: Record<number, string> = {
   529: 'overloaded_error',
 };
 
-export const anthropicWire: WireFormat = {
+/**
+ * Where a stream reports usage. `anthropic`: as the API does, input counts
+ * in message_start and the output count in message_delta. Servers of other
+ * vendors that speak the Messages API differ: `no-delta-usage` sends a
+ * message_delta without `usage` (MiniMax's api.minimax.io/anthropic, quoted
+ * by earendil-works/pi#6567); `input-in-delta` sends the real input count
+ * only in message_delta, 0 in message_start (vercel/ai#10671: "many
+ * Anthropic compatible providers only return the actual input_tokens in
+ * message_delta"); `none` sends no usage at all (proxies in front of other
+ * models, Alishahryar1/free-claude-code#209).
+ */
+export type AnthropicUsageReport = 'anthropic' | 'no-delta-usage' | 'input-in-delta' | 'none';
+
+export function anthropicWire(report: AnthropicUsageReport = 'anthropic'): WireFormat {
+  return { ...anthropicEncoding, streamEvents: (reply) => streamEvents(reply, report) };
+}
+
+/**
+ * message_start, a ping, then start / deltas / stop per content block,
+ * message_delta, message_stop. The API sends a ping after message_start
+ * and may send more anywhere (https://docs.anthropic.com/en/api/messages-streaming,
+ * "Ping events"); a client must skip them.
+ */
+function streamEvents(reply: WireReply, report: AnthropicUsageReport): string[] {
+  const { usage } = reply;
+  const startUsage = {
+    input_tokens: report === 'input-in-delta' ? 0 : usage.input,
+    cache_read_input_tokens: usage.cacheRead,
+    cache_creation_input_tokens: usage.cacheWrite,
+    output_tokens: 0,
+  };
+  const deltaUsage = report === 'input-in-delta' ? { input_tokens: usage.input, output_tokens: usage.output } : { output_tokens: usage.output };
+  const events = [
+    sseEvent({
+      type: 'message_start',
+      message: {
+        id: reply.id,
+        type: 'message',
+        role: 'assistant',
+        model: reply.model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        ...(report === 'none' ? {} : { usage: startUsage }),
+      },
+    }),
+    sseEvent({ type: 'ping' }),
+  ];
+  reply.blocks.forEach((block, index) => {
+    events.push(sseEvent({ type: 'content_block_start', index, content_block: emptyBlock(block) }));
+    for (const delta of blockDeltas(block)) events.push(sseEvent({ type: 'content_block_delta', index, delta }));
+    events.push(sseEvent({ type: 'content_block_stop', index }));
+  });
+  events.push(
+    sseEvent({
+      type: 'message_delta',
+      delta: { stop_reason: reply.stopReason, stop_sequence: null },
+      ...(report === 'none' || report === 'no-delta-usage' ? {} : { usage: deltaUsage }),
+    }),
+    sseEvent({ type: 'message_stop' }),
+  );
+  return events;
+}
+
+const anthropicEncoding: Omit<WireFormat, 'streamEvents'> = {
   messageIdPrefix: 'msg_fake_',
   toolCallIdPrefix: 'toolu_',
-
-  /**
-   * message_start, a ping, then start / deltas / stop per content block,
-   * message_delta, message_stop. The API sends a ping after message_start
-   * and may send more anywhere (https://docs.anthropic.com/en/api/messages-streaming,
-   * "Ping events"); a client must skip them.
-   */
-  streamEvents(reply: WireReply): string[] {
-    const { usage } = reply;
-    const events = [
-      sseEvent({
-        type: 'message_start',
-        message: {
-          id: reply.id,
-          type: 'message',
-          role: 'assistant',
-          model: reply.model,
-          content: [],
-          stop_reason: null,
-          stop_sequence: null,
-          usage: {
-            input_tokens: usage.input,
-            cache_read_input_tokens: usage.cacheRead,
-            cache_creation_input_tokens: usage.cacheWrite,
-            output_tokens: 0,
-          },
-        },
-      }),
-      sseEvent({ type: 'ping' }),
-    ];
-    reply.blocks.forEach((block, index) => {
-      events.push(sseEvent({ type: 'content_block_start', index, content_block: emptyBlock(block) }));
-      for (const delta of blockDeltas(block)) events.push(sseEvent({ type: 'content_block_delta', index, delta }));
-      events.push(sseEvent({ type: 'content_block_stop', index }));
-    });
-    events.push(
-      sseEvent({
-        type: 'message_delta',
-        delta: { stop_reason: reply.stopReason, stop_sequence: null },
-        usage: { output_tokens: usage.output },
-      }),
-      sseEvent({ type: 'message_stop' }),
-    );
-    return events;
-  },
 
   responseBody(reply: WireReply): unknown {
     return {

@@ -1,5 +1,5 @@
 /**
- * A scripted fake of the OpenAI Chat Completions and Anthropic Messages HTTP
+ * A scripted fake of the OpenAI Chat Completions, OpenAI Responses and Anthropic Messages HTTP
  * APIs on loopback, for tests, benchmarks and demos. Each API has a queue of
  * scripted replies; every request consumes the next one of its API and is
  * recorded. Replies can stream slowly, fail with HTTP errors, or misbehave at
@@ -16,6 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { newSerials, resolveReply, validateReply } from './fake-reply';
 import type { Fault, ScriptedHttpError, ScriptedReply, ScriptedResponse } from './fake-script';
 import { type FakeApi, StrictWire, type StrictWireOptions } from './strict-wire';
+import { AZURE_DEPLOYMENT_PATH } from './azure-rules';
 import type { RecordedRefusal } from './wire-rules';
 
 export type { ScriptedStopReason, ScriptedUsage, WireBlock, WireFormat, WireReply } from './fake-wire';
@@ -42,6 +43,7 @@ export interface RecordedRequest {
 const ROUTES: Record<string, FakeApi> = {
   'POST /v1/chat/completions': 'openai',
   'POST /v1/messages': 'anthropic',
+  'POST /v1/responses': 'openai-responses',
 };
 
 export interface FakeServerOptions extends StrictWireOptions {
@@ -61,15 +63,15 @@ export class FakeLlmServer {
    * (OpenAI's "List models"; Ollama, LM Studio, vLLM and llama.cpp's server
    * answer the same `{object: "list", data: [{id, object: "model", ...}]}`).
    */
-  models: string[] = ['fake-model'];
-  private readonly queues: Record<FakeApi, ScriptedReply[]> = { openai: [], anthropic: [] };
+  models: (string | ListedModel)[] = ['fake-model'];
+  private readonly queues: Record<FakeApi, ScriptedReply[]> = { openai: [], anthropic: [], 'openai-responses': [] };
   private readonly responders: Partial<Record<FakeApi, Responder>> = {};
   private readonly sockets = new Set<Socket>();
   /** Counters behind generated ids, shared by both APIs. */
   private serials = newSerials();
   /** Requests of each API being answered now, and the most there ever were at once. */
-  private readonly open: Record<FakeApi, number> = { openai: 0, anthropic: 0 };
-  private readonly peak: Record<FakeApi, number> = { openai: 0, anthropic: 0 };
+  private readonly open: Record<FakeApi, number> = { openai: 0, anthropic: 0, 'openai-responses': 0 };
+  private readonly peak: Record<FakeApi, number> = { openai: 0, anthropic: 0, 'openai-responses': 0 };
   private closed?: Promise<void>;
 
   static async start(options: FakeServerOptions = {}): Promise<FakeLlmServer> {
@@ -161,14 +163,13 @@ export class FakeLlmServer {
 
   /** Forgets queued replies, responders and recorded requests, and restarts generated ids. */
   reset(): void {
-    delete this.responders.openai;
-    delete this.responders.anthropic;
-    this.queues.openai.length = 0;
-    this.queues.anthropic.length = 0;
+    for (const api of Object.keys(this.queues) as FakeApi[]) {
+      delete this.responders[api];
+      this.queues[api].length = 0;
+      this.peak[api] = this.open[api];
+    }
     this.requests.length = 0;
     this.serials = newSerials();
-    this.peak.openai = this.open.openai;
-    this.peak.anthropic = this.open.anthropic;
   }
 
   /** Stops listening and destroys every connection, stalled ones included. Idempotent. */
@@ -181,18 +182,26 @@ export class FakeLlmServer {
     return this.closed;
   }
 
+  /** The ids of `models`. */
+  private modelIds(): string[] {
+    return this.models.map((model) => (typeof model === 'string' ? model : model.id));
+  }
+
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const method = req.method ?? 'GET';
-    const path = new URL(req.url ?? '/', this.url).pathname;
+    const url = new URL(req.url ?? '/', this.url);
+    const path = url.pathname;
     if (method === 'GET' && path === '/v1/models') {
-      const refused = this.strict.authorize('openai', req.headers);
-      if (refused) return sendJson(res, refused.status, this.strict.wires.openai.errorBody(refused));
-      const data = this.models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'fake' }));
-      return sendJson(res, 200, { object: 'list', data });
+      // Both APIs list models here; the SDKs' anthropic-version header tells Anthropic's client.
+      const api: FakeApi = req.headers['anthropic-version'] !== undefined ? 'anthropic' : 'openai';
+      const refused = this.strict.authorize(api, req.headers);
+      if (refused) return sendJson(res, refused.status, this.strict.wires[api].errorBody(refused));
+      return sendJson(res, 200, modelList(api, this.models));
     }
-    const api = ROUTES[`${method} ${path}`];
+    // Azure OpenAI's Chat Completions are at each deployment's own path.
+    const api = ROUTES[`${method} ${path}`] ?? (method === 'POST' && AZURE_DEPLOYMENT_PATH.test(path) ? 'openai' : undefined);
     if (!api) {
-      const message = `fake LLM server: no route for ${method} ${path} (serves POST /v1/chat/completions, POST /v1/messages and GET /v1/models)`;
+      const message = `fake LLM server: no route for ${method} ${path} (serves POST /v1/chat/completions, POST /v1/messages, POST /v1/responses and GET /v1/models)`;
       return sendJson(res, 404, { error: { type: 'not_found_error', message } });
     }
     const text = await readBody(req);
@@ -201,7 +210,7 @@ export class FakeLlmServer {
     this.open[api] += 1;
     this.peak[api] = Math.max(this.peak[api], this.open[api]);
     res.once('close', () => (this.open[api] -= 1));
-    const refused = this.strict.authorize(api, req.headers);
+    const refused = this.strict.checkRequestLine(api, path, url.searchParams, this.modelIds()) ?? this.strict.authorize(api, req.headers);
     if (refused) return sendJson(res, refused.status, this.strict.wires[api].errorBody(refused));
     await this.answer(api, body, res);
   }
@@ -220,6 +229,10 @@ export class FakeLlmServer {
       return sendJson(res, 400, wire.errorBody(wire.refusalFor(400, message)));
     }
     if (reply.kind === 'http_error') {
+      if (reply.html !== undefined) {
+        res.writeHead(reply.status, { 'content-type': 'text/html', ...retryHeaders(reply) });
+        return void res.end(reply.html);
+      }
       const message = reply.message ?? `fake LLM server: scripted HTTP ${reply.status}`;
       return sendJson(res, reply.status, wire.errorBody(wire.refusalFor(reply.status, message)), retryHeaders(reply));
     }
@@ -242,11 +255,43 @@ export class FakeLlmServer {
   }
 }
 
+/** A model as `GET /v1/models` lists it, with what the list may say of it. */
+export interface ListedModel {
+  id: string;
+  contextWindow?: number;
+  outputCap?: number;
+}
+
+/**
+ * The list as each API answers it: Anthropic's Models API
+ * (docs.anthropic.com/en/api/models-list: `data` of `{type: "model", id,
+ * display_name, created_at, max_input_tokens, max_tokens}`, paged with
+ * `has_more`, `first_id`, `last_id`), or OpenAI's `{object: "list", data:
+ * [{id, object: "model", created, owned_by}]}`, where a window is vLLM's
+ * `max_model_len`.
+ */
+function modelList(api: FakeApi, models: readonly (string | ListedModel)[]): unknown {
+  const listed = models.map((model) => (typeof model === 'string' ? { id: model } : model));
+  if (api === 'anthropic') {
+    const data = listed.map(({ id, contextWindow, outputCap }) => ({
+      type: 'model',
+      id,
+      display_name: id,
+      created_at: '2026-01-01T00:00:00Z',
+      max_input_tokens: contextWindow ?? null,
+      max_tokens: outputCap ?? null,
+    }));
+    return { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null };
+  }
+  const data = listed.map(({ id, contextWindow }) => ({ id, object: 'model', created: 0, owned_by: 'fake', ...(contextWindow ? { max_model_len: contextWindow } : {}) }));
+  return { object: 'list', data };
+}
+
 /** Throws on a malformed script, or one the API cannot send. */
 function validateFor(api: FakeApi, reply: ScriptedReply): void {
   validateReply(reply);
-  if (api === 'openai' && reply.kind !== 'http_error' && reply.stopReason === 'pause_turn') {
-    throw new RangeError('fake LLM server: pause_turn is an Anthropic stop reason; Chat Completions has none like it');
+  if (api !== 'anthropic' && reply.kind !== 'http_error' && reply.stopReason === 'pause_turn') {
+    throw new RangeError(`fake LLM server: pause_turn is an Anthropic stop reason; the ${api} API has none like it`);
   }
 }
 

@@ -46,7 +46,14 @@ export function openaiWire(profile: ChatServerProfile): WireFormat {
       const reasoning = joined(reply.blocks, 'thinking');
       const toolCalls = reply.blocks.flatMap((block) =>
         block.type === 'tool_call'
-          ? [{ id: block.id, type: 'function', function: { name: block.name, arguments: block.fragments.join('') } }]
+          ? [
+              {
+                id: block.id,
+                type: 'function',
+                function: { name: block.name, arguments: block.fragments.join('') },
+                ...(block.signature ? { extra_content: { google: { thought_signature: block.signature } } } : {}),
+              },
+            ]
           : [],
       );
       const message = {
@@ -86,28 +93,42 @@ export function openaiWire(profile: ChatServerProfile): WireFormat {
  */
 function* contentDeltas(blocks: WireBlock[], streaming: ChatStreaming): Generator<Delta> {
   let toolIndex = 0;
+  let detailIndex = 0;
   for (const block of blocks) {
     switch (block.type) {
       case 'text':
         for (const content of block.chunks) yield { content };
         break;
-      case 'thinking':
-        for (const reasoning of block.chunks) yield { [streaming.reasoningField]: reasoning };
+      case 'thinking': {
+        const index = detailIndex++;
+        for (const reasoning of block.chunks) {
+          const details = streaming.reasoningDetails ? { reasoning_details: [{ type: 'reasoning.text', text: reasoning, format: DETAILS_FORMAT, index }] } : {};
+          yield { [streaming.reasoningField]: reasoning, ...details };
+        }
+        // The signature comes last, in an entry of its own under the same index.
+        if (streaming.reasoningDetails && block.signature) {
+          yield { reasoning_details: [{ type: 'reasoning.text', signature: block.signature, format: DETAILS_FORMAT, index }] };
+        }
         break;
+      }
       case 'tool_call': {
         const index = toolIndex++;
+        const signed = block.signature ? { extra_content: { google: { thought_signature: block.signature } } } : {};
         if (streaming.toolCalls === 'whole') {
-          const call = { index, id: block.id, type: 'function', function: { name: block.name, arguments: block.fragments.join('') } };
+          const call = { index, id: block.id, type: 'function', function: { name: block.name, arguments: block.fragments.join('') }, ...signed };
           yield { tool_calls: [call] };
           break;
         }
-        yield { tool_calls: [{ index, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] };
+        yield { tool_calls: [{ index, id: block.id, type: 'function', function: { name: block.name, arguments: '' }, ...signed }] };
         for (const fragment of block.fragments) yield { tool_calls: [{ index, function: { arguments: fragment } }] };
         break;
       }
     }
   }
 }
+
+/** The `format` OpenRouter gives reasoning details of an Anthropic model. */
+const DETAILS_FORMAT = 'anthropic-claude-v1';
 
 /** Marks where the delta goes in a serialised chunk. */
 const DELTA_SLOT = '\u0000delta';

@@ -67,6 +67,11 @@ export interface ScriptedHttpError {
   retryAfterMs?: number;
   /** Sent as the `retry-after` header. */
   retryAfterSeconds?: number;
+  /**
+   * Sent as the body instead of the API's JSON error, as text/html: the page a
+   * proxy or gateway in front of the server answers with (nginx's "502 Bad Gateway").
+   */
+  html?: string;
 }
 
 export type ScriptedReply = ScriptedResponse | ScriptedHttpError;

@@ -29,7 +29,8 @@ export type WireBlock =
   | { type: 'text'; chunks: string[] }
   | { type: 'thinking'; chunks: string[]; signature: string }
   /** `fragments` joined is the complete arguments text. */
-  | { type: 'tool_call'; id: string; name: string; fragments: string[] };
+  /** `signature`: the thought signature a server that signs calls (Gemini) attaches to it. */
+  | { type: 'tool_call'; id: string; name: string; fragments: string[]; signature?: string };
 
 import type { Refusal } from './wire-rules';
 

@@ -5,19 +5,27 @@
  * server signed, and Anthropic's prompt cache. Refusals are recorded, so a
  * test can tell that nothing was refused behind its back.
  */
-import { anthropicWire } from './fake-anthropic-wire';
+import { anthropicWire, type AnthropicUsageReport } from './fake-anthropic-wire';
 import { openaiWire } from './fake-openai-wire';
+import { outputItemId, responsesWire } from './fake-responses-wire';
+import { type IssuedCall, responsesPromptTokens, responsesRules } from './responses-rules';
 import type { WireFormat, WireReply } from './fake-wire';
 import { anthropicRules, promptTokens } from './anthropic-rules';
 import { CHAT_SERVER_PROFILES, chatPromptTokens, type ChatServerName, type ChatServerProfile } from './chat-servers';
 import { ANTHROPIC_HEADER_RULES, type HeaderRule, OPENAI_HEADER_RULES } from './header-rules';
 import { PromptCache } from './prompt-cache';
+import { randomBytes } from 'node:crypto';
+import { AZURE_HEADER_RULES, AZURE_REQUEST_LINE_RULES } from './azure-rules';
+import { OPENROUTER_HEADER_RULES } from './openrouter-rules';
 import type { IncomingHttpHeaders } from 'node:http';
 import { firstBroken, type RecordedRefusal, type Refusal, type RequestBody, type WireRule } from './wire-rules';
 
-export type FakeApi = 'openai' | 'anthropic';
+/** The routes: Chat Completions, Anthropic Messages, and OpenAI's Responses API. */
+export type FakeApi = 'openai' | 'anthropic' | 'openai-responses';
 
 const ANTHROPIC_CONTEXT_WINDOW = 200_000;
+/** gpt-5's window (platform.openai.com/docs/models). */
+const RESPONSES_CONTEXT_WINDOW = 400_000;
 
 export interface StrictWireOptions {
   /**
@@ -27,6 +35,8 @@ export interface StrictWireOptions {
   allowBroken?: readonly string[];
   /** The server answering on the Chat Completions route. Default: OpenAI itself. */
   chatServer?: ChatServerName;
+  /** Where the Messages route's streams report usage (see AnthropicUsageReport). Default: as Anthropic's API does. */
+  anthropicUsage?: AnthropicUsageReport;
   /** The context window of both routes, in the fake's tokens. Default: 200,000 (Anthropic) and the chat server's own. */
   contextWindow?: number;
   /** Report Anthropic prompt-cache reads and writes computed from the requests (scripted usage still wins). */
@@ -58,6 +68,11 @@ export class StrictWire {
   readonly wires: Record<FakeApi, WireFormat>;
   private readonly allowed: ReadonlySet<string>;
   private readonly issuedThinking = new Map<string, string>();
+  /** Call id → the thought signature this server put on it (a server that signs calls). */
+  private readonly issuedCallSignatures = new Map<string, string>();
+  private readonly issuedCalls = new Map<string, IssuedCall>();
+  /** Chat Completions tool calls sent after signed reasoning: the signature, by call id. */
+  private readonly signedCalls = new Map<string, string>();
   private rules!: Record<FakeApi, WireRule[]>;
   private chatWindow!: number;
   private readonly cache: PromptCache | undefined;
@@ -68,7 +83,7 @@ export class StrictWire {
     this.allowed = new Set(options.allowBroken ?? []);
     this.chatServer = CHAT_SERVER_PROFILES[options.chatServer ?? 'openai'];
     this.setContextWindow(options.contextWindow);
-    this.wires = { anthropic: anthropicWire, openai: openaiWire(this.chatServer) };
+    this.wires = { anthropic: anthropicWire(options.anthropicUsage), openai: openaiWire(this.chatServer), 'openai-responses': responsesWire };
     this.cache = options.promptCache ? new PromptCache() : undefined;
     this.chatPrefix = options.promptCount === 'uncached' ? new ChatPrefix() : undefined;
   }
@@ -78,7 +93,8 @@ export class StrictWire {
     this.chatWindow = tokens ?? this.chatServer.defaultContextWindow;
     this.rules = {
       anthropic: anthropicRules({ contextWindow: tokens ?? ANTHROPIC_CONTEXT_WINDOW, issuedThinking: this.issuedThinking }),
-      openai: this.chatServer.rules(this.chatWindow),
+      openai: this.chatServer.rules(this.chatWindow, { signedCalls: this.signedCalls, issuedCallSignatures: this.issuedCallSignatures }),
+      'openai-responses': responsesRules({ contextWindow: tokens ?? RESPONSES_CONTEXT_WINDOW, issuedCalls: this.issuedCalls }),
     };
   }
 
@@ -88,10 +104,34 @@ export class StrictWire {
    * refusal is recorded. Only OpenAI itself asks for a key there.
    */
   authorize(api: FakeApi, headers: IncomingHttpHeaders): Refusal | undefined {
-    const rules: readonly HeaderRule[] = api === 'anthropic' ? ANTHROPIC_HEADER_RULES : this.chatServer.name === 'openai' ? OPENAI_HEADER_RULES : [];
+    const rules = this.headerRules(api);
     for (const rule of rules) {
       if (this.allowed.has(rule.name)) continue;
       const refusal = rule.check(headers);
+      if (!refusal) continue;
+      this.refusals.push({ rule: rule.name, api, refusal });
+      return refusal;
+    }
+    return undefined;
+  }
+
+  private headerRules(api: FakeApi): readonly HeaderRule[] {
+    if (api === 'anthropic') return ANTHROPIC_HEADER_RULES;
+    if (api === 'openai' && this.chatServer.name === 'azure') return AZURE_HEADER_RULES;
+    if (api === 'openai' && this.chatServer.name === 'openrouter') return OPENROUTER_HEADER_RULES;
+    return api === 'openai-responses' || this.chatServer.name === 'openai' ? OPENAI_HEADER_RULES : [];
+  }
+
+  /**
+   * Applies the rules of the request line (path and query) of a Chat
+   * Completions request to Azure, whose resource has `deployments`; a
+   * refusal is recorded. Other servers have none.
+   */
+  checkRequestLine(api: FakeApi, path: string, query: URLSearchParams, deployments: readonly string[]): Refusal | undefined {
+    if (api !== 'openai' || this.chatServer.name !== 'azure') return undefined;
+    for (const rule of AZURE_REQUEST_LINE_RULES) {
+      if (this.allowed.has(rule.name)) continue;
+      const refusal = rule.check(path, query, deployments);
       if (!refusal) continue;
       this.refusals.push({ rule: rule.name, api, refusal });
       return refusal;
@@ -108,18 +148,22 @@ export class StrictWire {
       return { kind: 'refused', refusal: broken.refusal };
     }
     if (api === 'anthropic') return { kind: 'admitted', promptTokens: promptTokens(judged) };
+    if (api === 'openai-responses') return { kind: 'admitted', promptTokens: responsesPromptTokens(judged) };
     return { kind: 'admitted', promptTokens: chatPromptTokens(judged), ...(this.chatPrefix ? { uncachedTokens: this.chatPrefix.uncached(judged) } : {}) };
   }
 
   /** The output cap the route's server applies to the request. */
   outputCap(api: FakeApi, body: RequestBody): number | undefined {
     if (api === 'anthropic') return typeof body.max_tokens === 'number' ? body.max_tokens : undefined;
+    if (api === 'openai-responses') return typeof body.max_output_tokens === 'number' ? body.max_output_tokens : undefined;
     return this.chatServer.outputCap(body);
   }
 
   /**
    * Final touches to a reply about to be sent: the thinking it signs is
-   * remembered (to check it comes back unchanged), and unless the script
+   * remembered (to check it comes back unchanged), as are the Responses
+   * function calls that followed a reasoning item (to check the item comes
+   * back with them), and unless the script
    * set the input usage, Anthropic's is split by the prompt cache when it
    * is simulated.
    */
@@ -127,7 +171,33 @@ export class StrictWire {
     for (const block of reply.blocks) {
       if (block.type === 'thinking' && block.signature) this.issuedThinking.set(block.signature, block.chunks.join(''));
     }
+    if (api === 'openai-responses') this.rememberCalls(reply);
+    if (api === 'openai') this.rememberSignedCalls(reply);
+    // Gemini signs the first function call of each answer.
+    const firstCall = reply.blocks.find((block) => block.type === 'tool_call');
+    if (api === 'openai' && this.chatServer.streaming.signsToolCalls && firstCall?.type === 'tool_call') {
+      firstCall.signature = `gts-${firstCall.id}-${randomBytes(6).toString('base64url')}`;
+      this.issuedCallSignatures.set(firstCall.id, firstCall.signature);
+    }
     if (api === 'anthropic' && this.cache && !inputScripted) Object.assign(reply.usage, this.cache.account(body));
+  }
+
+  /** The function calls of a Responses reply that a reasoning item went before, by call_id. */
+  private rememberCalls(reply: WireReply): void {
+    let reasoningId: string | undefined;
+    reply.blocks.forEach((block, index) => {
+      if (block.type === 'thinking') reasoningId = outputItemId(reply, index, block);
+      else if (block.type === 'tool_call' && reasoningId) this.issuedCalls.set(block.id, { itemId: outputItemId(reply, index, block), reasoningId });
+    });
+  }
+
+  /** The tool calls of a Chat Completions reply that signed reasoning went before, by id. */
+  private rememberSignedCalls(reply: WireReply): void {
+    let signature = '';
+    for (const block of reply.blocks) {
+      if (block.type === 'thinking') signature = block.signature;
+      else if (block.type === 'tool_call' && signature) this.signedCalls.set(block.id, signature);
+    }
   }
 
   /** Forgets the recorded refusals, returning them. */

@@ -22,8 +22,8 @@ export function estimateTokens(value: unknown): number {
   return Math.ceil((text?.length ?? 0) / CHARS_PER_TOKEN) + images * TOKENS_PER_IMAGE;
 }
 
-/** An Anthropic image source's base64 `data`, or an OpenAI `image_url.url` holding a data URL. */
+/** An Anthropic image source's base64 `data`, or an OpenAI `image_url.url` (Responses: `image_url`) holding a data URL. */
 function isImageData(holder: Record<string, unknown>, key: string, field: unknown): boolean {
   if (typeof field !== 'string') return false;
-  return (key === 'data' && holder.type === 'base64') || (key === 'url' && field.startsWith('data:image/'));
+  return (key === 'data' && holder.type === 'base64') || ((key === 'url' || key === 'image_url') && field.startsWith('data:image/'));
 }

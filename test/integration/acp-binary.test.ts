@@ -292,12 +292,15 @@ describe('crow acp (the bundled binary)', function () {
     assert.match(client.said(id), /declined to continue.*rephrase the request, or start a new session/);
   });
 
-  it('ends the prompt with a readable message when the provider fails', async () => {
+  it('fails the prompt request with a readable message when the provider fails, the key never in it', async () => {
     server.enqueue('anthropic', { kind: 'http_error', status: 401, message: 'invalid x-api-key' });
     const { client, id } = await ready();
-    assert.equal((await client.prompt(id, 'Hi')).stopReason, 'end_turn');
-    assert.match(client.said(id), /builder stopped on an error: .*invalid x-api-key/);
-    assert.doesNotMatch(client.said(id), /test-key-123/);
+    await assert.rejects(client.prompt(id, 'Hi'), (err: Error) => {
+      assert.match(err.message, /builder stopped on an error: .*invalid x-api-key\. Check ANTHROPIC_API_KEY/);
+      assert.doesNotMatch(err.message, /test-key-123/);
+      return true;
+    });
+    assert.doesNotMatch(client.said(id), /stopped on an error|test-key-123/, 'the error is not said as the agent\'s answer');
   });
 });
 

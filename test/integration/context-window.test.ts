@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { FakeLlmServer, type ScriptedReply } from '../../src/testing/fake-llm-server';
 import { runCrow } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';
-import { ANTHROPIC_WIRE, fakeTokens, LOCAL_SERVERS, localWire, OPENAI_WIRE, type Wire } from '../support/wires';
+import { ANTHROPIC_WIRE, fakeTokens, LOCAL_SERVERS, localWire, OPENAI_WIRE, RESPONSES_WIRE, type Wire } from '../support/wires';
 
 const call = (name: string, args: unknown): ScriptedReply => ({ blocks: [{ type: 'tool_call', name, arguments: args }] });
 const say = (text: string): ScriptedReply => ({ blocks: [{ type: 'text', text }] });
@@ -107,7 +107,7 @@ describe('staying inside the context window, against the strict fake', function 
     }
   });
 
-  for (const wire of [ANTHROPIC_WIRE, OPENAI_WIRE, ...LOCAL_SERVERS.map(localWire)]) {
+  for (const wire of [ANTHROPIC_WIRE, OPENAI_WIRE, RESPONSES_WIRE, ...LOCAL_SERVERS.map(localWire)]) {
     const silent = wire.chatServer === 'ollama';
     it(`on ${wire.name}, a window smaller than Crow was told ${silent ? 'drops messages silently' : 'refuses the prompt'}: Crow compacts and retries once`, async () => {
       const server = await FakeLlmServer.start({ chatServer: wire.chatServer, contextWindow: 1_000_000 });
@@ -120,7 +120,7 @@ describe('staying inside the context window, against the strict fake', function 
         // The server restarts with a window the next prompt no longer fits; Crow still believes in a large one.
         server.setContextWindow(fakeTokens(wire, server.requestsFor(wire.api)[1]!.body) + 100);
         server.respondWith(wire.api, (body) => {
-          const sent = JSON.stringify(body.messages);
+          const sent = JSON.stringify(body.messages ?? body.input);
           if (/this session is being compacted/.test(sent)) return say('Summary: data.txt was read; it holds 400 rows.');
           // Only a server that drops messages answers a prompt still holding the whole output.
           return say(/A row of recorded data/.test(sent) ? 'Answer from a prompt without its start.' : 'They are rows of report data.');
@@ -130,12 +130,13 @@ describe('staying inside the context window, against the strict fake', function 
         assert.equal(second.code, 0, second.stderr);
         // An answer to a cut prompt had already streamed when the usage told what was read; what follows says why another comes.
         assert.match(second.stdout.trim(), silent ? /^Answer from a prompt without its start\.\nThey are rows of report data\.$/ : /^They are rows of report data\.$/);
-        assert.match(second.stderr, /could not fit the prompt in its \d+-token context window/);
+        // OpenAI's Responses API names no numbers in its refusal.
+        assert.match(second.stderr, wire.api === 'openai-responses' ? /could not fit the prompt in its context window/ : /could not fit the prompt in its \d+-token context window/);
         const refused = server.takeRefusals().map((refusal) => refusal.rule);
-        assert.deepEqual(refused, silent ? [] : [`${wire.chatServer ?? 'anthropic'}/context-window`], 'one refusal, then no more');
+        assert.deepEqual(refused, silent ? [] : [`${wire.chatServer ?? wire.api}/context-window`], 'one refusal, then no more');
         const last = server.requestsFor(wire.api).at(-1)!.body;
-        assert.doesNotMatch(JSON.stringify(last.messages), /A row of recorded data/, 'the retried prompt is compacted');
-        assert.doesNotMatch(JSON.stringify(last.messages), /without its start/, 'and the answer to the cut prompt is not in the history');
+        assert.doesNotMatch(JSON.stringify(last.messages ?? last.input), /A row of recorded data/, 'the retried prompt is compacted');
+        assert.doesNotMatch(JSON.stringify(last.messages ?? last.input), /without its start/, 'and the answer to the cut prompt is not in the history');
       } finally {
         await server.close();
       }

@@ -25,10 +25,14 @@ const finishOf = (chunks: any[]) => chunks.flatMap((chunk) => chunk.choices.map(
 describe('the fake Chat Completions servers', () => {
   const reads: Record<ChatServerName, string[]> = {
     openai: ['max_completion_tokens', 'max_tokens'],
+    azure: ['max_completion_tokens', 'max_tokens'],
+    openrouter: ['max_tokens'],
     ollama: ['max_tokens'],
     'llama.cpp': ['max_tokens'],
     vllm: ['max_completion_tokens', 'max_tokens'],
     lmstudio: ['max_tokens'],
+    deepseek: ['max_tokens'],
+    gemini: ['max_completion_tokens', 'max_tokens'],
   };
 
   for (const name of CHAT_SERVERS) {

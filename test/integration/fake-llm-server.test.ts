@@ -33,13 +33,13 @@ describe('FakeLlmServer', () => {
     );
 
   /** Opens a stream through the API's real SDK; its events are the SDK's parsed SSE events. */
-  const openStream: Record<FakeApi, (signal?: AbortSignal) => Promise<AsyncIterable<any>>> = {
+  const openStream: Record<'openai' | 'anthropic', (signal?: AbortSignal) => Promise<AsyncIterable<any>>> = {
     openai: openaiStream,
     anthropic: anthropicStream,
   };
 
   /** Whether an SDK stream event carries the finish / stop reason. */
-  const isStop: Record<FakeApi, (event: any) => boolean> = {
+  const isStop: Record<'openai' | 'anthropic', (event: any) => boolean> = {
     openai: (chunk) => Boolean(chunk.choices[0]?.finish_reason),
     anthropic: (event) => event.type === 'message_delta',
   };
@@ -302,7 +302,7 @@ describe('FakeLlmServer', () => {
         const { error } = (await response.json()) as { error: { message: string } };
         assert.equal(
           error.message,
-          `fake LLM server: no route for ${method} ${path} (serves POST /v1/chat/completions, POST /v1/messages and GET /v1/models)`,
+          `fake LLM server: no route for ${method} ${path} (serves POST /v1/chat/completions, POST /v1/messages, POST /v1/responses and GET /v1/models)`,
         );
       }
       assert.deepEqual(server.requests, []);
@@ -515,9 +515,9 @@ describe('FakeLlmServer', () => {
       });
     }
 
-    const paths: Record<FakeApi, string> = { openai: '/v1/chat/completions', anthropic: '/v1/messages' };
+    const paths: Record<'openai' | 'anthropic', string> = { openai: '/v1/chat/completions', anthropic: '/v1/messages' };
     // role chunk, finish chunk, [DONE] | message_start, ping, block start and stop, message_delta, message_stop
-    const framingEvents: Record<FakeApi, number> = { openai: 3, anthropic: 6 };
+    const framingEvents: Record<'openai' | 'anthropic', number> = { openai: 3, anthropic: 6 };
 
     for (const api of ['openai', 'anthropic'] as const) {
       // Throughput is measured in bench/ (timings never decide a test); here: every chunk arrives, framed.

@@ -350,7 +350,7 @@ const openaiChunk = (delta: object, finish: string | null = null): string =>
   `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
 
 /** A whole answer, "Hi there", in each wire format, event by event. */
-const WHOLE: Record<FakeApi, string[]> = {
+const WHOLE: Record<'openai' | 'anthropic', string[]> = {
   anthropic: [
     anthropicEvent({ type: 'message_start', message: { id: 'm1', type: 'message', role: 'assistant', model: 'm', content: [], usage: { input_tokens: 3, output_tokens: 0 } } }),
     anthropicEvent({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
@@ -364,7 +364,7 @@ const WHOLE: Record<FakeApi, string[]> = {
 };
 
 describe('LLM providers against servers that bend the wire format', () => {
-  const providers: Record<FakeApi, (url: string) => Provider> = {
+  const providers: Record<'openai' | 'anthropic', (url: string) => Provider> = {
     anthropic: (url) => new AnthropicProvider({ ...testOptions, baseURL: url }),
     openai: (url) => new OpenAIProvider({ ...testOptions, baseURL: `${url}/v1` }),
   };

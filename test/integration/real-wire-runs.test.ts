@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { FakeLlmServer, type ScriptedReply } from '../../src/testing/fake-llm-server';
 import { runCrow } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';
-import { ANTHROPIC_WIRE, capRead, LOCAL_SERVERS, localWire, OPENAI_WIRE, type Wire } from '../support/wires';
+import { ANTHROPIC_WIRE, capRead, DEEPSEEK_WIRE, GEMINI_WIRE, LOCAL_SERVERS, localWire, OPENAI_WIRE, RESPONSES_WIRE, type Wire } from '../support/wires';
 
 const BROKEN = 'exports.add = (a, b) => a - b;\n';
 const FIXED = 'exports.add = (a, b) => a + b;\n';
@@ -32,7 +32,7 @@ const REVIEWED_RUN: ScriptedReply[] = [
   call('task_complete', { summary: 'Verified: node test.js passes.' }),
 ];
 
-const WIRES: Wire[] = [ANTHROPIC_WIRE, OPENAI_WIRE, ...LOCAL_SERVERS.map(localWire)];
+const WIRES: Wire[] = [ANTHROPIC_WIRE, OPENAI_WIRE, RESPONSES_WIRE, DEEPSEEK_WIRE, GEMINI_WIRE, ...LOCAL_SERVERS.map(localWire)];
 
 describe('reviewed agents on every wire, against the strict fake', function () {
   this.timeout(60_000);
@@ -72,7 +72,7 @@ describe('reviewed agents on every wire, against the strict fake', function () {
           for (const request of requests) assert.equal(capRead(wire, request.body), MAX_OUTPUT_TOKENS, `${wire.name} reads the output cap`);
 
           const summary = requests[3]!.body;
-          assert.match(JSON.stringify(summary.messages), /write_file/, 'the summary request holds the tool calls');
+          assert.match(JSON.stringify(summary.messages ?? summary.input), /write_file/, 'the summary request holds the tool calls');
           if (wire.api === 'anthropic') {
             assert.deepEqual(summary.tool_choice, { type: 'none' });
             assert.deepEqual(summary.tools, requests[2]!.body.tools, 'the same tools, so the cached prefix holds');

@@ -15,11 +15,11 @@ import { OpenAIProvider } from '../../src/llm/openai';
 import type { AssistantResponse, Provider, StreamEvent } from '../../src/llm/types';
 import { ScriptedProvider } from '../../src/llm/scripted';
 import { InternalSession } from '../../src/session/internal-session';
-import { type FakeApi, FakeLlmServer, type ScriptedReply } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer, type ScriptedReply } from '../../src/testing/fake-llm-server';
 import { writeFileTool } from '../../src/tools/builtin/write-file';
 import { echoTool, eventsOfType, runTurn, tempWorkspace } from '../support/engine';
 
-const providers: Record<FakeApi, (server: FakeLlmServer, maxOutputTokens?: number) => Provider> = {
+const providers: Record<'openai' | 'anthropic', (server: FakeLlmServer, maxOutputTokens?: number) => Provider> = {
   anthropic: (server, maxOutputTokens) =>
     new AnthropicProvider({ apiKey: 'k', model: 'claude-sonnet-4-6', baseURL: server.anthropicBaseUrl, maxRetries: 0, ...(maxOutputTokens ? { maxOutputTokens } : {}) }),
   openai: (server, maxOutputTokens) =>

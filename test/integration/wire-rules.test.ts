@@ -73,6 +73,7 @@ const chat = (server: ChatServerName, rule: string, change: RequestBody, message
 const CASES: Case[] = [
   anthropic('model-required', { model: undefined }, /^model: Field required$/),
   anthropic('max-tokens-required', { max_tokens: undefined }, /^max_tokens: Field required$/),
+  anthropic('max-tokens-model-cap', { max_tokens: 68_192 }, /^max_tokens: 68192 > 64000, which is the maximum allowed number of output tokens for claude-sonnet-4-6$/),
   anthropic('messages-required', { messages: [] }, /at least one message is required/),
   anthropic('roles', { messages: [{ role: 'system', content: 'Be brief.' }, USER] }, /messages\.0\.role: Input should be 'user' or 'assistant'/),
   anthropic('text-non-empty', { messages: [{ role: 'user', content: [{ type: 'text', text: '' }] }] }, /^messages: text content blocks must be non-empty$/),
@@ -90,6 +91,11 @@ const CASES: Case[] = [
     'tool-blocks-need-tools',
     { tools: undefined, messages: [USER, { role: 'assistant', content: [toolUse('toolu_1')] }, { role: 'user', content: [toolResult('toolu_1')] }] },
     /^Requests which include tool_use or tool_result blocks must define tools\.$/,
+  ),
+  anthropic(
+    'tool-use-id-pattern',
+    { messages: [USER, { role: 'assistant', content: [toolUse('functions.get_weather:0')] }, { role: 'user', content: [toolResult('functions.get_weather:0')] }] },
+    /^messages\.1\.content\.0\.tool_use\.id: String should match pattern '\^\[a-zA-Z0-9_-\]\+\$'$/,
   ),
   anthropic(
     'tool-use-ids-unique',
@@ -177,21 +183,38 @@ const CASES: Case[] = [
   chat('vllm', 'tools-non-empty', { tools: [] }, /^`tools` must not be an empty array\./),
   chat('vllm', 'tool-choice', { tools: undefined, tool_choice: 'required' }, /^When using `tool_choice`, `tools` must be set\./),
   { ...chat('vllm', 'context-window', {}, /^This model's maximum context length is 50 tokens\. However, you requested 0 output tokens/), server: { chatServer: 'vllm', contextWindow: 50 } },
+  chat(
+    'deepseek',
+    'reasoning-content-on-tool-turns',
+    { messages: [USER, { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{}' } }] }, { role: 'tool', tool_call_id: 'call_1', content: '15' }] },
+    /^Missing reasoning_content field in the assistant message at message index 1\. For more information, please refer to https:\/\/api-docs\.deepseek\.com\/guides\/thinking_mode#tool-calls$/,
+  ),
+  { ...chat('deepseek', 'context-window', {}, /^This model's maximum context length is 50 tokens\. However, you requested \d+ tokens\./), server: { chatServer: 'deepseek', contextWindow: 50 } },
+  { ...chat('gemini', 'context-window', {}, /^The input token count \(\d+\) exceeds the maximum number of tokens allowed \(50\)\.$/), server: { chatServer: 'gemini', contextWindow: 50 } },
   chat('lmstudio', 'tool-choice', { tool_choice: { type: 'function', function: { name: 'get_weather' } } }, /^Invalid tool_choice: /),
   { ...chat('lmstudio', 'context-window', {}, /^Trying to keep the first \d+ tokens when context the overflows\. However, the model is loaded with context length of only 50 tokens/), server: { chatServer: 'lmstudio', contextWindow: 50 } },
 ];
 
-const PATHS: Record<FakeApi, string> = { anthropic: '/v1/messages', openai: '/v1/chat/completions' };
+/** Rules about what the fake itself sent earlier, broken in their own tests on a conversation the fake began. */
+const TESTED_ON_A_CONVERSATION: Record<string, string> = {
+  'openrouter/reasoning-details-returned': 'test/integration/openrouter.test.ts',
+  'gemini/thought-signature': 'below',
+};
 
-/** The message in any of the error envelopes the servers use. */
+const PATHS: Record<FakeApi, string> = { anthropic: '/v1/messages', openai: '/v1/chat/completions', 'openai-responses': '/v1/responses' };
+
+/** The message in any of the error envelopes the servers use (Gemini's is a list of one). */
 function errorMessage(body: any): string {
+  if (Array.isArray(body)) return errorMessage(body[0]);
   return typeof body.error === 'string' ? body.error : (body.error?.message ?? body.message);
 }
+
 
 /** What the SDKs send with every request: the key, and Anthropic's API version. */
 const SDK_HEADERS: Record<FakeApi, Record<string, string>> = {
   anthropic: { 'x-api-key': 'sk-ant-wire-rules', 'anthropic-version': '2023-06-01' },
   openai: { authorization: 'Bearer sk-wire-rules' },
+  'openai-responses': { authorization: 'Bearer sk-wire-rules' },
 };
 
 async function post(server: FakeLlmServer, api: FakeApi, body: RequestBody, headers = SDK_HEADERS[api]): Promise<{ status: number; body: any }> {
@@ -200,14 +223,16 @@ async function post(server: FakeLlmServer, api: FakeApi, body: RequestBody, head
   return { status: response.status, body: response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text };
 }
 
+const NO_CONTEXT = { signedCalls: new Map<string, string>(), issuedCallSignatures: new Map<string, string>() };
+
 describe('the strict fake refuses what the real APIs refuse', () => {
   it('has a case here for every rule of every API and server', () => {
     const rules = [
       ...anthropicRules({ contextWindow: 1, issuedThinking: new Map() }),
-      ...Object.values(CHAT_SERVER_PROFILES).flatMap((profile) => profile.rules(1)),
+      ...Object.values(CHAT_SERVER_PROFILES).flatMap((profile) => profile.rules(1, NO_CONTEXT)),
     ].map((rule) => rule.name);
-    assert.deepEqual(rules.filter((rule) => !CASES.some((c) => c.rule === rule)), []);
-    for (const rule of [...anthropicRules({ contextWindow: 1, issuedThinking: new Map() }), ...CHAT_SERVER_PROFILES.openai.rules(1)]) {
+    assert.deepEqual(rules.filter((rule) => !CASES.some((c) => c.rule === rule) && !(rule in TESTED_ON_A_CONVERSATION)), []);
+    for (const rule of [...anthropicRules({ contextWindow: 1, issuedThinking: new Map() }), ...Object.values(CHAT_SERVER_PROFILES).flatMap((profile) => profile.rules(1, NO_CONTEXT))]) {
       assert.ok(rule.source.length > 10, `${rule.name} cites where it comes from`);
     }
   });
@@ -237,6 +262,41 @@ describe('the strict fake refuses what the real APIs refuse', () => {
       }
     });
   }
+
+  it('gemini/thought-signature: a signed call of the current turn must come back with its signature, unchanged', async () => {
+    const server = await FakeLlmServer.start({ chatServer: 'gemini' });
+    try {
+      server.enqueue('openai', { blocks: [{ type: 'tool_call', name: 'get_weather', arguments: { location: 'Paris' } }] });
+      const signed = await post(server, 'openai', { ...openaiBase(), stream: false, stream_options: undefined });
+      const call = signed.body.choices[0].message.tool_calls[0];
+      const signature = call.extra_content.google.thought_signature;
+      assert.match(signature, /^gts-/);
+      const turn = (sent: Record<string, unknown>) => ({
+        ...openaiBase(),
+        stream: false,
+        stream_options: undefined,
+        messages: [USER, { role: 'assistant', content: null, tool_calls: [{ ...call, ...sent }] }, { role: 'tool', tool_call_id: call.id, content: '15' }],
+      });
+
+      const missing = await post(server, 'openai', turn({ extra_content: undefined }));
+      assert.equal(missing.status, 400);
+      assert.equal(missing.body[0].error.status, 'INVALID_ARGUMENT');
+      assert.match(errorMessage(missing.body), /^Function call is missing a thought_signature in functionCall parts\..*`default_api:get_weather` , position 2\./);
+      const altered = await post(server, 'openai', turn({ extra_content: { google: { thought_signature: `${signature}x` } } }));
+      assert.match(errorMessage(altered.body), /^Corrupted thought signature\.$/);
+
+      // A later user message starts a new turn: the earlier call is no longer checked.
+      server.enqueue('openai', { blocks: [{ type: 'text', text: 'ok' }] });
+      const later = await post(server, 'openai', { ...turn({ extra_content: undefined }), messages: [...turn({ extra_content: undefined }).messages, { role: 'user', content: 'And now?' }] });
+      assert.equal(later.status, 200, JSON.stringify(later.body));
+      assert.deepEqual(
+        server.takeRefusals().map((refusal) => refusal.rule),
+        ['gemini/thought-signature', 'gemini/thought-signature'],
+      );
+    } finally {
+      await server.close();
+    }
+  });
 
   describe('before the body: credentials and the API version', () => {
     const without = (api: FakeApi, header: string): Record<string, string> =>

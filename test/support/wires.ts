@@ -4,6 +4,7 @@
  * strict fake plays (see src/testing/chat-servers.ts).
  */
 import { promptTokens } from '../../src/testing/anthropic-rules';
+import { responsesPromptTokens } from '../../src/testing/responses-rules';
 import { CHAT_SERVER_PROFILES, type ChatServerName, chatPromptTokens } from '../../src/testing/chat-servers';
 import type { FakeApi, FakeLlmServer } from '../../src/testing/fake-llm-server';
 
@@ -35,6 +36,15 @@ export const OPENAI_WIRE: Wire = {
   env: (server) => ({ OPENAI_API_KEY: 'k', OPENAI_BASE_URL: server.openaiBaseUrl }),
 };
 
+/** OpenAI's Responses API as a provider of its own type, on a reasoning model. */
+export const RESPONSES_WIRE: Wire = {
+  name: 'OpenAI Responses',
+  api: 'openai-responses',
+  config: (server, window) =>
+    `provider = "gpt"\n[providers.gpt]\ntype = "openai-responses"\nbase_url = "${server.openaiBaseUrl}"\napi_key_env = "OPENAI_API_KEY"\ndefault_model = "gpt-5.4"\n${windowOf('gpt', 'gpt-5.4', window)}`,
+  env: () => ({ OPENAI_API_KEY: 'k' }),
+};
+
 /** A local server as [providers.local], its flavor named. */
 export function localWire(name: ChatServerName): Wire {
   return {
@@ -49,13 +59,37 @@ export function localWire(name: ChatServerName): Wire {
 
 export const LOCAL_SERVERS: ChatServerName[] = ['ollama', 'llama.cpp', 'vllm', 'lmstudio'];
 
+/** Gemini's OpenAI-compatible endpoint as [providers.gemini], its flavor named (generativelanguage.googleapis.com would tell it). */
+export const GEMINI_WIRE: Wire = {
+  name: 'Gemini',
+  api: 'openai',
+  chatServer: 'gemini',
+  config: (server, window) =>
+    `provider = "gemini"\nmodel = "gemini-3-pro-preview"\n[providers.gemini]\ntype = "openai"\nbase_url = "${server.openaiBaseUrl}"\n` +
+    `flavor = "gemini"\napi_key_env = "GEMINI_API_KEY"\n${windowOf('gemini', 'gemini-3-pro-preview', window)}`,
+  env: () => ({ GEMINI_API_KEY: 'k' }),
+};
+
+/** DeepSeek's own API as [providers.deepseek], its flavor named (api.deepseek.com would tell it from the URL). */
+export const DEEPSEEK_WIRE: Wire = {
+  name: 'DeepSeek',
+  api: 'openai',
+  chatServer: 'deepseek',
+  config: (server, window) =>
+    `provider = "deepseek"\nmodel = "deepseek-v4-pro"\n[providers.deepseek]\ntype = "openai"\nbase_url = "${server.openaiBaseUrl}"\n` +
+    `flavor = "deepseek"\napi_key_env = "DEEPSEEK_API_KEY"\n${windowOf('deepseek', 'deepseek-v4-pro', window)}`,
+  env: () => ({ DEEPSEEK_API_KEY: 'k' }),
+};
+
 /** The prompt's size as the fake counts it. */
 export function fakeTokens(wire: Wire, body: Record<string, unknown>): number {
+  if (wire.api === 'openai-responses') return responsesPromptTokens(body);
   return wire.api === 'anthropic' ? promptTokens(body) : chatPromptTokens(body);
 }
 
 /** The output cap a request carries in the field its server reads. */
 export function capRead(wire: Wire, body: Record<string, unknown>): number | undefined {
   if (wire.api === 'anthropic') return body.max_tokens as number;
+  if (wire.api === 'openai-responses') return body.max_output_tokens as number;
   return CHAT_SERVER_PROFILES[wire.chatServer!].outputCap(body);
 }

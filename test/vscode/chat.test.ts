@@ -86,9 +86,15 @@ suite('Crow chat in VS Code', () => {
     await vscode.window.showTextDocument(document);
     await vscode.commands.executeCommand('undo');
     assert.equal(document.getText(), '# Notes\n', 'the edit is one undo step in the editor');
-    await vscode.commands.executeCommand('workbench.action.files.revert');
+    // Back to the agent's text on disk: in the browser workbench files.autoSave defaults to afterDelay, so the undone text may have been saved.
+    await vscode.commands.executeCommand('redo');
+    assert.equal(document.getText(), '# Notes\n\n- shipped\n');
+    await document.save();
 
+    const opening = recorder(crow);
     await crow.controller().handle({ type: 'open_diff', callId: end.callId });
+    opening.dispose();
+    assert.deepEqual(opening.events().filter((event) => event.type === 'notice'), [], 'Open diff shows no error');
     const tab = await waitFor('the diff editor', () => vscode.window.tabGroups.all.flatMap((group) => group.tabs).find((candidate) => candidate.input instanceof vscode.TabInputTextDiff));
     const input = tab.input as vscode.TabInputTextDiff;
     // A later change to the file must not change what this tab shows: both sides belong to the call.

@@ -84,7 +84,8 @@ suite('Crow traces: the Traces view and the trace panel', () => {
         resolve();
       });
     });
-    store({ id: laterId, title: 'A later session', updatedAt: stamp + 60_000 }, []);
+    // Later than every session stored so far, also the chat suite's (which may have run for minutes after `stamp`).
+    store({ id: laterId, title: 'A later session', updatedAt: Date.now() + 60_000 }, []);
     await Promise.race([changed, new Promise((_, reject) => setTimeout(() => reject(new Error('the view did not refresh on its own after a new meta.json')), 10_000))]);
     const roots = (await crow.traces.tree.getChildren()) as SessionNode[];
     assert.equal(roots[0]?.meta.id, laterId, 'newest first');

@@ -63,6 +63,9 @@ interface RunningPrompt {
   startGrace(): void;
 }
 
+/** How long a session's opening waits, in the background, for the servers to list their models. */
+const MODEL_LIST_WAIT_MS = 5_000;
+
 export class LiveSession {
   private readonly toolCallIds = new ToolCallIds();
   /** Updates outside prompts (modes, options, commands, titles), in order. */
@@ -143,8 +146,17 @@ export class LiveSession {
       input: { hint: hint ?? 'optional arguments' },
     }));
     this.notify({ sessionUpdate: 'available_commands_update', availableCommands });
+    void this.offerServedModels();
     if (!this.services.capabilities?.session?.notices) return;
     for (const message of await this.host.takeNotices()) this.notice('warning', message);
+  }
+
+  /** Once the servers have listed their models, the model options offer those (when that changes them). */
+  private async offerServedModels(): Promise<void> {
+    const before = JSON.stringify(this.configOptions());
+    if (!(await this.services.catalog.refreshModels?.(this.host.session.agentName, MODEL_LIST_WAIT_MS))) return;
+    const options = this.configOptions();
+    if (JSON.stringify(options) !== before) this.notify({ sessionUpdate: 'config_option_update', configOptions: options });
   }
 
   async setMode(modeId: string): Promise<void> {
@@ -235,7 +247,11 @@ export class LiveSession {
       if (refused) throw refused;
       running.translator.flush();
       await Promise.race([sink.drained(), running.grace]);
-      return running.cancelled ? 'cancelled' : stopReason(outcome, running.translator.lastPrimaryStop);
+      if (running.cancelled) return 'cancelled';
+      // A run that failed (the model's server refused or broke) is a failed request, not an answer: the client shows
+      // the error as an error, and what the agents said before it stays their message.
+      if (outcome?.status === 'error') throw requestErrors.internal(outcome.message);
+      return stopReason(outcome, running.translator.lastPrimaryStop);
     } finally {
       sink.close();
       void consumed.finally(() => {

@@ -332,8 +332,10 @@ export class UpdateTranslator {
     switch (status) {
       case 'limit':
       case 'budget':
-      case 'error':
         return this.say('message', undefined, message);
+      // The prompt request fails with the message (see LiveSession.answer): not glued to the agents' answer.
+      case 'error':
+        return this.boundary();
       case 'completed':
         return this.note(undefined, message);
       // The answer speaks for itself; the client asked for the cancel.

@@ -164,4 +164,21 @@ describe('toAnthropicParams', () => {
 
     assert.equal(toAnthropicParams({ ...base, thinkingBudget: 0 }, { model: 'm' }).thinking, undefined);
   });
+
+  it("fits max_tokens and the thinking budget under the model's output cap, keeping the room asked for the answer", () => {
+    const base = { system: '', tools: [], messages: history.slice(0, 1) };
+    // thinking_budget = 60000 on a model whose cap is 64,000: 68,192 would be refused.
+    const capped = toAnthropicParams({ ...base, thinkingBudget: 60_000 }, { model: 'claude-sonnet-4-6', outputCap: 64_000 });
+    assert.equal(capped.max_tokens, 64_000);
+    assert.deepEqual(capped.thinking, { type: 'enabled', budget_tokens: 64_000 - 8192 });
+
+    // A cap so small the answer's room would leave no thinking: the API's minimum budget, the answer gets the rest.
+    const small = toAnthropicParams({ ...base, thinkingBudget: 10_000, maxOutputTokens: 8192 }, { model: 'm', outputCap: 8192 });
+    assert.equal(small.max_tokens, 8192);
+    assert.deepEqual(small.thinking, { type: 'enabled', budget_tokens: 1024 });
+
+    // Without thinking, max_tokens alone is capped; under the cap nothing changes.
+    assert.equal(toAnthropicParams({ ...base, maxOutputTokens: 100_000 }, { model: 'm', outputCap: 64_000 }).max_tokens, 64_000);
+    assert.equal(toAnthropicParams({ ...base, thinkingBudget: 4000 }, { model: 'm', outputCap: 64_000 }).max_tokens, 8192);
+  });
 });

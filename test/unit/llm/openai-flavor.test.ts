@@ -12,6 +12,13 @@ describe('which OpenAI-compatible server a provider is', () => {
     assert.equal(flavorOf('not a url', undefined), 'generic');
   });
 
+  it('tells Azure OpenAI resources and OpenRouter from their hosts', () => {
+    assert.equal(flavorOf('https://team.openai.azure.com/openai', undefined), 'azure');
+    assert.equal(flavorOf('https://team.cognitiveservices.azure.com/openai?api-version=2024-10-21', undefined), 'azure');
+    assert.equal(flavorOf('https://openrouter.ai/api/v1', undefined), 'openrouter');
+    assert.equal(flavorOf('https://openai.azure.com.example/v1', undefined), 'generic', 'only the real suffix counts');
+  });
+
   it("knows OpenAI's reasoning models", () => {
     for (const model of ['o1', 'o3-mini', 'o4-mini', 'gpt-5', 'gpt-5.4', 'gpt-5-mini']) assert.ok(isOpenAIReasoningModel(model), model);
     for (const model of ['gpt-4o', 'gpt-4.1', 'qwen3', 'llama3.1:8b']) assert.ok(!isOpenAIReasoningModel(model), model);

@@ -47,10 +47,31 @@ describe('toOpenAIParams', () => {
     });
   });
 
-  it('never sends thinking back', () => {
-    const serialized = JSON.stringify(toOpenAIParams(request, { model: 'gpt-test', flavor: 'openai' }));
-    assert.ok(!serialized.includes('Read the file, then run the tests.'));
-    assert.ok(!serialized.includes('c2lnbmF0dXJl'));
+  it('sends thinking back only where the server requires it: DeepSeek, on assistant messages with tool calls', () => {
+    for (const flavor of ['openai', 'vllm', 'gemini', 'generic'] as const) {
+      const serialized = JSON.stringify(toOpenAIParams(request, { model: 'gpt-test', flavor }));
+      assert.ok(!serialized.includes('Read the file, then run the tests.'), flavor);
+      assert.ok(!serialized.includes('c2lnbmF0dXJl'), flavor);
+    }
+    const assistant = toOpenAIParams(request, { model: 'deepseek-v4-pro', flavor: 'deepseek' }).messages.filter((message) => message.role === 'assistant');
+    const echoed = assistant.map((message) => (message as { tool_calls?: unknown[]; reasoning_content?: string }));
+    assert.equal(echoed[0]!.reasoning_content, 'Read the file, then run the tests.', 'the thinking of the turn that called the tool');
+    for (const message of echoed) assert.equal(typeof message.reasoning_content === 'string', Boolean(message.tool_calls), 'a string exactly on messages with tool calls');
+  });
+
+  it("sends what a server attached to a call (Gemini's thought signature) back with it, except to OpenAI itself", () => {
+    const signed: LlmRequest = {
+      ...request,
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'Weather?' }] },
+        { role: 'assistant', content: [{ type: 'tool_call', id: 'c1', name: 'read_file', arguments: '{}', extra: { google: { thought_signature: 'SIG' } } }] },
+        { role: 'tool_results', results: [{ callId: 'c1', content: 'ok', isError: false }] },
+      ],
+    };
+    const callOf = (flavor: ServerFlavor) => (toOpenAIParams(signed, { model: 'm', flavor }).messages[2] as unknown as { tool_calls: Record<string, unknown>[] }).tool_calls[0]!;
+    assert.deepEqual(callOf('gemini').extra_content, { google: { thought_signature: 'SIG' } });
+    assert.deepEqual(callOf('generic').extra_content, { google: { thought_signature: 'SIG' } });
+    assert.equal(callOf('openai').extra_content, undefined);
   });
 
   it('sends max_completion_tokens only when a limit is set, the request first', () => {
