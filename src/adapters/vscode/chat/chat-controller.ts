@@ -22,12 +22,11 @@ import { emptyMeter, sumMeters } from '../../../host/cost';
 import { forkSession } from '../../../journal/fork';
 import { ProviderSetup } from './provider-setup';
 import { VSCODE_PROVIDER } from '../configuration';
-import { vscodePick, withVscodeModels } from './vscode-model-picks';
+import { pickerChoices, vscodePick } from './model-choices';
 import type { ViewActions } from './chat-actions';
 import { ShownTranscript } from './shown-transcript';
 import { errorHint, notice } from './transcript-translator';
 
-const ROLE_LABEL: Record<CompositionRole, string> = { primary: 'Model', coagent: 'Reviewer model' };
 
 export class ChatController {
   private chat: ChatSession | undefined;
@@ -86,7 +85,7 @@ export class ChatController {
   }
 
   async modelChoicesNow(): Promise<RoleModelChoice[]> {
-    return withOwnModels(this.host, (await (await this.session()).choices()).models);
+    return this.pickerChoices((await (await this.session()).choices()).models);
   }
 
   /** Picks an agent or a model as the view's pickers do, and tells the view. */
@@ -110,6 +109,10 @@ export class ChatController {
   async dispose(): Promise<void> {
     this.unwatchModels?.();
     await this.chat?.close({ interrupted: true });
+  }
+
+  private pickerChoices(models: RoleModels[]): RoleModelChoice[] {
+    return pickerChoices(models, this.host.configuration().vscodeModels ?? []);
   }
 
   /** Offers the models VS Code offers now, once the view has a session to show them in. */
@@ -215,7 +218,7 @@ export class ChatController {
       type: 'init',
       agents,
       agent: chat?.session.agentName ?? '',
-      models: withOwnModels(this.host, models),
+      models: this.pickerChoices(models),
       ...(thinking ? { thinking } : {}),
       sessions,
       sessionId: sessions.some((stored) => stored.id === chat?.id) ? chat?.id : undefined,
@@ -389,7 +392,7 @@ export class ChatController {
   private async announceAgents(): Promise<void> {
     const chat = await this.session();
     const { agents, models, thinking, welcome } = await chat.choices();
-    this.post({ type: 'agents', agents, agent: chat.session.agentName, models: withOwnModels(this.host, models), ...(thinking ? { thinking } : {}), welcome });
+    this.post({ type: 'agents', agents, agent: chat.session.agentName, models: this.pickerChoices(models), ...(thinking ? { thinking } : {}), welcome });
   }
 
   private sessions(): SessionSummary[] {
@@ -404,13 +407,4 @@ export class ChatController {
     this.shown.remember(event);
     this.post({ type: 'events', events: [event] });
   }
-}
-
-function labelled(models: RoleModels[]): RoleModelChoice[] {
-  return models.map(({ role, current, options }) => ({ role, label: ROLE_LABEL[role], current, options }));
-}
-
-/** The pickers' choices, VS Code's own models among them. */
-function withOwnModels(host: ChatHost, models: RoleModels[]): RoleModelChoice[] {
-  return withVscodeModels(labelled(models), host.configuration().vscodeModels ?? []);
 }

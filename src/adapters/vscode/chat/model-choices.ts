@@ -1,18 +1,28 @@
 /**
- * VS Code's own models in the chat's model pickers: each role's picker
+ * What the chat's model pickers offer: each role's models, labelled by role,
+ * and VS Code's own models among them. Each role's picker
  * lists them, labelled with their vendor, next to its provider's models.
  * Picking one from another provider moves the role onto provider
  * "vscode" (the `vscode:` option prefix says so); on provider "vscode" the
  * options are already VS Code's models and only get their labels.
  */
+import type { CompositionRole, RoleModels } from '../../../agents/role-models';
 import type { RoleModelChoice } from '../../../../webview/chat/protocol';
 import type { VscodeModelInfo } from '../configuration';
+
+const ROLE_LABEL: Record<CompositionRole, string> = { primary: 'Model', coagent: 'Reviewer model' };
+
+/** The pickers' choices for the roles' models, VS Code's models (`vscodeModels`) among them. */
+export function pickerChoices(models: RoleModels[], vscodeModels: readonly VscodeModelInfo[]): RoleModelChoice[] {
+  const choices = models.map(({ role, current, options }) => ({ role, label: ROLE_LABEL[role], current, options }));
+  return withVscodeModels(choices, vscodeModels);
+}
 
 /** Marks a picker option that moves its role onto one of VS Code's models. */
 const VSCODE_PICK = 'vscode:';
 
 /** The pickers' choices with VS Code's models among them, each shown as "name (vendor)". */
-export function withVscodeModels(choices: RoleModelChoice[], models: readonly VscodeModelInfo[]): RoleModelChoice[] {
+function withVscodeModels(choices: RoleModelChoice[], models: readonly VscodeModelInfo[]): RoleModelChoice[] {
   if (models.length === 0) return choices;
   const ids = new Set(models.map((model) => model.id));
   const label = (model: VscodeModelInfo): string => `${model.name} (${model.vendor})`;
