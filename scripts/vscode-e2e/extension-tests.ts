@@ -12,7 +12,7 @@ import { startCodeServer, type CodeServer } from './code-server';
 import { HarnessError } from './harness-error';
 import { ARTIFACTS_DIR, REPO_ROOT, TESTS_INDEX } from './paths';
 import { log, seconds, step } from './progress';
-import { createSandbox } from './sandbox';
+import { createSandbox, installLmFixture } from './sandbox';
 import { openWorkbench, saveWorkbenchLogs, screenshot, type WorkbenchLog } from './workbench';
 
 export interface ExtensionTestsOptions {
@@ -46,6 +46,7 @@ export async function runExtensionTests(browser: Browser, options: ExtensionTest
   const sandbox = options.restricted ? createSandbox(name, WIDENING_WORKSPACE_SETTINGS, { 'security.workspace.trust.startupPrompt': 'never' }) : createSandbox(name);
   const grep = options.restricted ? 'Restricted Mode' : options.grep;
   if (grep) sandbox.env[GREP_VARIABLE] = grep;
+  installLmFixture(sandbox.extensionsDir);
   const logs = workbenchLogRelay(options.verbose);
   let server: CodeServer | undefined;
   let page: Page | undefined;

@@ -27,6 +27,8 @@ export const ARTIFACTS_DIR = join(REPO_ROOT, 'test', 'artifacts', 'vscode');
 /** The suite the extension host runs: esbuild.mjs bundles test/vscode/ here. */
 export const TESTS_INDEX = join(REPO_ROOT, 'dist', 'test', 'vscode', 'index.js');
 export const EXTENSION_BUNDLE = join(REPO_ROOT, 'dist', 'extension.js');
+/** A language-model provider extension the extension tests load next to Crow (vendor "crow-test"). */
+export const LM_FIXTURE_EXTENSION = join(REPO_ROOT, 'test', 'vscode-lm-fixture');
 
 /** Copied to a temp folder for each workbench, so tests may change its files. */
 export const FIXTURE_WORKSPACE = join(REPO_ROOT, 'test', 'fixtures', 'vscode-workspace');

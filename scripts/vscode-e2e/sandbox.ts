@@ -7,7 +7,7 @@
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, sep } from 'node:path';
-import { FIXTURE_WORKSPACE } from './paths';
+import { FIXTURE_WORKSPACE, LM_FIXTURE_EXTENSION } from './paths';
 
 export interface Sandbox {
   root: string;
@@ -138,4 +138,15 @@ function mergeWorkspaceSettings(workspace: string, settings: Record<string, unkn
 function writeJson(file: string, value: unknown): void {
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+/**
+ * Puts test/vscode-lm-fixture (a language-model provider, vendor
+ * "crow-test") among the sandbox's installed extensions, in a folder named
+ * as an installed extension's is: the workbench honours only one
+ * extensionDevelopmentPath, which is Crow's.
+ */
+export function installLmFixture(extensionsDir: string): void {
+  const { publisher, name, version } = JSON.parse(readFileSync(join(LM_FIXTURE_EXTENSION, 'package.json'), 'utf8')) as Record<string, string>;
+  cpSync(LM_FIXTURE_EXTENSION, join(extensionsDir, `${publisher}.${name}-${version}`), { recursive: true });
 }

@@ -81,7 +81,13 @@ async function firstRunSetup(context: UiContext, timeoutMs: number): Promise<voi
     }
     const why = await setup.locator('.setup-why').innerText();
     if (!why.includes('ANTHROPIC_API_KEY')) throw new HarnessError(`the set-up does not name the missing key: ${JSON.stringify(why)}`);
+    // The harness installs a language-model extension (test/vscode-lm-fixture): a model VS Code already has comes first.
+    const first = setup.locator('.setup-choice').first();
+    if ((await first.getAttribute('data-choice')) !== 'vscode' || (await first.getAttribute('aria-checked')) !== 'true') {
+      throw new HarnessError('with VS Code offering a model, the set-up does not offer it first');
+    }
     await context.page.screenshot({ path: join(ARTIFACTS_DIR, 'ui-first-run-setup.png') });
+    await setup.locator('.setup-choice[data-choice="anthropic"]').click({ timeout: timeoutMs });
     await textInput(chat.locator('#setup-key')).fill(FIRST_RUN.key, { timeout: timeoutMs });
     await setup.locator('.setup-save').click({ timeout: timeoutMs });
     await setup.waitFor({ state: 'hidden', timeout: timeoutMs });

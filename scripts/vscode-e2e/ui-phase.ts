@@ -12,7 +12,7 @@ import { FakeLlmServer } from '../../src/testing/fake-llm-server';
 import { startCodeServer, type CodeServer } from './code-server';
 import { ARTIFACTS_DIR, REPO_ROOT } from './paths';
 import { log, seconds, step } from './progress';
-import { createSandbox, type Sandbox } from './sandbox';
+import { createSandbox, installLmFixture, type Sandbox } from './sandbox';
 import { UI_CHECKS, type UiCheck, type UiContext } from './ui-checks';
 import { RUN_CHECKS } from './ui-checks-runs';
 import { CHECKPOINT_CHECKS } from './ui-checks-checkpoints';
@@ -22,6 +22,7 @@ import { TRACE_CHECKS } from './ui-checks-trace';
 import { RELOAD_CHECKS } from './ui-checks-reload';
 import { STATUS_CHECKS } from './ui-checks-status';
 import { NARROW_CHECKS } from './ui-checks-narrow';
+import { VSCODE_MODEL_CHECKS } from './ui-checks-vscode-models';
 import { openWorkbench, screenshot } from './workbench';
 
 export interface UiSummary {
@@ -50,6 +51,8 @@ export interface WorkbenchPhase {
   startTitle: string;
   /** Run every check even after one failed; by default the rest are skipped, as each builds on the ones before. */
   keepGoing?: boolean;
+  /** Also installs test/vscode-lm-fixture, whose models (vendor "crow-test") checks can run Crow's agents on. */
+  lmFixture?: boolean;
   /** Makes Crow available in the sandbox (before code-server starts); the extension under development when absent. */
   install?(sandbox: Sandbox): Promise<{ version: string }>;
 }
@@ -67,6 +70,7 @@ export async function runWorkbenchPhase(browser: Browser, phase: WorkbenchPhase)
   try {
     const box = (sandbox = createSandbox(phase.name, workbenchSettings(fake)));
     const installed = phase.install ? await phase.install(box) : undefined;
+    if (phase.lmFixture) installLmFixture(box.extensionsDir);
     server = await step(phase.startTitle, () => startCodeServer(box, phase.name));
     // Without an extension under development Crow can only come from the sandbox's extensions dir.
     const development = installed ? {} : { extensionDevelopmentPath: REPO_ROOT };
@@ -90,7 +94,7 @@ export async function runWorkbenchPhase(browser: Browser, phase: WorkbenchPhase)
 }
 
 export function runUiPhase(browser: Browser, options: { keepGoing?: boolean } = {}): Promise<UiSummary> {
-  return runWorkbenchPhase(browser, { name: 'ui', ...options, checks: [...UI_CHECKS, ...RUN_CHECKS, ...CHECKPOINT_CHECKS, ...CHAT_CHECKS, ...APPLY_CHECKS, ...STATUS_CHECKS, ...TRACE_CHECKS, ...NARROW_CHECKS, ...RELOAD_CHECKS], startTitle: 'starting code-server for the UI checks' });
+  return runWorkbenchPhase(browser, { name: 'ui', ...options, checks: [...UI_CHECKS, ...RUN_CHECKS, ...CHECKPOINT_CHECKS, ...CHAT_CHECKS, ...APPLY_CHECKS, ...STATUS_CHECKS, ...TRACE_CHECKS, ...NARROW_CHECKS, ...RELOAD_CHECKS, ...VSCODE_MODEL_CHECKS], lmFixture: true, startTitle: 'starting code-server for the UI checks' });
 }
 
 /**

@@ -16,9 +16,10 @@ import { configHome, projectConfigDir } from './paths';
 
 /**
  * `openai`: Chat Completions (OpenAI and compatible servers); `openai-responses`: OpenAI's Responses API;
- * `bedrock`, `vertex`: Claude on Amazon Bedrock and Google Vertex AI.
+ * `bedrock`, `vertex`: Claude on Amazon Bedrock and Google Vertex AI;
+ * `vscode`: the language models VS Code offers (Copilot's, other extensions'), which only Crow's VS Code extension can reach.
  */
-export const PROVIDER_KINDS = ['anthropic', 'openai', 'openai-responses', 'bedrock', 'vertex'] as const;
+export const PROVIDER_KINDS = ['anthropic', 'openai', 'openai-responses', 'bedrock', 'vertex', 'vscode'] as const;
 export type ProviderKind = (typeof PROVIDER_KINDS)[number];
 
 /** Whether a provider of `kind` speaks Anthropic's Messages API: Anthropic's own, or Claude on Amazon Bedrock or Google Vertex AI. */

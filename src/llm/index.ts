@@ -3,6 +3,7 @@ import { ConfigError, type ModelInfo, type ProviderEntry, type Settings } from '
 import type { ModelPricing, Provider } from './types';
 import type { HttpProviderOptions } from './resilient-stream';
 import { speaksMessagesApi } from '../config/settings-file';
+import { hostProvider } from './host-providers';
 import { knownOutputCap } from './model-capabilities';
 import { servedModel } from './served-models';
 import type { CloudPlace } from './cloud-place';
@@ -19,6 +20,7 @@ export function providerFor(connection: ProviderConnection, limits: ProviderLimi
   const { entry, model, apiKey } = connection;
   const info = entry.models[model];
   const supportsImages = info?.vision ?? limits.images;
+  if (entry.type === 'vscode') return hostProvider(entry.type, connection, supportsImages);
   const pricing = pricingFor(info);
   const outputCap = info?.outputCap ?? servedModel(entry, apiKey, model)?.outputCap ?? (speaksMessagesApi(entry.type) ? knownOutputCap(model) : undefined);
   const options: HttpProviderOptions = {

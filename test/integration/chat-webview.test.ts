@@ -394,6 +394,34 @@ describe('chat view in headless Chromium', function () {
     assert.equal(await setup.isVisible(), true);
   });
 
+  it('offers a model VS Code already has first in the set-up, and only while VS Code offers one', async () => {
+    const setup = page().locator('section.setup');
+    const vscodeChoice = setup.locator('.setup-choice[data-choice="vscode"]');
+    await view.send({ type: 'setup', need: { provider: 'anthropic', variable: 'ANTHROPIC_API_KEY' } });
+    assert.equal(await vscodeChoice.isVisible(), false, 'no VS Code choice while VS Code offers no model');
+    await view.send({
+      type: 'setup',
+      need: {
+        provider: 'anthropic',
+        variable: 'ANTHROPIC_API_KEY',
+        vscodeModels: [
+          { id: 'copilot/gpt-4o', label: 'GPT-4o (copilot)' },
+          { id: 'copilot/claude-sonnet-4', label: 'Claude Sonnet 4 (copilot)' },
+        ],
+      },
+    });
+    assert.equal(await setup.locator('.setup-choice').first().getAttribute('data-choice'), 'vscode', 'offered first');
+    assert.equal(await vscodeChoice.innerText(), 'Use a model you already have in VS Code');
+    assert.equal(await vscodeChoice.getAttribute('aria-checked'), 'true', 'and chosen');
+    assert.equal(await page().locator('#setup-key').isVisible(), false, 'no key asked for');
+    assert.match(await setup.locator('.setup-why').innerText(), /Use a model VS Code already has/);
+    await pickOption(page().locator('#setup-vscode-model'), 'Claude Sonnet 4 (copilot)');
+    await setup.locator('.setup-use-vscode').click();
+    assert.deepEqual(await view.takePosted(), [{ type: 'use_vscode_model', model: 'copilot/claude-sonnet-4' }]);
+    await view.send({ type: 'setup' });
+    assert.equal(await setup.isVisible(), false);
+  });
+
   it('sends with Enter, adds a line with Shift+Enter, and prefills without sending', async () => {
     const prompt = page().locator('textarea#prompt');
     await prompt.click();
@@ -433,6 +461,18 @@ describe('chat view in headless Chromium', function () {
     await view.send({ type: 'agents', agents: [{ name: 'plan', description: 'Reads only' }], agent: 'plan', models: [{ role: 'primary', label: 'Model', current: 'gpt-5', options: ['gpt-5'] }] });
     assert.equal(await shownText(page().locator('#agent')), 'plan');
     assert.equal(await page().locator('.model').count(), 1, 'an agent without a reviewer has no reviewer model picker');
+  });
+
+  it("shows VS Code's models in a model picker by name and vendor, and picks them by id", async () => {
+    await view.send({
+      type: 'agents',
+      agents: [{ name: 'build', description: '' }],
+      agent: 'build',
+      models: [{ role: 'primary', label: 'Model', current: 'gpt-5', options: ['gpt-5', 'vscode:copilot/gpt-4o'], labels: { 'vscode:copilot/gpt-4o': 'GPT-4o (copilot) in VS Code' } }],
+    });
+    await view.takePosted();
+    await pickOption(page().locator('.model[data-role="primary"]'), 'GPT-4o (copilot) in VS Code');
+    assert.deepEqual(await view.takePosted(), [{ type: 'pick_model', role: 'primary', model: 'vscode:copilot/gpt-4o' }]);
   });
 
   it('lists sessions newest first, resumes another, starts a new one and shows the trace', async () => {

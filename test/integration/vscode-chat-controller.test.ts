@@ -9,6 +9,9 @@ import { ChatController } from '../../src/adapters/vscode/chat/chat-controller';
 import type { ViewActions } from '../../src/adapters/vscode/chat/chat-actions';
 import { folderChatHost, waitFor } from '../support/chat-host';
 import { providerSettings } from '../../src/adapters/vscode/chat/provider-setup';
+import { readConfiguration, type VscodeModelInfo } from '../../src/adapters/vscode/configuration';
+import { registerHostProvider } from '../../src/llm/host-providers';
+import { ScriptedProvider } from '../../src/llm/scripted';
 import { dataHome } from '../../src/config/paths';
 import { SessionStore } from '../../src/session/session-store';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
@@ -47,11 +50,23 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
 
   /** The session the view showed last (VS Code's workspace state in the extension). */
   let last: string | undefined;
+  /** What the extension calls when the models VS Code offers change; set while a controller given VS Code's models lives. */
+  let modelsChanged: (() => void) | undefined;
 
-  function controller(trusted?: () => boolean, keys: Record<string, string> = { OPENAI_API_KEY: SECRET }): ChatController {
+  function controller(trusted?: () => boolean, keys: Record<string, string> = { OPENAI_API_KEY: SECRET }, vscodeModels?: VscodeModelInfo[]): ChatController {
     const env = isolatedEnv(home, keys);
     const host = folderChatHost(root, env, (key) => settings[key], {
       env: async () => ({ ...env, ...stored }),
+      // The extension adds the models VS Code offers; a test gives its own.
+      ...(vscodeModels
+        ? {
+            configuration: () => ({ ...readConfiguration((key) => settings[key]), vscodeModels }),
+            watchVscodeModels: (listener: () => void) => {
+              modelsChanged = listener;
+              return () => void (modelsChanged = undefined);
+            },
+          }
+        : {}),
       ...(trusted ? { trusted } : {}),
       lastSession: { get: () => last, set: (id) => void (last = id) },
     });
@@ -71,6 +86,9 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
       pickFileForCode: async () => undefined,
       useProvider: async (choice) => {
         settings = { ...settings, ...providerSettings(choice, { provider: String(settings['provider']), baseUrls: settings['baseUrls'] as Record<string, string> }) };
+      },
+      useRoleProvider: async (role, provider) => {
+        settings = { ...settings, [role === 'coagent' ? 'reviewer.provider' : 'primary.provider']: provider };
       },
     };
     return new ChatController(host, (message) => posted.push(structuredClone(message)), view);
@@ -592,6 +610,89 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
     const { headers } = server.requests.at(-1)!;
     assert.ok(headers['x-api-key'] === 'sk-ant-given-in-the-view' || headers.authorization === 'Bearer sk-ant-given-in-the-view', 'the request carries the key given');
     await chat.dispose();
+  });
+
+  it('offers the models VS Code already has first in the set-up, and one picked there answers through provider "vscode"', async () => {
+    settings = { provider: 'anthropic', model: 'claude-test', baseUrls: {} };
+    const offered: VscodeModelInfo[] = [{ id: 'copilot/gpt-4o', name: 'GPT-4o', vendor: 'copilot', maxInputTokens: 64_000, vision: true }];
+    const chat = controller(undefined, {}, offered);
+    await chat.handle({ type: 'ready' });
+    assert.deepEqual(posted.find((message) => message.type === 'setup'), {
+      type: 'setup',
+      need: { provider: 'anthropic', variable: 'ANTHROPIC_API_KEY', vscodeModels: [{ id: 'copilot/gpt-4o', label: 'GPT-4o (copilot)' }] },
+    });
+    posted = [];
+    await chat.handle({ type: 'use_vscode_model', model: 'copilot/o9' });
+    assert.match(JSON.stringify(posted), /VS Code does not offer \\"copilot\/o9\\" now/);
+    await chat.handle({ type: 'use_vscode_model', model: 'copilot/gpt-4o' });
+    assert.deepEqual(settings, { provider: 'vscode', model: 'copilot/gpt-4o', baseUrls: {} });
+    assert.deepEqual(posted.filter((message) => message.type === 'setup').at(-1), { type: 'setup' }, 'no key is needed any more');
+    // What the extension registers when its engine loads; here a scripted model stands in for VS Code's.
+    const made: string[] = [];
+    const unregister = registerHostProvider('vscode', (connection) => {
+      made.push(connection.model);
+      return new ScriptedProvider([{ text: 'Answered by a model VS Code has.' }], connection.model);
+    });
+    try {
+      await chat.handle({ type: 'send', text: 'Hello' });
+    } finally {
+      unregister();
+    }
+    assert.equal(answerText(), 'Answered by a model VS Code has.');
+    assert.deepEqual(made, ['copilot/gpt-4o']);
+    await chat.dispose();
+  });
+
+  it("lists VS Code's models in the model picker by vendor; one picked there moves the role onto it", async () => {
+    const offered: VscodeModelInfo[] = [{ id: 'copilot/gpt-4o', name: 'GPT-4o', vendor: 'copilot', maxInputTokens: 64_000, vision: true }];
+    const chat = controller(undefined, undefined, offered);
+    await chat.handle({ type: 'ready' });
+    const init = posted.find((message) => message.type === 'init');
+    assert.ok(init && init.type === 'init');
+    const primary = init.models.find((model) => model.role === 'primary')!;
+    assert.equal(primary.current, 'fake-model');
+    assert.ok(primary.options.includes('vscode:copilot/gpt-4o'), JSON.stringify(primary));
+    assert.equal(primary.labels?.['vscode:copilot/gpt-4o'], 'GPT-4o (copilot) in VS Code');
+
+    posted = [];
+    await chat.handle({ type: 'pick_model', role: 'primary', model: 'vscode:copilot/gpt-4o' });
+    assert.equal(settings['primary.provider'], 'vscode');
+    const agents = posted.filter((message) => message.type === 'agents').at(-1);
+    assert.ok(agents && agents.type === 'agents');
+    const picked = agents.models.find((model) => model.role === 'primary')!;
+    assert.equal(picked.current, 'copilot/gpt-4o');
+    assert.equal(picked.labels?.['copilot/gpt-4o'], 'GPT-4o (copilot)');
+    const made: string[] = [];
+    const unregister = registerHostProvider('vscode', (connection) => {
+      made.push(connection.model);
+      return new ScriptedProvider([{ text: 'Picked and answered.' }], connection.model);
+    });
+    try {
+      await chat.handle({ type: 'send', text: 'Hello' });
+    } finally {
+      unregister();
+    }
+    assert.equal(answerText(), 'Picked and answered.');
+    assert.deepEqual(made, ['copilot/gpt-4o']);
+    assert.equal(server.requests.length, 0, 'nothing went to the provider the role left');
+    await chat.dispose();
+  });
+
+  it('shows a model VS Code offers only later (Copilot after sign-in) in the pickers at once', async () => {
+    const offered: VscodeModelInfo[] = [];
+    const chat = controller(undefined, undefined, offered);
+    await chat.handle({ type: 'ready' });
+    const init = posted.find((message) => message.type === 'init');
+    assert.ok(init && init.type === 'init');
+    assert.ok(!init.models[0]!.options.some((option) => option.startsWith('vscode:')));
+    posted = [];
+    offered.push({ id: 'copilot/gpt-4o', name: 'GPT-4o', vendor: 'copilot', maxInputTokens: 64_000, vision: true });
+    modelsChanged!();
+    const agents = await waitFor(() => posted.find((message) => message.type === 'agents'));
+    assert.ok(agents.type === 'agents');
+    assert.ok(agents.models[0]!.options.includes('vscode:copilot/gpt-4o'), JSON.stringify(agents.models));
+    await chat.dispose();
+    assert.equal(modelsChanged, undefined, 'a disposed controller stops listening');
   });
 
   it("tests a server of the person's own, lists its models, and makes the one picked the default", async () => {

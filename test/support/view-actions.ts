@@ -12,6 +12,7 @@ export function quietViewActions(overrides: Partial<ViewActions> = {}): ViewActi
     showLog: () => undefined,
     storeKey: async () => undefined,
     useProvider: async () => undefined,
+    useRoleProvider: async () => undefined,
     copyText: async () => undefined,
     insertAtCursor: async () => undefined,
     pickFileForCode: async () => undefined,

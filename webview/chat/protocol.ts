@@ -31,6 +31,8 @@ export interface RoleModelChoice {
   label: string;
   current: string;
   options: string[];
+  /** How to show an option when not by its value (VS Code's models: "GPT-4o (copilot)"). */
+  labels?: Record<string, string>;
 }
 
 /** The thinking level of the session's agent, offered only when its model thinks. */
@@ -170,13 +172,21 @@ export interface ErrorHint {
   resume?: boolean;
 }
 
-/** The providers the set-up offers: one with a key, or a server of the person's (OpenAI-compatible). */
-export type SetupChoice = 'anthropic' | 'openai' | 'server';
+/** The providers the set-up offers: a model VS Code already has, one with a key, or a server of the person's (OpenAI-compatible). */
+export type SetupChoice = 'vscode' | 'anthropic' | 'openai' | 'server';
+
+/** A chat model VS Code offers (Copilot's, another extension's): `id` is `vendor/id`, `label` names it and its vendor. */
+export interface VscodeModelChoice {
+  id: string;
+  label: string;
+}
 
 /** Why the view offers the provider set-up: the provider in force and the key variable it lacks. */
 export interface SetupNeed {
   provider: string;
   variable: string;
+  /** Models VS Code already offers: when there are any, the set-up offers them first (no key needed). */
+  vscodeModels?: VscodeModelChoice[];
 }
 
 /** Host → webview. */
@@ -257,6 +267,8 @@ export type WebviewMessage =
   | { type: 'test_server'; url: string }
   /** Makes the OpenAI-compatible server at `url`, with `model`, the default provider. */
   | { type: 'use_server'; url: string; model: string }
+  /** Makes provider "vscode" with this model (`vendor/id`) the default: a model VS Code already offers. */
+  | { type: 'use_vscode_model'; model: string }
   /** Undoes what the last prompt changed, through its undo point (the host asks first). */
   | { type: 'undo_prompt' }
   /** Stops one running tool call (a long command); the prompt goes on. */
@@ -296,6 +308,7 @@ const FIELDS: Record<WebviewMessage['type'], (message: Record<string, unknown>) 
   setup_key: (m) => (m.provider === 'anthropic' || m.provider === 'openai') && typeof m.key === 'string',
   test_server: (m) => typeof m.url === 'string',
   use_server: (m) => typeof m.url === 'string' && typeof m.model === 'string',
+  use_vscode_model: (m) => typeof m.model === 'string',
   stop_call: (m) => typeof m.callId === 'string',
   undo_prompt: () => true,
   copy_code: (m) => typeof m.text === 'string',

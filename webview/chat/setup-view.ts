@@ -1,8 +1,9 @@
 /**
- * The provider set-up, above the input while no provider can answer: a key
- * for Anthropic or OpenAI (kept in VS Code's secret storage by the host),
- * or an OpenAI-compatible server of the person's (Ollama, LM Studio, vLLM)
- * with a Test that lists its models. Opened by the host at start when a key
+ * The provider set-up, above the input while no provider can answer: first,
+ * when VS Code already offers chat models (Copilot's, other extensions'),
+ * one of those (no key needed); a key for Anthropic or OpenAI (kept in VS
+ * Code's secret storage by the host); or an OpenAI-compatible server of the
+ * person's (Ollama, LM Studio, vLLM) with a Test that lists its models. Opened by the host at start when a key
  * is missing, and from an error card that says so.
  */
 import { setOptions, vsButton, vsSelect, vsTextfield, type VscodeButton } from './controls';
@@ -11,6 +12,7 @@ import type { Post } from './host';
 import type { SetupChoice, SetupNeed } from './protocol';
 
 const CHOICES: { choice: SetupChoice; label: string }[] = [
+  { choice: 'vscode', label: 'Use a model you already have in VS Code' },
   { choice: 'anthropic', label: 'Anthropic' },
   { choice: 'openai', label: 'OpenAI' },
   { choice: 'server', label: 'Local server' },
@@ -22,6 +24,8 @@ export class SetupView {
   private readonly choices = el('div', 'setup-choices');
   private readonly keyPart = el('div', 'setup-part setup-key');
   private readonly serverPart = el('div', 'setup-part setup-server');
+  private readonly vscodePart = el('div', 'setup-part setup-vscode');
+  private readonly vscodeModelSelect = vsSelect('setup-vscode-model');
   private readonly keyInput = vsTextfield('setup-key', 'password', 'Paste the API key');
   private readonly urlInput = vsTextfield('setup-url', 'url', 'http://localhost:11434/v1');
   private readonly modelSelect = vsSelect('setup-model');
@@ -65,24 +69,44 @@ export class SetupView {
       this.modelSelect,
       this.useServer,
     );
+    this.vscodeModelSelect.id = 'setup-vscode-model';
+    this.vscodePart.append(
+      label('Model', this.vscodeModelSelect),
+      this.vscodeModelSelect,
+      vsButton('Use this model', 'setup-use-vscode', () => this.useVscodeModel()),
+      el('p', 'setup-note', 'No key needed: VS Code asks once whether Crow may use the model.'),
+    );
     this.error.setAttribute('role', 'alert');
-    this.element.append(head, this.why, this.choices, this.keyPart, this.serverPart, this.error);
+    this.element.append(head, this.why, this.choices, this.vscodePart, this.keyPart, this.serverPart, this.error);
+    this.offerVscodeModels([]);
     this.pick('anthropic');
   }
 
   /** Shows the set-up for what is missing; none: a provider answers now, so it goes. */
   show(need: SetupNeed | undefined): void {
     if (need === undefined) return this.hide();
-    this.why.textContent = `Crow has no key for ${need.provider} yet (${need.variable}). Add one, or use a model server of your own.`;
-    if (need.provider === 'openai' || need.provider === 'anthropic') this.pick(need.provider);
+    const models = need.vscodeModels ?? [];
+    this.offerVscodeModels(models);
+    const alternatives = models.length > 0 ? 'Use a model VS Code already has, add a key' : 'Add one';
+    this.why.textContent = `Crow has no key for ${need.provider} yet (${need.variable}). ${alternatives}, or use a model server of your own.`;
+    if (models.length > 0) this.pick('vscode');
+    else if (need.provider === 'openai' || need.provider === 'anthropic') this.pick(need.provider);
     this.open();
+  }
+
+  /** The VS Code choice is there only while VS Code offers models. */
+  private offerVscodeModels(models: readonly { id: string; label: string }[]): void {
+    setOptions(this.vscodeModelSelect, models.map((model) => ({ value: model.id, label: model.label })), models[0]?.id);
+    const option = this.choices.querySelector<VscodeButton>('.setup-choice[data-choice="vscode"]');
+    if (option) option.hidden = models.length === 0;
+    if (models.length === 0 && this.choice === 'vscode') this.pick('anthropic');
   }
 
   /** Opens it from an error card: the key was missing when a prompt was sent. */
   open(): void {
     this.element.hidden = false;
     this.error.textContent = '';
-    (this.choice === 'server' ? this.urlInput : this.keyInput).focus();
+    (this.choice === 'server' ? this.urlInput : this.choice === 'vscode' ? this.vscodeModelSelect : this.keyInput).focus();
   }
 
   /** The server's answer to Test: what it said, and its models to pick from. */
@@ -110,15 +134,16 @@ export class SetupView {
       // The chosen provider in the primary colour, the others grey.
       option.secondary = !checked;
     }
-    this.keyPart.hidden = choice === 'server';
+    this.keyPart.hidden = choice === 'server' || choice === 'vscode';
     this.serverPart.hidden = choice !== 'server';
+    this.vscodePart.hidden = choice !== 'vscode';
     this.error.textContent = '';
   }
 
   private saveKey(): void {
     const key = this.keyInput.value.trim();
     if (key === '') return this.failed('Paste the key first.');
-    if (this.choice === 'server') return;
+    if (this.choice === 'server' || this.choice === 'vscode') return;
     this.post({ type: 'setup_key', provider: this.choice, key });
     this.keyInput.value = '';
   }
@@ -130,6 +155,12 @@ export class SetupView {
     this.result.textContent = `Asking ${url} for its models…`;
     delete this.result.dataset['ok'];
     this.post({ type: 'test_server', url });
+  }
+
+  private useVscodeModel(): void {
+    const model = this.vscodeModelSelect.value;
+    if (model === '') return this.failed('Pick one of the models VS Code offers.');
+    this.post({ type: 'use_vscode_model', model });
   }
 
   private use(): void {

@@ -88,7 +88,7 @@ export class Toolbar {
         this.models.append(labelled(choice.label, select));
       }
       const options = choice.options.includes(choice.current) || !choice.current ? choice.options : [choice.current, ...choice.options];
-      setOptions(select, options.map((model) => ({ value: model })), choice.current);
+      setOptions(select, options.map((model) => ({ value: model, ...(choice.labels?.[model] ? { label: choice.labels[model] } : {}) })), choice.current);
       select.label = choice.label;
       const caption = select.closest('label')?.querySelector('.picker-label');
       if (caption) caption.textContent = choice.label;

@@ -46,7 +46,23 @@ export interface CrowConfiguration {
   limits?: { maxCostPerPrompt?: number; maxCostPerSession?: number; maxTokensPerPrompt?: number };
   /** As config.toml's compaction: auto or off. */
   compaction?: string;
+  /** The chat models VS Code offers Crow's agents (not a setting: what VS Code lists now); they make up provider `vscode`. */
+  vscodeModels?: readonly VscodeModelInfo[];
 }
+
+/** One of VS Code's chat models, as provider `vscode` lists it (see vscode-models.ts). */
+export interface VscodeModelInfo {
+  /** `vendor/id`: the model's name in Crow's settings. */
+  id: string;
+  /** What VS Code calls it, and whose it is (`copilot`, another extension's vendor). */
+  name: string;
+  vendor: string;
+  maxInputTokens: number;
+  vision: boolean;
+}
+
+/** The provider through which Crow's agents run on VS Code's own models. */
+export const VSCODE_PROVIDER = 'vscode';
 
 /**
  * The settings an untrusted folder's workspace settings may still set
@@ -178,6 +194,7 @@ export function frontDoorDocument(configuration: CrowConfiguration): SettingsDoc
     telemetry: configuration.otlpEndpoint !== undefined ? { otlp_endpoint: configuration.otlpEndpoint } : undefined,
     mcp_servers: configuration.mcpServers,
     compaction: configuration.compaction,
+    providers: configuration.vscodeModels && { [VSCODE_PROVIDER]: vscodeProvider(configuration.vscodeModels) },
     limits: configuration.limits && {
       ...definedOnly({
         max_cost_per_prompt: configuration.limits.maxCostPerPrompt,
@@ -201,6 +218,19 @@ export function frontDoorDocument(configuration: CrowConfiguration): SettingsDoc
     throw new ConfigError(`Invalid Crow settings:\n  ${lines.join('\n  ')}`);
   }
   return document;
+}
+
+/**
+ * Provider `vscode` with the models VS Code offers now, their input
+ * windows as context windows (what compaction keeps a prompt under) and
+ * whether they read images; the first is its default model.
+ */
+function vscodeProvider(models: readonly VscodeModelInfo[]): Record<string, unknown> {
+  return {
+    type: 'vscode',
+    ...(models[0] ? { default_model: models[0].id } : {}),
+    models: Object.fromEntries(models.map((model) => [model.id, { ...(model.maxInputTokens >= 1 ? { context_window: Math.floor(model.maxInputTokens) } : {}), vision: model.vision, tools: true }])),
+  };
 }
 
 function settingName(field: string): string {

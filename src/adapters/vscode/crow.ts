@@ -29,6 +29,8 @@ export function loadEngine(): typeof Engine {
   if (!loaded) {
     loaded = require('./engine-bundle') as typeof Engine;
     loaded.useVscodeRipgrep();
+    // Lives as long as the extension host: provider type "vscode" and the model list it keeps.
+    loaded.useVscodeModels();
     for (const listener of loadListeners.splice(0)) listener();
   }
   return loaded;

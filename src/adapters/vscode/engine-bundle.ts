@@ -17,6 +17,7 @@ import { useRipgrepFallback } from '../../tools/run-ripgrep';
 import { vscodeRipgrep } from './ripgrep';
 import { crowConfiguration } from './settings';
 import { VscodeWorkspace } from './vscode-workspace';
+import { knownVscodeModels, onDidChangeKnownModels } from './vscode-models';
 
 /** Lets the tools find rg in VS Code itself when @vscode/ripgrep is not shipped (the packaged extension). */
 export function useVscodeRipgrep(): void {
@@ -24,6 +25,7 @@ export function useVscodeRipgrep(): void {
   if (shipped !== undefined) useRipgrepFallback(shipped);
 }
 
+export { knownVscodeModels, refreshVscodeModels, useVscodeModels } from './vscode-models';
 export { ChatController } from './chat/chat-controller';
 export { htmlReport, markdownReport, reportScript } from '../../eval/eval-report';
 export { runEval } from '../../eval/eval-runner';
@@ -72,7 +74,12 @@ export function chatHost(
     dataHome: data,
     store: new SessionStore({ dataHome: data }),
     env,
-    configuration: () => crowConfiguration(),
+    // VS Code's own models join the settings as provider "vscode".
+    configuration: () => ({ ...crowConfiguration(), vscodeModels: knownVscodeModels() }),
+    watchVscodeModels: (listener) => {
+      const subscription = onDidChangeKnownModels(listener);
+      return () => subscription.dispose();
+    },
     trusted,
     workspace: (): Workspace => {
       let workspace = workspaces.get(root);

@@ -15,8 +15,8 @@ import { estimateTokens, type LmRequestMessage, type LmTool, toLlmRequest, toolC
 /** The engine parts this module uses load when VS Code first asks for the models: registering the provider happens at activation and must stay light. */
 const engine = loadEngine;
 
-/** The vendor package.json contributes under `languageModelChatProviders`. */
-export const CROW_VENDOR = 'crow';
+import { CROW_VENDOR } from './model-request';
+export { CROW_VENDOR };
 
 /** The command that stores a key in SecretStorage, named in errors. */
 const SET_KEY_COMMAND = '"Crow: Set API Key"';
@@ -31,6 +31,8 @@ const API_NAMES: Record<ProviderEntry['type'], string> = {
   'openai-responses': 'OpenAI Responses API',
   bedrock: 'Claude on Amazon Bedrock',
   vertex: 'Claude on Google Vertex AI',
+  // Never offered as Crow's own model (see offeredModels): it would call back into VS Code.
+  vscode: "VS Code's language models",
 };
 
 // The provider API (LanguageModelChatProvider, stable since VS Code 1.104) is
@@ -174,7 +176,8 @@ function offeredModels(settings: Settings, env: NodeJS.ProcessEnv): ChatModelInf
     offers.set(modelId(settings.provider, settings.model), modelInformation(settings, defaultEntry, settings.model, detail));
   }
   for (const entry of Object.values(settings.providers)) {
-    if (!hasKey(entry, env)) continue;
+    // VS Code's own models are VS Code's to offer; through Crow they would be offered twice.
+    if (entry.type === 'vscode' || !hasKey(entry, env)) continue;
     const models = [entry.defaultModel, ...Object.keys(entry.models)].filter((model): model is string => model !== undefined);
     for (const model of models) {
       const id = modelId(entry.name, model);

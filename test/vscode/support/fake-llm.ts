@@ -81,7 +81,7 @@ export function useFakeLlm(options: FakeLlmOptions = {}): () => FakeLlmServer {
  * workspace when a folder is open, else the user settings. Returns a function
  * that writes back what each key held at that level before.
  */
-async function applySettings(settings: Record<string, unknown>): Promise<() => Promise<void>> {
+export async function applySettings(settings: Record<string, unknown>): Promise<() => Promise<void>> {
   const config = vscode.workspace.getConfiguration('crow');
   const inWorkspace = (vscode.workspace.workspaceFolders?.length ?? 0) > 0;
   const target = inWorkspace ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;

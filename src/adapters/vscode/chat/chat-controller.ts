@@ -21,11 +21,12 @@ import { applyPromptText, insideWorkspace } from '../../../host/apply-code';
 import { emptyMeter, sumMeters } from '../../../host/cost';
 import { forkSession } from '../../../journal/fork';
 import { ProviderSetup } from './provider-setup';
+import { VSCODE_PROVIDER } from '../configuration';
+import { pickerChoices, vscodePick } from './model-choices';
 import type { ViewActions } from './chat-actions';
 import { ShownTranscript } from './shown-transcript';
 import { errorHint, notice } from './transcript-translator';
 
-const ROLE_LABEL: Record<CompositionRole, string> = { primary: 'Model', coagent: 'Reviewer model' };
 
 export class ChatController {
   private chat: ChatSession | undefined;
@@ -40,6 +41,7 @@ export class ChatController {
   /** Messages sent while the agents work, not given to them yet. */
   private queued: { id: string; text: string }[] = [];
   private readonly setup: ProviderSetup;
+  private readonly unwatchModels: (() => void) | undefined;
 
   constructor(
     private readonly host: ChatHost,
@@ -47,6 +49,8 @@ export class ChatController {
     private readonly actions: ViewActions,
   ) {
     this.setup = new ProviderSetup(host, post, actions);
+    // Pickers and set-up list VS Code's models; a model arriving later (Copilot's after sign-in) shows at once.
+    this.unwatchModels = host.watchVscodeModels?.(() => void this.modelsChanged().catch(() => undefined));
   }
 
   get sessionId(): string | undefined {
@@ -81,7 +85,7 @@ export class ChatController {
   }
 
   async modelChoicesNow(): Promise<RoleModelChoice[]> {
-    return labelled((await (await this.session()).choices()).models);
+    return this.pickerChoices((await (await this.session()).choices()).models);
   }
 
   /** Picks an agent or a model as the view's pickers do, and tells the view. */
@@ -103,7 +107,19 @@ export class ChatController {
 
   /** The view goes away with the window: a running prompt ends as interrupted, to be offered for resuming when the view opens again. */
   async dispose(): Promise<void> {
+    this.unwatchModels?.();
     await this.chat?.close({ interrupted: true });
+  }
+
+  private pickerChoices(models: RoleModels[]): RoleModelChoice[] {
+    return pickerChoices(models, this.host.configuration().vscodeModels ?? []);
+  }
+
+  /** Offers the models VS Code offers now, once the view has a session to show them in. */
+  private async modelsChanged(): Promise<void> {
+    if (!this.chat) return;
+    await this.announceAgents();
+    await this.setup.announce();
   }
 
   private async dispatch(message: WebviewMessage): Promise<void> {
@@ -121,9 +137,12 @@ export class ChatController {
       case 'pick_agent':
         await (await this.session()).setAgent(message.agent);
         return this.announceAgents();
-      case 'pick_model':
-        await (await this.session()).setModel(message.role, message.model);
+      case 'pick_model': {
+        const vscodeModel = vscodePick(message.model);
+        if (vscodeModel !== undefined) await this.actions.useRoleProvider(message.role, VSCODE_PROVIDER);
+        await (await this.session()).setModel(message.role, vscodeModel ?? message.model);
         return this.announceAgents();
+      }
       case 'pick_thinking':
         await (await this.session()).setThinking(message.level);
         return this.announceAgents();
@@ -168,6 +187,9 @@ export class ChatController {
       case 'use_server':
         if (await this.setup.useServer(message.url, message.model)) await this.announceAgents();
         return;
+      case 'use_vscode_model':
+        if (await this.setup.useVscodeModel(message.model)) await this.announceAgents();
+        return;
       case 'undo_prompt':
         // Through the session's own /undo: it shows what changes and asks before restoring.
         return this.send('/undo');
@@ -196,7 +218,7 @@ export class ChatController {
       type: 'init',
       agents,
       agent: chat?.session.agentName ?? '',
-      models: labelled(models),
+      models: this.pickerChoices(models),
       ...(thinking ? { thinking } : {}),
       sessions,
       sessionId: sessions.some((stored) => stored.id === chat?.id) ? chat?.id : undefined,
@@ -370,7 +392,7 @@ export class ChatController {
   private async announceAgents(): Promise<void> {
     const chat = await this.session();
     const { agents, models, thinking, welcome } = await chat.choices();
-    this.post({ type: 'agents', agents, agent: chat.session.agentName, models: labelled(models), ...(thinking ? { thinking } : {}), welcome });
+    this.post({ type: 'agents', agents, agent: chat.session.agentName, models: this.pickerChoices(models), ...(thinking ? { thinking } : {}), welcome });
   }
 
   private sessions(): SessionSummary[] {
@@ -385,8 +407,4 @@ export class ChatController {
     this.shown.remember(event);
     this.post({ type: 'events', events: [event] });
   }
-}
-
-function labelled(models: RoleModels[]): RoleModelChoice[] {
-  return models.map(({ role, current, options }) => ({ role, label: ROLE_LABEL[role], current, options }));
 }

@@ -37,6 +37,8 @@ export interface ChatHost {
   env(): Promise<NodeJS.ProcessEnv>;
   /** The `crow.*` settings; read at every prompt. */
   configuration(): CrowConfiguration;
+  /** Calls `listener` when the models VS Code offers change (they are in `configuration()`); returns what stops it. */
+  watchVscodeModels?(listener: () => void): () => void;
   /** The workspace the tools act on (VS Code's in the extension). */
   workspace(): Workspace;
   /** VS Code's Workspace Trust for the folder; absent: the user's remembered answers decide (crow trust). */

@@ -14,7 +14,8 @@ import { probeServer, serverBaseUrl } from './server-probe';
 
 /** What the set-up writes into the settings: the default provider, and for a server of the person's its address and model. */
 export interface ProviderChoice {
-  provider: 'anthropic' | 'openai';
+  /** `vscode`: a model VS Code already offers (see vscode-models.ts). */
+  provider: 'anthropic' | 'openai' | 'vscode';
   /** The OpenAI-compatible server to use; absent: the provider's own endpoint. */
   baseUrl?: string;
   /** The model to use; absent: the one set now, or the provider's default when the provider changes. */
@@ -42,10 +43,14 @@ export interface SetupActions {
   storeKey(variable: string, key: string): Promise<void>;
   /** Makes `provider` the default in the settings, at the server and with the model given (neither: the provider's own). */
   useProvider(choice: ProviderChoice): Promise<void>;
+  /** Puts one role of a composition on `provider` (crow.primary.provider, crow.reviewer.provider). */
+  useRoleProvider(role: 'primary' | 'coagent', provider: string): Promise<void>;
 }
 
+type KeyProvider = 'anthropic' | 'openai';
+
 /** The variable each key provider reads, when the settings do not name another. */
-const KEY_VARIABLES: Record<ProviderChoice['provider'], string> = { anthropic: 'ANTHROPIC_API_KEY', openai: 'OPENAI_API_KEY' };
+const KEY_VARIABLES: Record<KeyProvider, string> = { anthropic: 'ANTHROPIC_API_KEY', openai: 'OPENAI_API_KEY' };
 
 export class ProviderSetup {
   constructor(
@@ -54,12 +59,27 @@ export class ProviderSetup {
     private readonly actions: SetupActions,
   ) {}
 
-  /** The provider in force and the key variable it lacks; undefined when it can answer (or the settings fail, which a prompt reports). */
+  /**
+   * The provider in force and the key variable it lacks, with the models VS
+   * Code already offers (which need no key); undefined when it can answer
+   * (or the settings fail, which a prompt reports).
+   */
   async need(): Promise<SetupNeed | undefined> {
     const found = await this.settings();
     if (!found) return undefined;
     const [variable] = missingDefaultKey(found.settings, found.env);
-    return variable !== undefined ? { provider: found.settings.provider, variable } : undefined;
+    if (variable === undefined) return undefined;
+    const models = (this.host.configuration().vscodeModels ?? []).map((model) => ({ id: model.id, label: `${model.name} (${model.vendor})` }));
+    return { provider: found.settings.provider, variable, ...(models.length > 0 ? { vscodeModels: models } : {}) };
+  }
+
+  /** Makes provider "vscode" with `model` (one VS Code offers now) the default; false (with the reason) when VS Code does not offer it. */
+  async useVscodeModel(model: string): Promise<boolean> {
+    if (!(this.host.configuration().vscodeModels ?? []).some((offered) => offered.id === model)) {
+      this.post({ type: 'setup_error', message: `VS Code does not offer "${model}" now: pick one of the models listed.` });
+      return false;
+    }
+    return this.step(() => this.actions.useProvider({ provider: 'vscode', model }));
   }
 
   /** Shows the set-up while a key is missing, and takes it away once none is. */
@@ -69,7 +89,7 @@ export class ProviderSetup {
   }
 
   /** Stores the key of `provider` and makes it the default; false (with the reason under the form) when that failed. */
-  async storeKey(provider: ProviderChoice['provider'], key: string): Promise<boolean> {
+  async storeKey(provider: KeyProvider, key: string): Promise<boolean> {
     const value = key.trim();
     if (value === '' || /\s/.test(value) || value.length > 1000) {
       this.post({ type: 'setup_error', message: 'That does not look like an API key: paste the key alone, one word without spaces.' });
@@ -115,7 +135,7 @@ export class ProviderSetup {
   }
 
   /** The variable the configured provider reads its key from (config.toml may name another). */
-  private async keyVariable(provider: ProviderChoice['provider']): Promise<string> {
+  private async keyVariable(provider: KeyProvider): Promise<string> {
     return (await this.settings())?.settings.providers[provider]?.apiKeyEnv ?? KEY_VARIABLES[provider];
   }
 

@@ -49,6 +49,10 @@ export function viewActions(deps: ViewActionDeps): ViewActions {
     sessionsChanged: deps.sessionsChanged,
     storeKey: (variable, key) => deps.keys.set(variable, key),
     useProvider,
+    useRoleProvider: async (role, provider) => {
+      const config = vscode.workspace.getConfiguration('crow');
+      await write(config, role === 'coagent' ? 'reviewer.provider' : 'primary.provider', provider);
+    },
     copyText: async (text) => {
       await vscode.env.clipboard.writeText(text);
       void vscode.window.setStatusBarMessage('Crow: code copied', 2000);
