@@ -204,6 +204,97 @@ describe('provider dialects, through the binary', function () {
     assert.equal(run.stderr.match(/is deprecated and will reach end-of-life/g)?.length, 1, run.stderr);
   });
 
+  /** Runs `prompts` one after another in one crow acp session (every permission allowed); what the client saw. */
+  async function acpSession(env: Record<string, string>, prompts: string[], load?: string) {
+    const agent = startAcp(root, home, env, { permission: () => 'allow_always' });
+    try {
+      await agent.client.initialize();
+      const sessionId = load ?? (await agent.client.newSession(root)).sessionId;
+      if (load) await agent.client.agent.request('session/load', { sessionId: load, cwd: root, mcpServers: [] });
+      const stops: string[] = [];
+      for (const prompt of prompts) stops.push((await agent.client.prompt(sessionId, prompt)).stopReason);
+      return { stops, thought: agent.client.thought(sessionId), said: agent.client.said(sessionId), client: agent.client, sessionId };
+    } finally {
+      assert.equal(await agent.stop(), 0, agent.stderr());
+    }
+  }
+
+  describe('the same cases through crow acp', () => {
+    it('DeepSeek in thinking mode: two prompts with tool turns in one session', async () => {
+      const llm = await server({ chatServer: 'deepseek' });
+      config(`provider = "deepseek"\nmodel = "deepseek-v4-pro"\n[providers.deepseek]\ntype = "openai"\nflavor = "deepseek"\nbase_url = "${llm.openaiBaseUrl}"\napi_key_env = "DEEPSEEK_API_KEY"\n`);
+      llm.enqueue(
+        'openai',
+        { blocks: [{ type: 'thinking', text: 'A file.' }, { type: 'tool_call', name: 'write_file', arguments: { path: 'a.txt', content: 'a\n' } }] },
+        say('Written.'),
+        write('b.txt', 'b\n'),
+        say('And b.'),
+      );
+      const { stops } = await acpSession({ DEEPSEEK_API_KEY: 'k' }, ['Write a.txt', 'Now b.txt']);
+      assert.deepEqual(stops, ['end_turn', 'end_turn']);
+      assert.deepEqual(llm.takeRefusals(), []);
+      assert.equal(readFileSync(join(root, 'b.txt'), 'utf8'), 'b\n');
+    });
+
+    it('two calls with one id: both run, each reported as a call of its own', async () => {
+      const llm = await server();
+      llm.enqueue(
+        'anthropic',
+        {
+          blocks: [
+            { type: 'tool_call', id: 'toolu_dup', name: 'write_file', arguments: { path: 'one.txt', content: '1\n' } },
+            { type: 'tool_call', id: 'toolu_dup', name: 'write_file', arguments: { path: 'two.txt', content: '2\n' } },
+          ],
+        },
+        say('Both.'),
+      );
+      const { stops, client, sessionId } = await acpSession(anthropicEnv(llm), ['Write one.txt and two.txt']);
+      assert.deepEqual(stops, ['end_turn']);
+      assert.deepEqual(llm.takeRefusals(), [], 'the history sent back holds each id once');
+      assert.equal(readFileSync(join(root, 'two.txt'), 'utf8'), '2\n');
+      assert.equal(new Set(client.updates(sessionId, 'tool_call').map((update) => update.toolCallId)).size, 2);
+    });
+
+    it('a session begun where ids look like functions.write_file:0, loaded into crow acp on Anthropic', async () => {
+      const local = await server({ chatServer: 'vllm' });
+      config(`provider = "local"\nmodel = "kimi-k2"\n[providers.local]\ntype = "openai"\nflavor = "vllm"\nbase_url = "${local.openaiBaseUrl}"\n`);
+      local.enqueue('openai', write('k.txt', 'k\n', 'functions.write_file:0'), say('Written.'));
+      const first = await crow(['--json', 'Write k.txt'], {});
+      assert.equal(first.code, 0, first.stderr);
+      const sessionId = String(JSON.parse(first.stdout.trim().split('\n').at(-1)!).sessionId ?? '');
+      assert.ok(sessionId, first.stdout.slice(-500));
+
+      const anthropic = await server();
+      anthropic.enqueue('anthropic', say('Carrying on.'));
+      const { stops } = await acpSession({ ...anthropicEnv(anthropic), CROW_PROVIDER: 'anthropic', CROW_MODEL: 'claude-sonnet-4-6' }, ['Go on'], sessionId);
+      assert.deepEqual(stops, ['end_turn']);
+      assert.deepEqual([...local.takeRefusals(), ...anthropic.takeRefusals()], []);
+      assert.match(JSON.stringify(anthropic.requestsFor('anthropic')[0]!.body.messages), /"id":"functions_write_file_0"/);
+    });
+
+    it('thinking_budget = 60000 on a 64,000-token model: max_tokens fits', async () => {
+      const llm = await server();
+      config('model = "claude-sonnet-4-6"\nthinking_budget = 60000\n');
+      llm.enqueue('anthropic', { blocks: [{ type: 'thinking', text: 'Short.' }, { type: 'text', text: 'Fine.' }] });
+      const { stops } = await acpSession(anthropicEnv(llm), ['Think, then answer']);
+      assert.deepEqual(stops, ['end_turn']);
+      assert.deepEqual(llm.takeRefusals(), []);
+      assert.ok(llm.requestsFor('anthropic')[0]!.body.max_tokens <= 64_000);
+    });
+
+    it('a 502 HTML page and a deprecated model: one line each, no markup, the warning once', async () => {
+      const llm = await server();
+      config('model = "claude-sonnet-4-5"\n');
+      const page = '<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1><hr>nginx</body></html>';
+      llm.enqueue('anthropic', { kind: 'http_error', status: 502, html: page }, write('d.txt', 'd\n'), say('Done.'));
+      const { stops, thought } = await acpSession(anthropicEnv(llm), ['Write d.txt']);
+      assert.deepEqual(stops, ['end_turn']);
+      assert.match(thought, /502 Bad Gateway/);
+      assert.doesNotMatch(thought, /<html|<h1|<hr/);
+      assert.equal(thought.match(/is deprecated and will reach end-of-life/g)?.length, 1, thought);
+    });
+  });
+
   it('a model failure in crow acp is a failed request, and the partial answer stays apart from the error', async () => {
     const llm = await server();
     llm.enqueue('anthropic', {
