@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import type { Crow } from '../../src/adapters/vscode/crow';
 import type { HostMessage, TranscriptEvent } from '../../webview/chat/protocol';
 import { useFakeLlm } from './support/fake-llm';
+import { waitFor } from './support/wait-for';
 
 const SECRET = 'sk-crow-e2e-SECRET-0123456789';
 
@@ -29,16 +30,6 @@ function recorder(crow: Crow) {
   const subscription = crow.chat.onDidPost((message) => posted.push(structuredClone(message)));
   const events = (): TranscriptEvent[] => posted.flatMap((message) => (message.type === 'events' ? message.events : []));
   return { posted, events, dispose: () => subscription.dispose() };
-}
-
-async function waitFor<T>(what: string, find: () => T | undefined, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = find();
-    if (found !== undefined && found !== false) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 suite('Crow chat in VS Code', () => {

@@ -8,16 +8,7 @@ import type { SessionNode } from '../../src/adapters/vscode/traces/traces-view';
 import { dataHome } from '../../src/config/paths';
 import type { SessionMeta } from '../../src/session/meta-file';
 import type { SpanRecord } from '../../src/telemetry/span';
-
-/** Resolves once `check` holds; fails naming `what` after a few seconds. */
-async function eventually<T>(what: string, check: () => T | undefined | Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 100; i++) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    await new Promise((done) => setTimeout(done, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+import { waitFor } from './support/wait-for';
 
 function traceTabs(): vscode.Tab[] {
   return vscode.window.tabGroups.all.flatMap((group) => group.tabs).filter((tab) => tab.input instanceof vscode.TabInputWebview && tab.input.viewType.endsWith('crow.trace'));
@@ -93,7 +84,7 @@ suite('Crow traces: the Traces view and the trace panel', () => {
 
   test('crow.showTrace opens one trace panel per session, and brings it back for a tool call', async () => {
     await vscode.commands.executeCommand('crow.showTrace', parentId);
-    const tab = await eventually('the trace panel', () => traceTabs().find((t) => t.label === 'Trace: Fix the greeting'));
+    const tab = await waitFor('the trace panel', () => traceTabs().find((t) => t.label === 'Trace: Fix the greeting'));
     assert.ok(tab.isActive);
     await vscode.commands.executeCommand('crow.showTrace', parentId, { callId: 'call-task' });
     assert.equal(traceTabs().filter((t) => t.label === 'Trace: Fix the greeting').length, 1, 'the open panel is reused');
@@ -101,9 +92,9 @@ suite('Crow traces: the Traces view and the trace panel', () => {
 
   test('a subagent session without spans of its own opens its parent\'s trace', async () => {
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
-    await eventually('the panel to close', () => traceTabs().length === 0 || undefined);
+    await waitFor('the panel to close', () => traceTabs().length === 0 || undefined);
     await crow.traces.showTrace(childId);
-    await eventually('the parent\'s trace panel', () => traceTabs().find((t) => t.label === 'Trace: Fix the greeting'));
+    await waitFor('the parent\'s trace panel', () => traceTabs().find((t) => t.label === 'Trace: Fix the greeting'));
   });
 
   test('a trace panel VS Code kept across a restart comes back as its session\'s panel; one of a deleted session closes', async () => {
@@ -111,12 +102,12 @@ suite('Crow traces: the Traces view and the trace panel', () => {
     const kept = vscode.window.createWebviewPanel('crow.trace', 'kept', vscode.ViewColumn.Active, {});
     await crow.traces.restore(kept, { sessionId: parentId, title: 'Fix the greeting' });
     assert.match(kept.webview.html, /viewer\.js/);
-    await eventually('the restored panel', () => traceTabs().find((t) => t.label === 'Trace: Fix the greeting'));
+    await waitFor('the restored panel', () => traceTabs().find((t) => t.label === 'Trace: Fix the greeting'));
     await crow.traces.showTrace(parentId);
     assert.equal(traceTabs().length, 1, 'Show Trace reuses the restored panel');
     const stale = vscode.window.createWebviewPanel('crow.trace', 'stale', vscode.ViewColumn.Active, {});
     await crow.traces.restore(stale, { sessionId: 'deleted-since' });
-    await eventually('the stale panel to close', () => traceTabs().every((t) => t.label !== 'stale') || undefined);
+    await waitFor('the stale panel to close', () => traceTabs().every((t) => t.label !== 'stale') || undefined);
   });
 
   test('an unknown session is an error message, not a panel', async () => {

@@ -11,6 +11,7 @@ import * as vscode from 'vscode';
 import type { Crow } from '../../src/adapters/vscode/crow';
 import type { HostMessage, TranscriptEvent } from '../../webview/chat/protocol';
 import { applySettings } from './support/fake-llm';
+import { waitFor } from './support/wait-for';
 
 const MODEL = 'crow-test/scripted-tools';
 
@@ -43,16 +44,6 @@ function root(): string {
   const folder = vscode.workspace.workspaceFolders?.[0];
   assert.ok(folder, 'the harness opens a workspace folder');
   return folder.uri.fsPath;
-}
-
-async function waitFor<T>(what: string, find: () => T | undefined | false, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = find();
-    if (found !== undefined && found !== false) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 function recorder(crow: Crow) {
