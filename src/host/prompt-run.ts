@@ -339,8 +339,10 @@ export class PromptRun {
     else this.options.observer?.notice?.(level, message, title);
   }
 
+  /** What the door is told at the end: redacted like every event (a server's error may quote the key it was sent). */
   private outcome(result: RunResult): PromptOutcome {
-    return { ...result, meter: { prompt: this.meter.prompt, session: this.meter.session } };
+    const told = this.session.redactor.value(result);
+    return { ...told, meter: { prompt: this.meter.prompt, session: this.meter.session } };
   }
 }
 

@@ -93,11 +93,9 @@ export function servedModel(entry: { type: string; baseUrl?: string }, apiKey: s
 async function fetchList(address: ServerAddress): Promise<ServedModel[]> {
   const anthropic = address.kind === 'anthropic';
   const url = `${address.baseUrl.replace(/\/+$/, '')}${anthropic ? '/v1/models?limit=1000' : '/models'}`;
-  const headers: Record<string, string> = anthropic
-    ? { 'anthropic-version': '2023-06-01', ...(address.apiKey ? { 'x-api-key': address.apiKey } : {}) }
-    : address.apiKey
-      ? { authorization: `Bearer ${address.apiKey}` }
-      : {};
+  // Without a key, what the provider's own requests send (see providerFor): servers that need none ignore it.
+  const key = address.apiKey ?? 'not-needed';
+  const headers: Record<string, string> = anthropic ? { 'anthropic-version': '2023-06-01', 'x-api-key': key } : { authorization: `Bearer ${key}` };
   const response = await boundedFetch((input, init) => fetch(input, init), LIST_LIMITS)(url, { headers, signal: AbortSignal.timeout(LIST_TIMEOUT_MS) });
   if (!response.ok) throw new Error(`HTTP ${response.status}`);
   let body: unknown;

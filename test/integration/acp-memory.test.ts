@@ -461,12 +461,13 @@ describe('ACP server in memory', () => {
     assert.match(JSON.stringify(provider.requests[1]!.messages.at(-1)), /Review the diff carefully\./);
   });
 
-  it('ends with a readable message when the provider fails', async () => {
-    const provider = new ScriptedProvider([{ stopReason: 'error', errorMessage: 'anthropic: 401 invalid x-api-key' }]);
+  it('fails the prompt request with a readable message when the provider fails, and takes the next prompt', async () => {
+    const provider = new ScriptedProvider([{ stopReason: 'error', errorMessage: 'anthropic: 401 invalid x-api-key' }, { text: 'Back.' }]);
     const client = await connect(new TestCatalog({ providers: { m: provider } }));
     const id = await session(client);
-    assert.equal((await client.prompt(id, 'Hi')).stopReason, 'end_turn');
-    assert.match(client.said(id), /builder stopped on an error: anthropic: 401 invalid x-api-key/);
+    await assert.rejects(client.prompt(id, 'Hi'), /builder stopped on an error: anthropic: 401 invalid x-api-key/);
+    assert.doesNotMatch(client.said(id), /stopped on an error/);
+    assert.equal((await client.prompt(id, 'Again')).stopReason, 'end_turn');
   });
 });
 

@@ -167,10 +167,15 @@ describe('a hostile repository and a key-echoing provider, through the real bina
     try {
       await agent.client.initialize();
       const { sessionId } = await agent.client.newSession(repo);
-      await agent.client.prompt(sessionId, 'Hello');
-      const seen = JSON.stringify(agent.client.notifications);
+      // The run fails: the prompt request answers an error that says why, with the key cut out.
+      let failure = '';
+      await agent.client.prompt(sessionId, 'Hello').then(
+        () => assert.fail('the prompt should fail'),
+        (err: Error) => (failure = err.message),
+      );
+      const seen = JSON.stringify(agent.client.notifications) + failure;
       assert.ok(!seen.includes(USER_KEY), 'the ACP client got the key');
-      assert.match(seen, /REDACTED/);
+      assert.match(failure, /invalid x-api-key \[REDACTED\]/);
     } finally {
       await agent.stop();
     }
