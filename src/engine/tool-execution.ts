@@ -60,7 +60,10 @@ export async function executeToolCall(scope: ToolRunScope, call: ToolCallBlock):
   const after = verdict?.run !== false && result.status === 'success' ? await postToolUse(scope, effective, result, span) : undefined;
   result = withNotes(result, [...(verdict?.run ? verdict.notes : []), ...(after?.notes ?? [])]);
   span?.set(toolResultAttributes(result));
-  span?.end(result.status === 'success' ? 'ok' : result.status, result.error);
+  // A command that failed is an error span though the call worked: the traces count it and Next error finds it.
+  if (result.status !== 'success') span?.end(result.status, result.error);
+  else if (result.metadata.failedWork !== undefined) span?.end('error', result.metadata.failedWork);
+  else span?.end('ok');
   const executed = finalize(scope, effective, args, result, durationMs);
   const hookStop = verdict?.run === false ? verdict.stop : after?.stop;
   return hookStop !== undefined ? { ...executed, hookStop } : executed;

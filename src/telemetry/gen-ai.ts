@@ -85,12 +85,14 @@ export interface ToolResultFacts {
   status: string;
   output: string;
   error?: string;
-  metadata: { durationMs: number; filesModified: readonly string[]; diff?: string; extra?: Record<string, unknown> };
+  metadata: { durationMs: number; filesModified: readonly string[]; diff?: string; extra?: Record<string, unknown>; failedWork?: string };
 }
 
 export function toolResultAttributes(result: ToolResultFacts): Attributes {
   return {
-    'crow.tool.status': result.status,
+    // A call that worked but ran something that failed (a command exiting non-zero) is not shown as a success.
+    'crow.tool.status': result.metadata.failedWork !== undefined && result.status === 'success' ? 'failed' : result.status,
+    ...(result.metadata.failedWork !== undefined ? { 'crow.tool.failed': result.metadata.failedWork } : {}),
     'crow.tool.duration_ms': result.metadata.durationMs,
     'crow.tool.files_modified': [...result.metadata.filesModified],
     'crow.tool.output': clipCounted(result.status === 'success' ? result.output : `${result.error ?? ''}\n${result.output}`.trim(), MAX_CONTENT_CHARS),

@@ -106,6 +106,7 @@ export function defineTool<Schema extends z.ZodObject>(def: ToolDefinition<Schem
           ...(waited > 0 ? { waitedMs: Math.round(waited) } : {}),
           ...(out?.setupMs !== undefined ? { setupMs: Math.round(out.setupMs) } : {}),
           ...(approval !== undefined ? { approval } : {}),
+          ...(out?.failedWork !== undefined ? { failedWork: out.failedWork } : {}),
           extra: {
             ...out?.extra,
             ...(edited ? { editedArguments: edited } : {}),

@@ -29,6 +29,8 @@ export interface ToolMetadata {
   setupMs?: number;
   /** Tool-specific facts (exit code, lines added, truncation, ...). */
   extra: Record<string, unknown>;
+  /** See ToolOutput.failedWork. */
+  failedWork?: string;
 }
 
 export interface ToolResult {
@@ -139,6 +141,12 @@ export interface ToolOutput {
    */
   clipped?: boolean;
   extra?: Record<string, unknown>;
+  /**
+   * The call worked (its output goes to the model as usual) but what it ran
+   * failed: a command that exited non-zero or was killed, e.g. "exit code 2".
+   * Its span is an error, so every trace counts it and finds it.
+   */
+  failedWork?: string;
 }
 
 export interface Tool {

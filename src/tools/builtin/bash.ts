@@ -48,13 +48,22 @@ export const bashTool = defineTool({
         extra: { ...extra, timedOut: true },
       };
     }
+    const failed = failedWork(result);
     return {
       ...facts,
       output: withTrailer(result.output, trailer(result)),
       extra,
+      ...(failed !== undefined ? { failedWork: failed } : {}),
     };
   },
 });
+
+/** How the command failed, when it did: a non-zero exit, or a signal it did not ask for (a cancel is the person's doing). */
+function failedWork(result: ExecResult): string | undefined {
+  if (result.aborted) return undefined;
+  if (result.exitCode === null) return 'killed by a signal';
+  return result.exitCode === 0 ? undefined : `exit code ${result.exitCode}`;
+}
 
 function trailer(result: ExecResult): string {
   if (result.aborted) return '[killed: cancelled]';
