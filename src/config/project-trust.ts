@@ -54,8 +54,12 @@ export const HARMLESS_KEYS: ReadonlySet<string> = new Set([
   'subagents',
 ]);
 
-/** Provider fields that change where requests and keys go. */
-const PROVIDER_ROUTE_FIELDS = ['type', 'base_url', 'api_key_env'] as const;
+/**
+ * Provider fields that change where requests and keys go: the address, the
+ * key, and for Claude on a cloud, the region (another endpoint) and the
+ * Google Cloud project the credentials are used for.
+ */
+const PROVIDER_ROUTE_FIELDS = ['type', 'base_url', 'api_key_env', 'region', 'project_id'] as const;
 
 /** MCP server fields that decide what runs, what it sees, or where requests go. */
 const MCP_ROUTE_FIELDS = ['command', 'args', 'env', 'url', 'headers_env'] as const;

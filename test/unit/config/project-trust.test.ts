@@ -87,6 +87,14 @@ describe('workspace trust: what a cloned repository may ask for', () => {
     assert.deepEqual(projectRequest(project, env).widenings, []);
   });
 
+  it("keeps an untrusted project from moving a cloud provider's requests to another region or Google Cloud project", () => {
+    write(join(home, 'crow-agent', 'config.toml'), '[providers.gcp]\ntype = "vertex"\nregion = "us-east5"\nproject_id = "mine"\n');
+    write(join(project, '.crow', 'config.toml'), '[providers.gcp]\nregion = "europe-west1"\nproject_id = "theirs"\ndefault_model = "claude-sonnet-4-5@20250929"\n');
+    assert.deepEqual(projectRequest(project, env).widenings.map((w) => w.setting).sort(), ['providers.gcp.project_id', 'providers.gcp.region']);
+    const gcp = resolveSettings(project, {}, env).providers.gcp!;
+    assert.deepEqual([gcp.region, gcp.projectId, gcp.defaultModel], ['us-east5', 'mine', 'claude-sonnet-4-5@20250929'], 'the harmless field applies, the routing ones do not');
+  });
+
   it('lets a project keep web_fetch off private addresses, never turn it on', () => {
     assert.deepEqual(judgeProjectSettings({ web_fetch: { allow_private_addresses: true } } as never, {}, 'f').widenings.map((w) => w.setting), [
       'web_fetch.allow_private_addresses',
