@@ -8,7 +8,39 @@
  * `api-key` header instead of `Authorization: Bearer`.
  */
 import OpenAI, { AzureOpenAI } from 'openai';
+import { boundedFetch, type Fetch, MODEL_SERVER_LIMITS } from './bounded-body';
+import { errorListUnwrapped } from './error-list';
 import { flavorOf, type ServerFlavor } from './openai-flavor';
+import type { HttpProviderOptions } from './resilient-stream';
+import type { ProviderProfile } from './stream-failure';
+
+const OPENAI_BASE_URL = 'https://api.openai.com/v1';
+
+/**
+ * The `fetch` the OpenAI SDK reads a model server through: every error
+ * answer bounded (see bounded-body.ts; the SDK reads them whole), and one
+ * sent as a list of one unwrapped (see error-list.ts).
+ */
+export function modelServerFetch(): Fetch {
+  return errorListUnwrapped(boundedFetch((url, init) => fetch(url, init), MODEL_SERVER_LIMITS));
+}
+
+/** Whether the client talks to OpenAI's own API (its images and its wording in errors). */
+export function isOpenAIItself(client: OpenAI): boolean {
+  return client.baseURL === OPENAI_BASE_URL;
+}
+
+/** Who is on the other end of an OpenAI SDK client, to judge and word its failures (see stream-failure.ts). */
+export function openaiProfile(client: OpenAI, options: Pick<HttpProviderOptions, 'apiKeyEnv' | 'model'>): ProviderProfile {
+  return {
+    label: isOpenAIItself(client) ? 'OpenAI' : `the server at ${client.baseURL}`,
+    apiKeyEnv: options.apiKeyEnv ?? 'OPENAI_API_KEY',
+    model: options.model,
+    baseURL: client.baseURL,
+    APIError: OpenAI.APIError,
+    APIConnectionError: OpenAI.APIConnectionError,
+  };
+}
 
 /**
  * OpenRouter's optional attribution headers (openrouter.ai/docs/api-reference/overview,
@@ -23,7 +55,7 @@ export interface ChatClientOptions {
   apiKey: string;
   baseURL?: string;
   flavor?: ServerFlavor;
-  fetch: typeof fetch;
+  fetch: Fetch;
 }
 
 /**

@@ -36,6 +36,11 @@ export function knownOutputCap(model: string): number | undefined {
   return ANTHROPIC_OUTPUT_CAPS.find(([prefix]) => id.startsWith(prefix))?.[1];
 }
 
+/** The output cap a request asks for, never past the model's own (undefined: none asked, the server's default). */
+export function cappedOutput(asked: number | undefined, cap: number | undefined): number | undefined {
+  return asked !== undefined && cap !== undefined ? Math.min(asked, cap) : asked;
+}
+
 /** The smallest thinking budget the Messages API accepts. */
 export const MIN_THINKING_BUDGET = 1024;
 

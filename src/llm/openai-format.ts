@@ -9,6 +9,7 @@ import type {
   ChatCompletionUserMessageParam,
 } from 'openai/resources/chat/completions';
 import { FLAVOR_TRAITS, type FlavorTraits, type ServerFlavor } from './openai-flavor';
+import { cappedOutput } from './model-capabilities';
 import { reasoningDetailsOf, reasoningRequest } from './openrouter-reasoning';
 
 type Echo = Pick<FlavorTraits, 'reasoningEcho' | 'echoesCallExtra' | 'echoesReasoningDetails'>;
@@ -44,8 +45,7 @@ export function toOpenAIParams(request: LlmRequest, options: OpenAIFormatOptions
     params.tools = request.tools.map(toFunctionTool);
     if (request.toolChoice === 'none') params.tool_choice = 'none';
   }
-  const asked = request.maxOutputTokens ?? options.maxOutputTokens;
-  const maxOutputTokens = asked !== undefined && options.outputCap !== undefined ? Math.min(asked, options.outputCap) : asked;
+  const maxOutputTokens = cappedOutput(request.maxOutputTokens ?? options.maxOutputTokens, options.outputCap);
   if (maxOutputTokens !== undefined) params[traits.capField] = maxOutputTokens;
   if (request.temperature !== undefined) params.temperature = request.temperature;
   const reasoning = options.flavor === 'openrouter' ? reasoningRequest(request.thinkingBudget) : undefined;

@@ -20,6 +20,7 @@ import type {
   ResponseReasoningItem,
 } from 'openai/resources/responses/responses';
 import type { ReasoningEffort } from 'openai/resources/shared';
+import { cappedOutput } from './model-capabilities';
 import { isOpenAIReasoningModel } from './openai-flavor';
 import type { AssistantBlock, ImageBlock, LlmRequest, Message, RedactedThinkingBlock, ToolResultItem, ToolSpec, UserBlock } from './types';
 
@@ -27,6 +28,8 @@ export interface ResponsesFormatOptions {
   model: string;
   /** Used when the request sets no maxOutputTokens; absent = the server's default. */
   maxOutputTokens?: number;
+  /** The most output tokens the model produces: no cap asked for goes past it. */
+  outputCap?: number;
 }
 
 /** The fewest output tokens the API takes ("integer below minimum value. Expected a value >= 16"). */
@@ -91,7 +94,7 @@ export function toResponsesParams(request: LlmRequest, options: ResponsesFormatO
     params.tools = request.tools.map(toFunctionTool);
     if (request.toolChoice === 'none') params.tool_choice = 'none';
   }
-  const maxOutputTokens = request.maxOutputTokens ?? options.maxOutputTokens;
+  const maxOutputTokens = cappedOutput(request.maxOutputTokens ?? options.maxOutputTokens, options.outputCap);
   if (maxOutputTokens !== undefined) params.max_output_tokens = Math.max(MIN_OUTPUT_TOKENS, maxOutputTokens);
   if (request.temperature !== undefined) params.temperature = request.temperature;
   if (reasons(request, options.model)) {

@@ -6,15 +6,13 @@
  */
 import OpenAI from 'openai';
 import type { ResponseOutputItem, ResponseStreamEvent, ResponseUsage } from 'openai/resources/responses/responses';
-import { boundedFetch, MODEL_SERVER_LIMITS } from './bounded-body';
+import { isOpenAIItself, modelServerFetch, openaiProfile } from './chat-client';
 import { reasoningItemBlock, toResponsesParams } from './openai-responses-format';
 import { type HttpProviderOptions, type PartialResponse, type RetryPolicy, type WireAccumulator, resilientStream, retryPolicyOf } from './resilient-stream';
 import { parseEventData, type SseMessage, wireBatches } from './sse';
 import type { ProviderProfile } from './stream-failure';
 import { sendable } from './tool-text';
 import { type AssistantBlock, emptyUsage, type LlmRequest, type ModelPricing, type Provider, type StopReason, type StreamEvent } from './types';
-
-const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 
 /** Streams from OpenAI's Responses API, or a server that speaks it, chosen by baseURL. */
 export class OpenAIResponsesProvider implements Provider {
@@ -26,24 +24,18 @@ export class OpenAIResponsesProvider implements Provider {
   private readonly policy: RetryPolicy;
   private readonly profile: ProviderProfile;
   private readonly maxOutputTokens: number | undefined;
+  private readonly outputCap: number | undefined;
 
   constructor(options: HttpProviderOptions) {
     this.model = options.model;
     this.pricing = options.pricing;
     this.maxOutputTokens = options.maxOutputTokens;
+    this.outputCap = options.outputCap;
     this.policy = retryPolicyOf(options);
-    // Retries are ours (resilient-stream); error answers are read whole by the SDK, so bounded (see bounded-body.ts).
-    this.client = new OpenAI({ apiKey: options.apiKey, baseURL: options.baseURL, maxRetries: 0, fetch: boundedFetch((url, init) => fetch(url, init), MODEL_SERVER_LIMITS) });
-    const ownApi = this.client.baseURL === OPENAI_BASE_URL;
-    this.supportsImages = options.supportsImages ?? ownApi;
-    this.profile = {
-      label: ownApi ? 'OpenAI' : `the server at ${this.client.baseURL}`,
-      apiKeyEnv: options.apiKeyEnv ?? 'OPENAI_API_KEY',
-      model: options.model,
-      baseURL: this.client.baseURL,
-      APIError: OpenAI.APIError,
-      APIConnectionError: OpenAI.APIConnectionError,
-    };
+    // Retries are ours (resilient-stream).
+    this.client = new OpenAI({ apiKey: options.apiKey, baseURL: options.baseURL, maxRetries: 0, fetch: modelServerFetch() });
+    this.supportsImages = options.supportsImages ?? isOpenAIItself(this.client);
+    this.profile = openaiProfile(this.client, options);
   }
 
   stream(request: LlmRequest, signal: AbortSignal): AsyncIterable<StreamEvent> {
@@ -51,7 +43,7 @@ export class OpenAIResponsesProvider implements Provider {
       {
         profile: this.profile,
         open: async (attemptSignal) => {
-          const params = toResponsesParams(sendable(request), { model: this.model, maxOutputTokens: this.maxOutputTokens });
+          const params = toResponsesParams(sendable(request), { model: this.model, maxOutputTokens: this.maxOutputTokens, outputCap: this.outputCap });
           const response = await this.client.responses.create(params, { signal: attemptSignal }).asResponse();
           return wireBatches(response, eventReader(response.headers));
         },

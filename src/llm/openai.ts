@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
-import { chatClient } from './chat-client';
+import { chatClient, isOpenAIItself, modelServerFetch, openaiProfile } from './chat-client';
 import { ReasoningDetails } from './openrouter-reasoning';
 import { sentTools, toOpenAIParams } from './openai-format';
 import { FLAVOR_TRAITS, flavorOf, type ServerFlavor } from './openai-flavor';
@@ -17,13 +17,9 @@ import {
   retryPolicyOf,
 } from './resilient-stream';
 import type { ProviderProfile } from './stream-failure';
-import { boundedFetch, MODEL_SERVER_LIMITS } from './bounded-body';
-import { errorListUnwrapped } from './error-list';
 import { END_OF_STREAM, parseEventData, type SseMessage, wireBatches } from './sse';
 import { sendable } from './tool-text';
 import { type AssistantBlock, emptyUsage, type LlmRequest, type Message, type ModelPricing, type Provider, type StopReason, type StreamEvent, type ToolCallBlock } from './types';
-
-const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 
 /** Streams from OpenAI Chat Completions or any compatible server (Ollama, LM Studio, vLLM), chosen by baseURL. */
 export class OpenAIProvider implements Provider {
@@ -47,20 +43,11 @@ export class OpenAIProvider implements Provider {
     this.outputCap = options.outputCap;
     this.policy = retryPolicyOf(options);
     // Retries are ours (resilient-stream), so they are visible and stop once output has been shown.
-    // Error answers are read whole by the SDK: bounded, so a server cannot make one endless (see bounded-body.ts).
     // Azure OpenAI gets the SDK's AzureOpenAI client (chat-client.ts).
-    const bounded = boundedFetch((url, init) => fetch(url, init), MODEL_SERVER_LIMITS);
-    this.client = chatClient({ apiKey: options.apiKey, baseURL: options.baseURL, flavor: options.flavor, fetch: errorListUnwrapped(bounded) });
+    this.client = chatClient({ apiKey: options.apiKey, baseURL: options.baseURL, flavor: options.flavor, fetch: modelServerFetch() });
     this.flavor = flavorOf(this.client.baseURL, options.flavor);
-    this.supportsImages = options.supportsImages ?? this.client.baseURL === OPENAI_BASE_URL;
-    this.profile = {
-      label: this.client.baseURL === OPENAI_BASE_URL ? 'OpenAI' : `the server at ${this.client.baseURL}`,
-      apiKeyEnv: options.apiKeyEnv ?? 'OPENAI_API_KEY',
-      model: options.model,
-      baseURL: this.client.baseURL,
-      APIError: OpenAI.APIError,
-      APIConnectionError: OpenAI.APIConnectionError,
-    };
+    this.supportsImages = options.supportsImages ?? isOpenAIItself(this.client);
+    this.profile = openaiProfile(this.client, options);
   }
 
   stream(request: LlmRequest, signal: AbortSignal): AsyncIterable<StreamEvent> {

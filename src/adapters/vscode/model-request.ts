@@ -145,7 +145,6 @@ export function messageText(message: ModelMessage): string {
  */
 export class ResponseGatherer {
   private readonly content: AssistantBlock[] = [];
-  private readonly callIds = new Set<string>();
 
   text(delta: string): void {
     if (delta === '') return;
@@ -154,12 +153,9 @@ export class ResponseGatherer {
     else this.content.push({ type: 'text', text: delta });
   }
 
-  /** Adds a tool call; false for a second call with an id already used in this answer (dropped: one id cannot take two results). */
-  toolCall(callId: string, name: string, input: unknown): boolean {
-    if (this.callIds.has(callId)) return false;
-    this.callIds.add(callId);
+  /** Adds a tool call. A second call with an id already used is kept too: the engine gives it an id of its own (llm/call-ids.ts), and both run. */
+  toolCall(callId: string, name: string, input: unknown): void {
     this.content.push({ type: 'tool_call', id: callId, name, arguments: JSON.stringify(input ?? {}) });
-    return true;
   }
 
   /** The text and calls so far, for counting output tokens. */

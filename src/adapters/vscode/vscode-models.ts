@@ -23,6 +23,7 @@ import {
   toModelTools,
   vscodeModelId,
 } from './model-request';
+import { sendable } from '../../llm/tool-text';
 
 /** What VS Code shows in its consent dialog the first time Crow sends to another extension's model. */
 const JUSTIFICATION = "Crow's agents (the builder and its reviewer) run on this model when you pick it in Crow.";
@@ -118,7 +119,8 @@ class VscodeModelProvider implements Provider {
       if (signal.aborted) return yield end({ stopReason: 'aborted' });
       const chat = await this.chatModel();
       const images = capabilitiesOf(chat).supportsImageToText ?? this.supportsImages;
-      const described = toModelMessages(request, { supportsImages: images });
+      // As every provider sends it (tool-text.ts): call ids valid and unique, tool blocks as text where no tools go.
+      const described = toModelMessages(sendable(request), { supportsImages: images });
       const messages = described.map(toChatMessage);
       const tools = toModelTools(request.tools);
       usage.input = await countInput(chat, messages, described, JSON.stringify(tools), source.token);
@@ -130,7 +132,8 @@ class VscodeModelProvider implements Provider {
           gathered.text(part.value);
           if (part.value !== '') yield { type: 'text_delta', delta: part.value };
         } else if (part instanceof vscode.LanguageModelToolCallPart) {
-          if (gathered.toolCall(part.callId, part.name, part.input)) yield { type: 'tool_call_start', id: part.callId, name: part.name };
+          gathered.toolCall(part.callId, part.name, part.input);
+          yield { type: 'tool_call_start', id: part.callId, name: part.name };
         }
       }
       if (signal.aborted) return yield end({ stopReason: 'aborted' });

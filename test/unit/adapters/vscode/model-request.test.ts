@@ -114,13 +114,15 @@ describe('VS Code language-model responses gathered for Crow', () => {
     const gathered = new ResponseGatherer();
     gathered.text('Reading ');
     gathered.text('it.');
-    assert.equal(gathered.toolCall('c1', 'read_file', { path: 'a.ts' }), true);
-    assert.equal(gathered.toolCall('c1', 'read_file', { path: 'b.ts' }), false, 'a second call with the same id is dropped');
+    gathered.toolCall('c1', 'read_file', { path: 'a.ts' });
+    gathered.toolCall('c1', 'read_file', { path: 'b.ts' });
     const response = gathered.finish('copilot/gpt-4o', { input: 120, output: 9 });
     assert.equal(response.stopReason, 'tool_use');
+    // A second call with the same id is kept: the engine renames it (llm/call-ids.ts), so both run.
     assert.deepEqual(response.content, [
       { type: 'text', text: 'Reading it.' },
       { type: 'tool_call', id: 'c1', name: 'read_file', arguments: '{"path":"a.ts"}' },
+      { type: 'tool_call', id: 'c1', name: 'read_file', arguments: '{"path":"b.ts"}' },
     ]);
     assert.deepEqual([response.usage.input, response.usage.output], [120, 9]);
     assert.equal(new ResponseGatherer().finish('m', { input: 1, output: 0 }).stopReason, 'end_turn');
