@@ -31,6 +31,12 @@ const OPENAI_API = 'https://api.openai.com/v1';
 const LIST_TIMEOUT_MS = 3_000;
 /** A list is a few hundred models at most; one of more is no list Crow reads. */
 const LIST_LIMITS = { ...MODEL_SERVER_LIMITS, bodyBytes: 4 * 1024 * 1024 };
+/** A list is read only this far: pickers show it whole, and a server may send anything. */
+const MAX_MODELS = 1_000;
+/** A model id longer than this, or holding control characters, is no id a picker can show (and is left out). */
+const MODEL_ID = /^[^\p{Cc}]{1,200}$/u;
+/** A window or output cap past this is no count a model has (100M tokens): it is left out. */
+const MAX_TOKENS = 100_000_000;
 /** After a failed listing, how long before it is tried again. */
 const RETRY_AFTER_MS = 60_000;
 
@@ -107,14 +113,20 @@ async function fetchList(address: ServerAddress): Promise<ServedModel[]> {
   return parseList(body);
 }
 
-/** The models of a list in either shape; retired models (Anthropic's lifecycle) are left out. */
+/**
+ * The models of a list in either shape, read as hostile input: retired
+ * models (Anthropic's lifecycle), ids a picker cannot show, repeated ids and
+ * counts no model has are left out, and the list is cut at MAX_MODELS.
+ */
 export function parseList(body: unknown): ServedModel[] {
   const data = (body as { data?: unknown } | null)?.data;
   if (!Array.isArray(data)) throw new Error('the answer holds no list of models');
+  const seen = new Set<string>();
   return data.flatMap((item): ServedModel[] => {
-    if (typeof item !== 'object' || item === null) return [];
+    if (typeof item !== 'object' || item === null || seen.size >= MAX_MODELS) return [];
     const entry = item as Record<string, unknown>;
-    if (typeof entry.id !== 'string' || entry.id === '' || entry.lifecycle === 'retired') return [];
+    if (typeof entry.id !== 'string' || !MODEL_ID.test(entry.id) || seen.has(entry.id) || entry.lifecycle === 'retired') return [];
+    seen.add(entry.id);
     const contextWindow = count(entry.max_input_tokens) ?? count(entry.context_length) ?? count(entry.max_model_len) ?? count(entry.context_window);
     const provider = entry.top_provider as Record<string, unknown> | undefined;
     const outputCap = count(entry.max_tokens) ?? count(provider?.max_completion_tokens) ?? count(entry.max_output_tokens);
@@ -123,5 +135,5 @@ export function parseList(body: unknown): ServedModel[] {
 }
 
 function count(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : undefined;
+  return typeof value === 'number' && Number.isInteger(value) && value > 0 && value <= MAX_TOKENS ? value : undefined;
 }

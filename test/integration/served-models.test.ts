@@ -53,4 +53,21 @@ describe("a server's list of models", function () {
     );
     assert.throws(() => parseList({ error: 'no' }), /no list of models/);
   });
+
+  it('reads a hostile list as input, not as truth: bad ids, repeats, absurd counts and a flood are left out', () => {
+    const listed = parseList({
+      data: [
+        { id: 'ok', max_model_len: 1e12 },
+        { id: 'ok', max_model_len: 8_192 },
+        { id: 'x'.repeat(201) },
+        { id: 'evil\u001b]0;title\u0007' },
+        { id: 'line\nbreak' },
+        { id: 7 },
+        ...Array.from({ length: 5_000 }, (_, i) => ({ id: `m${i}`, context_length: -5 })),
+      ],
+    });
+    assert.deepEqual(listed[0], { id: 'ok' }, 'a window of a trillion tokens is no window');
+    assert.equal(listed.length, 1_000, 'cut at 1,000 models');
+    assert.ok(listed.every((model) => /^(ok|m\d+)$/.test(model.id) && model.contextWindow === undefined));
+  });
 });
