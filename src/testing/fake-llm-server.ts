@@ -14,6 +14,8 @@ import * as http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { newSerials, resolveReply, validateReply } from './fake-reply';
+import { type ListedModel, modelList } from './model-list';
+import { parseObject, readAll, sendJson } from './http-json';
 import type { Fault, ScriptedHttpError, ScriptedReply, ScriptedResponse } from './fake-script';
 import { type FakeApi, StrictWire, type StrictWireOptions } from './strict-wire';
 import { AZURE_DEPLOYMENT_PATH } from './azure-rules';
@@ -22,6 +24,7 @@ import type { RecordedRefusal } from './wire-rules';
 export type { ScriptedStopReason, ScriptedUsage, WireBlock, WireFormat, WireReply } from './fake-wire';
 export type { ChatServerName } from './chat-servers';
 export type { RecordedRefusal, Refusal } from './wire-rules';
+export type { ListedModel } from './model-list';
 
 export type { FakeApi, StrictWireOptions } from './strict-wire';
 export type { Fault, ScriptedBlock, ScriptedHttpError, ScriptedReply, ScriptedResponse } from './fake-script';
@@ -204,8 +207,8 @@ export class FakeLlmServer {
       const message = `fake LLM server: no route for ${method} ${path} (serves POST /v1/chat/completions, POST /v1/messages, POST /v1/responses and GET /v1/models)`;
       return sendJson(res, 404, { error: { type: 'not_found_error', message } });
     }
-    const text = await readBody(req);
-    const body = parseJsonObject(text);
+    const text = (await readAll(req)).toString('utf8');
+    const body = parseObject(text);
     this.requests.push({ api, method, path, headers: req.headers, body: body ?? text, receivedAt: Date.now() });
     this.open[api] += 1;
     this.peak[api] = Math.max(this.peak[api], this.open[api]);
@@ -255,38 +258,6 @@ export class FakeLlmServer {
   }
 }
 
-/** A model as `GET /v1/models` lists it, with what the list may say of it. */
-export interface ListedModel {
-  id: string;
-  contextWindow?: number;
-  outputCap?: number;
-}
-
-/**
- * The list as each API answers it: Anthropic's Models API
- * (docs.anthropic.com/en/api/models-list: `data` of `{type: "model", id,
- * display_name, created_at, max_input_tokens, max_tokens}`, paged with
- * `has_more`, `first_id`, `last_id`), or OpenAI's `{object: "list", data:
- * [{id, object: "model", created, owned_by}]}`, where a window is vLLM's
- * `max_model_len`.
- */
-function modelList(api: FakeApi, models: readonly (string | ListedModel)[]): unknown {
-  const listed = models.map((model) => (typeof model === 'string' ? { id: model } : model));
-  if (api === 'anthropic') {
-    const data = listed.map(({ id, contextWindow, outputCap }) => ({
-      type: 'model',
-      id,
-      display_name: id,
-      created_at: '2026-01-01T00:00:00Z',
-      max_input_tokens: contextWindow ?? null,
-      max_tokens: outputCap ?? null,
-    }));
-    return { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null };
-  }
-  const data = listed.map(({ id, contextWindow }) => ({ id, object: 'model', created: 0, owned_by: 'fake', ...(contextWindow ? { max_model_len: contextWindow } : {}) }));
-  return { object: 'list', data };
-}
-
 /** Throws on a malformed script, or one the API cannot send. */
 function validateFor(api: FakeApi, reply: ScriptedReply): void {
   validateReply(reply);
@@ -295,33 +266,11 @@ function validateFor(api: FakeApi, reply: ScriptedReply): void {
   }
 }
 
-async function readBody(req: http.IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function parseJsonObject(text: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 function retryHeaders(reply: ScriptedHttpError): http.OutgoingHttpHeaders {
   const headers: http.OutgoingHttpHeaders = {};
   if (reply.retryAfterMs !== undefined) headers['retry-after-ms'] = String(reply.retryAfterMs);
   if (reply.retryAfterSeconds !== undefined) headers['retry-after'] = String(reply.retryAfterSeconds);
   return headers;
-}
-
-function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: http.OutgoingHttpHeaders = {}): void {
-  res.writeHead(status, { ...headers, 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
 }
 
 /**

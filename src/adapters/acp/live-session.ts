@@ -20,11 +20,11 @@ import type {
   StopReason,
   ToolCallUpdate,
 } from '@agentclientprotocol/sdk';
-import type { NoticeLevel, TurnStopReason } from '../../engine/events';
+import type { NoticeLevel } from '../../engine/events';
 import type { WorkspaceCatalog } from '../../host/catalog';
 import { CostMeter } from '../../host/cost';
 import { HostError } from '../../host/host-error';
-import { CANCEL_GRACE_MS, HostSession, type HostSessionOptions, type HostStore, type PromptOutcome } from '../../host/host-session';
+import { CANCEL_GRACE_MS, HostSession, type HostSessionOptions, type HostStore } from '../../host/host-session';
 import { storedPrompts } from '../../host/stored-prompts';
 import type { McpServerConfig } from '../../mcp/server-config';
 import { NodeWorkspace } from '../../tools/node-workspace';
@@ -35,6 +35,7 @@ import { clientAsk } from './acp-permissions';
 import { ClientWorkspace } from './client-workspace';
 import { checkPrompt, promptBlocks } from './prompt-content';
 import { requestErrors } from './request-errors';
+import { promptAnswer, requestError } from './prompt-answer';
 import { configOptionsOf, modesOf, setConfigOption, setMode } from './session-config';
 import { UpdateSink } from './update-sink';
 import { noticeText, ToolCallIds, UpdateTranslator } from './update-translator';
@@ -247,11 +248,7 @@ export class LiveSession {
       if (refused) throw refused;
       running.translator.flush();
       await Promise.race([sink.drained(), running.grace]);
-      if (running.cancelled) return 'cancelled';
-      // A run that failed (the model's server refused or broke) is a failed request, not an answer: the client shows
-      // the error as an error, and what the agents said before it stays their message.
-      if (outcome?.status === 'error') throw requestErrors.internal(outcome.message);
-      return stopReason(outcome, running.translator.lastPrimaryStop);
+      return running.cancelled ? 'cancelled' : promptAnswer(outcome, running.translator.lastPrimaryStop);
     } finally {
       sink.close();
       void consumed.finally(() => {
@@ -372,40 +369,5 @@ function runningPrompt(translator: UpdateTranslator, sink: UpdateSink): RunningP
   return running;
 }
 
-/** The JSON-RPC error for a prompt the host would not start. */
-function requestError(err: HostError): Error {
-  switch (err.kind) {
-    case 'busy':
-      return requestErrors.invalidRequest(err.message);
-    case 'unknown-session':
-    case 'usage':
-      return requestErrors.invalidParams(err.message);
-    case 'auth':
-      return requestErrors.authRequired(err.message);
-    case 'config':
-      return requestErrors.internal(err.message);
-  }
-}
-
 /** What a prompt sent while another runs does: joins it at its next step (default), stops it and runs at once, or is refused. */
 export type WhileBusy = 'queue' | 'interrupt' | 'refuse';
-
-/** How the client reads a run's end. `undefined`: the run crashed, which `crashed` has already told. */
-function stopReason(result: PromptOutcome | undefined, lastPrimaryStop: TurnStopReason | undefined): StopReason {
-  switch (result?.status) {
-    case undefined:
-    case 'completed':
-    case 'error':
-      return 'end_turn';
-    case 'needs_input':
-      if (lastPrimaryStop === 'max_tokens') return 'max_tokens';
-      return lastPrimaryStop === 'refused' ? 'refusal' : 'end_turn';
-    case 'limit':
-      return 'max_turn_requests';
-    // The protocol has no stop reason for a spending limit; max_tokens ("the token limit was reached") is the nearest.
-    case 'budget':
-      return 'max_tokens';
-    case 'cancelled':
-      return 'cancelled';
-  }
-}
