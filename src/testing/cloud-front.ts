@@ -10,6 +10,7 @@
 import * as http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { FakeLlmServer } from './fake-llm-server';
+import { readAll } from './http-json';
 
 export interface CloudRequest {
   method: string;
@@ -128,22 +129,19 @@ export async function* sseMessages(response: AsyncIterable<Buffer | string>): As
   }
 }
 
-export async function readAll(stream: AsyncIterable<Buffer | string>): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-  return Buffer.concat(chunks);
-}
+/** A fake cloud endpoint served by a CloudFront: what every test reads of it. */
+export abstract class CloudFake {
+  protected constructor(protected readonly front: CloudFront) {}
 
-export function parseObject(text: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
+  get requests(): CloudRequest[] {
+    return this.front.requests;
   }
-}
 
-export function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: http.OutgoingHttpHeaders = {}): void {
-  res.writeHead(status, { ...headers, 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
+  takeRefusals(): CloudRefusal[] {
+    return this.front.takeRefusals();
+  }
+
+  close(): Promise<void> {
+    return this.front.close();
+  }
 }

@@ -10,7 +10,8 @@
 import type * as http from 'node:http';
 import { bedrockChunk, bedrockException } from './aws-event-stream';
 import { type AwsCredentials, checkSigV4 } from './aws-sigv4';
-import { CloudFront, type CloudRequest, parseObject, sendJson, sseMessages, toMessagesApi } from './cloud-front';
+import { parseObject, sendJson } from './http-json';
+import { CloudFake, CloudFront, type CloudRequest, sseMessages, toMessagesApi } from './cloud-front';
 import type { FakeLlmServer } from './fake-llm-server';
 
 /** The only version Bedrock's Messages API takes, in the body (docs.aws.amazon.com/bedrock/latest/userguide/model-parameters-anthropic-claude-messages-request-response.html). */
@@ -65,8 +66,10 @@ export interface FakeBedrockOptions {
   apiKey?: string;
 }
 
-export class FakeBedrock {
-  private constructor(private readonly front: CloudFront) {}
+export class FakeBedrock extends CloudFake {
+  private constructor(front: CloudFront) {
+    super(front);
+  }
 
   static async start(options: FakeBedrockOptions): Promise<FakeBedrock> {
     return new FakeBedrock(await CloudFront.listen((front) => (request, res) => answer(front, options, request, res)));
@@ -75,18 +78,6 @@ export class FakeBedrock {
   /** For the Bedrock SDK's `baseURL` (a provider's base_url). */
   get url(): string {
     return this.front.url;
-  }
-
-  get requests(): CloudRequest[] {
-    return this.front.requests;
-  }
-
-  takeRefusals() {
-    return this.front.takeRefusals();
-  }
-
-  close(): Promise<void> {
-    return this.front.close();
   }
 }
 

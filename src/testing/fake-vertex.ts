@@ -18,7 +18,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type * as http from 'node:http';
-import { CloudFront, type CloudRequest, parseObject, sendJson, toMessagesApi } from './cloud-front';
+import { parseObject, sendJson } from './http-json';
+import { CloudFake, CloudFront, type CloudRequest, toMessagesApi } from './cloud-front';
 import type { FakeLlmServer } from './fake-llm-server';
 
 /** The only version Vertex AI's Claude endpoint takes, in the body (docs.anthropic.com/en/api/claude-on-vertex-ai). */
@@ -38,11 +39,13 @@ export interface FakeVertexOptions {
   subjectToken: string;
 }
 
-export class FakeVertex {
+export class FakeVertex extends CloudFake {
   /** Access tokens the token endpoint issued; only these open the model endpoint. */
   readonly issuedTokens: string[] = [];
 
-  private constructor(private readonly front: CloudFront) {}
+  private constructor(front: CloudFront) {
+    super(front);
+  }
 
   static async start(options: FakeVertexOptions): Promise<FakeVertex> {
     let vertex: FakeVertex | undefined;
@@ -59,18 +62,6 @@ export class FakeVertex {
   /** For the credentials file's `token_url`. */
   get tokenUrl(): string {
     return `${this.front.url}/sts/v1/token`;
-  }
-
-  get requests(): CloudRequest[] {
-    return this.front.requests;
-  }
-
-  takeRefusals() {
-    return this.front.takeRefusals();
-  }
-
-  close(): Promise<void> {
-    return this.front.close();
   }
 }
 
