@@ -20,6 +20,7 @@ import {
 } from './resilient-stream';
 import type { ProviderProfile } from './stream-failure';
 import { catchingSdkWarnings, withSdkWarnings } from './sdk-warnings';
+import { reportedCount } from './token-estimate';
 import { sendable } from './tool-text';
 import { type AssistantBlock, emptyUsage, type LlmRequest, type ModelPricing, type Provider, type StopReason, type StreamEvent } from './types';
 
@@ -228,18 +229,14 @@ class AnthropicAccumulator implements WireAccumulator<RawMessageStreamEvent> {
    */
   private readUsage(usage: WireUsage | null | undefined): void {
     if (typeof usage !== 'object' || usage === null) return;
-    this.usage.input = count(usage.input_tokens) ?? this.usage.input;
-    this.usage.cacheRead = count(usage.cache_read_input_tokens) ?? this.usage.cacheRead;
-    this.usage.cacheWrite = count(usage.cache_creation_input_tokens) ?? this.usage.cacheWrite;
-    this.usage.output = count(usage.output_tokens) ?? this.usage.output;
-    this.usage.reasoning = count(usage.output_tokens_details?.thinking_tokens) ?? this.usage.reasoning;
+    this.usage.input = reportedCount(usage.input_tokens) ?? this.usage.input;
+    this.usage.cacheRead = reportedCount(usage.cache_read_input_tokens) ?? this.usage.cacheRead;
+    this.usage.cacheWrite = reportedCount(usage.cache_creation_input_tokens) ?? this.usage.cacheWrite;
+    this.usage.output = reportedCount(usage.output_tokens) ?? this.usage.output;
+    this.usage.reasoning = reportedCount(usage.output_tokens_details?.thinking_tokens) ?? this.usage.reasoning;
   }
 }
 
-/** A token count as a server reported it, if it is one. */
-function count(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
-}
 
 /**
  * The API's stop reasons in the engine's terms; `stop_sequence` and any

@@ -11,6 +11,7 @@ import { reasoningItemBlock, toResponsesParams } from './openai-responses-format
 import { type HttpProviderOptions, type PartialResponse, type RetryPolicy, type WireAccumulator, resilientStream, retryPolicyOf } from './resilient-stream';
 import { parseEventData, type SseMessage, wireBatches } from './sse';
 import type { ProviderProfile } from './stream-failure';
+import { reportedCount } from './token-estimate';
 import { sendable } from './tool-text';
 import { type AssistantBlock, emptyUsage, type LlmRequest, type ModelPricing, type Provider, type StopReason, type StreamEvent } from './types';
 
@@ -225,13 +226,13 @@ class ResponsesAccumulator implements WireAccumulator<ResponseStreamEvent> {
 
   /** input_tokens includes cached tokens (and those written to the cache); `input` counts only the rest. */
   private readUsage(usage: ResponseUsage): void {
-    const cacheRead = usage.input_tokens_details?.cached_tokens ?? 0;
-    const cacheWrite = usage.input_tokens_details?.cache_write_tokens ?? 0;
-    this.usage.input = Math.max(0, (usage.input_tokens ?? 0) - cacheRead - cacheWrite);
+    const cacheRead = reportedCount(usage.input_tokens_details?.cached_tokens) ?? 0;
+    const cacheWrite = reportedCount((usage.input_tokens_details as { cache_write_tokens?: unknown } | undefined)?.cache_write_tokens) ?? 0;
+    this.usage.input = Math.max(0, (reportedCount(usage.input_tokens) ?? 0) - cacheRead - cacheWrite);
     this.usage.cacheRead = cacheRead;
     this.usage.cacheWrite = cacheWrite;
-    this.usage.output = usage.output_tokens ?? 0;
-    this.usage.reasoning = usage.output_tokens_details?.reasoning_tokens ?? 0;
+    this.usage.output = reportedCount(usage.output_tokens) ?? 0;
+    this.usage.reasoning = reportedCount(usage.output_tokens_details?.reasoning_tokens) ?? 0;
   }
 }
 

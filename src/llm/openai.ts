@@ -6,7 +6,7 @@ import { chatClient, isOpenAIItself, modelServerFetch, openaiProfile } from './c
 import { ReasoningDetails } from './openrouter-reasoning';
 import { sentTools, toOpenAIParams } from './openai-format';
 import { FLAVOR_TRAITS, flavorOf, type ServerFlavor } from './openai-flavor';
-import { estimateTokens, promptTokensRead } from './token-estimate';
+import { estimateTokens, promptTokensRead, reportedCount } from './token-estimate';
 import { DroppedPromptWatch } from './dropped-prompt';
 import {
   type HttpProviderOptions,
@@ -222,13 +222,13 @@ class OpenAIAccumulator implements WireAccumulator<ChatCompletionChunk> {
 
   /** prompt_tokens includes cached tokens; `input` counts only the rest. */
   private readUsage(usage: CompletionUsage): void {
-    const cacheRead = usage.prompt_tokens_details?.cached_tokens ?? 0;
-    const cacheWrite = usage.prompt_tokens_details?.cache_write_tokens ?? 0;
-    this.usage.input = Math.max(0, (usage.prompt_tokens ?? 0) - cacheRead - cacheWrite);
+    const cacheRead = reportedCount(usage.prompt_tokens_details?.cached_tokens) ?? 0;
+    const cacheWrite = reportedCount(usage.prompt_tokens_details?.cache_write_tokens) ?? 0;
+    this.usage.input = Math.max(0, (reportedCount(usage.prompt_tokens) ?? 0) - cacheRead - cacheWrite);
     this.usage.cacheRead = cacheRead;
     this.usage.cacheWrite = cacheWrite;
-    this.usage.output = usage.completion_tokens ?? 0;
-    this.usage.reasoning = usage.completion_tokens_details?.reasoning_tokens ?? 0;
+    this.usage.output = reportedCount(usage.completion_tokens) ?? 0;
+    this.usage.reasoning = reportedCount(usage.completion_tokens_details?.reasoning_tokens) ?? 0;
   }
 }
 

@@ -1,5 +1,10 @@
 import type { LlmRequest, Usage } from './types';
 
+/** A token count as a server reported it, if it is one (a server may send null, a string, or a negative number). */
+export function reportedCount(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
+}
+
 /** Roughly four characters of JSON per token: cheap, and conservative enough for a trigger. */
 const CHARS_PER_TOKEN = 4;
 /** What an image costs a vision model at the size the APIs scale images to (about 1,600 tokens on Anthropic's). */

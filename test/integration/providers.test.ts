@@ -403,6 +403,22 @@ describe('LLM providers against servers that bend the wire format', () => {
     });
   }
 
+  it('reads usage a server sends as no count (a string, null, a negative number) as unknown, on both wires', async () => {
+    const odd = { prompt_tokens: 'many', completion_tokens: -3, prompt_tokens_details: { cached_tokens: null } };
+    const openaiBody = [...WHOLE.openai.slice(0, -1), `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: odd })}\n\n`, WHOLE.openai.at(-1)!].join('');
+    const anthropicBody = WHOLE.anthropic.join('').replace('"usage":{"input_tokens":3,"output_tokens":0}', '"usage":{"input_tokens":"3","output_tokens":-1}');
+    const servers = { openai: await rawServer(openaiBody), anthropic: await rawServer(anthropicBody) };
+    try {
+      for (const api of ['openai', 'anthropic'] as const) {
+        const { response } = await run(providers[api](servers[api].url));
+        assert.equal(response.errorMessage, undefined, api);
+        assert.ok(Object.values(response.usage).every((value) => Number.isFinite(value) && value >= 0), `${api}: ${JSON.stringify(response.usage)}`);
+      }
+    } finally {
+      await Promise.all([servers.openai.close(), servers.anthropic.close()]);
+    }
+  });
+
   it('reads an anthropic stream without event lines by the type its data names, errors included', async () => {
     const dataOnly = (events: string[]): string => events.map((event) => event.replace(/^event: .*\n/, '')).join('');
     const error = 'data: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n';
