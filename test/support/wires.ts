@@ -59,27 +59,27 @@ export function localWire(name: ChatServerName): Wire {
 
 export const LOCAL_SERVERS: ChatServerName[] = ['ollama', 'llama.cpp', 'vllm', 'lmstudio'];
 
-/** Gemini's OpenAI-compatible endpoint as [providers.gemini], its flavor named (generativelanguage.googleapis.com would tell it). */
-export const GEMINI_WIRE: Wire = {
-  name: 'Gemini',
-  api: 'openai',
-  chatServer: 'gemini',
-  config: (server, window) =>
-    `provider = "gemini"\nmodel = "gemini-3-pro-preview"\n[providers.gemini]\ntype = "openai"\nbase_url = "${server.openaiBaseUrl}"\n` +
-    `flavor = "gemini"\napi_key_env = "GEMINI_API_KEY"\n${windowOf('gemini', 'gemini-3-pro-preview', window)}`,
-  env: () => ({ GEMINI_API_KEY: 'k' }),
-};
+/**
+ * A vendor's hosted OpenAI-compatible API as [providers.ID], its flavor
+ * named (its own host would tell it) and its key in the variable KEY_ENV.
+ */
+function hostedWire(name: string, server: 'gemini' | 'deepseek', model: string, keyEnv: string): Wire {
+  return {
+    name,
+    api: 'openai',
+    chatServer: server,
+    config: (fake, window) =>
+      `provider = "${server}"\nmodel = "${model}"\n[providers.${server}]\ntype = "openai"\nbase_url = "${fake.openaiBaseUrl}"\n` +
+      `flavor = "${server}"\napi_key_env = "${keyEnv}"\n${windowOf(server, model, window)}`,
+    env: () => ({ [keyEnv]: 'k' }),
+  };
+}
 
-/** DeepSeek's own API as [providers.deepseek], its flavor named (api.deepseek.com would tell it from the URL). */
-export const DEEPSEEK_WIRE: Wire = {
-  name: 'DeepSeek',
-  api: 'openai',
-  chatServer: 'deepseek',
-  config: (server, window) =>
-    `provider = "deepseek"\nmodel = "deepseek-v4-pro"\n[providers.deepseek]\ntype = "openai"\nbase_url = "${server.openaiBaseUrl}"\n` +
-    `flavor = "deepseek"\napi_key_env = "DEEPSEEK_API_KEY"\n${windowOf('deepseek', 'deepseek-v4-pro', window)}`,
-  env: () => ({ DEEPSEEK_API_KEY: 'k' }),
-};
+/** Gemini's OpenAI-compatible endpoint (generativelanguage.googleapis.com). */
+export const GEMINI_WIRE = hostedWire('Gemini', 'gemini', 'gemini-3-pro-preview', 'GEMINI_API_KEY');
+
+/** DeepSeek's own API (api.deepseek.com). */
+export const DEEPSEEK_WIRE = hostedWire('DeepSeek', 'deepseek', 'deepseek-v4-pro', 'DEEPSEEK_API_KEY');
 
 /** The prompt's size as the fake counts it. */
 export function fakeTokens(wire: Wire, body: Record<string, unknown>): number {
