@@ -21,9 +21,8 @@ import { SessionStore } from '../src/session/session-store';
 import { NodeWorkspace } from '../src/tools/node-workspace';
 import { TestCatalog } from '../test/support/acp-catalog';
 import { createBigRepository } from '../test/support/big-repo';
-import { isolatedEnv } from '../test/support/isolated-env';
 import { ALLOW_ALL } from '../test/unit/tools/temp-workspace';
-import { median } from './common';
+import { median, personEnv } from './common';
 
 const CROW = resolve(__dirname, '../dist/crow.js');
 const PROMPTS = 100;
@@ -36,7 +35,7 @@ export async function checkpointsBenchmark(): Promise<void> {
     const root = join(base, 'repo');
     process.stdout.write('Checkpoints: generating a 10k-file repository and a 100-prompt session…');
     createBigRepository(root, { folders: 100, filesPerFolder: 100 });
-    const env = isolatedEnv(base, {});
+    const env = personEnv(base, {});
     mkdirSync(dataHome(env), { recursive: true });
     const id = await recordSession(root, env);
     process.stdout.write('\r');

@@ -15,14 +15,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawn } from 'node:child_process';
 import { FakeLlmServer } from '../src/testing/fake-llm-server';
-import { isolatedEnv } from '../test/support/isolated-env';
 import { editFileTool } from '../src/tools/builtin/edit-file';
 import { NodeWorkspace } from '../src/tools/node-workspace';
 import { PermissionGate } from '../src/tools/permissions';
 import { closestWindow, findMatches, replaceMatches, type MatcherName } from '../src/tools/text-match';
 import { TodoStore } from '../src/tools/todos';
 import type { ToolContext } from '../src/tools/tool';
-import { median } from './common';
+import { median, personEnv } from './common';
 
 const FUNCTIONS = 625;
 const LINES_PER_FUNCTION = 8;
@@ -98,7 +97,7 @@ async function bigFileThroughBinary(unit: string, megabytes: number): Promise<{ 
       // New contents each run, as an edit's file usually is to undo's store.
       fs.writeFileSync(file, `${half}${marker}\n${half}// run ${run}\n`);
       server.enqueue('anthropic', { blocks: [{ type: 'tool_call', name: 'edit_file', arguments: edit }] }, { blocks: [{ type: 'text', text: 'Done.' }] });
-      const env = isolatedEnv(home, { ANTHROPIC_API_KEY: 'bench', ANTHROPIC_BASE_URL: server.anthropicBaseUrl, ...(data ? { XDG_DATA_HOME: data } : {}) });
+      const env = personEnv(home, { ANTHROPIC_API_KEY: 'bench', ANTHROPIC_BASE_URL: server.anthropicBaseUrl, ...(data ? { XDG_DATA_HOME: data } : {}) });
       const out = await spawned(process.execPath, [CROW, 'run', 'Edit the marked line', '--allow', 'all', '--json'], env, root);
       const end = out.split('\n').find((line) => line.includes('"tool_call_end"') && line.includes('"edit_file"'));
       const event = end ? (JSON.parse(end) as { durationMs: number; result: { status: string } }) : undefined;

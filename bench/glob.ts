@@ -23,8 +23,7 @@ import { join, resolve } from 'node:path';
 import { FakeLlmServer } from '../src/testing/fake-llm-server';
 import { ripgrepPath } from '../src/tools/run-ripgrep';
 import { createBigRepository } from '../test/support/big-repo';
-import { isolatedEnv } from '../test/support/isolated-env';
-import { median } from './common';
+import { median, personEnv } from './common';
 
 const CROW = resolve(__dirname, '../dist/crow.js');
 const SIZES = [
@@ -104,7 +103,7 @@ export async function globBenchmark(): Promise<void> {
 async function globThroughCrow(server: FakeLlmServer, root: string, home: string, pattern: string): Promise<{ times: Pair; shown: string }> {
   const call = { blocks: [{ type: 'tool_call' as const, name: 'glob', arguments: { pattern } }], latencyMs: EVENT_MS };
   server.enqueue('anthropic', call, call, { blocks: [{ type: 'text', text: 'Found them.' }], latencyMs: EVENT_MS });
-  const env = isolatedEnv(home, { ANTHROPIC_API_KEY: 'bench', ANTHROPIC_BASE_URL: server.anthropicBaseUrl });
+  const env = personEnv(home, { ANTHROPIC_API_KEY: 'bench', ANTHROPIC_BASE_URL: server.anthropicBaseUrl });
   const started = new Map<string, number>();
   const took: number[] = [];
   let shown = '';

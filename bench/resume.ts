@@ -25,8 +25,7 @@ import { join, resolve } from 'node:path';
 import type { ToolSpec } from '../src/llm/types';
 import { SessionStore } from '../src/session/session-store';
 import { FakeLlmServer } from '../src/testing/fake-llm-server';
-import { isolatedEnv } from '../test/support/isolated-env';
-import { median } from './common';
+import { median, personEnv } from './common';
 import { type StoredSession, storeCompactedSession } from './resume-fixture';
 
 const CROW = resolve(__dirname, '../dist/crow.js');
@@ -75,7 +74,7 @@ export async function resumeBenchmark(): Promise<void> {
 /** The session stored in `place` (home, project folder, a pristine copy of its folder), as Crow leaves it. */
 async function storeSession(place: string, window: number, stopWhere: 'any' | 'long-tail'): Promise<StoredSession> {
   const home = join(place, 'home');
-  const env = isolatedEnv(home);
+  const env = personEnv(home);
   mkdirSync(join(env.XDG_CONFIG_HOME!, 'crow-agent'), { recursive: true });
   writeFileSync(join(env.XDG_CONFIG_HOME!, 'crow-agent', 'config.toml'), `[providers.anthropic.models."${MODEL}"]\ncontext_window = ${window}\n`);
   mkdirSync(join(place, 'project'));
@@ -165,7 +164,7 @@ async function crowRun(server: FakeLlmServer, env: NodeJS.ProcessEnv, cwd: strin
 
 /** A crow environment with config and data under `home` and its own code cache folder. */
 function envFor(server: FakeLlmServer, home: string, cache: string): NodeJS.ProcessEnv {
-  return isolatedEnv(home, { ANTHROPIC_API_KEY: 'bench', ANTHROPIC_BASE_URL: server.anthropicBaseUrl, XDG_CACHE_HOME: cache });
+  return personEnv(home, { ANTHROPIC_API_KEY: 'bench', ANTHROPIC_BASE_URL: server.anthropicBaseUrl, XDG_CACHE_HOME: cache });
 }
 
 /** Drops the folder's files from the page cache (posix_fadvise DONTNEED, through dd), as after a restart. */

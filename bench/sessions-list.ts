@@ -21,8 +21,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { SessionStore } from '../src/session/session-store';
 import { FakeLlmServer } from '../src/testing/fake-llm-server';
-import { isolatedEnv } from '../test/support/isolated-env';
-import { median } from './common';
+import { median, personEnv } from './common';
 import { fillStore, realSession, storeCopy } from './stored-sessions';
 
 const CROW = resolve(__dirname, '../dist/crow.js');
@@ -60,7 +59,7 @@ export async function reportListing(): Promise<void> {
     const busy = folder(base, 'busy');
     const empty = folder(base, 'empty');
     const cache = join(base, 'cache');
-    const envOf = (home: string) => isolatedEnv(home, { ANTHROPIC_API_KEY: 'bench', ANTHROPIC_BASE_URL: server.anthropicBaseUrl, XDG_CACHE_HOME: cache });
+    const envOf = (home: string) => personEnv(home, { ANTHROPIC_API_KEY: 'bench', ANTHROPIC_BASE_URL: server.anthropicBaseUrl, XDG_CACHE_HOME: cache });
     const template = await realSession(server, folder(base, 'template'), envOf(join(base, 'template-home')), join(base, 'template-home', 'data', 'crow-agent', 'sessions'));
     server.respondWith('anthropic', () => ({ blocks: [{ type: 'text', text: 'Keep the offset and compare in UTC.' }], latencyMs: 20 }));
     const sides = [SMALL, LARGE].map(({ total, folders }): Side => {

@@ -16,8 +16,7 @@ import { join, resolve } from 'node:path';
 import * as nodeModule from 'node:module';
 import * as esbuild from 'esbuild';
 import { FakeLlmServer } from '../src/testing/fake-llm-server';
-import { isolatedEnv } from '../test/support/isolated-env';
-import { median } from './common';
+import { median, personEnv } from './common';
 
 const CROW = resolve(__dirname, '../dist/crow.js');
 const RUNS = 9;
@@ -42,7 +41,7 @@ export async function startupBenchmark(): Promise<void> {
     const bare = await bundleBare(base);
     const cwd = join(base, 'project');
     mkdirSync(cwd);
-    const env = isolatedEnv(join(base, 'home'), { ANTHROPIC_API_KEY: 'bench', ANTHROPIC_BASE_URL: server.anthropicBaseUrl, TERM: 'xterm-256color' });
+    const env = personEnv(join(base, 'home'), { ANTHROPIC_API_KEY: 'bench', ANTHROPIC_BASE_URL: server.anthropicBaseUrl, TERM: 'xterm-256color' });
     const offered = typeof (nodeModule as { enableCompileCache?: unknown }).enableCompileCache === 'function';
     const cache = `the launcher's V8 code cache${offered ? " (and Node's compile cache for later modules)" : ''}, Node ${process.versions.node}`;
     const piped = await side(server, bare, cwd, env, false);

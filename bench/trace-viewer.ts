@@ -20,8 +20,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type JSHandle, type Page } from 'playwright-core';
-import { isolatedEnv } from '../test/support/isolated-env';
-import { fmt, median } from './common';
+import { fmt, median, personEnv } from './common';
 import { storeTraceSession, type TraceSession } from './trace-sessions';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -160,7 +159,7 @@ interface Server {
 
 /** `crow trace SESSION --serve --no-open` with crow's data under `home`; resolves with the URL it prints. */
 function serve(home: string, sessionId: string): Promise<Server> {
-  const child = spawn(process.execPath, [CROW, 'trace', sessionId, '--serve', '--no-open'], { env: isolatedEnv(home), stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [CROW, 'trace', sessionId, '--serve', '--no-open'], { env: personEnv(home), stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   const exited = new Promise<undefined>((done) => child.once('exit', () => done(undefined)));
   return new Promise((done, fail) => {

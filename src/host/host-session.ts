@@ -370,7 +370,12 @@ function sessionParts(options: HostSessionOptions, catalog: WorkspaceCatalog): S
   });
   // Crow's git for undo sees no credential, the settings' key variables included.
   const hidden = catalog.sandbox?.()?.options.hiddenVariables ?? [];
-  const undo = options.undo ? new SessionUndo({ root: options.workspace.root, dataHome: options.undo.dataHome, env: withoutSecrets(options.undo.env, hidden) }) : undefined;
+  const undo = options.undo ? new SessionUndo({
+        root: options.workspace.root,
+        dataHome: options.undo.dataHome,
+        env: withoutSecrets(options.undo.env, hidden),
+        ...(options.undo.keeper ? { keeper: options.undo.keeper } : {}),
+      }) : undefined;
   const redactor = catalog.redactor?.() ?? new Redactor(options.env);
   return { caps, undo, dependencies: { permissions, trace: new TraceRecorder([], redactor), redactor, ...(undo ? { undo } : {}) } };
 }

@@ -9,6 +9,7 @@ import type { AskFn } from '../tools/permissions';
 import type { PermissionCategory, PermissionRule } from '../vocabulary/permission-types';
 import type { Workspace } from '../tools/workspace';
 import type { Limits } from '../config/settings';
+import type { KeeperLaunch } from '../journal/keeper-client';
 import type { HowToRaise } from './budget';
 import type { WorkspaceCatalog } from './catalog';
 
@@ -55,7 +56,7 @@ export interface HostSessionOptions {
   /** How this door tells the person to raise a limit the run stopped at; default: in config.toml. */
   howToRaise?: HowToRaise;
   /** Undo points before every prompt and state-changing tool; absent: no undo. */
-  undo?: { dataHome: string; env: NodeJS.ProcessEnv };
+  undo?: { dataHome: string; env: NodeJS.ProcessEnv; keeper?: KeeperLaunch };
   /** MCP servers this front door adds for the session (an ACP client's), besides the folder's. */
   mcpServers?: readonly McpServerConfig[];
   /** Store the session from the moment it opens (default), or only from its first prompt (a chat view opened and left empty). */

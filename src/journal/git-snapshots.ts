@@ -36,6 +36,7 @@ import { GITLINK, TreeCache } from './git-trees';
 import { objectsWritten } from './loose-objects';
 import { type EditedTree, editTree } from './tree-edit';
 import { type TreeWatcher, type WatchMark, watchTree } from './tree-watcher';
+import type { RemoteRecorder } from './keeper-client';
 import { realWorkspace, workspaceKey } from '../vocabulary/workspace-key';
 
 export interface GitSnapshotOptions {
@@ -57,6 +58,8 @@ export interface GitSnapshotOptions {
    * a function supplies the watcher (tests). Default: off.
    */
   watch?: boolean | ((root: string) => Promise<TreeWatcher | undefined>);
+  /** The folder's keeper (keeper-client.ts), asked for the tree before this process records it itself. */
+  keeper?: RemoteRecorder;
 }
 
 /** Lines added and removed in one file between two snapshots; binary files count no lines. */
@@ -96,6 +99,7 @@ export class GitSnapshotManager {
   /** The files the last edited track changed, so the diff of the command it followed needs no git. */
   private lastEdit: { from: string; to: string; changes: FileChange[] } | undefined;
   private readonly startWatcher: ((root: string) => Promise<TreeWatcher | undefined>) | undefined;
+  private readonly keeper: RemoteRecorder | undefined;
   /** The watcher, started by the first track (undefined inside when none can run). */
   private watching: Promise<TreeWatcher | undefined> | undefined;
   private closed = false;
@@ -107,6 +111,7 @@ export class GitSnapshotManager {
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.ignore = options.ignore ?? [];
     this.timeoutMs = options.gitTimeoutMs ?? DEFAULT_GIT_TIMEOUT_MS;
+    this.keeper = options.keeper;
     this.startWatcher =
       options.watch === true
         ? async (root) => watchTree(root, { skip: [await realpath(this.dataFolder).catch(() => this.dataFolder)] })
@@ -121,7 +126,7 @@ export class GitSnapshotManager {
 
   /** Records the workspace as it is now; returns the snapshot id. Ignored files are not recorded. */
   track(signal?: AbortSignal): Promise<string> {
-    return this.exclusive(() => this.record(signal));
+    return this.exclusive(() => this.now(signal));
   }
 
   /** The files at these workspace-relative paths as they are now, their contents kept in the shadow repository. Proportional to the files, not the tree. */
@@ -198,7 +203,7 @@ export class GitSnapshotManager {
   restore(snapshot: string, paths?: readonly string[], signal?: AbortSignal): Promise<FileChange[]> {
     return this.exclusive(async () => {
       if (paths?.length === 0) return [];
-      const now = await this.record(signal);
+      const now = await this.now(signal);
       const plan = await this.treeDiff(now, snapshot, paths, signal);
       return applyRestore(plan, { root: this.workspace, snapshot, git: this.git, signal });
     });
@@ -210,6 +215,16 @@ export class GitSnapshotManager {
       const plan = await this.treeDiff(from, to, undefined, signal);
       return applyRestore(plan, { root: this.workspace, snapshot: to, git: this.git, signal });
     });
+  }
+
+  /** The tree of the workspace as it is now: the folder's keeper's record when it answers, this process's own otherwise. */
+  private async now(signal?: AbortSignal): Promise<string> {
+    const kept = await this.keeper?.track(signal);
+    if (kept !== undefined) return kept;
+    const started = performance.now();
+    const id = await this.record(signal);
+    this.keeper?.recordedLocally(performance.now() - started);
+    return id;
   }
 
   /**

@@ -5,6 +5,7 @@
  */
 import type { CommandWatch, UndoRecorder } from '../tools/undo-recorder';
 import type { GitSnapshotManager } from './git-snapshots';
+import type { KeeperLaunch } from './keeper-client';
 import { holdSnapshots } from './shared-snapshots';
 import { UndoLog } from './undo-log';
 import { type PromptUndoOptions, type UndoNoticeLevel, UndoPoint, UNWATCHED } from './undo-point';
@@ -14,6 +15,8 @@ export interface SessionUndoOptions {
   root: string;
   dataHome: string;
   env: NodeJS.ProcessEnv;
+  /** How to start the folder's keeper, for a process that lives for one run (see shared-snapshots.ts). */
+  keeper?: KeeperLaunch;
   /** Use this manager (tests) instead of making one. */
   snapshots?: GitSnapshotManager;
 }
@@ -31,7 +34,12 @@ export class SessionUndo implements UndoRecorder {
   constructor(readonly options: SessionUndoOptions) {
     // The workspace is watched from its first snapshot on, by a manager every session of the folder in this process shares,
     // so later tracks, of this session or the next, are recorded without scanning the tree.
-    const shared = options.snapshots ? undefined : holdSnapshots({ workspace: options.root, dataHome: options.dataHome, env: options.env });
+    const shared = options.snapshots ? undefined : holdSnapshots({
+          workspace: options.root,
+          dataHome: options.dataHome,
+          env: options.env,
+          ...(options.keeper ? { keeper: options.keeper } : {}),
+        });
     this.snapshots = options.snapshots ?? shared!.manager;
     this.release = shared?.release;
     this.log = new UndoLog({ workspace: options.root, dataHome: options.dataHome });

@@ -8,6 +8,7 @@
  * opening the next), then closed.
  */
 import { GitSnapshotManager } from './git-snapshots';
+import { KeeperLink, type KeeperLaunch } from './keeper-client';
 import { realWorkspace } from '../vocabulary/workspace-key';
 
 /** How long a manager no session holds keeps watching, in case the next session of the folder comes. */
@@ -27,12 +28,28 @@ export interface SharedSnapshots {
   release(): void;
 }
 
+export interface HoldOptions {
+  workspace: string;
+  dataHome: string;
+  env: NodeJS.ProcessEnv;
+  /**
+   * How to start the folder's keeper (keeper.ts), for a process that lives
+   * for one run: it asks the keeper first, and starts one when its own
+   * record was slow. Long-lived processes (crow acp, the extension) watch
+   * the folder themselves and leave it out.
+   */
+  keeper?: KeeperLaunch;
+}
+
 /** The process's manager of `workspace` with crow's data in `dataHome`, made (watching) on first use. */
-export function holdSnapshots(options: { workspace: string; dataHome: string; env: NodeJS.ProcessEnv }): SharedSnapshots {
-  const key = `${realWorkspace(options.workspace)}\0${options.dataHome}`;
+export function holdSnapshots(options: HoldOptions): SharedSnapshots {
+  const workspace = realWorkspace(options.workspace);
+  const key = `${workspace}\0${options.dataHome}`;
   let entry = held.get(key);
   if (!entry) {
-    entry = { manager: new GitSnapshotManager({ ...options, watch: true }), holders: 0 };
+    const { keeper: launch, ...manager } = options;
+    const keeper = launch ? new KeeperLink({ workspace, dataHome: options.dataHome }, options.env, launch) : undefined;
+    entry = { manager: new GitSnapshotManager({ ...manager, watch: true, ...(keeper ? { keeper } : {}) }), holders: 0 };
     held.set(key, entry);
   }
   const mine = entry;

@@ -39,6 +39,8 @@ const COMMANDS: Record<string, () => Command> = {
   trace: () => (require('./trace-command') as typeof import('./trace-command')).traceCommand,
   eval: () => (require('./eval-command') as typeof import('./eval-command')).evalCommand,
   trust: () => (require('./trust-command') as typeof import('./trust-command')).trustCommand,
+  // The folder's keeper, started by crow run itself (keeper-command.ts); not in the help.
+  __keeper: () => (require('./keeper-command') as typeof import('./keeper-command')).keeperCommand,
 };
 
 /** Runs the CLI and returns the process exit code. */

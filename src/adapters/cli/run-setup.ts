@@ -7,11 +7,13 @@ import type { TrustLookup } from '../../config/trust-store';
 import { LIMIT_KEYS } from '../../host/budget';
 import { openFolder, type RoleDefaults } from '../../host/folder';
 import { HostSession } from '../../host/host-session';
+import type { KeeperLaunch } from '../../journal/keeper-client';
 import { SessionStore } from '../../session/session-store';
 import { NodeWorkspace } from '../../tools/node-workspace';
 import type { PermissionCategory, PermissionRule } from '../../vocabulary/permission-types';
 import { type ApprovalScreen, terminalAsk } from './cli-approval';
 import { type CliIO, UsageError } from './cli-io';
+import { keeperLaunch } from './keeper-command';
 import { styleFor, type Style } from './terminal-style';
 
 export interface RunChoices {
@@ -72,7 +74,7 @@ export async function openRunSession(choices: RunChoices, io: CliIO): Promise<Ho
     forced,
     ...(choices.limits ? { limits: choices.limits } : {}),
     howToRaise: (limit: keyof Limits) => `pass ${LIMIT_FLAGS[limit]} with a higher value (or raise ${LIMIT_KEYS[limit]} in config.toml)`,
-    ...(choices.undo ? { undo: { dataHome: data, env: io.env } } : {}),
+    ...(choices.undo ? { undo: undoOptions(data, io.env) } : {}),
     env: io.env,
   };
   // Stored from its first prompt on, and not at all when that prompt fails to start (see HostSession.prompt).
@@ -80,6 +82,12 @@ export async function openRunSession(choices: RunChoices, io: CliIO): Promise<Ho
   const host = await HostSession.load(options, storedSessionId(store, choices.session, root));
   if (choices.agent !== undefined) await host.setAgent(choices.agent);
   return host;
+}
+
+/** Undo for one run: the folder's keeper asked first, and started when this run's own record is slow (keeper-command.ts). */
+function undoOptions(data: string, env: NodeJS.ProcessEnv): { dataHome: string; env: NodeJS.ProcessEnv; keeper?: KeeperLaunch } {
+  const keeper = keeperLaunch(env);
+  return { dataHome: data, env, ...(keeper ? { keeper } : {}) };
 }
 
 function forcedRules(allow: string | undefined): Partial<Record<PermissionCategory, PermissionRule>> {

@@ -1,6 +1,7 @@
 import { dataHome } from '../../config/paths';
 import { GitError } from '../../journal/git-runner';
 import { GitSnapshotManager } from '../../journal/git-snapshots';
+import { KeeperLink } from '../../journal/keeper-client';
 import { LinksInTheWayError, RestoreError } from '../../journal/snapshot-restore';
 import { restoredNote, tellAgents } from '../../session/agent-notes';
 import { SessionInUseError } from '../../session/session-lock';
@@ -9,8 +10,10 @@ import type { ACPSession } from '../../session/acp-session';
 import { UndoLog, type UndoEntry } from '../../journal/undo-log';
 import { countFiles, countPlanned, nothingToUndo, PLANNED, planUndo, type PlannedChange, type UndoPlan } from '../../journal/restore-plan';
 import type { FileChange } from '../../tools/undo-recorder';
+import { realWorkspace } from '../../vocabulary/workspace-key';
 import { commandArgs, noPositionals, workspaceFolder } from './cli-args';
 import { UsageError, type CliIO } from './cli-io';
+import { keeperLaunch } from './keeper-command';
 import { undoToCheckpoint } from './checkpoint-commands';
 import { askToRestore } from './restore-question';
 import { styleFor, type Style } from './terminal-style';
@@ -82,7 +85,10 @@ export async function undoCommand(argv: string[], io: CliIO): Promise<number> {
     return 1;
   }
 
-  const snapshots = new GitSnapshotManager({ workspace: root, dataHome: data, env: io.env });
+  // The folder's keeper, when a run left one, knows the tree as it is without a scan.
+  const launch = keeperLaunch(io.env);
+  const keeper = launch ? new KeeperLink({ workspace: realWorkspace(root), dataHome: data }, io.env, launch) : undefined;
+  const snapshots = new GitSnapshotManager({ workspace: root, dataHome: data, env: io.env, ...(keeper ? { keeper } : {}) });
   const controller = new AbortController();
   const stopListening = io.onInterrupt(() => controller.abort());
   try {
