@@ -67,7 +67,7 @@ describe('chat view in a narrow sidebar (headless Chromium)', function () {
         }
       }
       const failed = page().locator('.tool-card[data-call-id="test-1"] .tool-head');
-      assert.match(await failed.innerText(), /Ran npm test[\s\S]*sandboxed[\s\S]*2\.6s[\s\S]*failed, exit 254/, 'what happened and how it ended, whole');
+      assert.match(await failed.innerText(), /Ran npm test[\s\S]*failed, exit 254[\s\S]*sandboxed[\s\S]*2\.6s/, 'what happened and how it ended, whole');
       assert.equal(await page().locator('.tool-card[data-call-id="read-1"] .tool-what').innerText(), `Read ${LONG_PATH}`, 'a long path wraps rather than being cut');
       assert.equal(await page().locator('.tool-card[data-call-id="run-1"] .tool-state').innerText(), 'waiting for you');
       // Focus moving through the transcript (Tab to the last card's Trace) must not scroll it sideways.

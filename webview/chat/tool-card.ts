@@ -73,7 +73,8 @@ export class ToolCard {
     this.what.append(this.verb);
     if (this.words.target !== '') this.what.append(' ', this.target(this.words, start.kind));
     this.outcome.hidden = true;
-    this.head.append(el('span', 'tool-mark'), actorBadge(start.actor), this.what, this.outcome, this.took, this.state, this.traceLink(start.callId));
+    // How it ended right after what it did ("Ran npm test · failed, exit 254"); its time and sandbox after that.
+    this.head.append(el('span', 'tool-mark'), actorBadge(start.actor), this.what, this.outcome, this.state, this.took, this.traceLink(start.callId));
     // A command can be stopped on its own while it runs; the agent is told and goes on.
     if (start.kind === 'execute') {
       this.stopButton = button('Stop', 'tool-stop', () => {

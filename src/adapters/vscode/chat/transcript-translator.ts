@@ -67,8 +67,12 @@ export class TranscriptTranslator {
   private answer = '';
   /** Calls shown as prose, not as cards (task_complete: its summary is the answer). */
   private readonly unshown = new Set<string>();
+  /** A task_complete call's summary was shown: its task_complete event (in an unreviewed run) is not news. */
+  private summaryShown = false;
   /** The answer or the reviewer's approval was shown: a completed ending ("builder completed the task.") adds nothing. */
   private concluded = false;
+  /** What the reviewer said in its running review: a verdict whose summary only repeats it shows no second copy. */
+  private reviewSaid = '';
 
   constructor(private readonly options: TranscriptOptions = {}) {}
 
@@ -76,6 +80,25 @@ export class TranscriptTranslator {
     if (agent === this.primary) return { agent, role: 'primary' };
     if (agent === this.coagent) return { agent, role: 'reviewer' };
     return { agent, role: 'subagent' };
+  }
+
+  /**
+   * The summary an agent ended its work with (task_complete), as prose: the
+   * primary's is its answer; the reviewer's is its verdict's text, shown there.
+   */
+  private summary(agent: string, text: string): TranscriptEvent[] {
+    if (agent === this.coagent || text.trim() === '') return [];
+    this.concluded = true;
+    this.summaryShown = true;
+    const delta = `${this.answer.trim() === '' ? '' : '\n\n'}${capText(text.trim())}`;
+    this.answer += delta;
+    return [{ type: 'text_delta', actor: this.actor(agent), delta }];
+  }
+
+  /** Text an agent said: the prompt's answer so far, and the reviewer's words in its review. */
+  private heard(agent: string, text: string): void {
+    this.answer += text;
+    if (agent === this.coagent) this.reviewSaid += text;
   }
 
   handle(event: AgentEvent): TranscriptEvent[] {
@@ -101,14 +124,14 @@ export class TranscriptTranslator {
       case 'thinking_delta': {
         const block = event.type === 'text_delta' ? 'text' : 'thinking';
         this.streamed.add(`${block}:${event.agent}`);
-        if (block === 'text') this.answer += event.delta;
+        if (block === 'text') this.heard(event.agent, event.delta);
         return [{ type: event.type, actor: this.actor(event.agent), delta: event.delta }];
       }
       case 'text_complete':
       case 'thinking_complete': {
         const block = event.type === 'text_complete' ? 'text' : 'thinking';
         if (this.streamed.delete(`${block}:${event.agent}`) || event.text === '') return [];
-        if (block === 'text') this.answer += event.text;
+        if (block === 'text') this.heard(event.agent, event.text);
         return [{ type: block === 'text' ? 'text_delta' : 'thinking_delta', actor: this.actor(event.agent), delta: event.text }];
       }
       case 'tool_call_start':
@@ -132,7 +155,7 @@ export class TranscriptTranslator {
       case 'tool_progress':
         return this.unshown.has(event.callId) ? [] : [toolProgress(event)];
       case 'tool_call_end':
-        if (this.unshown.delete(event.callId)) return [];
+        if (this.unshown.delete(event.callId)) return event.result.status === 'success' ? this.summary(event.agent, event.result.output) : [];
         return [toolEnd(event.callId, event.result, event.durationMs, event.tool)];
       case 'usage':
       case 'subagent_usage':
@@ -148,10 +171,12 @@ export class TranscriptTranslator {
       case 'compaction':
         return [notice('info', `${event.agent}'s history was compacted to fit its context window (${event.tokensBefore} → ${event.tokensAfter} tokens, ${event.how}).`)];
       case 'coagent_start':
+        this.reviewSaid = '';
         return [{ type: 'review_start', reviewer: this.actor(event.agent), primary: this.actor(event.primary), round: event.round }];
       case 'coagent_end':
         if (event.verdict === 'approved') this.concluded = true;
-        return [{ type: 'verdict', reviewer: this.actor(event.agent), round: event.round, verdict: event.verdict, summary: capText(event.summary) }];
+        const summary = event.summary.trim() === this.reviewSaid.trim() ? '' : capText(event.summary);
+        return [{ type: 'verdict', reviewer: this.actor(event.agent), round: event.round, verdict: event.verdict, summary }];
       case 'handoff':
         return [{ type: 'handoff', from: this.actor(event.agent), to: this.actor(event.to), purpose: event.purpose, text: capText(event.text) }];
       case 'subagent_start':
@@ -161,12 +186,10 @@ export class TranscriptTranslator {
       case 'subagent_end':
         return [{ type: 'subagent', callId: event.callId, subagent: event.subagent, state: 'ended', text: `${event.status}: ${capText(event.summary)}` }];
       case 'task_complete': {
-        // The reviewer's summary is its verdict's text; the primary's is its answer, shown as prose.
-        if (event.agent === this.coagent || event.summary.trim() === '') return [];
-        this.concluded = true;
-        const delta = `${this.answer.trim() === '' ? '' : '\n\n'}${capText(event.summary.trim())}`;
-        this.answer += delta;
-        return [{ type: 'text_delta', actor: this.actor(event.agent), delta }];
+        // Shown already from its call, as a rule; a run that reports it without one shows it here.
+        const shown = this.summaryShown;
+        this.summaryShown = false;
+        return shown ? [] : this.summary(event.agent, event.summary);
       }
       case 'run_complete': {
         const hint =
