@@ -41,7 +41,7 @@ export const CHAT_CHECKS: UiCheck[] = [
   },
   {
     slug: 'failed-command',
-    name: 'a command that exits non-zero reads "exit 2" in the error colour with its output open (screenshot ui-failed-command.png)',
+    name: 'a command that exits non-zero reads "failed, exit 2" in the error colour with its output open (screenshot ui-failed-command.png)',
     timeoutMs: 60_000,
     run: failedCommand,
   },

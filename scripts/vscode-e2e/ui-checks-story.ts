@@ -16,6 +16,7 @@ import { HarnessError } from './harness-error';
 import { ARTIFACTS_DIR } from './paths';
 import { chatFrame, newPairSession, pickTheme, say, sendPrompt, toolCall, type UiCheck, type UiContext } from './ui-checks';
 import { runCommand } from './workbench-ui';
+import { pickOption } from '../../test/support/vscode-elements';
 import { setSidebarWidth, sidebarWidth } from './ui-checks-narrow';
 
 const BUILD = {
@@ -82,7 +83,7 @@ export const STORY_CHECKS: UiCheck[] = [
 
 async function storyCards(context: UiContext, timeoutMs: number): Promise<void> {
   const chat = chatFrame(context);
-  await chat.locator('#new-session').click({ timeout: timeoutMs });
+  await newBuildSession(chat, timeoutMs);
   context.fake.enqueue(
     'openai',
     toolCall('write_file', { path: BUILD.path, content: `one\n${BUILD.search}\n` }),
@@ -201,7 +202,7 @@ async function storyReview(context: UiContext, timeoutMs: number): Promise<void>
 
 async function storyBlocks(context: UiContext, timeoutMs: number): Promise<void> {
   const chat = chatFrame(context);
-  await chat.locator('#new-session').click({ timeout: timeoutMs });
+  await newBuildSession(chat, timeoutMs);
   context.fake.enqueue('openai', say(BLOCKS.answer));
   await sendPrompt(chat, BLOCKS.prompt, timeoutMs);
   const blocks = chat.locator('.msg-assistant .code-block');
@@ -263,6 +264,13 @@ async function storySlash(context: UiContext, timeoutMs: number): Promise<void> 
   if (!sent.some((body) => body.includes('say hello from the loop'))) throw new HarnessError('the typed agent\'s prompt never reached the model');
   if (sent.some((body) => body.includes('/build-loop'))) throw new HarnessError('the typed agent name reached the model as text, not as the agent to run');
   await runCommand(page, 'View: Hide Secondary Side Bar', timeoutMs);
+}
+
+/** A new session on the single-agent "build" (the checks before may have left another agent picked). */
+async function newBuildSession(chat: Frame, timeoutMs: number): Promise<void> {
+  await chat.locator('#new-session').click({ timeout: timeoutMs });
+  await pickOption(chat.locator('#agent'), 'build', timeoutMs);
+  await chat.locator('.model[data-role="coagent"]').waitFor({ state: 'hidden', timeout: timeoutMs });
 }
 
 /** Allows everything the run asks for until its ending shows. */
