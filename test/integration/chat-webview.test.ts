@@ -614,14 +614,16 @@ describe('chat view in headless Chromium', function () {
         { type: 'review_start', reviewer: REVIEWER, primary: CODER, round: 1 },
         { type: 'verdict', reviewer: REVIEWER, round: 1, verdict: 'feedback', summary: '' },
         { type: 'review_start', reviewer: REVIEWER, primary: CODER, round: 2 },
-        { type: 'verdict', reviewer: REVIEWER, round: 2, verdict: 'approved', summary: '' },
+        { type: 'verdict', reviewer: REVIEWER, round: 2, verdict: 'approved', summary: 'Looks **right**. <img src=x onerror="window.__xss=1">' },
       ),
     );
     await view.frames();
     assert.deepEqual(await page().locator('.review-start .review-round').allInnerTexts(), ['First review', 'Second review']);
     assert.deepEqual(await page().locator('.verdict').evaluateAll((items) => items.map((item) => item.getAttribute('data-verdict'))), ['feedback', 'approved']);
     assert.match(await page().locator('.verdict-feedback').innerText(), /Reviewer asked for changes/);
-    assert.match(await page().locator('.verdict-approved').innerText(), /Reviewer approved/);
+    assert.match(await page().locator('.verdict-approved').innerText(), /Reviewer approved\s+Looks right\. <img/, "the reviewer's words as prose, markup in them inert");
+    assert.equal(await page().locator('.verdict-approved strong').last().innerText(), 'right');
+    assert.equal(await page().locator('.verdict img').count(), 0);
     assert.equal(await page().locator('.tool-card[data-call-id="c1"] .badge').count(), 1);
     assert.equal(await page().locator('.tool-card[data-call-id="c1"] .badge').isVisible(), false, 'the same agent keeps working: no second badge');
     assert.equal(await page().locator('.msg-assistant .badge').first().isVisible(), true, 'the first block of a prompt names its agent');
