@@ -41,7 +41,7 @@ export const CHAT_CHECKS: UiCheck[] = [
   },
   {
     slug: 'failed-command',
-    name: 'a command that exits non-zero reads "exit 2" in the error colour with its output open (screenshot ui-failed-command.png)',
+    name: 'a command that exits non-zero reads "failed, exit 2" in the error colour with its output open (screenshot ui-failed-command.png)',
     timeoutMs: 60_000,
     run: failedCommand,
   },
@@ -130,7 +130,7 @@ async function failedCommand(context: UiContext, timeoutMs: number): Promise<voi
   await done.waitFor({ state: 'visible', timeout: timeoutMs });
   const status = await card.getAttribute('data-status');
   const state = await card.locator('.tool-state').innerText();
-  if (status !== 'failed' || state !== 'exit 2') throw new HarnessError(`a command that exited 2 reads ${JSON.stringify(state)} (${status})`);
+  if (status !== 'failed' || state !== 'failed, exit 2') throw new HarnessError(`a command that exited 2 reads ${JSON.stringify(state)} (${status})`);
   if (!(await card.locator('.tool-output pre').isVisible())) throw new HarnessError('the output of the failed command is folded away');
   await card.scrollIntoViewIfNeeded({ timeout: timeoutMs });
   await context.page.screenshot({ path: join(ARTIFACTS_DIR, 'ui-failed-command.png') });

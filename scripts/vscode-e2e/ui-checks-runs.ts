@@ -152,7 +152,7 @@ async function pairResumed(context: UiContext, timeoutMs: number): Promise<void>
   await chat.locator('.prompt-end').last().waitFor({ state: 'visible', timeout: timeoutMs });
   if (context.fake.pending('openai') > 0) throw new HarnessError(`the pair run ended with ${context.fake.pending('openai')} scripted replies unused`);
   const live = await transcriptText(chat);
-  for (const expected of ['round 1', 'round 2', 'Changes requested', 'Approved']) {
+  for (const expected of ['First review', 'Second review', 'Reviewer asked for changes', 'Reviewer approved']) {
     if (!live.includes(expected)) throw new HarnessError(`the live pair transcript lacks "${expected}":\n${live}`);
   }
   await chat.locator('#new-session').click({ timeout: timeoutMs });

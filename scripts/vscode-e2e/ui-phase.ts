@@ -23,6 +23,7 @@ import { RELOAD_CHECKS } from './ui-checks-reload';
 import { STATUS_CHECKS } from './ui-checks-status';
 import { NARROW_CHECKS } from './ui-checks-narrow';
 import { VSCODE_MODEL_CHECKS } from './ui-checks-vscode-models';
+import { STORY_CHECKS } from './ui-checks-story';
 import { openWorkbench, screenshot } from './workbench';
 
 export interface UiSummary {
@@ -94,7 +95,18 @@ export async function runWorkbenchPhase(browser: Browser, phase: WorkbenchPhase)
 }
 
 export function runUiPhase(browser: Browser, options: { keepGoing?: boolean } = {}): Promise<UiSummary> {
-  return runWorkbenchPhase(browser, { name: 'ui', ...options, checks: [...UI_CHECKS, ...RUN_CHECKS, ...CHECKPOINT_CHECKS, ...CHAT_CHECKS, ...APPLY_CHECKS, ...STATUS_CHECKS, ...TRACE_CHECKS, ...NARROW_CHECKS, ...RELOAD_CHECKS, ...VSCODE_MODEL_CHECKS], lmFixture: true, startTitle: 'starting code-server for the UI checks' });
+  const all = [...UI_CHECKS, ...RUN_CHECKS, ...CHECKPOINT_CHECKS, ...CHAT_CHECKS, ...APPLY_CHECKS, ...STATUS_CHECKS, ...TRACE_CHECKS, ...NARROW_CHECKS, ...RELOAD_CHECKS, ...STORY_CHECKS, ...VSCODE_MODEL_CHECKS];
+  return runWorkbenchPhase(browser, { name: 'ui', ...options, checks: onlyChecks(all), lmFixture: true, startTitle: 'starting code-server for the UI checks' });
+}
+
+/**
+ * CROW_UI_CHECKS=slug,slug runs only those checks (after the two that load
+ * the extension and open the chat view), to try a group alone; all by default.
+ */
+function onlyChecks(checks: UiCheck[]): UiCheck[] {
+  const wanted = process.env['CROW_UI_CHECKS']?.split(',').map((slug) => slug.trim()).filter(Boolean);
+  if (!wanted?.length) return checks;
+  return checks.filter((check) => ['extension-loaded', 'chat-view', ...wanted].includes(check.slug));
 }
 
 /**

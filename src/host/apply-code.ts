@@ -26,6 +26,11 @@ export function applyPromptText(relative: string): string {
   return `Apply the code block to ${relative}`;
 }
 
+/** The path of a prompt applyPromptText worded (an Apply, stored as a prompt), else undefined. */
+export function appliedPath(text: string): string | undefined {
+  return /^Apply the code block to (\S.*)$/.exec(text)?.[1];
+}
+
 /**
  * The program of one Apply of `content` to `relative` (a path already
  * checked by insideWorkspace): one write_file call, shown as a call of the

@@ -66,19 +66,24 @@ describe('chat view in headless Chromium', function () {
     assert.equal(await page().locator('.msg-assistant .code-language').last().innerText(), '<img/src/onerror=alert(1)>');
   });
 
-  it('offers Apply on a code block: with the file its fence names, or none for the host to ask; a hostile path stays text', async () => {
+  it('offers Apply on a code block: with the file its fence names, or none for the host to ask, never on shell commands; a hostile path stays text', async () => {
     const named = 'export const a = 2;';
     await view.send(events({ type: 'text_delta', actor: CODER, delta: `\`\`\`ts src/a.ts\n${named}\n\`\`\`\n\n\`\`\`py:tools/run.py\nprint(1)\n\`\`\`\n\n\`\`\`sh\nls\n\`\`\`\n` }));
     await view.frames();
     const blocks = page().locator('.msg-assistant .code-block');
     assert.equal(await blocks.count(), 3);
     assert.equal(await blocks.nth(0).locator('.code-language').innerText(), 'ts · src/a.ts', 'the head names the file Apply writes');
-    for (const index of [0, 1, 2]) await blocks.nth(index).locator('button.code-apply').click();
+    for (const index of [0, 1]) await blocks.nth(index).locator('button.code-apply').click();
     assert.deepEqual(await view.takePosted(), [
       { type: 'apply_code', text: `${named}\n`, path: 'src/a.ts' },
       { type: 'apply_code', text: 'print(1)\n', path: 'tools/run.py' },
-      { type: 'apply_code', text: 'ls\n' },
     ]);
+    assert.equal(await blocks.nth(2).locator('button.code-apply').count(), 0, 'a shell block is commands to run, not a file: no Apply');
+    assert.equal(await blocks.nth(2).locator('button.code-copy').count(), 1);
+    await view.send(events({ type: 'text_delta', actor: CODER, delta: '\n```text\nls\n```\n' }));
+    await view.frames();
+    await blocks.last().locator('button.code-apply').click();
+    assert.deepEqual(await view.takePosted(), [{ type: 'apply_code', text: 'ls\n' }], 'a block that names no file: the host asks which');
     await view.send(events({ type: 'text_delta', actor: CODER, delta: '\n```ts "><img/src/x/onerror=alert(1)>.ts\nx\n```\n' }));
     await view.frames();
     assert.equal(await page().locator('.msg-assistant img').count(), 0);
@@ -189,12 +194,13 @@ describe('chat view in headless Chromium', function () {
     ));
     const failed = page().locator('.tool-card[data-call-id="false"]');
     assert.equal(await failed.getAttribute('data-status'), 'failed');
-    assert.equal(await failed.locator('.tool-state').innerText(), 'exit 1');
-    assert.equal(await failed.getAttribute('aria-label'), 'bash false: exit 1');
+    assert.equal(await failed.locator('.tool-state').innerText(), 'failed, exit 1');
+    assert.equal(await failed.getAttribute('aria-label'), 'bash false: failed, exit 1');
     assert.ok(await failed.locator('.tool-output pre').isVisible(), 'the output of a failed command is open');
     const passed = page().locator('.tool-card[data-call-id="true"]');
     assert.equal(await passed.getAttribute('data-status'), 'completed');
-    assert.equal(await passed.locator('.tool-state').innerText(), 'done');
+    assert.equal(await passed.locator('.tool-state').isVisible(), false, 'a call that did what it says needs no word: its ✓ says it');
+    assert.equal(await passed.getAttribute('aria-label'), 'bash true: done');
   });
 
   it('says a call waits for the person while its approval is open, and runs again once answered', async () => {
@@ -256,7 +262,7 @@ describe('chat view in headless Chromium', function () {
     assert.equal(await subagent.locator('.badge').innerText(), 'subagent · explorer');
     assert.equal(await subagent.getAttribute('data-state'), 'ended');
     assert.match(await subagent.innerText(), /finished\s*Found 2 callers/);
-    assert.match(await page().locator('.msg-handoff').innerText(), /coder\s*→\s*reviewer · code-reviewer\s*review/);
+    assert.equal(await page().locator('.msg-handoff').innerText(), 'Sent for review', 'a handoff in words; what was passed on is folded');
   });
 
   it('shows the shared todo list as a plan that each update replaces', async () => {
@@ -608,19 +614,22 @@ describe('chat view in headless Chromium', function () {
         { type: 'review_start', reviewer: REVIEWER, primary: CODER, round: 1 },
         { type: 'verdict', reviewer: REVIEWER, round: 1, verdict: 'feedback', summary: '' },
         { type: 'review_start', reviewer: REVIEWER, primary: CODER, round: 2 },
-        { type: 'verdict', reviewer: REVIEWER, round: 2, verdict: 'approved', summary: '' },
+        { type: 'verdict', reviewer: REVIEWER, round: 2, verdict: 'approved', summary: 'Looks **right**. <img src=x onerror="window.__xss=1">' },
       ),
     );
     await view.frames();
-    assert.deepEqual(await page().locator('.review-start .review-round').allInnerTexts(), ['round 1', 'round 2']);
+    assert.deepEqual(await page().locator('.review-start .review-round').allInnerTexts(), ['First review', 'Second review']);
     assert.deepEqual(await page().locator('.verdict').evaluateAll((items) => items.map((item) => item.getAttribute('data-verdict'))), ['feedback', 'approved']);
-    assert.match(await page().locator('.verdict-feedback').innerText(), /Changes requested/);
+    assert.match(await page().locator('.verdict-feedback').innerText(), /Reviewer asked for changes/);
+    assert.match(await page().locator('.verdict-approved').innerText(), /Reviewer approved\s+Looks right\. <img/, "the reviewer's words as prose, markup in them inert");
+    assert.equal(await page().locator('.verdict-approved strong').last().innerText(), 'right');
+    assert.equal(await page().locator('.verdict img').count(), 0);
     assert.equal(await page().locator('.tool-card[data-call-id="c1"] .badge').count(), 1);
     assert.equal(await page().locator('.tool-card[data-call-id="c1"] .badge').isVisible(), false, 'the same agent keeps working: no second badge');
     assert.equal(await page().locator('.msg-assistant .badge').first().isVisible(), true, 'the first block of a prompt names its agent');
     const cancelled = page().locator('.tool-card[data-call-id="c2"]');
     assert.equal(await cancelled.getAttribute('data-status'), 'cancelled');
-    assert.match(await cancelled.locator('.tool-head').innerText(), /70ms[\s\S]*cancelled/, 'the head keeps tool, time and state');
+    assert.match(await cancelled.locator('.tool-head').innerText(), /edit_file a\.ts[\s\S]*cancelled[\s\S]*70ms/, 'the head keeps what it did, time and state');
     assert.match(await cancelled.locator('.tool-note').innerText(), /^waited 26\.7s for approval$/, 'the wait is told apart, under the head');
   });
 

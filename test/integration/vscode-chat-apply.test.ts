@@ -81,12 +81,12 @@ describe('VS Code chat: Apply on a code block goes through the edit approval', (
     await chat.dispose();
   });
 
-  it('shows the Apply as a prompt of its own: the person\'s line, a write card with its diff, an ending', async () => {
+  it('shows the Apply as a prompt of its own: a quiet line of what the person did (not a message they typed), a write card with its diff, an ending', async () => {
     const chat = controller();
     await applyAllowed(chat, 'export const a = 2;\n', './src/a.ts');
     const events = shown();
     const at = (type: TranscriptEvent['type']): number => events.findIndex((event) => event.type === type);
-    assert.deepEqual(events[at('user_message')], { type: 'user_message', text: 'Apply the code block to src/a.ts' });
+    assert.deepEqual(events[at('user_message')], { type: 'user_message', text: 'Applied a code block to src/a.ts', action: true });
     const end = events.find((event) => event.type === 'tool_end');
     assert.equal(end?.type === 'tool_end' && end.diff?.path, 'src/a.ts', 'the card carries the diff the changes bar counts');
     assert.ok(at('user_message') < at('tool_start') && at('tool_start') < at('tool_end') && at('tool_end') < at('prompt_end'));
@@ -101,7 +101,7 @@ describe('VS Code chat: Apply on a code block goes through the edit approval', (
     const reopened = controller();
     await reopened.handle({ type: 'resume', sessionId: id });
     const replayed = shown();
-    assert.ok(replayed.some((event) => event.type === 'user_message' && event.text === 'Apply the code block to src/a.ts'));
+    assert.ok(replayed.some((event) => event.type === 'user_message' && event.text === 'Applied a code block to src/a.ts' && event.action === true));
     assert.ok(replayed.some((event) => event.type === 'tool_end' && event.diff?.path === 'src/a.ts'));
     await reopened.dispose();
   });

@@ -10,6 +10,8 @@ import MarkdownIt from 'markdown-it';
 import { highlight } from './highlight';
 
 const SAFE_SCHEMES: ReadonlySet<string> = new Set(['http', 'https', 'mailto']);
+/** Fences of commands to type, not a file's text: they get no Apply. */
+const SHELL_LANGUAGES: ReadonlySet<string> = new Set(['bash', 'sh', 'shell', 'console', 'zsh', 'powershell', 'ps1', 'pwsh', 'shellsession', 'fish', 'bat', 'cmd', 'terminal']);
 
 const md = new MarkdownIt({ html: false, linkify: true, highlight });
 md.disable('image');
@@ -32,7 +34,8 @@ md.core.ruler.push('align_as_class', (state) => {
 /**
  * Each code block gets a head: its language and the actions Copy, Insert
  * (at the editor's cursor) and Apply (as the new text of a file, through the
- * edit approval), which the transcript answers by delegation. Part of the
+ * edit approval; not for shell commands, which are no file's text), which
+ * the transcript answers by delegation. Part of the
  * rendered HTML, so a streamed answer is still one render.
  */
 const fence = md.renderer.rules.fence!;
@@ -45,7 +48,8 @@ md.renderer.rules.fence = (tokens, index, options, env, self) => {
     `<div class="code-head"><span class="code-language"${path ? ` title="${escape(path)}"` : ''}>${escape(path ? `${language || 'text'} · ${path}` : language || 'text')}</span>` +
     `<button type="button" class="code-action code-copy" title="Copy the code">${icon('copy')}Copy</button>` +
     `<button type="button" class="code-action code-insert" title="Insert the code at the editor's cursor">${icon('insert')}Insert</button>` +
-    `<button type="button" class="code-action code-apply"${target} title="${applyTitle}">${icon('replace-all')}Apply</button></div>`;
+    (SHELL_LANGUAGES.has(language.toLowerCase()) ? '' : `<button type="button" class="code-action code-apply"${target} title="${applyTitle}">${icon('replace-all')}Apply</button>`) +
+    '</div>';
   return `<div class="code-block">${head}${fence(tokens, index, options, env, self)}</div>`;
 };
 

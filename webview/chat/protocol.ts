@@ -51,6 +51,20 @@ export interface SessionSummary {
 
 export type CardStatus = 'running' | 'completed' | 'failed' | 'cancelled';
 
+/**
+ * What a tool call does, in a person's words (the card's head): `done`
+ * ("Edited") or, while it runs, `doing` ("Editing"), then `target`
+ * ("greeting.txt", a workspace path when `file`); `ask` is what a person
+ * refused ("Not allowed: edit greeting.txt").
+ */
+export interface CallWords {
+  doing: string;
+  done: string;
+  ask: string;
+  target: string;
+  file?: boolean;
+}
+
 export interface PlanEntry {
   content: string;
   status: 'pending' | 'in_progress' | 'completed';
@@ -111,8 +125,11 @@ export type TranscriptEvent =
   | { type: 'context'; agent: string; used: number; window: number }
   /** A moment the session can be restored to: before the prompt shown last (`prompt`), or before the tool call `callId`. */
   | { type: 'checkpoint'; id: string; kind: 'prompt' | 'tool'; callId?: string }
-  /** `steered`: sent while the agents worked, and given to them at this point. */
-  | { type: 'user_message'; text: string; steered?: boolean }
+  /**
+   * `steered`: sent while the agents worked, and given to them at this point.
+   * `action`: not typed but started by a button (Apply): a quiet line in the person's words, not their message.
+   */
+  | { type: 'user_message'; text: string; steered?: boolean; action?: boolean }
   | { type: 'text_delta'; actor: Actor; delta: string }
   | { type: 'thinking_delta'; actor: Actor; delta: string }
   | {
@@ -125,6 +142,8 @@ export type TranscriptEvent =
       title: string;
       /** Arguments as pretty JSON text (capped). */
       argumentsText: string;
+      /** What the call does in plain words; the card falls back to `tool` and `title` without it. */
+      words?: CallWords;
     }
   /** A running call's progress, replacing the one before: its time so far, the end of its output (`lines` in all), its step in words. */
   | { type: 'tool_progress'; callId: string; elapsedMs: number; tail?: string; lines?: number; step?: string }
@@ -149,6 +168,10 @@ export type TranscriptEvent =
       diff?: CardDiff;
       /** Workspace-relative files the call changed. */
       files: string[];
+      /** What it found or changed, short: "+1 −1", "3 files", "no matches". */
+      outcome?: string;
+      /** The permission gate refused the call: the person said no (now or earlier), or the settings do not allow it. */
+      denied?: 'person' | 'settings';
     }
   | { type: 'plan'; entries: PlanEntry[] }
   | { type: 'handoff'; from: Actor; to: Actor; purpose: string; text: string }

@@ -1,7 +1,10 @@
 /**
- * A tool call as a card: status, who called it, the tool and its target,
- * duration, arguments and output (folded), the files it changed and, for
- * edits, the diff with an "Open diff" action. The card is created by
+ * A tool call as a card: its head says what happened in plain words
+ * ("Edited greeting.txt +1 −1", "Ran npm test — failed, exit 254"), with
+ * who called it, its time and state; the tool's name and arguments, and its
+ * output, are folded below (one click away); then the files it changed and,
+ * for edits, the diff with an "Open diff" action. A call the person or the
+ * settings refused is a neutral "Not allowed: …" card. The card is created by
  * `tool_start`, shows its time and the end of its output while it runs
  * (`tool_progress`), and is completed in place by `tool_end`. Text only: no
  * tool output is ever parsed as HTML.
@@ -9,7 +12,7 @@
 import { actorBadge, button, details, el, fileLink } from './elements';
 import { diffLines } from './diff-lines';
 import { duration } from './format';
-import type { CardDiff, TranscriptEvent } from './protocol';
+import type { CallWords, CardDiff, TranscriptEvent } from './protocol';
 import { fileOpener, type Post } from './host';
 
 type ToolStart = Extract<TranscriptEvent, { type: 'tool_start' }>;
@@ -32,6 +35,12 @@ const STATUS_TEXT: Record<string, string> = {
   failed: 'failed',
   cancelled: 'cancelled',
   stopped: 'stopped',
+  denied: 'not allowed',
+};
+/** Who refused a call, as its card says it (never the text written for the model). */
+const REFUSED: Record<NonNullable<ToolEnd['denied']>, string> = {
+  person: 'You said no.',
+  settings: 'Your settings do not allow this.',
 };
 
 export class ToolCard {
@@ -39,6 +48,11 @@ export class ToolCard {
   private readonly state = el('span', 'tool-state');
   private readonly took = el('span', 'tool-duration');
   private readonly head = el('header', 'tool-head');
+  /** What the call does: its verb ("Editing", then "Edited") and its target. */
+  private readonly what = el('span', 'tool-what');
+  private readonly verb = el('span', 'tool-verb');
+  private readonly outcome = el('span', 'tool-outcome');
+  private readonly words: CallWords;
   private readonly title: string;
   private readonly openFile: (path: string, line?: number) => void;
   /** Stops the running command (execute calls only); gone once the call ended. */
@@ -48,12 +62,19 @@ export class ToolCard {
 
   constructor(start: ToolStart, private readonly post: Post) {
     this.openFile = fileOpener(post);
-    // What a screen reader and the aria-label say: the tool once, then its target.
-    this.title = `${start.tool} ${start.title}`.trim();
+    this.words = start.words ?? { doing: start.tool, done: start.tool, ask: `use ${start.tool}`, target: start.title };
+    // What a screen reader and the aria-label say: what the call did, then its state.
+    this.title = `${this.words.done} ${this.words.target}`.trim();
     this.element = el('article', 'tool-card');
     this.element.dataset['callId'] = start.callId;
     this.element.dataset['kind'] = start.kind;
-    this.head.append(el('span', 'tool-mark'), actorBadge(start.actor), el('span', 'tool-name', start.tool), this.target(start), this.took, this.state, this.traceLink(start.callId));
+    this.element.dataset['tool'] = start.tool;
+    this.verb.textContent = this.words.doing;
+    this.what.append(this.verb);
+    if (this.words.target !== '') this.what.append(' ', this.target(this.words, start.kind));
+    this.outcome.hidden = true;
+    // How it ended right after what it did ("Ran npm test · failed, exit 254"); its time and sandbox after that.
+    this.head.append(el('span', 'tool-mark'), actorBadge(start.actor), this.what, this.outcome, this.state, this.took, this.traceLink(start.callId));
     // A command can be stopped on its own while it runs; the agent is told and goes on.
     if (start.kind === 'execute') {
       this.stopButton = button('Stop', 'tool-stop', () => {
@@ -65,11 +86,13 @@ export class ToolCard {
       this.head.append(this.stopButton);
     }
     this.element.append(this.head);
-    if (start.argumentsText.trim()) {
-      const args = details('tool-args', 'Arguments');
-      args.root.append(el('pre', 'tool-text', start.argumentsText));
-      this.element.append(args.root);
-    }
+    // The machinery, on demand: which tool, with which arguments.
+    const args = details('tool-args', 'Details');
+    const id = el('div', 'tool-id', 'Tool ');
+    id.append(el('code', 'tool-name', start.tool));
+    args.root.append(id);
+    if (start.argumentsText.trim()) args.root.append(el('pre', 'tool-text', start.argumentsText));
+    this.element.append(args.root);
     this.setStatus('running');
   }
 
@@ -109,9 +132,17 @@ export class ToolCard {
     this.liveView = undefined;
     this.stopButton?.remove();
     this.stopButton = undefined;
+    if (end.denied) return this.refused(end);
     // A command that exited non-zero did not do what was asked, though it ran: its card says so.
     const exitedBadly = end.exitCode !== undefined && end.exitCode !== 0;
-    this.setStatus(exitedBadly && end.status === 'completed' ? 'failed' : end.status, exitedBadly ? `exit ${end.exitCode}` : undefined);
+    if (end.status === 'completed') this.verb.textContent = this.words.done;
+    else if (end.status === 'failed') this.verb.textContent = end.exitCode !== undefined ? this.words.done : `Could not ${this.words.ask}`;
+    this.setStatus(exitedBadly && end.status === 'completed' ? 'failed' : end.status, exitedBadly ? `failed, exit ${end.exitCode}` : undefined);
+    if (end.outcome) {
+      this.outcome.textContent = end.outcome;
+      this.outcome.hidden = false;
+      this.element.setAttribute('aria-label', `${this.title} ${end.outcome}: ${this.state.title}`);
+    }
     this.took.textContent = duration(end.durationMs);
     if (end.sandboxed) this.took.before(sandboxBadge());
     const note = [
@@ -121,16 +152,28 @@ export class ToolCard {
     ].filter(Boolean);
     // Under the head, so the head keeps its one line: tool, target, time, state.
     if (note.length > 0) this.head.after(el('div', 'tool-note', note.join(' · ')));
-    if (end.output.trim()) {
-      const lines = end.output.split('\n').length;
-      const output = details('tool-output', `Output (${lines} ${lines === 1 ? 'line' : 'lines'})`, this.status === 'failed');
-      output.root.append(el('pre', 'tool-text', end.output));
-      this.element.append(output.root);
-    }
+    this.appendOutput(end.output, this.status === 'failed');
     // The diff names its own file; list only the others the call changed.
     const others = end.files.filter((path) => path !== end.diff?.path);
     if (others.length > 0) this.element.append(this.filesChanged(others));
     if (end.diff) this.element.append(this.diffSection(end.diff, end.callId));
+  }
+
+  /** A call the person or the settings refused: said in their words, neutrally; what the model was told stays folded in its output. */
+  private refused(end: ToolEnd): void {
+    this.verb.textContent = `Not allowed: ${this.words.ask}`;
+    this.setStatus('denied', '');
+    this.element.setAttribute('aria-label', `Not allowed: ${this.words.ask} ${this.words.target}. ${REFUSED[end.denied!]}`.trim());
+    this.head.after(el('div', 'tool-note', REFUSED[end.denied!]));
+    this.appendOutput(end.output, false);
+  }
+
+  private appendOutput(text: string, open: boolean): void {
+    if (!text.trim()) return;
+    const lines = text.split('\n').length;
+    const output = details('tool-output', `Output (${lines} ${lines === 1 ? 'line' : 'lines'})`, open);
+    output.root.append(el('pre', 'tool-text', text));
+    this.element.append(output.root);
   }
 
   /** The prompt ended (cancelled, error) before the tool reported back. */
@@ -140,13 +183,14 @@ export class ToolCard {
     if (this.live) this.setStatus('stopped');
   }
 
-  /** Sets the card's state; `said` replaces the state's word (a command's "exit 1"). */
+  /** Sets the card's state; `said` replaces the state's word (a command's "failed, exit 1"). A call that did what it said shows no word: its ✓ and its words say it. */
   private setStatus(status: string, said?: string): void {
     const text = said ?? STATUS_TEXT[status] ?? status;
     this.element.dataset['status'] = status;
-    this.state.textContent = text;
-    // A narrow sidebar may cut the state short: the whole of it is its tooltip.
+    this.state.textContent = status === 'completed' ? '' : text;
+    this.state.hidden = this.state.textContent === '';
     this.state.title = text;
+    if (status === 'running' || status === 'waiting') this.verb.textContent = this.words.doing;
     this.element.setAttribute('aria-label', `${this.title}: ${text}`);
   }
 
@@ -161,11 +205,11 @@ export class ToolCard {
     return { root, step, caption, tail };
   }
 
-  private target(start: ToolStart): HTMLElement {
-    const looksLikePath = /^[\w@./\\-]+(:\d+(-\d+)?)?$/.test(start.title);
-    if (FILE_KINDS.has(start.kind) && looksLikePath) return fileLink(start.title, this.openFile);
-    const title = el('span', 'tool-title', start.title);
-    title.title = start.title;
+  private target(words: CallWords, kind: string): HTMLElement {
+    const looksLikePath = /^[\w@./\\-]+(:\d+(-\d+)?)?$/.test(words.target);
+    if ((words.file ?? FILE_KINDS.has(kind)) && looksLikePath) return fileLink(words.target, this.openFile);
+    const title = el('span', 'tool-title', words.target);
+    title.title = words.target;
     return title;
   }
 

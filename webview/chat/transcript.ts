@@ -52,6 +52,8 @@ export class Transcript {
   private lastMessage: HTMLElement | undefined;
   /** Who acted in the last block: consecutive blocks of one agent show its badge once. */
   private lastActor: Actor | undefined;
+  /** The agents that spoke in this session: badges show only once there are two (see chat.css). */
+  private readonly voices = new Set<string>();
   private frame = 0;
   private pinned = true;
   private lastTop = 0;
@@ -86,7 +88,7 @@ export class Transcript {
         this.retireChanges = undefined;
         this.pinned = true;
         this.lastActor = undefined;
-        const entry = message(event.steered ? 'msg-user msg-steered' : 'msg-user', event.text);
+        const entry = message(event.action ? 'msg-user msg-action' : event.steered ? 'msg-user msg-steered' : 'msg-user', event.text);
         if (event.steered) entry.prepend(el('div', 'msg-steered-note', 'Sent while the agents worked'));
         this.append(entry);
         this.lastMessage = entry;
@@ -100,9 +102,11 @@ export class Transcript {
         break;
       case 'text_delta':
       case 'thinking_delta':
+        this.heard(event.actor.agent);
         this.stream(event.type === 'text_delta' ? 'text' : 'thinking', event.actor, event.delta);
         break;
       case 'tool_start':
+        this.heard(event.actor.agent);
         this.addCard(new ToolCard(event, this.post), event.actor);
         break;
       case 'tool_progress':
@@ -120,6 +124,7 @@ export class Transcript {
         this.append(handoff(event));
         break;
       case 'subagent':
+        this.heard(event.subagent);
         this.subagent(event);
         break;
       case 'notice':
@@ -130,6 +135,7 @@ export class Transcript {
         this.append(reviewStart(event));
         break;
       case 'verdict':
+        this.heard(event.reviewer.agent);
         this.lastActor = undefined;
         this.append(verdict(event));
         break;
@@ -141,6 +147,13 @@ export class Transcript {
         unreachable(event);
     }
     this.schedule();
+  }
+
+  /** One more agent spoke: with two or more, every badge says who (a single agent's session needs none). */
+  private heard(agent: string): void {
+    if (this.voices.has(agent)) return;
+    this.voices.add(agent);
+    this.element.classList.toggle('many-voices', this.voices.size > 1);
   }
 
   /** The question goes under the card of the call it gates (or at the end, and under the card once it comes). */
@@ -193,6 +206,8 @@ export class Transcript {
     this.plan.show([]);
     this.pinned = true;
     this.lastActor = undefined;
+    this.voices.clear();
+    this.element.classList.remove('many-voices');
     this.element.replaceChildren();
     this.welcome();
   }

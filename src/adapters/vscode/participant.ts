@@ -1,8 +1,9 @@
 import { resolve } from 'node:path';
 import * as vscode from 'vscode';
-import type { TranscriptEvent } from '../../../webview/chat/protocol';
+import type { Actor, TranscriptEvent } from '../../../webview/chat/protocol';
 import type { AskFn, PermissionAnswer, PermissionReply, PermissionRequest } from '../../tools/permissions';
 import type { ChatSession } from './chat/chat-session';
+import { participantRequest } from './participant-request';
 
 export const PARTICIPANT_ID = 'crow.agent';
 
@@ -19,7 +20,9 @@ export interface ParticipantDeps {
 /**
  * `@crow` in VS Code's own chat. Each conversation is a Crow session (a new
  * one when the chat's history is empty, else the conversation's own);
- * `/NAME` runs an agent (autonomy level) or one of Crow's slash commands.
+ * `/NAME` runs an agent (autonomy level) or one of Crow's slash commands:
+ * the slash list offers the few a person uses, any other agent is reached
+ * by typing its name (see participant-request.ts).
  * Answers stream as markdown, steps as progress, changed files as
  * references, and each answer ends with a button that opens its trace.
  */
@@ -32,8 +35,7 @@ export function registerParticipant(deps: ParticipantDeps): vscode.Disposable {
       return {};
     }
     const agents = await deps.agentNames();
-    const agent = request.command !== undefined && agents.includes(request.command) ? request.command : undefined;
-    const text = request.command !== undefined && agent === undefined ? `/${request.command} ${request.prompt}` : request.prompt;
+    const { agent, text } = participantRequest(request.command, request.prompt, agents);
     const chat = await conversations.sessionFor(context, () => deps.startSession(modalAsk, agent));
     if (agent !== undefined && chat.session.agentName !== agent) await chat.setAgent(agent);
     const controller = new AbortController();
@@ -133,7 +135,7 @@ class StreamRenderer {
   event(event: TranscriptEvent): void {
     switch (event.type) {
       case 'text_delta':
-        if (event.actor.role !== 'primary' && this.speaker !== event.actor.agent) this.stream.markdown(`\n\n**${event.actor.agent}** (${event.actor.role}):\n\n`);
+        if (event.actor.role !== 'primary' && this.speaker !== event.actor.agent) this.stream.markdown(`\n\n**${speakerName(event.actor)}:**\n\n`);
         if (event.actor.role === 'primary' && this.speaker !== undefined && this.speaker !== event.actor.agent) this.stream.markdown('\n\n');
         this.speaker = event.actor.agent;
         this.stream.markdown(event.delta);
@@ -142,7 +144,7 @@ class StreamRenderer {
         return;
       case 'tool_start':
         this.speaker = undefined;
-        this.stream.progress(`${event.actor.role === 'primary' ? '' : `${event.actor.agent}: `}${`${event.tool} ${event.title}`.trim()}`);
+        this.stream.progress(`${event.actor.role === 'primary' ? '' : `${speakerName(event.actor)}: `}${(event.words ? `${event.words.doing} ${event.words.target}` : `${event.tool} ${event.title}`).trim()}`);
         return;
       // Each progress() call adds a line to the native chat: a running call's updates would flood it (the chat view shows them).
       case 'tool_progress':
@@ -152,22 +154,24 @@ class StreamRenderer {
           this.stream.reference(vscode.Uri.file(resolve(this.root, file)));
           this.changed.add(file);
         }
-        if (event.status === 'failed') this.stream.progress(`A tool call failed: ${firstLine(event.output)}`);
+        if (event.denied) this.stream.progress(event.denied === 'person' ? 'Not allowed: you said no.' : 'Not allowed by your settings.');
+        else if (event.status === 'failed') this.stream.progress(`A step failed: ${firstLine(event.output)}`);
         return;
       case 'plan':
         this.stream.progress(`Plan: ${event.entries.map((entry) => `${mark(entry.status)} ${entry.content}`).join(' · ')}`);
         return;
       case 'handoff':
-        this.stream.progress(`${event.from.agent} → ${event.to.agent} (${event.purpose})`);
         return;
       case 'subagent':
         this.stream.progress(`${event.subagent}: ${firstLine(event.text)}`);
         return;
       case 'review_start':
-        this.stream.progress(`${event.reviewer.agent} reviews ${event.primary.agent}'s work (round ${event.round})`);
+        this.stream.progress(event.round === 1 ? 'The reviewer checks the work' : `Review ${event.round}: the reviewer checks the changes`);
         return;
       case 'verdict':
-        if (event.verdict === 'feedback') this.stream.progress(`${event.reviewer.agent} sent the work back (round ${event.round})`);
+        this.speaker = undefined;
+        if (event.verdict === 'feedback') this.stream.markdown(`\n\n**Reviewer asked for changes:**\n\n${event.summary}\n\n`);
+        if (event.verdict === 'approved') this.stream.markdown(`\n\n**Reviewer approved.**${event.summary.trim() ? `\n\n${event.summary}` : ''}\n\n`);
         return;
       case 'notice':
         if (event.level === 'info') this.stream.progress(event.text);
@@ -191,6 +195,11 @@ class StreamRenderer {
       this.stream.anchor(vscode.Uri.file(resolve(this.root, file)), file);
     });
   }
+}
+
+/** Who speaks, for a heading: the reviewer by its role, a helper by its name. */
+function speakerName(actor: Actor): string {
+  return actor.role === 'reviewer' ? 'Reviewer' : actor.agent;
 }
 
 function firstLine(text: string): string {

@@ -25,7 +25,7 @@ import { VSCODE_PROVIDER } from '../configuration';
 import { pickerChoices, vscodePick } from './model-choices';
 import type { ViewActions } from './chat-actions';
 import { ShownTranscript } from './shown-transcript';
-import { errorHint, notice } from './transcript-translator';
+import { errorHint, notice, promptMessage } from './transcript-translator';
 
 
 export class ChatController {
@@ -260,7 +260,7 @@ export class ChatController {
   /** Shows `text` as the person's message and follows the prompt `start` runs, keeping the view's meters and lists current. */
   private async run(chat: ChatSession, text: string, start: (observer: PromptObserver) => Promise<unknown>): Promise<void> {
     this.host.lastSession?.set(chat.id);
-    this.show({ type: 'user_message', text });
+    this.show(promptMessage(text));
     this.promptMeter = emptyMeter();
     const before = this.sessionMeter;
     this.post({ type: 'busy', busy: true });

@@ -12,7 +12,9 @@ import { INTERRUPTED } from '../../../host/stored-prompts';
 import type { PermissionPolicy } from '../../../vocabulary/permission-types';
 import type { TodoItem } from '../../../tools/todos';
 import type { ToolResult } from '../../../tools/tool';
+import { appliedPath } from '../../../host/apply-code';
 import type { Actor, ErrorHint, PlanEntry, PromptStatus, TranscriptEvent } from '../../../../webview/chat/protocol';
+import { callOutcome, callWords, deniedBy } from './tool-story';
 
 /** Arguments and outputs beyond this are cut: the trace keeps the rest. */
 export const MAX_CARD_CHARS = 8_000;
@@ -63,6 +65,14 @@ export class TranscriptTranslator {
   private coagent: string | undefined;
   /** The text since the prompt's last tool call: an ending that only repeats it (a built-in command's answer) says nothing more. */
   private answer = '';
+  /** Calls shown as prose, not as cards (task_complete: its summary is the answer). */
+  private readonly unshown = new Set<string>();
+  /** A task_complete call's summary was shown: its task_complete event (in an unreviewed run) is not news. */
+  private summaryShown = false;
+  /** The answer or the reviewer's approval was shown: a completed ending ("builder completed the task.") adds nothing. */
+  private concluded = false;
+  /** What the reviewer said in its running review: a verdict whose summary only repeats it shows no second copy. */
+  private reviewSaid = '';
 
   constructor(private readonly options: TranscriptOptions = {}) {}
 
@@ -72,16 +82,37 @@ export class TranscriptTranslator {
     return { agent, role: 'subagent' };
   }
 
+  /**
+   * The summary an agent ended its work with (task_complete), as prose: the
+   * primary's is its answer; the reviewer's is its verdict's text, shown there.
+   */
+  private summary(agent: string, text: string): TranscriptEvent[] {
+    if (agent === this.coagent || text.trim() === '') return [];
+    this.concluded = true;
+    this.summaryShown = true;
+    const delta = `${this.answer.trim() === '' ? '' : '\n\n'}${capText(text.trim())}`;
+    this.answer += delta;
+    return [{ type: 'text_delta', actor: this.actor(agent), delta }];
+  }
+
+  /** Text an agent said: the prompt's answer so far, and the reviewer's words in its review. */
+  private heard(agent: string, text: string): void {
+    this.answer += text;
+    if (agent === this.coagent) this.reviewSaid += text;
+  }
+
   handle(event: AgentEvent): TranscriptEvent[] {
     switch (event.type) {
       case 'prompt_start':
         this.primary = event.primary;
         this.coagent = event.coagent;
-        return this.options.replaying ? [{ type: 'user_message', text: userText(event.content) }] : [];
+        this.concluded = false;
+        return this.options.replaying ? [promptMessage(userText(event.content))] : [];
       case 'context':
         return [{ type: 'context', agent: event.agent, used: event.used, window: event.window }];
       case 'checkpoint': {
         const { id, kind, callId } = event.checkpoint;
+        if (callId !== undefined && this.unshown.has(callId)) return [];
         return [{ type: 'checkpoint', id, kind, ...(callId !== undefined ? { callId } : {}) }];
       }
       // Live too: the view showed it as queued, not in the transcript, until an agent took it.
@@ -93,17 +124,21 @@ export class TranscriptTranslator {
       case 'thinking_delta': {
         const block = event.type === 'text_delta' ? 'text' : 'thinking';
         this.streamed.add(`${block}:${event.agent}`);
-        if (block === 'text') this.answer += event.delta;
+        if (block === 'text') this.heard(event.agent, event.delta);
         return [{ type: event.type, actor: this.actor(event.agent), delta: event.delta }];
       }
       case 'text_complete':
       case 'thinking_complete': {
         const block = event.type === 'text_complete' ? 'text' : 'thinking';
         if (this.streamed.delete(`${block}:${event.agent}`) || event.text === '') return [];
-        if (block === 'text') this.answer += event.text;
+        if (block === 'text') this.heard(event.agent, event.text);
         return [{ type: block === 'text' ? 'text_delta' : 'thinking_delta', actor: this.actor(event.agent), delta: event.text }];
       }
       case 'tool_call_start':
+        if (event.tool === 'task_complete') {
+          this.unshown.add(event.callId);
+          return [];
+        }
         this.answer = '';
         return [
           {
@@ -114,12 +149,14 @@ export class TranscriptTranslator {
             kind: event.kind,
             title: event.summary.trim(),
             argumentsText: argumentsText(event.arguments),
+            words: callWords(event.tool, event.arguments, event.summary.trim()),
           },
         ];
       case 'tool_progress':
-        return [toolProgress(event)];
+        return this.unshown.has(event.callId) ? [] : [toolProgress(event)];
       case 'tool_call_end':
-        return [toolEnd(event.callId, event.result, event.durationMs)];
+        if (this.unshown.delete(event.callId)) return event.result.status === 'success' ? this.summary(event.agent, event.result.output) : [];
+        return [toolEnd(event.callId, event.result, event.durationMs, event.tool)];
       case 'usage':
       case 'subagent_usage':
         return [];
@@ -134,9 +171,12 @@ export class TranscriptTranslator {
       case 'compaction':
         return [notice('info', `${event.agent}'s history was compacted to fit its context window (${event.tokensBefore} → ${event.tokensAfter} tokens, ${event.how}).`)];
       case 'coagent_start':
+        this.reviewSaid = '';
         return [{ type: 'review_start', reviewer: this.actor(event.agent), primary: this.actor(event.primary), round: event.round }];
       case 'coagent_end':
-        return [{ type: 'verdict', reviewer: this.actor(event.agent), round: event.round, verdict: event.verdict, summary: capText(event.summary) }];
+        if (event.verdict === 'approved') this.concluded = true;
+        const summary = event.summary.trim() === this.reviewSaid.trim() ? '' : capText(event.summary);
+        return [{ type: 'verdict', reviewer: this.actor(event.agent), round: event.round, verdict: event.verdict, summary }];
       case 'handoff':
         return [{ type: 'handoff', from: this.actor(event.agent), to: this.actor(event.to), purpose: event.purpose, text: capText(event.text) }];
       case 'subagent_start':
@@ -145,17 +185,20 @@ export class TranscriptTranslator {
         return [{ type: 'subagent', callId: event.callId, subagent: event.subagent, state: 'progress', text: event.text }];
       case 'subagent_end':
         return [{ type: 'subagent', callId: event.callId, subagent: event.subagent, state: 'ended', text: `${event.status}: ${capText(event.summary)}` }];
-      case 'task_complete':
-        // In a reviewed run the primary's claim goes to review and the reviewer's approval is its verdict: neither is news.
-        if (this.coagent !== undefined || event.summary.trim() === '') return [];
-        return [notice('info', `${event.agent} marked the task complete: ${capText(event.summary)}`)];
+      case 'task_complete': {
+        // Shown already from its call, as a rule; a run that reports it without one shows it here.
+        const shown = this.summaryShown;
+        this.summaryShown = false;
+        return shown ? [] : this.summary(event.agent, event.summary);
+      }
       case 'run_complete': {
         const hint =
           event.status === 'error' ? errorHint(event.message)
           : event.status === 'budget' ? budgetHint(event.message)
           : event.message === INTERRUPTED ? { text: 'Crow stopped (or the window was reloaded) while this ran. Resume sends the agents back to it, with everything done so far.', resume: true }
           : undefined;
-        const message = event.message.trim() === this.answer.trim() ? '' : event.message;
+        const repeats = event.message.trim() === this.answer.trim() || (event.status === 'completed' && this.concluded);
+        const message = repeats ? '' : event.message;
         this.answer = '';
         return [{ type: 'prompt_end', status: event.status as PromptStatus, message, ...(hint ? { hint } : {}) }];
       }
@@ -185,9 +228,11 @@ export function toolProgress(event: Extract<AgentEvent, { type: 'tool_progress' 
   };
 }
 
-export function toolEnd(callId: string, result: Pick<ToolResult, 'status' | 'output' | 'error' | 'metadata'>, durationMs: number): TranscriptEvent {
+export function toolEnd(callId: string, result: Pick<ToolResult, 'status' | 'output' | 'error' | 'metadata'>, durationMs: number, tool = ''): TranscriptEvent {
   const unified = result.metadata.diff;
   const path = unified !== undefined ? diffPath(unified) : undefined;
+  const outcome = callOutcome(tool, result);
+  const denied = deniedBy(result);
   return {
     type: 'tool_end',
     callId,
@@ -202,7 +247,15 @@ export function toolEnd(callId: string, result: Pick<ToolResult, 'status' | 'out
     output: toolOutput(result),
     files: result.metadata.filesModified,
     ...(unified !== undefined && path !== undefined ? { diff: { path, unified: capText(unified, 4 * MAX_CARD_CHARS) } } : {}),
+    ...(outcome !== undefined ? { outcome } : {}),
+    ...(denied !== undefined ? { denied } : {}),
   };
+}
+
+/** The person's message of a prompt; an Apply's (a button, not typed) as a quiet line in their words. */
+export function promptMessage(text: string): TranscriptEvent {
+  const applied = appliedPath(text);
+  return applied === undefined ? { type: 'user_message', text } : { type: 'user_message', text: `Applied a code block to ${applied}`, action: true };
 }
 
 /**

@@ -5,6 +5,7 @@ import { readConfiguration, UNRESTRICTED_SETTINGS } from '../../../../src/adapte
 import { HARMLESS_KEYS } from '../../../../src/config/project-trust';
 import { AgentRegistry } from '../../../../src/config/agent-registry';
 import { SlashCommands } from '../../../../src/config/slash-commands';
+import { participantRequest, SLASH_COMMANDS } from '../../../../src/adapters/vscode/participant-request';
 import { isolatedEnv } from '../../../support/isolated-env';
 
 const ROOT = join(__dirname, '..', '..', '..', '..');
@@ -51,15 +52,20 @@ describe('the extension manifest', () => {
     assert.ok(manifest.contributes.keybindings.length >= 4, 'the commands keep their shortcuts');
   });
 
-  it('offers every built-in agent and slash command as a /command of @crow', () => {
+  it("offers @crow's few everyday /commands, each a built-in agent or slash command, and every other agent by typing its name", () => {
     const { registry } = AgentRegistry.load(ROOT, env);
     const agents = registry
       .acpAgents()
       .filter((agent) => registry.baseAgent(agent.primary)?.role !== 'subagent')
       .map((agent) => agent.name);
     const commands = SlashCommands.load(ROOT, env).commands.list().map((command) => command.name);
-    const offered = manifest.contributes.chatParticipants[0]!.commands.map((command) => command.name);
-    assert.deepEqual([...offered].sort(), [...agents, ...commands].sort());
+    const offered = manifest.contributes.chatParticipants[0]!.commands;
+    assert.deepEqual(offered.map((command) => command.name), [...SLASH_COMMANDS]);
+    for (const name of SLASH_COMMANDS) assert.ok(agents.includes(name) || commands.includes(name), `/${name} is an agent or a command`);
+    // Words for a person: no "Agent:" prefixes, no internal names in the list.
+    for (const command of offered) assert.doesNotMatch((command as { description?: string }).description ?? '', /^Agent:/);
+    assert.ok(offered.length < agents.length, 'fewer than every internal agent');
+    for (const agent of agents) assert.deepEqual(participantRequest(undefined, `/${agent} fix the tests`, agents), { agent, text: 'fix the tests' }, `/${agent} typed still runs it`);
   });
 
   it('declares exactly the settings the extension reads', () => {
