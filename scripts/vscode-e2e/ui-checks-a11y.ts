@@ -3,8 +3,8 @@
  * into the chat view's frame and the trace panel's, run in the Light Modern
  * and the Dark Modern theme; any critical or serious violation fails the
  * check, each printed with its rule, the elements it found and axe's help.
- * Runs late, so the chat holds what the checks before it left there: tool
- * cards, a failed command, code blocks, an approval answered, a review.
+ * Runs late (just before the VS Code models check, which must be last), so
+ * the chat holds what the checks before it left there.
  * Screenshots: ui-a11y-<theme>-chat.png, ui-a11y-<theme>-trace.png.
  */
 import { join } from 'node:path';

@@ -60,8 +60,10 @@ async function setupOneScreen(context: UiContext, timeoutMs: number): Promise<vo
   const original = readFileSync(file, 'utf8');
   const settings = JSON.parse(original) as Record<string, unknown>;
   const before = await sidebarWidth(page);
-  // OpenAI's own endpoint and no key anywhere (an earlier check keeps one for Anthropic in the secret storage).
-  writeFileSync(file, JSON.stringify({ ...settings, 'crow.provider': 'openai', 'crow.model': 'fake-model', 'crow.baseUrls': {} }, null, 2));
+  // OpenAI's own endpoint and no key anywhere (an earlier check keeps one for Anthropic in the secret storage);
+  // no role moved to another provider (an earlier check puts the builder on a model VS Code offers).
+  const own = Object.fromEntries(Object.entries(settings).filter(([name]) => !/^crow\.(primary|reviewer)\./.test(name)));
+  writeFileSync(file, JSON.stringify({ ...own, 'crow.provider': 'openai', 'crow.model': 'fake-model', 'crow.baseUrls': {} }, null, 2));
   try {
     await setSidebarWidth(page, 300);
     const chat = chatFrame(context);
