@@ -80,7 +80,7 @@ async function firstRunSetup(context: UiContext, timeoutMs: number): Promise<voi
       if (Date.now() > deadline) throw new HarnessError('with the provider switched to Anthropic and no key, the view never offered the set-up');
     }
     const why = await setup.locator('.setup-why').innerText();
-    if (!why.includes('ANTHROPIC_API_KEY')) throw new HarnessError(`the set-up does not name the missing key: ${JSON.stringify(why)}`);
+    if (!why.includes('no key for anthropic')) throw new HarnessError(`the set-up does not say which provider lacks a key: ${JSON.stringify(why)}`);
     // The harness installs a language-model extension (test/vscode-lm-fixture): a model VS Code already has comes first.
     const first = setup.locator('.setup-choice').first();
     if ((await first.getAttribute('data-choice')) !== 'vscode' || (await first.getAttribute('aria-checked')) !== 'true') {

@@ -369,7 +369,7 @@ describe('chat view in headless Chromium', function () {
     assert.equal(await setup.isVisible(), false, 'no set-up while a provider can answer');
     await view.send({ type: 'setup', need: { provider: 'anthropic', variable: 'ANTHROPIC_API_KEY' } });
     assert.equal(await setup.isVisible(), true);
-    assert.match(await setup.locator('.setup-why').innerText(), /no key for anthropic yet \(ANTHROPIC_API_KEY\)/);
+    assert.match(await setup.locator('.setup-why').innerText(), /no key for anthropic yet\./);
     assert.equal(await textInput(page().locator('#setup-key')).getAttribute('type'), 'password', 'a key is never shown as typed');
     await setup.locator('.setup-save').click();
     assert.equal(await setup.locator('.setup-error').innerText(), 'Paste the key first.');
@@ -383,19 +383,26 @@ describe('chat view in headless Chromium', function () {
     await textInput(page().locator('#setup-url')).fill('http://localhost:11434/v1');
     await setup.locator('.setup-test').click();
     assert.deepEqual(await view.takePosted(), [{ type: 'test_server', url: 'http://localhost:11434/v1' }]);
+    // A server that asks for a key gets the one typed beside Test, at Test and at Use.
+    await textInput(page().locator('#setup-server-key')).fill('sk-own-server');
+    await textInput(page().locator('#setup-server-key')).press('Enter');
+    assert.deepEqual(await view.takePosted(), [{ type: 'test_server', url: 'http://localhost:11434/v1', key: 'sk-own-server' }]);
     assert.equal(await setup.locator('.setup-use').isVisible(), false, 'nothing to use before a model is listed');
     await view.send({ type: 'server_test', url: 'http://localhost:11434/v1', ok: true, message: 'http://localhost:11434/v1 answers with 2 models.', models: ['llama3.2:3b', 'qwen2.5-coder:7b'] });
     assert.equal(await setup.locator('.setup-result').innerText(), 'http://localhost:11434/v1 answers with 2 models.');
     await pickOption(page().locator('#setup-model'), 'qwen2.5-coder:7b');
     await setup.locator('.setup-use').click();
-    assert.deepEqual(await view.takePosted(), [{ type: 'use_server', url: 'http://localhost:11434/v1', model: 'qwen2.5-coder:7b' }]);
+    assert.deepEqual(await view.takePosted(), [{ type: 'use_server', url: 'http://localhost:11434/v1', model: 'qwen2.5-coder:7b', key: 'sk-own-server' }]);
+    assert.equal(await textInput(page().locator('#setup-server-key')).inputValue(), '', 'the field forgets the key once sent');
     await view.send({ type: 'setup_error', message: 'Could not save that: settings are read-only' });
     assert.equal(await setup.locator('.setup-error').innerText(), 'Could not save that: settings are read-only');
     await view.send({ type: 'setup' });
     assert.equal(await setup.isVisible(), false, 'it goes once a provider can answer');
 
-    // A prompt sent without a key: its error card opens the set-up again.
-    await view.send(events({ type: 'prompt_end', status: 'error', message: 'No API key for provider "anthropic"', hint: { text: 'Add a key for it.', setup: true } }));
+    // A prompt sent without a key: the set-up opens with its card, which also has a button to it.
+    await view.send(events({ type: 'prompt_end', status: 'error', message: 'Crow has no key for anthropic yet.', hint: { text: 'Set it up below.', setup: true } }));
+    assert.equal(await setup.isVisible(), true);
+    await setup.locator('.setup-later').click();
     await page().locator('.prompt-end button.error-setup').click();
     assert.equal(await setup.isVisible(), true);
   });
@@ -417,7 +424,7 @@ describe('chat view in headless Chromium', function () {
       },
     });
     assert.equal(await setup.locator('.setup-choice').first().getAttribute('data-choice'), 'vscode', 'offered first');
-    assert.equal(await vscodeChoice.innerText(), 'Use a model you already have in VS Code');
+    assert.equal(await vscodeChoice.innerText(), 'A model in VS Code');
     assert.equal(await vscodeChoice.getAttribute('aria-checked'), 'true', 'and chosen');
     assert.equal(await page().locator('#setup-key').isVisible(), false, 'no key asked for');
     assert.match(await setup.locator('.setup-why').innerText(), /Use a model VS Code already has/);

@@ -594,6 +594,7 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
     const ends = events().filter((event) => event.type === 'prompt_end');
     assert.equal(ends.length, 1);
     assert.ok(ends[0]!.type === 'prompt_end' && ends[0]!.hint?.setup, 'the error card offers the set-up');
+    assert.equal(ends[0]!.type === 'prompt_end' && ends[0]!.message, 'Crow has no key for anthropic yet.', 'in the set-up\'s words, not an environment variable to set');
     assert.equal(events().filter((event) => event.type === 'notice').length, 0, 'no second notice saying the same');
     assert.equal(server.requests.length, 0);
 
@@ -712,10 +713,11 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
     assert.match(answers[0]!.message, /must start with http/);
     assert.match(answers[1]!.message, /Could not reach http:\/\/127\.0\.0\.1:9\/v1/);
     assert.match(answers[2]!.message, /HTTP 404.*often in \/v1/);
-    assert.deepEqual(answers[3], { type: 'server_test', url: `${server.url}/v1/`, ok: true, message: `${server.url}/v1 answers with 2 models.`, models: ['llama3.2:3b', 'qwen2.5-coder:7b'] });
+    assert.deepEqual(answers[3], { type: 'server_test', url: `${server.url}/v1/`, ok: true, message: `Connected: ${server.url}/v1 serves 2 models.`, models: ['llama3.2:3b', 'qwen2.5-coder:7b'] });
 
-    await chat.handle({ type: 'use_server', url: `${server.url}/v1/`, model: 'qwen2.5-coder:7b' });
+    await chat.handle({ type: 'use_server', url: `${server.url}/v1/`, model: 'qwen2.5-coder:7b', key: 'sk-own-server' });
     assert.deepEqual(settings, { provider: 'openai', model: 'qwen2.5-coder:7b', baseUrls: { openai: `${server.url}/v1` } });
+    assert.equal(stored['OPENAI_API_KEY'], 'sk-own-server', 'the key typed beside Test is kept as the key the server is reached with');
     assert.deepEqual(posted.filter((message) => message.type === 'setup').at(-1), { type: 'setup' });
     server.enqueue('openai', { blocks: [{ type: 'text', text: 'Answered locally.' }] });
     await chat.handle({ type: 'send', text: 'Hello' });

@@ -9,7 +9,12 @@ import { FakeLlmServer } from '../../src/testing/fake-llm-server';
 
 const VENDOR = 'crow';
 
-/** The default provider points at the fake server; "cloud" has no key, so it is not offered; "local" needs none. */
+/**
+ * The default provider points at the fake server; "cloud" has no key, so it
+ * is not offered; "local" needs none, and its server lists what it serves:
+ * not its default model (as a local server behind "openai" does not serve
+ * OpenAI's default), which is therefore not offered.
+ */
 function settingsFor(server: FakeLlmServer): Settings {
   return {
     provider: 'openai',
@@ -25,7 +30,7 @@ function settingsFor(server: FakeLlmServer): Settings {
         models: { 'fake-gpt': { contextWindow: 64_000, tools: true, vision: true } },
       },
       cloud: { name: 'cloud', type: 'anthropic', apiKeyEnv: 'CLOUD_API_KEY', defaultModel: 'cloud-large', models: {} },
-      local: { name: 'local', type: 'openai', baseUrl: server.openaiBaseUrl, models: { 'qwen-small': { vision: false } } },
+      local: { name: 'local', type: 'openai', baseUrl: server.openaiBaseUrl, defaultModel: 'gpt-not-served-here', models: { 'qwen-small': { vision: false } } },
     },
   };
 }
@@ -74,6 +79,7 @@ suite('Crow models as VS Code language models', function () {
     (api as { languageModels?: vscode.Disposable } | undefined)?.languageModels?.dispose();
 
     server = await FakeLlmServer.start();
+    server.models = ['fake-gpt', 'qwen-small'];
     settings = settingsFor(server);
     env = { OPENAI_API_KEY: 'sk-test-not-real' };
     registration = registerLanguageModels({ settings: () => settings, env: async () => env });
@@ -86,7 +92,7 @@ suite('Crow models as VS Code language models', function () {
 
   setup(() => server.reset());
 
-  test('offers the default model and the models of providers it can reach', async () => {
+  test('offers the default model and the models of providers it can reach, only those their servers serve', async () => {
     const ids = await crowModelsWhen((found) => found.includes('openai/fake-gpt'));
     assert.deepEqual([...ids].sort(), ['local/qwen-small', 'openai/fake-gpt']);
     const model = await crowModel('openai/fake-gpt');

@@ -85,6 +85,8 @@ class ChatApp {
         break;
       case 'events': {
         this.transcript.applyAll(message.events);
+        // A prompt that found no key: the set-up opens beside its card, rather than only a button to it.
+        if (message.events.some((event) => event.type === 'prompt_end' && event.hint?.setup)) this.setup.open();
         for (const event of message.events) if (event.type === 'context') this.meter.showContext(event.agent, event.used, event.window);
         // The first prompt titles the session at once; the host's title follows when the prompt ends.
         const first = message.events.find((event) => event.type === 'user_message');

@@ -286,10 +286,10 @@ export type WebviewMessage =
   | { type: 'show_trace'; callId?: string }
   /** Stores the key of a provider (in VS Code's secret storage) and makes that provider the default. */
   | { type: 'setup_key'; provider: 'anthropic' | 'openai'; key: string }
-  /** Asks an OpenAI-compatible server at `url` for its models. */
-  | { type: 'test_server'; url: string }
-  /** Makes the OpenAI-compatible server at `url`, with `model`, the default provider. */
-  | { type: 'use_server'; url: string; model: string }
+  /** Asks an OpenAI-compatible server at `url` for its models, with `key` when the person gave one. */
+  | { type: 'test_server'; url: string; key?: string }
+  /** Makes the OpenAI-compatible server at `url`, with `model`, the default provider; `key` is stored as its key. */
+  | { type: 'use_server'; url: string; model: string; key?: string }
   /** Makes provider "vscode" with this model (`vendor/id`) the default: a model VS Code already offers. */
   | { type: 'use_vscode_model'; model: string }
   /** Undoes what the last prompt changed, through its undo point (the host asks first). */
@@ -329,8 +329,8 @@ const FIELDS: Record<WebviewMessage['type'], (message: Record<string, unknown>) 
   open_file: (m) => typeof m.path === 'string' && (m.line === undefined || (typeof m.line === 'number' && Number.isInteger(m.line) && m.line > 0)),
   show_trace: (m) => m.callId === undefined || typeof m.callId === 'string',
   setup_key: (m) => (m.provider === 'anthropic' || m.provider === 'openai') && typeof m.key === 'string',
-  test_server: (m) => typeof m.url === 'string',
-  use_server: (m) => typeof m.url === 'string' && typeof m.model === 'string',
+  test_server: (m) => typeof m.url === 'string' && (m.key === undefined || typeof m.key === 'string'),
+  use_server: (m) => typeof m.url === 'string' && typeof m.model === 'string' && (m.key === undefined || typeof m.key === 'string'),
   use_vscode_model: (m) => typeof m.model === 'string',
   stop_call: (m) => typeof m.callId === 'string',
   undo_prompt: () => true,

@@ -3,8 +3,11 @@
  * when VS Code already offers chat models (Copilot's, other extensions'),
  * one of those (no key needed); a key for Anthropic or OpenAI (kept in VS
  * Code's secret storage by the host); or an OpenAI-compatible server of the
- * person's (Ollama, LM Studio, vLLM) with a Test that lists its models. Opened by the host at start when a key
- * is missing, and from an error card that says so.
+ * person's (Ollama, LM Studio, vLLM): its address and, when it asks for one,
+ * its key, with a Test that says "Connected" and lists its models to pick
+ * from. One form that fits a 300 px side bar without scrolling inside
+ * itself. Opened by the host at start when a key is missing, and when a
+ * prompt finds none.
  */
 import { setOptions, vsButton, vsSelect, vsTextfield, type VscodeButton } from './controls';
 import { el } from './elements';
@@ -12,10 +15,10 @@ import type { Post } from './host';
 import type { SetupChoice, SetupNeed } from './protocol';
 
 const CHOICES: { choice: SetupChoice; label: string }[] = [
-  { choice: 'vscode', label: 'Use a model you already have in VS Code' },
+  { choice: 'vscode', label: 'A model in VS Code' },
   { choice: 'anthropic', label: 'Anthropic' },
   { choice: 'openai', label: 'OpenAI' },
-  { choice: 'server', label: 'Local server' },
+  { choice: 'server', label: 'My own server' },
 ];
 
 export class SetupView {
@@ -28,8 +31,11 @@ export class SetupView {
   private readonly vscodeModelSelect = vsSelect('setup-vscode-model');
   private readonly keyInput = vsTextfield('setup-key', 'password', 'Paste the API key');
   private readonly urlInput = vsTextfield('setup-url', 'url', 'http://localhost:11434/v1');
+  private readonly serverKeyInput = vsTextfield('setup-server-key', 'password', 'Only if the server asks for one');
   private readonly modelSelect = vsSelect('setup-model');
   private readonly useServer: VscodeButton;
+  /** The model picker and "Use this", shown once a Test listed models. */
+  private readonly serverPicked = el('div', 'setup-part setup-picked');
   private readonly result = el('p', 'setup-result');
   private readonly error = el('p', 'setup-error');
   private choice: SetupChoice = 'anthropic';
@@ -51,30 +57,30 @@ export class SetupView {
     this.keyInput.addEventListener('keydown', (event) => event.key === 'Enter' && this.saveKey());
     this.keyPart.append(
       label('API key', this.keyInput),
-      this.keyInput,
-      vsButton('Save key', 'setup-save', () => this.saveKey()),
-      el('p', 'setup-note', "Kept in VS Code's secret storage: never in settings, logs or traces."),
+      row(this.keyInput, vsButton('Save key', 'setup-save', () => this.saveKey())),
+      el('p', 'setup-note', "Kept in VS Code's secret storage, never in settings or logs."),
     );
     this.urlInput.addEventListener('keydown', (event) => event.key === 'Enter' && this.test());
+    this.serverKeyInput.autocomplete = 'off';
+    this.serverKeyInput.addEventListener('keydown', (event) => event.key === 'Enter' && this.test());
     this.modelSelect.id = 'setup-model';
-    this.modelSelect.setAttribute('aria-label', 'Model');
-    this.modelSelect.hidden = true;
-    this.useServer = vsButton('Use this server', 'setup-use', () => this.use());
-    this.useServer.hidden = true;
+    this.useServer = vsButton('Use this', 'setup-use', () => this.use());
+    this.result.setAttribute('role', 'status');
+    this.serverPicked.hidden = true;
+    this.serverPicked.append(label('Model', this.modelSelect), row(this.modelSelect, this.useServer));
     this.serverPart.append(
-      label('Server address (Ollama, LM Studio, vLLM, llama.cpp)', this.urlInput),
+      label('Server address (Ollama, LM Studio, vLLM…)', this.urlInput),
       this.urlInput,
-      vsButton('Test', 'setup-test', () => this.test(), { secondary: true }),
+      label('API key', this.serverKeyInput),
+      row(this.serverKeyInput, vsButton('Test', 'setup-test', () => this.test(), { secondary: true })),
       this.result,
-      this.modelSelect,
-      this.useServer,
+      this.serverPicked,
     );
     this.vscodeModelSelect.id = 'setup-vscode-model';
     this.vscodePart.append(
       label('Model', this.vscodeModelSelect),
-      this.vscodeModelSelect,
-      vsButton('Use this model', 'setup-use-vscode', () => this.useVscodeModel()),
-      el('p', 'setup-note', 'No key needed: VS Code asks once whether Crow may use the model.'),
+      row(this.vscodeModelSelect, vsButton('Use this', 'setup-use-vscode', () => this.useVscodeModel())),
+      el('p', 'setup-note', 'No key needed: VS Code asks once whether Crow may use it.'),
     );
     this.error.setAttribute('role', 'alert');
     this.element.append(head, this.why, this.choices, this.vscodePart, this.keyPart, this.serverPart, this.error);
@@ -88,7 +94,8 @@ export class SetupView {
     const models = need.vscodeModels ?? [];
     this.offerVscodeModels(models);
     const alternatives = models.length > 0 ? 'Use a model VS Code already has, add a key' : 'Add one';
-    this.why.textContent = `Crow has no key for ${need.provider} yet (${need.variable}). ${alternatives}, or use a model server of your own.`;
+    this.why.textContent = `Crow has no key for ${need.provider} yet. ${alternatives}, or use a server of your own.`;
+    this.why.title = `The key ${need.provider} reads: ${need.variable}`;
     if (models.length > 0) this.pick('vscode');
     else if (need.provider === 'openai' || need.provider === 'anthropic') this.pick(need.provider);
     this.open();
@@ -109,13 +116,13 @@ export class SetupView {
     (this.choice === 'server' ? this.urlInput : this.choice === 'vscode' ? this.vscodeModelSelect : this.keyInput).focus();
   }
 
-  /** The server's answer to Test: what it said, and its models to pick from. */
+  /** The server's answer to Test: what it said ("Connected: …"), and its models to pick from, in sight. */
   tested(answer: { url: string; ok: boolean; message: string; models: string[] }): void {
     this.result.textContent = answer.message;
     this.result.dataset['ok'] = String(answer.ok);
     setOptions(this.modelSelect, answer.models.map((model) => ({ value: model })), answer.models[0]);
-    this.modelSelect.hidden = answer.models.length === 0;
-    this.useServer.hidden = answer.models.length === 0;
+    this.serverPicked.hidden = answer.models.length === 0;
+    if (answer.models.length > 0) this.useServer.scrollIntoView({ block: 'nearest' });
   }
 
   failed(message: string): void {
@@ -154,7 +161,8 @@ export class SetupView {
     this.error.textContent = '';
     this.result.textContent = `Asking ${url} for its models…`;
     delete this.result.dataset['ok'];
-    this.post({ type: 'test_server', url });
+    const key = this.serverKeyInput.value.trim();
+    this.post({ type: 'test_server', url, ...(key ? { key } : {}) });
   }
 
   private useVscodeModel(): void {
@@ -166,8 +174,17 @@ export class SetupView {
   private use(): void {
     const model = this.modelSelect.value;
     if (model === '') return this.failed('Test the server, then pick one of its models.');
-    this.post({ type: 'use_server', url: this.urlInput.value.trim(), model });
+    const key = this.serverKeyInput.value.trim();
+    this.post({ type: 'use_server', url: this.urlInput.value.trim(), model, ...(key ? { key } : {}) });
+    this.serverKeyInput.value = '';
   }
+}
+
+/** A field and its button side by side (they wrap under each other only where the row has no room). */
+function row(...children: HTMLElement[]): HTMLElement {
+  const element = el('div', 'setup-row');
+  element.append(...children);
+  return element;
 }
 
 function label(text: string, control: HTMLElement & { label?: string }): HTMLLabelElement {

@@ -230,7 +230,7 @@ export class ToolCard {
     const section = el('section', 'tool-diff');
     const head = el('div', 'diff-head');
     const open = button('Open diff', 'open-diff', () => this.post({ type: 'open_diff', callId }), 'diff');
-    open.setAttribute('aria-label', `Open the diff of ${diff.path}`);
+    open.setAttribute('aria-label', `Open diff of ${diff.path}`);
     head.append(fileLink(diff.path, this.openFile), open);
     section.append(head, renderDiff(diff.unified));
     return section;

@@ -75,6 +75,8 @@ export class Toolbar {
 
   private showModels(models: RoleModelChoice[]): void {
     const roles = new Set(models.map((model) => model.role));
+    // Two models (a builder's and a reviewer's): each picker shows whose it is, in print.
+    this.pickers.dataset['roles'] = String(roles.size);
     for (const [role, select] of this.modelSelects) {
       if (roles.has(role)) continue;
       select.closest('label')?.remove();

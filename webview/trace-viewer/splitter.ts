@@ -1,17 +1,44 @@
-/** The bar between the tree and the details: drag it (or use the arrow keys on it) to give the details more or less room. */
+/**
+ * The bar between the tree and the details: drag it, or on the keyboard
+ * use the arrow keys (Home and End for the extremes), to give the details
+ * more or less room. As a separator it says where it stands: the share of
+ * the width the tree has, in percent (aria-valuenow within min and max).
+ */
 import { el } from './element';
+
+/** The narrowest either side may get, in pixels. */
+const MIN_SIDE = 220;
+const KEY_STEP = 24;
 
 export function splitter(details: HTMLElement): HTMLElement {
   const bar = el('div', 'splitter');
   bar.setAttribute('role', 'separator');
   bar.setAttribute('aria-orientation', 'vertical');
   bar.setAttribute('aria-label', 'Resize the details');
+  bar.setAttribute('aria-controls', details.id);
   bar.tabIndex = 0;
-  const setWidth = (width: number): void => {
-    const layout = details.parentElement?.clientWidth ?? window.innerWidth;
-    const clamped = Math.max(220, Math.min(width, layout - 220));
-    details.style.flex = `0 0 ${clamped}px`;
+  const layoutWidth = (): number => details.parentElement?.clientWidth || window.innerWidth;
+  const announce = (): void => {
+    const layout = layoutWidth();
+    const percent = (px: number): number => Math.round((100 * px) / layout);
+    const detailsWidth = details.getBoundingClientRect().width;
+    const min = Math.min(percent(MIN_SIDE), 50);
+    const max = Math.max(percent(layout - MIN_SIDE), 50);
+    // Rounding never puts the bar past its ends.
+    bar.setAttribute('aria-valuemin', String(min));
+    bar.setAttribute('aria-valuemax', String(max));
+    bar.setAttribute('aria-valuenow', String(Math.max(min, Math.min(max, percent(layout - detailsWidth)))));
   };
+  const setWidth = (width: number): void => {
+    const clamped = Math.max(MIN_SIDE, Math.min(width, layoutWidth() - MIN_SIDE));
+    details.style.flex = `0 0 ${clamped}px`;
+    announce();
+  };
+  // Until the layout exists the bar stands in the middle; the window's size moves it too.
+  bar.setAttribute('aria-valuemin', '0');
+  bar.setAttribute('aria-valuemax', '100');
+  bar.setAttribute('aria-valuenow', '66');
+  new ResizeObserver(announce).observe(details);
   bar.addEventListener('pointerdown', (down) => {
     bar.setPointerCapture(down.pointerId);
     const startX = down.clientX;
@@ -25,10 +52,11 @@ export function splitter(details: HTMLElement): HTMLElement {
     bar.addEventListener('pointerup', up);
   });
   bar.addEventListener('keydown', (event) => {
-    const step = event.key === 'ArrowLeft' ? 24 : event.key === 'ArrowRight' ? -24 : 0;
-    if (step === 0) return;
+    const width = details.getBoundingClientRect().width;
+    const wanted: Record<string, number> = { ArrowLeft: width + KEY_STEP, ArrowRight: width - KEY_STEP, Home: Infinity, End: 0 };
+    if (!(event.key in wanted)) return;
     event.preventDefault();
-    setWidth(details.getBoundingClientRect().width + step);
+    setWidth(wanted[event.key]!);
   });
   return bar;
 }

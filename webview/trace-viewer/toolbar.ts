@@ -32,9 +32,9 @@ export interface ToolbarHandlers {
 
 export class Toolbar {
   readonly element = el('header', 'toolbar');
-  private readonly agents = select('filter-agent', 'All agents', []);
-  private readonly kind = select('filter-kind', 'All kinds', KINDS);
-  private readonly status = select('filter-status', 'Any status', STATUSES);
+  private readonly agents = select('filter-agent', 'All', []);
+  private readonly kind = select('filter-kind', 'All', KINDS);
+  private readonly status = select('filter-status', 'Any', STATUSES);
   private readonly search = document.createElement('input');
   private readonly counter = el('span', 'counter');
   private readonly progress = el('span', 'load-progress');
@@ -48,6 +48,7 @@ export class Toolbar {
     this.search.type = 'search';
     this.search.id = 'search';
     this.search.placeholder = 'Search';
+    this.search.setAttribute('aria-label', 'Search the rows');
     this.notice.id = 'notice';
     this.notice.setAttribute('role', 'status');
     this.agents.addEventListener('change', () => handlers.onFilter({ agent: this.agents.value }));
@@ -74,7 +75,7 @@ export class Toolbar {
     this.progressBar.max = 1;
     this.progressBar.setAttribute('aria-hidden', 'true');
     this.progress.append(this.progressBar, this.progressText);
-    this.element.append(this.modes, this.agents, this.kind, this.status, this.search, button('next-error', 'Next error', () => handlers.onNextError()), menu.element, this.counter, this.progress, this.notice);
+    this.element.append(this.modes, labelled('Agent', this.agents), labelled('Kind', this.kind), labelled('Status', this.status), this.search, button('next-error', 'Next error', () => handlers.onNextError()), menu.element, this.counter, this.progress, this.notice);
   }
 
   /** Marks which of Story | Spans is in force. */
@@ -112,7 +113,7 @@ export class Toolbar {
     const shown = [...this.agents.options].slice(1).map((item) => item.value);
     if (shown.join('\n') === agents.join('\n')) return;
     const current = this.agents.value;
-    this.agents.replaceChildren(option('', 'All agents'), ...agents.map((agent) => option(agent, agent)));
+    this.agents.replaceChildren(option('', 'All'), ...agents.map((agent) => option(agent, agent)));
     this.agents.value = current;
   }
 }
@@ -131,10 +132,18 @@ function guardFilter(control: HTMLSelectElement, handlers: ToolbarHandlers): voi
   });
 }
 
+/** A filter with its name shown before it, so every reader knows what it filters. */
+function labelled(name: string, control: HTMLSelectElement): HTMLLabelElement {
+  const label = document.createElement('label');
+  label.className = 'filter';
+  label.append(`${name} `, control);
+  return label;
+}
+
 function select(id: string, all: string, values: string[]): HTMLSelectElement {
   const element = document.createElement('select');
   element.id = id;
-  element.title = `${all} (Space or Alt+↓ opens the list)`;
+  element.title = 'Space or Alt+↓ opens the list';
   element.append(option('', all), ...values.map((value) => option(value, value)));
   return element;
 }

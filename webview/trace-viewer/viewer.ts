@@ -75,6 +75,11 @@ export class Viewer {
       onSelect: (id) => this.select(id),
       onKey: (event) => this.onTreeKey(event),
     });
+    // The details scroll on their own: reachable with Tab, so the keyboard can scroll them too.
+    this.details.id = 'details';
+    this.details.tabIndex = 0;
+    this.details.setAttribute('role', 'region');
+    this.details.setAttribute('aria-label', 'Details of the selected row');
     const main = el('main', 'layout');
     main.append(viewport, splitter(this.details), this.details);
     root.replaceChildren(this.toolbar.element, main);

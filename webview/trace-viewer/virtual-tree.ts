@@ -128,13 +128,15 @@ function rowElement(view: TreeView, row: Row, index: number): HTMLElement {
   const details = span.kind === 'prompt' ? totalsLine(view.totals(span.spanId)) : story ? storySummary(span) : summary(span);
   const mark = text('mark', STATUS_MARKS[status]);
   mark.title = status;
-  cell.append(toggle, mark, text('agent', label.actor), text('name', label.text), text('took', took), text('summary', details));
+  // The row's accessible name is its text: the mark's meaning is said in words, the tooltip has the whole label.
+  mark.setAttribute('aria-hidden', 'true');
+  const said = text('offscreen', status === 'ok' ? '' : `${status}: `);
+  cell.append(toggle, mark, said, text('agent', label.actor), text('name', label.text), text('took', took), text('summary', details));
   if (span.kind === 'agent_turn' && typeof span.attributes['crow.review.verdict'] === 'string') element.dataset['verdict'] = span.attributes['crow.review.verdict'];
   element.append(cell, bar(view, span, status));
-  // The label may be cut to its column: the whole of it on hover, and for screen readers.
+  // The label may be cut to its column: the whole of it on hover (the details pane has it for every reader).
   const whole = [story ? storyLine(span, WHOLE) : `${label.actor} ${label.text}`.trim(), `${status}, ${took}`, details].filter((part) => part !== '').join(' · ');
   element.title = whole;
-  element.setAttribute('aria-label', whole);
   return element;
 }
 

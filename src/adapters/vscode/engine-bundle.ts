@@ -52,6 +52,7 @@ export { contextWindowFor } from '../../agents/definition-agent';
 export { providerApiKey } from '../../config/provider-config';
 export { ConfigError } from '../../config/settings';
 export { providerFor } from '../../llm';
+export { servedModelLists } from '../../host/served-model-lists';
 export { liveSessions } from './chat/live-sessions';
 
 /**

@@ -21,6 +21,9 @@ export { CROW_VENDOR };
 /** The command that stores a key in SecretStorage, named in errors. */
 const SET_KEY_COMMAND = '"Crow: Set API Key"';
 
+/** How long a listing waits for the servers' own model lists before it offers the configured models. */
+const SERVED_LIST_WAIT_MS = 2_000;
+
 /** Output room assumed when the settings give no max_output_tokens (what the Anthropic provider asks for). */
 const ASSUMED_MAX_OUTPUT_TOKENS = 8192;
 
@@ -148,7 +151,11 @@ function chatModelProvider(deps: LanguageModelDeps, onDidChange: vscode.Event<vo
         return kept;
       }
       waitingForEngine = false;
-      const models = offeredModels(deps.settings(), await deps.env());
+      const settings = deps.settings();
+      const env = await deps.env();
+      const lists = engine().servedModelLists(settings, env);
+      await lists.refresh(Object.keys(settings.providers), SERVED_LIST_WAIT_MS);
+      const models = offeredModels(settings, env, lists.ids);
       deps.cache?.write(models);
       return models;
     },
@@ -166,9 +173,11 @@ function chatModelProvider(deps: LanguageModelDeps, onDidChange: vscode.Event<vo
  * The default model, always (when its key is missing, a request says how to
  * add one, which beats an empty model list), and every model configured under
  * a provider whose key is at hand or that needs none: its default_model and
- * its [providers.NAME.models] entries.
+ * its [providers.NAME.models] entries, but once the provider's server has
+ * listed what it serves, only those it serves (a local server behind
+ * "openai" does not serve OpenAI's default model).
  */
-function offeredModels(settings: Settings, env: NodeJS.ProcessEnv): ChatModelInformation[] {
+export function offeredModels(settings: Settings, env: NodeJS.ProcessEnv, served: (provider: string) => readonly string[] | undefined = () => undefined): ChatModelInformation[] {
   const offers = new Map<string, ChatModelInformation>();
   const defaultEntry = settings.providers[settings.provider];
   if (defaultEntry) {
@@ -178,7 +187,8 @@ function offeredModels(settings: Settings, env: NodeJS.ProcessEnv): ChatModelInf
   for (const entry of Object.values(settings.providers)) {
     // VS Code's own models are VS Code's to offer; through Crow they would be offered twice.
     if (entry.type === 'vscode' || !hasKey(entry, env)) continue;
-    const models = [entry.defaultModel, ...Object.keys(entry.models)].filter((model): model is string => model !== undefined);
+    const listed = served(entry.name);
+    const models = [entry.defaultModel, ...Object.keys(entry.models)].filter((model): model is string => model !== undefined && (listed === undefined || listed.includes(model)));
     for (const model of models) {
       const id = modelId(entry.name, model);
       if (!offers.has(id)) offers.set(id, modelInformation(settings, entry, model));

@@ -25,7 +25,7 @@ import { VSCODE_PROVIDER } from '../configuration';
 import { pickerChoices, vscodePick } from './model-choices';
 import type { ViewActions } from './chat-actions';
 import { ShownTranscript } from './shown-transcript';
-import { errorHint, notice, promptMessage } from './transcript-translator';
+import { errorEnd, notice, promptMessage } from './transcript-translator';
 
 
 export class ChatController {
@@ -183,9 +183,9 @@ export class ChatController {
         if (await this.setup.storeKey(message.provider, message.key)) await this.announceAgents();
         return;
       case 'test_server':
-        return this.setup.test(message.url);
+        return this.setup.test(message.url, message.key);
       case 'use_server':
-        if (await this.setup.useServer(message.url, message.model)) await this.announceAgents();
+        if (await this.setup.useServer(message.url, message.model, message.key)) await this.announceAgents();
         return;
       case 'use_vscode_model':
         if (await this.setup.useVscodeModel(message.model)) await this.announceAgents();
@@ -287,10 +287,9 @@ export class ChatController {
     } catch (err) {
       // One card that says what went wrong and what to do (a missing key opens the set-up from it).
       if (current()) {
-        const message = errorText(err);
-        const hint = errorHint(message);
-        this.show({ type: 'prompt_end', status: 'error', message, ...(hint ? { hint } : {}) });
-        if (hint?.setup) await this.setup.announce();
+        const end = errorEnd(errorText(err));
+        this.show(end);
+        if (end.hint?.setup) await this.setup.announce();
       }
     } finally {
       if (current()) {

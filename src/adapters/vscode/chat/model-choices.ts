@@ -10,11 +10,15 @@ import type { CompositionRole, RoleModels } from '../../../agents/role-models';
 import type { RoleModelChoice } from '../../../../webview/chat/protocol';
 import type { VscodeModelInfo } from '../configuration';
 
+/** A lone model is the model; beside a reviewer's, the primary's is the builder's. */
 const ROLE_LABEL: Record<CompositionRole, string> = { primary: 'Model', coagent: 'Reviewer model' };
+const PAIRED_PRIMARY_LABEL = 'Builder model';
 
 /** The pickers' choices for the roles' models, VS Code's models (`vscodeModels`) among them. */
 export function pickerChoices(models: RoleModels[], vscodeModels: readonly VscodeModelInfo[]): RoleModelChoice[] {
-  const choices = models.map(({ role, current, options }) => ({ role, label: ROLE_LABEL[role], current, options }));
+  const paired = models.some((model) => model.role === 'coagent');
+  const label = (role: CompositionRole): string => (role === 'primary' && paired ? PAIRED_PRIMARY_LABEL : ROLE_LABEL[role]);
+  const choices = models.map(({ role, current, options }) => ({ role, label: label(role), current, options }));
   return withVscodeModels(choices, vscodeModels);
 }
 

@@ -90,25 +90,26 @@ export class ProviderSetup {
 
   /** Stores the key of `provider` and makes it the default; false (with the reason under the form) when that failed. */
   async storeKey(provider: KeyProvider, key: string): Promise<boolean> {
-    const value = key.trim();
-    if (value === '' || /\s/.test(value) || value.length > 1000) {
-      this.post({ type: 'setup_error', message: 'That does not look like an API key: paste the key alone, one word without spaces.' });
-      return false;
-    }
+    const value = this.validKey(key);
+    if (value === undefined) return false;
     return this.step(async () => {
       await this.actions.storeKey(await this.keyVariable(provider), value);
       await this.actions.useProvider({ provider });
     });
   }
 
-  /** Asks the server at `url` for its models and tells the view. */
-  async test(url: string): Promise<void> {
-    const probe = await probeServer(url);
+  /** Asks the server at `url` for its models (with `key`, when one was typed) and tells the view. */
+  async test(url: string, key?: string): Promise<void> {
+    const probe = await probeServer(url, { ...(key?.trim() ? { key: key.trim() } : {}) });
     this.post({ type: 'server_test', url, ...probe });
   }
 
-  /** Makes the server at `url` with `model` the default; false (with the reason) when the address or model will not do. */
-  async useServer(url: string, model: string): Promise<boolean> {
+  /**
+   * Makes the server at `url` with `model` the default, its key (when one
+   * was typed) kept in VS Code's secret storage as the key "openai" reads;
+   * false (with the reason) when the address, model or key will not do.
+   */
+  async useServer(url: string, model: string, key?: string): Promise<boolean> {
     const base = serverBaseUrl(url);
     if ('problem' in base) {
       this.post({ type: 'setup_error', message: base.problem });
@@ -119,7 +120,20 @@ export class ProviderSetup {
       this.post({ type: 'setup_error', message: 'Pick one of the models the server listed (Test lists them).' });
       return false;
     }
-    return this.step(() => this.actions.useProvider({ provider: 'openai', baseUrl: base.url, model: name }));
+    const typed = key?.trim() ? this.validKey(key) : '';
+    if (typed === undefined) return false;
+    return this.step(async () => {
+      if (typed !== '') await this.actions.storeKey(await this.keyVariable('openai'), typed);
+      await this.actions.useProvider({ provider: 'openai', baseUrl: base.url, model: name });
+    });
+  }
+
+  /** The key as typed, trimmed; undefined (with the reason under the form) when it cannot be one. */
+  private validKey(key: string): string | undefined {
+    const value = key.trim();
+    if (value !== '' && !/\s/.test(value) && value.length <= 1000) return value;
+    this.post({ type: 'setup_error', message: 'That does not look like an API key: paste the key alone, one word without spaces.' });
+    return undefined;
   }
 
   /** Runs a set-up step, then tells the view where things stand; a failure is said under the form. */

@@ -35,15 +35,16 @@ export function serverBaseUrl(input: string): { url: string } | { problem: strin
   return { url: url.toString().replace(/\/+$/, '') };
 }
 
-/** Asks the server at `input` for its models; never throws. */
-export async function probeServer(input: string, signal?: AbortSignal): Promise<ServerProbe> {
+/** Asks the server at `input` for its models, sending `key` as a bearer token when given; never throws. */
+export async function probeServer(input: string, options: { key?: string; signal?: AbortSignal } = {}): Promise<ServerProbe> {
+  const { key, signal } = options;
   const base = serverBaseUrl(input);
   if ('problem' in base) return { ok: false, message: base.problem, models: [] };
   const where = `${base.url}/models`;
   let response: Response;
   try {
     const timeout = AbortSignal.timeout(TIMEOUT_MS);
-    response = await fetch(where, { signal: signal ? AbortSignal.any([signal, timeout]) : timeout, redirect: 'error', headers: { accept: 'application/json' } });
+    response = await fetch(where, { signal: signal ? AbortSignal.any([signal, timeout]) : timeout, redirect: 'error', headers: { accept: 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) } });
   } catch (err) {
     const reason = err instanceof Error && err.name === 'TimeoutError' ? `no answer in ${TIMEOUT_MS / 1000} s` : errorText(err);
     return { ok: false, message: `Could not reach ${base.url} (${reason}). Is the server running, and is the address right?`, models: [] };
@@ -51,14 +52,14 @@ export async function probeServer(input: string, signal?: AbortSignal): Promise<
   if (!response.ok) {
     const hint =
       response.status === 404 ? ' The address should end where the API starts, often in /v1.'
-      : response.status === 401 || response.status === 403 ? ' It asks for a key, and this test sends none: give the key with Crow: Set API Key (OPENAI_API_KEY), or start the server without one.'
+      : response.status === 401 || response.status === 403 ? (key ? ' It refused the key: check it and test again.' : ' It asks for a key: type it in the key field and test again.')
       : '';
     return { ok: false, message: `${base.url} answered HTTP ${response.status} to GET /models.${hint}`, models: [] };
   }
   const models = modelNames(await boundedText(response));
   if (models === undefined) return { ok: false, message: `${base.url} answered, but not with an OpenAI-style model list: is it an OpenAI-compatible server?`, models: [] };
-  if (models.length === 0) return { ok: true, message: `${base.url} answers, but serves no model yet: pull or load one, then test again.`, models };
-  return { ok: true, message: `${base.url} answers with ${models.length} model${models.length === 1 ? '' : 's'}.`, models };
+  if (models.length === 0) return { ok: true, message: `Connected, but ${base.url} serves no model yet: pull or load one, then test again.`, models };
+  return { ok: true, message: `Connected: ${base.url} serves ${models.length} model${models.length === 1 ? '' : 's'}.`, models };
 }
 
 /** The body as text, at most MAX_BODY_BYTES of it (a larger body is cut, and will not parse). */

@@ -198,7 +198,7 @@ export class TranscriptTranslator {
           : event.message === INTERRUPTED ? { text: 'Crow stopped (or the window was reloaded) while this ran. Resume sends the agents back to it, with everything done so far.', resume: true }
           : undefined;
         const repeats = event.message.trim() === this.answer.trim() || (event.status === 'completed' && this.concluded);
-        const message = repeats ? '' : event.message;
+        const message = hint?.setup ? noKeyText(event.message) : repeats ? '' : event.message;
         this.answer = '';
         return [{ type: 'prompt_end', status: event.status as PromptStatus, message, ...(hint ? { hint } : {}) }];
       }
@@ -274,10 +274,22 @@ export function welcomeText(policy: PermissionPolicy, sandboxed: boolean): strin
   return `Ask Crow to read, change or explain the code of this workspace. It ${files} and ${commands}.`;
 }
 
+/** The card of a prompt that failed before it ran: the error, what to do about it, and for a missing key the set-up's words. */
+export function errorEnd(message: string): Extract<TranscriptEvent, { type: 'prompt_end' }> {
+  const hint = errorHint(message);
+  return { type: 'prompt_end', status: 'error', message: hint?.setup ? noKeyText(message) : message, ...(hint ? { hint } : {}) };
+}
+
+/** A prompt that found no key, said in the set-up's words (the engine's text tells a terminal user which variable to set). */
+function noKeyText(message: string): string {
+  const provider = /No API key for provider "([^"]+)"/.exec(message)?.[1];
+  return `Crow has no key for ${provider ?? 'this provider'} yet.`;
+}
+
 /** What to do about a prompt's error, when its text says what kind it is. */
 export function errorHint(message: string): ErrorHint | undefined {
   if (/No API key for provider/.test(message)) {
-    return { text: 'Add a key for it, or use a model server of your own (Ollama, LM Studio, vLLM): no reload needed.', setup: true };
+    return { text: 'Set it up below: add a key, use a model VS Code already has, or a server of your own. No reload needed.', setup: true };
   }
   if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN|fetch failed|connection error|could not connect|socket hang up|timed? ?out/i.test(message)) {
     return { text: 'The provider did not answer. Is the server running, and is its base URL right?', setting: 'crow.baseUrls' };

@@ -54,8 +54,12 @@ describe('testing a model server from the chat set-up', () => {
     try {
       const probe = await probeServer(openai.openaiBaseUrl);
       assert.equal(probe.ok, false);
-      assert.match(probe.message, /answered HTTP 401 to GET \/models\. It asks for a key.*Crow: Set API Key/);
+      assert.match(probe.message, /answered HTTP 401 to GET \/models\. It asks for a key: type it in the key field/);
       assert.deepEqual(openai.takeRefusals().map((refusal) => refusal.rule), ['openai/api-key']);
+      // With the key typed beside Test, the same server (which refuses a listing without one) lists its models.
+      const keyed = await probeServer(openai.openaiBaseUrl, { key: 'sk-typed-in-the-set-up' });
+      assert.equal(keyed.ok, true, keyed.message);
+      assert.match(keyed.message, /^Connected: .* serves 1 model\.$/);
     } finally {
       await openai.close();
     }
