@@ -72,6 +72,8 @@ const HOST_TYPE_LIST: Record<HostMessage['type'], true> = {
   approval: true,
   approval_done: true,
   approval_invalid: true,
+  restored: true,
+  change_counts: true,
   prefill: true,
   setup: true,
   server_test: true,

@@ -19,6 +19,8 @@
  * set-up's model `vscode-single-select`s, its fields `vscode-textfield`s
  * (controls.ts); test/support/vscode-elements.ts drives them.
  */
+import { showNetCounts, showUndone } from './changes-bar';
+import { showRewound } from './checkpoint-actions';
 import { Composer } from './composer';
 import { el } from './elements';
 import { Host, isHostMessage } from './host';
@@ -130,6 +132,13 @@ class ChatApp {
         break;
       case 'setup_error':
         this.setup.failed(message.message);
+        break;
+      case 'restored':
+        showUndone(this.transcript.element, message);
+        showRewound(this.transcript.element, message);
+        break;
+      case 'change_counts':
+        showNetCounts(this.transcript.element, message.files);
         break;
       default:
         unreachable(message);

@@ -102,6 +102,19 @@ export type ApprovalOutcome = ApprovalDecision | 'allow_edited' | 'withdrawn';
 /** What a restore puts back. */
 export type RestoreMode = 'both' | 'files' | 'conversation';
 
+/** What a person clicked to put back: the last prompt's changes (or one file of them), or the session to a checkpoint. */
+export type RestoreTarget = { kind: 'undo'; path?: string } | { kind: 'rewind'; checkpoint: string; mode: RestoreMode };
+
+/** How a restore the person clicked for ended: done, nothing to do, not confirmed, or failed (what it did put back is in the words). */
+export type RestoreOutcome = 'restored' | 'nothing' | 'declined' | 'failed';
+
+/** A file's lines added and removed, counted between its state before and now. */
+export interface FileCount {
+  path: string;
+  added: number;
+  removed: number;
+}
+
 /** How a prompt ended, for the footer under its answer. */
 export type PromptStatus = 'completed' | 'needs_input' | 'limit' | 'budget' | 'cancelled' | 'error';
 
@@ -230,7 +243,15 @@ export type HostMessage =
   /** The answer to `test_server`: what the server said, and the models it lists. */
   | { type: 'server_test'; url: string; ok: boolean; message: string; models: string[] }
   /** A set-up step failed (the key could not be stored, a setting not written): said under the form. */
-  | { type: 'setup_error'; message: string };
+  | { type: 'setup_error'; message: string }
+  /**
+   * How an Undo or Restore the person clicked ended, in words: the changes
+   * bar or the restore choice it came from shows it, and a rewound
+   * conversation's turns from `target` on show as rewound.
+   */
+  | { type: 'restored'; target: RestoreTarget; outcome: RestoreOutcome; message: string }
+  /** The last prompt's changes counted net per file (each file before the prompt against now), for its changes bar. */
+  | { type: 'change_counts'; files: FileCount[] };
 
 /** Webview → host. */
 export type WebviewMessage =
@@ -249,7 +270,7 @@ export type WebviewMessage =
   | { type: 'preview_approval'; id: string }
   /** Sends the last prompt again (after an error). */
   | { type: 'retry' }
-  /** Goes back to a checkpoint (the host shows what changes and asks first). */
+  /** Goes back to a checkpoint at once (the host asks only when files the transcript did not show would change). */
   | { type: 'restore'; checkpoint: string; mode: RestoreMode }
   /** Branches a new session from before the message at `checkpoint`, and sends `text` there. */
   | { type: 'edit_message'; checkpoint: string; text: string }
@@ -269,8 +290,8 @@ export type WebviewMessage =
   | { type: 'use_server'; url: string; model: string }
   /** Makes provider "vscode" with this model (`vendor/id`) the default: a model VS Code already offers. */
   | { type: 'use_vscode_model'; model: string }
-  /** Undoes what the last prompt changed, through its undo point (the host asks first). */
-  | { type: 'undo_prompt' }
+  /** Undoes what the last prompt changed (only `path`, when given) at once; the host asks only when files the bar did not list would change. */
+  | { type: 'undo_prompt'; path?: string }
   /** Stops one running tool call (a long command); the prompt goes on. */
   | { type: 'stop_call'; callId: string }
   /** A code block of an answer, to the clipboard. */
@@ -310,7 +331,7 @@ const FIELDS: Record<WebviewMessage['type'], (message: Record<string, unknown>) 
   use_server: (m) => typeof m.url === 'string' && typeof m.model === 'string',
   use_vscode_model: (m) => typeof m.model === 'string',
   stop_call: (m) => typeof m.callId === 'string',
-  undo_prompt: () => true,
+  undo_prompt: (m) => m.path === undefined || typeof m.path === 'string',
   copy_code: (m) => typeof m.text === 'string',
   insert_code: (m) => typeof m.text === 'string',
   apply_code: (m) => typeof m.text === 'string' && (m.path === undefined || typeof m.path === 'string'),

@@ -16,6 +16,7 @@ import { openFolder } from '../../../host/folder';
 import { HostError } from '../../../host/host-error';
 import { HostSession, type HostSessionOptions } from '../../../host/host-session';
 import type { PromptStream } from '../../../host/prompt-run';
+import type { PlannedRestore, RestoreRequest } from '../../../host/restore-commands';
 import { THOUGHT_LEVELS } from '../../../host/prompt-input';
 import { INTERRUPTED, storedPrompts } from '../../../host/stored-prompts';
 import type { SessionStore } from '../../../session/session-store';
@@ -220,7 +221,11 @@ export class ChatSession {
     return listCheckpoints(this.session).find((entry) => entry.checkpoint.id === id)?.number;
   }
 
-  /** Proposes a code block as the new text of `path`, through the session's edit approval; the write tool's result. */
+  /** Plans a restore the person clicked for (Undo, Restore): nothing is asked through the agents' approvals; see HostSession.planRestore. */
+  planRestore(request: RestoreRequest): Promise<PlannedRestore> {
+    return setup(() => this.host.planRestore(request, new AbortController().signal));
+  }
+
   cancel(): void {
     this.host.cancel();
   }
