@@ -62,7 +62,7 @@ async function narrowSidebar(context: UiContext, timeoutMs: number): Promise<voi
 }
 
 /** The side bar's width in the workbench, in CSS pixels. */
-async function sidebarWidth(page: Page): Promise<number> {
+export async function sidebarWidth(page: Page): Promise<number> {
   const box = await page.locator('.part.sidebar').first().boundingBox();
   if (!box) throw new HarnessError('the side bar is not shown');
   return Math.round(box.width);
@@ -72,7 +72,7 @@ async function sidebarWidth(page: Page): Promise<number> {
  * Drags the sash at the side bar's right edge until the side bar is `width`
  * px wide (within 2 px); a few drags, since the workbench may snap.
  */
-async function setSidebarWidth(page: Page, width: number): Promise<void> {
+export async function setSidebarWidth(page: Page, width: number): Promise<void> {
   for (let attempt = 0; attempt < 4; attempt++) {
     const box = await page.locator('.part.sidebar').first().boundingBox();
     if (!box) throw new HarnessError('the side bar is not shown');

@@ -213,7 +213,7 @@ export async function assertInSight(page: Page, frame: Frame, selector: string):
 }
 
 /** Picks a colour theme through the palette, as a person would: Preferences: Color Theme, then the theme's name. */
-async function pickTheme(page: Page, theme: string, timeoutMs: number): Promise<void> {
+export async function pickTheme(page: Page, theme: string, timeoutMs: number): Promise<void> {
   await page.keyboard.press('F1');
   const input = page.locator('.quick-input-widget input');
   await input.waitFor({ state: 'visible', timeout: timeoutMs });

@@ -9,7 +9,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { type CommandEntry, type CommandJudgement, covers, entryWithin, judgeCommand, parseEntry, uncoveredReason } from './command-rules';
 import { implicitRepositoriesMet, implicitRepositoryNote } from './implicit-repository';
 import { ProtectedPaths } from './protected-paths';
-import { RememberedAnswers } from './remembered-answers';
+import { RememberedAnswers, type StandingRule } from './remembered-answers';
 
 export { RememberedAnswers };
 export type { AskFn, ApprovalOutcome, EditableArguments, PermissionAnswer, PermissionReply, PermissionRequest, PermissionVerdict } from './permission-request';
@@ -47,6 +47,16 @@ export class PermissionGate {
   private readonly remembered: RememberedAnswers;
   private readonly caps: AutoApproveCaps | undefined;
   private readonly protectedPaths: ProtectedPaths;
+
+  /** The session's standing "always" and "never" answers, for a door that lists them with Revoke. */
+  standingRules(): StandingRule[] {
+    return this.remembered.standing();
+  }
+
+  /** Takes a standing answer back (see RememberedAnswers.revoke). */
+  revokeRule(id: string): boolean {
+    return this.remembered.revoke(id);
+  }
 
   constructor(options: PermissionGateOptions) {
     this.policy = options.policy;

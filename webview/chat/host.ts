@@ -74,6 +74,7 @@ const HOST_TYPE_LIST: Record<HostMessage['type'], true> = {
   approval_invalid: true,
   restored: true,
   change_counts: true,
+  rules: true,
   prefill: true,
   setup: true,
   server_test: true,

@@ -115,6 +115,14 @@ export interface FileCount {
   removed: number;
 }
 
+/** A standing "Always" or "Never" answer of the session, listed with Revoke. */
+export interface StandingRuleView {
+  id: string;
+  allowed: boolean;
+  /** What it covers, in words: "file changes", "commands starting with \"npm test\"". */
+  covers: string;
+}
+
 /** How a prompt ended, for the footer under its answer. */
 export type PromptStatus = 'completed' | 'needs_input' | 'limit' | 'budget' | 'cancelled' | 'error';
 
@@ -251,7 +259,9 @@ export type HostMessage =
    */
   | { type: 'restored'; target: RestoreTarget; outcome: RestoreOutcome; message: string }
   /** The last prompt's changes counted net per file (each file before the prompt against now), for its changes bar. */
-  | { type: 'change_counts'; files: FileCount[] };
+  | { type: 'change_counts'; files: FileCount[] }
+  /** The session's standing "Always" and "Never" answers (the whole list each time). */
+  | { type: 'rules'; rules: StandingRuleView[] };
 
 /** Webview → host. */
 export type WebviewMessage =
@@ -292,6 +302,8 @@ export type WebviewMessage =
   | { type: 'use_vscode_model'; model: string }
   /** Undoes what the last prompt changed (only `path`, when given) at once; the host asks only when files the bar did not list would change. */
   | { type: 'undo_prompt'; path?: string }
+  /** Takes back a standing "Always" or "Never" answer: such calls are asked again. */
+  | { type: 'revoke_rule'; id: string }
   /** Stops one running tool call (a long command); the prompt goes on. */
   | { type: 'stop_call'; callId: string }
   /** A code block of an answer, to the clipboard. */
@@ -332,6 +344,7 @@ const FIELDS: Record<WebviewMessage['type'], (message: Record<string, unknown>) 
   use_vscode_model: (m) => typeof m.model === 'string',
   stop_call: (m) => typeof m.callId === 'string',
   undo_prompt: (m) => m.path === undefined || typeof m.path === 'string',
+  revoke_rule: (m) => typeof m.id === 'string',
   copy_code: (m) => typeof m.text === 'string',
   insert_code: (m) => typeof m.text === 'string',
   apply_code: (m) => typeof m.text === 'string' && (m.path === undefined || typeof m.path === 'string'),

@@ -153,7 +153,13 @@ export class ChatController {
         await (await this.session()).setThinking(message.level);
         return this.announceAgents();
       case 'approve':
-        return this.approvals.answer(message.id, message.decision);
+        this.approvals.answer(message.id, message.decision);
+        // The gate remembers an "always" once the answer reaches it, after this turn.
+        if (message.decision === 'allow_always') setImmediate(() => this.announceRules());
+        return;
+      case 'revoke_rule':
+        if (!this.chat?.revokeRule(message.id)) this.show(notice('info', 'That answer was already taken back.'));
+        return this.announceRules();
       case 'approve_edited':
         return this.approvals.edit(message.id, message.arguments);
       case 'preview_approval': {
@@ -234,6 +240,7 @@ export class ChatController {
     this.post({ type: 'reset', sessionId: this.chat?.id, title: this.chat?.session.title ?? '', ...(reopened ? { opened: true } : {}) });
     if (this.queued.length > 0) this.post({ type: 'queue', items: [...this.queued] });
     this.showAgain();
+    this.announceRules();
     // A reloaded view must still offer the questions a running prompt waits on.
     for (const request of this.approvals.pending()) this.post({ type: 'approval', request });
     await this.setup.announce();
@@ -394,6 +401,7 @@ export class ChatController {
     this.post({ type: 'meter', prompt: this.promptMeter, session: this.sessionMeter });
     await this.announceAgents();
     this.post({ type: 'sessions', sessions: this.sessions(), current: id });
+    this.announceRules();
     await this.setup.announce();
   }
 
@@ -434,6 +442,11 @@ export class ChatController {
       .list({ cwd: this.host.root })
       .filter((meta) => meta.parent === undefined)
       .map((meta) => ({ id: meta.id, title: meta.title || '(untitled)', agent: meta.agentName, updatedAt: new Date(meta.updatedAt).toISOString() }));
+  }
+
+  /** The open session's standing answers, to the view's list. */
+  private announceRules(): void {
+    this.post({ type: 'rules', rules: this.chat?.rules() ?? [] });
   }
 
   /** Everything shown of the open session, to a reloaded view: the events, each clicked restore where it happened, the last net counts. */
