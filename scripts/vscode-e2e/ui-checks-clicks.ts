@@ -4,9 +4,11 @@
  * one file's Undo puts just that file back, the bar's Undo puts the rest
  * back at once; Restore on a message puts the file back and greys the
  * rewound turns. None of it shows an approval card or a message the person
- * did not type (no "/undo", no "/rewind 3 both"). Screenshots at a 300 and
+ * did not type (no "/undo", no "/rewind 3 both"). An "Always" stands in a
+ * list above the input until revoked, and "Deny and say why…" hands the
+ * agent the person's words (issue 39, item 7). Screenshots at a 300 and
  * a 250 px side bar, dark and light: ui-clicks-undo-*.png,
- * ui-clicks-restore-*.png.
+ * ui-clicks-restore-*.png, ui-clicks-deny-*.png.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,6 +19,7 @@ import { chatFrame, pickTheme, say, sendPrompt, toolCall, type UiCheck, type UiC
 import { setSidebarWidth, sidebarWidth } from './ui-checks-narrow';
 
 const UNDO = { edited: 'clicks-a.txt', created: 'clicks-b.txt', prompt: 'Rework the click notes.', done: 'Reworked the click notes.' };
+const DENY = { path: 'clicks-denied.txt', prompt: 'Write the denied notes.', reason: 'Put them in clicks-notes.md instead.', done: 'Understood, not written.' };
 const RESTORE = { path: 'clicks-notes.md', first: { prompt: 'Start the click notes.', content: 'first\n', done: 'Started the notes.' }, second: { prompt: 'Redo the click notes.', content: 'second\n', done: 'Redid the notes.' } };
 
 export const CLICK_CHECKS: UiCheck[] = [
@@ -28,9 +31,15 @@ export const CLICK_CHECKS: UiCheck[] = [
   },
   {
     slug: 'restore-on-click',
-    name: 'Restore on a message puts the file back on the click, greys the rewound turns under a label, with no approval card and no /rewind message (screenshots ui-clicks-restore-*.png)',
+    name: 'Restore on a message puts the file back on the click, greys the rewound turns under a label, with no approval card and no /rewind message; an "Always" is listed as a standing answer until revoked (screenshots ui-clicks-restore-*.png)',
     timeoutMs: 120_000,
     run: restoreOnClick,
+  },
+  {
+    slug: 'deny-with-reason',
+    name: '"Deny and say why…" on an approval sends the person\'s words to the agent as the denial, and nothing is written (screenshots ui-clicks-deny-*.png)',
+    timeoutMs: 120_000,
+    run: denyWithReason,
   },
 ];
 
@@ -81,11 +90,17 @@ async function restoreOnClick(context: UiContext, timeoutMs: number): Promise<vo
     toolCall('write_file', { path: RESTORE.path, content: second.content }),
     say(second.done),
   );
-  for (const step of [first, second]) {
-    await sendPrompt(chat, step.prompt, timeoutMs);
-    await allowOnce(chat, timeoutMs);
-    await chat.locator('.msg-assistant', { hasText: step.done }).waitFor({ state: 'visible', timeout: timeoutMs });
-  }
+  // "Always" for the first write: the second is not asked, and the answer stands in a list with Revoke.
+  await sendPrompt(chat, first.prompt, timeoutMs);
+  await chat.locator('.approval:not([data-decision]) button[data-decision="allow_always"]').first().click({ timeout: timeoutMs });
+  await chat.locator('.msg-assistant', { hasText: first.done }).waitFor({ state: 'visible', timeout: timeoutMs });
+  await sendPrompt(chat, second.prompt, timeoutMs);
+  await chat.locator('.msg-assistant', { hasText: second.done }).waitFor({ state: 'visible', timeout: timeoutMs });
+  const rules = chat.locator('details.rules');
+  await rules.waitFor({ state: 'visible', timeout: timeoutMs });
+  await rules.locator('summary').click({ timeout: timeoutMs });
+  const rule = await rules.locator('.rule-text').innerText();
+  if (rule !== 'Always allowed: file changes') throw new HarnessError(`the standing answer reads ${JSON.stringify(rule)}`);
   const approvals = await chat.locator('.approval').count();
   const message = chat.locator('.msg-user[data-checkpoint]', { hasText: second.prompt });
   await message.hover({ timeout: timeoutMs });
@@ -100,6 +115,25 @@ async function restoreOnClick(context: UiContext, timeoutMs: number): Promise<vo
   if ((await chat.locator('.msg-user.rewound', { hasText: first.prompt }).count()) !== 0) throw new HarnessError('the turn before the checkpoint is shown as rewound');
   await notTheAgents(chat, approvals, '/rewind');
   await screenshots(context, chat.locator('.rewound-label').last(), 'restore', timeoutMs);
+  await rules.locator('button.rule-revoke').click({ timeout: timeoutMs });
+  await rules.waitFor({ state: 'hidden', timeout: timeoutMs });
+}
+
+async function denyWithReason(context: UiContext, timeoutMs: number): Promise<void> {
+  const chat = chatFrame(context);
+  await chat.locator('#new-session').click({ timeout: timeoutMs });
+  context.fake.enqueue('openai', toolCall('write_file', { path: DENY.path, content: 'no\n' }), say(DENY.done));
+  const asked = context.fake.requests.length;
+  await sendPrompt(chat, DENY.prompt, timeoutMs);
+  const approval = chat.locator('.approval:not([data-decision])').first();
+  await approval.locator('button.approval-deny-why').click({ timeout: timeoutMs });
+  await approval.locator('textarea.approval-reason-text').fill(DENY.reason, { timeout: timeoutMs });
+  await screenshots(context, approval, 'deny', timeoutMs);
+  await approval.locator('button[data-decision="deny_reason"]').click({ timeout: timeoutMs });
+  await chat.locator('.msg-assistant', { hasText: DENY.done }).waitFor({ state: 'visible', timeout: timeoutMs });
+  if (existsSync(join(context.workspace, DENY.path))) throw new HarnessError(`${DENY.path} was written although the person denied it`);
+  const request = JSON.stringify(context.fake.requests.slice(asked).at(-1)?.body ?? {});
+  if (!request.includes(DENY.reason)) throw new HarnessError("the agent's next request does not carry the person's reason for the denial");
 }
 
 /** Nothing of a click went through the agents: no new approval card, no message the person did not type. */

@@ -163,6 +163,7 @@ export class PermissionGate {
     try {
       const answer = await Promise.race([this.ask(request, AbortSignal.any([signal, timeout.signal])), expired]);
       if (answer === 'timeout') return { decision: 'timeout' };
+      if (typeof answer === 'object' && 'deniedBecause' in answer) return { decision: 'denied' };
       if (typeof answer === 'object') {
         const fits = request.editable !== undefined && request.editable.check(answer.modified) === undefined;
         return fits ? { decision: 'allowed', modified: answer.modified } : { decision: 'denied' };
@@ -260,6 +261,10 @@ export class PermissionGate {
   /** Records an "always" or "never" answer and turns the answer into a verdict. */
   private answered(request: PermissionRequest, judgement: CommandJudgement | undefined, reply: PermissionReply): PermissionVerdict {
     // Arguments sent back as they were are a plain yes: the model is not told of an edit that changed nothing.
+    if (typeof reply === 'object' && 'deniedBecause' in reply) {
+      const because = reply.deniedBecause.trim();
+      return { allowed: false, reason: `The user denied it${because ? `, and says: ${because}` : '.'}`, answer: 'reject_once' };
+    }
     if (typeof reply === 'object' && request.editable && sameJson(reply.modified, request.editable.arguments)) return this.answered(request, judgement, 'allow_once');
     if (typeof reply === 'object') {
       // Only for an editable request, and only arguments that fit: a door that sent anything else gets a no.

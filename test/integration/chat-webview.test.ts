@@ -349,33 +349,59 @@ describe('chat view in headless Chromium', function () {
     assert.equal(await page().locator('.approval[data-id="ask-2"] .approval-outcome').innerText(), 'No longer needed');
   });
 
-  it("Edit opens the call's arguments; Allow with these arguments posts them; a refused edit shows why and keeps the text", async () => {
-    const args = JSON.stringify({ command: 'npm test -- --grep greet' }, null, 2);
+  it("Edit opens a command's line (other calls' arguments as JSON); the edit is posted as the call's arguments; a refused edit shows why and keeps the text", async () => {
+    const args = JSON.stringify({ command: 'npm test -- --grep greet', timeout_ms: 5000 }, null, 2);
     await view.send({ type: 'approval', request: { ...APPROVAL, id: 'ask-e', arguments: args } });
     const approval = page().locator('.approval[data-id="ask-e"]');
     assert.deepEqual(await approval.locator('button[data-decision]').allInnerTexts(), ['Allow once', 'Always', 'Deny', 'Edit…']);
     await approval.locator('button[data-decision="edit"]').click();
     const text = approval.locator('textarea.approval-arguments');
-    assert.equal(await text.inputValue(), args);
-    await text.fill('{"command": 5}');
+    assert.equal(await text.inputValue(), 'npm test -- --grep greet', 'the command line, not JSON');
+    assert.equal(await text.getAttribute('aria-label'), 'The command line');
+    await text.fill('npm test; rm -rf /');
     await approval.locator('button[data-decision="allow_edited"]').click();
-    assert.deepEqual(await view.takePosted(), [{ type: 'approve_edited', id: 'ask-e', arguments: '{"command": 5}' }]);
+    assert.deepEqual(await view.takePosted(), [{ type: 'approve_edited', id: 'ask-e', arguments: JSON.stringify({ command: 'npm test; rm -rf /', timeout_ms: 5000 }) }]);
     assert.equal(await approval.locator('button[data-decision="allow_once"]').isDisabled(), true, 'waiting for the host');
-    await view.send({ type: 'approval_invalid', id: 'ask-e', problem: 'command: expected string, received number' });
-    assert.equal(await approval.locator('.approval-problem').innerText(), 'command: expected string, received number');
-    assert.equal(await text.inputValue(), '{"command": 5}', 'the edit is kept');
+    await view.send({ type: 'approval_invalid', id: 'ask-e', problem: 'a protected path would change' });
+    assert.equal(await approval.locator('.approval-problem').innerText(), 'a protected path would change');
+    assert.equal(await text.inputValue(), 'npm test; rm -rf /', 'the edit is kept');
     assert.equal(await approval.locator('button[data-decision="allow_edited"]').isDisabled(), false, 'another try is possible');
-    await text.fill('{"command": "npm test"}');
+    await text.fill('npm test');
     await approval.locator('button[data-decision="allow_edited"]').click();
-    assert.deepEqual(await view.takePosted(), [{ type: 'approve_edited', id: 'ask-e', arguments: '{"command": "npm test"}' }]);
+    assert.deepEqual(await view.takePosted(), [{ type: 'approve_edited', id: 'ask-e', arguments: JSON.stringify({ command: 'npm test', timeout_ms: 5000 }) }]);
     await view.send({ type: 'approval_done', id: 'ask-e', decision: 'allow_edited' });
     assert.equal(await approval.locator('textarea').count(), 0);
     assert.equal(await approval.locator('.approval-outcome').innerText(), 'Allowed with your changes');
+
+    const json = JSON.stringify({ path: 'q.sql', content: 'select 1;' }, null, 2);
+    await view.send({ type: 'approval', request: { ...APPROVAL, id: 'ask-w', title: 'Write q.sql', category: 'write', command: undefined, paths: ['q.sql'], arguments: json } });
+    const write = page().locator('.approval[data-id="ask-w"]');
+    await write.locator('button[data-decision="edit"]').click();
+    assert.equal(await write.locator('textarea.approval-arguments').inputValue(), json);
+    await write.locator('textarea.approval-arguments').fill('{"path": 5}');
+    await write.locator('button[data-decision="allow_edited"]').click();
+    assert.deepEqual(await view.takePosted(), [{ type: 'approve_edited', id: 'ask-w', arguments: '{"path": 5}' }]);
 
     await view.send({ type: 'approval', request: { ...APPROVAL, id: 'ask-q', title: 'Drop the cache?', command: undefined, paths: [], question: { details: 'It rebuilds in a minute.' } } });
     const question = page().locator('.approval[data-id="ask-q"]');
     assert.match(await question.innerText(), /Approval requested[\s\S]*Drop the cache\?[\s\S]*It rebuilds in a minute\./i);
     assert.deepEqual(await question.locator('button[data-decision]').allInnerTexts(), ['Approve', 'Deny'], 'no "always" for a question');
+  });
+
+  it('"Deny and say why…" sends the reason with the no', async () => {
+    await view.send({ type: 'approval', request: { ...APPROVAL, id: 'ask-why' } });
+    const approval = page().locator('.approval[data-id="ask-why"]');
+    await approval.locator('button.approval-deny-why').click();
+    const reason = approval.locator('textarea.approval-reason-text');
+    assert.equal(await reason.evaluate((node) => node === document.activeElement), true, 'the box has the focus');
+    await reason.fill('Run only the greeting tests');
+    await reason.press('y');
+    assert.deepEqual(await view.takePosted(), [], 'typing in the box answers nothing');
+    await approval.locator('button[data-decision="deny_reason"]').click();
+    assert.deepEqual(await view.takePosted(), [{ type: 'deny', id: 'ask-why', reason: 'Run only the greeting testsy' }]);
+    await view.send({ type: 'approval_done', id: 'ask-why', decision: 'reject_once' });
+    assert.equal(await approval.locator('textarea').count(), 0);
+    assert.equal(await approval.locator('.approval-outcome').innerText(), 'Denied');
   });
 
   it('meters the session in one quiet line once something was spent, with the detail in its tooltip', async () => {

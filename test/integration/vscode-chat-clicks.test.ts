@@ -51,7 +51,7 @@ describe("VS Code chat: the person's clicks act at once", () => {
     // Every write the agent asks for is allowed once; the test answers "always" itself where it wants one.
     chat = new ChatController(host, (message) => {
       posted.push(structuredClone(message));
-      if (message.type === 'approval' && !message.request.title.includes('always-me')) void chat.handle({ type: 'approve', id: message.request.id, decision: 'allow_once' });
+      if (message.type === 'approval' && !/always-me|deny-me/.test(message.request.title)) void chat.handle({ type: 'approve', id: message.request.id, decision: 'allow_once' });
     }, actions);
     return chat;
   }
@@ -151,6 +151,19 @@ describe("VS Code chat: the person's clicks act at once", () => {
     await chat.handle({ type: 'approve', id: second.request.id, decision: 'allow_once' });
     await again;
     assert.equal(file('always-me.txt'), '3\n');
+    await chat.dispose();
+  });
+
+  it('"Deny and say why" gives the agent the person\'s reason as the denial', async () => {
+    server.enqueue('openai', write('deny-me.txt', 'x\n'), say('Understood.'));
+    const chat = controller();
+    const running = chat.handle({ type: 'send', text: 'Write the file' });
+    const asked = await waitFor(() => approvals()[0]);
+    await chat.handle({ type: 'deny', id: asked.request.id, reason: 'Put it in notes.md instead.' });
+    await running;
+    assert.equal(file('deny-me.txt'), undefined);
+    assert.equal(last('approval_done')?.decision, 'reject_once');
+    assert.match(JSON.stringify(server.requestsFor('openai').at(-1)!.body), /The user denied it, and says: Put it in notes\.md instead\./);
     await chat.dispose();
   });
 });

@@ -274,6 +274,8 @@ export type WebviewMessage =
   | { type: 'pick_model'; role: 'primary' | 'coagent'; model: string }
   | { type: 'pick_thinking'; level: string }
   | { type: 'approve'; id: string; decision: ApprovalDecision }
+  /** Denies a pending approval with the person's reason: the agent reads it as the denial. */
+  | { type: 'deny'; id: string; reason: string }
   /** Allows a pending approval once, with the arguments the person edited (JSON text). */
   | { type: 'approve_edited'; id: string; arguments: string }
   /** Opens the change a pending approval asks about in VS Code's diff editor. */
@@ -327,6 +329,7 @@ const FIELDS: Record<WebviewMessage['type'], (message: Record<string, unknown>) 
   pick_model: (m) => (m.role === 'primary' || m.role === 'coagent') && typeof m.model === 'string',
   pick_thinking: (m) => typeof m.level === 'string',
   approve: (m) => typeof m.id === 'string' && (m.decision === 'allow_once' || m.decision === 'allow_always' || m.decision === 'reject_once'),
+  deny: (m) => typeof m.id === 'string' && typeof m.reason === 'string',
   approve_edited: (m) => typeof m.id === 'string' && typeof m.arguments === 'string',
   preview_approval: (m) => typeof m.id === 'string',
   retry: () => true,

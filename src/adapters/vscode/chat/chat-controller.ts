@@ -160,6 +160,8 @@ export class ChatController {
       case 'revoke_rule':
         if (!this.chat?.revokeRule(message.id)) this.show(notice('info', 'That answer was already taken back.'));
         return this.announceRules();
+      case 'deny':
+        return this.approvals.deny(message.id, message.reason);
       case 'approve_edited':
         return this.approvals.edit(message.id, message.arguments);
       case 'preview_approval': {
