@@ -312,12 +312,13 @@ export class ChatController {
     } finally {
       if (current()) {
         this.approvals.withdrawAll();
-        if (changed) await this.countChanges(chat);
         this.post({ type: 'busy', busy: false });
         this.post({ type: 'sessions', sessions: this.sessions(), current: chat.id });
       }
       this.actions.sessionsChanged();
     }
+    // After the view is told the run ended: counting reads git, which must not hold the view busy.
+    if (changed && current()) await this.countChanges(chat);
   }
 
   /**
@@ -353,7 +354,8 @@ export class ChatController {
   /** The last prompt's changes counted net per file, for its changes bar (nothing when they cannot be counted now). */
   private async countChanges(chat: ChatSession): Promise<void> {
     const planned = await chat.planRestore({ kind: 'undo' }).catch(() => undefined);
-    if (!planned || this.chat !== chat) return;
+    // Another session opened, or another prompt started, meanwhile: these counts are no longer the last bar's.
+    if (!planned || this.chat !== chat || chat.busy) return;
     this.counts = { type: 'change_counts', files: netCounts(planned) };
     this.post(this.counts);
   }
