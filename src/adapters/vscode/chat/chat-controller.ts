@@ -28,7 +28,7 @@ import { pickerChoices, vscodePick } from './model-choices';
 import type { ViewActions } from './chat-actions';
 import { ShownTranscript } from './shown-transcript';
 import { errorHint, notice } from './transcript-translator';
-import { netCounts, restoreOnClick, type RestoredMessage } from './chat-restore';
+import { netCounts, RestoreRecord, restoreOnClick } from './chat-restore';
 
 
 export class ChatController {
@@ -44,9 +44,8 @@ export class ChatController {
   /** Messages sent while the agents work, not given to them yet. */
   private queued: { id: string; text: string }[] = [];
   private readonly setup: ProviderSetup;
-  /** What the view says of the open session's clicked restores and of its last prompt's net counts: told again to a reloaded view. */
-  private restored: { at: number; message: RestoredMessage }[] = [];
-  private counts: Extract<HostMessage, { type: 'change_counts' }> | undefined;
+  /** What the view was told of the open session's clicked restores and net counts, for a reloaded view. */
+  private readonly record = new RestoreRecord();
   private readonly unwatchModels: (() => void) | undefined;
 
   constructor(
@@ -241,7 +240,7 @@ export class ChatController {
     });
     this.post({ type: 'reset', sessionId: this.chat?.id, title: this.chat?.session.title ?? '', ...(reopened ? { opened: true } : {}) });
     if (this.queued.length > 0) this.post({ type: 'queue', items: [...this.queued] });
-    this.showAgain();
+    for (const message of this.record.replay(this.shown.all)) this.post(message);
     this.announceRules();
     // A reloaded view must still offer the questions a running prompt waits on.
     for (const request of this.approvals.pending()) this.post({ type: 'approval', request });
@@ -283,7 +282,7 @@ export class ChatController {
     // The session is stored from its first prompt: listed as soon as that prompt shows something, not only at its end.
     let listed = false;
     let changed = false;
-    this.counts = undefined;
+    this.record.counts = undefined;
     try {
       await start({
         onEvent: (event) => {
@@ -345,7 +344,7 @@ export class ChatController {
     const done = await restoreOnClick({ plan: (asked) => chat.planRestore(asked), shown: this.shown.all, confirm: this.actions.confirm }, target, request);
     if (this.chat !== chat) return;
     // Where it happened among the events (no call runs now): a reloaded view greys the same turns, not the ones after.
-    if (done.outcome === 'restored') this.restored.push({ at: this.shown.all.length, message: done });
+    if (done.outcome === 'restored') this.record.add(this.shown.all.length, done);
     this.post(done);
     // Undoing one file leaves the prompt's other files to count; a whole undo leaves none (the journal goes on to the prompt before).
     if (done.outcome === 'restored' && target.kind === 'undo' && target.path !== undefined) await this.countChanges(chat);
@@ -356,8 +355,8 @@ export class ChatController {
     const planned = await chat.planRestore({ kind: 'undo' }).catch(() => undefined);
     // Another session opened, or another prompt started, meanwhile: these counts are no longer the last bar's.
     if (!planned || this.chat !== chat || chat.busy) return;
-    this.counts = { type: 'change_counts', files: netCounts(planned) };
-    this.post(this.counts);
+    this.record.counts = { type: 'change_counts', files: netCounts(planned) };
+    this.post(this.record.counts);
   }
 
   /** The number /rewind takes for a checkpoint the view shows. */
@@ -387,8 +386,7 @@ export class ChatController {
     await this.chat?.close();
     this.chat = undefined;
     this.shown.clear();
-    this.restored = [];
-    this.counts = undefined;
+    this.record.clear();
     this.queued = [];
     this.post({ type: 'queue', items: [] });
     this.promptMeter = emptyMeter();
@@ -451,19 +449,6 @@ export class ChatController {
   /** The open session's standing answers, to the view's list. */
   private announceRules(): void {
     this.post({ type: 'rules', rules: this.chat?.rules() ?? [] });
-  }
-
-  /** Everything shown of the open session, to a reloaded view: the events, each clicked restore where it happened, the last net counts. */
-  private showAgain(): void {
-    const all = this.shown.all;
-    let from = 0;
-    for (const { at, message } of this.restored) {
-      if (at > from) this.post({ type: 'events', events: all.slice(from, at) });
-      this.post(message);
-      from = Math.max(from, at);
-    }
-    if (all.length > from) this.post({ type: 'events', events: all.slice(from) });
-    if (this.counts) this.post(this.counts);
   }
 
   /** Shows an event and keeps it for a reload. */

@@ -12,6 +12,7 @@ import { errorText } from '../../../vocabulary/text';
 import type { FileCount, HostMessage, RestoreTarget, TranscriptEvent } from '../../../../webview/chat/protocol';
 
 export type RestoredMessage = Extract<HostMessage, { type: 'restored' }>;
+type CountsMessage = Extract<HostMessage, { type: 'change_counts' }>;
 
 /** What a click's restore needs: the open session's plan, the view's events, and a question for the rare case. */
 export interface ClickRestoreDeps {
@@ -78,4 +79,40 @@ function filesOf(events: readonly TranscriptEvent[]): string[] {
 /** A plan's files as the prompt changed them: lines the prompt added and removed (the undo's own counts, the other way round). */
 export function netCounts(planned: PlannedRestore): FileCount[] {
   return planned.counts.map(({ path, added, removed }) => ({ path, added: removed, removed: added }));
+}
+
+/**
+ * What the view was told of the open session's clicked restores and of its
+ * last prompt's net counts, to tell a reloaded view again: each restore
+ * where it happened among the events (so a rebuilt view greys the same
+ * turns, not the ones after), then the counts.
+ */
+export class RestoreRecord {
+  private restored: { at: number; message: RestoredMessage }[] = [];
+  /** The last prompt's net counts; undefined once another prompt starts. */
+  counts: CountsMessage | undefined;
+
+  /** A restore done when `at` events were shown (no call runs then). */
+  add(at: number, message: RestoredMessage): void {
+    this.restored.push({ at, message });
+  }
+
+  clear(): void {
+    this.restored = [];
+    this.counts = undefined;
+  }
+
+  /** The messages that rebuild a view from `all` the events shown. */
+  replay(all: readonly TranscriptEvent[]): HostMessage[] {
+    const messages: HostMessage[] = [];
+    let from = 0;
+    for (const { at, message } of this.restored) {
+      if (at > from) messages.push({ type: 'events', events: all.slice(from, at) });
+      messages.push(message);
+      from = Math.max(from, at);
+    }
+    if (all.length > from) messages.push({ type: 'events', events: all.slice(from) });
+    if (this.counts) messages.push(this.counts);
+    return messages;
+  }
 }
