@@ -95,7 +95,7 @@ export async function runWorkbenchPhase(browser: Browser, phase: WorkbenchPhase)
 }
 
 export function runUiPhase(browser: Browser, options: { keepGoing?: boolean } = {}): Promise<UiSummary> {
-  return runWorkbenchPhase(browser, { name: 'ui', ...options, checks: [...UI_CHECKS, ...RUN_CHECKS, ...CHECKPOINT_CHECKS, ...CHAT_CHECKS, ...APPLY_CHECKS, ...STATUS_CHECKS, ...TRACE_CHECKS, ...NARROW_CHECKS, ...RELOAD_CHECKS, ...VSCODE_MODEL_CHECKS, ...CLICK_CHECKS], lmFixture: true, startTitle: 'starting code-server for the UI checks' });
+  return runWorkbenchPhase(browser, { name: 'ui', ...options, checks: [...UI_CHECKS, ...RUN_CHECKS, ...CHECKPOINT_CHECKS, ...CHAT_CHECKS, ...APPLY_CHECKS, ...CLICK_CHECKS, ...STATUS_CHECKS, ...TRACE_CHECKS, ...NARROW_CHECKS, ...RELOAD_CHECKS, ...VSCODE_MODEL_CHECKS], lmFixture: true, startTitle: 'starting code-server for the UI checks' });
 }
 
 /**
