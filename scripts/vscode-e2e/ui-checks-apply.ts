@@ -50,9 +50,8 @@ async function applyCodeBlock(context: UiContext, timeoutMs: number): Promise<vo
   if (!/1 file changed/.test(listed) || !listed.includes(APPLY.path) || !listed.includes('+1')) throw new HarnessError(`the changes bar after Apply reads ${JSON.stringify(listed)}`);
   await context.page.screenshot({ path: join(ARTIFACTS_DIR, 'ui-apply.png') });
 
+  // Undo acts on the click (issue 39): no approval to answer.
   await bar.locator('.changes-undo').click({ timeout: timeoutMs });
-  await allow.first().waitFor({ state: 'visible', timeout: timeoutMs });
-  await allow.first().click({ timeout: timeoutMs });
   await waitUntil(() => readFileSync(file, 'utf8') === APPLY.before, timeoutMs / 3, 'Undo on the changes bar did not put the file back as it was before the Apply');
 
   // The Apply and its undo are the person's: the model reads of both before the next message.

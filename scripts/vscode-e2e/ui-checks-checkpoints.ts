@@ -1,7 +1,7 @@
 /**
  * The UI phase's checks of going back and going on, in the real workbench:
- * Restore on a message (what changes shown and asked first, the file back
- * as it was), Edit on an earlier message (a new branch session with the
+ * Restore on a message (on the click, the file back as it was and the
+ * rewound turns greyed), Edit on an earlier message (a new branch session with the
  * edited text, the old one still listed), and a message queued while the
  * agents work (shown as queued, then where the agent took it).
  */
@@ -27,7 +27,7 @@ const QUEUED = {
 export const CHECKPOINT_CHECKS: UiCheck[] = [
   {
     slug: 'restore-checkpoint',
-    name: 'Restore on a message shows what changes and asks (screenshot ui-restore-preview.png), then puts the file back as it was',
+    name: 'Restore on a message puts the file back as it was on the click and says so (screenshot ui-restore-preview.png)',
     timeoutMs: 90_000,
     run: restoreCheckpoint,
   },
@@ -64,14 +64,13 @@ async function restoreCheckpoint(context: UiContext, timeoutMs: number): Promise
   await message.hover({ timeout: timeoutMs });
   await message.locator('button.checkpoint-restore').click({ timeout: timeoutMs });
   await message.locator('button.restore-both').click({ timeout: timeoutMs });
-  const question = chat.locator('.approval:not([data-decision])', { hasText: 'Rewind to checkpoint' });
-  await question.waitFor({ state: 'visible', timeout: timeoutMs });
-  const asked = await question.innerText();
-  if (!asked.includes(FILE) || !asked.includes('1 modified')) throw new HarnessError(`the restore question does not say what changes: ${JSON.stringify(asked)}`);
-  await question.scrollIntoViewIfNeeded({ timeout: timeoutMs });
+  // Restore acts on the click (issue 39): no question; the line after the rewound turns says what went back.
+  const said = chat.locator('.restore-note.restore-restored');
+  await said.waitFor({ state: 'visible', timeout: timeoutMs });
+  const told = await said.innerText();
+  if (!told.includes(FILE)) throw new HarnessError(`the restore does not say what went back: ${JSON.stringify(told)}`);
+  await said.scrollIntoViewIfNeeded({ timeout: timeoutMs });
   await context.page.screenshot({ path: join(ARTIFACTS_DIR, 'ui-restore-preview.png') });
-  await question.locator('button[data-decision="allow_once"]').click({ timeout: timeoutMs });
-  await chat.locator('.msg-assistant', { hasText: 'Rewound to checkpoint' }).waitFor({ state: 'visible', timeout: timeoutMs });
   const content = readFileSync(join(context.workspace, FILE), 'utf8');
   if (content !== FIRST.content) throw new HarnessError(`after the restore ${FILE} holds ${JSON.stringify(content)}, not the first notes`);
 }

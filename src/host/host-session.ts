@@ -27,6 +27,7 @@ import { levelOfBudget, promptBlocks, type PromptInput, THINKING_BUDGETS, THOUGH
 import type { HostSessionOptions } from './session-options';
 import { errorText } from '../vocabulary/text';
 import { applyProgram, applyPromptText, insideWorkspace } from './apply-code';
+import { type PlannedRestore, planRestore, type RestoreRequest } from './restore-commands';
 
 export type { HostObserver, HostSessionOptions, HostStore } from './session-options';
 
@@ -251,6 +252,29 @@ export class HostSession {
       throw new HostError('usage', errorText(err));
     }
     return this.prompt(applyPromptText(relative), { ...options, program: applyProgram(relative, content) });
+  }
+
+  /**
+   * Plans a restore a person asked for by a click (the chat's Undo and
+   * Restore): no question through the permission gate, the click was the
+   * answer. Refused (HostError) while a prompt runs or without undo
+   * recording; the plan's apply stores the session (a rewound
+   * conversation) once it is done.
+   */
+  async planRestore(request: RestoreRequest, signal: AbortSignal): Promise<PlannedRestore> {
+    if (this.busy) throw new HostError('busy', 'Crow is still working: stop the running prompt first, then undo or restore.');
+    if (!this.options.undo) throw new HostError('usage', 'Undo is off for this session, so there is nothing recorded to put back.');
+    const scope = { session: this.session, workspaceRoot: this.options.workspace.root, dataHome: this.options.undo.dataHome, env: this.options.env, ...(this.parts.undo ? { undo: this.parts.undo } : {}) };
+    const planned = await planRestore(scope, request, signal);
+    return {
+      ...planned,
+      apply: async (applySignal) => {
+        if (this.busy) throw new HostError('busy', 'A prompt started meanwhile: nothing was restored; stop it first.');
+        const outcome = await planned.apply(applySignal);
+        this.keeper?.save();
+        return outcome;
+      },
+    };
   }
 
   /** Stops one running tool call (a long command) without cancelling the prompt; false when it is not running. */

@@ -69,10 +69,23 @@ export async function planUndo(snapshots: GitSnapshotManager, entry: UndoEntry, 
 }
 
 /**
+ * Plans undoing the prompt of `entry` for the files `only` (a person's Undo
+ * on one file of it): the prompt's other files stay as they are, and the
+ * journal is not told, so undoing again still undoes the rest of the
+ * prompt. A file changed only by a command (recorded with its folder) is
+ * not among them: it is undone with the whole prompt.
+ */
+export async function planUndoOf(snapshots: GitSnapshotManager, entry: UndoEntry, only: readonly string[], signal: AbortSignal): Promise<UndoPlan> {
+  if (entry.scope === 'tree') return { entry, changes: [], gaps: ['a prompt recorded by an earlier version of Crow is undone whole, not file by file'], undone: [], apply: async () => [] };
+  return { entry, ...(await planCheckpointRestore(snapshots, [entry], { index: 0, seq: 0 }, signal, undefined, only)) };
+}
+
+/**
  * Plans putting back every path changed after the mark `at` in `entries`
  * (one session's undo points, oldest first) as it was at the mark. With
  * the journal given, the restore notes there what it undid, so undoing
- * again goes one prompt further back.
+ * again goes one prompt further back. With `only`, just those paths
+ * (and never the git index) are planned.
  */
 export async function planCheckpointRestore(
   snapshots: GitSnapshotManager,
@@ -80,12 +93,14 @@ export async function planCheckpointRestore(
   at: MarkPlace,
   signal: AbortSignal,
   log?: UndoLog,
+  only?: readonly string[],
 ): Promise<RestorePlan> {
   const after = entries.slice(at.index);
   const scope = earliestStates(after, at.seq);
+  if (only) for (const path of [...scope.earliest.keys()]) if (!only.includes(path)) scope.earliest.delete(path);
   const undone = after.flatMap((entry, i) => (entry.point !== undefined ? [{ point: entry.point, seq: i === 0 ? at.seq : 0 }] : []));
   // An index saved by a point of an earlier version (no seq) came before its first step.
-  const saved = after.find((entry, i) => entry.userIndex && (i > 0 || (entry.userIndexSeq ?? 1) > at.seq))?.userIndex;
+  const saved = only ? undefined : after.find((entry, i) => entry.userIndex && (i > 0 || (entry.userIndexSeq ?? 1) > at.seq))?.userIndex;
   const userIndex = saved && (await indexDiffers(snapshots, saved, signal)) ? saved : undefined;
   const noting = async (applied: FileChange[]): Promise<FileChange[]> => {
     for (const { point, seq } of log ? undone : []) await log!.undone(point, seq);

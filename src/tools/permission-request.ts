@@ -66,11 +66,12 @@ export interface EditableArguments {
 export type PermissionAnswer = 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always';
 
 /**
- * What a person answered: one of the four answers, or seed 002's Modify,
+ * What a person answered: one of the four answers, seed 002's Modify,
  * "allow it once, with these arguments instead" (only for a request with
- * `editable`, and only arguments its `check` accepted).
+ * `editable`, and only arguments its `check` accepted), or a no with the
+ * person's reason, which the agent reads as the denial.
  */
-export type PermissionReply = PermissionAnswer | { modified: Record<string, unknown> };
+export type PermissionReply = PermissionAnswer | { modified: Record<string, unknown> } | { deniedBecause: string };
 
 /** Asks a person. Resolves `reject_once` when the signal aborts or nobody can answer. */
 export type AskFn = (request: PermissionRequest, signal: AbortSignal) => Promise<PermissionReply>;

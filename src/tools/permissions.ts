@@ -9,7 +9,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { type CommandEntry, type CommandJudgement, covers, entryWithin, judgeCommand, parseEntry, uncoveredReason } from './command-rules';
 import { implicitRepositoriesMet, implicitRepositoryNote } from './implicit-repository';
 import { ProtectedPaths } from './protected-paths';
-import { RememberedAnswers } from './remembered-answers';
+import { RememberedAnswers, type StandingRule } from './remembered-answers';
 
 export { RememberedAnswers };
 export type { AskFn, ApprovalOutcome, EditableArguments, PermissionAnswer, PermissionReply, PermissionRequest, PermissionVerdict } from './permission-request';
@@ -47,6 +47,16 @@ export class PermissionGate {
   private readonly remembered: RememberedAnswers;
   private readonly caps: AutoApproveCaps | undefined;
   private readonly protectedPaths: ProtectedPaths;
+
+  /** The session's standing "always" and "never" answers, for a door that lists them with Revoke. */
+  standingRules(): StandingRule[] {
+    return this.remembered.standing();
+  }
+
+  /** Takes a standing answer back (see RememberedAnswers.revoke). */
+  revokeRule(id: string): boolean {
+    return this.remembered.revoke(id);
+  }
 
   constructor(options: PermissionGateOptions) {
     this.policy = options.policy;
@@ -153,6 +163,7 @@ export class PermissionGate {
     try {
       const answer = await Promise.race([this.ask(request, AbortSignal.any([signal, timeout.signal])), expired]);
       if (answer === 'timeout') return { decision: 'timeout' };
+      if (typeof answer === 'object' && 'deniedBecause' in answer) return { decision: 'denied' };
       if (typeof answer === 'object') {
         const fits = request.editable !== undefined && request.editable.check(answer.modified) === undefined;
         return fits ? { decision: 'allowed', modified: answer.modified } : { decision: 'denied' };
@@ -250,6 +261,10 @@ export class PermissionGate {
   /** Records an "always" or "never" answer and turns the answer into a verdict. */
   private answered(request: PermissionRequest, judgement: CommandJudgement | undefined, reply: PermissionReply): PermissionVerdict {
     // Arguments sent back as they were are a plain yes: the model is not told of an edit that changed nothing.
+    if (typeof reply === 'object' && 'deniedBecause' in reply) {
+      const because = reply.deniedBecause.trim();
+      return { allowed: false, reason: `The user denied it${because ? `, and says: ${because}` : '.'}`, answer: 'reject_once' };
+    }
     if (typeof reply === 'object' && request.editable && sameJson(reply.modified, request.editable.arguments)) return this.answered(request, judgement, 'allow_once');
     if (typeof reply === 'object') {
       // Only for an editable request, and only arguments that fit: a door that sent anything else gets a no.

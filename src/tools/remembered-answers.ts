@@ -1,6 +1,18 @@
 import { type CommandEntry, type CommandJudgement, entryText, rememberable, touches } from './command-rules';
 import type { PermissionCategory } from '../vocabulary/permission-types';
 
+/** A standing "always" or "never" answer, as a person reads it in a list with Revoke. */
+export interface StandingRule {
+  /** Names it for `revoke`. */
+  id: string;
+  allowed: boolean;
+  /** What it covers: "file changes", "commands starting with \"npm test\"". */
+  covers: string;
+}
+
+/** What an "always" for a category covers, in words. */
+const CATEGORY_WORDS: Record<PermissionCategory, string> = { read: 'reading files', write: 'file changes', execute: 'commands', network: 'network access' };
+
 /**
  * "Always" and "never" answers of one session, shared by every agent's
  * gate: per category, and for commands as entries under the same rule as
@@ -30,6 +42,26 @@ export class RememberedAnswers {
 
   allowedCommands(): readonly CommandEntry[] {
     return this.allowed;
+  }
+
+  /** Every answer standing now: categories first, then command entries as they were remembered. */
+  standing(): StandingRule[] {
+    const categories = [...this.categories].map(([category, allowed]) => ({ id: `category:${category}`, allowed, covers: CATEGORY_WORDS[category] }));
+    const entries = (allowed: boolean, list: readonly CommandEntry[]): StandingRule[] =>
+      list.map((entry, index) => ({ id: `${allowed ? 'allow' : 'reject'}:${index}:${entryText(entry)}`, allowed, covers: `commands starting with "${entryText(entry)}"` }));
+    const lines = [...this.rejectedLines].map((line) => ({ id: `line:${line}`, allowed: false, covers: `the command "${line}"` }));
+    return [...categories, ...entries(true, this.allowed), ...entries(false, this.rejected), ...lines];
+  }
+
+  /** Takes a standing answer back: the next such call is asked again. False when `id` names none (revoked already). */
+  revoke(id: string): boolean {
+    const rule = this.standing().find((candidate) => candidate.id === id);
+    if (!rule) return false;
+    const [kind, rest] = [id.slice(0, id.indexOf(':')), id.slice(id.indexOf(':') + 1)];
+    if (kind === 'category') this.categories.delete(rest as PermissionCategory);
+    else if (kind === 'line') this.rejectedLines.delete(rest);
+    else (kind === 'allow' ? this.allowed : this.rejected).splice(Number(rest.slice(0, rest.indexOf(':'))), 1);
+    return true;
   }
 
   /** How the rejection that applies to `line` was shown, when one does. */

@@ -140,12 +140,16 @@ describe('chat view in headless Chromium', function () {
     const bar = page().locator('.changes-bar').last();
     assert.equal(await bar.locator('.changes-title').innerText(), '2 files changed');
     const rows = [];
-    for (const row of await bar.locator('.changes-file').all()) rows.push((await row.locator(':scope > *').allInnerTexts()).join(' '));
+    for (const row of await bar.locator('.changes-file').all()) rows.push((await row.locator(':scope > *').allInnerTexts()).join(' ').trim());
     assert.deepEqual(rows, ['gen/out.json changed by a command', 'src/app.ts +2 −1 Diff']);
     await bar.locator('button.changes-diff').click();
     await bar.locator('.changes-undo').click();
     assert.deepEqual(await view.takePosted(), [{ type: 'open_diff', callId: 'e1' }, { type: 'undo_prompt' }]);
+    // The bar follows the host: it waits, then says what the undo did.
+    assert.equal(await bar.locator('.changes-outcome').innerText(), 'Undoing…');
+    await view.send({ type: 'restored', target: { kind: 'undo' }, outcome: 'restored', message: 'Undone: src/app.ts, gen/out.json are back as they were.' });
     assert.equal(await bar.locator('.changes-keep').count(), 0, 'answered once');
+    assert.equal(await bar.locator('.changes-outcome').innerText(), 'Undone: src/app.ts, gen/out.json are back as they were.');
 
     await view.send(events(
       { type: 'user_message', text: 'More' },
@@ -157,6 +161,60 @@ describe('chat view in headless Chromium', function () {
     const second = page().locator('.changes-bar').last();
     assert.equal(await second.locator('.changes-title').innerText(), '1 file changed');
     assert.equal(await second.locator('.changes-undo').count(), 0, 'a later prompt retired its Undo: /undo undoes the latest prompt only');
+  });
+
+  it('a bar offers Keep and Undo per file, takes the host\'s net counts, and says what one file\'s Undo did', async () => {
+    const edit = (callId: string, unified: string): TranscriptEvent[] => [
+      { type: 'tool_start', actor: CODER, callId, tool: 'edit_file', kind: 'edit', title: 'a.txt', argumentsText: '{}' },
+      { type: 'tool_end', callId, status: 'completed', durationMs: 5, output: 'ok', diff: { path: 'a.txt', unified }, files: ['a.txt'] },
+    ];
+    await view.send(events(
+      { type: 'user_message', text: 'Edit twice' },
+      ...edit('c1', '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n'),
+      ...edit('c2', '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-two\n+three\n'),
+      { type: 'tool_start', actor: CODER, callId: 'c3', tool: 'write_file', kind: 'edit', title: 'b.txt', argumentsText: '{}' },
+      { type: 'tool_end', callId: 'c3', status: 'completed', durationMs: 5, output: 'ok', diff: { path: 'b.txt', unified: '--- /dev/null\n+++ b/b.txt\n@@ -0,0 +1 @@\n+hi\n' }, files: ['b.txt'] },
+      { type: 'prompt_end', status: 'completed', message: '' },
+    ));
+    const bar = page().locator('.changes-bar').last();
+    const row = bar.locator('.changes-file[data-path="a.txt"]');
+    assert.equal(await row.locator('.changes-added').innerText(), '+2', 'summed per edit until the host counts');
+    await view.send({ type: 'change_counts', files: [{ path: 'a.txt', added: 1, removed: 1 }, { path: 'b.txt', added: 1, removed: 0 }] });
+    assert.deepEqual([await row.locator('.changes-added').innerText(), await row.locator('.changes-removed').innerText()], ['+1', '−1']);
+    await bar.locator('.changes-file[data-path="b.txt"] button.changes-file-keep').click();
+    assert.equal(await bar.locator('.changes-file[data-path="b.txt"] .changes-file-outcome').innerText(), 'kept');
+    await row.locator('button.changes-file-undo').click();
+    assert.deepEqual(await view.takePosted(), [{ type: 'undo_prompt', path: 'a.txt' }]);
+    await view.send({ type: 'restored', target: { kind: 'undo', path: 'a.txt' }, outcome: 'restored', message: 'Undone: a.txt is back as it was.' });
+    assert.equal(await row.locator('.changes-file-outcome').innerText(), 'undone');
+    assert.equal(await bar.locator('.changes-outcome').innerText(), 'Undone: a.txt is back as it was.', 'no file left to decide: the bar is settled');
+    assert.equal(await bar.locator('.changes-undo').count(), 0);
+  });
+
+  it('Restore acts on the click: the rewound turns grey out under a label, and a line says what went back', async () => {
+    await view.send(events(
+      { type: 'user_message', text: 'First' },
+      { type: 'checkpoint', id: 'k1', kind: 'prompt' },
+      { type: 'text_delta', actor: CODER, delta: 'Did the first.' },
+      { type: 'prompt_end', status: 'completed', message: '' },
+      { type: 'user_message', text: 'Second' },
+      { type: 'checkpoint', id: 'k2', kind: 'prompt' },
+      { type: 'text_delta', actor: CODER, delta: 'Did the second.' },
+      { type: 'prompt_end', status: 'completed', message: '' },
+    ));
+    const second = page().locator('.msg-user[data-checkpoint="k2"]');
+    await second.locator('button.checkpoint-restore').click();
+    await second.locator('button.restore-both').click();
+    assert.deepEqual(await view.takePosted(), [{ type: 'restore', checkpoint: 'k2', mode: 'both' }]);
+    assert.equal(await page().locator('.restore-pending').innerText(), 'Restoring…');
+    await view.send({ type: 'restored', target: { kind: 'rewind', checkpoint: 'k2', mode: 'both' }, outcome: 'restored', message: 'Restored to before this: the conversation goes on from there.' });
+    assert.equal(await page().locator('.restore-pending').count(), 0);
+    assert.ok(await second.evaluate((node) => node.classList.contains('rewound')));
+    assert.equal(await page().locator('.msg-user[data-checkpoint="k1"].rewound').count(), 0, 'the turns before stay as they were');
+    assert.equal(await page().locator('.rewound-label').innerText(), 'Rewound: the agents no longer see what follows');
+    assert.equal(await second.locator('button.checkpoint-restore').count(), 0, 'a rewound message offers no Restore');
+    assert.equal(await page().locator('.restore-note').last().innerText(), 'Restored to before this: the conversation goes on from there.');
+    assert.equal(await page().locator('.msg-user', { hasText: '/rewind' }).count(), 0);
   });
 
   it('offers Stop on a running command, which posts stop_call once and goes when the call ends', async () => {
@@ -297,33 +355,59 @@ describe('chat view in headless Chromium', function () {
     assert.equal(await page().locator('.approval[data-id="ask-2"] .approval-outcome').innerText(), 'No longer needed');
   });
 
-  it("Edit opens the call's arguments; Allow with these arguments posts them; a refused edit shows why and keeps the text", async () => {
-    const args = JSON.stringify({ command: 'npm test -- --grep greet' }, null, 2);
+  it("Edit opens a command's line (other calls' arguments as JSON); the edit is posted as the call's arguments; a refused edit shows why and keeps the text", async () => {
+    const args = JSON.stringify({ command: 'npm test -- --grep greet', timeout_ms: 5000 }, null, 2);
     await view.send({ type: 'approval', request: { ...APPROVAL, id: 'ask-e', arguments: args } });
     const approval = page().locator('.approval[data-id="ask-e"]');
     assert.deepEqual(await approval.locator('button[data-decision]').allInnerTexts(), ['Allow once', 'Always', 'Deny', 'Edit…']);
     await approval.locator('button[data-decision="edit"]').click();
     const text = approval.locator('textarea.approval-arguments');
-    assert.equal(await text.inputValue(), args);
-    await text.fill('{"command": 5}');
+    assert.equal(await text.inputValue(), 'npm test -- --grep greet', 'the command line, not JSON');
+    assert.equal(await text.getAttribute('aria-label'), 'The command line');
+    await text.fill('npm test; rm -rf /');
     await approval.locator('button[data-decision="allow_edited"]').click();
-    assert.deepEqual(await view.takePosted(), [{ type: 'approve_edited', id: 'ask-e', arguments: '{"command": 5}' }]);
+    assert.deepEqual(await view.takePosted(), [{ type: 'approve_edited', id: 'ask-e', arguments: JSON.stringify({ command: 'npm test; rm -rf /', timeout_ms: 5000 }) }]);
     assert.equal(await approval.locator('button[data-decision="allow_once"]').isDisabled(), true, 'waiting for the host');
-    await view.send({ type: 'approval_invalid', id: 'ask-e', problem: 'command: expected string, received number' });
-    assert.equal(await approval.locator('.approval-problem').innerText(), 'command: expected string, received number');
-    assert.equal(await text.inputValue(), '{"command": 5}', 'the edit is kept');
+    await view.send({ type: 'approval_invalid', id: 'ask-e', problem: 'a protected path would change' });
+    assert.equal(await approval.locator('.approval-problem').innerText(), 'a protected path would change');
+    assert.equal(await text.inputValue(), 'npm test; rm -rf /', 'the edit is kept');
     assert.equal(await approval.locator('button[data-decision="allow_edited"]').isDisabled(), false, 'another try is possible');
-    await text.fill('{"command": "npm test"}');
+    await text.fill('npm test');
     await approval.locator('button[data-decision="allow_edited"]').click();
-    assert.deepEqual(await view.takePosted(), [{ type: 'approve_edited', id: 'ask-e', arguments: '{"command": "npm test"}' }]);
+    assert.deepEqual(await view.takePosted(), [{ type: 'approve_edited', id: 'ask-e', arguments: JSON.stringify({ command: 'npm test', timeout_ms: 5000 }) }]);
     await view.send({ type: 'approval_done', id: 'ask-e', decision: 'allow_edited' });
     assert.equal(await approval.locator('textarea').count(), 0);
     assert.equal(await approval.locator('.approval-outcome').innerText(), 'Allowed with your changes');
+
+    const json = JSON.stringify({ path: 'q.sql', content: 'select 1;' }, null, 2);
+    await view.send({ type: 'approval', request: { ...APPROVAL, id: 'ask-w', title: 'Write q.sql', category: 'write', command: undefined, paths: ['q.sql'], arguments: json } });
+    const write = page().locator('.approval[data-id="ask-w"]');
+    await write.locator('button[data-decision="edit"]').click();
+    assert.equal(await write.locator('textarea.approval-arguments').inputValue(), json);
+    await write.locator('textarea.approval-arguments').fill('{"path": 5}');
+    await write.locator('button[data-decision="allow_edited"]').click();
+    assert.deepEqual(await view.takePosted(), [{ type: 'approve_edited', id: 'ask-w', arguments: '{"path": 5}' }]);
 
     await view.send({ type: 'approval', request: { ...APPROVAL, id: 'ask-q', title: 'Drop the cache?', command: undefined, paths: [], question: { details: 'It rebuilds in a minute.' } } });
     const question = page().locator('.approval[data-id="ask-q"]');
     assert.match(await question.innerText(), /Approval requested[\s\S]*Drop the cache\?[\s\S]*It rebuilds in a minute\./i);
     assert.deepEqual(await question.locator('button[data-decision]').allInnerTexts(), ['Approve', 'Deny'], 'no "always" for a question');
+  });
+
+  it('"Deny and say why…" sends the reason with the no', async () => {
+    await view.send({ type: 'approval', request: { ...APPROVAL, id: 'ask-why' } });
+    const approval = page().locator('.approval[data-id="ask-why"]');
+    await approval.locator('button.approval-deny-why').click();
+    const reason = approval.locator('textarea.approval-reason-text');
+    assert.equal(await reason.evaluate((node) => node === document.activeElement), true, 'the box has the focus');
+    await reason.fill('Run only the greeting tests');
+    await reason.press('y');
+    assert.deepEqual(await view.takePosted(), [], 'typing in the box answers nothing');
+    await approval.locator('button[data-decision="deny_reason"]').click();
+    assert.deepEqual(await view.takePosted(), [{ type: 'deny', id: 'ask-why', reason: 'Run only the greeting testsy' }]);
+    await view.send({ type: 'approval_done', id: 'ask-why', decision: 'reject_once' });
+    assert.equal(await approval.locator('textarea').count(), 0);
+    assert.equal(await approval.locator('.approval-outcome').innerText(), 'Denied');
   });
 
   it('meters the session in one quiet line once something was spent, with the detail in its tooltip', async () => {

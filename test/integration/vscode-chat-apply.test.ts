@@ -106,16 +106,19 @@ describe('VS Code chat: Apply on a code block goes through the edit approval', (
     await reopened.dispose();
   });
 
-  it('Undo on its changes bar puts the file back as it was before the Apply', async () => {
+  it('Undo on its changes bar puts the file back as it was before the Apply, on the click alone', async () => {
     const chat = controller();
     await applyAllowed(chat, 'export const a = 2;\n', 'src/a.ts');
     assert.equal(readFileSync(join(root, 'src', 'a.ts'), 'utf8'), 'export const a = 2;\n');
-    const undoing = chat.handle({ type: 'undo_prompt' });
-    const question = await waitFor(() => approvals()[1]);
-    assert.match(question.title, /Undo the last prompt \("Apply the code block to src\/a\.ts"\)/);
-    await chat.handle({ type: 'approve', id: question.id, decision: 'allow_once' });
-    await undoing;
+    const asked = approvals().length;
+    const messages = shown().filter((event) => event.type === 'user_message').length;
+    await chat.handle({ type: 'undo_prompt' });
     assert.equal(readFileSync(join(root, 'src', 'a.ts'), 'utf8'), 'export const a = 1;\n');
+    // The click was the answer: no approval card for it, and no message in the person's name.
+    assert.equal(approvals().length, asked);
+    assert.equal(shown().filter((event) => event.type === 'user_message').length, messages);
+    const restored = posted.findLast((message) => message.type === 'restored');
+    assert.deepEqual(restored, { type: 'restored', target: { kind: 'undo' }, outcome: 'restored', message: 'Undone: src/a.ts is back as it was.' });
     await chat.dispose();
   });
 

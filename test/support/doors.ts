@@ -230,9 +230,11 @@ export const vscodeDoor: Door = {
       },
       undo: () => send('/undo'),
       async rewind(number, mode) {
-        const from = events().length;
+        // The view's Restore acts on the click: no prompt runs, the host answers with how it went.
         await controller.handle({ type: 'restore', checkpoint: checkpointId(number), mode });
-        return outcome(from);
+        const restored = posted.findLast((message) => message.type === 'restored');
+        const ended = restored?.type === 'restored' ? restored.outcome : 'no answer';
+        return { ok: ended === 'restored', ended, text: restored?.type === 'restored' ? restored.message : '' };
       },
       async forkAndPrompt(number, text) {
         // Editing a past message: the view's Edit on the message that checkpoint `number` comes before.

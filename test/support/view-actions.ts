@@ -16,6 +16,7 @@ export function quietViewActions(overrides: Partial<ViewActions> = {}): ViewActi
     copyText: async () => undefined,
     insertAtCursor: async () => undefined,
     pickFileForCode: async () => undefined,
+    confirm: async () => true,
     ...overrides,
   };
 }

@@ -4,10 +4,12 @@
  * folder, paths), the change a write would make as a diff with "Preview" in
  * VS Code's diff editor, who asks, and three buttons. An agent's own request
  * for approval shows its question and details, with Approve and Deny. Where
- * the call's arguments may be changed, Edit opens them as JSON in a text box
- * with "Allow with these arguments" (seed 002's Modify); an edit the host
+ * the call's arguments may be changed, Edit opens them in a text box: a
+ * command's command line alone ("Run this command"), other calls' arguments
+ * as JSON ("Allow with these arguments", seed 002's Modify); an edit the host
  * does not accept is shown with what is wrong, the text kept for another
- * try. While pending it sticks to the bottom of the transcript, so it is
+ * try. "Deny and say why…" sends the person's reason with the no: the agent
+ * reads it as the denial. While pending it sticks to the bottom of the transcript, so it is
  * never scrolled out of sight. A click posts `approve` (or `approve_edited`)
  * and disables the buttons; the buttons go away when the host reports
  * `approval_done` (answered here, answered elsewhere, or withdrawn by a
@@ -34,6 +36,8 @@ export class ApprovalView {
   private readonly actions = el('div', 'approval-actions');
   /** The arguments being edited, once Edit was chosen. */
   private editor: { section: HTMLElement; text: HTMLTextAreaElement; problem: HTMLElement; allow: HTMLButtonElement } | undefined;
+  /** The box for the reason of a denial, once "Deny and say why…" was chosen. */
+  private reason: HTMLElement | undefined;
 
   constructor(private readonly request: ApprovalRequest, private readonly post: Post) {
     this.element = el('section', `approval approval-${request.category}${request.question ? ' approval-question' : ''}`);
@@ -68,7 +72,11 @@ export class ApprovalView {
     // Under the buttons, so they keep one line in a narrow sidebar.
     const keys = request.question ? 'Keys: y approve · n deny' : 'Keys: y allow once · a always · n deny';
     const scope = request.question ? keys : `“Always” covers ${request.alwaysScope}. ${keys}`;
-    this.element.append(el('p', 'approval-scope', scope));
+    const scopeLine = el('p', 'approval-scope', `${scope} `);
+    const why = button('Deny and say why…', 'approval-deny-why', () => this.openReason());
+    why.title = 'Deny it and tell the agent why, in your words';
+    scopeLine.append(why);
+    this.element.append(scopeLine);
     this.element.addEventListener('keydown', (event) => this.onKey(event));
   }
 
@@ -98,6 +106,7 @@ export class ApprovalView {
     // Answered: the tool card above shows the change once the call ends; here it would only repeat it.
     this.element.querySelector('.approval-diff')?.remove();
     this.editor?.section.remove();
+    this.reason?.remove();
     this.actions.remove();
     this.element.querySelector('.approval-scope')?.remove();
     this.element.append(el('p', 'approval-outcome', OUTCOME[decision]));
@@ -128,7 +137,7 @@ export class ApprovalView {
   }
 
   private enable(enabled: boolean): void {
-    for (const other of this.element.querySelectorAll<HTMLButtonElement>('.approval-actions button, .approval-edit button')) other.disabled = !enabled;
+    for (const other of this.element.querySelectorAll<HTMLButtonElement>('.approval-actions button, .approval-edit button, .approval-reason button, .approval-deny-why')) other.disabled = !enabled;
     if (this.editor) this.editor.text.readOnly = !enabled;
   }
 
@@ -139,7 +148,10 @@ export class ApprovalView {
     return edit;
   }
 
-  /** Shows the arguments as editable JSON, with the button that allows the call as edited. */
+  /**
+   * Shows what may be changed, with the button that allows the call as
+   * edited: a command's command line alone, else the arguments as JSON.
+   */
   private openEditor(): void {
     if (this.editor) {
       this.editor.text.focus();
@@ -147,19 +159,42 @@ export class ApprovalView {
     }
     const section = el('section', 'approval-edit');
     const text = el('textarea', 'approval-arguments');
-    text.value = this.request.arguments ?? '{}';
+    const command = commandArguments(this.request);
+    text.value = command ? command.command : (this.request.arguments ?? '{}');
     text.spellcheck = false;
-    text.rows = Math.min(16, Math.max(3, text.value.split('\n').length + 1));
-    text.setAttribute('aria-label', this.request.question ? 'The question, as JSON' : "The call's arguments, as JSON");
+    text.rows = Math.min(16, Math.max(command ? 2 : 3, text.value.split('\n').length + 1));
+    text.setAttribute('aria-label', command ? 'The command line' : this.request.question ? 'The question, as JSON' : "The call's arguments, as JSON");
+    if (command) text.classList.add('approval-command-line');
     const problem = el('p', 'approval-problem');
     problem.hidden = true;
     problem.setAttribute('role', 'alert');
-    const allow = button(this.request.question ? 'Approve as changed' : 'Allow with these arguments', 'approval-choice choice-allow_edited', () =>
-      this.send({ type: 'approve_edited', id: this.request.id, arguments: text.value }),
+    const label = command ? 'Run this command' : this.request.question ? 'Approve as changed' : 'Allow with these arguments';
+    const allow = button(label, 'approval-choice choice-allow_edited', () =>
+      this.send({ type: 'approve_edited', id: this.request.id, arguments: command ? JSON.stringify({ ...command.all, command: text.value }) : text.value }),
     );
     allow.dataset['decision'] = 'allow_edited';
     section.append(text, problem, allow);
     this.editor = { section, text, problem, allow };
+    this.element.insertBefore(section, this.actions);
+    text.focus();
+  }
+
+  /** A box for why the person denies it, with the button that denies it so. */
+  private openReason(): void {
+    const open = this.reason?.querySelector('textarea');
+    if (open) {
+      open.focus();
+      return;
+    }
+    const section = el('section', 'approval-reason');
+    const text = el('textarea', 'approval-reason-text');
+    text.rows = 2;
+    text.placeholder = 'Why not, or what to do instead';
+    text.setAttribute('aria-label', 'Why you deny it (the agent reads this)');
+    const deny = button('Deny with this reason', 'approval-choice choice-deny_reason', () => this.send({ type: 'deny', id: this.request.id, reason: text.value }), 'close');
+    deny.dataset['decision'] = 'deny_reason';
+    section.append(text, deny);
+    this.reason = section;
     this.element.insertBefore(section, this.actions);
     text.focus();
   }
@@ -179,5 +214,18 @@ export class ApprovalView {
     const list = el('div', 'approval-paths');
     list.append(...this.request.paths.map((path) => fileLink(path, fileOpener(this.post))));
     return list;
+  }
+}
+
+/** A command's arguments, when the call is a command whose line may be edited on its own; undefined otherwise. */
+function commandArguments(request: ApprovalRequest): { command: string; all: Record<string, unknown> } | undefined {
+  if (request.command === undefined || request.arguments === undefined) return undefined;
+  try {
+    const all: unknown = JSON.parse(request.arguments);
+    if (typeof all !== 'object' || all === null || Array.isArray(all)) return undefined;
+    const command = (all as Record<string, unknown>)['command'];
+    return typeof command === 'string' ? { command, all: all as Record<string, unknown> } : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -1,17 +1,21 @@
 /**
  * What a prompt changed, under its end, as Copilot's "files changed" bar:
- * each file with the lines added and removed (from the calls' diffs; a file
- * a command changed has none to count), opened in the diff editor from
- * here, and Keep or Undo (VS Code buttons) for all of it. Undo goes through the prompt's undo
- * point (the host asks before restoring, as /undo does).
+ * each file with the lines added and removed, opened in the diff editor
+ * from here, Keep or Undo for one file, and Keep or Undo (VS Code buttons)
+ * for all of it. The counts come first from the calls' diffs; once the
+ * prompt ended the host counts each file net, before against now
+ * (`showNetCounts`), so a line edited twice counts once. Undo acts at once
+ * on the click (the host asks only when a file the bar does not list
+ * would change); `showUndone` says how it went.
  */
-import { vsButton } from './controls';
+import { vsButton, type VscodeButton } from './controls';
 import { button, el, fileLink } from './elements';
 import { diffLines } from './diff-lines';
 import { fileOpener, type Post } from './host';
-import type { TranscriptEvent } from './protocol';
+import type { FileCount, HostMessage, TranscriptEvent } from './protocol';
 
 type ToolEnd = Extract<TranscriptEvent, { type: 'tool_end' }>;
+type Restored = Extract<HostMessage, { type: 'restored' }>;
 
 interface FileChange {
   added: number;
@@ -56,38 +60,119 @@ export class PromptChanges {
     const count = this.files.size;
     const head = el('div', 'changes-head');
     head.append(el('strong', 'changes-title', `${count} file${count === 1 ? '' : 's'} changed`));
-    const keep = vsButton('Keep', 'changes-keep', () => settle('Kept.'), { icon: 'check', secondary: true });
+    const keep = vsButton('Keep', 'changes-keep', () => settle(section, 'Kept.'), { icon: 'check', secondary: true });
     keep.title = 'Keep these changes (they stay; this only closes the list)';
     const undo = vsButton('Undo', 'changes-undo', () => {
       post({ type: 'undo_prompt' });
-      settle('Undo asked for: confirm it below.');
+      pending(section, 'Undoing…');
     }, { icon: 'discard' });
-    undo.title = "Put every file this prompt changed back as it was (you are asked first; your own edits stay)";
+    undo.title = 'Put every file this prompt changed back as it was, now';
     head.append(keep, undo);
     const list = el('ul', 'changes-files');
     const open = fileOpener(post);
-    for (const [path, file] of [...this.files].sort(([a], [b]) => a.localeCompare(b))) {
-      const row = el('li', 'changes-file');
-      row.append(fileLink(path, open));
-      if (file.counted) row.append(el('span', 'changes-added', `+${file.added}`), el('span', 'changes-removed', `−${file.removed}`));
-      else row.append(el('span', 'changes-uncounted', 'changed by a command'));
-      if (file.callId !== undefined) {
-        const callId = file.callId;
-        const diff = button('Diff', 'changes-diff', () => post({ type: 'open_diff', callId }), 'diff');
-        diff.setAttribute('aria-label', `Open the change to ${path} in the diff editor`);
-        row.append(diff);
-      }
-      list.append(row);
-    }
+    for (const [path, file] of [...this.files].sort(([a], [b]) => a.localeCompare(b))) list.append(fileRow(path, file, post, open));
     section.append(head, list);
-    function settle(outcome: string): void {
-      if (!keep.isConnected) return;
-      keep.remove();
-      undo.remove();
-      if (outcome) head.append(el('span', 'changes-outcome', outcome));
-    }
-    return { element: section, retire: () => settle('') };
+    return { element: section, retire: () => settle(section, '') };
   }
+}
+
+function fileRow(path: string, file: FileChange, post: Post, open: (path: string, line?: number) => void): HTMLElement {
+  const row = el('li', 'changes-file');
+  row.dataset['path'] = path;
+  row.append(fileLink(path, open));
+  if (file.counted) row.append(el('span', 'changes-added', `+${file.added}`), el('span', 'changes-removed', `−${file.removed}`));
+  else row.append(el('span', 'changes-uncounted', 'changed by a command'));
+  if (file.callId !== undefined) {
+    const callId = file.callId;
+    const diff = button('Diff', 'changes-diff', () => post({ type: 'open_diff', callId }), 'diff');
+    diff.setAttribute('aria-label', `Open the change to ${path} in the diff editor`);
+    row.append(diff);
+    // One file's Undo puts back what the tools wrote; a file a command changed goes back with the whole prompt.
+    const keepFile = button('Keep', 'changes-file-keep', () => settleRow(row, 'kept'), 'check');
+    keepFile.setAttribute('aria-label', `Keep the change to ${path}`);
+    keepFile.title = `Keep the change to ${path}`;
+    const undoFile = button('Undo', 'changes-file-undo', () => {
+      post({ type: 'undo_prompt', path });
+      for (const action of row.querySelectorAll<HTMLButtonElement>('.changes-file-keep, .changes-file-undo')) action.disabled = true;
+    }, 'discard');
+    undoFile.setAttribute('aria-label', `Undo the change to ${path}`);
+    undoFile.title = `Put ${path} back as it was before this prompt, now`;
+    row.append(keepFile, undoFile);
+  }
+  return row;
+}
+
+/** Takes the bar's choices away and says what became of it ('' says nothing: a later prompt retired it). */
+function settle(section: HTMLElement, outcome: string): void {
+  const head = section.querySelector('.changes-head');
+  if (!head?.querySelector('.changes-keep')) return;
+  for (const action of section.querySelectorAll('.changes-keep, .changes-undo, .changes-file-keep, .changes-file-undo')) action.remove();
+  head.querySelector('.changes-outcome')?.remove();
+  if (outcome) head.append(outcomeLine(outcome));
+}
+
+/** The bar while its Undo is done: the buttons wait, the line says so. */
+function pending(section: HTMLElement, text: string): void {
+  for (const action of section.querySelectorAll<VscodeButton | HTMLButtonElement>('.changes-keep, .changes-undo, .changes-file-keep, .changes-file-undo')) action.disabled = true;
+  const head = section.querySelector('.changes-head')!;
+  head.querySelector('.changes-outcome')?.remove();
+  head.append(outcomeLine(text));
+}
+
+function settleRow(row: HTMLElement, word: string): void {
+  for (const action of row.querySelectorAll('.changes-file-keep, .changes-file-undo')) action.remove();
+  row.querySelector('.changes-file-outcome')?.remove();
+  row.append(el('span', 'changes-file-outcome', word));
+}
+
+function outcomeLine(text: string): HTMLElement {
+  const line = el('span', 'changes-outcome', text);
+  line.setAttribute('role', 'status');
+  return line;
+}
+
+/** Takes a bar's choices away without a word: its files went back with a rewind, or a later prompt ran. */
+export function retireBar(section: HTMLElement): void {
+  settle(section, '');
+}
+
+/** The latest bar that still offers Undo, in `transcript`. */
+function liveBar(transcript: HTMLElement): HTMLElement | undefined {
+  return [...transcript.querySelectorAll<HTMLElement>('.changes-bar')].reverse().find((bar) => bar.querySelector('.changes-undo, .changes-file-undo'));
+}
+
+/** How an Undo clicked on a bar ended: the bar (or the file's row) says so; one that did not happen gives the buttons back. */
+export function showUndone(transcript: HTMLElement, restored: Restored): void {
+  if (restored.target.kind !== 'undo') return;
+  const bar = liveBar(transcript);
+  if (!bar) return;
+  const { path } = restored.target;
+  const row = path === undefined ? undefined : [...bar.querySelectorAll<HTMLElement>('.changes-file')].find((candidate) => candidate.dataset['path'] === path);
+  if (restored.outcome === 'restored') {
+    if (row) {
+      settleRow(row, 'undone');
+      if (!bar.querySelector('.changes-file-undo')) settle(bar, restored.message);
+    } else settle(bar, restored.message);
+    return;
+  }
+  for (const action of bar.querySelectorAll<VscodeButton | HTMLButtonElement>('.changes-keep, .changes-undo, .changes-file-keep, .changes-file-undo')) action.disabled = false;
+  const head = bar.querySelector('.changes-head')!;
+  head.querySelector('.changes-outcome')?.remove();
+  head.append(outcomeLine(restored.message));
+}
+
+/** The host's net counts for the latest bar: each listed file's +/− replaced (a file back as it was shows +0 −0). */
+export function showNetCounts(transcript: HTMLElement, files: readonly FileCount[]): void {
+  const bar = [...transcript.querySelectorAll<HTMLElement>('.changes-bar')].at(-1);
+  if (!bar) return;
+  const byPath = new Map(files.map((file) => [file.path, file]));
+  for (const row of bar.querySelectorAll<HTMLElement>('.changes-file')) {
+    if (!row.querySelector('.changes-added')) continue;
+    const net = byPath.get(row.dataset['path'] ?? '') ?? { added: 0, removed: 0 };
+    row.querySelector('.changes-added')!.textContent = `+${net.added}`;
+    row.querySelector('.changes-removed')!.textContent = `−${net.removed}`;
+  }
+  bar.dataset['counts'] = 'net';
 }
 
 /** Lines added and removed in a unified diff, leaving out its file headers. */

@@ -2,16 +2,20 @@
  * Going back from the transcript. Every message a person sent, and every
  * tool card of a call that could change something, comes after a
  * checkpoint and gets **Restore**: the files and the conversation (or one
- * of the two) go back to just before it; the host asks first, listing what
- * changes. A message also gets **Edit**: the edited text is sent in a new
- * session that branches from just before it; the old one stays in the
- * sessions list.
+ * of the two) go back to just before it, at once on the click (the host
+ * asks only when a file the transcript did not show would change). A
+ * rewound conversation's turns stay in sight, greyed and labelled
+ * "Rewound" (`showRewound`). A message also gets **Edit**: the edited text
+ * is sent in a new session that branches from just before it; the old one
+ * stays in the sessions list.
  */
+import { retireBar } from './changes-bar';
 import { button, el } from './elements';
 import type { Post } from './host';
-import type { RestoreMode, TranscriptEvent } from './protocol';
+import type { HostMessage, RestoreMode, TranscriptEvent } from './protocol';
 
 type CheckpointEvent = Extract<TranscriptEvent, { type: 'checkpoint' }>;
+type Restored = Extract<HostMessage, { type: 'restored' }>;
 
 const MODES: { mode: RestoreMode; label: string }[] = [
   { mode: 'both', label: 'Files and conversation' },
@@ -64,11 +68,11 @@ export class CheckpointActions {
 
   private restoreButton(anchor: HTMLElement, id: string): HTMLButtonElement {
     const restore = button('Restore', 'checkpoint-restore', () => this.choose(anchor, id), 'history');
-    restore.title = 'Go back to just before this: the files, the conversation or both (you see what changes before anything does)';
+    restore.title = 'Go back to just before this: the files, the conversation or both';
     return restore;
   }
 
-  /** The three ways to restore, under the message or card; one click asks the host, which shows what changes and asks. */
+  /** The three ways to restore, under the message or card; one click restores. */
   private choose(anchor: HTMLElement, id: string): void {
     anchor.querySelector(':scope > .restore-choice')?.remove();
     const choice = el('div', 'restore-choice');
@@ -77,7 +81,9 @@ export class CheckpointActions {
     for (const { mode, label } of MODES) {
       choice.append(
         button(label, `restore-${mode}`, () => {
-          choice.remove();
+          const pending = el('div', 'restore-pending', 'Restoring…');
+          pending.setAttribute('role', 'status');
+          choice.replaceWith(pending);
           this.post({ type: 'restore', checkpoint: id, mode });
         }),
       );
@@ -106,4 +112,37 @@ export class CheckpointActions {
     message.append(box);
     input.focus();
   }
+}
+
+/**
+ * How a Restore ended, in the transcript: a rewound conversation's turns
+ * (from the checkpoint's message or card on) greyed under a "Rewound"
+ * label, their Restore, Edit and Undo taken away; then a line saying what
+ * went back, or why nothing did.
+ */
+export function showRewound(transcript: HTMLElement, restored: Restored): void {
+  if (restored.target.kind !== 'rewind') return;
+  const { checkpoint, mode } = restored.target;
+  for (const pending of transcript.querySelectorAll('.restore-pending')) pending.remove();
+  const anchor = [...transcript.querySelectorAll<HTMLElement>('[data-checkpoint]')].find((candidate) => candidate.dataset['checkpoint'] === checkpoint);
+  const top = anchor ? topLevel(transcript, anchor) : undefined;
+  if (restored.outcome === 'restored' && mode !== 'files' && top) {
+    const label = el('div', 'rewound-label', 'Rewound: the agents no longer see what follows');
+    top.before(label);
+    for (let entry: Element | null = top; entry; entry = entry.nextElementSibling) {
+      entry.classList.add('rewound');
+      for (const action of entry.querySelectorAll('.checkpoint-actions, .checkpoint-restore, .restore-choice, .edit-box')) action.remove();
+      if (entry.classList.contains('changes-bar')) retireBar(entry as HTMLElement);
+    }
+  }
+  const note = el('div', `restore-note restore-${restored.outcome}`, restored.message);
+  note.setAttribute('role', 'status');
+  transcript.append(note);
+}
+
+/** The transcript's own child that holds `element`. */
+function topLevel(transcript: HTMLElement, element: HTMLElement): HTMLElement | undefined {
+  let current: HTMLElement | null = element;
+  while (current && current.parentElement !== transcript) current = current.parentElement;
+  return current ?? undefined;
 }

@@ -19,12 +19,15 @@
  * set-up's model `vscode-single-select`s, its fields `vscode-textfield`s
  * (controls.ts); test/support/vscode-elements.ts drives them.
  */
+import { showNetCounts, showUndone } from './changes-bar';
+import { showRewound } from './checkpoint-actions';
 import { Composer } from './composer';
 import { el } from './elements';
 import { Host, isHostMessage } from './host';
 import { MeterView } from './meter';
 import { PlanView } from './plan';
 import { QueueView } from './queue-view';
+import { RulesView } from './rules-view';
 import type { HostMessage } from './protocol';
 import { SessionList } from './session-list';
 import { Toolbar } from './toolbar';
@@ -48,11 +51,12 @@ class ChatApp {
   );
   private readonly meter = new MeterView();
   private readonly queue = new QueueView(this.host.post);
+  private readonly rules = new RulesView(this.host.post);
 
   constructor(root: HTMLElement) {
     const footer = el('footer', 'footer');
     this.composer.lead(this.toolbar.pickers);
-    footer.append(this.plan.element, this.setup.element, this.queue.element, this.composer.element, this.meter.element);
+    footer.append(this.plan.element, this.setup.element, this.queue.element, this.rules.element, this.composer.element, this.meter.element);
     root.replaceChildren(this.toolbar.element, this.sessions.element, this.transcript.element, footer);
     window.addEventListener('message', (event: MessageEvent<unknown>) => {
       if (isHostMessage(event.data)) this.receive(event.data);
@@ -132,6 +136,16 @@ class ChatApp {
         break;
       case 'setup_error':
         this.setup.failed(message.message);
+        break;
+      case 'restored':
+        showUndone(this.transcript.element, message);
+        showRewound(this.transcript.element, message);
+        break;
+      case 'change_counts':
+        showNetCounts(this.transcript.element, message.files);
+        break;
+      case 'rules':
+        this.rules.show(message.rules);
         break;
       default:
         unreachable(message);

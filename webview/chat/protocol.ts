@@ -116,6 +116,27 @@ export type ApprovalOutcome = ApprovalDecision | 'allow_edited' | 'withdrawn';
 /** What a restore puts back. */
 export type RestoreMode = 'both' | 'files' | 'conversation';
 
+/** What a person clicked to put back: the last prompt's changes (or one file of them), or the session to a checkpoint. */
+export type RestoreTarget = { kind: 'undo'; path?: string } | { kind: 'rewind'; checkpoint: string; mode: RestoreMode };
+
+/** How a restore the person clicked for ended: done, nothing to do, not confirmed, or failed (what it did put back is in the words). */
+export type RestoreOutcome = 'restored' | 'nothing' | 'declined' | 'failed';
+
+/** A file's lines added and removed, counted between its state before and now. */
+export interface FileCount {
+  path: string;
+  added: number;
+  removed: number;
+}
+
+/** A standing "Always" or "Never" answer of the session, listed with Revoke. */
+export interface StandingRuleView {
+  id: string;
+  allowed: boolean;
+  /** What it covers, in words: "file changes", "commands starting with \"npm test\"". */
+  covers: string;
+}
+
 /** How a prompt ended, for the footer under its answer. */
 export type PromptStatus = 'completed' | 'needs_input' | 'limit' | 'budget' | 'cancelled' | 'error';
 
@@ -253,7 +274,17 @@ export type HostMessage =
   /** The answer to `test_server`: what the server said, and the models it lists. */
   | { type: 'server_test'; url: string; ok: boolean; message: string; models: string[] }
   /** A set-up step failed (the key could not be stored, a setting not written): said under the form. */
-  | { type: 'setup_error'; message: string };
+  | { type: 'setup_error'; message: string }
+  /**
+   * How an Undo or Restore the person clicked ended, in words: the changes
+   * bar or the restore choice it came from shows it, and a rewound
+   * conversation's turns from `target` on show as rewound.
+   */
+  | { type: 'restored'; target: RestoreTarget; outcome: RestoreOutcome; message: string }
+  /** The last prompt's changes counted net per file (each file before the prompt against now), for its changes bar. */
+  | { type: 'change_counts'; files: FileCount[] }
+  /** The session's standing "Always" and "Never" answers (the whole list each time). */
+  | { type: 'rules'; rules: StandingRuleView[] };
 
 /** Webview → host. */
 export type WebviewMessage =
@@ -266,13 +297,15 @@ export type WebviewMessage =
   | { type: 'pick_model'; role: 'primary' | 'coagent'; model: string }
   | { type: 'pick_thinking'; level: string }
   | { type: 'approve'; id: string; decision: ApprovalDecision }
+  /** Denies a pending approval with the person's reason: the agent reads it as the denial. */
+  | { type: 'deny'; id: string; reason: string }
   /** Allows a pending approval once, with the arguments the person edited (JSON text). */
   | { type: 'approve_edited'; id: string; arguments: string }
   /** Opens the change a pending approval asks about in VS Code's diff editor. */
   | { type: 'preview_approval'; id: string }
   /** Sends the last prompt again (after an error). */
   | { type: 'retry' }
-  /** Goes back to a checkpoint (the host shows what changes and asks first). */
+  /** Goes back to a checkpoint at once (the host asks only when files the transcript did not show would change). */
   | { type: 'restore'; checkpoint: string; mode: RestoreMode }
   /** Branches a new session from before the message at `checkpoint`, and sends `text` there. */
   | { type: 'edit_message'; checkpoint: string; text: string }
@@ -292,8 +325,10 @@ export type WebviewMessage =
   | { type: 'use_server'; url: string; model: string; key?: string }
   /** Makes provider "vscode" with this model (`vendor/id`) the default: a model VS Code already offers. */
   | { type: 'use_vscode_model'; model: string }
-  /** Undoes what the last prompt changed, through its undo point (the host asks first). */
-  | { type: 'undo_prompt' }
+  /** Undoes what the last prompt changed (only `path`, when given) at once; the host asks only when files the bar did not list would change. */
+  | { type: 'undo_prompt'; path?: string }
+  /** Takes back a standing "Always" or "Never" answer: such calls are asked again. */
+  | { type: 'revoke_rule'; id: string }
   /** Stops one running tool call (a long command); the prompt goes on. */
   | { type: 'stop_call'; callId: string }
   /** A code block of an answer, to the clipboard. */
@@ -317,6 +352,7 @@ const FIELDS: Record<WebviewMessage['type'], (message: Record<string, unknown>) 
   pick_model: (m) => (m.role === 'primary' || m.role === 'coagent') && typeof m.model === 'string',
   pick_thinking: (m) => typeof m.level === 'string',
   approve: (m) => typeof m.id === 'string' && (m.decision === 'allow_once' || m.decision === 'allow_always' || m.decision === 'reject_once'),
+  deny: (m) => typeof m.id === 'string' && typeof m.reason === 'string',
   approve_edited: (m) => typeof m.id === 'string' && typeof m.arguments === 'string',
   preview_approval: (m) => typeof m.id === 'string',
   retry: () => true,
@@ -333,7 +369,8 @@ const FIELDS: Record<WebviewMessage['type'], (message: Record<string, unknown>) 
   use_server: (m) => typeof m.url === 'string' && typeof m.model === 'string' && (m.key === undefined || typeof m.key === 'string'),
   use_vscode_model: (m) => typeof m.model === 'string',
   stop_call: (m) => typeof m.callId === 'string',
-  undo_prompt: () => true,
+  undo_prompt: (m) => m.path === undefined || typeof m.path === 'string',
+  revoke_rule: (m) => typeof m.id === 'string',
   copy_code: (m) => typeof m.text === 'string',
   insert_code: (m) => typeof m.text === 'string',
   apply_code: (m) => typeof m.text === 'string' && (m.path === undefined || typeof m.path === 'string'),

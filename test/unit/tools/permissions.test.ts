@@ -108,6 +108,21 @@ describe('permission gate', () => {
     assert.equal(asked[0]!.category, 'execute');
   });
 
+  it('lists the standing "always" answers in words, and a revoked one is asked again', async () => {
+    const { ask, asked } = scriptedAsk(['allow_always', 'allow_always', 'reject_once']);
+    const gate = new PermissionGate({ policy: policy({ execute: 'ask', write: 'ask' }), ask });
+    assert.equal((await call(gate, 'npm test')).status, 'success');
+    const write = await writeFileTool.run(JSON.stringify({ path: 'standing.txt', content: 'x' }), toolContext(ws.workspace, undefined, { permissions: gate }));
+    assert.equal(write.status, 'success');
+    assert.deepEqual(gate.standingRules().map(({ allowed, covers }) => [allowed, covers]), [[true, 'file changes'], [true, 'commands starting with "npm test"']]);
+    const npm = gate.standingRules().find((rule) => rule.covers.includes('npm test'))!;
+    assert.equal(gate.revokeRule(npm.id), true);
+    assert.equal(gate.revokeRule(npm.id), false, 'gone already');
+    assert.equal((await call(gate, 'npm test')).status, 'error', 'asked again, and refused this time');
+    assert.equal(asked.length, 3);
+    assert.deepEqual(gate.standingRules().map((rule) => rule.covers), ['file changes']);
+  });
+
   it('asks again once a cap on automatic approvals is reached, and counts afresh after a yes or a new prompt', async () => {
     const { ask, asked } = scriptedAsk(['allow_once', 'reject_once']);
     const caps = new AutoApproveCaps({ execute: 2 });

@@ -21,6 +21,8 @@ export interface ViewActions extends SetupActions {
   sessionsChanged(): void;
   /** Puts text on the clipboard. */
   copyText(text: string): Promise<void>;
+  /** Asks once, as a modal question with `detail` under it; true when the person picks `action`. */
+  confirm(question: string, detail: string, action: string): Promise<boolean>;
   /** Inserts text at the active editor's cursor (over its selection); throws saying what to do when no editor is open. */
   insertAtCursor(text: string): Promise<void>;
 }

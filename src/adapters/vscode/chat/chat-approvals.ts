@@ -8,6 +8,8 @@ import { capText, diffPath } from './transcript-translator';
 interface PendingApproval {
   request: ApprovalRequest;
   answer(decision: ApprovalDecision): void;
+  /** Denies it with the person's reason, which the agent reads as the denial. */
+  deny(reason: string): void;
   /** Allows it with edited arguments (JSON text); a problem, shown in the view, when they do not fit. */
   edit(text: string): string | undefined;
   withdraw(): void;
@@ -58,7 +60,7 @@ export class ChatApprovals {
       // An agent's question has no "always": only its yes counts as one.
       const answer = (decision: ApprovalDecision): void =>
         request.question && decision === 'allow_always' ? done('reject_once', 'reject_once') : done(decision, decision);
-      this.waiting.set(id, { request: shown, answer, edit, withdraw });
+      this.waiting.set(id, { request: shown, answer, deny: (reason) => done({ deniedBecause: reason }, 'reject_once'), edit, withdraw });
       signal.addEventListener('abort', withdraw, { once: true });
       this.post({ type: 'approval', request: shown });
       if (signal.aborted) withdraw();
@@ -67,6 +69,10 @@ export class ChatApprovals {
 
   answer(id: string, decision: ApprovalDecision): void {
     this.pendingOne(id).answer(decision);
+  }
+
+  deny(id: string, reason: string): void {
+    this.pendingOne(id).deny(reason);
   }
 
   /** Allows approval `id` with the edited arguments, or tells the view what is wrong with them (it stays pending). */

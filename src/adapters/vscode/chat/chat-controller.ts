@@ -10,6 +10,7 @@ import type { CompositionRole, RoleModels } from '../../../agents/role-models';
 import { errorText } from '../../../vocabulary/text';
 import type {
   HostMessage,
+  RestoreTarget,
   RoleModelChoice,
   SessionSummary,
   TranscriptEvent,
@@ -20,12 +21,14 @@ import { ChatSession, type ChatHost, type PromptObserver } from './chat-session'
 import { applyPromptText, insideWorkspace } from '../../../host/apply-code';
 import { emptyMeter, sumMeters } from '../../../host/cost';
 import { forkSession } from '../../../journal/fork';
+import type { RestoreRequest } from '../../../host/restore-commands';
 import { ProviderSetup } from './provider-setup';
 import { VSCODE_PROVIDER } from '../configuration';
 import { pickerChoices, vscodePick } from './model-choices';
 import type { ViewActions } from './chat-actions';
 import { ShownTranscript } from './shown-transcript';
 import { errorEnd, notice, promptMessage } from './transcript-translator';
+import { netCounts, RestoreRecord, restoreOnClick } from './chat-restore';
 
 
 export class ChatController {
@@ -41,6 +44,8 @@ export class ChatController {
   /** Messages sent while the agents work, not given to them yet. */
   private queued: { id: string; text: string }[] = [];
   private readonly setup: ProviderSetup;
+  /** What the view was told of the open session's clicked restores and net counts, for a reloaded view. */
+  private readonly record = new RestoreRecord();
   private readonly unwatchModels: (() => void) | undefined;
 
   constructor(
@@ -147,7 +152,15 @@ export class ChatController {
         await (await this.session()).setThinking(message.level);
         return this.announceAgents();
       case 'approve':
-        return this.approvals.answer(message.id, message.decision);
+        this.approvals.answer(message.id, message.decision);
+        // The gate remembers an "always" once the answer reaches it, after this turn.
+        if (message.decision === 'allow_always') setImmediate(() => this.announceRules());
+        return;
+      case 'revoke_rule':
+        if (!this.chat?.revokeRule(message.id)) this.show(notice('info', 'That answer was already taken back.'));
+        return this.announceRules();
+      case 'deny':
+        return this.approvals.deny(message.id, message.reason);
       case 'approve_edited':
         return this.approvals.edit(message.id, message.arguments);
       case 'preview_approval': {
@@ -159,7 +172,7 @@ export class ChatController {
         if (this.lastPrompt === undefined) throw new Error('Nothing to retry yet: send a prompt first.');
         return this.send(this.lastPrompt);
       case 'restore':
-        return this.send(`/rewind ${await this.checkpointNumber(message.checkpoint)} ${message.mode}`);
+        return this.restore({ kind: 'rewind', checkpoint: message.checkpoint, mode: message.mode });
       case 'edit_message':
         return this.editMessage(message.checkpoint, message.text);
       case 'interrupt':
@@ -191,8 +204,7 @@ export class ChatController {
         if (await this.setup.useVscodeModel(message.model)) await this.announceAgents();
         return;
       case 'undo_prompt':
-        // Through the session's own /undo: it shows what changes and asks before restoring.
-        return this.send('/undo');
+        return this.restore(message.path !== undefined ? { kind: 'undo', path: message.path } : { kind: 'undo' });
       case 'stop_call':
         if (!this.chat?.stopCall(message.callId)) this.show(notice('info', 'That call has already ended.'));
         return;
@@ -228,7 +240,8 @@ export class ChatController {
     });
     this.post({ type: 'reset', sessionId: this.chat?.id, title: this.chat?.session.title ?? '', ...(reopened ? { opened: true } : {}) });
     if (this.queued.length > 0) this.post({ type: 'queue', items: [...this.queued] });
-    if (!this.shown.empty) this.post({ type: 'events', events: this.shown.all });
+    for (const message of this.record.replay(this.shown.all)) this.post(message);
+    this.announceRules();
     // A reloaded view must still offer the questions a running prompt waits on.
     for (const request of this.approvals.pending()) this.post({ type: 'approval', request });
     await this.setup.announce();
@@ -268,11 +281,14 @@ export class ChatController {
     const current = (): boolean => this.chat === chat;
     // The session is stored from its first prompt: listed as soon as that prompt shows something, not only at its end.
     let listed = false;
+    let changed = false;
+    this.record.counts = undefined;
     try {
       await start({
         onEvent: (event) => {
           if (!current()) return;
           this.show(event);
+          if (event.type === 'tool_end' && (event.files.length > 0 || event.diff)) changed = true;
           if (listed) return;
           listed = true;
           this.post({ type: 'sessions', sessions: this.sessions(), current: chat.id });
@@ -299,6 +315,8 @@ export class ChatController {
       }
       this.actions.sessionsChanged();
     }
+    // After the view is told the run ended: counting reads git, which must not hold the view busy.
+    if (changed && current()) await this.countChanges(chat);
   }
 
   /**
@@ -314,6 +332,30 @@ export class ChatController {
     this.queued = this.queued.filter((queued) => queued !== item);
     this.post({ type: 'queue', items: [...this.queued] });
     if (!outcome.delivered && this.chat === chat) await this.send(text);
+  }
+
+  /** An Undo or Restore the person clicked: done at once, said where they clicked (see chat-restore.ts). */
+  private async restore(target: RestoreTarget): Promise<void> {
+    const chat = await this.session();
+    const request: RestoreRequest =
+      target.kind === 'undo' ? { kind: 'undo', ...(target.path !== undefined ? { paths: [target.path] } : {}) }
+      : { kind: 'rewind', number: await this.checkpointNumber(target.checkpoint), mode: target.mode };
+    const done = await restoreOnClick({ plan: (asked) => chat.planRestore(asked), shown: this.shown.all, confirm: this.actions.confirm }, target, request);
+    if (this.chat !== chat) return;
+    // Where it happened among the events (no call runs now): a reloaded view greys the same turns, not the ones after.
+    if (done.outcome === 'restored') this.record.add(this.shown.all.length, done);
+    this.post(done);
+    // Undoing one file leaves the prompt's other files to count; a whole undo leaves none (the journal goes on to the prompt before).
+    if (done.outcome === 'restored' && target.kind === 'undo' && target.path !== undefined) await this.countChanges(chat);
+  }
+
+  /** The last prompt's changes counted net per file, for its changes bar (nothing when they cannot be counted now). */
+  private async countChanges(chat: ChatSession): Promise<void> {
+    const planned = await chat.planRestore({ kind: 'undo' }).catch(() => undefined);
+    // Another session opened, or another prompt started, meanwhile: these counts are no longer the last bar's.
+    if (!planned || this.chat !== chat || chat.busy) return;
+    this.record.counts = { type: 'change_counts', files: netCounts(planned) };
+    this.post(this.record.counts);
   }
 
   /** The number /rewind takes for a checkpoint the view shows. */
@@ -343,6 +385,7 @@ export class ChatController {
     await this.chat?.close();
     this.chat = undefined;
     this.shown.clear();
+    this.record.clear();
     this.queued = [];
     this.post({ type: 'queue', items: [] });
     this.promptMeter = emptyMeter();
@@ -359,6 +402,7 @@ export class ChatController {
     this.post({ type: 'meter', prompt: this.promptMeter, session: this.sessionMeter });
     await this.announceAgents();
     this.post({ type: 'sessions', sessions: this.sessions(), current: id });
+    this.announceRules();
     await this.setup.announce();
   }
 
@@ -399,6 +443,11 @@ export class ChatController {
       .list({ cwd: this.host.root })
       .filter((meta) => meta.parent === undefined)
       .map((meta) => ({ id: meta.id, title: meta.title || '(untitled)', agent: meta.agentName, updatedAt: new Date(meta.updatedAt).toISOString() }));
+  }
+
+  /** The open session's standing answers, to the view's list. */
+  private announceRules(): void {
+    this.post({ type: 'rules', rules: this.chat?.rules() ?? [] });
   }
 
   /** Shows an event and keeps it for a reload. */

@@ -16,10 +16,12 @@ import { openFolder } from '../../../host/folder';
 import { HostError } from '../../../host/host-error';
 import { HostSession, type HostSessionOptions } from '../../../host/host-session';
 import type { PromptStream } from '../../../host/prompt-run';
+import type { PlannedRestore, RestoreRequest } from '../../../host/restore-commands';
 import { THOUGHT_LEVELS } from '../../../host/prompt-input';
 import { INTERRUPTED, storedPrompts } from '../../../host/stored-prompts';
 import type { SessionStore } from '../../../session/session-store';
 import type { AskFn } from '../../../tools/permissions';
+import type { StandingRule } from '../../../tools/remembered-answers';
 import type { Workspace } from '../../../tools/workspace';
 import type { Meter, PromptStatus, TranscriptEvent } from '../../../../webview/chat/protocol';
 import { frontDoorDocument, roleChoices, settingsFor, type CrowConfiguration } from '../configuration';
@@ -220,7 +222,21 @@ export class ChatSession {
     return listCheckpoints(this.session).find((entry) => entry.checkpoint.id === id)?.number;
   }
 
-  /** Proposes a code block as the new text of `path`, through the session's edit approval; the write tool's result. */
+  /** Plans a restore the person clicked for (Undo, Restore): nothing is asked through the agents' approvals; see HostSession.planRestore. */
+  planRestore(request: RestoreRequest): Promise<PlannedRestore> {
+    return setup(() => this.host.planRestore(request, new AbortController().signal));
+  }
+
+  /** The session's standing "Always" and "Never" answers. */
+  rules(): StandingRule[] {
+    return this.session.permissions.standingRules();
+  }
+
+  /** Takes back a standing answer; false when it was already gone. */
+  revokeRule(id: string): boolean {
+    return this.session.permissions.revokeRule(id);
+  }
+
   cancel(): void {
     this.host.cancel();
   }

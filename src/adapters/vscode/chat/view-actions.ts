@@ -59,6 +59,7 @@ export function viewActions(deps: ViewActionDeps): ViewActions {
     },
     insertAtCursor,
     pickFileForCode,
+    confirm: async (question, detail, action) => (await vscode.window.showWarningMessage(question, { modal: true, detail }, action)) === action,
   };
 }
 
