@@ -42,6 +42,8 @@ const SIZES = [
 const ROUNDS = 5;
 /** Pace of a streamed answer: an event every EVENT_MS (a command's call is some 20 events: about a second). */
 const EVENT_MS = 40;
+/** How long a person reads an answer before the next `crow run`. */
+const READING_MS = 5_000;
 /** How long the ACP agent idles between its two sessions, as a person reading the answer does. */
 const IDLE_MS = 15_000;
 
@@ -100,7 +102,8 @@ export async function undoBenchmark(): Promise<void> {
  * of the run before, its keeper gone after its idle time: the first run
  * after a break), and --no-undo. The keeper each run may start is on, as
  * by default; the bench stops it only where a person's keeper would be
- * gone.
+ * gone. Between a run that starts a keeper and the next, the person reads
+ * the answer for READING_MS.
  */
 async function firstCommand(server: FakeLlmServer, root: string, base: string): Promise<{ cold: number; warm: number; stopped: number; off: number }> {
   const home = mkdtempSync(join(base, 'home-'));
@@ -112,17 +115,18 @@ async function firstCommand(server: FakeLlmServer, root: string, base: string): 
     return toolDuration(out, 'bash');
   };
   await run([], undefined, -1);
-  // The keeper the first run started has its first record done before the rounds begin, as after a person's first run.
-  await run([], undefined, -1);
+  await new Promise((done) => setTimeout(done, READING_MS));
   for (let i = 0; i < ROUNDS; i++) {
     const data = mkdtempSync(join(base, 'data-'));
     samples.cold.push(await run([], data, i));
     await stopKeepers(data);
     rmSync(data, { recursive: true, force: true });
-    samples.warm.push(await run([], undefined, i));
-    samples.off.push(await run(['--no-undo'], undefined, i));
     await stopKeepers(home);
     samples.stopped.push(await run([], undefined, i));
+    // The person reads the answer before the next prompt; meanwhile the keeper that run started takes its first look.
+    await new Promise((done) => setTimeout(done, READING_MS));
+    samples.warm.push(await run([], undefined, i));
+    samples.off.push(await run(['--no-undo'], undefined, i));
   }
   await stopKeepers(home);
   rmSync(home, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 /**
  * A run's side of the folder's keeper (keeper.ts): ask the keeper for the
- * tree as it is now, and start one when this process had to record the
- * tree by itself and that was slow, so the next run does not.
+ * tree as it is now, and start one, as this process exits, when it had to
+ * record the tree by itself and that was slow, so the next run does not.
  *
  * A process settles on one way at its first record: the keeper's, when one
  * answers, or its own (with its own watcher) for the rest of its life, so
@@ -36,7 +36,7 @@ export interface KeeperLaunch {
 export interface RemoteRecorder {
   /** The tree recorded by the keeper now, or undefined: this process records by itself. */
   track(signal?: AbortSignal): Promise<string | undefined>;
-  /** This process recorded by itself, taking `ms`. */
+  /** This process recorded by itself, taking `ms`: slow enough, and a keeper starts as the process exits. */
   recordedLocally(ms: number): void;
 }
 
@@ -69,6 +69,12 @@ export class KeeperLink implements RemoteRecorder {
   recordedLocally(ms: number): void {
     if (this.started || !this.socket || ms < (this.launch.slowRecordMs ?? SLOW_RECORD_MS)) return;
     this.started = true;
+    // Started as this process ends, not now: its first scan would take the CPU, and the shadow index, from this run.
+    process.once('exit', () => this.start());
+  }
+
+  /** Starts the folder's keeper, detached (spawn is synchronous enough for an exit handler). */
+  private start(): void {
     // The keeper's folder is made (private) here: the keeper starts in it.
     if (privateFolderProblem(keepersFolder(this.identity.dataHome), { create: true }) !== undefined) return;
     try {
