@@ -58,8 +58,14 @@ export async function serveKeeper(options: KeeperOptions, stopSignal?: AbortSign
   yieldCpu();
   const server = createServer({ allowHalfOpen: true });
   const socketIno = await listenAs(server, socketPath);
+  // Records under way: the keeper stops only once git has finished writing (a half-written shadow index helps nobody).
+  const work = new Set<Promise<unknown>>();
+  const hold = (task: Promise<unknown>): void => {
+    const settled = task.catch(() => undefined).finally(() => work.delete(settled));
+    work.add(settled);
+  };
   // The watch and the first record start now, so the run that started the keeper finds it warm next time.
-  void manager.track().catch(() => undefined);
+  hold(manager.track());
 
   return new Promise<KeeperEnd>((resolve) => {
     let idle: NodeJS.Timeout;
@@ -67,7 +73,7 @@ export async function serveKeeper(options: KeeperOptions, stopSignal?: AbortSign
       clearTimeout(idle);
       clearInterval(check);
       stopSignal?.removeEventListener('abort', onAbort);
-      void shutDown(server, manager, socketPath, socketIno).then(() => resolve(why));
+      void shutDown(server, manager, socketPath, socketIno, work).then(() => resolve(why));
     };
     const rest = (): void => {
       clearTimeout(idle);
@@ -81,7 +87,8 @@ export async function serveKeeper(options: KeeperOptions, stopSignal?: AbortSign
     rest();
     server.on('connection', (socket) => {
       rest();
-      void serveOne(socket, identity, manager).finally(rest);
+      const served = serveOne(socket, identity, manager).finally(rest);
+      hold(served);
     });
   });
 }
@@ -180,8 +187,9 @@ async function stillThere(socketPath: string, socketIno: number, workspace: stri
   return undefined;
 }
 
-async function shutDown(server: Server, manager: GitSnapshotManager, socketPath: string, socketIno: number): Promise<void> {
+async function shutDown(server: Server, manager: GitSnapshotManager, socketPath: string, socketIno: number, work: Set<Promise<unknown>>): Promise<void> {
   server.close();
+  await Promise.all([...work]);
   await manager.close();
   // Only its own socket: a keeper started after this one may have taken the name.
   if ((await lstat(socketPath).catch(() => undefined))?.ino === socketIno) await rm(socketPath, { force: true });
