@@ -13,6 +13,7 @@
 import { spawn } from 'node:child_process';
 import { lstatSync } from 'node:fs';
 import { connect } from 'node:net';
+import { join } from 'node:path';
 import { privateFolderProblem } from '../config/private-files';
 import { withoutSecrets } from '../config/secret-variables';
 import { type KeeperIdentity, keeperSocket, keepersFolder, LineReader, parseAnswer } from './keeper-socket';
@@ -69,6 +70,8 @@ export class KeeperLink implements RemoteRecorder {
   recordedLocally(ms: number): void {
     if (this.started || !this.socket || ms < (this.launch.slowRecordMs ?? SLOW_RECORD_MS)) return;
     this.started = true;
+    // A keeper watches only the top of a git work tree (tree-watcher.ts needs its .git folder): elsewhere it would scan like the run.
+    if (!isFolder(join(this.identity.workspace, '.git'))) return;
     // Started as this process ends, not now: its first scan would take the CPU, and the shadow index, from this run.
     process.once('exit', () => this.start());
   }
@@ -111,6 +114,14 @@ export class KeeperLink implements RemoteRecorder {
     const uid = process.getuid?.();
     if (uid !== undefined && stats.uid !== uid) return false;
     return privateFolderProblem(keepersFolder(this.identity.dataHome)) === undefined;
+  }
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
   }
 }
 
