@@ -87,6 +87,20 @@ describe("VS Code chat: the person's clicks act at once", () => {
     await chat.dispose();
   });
 
+  it('a per-file Undo the webview posts for a path the prompt never changed, or one outside the workspace, puts nothing back', async () => {
+    server.enqueue('openai', write('a.txt', 'two\n'), say('Done.'));
+    const chat = controller();
+    await chat.handle({ type: 'send', text: 'Change a.txt' });
+    writeFileSync(join(root, 'mine.txt'), 'the person\'s own file\n');
+    for (const path of ['mine.txt', '../outside.txt', '/etc/hostname', 'a.txt/../mine.txt']) {
+      await chat.handle({ type: 'undo_prompt', path });
+      assert.notEqual(last('restored')?.outcome, 'restored', `a restore for ${path}`);
+    }
+    assert.equal(file('a.txt'), 'two\n');
+    assert.equal(file('mine.txt'), 'the person\'s own file\n');
+    await chat.dispose();
+  });
+
   it('asks once before putting back a file the bar did not list, and puts nothing back on a no', async () => {
     let applied = 0;
     const planned: PlannedRestore = { id: 'undo-1', title: 'Undo the last prompt ("x"): 2 files: 2 to restore', paths: ['a.txt', 'hidden.txt'], counts: [], conversation: false, terminal: '', apply: async () => (applied++, { status: 'completed', message: '' }) };
