@@ -1,19 +1,23 @@
 /**
  * Trace viewer: how long a person waits for the first screen of a stored
- * session's trace. Their action is opening the URL that `node dist/crow.js
- * trace SESSION --serve --no-open` printed (the binary, spawned per cold
- * round); the clock runs in the page, from navigation start to the first
- * screen of rows painted: the tree holds rows covering its viewport, and
- * the frame that shows them has been drawn (seen by a MutationObserver,
- * then the next animation frame and a task after it: at most a frame late,
- * never early). Cold: a new server process and a new browser context;
- * warm: the same page reloaded, as a person's second try. Sessions of
- * about 10k and 102k spans recorded as Crow records them
- * (trace-sessions.ts), rounds interleaved by size; medians and spread,
- * and the ratio 102k / 10k. Also, diagnostic (no goal): the page's first
- * paint, and (cold) when every span has loaded. Needs the built
- * binary and viewer (`npm run build`) and Debian's Chromium; prints a skip
- * line without it.
+ * session's trace. Cold, their action is running `node dist/crow.js trace
+ * SESSION --serve` (the binary, spawned per cold round): the clock starts
+ * when the process is spawned, the browser (already running, with a tab
+ * ready, as a person's is) opens the URL the moment it is printed, and the
+ * clock stops at the first screen of rows painted: the tree holds rows
+ * covering its viewport, and the frame that shows them has been drawn
+ * (seen by a MutationObserver, then the next animation frame and a task
+ * after it: at most a frame late, never early). The process's start and the
+ * page's own clock are read on one wall clock (Node's and Chromium's
+ * performance.timeOrigin). Warm: the same page reloaded, as a person's
+ * second try, from navigation start. Sessions of about 10k and 102k spans
+ * recorded as Crow records them (trace-sessions.ts), rounds interleaved by
+ * size; medians and spread, and the ratio 102k / 10k. Also, diagnostic (no
+ * goal): how long the server took to print its URL, the cold open counted
+ * from opening the URL, the page's first paint, and (cold, first round
+ * only: it takes minutes at 102k) when every span has loaded. Needs the
+ * built binary and viewer (`npm run build`) and Debian's Chromium; prints a
+ * skip line without it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -47,13 +51,18 @@ const FIRST_SCREEN_PROBE = `(() => {
   }).observe(document, { childList: true, subtree: true });
 })();`;
 
-/** Milliseconds after navigation start; undefined when it never came (the server stopped, or PATIENCE_MS passed). */
+/** Milliseconds; undefined when it never came (the server stopped, or PATIENCE_MS passed). */
 interface Sample {
+  /** Cold: after the command was spawned; warm: after navigation start. */
   firstScreen: number | undefined;
-  /** The page's first paint (its toolbar, no span yet): the part of the wait no trace adds to. */
+  /** Cold opens only: after the command was spawned, when it printed its URL. */
+  serverStart?: number | undefined;
+  /** Cold opens only: the first screen after navigation start (opening the URL of a server already running). */
+  fromUrl?: number | undefined;
+  /** The page's first paint (its toolbar, no span yet), after navigation start: the part of the wait no trace adds to. */
   pagePaint: number | undefined;
-  /** Cold opens only: a warm reload is timed to its first screen. */
-  allLoaded: number | undefined;
+  /** The first cold open only, after navigation start: the others are timed to their first screen. */
+  allLoaded?: number | undefined;
 }
 
 export async function traceViewerBenchmark(): Promise<void> {
@@ -75,7 +84,7 @@ export async function traceViewerBenchmark(): Promise<void> {
     });
     for (let round = 0; round < ROUNDS; round++) {
       for (const entry of sessions) {
-        const { cold, warm } = await measure(browser, entry.home, entry.session);
+        const { cold, warm } = await measure(browser, entry.home, entry.session, round === 0);
         entry.cold.push(cold);
         entry.warm.push(warm);
       }
@@ -83,8 +92,9 @@ export async function traceViewerBenchmark(): Promise<void> {
     for (const { session, cold, warm } of sessions) {
       console.log(`  ${fmt(session.spans)} spans (trace.jsonl ${fmt(session.bytes / 1e6)} MB): cold ${spread(cold.map((s) => s.firstScreen))}, warm ${spread(warm.map((s) => s.firstScreen))}`);
       console.log(
-        `    diagnostic: the page's first paint cold ${spread(cold.map((s) => s.pagePaint))}, warm ${spread(warm.map((s) => s.pagePaint))}; ` +
-          `first screen after it cold ${spread(cold.map(afterPaint))}, warm ${spread(warm.map(afterPaint))}; every span loaded (cold) ${spread(cold.map((s) => s.allLoaded))}`,
+        `    diagnostic: the server printed its URL after ${spread(cold.map((s) => s.serverStart))}; cold from opening the URL ${spread(cold.map((s) => s.fromUrl))}; ` +
+          `the page's first paint cold ${spread(cold.map((s) => s.pagePaint))}, warm ${spread(warm.map((s) => s.pagePaint))}; ` +
+          `first screen after it cold ${spread(cold.map(afterPaint))}, warm ${spread(warm.map(afterPaint))}; every span loaded (first cold open) ${spread([cold[0]?.allLoaded])}`,
       );
     }
     const first = (samples: Sample[]): number => median(samples.map((sample) => sample.firstScreen ?? Infinity));
@@ -101,34 +111,41 @@ export async function traceViewerBenchmark(): Promise<void> {
 }
 
 /**
- * One cold open (a new server process, a new browser context), followed to
- * its last span, then one warm reload of the same page, timed to its first
- * screen (the reload, or closing the context, ends its load).
+ * One cold open (the browser's context and tab made first, as a person's
+ * browser is running already; then the command spawned, and its URL opened
+ * as soon as it is printed), followed to its last span when `untilAll`;
+ * then one warm reload of the same page, timed to its first screen (the
+ * reload, or closing the context, ends its load).
  */
-async function measure(browser: Browser, home: string, session: TraceSession): Promise<{ cold: Sample; warm: Sample }> {
-  const server = await serve(home, session.id);
+async function measure(browser: Browser, home: string, session: TraceSession, untilAll: boolean): Promise<{ cold: Sample; warm: Sample }> {
   const context = await browser.newContext({ viewport: VIEWPORT });
+  let server: Server | undefined;
   try {
     await context.addInitScript({ content: FIRST_SCREEN_PROBE });
     const page = await context.newPage();
+    const spawned = performance.timeOrigin + performance.now();
+    server = await serve(home, session.id);
+    const serverStart = server.printedAt - spawned;
     await page.goto(server.url, { waitUntil: 'commit' });
-    const cold = await sample(page, server, session.spans, true);
-    if (server.child.exitCode !== null) return { cold, warm: { firstScreen: undefined, pagePaint: undefined, allLoaded: undefined } };
+    const opened = await sample(page, server, session.spans, untilAll);
+    const navigated = await page.evaluate(() => performance.timeOrigin);
+    const cold = { ...opened, serverStart, fromUrl: opened.firstScreen, firstScreen: opened.firstScreen === undefined ? undefined : navigated + opened.firstScreen - spawned };
+    if (server.child.exitCode !== null) return { cold, warm: { firstScreen: undefined, pagePaint: undefined } };
     await page.reload({ waitUntil: 'commit' });
     const warm = await sample(page, server, session.spans, false);
     return { cold, warm };
   } finally {
     await context.close();
-    await stop(server.child);
+    if (server) await stop(server.child);
   }
 }
 
 async function sample(page: Page, server: Server, spans: number, untilAll: boolean): Promise<Sample> {
   const options = { timeout: PATIENCE_MS, polling: 50 };
   const firstScreen = await when(server, page.waitForFunction(() => (window as { __crowFirstScreen?: number }).__crowFirstScreen, undefined, options));
-  if (firstScreen === undefined) return { firstScreen, pagePaint: undefined, allLoaded: undefined };
+  if (firstScreen === undefined) return { firstScreen, pagePaint: undefined };
   const pagePaint = (await page.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime)) ?? undefined;
-  if (!untilAll) return { firstScreen, pagePaint, allLoaded: undefined };
+  if (!untilAll) return { firstScreen, pagePaint };
   const allLoaded = await when(server, page.waitForFunction((count) => (document.documentElement.dataset['spanCount'] === count ? performance.now() : undefined), String(spans), options));
   return { firstScreen, pagePaint, allLoaded };
 }
@@ -151,6 +168,8 @@ async function when(server: Server, waiting: Promise<JSHandle<number | undefined
 interface Server {
   child: ChildProcess;
   url: string;
+  /** When the URL was printed (read), on the wall clock of performance.timeOrigin. */
+  printedAt: number;
   /** Resolves (with undefined) when the process ends. */
   exited: Promise<undefined>;
   stderr(): string;
@@ -166,7 +185,7 @@ function serve(home: string, sessionId: string): Promise<Server> {
     child.stderr!.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
       const url = /http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+/.exec(stderr)?.[0];
-      if (url) done({ child, url, exited, stderr: () => stderr, told: false });
+      if (url) done({ child, url, printedAt: performance.timeOrigin + performance.now(), exited, stderr: () => stderr, told: false });
     });
     void exited.then(() => fail(new Error(`crow trace --serve exited (${child.exitCode}) before printing its URL: ${stderr}`)));
   });
@@ -181,7 +200,8 @@ async function stop(child: ChildProcess): Promise<void> {
 
 /** The part of the wait that comes after the page's first paint: the viewer's own, what a trace could add to. */
 function afterPaint(sample: Sample): number | undefined {
-  return sample.firstScreen === undefined || sample.pagePaint === undefined ? undefined : sample.firstScreen - sample.pagePaint;
+  const fromNavigation = sample.fromUrl ?? sample.firstScreen;
+  return fromNavigation === undefined || sample.pagePaint === undefined ? undefined : fromNavigation - sample.pagePaint;
 }
 
 /** "median (min–max)"; a sample that never came (the server stopped, or PATIENCE_MS passed) counts as infinitely long. */
