@@ -16,6 +16,12 @@ export interface TraceFollowOptions {
 }
 
 export interface TraceFollower {
+  /**
+   * Where the lines handed on so far end: every record before this offset
+   * was handed on (to whoever listened then), or was there when following
+   * began; every record after it will be.
+   */
+  readonly offset: number;
   stop(): void;
 }
 
@@ -41,7 +47,7 @@ class Follower implements TraceFollower {
 
   constructor(
     private readonly options: TraceFollowOptions,
-    private offset: number,
+    public offset: number,
   ) {}
 
   stop(): void {
@@ -90,6 +96,28 @@ class Follower implements TraceFollower {
     } finally {
       await handle.close();
     }
+  }
+}
+
+/**
+ * The span records of the whole lines between `from` and `to` in `file`
+ * (offsets the follower or the stored pieces gave, so line ends); a piece
+ * of a line at either end, or a line that is no span record, is left out.
+ */
+export async function readRecords(file: string, from: number, to: number): Promise<SpanRecord[]> {
+  if (to <= from) return [];
+  const handle = await open(file, 'r');
+  try {
+    const buffer = Buffer.alloc(to - from);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, from);
+    const complete = buffer.subarray(0, bytesRead).lastIndexOf(0x0a) + 1;
+    return buffer
+      .subarray(0, complete)
+      .toString('utf8')
+      .split('\n')
+      .flatMap((line) => parse(line) ?? []);
+  } finally {
+    await handle.close();
   }
 }
 

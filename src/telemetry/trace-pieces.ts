@@ -15,6 +15,8 @@ import { open, type FileHandle } from 'node:fs/promises';
  * it (isSpanRecord), as they would any file.
  */
 export interface TracePieces {
+  /** Where in the file the pieces stop: just past its last newline when it was opened. */
+  readonly end: number;
   /** Bytes of all the pieces together (the last line counts twice: early, and again in its place). */
   readonly total: number;
   /**
@@ -61,6 +63,7 @@ export async function openTracePieces(file: string): Promise<TracePieces> {
 }
 
 const EMPTY: TracePieces = {
+  end: 0,
   total: 0,
   async *pieces() {},
   close: async () => undefined,
@@ -75,7 +78,7 @@ class FilePieces implements TracePieces {
     /** Where the last whole line starts. */
     private readonly lastStart: number,
     /** Just past the last newline: where reading stops. */
-    private readonly end: number,
+    readonly end: number,
   ) {
     this.total = end === 0 ? 0 : end - lastStart + end;
   }

@@ -3,9 +3,10 @@
  * `GET ./spans` (trace.jsonl's whole lines, its last line early, streamed:
  * handed on in pieces as they arrive, with Content-Length for the
  * progress), live changes from `GET ./events` (Server-Sent Events: a span
- * record per message, and `recording` events). The event stream is opened
- * before the spans are fetched, so nothing falls between; a record seen
- * twice is harmless. There is no host to save or copy for the page, so
+ * record per message, and `recording` events). Both are asked for at once,
+ * naming one load: the server sends what was appended between the two on
+ * the event stream, so nothing falls between; a record seen twice is
+ * harmless. A reconnected event stream loads the stored trace again. There is no host to save or copy for the page, so
  * export downloads a file and copy uses the browser's clipboard.
  */
 import type { SpanRecord } from '../../src/telemetry/span';
@@ -56,29 +57,37 @@ export function httpTransport(): Transport {
 }
 
 function follow(receive: (message: HostMessage) => void): void {
-  let started = false;
   let loading = false;
-  const load = (): void => {
+  const load = (id: string): void => {
     if (loading) return;
-    started = loading = true;
-    loadStored(receive)
+    loading = true;
+    loadStored(id, receive)
       .then(
         () => receive({ type: 'stored-end' }),
         (err: unknown) => receive({ type: 'stored-end', error: `Could not load the spans (${(err as Error).message}). Is crow trace --serve still running?` }),
       )
       .finally(() => (loading = false));
   };
-  const events = new EventSource('./events');
+  // The first load goes out with the event stream, not after it has opened: one round trip less before the first screen.
+  const first = loadId();
+  const events = new EventSource(`./events?load=${first}`);
+  load(first);
   events.onmessage = (event: MessageEvent<string>) => receive({ type: 'spans', spans: [JSON.parse(event.data) as SpanRecord] });
   events.addEventListener('recording', (event) => {
     const { recording } = JSON.parse((event as MessageEvent<string>).data) as { recording: boolean };
     receive({ type: 'recording', recording });
   });
-  // Again after a reconnection: what was appended meanwhile comes with the rest.
-  events.onopen = load;
-  events.onerror = () => {
-    if (!started) load();
+  // Again after a reconnection (its request names the first load again, and the server pairs it anew): what was appended meanwhile comes with the rest.
+  let opened = false;
+  events.onopen = () => {
+    if (opened) load(first);
+    opened = true;
   };
+}
+
+/** A random ID naming one load's pair of requests (not a secret: the cookie guards them). */
+function loadId(): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(12)), (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
 /** How much of the stored trace is handed on at a time. */
@@ -88,8 +97,8 @@ const FIRST_SCREEN_BYTES = 512 * 1024;
 const NEWLINE = 0x0a;
 
 /** Reads the stored trace and hands it on in pieces of whole lines, as they arrive. */
-async function loadStored(receive: (message: HostMessage) => void): Promise<void> {
-  const response = await fetch('./spans');
+async function loadStored(id: string, receive: (message: HostMessage) => void): Promise<void> {
+  const response = await fetch(`./spans?load=${id}`);
   if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
   const total = Number(response.headers.get('Content-Length') ?? 0);
   const reader = response.body.getReader();

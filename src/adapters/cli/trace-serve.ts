@@ -16,17 +16,21 @@
  * trace-pieces.ts) and `/events` (Server-Sent Events: each span record
  * appended to trace.jsonl from the moment the client connects, as a plain
  * message; whether the session is being recorded, as a `recording` event,
- * at once and on each change).
+ * at once and on each change). A page asks for both at once, naming one
+ * `load` in each: what was appended between the two is then sent on its
+ * event stream (trace-seams.ts), so nothing falls between them.
  */
 import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { followTrace } from '../../telemetry/trace-follow';
+import type { SpanRecord } from '../../telemetry/span';
+import { followTrace, readRecords } from '../../telemetry/trace-follow';
 import { openTracePieces, type TracePieces } from '../../telemetry/trace-pieces';
 import { newAccessToken, sameSecret } from './access-token';
 import { fromThisUser } from './loopback-peer';
+import { TraceSeams } from './trace-seams';
 
 export interface TraceServeOptions {
   /** The session's trace.jsonl: read afresh per request of `/spans`, and followed for live updates. */
@@ -88,14 +92,14 @@ export async function serveTrace(options: TraceServeOptions): Promise<TraceServe
   };
   const follower = await followTrace({
     file: options.traceFile,
-    // JSON.stringify writes no CR or LF, which SSE data must not hold.
-    onRecord: (record) => broadcast(`data: ${JSON.stringify(record)}\n\n`),
+    onRecord: (record) => broadcast(recordEvent(record)),
     isRecording: () => options.isRecording?.() ?? false,
     onRecording: (now) => {
       recording = now;
       broadcast(recordingEvent(now));
     },
   });
+  const seams = new TraceSeams((from, to) => readRecords(options.traceFile, from, to));
   let port = 0;
   const token = newAccessToken();
   const cookie = (): string => `crow_trace_${port}`;
@@ -126,12 +130,16 @@ export async function serveTrace(options: TraceServeOptions): Promise<TraceServe
     } else if (!sameSecret(cookieValue(request, cookie()) ?? '', token)) {
       return send(response, 401, 'Unauthorized: open the URL that crow trace --serve printed; it carries the token.');
     }
-    if (path === '/spans') return void sendStoredTrace(options.traceFile, request, response);
+    const load = TraceSeams.loadOf(url);
+    if (path === '/spans') return void sendStoredTrace(options.traceFile, request, response, (end) => load !== undefined && void seams.spans(load, end));
     if (path === '/events') {
       response.writeHead(200, { ...headers('text/event-stream; charset=utf-8'), Connection: 'keep-alive' });
       response.write(`: following trace.jsonl\n\n${recordingEvent(recording)}`);
       clients.add(response);
-      return void request.on('close', () => clients.delete(response));
+      request.on('close', () => clients.delete(response));
+      const send = (records: SpanRecord[]): void => void (clients.has(response) && response.write(records.map(recordEvent).join('')));
+      if (load !== undefined) void seams.events(load, { from: follower.offset, send });
+      return;
     }
     const asset = assets[path as keyof typeof assets];
     if (!asset) return send(response, 404, 'Not found');
@@ -163,15 +171,17 @@ export async function serveTrace(options: TraceServeOptions): Promise<TraceServe
  * Streams the stored trace as it is read, waiting for the client to take
  * each piece; a client that goes away stops the reading. A file that could
  * not be opened is a 500 saying why; one that got shorter while it was read
- * ends the connection early, which the viewer reports.
+ * ends the connection early, which the viewer reports. `opened` is told
+ * where in the file the stored part ends.
  */
-async function sendStoredTrace(file: string, request: IncomingMessage, response: ServerResponse): Promise<void> {
+async function sendStoredTrace(file: string, request: IncomingMessage, response: ServerResponse, opened: (end: number) => void): Promise<void> {
   let trace: TracePieces;
   try {
     trace = await openTracePieces(file);
   } catch (err) {
     return send(response, 500, `Could not read the trace: ${(err as Error).message}`);
   }
+  opened(trace.end);
   const gone = new AbortController();
   response.once('close', () => gone.abort());
   try {
@@ -209,6 +219,11 @@ function headers(contentType: string): Record<string, string> {
     'Referrer-Policy': 'no-referrer',
     'Cache-Control': 'no-store',
   };
+}
+
+// JSON.stringify writes no CR or LF, which SSE data must not hold.
+function recordEvent(record: SpanRecord): string {
+  return `data: ${JSON.stringify(record)}\n\n`;
 }
 
 function recordingEvent(recording: boolean): string {
