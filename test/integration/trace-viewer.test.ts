@@ -98,7 +98,9 @@ describe('trace viewer in headless Chromium', function () {
     const cookie = first.cookie!.split(';')[0]!;
     const ok = await hostRequest(`${origin}/`, host, { cookie });
     assert.equal(ok.status, 200);
-    assert.match(ok.csp ?? '', /default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'/);
+    // The page holds the viewer's script and stylesheet: allowed by their hashes alone, never any inline code.
+    assert.match(ok.csp ?? '', /^default-src 'none'; script-src 'self' 'sha256-[\w+/]+=*'; style-src 'self' 'sha256-[\w+/]+=*'; connect-src 'self'; /);
+    assert.doesNotMatch(ok.csp ?? '', /unsafe/);
     assert.equal((await hostRequest(server.url, 'evil.example:80')).status, 403);
     assert.equal((await hostRequest(`${origin}/spans`, 'evil.example:80', { cookie })).status, 403);
   });

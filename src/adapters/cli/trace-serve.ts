@@ -10,7 +10,7 @@
  * any local user can read it (/proc/PID/cmdline): its code opens the
  * viewer once, within a minute, and only for a connection from a process
  * of the user running crow (loopback-peer.ts), so another user who reads
- * it there gets 401 and leaves it to the person's browser. Routes: `/` (the page), `/viewer.js`, `/viewer.css`,
+ * it there gets 401 and leaves it to the person's browser. Routes: `/` (the page, the viewer's stylesheet and script in it), `/viewer.js`, `/viewer.css`,
  * `/spans` (the stored trace: trace.jsonl's whole lines as stored, its last
  * line early, streamed as it is read, with its Content-Length; see
  * trace-pieces.ts) and `/events` (Server-Sent Events: each span record
@@ -21,6 +21,7 @@
  * event stream (trace-seams.ts), so nothing falls between them.
  */
 import { once } from 'node:events';
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -54,22 +55,42 @@ export interface TraceServer {
 /** How long a one-time code waits for its browser. */
 const ONE_TIME_CODE_MS = 60_000;
 
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
-
-const PAGE = `<!doctype html>
+/**
+ * The page, with the viewer's stylesheet and script in it: one response
+ * before the viewer starts, where fetching them cost a round trip (and the
+ * server's turn, twice) before the first paint. The CSP allows exactly
+ * those two by their hashes, and no other inline code.
+ */
+function viewerPage(css: string, js: string): { html: Buffer; csp: string } {
+  const [style, script] = [withoutSourceMap(css), withoutSourceMap(js)];
+  // A stylesheet or script holding its own end tag would end the element early: never inlined then.
+  if (/<\/style/i.test(style) || /<\/script/i.test(script)) throw new Error('The built trace viewer cannot be inlined (it holds a closing tag); rebuild it: npm run build');
+  const html = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Crow trace</title>
-<link rel="stylesheet" href="./viewer.css">
+<style>${style}</style>
 </head>
 <body>
 <div id="app"></div>
-<script src="./viewer.js"></script>
+<script>${script}</script>
 </body>
 </html>
 `;
+  const csp = `default-src 'none'; script-src 'self' ${hashSource(script)}; style-src 'self' ${hashSource(style)}; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+  return { html: Buffer.from(html), csp };
+}
+
+/** The built files name their source maps, which are not served: inlined, the comment would only send the browser's tools to a 404. */
+function withoutSourceMap(code: string): string {
+  return code.replace(/\n?(\/\/# sourceMappingURL=\S*|\/\*# sourceMappingURL=\S* \*\/)\s*$/, '\n');
+}
+
+function hashSource(code: string): string {
+  return `'sha256-${createHash('sha256').update(code, 'utf8').digest('base64')}'`;
+}
 
 /** Where the built viewer is: next to dist/crow.js when bundled, else dist/webview/ of the checkout. */
 export function defaultAssetsDir(): string {
@@ -80,10 +101,14 @@ export function defaultAssetsDir(): string {
 }
 
 export async function serveTrace(options: TraceServeOptions): Promise<TraceServer> {
+  const [js, css] = [readFileSync(join(options.assetsDir, 'viewer.js')), readFileSync(join(options.assetsDir, 'viewer.css'))];
+  const page = viewerPage(css.toString('utf8'), js.toString('utf8'));
+  const headers = (contentType: string): Record<string, string> => securityHeaders(contentType, page.csp);
+  const send = (response: ServerResponse, status: number, message: string): void => sendText(response, status, message, page.csp);
   const assets = {
-    '/viewer.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(join(options.assetsDir, 'viewer.js')) },
-    '/viewer.css': { type: 'text/css; charset=utf-8', body: readFileSync(join(options.assetsDir, 'viewer.css')) },
-    '/': { type: 'text/html; charset=utf-8', body: Buffer.from(PAGE) },
+    '/viewer.js': { type: 'text/javascript; charset=utf-8', body: js },
+    '/viewer.css': { type: 'text/css; charset=utf-8', body: css },
+    '/': { type: 'text/html; charset=utf-8', body: page.html },
   } as const;
   const clients = new Set<ServerResponse>();
   let recording = false;
@@ -131,7 +156,7 @@ export async function serveTrace(options: TraceServeOptions): Promise<TraceServe
       return send(response, 401, 'Unauthorized: open the URL that crow trace --serve printed; it carries the token.');
     }
     const load = TraceSeams.loadOf(url);
-    if (path === '/spans') return void sendStoredTrace(options.traceFile, request, response, (end) => load !== undefined && void seams.spans(load, end));
+    if (path === '/spans') return void sendStoredTrace(options.traceFile, request, response, page.csp, (end) => load !== undefined && void seams.spans(load, end));
     if (path === '/events') {
       response.writeHead(200, { ...headers('text/event-stream; charset=utf-8'), Connection: 'keep-alive' });
       response.write(`: following trace.jsonl\n\n${recordingEvent(recording)}`);
@@ -174,18 +199,24 @@ export async function serveTrace(options: TraceServeOptions): Promise<TraceServe
  * ends the connection early, which the viewer reports. `opened` is told
  * where in the file the stored part ends.
  */
-async function sendStoredTrace(file: string, request: IncomingMessage, response: ServerResponse, opened: (end: number) => void): Promise<void> {
+async function sendStoredTrace(
+  file: string,
+  request: IncomingMessage,
+  response: ServerResponse,
+  csp: string,
+  opened: (end: number) => void,
+): Promise<void> {
   let trace: TracePieces;
   try {
     trace = await openTracePieces(file);
   } catch (err) {
-    return send(response, 500, `Could not read the trace: ${(err as Error).message}`);
+    return sendText(response, 500, `Could not read the trace: ${(err as Error).message}`, csp);
   }
   opened(trace.end);
   const gone = new AbortController();
   response.once('close', () => gone.abort());
   try {
-    response.writeHead(200, { ...headers('application/x-ndjson; charset=utf-8'), 'Content-Length': String(trace.total) });
+    response.writeHead(200, { ...securityHeaders('application/x-ndjson; charset=utf-8', csp), 'Content-Length': String(trace.total) });
     if (request.method === 'HEAD') return void response.end();
     for await (const piece of trace.pieces(gone.signal)) {
       if (!response.write(piece)) await once(response, 'drain', { signal: gone.signal });
@@ -211,10 +242,10 @@ function cookieValue(request: IncomingMessage, name: string): string | undefined
   return undefined;
 }
 
-function headers(contentType: string): Record<string, string> {
+function securityHeaders(contentType: string, csp: string): Record<string, string> {
   return {
     'Content-Type': contentType,
-    'Content-Security-Policy': CSP,
+    'Content-Security-Policy': csp,
     'X-Content-Type-Options': 'nosniff',
     'Referrer-Policy': 'no-referrer',
     'Cache-Control': 'no-store',
@@ -230,7 +261,7 @@ function recordingEvent(recording: boolean): string {
   return `event: recording\ndata: ${JSON.stringify({ recording })}\n\n`;
 }
 
-function send(response: ServerResponse, status: number, message: string): void {
-  response.writeHead(status, headers('text/plain; charset=utf-8'));
+function sendText(response: ServerResponse, status: number, message: string, csp: string): void {
+  response.writeHead(status, securityHeaders('text/plain; charset=utf-8', csp));
   response.end(message);
 }
