@@ -66,7 +66,7 @@ interface Sample {
 }
 
 export async function traceViewerBenchmark(): Promise<void> {
-  console.log(`Trace viewer: opening the URL of \`crow trace SESSION --serve\` (the binary) → first screen of rows painted, headless Chromium, median (min–max) of ${ROUNDS}, ms`);
+  console.log(`Trace viewer: running \`crow trace SESSION --serve\` (the binary; cold) or reloading its page (warm) → first screen of rows painted, headless Chromium, median (min–max) of ${ROUNDS}, ms`);
   if (!existsSync(CHROMIUM)) {
     console.log(`  skipped: no ${CHROMIUM} (apt-get install -y chromium)`);
     return;
