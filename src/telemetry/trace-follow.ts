@@ -1,5 +1,6 @@
 import { open, stat } from 'node:fs/promises';
 import type { SpanRecord } from './span';
+import { wholeLinesEnd } from './trace-pieces';
 import { isSpanRecord } from './stored-spans';
 
 export interface TraceFollowOptions {
@@ -26,15 +27,18 @@ export interface TraceFollower {
 }
 
 /**
- * Follows a trace.jsonl from its current end by polling its size, which
+ * Follows a trace.jsonl from the end of its whole lines by polling its size, which
  * works the same for a file written by this process or by another one (a
  * `crow run` in a terminal). Each complete new line that is a span record is
  * handed on; a line still being written waits for its newline; a missing
  * file counts as empty until it appears; a file that shrank is followed from
- * its new end. The timer does not keep the process alive.
+ * its new end. A line being written when following begins is the
+ * follower's once it ends (a stored read stops before it: trace-pieces.ts).
+ * The timer does not keep the process alive.
  */
 export async function followTrace(options: TraceFollowOptions): Promise<TraceFollower> {
-  const follower = new Follower(options, await sizeOf(options.file));
+  // A file that cannot be read now (a folder, no permission) is followed from its size, as before, once it can be.
+  const follower = new Follower(options, await wholeLinesEnd(options.file).catch(() => sizeOf(options.file)));
   follower.checkRecording();
   follower.schedule();
   return follower;

@@ -119,6 +119,22 @@ class FilePieces implements TracePieces {
   }
 }
 
+/** Where the whole lines of `file` end now (just past its last newline); 0 for a missing file. */
+export async function wholeLinesEnd(file: string): Promise<number> {
+  let handle: FileHandle;
+  try {
+    handle = await open(file, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw err;
+  }
+  try {
+    return (await lastNewline(handle, (await handle.stat()).size)) + 1;
+  } finally {
+    await handle.close();
+  }
+}
+
 /** The offset of the last newline before `before`, or -1 when there is none. */
 async function lastNewline(handle: FileHandle, before: number): Promise<number> {
   const buffer = Buffer.allocUnsafe(SCAN_BYTES);

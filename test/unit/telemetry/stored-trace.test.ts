@@ -129,6 +129,21 @@ describe('stored traces: spans recorded when they start and when they end', () =
     }
   });
 
+  it('follows a line that was being written when following began, once it ends (a stored read leaves it out)', async () => {
+    const file = join(storedSession('torn-at-start'), 'trace.jsonl');
+    const line = `${JSON.stringify({ traceId: 't', spanId: 'torn', kind: 'tool', name: 'execute_tool bash', start: 2, attributes: {} })}\n`;
+    writeFileSync(file, `${JSON.stringify({ traceId: 't', spanId: 'old', kind: 'prompt', name: 'before', start: 0, end: 1, attributes: {} })}\n${line.slice(0, 25)}`);
+    const seen: string[] = [];
+    const follower = await followTrace({ file, pollMs: 20, onRecord: (record) => seen.push(record.spanId) });
+    try {
+      appendFileSync(file, line.slice(25));
+      await eventually('the record whose line was torn', () => seen.length === 1);
+      assert.deepEqual(seen, ['torn'], 'not the line before it, which a stored read has');
+    } finally {
+      follower.stop();
+    }
+  });
+
   function storedSession(id: string): string {
     const folder = join(store.root, id);
     mkdirSync(folder, { recursive: true });
