@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { CompositionRole, RoleModels } from '../agents/role-models';
 import { ACPSession, type ThoughtLevel } from '../session/acp-session';
 import { SessionUndo } from '../journal/session-undo';
+import type { ChangedFile } from '../vocabulary/changed-file';
 import { type SteerOutcome, SteeringQueue } from '../session/steering';
 import { type SessionDependencies, UnknownSessionError } from '../session/session-store';
 import { TraceRecorder } from '../telemetry/trace-recorder';
@@ -252,6 +253,12 @@ export class HostSession {
       throw new HostError('usage', errorText(err));
     }
     return this.prompt(applyPromptText(relative), { ...options, program: applyProgram(relative, content) });
+  }
+
+  /** What the session's last prompt changed, from its journal (see journal/prompt-changes.ts); undefined without undo or before a prompt. */
+  async promptChanges(signal: AbortSignal): Promise<ChangedFile[] | undefined> {
+    if (this.busy) return undefined;
+    return this.parts.undo?.promptChanges(signal);
   }
 
   /**

@@ -7,6 +7,8 @@ import type { CommandWatch, UndoRecorder } from '../tools/undo-recorder';
 import type { GitSnapshotManager } from './git-snapshots';
 import type { KeeperLaunch } from './keeper-client';
 import { holdSnapshots } from './shared-snapshots';
+import { promptChanges } from './prompt-changes';
+import type { ChangedFile } from '../vocabulary/changed-file';
 import { UndoLog } from './undo-log';
 import { type PromptUndoOptions, type UndoNoticeLevel, UndoPoint, UNWATCHED } from './undo-point';
 
@@ -75,6 +77,17 @@ export class SessionUndo implements UndoRecorder {
 
   checkpoint(): string | undefined {
     return this.current?.mark();
+  }
+
+  /**
+   * What the session's current prompt changed, from its journal (see
+   * prompt-changes.ts); undefined when no prompt was recorded.
+   */
+  async promptChanges(signal: AbortSignal): Promise<ChangedFile[] | undefined> {
+    const point = await this.current?.point().catch(() => undefined);
+    if (point === undefined) return undefined;
+    const entry = (await this.log.list()).find((candidate) => candidate.point === point);
+    return entry ? promptChanges(this.snapshots, entry, signal) : undefined;
   }
 
   /** Stops a snapshot still running and lets go of the workspace's watcher (the last session to go stops it, a while later): the session is closing. */

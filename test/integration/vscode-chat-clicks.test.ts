@@ -65,9 +65,11 @@ describe("VS Code chat: the person's clicks act at once", () => {
     server.enqueue('openai', write('a.txt', 'two\n'), write('a.txt', 'three\n'), write('b.txt', 'new\n'), say('Done.'));
     const chat = controller();
     await chat.handle({ type: 'send', text: 'Rework the files' });
-    assert.deepEqual(last('change_counts')?.files, [
-      { path: 'a.txt', added: 1, removed: 1 },
-      { path: 'b.txt', added: 1, removed: 0 },
+    // The bar is the journal's: each file counted net, told with the prompt's end.
+    const end = shown().findLast((event) => event.type === 'prompt_end');
+    assert.deepEqual(end?.type === 'prompt_end' && end.changes, [
+      { path: 'a.txt', status: 'modified', added: 1, removed: 1 },
+      { path: 'b.txt', status: 'added', added: 1, removed: 0 },
     ]);
     const asked = approvals().length;
     const messages = shown().filter((event) => event.type === 'user_message').length;
@@ -76,7 +78,7 @@ describe("VS Code chat: the person's clicks act at once", () => {
     assert.equal(file('b.txt'), undefined, 'the file the prompt created is gone');
     assert.equal(file('a.txt'), 'three\n', "one file's Undo leaves the others");
     assert.deepEqual(last('restored'), { type: 'restored', target: { kind: 'undo', path: 'b.txt' }, outcome: 'restored', message: 'Undone: b.txt is back as it was.' });
-    assert.deepEqual(last('change_counts')?.files, [{ path: 'a.txt', added: 1, removed: 1 }]);
+    assert.deepEqual(last('change_counts')?.files, [{ path: 'a.txt', status: 'modified', added: 1, removed: 1 }]);
 
     await chat.handle({ type: 'undo_prompt' });
     assert.equal(file('a.txt'), 'one\n');
@@ -84,6 +86,18 @@ describe("VS Code chat: the person's clicks act at once", () => {
     assert.equal(approvals().length, asked, 'no approval card for the clicks');
     assert.equal(shown().filter((event) => event.type === 'user_message').length, messages, 'no message in the person\'s name');
     assert.deepEqual(confirmed, [], 'everything it put back was on the bar');
+    await chat.dispose();
+  });
+
+  it("the bar lists what the journal says the prompt changed: a command's file counts, a file written and put back does not", async () => {
+    writeFileSync(join(root, 'c.txt'), 'c1\n');
+    const bash = (command: string): ScriptedReply => ({ blocks: [{ type: 'tool_call', name: 'bash', arguments: { command } }] });
+    server.enqueue('openai', write('a.txt', 'two\n'), write('a.txt', 'one\n'), bash('echo c2 > c.txt'), say('Done.'));
+    const chat = controller();
+    await chat.handle({ type: 'send', text: 'Touch the files' });
+    assert.equal(file('c.txt'), 'c2\n', shown().map((event) => JSON.stringify(event)).join('\n'));
+    const end = shown().findLast((event) => event.type === 'prompt_end');
+    assert.deepEqual(end?.type === 'prompt_end' && end.changes, [{ path: 'c.txt', status: 'modified', added: 1, removed: 1 }]);
     await chat.dispose();
   });
 
@@ -103,10 +117,11 @@ describe("VS Code chat: the person's clicks act at once", () => {
 
   it('asks once before putting back a file the bar did not list, and puts nothing back on a no', async () => {
     let applied = 0;
-    const planned: PlannedRestore = { id: 'undo-1', title: 'Undo the last prompt ("x"): 2 files: 2 to restore', paths: ['a.txt', 'hidden.txt'], counts: [], conversation: false, terminal: '', apply: async () => (applied++, { status: 'completed', message: '' }) };
+    const planned: PlannedRestore = { id: 'undo-1', title: 'Undo the last prompt ("x"): 2 files: 2 to restore', paths: ['a.txt', 'hidden.txt'], conversation: false, terminal: '', apply: async () => (applied++, { status: 'completed', message: '' }) };
     const barShowed: TranscriptEvent[] = [
       { type: 'user_message', text: 'x' },
       { type: 'tool_end', callId: 'c1', status: 'completed', durationMs: 1, output: '', files: ['a.txt'] },
+      { type: 'prompt_end', status: 'completed', message: '', changes: [{ path: 'a.txt', status: 'modified', added: 1, removed: 1 }] },
     ];
     const questions: string[] = [];
     const deps = (answer: boolean) => ({ plan: async () => planned, shown: barShowed, confirm: async (question: string) => (questions.push(question), answer) });

@@ -122,11 +122,15 @@ export type RestoreTarget = { kind: 'undo'; path?: string } | { kind: 'rewind'; 
 /** How a restore the person clicked for ended: done, nothing to do, not confirmed, or failed (what it did put back is in the words). */
 export type RestoreOutcome = 'restored' | 'nothing' | 'declined' | 'failed';
 
-/** A file's lines added and removed, counted between its state before and now. */
+/** A file's lines added and removed, counted between its state before the prompt and now (the journal's, see src/journal/prompt-changes.ts). */
 export interface FileCount {
   path: string;
   added: number;
   removed: number;
+  /** What the prompt did to it; absent: changed. */
+  status?: 'added' | 'modified' | 'deleted';
+  /** A binary file: its lines are not counted. */
+  binary?: boolean;
 }
 
 /** A standing "Always" or "Never" answer of the session, listed with Revoke. */
@@ -203,7 +207,8 @@ export type TranscriptEvent =
   | { type: 'review_start'; reviewer: Actor; primary: Actor; round: number }
   | { type: 'verdict'; reviewer: Actor; round: number; verdict: 'approved' | 'feedback' | 'cancelled' | 'error'; summary: string }
   /** `hint`: what to do about an error (a provider down, a key refused, an unknown model). */
-  | { type: 'prompt_end'; status: PromptStatus; message: string; hint?: ErrorHint };
+  /** `changes`: what the prompt changed, from its journal (absent when undo did not record it): its changes bar. */
+  | { type: 'prompt_end'; status: PromptStatus; message: string; hint?: ErrorHint; changes?: FileCount[] };
 
 /** What an error card offers besides Retry: settings to open, in words. */
 export interface ErrorHint {

@@ -28,7 +28,7 @@ import { pickerChoices, vscodePick } from './model-choices';
 import type { ViewActions } from './chat-actions';
 import { ShownTranscript } from './shown-transcript';
 import { errorEnd, notice, promptMessage } from './transcript-translator';
-import { netCounts, RestoreRecord, restoreOnClick } from './chat-restore';
+import { RestoreRecord, restoreOnClick } from './chat-restore';
 
 
 export class ChatController {
@@ -281,14 +281,12 @@ export class ChatController {
     const current = (): boolean => this.chat === chat;
     // The session is stored from its first prompt: listed as soon as that prompt shows something, not only at its end.
     let listed = false;
-    let changed = false;
     this.record.counts = undefined;
     try {
       await start({
         onEvent: (event) => {
           if (!current()) return;
           this.show(event);
-          if (event.type === 'tool_end' && (event.files.length > 0 || event.diff)) changed = true;
           if (listed) return;
           listed = true;
           this.post({ type: 'sessions', sessions: this.sessions(), current: chat.id });
@@ -315,8 +313,6 @@ export class ChatController {
       }
       this.actions.sessionsChanged();
     }
-    // After the view is told the run ended: counting reads git, which must not hold the view busy.
-    if (changed && current()) await this.countChanges(chat);
   }
 
   /**
@@ -349,12 +345,12 @@ export class ChatController {
     if (done.outcome === 'restored' && target.kind === 'undo' && target.path !== undefined) await this.countChanges(chat);
   }
 
-  /** The last prompt's changes counted net per file, for its changes bar (nothing when they cannot be counted now). */
+  /** The last prompt's changes again, from its journal, for its changes bar (nothing when they cannot be told now). */
   private async countChanges(chat: ChatSession): Promise<void> {
-    const planned = await chat.planRestore({ kind: 'undo' }).catch(() => undefined);
+    const files = await chat.promptChanges();
     // Another session opened, or another prompt started, meanwhile: these counts are no longer the last bar's.
-    if (!planned || this.chat !== chat || chat.busy) return;
-    this.record.counts = { type: 'change_counts', files: netCounts(planned) };
+    if (!files || this.chat !== chat || chat.busy) return;
+    this.record.counts = { type: 'change_counts', files };
     this.post(this.record.counts);
   }
 
