@@ -37,6 +37,8 @@ export class PromptChanges {
     if (files.length === 0) return undefined;
     const section = el('section', 'changes-bar');
     section.setAttribute('aria-label', 'Files this prompt changed');
+    // The journal's counts: each file before the prompt against now.
+    section.dataset['counts'] = 'net';
     const head = el('div', 'changes-head');
     head.append(el('strong', 'changes-title', filesChanged(files.length)));
     const keep = vsButton('Keep', 'changes-keep', () => settle(section, 'Kept.'), { icon: 'check', secondary: true });
