@@ -101,6 +101,51 @@ describe("VS Code chat: the person's clicks act at once", () => {
     await chat.dispose();
   });
 
+  it("one hunk's Undo puts back only its lines, from the journal, and the bar's counts follow", async () => {
+    writeFileSync(join(root, 'a.txt'), 'one\n2\n3\n4\nfive\n');
+    server.enqueue('openai', write('a.txt', 'ONE\n2\n3\n4\nFIVE\n'), say('Done.'));
+    const chat = controller();
+    await chat.handle({ type: 'send', text: 'Shout two lines' });
+    await chat.handle({ type: 'show_hunks', path: 'a.txt' });
+    const hunks = last('hunks');
+    assert.deepEqual(hunks?.hunks.map(({ removed, added }) => [removed, added]), [[['one'], ['ONE']], [['five'], ['FIVE']]]);
+    await chat.handle({ type: 'undo_hunk', path: 'a.txt', hunk: hunks!.hunks[1]!.id });
+    assert.equal(file('a.txt'), 'ONE\n2\n3\n4\nfive\n');
+    assert.deepEqual(last('hunk_undone'), { type: 'hunk_undone', path: 'a.txt', hunk: hunks!.hunks[1]!.id, restored: true, message: 'Undone: that change to a.txt is back as it was.' });
+    assert.deepEqual(last('hunks')?.hunks.map(({ removed, added }) => [removed, added]), [[['one'], ['ONE']]]);
+    assert.deepEqual(last('change_counts')?.files, [{ path: 'a.txt', status: 'modified', added: 1, removed: 1 }]);
+    // The whole prompt's Undo still goes back to before it.
+    await chat.handle({ type: 'undo_prompt' });
+    assert.equal(file('a.txt'), 'one\n2\n3\n4\nfive\n');
+    await chat.dispose();
+  });
+
+  it('a hunk Undo the webview posts for a path or hunk the prompt never changed, or a stale hunk, puts nothing back and says why', async () => {
+    writeFileSync(join(root, 'a.txt'), 'one\ntwo\n');
+    server.enqueue('openai', write('a.txt', 'ONE\ntwo\n'), say('Done.'));
+    const chat = controller();
+    await chat.handle({ type: 'send', text: 'Shout one' });
+    await chat.handle({ type: 'show_hunks', path: 'a.txt' });
+    const [hunk] = last('hunks')!.hunks;
+    writeFileSync(join(root, 'mine.txt'), 'the person\'s own file\n');
+    writeFileSync(join(home, 'outside.txt'), 'outside\n');
+    for (const [path, id] of [['mine.txt', hunk!.id], ['../outside.txt', hunk!.id], ['/etc/hostname', hunk!.id], ['a.txt/../mine.txt', hunk!.id], ['a.txt', 'not-a-hunk']]) {
+      await chat.handle({ type: 'undo_hunk', path: path!, hunk: id! });
+      const said = last('hunk_undone');
+      assert.equal(said?.restored, false, `a hunk undo for ${path} ${id}`);
+      assert.match(said!.message, /^Nothing was put back: .+/);
+    }
+    // The person edits the line after the list was shown: the hunk shown is stale.
+    writeFileSync(join(root, 'a.txt'), 'One!\ntwo\n');
+    await chat.handle({ type: 'undo_hunk', path: 'a.txt', hunk: hunk!.id });
+    assert.equal(last('hunk_undone')?.restored, false);
+    assert.match(last('hunk_undone')!.message, /changed since/);
+    assert.equal(file('a.txt'), 'One!\ntwo\n');
+    assert.equal(file('mine.txt'), 'the person\'s own file\n');
+    assert.equal(readFileSync(join(home, 'outside.txt'), 'utf8'), 'outside\n');
+    await chat.dispose();
+  });
+
   it('a per-file Undo the webview posts for a path the prompt never changed, or one outside the workspace, puts nothing back', async () => {
     server.enqueue('openai', write('a.txt', 'two\n'), say('Done.'));
     const chat = controller();

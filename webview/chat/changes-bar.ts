@@ -13,6 +13,7 @@
 import { vsButton, type VscodeButton } from './controls';
 import { button, el, fileLink } from './elements';
 import { diffLines } from './diff-lines';
+import { hunksToggle } from './changes-hunks';
 import { fileOpener, type Post } from './host';
 import type { FileCount, HostMessage, TranscriptEvent } from './protocol';
 
@@ -71,6 +72,7 @@ function fileRow(file: FileCount, callId: string | undefined, post: Post, open: 
     diff.setAttribute('aria-label', `Open the change to ${path} in the diff editor`);
     row.append(diff);
   }
+  if (!file.binary) row.append(hunksToggle(path, row, post));
   const keepFile = button('Keep', 'changes-file-keep', () => settleRow(row, 'kept'), 'check');
   keepFile.setAttribute('aria-label', `Keep the change to ${path}`);
   keepFile.title = `Keep the change to ${path}`;

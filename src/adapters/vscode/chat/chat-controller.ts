@@ -205,6 +205,10 @@ export class ChatController {
         return;
       case 'undo_prompt':
         return this.restore(message.path !== undefined ? { kind: 'undo', path: message.path } : { kind: 'undo' });
+      case 'show_hunks':
+        return this.post({ type: 'hunks', path: message.path, hunks: await (await this.session()).promptHunks(message.path) });
+      case 'undo_hunk':
+        return this.undoHunk(message.path, message.hunk);
       case 'stop_call':
         if (!this.chat?.stopCall(message.callId)) this.show(notice('info', 'That call has already ended.'));
         return;
@@ -343,6 +347,17 @@ export class ChatController {
     this.post(done);
     // Undoing one file leaves the prompt's other files to count; a whole undo leaves none (the journal goes on to the prompt before).
     if (done.outcome === 'restored' && target.kind === 'undo' && target.path !== undefined) await this.countChanges(chat);
+  }
+
+  /** One hunk's Undo, clicked in the changes bar: said where it was clicked; the bar's counts and the file's hunks follow. */
+  private async undoHunk(path: string, hunk: string): Promise<void> {
+    const chat = await this.session();
+    const done = await chat.undoHunk(path, hunk);
+    if (this.chat !== chat) return;
+    this.post({ type: 'hunk_undone', path, hunk, ...done });
+    if (!done.restored) return;
+    this.post({ type: 'hunks', path, hunks: await chat.promptHunks(path) });
+    await this.countChanges(chat);
   }
 
   /** The last prompt's changes again, from its journal, for its changes bar (nothing when they cannot be told now). */
