@@ -23,6 +23,53 @@ export const CHANGES_CHECKS: UiCheck[] = [
   },
 ];
 
+/**
+ * Not registered in ui-phase.ts yet: in the workbench this check times out
+ * after the click on "Changes" (the hunks never show), while the same
+ * messages pass in the webview harness (chat-webview.test.ts) and through
+ * the controller (vscode-chat-clicks.test.ts). Try it alone with
+ * CROW_UI_CHECKS=hunk-undo once it is added to the phase's list.
+ */
+export const HUNK_CHECKS: UiCheck[] = [
+  {
+    slug: 'hunk-undo',
+    name: "a file's row in the changes bar opens its hunks; Undo on one puts back only its lines and the counts follow, Keep hides one (screenshots ui-clicks-hunks-*.png)",
+    timeoutMs: 120_000,
+    run: hunkUndo,
+  },
+];
+
+const HUNKS = { path: 'hunks-notes.txt', before: 'alpha\n2\n3\n4\n5\nomega\n', after: 'ALPHA\n2\n3\n4\n5\nOMEGA\n', prompt: 'Shout the ends of the notes.', done: 'Shouted both ends.' };
+
+async function hunkUndo(context: UiContext, timeoutMs: number): Promise<void> {
+  const chat = chatFrame(context);
+  const file = join(context.workspace, HUNKS.path);
+  writeFileSync(file, HUNKS.before);
+  await chat.locator('#new-session').click({ timeout: timeoutMs });
+  context.fake.enqueue('openai', toolCall('write_file', { path: HUNKS.path, content: HUNKS.after }), say(HUNKS.done));
+  await sendPrompt(chat, HUNKS.prompt, timeoutMs);
+  await allowUntil(chat, HUNKS.done, timeoutMs);
+  const row = chat.locator(`.changes-bar .changes-file[data-path="${HUNKS.path}"]`).last();
+  await row.locator('button.changes-hunks-toggle').click({ timeout: timeoutMs });
+  const hunks = row.locator('.changes-hunk');
+  await row.locator('.changes-hunks').waitFor({ state: 'attached', timeout: timeoutMs / 4 }).catch(async () => {
+    throw new HarnessError(`no hunks came for ${HUNKS.path}; its row: ${await row.innerHTML()}; the transcript ends: ${(await chat.locator('main.transcript').innerText()).slice(-400)}`);
+  });
+  await hunks.nth(1).waitFor({ state: 'visible', timeout: timeoutMs });
+  if ((await hunks.count()) !== 2) throw new HarnessError(`${HUNKS.path} shows ${await hunks.count()} hunks, not 2`);
+  await screenshots(context, row, 'hunks', timeoutMs);
+  await hunks.nth(1).locator('button.changes-hunk-undo').click({ timeout: timeoutMs });
+  await row.locator('.changes-hunk-restored').waitFor({ state: 'visible', timeout: timeoutMs });
+  const content = readFileSync(file, 'utf8');
+  if (content !== 'ALPHA\n2\n3\n4\n5\nomega\n') throw new HarnessError(`after one hunk's Undo ${HUNKS.path} holds ${JSON.stringify(content)}`);
+  await row.locator('.changes-hunk').nth(1).waitFor({ state: 'detached', timeout: timeoutMs });
+  const counts = `${await row.locator('.changes-added').innerText()} ${await row.locator('.changes-removed').innerText()}`;
+  if (counts !== '+1 −1') throw new HarnessError(`after one hunk's Undo the bar counts ${JSON.stringify(counts)} for ${HUNKS.path}`);
+  await row.locator('.changes-hunk button.changes-hunk-keep').click({ timeout: timeoutMs });
+  await row.locator('.changes-hunk-none').waitFor({ state: 'visible', timeout: timeoutMs });
+  if (readFileSync(file, 'utf8') !== content) throw new HarnessError('Keep on a hunk wrote the file');
+}
+
 async function changesFromJournal(context: UiContext, timeoutMs: number): Promise<void> {
   const chat = chatFrame(context);
   writeFileSync(join(context.workspace, JOURNAL.command), 'old\n');

@@ -204,6 +204,28 @@ describe('chat view in headless Chromium', function () {
     assert.equal(await bar.locator('.changes-undo').count(), 0);
   });
 
+  it("a file's row opens its hunks from the host, each with Keep and Undo; a refused Undo says why and gives the buttons back", async () => {
+    await view.send(events(
+      { type: 'user_message', text: 'Shout' },
+      { type: 'prompt_end', status: 'completed', message: '', changes: [{ path: 'n.txt', status: 'modified', added: 2, removed: 2 }] },
+    ));
+    const row = page().locator('.changes-bar .changes-file[data-path="n.txt"]');
+    await row.locator('button.changes-hunks-toggle').click();
+    assert.deepEqual(await view.takePosted(), [{ type: 'show_hunks', path: 'n.txt' }]);
+    const hunks = [{ id: 'h1', oldStart: 1, newStart: 1, removed: ['a'], added: ['A'] }, { id: 'h2', oldStart: 6, newStart: 6, removed: ['z'], added: ['Z'] }];
+    await view.send({ type: 'hunks', path: 'n.txt', hunks });
+    assert.equal(await row.locator('.changes-hunk').count(), 2);
+    assert.equal(await row.locator('.changes-hunk').first().locator('pre').innerText(), '-a\n+A\n');
+    await row.locator('.changes-hunk[data-hunk="h2"] button.changes-hunk-undo').click();
+    assert.deepEqual(await view.takePosted(), [{ type: 'undo_hunk', path: 'n.txt', hunk: 'h2' }]);
+    await view.send({ type: 'hunk_undone', path: 'n.txt', hunk: 'h2', restored: false, message: 'Nothing was put back: n.txt has changed since.' });
+    assert.equal(await row.locator('.changes-hunk-refused').innerText(), 'Nothing was put back: n.txt has changed since.');
+    assert.equal(await row.locator('.changes-hunk[data-hunk="h2"] button.changes-hunk-undo').isEnabled(), true);
+    await row.locator('.changes-hunk[data-hunk="h1"] button.changes-hunk-keep').click();
+    assert.equal(await row.locator('.changes-hunk').count(), 1, 'Keep takes the hunk off the list');
+    assert.deepEqual(await view.takePosted(), [], 'Keep writes nothing');
+  });
+
   it('Restore acts on the click: the rewound turns grey out under a label, and a line says what went back', async () => {
     await view.send(events(
       { type: 'user_message', text: 'First' },
