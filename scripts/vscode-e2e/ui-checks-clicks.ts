@@ -145,7 +145,7 @@ async function notTheAgents(chat: Frame, approvalsBefore: number, command: strin
 }
 
 /** Screenshots of `subject` in a 300 and a 250 px side bar in the dark theme, then at 300 px in the light one; the side bar and theme are put back after. */
-async function screenshots(context: UiContext, subject: ReturnType<Frame['locator']>, name: string, timeoutMs: number): Promise<void> {
+export async function screenshots(context: UiContext, subject: ReturnType<Frame['locator']>, name: string, timeoutMs: number): Promise<void> {
   const { page } = context;
   const before = await sidebarWidth(page);
   try {

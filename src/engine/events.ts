@@ -1,6 +1,7 @@
 import type { Usage, UserBlock } from '../llm/types';
 import type { Checkpoint } from '../session/checkpoints';
 import type { TodoItem } from '../tools/todos';
+import type { ChangedFile } from '../vocabulary/changed-file';
 import type { SubagentReport, ToolKind, ToolLocation, ToolResult, ToolStep } from '../tools/tool';
 
 /**
@@ -119,8 +120,13 @@ export type AgentEvent =
    * when set, names the subject in a few words for front doors that show one.
    */
   | { type: 'notice'; agent: string; level: NoticeLevel; message: string; title?: string }
-  /** The composition's run ended; `message` states where things stand. */
-  | { type: 'run_complete'; agent: string; status: RunStatus; message: string };
+  /**
+   * The composition's run ended; `message` states where things stand.
+   * `changes`: what the prompt changed, from its journal (added by the
+   * session host once the run is over; absent when nothing changed or
+   * undo did not record it).
+   */
+  | { type: 'run_complete'; agent: string; status: RunStatus; message: string; changes?: ChangedFile[] };
 
 export type NoticeLevel = 'info' | 'warning' | 'error';
 

@@ -10,6 +10,9 @@ import { randomUUID } from 'node:crypto';
 import type { CompositionRole, RoleModels } from '../agents/role-models';
 import { ACPSession, type ThoughtLevel } from '../session/acp-session';
 import { SessionUndo } from '../journal/session-undo';
+import type { ChangedFile } from '../vocabulary/changed-file';
+import type { PromptHunk } from '../journal/hunk-restore';
+import { restoredNote, tellAgents } from '../session/agent-notes';
 import { type SteerOutcome, SteeringQueue } from '../session/steering';
 import { type SessionDependencies, UnknownSessionError } from '../session/session-store';
 import { TraceRecorder } from '../telemetry/trace-recorder';
@@ -252,6 +255,35 @@ export class HostSession {
       throw new HostError('usage', errorText(err));
     }
     return this.prompt(applyPromptText(relative), { ...options, program: applyProgram(relative, content) });
+  }
+
+  /** What the session's last prompt changed, from its journal (see journal/prompt-changes.ts); undefined without undo or before a prompt. */
+  async promptChanges(signal: AbortSignal): Promise<ChangedFile[] | undefined> {
+    if (this.busy) return undefined;
+    return this.parts.undo?.promptChanges(signal);
+  }
+
+  /** The hunks of what the last prompt changed in `path`, from its journal; [] without undo, while a prompt runs, or for a file it did not change. */
+  async promptHunks(path: string, signal: AbortSignal): Promise<PromptHunk[]> {
+    if (this.busy || !this.parts.undo) return [];
+    return this.parts.undo.promptHunks(path, signal);
+  }
+
+  /**
+   * Puts back one hunk of what the last prompt changed in `path` (a
+   * person's click): says what was done, or why nothing was.
+   */
+  async undoHunk(path: string, id: string, signal: AbortSignal): Promise<{ restored: boolean; message: string }> {
+    if (this.busy) return { restored: false, message: 'Crow is still working: stop the running prompt first, then undo.' };
+    if (!this.parts.undo) return { restored: false, message: 'Undo is off for this session, so there is nothing recorded to put back.' };
+    try {
+      const plan = await this.parts.undo.planHunkUndo(path, id, signal);
+      const applied = await plan.apply(signal);
+      if (applied.length > 0) tellAgents(this.session, restoredNote(`undid one change of the last prompt to ${path}`, [path]));
+      return { restored: true, message: `Undone: that change to ${path} is back as it was.` };
+    } catch (err) {
+      return { restored: false, message: `Nothing was put back: ${errorText(err)}.` };
+    }
   }
 
   /**

@@ -27,6 +27,9 @@ import { HostError } from './host-error';
 import type { HostSessionOptions } from './session-options';
 import { fitImages, promptBlocks, type PromptInput, promptText, titleOf } from './prompt-input';
 
+/** How long the run's end waits for the journal's count of what the prompt changed. */
+const CHANGES_TIMEOUT_MS = 10_000;
+
 /** How a prompt ended, with its tokens and cost and the session's so far. */
 export interface PromptOutcome extends RunResult {
   meter: { prompt: Meter; session: Meter };
@@ -157,10 +160,14 @@ export class PromptRun {
             ...(this.parts.undo ? { undo: this.parts.undo } : {}),
           })
         : composition.run(this.session, prepared.blocks, { signal, ...(this.session.hooks ? { hooks: this.session.hooks } : {}) });
+      // The run's end waits for what the journal says the prompt changed, and carries it to every door.
+      let ending: Extract<AgentEvent, { type: 'run_complete' }> | undefined;
       const result = await run.forEach((event) => {
         this.meter.observe(event);
-        this.emit(event);
+        if (event.type === 'run_complete') ending = event;
+        else this.emit(event);
       });
+      if (ending) this.emit(await this.withChanges(ending, prepared));
       this.end(this.outcome(result));
     } catch (err) {
       this.ended = true;
@@ -296,6 +303,20 @@ export class PromptRun {
       report: (problem) => this.route('warning', problem.message, `MCP server "${problem.server}" has a problem`),
       slow: (names) => this.notice('info', `Starting MCP servers: ${names}…`),
     };
+  }
+
+  /**
+   * The run's end with what the prompt changed, from its journal (the
+   * same plan Undo would apply); as it was when nothing changed, when undo
+   * is off, when the prompt was a command that records nothing, or when
+   * the journal cannot be read (the door then shows no count rather than
+   * a wrong one).
+   */
+  private async withChanges(ending: Extract<AgentEvent, { type: 'run_complete' }>, { program }: Prepared): Promise<AgentEvent> {
+    const { undo } = this.parts;
+    if (!undo || program?.command.skipUndoPoint) return ending;
+    const changes = await undo.promptChanges(AbortSignal.timeout(CHANGES_TIMEOUT_MS)).catch(() => undefined);
+    return changes && changes.length > 0 ? { ...ending, changes } : ending;
   }
 
   /** Starts the prompt's undo point; its snapshot runs beside the model call, and only a command waits for it. */

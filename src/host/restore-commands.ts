@@ -15,7 +15,7 @@ import type { SessionUndo } from '../journal/session-undo';
 import type { ACPSession } from '../session/acp-session';
 import { listCheckpoints } from '../journal/checkpoint-list';
 import { GitSnapshotManager } from '../journal/git-snapshots';
-import { countFiles, countPlanned, nothingToUndo, planUndo, planUndoOf, type PlannedChange, type UndoPlan } from '../journal/restore-plan';
+import { countFiles, countPlanned, nothingToUndo, planUndo, planUndoOf, type UndoPlan } from '../journal/restore-plan';
 import { applyRewind, checkpointNumbered, checkpointTitle, describeRewind, nothingToRewind, planRewind, REWIND_MODES, RewindError, type RewindMode } from '../journal/rewind';
 import { RestoreError } from '../journal/snapshot-restore';
 import { UndoLog } from '../journal/undo-log';
@@ -97,8 +97,6 @@ export interface PlannedRestore {
   id: string;
   /** The files it will change. */
   paths: string[];
-  /** Each of those files with the lines the restore will add and remove (none counted for a binary file). */
-  counts: { path: string; added: number; removed: number }[];
   /** Why nothing would change; undefined when something will. */
   nothing?: string;
   /** The conversation goes back too (a rewind of the conversation). */
@@ -133,7 +131,6 @@ async function planUndoRestore(scope: RestoreScope, paths: readonly string[] | u
     id: `undo-${entry.at}`,
     title: `Undo the last prompt ("${prompt}"): ${undoDescribed(plan)}`,
     paths: plan.changes.map((change) => change.path),
-    counts: plan.changes.map(lineCounts),
     conversation: false,
     terminal,
     apply: (applySignal) =>
@@ -162,7 +159,6 @@ async function planRewindRestore(scope: RestoreScope, number: number, mode: Rewi
     id: `rewind-${target.checkpoint.id}`,
     title: `Rewind to checkpoint ${title}: ${describeRewind(plan)}`,
     paths: plan.files?.changes.map((change) => change.path) ?? [],
-    counts: plan.files?.changes.map(lineCounts) ?? [],
     conversation: plan.conversation !== undefined,
     terminal,
     apply: (applySignal) =>
@@ -178,12 +174,8 @@ async function planRewindRestore(scope: RestoreScope, number: number, mode: Rewi
   };
 }
 
-function lineCounts(change: PlannedChange): { path: string; added: number; removed: number } {
-  return { path: change.path, added: change.added, removed: change.removed };
-}
-
 function nothingPlanned(nothing: string, terminal: string): PlannedRestore {
-  return { id: 'nothing', title: nothing, paths: [], counts: [], nothing, conversation: false, terminal, apply: async () => ({ status: 'completed', message: nothing }) };
+  return { id: 'nothing', title: nothing, paths: [], nothing, conversation: false, terminal, apply: async () => ({ status: 'completed', message: nothing }) };
 }
 
 /** Runs a restore; one that stopped part-way is an error outcome saying what it did put back. */

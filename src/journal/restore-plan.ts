@@ -127,14 +127,14 @@ export async function planCheckpointRestore(
 }
 
 /** A recorded path's state to go back to: kept whole (a tool's copy), or in the tree from before the command that first changed it. */
-type Earliest = FileState | { tree: string };
+export type Earliest = FileState | { tree: string };
 
 /**
  * The first recorded state of every path the points changed after the
  * mark (the first point's steps up to `seq` are before it), and what they
  * recorded that cannot be put back.
  */
-function earliestStates(points: readonly UndoEntry[], seq: number): { earliest: Map<string, Earliest>; gaps: string[] } {
+export function earliestStates(points: readonly UndoEntry[], seq: number): { earliest: Map<string, Earliest>; gaps: string[] } {
   const gaps = points.flatMap((entry) => entry.gaps);
   const earliest = new Map<string, Earliest>();
   const keep = (path: string, state: Earliest): void => {
@@ -163,7 +163,7 @@ function earliestStates(points: readonly UndoEntry[], seq: number): { earliest: 
 }
 
 /** Each path's state: kept whole by a file tool, or read from the tree of the workspace before the command that first changed it. */
-async function resolveStates(snapshots: GitSnapshotManager, earliest: Map<string, Earliest>, signal: AbortSignal): Promise<FileState[]> {
+export async function resolveStates(snapshots: GitSnapshotManager, earliest: Map<string, Earliest>, signal: AbortSignal): Promise<FileState[]> {
   const byTree = new Map<string, string[]>();
   const states: FileState[] = [];
   for (const [path, state] of earliest) {
@@ -183,7 +183,7 @@ async function planWholeTree(snapshots: GitSnapshotManager, entry: UndoEntry, si
   return { changes, gaps: entry.gaps, undone: [], apply: (applySignal) => snapshots.restore(snapshot, undefined, applySignal) };
 }
 
-async function plannedChanges(snapshots: GitSnapshotManager, now: string, target: string, signal: AbortSignal): Promise<PlannedChange[]> {
+export async function plannedChanges(snapshots: GitSnapshotManager, now: string, target: string, signal: AbortSignal): Promise<PlannedChange[]> {
   const [changes, stats] = await Promise.all([snapshots.changes(now, target, signal), snapshots.diffStat(now, target, undefined, signal)]);
   const byPath = new Map(stats.map((stat) => [stat.path, stat]));
   return changes.map((change) => ({ added: 0, removed: 0, binary: false, ...byPath.get(change.path), ...change }));

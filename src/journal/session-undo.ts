@@ -7,7 +7,11 @@ import type { CommandWatch, UndoRecorder } from '../tools/undo-recorder';
 import type { GitSnapshotManager } from './git-snapshots';
 import type { KeeperLaunch } from './keeper-client';
 import { holdSnapshots } from './shared-snapshots';
-import { UndoLog } from './undo-log';
+import { promptChanges } from './prompt-changes';
+import { HunkRefused, planHunkUndo, type PromptHunk, promptHunks } from './hunk-restore';
+import type { RestorePlan } from './restore-plan';
+import type { ChangedFile } from '../vocabulary/changed-file';
+import { type UndoEntry, UndoLog } from './undo-log';
 import { type PromptUndoOptions, type UndoNoticeLevel, UndoPoint, UNWATCHED } from './undo-point';
 
 export interface SessionUndoOptions {
@@ -75,6 +79,35 @@ export class SessionUndo implements UndoRecorder {
 
   checkpoint(): string | undefined {
     return this.current?.mark();
+  }
+
+  /**
+   * What the session's current prompt changed, from its journal (see
+   * prompt-changes.ts); undefined when no prompt was recorded.
+   */
+  async promptChanges(signal: AbortSignal): Promise<ChangedFile[] | undefined> {
+    const entry = await this.currentEntry();
+    return entry ? promptChanges(this.snapshots, entry, signal) : undefined;
+  }
+
+  /** The hunks of what the current prompt changed in `path` (see hunk-restore.ts). */
+  async promptHunks(path: string, signal: AbortSignal): Promise<PromptHunk[]> {
+    const entry = await this.currentEntry();
+    return entry ? promptHunks(this.snapshots, entry, path, signal) : [];
+  }
+
+  /** Plans undoing one hunk of the current prompt's change to `path`; throws HunkRefused saying why not. */
+  async planHunkUndo(path: string, id: string, signal: AbortSignal): Promise<RestorePlan> {
+    const entry = await this.currentEntry();
+    if (!entry) throw new HunkRefused('no prompt of this session recorded the workspace');
+    return planHunkUndo(this.snapshots, entry, path, id, signal);
+  }
+
+  /** The journal's entry of the current prompt. */
+  private async currentEntry(): Promise<UndoEntry | undefined> {
+    const point = await this.current?.point().catch(() => undefined);
+    if (point === undefined) return undefined;
+    return (await this.log.list()).find((candidate) => candidate.point === point);
   }
 
   /** Stops a snapshot still running and lets go of the workspace's watcher (the last session to go stops it, a while later): the session is closing. */

@@ -100,6 +100,11 @@ export class UndoPoint {
     this.id.catch(() => undefined);
   }
 
+  /** The point's id in the journal, once its start is written. */
+  point(): Promise<string> {
+    return this.id;
+  }
+
   /** Resolves once the prompt's record is in the undo log (or could not be written). */
   async started(): Promise<void> {
     await this.id.catch(() => undefined);

@@ -135,13 +135,16 @@ describe('chat view in headless Chromium', function () {
       { type: 'tool_end', callId: 'e1', status: 'completed', durationMs: 5, output: 'ok', diff: { path: 'src/app.ts', unified }, files: ['src/app.ts'] },
       { type: 'tool_start', actor: CODER, callId: 'b1', tool: 'bash', kind: 'execute', title: 'npm run gen', argumentsText: '{}' },
       { type: 'tool_end', callId: 'b1', status: 'completed', durationMs: 5, exitCode: 0, output: 'ok', files: ['gen/out.json'] },
-      { type: 'prompt_end', status: 'needs_input', message: '' },
+      { type: 'prompt_end', status: 'needs_input', message: '', changes: [
+        { path: 'src/app.ts', status: 'modified', added: 2, removed: 1 },
+        { path: 'gen/out.json', status: 'added', added: 3, removed: 0 },
+      ] },
     ));
     const bar = page().locator('.changes-bar').last();
     assert.equal(await bar.locator('.changes-title').innerText(), '2 files changed');
     const rows = [];
     for (const row of await bar.locator('.changes-file').all()) rows.push((await row.locator(':scope > *').allInnerTexts()).join(' ').trim());
-    assert.deepEqual(rows, ['gen/out.json changed by a command', 'src/app.ts +2 −1 Diff']);
+    assert.deepEqual(rows, ['gen/out.json new +3 −0', 'src/app.ts +2 −1 Diff']);
     await bar.locator('button.changes-diff').click();
     await bar.locator('.changes-undo').click();
     assert.deepEqual(await view.takePosted(), [{ type: 'open_diff', callId: 'e1' }, { type: 'undo_prompt' }]);
@@ -155,12 +158,22 @@ describe('chat view in headless Chromium', function () {
       { type: 'user_message', text: 'More' },
       { type: 'tool_start', actor: CODER, callId: 'w1', tool: 'write_file', kind: 'edit', title: 'notes.md', argumentsText: '{}' },
       { type: 'tool_end', callId: 'w1', status: 'completed', durationMs: 5, output: 'ok', diff: { path: 'notes.md', unified: '--- /dev/null\n+++ b/notes.md\n@@ -0,0 +1 @@\n+hi\n' }, files: ['notes.md'] },
-      { type: 'prompt_end', status: 'needs_input', message: '' },
+      { type: 'prompt_end', status: 'needs_input', message: '', changes: [{ path: 'notes.md', status: 'added', added: 1, removed: 0 }] },
       { type: 'user_message', text: 'Thanks' },
     ));
     const second = page().locator('.changes-bar').last();
     assert.equal(await second.locator('.changes-title').innerText(), '1 file changed');
     assert.equal(await second.locator('.changes-undo').count(), 0, 'a later prompt retired its Undo: /undo undoes the latest prompt only');
+  });
+
+  it('a bar lists the journal\'s files only: none when the prompt\'s end names none, even after calls that wrote', async () => {
+    await view.send(events(
+      { type: 'user_message', text: 'Write and put back' },
+      { type: 'tool_start', actor: CODER, callId: 'p1', tool: 'write_file', kind: 'edit', title: 'a.txt', argumentsText: '{}' },
+      { type: 'tool_end', callId: 'p1', status: 'completed', durationMs: 5, output: 'ok', diff: { path: 'a.txt', unified: '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n' }, files: ['a.txt'] },
+      { type: 'prompt_end', status: 'completed', message: '', changes: [] },
+    ));
+    assert.equal(await page().locator('.changes-bar').count(), 0);
   });
 
   it('a bar offers Keep and Undo per file, takes the host\'s net counts, and says what one file\'s Undo did', async () => {
@@ -174,13 +187,13 @@ describe('chat view in headless Chromium', function () {
       ...edit('c2', '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-two\n+three\n'),
       { type: 'tool_start', actor: CODER, callId: 'c3', tool: 'write_file', kind: 'edit', title: 'b.txt', argumentsText: '{}' },
       { type: 'tool_end', callId: 'c3', status: 'completed', durationMs: 5, output: 'ok', diff: { path: 'b.txt', unified: '--- /dev/null\n+++ b/b.txt\n@@ -0,0 +1 @@\n+hi\n' }, files: ['b.txt'] },
-      { type: 'prompt_end', status: 'completed', message: '' },
+      { type: 'prompt_end', status: 'completed', message: '', changes: [{ path: 'a.txt', status: 'modified', added: 1, removed: 1 }, { path: 'b.txt', status: 'added', added: 1, removed: 0 }] },
     ));
     const bar = page().locator('.changes-bar').last();
     const row = bar.locator('.changes-file[data-path="a.txt"]');
-    assert.equal(await row.locator('.changes-added').innerText(), '+2', 'summed per edit until the host counts');
-    await view.send({ type: 'change_counts', files: [{ path: 'a.txt', added: 1, removed: 1 }, { path: 'b.txt', added: 1, removed: 0 }] });
-    assert.deepEqual([await row.locator('.changes-added').innerText(), await row.locator('.changes-removed').innerText()], ['+1', '−1']);
+    assert.deepEqual([await row.locator('.changes-added').innerText(), await row.locator('.changes-removed').innerText()], ['+1', '−1'], 'net, as the journal counts, not summed per edit');
+    await view.send({ type: 'change_counts', files: [{ path: 'a.txt', added: 0, removed: 0 }, { path: 'b.txt', added: 1, removed: 0 }] });
+    assert.deepEqual([await row.locator('.changes-added').innerText(), await row.locator('.changes-removed').innerText()], ['+0', '−0']);
     await bar.locator('.changes-file[data-path="b.txt"] button.changes-file-keep').click();
     assert.equal(await bar.locator('.changes-file[data-path="b.txt"] .changes-file-outcome').innerText(), 'kept');
     await row.locator('button.changes-file-undo').click();
@@ -189,6 +202,28 @@ describe('chat view in headless Chromium', function () {
     assert.equal(await row.locator('.changes-file-outcome').innerText(), 'undone');
     assert.equal(await bar.locator('.changes-outcome').innerText(), 'Undone: a.txt is back as it was.', 'no file left to decide: the bar is settled');
     assert.equal(await bar.locator('.changes-undo').count(), 0);
+  });
+
+  it("a file's row opens its hunks from the host, each with Keep and Undo; a refused Undo says why and gives the buttons back", async () => {
+    await view.send(events(
+      { type: 'user_message', text: 'Shout' },
+      { type: 'prompt_end', status: 'completed', message: '', changes: [{ path: 'n.txt', status: 'modified', added: 2, removed: 2 }] },
+    ));
+    const row = page().locator('.changes-bar .changes-file[data-path="n.txt"]');
+    await row.locator('button.changes-hunks-toggle').click();
+    assert.deepEqual(await view.takePosted(), [{ type: 'show_hunks', path: 'n.txt' }]);
+    const hunks = [{ id: 'h1', oldStart: 1, newStart: 1, removed: ['a'], added: ['A'] }, { id: 'h2', oldStart: 6, newStart: 6, removed: ['z'], added: ['Z'] }];
+    await view.send({ type: 'hunks', path: 'n.txt', hunks });
+    assert.equal(await row.locator('.changes-hunk').count(), 2);
+    assert.equal(await row.locator('.changes-hunk').first().locator('pre').innerText(), '-a\n+A\n');
+    await row.locator('.changes-hunk[data-hunk="h2"] button.changes-hunk-undo').click();
+    assert.deepEqual(await view.takePosted(), [{ type: 'undo_hunk', path: 'n.txt', hunk: 'h2' }]);
+    await view.send({ type: 'hunk_undone', path: 'n.txt', hunk: 'h2', restored: false, message: 'Nothing was put back: n.txt has changed since.' });
+    assert.equal(await row.locator('.changes-hunk-refused').innerText(), 'Nothing was put back: n.txt has changed since.');
+    assert.equal(await row.locator('.changes-hunk[data-hunk="h2"] button.changes-hunk-undo').isEnabled(), true);
+    await row.locator('.changes-hunk[data-hunk="h1"] button.changes-hunk-keep').click();
+    assert.equal(await row.locator('.changes-hunk').count(), 1, 'Keep takes the hunk off the list');
+    assert.deepEqual(await view.takePosted(), [], 'Keep writes nothing');
   });
 
   it('Restore acts on the click: the rewound turns grey out under a label, and a line says what went back', async () => {

@@ -65,9 +65,11 @@ describe("VS Code chat: the person's clicks act at once", () => {
     server.enqueue('openai', write('a.txt', 'two\n'), write('a.txt', 'three\n'), write('b.txt', 'new\n'), say('Done.'));
     const chat = controller();
     await chat.handle({ type: 'send', text: 'Rework the files' });
-    assert.deepEqual(last('change_counts')?.files, [
-      { path: 'a.txt', added: 1, removed: 1 },
-      { path: 'b.txt', added: 1, removed: 0 },
+    // The bar is the journal's: each file counted net, told with the prompt's end.
+    const end = shown().findLast((event) => event.type === 'prompt_end');
+    assert.deepEqual(end?.type === 'prompt_end' && end.changes, [
+      { path: 'a.txt', status: 'modified', added: 1, removed: 1 },
+      { path: 'b.txt', status: 'added', added: 1, removed: 0 },
     ]);
     const asked = approvals().length;
     const messages = shown().filter((event) => event.type === 'user_message').length;
@@ -76,7 +78,7 @@ describe("VS Code chat: the person's clicks act at once", () => {
     assert.equal(file('b.txt'), undefined, 'the file the prompt created is gone');
     assert.equal(file('a.txt'), 'three\n', "one file's Undo leaves the others");
     assert.deepEqual(last('restored'), { type: 'restored', target: { kind: 'undo', path: 'b.txt' }, outcome: 'restored', message: 'Undone: b.txt is back as it was.' });
-    assert.deepEqual(last('change_counts')?.files, [{ path: 'a.txt', added: 1, removed: 1 }]);
+    assert.deepEqual(last('change_counts')?.files, [{ path: 'a.txt', status: 'modified', added: 1, removed: 1 }]);
 
     await chat.handle({ type: 'undo_prompt' });
     assert.equal(file('a.txt'), 'one\n');
@@ -84,6 +86,63 @@ describe("VS Code chat: the person's clicks act at once", () => {
     assert.equal(approvals().length, asked, 'no approval card for the clicks');
     assert.equal(shown().filter((event) => event.type === 'user_message').length, messages, 'no message in the person\'s name');
     assert.deepEqual(confirmed, [], 'everything it put back was on the bar');
+    await chat.dispose();
+  });
+
+  it("the bar lists what the journal says the prompt changed: a command's file counts, a file written and put back does not", async () => {
+    writeFileSync(join(root, 'c.txt'), 'c1\n');
+    const bash = (command: string): ScriptedReply => ({ blocks: [{ type: 'tool_call', name: 'bash', arguments: { command } }] });
+    server.enqueue('openai', write('a.txt', 'two\n'), write('a.txt', 'one\n'), bash('echo c2 > c.txt'), say('Done.'));
+    const chat = controller();
+    await chat.handle({ type: 'send', text: 'Touch the files' });
+    assert.equal(file('c.txt'), 'c2\n', shown().map((event) => JSON.stringify(event)).join('\n'));
+    const end = shown().findLast((event) => event.type === 'prompt_end');
+    assert.deepEqual(end?.type === 'prompt_end' && end.changes, [{ path: 'c.txt', status: 'modified', added: 1, removed: 1 }]);
+    await chat.dispose();
+  });
+
+  it("one hunk's Undo puts back only its lines, from the journal, and the bar's counts follow", async () => {
+    writeFileSync(join(root, 'a.txt'), 'one\n2\n3\n4\nfive\n');
+    server.enqueue('openai', write('a.txt', 'ONE\n2\n3\n4\nFIVE\n'), say('Done.'));
+    const chat = controller();
+    await chat.handle({ type: 'send', text: 'Shout two lines' });
+    await chat.handle({ type: 'show_hunks', path: 'a.txt' });
+    const hunks = last('hunks');
+    assert.deepEqual(hunks?.hunks.map(({ removed, added }) => [removed, added]), [[['one'], ['ONE']], [['five'], ['FIVE']]]);
+    await chat.handle({ type: 'undo_hunk', path: 'a.txt', hunk: hunks!.hunks[1]!.id });
+    assert.equal(file('a.txt'), 'ONE\n2\n3\n4\nfive\n');
+    assert.deepEqual(last('hunk_undone'), { type: 'hunk_undone', path: 'a.txt', hunk: hunks!.hunks[1]!.id, restored: true, message: 'Undone: that change to a.txt is back as it was.' });
+    assert.deepEqual(last('hunks')?.hunks.map(({ removed, added }) => [removed, added]), [[['one'], ['ONE']]]);
+    assert.deepEqual(last('change_counts')?.files, [{ path: 'a.txt', status: 'modified', added: 1, removed: 1 }]);
+    // The whole prompt's Undo still goes back to before it.
+    await chat.handle({ type: 'undo_prompt' });
+    assert.equal(file('a.txt'), 'one\n2\n3\n4\nfive\n');
+    await chat.dispose();
+  });
+
+  it('a hunk Undo the webview posts for a path or hunk the prompt never changed, or a stale hunk, puts nothing back and says why', async () => {
+    writeFileSync(join(root, 'a.txt'), 'one\ntwo\n');
+    server.enqueue('openai', write('a.txt', 'ONE\ntwo\n'), say('Done.'));
+    const chat = controller();
+    await chat.handle({ type: 'send', text: 'Shout one' });
+    await chat.handle({ type: 'show_hunks', path: 'a.txt' });
+    const [hunk] = last('hunks')!.hunks;
+    writeFileSync(join(root, 'mine.txt'), 'the person\'s own file\n');
+    writeFileSync(join(home, 'outside.txt'), 'outside\n');
+    for (const [path, id] of [['mine.txt', hunk!.id], ['../outside.txt', hunk!.id], ['/etc/hostname', hunk!.id], ['a.txt/../mine.txt', hunk!.id], ['a.txt', 'not-a-hunk']]) {
+      await chat.handle({ type: 'undo_hunk', path: path!, hunk: id! });
+      const said = last('hunk_undone');
+      assert.equal(said?.restored, false, `a hunk undo for ${path} ${id}`);
+      assert.match(said!.message, /^Nothing was put back: .+/);
+    }
+    // The person edits the line after the list was shown: the hunk shown is stale.
+    writeFileSync(join(root, 'a.txt'), 'One!\ntwo\n');
+    await chat.handle({ type: 'undo_hunk', path: 'a.txt', hunk: hunk!.id });
+    assert.equal(last('hunk_undone')?.restored, false);
+    assert.match(last('hunk_undone')!.message, /changed since/);
+    assert.equal(file('a.txt'), 'One!\ntwo\n');
+    assert.equal(file('mine.txt'), 'the person\'s own file\n');
+    assert.equal(readFileSync(join(home, 'outside.txt'), 'utf8'), 'outside\n');
     await chat.dispose();
   });
 
@@ -103,10 +162,11 @@ describe("VS Code chat: the person's clicks act at once", () => {
 
   it('asks once before putting back a file the bar did not list, and puts nothing back on a no', async () => {
     let applied = 0;
-    const planned: PlannedRestore = { id: 'undo-1', title: 'Undo the last prompt ("x"): 2 files: 2 to restore', paths: ['a.txt', 'hidden.txt'], counts: [], conversation: false, terminal: '', apply: async () => (applied++, { status: 'completed', message: '' }) };
+    const planned: PlannedRestore = { id: 'undo-1', title: 'Undo the last prompt ("x"): 2 files: 2 to restore', paths: ['a.txt', 'hidden.txt'], conversation: false, terminal: '', apply: async () => (applied++, { status: 'completed', message: '' }) };
     const barShowed: TranscriptEvent[] = [
       { type: 'user_message', text: 'x' },
       { type: 'tool_end', callId: 'c1', status: 'completed', durationMs: 1, output: '', files: ['a.txt'] },
+      { type: 'prompt_end', status: 'completed', message: '', changes: [{ path: 'a.txt', status: 'modified', added: 1, removed: 1 }] },
     ];
     const questions: string[] = [];
     const deps = (answer: boolean) => ({ plan: async () => planned, shown: barShowed, confirm: async (question: string) => (questions.push(question), answer) });

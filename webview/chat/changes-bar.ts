@@ -2,64 +2,46 @@
  * What a prompt changed, under its end, as Copilot's "files changed" bar:
  * each file with the lines added and removed, opened in the diff editor
  * from here, Keep or Undo for one file, and Keep or Undo (VS Code buttons)
- * for all of it. The counts come first from the calls' diffs; once the
- * prompt ended the host counts each file net, before against now
- * (`showNetCounts`), so a line edited twice counts once. Undo acts at once
- * on the click (the host asks only when a file the bar does not list
- * would change); `showUndone` says how it went.
+ * for all of it. The files and their counts are the journal's (the host
+ * sends them with the prompt's end, and again after an Undo of one file):
+ * exactly what Undo would put back, each file counted net, before the
+ * prompt against now, so a file written and put back is not listed and a
+ * file a command changed is. Undo acts at once on the click (the host
+ * asks only when a file the bar does not list would change); `showUndone`
+ * says how it went.
  */
 import { vsButton, type VscodeButton } from './controls';
 import { button, el, fileLink } from './elements';
 import { diffLines } from './diff-lines';
+import { hunksToggle } from './changes-hunks';
 import { fileOpener, type Post } from './host';
 import type { FileCount, HostMessage, TranscriptEvent } from './protocol';
 
 type ToolEnd = Extract<TranscriptEvent, { type: 'tool_end' }>;
 type Restored = Extract<HostMessage, { type: 'restored' }>;
 
-interface FileChange {
-  added: number;
-  removed: number;
-  /** Whether any change to it came with a diff to count. */
-  counted: boolean;
-  /** The last call that changed it with a diff: what Open shows. */
-  callId?: string;
-}
-
-/** The changes of one prompt, gathered from its calls as they end. */
+/** The calls of one prompt that changed a file with a diff, gathered as they end: what a file's Diff opens. */
 export class PromptChanges {
-  private readonly files = new Map<string, FileChange>();
+  private readonly diffs = new Map<string, string>();
 
   add(end: ToolEnd): void {
-    if (end.status !== 'completed' && end.status !== 'failed') return;
-    const counts = end.diff ? countLines(end.diff.unified) : undefined;
-    for (const path of new Set([...end.files, ...(end.diff ? [end.diff.path] : [])])) {
-      const file = this.files.get(path) ?? { added: 0, removed: 0, counted: false };
-      if (counts && end.diff?.path === path) {
-        file.added += counts.added;
-        file.removed += counts.removed;
-        file.counted = true;
-        file.callId = end.callId;
-      }
-      this.files.set(path, file);
-    }
-  }
-
-  get empty(): boolean {
-    return this.files.size === 0;
+    if ((end.status === 'completed' || end.status === 'failed') && end.diff) this.diffs.set(end.diff.path, end.callId);
   }
 
   /**
-   * The bar for these changes; Keep and Undo take it down to a line saying
-   * which was chosen. `retire` takes the choice away once a later prompt
-   * ran (Undo undoes the latest prompt only).
+   * The bar for `files` (the journal's), or undefined when the prompt
+   * changed nothing; Keep and Undo take it down to a line saying which was
+   * chosen. `retire` takes the choice away once a later prompt ran (Undo
+   * undoes the latest prompt only).
    */
-  bar(post: Post): { element: HTMLElement; retire(): void } {
+  bar(post: Post, files: readonly FileCount[]): { element: HTMLElement; retire(): void } | undefined {
+    if (files.length === 0) return undefined;
     const section = el('section', 'changes-bar');
     section.setAttribute('aria-label', 'Files this prompt changed');
-    const count = this.files.size;
+    // The journal's counts: each file before the prompt against now.
+    section.dataset['counts'] = 'net';
     const head = el('div', 'changes-head');
-    head.append(el('strong', 'changes-title', `${count} file${count === 1 ? '' : 's'} changed`));
+    head.append(el('strong', 'changes-title', filesChanged(files.length)));
     const keep = vsButton('Keep', 'changes-keep', () => settle(section, 'Kept.'), { icon: 'check', secondary: true });
     keep.title = 'Keep these changes (they stay; this only closes the list)';
     const undo = vsButton('Undo', 'changes-undo', () => {
@@ -70,36 +52,47 @@ export class PromptChanges {
     head.append(keep, undo);
     const list = el('ul', 'changes-files');
     const open = fileOpener(post);
-    for (const [path, file] of [...this.files].sort(([a], [b]) => a.localeCompare(b))) list.append(fileRow(path, file, post, open));
+    for (const file of [...files].sort((a, b) => a.path.localeCompare(b.path))) list.append(fileRow(file, this.diffs.get(file.path), post, open));
     section.append(head, list);
     return { element: section, retire: () => settle(section, '') };
   }
 }
 
-function fileRow(path: string, file: FileChange, post: Post, open: (path: string, line?: number) => void): HTMLElement {
+function filesChanged(count: number): string {
+  return `${count} file${count === 1 ? '' : 's'} changed`;
+}
+
+function fileRow(file: FileCount, callId: string | undefined, post: Post, open: (path: string, line?: number) => void): HTMLElement {
+  const { path } = file;
   const row = el('li', 'changes-file');
   row.dataset['path'] = path;
-  row.append(fileLink(path, open));
-  if (file.counted) row.append(el('span', 'changes-added', `+${file.added}`), el('span', 'changes-removed', `−${file.removed}`));
-  else row.append(el('span', 'changes-uncounted', 'changed by a command'));
-  if (file.callId !== undefined) {
-    const callId = file.callId;
+  row.append(fileLink(path, open), ...countsOf(file));
+  if (callId !== undefined) {
     const diff = button('Diff', 'changes-diff', () => post({ type: 'open_diff', callId }), 'diff');
     diff.setAttribute('aria-label', `Open the change to ${path} in the diff editor`);
     row.append(diff);
-    // One file's Undo puts back what the tools wrote; a file a command changed goes back with the whole prompt.
-    const keepFile = button('Keep', 'changes-file-keep', () => settleRow(row, 'kept'), 'check');
-    keepFile.setAttribute('aria-label', `Keep the change to ${path}`);
-    keepFile.title = `Keep the change to ${path}`;
-    const undoFile = button('Undo', 'changes-file-undo', () => {
-      post({ type: 'undo_prompt', path });
-      for (const action of row.querySelectorAll<HTMLButtonElement>('.changes-file-keep, .changes-file-undo')) action.disabled = true;
-    }, 'discard');
-    undoFile.setAttribute('aria-label', `Undo the change to ${path}`);
-    undoFile.title = `Put ${path} back as it was before this prompt, now`;
-    row.append(keepFile, undoFile);
   }
+  if (!file.binary) row.append(hunksToggle(path, row, post));
+  const keepFile = button('Keep', 'changes-file-keep', () => settleRow(row, 'kept'), 'check');
+  keepFile.setAttribute('aria-label', `Keep the change to ${path}`);
+  keepFile.title = `Keep the change to ${path}`;
+  const undoFile = button('Undo', 'changes-file-undo', () => {
+    post({ type: 'undo_prompt', path });
+    for (const action of row.querySelectorAll<HTMLButtonElement>('.changes-file-keep, .changes-file-undo')) action.disabled = true;
+  }, 'discard');
+  undoFile.setAttribute('aria-label', `Undo the change to ${path}`);
+  undoFile.title = `Put ${path} back as it was before this prompt, now`;
+  row.append(keepFile, undoFile);
   return row;
+}
+
+/** A file's counts as the journal gives them: "+2 −1", "new +3 −0", "removed −4", or "binary". */
+function countsOf(file: FileCount): HTMLElement[] {
+  if (file.binary) return [el('span', 'changes-uncounted', file.status === 'deleted' ? 'removed' : 'binary')];
+  const counts = [el('span', 'changes-added', `+${file.added}`), el('span', 'changes-removed', `−${file.removed}`)];
+  if (file.status === 'added') return [el('span', 'changes-uncounted', 'new'), ...counts];
+  if (file.status === 'deleted') return [el('span', 'changes-uncounted', 'removed'), ...counts];
+  return counts;
 }
 
 /** Takes the bar's choices away and says what became of it ('' says nothing: a later prompt retired it). */
@@ -161,7 +154,11 @@ export function showUndone(transcript: HTMLElement, restored: Restored): void {
   head.append(outcomeLine(restored.message));
 }
 
-/** The host's net counts for the latest bar: each listed file's +/− replaced (a file back as it was shows +0 −0). */
+/**
+ * The journal's counts for the latest bar, again (after an Undo of one
+ * file): each listed file's +/− replaced, a file no longer changed shows
+ * +0 −0 (it is back as it was).
+ */
 export function showNetCounts(transcript: HTMLElement, files: readonly FileCount[]): void {
   const bar = [...transcript.querySelectorAll<HTMLElement>('.changes-bar')].at(-1);
   if (!bar) return;

@@ -74,6 +74,8 @@ const HOST_TYPE_LIST: Record<HostMessage['type'], true> = {
   approval_invalid: true,
   restored: true,
   change_counts: true,
+  hunks: true,
+  hunk_undone: true,
   rules: true,
   prefill: true,
   setup: true,

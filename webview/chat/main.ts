@@ -20,6 +20,7 @@
  * (controls.ts); test/support/vscode-elements.ts drives them.
  */
 import { showNetCounts, showUndone } from './changes-bar';
+import { hunkUndone, showHunks } from './changes-hunks';
 import { showRewound } from './checkpoint-actions';
 import { Composer } from './composer';
 import { el } from './elements';
@@ -143,6 +144,12 @@ class ChatApp {
         break;
       case 'change_counts':
         showNetCounts(this.transcript.element, message.files);
+        break;
+      case 'hunks':
+        showHunks(this.transcript.element, message.path, message.hunks, this.host.post);
+        break;
+      case 'hunk_undone':
+        hunkUndone(this.transcript.element, message.path, message.hunk, message.restored, message.message);
         break;
       case 'rules':
         this.rules.show(message.rules);

@@ -122,11 +122,24 @@ export type RestoreTarget = { kind: 'undo'; path?: string } | { kind: 'rewind'; 
 /** How a restore the person clicked for ended: done, nothing to do, not confirmed, or failed (what it did put back is in the words). */
 export type RestoreOutcome = 'restored' | 'nothing' | 'declined' | 'failed';
 
-/** A file's lines added and removed, counted between its state before and now. */
+/** A file's lines added and removed, counted between its state before the prompt and now (the journal's, see src/journal/prompt-changes.ts). */
 export interface FileCount {
   path: string;
   added: number;
   removed: number;
+  /** What the prompt did to it; absent: changed. */
+  status?: 'added' | 'modified' | 'deleted';
+  /** A binary file: its lines are not counted. */
+  binary?: boolean;
+}
+
+/** One hunk of a prompt's change to a file: `removed` lines before it (from line `oldStart`) became `added` (from line `newStart`). */
+export interface HunkView {
+  id: string;
+  oldStart: number;
+  newStart: number;
+  removed: string[];
+  added: string[];
 }
 
 /** A standing "Always" or "Never" answer of the session, listed with Revoke. */
@@ -203,7 +216,8 @@ export type TranscriptEvent =
   | { type: 'review_start'; reviewer: Actor; primary: Actor; round: number }
   | { type: 'verdict'; reviewer: Actor; round: number; verdict: 'approved' | 'feedback' | 'cancelled' | 'error'; summary: string }
   /** `hint`: what to do about an error (a provider down, a key refused, an unknown model). */
-  | { type: 'prompt_end'; status: PromptStatus; message: string; hint?: ErrorHint };
+  /** `changes`: what the prompt changed, from its journal (absent when undo did not record it): its changes bar. */
+  | { type: 'prompt_end'; status: PromptStatus; message: string; hint?: ErrorHint; changes?: FileCount[] };
 
 /** What an error card offers besides Retry: settings to open, in words. */
 export interface ErrorHint {
@@ -283,6 +297,10 @@ export type HostMessage =
   | { type: 'restored'; target: RestoreTarget; outcome: RestoreOutcome; message: string }
   /** The last prompt's changes counted net per file (each file before the prompt against now), for its changes bar. */
   | { type: 'change_counts'; files: FileCount[] }
+  /** The hunks of the last prompt's change to `path` (before the prompt against now), for its row in the changes bar. */
+  | { type: 'hunks'; path: string; hunks: HunkView[] }
+  /** How an Undo of one hunk ended: put back, or why nothing was. */
+  | { type: 'hunk_undone'; path: string; hunk: string; restored: boolean; message: string }
   /** The session's standing "Always" and "Never" answers (the whole list each time). */
   | { type: 'rules'; rules: StandingRuleView[] };
 
@@ -327,6 +345,10 @@ export type WebviewMessage =
   | { type: 'use_vscode_model'; model: string }
   /** Undoes what the last prompt changed (only `path`, when given) at once; the host asks only when files the bar did not list would change. */
   | { type: 'undo_prompt'; path?: string }
+  /** Asks for the hunks of the last prompt's change to `path` (answered by `hunks`). */
+  | { type: 'show_hunks'; path: string }
+  /** Puts back one hunk (by its id) of the last prompt's change to `path` (answered by `hunk_undone`). */
+  | { type: 'undo_hunk'; path: string; hunk: string }
   /** Takes back a standing "Always" or "Never" answer: such calls are asked again. */
   | { type: 'revoke_rule'; id: string }
   /** Stops one running tool call (a long command); the prompt goes on. */
@@ -370,6 +392,8 @@ const FIELDS: Record<WebviewMessage['type'], (message: Record<string, unknown>) 
   use_vscode_model: (m) => typeof m.model === 'string',
   stop_call: (m) => typeof m.callId === 'string',
   undo_prompt: (m) => m.path === undefined || typeof m.path === 'string',
+  show_hunks: (m) => typeof m.path === 'string',
+  undo_hunk: (m) => typeof m.path === 'string' && typeof m.hunk === 'string',
   revoke_rule: (m) => typeof m.id === 'string',
   copy_code: (m) => typeof m.text === 'string',
   insert_code: (m) => typeof m.text === 'string',

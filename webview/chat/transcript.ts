@@ -15,7 +15,7 @@ import { linkAction, renderMarkdown } from './markdown';
 import { PromptChanges } from './changes-bar';
 import { promptEndCard } from './prompt-end';
 import type { PlanView } from './plan';
-import type { Actor, ApprovalOutcome, ApprovalRequest, TranscriptEvent } from './protocol';
+import type { Actor, ApprovalOutcome, ApprovalRequest, FileCount, TranscriptEvent } from './protocol';
 import { CheckpointActions } from './checkpoint-actions';
 import { handoff, message, notice, reviewStart, verdict } from './entries';
 import { ToolCard } from './tool-card';
@@ -141,7 +141,7 @@ export class Transcript {
         break;
       case 'prompt_end':
         this.endPrompt(event);
-        this.showChanges();
+        this.showChanges(event.changes ?? []);
         break;
       default:
         unreachable(event);
@@ -333,12 +333,12 @@ export class Transcript {
     if (card) this.append(card);
   }
 
-  /** What the prompt that just ended changed, with Keep and Undo; the next prompt gathers its own. */
-  private showChanges(): void {
+  /** What the prompt that just ended changed (the journal's `files`), with Keep and Undo; the next prompt gathers its own. */
+  private showChanges(files: readonly FileCount[]): void {
     this.retireChanges?.();
     this.retireChanges = undefined;
-    if (!this.changes.empty) {
-      const bar = this.changes.bar(this.post);
+    const bar = this.changes.bar(this.post, files);
+    if (bar) {
       this.append(bar.element);
       this.retireChanges = bar.retire;
     }

@@ -9,6 +9,7 @@ import { agentLabel, quote, verdictText } from './client-text';
 import { type Channel, TextChunks } from './text-chunks';
 import { diffContent, hunkDiffs, progressContent, type ReadText, resultContent } from './tool-call-content';
 import type { UpdateSink } from './update-sink';
+import { changedLine, changedList, type ChangedFile } from '../../vocabulary/changed-file';
 
 export interface TranslatorOptions {
   /**
@@ -137,7 +138,7 @@ export class UpdateTranslator {
       case 'handoff':
         return this.note(undefined, `${event.agent} → ${event.to} (${event.purpose.replace('_', ' ')}):\n${quote(event.text)}`);
       case 'run_complete':
-        return this.runComplete(event.status, event.message);
+        return this.runComplete(event.status, event.message, event.changes);
       case 'subagent_start':
         return this.subagentProgress(event.agent, event.callId, `→ Running ${event.subagent}…`);
       case 'subagent_progress':
@@ -328,7 +329,9 @@ export class UpdateTranslator {
     if (level !== 'info') this.note(undefined, `${level === 'error' ? 'Error' : 'Warning'}: ${message}`);
   }
 
-  private runComplete(status: RunStatus, message: string): void {
+  private runComplete(status: RunStatus, message: string, changes: readonly ChangedFile[] | undefined): void {
+    // What the journal says the prompt changed (what /undo would put back), before how the run ended.
+    if (changes && changes.length > 0) this.note(undefined, `${changedLine(changes)}: ${changedList(changes)}`);
     switch (status) {
       case 'limit':
       case 'budget':

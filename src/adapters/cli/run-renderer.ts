@@ -11,6 +11,7 @@ import { PipeProgress, type ProgressEvent, type ProgressView, TerminalProgress }
 import { MarkdownStream, type MarkdownRender, type MarkdownScreen } from './markdown-stream';
 import { headerLine, type RunHeader } from './run-header';
 import type { Style } from './terminal-style';
+import { changedLine, changedList } from '../../vocabulary/changed-file';
 
 /** Where the renderer writes: the answer to `out`, everything about the work to `err`. */
 export interface RenderTarget {
@@ -188,6 +189,8 @@ export class RunRenderer {
       }
       case 'run_complete':
         for (const held of this.held.splice(0)) this.render(held);
+        // What the journal says the prompt changed: what `crow undo` would put back.
+        if (event.changes && event.changes.length > 0) this.status(`${s.bold(changedLine(event.changes))}: ${changedList(event.changes)}`);
         if (event.status === 'completed' || event.status === 'needs_input') return;
         // The error that stopped the run is on screen already, under what it stopped.
         if (event.status === 'error' && this.shownError !== undefined && event.message.includes(this.shownError)) return;

@@ -28,7 +28,7 @@ import { pickerChoices, vscodePick } from './model-choices';
 import type { ViewActions } from './chat-actions';
 import { ShownTranscript } from './shown-transcript';
 import { errorEnd, notice, promptMessage } from './transcript-translator';
-import { netCounts, RestoreRecord, restoreOnClick } from './chat-restore';
+import { RestoreRecord, restoreOnClick } from './chat-restore';
 
 
 export class ChatController {
@@ -205,6 +205,10 @@ export class ChatController {
         return;
       case 'undo_prompt':
         return this.restore(message.path !== undefined ? { kind: 'undo', path: message.path } : { kind: 'undo' });
+      case 'show_hunks':
+        return this.post({ type: 'hunks', path: message.path, hunks: await (await this.session()).promptHunks(message.path) });
+      case 'undo_hunk':
+        return this.undoHunk(message.path, message.hunk);
       case 'stop_call':
         if (!this.chat?.stopCall(message.callId)) this.show(notice('info', 'That call has already ended.'));
         return;
@@ -281,14 +285,12 @@ export class ChatController {
     const current = (): boolean => this.chat === chat;
     // The session is stored from its first prompt: listed as soon as that prompt shows something, not only at its end.
     let listed = false;
-    let changed = false;
     this.record.counts = undefined;
     try {
       await start({
         onEvent: (event) => {
           if (!current()) return;
           this.show(event);
-          if (event.type === 'tool_end' && (event.files.length > 0 || event.diff)) changed = true;
           if (listed) return;
           listed = true;
           this.post({ type: 'sessions', sessions: this.sessions(), current: chat.id });
@@ -315,8 +317,6 @@ export class ChatController {
       }
       this.actions.sessionsChanged();
     }
-    // After the view is told the run ended: counting reads git, which must not hold the view busy.
-    if (changed && current()) await this.countChanges(chat);
   }
 
   /**
@@ -349,12 +349,23 @@ export class ChatController {
     if (done.outcome === 'restored' && target.kind === 'undo' && target.path !== undefined) await this.countChanges(chat);
   }
 
-  /** The last prompt's changes counted net per file, for its changes bar (nothing when they cannot be counted now). */
+  /** One hunk's Undo, clicked in the changes bar: said where it was clicked; the bar's counts and the file's hunks follow. */
+  private async undoHunk(path: string, hunk: string): Promise<void> {
+    const chat = await this.session();
+    const done = await chat.undoHunk(path, hunk);
+    if (this.chat !== chat) return;
+    this.post({ type: 'hunk_undone', path, hunk, ...done });
+    if (!done.restored) return;
+    this.post({ type: 'hunks', path, hunks: await chat.promptHunks(path) });
+    await this.countChanges(chat);
+  }
+
+  /** The last prompt's changes again, from its journal, for its changes bar (nothing when they cannot be told now). */
   private async countChanges(chat: ChatSession): Promise<void> {
-    const planned = await chat.planRestore({ kind: 'undo' }).catch(() => undefined);
+    const files = await chat.promptChanges();
     // Another session opened, or another prompt started, meanwhile: these counts are no longer the last bar's.
-    if (!planned || this.chat !== chat || chat.busy) return;
-    this.record.counts = { type: 'change_counts', files: netCounts(planned) };
+    if (!files || this.chat !== chat || chat.busy) return;
+    this.record.counts = { type: 'change_counts', files };
     this.post(this.record.counts);
   }
 

@@ -9,7 +9,7 @@
  */
 import type { PlannedRestore, RestoreRequest } from '../../../host/restore-commands';
 import { errorText } from '../../../vocabulary/text';
-import type { FileCount, HostMessage, RestoreTarget, TranscriptEvent } from '../../../../webview/chat/protocol';
+import type { HostMessage, RestoreTarget, TranscriptEvent } from '../../../../webview/chat/protocol';
 
 export type RestoredMessage = Extract<HostMessage, { type: 'restored' }>;
 type CountsMessage = Extract<HostMessage, { type: 'change_counts' }>;
@@ -60,10 +60,10 @@ function said(target: RestoreTarget, planned: PlannedRestore): string {
   return `Restored to before this: ${[files, conversation].filter((part) => part !== '').join('; ')}.`;
 }
 
-/** The files the latest prompt's calls changed, as its changes bar lists them. */
+/** The files the latest prompt's changes bar lists: its journal's, told with its end. */
 function lastPromptFiles(shown: readonly TranscriptEvent[]): string[] {
   const start = shown.findLastIndex((event) => event.type === 'user_message' && !event.steered);
-  return filesOf(shown.slice(start + 1));
+  return shown.slice(start + 1).flatMap((event) => (event.type === 'prompt_end' ? (event.changes ?? []).map((file) => file.path) : []));
 }
 
 /** The files the calls after checkpoint `id` changed, as their cards show them. */
@@ -74,11 +74,6 @@ function filesAfter(shown: readonly TranscriptEvent[], id: string): string[] {
 
 function filesOf(events: readonly TranscriptEvent[]): string[] {
   return events.flatMap((event) => (event.type === 'tool_end' ? [...event.files, ...(event.diff ? [event.diff.path] : [])] : []));
-}
-
-/** A plan's files as the prompt changed them: lines the prompt added and removed (the undo's own counts, the other way round). */
-export function netCounts(planned: PlannedRestore): FileCount[] {
-  return planned.counts.map(({ path, added, removed }) => ({ path, added: removed, removed: added }));
 }
 
 /**

@@ -27,6 +27,8 @@ import type { Meter, PromptStatus, TranscriptEvent } from '../../../../webview/c
 import { frontDoorDocument, roleChoices, settingsFor, type CrowConfiguration } from '../configuration';
 import { liveSessions } from './live-sessions';
 import { notice, TranscriptTranslator, welcomeText } from './transcript-translator';
+import type { ChangedFile } from '../../../vocabulary/changed-file';
+import type { PromptHunk } from '../../../journal/hunk-restore';
 
 /** What a chat session needs from its host (the extension, or a test). */
 export interface ChatHost {
@@ -225,6 +227,21 @@ export class ChatSession {
   /** Plans a restore the person clicked for (Undo, Restore): nothing is asked through the agents' approvals; see HostSession.planRestore. */
   planRestore(request: RestoreRequest): Promise<PlannedRestore> {
     return setup(() => this.host.planRestore(request, new AbortController().signal));
+  }
+
+  /** What the last prompt changed, from its journal; undefined when that cannot be told now. */
+  promptChanges(): Promise<ChangedFile[] | undefined> {
+    return this.host.promptChanges(new AbortController().signal).catch(() => undefined);
+  }
+
+  /** The hunks of the last prompt's change to `path`, from its journal. */
+  promptHunks(path: string): Promise<PromptHunk[]> {
+    return this.host.promptHunks(path, new AbortController().signal).catch(() => []);
+  }
+
+  /** Puts back one hunk of the last prompt's change to `path` on the person's click; says how it went. */
+  undoHunk(path: string, id: string): Promise<{ restored: boolean; message: string }> {
+    return this.host.undoHunk(path, id, new AbortController().signal);
   }
 
   /** The session's standing "Always" and "Never" answers. */

@@ -200,7 +200,7 @@ export class TranscriptTranslator {
         const repeats = event.message.trim() === this.answer.trim() || (event.status === 'completed' && this.concluded);
         const message = hint?.setup ? noKeyText(event.message) : repeats ? '' : event.message;
         this.answer = '';
-        return [{ type: 'prompt_end', status: event.status as PromptStatus, message, ...(hint ? { hint } : {}) }];
+        return [{ type: 'prompt_end', status: event.status as PromptStatus, message, ...(hint ? { hint } : {}), ...(event.changes ? { changes: event.changes } : {}) }];
       }
       // Errors and cancels end the run, whose run_complete says so in words: one message, not two.
       case 'turn_complete':
