@@ -7,6 +7,7 @@
  * sends the names of keys, never their values.
  */
 import type { Meter } from '../../src/vocabulary/meter';
+import type { CallWords } from '../../src/vocabulary/tool-story';
 
 export type { Meter } from '../../src/vocabulary/meter';
 
@@ -51,19 +52,8 @@ export interface SessionSummary {
 
 export type CardStatus = 'running' | 'completed' | 'failed' | 'cancelled';
 
-/**
- * What a tool call does, in a person's words (the card's head): `done`
- * ("Edited") or, while it runs, `doing` ("Editing"), then `target`
- * ("greeting.txt", a workspace path when `file`); `ask` is what a person
- * refused ("Not allowed: edit greeting.txt").
- */
-export interface CallWords {
-  doing: string;
-  done: string;
-  ask: string;
-  target: string;
-  file?: boolean;
-}
+/** A call in a person's words (shared with the CLI): see src/vocabulary/tool-story.ts. */
+export type { CallWords };
 
 export interface PlanEntry {
   content: string;
