@@ -1,7 +1,7 @@
 /**
  * axe-core in the real workbench (issue 39, item 11): its source injected
- * into the chat view's frame and the trace panel's, run in the Light Modern
- * and the Dark Modern theme; any critical or serious violation fails the
+ * into the chat view's frame and the trace panel's, run in the Light Modern,
+ * Light High Contrast, Dark High Contrast and Dark Modern themes; any critical or serious violation fails the
  * check, each printed with its rule, the elements it found and axe's help.
  * Runs late (just before the VS Code models check, which must be last), so
  * the chat holds what the checks before it left there.
@@ -19,14 +19,16 @@ import { runCommand, webviewFrame } from './workbench-ui';
 /** Dark Modern (the default) last, so the checks after these see the window as it was. */
 const THEMES = [
   { name: 'Light Modern', slug: 'light' },
+  { name: 'Light High Contrast', slug: 'hc-light' },
+  { name: 'Dark High Contrast', slug: 'hc-dark' },
   { name: 'Dark Modern', slug: 'dark' },
 ];
 
 export const A11Y_CHECKS: UiCheck[] = [
   {
     slug: 'a11y-axe',
-    name: 'axe-core finds no critical or serious violation in the chat view and the trace panel, in the light and the dark theme (screenshots ui-a11y-*.png)',
-    timeoutMs: 120_000,
+    name: 'axe-core finds no critical or serious violation in the chat view and the trace panel, in the light, dark and both high-contrast themes (screenshots ui-a11y-*.png)',
+    timeoutMs: 240_000,
     run: axeInWebviews,
   },
 ];

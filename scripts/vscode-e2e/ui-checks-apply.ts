@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HarnessError } from './harness-error';
 import { ARTIFACTS_DIR } from './paths';
-import { chatFrame, sendPrompt, say, type UiCheck, type UiContext, waitUntil } from './ui-checks';
+import { chatFrame, newSession, say, sendPrompt, type UiCheck, type UiContext, waitUntil } from './ui-checks';
 
 const APPLY = {
   path: 'apply-check.ts',
@@ -32,7 +32,7 @@ async function applyCodeBlock(context: UiContext, timeoutMs: number): Promise<vo
   const chat = chatFrame(context);
   const file = join(context.workspace, APPLY.path);
   writeFileSync(file, APPLY.before);
-  await chat.locator('#new-session').click({ timeout: timeoutMs });
+  await newSession(chat, timeoutMs);
   context.fake.enqueue('openai', say(['Change the constant:', '', `\`\`\`ts ${APPLY.path}`, APPLY.after.trimEnd(), '```'].join('\n')));
   await sendPrompt(chat, APPLY.prompt, timeoutMs);
   const apply = chat.locator(`.code-block button.code-apply[data-path="${APPLY.path}"]`).last();

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { HarnessError } from './harness-error';
 import { selectedValue, textInput } from '../../test/support/vscode-elements';
 import { ARTIFACTS_DIR } from './paths';
-import { chatFrame, sendPrompt, type UiCheck, type UiContext, toolCall, say } from './ui-checks';
+import { chatFrame, newSession, say, sendPrompt, toolCall, type UiCheck, type UiContext } from './ui-checks';
 
 const FIRST_RUN = { key: 'sk-ant-ui-check-not-real', prompt: 'Say hello from the first run.', answer: 'Hello from a provider set up in the view.' };
 const FAILING = { prompt: 'List the file that is not there.', command: 'ls not-there-at-all.txt', done: 'The file is not there.' };
@@ -75,7 +75,7 @@ async function firstRunSetup(context: UiContext, timeoutMs: number): Promise<voi
     // VS Code reads the changed file a moment later: a new session looks again until it does.
     const deadline = Date.now() + timeoutMs / 2;
     for (;;) {
-      await chat.locator('#new-session').click({ timeout: timeoutMs });
+      await newSession(chat, timeoutMs);
       if (await setup.waitFor({ state: 'visible', timeout: 2_000 }).then(() => true, () => false)) break;
       if (Date.now() > deadline) throw new HarnessError('with the provider switched to Anthropic and no key, the view never offered the set-up');
     }
@@ -109,7 +109,7 @@ async function waitForSettingsBack(context: UiContext, timeoutMs: number): Promi
   const picker = chat.locator('.model[data-role="primary"]');
   const deadline = Date.now() + timeoutMs / 2;
   for (;;) {
-    await chat.locator('#new-session').click({ timeout: timeoutMs });
+    await newSession(chat, timeoutMs);
     await chat.waitForTimeout(500);
     if ((await selectedValue(picker)) === 'fake-model') return;
     if (Date.now() > deadline) throw new HarnessError('after the first-run check the settings did not come back to the OpenAI fake');
@@ -118,7 +118,7 @@ async function waitForSettingsBack(context: UiContext, timeoutMs: number): Promi
 
 async function failedCommand(context: UiContext, timeoutMs: number): Promise<void> {
   const chat = chatFrame(context);
-  await chat.locator('#new-session').click({ timeout: timeoutMs });
+  await newSession(chat, timeoutMs);
   context.fake.enqueue('openai', toolCall('bash', { command: FAILING.command }), say(FAILING.done));
   await sendPrompt(chat, FAILING.prompt, timeoutMs);
   const allow = chat.locator('.approval:not([data-decision]) button[data-decision="allow_once"]');
@@ -138,7 +138,7 @@ async function failedCommand(context: UiContext, timeoutMs: number): Promise<voi
 
 async function answerBlocks(context: UiContext, timeoutMs: number): Promise<void> {
   const chat = chatFrame(context);
-  await chat.locator('#new-session').click({ timeout: timeoutMs });
+  await newSession(chat, timeoutMs);
   context.fake.enqueue('openai', say(ANSWER.text));
   await sendPrompt(chat, ANSWER.prompt, timeoutMs);
   const answer = chat.locator('.msg-assistant').last();
@@ -163,7 +163,7 @@ async function answerBlocks(context: UiContext, timeoutMs: number): Promise<void
 
 async function approvalWaiting(context: UiContext, timeoutMs: number): Promise<void> {
   const chat = chatFrame(context);
-  await chat.locator('#new-session').click({ timeout: timeoutMs });
+  await newSession(chat, timeoutMs);
   context.fake.enqueue('openai', toolCall('write_file', { path: WAITING.path, content: 'waited\n' }), say(WAITING.done));
   await sendPrompt(chat, WAITING.prompt, timeoutMs);
   const allow = chat.locator('.approval:not([data-decision]) button[data-decision="allow_once"]');

@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HarnessError } from './harness-error';
 import { ARTIFACTS_DIR } from './paths';
-import { chatFrame, say, sendPrompt, toolCall, type UiCheck, type UiContext } from './ui-checks';
+import { chatFrame, newSession, say, sendPrompt, toolCall, type UiCheck, type UiContext } from './ui-checks';
 
 const FILE = 'checkpoint-notes.md';
 const FIRST = { prompt: 'Write the first notes.', content: 'first notes\n', done: 'Wrote the first notes.' };
@@ -47,7 +47,7 @@ export const CHECKPOINT_CHECKS: UiCheck[] = [
 
 async function restoreCheckpoint(context: UiContext, timeoutMs: number): Promise<void> {
   const chat = chatFrame(context);
-  await chat.locator('#new-session').click({ timeout: timeoutMs });
+  await newSession(chat, timeoutMs);
   context.fake.enqueue(
     'openai',
     toolCall('write_file', { path: FILE, content: FIRST.content }),
@@ -97,7 +97,7 @@ async function editMessage(context: UiContext, timeoutMs: number): Promise<void>
 
 async function queuedMessage(context: UiContext, timeoutMs: number): Promise<void> {
   const chat = chatFrame(context);
-  await chat.locator('#new-session').click({ timeout: timeoutMs });
+  await newSession(chat, timeoutMs);
   context.fake.enqueue('openai', toolCall('bash', { command: QUEUED.command, timeout_ms: 80_000 }), say(QUEUED.done));
   await sendPrompt(chat, QUEUED.prompt, timeoutMs);
   const running = chat.locator('.tool-card[data-status="running"]', { hasText: 'bash' }).last();

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import type { Frame } from 'playwright-core';
 import { HarnessError } from './harness-error';
 import { ARTIFACTS_DIR } from './paths';
-import { chatFrame, pickTheme, say, sendPrompt, toolCall, type UiCheck, type UiContext, waitUntil } from './ui-checks';
+import { chatFrame, newSession, pickTheme, say, sendPrompt, toolCall, type UiCheck, type UiContext, waitUntil } from './ui-checks';
 import { setSidebarWidth, sidebarWidth } from './ui-checks-narrow';
 
 const UNDO = { edited: 'clicks-a.txt', created: 'clicks-b.txt', prompt: 'Rework the click notes.', done: 'Reworked the click notes.' };
@@ -48,7 +48,7 @@ async function undoOnClick(context: UiContext, timeoutMs: number): Promise<void>
   const edited = join(context.workspace, UNDO.edited);
   const created = join(context.workspace, UNDO.created);
   writeFileSync(edited, 'one\n');
-  await chat.locator('#new-session').click({ timeout: timeoutMs });
+  await newSession(chat, timeoutMs);
   context.fake.enqueue(
     'openai',
     toolCall('write_file', { path: UNDO.edited, content: 'two\n' }),
@@ -81,7 +81,7 @@ async function undoOnClick(context: UiContext, timeoutMs: number): Promise<void>
 
 async function restoreOnClick(context: UiContext, timeoutMs: number): Promise<void> {
   const chat = chatFrame(context);
-  await chat.locator('#new-session').click({ timeout: timeoutMs });
+  await newSession(chat, timeoutMs);
   const { first, second } = RESTORE;
   context.fake.enqueue(
     'openai',
@@ -121,7 +121,7 @@ async function restoreOnClick(context: UiContext, timeoutMs: number): Promise<vo
 
 async function denyWithReason(context: UiContext, timeoutMs: number): Promise<void> {
   const chat = chatFrame(context);
-  await chat.locator('#new-session').click({ timeout: timeoutMs });
+  await newSession(chat, timeoutMs);
   context.fake.enqueue('openai', toolCall('write_file', { path: DENY.path, content: 'no\n' }), say(DENY.done));
   const asked = context.fake.requests.length;
   await sendPrompt(chat, DENY.prompt, timeoutMs);

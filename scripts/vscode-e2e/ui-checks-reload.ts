@@ -10,7 +10,7 @@ import { HarnessError } from './harness-error';
 import { ARTIFACTS_DIR } from './paths';
 import { existsSync } from 'node:fs';
 import type { Frame, Locator } from 'playwright-core';
-import { chatFrame, openChat, say, sendPrompt, toolCall, waitUntil, workspaceFileSize, type UiCheck, type UiContext } from './ui-checks';
+import { chatFrame, newSession, openChat, say, sendPrompt, toolCall, type UiCheck, type UiContext, waitUntil, workspaceFileSize } from './ui-checks';
 
 const RELOAD = {
   prompt: 'Keep a log going until I stop you.',
@@ -43,7 +43,7 @@ export const RELOAD_CHECKS: UiCheck[] = [
 
 async function reloadMidCommand(context: UiContext, timeoutMs: number): Promise<void> {
   const chat = chatFrame(context);
-  await chat.locator('#new-session').click({ timeout: timeoutMs });
+  await newSession(chat, timeoutMs);
   context.fake.enqueue('openai', { blocks: [{ type: 'tool_call', name: 'bash', arguments: { command: RELOAD.command, timeout_ms: 110_000 } }] });
   await sendPrompt(chat, RELOAD.prompt, timeoutMs);
   const allow = chat.locator('.approval:not([data-decision]) button[data-decision="allow_once"]');
@@ -66,7 +66,7 @@ async function reloadMidCommand(context: UiContext, timeoutMs: number): Promise<
 
 async function reloadMidApproval(context: UiContext, timeoutMs: number): Promise<void> {
   const chat = chatFrame(context);
-  await chat.locator('#new-session').click({ timeout: timeoutMs });
+  await newSession(chat, timeoutMs);
   const write = toolCall('write_file', { path: APPROVAL.path, content: APPROVAL.content });
   context.fake.enqueue('openai', write);
   await sendPrompt(chat, APPROVAL.prompt, timeoutMs);

@@ -11,7 +11,7 @@ import type { Frame } from 'playwright-core';
 import type { ScriptedReply } from '../../src/testing/fake-llm-server';
 import { HarnessError } from './harness-error';
 import { ARTIFACTS_DIR } from './paths';
-import { assertInSight, chatFrame, sendPrompt, toolCall, type UiCheck, type UiContext, newPairSession } from './ui-checks';
+import { assertInSight, chatFrame, newPairSession, newSession, sendPrompt, toolCall, type UiCheck, type UiContext } from './ui-checks';
 import { runCommand, waitForNotification, webviewFrame } from './workbench-ui';
 
 const HIDDEN = { path: 'hidden.txt', prompt: 'Write hidden.txt while I look elsewhere.', done: 'hidden.txt is written.' };
@@ -43,7 +43,7 @@ export const RUN_CHECKS: UiCheck[] = [
     timeoutMs: 20_000,
     run: async (context, timeoutMs) => {
       const chat = chatFrame(context);
-      await chat.locator('#new-session').click({ timeout: timeoutMs });
+      await newSession(chat, timeoutMs);
       const meter = chat.locator('#meter');
       await meter.waitFor({ state: 'hidden', timeout: timeoutMs });
     },
@@ -155,7 +155,7 @@ async function pairResumed(context: UiContext, timeoutMs: number): Promise<void>
   for (const expected of ['First review', 'Second review', 'Reviewer asked for changes', 'Reviewer approved']) {
     if (!live.includes(expected)) throw new HarnessError(`the live pair transcript lacks "${expected}":\n${live}`);
   }
-  await chat.locator('#new-session').click({ timeout: timeoutMs });
+  await newSession(chat, timeoutMs);
   await chat.locator('#transcript .prompt-end').waitFor({ state: 'detached', timeout: timeoutMs });
   const sessions = chat.locator('details#sessions');
   if ((await sessions.getAttribute('open')) === null) await sessions.locator('summary').click({ timeout: timeoutMs });
@@ -171,7 +171,7 @@ async function pairResumed(context: UiContext, timeoutMs: number): Promise<void>
 
 async function commandInTerminal(context: UiContext, timeoutMs: number): Promise<void> {
   const chat = chatFrame(context);
-  await chat.locator('#new-session').click({ timeout: timeoutMs });
+  await newSession(chat, timeoutMs);
   context.fake.enqueue('openai', toolCall('bash', { command: TERMINAL.command }), { blocks: [{ type: 'text', text: TERMINAL.done }] });
   await sendPrompt(chat, TERMINAL.prompt, timeoutMs);
   const answer = chat.locator('.msg-assistant', { hasText: TERMINAL.done });
@@ -194,7 +194,7 @@ async function commandInTerminal(context: UiContext, timeoutMs: number): Promise
 
 async function liveOutput(context: UiContext, timeoutMs: number): Promise<void> {
   const chat = chatFrame(context);
-  await chat.locator('#new-session').click({ timeout: timeoutMs });
+  await newSession(chat, timeoutMs);
   context.fake.enqueue('openai', toolCall('bash', { command: LIVE.command, timeout_ms: 80_000 }), { blocks: [{ type: 'text', text: LIVE.done }] });
   await sendPrompt(chat, LIVE.prompt, timeoutMs);
   const card = chat.locator('.tool-card[data-status="running"]', { hasText: 'bash' }).last();

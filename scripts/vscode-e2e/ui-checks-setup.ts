@@ -22,7 +22,7 @@ import { selectedValue, textInput } from '../../test/support/vscode-elements';
 import { HarnessError } from './harness-error';
 import { ARTIFACTS_DIR } from './paths';
 import { log } from './progress';
-import { assertInSight, chatFrame, newPairSession, pickTheme, say, sendPrompt, type UiCheck, type UiContext } from './ui-checks';
+import { assertInSight, chatFrame, newPairSession, newSession, pickTheme, say, sendPrompt, type UiCheck, type UiContext } from './ui-checks';
 import { setSidebarWidth, sidebarWidth } from './ui-checks-narrow';
 import { runCommand } from './workbench-ui';
 
@@ -109,7 +109,7 @@ async function setupOneScreen(context: UiContext, timeoutMs: number): Promise<vo
 async function untilSetupOffered(chat: Frame, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs / 2;
   for (;;) {
-    await chat.locator('#new-session').click({ timeout: timeoutMs });
+    await newSession(chat, timeoutMs);
     if (await chat.locator('section.setup').waitFor({ state: 'visible', timeout: 2_000 }).then(() => true, () => false)) return;
     if (Date.now() > deadline) throw new HarnessError('with the provider switched to OpenAI and no key, the view never offered the set-up');
   }

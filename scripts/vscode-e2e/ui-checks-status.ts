@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { HarnessError } from './harness-error';
 import { ARTIFACTS_DIR } from './paths';
-import { chatFrame, say, sendPrompt, toolCall, waitUntil, workspaceFileSize, type UiCheck, type UiContext } from './ui-checks';
+import { chatFrame, newSession, say, sendPrompt, toolCall, type UiCheck, type UiContext, waitUntil, workspaceFileSize } from './ui-checks';
 
 const STOP = {
   prompt: 'Check the greeting, then keep a log going.',
@@ -27,7 +27,7 @@ export const STATUS_CHECKS: UiCheck[] = [
 
 async function sandboxBadgeAndStop(context: UiContext, timeoutMs: number): Promise<void> {
   const chat = chatFrame(context);
-  await chat.locator('#new-session').click({ timeout: timeoutMs });
+  await newSession(chat, timeoutMs);
   context.fake.enqueue('openai', toolCall('bash', { command: STOP.quick }), toolCall('bash', { command: STOP.long, timeout_ms: 80_000 }), say(STOP.done));
   await sendPrompt(chat, STOP.prompt, timeoutMs);
 

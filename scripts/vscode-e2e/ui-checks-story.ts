@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import type { Frame } from 'playwright-core';
 import { HarnessError } from './harness-error';
 import { ARTIFACTS_DIR } from './paths';
-import { chatFrame, newPairSession, pickTheme, say, sendPrompt, toolCall, type UiCheck, type UiContext } from './ui-checks';
+import { chatFrame, newPairSession, newSession, pickTheme, say, sendPrompt, toolCall, type UiCheck, type UiContext } from './ui-checks';
 import { runCommand } from './workbench-ui';
 import { pickOption } from '../../test/support/vscode-elements';
 import { setSidebarWidth, sidebarWidth } from './ui-checks-narrow';
@@ -268,7 +268,7 @@ async function storySlash(context: UiContext, timeoutMs: number): Promise<void> 
 
 /** A new session on the single-agent "build" (the checks before may have left another agent picked). */
 async function newBuildSession(chat: Frame, timeoutMs: number): Promise<void> {
-  await chat.locator('#new-session').click({ timeout: timeoutMs });
+  await newSession(chat, timeoutMs);
   await pickOption(chat.locator('#agent'), 'build', timeoutMs);
   await chat.locator('.model[data-role="coagent"]').waitFor({ state: 'hidden', timeout: timeoutMs });
 }

@@ -287,9 +287,28 @@ export async function waitUntil(condition: () => boolean, timeoutMs: number, fai
   }
 }
 
+/**
+ * A new session as a person starts one: the + in the chat view's title bar
+ * (VS Code shows a view's title actions while the pointer is over its header).
+ */
+export async function newSession(chat: Frame, timeoutMs: number): Promise<void> {
+  const page = chat.page();
+  const header = page.locator('.pane-header', { has: page.locator('h3.title', { hasText: /^Chat$/ }) });
+  await header.hover({ timeout: timeoutMs });
+  await header.locator('.actions .action-label[aria-label^="New Session"]').click({ timeout: timeoutMs });
+}
+
+/** The chat view's own trace, from the list icon in its title bar. */
+export async function showChatTrace(chat: Frame, timeoutMs: number): Promise<void> {
+  const page = chat.page();
+  const header = page.locator('.pane-header', { has: page.locator('h3.title', { hasText: /^Chat$/ }) });
+  await header.hover({ timeout: timeoutMs });
+  await header.locator('.actions .action-label[aria-label^="Show Trace of This Chat"]').click({ timeout: timeoutMs });
+}
+
 /** A new session on the pair agent; the host confirms the pick by offering a model picker for the reviewer (the coagent). */
 export async function newPairSession(chat: Frame, timeoutMs: number): Promise<void> {
-  await chat.locator('#new-session').click({ timeout: timeoutMs });
+  await newSession(chat, timeoutMs);
   await pickOption(chat.locator('#agent'), 'pair', timeoutMs);
   await chat.locator('.model[data-role="coagent"]').waitFor({ state: 'visible', timeout: timeoutMs });
 }

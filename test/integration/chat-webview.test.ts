@@ -607,16 +607,15 @@ describe('chat view in headless Chromium', function () {
     assert.deepEqual(await view.takePosted(), [{ type: 'pick_model', role: 'primary', model: 'vscode:copilot/gpt-4o' }]);
   });
 
-  it('lists sessions newest first, resumes another, starts a new one and shows the trace', async () => {
+  it('lists sessions newest first and resumes another; New and Trace are the title bar\'s, not buttons in the view', async () => {
     await page().locator('#sessions summary').click();
     assert.deepEqual(await page().locator('#sessions .session-title').allInnerTexts(), ['Add a greeting', 'Fix the flaky upload test']);
     assert.equal(await page().locator('#sessions .session[aria-current="true"]').getAttribute('data-session-id'), 's-current');
     await page().locator('#sessions .session[data-session-id="s-current"]').click();
     await page().locator('#sessions .session[data-session-id="s-older"]').click();
     assert.equal(await page().locator('#sessions').getAttribute('open'), null, 'resuming folds the list, giving the transcript its room');
-    await page().locator('#new-session').click();
-    await page().locator('#show-trace').click();
-    assert.deepEqual(await view.takePosted(), [{ type: 'resume', sessionId: 's-older' }, { type: 'new_session' }, { type: 'show_trace' }]);
+    assert.deepEqual(await view.takePosted(), [{ type: 'resume', sessionId: 's-older' }]);
+    assert.equal(await page().locator('#new-session, #show-trace').count(), 0, 'the view title bar has + and Trace; the view repeats neither');
     assert.equal(await page().locator('#session-title').innerText(), 'Add a greeting');
   });
 
@@ -630,7 +629,7 @@ describe('chat view in headless Chromium', function () {
         return e.id ? '#' + e.id : e.tagName.toLowerCase() + (e.className ? '.' + e.className.split(' ')[0] : '') + (e.dataset.decision ? '=' + e.dataset.decision : '');
       })()`)) as string);
     }
-    for (const control of ['#new-session', '#show-trace', '#agent', 'vscode-single-select.model', 'summary', 'button.open-diff', 'button.trace-link', 'button.file-link', 'button.approval-choice=allow_once', '#prompt']) {
+    for (const control of ['#agent', 'vscode-single-select.model', 'summary', 'button.open-diff', 'button.trace-link', 'button.file-link', 'button.approval-choice=allow_once', '#prompt']) {
       assert.ok(reached.has(control), `Tab never reached ${control}: ${[...reached].join(', ')}`);
     }
     const unnamed = await page().evaluate(`[...document.querySelectorAll('button, select, textarea, vscode-button, vscode-single-select, vscode-textfield')]

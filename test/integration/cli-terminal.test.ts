@@ -85,7 +85,7 @@ describeUnless(NO_TMUX, 'crow in a real terminal', function () {
     );
     const tty = crow('run', 'Fix the greeting', '--provider', 'anthropic');
     const asked = await tty.waitFor(/\[y\] yes/);
-    order(asked, /crow · build/, /● edit_file greet\.js/, /^\s+-console\.log\('hello'\);/m, /^\s+\+console\.log\('hello, world'\);/m, /\? builder wants to change files: Edit greet\.js/);
+    order(asked, /crow · build/, /● Editing greet\.js/, /^\s+-console\.log\('hello'\);/m, /^\s+\+console\.log\('hello, world'\);/m, /\? builder wants to change files: Edit greet\.js/);
     tty.typeLine('y');
     assert.equal(await tty.waitForExit(), 0, tty.screen());
     assert.equal(readFileSync(join(workspace, 'greet.js'), 'utf8'), "console.log('hello, world');\n");
@@ -119,22 +119,22 @@ describeUnless(NO_TMUX, 'crow in a real terminal', function () {
     tty.typeLine('n');
     assert.equal(await tty.waitForExit(), 0, tty.screen());
     assert.ok(!existsSync(join(workspace, 'no.txt')));
-    assert.match(tty.screen(), /denied[\s\S]*✗ Permission denied by the user/);
+    assert.match(tty.screen(), /denied[\s\S]*⊘ Not allowed: write no\.txt · You said no\./);
     assert.match(JSON.stringify(server.requestsFor('anthropic')[1]!.body.messages), /Permission denied by the user/);
   });
 
-  it('a command is asked with what "always" covers on a line of its own; one that fails shows ✗, its exit code, and the wait apart', async () => {
+  it('a command is asked with what "always" covers on a line of its own; one that fails reads "✗ Ran … · failed, exit N", with the wait apart', async () => {
     // Asked even where a sandbox would contain it.
     mkdirSync(join(home, 'config', 'crow-agent'), { recursive: true });
     writeFileSync(join(home, 'config', 'crow-agent', 'config.toml'), '[permissions]\nexecute = "ask"\n');
     server.enqueue('anthropic', call('bash', { command: 'echo made && cat missing.txt' }), say('It is missing.'));
     const tty = crow('run', 'Show the file', '--provider', 'anthropic');
     const asked = await tty.waitFor(/\[y\] yes/);
-    order(asked, /● bash echo made/, /\? builder wants to run a command: echo made && cat missing\.txt/, /^ {2}"always" allows, for this session: commands starting with "echo" or "cat"$/m, /^ {2}\[y\] yes · \[a\] always · \[m\] modify · \[n\] no · \[never\] no, and stop asking/m);
+    order(asked, /● Running echo made/, /\? builder wants to run a command: echo made && cat missing\.txt/, /^ {2}"always" allows, for this session: commands starting with "echo" or "cat"$/m, /^ {2}\[y\] yes · \[a\] always · \[m\] modify · \[n\] no · \[never\] no, and stop asking/m);
     tty.typeLine('y');
     assert.equal(await tty.waitForExit(), 0, tty.screen());
     const screen = tty.screen();
-    assert.match(screen, /^ {2}✗ \S+ \(waited \S+ for approval\) exit 1 · cat: .*missing\.txt/m, 'a failing command is not shown as a success');
+    assert.match(screen, /^ {2}✗ Ran echo made && cat missing\.txt · failed, exit 1 \S+ \(waited \S+ for approval\) · cat: .*missing\.txt/m, 'a failing command is not shown as a success');
     assert.doesNotMatch(screen, /✓ .*exit 1/);
   });
 
@@ -142,7 +142,7 @@ describeUnless(NO_TMUX, 'crow in a real terminal', function () {
     const marker = '31.4159';
     server.enqueue('anthropic', call('bash', { command: `sleep ${marker}` }), say('unreachable'));
     const tty = crow('run', 'Wait', '--provider', 'anthropic', '--allow', 'execute');
-    await tty.waitFor(/● bash sleep/);
+    await tty.waitFor(/● Running sleep/);
     const deadline = Date.now() + 10_000;
     while (processesWith(`sleep ${marker}`).length === 0 && Date.now() < deadline) await new Promise((done) => setTimeout(done, 50));
     assert.ok(processesWith(`sleep ${marker}`).length > 0, 'the command runs');
@@ -160,10 +160,10 @@ describeUnless(NO_TMUX, 'crow in a real terminal', function () {
     server.enqueue('anthropic', call('bash', { command: `${step(1)}; ${step(2)}; seq 1 20; ${step(3)}`, timeout_ms: 30_000 }), say('All steps ran.'));
     const tty = crow('run', 'Run the steps', '--provider', 'anthropic', '--allow', 'execute');
     const first = await tty.waitFor(/│ step-11/);
-    order(first, /● bash echo step/, /^ {2}│ step-11$/m, /^ {2}⋯ .*1 line/m);
+    order(first, /● Running echo step/, /^ {2}│ step-11$/m, /^ {2}⋯ .*1 line/m);
     writeFileSync(join(workspace, 'gate1'), '');
     const second = await tty.waitFor(/│ step-22/);
-    order(second, /● bash echo step/, /^ {2}│ step-11$/m, /^ {2}│ step-22$/m, /^ {2}⋯ .*2 lines/m);
+    order(second, /● Running echo step/, /^ {2}│ step-11$/m, /^ {2}│ step-22$/m, /^ {2}⋯ .*2 lines/m);
     writeFileSync(join(workspace, 'gate2'), '');
     const third = await tty.waitFor(/│ step-33/);
     const live = third.split('\n').filter((line) => line.startsWith('  │ '));
@@ -171,7 +171,7 @@ describeUnless(NO_TMUX, 'crow in a real terminal', function () {
     writeFileSync(join(workspace, 'gate3'), '');
     assert.equal(await tty.waitForExit(), 0, tty.screen());
     const screen = tty.screen();
-    order(screen, /● bash echo step/, /^ {2}✓ .*exit 0 · step-33$/m, /All steps ran\./);
+    order(screen, /● Running echo step/, /^ {2}✓ Ran echo step.* · step-33$/m, /All steps ran\./);
     assert.doesNotMatch(screen, /│|⋯/, 'the live lines are gone once the command ended');
   });
 

@@ -111,9 +111,9 @@ describe('crow binary', () => {
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stdout.trim(), 'The file has two lines: alpha and beta.');
     assert.match(run.stderr, /Read it first\./);
-    assert.match(run.stderr, /● read_file notes\.txt/);
-    assert.match(run.stderr, /● write_file/);
-    assert.match(run.stderr, /● bash cat out\/summary\.txt/);
+    assert.match(run.stderr, /● Reading notes\.txt/);
+    assert.match(run.stderr, /● Writing/);
+    assert.match(run.stderr, /● Running cat out\/summary\.txt/);
     assert.match(run.stderr, /✓/);
     assert.match(run.stderr, /3 tool calls/);
     assert.doesNotMatch(run.stdout + run.stderr, /test-key-123/, 'the key is never printed');
@@ -229,7 +229,7 @@ describe('crow binary', () => {
     assert.match(run.stderr, /pass --allow execute/);
     assert.match(
       run.stderr,
-      /✗ Permission needed for Run: touch y\.txt, and nobody can be asked in this non-interactive run\. To allow it, pass --allow execute \(or set permissions\.execute = "allow" in \.crow\/config\.toml\)\.[^…\n]* \S+\n/,
+      /⊘ Not allowed: run touch y\.txt · Permission needed for Run: touch y\.txt, and nobody can be asked in this non-interactive run\. To allow it, pass --allow execute \(or set permissions\.execute = "allow" in \.crow\/config\.toml\)\.[^…\n]* \S+\n/,
       'the hint is whole, not cut mid-sentence',
     );
     assert.deepEqual(readdirSync(workspace), [], 'nothing was written or run');
@@ -255,7 +255,7 @@ describe('crow binary', () => {
     const run = await crow(['run', 'Echo', '--cwd', workspace, '--provider', 'anthropic'], env, undefined, home);
     rmSync(home, { recursive: true, force: true });
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stderr, /exit 0 · allowed/);
+    assert.match(run.stderr, /✓ Ran echo allowed \S+ · allowed/);
     assert.match(run.stderr, /Permission needed for Run: echo sneaky; touch z\.txt/);
     assert.ok(!existsSync(join(workspace, 'z.txt')), 'a chained command is not covered by the prefix');
   });

@@ -49,7 +49,7 @@ describe('npm run fake-model', function () {
 
     const command = await runCrow(['run', 'run echo made-by-the-shell', '--allow', 'execute'], env, workspace);
     assert.equal(command.code, 0, command.stderr);
-    assert.match(command.stderr, /● bash echo made-by-the-shell/);
+    assert.match(command.stderr, /● Running echo made-by-the-shell/);
     assert.match(command.stdout, /The tool returned:[\s\S]*made-by-the-shell/);
 
     const echo = await runCrow(['run', 'hello there'], env, workspace);

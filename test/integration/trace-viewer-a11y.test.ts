@@ -45,20 +45,28 @@ describe('trace viewer: axe-core finds no critical or serious violation (headles
     if (base) rmSync(base, { recursive: true, force: true });
   });
 
-  async function openViewer(colorScheme: 'light' | 'dark'): Promise<Page> {
+  async function openViewer(colorScheme: 'light' | 'dark', forcedColors: 'active' | 'none' = 'none'): Promise<Page> {
     const page = await watchedPage(browser, problems);
-    await page.emulateMedia({ colorScheme });
+    await page.emulateMedia({ colorScheme, forcedColors, contrast: forcedColors === 'active' ? 'more' : 'no-preference' });
     await page.goto(server.url);
     await page.waitForSelector('html[data-span-count="9"] .row');
     return page;
   }
 
-  for (const scheme of ['light', 'dark'] as const) {
+  // The last two: the system's high-contrast mode (forced colours, more contrast asked for), as Windows sets it.
+  const MODES = [
+    { scheme: 'light', forced: 'none', name: 'light' },
+    { scheme: 'dark', forced: 'none', name: 'dark' },
+    { scheme: 'light', forced: 'active', name: 'high-contrast-light' },
+    { scheme: 'dark', forced: 'active', name: 'high-contrast-dark' },
+  ] as const;
+  for (const { scheme: mode, forced, name: scheme } of MODES) {
     it(`${scheme} scheme: the story with a verdict row's details, then the span names`, async () => {
-      const page = await openViewer(scheme);
+      const page = await openViewer(mode, forced);
       // The reviewer's verdict row, selected, so its colours and its details are both checked.
       await page.locator('.row[data-verdict]').first().click();
       await page.waitForSelector('.details-title');
+      if (forced === 'active') assert.deepEqual(await invisibleInForcedColours(page), [], 'forced colours drop what only a background or a shadow draws');
       const story = await seriousViolations(page);
       await page.screenshot({ path: join(ARTIFACTS, `trace-viewer-a11y-${scheme}.png`) });
       assert.equal(story.length, 0, `the story view in the ${scheme} scheme:\n${describeFindings(story)}`);
@@ -88,3 +96,24 @@ describe('trace viewer: axe-core finds no critical or serious violation (headles
     await page.close();
   });
 });
+
+/**
+ * What forced colours (the system's high-contrast mode) would leave
+ * unseen: the timeline bars, the pressed view button, a verdict row's
+ * stripe, each drawn only by a background or a shadow the mode drops.
+ */
+async function invisibleInForcedColours(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const page = getComputedStyle(document.body).backgroundColor;
+    const unseen: string[] = [];
+    const bar = document.querySelector('.bar');
+    if (!bar || getComputedStyle(bar).backgroundColor === page) unseen.push('a timeline bar');
+    const pressed = document.querySelector('.view-mode button[aria-pressed="true"]');
+    const other = document.querySelector('.view-mode button[aria-pressed="false"]');
+    const pressedBackground = pressed ? getComputedStyle(pressed).backgroundColor : page;
+    if (!other || pressedBackground === page || pressedBackground === getComputedStyle(other).backgroundColor) unseen.push('which view is on (Story or Spans)');
+    const verdict = document.querySelector('.row[data-verdict]');
+    if (!verdict || parseFloat(getComputedStyle(verdict).borderLeftWidth) === 0) unseen.push("a verdict row's stripe");
+    return unseen;
+  });
+}

@@ -101,14 +101,20 @@ export class CheckpointActions {
     input.value = text;
     input.rows = Math.min(8, text.split('\n').length + 1);
     input.setAttribute('aria-label', 'Edited message');
+    // A branch is of the conversation: said before sending, with the files' restore one tick away.
+    const note = el('p', 'edit-note', 'A new branch of the conversation. The files stay as they are now, unless you tick:');
+    const files = el('input', 'edit-files');
+    files.type = 'checkbox';
+    const filesLabel = el('label', 'edit-files-label');
+    filesLabel.append(files, ' Also put the files back as they were before this message');
     const send = button('Send as a new branch', 'edit-send', () => {
       const edited = input.value.trim();
       if (edited === '') return;
       box.remove();
-      this.post({ type: 'edit_message', checkpoint: id, text: edited });
+      this.post({ type: 'edit_message', checkpoint: id, text: edited, ...(files.checked ? { files: true } : {}) });
     });
     send.title = 'Starts a new session from just before this message and sends the edited text; this session stays in the list';
-    box.append(input, send, button('Cancel', 'edit-cancel', () => box.remove()));
+    box.append(input, note, filesLabel, send, button('Cancel', 'edit-cancel', () => box.remove()));
     message.append(box);
     input.focus();
   }

@@ -6,7 +6,7 @@
  * host answers with `init`, then replays the transcript as `events`.
  *
  * Stable DOM hooks (Playwright checks of the real VS Code UI rely on them):
- * `textarea#prompt`, `#send`, `#cancel`, `#new-session`, `#show-trace`,
+ * `textarea#prompt`, `#send`, `#cancel`,
  * `#transcript`, `.msg-user`, `.msg-assistant`, `details.msg-thinking`,
  * `.tool-card[data-call-id][data-status]` with `.diff` and `button.open-diff`,
  * `.approval[data-id]` with `button[data-decision]`, `#agent`,

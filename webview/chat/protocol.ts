@@ -7,6 +7,7 @@
  * sends the names of keys, never their values.
  */
 import type { Meter } from '../../src/vocabulary/meter';
+import type { CallWords } from '../../src/vocabulary/tool-story';
 
 export type { Meter } from '../../src/vocabulary/meter';
 
@@ -51,19 +52,8 @@ export interface SessionSummary {
 
 export type CardStatus = 'running' | 'completed' | 'failed' | 'cancelled';
 
-/**
- * What a tool call does, in a person's words (the card's head): `done`
- * ("Edited") or, while it runs, `doing` ("Editing"), then `target`
- * ("greeting.txt", a workspace path when `file`); `ask` is what a person
- * refused ("Not allowed: edit greeting.txt").
- */
-export interface CallWords {
-  doing: string;
-  done: string;
-  ask: string;
-  target: string;
-  file?: boolean;
-}
+/** A call in a person's words (shared with the CLI): see src/vocabulary/tool-story.ts. */
+export type { CallWords };
 
 export interface PlanEntry {
   content: string;
@@ -325,8 +315,8 @@ export type WebviewMessage =
   | { type: 'retry' }
   /** Goes back to a checkpoint at once (the host asks only when files the transcript did not show would change). */
   | { type: 'restore'; checkpoint: string; mode: RestoreMode }
-  /** Branches a new session from before the message at `checkpoint`, and sends `text` there. */
-  | { type: 'edit_message'; checkpoint: string; text: string }
+  /** Branches a new session from before the message at `checkpoint`, and sends `text` there; `files`: the files go back to that checkpoint first. */
+  | { type: 'edit_message'; checkpoint: string; text: string; files?: boolean }
   /** Stops the running step: what waits in the queue is sent at once. */
   | { type: 'interrupt' }
   | { type: 'open_settings'; setting: string }
@@ -379,7 +369,7 @@ const FIELDS: Record<WebviewMessage['type'], (message: Record<string, unknown>) 
   preview_approval: (m) => typeof m.id === 'string',
   retry: () => true,
   restore: (m) => typeof m.checkpoint === 'string' && (m.mode === 'both' || m.mode === 'files' || m.mode === 'conversation'),
-  edit_message: (m) => typeof m.checkpoint === 'string' && typeof m.text === 'string',
+  edit_message: (m) => typeof m.checkpoint === 'string' && typeof m.text === 'string' && (m.files === undefined || typeof m.files === 'boolean'),
   interrupt: () => true,
   open_settings: (m) => typeof m.setting === 'string' && /^crow\.[\w.]+$/.test(m.setting),
   show_log: () => true,

@@ -172,7 +172,10 @@ export class ToolCard {
     if (!text.trim()) return;
     const lines = text.split('\n').length;
     const output = details('tool-output', `Output (${lines} ${lines === 1 ? 'line' : 'lines'})`, open);
-    output.root.append(el('pre', 'tool-text', text));
+    const shown = el('pre', 'tool-text', text);
+    // It scrolls when long or wide: focusable, so the keyboard can scroll it too.
+    shown.tabIndex = 0;
+    output.root.append(shown);
     this.element.append(output.root);
   }
 

@@ -1,11 +1,12 @@
 /**
- * The top bar (the session's title and actions: new session, show trace)
+ * The top bar (the session's title; New Session and Show Trace are the
+ * view's title-bar actions in package.json)
  * and the pickers the composer shows in its row: the agent (an ACP agent is
  * an autonomy level), one model per role, and the thinking level. Pickers
  * are updated in place so a focused one keeps focus when the host confirms
  * a choice.
  */
-import { iconsWhenNarrow, setOptions, vsButton, vsSelect, type VscodeSingleSelect } from './controls';
+import { setOptions, vsSelect, type VscodeSingleSelect } from './controls';
 import { el } from './elements';
 import type { Post } from './host';
 import type { AgentChoice, RoleModelChoice, ThinkingChoice } from './protocol';
@@ -29,19 +30,9 @@ export class Toolbar {
     this.agent.disabled = true;
     this.thinking.id = 'thinking';
     this.thinkingPicker.hidden = true;
-    const actions = el('div', 'session-actions');
-    const fresh = vsButton('New', 'action', () => this.post({ type: 'new_session' }), { icon: 'add', secondary: true });
-    fresh.id = 'new-session';
-    fresh.setAttribute('aria-label', 'New session');
-    fresh.title = 'New session';
-    const trace = vsButton('Trace', 'action', () => this.post({ type: 'show_trace' }), { icon: 'list-tree', secondary: true });
-    trace.id = 'show-trace';
-    trace.setAttribute('aria-label', 'Show trace of this session');
-    trace.title = 'Show the trace of this session';
-    actions.append(fresh, trace);
-    iconsWhenNarrow(fresh, trace);
     const heading = el('div', 'toolbar-row');
-    heading.append(this.title, actions);
+    // New session and the trace are the view's title-bar actions (VS Code's place for them), not buttons here.
+    heading.append(this.title);
     this.pickers.append(labelled('Agent', this.agent), this.models, this.thinkingPicker);
     this.element.append(heading);
   }

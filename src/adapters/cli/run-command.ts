@@ -48,6 +48,7 @@ Options:
                        ask on a terminal and are denied when nobody can answer)
   --json               print events as JSON lines on stdout instead
   --no-undo            do not record the workspace for \`crow undo\`
+  --verbose            name each tool call's tool (read_file, bash, …) beside its words
   -h, --help           show this help
 
 Keys come from ANTHROPIC_API_KEY / OPENAI_API_KEY or the variable a provider
@@ -99,6 +100,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
       allow: { type: 'string' },
       'no-undo': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
+      verbose: { type: 'boolean', default: false },
   });
   if (values.help) {
     io.stdout.write(`${RUN_HELP}\n`);
@@ -108,7 +110,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const prompt = await readPrompt(positionals, io);
   const controller = new AbortController();
   let stoppedBy: StopSignal | undefined;
-  const renderer = values.json ? undefined : terminalRenderer(io);
+  const renderer = values.json ? undefined : terminalRenderer(io, values.verbose);
   const stopListening = io.onInterrupt((signal) => {
     stoppedBy = signal;
     io.stderr.write(signal === 'SIGINT' ? '\nCancelling… (press Ctrl-C again to quit at once)\n' : `\nCancelling: ${signal} received…\n`);
@@ -158,7 +160,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
 }
 
 /** The renderer of a run on a terminal: markdown rendered when stdout is a terminal with colour, raw text otherwise. */
-function terminalRenderer(io: CliIO): RunRenderer {
+function terminalRenderer(io: CliIO, verbose: boolean): RunRenderer {
   const outStyle = styleFor(io.stdout, io.env);
   // Loaded only for a terminal (a file of its own in dist/, see terminal-markdown.ts).
   const markdown =
@@ -168,7 +170,7 @@ function terminalRenderer(io: CliIO): RunRenderer {
   // Lines redrawn in place need a terminal that moves its cursor; a dumb one gets what a pipe gets.
   const live = io.stderr.isTTY === true && io.env.TERM !== 'dumb' ? { columns: () => io.stderr.columns || 80 } : undefined;
   const screen = markdown && io.env.TERM !== 'dumb' ? { columns: () => io.stdout.columns || 80, rows: () => io.stdout.rows || 24 } : undefined;
-  return new RunRenderer({ out: io.stdout, err: io.stderr, outStyle, errStyle: styleFor(io.stderr, io.env), markdown, screen, live });
+  return new RunRenderer({ out: io.stdout, err: io.stderr, outStyle, errStyle: styleFor(io.stderr, io.env), markdown, screen, live }, { verbose });
 }
 
 /**

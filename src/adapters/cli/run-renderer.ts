@@ -4,8 +4,11 @@ import { userText } from '../../session/history';
 import type { AgentEvent, ReviewVerdict } from '../../engine/events';
 import { endedShort, unreachable } from '../../engine/events';
 import type { Usage } from '../../llm/types';
-import type { ToolKind, ToolResult } from '../../tools/tool';
+import type { ToolKind } from '../../tools/tool';
 import { addUsage, emptyUsage } from '../../llm/types';
+import { callWords, type CallWords } from '../../vocabulary/tool-story';
+import { TASK_COMPLETE } from '../../vocabulary/tool-names';
+import { endLine, startLine } from './call-lines';
 import { diffLines } from './diff-lines';
 import { PipeProgress, type ProgressEvent, type ProgressView, TerminalProgress } from './live-progress';
 import { MarkdownStream, type MarkdownRender, type MarkdownScreen } from './markdown-stream';
@@ -28,9 +31,6 @@ export interface RenderTarget {
 }
 
 type Channel = 'none' | 'text' | 'thinking' | 'status';
-
-/** Up to how much of a failed call's error its ✗ line shows (enough for any refusal and its fix; not a whole dump). */
-const ERROR_CHARS = 2_000;
 
 /** What the tools and the loop say when the run's signal aborted them. */
 const CANCELLED_BY_USER = 'Cancelled by the user.';
@@ -57,6 +57,8 @@ export class RunRenderer {
   private readonly usage: Usage = emptyUsage();
   private readonly started = Date.now();
   private readonly kinds = new Map<string, ToolKind>();
+  /** Each running call's words, for its closing line. */
+  private readonly words = new Map<string, CallWords>();
   private speaker: string | undefined;
   private labelFirstSpeaker = false;
   private toolCalls = 0;
@@ -75,10 +77,13 @@ export class RunRenderer {
   /** The signal stopping the run, when one is (see stoppedBy). */
   private stopSignal: string | undefined;
 
-  /** `replaying`: a stored session shown again (crow sessions show): each prompt opens with what the person sent. */
+  /**
+   * `replaying`: a stored session shown again (crow sessions show): each prompt opens with what the person sent.
+   * `verbose`: each call's line also names its tool.
+   */
   constructor(
     private readonly target: RenderTarget,
-    private readonly options: { replaying?: boolean } = {},
+    private readonly options: { replaying?: boolean; verbose?: boolean } = {},
   ) {
     this.progress = target.live
       ? new TerminalProgress(target.err, target.errStyle, target.live.columns)
@@ -129,10 +134,14 @@ export class RunRenderer {
         return this.streamText(event.delta);
       case 'thinking_delta':
         return this.streamThinking(event.delta);
-      case 'tool_call_start':
+      case 'tool_call_start': {
         this.kinds.set(event.callId, event.kind);
-        this.status(`${s.cyan('●')} ${s.bold(event.tool)} ${s.dim(event.summary)}`);
+        const words = callWords(event.tool, event.arguments, event.summary);
+        this.words.set(event.callId, words);
+        // Finishing is no work to show: its summary is the answer (task_complete's own line).
+        if (event.tool !== TASK_COMPLETE || this.options.verbose) this.status(startLine(words, event.tool, s, this.options.verbose ?? false));
         return this.markShown(event.callId);
+      }
       case 'tool_progress':
         return this.toolProgress(event);
       case 'tool_call_end':
@@ -302,20 +311,17 @@ export class RunRenderer {
     const time = s.dim(toolTime(event));
     const kind = this.kinds.get(event.callId);
     this.kinds.delete(event.callId);
+    const words = this.words.get(event.callId) ?? callWords(event.tool, {}, '');
+    this.words.delete(event.callId);
     if (result.status === 'cancelled') {
       // The generic reason only repeats the mark; a signal is named instead of a person.
       const why = this.stopSignal ? `by ${this.stopSignal}` : result.error === CANCELLED_BY_USER ? '' : oneLine(result.error ?? '', 160);
       return this.status(`  ${s.yellow('⊘ cancelled')}${why ? ` ${why}` : ''} ${time}`);
     }
-    // Whole: a refusal ends with what to do about it, which a cut would lose.
-    if (result.status !== 'success') return this.status(`  ${s.red('✗')} ${oneLine(result.error ?? '', ERROR_CHARS)} ${time}`);
-    const detail = successDetail(kind, result);
-    // A command that ran but exited non-zero did not do what was asked: marked as a failure, with its exit code.
-    const exitCode = result.metadata.extra.exitCode;
-    const mark = kind === 'execute' && typeof exitCode === 'number' && exitCode !== 0 ? s.red('✗') : s.green('✓');
-    this.status(`  ${mark} ${time}${detail ? ` ${s.dim(detail)}` : ''}`);
+    if (event.tool === TASK_COMPLETE && result.status === 'success' && !this.options.verbose) return;
+    this.status(endLine(words, event.tool, kind, result, time, s));
     const diff = result.metadata.diff;
-    if (diff && !this.previewed.delete(event.callId)) for (const line of diffLines(diff, s)) this.status(line);
+    if (result.status === 'success' && diff && !this.previewed.delete(event.callId)) for (const line of diffLines(diff, s)) this.status(line);
   }
 
   private streamText(delta: string): void {
@@ -373,18 +379,6 @@ function toolTime(event: Extract<AgentEvent, { type: 'tool_call_end' }>): string
   const { durationMs, waitedMs } = event.result.metadata;
   const own = duration(durationMs ?? event.durationMs);
   return waitedMs !== undefined ? `${own} (waited ${duration(waitedMs)} for approval)` : own;
-}
-
-/** One line on what a successful call did: a command's exit code and last line, an edit's size. */
-function successDetail(kind: ToolKind | undefined, result: ToolResult): string {
-  if (kind === 'execute') {
-    const exitCode = result.metadata.extra.exitCode;
-    const lines = result.output.split('\n').filter((line) => line.trim() !== '' && !/^\[(exit code|killed)/.test(line));
-    const last = lines.at(-1);
-    return [typeof exitCode === 'number' ? `exit ${exitCode}` : '', last ? oneLine(last, 160) : ''].filter(Boolean).join(' · ');
-  }
-  if (kind === 'edit') return oneLine(result.output, 160);
-  return '';
 }
 
 /** Events that end a wait for the model: something came, or the run is over. */

@@ -29,6 +29,8 @@ import type { ViewActions } from './chat-actions';
 import { ShownTranscript } from './shown-transcript';
 import { errorEnd, notice, promptMessage } from './transcript-translator';
 import { RestoreRecord, restoreOnClick } from './chat-restore';
+import { storedRewinds } from './stored-rewinds';
+import { filesForBranch } from './edit-branch';
 
 
 export class ChatController {
@@ -174,7 +176,7 @@ export class ChatController {
       case 'restore':
         return this.restore({ kind: 'rewind', checkpoint: message.checkpoint, mode: message.mode });
       case 'edit_message':
-        return this.editMessage(message.checkpoint, message.text);
+        return this.editMessage(message.checkpoint, message.text, message.files === true);
       case 'interrupt':
         // What is queued comes back when the run ends, and goes out as the next prompt at once.
         return this.cancel();
@@ -380,12 +382,18 @@ export class ChatController {
    * Edits a message the person sent: a new session branches from just
    * before it and gets the edited text; the old session stays in the list.
    */
-  private async editMessage(checkpoint: string, text: string): Promise<void> {
+  private async editMessage(checkpoint: string, text: string, withFiles: boolean): Promise<void> {
     const chat = await this.session();
     if (chat.busy) throw new Error('Crow is still working: cancel the running prompt before editing an earlier message.');
     const number = await this.checkpointNumber(checkpoint);
+    const restoreFiles = () => restoreOnClick({ plan: (asked) => chat.planRestore(asked), shown: this.shown.all, confirm: this.actions.confirm }, { kind: 'rewind', checkpoint, mode: 'files' }, { kind: 'rewind', number, mode: 'files' });
+    const files = await filesForBranch(checkpoint, withFiles ? restoreFiles : undefined);
+    if (!files.branch) return this.post(files.note);
     const { session } = forkSession(this.host.store, chat.id, number);
     await this.reset(session.id);
+    // What became of the files, at the head of the branch (and again after a reload).
+    this.record.add(this.shown.all.length, files.note);
+    this.post(files.note);
     await this.send(text);
   }
 
@@ -406,8 +414,9 @@ export class ChatController {
     this.post({ type: 'reset', sessionId: id, title: chat.session.title, opened: true });
     if (id !== undefined) {
       for (const event of chat.transcript()) this.shown.remember(event);
+      this.recordStoredRewinds(chat);
       this.sessionMeter = chat.meter;
-      this.post({ type: 'events', events: this.shown.all });
+      for (const message of this.record.replay(this.shown.all)) this.post(message);
     }
     // A new session starts from zero; a resumed one shows what it has cost so far.
     this.post({ type: 'meter', prompt: this.promptMeter, session: this.sessionMeter });
@@ -439,8 +448,14 @@ export class ChatController {
     }
     this.chat = chat;
     for (const event of chat.transcript()) this.shown.remember(event);
+    this.recordStoredRewinds(chat);
     this.sessionMeter = chat.meter;
     return true;
+  }
+
+  /** A reopened session's earlier rewinds, from the session itself, so its view greys the same turns (see stored-rewinds.ts). */
+  private recordStoredRewinds(chat: ChatSession): void {
+    for (const { at, message } of storedRewinds(chat.session, this.shown.all)) this.record.add(at, message);
   }
 
   private async announceAgents(): Promise<void> {

@@ -14,7 +14,7 @@ import type { TodoItem } from '../../../tools/todos';
 import type { ToolResult } from '../../../tools/tool';
 import { appliedPath } from '../../../host/apply-code';
 import type { Actor, ErrorHint, PlanEntry, PromptStatus, TranscriptEvent } from '../../../../webview/chat/protocol';
-import { callOutcome, callWords, deniedBy } from './tool-story';
+import { callOutcome, callWords, deniedBy } from '../../../vocabulary/tool-story';
 
 /** Arguments and outputs beyond this are cut: the trace keeps the rest. */
 export const MAX_CARD_CHARS = 8_000;

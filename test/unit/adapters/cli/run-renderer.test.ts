@@ -14,7 +14,7 @@ function renderer(): { r: RunRenderer; out: () => string; err: () => string } {
 }
 
 const agent = (name: string, model: string) => ({ name, provider: { name: 'anthropic', model } }) as never;
-const result = (diff?: string) => ({ status: 'success' as const, output: 'Overwrote x.js (+1 -1 lines).', metadata: { filesModified: ['x.js'], durationMs: 3, extra: {}, ...(diff ? { diff } : {}) } });
+const result = (diff?: string) => ({ status: 'success' as const, output: 'Overwrote x.js (+1 -1 lines).', metadata: { filesModified: ['x.js'], durationMs: 3, extra: { linesAdded: 1, linesRemoved: 1 }, ...(diff ? { diff } : {}) } });
 
 describe('the run as a terminal shows it', () => {
   it('opens with the agents, their models, the workspace and what is allowed', () => {
@@ -59,12 +59,40 @@ describe('the run as a terminal shows it', () => {
     const diff = '--- a/x.js\n+++ b/x.js\n@@ -1 +1 @@\n-a\n+b\n';
     r.render({ type: 'tool_call_start', agent: 'builder', callId: 'c1', tool: 'edit_file', kind: 'edit', arguments: {}, summary: 'x.js', locations: [] });
     r.render({ type: 'tool_call_end', agent: 'builder', callId: 'c1', tool: 'edit_file', result: result(diff), durationMs: 3 });
-    assert.match(err(), /● edit_file x\.js\n {2}✓ 3ms Overwrote x\.js \(\+1 -1 lines\)\.\n {4}@@ -1 \+1 @@\n {4}-a\n {4}\+b\n$/);
+    assert.match(err(), /● Editing x\.js\n {2}✓ Edited x\.js \+1 −1 3ms\n {4}@@ -1 \+1 @@\n {4}-a\n {4}\+b\n$/);
     const before = err().length;
     r.render({ type: 'tool_call_start', agent: 'builder', callId: 'c2', tool: 'edit_file', kind: 'edit', arguments: {}, summary: 'x.js', locations: [] });
     r.markPreviewed('c2');
     r.render({ type: 'tool_call_end', agent: 'builder', callId: 'c2', tool: 'edit_file', result: result(diff), durationMs: 3 });
     assert.doesNotMatch(err().slice(before), /@@/);
+  });
+
+  it('tells each call in the chat\'s words: what it did to what, its outcome, a failed command\'s exit, a refusal; the tool\'s name only with --verbose', () => {
+    const { r, err } = renderer();
+    const call = (callId: string, tool: string, kind: 'read' | 'edit' | 'execute', args: Record<string, unknown>, summary: string, end: object): void => {
+      r.render({ type: 'tool_call_start', agent: 'builder', callId, tool, kind, arguments: args, summary, locations: [] });
+      r.render({ type: 'tool_call_end', agent: 'builder', callId, tool, result: { status: 'success', output: '', metadata: { filesModified: [], durationMs: 5, extra: {} }, ...end } as never, durationMs: 5 });
+    };
+    call('c1', 'read_file', 'read', { path: 'greeting.txt' }, 'greeting.txt', {});
+    call('c2', 'edit_file', 'edit', { path: 'greeting.txt' }, 'greeting.txt', { metadata: { filesModified: ['greeting.txt'], durationMs: 5, extra: { linesAdded: 1, linesRemoved: 1 } } });
+    call('c3', 'bash', 'execute', { command: 'npm test' }, 'npm test', { output: 'npm error Missing script: "test"\n[exit code 254]', metadata: { filesModified: [], durationMs: 5, extra: { exitCode: 254 } } });
+    call('c4', 'write_file', 'edit', { path: 'a.txt' }, 'a.txt', { status: 'error', error: 'Permission denied: the user rejected this call.', metadata: { filesModified: [], durationMs: 5, extra: { permission: 'denied' }, approval: 'reject_once' } });
+    call('c5', 'task_complete', 'other' as never, { summary: 'Done.' }, 'Done.', {});
+    assert.deepEqual(err().split('\n').slice(0, -1), [
+      '● Reading greeting.txt',
+      '  ✓ Read greeting.txt 5ms',
+      '● Editing greeting.txt',
+      '  ✓ Edited greeting.txt +1 −1 5ms',
+      '● Running npm test',
+      '  ✗ Ran npm test · failed, exit 254 5ms · npm error Missing script: "test"',
+      '● Writing a.txt',
+      '  ⊘ Not allowed: write a.txt · You said no. 5ms',
+    ]);
+    assert.doesNotMatch(err(), /read_file|edit_file|bash|write_file|task_complete/, 'no tool names without --verbose');
+    let verbose = '';
+    const loud = new RunRenderer({ out: { write: () => undefined }, err: { write: (t: string) => (verbose += t) }, outStyle: plain, errStyle: plain }, { verbose: true });
+    loud.render({ type: 'tool_call_start', agent: 'builder', callId: 'v1', tool: 'read_file', kind: 'read', arguments: { path: 'greeting.txt' }, summary: 'greeting.txt', locations: [] });
+    assert.equal(verbose, '● Reading greeting.txt (read_file)\n');
   });
 
   it('lets a question wait until its tool line is on screen', async () => {
@@ -105,13 +133,13 @@ describe('a running call in the terminal', () => {
     const { r, screen } = terminal();
     r.render(start);
     r.render(progress(400, 'compiling\nlinking', 2));
-    assert.deepEqual(screen(), ['● bash npm test', '  │ compiling', '  │ linking', '  ⋯ 400ms · 2 lines']);
+    assert.deepEqual(screen(), ['● Running npm test', '  │ compiling', '  │ linking', '  ⋯ 400ms · 2 lines']);
     r.render(progress(1_400, 'a\nb\nc\nd\ne\nf\ng', 7));
-    assert.deepEqual(screen(), ['● bash npm test', '  │ c', '  │ d', '  │ e', '  │ f', '  │ g', '  ⋯ 1.4s · 7 lines']);
+    assert.deepEqual(screen(), ['● Running npm test', '  │ c', '  │ d', '  │ e', '  │ f', '  │ g', '  ⋯ 1.4s · 7 lines']);
     r.render(end);
-    assert.deepEqual(screen(), ['● bash npm test', '  ✓ 2.1s exit 0 · ok', '⠋ waiting for builder · 0s'], 'then the model is asked again');
+    assert.deepEqual(screen(), ['● Running npm test', '  ✓ Ran npm test 2.1s · ok', '⠋ waiting for builder · 0s'], 'then the model is asked again');
     r.render({ type: 'text_delta', agent: 'builder', delta: 'Done.' });
-    assert.deepEqual(screen(), ['● bash npm test', '  ✓ 2.1s exit 0 · ok', 'Done.']);
+    assert.deepEqual(screen(), ['● Running npm test', '  ✓ Ran npm test 2.1s · ok', 'Done.']);
   });
 
   it('spins with the time waited while nothing has come from the model, and clears it before the first text', async () => {
@@ -141,9 +169,9 @@ describe('a running call in the terminal', () => {
     r.render(start);
     r.render(progress(100, 'working', 1));
     r.render({ type: 'notice', agent: 'build', level: 'warning', message: 'an MCP server stopped' });
-    assert.deepEqual(screen(), ['● bash npm test', 'crow: warning: an MCP server stopped', '  │ working', '  ⋯ 100ms · 1 line']);
+    assert.deepEqual(screen(), ['● Running npm test', 'crow: warning: an MCP server stopped', '  │ working', '  ⋯ 100ms · 1 line']);
     r.pause();
-    assert.deepEqual(screen(), ['● bash npm test', 'crow: warning: an MCP server stopped'], 'a question comes alone');
+    assert.deepEqual(screen(), ['● Running npm test', 'crow: warning: an MCP server stopped'], 'a question comes alone');
     r.render(progress(1_100, 'still working', 2));
     assert.deepEqual(screen().length, 2, 'nothing drawn under a question');
     r.resume();
@@ -167,7 +195,7 @@ describe('a running call in the terminal', () => {
     r.render(end);
     assert.equal(
       err(),
-      '● bash npm test\n  ⋯ bash still running (30.0s): line 30\n  ⋯ bash still running (60.0s): line 60\n  ⋯ bash still running (90.0s): line 90\n  ✓ 2.1s exit 0 · ok\n',
+      '● Running npm test\n  ⋯ bash still running (30.0s): line 30\n  ⋯ bash still running (60.0s): line 60\n  ⋯ bash still running (90.0s): line 90\n  ✓ Ran npm test 2.1s · ok\n',
     );
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { AgentEvent } from '../../../../src/engine/events';
 import type { ToolResult } from '../../../../src/tools/tool';
-import { callOutcome, callWords, deniedBy } from '../../../../src/adapters/vscode/chat/tool-story';
+import { callOutcome, callWords, deniedBy } from '../../../../src/vocabulary/tool-story';
 import { TranscriptTranslator } from '../../../../src/adapters/vscode/chat/transcript-translator';
 import { applyPromptText } from '../../../../src/host/apply-code';
 

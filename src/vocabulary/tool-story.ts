@@ -2,13 +2,32 @@
  * What a tool call did, in the words a person reads on its card: "Read
  * greeting.txt", "Edited greeting.txt" with "+1 −1", "Ran npm test",
  * "Searched for "foo"" with "3 files", "Fetched example.com". The tool's
- * own name stays on the card's details, one click away. Plain functions of
- * a call's name, arguments and result: the chat view and `@crow` in VS
- * Code's own chat both word calls through them.
+ * own name stays on the card's details, one click away (in the terminal,
+ * under `--verbose`). Plain functions of a call's name, arguments and
+ * result: the chat view, `@crow` in VS Code's own chat and the CLI's
+ * `crow run` all word calls through them.
  */
-import type { ToolResult } from '../../../tools/tool';
-import { oneLine } from '../../../vocabulary/text';
-import type { CallWords } from '../../../../webview/chat/protocol';
+import { oneLine } from './text';
+
+/**
+ * A call in a person's words: `doing` while it runs ("Editing"), `done`
+ * once it ended ("Edited"), `target` what it acted on
+ * ("greeting.txt", a workspace path when `file`); `ask` is what a person
+ * refused ("Not allowed: edit greeting.txt").
+ */
+export interface CallWords {
+  doing: string;
+  done: string;
+  ask: string;
+  target: string;
+  file?: boolean;
+}
+
+/** What the words read of a call's result (a ToolResult has it; this layer does not know tools). */
+interface ResultFacts {
+  status: string;
+  metadata: { extra: Record<string, unknown>; approval?: string };
+}
 
 type Args = Record<string, unknown>;
 
@@ -52,7 +71,7 @@ export function callWords(tool: string, args: unknown, summary: string): CallWor
 }
 
 /** What a finished call found or changed, short: "+1 −1", "3 files", "no matches", "12 entries"; undefined when the card's words say it all. */
-export function callOutcome(tool: string, result: Pick<ToolResult, 'status' | 'metadata'>): string | undefined {
+export function callOutcome(tool: string, result: ResultFacts): string | undefined {
   if (result.status !== 'success') return undefined;
   const extra = result.metadata.extra;
   const number = (key: string): number | undefined => (typeof extra[key] === 'number' ? (extra[key] as number) : undefined);
@@ -86,7 +105,7 @@ export function callOutcome(tool: string, result: Pick<ToolResult, 'status' | 'm
 }
 
 /** Who refused a call the policy gate denied: the person (now, or by an earlier "never"), or the settings. */
-export function deniedBy(result: Pick<ToolResult, 'metadata'>): 'person' | 'settings' | undefined {
+export function deniedBy(result: Pick<ResultFacts, 'metadata'>): 'person' | 'settings' | undefined {
   if (result.metadata.extra['permission'] !== 'denied') return undefined;
   const answer = result.metadata.approval;
   return answer === 'reject_once' || answer === 'reject_always' ? 'person' : 'settings';
