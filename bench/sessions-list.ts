@@ -22,6 +22,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { ACPSession } from '../src/session/acp-session';
 import { SessionStore } from '../src/session/session-store';
 import { FakeLlmServer } from '../src/testing/fake-llm-server';
 import { median, personEnv } from './common';
@@ -123,25 +124,31 @@ export async function reportListing(): Promise<void> {
 /**
  * Diagnostic (in-process, no goal): what SessionStore.list itself costs in
  * each store, for the folder that owns many and for one that owns none,
- * right after another session was stored (the index catches up) and again
- * (its stamp holds), without the process start that dominates the rows above.
+ * right after Crow stored another session (the store kept the index), right
+ * after a copy no Crow filed (the index catches up) and again (its stamp
+ * holds), without the process start that dominates the rows above.
  */
 async function reportStoreCost(sides: readonly Side[], template: string, busy: string, empty: string): Promise<void> {
-  const runs = sides.map(() => ({ caughtUp: [] as number[], held: [] as number[], none: [] as number[] }));
+  const runs = sides.map(() => ({ kept: [] as number[], caughtUp: [] as number[], held: [] as number[], none: [] as number[] }));
+  const storeOf = (side: Side): SessionStore => new SessionStore({ dataHome: join(side.sessions, '..') });
   for (let round = 0; round < ROUNDS; round++) {
-    for (const side of sides) storeCopy(side.sessions, template, side.others[round % side.others.length]!, 'One more', Date.now());
+    const other = (side: Side): string => side.others[round % side.others.length]!;
+    // Stored as crow run stores one: the store keeps the index up to date.
+    for (const side of sides) storeOf(side).attach(new ACPSession({ cwd: other(side), agentName: 'bench' })).close();
+    for (const [s, side] of sides.entries()) runs[s]!.kept.push(timed(() => storeOf(side).list({ cwd: busy })));
+    for (const side of sides) storeCopy(side.sessions, template, other(side), 'One more', Date.now());
     await new Promise((done) => setTimeout(done, SETTLE_MS));
     for (const [s, side] of sides.entries()) {
-      const store = new SessionStore({ dataHome: join(side.sessions, '..') });
+      const store = storeOf(side);
       runs[s]!.caughtUp.push(timed(() => store.list({ cwd: busy })));
       runs[s]!.held.push(timed(() => store.list({ cwd: busy })));
       runs[s]!.none.push(timed(() => store.list({ cwd: empty })));
     }
   }
-  const figure = (key: 'caughtUp' | 'held' | 'none'): string => sides.map((side, s) => `${side.label}: ${median(runs[s]![key]).toFixed(1)}`).join(', ');
+  const figure = (key: 'kept' | 'caughtUp' | 'held' | 'none'): string => sides.map((side, s) => `${side.label}: ${median(runs[s]![key]).toFixed(1)}`).join(', ');
   console.log(
-    `  diagnostic, in-process, SessionStore.list, median of ${ROUNDS}, ms: the folder that owns ${BUSY}, catching up ${figure('caughtUp')}; ` +
-      `stamp held ${figure('held')}; a folder that owns none ${figure('none')}`,
+    `  diagnostic, in-process, SessionStore.list, median of ${ROUNDS}, ms: the folder that owns ${BUSY}, after a session stored by Crow ${figure('kept')}; ` +
+      `after a copy no Crow filed (catching up) ${figure('caughtUp')}; stamp held ${figure('held')}; a folder that owns none ${figure('none')}`,
   );
 }
 
