@@ -141,7 +141,17 @@ export class FolderIndex {
     if (!change() || state === undefined || state === 'damaged' || state.stamp !== before.text) return;
     const after = folderStamp(this.sessions);
     const alone = after.identity === before.identity && (before.links <= 1n || after.links - before.links === BigInt(subfolders));
-    if (alone && after.text !== before.text) this.quietly(() => this.writeState({ ...state, stamp: after.text }));
+    if (!alone || after.text === before.text) return;
+    // A catch-up that ended meanwhile wrote a state of its own (sessions pending): it is kept, and the next listing checks again.
+    const now = this.quietly(() => this.readState());
+    if (now === undefined || now === 'damaged' || now.stamp !== state.stamp || now.pending.join() !== state.pending.join()) return;
+    this.quietly(() => this.writeState({ ...state, stamp: after.text }));
+  }
+
+  /** Whether the entry `id` under `key` was made within SETTLE_MS: by a Crow making that session now. */
+  private justFiled(key: string, id: string): boolean {
+    const made = lstatOrMissing(join(this.folder, key, checked(id)))?.mtimeMs;
+    return made !== undefined && Date.now() - made < SETTLE_MS;
   }
 
   /**
@@ -206,7 +216,8 @@ export class FolderIndex {
         entries.set(key, (entries.get(key) ?? new Set()).add(id));
       }
     }
-    for (const [id, keys] of filed) if (!present.has(id)) for (const key of keys) unfile(key, id);
+    // An entry just made may be of a session whose folder comes next (see adding): it stays.
+    for (const [id, keys] of filed) if (!present.has(id)) for (const key of keys) if (!this.justFiled(key, id)) unfile(key, id);
     change(() => this.writeState({ format: FORMAT, ...(stamp.settled ? { stamp: stamp.text } : {}), pending }));
     return entries;
   }

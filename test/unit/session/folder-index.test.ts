@@ -121,6 +121,24 @@ describe('the index of sessions by folder', () => {
     assert.deepEqual(warnings, []);
   });
 
+  it('keeps an entry just filed for a session whose folder is still to come, when a catch-up runs in between', () => {
+    const a = join(base, 'a');
+    const mine = stored(a);
+    ids(a);
+    const sessions = join(data, 'sessions');
+    const index = new FolderIndex(sessions, join(data, 'sessions-by-folder'), () => undefined, (message) => warnings.push(message));
+    // Another Crow is making a session: filed first, its folder not there yet; meanwhile a copy by hand makes the next listing catch up.
+    assert.equal(index.add('coming-0001', a), true);
+    mkdirSync(join(sessions, 'by-hand-0002'));
+    assert.deepEqual(ids(a), [mine]);
+    const key = readdirSync(join(data, 'sessions-by-folder')).find((name) => existsSync(join(data, 'sessions-by-folder', name, mine)))!;
+    assert.ok(existsSync(join(data, 'sessions-by-folder', key, 'coming-0001')), 'the entry of the session being made stays');
+    const meta = JSON.parse(readFileSync(join(sessions, mine, 'meta.json'), 'utf8'));
+    mkdirSync(join(sessions, 'coming-0001'));
+    writeFileSync(join(sessions, 'coming-0001', 'meta.json'), JSON.stringify({ ...meta, id: 'coming-0001' }));
+    assert.deepEqual(ids(a), ['coming-0001', mine].sort());
+  });
+
   it('finds the sessions of a folder by its real path, by a link to it, and as written with a trailing slash', () => {
     const real = join(base, 'a');
     const link = join(base, 'link');
