@@ -7,18 +7,22 @@
  * same in both, the others spread over other folders), cold and warm.
  *
  * Cold: a new process, the first of its kind since another session was
- * stored (a copy put in beside the others, as another process or an older
- * Crow leaves one), so the index of sessions by folder catches up with the
- * sessions folder first. Warm: the same command again. The page cache and
- * the launcher's code cache are warm in both (a person's machine after
- * the first run); nothing the command does is prepared before the clock.
- * A diagnostic line (in-process, no goal) gives SessionStore.list's own
- * share, which the process start hides on a busy machine.
+ * stored by `crow run` in another folder (as a person's other runs and
+ * ACP sessions store theirs). Warm: the same command again. The page
+ * cache and the launcher's code cache are warm in both (a person's
+ * machine after the first run); nothing the command does is prepared
+ * before the clock. One more row, with no goal, times the first list
+ * after a session was put in by an older Crow or by hand (a copy beside
+ * the others, which no Crow filed): the index catches up with the
+ * sessions folder first, reading all of it. A diagnostic line
+ * (in-process, no goal) gives SessionStore.list's own share, which the
+ * process start hides on a busy machine.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { ACPSession } from '../src/session/acp-session';
 import { SessionStore } from '../src/session/session-store';
 import { FakeLlmServer } from '../src/testing/fake-llm-server';
 import { median, personEnv } from './common';
@@ -50,6 +54,8 @@ interface Command {
   cwd: (side: Side) => string;
   /** Ms from spawn to what the person waits for. */
   time: (side: Side, args: string[], cwd: string) => Promise<number>;
+  /** How the session stored before the cold run got there: by `crow run` (the rows with a goal), or put in as a copy that no Crow filed (no goal). */
+  storedBy: 'crow' | 'copy';
 }
 
 export async function reportListing(): Promise<void> {
@@ -75,20 +81,25 @@ export async function reportListing(): Promise<void> {
       `Sessions list through the binary: ${large.label} stored sessions vs ${small.label}, ${BUSY} of them this folder's in both, the others spread over ` +
         `${LARGE.folders} / ${SMALL.folders} other folders; each a copy of one real crow run session (${sizes}). Median of ${ROUNDS} [min–max], ms.`,
     );
-    console.log('  cold: a new process, the first since another session was stored (the index catches up); warm: the same again; page and code caches warm.');
+    console.log('  cold: a new process, the first since `crow run` stored another session in another folder; warm: the same again; page and code caches warm.');
     const upgrade: number[] = [];
     for (const side of sides) upgrade.push(await wall(side, ['sessions', 'list'], busy));
     const commands: Command[] = [
-      { label: `crow sessions list, a folder that owns ${BUSY}`, args: ['sessions', 'list'], cwd: () => busy, time: wall },
-      { label: `crow sessions list --json, same folder`, args: ['sessions', 'list', '--json'], cwd: () => busy, time: wall },
-      { label: 'crow sessions list, a folder that owns none', args: ['sessions', 'list'], cwd: () => empty, time: wall },
-      { label: 'crow run --continue, spawn → model request', args: ['run', 'And the tests?', '--continue', ...MODEL], cwd: () => busy, time: (side, args, cwd) => toRequest(server, side, args, cwd) },
+      { label: `crow sessions list, a folder that owns ${BUSY}`, args: ['sessions', 'list'], cwd: () => busy, time: wall, storedBy: 'crow' },
+      { label: `crow sessions list --json, same folder`, args: ['sessions', 'list', '--json'], cwd: () => busy, time: wall, storedBy: 'crow' },
+      { label: 'crow sessions list, a folder that owns none', args: ['sessions', 'list'], cwd: () => empty, time: wall, storedBy: 'crow' },
+      { label: 'crow run --continue, spawn → model request', args: ['run', 'And the tests?', '--continue', ...MODEL], cwd: () => busy, time: (side, args, cwd) => toRequest(server, side, args, cwd), storedBy: 'crow' },
+      { label: `crow sessions list, a folder that owns ${BUSY}, after a copy no Crow filed (catch-up; no goal)`, args: ['sessions', 'list'], cwd: () => busy, time: wall, storedBy: 'copy' },
     ];
     for (const command of commands) for (const side of sides) await command.time(side, command.args, command.cwd(side));
     const figures = commands.map(() => ({ cold: [[], []] as number[][], warm: [[], []] as number[][] }));
     for (let round = 0; round < ROUNDS; round++) {
       for (const [c, command] of commands.entries()) {
-        for (const side of sides) storeCopy(side.sessions, template, side.others[round % side.others.length]!, 'One more', Date.now());
+        for (const side of sides) {
+          const other = side.others[round % side.others.length]!;
+          if (command.storedBy === 'copy') storeCopy(side.sessions, template, other, 'One more', Date.now());
+          else await wall(side, ['run', 'One more', '--no-undo', ...MODEL], other);
+        }
         await new Promise((done) => setTimeout(done, SETTLE_MS));
         const order = round % 2 === 0 ? [0, 1] : [1, 0];
         for (const s of order) figures[c]!.cold[s]!.push(await command.time(sides[s]!, command.args, command.cwd(sides[s]!)));
@@ -113,25 +124,31 @@ export async function reportListing(): Promise<void> {
 /**
  * Diagnostic (in-process, no goal): what SessionStore.list itself costs in
  * each store, for the folder that owns many and for one that owns none,
- * right after another session was stored (the index catches up) and again
- * (its stamp holds), without the process start that dominates the rows above.
+ * right after Crow stored another session (the store kept the index), right
+ * after a copy no Crow filed (the index catches up) and again (its stamp
+ * holds), without the process start that dominates the rows above.
  */
 async function reportStoreCost(sides: readonly Side[], template: string, busy: string, empty: string): Promise<void> {
-  const runs = sides.map(() => ({ caughtUp: [] as number[], held: [] as number[], none: [] as number[] }));
+  const runs = sides.map(() => ({ kept: [] as number[], caughtUp: [] as number[], held: [] as number[], none: [] as number[] }));
+  const storeOf = (side: Side): SessionStore => new SessionStore({ dataHome: join(side.sessions, '..') });
   for (let round = 0; round < ROUNDS; round++) {
-    for (const side of sides) storeCopy(side.sessions, template, side.others[round % side.others.length]!, 'One more', Date.now());
+    const other = (side: Side): string => side.others[round % side.others.length]!;
+    // Stored as crow run stores one: the store keeps the index up to date.
+    for (const side of sides) storeOf(side).attach(new ACPSession({ cwd: other(side), agentName: 'bench' })).close();
+    for (const [s, side] of sides.entries()) runs[s]!.kept.push(timed(() => storeOf(side).list({ cwd: busy })));
+    for (const side of sides) storeCopy(side.sessions, template, other(side), 'One more', Date.now());
     await new Promise((done) => setTimeout(done, SETTLE_MS));
     for (const [s, side] of sides.entries()) {
-      const store = new SessionStore({ dataHome: join(side.sessions, '..') });
+      const store = storeOf(side);
       runs[s]!.caughtUp.push(timed(() => store.list({ cwd: busy })));
       runs[s]!.held.push(timed(() => store.list({ cwd: busy })));
       runs[s]!.none.push(timed(() => store.list({ cwd: empty })));
     }
   }
-  const figure = (key: 'caughtUp' | 'held' | 'none'): string => sides.map((side, s) => `${side.label}: ${median(runs[s]![key]).toFixed(1)}`).join(', ');
+  const figure = (key: 'kept' | 'caughtUp' | 'held' | 'none'): string => sides.map((side, s) => `${side.label}: ${median(runs[s]![key]).toFixed(1)}`).join(', ');
   console.log(
-    `  diagnostic, in-process, SessionStore.list, median of ${ROUNDS}, ms: the folder that owns ${BUSY}, catching up ${figure('caughtUp')}; ` +
-      `stamp held ${figure('held')}; a folder that owns none ${figure('none')}`,
+    `  diagnostic, in-process, SessionStore.list, median of ${ROUNDS}, ms: the folder that owns ${BUSY}, after a session stored by Crow ${figure('kept')}; ` +
+      `after a copy no Crow filed (catching up) ${figure('caughtUp')}; stamp held ${figure('held')}; a folder that owns none ${figure('none')}`,
   );
 }
 

@@ -22,6 +22,9 @@
  *   undo's record runs beside the model, a file tool never waits for it).
  *
  * Build first (`node esbuild.mjs`). Prints figures; never fails on time.
+ * `CROW_BENCH_UNDO=acp` runs only the crow acp rows (the same rounds,
+ * timed the same way), and `CROW_BENCH_UNDO_SIZES=300k` only the sizes
+ * named (comma-separated), for a quicker look at one row.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -34,10 +37,13 @@ import { stopKeepers } from '../test/support/keepers';
 import { median, personEnv } from './common';
 
 const CROW = resolve(__dirname, '../dist/crow.js');
-const SIZES = [
+const ALL_SIZES = [
   { label: '100k', folders: 400, filesPerFolder: 250 },
   { label: '300k', folders: 1_200, filesPerFolder: 250 },
 ];
+const SIZES = ALL_SIZES.filter((size) => process.env.CROW_BENCH_UNDO_SIZES?.split(',').includes(size.label) ?? true);
+/** Only the crow acp rows (CROW_BENCH_UNDO=acp). */
+const ACP_ONLY = process.env.CROW_BENCH_UNDO === 'acp';
 /** Rounds of each interleaved comparison. */
 const ROUNDS = 5;
 /** Pace of a streamed answer: an event every EVENT_MS (a command's call is some 20 events: about a second). */
@@ -60,6 +66,11 @@ export async function undoBenchmark(): Promise<void> {
       process.stdout.write(`  ${size.label} files: generating…`);
       createBigRepository(root, size);
       process.stdout.write('\r');
+      if (ACP_ONLY) {
+        const acp = await acpSessions(server, root, base);
+        reportAcp(size.label, acp);
+        continue;
+      }
       const command = await firstCommand(server, root, base);
       const acp = await acpSessions(server, root, base);
       const start = await firstRequest(server, root, base);
@@ -73,19 +84,17 @@ export async function undoBenchmark(): Promise<void> {
         `  ${size.label} files: the same without a keeper: +${ms(command.cold - command.off)} on the first run in a folder (fresh data folder),` +
           ` +${ms(command.stopped - command.off)} on the first run after the keeper stopped (no goal: each stats the whole tree once)`,
       );
-      console.log(
-        `  ${size.label} files: first command of a new crow acp session after ${IDLE_MS / 1000} s idle: ${ms(acp.first)}, the same command again ${ms(acp.again)};` +
-          ` the first pays +${ms(acp.first - acp.again)} (goal ≤ 50)`,
-      );
+      reportAcp(size.label, acp);
       console.log(
         `  ${size.label} files: model's first request ${ms(start.undo)} with undo vs ${ms(start.off)} --no-undo, ratio ${(start.undo / start.off).toFixed(2)} (goal ≤ 1.2);` +
           ` a prompt with one write_file ${ms(prompt.cold)} cold, ${ms(prompt.warm)} warm vs ${ms(prompt.off)}, ratio ${(prompt.cold / prompt.off).toFixed(3)} / ${(prompt.warm / prompt.off).toFixed(3)} (goal ≤ 1.05)`,
       );
     }
-    const [small, large] = SIZES.map((size) => figures[size.label]!);
+    const [small, large] = SIZES.map((size) => figures[size.label]);
+    if (!small || !large) return;
     console.log(
       `  ${SIZES[1]!.label}/${SIZES[0]!.label} of what undo adds to the first command (goal ≤ 1.2, or both within 50 ms): ` +
-        `${ratio(large!.warm, small!.warm)} warm, ${ratio(large!.acp, small!.acp)} crow acp; without a keeper ${ratio(large!.cold, small!.cold)} cold, ${ratio(large!.stopped, small!.stopped)} after it stopped`,
+        `${ratio(large.warm, small.warm)} warm, ${ratio(large.acp, small.acp)} crow acp; without a keeper ${ratio(large.cold, small.cold)} cold, ${ratio(large.stopped, small.stopped)} after it stopped`,
     );
   } finally {
     await server.close();
@@ -131,6 +140,13 @@ async function firstCommand(server: FakeLlmServer, root: string, base: string): 
   await stopKeepers(home);
   rmSync(home, { recursive: true, force: true });
   return { cold: median(samples.cold), warm: median(samples.warm), stopped: median(samples.stopped), off: median(samples.off) };
+}
+
+function reportAcp(label: string, acp: { first: number; again: number }): void {
+  console.log(
+    `  ${label} files: first command of a new crow acp session after ${IDLE_MS / 1000} s idle: ${ms(acp.first)}, the same command again ${ms(acp.again)};` +
+      ` the first pays +${ms(acp.first - acp.again)} (goal ≤ 50)`,
+  );
 }
 
 /**

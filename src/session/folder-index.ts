@@ -15,11 +15,14 @@
  *
  * The index only narrows where to look. A session is listed from its own
  * meta.json, and only when that names the folder; nothing is ever removed
- * but the index's own entries. Whenever the sessions folder changed since
- * the stamp (a session made or removed by another process, by an older
- * Crow, or by hand), the entries are brought up to date with it: the
- * meta.json of each session without an entry is read and the entries of
- * sessions gone are removed. A missing, torn or foreign index is rebuilt
+ * but the index's own entries. A Crow that makes or removes a session
+ * keeps the index complete itself (see adding and removing), so a listing
+ * reads the state and the one folder's entries after a stat of the
+ * sessions folder, however many sessions it holds. Whenever the sessions
+ * folder changed otherwise since the stamp (a session made or removed by
+ * an older Crow, or by hand, or two Crows at once), the entries are
+ * brought up to date with it: the meta.json of each session without an
+ * entry is read and the entries of sessions gone are removed. A missing, torn or foreign index is rebuilt
  * from every session's meta.json, once; nothing is lost with it. An index
  * folder that is not the user's own is never read: listing then reads
  * every session, as it did before there was an index.
@@ -54,6 +57,10 @@ interface IndexState {
 interface Stamp {
   text: string;
   settled: boolean;
+  /** The folder's device and inode: which folder it is. */
+  identity: string;
+  /** Its links count: 2 plus its subfolders, on the file systems that count them (1 on those that do not). */
+  links: bigint;
 }
 
 /** Entries by folder key: the ids filed under each. */
@@ -76,20 +83,75 @@ export class FolderIndex {
     private readonly warn: (message: string) => void,
   ) {}
 
-  /** Files session `id` under `cwd`. A failure is told (once) and changes nothing else: the index catches up later. */
-  add(id: string, cwd: string): void {
-    if (!this.usable()) return;
-    this.quietly(() => {
-      for (const key of folderKeys(cwd)) fileEntry(join(this.folder, key), id);
+  /** Files session `id` under `cwd`; whether it was. A failure is told (once) and changes nothing else: the index catches up later. */
+  add(id: string, cwd: string): boolean {
+    if (!this.usable()) return false;
+    return (
+      this.quietly(() => {
+        for (const key of folderKeys(cwd)) fileEntry(join(this.folder, key), id);
+        return true;
+      }) ?? false
+    );
+  }
+
+  /**
+   * Makes session `id` of `cwd` with `make` (which makes its folder in the
+   * sessions folder), filed before, so that every session folder this Crow
+   * makes has its entry by the time it is there. See keepingStamp.
+   */
+  adding(id: string, cwd: string, make: () => void): void {
+    if (!this.usable()) return make();
+    this.keepingStamp(1, () => {
+      const filed = this.add(id, cwd);
+      make();
+      return filed;
     });
   }
 
-  /** Removes the entries of session `id` of `cwd` (its folder is the store's to remove). */
-  remove(id: string, cwd: string): void {
-    if (!this.usable()) return;
-    this.quietly(() => {
-      for (const key of folderKeys(cwd)) this.removeFiled(key, id);
+  /** Removes session `id` of `cwd` with `remove` (which removes its folder), then its entries. See keepingStamp. */
+  removing(id: string, cwd: string, remove: () => void): void {
+    if (!this.usable()) return remove();
+    this.keepingStamp(-1, () => {
+      remove();
+      // An entry left behind names a session that is gone: skipped by every listing, removed by the next catch-up.
+      this.quietly(() => {
+        for (const key of folderKeys(cwd)) this.removeFiled(key, id);
+      });
+      return true;
     });
+  }
+
+  /**
+   * Runs `change`, one session folder made (+1) or removed (-1) with its
+   * entries (false when they could not be kept), and moves the stamp on with it when the index was complete
+   * just before (the stamp held) and nothing else changed the sessions
+   * folder meanwhile: the next listing, in any process, then needs no
+   * catch-up. Nothing else changed when the folder's links count moved by
+   * exactly `subfolders` (on a file system that counts subfolders in it):
+   * another Crow making a session at the same moment, or an older one, or
+   * a hand, leaves the stamp as it was, and the next listing catches up.
+   * The stamp is taken right after a change here, unlike a catch-up's (see
+   * SETTLE_MS): the links count, part of it, still tells a later change in
+   * the same tick of the clock (as do Linux's fine-grained times for a
+   * change after a stat).
+   */
+  private keepingStamp(subfolders: 1 | -1, change: () => boolean): void {
+    const state = this.quietly(() => this.readState());
+    const before = folderStamp(this.sessions);
+    if (!change() || state === undefined || state === 'damaged' || state.stamp !== before.text) return;
+    const after = folderStamp(this.sessions);
+    const alone = after.identity === before.identity && (before.links <= 1n || after.links - before.links === BigInt(subfolders));
+    if (!alone || after.text === before.text) return;
+    // A catch-up that ended meanwhile wrote a state of its own (sessions pending): it is kept, and the next listing checks again.
+    const now = this.quietly(() => this.readState());
+    if (now === undefined || now === 'damaged' || now.stamp !== state.stamp || now.pending.join() !== state.pending.join()) return;
+    this.quietly(() => this.writeState({ ...state, stamp: after.text }));
+  }
+
+  /** Whether the entry `id` under `key` was made within SETTLE_MS: by a Crow making that session now. */
+  private justFiled(key: string, id: string): boolean {
+    const made = lstatOrMissing(join(this.folder, key, checked(id)))?.mtimeMs;
+    return made !== undefined && Date.now() - made < SETTLE_MS;
   }
 
   /**
@@ -154,7 +216,8 @@ export class FolderIndex {
         entries.set(key, (entries.get(key) ?? new Set()).add(id));
       }
     }
-    for (const [id, keys] of filed) if (!present.has(id)) for (const key of keys) unfile(key, id);
+    // An entry just made may be of a session whose folder comes next (see adding): it stays.
+    for (const [id, keys] of filed) if (!present.has(id)) for (const key of keys) if (!this.justFiled(key, id)) unfile(key, id);
     change(() => this.writeState({ format: FORMAT, ...(stamp.settled ? { stamp: stamp.text } : {}), pending }));
     return entries;
   }
@@ -277,11 +340,12 @@ export function isSessionId(name: string): boolean {
   return SESSION_ID.test(name);
 }
 
-/** The sessions folder's identity and times as one string, and whether it stood still long enough to be trusted (see SETTLE_MS). */
+/** The sessions folder's identity, times and links count as one string, and whether it stood still long enough to be trusted (see SETTLE_MS). */
 function folderStamp(folder: string): Stamp {
   const stats = statSync(folder, { bigint: true });
   const changed = Number((stats.mtimeNs > stats.ctimeNs ? stats.mtimeNs : stats.ctimeNs) / 1_000_000n);
-  return { text: `${stats.dev}:${stats.ino}:${stats.mtimeNs}:${stats.ctimeNs}`, settled: Date.now() - changed >= SETTLE_MS };
+  const identity = `${stats.dev}:${stats.ino}`;
+  return { text: `${identity}:${stats.mtimeNs}:${stats.ctimeNs}:${stats.nlink}`, settled: Date.now() - changed >= SETTLE_MS, identity, links: stats.nlink };
 }
 
 /**

@@ -83,8 +83,7 @@ export class SessionStore {
   attach(session: ACPSession): { save(): void; close(): void } {
     this.ownRoot(true);
     const folder = this.folderOf(session.id);
-    mkdirSync(folder, { recursive: true, mode: PRIVATE_DIR_MODE });
-    this.folders.add(session.id, session.cwd);
+    this.folders.adding(session.id, session.cwd, () => mkdirSync(folder, { recursive: true, mode: PRIVATE_DIR_MODE }));
     const lock = acquireSessionLock(folder, session.id);
     const writes = new SessionWrites(folder, session.id, this.warn);
     session.outputs = new SavedOutputs(join(folder, 'outputs'), (text) => session.redactor.text(text));
@@ -281,8 +280,7 @@ export class SessionStore {
     this.ownRoot(true);
     const folder = this.folderOf(session.id);
     if (existsSync(folder)) throw new Error(`A session ${session.id} is stored already.`);
-    mkdirSync(folder, { recursive: true, mode: PRIVATE_DIR_MODE });
-    this.folders.add(session.id, session.cwd);
+    this.folders.adding(session.id, session.cwd, () => mkdirSync(folder, { recursive: true, mode: PRIVATE_DIR_MODE }));
     const lines = (values: readonly unknown[]): string => values.map((value) => `${JSON.stringify(session.redactor.value(value))}\n`).join('');
     const marks = new Map<string, HistoryMark>();
     for (const { session: internal } of session.internalSessions()) {
@@ -306,8 +304,9 @@ export class SessionStore {
     this.known.delete(id);
     this.metaFiles.forget(this.folderOf(id));
     const cwd = storedCwd(this.metaFiles.read(this.ownRoot(), id));
-    rmSync(this.folderOf(id), { recursive: true, force: true });
-    if (cwd !== undefined) this.folders.remove(id, cwd);
+    const remove = (): void => rmSync(this.folderOf(id), { recursive: true, force: true });
+    if (cwd === undefined) remove();
+    else this.folders.removing(id, cwd, remove);
   }
 
   private folderOf(id: string): string {

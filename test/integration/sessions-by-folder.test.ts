@@ -44,7 +44,8 @@ describe('a folder\'s sessions, through the index of sessions by folder', functi
     const result = await crow(args, cwd, { NODE_OPTIONS: `--require ${RECORDER}`, CROW_TEST_READS: log });
     const reads = existsSync(log) ? readFileSync(log, 'utf8').split('\n') : [];
     const metas = new Set(reads.filter((path) => path.startsWith(sessions()) && path.endsWith('/meta.json')).map((path) => path.split('/').at(-2)!));
-    return { ...result, metas };
+    const listedSessions = reads.some((line) => line.replace(/\/$/, '') === `readdir:${sessions()}`);
+    return { ...result, metas, listedSessions };
   };
 
   it('lists a folder\'s sessions, and continues its newest, reading no other folder\'s session', async () => {
@@ -79,6 +80,26 @@ describe('a folder\'s sessions, through the index of sessions by folder', functi
 
     const all = await crow(['sessions', 'list', '--all']);
     assert.equal(all.stdout.trim().split('\n').length, 3, all.stdout);
+  });
+
+  it('lists a folder\'s sessions after another Crow stored or deleted one without reading the whole sessions folder', async () => {
+    const other = folder('other');
+    const mine = await run(suite.root, 'mine', 'Mine.');
+    const first = await run(other, 'theirs', 'Theirs.');
+    // The sessions folder stands still long enough for the index to trust its stamp (SETTLE_MS in folder-index.ts).
+    await new Promise((done) => setTimeout(done, 2_100));
+    assert.equal((await recorded(['sessions', 'list'], suite.root)).listedSessions, true, 'the index caught up once');
+    const second = await run(other, 'theirs again', 'Again.');
+    const listed = await recorded(['sessions', 'list'], suite.root);
+    assert.match(listed.stdout, new RegExp(`^${mine} .* mine\\n$`));
+    assert.equal(listed.listedSessions, false, 'the run kept the index up to date: no catch-up');
+    const theirs = await recorded(['sessions', 'list', '--json'], other);
+    assert.deepEqual(JSON.parse(theirs.stdout).map((meta: { id: string }) => meta.id), [second, first]);
+    assert.equal(theirs.listedSessions, false);
+    assert.equal((await crow(['sessions', 'delete', first])).code, 0);
+    const afterDelete = await recorded(['sessions', 'list', '--json'], other);
+    assert.deepEqual(JSON.parse(afterDelete.stdout).map((meta: { id: string }) => meta.id), [second]);
+    assert.equal(afterDelete.listedSessions, false, 'the delete kept the index up to date');
   });
 
   it('finds a folder\'s sessions by any path that leads to it: a link to it, or its real path', async () => {

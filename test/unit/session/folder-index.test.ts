@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { folderKeys, folderMatcher } from '../../../src/session/folder-index';
+import { FolderIndex, folderKeys, folderMatcher } from '../../../src/session/folder-index';
 import { ACPSession } from '../../../src/session/acp-session';
 import { SessionStore } from '../../../src/session/session-store';
 
@@ -80,6 +80,65 @@ describe('the index of sessions by folder', () => {
     assert.equal(state().stamp, undefined, 'taken right after a change: not trusted yet');
   });
 
+  it('keeps its stamp when Crow makes or deletes a session, so the next listing needs no catch-up', async () => {
+    const a = join(base, 'a');
+    const b = join(base, 'b');
+    const mine = stored(a);
+    await settle();
+    ids(a);
+    const current = (): string => {
+      const stats = statSync(join(data, 'sessions'), { bigint: true });
+      return `${stats.dev}:${stats.ino}:${stats.mtimeNs}:${stats.ctimeNs}:${stats.nlink}`;
+    };
+    assert.equal(state().stamp, current(), 'settled: trusted');
+    const theirs = stored(b);
+    assert.equal(state().stamp, current(), 'moved on with the session made');
+    store().delete(mine);
+    assert.equal(state().stamp, current(), 'moved on with the session deleted');
+    assert.deepEqual([ids(a), ids(b)], [[], [theirs]]);
+  });
+
+  it('leaves its stamp to be caught up when another session folder came at the moment Crow made one', async () => {
+    const a = join(base, 'a');
+    const b = join(base, 'b');
+    const mine = stored(a);
+    await settle();
+    ids(a);
+    const sessions = join(data, 'sessions');
+    const meta = JSON.parse(readFileSync(join(sessions, mine, 'meta.json'), 'utf8'));
+    const index = new FolderIndex(sessions, join(data, 'sessions-by-folder'), (id) => JSON.parse(readFileSync(join(sessions, id, 'meta.json'), 'utf8')).cwd, (message) => warnings.push(message));
+    const stamp = state().stamp;
+    index.adding('mine-0001', a, () => {
+      mkdirSync(join(sessions, 'mine-0001'));
+      writeFileSync(join(sessions, 'mine-0001', 'meta.json'), JSON.stringify({ ...meta, id: 'mine-0001' }));
+      // Put in by an older Crow, or by hand, between the two looks at the sessions folder: no entry.
+      mkdirSync(join(sessions, 'foreign-0002'));
+      writeFileSync(join(sessions, 'foreign-0002', 'meta.json'), JSON.stringify({ ...meta, id: 'foreign-0002', cwd: b }));
+    });
+    assert.equal(state().stamp, stamp, 'not moved on: the sessions folder changed by more than the one session');
+    assert.deepEqual(ids(b), ['foreign-0002']);
+    assert.deepEqual(ids(a), ['mine-0001', mine].sort());
+    assert.deepEqual(warnings, []);
+  });
+
+  it('keeps an entry just filed for a session whose folder is still to come, when a catch-up runs in between', () => {
+    const a = join(base, 'a');
+    const mine = stored(a);
+    ids(a);
+    const sessions = join(data, 'sessions');
+    const index = new FolderIndex(sessions, join(data, 'sessions-by-folder'), () => undefined, (message) => warnings.push(message));
+    // Another Crow is making a session: filed first, its folder not there yet; meanwhile a copy by hand makes the next listing catch up.
+    assert.equal(index.add('coming-0001', a), true);
+    mkdirSync(join(sessions, 'by-hand-0002'));
+    assert.deepEqual(ids(a), [mine]);
+    const key = readdirSync(join(data, 'sessions-by-folder')).find((name) => existsSync(join(data, 'sessions-by-folder', name, mine)))!;
+    assert.ok(existsSync(join(data, 'sessions-by-folder', key, 'coming-0001')), 'the entry of the session being made stays');
+    const meta = JSON.parse(readFileSync(join(sessions, mine, 'meta.json'), 'utf8'));
+    mkdirSync(join(sessions, 'coming-0001'));
+    writeFileSync(join(sessions, 'coming-0001', 'meta.json'), JSON.stringify({ ...meta, id: 'coming-0001' }));
+    assert.deepEqual(ids(a), ['coming-0001', mine].sort());
+  });
+
   it('finds the sessions of a folder by its real path, by a link to it, and as written with a trailing slash', () => {
     const real = join(base, 'a');
     const link = join(base, 'link');
@@ -122,7 +181,7 @@ describe('the index of sessions by folder', () => {
     const index = join(data, 'sessions-by-folder');
     // Planted by someone else: a trusted-looking stamp and no entry for this folder, which would hide its session.
     const sessions = statSync(join(data, 'sessions'), { bigint: true });
-    writeFileSync(join(index, 'state.json'), JSON.stringify({ format: 1, stamp: `${sessions.dev}:${sessions.ino}:${sessions.mtimeNs}:${sessions.ctimeNs}`, pending: [] }), { mode: 0o600 });
+    writeFileSync(join(index, 'state.json'), JSON.stringify({ format: 1, stamp: `${sessions.dev}:${sessions.ino}:${sessions.mtimeNs}:${sessions.ctimeNs}:${sessions.nlink}`, pending: [] }), { mode: 0o600 });
     rmSync(join(index, readdirSync(index).find((name) => name !== 'state.json')!), { recursive: true });
     assert.deepEqual(ids(a), [], 'the planted index, were it the user\'s own, is trusted: the stamp held');
     chownSync(index, 54321, 54321);
