@@ -2,6 +2,7 @@
  * What the chat view asks of VS Code itself: the controller is plain Node,
  * and view-actions.ts does these with the VS Code API.
  */
+import type { WebviewMessage } from '../../../../webview/chat/protocol';
 import type { SetupActions } from './provider-setup';
 
 /** What the view asks of VS Code itself. */
@@ -25,4 +26,46 @@ export interface ViewActions extends SetupActions {
   confirm(question: string, detail: string, action: string): Promise<boolean>;
   /** Inserts text at the active editor's cursor (over its selection); throws saying what to do when no editor is open. */
   insertAtCursor(text: string): Promise<void>;
+}
+
+/** The view's messages that only open or copy something in the editor. */
+export type EditorMessage = Extract<
+  WebviewMessage,
+  { type: 'open_settings' | 'show_log' | 'open_diff' | 'preview_approval' | 'open_file' | 'show_trace' | 'copy_code' | 'insert_code' }
+>;
+
+/** What an editor message may name of the open session: its id (none before the first prompt), a shown call's change, a pending approval's. */
+export interface OpenSession {
+  id: string | undefined;
+  diffOf(callId: string): string | undefined;
+  approvalDiffOf(approvalId: string): string | undefined;
+}
+
+/** Does what an editor message asks; throws saying what to do when what it names is gone. */
+export async function editorAction(actions: ViewActions, message: EditorMessage, open: OpenSession): Promise<void> {
+  switch (message.type) {
+    case 'open_settings':
+      return actions.openSettings(message.setting);
+    case 'show_log':
+      return actions.showLog();
+    case 'open_diff': {
+      const unified = open.diffOf(message.callId);
+      if (unified === undefined || open.id === undefined) throw new Error('That change is no longer available to show; open the trace to see it.');
+      return actions.openDiff(open.id, message.callId, unified);
+    }
+    case 'preview_approval': {
+      const unified = open.approvalDiffOf(message.id);
+      if (unified === undefined) throw new Error('That approval is no longer pending, or has no change to preview.');
+      return actions.previewChange(message.id, unified);
+    }
+    case 'open_file':
+      return actions.openFile(message.path, message.line);
+    case 'show_trace':
+      if (open.id === undefined) throw new Error('Nothing to trace yet: send a prompt first.');
+      return actions.showTrace(open.id, message.callId);
+    case 'copy_code':
+      return actions.copyText(message.text);
+    case 'insert_code':
+      return actions.insertAtCursor(message.text);
+  }
 }

@@ -10,7 +10,6 @@ import type { CompositionRole, RoleModels } from '../../../agents/role-models';
 import { errorText } from '../../../vocabulary/text';
 import type {
   HostMessage,
-  RestoreTarget,
   RoleModelChoice,
   SessionSummary,
   TranscriptEvent,
@@ -20,18 +19,15 @@ import { ChatApprovals } from './chat-approvals';
 import { ChatSession, type ChatHost, type PromptObserver } from './chat-session';
 import { applyPromptText, insideWorkspace } from '../../../host/apply-code';
 import { emptyMeter, sumMeters } from '../../../host/cost';
-import { forkSession } from '../../../journal/fork';
-import type { RestoreRequest } from '../../../host/restore-commands';
 import { ProviderSetup } from './provider-setup';
 import { VSCODE_PROVIDER } from '../configuration';
 import { pickerChoices, vscodePick } from './model-choices';
-import type { ViewActions } from './chat-actions';
+import { editorAction, type ViewActions } from './chat-actions';
 import { ShownTranscript } from './shown-transcript';
 import { errorEnd, notice, promptMessage } from './transcript-translator';
-import { RestoreRecord, restoreOnClick } from './chat-restore';
+import { RestoreRecord } from './chat-restore';
+import { ChatClicks } from './chat-clicks';
 import { storedRewinds } from './stored-rewinds';
-import { filesForBranch } from './edit-branch';
-
 
 export class ChatController {
   private chat: ChatSession | undefined;
@@ -48,6 +44,8 @@ export class ChatController {
   private readonly setup: ProviderSetup;
   /** What the view was told of the open session's clicked restores and net counts, for a reloaded view. */
   private readonly record = new RestoreRecord();
+  /** The view's Undo, Restore and Edit buttons. */
+  private readonly clicks: ChatClicks;
   private readonly unwatchModels: (() => void) | undefined;
 
   constructor(
@@ -56,6 +54,17 @@ export class ChatController {
     private readonly actions: ViewActions,
   ) {
     this.setup = new ProviderSetup(host, post, actions);
+    this.clicks = new ChatClicks({
+      current: () => this.chat,
+      session: () => this.session(),
+      shown: this.shown,
+      record: this.record,
+      store: host.store,
+      post,
+      confirm: actions.confirm,
+      open: (id) => this.reset(id),
+      send: (text) => this.send(text),
+    });
     // Pickers and set-up list VS Code's models; a model arriving later (Copilot's after sign-in) shows at once.
     this.unwatchModels = host.watchVscodeModels?.(() => void this.modelsChanged().catch(() => undefined));
   }
@@ -165,61 +174,42 @@ export class ChatController {
         return this.approvals.deny(message.id, message.reason);
       case 'approve_edited':
         return this.approvals.edit(message.id, message.arguments);
-      case 'preview_approval': {
-        const unified = this.approvals.shown(message.id)?.diff?.unified;
-        if (unified === undefined) throw new Error('That approval is no longer pending, or has no change to preview.');
-        return this.actions.previewChange(message.id, unified);
-      }
       case 'retry':
         if (this.lastPrompt === undefined) throw new Error('Nothing to retry yet: send a prompt first.');
         return this.send(this.lastPrompt);
       case 'restore':
-        return this.restore({ kind: 'rewind', checkpoint: message.checkpoint, mode: message.mode });
       case 'edit_message':
-        return this.editMessage(message.checkpoint, message.text, message.files === true);
+      case 'undo_prompt':
+      case 'show_hunks':
+      case 'undo_hunk':
+        return this.clicks.handle(message);
       case 'interrupt':
         // What is queued comes back when the run ends, and goes out as the next prompt at once.
         return this.cancel();
-      case 'open_settings':
-        return this.actions.openSettings(message.setting);
-      case 'show_log':
-        return this.actions.showLog();
-      case 'open_diff': {
-        const unified = this.shown.diff(message.callId);
-        if (unified === undefined || !this.chat) throw new Error('That change is no longer available to show; open the trace to see it.');
-        return this.actions.openDiff(this.chat.id, message.callId, unified);
-      }
-      case 'open_file':
-        return this.actions.openFile(message.path, message.line);
-      case 'show_trace':
-        if (!this.chat) throw new Error('Nothing to trace yet: send a prompt first.');
-        return this.actions.showTrace(this.chat.id, message.callId);
       case 'setup_key':
-        if (await this.setup.storeKey(message.provider, message.key)) await this.announceAgents();
-        return;
       case 'test_server':
-        return this.setup.test(message.url, message.key);
       case 'use_server':
-        if (await this.setup.useServer(message.url, message.model, message.key)) await this.announceAgents();
-        return;
       case 'use_vscode_model':
-        if (await this.setup.useVscodeModel(message.model)) await this.announceAgents();
+        if (await this.setup.handle(message)) await this.announceAgents();
         return;
-      case 'undo_prompt':
-        return this.restore(message.path !== undefined ? { kind: 'undo', path: message.path } : { kind: 'undo' });
-      case 'show_hunks':
-        return this.post({ type: 'hunks', path: message.path, hunks: await (await this.session()).promptHunks(message.path) });
-      case 'undo_hunk':
-        return this.undoHunk(message.path, message.hunk);
       case 'stop_call':
         if (!this.chat?.stopCall(message.callId)) this.show(notice('info', 'That call has already ended.'));
         return;
-      case 'copy_code':
-        return this.actions.copyText(message.text);
-      case 'insert_code':
-        return this.actions.insertAtCursor(message.text);
       case 'apply_code':
         return this.apply(message);
+      case 'open_settings':
+      case 'show_log':
+      case 'open_diff':
+      case 'preview_approval':
+      case 'open_file':
+      case 'show_trace':
+      case 'copy_code':
+      case 'insert_code':
+        return editorAction(this.actions, message, {
+          id: this.chat?.id,
+          diffOf: (callId) => this.shown.diff(callId),
+          approvalDiffOf: (id) => this.approvals.shown(id)?.diff?.unified,
+        });
     }
   }
 
@@ -334,67 +324,6 @@ export class ChatController {
     this.queued = this.queued.filter((queued) => queued !== item);
     this.post({ type: 'queue', items: [...this.queued] });
     if (!outcome.delivered && this.chat === chat) await this.send(text);
-  }
-
-  /** An Undo or Restore the person clicked: done at once, said where they clicked (see chat-restore.ts). */
-  private async restore(target: RestoreTarget): Promise<void> {
-    const chat = await this.session();
-    const request: RestoreRequest =
-      target.kind === 'undo' ? { kind: 'undo', ...(target.path !== undefined ? { paths: [target.path] } : {}) }
-      : { kind: 'rewind', number: await this.checkpointNumber(target.checkpoint), mode: target.mode };
-    const done = await restoreOnClick({ plan: (asked) => chat.planRestore(asked), shown: this.shown.all, confirm: this.actions.confirm }, target, request);
-    if (this.chat !== chat) return;
-    // Where it happened among the events (no call runs now): a reloaded view greys the same turns, not the ones after.
-    if (done.outcome === 'restored') this.record.add(this.shown.all.length, done);
-    this.post(done);
-    // Undoing one file leaves the prompt's other files to count; a whole undo leaves none (the journal goes on to the prompt before).
-    if (done.outcome === 'restored' && target.kind === 'undo' && target.path !== undefined) await this.countChanges(chat);
-  }
-
-  /** One hunk's Undo, clicked in the changes bar: said where it was clicked; the bar's counts and the file's hunks follow. */
-  private async undoHunk(path: string, hunk: string): Promise<void> {
-    const chat = await this.session();
-    const done = await chat.undoHunk(path, hunk);
-    if (this.chat !== chat) return;
-    this.post({ type: 'hunk_undone', path, hunk, ...done });
-    if (!done.restored) return;
-    this.post({ type: 'hunks', path, hunks: await chat.promptHunks(path) });
-    await this.countChanges(chat);
-  }
-
-  /** The last prompt's changes again, from its journal, for its changes bar (nothing when they cannot be told now). */
-  private async countChanges(chat: ChatSession): Promise<void> {
-    const files = await chat.promptChanges();
-    // Another session opened, or another prompt started, meanwhile: these counts are no longer the last bar's.
-    if (!files || this.chat !== chat || chat.busy) return;
-    this.record.counts = { type: 'change_counts', files };
-    this.post(this.record.counts);
-  }
-
-  /** The number /rewind takes for a checkpoint the view shows. */
-  private async checkpointNumber(id: string): Promise<number> {
-    const number = (await this.session()).checkpointNumber(id);
-    if (number === undefined) throw new Error('That checkpoint is not in this session any more: reopen the session to see its checkpoints.');
-    return number;
-  }
-
-  /**
-   * Edits a message the person sent: a new session branches from just
-   * before it and gets the edited text; the old session stays in the list.
-   */
-  private async editMessage(checkpoint: string, text: string, withFiles: boolean): Promise<void> {
-    const chat = await this.session();
-    if (chat.busy) throw new Error('Crow is still working: cancel the running prompt before editing an earlier message.');
-    const number = await this.checkpointNumber(checkpoint);
-    const restoreFiles = () => restoreOnClick({ plan: (asked) => chat.planRestore(asked), shown: this.shown.all, confirm: this.actions.confirm }, { kind: 'rewind', checkpoint, mode: 'files' }, { kind: 'rewind', number, mode: 'files' });
-    const files = await filesForBranch(checkpoint, withFiles ? restoreFiles : undefined);
-    if (!files.branch) return this.post(files.note);
-    const { session } = forkSession(this.host.store, chat.id, number);
-    await this.reset(session.id);
-    // What became of the files, at the head of the branch (and again after a reload).
-    this.record.add(this.shown.all.length, files.note);
-    this.post(files.note);
-    await this.send(text);
   }
 
   /** Closes the open session and opens a new one, or the stored session `id`. */

@@ -7,7 +7,7 @@
 import { missingDefaultKey } from '../../../config/provider-config';
 import type { Settings } from '../../../config/settings';
 import { errorText } from '../../../vocabulary/text';
-import type { HostMessage, SetupNeed } from '../../../../webview/chat/protocol';
+import type { HostMessage, SetupNeed, WebviewMessage } from '../../../../webview/chat/protocol';
 import { settingsFor } from '../configuration';
 import type { ChatHost } from './chat-session';
 import { probeServer, serverBaseUrl } from './server-probe';
@@ -52,12 +52,30 @@ type KeyProvider = 'anthropic' | 'openai';
 /** The variable each key provider reads, when the settings do not name another. */
 const KEY_VARIABLES: Record<KeyProvider, string> = { anthropic: 'ANTHROPIC_API_KEY', openai: 'OPENAI_API_KEY' };
 
+/** The set-up card's messages. */
+export type SetupMessage = Extract<WebviewMessage, { type: 'setup_key' | 'test_server' | 'use_server' | 'use_vscode_model' }>;
+
 export class ProviderSetup {
   constructor(
     private readonly host: ChatHost,
     private readonly post: (message: HostMessage) => void,
     private readonly actions: SetupActions,
   ) {}
+
+  /** Answers one of the set-up card's messages; true when the providers changed (the pickers should be offered again). */
+  async handle(message: SetupMessage): Promise<boolean> {
+    switch (message.type) {
+      case 'setup_key':
+        return this.storeKey(message.provider, message.key);
+      case 'test_server':
+        await this.test(message.url, message.key);
+        return false;
+      case 'use_server':
+        return this.useServer(message.url, message.model, message.key);
+      case 'use_vscode_model':
+        return this.useVscodeModel(message.model);
+    }
+  }
 
   /**
    * The provider in force and the key variable it lacks, with the models VS
