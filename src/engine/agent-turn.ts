@@ -220,9 +220,11 @@ export class Turn {
         session: this.session,
         emit: this.emit,
         span: this.span,
-        // Undo's track before a command can run while the model still streams the command.
+        // While the model still streams the call: the tool readies its parser, and undo's track before a command starts.
         onToolCallStart: (name) => {
-          if (this.scope.tools.get(name)?.permission === 'execute') this.turnScope.undo?.expectCommand?.();
+          const tool = this.scope.tools.get(name);
+          tool?.prepare?.();
+          if (tool?.permission === 'execute') this.turnScope.undo?.expectCommand?.();
         },
         ...(keeper ? { context: (sent: LlmRequest, usage: Usage) => (filled = keeper.read(sent, usage, { agent: this.agent.name, emit: this.emit })) } : {}),
       },

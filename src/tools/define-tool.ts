@@ -89,6 +89,10 @@ export function defineTool<Schema extends z.ZodObject>(def: ToolDefinition<Schem
       const parsed = safeArgs(args);
       return parsed && def.locations ? def.locations(parsed) : [];
     },
+    prepare() {
+      // Builds the schema, and a first parse compiles zod's object parser: the few ms a process's first call would spend.
+      parameters().safeParse({});
+    },
     async run(rawArguments, ctx) {
       const started = performance.now();
       let waited = 0;

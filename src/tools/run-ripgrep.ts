@@ -66,8 +66,11 @@ export const MAX_RECORD_CHARS = 16 * 1024 * 1024;
 
 /**
  * Runs rg directly (no shell, no config file) and streams its records to
- * `onRecord`. Settles once rg has exited; rejects with the signal's reason
- * when aborted and with the error when `onRecord` throws.
+ * `onRecord`. Settles once rg has exited, or at once when `onRecord` stops
+ * it: rg is killed then, and its exit (a parallel walk can take tens of ms
+ * to wind down) is not waited for, since nothing it would still send is
+ * read. Rejects with the signal's reason when aborted and with the error
+ * when `onRecord` throws.
  */
 export function runRipgrep(args: string[], options: RipgrepOptions): Promise<RipgrepRun> {
   const { signal } = options;
@@ -77,39 +80,55 @@ export function runRipgrep(args: string[], options: RipgrepOptions): Promise<Rip
     const child = childProcess().spawn(command, args, { cwd: options.cwd, env: searchEnvironment(), stdio: ['ignore', 'pipe', 'pipe'] });
     const records = new RecordSplitter(options.separator, MAX_RECORD_CHARS);
     let stopped = false;
+    let settled = false;
     let failure: unknown;
-    const stop = () => {
+    let stderr = '';
+    const settle = (exitCode: number | null): void => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener('abort', abort);
+      if (signal.aborted) reject(signal.reason);
+      else if (failure !== undefined) reject(failure);
+      else resolve({ exitCode, stderr, oversized: records.oversized });
+    };
+    const stop = (): void => {
       stopped = true;
       child.kill();
     };
-    const deliver = (batch: string[]) => {
+    const abort = (): void => {
+      stop();
+      settle(null);
+    };
+    const deliver = (batch: string[]): void => {
       try {
         for (const record of batch) {
           if (stopped) return;
-          if (!options.onRecord(record)) stop();
+          if (!options.onRecord(record)) {
+            stop();
+            settle(null);
+          }
         }
       } catch (err) {
         failure = err;
         stop();
+        settle(null);
       }
     };
-    signal.addEventListener('abort', stop, { once: true });
+    signal.addEventListener('abort', abort, { once: true });
     child.stdout.on('data', (chunk: Buffer) => deliver(records.push(chunk)));
-    let stderr = '';
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (text: string) => {
       if (stderr.length < MAX_STDERR_CHARS) stderr += text;
     });
     child.on('error', (err) => {
-      signal.removeEventListener('abort', stop);
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener('abort', abort);
       reject(new WorkspaceError(`Could not start ripgrep (${command}): ${err.message}. Install ripgrep, or set CROW_RG_PATH to an rg binary.`));
     });
     child.on('close', (exitCode) => {
-      signal.removeEventListener('abort', stop);
       if (!stopped) deliver(records.end());
-      if (signal.aborted) reject(signal.reason);
-      else if (failure !== undefined) reject(failure);
-      else resolve({ exitCode, stderr, oversized: records.oversized });
+      settle(exitCode);
     });
   });
 }

@@ -166,6 +166,12 @@ export interface Tool {
   /** Files the call touches, for clients that follow the agent. */
   locations(args: unknown): ToolLocation[];
   /**
+   * Makes ready what a call's first run would otherwise build (its argument
+   * parser): told while the model still streams a call's arguments, so the
+   * call finds it made. Idempotent and cheap once done.
+   */
+  prepare?(): void;
+  /**
    * Runs one call from raw JSON arguments. Never throws: invalid arguments,
    * failures and cancellation all come back as a ToolResult.
    */

@@ -26,7 +26,7 @@ function runningRipgreps(): string[] {
  * like rg it writes NUL-ended paths relative to "." and its errors as
  * "rg: PATH: MESSAGE" lines, exiting 2 after any error.
  */
-function fakeRipgrep(script: string): { running: () => boolean; restore: () => void } {
+function fakeRipgrep(script: string): { running: () => boolean; stopsSoon: () => Promise<void>; restore: () => void } {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'crow-fake-rg-')));
   const pidFile = path.join(dir, 'pid');
   fs.writeFileSync(path.join(dir, 'rg'), `#!/bin/sh\necho $$ > '${pidFile}'\n${script}\n`, { mode: 0o755 });
@@ -40,6 +40,11 @@ function fakeRipgrep(script: string): { running: () => boolean; restore: () => v
       } catch {
         return false;
       }
+    },
+    /** The search answers as soon as it has stopped rg, not once rg has exited: rg must be gone a moment later. */
+    async stopsSoon() {
+      for (let waited = 0; this.running() && waited < 5_000; waited += 10) await new Promise((done) => setTimeout(done, 10));
+      assert.equal(this.running(), false, 'rg was stopped');
     },
     restore: () => {
       if (before === undefined) delete process.env.CROW_RG_PATH;
@@ -148,12 +153,28 @@ describe('NodeWorkspace search (ripgrep)', () => {
 
       it('stops reading at the cap and stops rg, sorted either way', async () => {
         assert.deepEqual(await find({ globs: ['*.ts'], limit: 3 }), { files: ['f1.ts', 'f2.ts', 'f3.ts'], truncated: true, warnings: [] });
-        assert.equal(fake.running(), false);
+        await fake.stopsSoon();
         const newest = await ws.workspace.findFiles({ globs: ['f?.ts'], limit: 5, signal });
         // The newest is unknown (the walk stopped), so the files found are listed by path.
         assert.deepEqual(newest, { files: ['f1.ts', 'f2.ts', 'f3.ts', 'f4.ts', 'f5.ts'], truncated: true, warnings: [] });
-        assert.equal(fake.running(), false);
+        await fake.stopsSoon();
       });
+    });
+
+    it('answers at the cap without waiting for rg to wind down', async () => {
+      const release = path.join(ws.root, 'release');
+      // Told to stop, this rg waits for the test to release it (10 s at most) before it exits, as a big walk takes a while to end.
+      const fake = fakeRipgrep(`trap 'n=0; while [ ! -e "${release}" ] && [ $n -lt 200 ]; do n=$((n+1)); sleep 0.05; done; exit 0' TERM\ni=0; while :; do i=$((i+1)); printf "./f%s.ts\\0" "$i"; done`);
+      try {
+        for (let i = 1; i <= 5; i++) fs.writeFileSync(path.join(ws.root, `f${i}.ts`), '');
+        assert.deepEqual(await find({ globs: ['*.ts'], limit: 3 }), { files: ['f1.ts', 'f2.ts', 'f3.ts'], truncated: true, warnings: [] });
+        assert.equal(fake.running(), true, 'the answer came before rg exited');
+        fs.writeFileSync(release, '');
+        await fake.stopsSoon();
+      } finally {
+        fs.writeFileSync(release, '');
+        fake.restore();
+      }
     });
 
     it('keeps what rg listed when some folders could not be read, with its words as warnings', async () => {

@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict';
+import { z } from 'zod';
+import { ScriptedProvider } from '../../../src/llm/scripted';
+import { defineTool } from '../../../src/tools/define-tool';
+import type { Tool } from '../../../src/tools/tool';
+import { runTurn } from '../../support/engine';
+
+describe('a tool readied while the model streams its call', () => {
+  it('defineTool builds the parameters once, at prepare, and the call uses what was built', async () => {
+    let built = 0;
+    const echo = defineTool({
+      name: 'echo',
+      description: 'Says it back.',
+      kind: 'other',
+      permission: 'none',
+      parameters: () => {
+        built += 1;
+        return z.object({ text: z.string() });
+      },
+      execute: async ({ text }) => ({ output: text }),
+    });
+    echo.prepare!();
+    assert.equal(built, 1);
+    const provider = new ScriptedProvider([{ toolCalls: [{ name: 'echo', arguments: { text: 'hi' } }] }, { text: 'done' }]);
+    const run = await runTurn(provider, [echo], 'go');
+    assert.equal(run.result.toolCalls[0]?.result.output, 'hi');
+    assert.equal(built, 1);
+  });
+
+  it('the engine tells the tool as the call starts streaming, before the response ends and the call runs', async () => {
+    const log: string[] = [];
+    const base = defineTool({
+      name: 'look',
+      description: 'Looks.',
+      kind: 'read',
+      permission: 'none',
+      parameters: z.object({}),
+      execute: async () => {
+        log.push('ran');
+        return { output: 'seen' };
+      },
+    });
+    const look: Tool = Object.assign(Object.create(base) as Tool, { prepare: () => void log.push('prepared') });
+    const provider = new ScriptedProvider([{ toolCalls: [{ name: 'look', arguments: {} }] }, { text: 'done' }]);
+    await runTurn(provider, [look], 'go', { onEvent: (event) => event.type === 'usage' && log.push('response ended') });
+    assert.deepEqual(log.slice(0, 3), ['prepared', 'response ended', 'ran']);
+  });
+});
