@@ -231,7 +231,7 @@ describe('crow run where the sandbox cannot run', () => {
     server.enqueue('anthropic', bash('touch ran.txt'), { blocks: [{ type: 'text', text: 'Refused.' }] });
     const run = await crow(['run', 'Touch', '--cwd', fx.workspace, '--provider', 'anthropic', '--model', 'claude-test'], isolatedEnv(fx.home, noBwrap(fx.home)));
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stderr, /✗ Commands do not run: sandbox = "required", but .*install bubblewrap.*set sandbox = "off"/);
+    assert.match(run.stderr, /✗ Could not run touch ran\.txt: Commands do not run: sandbox = "required", but .*install bubblewrap.*set sandbox = "off"/);
     assert.doesNotMatch(run.stderr, /--allow execute/, 'allowing commands would not make them run');
     assert.ok(!existsSync(join(fx.workspace, 'ran.txt')));
   });
