@@ -60,6 +60,8 @@ async function restoreCheckpoint(context: UiContext, timeoutMs: number): Promise
     await allowOnce(context, timeoutMs);
     await chat.locator('.msg-assistant', { hasText: step.done }).waitFor({ state: 'visible', timeout: timeoutMs });
   }
+  // As a person does: Restore once the run has ended (Stop gone from the composer), not while its end is still being written.
+  await chat.locator('body[data-busy="false"]').waitFor({ state: 'attached', timeout: timeoutMs });
   const message = chat.locator('.msg-user[data-checkpoint]', { hasText: SECOND.prompt });
   await message.hover({ timeout: timeoutMs });
   await message.locator('button.checkpoint-restore').click({ timeout: timeoutMs });

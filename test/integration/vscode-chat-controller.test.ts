@@ -304,6 +304,25 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
     await chat.dispose();
   });
 
+  it('a prompt sent right after New Session (from the view title, not yet done) runs in the new session and stays on screen', async () => {
+    const chat = controller();
+    server.enqueue('openai', { blocks: [{ type: 'text', text: 'First answer.' }] }, { blocks: [{ type: 'text', text: 'Answer in the new session.' }] });
+    await chat.handle({ type: 'send', text: 'First prompt' });
+    const oldId = chat.sessionId;
+    // The view title's New Session goes through a VS Code command; the person's Enter comes through the webview, unordered with it.
+    const reset = chat.newSession();
+    const sent = chat.handle({ type: 'send', text: 'Right after' });
+    await Promise.all([reset, sent]);
+    assert.notEqual(chat.sessionId, oldId);
+    const resetAt = posted.map((message) => message.type).lastIndexOf('reset');
+    const shown = JSON.stringify(posted.slice(resetAt));
+    assert.match(shown, /Right after/, 'the prompt shows after the reset, not wiped by it');
+    assert.match(shown, /Answer in the new session\./);
+    const stored = new SessionStore({ dataHome: dataHome(isolatedEnv(home, {})) }).list({ cwd: root });
+    assert.ok(stored.some((meta) => meta.id === chat.sessionId && meta.title.includes('Right after')), 'stored as the new session');
+    await chat.dispose();
+  });
+
   it('offers the thinking level of a model that thinks, and picks it', async () => {
     settings = { provider: 'anthropic', model: 'claude-sonnet-4-6', baseUrls: { anthropic: server.anthropicBaseUrl } };
     const chat = controller();

@@ -47,6 +47,9 @@ export class ChatController {
   /** The view's Undo, Restore and Edit buttons. */
   private readonly clicks: ChatClicks;
   private readonly unwatchModels: (() => void) | undefined;
+  /** New Session and Resume, one after another; how many are asked for or running. */
+  private resets: Promise<unknown> = Promise.resolve();
+  private resetting = 0;
 
   constructor(
     private readonly host: ChatHost,
@@ -326,8 +329,24 @@ export class ChatController {
     if (!outcome.delivered && this.chat === chat) await this.send(text);
   }
 
-  /** Closes the open session and opens a new one, or the stored session `id`. */
+  /**
+   * Closes the open session and opens a new one, or the stored session
+   * `id`. Resets run one after another, and whatever asks for the session
+   * meanwhile (a prompt sent right after New Session) waits for the one
+   * they open.
+   */
   private async reset(id: string | undefined): Promise<void> {
+    this.resetting++;
+    const run = this.resets.then(() => this.resetNow(id));
+    this.resets = run.catch(() => undefined);
+    try {
+      await run;
+    } finally {
+      this.resetting--;
+    }
+  }
+
+  private async resetNow(id: string | undefined): Promise<void> {
     if (this.chat?.busy) this.chat.cancel();
     this.approvals.withdrawAll();
     await this.chat?.close();
@@ -339,7 +358,7 @@ export class ChatController {
     this.promptMeter = emptyMeter();
     this.sessionMeter = emptyMeter();
     this.host.lastSession?.set(id);
-    const chat = id === undefined ? await this.session() : await this.open(id);
+    const chat = id === undefined ? await this.startedSession() : await this.open(id);
     this.post({ type: 'reset', sessionId: id, title: chat.session.title, opened: true });
     if (id !== undefined) {
       for (const event of chat.transcript()) this.shown.remember(event);
@@ -360,8 +379,13 @@ export class ChatController {
     return this.chat;
   }
 
-  /** The open session, started on first use. */
+  /** The open session, started on first use; during a New Session or Resume, the one it opens. */
   private async session(): Promise<ChatSession> {
+    if (this.resetting > 0) await this.resets;
+    return this.startedSession();
+  }
+
+  private async startedSession(): Promise<ChatSession> {
     this.chat ??= await ChatSession.start(this.host, this.approvals.ask);
     return this.chat;
   }
@@ -388,7 +412,8 @@ export class ChatController {
   }
 
   private async announceAgents(): Promise<void> {
-    const chat = await this.session();
+    // A reset announces the session it has just opened (asking for the session would wait for that reset).
+    const chat = this.chat ?? (await this.session());
     const { agents, models, thinking, welcome } = await chat.choices();
     this.post({ type: 'agents', agents, agent: chat.session.agentName, models: this.pickerChoices(models), ...(thinking ? { thinking } : {}), welcome });
   }
