@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame } from 'playwright-core';
 import { HarnessError } from './harness-error';
-import { chatFrame, say, sendPrompt, toolCall, type UiCheck, type UiContext } from './ui-checks';
+import { chatFrame, newSession, say, sendPrompt, toolCall, type UiCheck, type UiContext } from './ui-checks';
 import { screenshots } from './ui-checks-clicks';
 
 const JOURNAL = { command: 'journal-cmd.txt', putBack: 'journal-back.txt', prompt: 'Tidy the journal notes.', done: 'Tidied the journal notes.' };
@@ -45,7 +45,7 @@ async function hunkUndo(context: UiContext, timeoutMs: number): Promise<void> {
   const chat = chatFrame(context);
   const file = join(context.workspace, HUNKS.path);
   writeFileSync(file, HUNKS.before);
-  await chat.locator('#new-session').click({ timeout: timeoutMs });
+  await newSession(chat, timeoutMs);
   context.fake.enqueue('openai', toolCall('write_file', { path: HUNKS.path, content: HUNKS.after }), say(HUNKS.done));
   await sendPrompt(chat, HUNKS.prompt, timeoutMs);
   await allowUntil(chat, HUNKS.done, timeoutMs);
@@ -74,7 +74,7 @@ async function changesFromJournal(context: UiContext, timeoutMs: number): Promis
   const chat = chatFrame(context);
   writeFileSync(join(context.workspace, JOURNAL.command), 'old\n');
   writeFileSync(join(context.workspace, JOURNAL.putBack), 'same\n');
-  await chat.locator('#new-session').click({ timeout: timeoutMs });
+  await newSession(chat, timeoutMs);
   context.fake.enqueue(
     'openai',
     toolCall('write_file', { path: JOURNAL.putBack, content: 'changed\n' }),

@@ -294,8 +294,11 @@ export async function waitUntil(condition: () => boolean, timeoutMs: number, fai
 export async function newSession(chat: Frame, timeoutMs: number): Promise<void> {
   const page = chat.page();
   const header = page.locator('.pane-header', { has: page.locator('h3.title', { hasText: /^Chat$/ }) });
+  const opened = Number((await chat.locator('body').getAttribute('data-opened', { timeout: timeoutMs })) ?? '0');
   await header.hover({ timeout: timeoutMs });
   await header.locator('.actions .action-label[aria-label^="New Session"]').click({ timeout: timeoutMs });
+  // The title bar's command reaches the view on its own path: type only once the new session is on screen, as a person sees it.
+  await chat.waitForFunction((before) => Number(document.body.dataset['opened'] ?? '0') > before, opened, { timeout: timeoutMs });
 }
 
 /** The chat view's own trace, from the list icon in its title bar. */

@@ -87,6 +87,8 @@ class ChatApp {
         this.sessions.setCurrent(message.sessionId);
         // The list has done its job once another session opens: the transcript gets the room back.
         if (message.opened) this.sessions.fold();
+        // How many sessions this view has opened: what follows a New Session from the title bar can tell it has landed.
+        document.body.dataset['opened'] = String(Number(document.body.dataset['opened'] ?? '0') + 1);
         break;
       case 'events': {
         this.transcript.applyAll(message.events);
