@@ -83,10 +83,12 @@ async function changesFromJournal(context: UiContext, timeoutMs: number): Promis
     say(JOURNAL.done),
   );
   await sendPrompt(chat, JOURNAL.prompt, timeoutMs);
-  await allowUntil(chat, JOURNAL.done, timeoutMs);
+  await allowUntil(chat, JOURNAL.done, timeoutMs / 2);
   if (readFileSync(join(context.workspace, JOURNAL.command), 'utf8') !== 'new\n') throw new HarnessError(`the command did not change ${JOURNAL.command}`);
   const bar = chat.locator('.changes-bar').last();
-  await bar.waitFor({ state: 'visible', timeout: timeoutMs });
+  await bar.waitFor({ state: 'visible', timeout: timeoutMs / 4 }).catch(async () => {
+    throw new HarnessError(`the answer showed but no changes bar came; busy=${await chat.locator('body').getAttribute('data-busy')}`);
+  });
   const rows = await bar.locator('.changes-file').evaluateAll((nodes) => nodes.map((node) => (node as HTMLElement).dataset['path']));
   if (JSON.stringify(rows) !== JSON.stringify([JOURNAL.command])) throw new HarnessError(`the bar lists ${JSON.stringify(rows)}, not just ${JOURNAL.command} (the file put back is not changed)`);
   const row = bar.locator(`.changes-file[data-path="${JOURNAL.command}"]`);
@@ -102,9 +104,10 @@ export async function allowUntil(chat: Frame, done: string, timeoutMs: number): 
   const deadline = Date.now() + timeoutMs;
   const answer = chat.locator('.msg-assistant', { hasText: done });
   while (!(await answer.isVisible())) {
-    if (Date.now() > deadline) throw new HarnessError(`the answer "${done}" never showed`);
-    const ask = chat.locator('.approval:not([data-decision]) button[data-decision="allow_once"]').first();
-    if (await ask.isVisible()) await ask.click({ timeout: timeoutMs }).catch(() => undefined);
+    if (Date.now() > deadline) throw new HarnessError(`the answer "${done}" never showed; the transcript ends: ${JSON.stringify((await chat.locator('main.transcript').innerText()).slice(-400))}`);
+    // An answered approval keeps its buttons, disabled, until the host reports on it: click only one still open, and never wait long on it.
+    const ask = chat.locator('.approval:not([data-decision]) button[data-decision="allow_once"]:not([disabled])').first();
+    if (await ask.isVisible()) await ask.click({ timeout: 5_000 }).catch(() => undefined);
     else await chat.page().waitForTimeout(200);
   }
 }

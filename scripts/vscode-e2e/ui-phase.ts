@@ -129,17 +129,19 @@ async function runChecks(checks: UiCheck[], context: UiContext, prefix: string, 
       continue;
     }
     const started = Date.now();
+    const requestsBefore = context.fake.requestsFor('openai').length;
     try {
       await withDeadline(check.run(context, check.timeoutMs), check.timeoutMs + 5_000, check.name);
       await screenshot(context.page, label);
       summary.passed++;
-      log(`  ✔ ${check.name} (${seconds(started)})`);
+      log(`  ✔ ${check.name} (${seconds(started)}, ${context.fake.requestsFor('openai').length - requestsBefore} model requests)`);
     } catch (error) {
       summary.failed++;
       const shot = await screenshot(context.page, `${label}-failed`);
       log(`  ✘ ${check.name} (${seconds(started)})`);
       log(`    ${firstLines((error as Error).message)}`);
-      log(`    fake LLM server: ${describeFake(context.fake)}; screenshot: ${shot ?? '(none)'}`);
+      log(`    fake LLM server: ${describeFake(context.fake, requestsBefore)}; screenshot: ${shot ?? '(none)'}`);
+      log(`    the chat view showed, at its end: ${await chatTail(context)}`);
     }
   }
   return summary;
@@ -154,10 +156,23 @@ function withDeadline<T>(work: Promise<T>, ms: number, name: string): Promise<T>
   return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
 
-function describeFake(fake: FakeLlmServer): string {
+function describeFake(fake: FakeLlmServer, before: number): string {
   const received = fake.requestsFor('openai').length;
   const unused = fake.pending('openai');
-  return `${received} request${received === 1 ? '' : 's'} received, ${unused} scripted repl${unused === 1 ? 'y' : 'ies'} unused`;
+  return `${received} requests received (${received - before} in this check), ${unused} scripted repl${unused === 1 ? 'y' : 'ies'} unused`;
+}
+
+/** The last words of the chat view's transcript and whether it was busy: where a failed check stood, for a run whose screenshots are out of reach (CI). */
+async function chatTail(context: UiContext): Promise<string> {
+  const chat = context.chat;
+  if (!chat || chat.isDetached()) return '(the chat view is not open)';
+  try {
+    const busy = await chat.locator('body').getAttribute('data-busy', { timeout: 2_000 });
+    const text = await chat.locator('main.transcript').innerText({ timeout: 2_000 });
+    return `busy=${busy ?? '?'}; ${JSON.stringify(text.replace(/\s+/g, ' ').slice(-600))}`;
+  } catch (error) {
+    return `(could not read it: ${firstLines((error as Error).message)})`;
+  }
 }
 
 /** Playwright errors carry a long call log after the message; the first lines say what failed. */
