@@ -11,13 +11,20 @@ import type { Frame } from 'playwright-core';
 import type { ScriptedReply } from '../../src/testing/fake-llm-server';
 import { HarnessError } from './harness-error';
 import { ARTIFACTS_DIR } from './paths';
-import { assertInSight, chatFrame, newPairSession, newSession, sendPrompt, toolCall, type UiCheck, type UiContext } from './ui-checks';
+import { assertInSight, chatFrame, newPairSession, newSession, say, sendPrompt, toolCall, type UiCheck, type UiContext } from './ui-checks';
 import { runCommand, waitForNotification, webviewFrame } from './workbench-ui';
 
 const HIDDEN = { path: 'hidden.txt', prompt: 'Write hidden.txt while I look elsewhere.', done: 'hidden.txt is written.' };
 const DOWN = { prompt: 'Answer once the provider is back.', answer: 'The provider is back and answers.' };
 const PAIR = { prompt: 'Add lines to notes.md', file: 'notes.md' };
 const TERMINAL = { prompt: 'Run the greeting check in a terminal.', command: 'echo terminal-$((40 + 2))', printed: 'terminal-42', done: 'The check printed terminal-42.' };
+/** Two frames of npm's spinner (a braille glyph, then node's cursorTo(0) and clearLine(1)), then a line of its own. */
+const SPINNER = {
+  prompt: 'Install the packages.',
+  command: 'printf "\\342\\240\\213\\033[1G\\033[0K\\342\\240\\231\\033[1G\\033[0K"; echo spun-$((6 * 7))',
+  printed: 'spun-42',
+  done: 'The packages are in.',
+};
 /** Prints three lines, then waits for a file the check writes only once it saw them on the running card. */
 const LIVE = {
   prompt: 'Run the long check.',
@@ -65,6 +72,12 @@ export const RUN_CHECKS: UiCheck[] = [
     name: 'a bash call runs in the Crow terminal, which shows the command as written (not the wrapper around it)',
     timeoutMs: 60_000,
     run: commandInTerminal,
+  },
+  {
+    slug: 'spinner-output',
+    name: "a command's spinner (npm's braille frames redrawn in place) never reaches its card: the card shows what the terminal finally shows",
+    timeoutMs: 60_000,
+    run: spinnerOutput,
   },
   {
     slug: 'live-output',
@@ -190,6 +203,26 @@ async function commandInTerminal(context: UiContext, timeoutMs: number): Promise
   if (!shown.includes(`crow-run '${TERMINAL.command}'`) || /bash -c|printf|env -u/.test(shown)) {
     throw new HarnessError(`the Crow terminal does not show the command as written:\n${shown}`);
   }
+  // The first line is the shell's prompt and the line typed, nothing garbled before or in it.
+  const first = shown.split('\n').find((line) => line.trim() !== '') ?? '';
+  if (!/^\S+[#$] crow-run '/.test(first.trim()) || /[^\x20-\x7e]/.test(first)) throw new HarnessError(`the Crow terminal's first line reads ${JSON.stringify(first)}`);
+}
+
+async function spinnerOutput(context: UiContext, timeoutMs: number): Promise<void> {
+  const chat = chatFrame(context);
+  await newSession(chat, timeoutMs);
+  context.fake.enqueue('openai', toolCall('bash', { command: SPINNER.command }), say(SPINNER.done));
+  await sendPrompt(chat, SPINNER.prompt, timeoutMs);
+  const answer = chat.locator('.msg-assistant', { hasText: SPINNER.done });
+  const allow = chat.locator('.approval:not([data-decision]) button[data-decision="allow_once"]');
+  // Commands in the sandbox run unasked; without bubblewrap they are asked for.
+  await answer.or(allow).first().waitFor({ state: 'visible', timeout: timeoutMs });
+  if (await allow.isVisible()) await allow.click({ timeout: timeoutMs });
+  await answer.waitFor({ state: 'visible', timeout: timeoutMs });
+  const card = chat.locator('.tool-card[data-status="completed"]', { hasText: 'spun' }).last();
+  await card.locator('.tool-output summary').click({ timeout: timeoutMs });
+  const text = await card.locator('.tool-output .tool-text').innerText({ timeout: timeoutMs });
+  if (!text.startsWith(SPINNER.printed) || /[\u2800-\u28ff]/.test(text)) throw new HarnessError(`the card's output reads ${JSON.stringify(text)}, not the spinner's last line alone`);
 }
 
 async function liveOutput(context: UiContext, timeoutMs: number): Promise<void> {

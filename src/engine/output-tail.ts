@@ -16,12 +16,32 @@ const ESCAPES = /\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b\[[0-?]*[ -/]*[@-~]?|\x9
 /** C0 and C1 controls but tab, and DEL. */
 const CONTROLS = /[\x00-\x08\x0a-\x1f\x7f-\x9f]/g;
 
+/** The cursor to the first column (CHA: `ESC[G`, `ESC[1G`), which npm's spinner and other progress lines redraw with: read as a carriage return. */
+const TO_FIRST_COLUMN = /(?:\x1b\[|\x9b)[01]?G/g;
+/** Erasing the whole line (`ESC[2K`). */
+const ERASE_LINE = /(?:\x1b\[|\x9b)2K/g;
+/** Erasing from the cursor to the line's end (`ESC[K`, `ESC[0K`): the whole line when the cursor is at its start. */
+const ERASE_TO_END = /(?:\x1b\[|\x9b)0?K/g;
+
 /** One raw line (without its newline) as a terminal would end up showing it. */
 export function plainLine(raw: string): string {
-  const cleaned = raw.replace(ESCAPES, '');
+  // Marks made of controls terminals never show: NUL erases what came before (even at the line's end, unlike a
+  // carriage return), SOH erases only right after a carriage return.
+  const cleaned = raw
+    .replace(/[\0\x01]/g, '')
+    .replace(TO_FIRST_COLUMN, '\r')
+    .replace(ERASE_LINE, '\0')
+    .replace(ERASE_TO_END, '\x01')
+    .replace(ESCAPES, '')
+    .replace(/\r\x01/g, '\r\0');
   const line = cleaned.replace(/\r+$/, '');
-  const lastReturn = line.lastIndexOf('\r');
-  return (lastReturn >= 0 ? line.slice(lastReturn + 1) : line).replace(CONTROLS, '');
+  const start = Math.max(line.lastIndexOf('\r'), line.lastIndexOf('\0'));
+  return (start >= 0 ? line.slice(start + 1) : line).replace(CONTROLS, '');
+}
+
+/** A whole output as a terminal would end up showing it, line by line (see plainLine); for a person's eyes, never the model's. */
+export function screenText(raw: string): string {
+  return raw.split('\n').map(plainLine).join('\n');
 }
 
 export class OutputTail {

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { ToolCallContent } from '@agentclientprotocol/sdk';
 import { applyPatch, parsePatch, reversePatch, type StructuredPatch } from 'diff';
+import { screenText } from '../../engine/output-tail';
 import { stepText } from '../../engine/tool-progress';
 import type { ToolKind, ToolResult, ToolStep } from '../../tools/tool';
 import { fenced } from './client-text';
@@ -29,12 +30,12 @@ export function hunkDiffs(diff: string, cwd: string): ToolCallContent[] {
   return parsePatch(diff).flatMap((patch) => hunksOf(patch, cwd));
 }
 
-/** What a finished tool call shows besides diffs and terminals: the error, then the output, then images. */
+/** What a finished tool call shows besides diffs and terminals: the error, then the output (as a terminal would show it), then images. */
 export function resultContent(kind: ToolKind, result: ToolResult, hasDiff: boolean): ToolCallContent[] {
   const content: ToolCallContent[] = [];
   if (result.error !== undefined) content.push(textContent(`Error: ${result.error}`));
   const showOutput = result.output.trim() !== '' && !(hasDiff && result.status === 'success');
-  if (showOutput) content.push(textContent(fenced(result.output, kind === 'execute' ? 'console' : '')));
+  if (showOutput) content.push(textContent(fenced(screenText(result.output), kind === 'execute' ? 'console' : '')));
   for (const image of result.images ?? []) {
     content.push({ type: 'content', content: { type: 'image', data: image.data, mimeType: image.mimeType } });
   }

@@ -5,6 +5,7 @@
  * "✗ Ran npm test · failed, exit 254 2.1s · npm error …" as it ends. The
  * tool's own name follows the first line under --verbose.
  */
+import { plainLine } from '../../engine/output-tail';
 import { oneLine } from '../../vocabulary/text';
 import { callOutcome, deniedBy, type CallWords } from '../../vocabulary/tool-story';
 import type { ToolKind, ToolResult } from '../../tools/tool';
@@ -40,8 +41,8 @@ export function endLine(words: CallWords, tool: string, kind: ToolKind | undefin
   return `  ${failed ? s.red('✗') : s.green('✓')} ${words.done}${target}${outcome ? ` ${outcome}` : ''}${state} ${time}${detail ? s.dim(` · ${detail}`) : ''}`;
 }
 
-/** A command's last line of output (its own exit note left out). */
+/** A command's last line of output as a terminal shows it (its own exit note left out). */
 function lastLine(output: string): string {
-  const last = output.split('\n').filter((line) => line.trim() !== '' && !/^\[(exit code|killed)/.test(line)).at(-1);
+  const last = output.split('\n').map(plainLine).filter((line) => line.trim() !== '' && !/^\[(exit code|killed)/.test(line)).at(-1);
   return last ? oneLine(last, 160) : '';
 }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { OutputTail, plainLine } from '../../../src/engine/output-tail';
+import { OutputTail, plainLine, screenText } from '../../../src/engine/output-tail';
 
 describe('the tail of a running output', () => {
   it('keeps the last lines, however the output was cut into chunks, and counts them all', () => {
@@ -42,6 +42,15 @@ describe('the tail of a running output', () => {
     assert.equal(plainLine('downloading 10%\rdownloading 55%'), 'downloading 55%');
     assert.equal(plainLine('windows line\r'), 'windows line');
     assert.equal(plainLine('tab\tstays'), 'tab\tstays');
+  });
+
+  it("reads npm's spinner as a terminal shows it: the cursor to the first column and erasing the line start it over", () => {
+    const spinner = '⠋\x1b[1G\x1b[0K⠙\x1b[1G\x1b[0K';
+    assert.equal(plainLine(`${spinner}added 3 packages`), 'added 3 packages');
+    assert.equal(plainLine(spinner), '');
+    assert.equal(plainLine('⠹\x1b[2K'), '');
+    assert.equal(plainLine('kept\x1b[K'), 'kept');
+    assert.equal(screenText(`${spinner}\nok \x1b[32m✓\x1b[0m\r\n`), '\nok ✓\n');
   });
 
   it('is empty before any output', () => {

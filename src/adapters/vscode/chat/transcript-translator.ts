@@ -5,6 +5,7 @@
  * Node; the chat participant reuses it.
  */
 import { type AgentEvent, endedShort, unreachable } from '../../../engine/events';
+import { screenText } from '../../../engine/output-tail';
 import { stepText } from '../../../engine/tool-progress';
 import { oneLine } from '../../../vocabulary/text';
 import { userText } from '../../../session/history';
@@ -36,9 +37,9 @@ export function argumentsText(args: unknown): string {
   return capText(typeof args === 'string' ? args : JSON.stringify(args, null, 2));
 }
 
-/** What a card shows of a finished tool call: its error first, then its output. */
+/** What a card shows of a finished tool call: its error first, then its output as a terminal would show it. */
 export function toolOutput(result: Pick<ToolResult, 'output' | 'error'>): string {
-  const parts = [result.error !== undefined ? `Error: ${result.error}` : '', result.output].filter((part) => part.trim() !== '');
+  const parts = [result.error !== undefined ? `Error: ${result.error}` : '', screenText(result.output)].filter((part) => part.trim() !== '');
   return capText(parts.join('\n\n'));
 }
 

@@ -101,12 +101,17 @@ export class TerminalTextCleaner {
   private state: EscapeState = 'text';
   private line = '';
   private carriageReturn = false;
+  /** The parameters of the control sequence being read. */
+  private parameters = '';
 
   push(data: string): string {
     let done = '';
     for (const char of data) {
       if (this.state !== 'text') {
-        this.state = nextEscapeState(this.state, char);
+        const next = nextEscapeState(this.state, char);
+        if (this.state === 'csi' && next === 'text') this.lineControl(this.parameters, char);
+        this.parameters = next === 'csi' && this.state === 'csi' ? this.parameters + char : '';
+        this.state = next;
         continue;
       }
       if (char === ESC) this.state = 'escape';
@@ -130,7 +135,18 @@ export class TerminalTextCleaner {
     this.line = '';
     this.state = 'text';
     this.carriageReturn = false;
+    this.parameters = '';
     return rest;
+  }
+
+  /**
+   * The sequences progress lines redraw with (npm's spinner among them): the
+   * cursor to the first column reads as a carriage return, erasing the
+   * line (or the rest of it, from its start) empties it.
+   */
+  private lineControl(parameters: string, final: string): void {
+    if (final === 'G' && (parameters === '' || parameters === '0' || parameters === '1')) this.carriageReturn = true;
+    else if (final === 'K' && (parameters === '2' || (this.carriageReturn && (parameters === '' || parameters === '0')))) this.line = '';
   }
 }
 

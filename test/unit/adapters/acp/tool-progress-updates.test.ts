@@ -70,3 +70,18 @@ describe('a running call over ACP', () => {
     assert.deepEqual(last.sessionUpdate === 'tool_call_update' && [last.status, last.content], ['completed', [{ type: 'content', content: { type: 'text', text: '```console\nall\n[exit code 0]\n```' } }]]);
   });
 });
+
+describe('a finished command over ACP', () => {
+  it("shows its output as a terminal would: no spinner frames, colours or cursor moves reach the client's text", async () => {
+    const { t, updates, sink } = translator();
+    t.handle(start('c1'));
+    const output = '⠋\x1b[1G\x1b[0K⠙\x1b[1G\x1b[0K\x1b[32madded 3 packages\x1b[0m\n[exit code 0]';
+    t.handle({ type: 'tool_call_end', agent: 'builder', callId: 'c1', tool: 'bash', result: { status: 'success', output, metadata: {} }, durationMs: 10 } as AgentEvent);
+    await sink.drained();
+    const end = updates.filter((update) => update.sessionUpdate === 'tool_call_update').at(-1);
+    // What the client shows; rawOutput keeps the bytes as they came, for whoever asks for the machinery.
+    const shown = JSON.stringify(end && 'content' in end ? end.content : undefined);
+    assert.match(shown, /added 3 packages\\n\[exit code 0\]/);
+    assert.doesNotMatch(shown, /[\u2800-\u28ff]|\\u001b/);
+  });
+});

@@ -104,6 +104,18 @@ describe('Terminal output as plain text', () => {
     assert.equal(cleaned('keep\r\x1b[32m\n'), 'keep\n');
   });
 
+  it("drops npm's spinner: the cursor to the first column and an erased line redraw it, even cut across chunks", () => {
+    // npm 11 draws each frame, then node's cursorTo(0) (ESC[1G) and clearLine(1) (ESC[0K) before the next or before a line of its own.
+    const spinner = '⠋\x1b[1G\x1b[0K⠙\x1b[1G\x1b[0K⠹\x1b[1G\x1b[0K';
+    assert.equal(cleaned(`${spinner}added 3 packages\r\n${spinner}\r\n`), 'added 3 packages\n\n');
+    const cleaner = new TerminalTextCleaner();
+    assert.equal(cleaner.push('⠋\x1b[1'), '');
+    assert.equal(cleaner.push('G\x1b['), '');
+    assert.equal(cleaner.push('0Kup to date\n⠙\x1b[2K'), 'up to date\n');
+    assert.equal(cleaner.end(), '');
+    assert.equal(cleaned('kept\x1b[K\n50%\x1b[5Gx\n'), 'kept\n50%x\n');
+  });
+
   it('hands out whole lines while streaming and the rest at the end', () => {
     const cleaner = new TerminalTextCleaner();
     assert.equal(cleaner.push('first\r\nsec'), 'first\n');
