@@ -21,7 +21,7 @@
  * state comes from: the file tool's copy, or the snapshot.
  */
 import { randomUUID } from 'node:crypto';
-import { chmod, copyFile, rm, stat } from 'node:fs/promises';
+import { chmod, copyFile, link, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PRIVATE_FILE_MODE } from '../config/paths';
 import { DEFAULT_UNDO_TRACK_TIMEOUT_MS } from '../config/settings-file';
@@ -81,7 +81,7 @@ export class UndoPoint {
   private repository: Promise<UserRepository | undefined> | undefined;
   /** A copy of the user's index as it was before the prompt's first command (kept as a blob only if a command changes it). */
   /** The prompt's copy of the user's git index (made at its first command) and that index's time then. */
-  private indexCopy: Promise<{ file: string; mtimeMs: number } | undefined> | undefined;
+  private indexCopy: Promise<IndexCopy | undefined> | undefined;
   private indexSaved = false;
   /** Recorded changes so far (file tools and commands): an early track from before the last one is stale. */
   private changes = 0;
@@ -253,6 +253,11 @@ export class UndoPoint {
     const copy = await this.indexCopy;
     if (index && copy && !this.indexSaved && (await indexMark(index.path))?.stamp !== index.stamp) {
       this.indexSaved = true;
+      // A link shares the index's bytes: kept only if git replaced the index (as it always does), not if it was written in place.
+      if ((await copyStamp(copy.file)) !== copy.stamp) {
+        await this.log.gap(id, 'the git index was rewritten in place by a command, so its state before could not be kept');
+        return paths;
+      }
       await this.log.userIndex(id, { path: index.path, blob: await this.snapshots.saveFile(copy.file, signal), mtimeMs: copy.mtimeMs }, seq);
     }
     return paths;
@@ -327,15 +332,47 @@ export class UndoPoint {
     const mark = await indexMark(repository.index);
     if (!mark) return undefined;
     const copy = join(this.snapshots.gitDir, `user-index-${process.pid}-${randomUUID()}`);
-    this.indexCopy ??= copyFile(repository.index, copy)
-      .then(() => chmod(copy, PRIVATE_FILE_MODE))
-      .then(
-        () => ({ file: copy, mtimeMs: mark.mtimeMs }),
-        () => undefined,
-      );
+    this.indexCopy ??= keepIndex(repository.index, copy).then(
+      (stamp) => ({ file: copy, mtimeMs: mark.mtimeMs, stamp }),
+      () => undefined,
+    );
     await this.indexCopy;
     return mark;
   }
+}
+
+/** The user's index as a prompt's first command found it, kept in the shadow repository's private folder. */
+interface IndexCopy {
+  file: string;
+  /** The index's own modification time, which a restore gives back. */
+  mtimeMs: number;
+  /** The kept file's size and time when kept: if they move, its bytes are no longer the index's before the command. */
+  stamp: string;
+}
+
+/**
+ * Keeps `index` at `copy`: a hard link where it can (no bytes copied, which
+ * at 300,000 files was a 30 MB copy before every prompt's first command),
+ * since git never writes an index in place but writes a new one and renames
+ * it over the old (its lockfile protocol), so the link goes on holding the
+ * old bytes. A copy where no link can be made (another file system, a file
+ * of another user, a system without links). The link gets no chmod: its
+ * mode is the user's index's own, and the folder it sits in is private.
+ * Resolves with the kept file's stamp.
+ */
+async function keepIndex(index: string, copy: string): Promise<string> {
+  try {
+    await link(index, copy);
+  } catch {
+    await copyFile(index, copy);
+    await chmod(copy, PRIVATE_FILE_MODE);
+  }
+  return copyStamp(copy);
+}
+
+async function copyStamp(file: string): Promise<string> {
+  const stats = await stat(file).catch(() => undefined);
+  return stats ? `${stats.size}:${stats.mtimeMs}` : 'gone';
 }
 
 async function indexMark(path: string): Promise<IndexMark | undefined> {

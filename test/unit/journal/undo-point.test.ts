@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GitSnapshotManager } from '../../../src/journal/git-snapshots';
@@ -129,6 +129,26 @@ describe('undo points', () => {
     assert.equal(git('diff', '--cached', '--name-only'), staged, 'what the user had staged, and only that');
     assert.equal(read('src/a.js'), 'a1\n');
     assert.equal(git('status', '--porcelain'), 'A  notes.md\n');
+  });
+
+  it("keeps the user's index without touching its mode, and says so rather than putting back a wrong one when a command rewrote it in place", async () => {
+    git('init', '--quiet');
+    git('add', 'src');
+    git('commit', '--quiet', '-m', 'start');
+    const index = join(ws, '.git', 'index');
+    const before = statSync(index);
+    start();
+    // git writes a new index and renames it over the old; this command writes over the old file's own bytes (as isomorphic-git does).
+    writeFileSync(join(base, 'rewrite.sh'), 'GIT_INDEX_FILE=.git/other git read-tree HEAD && GIT_INDEX_FILE=.git/other git add notes.md && cat .git/other > .git/index && rm .git/other\n');
+    const ran = await bash(`sh ${join(base, 'rewrite.sh')}`);
+    assert.equal(ran.status, 'success', JSON.stringify(ran));
+    assert.equal(statSync(index).ino, before.ino, 'written in place');
+    assert.equal(statSync(index).mode, before.mode, "the index's mode is still the user's own");
+    assert.equal(git('diff', '--cached', '--name-only'), 'notes.md\n');
+
+    const undoPlan = await plan();
+    assert.equal(undoPlan.userIndex, undefined, 'no index is put back: what was kept is no longer the index before the command');
+    assert.ok(undoPlan.gaps.some((gap) => /git index was rewritten in place/.test(gap)), `the plan says why: ${JSON.stringify(undoPlan.gaps)}`);
   });
 
   it("puts back the user's git index as their git can trust it: a file changed in the second of their git add still shows as changed", async () => {
