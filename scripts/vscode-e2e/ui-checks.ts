@@ -54,7 +54,18 @@ export const openChat: UiCheck['run'] = async (context, timeoutMs) => {
   await openViewContainer(context.page, 'Crow', timeoutMs);
   context.chat = await webviewFrame(context.page, 'textarea#prompt', timeoutMs);
   await assertControlsDrawn(context.chat, timeoutMs);
+  await firstSessionOpened(context.chat, timeoutMs);
 };
+
+/**
+ * The view has its first session on screen (the host's answer to its
+ * `ready`): until then a New Session clicked would be counted by that
+ * answer, and a prompt typed after it would land in the session the New
+ * Session then replaces.
+ */
+async function firstSessionOpened(chat: Frame, timeoutMs: number): Promise<void> {
+  await chat.waitForFunction(() => Number(document.body.dataset['opened'] ?? '0') >= 1, undefined, { timeout: timeoutMs });
+}
 
 /**
  * The view's controls are @vscode-elements components, styled, with their
@@ -294,6 +305,7 @@ export async function waitUntil(condition: () => boolean, timeoutMs: number, fai
 export async function newSession(chat: Frame, timeoutMs: number): Promise<void> {
   const page = chat.page();
   const header = page.locator('.pane-header', { has: page.locator('h3.title', { hasText: /^Chat$/ }) });
+  await firstSessionOpened(chat, timeoutMs);
   const opened = Number((await chat.locator('body').getAttribute('data-opened', { timeout: timeoutMs })) ?? '0');
   await header.hover({ timeout: timeoutMs });
   await header.locator('.actions .action-label[aria-label^="New Session"]').click({ timeout: timeoutMs });
