@@ -205,7 +205,7 @@ async function commandInTerminal(context: UiContext, timeoutMs: number): Promise
   }
   // The first line is the shell's prompt and the line typed, nothing garbled before or in it.
   const first = shown.split('\n').find((line) => line.trim() !== '') ?? '';
-  if (!/^\S+[#$] crow-run '/.test(first.trim()) || /[^\x20-\x7e]/.test(first)) throw new HarnessError(`the Crow terminal's first line reads ${JSON.stringify(first)}`);
+  if (!/^\S+[#$] crow-run '/.test(first.trim()) || /[^\x20-\x7e]/.test(first)) throw new HarnessError(`the Crow terminal's first line reads ${JSON.stringify(first)}; the screen: ${JSON.stringify(shown)}`);
 }
 
 async function spinnerOutput(context: UiContext, timeoutMs: number): Promise<void> {

@@ -114,6 +114,9 @@ export class CrowTerminalPool implements vscode.Disposable {
       // Not restored after a reload: its commands belonged to the window that ran them.
       isTransient: true,
     });
+    // Shown before its shell starts drawing: a terminal shown only later is resized under bash's first prompt, and readline's redraw then
+    // mangles the first line typed ("root@vm:/tmp/crow-vcrow-run 'echo …'").
+    if (request.reveal) terminal.show(true);
     this.wordsFiles.set(terminal, wordsFile);
     this.starting.add(terminal);
     const seconds = request.integrationTimeoutMs / 1000;
