@@ -128,6 +128,9 @@ class ChatApp {
       case 'approval_invalid':
         this.transcript.approvalInvalid(message.id, message.problem);
         break;
+      case 'approval_change':
+        this.transcript.approvalChange(message.id, message.diff);
+        break;
       case 'prefill':
         this.composer.prefill(message.text);
         break;

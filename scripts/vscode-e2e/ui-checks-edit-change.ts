@@ -1,0 +1,69 @@
+/**
+ * The UI phase's check of Edit… on a file change (issue 39, item 7): it
+ * opens VS Code's diff editor, the file as it is now on the left and
+ * Crow's proposed version on the right, which the person edits; the card
+ * says the change is being edited there and its diff follows the typing;
+ * "Allow with my changes" writes exactly the person's text, the editor
+ * closes, and the card says it was allowed with their changes. Screenshots
+ * while editing, at a 300 and a 250 px side bar, dark and light:
+ * ui-clicks-edit-change-*.png.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { HarnessError } from './harness-error';
+import { chatFrame, newSession, say, sendPrompt, toolCall, type UiCheck, type UiContext, waitUntil } from './ui-checks';
+import { screenshots } from './ui-checks-clicks';
+
+const EDIT = {
+  path: 'edit-change.js',
+  before: 'export const answer = 41;\n',
+  typed: 'export const checked = true;',
+  after: 'export const answer = 42;\nexport const checked = true;\n',
+  prompt: 'Make the answer 42.',
+  done: 'The answer is 42 now.',
+};
+
+export const EDIT_CHANGE_CHECKS: UiCheck[] = [
+  {
+    slug: 'edit-change',
+    name: "Edit… on a file change opens it in the diff editor; the person types on the right side, the card's diff follows, and Allow with my changes writes their text (screenshots ui-clicks-edit-change-*.png)",
+    timeoutMs: 150_000,
+    run: editChange,
+  },
+];
+
+async function editChange(context: UiContext, timeoutMs: number): Promise<void> {
+  const { page } = context;
+  const chat = chatFrame(context);
+  const file = join(context.workspace, EDIT.path);
+  writeFileSync(file, EDIT.before);
+  await newSession(chat, timeoutMs);
+  context.fake.enqueue('openai', toolCall('edit_file', { path: EDIT.path, old_string: 'answer = 41', new_string: 'answer = 42' }), say(EDIT.done));
+  await sendPrompt(chat, EDIT.prompt, timeoutMs);
+  const approval = chat.locator('.approval:not([data-decision])').first();
+  await approval.locator('button[data-decision="edit"]').click({ timeout: timeoutMs });
+
+  // The diff editor, titled as Crow's proposed change, its right side editable.
+  const tab = page.locator('.tabs-container .tab', { hasText: `Crow's proposed change to ${EDIT.path}` });
+  await tab.waitFor({ state: 'visible', timeout: timeoutMs });
+  const right = page.locator('.monaco-diff-editor .editor.modified .view-lines').first();
+  await right.click({ timeout: timeoutMs });
+  await page.keyboard.press('Control+Home');
+  await page.keyboard.press('End');
+  await page.keyboard.press('Enter');
+  await page.keyboard.type(EDIT.typed, { delay: 20 });
+  await approval.locator('.approval-editing-note').waitFor({ state: 'visible', timeout: timeoutMs });
+  await approval.locator('.approval-diff .diff', { hasText: EDIT.typed }).waitFor({ state: 'visible', timeout: timeoutMs });
+  if (readFileSync(file, 'utf8') !== EDIT.before) throw new HarnessError('the file changed before the person allowed the edit');
+  await screenshots(context, approval, 'edit-change', timeoutMs);
+
+  await approval.locator('button[data-decision="allow_edited"]').click({ timeout: timeoutMs });
+  await waitUntil(() => readFileSync(file, 'utf8') === EDIT.after, timeoutMs / 3, `after Allow with my changes ${EDIT.path} holds ${JSON.stringify(readFileSync(file, 'utf8'))}, not the person's text`);
+  const outcome = chat.locator('.approval[data-decision="allow_edited"] .approval-outcome').last();
+  await outcome.waitFor({ state: 'visible', timeout: timeoutMs });
+  if ((await outcome.innerText()) !== 'Allowed with your changes') throw new HarnessError(`the card says ${JSON.stringify(await outcome.innerText())}`);
+  await tab.waitFor({ state: 'hidden', timeout: timeoutMs });
+  await chat.locator('.msg-assistant', { hasText: EDIT.done }).waitFor({ state: 'visible', timeout: timeoutMs });
+  const told = JSON.stringify(context.fake.requests.at(-1)?.body ?? {});
+  if (!told.includes("The user edited this call's arguments")) throw new HarnessError('the model was not told that the person changed the content');
+}
