@@ -4,7 +4,9 @@
  * Crow's proposed version on the right, which the person edits; the card
  * says the change is being edited there and its diff follows the typing;
  * "Allow with my changes" writes exactly the person's text, the editor
- * closes, and the card says it was allowed with their changes. Screenshots
+ * closes, and the card says it was allowed with their changes. Code-server
+ * auto-saves a second after typing stops, so the check also shows that a
+ * save is not taken for a yes. Screenshots
  * while editing, at a 300 and a 250 px side bar, dark and light:
  * ui-clicks-edit-change-*.png.
  */
@@ -54,14 +56,20 @@ async function editChange(context: UiContext, timeoutMs: number): Promise<void> 
   await page.keyboard.type(EDIT.typed, { delay: 20 });
   await approval.locator('.approval-editing-note').waitFor({ state: 'visible', timeout: timeoutMs });
   await approval.locator('.approval-diff .diff', { hasText: EDIT.typed }).waitFor({ state: 'visible', timeout: timeoutMs });
-  if (readFileSync(file, 'utf8') !== EDIT.before) throw new HarnessError('the file changed before the person allowed the edit');
+  // The editor offers the same yes in its title bar.
+  await page.locator('.editor-actions .action-label[aria-label^="Allow with My Changes"]').first().waitFor({ state: 'visible', timeout: timeoutMs });
   await screenshots(context, approval, 'edit-change', timeoutMs);
+  // VS Code for the web saves by itself a second after typing stops: that save is no yes.
+  if (readFileSync(file, 'utf8') !== EDIT.before) throw new HarnessError('the file changed before the person allowed the edit (an auto-save of the proposed side allowed it?)');
 
   await approval.locator('button[data-decision="allow_edited"]').click({ timeout: timeoutMs });
   await waitUntil(() => readFileSync(file, 'utf8') === EDIT.after, timeoutMs / 3, `after Allow with my changes ${EDIT.path} holds ${JSON.stringify(readFileSync(file, 'utf8'))}, not the person's text`);
-  const outcome = chat.locator('.approval[data-decision="allow_edited"] .approval-outcome').last();
-  await outcome.waitFor({ state: 'visible', timeout: timeoutMs });
-  if ((await outcome.innerText()) !== 'Allowed with your changes') throw new HarnessError(`the card says ${JSON.stringify(await outcome.innerText())}`);
+  // The question goes once the call ends; the call's card keeps the answer.
+  const card = chat.locator('.tool-card', { hasText: `Edited ${EDIT.path}` }).last();
+  await card.waitFor({ state: 'visible', timeout: timeoutMs });
+  await card.locator('text=allowed with your changes').waitFor({ state: 'visible', timeout: timeoutMs / 3 }).catch(async () => {
+    throw new HarnessError(`the call's card does not say it was allowed with the person's changes: ${JSON.stringify(await card.innerText())}`);
+  });
   await tab.waitFor({ state: 'hidden', timeout: timeoutMs });
   await chat.locator('.msg-assistant', { hasText: EDIT.done }).waitFor({ state: 'visible', timeout: timeoutMs });
   const told = JSON.stringify(context.fake.requests.at(-1)?.body ?? {});

@@ -47,6 +47,7 @@ describe('chat view: a file change edited in the diff editor (headless Chromium)
     await approval.focus();
     await page().keyboard.press('y');
     assert.deepEqual(await view.takePosted(), [], "y does not allow the model's version while the person edits");
+    assert.match(await approval.locator('.approval-scope').innerText(), /^Keys: n deny Deny and say why…$/);
 
     await approval.locator('button.choice-show-editor').click();
     await approval.locator('button[data-decision="allow_edited"]').click();

@@ -106,6 +106,8 @@ describe("VS Code chat: a file change edited in the diff editor", () => {
     assert.deepEqual(last('approval_done'), { type: 'approval_done', id: request.id, decision: 'allow_edited' });
     assert.equal(file('greeting.txt'), 'hello, people\n', "the person's text, not the model's");
     assert.equal(editor!.closed, true, 'the editor closes once answered');
+    const ended = posted.flatMap((message) => (message.type === 'events' ? message.events : [])).find((event) => event.type === 'tool_end');
+    assert.equal(ended?.type === 'tool_end' && ended.approval, 'allow_edited', "the call's card says it was allowed with the person's changes");
     assert.match(toModel(1), /The user edited this call's arguments before allowing it\. It ran with: .*hello, people/);
 
     await chat.handle({ type: 'undo_prompt' });
@@ -114,7 +116,7 @@ describe("VS Code chat: a file change edited in the diff editor", () => {
     await chat.dispose();
   });
 
-  it('edit_file: saving in the editor allows it; only the stretch the person changed is replaced, at the approval\'s own path', async () => {
+  it('edit_file: a save in the editor is no yes; Allow with my changes replaces only the stretch the person changed, at the approval\'s own path', async () => {
     writeFileSync(join(root, 'calc.js'), 'function add(a, b) {\n  return a - b;\n}\n\nfunction sub(a, b) {\n  return a - b;\n}\n');
     server.enqueue('openai', call('edit_file', { path: 'calc.js', old_string: 'function add(a, b) {\n  return a - b;', new_string: 'function add(a, b) {\n  return a + b;' }), say('Fixed.'));
     const chat = controller();
@@ -125,7 +127,10 @@ describe("VS Code chat: a file change edited in the diff editor", () => {
     await chat.handle({ type: 'edit_change', id: request.id });
     const [editor] = editors;
     const mine = editor!.change.proposed.replace('return a + b;', 'return a + b; // checked');
-    editor!.edits.saved(mine);
+    editor!.text = mine;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.ok(!posted.some((message) => message.type === 'approval_done'), 'still pending: only the person\'s click allows it');
+    await chat.handle({ type: 'approve_change', id: request.id });
     await sent;
     assert.equal(last('approval_done')?.decision, 'allow_edited');
     assert.equal(file('calc.js'), mine);
@@ -135,7 +140,7 @@ describe("VS Code chat: a file change edited in the diff editor", () => {
     await chat.dispose();
   });
 
-  it('a cancel while the editor is open closes it and applies nothing, even a save that comes after', async () => {
+  it('a cancel while the editor is open closes it and applies nothing, even an Allow that comes after', async () => {
     writeFileSync(join(root, 'a.txt'), 'one\n');
     server.enqueue('openai', call('write_file', { path: 'a.txt', content: 'two\n' }), say('Never.'));
     const chat = controller();
@@ -146,7 +151,7 @@ describe("VS Code chat: a file change edited in the diff editor", () => {
     await sent;
     assert.equal(last('approval_done')?.decision, 'withdrawn');
     assert.equal(editors[0]!.closed, true);
-    editors[0]!.edits.saved('mine\n');
+    editors[0]!.text = 'mine\n';
     await chat.handle({ type: 'approve_change', id: request.id });
     assert.match(JSON.stringify(last('events')), /no longer pending/);
     assert.equal(file('a.txt'), 'one\n');

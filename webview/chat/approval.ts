@@ -140,9 +140,12 @@ export class ApprovalView {
     for (const answer of this.actions.querySelectorAll<HTMLButtonElement>('[data-decision="allow_once"], [data-decision="allow_always"], [data-decision="edit"]')) answer.hidden = true;
     // A refusal shown before the editor opened is old news.
     this.element.querySelector('.approval-problem')?.remove();
+    // Only n still answers from the keyboard: y and a would allow the model's version.
+    const keys = this.element.querySelector('.approval-scope')?.firstChild;
+    if (keys) keys.textContent = 'Keys: n deny ';
     const section = el('section', 'approval-edit approval-editing');
     const note = el('p', 'approval-editing-note', 'Editing in the editor: change the right side of ');
-    note.append(el('code', undefined, diff.path), ', then allow it here (or save it there).');
+    note.append(el('code', undefined, diff.path), ', then allow it here or with ✓ in the editor\'s title bar.');
     const problem = this.problemLine();
     const allow = button('Allow with my changes', 'approval-choice choice-allow_edited', () => this.send({ type: 'approve_change', id: this.request.id }), 'check');
     allow.dataset['decision'] = 'allow_edited';

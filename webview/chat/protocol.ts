@@ -186,8 +186,8 @@ export type TranscriptEvent =
       durationMs: number;
       /** How long it waited for a person's approval, when one was asked. */
       waitedMs?: number;
-      /** What the person answered, when someone was asked: the card says so once the call ends. */
-      approval?: ApprovalDecision | 'reject_always';
+      /** What the person answered, when someone was asked (`allow_edited`: allowed once, as they changed it): the card says so once the call ends. */
+      approval?: ApprovalDecision | 'reject_always' | 'allow_edited';
       /** Time the call spent getting ready (a terminal opening), apart from durationMs. */
       setupMs?: number;
       /** A command's exit code: the card shows a non-zero one as a failure, whatever the call's status. */

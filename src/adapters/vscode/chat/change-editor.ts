@@ -3,10 +3,13 @@
  * editable: the left side is the file as it is now (read-only), the right a
  * document of the `crow-proposed` scheme that lives only in memory here.
  * Typing there is reported (a moment after it stops) so the chat's card
- * can follow; saving it allows the change as saved. Nothing here writes a
- * workspace file: the text goes back to the approval, which writes it to
- * the approval's own path through the tool. Once closed (answered, or
- * withdrawn by a cancel), the tab goes and a later save is ignored.
+ * can follow. Saving only keeps the text here (VS Code for the web saves
+ * by itself after a second, and an auto-save is not a yes): the card's
+ * "Allow with my changes", or the same action in the editor's title bar
+ * (crow.allowProposedChange), allows it. Nothing here writes a workspace
+ * file: the text goes back to the approval, which writes it to the
+ * approval's own path through the tool. Once closed (answered, or withdrawn
+ * by a cancel), the tab goes.
  */
 import { posix } from 'node:path';
 import * as vscode from 'vscode';
@@ -21,8 +24,6 @@ const QUIET_MS = 200;
 interface ProposedFile {
   bytes: Uint8Array;
   mtime: number;
-  /** Told of each save while the approval waits; undefined once closed. */
-  saved: ((text: string) => void) | undefined;
 }
 
 /** The proposed sides of open approvals, by URI: a file system of their own, in memory. */
@@ -31,22 +32,17 @@ export class ProposedFiles implements vscode.FileSystemProvider {
   private readonly changes = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
   readonly onDidChangeFile = this.changes.event;
 
-  /** Holds `text` at a new URI for approval `id` (its path only for the tab's title and language). */
-  add(id: string, path: string, text: string, saved: (text: string) => void): vscode.Uri {
-    const uri = vscode.Uri.from({ scheme: PROPOSED_SCHEME, path: posix.join('/', encodeURIComponent(id), posix.normalize(`/${path}`)) });
-    this.files.set(uri.toString(), { bytes: new TextEncoder().encode(text), mtime: Date.now(), saved });
+  /** Holds `text` at a new URI for approval `id` (its path only for the breadcrumbs and language). */
+  add(id: string, path: string, text: string): vscode.Uri {
+    // The approval in the query, so that the breadcrumbs show the file's own path.
+    const uri = vscode.Uri.from({ scheme: PROPOSED_SCHEME, path: posix.normalize(`/${path}`), query: new URLSearchParams({ approval: id }).toString() });
+    this.files.set(uri.toString(), { bytes: new TextEncoder().encode(text), mtime: Date.now() });
     return uri;
   }
 
   /** The text last saved at `uri`. */
   text(uri: vscode.Uri): string {
     return new TextDecoder().decode(this.file(uri).bytes);
-  }
-
-  /** Saves at `uri` are kept from now on but told to no one. */
-  close(uri: vscode.Uri): void {
-    const file = this.files.get(uri.toString());
-    if (file) file.saved = undefined;
   }
 
   forget(uri: vscode.Uri): void {
@@ -79,7 +75,6 @@ export class ProposedFiles implements vscode.FileSystemProvider {
     file.bytes = content;
     file.mtime = Date.now();
     this.changes.fire([{ type: vscode.FileChangeType.Changed, uri }]);
-    file.saved?.(new TextDecoder().decode(content));
   }
 
   delete(uri: vscode.Uri): void {
@@ -108,7 +103,7 @@ export async function openChangeEditor(
   left: vscode.Uri,
   edits: ChangeEdits,
 ): Promise<ChangeEditor> {
-  const right = files.add(id, change.path, change.proposed, edits.saved);
+  const right = files.add(id, change.path, change.proposed);
   const title = `Crow's proposed change to ${change.path} (edit, then allow)`;
   let timer: NodeJS.Timeout | undefined;
   const typing = vscode.workspace.onDidChangeTextDocument((event) => {
@@ -128,8 +123,7 @@ export async function openChangeEditor(
       closed = true;
       clearTimeout(timer);
       typing.dispose();
-      files.close(right);
-      // Saved into the void first, so that closing the tab does not ask whether to save.
+      // Saved here first, so that closing the tab does not ask whether to save.
       const open = document();
       if (open?.isDirty) await open.save();
       const tabs = vscode.window.tabGroups.all.flatMap((group) => group.tabs).filter((tab) => tab.input instanceof vscode.TabInputTextDiff && tab.input.modified.toString() === right.toString());
@@ -137,4 +131,10 @@ export async function openChangeEditor(
       files.forget(right);
     },
   };
+}
+
+/** The approval a `crow-proposed` document belongs to (the editor title's "Allow with my changes" names it by its URI); undefined for any other. */
+export function approvalOfDocument(uri: unknown): string | undefined {
+  if (!(uri instanceof vscode.Uri) || uri.scheme !== PROPOSED_SCHEME) return undefined;
+  return new URLSearchParams(uri.query).get('approval') ?? undefined;
 }

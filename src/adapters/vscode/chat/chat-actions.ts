@@ -41,12 +41,14 @@ export interface ProposedChange {
   proposed: string;
 }
 
-/** What the person does in a change's diff editor. */
+/**
+ * What the person does in a change's diff editor. Saving there only keeps
+ * the text (an auto-save is not a yes): the card's "Allow with my changes"
+ * or the editor's own title action allows it.
+ */
 export interface ChangeEdits {
   /** The proposed side now reads `text` (told a moment after typing stops). */
   changed(text: string): void;
-  /** The person saved the proposed side: they allow the change as `text`. */
-  saved(text: string): void;
 }
 
 /** A change's diff editor, open. */

@@ -18,8 +18,8 @@ interface PendingApproval {
   withdraw(): void;
   /** The call's tool, its change and its arguments as the model sent them, when the change may be edited in the diff editor. */
   file?: { tool: string; unified: string; arguments: Record<string, unknown> };
-  /** The diff editor on that change, once Edit… opened it, with the file as it was then. */
-  editing?: { editor: ChangeEditor; current: string | undefined; proposed: string };
+  /** The diff editor on that change, once Edit… opened it, with the file as it was then; `show` tells the card the change as `text` makes it. */
+  editing?: { editor: ChangeEditor; current: string | undefined; proposed: string; show(text: string): void };
 }
 
 /** The view's messages about an approval. */
@@ -36,6 +36,8 @@ export type ChangeEditing = Pick<ViewActions, 'proposedChange' | 'editChange'>;
  */
 export class ChatApprovals {
   private readonly waiting = new Map<string, PendingApproval>();
+  /** Approvals whose diff editor is opening. */
+  private readonly opening = new Set<string>();
 
   constructor(
     private readonly post: (message: HostMessage) => void,
@@ -122,35 +124,47 @@ export class ChatApprovals {
    */
   async editInEditor(id: string): Promise<void> {
     const pending = this.pendingOne(id);
-    if (pending.editing) return pending.editing.editor.reveal();
+    if (pending.editing) {
+      // A reloaded view's card learns again that the change is in the editor.
+      pending.editing.show(pending.editing.editor.text());
+      return pending.editing.editor.reveal();
+    }
     if (!pending.file) throw new Error('This approval has no file change to edit in the editor.');
-    const change = await this.editing.proposedChange(pending.file.unified);
+    // A second click while the editor opens opens no second one.
+    if (this.opening.has(id)) return;
+    this.opening.add(id);
+    try {
+      await this.openEditor(id, pending, pending.file.unified);
+    } finally {
+      this.opening.delete(id);
+    }
+  }
+
+  private async openEditor(id: string, pending: PendingApproval, unified: string): Promise<void> {
+    const change = await this.editing.proposedChange(unified);
     const problem = notEditable(change.path, change.current, change.proposed);
     if (problem !== undefined) return this.post({ type: 'approval_invalid', id, problem });
-    const changed = (text: string): void => {
+    const show = (text: string): void => {
       if (this.waiting.get(id) !== pending) return;
       const unified = unifiedDiff(change.path, change.current, text).diff;
       this.post({ type: 'approval_change', id, diff: { path: change.path, unified: capText(unified) } });
     };
-    const editor = await this.editing.editChange(id, change, { changed, saved: (text) => this.allowEdited(id, text) });
+    const editor = await this.editing.editChange(id, change, { changed: show });
     // Answered or withdrawn while the editor opened: it closes at once.
     if (this.waiting.get(id) !== pending) return editor.close();
-    pending.editing = { editor, current: change.current, proposed: change.proposed };
-    changed(change.proposed);
+    pending.editing = { editor, current: change.current, proposed: change.proposed, show };
+    show(change.proposed);
   }
 
   /**
-   * Allows approval `id` with the text its diff editor holds (`saved`, when
-   * the person saved it there), or tells the view what is wrong. The text
-   * left as proposed is a plain Allow once.
+   * Allows approval `id` with the text its diff editor holds, or tells the
+   * view what is wrong. The text left as proposed is a plain Allow once.
    */
-  allowEdited(id: string, saved?: string): void {
-    // A save in an editor whose approval has ended applies nothing.
-    if (saved !== undefined && !this.waiting.get(id)?.editing) return;
+  allowEdited(id: string): void {
     const pending = this.pendingOne(id);
     if (!pending.file || !pending.editing) throw new Error('Open the change in the editor first (Edit…), then allow it with your changes.');
     const { current, proposed, editor } = pending.editing;
-    const text = saved ?? editor.text();
+    const text = editor.text();
     if (text === proposed) return pending.answer('allow_once');
     const edited = editedArguments(pending.file.tool, pending.file.arguments, current, text);
     const problem = 'problem' in edited ? edited.problem : pending.edit(JSON.stringify(edited.value));
