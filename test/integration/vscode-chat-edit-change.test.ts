@@ -173,6 +173,10 @@ describe("VS Code chat: a file change edited in the diff editor", () => {
     await chat.handle({ type: 'edit_change', id: binary.id });
     assert.equal(editors.length, 0, 'no editor for a binary file');
     assert.match(last('approval_invalid')!.problem, /data\.txt is a binary file/);
+    // A view that posts Allow with my changes for a change no editor holds allows nothing.
+    await chat.handle({ type: 'approve_change', id: binary.id });
+    assert.match(JSON.stringify(last('events')), /Open the change in the editor first/);
+    assert.ok(!posted.some((message) => message.type === 'approval_done' && message.id === binary.id));
     await chat.handle({ type: 'approve', id: binary.id, decision: 'reject_once' });
 
     const edit = await waitFor(() => posted.findLast((message) => message.type === 'approval' && message.request.id !== binary.id));
