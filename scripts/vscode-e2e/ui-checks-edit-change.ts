@@ -32,7 +32,41 @@ export const EDIT_CHANGE_CHECKS: UiCheck[] = [
     timeoutMs: 150_000,
     run: editChange,
   },
+  {
+    slug: 'edit-change-cancel',
+    name: 'a cancel while the person edits a proposed change closes its diff editor without asking to save, and writes nothing',
+    timeoutMs: 120_000,
+    run: cancelWhileEditing,
+  },
 ];
+
+const CANCEL = { path: 'edit-cancel.txt', before: 'as it was\n', prompt: 'Rewrite the cancel notes.', typed: 'mine, unsaved' };
+
+async function cancelWhileEditing(context: UiContext, timeoutMs: number): Promise<void> {
+  const { page } = context;
+  const chat = chatFrame(context);
+  const file = join(context.workspace, CANCEL.path);
+  writeFileSync(file, CANCEL.before);
+  await newSession(chat, timeoutMs);
+  context.fake.enqueue('openai', toolCall('write_file', { path: CANCEL.path, content: 'the model\'s\n' }));
+  await sendPrompt(chat, CANCEL.prompt, timeoutMs);
+  const approval = chat.locator('.approval:not([data-decision])').first();
+  await approval.locator('button[data-decision="edit"]').click({ timeout: timeoutMs });
+  const tab = page.locator('.tabs-container .tab', { hasText: `Crow's proposed change to ${CANCEL.path}` });
+  await tab.waitFor({ state: 'visible', timeout: timeoutMs });
+  await page.locator('.monaco-diff-editor .editor.modified .view-lines').first().click({ timeout: timeoutMs });
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type(CANCEL.typed, { delay: 20 });
+  await approval.locator('.approval-diff .diff', { hasText: CANCEL.typed }).waitFor({ state: 'visible', timeout: timeoutMs });
+  await chat.locator('#cancel').click({ timeout: timeoutMs });
+  // Closed without a "Do you want to save?" in the way.
+  await tab.waitFor({ state: 'hidden', timeout: timeoutMs / 3 }).catch(async () => {
+    const dialog = await page.locator('.monaco-dialog-box').innerText().catch(() => '');
+    throw new HarnessError(`the proposed change's editor stayed open after the cancel${dialog ? `, behind a dialog: ${JSON.stringify(dialog)}` : ''}`);
+  });
+  await chat.locator('#cancel').waitFor({ state: 'hidden', timeout: timeoutMs });
+  if (readFileSync(file, 'utf8') !== CANCEL.before) throw new HarnessError(`a cancelled edit wrote ${CANCEL.path}: ${JSON.stringify(readFileSync(file, 'utf8'))}`);
+}
 
 async function editChange(context: UiContext, timeoutMs: number): Promise<void> {
   const { page } = context;

@@ -15,7 +15,7 @@ import { linkAction, renderMarkdown } from './markdown';
 import { PromptChanges } from './changes-bar';
 import { promptEndCard } from './prompt-end';
 import type { PlanView } from './plan';
-import type { Actor, ApprovalOutcome, ApprovalRequest, CardDiff, FileCount, TranscriptEvent } from './protocol';
+import type { Actor, ApprovalOutcome, ApprovalRequest, FileCount, TranscriptEvent } from './protocol';
 import { CheckpointActions } from './checkpoint-actions';
 import { handoff, message, notice, reviewStart, verdict } from './entries';
 import { ToolCard } from './tool-card';
@@ -169,13 +169,9 @@ export class Transcript {
     this.schedule();
   }
 
-  /** The host did not accept the person's edited arguments: the card says why and keeps their text. */
-  approvalInvalid(id: string, problem: string): void {
-    this.approvals.get(id)?.invalid(problem);
-  }
-
-  approvalChange(id: string, diff: CardDiff): void {
-    this.approvals.get(id)?.editing(diff);
+  /** The approval card `id`, while it is shown (the host's word on an edit goes to it). */
+  approval(id: string): ApprovalView | undefined {
+    return this.approvals.get(id);
   }
 
   approvalDone(id: string, decision: ApprovalOutcome): void {
