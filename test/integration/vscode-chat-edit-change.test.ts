@@ -100,6 +100,12 @@ describe("VS Code chat: a file change edited in the diff editor", () => {
     editor!.text = 'hello, people\n';
     editor!.edits.changed(editor!.text);
     assert.match(last('approval_change')!.diff.unified, /-hello\n\+hello, people/, 'the diff follows the edit');
+    // A reloaded view gets the question and, after it, the change as the person's text makes it.
+    posted = [];
+    await chat.handle({ type: 'ready' });
+    const again = posted.filter((message) => message.type === 'approval' || message.type === 'approval_change').map((message) => message.type);
+    assert.deepEqual(again, ['approval', 'approval_change']);
+    assert.match(last('approval_change')!.diff.unified, /\+hello, people/);
     assert.ok(isWebviewMessage({ type: 'approve_change', id: request.id }));
     await chat.handle({ type: 'approve_change', id: request.id });
     await sent;

@@ -19,7 +19,7 @@ interface PendingApproval {
   /** The call's tool, its change and its arguments as the model sent them, when the change may be edited in the diff editor. */
   file?: { tool: string; unified: string; arguments: Record<string, unknown> };
   /** The diff editor on that change, once Edit… opened it, with the file as it was then; `show` tells the card the change as `text` makes it. */
-  editing?: { editor: ChangeEditor; current: string | undefined; proposed: string; show(text: string): void };
+  editing?: { editor: ChangeEditor; current: string | undefined; proposed: string; show(text: string): void; shown?: HostMessage };
 }
 
 /** The view's messages about an approval. */
@@ -145,9 +145,10 @@ export class ChatApprovals {
     const problem = notEditable(change.path, change.current, change.proposed);
     if (problem !== undefined) return this.post({ type: 'approval_invalid', id, problem });
     const show = (text: string): void => {
-      if (this.waiting.get(id) !== pending) return;
+      if (this.waiting.get(id) !== pending || !pending.editing) return;
       const unified = unifiedDiff(change.path, change.current, text).diff;
-      this.post({ type: 'approval_change', id, diff: { path: change.path, unified: capText(unified) } });
+      pending.editing.shown = { type: 'approval_change', id, diff: { path: change.path, unified: capText(unified) } };
+      this.post(pending.editing.shown);
     };
     const editor = await this.editing.editChange(id, change, { changed: show });
     // Answered or withdrawn while the editor opened: it closes at once.
@@ -176,9 +177,14 @@ export class ChatApprovals {
     return this.waiting.get(id)?.request;
   }
 
-  /** Every question still waiting, to ask a reloaded view again. */
+  /** Every question still waiting, oldest first. */
   pending(): ApprovalRequest[] {
     return [...this.waiting.values()].map((pending) => pending.request);
+  }
+
+  /** What a reloaded view is told of the questions still waiting: each, and a change being edited as it now stands. */
+  replay(): HostMessage[] {
+    return [...this.waiting.values()].flatMap(({ request, editing }): HostMessage[] => [{ type: 'approval', request }, ...(editing?.shown ? [editing.shown] : [])]);
   }
 
   withdrawAll(): void {

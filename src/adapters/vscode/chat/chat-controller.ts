@@ -242,7 +242,7 @@ export class ChatController {
     for (const message of this.record.replay(this.shown.all)) this.post(message);
     this.announceRules();
     // A reloaded view must still offer the questions a running prompt waits on.
-    for (const request of this.approvals.pending()) this.post({ type: 'approval', request });
+    for (const message of this.approvals.replay()) this.post(message);
     await this.setup.announce();
   }
 
