@@ -32,7 +32,9 @@ export type ChangeEditing = Pick<ViewActions, 'proposedChange' | 'editChange'>;
  * The chat view's approvals: each question the permission gate asks is
  * posted to the view inline, and waits for the person's click, for edited
  * arguments (seed 002's Modify, checked here against the tool's
- * parameters), or for a cancel that withdraws it.
+ * parameters), for a file change as the person edited it in VS Code's diff
+ * editor (turned back into the call's arguments by edited-change.ts, then
+ * checked the same way), or for a cancel that withdraws it.
  */
 export class ChatApprovals {
   private readonly waiting = new Map<string, PendingApproval>();
