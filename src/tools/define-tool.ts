@@ -302,8 +302,15 @@ function editableArguments(schema: z.ZodObject, jsonSchema: Record<string, unkno
  */
 function withEditedNote(output: string, edited: Record<string, unknown> | undefined): string {
   if (!edited) return output;
-  const note = `[The user edited this call's arguments before allowing it. It ran with: ${JSON.stringify(edited)}]`;
+  const note = `[The user edited this call's arguments before allowing it. It ran with: ${JSON.stringify(edited, shortStrings)}]`;
   return output === '' || output.endsWith('\n') ? `${output}${note}` : `${output}\n${note}`;
+}
+
+/** Longer strings of edited arguments (a whole file's content) are not repeated to the model in full. */
+const NOTED_CHARS = 2_000;
+
+function shortStrings(_key: string, value: unknown): unknown {
+  return typeof value === 'string' && value.length > NOTED_CHARS ? `${value.slice(0, NOTED_CHARS)}[… ${value.length - NOTED_CHARS} more characters the user wrote, not repeated here]` : value;
 }
 
 function issues(error: z.ZodError): string[] {

@@ -5,6 +5,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { editorless } from '../support/view-actions';
 import { ChatController } from '../../src/adapters/vscode/chat/chat-controller';
 import type { ViewActions } from '../../src/adapters/vscode/chat/chat-actions';
 import { folderChatHost, waitFor } from '../support/chat-host';
@@ -76,6 +77,7 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
       showTrace: async (sessionId, callId) => void actions.traces.push(`${sessionId}:${callId ?? ''}`),
       sessionsChanged: () => void actions.changed++,
       previewChange: async (id, unified) => void actions.previews.push({ id, unified }),
+      ...editorless,
       openSettings: async (setting) => void actions.settings.push(setting),
       showLog: () => void actions.logs++,
       storeKey: async (variable, key) => void (stored[variable] = key),

@@ -1,5 +1,15 @@
 import type { ViewActions } from '../../src/adapters/vscode/chat/chat-actions';
 
+/** A window without diff editors: an approval's change is never opened for editing. */
+export const editorless: Pick<ViewActions, 'proposedChange' | 'editChange'> = {
+  proposedChange: async () => {
+    throw new Error('no diff editor in this test');
+  },
+  editChange: async () => {
+    throw new Error('no diff editor in this test');
+  },
+};
+
 /** The chat's VS Code actions as a test that does not look at them wants them: each does nothing. */
 export function quietViewActions(overrides: Partial<ViewActions> = {}): ViewActions {
   return {
@@ -17,6 +27,7 @@ export function quietViewActions(overrides: Partial<ViewActions> = {}): ViewActi
     insertAtCursor: async () => undefined,
     pickFileForCode: async () => undefined,
     confirm: async () => true,
+    ...editorless,
     ...overrides,
   };
 }

@@ -4,11 +4,13 @@
  * folder, paths), the change a write would make as a diff with "Preview" in
  * VS Code's diff editor, who asks, and three buttons. An agent's own request
  * for approval shows its question and details, with Approve and Deny. Where
- * the call's arguments may be changed, Edit opens them in a text box: a
- * command's command line alone ("Run this command"), other calls' arguments
- * as JSON ("Allow with these arguments", seed 002's Modify); an edit the host
- * does not accept is shown with what is wrong, the text kept for another
- * try. "Deny and say why…" sends the person's reason with the no: the agent
+ * the call's arguments may be changed, Edit opens them: a file change in VS
+ * Code's diff editor, its proposed side editable (the card then says so,
+ * its diff follows the person's text, and "Allow with my changes" allows
+ * what the editor holds); a command's command line alone in a text box
+ * ("Run this command"); other calls' arguments as JSON ("Allow with these
+ * arguments", seed 002's Modify). An edit the host does not accept is shown
+ * with what is wrong, the text kept for another try. "Deny and say why…" sends the person's reason with the no: the agent
  * reads it as the denial. While pending it sticks to the bottom of the transcript, so it is
  * never scrolled out of sight. A click posts `approve` (or `approve_edited`)
  * and disables the buttons; the buttons go away when the host reports
@@ -34,8 +36,8 @@ const OUTCOME: Record<ApprovalOutcome, string> = {
 export class ApprovalView {
   readonly element: HTMLElement;
   private readonly actions = el('div', 'approval-actions');
-  /** The arguments being edited, once Edit was chosen. */
-  private editor: { section: HTMLElement; text: HTMLTextAreaElement; problem: HTMLElement; allow: HTMLButtonElement } | undefined;
+  /** The arguments being edited, once Edit was chosen; no text box when the change is edited in the diff editor. */
+  private editor: { section: HTMLElement; text?: HTMLTextAreaElement; problem: HTMLElement; allow: HTMLButtonElement } | undefined;
   /** The box for the reason of a denial, once "Deny and say why…" was chosen. */
   private reason: HTMLElement | undefined;
 
@@ -66,7 +68,8 @@ export class ApprovalView {
         this.choice('allow_always', 'Always', `Always allow ${request.alwaysScope}`),
         this.choice('reject_once', 'Deny', `Deny ${request.title}`),
       );
-      if (request.arguments !== undefined) this.actions.append(this.editButton('Edit…', "Edit the call's arguments, then allow it once"));
+      if (request.editInEditor && request.diff) this.actions.append(this.editButton('Edit…', 'Edit the change in the diff editor, then allow it with your changes', () => this.post({ type: 'edit_change', id: request.id })));
+      else if (request.arguments !== undefined) this.actions.append(this.editButton('Edit…', "Edit the call's arguments, then allow it once"));
     }
     this.element.append(this.actions);
     // Under the buttons, so they keep one line in a narrow sidebar.
@@ -87,7 +90,7 @@ export class ApprovalView {
       event.key === 'y' ? 'allow_once' : event.key === 'n' ? 'reject_once' : event.key === 'a' && !this.request.question ? 'allow_always' : undefined;
     if (decision === undefined) return;
     const choice = this.actions.querySelector<HTMLButtonElement>(`button[data-decision="${decision}"]`);
-    if (!choice || choice.disabled) return;
+    if (!choice || choice.disabled || choice.hidden) return;
     event.preventDefault();
     choice.click();
   }
@@ -112,13 +115,55 @@ export class ApprovalView {
     this.element.append(el('p', 'approval-outcome', OUTCOME[decision]));
   }
 
-  /** The host refused the edited arguments: say why, give the buttons back, keep the text as typed. */
+  /** The host refused the edit (or to open the editor): say why, give the buttons back, keep the text as typed. */
   invalid(problem: string): void {
-    if (!this.editor) return;
-    this.editor.problem.textContent = problem;
-    this.editor.problem.hidden = false;
+    const line = this.editor?.problem ?? this.element.querySelector<HTMLElement>('.approval-problem') ?? this.problemLine();
+    if (!line.isConnected) this.element.insertBefore(line, this.actions);
+    line.textContent = problem;
+    line.hidden = false;
     this.enable(true);
-    this.editor.text.focus();
+    (this.editor?.text ?? this.editor?.allow)?.focus();
+  }
+
+  /**
+   * The change is open in the diff editor: the card says so, offers "Allow
+   * with my changes" in place of Allow once and Always, and shows `diff`,
+   * the change as the person's text now makes it.
+   */
+  editing(diff: NonNullable<ApprovalRequest['diff']>): void {
+    if (!this.pending) return;
+    const change = this.change(diff);
+    const shown = this.element.querySelector('.approval-diff');
+    if (shown) shown.replaceWith(change);
+    else this.element.insertBefore(change, this.actions);
+    if (this.editor) return;
+    for (const answer of this.actions.querySelectorAll<HTMLButtonElement>('[data-decision="allow_once"], [data-decision="allow_always"], [data-decision="edit"]')) answer.hidden = true;
+    // A refusal shown before the editor opened is old news.
+    this.element.querySelector('.approval-problem')?.remove();
+    // Only n still answers from the keyboard: y and a would allow the model's version.
+    const keys = this.element.querySelector('.approval-scope')?.firstChild;
+    if (keys) keys.textContent = 'Keys: n deny ';
+    const section = el('section', 'approval-edit approval-editing');
+    const note = el('p', 'approval-editing-note', 'Editing in the editor: change the right side of ');
+    note.append(el('code', undefined, diff.path), ', then allow it here or with ✓ in the editor\'s title bar.');
+    const problem = this.problemLine();
+    const allow = button('Allow with my changes', 'approval-choice choice-allow_edited', () => this.send({ type: 'approve_change', id: this.request.id }), 'check');
+    allow.dataset['decision'] = 'allow_edited';
+    allow.title = 'Allow the change as the diff editor holds it now';
+    const show = button('Show editor', 'approval-choice choice-show-editor', () => this.post({ type: 'edit_change', id: this.request.id }), 'go-to-file');
+    show.title = 'Bring the diff editor with your version to the front';
+    const row = el('div', 'approval-edit-actions');
+    row.append(allow, show);
+    section.append(note, problem, row);
+    this.editor = { section, problem, allow };
+    this.element.insertBefore(section, this.actions);
+  }
+
+  private problemLine(): HTMLElement {
+    const problem = el('p', 'approval-problem');
+    problem.hidden = true;
+    problem.setAttribute('role', 'alert');
+    return problem;
   }
 
   private choice(decision: ApprovalDecision, label: string, description: string): HTMLButtonElement {
@@ -138,11 +183,11 @@ export class ApprovalView {
 
   private enable(enabled: boolean): void {
     for (const other of this.element.querySelectorAll<HTMLButtonElement>('.approval-actions button, .approval-edit button, .approval-reason button, .approval-deny-why')) other.disabled = !enabled;
-    if (this.editor) this.editor.text.readOnly = !enabled;
+    if (this.editor?.text) this.editor.text.readOnly = !enabled;
   }
 
-  private editButton(label: string, description: string): HTMLButtonElement {
-    const edit = button(label, 'approval-choice choice-edit', () => this.openEditor(), 'edit');
+  private editButton(label: string, description: string, open = (): void => this.openEditor()): HTMLButtonElement {
+    const edit = button(label, 'approval-choice choice-edit', open, 'edit');
     edit.dataset['decision'] = 'edit';
     edit.title = description;
     return edit;
@@ -154,7 +199,7 @@ export class ApprovalView {
    */
   private openEditor(): void {
     if (this.editor) {
-      this.editor.text.focus();
+      this.editor.text?.focus();
       return;
     }
     const section = el('section', 'approval-edit');
@@ -165,9 +210,7 @@ export class ApprovalView {
     text.rows = Math.min(16, Math.max(command ? 2 : 3, text.value.split('\n').length + 1));
     text.setAttribute('aria-label', command ? 'The command line' : this.request.question ? 'The question, as JSON' : "The call's arguments, as JSON");
     if (command) text.classList.add('approval-command-line');
-    const problem = el('p', 'approval-problem');
-    problem.hidden = true;
-    problem.setAttribute('role', 'alert');
+    const problem = this.problemLine();
     const label = command ? 'Run this command' : this.request.question ? 'Approve as changed' : 'Allow with these arguments';
     const allow = button(label, 'approval-choice choice-allow_edited', () =>
       this.send({ type: 'approve_edited', id: this.request.id, arguments: command ? JSON.stringify({ ...command.all, command: text.value }) : text.value }),

@@ -72,6 +72,7 @@ const HOST_TYPE_LIST: Record<HostMessage['type'], true> = {
   approval: true,
   approval_done: true,
   approval_invalid: true,
+  approval_change: true,
   restored: true,
   change_counts: true,
   hunks: true,

@@ -126,7 +126,10 @@ class ChatApp {
         this.transcript.approvalDone(message.id, message.decision);
         break;
       case 'approval_invalid':
-        this.transcript.approvalInvalid(message.id, message.problem);
+        this.transcript.approval(message.id)?.invalid(message.problem);
+        break;
+      case 'approval_change':
+        this.transcript.approval(message.id)?.editing(message.diff);
         break;
       case 'prefill':
         this.composer.prefill(message.text);

@@ -94,6 +94,13 @@ export interface ApprovalRequest {
    * is wrong (the view keeps the text for another try).
    */
   arguments?: string;
+  /**
+   * The change (`diff`) may be edited in VS Code's diff editor: Edit…
+   * posts `edit_change`, the host opens it with the proposed text editable
+   * and answers `approval_change`; "Allow with my changes" posts
+   * `approve_change` (the host takes the text from the editor).
+   */
+  editInEditor?: boolean;
   /** Set when an agent asks for approval itself (request_approval): `title` is its question; no "always". */
   question?: { details?: string };
 }
@@ -179,8 +186,8 @@ export type TranscriptEvent =
       durationMs: number;
       /** How long it waited for a person's approval, when one was asked. */
       waitedMs?: number;
-      /** What the person answered, when someone was asked: the card says so once the call ends. */
-      approval?: ApprovalDecision | 'reject_always';
+      /** What the person answered, when someone was asked (`allow_edited`: allowed once, as they changed it): the card says so once the call ends. */
+      approval?: ApprovalDecision | 'reject_always' | 'allow_edited';
       /** Time the call spent getting ready (a terminal opening), apart from durationMs. */
       setupMs?: number;
       /** A command's exit code: the card shows a non-zero one as a failure, whatever the call's status. */
@@ -271,6 +278,8 @@ export type HostMessage =
   | { type: 'approval_done'; id: string; decision: ApprovalOutcome }
   /** Edited arguments the host did not accept: `problem` says why; the approval stays pending. */
   | { type: 'approval_invalid'; id: string; problem: string }
+  /** The approval's change is open for editing in the diff editor; `diff` is the change as the person's text now makes it. */
+  | { type: 'approval_change'; id: string; diff: CardDiff }
   /** Puts text into the input box (send selection or file to Crow), without sending it. */
   | { type: 'prefill'; text: string }
   /** The provider set-up: shown with what is missing, or hidden (`need` absent) once a provider can answer. */
@@ -311,6 +320,10 @@ export type WebviewMessage =
   | { type: 'approve_edited'; id: string; arguments: string }
   /** Opens the change a pending approval asks about in VS Code's diff editor. */
   | { type: 'preview_approval'; id: string }
+  /** Opens a pending approval's change in the diff editor, its proposed side editable (or shows that editor again). */
+  | { type: 'edit_change'; id: string }
+  /** Allows a pending approval once, with the text the person left in its diff editor. */
+  | { type: 'approve_change'; id: string }
   /** Sends the last prompt again (after an error). */
   | { type: 'retry' }
   /** Goes back to a checkpoint at once (the host asks only when files the transcript did not show would change). */
@@ -367,6 +380,8 @@ const FIELDS: Record<WebviewMessage['type'], (message: Record<string, unknown>) 
   deny: (m) => typeof m.id === 'string' && typeof m.reason === 'string',
   approve_edited: (m) => typeof m.id === 'string' && typeof m.arguments === 'string',
   preview_approval: (m) => typeof m.id === 'string',
+  edit_change: (m) => typeof m.id === 'string',
+  approve_change: (m) => typeof m.id === 'string',
   retry: () => true,
   restore: (m) => typeof m.checkpoint === 'string' && (m.mode === 'both' || m.mode === 'files' || m.mode === 'conversation'),
   edit_message: (m) => typeof m.checkpoint === 'string' && typeof m.text === 'string' && (m.files === undefined || typeof m.files === 'boolean'),

@@ -24,6 +24,7 @@ const FILE_KINDS: ReadonlySet<string> = new Set(['read', 'edit', 'delete', 'move
 /** The person's answer to the call's approval, as its card states it once the call ended (the question itself is gone then). */
 const ANSWERED: Record<NonNullable<ToolEnd['approval']>, string> = {
   allow_once: 'allowed once',
+  allow_edited: 'allowed with your changes',
   allow_always: 'always allowed',
   reject_once: 'denied',
   reject_always: 'always denied',

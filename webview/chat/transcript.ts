@@ -169,9 +169,9 @@ export class Transcript {
     this.schedule();
   }
 
-  /** The host did not accept the person's edited arguments: the card says why and keeps their text. */
-  approvalInvalid(id: string, problem: string): void {
-    this.approvals.get(id)?.invalid(problem);
+  /** The approval card `id`, while it is shown (the host's word on an edit goes to it). */
+  approval(id: string): ApprovalView | undefined {
+    return this.approvals.get(id);
   }
 
   approvalDone(id: string, decision: ApprovalOutcome): void {

@@ -8,6 +8,7 @@ import type { Crow } from './crow';
 import { type EvalCommandOptions, runEvaluation } from './eval-command';
 import { workspaceRoot } from './workspace-root';
 import { keyVariables } from './key-variables';
+import { approvalOfDocument } from './chat/change-editor';
 
 /** Every palette command of the extension except those of the Traces view (registered there). */
 export function registerCommands(context: vscode.ExtensionContext, crow: Crow): vscode.Disposable[] {
@@ -37,6 +38,7 @@ export function registerCommands(context: vscode.ExtensionContext, crow: Crow): 
     command('crow.cancel', () => crow.controller().cancel()),
     command('crow.allowWaiting', () => answerWaiting(crow, 'allow_once')),
     command('crow.denyWaiting', () => answerWaiting(crow, 'reject_once')),
+    command('crow.allowProposedChange', (uri) => allowProposedChange(crow, uri)),
     command('crow.chat.showTrace', () => {
       const id = crow.controller().sessionId;
       return id !== undefined ? crow.traces.showTrace(id) : vscode.commands.executeCommand('crow.showTrace');
@@ -290,4 +292,11 @@ async function openConfigFolder(which?: string): Promise<void> {
     if (!existsSync(config)) writeFileSync(config, STARTER_CONFIG);
   }
   await vscode.window.showTextDocument(vscode.Uri.file(config));
+}
+
+/** "Allow with my changes" in a proposed change's diff editor: the approval its document belongs to (the active editor's, from the palette). */
+async function allowProposedChange(crow: Crow, uri: unknown): Promise<void> {
+  const id = approvalOfDocument(uri) ?? approvalOfDocument(vscode.window.activeTextEditor?.document.uri);
+  if (id === undefined) throw new Error("Open a change Crow proposes first (Edit… on its approval in the chat).");
+  await crow.controller().handle({ type: 'approve_change', id });
 }

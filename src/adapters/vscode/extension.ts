@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { configHome, dataHome } from '../../config/paths';
 import { CHAT_VIEW_ID, ChatViewProvider } from './chat/chat-view';
 import { BEFORE_SCHEME, BeforeTexts, viewActions } from './chat/view-actions';
+import { PROPOSED_SCHEME, ProposedFiles } from './chat/change-editor';
 import { registerCommands } from './commands';
 import { type Crow, engineIfLoaded, loadEngine as engine, whenEngineLoads } from './crow';
 import { CROW_VENDOR, keptModels, registerLanguageModels } from './language-models';
@@ -25,6 +26,7 @@ export function activate(context: vscode.ExtensionContext): Crow {
   const log = vscode.window.createOutputChannel('Crow', { log: true });
   const workspaces = new Map<string, VscodeWorkspace>();
   const before = new BeforeTexts();
+  const proposed = new ProposedFiles();
   const trusted = (): boolean => vscode.workspace.isTrusted;
   // The session the view showed last, per workspace: a window reloaded mid-prompt reopens it (see ChatController).
   const lastSession = lastSessionRecord(context);
@@ -46,6 +48,7 @@ export function activate(context: vscode.ExtensionContext): Crow {
     const actions = viewActions({
       root,
       before,
+      proposed,
       showTrace: (sessionId, callId) => traces.showTrace(sessionId, callId !== undefined ? { callId } : {}),
       sessionsChanged: () => traces.refresh(),
       showLog: () => log.show(true),
@@ -74,6 +77,7 @@ export function activate(context: vscode.ExtensionContext): Crow {
   context.subscriptions.push(
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chat),
     vscode.workspace.registerTextDocumentContentProvider(BEFORE_SCHEME, before),
+    vscode.workspace.registerFileSystemProvider(PROPOSED_SCHEME, proposed, { isCaseSensitive: true }),
     keys,
     log,
     languageModels,

@@ -307,6 +307,14 @@ describe('permission gate: Modify (a person edits the arguments, then allows)', 
     assert.equal(toolResultAttributes(result)['crow.tool.edited_arguments'], '{"path":"src/b.ts","content":"person\\n"}', 'the trace keeps both');
   });
 
+  it("tells the model of a whole file's edited content without repeating all of it", async () => {
+    const long = `${'x'.repeat(2_500)}\n`;
+    const { ask } = replies({ modified: { path: 'src/long.ts', content: long } });
+    const result = await write(new PermissionGate({ policy: DEFAULT_POLICY, ask, protectedPaths }), 'src/long.ts');
+    assert.equal(fs.readFileSync(path.join(ws.root, 'src/long.ts'), 'utf8'), long, 'written whole');
+    assert.match(result.output, /It ran with: \{"path":"src\/long\.ts","content":"x{2000}\[… 501 more characters the user wrote, not repeated here\]"\}\]$/);
+  });
+
   it('takes arguments sent back unchanged (keys in any order) as a plain yes: no edit is told', async () => {
     const { ask } = replies({ modified: { content: 'model\n', path: 'src/same.ts' } });
     const result = await write(new PermissionGate({ policy: DEFAULT_POLICY, ask, protectedPaths }), 'src/same.ts');

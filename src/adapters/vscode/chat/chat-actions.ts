@@ -13,6 +13,10 @@ export interface ViewActions extends SetupActions {
   openDiff(sessionId: string, callId: string, unified: string): Promise<void>;
   /** Opens a diff editor for a change an approval asks about, not made yet. */
   previewChange(approvalId: string, unified: string): Promise<void>;
+  /** The file a change an approval asks about is for, as the editor holds it now, and its text with the change applied; throws saying why when the change no longer applies. */
+  proposedChange(unified: string): Promise<ProposedChange>;
+  /** Opens `change` in a diff editor whose proposed side the person may edit; what they do there comes back through `edits`. */
+  editChange(approvalId: string, change: ProposedChange, edits: ChangeEdits): Promise<ChangeEditor>;
   /** Opens VS Code's settings at one of Crow's. */
   openSettings(setting: string): Promise<void>;
   showLog(): void;
@@ -26,6 +30,35 @@ export interface ViewActions extends SetupActions {
   confirm(question: string, detail: string, action: string): Promise<boolean>;
   /** Inserts text at the active editor's cursor (over its selection); throws saying what to do when no editor is open. */
   insertAtCursor(text: string): Promise<void>;
+}
+
+/** A change an approval asks about, before anyone decides. */
+export interface ProposedChange {
+  /** Workspace-relative, as the change names it (for titles only: the call's own path is what gets written). */
+  path: string;
+  /** The file as it is now; undefined when the change creates it. */
+  current: string | undefined;
+  proposed: string;
+}
+
+/**
+ * What the person does in a change's diff editor. Saving there only keeps
+ * the text (an auto-save is not a yes): the card's "Allow with my changes"
+ * or the editor's own title action allows it.
+ */
+export interface ChangeEdits {
+  /** The proposed side now reads `text` (told a moment after typing stops). */
+  changed(text: string): void;
+}
+
+/** A change's diff editor, open. */
+export interface ChangeEditor {
+  /** The proposed side as the person left it (unsaved typing included). */
+  text(): string;
+  /** Brings it to the front again. */
+  reveal(): Promise<void>;
+  /** Closes it; nothing the person does there afterwards is applied. */
+  close(): Promise<void>;
 }
 
 /** The view's messages that only open or copy something in the editor. */

@@ -34,7 +34,7 @@ export class ChatController {
   /** Everything shown of the open session, to rebuild a reloaded view. */
   private readonly shown = new ShownTranscript();
   /** Approvals shown in the view, waiting for the person. */
-  private readonly approvals = new ChatApprovals((message) => this.post(message), (agent) => this.shown.actor(agent));
+  private readonly approvals: ChatApprovals;
   private promptMeter = emptyMeter();
   private sessionMeter = emptyMeter();
   /** The last prompt sent, for Retry after an error. */
@@ -56,6 +56,7 @@ export class ChatController {
     private readonly post: (message: HostMessage) => void,
     private readonly actions: ViewActions,
   ) {
+    this.approvals = new ChatApprovals(post, (agent) => this.shown.actor(agent), actions);
     this.setup = new ProviderSetup(host, post, actions);
     this.clicks = new ChatClicks({
       current: () => this.chat,
@@ -166,17 +167,17 @@ export class ChatController {
         await (await this.session()).setThinking(message.level);
         return this.announceAgents();
       case 'approve':
-        this.approvals.answer(message.id, message.decision);
+      case 'deny':
+      case 'approve_edited':
+      case 'edit_change':
+      case 'approve_change':
+        await this.approvals.handle(message);
         // The gate remembers an "always" once the answer reaches it, after this turn.
-        if (message.decision === 'allow_always') setImmediate(() => this.announceRules());
+        if (message.type === 'approve' && message.decision === 'allow_always') setImmediate(() => this.announceRules());
         return;
       case 'revoke_rule':
         if (!this.chat?.revokeRule(message.id)) this.show(notice('info', 'That answer was already taken back.'));
         return this.announceRules();
-      case 'deny':
-        return this.approvals.deny(message.id, message.reason);
-      case 'approve_edited':
-        return this.approvals.edit(message.id, message.arguments);
       case 'retry':
         if (this.lastPrompt === undefined) throw new Error('Nothing to retry yet: send a prompt first.');
         return this.send(this.lastPrompt);
@@ -186,8 +187,7 @@ export class ChatController {
       case 'show_hunks':
       case 'undo_hunk':
         return this.clicks.handle(message);
-      case 'interrupt':
-        // What is queued comes back when the run ends, and goes out as the next prompt at once.
+      case 'interrupt': // What is queued comes back when the run ends, and goes out as the next prompt at once.
         return this.cancel();
       case 'setup_key':
       case 'test_server':
@@ -242,7 +242,7 @@ export class ChatController {
     for (const message of this.record.replay(this.shown.all)) this.post(message);
     this.announceRules();
     // A reloaded view must still offer the questions a running prompt waits on.
-    for (const request of this.approvals.pending()) this.post({ type: 'approval', request });
+    for (const message of this.approvals.replay()) this.post(message);
     await this.setup.announce();
   }
 
@@ -390,8 +390,7 @@ export class ChatController {
     return this.chat;
   }
 
-  /** Opens the session the view showed last when its last prompt was interrupted; nothing happens otherwise. */
-  /** Whether it opened one. */
+  /** Opens the session the view showed last when its last prompt was interrupted (true), or nothing (false). */
   private async reopenInterrupted(): Promise<boolean> {
     const id = this.host.lastSession?.get();
     const chat = id === undefined ? undefined : await ChatSession.reopenInterrupted(this.host, id, this.approvals.ask);

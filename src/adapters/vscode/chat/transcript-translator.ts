@@ -241,7 +241,7 @@ export function toolEnd(callId: string, result: Pick<ToolResult, 'status' | 'out
     // The tool's own time: the wait for an approval is shown apart.
     durationMs: result.metadata.durationMs ?? durationMs,
     ...(result.metadata.waitedMs !== undefined ? { waitedMs: result.metadata.waitedMs } : {}),
-    ...(result.metadata.approval !== undefined ? { approval: result.metadata.approval } : {}),
+    ...(result.metadata.approval !== undefined ? { approval: result.metadata.extra['editedArguments'] !== undefined ? 'allow_edited' : result.metadata.approval } : {}),
     ...(result.metadata.setupMs !== undefined ? { setupMs: result.metadata.setupMs } : {}),
     ...(typeof result.metadata.extra['exitCode'] === 'number' ? { exitCode: result.metadata.extra['exitCode'] } : {}),
     ...(result.metadata.extra['sandboxed'] === true ? { sandboxed: true } : {}),

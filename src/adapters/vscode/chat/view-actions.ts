@@ -2,7 +2,8 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import { applyPatch, parsePatch, reversePatch } from 'diff';
 import * as vscode from 'vscode';
 import type { KeyStore } from '../secrets';
-import type { ViewActions } from './chat-actions';
+import type { ProposedChange, ViewActions } from './chat-actions';
+import { openChangeEditor, type ProposedFiles } from './change-editor';
 import { providerSettings, type ProviderChoice } from './provider-setup';
 
 /** URI scheme of the read-only "before" side of a tool call's diff. */
@@ -31,6 +32,8 @@ export class BeforeTexts implements vscode.TextDocumentContentProvider {
 export interface ViewActionDeps {
   root: string;
   before: BeforeTexts;
+  /** The editable proposed sides of approvals' changes. */
+  proposed: ProposedFiles;
   showTrace(sessionId: string, callId?: string): Promise<void>;
   sessionsChanged(): void;
   /** Shows Crow's output channel. */
@@ -43,6 +46,8 @@ export function viewActions(deps: ViewActionDeps): ViewActions {
     openDiff: (sessionId, callId, unified) => openDiff(deps, sessionId, callId, unified),
     openFile: (path, line) => openFile(deps.root, path, line),
     previewChange: (id, unified) => previewChange(deps, id, unified),
+    proposedChange: (unified) => proposedChange(deps.root, unified),
+    editChange: (id, change, edits) => openChangeEditor(deps.proposed, id, change, nowSide(deps, id, change.path, change.current), edits),
     openSettings: async (setting) => void (await vscode.commands.executeCommand('workbench.action.openSettings', setting)),
     showLog: deps.showLog,
     showTrace: deps.showTrace,
@@ -110,21 +115,32 @@ async function write(config: vscode.WorkspaceConfiguration, key: string, value: 
  * read-only, before the person decides.
  */
 async function previewChange(deps: ViewActionDeps, id: string, unified: string): Promise<void> {
+  const { path, current, proposed } = await proposedChange(deps.root, unified);
+  const right = vscode.Uri.from({ scheme: BEFORE_SCHEME, path: `/${path}`, query: `proposed/${id}` });
+  deps.before.put(right, proposed);
+  await vscode.commands.executeCommand('vscode.diff', nowSide(deps, id, path, current), right, `${path} (Crow's proposed change)`);
+}
+
+/** The read-only "now" side of an approval's change. */
+function nowSide(deps: ViewActionDeps, id: string, path: string, current: string | undefined): vscode.Uri {
+  const left = vscode.Uri.from({ scheme: BEFORE_SCHEME, path: `/${path}`, query: `now/${id}` });
+  deps.before.put(left, current ?? '');
+  return left;
+}
+
+/** The file an approval's change is for, as the editor holds it now (unsaved edits included), and its text with the change applied. */
+async function proposedChange(root: string, unified: string): Promise<ProposedChange> {
   const [patch] = parsePatch(unified);
   if (!patch) throw new Error('There is no text change to preview for this approval.');
   const created = patch.oldFileName === '/dev/null';
   const path = (created ? patch.newFileName : patch.oldFileName).replace(/^[ab]\//, '');
-  const file = confined(deps.root, path);
+  const file = confined(root, path);
   const open = vscode.workspace.textDocuments.find((document) => document.uri.toString() === file.toString());
   let current = open?.getText() ?? '';
   if (!open && !created) current = new TextDecoder().decode(await vscode.workspace.fs.readFile(file));
   const proposed = applyPatch(current, patch);
   if (proposed === false) throw new Error(`${path} changed since the agent asked, so its change no longer applies; deny it and let the agent read the file again.`);
-  const left = vscode.Uri.from({ scheme: BEFORE_SCHEME, path: `/${path}`, query: `now/${id}` });
-  const right = vscode.Uri.from({ scheme: BEFORE_SCHEME, path: `/${path}`, query: `proposed/${id}` });
-  deps.before.put(left, current);
-  deps.before.put(right, proposed);
-  await vscode.commands.executeCommand('vscode.diff', left, right, `${path} (Crow's proposed change)`);
+  return { path, current: created ? undefined : current, proposed };
 }
 
 async function openDiff(deps: ViewActionDeps, sessionId: string, callId: string, unified: string): Promise<void> {

@@ -20,6 +20,8 @@ describe('chat view messages from the webview', () => {
       { type: 'show_trace', callId: 'c1' },
       { type: 'pick_thinking', level: 'high' },
       { type: 'preview_approval', id: 'a1' },
+      { type: 'edit_change', id: 'a1' },
+      { type: 'approve_change', id: 'a1' },
       { type: 'retry' },
       { type: 'open_settings', setting: 'crow.baseUrls' },
       { type: 'show_log' },
@@ -43,6 +45,10 @@ describe('chat view messages from the webview', () => {
       { type: 'show_trace', callId: 7 },
       { type: 'pick_thinking', level: 3 },
       { type: 'preview_approval' },
+      // The content and path an edited change applies are the host's, never the view's: only the approval's id is taken.
+      { type: 'edit_change', id: 7 },
+      { type: 'approve_change' },
+      { type: 'approve_change', id: { toString: 'a1' } },
       // Settings the view may open are Crow's own: never another extension's, nor a command smuggled in as a setting id.
       { type: 'open_settings', setting: 'terminal.integrated.shell.linux' },
       { type: 'open_settings', setting: 'crow.baseUrls @ext:evil' },
