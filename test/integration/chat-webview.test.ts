@@ -223,6 +223,8 @@ describe('chat view in headless Chromium', function () {
     assert.equal(await row.locator('.changes-hunk[data-hunk="h2"] button.changes-hunk-undo').isEnabled(), true);
     await row.locator('.changes-hunk[data-hunk="h1"] button.changes-hunk-keep').click();
     assert.equal(await row.locator('.changes-hunk').count(), 1, 'Keep takes the hunk off the list');
+    await row.locator('.changes-hunk[data-hunk="h2"] button.changes-hunk-keep').click();
+    assert.equal(await row.locator('.changes-hunk-none').innerText(), 'Every change here is kept.', 'the last one kept: the list says so');
     assert.deepEqual(await view.takePosted(), [], 'Keep writes nothing');
   });
 
