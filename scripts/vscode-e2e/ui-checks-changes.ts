@@ -23,13 +23,6 @@ export const CHANGES_CHECKS: UiCheck[] = [
   },
 ];
 
-/**
- * Not registered in ui-phase.ts yet: in the workbench this check times out
- * after the click on "Changes" (the hunks never show), while the same
- * messages pass in the webview harness (chat-webview.test.ts) and through
- * the controller (vscode-chat-clicks.test.ts). Try it alone with
- * CROW_UI_CHECKS=hunk-undo once it is added to the phase's list.
- */
 export const HUNK_CHECKS: UiCheck[] = [
   {
     slug: 'hunk-undo',
@@ -48,25 +41,30 @@ async function hunkUndo(context: UiContext, timeoutMs: number): Promise<void> {
   await newSession(chat, timeoutMs);
   context.fake.enqueue('openai', toolCall('write_file', { path: HUNKS.path, content: HUNKS.after }), say(HUNKS.done));
   await sendPrompt(chat, HUNKS.prompt, timeoutMs);
-  await allowUntil(chat, HUNKS.done, timeoutMs);
+  await allowEachUntil(chat, HUNKS.done, timeoutMs);
   const row = chat.locator(`.changes-bar .changes-file[data-path="${HUNKS.path}"]`).last();
   await row.locator('button.changes-hunks-toggle').click({ timeout: timeoutMs });
   const hunks = row.locator('.changes-hunk');
   await row.locator('.changes-hunks').waitFor({ state: 'attached', timeout: timeoutMs / 4 }).catch(async () => {
     throw new HarnessError(`no hunks came for ${HUNKS.path}; its row: ${await row.innerHTML()}; the transcript ends: ${(await chat.locator('main.transcript').innerText()).slice(-400)}`);
   });
-  await hunks.nth(1).waitFor({ state: 'visible', timeout: timeoutMs });
+  await hunks.nth(1).waitFor({ state: 'visible', timeout: timeoutMs / 6 }).catch(async () => {
+    const boxes = await hunks.evaluateAll((nodes) => nodes.map((node) => JSON.stringify(node.getBoundingClientRect())));
+    throw new HarnessError(`the second hunk of ${HUNKS.path} is not visible; hunks' boxes: ${boxes.join(' ')}; its row: ${await row.innerHTML()}`);
+  });
   if ((await hunks.count()) !== 2) throw new HarnessError(`${HUNKS.path} shows ${await hunks.count()} hunks, not 2`);
-  await screenshots(context, row, 'hunks', timeoutMs);
+  await screenshots(context, row, 'hunks', timeoutMs / 4);
   await hunks.nth(1).locator('button.changes-hunk-undo').click({ timeout: timeoutMs });
   await row.locator('.changes-hunk-restored').waitFor({ state: 'visible', timeout: timeoutMs });
   const content = readFileSync(file, 'utf8');
   if (content !== 'ALPHA\n2\n3\n4\n5\nomega\n') throw new HarnessError(`after one hunk's Undo ${HUNKS.path} holds ${JSON.stringify(content)}`);
   await row.locator('.changes-hunk').nth(1).waitFor({ state: 'detached', timeout: timeoutMs });
+  // The journal's new counts come after the file's hunks: wait for them as a person sees them change.
+  await row.locator('.changes-added', { hasText: /^\+1$/ }).waitFor({ state: 'visible', timeout: timeoutMs / 4 }).catch(() => undefined);
   const counts = `${await row.locator('.changes-added').innerText()} ${await row.locator('.changes-removed').innerText()}`;
   if (counts !== '+1 −1') throw new HarnessError(`after one hunk's Undo the bar counts ${JSON.stringify(counts)} for ${HUNKS.path}`);
   await row.locator('.changes-hunk button.changes-hunk-keep').click({ timeout: timeoutMs });
-  await row.locator('.changes-hunk-none').waitFor({ state: 'visible', timeout: timeoutMs });
+  await row.locator('.changes-hunk-none').waitFor({ state: 'visible', timeout: timeoutMs / 4 });
   if (readFileSync(file, 'utf8') !== content) throw new HarnessError('Keep on a hunk wrote the file');
 }
 
@@ -97,6 +95,24 @@ async function changesFromJournal(context: UiContext, timeoutMs: number): Promis
   const title = await bar.locator('.changes-title').innerText();
   if (title !== '1 file changed') throw new HarnessError(`the bar's title reads ${JSON.stringify(title)}`);
   await screenshots(context, bar, 'journal', timeoutMs);
+}
+
+/**
+ * Allows each call the agents ask for, once, until the answer `done` shows.
+ * Each click waits at most a moment: an approval answered between the look
+ * and the click no longer matches, and a click that waits for it would
+ * spend the check's whole time (allowUntil below does: it cost the
+ * hunk-undo check two minutes).
+ */
+export async function allowEachUntil(chat: Frame, done: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const answer = chat.locator('.msg-assistant', { hasText: done });
+  while (!(await answer.isVisible())) {
+    if (Date.now() > deadline) throw new HarnessError(`the answer "${done}" never showed`);
+    const ask = chat.locator('.approval:not([data-decision]) button[data-decision="allow_once"]').first();
+    if (await ask.isVisible()) await ask.click({ timeout: 2_000 }).catch(() => undefined);
+    else await chat.page().waitForTimeout(200);
+  }
 }
 
 /** Allows each call the agents ask for, once, until the answer `done` shows. */

@@ -229,16 +229,18 @@ export async function pickTheme(page: Page, theme: string, timeoutMs: number): P
   const input = page.locator('.quick-input-widget input');
   await input.waitFor({ state: 'visible', timeout: timeoutMs });
   await input.fill('>Preferences: Color Theme');
-  // "Browse Color Themes in Marketplace" may rank first: move down to the command itself.
-  const wanted = page.locator('.quick-input-list .monaco-list-row.focused[aria-label^="Preferences: Color Theme"]');
-  await page.locator('.quick-input-list .monaco-list-row[aria-label^="Preferences: Color Theme"]').first().waitFor({ state: 'visible', timeout: timeoutMs });
-  for (let i = 0; i < 6 && !(await wanted.isVisible()); i++) await page.keyboard.press('ArrowDown');
-  await wanted.waitFor({ state: 'visible', timeout: timeoutMs });
-  await page.keyboard.press('Enter');
+  // "Browse Color Themes in Marketplace" may rank first, and arrow keys sent while the list still filters are lost: click the command itself.
+  await page.locator('.quick-input-list .monaco-list-row[aria-label^="Preferences: Color Theme"]').first().click({ timeout: timeoutMs });
   // The theme list replaces the command list in the same widget.
   await page.locator('.quick-input-list .monaco-list-row[aria-label*="Dark Modern"]').first().waitFor({ state: 'visible', timeout: timeoutMs });
-  await input.fill(theme);
-  await page.locator(`.quick-input-list .monaco-list-row.focused[aria-label^="${theme}"]`).waitFor({ state: 'visible', timeout: timeoutMs });
+  // The widget may clear its input as it swaps lists, after a fill: fill again until the theme is the focused row.
+  const wanted = page.locator(`.quick-input-list .monaco-list-row.focused[aria-label^="${theme}"]`);
+  const deadline = Date.now() + timeoutMs;
+  while (!(await wanted.isVisible())) {
+    if (Date.now() > deadline) throw new HarnessError(`the theme picker never focused ${theme}`);
+    await input.fill(theme);
+    await page.waitForTimeout(300);
+  }
   await page.keyboard.press('Enter');
   await input.waitFor({ state: 'hidden', timeout: timeoutMs });
 }

@@ -10,9 +10,6 @@ import { randomUUID } from 'node:crypto';
 import type { CompositionRole, RoleModels } from '../agents/role-models';
 import { ACPSession, type ThoughtLevel } from '../session/acp-session';
 import { SessionUndo } from '../journal/session-undo';
-import type { ChangedFile } from '../vocabulary/changed-file';
-import type { PromptHunk } from '../journal/hunk-restore';
-import { restoredNote, tellAgents } from '../session/agent-notes';
 import { type SteerOutcome, SteeringQueue } from '../session/steering';
 import { type SessionDependencies, UnknownSessionError } from '../session/session-store';
 import { TraceRecorder } from '../telemetry/trace-recorder';
@@ -30,7 +27,7 @@ import { levelOfBudget, promptBlocks, type PromptInput, THINKING_BUDGETS, THOUGH
 import type { HostSessionOptions } from './session-options';
 import { errorText } from '../vocabulary/text';
 import { applyProgram, applyPromptText, insideWorkspace } from './apply-code';
-import { type PlannedRestore, planRestore, type RestoreRequest } from './restore-commands';
+import { SessionRestores } from './session-restores';
 
 export type { HostObserver, HostSessionOptions, HostStore } from './session-options';
 
@@ -49,6 +46,8 @@ export class HostSession {
   private readonly steering = new SteeringQueue();
   /** Set once close() began: the session runs nothing more and stores nothing more. */
   private closing: Promise<void> | undefined;
+  /** The journal's views and restores a person's clicks ask for (the chat's Undo, Restore, per-file and per-hunk buttons). */
+  readonly restores: SessionRestores;
 
   private constructor(
     readonly session: ACPSession,
@@ -58,6 +57,7 @@ export class HostSession {
   ) {
     this.meter = meter;
     this.prompts = { composition: undefined, mcp: undefined, exporter: undefined, told: new Set<string>() };
+    this.restores = new SessionRestores({ session, options, undo: parts.undo, busy: () => this.busy, save: () => this.keeper?.save() });
     if (!options.storeFromFirstPrompt) this.keep();
   }
 
@@ -255,58 +255,6 @@ export class HostSession {
       throw new HostError('usage', errorText(err));
     }
     return this.prompt(applyPromptText(relative), { ...options, program: applyProgram(relative, content) });
-  }
-
-  /** What the session's last prompt changed, from its journal (see journal/prompt-changes.ts); undefined without undo or before a prompt. */
-  async promptChanges(signal: AbortSignal): Promise<ChangedFile[] | undefined> {
-    if (this.busy) return undefined;
-    return this.parts.undo?.promptChanges(signal);
-  }
-
-  /** The hunks of what the last prompt changed in `path`, from its journal; [] without undo, while a prompt runs, or for a file it did not change. */
-  async promptHunks(path: string, signal: AbortSignal): Promise<PromptHunk[]> {
-    if (this.busy || !this.parts.undo) return [];
-    return this.parts.undo.promptHunks(path, signal);
-  }
-
-  /**
-   * Puts back one hunk of what the last prompt changed in `path` (a
-   * person's click): says what was done, or why nothing was.
-   */
-  async undoHunk(path: string, id: string, signal: AbortSignal): Promise<{ restored: boolean; message: string }> {
-    if (this.busy) return { restored: false, message: 'Crow is still working: stop the running prompt first, then undo.' };
-    if (!this.parts.undo) return { restored: false, message: 'Undo is off for this session, so there is nothing recorded to put back.' };
-    try {
-      const plan = await this.parts.undo.planHunkUndo(path, id, signal);
-      const applied = await plan.apply(signal);
-      if (applied.length > 0) tellAgents(this.session, restoredNote(`undid one change of the last prompt to ${path}`, [path]));
-      return { restored: true, message: `Undone: that change to ${path} is back as it was.` };
-    } catch (err) {
-      return { restored: false, message: `Nothing was put back: ${errorText(err)}.` };
-    }
-  }
-
-  /**
-   * Plans a restore a person asked for by a click (the chat's Undo and
-   * Restore): no question through the permission gate, the click was the
-   * answer. Refused (HostError) while a prompt runs or without undo
-   * recording; the plan's apply stores the session (a rewound
-   * conversation) once it is done.
-   */
-  async planRestore(request: RestoreRequest, signal: AbortSignal): Promise<PlannedRestore> {
-    if (this.busy) throw new HostError('busy', 'Crow is still working: stop the running prompt first, then undo or restore.');
-    if (!this.options.undo) throw new HostError('usage', 'Undo is off for this session, so there is nothing recorded to put back.');
-    const scope = { session: this.session, workspaceRoot: this.options.workspace.root, dataHome: this.options.undo.dataHome, env: this.options.env, ...(this.parts.undo ? { undo: this.parts.undo } : {}) };
-    const planned = await planRestore(scope, request, signal);
-    return {
-      ...planned,
-      apply: async (applySignal) => {
-        if (this.busy) throw new HostError('busy', 'A prompt started meanwhile: nothing was restored; stop it first.');
-        const outcome = await planned.apply(applySignal);
-        this.keeper?.save();
-        return outcome;
-      },
-    };
   }
 
   /** Stops one running tool call (a long command) without cancelling the prompt; false when it is not running. */

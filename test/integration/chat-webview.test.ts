@@ -223,6 +223,8 @@ describe('chat view in headless Chromium', function () {
     assert.equal(await row.locator('.changes-hunk[data-hunk="h2"] button.changes-hunk-undo').isEnabled(), true);
     await row.locator('.changes-hunk[data-hunk="h1"] button.changes-hunk-keep').click();
     assert.equal(await row.locator('.changes-hunk').count(), 1, 'Keep takes the hunk off the list');
+    await row.locator('.changes-hunk[data-hunk="h2"] button.changes-hunk-keep').click();
+    assert.equal(await row.locator('.changes-hunk-none').innerText(), 'Every change here is kept.', 'the last one kept: the list says so');
     assert.deepEqual(await view.takePosted(), [], 'Keep writes nothing');
   });
 
@@ -250,6 +252,45 @@ describe('chat view in headless Chromium', function () {
     assert.equal(await second.locator('button.checkpoint-restore').count(), 0, 'a rewound message offers no Restore');
     assert.equal(await page().locator('.restore-note').last().innerText(), 'Restored to before this: the conversation goes on from there.');
     assert.equal(await page().locator('.msg-user', { hasText: '/rewind' }).count(), 0);
+  });
+
+  it('holds Restore and Edit while a run ends (the view busy), and gives them back once it has', async () => {
+    await view.send(events(
+      { type: 'user_message', text: 'First' },
+      { type: 'checkpoint', id: 'k1', kind: 'prompt' },
+      { type: 'text_delta', actor: CODER, delta: 'Did the first.' },
+      { type: 'prompt_end', status: 'completed', message: '' },
+    ));
+    const first = page().locator('.msg-user[data-checkpoint="k1"]');
+    assert.equal(await first.locator('button.checkpoint-restore').isEnabled(), true);
+    await first.locator('button.checkpoint-restore').click();
+    await view.send({ type: 'busy', busy: true });
+    await view.send(events({ type: 'user_message', text: 'Second' }, { type: 'checkpoint', id: 'k2', kind: 'prompt' }, { type: 'text_delta', actor: CODER, delta: 'Did the second.' }));
+    const second = page().locator('.msg-user[data-checkpoint="k2"]');
+    for (const action of [first.locator('button.checkpoint-restore'), first.locator('button.checkpoint-edit'), first.locator('button.restore-both'), second.locator('button.checkpoint-restore'), second.locator('button.checkpoint-edit')]) {
+      assert.equal(await action.isDisabled(), true, 'while the run ends, going back waits');
+    }
+    await second.locator('button.checkpoint-restore').click({ force: true });
+    assert.deepEqual(await view.takePosted(), [], 'a click while busy asks nothing of the host');
+    await view.send({ type: 'busy', busy: false });
+    for (const action of [first.locator('button.restore-both'), second.locator('button.checkpoint-restore'), second.locator('button.checkpoint-edit')]) assert.equal(await action.isEnabled(), true);
+  });
+
+  it("a reopened session's earlier rewind reads once: its words label the greyed turns, with no second line under them", async () => {
+    await view.send(events(
+      { type: 'user_message', text: 'First' },
+      { type: 'checkpoint', id: 'k1', kind: 'prompt' },
+      { type: 'prompt_end', status: 'completed', message: '' },
+      { type: 'user_message', text: 'Second' },
+      { type: 'checkpoint', id: 'k2', kind: 'prompt' },
+      { type: 'prompt_end', status: 'completed', message: '' },
+    ));
+    const earlier = 'Rewound here earlier: the agents no longer see the greyed turns.';
+    await view.send({ type: 'restored', target: { kind: 'rewind', checkpoint: 'k2', mode: 'conversation' }, outcome: 'restored', message: earlier, earlier: true });
+    assert.deepEqual(await page().locator('.rewound-label').allInnerTexts(), [earlier]);
+    assert.equal(await page().locator('.restore-note').count(), 0, 'the words are not said again under the turns');
+    assert.ok(await page().locator('.msg-user[data-checkpoint="k2"]').evaluate((node) => node.classList.contains('rewound')));
+    assert.equal(await page().getByText(/Rewound/).count(), 1, 'one label says it');
   });
 
   it('offers Stop on a running command, which posts stop_call once and goes when the call ends', async () => {

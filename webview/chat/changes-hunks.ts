@@ -58,7 +58,10 @@ function hunkItem(path: string, hunk: HunkView, row: HTMLElement, post: Post): H
   head.append(el('span', 'changes-hunk-where', where));
   const keep = button('Keep', 'changes-hunk-keep', () => {
     row.dataset['kept'] = `${row.dataset['kept'] ?? ''} ${hunk.id}`.trim();
+    const list = item.parentElement;
     item.remove();
+    // The last one kept: the list says so rather than going blank.
+    if (list && !list.querySelector('.changes-hunk')) list.prepend(el('li', 'changes-hunk-none', 'Every change here is kept.'));
   }, 'check');
   keep.setAttribute('aria-label', `Keep this change to ${path} (${where.toLowerCase()})`);
   const undo = button('Undo', 'changes-hunk-undo', () => {

@@ -7,7 +7,9 @@
  * rewound conversation's turns stay in sight, greyed and labelled
  * "Rewound" (`showRewound`). A message also gets **Edit**: the edited text
  * is sent in a new session that branches from just before it; the old one
- * stays in the sessions list.
+ * stays in the sessions list. While a run is still ending (the view is
+ * busy) these buttons are disabled: the host would only answer that Crow
+ * is still working (`holdWhileBusy`).
  */
 import { retireBar } from './changes-bar';
 import { button, el } from './elements';
@@ -16,6 +18,19 @@ import type { HostMessage, RestoreMode, TranscriptEvent } from './protocol';
 
 type CheckpointEvent = Extract<TranscriptEvent, { type: 'checkpoint' }>;
 type Restored = Extract<HostMessage, { type: 'restored' }>;
+
+/** The buttons that go back from the transcript, held while a run ends. */
+const HELD = '.checkpoint-restore, .checkpoint-edit, .restore-choice button:not(.restore-cancel), .edit-send';
+
+/** Whether the view is busy with a run (body[data-busy] is "false" only once the host said the run ended). */
+function viewBusy(): boolean {
+  return document.body.dataset['busy'] !== 'false';
+}
+
+/** Disables (busy) or gives back every Restore and Edit in `root`, as the host tells the view a run starts or ends. */
+export function holdWhileBusy(root: ParentNode, busy: boolean): void {
+  for (const action of root.querySelectorAll<HTMLButtonElement>(HELD)) action.disabled = busy;
+}
 
 const MODES: { mode: RestoreMode; label: string }[] = [
   { mode: 'both', label: 'Files and conversation' },
@@ -56,7 +71,9 @@ export class CheckpointActions {
   private onMessage(message: HTMLElement, id: string): void {
     message.dataset['checkpoint'] = id;
     const actions = el('div', 'checkpoint-actions');
-    actions.append(this.restoreButton(message, id), button('Edit', 'checkpoint-edit', () => this.edit(message, id), 'edit'));
+    const edit = button('Edit', 'checkpoint-edit', () => this.edit(message, id), 'edit');
+    edit.disabled = viewBusy();
+    actions.append(this.restoreButton(message, id), edit);
     message.append(actions);
   }
 
@@ -69,6 +86,7 @@ export class CheckpointActions {
   private restoreButton(anchor: HTMLElement, id: string): HTMLButtonElement {
     const restore = button('Restore', 'checkpoint-restore', () => this.choose(anchor, id), 'history');
     restore.title = 'Go back to just before this: the files, the conversation or both';
+    restore.disabled = viewBusy();
     return restore;
   }
 
@@ -124,7 +142,9 @@ export class CheckpointActions {
  * How a Restore ended, in the transcript: a rewound conversation's turns
  * (from the checkpoint's message or card on) greyed under a "Rewound"
  * label, their Restore, Edit and Undo taken away; then a line saying what
- * went back, or why nothing did.
+ * went back, or why nothing did. A rewind told again from a reopened
+ * session (`earlier`) says its words in the label alone, so they are not
+ * read twice.
  */
 export function showRewound(transcript: HTMLElement, restored: Restored): void {
   if (restored.target.kind !== 'rewind') return;
@@ -132,8 +152,9 @@ export function showRewound(transcript: HTMLElement, restored: Restored): void {
   for (const pending of transcript.querySelectorAll('.restore-pending')) pending.remove();
   const anchor = [...transcript.querySelectorAll<HTMLElement>('[data-checkpoint]')].find((candidate) => candidate.dataset['checkpoint'] === checkpoint);
   const top = anchor ? topLevel(transcript, anchor) : undefined;
-  if (restored.outcome === 'restored' && mode !== 'files' && top) {
-    const label = el('div', 'rewound-label', 'Rewound: the agents no longer see what follows');
+  const greyed = restored.outcome === 'restored' && mode !== 'files' && top !== undefined;
+  if (greyed) {
+    const label = el('div', 'rewound-label', restored.earlier ? restored.message : 'Rewound: the agents no longer see what follows');
     top.before(label);
     for (let entry: Element | null = top; entry; entry = entry.nextElementSibling) {
       entry.classList.add('rewound');
@@ -141,6 +162,8 @@ export function showRewound(transcript: HTMLElement, restored: Restored): void {
       if (entry.classList.contains('changes-bar')) retireBar(entry as HTMLElement);
     }
   }
+  // A reopened session's rewind is said by its label; one whose turns are not shown still gets its line.
+  if (restored.earlier && greyed) return;
   const note = el('div', `restore-note restore-${restored.outcome}`, restored.message);
   note.setAttribute('role', 'status');
   transcript.append(note);

@@ -21,7 +21,7 @@
  */
 import { showNetCounts, showUndone } from './changes-bar';
 import { hunkUndone, showHunks } from './changes-hunks';
-import { showRewound } from './checkpoint-actions';
+import { holdWhileBusy, showRewound } from './checkpoint-actions';
 import { Composer } from './composer';
 import { el } from './elements';
 import { Host, isHostMessage } from './host';
@@ -166,6 +166,7 @@ class ChatApp {
 
   private setBusy(busy: boolean): void {
     document.body.dataset['busy'] = String(busy);
+    holdWhileBusy(this.transcript.element, busy);
     this.composer.setBusy(busy);
     this.transcript.setBusy(busy);
   }

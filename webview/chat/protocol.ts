@@ -291,9 +291,11 @@ export type HostMessage =
   /**
    * How an Undo or Restore the person clicked ended, in words: the changes
    * bar or the restore choice it came from shows it, and a rewound
-   * conversation's turns from `target` on show as rewound.
+   * conversation's turns from `target` on show as rewound. `earlier`: a
+   * rewind told again from a reopened session's record, whose words are
+   * the label over its turns (no line of its own under them).
    */
-  | { type: 'restored'; target: RestoreTarget; outcome: RestoreOutcome; message: string }
+  | { type: 'restored'; target: RestoreTarget; outcome: RestoreOutcome; message: string; earlier?: true }
   /** The last prompt's changes counted net per file (each file before the prompt against now), for its changes bar. */
   | { type: 'change_counts'; files: FileCount[] }
   /** The hunks of the last prompt's change to `path` (before the prompt against now), for its row in the changes bar. */

@@ -4,6 +4,8 @@ import { CHAT_VIEW_ID, ChatViewProvider } from './chat/chat-view';
 import { BEFORE_SCHEME, BeforeTexts, viewActions } from './chat/view-actions';
 import { PROPOSED_SCHEME, ProposedFiles } from './chat/change-editor';
 import { registerCommands } from './commands';
+import { EditorHunks } from './chat/editor-hunks';
+import { registerHunkLens } from './hunk-lens';
 import { type Crow, engineIfLoaded, loadEngine as engine, whenEngineLoads } from './crow';
 import { CROW_VENDOR, keptModels, registerLanguageModels } from './language-models';
 import { registerParticipant } from './participant';
@@ -98,6 +100,7 @@ export function activate(context: vscode.ExtensionContext): Crow {
     }),
     watchConfigFiles(() => languageModels.refresh()),
     ...registerCommands(context, crow),
+    ...editorHunks(chat),
     { dispose: () => void chat.dispose() },
     { dispose: () => workspaces.forEach((workspace) => workspace.dispose()) },
   );
@@ -115,6 +118,15 @@ async function warmUpModels(log: vscode.LogOutputChannel): Promise<void> {
   } catch (err) {
     log.warn(`Crow's language models could not be listed: ${err instanceof Error ? err.message : String(err)}`);
   }
+}
+
+/** Keep and Undo on the last prompt's hunks in the editor, following what the chat view is told (see editor-hunks.ts). */
+function editorHunks(chat: ChatViewProvider): vscode.Disposable[] {
+  const hunks = new EditorHunks({
+    hunks: (path) => chat.controller.promptHunks(path),
+    undo: (path, id) => chat.controller.handle({ type: 'undo_hunk', path, hunk: id }),
+  });
+  return [chat.onDidPost((message) => hunks.observe(message)), ...registerHunkLens(hunks, workspaceRoot)];
 }
 
 /** Where the workspace keeps the model list last offered (see LanguageModelDeps.cache). */

@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { CompositionRole, RoleModels } from '../../../agents/role-models';
+import type { PromptHunk } from '../../../journal/hunk-restore';
 import { errorText } from '../../../vocabulary/text';
 import type {
   HostMessage,
@@ -79,6 +80,11 @@ export class ChatController {
 
   get busy(): boolean {
     return this.chat?.busy ?? false;
+  }
+
+  /** The hunks of the last prompt's change to `path` in the open session, as the bar lists them; [] with no session open. */
+  promptHunks(path: string): Promise<PromptHunk[]> {
+    return this.chat?.promptHunks(path) ?? Promise.resolve([]);
   }
 
   async handle(message: WebviewMessage): Promise<void> {

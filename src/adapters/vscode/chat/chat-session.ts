@@ -224,24 +224,24 @@ export class ChatSession {
     return listCheckpoints(this.session).find((entry) => entry.checkpoint.id === id)?.number;
   }
 
-  /** Plans a restore the person clicked for (Undo, Restore): nothing is asked through the agents' approvals; see HostSession.planRestore. */
+  /** Plans a restore the person clicked for (Undo, Restore): nothing is asked through the agents' approvals; see SessionRestores.planRestore. */
   planRestore(request: RestoreRequest): Promise<PlannedRestore> {
-    return setup(() => this.host.planRestore(request, new AbortController().signal));
+    return setup(() => this.host.restores.planRestore(request, new AbortController().signal));
   }
 
   /** What the last prompt changed, from its journal; undefined when that cannot be told now. */
   promptChanges(): Promise<ChangedFile[] | undefined> {
-    return this.host.promptChanges(new AbortController().signal).catch(() => undefined);
+    return this.host.restores.promptChanges(new AbortController().signal).catch(() => undefined);
   }
 
   /** The hunks of the last prompt's change to `path`, from its journal. */
   promptHunks(path: string): Promise<PromptHunk[]> {
-    return this.host.promptHunks(path, new AbortController().signal).catch(() => []);
+    return this.host.restores.promptHunks(path, new AbortController().signal).catch(() => []);
   }
 
   /** Puts back one hunk of the last prompt's change to `path` on the person's click; says how it went. */
   undoHunk(path: string, id: string): Promise<{ restored: boolean; message: string }> {
-    return this.host.undoHunk(path, id, new AbortController().signal);
+    return this.host.restores.undoHunk(path, id, new AbortController().signal);
   }
 
   /** The session's standing "Always" and "Never" answers. */

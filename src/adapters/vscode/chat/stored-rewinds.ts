@@ -21,7 +21,7 @@ export interface StoredRewind {
   message: RestoredMessage;
 }
 
-/** What the note under a reopened session's rewound turns says. */
+/** What the label over a reopened session's rewound turns says. */
 export const STORED_REWIND_TEXT = 'Rewound here earlier: the agents no longer see the greyed turns.';
 
 /**
@@ -44,7 +44,7 @@ export function storedRewinds(session: ACPSession, shown: readonly TranscriptEve
     const promptsBefore = records.filter(({ at, event }) => at <= rewind.at && (event as AgentEvent).type === 'prompt_start').length;
     found.push({
       at: promptStarts[promptsBefore] ?? shown.length,
-      message: { type: 'restored', target: { kind: 'rewind', checkpoint, mode: 'conversation' }, outcome: 'restored', message: STORED_REWIND_TEXT },
+      message: { type: 'restored', target: { kind: 'rewind', checkpoint, mode: 'conversation' }, outcome: 'restored', message: STORED_REWIND_TEXT, earlier: true },
     });
   }
   return found;
