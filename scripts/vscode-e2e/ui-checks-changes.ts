@@ -41,7 +41,7 @@ async function hunkUndo(context: UiContext, timeoutMs: number): Promise<void> {
   await newSession(chat, timeoutMs);
   context.fake.enqueue('openai', toolCall('write_file', { path: HUNKS.path, content: HUNKS.after }), say(HUNKS.done));
   await sendPrompt(chat, HUNKS.prompt, timeoutMs);
-  await allowEachUntil(chat, HUNKS.done, timeoutMs);
+  await allowUntil(chat, HUNKS.done, timeoutMs);
   const row = chat.locator(`.changes-bar .changes-file[data-path="${HUNKS.path}"]`).last();
   await row.locator('button.changes-hunks-toggle').click({ timeout: timeoutMs });
   const hunks = row.locator('.changes-hunk');
@@ -95,24 +95,6 @@ async function changesFromJournal(context: UiContext, timeoutMs: number): Promis
   const title = await bar.locator('.changes-title').innerText();
   if (title !== '1 file changed') throw new HarnessError(`the bar's title reads ${JSON.stringify(title)}`);
   await screenshots(context, bar, 'journal', timeoutMs);
-}
-
-/**
- * Allows each call the agents ask for, once, until the answer `done` shows.
- * Each click waits at most a moment: an approval answered between the look
- * and the click no longer matches, and a click that waits for it would
- * spend the check's whole time (allowUntil below does: it cost the
- * hunk-undo check two minutes).
- */
-export async function allowEachUntil(chat: Frame, done: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  const answer = chat.locator('.msg-assistant', { hasText: done });
-  while (!(await answer.isVisible())) {
-    if (Date.now() > deadline) throw new HarnessError(`the answer "${done}" never showed`);
-    const ask = chat.locator('.approval:not([data-decision]) button[data-decision="allow_once"]').first();
-    if (await ask.isVisible()) await ask.click({ timeout: 2_000 }).catch(() => undefined);
-    else await chat.page().waitForTimeout(200);
-  }
 }
 
 /** Allows each call the agents ask for, once, until the answer `done` shows. */

@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HarnessError } from './harness-error';
 import { chatFrame, newSession, say, sendPrompt, toolCall, type UiCheck, type UiContext } from './ui-checks';
-import { allowEachUntil } from './ui-checks-changes';
+import { allowUntil } from './ui-checks-changes';
 import { screenshots } from './ui-checks-clicks';
 
 export const EDITOR_HUNK_CHECKS: UiCheck[] = [
@@ -38,7 +38,7 @@ async function editorHunkUndo(context: UiContext, timeoutMs: number): Promise<vo
   await newSession(chat, timeoutMs);
   context.fake.enqueue('openai', toolCall('write_file', { path: EDITED.path, content: EDITED.after }), say(EDITED.done));
   await sendPrompt(chat, EDITED.prompt, timeoutMs);
-  await allowEachUntil(chat, EDITED.done, timeoutMs);
+  await allowUntil(chat, EDITED.done, timeoutMs);
   const row = chat.locator(`.changes-bar .changes-file[data-path="${EDITED.path}"]`).last();
   // The person opens the file from the bar, as they would to look at the change.
   await row.locator('.file-link').click({ timeout: timeoutMs });
