@@ -6,23 +6,16 @@
  * trace panel) goes through ViewActions.
  */
 import { randomUUID } from 'node:crypto';
-import type { CompositionRole, RoleModels } from '../../../agents/role-models';
 import type { PromptHunk } from '../../../journal/hunk-restore';
 import { errorText } from '../../../vocabulary/text';
-import type {
-  HostMessage,
-  RoleModelChoice,
-  SessionSummary,
-  TranscriptEvent,
-  WebviewMessage,
-} from '../../../../webview/chat/protocol';
+import type { HostMessage, RoleModelChoice, TranscriptEvent, WebviewMessage } from '../../../../webview/chat/protocol';
 import { ChatApprovals } from './chat-approvals';
 import { ChatSession, type ChatHost, type PromptObserver } from './chat-session';
 import { applyPromptText, insideWorkspace } from '../../../host/apply-code';
 import { emptyMeter, sumMeters } from '../../../host/cost';
 import { ProviderSetup } from './provider-setup';
-import { VSCODE_PROVIDER } from '../configuration';
-import { pickerChoices, vscodePick } from './model-choices';
+import { ChatPickers, type Pick } from './chat-pickers';
+import { ChatQueue } from './chat-queue';
 import { editorAction, type ViewActions } from './chat-actions';
 import { ShownTranscript } from './shown-transcript';
 import { errorEnd, notice, promptMessage } from './transcript-translator';
@@ -41,12 +34,13 @@ export class ChatController {
   /** The last prompt sent, for Retry after an error. */
   private lastPrompt: string | undefined;
   /** Messages sent while the agents work, not given to them yet. */
-  private queued: { id: string; text: string }[] = [];
+  private readonly queue: ChatQueue;
   private readonly setup: ProviderSetup;
   /** What the view was told of the open session's clicked restores and net counts, for a reloaded view. */
   private readonly record = new RestoreRecord();
   /** The view's Undo, Restore and Edit buttons. */
   private readonly clicks: ChatClicks;
+  private readonly pickers: ChatPickers;
   private readonly unwatchModels: (() => void) | undefined;
   /** New Session and Resume, one after another; how many are asked for or running. */
   private resets: Promise<unknown> = Promise.resolve();
@@ -70,6 +64,8 @@ export class ChatController {
       open: (id) => this.reset(id),
       send: (text) => this.send(text),
     });
+    this.queue = new ChatQueue(post, randomUUID);
+    this.pickers = new ChatPickers({ host, post, actions, current: () => this.chat, session: () => this.session() });
     // Pickers and set-up list VS Code's models; a model arriving later (Copilot's after sign-in) shows at once.
     this.unwatchModels = host.watchVscodeModels?.(() => void this.modelsChanged().catch(() => undefined));
   }
@@ -105,17 +101,16 @@ export class ChatController {
   }
 
   /** The agents offered and the open session's, for the Pick Agent command. */
-  async agentChoices(): Promise<{ agents: { name: string; description: string }[]; current: string }> {
-    const chat = await this.session();
-    return { agents: (await chat.choices()).agents, current: chat.session.agentName };
+  agentChoices(): Promise<{ agents: { name: string; description: string }[]; current: string }> {
+    return this.pickers.agentChoices();
   }
 
-  async modelChoicesNow(): Promise<RoleModelChoice[]> {
-    return this.pickerChoices((await (await this.session()).choices()).models);
+  modelChoicesNow(): Promise<RoleModelChoice[]> {
+    return this.pickers.modelChoicesNow();
   }
 
   /** Picks an agent or a model as the view's pickers do, and tells the view. */
-  async pick(choice: { agent: string } | { role: CompositionRole; model: string }): Promise<void> {
+  async pick(choice: Pick): Promise<void> {
     await this.dispatch('agent' in choice ? { type: 'pick_agent', agent: choice.agent } : { type: 'pick_model', role: choice.role, model: choice.model });
   }
 
@@ -137,14 +132,10 @@ export class ChatController {
     await this.chat?.close({ interrupted: true });
   }
 
-  private pickerChoices(models: RoleModels[]): RoleModelChoice[] {
-    return pickerChoices(models, this.host.configuration().vscodeModels ?? []);
-  }
-
   /** Offers the models VS Code offers now, once the view has a session to show them in. */
   private async modelsChanged(): Promise<void> {
     if (!this.chat) return;
-    await this.announceAgents();
+    await this.pickers.announce();
     await this.setup.announce();
   }
 
@@ -161,17 +152,9 @@ export class ChatController {
       case 'resume':
         return this.reset(message.sessionId);
       case 'pick_agent':
-        await (await this.session()).setAgent(message.agent);
-        return this.announceAgents();
-      case 'pick_model': {
-        const vscodeModel = vscodePick(message.model);
-        if (vscodeModel !== undefined) await this.actions.useRoleProvider(message.role, VSCODE_PROVIDER);
-        await (await this.session()).setModel(message.role, vscodeModel ?? message.model);
-        return this.announceAgents();
-      }
+      case 'pick_model':
       case 'pick_thinking':
-        await (await this.session()).setThinking(message.level);
-        return this.announceAgents();
+        return this.pickers.handle(message);
       case 'approve':
       case 'deny':
       case 'approve_edited':
@@ -199,7 +182,7 @@ export class ChatController {
       case 'test_server':
       case 'use_server':
       case 'use_vscode_model':
-        if (await this.setup.handle(message)) await this.announceAgents();
+        if (await this.setup.handle(message)) await this.pickers.announce();
         return;
       case 'stop_call':
         if (!this.chat?.stopCall(message.callId)) this.show(notice('info', 'That call has already ended.'));
@@ -230,12 +213,12 @@ export class ChatController {
       return undefined;
     });
     const { agents, models, thinking, welcome } = chat ? await chat.choices() : { agents: [], models: [], thinking: undefined, welcome: undefined };
-    const sessions = this.sessions();
+    const sessions = ChatSession.listed(this.host);
     this.post({
       type: 'init',
       agents,
       agent: chat?.session.agentName ?? '',
-      models: this.pickerChoices(models),
+      models: this.pickers.choices(models),
       ...(thinking ? { thinking } : {}),
       sessions,
       sessionId: sessions.some((stored) => stored.id === chat?.id) ? chat?.id : undefined,
@@ -244,7 +227,8 @@ export class ChatController {
       ...(welcome ? { welcome } : {}),
     });
     this.post({ type: 'reset', sessionId: this.chat?.id, title: this.chat?.session.title ?? '', ...(reopened ? { opened: true } : {}) });
-    if (this.queued.length > 0) this.post({ type: 'queue', items: [...this.queued] });
+    const queued = this.queue.replay();
+    if (queued) this.post(queued);
     for (const message of this.record.replay(this.shown.all)) this.post(message);
     this.announceRules();
     // A reloaded view must still offer the questions a running prompt waits on.
@@ -255,7 +239,7 @@ export class ChatController {
   private async send(text: string): Promise<void> {
     if (text.trim() === '') return;
     const chat = await this.session();
-    if (chat.busy) return this.enqueue(chat, text);
+    if (chat.busy) return this.queue.steer(chat, text, () => this.chat === chat, (next) => this.send(next));
     this.lastPrompt = text;
     await this.run(chat, text, (observer) => chat.prompt(text, observer));
   }
@@ -294,7 +278,7 @@ export class ChatController {
           this.show(event);
           if (listed) return;
           listed = true;
-          this.post({ type: 'sessions', sessions: this.sessions(), current: chat.id });
+          this.post({ type: 'sessions', sessions: ChatSession.listed(this.host), current: chat.id });
         },
         onMeter: (meter) => {
           if (!current()) return;
@@ -314,25 +298,10 @@ export class ChatController {
       if (current()) {
         this.approvals.withdrawAll();
         this.post({ type: 'busy', busy: false });
-        this.post({ type: 'sessions', sessions: this.sessions(), current: chat.id });
+        this.post({ type: 'sessions', sessions: ChatSession.listed(this.host), current: chat.id });
       }
       this.actions.sessionsChanged();
     }
-  }
-
-  /**
-   * A message sent while the agents work: shown as queued until an agent
-   * takes it at its next step (the transcript then shows it there), or sent
-   * as the next prompt when the run ends first.
-   */
-  private async enqueue(chat: ChatSession, text: string): Promise<void> {
-    const item = { id: randomUUID(), text };
-    this.queued.push(item);
-    this.post({ type: 'queue', items: [...this.queued] });
-    const outcome = await chat.steer(text);
-    this.queued = this.queued.filter((queued) => queued !== item);
-    this.post({ type: 'queue', items: [...this.queued] });
-    if (!outcome.delivered && this.chat === chat) await this.send(text);
   }
 
   /**
@@ -359,23 +328,20 @@ export class ChatController {
     this.chat = undefined;
     this.shown.clear();
     this.record.clear();
-    this.queued = [];
-    this.post({ type: 'queue', items: [] });
+    this.queue.clear();
     this.promptMeter = emptyMeter();
     this.sessionMeter = emptyMeter();
     this.host.lastSession?.set(id);
     const chat = id === undefined ? await this.startedSession() : await this.open(id);
     this.post({ type: 'reset', sessionId: id, title: chat.session.title, opened: true });
     if (id !== undefined) {
-      for (const event of chat.transcript()) this.shown.remember(event);
-      this.recordStoredRewinds(chat);
-      this.sessionMeter = chat.meter;
+      this.adoptStored(chat);
       for (const message of this.record.replay(this.shown.all)) this.post(message);
     }
     // A new session starts from zero; a resumed one shows what it has cost so far.
     this.post({ type: 'meter', prompt: this.promptMeter, session: this.sessionMeter });
-    await this.announceAgents();
-    this.post({ type: 'sessions', sessions: this.sessions(), current: id });
+    await this.pickers.announce();
+    this.post({ type: 'sessions', sessions: ChatSession.listed(this.host), current: id });
     this.announceRules();
     await this.setup.announce();
   }
@@ -405,29 +371,19 @@ export class ChatController {
       return false;
     }
     this.chat = chat;
-    for (const event of chat.transcript()) this.shown.remember(event);
-    this.recordStoredRewinds(chat);
-    this.sessionMeter = chat.meter;
+    this.adoptStored(chat);
     return true;
   }
 
-  /** A reopened session's earlier rewinds, from the session itself, so its view greys the same turns (see stored-rewinds.ts). */
-  private recordStoredRewinds(chat: ChatSession): void {
+  /**
+   * What a stored session brings to the view: its transcript, its earlier
+   * rewinds read from the session itself (so the view greys the same
+   * turns, see stored-rewinds.ts), and what it has cost so far.
+   */
+  private adoptStored(chat: ChatSession): void {
+    for (const event of chat.transcript()) this.shown.remember(event);
     for (const { at, message } of storedRewinds(chat.session, this.shown.all)) this.record.add(at, message);
-  }
-
-  private async announceAgents(): Promise<void> {
-    // A reset announces the session it has just opened (asking for the session would wait for that reset).
-    const chat = this.chat ?? (await this.session());
-    const { agents, models, thinking, welcome } = await chat.choices();
-    this.post({ type: 'agents', agents, agent: chat.session.agentName, models: this.pickerChoices(models), ...(thinking ? { thinking } : {}), welcome });
-  }
-
-  private sessions(): SessionSummary[] {
-    return this.host.store
-      .list({ cwd: this.host.root })
-      .filter((meta) => meta.parent === undefined)
-      .map((meta) => ({ id: meta.id, title: meta.title || '(untitled)', agent: meta.agentName, updatedAt: new Date(meta.updatedAt).toISOString() }));
+    this.sessionMeter = chat.meter;
   }
 
   /** The open session's standing answers, to the view's list. */

@@ -23,7 +23,7 @@ import type { SessionStore } from '../../../session/session-store';
 import type { AskFn } from '../../../tools/permissions';
 import type { StandingRule } from '../../../tools/remembered-answers';
 import type { Workspace } from '../../../tools/workspace';
-import type { Meter, PromptStatus, TranscriptEvent } from '../../../../webview/chat/protocol';
+import type { Meter, PromptStatus, SessionSummary, TranscriptEvent } from '../../../../webview/chat/protocol';
 import { frontDoorDocument, roleChoices, settingsFor, type CrowConfiguration } from '../configuration';
 import { liveSessions } from './live-sessions';
 import { notice, TranscriptTranslator, welcomeText } from './transcript-translator';
@@ -83,6 +83,14 @@ export class ChatSession {
   /** A stored session, to continue it. Throws when there is no such session. */
   static async resume(chat: ChatHost, id: string, ask: AskFn): Promise<ChatSession> {
     return new ChatSession(await setup(() => HostSession.load(hostOptions(chat, ask), id)));
+  }
+
+  /** The host's folder's sessions the view lists: the person's own, not the subagents' under them. */
+  static listed(chat: ChatHost): SessionSummary[] {
+    return chat.store
+      .list({ cwd: chat.root })
+      .filter((meta) => meta.parent === undefined)
+      .map((meta) => ({ id: meta.id, title: meta.title || '(untitled)', agent: meta.agentName, updatedAt: new Date(meta.updatedAt).toISOString() }));
   }
 
   /**
