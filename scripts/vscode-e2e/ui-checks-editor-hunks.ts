@@ -15,7 +15,7 @@ import { screenshots } from './ui-checks-clicks';
 export const EDITOR_HUNK_CHECKS: UiCheck[] = [
   {
     slug: 'editor-hunk-undo',
-    name: "a file the prompt changed shows Keep and Undo over each hunk in the editor; Undo on one puts back only its lines on disk and the bar's counts follow (screenshots ui-clicks-editor-hunks-*.png)",
+    name: "a file the prompt changed shows Keep and Undo over each hunk in the editor; Undo on one puts back only its lines on disk and the bar's counts follow, Keep there the bar's list too (screenshots ui-clicks-editor-hunks-*.png)",
     timeoutMs: 150_000,
     run: editorHunkUndo,
   },
@@ -66,8 +66,13 @@ async function editorHunkUndo(context: UiContext, timeoutMs: number): Promise<vo
     throw new HarnessError(`after the editor's Undo the bar counts ${await row.locator('.changes-added').innerText()} ${await row.locator('.changes-removed').innerText()} for ${EDITED.path}, not +1 −1`);
   });
   await screenshots(context, editor, 'editor-hunks-undone', timeoutMs / 3);
-  // Keep dismisses the last one and writes nothing.
+  // Keep dismisses the last one and writes nothing; the bar's list of the file's changes follows.
+  await row.locator('button.changes-hunks-toggle').click({ timeout: timeoutMs });
+  await row.locator('.changes-hunk').first().waitFor({ state: 'visible', timeout: timeoutMs / 4 });
   await keep.first().click({ timeout: timeoutMs });
   await keep.first().waitFor({ state: 'detached', timeout: timeoutMs / 4 });
   if (readFileSync(file, 'utf8') !== EDITED.undone) throw new HarnessError('Keep on a hunk in the editor wrote the file');
+  await row.locator('.changes-hunk-none', { hasText: 'Every change here is kept.' }).waitFor({ state: 'visible', timeout: timeoutMs / 4 }).catch(async () => {
+    throw new HarnessError(`the bar still offers the hunk kept in the editor: ${await row.locator('.changes-hunks').innerText()}`);
+  });
 }

@@ -223,9 +223,12 @@ describe('chat view in headless Chromium', function () {
     assert.equal(await row.locator('.changes-hunk[data-hunk="h2"] button.changes-hunk-undo').isEnabled(), true);
     await row.locator('.changes-hunk[data-hunk="h1"] button.changes-hunk-keep').click();
     assert.equal(await row.locator('.changes-hunk').count(), 1, 'Keep takes the hunk off the list');
-    await row.locator('.changes-hunk[data-hunk="h2"] button.changes-hunk-keep').click();
-    assert.equal(await row.locator('.changes-hunk-none').innerText(), 'Every change here is kept.', 'the last one kept: the list says so');
-    assert.deepEqual(await view.takePosted(), [], 'Keep writes nothing');
+    // The editor keeps the other (the host's word comes back for both, as for one kept here).
+    await view.send({ type: 'hunk_kept', path: 'n.txt', hunk: 'h1' });
+    await view.send({ type: 'hunk_kept', path: 'n.txt', hunk: 'h2' });
+    assert.equal(await row.locator('.changes-hunk').count(), 0);
+    assert.deepEqual(await row.locator('.changes-hunk-none').allInnerTexts(), ['Every change here is kept.'], 'the last one kept: the list says so, once');
+    assert.deepEqual(await view.takePosted(), [{ type: 'keep_hunk', path: 'n.txt', hunk: 'h1' }], 'Keep writes nothing; it tells the host, for the editor');
   });
 
   it('Restore acts on the click: the rewound turns grey out under a label, and a line says what went back', async () => {

@@ -19,6 +19,7 @@ describe('VS Code chat: Edit before Allow, and request_approval', () => {
   let home: string;
   let root: string;
   let posted: HostMessage[];
+  let opened: ChatController[];
 
   before(async () => (server = await FakeLlmServer.start()));
   after(async () => server.close());
@@ -28,16 +29,23 @@ describe('VS Code chat: Edit before Allow, and request_approval', () => {
     root = join(home, 'project');
     mkdirSync(root);
     posted = [];
+    opened = [];
   });
-  // A cancelled prompt's git snapshot may still be removing its lock files as the test ends: retry, as a person would.
-  afterEach(() => rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }));
+  // The views close first, as the window would (a cancelled prompt's git snapshot may still be writing);
+  // what a snapshot still removes after that is retried, as a person would.
+  afterEach(async () => {
+    await Promise.all(opened.map((chat) => chat.dispose().catch(() => undefined)));
+    rmSync(home, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
+  });
 
   function controller(): ChatController {
     const env = isolatedEnv(home, { OPENAI_API_KEY: 'k' });
     const settings: Record<string, unknown> = { provider: 'openai', model: 'fake-model', baseUrls: { openai: server.openaiBaseUrl } };
     const host = folderChatHost(root, env, (key) => settings[key]);
     const view = quietViewActions();
-    return new ChatController(host, (message) => posted.push(structuredClone(message)), view);
+    const chat = new ChatController(host, (message) => posted.push(structuredClone(message)), view);
+    opened.push(chat);
+    return chat;
   }
   const toModel = (request: number) => JSON.stringify(server.requestsFor('openai')[request]!.body.messages);
   const approval = () =>

@@ -45,7 +45,11 @@ describe('VS Code editor: Keep and Undo on each hunk of the last prompt', () => 
     const env = isolatedEnv(home, { OPENAI_API_KEY: 'sk-test-editor-hunks' });
     const settings: Record<string, unknown> = { provider: 'openai', model: 'fake-model', 'permissions.write': 'ask', baseUrls: { openai: server.openaiBaseUrl } };
     let chat: ChatController;
-    const hunks = new EditorHunks({ hunks: (path) => chat.promptHunks(path), undo: (path, id) => chat.handle({ type: 'undo_hunk', path, hunk: id }) });
+    const hunks = new EditorHunks({
+      hunks: (path) => chat.promptHunks(path),
+      undo: (path, id) => chat.handle({ type: 'undo_hunk', path, hunk: id }),
+      keep: (path, id) => chat.handle({ type: 'keep_hunk', path, hunk: id }),
+    });
     chat = new ChatController(folderChatHost(root, env, (key) => settings[key]), (message) => {
       posted.push(structuredClone(message));
       hunks.observe(message);
@@ -97,9 +101,24 @@ describe('VS Code editor: Keep and Undo on each hunk of the last prompt', () => 
     assert.deepEqual(sides(left), [[['five'], ['FIVE']]]);
     assert.equal(left[0]!.id, second!.id, 'the hunk left is the second one, as the editor showed it');
 
-    hunks.keep('a.txt', left[0]!.id);
+    posted.length = 0;
+    await hunks.keep('a.txt', left[0]!.id);
     assert.deepEqual(await hunks.hunks('a.txt'), [], 'kept: no longer offered');
+    assert.deepEqual(posted, [{ type: 'hunk_kept', path: 'a.txt', hunk: left[0]!.id }], 'the bar is told, so it stops offering it too');
     assert.equal(file('a.txt'), 'one\n2\n3\n4\nFIVE\n', 'Keep wrote nothing');
+    await chat.dispose();
+  });
+
+  it("follows the bar's Keep: a hunk kept there is no longer offered in the editor, and nothing is written", async () => {
+    server.enqueue('openai', write('a.txt', 'ONE\n2\n3\n4\nFIVE\n'), say('Done.'));
+    const { chat, hunks, redrawn } = wired();
+    await chat.handle({ type: 'send', text: 'Shout two lines' });
+    const [first, second] = await hunks.hunks('a.txt');
+    redrawn.length = 0;
+    await chat.handle({ type: 'keep_hunk', path: 'a.txt', hunk: first!.id });
+    assert.ok(redrawn.some((paths) => paths?.includes('a.txt')), 'the editor redraws the file');
+    assert.deepEqual((await hunks.hunks('a.txt')).map((hunk) => hunk.id), [second!.id]);
+    assert.equal(file('a.txt'), 'ONE\n2\n3\n4\nFIVE\n', 'Keep wrote nothing');
     await chat.dispose();
   });
 

@@ -57,11 +57,8 @@ function hunkItem(path: string, hunk: HunkView, row: HTMLElement, post: Post): H
   const head = el('div', 'changes-hunk-head');
   head.append(el('span', 'changes-hunk-where', where));
   const keep = button('Keep', 'changes-hunk-keep', () => {
-    row.dataset['kept'] = `${row.dataset['kept'] ?? ''} ${hunk.id}`.trim();
-    const list = item.parentElement;
-    item.remove();
-    // The last one kept: the list says so rather than going blank.
-    if (list && !list.querySelector('.changes-hunk')) list.prepend(el('li', 'changes-hunk-none', 'Every change here is kept.'));
+    keptIn(row, hunk.id);
+    post({ type: 'keep_hunk', path, hunk: hunk.id });
   }, 'check');
   keep.setAttribute('aria-label', `Keep this change to ${path} (${where.toLowerCase()})`);
   const undo = button('Undo', 'changes-hunk-undo', () => {
@@ -78,6 +75,25 @@ function hunkItem(path: string, hunk: HunkView, row: HTMLElement, post: Post): H
   }
   item.append(head, lines);
   return item;
+}
+
+/** A hunk of `path` kept, here or in the editor: the latest bar's row stops offering it. */
+export function hunkKept(transcript: HTMLElement, path: string, hunk: string): void {
+  const bar = [...transcript.querySelectorAll<HTMLElement>('.changes-bar')].at(-1);
+  const row = [...(bar?.querySelectorAll<HTMLElement>('.changes-file') ?? [])].find((candidate) => candidate.dataset['path'] === path);
+  if (row) keptIn(row, hunk);
+}
+
+/** Marks `hunk` kept on its file's row and takes it off the list, which says so when none is left. */
+function keptIn(row: HTMLElement, hunk: string): void {
+  const kept = new Set((row.dataset['kept'] ?? '').split(' ').filter(Boolean));
+  kept.add(hunk);
+  row.dataset['kept'] = [...kept].join(' ');
+  const item = row.querySelector<HTMLElement>(`:scope > .changes-hunks > .changes-hunk[data-hunk="${CSS.escape(hunk)}"]`);
+  const list = item?.parentElement;
+  item?.remove();
+  // The last one kept: the list says so rather than going blank.
+  if (list && !list.querySelector('.changes-hunk') && !list.querySelector('.changes-hunk-none')) list.prepend(el('li', 'changes-hunk-none', 'Every change here is kept.'));
 }
 
 /** How one hunk's Undo ended, under the file's hunks; one refused gives its buttons back. */

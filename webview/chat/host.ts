@@ -77,6 +77,7 @@ const HOST_TYPE_LIST: Record<HostMessage['type'], true> = {
   change_counts: true,
   hunks: true,
   hunk_undone: true,
+  hunk_kept: true,
   rules: true,
   prefill: true,
   setup: true,

@@ -20,7 +20,7 @@
  * (controls.ts); test/support/vscode-elements.ts drives them.
  */
 import { showNetCounts, showUndone } from './changes-bar';
-import { hunkUndone, showHunks } from './changes-hunks';
+import { hunkKept, hunkUndone, showHunks } from './changes-hunks';
 import { holdWhileBusy, showRewound } from './checkpoint-actions';
 import { Composer } from './composer';
 import { el } from './elements';
@@ -155,6 +155,9 @@ class ChatApp {
         break;
       case 'hunk_undone':
         hunkUndone(this.transcript.element, message.path, message.hunk, message.restored, message.message);
+        break;
+      case 'hunk_kept':
+        hunkKept(this.transcript.element, message.path, message.hunk);
         break;
       case 'rules':
         this.rules.show(message.rules);

@@ -302,6 +302,8 @@ export type HostMessage =
   | { type: 'hunks'; path: string; hunks: HunkView[] }
   /** How an Undo of one hunk ended: put back, or why nothing was. */
   | { type: 'hunk_undone'; path: string; hunk: string; restored: boolean; message: string }
+  /** One hunk of the last prompt's change to `path` is kept (in the bar or the editor): neither offers it again. */
+  | { type: 'hunk_kept'; path: string; hunk: string }
   /** The session's standing "Always" and "Never" answers (the whole list each time). */
   | { type: 'rules'; rules: StandingRuleView[] };
 
@@ -354,6 +356,8 @@ export type WebviewMessage =
   | { type: 'show_hunks'; path: string }
   /** Puts back one hunk (by its id) of the last prompt's change to `path` (answered by `hunk_undone`). */
   | { type: 'undo_hunk'; path: string; hunk: string }
+  /** Keeps one hunk (nothing is written), so the editor stops offering it too (answered by `hunk_kept`). */
+  | { type: 'keep_hunk'; path: string; hunk: string }
   /** Takes back a standing "Always" or "Never" answer: such calls are asked again. */
   | { type: 'revoke_rule'; id: string }
   /** Stops one running tool call (a long command); the prompt goes on. */
@@ -401,6 +405,7 @@ const FIELDS: Record<WebviewMessage['type'], (message: Record<string, unknown>) 
   undo_prompt: (m) => m.path === undefined || typeof m.path === 'string',
   show_hunks: (m) => typeof m.path === 'string',
   undo_hunk: (m) => typeof m.path === 'string' && typeof m.hunk === 'string',
+  keep_hunk: (m) => typeof m.path === 'string' && typeof m.hunk === 'string',
   revoke_rule: (m) => typeof m.id === 'string',
   copy_code: (m) => typeof m.text === 'string',
   insert_code: (m) => typeof m.text === 'string',

@@ -125,6 +125,7 @@ function editorHunks(chat: ChatViewProvider): vscode.Disposable[] {
   const hunks = new EditorHunks({
     hunks: (path) => chat.controller.promptHunks(path),
     undo: (path, id) => chat.controller.handle({ type: 'undo_hunk', path, hunk: id }),
+    keep: (path, id) => chat.controller.handle({ type: 'keep_hunk', path, hunk: id }),
   });
   return [chat.onDidPost((message) => hunks.observe(message)), ...registerHunkLens(hunks, workspaceRoot)];
 }

@@ -16,7 +16,7 @@ import { RestoreRecord, restoreOnClick } from './chat-restore';
 import { filesForBranch } from './edit-branch';
 
 /** The messages of the view's restore buttons. */
-export type ClickMessage = Extract<WebviewMessage, { type: 'restore' | 'edit_message' | 'undo_prompt' | 'show_hunks' | 'undo_hunk' }>;
+export type ClickMessage = Extract<WebviewMessage, { type: 'restore' | 'edit_message' | 'undo_prompt' | 'show_hunks' | 'undo_hunk' | 'keep_hunk' }>;
 
 /** What the clicks need of the controller: its open session, its events, the view, and a way to branch. */
 export interface ClickHost {
@@ -50,6 +50,10 @@ export class ChatClicks {
         return this.showHunks(message.path);
       case 'undo_hunk':
         return this.undoHunk(message.path, message.hunk);
+      case 'keep_hunk':
+        // Nothing to write: the host's word that it is kept, which the editor follows (editor-hunks.ts).
+        this.host.post({ type: 'hunk_kept', path: message.path, hunk: message.hunk });
+        return Promise.resolve();
     }
   }
 

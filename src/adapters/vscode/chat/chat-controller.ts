@@ -175,6 +175,7 @@ export class ChatController {
       case 'undo_prompt':
       case 'show_hunks':
       case 'undo_hunk':
+      case 'keep_hunk':
         return this.clicks.handle(message);
       case 'interrupt': // What is queued comes back when the run ends, and goes out as the next prompt at once.
         return this.cancel();

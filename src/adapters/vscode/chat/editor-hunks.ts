@@ -5,7 +5,9 @@
  * the changes bar's (`undo_hunk`, the journal's one restore), so the bar's
  * counts and hunks follow; a bar's Undo, a file's Undo, a whole Undo or a
  * new prompt moves the editor too, read from what the host tells the view.
- * Keep hides a hunk in the editor and writes nothing. No `vscode` here.
+ * Keep hides a hunk in the editor and writes nothing, and so does the
+ * bar's: each follows the other's (`keep_hunk`, answered by `hunk_kept`).
+ * No `vscode` here.
  */
 import type { PromptHunk } from '../../../journal/hunk-restore';
 import type { HostMessage } from '../../../../webview/chat/protocol';
@@ -16,6 +18,8 @@ export interface HunkSource {
   hunks(path: string): Promise<PromptHunk[]>;
   /** Puts back one hunk as the bar's Undo does; the outcome comes back as the host's `hunk_undone` message. */
   undo(path: string, id: string): Promise<void>;
+  /** Keeps one hunk as the bar's Keep does (the host's `hunk_kept` tells the bar). */
+  keep(path: string, id: string): Promise<void>;
 }
 
 /** How one hunk's Undo clicked in the editor ended, for the editor to say when nothing was put back. */
@@ -41,12 +45,10 @@ export class EditorHunks {
     return kept ? hunks.filter((hunk) => !kept.has(hunk.id)) : hunks;
   }
 
-  /** Hides one hunk in the editor (the change stays). */
-  keep(path: string, id: string): void {
-    const kept = this.kept.get(path) ?? new Set<string>();
-    kept.add(id);
-    this.kept.set(path, kept);
-    this.changedNow([path]);
+  /** Hides one hunk in the editor (the change stays), and in the bar. */
+  keep(path: string, id: string): Promise<void> {
+    this.hide(path, id);
+    return this.source.keep(path, id);
   }
 
   /** Puts back one hunk's lines, as the bar's Undo does. */
@@ -87,6 +89,8 @@ export class EditorHunks {
         return;
       case 'hunks':
         return this.changedNow([message.path]);
+      case 'hunk_kept':
+        return this.hide(message.path, message.hunk);
       case 'hunk_undone': {
         const key = `${message.path}\u0000${message.hunk}`;
         if (this.asked.delete(key)) for (const listener of this.outcomes) listener(message);
@@ -95,6 +99,14 @@ export class EditorHunks {
       default:
         return;
     }
+  }
+
+  private hide(path: string, id: string): void {
+    const kept = this.kept.get(path) ?? new Set<string>();
+    if (kept.has(id)) return;
+    kept.add(id);
+    this.kept.set(path, kept);
+    this.changedNow([path]);
   }
 
   /** The last prompt's changed files are now `paths`; what was kept is forgotten for files no longer listed. */
