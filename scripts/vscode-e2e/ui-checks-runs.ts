@@ -182,17 +182,23 @@ async function pairResumed(context: UiContext, timeoutMs: number): Promise<void>
   }
 }
 
-async function commandInTerminal(context: UiContext, timeoutMs: number): Promise<void> {
+/** In a new session, a prompt whose one bash call runs `command`, answered `done`; resolves once the answer shows. */
+async function runOneCommand(context: UiContext, run: { prompt: string; command: string; done: string }, timeoutMs: number): Promise<Frame> {
   const chat = chatFrame(context);
   await newSession(chat, timeoutMs);
-  context.fake.enqueue('openai', toolCall('bash', { command: TERMINAL.command }), { blocks: [{ type: 'text', text: TERMINAL.done }] });
-  await sendPrompt(chat, TERMINAL.prompt, timeoutMs);
-  const answer = chat.locator('.msg-assistant', { hasText: TERMINAL.done });
+  context.fake.enqueue('openai', toolCall('bash', { command: run.command }), say(run.done));
+  await sendPrompt(chat, run.prompt, timeoutMs);
+  const answer = chat.locator('.msg-assistant', { hasText: run.done });
   const allow = chat.locator('.approval:not([data-decision]) button[data-decision="allow_once"]');
   // Commands in the sandbox run unasked; without bubblewrap they are asked for.
   await answer.or(allow).first().waitFor({ state: 'visible', timeout: timeoutMs });
   if (await allow.isVisible()) await allow.click({ timeout: timeoutMs });
   await answer.waitFor({ state: 'visible', timeout: timeoutMs });
+  return chat;
+}
+
+async function commandInTerminal(context: UiContext, timeoutMs: number): Promise<void> {
+  const chat = await runOneCommand(context, TERMINAL, timeoutMs);
   const card = chat.locator('.tool-card[data-status="completed"]', { hasText: 'bash' }).last();
   await card.locator('.tool-output summary').click({ timeout: timeoutMs });
   await card.locator('.tool-text', { hasText: TERMINAL.printed }).waitFor({ state: 'visible', timeout: timeoutMs });
@@ -209,16 +215,7 @@ async function commandInTerminal(context: UiContext, timeoutMs: number): Promise
 }
 
 async function spinnerOutput(context: UiContext, timeoutMs: number): Promise<void> {
-  const chat = chatFrame(context);
-  await newSession(chat, timeoutMs);
-  context.fake.enqueue('openai', toolCall('bash', { command: SPINNER.command }), say(SPINNER.done));
-  await sendPrompt(chat, SPINNER.prompt, timeoutMs);
-  const answer = chat.locator('.msg-assistant', { hasText: SPINNER.done });
-  const allow = chat.locator('.approval:not([data-decision]) button[data-decision="allow_once"]');
-  // Commands in the sandbox run unasked; without bubblewrap they are asked for.
-  await answer.or(allow).first().waitFor({ state: 'visible', timeout: timeoutMs });
-  if (await allow.isVisible()) await allow.click({ timeout: timeoutMs });
-  await answer.waitFor({ state: 'visible', timeout: timeoutMs });
+  const chat = await runOneCommand(context, SPINNER, timeoutMs);
   const card = chat.locator('.tool-card[data-status="completed"]', { hasText: 'spun' }).last();
   await card.locator('.tool-output summary').click({ timeout: timeoutMs });
   const text = await card.locator('.tool-output .tool-text').innerText({ timeout: timeoutMs });
