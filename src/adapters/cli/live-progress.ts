@@ -11,6 +11,8 @@ import { plainLine } from '../../engine/output-tail';
 import { stepText } from '../../engine/tool-progress';
 import { count, duration } from '../../telemetry/readable';
 import type { Style } from './terminal-style';
+import { oneLine } from '../../vocabulary/text';
+import type { CallWords } from '../../vocabulary/tool-story';
 
 export type ProgressEvent = Extract<AgentEvent, { type: 'tool_progress' }>;
 
@@ -20,8 +22,8 @@ export const TAIL_ROWS = 5;
 export const PIPE_EVERY_MS = 30_000;
 
 export interface ProgressView {
-  /** The latest progress of a running call. */
-  update(event: ProgressEvent): void;
+  /** The latest progress of a running call, with its words as its start line said them. */
+  update(event: ProgressEvent, words?: CallWords): void;
   /** The call ended (every call, when none is named): its lines go. */
   end(callId?: string): void;
   /** Erases the live lines before something else is written. */
@@ -135,12 +137,14 @@ export class PipeProgress implements ProgressView {
     private readonly style: Style,
   ) {}
 
-  update(event: ProgressEvent): void {
+  update(event: ProgressEvent, words?: CallWords): void {
     const period = Math.floor(event.elapsedMs / PIPE_EVERY_MS);
     if (period <= (this.told.get(event.callId) ?? 0)) return;
     this.told.set(event.callId, period);
     const last = event.tail?.split('\n').at(-1)?.trim();
-    this.say(this.style.dim(`  ⋯ ${event.tool} still running (${duration(event.elapsedMs)})${last ? `: ${fit(last, 160)}` : ''}`));
+    // In the person's words, as the call's start line: "still running npm test", not the tool's name.
+    const what = words ? `${words.doing.toLowerCase()}${words.target ? ` ${oneLine(words.target, 80)}` : ''}` : 'working';
+    this.say(this.style.dim(`  ⋯ still ${what} (${duration(event.elapsedMs)})${last ? `: ${fit(last, 160)}` : ''}`));
   }
 
   end(callId?: string): void {

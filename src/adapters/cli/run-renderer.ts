@@ -299,7 +299,7 @@ export class RunRenderer {
   private toolProgress(event: ProgressEvent): void {
     this.breakLine();
     this.channel = 'status';
-    this.progress.update(event);
+    this.progress.update(event, this.words.get(event.callId));
   }
 
   private toolEnd(event: Extract<AgentEvent, { type: 'tool_call_end' }>): void {

@@ -195,7 +195,7 @@ describe('a running call in the terminal', () => {
     r.render(end);
     assert.equal(
       err(),
-      '● Running npm test\n  ⋯ bash still running (30.0s): line 30\n  ⋯ bash still running (60.0s): line 60\n  ⋯ bash still running (90.0s): line 90\n  ✓ Ran npm test 2.1s · ok\n',
+      '● Running npm test\n  ⋯ still running npm test (30.0s): line 30\n  ⋯ still running npm test (60.0s): line 60\n  ⋯ still running npm test (90.0s): line 90\n  ✓ Ran npm test 2.1s · ok\n',
     );
   });
 });
