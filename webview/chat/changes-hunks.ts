@@ -27,10 +27,15 @@ export function hunksToggle(path: string, row: HTMLElement, post: Post): HTMLBut
   return toggle;
 }
 
+/** The row of `path` in the latest bar. */
+function latestRow(transcript: HTMLElement, path: string): HTMLElement | undefined {
+  const bar = [...transcript.querySelectorAll<HTMLElement>('.changes-bar')].at(-1);
+  return [...(bar?.querySelectorAll<HTMLElement>('.changes-file') ?? [])].find((candidate) => candidate.dataset['path'] === path);
+}
+
 /** The row of `path` in the latest bar, when it is open for its hunks. */
 function openRow(transcript: HTMLElement, path: string): HTMLElement | undefined {
-  const bar = [...transcript.querySelectorAll<HTMLElement>('.changes-bar')].at(-1);
-  const row = [...(bar?.querySelectorAll<HTMLElement>('.changes-file') ?? [])].find((candidate) => candidate.dataset['path'] === path);
+  const row = latestRow(transcript, path);
   return row?.querySelector('.changes-hunks-toggle[aria-expanded="true"]') ? row : undefined;
 }
 
@@ -38,7 +43,7 @@ function openRow(transcript: HTMLElement, path: string): HTMLElement | undefined
 export function showHunks(transcript: HTMLElement, path: string, hunks: readonly HunkView[], post: Post): void {
   const row = openRow(transcript, path);
   if (!row) return;
-  const kept = new Set((row.dataset['kept'] ?? '').split(' ').filter(Boolean));
+  const kept = keptOf(row);
   const said = row.querySelector(':scope > .changes-hunks > .changes-hunk-outcome');
   row.querySelector(':scope > .changes-hunks')?.remove();
   const list = el('ul', 'changes-hunks');
@@ -79,14 +84,18 @@ function hunkItem(path: string, hunk: HunkView, row: HTMLElement, post: Post): H
 
 /** A hunk of `path` kept, here or in the editor: the latest bar's row stops offering it. */
 export function hunkKept(transcript: HTMLElement, path: string, hunk: string): void {
-  const bar = [...transcript.querySelectorAll<HTMLElement>('.changes-bar')].at(-1);
-  const row = [...(bar?.querySelectorAll<HTMLElement>('.changes-file') ?? [])].find((candidate) => candidate.dataset['path'] === path);
+  const row = latestRow(transcript, path);
   if (row) keptIn(row, hunk);
+}
+
+/** The hunks of a row the person kept (held on the row, so a list drawn again leaves them out). */
+function keptOf(row: HTMLElement): Set<string> {
+  return new Set((row.dataset['kept'] ?? '').split(' ').filter(Boolean));
 }
 
 /** Marks `hunk` kept on its file's row and takes it off the list, which says so when none is left. */
 function keptIn(row: HTMLElement, hunk: string): void {
-  const kept = new Set((row.dataset['kept'] ?? '').split(' ').filter(Boolean));
+  const kept = keptOf(row);
   kept.add(hunk);
   row.dataset['kept'] = [...kept].join(' ');
   const item = row.querySelector<HTMLElement>(`:scope > .changes-hunks > .changes-hunk[data-hunk="${CSS.escape(hunk)}"]`);
