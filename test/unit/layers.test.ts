@@ -122,7 +122,7 @@ describe('layering (docs/architecture.md)', () => {
   });
 
   it('reaches webview/ (browser code) only through its shared message and data modules', () => {
-    const shared = /^(chat|trace-viewer|eval-report)\/(protocol|report-data)\.ts$/;
+    const shared = /^(chat|trace-viewer|eval-report)\/(protocol|message-checks|report-data)\.ts$/;
     const reaching: string[] = [];
     for (const file of files) {
       for (const target of projectImportsOf(file).filter((path) => path.startsWith(WEBVIEW))) {

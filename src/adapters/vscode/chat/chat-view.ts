@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import { isWebviewMessage, type HostMessage } from '../../../../webview/chat/protocol';
+import { isWebviewMessage } from '../../../../webview/chat/message-checks';
+import type { HostMessage } from '../../../../webview/chat/protocol';
 import { webviewPage } from '../webview-page';
 import { ApprovalSignals } from './approval-signals';
 import type { ChatController } from './chat-controller';

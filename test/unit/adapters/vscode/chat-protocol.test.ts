@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { isWebviewMessage } from '../../../../webview/chat/protocol';
+import { isWebviewMessage } from '../../../../webview/chat/message-checks';
 
 /** The host acts on what a webview posts only when it is one of the view's messages, whole. */
 describe('chat view messages from the webview', () => {
