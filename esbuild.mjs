@@ -1,7 +1,7 @@
 // Bundles the entry points: the VS Code extension (dist/extension.js, small, and the engine it
 // loads on first use, dist/engine.js; vscode stays external), the `crow` binary (dist/crow.js, a
 // launcher with a shebang that turns on V8's compile cache, then loads the CLI and ACP server in
-// one file, dist/crow-cli.js; dist/markdown.js, the terminal markdown renderer it loads
+// one file, dist/crow-cli.js, or `crow trace` alone from dist/crow-trace.js; dist/markdown.js, the terminal markdown renderer it loads
 // only when a run writes to a terminal, dist/otlp.js, the span exporter it loads only when
 // an OTLP endpoint is set, and dist/bedrock.js and dist/vertex.js, the cloud SDKs a run on
 // Claude on Amazon Bedrock or Google Vertex AI loads), the browser code of the webviews (dist/webview/: the chat
@@ -96,6 +96,8 @@ const cloudApart = [apart('bedrock-apart', /^\.\/bedrock-endpoint$/, 'bedrock.js
 
 /** The launcher's `require('./crow-cli')` stays a require of dist/crow-cli.js: it turns the compile cache on first. */
 const cliApart = apart('cli-apart', /^\.\/crow-cli$/, 'crow-cli.js');
+/** Likewise its `require('./crow-trace')`: dist/crow-trace.js, `crow trace` alone (src/adapters/cli/crow-trace.ts). */
+const traceApart = apart('trace-apart', /^\.\/crow-trace$/, 'crow-trace.js');
 
 /**
  * In dist/markdown.js, marked-terminal's highlighter (cli-highlight) asks for all of highlight.js, whose 190
@@ -132,6 +134,11 @@ const builds = [
     // except in the .vsix (no node_modules), where it is bundled.
     external: production ? [] : ['@modelcontextprotocol/sdk'],
     plugins: [markdownApart, otlpApart, ...cloudApart],
+  },
+  {
+    ...common,
+    entryPoints: ['src/adapters/cli/crow-trace.ts'],
+    outfile: 'dist/crow-trace.js',
   },
   {
     ...common,
@@ -196,7 +203,7 @@ const launcher = (bundleSha256) =>
     outfile: 'dist/crow.js',
     banner: { js: '#!/usr/bin/env node' },
     define: { CROW_BUNDLE_SHA256: JSON.stringify(bundleSha256) },
-    plugins: [cliApart],
+    plugins: [cliApart, traceApart],
   });
 
 const selected = builds.filter(Boolean).map(withZod);

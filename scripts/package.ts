@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 const ROOT = join(__dirname, '..');
 const TARGET_BYTES = 10 * 1024 * 1024;
 /** What a working .vsix must hold. */
-const REQUIRED = ['extension/package.json', 'extension/dist/extension.js', 'extension/dist/engine.js', 'extension/dist/crow.js', 'extension/dist/crow-cli.js', 'extension/dist/webview/chat.js', 'extension/dist/webview/chat.css', 'extension/dist/webview/codicon.css', 'extension/dist/webview/codicon.ttf', 'extension/dist/webview/viewer.js', 'extension/agents/base/builder.md', 'extension/prompts'];
+const REQUIRED = ['extension/package.json', 'extension/dist/extension.js', 'extension/dist/engine.js', 'extension/dist/crow.js', 'extension/dist/crow-cli.js', 'extension/dist/crow-trace.js', 'extension/dist/webview/chat.js', 'extension/dist/webview/chat.css', 'extension/dist/webview/codicon.css', 'extension/dist/webview/codicon.ttf', 'extension/dist/webview/viewer.js', 'extension/agents/base/builder.md', 'extension/prompts'];
 
 function step(title: string, command: string, args: string[]): string {
   const started = Date.now();

@@ -81,6 +81,18 @@ describe('crow on the command line', function () {
     assert.match(session.stderr, /No stored session "abc"/);
   });
 
+  it('crow trace, which loads a bundle of its own, says what is wrong as every command does: exit 2, no stack', async () => {
+    const none = await runCrow(['trace'], env, workspace);
+    assert.equal(none.code, 2);
+    assert.equal(none.stderr, 'crow: crow trace takes one session id (see crow sessions list).\n');
+    const unknown = await runCrow(['trace', 'f00dfeed', '--json'], env, workspace);
+    assert.equal(unknown.code, 2);
+    assert.equal(unknown.stderr, 'crow: No stored session "f00dfeed". List them with: crow sessions list --all\n');
+    const flag = await runCrow(['trace', 'x', '--frob'], env, workspace);
+    assert.equal(flag.code, 2);
+    assert.equal(flag.stderr, 'crow: Unknown option --frob. Run "crow trace --help" for its options.\n');
+  });
+
   it('a run that fails before the model is called stores no session, and --continue reaches the last conversation', async () => {
     server.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Noted: 42.' }] });
     const first = await runCrow(['run', 'remember 42', '--provider', 'anthropic'], env, workspace);

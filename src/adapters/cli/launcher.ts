@@ -16,7 +16,9 @@
  * used at all (the run is only slower). The cache's name carries the
  * bundle's content hash, computed by the build (esbuild.mjs) and embedded
  * here, besides its size and time: V8 itself checks only the source's
- * length. NODE_DISABLE_COMPILE_CACHE turns both off.
+ * length. NODE_DISABLE_COMPILE_CACHE turns both off. `crow trace` alone
+ * loads a bundle of its own instead (dist/crow-trace.js, Node's compile
+ * cache only).
  */
 import { isAscii } from 'node:buffer';
 import { createHash } from 'node:crypto';
@@ -129,4 +131,6 @@ if (folder && enableCompileCache) {
     // As above: only speed.
   }
 }
-if (!folder || BUNDLE_SHA256 === '' || !loadWithCodeCache(folder)) require('./crow-cli');
+// `crow trace` has a bundle of its own, a tenth of the CLI's (see crow-trace.ts): the viewer's first screen waits for its start.
+if (process.argv[2] === 'trace') require('./crow-trace');
+else if (!folder || BUNDLE_SHA256 === '' || !loadWithCodeCache(folder)) require('./crow-cli');

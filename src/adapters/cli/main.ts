@@ -1,4 +1,5 @@
 import { version } from '../../../package.json';
+import { reportFailure } from './cli-entry';
 import { processIO, UsageError, type CliIO } from './cli-io';
 
 export const HELP = `Crow Agent ${version} — a coding agent for your terminal, editor and any ACP client.
@@ -65,25 +66,4 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
   } catch (err) {
     return reportFailure(err, io);
   }
-}
-
-/** Mistakes in the call or the configuration: a message and exit 2, no stack. */
-const USER_ERRORS = new Set(['UsageError', 'ConfigError', 'SlashCommandError', 'UnknownSessionError']);
-
-function reportFailure(err: unknown, io: CliIO): number {
-  if ((err instanceof Error && USER_ERRORS.has(err.name)) || isParseArgsError(err)) {
-    io.stderr.write(`crow: ${(err as Error).message}\n`);
-    return 2;
-  }
-  if (err instanceof Error && !(err instanceof TypeError) && !(err instanceof RangeError) && !(err instanceof ReferenceError)) {
-    io.stderr.write(`crow: ${err.message}\n`);
-    return 1;
-  }
-  io.stderr.write(`crow: unexpected failure: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  return 1;
-}
-
-function isParseArgsError(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS');
 }
