@@ -68,7 +68,7 @@ export function parseGlob(glob: string): GlobPart[] {
   let openBraces = 0;
   for (let i = 0; i < glob.length; i++) {
     const char = glob[i]!;
-    if (char === '*' && isFolderWildcard(glob, i)) {
+    if (char === '*' && isFolderWildcard(glob, i, openBraces > 0)) {
       const slash = glob[i + 2] === '/';
       parts.push({ kind: 'folders', slash });
       i += slash ? 2 : 1;
@@ -122,10 +122,16 @@ function partSource(part: GlobPart): string {
   }
 }
 
-/** Whether a `**` starts at `index` as a whole path segment. */
-function isFolderWildcard(glob: string, index: number): boolean {
-  const atStart = index === 0 || glob[index - 1] === '/';
-  const atEnd = index + 2 === glob.length || glob[index + 2] === '/';
+/**
+ * Whether a `**` starts at `index` as a whole path segment; inside
+ * alternatives, each alternative's start and end bound a segment too:
+ * both `**` in `{docs/**,**}` span folders, as brace expansion would make them.
+ */
+function isFolderWildcard(glob: string, index: number, inBraces: boolean): boolean {
+  const before = glob[index - 1];
+  const after = glob[index + 2];
+  const atStart = index === 0 || before === '/' || (inBraces && (before === '{' || before === ','));
+  const atEnd = index + 2 === glob.length || after === '/' || (inBraces && (after === '}' || after === ','));
   return glob[index + 1] === '*' && atStart && atEnd;
 }
 

@@ -139,7 +139,17 @@ describe('glob walk narrowing', () => {
       '{src,lib}/**/*.ts', '{sr,src}/*.ts', '{a/b,src/a}.ts', '?.ts', '??.md', 'deep/*/est/*.md', '*/*/*/*.md',
       './src/*.ts', '/src/a.ts', '-dash/*.ts', '.dot.d/*.ts', '.hidden/**', 'ünï.md', 'sr/*.ts', 'srcx/*.ts', 'src/',
       'src/../src/a.ts', 'link/*.ts', 'out-dir/*.ts', 'nope/*.ts', 'a b/*.ts', '*.ts',
+      '{**/*.md,src/**/*.ts}', '{deep/**,**/k.ts}', '{a,**}/*.ts',
     ];
+
+    it('reads a ** that fills an alternative as any folders, as brace expansion would', () => {
+      assert.ok(pathGlob('{**/*.js,x}')('a/b/c.js'));
+      assert.ok(pathGlob('{**/*.js,**/*.md}')('c.md'), 'at the top too');
+      assert.ok(pathGlob('{docs/**,x}')('docs/a/b.md'));
+      assert.ok(pathGlob('{a,**}/b.ts')('x/y/b.ts'));
+      assert.ok(!pathGlob('{a**,x}/b.ts')('x/y/b.ts'), '** inside a name stays a plain *');
+      assert.ok(!pathGlob('{**/*.js,x}')('a/b/c.ts'));
+    });
 
     it('finds exactly what the globs match in a walk of everything', async () => {
       for (const glob of GLOBS) assert.deepEqual(await found([glob]), wholeWalk([glob]), glob);
