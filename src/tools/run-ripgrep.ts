@@ -146,7 +146,7 @@ function searchEnvironment(): NodeJS.ProcessEnv {
  * (a match on one enormous line of a data or minified file) is dropped as
  * it streams, never held whole, and counted.
  */
-class RecordSplitter {
+export class RecordSplitter {
   private readonly decoder = new StringDecoder('utf8');
   private partial: string[] = [];
   private partialChars = 0;
@@ -164,12 +164,11 @@ class RecordSplitter {
     const parts = this.decoder.write(chunk).split(this.separator);
     const last = parts.pop()!;
     const records: string[] = [];
-    for (const part of parts) {
-      const record = this.take(part);
+    for (const [index, part] of parts.entries()) {
+      // Past the first, a record lies whole in this chunk: nothing held to join.
+      const record = index > 0 ? this.whole(part) : this.take(part);
       if (record !== undefined) records.push(record);
-      this.partial = [];
-      this.partialChars = 0;
-      this.skipping = false;
+      if (index === 0) this.reset();
     }
     this.hold(last);
     return records;
@@ -178,10 +177,21 @@ class RecordSplitter {
   /** The last record when the stream did not end with a separator. */
   end(): string[] {
     const record = this.take(this.decoder.end());
+    this.reset();
+    return record === undefined || record === '' ? [] : [record];
+  }
+
+  /** A record that arrived whole, or undefined when it is over the limit. */
+  private whole(record: string): string | undefined {
+    if (record.length <= this.maxChars) return record;
+    this.oversized++;
+    return undefined;
+  }
+
+  private reset(): void {
     this.partial = [];
     this.partialChars = 0;
     this.skipping = false;
-    return record === undefined || record === '' ? [] : [record];
   }
 
   /** The record ending with `tail`, or undefined when it was over the limit. */
