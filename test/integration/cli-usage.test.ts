@@ -17,6 +17,7 @@ const COMMANDS = [
   'agents', 'agents list', 'agents show', 'agents validate',
   'config', 'config get', 'config set', 'config validate', 'config path',
   'sessions', 'sessions list', 'sessions show', 'sessions export', 'sessions delete',
+  'sessions checkpoints', 'sessions fork', 'eval', 'eval merge', 'eval k8s',
 ];
 
 describe('crow on the command line', function () {

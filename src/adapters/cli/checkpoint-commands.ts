@@ -22,9 +22,28 @@ function storeOf(io: CliIO): SessionStore {
   return new SessionStore({ dataHome: dataHome(io.env), warn: (warning) => io.stderr.write(`crow: warning: ${warning}\n`) });
 }
 
+const CHECKPOINTS_HELP = `Usage: crow sessions checkpoints ID [--json]
+
+Lists the points a session can be rewound to or branched from: one before
+each prompt and one after each change, numbered. --json prints them as
+JSON (number, time, kind, label, prompt, and whether files can go back).
+Go back with crow undo --to N --session ID; branch with
+crow sessions fork ID --at N.`;
+
+const FORK_HELP = `Usage: crow sessions fork ID --at N
+
+Makes a new session holding the conversation of session ID up to its
+checkpoint N (crow sessions checkpoints ID lists them), and prints the new
+session's id; the files in the folder are not touched. Go on with:
+crow run --session NEW_ID "...".`;
+
 /** `crow sessions checkpoints ID [--json]` */
 export function checkpointsCommand(argv: string[], io: CliIO): number {
   const { values, positionals } = commandArgs('sessions checkpoints', argv, { json: { type: 'boolean', default: false } });
+  if (values.help) {
+    io.stdout.write(`${CHECKPOINTS_HELP}\n`);
+    return 0;
+  }
   const store = storeOf(io);
   const id = store.resolve(onlyId('checkpoints', positionals));
   // The visible record alone: listing reads no history.
@@ -51,6 +70,10 @@ export function checkpointsCommand(argv: string[], io: CliIO): number {
 /** `crow sessions fork ID --at N` */
 export function forkCommand(argv: string[], io: CliIO): number {
   const { values, positionals } = commandArgs('sessions fork', argv, { at: { type: 'string' } });
+  if (values.help) {
+    io.stdout.write(`${FORK_HELP}\n`);
+    return 0;
+  }
   if (values.at === undefined) throw new UsageError('crow sessions fork needs --at N: the checkpoint to branch from (crow sessions checkpoints ID lists them).');
   const store = storeOf(io);
   const id = store.resolve(onlyId('fork', positionals));
