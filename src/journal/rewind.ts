@@ -32,7 +32,7 @@ export interface RewindPlan {
   files?: RestorePlan;
   /** The agents' histories to rewind and to where (mode conversation or both); empty when nothing came after. */
   conversation?: { session: InternalSession; to: number }[];
-  /** Prompts after the checkpoint, whose conversation the agents stop reading. */
+  /** Prompts after the checkpoint, whose conversation the agents stop reading: the checkpoint's own prompt too, when it is the one made before a prompt. */
   laterPrompts: number;
 }
 
@@ -56,7 +56,8 @@ export function checkpointNumbered(session: ACPSession, number: number): ListedC
 
 export async function planRewind(scope: RewindScope, target: ListedCheckpoint, mode: RewindMode, signal: AbortSignal): Promise<RewindPlan> {
   const { session } = scope;
-  const laterPrompts = listCheckpoints(session).filter((entry) => entry.number > target.number && entry.checkpoint.kind === 'prompt').length;
+  // A prompt's checkpoint is made before the prompt: rewinding to it takes that prompt back too.
+  const laterPrompts = listCheckpoints(session).filter((entry) => entry.number >= target.number && entry.checkpoint.kind === 'prompt').length;
   const plan: RewindPlan = { target, mode, laterPrompts };
   if (mode !== 'conversation') plan.files = await planFiles(scope, target, signal);
   if (mode !== 'files') plan.conversation = conversationCuts(session, target);
@@ -87,8 +88,8 @@ export function describeRewind(plan: RewindPlan): string {
     parts.push(`files: ${files}${userIndex ? ', and the git index' : ''}`);
   }
   if (plan.conversation) {
-    const later = plan.laterPrompts > 0 ? `${plan.laterPrompts} later prompt${plan.laterPrompts === 1 ? '' : 's'} and ` : '';
-    parts.push(plan.conversation.length > 0 ? `conversation: the agents forget ${later}everything after it` : 'conversation: nothing came after it');
+    const prompts = plan.laterPrompts > 0 ? `, ${plan.laterPrompts} prompt${plan.laterPrompts === 1 ? '' : 's'} included` : '';
+    parts.push(plan.conversation.length > 0 ? `conversation: the agents forget everything after it${prompts}` : 'conversation: nothing came after it');
   }
   return parts.join('; ');
 }

@@ -103,6 +103,16 @@ describe('checkpoints: rewind the files, the conversation or both to any earlier
     assert.match(shown.stdout, /› \/rewind 3 both[\s\S]*Rewound to checkpoint #3/, 'the rewind is in the record, where it happened');
   });
 
+  it('says how many prompts a rewind takes back: a prompt\'s own checkpoint counts that prompt', async () => {
+    await twoPrompts();
+    const toFirst = await crow('undo', '--to', '1', '--conversation-only', '--yes');
+    assert.equal(toFirst.code, 0, toFirst.stderr);
+    assert.match(toFirst.stdout, /conversation: the agents forget everything after it, 2 prompts included\n/, 'before the first prompt: both');
+    await twoPrompts();
+    const toCommand = await crow('undo', '--to', '3', '--conversation-only', '--yes');
+    assert.match(toCommand.stdout, /conversation: the agents forget everything after it, 1 prompt included\n/, 'inside the first prompt: the second only');
+  });
+
   it('rewinds the files only, or the conversation only', async () => {
     await twoPrompts();
     assert.equal((await crow('undo', '--to', '4', '--files-only', '--yes')).code, 0);
