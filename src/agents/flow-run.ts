@@ -3,7 +3,7 @@ import type { PromptRegistry } from '../config/prompts';
 import type { BaseAgent } from '../engine/base-agent';
 import type { AgentEvent, HandoffPurpose, RunStatus } from '../engine/events';
 import type { TurnResult } from '../engine/turn';
-import { charging, toollessCall } from '../engine/model-call';
+import { charging, nextCall, toollessCall } from '../engine/model-call';
 import { addUsage, costOf, emptyUsage, type Provider, type Usage, type UserBlock } from '../llm/types';
 import type { ACPSession, SessionRole } from '../session/acp-session';
 import type { InternalSession } from '../session/internal-session';
@@ -118,13 +118,10 @@ export class FlowRun {
    * exception with its message.
    */
   async generate(label: string, provider: Provider, system: string, prompt: string): Promise<string> {
-    const over = this.session.budget?.exceeded();
+    const request = { system, messages: [{ role: 'user' as const, content: [{ type: 'text' as const, text: prompt }] }] };
+    const over = this.session.budget?.exceeded(nextCall({ ...request, tools: [] }, provider));
     if (over !== undefined) throw new BudgetReached(over);
-    const { response, text } = await toollessCall(
-      { agent: label, provider, span: this.span, emit: charging(this.session.budget, (event) => this.emit(event)) },
-      { system, messages: [{ role: 'user', content: [{ type: 'text', text: prompt }] }] },
-      this.signal,
-    );
+    const { response, text } = await toollessCall({ agent: label, provider, span: this.span, emit: charging(this.session.budget, (event) => this.emit(event)) }, request, this.signal);
     this.count(response.usage, provider);
     if (response.stopReason === 'error') throw new Error(`${label} failed: ${response.errorMessage ?? 'unknown error'}`);
     return text;

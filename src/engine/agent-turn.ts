@@ -12,7 +12,7 @@ import type { SystemEventKind } from '../session/history';
 import { type Tool, type ToolContext, toolSpec } from '../tools/tool';
 import type { Span, SpanStatus } from '../telemetry/span';
 import type { AgentEvent, TurnStopReason } from './events';
-import { callModel } from './model-call';
+import { callModel, nextCall } from './model-call';
 import { RepeatedCallDetector, stepLimitReached } from './stop-rules';
 import { runToolRound } from './tool-round';
 import { skipToolCall, type ToolRunScope } from './tool-execution';
@@ -86,6 +86,7 @@ export class Turn {
       if (over !== undefined) return this.finish('budget', over);
       this.takeSteering();
       const response = await this.callModel();
+      if ('overBudget' in response) return this.finish('budget', response.overBudget);
       const stop = await this.afterResponse(response);
       if (stop) return stop;
     }
@@ -187,11 +188,14 @@ export class Turn {
    * says the prompt did not fit gets it once more, compacted (see
    * ContextWindowKeeper).
    */
-  private async callModel(): Promise<AssistantResponse> {
+  /** The model's response; or, when the call would certainly pass a spending limit, why it was not made. */
+  private async callModel(): Promise<AssistantResponse | { overBudget: string }> {
     const build = (): LlmRequest => this.buildRequest();
     const keeper = this.agent.contextWindow;
     const scope = { agent: this.agent.name, provider: this.agent.provider, session: this.session, emit: this.emit, span: this.span, signal: this.signal };
     const request = keeper ? await keeper.fit(scope, build) : build();
+    const overBudget = this.turnScope.budget?.exceeded(nextCall(request, this.agent.provider, keeper));
+    if (overBudget !== undefined) return { overBudget };
     const response = await this.callOnce(request);
     if (response.stopReason !== 'error' || !response.overflow || !keeper) return response;
     const compacted = await keeper.recover(scope, build, request, response.overflow);

@@ -85,8 +85,12 @@ export class ContextWindowKeeper {
    * the server reported no usage.
    */
   read(request: LlmRequest, usage: Usage, scope: { agent: string; emit: Emit }): number | undefined {
-    const estimate = this.fitted?.request === request ? this.fitted.tokens : estimateTokens(request);
-    return this.gauge.read(estimate, usage, scope);
+    return this.gauge.read(this.estimate(request), usage, scope);
+  }
+
+  /** The tokens of `request`, estimated (as fit last estimated them, when it is the request fit gave). */
+  estimate(request: LlmRequest): number {
+    return this.fitted?.request === request ? this.fitted.tokens : estimateTokens(request);
   }
 
   /**

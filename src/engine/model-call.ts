@@ -1,10 +1,11 @@
 import { type AssistantResponse, costOf, emptyUsage, isCutOff, type LlmRequest, type Provider, type StopReason, type Usage } from '../llm/types';
+import { estimateTokens } from '../llm/token-estimate';
 import { uniqueCallIds } from '../llm/call-ids';
 import { llmPromptAttributes, llmRequestAttributes, llmResponseAttributes } from '../telemetry/gen-ai';
 import type { Span, SpanStatus } from '../telemetry/span';
 import { InternalSession } from '../session/internal-session';
 import type { AgentEvent } from './events';
-import type { Budget } from '../vocabulary/budget';
+import type { Budget, NextCall } from '../vocabulary/budget';
 import { errorText } from '../vocabulary/text';
 
 export type Emit = (event: AgentEvent) => void;
@@ -59,6 +60,14 @@ export async function callModel(scope: ModelCallScope, request: LlmRequest, sign
  * (a subagent's usage arrives as subagent_usage and was charged by its own
  * turn already).
  */
+/** What `request` will spend at least: its prompt's tokens (the keeper's estimate where there is one), at its model's cheapest input rate. */
+export function nextCall(request: LlmRequest, provider: Pick<Provider, 'pricing'>, keeper?: { estimate(request: LlmRequest): number }): NextCall {
+  const tokens = keeper ? keeper.estimate(request) : estimateTokens(request);
+  const { pricing } = provider;
+  const cheapest = pricing ? Math.min(pricing.input, pricing.cacheRead ?? pricing.input) : undefined;
+  return { tokens, minCostUsd: cheapest === undefined ? undefined : (tokens * cheapest) / 1_000_000 };
+}
+
 export function charging(budget: Budget | undefined, emit: Emit): Emit {
   if (!budget) return emit;
   return (event) => {

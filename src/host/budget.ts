@@ -4,7 +4,7 @@
  * of the prompt, its subagents' included, and checks it before each one.
  */
 import type { Limits } from '../config/settings';
-import type { Budget } from '../vocabulary/budget';
+import type { Budget, NextCall } from '../vocabulary/budget';
 
 /** The config.toml key of each limit, as messages name it. */
 export const LIMIT_KEYS: Record<keyof Limits, string> = {
@@ -52,20 +52,47 @@ export class PromptBudget implements Budget {
     }
   }
 
-  exceeded(): string | undefined {
+  exceeded(call?: NextCall): string | undefined {
+    return this.reached() ?? (call ? this.passedBy(call) : undefined);
+  }
+
+  /** A limit the prompt's calls so far have reached. */
+  private reached(): string | undefined {
     const { maxTokensPerPrompt, maxCostPerPrompt, maxCostPerSession } = this.limits;
-    const next = (limit: keyof Limits): string => `${capitalised(this.howToRaise(limit))}, then send a prompt (e.g. "continue") to go on.`;
     if (maxTokensPerPrompt !== undefined && this.tokens >= maxTokensPerPrompt) {
-      return `Stopped: this prompt used ${this.tokens.toLocaleString('en-US')} tokens, reaching its limit of ${maxTokensPerPrompt.toLocaleString('en-US')} (${LIMIT_KEYS.maxTokensPerPrompt}). ${next('maxTokensPerPrompt')}`;
+      return `Stopped: this prompt used ${this.tokens.toLocaleString('en-US')} tokens, reaching its limit of ${maxTokensPerPrompt.toLocaleString('en-US')} (${LIMIT_KEYS.maxTokensPerPrompt}). ${this.goOn('maxTokensPerPrompt')}`;
     }
     if (maxCostPerPrompt !== undefined && this.cost >= maxCostPerPrompt) {
-      return `Stopped: this prompt cost ${dollars(this.cost)}, reaching its limit of ${dollars(maxCostPerPrompt)} (${LIMIT_KEYS.maxCostPerPrompt}). ${next('maxCostPerPrompt')}`;
+      return `Stopped: this prompt cost ${dollars(this.cost)}, reaching its limit of ${dollars(maxCostPerPrompt)} (${LIMIT_KEYS.maxCostPerPrompt}). ${this.goOn('maxCostPerPrompt')}`;
     }
     const session = this.sessionCostBefore + this.cost;
     if (maxCostPerSession !== undefined && session >= maxCostPerSession) {
-      return `Stopped: this session cost ${dollars(session)}, reaching its limit of ${dollars(maxCostPerSession)} (${LIMIT_KEYS.maxCostPerSession}). ${next('maxCostPerSession')}`;
+      return `Stopped: this session cost ${dollars(session)}, reaching its limit of ${dollars(maxCostPerSession)} (${LIMIT_KEYS.maxCostPerSession}). ${this.goOn('maxCostPerSession')}`;
     }
     return undefined;
+  }
+
+  /** A limit the next call would pass by what it reads alone, whatever it answers. */
+  private passedBy(call: NextCall): string | undefined {
+    const { maxTokensPerPrompt, maxCostPerPrompt, maxCostPerSession } = this.limits;
+    const before = `Stopped before the next model call: it reads about`;
+    if (maxTokensPerPrompt !== undefined && this.tokens + call.tokens > maxTokensPerPrompt) {
+      return (
+        `${before} ${call.tokens.toLocaleString('en-US')} tokens, which would take this prompt (${this.tokens.toLocaleString('en-US')} so far) past its limit of ` +
+        `${maxTokensPerPrompt.toLocaleString('en-US')} (${LIMIT_KEYS.maxTokensPerPrompt}). ${this.goOn('maxTokensPerPrompt')}`
+      );
+    }
+    if (call.minCostUsd === undefined) return undefined;
+    const spend = (limit: keyof Limits, spent: number, max: number, what: string): string =>
+      `${before} ${call.tokens.toLocaleString('en-US')} tokens, at least ${dollars(call.minCostUsd!)}, which would take this ${what} (${dollars(spent)} so far) past its limit of ${dollars(max)} (${LIMIT_KEYS[limit]}). ${this.goOn(limit)}`;
+    if (maxCostPerPrompt !== undefined && this.cost + call.minCostUsd > maxCostPerPrompt) return spend('maxCostPerPrompt', this.cost, maxCostPerPrompt, 'prompt');
+    const session = this.sessionCostBefore + this.cost;
+    if (maxCostPerSession !== undefined && session + call.minCostUsd > maxCostPerSession) return spend('maxCostPerSession', session, maxCostPerSession, 'session');
+    return undefined;
+  }
+
+  private goOn(limit: keyof Limits): string {
+    return `${capitalised(this.howToRaise(limit))}, then send a prompt (e.g. "continue") to go on.`;
   }
 }
 

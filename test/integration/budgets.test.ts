@@ -83,6 +83,27 @@ describe('spending limits stop a run before the model call that would pass them'
     assert.match(ending(run.events).message!, /this prompt cost \$0\.60, reaching its limit of \$0\.50 \(limits\.max_cost_per_prompt\)/);
   });
 
+  it('a call that would pass the limit by what it reads alone is not made: the limit is not overshot by a call', async () => {
+    // About 12,000 tokens of file: the request after reading it reads them all.
+    writeFileSync(join(root, 'big.md'), `${'a line of notes to read, '.repeat(4)}\n`.repeat(480));
+    llm.enqueue('anthropic', call('read_file', { path: 'big.md' }, 3_000), say('Read.'));
+    const run = await crow('Read the big notes', '--max-tokens', '12000');
+    assert.equal(run.code, 3, run.stderr);
+    assert.equal(llm.requestsFor('anthropic').length, 1, 'the second call, which would read past 12,000 tokens, was never made');
+    const end = ending(run.events);
+    assert.equal(end.status, 'budget');
+    assert.match(end.message!, /Stopped before the next model call: it reads about [\d,]+ tokens, which would take this prompt \(3,010 so far\) past its limit of 12,000 \(limits\.max_tokens_per_prompt\)\. Pass --max-tokens with a higher value/);
+
+    // At $3 per million input tokens the first call (3,010 tokens, under a cent) is made, the second (over 12,000 tokens, at least $0.036) is not.
+    config(PRICES);
+    llm.reset();
+    llm.enqueue('anthropic', call('read_file', { path: 'big.md' }, 3_000), say('Read.'));
+    const priced = await crow('Read the big notes', '--max-cost', '0.03');
+    assert.equal(priced.code, 3, priced.stderr);
+    assert.equal(llm.requestsFor('anthropic').length, 1);
+    assert.match(ending(priced.events).message!, /Stopped before the next model call: it reads about [\d,]+ tokens, at least \$0\.0\d+, which would take this prompt \(\$0\.009\d so far\) past its limit of \$0\.03 \(limits\.max_cost_per_prompt\)/);
+  });
+
   it("a subagent's calls count against its parent's prompt, and stop it too", async () => {
     config(`${PRICES}\n[limits]\nmax_cost_per_prompt = 0.5\n`);
     llm.enqueue(
