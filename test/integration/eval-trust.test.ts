@@ -14,7 +14,7 @@ import { join, resolve } from 'node:path';
 import { readResults, readResultsFile } from '../../src/eval/eval-runner';
 import { loadTasks } from '../../src/eval/eval-task';
 import { FakeLlmServer, type ScriptedReply } from '../../src/testing/fake-llm-server';
-import { scriptedSolver } from '../../src/testing/scripted-solver';
+import { scriptedSolver, type SolverMode } from '../../src/testing/scripted-solver';
 import { runCrow } from '../support/crow-binary';
 import { solverTasks, wrongFirstOnTraps } from '../support/eval-solver';
 import { isolatedEnv } from '../support/isolated-env';
@@ -130,6 +130,29 @@ describe('crow eval: results you can trust, on many machines', function () {
     assert.match(twice.stdout, /\| build \| 4\/8 \| 50% \(15%–85%\) \| 50% \| 50% \|/, 'same interval, and pass@2 = pass^2 = 50% for a deterministic agent');
     assert.match(twice.stdout, /\| agent \| solved \| success rate \(95% interval\) \| pass@2 \| pass\^2 \|/);
     assert.match(once.stdout, /- build-verified not build: 2 \(js-leap-year, js-parse-price\) · build-verified − build: \+50 points \(95% paired bootstrap ±0 points to \+100 points\) over 4 shared tasks · exact McNemar p = 0\.500/);
+  });
+
+  it('estimates pass@k and pass^k from runs that succeed at a known rate, where a deterministic agent cannot tell them apart', async () => {
+    // js-leap-year is solved in the first of its three runs only (the trap's wrong fix after that), js-clamp in all three.
+    const tasks = solverTasks(loadTasks(TASKS_DIR, 'js-leap-year,js-clamp'));
+    const runsOf = new Map<string, number>();
+    let current: SolverMode = 'correct';
+    const solver = scriptedSolver({ tasks, modeOf: () => current });
+    server.respondWith('anthropic', (body) => {
+      const messages = body.messages as unknown[];
+      const task = tasks.find((candidate) => JSON.stringify(messages[0]).includes(candidate.prompt.trim().slice(0, 60)));
+      if (messages.length === 1 && task) {
+        const run = (runsOf.get(task.prompt) ?? 0) + 1;
+        runsOf.set(task.prompt, run);
+        current = task.wrong && run > 1 ? 'wrong' : 'correct';
+      }
+      return solver(body);
+    });
+    const run = await crowEval(['--tasks', 'js-leap-year,js-clamp', '--agents', 'build', '--out', join(home, 'out'), '--repeat', '3', '--concurrency', '1']);
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual([...runsOf.values()], [3, 3], 'three runs of each task');
+    // 4 of 6 runs; pass@3 = mean(1, 1) = 100%; pass^3 = mean(0, 1) = 50%.
+    assert.match(run.stdout, /\| build \| 4\/6 \| 67% \(\d+%–\d+%\) \| 100% \| 50% \|/);
   });
 
   it("keeps every run's diff, whole check output and trace id, and lists failed runs with them", async () => {
