@@ -99,15 +99,17 @@ export async function runTask(task: EvalTask, agent: string, repeat: number, set
       ? new ContainerWorkspace(root, container, settings.env, { maxExecOutputChars: CHECK_OUTPUT_CHARS })
       : new NodeWorkspace(root, { sandbox: sandboxSetup(resolved, settings.env).options, maxExecOutputChars: CHECK_OUTPUT_CHARS });
     const check = run.ended === 'cancelled' ? undefined : await runCheck(task, root, checkWorkspace, signal);
+    // A check stopped by the person (Ctrl-C) says nothing of the run: it did not finish, and a resumed evaluation runs it again.
+    const ended = signal.aborted ? 'cancelled' : run.ended;
     const checkMs = Date.now() - checkStarted;
-    const stopped = run.ended === 'budget' || run.ended === 'timeout';
+    const stopped = ended === 'budget' || ended === 'timeout';
     const passed = check?.exitCode === 0 && changed.length === 0 && !stopped;
     const reason =
       stopped ? `${run.error}${check?.exitCode === 0 ? ' (its check passed, but a run stopped by its budget fails)' : ''}`
       : changed.length > 0 ? `changed protected ${changed.join(', ')}`
       : check && check.exitCode !== 0 ? `check failed (${check.exitCode === null ? 'timed out' : `exit ${check.exitCode}`}): ${telling(check.output)}`
       : run.error;
-    const artifacts = run.ended === 'cancelled' ? undefined : writeArtifacts(settings.out, runFolder(task.name, agent, repeat), diff, check?.output ?? '');
+    const artifacts = ended === 'cancelled' ? undefined : writeArtifacts(settings.out, runFolder(task.name, agent, repeat), diff, check?.output ?? '');
     return {
       task: task.name,
       category: task.category,
@@ -116,7 +118,7 @@ export async function runTask(task: EvalTask, agent: string, repeat: number, set
       repeat,
       passed,
       ...(reason ? { reason } : {}),
-      ended: run.ended,
+      ended,
       tokens: run.tokens,
       ...(run.costUsd !== undefined ? { costUsd: run.costUsd } : {}),
       wallMs: Date.now() - started,

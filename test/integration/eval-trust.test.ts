@@ -8,6 +8,7 @@
  * unsharded run.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -15,7 +16,7 @@ import { readResults, readResultsFile } from '../../src/eval/eval-runner';
 import { loadTasks } from '../../src/eval/eval-task';
 import { FakeLlmServer, type ScriptedReply } from '../../src/testing/fake-llm-server';
 import { scriptedSolver, type SolverMode } from '../../src/testing/scripted-solver';
-import { runCrow } from '../support/crow-binary';
+import { runCrow, startCrow, until } from '../support/crow-binary';
 import { solverTasks, wrongFirstOnTraps } from '../support/eval-solver';
 import { isolatedEnv } from '../support/isolated-env';
 
@@ -153,6 +154,29 @@ describe('crow eval: results you can trust, on many machines', function () {
     assert.deepEqual([...runsOf.values()], [3, 3], 'three runs of each task');
     // 4 of 6 runs; pass@3 = mean(1, 1) = 100%; pass^3 = mean(0, 1) = 50%.
     assert.match(run.stdout, /\| build \| 4\/6 \| 67% \(\d+%–\d+%\) \| 100% \| 50% \|/);
+  });
+
+  it('Ctrl-C during a hidden check records nothing for that run, and the next eval runs it again', async () => {
+    // A check that runs until stopped, told apart from any other sleep on the machine by its length.
+    const dir = suite({ slow: { toml: taskToml('sleep 31.4159 && true', 'Say hello') } });
+    const out = join(home, 'out');
+    const args = ['eval', '--provider', 'anthropic', '--tasks-dir', dir, '--agents', 'build', '--out', out];
+    const checking = (): boolean => spawnSync('pgrep', ['-f', 'sleep 31.4159']).status === 0;
+    server.enqueue('anthropic', say('Hello.'));
+    const first = startCrow(args, env, home);
+    await until(checking, 'the hidden check to start', 60_000);
+    first.child.kill('SIGINT');
+    const stopped = await first.exited;
+    assert.equal(stopped.code, 130, first.stderr());
+    assert.match(first.stderr(), /1 runs did not finish: run the same command again to resume/);
+    assert.equal(readResults(join(out, 'results.jsonl')).length, 0, 'no result recorded for the interrupted check');
+
+    server.enqueue('anthropic', say('Hello.'));
+    const second = startCrow(args, env, home);
+    await until(checking, 'the check of the run again', 60_000);
+    assert.doesNotMatch(second.stderr(), /already in the results/, 'the interrupted run is run again, not counted as done');
+    second.child.kill('SIGINT');
+    await second.exited;
   });
 
   it("keeps every run's diff, whole check output and trace id, and lists failed runs with them", async () => {
