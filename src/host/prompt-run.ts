@@ -297,11 +297,14 @@ export class PromptRun {
 
   /** What the session's MCP servers are started with and report to. */
   private toolContext(): ToolContext {
+    const { workspace } = this.options;
     return {
       cwd: this.session.cwd,
       doorServers: this.options.mcpServers ?? [],
       report: (problem) => this.route('warning', problem.message, `MCP server "${problem.server}" has a problem`),
       slow: (names) => this.notice('info', `Starting MCP servers: ${names}…`),
+      roots: () => workspace.folderPaths?.() ?? [workspace.root],
+      span: (name, attributes) => this.session.trace.startTrace('mcp', name, { sessionId: this.session.id, attributes }),
     };
   }
 

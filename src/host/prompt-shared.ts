@@ -6,6 +6,7 @@
  */
 import type { ACPAgent } from '../agents/acp-agent';
 import type { NoticeLevel } from '../engine/events';
+import type { McpSpanStart } from '../mcp/client-features';
 import type { McpProblem } from '../mcp/mcp-connection';
 import { McpServers } from '../mcp/mcp-servers';
 import { mergeServers, type McpServerConfig } from '../mcp/server-config';
@@ -38,6 +39,10 @@ export interface ToolContext {
   report(problem: McpProblem): void;
   /** Told the servers' names when starting them takes a while. */
   slow(names: string): void;
+  /** The session's workspace folders, offered to the servers as roots. */
+  roots(): readonly string[];
+  /** Starts a span of an MCP exchange outside a tool call, in the session's trace. */
+  span: McpSpanStart;
 }
 
 const NO_TOOLS: readonly Tool[] = Object.freeze([]);
@@ -53,8 +58,9 @@ export async function sessionTools(shared: SharedPromptState, catalog: Workspace
   const key = JSON.stringify(configs);
   if (shared.mcp?.key !== key) {
     await shared.mcp?.servers.close();
-    shared.mcp = { key, servers: new McpServers(configs, { cwd: context.cwd, report: context.report }) };
+    shared.mcp = { key, servers: new McpServers(configs, { cwd: context.cwd, report: context.report, roots: context.roots, span: context.span }) };
   }
+  await shared.mcp.servers.checkRoots();
   const names = configs.map((config) => config.name).join(', ');
   const slow = setTimeout(() => context.slow(names), SLOW_NOTICE_MS);
   try {

@@ -4,6 +4,7 @@ import type { CallToolResult, Progress, Tool as McpToolInfo } from '@modelcontex
 import { version } from '../../package.json';
 import { errorText } from '../vocabulary/text';
 import { McpInputLimitError } from './bounded-input';
+import { capabilitiesOf, offerFeatures, type McpClientFeatures } from './client-features';
 import { openTransport, type OpenedTransport } from './mcp-transport';
 import type { McpServerConfig } from './server-config';
 
@@ -23,6 +24,8 @@ export interface McpConnectionOptions {
   report: (problem: McpProblem) => void;
   /** Waits before the 1st, 2nd, ... restart after the server stopped; one restart per entry, then it counts as broken. */
   restartDelaysMs?: readonly number[];
+  /** Roots and list changes offered to the server; absent: the client declares no capabilities. */
+  features?: McpClientFeatures;
 }
 
 const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
@@ -99,6 +102,12 @@ export class McpConnection {
     } finally {
       signal.removeEventListener('abort', cancel);
     }
+  }
+
+  /** Tells a running server that the roots changed (notifications/roots/list_changed); a server not running asks when it starts. */
+  async rootsChanged(): Promise<void> {
+    if (this.state.kind !== 'ready' || !this.options.features?.roots) return;
+    await this.state.client.sendRootsListChanged().catch(() => undefined);
   }
 
   /** Stops the server (or our session with it) for good. */
@@ -182,7 +191,9 @@ export class McpConnection {
     // Required here, not imported: the SDK loads with the first server, sessions without any never load it.
     const { Client } = require('@modelcontextprotocol/sdk/client/index.js') as typeof ClientModule;
     const opened = openTransport(this.options.config.transport, this.options.cwd);
-    const client = new Client({ name: 'crow-agent', version }, { capabilities: {} });
+    const features = this.options.features ?? {};
+    const client = new Client({ name: 'crow-agent', version }, { capabilities: capabilitiesOf(features) });
+    offerFeatures(client, this.name, features);
     try {
       await client.connect(opened.transport, { timeout: this.startupTimeoutMs });
     } catch (err) {
