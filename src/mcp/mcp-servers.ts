@@ -99,7 +99,7 @@ export class McpServers {
     const same = previous !== undefined && relisting.every((served, i) => JSON.stringify(served.listed) === before[i]);
     if (same) return previous;
     const taken = new Set<string>();
-    return this.served.flatMap(({ connection, config, listed }) => mcpToolset(connection, config.permission, listed ?? [], taken));
+    return this.served.flatMap(({ connection, config, listed }) => mcpToolset(connection, config, listed ?? [], taken));
   }
 
   private async listOne(served: Served, refresh: boolean): Promise<void> {
