@@ -17,6 +17,7 @@ import type { SessionUndo } from '../journal/session-undo';
 import type { AutoApproveCaps } from '../tools/permissions';
 import { errorText } from '../vocabulary/text';
 import type { WorkspaceCatalog } from './catalog';
+import { attachResources } from '../mcp/resource-attachments';
 import { compositionFor, sessionTools, type SharedPromptState, startExport, type ToolContext } from './prompt-shared';
 import { commandOf, type Expansion, type ProgrammaticCommand } from './commands';
 import { PromptBudget, RAISE_IN_CONFIG, unpricedNotice } from './budget';
@@ -232,7 +233,9 @@ export class PromptRun {
     if (!program?.command.skipUndoPoint) this.beginUndoPoint(promptText(original), catalog);
     if (signal.aborted) return 'cancelled';
     const supportsImages = composition.primary.provider.supportsImages;
-    return { composition, original, blocks: fitImages(blocks, supportsImages), catalog, ...(program ? { program } : {}) };
+    const attached = await untilAborted(attachResources(blocks, this.shared.mcp?.servers, supportsImages, signal), signal);
+    if (attached === 'cancelled') return 'cancelled';
+    return { composition, original, blocks: fitImages(attached, supportsImages), catalog, ...(program ? { program } : {}) };
   }
 
   /** A prompt opening with a known `/command` becomes the command's prompt (maybe on another agent), or its program. */

@@ -1,7 +1,7 @@
 /**
  * What Crow's MCP client offers servers beyond calling their tools: the
  * session's workspace folders as roots (and word when they change), and
- * heed of a server's word that its list of tools changed. Declared only
+ * heed of a server's word that its list of tools, resources or prompts changed. Declared only
  * where a session can answer (a client without folders declares no roots).
  */
 import { basename } from 'node:path';
@@ -11,6 +11,9 @@ import type * as TypesModule from '@modelcontextprotocol/sdk/types.js';
 import type { ClientCapabilities, Root } from '@modelcontextprotocol/sdk/types.js';
 import type { Attributes, Span } from '../telemetry/span';
 
+/** The lists a server may say changed. */
+export type McpList = 'tools' | 'resources' | 'prompts';
+
 /** Starts a span of an MCP exchange outside any tool call (a server's request, a refreshed listing). */
 export type McpSpanStart = (name: string, attributes: Attributes) => Span;
 
@@ -18,8 +21,8 @@ export type McpSpanStart = (name: string, attributes: Attributes) => Span;
 export interface McpClientFeatures {
   /** The session's workspace folders (absolute paths), asked at each roots/list. */
   roots?: () => readonly string[];
-  /** Told when the server says its list of tools changed (notifications/tools/list_changed). */
-  toolsChanged?: () => void;
+  /** Told when the server says a list of its changed (notifications/tools/list_changed and the like). */
+  listChanged?: (list: McpList) => void;
   /** Where spans of the server's requests go. */
   span?: McpSpanStart;
 }
@@ -38,7 +41,7 @@ export function rootsOf(folders: readonly string[]): Root[] {
 export function offerFeatures(client: Client, server: string, features: McpClientFeatures): void {
   // Required here, not imported: the SDK loads with the first server.
   const types = require('@modelcontextprotocol/sdk/types.js') as typeof TypesModule;
-  const { roots, toolsChanged, span } = features;
+  const { roots, listChanged, span } = features;
   if (roots) {
     client.setRequestHandler(types.ListRootsRequestSchema, () => {
       const listed = rootsOf(roots());
@@ -46,5 +49,9 @@ export function offerFeatures(client: Client, server: string, features: McpClien
       return { roots: listed };
     });
   }
-  if (toolsChanged) client.setNotificationHandler(types.ToolListChangedNotificationSchema, () => toolsChanged());
+  if (listChanged) {
+    client.setNotificationHandler(types.ToolListChangedNotificationSchema, () => listChanged('tools'));
+    client.setNotificationHandler(types.ResourceListChangedNotificationSchema, () => listChanged('resources'));
+    client.setNotificationHandler(types.PromptListChangedNotificationSchema, () => listChanged('prompts'));
+  }
 }

@@ -5,10 +5,12 @@ import { version } from '../../package.json';
 import { errorText } from '../vocabulary/text';
 import { McpInputLimitError } from './bounded-input';
 import { capabilitiesOf, offerFeatures, type McpClientFeatures } from './client-features';
+import { allPages } from './list-pages';
 import { openTransport, type OpenedTransport } from './mcp-transport';
 import type { McpServerConfig } from './server-config';
 
 export type { CallToolResult, McpToolInfo, Progress as McpProgress };
+export type McpRequestOptions = { timeout: number; signal?: AbortSignal };
 
 /** Something wrong with a server, in words that name it and say what to do. */
 export interface McpProblem {
@@ -62,18 +64,12 @@ export class McpConnection {
     return this.options.config.name;
   }
 
-  /** Every tool the server offers (all pages); none when it cannot start, which is reported. */
+  /** Every tool the server offers (all pages, up to MAX_LIST_PAGES); none when it cannot start, which is reported. */
   async listTools(): Promise<McpToolInfo[]> {
     try {
       const client = await this.client();
-      const tools: McpToolInfo[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: this.startupTimeoutMs });
-        tools.push(...page.tools);
-        cursor = page.nextCursor;
-      } while (cursor !== undefined);
-      return tools;
+      const timeout = this.startupTimeoutMs;
+      return await allPages((cursor) => client.listTools(cursor === undefined ? {} : { cursor }, { timeout }), (page) => page.tools);
     } catch (err) {
       if (this.state.kind === 'ready' || this.state.kind === 'lost') this.breakDown(`listing its tools failed: ${errorText(err)}`, 'start');
       return [];
@@ -101,6 +97,28 @@ export class McpConnection {
       throw this.callFailure(client, tool, err, signal);
     } finally {
       signal.removeEventListener('abort', cancel);
+    }
+  }
+
+  /**
+   * Runs `use` with the connected client, for what is not a tool call
+   * (resources, prompts), with the startup timeout; `undefined` when the
+   * server did not declare `feature`. Throws when the server cannot be
+   * reached or refuses, in words that name it.
+   */
+  async request<T>(feature: 'resources' | 'prompts', what: string, use: (client: Client, options: McpRequestOptions) => Promise<T>, signal?: AbortSignal): Promise<T | undefined> {
+    const request = new AbortController();
+    const cancel = (): void => request.abort(signal?.reason);
+    const client = await untilAborted(this.client(), signal ?? request.signal);
+    if (client.getServerCapabilities()?.[feature] === undefined) return undefined;
+    // Our own signal, let go of when done: the SDK keeps a listener on the one it is given.
+    signal?.addEventListener('abort', cancel, { once: true });
+    try {
+      return await use(client, { timeout: this.startupTimeoutMs, signal: request.signal });
+    } catch (err) {
+      throw new Error(`MCP server "${this.name}" could not ${what}: ${errorText(err)}`);
+    } finally {
+      signal?.removeEventListener('abort', cancel);
     }
   }
 

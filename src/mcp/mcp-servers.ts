@@ -1,6 +1,8 @@
 import type { Tool } from '../tools/tool';
-import type { McpSpanStart } from './client-features';
+import { errorText } from '../vocabulary/text';
+import type { McpList, McpSpanStart } from './client-features';
 import { McpConnection, type McpProblem, type McpToolInfo } from './mcp-connection';
+import { listResources, readResource, type McpResourceListing, type ReadResourceResult } from './mcp-resources';
 import { mcpToolset } from './mcp-toolset';
 import type { McpServerConfig } from './server-config';
 
@@ -37,6 +39,8 @@ export class McpServers {
   private tooling: Promise<Tool[]> | undefined;
   /** Servers that said their tools changed since they were last listed, by name. */
   private readonly stale = new Set<string>();
+  /** Each server's resources as listed, by name, until it says they changed. */
+  private readonly resourceListings = new Map<string, Promise<McpResourceListing>>();
   /** The roots last offered, to tell the servers when they change. */
   private announcedRoots: string | undefined;
 
@@ -55,7 +59,7 @@ export class McpServers {
         features: {
           ...(options.roots ? { roots: options.roots } : {}),
           ...(options.span ? { span: options.span } : {}),
-          toolsChanged: () => this.stale.add(config.name),
+          listChanged: (list) => this.changed(config.name, list),
         },
       }),
     }));
@@ -87,8 +91,62 @@ export class McpServers {
     await Promise.all(this.served.map(({ connection }) => connection.rootsChanged()));
   }
 
+  /** The names of the session's servers, in order. */
+  get names(): string[] {
+    return this.served.map(({ config }) => config.name);
+  }
+
+  /** What the server offers to read: listed once, again after it says the list changed; none from a server without resources or one unknown. */
+  resources(server: string): Promise<McpResourceListing> {
+    const served = this.served.find(({ config }) => config.name === server);
+    if (!served) return Promise.resolve({ resources: [], templates: [] });
+    let listing = this.resourceListings.get(server);
+    if (!listing) {
+      listing = this.listResourcesOf(served.connection);
+      this.resourceListings.set(server, listing);
+    }
+    return listing;
+  }
+
+  /** Reads one resource of `server`; throws, naming the server, when it cannot. */
+  async readResource(server: string, uri: string, signal: AbortSignal): Promise<ReadResourceResult> {
+    const served = this.served.find(({ config }) => config.name === server);
+    if (!served) throw new Error(`There is no MCP server "${server}" in this session (${this.names.join(', ') || 'none'}).`);
+    const span = this.options.span?.(`mcp resources/read ${server}`, { 'crow.mcp.server': server, 'crow.mcp.uri': uri });
+    try {
+      const result = await readResource(served.connection, uri, signal);
+      span?.set({ 'crow.mcp.contents': result.contents.length });
+      span?.end('ok');
+      return result;
+    } catch (err) {
+      span?.end('error', errorText(err));
+      throw err;
+    }
+  }
+
   async close(): Promise<void> {
     await Promise.all(this.served.map(({ connection }) => connection.close()));
+  }
+
+  /** A server said one of its lists changed: the next use lists it again. */
+  private changed(server: string, list: McpList): void {
+    if (list === 'tools') this.stale.add(server);
+    if (list === 'resources') this.resourceListings.delete(server);
+  }
+
+  private async listResourcesOf(connection: McpConnection): Promise<McpResourceListing> {
+    const span = this.options.span?.(`mcp resources/list ${connection.name}`, { 'crow.mcp.server': connection.name });
+    try {
+      const listing = await listResources(connection);
+      span?.set({ 'crow.mcp.resources': listing.resources.length, 'crow.mcp.templates': listing.templates.length });
+      span?.end('ok');
+      return listing;
+    } catch (err) {
+      // Listed again at the next use: a server that failed once may answer later.
+      this.resourceListings.delete(connection.name);
+      span?.end('error', errorText(err));
+      return { resources: [], templates: [] };
+    }
   }
 
   /** Lists the servers not listed yet and the `changed` ones; `previous` when that changed nothing. */
