@@ -17,8 +17,7 @@ import type { SessionUndo } from '../journal/session-undo';
 import type { AutoApproveCaps } from '../tools/permissions';
 import { errorText } from '../vocabulary/text';
 import type { WorkspaceCatalog } from './catalog';
-import { attachResources } from '../mcp/resource-attachments';
-import { compositionFor, sessionTools, type SharedPromptState, startExport, type ToolContext } from './prompt-shared';
+import { compositionFor, offerMcpCommands, sessionTools, withMcpContext, type SharedPromptState, startExport, type ToolContext } from './prompt-shared';
 import { commandOf, type Expansion, type ProgrammaticCommand } from './commands';
 import { PromptBudget, RAISE_IN_CONFIG, unpricedNotice } from './budget';
 import { CheckpointRecorder } from '../journal/checkpoint-list';
@@ -233,7 +232,8 @@ export class PromptRun {
     if (!program?.command.skipUndoPoint) this.beginUndoPoint(promptText(original), catalog);
     if (signal.aborted) return 'cancelled';
     const supportsImages = composition.primary.provider.supportsImages;
-    const attached = await untilAborted(attachResources(blocks, this.shared.mcp?.servers, supportsImages, signal), signal);
+    void offerMcpCommands(this.shared, this.options.observer?.commandsOffered).catch(() => undefined);
+    const attached = program ? blocks : await untilAborted(withMcpContext(this.shared, blocks, supportsImages, signal), signal);
     if (attached === 'cancelled') return 'cancelled';
     return { composition, original, blocks: fitImages(attached, supportsImages), catalog, ...(program ? { program } : {}) };
   }

@@ -2,6 +2,7 @@ import type { Tool } from '../tools/tool';
 import { errorText } from '../vocabulary/text';
 import type { McpList, McpSpanStart } from './client-features';
 import { McpConnection, type McpProblem, type McpToolInfo } from './mcp-connection';
+import { getPrompt, listPrompts, promptCommandName, type GetPromptResult, type McpPrompt } from './mcp-prompts';
 import { listResources, readResource, type McpResourceListing, type ReadResourceResult } from './mcp-resources';
 import { mcpToolset } from './mcp-toolset';
 import type { McpServerConfig } from './server-config';
@@ -17,6 +18,13 @@ export interface McpServersOptions {
   roots?: () => readonly string[];
   /** Where spans of refreshed listings and the servers' requests go. */
   span?: McpSpanStart;
+}
+
+/** A server's prompt offered as the slash command `/name`. */
+export interface McpPromptCommand {
+  name: string;
+  server: string;
+  prompt: McpPrompt;
 }
 
 interface Served {
@@ -41,6 +49,8 @@ export class McpServers {
   private readonly stale = new Set<string>();
   /** Each server's resources as listed, by name, until it says they changed. */
   private readonly resourceListings = new Map<string, Promise<McpResourceListing>>();
+  /** Each server's prompts as listed, by name, until it says they changed. */
+  private readonly promptListings = new Map<string, Promise<McpPrompt[]>>();
   /** The roots last offered, to tell the servers when they change. */
   private announcedRoots: string | undefined;
 
@@ -124,6 +134,27 @@ export class McpServers {
     }
   }
 
+  /** Every server's prompts as slash commands (servers in order): listed once, again after a server says they changed. */
+  async promptCommands(): Promise<McpPromptCommand[]> {
+    const listings = await Promise.all(this.served.map((served) => this.promptsOf(served.connection)));
+    return this.served.flatMap(({ config }, i) => listings[i]!.map((prompt) => ({ name: promptCommandName(config.name, prompt.name), server: config.name, prompt })));
+  }
+
+  /** The prompt the server gives for `args`; throws, naming the server, when it cannot. */
+  async getPrompt(server: string, prompt: string, args: Record<string, string>, signal: AbortSignal): Promise<GetPromptResult> {
+    const served = this.served.find(({ config }) => config.name === server)!;
+    const span = this.options.span?.(`mcp prompts/get ${server}`, { 'crow.mcp.server': server, 'crow.mcp.prompt': prompt, 'crow.mcp.arguments': Object.keys(args) });
+    try {
+      const result = await getPrompt(served.connection, prompt, args, signal);
+      span?.set({ 'crow.mcp.messages': result.messages.length });
+      span?.end('ok');
+      return result;
+    } catch (err) {
+      span?.end('error', errorText(err));
+      throw err;
+    }
+  }
+
   async close(): Promise<void> {
     await Promise.all(this.served.map(({ connection }) => connection.close()));
   }
@@ -132,6 +163,20 @@ export class McpServers {
   private changed(server: string, list: McpList): void {
     if (list === 'tools') this.stale.add(server);
     if (list === 'resources') this.resourceListings.delete(server);
+    if (list === 'prompts') this.promptListings.delete(server);
+  }
+
+  private promptsOf(connection: McpConnection): Promise<McpPrompt[]> {
+    let listing = this.promptListings.get(connection.name);
+    if (!listing) {
+      listing = listPrompts(connection).catch(() => {
+        // Listed again at the next use: a server that failed once may answer later.
+        this.promptListings.delete(connection.name);
+        return [];
+      });
+      this.promptListings.set(connection.name, listing);
+    }
+    return listing;
   }
 
   private async listResourcesOf(connection: McpConnection): Promise<McpResourceListing> {

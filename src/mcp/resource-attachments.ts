@@ -11,6 +11,7 @@ import { capOutput } from '../tools/define-tool';
 import { errorText } from '../vocabulary/text';
 import type { ReadResourceResult } from './mcp-resources';
 import type { McpServers } from './mcp-servers';
+import { wrappedResource } from './resource-text';
 
 /** Resources one prompt attaches at most; further mentions are left as they are written. */
 export const MAX_ATTACHED_RESOURCES = 10;
@@ -75,8 +76,7 @@ function contentBlocks(server: string, uri: string, result: ReadResourceResult, 
   return result.contents.map((content): UserBlock => {
     const mimeType = content.mimeType ?? ('text' in content ? 'text/plain' : 'application/octet-stream');
     if ('text' in content && typeof content.text === 'string') {
-      const attributes = `server="${attribute(server)}" uri="${attribute(content.uri)}" mimeType="${attribute(mimeType)}"`;
-      return text(`<mcp-resource ${attributes}>\n${unclosable(capOutput(content.text, MAX_RESOURCE_CHARS))}\n</mcp-resource>`);
+      return text(wrappedResource(server, content.uri, mimeType, capOutput(content.text, MAX_RESOURCE_CHARS)));
     }
     const blob = 'blob' in content && typeof content.blob === 'string' ? content.blob : '';
     if (supportsImages && mimeType.startsWith('image/') && blob !== '') return { type: 'image', mimeType, data: blob } satisfies ImageBlock;
@@ -86,13 +86,4 @@ function contentBlocks(server: string, uri: string, result: ReadResourceResult, 
 
 function text(value: string): TextBlock {
   return { type: 'text', text: value };
-}
-
-function attribute(value: string): string {
-  return value.replace(/[&"<>]/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-/** The text with any closing tag of the wrapper defused, so a resource cannot end its wrapper early and speak outside it. */
-function unclosable(value: string): string {
-  return value.replace(/<\/(mcp-resource)/gi, '<\\/$1');
 }
