@@ -75,6 +75,8 @@ export class LiveSession {
   private running: RunningPrompt | undefined;
   /** The answer of the prompt running now (or last), which a queued prompt that joined it shares. */
   private answering: Promise<StopReason> | undefined;
+  /** The MCP servers' prompts last offered, offered again with the folder's commands. */
+  private mcpPrompts: readonly OfferedCommand[] = [];
 
   private constructor(
     private readonly host: HostSession,
@@ -143,7 +145,7 @@ export class LiveSession {
 
   /** Tells the client, once the session is open, its slash commands and what it should know of the folder's configuration. */
   async announce(): Promise<void> {
-    this.offerCommands([]);
+    this.offerCommands(this.mcpPrompts);
     void this.offerServedModels();
     if (!this.services.capabilities?.session?.notices) return;
     for (const message of await this.host.takeNotices()) this.notice('warning', message);
@@ -151,6 +153,7 @@ export class LiveSession {
 
   /** The folder's slash commands and the MCP servers' prompts, as the client offers them. */
   offerCommands(mcpPrompts: readonly OfferedCommand[]): void {
+    this.mcpPrompts = mcpPrompts;
     const folder = (this.services.catalog.commands?.().list() ?? []).map(({ name, description, hint }) => ({ name, description, hint: hint ?? 'optional arguments' }));
     const availableCommands = [...folder, ...mcpPrompts].map(({ name, description, hint }) => ({ name, description, input: { hint } }));
     this.notify({ sessionUpdate: 'available_commands_update', availableCommands });
