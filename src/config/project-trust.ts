@@ -65,6 +65,20 @@ const PROVIDER_ROUTE_FIELDS = ['type', 'base_url', 'api_key_env', 'region', 'pro
 const MCP_ROUTE_FIELDS = ['command', 'args', 'env', 'url', 'headers_env'] as const;
 
 /**
+ * The MCP servers of `merged` whose command, arguments, variables, URL or
+ * headers are not the trusted `baseline`'s: what runs there is the
+ * project's choice, so its tool annotations never loosen a permission.
+ */
+export function projectRoutedServers(merged: SettingsDocument, baseline: SettingsDocument): Set<string> {
+  const known = (baseline.mcp_servers ?? {}) as Table;
+  const routed = Object.entries((merged.mcp_servers ?? {}) as Table).filter(([name, table]) => {
+    const mine = known[name] as Table | undefined;
+    return mine === undefined || MCP_ROUTE_FIELDS.some((field) => !same((table as Table)[field], mine[field]));
+  });
+  return new Set(routed.map(([name]) => name));
+}
+
+/**
  * What the project document asks for beyond `baseline` (the merged trusted
  * layers: built-in defaults, the user's file, a front door's own settings),
  * and the project document an untrusted folder keeps.

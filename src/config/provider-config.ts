@@ -1,7 +1,7 @@
 import type { WebSearchConfig } from './web-search-config';
 import { formatProblem } from './config-problems';
 import { configuredHooks } from './hook-config';
-import { judgeProjectSettings } from './project-trust';
+import { judgeProjectSettings, projectRoutedServers } from './project-trust';
 import { didYouMean } from '../vocabulary/did-you-mean';
 import { resolveModelAlias } from './model-aliases';
 import {
@@ -47,7 +47,8 @@ export function resolveSettings(
 ): Settings {
   const trusted = options.trusted === true;
   const layers = settingsLayers(workspaceRoot, env, options.frontDoor);
-  const settings = settingsOf(mergedLayers(layers, trusted), overrides, env, trusted);
+  const merged = mergedLayers(layers, trusted);
+  const settings = withProjectRoutes(settingsOf(merged, overrides, env, trusted), projectRoutedServers(merged, layers.baseline));
   const { hooks, notices } = configuredHooks({ ...layers, userFile: globalConfigPath(env) }, workspaceRoot, env, trusted);
   return { ...settings, ...(hooks.length > 0 ? { hooks } : {}), ...(notices.length > 0 ? { hookNotices: notices } : {}) };
 }
@@ -110,6 +111,13 @@ export function settingsOf(document: SettingsDocument, overrides: ConfigOverride
     }),
     projectTrusted: trusted,
   };
+}
+
+/** The settings with each MCP server the project routes marked so. */
+function withProjectRoutes(settings: Settings, routed: ReadonlySet<string>): Settings {
+  if (!settings.mcpServers || routed.size === 0) return settings;
+  const servers = Object.entries(settings.mcpServers).map(([name, server]) => [name, routed.has(name) ? { ...server, projectRouted: true as const } : server]);
+  return { ...settings, mcpServers: Object.fromEntries(servers) };
 }
 
 function webSearchSettings(document: NonNullable<SettingsDocument['web_search']>): WebSearchConfig {

@@ -67,6 +67,8 @@ export interface McpServerSettings {
   permission?: PermissionCategory;
   startupTimeoutSec?: number;
   toolTimeoutSec?: number;
+  /** Not a setting: the project's config.toml chose what it runs or reaches (see projectRoutedServers). */
+  projectRouted?: true;
 }
 
 /** The settings in code's spelling, after files, environment and command-line overrides. */

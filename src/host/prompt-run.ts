@@ -17,7 +17,7 @@ import type { SessionUndo } from '../journal/session-undo';
 import type { AutoApproveCaps } from '../tools/permissions';
 import { errorText } from '../vocabulary/text';
 import type { WorkspaceCatalog } from './catalog';
-import { compositionFor, sessionTools, type SharedPromptState, startExport, type ToolContext } from './prompt-shared';
+import { compositionFor, offerMcpCommands, sessionTools, withMcpContext, type SharedPromptState, startExport, type ToolContext } from './prompt-shared';
 import { commandOf, type Expansion, type ProgrammaticCommand } from './commands';
 import { PromptBudget, RAISE_IN_CONFIG, unpricedNotice } from './budget';
 import { CheckpointRecorder } from '../journal/checkpoint-list';
@@ -232,7 +232,10 @@ export class PromptRun {
     if (!program?.command.skipUndoPoint) this.beginUndoPoint(promptText(original), catalog);
     if (signal.aborted) return 'cancelled';
     const supportsImages = composition.primary.provider.supportsImages;
-    return { composition, original, blocks: fitImages(blocks, supportsImages), catalog, ...(program ? { program } : {}) };
+    void offerMcpCommands(this.shared, this.options.observer?.commandsOffered).catch(() => undefined);
+    const attached = program ? blocks : await untilAborted(withMcpContext(this.shared, blocks, supportsImages, signal), signal);
+    if (attached === 'cancelled') return 'cancelled';
+    return { composition, original, blocks: fitImages(attached, supportsImages), catalog, ...(program ? { program } : {}) };
   }
 
   /** A prompt opening with a known `/command` becomes the command's prompt (maybe on another agent), or its program. */
@@ -297,11 +300,14 @@ export class PromptRun {
 
   /** What the session's MCP servers are started with and report to. */
   private toolContext(): ToolContext {
+    const { workspace } = this.options;
     return {
       cwd: this.session.cwd,
       doorServers: this.options.mcpServers ?? [],
       report: (problem) => this.route('warning', problem.message, `MCP server "${problem.server}" has a problem`),
       slow: (names) => this.notice('info', `Starting MCP servers: ${names}…`),
+      roots: () => workspace.folderPaths?.() ?? [workspace.root],
+      span: (name, attributes) => this.session.trace.startTrace('mcp', name, { sessionId: this.session.id, attributes }),
     };
   }
 

@@ -6,8 +6,12 @@
  */
 import type { ACPAgent } from '../agents/acp-agent';
 import type { NoticeLevel } from '../engine/events';
+import type { McpSpanStart } from '../mcp/client-features';
 import type { McpProblem } from '../mcp/mcp-connection';
 import { McpServers } from '../mcp/mcp-servers';
+import { expandMcpPrompt, offeredPromptCommands, type OfferedCommand } from '../mcp/prompt-commands';
+import { attachResources } from '../mcp/resource-attachments';
+import type { UserBlock } from '../llm/types';
 import { mergeServers, type McpServerConfig } from '../mcp/server-config';
 import type { ACPSession } from '../session/acp-session';
 import type { TraceRecorder } from '../telemetry/trace-recorder';
@@ -24,6 +28,8 @@ export interface SharedPromptState {
   composition: { catalog: WorkspaceCatalog; key: string; tools: readonly Tool[]; agent: ACPAgent } | undefined;
   mcp: { key: string; servers: McpServers } | undefined;
   exporter: SpanExport | undefined;
+  /** The MCP prompt commands last offered to the door, as JSON. */
+  offeredCommands?: string;
   /** Notices of the folder's configuration already told in this session. */
   told: Set<string>;
   /** Where a notice goes while a prompt runs; outside prompts, the observer. */
@@ -38,6 +44,10 @@ export interface ToolContext {
   report(problem: McpProblem): void;
   /** Told the servers' names when starting them takes a while. */
   slow(names: string): void;
+  /** The session's workspace folders, offered to the servers as roots. */
+  roots(): readonly string[];
+  /** Starts a span of an MCP exchange outside a tool call, in the session's trace. */
+  span: McpSpanStart;
 }
 
 const NO_TOOLS: readonly Tool[] = Object.freeze([]);
@@ -53,8 +63,9 @@ export async function sessionTools(shared: SharedPromptState, catalog: Workspace
   const key = JSON.stringify(configs);
   if (shared.mcp?.key !== key) {
     await shared.mcp?.servers.close();
-    shared.mcp = { key, servers: new McpServers(configs, { cwd: context.cwd, report: context.report }) };
+    shared.mcp = { key, servers: new McpServers(configs, { cwd: context.cwd, report: context.report, roots: context.roots, span: context.span }) };
   }
+  await shared.mcp.servers.checkRoots();
   const names = configs.map((config) => config.name).join(', ');
   const slow = setTimeout(() => context.slow(names), SLOW_NOTICE_MS);
   try {
@@ -62,6 +73,39 @@ export async function sessionTools(shared: SharedPromptState, catalog: Workspace
   } finally {
     clearTimeout(slow);
   }
+}
+
+/**
+ * The prompt as the model gets it from the session's MCP servers: a leading
+ * /mcp__SERVER__PROMPT replaced by the prompt its server gives, and the
+ * resources the person's text attaches read and added after it (never what
+ * the server's prompt names). A command whose arguments do not fit is a
+ * usage error.
+ */
+export async function withMcpContext(shared: SharedPromptState, blocks: UserBlock[], supportsImages: boolean, signal: AbortSignal): Promise<UserBlock[]> {
+  const servers = shared.mcp?.servers;
+  if (!servers) return blocks;
+  let expanded: UserBlock[] | undefined;
+  try {
+    expanded = await expandMcpPrompt(blocks, servers, supportsImages, signal);
+  } catch (err) {
+    if (signal.aborted) throw err;
+    const command = blocks[0]?.type === 'text' ? blocks[0].text.trim().split(/\s/)[0] : 'The MCP prompt';
+    throw new HostError('usage', `${command}: ${errorText(err)}`);
+  }
+  const attached = (await attachResources(blocks, servers, supportsImages, signal)).slice(blocks.length);
+  return [...(expanded ?? blocks), ...attached];
+}
+
+/** Tells `offer` the servers' prompts as slash commands, when they differ from those last told in this session. */
+export async function offerMcpCommands(shared: SharedPromptState, offer: ((commands: OfferedCommand[]) => void) | undefined): Promise<void> {
+  const servers = shared.mcp?.servers;
+  if (!servers || !offer) return;
+  const commands = await offeredPromptCommands(servers);
+  const told = JSON.stringify(commands);
+  if (told === (shared.offeredCommands ?? '[]')) return;
+  shared.offeredCommands = told;
+  offer(commands);
 }
 
 /** The composition for the session's agent, models and thinking level; rebuilt only when one of them changed. */

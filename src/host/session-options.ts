@@ -1,5 +1,6 @@
 /** What a HostSession is given by its front door: where it keeps the session, where tools act, who to ask. */
 import type { NoticeLevel } from '../engine/events';
+import type { OfferedCommand } from '../mcp/prompt-commands';
 import type { McpServerConfig } from '../mcp/server-config';
 import type { ACPSession } from '../session/acp-session';
 import type { SessionDependencies } from '../session/session-store';
@@ -33,6 +34,8 @@ export interface HostObserver {
   notice?(level: NoticeLevel, message: string, title?: string): void;
   /** A slash command switched the session to another agent. */
   agentChanged?(agent: string): void;
+  /** The session's MCP servers offer these prompts as slash commands (told when they first list them, and when that changes). */
+  commandsOffered?(commands: OfferedCommand[]): void;
   /** The session got its title (from its first prompt). */
   titled?(title: string): void;
 }

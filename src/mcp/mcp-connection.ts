@@ -4,10 +4,13 @@ import type { CallToolResult, Progress, Tool as McpToolInfo } from '@modelcontex
 import { version } from '../../package.json';
 import { errorText } from '../vocabulary/text';
 import { McpInputLimitError } from './bounded-input';
+import { capabilitiesOf, offerFeatures, type McpClientFeatures } from './client-features';
+import { allPages } from './list-pages';
 import { openTransport, type OpenedTransport } from './mcp-transport';
 import type { McpServerConfig } from './server-config';
 
 export type { CallToolResult, McpToolInfo, Progress as McpProgress };
+export type McpRequestOptions = { timeout: number; signal?: AbortSignal };
 
 /** Something wrong with a server, in words that name it and say what to do. */
 export interface McpProblem {
@@ -23,6 +26,8 @@ export interface McpConnectionOptions {
   report: (problem: McpProblem) => void;
   /** Waits before the 1st, 2nd, ... restart after the server stopped; one restart per entry, then it counts as broken. */
   restartDelaysMs?: readonly number[];
+  /** Roots and list changes offered to the server; absent: the client declares no capabilities. */
+  features?: McpClientFeatures;
 }
 
 const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
@@ -59,18 +64,12 @@ export class McpConnection {
     return this.options.config.name;
   }
 
-  /** Every tool the server offers (all pages); none when it cannot start, which is reported. */
+  /** Every tool the server offers (all pages, up to MAX_LIST_PAGES); none when it cannot start, which is reported. */
   async listTools(): Promise<McpToolInfo[]> {
     try {
       const client = await this.client();
-      const tools: McpToolInfo[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: this.startupTimeoutMs });
-        tools.push(...page.tools);
-        cursor = page.nextCursor;
-      } while (cursor !== undefined);
-      return tools;
+      const timeout = this.startupTimeoutMs;
+      return await allPages((cursor) => client.listTools(cursor === undefined ? {} : { cursor }, { timeout }), (page) => page.tools);
     } catch (err) {
       if (this.state.kind === 'ready' || this.state.kind === 'lost') this.breakDown(`listing its tools failed: ${errorText(err)}`, 'start');
       return [];
@@ -99,6 +98,34 @@ export class McpConnection {
     } finally {
       signal.removeEventListener('abort', cancel);
     }
+  }
+
+  /**
+   * Runs `use` with the connected client, for what is not a tool call
+   * (resources, prompts), with the startup timeout; `undefined` when the
+   * server did not declare `feature`. Throws when the server cannot be
+   * reached or refuses, in words that name it.
+   */
+  async request<T>(feature: 'resources' | 'prompts', what: string, use: (client: Client, options: McpRequestOptions) => Promise<T>, signal?: AbortSignal): Promise<T | undefined> {
+    const request = new AbortController();
+    const cancel = (): void => request.abort(signal?.reason);
+    const client = await untilAborted(this.client(), signal ?? request.signal);
+    if (client.getServerCapabilities()?.[feature] === undefined) return undefined;
+    // Our own signal, let go of when done: the SDK keeps a listener on the one it is given.
+    signal?.addEventListener('abort', cancel, { once: true });
+    try {
+      return await use(client, { timeout: this.startupTimeoutMs, signal: request.signal });
+    } catch (err) {
+      throw new Error(`MCP server "${this.name}" could not ${what}: ${errorText(err)}`);
+    } finally {
+      signal?.removeEventListener('abort', cancel);
+    }
+  }
+
+  /** Tells a running server that the roots changed (notifications/roots/list_changed); a server not running asks when it starts. */
+  async rootsChanged(): Promise<void> {
+    if (this.state.kind !== 'ready' || !this.options.features?.roots) return;
+    await this.state.client.sendRootsListChanged().catch(() => undefined);
   }
 
   /** Stops the server (or our session with it) for good. */
@@ -182,7 +209,9 @@ export class McpConnection {
     // Required here, not imported: the SDK loads with the first server, sessions without any never load it.
     const { Client } = require('@modelcontextprotocol/sdk/client/index.js') as typeof ClientModule;
     const opened = openTransport(this.options.config.transport, this.options.cwd);
-    const client = new Client({ name: 'crow-agent', version }, { capabilities: {} });
+    const features = this.options.features ?? {};
+    const client = new Client({ name: 'crow-agent', version }, { capabilities: capabilitiesOf(features) });
+    offerFeatures(client, this.name, features);
     try {
       await client.connect(opened.transport, { timeout: this.startupTimeoutMs });
     } catch (err) {

@@ -13,6 +13,13 @@ export interface McpServerConfig {
   transport: McpTransportConfig;
   /** What the permission policy must allow before one of its tools runs. */
   permission: PermissionCategory;
+  /**
+   * Its tools' readOnlyHint may lower `permission` to read (network when
+   * open-world): set only for a server of the person's own configuration
+   * (not routed by the project's config.toml, not an ACP client's) whose
+   * permission they left unset. Other servers' hints never loosen anything.
+   */
+  trustReadOnlyHints?: true;
   /** Where the server was configured, so a report can say what to fix. */
   source: 'config.toml' | 'client';
   startupTimeoutMs?: number;
@@ -36,6 +43,7 @@ export function serversFromSettings(servers: Record<string, McpServerSettings> |
       name,
       transport: transportOf(server, env),
       permission: server.permission ?? DEFAULT_MCP_PERMISSION,
+      ...(server.permission === undefined && server.projectRouted !== true ? { trustReadOnlyHints: true as const } : {}),
       source: 'config.toml' as const,
       ...seconds('startupTimeoutMs', server.startupTimeoutSec),
       ...seconds('toolTimeoutMs', server.toolTimeoutSec),

@@ -1,4 +1,5 @@
 import type { ImageBlock } from '../llm/types';
+import { capOutput, DEFAULT_MAX_OUTPUT_CHARS } from '../tools/define-tool';
 import type { ToolOutput } from '../tools/tool';
 import type { CallToolResult } from './mcp-connection';
 
@@ -8,7 +9,7 @@ type ContentBlock = CallToolResult['content'][number];
  * What the model gets from an MCP tool result: text blocks as text, images
  * as images (a note instead when the model cannot see them), resource links
  * and embedded resources as text naming their URI (with an embedded text
- * resource's text), structured content as JSON when there is nothing else.
+ * resource's text), structured content as JSON when no block gave text.
  * `isError` makes the text the error.
  */
 export function toolOutput(result: CallToolResult, supportsImages: boolean): ToolOutput {
@@ -20,11 +21,12 @@ export function toolOutput(result: CallToolResult, supportsImages: boolean): Too
     }
     return [textOf(block)];
   });
-  if (texts.length === 0 && images.length === 0 && result.structuredContent !== undefined) {
+  if (texts.length === 0 && result.structuredContent !== undefined) {
     texts.push(JSON.stringify(result.structuredContent, null, 2));
   }
   const text = texts.join('\n');
-  if (result.isError) return { output: '', error: text === '' ? 'The tool reported an error without saying which.' : text };
+  // Output is capped with every tool's; an error is capped here, as it is the server's text too.
+  if (result.isError) return { output: '', error: text === '' ? 'The tool reported an error without saying which.' : capOutput(text, DEFAULT_MAX_OUTPUT_CHARS) };
   return { output: text, ...(images.length > 0 ? { images } : {}) };
 }
 

@@ -5,7 +5,7 @@
  * trace` and OTLP export all read these records.
  */
 
-export type SpanKind = 'prompt' | 'agent_turn' | 'llm_call' | 'tool' | 'handoff' | 'subagent' | 'hook';
+export type SpanKind = 'prompt' | 'agent_turn' | 'llm_call' | 'tool' | 'handoff' | 'subagent' | 'hook' | 'mcp';
 export type SpanStatus = 'ok' | 'error' | 'cancelled';
 export type AttributeValue = string | number | boolean | string[];
 export type Attributes = Record<string, AttributeValue>;

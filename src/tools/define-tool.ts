@@ -20,6 +20,8 @@ export interface ApprovalText {
   command?: string;
   /** The command's working folder, relative to the workspace root, when not the root. */
   cwd?: string;
+  /** The call may destroy what cannot be restored: asked every time (see PermissionRequest.destructive). */
+  destructive?: true;
 }
 
 export interface ToolDefinition<Schema extends z.ZodObject> {
@@ -198,7 +200,8 @@ function approvalRequest<Schema extends z.ZodObject>(
     ...(text.cwd !== undefined ? { cwd: text.cwd } : {}),
     ...(def.sandboxed && ctx.workspace.sandboxed ? { sandboxed: true } : {}),
     paths: tool.locations(args).map((location) => location.path),
-    alwaysScope: alwaysScope(category, text.command),
+    alwaysScope: text.destructive ? DESTRUCTIVE_SCOPE : alwaysScope(category, text.command),
+    ...(text.destructive ? { destructive: true } : {}),
     ...(ctx.hookDecision?.rule ? { hook: ctx.hookDecision.rule } : {}),
     ...(def.preview ? { diff: previewOf(def, args, ctx) } : {}),
   };
@@ -209,6 +212,9 @@ function previewOf<Schema extends z.ZodObject>(def: ToolDefinition<Schema>, args
   let diff: Promise<string | undefined> | undefined;
   return () => (diff ??= def.preview!(args, ctx).catch(() => undefined));
 }
+
+/** What "always" covers for a destructive call: nothing, it is asked again. */
+const DESTRUCTIVE_SCOPE = 'nothing: the tool says it may destroy data, so it is asked every time';
 
 /** What an "always" answer to this call would cover, as PermissionGate remembers it. */
 function alwaysScope(category: PermissionCategory, command: string | undefined): string {

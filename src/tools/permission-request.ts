@@ -39,6 +39,13 @@ export interface PermissionRequest {
    */
   hook?: 'allow' | 'ask';
   /**
+   * The tool says the call may destroy what cannot be restored (an MCP
+   * tool's destructiveHint): no policy rule, --allow, remembered "always",
+   * or hook allows it; a person is asked every time, and nobody to ask
+   * means no. Denials still hold.
+   */
+  destructive?: true;
+  /**
    * The call's arguments, which the person asked may change before allowing
    * it (seed 002's Modify); absent where they cannot be changed. A door
    * offers the change only when this is set, and checks an edit with

@@ -178,9 +178,10 @@ export class PermissionGate {
     const judgement = request.command !== undefined ? judgeCommand(request.command) : undefined;
     const guarded = this.protectedTargets(request, judgement);
     if (guarded.length > 0) return this.authorizeProtected(request, guarded, judgement, signal);
-    if (request.hook === 'allow') return this.deniedWithoutAsking(request, judgement) ?? { allowed: true, how: 'hook' };
+    if (request.hook === 'allow' && !request.destructive) return this.deniedWithoutAsking(request, judgement) ?? { allowed: true, how: 'hook' };
     const planted = this.implicitRepositories(request, judgement);
-    const automatic = request.hook === 'ask' ? this.deniedWithoutAsking(request, judgement) : this.automaticVerdict(request, judgement, planted);
+    const asksAlways = request.hook === 'ask' || request.destructive === true;
+    const automatic = asksAlways ? this.deniedWithoutAsking(request, judgement) : this.automaticVerdict(request, judgement, planted);
     if (automatic && !(automatic.allowed && this.caps?.exhausted(request.category))) {
       if (automatic.allowed) this.caps?.count(request.category);
       return automatic;
@@ -192,6 +193,9 @@ export class PermissionGate {
 
   /** Why a call that needs a person's answer is denied in a run where nobody can answer, and how to allow it. */
   private nobodyToAsk(request: PermissionRequest, judgement: CommandJudgement | undefined, planted: string | undefined): string {
+    if (request.destructive) {
+      return `Not run: ${request.title} says it may destroy data, so a person is asked every time whatever the settings, and nobody can be asked in this non-interactive run. Nothing was run; if it is needed, tell the user what to run and why.`;
+    }
     if (request.hook === 'ask') {
       return `Not run: a pre_tool_use hook asks for approval of ${request.title}, and nobody can be asked in this non-interactive run. To run such calls here, make the hook answer "allow" or nothing.`;
     }
@@ -278,7 +282,8 @@ export class PermissionGate {
     const answer = reply;
     // A person's yes starts the cap's count over: the next automatic approvals are theirs to cap again.
     if (answer === 'allow_once' || answer === 'allow_always') this.caps?.restart(request.category);
-    if (answer === 'allow_always' || answer === 'reject_always') {
+    // A destructive call's "always" is only this once: remembering it would allow its whole category or command.
+    if ((answer === 'allow_always' && !request.destructive) || answer === 'reject_always') {
       const allowed = answer === 'allow_always';
       if (request.category === 'execute' && request.command !== undefined && judgement) this.remembered.commands(request.command, judgement, allowed);
       else this.remembered.category(request.category, allowed);

@@ -127,6 +127,8 @@ export interface GrepResult {
 export interface Workspace {
   /** Absolute path of the workspace root. */
   readonly root: string;
+  /** Every folder the tools reach, the root first, as it is now (a window's folders change); absent: the root alone. */
+  folderPaths?(): readonly string[];
   /** Absolute path for a workspace path; throws WorkspaceError when outside. */
   resolve(path: string): Promise<string>;
   /** Workspace-relative form of a path (forward slashes), for display. */

@@ -62,7 +62,7 @@ function spanFields(span: SpanRecord, status: Status, now: number | undefined): 
 }
 
 function kindTitle(span: SpanRecord): string {
-  return { llm_call: 'LLM call', tool: 'Tool call', handoff: 'Handoff', prompt: 'Prompt', agent_turn: 'Agent turn', subagent: 'Subagent', hook: 'Hook' }[span.kind];
+  return { llm_call: 'LLM call', tool: 'Tool call', handoff: 'Handoff', prompt: 'Prompt', agent_turn: 'Agent turn', subagent: 'Subagent', hook: 'Hook', mcp: 'MCP exchange' }[span.kind];
 }
 
 function kindFields(span: SpanRecord): Field[] {

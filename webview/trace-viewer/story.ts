@@ -41,6 +41,8 @@ export function storyLabel(span: SpanRecord, max = CLIP): StoryLabel {
       return { actor: text(span.attributes['handoff.from']) || actor, text: handoffText(span) };
     case 'hook':
       return { actor, text: hookText(span) };
+    case 'mcp':
+      return { actor: text(span.attributes['crow.mcp.server']) || 'MCP', text: clip(span.name) };
   }
 }
 

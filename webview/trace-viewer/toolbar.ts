@@ -14,7 +14,7 @@ import { el } from './element';
 /** How rows read: who did what ("story"), or OpenTelemetry span names ("spans"). */
 export type ViewMode = 'story' | 'spans';
 
-const KINDS: SpanKind[] = ['prompt', 'agent_turn', 'subagent', 'llm_call', 'tool', 'handoff', 'hook'];
+const KINDS: SpanKind[] = ['prompt', 'agent_turn', 'subagent', 'llm_call', 'tool', 'handoff', 'hook', 'mcp'];
 const STATUSES: Status[] = ['ok', 'error', 'cancelled', 'running', 'unfinished'];
 const NOTICE_MS = 8_000;
 /** Keys a closed <select> would use to step its value without opening: here they never touch a filter. */

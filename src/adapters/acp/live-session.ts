@@ -39,6 +39,7 @@ import { promptAnswer, requestError } from './prompt-answer';
 import { configOptionsOf, modesOf, setConfigOption, setMode } from './session-config';
 import { UpdateSink } from './update-sink';
 import { noticeText, ToolCallIds, UpdateTranslator } from './update-translator';
+import type { OfferedCommand } from '../../mcp/prompt-commands';
 
 /** What a live session uses of its connection and folder. */
 export interface SessionServices {
@@ -74,6 +75,8 @@ export class LiveSession {
   private running: RunningPrompt | undefined;
   /** The answer of the prompt running now (or last), which a queued prompt that joined it shares. */
   private answering: Promise<StopReason> | undefined;
+  /** The MCP servers' prompts last offered, offered again with the folder's commands. */
+  private mcpPrompts: readonly OfferedCommand[] = [];
 
   private constructor(
     private readonly host: HostSession,
@@ -115,6 +118,7 @@ export class LiveSession {
       observer: {
         notice: (level, message, title) => live?.notice(level, message, live.updates, title),
         agentChanged: (agent) => live?.modeChanged(agent),
+        commandsOffered: (commands) => live?.offerCommands(commands),
         titled: (title) => live?.notify({ sessionUpdate: 'session_info_update', title, updatedAt: new Date().toISOString() }),
       },
     };
@@ -141,15 +145,18 @@ export class LiveSession {
 
   /** Tells the client, once the session is open, its slash commands and what it should know of the folder's configuration. */
   async announce(): Promise<void> {
-    const availableCommands = (this.services.catalog.commands?.().list() ?? []).map(({ name, description, hint }) => ({
-      name,
-      description,
-      input: { hint: hint ?? 'optional arguments' },
-    }));
-    this.notify({ sessionUpdate: 'available_commands_update', availableCommands });
+    this.offerCommands(this.mcpPrompts);
     void this.offerServedModels();
     if (!this.services.capabilities?.session?.notices) return;
     for (const message of await this.host.takeNotices()) this.notice('warning', message);
+  }
+
+  /** The folder's slash commands and the MCP servers' prompts, as the client offers them. */
+  offerCommands(mcpPrompts: readonly OfferedCommand[]): void {
+    this.mcpPrompts = mcpPrompts;
+    const folder = (this.services.catalog.commands?.().list() ?? []).map(({ name, description, hint }) => ({ name, description, hint: hint ?? 'optional arguments' }));
+    const availableCommands = [...folder, ...mcpPrompts].map(({ name, description, hint }) => ({ name, description, input: { hint } }));
+    this.notify({ sessionUpdate: 'available_commands_update', availableCommands });
   }
 
   /** Once the servers have listed their models, the model options offer those (when that changes them). */

@@ -69,6 +69,10 @@ export class VscodeWorkspace implements Workspace, vscode.Disposable {
     this.terminals = options.commands === 'process' ? undefined : usePool(this.root);
   }
 
+  folderPaths(): string[] {
+    return this.folders.paths();
+  }
+
   resolve(target: string): Promise<string> {
     return this.folders.resolve(target);
   }

@@ -48,6 +48,11 @@ export class WorkspaceFolders {
     return this.primary.root;
   }
 
+  /** The root, then the window's other folders on disk (real paths), as they are now. */
+  paths(): string[] {
+    return [this.root, ...this.others().map((other) => other.workspace.root)];
+  }
+
   async locate(target: string): Promise<LocatedPath> {
     const lexical = this.absolutePath(target);
     const others = this.others();

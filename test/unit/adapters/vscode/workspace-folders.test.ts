@@ -49,6 +49,14 @@ describe('WorkspaceFolders (multi-root confinement of the VS Code workspace)', (
     assert.equal(workspace().relative(path.join(root, 'shared/util.ts')), 'shared/util.ts');
   });
 
+  it('lists its folders as they are now, the root first and a folder gone from disk left out (the roots MCP servers get)', () => {
+    const confined = workspace();
+    assert.deepEqual(confined.paths(), [root, api]);
+    const added = made('crow-docs-', {});
+    folders.push({ name: 'docs', path: added }, { name: 'gone', path: path.join(outside, 'no-such-folder') });
+    assert.deepEqual(confined.paths(), [root, api, added]);
+  });
+
   it('reaches another workspace folder by its name, and shows its files that way', async () => {
     const folders = workspace();
     const located = await folders.locate('api/server.ts');
