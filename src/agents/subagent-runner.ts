@@ -1,5 +1,5 @@
 import type { AgentRegistry } from '../config/agent-registry';
-import type { BaseAgentDefinition } from '../config/agent-definitions';
+import { type BaseAgentDefinition, takesTasks } from '../config/agent-definitions';
 import { didYouMean } from '../vocabulary/did-you-mean';
 import type { PromptRegistry } from '../config/prompts';
 import { agentModel } from '../config/provider-config';
@@ -74,7 +74,7 @@ export class SubagentRunner implements SubagentLauncher {
 
   available(): SubagentInfo[] {
     const { registry } = this.options;
-    const bases = registry.baseAgents().filter((agent) => agent.role === 'subagent');
+    const bases = registry.baseAgents().filter(takesTasks);
     const compositions = registry.acpAgents().filter((agent) => registry.baseAgent(agent.primary)?.role === 'subagent');
     return [...bases, ...compositions].map(({ name, description }) => ({ name, description }));
   }
@@ -241,7 +241,7 @@ export class SubagentRunner implements SubagentLauncher {
   private resolve(name: string): Resolved | string {
     const { registry } = this.options;
     const base = registry.baseAgent(name);
-    if (base?.role === 'subagent') {
+    if (base && takesTasks(base)) {
       return { name, base, parts: [{ definition: base, part: { as: 'primary', reviewed: false } }], build: (tools) => this.single(base, tools) };
     }
     const composition = registry.acpAgent(name);

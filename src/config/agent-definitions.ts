@@ -101,6 +101,11 @@ interface DefinitionCommon {
 export interface BaseAgentDefinition extends DefinitionCommon {
   kind: 'base';
   role: AgentRole;
+  /**
+   * Set when the file names no role (a seed 002 or Claude Code agent, written
+   * before roles): it is a primary, and `task` may hand it jobs as well.
+   */
+  roleUnset?: true;
   provider?: string;
   model?: string;
   temperature?: number;
@@ -136,6 +141,11 @@ export interface ACPAgentDefinition extends DefinitionCommon {
 export type AgentDefinition = BaseAgentDefinition | ACPAgentDefinition;
 
 /** The prompts/ template a base agent with an empty body gets. */
+/** Whether `task` may hand `agent` a job: a subagent, or an agent whose file names no role. */
+export function takesTasks(agent: Pick<BaseAgentDefinition, 'role' | 'roleUnset'>): boolean {
+  return agent.role === 'subagent' || agent.roleUnset === true;
+}
+
 export function builtinSystemTemplate(role: AgentRole): 'system' | 'reviewer' {
   return role === 'reviewer' ? 'reviewer' : 'system';
 }
@@ -164,6 +174,7 @@ export function parseBaseAgent(file: MarkdownFile, knownTools: readonly string[]
       name: data.name ?? file.stem,
       description: data.description ?? '',
       role: data.role ?? 'primary',
+      ...(data.role === undefined ? { roleUnset: true as const } : {}),
       enabled: data.enabled ?? true,
       file: file.path,
       systemPrompt: split.body,

@@ -60,9 +60,9 @@ export function translateAgentForms(file: string, data: Record<string, unknown>)
   if (Array.isArray(data.requires_approval)) {
     out.requires_approval = categoriesOf(file, 'requires_approval', data.requires_approval, hints, problems);
   }
-  // Seed 002's agents are all subagents, and its files say no role; ours default to primary.
+  // Seed 002's agents are all subagents, and its files say no role; such a file is both (see takesTasks).
   if (hints.length > 0 && data.role === undefined) {
-    hints.push({ file, field: 'role', message: 'not set, so this is a primary agent (one you run yourself); add "role: subagent" to let other agents hand it tasks, as seed 002\'s agents are.' });
+    hints.push({ file, field: 'role', message: 'not set, so this is a primary agent (one you run yourself) that other agents can also hand tasks to, as seed 002\'s agents are; add "role: subagent" to make it a subagent only.' });
   }
   return { data: out, hints, problems };
 }

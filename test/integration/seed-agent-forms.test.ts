@@ -112,6 +112,24 @@ describe('seed 002 agent files through crow', function () {
     assert.match(run.stderr, /← code-reviewer completed: Found 3 critical security issues\.$/m);
     assert.doesNotMatch(run.stderr, /completed: ## Summary/);
   });
+
+  it('takes a seed 002 file exactly as written, with no role, as an agent task can hand jobs to', async () => {
+    write('.crow/agents/base/seed-reviewer.md', CODE_REVIEWER.replace('name: code-reviewer', 'name: seed-reviewer').replace('role: subagent\n', ''));
+    trustFolder(workspace, env);
+    server.enqueue(
+      'anthropic',
+      { blocks: [{ type: 'tool_call', name: 'task', arguments: { agent: 'seed-reviewer', task: 'Review the login code.' } }] },
+      { blocks: [{ type: 'text', text: '## Summary\nThe login code is fine.' }] },
+      { blocks: [{ type: 'text', text: 'Reviewed: fine.' }] },
+    );
+    const run = await runCrow(['run', 'Have the login code reviewed'], env, workspace);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /← seed-reviewer completed: The login code is fine\.$/m);
+    const child = JSON.stringify(server.requestsFor('anthropic')[1]!.body.system);
+    assert.match(child, /You are a specialized code review agent/, 'the job ran as the file\'s agent');
+    const list = await runCrow(['agents', 'list'], env, workspace);
+    assert.match(list.stdout, /^ {2}seed-reviewer +primary /m, 'still a primary too');
+  });
 });
 
 describe("seed 002's default agents ship beside explorer and worker", function () {
@@ -176,7 +194,7 @@ describe('a seed 002 agent file without a role', function () {
   let workspace: string;
   afterEach(() => rmSync(home, { recursive: true, force: true }));
 
-  it('is read as a primary agent, with a note on how to make it a subagent', async () => {
+  it('is read as a primary agent that takes tasks too, with a note saying so', async () => {
     home = realpathSync(mkdtempSync(join(tmpdir(), 'crow-seed-role-')));
     workspace = join(home, 'project');
     mkdirSync(join(workspace, '.crow', 'agents', 'base'), { recursive: true });
@@ -185,6 +203,6 @@ describe('a seed 002 agent file without a role', function () {
     trustFolder(workspace, env);
     const validate = await runCrow(['agents', 'validate'], env, workspace);
     assert.equal(validate.code, 0, validate.stdout);
-    assert.match(validate.stdout, /^note: .*code-reviewer\.md: field "role": not set, so this is a primary agent \(one you run yourself\); add "role: subagent" to let other agents hand it tasks/m);
+    assert.match(validate.stdout, /^note: .*code-reviewer\.md: field "role": not set, so this is a primary agent \(one you run yourself\) that other agents can also hand tasks to, as seed 002's agents are; add "role: subagent" to make it a subagent only\./m);
   });
 });
