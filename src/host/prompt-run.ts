@@ -24,6 +24,7 @@ import { CheckpointRecorder } from '../journal/checkpoint-list';
 import type { CostMeter, Meter } from './cost';
 import { type HookRunner, promptHooks } from './hook-runner';
 import { HostError } from './host-error';
+import { mcpRequestsOf } from './mcp-asking';
 import type { HostSessionOptions } from './session-options';
 import { fitImages, promptBlocks, type PromptInput, promptText, titleOf } from './prompt-input';
 
@@ -128,6 +129,7 @@ export class PromptRun {
     external?.addEventListener('abort', stop, { once: true });
     if (external?.aborted) stop();
     this.shared.noticeSink = (level, message, title) => this.notice(level, message, title);
+    this.shared.promptSignal = signal;
     this.meter.startPrompt();
     let stopPlan: (() => void) | undefined;
     try {
@@ -181,6 +183,7 @@ export class PromptRun {
       this.session.events.flush();
       external?.removeEventListener('abort', stop);
       this.shared.noticeSink = undefined;
+      this.shared.promptSignal = undefined;
       if (!this.started && keeper.discard) keeper.discard();
       else keeper.save();
       this.settle();
@@ -301,6 +304,7 @@ export class PromptRun {
       cwd: this.session.cwd,
       doorServers: this.options.mcpServers ?? [],
       report: (problem) => this.route('warning', problem.message, `MCP server "${problem.server}" has a problem`),
+      requests: mcpRequestsOf(this.shared, this.options, this.session),
       slow: (names) => this.notice('info', `Starting MCP servers: ${names}…`),
     };
   }

@@ -6,6 +6,7 @@
  */
 import type { ACPAgent } from '../agents/acp-agent';
 import type { NoticeLevel } from '../engine/events';
+import type { McpClientRequests } from '../mcp/client-requests';
 import type { McpProblem } from '../mcp/mcp-connection';
 import { McpServers } from '../mcp/mcp-servers';
 import { mergeServers, type McpServerConfig } from '../mcp/server-config';
@@ -28,6 +29,10 @@ export interface SharedPromptState {
   told: Set<string>;
   /** Where a notice goes while a prompt runs; outside prompts, the observer. */
   noticeSink?: (level: NoticeLevel, message: string, title?: string) => void;
+  /** The running prompt's signal; none between prompts (an MCP server's question then finds nobody to ask). */
+  promptSignal?: AbortSignal;
+  /** What the session's MCP clients declare and answer, built once (mcp-asking.ts). */
+  mcpRequests?: McpClientRequests;
 }
 
 /** What the session's MCP servers start with, and whom they tell. */
@@ -36,6 +41,8 @@ export interface ToolContext {
   /** The front door's own servers (an ACP client's), beside the folder's. */
   doorServers: readonly McpServerConfig[];
   report(problem: McpProblem): void;
+  /** What the servers may ask of the session (elicitation), and how it answers. */
+  requests?: McpClientRequests;
   /** Told the servers' names when starting them takes a while. */
   slow(names: string): void;
 }
@@ -53,7 +60,7 @@ export async function sessionTools(shared: SharedPromptState, catalog: Workspace
   const key = JSON.stringify(configs);
   if (shared.mcp?.key !== key) {
     await shared.mcp?.servers.close();
-    shared.mcp = { key, servers: new McpServers(configs, { cwd: context.cwd, report: context.report }) };
+    shared.mcp = { key, servers: new McpServers(configs, { cwd: context.cwd, report: context.report, ...(context.requests ? { requests: context.requests } : {}) }) };
   }
   const names = configs.map((config) => config.name).join(', ');
   const slow = setTimeout(() => context.slow(names), SLOW_NOTICE_MS);

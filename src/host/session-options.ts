@@ -1,5 +1,6 @@
 /** What a HostSession is given by its front door: where it keeps the session, where tools act, who to ask. */
 import type { NoticeLevel } from '../engine/events';
+import type { ElicitFn } from '../mcp/elicitation-form';
 import type { McpServerConfig } from '../mcp/server-config';
 import type { ACPSession } from '../session/acp-session';
 import type { SessionDependencies } from '../session/session-store';
@@ -57,6 +58,10 @@ export interface HostSessionOptions {
   howToRaise?: HowToRaise;
   /** Undo points before every prompt and state-changing tool; absent: no undo. */
   undo?: { dataHome: string; env: NodeJS.ProcessEnv; keeper?: KeeperLaunch };
+  /** Asks the person an MCP server's form; absent when nobody can answer (the server's question is then declined, and the person told why). */
+  elicit?: ElicitFn;
+  /** Why nobody can answer an MCP server's question here, for that notice (e.g. "crow run is not on a terminal"). */
+  elicitUnavailable?: string;
   /** MCP servers this front door adds for the session (an ACP client's), besides the folder's. */
   mcpServers?: readonly McpServerConfig[];
   /** Store the session from the moment it opens (default), or only from its first prompt (a chat view opened and left empty). */

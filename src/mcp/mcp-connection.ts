@@ -4,6 +4,7 @@ import type { CallToolResult, Progress, Tool as McpToolInfo } from '@modelcontex
 import { version } from '../../package.json';
 import { errorText } from '../vocabulary/text';
 import { McpInputLimitError } from './bounded-input';
+import type { McpClientRequests } from './client-requests';
 import { openTransport, type OpenedTransport } from './mcp-transport';
 import type { McpServerConfig } from './server-config';
 
@@ -23,6 +24,8 @@ export interface McpConnectionOptions {
   report: (problem: McpProblem) => void;
   /** Waits before the 1st, 2nd, ... restart after the server stopped; one restart per entry, then it counts as broken. */
   restartDelaysMs?: readonly number[];
+  /** What the client declares and answers when the server asks (elicitation); none when absent. */
+  requests?: McpClientRequests;
 }
 
 const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
@@ -182,7 +185,8 @@ export class McpConnection {
     // Required here, not imported: the SDK loads with the first server, sessions without any never load it.
     const { Client } = require('@modelcontextprotocol/sdk/client/index.js') as typeof ClientModule;
     const opened = openTransport(this.options.config.transport, this.options.cwd);
-    const client = new Client({ name: 'crow-agent', version }, { capabilities: {} });
+    const client = new Client({ name: 'crow-agent', version }, { capabilities: { ...this.options.requests?.capabilities } });
+    this.options.requests?.install(client, this.name);
     try {
       await client.connect(opened.transport, { timeout: this.startupTimeoutMs });
     } catch (err) {

@@ -1,4 +1,5 @@
 import type { Tool } from '../tools/tool';
+import type { McpClientRequests } from './client-requests';
 import { McpConnection, type McpProblem } from './mcp-connection';
 import { mcpToolset } from './mcp-toolset';
 import type { McpServerConfig } from './server-config';
@@ -10,6 +11,8 @@ export interface McpServersOptions {
   report: (problem: McpProblem) => void;
   /** Waits before successive restarts of a stopped server; see McpConnection. */
   restartDelaysMs?: readonly number[];
+  /** What every server's client declares and answers (see McpClientRequests). */
+  requests?: McpClientRequests;
 }
 
 /**
@@ -30,6 +33,7 @@ export class McpServers {
         cwd: options.cwd,
         report: options.report,
         ...(options.restartDelaysMs ? { restartDelaysMs: options.restartDelaysMs } : {}),
+        ...(options.requests ? { requests: options.requests } : {}),
       }),
     }));
   }

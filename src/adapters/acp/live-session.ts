@@ -31,6 +31,7 @@ import { NodeWorkspace } from '../../tools/node-workspace';
 import type { PermissionRequest } from '../../tools/permissions';
 import { errorText } from '../../vocabulary/text';
 import type { AcpLogger } from './acp-log';
+import { clientElicit } from './acp-elicit';
 import { clientAsk } from './acp-permissions';
 import { ClientWorkspace } from './client-workspace';
 import { checkPrompt, promptBlocks } from './prompt-content';
@@ -108,6 +109,13 @@ export class LiveSession {
             }
           : {}),
       }),
+      ...(services.capabilities?.elicitation?.form
+        ? {
+            elicit: clientElicit(sessionId, (params, signal) =>
+              services.client.request('elicitation/create', params, { cancellationSignal: signal, stopWaitingOnCancel: true }),
+            ),
+          }
+        : { elicitUnavailable: 'this ACP client offers no forms (elicitation), so Crow cannot ask you' }),
       howToAllow: (category) => `allow "${category}" in the permission settings (permissions.${category} in config.toml)`,
       mcpServers: services.mcpServers,
       ...(services.undo ? { undo: services.undo } : {}),
