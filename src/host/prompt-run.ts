@@ -129,7 +129,11 @@ export class PromptRun {
     external?.addEventListener('abort', stop, { once: true });
     if (external?.aborted) stop();
     this.shared.noticeSink = (level, message, title) => this.notice(level, message, title);
-    this.shared.promptSignal = signal;
+    const observed = (event: AgentEvent): void => {
+      this.meter.observe(event);
+      this.emit(event);
+    };
+    this.shared.running = { signal, emit: observed };
     this.meter.startPrompt();
     let stopPlan: (() => void) | undefined;
     try {
@@ -183,7 +187,7 @@ export class PromptRun {
       this.session.events.flush();
       external?.removeEventListener('abort', stop);
       this.shared.noticeSink = undefined;
-      this.shared.promptSignal = undefined;
+      this.shared.running = undefined;
       if (!this.started && keeper.discard) keeper.discard();
       else keeper.save();
       this.settle();

@@ -5,7 +5,7 @@
  * through PromptRun's preparation.
  */
 import type { ACPAgent } from '../agents/acp-agent';
-import type { NoticeLevel } from '../engine/events';
+import type { AgentEvent, NoticeLevel } from '../engine/events';
 import type { McpClientRequests } from '../mcp/client-requests';
 import type { McpProblem } from '../mcp/mcp-connection';
 import { McpServers } from '../mcp/mcp-servers';
@@ -29,8 +29,8 @@ export interface SharedPromptState {
   told: Set<string>;
   /** Where a notice goes while a prompt runs; outside prompts, the observer. */
   noticeSink?: (level: NoticeLevel, message: string, title?: string) => void;
-  /** The running prompt's signal; none between prompts (an MCP server's question then finds nobody to ask). */
-  promptSignal?: AbortSignal;
+  /** The running prompt: its signal, and where events of the session's own making go (counted, recorded, shown); none between prompts. */
+  running?: { signal: AbortSignal; emit(event: AgentEvent): void };
   /** What the session's MCP clients declare and answer, built once (mcp-asking.ts). */
   mcpRequests?: McpClientRequests;
 }

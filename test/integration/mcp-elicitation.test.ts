@@ -7,24 +7,11 @@
  * that does not fit. Each question is a span of the session's trace.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { Readable, Writable } from 'node:stream';
-import * as acp from '@agentclientprotocol/sdk';
-import type { CreateElicitationRequest, CreateElicitationResponse } from '@agentclientprotocol/sdk';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
-import { TestClient } from '../support/acp-client';
-import { CROW, runCrow, startCrow } from '../support/crow-binary';
-import { isolatedEnv } from '../support/isolated-env';
+import { existsSync, readFileSync } from 'node:fs';
+import type { CreateElicitationRequest } from '@agentclientprotocol/sdk';
+import { CROW, runCrow } from '../support/crow-binary';
+import { askHarness, call, say } from '../support/mcp-ask-harness';
 import { HAVE_TMUX, Terminal } from '../support/terminal';
-import { trustFolder } from '../support/trust';
-
-const FIXTURE = resolve(__dirname, '../fixtures/mcp-ask-server.ts');
-const FIXTURE_ARGS = ['--require', require.resolve('tsx/cjs'), FIXTURE];
-const EVERYTHING = resolve(__dirname, '../../node_modules/@modelcontextprotocol/server-everything/dist/index.js');
-const call = (name: string, args: unknown) => ({ blocks: [{ type: 'tool_call' as const, name, arguments: args }] });
-const say = (text: string) => ({ blocks: [{ type: 'text' as const, text }] });
 
 /** The form the model has the fixture ask: a choice, a bounded whole number, yes/no, optional text. */
 const DEPLOY = {
@@ -41,55 +28,17 @@ const ask = (message: string, schema: unknown = DEPLOY) => call('mcp__ask__ask',
 
 describe('MCP elicitation through crow', function () {
   this.timeout(60_000);
-  let llm: FakeLlmServer;
-  let workspace: string;
-  let home: string;
-  let log: string;
-  let terminal: Terminal | undefined;
-
-  before(async () => (llm = await FakeLlmServer.start()));
-  after(() => llm.close());
-  beforeEach(() => {
-    llm.reset();
-    workspace = mkdtempSync(join(tmpdir(), 'crow-elicit-ws-'));
-    home = mkdtempSync(join(tmpdir(), 'crow-elicit-home-'));
-    log = join(home, 'fixture.log');
-  });
-  afterEach(() => {
-    terminal?.close();
-    terminal = undefined;
-    rmSync(workspace, { recursive: true, force: true });
-    rmSync(home, { recursive: true, force: true });
-  });
-
-  const env = () => isolatedEnv(home, { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: llm.anthropicBaseUrl, LANG: 'C.UTF-8', MCP_FIXTURE_LOG: log });
-  const toModel = (request: number) => JSON.stringify(llm.requestsFor('anthropic')[request]!.body.messages.at(-1));
-  /** The project configures the fixture server; the folder is trusted. */
-  const configure = (): void => {
-    mkdirSync(join(workspace, '.crow'), { recursive: true });
-    const args = JSON.stringify(FIXTURE_ARGS);
-    writeFileSync(join(workspace, '.crow/config.toml'), `[mcp_servers.ask]\ncommand = ${JSON.stringify(process.execPath)}\nargs = ${args}\nenv = ["MCP_FIXTURE_LOG"]\n`);
-    trustFolder(workspace, env());
-  };
-  /** Every span the data home holds. */
-  const spans = (): { name: string; kind: string; parentSpanId?: string; spanId: string; attributes: Record<string, unknown> }[] => {
-    const found: string[] = [];
-    const walk = (dir: string): void => {
-      for (const entry of readdirSync(dir, { withFileTypes: true })) {
-        if (entry.isDirectory()) walk(join(dir, entry.name));
-        else if (entry.name === 'trace.jsonl') found.push(join(dir, entry.name));
-      }
-    };
-    walk(join(home, 'data'));
-    return found.flatMap((file) => readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line)));
-  };
+  const h = askHarness();
+  const toModel = (request: number) => h.toModel(request);
+  const elicitation = { elicitation: { form: {} } };
 
   describe('crow run', () => {
-    beforeEach(configure);
+    beforeEach(() => h.configure());
 
     (HAVE_TMUX ? it : it.skip)('asks the form one question at a time on the terminal, re-asks what does not fit, and the server gets the answer', async () => {
-      llm.enqueue('anthropic', ask('Deploy where?\u001b[2J\u001b[31m'), say('Deployed.'));
-      terminal = Terminal.start([process.execPath, CROW, 'run', '--no-undo', '--allow', 'execute', 'Deploy it'], { cwd: workspace, env: env() });
+      h.llm.enqueue('anthropic', ask('Deploy where?\u001b[2J\u001b[31m'), say('Deployed.'));
+      h.terminal = Terminal.start([process.execPath, CROW, 'run', '--no-undo', '--allow', 'execute', 'Deploy it'], { cwd: h.workspace, env: h.env() });
+      const terminal = h.terminal;
       const asked = await terminal.waitFor(/\[y\] answer its 4 questions/);
       assert.match(asked, /\? MCP server "ask" asks:\n\s+Deploy where\?\\u001b\[2J\\u001b\[31m/, 'the escapes are shown, not obeyed');
       terminal.typeLine('y');
@@ -106,17 +55,18 @@ describe('MCP elicitation through crow', function () {
       assert.equal(await terminal.waitForExit(), 0, terminal.screen());
       assert.match(terminal.screen(), /answered/);
       assert.match(toModel(1), /answer: \{\\"action\\":\\"accept\\",\\"content\\":\{\\"region\\":\\"eu\\",\\"replicas\\":3,\\"confirm\\":true\}\}/);
-      const span = spans().findLast((s) => s.name === 'elicitation ask');
+      const span = h.spans().findLast((s) => s.name === 'elicitation ask');
       assert.ok(span, 'the question is a span');
       assert.equal(span.attributes['crow.mcp.elicitation.action'], 'accept');
       assert.deepEqual(span.attributes['crow.mcp.elicitation.answered'], ['region', 'replicas', 'confirm']);
-      const tool = spans().find((s) => s.name === 'execute_tool mcp__ask__ask');
+      const tool = h.spans().find((s) => s.name === 'execute_tool mcp__ask__ask');
       assert.equal(span.parentSpanId, tool?.spanId, 'it hangs below the tool call that asked');
     });
 
     (HAVE_TMUX ? it : it.skip)('"n" declines and "c" cancels, as the spec\'s actions', async () => {
-      llm.enqueue('anthropic', ask('First?'), ask('Second?'), say('Done.'));
-      terminal = Terminal.start([process.execPath, CROW, 'run', '--no-undo', '--allow', 'execute', 'Ask twice'], { cwd: workspace, env: env() });
+      h.llm.enqueue('anthropic', ask('First?'), ask('Second?'), say('Done.'));
+      h.terminal = Terminal.start([process.execPath, CROW, 'run', '--no-undo', '--allow', 'execute', 'Ask twice'], { cwd: h.workspace, env: h.env() });
+      const terminal = h.terminal;
       await terminal.waitFor(/First\?\n.*\[c\] cancel/);
       terminal.typeLine('n');
       await terminal.waitFor(/Second\?\n.*\[c\] cancel/);
@@ -127,8 +77,8 @@ describe('MCP elicitation through crow', function () {
     });
 
     it('declines on a pipe, and says which server asked what and how to answer', async () => {
-      llm.enqueue('anthropic', ask('Deploy where?'), say('Declined.'));
-      const run = await runCrow(['run', '--no-undo', '--allow', 'execute', 'Deploy it'], env(), workspace);
+      h.llm.enqueue('anthropic', ask('Deploy where?'), say('Declined.'));
+      const run = await runCrow(['run', '--no-undo', '--allow', 'execute', 'Deploy it'], h.env(), h.workspace);
       assert.equal(run.code, 0, run.stderr);
       assert.match(run.stderr, /MCP server "ask" asked: "Deploy where\?"\. Crow declined: crow run is not on a terminal .*run it on a terminal to answer/);
       assert.match(toModel(1), /answer: \{\\"action\\":\\"decline\\"\}/);
@@ -136,32 +86,9 @@ describe('MCP elicitation through crow', function () {
   });
 
   describe('crow acp', () => {
-    async function acpSession(options: { elicit?: (request: CreateElicitationRequest) => CreateElicitationResponse; everything?: true }) {
-      const crow = startCrow(['acp'], env(), workspace);
-      const stream = acp.ndJsonStream(Writable.toWeb(crow.child.stdin), Readable.toWeb(crow.child.stdout) as unknown as ReadableStream<Uint8Array>);
-      const client = new TestClient(stream, {
-        capabilities: { session: { notices: {} }, ...(options.elicit ? { elicitation: { form: {} } } : {}) },
-        permission: () => 'allow_once',
-        ...(options.elicit ? { elicit: options.elicit } : {}),
-      });
-      await client.initialize();
-      const { sessionId } = await client.agent.request('session/new', {
-        cwd: workspace,
-        mcpServers: options.everything
-          ? [{ name: 'everything', command: process.execPath, args: [EVERYTHING, 'stdio'], env: [] }]
-          : [{ name: 'ask', command: process.execPath, args: FIXTURE_ARGS, env: [{ name: 'MCP_FIXTURE_LOG', value: log }] }],
-      });
-      const close = async (): Promise<void> => {
-        client.close();
-        crow.child.stdin.end();
-        assert.equal((await crow.exited).code, 0, crow.stderr());
-      };
-      return { client, sessionId, close };
-    }
-
     it('forwards the checked form to a client that offers forms, and the answer reaches the server', async () => {
-      llm.enqueue('anthropic', ask('Deploy <b>where</b>?'), say('Deployed.'));
-      const { client, sessionId, close } = await acpSession({ elicit: () => ({ action: 'accept', content: { region: 'us', replicas: 2 } }) });
+      h.llm.enqueue('anthropic', ask('Deploy <b>where</b>?'), say('Deployed.'));
+      const { client, sessionId, close } = await h.acpSession({ capabilities: elicitation, elicit: () => ({ action: 'accept', content: { region: 'us', replicas: 2 } }) });
       try {
         assert.equal((await client.prompt(sessionId, 'Deploy it')).stopReason, 'end_turn');
         const [form] = client.elicitations as (CreateElicitationRequest & { requestedSchema: Record<string, unknown> })[];
@@ -180,9 +107,9 @@ describe('MCP elicitation through crow', function () {
     });
 
     it('answers server-everything\'s form of every field kind (text formats, numbers, enums, multi-selects)', async () => {
-      llm.enqueue('anthropic', call('mcp__everything__trigger-elicitation-request', {}), say('Answered.'));
+      h.llm.enqueue('anthropic', call('mcp__everything__trigger-elicitation-request', {}), say('Answered.'));
       const answer = { name: 'Ada', check: true, integer: 7, untitledMultipleSelectEnum: ['Piano'], legacyTitledEnum: 'pet-2' };
-      const { client, sessionId, close } = await acpSession({ everything: true, elicit: () => ({ action: 'accept', content: answer }) });
+      const { client, sessionId, close } = await h.acpSession({ capabilities: elicitation, everything: true, elicit: () => ({ action: 'accept', content: answer }) });
       try {
         await client.prompt(sessionId, 'Trigger it');
         const schema = (client.elicitations[0] as { requestedSchema: { properties: Record<string, { title?: string; oneOf?: unknown }> } }).requestedSchema;
@@ -197,8 +124,8 @@ describe('MCP elicitation through crow', function () {
     });
 
     it('declines a client\'s answer that does not fit the form, and says so', async () => {
-      llm.enqueue('anthropic', ask('Deploy where?'), say('Declined.'));
-      const { client, sessionId, close } = await acpSession({ elicit: () => ({ action: 'accept', content: { region: 'mars', replicas: 99 } }) });
+      h.llm.enqueue('anthropic', ask('Deploy where?'), say('Declined.'));
+      const { client, sessionId, close } = await h.acpSession({ capabilities: elicitation, elicit: () => ({ action: 'accept', content: { region: 'mars', replicas: 99 } }) });
       try {
         await client.prompt(sessionId, 'Deploy it');
         assert.match(toModel(1), /answer: \{\\"action\\":\\"decline\\"\}/);
@@ -210,8 +137,8 @@ describe('MCP elicitation through crow', function () {
     });
 
     it('declines where the client offers no forms, naming the server', async () => {
-      llm.enqueue('anthropic', ask('Deploy where?'), say('Declined.'));
-      const { client, sessionId, close } = await acpSession({});
+      h.llm.enqueue('anthropic', ask('Deploy where?'), say('Declined.'));
+      const { client, sessionId, close } = await h.acpSession({});
       try {
         await client.prompt(sessionId, 'Deploy it');
         assert.match(toModel(1), /answer: \{\\"action\\":\\"decline\\"\}/);
@@ -224,8 +151,8 @@ describe('MCP elicitation through crow', function () {
 
     it('refuses a huge or nested schema with the reason, and a flood is asked one at a time', async () => {
       const huge = { type: 'object', properties: Object.fromEntries(Array.from({ length: 2_000 }, (_, i) => [`f${i}`, { type: 'string' }])) };
-      llm.enqueue('anthropic', ask('Huge?', huge), call('mcp__ask__flood', { count: 25 }), say('Done.'));
-      const { client, sessionId, close } = await acpSession({ elicit: () => ({ action: 'accept', content: { ok: true } }) });
+      h.llm.enqueue('anthropic', ask('Huge?', huge), call('mcp__ask__flood', { count: 25 }), say('Done.'));
+      const { client, sessionId, close } = await h.acpSession({ capabilities: elicitation, elicit: () => ({ action: 'accept', content: { ok: true } }) });
       try {
         await client.prompt(sessionId, 'Attack');
         assert.match(toModel(1), /refused: MCP error -32602: MCP server \\"ask\\" asked for input Crow cannot ask: it asks 2000 questions; at most 30 are asked/);
@@ -239,13 +166,13 @@ describe('MCP elicitation through crow', function () {
     });
 
     it('declines a question that comes while no prompt runs, and tells the person', async () => {
-      llm.enqueue('anthropic', call('mcp__ask__ask_later', { delayMs: 500 }), say('Asked.'));
-      const { client, sessionId, close } = await acpSession({ elicit: () => ({ action: 'accept', content: { ok: true } }) });
+      h.llm.enqueue('anthropic', call('mcp__ask__ask_later', { delayMs: 500 }), say('Asked.'));
+      const { client, sessionId, close } = await h.acpSession({ capabilities: elicitation, elicit: () => ({ action: 'accept', content: { ok: true } }) });
       try {
         await client.prompt(sessionId, 'Ask later');
         const deadline = Date.now() + 10_000;
-        while (!(existsSync(log) && /later:/.test(readFileSync(log, 'utf8'))) && Date.now() < deadline) await new Promise((done) => setTimeout(done, 50));
-        assert.match(readFileSync(log, 'utf8'), /later: \{"action":"decline"\}/);
+        while (!(existsSync(h.log) && /later:/.test(readFileSync(h.log, 'utf8'))) && Date.now() < deadline) await new Promise((done) => setTimeout(done, 50));
+        assert.match(readFileSync(h.log, 'utf8'), /later: \{"action":"decline"\}/);
         assert.equal(client.elicitations.length, 0, 'the person was not asked out of the blue');
         await client.until(() => client.updates(sessionId, 'notice').some((notice) => /no prompt was running/.test(notice.description ?? '')));
       } finally {

@@ -292,7 +292,11 @@ export class LiveSession {
    */
   private async toolCall(request: PermissionRequest): Promise<ToolCallUpdate> {
     await this.settled();
-    return this.running?.translator.toolCall(request.agent, request.callId) ?? { toolCallId: request.callId, title: request.title };
+    const details = request.question?.details;
+    // A request of no tool call (an MCP server's sampling) shows what it asks as the call's content.
+    const content = details ? { content: [{ type: 'content' as const, content: { type: 'text' as const, text: details } }] } : {};
+    const title = details ? `${request.agent}: ${request.title}` : request.title;
+    return this.running?.translator.toolCall(request.agent, request.callId) ?? { toolCallId: request.callId, title, ...content };
   }
 
   /** Embeds a client terminal in the tool call now running, and waits until the client has been told. */
