@@ -3,6 +3,7 @@ import type * as TypesModule from '@modelcontextprotocol/sdk/types.js';
 import type { ClientCapabilities, CreateMessageResult, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { errorText } from '../vocabulary/text';
 import { type ElicitAnswer, type ElicitForm, elicitForm, ElicitRefusal } from './elicitation-form';
+import { type ElicitUrlFn, elicitUrl } from './elicitation-url';
 import { type SampleFn, samplingRequest, SamplingRefusal } from './sampling-request';
 
 /**
@@ -26,14 +27,14 @@ export class RequestDenied extends Error {}
 export const USER_REJECTED = -1;
 
 /**
- * Form-mode elicitation answered by `form`, sampling run by `sample`. A
- * request is first read into what Crow can show and run (elicitForm,
- * samplingRequest: refused with the reason when it is not what the
+ * Form-mode elicitation answered by `form`, URL mode by `url`, sampling run
+ * by `sample`. A request is first read into what Crow can show and run
+ * (elicitForm, elicitUrl, samplingRequest: refused with the reason when it is not what the
  * specification allows, or too big). A server has one request of each kind
  * open at a time: one that asks again meanwhile is refused at once, so a
  * flood never queues up in front of the person.
  */
-export function clientRequests(handlers: { form?: FormAsker; sample?: SampleFn }): McpClientRequests {
+export function clientRequests(handlers: { form?: FormAsker; url?: ElicitUrlFn; sample?: SampleFn }): McpClientRequests {
   const open = new Set<string>();
   const once = async <T>(key: string, what: string, run: () => Promise<T>): Promise<T> => {
     if (open.has(key)) throw refusal(-32600, `Crow takes one ${what} of MCP server "${key.split('\n')[1]}" at a time; this one came while another was open.`);
@@ -45,14 +46,23 @@ export function clientRequests(handlers: { form?: FormAsker; sample?: SampleFn }
     }
   };
   return {
-    capabilities: { ...(handlers.form ? { elicitation: { form: {} } } : {}), ...(handlers.sample ? { sampling: {} } : {}) },
+    capabilities: {
+      ...(handlers.form ? { elicitation: { form: {}, ...(handlers.url ? { url: {} } : {}) } } : {}),
+      ...(handlers.sample ? { sampling: {} } : {}),
+    },
     install(client, server) {
       // Required, not imported: the SDK loads with the first server (see McpConnection).
       const { CreateMessageRequestSchema, ElicitRequestSchema, ErrorCode } = require('@modelcontextprotocol/sdk/types.js') as typeof TypesModule;
-      const { form, sample } = handlers;
+      const { form, url, sample } = handlers;
       if (form) {
         client.setRequestHandler(ElicitRequestSchema, async (request, extra): Promise<ElicitResult> => {
-          const read = readOrRefuse(() => elicitForm(server, request.params), ErrorCode.InvalidParams);
+          const { params } = request;
+          // The SDK refuses a URL-mode request unless `url` was declared.
+          if (params.mode === 'url' && url) {
+            const read = readOrRefuse(() => elicitUrl(server, params), ErrorCode.InvalidParams);
+            return once(`elicit\n${server}`, 'question', () => url(read, extra.signal));
+          }
+          const read = readOrRefuse(() => elicitForm(server, params as { message?: unknown; requestedSchema?: unknown }), ErrorCode.InvalidParams);
           return once(`elicit\n${server}`, 'question', () => form(read, extra.signal));
         });
       }

@@ -7,7 +7,8 @@
  * that does not fit. Each question is a span of the session's trace.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { CreateElicitationRequest } from '@agentclientprotocol/sdk';
 import { CROW, runCrow } from '../support/crow-binary';
 import { askHarness, call, say } from '../support/mcp-ask-harness';
@@ -76,6 +77,27 @@ describe('MCP elicitation through crow', function () {
       assert.match(toModel(2), /answer: \{\\"action\\":\\"cancel\\"\}/);
     });
 
+    (HAVE_TMUX ? it : it.skip)('URL mode: shows the page\'s domain first, and opens it in the browser only on "y"', async () => {
+      h.llm.enqueue('anthropic', call('mcp__ask__ask_url', { message: 'Sign in to continue', url: 'https://auth.example.com/login?state=1' }), say('Opened.'));
+      const bin = join(h.home, 'bin');
+      mkdirSync(bin);
+      const opened = join(h.home, 'opened.txt');
+      writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\necho "$1" > ${JSON.stringify(opened)}\n`, { mode: 0o755 });
+      h.terminal = Terminal.start([process.execPath, CROW, 'run', '--no-undo', '--allow', 'execute', 'Sign in'], {
+        cwd: h.workspace,
+        env: { ...h.env(), PATH: `${bin}:${process.env.PATH}` },
+      });
+      const terminal = h.terminal;
+      const asked = await terminal.waitFor(/\[y\] open it in your browser/);
+      assert.match(asked, /\? MCP server "ask" asks you to open a page on auth\.example\.com\n\s+Sign in to continue\n\s+https:\/\/auth\.example\.com\/login\?state=1\n/);
+      assert.ok(!existsSync(opened), 'nothing is opened before the person says yes');
+      terminal.typeLine('y');
+      assert.equal(await terminal.waitForExit(), 0, terminal.screen());
+      assert.match(terminal.screen(), /opened/);
+      assert.equal(readFileSync(opened, 'utf8'), 'https://auth.example.com/login?state=1\n');
+      assert.match(toModel(1), /answer: \{\\"action\\":\\"accept\\"\}/);
+    });
+
     it('declines on a pipe, and says which server asked what and how to answer', async () => {
       h.llm.enqueue('anthropic', ask('Deploy where?'), say('Declined.'));
       const run = await runCrow(['run', '--no-undo', '--allow', 'execute', 'Deploy it'], h.env(), h.workspace);
@@ -118,6 +140,39 @@ describe('MCP elicitation through crow', function () {
           { const: 'pet-1', title: 'Cats' }, { const: 'pet-2', title: 'Dogs' }, { const: 'pet-3', title: 'Birds' }, { const: 'pet-4', title: 'Fish' }, { const: 'pet-5', title: 'Reptiles' },
         ]);
         assert.match(toModel(1), /User provided the requested information.*Name: Ada.*Favorite Integer: 7.*legacyTitledEnum.*pet-2/s);
+      } finally {
+        await close();
+      }
+    });
+
+    it('URL mode: passes the page to a client that offers it, domain first, and refuses a hostile URL', async () => {
+      const asking = (url: string) => call('mcp__ask__ask_url', { message: 'Sign in', url });
+      h.llm.enqueue('anthropic', asking('https://auth.example.com/x'), asking('javascript:alert(1)'), say('Done.'));
+      const { client, sessionId, close } = await h.acpSession({ capabilities: { elicitation: { form: {}, url: {} } }, elicit: () => ({ action: 'accept' }) });
+      try {
+        await client.prompt(sessionId, 'Sign in');
+        assert.deepEqual(client.elicitations[0], {
+          mode: 'url',
+          sessionId,
+          message: 'MCP server "ask" asks you to open a page on auth.example.com: Sign in',
+          url: 'https://auth.example.com/x',
+          elicitationId: 'e-1',
+        });
+        assert.match(toModel(1), /answer: \{\\"action\\":\\"accept\\"\}/);
+        assert.match(toModel(2), /refused: MCP error -32602: MCP server \\"ask\\" asked to open a page Crow will not offer: its URL is javascript, not https/);
+        assert.equal(client.elicitations.length, 1);
+      } finally {
+        await close();
+      }
+    });
+
+    it('URL mode is not declared to servers where the client offers only forms', async () => {
+      h.llm.enqueue('anthropic', call('mcp__ask__ask_url', { message: 'Sign in', url: 'https://auth.example.com/x' }), say('Done.'));
+      const { client, sessionId, close } = await h.acpSession({ capabilities: elicitation, elicit: () => ({ action: 'accept' }) });
+      try {
+        await client.prompt(sessionId, 'Sign in');
+        assert.match(toModel(1), /refused: .*does not support URL-mode elicitation/);
+        assert.equal(client.elicitations.length, 0);
       } finally {
         await close();
       }

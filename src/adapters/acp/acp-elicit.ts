@@ -1,8 +1,21 @@
-import type { CreateElicitationRequest, CreateElicitationResponse, ElicitationPropertySchema } from '@agentclientprotocol/sdk';
+import type { ClientCapabilities, CreateElicitationRequest, CreateElicitationResponse, ElicitationPropertySchema } from '@agentclientprotocol/sdk';
+import type { HostSessionOptions } from '../../host/session-options';
 import type { ElicitAnswer, ElicitField, ElicitFn, ElicitForm, ElicitValue } from '../../mcp/elicitation-form';
+import type { ElicitUrlFn } from '../../mcp/elicitation-url';
 
 /** Sends elicitation/create to the client (one that advertised form elicitation). */
 export type ElicitRequester = (params: CreateElicitationRequest, signal: AbortSignal) => Promise<CreateElicitationResponse>;
+
+/** What an ACP session answers MCP servers' elicitations with: the client's own forms and pages where it offers them. */
+export function mcpElicitation(
+  sessionId: string,
+  services: { capabilities?: ClientCapabilities | undefined; client: { request(method: 'elicitation/create', params: CreateElicitationRequest, options: object): Promise<CreateElicitationResponse> } },
+): Pick<HostSessionOptions, 'elicit' | 'elicitUrl' | 'elicitUnavailable'> {
+  const offered = services.capabilities?.elicitation;
+  const request: ElicitRequester = (params, signal) => services.client.request('elicitation/create', params, { cancellationSignal: signal, stopWaitingOnCancel: true });
+  if (!offered?.form) return { elicitUnavailable: 'this ACP client offers no forms (elicitation), so Crow cannot ask you' };
+  return { elicit: clientElicit(sessionId, request), ...(offered.url ? { elicitUrl: clientElicitUrl(sessionId, request) } : {}) };
+}
 
 /**
  * An MCP server's form asked through the ACP client's own elicitation: the
@@ -18,6 +31,15 @@ export function clientElicit(sessionId: string, request: ElicitRequester): Elici
       signal,
     );
     return answerOf(response);
+  };
+}
+
+/** A page an MCP server asks the person to open, passed to a client that offers URL elicitation, the domain named first. */
+export function clientElicitUrl(sessionId: string, request: ElicitRequester): ElicitUrlFn {
+  return async (asked, signal) => {
+    const message = `MCP server "${asked.server}" asks you to open a page on ${asked.domain}: ${asked.message}`;
+    const response = await request({ mode: 'url', sessionId, message, url: asked.url, elicitationId: asked.elicitationId }, signal);
+    return response.action === 'accept' || response.action === 'decline' ? { action: response.action } : { action: 'cancel' };
   };
 }
 

@@ -31,7 +31,7 @@ import { NodeWorkspace } from '../../tools/node-workspace';
 import type { PermissionRequest } from '../../tools/permissions';
 import { errorText } from '../../vocabulary/text';
 import type { AcpLogger } from './acp-log';
-import { clientElicit } from './acp-elicit';
+import { mcpElicitation } from './acp-elicit';
 import { clientAsk } from './acp-permissions';
 import { ClientWorkspace } from './client-workspace';
 import { checkPrompt, promptBlocks } from './prompt-content';
@@ -109,13 +109,7 @@ export class LiveSession {
             }
           : {}),
       }),
-      ...(services.capabilities?.elicitation?.form
-        ? {
-            elicit: clientElicit(sessionId, (params, signal) =>
-              services.client.request('elicitation/create', params, { cancellationSignal: signal, stopWaitingOnCancel: true }),
-            ),
-          }
-        : { elicitUnavailable: 'this ACP client offers no forms (elicitation), so Crow cannot ask you' }),
+      ...mcpElicitation(sessionId, services),
       howToAllow: (category) => `allow "${category}" in the permission settings (permissions.${category} in config.toml)`,
       mcpServers: services.mcpServers,
       ...(services.undo ? { undo: services.undo } : {}),

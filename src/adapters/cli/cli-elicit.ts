@@ -1,7 +1,9 @@
 import type { ElicitAnswer, ElicitField, ElicitFn, ElicitForm, ElicitValue } from '../../mcp/elicitation-form';
 import { valueProblem } from '../../mcp/elicitation-form';
+import type { ElicitUrlFn, UrlAnswer } from '../../mcp/elicitation-url';
 import type { ApprovalScreen } from './cli-approval';
 import type { CliIO } from './cli-io';
+import { openInBrowser } from './open-browser';
 import type { Style } from './terminal-style';
 
 /** Times a question is asked again after an answer that does not fit, before the form counts as cancelled. */
@@ -19,6 +21,33 @@ export function terminalElicit(io: CliIO, style: Style, screen?: Pick<ApprovalSc
     screen?.pause();
     try {
       return await askForm(io, style, form, signal);
+    } finally {
+      screen?.resume();
+    }
+  };
+}
+
+/**
+ * Offers a page an MCP server asks the person to open: its domain first,
+ * then the server's message and the whole URL; [y] opens it in the default
+ * browser (where that fails, or on Windows for a URL its shell would read,
+ * the URL is there to copy). Nothing is fetched before the person says yes.
+ */
+export function terminalElicitUrl(io: CliIO, style: Style, screen?: Pick<ApprovalScreen, 'pause' | 'resume'>): ElicitUrlFn {
+  return async (request, signal) => {
+    screen?.pause();
+    try {
+      io.stderr.write(`${style.yellow('?')} ${style.bold(`MCP server "${request.server}" asks you to open a page on ${request.domain}`)}\n`);
+      for (const line of request.message.split('\n')) io.stderr.write(`  ${line}\n`);
+      io.stderr.write(`  ${style.dim(request.url)}\n  ${style.dim(`[y] open it in your browser · [n] decline · [c] cancel`)} `);
+      const choice = await io.readLine(signal);
+      const typed = (choice ?? '').trim().toLowerCase();
+      if (choice === undefined || signal.aborted || typed === 'c' || typed === 'cancel') return said(io, style, { action: 'cancel' });
+      if (typed !== 'y' && typed !== 'yes') return said(io, style, { action: 'decline' });
+      const shellRisk = process.platform === 'win32' && /[&|<>^"%]/.test(request.url);
+      const opened = shellRisk ? { ok: false as const, why: 'this URL is not passed to the Windows shell' } : await openInBrowser(request.url, io.env);
+      if (!opened.ok) io.stderr.write(`  ${style.yellow(`Could not open a browser (${opened.why}); open the URL above yourself.`)}\n`);
+      return said(io, style, { action: 'accept' }, opened.ok ? 'opened' : 'accepted');
     } finally {
       screen?.resume();
     }
@@ -68,8 +97,8 @@ async function askField(io: CliIO, style: Style, field: ElicitField, signal: Abo
   return 'cancel';
 }
 
-function said(io: CliIO, style: Style, answer: ElicitAnswer): ElicitAnswer {
-  const words = { accept: style.green('answered'), decline: style.red('declined'), cancel: style.yellow('cancelled') };
+function said<T extends ElicitAnswer | UrlAnswer>(io: CliIO, style: Style, answer: T, accepted = 'answered'): T {
+  const words = { accept: style.green(accepted), decline: style.red('declined'), cancel: style.yellow('cancelled') };
   io.stderr.write(`  ${words[answer.action]}\n`);
   return answer;
 }

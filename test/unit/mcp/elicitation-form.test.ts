@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { answerProblem, ELICIT_LIMITS, elicitForm, ElicitRefusal, shownText } from '../../../src/mcp/elicitation-form';
+import { elicitUrl } from '../../../src/mcp/elicitation-url';
 
 const form = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
   elicitForm('srv', { message: 'Tell me', requestedSchema: { type: 'object', properties, ...extra } });
@@ -85,5 +86,26 @@ describe('elicitation forms', () => {
     const read = form({ n: { type: 'number', maximum: 5, default: 9 }, s: { type: 'string', enum: ['a'], default: 'a' } });
     assert.equal(read.fields[0]!.default, undefined);
     assert.equal(read.fields[1]!.default, 'a');
+  });
+});
+
+describe('URL-mode elicitation', () => {
+  const url = (value: string) => elicitUrl('srv', { message: 'Sign in', url: value, elicitationId: 'e1' });
+  it('shows the URL\'s own host first, international names as punycode', () => {
+    assert.deepEqual(url('https://auth.example.com/login?x=1'), { server: 'srv', message: 'Sign in', url: 'https://auth.example.com/login?x=1', domain: 'auth.example.com', elicitationId: 'e1' });
+    assert.equal(url('https://exаmple.com/').domain, 'xn--exmple-4nf.com', 'a Cyrillic "а" does not pass as example.com');
+    assert.equal(url('http://localhost:8080/cb').domain, 'localhost:8080');
+  });
+  it('refuses what it will not offer: other schemes, plain http elsewhere, credentials, huge URLs', () => {
+    for (const [value, why] of [
+      ['javascript:alert(1)', /is javascript, not https/],
+      ['file:///etc/passwd', /is file, not https/],
+      ['http://example.com/', /is http, not https/],
+      ['https://bank.com@evil.example/', /carries a user name or password/],
+      [`https://example.com/${'a'.repeat(3_000)}`, /over 2048 characters/],
+      ['not a url', /is not one/],
+    ] as const) {
+      assert.throws(() => url(value), (err: unknown) => err instanceof ElicitRefusal && why.test(err.message), value);
+    }
   });
 });
