@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CreateElicitationRequest } from '@agentclientprotocol/sdk';
 import { CROW, runCrow } from '../support/crow-binary';
-import { askHarness, call, say } from '../support/mcp-ask-harness';
+import { acpxExec, askHarness, call, say } from '../support/mcp-ask-harness';
 import { HAVE_TMUX, Terminal } from '../support/terminal';
 
 /** The form the model has the fixture ask: a choice, a bounded whole number, yes/no, optional text. */
@@ -233,6 +233,17 @@ describe('MCP elicitation through crow', function () {
       } finally {
         await close();
       }
+    });
+  });
+
+  describe('acpx, a client we did not write', () => {
+    it('offers no forms, so the question is declined with a note naming the server', async function () {
+      h.llm.enqueue('anthropic', ask('Deploy where?'), say('Declined.'));
+      const run = await acpxExec(h, 'Deploy it');
+      if (!run) return this.skip();
+      assert.equal(run.code, 0, run.stdout.slice(-2000));
+      assert.match(run.stdout, /MCP server \\"ask\\" asked: \\"Deploy where\?\\"\. Crow declined: this ACP client offers no forms/);
+      assert.match(toModel(1), /answer: \{\\"action\\":\\"decline\\"\}/);
     });
   });
 });

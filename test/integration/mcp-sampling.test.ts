@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { CROW, runCrow } from '../support/crow-binary';
-import { askHarness, call, say } from '../support/mcp-ask-harness';
+import { acpxExec, askHarness, call, say } from '../support/mcp-ask-harness';
 import { HAVE_TMUX, Terminal } from '../support/terminal';
 
 const sample = (params: unknown) => call('mcp__ask__sample', { params: JSON.stringify(params) });
@@ -100,6 +100,18 @@ describe('MCP sampling through crow', function () {
       } finally {
         await close();
       }
+    });
+  });
+
+  describe('acpx, a client we did not write', () => {
+    it('approves through its permission request (--approve-all), and the request runs on the session\'s model', async function () {
+      h.llm.enqueue('anthropic', sample(SUMMARISE), say('Three fixes.'), say('Summarised.'));
+      const run = await acpxExec(h, 'Summarise');
+      if (!run) return this.skip();
+      assert.equal(run.code, 0, run.stdout.slice(-2000));
+      assert.match(run.stdout, /"session\/request_permission".*"title":"MCP server \\"ask\\": run a model request on anthropic [^"]+, at most 4096 output tokens"/);
+      assert.equal(requests()[1]!.max_tokens, 4096);
+      assert.match(h.toModel(2), /sampled: .*Three fixes\./);
     });
   });
 });

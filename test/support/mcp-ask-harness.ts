@@ -5,7 +5,8 @@
  * spans the session stored.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Readable, Writable } from 'node:stream';
@@ -107,4 +108,21 @@ export function askHarness() {
     rmSync(state.home, { recursive: true, force: true });
   });
   return state;
+}
+
+/** Runs acpx (a client we did not write) on `crow acp` with the fixture as its MCP server "ask"; undefined when acpx is not installed. */
+export async function acpxExec(state: ReturnType<typeof askHarness>, prompt: string): Promise<{ code: number | null; stdout: string } | undefined> {
+  const acpx = resolve(__dirname, '../../node_modules/.bin/acpx');
+  if (!existsSync(acpx)) return undefined;
+  const config = join(state.home, 'acpx-mcp.json');
+  writeFileSync(config, JSON.stringify({ mcpServers: [{ name: 'ask', command: process.execPath, args: ASK_FIXTURE_ARGS, env: [] }] }));
+  const crow = `${process.execPath} ${resolve(__dirname, '../../dist/crow.js')} acp`;
+  const child = spawn(acpx, ['--agent', crow, '--cwd', state.workspace, '--approve-all', '--mcp-config', config, '--format', 'json', 'exec', prompt], {
+    cwd: state.workspace,
+    env: state.env(),
+  });
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  const code = await new Promise<number | null>((done) => child.on('close', done));
+  return { code, stdout };
 }
