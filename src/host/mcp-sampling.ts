@@ -36,7 +36,8 @@ export async function runSampling(
     if (told) tell(shared, options, 'An MCP server asked to use the model', `MCP server "${server}" asked to run a model request; Crow refused: ${why}.`);
     throw new RequestDenied(`Crow refused the model request: ${why}.`);
   };
-  if (!running || running.signal.aborted || !agents) return refuse('no prompt was running, so nobody was there to approve it');
+  if (!running || running.signal.aborted) return refuse('no prompt was running, so nobody was there to approve it');
+  if (!agents) return refuse('the session\'s agents were not ready yet');
   if (!options.ask) return refuse(options.elicitUnavailable ?? 'nobody can approve it here');
   if (countInPrompt(running.signal, `sample ${server}`) > SAMPLES_PER_PROMPT) return refuse(`it already ran ${SAMPLES_PER_PROMPT} model requests in this prompt`);
   const over = session.budget?.exceeded();
