@@ -44,7 +44,7 @@ describe('MCP client requests', () => {
       const flood = await Promise.allSettled(Array.from({ length: 20 }, () => server.request({ method: 'sampling/createMessage', params: SAMPLE }, CreateMessageResultSchema)));
       assert.ok(flood.every((result) => result.status === 'rejected' && /one model request of MCP server "srv" at a time/.test(String(result.reason))));
       release();
-      assert.equal((await first).content.type === 'text' && (await first).content.text, 'done');
+      assert.deepEqual((await first).content, { type: 'text', text: 'done' });
       assert.equal(calls, 1);
     } finally {
       await close();
