@@ -9,6 +9,29 @@ import type { Style } from './terminal-style';
 /** Times a question is asked again after an answer that does not fit, before the form counts as cancelled. */
 const TRIES = 3;
 
+type Screen = Pick<ApprovalScreen, 'pause' | 'resume'>;
+
+/**
+ * The terminal's answers to MCP servers' questions (forms and pages), asked
+ * one at a time: a question that comes while another is on the screen
+ * waits for it (or is cancelled when its request is), so two servers'
+ * questions never interleave on the one line the person types.
+ */
+export function terminalQuestions(io: CliIO, style: Style, screen?: Screen): { elicit: ElicitFn; elicitUrl: ElicitUrlFn } {
+  let turn: Promise<unknown> = Promise.resolve();
+  const inTurn = <T>(signal: AbortSignal, cancelled: T, ask: () => Promise<T>): Promise<T> => {
+    const mine = turn.then(() => (signal.aborted ? cancelled : ask()));
+    turn = mine.catch(() => undefined);
+    return mine;
+  };
+  const elicit = terminalElicit(io, style, screen);
+  const elicitUrl = terminalElicitUrl(io, style, screen);
+  return {
+    elicit: (form, signal) => inTurn(signal, { action: 'cancel' }, () => elicit(form, signal)),
+    elicitUrl: (request, signal) => inTurn(signal, { action: 'cancel' }, () => elicitUrl(request, signal)),
+  };
+}
+
 /**
  * Asks an MCP server's form on the terminal: the server's name and message,
  * whether to answer, then one question at a time (its default on an empty
@@ -16,7 +39,7 @@ const TRIES = 3;
  * End of input, a cancel or three answers in a row that do not fit cancel
  * the form. Texts come from the form already made safe to show.
  */
-export function terminalElicit(io: CliIO, style: Style, screen?: Pick<ApprovalScreen, 'pause' | 'resume'>): ElicitFn {
+function terminalElicit(io: CliIO, style: Style, screen?: Screen): ElicitFn {
   return async (form, signal) => {
     screen?.pause();
     try {
@@ -33,7 +56,7 @@ export function terminalElicit(io: CliIO, style: Style, screen?: Pick<ApprovalSc
  * browser (where that fails, or on Windows for a URL its shell would read,
  * the URL is there to copy). Nothing is fetched before the person says yes.
  */
-export function terminalElicitUrl(io: CliIO, style: Style, screen?: Pick<ApprovalScreen, 'pause' | 'resume'>): ElicitUrlFn {
+function terminalElicitUrl(io: CliIO, style: Style, screen?: Screen): ElicitUrlFn {
   return async (request, signal) => {
     screen?.pause();
     try {

@@ -12,7 +12,7 @@ import { SessionStore } from '../../session/session-store';
 import { NodeWorkspace } from '../../tools/node-workspace';
 import type { PermissionCategory, PermissionRule } from '../../vocabulary/permission-types';
 import { type ApprovalScreen, terminalAsk } from './cli-approval';
-import { terminalElicit, terminalElicitUrl } from './cli-elicit';
+import { terminalQuestions } from './cli-elicit';
 import { type CliIO, UsageError } from './cli-io';
 import { keeperLaunch } from './keeper-command';
 import { styleFor, type Style } from './terminal-style';
@@ -71,7 +71,7 @@ export async function openRunSession(choices: RunChoices, io: CliIO): Promise<Ho
     store,
     workspace: new NodeWorkspace(root),
     ...(choices.interactive
-      ? { ask: terminalAsk(io, style, choices.screen), elicit: terminalElicit(io, style, choices.screen), elicitUrl: terminalElicitUrl(io, style, choices.screen) }
+      ? { ask: terminalAsk(io, style, choices.screen), ...terminalQuestions(io, style, choices.screen) }
       : { elicitUnavailable: 'crow run is not on a terminal (or writes --json), so nobody can answer; run it on a terminal to answer' }),
     howToAllow: (category: PermissionCategory) => `pass --allow ${category} (or set permissions.${category} = "allow" in .crow/config.toml)`,
     forced,
