@@ -24,6 +24,7 @@ import { CheckpointRecorder } from '../journal/checkpoint-list';
 import type { CostMeter, Meter } from './cost';
 import { type HookRunner, promptHooks } from './hook-runner';
 import { HostError } from './host-error';
+import { mcpRequestsOf } from './mcp-asking';
 import type { HostSessionOptions } from './session-options';
 import { fitImages, promptBlocks, type PromptInput, promptText, titleOf } from './prompt-input';
 
@@ -128,6 +129,11 @@ export class PromptRun {
     external?.addEventListener('abort', stop, { once: true });
     if (external?.aborted) stop();
     this.shared.noticeSink = (level, message, title) => this.notice(level, message, title);
+    const observed = (event: AgentEvent): void => {
+      this.meter.observe(event);
+      this.emit(event);
+    };
+    this.shared.running = { signal, emit: observed };
     this.meter.startPrompt();
     let stopPlan: (() => void) | undefined;
     try {
@@ -181,6 +187,7 @@ export class PromptRun {
       this.session.events.flush();
       external?.removeEventListener('abort', stop);
       this.shared.noticeSink = undefined;
+      this.shared.running = undefined;
       if (!this.started && keeper.discard) keeper.discard();
       else keeper.save();
       this.settle();
@@ -305,6 +312,7 @@ export class PromptRun {
       cwd: this.session.cwd,
       doorServers: this.options.mcpServers ?? [],
       report: (problem) => this.route('warning', problem.message, `MCP server "${problem.server}" has a problem`),
+      requests: mcpRequestsOf(this.shared, this.options, this.session),
       slow: (names) => this.notice('info', `Starting MCP servers: ${names}…`),
       roots: () => workspace.folderPaths?.() ?? [workspace.root],
       span: (name, attributes) => this.session.trace.startTrace('mcp', name, { sessionId: this.session.id, attributes }),

@@ -5,8 +5,9 @@
  * through PromptRun's preparation.
  */
 import type { ACPAgent } from '../agents/acp-agent';
-import type { NoticeLevel } from '../engine/events';
+import type { AgentEvent, NoticeLevel } from '../engine/events';
 import type { McpSpanStart } from '../mcp/client-features';
+import type { McpClientRequests } from '../mcp/client-requests';
 import type { McpProblem } from '../mcp/mcp-connection';
 import { McpServers } from '../mcp/mcp-servers';
 import { expandMcpPrompt, offeredPromptCommands, type OfferedCommand } from '../mcp/prompt-commands';
@@ -34,6 +35,10 @@ export interface SharedPromptState {
   told: Set<string>;
   /** Where a notice goes while a prompt runs; outside prompts, the observer. */
   noticeSink?: (level: NoticeLevel, message: string, title?: string) => void;
+  /** The running prompt: its signal, and where events of the session's own making go (counted, recorded, shown); none between prompts. */
+  running?: { signal: AbortSignal; emit(event: AgentEvent): void };
+  /** What the session's MCP clients declare and answer, built once (mcp-asking.ts). */
+  mcpRequests?: McpClientRequests;
 }
 
 /** What the session's MCP servers start with, and whom they tell. */
@@ -42,6 +47,8 @@ export interface ToolContext {
   /** The front door's own servers (an ACP client's), beside the folder's. */
   doorServers: readonly McpServerConfig[];
   report(problem: McpProblem): void;
+  /** What the servers may ask of the session (elicitation), and how it answers. */
+  requests?: McpClientRequests;
   /** Told the servers' names when starting them takes a while. */
   slow(names: string): void;
   /** The session's workspace folders, offered to the servers as roots. */
@@ -63,7 +70,8 @@ export async function sessionTools(shared: SharedPromptState, catalog: Workspace
   const key = JSON.stringify(configs);
   if (shared.mcp?.key !== key) {
     await shared.mcp?.servers.close();
-    shared.mcp = { key, servers: new McpServers(configs, { cwd: context.cwd, report: context.report, roots: context.roots, span: context.span }) };
+    const { cwd, report, roots, span, requests } = context;
+    shared.mcp = { key, servers: new McpServers(configs, { cwd, report, roots, span, ...(requests ? { requests } : {}) }) };
   }
   await shared.mcp.servers.checkRoots();
   const names = configs.map((config) => config.name).join(', ');

@@ -1,5 +1,7 @@
 /** What a HostSession is given by its front door: where it keeps the session, where tools act, who to ask. */
 import type { NoticeLevel } from '../engine/events';
+import type { ElicitFn } from '../mcp/elicitation-form';
+import type { ElicitUrlFn } from '../mcp/elicitation-url';
 import type { OfferedCommand } from '../mcp/prompt-commands';
 import type { McpServerConfig } from '../mcp/server-config';
 import type { ACPSession } from '../session/acp-session';
@@ -60,6 +62,12 @@ export interface HostSessionOptions {
   howToRaise?: HowToRaise;
   /** Undo points before every prompt and state-changing tool; absent: no undo. */
   undo?: { dataHome: string; env: NodeJS.ProcessEnv; keeper?: KeeperLaunch };
+  /** Asks the person an MCP server's form; absent when nobody can answer (the server's question is then declined, and the person told why). */
+  elicit?: ElicitFn;
+  /** Offers the person a page an MCP server asks them to open (URL-mode elicitation), its domain first; absent: servers are told Crow cannot. */
+  elicitUrl?: ElicitUrlFn;
+  /** Why nobody can answer an MCP server's question here, for that notice (e.g. "crow run is not on a terminal"). */
+  elicitUnavailable?: string;
   /** MCP servers this front door adds for the session (an ACP client's), besides the folder's. */
   mcpServers?: readonly McpServerConfig[];
   /** Store the session from the moment it opens (default), or only from its first prompt (a chat view opened and left empty). */

@@ -5,6 +5,7 @@ import { version } from '../../package.json';
 import { errorText } from '../vocabulary/text';
 import { McpInputLimitError } from './bounded-input';
 import { capabilitiesOf, offerFeatures, type McpClientFeatures } from './client-features';
+import type { McpClientRequests } from './client-requests';
 import { allPages } from './list-pages';
 import { openTransport, type OpenedTransport } from './mcp-transport';
 import type { McpServerConfig } from './server-config';
@@ -26,8 +27,10 @@ export interface McpConnectionOptions {
   report: (problem: McpProblem) => void;
   /** Waits before the 1st, 2nd, ... restart after the server stopped; one restart per entry, then it counts as broken. */
   restartDelaysMs?: readonly number[];
-  /** Roots and list changes offered to the server; absent: the client declares no capabilities. */
+  /** Roots and list changes offered to the server; absent: none declared. */
   features?: McpClientFeatures;
+  /** What the client declares and answers when the server asks (elicitation, sampling); none when absent. */
+  requests?: McpClientRequests;
 }
 
 const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
@@ -210,8 +213,9 @@ export class McpConnection {
     const { Client } = require('@modelcontextprotocol/sdk/client/index.js') as typeof ClientModule;
     const opened = openTransport(this.options.config.transport, this.options.cwd);
     const features = this.options.features ?? {};
-    const client = new Client({ name: 'crow-agent', version }, { capabilities: capabilitiesOf(features) });
+    const client = new Client({ name: 'crow-agent', version }, { capabilities: { ...capabilitiesOf(features), ...this.options.requests?.capabilities } });
     offerFeatures(client, this.name, features);
+    this.options.requests?.install(client, this.name);
     try {
       await client.connect(opened.transport, { timeout: this.startupTimeoutMs });
     } catch (err) {

@@ -1,6 +1,7 @@
 import type { Tool } from '../tools/tool';
 import { errorText } from '../vocabulary/text';
 import type { McpList, McpSpanStart } from './client-features';
+import type { McpClientRequests } from './client-requests';
 import { McpConnection, type McpProblem, type McpToolInfo } from './mcp-connection';
 import { getPrompt, listPrompts, promptCommandName, type GetPromptResult, type McpPrompt } from './mcp-prompts';
 import { listResources, readResource, type McpResourceListing, type ReadResourceResult } from './mcp-resources';
@@ -18,6 +19,8 @@ export interface McpServersOptions {
   roots?: () => readonly string[];
   /** Where spans of refreshed listings and the servers' requests go. */
   span?: McpSpanStart;
+  /** What every server's client declares and answers (see McpClientRequests). */
+  requests?: McpClientRequests;
 }
 
 /** A server's prompt offered as the slash command `/name`. */
@@ -71,6 +74,7 @@ export class McpServers {
           ...(options.span ? { span: options.span } : {}),
           listChanged: (list) => this.changed(config.name, list),
         },
+        ...(options.requests ? { requests: options.requests } : {}),
       }),
     }));
   }

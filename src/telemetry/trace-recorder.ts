@@ -44,6 +44,11 @@ export class TraceRecorder {
     return this.open(randomBytes(16).toString('hex'), undefined, kind, name, fields);
   }
 
+  /** Starts a span below one this recorder holds, known only by its record (e.g. from `spans`). */
+  childOf(parent: Pick<SpanRecord, 'traceId' | 'spanId'>, kind: SpanKind, name: string, fields: SpanFields = {}): Span {
+    return this.open(parent.traceId, parent.spanId, kind, name, fields);
+  }
+
   /**
    * The spans recorded so far, in start order: the most recent
    * MAX_RETAINED_SPANS at least. Sinks receive every span; this list is for

@@ -31,6 +31,7 @@ import { NodeWorkspace } from '../../tools/node-workspace';
 import type { PermissionRequest } from '../../tools/permissions';
 import { errorText } from '../../vocabulary/text';
 import type { AcpLogger } from './acp-log';
+import { mcpElicitation } from './acp-elicit';
 import { clientAsk } from './acp-permissions';
 import { ClientWorkspace } from './client-workspace';
 import { checkPrompt, promptBlocks } from './prompt-content';
@@ -111,6 +112,7 @@ export class LiveSession {
             }
           : {}),
       }),
+      ...mcpElicitation(sessionId, services),
       howToAllow: (category) => `allow "${category}" in the permission settings (permissions.${category} in config.toml)`,
       mcpServers: services.mcpServers,
       ...(services.undo ? { undo: services.undo } : {}),
@@ -291,7 +293,11 @@ export class LiveSession {
    */
   private async toolCall(request: PermissionRequest): Promise<ToolCallUpdate> {
     await this.settled();
-    return this.running?.translator.toolCall(request.agent, request.callId) ?? { toolCallId: request.callId, title: request.title };
+    const details = request.question?.details;
+    // A request of no tool call (an MCP server's sampling) shows what it asks as the call's content.
+    const content = details ? { content: [{ type: 'content' as const, content: { type: 'text' as const, text: details } }] } : {};
+    const title = details ? `${request.agent}: ${request.title}` : request.title;
+    return this.running?.translator.toolCall(request.agent, request.callId) ?? { toolCallId: request.callId, title, ...content };
   }
 
   /** Embeds a client terminal in the tool call now running, and waits until the client has been told. */

@@ -12,6 +12,7 @@ import { SessionStore } from '../../session/session-store';
 import { NodeWorkspace } from '../../tools/node-workspace';
 import type { PermissionCategory, PermissionRule } from '../../vocabulary/permission-types';
 import { type ApprovalScreen, terminalAsk } from './cli-approval';
+import { terminalQuestions } from './cli-elicit';
 import { type CliIO, UsageError } from './cli-io';
 import { keeperLaunch } from './keeper-command';
 import { styleFor, type Style } from './terminal-style';
@@ -69,7 +70,9 @@ export async function openRunSession(choices: RunChoices, io: CliIO): Promise<Ho
     catalog: () => catalog,
     store,
     workspace: new NodeWorkspace(root),
-    ...(choices.interactive ? { ask: terminalAsk(io, style, choices.screen) } : {}),
+    ...(choices.interactive
+      ? { ask: terminalAsk(io, style, choices.screen), ...terminalQuestions(io, style, choices.screen) }
+      : { elicitUnavailable: 'crow run is not on a terminal (or writes --json), so nobody can answer; run it on a terminal to answer' }),
     howToAllow: (category: PermissionCategory) => `pass --allow ${category} (or set permissions.${category} = "allow" in .crow/config.toml)`,
     forced,
     ...(choices.limits ? { limits: choices.limits } : {}),

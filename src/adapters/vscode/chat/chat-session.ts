@@ -296,6 +296,7 @@ function hostOptions(chat: ChatHost, ask: AskFn): HostSessionOptions {
     store: chat.store,
     workspace: chat.workspace(),
     ask,
+    elicitUnavailable: 'the VS Code chat cannot show an MCP server\'s form yet (crow run on a terminal and ACP clients with forms can)',
     howToAllow: (category) => `set "crow.permissions.${category}" to "allow" in the settings`,
     howToRaise: (limit) => `raise "crow.limits.${limit}" in the settings (or ${LIMIT_KEYS[limit]} in config.toml)`,
     caps: () => chat.configuration().autoApprove,
