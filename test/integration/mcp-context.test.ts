@@ -5,26 +5,21 @@
  * `crow acp` with a real client.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Readable, Writable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
-import * as acp from '@agentclientprotocol/sdk';
 import { McpServers } from '../../src/mcp/mcp-servers';
 import type { McpServerConfig } from '../../src/mcp/server-config';
 import { SessionStore } from '../../src/session/session-store';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
 import { PermissionGate } from '../../src/tools/permissions';
 import type { Tool } from '../../src/tools/tool';
-import { TestClient } from '../support/acp-client';
-import { isolatedEnv } from '../support/isolated-env';
+import { startAcp } from '../support/crow-binary';
 import { ALLOW_ALL } from '../unit/tools/temp-workspace';
 
 const ROOT = resolve(__dirname, '../..');
 const FIXTURE = join(ROOT, 'test/fixtures/mcp-server.ts');
-const CROW = join(ROOT, 'dist/crow.js');
 const TSX_FIXTURE = ['--require', require.resolve('tsx/cjs'), FIXTURE];
 
 function fixture(log: string): McpServerConfig {
@@ -135,14 +130,8 @@ describe('MCP client features: roots and list changes', function () {
         { blocks: [{ type: 'tool_call', name: 'mcp__fx__late', arguments: {} }] },
         { blocks: [{ type: 'text', text: 'Ran it.' }] },
       );
-      const child = spawn(process.execPath, [CROW, 'acp'], {
-        cwd: scratch,
-        env: isolatedEnv(scratch, { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: llm.anthropicBaseUrl }),
-      });
-      let stderr = '';
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      const stream = acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>);
-      const client = new TestClient(stream, { capabilities: { session: { notices: {} } }, permission: () => 'allow_always' });
+      const crow = startAcp(scratch, scratch, { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: llm.anthropicBaseUrl }, { capabilities: { session: { notices: {} } }, permission: () => 'allow_always' });
+      const { client } = crow;
       try {
         await client.initialize();
         const { sessionId } = await client.agent.request('session/new', {
@@ -162,9 +151,7 @@ describe('MCP client features: roots and list changes', function () {
         const mcp = spans.filter((span) => span.kind === 'mcp').map((span) => span.name);
         assert.deepEqual(mcp, ['mcp roots/list fx', 'mcp tools/list fx']);
       } finally {
-        client.close();
-        child.stdin.end();
-        assert.equal(await new Promise((done) => child.on('close', done)), 0, stderr);
+        assert.equal(await crow.stop(), 0, crow.stderr());
       }
     });
   });

@@ -4,12 +4,9 @@
  * commands once the servers list them), the server's text capped.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { Readable, Writable } from 'node:stream';
-import * as acp from '@agentclientprotocol/sdk';
 import { main } from '../../src/adapters/cli/main';
 import type { TextBlock } from '../../src/llm/types';
 import { type McpPrompt, promptArguments } from '../../src/mcp/mcp-prompts';
@@ -17,14 +14,12 @@ import { McpServers } from '../../src/mcp/mcp-servers';
 import { expandMcpPrompt } from '../../src/mcp/prompt-commands';
 import { SessionStore } from '../../src/session/session-store';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
-import { TestClient } from '../support/acp-client';
+import { startAcp } from '../support/crow-binary';
 import { fakeIO } from '../support/fake-io';
-import { isolatedEnv } from '../support/isolated-env';
 import { trustFolder } from '../support/trust';
 
 const ROOT = resolve(__dirname, '../..');
 const FIXTURE = join(ROOT, 'test/fixtures/mcp-server.ts');
-const CROW = join(ROOT, 'dist/crow.js');
 const TSX_FIXTURE = ['--require', require.resolve('tsx/cjs'), FIXTURE];
 
 describe('MCP prompts as slash commands', function () {
@@ -94,14 +89,8 @@ describe('MCP prompts as slash commands', function () {
 
     it('crow acp offers the prompts as available commands once the servers list them, and runs one with its arguments', async () => {
       llm.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Hi.' }] }, { blocks: [{ type: 'text', text: 'Hello Bob!' }] });
-      const child = spawn(process.execPath, [CROW, 'acp'], {
-        cwd: scratch,
-        env: isolatedEnv(scratch, { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: llm.anthropicBaseUrl }),
-      });
-      let stderr = '';
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      const stream = acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>);
-      const client = new TestClient(stream, { capabilities: {}, permission: () => 'allow_once' });
+      const crow = startAcp(scratch, scratch, { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: llm.anthropicBaseUrl }, { capabilities: {}, permission: () => 'allow_once' });
+      const { client } = crow;
       try {
         await client.initialize();
         const { sessionId } = await client.agent.request('session/new', {
@@ -121,9 +110,7 @@ describe('MCP prompts as slash commands', function () {
         assert.equal((await client.prompt(sessionId, '/mcp__fx__greet name=Bob')).stopReason, 'end_turn');
         assert.match(JSON.stringify(llm.requestsFor('anthropic')[1]!.body.messages.at(-1)), /Greet Bob\./);
       } finally {
-        client.close();
-        child.stdin.end();
-        assert.equal(await new Promise((done) => child.on('close', done)), 0, stderr);
+        assert.equal(await crow.stop(), 0, crow.stderr());
       }
     });
   });

@@ -4,12 +4,9 @@
  * (an ACP client), with their hostile text capped and kept in its wrapper.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { Readable, Writable } from 'node:stream';
-import * as acp from '@agentclientprotocol/sdk';
 import { main } from '../../src/adapters/cli/main';
 import type { TextBlock, UserBlock } from '../../src/llm/types';
 import { MAX_LIST_PAGES } from '../../src/mcp/list-pages';
@@ -20,15 +17,13 @@ import { SessionStore } from '../../src/session/session-store';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
 import { PermissionGate } from '../../src/tools/permissions';
 import type { Tool } from '../../src/tools/tool';
-import { TestClient } from '../support/acp-client';
+import { startAcp } from '../support/crow-binary';
 import { fakeIO } from '../support/fake-io';
-import { isolatedEnv } from '../support/isolated-env';
 import { trustFolder } from '../support/trust';
 import { ALLOW_ALL } from '../unit/tools/temp-workspace';
 
 const ROOT = resolve(__dirname, '../..');
 const FIXTURE = join(ROOT, 'test/fixtures/mcp-server.ts');
-const CROW = join(ROOT, 'dist/crow.js');
 const TSX_FIXTURE = ['--require', require.resolve('tsx/cjs'), FIXTURE];
 
 function fixture(log: string, env: Record<string, string> = {}): McpServerConfig {
@@ -144,14 +139,8 @@ describe('MCP resources', function () {
 
     it('crow acp reads a resource link the client sends through the server that lists it', async () => {
       llm.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Four.' }] });
-      const child = spawn(process.execPath, [CROW, 'acp'], {
-        cwd: scratch,
-        env: isolatedEnv(scratch, { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: llm.anthropicBaseUrl }),
-      });
-      let stderr = '';
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      const stream = acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>);
-      const client = new TestClient(stream, { capabilities: {}, permission: () => 'allow_once' });
+      const crow = startAcp(scratch, scratch, { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: llm.anthropicBaseUrl }, { capabilities: {}, permission: () => 'allow_once' });
+      const { client } = crow;
       try {
         await client.initialize();
         const { sessionId } = await client.agent.request('session/new', {
@@ -166,9 +155,7 @@ describe('MCP resources', function () {
         assert.equal(answer.stopReason, 'end_turn');
         assert.match(JSON.stringify(llm.requestsFor('anthropic')[0]!.body.messages.at(-1)), /note number 4/);
       } finally {
-        client.close();
-        child.stdin.end();
-        assert.equal(await new Promise((done) => child.on('close', done)), 0, stderr);
+        assert.equal(await crow.stop(), 0, crow.stderr());
       }
     });
   });

@@ -4,8 +4,6 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { Readable, Writable } from 'node:stream';
-import * as acp from '@agentclientprotocol/sdk';
 import { main } from '../../src/adapters/cli/main';
 import { parseBaseAgent } from '../../src/config/agent-definitions';
 import { resolveSettings } from '../../src/config/provider-config';
@@ -19,17 +17,15 @@ import { FakeLlmServer } from '../../src/testing/fake-llm-server';
 import { PermissionGate } from '../../src/tools/permissions';
 import { DEFAULT_POLICY } from '../../src/vocabulary/permission-types';
 import type { Tool } from '../../src/tools/tool';
-import { TestClient } from '../support/acp-client';
+import { startAcp } from '../support/crow-binary';
 import { runTurn } from '../support/engine';
 import { trustFolder } from '../support/trust';
 import { fakeIO } from '../support/fake-io';
 import { ALLOW_ALL } from '../unit/tools/temp-workspace';
-import { isolatedEnv } from '../support/isolated-env';
 
 const ROOT = resolve(__dirname, '../..');
 const EVERYTHING = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 const FIXTURE = join(ROOT, 'test/fixtures/mcp-server.ts');
-const CROW = join(ROOT, 'dist/crow.js');
 /** Node arguments that run the fixture from any folder (servers start in the session's workspace). */
 const TSX_FIXTURE = ['--require', require.resolve('tsx/cjs'), FIXTURE];
 
@@ -371,17 +367,8 @@ describe('MCP servers as tools', function () {
         { blocks: [{ type: 'tool_call', name: 'mcp__ref__echo', arguments: { message: 'hello' } }] },
         { blocks: [{ type: 'text', text: 'It echoed.' }] },
       );
-      const child = spawn(process.execPath, [CROW, 'acp'], {
-        cwd: scratch,
-        env: isolatedEnv(scratch, {
-          ANTHROPIC_API_KEY: 'test-key',
-          ANTHROPIC_BASE_URL: llm.anthropicBaseUrl,
-        }),
-      });
-      let stderr = '';
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      const stream = acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>);
-      const client = new TestClient(stream, { capabilities: { session: { notices: {} } }, permission: () => 'allow_once' });
+      const crow = startAcp(scratch, scratch, { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: llm.anthropicBaseUrl }, { capabilities: { session: { notices: {} } }, permission: () => 'allow_once' });
+      const { client } = crow;
       try {
         const init = await client.initialize();
         assert.deepEqual(init.agentCapabilities?.mcpCapabilities, { http: true, sse: true });
@@ -400,11 +387,9 @@ describe('MCP servers as tools', function () {
         const notices = client.updates(sessionId, 'notice').filter((notice) => notice.severity === 'warning');
         assert.deepEqual(notices.map((notice) => notice.title), ['MCP server "down" has a problem']);
         assert.match(notices[0]!.description ?? '', /could not start: .*check its settings in your editor/);
-        assert.match(stderr, /MCP server "down" could not start/);
+        assert.match(crow.stderr(), /MCP server "down" could not start/);
       } finally {
-        client.close();
-        child.stdin.end();
-        assert.equal(await new Promise((done) => child.on('close', done)), 0, stderr);
+        assert.equal(await crow.stop(), 0, crow.stderr());
       }
     });
   });
