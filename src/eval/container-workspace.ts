@@ -3,11 +3,13 @@
  * each run's copy of the task lives on the host, bind-mounted at the same
  * path into a fresh container of the image, and every command of the run
  * (the agent's and the hidden check) executes inside that container with
- * no network, through `ENGINE exec`. Files are read and written on the
+ * no network, no capabilities, bounded processes and memory, its protected
+ * folders read-only (see confinement), through `ENGINE exec`. Files are read and written on the
  * host side of the mount, as the agent's file tools always do. The
  * container holds no credential: only the image's own environment reaches
  * commands. It is removed when the run ends, whatever is still running in it.
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { commandEnvironment, runCommand } from '../tools/node-exec';
 import { DEFAULT_KILL_GRACE_MS, DEFAULT_MAX_EXEC_OUTPUT_CHARS, NodeWorkspace } from '../tools/node-workspace';
@@ -57,7 +59,7 @@ export class TaskContainer {
   ) {}
 
   static async start(backend: ContainerBackend, root: string, env: NodeJS.ProcessEnv): Promise<TaskContainer> {
-    const args = ['run', '--detach', '--rm', '--network', 'none', '--volume', `${root}:${root}`, '--workdir', root, '--entrypoint', 'sleep', backend.image, 'infinity'];
+    const args = ['run', '--detach', '--rm', ...confinement(root), '--entrypoint', 'sleep', backend.image, 'infinity'];
     const id = await engineCommand(backend.engine, args, env);
     if (!/^[0-9a-f]{12,}$/.test(id)) throw new ContainerError(`${backend.engine} run printed "${id.slice(0, 200)}" instead of a container id.`);
     return new TaskContainer(backend, id, env);
@@ -73,6 +75,38 @@ export class TaskContainer {
     const args = this.backend.engine === 'podman' ? ['rm', '--force', '--time', '0', this.id] : ['rm', '--force', this.id];
     await engineCommand(this.backend.engine, args, this.env).catch(() => undefined);
   }
+}
+
+/** Folders of a task that its commands may read but never change, as the local sandbox keeps them (see command-sandbox.ts). */
+const PROTECTED_FOLDERS = ['.git', '.crow', '.vscode'];
+/** Processes a task's container may hold at once: a test suite's workers, not a fork bomb. */
+const MAX_PROCESSES = 1_024;
+/** Memory a task's container may use. */
+const MAX_MEMORY = '4g';
+
+/**
+ * The `ENGINE run` flags that hold a task's commands as the local sandbox
+ * does: no network; only the task's folder mounted (at the same path), with
+ * its protected folders read-only (a missing one an empty read-only tmpfs,
+ * so it cannot be made either); every capability dropped and no gaining
+ * privileges (root in the container then cannot override a file's mode);
+ * bounded processes and memory.
+ */
+export function confinement(root: string): string[] {
+  const guarded = PROTECTED_FOLDERS.flatMap((name) => {
+    const folder = path.join(root, name);
+    return existsSync(folder) ? ['--volume', `${folder}:${folder}:ro`] : ['--tmpfs', `${folder}:ro,size=4k`];
+  });
+  return [
+    '--network', 'none',
+    '--volume', `${root}:${root}`,
+    ...guarded,
+    '--workdir', root,
+    '--cap-drop', 'all',
+    '--security-opt', 'no-new-privileges',
+    '--pids-limit', String(MAX_PROCESSES),
+    '--memory', MAX_MEMORY,
+  ];
 }
 
 /** A workspace whose commands run in a TaskContainer; its files are those of the host folder mounted into it. */

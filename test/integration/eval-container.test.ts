@@ -86,7 +86,13 @@ describe('crow eval in containers and on Kubernetes', function () {
     const calls = readFileSync(log, 'utf8').trim().split('\n');
     const starts = calls.filter((line) => line.startsWith('run --detach'));
     assert.equal(starts.length, 2, 'one fresh container per run');
-    for (const start of starts) assert.match(start, /^run --detach --rm --network none --volume (\/\S+crow-eval-js-\S+):\1 --workdir \1 --entrypoint sleep example\/tasks:1 infinity$/);
+    for (const start of starts) {
+      assert.match(
+        start,
+        /^run --detach --rm --network none --volume (\/\S+crow-eval-js-\S+):\1 --tmpfs \1\/\.git:ro,size=4k --tmpfs \1\/\.crow:ro,size=4k --tmpfs \1\/\.vscode:ro,size=4k --workdir \1 --cap-drop all --security-opt no-new-privileges --pids-limit 1024 --memory 4g --entrypoint sleep example\/tasks:1 infinity$/,
+        'only the task mounted, its protected folders read-only (missing ones too), no capabilities, bounded processes and memory',
+      );
+    }
     const execs = calls.filter((line) => line.startsWith('exec '));
     assert.ok(execs.some((line) => /bash -c exec 2>&1; node test\.js && node hidden_test\.js/.test(line)), 'the hidden check runs inside');
     assert.ok(execs.some((line) => /bash -c exec 2>&1; node test\.js$/.test(line)), "the agent's own command runs inside");
@@ -105,7 +111,9 @@ describe('crow eval in containers and on Kubernetes', function () {
     const suite = join(home, 'suite');
     mkdirSync(join(suite, 'no-keys', 'files'), { recursive: true });
     writeFileSync(join(home, 'engine.log'), 'a host file the container must not see');
-    writeFileSync(join(suite, 'no-keys', 'task.toml'), `prompt = "Say hello"\ncategory = "feature"\ndifficulty = "easy"\nlanguage = "javascript"\ncheck = "env > seen.txt; ! grep -q sk-ant seen.txt && test ! -e ${home}/engine.log"\n`);
+    // The check runs as the agent's commands do: no key, no host file, no capability, and the protected folders cannot be changed or made.
+    const held = "grep -q 'CapEff:.0000000000000000' /proc/self/status && grep -q 'NoNewPrivs:.1' /proc/self/status && ! mkdir -p .crow/agents 2>/dev/null && ! touch .git/config 2>/dev/null";
+    writeFileSync(join(suite, 'no-keys', 'task.toml'), `prompt = "Say hello"\ncategory = "feature"\ndifficulty = "easy"\nlanguage = "javascript"\ncheck = "env > seen.txt; ! grep -q sk-ant seen.txt && test ! -e ${home}/engine.log && ${held}"\n`);
     for (const task of ['js-clamp', 'py-fizzbuzz']) spawnSync('cp', ['-r', join(TASKS_DIR, task), join(suite, task)]);
     const solver = scriptedSolver({ tasks: solverTasks(loadTasks(suite, 'js-clamp,py-fizzbuzz')) });
     server.respondWith('anthropic', (body) => (JSON.stringify(body).includes('Say hello') ? { blocks: [{ type: 'text', text: 'Hello.' }] } : solver(body)));
