@@ -168,7 +168,7 @@ describe('crow eval: results you can trust, on many machines', function () {
     first.child.kill('SIGINT');
     const stopped = await first.exited;
     assert.equal(stopped.code, 130, first.stderr());
-    assert.match(first.stderr(), /1 runs did not finish: run the same command again to resume/);
+    assert.match(first.stderr(), /1 run did not finish: run the same command again to resume/);
     assert.equal(readResults(join(out, 'results.jsonl')).length, 0, 'no result recorded for the interrupted check');
 
     server.enqueue('anthropic', say('Hello.'));

@@ -145,7 +145,7 @@ export async function evalCommand(argv: string[], io: CliIO): Promise<number> {
       if (err instanceof ManifestMismatchError || err instanceof ContainerError) throw new UsageError(err.message);
       throw err;
     }
-    const note = outcome.unfinished > 0 ? `${outcome.unfinished} runs did not finish: run the same command again to resume.` : undefined;
+    const note = outcome.unfinished > 0 ? `${outcome.unfinished} run${outcome.unfinished === 1 ? '' : 's'} did not finish: run the same command again to resume.` : undefined;
     const markdown = writeReports(out, outcome.results, agents, { manifest: outcome.manifest, ...(note ? { note } : {}) });
     io.stdout.write(markdown);
     io.stderr.write(`\nResults: ${join(out, RESULTS_FILE)}\nReport: ${join(out, 'report.md')} and ${join(out, 'report.html')} (open it in a browser)\n`);

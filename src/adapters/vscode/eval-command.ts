@@ -65,7 +65,7 @@ export async function runEvaluation(context: vscode.ExtensionContext, crow: Crow
   writeFileSync(join(out, 'report.md'), engine.markdownReport(outcome.results, agents, report), { mode: 0o600 });
   writeFileSync(join(out, 'report.html'), engine.htmlReport(outcome.results, agents, { ...report, script: engine.reportScript() }), { mode: 0o600 });
   showReport(outcome.results, agents, engine, `${settings.provider}/${settings.model}`, report);
-  if (outcome.unfinished > 0) void vscode.window.showWarningMessage(`Crow eval stopped: ${outcome.unfinished} runs did not finish. The report shows the ${outcome.results.length} that did.`);
+  if (outcome.unfinished > 0) void vscode.window.showWarningMessage(`Crow eval stopped: ${outcome.unfinished} run${outcome.unfinished === 1 ? '' : 's'} did not finish. The report shows the ${outcome.results.length} that did.`);
   return out;
 }
 
