@@ -7,7 +7,7 @@
  * nobody can approve, outside a prompt, past the budget, or after
  * SAMPLES_PER_PROMPT requests of one server.
  */
-import { callModel } from '../engine/model-call';
+import { callModel, chargeUsage, nextCall } from '../engine/model-call';
 import { RequestDenied } from '../mcp/client-requests';
 import type { SamplingAnswer, SamplingRequest } from '../mcp/sampling-request';
 import { InternalSession } from '../session/internal-session';
@@ -40,9 +40,10 @@ export async function runSampling(
   if (!agents) return refuse('the session\'s agents were not ready yet');
   if (!options.ask) return refuse(options.elicitUnavailable ?? 'nobody can approve it here');
   if (countInPrompt(running.signal, `sample ${server}`) > SAMPLES_PER_PROMPT) return refuse(`it already ran ${SAMPLES_PER_PROMPT} model requests in this prompt`);
-  const over = session.budget?.exceeded();
-  if (over !== undefined) return refuse(`the prompt's spending limit is reached (${over})`);
   const { provider } = agents.primary;
+  // As before every model call: refused when what it reads alone would pass a limit.
+  const over = session.budget?.exceeded(nextCall({ system: request.system, messages: request.messages, tools: [] }, provider));
+  if (over !== undefined) return refuse(`the prompt's spending limit is reached (${over})`);
   const span = requestSpan(session, server, `sampling ${server}`, {
     'crow.mcp.request': 'sampling/createMessage',
     'crow.mcp.sampling.max_tokens': request.maxTokens,
@@ -96,8 +97,8 @@ async function sample(
       // Its tokens are not the agent's context: counted like a subagent's, charged here.
       emit: (event) => {
         if (event.type !== 'usage') return;
+        chargeUsage(session.budget, event);
         const { usage, model, costUsd } = event;
-        session.budget?.charge({ model, tokens: usage.input + usage.cacheRead + usage.cacheWrite + usage.output, costUsd });
         emit({ type: 'subagent_usage', agent, subagent, callId: span.spanId, usage, model, ...(costUsd !== undefined ? { costUsd } : {}) });
       },
     },
