@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { main } from '../../src/adapters/cli/main';
 import { McpServers } from '../../src/mcp/mcp-servers';
 import type { McpServerConfig } from '../../src/mcp/server-config';
@@ -21,10 +21,8 @@ import { DEFAULT_POLICY, type PermissionPolicy } from '../../src/vocabulary/perm
 import { fakeIO } from '../support/fake-io';
 import { trustFolder } from '../support/trust';
 import { ALLOW_ALL } from '../unit/tools/temp-workspace';
+import { fixtureRunEnv, TSX_FIXTURE } from '../support/mcp-fixture';
 
-const ROOT = resolve(__dirname, '../..');
-const FIXTURE = join(ROOT, 'test/fixtures/mcp-server.ts');
-const TSX_FIXTURE = ['--require', require.resolve('tsx/cjs'), FIXTURE];
 
 function fixture(log: string, overrides: Partial<McpServerConfig> = {}): McpServerConfig {
   const transport = { type: 'stdio' as const, command: process.execPath, args: TSX_FIXTURE, env: { MCP_FIXTURE_LOG: log } };
@@ -112,13 +110,7 @@ describe('MCP tool annotations and structured output', function () {
       `[mcp_servers.${name}]\ncommand = ${JSON.stringify(process.execPath)}\nargs = ${JSON.stringify(TSX_FIXTURE)}\nenv = ["MCP_FIXTURE_LOG"]\n${extra}`;
 
     async function crowRun(args: string[]): Promise<string> {
-      const env = {
-        XDG_CONFIG_HOME: join(scratch, 'config'),
-        XDG_DATA_HOME: join(scratch, 'data'),
-        ANTHROPIC_API_KEY: 'test-key',
-        ANTHROPIC_BASE_URL: llm.anthropicBaseUrl,
-        MCP_FIXTURE_LOG: log,
-      };
+      const env = fixtureRunEnv(scratch, llm.anthropicBaseUrl, log);
       trustFolder(scratch, env);
       const io = fakeIO({ cwd: scratch, env });
       assert.equal(await main(['run', '--no-undo', ...args], io), 0, io.err());

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { McpServers } from '../../src/mcp/mcp-servers';
 import type { McpServerConfig } from '../../src/mcp/server-config';
@@ -17,10 +17,8 @@ import { PermissionGate } from '../../src/tools/permissions';
 import type { Tool } from '../../src/tools/tool';
 import { startAcp } from '../support/crow-binary';
 import { ALLOW_ALL } from '../unit/tools/temp-workspace';
+import { TSX_FIXTURE } from '../support/mcp-fixture';
 
-const ROOT = resolve(__dirname, '../..');
-const FIXTURE = join(ROOT, 'test/fixtures/mcp-server.ts');
-const TSX_FIXTURE = ['--require', require.resolve('tsx/cjs'), FIXTURE];
 
 function fixture(log: string): McpServerConfig {
   const transport = { type: 'stdio' as const, command: process.execPath, args: TSX_FIXTURE, env: { MCP_FIXTURE_LOG: log } };

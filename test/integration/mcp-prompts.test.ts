@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { main } from '../../src/adapters/cli/main';
 import type { TextBlock } from '../../src/llm/types';
 import { type McpPrompt, promptArguments } from '../../src/mcp/mcp-prompts';
@@ -17,10 +17,8 @@ import { FakeLlmServer } from '../../src/testing/fake-llm-server';
 import { startAcp } from '../support/crow-binary';
 import { fakeIO } from '../support/fake-io';
 import { trustFolder } from '../support/trust';
+import { fixtureRunEnv, TSX_FIXTURE } from '../support/mcp-fixture';
 
-const ROOT = resolve(__dirname, '../..');
-const FIXTURE = join(ROOT, 'test/fixtures/mcp-server.ts');
-const TSX_FIXTURE = ['--require', require.resolve('tsx/cjs'), FIXTURE];
 
 describe('MCP prompts as slash commands', function () {
   this.timeout(60_000);
@@ -71,7 +69,7 @@ describe('MCP prompts as slash commands', function () {
       const config = join(scratch, '.crow/config.toml');
       mkdirSync(dirname(config), { recursive: true });
       writeFileSync(config, `[mcp_servers.fx]\ncommand = ${JSON.stringify(process.execPath)}\nargs = ${JSON.stringify(TSX_FIXTURE)}\n`);
-      const env = { XDG_CONFIG_HOME: join(scratch, 'config'), XDG_DATA_HOME: join(scratch, 'data'), ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: llm.anthropicBaseUrl };
+      const env = fixtureRunEnv(scratch, llm.anthropicBaseUrl);
       trustFolder(scratch, env);
       llm.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Hello Ann!' }] });
       const io = fakeIO({ cwd: scratch, env });

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { main } from '../../src/adapters/cli/main';
 import type { TextBlock, UserBlock } from '../../src/llm/types';
 import { MAX_LIST_PAGES } from '../../src/mcp/list-pages';
@@ -21,10 +21,8 @@ import { startAcp } from '../support/crow-binary';
 import { fakeIO } from '../support/fake-io';
 import { trustFolder } from '../support/trust';
 import { ALLOW_ALL } from '../unit/tools/temp-workspace';
+import { fixtureRunEnv, TSX_FIXTURE } from '../support/mcp-fixture';
 
-const ROOT = resolve(__dirname, '../..');
-const FIXTURE = join(ROOT, 'test/fixtures/mcp-server.ts');
-const TSX_FIXTURE = ['--require', require.resolve('tsx/cjs'), FIXTURE];
 
 function fixture(log: string, env: Record<string, string> = {}): McpServerConfig {
   const transport = { type: 'stdio' as const, command: process.execPath, args: TSX_FIXTURE, env: { MCP_FIXTURE_LOG: log, ...env } };
@@ -118,13 +116,7 @@ describe('MCP resources', function () {
       const config = join(scratch, '.crow/config.toml');
       mkdirSync(dirname(config), { recursive: true });
       writeFileSync(config, `[mcp_servers.fx]\ncommand = ${JSON.stringify(process.execPath)}\nargs = ${JSON.stringify(TSX_FIXTURE)}\nenv = ["MCP_FIXTURE_LOG"]\n`);
-      const env = {
-        XDG_CONFIG_HOME: join(scratch, 'config'),
-        XDG_DATA_HOME: join(scratch, 'data'),
-        ANTHROPIC_API_KEY: 'test-key',
-        ANTHROPIC_BASE_URL: llm.anthropicBaseUrl,
-        MCP_FIXTURE_LOG: log,
-      };
+      const env = fixtureRunEnv(scratch, llm.anthropicBaseUrl, log);
       trustFolder(scratch, env);
       llm.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Seven.' }] });
       const io = fakeIO({ cwd: scratch, env });

@@ -22,12 +22,11 @@ import { runTurn } from '../support/engine';
 import { trustFolder } from '../support/trust';
 import { fakeIO } from '../support/fake-io';
 import { ALLOW_ALL } from '../unit/tools/temp-workspace';
+import { fixtureRunEnv, TSX_FIXTURE } from '../support/mcp-fixture';
 
 const ROOT = resolve(__dirname, '../..');
 const EVERYTHING = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
-const FIXTURE = join(ROOT, 'test/fixtures/mcp-server.ts');
 /** Node arguments that run the fixture from any folder (servers start in the session's workspace). */
-const TSX_FIXTURE = ['--require', require.resolve('tsx/cjs'), FIXTURE];
 
 /** The reference "everything" server from npm, over stdio. */
 function everything(overrides: Partial<McpServerConfig> = {}): McpServerConfig {
@@ -296,13 +295,7 @@ describe('MCP servers as tools', function () {
     }
 
     async function crowRun(args: string[]): Promise<{ code: number; err: string }> {
-      const env = {
-        XDG_CONFIG_HOME: join(scratch, 'config'),
-        XDG_DATA_HOME: join(scratch, 'data'),
-        ANTHROPIC_API_KEY: 'test-key',
-        ANTHROPIC_BASE_URL: llm.anthropicBaseUrl,
-        MCP_FIXTURE_LOG: log,
-      };
+      const env = fixtureRunEnv(scratch, llm.anthropicBaseUrl, log);
       trustFolder(scratch, env);
       const io = fakeIO({ cwd: scratch, env });
       const code = await main(['run', '--no-undo', ...args], io);
