@@ -111,8 +111,8 @@ describe('crow eval in containers and on Kubernetes', function () {
     const suite = join(home, 'suite');
     mkdirSync(join(suite, 'no-keys', 'files'), { recursive: true });
     writeFileSync(join(home, 'engine.log'), 'a host file the container must not see');
-    // The check runs as the agent's commands do: no key, no host file, no capability, and the protected folders cannot be changed or made.
-    const held = "grep -q 'CapEff:.0000000000000000' /proc/self/status && grep -q 'NoNewPrivs:.1' /proc/self/status && ! mkdir -p .crow/agents 2>/dev/null && ! touch .git/config 2>/dev/null";
+    // The check runs as the agent's commands do: no key, no host file, no capability, and the protected folders cannot be changed, made, remounted or unmounted (root in the container tries).
+    const held = "grep -q 'CapEff:.0000000000000000' /proc/self/status && grep -q 'NoNewPrivs:.1' /proc/self/status && ! mkdir -p .crow/agents 2>/dev/null && ! touch .git/config 2>/dev/null && ! mount -o remount,rw .git 2>/dev/null && ! umount .crow 2>/dev/null";
     writeFileSync(join(suite, 'no-keys', 'task.toml'), `prompt = "Say hello"\ncategory = "feature"\ndifficulty = "easy"\nlanguage = "javascript"\ncheck = "env > seen.txt; ! grep -q sk-ant seen.txt && test ! -e ${home}/engine.log && ${held}"\n`);
     for (const task of ['js-clamp', 'py-fizzbuzz']) spawnSync('cp', ['-r', join(TASKS_DIR, task), join(suite, task)]);
     const solver = scriptedSolver({ tasks: solverTasks(loadTasks(suite, 'js-clamp,py-fizzbuzz')) });
