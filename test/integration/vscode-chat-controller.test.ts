@@ -86,6 +86,7 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
         throw new Error('Open a file and put the cursor where the code goes, then press Insert again.');
       },
       pickFileForCode: async () => undefined,
+      openPage: async () => true,
       confirm: async () => true,
       useProvider: async (choice) => {
         settings = { ...settings, ...providerSettings(choice, { provider: String(settings['provider']), baseUrls: settings['baseUrls'] as Record<string, string> }) };

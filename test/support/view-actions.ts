@@ -25,6 +25,7 @@ export function quietViewActions(overrides: Partial<ViewActions> = {}): ViewActi
     useRoleProvider: async () => undefined,
     copyText: async () => undefined,
     insertAtCursor: async () => undefined,
+    openPage: async () => true,
     pickFileForCode: async () => undefined,
     confirm: async () => true,
     ...editorless,

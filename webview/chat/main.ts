@@ -9,7 +9,9 @@
  * `textarea#prompt`, `#send`, `#cancel`,
  * `#transcript`, `.msg-user`, `.msg-assistant`, `details.msg-thinking`,
  * `.tool-card[data-call-id][data-status]` with `.diff` and `button.open-diff`,
- * `.approval[data-id]` with `button[data-decision]`, `#agent`,
+ * `.approval[data-id]` with `button[data-decision]`, an MCP server's
+ * `.question[data-id]` with its fields' labelled controls and
+ * `button[data-action]`, `#agent`,
  * `.model[data-role]`, `#thinking`, `#meter`, `#sessions`, `.queue`, the
  * set-up's `#setup-key`, `#setup-url`, `#setup-model`, the changes bar's
  * `.changes-keep` and `.changes-undo`, and on messages and cards
@@ -130,6 +132,15 @@ class ChatApp {
         break;
       case 'approval_change':
         this.transcript.approval(message.id)?.editing(message.diff);
+        break;
+      case 'question':
+        this.transcript.questions.show(message.question);
+        break;
+      case 'question_done':
+        this.transcript.questions.done(message.id, message.outcome);
+        break;
+      case 'question_invalid':
+        this.transcript.questions.get(message.id)?.invalid(message.problem);
         break;
       case 'prefill':
         this.composer.prefill(message.text);

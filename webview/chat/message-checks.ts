@@ -22,6 +22,8 @@ const FIELDS: Record<WebviewMessage['type'], (message: Record<string, unknown>) 
   preview_approval: (m) => typeof m.id === 'string',
   edit_change: (m) => typeof m.id === 'string',
   approve_change: (m) => typeof m.id === 'string',
+  answer_question: (m) =>
+    typeof m.id === 'string' && (m.action === 'accept' || m.action === 'decline' || m.action === 'cancel') && (m.content === undefined || isAnswerContent(m.content)),
   retry: () => true,
   restore: (m) => typeof m.checkpoint === 'string' && (m.mode === 'both' || m.mode === 'files' || m.mode === 'conversation'),
   edit_message: (m) => typeof m.checkpoint === 'string' && typeof m.text === 'string' && (m.files === undefined || typeof m.files === 'boolean'),
@@ -45,6 +47,18 @@ const FIELDS: Record<WebviewMessage['type'], (message: Record<string, unknown>) 
   insert_code: (m) => typeof m.text === 'string',
   apply_code: (m) => typeof m.text === 'string' && (m.path === undefined || typeof m.path === 'string'),
 };
+
+/** A form's answers: names to text, numbers, yes/no or lists of text (the form's own check follows on the host). */
+function isAnswerContent(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  return Object.values(value).every(
+    (answer) =>
+      typeof answer === 'string' ||
+      typeof answer === 'boolean' ||
+      (typeof answer === 'number' && Number.isFinite(answer)) ||
+      (Array.isArray(answer) && answer.every((item) => typeof item === 'string')),
+  );
+}
 
 /** Whether a value posted by the webview is one of its messages, with fields of the right types. */
 export function isWebviewMessage(value: unknown): value is WebviewMessage {

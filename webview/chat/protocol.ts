@@ -8,6 +8,7 @@
  */
 import type { Meter } from '../../src/vocabulary/meter';
 import type { CallWords } from '../../src/vocabulary/tool-story';
+import type { ElicitField, ElicitValue } from '../../src/mcp/elicitation-form';
 
 export type { Meter } from '../../src/vocabulary/meter';
 
@@ -106,6 +107,27 @@ export interface ApprovalRequest {
 }
 
 export type ApprovalDecision = 'allow_once' | 'allow_always' | 'reject_once';
+
+/**
+ * A question an MCP server asks while a prompt runs (elicitation): a form
+ * to fill in, or a page to open. Every text in it was made safe to show by
+ * the host (src/mcp/elicitation-form.ts); the host checks the answer again.
+ */
+export interface ServerQuestion {
+  id: string;
+  /** The server's name as configured. */
+  server: string;
+  message: string;
+  /** A form's questions, in the server's order. */
+  fields?: ElicitField[];
+  /** A page the server asks the person to open: `domain` (the URL's own host) is what they decide on. */
+  page?: { url: string; domain: string };
+}
+
+/** The specification's three answers: send (or open the page), decline, or dismiss. */
+export type QuestionAction = 'accept' | 'decline' | 'cancel';
+
+export type { ElicitField, ElicitValue };
 
 /** How an approval ended, as the view states it: a decision, allowed with the person's edited arguments, or withdrawn. */
 export type ApprovalOutcome = ApprovalDecision | 'allow_edited' | 'withdrawn';
@@ -280,6 +302,12 @@ export type HostMessage =
   | { type: 'approval_invalid'; id: string; problem: string }
   /** The approval's change is open for editing in the diff editor; `diff` is the change as the person's text now makes it. */
   | { type: 'approval_change'; id: string; diff: CardDiff }
+  /** An MCP server's question: the view shows it as a card with the form (or the page) and its answers. */
+  | { type: 'question'; question: ServerQuestion }
+  /** The question was answered, or withdrawn (the prompt or the server gave up); the view leaves a line saying which. */
+  | { type: 'question_done'; id: string; outcome: QuestionAction | 'withdrawn' }
+  /** An answer that does not fit the form: `problem` says why; the question stays open with the answers as typed. */
+  | { type: 'question_invalid'; id: string; problem: string }
   /** Puts text into the input box (send selection or file to Crow), without sending it. */
   | { type: 'prefill'; text: string }
   /** The provider set-up: shown with what is missing, or hidden (`need` absent) once a provider can answer. */
@@ -329,6 +357,8 @@ export type WebviewMessage =
   /** Allows a pending approval once, with the text the person left in its diff editor. */
   | { type: 'approve_change'; id: string }
   /** Sends the last prompt again (after an error). */
+  /** The person's answer to a server's question; `content` only with accept, for a form. */
+  | { type: 'answer_question'; id: string; action: QuestionAction; content?: Record<string, ElicitValue> }
   | { type: 'retry' }
   /** Goes back to a checkpoint at once (the host asks only when files the transcript did not show would change). */
   | { type: 'restore'; checkpoint: string; mode: RestoreMode }

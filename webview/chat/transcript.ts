@@ -10,8 +10,10 @@
  */
 import { ApprovalView } from './approval';
 import { actorBadge, button, details, el, sameActor } from './elements';
-import { fileOpener, type Post } from './host';
-import { linkAction, renderMarkdown } from './markdown';
+import type { Post } from './host';
+import { renderMarkdown } from './markdown';
+import { answerClicks } from './transcript-clicks';
+import { QuestionCards } from './question-card';
 import { PromptChanges } from './changes-bar';
 import { promptEndCard } from './prompt-end';
 import type { PlanView } from './plan';
@@ -41,6 +43,8 @@ export class Transcript {
   private readonly dirty = new Set<Stream>();
   private readonly cards = new Map<string, ToolCard>();
   private readonly approvals = new Map<string, ApprovalView>();
+  /** MCP servers' questions, at the end of the transcript while they wait. */
+  readonly questions: QuestionCards;
   private readonly checkpoints: CheckpointActions;
   /** What the running prompt changed so far, for the bar under its end. */
   private changes = new PromptChanges();
@@ -67,13 +71,15 @@ export class Transcript {
   ) {
     this.welcomeText = 'Ask Crow to read, change or explain the code of this workspace.';
     this.checkpoints = new CheckpointActions(post);
+    this.questions = new QuestionCards(post, (card) => this.placeInSight(card), onApprovalFocusLost);
     this.element.id = 'transcript';
     this.element.tabIndex = -1;
     this.element.setAttribute('role', 'log');
     this.element.setAttribute('aria-label', 'Conversation');
     this.element.addEventListener('scroll', () => this.onScroll());
-    this.element.addEventListener('click', (event) => this.onLinkClick(event));
-    this.element.addEventListener('auxclick', (event) => this.onLinkClick(event));
+    const onClick = answerClicks(this.post);
+    this.element.addEventListener('click', onClick);
+    this.element.addEventListener('auxclick', onClick);
     this.welcome();
   }
 
@@ -183,6 +189,13 @@ export class Transcript {
     if (hadFocus) this.onApprovalFocusLost();
   }
 
+  /** Puts a card that waits for the person at the end, in sight. */
+  private placeInSight(card: HTMLElement): void {
+    this.pinned = true;
+    this.append(card);
+    this.schedule();
+  }
+
   /**
    * A call that ended says on its card what the person answered; its
    * answered question goes, so the transcript reads as its replay does.
@@ -201,6 +214,7 @@ export class Transcript {
     this.cards.clear();
     this.changes = new PromptChanges();
     this.approvals.clear();
+    this.questions.clear();
     this.checkpoints.clear();
     this.lastMessage = undefined;
     this.plan.show([]);
@@ -352,14 +366,6 @@ export class Transcript {
     this.element.append(entry);
   }
 
-  /** Copy, Insert or Apply on a code block's head: the block's code as text, exactly (Apply with the file its fence names). */
-  private onCodeAction(action: Element): void {
-    const code = action.closest('.code-block')?.querySelector('pre')?.textContent ?? '';
-    if (action.classList.contains('code-copy')) this.post({ type: 'copy_code', text: code });
-    else if (action.classList.contains('code-insert')) this.post({ type: 'insert_code', text: code });
-    else if (action instanceof HTMLElement && action.classList.contains('code-apply')) this.post({ type: 'apply_code', text: code, ...(action.dataset['path'] ? { path: action.dataset['path'] } : {}) });
-  }
-
   private schedule(): void {
     if (this.frame) return;
     this.frame = requestAnimationFrame(() => this.flush());
@@ -382,17 +388,6 @@ export class Transcript {
     if (distance < PIN_SLACK) this.pinned = true;
     else if (top < this.lastTop) this.pinned = false;
     this.lastTop = top;
-  }
-
-  private onLinkClick(event: MouseEvent): void {
-    const codeAction = (event.target as Element | null)?.closest?.('button.code-action');
-    if (codeAction) return this.onCodeAction(codeAction);
-    const anchor = (event.target as Element | null)?.closest?.('a[href]');
-    if (!anchor) return;
-    const action = linkAction(anchor.getAttribute('href') ?? '');
-    if (action.kind === 'external') return;
-    event.preventDefault();
-    if (action.kind === 'file') fileOpener(this.post)(action.path, action.line);
   }
 }
 

@@ -28,6 +28,8 @@ export interface ViewActions extends SetupActions {
   copyText(text: string): Promise<void>;
   /** Asks once, as a modal question with `detail` under it; true when the person picks `action`. */
   confirm(question: string, detail: string, action: string): Promise<boolean>;
+  /** Opens a page an MCP server asks the person to open, through VS Code's own handling of outside links; true once it opened. */
+  openPage(url: string): Promise<boolean>;
   /** Inserts text at the active editor's cursor (over its selection); throws saying what to do when no editor is open. */
   insertAtCursor(text: string): Promise<void>;
 }

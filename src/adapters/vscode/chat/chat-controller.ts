@@ -10,7 +10,8 @@ import type { PromptHunk } from '../../../journal/hunk-restore';
 import { errorText } from '../../../vocabulary/text';
 import type { HostMessage, RoleModelChoice, TranscriptEvent, WebviewMessage } from '../../../../webview/chat/protocol';
 import { ChatApprovals } from './chat-approvals';
-import { ChatSession, type ChatHost, type PromptObserver } from './chat-session';
+import { ChatQuestions } from './chat-questions';
+import { ChatSession, type ChatAsking, type ChatHost, type PromptObserver } from './chat-session';
 import { applyPromptText, insideWorkspace } from '../../../host/apply-code';
 import { emptyMeter, sumMeters } from '../../../host/cost';
 import { ProviderSetup } from './provider-setup';
@@ -29,6 +30,8 @@ export class ChatController {
   private readonly shown = new ShownTranscript();
   /** Approvals shown in the view, waiting for the person. */
   private readonly approvals: ChatApprovals;
+  /** What MCP servers ask (forms, pages to open), waiting for the person. */
+  private readonly questions: ChatQuestions;
   private promptMeter = emptyMeter();
   private sessionMeter = emptyMeter();
   /** The last prompt sent, for Retry after an error. */
@@ -52,6 +55,7 @@ export class ChatController {
     private readonly actions: ViewActions,
   ) {
     this.approvals = new ChatApprovals(post, (agent) => this.shown.actor(agent), actions);
+    this.questions = new ChatQuestions(post, (url) => actions.openPage(url));
     this.setup = new ProviderSetup(host, post, actions);
     this.clicks = new ChatClicks({
       current: () => this.chat,
@@ -164,6 +168,8 @@ export class ChatController {
         // The gate remembers an "always" once the answer reaches it, after this turn.
         if (message.type === 'approve' && message.decision === 'allow_always') setImmediate(() => this.announceRules());
         return;
+      case 'answer_question':
+        return this.questions.handle(message);
       case 'revoke_rule':
         if (!this.chat?.revokeRule(message.id)) this.show(notice('info', 'That answer was already taken back.'));
         return this.announceRules();
@@ -233,7 +239,7 @@ export class ChatController {
     for (const message of this.record.replay(this.shown.all)) this.post(message);
     this.announceRules();
     // A reloaded view must still offer the questions a running prompt waits on.
-    for (const message of this.approvals.replay()) this.post(message);
+    for (const message of [...this.approvals.replay(), ...this.questions.replay()]) this.post(message);
     await this.setup.announce();
   }
 
@@ -297,7 +303,7 @@ export class ChatController {
       }
     } finally {
       if (current()) {
-        this.approvals.withdrawAll();
+        this.withdrawQuestions();
         this.post({ type: 'busy', busy: false });
         this.post({ type: 'sessions', sessions: ChatSession.listed(this.host), current: chat.id });
       }
@@ -324,7 +330,7 @@ export class ChatController {
 
   private async resetNow(id: string | undefined): Promise<void> {
     if (this.chat?.busy) this.chat.cancel();
-    this.approvals.withdrawAll();
+    this.withdrawQuestions();
     await this.chat?.close();
     this.chat = undefined;
     this.shown.clear();
@@ -348,7 +354,7 @@ export class ChatController {
   }
 
   private async open(id: string): Promise<ChatSession> {
-    this.chat = await ChatSession.resume(this.host, id, this.approvals.ask);
+    this.chat = await ChatSession.resume(this.host, id, this.asking);
     return this.chat;
   }
 
@@ -359,14 +365,14 @@ export class ChatController {
   }
 
   private async startedSession(): Promise<ChatSession> {
-    this.chat ??= await ChatSession.start(this.host, this.approvals.ask);
+    this.chat ??= await ChatSession.start(this.host, this.asking);
     return this.chat;
   }
 
   /** Opens the session the view showed last when its last prompt was interrupted (true), or nothing (false). */
   private async reopenInterrupted(): Promise<boolean> {
     const id = this.host.lastSession?.get();
-    const chat = id === undefined ? undefined : await ChatSession.reopenInterrupted(this.host, id, this.approvals.ask);
+    const chat = id === undefined ? undefined : await ChatSession.reopenInterrupted(this.host, id, this.asking);
     if (!chat || this.chat) {
       await chat?.close();
       return false;
@@ -385,6 +391,17 @@ export class ChatController {
     for (const event of chat.transcript()) this.shown.remember(event);
     for (const { at, message } of storedRewinds(chat.session, this.shown.all)) this.record.add(at, message);
     this.sessionMeter = chat.meter;
+  }
+
+  /** Who answers the session's questions: the view's approvals and its cards for servers' questions. */
+  private get asking(): ChatAsking {
+    return { ask: this.approvals.ask, elicit: this.questions.elicit, elicitUrl: this.questions.elicitUrl };
+  }
+
+  /** Nobody is left to answer what is still asked: the approvals and servers' questions are withdrawn. */
+  private withdrawQuestions(): void {
+    this.approvals.withdrawAll();
+    this.questions.withdrawAll();
   }
 
   /** The open session's standing answers, to the view's list. */

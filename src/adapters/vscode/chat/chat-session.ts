@@ -21,6 +21,8 @@ import { THOUGHT_LEVELS } from '../../../host/prompt-input';
 import { INTERRUPTED, storedPrompts } from '../../../host/stored-prompts';
 import type { SessionStore } from '../../../session/session-store';
 import type { AskFn } from '../../../tools/permissions';
+import type { ElicitFn } from '../../../mcp/elicitation-form';
+import type { ElicitUrlFn } from '../../../mcp/elicitation-url';
 import type { StandingRule } from '../../../tools/remembered-answers';
 import type { Workspace } from '../../../tools/workspace';
 import type { Meter, PromptStatus, SessionSummary, TranscriptEvent } from '../../../../webview/chat/protocol';
@@ -56,6 +58,9 @@ export interface ChatHost {
 /** How a VS Code user trusts a folder. */
 const HOW_TO_TRUST = 'To use them, trust this workspace (command "Workspaces: Manage Workspace Trust").';
 
+/** Who answers a session's questions: the permission gate's (`ask`), and an MCP server's form or page where the door can show one. */
+export type ChatAsking = AskFn | { ask: AskFn; elicit?: ElicitFn; elicitUrl?: ElicitUrlFn };
+
 export interface PromptObserver {
   onEvent(event: TranscriptEvent): void;
   /** The prompt's tokens and cost so far, after every LLM call. */
@@ -76,12 +81,12 @@ export class ChatSession {
   private constructor(private readonly host: HostSession) {}
 
   /** A new session on the agent the settings name (crow.defaultAgent, default_agent, else build); stored from its first prompt. */
-  static async start(chat: ChatHost, ask: AskFn, agentName?: string): Promise<ChatSession> {
+  static async start(chat: ChatHost, ask: ChatAsking, agentName?: string): Promise<ChatSession> {
     return new ChatSession(await setup(() => HostSession.create(hostOptions(chat, ask), agentName !== undefined ? { agent: agentName } : {})));
   }
 
   /** A stored session, to continue it. Throws when there is no such session. */
-  static async resume(chat: ChatHost, id: string, ask: AskFn): Promise<ChatSession> {
+  static async resume(chat: ChatHost, id: string, ask: ChatAsking): Promise<ChatSession> {
     return new ChatSession(await setup(() => HostSession.load(hostOptions(chat, ask), id)));
   }
 
@@ -101,7 +106,7 @@ export class ChatSession {
    * the prompt, closing its terminals) as the new view opens: it is given
    * the time VS Code gives a deactivating extension to let go of the session.
    */
-  static async reopenInterrupted(chat: ChatHost, id: string, ask: AskFn): Promise<ChatSession | undefined> {
+  static async reopenInterrupted(chat: ChatHost, id: string, ask: ChatAsking): Promise<ChatSession | undefined> {
     if (!(await released(() => chat.store.isRecording(id), HANDOVER_MS))) {
       chat.log?.(`Session ${id} is still held by another process (${Math.round(HANDOVER_MS / 1000)} s after the view opened): the view starts a new one.`);
       return undefined;
@@ -290,13 +295,15 @@ async function released(held: () => boolean, ms: number): Promise<boolean> {
   return true;
 }
 
-function hostOptions(chat: ChatHost, ask: AskFn): HostSessionOptions {
+function hostOptions(chat: ChatHost, asking: ChatAsking): HostSessionOptions {
+  const { ask, elicit, elicitUrl } = typeof asking === 'function' ? { ask: asking, elicit: undefined, elicitUrl: undefined } : asking;
   return {
     catalog: () => catalogOf(chat),
     store: chat.store,
     workspace: chat.workspace(),
     ask,
-    elicitUnavailable: 'the VS Code chat cannot show an MCP server\'s form yet (crow run on a terminal and ACP clients with forms can)',
+    ...(elicit ? { elicit } : { elicitUnavailable: "the @crow chat participant cannot show an MCP server's form (Crow's own chat view can)" }),
+    ...(elicitUrl ? { elicitUrl } : {}),
     howToAllow: (category) => `set "crow.permissions.${category}" to "allow" in the settings`,
     howToRaise: (limit) => `raise "crow.limits.${limit}" in the settings (or ${LIMIT_KEYS[limit]} in config.toml)`,
     caps: () => chat.configuration().autoApprove,

@@ -63,6 +63,8 @@ export function viewActions(deps: ViewActionDeps): ViewActions {
       void vscode.window.setStatusBarMessage('Crow: code copied', 2000);
     },
     insertAtCursor,
+    // Parsed strictly (no percent-decoding): the URL goes out as the card showed it. VS Code asks first about a domain it does not trust.
+    openPage: (url) => Promise.resolve(vscode.env.openExternal(vscode.Uri.parse(url, true))),
     pickFileForCode,
     confirm: async (question, detail, action) => (await vscode.window.showWarningMessage(question, { modal: true, detail }, action)) === action,
   };
