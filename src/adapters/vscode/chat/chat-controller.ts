@@ -9,9 +9,8 @@ import { randomUUID } from 'node:crypto';
 import type { PromptHunk } from '../../../journal/hunk-restore';
 import { errorText } from '../../../vocabulary/text';
 import type { HostMessage, RoleModelChoice, TranscriptEvent, WebviewMessage } from '../../../../webview/chat/protocol';
-import { ChatApprovals } from './chat-approvals';
-import { ChatQuestions } from './chat-questions';
-import { ChatSession, type ChatAsking, type ChatHost, type PromptObserver } from './chat-session';
+import { ChatAsking } from './chat-asking';
+import { ChatSession, type ChatHost, type PromptObserver } from './chat-session';
 import { applyPromptText, insideWorkspace } from '../../../host/apply-code';
 import { emptyMeter, sumMeters } from '../../../host/cost';
 import { ProviderSetup } from './provider-setup';
@@ -28,10 +27,8 @@ export class ChatController {
   private chat: ChatSession | undefined;
   /** Everything shown of the open session, to rebuild a reloaded view. */
   private readonly shown = new ShownTranscript();
-  /** Approvals shown in the view, waiting for the person. */
-  private readonly approvals: ChatApprovals;
-  /** What MCP servers ask (forms, pages to open), waiting for the person. */
-  private readonly questions: ChatQuestions;
+  /** Approvals and servers' questions shown in the view, waiting for the person. */
+  private readonly asking: ChatAsking;
   private promptMeter = emptyMeter();
   private sessionMeter = emptyMeter();
   /** The last prompt sent, for Retry after an error. */
@@ -54,8 +51,7 @@ export class ChatController {
     private readonly post: (message: HostMessage) => void,
     private readonly actions: ViewActions,
   ) {
-    this.approvals = new ChatApprovals(post, (agent) => this.shown.actor(agent), actions);
-    this.questions = new ChatQuestions(post, (url) => actions.openPage(url));
+    this.asking = new ChatAsking(post, (agent) => this.shown.actor(agent), actions);
     this.setup = new ProviderSetup(host, post, actions);
     this.clicks = new ChatClicks({
       current: () => this.chat,
@@ -124,10 +120,7 @@ export class ChatController {
 
   /** Answers the approval that has waited longest (the keyboard's allow and deny); false when none waits. */
   answerWaiting(decision: 'allow_once' | 'reject_once'): boolean {
-    const [first] = this.approvals.pending();
-    if (!first) return false;
-    this.approvals.answer(first.id, decision);
-    return true;
+    return this.asking.answerWaiting(decision);
   }
 
   /** The view goes away with the window: a running prompt ends as interrupted, to be offered for resuming when the view opens again. */
@@ -164,12 +157,11 @@ export class ChatController {
       case 'approve_edited':
       case 'edit_change':
       case 'approve_change':
-        await this.approvals.handle(message);
+      case 'answer_question':
+        await this.asking.handle(message);
         // The gate remembers an "always" once the answer reaches it, after this turn.
         if (message.type === 'approve' && message.decision === 'allow_always') setImmediate(() => this.announceRules());
         return;
-      case 'answer_question':
-        return this.questions.handle(message);
       case 'revoke_rule':
         if (!this.chat?.revokeRule(message.id)) this.show(notice('info', 'That answer was already taken back.'));
         return this.announceRules();
@@ -207,7 +199,7 @@ export class ChatController {
         return editorAction(this.actions, message, {
           id: this.chat?.id,
           diffOf: (callId) => this.shown.diff(callId),
-          approvalDiffOf: (id) => this.approvals.shown(id)?.diff?.unified,
+          approvalDiffOf: (id) => this.asking.approvalDiff(id),
         });
     }
   }
@@ -239,7 +231,7 @@ export class ChatController {
     for (const message of this.record.replay(this.shown.all)) this.post(message);
     this.announceRules();
     // A reloaded view must still offer the questions a running prompt waits on.
-    for (const message of [...this.approvals.replay(), ...this.questions.replay()]) this.post(message);
+    for (const message of this.asking.replay()) this.post(message);
     await this.setup.announce();
   }
 
@@ -303,7 +295,7 @@ export class ChatController {
       }
     } finally {
       if (current()) {
-        this.withdrawQuestions();
+        this.asking.withdrawAll();
         this.post({ type: 'busy', busy: false });
         this.post({ type: 'sessions', sessions: ChatSession.listed(this.host), current: chat.id });
       }
@@ -330,7 +322,7 @@ export class ChatController {
 
   private async resetNow(id: string | undefined): Promise<void> {
     if (this.chat?.busy) this.chat.cancel();
-    this.withdrawQuestions();
+    this.asking.withdrawAll();
     await this.chat?.close();
     this.chat = undefined;
     this.shown.clear();
@@ -354,7 +346,7 @@ export class ChatController {
   }
 
   private async open(id: string): Promise<ChatSession> {
-    this.chat = await ChatSession.resume(this.host, id, this.asking);
+    this.chat = await ChatSession.resume(this.host, id, this.asking.askers);
     return this.chat;
   }
 
@@ -365,14 +357,14 @@ export class ChatController {
   }
 
   private async startedSession(): Promise<ChatSession> {
-    this.chat ??= await ChatSession.start(this.host, this.asking);
+    this.chat ??= await ChatSession.start(this.host, this.asking.askers);
     return this.chat;
   }
 
   /** Opens the session the view showed last when its last prompt was interrupted (true), or nothing (false). */
   private async reopenInterrupted(): Promise<boolean> {
     const id = this.host.lastSession?.get();
-    const chat = id === undefined ? undefined : await ChatSession.reopenInterrupted(this.host, id, this.asking);
+    const chat = id === undefined ? undefined : await ChatSession.reopenInterrupted(this.host, id, this.asking.askers);
     if (!chat || this.chat) {
       await chat?.close();
       return false;
@@ -391,17 +383,6 @@ export class ChatController {
     for (const event of chat.transcript()) this.shown.remember(event);
     for (const { at, message } of storedRewinds(chat.session, this.shown.all)) this.record.add(at, message);
     this.sessionMeter = chat.meter;
-  }
-
-  /** Who answers the session's questions: the view's approvals and its cards for servers' questions. */
-  private get asking(): ChatAsking {
-    return { ask: this.approvals.ask, elicit: this.questions.elicit, elicitUrl: this.questions.elicitUrl };
-  }
-
-  /** Nobody is left to answer what is still asked: the approvals and servers' questions are withdrawn. */
-  private withdrawQuestions(): void {
-    this.approvals.withdrawAll();
-    this.questions.withdrawAll();
   }
 
   /** The open session's standing answers, to the view's list. */
