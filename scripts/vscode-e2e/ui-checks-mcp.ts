@@ -1,16 +1,20 @@
 /**
- * The UI phase's check of an MCP server asking the person something, in
- * the real workbench: the workspace's `crow.mcpServers` names the tests'
- * ask server (test/fixtures/mcp-ask-server.ts, a real MCP server over
- * stdio), the scripted model calls its `ask` tool, and the server's form
- * appears as a card in the chat view, is filled in and sent, and its
- * answer reaches the server and, through the tool's result, the model.
- * axe-core looks at the view while the card is open.
+ * The UI phase's checks of MCP servers in the chat view, in the real
+ * workbench, with the workspace's `crow.mcpServers` naming the tests' real
+ * servers over stdio (test/fixtures/mcp-ask-server.ts as "ask",
+ * test/fixtures/mcp-server.ts as "fx"):
+ * - the scripted model calls ask's `ask` tool, and the server's form
+ *   appears as a card, is filled in and sent, and its answer reaches the
+ *   server and, through the tool's result, the model; axe-core looks at the
+ *   view while the card is open;
+ * - typing `/` lists the servers' prompts, and `@` their resources: one is
+ *   picked with the keyboard and the prompt sent attaches it.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeFindings, seriousViolations } from '../../test/support/axe';
 import { ASK_FIXTURE_ARGS } from '../../test/support/mcp-ask-harness';
+import { TSX_FIXTURE } from '../../test/support/mcp-fixture';
 import { HarnessError } from './harness-error';
 import { ARTIFACTS_DIR } from './paths';
 import { chatFrame, newSession, say, sendPrompt, toolCall, type UiCheck, type UiContext } from './ui-checks';
@@ -30,52 +34,93 @@ const FORM = {
   done: 'Deploying v3 to the Americas with 4 replicas.',
 };
 
+const ATTACH = { typed: 'Summarise @notes/7', sent: 'Summarise @fx:fx://notes/7 please', read: 'note number 7', done: 'Note 7 says its number.' };
+
 export const MCP_CHECKS: UiCheck[] = [
   {
     slug: 'mcp-question',
     name: "an MCP server's form (elicitation) is a card in the chat view; an answer that does not fit is said there, one that fits reaches the server (screenshot ui-mcp-question.png)",
     timeoutMs: 90_000,
-    run: serverQuestion,
+    run: (context, timeoutMs) => withServers(context, () => serverQuestion(context, timeoutMs)),
+  },
+  {
+    slug: 'mcp-suggestions',
+    name: "typing / lists the MCP servers' prompts and @ their resources; a resource picked with the keys is attached to the prompt (screenshot ui-mcp-suggestions.png)",
+    timeoutMs: 90_000,
+    run: (context, timeoutMs) => withServers(context, () => suggestions(context, timeoutMs)),
   },
 ];
 
-async function serverQuestion(context: UiContext, timeoutMs: number): Promise<void> {
+/** Runs `check` with both test servers in the workspace's settings, and a new session that reads them; the settings are put back afterwards. */
+async function withServers(context: UiContext, check: () => Promise<void>): Promise<void> {
   const file = join(context.workspace, '.vscode', 'settings.json');
   const original = readFileSync(file, 'utf8');
   const settings = JSON.parse(original) as Record<string, unknown>;
-  // The harness's own Node runs the server (the extension host's is code-server's); its tools are reads, so nothing else is asked.
-  const servers = { ask: { command: process.execPath, args: ASK_FIXTURE_ARGS, permission: 'read' } };
+  // The harness's own Node runs the servers (the extension host's is code-server's); their tools are reads, so nothing else is asked.
+  const servers = {
+    ask: { command: process.execPath, args: ASK_FIXTURE_ARGS, permission: 'read' },
+    fx: { command: process.execPath, args: TSX_FIXTURE, permission: 'read' },
+  };
   writeFileSync(file, JSON.stringify({ ...settings, 'crow.mcpServers': servers }, null, 2));
   try {
-    const chat = chatFrame(context);
-    // VS Code reads the changed file a moment later; the settings are read again at each prompt.
+    // VS Code reads the changed file a moment later; a session reads the settings at each prompt.
     await context.page.waitForTimeout(1_500);
-    await newSession(chat, timeoutMs);
-    context.fake.enqueue('openai', toolCall('mcp__ask__ask', { message: FORM.message, schema: JSON.stringify(FORM.schema) }), say(FORM.done));
-    await sendPrompt(chat, FORM.prompt, timeoutMs);
-    const card = chat.locator('.question:not([data-outcome])');
-    await card.waitFor({ state: 'visible', timeout: timeoutMs });
-    const head = await card.locator('.question-head').innerText();
-    if (!head.includes('MCP server "ask"')) throw new HarnessError(`the question card does not name its server: ${JSON.stringify(head)}`);
-    await card.getByLabel('Release name').fill('v3', { timeout: timeoutMs });
-    await card.getByLabel('Replicas').fill('12', { timeout: timeoutMs });
-    await card.getByLabel('Region').selectOption('us', { timeout: timeoutMs });
-    await card.locator('button[data-action="accept"]').click({ timeout: timeoutMs });
-    const problem = card.locator('.question-problem');
-    await problem.waitFor({ state: 'visible', timeout: timeoutMs });
-    if (!(await problem.innerText()).includes('at most 9')) throw new HarnessError(`the card does not say why 12 replicas do not fit: ${JSON.stringify(await problem.innerText())}`);
-    const found = await seriousViolations(chat);
-    if (found.length > 0) throw new HarnessError(`axe-core found serious violations with the question card open:\n${describeFindings(found)}`);
-    await context.page.screenshot({ path: join(ARTIFACTS_DIR, 'ui-mcp-question.png') });
-    await card.getByLabel('Replicas').fill('4', { timeout: timeoutMs });
-    await card.locator('button[data-action="accept"]').click({ timeout: timeoutMs });
-    await chat.locator('.question[data-outcome="accept"]').waitFor({ state: 'visible', timeout: timeoutMs });
-    await chat.locator('.msg-assistant', { hasText: FORM.done }).waitFor({ state: 'visible', timeout: timeoutMs });
-    const answered = context.fake
-      .requestsFor('openai')
-      .some((request) => JSON.stringify(request.body).includes('\\"content\\":{\\"release\\":\\"v3\\",\\"replicas\\":4,\\"region\\":\\"us\\"}'));
-    if (!answered) throw new HarnessError("the answer did not reach the server (no tool result carried it to the model)");
+    await newSession(chatFrame(context), 30_000);
+    await check();
   } finally {
     writeFileSync(file, original);
   }
+}
+
+async function suggestions(context: UiContext, timeoutMs: number): Promise<void> {
+  const chat = chatFrame(context);
+  const prompt = chat.locator('textarea#prompt');
+  const list = chat.locator('#suggestions');
+  await prompt.focus();
+  await prompt.pressSequentially('/mcp__fx', { delay: 20 });
+  await list.locator('[role="option"]', { hasText: '/mcp__fx__greet' }).waitFor({ state: 'visible', timeout: timeoutMs });
+  await prompt.press('Escape');
+  await prompt.fill('');
+  await prompt.pressSequentially(ATTACH.typed, { delay: 20 });
+  const option = list.locator('[role="option"]', { hasText: 'note 7' });
+  await option.waitFor({ state: 'visible', timeout: timeoutMs });
+  if ((await list.locator('[role="option"]').count()) !== 1) throw new HarnessError(`"@notes/7" should list note 7 alone: ${JSON.stringify(await list.innerText())}`);
+  await context.page.screenshot({ path: join(ARTIFACTS_DIR, 'ui-mcp-suggestions.png') });
+  await prompt.press('Enter');
+  await prompt.pressSequentially('please', { delay: 10 });
+  const typed = await prompt.inputValue();
+  if (typed !== ATTACH.sent) throw new HarnessError(`the picked resource did not replace the typed word: ${JSON.stringify(typed)}`);
+  context.fake.enqueue('openai', say(ATTACH.done));
+  await chat.locator('#send').click({ timeout: timeoutMs });
+  await chat.locator('.msg-assistant', { hasText: ATTACH.done }).waitFor({ state: 'visible', timeout: timeoutMs });
+  const attached = context.fake.requestsFor('openai').some((request) => JSON.stringify(request.body).includes(ATTACH.read));
+  if (!attached) throw new HarnessError('the prompt was sent, but the resource it mentions was not attached for the model');
+}
+
+async function serverQuestion(context: UiContext, timeoutMs: number): Promise<void> {
+  const chat = chatFrame(context);
+  context.fake.enqueue('openai', toolCall('mcp__ask__ask', { message: FORM.message, schema: JSON.stringify(FORM.schema) }), say(FORM.done));
+  await sendPrompt(chat, FORM.prompt, timeoutMs);
+  const card = chat.locator('.question:not([data-outcome])');
+  await card.waitFor({ state: 'visible', timeout: timeoutMs });
+  const head = await card.locator('.question-head').innerText();
+  if (!head.includes('MCP server "ask"')) throw new HarnessError(`the question card does not name its server: ${JSON.stringify(head)}`);
+  await card.getByLabel('Release name').fill('v3', { timeout: timeoutMs });
+  await card.getByLabel('Replicas').fill('12', { timeout: timeoutMs });
+  await card.getByLabel('Region').selectOption('us', { timeout: timeoutMs });
+  await card.locator('button[data-action="accept"]').click({ timeout: timeoutMs });
+  const problem = card.locator('.question-problem');
+  await problem.waitFor({ state: 'visible', timeout: timeoutMs });
+  if (!(await problem.innerText()).includes('at most 9')) throw new HarnessError(`the card does not say why 12 replicas do not fit: ${JSON.stringify(await problem.innerText())}`);
+  const found = await seriousViolations(chat);
+  if (found.length > 0) throw new HarnessError(`axe-core found serious violations with the question card open:\n${describeFindings(found)}`);
+  await context.page.screenshot({ path: join(ARTIFACTS_DIR, 'ui-mcp-question.png') });
+  await card.getByLabel('Replicas').fill('4', { timeout: timeoutMs });
+  await card.locator('button[data-action="accept"]').click({ timeout: timeoutMs });
+  await chat.locator('.question[data-outcome="accept"]').waitFor({ state: 'visible', timeout: timeoutMs });
+  await chat.locator('.msg-assistant', { hasText: FORM.done }).waitFor({ state: 'visible', timeout: timeoutMs });
+  const answered = context.fake
+    .requestsFor('openai')
+    .some((request) => JSON.stringify(request.body).includes('\\"content\\":{\\"release\\":\\"v3\\",\\"replicas\\":4,\\"region\\":\\"us\\"}'));
+  if (!answered) throw new HarnessError('the answer did not reach the server (no tool result carried it to the model)');
 }

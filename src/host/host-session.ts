@@ -28,6 +28,8 @@ import type { HostSessionOptions } from './session-options';
 import { errorText } from '../vocabulary/text';
 import { applyProgram, applyPromptText, insideWorkspace } from './apply-code';
 import { SessionRestores } from './session-restores';
+import { composerSuggestions } from './composer-offers';
+import type { SuggestTrigger, Suggestion } from '../vocabulary/suggestion';
 
 export type { HostObserver, HostSessionOptions, HostStore } from './session-options';
 
@@ -120,6 +122,11 @@ export class HostSession {
       policy: catalog.permissionPolicy(),
       sandboxed: this.options.workspace.sandboxed ?? false,
     };
+  }
+
+  /** What the person may pick while typing: after `/` the commands (the folder's, the MCP servers' prompts), after `@` the servers' resources. */
+  suggestions(trigger: SuggestTrigger, query: string): Promise<Suggestion[]> {
+    return composerSuggestions({ shared: this.prompts, options: this.options, session: this.session, busy: this.busy }, trigger, query);
   }
 
   /**

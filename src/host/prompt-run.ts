@@ -24,7 +24,7 @@ import { CheckpointRecorder } from '../journal/checkpoint-list';
 import type { CostMeter, Meter } from './cost';
 import { type HookRunner, promptHooks } from './hook-runner';
 import { HostError } from './host-error';
-import { mcpRequestsOf } from './mcp-asking';
+import { mcpToolContext } from './mcp-context';
 import type { HostSessionOptions } from './session-options';
 import { fitImages, promptBlocks, type PromptInput, promptText, titleOf } from './prompt-input';
 
@@ -307,16 +307,10 @@ export class PromptRun {
 
   /** What the session's MCP servers are started with and report to. */
   private toolContext(): ToolContext {
-    const { workspace } = this.options;
-    return {
-      cwd: this.session.cwd,
-      doorServers: this.options.mcpServers ?? [],
-      report: (problem) => this.route('warning', problem.message, `MCP server "${problem.server}" has a problem`),
-      requests: mcpRequestsOf(this.shared, this.options, this.session),
+    return mcpToolContext(this.shared, this.options, this.session, {
+      route: (level, message, title) => this.route(level, message, title),
       slow: (names) => this.notice('info', `Starting MCP servers: ${names}…`),
-      roots: () => workspace.folderPaths?.() ?? [workspace.root],
-      span: (name, attributes) => this.session.trace.startTrace('mcp', name, { sessionId: this.session.id, attributes }),
-    };
+    });
   }
 
   /**

@@ -69,9 +69,11 @@ export async function sessionTools(shared: SharedPromptState, catalog: Workspace
   if (configs.length === 0 && !shared.mcp) return NO_TOOLS;
   const key = JSON.stringify(configs);
   if (shared.mcp?.key !== key) {
-    await shared.mcp?.servers.close();
+    // Replaced before anything is awaited: a second caller meanwhile (the composer's suggestions as a prompt starts) shares these servers.
+    const old = shared.mcp;
     const { cwd, report, roots, span, requests } = context;
     shared.mcp = { key, servers: new McpServers(configs, { cwd, report, roots, span, ...(requests ? { requests } : {}) }) };
+    await old?.servers.close();
   }
   await shared.mcp.servers.checkRoots();
   const names = configs.map((config) => config.name).join(', ');

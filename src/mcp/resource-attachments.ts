@@ -23,6 +23,13 @@ const MENTION = /(?:^|(?<=\s))@([A-Za-z0-9_.-]+):([A-Za-z][A-Za-z0-9+.-]*:[^\s]*
 /** A Markdown link's target: `[title](uri)`, as promptBlocks writes a resource link. */
 const LINK = /\]\(([A-Za-z][A-Za-z0-9+.-]*:[^\s)]+)\)/g;
 
+/** How a person mentions `uri` of `server` so that a prompt attaches it; undefined when no mention can (a URI with spaces, say). */
+export function mentionOf(server: string, uri: string): string | undefined {
+  const mention = `@${server}:${uri}`;
+  const [match] = mention.matchAll(MENTION);
+  return match?.[0] === mention ? mention : undefined;
+}
+
 interface Attachment {
   server: string;
   uri: string;

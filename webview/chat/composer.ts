@@ -1,13 +1,16 @@
 /**
  * The prompt box and its buttons. Enter sends, Shift+Enter is a new line
  * (and Enter while an IME is composing is left to the IME); Escape cancels a
- * running prompt. While a prompt runs, Send queues the message for the
+ * running prompt. A `/` opening the prompt or an `@` before a word opens
+ * the list of what may go there (suggest-menu.ts). While a prompt runs, Send queues the message for the
  * agents' next step; the draft is reported on every change so it survives a
  * reload.
  */
 import { iconsWhenNarrow, setDisabled, setLabel, vsButton, type VscodeButton } from './controls';
 import { el } from './elements';
 import type { Post } from './host';
+import type { HostMessage } from './protocol';
+import { SuggestMenu } from './suggest-menu';
 
 export class Composer {
   readonly element = el('div', 'composer');
@@ -17,6 +20,8 @@ export class Composer {
   private busy = false;
 
   private readonly actions = el('div', 'composer-actions');
+  /** Commands after `/`, MCP resources after `@`. */
+  private readonly menu: SuggestMenu;
 
   constructor(private readonly post: Post, draft: string, private readonly onDraft: (text: string) => void) {
     this.input.id = 'prompt';
@@ -24,8 +29,15 @@ export class Composer {
     this.input.value = draft;
     this.input.placeholder = 'Ask Crow… (Enter to send, Shift+Enter for a new line)';
     this.input.setAttribute('aria-label', 'Message to Crow');
-    this.input.addEventListener('input', () => this.onDraft(this.input.value));
+    this.menu = new SuggestMenu(this.input, post, (text) => this.onDraft(text));
+    this.input.addEventListener('input', () => {
+      this.onDraft(this.input.value);
+      this.menu.update();
+    });
     this.input.addEventListener('keydown', (event) => this.onKey(event));
+    // The caret moved without typing: the word it is in may be another.
+    this.input.addEventListener('click', () => this.menu.update());
+    this.input.addEventListener('blur', () => this.menu.close());
     this.send = vsButton('Send', 'primary-action', () => this.submit(), { icon: 'send' });
     this.send.id = 'send';
     this.send.setAttribute('aria-label', 'Send message');
@@ -35,7 +47,7 @@ export class Composer {
     this.cancel.title = 'Cancel the running prompt (Escape)';
     this.actions.append(this.cancel, this.send);
     iconsWhenNarrow(this.cancel, this.send);
-    this.element.append(this.input, this.actions);
+    this.element.append(this.menu.element, this.input, this.actions);
     this.setBusy(false);
   }
 
@@ -64,7 +76,13 @@ export class Composer {
     this.input.setSelectionRange(this.input.value.length, this.input.value.length);
   }
 
+  /** The host's answer to what the person is typing. */
+  suggestions(message: Extract<HostMessage, { type: 'suggestions' }>): void {
+    this.menu.show(message);
+  }
+
   private onKey(event: KeyboardEvent): void {
+    if (this.menu.onKey(event)) return;
     if (event.key === 'Enter' && !event.shiftKey && !event.altKey && !event.isComposing) {
       event.preventDefault();
       this.submit();
@@ -77,6 +95,7 @@ export class Composer {
   private submit(): void {
     const text = this.input.value.trim();
     if (!text) return;
+    this.menu.close();
     this.post({ type: 'send', text });
     this.input.value = '';
     this.onDraft('');

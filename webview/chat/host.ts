@@ -74,6 +74,7 @@ const HOST_TYPE_LIST: Record<HostMessage['type'], true> = {
   approval_invalid: true,
   approval_change: true,
   question: true,
+  suggestions: true,
   question_done: true,
   question_invalid: true,
   restored: true,

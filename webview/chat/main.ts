@@ -142,6 +142,9 @@ class ChatApp {
       case 'question_invalid':
         this.transcript.questions.get(message.id)?.invalid(message.problem);
         break;
+      case 'suggestions':
+        this.composer.suggestions(message);
+        break;
       case 'prefill':
         this.composer.prefill(message.text);
         break;

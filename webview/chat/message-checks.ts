@@ -24,6 +24,7 @@ const FIELDS: Record<WebviewMessage['type'], (message: Record<string, unknown>) 
   approve_change: (m) => typeof m.id === 'string',
   answer_question: (m) =>
     typeof m.id === 'string' && (m.action === 'accept' || m.action === 'decline' || m.action === 'cancel') && (m.content === undefined || isAnswerContent(m.content)),
+  suggest: (m) => (m.trigger === '/' || m.trigger === '@') && typeof m.query === 'string' && m.query.length <= 200,
   retry: () => true,
   restore: (m) => typeof m.checkpoint === 'string' && (m.mode === 'both' || m.mode === 'files' || m.mode === 'conversation'),
   edit_message: (m) => typeof m.checkpoint === 'string' && typeof m.text === 'string' && (m.files === undefined || typeof m.files === 'boolean'),

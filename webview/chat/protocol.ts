@@ -9,6 +9,9 @@
 import type { Meter } from '../../src/vocabulary/meter';
 import type { CallWords } from '../../src/vocabulary/tool-story';
 import type { ElicitField, ElicitValue } from '../../src/mcp/elicitation-form';
+import type { SuggestTrigger, Suggestion } from '../../src/vocabulary/suggestion';
+
+export type { SuggestTrigger, Suggestion };
 
 export type { Meter } from '../../src/vocabulary/meter';
 
@@ -308,6 +311,8 @@ export type HostMessage =
   | { type: 'question_done'; id: string; outcome: QuestionAction | 'withdrawn' }
   /** An answer that does not fit the form: `problem` says why; the question stays open with the answers as typed. */
   | { type: 'question_invalid'; id: string; problem: string }
+  /** The answer to `suggest`: what fits `query` after `trigger` (the view shows it only while that is still what is typed). */
+  | { type: 'suggestions'; trigger: SuggestTrigger; query: string; items: Suggestion[] }
   /** Puts text into the input box (send selection or file to Crow), without sending it. */
   | { type: 'prefill'; text: string }
   /** The provider set-up: shown with what is missing, or hidden (`need` absent) once a provider can answer. */
@@ -357,6 +362,8 @@ export type WebviewMessage =
   /** Allows a pending approval once, with the text the person left in its diff editor. */
   | { type: 'approve_change'; id: string }
   /** Sends the last prompt again (after an error). */
+  /** The person typed `/` at the start of the prompt or `@` before a word, then `query`: what may they pick? */
+  | { type: 'suggest'; trigger: SuggestTrigger; query: string }
   /** The person's answer to a server's question; `content` only with accept, for a form. */
   | { type: 'answer_question'; id: string; action: QuestionAction; content?: Record<string, ElicitValue> }
   | { type: 'retry' }

@@ -22,6 +22,7 @@ import { INTERRUPTED, storedPrompts } from '../../../host/stored-prompts';
 import type { SessionStore } from '../../../session/session-store';
 import type { AskFn } from '../../../tools/permissions';
 import type { ElicitFn } from '../../../mcp/elicitation-form';
+import type { SuggestTrigger, Suggestion } from '../../../vocabulary/suggestion';
 import type { ElicitUrlFn } from '../../../mcp/elicitation-url';
 import type { StandingRule } from '../../../tools/remembered-answers';
 import type { Workspace } from '../../../tools/workspace';
@@ -260,6 +261,11 @@ export class ChatSession {
   /** The session's standing "Always" and "Never" answers. */
   rules(): StandingRule[] {
     return this.session.permissions.standingRules();
+  }
+
+  /** What the person may pick while typing a prompt: commands after `/`, MCP resources after `@`. */
+  suggestions(trigger: SuggestTrigger, query: string): Promise<Suggestion[]> {
+    return this.host.suggestions(trigger, query);
   }
 
   /** Takes back a standing answer; false when it was already gone. */
