@@ -107,7 +107,7 @@ async function writeBrief(
     case 'static':
       return `${options.handoff.text}\n\n${run.render('review-handoff', { ...context, style: 'none' })}`;
     case 'template':
-      return run.render(options.handoff.template ?? 'review-handoff', context);
+      return options.handoff.inline !== undefined ? run.renderInline(options.handoff.inline, context) : run.render(options.handoff.template ?? 'review-handoff', context);
     case 'generated':
       return generateBrief(run, options.handoff.generatorPrompt, run.render('review-handoff', context));
   }

@@ -107,6 +107,11 @@ export class FlowRun {
     return this.agents.prompts.render(template, { task: this.task, todo_state: this.todoState(), ...context }).trim();
   }
 
+  /** A template written in an agent's definition (an inline handoff), with what render gives every template. */
+  renderInline(text: string, context: Record<string, unknown> = {}): string {
+    return this.agents.prompts.renderText(text, { task: this.task, todo_state: this.todoState(), ...context }).trim();
+  }
+
   todoState(): string {
     return formatTodos(this.session.todos.list());
   }

@@ -19,6 +19,7 @@ import type { PermissionSettings } from './settings';
 import { ApiKeyEnv, NameSchema, PermissionCategorySchema, PermissionsSchema } from './settings-file';
 import { templateSyntaxError } from './template-text';
 import { type DefinitionHint, translateAgentForms } from './agent-frontmatter-forms';
+import { seedTomlFields } from './seed-toml-agents';
 
 /** primary: driven by a person; subagent: run by another agent's task tool; reviewer: a coagent that judges work. */
 export const AGENT_ROLES = ['primary', 'subagent', 'reviewer'] as const;
@@ -154,9 +155,10 @@ export type Parsed<T> = { definition: T; problems: [] } | { definition?: undefin
 
 /** Parses a base agent file; `knownTools` undefined skips checking tool names (reading a file only for what it asks). */
 export function parseBaseAgent(file: MarkdownFile, knownTools: readonly string[] | undefined): Parsed<BaseAgentDefinition> {
-  const split = splitFrontmatter(file.path, file.text);
+  const split = fieldsOf(file, 'base');
   if ('problems' in split) return { problems: split.problems };
   const forms = translateAgentForms(file.path, split.data);
+  forms.hints.unshift(...split.hints);
   const parsed = BaseAgentSchema().safeParse(forms.data);
   if (!parsed.success) return { problems: [...forms.problems, ...problemsFromZod(file.path, parsed.error, BaseAgentSchema(), forms.data)] };
   const data = parsed.data;
@@ -262,7 +264,7 @@ function splitCommandLine(line: string): string[] | string {
 }
 
 export function parseACPAgent(file: MarkdownFile): Parsed<ACPAgentDefinition> {
-  const split = splitFrontmatter(file.path, file.text);
+  const split = fieldsOf(file, 'acp');
   if ('problems' in split) return { problems: split.problems };
   const parsed = ACPAgentSchema().safeParse(split.data);
   if (!parsed.success) return { problems: problemsFromZod(file.path, parsed.error, ACPAgentSchema(), split.data) };
@@ -279,9 +281,16 @@ export function parseACPAgent(file: MarkdownFile): Parsed<ACPAgentDefinition> {
       file: file.path,
       primary: data.primary,
       flow: composed.flow,
-      ...definedOnly({ coagent: data.coagent, handoff: composed.handoff }),
+      ...definedOnly({ coagent: data.coagent, handoff: composed.handoff, hints: split.hints.length > 0 ? split.hints : undefined }),
     },
   };
+}
+
+/** A definition's fields and body: a markdown file's frontmatter, or a seed 000 TOML file's tables read as those fields. */
+function fieldsOf(file: MarkdownFile, kind: 'base' | 'acp'): { data: Record<string, unknown>; body: string; hints: DefinitionHint[] } | { problems: DefinitionError[] } {
+  if (file.toml) return seedTomlFields(file, kind);
+  const split = splitFrontmatter(file.path, file.text);
+  return 'problems' in split ? split : { ...split, hints: [] };
 }
 
 function unknownTools(file: string, tools: readonly string[], knownTools: readonly string[]): DefinitionError[] {

@@ -11,8 +11,9 @@ import type { DefinitionError } from './config-problems';
 import { didYouMean } from '../vocabulary/did-you-mean';
 import { BUILTIN_TOOL_NAMES, TASK_COMPLETE } from '../vocabulary/tool-names';
 import { coagentCanTerminate } from './control-flow';
+import { agentNamed } from './agent-aliases';
 import { builtinDefinitions } from './builtin-snapshot';
-import { findPackageRoot, layerFolders, type MarkdownFile, readMarkdownFiles } from './markdown-files';
+import { findPackageRoot, layerFolders, type MarkdownFile, readDefinitionFiles } from './markdown-files';
 
 export interface LoadedAgents {
   registry: AgentRegistry;
@@ -73,9 +74,15 @@ export class AgentRegistry {
     return [...this.acp.values(), ...this.base.values()];
   }
 
-  /** An ACP agent of that name, else a base agent of that name. */
+  /** An ACP agent of that name, else a base agent of that name (a seed's name for a built-in agent included). */
   get(name: string): AgentDefinition | undefined {
-    return this.acp.get(name) ?? this.base.get(name);
+    const known = this.named(name);
+    return this.acp.get(known) ?? this.base.get(known);
+  }
+
+  /** The agent `name` is here: itself when defined, else the agent a seed's name for it stands for (see agent-aliases.ts). */
+  named(name: string): string {
+    return agentNamed(name, (candidate) => this.acp.has(candidate) || this.base.has(candidate));
   }
 
   acpAgents(): ACPAgentDefinition[] {
@@ -88,7 +95,7 @@ export class AgentRegistry {
 
   /** An ACP agent whose primary and coagent are known, enabled base agents. */
   acpAgent(name: string): ACPAgentDefinition | undefined {
-    return this.acp.get(name);
+    return this.acp.get(this.named(name));
   }
 
   baseAgent(name: string): BaseAgentDefinition | undefined {
@@ -123,7 +130,7 @@ function collect<T extends AgentDefinition>(
   folders.forEach((folder, layer) => {
     const origin = ORIGINS[layer]!;
     const inFolder = new Map<string, string>();
-    for (const file of readMarkdownFiles(folder)) {
+    for (const file of readDefinitionFiles(folder)) {
       const { definition, problems } = (origin === 'builtin' ? parseBuiltin : parse)(file);
       errors.push(...problems);
       if (!definition) continue;

@@ -9,7 +9,7 @@
  */
 import { join } from 'node:path';
 import { parseACPAgent, parseBaseAgent } from './agent-definitions';
-import { readMarkdownFiles } from './markdown-files';
+import { readDefinitionFiles } from './markdown-files';
 import { configHome, projectConfigDir } from './paths';
 import type { Widening } from './project-trust';
 import { DEFAULT_PROVIDER, type SettingsDocument } from './settings-file';
@@ -24,7 +24,7 @@ export function agentWidenings(root: string, env: NodeJS.ProcessEnv, baseline: S
   const widenings: Widening[] = [];
   for (const kind of ['base', 'acp'] as const) {
     const users = definitionNames(join(configHome(env), 'agents', kind), kind);
-    for (const file of readMarkdownFiles(join(projectConfigDir(root), 'agents', kind))) {
+    for (const file of readDefinitionFiles(join(projectConfigDir(root), 'agents', kind))) {
       const { definition } = kind === 'base' ? parseBaseAgent(file, undefined) : parseACPAgent(file);
       if (!definition) continue;
       const name = `agents.${definition.name}`;
@@ -57,7 +57,7 @@ export function agentWidenings(root: string, env: NodeJS.ProcessEnv, baseline: S
 /** The names defined in one folder of agent files, each with its file. */
 function definitionNames(folder: string, kind: 'base' | 'acp'): Map<string, string> {
   const names = new Map<string, string>();
-  for (const file of readMarkdownFiles(folder)) {
+  for (const file of readDefinitionFiles(folder)) {
     const { definition } = kind === 'base' ? parseBaseAgent(file, undefined) : parseACPAgent(file);
     if (definition) names.set(definition.name, file.path);
   }

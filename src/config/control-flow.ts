@@ -39,7 +39,7 @@ export type ControlFlowKind = ControlFlow['kind'];
 
 /** How the reviewer's brief is written: a template (default `review-handoff`), a fixed text, or generated. */
 export type HandoffPrompt =
-  | { kind: 'template'; template?: string }
+  | { kind: 'template'; template?: string; inline?: string }
   | { kind: 'static'; text: string }
   | { kind: 'generated'; generatorPrompt: string };
 

@@ -8,6 +8,7 @@ import { onFirstUse } from '../vocabulary/first-use';
 import { type ControlFlow, controlFlowForLevel, type ControlFlowKind, type HandoffPrompt, LOOP_WITH_COAGENT, PRESETS } from './control-flow';
 import type { DefinitionError } from './config-problems';
 import { NameSchema } from './settings-file';
+import { templateSyntaxError } from './template-text';
 
 export const FLOW_NAMES = ['hitl', 'loop', 'static', 'generated', 'judge', 'verify', 'smart', 'chat'] as const;
 type FlowName = (typeof FLOW_NAMES)[number];
@@ -15,11 +16,13 @@ type FlowName = (typeof FLOW_NAMES)[number];
 /** The levels of seed 001 behind the single-agent flow names; the coagent names are seed 000's presets. */
 const LEVEL_OF: Record<Exclude<FlowName, keyof typeof PRESETS>, number> = { hitl: -1, loop: 0, static: 1, generated: 2 };
 
-/** How the reviewer is briefed: a prompts/ template by name, a fixed text, or a generator prompt. */
+/** How the reviewer is briefed: a prompts/ template by name or written in place, a fixed text, or a generator prompt. */
 const HandoffSchema = onFirstUse(() =>
   z
     .object({
       template: NameSchema().optional(),
+      /** A handlebars template written here (seed 000's [handoff] type = "template"), with the same variables as review-handoff. */
+      inline: z.string().min(1).optional(),
       static: z.string().min(1).optional(),
       generated: z.string().min(1).optional(),
     })
@@ -130,11 +133,17 @@ function withParameters(base: ControlFlow, data: ACPAgentData): ControlFlow {
 function handoffOf(file: string, handoff: z.infer<ReturnType<typeof HandoffSchema>>, problems: DefinitionError[]): HandoffPrompt | undefined {
   const given = Object.keys(handoff);
   if (given.length !== 1) {
-    const message = 'give exactly one of template (a prompt name), static (a text) or generated (a generator prompt).';
+    const message = 'give exactly one of template (a prompt name), inline (a template written here), static (a text) or generated (a generator prompt).';
     problems.push({ file, field: 'handoff', message });
     return undefined;
   }
   if (handoff.template !== undefined) return { kind: 'template', template: handoff.template };
+  if (handoff.inline !== undefined) {
+    const syntax = templateSyntaxError(handoff.inline);
+    if (syntax === undefined) return { kind: 'template', inline: handoff.inline };
+    problems.push({ file, field: 'handoff.inline', message: `not a valid handlebars template: ${syntax}` });
+    return undefined;
+  }
   if (handoff.static !== undefined) return { kind: 'static', text: handoff.static };
   return { kind: 'generated', generatorPrompt: handoff.generated! };
 }

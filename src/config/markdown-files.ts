@@ -31,25 +31,38 @@ export function findPackageRoot(): string {
 
 export interface MarkdownFile {
   path: string;
-  /** The file name without ".md": the default name of what it defines. */
+  /** The file name without its extension: the default name of what it defines. */
   stem: string;
   text: string;
+  /** A definition in seed 000's TOML form (agents/…/NAME.toml) rather than markdown with frontmatter. */
+  toml?: true;
 }
 
 /** The .md files of a folder, by name; none when the folder does not exist. */
 export function readMarkdownFiles(folder: string): MarkdownFile[] {
+  return readFiles(folder, ['.md']);
+}
+
+/** The agent definitions of a folder: markdown files and seed 000's .toml files, by name. */
+export function readDefinitionFiles(folder: string): MarkdownFile[] {
+  return readFiles(folder, ['.md', '.toml']);
+}
+
+function readFiles(folder: string, extensions: readonly string[]): MarkdownFile[] {
+  const extensionOf = (name: string): string | undefined => extensions.find((extension) => name.endsWith(extension));
   let names: string[];
   try {
-    names = readdirSync(folder)
-      .filter((name) => name.endsWith('.md'))
-      .sort((a, b) => compareNames(a.slice(0, -3), b.slice(0, -3)));
+    names = readdirSync(folder).filter((name) => extensionOf(name) !== undefined);
   } catch {
     return [];
   }
-  return names.map((name) => {
-    const path = join(folder, name);
-    return { path, stem: name.slice(0, -'.md'.length), text: readFileSync(path, 'utf8') };
-  });
+  return names
+    .map((name) => {
+      const extension = extensionOf(name)!;
+      const path = join(folder, name);
+      return { path, stem: name.slice(0, -extension.length), text: readFileSync(path, 'utf8'), ...(extension === '.toml' ? { toml: true as const } : {}) };
+    })
+    .sort((a, b) => compareNames(a.stem, b.stem) || (a.toml ? 1 : 0) - (b.toml ? 1 : 0));
 }
 
 export type Frontmatter = { data: Record<string, unknown>; body: string } | { problems: DefinitionError[] };

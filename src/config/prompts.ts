@@ -61,6 +61,20 @@ export class PromptRegistry {
     }
   }
 
+  /** A template written in place (an agent definition's inline handoff); compiled once per text. */
+  renderText(text: string, context: Record<string, unknown>): string {
+    let template = this.compiled.get(`inline:${text}`);
+    if (!template) {
+      template = this.compiler().compile(text, TEMPLATE_OPTIONS);
+      this.compiled.set(`inline:${text}`, template);
+    }
+    try {
+      return template(context).trim() + '\n';
+    } catch (err) {
+      throw new Error(`An agent definition's inline template failed: ${(err as Error).message}. Its variables are those of prompts/review-handoff.hbs (task, todo_state, summary, round, …).`);
+    }
+  }
+
   /** The build's precompiled template for a built-in file still as the build read it; undefined otherwise. */
   private precompiled(path: string, text: string): Handlebars.TemplateDelegate | undefined {
     if (dirname(path) !== this.builtinFolder) return undefined;

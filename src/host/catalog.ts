@@ -38,6 +38,8 @@ export interface WorkspaceCatalog {
   /** The ACP agents a user can pick: the session modes. */
   list(): CatalogEntry[];
   defaultAgent(): string;
+  /** The agent `name` is: itself, or the built-in agent a seed's name for it stands for (BUILD-SMART, dual, …). */
+  agentNamed?(name: string): string;
   /** Models offered per role of an agent, and the current one, for pickers and config options. */
   models(agent: string): RoleModels[];
   /**

@@ -124,8 +124,9 @@ export function loadCatalog(options: FolderOptions): WorkspaceCatalog {
   const served = servedModelLists(settings, env);
   return {
     list: () => acpAgents,
+    agentNamed: (name) => registry.named(name),
     defaultAgent: () => {
-      const wanted = defaultAgentName(settings);
+      const wanted = registry.named(defaultAgentName(settings));
       return acpAgents.some((agent) => agent.name === wanted) ? wanted : (acpAgents[0]?.name ?? wanted);
     },
     models: (agent) => withDefaults(roleModels(agent, registry, settings, roles.providers, served.ids), roles.models),

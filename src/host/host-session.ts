@@ -70,7 +70,7 @@ export class HostSession {
     const session = new ACPSession({
       id: choices.id ?? randomUUID(),
       cwd: options.workspace.root,
-      agentName: choices.agent ?? catalog.defaultAgent(),
+      agentName: choices.agent !== undefined ? (catalog.agentNamed?.(choices.agent) ?? choices.agent) : catalog.defaultAgent(),
       ...parts.dependencies,
     });
     return new HostSession(session, options, parts, new CostMeter());
@@ -145,8 +145,10 @@ export class HostSession {
     return this.session.thoughtLevel ?? levelOfBudget(settingsBudget);
   }
 
-  async setAgent(name: string): Promise<void> {
-    const agents = (await this.options.catalog()).list();
+  async setAgent(given: string): Promise<void> {
+    const catalog = await this.options.catalog();
+    const name = catalog.agentNamed?.(given) ?? given;
+    const agents = catalog.list();
     if (!agents.some((agent) => agent.name === name)) {
       throw new HostError('usage', `Unknown agent "${name}". Agents: ${agents.map((agent) => agent.name).join(', ')}.`);
     }

@@ -210,6 +210,23 @@ describe('crow acp (the bundled binary)', function () {
     assert.match(client.said(id), /Step one done\.[\s\S]*All steps done\./);
   });
 
+  it("takes seed 003's mode ids: set_mode \"dual\" is the pair flow, its reviewer ending the task", async () => {
+    server.enqueue(
+      'anthropic',
+      { blocks: [{ type: 'text', text: 'Built it.' }] },
+      { blocks: [{ type: 'text', text: 'I built it.' }] },
+      { blocks: [{ type: 'tool_call', name: 'task_complete', arguments: { summary: 'Reviewed and done.' } }] },
+    );
+    const { client, id } = await ready();
+    await client.agent.request('session/set_mode', { sessionId: id, modeId: 'dual' });
+    assert.equal((await client.prompt(id, 'Build it')).stopReason, 'end_turn');
+    const requests = server.requestsFor('anthropic');
+    assert.equal(requests.length, 3);
+    assert.match(JSON.stringify(requests[2]!.body.messages), /builder reports on the task below \(review round 1 of at most \d+\)/, 'the third call briefs the reviewer');
+    assert.match(client.said(id), /Reviewed and done\./);
+    await assert.rejects(client.agent.request('session/set_mode', { sessionId: id, modeId: 'duel' }), /Unknown mode "duel"/);
+  });
+
   it('offers a thinking level where the model can think, and sends the budget', async () => {
     server.enqueue('anthropic', { blocks: [{ type: 'thinking', text: 'Hmm.' }, { type: 'text', text: 'Thought about it.' }] });
     const agent = start();

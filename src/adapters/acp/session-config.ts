@@ -50,7 +50,7 @@ export function configOptionsOf(host: HostSession, catalog: WorkspaceCatalog): S
 
 export async function setMode(host: HostSession, catalog: WorkspaceCatalog, modeId: string): Promise<void> {
   const names = catalog.list().map((entry) => entry.name);
-  if (!names.includes(modeId)) throw requestErrors.invalidParams(`Unknown mode ${shown(modeId)}. Modes: ${names.join(', ')}.`);
+  if (!names.includes(catalog.agentNamed?.(modeId) ?? modeId)) throw requestErrors.invalidParams(`Unknown mode ${shown(modeId)}. Modes: ${names.join(', ')}.`);
   await host.setAgent(modeId);
 }
 

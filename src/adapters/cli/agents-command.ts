@@ -2,8 +2,9 @@ import { defaultAgentName } from '../../agents/assemble';
 import { describeFlow, type HandoffPrompt } from '../../config/control-flow';
 import { agentPolicy } from '../../agents/definition-agent';
 import { sandboxSetup } from '../../tools/sandbox-setup';
-import { type ACPAgentDefinition, type BaseAgentDefinition, builtinSystemTemplate } from '../../config/agent-definitions';
+import { type ACPAgentDefinition, type AgentDefinition, type BaseAgentDefinition, builtinSystemTemplate } from '../../config/agent-definitions';
 import { AgentRegistry } from '../../config/agent-registry';
+import { SEED_AGENT_ALIASES } from '../../config/agent-aliases';
 import { type DefinitionError, formatProblem } from '../../config/config-problems';
 import { didYouMean } from '../../vocabulary/did-you-mean';
 import { agentModel, resolveSettings } from '../../config/provider-config';
@@ -84,6 +85,8 @@ function showAgent(registry: AgentRegistry, name: string, settings: Settings, io
     throw new UsageError(`Unknown agent "${name}".${guess ? ` Did you mean "${guess}"?` : ''} See crow agents list.`);
   }
   const lines = agent.kind === 'acp' ? acpDetails(agent, registry, settings) : baseDetails(agent, settings);
+  const alias = agent.name !== name && Object.hasOwn(SEED_AGENT_ALIASES, name) ? SEED_AGENT_ALIASES[name] : undefined;
+  if (alias) lines.unshift(['name', `"${name}" is ${alias.seed} name for ${agent.name}`]);
   io.stdout.write(`${lines.map(([label, value]) => `${`${label}:`.padEnd(16)}${value}`).join('\n')}\n`);
 }
 
@@ -98,6 +101,7 @@ function acpDetails(agent: ACPAgentDefinition, registry: AgentRegistry, settings
   ];
   if (agent.coagent !== undefined) lines.push(['coagent', member(agent.coagent)]);
   if (agent.flow.kind === 'coagent') lines.push(['handoff', describeHandoff(agent.handoff)]);
+  lines.push(...notes(agent));
   return lines;
 }
 
@@ -106,7 +110,7 @@ function describeHandoff(handoff: HandoffPrompt | undefined): string {
     case undefined:
       return 'the review-handoff template';
     case 'template':
-      return `the ${handoff.template ?? 'review-handoff'} template`;
+      return handoff.inline !== undefined ? 'a template written in the definition' : `the ${handoff.template ?? 'review-handoff'} template`;
     case 'static':
       return 'a fixed text, then the review-handoff template';
     case 'generated':
@@ -131,9 +135,14 @@ function baseDetails(agent: BaseAgentDefinition, settings: Settings): [string, s
     ...optional('doom_loop', agent.doomLoopThreshold ?? settings.doomLoopThreshold),
     ['tools', toolsOf(agent)],
     ['permissions', `${rules.join(', ')}${allowed}`],
-    ['system prompt', agent.systemPrompt !== '' ? `the body of ${agent.file}` : `the built-in "${builtinSystemTemplate(agent.role)}" template`],
-    ...(agent.hints ?? []).map((hint): [string, string] => ['note', `${hint.field}: ${hint.message}`]),
+    ['system prompt', agent.systemPrompt === '' ? `the built-in "${builtinSystemTemplate(agent.role)}" template` : agent.file.endsWith('.toml') ? `[prompt] system of ${agent.file}` : `the body of ${agent.file}`],
+    ...notes(agent),
   ];
+}
+
+/** What seed-style fields of a definition were read as. */
+function notes(agent: AgentDefinition): [string, string][] {
+  return (agent.hints ?? []).map((hint): [string, string] => ['note', `${hint.field}: ${hint.message}`]);
 }
 
 function validateAgents(root: string, registry: AgentRegistry, errors: DefinitionError[], io: CliIO, trusted: boolean): number {
@@ -141,7 +150,7 @@ function validateAgents(root: string, registry: AgentRegistry, errors: Definitio
   const { commands, errors: commandErrors } = SlashCommands.load(root, io.env);
   problems.push(...commandErrors, ...commands.agentProblems(registry.acpAgents().map((agent) => agent.name)));
   for (const problem of problems) io.stdout.write(`${formatProblem(problem)}\n`);
-  for (const hint of registry.baseAgents().flatMap((agent) => agent.hints ?? [])) io.stdout.write(`note: ${formatProblem(hint)}\n`);
+  for (const hint of registry.list().flatMap((agent) => agent.hints ?? [])) io.stdout.write(`note: ${formatProblem(hint)}\n`);
   if (problems.length > 0) {
     io.stdout.write(`${problems.length} problem${problems.length === 1 ? '' : 's'} found.\n`);
     return 1;

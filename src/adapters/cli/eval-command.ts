@@ -206,10 +206,11 @@ function progressLine(progress: EvalProgress, style: ReturnType<typeof styleFor>
 
 /** Every agent named is one a run can use (the built-in ones and the user's; a task's temp copy has no project agents). */
 export function checkAgents(agents: readonly string[], io: CliIO): void {
-  const known = pickableAgents(AgentRegistry.load(tmpdir(), io.env, { trusted: false }).registry).map((agent) => agent.name);
+  const { registry } = AgentRegistry.load(tmpdir(), io.env, { trusted: false });
+  const known = pickableAgents(registry).map((agent) => agent.name);
   if (agents.length === 0) throw new UsageError(`--agents needs at least one agent: ${known.join(', ')}.`);
   for (const agent of agents) {
-    if (known.includes(agent)) continue;
+    if (known.includes(registry.named(agent))) continue;
     const guess = didYouMean(agent, known);
     throw new UsageError(`Unknown agent "${agent}"${guess ? ` (did you mean "${guess}"?)` : ''}. Agents: ${known.join(', ')}.`);
   }
