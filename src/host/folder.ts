@@ -19,7 +19,8 @@ import { type SettingsDocument, speaksMessagesApi } from '../config/settings-fil
 import type { Settings } from '../config/settings';
 import { secretVariableNames } from '../config/secret-variables';
 import { SlashCommands } from '../config/slash-commands';
-import { serversFromSettings } from '../mcp/server-config';
+import { findMcpFiles, foundNotice, importedMcpServers } from '../config/mcp-import';
+import { serversFromImports, serversFromSettings } from '../mcp/server-config';
 import { SessionStore } from '../session/session-store';
 import { otlpEndpointFrom } from '../telemetry/otlp-endpoint';
 import { Redactor } from '../telemetry/redact';
@@ -122,6 +123,10 @@ export function loadCatalog(options: FolderOptions): WorkspaceCatalog {
   if (sandboxNotice) notices.push(sandboxNotice);
   const store = new SessionStore({ dataHome: options.dataHome });
   const served = servedModelLists(settings, env);
+  const foundMcp = findMcpFiles(root, env);
+  const mcpNotice = foundNotice(foundMcp, settings.mcpImport ?? [], env);
+  if (mcpNotice) notices.push(mcpNotice);
+  const imported = importedMcpServers(foundMcp, settings.mcpImport ?? [], options.trusted === true, new Set(Object.keys(settings.mcpServers ?? {})));
   return {
     list: () => acpAgents,
     defaultAgent: () => {
@@ -157,7 +162,7 @@ export function loadCatalog(options: FolderOptions): WorkspaceCatalog {
     permissionPolicy: () => policyFromConfig(settings.permissions, sandbox.active),
     subagents: (workspace, sessionTools = []) =>
       new SubagentRunner({ registry, settings, workspace, prompts, env, tools: [...tools, ...sessionTools], store }),
-    mcpServers: () => serversFromSettings(settings.mcpServers, env),
+    mcpServers: () => [...serversFromSettings(settings.mcpServers, env), ...serversFromImports(imported)],
     commands: () => commands,
     otlpEndpoint: () => otlpEndpointFrom(settings.otlpEndpoint, env),
     redactor: () => redactor,

@@ -303,9 +303,10 @@ function failureKind(err: unknown): 'timeout' | 'refused' | 'malformed' | 'conne
 }
 
 function fixHint(config: McpServerConfig): string {
-  return config.source === 'client'
-    ? 'check its settings in your editor (the client started this session with it)'
-    : `fix [mcp_servers.${config.name}] in config.toml, or set enabled = false there`;
+  const { source } = config;
+  if (source === 'client') return 'check its settings in your editor (the client started this session with it)';
+  if (source === 'config.toml') return `fix [mcp_servers.${config.name}] in config.toml, or set enabled = false there`;
+  return `fix it in ${source.file}, or take "${source.tool}" out of [mcp] import in config.toml`;
 }
 
 function withStderr(reason: string, opened: OpenedTransport | undefined): string {
