@@ -78,15 +78,15 @@ export interface FormatContext {
 
 /** The servers of one parsed file; a problem when the file's shape is not its tool's. */
 export function serversOfDocument(document: unknown, context: FormatContext): { servers: ImportedServer[]; problem?: string } {
-  if (!isTable(document)) return { servers: [], problem: `it holds ${kindOf(document)}, not a JSON object` };
+  if (!isTable(document)) return { servers: [], problem: `holds ${kindOf(document)}, not a JSON object` };
   const key = context.source === 'vscode' ? 'servers' : 'mcpServers';
   const listed = document[key];
   if (listed === undefined) return { servers: [] };
-  if (!isTable(listed)) return { servers: [], problem: `its "${key}" is ${kindOf(listed)}, not an object of servers by name` };
+  if (!isTable(listed)) return { servers: [], problem: `has "${key}" as ${kindOf(listed)}, not an object of servers by name` };
   const inputs = context.source === 'vscode' ? inputsOf(document.inputs) : new Map<string, string>();
   const entries = Object.entries(listed);
   const servers = entries.slice(0, MAX_IMPORTED_SERVERS).map(([name, entry]) => serverOf(name, entry, context, inputs));
-  const problem = entries.length > MAX_IMPORTED_SERVERS ? `it lists ${entries.length} servers; Crow takes the first ${MAX_IMPORTED_SERVERS}` : undefined;
+  const problem = entries.length > MAX_IMPORTED_SERVERS ? `lists ${entries.length} servers; Crow takes the first ${MAX_IMPORTED_SERVERS}` : undefined;
   return problem !== undefined ? { servers, problem } : { servers };
 }
 
@@ -191,11 +191,11 @@ function shownOf(entry: unknown): ShownServer {
   const command = typeof entry.command === 'string' ? entry.command : undefined;
   const url = typeof entry.url === 'string' ? entry.url : undefined;
   const args = Array.isArray(entry.args) ? entry.args.map((arg) => (typeof arg === 'string' ? arg : JSON.stringify(arg) ?? '')) : [];
-  const type = entry.type === 'stdio' || entry.type === 'http' || entry.type === 'sse' ? entry.type : command !== undefined ? 'stdio' : url !== undefined ? 'http' : '?';
+  const type = entry.type === undefined ? (entry.command !== undefined ? 'stdio' : entry.url !== undefined ? 'http' : '?') : ['stdio', 'http', 'sse'].includes(entry.type as string) ? (entry.type as 'stdio' | 'http' | 'sse') : '?';
   const names = (value: unknown): string[] => (isTable(value) ? Object.keys(value) : []);
   return {
     transport: type,
-    target: type === 'stdio' ? [command ?? '', ...args].join(' ') : (url ?? ''),
+    target: type === 'stdio' || (type === '?' && url === undefined) ? [command ?? '', ...args].join(' ').trim() : (url ?? ''),
     env: names(entry.env),
     headers: names(entry.headers),
     ...(typeof entry.envFile === 'string' ? { envFile: entry.envFile } : {}),
