@@ -76,12 +76,14 @@ describe('MCP servers of other tools (crow mcp list, [mcp] import)', function ()
   it("crow run calls a tool of Claude Desktop's server once [mcp] import names it, and never shows the file's secrets", async () => {
     write(desktopFile(), { mcpServers: { desk: fixtureEntry() }, otherPreferences: { theme: 'dark' } });
     importing('claude-desktop');
-    llm.enqueue('anthropic', call('mcp__desk__echo', { text: 'from desktop' }), say('Echoed.'));
+    // The server says its token back: the session's record keeps it out, as it does our own variables' values.
+    llm.enqueue('anthropic', call('mcp__desk__echo', { text: `from desktop ${SECRET}` }), say('Echoed.'));
     const result = await run('Echo something');
     assert.equal(result.code, 0, result.stderr);
     assert.match(toolResult(1), /fixture echo: from desktop/);
     assert.match(readFileSync(log, 'utf8'), /started/, 'the env the file gives reached the server');
     for (const text of [result.stdout, result.stderr, stored()]) assert.ok(!text.includes(SECRET), 'a value of the file leaked');
+    assert.match(stored(), /from desktop \[REDACTED\]/);
     const list = await crow('mcp', 'list');
     assert.match(list.stdout, /Claude Desktop: .*claude_desktop_config\.json\n {2}desk \(stdio: .*node.*\): used/);
     assert.ok(!list.stdout.includes(SECRET) && !list.stderr.includes(SECRET));
