@@ -109,7 +109,7 @@ export class McpConnection {
    * server did not declare `feature`. Throws when the server cannot be
    * reached or refuses, in words that name it.
    */
-  async request<T>(feature: 'resources' | 'prompts', what: string, use: (client: Client, options: McpRequestOptions) => Promise<T>, signal?: AbortSignal): Promise<T | undefined> {
+  async request<T>(feature: 'resources' | 'prompts' | 'completions', what: string, use: (client: Client, options: McpRequestOptions) => Promise<T>, signal?: AbortSignal): Promise<T | undefined> {
     const request = new AbortController();
     const cancel = (): void => request.abort(signal?.reason);
     const client = await untilAborted(this.client(), signal ?? request.signal);

@@ -2,6 +2,7 @@ import type { Tool } from '../tools/tool';
 import { errorText } from '../vocabulary/text';
 import type { McpList, McpSpanStart } from './client-features';
 import type { McpClientRequests } from './client-requests';
+import { completeArgument, type CompletionQuery, type Completions, NO_COMPLETIONS } from './mcp-completions';
 import { McpConnection, type McpProblem, type McpToolInfo } from './mcp-connection';
 import { getPrompt, listPrompts, promptCommandName, type GetPromptResult, type McpPrompt } from './mcp-prompts';
 import { listResources, readResource, type McpResourceListing, type ReadResourceResult } from './mcp-resources';
@@ -153,6 +154,28 @@ export class McpServers {
       span?.set({ 'crow.mcp.messages': result.messages.length });
       span?.end('ok');
       return result;
+    } catch (err) {
+      span?.end('error', errorText(err));
+      throw err;
+    }
+  }
+
+  /**
+   * What `server` suggests for an argument of its prompt or a variable of its
+   * resource template (completion/complete), capped and safe to show; none
+   * from a server that is unknown or declares no `completions`. Throws,
+   * naming the server, when it fails. For every door's prompt composer.
+   */
+  async complete(server: string, query: CompletionQuery, signal?: AbortSignal): Promise<Completions> {
+    const served = this.served.find(({ config }) => config.name === server);
+    if (!served) return NO_COMPLETIONS;
+    const ref = query.ref.type === 'ref/prompt' ? query.ref.name : query.ref.uri;
+    const span = this.options.span?.(`mcp completion/complete ${server}`, { 'crow.mcp.server': server, 'crow.mcp.ref': ref, 'crow.mcp.argument': query.argument });
+    try {
+      const completions = await completeArgument(served.connection, query, signal);
+      span?.set({ 'crow.mcp.values': completions.values.length, 'crow.mcp.has_more': completions.hasMore });
+      span?.end('ok');
+      return completions;
     } catch (err) {
       span?.end('error', errorText(err));
       throw err;
