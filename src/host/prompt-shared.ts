@@ -11,7 +11,7 @@ import type { McpClientRequests } from '../mcp/client-requests';
 import type { McpProblem } from '../mcp/mcp-connection';
 import { McpServers } from '../mcp/mcp-servers';
 import { expandMcpPrompt, offeredPromptCommands, type OfferedCommand, type PromptArgumentAsk } from '../mcp/prompt-commands';
-import { attachResources } from '../mcp/resource-attachments';
+import { attachResources, refreshedResources } from '../mcp/resource-attachments';
 import type { UserBlock } from '../llm/types';
 import { mergeServers, type McpServerConfig } from '../mcp/server-config';
 import type { ACPSession } from '../session/acp-session';
@@ -103,7 +103,8 @@ export async function withMcpContext(shared: SharedPromptState, blocks: UserBloc
     throw new HostError('usage', `${command}: ${errorText(err)}`);
   }
   const attached = (await attachResources(blocks, servers, supportsImages, signal)).slice(blocks.length);
-  return [...(expanded ?? blocks), ...attached];
+  const refreshed = await refreshedResources(servers, supportsImages, signal);
+  return [...(expanded ?? blocks), ...attached, ...refreshed];
 }
 
 /** Tells `offer` the servers' prompts as slash commands, when they differ from those last told in this session. */

@@ -7,6 +7,7 @@ import { McpConnection, type McpProblem, type McpToolInfo } from './mcp-connecti
 import { getPrompt, listPrompts, promptCommandName, type GetPromptResult, type McpPrompt } from './mcp-prompts';
 import { listResources, readResource, type McpResourceListing, type ReadResourceResult } from './mcp-resources';
 import { mcpToolset } from './mcp-toolset';
+import { type ChangedResource, ResourceSubscriptions } from './resource-subscriptions';
 import type { McpServerConfig } from './server-config';
 
 export interface McpServersOptions {
@@ -57,11 +58,14 @@ export class McpServers {
   private readonly promptListings = new Map<string, Promise<McpPrompt[]>>();
   /** The roots last offered, to tell the servers when they change. */
   private announcedRoots: string | undefined;
+  /** The attached resources the servers watch for the session. */
+  private readonly subscriptions: ResourceSubscriptions;
 
   constructor(
     configs: readonly McpServerConfig[],
     private readonly options: McpServersOptions,
   ) {
+    this.subscriptions = new ResourceSubscriptions(options.span);
     this.served = configs.map((config) => ({
       config,
       listed: undefined,
@@ -74,6 +78,7 @@ export class McpServers {
           ...(options.roots ? { roots: options.roots } : {}),
           ...(options.span ? { span: options.span } : {}),
           listChanged: (list) => this.changed(config.name, list),
+          resourceUpdated: (uri) => this.subscriptions.updated(config.name, uri),
         },
         ...(options.requests ? { requests: options.requests } : {}),
       }),
@@ -139,6 +144,22 @@ export class McpServers {
     }
   }
 
+  /**
+   * Asks `server` to say when the resource at `uri` changes (when it
+   * offers subscriptions), and forgets any earlier word that it did: the
+   * session has just read it. Never throws.
+   */
+  async watchResource(server: string, uri: string): Promise<void> {
+    this.subscriptions.seen(server, uri);
+    const served = this.served.find(({ config }) => config.name === server);
+    if (served) await this.subscriptions.subscribe(served.connection, uri);
+  }
+
+  /** The watched resources their servers said changed since last asked (each once, however many notices), at most `max`. */
+  changedResources(max: number): ChangedResource[] {
+    return this.subscriptions.takeChanged(max);
+  }
+
   /** Every server's prompts as slash commands (servers in order): listed once, again after a server says they changed. */
   async promptCommands(): Promise<McpPromptCommand[]> {
     const listings = await Promise.all(this.served.map((served) => this.promptsOf(served.connection)));
@@ -183,6 +204,7 @@ export class McpServers {
   }
 
   async close(): Promise<void> {
+    await this.subscriptions.close((server) => this.served.find(({ config }) => config.name === server)?.connection);
     await Promise.all(this.served.map(({ connection }) => connection.close()));
   }
 
