@@ -20,7 +20,6 @@
 import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { posix, win32 } from 'node:path';
-import { isInside } from './hook-config';
 import { type ImportedServer, MCP_IMPORT_SOURCES, type McpImportSource, serversOfDocument, SOURCE_TITLES } from './mcp-import-formats';
 import { envFileVariables } from './mcp-import-variables';
 import { configHome, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './paths';
@@ -59,14 +58,13 @@ export function importLocations(root: string, env: NodeJS.ProcessEnv, platform: 
   const home = homeOf(env);
   const appData =
     platform === 'win32' ? env.APPDATA || path.join(home, 'AppData', 'Roaming') : platform === 'darwin' ? path.join(home, 'Library', 'Application Support') : env.XDG_CONFIG_HOME || path.join(home, '.config');
-  const located = [
-    { source: 'claude-code' as const, file: path.join(root, '.mcp.json') },
-    { source: 'vscode' as const, file: path.join(root, '.vscode', 'mcp.json') },
-    { source: 'vscode' as const, file: path.join(appData, 'Code', 'User', 'mcp.json') },
-    { source: 'claude-desktop' as const, file: path.join(appData, 'Claude', 'claude_desktop_config.json') },
+  // A profile's file is the person's own even when the folder holds their home (crow run in ~): no repository puts it there.
+  return [
+    { source: 'claude-code', scope: 'project', file: path.join(root, '.mcp.json') },
+    { source: 'vscode', scope: 'project', file: path.join(root, '.vscode', 'mcp.json') },
+    { source: 'vscode', scope: 'user', file: path.join(appData, 'Code', 'User', 'mcp.json') },
+    { source: 'claude-desktop', scope: 'user', file: path.join(appData, 'Claude', 'claude_desktop_config.json') },
   ];
-  // A file is the project's when it lies in the workspace, wherever the tool keeps it.
-  return located.map((at) => ({ ...at, scope: isInside(root, at.file) ? ('project' as const) : ('user' as const) }));
 }
 
 /** Every file of `importLocations` that exists, read and judged; nothing is started. */
