@@ -17,7 +17,7 @@
  * - Imported servers keep the default permission (execute: asked first).
  *   Only a user file's servers may have their read-only hints trusted.
  */
-import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { posix, win32 } from 'node:path';
 import { type ImportedServer, MCP_IMPORT_SOURCES, type McpImportSource, serversOfDocument, SOURCE_TITLES } from './mcp-import-formats';
@@ -217,7 +217,8 @@ function homeOf(env: NodeJS.ProcessEnv): string {
 function readBounded(file: string): { text: string } | { missing: true } | { problem: string } {
   let fd: number;
   try {
-    fd = openSync(file, 'r');
+    // Not blocking: a named pipe planted as .mcp.json would otherwise hold crow at the open until someone writes to it.
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return { missing: true };

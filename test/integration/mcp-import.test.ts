@@ -7,7 +7,7 @@
  * types, huge, hostile names) reported without losing the rest.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -170,8 +170,13 @@ describe('MCP servers of other tools (crow mcp list, [mcp] import)', function ()
   it('reports malformed, mistyped, huge and hostile files and entries clearly, and still uses the good ones', async () => {
     importing('claude-desktop', 'vscode', 'claude-code');
     write(join(ws, '.vscode/mcp.json'), '{ "servers": { "x": \u001b[2J');
-    write(vscodeUserFile(), { servers: { ok: fixtureEntry(), wrong: { command: ['node'] }, typed: { type: 'websocket', url: 'ws://x' }, env: { command: 'node', env: { N: 5 } } } });
+    write(vscodeUserFile(), {
+      servers: { ok: fixtureEntry(), wrong: { command: ['node'] }, typed: { type: 'websocket', url: 'ws://x' }, env: { command: 'node', env: { N: 5 } }, piped: { command: 'node', envFile: '${workspaceFolder}/pipe.env' } },
+    });
     write(join(ws, '.mcp.json'), { mcpServers: 'not a table' });
+    // A named pipe where the user file should be: reading it would wait for a writer for ever.
+    mkdirSync(dirname(vscodeUserFile()), { recursive: true });
+    execFileSync('mkfifo', [join(ws, 'pipe.env')]);
     const bad = '\u001b]0;pwned\u0007\u001b[31mred\u202e';
     const huge = desktopFile();
     mkdirSync(dirname(huge), { recursive: true });
@@ -190,6 +195,7 @@ describe('MCP servers of other tools (crow mcp list, [mcp] import)', function ()
     assert.match(out, /wrong \(stdio: \): not used: its command is a list, not text/);
     assert.match(out, /typed \(\?: ws:\/\/x\): not used: its type "websocket" is none of "stdio", "http" and "sse"/);
     assert.match(out, /env \(stdio: node\): not used: its env value for "N" is a number, not text/);
+    assert.match(out, /piped \(stdio: node\): not used: its envFile .*pipe\.env is not a file/);
     // A hostile name in a file Crow can read is shown with its escapes as marks.
     write(huge, JSON.stringify({ mcpServers: { [bad]: { command: `evil${bad}` } } }));
     const again = await crow('mcp', 'list');
