@@ -8,6 +8,7 @@
 import { realpathSync } from 'node:fs';
 import { agentWidenings } from './agent-trust';
 import { claudeHookWidenings } from './hook-trust';
+import { mcpImportWidenings } from './mcp-import';
 import { judgeProjectSettings, type Widening, wideningFingerprint } from './project-trust';
 import { settingsLayers } from './provider-config';
 import type { SettingsDocument } from './settings-file';
@@ -41,6 +42,7 @@ export function projectRequest(root: string, env: NodeJS.ProcessEnv, frontDoor?:
     ...judgeProjectSettings(layers.project, layers.baseline, layers.projectFile).widenings,
     ...agentWidenings(root, env, layers.baseline),
     ...claudeHookWidenings(root, env, layers),
+    ...mcpImportWidenings(root, env, layers),
   ];
   return { folder: realFolder(root), widenings, fingerprint: wideningFingerprint(widenings) };
 }
@@ -78,7 +80,8 @@ export function untrustedNotice(decision: TrustDecision, howToTrust: string): st
       : decision.how === 'remembered' || decision.how === 'asked'
         ? 'is not trusted'
         : 'is not trusted yet';
-  return `This folder's .crow/ configuration ${why}, so these parts are ignored: ${what}. ${howToTrust}`;
+  const whose = decision.request.widenings.every((w) => w.file.includes('.crow')) ? '.crow/ configuration' : 'own configuration';
+  return `This folder's ${whose} ${why}, so these parts are ignored: ${what}. ${howToTrust}`;
 }
 
 /** The command that trusts `root`, ready to paste into a POSIX shell. */

@@ -142,6 +142,16 @@ export function judgeProjectSettings(
         if (Object.keys(kept).length > 0) restricted[key] = kept;
         break;
       }
+      case 'mcp': {
+        // Importing fewer tools' servers than the user narrows; importing more starts what those files name.
+        const asked = (value as Table).import as string[] | undefined;
+        if (asked === undefined) break;
+        const mine = new Set((((baseline as Table).mcp as Table | undefined)?.import ?? []) as string[]);
+        const extra = asked.filter((source) => !mine.has(source));
+        restricted[key] = { ...(value as Table), import: asked.filter((source) => mine.has(source)) };
+        if (extra.length > 0) widen('mcp.import', `starts the MCP servers of these tools' configuration files: ${extra.map(quote).join(', ')}`, extra);
+        break;
+      }
       case 'web_search':
         widen('web_search', `web_search = ${describe(value)}: sends searches, and any search key, to that service`, value);
         break;

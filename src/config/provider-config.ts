@@ -96,6 +96,7 @@ export function settingsOf(document: SettingsDocument, overrides: ConfigOverride
       webFetch: document.web_fetch && definedOnly({ allowPrivateAddresses: document.web_fetch.allow_private_addresses }),
       otlpEndpoint: document.telemetry?.otlp_endpoint,
       mcpServers: document.mcp_servers && mcpServerSettings(document.mcp_servers),
+      mcpImport: document.mcp?.import,
       speckit: document.speckit && definedOnly({ implementAgent: document.speckit.implement_agent, createBranch: document.speckit.create_branch }),
       subagents: document.subagents && definedOnly({ concurrency: document.subagents.concurrency }),
       undo: document.undo && definedOnly({ trackTimeoutMs: document.undo.track_timeout_ms }),

@@ -12,6 +12,7 @@ import { onFirstUse } from '../vocabulary/first-use';
 import { PERMISSION_CATEGORIES } from '../vocabulary/permission-types';
 import { type DefinitionError, problemsFromZod } from './config-problems';
 import { HookEntrySchema } from './hook-config';
+import { MCP_IMPORT_SOURCES } from './mcp-import-formats';
 import { configHome, projectConfigDir } from './paths';
 import { ApiKeyEnv, ProviderSchema } from './provider-schema';
 
@@ -158,6 +159,16 @@ const SpeckitSchema = onFirstUse(() =>
     .strict(),
 );
 
+/** `[mcp]`: which other tools' MCP configuration files sessions take servers from. */
+const McpSchema = onFirstUse(() =>
+  z
+    .object({
+      /** "claude-code" (the project's .mcp.json), "claude-desktop", "vscode" (.vscode/mcp.json and the user profile's mcp.json). */
+      import: z.array(z.enum(MCP_IMPORT_SOURCES)).optional(),
+    })
+    .strict(),
+);
+
 /** Subagents (the task tool, /speckit.implement's workers). */
 const SubagentsSchema = onFirstUse(() =>
   z
@@ -231,6 +242,8 @@ export const SettingsFileSchema = onFirstUse(() =>
       web_fetch: WebFetchSchema().optional(),
       telemetry: TelemetrySchema().optional(),
       mcp_servers: z.record(NameSchema(), McpServerSchema()).optional(),
+      /** MCP servers of other tools' configuration files: `import` names the tools (see mcp-import.ts). */
+      mcp: McpSchema().optional(),
       speckit: SpeckitSchema().optional(),
       subagents: SubagentsSchema().optional(),
       undo: UndoSchema().optional(),

@@ -5,6 +5,7 @@
  */
 import type { PermissionCategory } from '../vocabulary/permission-types';
 import type { HookSettings } from './hook-settings';
+import type { McpImportSource } from './mcp-import-formats';
 import type { ProviderKind, SandboxMode, ServerFlavor } from './settings-file';
 import type { WebSearchConfig } from './web-search-config';
 
@@ -106,6 +107,8 @@ export interface Settings {
   otlpEndpoint?: string;
   /** MCP servers by name, for every session. */
   mcpServers?: Record<string, McpServerSettings>;
+  /** The tools whose MCP configuration files sessions take servers from ([mcp] import; see mcp-import.ts). */
+  mcpImport?: McpImportSource[];
   /**
    * Whether the project's own configuration was taken whole. When false,
    * what it asks beyond the user's settings (see project-trust.ts) was left

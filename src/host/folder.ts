@@ -17,9 +17,10 @@ import { type DecideOptions, decideTrust, untrustedNotice } from '../config/fold
 import { agentModel, missingDefaultKey, resolveSettings } from '../config/provider-config';
 import { type SettingsDocument, speaksMessagesApi } from '../config/settings-file';
 import type { Settings } from '../config/settings';
-import { secretVariableNames } from '../config/secret-variables';
+import { isSecretValue, isSecretVariable, secretVariableNames } from '../config/secret-variables';
 import { SlashCommands } from '../config/slash-commands';
-import { serversFromSettings } from '../mcp/server-config';
+import { findMcpFiles, foundNotice, type ImportedServer, importedMcpServers } from '../config/mcp-import';
+import { serversFromImports, serversFromSettings } from '../mcp/server-config';
 import { SessionStore } from '../session/session-store';
 import { otlpEndpointFrom } from '../telemetry/otlp-endpoint';
 import { Redactor } from '../telemetry/redact';
@@ -116,12 +117,17 @@ export function loadCatalog(options: FolderOptions): WorkspaceCatalog {
   const commands = new FolderCommands(templates.commands, [undoCommand(options.dataHome), rewindCommand(options.dataHome), compactCommand, ...speckitCommands(root), ...(options.programs ?? [])]);
   const tools = builtinTools(settings);
   const acpAgents = pickableAgents(registry);
-  const redactor = new Redactor(env, secretVariableNames(settings));
+  const foundMcp = findMcpFiles(root, env);
+  const imported = importedMcpServers(foundMcp, settings.mcpImport ?? [], options.trusted === true, new Set(Object.keys(settings.mcpServers ?? {})));
+  const importedSecrets = importedSecretsOf(imported);
+  const redactor = new Redactor({ ...env, ...importedSecrets }, [...secretVariableNames(settings), ...Object.keys(importedSecrets)]);
   const sandbox = sandboxSetup(settings, env, options.allowNetwork === true);
   const sandboxNotice = noticeOnce(sandbox);
   if (sandboxNotice) notices.push(sandboxNotice);
   const store = new SessionStore({ dataHome: options.dataHome });
   const served = servedModelLists(settings, env);
+  const mcpNotice = foundNotice(foundMcp, settings.mcpImport ?? [], env);
+  if (mcpNotice) notices.push(mcpNotice);
   return {
     list: () => acpAgents,
     agentNamed: (name) => registry.named(name),
@@ -158,7 +164,7 @@ export function loadCatalog(options: FolderOptions): WorkspaceCatalog {
     permissionPolicy: () => policyFromConfig(settings.permissions, sandbox.active),
     subagents: (workspace, sessionTools = []) =>
       new SubagentRunner({ registry, settings, workspace, prompts, env, tools: [...tools, ...sessionTools], store }),
-    mcpServers: () => serversFromSettings(settings.mcpServers, env),
+    mcpServers: () => [...serversFromSettings(settings.mcpServers, env), ...serversFromImports(imported)],
     commands: () => commands,
     otlpEndpoint: () => otlpEndpointFrom(settings.otlpEndpoint, env),
     redactor: () => redactor,
@@ -167,6 +173,20 @@ export function loadCatalog(options: FolderOptions): WorkspaceCatalog {
     prompts: () => prompts,
     settings: () => settings,
   };
+}
+
+/**
+ * The credentials other tools' files hand their servers as values (a token
+ * in Claude Desktop's env, a header), under names of their own, so the
+ * redactor keeps them out of traces and logs as it does our variables'.
+ */
+function importedSecretsOf(imported: readonly ImportedServer[]): Record<string, string> {
+  const values = imported.flatMap(({ transport }) => {
+    if (!transport) return [];
+    if (transport.type !== 'stdio') return Object.values(transport.headers);
+    return Object.entries(transport.env).flatMap(([name, value]) => (isSecretVariable(name) || isSecretValue(value) ? [value] : []));
+  });
+  return Object.fromEntries(values.map((value, i) => [`CROW_IMPORTED_MCP_SECRET_${i}`, value]));
 }
 
 /** Models chosen per role outside the session become the roles' current models. */

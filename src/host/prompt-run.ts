@@ -240,7 +240,7 @@ export class PromptRun {
     if (signal.aborted) return 'cancelled';
     const supportsImages = composition.primary.provider.supportsImages;
     void offerMcpCommands(this.shared, this.options.observer?.commandsOffered).catch(() => undefined);
-    const attached = program ? blocks : await untilAborted(withMcpContext(this.shared, blocks, supportsImages, signal), signal);
+    const attached = program ? blocks : await untilAborted(withMcpContext(this.shared, blocks, supportsImages, signal, this.options.askPromptArgument), signal);
     if (attached === 'cancelled') return 'cancelled';
     return { composition, original, blocks: fitImages(attached, supportsImages), catalog, ...(program ? { program } : {}) };
   }

@@ -10,8 +10,8 @@ import type { McpSpanStart } from '../mcp/client-features';
 import type { McpClientRequests } from '../mcp/client-requests';
 import type { McpProblem } from '../mcp/mcp-connection';
 import { McpServers } from '../mcp/mcp-servers';
-import { expandMcpPrompt, offeredPromptCommands, type OfferedCommand } from '../mcp/prompt-commands';
-import { attachResources } from '../mcp/resource-attachments';
+import { expandMcpPrompt, offeredPromptCommands, type OfferedCommand, type PromptArgumentAsk } from '../mcp/prompt-commands';
+import { attachResources, refreshedResources } from '../mcp/resource-attachments';
 import type { UserBlock } from '../llm/types';
 import { mergeServers, type McpServerConfig } from '../mcp/server-config';
 import type { ACPSession } from '../session/acp-session';
@@ -89,22 +89,24 @@ export async function sessionTools(shared: SharedPromptState, catalog: Workspace
  * The prompt as the model gets it from the session's MCP servers: a leading
  * /mcp__SERVER__PROMPT replaced by the prompt its server gives, and the
  * resources the person's text attaches read and added after it (never what
- * the server's prompt names). A command whose arguments do not fit is a
+ * the server's prompt names). A required argument the command left out is
+ * asked with `ask` where the door can; arguments that do not fit are a
  * usage error.
  */
-export async function withMcpContext(shared: SharedPromptState, blocks: UserBlock[], supportsImages: boolean, signal: AbortSignal): Promise<UserBlock[]> {
+export async function withMcpContext(shared: SharedPromptState, blocks: UserBlock[], supportsImages: boolean, signal: AbortSignal, ask?: PromptArgumentAsk): Promise<UserBlock[]> {
   const servers = shared.mcp?.servers;
   if (!servers) return blocks;
   let expanded: UserBlock[] | undefined;
   try {
-    expanded = await expandMcpPrompt(blocks, servers, supportsImages, signal);
+    expanded = await expandMcpPrompt(blocks, servers, supportsImages, signal, ask);
   } catch (err) {
     if (signal.aborted) throw err;
     const command = blocks[0]?.type === 'text' ? blocks[0].text.trim().split(/\s/)[0] : 'The MCP prompt';
     throw new HostError('usage', `${command}: ${errorText(err)}`);
   }
   const attached = (await attachResources(blocks, servers, supportsImages, signal)).slice(blocks.length);
-  return [...(expanded ?? blocks), ...attached];
+  const refreshed = await refreshedResources(servers, supportsImages, signal);
+  return [...(expanded ?? blocks), ...attached, ...refreshed];
 }
 
 /** Tells `offer` the servers' prompts as slash commands, when they differ from those last told in this session. */

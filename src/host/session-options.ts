@@ -2,7 +2,7 @@
 import type { NoticeLevel } from '../engine/events';
 import type { ElicitFn } from '../mcp/elicitation-form';
 import type { ElicitUrlFn } from '../mcp/elicitation-url';
-import type { OfferedCommand } from '../mcp/prompt-commands';
+import type { OfferedCommand, PromptArgumentAsk } from '../mcp/prompt-commands';
 import type { McpServerConfig } from '../mcp/server-config';
 import type { ACPSession } from '../session/acp-session';
 import type { SessionDependencies } from '../session/session-store';
@@ -66,6 +66,8 @@ export interface HostSessionOptions {
   elicit?: ElicitFn;
   /** Offers the person a page an MCP server asks them to open (URL-mode elicitation), its domain first; absent: servers are told Crow cannot. */
   elicitUrl?: ElicitUrlFn;
+  /** Asks the person for an argument an MCP prompt command left out, offering the server's completions; absent: the command fails naming it. */
+  askPromptArgument?: PromptArgumentAsk;
   /** Why nobody can answer an MCP server's question here, for that notice (e.g. "crow run is not on a terminal"). */
   elicitUnavailable?: string;
   /** MCP servers this front door adds for the session (an ACP client's), besides the folder's. */

@@ -1,7 +1,8 @@
 /**
  * What Crow's MCP client offers servers beyond calling their tools: the
  * session's workspace folders as roots (and word when they change), and
- * heed of a server's word that its list of tools, resources or prompts changed. Declared only
+ * heed of a server's word that its list of tools, resources or prompts
+ * changed, or that a resource it was asked to watch did. Declared only
  * where a session can answer (a client without folders declares no roots).
  */
 import { basename } from 'node:path';
@@ -23,6 +24,8 @@ export interface McpClientFeatures {
   roots?: () => readonly string[];
   /** Told when the server says a list of its changed (notifications/tools/list_changed and the like). */
   listChanged?: (list: McpList) => void;
+  /** Told each notifications/resources/updated the server sends (the URI it names). */
+  resourceUpdated?: (uri: string) => void;
   /** Where spans of the server's requests go. */
   span?: McpSpanStart;
 }
@@ -41,7 +44,7 @@ export function rootsOf(folders: readonly string[]): Root[] {
 export function offerFeatures(client: Client, server: string, features: McpClientFeatures): void {
   // Required here, not imported: the SDK loads with the first server.
   const types = require('@modelcontextprotocol/sdk/types.js') as typeof TypesModule;
-  const { roots, listChanged, span } = features;
+  const { roots, listChanged, resourceUpdated, span } = features;
   if (roots) {
     client.setRequestHandler(types.ListRootsRequestSchema, () => {
       const listed = rootsOf(roots());
@@ -54,4 +57,5 @@ export function offerFeatures(client: Client, server: string, features: McpClien
     client.setNotificationHandler(types.ResourceListChangedNotificationSchema, () => listChanged('resources'));
     client.setNotificationHandler(types.PromptListChangedNotificationSchema, () => listChanged('prompts'));
   }
+  if (resourceUpdated) client.setNotificationHandler(types.ResourceUpdatedNotificationSchema, (notice) => resourceUpdated(notice.params.uri));
 }

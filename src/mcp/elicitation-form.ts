@@ -8,6 +8,9 @@
  * made visible, so a message cannot move a terminal's cursor or pass as
  * markup.
  */
+import { shownText } from '../vocabulary/text';
+
+export { shownText };
 
 /** One question of the form. `name` is the key of the answer's content. */
 export type ElicitField = {
@@ -126,11 +129,6 @@ export function valueProblem(field: ElicitField, value: unknown): string | undef
       return field.maxItems !== undefined && value.length > field.maxItems ? `choose at most ${field.maxItems}` : undefined;
     }
   }
-}
-
-/** `text` with control characters (escapes, carriage returns, bidirectional overrides) shown as visible marks; newlines and tabs kept. */
-export function shownText(text: string): string {
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 const FORMAT_CHECKS: Record<'email' | 'uri' | 'date' | 'date-time', (value: string) => boolean> = {

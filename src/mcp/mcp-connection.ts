@@ -109,7 +109,7 @@ export class McpConnection {
    * server did not declare `feature`. Throws when the server cannot be
    * reached or refuses, in words that name it.
    */
-  async request<T>(feature: 'resources' | 'prompts', what: string, use: (client: Client, options: McpRequestOptions) => Promise<T>, signal?: AbortSignal): Promise<T | undefined> {
+  async request<T>(feature: 'resources' | 'prompts' | 'completions', what: string, use: (client: Client, options: McpRequestOptions) => Promise<T>, signal?: AbortSignal): Promise<T | undefined> {
     const request = new AbortController();
     const cancel = (): void => request.abort(signal?.reason);
     const client = await untilAborted(this.client(), signal ?? request.signal);
@@ -303,9 +303,10 @@ function failureKind(err: unknown): 'timeout' | 'refused' | 'malformed' | 'conne
 }
 
 function fixHint(config: McpServerConfig): string {
-  return config.source === 'client'
-    ? 'check its settings in your editor (the client started this session with it)'
-    : `fix [mcp_servers.${config.name}] in config.toml, or set enabled = false there`;
+  const { source } = config;
+  if (source === 'client') return 'check its settings in your editor (the client started this session with it)';
+  if (source === 'config.toml') return `fix [mcp_servers.${config.name}] in config.toml, or set enabled = false there`;
+  return `fix it in ${source.file}, or take "${source.tool}" out of [mcp] import in config.toml`;
 }
 
 function withStderr(reason: string, opened: OpenedTransport | undefined): string {

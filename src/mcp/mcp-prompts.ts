@@ -40,6 +40,13 @@ export function promptCommandName(server: string, prompt: string): string {
 
 /** The prompt's arguments from what follows the command; throws, listing them, when a required one is missing or one is unknown. */
 export function promptArguments(prompt: Prompt, line: string): Record<string, string> {
+  const { args, missing } = givenArguments(prompt, line);
+  if (missing.length > 0) throw new Error(`missing ${missing.map((argument) => argument.name).join(', ')}; ${usage(prompt)}`);
+  return args;
+}
+
+/** The arguments the line gives, and the required ones it leaves out (in the prompt's order); throws when one is unknown. */
+export function givenArguments(prompt: Prompt, line: string): { args: Record<string, string>; missing: NonNullable<Prompt['arguments']> } {
   const declared = prompt.arguments ?? [];
   const words = splitWords(line);
   const named = words.length > 0 && words.every((word) => /^[A-Za-z0-9_-]+=/.test(word));
@@ -59,8 +66,7 @@ export function promptArguments(prompt: Prompt, line: string): Record<string, st
     });
   }
   const missing = declared.filter((argument) => argument.required && args[argument.name] === undefined);
-  if (missing.length > 0) throw new Error(`missing ${missing.map((argument) => argument.name).join(', ')}; ${usage(prompt)}`);
-  return args;
+  return { args, missing };
 }
 
 /** How the command is given its arguments, e.g. `takes name=… (required) mood=…`. */

@@ -2,10 +2,12 @@ import type { Tool } from '../tools/tool';
 import { errorText } from '../vocabulary/text';
 import type { McpList, McpSpanStart } from './client-features';
 import type { McpClientRequests } from './client-requests';
+import { completeArgument, type CompletionQuery, type Completions, NO_COMPLETIONS } from './mcp-completions';
 import { McpConnection, type McpProblem, type McpToolInfo } from './mcp-connection';
 import { getPrompt, listPrompts, promptCommandName, type GetPromptResult, type McpPrompt } from './mcp-prompts';
 import { listResources, readResource, type McpResourceListing, type ReadResourceResult } from './mcp-resources';
 import { mcpToolset } from './mcp-toolset';
+import { type ChangedResource, ResourceSubscriptions } from './resource-subscriptions';
 import type { McpServerConfig } from './server-config';
 
 export interface McpServersOptions {
@@ -56,11 +58,14 @@ export class McpServers {
   private readonly promptListings = new Map<string, Promise<McpPrompt[]>>();
   /** The roots last offered, to tell the servers when they change. */
   private announcedRoots: string | undefined;
+  /** The attached resources the servers watch for the session. */
+  private readonly subscriptions: ResourceSubscriptions;
 
   constructor(
     configs: readonly McpServerConfig[],
     private readonly options: McpServersOptions,
   ) {
+    this.subscriptions = new ResourceSubscriptions(options.span);
     this.served = configs.map((config) => ({
       config,
       listed: undefined,
@@ -73,6 +78,7 @@ export class McpServers {
           ...(options.roots ? { roots: options.roots } : {}),
           ...(options.span ? { span: options.span } : {}),
           listChanged: (list) => this.changed(config.name, list),
+          resourceUpdated: (uri) => this.subscriptions.updated(config.name, uri),
         },
         ...(options.requests ? { requests: options.requests } : {}),
       }),
@@ -138,6 +144,22 @@ export class McpServers {
     }
   }
 
+  /**
+   * Asks `server` to say when the resource at `uri` changes (when it
+   * offers subscriptions), and forgets any earlier word that it did: the
+   * session has just read it. Never throws.
+   */
+  async watchResource(server: string, uri: string): Promise<void> {
+    this.subscriptions.seen(server, uri);
+    const served = this.served.find(({ config }) => config.name === server);
+    if (served) await this.subscriptions.subscribe(served.connection, uri);
+  }
+
+  /** The watched resources their servers said changed since last asked (each once, however many notices), at most `max`. */
+  changedResources(max: number): ChangedResource[] {
+    return this.subscriptions.takeChanged(max);
+  }
+
   /** Every server's prompts as slash commands (servers in order): listed once, again after a server says they changed. */
   async promptCommands(): Promise<McpPromptCommand[]> {
     const listings = await Promise.all(this.served.map((served) => this.promptsOf(served.connection)));
@@ -159,7 +181,30 @@ export class McpServers {
     }
   }
 
+  /**
+   * What `server` suggests for an argument of its prompt or a variable of its
+   * resource template (completion/complete), capped and safe to show; none
+   * from a server that is unknown or declares no `completions`. Throws,
+   * naming the server, when it fails. For every door's prompt composer.
+   */
+  async complete(server: string, query: CompletionQuery, signal?: AbortSignal): Promise<Completions> {
+    const served = this.served.find(({ config }) => config.name === server);
+    if (!served) return NO_COMPLETIONS;
+    const ref = query.ref.type === 'ref/prompt' ? query.ref.name : query.ref.uri;
+    const span = this.options.span?.(`mcp completion/complete ${server}`, { 'crow.mcp.server': server, 'crow.mcp.ref': ref, 'crow.mcp.argument': query.argument });
+    try {
+      const completions = await completeArgument(served.connection, query, signal);
+      span?.set({ 'crow.mcp.values': completions.values.length, 'crow.mcp.has_more': completions.hasMore });
+      span?.end('ok');
+      return completions;
+    } catch (err) {
+      span?.end('error', errorText(err));
+      throw err;
+    }
+  }
+
   async close(): Promise<void> {
+    await this.subscriptions.close((server) => this.served.find(({ config }) => config.name === server)?.connection);
     await Promise.all(this.served.map(({ connection }) => connection.close()));
   }
 

@@ -4,7 +4,8 @@
  * resource a session server lists (what an ACP client's resource link
  * becomes). What a server returns is hostile text: each resource is capped,
  * wrapped so it cannot close its own wrapper, and a prompt takes a bounded
- * number of them.
+ * number of them. A resource attached once is watched (where its server
+ * offers subscriptions), and attached again at the next prompt after it changed.
  */
 import type { ImageBlock, TextBlock, UserBlock } from '../llm/types';
 import { capOutput } from '../tools/define-tool';
@@ -47,12 +48,35 @@ export async function attachResources(blocks: readonly UserBlock[], servers: Mcp
   for (const { server, uri } of attachments) {
     try {
       attached.push(...contentBlocks(server, uri, await servers.readResource(server, uri, signal), supportsImages));
+      // Watched from now on, so a change reaches the next prompt (not waited for: a slow server must not hold this one up).
+      void servers.watchResource(server, uri);
     } catch (err) {
       if (signal.aborted) throw err;
       attached.push(text(`[The MCP resource ${uri} of server "${server}" could not be read: ${errorText(err)}]`));
     }
   }
   return [...blocks, ...attached];
+}
+
+/**
+ * The resources attached earlier in the session that their servers said
+ * changed since, read again and attached once each (however many notices
+ * came), after a line saying so; MAX_ATTACHED_RESOURCES at most, the rest
+ * at a later prompt.
+ */
+export async function refreshedResources(servers: McpServers | undefined, supportsImages: boolean, signal: AbortSignal): Promise<UserBlock[]> {
+  if (!servers) return [];
+  const refreshed: UserBlock[] = [];
+  for (const { server, uri } of servers.changedResources(MAX_ATTACHED_RESOURCES)) {
+    refreshed.push(text(`[The MCP resource ${uri} of server "${server}", attached earlier in this conversation, changed since; this is its content now:]`));
+    try {
+      refreshed.push(...contentBlocks(server, uri, await servers.readResource(server, uri, signal), supportsImages));
+    } catch (err) {
+      if (signal.aborted) throw err;
+      refreshed.push(text(`[It could not be read again: ${errorText(err)}]`));
+    }
+  }
+  return refreshed;
 }
 
 /** Mentions first, then links to listed resources; each once, MAX_ATTACHED_RESOURCES at most. */

@@ -1,3 +1,4 @@
+import type { ImportedServer, McpImportSource } from '../config/mcp-import';
 import type { McpServerSettings } from '../config/settings';
 import type { PermissionCategory } from '../vocabulary/permission-types';
 
@@ -21,12 +22,15 @@ export interface McpServerConfig {
    */
   trustReadOnlyHints?: true;
   /** Where the server was configured, so a report can say what to fix. */
-  source: 'config.toml' | 'client';
+  source: McpServerSource;
   startupTimeoutMs?: number;
   toolTimeoutMs?: number;
   /** Why it cannot start as configured (an unset variable, a missing command); reported instead of started. */
   problem?: string;
 }
+
+/** Crow's own config.toml, the ACP client that started the session, or another tool's file (see config/mcp-import.ts). */
+export type McpServerSource = 'config.toml' | 'client' | { tool: McpImportSource; file: string };
 
 /** MCP tools run commands of someone else's making: by default the policy asks first. */
 export const DEFAULT_MCP_PERMISSION: PermissionCategory = 'execute';
@@ -49,6 +53,23 @@ export function serversFromSettings(servers: Record<string, McpServerSettings> |
       ...seconds('toolTimeoutMs', server.toolTimeoutSec),
       ...problemOf(name, server, env),
     }));
+}
+
+/**
+ * The servers other tools' files give a session (already judged: see
+ * importedMcpServers): the default permission, their read-only hints
+ * trusted only from the person's own (user) files, and a problem for one
+ * that cannot start as written, reported when the session starts it.
+ */
+export function serversFromImports(imported: readonly ImportedServer[]): McpServerConfig[] {
+  return imported.map((server) => ({
+    name: server.name,
+    transport: server.transport ?? { type: 'stdio', command: '', args: [], env: {} },
+    permission: DEFAULT_MCP_PERMISSION,
+    ...(server.scope === 'user' ? { trustReadOnlyHints: true as const } : {}),
+    source: { tool: server.source, file: server.file },
+    ...(server.problem !== undefined ? { problem: `as written in ${server.file}, ${server.problem}` } : {}),
+  }));
 }
 
 /** Servers the client gives a session replace configured ones of the same name. */

@@ -32,6 +32,11 @@ export function clipCounted(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text;
 }
 
+/** `text` with control characters (escapes, carriage returns, bidirectional overrides) shown as visible marks; newlines and tabs kept. */
+export function shownText(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** Names of lower-case letters, digits and dashes: every built-in agent and command. */
 const PLAIN_NAME = /^[a-z0-9-]*$/;
 

@@ -260,7 +260,7 @@ describe('MCP servers as tools', function () {
     const set = servers([...configured, fixture(log)]);
     const tools = await set.tools();
     assert.deepEqual(await set.tools(), tools, 'listed once per session');
-    assert.deepEqual(tools.map((tool) => tool.name), ['mcp__fx__echo', 'mcp__fx__fail', 'mcp__fx__crash', 'mcp__fx__hang', 'mcp__fx__steps', 'mcp__fx__add_tool', 'mcp__fx__flood', 'mcp__fx__roots', 'mcp__fx__peek', 'mcp__fx__wipe', 'mcp__fx__measure', 'mcp__fx__shout', 'mcp__fx__renote']);
+    assert.deepEqual(tools.map((tool) => tool.name), ['mcp__fx__echo', 'mcp__fx__fail', 'mcp__fx__crash', 'mcp__fx__hang', 'mcp__fx__steps', 'mcp__fx__add_tool', 'mcp__fx__flood', 'mcp__fx__roots', 'mcp__fx__peek', 'mcp__fx__wipe', 'mcp__fx__measure', 'mcp__fx__shout', 'mcp__fx__touch', 'mcp__fx__renote']);
     const said = Object.fromEntries(problems.map((problem) => [problem.server, problem.message]));
     assert.deepEqual(Object.keys(said).sort(), ['missing', 'secret']);
     assert.equal(problems.length, 2);

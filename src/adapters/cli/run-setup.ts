@@ -13,6 +13,7 @@ import { NodeWorkspace } from '../../tools/node-workspace';
 import type { PermissionCategory, PermissionRule } from '../../vocabulary/permission-types';
 import { type ApprovalScreen, terminalAsk } from './cli-approval';
 import { terminalQuestions } from './cli-elicit';
+import { terminalPromptArgument } from './cli-prompt-argument';
 import { type CliIO, UsageError } from './cli-io';
 import { keeperLaunch } from './keeper-command';
 import { styleFor, type Style } from './terminal-style';
@@ -71,7 +72,7 @@ export async function openRunSession(choices: RunChoices, io: CliIO): Promise<Ho
     store,
     workspace: new NodeWorkspace(root),
     ...(choices.interactive
-      ? { ask: terminalAsk(io, style, choices.screen), ...terminalQuestions(io, style, choices.screen) }
+      ? { ask: terminalAsk(io, style, choices.screen), ...terminalQuestions(io, style, choices.screen), askPromptArgument: terminalPromptArgument(io, style, choices.screen) }
       : { elicitUnavailable: 'crow run is not on a terminal (or writes --json), so nobody can answer; run it on a terminal to answer' }),
     howToAllow: (category: PermissionCategory) => `pass --allow ${category} (or set permissions.${category} = "allow" in .crow/config.toml)`,
     forced,

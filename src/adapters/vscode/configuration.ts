@@ -42,6 +42,8 @@ export interface CrowConfiguration {
   otlpEndpoint?: string;
   /** As config.toml's [mcp_servers]: name → { command, args, env, url, headers_env, ... }. */
   mcpServers?: Record<string, unknown>;
+  /** As config.toml's [mcp] import: the tools whose MCP configuration files Crow takes servers from. */
+  mcpImport?: string[];
   /** As config.toml's [limits]. */
   limits?: { maxCostPerPrompt?: number; maxCostPerSession?: number; maxTokensPerPrompt?: number };
   /** As config.toml's compaction: auto or off. */
@@ -100,6 +102,12 @@ function amount(lookup: SettingLookup, key: string): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : undefined;
 }
 
+/** A list of texts, where an empty one means "not set". */
+function list(lookup: SettingLookup, key: string): string[] | undefined {
+  const value = lookup(key);
+  return Array.isArray(value) && value.length > 0 ? value.map(String) : undefined;
+}
+
 function record(lookup: SettingLookup, key: string): Record<string, unknown> | undefined {
   const value = lookup(key);
   return value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length > 0
@@ -133,6 +141,7 @@ export function readConfiguration(lookup: SettingLookup): CrowConfiguration {
       otlpEndpoint: text(lookup, 'telemetry.otlpEndpoint'),
       sandbox: text(lookup, 'sandbox'),
       mcpServers: record(lookup, 'mcpServers'),
+      mcpImport: list(lookup, 'mcp.import'),
       permissions: Object.keys(permissions).length > 0 ? permissions : undefined,
       limits: Object.keys(limits).length > 0 ? limits : undefined,
       compaction: text(lookup, 'compaction'),
@@ -147,6 +156,7 @@ const SETTING_OF_FIELD: [RegExp, string][] = [
   [/^permissions\.allow_commands/, 'crow.permissions.allowCommands'],
   [/^permissions\.(\w+)/, 'crow.permissions.$1'],
   [/^mcp_servers\.?/, 'crow.mcpServers.'],
+  [/^mcp\.import/, 'crow.mcp.import'],
   [/^telemetry\.otlp_endpoint/, 'crow.telemetry.otlpEndpoint'],
   [/^default_agent/, 'crow.defaultAgent'],
   [/^max_iterations/, 'crow.maxIterations'],
@@ -193,6 +203,7 @@ export function frontDoorDocument(configuration: CrowConfiguration): SettingsDoc
     sandbox: configuration.sandbox,
     telemetry: configuration.otlpEndpoint !== undefined ? { otlp_endpoint: configuration.otlpEndpoint } : undefined,
     mcp_servers: configuration.mcpServers,
+    mcp: configuration.mcpImport !== undefined ? { import: configuration.mcpImport } : undefined,
     compaction: configuration.compaction,
     providers: configuration.vscodeModels && { [VSCODE_PROVIDER]: vscodeProvider(configuration.vscodeModels) },
     limits: configuration.limits && {
