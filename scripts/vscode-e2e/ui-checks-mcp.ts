@@ -45,7 +45,7 @@ export const MCP_CHECKS: UiCheck[] = [
   },
   {
     slug: 'mcp-suggestions',
-    name: "typing / lists the MCP servers' prompts and @ their resources; a resource picked with the keys is attached to the prompt (screenshot ui-mcp-suggestions.png)",
+    name: "typing / lists the MCP servers' prompts (and the server completes their arguments) and @ their resources; a resource picked with the keys is attached to the prompt (screenshot ui-mcp-suggestions.png)",
     timeoutMs: 90_000,
     run: (context, timeoutMs) => withServers(context, () => suggestions(context, timeoutMs)),
   },
@@ -79,6 +79,14 @@ async function suggestions(context: UiContext, timeoutMs: number): Promise<void>
   await prompt.focus();
   await prompt.pressSequentially('/mcp__fx', { delay: 20 });
   await list.locator('[role="option"]', { hasText: '/mcp__fx__greet' }).waitFor({ state: 'visible', timeout: timeoutMs });
+  await prompt.press('Escape');
+  // The server completes the argument being typed (completion/complete).
+  await prompt.fill('');
+  await prompt.pressSequentially('/mcp__fx__review py', { delay: 20 });
+  await list.locator('[role="option"]', { hasText: 'python' }).waitFor({ state: 'visible', timeout: timeoutMs });
+  await prompt.press('Enter');
+  const completed = await prompt.inputValue();
+  if (completed !== '/mcp__fx__review python ') throw new HarnessError(`the completed argument did not replace the typed word: ${JSON.stringify(completed)}`);
   await prompt.press('Escape');
   await prompt.fill('');
   await prompt.pressSequentially(ATTACH.typed, { delay: 20 });

@@ -2,7 +2,9 @@
  * What a composer offers while a person types a prompt: after a `/` at its
  * start, the folder's slash commands and the MCP servers' prompts; after an
  * `@`, the resources the servers list, each as the mention that attaches
- * it. The servers start at the first such question when no prompt has
+ * it; after a prompt command's name, or inside a resource template's
+ * mention, what the server completes (composer-completions.ts). The
+ * servers start at the first such question when no prompt has
  * started them yet, as the first prompt would. A server's names and
  * descriptions are its own text: clipped, control characters made visible,
  * and at most MAX_SUGGESTIONS come back however much a server lists.
@@ -15,6 +17,7 @@ import type { ACPSession } from '../session/acp-session';
 import type { SuggestTrigger, Suggestion } from '../vocabulary/suggestion';
 import { clip } from '../vocabulary/text';
 import type { WorkspaceCatalog } from './catalog';
+import { argumentSuggestions, templateSuggestions } from './composer-completions';
 import { mcpToolContext } from './mcp-context';
 import { offerMcpCommands, sessionTools, type SharedPromptState } from './prompt-shared';
 import type { HostSessionOptions } from './session-options';
@@ -34,8 +37,15 @@ export interface OfferingSession {
 export async function composerSuggestions(from: OfferingSession, trigger: SuggestTrigger, query: string): Promise<Suggestion[]> {
   const catalog = await from.options.catalog();
   const servers = await startedServers(from, catalog);
+  const space = query.search(/\s/);
+  // After the command's name, the server completes the argument being typed (it filters by what was typed itself).
+  if (trigger === '/' && space >= 0) return servers ? (await argumentSuggestions(servers, query.slice(0, space), query.slice(space + 1))).slice(0, MAX_SUGGESTIONS) : [];
+  if (trigger === '@' && servers && query.includes(':')) {
+    const values = await templateSuggestions(servers, query);
+    if (values.some((suggestion) => suggestion.insert.endsWith(' '))) return values.slice(0, MAX_SUGGESTIONS);
+  }
   const fits = matcher(query);
-  const offered = trigger === '/' ? await commands(catalog, servers) : servers ? await resources(servers) : [];
+  const offered = trigger === '/' ? await commands(catalog, servers) : servers ? [...(await resources(servers)), ...(await templateSuggestions(servers, ''))] : [];
   return offered.filter((suggestion) => fits(suggestion)).slice(0, MAX_SUGGESTIONS);
 }
 

@@ -74,4 +74,27 @@ describe('chat view: suggestions over the prompt box (headless Chromium)', funct
     assert.equal(await prompt().inputValue(), '@fx:fx://notes/1 ');
     assert.equal(await prompt().evaluate((element) => element === document.activeElement), true, 'the focus stays in the prompt box');
   });
+
+  it("asks about the argument being typed after a command, and puts the value in place of that word", async () => {
+    await prompt().focus();
+    await prompt().pressSequentially('/mcp__fx__review py', { delay: 5 });
+    assert.deepEqual(await asked(), [{ type: 'suggest', trigger: '/', query: 'mcp__fx__review py' }]);
+    await view.send({ type: 'suggestions', trigger: '/', query: 'mcp__fx__review py', items: [{ label: 'python', insert: 'python ' }] });
+    await prompt().press('Tab');
+    assert.equal(await prompt().inputValue(), '/mcp__fx__review python ');
+    assert.deepEqual(await asked(), [{ type: 'suggest', trigger: '/', query: 'mcp__fx__review python ' }], 'a picked value ends its word, then the next argument is asked about');
+  });
+
+  it('asks again at once when a pick leaves the word open (a template up to its variable), and never for an overlong line', async () => {
+    await prompt().focus();
+    await prompt().pressSequentially('@gui', { delay: 5 });
+    await asked();
+    await view.send({ type: 'suggestions', trigger: '@', query: 'gui', items: [{ label: 'a guide', insert: '@docs:doc://guides/' }] });
+    await prompt().press('Enter');
+    assert.equal(await prompt().inputValue(), '@docs:doc://guides/');
+    assert.deepEqual(await asked(), [{ type: 'suggest', trigger: '@', query: 'docs:doc://guides/' }]);
+    await prompt().fill('');
+    await prompt().pressSequentially(`/mcp__fx__review ${'x'.repeat(200)}`, { delay: 0 });
+    assert.deepEqual(await asked(), []);
+  });
 });

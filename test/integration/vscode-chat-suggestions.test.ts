@@ -89,6 +89,21 @@ describe('VS Code chat: suggestions while typing a prompt', function () {
     assert.match(JSON.stringify(server.requestsFor('openai')[0]!.body), /note number 7/);
   });
 
+  it("completes a prompt's argument as it is typed, through the server's completion/complete, narrowed by those before it", async () => {
+    controller();
+    assert.deepEqual(await suggest('/', 'mcp__fx__review p'), [
+      { label: 'python', insert: 'python ', detail: 'language: the language to review' },
+      { label: 'perl', insert: 'perl ', detail: 'language: the language to review' },
+      { label: 'php', insert: 'php ', detail: 'language: the language to review' },
+    ]);
+    assert.deepEqual((await suggest('/', 'mcp__fx__review python ')).map((item) => item.insert), ['pep8 ', 'black ']);
+    assert.deepEqual((await suggest('/', 'mcp__fx__review language=python style=b')).map((item) => item.insert), ['style=black ']);
+    assert.deepEqual((await suggest('/', 'mcp__fx__review language=python s')).map((item) => item.insert), ['style=']);
+    assert.deepEqual(await suggest('/', 'review the auth module'), [], 'a command that is no MCP prompt completes nothing');
+    // The server's value with a terminal escape comes back with the escape shown, not sent raw.
+    assert.deepEqual((await suggest('/', 'mcp__fx__review r')).map((item) => item.label), ['rust\\u001b[2J']);
+  });
+
   it('offers nothing for `@` in a folder without servers, and the folder\'s commands for `/`', async () => {
     controller(false);
     assert.deepEqual(await suggest('@', ''), []);

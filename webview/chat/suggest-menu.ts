@@ -1,8 +1,9 @@
 /**
  * The list that opens over the prompt box while the person types a `/`
- * command at the start of the prompt, or an `@` mention anywhere: the
- * folder's commands and the MCP servers' prompts, or the resources the
- * servers list. The view asks the host (`suggest`, a moment after the
+ * command at the start of the prompt (and then its arguments), or an `@`
+ * mention anywhere: the folder's commands and the MCP servers' prompts,
+ * the values a server suggests for the argument being typed, or the
+ * resources and resource templates the servers list. The view asks the host (`suggest`, a moment after the
  * typing pauses) and shows its answer only while that word is still the
  * one typed. ↑ and ↓ move, Enter or Tab puts the choice in place of the
  * word, Escape closes the list (and only the list); a click picks too.
@@ -22,15 +23,30 @@ export interface TypedWord {
 
 /** How long the typing pauses before the host is asked. */
 const PAUSE_MS = 120;
+/** The longest query the host takes (message-checks.ts); past it nothing is asked. */
+const MAX_QUERY = 200;
 
-/** The word before the caret when it is a command (`/` opening the prompt) or a mention (`@` after a space or at the start). */
+/**
+ * The word before the caret when it is a mention (`@` after a space or at
+ * the start), a command (`/` opening the prompt), or an argument of that
+ * command on its first line (the query is then the command and its
+ * arguments so far, the word the argument being typed).
+ */
 export function typedWord(text: string, caret: number): TypedWord | undefined {
   const before = text.slice(0, caret);
-  const command = /^\s*\/(\S*)$/.exec(before);
-  if (command) return { trigger: '/', query: command[1]!, start: caret - command[1]!.length - 1, end: caret };
+  const found = wordBefore(before, caret);
+  return found && found.query.length <= MAX_QUERY ? found : undefined;
+}
+
+function wordBefore(before: string, caret: number): TypedWord | undefined {
   const mention = /(?:^|\s)@(\S*)$/.exec(before);
   if (mention) return { trigger: '@', query: mention[1]!, start: caret - mention[1]!.length - 1, end: caret };
-  return undefined;
+  const command = /^\s*\/(\S*)$/.exec(before);
+  if (command) return { trigger: '/', query: command[1]!, start: caret - command[1]!.length - 1, end: caret };
+  const argument = /^\s*\/(\S+)[ \t]+([^\n]*)$/.exec(before);
+  if (!argument) return undefined;
+  const word = /\S*$/.exec(before)![0];
+  return { trigger: '/', query: `${argument[1]} ${argument[2]}`, start: caret - word.length, end: caret };
 }
 
 export class SuggestMenu {
@@ -147,5 +163,7 @@ export class SuggestMenu {
     this.close();
     this.changed(this.input.value);
     this.input.focus();
+    // What comes next may have suggestions of its own: the rest of a template's mention, a command's next argument.
+    this.update();
   }
 }

@@ -6,13 +6,19 @@
  */
 import assert from 'node:assert/strict';
 import { composerSuggestions, MAX_SUGGESTIONS, type OfferingSession } from '../../../src/host/composer-offers';
+import type { CompletionQuery, Completions } from '../../../src/mcp/mcp-completions';
 import type { McpServers } from '../../../src/mcp/mcp-servers';
 
-function offering(resources: { uri: string; name: string; title?: string }[]): OfferingSession {
+function offering(
+  resources: { uri: string; name: string; title?: string }[],
+  templates: { uriTemplate: string; name: string }[] = [],
+  complete: (server: string, query: CompletionQuery) => Promise<Completions> = async () => ({ values: [], hasMore: false }),
+): OfferingSession {
   const servers = {
     names: ['evil'],
-    resources: async () => ({ resources, templates: [] }),
+    resources: async () => ({ resources, templates }),
     promptCommands: async () => [],
+    complete,
   } as unknown as McpServers;
   return {
     shared: { composition: undefined, mcp: { key: 'k', servers }, exporter: undefined, told: new Set() },
@@ -41,5 +47,23 @@ describe('composer suggestions from a hostile server', () => {
     const items = await composerSuggestions(offering(flood), '@', '');
     assert.equal(items.length, MAX_SUGGESTIONS);
     assert.ok(items[0]!.label.length <= 300);
+  });
+
+  it("lists a resource template as the mention up to its variable, then completes the variable through the server", async () => {
+    const asked: CompletionQuery[] = [];
+    const from = offering([], [{ uriTemplate: 'doc://guides/{slug}', name: 'a guide by slug' }, { uriTemplate: 'doc://{a}/{b}', name: 'two variables' }], async (_server, query) => {
+      asked.push(query);
+      return { values: ['install', 'intro', 'has space'], hasMore: false };
+    });
+    assert.deepEqual(await composerSuggestions(from, '@', 'guide'), [{ label: 'a guide by slug', insert: '@evil:doc://guides/', detail: 'evil · doc://guides/{slug}' }]);
+    assert.deepEqual((await composerSuggestions(from, '@', 'evil:doc://guides/in')).map((item) => item.insert), ['@evil:doc://guides/install ', '@evil:doc://guides/intro ']);
+    assert.deepEqual(asked, [{ ref: { type: 'ref/resource', uri: 'doc://guides/{slug}' }, argument: 'slug', value: 'in' }]);
+  });
+
+  it('offers nothing from a server whose completion fails', async () => {
+    const from = offering([], [{ uriTemplate: 'doc://guides/{slug}', name: 'guide' }], async () => {
+      throw new Error('MCP server "evil" failed');
+    });
+    assert.deepEqual(await composerSuggestions(from, '@', 'evil:doc://guides/x'), []);
   });
 });
