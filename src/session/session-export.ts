@@ -91,6 +91,21 @@ function childrenByParent(store: SessionStore): Map<string, SessionMeta[]> {
   return children;
 }
 
+/**
+ * One internal agent's transcript (seed 003's "internal trace"): the note
+ * the markdown export writes for it, its frontmatter with its parent,
+ * siblings, model and tokens, then every message and tool call, redacted.
+ * `internalId` is the internal session's id; throws when no stored session
+ * holds it.
+ */
+export function internalTranscript(store: SessionStore, internalId: string, redactor = new Redactor()): string {
+  const meta = store.list().find((candidate) => candidate.internal.some((internal) => internal.id === internalId));
+  if (!meta) throw new Error(`No stored session has an internal session ${internalId} (crow telemetry external-trace ID lists a session's).`);
+  const scope: ExportScope = { store, notes: new Map(), redactor, children: childrenByParent(store), metadata: byId(sessionMetadata(store, meta.id)) };
+  writeSession(scope, meta, 'session');
+  return scope.notes.get(noteNames(meta.internal, '').get(internalId)!)!;
+}
+
 /** Everything stored about a session, as one JSON document, secrets redacted; `metadata` as in metadata.json. */
 export function exportJson(store: SessionStore, id: string, redactor = new Redactor()): string {
   const meta = store.meta(id);
@@ -103,6 +118,7 @@ function metadataFront(metadata: SessionMetadata | undefined): Record<string, un
   if (!metadata) return {};
   return {
     ...(metadata.subagent_of !== undefined ? { subagent_of: metadata.subagent_of, agent_name: metadata.agent, spawned_at: metadata.started_at } : {}),
+    parent_chain: metadata.parent_chain,
     ...(metadata.primary_agent !== undefined ? { primary_agent: metadata.primary_agent } : {}),
     status: metadata.status,
     ...(metadata.model !== undefined ? { model: metadata.model } : {}),

@@ -35,6 +35,12 @@ export interface SessionMetadata {
   started_at: string;
   /** When its last prompt ended; absent while one runs, or before the first. */
   completed_at?: string;
+  /**
+   * Who is behind its agent, from the person down (seed 002): `["user",
+   * "builder"]` for a session's own primary, `["user", "builder",
+   * "code-reviewer"]` for the subagent builder's task call started.
+   */
+  parent_chain: string[];
   /** A subagent's session: the session whose agent started it, that agent, and the task call. */
   subagent_of?: string;
   parent_agent?: string;
@@ -96,10 +102,22 @@ class SessionTree {
       prompts: runs.length,
       started_at: iso(meta.createdAt),
       ...(last?.end !== undefined ? { completed_at: iso(last.end) } : {}),
+      parent_chain: this.chain(meta, primary?.agent_name ?? meta.agentName),
       ...(meta.parent ? { subagent_of: parent?.id ?? meta.parent.sessionId, parent_agent: meta.parent.agent, parent_call_id: meta.parent.callId } : {}),
       agents,
       subagents: this.children(meta).map((child) => this.describe(child)),
     };
+  }
+
+  /** The agents from the person down to `agent` of `meta`: each caller above a subagent's session, by the task calls that started them. */
+  private chain(meta: SessionMeta, agent: string): string[] {
+    const callers: string[] = [];
+    const seen = new Set<string>();
+    for (let at: SessionMeta | undefined = meta; at?.parent && !seen.has(at.id); at = this.owners.get(at.parent.sessionId)) {
+      seen.add(at.id);
+      callers.unshift(at.parent.agent);
+    }
+    return ['user', ...callers, meta.parent ? meta.agentName : agent];
   }
 
   /** The stored sessions of subagents started by `meta`'s agents, oldest first. */

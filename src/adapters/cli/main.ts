@@ -9,6 +9,7 @@ Usage:
   crow undo [--session ID] [--cwd DIR] [--yes]                 put back the files the last prompt changed
   crow sessions list | show ID | export ID | delete ID         stored sessions
   crow trace SESSION [--json | --otlp-json | --serve [--port N]] what the agents did: a tree, JSON, or the viewer in a browser
+  crow telemetry external | external-trace ID | trace ID       seed 003's views: sessions, their agents' traces, one agent's history
   crow agents list | show NAME | validate                      the agents you can pick
   crow eval [--agents LIST] [--tasks GLOB] [--repeat N]        measure agents against each other on a task suite
   crow config get KEY | set KEY VALUE | validate | path        settings (config.toml)
@@ -39,6 +40,7 @@ const COMMANDS: Record<string, () => Command> = {
   config: () => (require('./config-command') as typeof import('./config-command')).configCommand,
   sessions: () => (require('./sessions-command') as typeof import('./sessions-command')).sessionsCommand,
   trace: () => (require('./trace-command') as typeof import('./trace-command')).traceCommand,
+  telemetry: () => (require('./telemetry-command') as typeof import('./telemetry-command')).telemetryCommand,
   eval: () => (require('./eval-command') as typeof import('./eval-command')).evalCommand,
   trust: () => (require('./trust-command') as typeof import('./trust-command')).trustCommand,
   mcp: () => (require('./mcp-command') as typeof import('./mcp-command')).mcpCommand,
