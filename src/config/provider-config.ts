@@ -4,6 +4,7 @@ import { configuredHooks } from './hook-config';
 import { judgeProjectSettings, projectRoutedServers } from './project-trust';
 import { didYouMean } from '../vocabulary/did-you-mean';
 import { resolveModelAlias } from './model-aliases';
+import { seedProviders } from './seed-providers';
 import {
   BUILTIN_DOCUMENT,
   DEFAULT_PROVIDER,
@@ -230,7 +231,10 @@ function mergedLayers(layers: ReturnType<typeof settingsLayers>, trusted: boolea
  * a project is judged against); throws naming every problem in the files.
  */
 export function settingsLayers(workspaceRoot: string, env: NodeJS.ProcessEnv, frontDoor: SettingsDocument = {}) {
-  const user = readValid(globalConfigPath(env));
+  // Seed 000's providers/*.toml are the user's too, under their config.toml's own [providers] tables.
+  const seed = seedProviders(env);
+  if (seed.problems.length > 0) throw new ConfigError(`Invalid settings:\n  ${seed.problems.map(formatProblem).join('\n  ')}`);
+  const user = mergeDocuments({ providers: seed.providers }, readValid(globalConfigPath(env)));
   const projectFile = projectConfigPath(workspaceRoot);
   const project = readValid(projectFile);
   return { user, project, projectFile, frontDoor, baseline: mergeDocuments(BUILTIN_DOCUMENT, user, frontDoor) };

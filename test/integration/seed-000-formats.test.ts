@@ -192,4 +192,58 @@ describe('seed 000 and seed 003 agents through crow', function () {
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /"agent":"plan"/);
   });
+
+  describe("seed 000's provider files", () => {
+    /** Seed 000's anthropic.toml, as its "Provider Configuration" example writes it. */
+    const ANTHROPIC = `# ~/.config/crow-agent/providers/anthropic.toml
+[provider]
+name = "anthropic"
+type = "anthropic"
+
+[auth]
+# Can be env var reference or direct (not recommended)
+api_key = { env = "ANTHROPIC_API_KEY" }
+
+[defaults]
+model = "claude-sonnet-4-20250514"
+max_tokens = 8192
+
+[models.claude-sonnet-4-20250514]
+context_window = 200000
+supports_tools = true
+supports_vision = true
+
+[models.claude-opus-4-20250514]
+context_window = 200000
+supports_tools = true
+supports_vision = true
+supports_extended_thinking = true
+`;
+
+    it('reads providers/NAME.toml as written: its default model and max_tokens reach the request', async () => {
+      write(join(config, 'providers/anthropic.toml'), ANTHROPIC);
+      server.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Hello.' }] });
+      const run = await runCrow(['run', 'Hello'], env, workspace);
+      assert.equal(run.code, 0, run.stderr);
+      const [request] = server.requestsFor('anthropic');
+      assert.equal(request!.body.model, 'claude-sonnet-4-20250514');
+      assert.ok((request!.body.max_tokens as number) <= 8192, String(request!.body.max_tokens));
+      const validate = await runCrow(['config', 'validate'], env, workspace);
+      assert.equal(validate.code, 0, validate.stdout);
+    });
+
+    it("refuses a key written in the file, and names a misspelt table, in crow config validate and at run", async () => {
+      write(join(config, 'providers/anthropic.toml'), ANTHROPIC.replace('api_key = { env = "ANTHROPIC_API_KEY" }', 'api_key = "sk-ant-written-here"').replace('[defaults]', '[default]'));
+      const validate = await runCrow(['config', 'validate'], env, workspace);
+      assert.equal(validate.code, 1);
+      assert.match(validate.stdout, /anthropic\.toml: field "default": unknown table \[default\] \(did you mean \[defaults\]\?\)/);
+      write(join(config, 'providers/anthropic.toml'), ANTHROPIC.replace('api_key = { env = "ANTHROPIC_API_KEY" }', 'api_key = "sk-ant-written-here"'));
+      const run = await runCrow(['run', 'Hello'], env, workspace);
+      assert.equal(run.code, 2);
+      assert.match(run.stderr, /anthropic\.toml: field "auth\.api_key": a key is never written in a file: put it in an environment variable and name it, api_key = \{ env = "MY_API_KEY" \}\./);
+      assert.doesNotMatch(run.stderr, /sk-ant-written-here/);
+      assert.equal(server.requestsFor('anthropic').length, 0);
+    });
+  });
 });
+

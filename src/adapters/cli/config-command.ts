@@ -1,3 +1,4 @@
+import { seedProviders } from '../../config/seed-providers';
 import { existsSync } from 'node:fs';
 import { stringify } from 'smol-toml';
 import { AgentRegistry } from '../../config/agent-registry';
@@ -178,7 +179,7 @@ function mergedProblem(context: { root: string; trusted: boolean; project: boole
 
 function validateSettings(root: string, io: CliIO, trusted: boolean): number {
   const files = [globalConfigPath(io.env), projectConfigPath(root)];
-  const problems = files.flatMap((file) => readSettingsFile(file).problems);
+  const problems = [...files.flatMap((file) => readSettingsFile(file).problems), ...seedProviders(io.env).problems];
   if (problems.length === 0) problems.push(...crossFileProblems(root, io.env, trusted));
   for (const problem of problems) io.stdout.write(`${formatProblem(problem)}\n`);
   if (problems.length > 0) {
@@ -201,8 +202,9 @@ function crossFileProblems(root: string, env: NodeJS.ProcessEnv, trusted: boolea
     throw err;
   }
   if (defaultAgent === undefined) return [];
-  const names = AgentRegistry.load(root, env, { trusted }).registry.acpAgents().map((agent) => agent.name);
-  if (names.includes(defaultAgent)) return [];
+  const { registry } = AgentRegistry.load(root, env, { trusted });
+  const names = registry.acpAgents().map((agent) => agent.name);
+  if (names.includes(registry.named(defaultAgent))) return [];
   const guess = didYouMean(defaultAgent, names);
   const message = `unknown agent "${defaultAgent}"${guess ? ` (did you mean "${guess}"?)` : ''}. Agents: ${names.join(', ')}.`;
   return [{ file: merged, field: 'default_agent', message }];
