@@ -1,17 +1,24 @@
 /**
- * `crow eval k8s`: an evaluation as a Kubernetes Indexed Job. Each of
- * `shards` pods runs `crow eval --shard $(JOB_COMPLETION_INDEX)/SHARDS` with
- * the evaluation's own flags, writing its results folder to a volume
- * (`/results/shard-INDEX`), at most `parallelism` at once; `crow eval merge`
- * then combines the shard folders. Keys come from a Secret, never from
- * the manifest. Kubernetes substitutes `$(JOB_COMPLETION_INDEX)` in the
- * container's arguments from the variable the Job controller sets.
+ * `crow eval k8s`: an evaluation as a Kubernetes Indexed Job, and the
+ * NetworkPolicy its pods run under. Each of `shards` pods runs `crow eval
+ * k8s shard $(JOB_COMPLETION_INDEX)/SHARDS` with the evaluation's own
+ * flags: one slice of the runs, its results folder printed to the pod's log
+ * at the end (shard-stream.ts), so no volume is shared between pods (a
+ * ReadWriteMany claim hangs on most clusters' default storage) and
+ * `crow eval k8s collect` gathers the logs into one report. The pods run
+ * model-written code, so they run as an unprivileged user with every
+ * capability dropped, no service-account token, the CPU, memory and disk
+ * the person gives, keys from a Secret, and egress only to DNS and the
+ * model's endpoint. Their root filesystem stays writable where that user
+ * may write (its home, /tmp): Crow keeps its files only in folders no
+ * other user can change, which an emptyDir (mode 0777, no sticky bit) is
+ * not, and the container's own layer goes with the pod.
  */
 import { stringify } from 'yaml';
 
 export interface K8sJobOptions {
   name: string;
-  /** An image with crow on PATH (and what the tasks' checks need). */
+  /** An image with crow on PATH and what the tasks' checks need (eval/container/Containerfile builds one). */
   image: string;
   shards: number;
   parallelism: number;
@@ -20,16 +27,31 @@ export interface K8sJobOptions {
   /** Environment variables taken from `secret`, by the same key (the provider keys). */
   secretVariables: string[];
   secret: string;
-  /** The PersistentVolumeClaim the shards write their folders to. */
-  volumeClaim: string;
   /** Retries per shard before the Job gives that index up. */
   retries: number;
+  /** Each pod's CPU, memory and disk (ephemeral storage), requested and (memory, disk) limited, in Kubernetes' quantities. */
+  cpu: string;
+  memory: string;
+  disk: string;
+  /** Where the pods may connect besides DNS: CIDR blocks, each on `port`. */
+  egress: { cidrs: string[]; port: number };
 }
 
-export const RESULTS_MOUNT = '/results';
+/** The user the Containerfile makes, with its home; the pods run as it whatever the image says. */
+export const POD_USER = 10001;
+const POD_HOME = '/home/crow';
+
+/** Everything that is not the public internet: cluster and private networks, and the cloud metadata address. */
+const PRIVATE_RANGES = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16', '100.64.0.0/10', '127.0.0.0/8'];
+/** Default egress: HTTPS to any public address (the model's API), nothing private. */
+export const PUBLIC_HTTPS = { cidrs: ['0.0.0.0/0'], port: 443 };
+
+function labelsOf(options: K8sJobOptions): Record<string, string> {
+  return { 'app.kubernetes.io/name': 'crow-eval', 'app.kubernetes.io/instance': options.name };
+}
 
 export function k8sJob(options: K8sJobOptions): Record<string, unknown> {
-  const labels = { 'app.kubernetes.io/name': 'crow-eval', 'app.kubernetes.io/instance': options.name };
+  const labels = labelsOf(options);
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
@@ -44,30 +66,63 @@ export function k8sJob(options: K8sJobOptions): Record<string, unknown> {
         metadata: { labels },
         spec: {
           restartPolicy: 'Never',
+          // Model-written code runs here: it gets no credential to the cluster's API.
+          automountServiceAccountToken: false,
+          securityContext: { runAsNonRoot: true, runAsUser: POD_USER, runAsGroup: POD_USER, fsGroup: POD_USER, seccompProfile: { type: 'RuntimeDefault' } },
           containers: [
             {
               name: 'crow-eval',
               image: options.image,
               command: ['crow'],
-              args: ['eval', ...options.evalArgs, '--shard', `$(JOB_COMPLETION_INDEX)/${options.shards}`, '--out', `${RESULTS_MOUNT}/shard-$(JOB_COMPLETION_INDEX)`],
-              env: options.secretVariables.map((name) => ({ name, valueFrom: { secretKeyRef: { name: options.secret, key: name } } })),
-              volumeMounts: [{ name: 'results', mountPath: RESULTS_MOUNT }],
+              args: ['eval', 'k8s', 'shard', `$(JOB_COMPLETION_INDEX)/${options.shards}`, ...options.evalArgs],
+              env: [
+                { name: 'HOME', value: POD_HOME },
+                ...options.secretVariables.map((name) => ({ name, valueFrom: { secretKeyRef: { name: options.secret, key: name } } })),
+              ],
+              resources: {
+                requests: { cpu: options.cpu, memory: options.memory, 'ephemeral-storage': options.disk },
+                limits: { memory: options.memory, 'ephemeral-storage': options.disk },
+              },
+              securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
             },
           ],
-          volumes: [{ name: 'results', persistentVolumeClaim: { claimName: options.volumeClaim } }],
         },
       },
     },
   };
 }
 
-/** The Job as YAML, with a comment saying how to run it and gather the results. */
+/** Ingress from nowhere; egress to DNS and to `options.egress` only (the default leaves out every private range). */
+export function k8sNetworkPolicy(options: K8sJobOptions): Record<string, unknown> {
+  const publicDefault = options.egress.cidrs.length === 1 && options.egress.cidrs[0] === '0.0.0.0/0';
+  return {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'NetworkPolicy',
+    metadata: { name: options.name, labels: labelsOf(options) },
+    spec: {
+      podSelector: { matchLabels: labelsOf(options) },
+      policyTypes: ['Ingress', 'Egress'],
+      ingress: [],
+      egress: [
+        { ports: [{ protocol: 'UDP', port: 53 }, { protocol: 'TCP', port: 53 }] },
+        {
+          to: options.egress.cidrs.map((cidr) => ({ ipBlock: { cidr, ...(publicDefault ? { except: PRIVATE_RANGES } : {}) } })),
+          ports: [{ protocol: 'TCP', port: options.egress.port }],
+        },
+      ],
+    },
+  };
+}
+
+/** The Job and its NetworkPolicy as YAML documents, with a comment saying how to run them and gather the results. */
 export function k8sJobYaml(options: K8sJobOptions): string {
   const head = [
-    `# crow eval as a Kubernetes Indexed Job: ${options.shards} shards, ${options.parallelism} at a time.`,
-    `# Needs: the Secret "${options.secret}" holding ${options.secretVariables.join(', ') || 'the provider keys'}, and the PersistentVolumeClaim "${options.volumeClaim}".`,
-    `#   kubectl apply -f THIS_FILE && kubectl wait --for=condition=complete job/${options.name}`,
-    `# Then copy ${RESULTS_MOUNT} off the volume and combine the shards: crow eval merge --out merged ${RESULTS_MOUNT}/shard-*`,
+    `# crow eval as a Kubernetes Indexed Job: ${options.shards} shards, ${options.parallelism} at a time, each ${options.cpu} CPU, ${options.memory} of memory and ${options.disk} of disk.`,
+    `# Needs the Secret "${options.secret}" holding ${options.secretVariables.join(', ') || 'the provider keys'}:`,
+    `#   kubectl create secret generic ${options.secret} ${options.secretVariables.map((name) => `--from-literal=${name}="$${name}"`).join(' ') || '--from-literal=NAME=VALUE'}`,
+    `#   kubectl apply -f THIS_FILE && kubectl wait --for=condition=complete --timeout=24h job/${options.name}`,
+    `# Each shard prints its results to its log; gather them into one report (before the pods are deleted):`,
+    `#   crow eval k8s collect --job ${options.name} --out merged`,
   ];
-  return `${head.join('\n')}\n${stringify(k8sJob(options))}`;
+  return `${head.join('\n')}\n${stringify(k8sJob(options))}---\n${stringify(k8sNetworkPolicy(options))}`;
 }

@@ -65,7 +65,8 @@ or holding the same run twice, are refused.
 
 crow eval k8s writes a Kubernetes Indexed Job (YAML, to stdout or --file)
 whose pods each run one shard (--shard $JOB_COMPLETION_INDEX/N) with the
-options given, writing to a volume; see crow eval k8s --help.
+options given and print its results to their log; crow eval k8s collect
+gathers them into one report. See crow eval k8s --help.
 
 Runs call the model for real: writes and commands are allowed inside the
 temporary copy (sandboxed where bubblewrap is available, or in the run's
@@ -85,7 +86,7 @@ const DEFAULT_AGENTS = ['build', 'build-verified', 'pair'];
 export async function evalCommand(argv: string[], io: CliIO): Promise<number> {
   const subcommands = (): typeof import('./eval-subcommands') => require('./eval-subcommands') as typeof import('./eval-subcommands');
   if (argv[0] === 'merge') return subcommands().mergeCommand(argv.slice(1), io);
-  if (argv[0] === 'k8s') return subcommands().k8sCommand(argv.slice(1), io);
+  if (argv[0] === 'k8s') return (require('./eval-k8s-command') as typeof import('./eval-k8s-command')).k8sCommand(argv.slice(1), io, evalCommand);
   const { values, positionals } = commandArgs('eval', argv, { ...EVAL_OPTIONS, shard: { type: 'string' }, out: { type: 'string' } });
   if (values.help) {
     io.stdout.write(`${EVAL_HELP}\n`);
