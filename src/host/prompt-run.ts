@@ -311,11 +311,12 @@ export class PromptRun {
     return {
       cwd: this.session.cwd,
       doorServers: this.options.mcpServers ?? [],
-      report: (problem) => this.route('warning', problem.message, `MCP server "${problem.server}" has a problem`),
+      report: (problem) => this.route('warning', problem.message, problem.signIn ? `MCP server "${problem.server}" needs you to sign in` : `MCP server "${problem.server}" has a problem`),
       requests: mcpRequestsOf(this.shared, this.options, this.session),
       slow: (names) => this.notice('info', `Starting MCP servers: ${names}…`),
       roots: () => workspace.folderPaths?.() ?? [workspace.root],
       span: (name, attributes) => this.session.trace.startTrace('mcp', name, { sessionId: this.session.id, attributes }),
+      ...(this.options.mcpAuth ? { auth: this.options.mcpAuth } : {}),
     };
   }
 

@@ -8,7 +8,7 @@ import type { ACPAgent } from '../agents/acp-agent';
 import type { AgentEvent, NoticeLevel } from '../engine/events';
 import type { McpSpanStart } from '../mcp/client-features';
 import type { McpClientRequests } from '../mcp/client-requests';
-import type { McpProblem } from '../mcp/mcp-connection';
+import type { McpAuth, McpProblem } from '../mcp/mcp-connection';
 import { McpServers } from '../mcp/mcp-servers';
 import { expandMcpPrompt, offeredPromptCommands, type OfferedCommand } from '../mcp/prompt-commands';
 import { attachResources } from '../mcp/resource-attachments';
@@ -55,6 +55,8 @@ export interface ToolContext {
   roots(): readonly string[];
   /** Starts a span of an MCP exchange outside a tool call, in the session's trace. */
   span: McpSpanStart;
+  /** How remote servers sign in, from the front door. */
+  auth?: McpAuth;
 }
 
 const NO_TOOLS: readonly Tool[] = Object.freeze([]);
@@ -70,8 +72,8 @@ export async function sessionTools(shared: SharedPromptState, catalog: Workspace
   const key = JSON.stringify(configs);
   if (shared.mcp?.key !== key) {
     await shared.mcp?.servers.close();
-    const { cwd, report, roots, span, requests } = context;
-    shared.mcp = { key, servers: new McpServers(configs, { cwd, report, roots, span, ...(requests ? { requests } : {}) }) };
+    const { cwd, report, roots, span, requests, auth } = context;
+    shared.mcp = { key, servers: new McpServers(configs, { cwd, report, roots, span, ...(requests ? { requests } : {}), ...(auth ? { auth } : {}) }) };
   }
   await shared.mcp.servers.checkRoots();
   const names = configs.map((config) => config.name).join(', ');

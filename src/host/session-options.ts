@@ -1,6 +1,7 @@
 /** What a HostSession is given by its front door: where it keeps the session, where tools act, who to ask. */
 import type { NoticeLevel } from '../engine/events';
 import type { ElicitFn } from '../mcp/elicitation-form';
+import type { McpAuth } from '../mcp/mcp-connection';
 import type { ElicitUrlFn } from '../mcp/elicitation-url';
 import type { OfferedCommand } from '../mcp/prompt-commands';
 import type { McpServerConfig } from '../mcp/server-config';
@@ -68,6 +69,8 @@ export interface HostSessionOptions {
   elicitUrl?: ElicitUrlFn;
   /** Why nobody can answer an MCP server's question here, for that notice (e.g. "crow run is not on a terminal"). */
   elicitUnavailable?: string;
+  /** How remote MCP servers sign in here (where tokens are kept, how the person is told to sign in); absent: a server that asks is reported as unusable. */
+  mcpAuth?: McpAuth;
   /** MCP servers this front door adds for the session (an ACP client's), besides the folder's. */
   mcpServers?: readonly McpServerConfig[];
   /** Store the session from the moment it opens (default), or only from its first prompt (a chat view opened and left empty). */

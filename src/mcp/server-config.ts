@@ -1,4 +1,4 @@
-import type { McpServerSettings } from '../config/settings';
+import type { McpOAuthSettings, McpServerSettings } from '../config/settings';
 import type { PermissionCategory } from '../vocabulary/permission-types';
 
 /** How to reach a server: a command over stdio, streamable HTTP, or the older HTTP+SSE transport. */
@@ -24,6 +24,8 @@ export interface McpServerConfig {
   source: 'config.toml' | 'client';
   startupTimeoutMs?: number;
   toolTimeoutMs?: number;
+  /** A client registered beforehand for signing in (OAuth), from config.toml; absent: Crow registers itself when the server asks. */
+  oauth?: McpOAuthSettings;
   /** Why it cannot start as configured (an unset variable, a missing command); reported instead of started. */
   problem?: string;
 }
@@ -47,6 +49,7 @@ export function serversFromSettings(servers: Record<string, McpServerSettings> |
       source: 'config.toml' as const,
       ...seconds('startupTimeoutMs', server.startupTimeoutSec),
       ...seconds('toolTimeoutMs', server.toolTimeoutSec),
+      ...(server.oauth ? { oauth: server.oauth } : {}),
       ...problemOf(name, server, env),
     }));
 }

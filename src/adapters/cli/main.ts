@@ -13,6 +13,7 @@ Usage:
   crow eval [--agents LIST] [--tasks GLOB] [--repeat N]        measure agents against each other on a task suite
   crow config get KEY | set KEY VALUE | validate | path        settings (config.toml)
   crow trust [--cwd DIR] [--yes | --revoke | --list]           trust a folder's own .crow/ configuration
+  crow mcp login NAME | logout NAME                            sign in to a remote MCP server that asks for it
   crow acp                                                     serve the Agent Client Protocol on stdio (Zed, JetBrains, acpx)
   crow acp-bridge --port N -- CMD ARGS…                        serve a stdio ACP agent over WebSocket
   crow --version | --help
@@ -40,6 +41,7 @@ const COMMANDS: Record<string, () => Command> = {
   trace: () => (require('./trace-command') as typeof import('./trace-command')).traceCommand,
   eval: () => (require('./eval-command') as typeof import('./eval-command')).evalCommand,
   trust: () => (require('./trust-command') as typeof import('./trust-command')).trustCommand,
+  mcp: () => (require('./mcp-command') as typeof import('./mcp-command')).mcpCommand,
   // The folder's keeper, started by crow run itself (keeper-command.ts); not in the help.
   __keeper: () => (require('./keeper-command') as typeof import('./keeper-command')).keeperCommand,
 };

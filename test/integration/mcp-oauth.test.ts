@@ -1,0 +1,272 @@
+/**
+ * Signing in to a remote MCP server (OAuth 2.1), through the built binary:
+ * `crow mcp login` against a strict local authorization server with a
+ * scripted browser (CROW_BROWSER), then `crow run` using the server's tool;
+ * refreshing without the person, signing in again when that fails, logging
+ * out, a server without auth left alone, hostile authorization servers
+ * refused, and no token, code or verifier in anything Crow printed or kept
+ * outside its sign-in file.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { runCrow } from '../support/crow-binary';
+import type { FakeAuthorizationServerOptions } from '../support/fake-authorization-server';
+import { isolatedEnv } from '../support/isolated-env';
+import { OAuthMcpServer } from '../support/oauth-mcp-server';
+
+const BROWSER = resolve(__dirname, '../support/fake-browser.cjs');
+const call = (name: string, args: unknown) => ({ blocks: [{ type: 'tool_call' as const, name, arguments: args }] });
+const say = (text: string) => ({ blocks: [{ type: 'text' as const, text }] });
+
+describe('signing in to a remote MCP server (crow mcp login, crow run)', function () {
+  this.timeout(60_000);
+  let llm: FakeLlmServer;
+  let home: string;
+  let workspace: string;
+  let browserLog: string;
+  let docs: OAuthMcpServer;
+  const servers: OAuthMcpServer[] = [];
+  const outputs: string[] = [];
+
+  before(async () => (llm = await FakeLlmServer.start()));
+  after(() => llm.close());
+  beforeEach(() => {
+    llm.reset();
+    home = mkdtempSync(join(tmpdir(), 'crow-oauth-home-'));
+    workspace = mkdtempSync(join(tmpdir(), 'crow-oauth-ws-'));
+    browserLog = join(mkdtempSync(join(tmpdir(), 'crow-oauth-browser-')), 'visited.log');
+    outputs.length = 0;
+  });
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => server.close()));
+    rmSync(home, { recursive: true, force: true });
+    rmSync(workspace, { recursive: true, force: true });
+  });
+
+  async function serve(options: Omit<FakeAuthorizationServerOptions, 'resource'> & { open?: true } = {}): Promise<OAuthMcpServer> {
+    const server = await OAuthMcpServer.start(options);
+    servers.push(server);
+    return server;
+  }
+
+  /** The person's own config.toml: the servers by name, with their tools allowed to run. */
+  function configure(tables: Record<string, string>): void {
+    const dir = join(home, 'config/crow-agent');
+    mkdirSync(dir, { recursive: true });
+    const text = Object.entries(tables).map(([name, body]) => `[mcp_servers.${name}]\n${body}\npermission = "read"\n`);
+    writeFileSync(join(dir, 'config.toml'), text.join('\n'));
+  }
+
+  async function crow(args: string[], extra: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    const env = isolatedEnv(home, {
+      ANTHROPIC_API_KEY: 'test-key',
+      ANTHROPIC_BASE_URL: llm.anthropicBaseUrl,
+      CROW_BROWSER: `${process.execPath} ${BROWSER}`,
+      FAKE_BROWSER_LOG: browserLog,
+      ...extra,
+    });
+    const result = await runCrow(args, env, workspace);
+    outputs.push(result.stdout, result.stderr);
+    return result;
+  }
+
+  const login = (name = 'docs', extra: Record<string, string> = {}) => crow(['mcp', 'login', name, '--timeout', '20'], extra);
+  const run = (prompt: string) => crow(['run', '--no-undo', prompt]);
+  const toolsOffered = (request: number): string[] => (llm.requestsFor('anthropic')[request]!.body.tools as { name: string }[]).map((tool) => tool.name);
+  const toModel = (request: number): string => JSON.stringify(llm.requestsFor('anthropic')[request]!.body.messages.at(-1));
+  const authFolder = (): string => join(home, 'data/crow-agent/mcp-auth');
+  const visited = (): string => (existsSync(browserLog) ? readFileSync(browserLog, 'utf8') : '');
+
+  /** Every file Crow wrote under the home but its sign-in files, as text. */
+  function storedText(): string {
+    const texts: string[] = [];
+    const walk = (dir: string): void => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const path = join(dir, entry.name);
+        if (path === authFolder()) continue;
+        if (entry.isDirectory()) walk(path);
+        else texts.push(readFileSync(path, 'latin1'));
+      }
+    };
+    walk(home);
+    return texts.join('\n');
+  }
+
+  function assertNoSecretsOutside(server: OAuthMcpServer): void {
+    const everywhere = `${outputs.join('\n')}\n${storedText()}`;
+    assert.ok(server.authorization.secrets.length > 0, 'the authorization server saw secrets');
+    for (const secret of server.authorization.secrets) assert.ok(!everywhere.includes(secret), `a code, token or verifier (${secret.slice(0, 6)}…) was printed or stored outside mcp-auth/`);
+  }
+
+  it('signs in with discovery, registration, PKCE and the resource parameter; crow run then uses the server\'s tool', async () => {
+    docs = await serve();
+    configure({ docs: `url = "${docs.url}"` });
+    const signedIn = await login();
+    assert.equal(signedIn.code, 0, signedIn.stderr);
+    assert.match(signedIn.stdout, /^Signed in to MCP server "docs": it offers 1 tool\. .*crow mcp logout docs forgets it\.\n$/);
+    const issuer = new URL(docs.authorization.issuer);
+    assert.match(signedIn.stderr, new RegExp(`Its authorization server is ${issuer.host}\\. Sign in on its page:\\n  ${issuer.origin}/authorize\\?`));
+    assert.match(signedIn.stderr, /Waiting for you to finish in the browser… .*\(Ctrl-C cancels; gives up after 1 min\)/);
+    assert.deepEqual(docs.authorization.log, ['register', 'authorize scope=docs.read', 'token authorization_code']);
+    const authorizeUrl = new URL(visited().split('\n')[0]!);
+    assert.equal(authorizeUrl.searchParams.get('code_challenge_method'), 'S256');
+    assert.equal(authorizeUrl.searchParams.get('resource'), docs.url);
+    assert.match(authorizeUrl.searchParams.get('redirect_uri')!, /^http:\/\/127\.0\.0\.1:\d+\/callback$/);
+    assert.ok((authorizeUrl.searchParams.get('state') ?? '').length >= 32, 'an unguessable state');
+
+    const files = readdirSync(authFolder());
+    assert.equal(files.length, 1);
+    assert.equal(statSync(authFolder()).mode & 0o777, 0o700);
+    assert.equal(statSync(join(authFolder(), files[0]!)).mode & 0o777, 0o600);
+    assert.ok(!files[0]!.includes('127.0.0.1'), 'the file is named by a digest, not the URL');
+
+    llm.enqueue('anthropic', call('mcp__docs__lookup', { topic: 'tokens' }), say('Found it.'));
+    const ran = await run('Look it up');
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.ok(toolsOffered(0).includes('mcp__docs__lookup'));
+    assert.match(toModel(1), /the docs say tokens is documented/);
+    assert.doesNotMatch(ran.stderr, /sign in/);
+    assertNoSecretsOutside(docs);
+  });
+
+  it('reports a server that needs sign-in once, runs without its tools, and registers nothing until the person signs in', async () => {
+    docs = await serve();
+    configure({ docs: `url = "${docs.url}"` });
+    llm.enqueue('anthropic', say('Without the docs.'));
+    const ran = await run('Hello');
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.equal(ran.stderr.match(/MCP server "docs" needs you to sign in: run `crow mcp login docs`\. Its tools are unavailable until then\./g)?.length, 1, ran.stderr);
+    assert.ok(!toolsOffered(0).some((name) => name.startsWith('mcp__docs__')));
+    assert.deepEqual(docs.authorization.log, [], 'no registration, no authorization without the person');
+    assert.equal(visited(), '', 'no browser opened by crow run');
+  });
+
+  it('refreshes an expired access token without the person: on the server\'s 401, and before connecting when it is about to run out', async () => {
+    docs = await serve();
+    configure({ docs: `url = "${docs.url}"` });
+    assert.equal((await login()).code, 0);
+    docs.authorization.expireAccessTokens();
+    llm.enqueue('anthropic', call('mcp__docs__lookup', { topic: 'refresh' }), say('Done.'));
+    const first = await run('Look it up');
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(toModel(1), /the docs say refresh is documented/);
+    assert.ok(docs.log.includes('401 expired token (RFC 6750 §3.1)'), docs.log.join('\n'));
+    assert.equal(docs.authorization.log.filter((line) => line === 'token refresh_token').length, 1);
+
+    // Issued from now on for 30 s: less than the minute of margin, so the next run renews it before its first request.
+    docs.authorization.setAccessTtl(30);
+    docs.authorization.expireAccessTokens();
+    llm.enqueue('anthropic', call('mcp__docs__lookup', { topic: 'again' }), say('Done.'), call('mcp__docs__lookup', { topic: 'early' }), say('Done.'));
+    assert.equal((await run('Look it up')).code, 0);
+    const rejectedBefore = docs.log.filter((line) => line.startsWith('401')).length;
+    assert.equal((await run('Look it up')).code, 0);
+    assert.match(toModel(5), /the docs say early is documented/);
+    assert.equal(docs.log.filter((line) => line.startsWith('401')).length, rejectedBefore, 'renewed before connecting: no 401 this time');
+    assert.equal(docs.authorization.log.filter((line) => line === 'token refresh_token').length, 3);
+    assertNoSecretsOutside(docs);
+  });
+
+  it('asks the person to sign in again when the refresh token was revoked, and forgets the dead tokens', async () => {
+    docs = await serve();
+    configure({ docs: `url = "${docs.url}"` });
+    assert.equal((await login()).code, 0);
+    docs.authorization.expireAccessTokens();
+    docs.authorization.revokeRefreshTokens();
+    llm.enqueue('anthropic', say('Without the docs.'));
+    const ran = await run('Hello');
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.equal(ran.stderr.match(/MCP server "docs" needs you to sign in: run `crow mcp login docs`/g)?.length, 1, ran.stderr);
+    assert.ok(docs.authorization.log.includes('refused: the refresh token was revoked (RFC 6749 §6)'));
+    const [file] = readdirSync(authFolder());
+    assert.doesNotMatch(readFileSync(join(authFolder(), file!), 'utf8'), /access_token/, 'the refused tokens were dropped');
+    assert.equal((await login()).code, 0, 'signing in again works');
+    llm.enqueue('anthropic', call('mcp__docs__lookup', { topic: 'back' }), say('Done.'));
+    assert.equal((await run('Look it up')).code, 0);
+    assert.match(toModel(2), /the docs say back is documented/);
+    assertNoSecretsOutside(docs);
+  });
+
+  it('logs out: the sign-in is forgotten and the next run asks for it', async () => {
+    docs = await serve();
+    configure({ docs: `url = "${docs.url}"` });
+    assert.equal((await login()).code, 0);
+    const out = await crow(['mcp', 'logout', 'docs']);
+    assert.equal(out.code, 0, out.stderr);
+    assert.equal(out.stdout, 'Signed out of MCP server "docs": Crow forgot its sign-in.\n');
+    assert.deepEqual(readdirSync(authFolder()), []);
+    assert.equal((await crow(['mcp', 'logout', 'docs'])).stdout, 'Crow had no sign-in for MCP server "docs".\n');
+    llm.enqueue('anthropic', say('Without the docs.'));
+    assert.match((await run('Hello')).stderr, /MCP server "docs" needs you to sign in/);
+  });
+
+  it('leaves a server without auth alone, and says so when asked to sign in to it', async () => {
+    const plain = await serve({ open: true });
+    configure({ plain: `url = "${plain.url}"` });
+    llm.enqueue('anthropic', call('mcp__plain__lookup', { topic: 'open' }), say('Done.'));
+    const ran = await run('Look it up');
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.match(toModel(1), /the docs say open is documented/);
+    assert.doesNotMatch(ran.stderr, /sign in/);
+    const signIn = await login('plain');
+    assert.equal(signIn.code, 0, signIn.stderr);
+    assert.equal(signIn.stdout, 'MCP server "plain" did not ask for a sign-in: it offers 1 tool, no sign-in needed.\n');
+    assert.equal(visited(), '');
+    assert.ok(!existsSync(authFolder()) || readdirSync(authFolder()).length === 0, 'nothing stored');
+  });
+
+  it('uses a client registered beforehand (config.toml oauth), on its registered port, with its scopes', async () => {
+    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    docs = await serve({ clients: [{ client_id: 'crow-preregistered', redirect_uris: [`http://127.0.0.1:${port}/callback`] }] });
+    configure({ docs: `url = "${docs.url}"\noauth = { client_id = "crow-preregistered", scopes = ["docs.read", "docs.search"], callback_port = ${port} }` });
+    const signedIn = await login();
+    assert.equal(signedIn.code, 0, signedIn.stderr);
+    assert.deepEqual(docs.authorization.log, ['authorize scope=docs.read', 'token authorization_code'], 'no registration');
+    const authorizeUrl = new URL(visited().split('\n')[0]!);
+    assert.equal(authorizeUrl.searchParams.get('client_id'), 'crow-preregistered');
+    llm.enqueue('anthropic', call('mcp__docs__lookup', { topic: 'mine' }), say('Done.'));
+    assert.equal((await run('Look it up')).code, 0);
+    assert.match(toModel(1), /the docs say mine is documented/);
+  });
+
+  it('ignores a callback with a forged state, and reports a denied consent clearly', async () => {
+    docs = await serve();
+    configure({ docs: `url = "${docs.url}"` });
+    const forged = await login('docs', { FAKE_BROWSER_MODE: 'forged-first' });
+    assert.equal(forged.code, 0, forged.stderr);
+    const denied = await login('docs', { FAKE_BROWSER_MODE: 'deny' });
+    assert.equal(denied.code, 1);
+    assert.match(denied.stderr, /crow: could not sign in to MCP server "docs": the authorization server said "access_denied": "The person said no\."\n$/);
+    const timedOut = await crow(['mcp', 'login', 'docs', '--timeout', '1'], { FAKE_BROWSER_MODE: 'ignore' });
+    assert.equal(timedOut.code, 1);
+    assert.match(timedOut.stderr, /nobody finished signing in within 1 s; run the sign-in again when you are ready/);
+  });
+
+  describe('refuses a hostile authorization server before anything secret is sent', () => {
+    const cases: [FakeAuthorizationServerOptions['hostile'] & string, RegExp][] = [
+      ['http-token-endpoint', /gives its token_endpoint an address Crow will not use: http:\/\/tokens\.example\.test is plain http, not https/],
+      ['http-authorization-endpoint', /gives its authorization_endpoint an address Crow will not use: http:\/\/login\.example\.test is plain http, not https/],
+      ['huge-metadata', /the metadata at http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-authorization-server is larger than 256 KiB/],
+      ['no-pkce', /does not say it supports PKCE with S256/],
+      ['other-issuer', /published metadata for another issuer \("https:\/\/login\.example\.test", not http:\/\/127\.0\.0\.1:\d+; RFC 8414 §3\.3\)/],
+    ];
+    for (const [hostile, message] of cases) {
+      it(`${hostile}`, async () => {
+        docs = await serve({ hostile });
+        configure({ docs: `url = "${docs.url}"` });
+        const signIn = await login();
+        assert.equal(signIn.code, 1, signIn.stdout);
+        assert.match(signIn.stderr, /crow: could not sign in to MCP server "docs": /);
+        assert.match(signIn.stderr, message);
+        assert.match(signIn.stderr, /check the server's url \(http:\/\/127\.0\.0\.1:\d+\/mcp\), or tell its operator/);
+        assert.equal(visited(), '', 'the browser was not opened');
+        assert.ok(!docs.authorization.log.some((line) => line.startsWith('token')), 'nothing reached a token endpoint');
+        llm.enqueue('anthropic', say('Without the docs.'));
+        const ran = await run('Hello');
+        assert.match(ran.stderr, /MCP server "docs" (could not start: signing in to it was refused|needs you to sign in)/);
+      });
+    }
+  });
+});
