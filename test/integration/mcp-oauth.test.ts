@@ -8,98 +8,21 @@
  * outside its sign-in file.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
-import { runCrow } from '../support/crow-binary';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import type { FakeAuthorizationServerOptions } from '../support/fake-authorization-server';
-import { isolatedEnv } from '../support/isolated-env';
-import { OAuthMcpServer } from '../support/oauth-mcp-server';
-
-const BROWSER = resolve(__dirname, '../support/fake-browser.cjs');
-const call = (name: string, args: unknown) => ({ blocks: [{ type: 'tool_call' as const, name, arguments: args }] });
-const say = (text: string) => ({ blocks: [{ type: 'text' as const, text }] });
+import { call, oauthHarness, say } from '../support/mcp-oauth-harness';
+import type { OAuthMcpServer } from '../support/oauth-mcp-server';
 
 describe('signing in to a remote MCP server (crow mcp login, crow run)', function () {
   this.timeout(60_000);
-  let llm: FakeLlmServer;
-  let home: string;
-  let workspace: string;
-  let browserLog: string;
+  const h = oauthHarness();
+  const { configure, login, visited, authFolder, serve, crow, assertNoSecretsOutside } = h;
   let docs: OAuthMcpServer;
-  const servers: OAuthMcpServer[] = [];
-  const outputs: string[] = [];
 
-  before(async () => (llm = await FakeLlmServer.start()));
-  after(() => llm.close());
-  beforeEach(() => {
-    llm.reset();
-    home = mkdtempSync(join(tmpdir(), 'crow-oauth-home-'));
-    workspace = mkdtempSync(join(tmpdir(), 'crow-oauth-ws-'));
-    browserLog = join(mkdtempSync(join(tmpdir(), 'crow-oauth-browser-')), 'visited.log');
-    outputs.length = 0;
-  });
-  afterEach(async () => {
-    await Promise.all(servers.splice(0).map((server) => server.close()));
-    rmSync(home, { recursive: true, force: true });
-    rmSync(workspace, { recursive: true, force: true });
-  });
-
-  async function serve(options: Omit<FakeAuthorizationServerOptions, 'resource'> & { open?: true } = {}): Promise<OAuthMcpServer> {
-    const server = await OAuthMcpServer.start(options);
-    servers.push(server);
-    return server;
-  }
-
-  /** The person's own config.toml: the servers by name, with their tools allowed to run. */
-  function configure(tables: Record<string, string>): void {
-    const dir = join(home, 'config/crow-agent');
-    mkdirSync(dir, { recursive: true });
-    const text = Object.entries(tables).map(([name, body]) => `[mcp_servers.${name}]\n${body}\npermission = "read"\n`);
-    writeFileSync(join(dir, 'config.toml'), text.join('\n'));
-  }
-
-  async function crow(args: string[], extra: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    const env = isolatedEnv(home, {
-      ANTHROPIC_API_KEY: 'test-key',
-      ANTHROPIC_BASE_URL: llm.anthropicBaseUrl,
-      CROW_BROWSER: `${process.execPath} ${BROWSER}`,
-      FAKE_BROWSER_LOG: browserLog,
-      ...extra,
-    });
-    const result = await runCrow(args, env, workspace);
-    outputs.push(result.stdout, result.stderr);
-    return result;
-  }
-
-  const login = (name = 'docs', extra: Record<string, string> = {}) => crow(['mcp', 'login', name, '--timeout', '20'], extra);
   const run = (prompt: string) => crow(['run', '--no-undo', prompt]);
-  const toolsOffered = (request: number): string[] => (llm.requestsFor('anthropic')[request]!.body.tools as { name: string }[]).map((tool) => tool.name);
-  const toModel = (request: number): string => JSON.stringify(llm.requestsFor('anthropic')[request]!.body.messages.at(-1));
-  const authFolder = (): string => join(home, 'data/crow-agent/mcp-auth');
-  const visited = (): string => (existsSync(browserLog) ? readFileSync(browserLog, 'utf8') : '');
-
-  /** Every file Crow wrote under the home but its sign-in files, as text. */
-  function storedText(): string {
-    const texts: string[] = [];
-    const walk = (dir: string): void => {
-      for (const entry of readdirSync(dir, { withFileTypes: true })) {
-        const path = join(dir, entry.name);
-        if (path === authFolder()) continue;
-        if (entry.isDirectory()) walk(path);
-        else texts.push(readFileSync(path, 'latin1'));
-      }
-    };
-    walk(home);
-    return texts.join('\n');
-  }
-
-  function assertNoSecretsOutside(server: OAuthMcpServer): void {
-    const everywhere = `${outputs.join('\n')}\n${storedText()}`;
-    assert.ok(server.authorization.secrets.length > 0, 'the authorization server saw secrets');
-    for (const secret of server.authorization.secrets) assert.ok(!everywhere.includes(secret), `a code, token or verifier (${secret.slice(0, 6)}…) was printed or stored outside mcp-auth/`);
-  }
+  const toolsOffered = (request: number): string[] => (h.llm.requestsFor('anthropic')[request]!.body.tools as { name: string }[]).map((tool) => tool.name);
+  const toModel = (request: number): string => JSON.stringify(h.llm.requestsFor('anthropic')[request]!.body.messages.at(-1));
 
   it('signs in with discovery, registration, PKCE and the resource parameter; crow run then uses the server\'s tool', async () => {
     docs = await serve();
@@ -123,7 +46,7 @@ describe('signing in to a remote MCP server (crow mcp login, crow run)', functio
     assert.equal(statSync(join(authFolder(), files[0]!)).mode & 0o777, 0o600);
     assert.ok(!files[0]!.includes('127.0.0.1'), 'the file is named by a digest, not the URL');
 
-    llm.enqueue('anthropic', call('mcp__docs__lookup', { topic: 'tokens' }), say('Found it.'));
+    h.llm.enqueue('anthropic', call('mcp__docs__lookup', { topic: 'tokens' }), say('Found it.'));
     const ran = await run('Look it up');
     assert.equal(ran.code, 0, ran.stderr);
     assert.ok(toolsOffered(0).includes('mcp__docs__lookup'));
@@ -135,7 +58,7 @@ describe('signing in to a remote MCP server (crow mcp login, crow run)', functio
   it('reports a server that needs sign-in once, runs without its tools, and registers nothing until the person signs in', async () => {
     docs = await serve();
     configure({ docs: `url = "${docs.url}"` });
-    llm.enqueue('anthropic', say('Without the docs.'));
+    h.llm.enqueue('anthropic', say('Without the docs.'));
     const ran = await run('Hello');
     assert.equal(ran.code, 0, ran.stderr);
     assert.equal(ran.stderr.match(/MCP server "docs" needs you to sign in: run `crow mcp login docs`\. Its tools are unavailable until then\./g)?.length, 1, ran.stderr);
@@ -149,7 +72,7 @@ describe('signing in to a remote MCP server (crow mcp login, crow run)', functio
     configure({ docs: `url = "${docs.url}"` });
     assert.equal((await login()).code, 0);
     docs.authorization.expireAccessTokens();
-    llm.enqueue('anthropic', call('mcp__docs__lookup', { topic: 'refresh' }), say('Done.'));
+    h.llm.enqueue('anthropic', call('mcp__docs__lookup', { topic: 'refresh' }), say('Done.'));
     const first = await run('Look it up');
     assert.equal(first.code, 0, first.stderr);
     assert.match(toModel(1), /the docs say refresh is documented/);
@@ -159,7 +82,7 @@ describe('signing in to a remote MCP server (crow mcp login, crow run)', functio
     // Issued from now on for 30 s: less than the minute of margin, so the next run renews it before its first request.
     docs.authorization.setAccessTtl(30);
     docs.authorization.expireAccessTokens();
-    llm.enqueue('anthropic', call('mcp__docs__lookup', { topic: 'again' }), say('Done.'), call('mcp__docs__lookup', { topic: 'early' }), say('Done.'));
+    h.llm.enqueue('anthropic', call('mcp__docs__lookup', { topic: 'again' }), say('Done.'), call('mcp__docs__lookup', { topic: 'early' }), say('Done.'));
     assert.equal((await run('Look it up')).code, 0);
     const rejectedBefore = docs.log.filter((line) => line.startsWith('401')).length;
     assert.equal((await run('Look it up')).code, 0);
@@ -175,7 +98,7 @@ describe('signing in to a remote MCP server (crow mcp login, crow run)', functio
     assert.equal((await login()).code, 0);
     docs.authorization.expireAccessTokens();
     docs.authorization.revokeRefreshTokens();
-    llm.enqueue('anthropic', say('Without the docs.'));
+    h.llm.enqueue('anthropic', say('Without the docs.'));
     const ran = await run('Hello');
     assert.equal(ran.code, 0, ran.stderr);
     assert.equal(ran.stderr.match(/MCP server "docs" needs you to sign in: run `crow mcp login docs`/g)?.length, 1, ran.stderr);
@@ -183,7 +106,7 @@ describe('signing in to a remote MCP server (crow mcp login, crow run)', functio
     const [file] = readdirSync(authFolder());
     assert.doesNotMatch(readFileSync(join(authFolder(), file!), 'utf8'), /access_token/, 'the refused tokens were dropped');
     assert.equal((await login()).code, 0, 'signing in again works');
-    llm.enqueue('anthropic', call('mcp__docs__lookup', { topic: 'back' }), say('Done.'));
+    h.llm.enqueue('anthropic', call('mcp__docs__lookup', { topic: 'back' }), say('Done.'));
     assert.equal((await run('Look it up')).code, 0);
     assert.match(toModel(2), /the docs say back is documented/);
     assertNoSecretsOutside(docs);
@@ -198,14 +121,14 @@ describe('signing in to a remote MCP server (crow mcp login, crow run)', functio
     assert.equal(out.stdout, 'Signed out of MCP server "docs": Crow forgot its sign-in.\n');
     assert.deepEqual(readdirSync(authFolder()), []);
     assert.equal((await crow(['mcp', 'logout', 'docs'])).stdout, 'Crow had no sign-in for MCP server "docs".\n');
-    llm.enqueue('anthropic', say('Without the docs.'));
+    h.llm.enqueue('anthropic', say('Without the docs.'));
     assert.match((await run('Hello')).stderr, /MCP server "docs" needs you to sign in/);
   });
 
   it('leaves a server without auth alone, and says so when asked to sign in to it', async () => {
     const plain = await serve({ open: true });
     configure({ plain: `url = "${plain.url}"` });
-    llm.enqueue('anthropic', call('mcp__plain__lookup', { topic: 'open' }), say('Done.'));
+    h.llm.enqueue('anthropic', call('mcp__plain__lookup', { topic: 'open' }), say('Done.'));
     const ran = await run('Look it up');
     assert.equal(ran.code, 0, ran.stderr);
     assert.match(toModel(1), /the docs say open is documented/);
@@ -226,7 +149,7 @@ describe('signing in to a remote MCP server (crow mcp login, crow run)', functio
     assert.deepEqual(docs.authorization.log, ['authorize scope=docs.read', 'token authorization_code'], 'no registration');
     const authorizeUrl = new URL(visited().split('\n')[0]!);
     assert.equal(authorizeUrl.searchParams.get('client_id'), 'crow-preregistered');
-    llm.enqueue('anthropic', call('mcp__docs__lookup', { topic: 'mine' }), say('Done.'));
+    h.llm.enqueue('anthropic', call('mcp__docs__lookup', { topic: 'mine' }), say('Done.'));
     assert.equal((await run('Look it up')).code, 0);
     assert.match(toModel(1), /the docs say mine is documented/);
   });
@@ -263,7 +186,7 @@ describe('signing in to a remote MCP server (crow mcp login, crow run)', functio
         assert.match(signIn.stderr, /check the server's url \(http:\/\/127\.0\.0\.1:\d+\/mcp\), or tell its operator/);
         assert.equal(visited(), '', 'the browser was not opened');
         assert.ok(!docs.authorization.log.some((line) => line.startsWith('token')), 'nothing reached a token endpoint');
-        llm.enqueue('anthropic', say('Without the docs.'));
+        h.llm.enqueue('anthropic', say('Without the docs.'));
         const ran = await run('Hello');
         assert.match(ran.stderr, /MCP server "docs" (could not start: signing in to it was refused|needs you to sign in)/);
       });
