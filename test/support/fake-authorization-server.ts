@@ -39,6 +39,8 @@ export interface FakeAuthorizationServerOptions {
   /** The MCP server whose tokens it issues: the only `resource` it accepts. */
   resource: string;
   accessTtlSec?: number;
+  /** How long a code may be redeemed; default CODE_TTL_MS. */
+  codeTtlMs?: number;
   /** Clients registered beforehand (a config.toml client_id). */
   clients?: { client_id: string; redirect_uris: string[] }[];
   hostile?: Hostility;
@@ -230,7 +232,7 @@ export class FakeAuthorizationServer {
     }
     const code = randomBytes(24).toString('base64url');
     this.secrets.push(code);
-    this.codes.set(code, { ...pending, expiresAt: Date.now() + CODE_TTL_MS, used: false });
+    this.codes.set(code, { ...pending, expiresAt: Date.now() + (this.options.codeTtlMs ?? CODE_TTL_MS), used: false });
     redirect(response, pending.redirectUri, { code, state: pending.state, iss: this.issuer });
   }
 
