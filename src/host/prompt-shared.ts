@@ -5,7 +5,7 @@
  * through PromptRun's preparation.
  */
 import type { ACPAgent } from '../agents/acp-agent';
-import type { AgentEvent, NoticeLevel } from '../engine/events';
+import type { AgentEvent, NoticeAction, NoticeLevel } from '../engine/events';
 import type { McpSpanStart } from '../mcp/client-features';
 import type { McpClientRequests } from '../mcp/client-requests';
 import type { McpAuth, McpProblem } from '../mcp/mcp-connection';
@@ -34,7 +34,7 @@ export interface SharedPromptState {
   /** Notices of the folder's configuration already told in this session. */
   told: Set<string>;
   /** Where a notice goes while a prompt runs; outside prompts, the observer. */
-  noticeSink?: (level: NoticeLevel, message: string, title?: string) => void;
+  noticeSink?: (level: NoticeLevel, message: string, title?: string, action?: NoticeAction) => void;
   /** The running prompt: its signal, and where events of the session's own making go (counted, recorded, shown); none between prompts. */
   running?: { signal: AbortSignal; emit(event: AgentEvent): void };
   /** What the session's MCP clients declare and answer, built once (mcp-asking.ts). */

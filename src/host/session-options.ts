@@ -1,5 +1,5 @@
 /** What a HostSession is given by its front door: where it keeps the session, where tools act, who to ask. */
-import type { NoticeLevel } from '../engine/events';
+import type { NoticeAction, NoticeLevel } from '../engine/events';
 import type { ElicitFn } from '../mcp/elicitation-form';
 import type { McpAuth } from '../mcp/mcp-connection';
 import type { ElicitUrlFn } from '../mcp/elicitation-url';
@@ -34,7 +34,7 @@ export interface HostStore {
 /** What the host tells a front door outside the events of a prompt. */
 export interface HostObserver {
   /** Something the user should know while no prompt runs (an MCP server that failed between prompts). */
-  notice?(level: NoticeLevel, message: string, title?: string): void;
+  notice?(level: NoticeLevel, message: string, title?: string, action?: NoticeAction): void;
   /** A slash command switched the session to another agent. */
   agentChanged?(agent: string): void;
   /** The session's MCP servers offer these prompts as slash commands (told when they first list them, and when that changes). */

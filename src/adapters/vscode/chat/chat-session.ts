@@ -23,6 +23,8 @@ import type { SessionStore } from '../../../session/session-store';
 import type { AskFn } from '../../../tools/permissions';
 import type { StandingRule } from '../../../tools/remembered-answers';
 import type { Workspace } from '../../../tools/workspace';
+import type { McpTokenStore } from '../../../mcp/oauth-store';
+import { vscodeSignInHint } from '../mcp-sign-in-choices';
 import type { Meter, PromptStatus, SessionSummary, TranscriptEvent } from '../../../../webview/chat/protocol';
 import { frontDoorDocument, roleChoices, settingsFor, type CrowConfiguration } from '../configuration';
 import { liveSessions } from './live-sessions';
@@ -51,6 +53,8 @@ export interface ChatHost {
   lastSession?: { get(): string | undefined; set(id: string | undefined): void };
   /** Crow's output channel (never given keys): what happened out of sight, such as a session reopened after a reload. */
   log?(message: string): void;
+  /** Where sign-ins to remote MCP servers are kept (SecretStorage); absent: a server that asks is reported as unusable. */
+  mcpTokens?: McpTokenStore;
 }
 
 /** How a VS Code user trusts a folder. */
@@ -301,6 +305,7 @@ function hostOptions(chat: ChatHost, ask: AskFn): HostSessionOptions {
     howToRaise: (limit) => `raise "crow.limits.${limit}" in the settings (or ${LIMIT_KEYS[limit]} in config.toml)`,
     caps: () => chat.configuration().autoApprove,
     undo: { dataHome: chat.dataHome, env: process.env },
+    ...(chat.mcpTokens ? { mcpAuth: { store: chat.mcpTokens, signInHint: vscodeSignInHint } } : {}),
     storeFromFirstPrompt: true,
     env: process.env,
   };
