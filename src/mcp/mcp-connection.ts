@@ -263,7 +263,7 @@ export class McpConnection {
       await client.connect(opened.transport, { timeout: this.startupTimeoutMs });
     } catch (err) {
       await opened.transport.close().catch(() => undefined);
-      throw connectFailure(err, opened);
+      throw connectFailure(err, opened, this.authProvider);
     }
     if (this.state.kind === 'closed') {
       await shutDown(client, opened);
@@ -345,13 +345,14 @@ export class McpConnection {
 type ReportKind = 'start' | 'stopped' | 'gave_up' | 'sign_in';
 
 /** Why connecting failed, as connectOnce's callers tell the kinds apart: too much sent, sign-in needed, or refused while signing in. */
-function connectFailure(err: unknown, opened: OpenedTransport): Error {
+function connectFailure(err: unknown, opened: OpenedTransport, auth: McpOAuthProvider | undefined): Error {
   const overLimit = opened.overLimit();
   if (overLimit !== undefined) return new McpInputLimitError(overLimit);
   const refusal = opened.authRefusal();
   if (refusal !== undefined) return new McpAuthRefused(`signing in to it was refused: ${refusal}`);
   if (err instanceof McpSignInNeeded || (err as Error | undefined)?.name === 'UnauthorizedError') return new McpSignInNeeded(errorText(err));
-  return new Error(withStderr(errorText(err), opened));
+  const reason = withStderr(errorText(err), opened);
+  return new Error(auth ? auth.scrub(reason) : reason);
 }
 
 async function shutDown(client: Client, opened: OpenedTransport): Promise<void> {

@@ -165,6 +165,18 @@ export class McpOAuthProvider implements OAuthClientProvider {
     return (await this.record())?.discovery;
   }
 
+  /**
+   * `text` without the secrets this provider handled (tokens, the PKCE
+   * verifier, the state): a server's error answer may quote what it was sent,
+   * and such answers end up in messages.
+   */
+  scrub(text: string): string {
+    const secrets = [this.verifier, this.options.signIn?.state, ...[this.handedOut, this.fresh].flatMap((tokens) => [tokens?.access_token, tokens?.refresh_token])];
+    let clean = text;
+    for (const secret of secrets) if (secret) clean = clean.split(secret).join('[redacted]');
+    return clean;
+  }
+
   /** Whether the store holds tokens for the server (a sign-in may have happened since). */
   async hasTokens(): Promise<boolean> {
     return (await this.record())?.tokens !== undefined;

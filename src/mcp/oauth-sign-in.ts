@@ -47,8 +47,9 @@ export async function signInToServer(config: McpServerConfig, options: SignInOpt
   const port = config.oauth?.callbackPort ?? (await registeredPort(options.store, transport.url));
   const listener = await listenForRedirect({ state, signal: options.signal, ...(port !== undefined ? { port } : {}) });
   const secrets: string[] = [state];
+  let provider: McpOAuthProvider | undefined;
   try {
-    const provider = new McpOAuthProvider({
+    provider = new McpOAuthProvider({
       serverUrl: transport.url,
       store: options.store,
       ...(config.oauth ? { settings: config.oauth } : {}),
@@ -77,7 +78,7 @@ export async function signInToServer(config: McpServerConfig, options: SignInOpt
     }
     return { signedIn: true, tools: await toolsAfterSignIn(config, options) };
   } catch (err) {
-    throw scrubbed(err, secrets);
+    throw scrubbed(err, secrets, provider);
   } finally {
     listener.close();
   }
@@ -93,7 +94,7 @@ async function toolsAfterSignIn(config: McpServerConfig, options: SignInOptions)
     await client.connect(opened.transport, { timeout: CONNECT_TIMEOUT_MS });
     return await countTools(client);
   } catch (err) {
-    throw new Error(`signed in, but the server still refused Crow: ${opened.authRefusal() ?? errorText(err)}`);
+    throw new Error(`signed in, but the server still refused Crow: ${opened.authRefusal() ?? provider.scrub(errorText(err))}`);
   } finally {
     await opened.release();
     await client.close().catch(() => undefined);
@@ -126,11 +127,9 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T> {
   });
 }
 
-/** The error with none of the sign-in's secrets (state, code) in its words, whatever a server echoed. */
-function scrubbed(err: unknown, secrets: readonly string[]): Error {
-  let message = errorText(err);
+/** The error with none of the sign-in's secrets (state, code, verifier, tokens) in its words, whatever a server echoed. */
+function scrubbed(err: unknown, secrets: readonly string[], provider: McpOAuthProvider | undefined): Error {
+  let message = provider ? provider.scrub(errorText(err)) : errorText(err);
   for (const secret of secrets) message = message.split(secret).join('[redacted]');
-  const clean = new Error(message);
-  clean.name = err instanceof Error ? err.name : 'Error';
-  return err instanceof McpAuthRefused ? Object.assign(new McpAuthRefused(message), { name: 'McpAuthRefused' }) : clean;
+  return err instanceof McpAuthRefused ? new McpAuthRefused(message) : new Error(message);
 }

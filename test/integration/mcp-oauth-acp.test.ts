@@ -52,6 +52,26 @@ describe('signing in to a remote MCP server with crow acp', function () {
     h.assertNoSecretsOutside(docs, [...h.outputs, crow.stderr()]);
   });
 
+  it('names the server\'s URL in the notice for a server the client gave, whose sign-in crow mcp login URL makes', async () => {
+    const docs = await h.serve();
+    const crow = startAcp(h.workspace, h.home, h.env() as Record<string, string>, { capabilities: { session: { notices: {} } }, permission: () => 'allow_once' });
+    try {
+      const { client } = crow;
+      await client.initialize();
+      const { sessionId } = await client.agent.request('session/new', { cwd: h.workspace, mcpServers: [{ type: 'http', name: 'docs', url: docs.url, headers: [] }] });
+      h.llm.enqueue('anthropic', say('Without the docs.'));
+      await client.prompt(sessionId, 'Hello');
+      const [notice] = client.updates(sessionId, 'notice').filter((update) => update.severity === 'warning');
+      assert.match(notice?.description ?? '', new RegExp(`needs you to sign in: run \`crow mcp login ${docs.url.replace(/[.]/g, '\\.')}\` in a terminal`));
+      assert.equal((await h.crow(['mcp', 'login', docs.url, '--timeout', '20'])).code, 0);
+      h.llm.enqueue('anthropic', call('mcp__docs__lookup', { topic: 'given' }), say('Found it.'));
+      await client.prompt(sessionId, 'Look it up');
+      assert.match(toModel(2), /the docs say given is documented/);
+    } finally {
+      assert.equal(await crow.stop(), 0, crow.stderr());
+    }
+  });
+
   it('acpx: after crow mcp login, the server\'s tool works in an ACP session', async function () {
     if (!existsSync(ACPX)) return this.skip();
     const docs = await h.serve();

@@ -167,6 +167,32 @@ describe('signing in to a remote MCP server (crow mcp login, crow run)', functio
     assert.match(timedOut.stderr, /nobody finished signing in within 1 s; run the sign-in again when you are ready/);
   });
 
+  it('says what is wrong with a crow mcp command, and what to do', async () => {
+    docs = await serve();
+    configure({ docs: `url = "${docs.url}"`, files: 'command = "npx"' });
+    const none = await crow(['mcp']);
+    assert.equal(none.code, 2);
+    assert.match(none.stdout, /login NAME +sign in to a remote MCP server/);
+    assert.match((await crow(['mcp', 'sign'])).stderr, /Unknown command "crow mcp sign": crow mcp login \| logout/);
+    assert.match((await crow(['mcp', 'login'])).stderr, /crow mcp login takes one server: crow mcp login NAME/);
+    const typo = await crow(['mcp', 'login', 'doc']);
+    assert.equal(typo.code, 2);
+    assert.match(typo.stderr, /There is no MCP server "doc" in config\.toml; did you mean "docs"\?/);
+    assert.match((await crow(['mcp', 'login', 'files'])).stderr, /MCP server "files" runs as a command \(stdio\): it has no sign-in/);
+    assert.match((await crow(['mcp', 'login', 'docs', '--timeout', 'soon'])).stderr, /--timeout must be a positive integer/);
+    const help = await crow(['mcp', 'login', '--help']);
+    assert.match(help.stdout, /CROW_BROWSER \(a command, the URL added last\)/);
+    assert.deepEqual(docs.authorization.log, []);
+  });
+
+  it('signs in to a server given by URL (an ACP client\'s), kept under that URL', async () => {
+    docs = await serve();
+    const signedIn = await crow(['mcp', 'login', docs.url, '--timeout', '20']);
+    assert.equal(signedIn.code, 0, signedIn.stderr);
+    assert.match(signedIn.stdout, /^Signed in to MCP server "http:\/\/127\.0\.0\.1:\d+\/mcp": it offers 1 tool\./);
+    assert.equal(readdirSync(authFolder()).length, 1);
+  });
+
   describe('refuses a hostile authorization server before anything secret is sent', () => {
     const cases: [FakeAuthorizationServerOptions['hostile'] & string, RegExp][] = [
       ['http-token-endpoint', /gives its token_endpoint an address Crow will not use: http:\/\/tokens\.example\.test is plain http, not https/],
@@ -175,6 +201,30 @@ describe('signing in to a remote MCP server (crow mcp login, crow run)', functio
       ['no-pkce', /does not say it supports PKCE with S256/],
       ['other-issuer', /published metadata for another issuer \("https:\/\/login\.example\.test", not http:\/\/127\.0\.0\.1:\d+; RFC 8414 §3\.3\)/],
     ];
+    it('a server whose metadata claims another resource, or a plain-http authorization server', async () => {
+      for (const [hostileMetadata, message] of [
+        ['other-resource', /Protected resource http:\/\/127\.0\.0\.1:\d+\/elsewhere does not match expected http:\/\/127\.0\.0\.1:\d+\/mcp/],
+        ['http-authorization-server', /names an authorization server Crow will not use: http:\/\/auth\.example\.test is plain http/],
+      ] as const) {
+        docs = await serve({ hostileMetadata });
+        configure({ docs: `url = "${docs.url}"` });
+        const signIn = await login();
+        assert.equal(signIn.code, 1, signIn.stdout);
+        assert.match(signIn.stderr, message);
+        assert.equal(visited(), '', 'the browser was not opened');
+        assert.deepEqual(docs.authorization.log, [], 'nothing registered');
+      }
+    });
+
+    it('a token endpoint that quotes the code and verifier back: the error shows neither', async () => {
+      docs = await serve({ hostile: 'echo-secrets' });
+      configure({ docs: `url = "${docs.url}"` });
+      const signIn = await login();
+      assert.equal(signIn.code, 1, signIn.stdout);
+      assert.match(signIn.stderr, /the authorization server did not give Crow a token: .*no: code \[redacted\] with verifier \[redacted\]/);
+      assertNoSecretsOutside(docs);
+    });
+
     for (const [hostile, message] of cases) {
       it(`${hostile}`, async () => {
         docs = await serve({ hostile });

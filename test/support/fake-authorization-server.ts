@@ -27,13 +27,14 @@
  *   Binding and Validation").
  *
  * The consent page is a link a browser follows (fake-browser.cjs follows
- * it). `hostile` turns its metadata into what Crow must refuse.
+ * it). `hostile` turns its metadata into what Crow must refuse, or makes its
+ * token endpoint quote the code and verifier back in its error.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type Hostility = 'http-token-endpoint' | 'huge-metadata' | 'http-authorization-endpoint' | 'no-pkce' | 'other-issuer';
+export type Hostility = 'http-token-endpoint' | 'huge-metadata' | 'http-authorization-endpoint' | 'no-pkce' | 'other-issuer' | 'echo-secrets';
 
 export interface FakeAuthorizationServerOptions {
   /** The MCP server whose tokens it issues: the only `resource` it accepts. */
@@ -252,6 +253,10 @@ export class FakeAuthorizationServer {
   }
 
   private redeemCode(client: Client, params: URLSearchParams, response: ServerResponse): void {
+    if (this.options.hostile === 'echo-secrets') {
+      this.secrets.push(params.get('code_verifier') ?? '');
+      return this.refuse(response, 400, 'invalid_grant', `no: code ${params.get('code')} with verifier ${params.get('code_verifier')}`);
+    }
     const code = this.codes.get(params.get('code') ?? '');
     const grantError = (description: string): void => this.refuse(response, 400, 'invalid_grant', description);
     if (!code || code.client.client_id !== client.client_id) return grantError('unknown code, or another client\'s (RFC 6749 §4.1.3)');

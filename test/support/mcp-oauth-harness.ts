@@ -12,7 +12,6 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { FakeLlmServer } from '../../src/testing/fake-llm-server';
 import { runCrow } from './crow-binary';
-import type { FakeAuthorizationServerOptions } from './fake-authorization-server';
 import { isolatedEnv } from './isolated-env';
 import { OAuthMcpServer } from './oauth-mcp-server';
 
@@ -41,7 +40,7 @@ export function oauthHarness() {
         ...extra,
       });
     },
-    async serve(options: Omit<FakeAuthorizationServerOptions, 'resource'> & { open?: true } = {}): Promise<OAuthMcpServer> {
+    async serve(options: Parameters<typeof OAuthMcpServer.start>[0] = {}): Promise<OAuthMcpServer> {
       const server = await OAuthMcpServer.start(options);
       servers.push(server);
       return server;

@@ -25,6 +25,9 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { z } from 'zod';
 import { FakeAuthorizationServer, type FakeAuthorizationServerOptions } from './fake-authorization-server';
 
+/** What a hostile server's protected-resource metadata claims: another resource (to get a token meant for it), or a plain-http authorization server. */
+export type HostileMetadata = 'other-resource' | 'http-authorization-server';
+
 export class OAuthMcpServer {
   /** What happened: "401 <why>", "call lookup <topic>". */
   readonly log: string[] = [];
@@ -36,10 +39,11 @@ export class OAuthMcpServer {
     readonly authorization: FakeAuthorizationServer,
     /** Asks for no token at all (a server without auth). */
     private readonly open: boolean,
+    private readonly hostileMetadata: HostileMetadata | undefined,
   ) {}
 
   /** The MCP server and its authorization server, each on its own port (two origins, as in the world). */
-  static async start(options: Omit<FakeAuthorizationServerOptions, 'resource'> & { open?: true } = {}): Promise<OAuthMcpServer> {
+  static async start(options: Omit<FakeAuthorizationServerOptions, 'resource'> & { open?: true; hostileMetadata?: HostileMetadata } = {}): Promise<OAuthMcpServer> {
     let self: OAuthMcpServer | undefined;
     const server = createServer((request, response) => {
       void self!.handle(request, response).catch((err: unknown) => {
@@ -50,7 +54,7 @@ export class OAuthMcpServer {
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
     const authorization = await FakeAuthorizationServer.start({ ...options, resource: url });
-    self = new OAuthMcpServer(server, url, authorization, options.open === true);
+    self = new OAuthMcpServer(server, url, authorization, options.open === true, options.hostileMetadata);
     return self;
   }
 
@@ -68,7 +72,9 @@ export class OAuthMcpServer {
     const url = new URL(request.url ?? '/', this.url);
     if (request.method === 'GET' && url.pathname === '/.well-known/oauth-protected-resource/mcp') {
       response.writeHead(200, { 'Content-Type': 'application/json' });
-      response.end(JSON.stringify({ resource: this.url, authorization_servers: [this.authorization.issuer], scopes_supported: ['docs.read'], bearer_methods_supported: ['header'] }));
+      const resource = this.hostileMetadata === 'other-resource' ? new URL('/elsewhere', this.url).href : this.url;
+      const issuer = this.hostileMetadata === 'http-authorization-server' ? 'http://auth.example.test' : this.authorization.issuer;
+      response.end(JSON.stringify({ resource, authorization_servers: [issuer], scopes_supported: ['docs.read'], bearer_methods_supported: ['header'] }));
       return;
     }
     if (url.pathname !== '/mcp') {
