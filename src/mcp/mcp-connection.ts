@@ -82,7 +82,14 @@ export class McpConnection {
   constructor(private readonly options: McpConnectionOptions) {
     const { transport, oauth } = options.config;
     if (options.auth && transport.type !== 'stdio') {
-      this.authProvider = new McpOAuthProvider({ serverUrl: transport.url, store: options.auth.store, ...(oauth ? { settings: oauth } : {}) });
+      const span = options.features?.span;
+      const attributes = { 'crow.mcp.server': options.config.name, 'server.address': new URL(transport.url).host };
+      this.authProvider = new McpOAuthProvider({
+        serverUrl: transport.url,
+        store: options.auth.store,
+        ...(oauth ? { settings: oauth } : {}),
+        refreshed: () => span?.(`mcp oauth refresh ${options.config.name}`, attributes).end('ok'),
+      });
     }
   }
 
@@ -294,6 +301,7 @@ export class McpConnection {
     const message = `MCP server "${this.name}" needs you to sign in: ${hint}. Its tools are unavailable until then.`;
     if (this.state.kind === 'ready') void shutDown(this.state.client, this.state.opened);
     this.state = { kind: 'signed_out', reason: message };
+    if (!this.reported.has('sign_in')) this.options.features?.span?.(`mcp oauth sign-in needed ${this.name}`, { 'crow.mcp.server': this.name }).end('error', 'the server needs the person to sign in');
     this.reportOnce('sign_in', message);
     return message;
   }

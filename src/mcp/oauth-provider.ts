@@ -42,6 +42,8 @@ export interface McpOAuthProviderOptions {
   settings?: McpOAuthSettings;
   /** Present while a person signs in; absent in a session. */
   signIn?: SignInHooks;
+  /** Told when a session's tokens were renewed with the refresh token (for its trace; never given the tokens). */
+  refreshed?(): void;
 }
 
 /** A redirect URI for a session's provider, which never sends anyone anywhere: the SDK only needs one to refresh tokens. */
@@ -114,6 +116,8 @@ export class McpOAuthProvider implements OAuthClientProvider {
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
     if (this.options.signIn) this.fresh = tokens;
+    // In a session nothing but a refresh brings tokens.
+    else this.options.refreshed?.();
     const expiresAt = tokens.expires_in !== undefined ? Date.now() + tokens.expires_in * 1000 : undefined;
     await this.update((record) => {
       const { expiresAt: _old, ...rest } = record;

@@ -64,6 +64,7 @@ describe('signing in to a remote MCP server (crow mcp login, crow run)', functio
     assert.equal(ran.stderr.match(/MCP server "docs" needs you to sign in: run `crow mcp login docs`\. Its tools are unavailable until then\./g)?.length, 1, ran.stderr);
     assert.ok(!toolsOffered(0).some((name) => name.startsWith('mcp__docs__')));
     assert.deepEqual(docs.authorization.log, [], 'no registration, no authorization without the person');
+    assert.ok(h.spans().some((span) => span.name === 'mcp oauth sign-in needed docs' && span.status === 'error'), 'a span in the trace');
     assert.equal(visited(), '', 'no browser opened by crow run');
   });
 
@@ -89,6 +90,7 @@ describe('signing in to a remote MCP server (crow mcp login, crow run)', functio
     assert.match(toModel(5), /the docs say early is documented/);
     assert.equal(docs.log.filter((line) => line.startsWith('401')).length, rejectedBefore, 'renewed before connecting: no 401 this time');
     assert.equal(docs.authorization.log.filter((line) => line === 'token refresh_token').length, 3);
+    assert.equal(h.spans().filter((span) => span.name === 'mcp oauth refresh docs' && span.status === 'ok').length, 3, 'each refresh is a span');
     assertNoSecretsOutside(docs);
   });
 

@@ -63,6 +63,18 @@ export function oauthHarness() {
     authFolder(): string {
       return join(state.home, 'data/crow-agent/mcp-auth');
     },
+    /** The names and statuses of every span the sessions stored (a span's start and end are two records). */
+    spans(): { name: string; status?: string }[] {
+      const found: { name: string; status?: string }[] = [];
+      const walk = (dir: string): void => {
+        for (const entry of readdirSync(dir, { withFileTypes: true })) {
+          if (entry.isDirectory()) walk(join(dir, entry.name));
+          else if (entry.name === 'trace.jsonl') found.push(...readFileSync(join(dir, entry.name), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as { name: string; status?: string }));
+        }
+      };
+      if (existsSync(join(state.home, 'data'))) walk(join(state.home, 'data'));
+      return found;
+    },
     /** The addresses the scripted browser visited. */
     visited(): string {
       return existsSync(state.browserLog) ? readFileSync(state.browserLog, 'utf8') : '';
