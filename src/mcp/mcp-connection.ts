@@ -7,8 +7,8 @@ import { McpInputLimitError } from './bounded-input';
 import { capabilitiesOf, offerFeatures, type McpClientFeatures } from './client-features';
 import type { McpClientRequests } from './client-requests';
 import { allPages } from './list-pages';
+import { connectFailure, failureKind, fixHint, withStderr } from './connection-failures';
 import { openTransport, type OpenedTransport } from './mcp-transport';
-import { McpAuthRefused } from './oauth-guard';
 import { McpOAuthProvider, McpSignInNeeded } from './oauth-provider';
 import type { McpTokenStore } from './oauth-store';
 import type { McpServerConfig } from './server-config';
@@ -50,9 +50,6 @@ export interface McpConnectionOptions {
 const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
 const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
 const DEFAULT_RESTART_DELAYS_MS = [250, 1_000, 4_000];
-/** The SDK's code for a connection that closed under a pending request. */
-const CONNECTION_CLOSED = -32000;
-const REQUEST_TIMEOUT = -32001;
 
 type State =
   | { kind: 'idle' }
@@ -352,40 +349,10 @@ export class McpConnection {
 
 type ReportKind = 'start' | 'stopped' | 'gave_up' | 'sign_in';
 
-/** Why connecting failed, as connectOnce's callers tell the kinds apart: too much sent, sign-in needed, or refused while signing in. */
-function connectFailure(err: unknown, opened: OpenedTransport, auth: McpOAuthProvider | undefined): Error {
-  const overLimit = opened.overLimit();
-  if (overLimit !== undefined) return new McpInputLimitError(overLimit);
-  const refusal = opened.authRefusal();
-  if (refusal !== undefined) return new McpAuthRefused(`signing in to it was refused: ${refusal}`);
-  if (err instanceof McpSignInNeeded || (err as Error | undefined)?.name === 'UnauthorizedError') return new McpSignInNeeded(errorText(err));
-  const reason = withStderr(errorText(err), opened);
-  return new Error(auth ? auth.scrub(reason) : reason);
-}
-
 async function shutDown(client: Client, opened: OpenedTransport): Promise<void> {
   client.onclose = undefined;
   await opened.release();
   await client.close().catch(() => undefined);
-}
-
-/** Protocol errors come as McpError with a JSON-RPC code; anything else (fetch, HTTP status, closed pipe) means the connection failed. */
-function failureKind(err: unknown): 'timeout' | 'refused' | 'malformed' | 'connection' {
-  const { name, code } = err as { name?: unknown; code?: unknown };
-  if (name === 'ZodError') return 'malformed';
-  if (name !== 'McpError' || code === CONNECTION_CLOSED) return 'connection';
-  return code === REQUEST_TIMEOUT ? 'timeout' : 'refused';
-}
-
-function fixHint(config: McpServerConfig): string {
-  return config.source === 'client'
-    ? 'check its settings in your editor (the client started this session with it)'
-    : `fix [mcp_servers.${config.name}] in config.toml, or set enabled = false there`;
-}
-
-function withStderr(reason: string, opened: OpenedTransport | undefined): string {
-  const said = opened?.stderrTail() ?? '';
-  return said === '' ? reason : `${reason}; its stderr ended with: ${said.split('\n').slice(-5).join(' | ')}`;
 }
 
 /** The promise, or a rejection as soon as `signal` aborts (the work behind the promise goes on). */
