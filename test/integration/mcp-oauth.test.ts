@@ -11,7 +11,9 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FakeAuthorizationServerOptions } from '../support/fake-authorization-server';
+import { CROW } from '../support/crow-binary';
 import { call, oauthHarness, say } from '../support/mcp-oauth-harness';
+import { HAVE_TMUX, Terminal } from '../support/terminal';
 import type { OAuthMcpServer } from '../support/oauth-mcp-server';
 
 describe('signing in to a remote MCP server (crow mcp login, crow run)', function () {
@@ -167,6 +169,23 @@ describe('signing in to a remote MCP server (crow mcp login, crow run)', functio
     const timedOut = await crow(['mcp', 'login', 'docs', '--timeout', '1'], { FAKE_BROWSER_MODE: 'ignore' });
     assert.equal(timedOut.code, 1);
     assert.match(timedOut.stderr, /nobody finished signing in within 1 s; run the sign-in again when you are ready/);
+  });
+
+  (HAVE_TMUX ? it : it.skip)('on a terminal: counts the wait, and Ctrl-C cancels it, storing no token and closing the loopback address', async () => {
+    docs = await serve();
+    configure({ docs: `url = "${docs.url}"` });
+    const terminal = Terminal.start([process.execPath, CROW, 'mcp', 'login', 'docs'], { cwd: h.workspace, env: h.env({ FAKE_BROWSER_MODE: 'ignore' }) });
+    try {
+      await terminal.waitFor(/Waiting for you to finish in the browser… 0:0[1-9] \(Ctrl-C cancels; gives up after 5 min\)/);
+      const redirect = new URL(new URL(/http:\/\/127\.0\.0\.1:\d+\/authorize\?\S+/.exec(terminal.screen())![0]).searchParams.get('redirect_uri')!);
+      terminal.press('C-c');
+      assert.equal(await terminal.waitForExit(), 130, terminal.screen());
+      assert.match(terminal.screen(), /crow: sign-in cancelled; no token was stored\./);
+      await assert.rejects(fetch(redirect), 'the loopback address no longer listens');
+      assert.ok(!existsSync(authFolder()) || readdirSync(authFolder()).every((file) => !readFileSync(join(authFolder(), file), 'utf8').includes('access_token')));
+    } finally {
+      terminal.close();
+    }
   });
 
   it('says what is wrong with a crow mcp command, and what to do', async () => {

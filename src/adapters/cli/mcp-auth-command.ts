@@ -75,7 +75,7 @@ export async function mcpLoginCommand(argv: string[], io: CliIO): Promise<number
   } catch (err) {
     waiting.stop();
     if (stoppedBy) {
-      io.stderr.write('crow: sign-in cancelled; nothing was stored.\n');
+      io.stderr.write('crow: sign-in cancelled; no token was stored.\n');
       return STOP_EXIT_CODES[stoppedBy];
     }
     io.stderr.write(`crow: could not sign in to MCP server "${server.name}": ${shortened(errorText(err))}\n`);
