@@ -26,12 +26,10 @@ export interface OpenedTransport {
   authRefusal(): string | undefined;
   /** Renews an access token about to run out before connecting (with sign-in only). */
   freshen(): Promise<void>;
-  /** Exchanges the authorization code the browser brought back for tokens (with sign-in only). */
-  finishAuth(code: string): Promise<void>;
 }
 
 /** The transport of a server without sign-in (stdio), or before any was tried. */
-const NO_AUTH = { authRefusal: () => undefined, freshen: async () => undefined, finishAuth: async () => undefined };
+const NO_AUTH = { authRefusal: () => undefined, freshen: async () => undefined };
 
 /**
  * The SDK transport a server config asks for, required (not imported) here
@@ -68,7 +66,7 @@ export function openTransport(config: McpTransportConfig, cwd: string, auth?: Mc
       });
       const transport = new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers }, fetch, ...(auth ? { authProvider: auth } : {}) });
       const release = (): Promise<void> => transport.terminateSession().catch(() => undefined);
-      return { transport, stderrTail: () => '', release, overLimit, ...signingIn(config, auth, guard, (code) => transport.finishAuth(code)) };
+      return { transport, stderrTail: () => '', release, overLimit, ...signingIn(config, auth, guard) };
     }
     case 'sse': {
       const { SSEClientTransport } = require('@modelcontextprotocol/sdk/client/sse.js') as typeof Sse;
@@ -77,7 +75,7 @@ export function openTransport(config: McpTransportConfig, cwd: string, auth?: Mc
         void transport.close().catch(() => undefined);
       });
       const transport = new SSEClientTransport(new URL(config.url), { requestInit: { headers: config.headers }, fetch, ...(auth ? { authProvider: auth } : {}) });
-      return { transport, stderrTail: () => '', release: async () => undefined, overLimit, ...signingIn(config, auth, guard, (code) => transport.finishAuth(code)) };
+      return { transport, stderrTail: () => '', release: async () => undefined, overLimit, ...signingIn(config, auth, guard) };
     }
   }
 }
@@ -93,11 +91,10 @@ function httpFetch(config: HttpConfig, auth: McpOAuthProvider | undefined, onLim
   return { fetch: guard.fetch, guard };
 }
 
-function signingIn(config: HttpConfig, auth: McpOAuthProvider | undefined, guard: AuthGuard | undefined, finish: (code: string) => Promise<void>): Pick<OpenedTransport, 'authRefusal' | 'freshen' | 'finishAuth'> {
+function signingIn(config: HttpConfig, auth: McpOAuthProvider | undefined, guard: AuthGuard | undefined): Pick<OpenedTransport, 'authRefusal' | 'freshen'> {
   if (!auth || !guard) return NO_AUTH;
   return {
     authRefusal: guard.refusal,
-    finishAuth: finish,
     freshen: async () => {
       if (!(await auth.expiring())) return;
       const { auth: authorize } = require('@modelcontextprotocol/sdk/client/auth.js') as typeof ClientAuth;

@@ -57,14 +57,8 @@ export class McpOAuthProvider implements OAuthClientProvider {
   private handedOut: OAuthTokens | undefined;
   /** Tokens saved by this sign-in; a sign-in uses no others. */
   private fresh: OAuthTokens | undefined;
-  private opened = false;
 
   constructor(private readonly options: McpOAuthProviderOptions) {}
-
-  /** Whether the authorization page was handed to `open` (signing in only). */
-  get sentToAuthorization(): boolean {
-    return this.opened;
-  }
 
   get redirectUrl(): string {
     return this.options.signIn?.redirectUrl ?? UNUSED_REDIRECT;
@@ -130,7 +124,6 @@ export class McpOAuthProvider implements OAuthClientProvider {
     if (problem !== undefined) throw new McpAuthRefused(`Crow did not open the authorization page: ${problem}`);
     const signIn = this.options.signIn;
     if (!signIn) throw new McpSignInNeeded('its authorization server asks you to sign in');
-    this.opened = true;
     await signIn.open(authorizationUrl);
   }
 

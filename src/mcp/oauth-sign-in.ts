@@ -10,11 +10,15 @@
  * once more with them to tell the person what the server offers.
  */
 import { randomBytes } from 'node:crypto';
+import type * as ClientAuth from '@modelcontextprotocol/sdk/client/auth.js';
 import type * as ClientModule from '@modelcontextprotocol/sdk/client/index.js';
+import type * as Types from '@modelcontextprotocol/sdk/types.js';
 import { version } from '../../package.json';
+import { boundedFetch, type Fetch } from '../llm/bounded-body';
 import { errorText } from '../vocabulary/text';
+import { MCP_BODY_LIMITS } from './bounded-input';
 import { openTransport } from './mcp-transport';
-import { McpAuthRefused } from './oauth-guard';
+import { guardAuthFetch, McpAuthRefused } from './oauth-guard';
 import { McpOAuthProvider } from './oauth-provider';
 import { listenForRedirect } from './oauth-redirect';
 import type { McpTokenStore } from './oauth-store';
@@ -47,34 +51,35 @@ export async function signInToServer(config: McpServerConfig, options: SignInOpt
   const port = config.oauth?.callbackPort ?? (await registeredPort(options.store, transport.url));
   const listener = await listenForRedirect({ state, signal: options.signal, ...(port !== undefined ? { port } : {}) });
   const secrets: string[] = [state];
-  let provider: McpOAuthProvider | undefined;
+  const provider = new McpOAuthProvider({
+    serverUrl: transport.url,
+    store: options.store,
+    ...(config.oauth ? { settings: config.oauth } : {}),
+    signIn: { redirectUrl: listener.redirectUrl, state, open: options.open },
+  });
+  const raw: Fetch = (url, init) => globalThis.fetch(url, init);
+  const guard = guardAuthFetch(transport.url, { mcp: boundedFetch(raw, MCP_BODY_LIMITS), raw }, Object.keys(transport.headers));
+  const refused = (err: unknown): Error => (guard.refusal() !== undefined ? new McpAuthRefused(guard.refusal()!) : (err as Error));
   try {
-    provider = new McpOAuthProvider({
-      serverUrl: transport.url,
-      store: options.store,
-      ...(config.oauth ? { settings: config.oauth } : {}),
-      signIn: { redirectUrl: listener.redirectUrl, state, open: options.open },
+    const asked = await challenge(transport, guard.fetch).catch((err: unknown) => {
+      throw refused(err);
     });
-    const opened = openTransport(transport, options.cwd, provider);
-    const client = newClient();
+    if (!asked) return { signedIn: false, tools: await toolsAfterSignIn(config, options) };
+    const { auth } = require('@modelcontextprotocol/sdk/client/auth.js') as typeof ClientAuth;
+    // The scopes configured win over the server's word (RFC 6749 §3.3: the client asks, the server may grant less).
+    const scope = config.oauth?.scopes?.join(' ') || asked.scope;
+    const flow = { serverUrl: transport.url, fetchFn: guard.fetch, ...(asked.resourceMetadataUrl ? { resourceMetadataUrl: asked.resourceMetadataUrl } : {}), ...(scope ? { scope } : {}) };
     try {
-      await client.connect(opened.transport, { timeout: CONNECT_TIMEOUT_MS });
-      // It answered without asking for a token.
-      const tools = await countTools(client);
-      return { signedIn: false, tools };
+      await auth(provider, flow);
     } catch (err) {
-      const refusal = opened.authRefusal();
-      if (refusal !== undefined) throw new McpAuthRefused(refusal);
-      if (!provider.sentToAuthorization) throw new Error(`signing in could not start: ${errorText(err)}`);
-    } finally {
-      await client.close().catch(() => undefined);
+      throw guard.refusal() !== undefined ? refused(err) : new Error(`signing in could not start: ${errorText(err)}`);
     }
     const code = await within(listener.code, options.timeoutMs);
     secrets.push(code);
     try {
-      await opened.finishAuth(code);
+      await auth(provider, { ...flow, authorizationCode: code });
     } catch (err) {
-      throw new Error(`the authorization server did not give Crow a token: ${opened.authRefusal() ?? errorText(err)}`);
+      throw new Error(`the authorization server did not give Crow a token: ${guard.refusal() ?? errorText(err)}`);
     }
     return { signedIn: true, tools: await toolsAfterSignIn(config, options) };
   } catch (err) {
@@ -84,9 +89,34 @@ export async function signInToServer(config: McpServerConfig, options: SignInOpt
   }
 }
 
+/**
+ * Asks the server as a client without a token would (an initialize for
+ * streamable HTTP, the event stream for SSE): what its 401's
+ * WWW-Authenticate says (RFC 6750 §3, RFC 9728 §5.1), or undefined when it
+ * answered without asking for a token.
+ */
+async function challenge(transport: RemoteTransport, fetch: Fetch): Promise<{ resourceMetadataUrl?: URL; scope?: string } | undefined> {
+  const { LATEST_PROTOCOL_VERSION } = require('@modelcontextprotocol/sdk/types.js') as typeof Types;
+  const headers = { ...transport.headers, Accept: transport.type === 'http' ? 'application/json, text/event-stream' : 'text/event-stream' };
+  const initialize = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'crow-agent', version } } };
+  const init: RequestInit =
+    transport.type === 'http' ? { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json' }, body: JSON.stringify(initialize) } : { method: 'GET', headers };
+  const response = await fetch(transport.url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(CONNECT_TIMEOUT_MS) });
+  await response.body?.cancel().catch(() => undefined);
+  const session = response.headers.get('mcp-session-id');
+  // A server that opened a session for the question gets it closed again (streamable HTTP's DELETE).
+  if (session) await fetch(transport.url, { method: 'DELETE', headers: { ...transport.headers, 'mcp-session-id': session } }).then((answer) => answer.body?.cancel(), () => undefined);
+  if (response.status !== 401) return undefined;
+  const { extractWWWAuthenticateParams } = require('@modelcontextprotocol/sdk/client/auth.js') as typeof ClientAuth;
+  const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
+  return { ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(scope ? { scope } : {}) };
+}
+
+type RemoteTransport = Extract<McpServerConfig['transport'], { type: 'http' | 'sse' }>;
+
 /** Connects as a session will, with the stored tokens, and counts the tools. */
 async function toolsAfterSignIn(config: McpServerConfig, options: SignInOptions): Promise<number> {
-  const transport = config.transport as Extract<McpServerConfig['transport'], { type: 'http' | 'sse' }>;
+  const transport = config.transport as RemoteTransport;
   const provider = new McpOAuthProvider({ serverUrl: transport.url, store: options.store, ...(config.oauth ? { settings: config.oauth } : {}) });
   const opened = openTransport(transport, options.cwd, provider);
   const client = newClient();
@@ -128,8 +158,8 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 /** The error with none of the sign-in's secrets (state, code, verifier, tokens) in its words, whatever a server echoed. */
-function scrubbed(err: unknown, secrets: readonly string[], provider: McpOAuthProvider | undefined): Error {
-  let message = provider ? provider.scrub(errorText(err)) : errorText(err);
+function scrubbed(err: unknown, secrets: readonly string[], provider: McpOAuthProvider): Error {
+  let message = provider.scrub(errorText(err));
   for (const secret of secrets) message = message.split(secret).join('[redacted]');
   return err instanceof McpAuthRefused ? new McpAuthRefused(message) : new Error(message);
 }

@@ -150,7 +150,7 @@ describe('signing in to a remote MCP server (crow mcp login, crow run)', functio
     configure({ docs: `url = "${docs.url}"\noauth = { client_id = "crow-preregistered", scopes = ["docs.read", "docs.search"], callback_port = ${port} }` });
     const signedIn = await login();
     assert.equal(signedIn.code, 0, signedIn.stderr);
-    assert.deepEqual(docs.authorization.log, ['authorize scope=docs.read', 'token authorization_code'], 'no registration');
+    assert.deepEqual(docs.authorization.log, ['authorize scope=docs.read docs.search', 'token authorization_code'], 'no registration; the scopes configured');
     const authorizeUrl = new URL(visited().split('\n')[0]!);
     assert.equal(authorizeUrl.searchParams.get('client_id'), 'crow-preregistered');
     h.llm.enqueue('anthropic', call('mcp__docs__lookup', { topic: 'mine' }), say('Done.'));
