@@ -62,7 +62,7 @@ export const HARMLESS_KEYS: ReadonlySet<string> = new Set([
 const PROVIDER_ROUTE_FIELDS = ['type', 'base_url', 'api_key_env', 'region', 'project_id'] as const;
 
 /** MCP server fields that decide what runs, what it sees, or where requests go. */
-const MCP_ROUTE_FIELDS = ['command', 'args', 'env', 'url', 'headers_env'] as const;
+const MCP_ROUTE_FIELDS = ['command', 'args', 'env', 'url', 'headers_env', 'oauth'] as const;
 
 /**
  * The MCP servers of `merged` whose command, arguments, variables, URL or

@@ -134,10 +134,14 @@ function webSearchSettings(document: NonNullable<SettingsDocument['web_search']>
 function mcpServerSettings(servers: NonNullable<SettingsDocument['mcp_servers']>): Record<string, McpServerSettings> {
   return Object.fromEntries(
     Object.entries(servers).map(([name, server]) => {
-      const { headers_env, startup_timeout_sec, tool_timeout_sec, ...same } = server;
+      const { headers_env, startup_timeout_sec, tool_timeout_sec, oauth, ...same } = server;
       return [
         name,
-        { ...same, ...definedOnly({ headersEnv: headers_env, startupTimeoutSec: startup_timeout_sec, toolTimeoutSec: tool_timeout_sec }) },
+        {
+          ...same,
+          ...definedOnly({ headersEnv: headers_env, startupTimeoutSec: startup_timeout_sec, toolTimeoutSec: tool_timeout_sec }),
+          ...(oauth ? { oauth: definedOnly({ clientId: oauth.client_id, scopes: oauth.scopes, callbackPort: oauth.callback_port }) } : {}),
+        },
       ];
     }),
   );

@@ -123,6 +123,23 @@ const TelemetrySchema = onFirstUse(() =>
  * HTTP url. Variables are named, never valued. Global and project tables merge
  * field by field, so a project can turn a global server off (enabled = false).
  */
+/** A scope token as RFC 6749 §3.3 spells one: printable ASCII but space, `"` and `\\`. */
+const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
+
+/** [mcp_servers.NAME] oauth: a client registered with the server's authorization server beforehand (no secret: Crow is a public client, RFC 8252 §8.4). */
+const McpOAuthSchema = onFirstUse(() =>
+  z
+    .object({
+      /** The client id the authorization server gave you; without it Crow registers itself (RFC 7591). */
+      client_id: z.string().min(1).max(512).optional(),
+      /** The scopes to ask for; default: what the server's metadata lists. */
+      scopes: z.array(z.string().regex(SCOPE_TOKEN, 'a scope is printable ASCII without spaces, quotes or backslashes (RFC 6749 §3.3)')).max(64).optional(),
+      /** The port of the loopback redirect (http://127.0.0.1:PORT/callback), when your client's registration names one; default: a free port. */
+      callback_port: z.number().int().min(1024).max(65535).optional(),
+    })
+    .strict(),
+);
+
 const McpServerSchema = onFirstUse(() =>
   z
     .object({
@@ -138,11 +155,16 @@ const McpServerSchema = onFirstUse(() =>
       permission: PermissionCategorySchema().optional(),
       startup_timeout_sec: z.number().positive().optional(),
       tool_timeout_sec: z.number().positive().optional(),
+      /** How to sign in to a remote server that asks (OAuth): a client you registered with its authorization server. Without it Crow registers itself. */
+      oauth: McpOAuthSchema().optional(),
     })
     .strict()
     .superRefine((server, ctx) => {
       if (server.command !== undefined && server.url !== undefined) {
         ctx.addIssue({ code: 'custom', path: ['url'], message: 'command and url exclude each other: a server runs as a command (stdio) or is reached at a url.' });
+      }
+      if (server.oauth !== undefined && server.command !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['oauth'], message: 'oauth is for a server reached at a url; a command (stdio) server gets its credentials from env.' });
       }
     }),
 );

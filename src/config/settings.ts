@@ -51,6 +51,14 @@ export interface PermissionSettings {
   allowCommands?: string[];
 }
 
+/** [mcp_servers.NAME] oauth: a client registered beforehand with the server's authorization server. */
+export interface McpOAuthSettings {
+  clientId?: string;
+  scopes?: string[];
+  /** The loopback redirect's port, when the registration names one. */
+  callbackPort?: number;
+}
+
 /**
  * An MCP server from [mcp_servers.NAME], as written: variables by name. Which
  * of command and url is set decides the transport (stdio or streamable HTTP).
@@ -68,6 +76,8 @@ export interface McpServerSettings {
   permission?: PermissionCategory;
   startupTimeoutSec?: number;
   toolTimeoutSec?: number;
+  /** How to sign in when the server asks (OAuth); absent: Crow registers itself with the authorization server. */
+  oauth?: McpOAuthSettings;
   /** Not a setting: the project's config.toml chose what it runs or reaches (see projectRoutedServers). */
   projectRouted?: true;
 }

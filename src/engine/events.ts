@@ -117,9 +117,10 @@ export type AgentEvent =
    * left out, undo unavailable, an MCP server failing. Emitted by the session
    * host (`agent` is the composition's name), and by a BaseAgent only when
    * its server misreports what it read (see ContextGauge). `title`,
-   * when set, names the subject in a few words for front doors that show one.
+   * when set, names the subject in a few words for front doors that show one;
+   * `action`, what a door may offer to do about it.
    */
-  | { type: 'notice'; agent: string; level: NoticeLevel; message: string; title?: string }
+  | { type: 'notice'; agent: string; level: NoticeLevel; message: string; title?: string; action?: NoticeAction }
   /**
    * The composition's run ended; `message` states where things stand.
    * `changes`: what the prompt changed, from its journal (added by the
@@ -129,6 +130,9 @@ export type AgentEvent =
   | { type: 'run_complete'; agent: string; status: RunStatus; message: string; changes?: ChangedFile[] };
 
 export type NoticeLevel = 'info' | 'warning' | 'error';
+
+/** What a door may offer with a notice: signing in to the MCP server it names (the CLI says the command instead). */
+export type NoticeAction = { kind: 'mcp_sign_in'; server: string };
 
 /** What a reviewer decided at the end of its turn. */
 export type ReviewVerdict = 'approved' | 'feedback' | 'cancelled' | 'error';

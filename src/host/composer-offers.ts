@@ -55,7 +55,7 @@ async function startedServers(from: OfferingSession, catalog: WorkspaceCatalog):
   if (shared.mcp || from.busy) return shared.mcp?.servers;
   const context = mcpToolContext(shared, options, session, {
     // No prompt runs: a problem goes to the door as a notice.
-    route: (level, message, title) => (shared.noticeSink ?? options.observer?.notice)?.(level, message, title),
+    route: (level, message, title, action) => (shared.noticeSink ?? options.observer?.notice)?.(level, message, title, action),
     slow: () => undefined,
   });
   await sessionTools(shared, catalog, context);

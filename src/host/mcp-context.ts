@@ -4,15 +4,15 @@
  * asks what the servers offer (composer-offers.ts). The servers outlive
  * either: what they report goes to the running prompt, else the door.
  */
-import type { NoticeLevel } from '../engine/events';
+import type { NoticeAction, NoticeLevel } from '../engine/events';
 import type { ACPSession } from '../session/acp-session';
 import { mcpRequestsOf } from './mcp-asking';
 import type { SharedPromptState, ToolContext } from './prompt-shared';
 import type { HostSessionOptions } from './session-options';
 
 export interface McpTelling {
-  /** Something the person should know from a server (a problem), as a notice. */
-  route(level: NoticeLevel, message: string, title?: string): void;
+  /** Something the person should know from a server (a problem, a sign-in it needs), as a notice; `action` what the door may offer for it. */
+  route(level: NoticeLevel, message: string, title?: string, action?: NoticeAction): void;
   /** Starting the servers takes a while: their names. */
   slow(names: string): void;
 }
@@ -22,10 +22,14 @@ export function mcpToolContext(shared: SharedPromptState, options: HostSessionOp
   return {
     cwd: session.cwd,
     doorServers: options.mcpServers ?? [],
-    report: (problem) => tell.route('warning', problem.message, `MCP server "${problem.server}" has a problem`),
+    report: (problem) =>
+      problem.signIn
+        ? tell.route('warning', problem.message, `MCP server "${problem.server}" needs you to sign in`, { kind: 'mcp_sign_in', server: problem.server })
+        : tell.route('warning', problem.message, `MCP server "${problem.server}" has a problem`),
     requests: mcpRequestsOf(shared, options, session),
     slow: tell.slow,
     roots: () => workspace.folderPaths?.() ?? [workspace.root],
     span: (name, attributes) => session.trace.startTrace('mcp', name, { sessionId: session.id, attributes }),
+    ...(options.mcpAuth ? { auth: options.mcpAuth } : {}),
   };
 }

@@ -7,7 +7,7 @@
  */
 import type { ACPAgent } from '../agents/acp-agent';
 import type { RunResult } from '../agents/run-result';
-import type { AgentEvent, NoticeLevel } from '../engine/events';
+import type { AgentEvent, NoticeAction, NoticeLevel } from '../engine/events';
 import { EventStream } from '../engine/event-stream';
 import { emptyUsage, type UserBlock } from '../llm/types';
 import type { ACPSession } from '../session/acp-session';
@@ -128,7 +128,7 @@ export class PromptRun {
     const stop = (): void => this.controller.abort();
     external?.addEventListener('abort', stop, { once: true });
     if (external?.aborted) stop();
-    this.shared.noticeSink = (level, message, title) => this.notice(level, message, title);
+    this.shared.noticeSink = (level, message, title, action) => this.notice(level, message, title, action);
     const observed = (event: AgentEvent): void => {
       this.meter.observe(event);
       this.emit(event);
@@ -308,7 +308,7 @@ export class PromptRun {
   /** What the session's MCP servers are started with and report to. */
   private toolContext(): ToolContext {
     return mcpToolContext(this.shared, this.options, this.session, {
-      route: (level, message, title) => this.route(level, message, title),
+      route: (level, message, title, action) => this.route(level, message, title, action),
       slow: (names) => this.notice('info', `Starting MCP servers: ${names}…`),
     });
   }
@@ -350,8 +350,8 @@ export class PromptRun {
     return this.session.redactor.value(event);
   }
 
-  private notice(level: NoticeLevel, message: string, title?: string): void {
-    this.emit({ type: 'notice', agent: this.session.agentName, level, message, ...(title ? { title } : {}) });
+  private notice(level: NoticeLevel, message: string, title?: string, action?: NoticeAction): void {
+    this.emit({ type: 'notice', agent: this.session.agentName, level, message, ...(title ? { title } : {}), ...(action ? { action } : {}) });
   }
 
   /** A notice told once in the session, however many prompts would tell it. */
@@ -362,10 +362,10 @@ export class PromptRun {
   }
 
   /** A notice from something that outlives the prompt (an MCP server, the exporter): to the running prompt, else the observer. */
-  private route(level: NoticeLevel, message: string, title?: string): void {
+  private route(level: NoticeLevel, message: string, title?: string, action?: NoticeAction): void {
     const sink = this.shared.noticeSink;
-    if (sink) sink(level, message, title);
-    else this.options.observer?.notice?.(level, message, title);
+    if (sink) sink(level, message, title, action);
+    else this.options.observer?.notice?.(level, message, title, action);
   }
 
   /** What the door is told at the end: redacted like every event (a server's error may quote the key it was sent). */

@@ -5,10 +5,10 @@
  * through PromptRun's preparation.
  */
 import type { ACPAgent } from '../agents/acp-agent';
-import type { AgentEvent, NoticeLevel } from '../engine/events';
+import type { AgentEvent, NoticeAction, NoticeLevel } from '../engine/events';
 import type { McpSpanStart } from '../mcp/client-features';
 import type { McpClientRequests } from '../mcp/client-requests';
-import type { McpProblem } from '../mcp/mcp-connection';
+import type { McpAuth, McpProblem } from '../mcp/mcp-connection';
 import { McpServers } from '../mcp/mcp-servers';
 import { expandMcpPrompt, offeredPromptCommands, type OfferedCommand, type PromptArgumentAsk } from '../mcp/prompt-commands';
 import { attachResources, refreshedResources } from '../mcp/resource-attachments';
@@ -34,7 +34,7 @@ export interface SharedPromptState {
   /** Notices of the folder's configuration already told in this session. */
   told: Set<string>;
   /** Where a notice goes while a prompt runs; outside prompts, the observer. */
-  noticeSink?: (level: NoticeLevel, message: string, title?: string) => void;
+  noticeSink?: (level: NoticeLevel, message: string, title?: string, action?: NoticeAction) => void;
   /** The running prompt: its signal, and where events of the session's own making go (counted, recorded, shown); none between prompts. */
   running?: { signal: AbortSignal; emit(event: AgentEvent): void };
   /** What the session's MCP clients declare and answer, built once (mcp-asking.ts). */
@@ -55,6 +55,8 @@ export interface ToolContext {
   roots(): readonly string[];
   /** Starts a span of an MCP exchange outside a tool call, in the session's trace. */
   span: McpSpanStart;
+  /** How remote servers sign in, from the front door. */
+  auth?: McpAuth;
 }
 
 const NO_TOOLS: readonly Tool[] = Object.freeze([]);
@@ -71,8 +73,8 @@ export async function sessionTools(shared: SharedPromptState, catalog: Workspace
   if (shared.mcp?.key !== key) {
     // Replaced before anything is awaited: a second caller meanwhile (the composer's suggestions as a prompt starts) shares these servers.
     const old = shared.mcp;
-    const { cwd, report, roots, span, requests } = context;
-    shared.mcp = { key, servers: new McpServers(configs, { cwd, report, roots, span, ...(requests ? { requests } : {}) }) };
+    const { cwd, report, roots, span, requests, auth } = context;
+    shared.mcp = { key, servers: new McpServers(configs, { cwd, report, roots, span, ...(requests ? { requests } : {}), ...(auth ? { auth } : {}) }) };
     await old?.servers.close();
   }
   await shared.mcp.servers.checkRoots();

@@ -1,6 +1,7 @@
 /** What a HostSession is given by its front door: where it keeps the session, where tools act, who to ask. */
-import type { NoticeLevel } from '../engine/events';
+import type { NoticeAction, NoticeLevel } from '../engine/events';
 import type { ElicitFn } from '../mcp/elicitation-form';
+import type { McpAuth } from '../mcp/mcp-connection';
 import type { ElicitUrlFn } from '../mcp/elicitation-url';
 import type { OfferedCommand, PromptArgumentAsk } from '../mcp/prompt-commands';
 import type { McpServerConfig } from '../mcp/server-config';
@@ -33,7 +34,7 @@ export interface HostStore {
 /** What the host tells a front door outside the events of a prompt. */
 export interface HostObserver {
   /** Something the user should know while no prompt runs (an MCP server that failed between prompts). */
-  notice?(level: NoticeLevel, message: string, title?: string): void;
+  notice?(level: NoticeLevel, message: string, title?: string, action?: NoticeAction): void;
   /** A slash command switched the session to another agent. */
   agentChanged?(agent: string): void;
   /** The session's MCP servers offer these prompts as slash commands (told when they first list them, and when that changes). */
@@ -70,6 +71,8 @@ export interface HostSessionOptions {
   askPromptArgument?: PromptArgumentAsk;
   /** Why nobody can answer an MCP server's question here, for that notice (e.g. "crow run is not on a terminal"). */
   elicitUnavailable?: string;
+  /** How remote MCP servers sign in here (where tokens are kept, how the person is told to sign in); absent: a server that asks is reported as unusable. */
+  mcpAuth?: McpAuth;
   /** MCP servers this front door adds for the session (an ACP client's), besides the folder's. */
   mcpServers?: readonly McpServerConfig[];
   /** Store the session from the moment it opens (default), or only from its first prompt (a chat view opened and left empty). */

@@ -7,7 +7,10 @@ import { McpInputLimitError } from './bounded-input';
 import { capabilitiesOf, offerFeatures, type McpClientFeatures } from './client-features';
 import type { McpClientRequests } from './client-requests';
 import { allPages } from './list-pages';
+import { connectFailure, failureKind, fixHint, withStderr } from './connection-failures';
 import { openTransport, type OpenedTransport } from './mcp-transport';
+import { McpOAuthProvider, McpSignInNeeded } from './oauth-provider';
+import type { McpTokenStore } from './oauth-store';
 import type { McpServerConfig } from './server-config';
 
 export type { CallToolResult, McpToolInfo, Progress as McpProgress };
@@ -17,6 +20,15 @@ export type McpRequestOptions = { timeout: number; signal?: AbortSignal };
 export interface McpProblem {
   server: string;
   message: string;
+  /** The server needs the person to sign in (OAuth); a door may offer its way to. */
+  signIn?: true;
+}
+
+/** How a session's remote servers sign in: where tokens are kept, and how this door tells a person to sign in. */
+export interface McpAuth {
+  store: McpTokenStore;
+  /** What the person does to sign in to `server`, e.g. "run `crow mcp login docs`". */
+  signInHint(server: McpServerConfig): string;
 }
 
 export interface McpConnectionOptions {
@@ -31,14 +43,13 @@ export interface McpConnectionOptions {
   features?: McpClientFeatures;
   /** What the client declares and answers when the server asks (elicitation, sampling); none when absent. */
   requests?: McpClientRequests;
+  /** Signing in to a remote server that asks (OAuth); without it a server that asks cannot be used. */
+  auth?: McpAuth;
 }
 
 const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
 const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
 const DEFAULT_RESTART_DELAYS_MS = [250, 1_000, 4_000];
-/** The SDK's code for a connection that closed under a pending request. */
-const CONNECTION_CLOSED = -32000;
-const REQUEST_TIMEOUT = -32001;
 
 type State =
   | { kind: 'idle' }
@@ -47,6 +58,8 @@ type State =
   /** It stopped under us; the next use restarts it. */
   | { kind: 'lost'; reason: string }
   | { kind: 'broken'; reason: string }
+  /** It asks a person to sign in; the next use tries again once tokens are stored. */
+  | { kind: 'signed_out'; reason: string }
   | { kind: 'closed' };
 
 /**
@@ -59,9 +72,28 @@ export class McpConnection {
   private state: State = { kind: 'idle' };
   /** Restarts since the last call that succeeded. */
   private restarts = 0;
-  private readonly reported = new Set<'start' | 'stopped' | 'gave_up'>();
+  private readonly reported = new Set<ReportKind>();
+  /** How it signs in, for a remote server of a session with sign-in. */
+  private readonly authProvider: McpOAuthProvider | undefined;
 
-  constructor(private readonly options: McpConnectionOptions) {}
+  constructor(private readonly options: McpConnectionOptions) {
+    const { transport, oauth } = options.config;
+    if (options.auth && transport.type !== 'stdio') {
+      const span = options.features?.span;
+      const attributes = { 'crow.mcp.server': options.config.name, 'server.address': new URL(transport.url).host };
+      this.authProvider = new McpOAuthProvider({
+        serverUrl: transport.url,
+        store: options.auth.store,
+        ...(oauth ? { settings: oauth } : {}),
+        refreshed: () => span?.(`mcp oauth refresh ${options.config.name}`, attributes).end('ok'),
+      });
+    }
+  }
+
+  /** Whether it waits for the person to sign in. */
+  get signedOut(): boolean {
+    return this.state.kind === 'signed_out';
+  }
 
   get name(): string {
     return this.options.config.name;
@@ -74,7 +106,8 @@ export class McpConnection {
       const timeout = this.startupTimeoutMs;
       return await allPages((cursor) => client.listTools(cursor === undefined ? {} : { cursor }, { timeout }), (page) => page.tools);
     } catch (err) {
-      if (this.state.kind === 'ready' || this.state.kind === 'lost') this.breakDown(`listing its tools failed: ${errorText(err)}`, 'start');
+      if (err instanceof McpSignInNeeded) this.signOut();
+      else if (this.state.kind === 'ready' || this.state.kind === 'lost') this.breakDown(`listing its tools failed: ${errorText(err)}`, 'start');
       return [];
     }
   }
@@ -166,6 +199,10 @@ export class McpConnection {
       }
       case 'broken':
         return Promise.reject(new Error(this.state.reason));
+      case 'signed_out': {
+        const { reason } = this.state;
+        return this.begin(() => this.afterSignIn(reason));
+      }
       case 'closed':
         return Promise.reject(new Error(this.closedMessage));
     }
@@ -186,8 +223,16 @@ export class McpConnection {
       if (problem !== undefined) throw new Error(problem);
       return await this.connectOnce();
     } catch (err) {
+      if (err instanceof McpSignInNeeded) throw new Error(this.signOut());
       throw new Error(this.breakDown(errorText(err), 'start'));
     }
+  }
+
+  /** Starts again when the person has signed in since (tokens are stored), else stays signed out. */
+  private async afterSignIn(reason: string): Promise<Client> {
+    if (await this.authProvider?.hasTokens().catch(() => false)) return this.start();
+    if (this.state.kind !== 'closed') this.state = { kind: 'signed_out', reason };
+    throw new Error(reason);
   }
 
   /** Waits, then starts again, until it works or the restarts allowed in a row are spent. */
@@ -201,6 +246,7 @@ export class McpConnection {
         return await this.connectOnce();
       } catch (err) {
         if (err instanceof McpInputLimitError) throw new Error(this.breakDown(err.message, 'gave_up'));
+        if (err instanceof McpSignInNeeded) throw new Error(this.signOut());
         failure = errorText(err);
       }
     }
@@ -211,17 +257,17 @@ export class McpConnection {
   private async connectOnce(): Promise<Client> {
     // Required here, not imported: the SDK loads with the first server, sessions without any never load it.
     const { Client } = require('@modelcontextprotocol/sdk/client/index.js') as typeof ClientModule;
-    const opened = openTransport(this.options.config.transport, this.options.cwd);
+    const opened = openTransport(this.options.config.transport, this.options.cwd, this.authProvider);
     const features = this.options.features ?? {};
     const client = new Client({ name: 'crow-agent', version }, { capabilities: { ...capabilitiesOf(features), ...this.options.requests?.capabilities } });
     offerFeatures(client, this.name, features);
     this.options.requests?.install(client, this.name);
     try {
+      await opened.freshen();
       await client.connect(opened.transport, { timeout: this.startupTimeoutMs });
     } catch (err) {
       await opened.transport.close().catch(() => undefined);
-      const overLimit = opened.overLimit();
-      throw overLimit !== undefined ? new McpInputLimitError(overLimit) : new Error(withStderr(errorText(err), opened));
+      throw connectFailure(err, opened, this.authProvider);
     }
     if (this.state.kind === 'closed') {
       await shutDown(client, opened);
@@ -245,6 +291,18 @@ export class McpConnection {
     this.reportOnce('stopped', `MCP server "${this.name}" stopped unexpectedly (${reason}); it is restarted on the next call of one of its tools.`);
   }
 
+  /** Marks the server as waiting for the person to sign in and reports it once; returns the message calls fail with. */
+  private signOut(): string {
+    if (this.state.kind === 'closed') return this.closedMessage;
+    const hint = this.options.auth?.signInHint(this.options.config) ?? 'sign in to it where you configured it';
+    const message = `MCP server "${this.name}" needs you to sign in: ${hint}. Its tools are unavailable until then.`;
+    if (this.state.kind === 'ready') void shutDown(this.state.client, this.state.opened);
+    this.state = { kind: 'signed_out', reason: message };
+    if (!this.reported.has('sign_in')) this.options.features?.span?.(`mcp oauth sign-in needed ${this.name}`, { 'crow.mcp.server': this.name }).end('error', 'the server needs the person to sign in');
+    this.reportOnce('sign_in', message);
+    return message;
+  }
+
   /** Marks the server broken for the session and reports it once; returns the message calls fail with. Closed stays closed, unreported. */
   private breakDown(reason: string, kind: 'start' | 'gave_up'): string {
     if (this.state.kind === 'closed') return this.closedMessage;
@@ -256,14 +314,15 @@ export class McpConnection {
     return message;
   }
 
-  private reportOnce(kind: 'start' | 'stopped' | 'gave_up', message: string): void {
+  private reportOnce(kind: ReportKind, message: string): void {
     if (this.reported.has(kind)) return;
     this.reported.add(kind);
-    this.options.report({ server: this.name, message });
+    this.options.report({ server: this.name, message, ...(kind === 'sign_in' ? { signIn: true as const } : {}) });
   }
 
   private callFailure(client: Client, tool: string, err: unknown, signal: AbortSignal): Error {
     if (signal.aborted) return new Error(`Cancelled; the call of ${tool} on MCP server "${this.name}" was cancelled too.`);
+    if (err instanceof McpSignInNeeded) return new Error(this.signOut());
     const reason = errorText(err);
     switch (failureKind(err)) {
       case 'timeout': {
@@ -288,30 +347,12 @@ export class McpConnection {
   }
 }
 
+type ReportKind = 'start' | 'stopped' | 'gave_up' | 'sign_in';
+
 async function shutDown(client: Client, opened: OpenedTransport): Promise<void> {
   client.onclose = undefined;
   await opened.release();
   await client.close().catch(() => undefined);
-}
-
-/** Protocol errors come as McpError with a JSON-RPC code; anything else (fetch, HTTP status, closed pipe) means the connection failed. */
-function failureKind(err: unknown): 'timeout' | 'refused' | 'malformed' | 'connection' {
-  const { name, code } = err as { name?: unknown; code?: unknown };
-  if (name === 'ZodError') return 'malformed';
-  if (name !== 'McpError' || code === CONNECTION_CLOSED) return 'connection';
-  return code === REQUEST_TIMEOUT ? 'timeout' : 'refused';
-}
-
-function fixHint(config: McpServerConfig): string {
-  const { source } = config;
-  if (source === 'client') return 'check its settings in your editor (the client started this session with it)';
-  if (source === 'config.toml') return `fix [mcp_servers.${config.name}] in config.toml, or set enabled = false there`;
-  return `fix it in ${source.file}, or take "${source.tool}" out of [mcp] import in config.toml`;
-}
-
-function withStderr(reason: string, opened: OpenedTransport | undefined): string {
-  const said = opened?.stderrTail() ?? '';
-  return said === '' ? reason : `${reason}; its stderr ended with: ${said.split('\n').slice(-5).join(' | ')}`;
 }
 
 /** The promise, or a rejection as soon as `signal` aborts (the work behind the promise goes on). */

@@ -3,7 +3,7 @@ import { errorText } from '../vocabulary/text';
 import type { McpList, McpSpanStart } from './client-features';
 import type { McpClientRequests } from './client-requests';
 import { completeArgument, type CompletionQuery, type Completions, NO_COMPLETIONS } from './mcp-completions';
-import { McpConnection, type McpProblem, type McpToolInfo } from './mcp-connection';
+import { type McpAuth, McpConnection, type McpProblem, type McpToolInfo } from './mcp-connection';
 import { getPrompt, listPrompts, promptCommandName, type GetPromptResult, type McpPrompt } from './mcp-prompts';
 import { listResources, readResource, type McpResourceListing, type ReadResourceResult } from './mcp-resources';
 import { mcpToolset } from './mcp-toolset';
@@ -23,6 +23,8 @@ export interface McpServersOptions {
   span?: McpSpanStart;
   /** What every server's client declares and answers (see McpClientRequests). */
   requests?: McpClientRequests;
+  /** How remote servers sign in (OAuth); without it a server that asks is reported as unusable. */
+  auth?: McpAuth;
 }
 
 /** A server's prompt offered as the slash command `/name`. */
@@ -45,7 +47,7 @@ interface Served {
  * starts at once, and a server that cannot is reported and contributes no
  * tools. A server that says its tools changed is listed again the next
  * time the tools are asked for (once per prompt, however often it says
- * so). Closing the session closes them all.
+ * so), and so is one waiting for the person to sign in. Closing the session closes them all.
  */
 export class McpServers {
   private readonly served: Served[];
@@ -81,6 +83,7 @@ export class McpServers {
           resourceUpdated: (uri) => this.subscriptions.updated(config.name, uri),
         },
         ...(options.requests ? { requests: options.requests } : {}),
+        ...(options.auth ? { auth: options.auth } : {}),
       }),
     }));
   }
@@ -258,6 +261,8 @@ export class McpServers {
     const { name } = served.config;
     const span = refresh ? this.options.span?.(`mcp tools/list ${name}`, { 'crow.mcp.server': name, 'crow.mcp.reason': 'list_changed' }) : undefined;
     served.listed = await served.connection.listTools();
+    // One waiting for sign-in is asked again at the next listing: the person may have signed in meanwhile.
+    if (served.connection.signedOut) this.stale.add(name);
     span?.set({ 'crow.mcp.tools': served.listed.map((tool) => tool.name) });
     span?.end('ok');
   }

@@ -1,5 +1,5 @@
 import type { ImportedServer, McpImportSource } from '../config/mcp-import';
-import type { McpServerSettings } from '../config/settings';
+import type { McpOAuthSettings, McpServerSettings } from '../config/settings';
 import type { PermissionCategory } from '../vocabulary/permission-types';
 
 /** How to reach a server: a command over stdio, streamable HTTP, or the older HTTP+SSE transport. */
@@ -25,6 +25,8 @@ export interface McpServerConfig {
   source: McpServerSource;
   startupTimeoutMs?: number;
   toolTimeoutMs?: number;
+  /** A client registered beforehand for signing in (OAuth), from config.toml; absent: Crow registers itself when the server asks. */
+  oauth?: McpOAuthSettings;
   /** Why it cannot start as configured (an unset variable, a missing command); reported instead of started. */
   problem?: string;
 }
@@ -51,6 +53,7 @@ export function serversFromSettings(servers: Record<string, McpServerSettings> |
       source: 'config.toml' as const,
       ...seconds('startupTimeoutMs', server.startupTimeoutSec),
       ...seconds('toolTimeoutMs', server.toolTimeoutSec),
+      ...(server.oauth ? { oauth: server.oauth } : {}),
       ...problemOf(name, server, env),
     }));
 }

@@ -754,6 +754,15 @@ describe('chat view in headless Chromium', function () {
     assert.match(await page().locator('.tool-card[data-call-id="call-late"] .tool-note').innerText(), /^allowed once · waited 2\.1 ?s for approval · 1\.2 ?s to start$/);
   });
 
+  it('offers to sign in to an MCP server that needs it, from its notice', async () => {
+    const text = 'MCP server "docs" needs you to sign in: use "Crow: Sign In to MCP Server…". Its tools are unavailable until then.';
+    await view.send(events({ type: 'notice', level: 'warning', text, action: { kind: 'mcp_sign_in', server: 'docs' } }));
+    const line = page().locator('.notice').last();
+    assert.match(await line.innerText(), /needs you to sign in/);
+    await line.locator('button.notice-action').click();
+    assert.deepEqual(await view.takePosted(), [{ type: 'mcp_sign_in', server: 'docs' }]);
+  });
+
   it('tells retries in one line, ends an error with what to do, and a plain handback with no footer', async () => {
     const retry = (attempt: number): TranscriptEvent => ({ type: 'notice', level: 'info', text: `The provider failed; retry ${attempt} in 1 s: connection refused`, replaces: 'retry' });
     await view.send(events({ type: 'user_message', text: 'Hi' }, retry(1), retry(2), retry(3)));

@@ -27,7 +27,7 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
   let home: string;
   let root: string;
   let posted: HostMessage[];
-  let actions: { diffs: string[]; traces: string[]; changed: number; previews: { id: string; unified: string }[]; settings: string[]; logs: number; copied: string[] };
+  let actions: { diffs: string[]; traces: string[]; changed: number; previews: { id: string; unified: string }[]; settings: string[]; logs: number; copied: string[]; signIns: string[] };
   let settings: Record<string, unknown>;
   /** Keys the set-up stored (VS Code's secret storage in the extension). */
   let stored: Record<string, string>;
@@ -41,7 +41,7 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
     mkdirSync(root);
     writeFileSync(join(root, 'notes.md'), '# Notes\n');
     posted = [];
-    actions = { diffs: [], traces: [], changed: 0, previews: [], settings: [], logs: 0, copied: [] };
+    actions = { diffs: [], traces: [], changed: 0, previews: [], settings: [], logs: 0, copied: [], signIns: [] };
     settings = { provider: 'openai', model: 'fake-model', baseUrls: { openai: server.openaiBaseUrl } };
     stored = {};
     last = undefined;
@@ -77,6 +77,7 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
       showTrace: async (sessionId, callId) => void actions.traces.push(`${sessionId}:${callId ?? ''}`),
       sessionsChanged: () => void actions.changed++,
       previewChange: async (id, unified) => void actions.previews.push({ id, unified }),
+      signInMcp: async (server) => void actions.signIns.push(server),
       ...editorless,
       openSettings: async (setting) => void actions.settings.push(setting),
       showLog: () => void actions.logs++,

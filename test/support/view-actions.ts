@@ -19,6 +19,7 @@ export function quietViewActions(overrides: Partial<ViewActions> = {}): ViewActi
     sessionsChanged: () => undefined,
     previewChange: async () => undefined,
     openSettings: async () => undefined,
+    signInMcp: async () => undefined,
     showLog: () => undefined,
     storeKey: async () => undefined,
     useProvider: async () => undefined,

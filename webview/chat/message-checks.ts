@@ -30,6 +30,7 @@ const FIELDS: Record<WebviewMessage['type'], (message: Record<string, unknown>) 
   edit_message: (m) => typeof m.checkpoint === 'string' && typeof m.text === 'string' && (m.files === undefined || typeof m.files === 'boolean'),
   interrupt: () => true,
   open_settings: (m) => typeof m.setting === 'string' && /^crow\.[\w.]+$/.test(m.setting),
+  mcp_sign_in: (m) => typeof m.server === 'string' && m.server.length > 0 && m.server.length <= 2048,
   show_log: () => true,
   open_diff: (m) => typeof m.callId === 'string',
   open_file: (m) => typeof m.path === 'string' && (m.line === undefined || (typeof m.line === 'number' && Number.isInteger(m.line) && m.line > 0)),

@@ -233,13 +233,20 @@ export type TranscriptEvent =
   | { type: 'handoff'; from: Actor; to: Actor; purpose: string; text: string }
   | { type: 'subagent'; callId: string; subagent: string; state: 'started' | 'progress' | 'ended'; text: string }
   /** `replaces`: a notice of the same key right before it is updated in place (retries of one request: one line). */
-  | { type: 'notice'; level: 'info' | 'warning' | 'error'; text: string; replaces?: 'retry' }
+  /** `action`: what the notice offers to do (sign in to the MCP server it names). */
+  | { type: 'notice'; level: 'info' | 'warning' | 'error'; text: string; replaces?: 'retry'; action?: NoticeOffer }
   /** A reviewer takes over (round counts from 1), and what it decided. */
   | { type: 'review_start'; reviewer: Actor; primary: Actor; round: number }
   | { type: 'verdict'; reviewer: Actor; round: number; verdict: 'approved' | 'feedback' | 'cancelled' | 'error'; summary: string }
   /** `hint`: what to do about an error (a provider down, a key refused, an unknown model). */
   /** `changes`: what the prompt changed, from its journal (absent when undo did not record it): its changes bar. */
   | { type: 'prompt_end'; status: PromptStatus; message: string; hint?: ErrorHint; changes?: FileCount[] };
+
+/** What a notice offers: signing in to an MCP server that asks for it (runs "Crow: Sign In to MCP Server…"). */
+export interface NoticeOffer {
+  kind: 'mcp_sign_in';
+  server: string;
+}
 
 /** What an error card offers besides Retry: settings to open, in words. */
 export interface ErrorHint {
@@ -374,6 +381,8 @@ export type WebviewMessage =
   /** Stops the running step: what waits in the queue is sent at once. */
   | { type: 'interrupt' }
   | { type: 'open_settings'; setting: string }
+  /** Signs in to the MCP server a notice named (the command "Crow: Sign In to MCP Server…"). */
+  | { type: 'mcp_sign_in'; server: string }
   | { type: 'show_log' }
   | { type: 'open_diff'; callId: string }
   | { type: 'open_file'; path: string; line?: number }

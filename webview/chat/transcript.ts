@@ -306,6 +306,8 @@ export class Transcript {
     }
     const entry = notice(event.level, event.text);
     if (event.replaces) entry.dataset['replaces'] = event.replaces;
+    const offer = event.action;
+    if (offer?.kind === 'mcp_sign_in') entry.append(' ', button('Sign in…', 'notice-action', () => this.post({ type: 'mcp_sign_in', server: offer.server })));
     this.append(entry);
   }
 

@@ -1,6 +1,7 @@
 import * as acp from '@agentclientprotocol/sdk';
 import type { AuthMethod, ClientCapabilities, InitializeResponse, McpServer } from '@agentclientprotocol/sdk';
 import * as z from 'zod';
+import type { McpAuth } from '../../mcp/mcp-connection';
 import type { AcpLogger } from './acp-log';
 import { McpServerParams } from './acp-mcp-servers';
 import type { CatalogFor, SessionTable } from './acp-sessions';
@@ -14,6 +15,8 @@ export interface SessionSetup {
   store: AcpSessionStore;
   /** Undo points for sessions' prompts; absent: none. */
   undo?: { dataHome: string; env: NodeJS.ProcessEnv };
+  /** How remote MCP servers sign in (tokens stored by `crow mcp login`); absent: a server that asks is reported as unusable. */
+  mcpAuth?: McpAuth;
   /** The environment programmatic commands see; default: the process's. */
   env?: NodeJS.ProcessEnv;
   /** Stores a copy of a session (up to its checkpoint `at`, else all of it); returns the copy's id. Absent: session/fork is refused. */

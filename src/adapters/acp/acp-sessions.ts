@@ -3,6 +3,7 @@ import { isAbsolute } from 'node:path';
 import type { AgentContext, ClientCapabilities, McpServer, SessionInfo } from '@agentclientprotocol/sdk';
 import { errorText } from '../../vocabulary/text';
 import type { WorkspaceCatalog } from '../../host/catalog';
+import type { McpAuth } from '../../mcp/mcp-connection';
 import { HostError } from '../../host/host-error';
 import type { AcpLogger } from './acp-log';
 import { serversFromClient } from './acp-mcp-servers';
@@ -19,6 +20,8 @@ export interface SessionTableOptions {
   logger: AcpLogger;
   /** Undo points for sessions' prompts (crow's data folder and the environment git runs in); absent: none. */
   undo?: { dataHome: string; env: NodeJS.ProcessEnv };
+  /** How remote MCP servers sign in; absent: a server that asks is reported as unusable. */
+  mcpAuth?: McpAuth;
   /** The environment programmatic commands see. */
   env: NodeJS.ProcessEnv;
   /** What the client offered at initialize. */
@@ -171,6 +174,7 @@ export class SessionTable {
           logger: this.options.logger,
           mcpServers: serversFromClient(mcpServers),
           ...(this.options.undo ? { undo: this.options.undo } : {}),
+          ...(this.options.mcpAuth ? { mcpAuth: this.options.mcpAuth } : {}),
           env: this.options.env,
         },
         cwd,

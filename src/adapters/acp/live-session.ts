@@ -26,6 +26,7 @@ import { CostMeter } from '../../host/cost';
 import { HostError } from '../../host/host-error';
 import { CANCEL_GRACE_MS, HostSession, type HostSessionOptions, type HostStore } from '../../host/host-session';
 import { storedPrompts } from '../../host/stored-prompts';
+import type { McpAuth } from '../../mcp/mcp-connection';
 import type { McpServerConfig } from '../../mcp/server-config';
 import { NodeWorkspace } from '../../tools/node-workspace';
 import type { PermissionRequest } from '../../tools/permissions';
@@ -53,6 +54,8 @@ export interface SessionServices {
   mcpServers: readonly McpServerConfig[];
   /** Undo points for the session's prompts; absent: none. */
   undo?: { dataHome: string; env: NodeJS.ProcessEnv };
+  /** How the session's remote MCP servers sign in. */
+  mcpAuth?: McpAuth;
   env: NodeJS.ProcessEnv;
 }
 
@@ -116,6 +119,7 @@ export class LiveSession {
       howToAllow: (category) => `allow "${category}" in the permission settings (permissions.${category} in config.toml)`,
       mcpServers: services.mcpServers,
       ...(services.undo ? { undo: services.undo } : {}),
+      ...(services.mcpAuth ? { mcpAuth: services.mcpAuth } : {}),
       env: services.env,
       observer: {
         notice: (level, message, title) => live?.notice(level, message, live.updates, title),

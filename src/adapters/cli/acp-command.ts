@@ -110,12 +110,15 @@ function sessionSetup(env: NodeJS.ProcessEnv, logger: AcpLogger): SessionSetup {
   const { folderCatalog } = require('../acp/default-catalog') as typeof import('../acp/default-catalog');
   const { SessionStore } = require('../../session/session-store') as typeof import('../../session/session-store');
   const { forkSession } = require('../../journal/fork') as typeof import('../../journal/fork');
+  const { FileTokenStore } = require('../../mcp/oauth-file-store') as typeof import('../../mcp/oauth-file-store');
+  const { terminalSignInHint } = require('./mcp-sign-in-hint') as typeof import('./mcp-sign-in-hint');
   const data = dataHome(env);
   const store = new SessionStore({ dataHome: data, warn: (message) => logger.log('warn', message) });
   return {
     catalogFor: (cwd) => folderCatalog(cwd, env, data),
     store,
     undo: { dataHome: data, env },
+    mcpAuth: { store: new FileTokenStore(data), signInHint: terminalSignInHint },
     env,
     fork: (id, at) => forkSession(store, id, at).session.id,
   };

@@ -15,6 +15,7 @@ Usage:
   crow config get KEY | set KEY VALUE | validate | path        settings (config.toml)
   crow trust [--cwd DIR] [--yes | --revoke | --list]           trust a folder's own .crow/ configuration
   crow mcp list [--cwd DIR] [--json]                           the MCP servers a session would use, and those found elsewhere
+  crow mcp login NAME | logout NAME                            sign in to a remote MCP server that asks for it
   crow acp                                                     serve the Agent Client Protocol on stdio (Zed, JetBrains, acpx)
   crow acp-bridge --port N -- CMD ARGS…                        serve a stdio ACP agent over WebSocket
   crow --version | --help

@@ -23,8 +23,8 @@ export type Opened = { ok: true; opener: string } | { ok: false; why: string };
  * running (an opener that waits for the browser it started), success.
  */
 export function openInBrowser(url: string, env: NodeJS.ProcessEnv): Promise<Opened> {
-  const opener = OPENERS[process.platform];
-  if (!opener) return Promise.resolve({ ok: false, why: `no browser opener is known for ${process.platform}` });
+  const opener = chosenOpener(env) ?? OPENERS[process.platform];
+  if (!opener) return Promise.resolve({ ok: false, why: `no browser opener is known for ${process.platform} (set CROW_BROWSER to a command that opens a URL)` });
   const [command, ...args] = opener;
   return new Promise((resolve) => {
     const child = childProcess().spawn(command, [...args, url], { detached: true, stdio: 'ignore', env: withoutSecrets(env) });
@@ -44,4 +44,15 @@ export function openInBrowser(url: string, env: NodeJS.ProcessEnv): Promise<Open
       else settle({ ok: false, why: signal ? `${command} was stopped by ${signal}` : `${command} exited with code ${code}` });
     });
   });
+}
+
+/**
+ * CROW_BROWSER: a command that opens a URL in place of the platform's
+ * opener (its words split on spaces, the URL added last), e.g.
+ * `CROW_BROWSER="firefox --new-tab"`. The person's own environment, like
+ * any command they run; unset or blank: the platform's opener.
+ */
+function chosenOpener(env: NodeJS.ProcessEnv): [string, ...string[]] | undefined {
+  const words = (env.CROW_BROWSER ?? '').trim().split(/\s+/).filter(Boolean);
+  return words.length > 0 ? (words as [string, ...string[]]) : undefined;
 }

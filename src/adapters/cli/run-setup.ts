@@ -7,6 +7,8 @@ import type { TrustLookup } from '../../config/trust-store';
 import { LIMIT_KEYS } from '../../host/budget';
 import { openFolder, type RoleDefaults } from '../../host/folder';
 import { HostSession } from '../../host/host-session';
+import { FileTokenStore } from '../../mcp/oauth-file-store';
+import { terminalSignInHint } from './mcp-sign-in-hint';
 import type { KeeperLaunch } from '../../journal/keeper-client';
 import { SessionStore } from '../../session/session-store';
 import { NodeWorkspace } from '../../tools/node-workspace';
@@ -79,6 +81,7 @@ export async function openRunSession(choices: RunChoices, io: CliIO): Promise<Ho
     ...(choices.limits ? { limits: choices.limits } : {}),
     howToRaise: (limit: keyof Limits) => `pass ${LIMIT_FLAGS[limit]} with a higher value (or raise ${LIMIT_KEYS[limit]} in config.toml)`,
     ...(choices.undo ? { undo: undoOptions(data, io.env) } : {}),
+    mcpAuth: { store: new FileTokenStore(data), signInHint: terminalSignInHint },
     env: io.env,
   };
   // Stored from its first prompt on, and not at all when that prompt fails to start (see HostSession.prompt).

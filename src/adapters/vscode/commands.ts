@@ -7,6 +7,7 @@ import type { SessionStore } from '../../session/session-store';
 import type { Crow } from './crow';
 import { type EvalCommandOptions, runEvaluation } from './eval-command';
 import { workspaceRoot } from './workspace-root';
+import { signInToMcpServer } from './mcp-sign-in';
 import { keyVariables } from './key-variables';
 import { approvalOfDocument } from './chat/change-editor';
 
@@ -47,6 +48,7 @@ export function registerCommands(context: vscode.ExtensionContext, crow: Crow): 
     command('crow.exportSession', (id, format, to) => exportSession(crow, asString(id), asString(format), to instanceof vscode.Uri ? to : undefined)),
     command('crow.openConfigFolder', (which) => openConfigFolder(asString(which))),
     command('crow.runEval', (options) => runEvaluation(context, crow, (options ?? {}) as EvalCommandOptions)),
+    command('crow.signInMcpServer', (server) => signInToMcpServer(crow, context.secrets, asString(server))),
   ];
 }
 

@@ -17,6 +17,7 @@ import { useRipgrepFallback } from '../../tools/run-ripgrep';
 import { vscodeRipgrep } from './ripgrep';
 import { crowConfiguration } from './settings';
 import { VscodeWorkspace } from './vscode-workspace';
+import { type SecretStore, SecretTokenStore } from './mcp-secret-store';
 import { knownVscodeModels, onDidChangeKnownModels } from './vscode-models';
 
 /** Lets the tools find rg in VS Code itself when @vscode/ripgrep is not shipped (the packaged extension). */
@@ -54,6 +55,9 @@ export { ConfigError } from '../../config/settings';
 export { providerFor } from '../../llm';
 export { servedModelLists } from '../../host/served-model-lists';
 export { liveSessions } from './chat/live-sessions';
+export { serversFromSettings } from '../../mcp/server-config';
+export { signInToServer } from '../../mcp/oauth-sign-in';
+export { SecretTokenStore } from './mcp-secret-store';
 
 /**
  * The host of every session in a folder: its store, keys, settings and VS
@@ -66,10 +70,12 @@ export function chatHost(
   log: (message: string) => void,
   trusted: () => boolean,
   lastSession?: ChatHost['lastSession'],
+  secrets?: SecretStore,
 ): ChatHost {
   const data = dataHome(process.env);
   return {
     root,
+    ...(secrets ? { mcpTokens: new SecretTokenStore(secrets) } : {}),
     ...(lastSession ? { lastSession } : {}),
     log,
     dataHome: data,

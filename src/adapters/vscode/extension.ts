@@ -32,7 +32,7 @@ export function activate(context: vscode.ExtensionContext): Crow {
   const trusted = (): boolean => vscode.workspace.isTrusted;
   // The session the view showed last, per workspace: a window reloaded mid-prompt reopens it (see ChatController).
   const lastSession = lastSessionRecord(context);
-  const host = (root: string) => engine().chatHost(root, () => keys.env(), workspaces, (message) => log.info(message), trusted, lastSession);
+  const host = (root: string) => engine().chatHost(root, () => keys.env(), workspaces, (message) => log.info(message), trusted, lastSession, context.secrets);
   const rootOrThrow = (): string => {
     const root = workspaceRoot();
     if (root === undefined) throw new Error('Open a folder first: Crow works on the files of a workspace folder.');

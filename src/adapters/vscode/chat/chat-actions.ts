@@ -19,6 +19,8 @@ export interface ViewActions extends SetupActions {
   editChange(approvalId: string, change: ProposedChange, edits: ChangeEdits): Promise<ChangeEditor>;
   /** Opens VS Code's settings at one of Crow's. */
   openSettings(setting: string): Promise<void>;
+  /** Signs in to a remote MCP server of the folder's (the command "Crow: Sign In to MCP Server…"). */
+  signInMcp(server: string): Promise<void>;
   showLog(): void;
   openFile(path: string, line?: number): Promise<void>;
   showTrace(sessionId: string, callId?: string): Promise<void>;
@@ -66,7 +68,7 @@ export interface ChangeEditor {
 /** The view's messages that only open or copy something in the editor. */
 export type EditorMessage = Extract<
   WebviewMessage,
-  { type: 'open_settings' | 'show_log' | 'open_diff' | 'preview_approval' | 'open_file' | 'show_trace' | 'copy_code' | 'insert_code' }
+  { type: 'open_settings' | 'mcp_sign_in' | 'show_log' | 'open_diff' | 'preview_approval' | 'open_file' | 'show_trace' | 'copy_code' | 'insert_code' }
 >;
 
 /** What an editor message may name of the open session: its id (none before the first prompt), a shown call's change, a pending approval's. */
@@ -81,6 +83,8 @@ export async function editorAction(actions: ViewActions, message: EditorMessage,
   switch (message.type) {
     case 'open_settings':
       return actions.openSettings(message.setting);
+    case 'mcp_sign_in':
+      return actions.signInMcp(message.server);
     case 'show_log':
       return actions.showLog();
     case 'open_diff': {

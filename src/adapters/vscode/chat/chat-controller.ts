@@ -191,6 +191,7 @@ export class ChatController {
       case 'apply_code':
         return this.apply(message);
       case 'open_settings':
+      case 'mcp_sign_in':
       case 'show_log':
       case 'open_diff':
       case 'preview_approval':

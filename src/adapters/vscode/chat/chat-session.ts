@@ -26,6 +26,8 @@ import type { SuggestTrigger, Suggestion } from '../../../vocabulary/suggestion'
 import type { ElicitUrlFn } from '../../../mcp/elicitation-url';
 import type { StandingRule } from '../../../tools/remembered-answers';
 import type { Workspace } from '../../../tools/workspace';
+import type { McpTokenStore } from '../../../mcp/oauth-store';
+import { vscodeSignInHint } from '../mcp-sign-in-choices';
 import type { Meter, PromptStatus, SessionSummary, TranscriptEvent } from '../../../../webview/chat/protocol';
 import { frontDoorDocument, roleChoices, settingsFor, type CrowConfiguration } from '../configuration';
 import { liveSessions } from './live-sessions';
@@ -54,6 +56,8 @@ export interface ChatHost {
   lastSession?: { get(): string | undefined; set(id: string | undefined): void };
   /** Crow's output channel (never given keys): what happened out of sight, such as a session reopened after a reload. */
   log?(message: string): void;
+  /** Where sign-ins to remote MCP servers are kept (SecretStorage); absent: a server that asks is reported as unusable. */
+  mcpTokens?: McpTokenStore;
 }
 
 /** How a VS Code user trusts a folder. */
@@ -314,6 +318,7 @@ function hostOptions(chat: ChatHost, asking: ChatAsking): HostSessionOptions {
     howToRaise: (limit) => `raise "crow.limits.${limit}" in the settings (or ${LIMIT_KEYS[limit]} in config.toml)`,
     caps: () => chat.configuration().autoApprove,
     undo: { dataHome: chat.dataHome, env: process.env },
+    ...(chat.mcpTokens ? { mcpAuth: { store: chat.mcpTokens, signInHint: vscodeSignInHint } } : {}),
     storeFromFirstPrompt: true,
     env: process.env,
   };

@@ -162,7 +162,7 @@ export class TranscriptTranslator {
       case 'subagent_usage':
         return [];
       case 'notice':
-        return [notice(event.level, event.message)];
+        return [event.action ? { type: 'notice', level: event.level, text: event.message, action: event.action } : notice(event.level, event.message)];
       case 'retry':
         // Retries of one request are one line, updated in place.
         // The reason last, after a colon: it has brackets of its own, and brackets around it read as a puzzle.

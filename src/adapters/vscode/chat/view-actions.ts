@@ -49,6 +49,7 @@ export function viewActions(deps: ViewActionDeps): ViewActions {
     proposedChange: (unified) => proposedChange(deps.root, unified),
     editChange: (id, change, edits) => openChangeEditor(deps.proposed, id, change, nowSide(deps, id, change.path, change.current), edits),
     openSettings: async (setting) => void (await vscode.commands.executeCommand('workbench.action.openSettings', setting)),
+    signInMcp: async (server) => void (await vscode.commands.executeCommand('crow.signInMcpServer', server)),
     showLog: deps.showLog,
     showTrace: deps.showTrace,
     sessionsChanged: deps.sessionsChanged,
