@@ -193,8 +193,8 @@ describe('signing in to a remote MCP server (crow mcp login, crow run)', functio
     configure({ docs: `url = "${docs.url}"`, files: 'command = "npx"' });
     const none = await crow(['mcp']);
     assert.equal(none.code, 2);
-    assert.match(none.stdout, /login NAME +sign in to a remote MCP server/);
-    assert.match((await crow(['mcp', 'sign'])).stderr, /Unknown command "crow mcp sign": crow mcp login \| logout/);
+    assert.match(none.stdout, /login NAME\|URL +sign in to a remote MCP server/);
+    assert.match((await crow(['mcp', 'sign'])).stderr, /Unknown command "crow mcp sign": crow mcp list \| login \| logout/);
     assert.match((await crow(['mcp', 'login'])).stderr, /crow mcp login takes one server: crow mcp login NAME/);
     const typo = await crow(['mcp', 'login', 'doc']);
     assert.equal(typo.code, 2);
