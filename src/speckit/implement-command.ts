@@ -70,10 +70,8 @@ async function implement(run: CommandRun): Promise<void> {
     return void run.finish('completed', `Nothing to do in ${feature.dir}: every task in tasks.md is done.`);
   }
   const gate = await checklistGate(run, files.checklists, args.flags.has('proceed'));
-  if (!gate.go) {
-    run.say(gate.message);
-    return void run.finish('needs_input', gate.message);
-  }
+  // A stopped gate is a failure to the caller (crow run exits 1), so CI does not read it as done.
+  if (!gate.go) return void run.finish('error', gate.message);
   const left = batches.flatMap((b) => b.tasks);
   run.say(
     `Feature ${feature.dir} (${context.how}): ${left.length} of ${parsed.tasks.length} tasks left, starting at ${left[0]!.id}. ` +
