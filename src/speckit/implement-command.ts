@@ -73,8 +73,10 @@ async function implement(run: CommandRun): Promise<void> {
     return void run.finish('completed', `Nothing to do in ${feature.dir}: every task in tasks.md is done.`);
   }
   const gate = await checklistGate(run, files.checklists, args.flags.has('proceed'));
-  // A stopped gate is a failure to the caller (crow run exits 1), so CI does not read it as done.
-  if (!gate.go) return void run.finish('error', gate.message);
+  // Stopped because nobody could confirm (no terminal, as in CI, or no answer in time): an error, so crow
+  // run exits 1 and CI does not read it as done. Declined by the person: their turn, as they chose.
+  if (!gate.go && gate.declined) run.say(gate.message);
+  if (!gate.go) return void run.finish(gate.declined ? 'needs_input' : 'error', gate.message);
   const ignored = await ignoreFileStep(run, files.plan);
   if (ignored.length > 0) run.record(feature.dir, ignored);
   const left = batches.flatMap((b) => b.tasks);
