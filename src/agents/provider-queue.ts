@@ -84,3 +84,18 @@ function hostOf(url: string): string | undefined {
 function isOwnAddress(host: string): boolean {
   return host === 'localhost' || host.endsWith('.local') || host === '::1' || /^(127\.|10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.)/.test(host);
 }
+
+/**
+ * Which setting decides providerConcurrency for `provider`, by its
+ * config.toml name (`limits.concurrency.local`, `subagents.concurrency`),
+ * and the provider's kind; `setting` is undefined when it is the kind's
+ * default. For messages that say why tasks wait for each other.
+ */
+export function concurrencySource(settings: Pick<Settings, 'concurrency' | 'subagents' | 'providers'>, provider: string): { kind: ConcurrencyKind; setting?: string } {
+  const kind = concurrencyKind(settings.providers[provider]);
+  const configured = settings.concurrency;
+  if (configured?.[provider] !== undefined) return { kind, setting: `limits.concurrency.${provider}` };
+  if (configured?.[kind] !== undefined) return { kind, setting: `limits.concurrency.${kind}` };
+  if (settings.subagents?.concurrency !== undefined) return { kind, setting: 'subagents.concurrency' };
+  return { kind };
+}

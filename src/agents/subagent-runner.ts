@@ -16,7 +16,7 @@ import { ACPAgent } from './acp-agent';
 import { assembleAgent } from './assemble';
 import { TASK_COMPLETE } from '../vocabulary/tool-names';
 import { type AgentPart, agentPolicy, agentTools, baseAgentFromDefinition } from './definition-agent';
-import { ProviderQueue, providerConcurrency } from './provider-queue';
+import { concurrencySource, ProviderQueue, providerConcurrency } from './provider-queue';
 import type { RunResult } from './run-result';
 import { reflect } from './subagent-reflection';
 import { hasSummarySection, reportSummary } from './report-summary';
@@ -83,6 +83,15 @@ export class SubagentRunner implements SubagentLauncher {
   concurrencyFor(agent: string): number {
     const resolved = this.resolve(agent);
     return typeof resolved === 'string' ? 1 : this.concurrencyOf(this.providerOf(resolved.base));
+  }
+
+  concurrencySource(agent: string): { kind: string; setting?: string } {
+    const resolved = this.resolve(agent);
+    if (typeof resolved === 'string') return { kind: 'unknown' };
+    if (resolved.base.external) return { kind: 'external' };
+    const provider = this.providerOf(resolved.base);
+    if (this.options.concurrency?.[provider] !== undefined) return { kind: concurrencySource(this.options.settings, provider).kind, setting: 'session' };
+    return concurrencySource(this.options.settings, provider);
   }
 
   async run(request: { agent: string; task: string }, ctx: ToolContext): Promise<SubagentOutcome> {

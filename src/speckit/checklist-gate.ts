@@ -37,9 +37,10 @@ export function checklistTable(counts: readonly ChecklistCount[]): string {
 
 /**
  * Whether implementation may start: yes when every checklist is complete
- * or the person said so; otherwise the message that stops the command.
+ * or the person said so; otherwise the message that stops the command, and
+ * whether the person declined (rather than nobody answering).
  */
-export async function checklistGate(run: CommandRun, folder: string, proceed: boolean): Promise<{ go: true; note: string } | { go: false; message: string }> {
+export async function checklistGate(run: CommandRun, folder: string, proceed: boolean): Promise<{ go: true; note: string } | { go: false; message: string; declined: boolean }> {
   const counts = await countChecklists(run, folder);
   if (counts.length === 0) return { go: true, note: '' };
   const table = checklistTable(counts);
@@ -65,6 +66,7 @@ export async function checklistGate(run: CommandRun, folder: string, proceed: bo
   const why = answer === 'unavailable' ? 'nobody can be asked here' : answer === 'timeout' ? 'no answer came' : 'you said no';
   return {
     go: false,
+    declined: answer === 'denied',
     message: `Some checklists have unchecked items (${list}), and ${why}, so implementation did not start. Complete them, or run /speckit.implement --proceed to go on anyway.`,
   };
 }

@@ -11,6 +11,7 @@ import type { AgentEvent, RunStatus } from '../engine/events';
 import { addUsage, emptyUsage, type Usage } from '../llm/types';
 import type { PermissionGate } from '../tools/permissions';
 import type { CommandInput } from '../agents/programmatic-command';
+import { composedPrompt } from './preset-commands';
 import { filesUnder, readText } from './workspace-text';
 import { errorText } from '../vocabulary/text';
 
@@ -35,10 +36,11 @@ export class CommandRun {
     this.stream.push(event);
   }
 
-  /** Renders `prompts/speckit/NAME.hbs` with the prompt context, `command` and `extra`. */
+  /** Renders `prompts/speckit/NAME.hbs` with the prompt context, `command` and `extra` (and an installed preset's prepend, append or wrap of it). */
   render(name: string, extra: Record<string, unknown>): string {
     const { agent, workspace, prompts } = this.input;
-    return prompts.render(`speckit/${name}`, { ...basePromptContext(agent.primary.name, workspace.root), command: `/${this.name}`, ...extra });
+    const rendered = prompts.render(`speckit/${name}`, { ...basePromptContext(agent.primary.name, workspace.root), command: `/${this.name}`, ...extra });
+    return composedPrompt(this.input, name, rendered);
   }
 
   /** A message of the command's own, shown like an agent's words. */

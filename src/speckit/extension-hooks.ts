@@ -61,18 +61,9 @@ export async function hooksFor(workspace: Workspace, event: string): Promise<Hoo
     .sort((a, b) => a.priority - b.priority);
 }
 
-/** The git extension's branch creation, when its before_specify hook is installed and enabled; its branch_prefix setting. */
-export async function gitExtension(workspace: Workspace): Promise<{ prefix?: string } | undefined> {
-  const hooks = await hooksFor(workspace, 'before_specify');
-  if (!hooks.some((hook) => hook.command === GIT_FEATURE)) return undefined;
-  const config = await readText(workspace, '.specify/extensions/git/git-config.yml');
-  let prefix: unknown;
-  try {
-    prefix = config === undefined ? undefined : (parse(config) as { branch_prefix?: unknown } | null)?.branch_prefix;
-  } catch {
-    prefix = undefined;
-  }
-  return typeof prefix === 'string' && prefix.trim() !== '' ? { prefix: prefix.trim().replace(/\/+$/, '') } : {};
+/** Whether the git extension's branch creation (its before_specify hook) is installed and enabled. */
+export async function hasGitFeatureHook(workspace: Workspace): Promise<boolean> {
+  return (await hooksFor(workspace, 'before_specify')).some((hook) => hook.command === GIT_FEATURE);
 }
 
 /** The git extension's branch command, which Crow carries out itself (write-commands.ts). */
@@ -81,12 +72,18 @@ const GIT_FEATURE = 'speckit.git.feature';
 /**
  * Runs the hooks of `event` for the command of `run`, with the command's
  * arguments; an error message when a mandatory hook could not run or failed.
+ * `featureBy` names a preset whose command makes the feature itself, so
+ * Crow cannot start its branch first.
  */
-export async function runHooks(run: CommandRun, event: string, args: string): Promise<string | undefined> {
+export async function runHooks(run: CommandRun, event: string, args: string, options: { featureBy?: string } = {}): Promise<string | undefined> {
   for (const hook of await hooksFor(run.input.workspace, event)) {
     const who = hook.extension !== '' ? ` (extension ${hook.extension})` : '';
     if (hook.condition !== undefined) {
       run.say(`Hook ${event}${who}: /${hook.command} skipped: its condition "${hook.condition}" is not evaluated by Crow. Run /${hook.command} yourself if it applies.`);
+      continue;
+    }
+    if (hook.command === GIT_FEATURE && options.featureBy !== undefined) {
+      run.say(`Hook ${event}${who}: no git branch started: ${options.featureBy}'s /${run.name} names the feature itself. Run /${hook.command} once it has, if you want the branch.`);
       continue;
     }
     if (hook.command === GIT_FEATURE) {

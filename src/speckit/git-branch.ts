@@ -35,6 +35,14 @@ export async function currentBranch(root: string, env: NodeJS.ProcessEnv): Promi
   return result.ok && result.out !== '' ? result.out : undefined;
 }
 
+/** A value of git's configuration as the repository at `root` sees it (its own, then the user's); undefined when unset or outside git. */
+export async function gitConfigValue(root: string, env: NodeJS.ProcessEnv, key: string, hidden: readonly string[] = []): Promise<string | undefined> {
+  const git = await repositoryGit(root, env, hidden);
+  if ('problem' in git) return undefined;
+  const result = await git(['config', '--get', key]);
+  return result.ok && result.out !== '' ? result.out : undefined;
+}
+
 /**
  * Starts branch `name` at the current commit and switches to it, when that
  * is safe (see the file comment). `hidden` names more variables git must

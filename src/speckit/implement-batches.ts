@@ -37,3 +37,23 @@ function fitsWith(batch: readonly SpecTask[], task: SpecTask): boolean {
   const ids = new Set(batch.map((t) => t.id));
   return !task.files.some((file) => files.has(file)) && !task.dependsOn.some((id) => ids.has(id)) && !batch.some((t) => t.dependsOn.includes(task.id));
 }
+
+/**
+ * Why the [P] tasks `ids` run `atOnce` at a time instead of together, and
+ * how to change it: the setting that decides it (`source`, from the
+ * subagent launcher), or the default for a model server of one's own.
+ */
+export function concurrencyNote(ids: readonly string[], atOnce: number, source: { kind: string; setting?: string } | undefined): string {
+  const which = `[P] tasks ${ids.join(', ')} run ${atOnce === 1 ? 'one at a time' : `${atOnce} at a time`}`;
+  const raise = (key: string): string => `If it can answer more at once, raise it in config.toml: [limits] concurrency = { ${key} = ${Math.max(2, ids.length)} }.`;
+  if (source === undefined) return `${which}: this session runs ${atOnce} subagent${atOnce === 1 ? '' : 's'} at once.`;
+  if (source.setting === undefined && source.kind === 'local') {
+    return `${which}: the model server is one of your own, and limits.concurrency.local is ${atOnce} by default (one request at a time). ${raise('local')}`;
+  }
+  if (source.setting === undefined) return `${which}: that is the default for ${source.kind} models. ${raise(source.kind)}`;
+  if (source.setting === 'session') return `${which}: this session runs ${atOnce} subagent${atOnce === 1 ? '' : 's'} of that model at once.`;
+  const key = source.setting.replace(/^limits\.concurrency\./, '');
+  return source.setting.startsWith('limits.concurrency.')
+    ? `${which}: limits.concurrency.${key} is ${atOnce}. ${raise(key)}`
+    : `${which}: ${source.setting} is ${atOnce}. Raise it in config.toml, or set [limits] concurrency for this provider.`;
+}

@@ -8,7 +8,9 @@
  * (checklist-gate.ts). A task is ticked `[X]` only when its reviewer
  * approves; the first task that is not approved stops the run after its
  * batch, with a report quoting why; running again resumes at the first
- * unticked task. Progress is the session's todo list. Spec Kit's
+ * unticked task. Before the first task, Spec Kit's ignore-file step
+ * creates or completes .gitignore and its kin (ignore-files.ts). Progress
+ * is the session's todo list. Spec Kit's
  * before_implement and after_implement hooks run around it.
  */
 import type { Span } from '../telemetry/span';
@@ -17,7 +19,7 @@ import { parseCommandArgs } from './command-args';
 import { type CommandRun, SPECKIT_AGENT, startCommand } from './command-run';
 import { type FeatureContext, chooseFeature, missing } from './feature-context';
 import { CONSTITUTION_PATH } from './features';
-import { type Batch, batchesOf } from './implement-batches';
+import { type Batch, batchesOf, concurrencyNote } from './implement-batches';
 import type { CommandInput, ProgrammaticCommand } from '../agents/programmatic-command';
 import { TaskRunner, type TaskOutcome } from './task-runner';
 import { todoItems } from './tasks-command';
@@ -25,6 +27,7 @@ import { type ParsedTasks, parseTasks, type SpecTask, TasksFileError } from './t
 import { clipped, filesUnder, readText } from './workspace-text';
 import { checklistGate } from './checklist-gate';
 import { runHooks } from './extension-hooks';
+import { ignoreFileStep } from './ignore-files';
 
 export const DEFAULT_IMPLEMENT_AGENT = 'task-pair';
 /** Each document's share of a task's prompt; the worker reads the files for more. */
@@ -70,10 +73,12 @@ async function implement(run: CommandRun): Promise<void> {
     return void run.finish('completed', `Nothing to do in ${feature.dir}: every task in tasks.md is done.`);
   }
   const gate = await checklistGate(run, files.checklists, args.flags.has('proceed'));
-  if (!gate.go) {
-    run.say(gate.message);
-    return void run.finish('needs_input', gate.message);
-  }
+  // Stopped because nobody could confirm (no terminal, as in CI, or no answer in time): an error, so crow
+  // run exits 1 and CI does not read it as done. Declined by the person: their turn, as they chose.
+  if (!gate.go && gate.declined) run.say(gate.message);
+  if (!gate.go) return void run.finish(gate.declined ? 'needs_input' : 'error', gate.message);
+  const ignored = await ignoreFileStep(run, files.plan);
+  if (ignored.length > 0) run.record(feature.dir, ignored);
   const left = batches.flatMap((b) => b.tasks);
   run.say(
     `Feature ${feature.dir} (${context.how}): ${left.length} of ${parsed.tasks.length} tasks left, starting at ${left[0]!.id}. ` +
@@ -124,6 +129,8 @@ async function runBatches(run: CommandRun, plan: RunPlan): Promise<TaskOutcome[]
   const outcomes: TaskOutcome[] = [];
   const finished = new Set(plan.parsed.tasks.filter((t) => t.done).map((t) => t.id));
   const atOnce = Math.max(1, plan.launcher.concurrencyFor?.(plan.agent) ?? 1);
+  const held = plan.batches.find((b) => b.tasks.length > atOnce);
+  if (held) run.say(concurrencyNote(held.tasks.map((t) => t.id), atOnce, plan.launcher.concurrencySource?.(plan.agent)));
   for (const batch of plan.batches.flatMap((b) => chunks(b, atOnce))) {
     if (input.signal.aborted) break;
     const results = await Promise.all(

@@ -46,9 +46,10 @@ export async function readTemplate(workspace: Workspace, prompts: PromptRegistry
 /**
  * The ids of the presets or extensions installed under `folder`, in Spec
  * Kit's order: those its `.registry` lists (enabled, by priority, default
- * 10, then by id), and folders it does not list at priority 10.
+ * 10, then by id), and folders it does not list at priority 10 (unless
+ * `registeredOnly`: Spec Kit registers a preset's commands only at install).
  */
-async function ranked(workspace: Workspace, folder: string, key: 'presets' | 'extensions'): Promise<string[]> {
+export async function ranked(workspace: Workspace, folder: string, key: 'presets' | 'extensions', options: { registeredOnly?: boolean } = {}): Promise<string[]> {
   if (!(await isFolder(workspace, folder))) return [];
   let registered: Record<string, { priority?: unknown; enabled?: unknown }> = {};
   const registry = await readText(workspace, `${folder}/.registry`);
@@ -65,7 +66,7 @@ async function ranked(workspace: Workspace, folder: string, key: 'presets' | 'ex
   for (const [id, meta] of Object.entries(registered)) {
     if (/^[a-z0-9-]+$/.test(id) && meta && typeof meta === 'object' && meta.enabled !== false) ids.push([priority(meta.priority), id]);
   }
-  for (const entry of await workspace.readDirectory(folder)) {
+  for (const entry of options.registeredOnly ? [] : await workspace.readDirectory(folder)) {
     if (entry.type === 'directory' && /^[a-z0-9-]+$/.test(entry.name) && !(entry.name in registered)) ids.push([10, entry.name]);
   }
   return ids.sort(([a, x], [b, y]) => a - b || x.localeCompare(y)).map(([, id]) => id);

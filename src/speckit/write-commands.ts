@@ -15,13 +15,11 @@ import {
   rootForNew,
   shortName,
 } from './features';
-import { secretVariableNames } from '../config/secret-variables';
-import { type BranchOutcome, startFeatureBranch } from './git-branch';
+import { branchNote, planFeatureBranch, startBranchFor } from './feature-branch';
 import type { ProgrammaticCommand } from '../agents/programmatic-command';
 import { ensureLayout, readTemplate } from './templates';
 import { recordFeature } from './current-feature';
 import { field, runRepositoryScript, workspacePath } from './repository-scripts';
-import { gitExtension } from './extension-hooks';
 import { entriesOf, readText } from './workspace-text';
 
 /** The intro line of a command working on an existing feature. */
@@ -79,12 +77,14 @@ export const specifyCommand: ProgrammaticCommand = documentCommand({
     if (description === '') return 'Describe the feature to specify, e.g. /speckit.specify Let people group photos into albums by date.';
     const requested = args.options.number !== undefined ? Number.parseInt(args.options.number, 10) : undefined;
     if (requested !== undefined && !(Number.isInteger(requested) && requested >= 0)) return `--number wants a whole number, not "${args.options.number}".`;
+    const plan = await planFeatureBranch(run, args);
+    if (typeof plan === 'string') return plan;
     const created = await createFeature(run, args, description, requested);
     if (typeof created === 'string') return created;
     const { dir, name, prefix, layout, how } = created;
     const template = await readTemplate(input.workspace, input.prompts, 'spec');
     const files = featureFiles({ dir, name, prefix });
-    const branch = await featureBranch(run, args, name);
+    const branch = await startBranchFor(run, plan, name, prefix);
     return {
       folder: dir,
       intro: `Feature ${dir} (new, ${how}); ${branchNote(branch)}.`,
@@ -150,28 +150,6 @@ async function createFeature(
   await input.workspace.writeFile(featureFiles({ dir, name, prefix }).spec, template.text);
   await input.workspace.writeFile(FEATURE_JSON, `${JSON.stringify({ feature_directory: dir }, null, 2)}\n`);
   return { dir, name, prefix, layout, how: `number ${prefix}` };
-}
-
-/**
- * A git branch for the new feature, only when asked: Spec Kit 1.0 makes
- * branches in its git extension, so one is started when that extension's
- * before_specify hook is installed and enabled (with its git-config.yml's
- * branch_prefix), or when the user's speckit.create_branch says so; never
- * otherwise. Crow runs git itself, safely (git-branch.ts), rather than the
- * extension's script: the sandbox keeps commands out of .git.
- */
-async function featureBranch(run: CommandRun, args: CommandArgs, name: string): Promise<BranchOutcome> {
-  if (args.flags.has('no-branch')) return { created: false, reason: '--no-branch' };
-  const setting = run.input.settings?.speckit?.createBranch;
-  if (setting === false) return { created: false, reason: 'speckit.create_branch is off' };
-  const extension = await gitExtension(run.input.workspace);
-  if (setting !== true && !extension) return { created: false, reason: "branches are opt-in: install Spec Kit's git extension, or set speckit.create_branch = true" };
-  const branch = extension?.prefix ? `${extension.prefix}/${name}` : name;
-  return startFeatureBranch(run.input.workspace.root, run.input.env, branch, secretVariableNames(run.input.settings));
-}
-
-function branchNote(branch: BranchOutcome): string {
-  return branch.created ? `started git branch ${branch.branch} from ${branch.from}, your uncommitted changes untouched` : `no git branch started (${branch.reason})`;
 }
 
 export const clarifyCommand: ProgrammaticCommand = documentCommand({

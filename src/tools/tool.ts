@@ -228,4 +228,11 @@ export interface SubagentLauncher {
   run(request: { agent: string; task: string }, ctx: ToolContext): Promise<SubagentOutcome>;
   /** How many runs of `agent` go at the same time (its provider's queue); absent: one. */
   concurrencyFor?(agent: string): number;
+  /**
+   * Why concurrencyFor(agent) is what it is: the provider's kind (`local`,
+   * `anthropic`, `openai`, or `external` for an ACP agent) and the setting
+   * that decided it (absent: the kind's default; "session" when the session
+   * set it), for messages saying why tasks run one at a time.
+   */
+  concurrencySource?(agent: string): { kind: string; setting?: string };
 }

@@ -1,0 +1,144 @@
+/**
+ * Spec Kit's own extensions as its users have them (issue 44), through the
+ * real binary in a project laid out as `specify init --integration claude
+ * --extension git` with a preset lays it out (speckit-kit.ts): a preset's
+ * command replaces Crow's own, or composes with it, and the run says which
+ * it used; the git extension's branch_template and its tokens name the
+ * branch, over branch_prefix, and a token Crow cannot fill stops the
+ * command before anything is made.
+ */
+import assert from 'node:assert/strict';
+import { basename } from 'node:path';
+import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { PLAN, SPEC } from '../support/speckit';
+import { installGitExtension, installPreset } from '../support/speckit-kit';
+import { requestTexts, type SpeckitRepo, speckitRepo, text, toolCall } from '../support/speckit-repo';
+
+const HOUSE_SPECIFY = [
+  '---',
+  'description: "Specify, the house way"',
+  'scripts:',
+  '  sh: scripts/bash/create-new-feature.sh --json "{ARGS}"',
+  '---',
+  '',
+  '## User Input',
+  '',
+  '$ARGUMENTS',
+  '',
+  'Run `{SCRIPT}` once, then write SPEC_FILE with our three house sections (HOUSE-STYLE).',
+  'Then suggest __SPECKIT_COMMAND_PLAN__ to __AGENT__.',
+  '',
+].join('\n');
+
+describe("Spec Kit's presets and git extension through crow run", function () {
+  this.timeout(60_000);
+  let llm: FakeLlmServer;
+  let repo: SpeckitRepo;
+
+  before(async () => (llm = await FakeLlmServer.start()));
+  after(() => llm.close());
+  beforeEach(() => llm.reset());
+  afterEach(() => repo?.remove());
+
+  it("runs the installed preset's /speckit.specify instead of Crow's own, by the registry's priority, and says which it used", async () => {
+    repo = speckitRepo(llm, { git: 'main' });
+    installGitExtension(repo);
+    installPreset(repo, 'house', [{ name: 'speckit.specify', text: HOUSE_SPECIFY }], { priority: 5 });
+    installPreset(repo, 'other', [{ name: 'speckit.specify', text: '---\ndescription: other\n---\nOTHER-PRESET $ARGUMENTS\n' }], { priority: 10 });
+    llm.enqueue('anthropic', toolCall('write_file', { path: 'specs/001-photo-albums/spec.md', content: SPEC }), text('Wrote the spec the house way.'));
+    const run = await repo.crow('/speckit.specify Photo albums by date');
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    assert.match(run.stdout, /\/speckit\.specify: running preset house's version \(\.specify\/presets\/house\/commands\/speckit\.specify\.md\), not Crow's own\./);
+    const prompt = requestTexts(llm)[0]!;
+    assert.match(prompt, /HOUSE-STYLE/);
+    assert.match(prompt, /Run `\.specify\/scripts\/bash\/create-new-feature\.sh --json \\"Photo albums by date\\"` once/, '{SCRIPT} is the project\'s script, {ARGS} the arguments');
+    assert.match(prompt, /Then suggest \/speckit\.plan to claude\./, 'command names and the integration filled in');
+    assert.doesNotMatch(prompt, /OTHER-PRESET/, 'the lower priority preset does not run');
+    assert.doesNotMatch(prompt, /write the specification of a new feature/, "Crow's own prompt is not sent");
+    assert.match(run.stdout, /Hook before_specify \(extension git\): no git branch started: preset house's \/speckit\.specify names the feature itself/);
+    assert.match(run.stdout, /Wrote specs\/001-photo-albums\/spec\.md\./);
+    assert.equal(repo.git('branch', '--show-current'), 'main');
+
+    // Disabled in the registry (specify preset disable house): the next one by priority.
+    const registry = JSON.parse(repo.read('.specify/presets/.registry')) as { presets: Record<string, { enabled: boolean }> };
+    registry.presets.house!.enabled = false;
+    repo.write('.specify/presets/.registry', JSON.stringify(registry));
+    llm.reset();
+    llm.enqueue('anthropic', text('Done.'));
+    const other = await repo.crow('/speckit.specify Export notes');
+    assert.match(other.stdout, /running preset other's version/);
+    assert.match(requestTexts(llm)[0]!, /OTHER-PRESET Export notes/);
+
+    // No preset left: Crow's own command, which says nothing about presets.
+    repo.write('.specify/presets/.registry', '{"presets": {}}');
+    llm.reset();
+    llm.enqueue('anthropic', toolCall('write_file', { path: 'specs/002-share-notes/spec.md', content: SPEC }), text('Done.'));
+    const own = await repo.crow('/speckit.specify Share notes --no-branch');
+    assert.equal(own.code, 0, own.stdout + own.stderr);
+    assert.doesNotMatch(own.stdout, /preset/);
+    assert.match(requestTexts(llm)[0]!, /write the specification of a new feature/);
+  });
+
+  it("composes a preset's append or wrap with Crow's own prompt, and refuses a preset file outside its folder or too large", async () => {
+    repo = speckitRepo(llm);
+    repo.write('specs/001-notes/spec.md', SPEC);
+    repo.write('.specify/feature.json', '{"feature_directory": "specs/001-notes"}\n');
+    installPreset(repo, 'audit', [{ name: 'speckit.plan', text: '---\ndescription: audit\n---\nAlso list every personal datum the plan stores (AUDIT-APPEND).\n', strategy: 'append' }]);
+    llm.enqueue('anthropic', toolCall('write_file', { path: 'specs/001-notes/plan.md', content: PLAN }), text('Planned.'));
+    const appended = await repo.crow('/speckit.plan use sqlite');
+    assert.equal(appended.code, 0, appended.stdout + appended.stderr);
+    assert.match(appended.stdout, /\/speckit\.plan: Crow's own prompt, with preset audit's append \(\.specify\/presets\/audit\/commands\/speckit\.plan\.md\)\./);
+    assert.match(requestTexts(llm)[0]!, /design how to build the feature in specs\/001-notes[\s\S]*AUDIT-APPEND/, 'ours first, the preset after');
+
+    installPreset(repo, 'audit', [{ name: 'speckit.plan', text: 'BEFORE-WRAP\n{CORE_TEMPLATE}\nAFTER-WRAP\n', strategy: 'wrap' }]);
+    llm.reset();
+    llm.enqueue('anthropic', text('Planned.'));
+    await repo.crow('/speckit.plan');
+    assert.match(requestTexts(llm)[0]!, /BEFORE-WRAP\\n[^"]*design how to build the feature[\s\S]*AFTER-WRAP/);
+
+    installPreset(repo, 'audit', [{ name: 'speckit.plan', text: 'x', file: '../../../../etc/passwd' }]);
+    llm.reset();
+    const outside = await repo.crow('/speckit.plan');
+    assert.equal(outside.code, 1);
+    assert.match(outside.stdout + outside.stderr, /\.specify\/presets\/audit\/preset\.yml: speckit\.plan's file "\.\.\/\.\.\/\.\.\/\.\.\/etc\/passwd" is outside the preset's folder\. Fix the preset, or disable it \(specify preset disable audit\)\./);
+    installPreset(repo, 'audit', [{ name: 'speckit.plan', text: `---\ndescription: big\n---\n${'flood '.repeat(60_000)}` }]);
+    const flood = await repo.crow('/speckit.plan');
+    assert.equal(flood.code, 1);
+    assert.match(flood.stdout + flood.stderr, /speckit\.plan\.md is 3600\d+ bytes, more than the 262144 a command file may be/);
+    assert.equal(llm.requestsFor('anthropic').length, 0, 'a refused preset sends nothing');
+  });
+
+  it("names the branch by the git extension's branch_template and its tokens, over branch_prefix; a token it cannot fill stops the command first", async () => {
+    repo = speckitRepo(llm, { git: 'main' });
+    repo.git('config', 'user.name', 'Jane Q. Doe');
+    const app = basename(repo.root).toLowerCase().replace(/[^a-z0-9]+/g, '-');
+    installGitExtension(repo, { branch_template: '{author}/{app}/{number}-{slug}', branch_prefix: 'feat' });
+    llm.enqueue('anthropic', toolCall('write_file', { path: 'specs/001-share-notes/spec.md', content: SPEC }), text('Done.'));
+    const templated = await repo.crow('/speckit.specify Share notes');
+    assert.equal(templated.code, 0, templated.stdout + templated.stderr);
+    assert.equal(repo.git('branch', '--show-current'), `jane-q-doe/${app}/001-share-notes`);
+    assert.match(templated.stdout, new RegExp(`started git branch jane-q-doe/${app}/001-share-notes \\(by branch_template "\\{author\\}/\\{app\\}/\\{number\\}-\\{slug\\}" in \\.specify/extensions/git/git-config\\.yml\\) from main`));
+
+    repo.git('switch', '--quiet', 'main');
+    installGitExtension(repo, { branch_prefix: 'features/{app}' });
+    llm.reset();
+    llm.enqueue('anthropic', toolCall('write_file', { path: 'specs/002-export-notes/spec.md', content: SPEC }), text('Done.'));
+    const prefixed = await repo.crow('/speckit.specify Export notes');
+    assert.equal(prefixed.code, 0, prefixed.stdout + prefixed.stderr);
+    assert.equal(repo.git('branch', '--show-current'), `features/${app}/002-export-notes`, 'branch_prefix is shorthand for PREFIX/{number}-{slug}, its tokens filled');
+
+    repo.git('switch', '--quiet', 'main');
+    installGitExtension(repo, { branch_template: '{team}/{number}-{slug}' });
+    llm.reset();
+    const unknown = await repo.crow('/speckit.specify Import notes');
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stdout + unknown.stderr, /The feature's branch cannot be named from branch_template "\{team\}\/\{number\}-\{slug\}" in \.specify\/extensions\/git\/git-config\.yml: \{team\} is not a token Crow can fill \(the git extension defines \{author\}, \{app\}, \{number\}, \{slug\}\)\. Fix it in .*, or pass --no-branch\./);
+    assert.ok(!repo.exists('specs/003-import-notes'), 'nothing was made');
+    assert.equal(repo.git('branch', '--list', '*{*'), '', 'no branch with braces');
+    assert.equal(llm.requestsFor('anthropic').length, 0);
+
+    installGitExtension(repo, { branch_template: '{slug}-{number}' });
+    const order = await repo.crow('/speckit.specify Import notes');
+    assert.match(order.stdout + order.stderr, /\{slug\} must not come before \{number\}/);
+  });
+});
