@@ -8,22 +8,14 @@
  */
 import type { Meter } from '../../src/vocabulary/meter';
 import type { CallWords } from '../../src/vocabulary/tool-story';
-import type { ElicitField, ElicitValue } from '../../src/mcp/elicitation-form';
 import type { SuggestTrigger, Suggestion } from '../../src/vocabulary/suggestion';
 
 export type { SuggestTrigger, Suggestion };
 
 export type { Meter } from '../../src/vocabulary/meter';
 
-/** Who is acting, for the badge on text, thinking and tool cards. */
-export type ActorRole = 'primary' | 'reviewer' | 'subagent';
-
-export interface Actor {
-  /** The internal agent's name, e.g. "coder" or "code-reviewer". */
-  agent: string;
-  role: ActorRole;
-}
-
+export type { Actor, ActorRole, CardDiff } from './view-shapes';
+import type { Actor, CardDiff } from './view-shapes';
 
 export interface AgentChoice {
   name: string;
@@ -64,76 +56,8 @@ export interface PlanEntry {
   status: 'pending' | 'in_progress' | 'completed';
 }
 
-/** A diff produced by an edit, shown on its tool card with an "open diff" action. */
-export interface CardDiff {
-  /** Workspace-relative path. */
-  path: string;
-  /** Unified diff text (capped by the host). */
-  unified: string;
-}
-
-/** One approval the policy asks for; answered by an `approve` message. */
-export interface ApprovalRequest {
-  id: string;
-  /** The tool call it gates: the view shows the question under that call's card. */
-  callId: string;
-  actor: Actor;
-  /** e.g. "Edit src/app.ts" or "Run: npm test". */
-  title: string;
-  category: 'read' | 'write' | 'execute' | 'network';
-  /** The command line for execute requests. */
-  command?: string;
-  /** The command's working folder, workspace-relative ("." for the root). */
-  cwd?: string;
-  paths: string[];
-  /** What "always" would cover, e.g. "all file changes". */
-  alwaysScope: string;
-  /** The change a write would make, shown before anyone decides (capped like a card's diff). */
-  diff?: CardDiff;
-  /**
-   * The call's arguments as pretty JSON, when the person may edit them
-   * before allowing it (seed 002's Modify): the view offers Edit, and posts
-   * `approve_edited` with the text; the host checks it against the tool's
-   * parameters and answers `approval_done`, or `approval_invalid` with what
-   * is wrong (the view keeps the text for another try).
-   */
-  arguments?: string;
-  /**
-   * The change (`diff`) may be edited in VS Code's diff editor: Edit…
-   * posts `edit_change`, the host opens it with the proposed text editable
-   * and answers `approval_change`; "Allow with my changes" posts
-   * `approve_change` (the host takes the text from the editor).
-   */
-  editInEditor?: boolean;
-  /** Set when an agent asks for approval itself (request_approval): `title` is its question; no "always". */
-  question?: { details?: string };
-}
-
-export type ApprovalDecision = 'allow_once' | 'allow_always' | 'reject_once';
-
-/**
- * A question an MCP server asks while a prompt runs (elicitation): a form
- * to fill in, or a page to open. Every text in it was made safe to show by
- * the host (src/mcp/elicitation-form.ts); the host checks the answer again.
- */
-export interface ServerQuestion {
-  id: string;
-  /** The server's name as configured. */
-  server: string;
-  message: string;
-  /** A form's questions, in the server's order. */
-  fields?: ElicitField[];
-  /** A page the server asks the person to open: `domain` (the URL's own host) is what they decide on. */
-  page?: { url: string; domain: string };
-}
-
-/** The specification's three answers: send (or open the page), decline, or dismiss. */
-export type QuestionAction = 'accept' | 'decline' | 'cancel';
-
-export type { ElicitField, ElicitValue };
-
-/** How an approval ended, as the view states it: a decision, allowed with the person's edited arguments, or withdrawn. */
-export type ApprovalOutcome = ApprovalDecision | 'allow_edited' | 'withdrawn';
+export type { ApprovalDecision, ApprovalOutcome, ApprovalRequest, ElicitField, ElicitValue, QuestionAction, ServerQuestion } from './asking-protocol';
+import type { ApprovalDecision, ApprovalOutcome, ApprovalRequest, ElicitValue, QuestionAction, ServerQuestion } from './asking-protocol';
 
 /** What a restore puts back. */
 export type RestoreMode = 'both' | 'files' | 'conversation';

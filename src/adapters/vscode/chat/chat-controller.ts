@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PromptHunk } from '../../../journal/hunk-restore';
 import { errorText } from '../../../vocabulary/text';
-import type { HostMessage, RoleModelChoice, SuggestTrigger, TranscriptEvent, WebviewMessage } from '../../../../webview/chat/protocol';
+import type { HostMessage, RoleModelChoice, TranscriptEvent, WebviewMessage } from '../../../../webview/chat/protocol';
 import { ChatAsking } from './chat-asking';
 import { ChatSession, type ChatHost, type PromptObserver } from './chat-session';
 import { applyPromptText, insideWorkspace } from '../../../host/apply-code';
@@ -162,8 +162,11 @@ export class ChatController {
         // The gate remembers an "always" once the answer reaches it, after this turn.
         if (message.type === 'approve' && message.decision === 'allow_always') setImmediate(() => this.announceRules());
         return;
-      case 'suggest':
-        return this.suggest(message.trigger, message.query);
+      case 'suggest': {
+        // Nothing when it cannot be known: the view then shows no list.
+        const items = await (await this.session()).suggestions(message.trigger, message.query).catch(() => []);
+        return this.post({ type: 'suggestions', trigger: message.trigger, query: message.query, items });
+      }
       case 'revoke_rule':
         if (!this.chat?.revokeRule(message.id)) this.show(notice('info', 'That answer was already taken back.'));
         return this.announceRules();
@@ -244,12 +247,6 @@ export class ChatController {
     if (chat.busy) return this.queue.steer(chat, text, () => this.chat === chat, (next) => this.send(next));
     this.lastPrompt = text;
     await this.run(chat, text, (observer) => chat.prompt(text, observer));
-  }
-
-  /** What fits what the person is typing; nothing when it cannot be known (the view then shows no list). */
-  private async suggest(trigger: SuggestTrigger, query: string): Promise<void> {
-    const items = await (await this.session()).suggestions(trigger, query).catch(() => []);
-    this.post({ type: 'suggestions', trigger, query, items });
   }
 
   /**
