@@ -69,7 +69,11 @@ export async function serveKeeper(options: KeeperOptions, stopSignal?: AbortSign
 
   return new Promise<KeeperEnd>((resolve) => {
     let idle: NodeJS.Timeout;
+    let stopped = false;
     const stop = (why: KeeperEnd): void => {
+      // Once: a check, the idle timer and a signal may all come.
+      if (stopped) return;
+      stopped = true;
       clearTimeout(idle);
       clearInterval(check);
       stopSignal?.removeEventListener('abort', onAbort);
@@ -77,7 +81,8 @@ export async function serveKeeper(options: KeeperOptions, stopSignal?: AbortSign
     };
     const rest = (): void => {
       clearTimeout(idle);
-      idle = setTimeout(() => stop('idle'), options.idleMs ?? IDLE_MS);
+      // A request that ends after the keeper stopped must not wind the idle timer up again (it would hold the process for IDLE_MS).
+      if (!stopped) idle = setTimeout(() => stop('idle'), options.idleMs ?? IDLE_MS);
     };
     const check = setInterval(() => {
       void stillThere(socketPath, socketIno, identity.workspace, workspaceIno).then((gone) => gone && stop(gone));
