@@ -141,4 +141,56 @@ describe("Spec Kit's presets and git extension through crow run", function () {
     const order = await repo.crow('/speckit.specify Import notes');
     assert.match(order.stdout + order.stderr, /\{slug\} must not come before \{number\}/);
   });
+
+  it("numbers the branch by git-config.yml's branch_numbering over init-options.json, takes GIT_BRANCH_NAME as it is, and keeps a name within GitHub's 244 bytes, saying so", async () => {
+    repo = speckitRepo(llm, { git: 'main' });
+    const spec = (dir: string) => [toolCall('write_file', { path: `${dir}/spec.md`, content: SPEC }), text('Done.')];
+    // The folder follows init-options.json (sequential), the branch the extension's own setting.
+    installGitExtension(repo, { branch_numbering: 'timestamp' });
+    llm.enqueue('anthropic', ...spec('specs/001-share-notes'));
+    const stamped = await repo.crow('/speckit.specify Share notes');
+    assert.equal(stamped.code, 0, stamped.stdout + stamped.stderr);
+    assert.ok(repo.exists('specs/001-share-notes/spec.md'));
+    assert.match(repo.git('branch', '--show-current'), /^\d{8}-\d{6}-share-notes$/);
+    assert.match(stamped.stdout, /started git branch \d{8}-\d{6}-share-notes \(numbered timestamp by branch_numbering in \.specify\/extensions\/git\/git-config\.yml\) from main/);
+
+    // The other way round: timestamped folders, sequential branches counted over the folders and the branches.
+    repo.git('switch', '--quiet', 'main');
+    repo.git('branch', '007-older-work');
+    const options = JSON.parse(repo.read('.specify/init-options.json')) as Record<string, unknown>;
+    repo.write('.specify/init-options.json', JSON.stringify({ ...options, feature_numbering: 'timestamp' }));
+    installGitExtension(repo, { branch_numbering: 'sequential' });
+    llm.reset();
+    llm.enqueue('anthropic', text('Done.'));
+    const sequential = await repo.crow('/speckit.specify Export notes');
+    assert.equal(repo.git('branch', '--show-current'), '008-export-notes');
+    assert.match(sequential.stdout, /Feature specs\/\d{8}-\d{6}-export-notes \(new, [^)]*\); started git branch 008-export-notes \(numbered sequential by branch_numbering in \.specify\/extensions\/git\/git-config\.yml\)/, 'the folder timestamped, the branch one above 007');
+
+    // GIT_BRANCH_NAME: exactly that name, whatever the template; too long, refused before anything is made.
+    repo.git('switch', '--quiet', 'main');
+    installGitExtension(repo, { branch_template: '{author}/{number}-{slug}' });
+    llm.reset();
+    llm.enqueue('anthropic', text('Done.'));
+    const exact = await repo.crow('/speckit.specify Import notes', undefined, { GIT_BRANCH_NAME: 'team/JIRA-12-import' });
+    assert.equal(repo.git('branch', '--show-current'), 'team/JIRA-12-import');
+    assert.match(exact.stdout, /started git branch team\/JIRA-12-import \(by GIT_BRANCH_NAME\)/);
+    repo.git('switch', '--quiet', 'main');
+    llm.reset();
+    const before = repo.git('status', '--porcelain', '--untracked-files=all');
+    const long = await repo.crow('/speckit.specify Print notes', undefined, { GIT_BRANCH_NAME: `feat/${'é'.repeat(120)}` });
+    assert.equal(long.code, 1);
+    assert.match(long.stdout + long.stderr, /GIT_BRANCH_NAME is 245 bytes; a branch name may have 244 at most \(GitHub's limit\)\. Shorten it, or unset it/);
+    assert.equal(repo.git('status', '--porcelain', '--untracked-files=all'), before, 'nothing was made');
+    assert.equal(llm.requestsFor('anthropic').length, 0);
+
+    // A long namespace: the feature's part of the name is shortened to fit, and the run says by how much.
+    const namespace = `teams/${'platform-'.repeat(25)}x`;
+    installGitExtension(repo, { branch_prefix: namespace });
+    llm.enqueue('anthropic', text('Done.'));
+    const fitted = await repo.crow('/speckit.specify --short-name search-every-note-quickly Search notes');
+    const branch = repo.git('branch', '--show-current');
+    assert.ok(Buffer.byteLength(branch) <= 244 && Buffer.byteLength(branch) >= 240, `${Buffer.byteLength(branch)} bytes`);
+    assert.ok(branch.startsWith(`${namespace}/0`) && !branch.endsWith('-'), branch);
+    assert.match(fitted.stdout, /\(by branch_prefix "teams\/platform-[^"]+" in [^;]+;(?: [^;]+;)? shortened from 2\d\d to 24\d bytes: GitHub allows 244\)/);
+  });
 });
