@@ -4,16 +4,18 @@
  * path into a fresh container of the image, and every command of the run
  * (the agent's and the hidden check) executes inside that container with
  * no network, no capabilities, bounded processes and memory, its protected
- * folders read-only (see confinement), through `ENGINE exec`. Files are read and written on the
+ * folders read-only (see confinement), as a user that is not root (see
+ * containerUser), through `ENGINE exec`. Files are read and written on the
  * host side of the mount, as the agent's file tools always do. The
  * container holds no credential: only the image's own environment reaches
  * commands. It is removed when the run ends, whatever is still running in it.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, lchownSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { commandEnvironment, runCommand } from '../tools/node-exec';
 import { DEFAULT_KILL_GRACE_MS, DEFAULT_MAX_EXEC_OUTPUT_CHARS, NodeWorkspace } from '../tools/node-workspace';
 import type { CommandLaunch } from '../tools/command-sandbox';
+import type { Owner } from '../tools/confined-folder';
 import type { ExecOptions, ExecResult } from '../tools/workspace';
 import { withoutSecrets } from '../config/secret-variables';
 import { childProcess } from '../vocabulary/first-use';
@@ -56,13 +58,19 @@ export class TaskContainer {
     readonly backend: ContainerBackend,
     readonly id: string,
     private readonly env: NodeJS.ProcessEnv,
+    /** Who must own what Crow writes in the run's folder so the container's user can change it; absent when that is Crow's own user. */
+    readonly owner: Owner | undefined,
   ) {}
 
-  static async start(backend: ContainerBackend, root: string, env: NodeJS.ProcessEnv): Promise<TaskContainer> {
-    const args = ['run', '--detach', '--rm', ...confinement(root), '--entrypoint', 'sleep', backend.image, 'infinity'];
+  /** Starts the container; `caller` is Crow's own user (the default: this process's). */
+  static async start(backend: ContainerBackend, root: string, env: NodeJS.ProcessEnv, caller: Caller = thisProcess()): Promise<TaskContainer> {
+    const user = containerUser(backend.engine, caller);
+    // Nothing runs in the container yet, so nothing can swap a folder for a link while the copy is handed over.
+    if (user.owner) handOver(root, user.owner);
+    const args = ['run', '--detach', '--rm', ...confinement(root), ...user.flags, '--entrypoint', 'sleep', backend.image, 'infinity'];
     const id = await engineCommand(backend.engine, args, env);
     if (!/^[0-9a-f]{12,}$/.test(id)) throw new ContainerError(`${backend.engine} run printed "${id.slice(0, 200)}" instead of a container id.`);
-    return new TaskContainer(backend, id, env);
+    return new TaskContainer(backend, id, env, user.owner);
   }
 
   /** The command prefix that runs a program inside the container, in `cwd`. */
@@ -109,6 +117,48 @@ export function confinement(root: string): string[] {
   ];
 }
 
+/** The user a task's commands run as when Crow itself runs as root: not root, and no account of a usual host (distroless images call it "nonroot"). */
+export const CONTAINER_UID = 65_532;
+
+export interface Caller {
+  uid: number;
+  gid: number;
+}
+
+function thisProcess(): Caller {
+  return { uid: process.getuid?.() ?? CONTAINER_UID, gid: process.getgid?.() ?? CONTAINER_UID };
+}
+
+/**
+ * Who the container's commands run as, never root, and who must own the
+ * run's folder for them to change it. Crow started by a user: that user,
+ * who owns the folder already (podman's `--userns keep-id` maps them to
+ * themselves in rootless podman's user namespace; docker's daemon is
+ * handed their numbers). Crow started by root (rootful podman or docker):
+ * CONTAINER_UID, to whom the run's copy is given (handOver) and every file
+ * and folder Crow's tools make after (the workspace's owner). HOME is the
+ * container's own /tmp, so tools' caches stay out of the task's folder.
+ */
+export function containerUser(engine: ContainerEngine, caller: Caller): { flags: string[]; owner?: Owner } {
+  const home = ['--env', 'HOME=/tmp'];
+  if (caller.uid !== 0) return { flags: [...(engine === 'podman' ? ['--userns', 'keep-id'] : ['--user', `${caller.uid}:${caller.gid}`]), ...home] };
+  return { flags: ['--user', `${CONTAINER_UID}:${CONTAINER_UID}`, ...home], owner: { uid: CONTAINER_UID, gid: CONTAINER_UID } };
+}
+
+/** Gives the run's folder and everything in it, except its protected folders, to `owner`; links themselves, never what they lead to. */
+export function handOver(root: string, owner: Owner): void {
+  lchownSync(root, owner.uid, owner.gid);
+  const walk = (folder: string, top: boolean): void => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      if (top && PROTECTED_FOLDERS.includes(entry.name)) continue;
+      const where = path.join(folder, entry.name);
+      lchownSync(where, owner.uid, owner.gid);
+      if (entry.isDirectory()) walk(where, false);
+    }
+  };
+  walk(root, true);
+}
+
 /** A workspace whose commands run in a TaskContainer; its files are those of the host folder mounted into it. */
 export class ContainerWorkspace extends NodeWorkspace {
   private readonly outputChars: number;
@@ -119,7 +169,7 @@ export class ContainerWorkspace extends NodeWorkspace {
     private readonly env: NodeJS.ProcessEnv,
     options: { maxExecOutputChars?: number } = {},
   ) {
-    super(root, options);
+    super(root, { ...options, ...(container.owner ? { owner: container.owner } : {}) });
     this.outputChars = options.maxExecOutputChars ?? DEFAULT_MAX_EXEC_OUTPUT_CHARS;
   }
 

@@ -15,7 +15,7 @@
 import { basename } from 'node:path';
 import { parse } from 'yaml';
 import type { Workspace } from '../tools/workspace';
-import { cleanName } from './features';
+import { cleanName, initOptions, type Numbering } from './features';
 import { readText } from './workspace-text';
 
 export const GIT_CONFIG = '.specify/extensions/git/git-config.yml';
@@ -26,7 +26,13 @@ type Token = (typeof TOKENS)[number];
 export interface BranchTemplate {
   template: string;
   source: string;
+  /** How the branch is numbered, and by which setting (readBranchNumbering). */
+  numbering: Numbering;
+  numberingSource: string;
 }
+
+/** GitHub's limit on a branch name, which the extension keeps to. */
+export const MAX_BRANCH_BYTES = 244;
 
 /** The git extension's branch settings, as that extension reads them; an error message when they cannot be used. */
 export async function readBranchTemplate(workspace: Workspace): Promise<BranchTemplate | { error: string }> {
@@ -43,13 +49,44 @@ export async function readBranchTemplate(workspace: Workspace): Promise<BranchTe
   const setting = (key: string): string => (typeof config[key] === 'string' ? (config[key] as string).trim() : '');
   const template = setting('branch_template');
   const prefix = setting('branch_prefix');
+  const numbering = readBranchNumbering(config, await initOptions(workspace));
   const chosen = template !== ''
     ? { template, source: `branch_template "${template}" in ${GIT_CONFIG}` }
     : prefix !== ''
       ? { template: `${prefix.endsWith('/') ? prefix : `${prefix}/`}{number}-{slug}`, source: `branch_prefix "${prefix}" in ${GIT_CONFIG}` }
       : { template: '{number}-{slug}', source: 'the default {number}-{slug}' };
   const problem = templateProblem(chosen.template);
-  return problem === undefined ? chosen : { error: `The feature's branch cannot be named from ${chosen.source}: ${problem} Fix it in ${GIT_CONFIG}, or pass --no-branch.` };
+  return problem === undefined ? { ...chosen, ...numbering } : { error: `The feature's branch cannot be named from ${chosen.source}: ${problem} Fix it in ${GIT_CONFIG}, or pass --no-branch.` };
+}
+
+/**
+ * The branch's numbering as the extension's /speckit.git.feature decides
+ * it: git-config.yml's branch_numbering, else init-options.json's
+ * feature_numbering, else its older branch_numbering, else sequential.
+ * A value that is neither "sequential" nor "timestamp" is passed over.
+ */
+export function readBranchNumbering(config: Record<string, unknown>, options: Record<string, unknown>): { numbering: Numbering; numberingSource: string } {
+  const found = [
+    [config.branch_numbering, `branch_numbering in ${GIT_CONFIG}`],
+    [options.feature_numbering, 'feature_numbering in .specify/init-options.json'],
+    [options.branch_numbering, 'branch_numbering in .specify/init-options.json'],
+  ].find(([value]) => value === 'sequential' || value === 'timestamp');
+  return found ? { numbering: found[0] as Numbering, numberingSource: found[1] as string } : { numbering: 'sequential', numberingSource: 'the default' };
+}
+
+/**
+ * The branch name within GitHub's 244 bytes, shortened as the extension
+ * shortens it: the slug loses a character at a time (and a dash left at
+ * its end) until the name fits; undefined when even no slug is too long.
+ */
+export function fitBranch(template: string, values: TokenValues): string | undefined {
+  let slug = values.slug;
+  let name = renderBranch(template, values);
+  while (Buffer.byteLength(name) > MAX_BRANCH_BYTES && slug !== '') {
+    slug = [...slug].slice(0, -1).join('').replace(/-$/, '');
+    name = renderBranch(template, { ...values, slug });
+  }
+  return Buffer.byteLength(name) > MAX_BRANCH_BYTES ? undefined : name;
 }
 
 /** What is wrong with a template, by Spec Kit's rules and its four tokens; undefined when nothing is. */

@@ -20,6 +20,8 @@ import { parse } from 'yaml';
 import type { CommandInput, ProgrammaticCommand } from '../agents/programmatic-command';
 import type { Workspace } from '../tools/workspace';
 import { type CommandRun, startCommand } from './command-run';
+import { fillPlaceholders, scriptKind } from './command-placeholders';
+import { commandLayers, composeLayers } from './preset-commands';
 import { withCommandNames } from './templates';
 import { readText } from './workspace-text';
 
@@ -96,13 +98,35 @@ export async function runHooks(run: CommandRun, event: string, args: string, opt
     }
     const command = await extensionCommandBody(run.input.workspace.root, hook.extension, hook.command);
     if (!command) return `The mandatory hook ${event}${who} names /${hook.command}, which no installed extension provides (see ${EXTENSIONS_YML} and .specify/extensions/). Reinstall the extension or disable the hook.`;
-    run.say(`Hook ${event}${who}: running /${hook.command}.`);
-    const result = await run.runPrompt(command.prompt(args));
+    const prompt = await extensionPrompt(run.input, command, args);
+    if ('error' in prompt) return `The mandatory hook ${event}${who} /${hook.command} cannot run: ${prompt.error}`;
+    run.say(`Hook ${event}${who}: running /${hook.command}${prompt.by !== undefined ? ` (${prompt.by})` : ''}.`);
+    const result = await run.runPrompt(prompt.text);
     if (result.status === 'error' || result.status === 'cancelled' || result.status === 'limit') {
       return `The mandatory hook ${event}${who} /${hook.command} did not finish: ${result.message}`;
     }
   }
   return undefined;
+}
+
+/**
+ * An extension's command as the project's presets make it, resolved as
+ * Spec Kit resolves every command (preset-commands.ts): the project's
+ * override, then presets by priority, above the extension's own file. A
+ * replacing layer is the command; prepend, append and wrap compose with
+ * the extension's text. `by` says which was used, when not the extension's.
+ */
+async function extensionPrompt(input: CommandInput, command: ExtensionCommandFile, args: string): Promise<{ text: string; by?: string } | { error: string }> {
+  const layers = await commandLayers(input.workspace, command.name);
+  if ('error' in layers) return layers;
+  if (layers.length === 0) return { text: command.prompt(args) };
+  const project = await scriptKind(input);
+  const text = composeLayers(layers, command.prompt(args), (layer) => fillPlaceholders(layer.text, args, project));
+  const top = layers.at(-1)!;
+  const by = top.strategy === 'replace'
+    ? `${top.origin}'s version (${top.path}), not extension ${command.extension}'s own`
+    : `extension ${command.extension}'s own, with ${layers.map((layer) => `${layer.origin}'s ${layer.strategy} (${layer.path})`).join(' and ')}`;
+  return { text, by };
 }
 
 interface ExtensionCommandFile {
@@ -158,7 +182,10 @@ export function extensionCommands(root: string): ProgrammaticCommand[] {
     argumentHint: '[arguments]',
     run: (input: CommandInput) =>
       startCommand(command.name, input, async (run) => {
-        const result = await run.runPrompt(command.prompt(input.args));
+        const prompt = await extensionPrompt(input, command, input.args);
+        if ('error' in prompt) return void run.finish('error', prompt.error);
+        if (prompt.by !== undefined) run.say(`/${command.name}: ${prompt.by}.`);
+        const result = await run.runPrompt(prompt.text);
         run.finish(result.status, result.message, result.summary);
       }),
   }));

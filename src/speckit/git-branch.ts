@@ -43,6 +43,14 @@ export async function gitConfigValue(root: string, env: NodeJS.ProcessEnv, key: 
   return result.ok && result.out !== '' ? result.out : undefined;
 }
 
+/** The names of the repository's local branches (none outside git). */
+export async function localBranches(root: string, env: NodeJS.ProcessEnv, hidden: readonly string[] = []): Promise<string[]> {
+  const git = await repositoryGit(root, env, hidden);
+  if ('problem' in git) return [];
+  const result = await git(['for-each-ref', '--format=%(refname:short)', 'refs/heads/']);
+  return result.ok ? result.out.split('\n').filter(Boolean) : [];
+}
+
 /**
  * Starts branch `name` at the current commit and switches to it, when that
  * is safe (see the file comment). `hidden` names more variables git must

@@ -15,7 +15,7 @@
 import { parse } from 'yaml';
 import type { Workspace } from '../tools/workspace';
 import { SPECIFY_DIR } from './features';
-import { ranked } from './templates';
+import { ranked } from './installed-ranking';
 import { readText } from './workspace-text';
 
 export type Strategy = 'replace' | 'prepend' | 'append' | 'wrap';
@@ -50,19 +50,40 @@ export async function commandLayers(workspace: Workspace, command: string): Prom
   return layers;
 }
 
-async function presetLayer(workspace: Workspace, id: string, command: string): Promise<CommandLayer | { error: string } | undefined> {
+/**
+ * The preset layers above the core for the template `name` (e.g.
+ * "plan-template"), highest first, down to the first that replaces: as
+ * commandLayers, by each preset's manifest (`type: template`) or by
+ * convention (`templates/NAME.md`, then `NAME.md`).
+ */
+export async function templateLayers(workspace: Workspace, name: string): Promise<CommandLayer[] | { error: string }> {
+  const layers: CommandLayer[] = [];
+  for (const id of await ranked(workspace, `${SPECIFY_DIR}/presets`, 'presets', { registeredOnly: true })) {
+    const layer = await presetLayer(workspace, id, name, 'template');
+    if (layer === undefined) continue;
+    if ('error' in layer) return layer;
+    layers.push(layer);
+    if (layer.strategy === 'replace') break;
+  }
+  return layers;
+}
+
+async function presetLayer(workspace: Workspace, id: string, name: string, type: 'command' | 'template' = 'command'): Promise<CommandLayer | { error: string } | undefined> {
   const dir = `${SPECIFY_DIR}/presets/${id}`;
   const manifestPath = `${dir}/preset.yml`;
   const manifest = await readCapped(workspace, manifestPath);
   if (typeof manifest === 'object') return manifest;
-  const entry = manifest === undefined ? undefined : declaredCommand(manifest, command);
+  const entry = manifest === undefined ? undefined : declaredEntry(manifest, name, type);
   if (entry !== undefined && 'error' in entry) return { error: `${manifestPath}: ${entry.error} Fix the preset, or disable it (specify preset disable ${id}).` };
-  const path = entry !== undefined ? (entry.file !== undefined ? `${dir}/${entry.file}` : undefined) : `${dir}/commands/${command}.md`;
-  if (path === undefined) return undefined;
-  const text = await readCapped(workspace, path);
-  if (typeof text === 'object') return text;
-  if (text === undefined || text.trim() === '') return undefined;
-  return { origin: `preset ${id}`, path, text, strategy: entry?.strategy ?? 'replace' };
+  const conventions = type === 'command' ? [`${dir}/commands/${name}.md`] : [`${dir}/templates/${name}.md`, `${dir}/${name}.md`];
+  const paths = entry !== undefined ? (entry.file !== undefined ? [`${dir}/${entry.file}`] : []) : conventions;
+  for (const path of paths) {
+    const text = await readCapped(workspace, path);
+    if (typeof text === 'object') return text;
+    if (text === undefined || text.trim() === '') continue;
+    return { origin: `preset ${id}`, path, text, strategy: entry?.strategy ?? 'replace' };
+  }
+  return undefined;
 }
 
 /**
@@ -70,7 +91,7 @@ async function presetLayer(workspace: Workspace, id: string, command: string): P
  * none usable, so the preset is skipped) and strategy; undefined when the
  * manifest does not declare it; an error when the manifest cannot be read.
  */
-function declaredCommand(manifest: string, command: string): { file?: string; strategy: Strategy } | { error: string } | undefined {
+function declaredEntry(manifest: string, command: string, type: 'command' | 'template'): { file?: string; strategy: Strategy } | { error: string } | undefined {
   let document: unknown;
   try {
     document = parse(manifest);
@@ -81,7 +102,7 @@ function declaredCommand(manifest: string, command: string): { file?: string; st
   if (templates === undefined || templates === null) return undefined;
   if (!Array.isArray(templates)) return { error: 'provides.templates must be a list.' };
   const entry = (templates as unknown[]).find(
-    (item): item is Record<string, unknown> => typeof item === 'object' && item !== null && (item as Record<string, unknown>).type === 'command' && (item as Record<string, unknown>).name === command,
+    (item): item is Record<string, unknown> => typeof item === 'object' && item !== null && (item as Record<string, unknown>).type === type && (item as Record<string, unknown>).name === command,
   );
   if (entry === undefined) return undefined;
   const strategy = entry.strategy ?? 'replace';

@@ -6,13 +6,19 @@
  * extensions (`.specify/extensions/ID/templates/`, likewise by
  * `.specify/extensions/.registry`), then the core templates
  * (`.specify/templates/NAME-template.md`); otherwise ours, which are prompts
- * (`prompts/speckit/templates/NAME.hbs`, overridable like any prompt). A
- * layer replaces the ones below it (Spec Kit's prepend, append and wrap
- * strategies of presets are not composed: the preset's file is taken whole).
+ * (`prompts/speckit/templates/NAME.hbs`, overridable like any prompt).
+ * Presets are those the registry lists, each by its manifest (`type:
+ * template`) or by convention (preset-commands.ts). A preset's `strategy`
+ * composes as Spec Kit's PresetResolver composes templates: `replace` (the
+ * default) takes the file whole; `prepend`, `append` and `wrap` (its
+ * `{CORE_TEMPLATE}` the layers below) build on the next layer down, which
+ * is the next preset, else the extension, core or built-in template.
  */
 import type { PromptRegistry } from '../config/prompts';
 import type { Workspace } from '../tools/workspace';
 import { SPECIFY_DIR } from './features';
+import { composeLayers, templateLayers } from './preset-commands';
+import { ranked } from './installed-ranking';
 import { isFolder, readText } from './workspace-text';
 
 export type TemplateName = 'spec' | 'plan' | 'tasks' | 'checklist' | 'constitution';
@@ -30,46 +36,35 @@ export function templatePath(name: TemplateName): string {
 
 export async function readTemplate(workspace: Workspace, prompts: PromptRegistry, name: TemplateName): Promise<Template> {
   const file = `${name}-template.md`;
+  const override = `${SPECIFY_DIR}/templates/overrides/${file}`;
+  const own = await readText(workspace, override);
+  if (own !== undefined && own.trim() !== '') return { text: withCommandNames(own), source: override };
+  const presets = await templateLayers(workspace, `${name}-template`);
+  if ('error' in presets) throw new Error(presets.error);
+  const top = presets.at(-1);
+  if (top?.strategy === 'replace' && presets.length === 1) return { text: withCommandNames(top.text), source: top.path };
+  const unwrapped = presets.find((layer) => layer.strategy === 'wrap' && !layer.text.includes('{CORE_TEMPLATE}'));
+  if (unwrapped) {
+    throw new Error(`${unwrapped.path} wraps ${file} (strategy: wrap in ${unwrapped.origin}'s preset.yml) but has no {CORE_TEMPLATE} to say where the template below goes. Add it, or disable the preset (specify preset disable ${unwrapped.origin.replace(/^preset /, '')}).`);
+  }
+  const base = top?.strategy === 'replace' ? { text: '', source: '' } : await baseTemplate(workspace, prompts, name);
+  const text = composeLayers(presets, base.text, (layer) => layer.text);
+  const source = [...presets].reverse().map((layer) => `${layer.path} (${layer.strategy})`).join(' over ');
+  return { text: withCommandNames(text), source: presets.length === 0 ? base.source : top?.strategy === 'replace' ? source : `${source} over ${base.source}` };
+}
+
+/** The template below the presets: an extension's, else the core's in .specify/templates/, else ours. */
+async function baseTemplate(workspace: Workspace, prompts: PromptRegistry, name: TemplateName): Promise<Template> {
+  const file = `${name}-template.md`;
   const layers = [
-    `${SPECIFY_DIR}/templates/overrides/${file}`,
-    ...(await ranked(workspace, `${SPECIFY_DIR}/presets`, 'presets')).flatMap((id) => [`${SPECIFY_DIR}/presets/${id}/templates/${file}`, `${SPECIFY_DIR}/presets/${id}/${file}`]),
     ...(await ranked(workspace, `${SPECIFY_DIR}/extensions`, 'extensions')).flatMap((id) => [`${SPECIFY_DIR}/extensions/${id}/templates/${file}`, `${SPECIFY_DIR}/extensions/${id}/${file}`]),
     templatePath(name),
   ];
   for (const path of layers) {
     const text = await readText(workspace, path);
-    if (text !== undefined && text.trim() !== '') return { text: withCommandNames(text), source: path };
+    if (text !== undefined && text.trim() !== '') return { text, source: path };
   }
   return { text: builtinTemplate(prompts, name), source: 'built-in' };
-}
-
-/**
- * The ids of the presets or extensions installed under `folder`, in Spec
- * Kit's order: those its `.registry` lists (enabled, by priority, default
- * 10, then by id), and folders it does not list at priority 10 (unless
- * `registeredOnly`: Spec Kit registers a preset's commands only at install).
- */
-export async function ranked(workspace: Workspace, folder: string, key: 'presets' | 'extensions', options: { registeredOnly?: boolean } = {}): Promise<string[]> {
-  if (!(await isFolder(workspace, folder))) return [];
-  let registered: Record<string, { priority?: unknown; enabled?: unknown }> = {};
-  const registry = await readText(workspace, `${folder}/.registry`);
-  if (registry !== undefined) {
-    try {
-      const parsed = (JSON.parse(registry) as Record<string, unknown>)[key];
-      if (parsed && typeof parsed === 'object') registered = parsed as typeof registered;
-    } catch {
-      // An unreadable registry ranks nothing: every folder takes the default priority.
-    }
-  }
-  const priority = (value: unknown): number => (typeof value === 'number' && Number.isInteger(value) && value >= 1 ? value : 10);
-  const ids: [number, string][] = [];
-  for (const [id, meta] of Object.entries(registered)) {
-    if (/^[a-z0-9-]+$/.test(id) && meta && typeof meta === 'object' && meta.enabled !== false) ids.push([priority(meta.priority), id]);
-  }
-  for (const entry of options.registeredOnly ? [] : await workspace.readDirectory(folder)) {
-    if (entry.type === 'directory' && /^[a-z0-9-]+$/.test(entry.name) && !(entry.name in registered)) ids.push([10, entry.name]);
-  }
-  return ids.sort(([a, x], [b, y]) => a - b || x.localeCompare(y)).map(([, id]) => id);
 }
 
 /** Spec Kit's `__SPECKIT_COMMAND_PLAN__` tokens (left in templates `specify init` did not process) as our command names. */

@@ -18,7 +18,7 @@
  * restore writes: a link where it recorded a folder is an error).
  */
 import { constants, existsSync } from 'node:fs';
-import { type FileHandle, lstat, mkdir, open, readFile, readlink, rename, rmdir, symlink, unlink } from 'node:fs/promises';
+import { type FileHandle, lchown, lstat, mkdir, open, readFile, readlink, rename, rmdir, symlink, unlink } from 'node:fs/promises';
 import * as path from 'node:path';
 
 /** Links followed on one path before giving up, as the kernel does (ELOOP). */
@@ -100,9 +100,21 @@ class OpenFolder {
     return this.handle ? `/proc/self/fd/${this.handle.fd}/${name}` : path.join(this.path, name);
   }
 
+  /** Gives the folder to `owner` (the folder itself as opened, never a link in its place). */
+  async chown(owner: Owner): Promise<void> {
+    if (this.handle) await this.handle.chown(owner.uid, owner.gid);
+    else await lchown(this.path, owner.uid, owner.gid);
+  }
+
   async close(): Promise<void> {
     await this.handle?.close();
   }
+}
+
+/** The user and group that own what Crow makes in the folder (a container's user: container-workspace.ts). */
+export interface Owner {
+  uid: number;
+  gid: number;
 }
 
 export interface WriteOptions {
@@ -120,6 +132,8 @@ export class ConfinedFolder {
   constructor(
     root: string,
     private readonly links: LinkRule = 'inside',
+    /** Who owns each file Crow writes and each folder it makes here; unchanged (Crow's own user) when absent. */
+    private readonly owner?: Owner,
   ) {
     this.root = path.resolve(root);
   }
@@ -137,7 +151,10 @@ export class ConfinedFolder {
   /** Opens the file for writing (created or truncated), reached as writeFile does; the caller writes and closes it. */
   async openFile(target: string, options: WriteOptions = {}): Promise<FileHandle> {
     const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | NO_FOLLOW;
-    return this.atFinal(target, options.makeFolders ?? true, (where) => open(where, flags, options.mode ?? 0o666));
+    const handle = await this.atFinal(target, options.makeFolders ?? true, (where) => open(where, flags, options.mode ?? 0o666));
+    // The file as opened, by its descriptor: what stands at the path by now does not matter.
+    if (this.owner) await handle.chown(this.owner.uid, this.owner.gid).catch((err: unknown) => handle.close().then(() => Promise.reject(err)));
+    return handle;
   }
 
   /** The bytes of a file, reached as writeFile reaches it (a link at the end followed only as links may be). */
@@ -315,7 +332,9 @@ export class ConfinedFolder {
       const failed = code(err);
       if (failed === 'ENOENT' && create) {
         await mkdir(folder.entry(part)).catch((made: unknown) => (code(made) === 'EEXIST' ? undefined : Promise.reject(made)));
-        return OpenFolder.open(absolute, folder, part);
+        const made = await OpenFolder.open(absolute, folder, part);
+        if (this.owner) await made.chown(this.owner).catch((err: unknown) => made.close().then(() => Promise.reject(err)));
+        return made;
       }
       if (failed !== 'ELOOP' && failed !== 'ENOTDIR') throw err;
       const stats = await lstat(folder.entry(part));

@@ -3,7 +3,7 @@ import { promises as fs, realpathSync, statSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
 import { type CommandLaunch, CommandSandbox, type SandboxOptions } from './command-sandbox';
-import { ConfinedFolder, LinkRefusedError, OutsideFolderError } from './confined-folder';
+import { ConfinedFolder, LinkRefusedError, type Owner, OutsideFolderError } from './confined-folder';
 import { coveredCommandLaunch } from './covered-command';
 import { runCommand } from './node-exec';
 import { findFilesWithRipgrep, grepWithRipgrep } from './node-search';
@@ -28,6 +28,8 @@ export interface NodeWorkspaceOptions {
   killGraceMs?: number;
   /** How commands are contained (see CommandSandbox). Default: no sandbox, our own key variables hidden. */
   sandbox?: SandboxOptions;
+  /** Who owns the files and folders Crow's tools make (a container's user); Crow's own user when absent. */
+  owner?: Owner;
 }
 
 export const DEFAULT_MAX_EXEC_OUTPUT_CHARS = 30_000;
@@ -56,7 +58,7 @@ export class NodeWorkspace implements Workspace {
     this.maxExecOutputChars = options.maxExecOutputChars ?? DEFAULT_MAX_EXEC_OUTPUT_CHARS;
     this.killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
     this.sandbox = new CommandSandbox(this.root, options.sandbox);
-    this.confined = new ConfinedFolder(this.root, 'inside');
+    this.confined = new ConfinedFolder(this.root, 'inside', options.owner);
   }
 
   /** Whether commands run in the sandbox. */

@@ -13,7 +13,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { readResults } from '../../src/eval/eval-runner';
@@ -88,8 +88,8 @@ describe('crow eval in containers and on Kubernetes', function () {
     for (const start of starts) {
       assert.match(
         start,
-        /^run --detach --rm --network none --volume (\/\S+crow-eval-js-\S+):\1 --tmpfs \1\/\.git:ro,size=4k --tmpfs \1\/\.crow:ro,size=4k --tmpfs \1\/\.vscode:ro,size=4k --workdir \1 --cap-drop all --security-opt no-new-privileges --pids-limit 1024 --memory 4g --entrypoint sleep example\/tasks:1 infinity$/,
-        'only the task mounted, its protected folders read-only (missing ones too), no capabilities, bounded processes and memory',
+        /^run --detach --rm --network none --volume (\/\S+crow-eval-js-\S+):\1 --tmpfs \1\/\.git:ro,size=4k --tmpfs \1\/\.crow:ro,size=4k --tmpfs \1\/\.vscode:ro,size=4k --workdir \1 --cap-drop all --security-opt no-new-privileges --pids-limit 1024 --memory 4g (--user 65532:65532|--userns keep-id) --env HOME=\/tmp --entrypoint sleep example\/tasks:1 infinity$/,
+        'only the task mounted, its protected folders read-only (missing ones too), no capabilities, bounded processes and memory, not root',
       );
     }
     const execs = calls.filter((line) => line.startsWith('exec '));
@@ -110,12 +110,19 @@ describe('crow eval in containers and on Kubernetes', function () {
     const suite = join(home, 'suite');
     mkdirSync(join(suite, 'no-keys', 'files'), { recursive: true });
     writeFileSync(join(home, 'engine.log'), 'a host file the container must not see');
-    // The check runs as the agent's commands do: no key, no host file, no capability, and the protected folders cannot be changed, made, remounted or unmounted (root in the container tries).
-    const held = "grep -q 'CapEff:.0000000000000000' /proc/self/status && grep -q 'NoNewPrivs:.1' /proc/self/status && ! mkdir -p .crow/agents 2>/dev/null && ! touch .git/config 2>/dev/null && ! mount -o remount,rw .git 2>/dev/null && ! umount .crow 2>/dev/null";
+    // The check runs as the agent's commands do: no key, no host file, no capability, and the protected folders cannot be changed, made, remounted or unmounted, by a user that is not root, who can change what the agent made.
+    const held = "test $(id -u) -ne 0 && test $(cat agent-uid.txt) -ne 0 && echo check >> notes/new.txt && echo more > notes/agent.txt && grep -q 'CapEff:.0000000000000000' /proc/self/status && grep -q 'NoNewPrivs:.1' /proc/self/status && ! mkdir -p .crow/agents 2>/dev/null && ! touch .git/config 2>/dev/null && ! mount -o remount,rw .git 2>/dev/null && ! umount .crow 2>/dev/null";
     writeFileSync(join(suite, 'no-keys', 'task.toml'), `prompt = "Say hello"\ncategory = "feature"\ndifficulty = "easy"\nlanguage = "javascript"\ncheck = "env > seen.txt; ! grep -q sk-ant seen.txt && test ! -e ${home}/engine.log && ${held}"\n`);
     for (const task of ['js-clamp', 'py-fizzbuzz']) spawnSync('cp', ['-r', join(TASKS_DIR, task), join(suite, task)]);
     const solver = scriptedSolver({ tasks: solverTasks(loadTasks(suite, 'js-clamp,py-fizzbuzz')) });
-    server.respondWith('anthropic', (body) => (JSON.stringify(body).includes('Say hello') ? { blocks: [{ type: 'text', text: 'Hello.' }] } : solver(body)));
+    // The agent writes a file in a new folder with its file tool (on the host, as Crow), then changes it with a command (in the container, as its user).
+    const hello = [
+      { blocks: [{ type: 'tool_call' as const, name: 'write_file', arguments: { path: 'notes/new.txt', content: 'by the file tool\n' } }] },
+      { blocks: [{ type: 'tool_call' as const, name: 'bash', arguments: { command: 'id -u > agent-uid.txt && echo agent >> notes/new.txt && id -u > notes/agent.txt && { d=.cr; touch $(printf %sow/x $d) 2>/dev/null || echo refused > protected.txt; }' } }] },
+      { blocks: [{ type: 'text' as const, text: 'Hello.' }] },
+    ];
+    let said = 0;
+    server.respondWith('anthropic', (body) => (JSON.stringify(body).includes('Say hello') ? hello[Math.min(said++, hello.length - 1)]! : solver(body)));
     const run = await runCrow(
       ['eval', '--provider', 'anthropic', '--tasks-dir', suite, '--agents', 'build', '--backend', 'podman', '--image', EVAL_IMAGE, '--out', join(home, 'out')],
       { ...env, ...(process.env.CONTAINERS_CONF ? { CONTAINERS_CONF: process.env.CONTAINERS_CONF } : {}) },
@@ -123,8 +130,13 @@ describe('crow eval in containers and on Kubernetes', function () {
     );
     assert.equal(run.code, 0, run.stderr);
     const results = readResults(join(home, 'out', 'results.jsonl'));
-    assert.deepEqual(results.map((r) => `${r.task} ${r.passed}`).sort(), ['js-clamp true', 'no-keys true', 'py-fizzbuzz true'], run.stdout);
+    assert.deepEqual(results.map((r) => `${r.task} ${r.passed}`).sort(), ['js-clamp true', 'no-keys true', 'py-fizzbuzz true'], run.stderr + run.stdout);
     const clamp = results.find((r) => r.task === 'js-clamp')!;
     assert.match(readFileSync(join(home, 'out', clamp.artifacts!.diff), 'utf8'), /^--- a\/clamp\.js/);
+    const hi = readFileSync(join(home, 'out', results.find((r) => r.task === 'no-keys')!.artifacts!.diff), 'utf8');
+    assert.match(hi, /\+\+\+ b\/agent-uid\.txt\n@@[^\n]*\n\+[1-9]\d*\n/, "the agent's command ran as a user that is not root");
+    assert.match(hi, /\+\+\+ b\/protected\.txt\n@@[^\n]*\n\+refused/, 'it could not make a file in .crow');
+    assert.match(hi, /\+by the file tool\n\+agent\n/, "what Crow's file tool made (a new folder and file) the container's user could change");
+    assert.ok(!readdirSync(tmpdir()).some((name) => name.startsWith('crow-eval-no-keys-')), "the run's folder is removed");
   });
 });

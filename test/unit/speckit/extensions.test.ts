@@ -10,7 +10,7 @@ import { authorToken, appToken, readBranchTemplate, renderBranch, templateProble
 import { githubRepository, shownUrl } from '../../../src/speckit/github-remote';
 import { ignoreFilesNeeded, technologiesIn, withMissing } from '../../../src/speckit/ignore-files';
 import { commandLayers, composeLayers } from '../../../src/speckit/preset-commands';
-import { fillPlaceholders } from '../../../src/speckit/preset-override';
+import { fillPlaceholders } from '../../../src/speckit/command-placeholders';
 import { tempWorkspace } from '../tools/temp-workspace';
 
 describe('speckit: extensions read as Spec Kit reads them', () => {
