@@ -5,9 +5,13 @@
  * server to send the browser back with a code. It takes exactly one
  * callback, the one whose `state` is the sign-in's (RFC 6749 §10.12: a
  * callback with another state may be forged, and is refused without ending
- * the wait); then it stops listening.
+ * the wait); then it stops listening. It can also start the sign-in: an
+ * unguessable /start/… address that sends the browser on to the
+ * authorization page, for a door whose opener rewrites what it opens (a
+ * VS Code workbench in a browser turned `resource=http%3A%2F%2F…` into
+ * `http:/…`); the browser then follows the address exactly as written.
  */
-import { timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -18,6 +22,8 @@ export interface RedirectListener {
   redirectUrl: string;
   /** The authorization code, once the right callback came; rejects with what the authorization server said, or when aborted. */
   code: Promise<string>;
+  /** A loopback address that sends the browser on to `authorizationUrl` (until the sign-in is over). */
+  launch(authorizationUrl: URL): string;
   /** Stops listening (also done once the code came). */
   close(): void;
 }
@@ -40,7 +46,14 @@ export async function listenForRedirect(options: ListenOptions): Promise<Redirec
   // Rejections are the caller's to see when it awaits `code`; this only keeps an early one quiet.
   code.catch(() => undefined);
   let done = false;
+  const startPath = `/start/${randomBytes(16).toString('hex')}`;
+  let start: URL | undefined;
   const server = createServer((request, response) => {
+    if (request.method === 'GET' && request.url === startPath && start && !done) {
+      response.writeHead(302, { Location: start.href, 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer', Connection: 'close' });
+      response.end();
+      return;
+    }
     const outcome = answer(request, response, options.state, done);
     if (outcome === undefined) return;
     done = true;
@@ -61,7 +74,11 @@ export async function listenForRedirect(options: ListenOptions): Promise<Redirec
   if (options.signal.aborted) abort();
   else options.signal.addEventListener('abort', abort, { once: true });
   void code.finally(() => options.signal.removeEventListener('abort', abort)).catch(() => undefined);
-  return { redirectUrl: `http://127.0.0.1:${port}${CALLBACK_PATH}`, code, close: stop };
+  const launch = (authorizationUrl: URL): string => {
+    start = authorizationUrl;
+    return `http://127.0.0.1:${port}${startPath}`;
+  };
+  return { redirectUrl: `http://127.0.0.1:${port}${CALLBACK_PATH}`, code, close: stop, launch };
 }
 
 async function listen(server: Server, port: number | undefined): Promise<number> {

@@ -26,8 +26,11 @@ import type { McpServerConfig } from './server-config';
 
 export interface SignInOptions {
   store: McpTokenStore;
-  /** Shows the person the authorization page (its domain first) and opens it; returns once it is shown. */
-  open(authorizationUrl: URL): Promise<void>;
+  /**
+   * Shows the person the authorization page (its domain first) and opens it; returns once it is shown.
+   * `launcher` is a loopback address leading to the same page, for an opener that would rewrite the page's own.
+   */
+  open(authorizationUrl: URL, launcher: string): Promise<void>;
   /** Ends the wait (Ctrl-C, a cancelled dialog). */
   signal: AbortSignal;
   /** How long the person has to finish in the browser. */
@@ -55,7 +58,7 @@ export async function signInToServer(config: McpServerConfig, options: SignInOpt
     serverUrl: transport.url,
     store: options.store,
     ...(config.oauth ? { settings: config.oauth } : {}),
-    signIn: { redirectUrl: listener.redirectUrl, state, open: options.open },
+    signIn: { redirectUrl: listener.redirectUrl, state, open: (url) => options.open(url, listener.launch(url)) },
   });
   const raw: Fetch = (url, init) => globalThis.fetch(url, init);
   const guard = guardAuthFetch(transport.url, { mcp: boundedFetch(raw, MCP_BODY_LIMITS), raw }, Object.keys(transport.headers));

@@ -65,7 +65,7 @@ describe('VS Code chat: what MCP servers ask', function () {
     const sent = controller().handle({ type: 'send', text: 'Summarise' });
     const request = await waitFor(() => posted.flatMap((m) => (m.type === 'approval' ? [m.request as ApprovalRequest] : [])).at(0));
     assert.equal(request.actor.agent, 'MCP server "ask"');
-    assert.equal(request.title, 'run a model request on openai fake-model, at most 64 output tokens');
+    assert.equal(request.title, 'MCP server "ask": run a model request on openai fake-model, at most 64 output tokens');
     assert.deepEqual(request.question, { details: 'System: You summarise.\nUser: Summarise the notes.' });
     await chat!.handle({ type: 'approve', id: request.id, decision: 'allow_once' });
     await sent;

@@ -214,7 +214,7 @@ export class FakeAuthorizationServer {
     // RFC 7636 §4.3 and OAuth 2.1 §4.1.1: PKCE required, S256 only.
     if (!challenge || params.get('code_challenge_method') !== 'S256') return back('invalid_request', 'PKCE with S256 is required (RFC 7636 §4.3)');
     // RFC 8707 §2 and MCP Authorization: the resource is the MCP server, always named.
-    if (params.get('resource') !== this.options.resource) return back('invalid_target', `resource must be ${this.options.resource} (RFC 8707 §2)`);
+    if (params.get('resource') !== this.options.resource) return back('invalid_target', `resource must be ${this.options.resource}, not ${params.get('resource') ?? 'absent'} (RFC 8707 §2)`);
     const id = randomBytes(12).toString('hex');
     this.pending.set(id, { client, redirectUri, challenge, state: params.get('state'), resource: this.options.resource, scope: params.get('scope') ?? '' });
     this.log.push(`authorize scope=${params.get('scope') ?? ''}`);

@@ -10,6 +10,7 @@
 import * as vscode from 'vscode';
 import type { Crow } from './crow';
 import { signInChoices } from './mcp-sign-in-choices';
+import { openExactly } from './open-external';
 import { workspaceRoot } from './workspace-root';
 
 /** How long the person has to finish in the browser. */
@@ -44,8 +45,8 @@ export async function signInToMcpServer(crow: Crow, secrets: vscode.SecretStorag
     return;
   }
   const result = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `Signing in to MCP server "${chosen.name}": finish in your browser…`, cancellable: true },
-    (_progress, token) => {
+    { location: vscode.ProgressLocation.Notification, title: `Signing in to MCP server "${chosen.name}"`, cancellable: true },
+    (progress, token) => {
       const stop = new AbortController();
       token.onCancellationRequested(() => stop.abort());
       return engine.signInToServer(chosen, {
@@ -53,8 +54,10 @@ export async function signInToMcpServer(crow: Crow, secrets: vscode.SecretStorag
         cwd: root,
         signal: stop.signal,
         timeoutMs: SIGN_IN_TIMEOUT_MS,
-        open: async (url) => {
-          if (!(await vscode.env.openExternal(vscode.Uri.parse(url.href, true)))) throw new Error(`the page of ${url.host} was not opened, so nobody can sign in`);
+        // Through the loopback launcher: a workbench in a browser rewrites the page's own address on the way.
+        open: async (url, launcher) => {
+          progress.report({ message: `finish on ${url.host}'s page in your browser…` });
+          if (!(await openExactly(launcher))) throw new Error(`the page of ${url.host} was not opened, so nobody can sign in`);
         },
       });
     },

@@ -21,6 +21,20 @@ describe('the loopback redirect of a sign-in (RFC 8252 §7.3)', () => {
     await assert.rejects(get(`${listener.redirectUrl}?code=again&state=the-state`), 'no longer listening');
   });
 
+  it('starts the sign-in from an unguessable loopback address that sends the browser on to the page exactly as written', async () => {
+    const listener = await listenForRedirect({ state: 'the-state', signal: new AbortController().signal });
+    const page = new URL('https://auth.example.com/authorize?resource=http%3A%2F%2F127.0.0.1%3A9%2Fmcp&state=the-state');
+    const launcher = listener.launch(page);
+    assert.match(launcher, /^http:\/\/127\.0\.0\.1:\d+\/start\/[0-9a-f]{32}$/);
+    const sent = await get(launcher);
+    assert.equal(sent.status, 302);
+    assert.equal(sent.headers.get('location'), page.href, 'the address as written, its percent-encoding kept');
+    assert.equal((await get(launcher.replace(/[0-9a-f]{32}$/, '0'.repeat(32)))).status, 404, 'another start address leads nowhere');
+    await get(`${listener.redirectUrl}?code=the-code&state=the-state`);
+    await listener.code;
+    await assert.rejects(get(launcher), 'no longer listening once the sign-in is over');
+  });
+
   it('rejects with what the authorization server said, in one clean line', async () => {
     const listener = await listenForRedirect({ state: 's', signal: new AbortController().signal });
     const description = encodeURIComponent('no\u001b[31m way\n'.repeat(100));

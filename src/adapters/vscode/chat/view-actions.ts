@@ -1,6 +1,7 @@
 import { isAbsolute, relative, resolve } from 'node:path';
 import { applyPatch, parsePatch, reversePatch } from 'diff';
 import * as vscode from 'vscode';
+import { openExactly } from '../open-external';
 import type { KeyStore } from '../secrets';
 import type { ProposedChange, ViewActions } from './chat-actions';
 import { openChangeEditor, type ProposedFiles } from './change-editor';
@@ -64,8 +65,8 @@ export function viewActions(deps: ViewActionDeps): ViewActions {
       void vscode.window.setStatusBarMessage('Crow: code copied', 2000);
     },
     insertAtCursor,
-    // Parsed strictly (no percent-decoding): the URL goes out as the card showed it. VS Code asks first about a domain it does not trust.
-    openPage: (url) => Promise.resolve(vscode.env.openExternal(vscode.Uri.parse(url, true))),
+    // VS Code asks first about a domain it does not trust.
+    openPage: (url) => openExactly(url),
     pickFileForCode,
     confirm: async (question, detail, action) => (await vscode.window.showWarningMessage(question, { modal: true, detail }, action)) === action,
   };
