@@ -9,14 +9,9 @@ import { Interruption } from '../vocabulary/interruption';
 import { randomUUID } from 'node:crypto';
 import type { CompositionRole, RoleModels } from '../agents/role-models';
 import { ACPSession, type ThoughtLevel } from '../session/acp-session';
-import { SessionUndo } from '../journal/session-undo';
 import { type SteerOutcome, SteeringQueue } from '../session/steering';
-import { type SessionDependencies, UnknownSessionError } from '../session/session-store';
-import { TraceRecorder } from '../telemetry/trace-recorder';
-import { Redactor } from '../telemetry/redact';
-import { AutoApproveCaps, PermissionGate } from '../tools/permissions';
-import { protectedPathsFor } from '../tools/protected-paths';
-import { withoutSecrets } from '../config/secret-variables';
+import { UnknownSessionError } from '../session/session-store';
+import { type SessionParts, sessionParts } from './session-parts';
 import type { PermissionPolicy } from '../vocabulary/permission-types';
 import type { Workspace } from '../tools/workspace';
 import type { CatalogEntry, ModelChoice, WorkspaceCatalog } from './catalog';
@@ -361,36 +356,6 @@ export function currentModels(catalog: WorkspaceCatalog, agent: string, chosen: 
     if (model === undefined) return offer;
     return { ...offer, current: model, options: offer.options.includes(model) ? offer.options : [...offer.options, model] };
   });
-}
-
-/** What a session runs with that the host keeps a hand on: the approval caps and the undo recording, typed. */
-interface SessionParts {
-  caps: AutoApproveCaps;
-  undo: SessionUndo | undefined;
-  /** The permission gate, undo recording and trace the ACPSession is built with. */
-  dependencies: SessionDependencies;
-}
-
-function sessionParts(options: HostSessionOptions, catalog: WorkspaceCatalog): SessionParts {
-  const caps = new AutoApproveCaps({});
-  const permissions = new PermissionGate({
-    policy: catalog.permissionPolicy(),
-    ...(options.ask ? { ask: options.ask } : {}),
-    ...(options.howToAllow ? { howToAllow: options.howToAllow } : {}),
-    forced: options.forced ?? {},
-    caps,
-    protectedPaths: protectedPathsFor(options.workspace.root, options.env),
-  });
-  // Crow's git for undo sees no credential, the settings' key variables included.
-  const hidden = catalog.sandbox?.()?.options.hiddenVariables ?? [];
-  const undo = options.undo ? new SessionUndo({
-        root: options.workspace.root,
-        dataHome: options.undo.dataHome,
-        env: withoutSecrets(options.undo.env, hidden),
-        ...(options.undo.keeper ? { keeper: options.undo.keeper } : {}),
-      }) : undefined;
-  const redactor = catalog.redactor?.() ?? new Redactor(options.env);
-  return { caps, undo, dependencies: { permissions, trace: new TraceRecorder([], redactor), redactor, ...(undo ? { undo } : {}) } };
 }
 
 function busy(id: string): HostError {

@@ -12,6 +12,8 @@ import { ProtectedPaths } from './protected-paths';
 import { RememberedAnswers, type StandingRule } from './remembered-answers';
 
 export { RememberedAnswers };
+export { AutoApproveCaps } from './auto-approve-caps';
+import type { AutoApproveCaps } from './auto-approve-caps';
 export type { AskFn, ApprovalOutcome, EditableArguments, PermissionAnswer, PermissionReply, PermissionRequest, PermissionVerdict } from './permission-request';
 import type { AskFn, ApprovalOutcome, PermissionReply, PermissionRequest, PermissionVerdict } from './permission-request';
 import { PERMISSION_CATEGORIES, type PermissionCategory, type PermissionPolicy, type PermissionRule } from '../vocabulary/permission-types';
@@ -370,36 +372,6 @@ function entriesOf(texts: readonly string[]): CommandEntry[] {
     const entry = parseEntry(text);
     return entry ? [entry] : [];
   });
-}
-
-/**
- * Caps on approvals nobody was asked for: after `limits[category]` automatic
- * approvals (by the policy or a remembered "always") since the last `reset`
- * or the last yes from a person, the next call of that category is asked
- * again. Front doors reset the counts at each prompt.
- */
-export class AutoApproveCaps {
-  private readonly counts = new Map<PermissionCategory, number>();
-
-  /** Most automatic approvals per category; a front door may change them between prompts. */
-  constructor(public limits: Partial<Record<PermissionCategory, number>>) {}
-
-  exhausted(category: PermissionCategory): boolean {
-    const limit = this.limits[category];
-    return limit !== undefined && limit > 0 && (this.counts.get(category) ?? 0) >= limit;
-  }
-
-  count(category: PermissionCategory): void {
-    this.counts.set(category, (this.counts.get(category) ?? 0) + 1);
-  }
-
-  restart(category: PermissionCategory): void {
-    this.counts.delete(category);
-  }
-
-  reset(): void {
-    this.counts.clear();
-  }
 }
 
 /** How strict a rule is: a subagent's may only go up. */
