@@ -56,6 +56,7 @@ export async function runSampling(
         tool: 'mcp_sampling',
         callId: `sampling-${span.spanId}`,
         agent: `MCP server "${server}"`,
+        outsider: true,
         category: 'network',
         title: `run a model request on ${provider.name} ${provider.model}, at most ${request.maxTokens} output tokens`,
         paths: [],

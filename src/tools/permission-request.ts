@@ -11,6 +11,8 @@ export interface PermissionRequest {
   tool: string;
   callId: string;
   agent: string;
+  /** Set when `agent` is no agent of the session but who asks through it (an MCP server asking for the model): a door names it with the question. */
+  outsider?: true;
   category: PermissionCategory;
   /** e.g. "Edit src/app.ts" or "Run: npm test". */
   title: string;

@@ -22,6 +22,17 @@ function runningRipgreps(): string[] {
 }
 
 /**
+ * The rg children still running once they had `ms` to go: a stopped search
+ * settles without waiting for rg's exit (run-ripgrep.ts), so on a loaded
+ * machine the killed rg may take a moment to be gone.
+ */
+async function ripgrepsLeft(ms = 2_000): Promise<string[]> {
+  const deadline = Date.now() + ms;
+  while (runningRipgreps().length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  return runningRipgreps();
+}
+
+/**
  * An rg (CROW_RG_PATH) running `script` in sh, whatever its arguments;
  * like rg it writes NUL-ended paths relative to "." and its errors as
  * "rg: PATH: MESSAGE" lines, exiting 2 after any error.
@@ -247,7 +258,7 @@ describe('NodeWorkspace search (ripgrep)', () => {
       const result = await grep({ path: 'many.txt', maxMatches: 5 });
       assert.equal(result.matches.length, 5);
       assert.equal(result.truncated, true);
-      assert.deepEqual(runningRipgreps(), []);
+      assert.deepEqual(await ripgrepsLeft(), []);
       const exact = await grep({ path: 'src/app.ts', maxMatches: 1 });
       assert.equal(exact.truncated, false, 'exactly the cap is not truncated');
     });
@@ -260,7 +271,7 @@ describe('NodeWorkspace search (ripgrep)', () => {
       setTimeout(() => controller.abort(new Error('stop now')), 30);
       await assert.rejects(search, /stop now/);
       assert.ok(performance.now() - started < 2_000);
-      assert.deepEqual(runningRipgreps(), []);
+      assert.deepEqual(await ripgrepsLeft(), []);
     });
 
     it('explains an invalid regular expression', async () => {

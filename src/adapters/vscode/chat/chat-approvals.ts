@@ -68,10 +68,9 @@ export class ChatApprovals {
       const withdraw = (): void => done('reject_once', 'withdrawn');
       const { editable } = request;
       const file = editable && unified && editsInEditor(request.tool, editable.arguments) ? { tool: request.tool, unified, arguments: editable.arguments } : undefined;
-      const actor = this.actorOf(request.agent);
       // One who is no agent of the session (an MCP server asking for the model) is named in the title: the badge shows only when several agents speak.
-      const asked = actor ? request : { ...request, title: `${request.agent}: ${request.title}` };
-      const shown = shownRequest(id, asked, actor ?? { agent: request.agent, role: 'primary' }, unified, file !== undefined);
+      const asked = request.outsider ? { ...request, title: `${request.agent}: ${request.title}` } : request;
+      const shown = shownRequest(id, asked, this.actorOf(request.agent) ?? { agent: request.agent, role: 'primary' }, unified, file !== undefined);
       const edit = (text: string): string | undefined => {
         if (!editable) return 'this call cannot be edited';
         const parsed = parseObject(text);
