@@ -21,7 +21,7 @@ import * as acp from '@agentclientprotocol/sdk';
 import { resolveSettings } from '../src/config/provider-config';
 import { loadCatalog } from '../src/host/folder';
 import { ACPSession } from '../src/session/acp-session';
-import { FakeLlmServer } from '../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../testkit/fake-llm-server';
 import { NodeWorkspace } from '../src/tools/node-workspace';
 import { fmt, median, timed } from './common';
 

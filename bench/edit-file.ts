@@ -14,7 +14,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawn } from 'node:child_process';
-import { FakeLlmServer } from '../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../testkit/fake-llm-server';
 import { editFileTool } from '../src/tools/builtin/edit-file';
 import { NodeWorkspace } from '../src/tools/node-workspace';
 import { PermissionGate } from '../src/tools/permissions';

@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { runEval } from '../src/eval/eval-runner';
 import { loadTasks } from '../src/eval/eval-task';
-import { FakeLlmServer } from '../src/testing/fake-llm-server';
-import { scriptedSolver } from '../src/testing/scripted-solver';
+import { FakeLlmServer } from '../testkit/fake-llm-server';
+import { scriptedSolver } from '../testkit/scripted-solver';
 import { solverTasks, wrongFirstOnTraps } from '../test/support/eval-solver';
 import { median } from './common';
 

@@ -36,7 +36,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { FakeLlmServer } from '../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../testkit/fake-llm-server';
 import { ripgrepPath } from '../src/tools/run-ripgrep';
 import { createBigRepository } from '../test/support/big-repo';
 import { median, personEnv } from './common';

@@ -12,8 +12,8 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { FakeLlmServer, type ScriptedReply } from '../src/testing/fake-llm-server';
-import { PromptCache } from '../src/testing/prompt-cache';
+import { FakeLlmServer, type ScriptedReply } from '../testkit/fake-llm-server';
+import { PromptCache } from '../testkit/prompt-cache';
 
 const CROW = resolve(__dirname, '../dist/crow.js');
 const TOOL_STEPS = 20;

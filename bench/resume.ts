@@ -24,7 +24,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { ToolSpec } from '../src/llm/types';
 import { SessionStore } from '../src/session/session-store';
-import { FakeLlmServer } from '../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../testkit/fake-llm-server';
 import { median, personEnv } from './common';
 import { type StoredSession, storeCompactedSession } from './resume-fixture';
 

@@ -24,7 +24,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ACPSession } from '../src/session/acp-session';
 import { SessionStore } from '../src/session/session-store';
-import { FakeLlmServer } from '../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../testkit/fake-llm-server';
 import { median, personEnv } from './common';
 import { fillStore, realSession, storeCopy } from './stored-sessions';
 

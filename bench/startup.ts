@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as nodeModule from 'node:module';
 import * as esbuild from 'esbuild';
-import { FakeLlmServer } from '../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../testkit/fake-llm-server';
 import { median, personEnv } from './common';
 
 const CROW = resolve(__dirname, '../dist/crow.js');

@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { FakeLlmServer } from '../src/testing/fake-llm-server';
+import type { FakeLlmServer } from '../testkit/fake-llm-server';
 
 const CROW = resolve(__dirname, '../dist/crow.js');
 const TITLES = [

@@ -13,7 +13,7 @@ import { AnthropicProvider } from '../src/llm/anthropic';
 import { OpenAIProvider } from '../src/llm/openai';
 import type { Provider } from '../src/llm/types';
 import { InternalSession } from '../src/session/internal-session';
-import { FakeLlmServer } from '../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../testkit/fake-llm-server';
 import type { NodeWorkspace } from '../src/tools/node-workspace';
 import { fmt, median, timed } from './common';
 

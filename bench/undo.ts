@@ -30,7 +30,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { FakeLlmServer, type ScriptedReply } from '../src/testing/fake-llm-server';
+import { FakeLlmServer, type ScriptedReply } from '../testkit/fake-llm-server';
 import { createBigRepository } from '../test/support/big-repo';
 import { startAcp } from '../test/support/crow-binary';
 import { stopKeepers } from '../test/support/keepers';

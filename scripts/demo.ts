@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { dataHome } from '../src/config/paths';
 import { SessionStore } from '../src/session/session-store';
-import { FakeLlmServer, type ScriptedReply } from '../src/testing/fake-llm-server';
+import { FakeLlmServer, type ScriptedReply } from '../testkit/fake-llm-server';
 
 const CALC_BUGGY = `// Tiny calculator used by the demo.
 function add(a, b) {

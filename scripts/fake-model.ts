@@ -1,13 +1,13 @@
 /**
  * `npm run fake-model`: the project's fake LLM server with a small
- * interactive script (src/testing/fake-model-script.ts), on loopback, until
+ * interactive script (testkit/fake-model-script.ts), on loopback, until
  * Ctrl-C. It prints the environment lines that point `crow run`, `crow acp`
  * or the VS Code extension at it: no key, no network, every tool call real.
  * `--port N` picks the port (default 4141; 0: any free one).
  */
 import { parseArgs } from 'node:util';
-import { FakeLlmServer } from '../src/testing/fake-llm-server';
-import { FAKE_MODEL_HELP, fakeModelResponder } from '../src/testing/fake-model-script';
+import { FakeLlmServer } from '../testkit/fake-llm-server';
+import { FAKE_MODEL_HELP, fakeModelResponder } from '../testkit/fake-model-script';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { port: { type: 'string', default: '4141' } } });

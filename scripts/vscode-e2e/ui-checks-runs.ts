@@ -8,7 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame } from 'playwright-core';
-import type { ScriptedReply } from '../../src/testing/fake-llm-server';
+import type { ScriptedReply } from '../../testkit/fake-llm-server';
 import { HarnessError } from './harness-error';
 import { ARTIFACTS_DIR } from './paths';
 import { assertInSight, chatFrame, newPairSession, newSession, say, sendPrompt, toolCall, type UiCheck, type UiContext } from './ui-checks';

@@ -8,7 +8,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
-import type { FakeLlmServer, ScriptedReply } from '../../src/testing/fake-llm-server';
+import type { FakeLlmServer, ScriptedReply } from '../../testkit/fake-llm-server';
 import { pickOption } from '../../test/support/vscode-elements';
 import { HarnessError } from './harness-error';
 import { ARTIFACTS_DIR } from './paths';

@@ -8,7 +8,7 @@
 import { cpSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
 import { startCodeServer, type CodeServer } from './code-server';
 import { ARTIFACTS_DIR, REPO_ROOT } from './paths';
 import { log, seconds, step } from './progress';

@@ -1,7 +1,7 @@
 /**
  * What differs between the servers that speak Chat Completions, where it
  * changes the requests Crow sends (each fact is from the server's source or
- * docs; src/testing/chat-servers.ts plays each server by the same facts).
+ * docs; testkit/chat-servers.ts plays each server by the same facts).
  */
 import type { ServerFlavor } from '../config/settings-file';
 

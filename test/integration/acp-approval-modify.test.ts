@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CreateElicitationRequest } from '@agentclientprotocol/sdk';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
 import type { TestClientOptions } from '../support/acp-client';
 import { type AcpProcess, startAcp } from '../support/crow-binary';
 

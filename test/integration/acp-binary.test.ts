@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
 import { version } from '../../package.json';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
 import { TestClient, type TestClientOptions } from '../support/acp-client';
 import { isolatedEnv } from '../support/isolated-env';
 import { skipBecause } from '../support/skip-reasons';

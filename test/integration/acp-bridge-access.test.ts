@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { createWebSocketStream } from '@agentclientprotocol/sdk/experimental/ws-client';
 import type { BrowserContext } from 'playwright-core';
 import { WebSocket } from 'ws';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
 import { type Bridge, startBridge } from '../support/acp-bridge';
 import { TestClient } from '../support/acp-client';
 import { CROW, runCrow, until } from '../support/crow-binary';

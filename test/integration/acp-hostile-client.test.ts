@@ -17,7 +17,7 @@ import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
-import type { ScriptedReply } from '../../src/testing/fake-llm-server';
+import type { ScriptedReply } from '../../testkit/fake-llm-server';
 import { binarySuite } from '../support/binary-suite';
 import { type AcpProcess, CROW, runCrow, startAcp, until } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { azureEndpoint } from '../../src/llm/chat-client';
 import { OpenAIProvider } from '../../src/llm/openai';
 import type { AssistantResponse, LlmRequest } from '../../src/llm/types';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
 import { binarySuite } from '../support/binary-suite';
 import { runCrow } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';

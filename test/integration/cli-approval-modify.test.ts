@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
 import { CROW, runCrow } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';
 import { HAVE_TMUX, Terminal } from '../support/terminal';

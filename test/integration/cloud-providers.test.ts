@@ -11,9 +11,9 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { ScriptedReply } from '../../src/testing/fake-llm-server';
-import { FakeBedrock } from '../../src/testing/fake-bedrock';
-import { FakeVertex } from '../../src/testing/fake-vertex';
+import type { ScriptedReply } from '../../testkit/fake-llm-server';
+import { FakeBedrock } from '../../testkit/fake-bedrock';
+import { FakeVertex } from '../../testkit/fake-vertex';
 import { runCrow, startAcp } from '../support/crow-binary';
 import { binarySuite, type BinarySuite } from '../support/binary-suite';
 import { isolatedEnv } from '../support/isolated-env';

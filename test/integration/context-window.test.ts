@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FakeLlmServer, type ScriptedReply } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer, type ScriptedReply } from '../../testkit/fake-llm-server';
 import { runCrow } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';
 import { ANTHROPIC_WIRE, fakeTokens, LOCAL_SERVERS, localWire, OPENAI_WIRE, RESPONSES_WIRE, type Wire } from '../support/wires';

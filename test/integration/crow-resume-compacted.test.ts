@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ScriptedReply } from '../../src/testing/fake-llm-server';
+import type { ScriptedReply } from '../../testkit/fake-llm-server';
 import { binarySuite } from '../support/binary-suite';
 import { runCrow } from '../support/crow-binary';
 import { userConfigDir } from '../support/doors';

@@ -12,8 +12,8 @@ import { htmlReport, markdownReport, reportScript } from '../../src/eval/eval-re
 import { type EvalProgress, readResults, runEval } from '../../src/eval/eval-runner';
 import { summarize } from '../../src/eval/eval-stats';
 import { loadTasks } from '../../src/eval/eval-task';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
-import { scriptedSolver } from '../../src/testing/scripted-solver';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
+import { scriptedSolver } from '../../testkit/scripted-solver';
 import { runCrow } from '../support/crow-binary';
 import { solverTasks, wrongFirstOnTraps } from '../support/eval-solver';
 import { isolatedEnv } from '../support/isolated-env';

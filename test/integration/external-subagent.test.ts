@@ -9,7 +9,7 @@ import { type BaseAgentDefinition, parseBaseAgent } from '../../src/config/agent
 import { formatProblem } from '../../src/config/config-problems';
 import { runExternalSubagent } from '../../src/agents/external-subagent';
 import type { AgentEvent } from '../../src/engine/events';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
 import { PermissionGate } from '../../src/tools/permissions';
 import { tempWorkspace, toolContext } from '../unit/tools/temp-workspace';
 import { type Bridge, startBridge } from '../support/acp-bridge';

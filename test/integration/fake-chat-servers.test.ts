@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { CHAT_SERVERS, type ChatServerName } from '../../src/testing/chat-servers';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { CHAT_SERVERS, type ChatServerName } from '../../testkit/chat-servers';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
 
 const TWENTY_PIECES = { blocks: [{ type: 'text' as const, text: Array.from({ length: 20 }, (_, i) => `w${i} `) }] };
 

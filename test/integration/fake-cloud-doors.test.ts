@@ -13,9 +13,9 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { AnthropicProvider } from '../../src/llm/anthropic';
 import { bedrockEndpoint } from '../../src/llm/bedrock-endpoint';
 import type { StreamEvent } from '../../src/llm/types';
-import { FakeBedrock } from '../../src/testing/fake-bedrock';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
-import { FakeVertex } from '../../src/testing/fake-vertex';
+import { FakeBedrock } from '../../testkit/fake-bedrock';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
+import { FakeVertex } from '../../testkit/fake-vertex';
 
 const AWS = { accessKeyId: 'AKIAFAKECROWTEST0001', secretAccessKey: 'crow-fake-aws-secret-0123456789abcdefghij' };
 const MESSAGES = [{ role: 'user', content: 'Hi' }];

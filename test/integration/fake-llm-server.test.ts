@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { FakeApi, FakeLlmServer, ScriptedReply } from '../../src/testing/fake-llm-server';
+import { FakeApi, FakeLlmServer, ScriptedReply } from '../../testkit/fake-llm-server';
 
 describe('FakeLlmServer', () => {
   let server: FakeLlmServer;

@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { main } from '../../src/adapters/cli/main';
 import { McpServers } from '../../src/mcp/mcp-servers';
 import type { McpServerConfig } from '../../src/mcp/server-config';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
 import type { AskFn, PermissionRequest } from '../../src/tools/permission-request';
 import { PermissionGate } from '../../src/tools/permissions';
 import type { Tool } from '../../src/tools/tool';

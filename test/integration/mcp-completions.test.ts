@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { completionsOf, MAX_COMPLETION_CHARS, MAX_COMPLETION_VALUES } from '../../src/mcp/mcp-completions';
 import { McpServers } from '../../src/mcp/mcp-servers';
 import type { McpServerConfig } from '../../src/mcp/server-config';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
 import { CROW, runCrow } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';
 import { ASK_FIXTURE_ARGS, say } from '../support/mcp-ask-harness';

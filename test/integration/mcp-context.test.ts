@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { McpServers } from '../../src/mcp/mcp-servers';
 import type { McpServerConfig } from '../../src/mcp/server-config';
 import { SessionStore } from '../../src/session/session-store';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
 import { PermissionGate } from '../../src/tools/permissions';
 import type { Tool } from '../../src/tools/tool';
 import { startAcp } from '../support/crow-binary';

@@ -13,7 +13,7 @@ import { type McpPrompt, promptArguments } from '../../src/mcp/mcp-prompts';
 import { McpServers } from '../../src/mcp/mcp-servers';
 import { expandMcpPrompt } from '../../src/mcp/prompt-commands';
 import { SessionStore } from '../../src/session/session-store';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
 import { startAcp } from '../support/crow-binary';
 import { fakeIO } from '../support/fake-io';
 import { trustFolder } from '../support/trust';

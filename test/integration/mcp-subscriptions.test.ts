@@ -12,7 +12,7 @@ import type { TextBlock, UserBlock } from '../../src/llm/types';
 import { McpServers } from '../../src/mcp/mcp-servers';
 import { attachResources, refreshedResources } from '../../src/mcp/resource-attachments';
 import type { McpServerConfig } from '../../src/mcp/server-config';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
 import { PermissionGate } from '../../src/tools/permissions';
 import type { Tool } from '../../src/tools/tool';
 import { startAcp } from '../support/crow-binary';

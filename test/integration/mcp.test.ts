@@ -13,7 +13,7 @@ import type { ToolResultItem } from '../../src/llm/types';
 import type { McpProblem } from '../../src/mcp/mcp-connection';
 import { McpServers } from '../../src/mcp/mcp-servers';
 import { type McpServerConfig, serversFromSettings } from '../../src/mcp/server-config';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
 import { PermissionGate } from '../../src/tools/permissions';
 import { DEFAULT_POLICY } from '../../src/vocabulary/permission-types';
 import type { Tool } from '../../src/tools/tool';

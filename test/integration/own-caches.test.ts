@@ -13,7 +13,7 @@ import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, re
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { version } from '../../package.json';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
 import { anotherUserSuite, nodeAnyUserCanRun } from '../support/another-user';
 import { CROW, runCrow } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PRESETS } from '../../src/config/control-flow';
 import { AnthropicProvider } from '../../src/llm/anthropic';
 import { OpenAIProvider } from '../../src/llm/openai';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
 import { baseAgent, composition, flowFixture, runFlow, tools, type FlowFixture } from '../support/flows';
 
 describe('per-role providers: a local executor and a cloud reviewer', () => {

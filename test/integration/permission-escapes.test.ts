@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { RequestPermissionRequest } from '@agentclientprotocol/sdk';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
 import type { PermissionReply } from '../support/acp-client';
 import { isolatedEnv } from '../support/isolated-env';
 import { type AcpProcess, runCrow, startAcp } from '../support/crow-binary';

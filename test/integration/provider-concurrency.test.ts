@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FakeLlmServer, type ScriptedReply } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer, type ScriptedReply } from '../../testkit/fake-llm-server';
 import { runCrow } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';
 

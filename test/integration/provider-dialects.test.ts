@@ -10,8 +10,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FakeLlmServer, type FakeServerOptions, type ScriptedReply } from '../../src/testing/fake-llm-server';
-import type { AnthropicUsageReport } from '../../src/testing/fake-anthropic-wire';
+import { FakeLlmServer, type FakeServerOptions, type ScriptedReply } from '../../testkit/fake-llm-server';
+import type { AnthropicUsageReport } from '../../testkit/fake-anthropic-wire';
 import { runCrow, startAcp } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';
 

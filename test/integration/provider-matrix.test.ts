@@ -10,8 +10,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FakeLlmServer, type ScriptedReply } from '../../src/testing/fake-llm-server';
-import type { ChatServerName } from '../../src/testing/chat-servers';
+import { FakeLlmServer, type ScriptedReply } from '../../testkit/fake-llm-server';
+import type { ChatServerName } from '../../testkit/chat-servers';
 import { runCrow } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';
 

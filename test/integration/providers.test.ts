@@ -5,7 +5,7 @@ import { AnthropicProvider } from '../../src/llm/anthropic';
 import { OpenAIProvider } from '../../src/llm/openai';
 import type { HttpProviderOptions } from '../../src/llm/resilient-stream';
 import type { AssistantResponse, LlmRequest, Provider, StreamEvent } from '../../src/llm/types';
-import { type FakeApi, FakeLlmServer, type ScriptedReply } from '../../src/testing/fake-llm-server';
+import { type FakeApi, FakeLlmServer, type ScriptedReply } from '../../testkit/fake-llm-server';
 
 const request: LlmRequest = {
   system: 'You are a test agent.',

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { AnthropicProvider } from '../../src/llm/anthropic';
 import { OpenAIProvider } from '../../src/llm/openai';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
 import { defineTool } from '../../src/tools/define-tool';
 import { runTurn } from '../support/engine';
 

@@ -12,7 +12,7 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, realpathSync
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { SessionUpdate } from '@agentclientprotocol/sdk';
-import { FakeLlmServer, type ScriptedReply } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer, type ScriptedReply } from '../../testkit/fake-llm-server';
 import { ChatController } from '../../src/adapters/vscode/chat/chat-controller';
 import { dataHome } from '../../src/config/paths';
 import type { HostMessage, TranscriptEvent } from '../../webview/chat/protocol';

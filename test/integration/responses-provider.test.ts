@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { OpenAIResponsesProvider } from '../../src/llm/openai-responses';
 import type { HttpProviderOptions } from '../../src/llm/resilient-stream';
 import type { AssistantResponse, LlmRequest, Message, StreamEvent } from '../../src/llm/types';
-import { FakeLlmServer, type ScriptedReply } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer, type ScriptedReply } from '../../testkit/fake-llm-server';
 
 const API = 'openai-responses';
 const TOOLS = [{ name: 'read_file', description: 'Read a file.', inputSchema: { type: 'object', properties: { path: { type: 'string' } } } }];

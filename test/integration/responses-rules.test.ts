@@ -6,9 +6,9 @@
  * reasoning items and their encrypted content are real.
  */
 import assert from 'node:assert/strict';
-import { FakeLlmServer, type StrictWireOptions } from '../../src/testing/fake-llm-server';
-import { responsesRules } from '../../src/testing/responses-rules';
-import type { RequestBody } from '../../src/testing/wire-rules';
+import { FakeLlmServer, type StrictWireOptions } from '../../testkit/fake-llm-server';
+import { responsesRules } from '../../testkit/responses-rules';
+import type { RequestBody } from '../../testkit/wire-rules';
 
 const API = 'openai-responses';
 const HEADERS = { authorization: 'Bearer sk-responses-rules', 'content-type': 'application/json' };

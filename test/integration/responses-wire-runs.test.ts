@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ScriptedReply } from '../../src/testing/fake-llm-server';
+import type { ScriptedReply } from '../../testkit/fake-llm-server';
 import { binarySuite } from '../support/binary-suite';
 import { runCrow, startAcp } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';

@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
 import { isolatedEnv } from '../support/isolated-env';
 import { describeSandboxed, hostFolderOutsideTmp, noProcessesWith, processesWith } from '../support/sandbox';
 

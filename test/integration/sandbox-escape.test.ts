@@ -19,7 +19,7 @@ import { closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, 
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
 import { findExecutable } from '../../src/tools/node-exec';
 import { CROW } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';

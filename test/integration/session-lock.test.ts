@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
 import { TestClient } from '../support/acp-client';
 import { runCrow, startCrow, until, type CrowProcess } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';

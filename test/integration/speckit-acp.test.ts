@@ -6,7 +6,7 @@
  * error), and the [P] note reaches the client as the agent's words.
  */
 import assert from 'node:assert/strict';
-import { FakeLlmServer, type ScriptedReply } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer, type ScriptedReply } from '../../testkit/fake-llm-server';
 import { startAcp } from '../support/crow-binary';
 import { PLAN, SPEC } from '../support/speckit';
 import { installPreset } from '../support/speckit-kit';

@@ -7,7 +7,7 @@
  * report that quotes the reviewer, and subagent concurrency as a setting.
  */
 import assert from 'node:assert/strict';
-import { FakeLlmServer, type ScriptedReply } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer, type ScriptedReply } from '../../testkit/fake-llm-server';
 import { PLAN, SPEC } from '../support/speckit';
 import { requestTexts, type SpeckitRepo, speckitRepo, text, toolCall } from '../support/speckit-repo';
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
 import { runCrow, startAcp } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';
 import { PLAN, SPEC, TASKS, writes } from '../support/speckit';

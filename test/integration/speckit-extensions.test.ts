@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { basename } from 'node:path';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
 import { PLAN, SPEC } from '../support/speckit';
 import { installGitExtension, installPreset } from '../support/speckit-kit';
 import { requestTexts, type SpeckitRepo, speckitRepo, text, toolCall } from '../support/speckit-repo';

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sessionsCommand } from '../../src/adapters/cli/sessions-command';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
 import { fakeIO } from '../support/fake-io';
 import { completes, FIXTURES, PLAN, requestText, SPEC, type SpeckitProject, speckitProject, TASKS, writes } from '../support/speckit';
 

@@ -7,7 +7,7 @@
  * at a time and how to change it.
  */
 import assert from 'node:assert/strict';
-import { FakeLlmServer, type ScriptedReply } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer, type ScriptedReply } from '../../testkit/fake-llm-server';
 import { SPEC } from '../support/speckit';
 import { requestTexts, type SpeckitRepo, speckitRepo } from '../support/speckit-repo';
 

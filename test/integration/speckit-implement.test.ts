@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { AgentEvent } from '../../src/engine/events';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
 import { completes, PLAN, requestText, SPEC, type SpeckitProject, speckitProject } from '../support/speckit';
 
 const DIR = 'specs/001-albums';

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
 import { PLAN, SPEC } from '../support/speckit';
 import { installGh } from '../support/speckit-gh';
 import { type SpeckitRepo, speckitRepo } from '../support/speckit-repo';

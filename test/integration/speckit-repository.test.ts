@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
 import { SPEC, PLAN } from '../support/speckit';
 import { requestTexts, type SpeckitRepo, speckitRepo, text, toolCall } from '../support/speckit-repo';
 

@@ -15,7 +15,7 @@ import { OpenAIProvider } from '../../src/llm/openai';
 import type { AssistantResponse, Provider, StreamEvent } from '../../src/llm/types';
 import { ScriptedProvider } from '../../src/llm/scripted';
 import { InternalSession } from '../../src/session/internal-session';
-import { FakeLlmServer, type ScriptedReply } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer, type ScriptedReply } from '../../testkit/fake-llm-server';
 import { writeFileTool } from '../../src/tools/builtin/write-file';
 import { echoTool, eventsOfType, runTurn, tempWorkspace } from '../support/engine';
 

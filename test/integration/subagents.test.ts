@@ -14,7 +14,7 @@ import type { AgentEvent } from '../../src/engine/events';
 import { ScriptedProvider, type ScriptStep } from '../../src/llm/scripted';
 import { ACPSession } from '../../src/session/acp-session';
 import { SessionStore } from '../../src/session/session-store';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
 import { NodeWorkspace } from '../../src/tools/node-workspace';
 import { PermissionGate, type AskFn, type PermissionRequest } from '../../src/tools/permissions';
 import { DEFAULT_POLICY, type PermissionPolicy } from '../../src/vocabulary/permission-types';

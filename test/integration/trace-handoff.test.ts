@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
 import { anotherUserSuite, nodeAnyUserCanRun } from '../support/another-user';
 import { CROW, runCrow, until } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';

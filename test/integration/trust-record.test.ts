@@ -11,7 +11,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
 import { runCrow } from '../support/crow-binary';
 import { isolatedEnv } from '../support/isolated-env';
 

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChatController } from '../../src/adapters/vscode/chat/chat-controller';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
 import type { HostMessage, TranscriptEvent } from '../../webview/chat/protocol';
 import { isolatedEnv } from '../support/isolated-env';
 import { quietViewActions } from '../support/view-actions';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { ChatController } from '../../src/adapters/vscode/chat/chat-controller';
 import { restoreOnClick } from '../../src/adapters/vscode/chat/chat-restore';
 import type { PlannedRestore } from '../../src/host/restore-commands';
-import { FakeLlmServer, type ScriptedReply } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer, type ScriptedReply } from '../../testkit/fake-llm-server';
 import type { HostMessage, TranscriptEvent } from '../../webview/chat/protocol';
 import { isolatedEnv } from '../support/isolated-env';
 import { quietViewActions } from '../support/view-actions';

@@ -15,7 +15,7 @@ import { registerHostProvider } from '../../src/llm/host-providers';
 import { ScriptedProvider } from '../../src/llm/scripted';
 import { dataHome } from '../../src/config/paths';
 import { SessionStore } from '../../src/session/session-store';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
 import type { HostMessage, TranscriptEvent } from '../../webview/chat/protocol';
 import { isolatedEnv } from '../support/isolated-env';
 

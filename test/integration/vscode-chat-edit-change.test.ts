@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { applyPatch, parsePatch } from 'diff';
 import type { ChangeEdits, ProposedChange } from '../../src/adapters/vscode/chat/chat-actions';
 import { ChatController } from '../../src/adapters/vscode/chat/chat-controller';
-import { FakeLlmServer, type ScriptedReply } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer, type ScriptedReply } from '../../testkit/fake-llm-server';
 import { isWebviewMessage } from '../../webview/chat/message-checks';
 import type { HostMessage } from '../../webview/chat/protocol';
 import { isolatedEnv } from '../support/isolated-env';

@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import type { ViewActions } from '../../src/adapters/vscode/chat/chat-actions';
 import { ChatController } from '../../src/adapters/vscode/chat/chat-controller';
 import { globalConfigPath } from '../../src/config/settings-file';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
 import type { ApprovalRequest, HostMessage } from '../../webview/chat/protocol';
 import { folderChatHost, waitFor } from '../support/chat-host';
 import { isolatedEnv } from '../support/isolated-env';

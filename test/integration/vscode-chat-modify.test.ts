@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChatController } from '../../src/adapters/vscode/chat/chat-controller';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
 import { isWebviewMessage } from '../../webview/chat/message-checks';
 import type { HostMessage } from '../../webview/chat/protocol';
 import { isolatedEnv } from '../support/isolated-env';

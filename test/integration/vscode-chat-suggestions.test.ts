@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { ChatController } from '../../src/adapters/vscode/chat/chat-controller';
 import { globalConfigPath } from '../../src/config/settings-file';
 import { MAX_SUGGESTIONS } from '../../src/host/composer-offers';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
 import { isWebviewMessage } from '../../webview/chat/message-checks';
 import type { HostMessage, Suggestion } from '../../webview/chat/protocol';
 import { folderChatHost } from '../support/chat-host';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChatController } from '../../src/adapters/vscode/chat/chat-controller';
 import { EditorHunks, type HunkOutcome } from '../../src/adapters/vscode/chat/editor-hunks';
-import { FakeLlmServer, type ScriptedReply } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer, type ScriptedReply } from '../../testkit/fake-llm-server';
 import type { HostMessage } from '../../webview/chat/protocol';
 import { isolatedEnv } from '../support/isolated-env';
 import { quietViewActions } from '../support/view-actions';

@@ -4,10 +4,10 @@
  * once the rule is named as allowed, so nothing else in it is broken).
  */
 import assert from 'node:assert/strict';
-import { anthropicRules } from '../../src/testing/anthropic-rules';
-import { CHAT_SERVER_PROFILES, type ChatServerName } from '../../src/testing/chat-servers';
-import { type FakeApi, FakeLlmServer, type StrictWireOptions } from '../../src/testing/fake-llm-server';
-import type { RequestBody } from '../../src/testing/wire-rules';
+import { anthropicRules } from '../../testkit/anthropic-rules';
+import { CHAT_SERVER_PROFILES, type ChatServerName } from '../../testkit/chat-servers';
+import { type FakeApi, FakeLlmServer, type StrictWireOptions } from '../../testkit/fake-llm-server';
+import type { RequestBody } from '../../testkit/wire-rules';
 
 const WEATHER_SCHEMA = { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] };
 const ANTHROPIC_TOOL = { name: 'get_weather', description: 'Get the current weather in a given location', input_schema: WEATHER_SCHEMA };

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { filesUnder, type EvalTask } from '../../src/eval/eval-task';
-import type { SolverMode, SolverTask } from '../../src/testing/scripted-solver';
+import type { SolverMode, SolverTask } from '../../testkit/scripted-solver';
 
 /** What the scripted solver needs of each eval task: its prompt, fixes and checks, from the task's folders. */
 export function solverTasks(tasks: readonly EvalTask[]): SolverTask[] {

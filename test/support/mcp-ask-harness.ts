@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
 import type { ClientCapabilities } from '@agentclientprotocol/sdk';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
 import { TestClient, type TestClientOptions } from './acp-client';
 import { startCrow } from './crow-binary';
 import { isolatedEnv } from './isolated-env';

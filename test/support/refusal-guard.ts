@@ -5,7 +5,7 @@
  * this keeps "the real API would have refused this" from passing unnoticed.
  */
 import type { Context } from 'mocha';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
 
 export const mochaHooks = {
   afterEach(this: Context): void {

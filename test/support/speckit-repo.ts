@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import type { FakeLlmServer, ScriptedReply } from '../../src/testing/fake-llm-server';
+import type { FakeLlmServer, ScriptedReply } from '../../testkit/fake-llm-server';
 import { runCrow } from './crow-binary';
 import { isolatedEnv } from './isolated-env';
 

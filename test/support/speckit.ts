@@ -13,7 +13,7 @@ import type { Settings } from '../../src/config/settings';
 import type { AgentEvent } from '../../src/engine/events';
 import { ACPSession } from '../../src/session/acp-session';
 import { SessionStore } from '../../src/session/session-store';
-import type { FakeLlmServer, ScriptedReply } from '../../src/testing/fake-llm-server';
+import type { FakeLlmServer, ScriptedReply } from '../../testkit/fake-llm-server';
 import { speckitCommands } from '../../src/speckit/speckit-commands';
 import { NodeWorkspace } from '../../src/tools/node-workspace';
 import { PermissionGate } from '../../src/tools/permissions';

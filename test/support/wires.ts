@@ -1,12 +1,12 @@
 /**
  * The wires Crow is tested on end to end, each as a person configures it:
  * the Anthropic API, OpenAI's, and the OpenAI-compatible local servers the
- * strict fake plays (see src/testing/chat-servers.ts).
+ * strict fake plays (see testkit/chat-servers.ts).
  */
-import { promptTokens } from '../../src/testing/anthropic-rules';
-import { responsesPromptTokens } from '../../src/testing/responses-rules';
-import { CHAT_SERVER_PROFILES, type ChatServerName, chatPromptTokens } from '../../src/testing/chat-servers';
-import type { FakeApi, FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { promptTokens } from '../../testkit/anthropic-rules';
+import { responsesPromptTokens } from '../../testkit/responses-rules';
+import { CHAT_SERVER_PROFILES, type ChatServerName, chatPromptTokens } from '../../testkit/chat-servers';
+import type { FakeApi, FakeLlmServer } from '../../testkit/fake-llm-server';
 
 export interface Wire {
   name: string;

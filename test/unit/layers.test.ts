@@ -10,10 +10,13 @@ import { dirname, join, relative, resolve } from 'node:path';
 const SRC = resolve(__dirname, '../../src');
 
 /** Top to bottom: each layer may use the ones after it. */
-const LAYERS = ['adapters', 'eval', 'host', 'speckit', 'agents', 'journal', 'mcp', 'engine', 'session', 'tools', 'telemetry', 'llm', 'config', 'vocabulary', 'testing'];
+const LAYERS = ['adapters', 'eval', 'host', 'speckit', 'agents', 'journal', 'mcp', 'engine', 'session', 'tools', 'telemetry', 'llm', 'config', 'vocabulary'];
 
-/** `testing/` (the fake LLM server) stands apart: used by tests, bench and the demo, it uses nothing of the engine. */
-const STANDALONE = new Set(['testing']);
+/** Layers that stand apart (none since testkit/, the fake LLM server, left src/: see the test below). */
+const STANDALONE = new Set<string>();
+
+/** The test kit (the fake model servers and their rules), beside src/: tests, bench and the demo use it; the product never does. */
+const TESTKIT = resolve(__dirname, '../../testkit');
 
 function sources(folder: string): string[] {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
@@ -100,6 +103,12 @@ describe('layering (docs/architecture.md)', () => {
     };
     for (const file of everything.keys()) if (!state.has(file)) visit(file);
     assert.deepEqual(cycles, []);
+  });
+
+  it('keeps the test kit out of the product: nothing in src/ imports testkit/, and testkit/ imports nothing of src/', () => {
+    const intoKit = files.flatMap((file) => projectImportsOf(file).filter((target) => target.startsWith(TESTKIT)).map((target) => `${relative(SRC, file)} → ${relative(SRC, target)}`));
+    const outOfKit = sources(TESTKIT).flatMap((file) => projectImportsOf(file).filter((target) => !target.startsWith(TESTKIT)).map((target) => `${relative(TESTKIT, file)} → ${target}`));
+    assert.deepEqual([...intoKit, ...outOfKit], []);
   });
 
   it('lets only src/adapters/vscode/ import vscode: the engine runs in plain Node', () => {

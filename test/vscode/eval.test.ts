@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { readResultsFile } from '../../src/eval/eval-runner';
 import { loadTasks } from '../../src/eval/eval-task';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
-import { scriptedSolver } from '../../src/testing/scripted-solver';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
+import { scriptedSolver } from '../../testkit/scripted-solver';
 import { solverTasks, wrongFirstOnTraps } from '../support/eval-solver';
 
 suite('Crow eval in VS Code', () => {

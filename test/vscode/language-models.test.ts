@@ -5,7 +5,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { keptModels, type LanguageModelsRegistration, registerLanguageModels } from '../../src/adapters/vscode/language-models';
 import type { Settings } from '../../src/config/settings';
-import { FakeLlmServer } from '../../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
 
 const VENDOR = 'crow';
 

@@ -9,7 +9,7 @@ import { AgentRegistry } from '../../../src/config/agent-registry';
 import { PromptRegistry } from '../../../src/config/prompts';
 import { resolveSettings } from '../../../src/config/provider-config';
 import { ConfigError } from '../../../src/config/settings';
-import { FakeLlmServer } from '../../../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../../../testkit/fake-llm-server';
 import { NodeWorkspace } from '../../../src/tools/node-workspace';
 import { flowFixture, runFlow, type FlowFixture } from '../../support/flows';
 

@@ -7,7 +7,7 @@ import { AgentRegistry } from '../../../src/config/agent-registry';
 import { PromptRegistry } from '../../../src/config/prompts';
 import { resolveSettings } from '../../../src/config/provider-config';
 import { ACPSession } from '../../../src/session/acp-session';
-import { FakeLlmServer } from '../../../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../../../testkit/fake-llm-server';
 import { NodeWorkspace } from '../../../src/tools/node-workspace';
 
 describe('temperature from an agent definition', () => {

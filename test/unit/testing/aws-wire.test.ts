@@ -10,8 +10,8 @@ import { Sha256 } from '@aws-crypto/sha256-js';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { bedrockChunk, bedrockException } from '../../../src/testing/aws-event-stream';
-import { type AwsCredentials, checkSigV4, type SignedRequest } from '../../../src/testing/aws-sigv4';
+import { bedrockChunk, bedrockException } from '../../../testkit/aws-event-stream';
+import { type AwsCredentials, checkSigV4, type SignedRequest } from '../../../testkit/aws-sigv4';
 
 const utf8 = { toUtf8: (bytes: Uint8Array) => Buffer.from(bytes).toString('utf8'), fromUtf8: (text: string) => new Uint8Array(Buffer.from(text, 'utf8')) };
 const codec = new EventStreamCodec(utf8.toUtf8, utf8.fromUtf8);

@@ -5,7 +5,7 @@
  * is put back afterwards, so suites do not leak configuration into each other.
  */
 import * as vscode from 'vscode';
-import { FakeLlmServer } from '../../../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../../../testkit/fake-llm-server';
 
 export type PermissionPolicy = 'allow' | 'ask' | 'deny';
 export type PermissionCategory = 'read' | 'write' | 'execute' | 'network';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { modelNames, probeServer, serverBaseUrl } from '../../../../src/adapters/vscode/chat/server-probe';
-import { FakeLlmServer } from '../../../../src/testing/fake-llm-server';
+import { FakeLlmServer } from '../../../../testkit/fake-llm-server';
 
 /** The chat's "Test" asks a server the person named; what comes back is the server's, and hostile until checked. */
 describe('testing a model server from the chat set-up', () => {
