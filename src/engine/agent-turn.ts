@@ -192,7 +192,8 @@ export class Turn {
   private async callModel(): Promise<AssistantResponse | { overBudget: string }> {
     const build = (): LlmRequest => this.buildRequest();
     const keeper = this.agent.contextWindow;
-    const scope = { agent: this.agent.name, provider: this.agent.provider, session: this.session, emit: this.emit, span: this.span, signal: this.signal };
+    const { budget } = this.turnScope;
+    const scope = { agent: this.agent.name, provider: this.agent.provider, session: this.session, emit: this.emit, span: this.span, signal: this.signal, ...(budget ? { budget } : {}) };
     const request = keeper ? await keeper.fit(scope, build) : build();
     const overBudget = this.turnScope.budget?.exceeded(nextCall(request, this.agent.provider, keeper));
     if (overBudget !== undefined) return { overBudget };

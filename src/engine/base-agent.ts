@@ -1,5 +1,6 @@
 import type { LlmRequest, Provider } from '../llm/types';
 import type { Span } from '../telemetry/span';
+import type { Budget } from '../vocabulary/budget';
 import type { InternalSession } from '../session/internal-session';
 import { PermissionGate } from '../tools/permissions';
 import { DEFAULT_POLICY } from '../vocabulary/permission-types';
@@ -87,11 +88,11 @@ export class BaseAgent {
    * An agent without a context window to keep (no compaction settings)
    * changes nothing.
    */
-  compact(session: InternalSession, options: { signal: AbortSignal; emit: (event: AgentEvent) => void; focus?: string; span?: Span }): Promise<CompactOutcome> {
+  compact(session: InternalSession, options: { signal: AbortSignal; emit: (event: AgentEvent) => void; focus?: string; span?: Span; budget?: Budget }): Promise<CompactOutcome> {
     const keeper = this.contextWindow;
     if (!keeper) return Promise.resolve({ compacted: false });
     const build = (): LlmRequest => ({ system: this.options.systemPrompt, messages: session.toMessages(), tools: [...this.tools.values()].map(toolSpec) });
-    const scope = { agent: this.name, provider: this.provider, session, emit: options.emit, span: options.span, signal: options.signal };
+    const scope = { agent: this.name, provider: this.provider, session, emit: options.emit, span: options.span, signal: options.signal, ...(options.budget ? { budget: options.budget } : {}) };
     return keeper.compactNow(scope, build, options.focus);
   }
 

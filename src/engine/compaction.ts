@@ -5,7 +5,8 @@ import { InternalSession } from '../session/internal-session';
 import type { Span } from '../telemetry/span';
 import { ContextGauge } from './context-gauge';
 import type { Emit } from './model-call';
-import { toollessCall } from './model-call';
+import { nextCall, toollessCall } from './model-call';
+import type { Budget } from '../vocabulary/budget';
 
 /**
  * Keeping a session inside its model's context window without changing the
@@ -39,6 +40,8 @@ export interface CompactOutcome {
 export interface CompactionScope {
   agent: string;
   provider: Provider;
+  /** The prompt's spending limits: a summary that would certainly pass one is not asked for. */
+  budget?: Budget;
   session: InternalSession;
   emit: Emit;
   span: Span | undefined;
@@ -270,6 +273,9 @@ async function summarise(
   if (last?.role === 'user') messages[messages.length - 1] = { role: 'user', content: [...last.content, instructions] };
   else messages.push({ role: 'user', content: [instructions] });
   const summaryRequest = { system: request.system, tools: request.tools, messages };
+  // As before every model call: what the summary reads alone would pass a limit, so it is not made (the history stays as it was).
+  const over = scope.budget?.exceeded(nextCall(summaryRequest, scope.provider));
+  if (over !== undefined) return { error: `summarising would pass a spending limit: ${over}` };
   const { text, response } = await toollessCall({ agent: scope.agent, provider: scope.provider, span: scope.span, emit: scope.emit }, summaryRequest, scope.signal);
   if (text !== '') return { summary: text };
   const error = response.errorMessage ?? (response.stopReason === 'aborted' ? 'cancelled' : 'the model wrote no summary');

@@ -42,7 +42,7 @@ async function compact(input: CommandInput, emit: (event: AgentEvent) => void): 
       const history = session.internalSessions().find((entry) => entry.role === role && entry.session.agentName === agent.name)?.session;
       if (!history || history.length === 0) continue;
       reading += 1;
-      const outcome = await agent.compact(history, { signal, emit, ...(args !== '' ? { focus: args } : {}), span });
+      const outcome = await agent.compact(history, { signal, emit, ...(args !== '' ? { focus: args } : {}), span, ...(session.budget ? { budget: session.budget } : {}) });
       if (signal.aborted) {
         span.end('cancelled');
         return { status: 'cancelled', message: 'Compaction cancelled: what was summarised before the cancel stays, the rest is as it was.' };

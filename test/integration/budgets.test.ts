@@ -104,6 +104,19 @@ describe('spending limits stop a run before the model call that would pass them'
     assert.match(ending(priced.events).message!, /Stopped before the next model call: it reads about [\d,]+ tokens, at least \$0\.0\d+, which would take this prompt \(\$0\.009\d so far\) past its limit of \$0\.03 \(limits\.max_cost_per_prompt\)/);
   });
 
+  it('a summary (/compact) that would pass the limit by what it reads is not asked for, and the conversation stays as it was', async () => {
+    writeFileSync(join(root, 'big.md'), `${'a line of notes to read, '.repeat(4)}\n`.repeat(480));
+    llm.enqueue('anthropic', call('read_file', { path: 'big.md' }, 3_000), say('Read.'));
+    assert.equal((await crow('Read the big notes')).code, 0);
+    const before = llm.requestsFor('anthropic').length;
+    const compact = await crow('--continue', '/compact', '--max-tokens', '4000');
+    assert.equal(llm.requestsFor('anthropic').length, before, 'no summary request reading ~12,000 tokens was made under a 4,000-token limit');
+    assert.match(JSON.stringify(compact.events) + compact.stderr, /summarising would pass a spending limit: .*limit of 4,000 \(limits\.max_tokens_per_prompt\)/);
+    llm.enqueue('anthropic', say('Still here.'));
+    assert.equal((await crow('--continue', 'go on')).code, 0, 'the conversation goes on, unsummarised');
+    assert.match(JSON.stringify(llm.requestsFor('anthropic').at(-1)!.body.messages), /a line of notes to read/);
+  });
+
   it("a subagent's calls count against its parent's prompt, and stop it too", async () => {
     config(`${PRICES}\n[limits]\nmax_cost_per_prompt = 0.5\n`);
     llm.enqueue(
