@@ -7,14 +7,14 @@
  * in config.toml. Only the user's folder is read: a project's providers
  * would send its requests, with a key, wherever it says.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'smol-toml';
 import { didYouMean } from '../vocabulary/did-you-mean';
 import { compareNames } from '../vocabulary/text';
 import { problemsFromZod, type DefinitionError } from './config-problems';
 import { configHome } from './paths';
 import { ProviderSchema, type ProviderDocument } from './provider-schema';
+import { readRawDocument } from './settings-file';
 
 /** Each table of the seed's file and the keys it takes. */
 const TABLES: Record<string, readonly string[]> = {
@@ -65,12 +65,9 @@ export function seedProviders(env: NodeJS.ProcessEnv): SeedProviders {
 }
 
 function providerFile(file: string, stem: string): { name: string; provider: ProviderDocument } | { problems: DefinitionError[] } {
-  let document: Record<string, unknown>;
-  try {
-    document = JSON.parse(JSON.stringify(parse(readFileSync(file, 'utf8').replace(/^\uFEFF/, '')))) as Record<string, unknown>;
-  } catch (err) {
-    return { problems: [{ file, message: `not valid TOML: ${(err as Error).message}` }] };
-  }
+  const read = readRawDocument(file);
+  if ('problem' in read) return { problems: [read.problem] };
+  const document = read.data;
   const problems = unknownKeys(file, document);
   if (problems.length > 0) return { problems };
   const table = (name: string): Record<string, unknown> => (document[name] as Record<string, unknown> | undefined) ?? {};

@@ -11,11 +11,11 @@
  */
 import { readFileSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
-import { parse } from 'smol-toml';
 import { didYouMean } from '../vocabulary/did-you-mean';
 import type { DefinitionHint } from './agent-frontmatter-forms';
 import type { DefinitionError } from './config-problems';
 import type { MarkdownFile } from './markdown-files';
+import { tomlDocument } from './settings-file';
 
 export type SeedFields = { data: Record<string, unknown>; body: string; hints: DefinitionHint[] } | { problems: DefinitionError[] };
 
@@ -42,7 +42,7 @@ const FLOW_TYPES: Record<string, string> = { hitl: 'hitl', loop: 'loop', judge: 
 export function seedTomlFields(file: MarkdownFile, kind: 'base' | 'acp'): SeedFields {
   let document: Record<string, unknown>;
   try {
-    document = plain(parse(file.text.replace(/^\uFEFF/, '')));
+    document = tomlDocument(file.text);
   } catch (err) {
     return { problems: [{ file: file.path, message: `not valid TOML: ${(err as Error).message}` }] };
   }
@@ -166,9 +166,4 @@ function unknownKeys(file: string, document: Record<string, unknown>, tables: Re
       return [{ file, field: `${name}.${key}`, message: `unknown key${guess ? ` (did you mean "${guess}"?)` : ''}. [${name}] takes ${Object.keys(known).join(', ')}.` }];
     });
   });
-}
-
-/** smol-toml builds null-prototype objects (and Dates for dates): plain copies. */
-function plain(value: unknown): Record<string, unknown> {
-  return JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
 }

@@ -329,10 +329,15 @@ export function readRawDocument(path: string): { data: Record<string, unknown> }
     return { problem: { file: path, message: `cannot read the file: ${(err as Error).message}` } };
   }
   try {
-    return { data: plain(parse(text)) as Record<string, unknown> };
+    return { data: tomlDocument(text) };
   } catch (err) {
     return { problem: { file: path, message: `not valid TOML: ${(err as Error).message}` } };
   }
+}
+
+/** TOML text as plain data (a leading byte-order mark allowed); throws smol-toml's error, which names the line. */
+export function tomlDocument(text: string): Record<string, unknown> {
+  return plain(parse(text.replace(/^\uFEFF/, ''))) as Record<string, unknown>;
 }
 
 /** A document as the TOML text writeDocument writes. Comments of an old file are not kept. */

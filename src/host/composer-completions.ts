@@ -101,6 +101,7 @@ function describe(argument: { name: string; description?: string | undefined }):
   return shown(argument.description ? `${argument.name}: ${argument.description}` : argument.name);
 }
 
-function shown(text: string): string {
+/** A server's text as a suggestion shows it: clipped, its control characters made visible. */
+export function shown(text: string): string {
   return shownText(clip(text, 300));
 }

@@ -9,15 +9,13 @@
  * descriptions are its own text: clipped, control characters made visible,
  * and at most MAX_SUGGESTIONS come back however much a server lists.
  */
-import { shownText } from '../mcp/elicitation-form';
 import type { McpServers } from '../mcp/mcp-servers';
 import { offeredPromptCommands } from '../mcp/prompt-commands';
 import { mentionOf } from '../mcp/resource-attachments';
 import type { ACPSession } from '../session/acp-session';
 import type { SuggestTrigger, Suggestion } from '../vocabulary/suggestion';
-import { clip } from '../vocabulary/text';
 import type { WorkspaceCatalog } from './catalog';
-import { argumentSuggestions, templateSuggestions } from './composer-completions';
+import { argumentSuggestions, shown, templateSuggestions } from './composer-completions';
 import { mcpToolContext } from './mcp-context';
 import { offerMcpCommands, sessionTools, type SharedPromptState } from './prompt-shared';
 import type { HostSessionOptions } from './session-options';
@@ -98,8 +96,4 @@ function matcher(query: string): (suggestion: Suggestion) => boolean {
     const text = `${label} ${insert} ${detail ?? ''}`.toLowerCase();
     return words.every((word) => text.includes(word));
   };
-}
-
-function shown(text: string): string {
-  return shownText(clip(text, 300));
 }

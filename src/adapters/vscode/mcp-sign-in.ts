@@ -2,8 +2,9 @@
  * "Crow: Sign In to MCP Server…": signs in to a remote MCP server of the
  * folder's configuration that asks for it (OAuth). A quick pick offers the
  * servers without a sign-in (the chat's notice names one and skips it);
- * the authorization page opens with vscode.env.openExternal (VS Code shows
- * its domain before opening an unknown one) and comes back to the same
+ * the authorization page opens through the loopback redirect's one-time
+ * start address (open-external.ts; the notification names its domain) and
+ * comes back to the same
  * loopback redirect the CLI uses; the tokens go to SecretStorage. The
  * chat's next prompt uses them.
  */
