@@ -61,6 +61,7 @@ describe('assembling ACP agents from definitions', () => {
       pair: ['coagent', 'builder', 'reviewer'],
       'pair-chat': ['coagent', 'builder', 'reviewer'],
       plan: ['hitl', 'planner', undefined],
+      'judge-attempts': ['hitl', 'attempt-judge', undefined],
       'task-pair': ['coagent', 'worker', 'reviewer'],
     };
     for (const definition of ctx.registry.acpAgents()) {
