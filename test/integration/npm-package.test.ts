@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Readable, Writable } from 'node:stream';
@@ -96,6 +96,47 @@ describe('the npm package (npx crow-agent acp), packed and installed offline', f
       assert.ok(Math.min(...times) < 1000, `ready in under a second (${times.join(', ')} ms)`);
     } finally {
       rmSync(workspace, { recursive: true, force: true });
+    }
+  });
+
+  it('searches with the ripgrep npm installs beside it, and without one says what to install', async function () {
+    const platformPackage = `ripgrep-${process.platform}-${process.arch}`;
+    const source = resolve(__dirname, '../../node_modules/@vscode', platformPackage);
+    if (!existsSync(source)) skipBecause(this, `no @vscode/${platformPackage} in node_modules to stand in for the one npm fetches`);
+    writeFileSync(join(prefix, 'haystack.txt'), 'hay\nneedle here\nhay\n');
+    /** One prompt whose model greps for the needle; the text of the tool result the model got back. */
+    const grepOnce = async (env: NodeJS.ProcessEnv): Promise<string> => {
+      server.reset();
+      server.enqueue(
+        'anthropic',
+        { blocks: [{ type: 'tool_call', name: 'grep', arguments: { pattern: 'needle' } }] },
+        { blocks: [{ type: 'text', text: 'Searched.' }] },
+      );
+      const child = spawn(join(prefix, 'node_modules', '.bin', 'crow'), ['acp'], { cwd: prefix, env });
+      const client = new TestClient(acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>), { permission: () => 'allow_once' });
+      try {
+        await client.initialize();
+        const { sessionId } = await client.newSession(prefix);
+        assert.equal((await client.prompt(sessionId, 'Find the needle')).stopReason, 'end_turn');
+      } finally {
+        client.close();
+        child.stdin.end();
+        await new Promise((done) => child.on('close', done));
+      }
+      return JSON.stringify(server.requestsFor('anthropic')[1]?.body.messages.at(-1));
+    };
+    // A PATH with node alone (the bin's `#!/usr/bin/env node` needs it) and no rg: what the offline install gives.
+    const nodeOnly = join(home, 'node-only');
+    mkdirSync(nodeOnly, { recursive: true });
+    if (!existsSync(join(nodeOnly, 'node'))) symlinkSync(process.execPath, join(nodeOnly, 'node'));
+    const env = offlineNpmEnv(home, { ANTHROPIC_API_KEY: 'test-key-123', ANTHROPIC_BASE_URL: server.anthropicBaseUrl, PATH: nodeOnly });
+    assert.match(await grepOnce(env), /Could not start ripgrep.*Install ripgrep, or set CROW_RG_PATH/);
+    // Where npm could fetch it, the optional dependency lies beside crow-agent, and the binary finds it there.
+    cpSync(source, join(prefix, 'node_modules', '@vscode', platformPackage), { recursive: true });
+    try {
+      assert.match(await grepOnce(env), /haystack\.txt.*needle here/);
+    } finally {
+      rmSync(join(prefix, 'node_modules', '@vscode'), { recursive: true, force: true });
     }
   });
 
