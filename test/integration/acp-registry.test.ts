@@ -103,6 +103,8 @@ describe('the ACP registry verification, on the packed package', function () {
     const build = run('build_registry.py', []);
     assert.equal(build.status, 0, `${build.stdout}${build.stderr}`);
     assert.match(build.stdout, new RegExp(`Added agent: ${entry.id} v${version.replace(/\./g, '\\.')}`));
+    const launch = run('verify_agents.py', ['--agent', entry.id]);
+    assert.equal(launch.status, 0, `${launch.stdout}${launch.stderr}`);
     const auth = run('verify_agents.py', ['--auth-check', '--agent', entry.id]);
     assert.equal(auth.status, 0, `${auth.stdout}${auth.stderr}`);
     assert.match(auth.stdout, /Auth OK/);

@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { builtinModules } from 'node:module';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
 import { engines, version } from '../../package.json';
@@ -74,6 +75,36 @@ describe('the npm package (npx crow-agent acp), packed and installed offline', f
     const packedSize = statSync(packCrow().tarball).size;
     console.log(`      crow-agent-${version}.tgz: ${(packedSize / 1e6).toFixed(2)} MB packed, ${(unpacked / 1e6).toFixed(2)} MB unpacked, ${files.length} files`);
     assert.ok(unpacked < 10e6, `unpacked under 10 MB (${unpacked} bytes)`);
+  });
+
+  it('requires no package from outside itself, except optional pieces each loader does without', () => {
+    // Each is asked for inside a try, or is only the text of a message or of generated code.
+    const optional = new Map([
+      // ws: native speed-ups, used when present.
+      ['bufferutil', 'dist/crow-cli.js'],
+      ['utf-8-validate', 'dist/crow-cli.js'],
+      // The AWS SDK's error message telling how to register its CRT signer (SigV4a, which Bedrock calls do not use).
+      ['@aws-sdk/signature-v4-crt', 'dist/bedrock.js'],
+      ['@aws-sdk/signature-v4a', 'dist/bedrock.js'],
+      // ajv's code generation: the text of generated code (the MCP SDK compiles validators in memory, where these are in scope).
+      ['ajv/dist/runtime/validation_error', 'dist/crow-cli.js'],
+      ['ajv/dist/runtime/uri', 'dist/crow-cli.js'],
+      ['ajv/dist/runtime/ucs2length', 'dist/crow-cli.js'],
+      ['ajv/dist/runtime/equal', 'dist/crow-cli.js'],
+      ['ajv-formats/dist/formats', 'dist/crow-cli.js'],
+    ]);
+    const builtins = new Set(builtinModules);
+    const found: string[] = [];
+    for (const file of filesUnder(join(installed, 'dist')).filter((entry) => entry.path.endsWith('.js') && !entry.path.startsWith('webview/'))) {
+      const source = readFileSync(join(installed, 'dist', file.path), 'utf8');
+      for (const [, specifier] of source.matchAll(/\brequire\(\s*["']([^"'./][^"']*)["']\s*\)/g)) {
+        const name = specifier!.replace(/^node:/, '');
+        if (builtins.has(name) || builtins.has(name.split('/')[0]!)) continue;
+        if (optional.get(specifier!) === `dist/${file.path}`) continue;
+        found.push(`${specifier} in dist/${file.path}`);
+      }
+    }
+    assert.deepEqual(found, [], 'a package the bundles would load from node_modules, which the npm package does not have');
   });
 
   it('answers initialize in under a second from the installed bin', async () => {
