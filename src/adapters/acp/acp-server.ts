@@ -30,8 +30,12 @@ export interface AcpServerOptions {
    * 1.3× an SDK-only agent). Load heavy modules inside it.
    */
   sessions: () => SessionSetup;
-  /** Names of the required API keys missing now, for auth methods and authenticate; must stay light. */
-  missingKeys: () => string[];
+  /**
+   * Names of the required API keys missing now, for auth methods
+   * (`initialize`: must stay light, so a key the store records may be
+   * counted without reading it) and for `authenticate` (read for real).
+   */
+  missingKeys: (when: 'initialize' | 'authenticate') => string[];
   /**
    * Reads the keys `crow login` stored again, when they changed (cheap when
    * not): called before authenticate and every session request, since the
@@ -159,7 +163,7 @@ function initializeResponse(options: AcpServerOptions, capabilities: ClientCapab
       mcpCapabilities: { http: true, sse: true },
       sessionCapabilities: options.forks ? FORKING_SESSION_CAPABILITIES : SESSION_CAPABILITIES,
     },
-    authMethods: [loginMethod(options, capabilities), ...missingKeys(options).map(authMethod)],
+    authMethods: [loginMethod(options, capabilities), ...missingKeys(options, 'initialize').map(authMethod)],
   };
 }
 
@@ -247,7 +251,7 @@ function authenticate(methodId: string, options: AcpServerOptions): Record<strin
     throw requestErrors.invalidParams(`Unknown auth method ${shown(methodId)}. Crow's methods are "${LOGIN_METHOD}" (crow login) and "${ENV_METHOD}NAME" (an environment variable).`);
   }
   refreshKeys(options);
-  const missing = missingKeys(options).filter((key) => asked === undefined || key === asked);
+  const missing = missingKeys(options, 'authenticate').filter((key) => asked === undefined || key === asked);
   if (missing.length === 0) return {};
   const names = missing.join(', ');
   throw requestErrors.authRequired(`No API key yet for ${names}: run "crow login" in a terminal (or set ${names} where your editor starts crow), then authenticate again.`);
@@ -261,9 +265,9 @@ function refreshKeys(options: AcpServerOptions): void {
   }
 }
 
-function missingKeys(options: AcpServerOptions): string[] {
+function missingKeys(options: AcpServerOptions, when: 'initialize' | 'authenticate'): string[] {
   try {
-    return options.missingKeys();
+    return options.missingKeys(when);
   } catch (err) {
     options.logger.log('warn', 'cannot check API keys', { error: errorText(err) });
     return [];

@@ -27,7 +27,24 @@ export class KeyEnvironment {
     },
   ) {
     this.env = { ...base };
-    this.refresh();
+  }
+
+  /**
+   * For `initialize`, which must answer before anything slow loads: the
+   * environment with every key the record names counted as there, without
+   * reaching the keychain (a key that turns out unreadable is reported at
+   * the first session request, where refresh() reads it).
+   */
+  presumed(): NodeJS.ProcessEnv {
+    let recorded: string[] = [];
+    try {
+      recorded = this.store.any() ? this.store.list().map((key) => key.variable) : [];
+    } catch {
+      // An unusable record presumes nothing; refresh() reports it.
+    }
+    const presumed: NodeJS.ProcessEnv = { ...this.env };
+    for (const variable of recorded) presumed[variable] ||= 'stored by crow login';
+    return presumed;
   }
 
   /** Reads the stored keys again when the record changed since the last time (one lstat otherwise). */

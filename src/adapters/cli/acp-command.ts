@@ -55,7 +55,7 @@ export async function acpCommand(argv: string[], io: CliIO): Promise<number> {
     const server = createAcpServer({
       sessions: () => sessionSetup(keys.env, keys.logger),
       forks: true,
-      missingKeys: () => missingApiKeys(io.cwd, keys.env),
+      missingKeys: (when) => missingApiKeys(io.cwd, when === 'initialize' ? keys.presumed() : keys.env),
       refreshKeys: () => keys.refresh(),
       loginCommand: { command: process.execPath, args: [...process.execArgv, process.argv[1] ?? 'crow', 'login'] },
       logger: keys.logger,
@@ -120,7 +120,7 @@ function logRejections(logger: AcpLogger): () => void {
  * again as they change: key-environment.ts), and a logger that hands every
  * session's redactor the keys stored after it was made.
  */
-function keyEnvironment(env: NodeJS.ProcessEnv, logger: AcpLogger): { env: NodeJS.ProcessEnv; refresh(): void; logger: AcpLogger } {
+function keyEnvironment(env: NodeJS.ProcessEnv, logger: AcpLogger): { env: NodeJS.ProcessEnv; refresh(): void; presumed(): NodeJS.ProcessEnv; logger: AcpLogger } {
   const redactors = new Set<Redactor>();
   const { KeyEnvironment } = require('../acp/key-environment') as typeof import('../acp/key-environment');
   const { LoginKeys } = require('../../config/login-keys') as typeof import('../../config/login-keys');
@@ -138,7 +138,7 @@ function keyEnvironment(env: NodeJS.ProcessEnv, logger: AcpLogger): { env: NodeJ
     },
     close: () => logger.close(),
   };
-  return { env: keys.env, refresh: () => keys.refresh(), logger: knowing };
+  return { env: keys.env, refresh: () => keys.refresh(), presumed: () => keys.presumed(), logger: knowing };
 }
 
 /** Each folder's catalog (its trust decided), sessions and undo points in the data folder. */
