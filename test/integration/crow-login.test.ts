@@ -142,14 +142,16 @@ describe('crow login and crow logout', function () {
       assert.match(result.stderr, /needs a terminal to ask for the key.*printf %s "\$KEY" \| crow login --provider NAME --key-stdin/);
     });
 
-    it('--key-stdin stores the key (one trailing line end taken off) and --status says where, never the key', async () => {
+    it('--key-stdin stores the key (one trailing line end taken off); --status says where, and neither it nor crow config shows the key', async () => {
       const stored = await loginPiped(`${KEY}\n`);
       assert.equal(stored.code, 0, stored.stderr);
       const status = await crow(['login', '--status']);
       assert.equal(status.stdout, `ANTHROPIC_API_KEY (anthropic): in ${keyFile()}\n`);
       const shadowed = await crow(['login', '--status'], { ANTHROPIC_API_KEY: 'from-the-environment' });
       assert.match(shadowed.stdout, /ANTHROPIC_API_KEY is set in this environment, which wins/);
-      for (const output of [stored.stdout, stored.stderr, status.stdout, status.stderr]) assert.ok(!output.includes(KEY));
+      const config = await crow(['config', 'validate']);
+      const provider = await crow(['config', 'get', 'provider']);
+      for (const output of [stored.stdout, stored.stderr, status.stdout, status.stderr, config.stdout, config.stderr, provider.stdout, provider.stderr]) assert.ok(!output.includes(KEY));
     });
 
     it('refuses a key with a line break, escape sequences or control characters, an empty one and an over-long one, storing nothing', async () => {

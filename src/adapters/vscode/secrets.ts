@@ -1,6 +1,5 @@
 import * as vscode from 'vscode';
-import { dataHome } from '../../config/paths';
-import { LoginKeys, storedKeysFor } from '../../config/login-keys';
+import { engineEnvironment } from './key-sources';
 
 /** SecretStorage key of the API key held for an environment variable name. */
 const SECRET_PREFIX = 'crow.apiKey.';
@@ -24,7 +23,7 @@ export class KeyStore {
   constructor(
     private readonly secrets: vscode.SecretStorage,
     private readonly state: vscode.Memento,
-    /** The keys `crow login` stored for variables `env` leaves unset (config/login-keys.ts storedKeysFor); problems go to the log. */
+    /** The keys `crow login` stored for variables `env` leaves unset (key-sources.ts loginKeysFor). */
     private readonly loginKeys?: (env: NodeJS.ProcessEnv) => Record<string, string>,
   ) {}
 
@@ -48,29 +47,17 @@ export class KeyStore {
     this.changed.fire();
   }
 
-  /** The environment the engine runs with: crow login's keys under process.env, SecretStorage's keys over it. */
+  /** The environment the engine runs with (see engineEnvironment). */
   async env(): Promise<NodeJS.ProcessEnv> {
-    const env: NodeJS.ProcessEnv = { ...this.loginKeys?.(process.env), ...process.env };
+    const stored: Record<string, string> = {};
     for (const name of this.names()) {
       const value = await this.secrets.get(SECRET_PREFIX + name);
-      if (value) env[name] = value;
+      if (value) stored[name] = value;
     }
-    return env;
+    return engineEnvironment(process.env, this.loginKeys?.(process.env) ?? {}, stored);
   }
 
   dispose(): void {
     this.changed.dispose();
   }
-}
-
-/**
- * The keys `crow login` stored for variables `env` leaves unset (the OS
- * keychain or Crow's key file; light enough for activation: the keychain
- * module loads only for a key kept there). What cannot be read goes to
- * `warn`, never a key.
- */
-export function loginKeysFor(env: NodeJS.ProcessEnv, warn: (problem: string) => void): Record<string, string> {
-  const { keys, problems } = storedKeysFor(env, new LoginKeys(dataHome(env)));
-  for (const problem of problems) warn(problem);
-  return keys;
 }
