@@ -182,6 +182,22 @@ describe('crow login and crow logout', function () {
       assert.equal(server.requests.length, 0, 'only GET /v1/models was asked (not recorded as a model call)');
     });
 
+    it('where the keychain module is not installed, the binary still signs in, keeping the key in the file and saying why', async () => {
+      // The two files of the binary, away from any node_modules: what an install without the optional dependency has.
+      const bin = mkdtempSync(join(tmpdir(), 'crow-login-bin-'));
+      try {
+        for (const file of ['crow.js', 'crow-cli.js']) writeFileSync(join(bin, file), readFileSync(join(CROW, '..', file)));
+        const child = spawn(process.execPath, [join(bin, 'crow.js'), 'login', '--provider', 'anthropic', '--key-stdin'], { cwd: workspace, env: isolatedEnv(home) });
+        let stdout = '';
+        child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+        child.stdin.end(KEY);
+        assert.equal(await new Promise((done) => child.on('close', done)), 0);
+        assert.match(stdout, /a file only you can read \(no OS keychain to use: the keychain module \(@napi-rs\/keyring\) is not installed or does not load here: Cannot find module '@napi-rs\/keyring'/);
+      } finally {
+        rmSync(bin, { recursive: true, force: true });
+      }
+    });
+
     it('an unknown provider gets a "did you mean" and exit 2', async () => {
       const result = await loginPiped(KEY, ['--provider', 'antropic']);
       assert.equal(result.code, 2);
