@@ -93,7 +93,7 @@ export class LoginKeys {
     if (!record) return undefined;
     if (record.place === 'file') return record.key;
     const keychain = this.keychain();
-    if ('unavailable' in keychain) throw new LoginKeysError(`The key for ${variable} is in the OS keychain, which Crow cannot use now (${keychain.unavailable}). Run crow login again to keep it in a file instead.`);
+    if ('unavailable' in keychain) throw new LoginKeysError(`The key for ${variable} is in the OS keychain, which Crow cannot use now (${keychain.unavailable}). Run CROW_KEYCHAIN=off crow login to keep it in the private file instead, where this program can read it.`);
     let key: string | undefined;
     try {
       key = keychain.get(variable);
