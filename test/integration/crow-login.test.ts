@@ -288,6 +288,23 @@ describe('crow login and crow logout', function () {
       }
     });
 
+    it('offers the terminal method in the form each client asked for: the schema\'s auth.terminal, or the _meta["terminal-auth"] the registry\'s verifier and Zed send', async () => {
+      const methods = async (capabilities: Record<string, unknown>) => {
+        const agent = startAcp(workspace, home, { ANTHROPIC_API_KEY: KEY, CROW_KEYCHAIN: 'off' }, { capabilities });
+        try {
+          return (await agent.client.initialize()).authMethods as (AuthMethod & { type?: string; args?: string[]; _meta?: Record<string, unknown> })[];
+        } finally {
+          await agent.stop();
+        }
+      };
+      const [schema] = await methods({ auth: { terminal: true } });
+      assert.deepEqual([schema?.id, schema?.type, schema?.args, schema?._meta], ['crow-login', 'terminal', ['login'], undefined]);
+      const registry = await methods({ terminal: true, fs: { readTextFile: true, writeTextFile: true }, _meta: { terminal_output: true, 'terminal-auth': true } });
+      assert.equal(registry.length, 1, 'a key is in the environment: only crow login is offered');
+      assert.equal(registry[0]?.type, 'terminal', 'what the registry\'s parse_auth_methods reads first');
+      assert.deepEqual(Object.keys(registry[0]?._meta ?? {}), ['terminal-auth']);
+    });
+
     it('to a client without terminal auth, crow login is a method to call once the person has run it', async () => {
       assert.equal((await loginPiped(KEY)).code, 0);
       const agent = startAcp(workspace, home, { ANTHROPIC_BASE_URL: server.anthropicBaseUrl, CROW_KEYCHAIN: 'off' });
