@@ -122,14 +122,15 @@ const builds = [
     ...common,
     entryPoints: ['src/adapters/vscode/extension.ts'],
     outfile: `${out}/extension.js`,
-    external: ['vscode'],
+    external: ['vscode', '@napi-rs/keyring'],
     plugins: [engineApart],
   },
   !cliOnly && {
     ...common,
     entryPoints: ['src/adapters/vscode/engine-bundle.ts'],
     outfile: `${out}/engine.js`,
-    external: ['vscode'],
+    // The OS keychain binding (config/os-keychain.ts) is a native module, required only where installed.
+    external: ['vscode', '@napi-rs/keyring'],
     plugins: cloudApart,
   },
   {
@@ -138,7 +139,9 @@ const builds = [
     outfile: `${out}/crow-cli.js`,
     // The MCP SDK is large and only needed once a session has MCP servers: loaded from node_modules,
     // except in the .vsix (no node_modules), where it is bundled.
-    external: production ? [] : ['@modelcontextprotocol/sdk'],
+    // The OS keychain binding is a native module: never bundled, required on first use where it is installed
+    // (an optional dependency; without it crow login keeps keys in a private file).
+    external: production ? ['@napi-rs/keyring'] : ['@modelcontextprotocol/sdk', '@napi-rs/keyring'],
     plugins: [markdownApart, otlpApart, ...cloudApart],
   },
   {
