@@ -72,8 +72,18 @@ function ripgrepBinaries(): Record<string, string> {
   return wrapper.optionalDependencies ?? {};
 }
 
+/**
+ * The OS keychain binding `crow login` uses where it is installed, at the version the repository's package.json
+ * asks for (an optional dependency there too): a native module, never bundled; without it keys go to a 0600 file.
+ */
+function keychainBinding(): Record<string, string> {
+  const root = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { optionalDependencies?: Record<string, string> };
+  const version = root.optionalDependencies?.['@napi-rs/keyring'];
+  return version ? { '@napi-rs/keyring': version } : {};
+}
+
 /** The npm package's own manifest, from the repository's (name, version, licence, Node range). */
-export function npmManifest(root: { name: string; version: string; description: string; license: string; engines: { node: string } }, ripgrep: Record<string, string>): Record<string, unknown> {
+export function npmManifest(root: { name: string; version: string; description: string; license: string; engines: { node: string } }, optional: Record<string, string>): Record<string, unknown> {
   return {
     name: root.name,
     version: root.version,
@@ -84,7 +94,7 @@ export function npmManifest(root: { name: string; version: string; description: 
     bin: { crow: 'dist/crow.js' },
     engines: { node: root.engines.node },
     files: FILES,
-    optionalDependencies: ripgrep,
+    optionalDependencies: optional,
   };
 }
 
@@ -97,7 +107,7 @@ function main(): void {
     run('Building the crow binary for production', process.execPath, ['esbuild.mjs', '--production', '--cli', '--out', join(staging, 'dist')], ROOT);
     for (const folder of ['agents', 'commands', 'prompts', join('eval', 'tasks')]) cpSync(join(ROOT, folder), join(staging, folder), { recursive: true });
     for (const file of ['README.md', 'LICENSE']) cpSync(join(ROOT, file), join(staging, file));
-    writeFileSync(join(staging, 'package.json'), `${JSON.stringify(npmManifest(root, ripgrepBinaries()), null, 2)}\n`);
+    writeFileSync(join(staging, 'package.json'), `${JSON.stringify(npmManifest(root, { ...ripgrepBinaries(), ...keychainBinding() }), null, 2)}\n`);
     mkdirSync(out, { recursive: true });
     const [packed] = JSON.parse(run('Packing', 'npm', ['pack', '--json', '--pack-destination', out], staging)) as PackResult[];
     if (!packed) throw new Error('npm pack reported no package');

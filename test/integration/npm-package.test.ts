@@ -58,9 +58,9 @@ describe('the npm package (npx crow-agent acp), packed and installed offline', f
     for (const key of ['scripts', 'dependencies', 'peerDependencies', 'bundleDependencies', 'bundledDependencies']) {
       assert.equal(manifest[key], undefined, `the packed package.json has no ${key}`);
     }
-    // ripgrep's platform binaries only, optional: npm skips them where it cannot fetch them (as here, offline).
+    // ripgrep's platform binaries and the OS keychain binding only, optional: npm skips them where it cannot fetch them (as here, offline).
     const optional = Object.keys((manifest.optionalDependencies ?? {}) as Record<string, string>);
-    assert.ok(optional.every((name) => name.startsWith('@vscode/ripgrep-')), optional.join(', '));
+    assert.ok(optional.every((name) => name.startsWith('@vscode/ripgrep-') || name === '@napi-rs/keyring'), optional.join(', '));
     assert.deepEqual(readdirSync(join(prefix, 'node_modules')).filter((name) => !name.startsWith('.')), ['crow-agent'], 'nothing else was installed');
   });
 
@@ -80,6 +80,8 @@ describe('the npm package (npx crow-agent acp), packed and installed offline', f
   it('requires no package from outside itself, except optional pieces each loader does without', () => {
     // Each is asked for inside a try, or is only the text of a message or of generated code.
     const optional = new Map([
+      // The OS keychain binding (an optional dependency): crow login keeps keys in a private file without it.
+      ['@napi-rs/keyring', 'dist/crow-cli.js'],
       // ws: native speed-ups, used when present.
       ['bufferutil', 'dist/crow-cli.js'],
       ['utf-8-validate', 'dist/crow-cli.js'],
