@@ -112,8 +112,8 @@ export function nameKey(name: string, semantics: PathSemantics = HOST_PATHS): st
   return semantics.foldCase || semantics.foldUnicode ? foldName(trimmed, semantics) : trimmed.toLowerCase();
 }
 
-/** Windows' device names: a file of one of these names (any case, any extension, in any folder) is the device. */
-const DEVICE_NAMES = /^(con|prn|aux|nul|conin\$|conout\$|clock\$|com[0-9¹²³]|lpt[0-9¹²³])$/;
+/** Windows' device names (COM and LPT also with a superscript 1, 2 or 3): a file of one of these names (any case, any extension, in any folder) is the device. */
+const DEVICE_NAMES = /^(con|prn|aux|nul|conin\$|conout\$|clock\$|com[0-9\u00b9\u00b2\u00b3]|lpt[0-9\u00b9\u00b2\u00b3])$/;
 
 /** Characters no Windows name may hold (besides ":" of a stream and the separators). */
 const FORBIDDEN_CHARACTERS = /[<>"|?*\u0000-\u001f]/;
