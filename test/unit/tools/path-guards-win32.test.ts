@@ -13,6 +13,9 @@ import { applyTarget } from '../../../src/host/apply-code';
 import { rootsOf } from '../../../src/mcp/client-features';
 import { TrustStore } from '../../../src/config/trust-store';
 import { ConfinedFolder, OutsideFolderError } from '../../../src/tools/confined-folder';
+import { pathGlob, platformGlob } from '../../../src/tools/glob-pattern';
+import { walkNarrowingArgs } from '../../../src/tools/glob-walk';
+import { NodeWorkspace } from '../../../src/tools/node-workspace';
 import { isHomeConfig, isProtectedName, ProtectedPaths } from '../../../src/tools/protected-paths';
 import { containment } from '../../../src/tools/workspace-containment';
 import {
@@ -256,6 +259,33 @@ describe('path guards with Windows and macOS path rules', () => {
         { uri: 'file:///D:/long/path', name: 'path' },
       ]);
       assert.deepEqual(rootsOf(['/home/ana/p'], POSIX_PATHS), [{ uri: 'file:///home/ana/p', name: 'p' }]);
+    });
+  });
+
+  describe('globs of a file search', () => {
+    it('read "\\" as a separator on Windows, as ripgrep does there, and as an escape elsewhere', () => {
+      assert.equal(platformGlob('src\\**\\*.ts', WIN32_PATHS), 'src/**/*.ts');
+      assert.equal(pathGlob(platformGlob('src\\**\\*.ts', WIN32_PATHS))('src/a/b.ts'), true);
+      assert.deepEqual(walkNarrowingArgs([platformGlob('src\\*.ts', WIN32_PATHS)]), walkNarrowingArgs(['src/*.ts']));
+      assert.equal(platformGlob('src\\*.ts', POSIX_PATHS), 'src\\*.ts');
+      assert.equal(pathGlob('a\\*.ts')('a*.ts'), true, 'on Linux "\\*" is a literal star');
+      assert.equal(pathGlob('a\\*.ts')('a/b.ts'), false);
+    });
+    it('never list a file outside the searched folder, whatever a glob names', async () => {
+      const outer = tempDir('crow-glob-out-');
+      try {
+        fs.writeFileSync(path.join(outer.dir, 'secret.txt'), 'x');
+        fs.mkdirSync(path.join(outer.dir, 'ws'));
+        fs.writeFileSync(path.join(outer.dir, 'ws', 'a.txt'), 'x');
+        const workspace = new NodeWorkspace(path.join(outer.dir, 'ws'));
+        const globs = ['..\\*', '../*', '../secret.txt', 'C:/*', '\\\\server\\share\\*', `${outer.dir}/*`, '/**/secret.txt', '**/../secret.txt'];
+        const found = await workspace.findFiles({ globs, limit: 50, sort: 'path', signal: new AbortController().signal });
+        assert.deepEqual(found.files, []);
+        const every = await workspace.findFiles({ globs: ['**'], limit: 50, sort: 'path', signal: new AbortController().signal });
+        assert.deepEqual(every.files, ['a.txt']);
+      } finally {
+        outer.remove();
+      }
     });
   });
 
