@@ -19,6 +19,8 @@
  * environment, trusted; a path that is not there is an error, never a
  * reason to pick another), the Git next to `git.exe` on PATH, the usual
  * install folders, then `bash.exe` on PATH outside System32 and WindowsApps.
+ * Relative PATH entries are skipped: they would be read from the folder
+ * Crow runs in, often the workspace, which the project writes.
  */
 import { posix, win32 } from 'node:path';
 
@@ -51,7 +53,8 @@ function windowsShell({ env, exists }: ShellSearch): ShellChoice {
     if (exists(variable)) return { shell: variable };
     return { problem: `CROW_GIT_BASH_PATH names ${variable}, which is not there. Point it at Git Bash's bash.exe (for example C:\\Program Files\\Git\\bin\\bash.exe), or unset it.` };
   }
-  const path = (variableOf(env, 'PATH') ?? '').split(win32.delimiter).filter((dir) => dir !== '');
+  // Only absolute folders: a relative one would be read from the folder Crow runs in, often the workspace, which the project writes.
+  const path = (variableOf(env, 'PATH') ?? '').split(win32.delimiter).filter((dir) => /^(?:[A-Za-z]:[\\/]|[\\/]{2}[^\\/])/.test(dir));
   const candidates = [
     ...path.filter((dir) => exists(win32.join(dir, 'git.exe'))).flatMap(gitRootsOf).map((root) => win32.join(root, 'bin', 'bash.exe')),
     ...['ProgramFiles', 'ProgramW6432', 'ProgramFiles(x86)'].flatMap((name) => {

@@ -57,6 +57,13 @@ describe('the shell for commands', () => {
     assert.match(missing.problem, /CROW_GIT_BASH_PATH names E:\\gone\\bash\.exe, which is not there/);
   });
 
+  it('on Windows: never a bash.exe or git.exe found through a relative PATH entry (the workspace could plant it)', () => {
+    const env = { SystemRoot: 'C:\\Windows', PATH: 'tools\\bin;.;\\tools\\bin' };
+    const planted = ['tools\\bin\\git.exe', 'tools\\bin\\bash.exe', '.\\bash.exe', '\\tools\\bin\\bash.exe'];
+    assert.ok('problem' in choose('win32', env, planted));
+    assert.deepEqual(choose('win32', { PATH: 'D:\\Git\\cmd' }, ['D:\\Git\\cmd\\git.exe', 'D:\\Git\\bin\\bash.exe']), { shell: 'D:\\Git\\bin\\bash.exe' });
+  });
+
   it('ignores CROW_GIT_BASH_PATH off Windows: commands there run with bash or sh as before', () => {
     assert.deepEqual(choose('linux', { PATH: '/usr/bin', CROW_GIT_BASH_PATH: '/tmp/evil' }, ['/tmp/evil', '/usr/bin/bash']), { shell: '/usr/bin/bash' });
   });
