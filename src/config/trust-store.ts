@@ -10,7 +10,7 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { configHome } from './paths';
-import { foldName, HOST_PATHS, type PathSemantics, withoutDevicePrefix } from '../vocabulary/path-semantics';
+import { foldPath, HOST_PATHS, type PathSemantics, withoutDevicePrefix } from '../vocabulary/path-semantics';
 
 export type TrustAnswer = 'trusted' | 'untrusted';
 
@@ -78,7 +78,7 @@ export class TrustStore {
   }
 
   private key(folder: string): string {
-    return foldName(withoutDevicePrefix(folder, this.semantics), this.semantics);
+    return foldPath(withoutDevicePrefix(folder, this.semantics), this.semantics);
   }
 
   /** Every folder with an answer, by path. */

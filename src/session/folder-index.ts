@@ -31,7 +31,7 @@ import { type Dirent, lstatSync, mkdirSync, readdirSync, statSync, writeFileSync
 import { isAbsolute, join, resolve } from 'node:path';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../config/paths';
 import { lstatOrMissing, privateFolderProblem, readPrivateFile, removeEntry, writePrivateFile } from '../config/private-files';
-import { comparablePath, foldName, withoutDevicePrefix } from '../vocabulary/path-semantics';
+import { comparablePath, foldPath, withoutDevicePrefix } from '../vocabulary/path-semantics';
 import { realPathOf } from '../vocabulary/real-paths';
 import { workspaceKey } from '../vocabulary/workspace-key';
 
@@ -332,8 +332,8 @@ export function folderMatcher(cwd: string): (stored: unknown) => boolean {
   if (!isAbsolute(cwd)) return (stored) => stored === cwd;
   // Compared as the file system compares names (path-semantics.ts): `C:\Work` is `c:\work`; on Linux as written.
   const written = comparablePath(cwd);
-  const real = foldName(withoutDevicePrefix(realPathOf(cwd)));
-  const realOf = memoized((stored: string) => foldName(withoutDevicePrefix(realPathOf(stored))));
+  const real = foldPath(withoutDevicePrefix(realPathOf(cwd)));
+  const realOf = memoized((stored: string) => foldPath(withoutDevicePrefix(realPathOf(stored))));
   return (stored) => typeof stored === 'string' && isAbsolute(stored) && (comparablePath(stored) === written || realOf(stored) === real);
 }
 

@@ -67,31 +67,59 @@ export function resolveAs(semantics: PathSemantics, base: string | undefined, ta
   return base === undefined ? semantics.path.resolve(clean) : semantics.path.resolve(withoutDevicePrefix(base, semantics), clean);
 }
 
-/** A name or path folded as the file system compares names (case, Unicode form); unchanged on Linux. */
+/**
+ * A name folded wide, for asking "may this be a protected name?": case
+ * (upper then lower, so `ſ` and `ı` meet `S` and `I` as NTFS's upcase table
+ * and APFS's folding take them) and Unicode form. It may merge names the
+ * file system keeps apart: the check then refuses more, never less.
+ */
 export function foldName(value: string, semantics: PathSemantics = HOST_PATHS): string {
   const composed = semantics.foldUnicode ? value.normalize('NFC') : value;
-  // Upper then lower: `ſ` and `ı` upper-case to `S` and `I`, as NTFS's upcase table and APFS's folding treat them.
   return semantics.foldCase ? composed.toUpperCase().toLowerCase() : composed;
 }
 
-/** The form of an absolute path two guards compare: resolved, without device prefix, folded. */
+/**
+ * A path folded narrow, for asking "is this the same folder?": Unicode
+ * form, and the case of ASCII letters only. Two paths it makes equal are
+ * equal on NTFS and APFS too, so containment never takes a folder outside
+ * for the workspace: `C:\worK` with the Kelvin sign, which JavaScript's
+ * toLowerCase (and path.win32.relative) takes for `C:\work`, is another
+ * folder on NTFS. Names differing in non-ASCII case are told apart, which
+ * refuses more.
+ */
+export function foldPath(value: string, semantics: PathSemantics = HOST_PATHS): string {
+  const composed = semantics.foldUnicode ? value.normalize('NFC') : value;
+  return semantics.foldCase ? composed.replace(/[A-Z]+/g, (letters) => letters.toLowerCase()) : composed;
+}
+
+/** The form of an absolute path two guards compare: resolved, without device prefix, folded narrow. */
 export function comparablePath(absolute: string, semantics: PathSemantics = HOST_PATHS): string {
-  return foldName(resolveAs(semantics, undefined, absolute), semantics);
+  return foldPath(resolveAs(semantics, undefined, absolute), semantics);
+}
+
+/** The root of an absolute path (`/`, `C:\`, `\\server\share\`) and its names. */
+function rootAndNames(absolute: string, semantics: PathSemantics): string[] {
+  const p = semantics.path;
+  const resolved = resolveAs(semantics, undefined, absolute);
+  const root = p.parse(resolved).root;
+  return [root.replace(/[\\/]+$/, ''), ...resolved.slice(root.length).split(p.sep).filter((name) => name !== '')];
 }
 
 /**
  * The names of `target` below `folder` (both absolute), as `target` spells
  * them; [] for the folder itself; undefined when `target` is not inside it
- * (another drive or share, `..` past it, or another folder).
+ * (another drive or share, `..` past it, or another folder). Compared name
+ * by name with foldPath, never with path.relative (whose win32 form folds
+ * case wider than NTFS does).
  */
 export function namesWithin(folder: string, target: string, semantics: PathSemantics = HOST_PATHS): string[] | undefined {
-  const p = semantics.path;
-  const rel = p.relative(comparablePath(folder, semantics), comparablePath(target, semantics));
-  if (rel === '') return [];
-  if (rel === '..' || rel.startsWith(`..${p.sep}`) || p.isAbsolute(rel)) return undefined;
-  const count = rel.split(p.sep).length;
-  const spelled = resolveAs(semantics, undefined, target).split(p.sep).filter((name) => name !== '');
-  return spelled.slice(-count);
+  const outer = rootAndNames(folder, semantics);
+  const inner = rootAndNames(target, semantics);
+  if (inner.length < outer.length) return undefined;
+  for (const [index, name] of outer.entries()) {
+    if (foldPath(name, semantics) !== foldPath(inner[index]!, semantics)) return undefined;
+  }
+  return inner.slice(outer.length);
 }
 
 /** Whether `target` is `folder` or lies inside it, as the two are written (give real paths for a decision). */

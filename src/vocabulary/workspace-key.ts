@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { foldName, HOST_PATHS, type PathSemantics, withoutDevicePrefix } from './path-semantics';
+import { foldPath, HOST_PATHS, type PathSemantics, withoutDevicePrefix } from './path-semantics';
 
 /**
  * The workspace's real path: the same folder reached through a symlink or a
@@ -23,6 +23,6 @@ export function realWorkspace(root: string): string {
 export function workspaceKey(realRoot: string, semantics: PathSemantics = HOST_PATHS): string {
   const spelled = semantics.foldUnicode ? realRoot.normalize('NFC') : realRoot;
   const name = semantics.path.basename(spelled).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40) || 'root';
-  const hash = createHash('sha256').update(foldName(withoutDevicePrefix(realRoot, semantics), semantics)).digest('hex').slice(0, 16);
+  const hash = createHash('sha256').update(foldPath(withoutDevicePrefix(realRoot, semantics), semantics)).digest('hex').slice(0, 16);
   return `${name}-${hash}`;
 }

@@ -90,6 +90,14 @@ describe('path guards with Windows and macOS path rules', () => {
       assert.deepEqual(containment('/home/ana/p', '/home/ana/p/a\\b', POSIX_PATHS), { inside: true, names: ['a\\b'] });
       assert.equal(containment('/home/ana/p', '/home/ana/P/x', POSIX_PATHS).inside, false);
     });
+    it('folds only ASCII case when it compares folders: a name NTFS keeps apart is outside, never taken for the workspace', () => {
+      // The Kelvin sign lower-cases to "k" in JavaScript (and path.win32.relative), but NTFS's upcase table leaves it apart from K.
+      assert.equal(containment('C:\\work', 'C:\\wor\u212a\\x', WIN32_PATHS).inside, false);
+      assert.equal(containment('C:\\Stra\u00dfe', 'C:\\STRASSE\\x', WIN32_PATHS).inside, false);
+      assert.equal(containment('C:\\\u00c9t\u00e9', 'C:\\\u00e9t\u00e9\\x', WIN32_PATHS).inside, false, 'non-ASCII case is told apart: refused, never wrongly let in');
+      // On APFS the Kelvin sign is K: its canonical form (NFC) is K, and APFS compares canonical forms.
+      assert.equal(containment('/Users/\u212aim', '/Users/kim/x', DARWIN_PATHS).inside, true);
+    });
     it('on a UNC workspace, `..` stops at the share and another share is outside', () => {
       const share = '\\\\server\\share\\project';
       assert.deepEqual(containment(share, path.win32.resolve(share, 'a\\b.txt'), WIN32_PATHS), { inside: true, names: ['a', 'b.txt'] });
