@@ -21,7 +21,7 @@ import { lstatSync, readlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { configHome } from '../config/paths';
 import { readRepositoryGitSync } from './repository-git';
-import { HOST_PATHS, foldName, isWithinAs, mayBeShortName, nameKey, namesWithin, type PathSemantics, resolveAs } from '../vocabulary/path-semantics';
+import { HOST_PATHS, foldName, mayBeShortName, nameKey, namesWithin, type PathSemantics, resolveAs } from '../vocabulary/path-semantics';
 import { realPathOf } from '../vocabulary/real-paths';
 
 /** Folder names that are protected wherever they appear in a path. */
@@ -97,11 +97,11 @@ export class ProtectedPaths {
   private protectedAsWritten(candidate: string): boolean {
     if (this.guarded.some((folder) => this.within(candidate, folder))) return true;
     for (const home of this.homes) {
-      const first = namesWithin(home, candidate, this.semantics)?.[0];
+      const first = this.namesWithin(home, candidate)?.[0];
       if (first !== undefined && isHomeConfig(first, this.semantics)) return true;
     }
     // Inside the workspace only the part below the root counts, so a workspace kept under a `.vscode` folder still works.
-    const below = this.roots.map((root) => namesWithin(root, candidate, this.semantics)).find((names) => names !== undefined);
+    const below = this.roots.map((root) => this.namesWithin(root, candidate)).find((names) => names !== undefined);
     const segments = below ?? resolveAs(this.semantics, undefined, candidate).split(/[\\/]+/);
     return segments.some((segment) => isProtectedName(segment, this.semantics));
   }
@@ -122,7 +122,12 @@ export class ProtectedPaths {
   }
 
   private within(candidate: string, folder: string): boolean {
-    return isWithinAs(this.semantics, folder, candidate);
+    return this.namesWithin(folder, candidate) !== undefined;
+  }
+
+  /** Folders compared with the wide fold: a path that may be in a guarded folder is taken to be (asked more, never less). */
+  private namesWithin(folder: string, candidate: string): string[] | undefined {
+    return namesWithin(folder, candidate, this.semantics, foldName);
   }
 }
 

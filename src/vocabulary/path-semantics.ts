@@ -112,12 +112,18 @@ function rootAndNames(absolute: string, semantics: PathSemantics): string[] {
  * by name with foldPath, never with path.relative (whose win32 form folds
  * case wider than NTFS does).
  */
-export function namesWithin(folder: string, target: string, semantics: PathSemantics = HOST_PATHS): string[] | undefined {
+export function namesWithin(
+  folder: string,
+  target: string,
+  semantics: PathSemantics = HOST_PATHS,
+  /** How names are folded: narrow (foldPath) for containment; a protection check passes foldName, which errs the other way. */
+  fold: (name: string, semantics: PathSemantics) => string = foldPath,
+): string[] | undefined {
   const outer = rootAndNames(folder, semantics);
   const inner = rootAndNames(target, semantics);
   if (inner.length < outer.length) return undefined;
   for (const [index, name] of outer.entries()) {
-    if (foldPath(name, semantics) !== foldPath(inner[index]!, semantics)) return undefined;
+    if (fold(name, semantics) !== fold(inner[index]!, semantics)) return undefined;
   }
   return inner.slice(outer.length);
 }

@@ -195,6 +195,10 @@ describe('path guards with Windows and macOS path rules', () => {
       assert.deepEqual(home.find([{ path: 'Documents\\a.txt' }]), []);
       assert.deepEqual(paths().find([{ path: 'c:\\users\\ana\\.config\\crow-agent\\config.toml' }]), ['c:\\users\\ana\\.config\\crow-agent\\config.toml']);
     });
+    it("protects a guarded folder however its non-ASCII letters' case is written (the wide fold: asked more, never less)", () => {
+      const guarded = new ProtectedPaths({ root: 'C:\\Users\\\u00c9mile\\p', home: 'D:\\h', configHome: 'C:\\Users\\\u00c9mile\\.config\\crow-agent', semantics: WIN32_PATHS });
+      assert.deepEqual(guarded.find([{ path: 'C:\\USERS\\\u00e9MILE\\.config\\crow-agent\\config.toml' }]), ['C:\\USERS\\\u00e9MILE\\.config\\crow-agent\\config.toml']);
+    });
     it('judges only the part below the root, on a workspace kept inside a .vscode folder', () => {
       const nested = new ProtectedPaths({ root: 'C:\\Users\\ana\\.vscode\\extensions\\mine', home: 'D:\\home', semantics: WIN32_PATHS });
       assert.deepEqual(nested.find([{ path: 'src\\extension.ts' }]), []);
