@@ -72,7 +72,8 @@ export class ProtectedPaths {
   find(targets: readonly { path: string; tilde?: boolean }[], bases: readonly { path: string; tilde?: boolean }[] = [{ path: '.' }]): string[] {
     const found: string[] = [];
     for (const target of targets) {
-      const hit = bases.some((base) => this.isProtected(this.resolve(target, this.resolve(base, this.root))));
+      const folders = bases.flatMap((base) => this.readings(base, this.root));
+      const hit = folders.some((folder) => this.readings(target, folder).some((candidate) => this.isProtected(candidate)));
       if (hit && !found.includes(target.path)) found.push(target.path);
     }
     return found;
@@ -104,6 +105,17 @@ export class ProtectedPaths {
     const below = this.roots.map((root) => this.namesWithin(root, candidate)).find((names) => names !== undefined);
     const segments = below ?? resolveAs(this.semantics, undefined, candidate).split(/[\\/]+/);
     return segments.some((segment) => isProtectedName(segment, this.semantics));
+  }
+
+  /**
+   * Where `target` may lead from `base`: as the platform reads it, and on
+   * Windows also as Git Bash reads it (`/c/Users` and `/cygdrive/c/Users`
+   * are `C:\\Users` to the commands it runs), so both are judged.
+   */
+  private readings(target: { path: string; tilde?: boolean }, base: string): string[] {
+    const native = this.resolve(target, base);
+    const drive = this.semantics.windowsNames ? /^(?:\/cygdrive)?\/([A-Za-z])(?=\/|$)/.exec(target.path) : null;
+    return drive ? distinct([native, resolveAs(this.semantics, undefined, `${drive[1]!}:\\${target.path.slice(drive[0].length)}`)]) : [native];
   }
 
   private resolve(target: { path: string; tilde?: boolean }, base: string): string {

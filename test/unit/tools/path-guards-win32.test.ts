@@ -16,6 +16,7 @@ import { ConfinedFolder, OutsideFolderError } from '../../../src/tools/confined-
 import { pathGlob, platformGlob } from '../../../src/tools/glob-pattern';
 import { walkNarrowingArgs } from '../../../src/tools/glob-walk';
 import { NodeWorkspace } from '../../../src/tools/node-workspace';
+import { PermissionGate } from '../../../src/tools/permissions';
 import { isHomeConfig, isProtectedName, ProtectedPaths } from '../../../src/tools/protected-paths';
 import { containment } from '../../../src/tools/workspace-containment';
 import {
@@ -198,6 +199,22 @@ describe('path guards with Windows and macOS path rules', () => {
     it("protects a guarded folder however its non-ASCII letters' case is written (the wide fold: asked more, never less)", () => {
       const guarded = new ProtectedPaths({ root: 'C:\\Users\\\u00c9mile\\p', home: 'D:\\h', configHome: 'C:\\Users\\\u00c9mile\\.config\\crow-agent', semantics: WIN32_PATHS });
       assert.deepEqual(guarded.find([{ path: 'C:\\USERS\\\u00e9MILE\\.config\\crow-agent\\config.toml' }]), ['C:\\USERS\\\u00e9MILE\\.config\\crow-agent\\config.toml']);
+    });
+    it('reads a command\'s paths as Git Bash does too: /c/Users/... and /cygdrive/c/... are C:\\Users\\...', () => {
+      const config = '/c/Users/ana/.config/crow-agent/config.toml';
+      assert.deepEqual(found(config, '/cygdrive/C/Users/ana/.config/crow-agent/x', '/c/Users/ana/project/src/a.ts'), [config, '/cygdrive/C/Users/ana/.config/crow-agent/x']);
+      assert.deepEqual(paths().find([{ path: 'config.toml' }], [{ path: '/c/users/ana/.config/crow-agent' }]), ['config.toml']);
+      const posix = new ProtectedPaths({ root: '/home/ana/p', home: '/home/ana', configHome: '/home/ana/.config/crow-agent', semantics: POSIX_PATHS });
+      assert.deepEqual(posix.find([{ path: '/c/home/ana/.config/crow-agent/x' }]), [], 'on Linux /c is a folder like any other');
+    });
+    it('asks for a command that writes there through the gate, every time', async () => {
+      const gate = new PermissionGate({ policy: { rules: { read: 'allow', write: 'allow', execute: 'allow', network: 'allow' }, allowCommands: [] }, protectedPaths: paths() });
+      const request = { tool: 'bash', callId: 'c', agent: 'a', category: 'execute' as const, title: 'Run', paths: [], alwaysScope: 'x' };
+      for (const command of ['echo x > /c/Users/ana/.config/crow-agent/config.toml', 'cd /c/Users/ana/project && echo x > .GIT/config', 'cp evil GIT~1/hooks/pre-commit']) {
+        const verdict = await gate.authorize({ ...request, command }, new AbortController().signal);
+        assert.equal(verdict.allowed, false, command);
+        assert.match(!verdict.allowed ? verdict.reason : '', /a protected path/, command);
+      }
     });
     it('judges only the part below the root, on a workspace kept inside a .vscode folder', () => {
       const nested = new ProtectedPaths({ root: 'C:\\Users\\ana\\.vscode\\extensions\\mine', home: 'D:\\home', semantics: WIN32_PATHS });
