@@ -22,6 +22,7 @@
  * Relative PATH entries are skipped: they would be read from the folder
  * Crow runs in, often the workspace, which the project writes.
  */
+import { accessSync, constants } from 'node:fs';
 import { posix, win32 } from 'node:path';
 
 export type ShellChoice = { shell: string } | { problem: string };
@@ -34,6 +35,25 @@ export interface ShellSearch {
 }
 
 export const GIT_FOR_WINDOWS = 'https://gitforwindows.org';
+
+/** Whether an executable file is at `file` (on Windows: whether a file is there). */
+export function isExecutable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The shell a terminal of the editor or of an ACP client starts for a
+ * command: `bash` as that terminal finds it, and on Windows the Git Bash
+ * chooseShell finds here (a bare `bash` there may be WSL's).
+ */
+export function terminalShell(platform: NodeJS.Platform = process.platform, env: NodeJS.ProcessEnv = process.env): ShellChoice {
+  return platform === 'win32' ? chooseShell({ platform, env, exists: isExecutable }) : { shell: 'bash' };
+}
 
 /** The shell for command lines on `platform`, or why there is none. */
 export function chooseShell(search: ShellSearch): ShellChoice {

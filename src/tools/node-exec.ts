@@ -3,7 +3,7 @@ import { accessSync, constants } from 'node:fs';
 import * as path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { isSecretVariable, withoutSecrets } from '../config/secret-variables';
-import { chooseShell } from './command-shell';
+import { chooseShell, isExecutable } from './command-shell';
 import { COMMAND_MARK, type CommandProcesses, killCommandNow, terminateCommand, terminateGroup } from './command-reaper';
 import type { ExecResult } from './workspace';
 import { childProcess } from '../vocabulary/first-use';
@@ -155,15 +155,6 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
       void (stopping ?? Promise.resolve()).then(() => resolve({ exitCode, ...output.result(), timedOut, aborted }));
     });
   });
-}
-
-function isExecutable(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** The first executable `name` in the folders of `searchPath` (a PATH value). */

@@ -4,7 +4,7 @@
  * PowerShell), bash else sh elsewhere.
  */
 import assert from 'node:assert/strict';
-import { chooseShell, type ShellChoice } from '../../../src/tools/command-shell';
+import { chooseShell, type ShellChoice, terminalShell } from '../../../src/tools/command-shell';
 import { runCommand } from '../../../src/tools/node-exec';
 
 const choose = (platform: NodeJS.Platform, env: NodeJS.ProcessEnv, files: string[]): ShellChoice => {
@@ -66,6 +66,13 @@ describe('the shell for commands', () => {
 
   it('ignores CROW_GIT_BASH_PATH off Windows: commands there run with bash or sh as before', () => {
     assert.deepEqual(choose('linux', { PATH: '/usr/bin', CROW_GIT_BASH_PATH: '/tmp/evil' }, ['/tmp/evil', '/usr/bin/bash']), { shell: '/usr/bin/bash' });
+  });
+
+  it("gives the editor's and an ACP client's terminals the same shell: bash as they find it, Git Bash on Windows, or why not", () => {
+    assert.deepEqual(terminalShell('linux', { PATH: '/usr/bin' }), { shell: 'bash' });
+    assert.deepEqual(terminalShell('darwin', {}), { shell: 'bash' });
+    const windows = terminalShell('win32', { PATH: 'C:\\Windows\\System32', SystemRoot: 'C:\\Windows' });
+    assert.ok('problem' in windows && /Git Bash/.test(windows.problem), 'this machine has no Git Bash: the terminal route says so');
   });
 
   it('runs a command with the chosen shell here (Linux): bash from PATH', async () => {
