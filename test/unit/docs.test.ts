@@ -26,6 +26,8 @@ const FOREIGN = new Set([
   'GitLab', 'BitBucket', 'AppArmor', 'MacOS', 'iOS', 'YouTube', 'LinkedIn', 'PostgreSQL', 'MySQL', 'SQLite', 'NodeJS', 'WebSocket',
   // Claude Code's hook events and tools that Crow's hooks do not have (docs/hooks.md says so).
   'SessionStart', 'SubagentStop', 'PreCompact', 'NotebookEdit',
+  // Windows' folders.
+  'WindowsApps',
 ]);
 
 function markdownFiles(): { file: string; text: string }[] {
