@@ -4,11 +4,15 @@
 // Reasons come from test/support/skip-reasons.ts (on the test or a suite above it).
 // A failed hook stops the tests after it in its suite without a word from mocha:
 // those are counted as "not run" on the same line, with the hook and their names.
+// Above it, one line names the slowest test files.
+const path = require('node:path');
 const Mocha = require('mocha');
 
 const SKIP_REASON = 'crowSkipReason';
 /** Tests named on the closing line for each failed hook; the rest are counted. */
 const NAMED = 5;
+/** Test files named as the slowest, above the closing line. */
+const SLOWEST = 5;
 
 function reasonOf(test) {
   for (let runnable = test; runnable; runnable = runnable.parent) {
@@ -46,6 +50,16 @@ class SummaryReporter extends Mocha.reporters.Spec {
     runner.on(Mocha.Runner.constants.EVENT_TEST_FAIL, (runnable) => {
       if (runnable.type === 'hook') failedHooks.push(runnable);
     });
+    // Time per test file, hooks included: from its first suite's start to its last suite's end.
+    const files = new Map();
+    runner.on(Mocha.Runner.constants.EVENT_SUITE_BEGIN, (suite) => {
+      if (!suite.file || files.has(suite.file)) return;
+      files.set(suite.file, { start: Date.now(), end: Date.now() });
+    });
+    runner.on(Mocha.Runner.constants.EVENT_SUITE_END, (suite) => {
+      const file = suite.file && files.get(suite.file);
+      if (file) file.end = Date.now();
+    });
     runner.once(Mocha.Runner.constants.EVENT_RUN_END, () => {
       const { passes, failures, pending } = runner.stats;
       const why = [...reasons].map(([reason, count]) => `${count} × ${reason}`).join('; ');
@@ -55,6 +69,13 @@ class SummaryReporter extends Mocha.reporters.Spec {
         const left = testsOf(hook.parent).filter((test) => neverRan(test) && !counted.has(test));
         for (const test of left) counted.add(test);
         if (left.length > 0) unrun.push(notRunText(hook, left));
+      }
+      if (files.size > SLOWEST) {
+        const slowest = [...files].map(([file, { start, end }]) => ({ file: path.relative(process.cwd(), file), seconds: (end - start) / 1000 }));
+        slowest.sort((a, b) => b.seconds - a.seconds);
+        const total = slowest.reduce((sum, one) => sum + one.seconds, 0);
+        const named = slowest.slice(0, SLOWEST).map((one) => `${one.file} ${one.seconds.toFixed(0)} s`).join(', ');
+        process.stdout.write(`Slowest test files (of ${total.toFixed(0)} s in all): ${named}\n`);
       }
       const notRun = counted.size > 0 ? `, ${counted.size} not run (${unrun.join('; then ')})` : '';
       process.stdout.write(`${passes} passed, ${failures} failed, ${pending} skipped${why ? `: ${why}` : ''}${notRun}\n`);
