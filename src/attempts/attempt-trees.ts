@@ -14,7 +14,7 @@
  * repository it does not control (repository-git.ts): no hook, filter or
  * program the repository names, no credential.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gitEnvironment, readRepositoryGit, safeGitArgs } from '../tools/repository-git';
@@ -63,6 +63,7 @@ export class AttemptTrees {
     const head = await git(['rev-parse', '--verify', 'HEAD^{commit}']).catch(() => undefined);
     if (head === undefined) throw new AttemptsError('The repository has no commit yet: attempts start from HEAD. Commit once, then try again.');
     const common = await git(['rev-parse', '--path-format=absolute', '--git-common-dir']);
+    await removeAbandoned(git, join(common, 'crow-attempts'));
     const folder = join(common, 'crow-attempts', runId);
     mkdirSync(folder, { recursive: true, mode: 0o700 });
     const base = await baseCommit(git, head);
@@ -108,6 +109,46 @@ export class AttemptTrees {
     rmSync(this.folder, { recursive: true, force: true });
     await this.git(['worktree', 'prune']).catch(() => undefined);
     return left;
+  }
+}
+
+/** A run's folder name: when it began and the process that made it, so a later run can tell an abandoned one. */
+export function runFolderName(now = Date.now(), pid = process.pid): string {
+  return `${now.toString(36)}-${pid}`;
+}
+
+/**
+ * The worktrees of runs whose process is gone (killed before it could
+ * clean up), removed with their folders before a new run adds its own.
+ * A folder that is not a run's, or whose process still runs, is left.
+ */
+async function removeAbandoned(git: Git, attempts: string): Promise<void> {
+  let runs: string[];
+  try {
+    runs = readdirSync(attempts);
+  } catch {
+    return;
+  }
+  const listed = await git(['worktree', 'list', '--porcelain']).catch(() => '');
+  for (const run of runs) {
+    const pid = Number(/^[0-9a-z]+-(\d+)$/.exec(run)?.[1]);
+    if (!Number.isInteger(pid) || alive(pid)) continue;
+    const folder = join(attempts, run);
+    for (const line of listed.split('\n')) {
+      const path = line.startsWith('worktree ') ? line.slice('worktree '.length) : undefined;
+      if (path?.startsWith(`${folder}/`)) await git(['worktree', 'remove', '--force', '--force', path]).catch(() => undefined);
+    }
+    rmSync(folder, { recursive: true, force: true });
+  }
+  await git(['worktree', 'prune']).catch(() => undefined);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

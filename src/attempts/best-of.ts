@@ -14,7 +14,7 @@
 import type { AgentEvent, RunStatus } from '../engine/events';
 import type { HostSession } from '../host/host-session';
 import { errorText } from '../vocabulary/text';
-import { type AttemptChanges, AttemptTrees } from './attempt-trees';
+import { type AttemptChanges, AttemptTrees, runFolderName } from './attempt-trees';
 import { type AttemptForJudge, finalOrder, finished, judgePrompt, type Ranked, readRanking } from './judge';
 
 /** How long a check command may run in one worktree. */
@@ -72,7 +72,7 @@ export interface AttemptsResult {
 }
 
 export async function runAttempts(options: AttemptsOptions): Promise<AttemptsResult> {
-  const trees = await AttemptTrees.prepare(options.root, options.env, `${Date.now().toString(36)}-${process.pid}`);
+  const trees = await AttemptTrees.prepare(options.root, options.env, runFolderName());
   try {
     const numbers = Array.from({ length: options.count }, (_, index) => index + 1);
     const attempts = await inPool(numbers, options.concurrency, (n) => runOne(options, trees, n).catch((err: unknown) => failed(n, err)));

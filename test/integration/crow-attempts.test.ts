@@ -150,6 +150,28 @@ describe('crow run --attempts: parallel attempts in git worktrees, judged, appli
     assert.match(resumed.stderr, /--attempts starts new sessions/);
     assert.equal(server.requests.length, 0, 'no model was asked');
   });
+  it("shares the folder's [limits] among the attempts and the judge, so together they stay within them", async () => {
+    // Each attempt reads about 3,300 tokens per model call: 20,000 in all lets each of 3 attempts and the judge 5,000, one call.
+    mkdirSync(join(home, 'config', 'crow-agent'), { recursive: true });
+    writeFileSync(join(home, 'config', 'crow-agent', 'config.toml'), '[limits]\nmax_tokens_per_prompt = 20000\n');
+    const run = await runCrow(['run', '--attempts', '3', '--concurrency', '3', '--provider', 'anthropic', 'Make greet.js say hello'], env, repo);
+    assert.equal(run.code, 0, run.stderr);
+    for (const n of [1, 2, 3]) assert.match(run.stderr, new RegExp(`attempt ${n}: stopped by a limit, 1 file changed`));
+  });
+
+  it('removes the worktrees of a run whose process was killed before it could, and leaves a live one alone', async () => {
+    const base = git(repo, 'rev-parse', 'HEAD');
+    const abandoned = join(repo, '.git', 'crow-attempts', 'lx0abc-999999', '1');
+    git(repo, 'worktree', 'add', '--detach', '--quiet', abandoned, base);
+    const live = join(repo, '.git', 'crow-attempts', `lx0abc-${process.pid}`);
+    mkdirSync(live, { recursive: true });
+    const run = await runCrow(['run', '--attempts', '2', '--provider', 'anthropic', 'Make greet.js say hello'], env, repo);
+    assert.equal(run.code, 0, run.stderr);
+    assert.ok(!existsSync(abandoned), 'the abandoned worktree is gone');
+    assert.ok(!git(repo, 'worktree', 'list', '--porcelain').includes('lx0abc-999999'));
+    assert.ok(existsSync(live), "a running process's folder is left");
+  });
+
   describeUnless(NO_TMUX, 'on a terminal', () => {
     it('asks which attempt to apply, says so when the answer is not one of them, and applies the one typed', async () => {
       const terminal = Terminal.start([process.execPath, CROW, 'run', '--attempts', '2', '--provider', 'anthropic', 'Make greet.js say hello'], { cwd: repo, env });

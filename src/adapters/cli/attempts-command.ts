@@ -7,6 +7,7 @@
  * (writes there need no asking; commands follow the folder's rules: run in
  * the sandbox, or asked, which nobody can answer here, so refused).
  */
+import { resolveSettings } from '../../config/provider-config';
 import type { Limits } from '../../config/settings';
 import { applyAttemptProgram, applyAttemptText } from '../../attempts/apply-attempt';
 import { AttemptsError } from '../../attempts/attempt-trees';
@@ -33,7 +34,9 @@ export interface AttemptsChoices {
 
 /** Runs the attempts and applies one; the exit code. `run` holds the choices every session shares (folder, agent, models, limits). */
 export async function runWithAttempts(prompt: string, run: RunChoices, choices: AttemptsChoices, io: CliIO, signal: AbortSignal): Promise<number> {
-  const share = perAttempt(run.limits ?? {}, choices.count);
+  // The folder's [limits] with the flags over them (an untrusted project may only lower them), shared out.
+  const configured = resolveSettings(run.root, run.overrides, io.env).limits ?? {};
+  const share = perAttempt({ ...configured, ...run.limits }, choices.count);
   const print = (line: string): void => void io.stderr.write(`${line}\n`);
   const json = (line: object): void => void io.stdout.write(`${JSON.stringify(line)}\n`);
   if (!choices.json) print(`Running ${choices.count} attempts of ${run.agent ?? 'the default agent'}, ${Math.min(choices.concurrency, choices.count)} at a time, each in its own git worktree…`);
@@ -64,7 +67,11 @@ export async function runWithAttempts(prompt: string, run: RunChoices, choices: 
   }
   try {
     if (choices.json) json({ type: 'attempts_result', ranking: result.ranking, judge: result.judge, costUsd: result.costUsd, attempts: result.attempts.map(withoutPatch) });
-    else io.stdout.write(`${attemptsTable(result)}\n`);
+    else {
+      io.stdout.write(`${attemptsTable(result)}\n`);
+      const sessions = result.attempts.filter((attempt) => attempt.sessionId !== '').map((attempt) => `${attempt.n} ${attempt.sessionId}`);
+      if (sessions.length > 0) print(`Each attempt's session (crow trace ID shows what it did): ${sessions.join(', ')}`);
+    }
     if (signal.aborted) return 130;
     if (result.attempts.every((attempt) => attempt.status === 'error')) return 1;
     const chosen = await choose(result, choices, io, signal);
