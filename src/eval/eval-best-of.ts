@@ -20,7 +20,6 @@
 import { cpSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { type AttemptOutcome, type AttemptsResult, runAttempts } from '../attempts/best-of';
 import { finished } from '../attempts/judge';
 import { resolveSettings } from '../config/provider-config';
@@ -28,13 +27,12 @@ import type { Settings } from '../config/settings';
 import type { RunStatus } from '../engine/events';
 import { addUsage, emptyUsage, type Usage } from '../llm/types';
 import { NodeWorkspace } from '../tools/node-workspace';
-import { gitEnvironment, GIT_CODE_OFF } from '../tools/repository-git';
 import { sandboxSetup } from '../tools/sandbox-setup';
-import { childProcess } from '../vocabulary/first-use';
 import { errorText } from '../vocabulary/text';
 import { folderDiff, runFolder, writeArtifacts } from './eval-artifacts';
 import { CHECK_OUTPUT_CHARS, type EvalResult, fingerprints, openSession, type RunEnding, type RunSettings, runCheck, telling } from './eval-run';
 import type { EvalTask } from './eval-task';
+import { commitCopy } from './task-repository';
 import type { AttemptRecord, BestOfRecord } from './best-of-record';
 
 export type { AttemptRecord, BestOfRecord };
@@ -273,18 +271,4 @@ function ending(status: RunStatus, tally: Tally | undefined): RunEnding {
     default:
       return status;
   }
-}
-
-/** Makes the task's copy a git repository of one commit holding every file (none left out by a .gitignore it ships), without hooks or templates. */
-async function commitCopy(root: string, env: NodeJS.ProcessEnv): Promise<void> {
-  const git = promisify(childProcess().execFile);
-  const off = ['--no-pager', ...GIT_CODE_OFF.flatMap((setting) => ['-c', setting])];
-  const options = {
-    cwd: root,
-    env: { ...gitEnvironment(env), GIT_AUTHOR_NAME: 'Crow eval', GIT_AUTHOR_EMAIL: 'crow@localhost', GIT_COMMITTER_NAME: 'Crow eval', GIT_COMMITTER_EMAIL: 'crow@localhost' },
-    timeout: 60_000,
-  };
-  await git('git', [...off, 'init', '--quiet'], options);
-  await git('git', [...off, 'add', '--all', '--force', '--', '.'], options);
-  await git('git', [...off, 'commit', '--quiet', '--no-verify', '--allow-empty', '-m', 'The task as the attempts start from it'], options);
 }

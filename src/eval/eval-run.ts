@@ -26,6 +26,7 @@ import { NodeWorkspace } from '../tools/node-workspace';
 import { sandboxSetup } from '../tools/sandbox-setup';
 import type { EvalTask } from './eval-task';
 import type { BestOfRecord } from './best-of-record';
+import { commitCopy } from './task-repository';
 import { ContainerWorkspace, type ContainerBackend, TaskContainer } from './container-workspace';
 import { folderDiff, type RunArtifacts, runFolder, writeArtifacts } from './eval-artifacts';
 
@@ -77,6 +78,8 @@ export interface RunSettings {
   container?: ContainerBackend;
   /** The evaluation's folder, where each run's artifacts go. */
   out: string;
+  /** Make each run's copy a git repository of one commit (crow eval --attempts: as the best-of arm's copy is). */
+  commitCopies?: boolean;
 }
 
 export async function runTask(task: EvalTask, agent: string, repeat: number, settings: RunSettings, signal: AbortSignal): Promise<EvalResult> {
@@ -86,6 +89,7 @@ export async function runTask(task: EvalTask, agent: string, repeat: number, set
   let container: TaskContainer | undefined;
   try {
     cpSync(join(task.dir, 'files'), root, { recursive: true });
+    if (settings.commitCopies) await commitCopy(root, settings.env);
     const before = fingerprints(root, task.protected);
     const resolved = settings.settingsFor?.(root) ?? resolveSettings(root, settings.overrides, settings.env, { trusted: false });
     if (settings.container) container = await TaskContainer.start(settings.container, root, settings.env);

@@ -125,7 +125,7 @@ export async function runEval(options: EvalOptions): Promise<EvalOutcome> {
         const result =
           run.attemptsOf !== undefined && options.attempts
             ? await runBestOf(run.task, run.attemptsOf, run.repeat, options, { ...options.attempts, concurrency: options.concurrency }, signal)
-            : await runTask(run.task, run.agent, run.repeat, options, signal);
+            : await runTask(run.task, run.agent, run.repeat, options.attempts ? { ...options, commitCopies: true } : options, signal);
         if (result.ended === 'cancelled') {
           unfinished += 1;
           return;

@@ -176,7 +176,7 @@ describe('crow eval --attempts N: best of N with a judge against a single run', 
     assert.match(run.stdout, /Judge accuracy: no run had a passing attempt; its ranking was used in 0 of 1 runs/);
   });
 
-  it('refuses fewer than two attempts, --judge alone, an unknown judge, and --attempts with --shard or a container backend', async () => {
+  it('refuses fewer than two attempts, --judge alone, an unknown judge, --attempts without git, with --shard, a container backend or crow eval k8s', async () => {
     const refused = async (args: string[], message: RegExp): Promise<void> => {
       const run = await runCrow(['eval', '--tasks', 'js-clamp', '--provider', 'anthropic', '--out', out, ...args], env, home);
       assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
@@ -189,6 +189,11 @@ describe('crow eval --attempts N: best of N with a judge against a single run', 
     await refused(['--attempts', '3', '--judge', 'jduge-attempts'], /Unknown judge "jduge-attempts" \(did you mean "judge-attempts"\?\)/);
     await refused(['--attempts', '3', '--shard', '0/2'], /--attempts does not go with --shard/);
     await refused(['--attempts', '3', '--backend', 'podman', '--image', 'crow-eval'], /--attempts runs each attempt in a git worktree of a local copy.*use --backend local/);
+    const noGit = join(home, 'empty-path');
+    mkdirSync(noGit);
+    const withoutGit = await runCrow(['eval', '--tasks', 'js-clamp', '--provider', 'anthropic', '--out', out, '--attempts', '3'], { ...env, PATH: noGit }, home);
+    assert.equal(withoutGit.code, 2, withoutGit.stderr);
+    assert.match(withoutGit.stderr, /--attempts needs git on PATH/);
     const k8s = await runCrow(['eval', 'k8s', '--image', 'crow-eval', '--shards', '2', '--attempts', '3'], env, home);
     assert.equal(k8s.code, 2);
     assert.match(k8s.stderr, /crow eval k8s does not run --attempts/);

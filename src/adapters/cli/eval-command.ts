@@ -8,7 +8,9 @@ import { dataHome } from '../../config/paths';
 import { missingDefaultKey, resolveSettings } from '../../config/provider-config';
 import { ConfigError } from '../../config/settings';
 import { ContainerError, CONTAINER_ENGINES, type ContainerBackend } from '../../eval/container-workspace';
+import { withoutSecrets } from '../../config/secret-variables';
 import { bestOfLabel } from '../../eval/eval-best-of';
+import { childProcess } from '../../vocabulary/first-use';
 import { type EvalProgress, ManifestMismatchError, RESULTS_FILE, runEval } from '../../eval/eval-runner';
 import { type EvalTask, EvalTaskError, loadSuite } from '../../eval/eval-task';
 import { count, duration } from '../../telemetry/readable';
@@ -213,6 +215,9 @@ function attemptsChoice(values: { attempts?: string; judge?: string }, others: {
   const judge = values.judge ?? DEFAULT_JUDGE;
   if (judge.trim() === '') throw new UsageError(`--judge needs an agent, e.g. --judge ${DEFAULT_JUDGE}.`);
   checkJudge(judge, io);
+  if (childProcess().spawnSync('git', ['--version'], { stdio: 'ignore', env: withoutSecrets(io.env) }).status !== 0) {
+    throw new UsageError('--attempts needs git on PATH: each task copy becomes a repository whose worktrees hold the attempts. Install git, then run again.');
+  }
   return { count, judge };
 }
 
