@@ -16,7 +16,7 @@ import { mcnemarExact, pairedBootstrap } from '../../src/eval/eval-stats';
 import { loadTasks } from '../../src/eval/eval-task';
 import { FakeLlmServer } from '../../testkit/fake-llm-server';
 import { runCrow } from '../support/crow-binary';
-import { attemptsSolver, solvedBy } from '../support/eval-solver';
+import { askerOf, attemptsSolver, solvedBy } from '../support/eval-solver';
 import { isolatedEnv } from '../support/isolated-env';
 
 const TASKS_DIR = resolve(__dirname, '../../eval/tasks');
@@ -174,6 +174,23 @@ describe('crow eval --attempts N: best of N with a judge against a single run', 
     for (const attempt of best.bestOf!.attempts) assert.ok(attempt.tokens.input + attempt.tokens.output <= 20_000 / 4 + 2_000, `attempt ${attempt.n} used ${attempt.tokens.input + attempt.tokens.output}`);
     assert.match(run.stdout, /\| solved \| 1\/1 \| 0\/1 \| 0\/1 \|/);
     assert.match(run.stdout, /Judge accuracy: no run had a passing attempt; its ranking was used in 0 of 1 runs/);
+  });
+
+  it('gives the arm the run\'s wall-clock budget: an attempt that hangs stops the arm at --budget-seconds, and it fails', async () => {
+    const solver = attemptsSolver(loadTasks(TASKS_DIR, 'js-clamp'), 1, SEED);
+    // Attempt 2's model never answers; the single run and the other attempts fix the task.
+    server.respondWith('anthropic', (body) => (askerOf(body) === 2 ? { blocks: [{ type: 'text', text: 'never sent' }], fault: { kind: 'stall_before_first_byte' } } : solver(body)));
+    const started = Date.now();
+    const run = await runCrow(['eval', '--tasks', 'js-clamp', '--agents', 'build', '--attempts', '3', '--concurrency', '3', '--budget-seconds', '3', '--out', out, '--provider', 'anthropic'], env, home);
+    assert.equal(run.code, 0, run.stderr);
+    assert.ok(Date.now() - started < 60_000, 'the hanging attempt did not hold the evaluation');
+    const results = readResults(join(out, 'results.jsonl'));
+    assert.equal(results.find((r) => r.agent === 'build')!.passed, true);
+    const best = results.find((r) => r.agent === 'build@best-of-3')!;
+    assert.deepEqual([best.passed, best.ended, best.reason], [false, 'timeout', 'stopped: over the budget of 3 s']);
+    assert.ok(best.wallMs >= 3_000, `${best.wallMs} ms`);
+    assert.equal(best.bestOf!.attempts.find((a) => a.n === 2)!.ended, 'cancelled');
+    assert.equal(best.bestOf!.judged, false, 'no judge after the time ran out');
   });
 
   it('refuses fewer than two attempts, --judge alone, an unknown judge, --attempts without git, with --shard, a container backend or crow eval k8s', async () => {
