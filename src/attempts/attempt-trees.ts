@@ -70,10 +70,21 @@ export class AttemptTrees {
     return new AttemptTrees(git, root, folder, base);
   }
 
-  /** A new worktree for attempt `n`, checked out at the base (detached: no branch is made). */
+  /** The worktree being added: `git worktree add` runs one at a time in a repository. */
+  private adding: Promise<unknown> = Promise.resolve();
+
+  /**
+   * A new worktree for attempt `n`, checked out at the base (detached: no
+   * branch is made). Two `git worktree add` at once in one repository fail
+   * now and then (one reads the other's half-written record: "failed to
+   * read .git/worktrees/1/commondir"), so attempts started together wait
+   * for each other here.
+   */
   async add(n: number): Promise<string> {
     const path = join(this.folder, String(n));
-    await this.git(['worktree', 'add', '--detach', '--quiet', path, this.base]);
+    const added = this.adding.then(() => this.git(['worktree', 'add', '--detach', '--quiet', path, this.base]));
+    this.adding = added.catch(() => undefined);
+    await added;
     return path;
   }
 

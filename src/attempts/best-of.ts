@@ -13,6 +13,7 @@
  */
 import type { AgentEvent, RunStatus } from '../engine/events';
 import type { HostSession } from '../host/host-session';
+import { addUsage, emptyUsage, type Usage } from '../llm/types';
 import { errorText } from '../vocabulary/text';
 import { type AttemptChanges, AttemptTrees, runFolderName } from './attempt-trees';
 import { type AttemptForJudge, finalOrder, finished, judgePrompt, type Ranked, readRanking } from './judge';
@@ -68,6 +69,8 @@ export interface AttemptsResult {
   judge: { sessionId?: string; used: true } | { sessionId?: string; used: false; why: string };
   /** The judge's and the attempts' cost together, when every call had prices. */
   costUsd?: number;
+  /** The judge's own tokens and model calls (its subagents' included); absent when no judge ran. */
+  judgeUsage?: { usage: Usage; calls: number };
   trees: AttemptTrees;
 }
 
@@ -79,7 +82,8 @@ export async function runAttempts(options: AttemptsOptions): Promise<AttemptsRes
     const judged = await judge(options, attempts);
     const costs = [...attempts.map((attempt) => attempt.costUsd), judged.costUsd];
     const costUsd = costs.every((cost) => cost !== undefined) ? costs.reduce((sum, cost) => sum + cost, 0) : undefined;
-    return { attempts, ranking: finalOrder(attempts.map(forJudge), judged.ranking), judge: judged.judge, ...(costUsd !== undefined ? { costUsd } : {}), trees };
+    const judgeUsage = judged.usage ? { judgeUsage: judged.usage } : {};
+    return { attempts, ranking: finalOrder(attempts.map(forJudge), judged.ranking), judge: judged.judge, ...(costUsd !== undefined ? { costUsd } : {}), ...judgeUsage, trees };
   } catch (err) {
     await trees.removeAll().catch(() => undefined);
     throw err;
@@ -133,7 +137,7 @@ async function runCheck(host: HostSession, command: string, signal: AbortSignal)
 }
 
 /** The judge's ranking, or none (with why) when there is nothing to choose between or its answer cannot be read. */
-async function judge(options: AttemptsOptions, attempts: AttemptOutcome[]): Promise<Pick<AttemptsResult, 'judge'> & { ranking?: Ranked[]; costUsd?: number }> {
+async function judge(options: AttemptsOptions, attempts: AttemptOutcome[]): Promise<Pick<AttemptsResult, 'judge'> & { ranking?: Ranked[]; costUsd?: number; usage?: { usage: Usage; calls: number } }> {
   const contenders = attempts.filter((attempt) => attempt.changes.files.length > 0);
   if (contenders.length < 2) return { judge: { used: false, why: contenders.length === 0 ? 'no attempt changed anything' : 'only one attempt changed anything' }, costUsd: 0 };
   if (options.signal.aborted) return { judge: { used: false, why: 'cancelled before judging' }, costUsd: 0 };
@@ -142,10 +146,17 @@ async function judge(options: AttemptsOptions, attempts: AttemptOutcome[]): Prom
     options.progress?.({ type: 'judging', sessionId: host.id });
     const events = host.prompt(judgePrompt(options.prompt, attempts.map(forJudge)), { signal: options.signal });
     let answer = '';
-    for await (const event of events) if (event.type === 'text_complete') answer = event.text;
+    const usage = { usage: emptyUsage(), calls: 0 };
+    for await (const event of events) {
+      if (event.type === 'text_complete') answer = event.text;
+      else if (event.type === 'usage' || event.type === 'subagent_usage') {
+        addUsage(usage.usage, event.usage);
+        usage.calls += 1;
+      }
+    }
     const result = await events.result;
     const costUsd = result.meter.prompt.costUsd;
-    const cost = costUsd !== undefined ? { costUsd } : {};
+    const cost = { ...(costUsd !== undefined ? { costUsd } : {}), usage };
     if (!finished(result.status)) return { judge: { sessionId: host.id, used: false, why: `the judge did not finish: ${result.message}` }, ...cost };
     const ranking = readRanking(answer, attempts.map((attempt) => attempt.n));
     if (!ranking) return { judge: { sessionId: host.id, used: false, why: 'the judge gave no ranking Crow could read' }, ...cost };

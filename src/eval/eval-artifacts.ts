@@ -72,7 +72,8 @@ function listFiles(root: string): Map<string, { file: string; size: number }> {
       const file = join(folder, entry.name);
       if (entry.isDirectory()) {
         if (!SKIPPED.has(entry.name)) walk(file);
-      } else if (entry.isFile()) {
+      } else if (entry.isFile() && !SKIPPED.has(entry.name)) {
+        // A worktree's .git is a file naming its repository: git's, not the agent's work.
         files.set(relative(root, file).split('\\').join('/'), { file, size: statSync(file).size });
       }
     }

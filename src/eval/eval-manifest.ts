@@ -42,6 +42,8 @@ export interface EvalManifest {
   seed: number;
   /** Set on a shard's results: slice `index` of `count` of the whole plan (`tasks` lists the whole suite). */
   shard?: { index: number; count: number };
+  /** Set when every run also had a best-of-N arm (crow eval --attempts N): N, and the judge's agent. */
+  attempts?: { count: number; judge: string };
 }
 
 /** The settings that decide what a result means. */
@@ -55,6 +57,7 @@ export interface ManifestInput {
   container?: ContainerBackend;
   seed: number;
   shard?: { index: number; count: number };
+  attempts?: { count: number; judge: string };
 }
 
 export function buildManifest(input: ManifestInput): EvalManifest {
@@ -76,6 +79,7 @@ export function buildManifest(input: ManifestInput): EvalManifest {
     backend: input.container ? `${input.container.engine}:${input.container.image}` : 'local',
     seed: input.seed,
     ...(input.shard ? { shard: input.shard } : {}),
+    ...(input.attempts ? { attempts: input.attempts } : {}),
   };
 }
 
@@ -95,6 +99,7 @@ export function differences(earlier: EvalManifest, now: EvalManifest, options: {
   same('budget', earlier.budget, now.budget);
   same('backend', earlier.backend, now.backend);
   same('format', earlier.format, now.format);
+  same('attempts', earlier.attempts ?? 'none', now.attempts ?? 'none');
   if (options.shards) {
     same('seed', earlier.seed, now.seed);
     same('shard count', earlier.shard?.count, now.shard?.count);
@@ -126,7 +131,8 @@ export function provenance(manifest: EvalManifest | undefined): string {
   if (!manifest) return 'made without a manifest (an older results file)';
   const commit = manifest.gitCommit ? ` (${manifest.gitCommit.slice(0, 10)})` : '';
   const shard = manifest.shard ? ` · shard ${manifest.shard.index}/${manifest.shard.count}` : '';
-  return `${manifest.provider}/${manifest.model} · crow ${manifest.crowVersion}${commit} · backend ${manifest.backend} · seed ${manifest.seed}${shard}`;
+  const attempts = manifest.attempts ? ` · best of ${manifest.attempts.count} judged by ${manifest.attempts.judge}` : '';
+  return `${manifest.provider}/${manifest.model} · crow ${manifest.crowVersion}${commit} · backend ${manifest.backend} · seed ${manifest.seed}${shard}${attempts}`;
 }
 
 /** sha256 of a task's definition: task.toml and every file under files/ and hidden/, by path. */

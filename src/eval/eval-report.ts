@@ -12,6 +12,8 @@ import type { ReportData, RunView } from '../../webview/eval-report/report-data'
 import { type EvalManifest, provenance } from './eval-manifest';
 import { readArtifact } from './eval-artifacts';
 import { summarize, totalTokens } from './eval-stats';
+import { bestOfMarkdown, bestOfSummaries } from './eval-best-of-stats';
+import { count, percent, pValue, seconds, signedPoints, usd } from './report-format';
 
 export interface ReportOptions {
   manifest?: EvalManifest;
@@ -54,6 +56,7 @@ export function markdownReport(results: readonly EvalResult[], agents: readonly 
       );
     }
   }
+  lines.push(...bestOfMarkdown(bestOfSummaries(results, summary), summary));
   const failures = results.filter((result) => !result.passed);
   if (failures.length > 0) {
     lines.push('', '## Runs that failed', '');
@@ -96,9 +99,12 @@ export function htmlReport(
     diff: options.out ? clipText(readArtifact(options.out, run.artifacts?.diff)) : '',
     checkLog: options.out ? clipText(readArtifact(options.out, run.artifacts?.checkLog)) : '',
   }));
+  const summary = summarize(results, agents, options.manifest?.seed);
+  const bestOf = bestOfSummaries(results, summary);
   const data: ReportData = {
     agents,
-    summary: summarize(results, agents, options.manifest?.seed),
+    summary,
+    ...(bestOf.length > 0 ? { bestOf } : {}),
     runs,
     provenance: `${provenance(options.manifest)}${options.note ? ` · ${options.note}` : ''}`,
     generatedAt: new Date().toISOString(),
@@ -123,7 +129,7 @@ export function htmlReport(
 <section><h2>Cost against success</h2><div class="chart"><canvas id="scatter"></canvas></div></section>
 <section><h2>By category</h2><div id="categories"></div></section>
 <section id="pairwise-section"><h2>Solved by one agent and not the other</h2><div id="pairwise"></div></section>
-<section><h2>Per task</h2><div id="grid"></div></section>
+${bestOf.length > 0 ? BEST_OF_SECTION : ''}<section><h2>Per task</h2><div id="grid"></div></section>
 <section><h2>Runs that failed</h2><div id="failed"></div></section>
 <section><h2>Every run</h2><p class="note">Open a run for its diff, its check log and the command that shows its trace.</p><div id="runs"></div></section>
 <script type="application/json" id="eval-data">${json}</script>
@@ -132,6 +138,10 @@ export function htmlReport(
 </html>
 `;
 }
+
+/** The section of crow eval --attempts N, on its reports only. */
+const BEST_OF_SECTION = `<section id="best-of-section"><h2>Best of N against one attempt</h2><p class="note">The same tasks as a single run and as N attempts ranked by a judge, with the same token budget per task; the oracle counts a run when any attempt passed.</p><div id="best-of"></div></section>
+`;
 
 /** The page's script, built by esbuild into dist/webview/eval-report.js. */
 export function reportScript(): string {
@@ -162,29 +172,4 @@ function clipText(text: string): string {
 
 function cell(value: { passed: number; runs: number } | undefined): string {
   return value ? `${value.passed}/${value.runs}` : '—';
-}
-
-function percent(value: number): string {
-  return `${Math.round(value * 100)}%`;
-}
-
-function signedPoints(value: number): string {
-  const points = Math.round(value * 100);
-  return `${points > 0 ? '+' : points < 0 ? '−' : '±'}${Math.abs(points)} points`;
-}
-
-function pValue(p: number): string {
-  return p >= 0.001 ? p.toFixed(3) : '< 0.001';
-}
-
-function usd(value: number | undefined): string {
-  return value === undefined ? '—' : `$${value.toFixed(4)}`;
-}
-
-function count(value: number): string {
-  return Math.round(value).toLocaleString('en-US');
-}
-
-function seconds(ms: number): string {
-  return `${(ms / 1000).toFixed(1)} s`;
 }

@@ -25,6 +25,8 @@ import { SessionStore } from '../session/session-store';
 import { NodeWorkspace } from '../tools/node-workspace';
 import { sandboxSetup } from '../tools/sandbox-setup';
 import type { EvalTask } from './eval-task';
+import type { BestOfRecord } from './best-of-record';
+import { commitCopy } from './task-repository';
 import { ContainerWorkspace, type ContainerBackend, TaskContainer } from './container-workspace';
 import { folderDiff, type RunArtifacts, runFolder, writeArtifacts } from './eval-artifacts';
 
@@ -58,6 +60,8 @@ export interface EvalResult {
   startedAt: string;
   /** Its diff and check log, relative to the evaluation's folder. */
   artifacts?: RunArtifacts;
+  /** Set on a run of the best-of-N arm (crow eval --attempts N): every attempt, and which one the judge chose. */
+  bestOf?: BestOfRecord;
 }
 
 export interface RunSettings {
@@ -74,6 +78,8 @@ export interface RunSettings {
   container?: ContainerBackend;
   /** The evaluation's folder, where each run's artifacts go. */
   out: string;
+  /** Make each run's copy a git repository of one commit (crow eval --attempts: as the best-of arm's copy is). */
+  commitCopies?: boolean;
 }
 
 export async function runTask(task: EvalTask, agent: string, repeat: number, settings: RunSettings, signal: AbortSignal): Promise<EvalResult> {
@@ -83,6 +89,7 @@ export async function runTask(task: EvalTask, agent: string, repeat: number, set
   let container: TaskContainer | undefined;
   try {
     cpSync(join(task.dir, 'files'), root, { recursive: true });
+    if (settings.commitCopies) await commitCopy(root, settings.env);
     const before = fingerprints(root, task.protected);
     const resolved = settings.settingsFor?.(root) ?? resolveSettings(root, settings.overrides, settings.env, { trusted: false });
     if (settings.container) container = await TaskContainer.start(settings.container, root, settings.env);
@@ -139,7 +146,7 @@ export async function runTask(task: EvalTask, agent: string, repeat: number, set
 }
 
 /** A session in the task's throwaway copy: its own `.crow/` is never trusted (a task must not widen what the agents may do). */
-async function openSession(root: string, agent: string, resolved: Settings, settings: RunSettings, workspace: NodeWorkspace): Promise<HostSession> {
+export async function openSession(root: string, agent: string, resolved: Settings, settings: RunSettings, workspace: NodeWorkspace): Promise<HostSession> {
   const catalog = await openFolder({ root, env: settings.env, dataHome: settings.dataHome, trust: 'untrusted', settings: () => resolved, ...(settings.roles ? { roles: settings.roles } : {}) });
   return HostSession.create(
     {
@@ -221,7 +228,7 @@ async function prompt(host: HostSession, task: EvalTask, settings: RunSettings, 
 }
 
 /** How much of a check's output is kept in check.log (head and tail); the result's reason quotes its telling line. */
-const CHECK_OUTPUT_CHARS = 200_000;
+export const CHECK_OUTPUT_CHARS = 200_000;
 
 /**
  * Copies hidden/ in and runs the check as the agent's commands run (in
@@ -229,7 +236,7 @@ const CHECK_OUTPUT_CHARS = 200_000;
  * container; the process group stopped on timeout or cancel); exit code
  * null when it timed out or was cancelled.
  */
-async function runCheck(task: EvalTask, root: string, workspace: NodeWorkspace, signal: AbortSignal): Promise<{ exitCode: number | null; output: string }> {
+export async function runCheck(task: EvalTask, root: string, workspace: NodeWorkspace, signal: AbortSignal): Promise<{ exitCode: number | null; output: string }> {
   const hidden = join(task.dir, 'hidden');
   if (existsSync(hidden)) cpSync(hidden, root, { recursive: true });
   try {
@@ -240,7 +247,7 @@ async function runCheck(task: EvalTask, root: string, workspace: NodeWorkspace, 
   }
 }
 
-function fingerprints(root: string, paths: readonly string[]): Record<string, string> {
+export function fingerprints(root: string, paths: readonly string[]): Record<string, string> {
   const prints: Record<string, string> = {};
   for (const path of paths) {
     const file = join(root, path);
@@ -250,7 +257,7 @@ function fingerprints(root: string, paths: readonly string[]): Record<string, st
 }
 
 /** The line of a check's output that says what failed: the first error or failure, else the last line. */
-function telling(text: string): string {
+export function telling(text: string): string {
   const lines = text.split('\n').map((line) => line.trim()).filter((line) => line !== '');
   const line = lines.find((candidate) => /error|fail|assert|expected/i.test(candidate) && !/^at /.test(candidate)) ?? lines.at(-1) ?? '';
   return line.slice(0, 200);

@@ -19,6 +19,7 @@ import { resolveSettings } from '../config/provider-config';
 import { tmpdir } from 'node:os';
 import { mulberry32 } from './eval-stats';
 import type { EvalTask } from './eval-task';
+import { bestOfLabel, runBestOf } from './eval-best-of';
 import { childProcess } from '../vocabulary/first-use';
 
 export interface EvalOptions extends RunSettings {
@@ -31,6 +32,8 @@ export interface EvalOptions extends RunSettings {
   seed?: number;
   /** Run only this slice of the runs (crow eval --shard I/N). */
   shard?: { index: number; count: number };
+  /** Also run each task × agent × repeat as `count` attempts ranked by `judge` (crow eval --attempts N): the best-of arm, "AGENT@best-of-N". */
+  attempts?: { count: number; judge: string };
   signal: AbortSignal;
   onProgress?: (progress: EvalProgress) => void;
 }
@@ -58,8 +61,11 @@ export class ManifestMismatchError extends Error {
 
 interface PlannedRun {
   task: EvalTask;
+  /** The agent, or the best-of arm's label. */
   agent: string;
   repeat: number;
+  /** Set on a run of the best-of arm: the agent its attempts run. */
+  attemptsOf?: string;
 }
 
 export async function runEval(options: EvalOptions): Promise<EvalOutcome> {
@@ -74,8 +80,14 @@ export async function runEval(options: EvalOptions): Promise<EvalOutcome> {
     return missing.length > 0 ? [{ task: task.name, reason: `needs ${missing.join(', ')}, not found ${options.container ? `in the image ${options.container.image}` : 'on PATH'}` }] : [];
   });
   const runnable = options.tasks.filter((task) => !skipped.some((skip) => skip.task === task.name));
-  const everything = runnable.flatMap((task) =>
-    options.agents.flatMap((agent) => Array.from({ length: options.repeat }, (_, i) => ({ task, agent, repeat: i + 1 }))),
+  const everything: PlannedRun[] = runnable.flatMap((task) =>
+    options.agents.flatMap((agent) =>
+      Array.from({ length: options.repeat }, (_, i) => [
+        { task, agent, repeat: i + 1 },
+        // The best-of arm on the same task and repeat: a run of its own, resumed and sharded as any other.
+        ...(options.attempts ? [{ task, agent: bestOfLabel(agent, options.attempts.count), repeat: i + 1, attemptsOf: agent }] : []),
+      ]).flat(),
+    ),
   );
   const planned = options.shard ? shardOf(everything, options.shard, wanted.seed) : everything;
   const pending = planned.filter((run) => !done.has(keyOf({ task: run.task.name, agent: run.agent, repeat: run.repeat })));
@@ -110,7 +122,10 @@ export async function runEval(options: EvalOptions): Promise<EvalOutcome> {
           return;
         }
         options.onProgress?.({ kind: 'started', task: run.task.name, agent: run.agent, repeat: run.repeat });
-        const result = await runTask(run.task, run.agent, run.repeat, options, signal);
+        const result =
+          run.attemptsOf !== undefined && options.attempts
+            ? await runBestOf(run.task, run.attemptsOf, run.repeat, options, { ...options.attempts, concurrency: options.concurrency }, signal)
+            : await runTask(run.task, run.agent, run.repeat, options.attempts ? { ...options, commitCopies: true } : options, signal);
         if (result.ended === 'cancelled') {
           unfinished += 1;
           return;
@@ -152,7 +167,8 @@ function manifestOf(options: EvalOptions): EvalManifest {
   const settings = options.settingsFor?.(folder) ?? resolveSettings(folder, options.overrides, options.env, { trusted: false });
   return buildManifest({
     tasks: options.tasks,
-    agents: options.agents,
+    // The judge's definition counts too: another judge makes other results.
+    agents: options.attempts ? [...options.agents, options.attempts.judge] : options.agents,
     settings,
     env: options.env,
     budget: options.budget,
@@ -160,6 +176,7 @@ function manifestOf(options: EvalOptions): EvalManifest {
     ...(options.roles ? { roles: options.roles } : {}),
     ...(options.container ? { container: options.container } : {}),
     ...(options.shard ? { shard: options.shard } : {}),
+    ...(options.attempts ? { attempts: options.attempts } : {}),
   });
 }
 

@@ -4,7 +4,8 @@
  * markdown report has (agents with intervals, pass@k, per category,
  * pairwise with its test, failed runs with their trace) and a drill-down per
  * run (diff, check log, `crow trace`); the scatter's axis leaves room around
- * its points. A screenshot lands in test/artifacts/eval-report.png.
+ * its points. With --attempts N, the single and best-of arms side by side.
+ * Screenshots land in test/artifacts/eval-report.png and eval-report-best-of.png.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -17,7 +18,7 @@ import { loadTasks } from '../../src/eval/eval-task';
 import { FakeLlmServer } from '../../testkit/fake-llm-server';
 import { scriptedSolver } from '../../testkit/scripted-solver';
 import { runCrow } from '../support/crow-binary';
-import { solverTasks, wrongFirstOnTraps } from '../support/eval-solver';
+import { attemptsSolver, solverTasks, wrongFirstOnTraps } from '../support/eval-solver';
 import { isolatedEnv } from '../support/isolated-env';
 import { launchChromium, requireChromium, watchedPage } from './trace-viewer-chromium';
 
@@ -81,6 +82,33 @@ describe('the crow eval HTML report in Chromium', function () {
     mkdirSync(ARTIFACTS, { recursive: true });
     await drill.scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(ARTIFACTS, 'eval-report.png'), fullPage: true });
+    await page.close();
+  });
+
+  it('with --attempts N, shows the single and best-of arms side by side with the oracle, the paired test and the judge accuracy', async () => {
+    server.respondWith('anthropic', attemptsSolver(loadTasks(TASKS_DIR, 'js-clamp,js-leap-year'), 0.5, 1));
+    const out = join(home, 'best-of');
+    const env = isolatedEnv(home, { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.anthropicBaseUrl });
+    const run = await runCrow(['eval', '--provider', 'anthropic', '--tasks', 'js-clamp,js-leap-year', '--agents', 'build', '--attempts', '3', '--out', out], env, home);
+    assert.equal(run.code, 0, run.stderr);
+
+    const problems: string[] = [];
+    const page = await watchedPage(browser, problems);
+    await page.setViewportSize({ width: 1200, height: 900 });
+    await page.goto(pathToFileURL(join(out, 'report.html')).href);
+    await page.waitForSelector('#best-of table');
+    assert.deepEqual(problems, []);
+    assert.ok((await page.locator('h2').allTextContents()).includes('Best of N against one attempt'));
+    const section = await page.locator('#best-of-section').innerText();
+    // The same draws as the binary test: clamp passes both ways, leap year passes alone and fails as best of 3 (the judge picks a wrong attempt).
+    assert.match(section, /build \(one attempt\)\s+build@best-of-3\s+oracle \(any of 3 passed\)/);
+    assert.match(section, /solved\s+2\/2\s+1\/2\s+2\/2/);
+    assert.match(section, /build@best-of-3 − build: -50 points \(95% paired bootstrap -100 to 0\) over 2 tasks · exact McNemar p = 1\.000/);
+    assert.match(section, /picked a passing attempt in 1 of 2 runs where one passed; its ranking used in 1 of 2 runs/);
+    assert.match(await page.locator('#table').innerText(), /build@best-of-3\s+1\/2/);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.locator('#best-of-section').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(ARTIFACTS, 'eval-report-best-of.png') });
     await page.close();
   });
 });

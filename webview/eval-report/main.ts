@@ -169,6 +169,37 @@ if (agents.length > 1) {
   document.getElementById('pairwise-section')!.hidden = true;
 }
 
+// crow eval --attempts N: each agent's single run beside its best-of arm and the oracle, the paired comparison, the judge's accuracy.
+if (data.bestOf && data.bestOf.length > 0) {
+  const figures = (name: string): AgentSummary | undefined => summary.agents.find((agent) => agent.agent === name);
+  const rate = (value: number, low: number, high: number): string => `${percent(value)} (${percent(low)}–${percent(high)})`;
+  for (const b of data.bestOf) {
+    const single = figures(b.agent);
+    const best = figures(b.label);
+    if (!single || !best) continue;
+    const c = b.comparison;
+    const id = `best-of-${b.label}`;
+    const holder = document.getElementById('best-of')!.appendChild(document.createElement('div'));
+    holder.id = id;
+    table(
+      id,
+      ['', `${b.agent} (one attempt)`, b.label, `oracle (any of ${b.count} passed)`],
+      [
+        ['solved', `${single.passed}/${single.runs}`, `${best.passed}/${best.runs}`, `${b.oracle.passed}/${b.oracle.runs}`],
+        ['success rate (95% interval)', rate(single.rate, single.low, single.high), rate(best.rate, best.low, best.high), rate(b.oracle.rate, b.oracle.low, b.oracle.high)],
+        ['total cost', usd(single.totalCostUsd), usd(best.totalCostUsd), '—'],
+        ['median time', `${(single.medianWallMs / 1000).toFixed(1)} s`, `${(best.medianWallMs / 1000).toFixed(1)} s`, '—'],
+        ['total tokens', count(single.totalTokens), count(best.totalTokens), '—'],
+      ],
+    );
+    const note = holder.appendChild(document.createElement('p'));
+    note.textContent =
+      `${b.label} − ${b.agent}: ${Math.round(c.difference * 100)} points (95% paired bootstrap ${Math.round(c.low * 100)} to ${Math.round(c.high * 100)}) over ${c.sharedTasks} tasks · ` +
+      `exact McNemar p = ${c.pValue >= 0.001 ? c.pValue.toFixed(3) : '< 0.001'} · judged by ${b.judge}: picked a passing attempt in ${b.judgeAccuracy.picked} of ${b.judgeAccuracy.of} runs where one passed; ` +
+      `its ranking used in ${b.judged} of ${b.runs} runs.`;
+  }
+}
+
 table(
   'grid',
   ['task', 'category', ...agents],

@@ -80,10 +80,37 @@ export interface RunView {
   checkLog: string;
 }
 
+/**
+ * An agent's single run against its best-of-N arm (crow eval --attempts N),
+ * on the same tasks: the two arms' own figures are their AgentSummary rows.
+ */
+export interface BestOfSummary {
+  /** The single arm: the agent's name. */
+  agent: string;
+  /** The best-of arm: "AGENT@best-of-N". */
+  label: string;
+  count: number;
+  judge: string;
+  /** Best-of runs. */
+  runs: number;
+  /** Runs where some attempt passed, and the mean over tasks of that share: the ceiling a perfect judge reaches. */
+  oracle: { passed: number; runs: number; rate: number; low: number; high: number };
+  /** Of the runs where some attempt passed, those where the chosen attempt was one that passed. */
+  judgeAccuracy: { picked: number; of: number };
+  /** Runs ranked by the judge (the others by checks and cost: it gave no ranking, or there was nothing to choose between). */
+  judged: number;
+  /** The best-of arm minus the single arm, paired over tasks. */
+  comparison: Comparison;
+  /** Tasks the single arm solves and the best-of arm does not. */
+  onlySingle: string[];
+}
+
 /** The page's data. */
 export interface ReportData {
   agents: readonly string[];
   summary: EvalSummary;
+  /** Present for crow eval --attempts N: each agent against its best-of arm. */
+  bestOf?: BestOfSummary[];
   runs: readonly RunView[];
   /** What the results were made with, in a line (provider/model, crow version, commit, seed). */
   provenance: string;

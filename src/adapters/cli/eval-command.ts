@@ -8,6 +8,9 @@ import { dataHome } from '../../config/paths';
 import { missingDefaultKey, resolveSettings } from '../../config/provider-config';
 import { ConfigError } from '../../config/settings';
 import { ContainerError, CONTAINER_ENGINES, type ContainerBackend } from '../../eval/container-workspace';
+import { withoutSecrets } from '../../config/secret-variables';
+import { bestOfLabel } from '../../eval/eval-best-of';
+import { childProcess } from '../../vocabulary/first-use';
 import { type EvalProgress, ManifestMismatchError, RESULTS_FILE, runEval } from '../../eval/eval-runner';
 import { type EvalTask, EvalTaskError, loadSuite } from '../../eval/eval-task';
 import { count, duration } from '../../telemetry/readable';
@@ -57,7 +60,23 @@ Options:
   --backend B            local (default: the local sandbox), podman or docker
   --image NAME           the container image each run starts fresh from (with --backend)
   --out DIR              where results and reports go (default: ./crow-eval)
+  --attempts N           also run each task as N attempts (2 to 8) side by side,
+                         each in its own git worktree, ranked by a judge: the
+                         best-of arm AGENT@best-of-N, compared with the single
+                         run on the same tasks and token budget (see below)
+  --judge AGENT          with --attempts: the agent that ranks the attempts
+                         (default judge-attempts)
   -h, --help             show this help
+
+With --attempts N, every task × agent × repeat runs twice: once as a single
+run, once as N attempts whose judge's first choice is checked. The attempts
+and the judge share the run's --budget-tokens in N+1 equal parts, and the
+arm as a whole has --budget-seconds; the attempts of one run go at most
+--concurrency at once. Every attempt's worktree is checked too, for two
+more figures: the oracle (any attempt passed: the ceiling of a perfect
+judge) and the judge's accuracy (it picked a passing attempt when one
+existed). The report adds the two arms side by side with the paired test.
+Not with --shard or a container --backend.
 
 crow eval merge --out DIR FOLDER… combines evaluation folders (the shards of
 one evaluation) into DIR with one report; folders made with other settings,
@@ -82,12 +101,16 @@ Exit codes: 0 finished, 1 error, 2 bad usage, 130 stopped (Ctrl-C; run the
 same command again to resume).`;
 
 const DEFAULT_AGENTS = ['build', 'build-verified', 'pair'];
+/** As for crow run --attempts. */
+const MAX_ATTEMPTS = 8;
+/** The agent that ranks attempts when --judge names none (as crow run --attempts). */
+const DEFAULT_JUDGE = 'judge-attempts';
 
 export async function evalCommand(argv: string[], io: CliIO): Promise<number> {
   const subcommands = (): typeof import('./eval-subcommands') => require('./eval-subcommands') as typeof import('./eval-subcommands');
   if (argv[0] === 'merge') return subcommands().mergeCommand(argv.slice(1), io);
   if (argv[0] === 'k8s') return (require('./eval-k8s-command') as typeof import('./eval-k8s-command')).k8sCommand(argv.slice(1), io, evalCommand);
-  const { values, positionals } = commandArgs('eval', argv, { ...EVAL_OPTIONS, shard: { type: 'string' }, out: { type: 'string' } });
+  const { values, positionals } = commandArgs('eval', argv, { ...EVAL_OPTIONS, shard: { type: 'string' }, out: { type: 'string' }, attempts: { type: 'string' }, judge: { type: 'string' } });
   if (values.help) {
     io.stdout.write(`${EVAL_HELP}\n`);
     return 0;
@@ -107,6 +130,7 @@ export async function evalCommand(argv: string[], io: CliIO): Promise<number> {
   const seed = positiveInteger('--seed', values.seed, 1);
   const shard = values.shard !== undefined ? parseShard(values.shard) : undefined;
   const container = containerBackend(values.backend, values.image);
+  const attempts = attemptsChoice(values, { shard: shard !== undefined, container: container !== undefined }, io);
   const roles = roleDefaults(values['role-model'] ?? [], values['reviewer-model'], values['reviewer-provider']);
   const settings = resolveSettings(io.cwd, overrides, io.env, { trusted: false });
   const missing = missingDefaultKey(settings, io.env);
@@ -122,7 +146,8 @@ export async function evalCommand(argv: string[], io: CliIO): Promise<number> {
   });
   try {
     const where = container ? ` in ${container.engine} containers of ${container.image}` : '';
-    io.stderr.write(`crow eval: ${tasks.length} tasks × ${agents.join(', ')} on ${settings.provider}/${settings.model}${where} → ${out}\n`);
+    const arms = attempts ? `${agents.join(', ')} (each also as ${attempts.count} attempts judged by ${attempts.judge})` : agents.join(', ');
+    io.stderr.write(`crow eval: ${tasks.length} tasks × ${arms} on ${settings.provider}/${settings.model}${where} → ${out}\n`);
     let outcome;
     try {
       outcome = await runEval({
@@ -138,6 +163,7 @@ export async function evalCommand(argv: string[], io: CliIO): Promise<number> {
         seed,
         ...(shard ? { shard } : {}),
         ...(container ? { container } : {}),
+        ...(attempts ? { attempts } : {}),
         out,
         signal: controller.signal,
         onProgress: (progress) => io.stderr.write(progressLine(progress, style)),
@@ -147,7 +173,8 @@ export async function evalCommand(argv: string[], io: CliIO): Promise<number> {
       throw err;
     }
     const note = outcome.unfinished > 0 ? `${outcome.unfinished} run${outcome.unfinished === 1 ? '' : 's'} did not finish: run the same command again to resume.` : undefined;
-    const markdown = writeReports(out, outcome.results, agents, { manifest: outcome.manifest, ...(note ? { note } : {}) });
+    const reported = attempts ? agents.flatMap((agent) => [agent, bestOfLabel(agent, attempts.count)]) : agents;
+    const markdown = writeReports(out, outcome.results, reported, { manifest: outcome.manifest, ...(note ? { note } : {}) });
     io.stdout.write(markdown);
     io.stderr.write(`\nResults: ${join(out, RESULTS_FILE)}\nReport: ${join(out, 'report.md')} and ${join(out, 'report.html')} (open it in a browser)\n`);
     if (note) io.stderr.write(`${note}\n`);
@@ -173,6 +200,34 @@ function loadEvalTasks(values: { tasks?: string; 'tasks-dir'?: string; strict?: 
   if (suite.tasks.length === 0) throw new UsageError(`No task could be loaded:\n${listed}`);
   io.stderr.write(`crow eval: skipping ${suite.problems.length} broken task file${suite.problems.length === 1 ? '' : 's'} (fix them, or pass --strict to stop on them):\n${listed}\n`);
   return suite.tasks;
+}
+
+/** --attempts N and its --judge, checked; undefined without --attempts. */
+function attemptsChoice(values: { attempts?: string; judge?: string }, others: { shard: boolean; container: boolean }, io: CliIO): { count: number; judge: string } | undefined {
+  if (values.attempts === undefined) {
+    if (values.judge !== undefined) throw new UsageError('--judge goes with --attempts N: it names the agent that ranks the attempts.');
+    return undefined;
+  }
+  const count = positiveInteger('--attempts', values.attempts);
+  if (count < 2 || count > MAX_ATTEMPTS) throw new UsageError(`--attempts must be from 2 to ${MAX_ATTEMPTS}, got ${count}: one attempt is the single run it is compared with.`);
+  if (others.shard) throw new UsageError('--attempts does not go with --shard: run the comparison in one place (crow eval k8s and crow eval merge do not carry attempts).');
+  if (others.container) throw new UsageError('--attempts runs each attempt in a git worktree of a local copy, which a container backend does not have: use --backend local (the default).');
+  const judge = values.judge ?? DEFAULT_JUDGE;
+  if (judge.trim() === '') throw new UsageError(`--judge needs an agent, e.g. --judge ${DEFAULT_JUDGE}.`);
+  checkJudge(judge, io);
+  if (childProcess().spawnSync('git', ['--version'], { stdio: 'ignore', env: withoutSecrets(io.env) }).status !== 0) {
+    throw new UsageError('--attempts needs git on PATH: each task copy becomes a repository whose worktrees hold the attempts. Install git, then run again.');
+  }
+  return { count, judge };
+}
+
+/** The judge is an agent a run can open: any the registry knows (judge-attempts is one no person picks for a task). */
+function checkJudge(judge: string, io: CliIO): void {
+  const { registry } = AgentRegistry.load(tmpdir(), io.env, { trusted: false });
+  const known = registry.acpAgents().map((agent) => agent.name);
+  if (known.includes(registry.named(judge))) return;
+  const guess = didYouMean(judge, known);
+  throw new UsageError(`Unknown judge "${judge}"${guess ? ` (did you mean "${guess}"?)` : ''}. Agents: ${known.join(', ')}.`);
 }
 
 function containerBackend(backend: string | undefined, image: string | undefined): ContainerBackend | undefined {

@@ -75,6 +75,9 @@ type RunEval = (argv: string[], io: CliIO) => Promise<number>;
 export async function k8sCommand(argv: string[], io: CliIO, runEval: RunEval): Promise<number> {
   if (argv[0] === 'shard') return shardCommand(argv.slice(1), io, runEval);
   if (argv[0] === 'collect') return collectCommand(argv.slice(1), io);
+  if (argv.some((arg) => arg === '--attempts' || arg.startsWith('--attempts=') || arg === '--judge' || arg.startsWith('--judge='))) {
+    throw new UsageError('crow eval k8s does not run --attempts: a pod has no local worktrees to give the attempts, and the shards would split their pairs. Run crow eval --attempts N in one place.');
+  }
   const { values, positionals } = commandArgs('eval k8s', argv, { ...EVAL_OPTIONS, ...K8S_ONLY });
   if (values.help) return help(io);
   if (positionals.length > 0) throw new UsageError(`crow eval k8s takes no argument "${positionals[0]}". Run "crow eval k8s --help" for its options.`);

@@ -37,7 +37,9 @@ export function mergeInto(inputs: string[], out: string, io: CliIO): void {
     throw err;
   }
   copyArtifacts(inputs, out);
-  const agents = Object.keys(merged.manifest.agents).filter((agent) => merged.results.some((result) => result.agent === agent));
+  // An evaluation with --attempts also has each agent's best-of arm, named in the results but not in the manifest.
+  const arms = [...new Set(merged.results.map((result) => result.agent))].filter((agent) => /@best-of-\d+$/.test(agent) && !(agent in merged.manifest.agents)).sort();
+  const agents = [...Object.keys(merged.manifest.agents).filter((agent) => merged.results.some((result) => result.agent === agent)), ...arms];
   const markdown = writeReports(out, merged.results, agents, { manifest: merged.manifest, ...(merged.note ? { note: merged.note } : {}) });
   io.stdout.write(markdown);
   io.stderr.write(`\nMerged ${inputs.length} folder${inputs.length === 1 ? '' : 's'}, ${merged.results.length} runs: ${join(out, RESULTS_FILE)}, ${join(out, 'report.md')} and ${join(out, 'report.html')}\n`);
