@@ -38,6 +38,8 @@ export interface AttemptsOptions {
   signal: AbortSignal;
   /** What happens, as it happens. */
   progress?(event: AttemptsProgress): void;
+  /** Each event of the judge's run (its usage, for a door that counts the cost as it goes). */
+  judgeEvent?(event: AgentEvent): void;
 }
 
 export type AttemptsProgress =
@@ -142,7 +144,10 @@ async function judge(options: AttemptsOptions, attempts: AttemptOutcome[]): Prom
     options.progress?.({ type: 'judging', sessionId: host.id });
     const events = host.prompt(judgePrompt(options.prompt, attempts.map(forJudge)), { signal: options.signal });
     let answer = '';
-    for await (const event of events) if (event.type === 'text_complete') answer = event.text;
+    for await (const event of events) {
+      options.judgeEvent?.(event);
+      if (event.type === 'text_complete') answer = event.text;
+    }
     const result = await events.result;
     const costUsd = result.meter.prompt.costUsd;
     const cost = costUsd !== undefined ? { costUsd } : {};
