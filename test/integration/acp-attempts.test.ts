@@ -9,14 +9,16 @@
  * wrong, refused.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PlanEntry, RequestPermissionRequest, SessionConfigOption } from '@agentclientprotocol/sdk';
 import { FakeLlmServer, type ScriptedReply } from '../../testkit/fake-llm-server';
 import type { PermissionReply } from '../support/acp-client';
-import { type AcpProcess, startAcp } from '../support/crow-binary';
+import { type AcpProcess, CROW, startAcp } from '../support/crow-binary';
+import { isolatedEnv } from '../support/isolated-env';
+import { skipBecause } from '../support/skip-reasons';
 
 const ORIGINAL = "module.exports = () => 'hi';\n";
 const WRITES: Record<number, string> = {
@@ -74,7 +76,7 @@ describe('crow acp: a prompt as parallel attempts, ranked, one applied through a
     rmSync(home, { recursive: true, force: true });
   });
 
-  function start(permission: (request: RequestPermissionRequest) => PermissionReply): AcpProcess {
+  function start(permission: (request: RequestPermissionRequest) => PermissionReply | Promise<PermissionReply>): AcpProcess {
     agent = startAcp(repo, home, { ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: server.anthropicBaseUrl }, { permission });
     return agent;
   }
@@ -153,6 +155,48 @@ describe('crow acp: a prompt as parallel attempts, ranked, one applied through a
     );
     await assert.rejects(client.agent.request('session/set_config_option', { sessionId, configId: 'attempts', value: 'many' }), /attempts: "many" is not a number of attempts/);
     assert.equal(server.requests.length, requests, 'no model was asked');
+  });
+
+  it('answers cancelled when the client cancels while it asks which attempt to apply: nothing applied, no worktree left', async () => {
+    let sessionId = '';
+    const { client } = start(() => {
+      void agent!.client.cancel(sessionId);
+      return new Promise<PermissionReply>(() => undefined);
+    });
+    await client.initialize();
+    ({ sessionId } = await client.newSession(repo));
+    const answer = await client.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Make greet.js say hello' }], _meta: { 'crow/attempts': 2 } });
+    assert.equal(answer.stopReason, 'cancelled');
+    assert.match(client.said(sessionId), /Cancelled: nothing applied\./);
+    assert.equal(readFileSync(join(repo, 'greet.js'), 'utf8'), ORIGINAL);
+    assert.equal(git(repo, 'worktree', 'list', '--porcelain').split('\n').filter((line) => line.startsWith('worktree ')).length, 1);
+  });
+
+  it('runs attempts from acpx, a client we did not write: the option set with acpx set, the best applied with --approve-all', async function () {
+    const acpx = join(__dirname, '../../node_modules/.bin/acpx');
+    // Not a devDependency (see acp-binary.test.ts): CI installs it; locally npm install --no-save acpx@0.19.1.
+    if (!existsSync(acpx)) skipBecause(this, 'no acpx (npm install --no-save acpx@0.19.1)');
+    const env = isolatedEnv(home, { ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: server.anthropicBaseUrl });
+    const base = ['--agent', `${process.execPath} ${CROW} acp`, '--cwd', repo, '--ttl', '1'];
+    // Asynchronously: the fake model answers from this process.
+    const run = (...args: string[]): Promise<{ status: number | null; out: string }> =>
+      new Promise((done) => {
+        const child = spawn(acpx, [...base, ...args], { cwd: repo, env });
+        let out = '';
+        child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+        child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
+        child.on('close', (status) => done({ status, out }));
+      });
+    const created = await run('sessions', 'new');
+    assert.equal(created.status, 0, created.out);
+    const set = await run('set', 'attempts', '3');
+    assert.equal(set.status, 0, set.out);
+    const prompt = await run('--approve-all', 'prompt', 'Make greet.js say hello');
+    assert.equal(prompt.status, 0, prompt.out);
+    assert.match(prompt.out, /Attempts, best first, ranked by the judge/);
+    assert.match(prompt.out, /\[completed\] Attempt 3: finished, 1 file changed/);
+    assert.equal(readFileSync(join(repo, 'greet.js'), 'utf8'), WRITES[3], 'the first allow option, the best attempt, applied');
+    await run('sessions', 'close');
   });
 
   it('says in the answer why attempts cannot run in a folder that is not the top of a git work tree', async () => {
