@@ -177,6 +177,10 @@ describe('crow run --background: detached runs, followed and stopped through cro
     assert.match(resumed.stderr, /--background starts a new session/);
     const both = await crow('run', '--background', '--background-id', randomUUID(), 'x');
     assert.match(both.stderr, /--background-id is for crow itself/);
+    const plain = await crow('run', '--background', '--attempts', '2', 'x');
+    assert.equal(plain.code, 2);
+    assert.match(plain.stderr, /is not in a git repository: attempts run in git worktrees/);
+    assert.ok(!existsSync(join(home, 'data', 'crow-agent', 'background')), 'nothing started');
     const escape = await crow('run', '--background-id', '../../escape', 'x');
     assert.equal(escape.code, 2);
     assert.match(escape.stderr, /is not a session id/);

@@ -14,6 +14,7 @@ import { styleFor } from './terminal-style';
 import { dataHome } from '../../config/paths';
 import { isSessionId } from '../../session/folder-index';
 import { recordEnd, startBackground } from './background-runs';
+import { AttemptsError, checkAttemptsRoot } from '../../attempts/attempt-trees';
 
 export const RUN_HELP = `Usage: crow run [options] "<prompt>"
 
@@ -156,6 +157,10 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
     if (values.session !== undefined || values.continue) throw new UsageError('--background starts a new session; it does not go with --session or --continue (yet).');
     if (positionals.length !== 1 || positionals[0] === '-') throw new UsageError('crow run --background takes the prompt as an argument, not on stdin: crow run --background "Fix the failing test"');
     const root = workspaceFolder(io.cwd, values.cwd);
+    // Said here, at once, rather than in a log read later.
+    if (attempts) await checkAttemptsRoot(root, io.env).catch((err: unknown) => {
+      throw err instanceof AttemptsError ? new UsageError(err.message) : err;
+    });
     return startBackground(withoutBackground(argv), { root, prompt: positionals[0]!, ...(attempts ? { attempts: attempts.count } : {}) }, dataHome(io.env), io);
   }
   const backgroundId = values['background-id'];
