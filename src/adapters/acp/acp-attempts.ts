@@ -16,7 +16,7 @@
  */
 import { lstatSync, readFileSync, realpathSync } from 'node:fs';
 import { join, sep } from 'node:path';
-import type { AgentContext, ContentBlock, PlanEntry, PermissionOption, RequestPermissionResponse, StopReason, ToolCallContent } from '@agentclientprotocol/sdk';
+import type { AgentContext, ContentBlock, PlanEntry, PermissionOption, RequestPermissionResponse, SessionConfigOption, StopReason, ToolCallContent } from '@agentclientprotocol/sdk';
 import type { Limits } from '../../config/settings';
 import type { AgentEvent } from '../../engine/events';
 import type { CompositionRole } from '../../agents/role-models';
@@ -29,6 +29,8 @@ import type { WorkspaceCatalog } from '../../host/catalog';
 import { HostSession, type HostSessionOptions } from '../../host/host-session';
 import { NodeWorkspace } from '../../tools/node-workspace';
 import { errorText } from '../../vocabulary/text';
+import { attemptsOption } from './attempts-option';
+import { requestErrors } from './request-errors';
 import type { UpdateSink } from './update-sink';
 
 /** Attempts a prompt may ask for through ACP, and how many run at once (the CLI's default). */
@@ -53,6 +55,55 @@ export interface AttemptsDoor {
   /** Sends the one session/request_permission; rejects or answers cancelled when `signal` aborts. */
   askApply(toolCall: { toolCallId: string; title: string; kind: 'edit'; content: ToolCallContent[] }, options: PermissionOption[], signal: AbortSignal): Promise<string | undefined>;
   signal: AbortSignal;
+}
+
+/**
+ * A live session's attempts: how many a prompt runs as (its "Attempts"
+ * option, 1: off), and the run going on, which the session's cancel stops
+ * and which no other prompt may start beside.
+ */
+export class SessionAttempts {
+  /** Attempts per prompt. */
+  count = 1;
+  private running: AbortController | undefined;
+
+  constructor(
+    private readonly host: HostSession,
+    private readonly services: AttemptsServices,
+    private readonly sink: () => UpdateSink,
+    private readonly crashed: (err: unknown, sink: UpdateSink) => void,
+  ) {}
+
+  option(): SessionConfigOption {
+    return attemptsOption(this.count);
+  }
+
+  /** Refuses a prompt while attempts run: it would change the folder they were started from. */
+  checkIdle(): void {
+    if (this.running) throw requestErrors.invalidRequest(`Attempts are running in session ${this.host.id}: wait for them (or cancel them), then send the prompt again.`);
+  }
+
+  cancel(): void {
+    this.running?.abort();
+  }
+
+  /** The prompt as `count` attempts; a failure of Crow's own is told in the answer, as a crashed run's is. */
+  async answer(content: ContentBlock[], count: number): Promise<StopReason> {
+    if (this.host.busy) throw requestErrors.invalidRequest(`A prompt is already running in session ${this.host.id}: wait for it, or cancel it, before running attempts.`);
+    const run = new AbortController();
+    this.running = run;
+    const sink = this.sink();
+    try {
+      return await answerWithAttempts(attemptsDoor(this.host, this.services, sink, run.signal), attemptsPromptText(content), count);
+    } catch (err) {
+      this.crashed(err, sink);
+      return 'end_turn';
+    } finally {
+      await sink.drained();
+      sink.close();
+      this.running = undefined;
+    }
+  }
 }
 
 /** What the door uses of a live session's services (live-session.ts SessionServices). */
@@ -132,7 +183,7 @@ export async function answerWithAttempts(door: AttemptsDoor, prompt: string, cou
     throw err;
   }
   try {
-    plan.send();
+    plan.settle(result.attempts);
     say(`${rankingMarkdown(result)}\n\n`);
     if (signal.aborted) return 'cancelled';
     return await choose(door, result);
@@ -206,6 +257,18 @@ class AttemptsPlan {
       Object.assign(entry, { content: `Attempt ${event.n}: ${endedText(event.status)}, ${files} changed`, status: 'completed' });
     }
     if (event.type === 'check') entry.content = `${entry.content}, check ${event.passed ? 'passed' : 'FAILED'}`;
+    this.send();
+  }
+
+  /** Every entry as its attempt ended (one that could not start at all included), sent once more. */
+  settle(attempts: readonly AttemptOutcome[]): void {
+    for (const attempt of attempts) {
+      const entry = this.entries[attempt.n - 1];
+      if (!entry) continue;
+      const files = attempt.changes.files.length === 1 ? '1 file' : `${attempt.changes.files.length} files`;
+      const check = attempt.check === undefined ? '' : `, check ${attempt.check.passed ? 'passed' : 'FAILED'}`;
+      Object.assign(entry, { content: `Attempt ${attempt.n}: ${endedText(attempt.status)}, ${files} changed${check}`, status: 'completed' });
+    }
     this.send();
   }
 

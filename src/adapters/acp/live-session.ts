@@ -39,8 +39,8 @@ import { checkPrompt, promptBlocks } from './prompt-content';
 import { requestErrors } from './request-errors';
 import { promptAnswer, requestError } from './prompt-answer';
 import { configOptionsOf, modesOf, setConfigOption, setMode } from './session-config';
-import { answerWithAttempts, attemptsDoor, attemptsPromptText } from './acp-attempts';
-import { ATTEMPTS_OPTION, attemptsOption, attemptsValue } from './attempts-option';
+import { SessionAttempts } from './acp-attempts';
+import { ATTEMPTS_OPTION, attemptsValue } from './attempts-option';
 import { UpdateSink } from './update-sink';
 import { noticeText, ToolCallIds, UpdateTranslator } from './update-translator';
 import type { OfferedCommand } from '../../mcp/prompt-commands';
@@ -85,16 +85,15 @@ export class LiveSession {
   private answering: Promise<StopReason> | undefined;
   /** The MCP servers' prompts last offered, offered again with the folder's commands. */
   private mcpPrompts: readonly OfferedCommand[] = [];
-  /** Attempts per prompt (the session's "Attempts" option); 1: off. */
-  private attempts = 1;
-  /** Stops the attempts running now, if any. */
-  private attemptsRun: AbortController | undefined;
+  /** Prompts run as several attempts (the session's "Attempts" option). */
+  private readonly attempts: SessionAttempts;
 
   private constructor(
     private readonly host: HostSession,
     private readonly services: SessionServices,
   ) {
     this.updates = this.sink();
+    this.attempts = new SessionAttempts(host, services, () => this.sink(), (err, sink) => this.crashed(err, sink));
   }
 
   /** A new session (no `id`) or a stored one, live on this connection. Throws the host's HostError when it cannot open. */
@@ -154,7 +153,7 @@ export class LiveSession {
   }
 
   configOptions(): SessionConfigOption[] {
-    return [...configOptionsOf(this.host, this.services.catalog), attemptsOption(this.attempts)];
+    return [...configOptionsOf(this.host, this.services.catalog), this.attempts.option()];
   }
 
   /** Tells the client, once the session is open, its slash commands and what it should know of the folder's configuration. */
@@ -187,7 +186,7 @@ export class LiveSession {
   }
 
   async setConfigOption(configId: string, value: unknown): Promise<SessionConfigOption[]> {
-    if (configId === ATTEMPTS_OPTION) this.attempts = attemptsValue(value);
+    if (configId === ATTEMPTS_OPTION) this.attempts.count = attemptsValue(value);
     else await setConfigOption(this.host, this.services.catalog, configId, value, [ATTEMPTS_OPTION]);
     return this.configOptions();
   }
@@ -231,10 +230,10 @@ export class LiveSession {
    * interrupt or to be refused (`_meta["crow/whileBusy"]`). A prompt Crow
    * cannot take (see checkPrompt) is refused before anything happens.
    */
-  async prompt(content: ContentBlock[], whileBusy: WhileBusy = 'queue', attempts = this.attempts): Promise<StopReason> {
+  async prompt(content: ContentBlock[], whileBusy: WhileBusy = 'queue', attempts = this.attempts.count): Promise<StopReason> {
     checkPrompt(content);
-    if (this.attemptsRun) throw requestErrors.invalidRequest(`Attempts are running in session ${this.id}: wait for them (or cancel them), then send the prompt again.`);
-    if (attempts > 1) return this.answerWithAttempts(content, attempts);
+    this.attempts.checkIdle();
+    if (attempts > 1) return this.attempts.answer(content, attempts);
     if (whileBusy === 'queue') {
       // Given to the working agent at its next step: this request is answered when the run it joined ends.
       let joined = this.host.busy ? this.answering : undefined;
@@ -282,27 +281,9 @@ export class LiveSession {
     }
   }
 
-  /** The prompt as N attempts in worktrees of the session's folder (acp-attempts.ts). */
-  private async answerWithAttempts(content: ContentBlock[], count: number): Promise<StopReason> {
-    if (this.host.busy) throw requestErrors.invalidRequest(`A prompt is already running in session ${this.id}: wait for it, or cancel it, before running attempts.`);
-    const run = new AbortController();
-    this.attemptsRun = run;
-    const sink = this.sink();
-    try {
-      return await answerWithAttempts(attemptsDoor(this.host, this.services, sink, run.signal), attemptsPromptText(content), count);
-    } catch (err) {
-      this.crashed(err, sink);
-      return 'end_turn';
-    } finally {
-      await sink.drained();
-      sink.close();
-      this.attemptsRun = undefined;
-    }
-  }
-
   /** The client cancelled the prompt: the host's one signal for it aborts, and the answer waits only the grace period. */
   cancel(): void {
-    this.attemptsRun?.abort();
+    this.attempts.cancel();
     this.running?.startGrace();
     this.host.cancel();
   }
