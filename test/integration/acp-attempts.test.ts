@@ -17,6 +17,7 @@ import type { PlanEntry, RequestPermissionRequest, SessionConfigOption } from '@
 import { FakeLlmServer, type ScriptedReply } from '../../testkit/fake-llm-server';
 import type { PermissionReply } from '../support/acp-client';
 import { type AcpProcess, CROW, startAcp } from '../support/crow-binary';
+import { userConfigDir } from '../support/doors';
 import { isolatedEnv } from '../support/isolated-env';
 import { skipBecause } from '../support/skip-reasons';
 
@@ -197,6 +198,28 @@ describe('crow acp: a prompt as parallel attempts, ranked, one applied through a
     assert.match(prompt.out, /\[completed\] Attempt 3: finished, 1 file changed/);
     assert.equal(readFileSync(join(repo, 'greet.js'), 'utf8'), WRITES[3], 'the first allow option, the best attempt, applied');
     await run('sessions', 'close');
+  });
+
+  it("counts what the attempts spent in the session's budget: the next prompt stops at the session's cost limit", async () => {
+    mkdirSync(userConfigDir(home), { recursive: true });
+    writeFileSync(join(userConfigDir(home), 'config.toml'), '[providers.anthropic.models."claude-sonnet-4-6"]\ninput_per_mtok = 3\noutput_per_mtok = 15\n\n[limits]\nmax_cost_per_session = 0.5\n');
+    // Each attempt's first call reads 100,000 tokens: $0.30 each, $0.61 with the judge, past the session's $0.50.
+    server.respondWith('anthropic', (body): ScriptedReply | undefined => {
+      const who = attemptOf(body);
+      if (who === 'judge') return { blocks: [{ type: 'text', text: '{"ranking": [{"attempt": 1, "reason": "r"}, {"attempt": 2, "reason": "r"}]}' }] };
+      if (who === undefined) return { blocks: [{ type: 'text', text: 'A plain answer.' }] };
+      return { blocks: [{ type: 'tool_call', name: 'write_file', arguments: { path: 'greet.js', content: WRITES[who]! } }], usage: { input: 100_000, output: 10 } };
+    });
+    const { client } = start(() => ({ optionId: 'apply-none' }));
+    await client.initialize();
+    const { sessionId } = await client.newSession(repo);
+    await client.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Make greet.js say hello' }], _meta: { 'crow/attempts': 2 } });
+    assert.match(client.said(sessionId), /\| 1 \| 1 \| stopped by a limit \|/, "each attempt got a share of what the session may spend");
+    const asked = server.requests.length;
+    const next = await client.prompt(sessionId, 'And now a plain question');
+    assert.equal(next.stopReason, 'max_tokens');
+    assert.equal(server.requests.length, asked, 'no model call past the limit');
+    assert.match(client.said(sessionId), /this session cost \$0\.61, reaching its limit of \$0\.50/);
   });
 
   it('says in the answer why attempts cannot run in a folder that is not the top of a git work tree', async () => {
