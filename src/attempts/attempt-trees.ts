@@ -64,11 +64,21 @@ export class AttemptTrees {
     return new AttemptTrees(git, root, folder, base);
   }
 
-  /** A new worktree for attempt `n`, checked out at the base (detached: no branch is made). */
-  async add(n: number): Promise<string> {
+  /** `git worktree add`s of this run, one after another. */
+  private adding: Promise<unknown> = Promise.resolve();
+
+  /**
+   * A new worktree for attempt `n`, checked out at the base (detached: no
+   * branch is made). One at a time: `git worktree add` reads every other
+   * worktree's record in the git folder, and fails on one another `add` is
+   * writing ("failed to read .git/worktrees/1/commondir"), which attempts
+   * starting together did about one run in ten.
+   */
+  add(n: number): Promise<string> {
     const path = join(this.folder, String(n));
-    await this.git(['worktree', 'add', '--detach', '--quiet', path, this.base]);
-    return path;
+    const added = this.adding.then(() => this.git(['worktree', 'add', '--detach', '--quiet', path, this.base]));
+    this.adding = added.catch(() => undefined);
+    return added.then(() => path);
   }
 
   /** What the attempt in `tree` changed against the base, untracked files included. */

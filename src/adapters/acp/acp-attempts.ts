@@ -153,7 +153,7 @@ export async function answerWithAttempts(door: AttemptsDoor, prompt: string, cou
   }
   const plan = new AttemptsPlan(count, sink);
   const root = host.session.cwd;
-  const share = await shares(door, count);
+  const share = shares(door, count);
   say(`Running ${count} attempts of ${host.session.agentName}, ${Math.min(CONCURRENCY, count)} at a time, each in its own git worktree…\n\n`);
   const counted = (event: AgentEvent): void => void host.meter.observe(event);
   host.meter.startPrompt();
@@ -320,11 +320,10 @@ function openJudge(door: AttemptsDoor, limits: Limits): Promise<HostSession> {
  * and of what the session may still spend, so that all of them together
  * stay within the folder's [limits].
  */
-async function shares(door: AttemptsDoor, count: number): Promise<Limits> {
+function shares(door: AttemptsDoor, count: number): Limits {
   const limits: Limits = { ...door.catalog.settings?.().limits };
   const parts = count + 1;
   const spent = door.host.meter.session.costUsd ?? 0;
-  await Promise.resolve();
   return {
     ...(limits.maxCostPerPrompt !== undefined ? { maxCostPerPrompt: limits.maxCostPerPrompt / parts } : {}),
     ...(limits.maxTokensPerPrompt !== undefined ? { maxTokensPerPrompt: Math.max(1, Math.floor(limits.maxTokensPerPrompt / parts)) } : {}),
