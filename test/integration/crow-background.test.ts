@@ -53,7 +53,12 @@ describe('crow run --background: detached runs, followed and stopped through cro
     mkdirSync(work);
     env = isolatedEnv(home, { ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: server.anthropicBaseUrl });
   });
-  afterEach(() => rmSync(home, { recursive: true, force: true }));
+  afterEach(async () => {
+    // A test that failed half-way leaves its run going: stop it before its folder goes.
+    const listed = JSON.parse((await crow('sessions', 'list', '--all', '--json')).stdout || '[]') as { background?: { state: string; pid: number } }[];
+    for (const { background } of listed) if (background?.state === 'running') process.kill(background.pid, 'SIGTERM');
+    rmSync(home, { recursive: true, force: true });
+  });
 
   it('returns at once with the session id, shows it running, and then finished with its answer', async () => {
     server.respondWith('anthropic', (body): ScriptedReply => {
