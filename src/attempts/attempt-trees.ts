@@ -56,12 +56,7 @@ export class AttemptTrees {
    * tree with at least one commit; AttemptsError otherwise.
    */
   static async prepare(root: string, env: NodeJS.ProcessEnv, runId: string): Promise<AttemptTrees> {
-    const git = await repositoryGit(root, env);
-    const top = await git(['rev-parse', '--show-toplevel']).catch(() => undefined);
-    if (top === undefined) throw new AttemptsError(`${root} is not in a git repository: attempts run in git worktrees. Run git init and commit once, then try again.`);
-    if (top !== root) throw new AttemptsError(`Attempts run from the top folder of the repository: run crow there (${top}), or pass --cwd ${top}.`);
-    const head = await git(['rev-parse', '--verify', 'HEAD^{commit}']).catch(() => undefined);
-    if (head === undefined) throw new AttemptsError('The repository has no commit yet: attempts start from HEAD. Commit once, then try again.');
+    const { git, head } = await checkedRoot(root, env);
     const common = await git(['rev-parse', '--path-format=absolute', '--git-common-dir']);
     await removeAbandoned(git, join(common, 'crow-attempts'));
     const folder = join(common, 'crow-attempts', runId);
@@ -161,6 +156,25 @@ function alive(pid: number): boolean {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/**
+ * Whether attempts can run from `root` (the top folder of a git work tree
+ * with a commit), touching nothing: AttemptsError saying what to do when
+ * not. For a door that checks before it starts (a background run).
+ */
+export async function checkAttemptsRoot(root: string, env: NodeJS.ProcessEnv): Promise<void> {
+  await checkedRoot(root, env);
+}
+
+async function checkedRoot(root: string, env: NodeJS.ProcessEnv): Promise<{ git: Git; head: string }> {
+  const git = await repositoryGit(root, env);
+  const top = await git(['rev-parse', '--show-toplevel']).catch(() => undefined);
+  if (top === undefined) throw new AttemptsError(`${root} is not in a git repository: attempts run in git worktrees. Run git init and commit once, then try again.`);
+  if (top !== root) throw new AttemptsError(`Attempts run from the top folder of the repository: run crow there (${top}), or pass --cwd ${top}.`);
+  const head = await git(['rev-parse', '--verify', 'HEAD^{commit}']).catch(() => undefined);
+  if (head === undefined) throw new AttemptsError('The repository has no commit yet: attempts start from HEAD. Commit once, then try again.');
+  return { git, head };
 }
 
 /**

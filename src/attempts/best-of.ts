@@ -39,6 +39,8 @@ export interface AttemptsOptions {
   signal: AbortSignal;
   /** What happens, as it happens. */
   progress?(event: AttemptsProgress): void;
+  /** Each event of the judge's run (its usage, for a door that counts the cost as it goes). */
+  judgeEvent?(event: AgentEvent): void;
 }
 
 export type AttemptsProgress =
@@ -148,6 +150,7 @@ async function judge(options: AttemptsOptions, attempts: AttemptOutcome[]): Prom
     let answer = '';
     const usage = { usage: emptyUsage(), calls: 0 };
     for await (const event of events) {
+      options.judgeEvent?.(event);
       if (event.type === 'text_complete') answer = event.text;
       else if (event.type === 'usage' || event.type === 'subagent_usage') {
         addUsage(usage.usage, event.usage);

@@ -8,6 +8,9 @@
  * checks, or ended without finishing, come last whatever the judge says.
  */
 
+/** The bundled agent that judges when a door names none. */
+export const JUDGE_AGENT = 'judge-attempts';
+
 /** What the judge is shown of one attempt. */
 export interface AttemptForJudge {
   n: number;

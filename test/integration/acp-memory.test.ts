@@ -75,7 +75,10 @@ describe('ACP server in memory', () => {
     assert.deepEqual(created.modes?.availableModes.map((mode) => mode.id), ['build', 'loop', 'pair']);
     assert.deepEqual(
       created.configOptions?.map((option) => [option.id, option.category, option.type === 'select' ? option.currentValue : undefined]),
-      [['model', 'model', 'a']],
+      [
+        ['model', 'model', 'a'],
+        ['attempts', undefined, '1'],
+      ],
     );
     await client.until(() => client.updates(created.sessionId, 'available_commands_update').length === 1);
   });
@@ -305,7 +308,7 @@ describe('ACP server in memory', () => {
     await client.agent.request('session/set_mode', { sessionId: id, modeId: 'pair' });
     await client.until(() => client.updates(id, 'config_option_update').length >= 2);
     const options = client.updates(id, 'config_option_update').at(-1)!.configOptions.map((option) => option.id);
-    assert.deepEqual(options, ['model', 'coagent_model']);
+    assert.deepEqual(options, ['model', 'coagent_model', 'attempts']);
   });
 
   it('sets a model through config options and rebuilds the composition', async () => {

@@ -7,6 +7,7 @@ import { McpServerParams } from './acp-mcp-servers';
 import type { CatalogFor, SessionTable } from './acp-sessions';
 import type { LiveSession, WhileBusy } from './live-session';
 import { errorText, requestErrors, shown } from './request-errors';
+import { attemptsValue } from './attempts-option';
 import type { AcpSessionStore } from './acp-session-store';
 
 /** What sessions are made of: each folder's catalog, storage, undo. */
@@ -133,7 +134,9 @@ export function createAcpServer(options: AcpServerOptions): acp.AgentApp {
     .onRequest('session/prompt', async ({ params }) => {
       const started = Date.now();
       try {
-        const stopReason = await table().get(params.sessionId).prompt(params.prompt, whileBusy(params._meta?.[WHILE_BUSY]));
+        const live = table().get(params.sessionId);
+        const attempts = params._meta?.[ATTEMPTS] === undefined ? undefined : attemptsValue(params._meta[ATTEMPTS], `_meta["${ATTEMPTS}"]`);
+        const stopReason = await live.prompt(params.prompt, whileBusy(params._meta?.[WHILE_BUSY]), attempts);
         logger.log('info', 'prompt answered', { session: params.sessionId, stopReason, ms: Date.now() - started });
         return { stopReason };
       } catch (err) {
@@ -193,6 +196,16 @@ function whileBusy(value: unknown): WhileBusy {
   if (value === 'queue' || value === 'interrupt' || value === 'refuse') return value;
   throw requestErrors.invalidParams(`_meta["${WHILE_BUSY}"] must be "queue", "interrupt" or "refuse", not ${shown(value)}.`);
 }
+
+/**
+ * `_meta` key of session/prompt running the prompt as N attempts (1: one
+ * run, as without it), over the session's "Attempts" option: for clients
+ * that show no config options. `_meta` is where the protocol lets an agent
+ * and a client that know each other add to a message ("reserved by ACP to
+ * allow clients and agents to attach additional metadata", schema v1, see
+ * agentclientprotocol.com/protocol/v1/extensibility).
+ */
+export const ATTEMPTS = 'crow/attempts';
 
 /** `_meta` key of session/fork naming the checkpoint to fork at (as /rewind lists them); without it, the whole session. */
 export const FORK_AT = 'crow/checkpoint';

@@ -172,6 +172,7 @@ export class SessionTable {
           catalog,
           store: this.options.store,
           logger: this.options.logger,
+          catalogFor: this.options.catalogFor,
           mcpServers: serversFromClient(mcpServers),
           ...(this.options.undo ? { undo: this.options.undo } : {}),
           ...(this.options.mcpAuth ? { mcpAuth: this.options.mcpAuth } : {}),

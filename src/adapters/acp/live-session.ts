@@ -39,6 +39,8 @@ import { checkPrompt, promptBlocks } from './prompt-content';
 import { requestErrors } from './request-errors';
 import { promptAnswer, requestError } from './prompt-answer';
 import { configOptionsOf, modesOf, setConfigOption, setMode } from './session-config';
+import { SessionAttempts } from './acp-attempts';
+import { ATTEMPTS_OPTION, attemptsValue } from './attempts-option';
 import { UpdateSink } from './update-sink';
 import { noticeText, ToolCallIds, UpdateTranslator } from './update-translator';
 import type { OfferedCommand } from '../../mcp/prompt-commands';
@@ -50,6 +52,8 @@ export interface SessionServices {
   catalog: WorkspaceCatalog;
   store: HostStore;
   logger: AcpLogger;
+  /** The catalog of another folder (an attempt's worktree); absent: the session's own. */
+  catalogFor?: (cwd: string) => WorkspaceCatalog | Promise<WorkspaceCatalog>;
   /** The session's MCP servers given by the client, besides the folder's configured ones. */
   mcpServers: readonly McpServerConfig[];
   /** Undo points for the session's prompts; absent: none. */
@@ -81,12 +85,15 @@ export class LiveSession {
   private answering: Promise<StopReason> | undefined;
   /** The MCP servers' prompts last offered, offered again with the folder's commands. */
   private mcpPrompts: readonly OfferedCommand[] = [];
+  /** Prompts run as several attempts (the session's "Attempts" option). */
+  private readonly attempts: SessionAttempts;
 
   private constructor(
     private readonly host: HostSession,
     private readonly services: SessionServices,
   ) {
     this.updates = this.sink();
+    this.attempts = new SessionAttempts(host, services, () => this.sink(), (err, sink) => this.crashed(err, sink));
   }
 
   /** A new session (no `id`) or a stored one, live on this connection. Throws the host's HostError when it cannot open. */
@@ -146,7 +153,7 @@ export class LiveSession {
   }
 
   configOptions(): SessionConfigOption[] {
-    return configOptionsOf(this.host, this.services.catalog);
+    return [...configOptionsOf(this.host, this.services.catalog), this.attempts.option()];
   }
 
   /** Tells the client, once the session is open, its slash commands and what it should know of the folder's configuration. */
@@ -178,8 +185,10 @@ export class LiveSession {
     this.notify({ sessionUpdate: 'config_option_update', configOptions: this.configOptions() });
   }
 
-  setConfigOption(configId: string, value: unknown): Promise<SessionConfigOption[]> {
-    return setConfigOption(this.host, this.services.catalog, configId, value);
+  async setConfigOption(configId: string, value: unknown): Promise<SessionConfigOption[]> {
+    if (configId === ATTEMPTS_OPTION) this.attempts.count = attemptsValue(value);
+    else await setConfigOption(this.host, this.services.catalog, configId, value, [ATTEMPTS_OPTION]);
+    return this.configOptions();
   }
 
   /**
@@ -221,8 +230,10 @@ export class LiveSession {
    * interrupt or to be refused (`_meta["crow/whileBusy"]`). A prompt Crow
    * cannot take (see checkPrompt) is refused before anything happens.
    */
-  async prompt(content: ContentBlock[], whileBusy: WhileBusy = 'queue'): Promise<StopReason> {
+  async prompt(content: ContentBlock[], whileBusy: WhileBusy = 'queue', attempts = this.attempts.count): Promise<StopReason> {
     checkPrompt(content);
+    this.attempts.checkIdle();
+    if (attempts > 1) return this.attempts.answer(content, attempts);
     if (whileBusy === 'queue') {
       // Given to the working agent at its next step: this request is answered when the run it joined ends.
       let joined = this.host.busy ? this.answering : undefined;
@@ -272,6 +283,7 @@ export class LiveSession {
 
   /** The client cancelled the prompt: the host's one signal for it aborts, and the answer waits only the grace period. */
   cancel(): void {
+    this.attempts.cancel();
     this.running?.startGrace();
     this.host.cancel();
   }

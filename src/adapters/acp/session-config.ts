@@ -54,8 +54,8 @@ export async function setMode(host: HostSession, catalog: WorkspaceCatalog, mode
   await host.setAgent(modeId);
 }
 
-/** Sets one option; the options as they are now. */
-export async function setConfigOption(host: HostSession, catalog: WorkspaceCatalog, configId: string, value: unknown): Promise<SessionConfigOption[]> {
+/** Sets one option (`more`: ids the caller handles itself, named when an id is unknown); the options as they are now. */
+export async function setConfigOption(host: HostSession, catalog: WorkspaceCatalog, configId: string, value: unknown, more: string[] = []): Promise<SessionConfigOption[]> {
   try {
     if (configId === THOUGHT_OPTION && catalog.thinks?.(host.session.agentName)) {
       if (!THOUGHT_LEVELS.includes(value as ThoughtLevel)) throw requestErrors.invalidParams(`${configId}: ${shown(value)} is not a thinking level: ${THOUGHT_LEVELS.join(', ')}.`);
@@ -65,7 +65,7 @@ export async function setConfigOption(host: HostSession, catalog: WorkspaceCatal
     const role = (Object.keys(MODEL_OPTION) as CompositionRole[]).find((r) => MODEL_OPTION[r].id === configId);
     const options = configOptionsOf(host, catalog);
     if (!role || !options.some((option) => option.id === configId)) {
-      const ids = options.map((option) => option.id);
+      const ids = [...options.map((option) => option.id), ...more];
       throw requestErrors.invalidParams(`Unknown config option ${shown(configId)} for ${host.session.agentName}. Options: ${ids.join(', ')}.`);
     }
     if (typeof value !== 'string') throw requestErrors.invalidParams(`The value of ${configId} must be a model name, not ${shown(value)}.`);

@@ -50,8 +50,8 @@ export async function runWithAttempts(prompt: string, run: RunChoices, choices: 
       concurrency: choices.concurrency,
       ...(choices.check !== undefined ? { check: choices.check } : {}),
       signal,
-      openAttempt: (tree) => openRunSession({ ...run, root: tree, allow: withWrite(run.allow), limits: share, undo: false, interactive: false, session: undefined }, io),
-      openJudge: () => openRunSession({ ...run, agent: choices.judge ?? DEFAULT_JUDGE, allow: undefined, limits: share, undo: false, interactive: false, session: undefined }, io),
+      openAttempt: (tree) => openRunSession({ ...withoutId(run), root: tree, allow: withWrite(run.allow), limits: share, undo: false, interactive: false, session: undefined }, io),
+      openJudge: () => openRunSession({ ...withoutId(run), agent: choices.judge ?? DEFAULT_JUDGE, allow: undefined, limits: share, undo: false, interactive: false, session: undefined }, io),
       progress: (event: AttemptsProgress) => {
         if (choices.json) {
           if (event.type !== 'attempt_event') json(event);
@@ -133,6 +133,12 @@ async function apply(result: AttemptsResult, attempt: AttemptOutcome, run: RunCh
   } finally {
     await host?.close();
   }
+}
+
+/** The choices for a session of its own (an attempt's, the judge's): the run's id is for the session applying the attempt. */
+function withoutId(run: RunChoices): RunChoices {
+  const { id: _id, ...rest } = run;
+  return rest;
 }
 
 /** Writes allowed without asking inside an attempt's own worktree, besides what --allow gives. */

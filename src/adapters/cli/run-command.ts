@@ -11,6 +11,10 @@ import { SteerInput } from './steer-input';
 import { openRunSession, type RunChoices } from './run-setup';
 import { type AttemptsChoices, runWithAttempts } from './attempts-command';
 import { styleFor } from './terminal-style';
+import { dataHome } from '../../config/paths';
+import { isSessionId } from '../../session/folder-index';
+import { recordEnd, startBackground } from './background-runs';
+import { AttemptsError, checkAttemptsRoot } from '../../attempts/attempt-trees';
 
 export const RUN_HELP = `Usage: crow run [options] "<prompt>"
 
@@ -59,6 +63,11 @@ Options:
   --apply-best         with --attempts: apply the best without asking, if it
                        finished and passed its check
   --keep-worktrees     with --attempts: keep the worktrees to look at
+  --background         run detached from this terminal: prints the session id
+                       at once; crow sessions list shows it running, crow
+                       sessions show ID its output, crow sessions stop ID
+                       stops it (with --attempts, nothing is applied unless
+                       --apply-best; the ranking is in crow sessions show ID)
   --json               print events as JSON lines on stdout instead
   --no-undo            do not record the workspace for \`crow undo\`
   --verbose            name each tool call's tool (read_file, bash, …) beside its words
@@ -104,8 +113,8 @@ function dollars(flag: string, value: string): number {
   return amount;
 }
 
-export async function runCommand(argv: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = commandArgs('run', argv, {
+function runArgs(argv: string[]) {
+  return commandArgs('run', argv, {
       agent: { type: 'string' },
       session: { type: 'string' },
       continue: { type: 'boolean', default: false },
@@ -128,15 +137,52 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
       'apply-best': { type: 'boolean', default: false },
       'keep-worktrees': { type: 'boolean', default: false },
       'no-undo': { type: 'boolean', default: false },
+      background: { type: 'boolean', default: false },
+      'background-id': { type: 'string' },
       json: { type: 'boolean', default: false },
       verbose: { type: 'boolean', default: false },
   });
+}
+
+export async function runCommand(argv: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = runArgs(argv);
   if (values.help) {
     io.stdout.write(`${RUN_HELP}\n`);
     return 0;
   }
   if (values.session !== undefined && values.continue) throw new UsageError('Use --session ID or --continue, not both.');
   const attempts = attemptChoices(values);
+  if (values.background) {
+    if (values['background-id'] !== undefined) throw new UsageError('--background-id is for crow itself: start a background run with --background.');
+    if (values.session !== undefined || values.continue) throw new UsageError('--background starts a new session; it does not go with --session or --continue (yet).');
+    if (positionals.length !== 1 || positionals[0] === '-') throw new UsageError('crow run --background takes the prompt as an argument, not on stdin: crow run --background "Fix the failing test"');
+    const root = workspaceFolder(io.cwd, values.cwd);
+    // Said here, at once, rather than in a log read later.
+    if (attempts) await checkAttemptsRoot(root, io.env).catch((err: unknown) => {
+      throw err instanceof AttemptsError ? new UsageError(err.message) : err;
+    });
+    return startBackground(withoutBackground(argv), { root, prompt: positionals[0]!, ...(attempts ? { attempts: attempts.count } : {}) }, dataHome(io.env), io);
+  }
+  const backgroundId = values['background-id'];
+  if (backgroundId === undefined) return runInForeground(values, positionals, attempts, io);
+  if (!isSessionId(backgroundId)) throw new UsageError(`--background-id ${JSON.stringify(backgroundId)} is not a session id.`);
+  if (values.session !== undefined || values.continue) throw new UsageError('--background-id starts a new session; it does not go with --session or --continue.');
+  let code = 1;
+  try {
+    code = await runInForeground(values, positionals, attempts, io, backgroundId);
+    return code;
+  } catch (err) {
+    code = err instanceof UsageError ? 2 : 1;
+    throw err;
+  } finally {
+    recordEnd(dataHome(io.env), backgroundId, code);
+  }
+}
+
+type RunValues = ReturnType<typeof runArgs>['values'];
+
+/** The run in this process: a prompt (or --attempts N) streamed; the exit code. `id`: the new session's id (a background run's). */
+async function runInForeground(values: RunValues, positionals: string[], attempts: ReturnType<typeof attemptChoices>, io: CliIO, id?: string): Promise<number> {
   const prompt = await readPrompt(positionals, io);
   const controller = new AbortController();
   let stoppedBy: StopSignal | undefined;
@@ -161,6 +207,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
       roles: roleDefaults(values['role-model'] ?? [], values['reviewer-model'], values['reviewer-provider']),
       ...(values.agent !== undefined ? { agent: values.agent } : {}),
       ...(values.session !== undefined ? { session: values.session } : values.continue ? { session: 'latest' } : {}),
+      ...(id !== undefined ? { id } : {}),
       ...(values.allow !== undefined ? { allow: values.allow } : {}),
       ...(values['max-iterations'] !== undefined ? { maxIterations: positiveInteger('--max-iterations', values['max-iterations']) } : {}),
       limits: limitFlags(values),
@@ -187,6 +234,12 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   } finally {
     stopListening();
   }
+}
+
+/** The arguments again without --background (those before a "--": after it, everything is the prompt). */
+function withoutBackground(argv: readonly string[]): string[] {
+  const end = argv.indexOf('--');
+  return argv.filter((arg, index) => arg !== '--background' || (end !== -1 && index > end));
 }
 
 /** The --attempts choices, or undefined without --attempts; a UsageError for flags that only go with it, or that it cannot take. */

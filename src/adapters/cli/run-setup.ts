@@ -28,6 +28,8 @@ export interface RunChoices {
   roles?: RoleDefaults;
   /** Continue this stored session; 'latest' for the newest one of the folder. */
   session?: string;
+  /** The id of a new session (a background run's, named before it starts); default: a fresh one. */
+  id?: string;
   allow?: string;
   maxIterations?: number;
   /** Spending limits from the flags, over config.toml's. */
@@ -85,7 +87,9 @@ export async function openRunSession(choices: RunChoices, io: CliIO): Promise<Ho
     env: io.env,
   };
   // Stored from its first prompt on, and not at all when that prompt fails to start (see HostSession.prompt).
-  if (choices.session === undefined) return HostSession.create({ ...options, storeFromFirstPrompt: true }, choices.agent !== undefined ? { agent: choices.agent } : {});
+  if (choices.session === undefined) {
+    return HostSession.create({ ...options, storeFromFirstPrompt: true }, { ...(choices.agent !== undefined ? { agent: choices.agent } : {}), ...(choices.id !== undefined ? { id: choices.id } : {}) });
+  }
   const host = await HostSession.load(options, storedSessionId(store, choices.session, root));
   if (choices.agent !== undefined) await host.setAgent(choices.agent);
   return host;

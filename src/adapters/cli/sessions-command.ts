@@ -11,11 +11,14 @@ import { commandArgs, noPositionals } from './cli-args';
 import { RunRenderer } from './run-renderer';
 import { styleFor } from './terminal-style';
 import { UsageError, type CliIO } from './cli-io';
+import { backgroundLog, forgetBackground, backgroundOnly, type BackgroundState, backgroundState, resolveBackground, stateText, stopBackground } from './background-runs';
 
 export const SESSIONS_HELP = `Usage: crow sessions <command>
 
   list [--cwd DIR] [--all] [--json]   stored sessions, newest first (default: this folder's)
   show ID                             the session as crow run showed it, prompt by prompt
+                                      (a background run: whether it runs, and its output)
+  stop ID                             stop a background run (crow run --background): SIGTERM
   checkpoints ID [--json]             the points it can be rewound to (crow undo --to N)
   fork ID --at N                      a new session with the conversation up to checkpoint N
   export ID [--format md|json|metadata] [--out DIR]
@@ -36,6 +39,8 @@ export async function sessionsCommand(argv: string[], io: CliIO): Promise<number
       return list(store, rest, io);
     case 'show':
       return show(store, rest, io);
+    case 'stop':
+      return stop(store, rest, io);
     case 'export':
       return exportSession(store, rest, io);
     case 'checkpoints':
@@ -45,7 +50,7 @@ export async function sessionsCommand(argv: string[], io: CliIO): Promise<number
     case 'delete':
       return deleteSession(store, rest, io);
     case undefined:
-      throw new UsageError('crow sessions needs a command: list, show ID, checkpoints ID, fork ID --at N, export ID or delete ID (see crow sessions --help).');
+      throw new UsageError('crow sessions needs a command: list, show ID, stop ID, checkpoints ID, fork ID --at N, export ID or delete ID (see crow sessions --help).');
     case '-h':
     case '--help':
       io.stdout.write(`${SESSIONS_HELP}\n`);
@@ -65,16 +70,49 @@ function list(store: SessionStore, argv: string[], io: CliIO): number {
   noPositionals('sessions list', positionals);
   const cwd = values.all ? undefined : resolve(io.cwd, values.cwd ?? '.');
   const sessions = store.list(cwd === undefined ? {} : { cwd });
+  const data = dataHome(io.env);
+  const alone = backgroundOnly(data, cwd, new Set(sessions.map((s) => s.id)));
   if (values.json) {
-    io.stdout.write(`${JSON.stringify(sessions, null, 2)}\n`);
+    const background = (id: string): object => {
+      const state = backgroundState(data, id);
+      return state ? { background: { state: state.state, pid: state.record.pid, ...(state.state === 'finished' ? { exitCode: state.end.exitCode } : {}) } } : {};
+    };
+    const runs = alone.map((state) => ({ id: state.record.id, cwd: state.record.cwd, title: state.record.prompt, createdAt: state.record.startedAt, ...background(state.record.id) }));
+    io.stdout.write(`${JSON.stringify([...runs, ...sessions.map((s) => ({ ...s, ...background(s.id) }))], null, 2)}\n`);
     return 0;
   }
-  if (sessions.length === 0) {
+  if (sessions.length === 0 && alone.length === 0) {
     io.stdout.write(cwd ? `No sessions in ${cwd}. (--all lists every folder's.)\n` : 'No sessions yet.\n');
     return 0;
   }
-  for (const s of sessions) io.stdout.write(`${listLine(s, cwd === undefined)}\n`);
+  for (const state of alone) io.stdout.write(`${backgroundLine(state, cwd === undefined)}\n`);
+  for (const s of sessions) {
+    const state = backgroundState(data, s.id);
+    io.stdout.write(`${listLine(s, cwd === undefined)}${state ? `  [${stateText(state)}]` : ''}\n`);
+  }
   return 0;
+}
+
+/** A background run with no stored session (attempts that applied nothing, or one that has not stored its session yet). */
+function backgroundLine(state: BackgroundState, withCwd: boolean): string {
+  const when = new Date(state.record.startedAt).toISOString().replace('T', ' ').slice(0, 16);
+  const what = state.record.attempts !== undefined ? `${state.record.attempts} attempts` : 'run';
+  const title = state.record.prompt.replace(/\s+/g, ' ').slice(0, 80);
+  return `${state.record.id}  ${when}  ${what}  ${title}  [${stateText(state)}]${withCwd ? `  ${state.record.cwd}` : ''}`;
+}
+
+/** `crow sessions stop ID` */
+function stop(store: SessionStore, argv: string[], io: CliIO): number {
+  const { values, positionals } = commandArgs('sessions stop', argv, {});
+  if (values.help) return help(io);
+  const data = dataHome(io.env);
+  return stopBackground(data, backgroundId(store, data, positionals, 'stop'), io);
+}
+
+/** A session id or a background run's (which may have no stored session), a unique start accepted. */
+function backgroundId(store: SessionStore, data: string, positionals: string[], command: string): string {
+  if (positionals.length !== 1) throw new UsageError(`crow sessions ${command} takes one session id (see crow sessions list).`);
+  return resolveBackground(data, positionals[0]!) ?? store.resolve(positionals[0]!);
 }
 
 function help(io: CliIO): number {
@@ -96,7 +134,18 @@ function listLine(s: SessionMeta, withCwd: boolean): string {
 function show(store: SessionStore, argv: string[], io: CliIO): number {
   const { values, positionals } = commandArgs('sessions show', argv, {});
   if (values.help) return help(io);
-  const id = sessionId(store, positionals, 'show');
+  const data = dataHome(io.env);
+  const id = backgroundId(store, data, positionals, 'show');
+  const background = backgroundState(data, id);
+  if (background) {
+    const { record } = background;
+    const what = record.attempts !== undefined ? `${record.attempts} attempts` : 'Run';
+    io.stdout.write(`${what} in the background in ${record.cwd}, started ${new Date(record.startedAt).toISOString()}: ${stateText(background)}.\nPrompt: ${record.prompt}\n`);
+    // Attempts print their ranking; a run's own output is its session, shown below once stored.
+    if (record.attempts !== undefined || !store.has(id)) io.stdout.write(`\n${backgroundLog(data, id)}`);
+    if (!store.has(id)) return 0;
+    io.stdout.write('\n');
+  }
   const meta = store.meta(id);
   io.stdout.write(`${meta.title || meta.id}\n${meta.agentName} in ${meta.cwd}, ${new Date(meta.createdAt).toISOString()}\n`);
   io.stdout.write(artifactLines(meta));
@@ -145,8 +194,10 @@ async function exportSession(store: SessionStore, argv: string[], io: CliIO): Pr
 function deleteSession(store: SessionStore, argv: string[], io: CliIO): number {
   const { values, positionals } = commandArgs('sessions delete', argv, {});
   if (values.help) return help(io);
-  const id = sessionId(store, positionals, 'delete');
-  store.delete(id);
+  const data = dataHome(io.env);
+  const id = backgroundId(store, data, positionals, 'delete');
+  const background = forgetBackground(data, id);
+  if (store.has(id) || !background) store.delete(id);
   io.stdout.write(`Deleted session ${id}.\n`);
   return 0;
 }
