@@ -196,7 +196,7 @@ const builds = [
     entryPoints: ['test/vscode/index.ts', 'test/vscode/**/*.test.ts'],
     outbase: 'test/vscode',
     outdir: `${out}/test/vscode`,
-    external: ['vscode', 'mocha'],
+    external: ['vscode', 'mocha', '@napi-rs/keyring'],
   },
 ];
 
