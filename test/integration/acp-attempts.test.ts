@@ -9,38 +9,18 @@
  * wrong, refused.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PlanEntry, RequestPermissionRequest, SessionConfigOption } from '@agentclientprotocol/sdk';
 import { FakeLlmServer, type ScriptedReply } from '../../testkit/fake-llm-server';
 import type { PermissionReply } from '../support/acp-client';
+import { ORIGINAL, WRITES, attemptOf, git, greeterRepository, scriptAttempts } from '../support/attempts-fixture';
 import { type AcpProcess, CROW, startAcp } from '../support/crow-binary';
 import { userConfigDir } from '../support/doors';
 import { isolatedEnv } from '../support/isolated-env';
 import { skipBecause } from '../support/skip-reasons';
-
-const ORIGINAL = "module.exports = () => 'hi';\n";
-const WRITES: Record<number, string> = {
-  1: "module.exports = () => 'hello';\n",
-  2: "module.exports = () => 'hallo';\n",
-  3: "// Greets the caller.\nmodule.exports = () => 'hello';\n",
-};
-
-function git(cwd: string, ...args: string[]): string {
-  const run = spawnSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
-  assert.equal(run.status, 0, run.stderr);
-  return run.stdout.trim();
-}
-
-/** Which attempt a request comes from: its system prompt names the worktree it works in. */
-function attemptOf(body: Record<string, unknown>): number | 'judge' | undefined {
-  const system = JSON.stringify(body['system']);
-  if (system.includes('the judge of several attempts')) return 'judge';
-  const match = /crow-attempts\/[^/"\\]+\/(\d)/.exec(system);
-  return match ? Number(match[1]) : undefined;
-}
 
 describe('crow acp: a prompt as parallel attempts, ranked, one applied through a permission request, and /undo', function () {
   this.timeout(120_000);
@@ -55,21 +35,8 @@ describe('crow acp: a prompt as parallel attempts, ranked, one applied through a
     server.reset();
     home = mkdtempSync(join(tmpdir(), 'crow-acp-attempts-'));
     repo = join(home, 'project');
-    mkdirSync(repo);
-    git(repo, 'init', '-q');
-    writeFileSync(join(repo, 'greet.js'), ORIGINAL);
-    git(repo, 'add', '.');
-    git(repo, 'commit', '-qm', 'start');
-    server.respondWith('anthropic', (body): ScriptedReply | undefined => {
-      const who = attemptOf(body);
-      if (who === 'judge') {
-        return { blocks: [{ type: 'text', text: '{"ranking": [{"attempt": 3, "reason": "Correct, and documents it."}, {"attempt": 1, "reason": "Correct but bare."}, {"attempt": 2, "reason": "Wrong word."}]}' }] };
-      }
-      if (who === undefined) return undefined;
-      const messages = body['messages'] as { content: unknown }[];
-      if (!JSON.stringify(messages.at(-1)).includes('tool_result')) return { blocks: [{ type: 'tool_call', name: 'write_file', arguments: { path: 'greet.js', content: WRITES[who]! } }] };
-      return { blocks: [{ type: 'text', text: `Attempt ${who} done.` }] };
-    });
+    greeterRepository(repo);
+    scriptAttempts(server, '{"ranking": [{"attempt": 3, "reason": "Correct, and documents it."}, {"attempt": 1, "reason": "Correct but bare."}, {"attempt": 2, "reason": "Wrong word."}]}');
   });
   afterEach(async () => {
     if (agent) assert.equal(await agent.stop(), 0, agent.stderr());

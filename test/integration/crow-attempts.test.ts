@@ -6,37 +6,15 @@
  * tree and taken back by `crow undo`; the worktrees gone afterwards.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FakeLlmServer, type ScriptedReply } from '../../testkit/fake-llm-server';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
 import { isolatedEnv } from '../support/isolated-env';
+import { ORIGINAL, WRITES, git, greeterRepository, scriptAttempts } from '../support/attempts-fixture';
 import { CROW, runCrow } from '../support/crow-binary';
 import { describeUnless } from '../support/skip-reasons';
 import { NO_TMUX, Terminal } from '../support/terminal';
-
-const ORIGINAL = "module.exports = () => 'hi';\n";
-/** What each attempt writes to greet.js: attempt 2 gets the word wrong, so its check fails. */
-const WRITES: Record<number, string> = {
-  1: "module.exports = () => 'hello';\n",
-  2: "module.exports = () => 'hallo';\n",
-  3: "// Greets the caller.\nmodule.exports = () => 'hello';\n",
-};
-
-function git(cwd: string, ...args: string[]): string {
-  const run = spawnSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
-  assert.equal(run.status, 0, run.stderr);
-  return run.stdout.trim();
-}
-
-/** Which attempt a request comes from: its system prompt names the worktree it works in. */
-function attemptOf(body: Record<string, unknown>): number | 'judge' | undefined {
-  const system = JSON.stringify(body['system']);
-  if (system.includes('the judge of several attempts')) return 'judge';
-  const match = /crow-attempts\/[^/"\\]+\/(\d)/.exec(system);
-  return match ? Number(match[1]) : undefined;
-}
 
 describe('crow run --attempts: parallel attempts in git worktrees, judged, applied and undone', function () {
   this.timeout(120_000);
@@ -52,36 +30,17 @@ describe('crow run --attempts: parallel attempts in git worktrees, judged, appli
     server.reset();
     home = mkdtempSync(join(tmpdir(), 'crow-attempts-'));
     repo = join(home, 'project');
-    mkdirSync(repo);
-    git(repo, 'init', '-q');
-    writeFileSync(join(repo, 'greet.js'), ORIGINAL);
-    writeFileSync(join(repo, 'README.md'), '# Greeter\n');
-    git(repo, 'add', '.');
-    git(repo, 'commit', '-qm', 'start');
+    greeterRepository(repo, { 'README.md': '# Greeter\n' });
     // Uncommitted work the attempts must start from: a changed file and an untracked one (the check itself).
     writeFileSync(join(repo, 'README.md'), '# Greeter\n\nSays hello.\n');
     writeFileSync(join(repo, 'check.js'), "if (require('./greet.js')() !== 'hello') { console.log('wrong greeting'); process.exit(1); }\n");
     env = isolatedEnv(home, { ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: server.anthropicBaseUrl });
     judged = [];
-    server.respondWith('anthropic', (body): ScriptedReply | undefined => {
-      const who = attemptOf(body);
-      if (who === 'judge') {
-        judged.push(JSON.stringify(body['messages']));
-        return {
-          blocks: [
-            {
-              type: 'text',
-              text: 'Here is my ranking.\n```json\n{"ranking": [{"attempt": 3, "reason": "Correct, and documents the function."}, {"attempt": 2, "reason": "Wrong word."}, {"attempt": 1, "reason": "Correct but bare."}]}\n```',
-            },
-          ],
-        };
-      }
-      if (who === undefined) return undefined;
-      const messages = body['messages'] as { content: unknown }[];
-      const toolDone = JSON.stringify(messages.at(-1)).includes('tool_result');
-      if (!toolDone) return { blocks: [{ type: 'tool_call', name: 'write_file', arguments: { path: 'greet.js', content: WRITES[who]! } }] };
-      return { blocks: [{ type: 'text', text: `Attempt ${who}: greet.js now says ${WRITES[who]!.includes('hallo') ? 'hallo' : 'hello'}.` }] };
-    });
+    scriptAttempts(
+      server,
+      'Here is my ranking.\n```json\n{"ranking": [{"attempt": 3, "reason": "Correct, and documents the function."}, {"attempt": 2, "reason": "Wrong word."}, {"attempt": 1, "reason": "Correct but bare."}]}\n```',
+      judged,
+    );
   });
   afterEach(() => rmSync(home, { recursive: true, force: true }));
 
