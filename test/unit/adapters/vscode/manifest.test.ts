@@ -18,6 +18,9 @@ const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as
     viewsWelcome: { view: string; contents: string; when?: string }[];
   };
 };
+const nls = JSON.parse(readFileSync(join(ROOT, 'package.nls.json'), 'utf8')) as Record<string, string>;
+/** A text as VS Code shows it in English: a "%key%" is looked up in package.nls.json. */
+const english = (text: string): string => nls[/^%([\w.-]+)%$/.exec(text)?.[1] ?? ''] ?? text;
 
 /**
  * Keys the Linux desktops take before VS Code sees them, by their defaults:
@@ -40,7 +43,7 @@ describe('the extension manifest', () => {
     const welcome = manifest.contributes.viewsWelcome.filter((entry) => entry.view === 'crow.traces');
     // VS Code shows welcome text while a view has no data provider, i.e. before the extension is active.
     assert.deepEqual(
-      welcome.map((entry) => [entry.when, /^Loading/.test(entry.contents)]),
+      welcome.map((entry) => [entry.when, /^Loading/.test(english(entry.contents))]),
       // The key register-traces.ts sets (TRACES_READY; that module needs vscode, so it is named here).
       [['!crow.tracesReady', true], ['crow.tracesReady', false]],
     );
@@ -63,7 +66,7 @@ describe('the extension manifest', () => {
     assert.deepEqual(offered.map((command) => command.name), [...SLASH_COMMANDS]);
     for (const name of SLASH_COMMANDS) assert.ok(agents.includes(name) || commands.includes(name), `/${name} is an agent or a command`);
     // Words for a person: no "Agent:" prefixes, no internal names in the list.
-    for (const command of offered) assert.doesNotMatch((command as { description?: string }).description ?? '', /^Agent:/);
+    for (const command of offered) assert.doesNotMatch(english((command as { description?: string }).description ?? ''), /^Agent:/);
     assert.ok(offered.length < agents.length, 'fewer than every internal agent');
     for (const agent of agents) assert.deepEqual(participantRequest(undefined, `/${agent} fix the tests`, agents), { agent, text: 'fix the tests' }, `/${agent} typed still runs it`);
   });
