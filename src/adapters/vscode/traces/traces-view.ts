@@ -7,6 +7,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import * as vscode from 'vscode';
+import { t } from '../l10n';
 import { PRIVATE_DIR_MODE } from '../../../config/paths';
 import type { SessionMeta } from '../../../session/meta-file';
 import type { SessionStore } from '../../../session/session-store';
@@ -63,14 +64,14 @@ export class TracesView implements vscode.TreeDataProvider<SessionNode>, vscode.
   getTreeItem(node: SessionNode): vscode.TreeItem {
     const { meta } = node;
     const item = new vscode.TreeItem(
-      meta.title || '(untitled)',
+      meta.title || t('(untitled)'),
       node.children.length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
     );
     item.id = meta.id;
-    item.description = `${meta.parent ? `subagent of ${meta.parent.agent} · ` : ''}${meta.agentName} · ${ago(meta.updatedAt, Date.now())}`;
+    item.description = `${meta.parent ? `${t`subagent of ${meta.parent.agent}`} · ` : ''}${meta.agentName} · ${ago(meta.updatedAt, Date.now())}`;
     item.iconPath = new vscode.ThemeIcon(meta.parent ? 'hubot' : 'comment-discussion');
     item.contextValue = 'crow.session';
-    item.command = { command: 'crow.showTrace', title: 'Show Trace', arguments: [meta.id] };
+    item.command = { command: 'crow.showTrace', title: t('Show Trace'), arguments: [meta.id] };
     return item;
   }
 
@@ -79,13 +80,13 @@ export class TracesView implements vscode.TreeDataProvider<SessionNode>, vscode.
     const { meta } = node;
     const totals = sessionTotals(this.store(), meta.id);
     const lines = [
-      `**${escapeMarkdown(meta.title || '(untitled)')}**`,
+      `**${escapeMarkdown(meta.title || t('(untitled)'))}**`,
       '',
-      `Agent: ${escapeMarkdown(meta.agentName)}`,
-      `Started: ${new Date(meta.createdAt).toLocaleString()}`,
-      `Last change: ${new Date(meta.updatedAt).toLocaleString()}`,
-      `Prompts: ${totals.prompts}${totals.costUsd > 0 ? ` · cost $${totals.costUsd.toFixed(4)}` : ''}`,
-      `Session: \`${meta.id}\``,
+      t`Agent: ${escapeMarkdown(meta.agentName)}`,
+      t`Started: ${new Date(meta.createdAt).toLocaleString()}`,
+      t`Last change: ${new Date(meta.updatedAt).toLocaleString()}`,
+      `${t`Prompts: ${totals.prompts}`}${totals.costUsd > 0 ? ` · ${t`cost $${totals.costUsd.toFixed(4)}`}` : ''}`,
+      t`Session: \`${meta.id}\``,
     ];
     item.tooltip = new vscode.MarkdownString(lines.join('  \n'));
     return item;
