@@ -98,4 +98,25 @@ describe('the extension manifest', () => {
       assert.ok(restricted.includes(widening), widening);
     }
   });
+
+  it('lists in the Marketplace with its own categories, at most 30 keywords, a 128×128 PNG icon, a banner, links and a changelog', () => {
+    const listing = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      categories: string[]; keywords: string[]; icon: string; galleryBanner: { color: string; theme: string };
+      repository: { url: string }; homepage: string; bugs: { url: string }; license: string;
+    };
+    // The categories VS Code's extension manifest reference lists (code.visualstudio.com/api/references/extension-manifest).
+    const categories = ['Azure', 'Data Science', 'Debuggers', 'Extension Packs', 'Education', 'Formatters', 'Keymaps', 'Language Packs', 'Linters', 'Machine Learning', 'Notebooks', 'Programming Languages', 'SCM Providers', 'Snippets', 'Testing', 'Themes', 'Visualization', 'AI', 'Chat', 'Other'];
+    assert.deepEqual(listing.categories.filter((category) => !categories.includes(category)), []);
+    // The Marketplace takes 30 tags, and vsce adds its own (chat-participant, language-models, keybindings): room is left for them.
+    assert.ok(listing.keywords.length + 3 <= 30, `${listing.keywords.length} keywords`);
+    assert.equal(new Set(listing.keywords.map((keyword) => keyword.toLowerCase())).size, listing.keywords.length, 'no keyword twice');
+    const png = readFileSync(join(ROOT, listing.icon));
+    assert.equal(png.toString('latin1', 1, 4), 'PNG');
+    assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [128, 128]);
+    assert.match(listing.galleryBanner.color, /^#[0-9a-f]{6}$/i);
+    assert.ok(['dark', 'light'].includes(listing.galleryBanner.theme));
+    for (const url of [listing.repository.url, listing.homepage, listing.bugs.url]) assert.match(url, /^https:\/\/\S+$/);
+    assert.equal(listing.license, 'MIT');
+    assert.match(readFileSync(join(ROOT, 'CHANGELOG.md'), 'utf8'), /^# Changelog\n[\s\S]*^## 0\.1\.0/m);
+  });
 });
