@@ -1,8 +1,9 @@
 /**
  * The extension's translatable words, read from its sources the way
  * `@vscode/l10n-dev export` reads them (that tool is not installed here):
- * every `t('…')` call and every t`…` tagged template in src/adapters/vscode/,
- * where `t` is @vscode/l10n's (src/adapters/vscode/l10n.ts). A template's
+ * every `t('…')` call and every t`…` tagged template in src/adapters/vscode/
+ * and in the chat webview (webview/chat/), in the files that import `t` from
+ * their l10n.ts (@vscode/l10n's, in the extension host and in the webview). A template's
  * values become {0}, {1}, … in its key, as @vscode/l10n numbers them.
  *
  * `scripts/l10n-export.ts` writes l10n/bundle.l10n.json from this;
@@ -15,6 +16,7 @@ import ts from 'typescript';
 
 export const ROOT = join(__dirname, '..');
 export const ADAPTER = join(ROOT, 'src', 'adapters', 'vscode');
+export const CHAT_WEBVIEW = join(ROOT, 'webview', 'chat');
 export const BUNDLE = join(ROOT, 'l10n', 'bundle.l10n.json');
 
 export interface Found {
@@ -47,12 +49,13 @@ export function where(source: ts.SourceFile, node: ts.Node): string {
   return `${relative(ROOT, source.fileName)}:${line + 1}`;
 }
 
-/** The messages of every `t` in `files`. */
-export function extract(files: string[] = adapterSources()): Extracted {
+/** The messages of every `t` in `files` that import it from an l10n module. */
+export function extract(files: string[] = [...adapterSources(), ...adapterSources(CHAT_WEBVIEW)]): Extracted {
   const found: Found[] = [];
   const problems: string[] = [];
   for (const file of files) {
     const source = parse(file);
+    if (!importsT(source)) continue;
     const visit = (node: ts.Node): void => {
       if (ts.isTaggedTemplateExpression(node) && isT(node.tag)) {
         found.push({ key: templateKey(node.template), where: where(source, node) });
@@ -66,6 +69,18 @@ export function extract(files: string[] = adapterSources()): Extracted {
     visit(source);
   }
   return { found, problems };
+}
+
+function importsT(source: ts.SourceFile): boolean {
+  return source.statements.some(
+    (statement) =>
+      ts.isImportDeclaration(statement) &&
+      ts.isStringLiteral(statement.moduleSpecifier) &&
+      /(^|\/)l10n$/.test(statement.moduleSpecifier.text) &&
+      statement.importClause?.namedBindings !== undefined &&
+      ts.isNamedImports(statement.importClause.namedBindings) &&
+      statement.importClause.namedBindings.elements.some((element) => element.name.text === 't'),
+  );
 }
 
 function isT(node: ts.Node): boolean {

@@ -9,7 +9,8 @@
  *
  * The extension (dist/extension.js) and the engine (dist/engine.js) are two
  * bundles with a copy each of @vscode/l10n: each is given VS Code's bundle
- * when it loads (extension.ts, crow.ts `loadEngine`).
+ * when it loads (extension.ts, crow.ts `loadEngine`). The chat view gets it
+ * in its page (chat-view.ts; webview/chat/l10n.ts reads it).
  *
  * Write `t('Plain words')`, or a tagged template for words with values in
  * them: t`Crow: the key for ${name} is stored.` (its key is

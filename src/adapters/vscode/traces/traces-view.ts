@@ -130,12 +130,13 @@ export function nestSessions(metas: SessionMeta[]): SessionNode[] {
 /** "just now", "5 min ago", "3 h ago", "2 days ago", then the date. */
 export function ago(then: number, now: number): string {
   const minutes = Math.floor((now - then) / 60_000);
-  if (minutes < 1) return 'just now';
-  if (minutes < 60) return `${minutes} min ago`;
+  if (minutes < 1) return t('just now');
+  if (minutes < 60) return t`${minutes} min ago`;
   const hours = Math.floor(minutes / 60);
-  if (hours < 24) return `${hours} h ago`;
+  if (hours < 24) return t`${hours} h ago`;
   const days = Math.floor(hours / 24);
-  return days < 7 ? `${days} day${days === 1 ? '' : 's'} ago` : new Date(then).toLocaleDateString();
+  if (days === 1) return t('1 day ago');
+  return days < 7 ? t`${days} days ago` : new Date(then).toLocaleDateString();
 }
 
 function escapeMarkdown(text: string): string {

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import * as l10n from '@vscode/l10n';
-import { adapterSources, BUNDLE, bundleText, extract, parse, where } from '../../../../scripts/l10n-strings';
+import { adapterSources, BUNDLE, bundleText, CHAT_WEBVIEW, extract, parse, where } from '../../../../scripts/l10n-strings';
 import { welcomeText } from '../../../../src/adapters/vscode/chat/transcript-translator';
 import { policyFromConfig } from '../../../../src/config/permission-config';
 
@@ -77,6 +77,10 @@ describe('the extension speaks through translatable strings', () => {
       assert.deepEqual(adapterSources().flatMap(untranslated), []);
     });
 
+    it("no text the chat view draws (labels, buttons, titles, aria-labels, placeholders) bypasses t()", () => {
+      assert.deepEqual(adapterSources(CHAT_WEBVIEW).flatMap(undrawn), []);
+    });
+
     it('the scan finds a literal that bypasses t(), and passes one that does not', () => {
       const found = untranslatedIn(`
         vscode.window.showInformationMessage('Crow: nothing to do.');
@@ -128,7 +132,7 @@ function untranslatedIn(code: string): string[] {
  * `$(name)` is no word) passed to a showing call, or assigned to a showing
  * property of a vscode object, that are not inside a t() or t`…`.
  */
-function literalsOutsideT(source: ts.SourceFile): { node: ts.Node; text: string }[] {
+function literalsOutsideT(source: ts.SourceFile, calls: string[] = []): { node: ts.Node; text: string }[] {
   const found: { node: ts.Node; text: string }[] = [];
   const collect = (node: ts.Node): void => {
     if (isT(node)) return;
@@ -148,10 +152,11 @@ function literalsOutsideT(source: ts.SourceFile): { node: ts.Node; text: string 
     ts.forEachChild(node, collect);
   };
   const add = (node: ts.Node, text: string): void => {
-    if (/\p{L}/u.test(text.replace(/\$\([\w-]+\)/g, ''))) found.push({ node, text });
+    // A codicon's `$(name)` and an example address are no words.
+    if (/\p{L}/u.test(text.replace(/\$\([\w-]+\)/g, '').replace(/\bhttps?:\/\/\S*/g, ''))) found.push({ node, text });
   };
   const visit = (node: ts.Node): void => {
-    if (ts.isCallExpression(node) && isShowing(node)) {
+    if (ts.isCallExpression(node) && (isShowing(node) || (ts.isIdentifier(node.expression) && calls.includes(node.expression.text)))) {
       node.arguments.forEach(collect);
     } else if (
       ts.isBinaryExpression(node) &&
@@ -162,6 +167,39 @@ function literalsOutsideT(source: ts.SourceFile): { node: ts.Node; text: string 
       /\bitem\b/i.test(node.left.expression.getText(source))
     ) {
       collect(node.right);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/**
+ * The chat webview's drawing helpers and which argument is text
+ * (webview/chat/elements.ts, its VS Code elements), the attributes a person
+ * reads or hears, and the properties that set shown text.
+ */
+const DRAWING_ARGUMENT: Record<string, number> = { el: 2, button: 0, vsButton: 0, labelled: 0, label: 0, details: 1, option: 1, vsTextfield: 2, setLabel: 1 };
+const SHOWN_ATTRIBUTES = new Set(['aria-label', 'title', 'placeholder']);
+const SHOWN_PROPERTIES = new Set(['title', 'textContent', 'placeholder', 'label']);
+
+function undrawn(file: string): string[] {
+  const source = parse(file);
+  const found: string[] = [];
+  const check = (node: ts.Node | undefined): void => {
+    if (!node) return;
+    for (const text of literalsOutsideT(ts.createSourceFile('x.ts', `show(${node.getText(source)})`, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS), ['show'])) {
+      found.push(`${where(source, node)}: ${text.text}`);
+    }
+  };
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node)) {
+      const name = ts.isIdentifier(node.expression) ? node.expression.text : ts.isPropertyAccessExpression(node.expression) ? node.expression.name.text : '';
+      if (name in DRAWING_ARGUMENT && ts.isIdentifier(node.expression)) check(node.arguments[DRAWING_ARGUMENT[name]!]);
+      const [attribute, value] = node.arguments;
+      if (name === 'setAttribute' && attribute && ts.isStringLiteral(attribute) && SHOWN_ATTRIBUTES.has(attribute.text)) check(value);
+    } else if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(node.left) && SHOWN_PROPERTIES.has(node.left.name.text)) {
+      check(node.right);
     }
     ts.forEachChild(node, visit);
   };
