@@ -20,6 +20,12 @@ const watch = process.argv.includes('--watch');
 // `--production` (npm run package): minified, no source maps, no test bundles, and a crow binary
 // with no runtime node_modules (the .vsix ships none; rg then comes from PATH or VS Code).
 const production = process.argv.includes('--production');
+// `--out DIR`: the bundles go to DIR instead of dist/. `--cli`: only what the crow binary loads (no extension,
+// engine or VS Code suites). npm run pack:npm builds the npm package's dist/ this way (scripts/pack-npm.ts).
+const outAt = process.argv.indexOf('--out');
+const out = outAt >= 0 ? process.argv[outAt + 1] : 'dist';
+if (!out || out.startsWith('--')) throw new Error('esbuild.mjs: --out needs a folder');
+const cliOnly = process.argv.includes('--cli');
 
 /** @type {import('esbuild').BuildOptions} */
 const common = {
@@ -112,54 +118,57 @@ const commonHighlight = {
 };
 
 const builds = [
-  {
+  !cliOnly && {
     ...common,
     entryPoints: ['src/adapters/vscode/extension.ts'],
-    outfile: 'dist/extension.js',
-    external: ['vscode'],
+    outfile: `${out}/extension.js`,
+    external: ['vscode', '@napi-rs/keyring'],
     plugins: [engineApart],
   },
-  {
+  !cliOnly && {
     ...common,
     entryPoints: ['src/adapters/vscode/engine-bundle.ts'],
-    outfile: 'dist/engine.js',
-    external: ['vscode'],
+    outfile: `${out}/engine.js`,
+    // The OS keychain binding (config/os-keychain.ts) is a native module, required only where installed.
+    external: ['vscode', '@napi-rs/keyring'],
     plugins: cloudApart,
   },
   {
     ...common,
     entryPoints: ['src/adapters/cli/crow.ts'],
-    outfile: 'dist/crow-cli.js',
+    outfile: `${out}/crow-cli.js`,
     // The MCP SDK is large and only needed once a session has MCP servers: loaded from node_modules,
     // except in the .vsix (no node_modules), where it is bundled.
-    external: production ? [] : ['@modelcontextprotocol/sdk'],
+    // The OS keychain binding is a native module: never bundled, required on first use where it is installed
+    // (an optional dependency; without it crow login keeps keys in a private file).
+    external: production ? ['@napi-rs/keyring'] : ['@modelcontextprotocol/sdk', '@napi-rs/keyring'],
     plugins: [markdownApart, otlpApart, ...cloudApart],
   },
   {
     ...common,
     entryPoints: ['src/adapters/cli/crow-trace.ts'],
-    outfile: 'dist/crow-trace.js',
+    outfile: `${out}/crow-trace.js`,
   },
   {
     ...common,
     entryPoints: ['src/llm/bedrock-endpoint.ts'],
-    outfile: 'dist/bedrock.js',
+    outfile: `${out}/bedrock.js`,
   },
   {
     ...common,
     entryPoints: ['src/llm/vertex-endpoint.ts'],
-    outfile: 'dist/vertex.js',
+    outfile: `${out}/vertex.js`,
   },
   {
     ...common,
     entryPoints: ['src/adapters/cli/terminal-markdown.ts'],
-    outfile: 'dist/markdown.js',
+    outfile: `${out}/markdown.js`,
     plugins: [commonHighlight],
   },
   {
     ...common,
     entryPoints: ['src/telemetry/otlp-export.ts'],
-    outfile: 'dist/otlp.js',
+    outfile: `${out}/otlp.js`,
   },
   {
     ...common,
@@ -175,18 +184,18 @@ const builds = [
       // The chat's icons: a stylesheet of its own (the chat page links it with the id @vscode-elements looks for).
       codicon: 'node_modules/@vscode/codicons/dist/codicon.css',
     },
-    outdir: 'dist/webview',
+    outdir: `${out}/webview`,
     // The codicon font, beside codicon.css as dist/webview/codicon.ttf (served through asWebviewUri).
     loader: { '.ttf': 'file' },
     assetNames: '[name]',
   },
-  !production && {
+  !production && !cliOnly && {
     ...common,
     // The index the extension host loads (npm run test:vscode) and every suite it runs; test/vscode/support/
     // is bundled into the suites that use it. mocha loads from node_modules at run time.
     entryPoints: ['test/vscode/index.ts', 'test/vscode/**/*.test.ts'],
     outbase: 'test/vscode',
-    outdir: 'dist/test/vscode',
+    outdir: `${out}/test/vscode`,
     external: ['vscode', 'mocha'],
   },
 ];
@@ -200,7 +209,7 @@ const launcher = (bundleSha256) =>
   withZod({
     ...common,
     entryPoints: ['src/adapters/cli/launcher.ts'],
-    outfile: 'dist/crow.js',
+    outfile: `${out}/crow.js`,
     banner: { js: '#!/usr/bin/env node' },
     define: { CROW_BUNDLE_SHA256: JSON.stringify(bundleSha256) },
     plugins: [cliApart, traceApart],
@@ -208,18 +217,18 @@ const launcher = (bundleSha256) =>
 
 const selected = builds.filter(Boolean).map(withZod);
 // A deleted suite must not keep running from its old bundle.
-rmSync('dist/test/vscode', { recursive: true, force: true });
+rmSync(join(out, 'test', 'vscode'), { recursive: true, force: true });
 if (watch) {
-  rmSync('dist/builtin-definitions.json', { force: true });
+  rmSync(join(out, 'builtin-definitions.json'), { force: true });
   for (const options of [...selected, launcher('')]) await (await esbuild.context(options)).watch();
   console.error('esbuild: watching for changes…');
 } else {
   await Promise.all(selected.map((options) => esbuild.build(options)));
   // The bundles Node loads, read faster as ASCII (see scripts/ascii-bundle.mjs).
   await Promise.all(selected.filter((options) => options.platform === 'node' && options.outfile).map((options) => asciiComments(options.outfile)));
-  await esbuild.build(launcher(createHash('sha256').update(readFileSync('dist/crow-cli.js')).digest('hex')));
-  await asciiComments('dist/crow.js');
-  chmodSync('dist/crow.js', 0o755);
+  await esbuild.build(launcher(createHash('sha256').update(readFileSync(join(out, 'crow-cli.js'))).digest('hex')));
+  await asciiComments(join(out, 'crow.js'));
+  chmodSync(join(out, 'crow.js'), 0o755);
   await writeBuiltinSnapshot();
 }
 
@@ -232,7 +241,7 @@ async function writeBuiltinSnapshot() {
   const script = join(mkdtempSync(join(tmpdir(), 'crow-build-')), 'snapshot.js');
   try {
     await esbuild.build(withZod({ ...common, sourcemap: false, minify: false, entryPoints: ['scripts/builtin-definitions-snapshot.ts'], outfile: script }));
-    execFileSync(process.execPath, [script, process.cwd(), join('dist', 'builtin-definitions.json')], { stdio: 'inherit' });
+    execFileSync(process.execPath, [script, process.cwd(), join(out, 'builtin-definitions.json')], { stdio: 'inherit' });
   } finally {
     rmSync(dirname(script), { recursive: true, force: true });
   }

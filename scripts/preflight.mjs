@@ -5,8 +5,11 @@
 // it also sees to the Debian packages the whole suite needs (tmux, bubblewrap,
 // Chromium): installed when it can do so without asking (root, or passwordless
 // sudo), else named with the exact command; the suites that need them skip,
-// and the test summary says so. Plain Node with no dependencies: it runs
-// before there are any.
+// and the test summary says so. It also adds acpx, the ACP client we did not
+// write that drives `crow acp` in the tests (it cannot be in the lock file: its
+// platform packages are not all on the registry, which breaks npm ci), and
+// builds the eval container image where podman can build it. Plain Node with
+// no dependencies: it runs before there are any.
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
@@ -21,6 +24,12 @@ export const SYSTEM_PACKAGES = [
   { program: 'chromium', pkg: 'chromium', needs: 'the trace viewer, chat view and browser tests' },
 ];
 
+/** The ACP client the tests drive `crow acp` with, at the version they were written against. */
+export const ACPX = 'acpx@0.19.1';
+/** The image the real-container eval tests run (test/integration/eval-container.test.ts), and how it is built. */
+const EVAL_IMAGE = 'localhost/crow-eval-debian:bookworm';
+const BUILD_IMAGE = ['bash', 'eval/container/build-image.sh', 'podman', EVAL_IMAGE];
+
 function main() {
   const problem = npmPackagesProblem(root);
   if (problem !== undefined) {
@@ -31,8 +40,37 @@ function main() {
       return 1;
     }
   }
-  if (process.argv.includes('--system')) systemPackages();
+  if (process.argv.includes('--system')) {
+    systemPackages();
+    testClient();
+    evalImage();
+  }
   return 0;
+}
+
+/** acpx in node_modules, added without saving (as CI adds it); the tests that need it skip, saying so, when it cannot be had. */
+function testClient() {
+  if (existsSync(join(root, 'node_modules', '.bin', 'acpx'))) return;
+  say(`adding ${ACPX}, the ACP client the tests drive crow acp with (npm install --no-save)…`);
+  const npm = spawnSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', ACPX], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (npm.status !== 0) say(`could not add ${ACPX}; the tests driving crow acp through it skip. To run them: npm install --no-save ${ACPX}`);
+}
+
+/**
+ * The eval image, built once (about 3 minutes, from Debian's packages by
+ * debootstrap) where podman and debootstrap are here and the image is not;
+ * elsewhere its tests skip, naming what is missing.
+ */
+function evalImage() {
+  if (!onPath('podman')) return;
+  if (spawnSync('podman', ['image', 'exists', EVAL_IMAGE], { stdio: 'ignore' }).status === 0) return;
+  if (!onPath('debootstrap') || process.getuid?.() !== 0) {
+    say(`the eval image ${EVAL_IMAGE} is missing and is built as root with debootstrap; its tests skip. To build it: sudo ${BUILD_IMAGE.join(' ')}`);
+    return;
+  }
+  say(`building the eval image ${EVAL_IMAGE} for the real-container tests (once, about 3 minutes): ${BUILD_IMAGE.join(' ')}`);
+  const build = spawnSync(BUILD_IMAGE[0], BUILD_IMAGE.slice(1), { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (build.status !== 0) say(`the image build failed; the real-container tests skip. To retry: ${BUILD_IMAGE.join(' ')}`);
 }
 
 /**

@@ -50,6 +50,12 @@ export interface StrictWireOptions {
    * cached prompt tokens"). Scripted usage still wins.
    */
   promptCount?: 'whole' | 'uncached';
+  /**
+   * The API keys this server accepts; any other key is refused as the real
+   * APIs refuse a wrong one (see keyRefusal). Default: any key (only its
+   * presence is checked).
+   */
+  apiKeys?: readonly string[];
 }
 
 /** What the server does with a request before it plays a scripted reply. */
@@ -67,6 +73,7 @@ export class StrictWire {
   readonly chatServer: ChatServerProfile;
   readonly wires: Record<FakeApi, WireFormat>;
   private readonly allowed: ReadonlySet<string>;
+  private readonly apiKeys: readonly string[] | undefined;
   private readonly issuedThinking = new Map<string, string>();
   /** Call id → the thought signature this server put on it (a server that signs calls). */
   private readonly issuedCallSignatures = new Map<string, string>();
@@ -81,6 +88,7 @@ export class StrictWire {
 
   constructor(options: StrictWireOptions = {}) {
     this.allowed = new Set(options.allowBroken ?? []);
+    this.apiKeys = options.apiKeys;
     this.chatServer = CHAT_SERVER_PROFILES[options.chatServer ?? 'openai'];
     this.setContextWindow(options.contextWindow);
     this.wires = { anthropic: anthropicWire(options.anthropicUsage), openai: openaiWire(this.chatServer), 'openai-responses': responsesWire };
@@ -112,7 +120,9 @@ export class StrictWire {
       this.refusals.push({ rule: rule.name, api, refusal });
       return refusal;
     }
-    return undefined;
+    const wrongKey = this.apiKeys && keyRefusal(api, headers, this.apiKeys);
+    if (wrongKey) this.refusals.push({ rule: `${api}/wrong-key`, api, refusal: wrongKey });
+    return wrongKey || undefined;
   }
 
   private headerRules(api: FakeApi): readonly HeaderRule[] {
@@ -225,4 +235,21 @@ class ChatPrefix {
     const fresh = (body.messages as unknown[]).slice(shared);
     return Math.max(1, chatPromptTokens({ messages: fresh }));
   }
+}
+
+/**
+ * A key the server does not know, refused as the real APIs refuse it: 401
+ * on every route, models list included. Anthropic: `authentication_error`,
+ * "invalid x-api-key" (docs.anthropic.com/en/api/errors: 401
+ * authentication_error "There's an issue with your API key"; the message as
+ * the API sends it, e.g. anthropics/anthropic-sdk-python#600). OpenAI:
+ * `invalid_api_key`, "Incorrect API key provided" (platform.openai.com/docs/guides/error-codes:
+ * 401 "Invalid Authentication" / "Incorrect API key provided").
+ */
+function keyRefusal(api: FakeApi, headers: IncomingHttpHeaders, keys: readonly string[]): Refusal | undefined {
+  const bearer = /^Bearer\s+(\S+)/i.exec(headers.authorization ?? '')?.[1];
+  const given = api === 'anthropic' ? (typeof headers['x-api-key'] === 'string' ? headers['x-api-key'] : bearer) : bearer;
+  if (given !== undefined && keys.includes(given)) return undefined;
+  if (api === 'anthropic') return { status: 401, type: 'authentication_error', message: 'invalid x-api-key' };
+  return { status: 401, type: 'invalid_request_error', message: 'Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.', code: 'invalid_api_key', param: null };
 }

@@ -13,11 +13,14 @@ import { baseAgentFromDefinition, type AgentEnvironment } from './definition-age
 /** The ACP agent front doors pick when neither the user nor the settings (default_agent) name one. */
 export const DEFAULT_AGENT = 'build';
 
-/** The ACP agents a person can pick; compositions led by a subagent (task-pair) are for the task tool. */
+/**
+ * The ACP agents a person can pick; compositions led by a subagent (task-pair) are for the task tool, and one
+ * marked `pickable: false` (judge-attempts) is run by name only.
+ */
 export function pickableAgents(registry: AgentRegistry): { name: string; description: string }[] {
   return registry
     .acpAgents()
-    .filter((agent) => registry.baseAgent(agent.primary)?.role !== 'subagent')
+    .filter((agent) => registry.baseAgent(agent.primary)?.role !== 'subagent' && !agent.unpickable)
     .map(({ name, description }) => ({ name, description }));
 }
 

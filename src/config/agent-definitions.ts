@@ -137,6 +137,8 @@ export interface ACPAgentDefinition extends DefinitionCommon {
   coagent?: string;
   flow: ControlFlow;
   handoff?: HandoffPrompt;
+  /** Offered in no picker: run only by name (see ACPAgentSchema's pickable). */
+  unpickable?: true;
 }
 
 export type AgentDefinition = BaseAgentDefinition | ACPAgentDefinition;
@@ -282,6 +284,7 @@ export function parseACPAgent(file: MarkdownFile): Parsed<ACPAgentDefinition> {
       primary: data.primary,
       flow: composed.flow,
       ...definedOnly({ coagent: data.coagent, handoff: composed.handoff, hints: split.hints.length > 0 ? split.hints : undefined }),
+      ...(data.pickable === false ? { unpickable: true as const } : {}),
     },
   };
 }

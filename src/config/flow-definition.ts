@@ -50,6 +50,8 @@ export const ACPAgentSchema = onFirstUse(() =>
       /** Coagent flows: false lets the coagent review but not end the task (default true). */
       can_terminate: z.boolean().optional(),
       enabled: z.boolean().optional(),
+      /** false: offered in no picker (ACP modes, the chat), run only by name (crow run --agent, --judge). Default true. */
+      pickable: z.boolean().optional(),
     })
     .strict(),
 );

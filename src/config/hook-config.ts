@@ -6,7 +6,8 @@
  * folder is trusted.
  */
 import { isAbsolute, join, resolve } from 'node:path';
-import { isReallyWithin, realPathOf } from '../vocabulary/real-paths';
+import { namesWithin } from '../vocabulary/path-semantics';
+import { realPathOf } from '../vocabulary/real-paths';
 import * as z from 'zod';
 import { onFirstUse } from '../vocabulary/first-use';
 import { claudeEventName, claudeToolCrowName, readClaudeHooks } from './claude-hooks';
@@ -120,7 +121,7 @@ export function claudeFilePath(path: string, root: string, env: NodeJS.ProcessEn
 
 /** Whether `file` lies inside the folder `root`, both resolved through links (a settings file reached through a link into the workspace is in it). */
 export function isInside(root: string, file: string): boolean {
-  return isReallyWithin(root, file) && realPathOf(file) !== realPathOf(root);
+  return (namesWithin(realPathOf(root), realPathOf(file))?.length ?? 0) > 0;
 }
 
 function entriesOf(document: HookDocument, source: string): HookSettings[] {

@@ -204,7 +204,7 @@ export function providerApiKey(entry: ProviderEntry, env: NodeJS.ProcessEnv, age
   if (entry.type === 'openai' && entry.baseUrl !== undefined && isCompatibleServer(entry.baseUrl)) return undefined;
   const who = agent !== undefined ? ` (needed by agent "${agent}")` : '';
   const hint = entry.name === 'openai' ? ' (or point OPENAI_BASE_URL at an OpenAI-compatible server such as Ollama)' : '';
-  throw new ConfigError(`No API key for provider "${entry.name}"${who}: set the environment variable ${entry.apiKeyEnv}${hint}.`);
+  throw new ConfigError(`No API key for provider "${entry.name}"${who}: run crow login --provider ${entry.name}, or set the environment variable ${entry.apiKeyEnv}${hint}.`);
 }
 
 /** Where settings come from besides the files. */

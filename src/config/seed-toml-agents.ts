@@ -10,8 +10,9 @@
  * is a problem naming the nearest table or key.
  */
 import { readFileSync, realpathSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import { didYouMean } from '../vocabulary/did-you-mean';
+import { namesWithin } from '../vocabulary/path-semantics';
 import type { DefinitionHint } from './agent-frontmatter-forms';
 import type { DefinitionError } from './config-problems';
 import type { MarkdownFile } from './markdown-files';
@@ -97,8 +98,7 @@ function promptFile(definition: string, reference: string): { text: string; path
 }
 
 function within(root: string, path: string): boolean {
-  const inside = relative(root, path);
-  return inside !== '' && inside !== '..' && !inside.startsWith(`..${sep}`) && !isAbsolute(inside);
+  return (namesWithin(root, path)?.length ?? 0) > 0;
 }
 
 function acpFields(file: string, document: Record<string, unknown>): SeedFields {

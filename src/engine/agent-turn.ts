@@ -1,6 +1,26 @@
 /**
  * One running turn of a BaseAgent: the ReAct loop itself (call the model,
  * run the tools it asks for, repeat) and the state it keeps while it runs.
+ * Start here to follow a turn end to end; each step names where it lives:
+ *
+ *   BaseAgent.executeTurn (base-agent.ts)  the turn's tools and context, events as a stream (event-stream.ts)
+ *   Turn.loop (below)                    until an answer, a stop rule (stop-rules.ts) or the budget
+ *     takeSteering                       what the person sent meanwhile, as user messages
+ *     callModel                          the context kept inside the window (compaction.ts), the request
+ *       → callModel (model-call.ts)      checked against the budget (nextCall), streamed as events
+ *                                        (events.ts), the response recorded in the session
+ *     afterResponse                      stop, refusal, cut-off calls, or the tool calls of the response:
+ *       runToolRound (tool-round.ts)     in order, read-only ones side by side, loops and task_complete caught
+ *         executeToolCall                hooks before and after, the call's span, its progress
+ *           (tool-execution.ts,           (tool-progress.ts, output-tail.ts)
+ *            tool-progress.ts)
+ *           tool.run                     parse → refuse → authorize → record for undo → execute → finish
+ *             (tools/tool-call.ts)       (the permission gate: tools/permissions.ts)
+ *     finish                             the TurnResult (turn.ts) and the turn's span
+ *
+ * Above a turn, a flow (agents/flow-run.ts, coagent-flow.ts) runs the
+ * primary and its reviewer; below the model call, a provider (llm/) speaks
+ * one API's wire format.
  */
 import { addUsage, type AssistantResponse, emptyUsage, isCutOff, type LlmRequest, type ToolCallBlock, type Usage } from '../llm/types';
 import type { InternalSession } from '../session/internal-session';

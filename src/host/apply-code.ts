@@ -19,6 +19,8 @@ import { writeFileTool } from '../tools/builtin/write-file';
 import type { ToolResult } from '../tools/tool';
 import { errorText } from '../vocabulary/text';
 import { appliedNote, tellAgents } from '../session/agent-notes';
+import { containment } from '../tools/workspace-containment';
+import { HOST_PATHS, type PathSemantics, resolveAs } from '../vocabulary/path-semantics';
 import { answeringRun, type CommandOutcome } from './command-answer';
 
 /** What the person's prompt line reads for an Apply. */
@@ -100,20 +102,30 @@ function outcomeOf(result: ToolResult, relative: string, signal: AbortSignal): C
  * on the way are followed.
  */
 export async function insideWorkspace(root: string, target: string): Promise<string> {
+  const relative = applyTarget(root, target);
+  const realRoot = await fs.realpath(root);
+  const real = await realpathOfNearest(path.resolve(root, target.trim()));
+  if (!containment(realRoot, real).inside) {
+    throw new Error(`Not applied: "${target.trim()}" leads outside the workspace through a symlink (to ${real}). Apply only writes files inside ${root}.`);
+  }
+  return relative;
+}
+
+/**
+ * The path an Apply names, relative to the root ('/'-separated), judged as
+ * written with the platform's path rules (another drive, a UNC path, `..`
+ * past the root, a device name or stream on Windows are refused); throws
+ * saying what to name instead.
+ */
+export function applyTarget(root: string, target: string, semantics: PathSemantics = HOST_PATHS): string {
   const trimmed = target.trim();
   if (trimmed === '') throw new Error('Apply needs a file: name one in the code fence (```ts src/app.ts) or pick one.');
-  const realRoot = await fs.realpath(root);
-  const absolute = path.resolve(root, trimmed);
-  const lexical = path.relative(path.resolve(root), absolute);
-  if (lexical === '' || lexical.startsWith('..') || path.isAbsolute(lexical)) {
+  const inside = containment(resolveAs(semantics, undefined, root), resolveAs(semantics, root, trimmed), semantics);
+  if (!inside.inside && !inside.outside) throw new Error(`Not applied: "${trimmed}" cannot be written (${inside.problem}). Name a plain file inside ${root}.`);
+  if (!inside.inside || inside.names.length === 0) {
     throw new Error(`Not applied: "${trimmed}" is outside the workspace. Apply only writes files inside ${root}; name a path relative to it.`);
   }
-  const real = await realpathOfNearest(absolute);
-  const inside = path.relative(realRoot, real);
-  if (inside === '' || inside.startsWith('..') || path.isAbsolute(inside)) {
-    throw new Error(`Not applied: "${trimmed}" leads outside the workspace through a symlink (to ${real}). Apply only writes files inside ${root}.`);
-  }
-  return lexical.split(path.sep).join('/');
+  return inside.names.join('/');
 }
 
 /** The real path of `absolute`, or of its nearest existing ancestor joined with the missing rest. */

@@ -11,6 +11,7 @@ import { Redactor } from '../telemetry/redact';
 import { TraceRecorder } from '../telemetry/trace-recorder';
 import { AutoApproveCaps, PermissionGate } from '../tools/permissions';
 import { protectedPathsFor } from '../tools/protected-paths';
+import { platformWithoutSandbox } from '../tools/sandbox-probe';
 import type { WorkspaceCatalog } from './catalog';
 import type { HostSessionOptions } from './session-options';
 
@@ -24,6 +25,8 @@ export interface SessionParts {
 
 export function sessionParts(options: HostSessionOptions, catalog: WorkspaceCatalog): SessionParts {
   const caps = new AutoApproveCaps({});
+  // Where no sandbox can exist (Windows, macOS), every command is asked; a workspace whose commands run elsewhere (a container) says it is sandboxed.
+  const noSandbox = options.workspace.sandboxed ? undefined : platformWithoutSandbox();
   const permissions = new PermissionGate({
     policy: catalog.permissionPolicy(),
     ...(options.ask ? { ask: options.ask } : {}),
@@ -31,6 +34,7 @@ export function sessionParts(options: HostSessionOptions, catalog: WorkspaceCata
     forced: options.forced ?? {},
     caps,
     protectedPaths: protectedPathsFor(options.workspace.root, options.env),
+    ...(noSandbox !== undefined ? { noSandbox } : {}),
   });
   // Crow's git for undo sees no credential, the settings' key variables included.
   const hidden = catalog.sandbox?.()?.options.hiddenVariables ?? [];

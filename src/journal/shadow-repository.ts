@@ -12,11 +12,12 @@
  */
 import { constants, existsSync } from 'node:fs';
 import { chmod, copyFile, lstat, mkdir, readFile, realpath, rm, stat, utimes, writeFile } from 'node:fs/promises';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../config/paths';
 import { privateFolderProblem } from '../config/private-files';
 import type { GitRunner } from './git-runner';
 import { GITLINK } from './git-trees';
+import { namesWithin } from '../vocabulary/path-semantics';
 
 /** Marks a shadow whose seed failed once: it is not seeded again. */
 const SEED_REFUSED = 'crow-seed-refused';
@@ -180,9 +181,7 @@ async function gitDirAt(dotGit: string): Promise<string | undefined> {
 
 /** `path` relative to `root` with forward slashes ('' for the root itself); undefined when outside. */
 export function inside(root: string, path: string): string | undefined {
-  const rel = relative(root, path);
-  if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return undefined;
-  return rel.split(sep).join('/');
+  return namesWithin(root, path)?.join('/');
 }
 
 async function isFile(path: string): Promise<boolean> {

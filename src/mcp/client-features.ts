@@ -5,12 +5,12 @@
  * changed, or that a resource it was asked to watch did. Declared only
  * where a session can answer (a client without folders declares no roots).
  */
-import { basename } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type * as TypesModule from '@modelcontextprotocol/sdk/types.js';
 import type { ClientCapabilities, Root } from '@modelcontextprotocol/sdk/types.js';
 import type { Attributes, Span } from '../telemetry/span';
+import { HOST_PATHS, type PathSemantics, resolveAs } from '../vocabulary/path-semantics';
 
 /** The lists a server may say changed. */
 export type McpList = 'tools' | 'resources' | 'prompts';
@@ -35,9 +35,16 @@ export function capabilitiesOf(features: McpClientFeatures): ClientCapabilities 
   return features.roots ? { roots: { listChanged: true } } : {};
 }
 
-/** The folders as roots: file:// URIs named by their last segment. */
-export function rootsOf(folders: readonly string[]): Root[] {
-  return folders.map((folder) => ({ uri: pathToFileURL(folder).href, name: basename(folder) || folder }));
+/**
+ * The folders as roots: file:// URIs named by their last segment, written
+ * as the platform's paths read (`C:\Work` is `file:///C:/Work`, a share
+ * `\\server\share` is `file://server/share`, a `\\?\` prefix dropped).
+ */
+export function rootsOf(folders: readonly string[], semantics: PathSemantics = HOST_PATHS): Root[] {
+  return folders.map((folder) => {
+    const absolute = resolveAs(semantics, undefined, folder);
+    return { uri: pathToFileURL(absolute, { windows: semantics.windowsNames }).href, name: semantics.path.basename(absolute) || absolute };
+  });
 }
 
 /** Answers the server's requests and heeds its notifications as `features` say; before connecting. */

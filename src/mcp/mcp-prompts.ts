@@ -8,7 +8,7 @@
  */
 import type { GetPromptResult, Prompt, PromptMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { UserBlock } from '../llm/types';
-import { capOutput } from '../tools/define-tool';
+import { capOutput } from '../tools/tool-output-notes';
 import { allPages } from './list-pages';
 import type { McpConnection } from './mcp-connection';
 import { wrappedResource } from './resource-text';

@@ -8,7 +8,7 @@
  * offers subscriptions), and attached again at the next prompt after it changed.
  */
 import type { ImageBlock, TextBlock, UserBlock } from '../llm/types';
-import { capOutput } from '../tools/define-tool';
+import { capOutput } from '../tools/tool-output-notes';
 import { errorText } from '../vocabulary/text';
 import type { ReadResourceResult } from './mcp-resources';
 import type { McpServers } from './mcp-servers';

@@ -1,5 +1,6 @@
 import type { ImageBlock } from '../llm/types';
-import { capOutput, DEFAULT_MAX_OUTPUT_CHARS } from '../tools/define-tool';
+import { DEFAULT_MAX_OUTPUT_CHARS } from '../tools/define-tool';
+import { capOutput } from '../tools/tool-output-notes';
 import type { ToolOutput } from '../tools/tool';
 import type { CallToolResult } from './mcp-connection';
 

@@ -31,6 +31,7 @@ import { type Dirent, lstatSync, mkdirSync, readdirSync, statSync, writeFileSync
 import { isAbsolute, join, resolve } from 'node:path';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../config/paths';
 import { lstatOrMissing, privateFolderProblem, readPrivateFile, removeEntry, writePrivateFile } from '../config/private-files';
+import { comparablePath, foldPath, withoutDevicePrefix } from '../vocabulary/path-semantics';
 import { realPathOf } from '../vocabulary/real-paths';
 import { workspaceKey } from '../vocabulary/workspace-key';
 
@@ -329,10 +330,11 @@ export function folderKeys(cwd: string): string[] {
  */
 export function folderMatcher(cwd: string): (stored: unknown) => boolean {
   if (!isAbsolute(cwd)) return (stored) => stored === cwd;
-  const written = resolve(cwd);
-  const real = realPathOf(cwd);
-  const realOf = memoized(realPathOf);
-  return (stored) => typeof stored === 'string' && isAbsolute(stored) && (resolve(stored) === written || realOf(stored) === real);
+  // Compared as the file system compares names (path-semantics.ts): `C:\Work` is `c:\work`; on Linux as written.
+  const written = comparablePath(cwd);
+  const real = foldPath(withoutDevicePrefix(realPathOf(cwd)));
+  const realOf = memoized((stored: string) => foldPath(withoutDevicePrefix(realPathOf(stored))));
+  return (stored) => typeof stored === 'string' && isAbsolute(stored) && (comparablePath(stored) === written || realOf(stored) === real);
 }
 
 /** Whether `name` can be a session id (and so names a folder inside the sessions folder, never a way out of it). */

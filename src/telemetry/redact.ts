@@ -24,7 +24,7 @@ const CREDENTIAL_PATTERNS: RegExp[] = [
 export const REDACTED = '[REDACTED]';
 
 export class Redactor {
-  private readonly secrets: string[];
+  private secrets: string[];
 
   /**
    * Knows the values in `env` of variables named like secrets, of the
@@ -41,6 +41,12 @@ export class Redactor {
     const inside = secretValuesOf(env, secretNames).filter((secret) => secret.length >= MIN_SECRET_LENGTH);
     // Longest first, so a secret that contains another is replaced whole.
     this.secrets = [...new Set([...values, ...inside])].sort((a, b) => b.length - a.length);
+  }
+
+  /** Redacts these values too from now on (a key stored by crow login after this redactor was made). */
+  learn(secrets: readonly string[]): void {
+    const fresh = secrets.filter((secret) => secret.length >= MIN_NAMED_LENGTH);
+    this.secrets = [...new Set([...this.secrets, ...fresh])].sort((a, b) => b.length - a.length);
   }
 
   text(value: string): string {

@@ -17,6 +17,8 @@ import { readRepositoryGit } from './repository-git';
 import { probeSandbox, type SandboxProbe } from './sandbox-probe';
 import { DEFAULT_SANDBOX_PORTS, DEFAULT_SANDBOX_TMP_SIZE_MB, type SandboxMode } from '../config/settings-file';
 import { type SandboxOptions, WorkspaceError } from './workspace';
+import { POSIX_PATHS } from '../vocabulary/path-semantics';
+import { isWithin } from '../vocabulary/real-paths';
 
 export type { SandboxOptions };
 
@@ -287,9 +289,9 @@ function lstatIfThere(target: string): Stats | undefined {
   }
 }
 
+/** Whether `target` is `root` or inside it: the sandbox is bubblewrap's, so paths are Linux paths. */
 function isInside(root: string, target: string): boolean {
-  const rel = path.relative(root, target);
-  return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
+  return isWithin(root, target, POSIX_PATHS);
 }
 
 function once(action: () => void): () => void {

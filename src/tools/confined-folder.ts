@@ -20,6 +20,8 @@
 import { constants, existsSync } from 'node:fs';
 import { type FileHandle, lchown, lstat, mkdir, open, readFile, readlink, rename, rmdir, symlink, unlink } from 'node:fs/promises';
 import * as path from 'node:path';
+import { HOST_PATHS, type PathSemantics, resolveAs } from '../vocabulary/path-semantics';
+import { containment } from './workspace-containment';
 
 /** Links followed on one path before giving up, as the kernel does (ELOOP). */
 const MAX_LINK_HOPS = 40;
@@ -55,15 +57,16 @@ export class LinkRefusedError extends Error {
   }
 }
 
-/** A path that is outside the folder as written (absolute elsewhere, or `..` past the root). */
+/** A path that is outside the folder as written (absolute elsewhere, or `..` past the root), or names no plain file in it (`problem`: a Windows device or stream). */
 export class OutsideFolderError extends Error {
   override name = 'OutsideFolderError';
 
   constructor(
     readonly path: string,
     readonly root: string,
+    readonly problem?: string,
   ) {
-    super(`${path} is outside ${root}; nothing was changed there`);
+    super(problem === undefined ? `${path} is outside ${root}; nothing was changed there` : `${problem}; nothing was changed there`);
   }
 }
 
@@ -134,8 +137,10 @@ export class ConfinedFolder {
     private readonly links: LinkRule = 'inside',
     /** Who owns each file Crow writes and each folder it makes here; unchanged (Crow's own user) when absent. */
     private readonly owner?: Owner,
+    /** How paths are read (default: this machine's file system); another platform's only for judging paths (relative()). */
+    private readonly semantics: PathSemantics = HOST_PATHS,
   ) {
-    this.root = path.resolve(root);
+    this.root = resolveAs(semantics, undefined, root);
   }
 
   /** Writes the whole file (created or truncated), byte for byte. */
@@ -345,22 +350,18 @@ export class ConfinedFolder {
 
   /** Where the link at `linkRel` (in the folder at `folderPath`) leads, relative to the root; refused when it leaves, or when links are never followed. */
   private follow(linkRel: string, folderPath: string, text: string, asked: string, hops: number): string {
-    const absolute = path.resolve(folderPath, text);
-    const rel = path.relative(this.root, absolute);
-    const outside = rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel);
+    const inside = containment(this.root, resolveAs(this.semantics, folderPath, text), this.semantics);
+    const outside = !inside.inside;
     if (outside || this.links === 'never') throw new LinkRefusedError(asked, linkRel, text, outside);
     if (hops >= MAX_LINK_HOPS) throw Object.assign(new Error(`${asked}: too many links on the way`), { code: 'ELOOP' });
-    return rel.split(path.sep).join('/');
+    return inside.names.join('/');
   }
 
-  /** The components of a path relative to the root; throws for a path that is outside it. */
+  /** The components of a path relative to the root; throws for a path that is outside it (or, on Windows, names a device or a stream). */
   private parts(target: string): string[] {
-    const absolute = path.resolve(this.root, target);
-    const rel = path.relative(this.root, absolute);
-    if (rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) {
-      throw new OutsideFolderError(target, this.root);
-    }
-    return rel === '' ? [] : rel.split(path.sep);
+    const inside = containment(this.root, resolveAs(this.semantics, this.root, target), this.semantics);
+    if (!inside.inside) throw new OutsideFolderError(target, this.root, inside.outside ? undefined : inside.problem);
+    return inside.names;
   }
 }
 

@@ -4,7 +4,19 @@
  * segment spans any number of folders, `[abc]` and `[!a-z]` are classes,
  * `{a,b}` are alternatives (ripgrep's extension) and `\` escapes.
  */
+import { HOST_PATHS, type PathSemantics } from '../vocabulary/path-semantics';
 import { errorText } from '../vocabulary/text';
+
+/**
+ * A glob a person or model gave for a file search, as ripgrep reads it on
+ * the platform: on Windows `\` is a path separator there, not an escape
+ * (globset's backslash_escape is off where `\` separates), so it becomes
+ * "/"; elsewhere the glob is unchanged. Ignore files are git's syntax,
+ * where `\` escapes everywhere: they do not go through this.
+ */
+export function platformGlob(glob: string, semantics: PathSemantics = HOST_PATHS): string {
+  return semantics.windowsNames ? glob.replaceAll('\\', '/') : glob;
+}
 
 /** One piece of a parsed glob. */
 export type GlobPart =

@@ -8,6 +8,8 @@
 import { lstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import type { HiddenPath } from './bwrap-args';
+import { POSIX_PATHS } from '../vocabulary/path-semantics';
+import { isWithin } from '../vocabulary/real-paths';
 
 /** Where programs that reach beyond the sandbox listen: container engines, D-Bus, per-user runtime folders. */
 const HOST_SOCKETS = ['/run/user', '/run/dbus', '/run/docker.sock', '/run/docker', '/run/containerd', '/run/podman', '/var/run/docker.sock'];
@@ -77,7 +79,7 @@ export function otherProcMounts(): string[] {
   return [...found];
 }
 
+/** Whether `target` is `root` or inside it: the sandbox is bubblewrap's, so paths are Linux paths. */
 function isInside(root: string, target: string): boolean {
-  const rel = path.relative(root, target);
-  return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
+  return isWithin(root, target, POSIX_PATHS);
 }

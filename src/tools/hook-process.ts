@@ -8,7 +8,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { StringDecoder } from 'node:string_decoder';
+import { existsSync } from 'node:fs';
 import { COMMAND_MARK, terminateCommand } from './command-reaper';
+import { chooseShell } from './command-shell';
 import { HeadTailBuffer, trackCommand } from './node-exec';
 import { childProcess } from '../vocabulary/first-use';
 
@@ -45,11 +47,15 @@ export function runHookProcess(command: string, options: HookProcessOptions): Pr
   if (options.signal.aborted) return Promise.resolve({ ...none, aborted: true });
   const mark = randomUUID();
   const grace = options.killGraceMs ?? KILL_GRACE_MS;
+  // Windows has no /bin/sh: hooks run in Git Bash there, as commands do (command-shell.ts).
+  const chosen = process.platform === 'win32' ? chooseShell({ platform: 'win32', env: options.env, exists: existsSync }) : { shell: '/bin/sh' };
+  if ('problem' in chosen) return Promise.resolve({ ...none, aborted: false, startError: chosen.problem });
   return new Promise((resolve) => {
-    const child = childProcess().spawn('/bin/sh', ['-c', command], {
+    const child = childProcess().spawn(chosen.shell, ['-c', command], {
       cwd: options.cwd,
       env: { ...options.env, [COMMAND_MARK]: mark },
       detached: true,
+      windowsHide: true,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     const stdout = new HeadTailBuffer(MAX_STREAM_CHARS);
@@ -91,7 +97,7 @@ export function runHookProcess(command: string, options: HookProcessOptions): Pr
     child.on('error', (err) => {
       cleanup();
       untrack();
-      resolve({ ...none, aborted, startError: `could not start /bin/sh: ${err.message}` });
+      resolve({ ...none, aborted, startError: `could not start ${chosen.shell}: ${err.message}` });
     });
     child.on('close', (exitCode) => {
       cleanup();

@@ -3,6 +3,7 @@ import { accessSync, constants } from 'node:fs';
 import * as path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { isSecretVariable, withoutSecrets } from '../config/secret-variables';
+import { chooseShell, isExecutable } from './command-shell';
 import { COMMAND_MARK, type CommandProcesses, killCommandNow, terminateCommand, terminateGroup } from './command-reaper';
 import type { ExecResult } from './workspace';
 import { childProcess } from '../vocabulary/first-use';
@@ -32,7 +33,7 @@ export interface RunCommandOptions {
   env?: NodeJS.ProcessEnv;
   /** Program and arguments the shell runs under (bwrap and its arguments); none by default. */
   wrapper?: readonly string[];
-  /** The shell as the wrapper finds it (a container's own `bash`); default: bash from PATH, else sh. */
+  /** The shell as the wrapper finds it (a container's own `bash`); default: chooseShell (bash from PATH, else sh; Git Bash on Windows). */
   shell?: string;
 }
 
@@ -67,7 +68,8 @@ export async function stopAllCommands(graceMs: number): Promise<void> {
 }
 
 /**
- * Runs `command` with `bash -c` (`sh -c` when bash is missing), under the
+ * Runs `command` with `bash -c` (`sh -c` when bash is missing; Git Bash on
+ * Windows, see command-shell.ts), under the
  * wrapper when one is given, in a process group of its own with a mark of
  * its own in the environment (see command-reaper.ts), stdin closed, stdout
  * and stderr interleaved. On timeout or abort the whole command gets
@@ -86,7 +88,9 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
   // Two pipes cannot keep the order of writes across them, so the shell
   // sends stderr into stdout first; on the same line, so line numbers in
   // the command's error messages stay right.
-  const shell = [options.shell ?? findShell(env.PATH), '-c', `exec 2>&1; ${command}`];
+  const chosen = options.shell !== undefined ? { shell: options.shell } : chooseShell({ platform: process.platform, env, exists: isExecutable });
+  if ('problem' in chosen) return Promise.reject(new Error(`Could not start the shell: ${chosen.problem}`));
+  const shell = [chosen.shell, '-c', `exec 2>&1; ${command}`];
   const [file, ...args] = [...(options.wrapper ?? []), ...shell] as [string, ...string[]];
   return new Promise((resolve, reject) => {
     const output = new HeadTailBuffer(options.maxOutputChars);
@@ -94,6 +98,7 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
       cwd: options.cwd,
       env,
       detached: true,
+      windowsHide: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let timedOut = false;
@@ -150,10 +155,6 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
       void (stopping ?? Promise.resolve()).then(() => resolve({ exitCode, ...output.result(), timedOut, aborted }));
     });
   });
-}
-
-function findShell(searchPath = ''): string {
-  return findExecutable('bash', searchPath) ?? 'sh';
 }
 
 /** The first executable `name` in the folders of `searchPath` (a PATH value). */

@@ -1,6 +1,6 @@
 import { lstatSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { pathGlob } from './glob-pattern';
+import { pathGlob, platformGlob } from './glob-pattern';
 import { walkNarrowingArgs } from './glob-walk';
 import { MAX_RECORD_CHARS, runRipgrep } from './run-ripgrep';
 import {
@@ -39,7 +39,7 @@ const MAX_WARNINGS = 5;
  */
 export async function findFilesWithRipgrep(workspace: SearchRoot, options: FindFilesOptions): Promise<FindFilesResult> {
   const target = await existingTarget(workspace, options.path);
-  const tests = (options.globs ?? []).map(pathGlob);
+  const tests = searchGlobs(options).map((glob) => pathGlob(glob));
   const matches = (relative: string) => tests.length === 0 || tests.some((test) => test(relative));
   if (!target.isFolder) {
     // A file given as the path is listed as rg lists a file it is given (ignore files do not apply); the globs see its name.
@@ -74,10 +74,15 @@ export async function findFilesWithRipgrep(workspace: SearchRoot, options: FindF
   };
 }
 
+/** The search's globs as ripgrep reads them on this platform ("\\" a separator on Windows). */
+function searchGlobs(options: FindFilesOptions): string[] {
+  return (options.globs ?? []).map((glob) => platformGlob(glob));
+}
+
 /** rg's arguments for a --files walk of the current folder ("."), the searched one. */
 function findArgs(options: FindFilesOptions): string[] {
   const sort = options.sort === 'path' ? ['--sort=path'] : [];
-  return ['--files', '--null', ...SELECTION_ARGS, ...sort, ...walkNarrowingArgs(options.globs ?? []), '--', '.'];
+  return ['--files', '--null', ...SELECTION_ARGS, ...sort, ...walkNarrowingArgs(searchGlobs(options)), '--', '.'];
 }
 
 /** A path rg listed under "." as relative to it, forward slashes. */

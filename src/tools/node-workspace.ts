@@ -6,6 +6,7 @@ import { type CommandLaunch, CommandSandbox, type SandboxOptions } from './comma
 import { ConfinedFolder, LinkRefusedError, type Owner, OutsideFolderError } from './confined-folder';
 import { coveredCommandLaunch } from './covered-command';
 import { runCommand } from './node-exec';
+import { containment } from './workspace-containment';
 import { findFilesWithRipgrep, grepWithRipgrep } from './node-search';
 import {
   type DirectoryEntry,
@@ -87,11 +88,11 @@ export class NodeWorkspace implements Workspace {
 
   async resolve(target: string): Promise<string> {
     const real = await realpathAllowingMissing(path.resolve(this.root, target));
-    if (!isInside(this.root, real)) {
-      throw new WorkspaceError(
-        `Path "${target}" resolves to ${real}, outside the workspace. Paths must stay inside the workspace root ${this.root}.`,
-      );
+    const inside = containment(this.root, real);
+    if (!inside.inside && inside.outside) {
+      throw new WorkspaceError(`Path "${target}" resolves to ${real}, outside the workspace. Paths must stay inside the workspace root ${this.root}.`);
     }
+    if (!inside.inside) throw new WorkspaceError(`Path "${target}" cannot be used: ${inside.problem}. Name a plain file inside the workspace root ${this.root}.`);
     return real;
   }
 
@@ -244,11 +245,6 @@ async function readLink(target: string): Promise<string | undefined> {
   } catch {
     return undefined;
   }
-}
-
-function isInside(root: string, target: string): boolean {
-  const rel = path.relative(root, target);
-  return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
 }
 
 function isMissing(err: unknown): boolean {

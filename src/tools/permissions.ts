@@ -32,6 +32,14 @@ export interface PermissionGateOptions {
   caps?: AutoApproveCaps;
   /** The workspace's protected paths; default: judged relative to the process's folder, without the user's config folder. */
   protectedPaths?: ProtectedPaths;
+  /**
+   * Why no sandbox can contain commands on this machine (Windows, macOS: see
+   * platformWithoutSandbox), when none can: then every command that does not
+   * run in a sandbox is asked every time, as a destructive call is: no
+   * policy rule, --allow, allow-list entry, "always" answer or hook lets it
+   * run unasked, and nobody to ask means no. Denials still hold.
+   */
+  noSandbox?: string;
 }
 
 /**
@@ -49,6 +57,7 @@ export class PermissionGate {
   private readonly remembered: RememberedAnswers;
   private readonly caps: AutoApproveCaps | undefined;
   private readonly protectedPaths: ProtectedPaths;
+  private readonly noSandbox: string | undefined;
 
   /** The session's standing "always" and "never" answers, for a door that lists them with Revoke. */
   standingRules(): StandingRule[] {
@@ -68,6 +77,7 @@ export class PermissionGate {
     this.remembered = options.remembered ?? new RememberedAnswers();
     this.caps = options.caps;
     this.protectedPaths = options.protectedPaths ?? new ProtectedPaths();
+    this.noSandbox = options.noSandbox;
   }
 
   /** A gate like this one (same asker, remembered answers, caps, protected paths) with some options replaced. */
@@ -80,6 +90,7 @@ export class PermissionGate {
       remembered: this.remembered,
       ...(this.caps ? { caps: this.caps } : {}),
       protectedPaths: this.protectedPaths,
+      ...(this.noSandbox !== undefined ? { noSandbox: this.noSandbox } : {}),
       ...options,
     });
   }
@@ -180,23 +191,33 @@ export class PermissionGate {
     const judgement = request.command !== undefined ? judgeCommand(request.command) : undefined;
     const guarded = this.protectedTargets(request, judgement);
     if (guarded.length > 0) return this.authorizeProtected(request, guarded, judgement, signal);
-    if (request.hook === 'allow' && !request.destructive) return this.deniedWithoutAsking(request, judgement) ?? { allowed: true, how: 'hook' };
+    const uncontained = this.uncontained(request);
+    if (request.hook === 'allow' && !request.destructive && !uncontained) return this.deniedWithoutAsking(request, judgement) ?? { allowed: true, how: 'hook' };
     const planted = this.implicitRepositories(request, judgement);
-    const asksAlways = request.hook === 'ask' || request.destructive === true;
+    const asksAlways = request.hook === 'ask' || request.destructive === true || uncontained;
     const automatic = asksAlways ? this.deniedWithoutAsking(request, judgement) : this.automaticVerdict(request, judgement, planted);
     if (automatic && !(automatic.allowed && this.caps?.exhausted(request.category))) {
       if (automatic.allowed) this.caps?.count(request.category);
       return automatic;
     }
     if (!this.ask) return { allowed: false, reason: this.nobodyToAsk(request, judgement, planted) };
-    const asked = planted === undefined ? request : { ...request, alwaysScope: `${request.alwaysScope}; asked every time: ${planted}` };
+    const everyTime = [...(planted === undefined ? [] : [planted]), ...(uncontained ? [`no sandbox contains commands here (${this.noSandbox})`] : [])];
+    const asked = everyTime.length === 0 ? request : { ...request, alwaysScope: `${request.alwaysScope}; asked every time: ${everyTime.join('; ')}` };
     return this.answered(request, judgement, await this.ask(asked, signal));
+  }
+
+  /** Whether `request` is a command that runs uncontained on a machine where no sandbox exists: asked every time. */
+  private uncontained(request: PermissionRequest): boolean {
+    return this.noSandbox !== undefined && request.command !== undefined && request.sandboxed !== true;
   }
 
   /** Why a call that needs a person's answer is denied in a run where nobody can answer, and how to allow it. */
   private nobodyToAsk(request: PermissionRequest, judgement: CommandJudgement | undefined, planted: string | undefined): string {
     if (request.destructive) {
       return `Not run: ${request.title} says it may destroy data, so a person is asked every time whatever the settings, and nobody can be asked in this non-interactive run. Nothing was run; if it is needed, tell the user what to run and why.`;
+    }
+    if (this.uncontained(request)) {
+      return `Not run: ${request.title}. No sandbox contains commands on this machine (${this.noSandbox}), so a person is asked before every command whatever the settings, and nobody can be asked in this non-interactive run. Nothing was run; if it is needed, tell the user what to run and why.`;
     }
     if (request.hook === 'ask') {
       return `Not run: a pre_tool_use hook asks for approval of ${request.title}, and nobody can be asked in this non-interactive run. To run such calls here, make the hook answer "allow" or nothing.`;
@@ -284,8 +305,8 @@ export class PermissionGate {
     const answer = reply;
     // A person's yes starts the cap's count over: the next automatic approvals are theirs to cap again.
     if (answer === 'allow_once' || answer === 'allow_always') this.caps?.restart(request.category);
-    // A destructive call's "always" is only this once: remembering it would allow its whole category or command.
-    if ((answer === 'allow_always' && !request.destructive) || answer === 'reject_always') {
+    // A destructive or uncontained call's "always" is only this once: remembering it would allow its whole category or command.
+    if ((answer === 'allow_always' && !request.destructive && !this.uncontained(request)) || answer === 'reject_always') {
       const allowed = answer === 'allow_always';
       if (request.category === 'execute' && request.command !== undefined && judgement) this.remembered.commands(request.command, judgement, allowed);
       else this.remembered.category(request.category, allowed);

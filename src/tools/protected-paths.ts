@@ -12,13 +12,16 @@
  *
  * Paths are judged as written and through symlinks (the nearest existing
  * ancestor is resolved), with folder names compared without case and
- * without trailing dots or spaces, as case-insensitive file systems would.
+ * without trailing dots or spaces, as case-insensitive file systems would,
+ * and as the platform reads them (path-semantics.ts): on Windows a stream
+ * (`.git::$INDEX_ALLOCATION`) or an 8.3 short name (`GIT~1`) of a protected
+ * folder is that folder, and a home's `AppData` is configuration.
  */
 import { lstatSync, readlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
-import path from 'node:path';
 import { configHome } from '../config/paths';
 import { readRepositoryGitSync } from './repository-git';
+import { HOST_PATHS, foldName, mayBeShortName, nameKey, namesWithin, type PathSemantics, resolveAs } from '../vocabulary/path-semantics';
 import { realPathOf } from '../vocabulary/real-paths';
 
 /** Folder names that are protected wherever they appear in a path. */
@@ -36,6 +39,8 @@ export interface ProtectedPathsOptions {
    * a function is asked on the first check (reading them runs git, which a run that touches no path never needs).
    */
   guarded?: readonly string[] | (() => readonly string[]);
+  /** How the file system reads paths (default: this machine's); another platform's is only judged as written, nothing looked up. */
+  semantics?: PathSemantics;
 }
 
 export class ProtectedPaths {
@@ -47,13 +52,16 @@ export class ProtectedPaths {
   private readonly home: string;
   /** The user's home, as written and real, when the workspace holds it: its config entries are protected. */
   private readonly homes: string[];
+  private readonly semantics: PathSemantics;
 
   constructor(options: ProtectedPathsOptions = {}) {
-    this.root = path.resolve(options.root ?? '.');
-    this.roots = distinct([this.root, realPathOf(this.root)]);
+    this.semantics = options.semantics ?? HOST_PATHS;
+    this.root = this.absolute(options.root ?? '.');
+    this.roots = distinct([this.root, this.real(this.root)]);
     this.options = options;
     this.home = options.home ?? homedir();
-    this.homes = distinct([path.resolve(this.home), realPathOf(path.resolve(this.home))]).filter((home) => this.roots.some((root) => within(home, root)));
+    const home = this.absolute(this.home);
+    this.homes = distinct([home, this.real(home)]).filter((folder) => this.roots.some((root) => this.within(folder, root)));
   }
 
   /**
@@ -64,7 +72,8 @@ export class ProtectedPaths {
   find(targets: readonly { path: string; tilde?: boolean }[], bases: readonly { path: string; tilde?: boolean }[] = [{ path: '.' }]): string[] {
     const found: string[] = [];
     for (const target of targets) {
-      const hit = bases.some((base) => this.isProtected(this.resolve(target, this.resolve(base, this.root))));
+      const folders = bases.flatMap((base) => this.readings(base, this.root));
+      const hit = folders.some((folder) => this.readings(target, folder).some((candidate) => this.isProtected(candidate)));
       if (hit && !found.includes(target.path)) found.push(target.path);
     }
     return found;
@@ -72,37 +81,72 @@ export class ProtectedPaths {
 
   /** Whether `absolute` (or what it resolves to through symlinks) is protected. */
   isProtected(absolute: string): boolean {
-    return distinct([absolute, realPathOf(absolute)]).some((candidate) => this.protectedAsWritten(candidate));
+    return distinct([absolute, this.real(absolute)]).some((candidate) => this.protectedAsWritten(candidate));
   }
 
   /** The config folder, git's code paths and where the workspace's protected folders link to, as written and real; worked out on first need. */
   private get guarded(): string[] {
     if (this.guardedPaths) return this.guardedPaths;
     const { configHome, guarded: given = [] } = this.options;
-    const linked = PROTECTED_FOLDERS.flatMap((name) => linkTarget(path.join(this.root, name)) ?? []);
+    const linked = this.semantics === HOST_PATHS ? PROTECTED_FOLDERS.flatMap((name) => linkTarget(this.semantics.path.join(this.root, name)) ?? []) : [];
     const named = typeof given === 'function' ? given() : given;
-    const guarded = [...(configHome ? [configHome] : []), ...named, ...linked].map((folder) => path.resolve(folder));
-    this.guardedPaths = distinct([...guarded, ...guarded.map((target) => realPathOf(target))]);
+    const guarded = [...(configHome ? [configHome] : []), ...named, ...linked].map((folder) => this.absolute(folder));
+    this.guardedPaths = distinct([...guarded, ...guarded.map((target) => this.real(target))]);
     return this.guardedPaths;
   }
 
   private protectedAsWritten(candidate: string): boolean {
-    if (this.guarded.some((folder) => within(candidate, folder))) return true;
+    if (this.guarded.some((folder) => this.within(candidate, folder))) return true;
     for (const home of this.homes) {
-      const first = path.relative(home, candidate).split(/[\\/]+/)[0]!;
-      if (within(candidate, home) && first !== '' && isHomeConfig(first)) return true;
+      const first = this.namesWithin(home, candidate)?.[0];
+      if (first !== undefined && isHomeConfig(first, this.semantics)) return true;
     }
-    const root = this.roots.find((folder) => within(candidate, folder));
     // Inside the workspace only the part below the root counts, so a workspace kept under a `.vscode` folder still works.
-    const segments = (root ? path.relative(root, candidate) : candidate).split(/[\\/]+/);
-    return segments.some((segment) => PROTECTED_FOLDERS.includes(normalized(segment)));
+    const below = this.roots.map((root) => this.namesWithin(root, candidate)).find((names) => names !== undefined);
+    const segments = below ?? resolveAs(this.semantics, undefined, candidate).split(/[\\/]+/);
+    return segments.some((segment) => isProtectedName(segment, this.semantics));
+  }
+
+  /**
+   * Where `target` may lead from `base`: as the platform reads it, and on
+   * Windows also as Git Bash reads it (`/c/Users` and `/cygdrive/c/Users`
+   * are `C:\\Users` to the commands it runs), so both are judged.
+   */
+  private readings(target: { path: string; tilde?: boolean }, base: string): string[] {
+    const native = this.resolve(target, base);
+    const drive = this.semantics.windowsNames ? /^(?:\/cygdrive)?\/([A-Za-z])(?=\/|$)/.exec(target.path) : null;
+    return drive ? distinct([native, resolveAs(this.semantics, undefined, `${drive[1]!}:\\${target.path.slice(drive[0].length)}`)]) : [native];
   }
 
   private resolve(target: { path: string; tilde?: boolean }, base: string): string {
     const value = target.path;
-    if (target.tilde && (value === '~' || value.startsWith('~/'))) return path.join(this.home, value.slice(1));
-    return path.resolve(base, value);
+    const home = value === '~' || value.startsWith('~/') || (this.semantics.windowsNames && value.startsWith('~\\'));
+    if (target.tilde && home) return this.semantics.path.join(this.home, value.slice(1));
+    return resolveAs(this.semantics, base, value);
   }
+
+  private absolute(target: string): string {
+    return resolveAs(this.semantics, undefined, target);
+  }
+
+  private real(target: string): string {
+    return realPathOf(target, this.semantics);
+  }
+
+  private within(candidate: string, folder: string): boolean {
+    return this.namesWithin(folder, candidate) !== undefined;
+  }
+
+  /** Folders compared with the wide fold: a path that may be in a guarded folder is taken to be (asked more, never less). */
+  private namesWithin(folder: string, candidate: string): string[] | undefined {
+    return namesWithin(folder, candidate, this.semantics, foldName);
+  }
+}
+
+/** Whether a name in a path is one of the protected folders as the file system reads it (on Windows, also a short name that may be one). */
+export function isProtectedName(name: string, semantics: PathSemantics = HOST_PATHS): boolean {
+  if (PROTECTED_FOLDERS.includes(nameKey(name, semantics))) return true;
+  return semantics.windowsNames && PROTECTED_FOLDERS.some((folder) => mayBeShortName(name.split(':')[0]!, folder));
 }
 
 /** Protected paths of a workspace for a user whose environment is `env`, git's code paths included (read once, at the first check). */
@@ -111,11 +155,11 @@ export function protectedPathsFor(root: string, env: NodeJS.ProcessEnv = process
   return new ProtectedPaths({ root, configHome: configHome(env), guarded, ...(env.HOME ? { home: env.HOME } : {}) });
 }
 
-const CASE_INSENSITIVE = process.platform === 'win32' || process.platform === 'darwin';
-
-/** Entries of a home folder that programs read as configuration: every dot entry, and macOS's Library. */
-export function isHomeConfig(name: string): boolean {
-  return name.startsWith('.') || (process.platform === 'darwin' && name === 'Library');
+/** Entries of a home folder that programs read as configuration: every dot entry, macOS's Library and Windows' AppData (any case there). */
+export function isHomeConfig(name: string, semantics: PathSemantics = HOST_PATHS): boolean {
+  if (name.startsWith('.')) return true;
+  if (semantics.name === 'darwin') return foldName(name, semantics) === 'library';
+  return semantics.windowsNames && nameKey(name, semantics) === 'appdata';
 }
 
 /** Symbolic links followed to where a path leads, as the kernel does (ELOOP). */
@@ -132,22 +176,9 @@ export function linkTarget(link: string): string | undefined {
       return current === link ? undefined : current;
     }
     if (!stats.isSymbolicLink()) return current === link ? undefined : current;
-    current = realPathOf(path.resolve(path.dirname(current), readlinkSync(current)));
+    current = realPathOf(resolveAs(HOST_PATHS, HOST_PATHS.path.dirname(current), readlinkSync(current)));
   }
   return undefined;
-}
-
-function normalized(segment: string): string {
-  return segment.toLowerCase().replace(/[. ]+$/, (tail) => (tail.length === segment.length ? tail : ''));
-}
-
-function within(candidate: string, folder: string): boolean {
-  const relative = path.relative(fold(folder), fold(candidate));
-  return relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
-}
-
-function fold(value: string): string {
-  return CASE_INSENSITIVE ? value.toLowerCase() : value;
 }
 
 function distinct(items: string[]): string[] {

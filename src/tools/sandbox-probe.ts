@@ -22,6 +22,16 @@ export const INSTALL_BWRAP =
 const USE_BWRAP_ITSELF =
   'Point CROW_BWRAP_PATH (or PATH) at bubblewrap itself, not a wrapper, in a version that honours --unshare-user and --cap-drop ALL: ' + INSTALL_BWRAP;
 const PROBE_TIMEOUT_MS = 10_000;
+/**
+ * Why no sandbox can exist on `platform` (Crow's sandbox is bubblewrap, on
+ * Linux only), or undefined on Linux, where it can (installed or not: a
+ * person can install it, and the settings say what runs without it).
+ */
+export function platformWithoutSandbox(platform: NodeJS.Platform = process.platform): string | undefined {
+  if (platform === 'linux') return undefined;
+  return `the sandbox uses bubblewrap, which runs on Linux only (this is ${platform})`;
+}
+
 /** The lines of /proc/self/status that must read zero inside: every capability set. */
 const CAPABILITY_SETS = ['CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb'];
 const probes = new Map<string, SandboxProbe>();
@@ -39,9 +49,8 @@ const probes = new Map<string, SandboxProbe>();
  * sandbox-probe-cache.ts).
  */
 export function probeSandbox(env: NodeJS.ProcessEnv = process.env): SandboxProbe {
-  if (process.platform !== 'linux') {
-    return { available: false, reason: `the sandbox uses bubblewrap, which runs on Linux only (this is ${process.platform})` };
-  }
+  const none = platformWithoutSandbox();
+  if (none !== undefined) return { available: false, reason: none };
   const bwrap = env.CROW_BWRAP_PATH || findExecutable('bwrap', env.PATH);
   if (bwrap === undefined) return { available: false, reason: `bubblewrap (bwrap) is not installed: ${INSTALL_BWRAP}` };
   let probe = probes.get(bwrap);

@@ -3,14 +3,21 @@
  * this inside the workspace?" (trust, protection, confinement) is made on
  * real paths, both sides resolved through links: a path written through a
  * link to the workspace is inside it, and one that leads out through a
- * link is not, whatever its text says.
+ * link is not, whatever its text says. Paths are compared as the
+ * platform's file system compares names (path-semantics.ts).
  */
 import { realpathSync } from 'node:fs';
-import * as path from 'node:path';
+import { HOST_PATHS, isWithinAs, type PathSemantics, resolveAs } from './path-semantics';
 
-/** The real path of `target` (made absolute): its nearest existing ancestor resolved, the rest appended. */
-export function realPathOf(target: string): string {
-  const absolute = path.resolve(target);
+/**
+ * The real path of `target` (made absolute): its nearest existing ancestor
+ * resolved, the rest appended. With another platform's semantics than the
+ * host's, nothing can be looked up: the path is only made absolute.
+ */
+export function realPathOf(target: string, semantics: PathSemantics = HOST_PATHS): string {
+  const path = semantics.path;
+  const absolute = resolveAs(semantics, undefined, target);
+  if (semantics !== HOST_PATHS) return absolute;
   const rest: string[] = [];
   for (let existing = absolute; ; ) {
     try {
@@ -25,12 +32,11 @@ export function realPathOf(target: string): string {
 }
 
 /** Whether `target` is `folder` or lies inside it, as the two are written (give real paths for a decision). */
-export function isWithin(folder: string, target: string): boolean {
-  const rel = path.relative(folder, target);
-  return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
+export function isWithin(folder: string, target: string, semantics: PathSemantics = HOST_PATHS): boolean {
+  return isWithinAs(semantics, folder, target);
 }
 
 /** Whether `target` lies inside `folder` (or is it) once both are resolved through links. */
-export function isReallyWithin(folder: string, target: string): boolean {
-  return isWithin(realPathOf(folder), realPathOf(target));
+export function isReallyWithin(folder: string, target: string, semantics: PathSemantics = HOST_PATHS): boolean {
+  return isWithin(realPathOf(folder, semantics), realPathOf(target, semantics), semantics);
 }

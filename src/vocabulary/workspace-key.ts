@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
-import { basename, resolve } from 'node:path';
+import { resolve } from 'node:path';
+import { foldPath, HOST_PATHS, type PathSemantics, withoutDevicePrefix } from './path-semantics';
 
 /**
  * The workspace's real path: the same folder reached through a symlink or a
@@ -14,9 +15,14 @@ export function realWorkspace(root: string): string {
   }
 }
 
-/** A file name for per-workspace data: readable basename plus a hash of the real path. */
-export function workspaceKey(realRoot: string): string {
-  const name = basename(realRoot).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40) || 'root';
-  const hash = createHash('sha256').update(realRoot).digest('hex').slice(0, 16);
+/**
+ * A file name for per-workspace data: readable basename plus a hash of the
+ * real path as the file system compares it, so `C:\Work` and `c:\work` (or
+ * a macOS name in NFC and NFD) are one workspace; on Linux the path as it is.
+ */
+export function workspaceKey(realRoot: string, semantics: PathSemantics = HOST_PATHS): string {
+  const spelled = semantics.foldUnicode ? realRoot.normalize('NFC') : realRoot;
+  const name = semantics.path.basename(spelled).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40) || 'root';
+  const hash = createHash('sha256').update(foldPath(withoutDevicePrefix(realRoot, semantics), semantics)).digest('hex').slice(0, 16);
   return `${name}-${hash}`;
 }

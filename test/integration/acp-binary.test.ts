@@ -93,7 +93,7 @@ describe('crow acp (the bundled binary)', function () {
     assert.deepEqual(init.agentInfo, { name: 'crow-agent', title: 'Crow Agent', version });
     assert.equal(init.agentCapabilities?.loadSession, true);
     assert.deepEqual(init.agentCapabilities?.mcpCapabilities, { http: true, sse: true });
-    assert.deepEqual(init.authMethods?.map((method) => method.id), ['env:ANTHROPIC_API_KEY'], 'no key: say which one');
+    assert.deepEqual(init.authMethods?.map((method) => method.id), ['crow-login', 'env:ANTHROPIC_API_KEY'], 'no key: crow login, and say which variable');
     const created = await agent.client.newSession(workspace);
     assert.deepEqual(created.modes?.availableModes.map((mode) => mode.id), [
       'build', 'build-criteria', 'build-judged', 'build-loop', 'build-prompted', 'build-verified', 'pair', 'pair-chat', 'plan',

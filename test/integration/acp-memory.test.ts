@@ -62,8 +62,9 @@ describe('ACP server in memory', () => {
     assert.deepEqual(init.agentCapabilities?.promptCapabilities, { image: true, audio: false, embeddedContext: true });
     assert.deepEqual(init.agentCapabilities?.mcpCapabilities, { http: true, sse: true });
     assert.deepEqual(Object.keys(init.agentCapabilities?.sessionCapabilities ?? {}).sort(), ['close', 'delete', 'list', 'resume']);
-    assert.deepEqual(init.authMethods?.map((method) => method.id), ['env:ANTHROPIC_API_KEY']);
-    await assert.rejects(client.agent.request('authenticate', { methodId: 'env:ANTHROPIC_API_KEY' }), /ANTHROPIC_API_KEY is not set/);
+    assert.deepEqual(init.authMethods?.map((method) => method.id), ['crow-login', 'env:ANTHROPIC_API_KEY']);
+    await assert.rejects(client.agent.request('authenticate', { methodId: 'env:ANTHROPIC_API_KEY' }), /No API key yet for ANTHROPIC_API_KEY: run "crow login"/);
+    await assert.rejects(client.agent.request('authenticate', { methodId: 'crow-login' }), /No API key yet for ANTHROPIC_API_KEY/);
     await assert.rejects(client.agent.request('authenticate', { methodId: 'oauth' }), /Unknown auth method/);
   });
 

@@ -64,7 +64,7 @@ describe('crow agents and crow config', () => {
     it('validates every definition and command, printing each problem with its file and field', async () => {
       const ok = await run(agentsCommand, ['validate']);
       assert.equal(ok.code, 0, ok.out);
-      assert.match(ok.out, /All 10 agents, 10 base agents and 3 commands are valid\./);
+      assert.match(ok.out, /All 11 agents, 11 base agents and 3 commands are valid\./);
 
       const typo = join(project, '.crow/agents/base/typo.md');
       const cloud = join(project, '.crow/agents/base/cloud.md');

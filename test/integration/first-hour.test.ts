@@ -12,6 +12,9 @@ import { join, resolve } from 'node:path';
 
 const REPO = resolve(__dirname, '../..');
 
+/** How the preflight adds acpx, the ACP client of the tests, as the npm stand-in logs it. */
+const ADD_ACPX = 'npm install --no-save --no-audit --no-fund acpx@0.19.1 []';
+
 /** The user the "not root" tests run as, when the tests run as root. */
 const NOBODY = 65534;
 
@@ -143,7 +146,7 @@ describe('the first hour: two commands do all the set-up', function () {
     const run = preflight(['--system']);
     assert.equal(run.status, 0, run.stderr);
     // As root apt-get runs directly, otherwise through passwordless sudo (the stand-in allows it).
-    assert.deepEqual(calls(), ['apt-get update [noninteractive]', 'apt-get install -y --no-install-recommends tmux bubblewrap chromium [noninteractive]']);
+    assert.deepEqual(calls(), ['apt-get update [noninteractive]', 'apt-get install -y --no-install-recommends tmux bubblewrap chromium [noninteractive]', ADD_ACPX]);
     assert.match(run.stderr, /installing tmux, bubblewrap, chromium for the terminal tests of the crow CLI, the sandbox tests, the trace viewer/);
   });
 
@@ -156,7 +159,7 @@ describe('the first hour: two commands do all the set-up', function () {
     const run = preflight(['--system'], {}, process.getuid?.() === 0 ? NOBODY : undefined);
     assert.equal(run.status, 0, run.stderr);
     assert.match(run.stderr, /: sudo -n apt-get install -y --no-install-recommends tmux bubblewrap chromium/);
-    assert.deepEqual(calls(), ['apt-get update [noninteractive]', 'apt-get install -y --no-install-recommends tmux bubblewrap chromium [noninteractive]']);
+    assert.deepEqual(calls(), ['apt-get update [noninteractive]', 'apt-get install -y --no-install-recommends tmux bubblewrap chromium [noninteractive]', ADD_ACPX]);
   });
 
   it('not being root, with a sudo that asks for a password, it asks nobody and names the command to run', () => {
@@ -167,7 +170,7 @@ describe('the first hour: two commands do all the set-up', function () {
     writeFileSync(join(bin, 'sudo'), `#!${runnableNode()}\nprocess.stderr.write('sudo: a password is required\\n');\nprocess.exit(1);\n`);
     const run = preflight(['--system'], {}, process.getuid?.() === 0 ? NOBODY : undefined);
     assert.equal(run.status, 0);
-    assert.deepEqual(calls(), []);
+    assert.deepEqual(calls(), [ADD_ACPX]);
     assert.match(run.stderr, /not installing tmux, bubblewrap, chromium \(not root, and sudo asks for a password\)/);
     assert.match(run.stderr, /To run them: sudo apt-get update && sudo apt-get install -y --no-install-recommends tmux bubblewrap chromium/);
   });
@@ -178,8 +181,63 @@ describe('the first hour: two commands do all the set-up', function () {
     writeFileSync(join(dir, 'repo', 'node_modules', '.package-lock.json'), '{"packages": {}}');
     const run = preflight(['--system'], { CROW_NO_SYSTEM_INSTALL: '1' });
     assert.equal(run.status, 0);
-    assert.deepEqual(calls(), []);
+    assert.deepEqual(calls(), [ADD_ACPX]);
     assert.match(run.stderr, /these skip: the terminal tests of the crow CLI \(no tmux\); the sandbox tests \(no bwrap\); the trace viewer, chat view and browser tests \(no chromium\)/);
     assert.match(run.stderr, /To run them: sudo apt-get update && sudo apt-get install -y --no-install-recommends tmux bubblewrap chromium/);
+  });
+  /** A clone whose node_modules matches its (empty) lock, with every Debian program the suite needs on PATH. */
+  const settledClone = (): void => {
+    clone(join(dir, 'repo'), {});
+    mkdirSync(join(dir, 'repo', 'node_modules'));
+    writeFileSync(join(dir, 'repo', 'node_modules', '.package-lock.json'), '{"packages": {}}');
+    for (const program of ['tmux', 'bwrap', 'chromium']) standIn(bin, program, log);
+  };
+
+  it('npm test adds acpx once, and says which tests skip when it cannot', () => {
+    settledClone();
+    assert.equal(preflight(['--system']).status, 0);
+    assert.deepEqual(calls(), [ADD_ACPX]);
+    mkdirSync(join(dir, 'repo', 'node_modules', '.bin'));
+    writeFileSync(join(dir, 'repo', 'node_modules', '.bin', 'acpx'), '');
+    assert.equal(preflight(['--system']).status, 0);
+    assert.deepEqual(calls(), [ADD_ACPX], 'not added again once it is there');
+
+    rmSync(join(dir, 'repo', 'node_modules', '.bin', 'acpx'));
+    writeFileSync(join(bin, 'npm'), `#!${runnableNode()}\nprocess.exit(1);\n`);
+    const failed = preflight(['--system']);
+    assert.equal(failed.status, 0, 'the suite still runs, without those tests');
+    assert.match(failed.stderr, /could not add acpx@0\.19\.1; the tests driving crow acp through it skip\. To run them: npm install --no-save acpx@0\.19\.1/);
+  });
+
+  it('npm test builds the eval image where podman is and the image is not, once, as root with debootstrap; elsewhere it names the command', () => {
+    settledClone();
+    for (const program of ['bash', 'debootstrap']) standIn(bin, program, log);
+    mkdirSync(join(dir, 'repo', 'node_modules', '.bin'));
+    writeFileSync(join(dir, 'repo', 'node_modules', '.bin', 'acpx'), '');
+    // A podman whose image appears once the build ran.
+    writeFileSync(
+      join(bin, 'podman'),
+      `#!${runnableNode()}\nconst fs = require('node:fs');\nfs.appendFileSync(${JSON.stringify(log)}, 'podman ' + process.argv.slice(2).join(' ') + '\\n');\n` +
+        `process.exit(fs.readFileSync(${JSON.stringify(log)}, 'utf8').includes('bash eval/container/build-image.sh') ? 0 : 1);\n`,
+    );
+    chmodSync(join(bin, 'podman'), 0o755);
+    const asRoot = process.getuid?.() === 0;
+    const run = preflight(['--system']);
+    assert.equal(run.status, 0, run.stderr);
+    if (asRoot) {
+      assert.deepEqual(calls(), [
+        'podman image exists localhost/crow-eval-debian:bookworm',
+        'bash eval/container/build-image.sh podman localhost/crow-eval-debian:bookworm []',
+      ]);
+      assert.match(run.stderr, /building the eval image localhost\/crow-eval-debian:bookworm for the real-container tests \(once, about 3 minutes\)/);
+      assert.equal(preflight(['--system']).status, 0);
+      assert.equal(calls().filter((call) => call.startsWith('bash ')).length, 1, 'built once');
+    }
+    rmSync(log, { force: true });
+    rmSync(join(bin, 'debootstrap'));
+    const without = preflight(['--system']);
+    assert.equal(without.status, 0);
+    assert.deepEqual(calls(), ['podman image exists localhost/crow-eval-debian:bookworm']);
+    assert.match(without.stderr, /the eval image localhost\/crow-eval-debian:bookworm is missing and is built as root with debootstrap; its tests skip\. To build it: sudo bash eval\/container\/build-image\.sh podman localhost\/crow-eval-debian:bookworm/);
   });
 });

@@ -46,8 +46,13 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
     stored = {};
     last = undefined;
   });
-  // A cancelled prompt's git snapshot may still be removing its lock files as the test ends: retry, as a person would.
-  afterEach(() => rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }));
+  /** Every controller a test opened: closed (its prompt and snapshots ended) before the home goes, so nothing still writes there. */
+  let opened: ChatController[] = [];
+  afterEach(async () => {
+    await Promise.all(opened.map((chat) => chat.dispose().catch(() => undefined)));
+    opened = [];
+    rmSync(home, { recursive: true, force: true });
+  });
 
   /** The session the view showed last (VS Code's workspace state in the extension). */
   let last: string | undefined;
@@ -96,7 +101,9 @@ describe('VS Code chat controller: a prompt in, view messages and files out', ()
         settings = { ...settings, [role === 'coagent' ? 'reviewer.provider' : 'primary.provider']: provider };
       },
     };
-    return new ChatController(host, (message) => posted.push(structuredClone(message)), view);
+    const chat = new ChatController(host, (message) => posted.push(structuredClone(message)), view);
+    opened.push(chat);
+    return chat;
   }
 
   /** A view closed (its window reloading) while a long command runs; the session's id. */

@@ -30,16 +30,30 @@ export interface AcpServerOptions {
    * 1.3× an SDK-only agent). Load heavy modules inside it.
    */
   sessions: () => SessionSetup;
-  /** Names of the required API keys missing now, for auth methods and authenticate; must stay light. */
-  missingKeys: () => string[];
+  /**
+   * Names of the required API keys missing now, for auth methods
+   * (`initialize`: must stay light, so a key the store records may be
+   * counted without reading it) and for `authenticate` (read for real).
+   */
+  missingKeys: (when: 'initialize' | 'authenticate') => string[];
+  /**
+   * Reads the keys `crow login` stored again, when they changed (cheap when
+   * not): called before authenticate and every session request, since the
+   * client may run the login while this server runs. Absent: keys are fixed.
+   */
+  refreshKeys?: () => void;
+  /** How a terminal runs `crow login` (the executable and its arguments), for clients that ask for the whole command (`_meta["terminal-auth"]`). */
+  loginCommand?: { command: string; args: string[] };
   logger: AcpLogger;
   version: string;
   /** Whether the sessions can be forked (SessionSetup.fork): told at initialize without loading them. */
   forks?: boolean;
 }
 
-/** Auth method ids are `env:` and the variable's name. */
+/** Auth method ids are `env:` and the variable's name, or LOGIN_METHOD. */
 const ENV_METHOD = 'env:';
+/** The auth method of `crow login`: a terminal method for clients that run one, else one to call once the person has run it. */
+export const LOGIN_METHOD = 'crow-login';
 
 /**
  * The Crow agent as an ACP agent app: every handler, answering in the
@@ -59,6 +73,7 @@ export function createAcpServer(options: AcpServerOptions): acp.AgentApp {
       const setup = options.sessions();
       loaded = new SessionTable({ ...setup, env: setup.env ?? process.env, logger, capabilities: () => capabilities });
     }
+    refreshKeys(options);
     return loaded;
   };
   const opened = (live: LiveSession) => {
@@ -79,7 +94,7 @@ export function createAcpServer(options: AcpServerOptions): acp.AgentApp {
     .onRequest('initialize', ({ params }) => {
       capabilities = params.clientCapabilities;
       logger.log('info', 'initialize', { client: params.clientInfo?.name, protocolVersion: params.protocolVersion });
-      return initializeResponse(options);
+      return initializeResponse(options, capabilities);
     })
     .onRequest('authenticate', ({ params }) => authenticate(params.methodId, options))
     .onRequest('session/new', async ({ params, client }) => {
@@ -138,7 +153,7 @@ export function createAcpServer(options: AcpServerOptions): acp.AgentApp {
 const SESSION_CAPABILITIES = { list: {}, resume: {}, close: {}, delete: {} };
 const FORKING_SESSION_CAPABILITIES = { ...SESSION_CAPABILITIES, fork: {} };
 
-function initializeResponse(options: AcpServerOptions): InitializeResponse {
+function initializeResponse(options: AcpServerOptions, capabilities: ClientCapabilities | undefined): InitializeResponse {
   return {
     protocolVersion: acp.PROTOCOL_VERSION,
     agentInfo: { name: 'crow-agent', title: 'Crow Agent', version: options.version },
@@ -148,7 +163,7 @@ function initializeResponse(options: AcpServerOptions): InitializeResponse {
       mcpCapabilities: { http: true, sse: true },
       sessionCapabilities: options.forks ? FORKING_SESSION_CAPABILITIES : SESSION_CAPABILITIES,
     },
-    authMethods: missingKeys(options).map(authMethod),
+    authMethods: [loginMethod(options, capabilities), ...missingKeys(options, 'initialize').map(authMethod)],
   };
 }
 
@@ -187,6 +202,35 @@ function checkpointOf(at: unknown): number | undefined {
   throw requestErrors.invalidParams(`_meta["${FORK_AT}"] must be a checkpoint number (1, 2, …; /rewind lists them), not ${shown(at)}.`);
 }
 
+/**
+ * `crow login` as an auth method. A client that runs terminal auth methods
+ * (ACP v1 `clientCapabilities.auth.terminal`, schema `AuthMethodTerminal`;
+ * or the older `_meta["terminal-auth"]` capability, which Zed and the ACP
+ * registry's verifier send, the registry reading either a `type` of
+ * "terminal" or a `_meta["terminal-auth"]` entry: registry
+ * .github/workflows/client.py `parse_auth_methods`) gets a terminal method:
+ * the agent's own command with `login` added. Which way a client adds the
+ * args is read two ways (the schema appends them to the agent's command,
+ * the registry's AUTHENTICATION.md has them replace its arguments), so both
+ * `crow acp login` and `crow login` sign in. Other clients get a method to
+ * call once the person has run `crow login` in a terminal.
+ */
+function loginMethod(options: AcpServerOptions, capabilities: ClientCapabilities | undefined): AuthMethod {
+  const base = { id: LOGIN_METHOD, name: 'Sign in with an API key' };
+  const metaTerminal = capabilities?._meta?.['terminal-auth'] === true;
+  if (capabilities?.auth?.terminal !== true && !metaTerminal) {
+    return { ...base, description: 'Run "crow login" in a terminal (pick the provider, paste its API key), then choose this. A key set in the environment wins over a stored one.' };
+  }
+  const method: AuthMethod = {
+    ...base,
+    type: 'terminal',
+    description: 'Opens crow login in a terminal: pick the provider and paste its API key. Crow keeps it in the OS keychain, or in a private file where there is none.',
+    args: ['login'],
+  };
+  if (metaTerminal && options.loginCommand) method._meta = { 'terminal-auth': { ...options.loginCommand, label: 'Crow sign-in' } };
+  return method;
+}
+
 function authMethod(key: string): AuthMethod {
   return {
     id: `${ENV_METHOD}${key}`,
@@ -195,21 +239,35 @@ function authMethod(key: string): AuthMethod {
   };
 }
 
-/** Keys come from the environment: authenticating is checking that the one asked about is there now. */
+/**
+ * Keys come from the environment and from what `crow login` stored:
+ * authenticating is reading the store again and checking that the key
+ * asked about (for LOGIN_METHOD: every key the default provider needs) is
+ * there now.
+ */
 function authenticate(methodId: string, options: AcpServerOptions): Record<string, never> {
-  if (!methodId.startsWith(ENV_METHOD)) {
-    throw requestErrors.invalidParams(`Unknown auth method ${shown(methodId)}. Crow reads API keys from environment variables (methods "${ENV_METHOD}NAME").`);
+  const asked = methodId === LOGIN_METHOD ? undefined : methodId.startsWith(ENV_METHOD) ? methodId.slice(ENV_METHOD.length) : null;
+  if (asked === null) {
+    throw requestErrors.invalidParams(`Unknown auth method ${shown(methodId)}. Crow's methods are "${LOGIN_METHOD}" (crow login) and "${ENV_METHOD}NAME" (an environment variable).`);
   }
-  const key = methodId.slice(ENV_METHOD.length);
-  if (missingKeys(options).includes(key)) {
-    throw requestErrors.authRequired(`${key} is not set. ${authMethod(key).description}`);
-  }
-  return {};
+  refreshKeys(options);
+  const missing = missingKeys(options, 'authenticate').filter((key) => asked === undefined || key === asked);
+  if (missing.length === 0) return {};
+  const names = missing.join(', ');
+  throw requestErrors.authRequired(`No API key yet for ${names}: run "crow login" in a terminal (or set ${names} where your editor starts crow), then authenticate again.`);
 }
 
-function missingKeys(options: AcpServerOptions): string[] {
+function refreshKeys(options: AcpServerOptions): void {
   try {
-    return options.missingKeys();
+    options.refreshKeys?.();
+  } catch (err) {
+    options.logger.log('warn', 'cannot read the stored API keys', { error: errorText(err) });
+  }
+}
+
+function missingKeys(options: AcpServerOptions, when: 'initialize' | 'authenticate'): string[] {
+  try {
+    return options.missingKeys(when);
   } catch (err) {
     options.logger.log('warn', 'cannot check API keys', { error: errorText(err) });
     return [];

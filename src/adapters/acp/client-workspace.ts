@@ -1,5 +1,6 @@
 import type { AgentContext, ClientCapabilities, TerminalHandle } from '@agentclientprotocol/sdk';
 import { inheritingCommandLine, type SandboxOptions } from '../../tools/command-sandbox';
+import { terminalShell } from '../../tools/command-shell';
 import type { NodeWorkspace } from '../../tools/node-workspace';
 import {
   type DirectoryEntry,
@@ -107,7 +108,12 @@ export class ClientWorkspace implements Workspace {
     const cwd = await this.folder(options.cwd);
     // The client's terminal runs the command as the Node backend would: scrubbed, in the same sandbox.
     const launch = await this.local.commandLaunch(cwd, options);
-    const [program, ...args] = inheritingCommandLine(launch, ['bash', '-c', command]) as [string, ...string[]];
+    const shell = terminalShell();
+    if ('problem' in shell) {
+      launch.release();
+      throw new WorkspaceError(`Not run: ${shell.problem}`);
+    }
+    const [program, ...args] = inheritingCommandLine(launch, [shell.shell, '-c', command]) as [string, ...string[]];
     const terminal = await this.bridge.client
       .createTerminal({ sessionId: this.bridge.sessionId, command: program, args, cwd, outputByteLimit: TERMINAL_OUTPUT_BYTES })
       .catch((err: unknown) => {

@@ -7,6 +7,7 @@ import { type AcpLogger, captureConsole, createAcpLogger, logFolder } from '../a
 import { createAcpServer, type SessionSetup } from '../acp/acp-server';
 import { missingApiKeys } from '../acp/default-keys';
 import { MAX_ACP_MESSAGE_BYTES, MAX_ACP_MESSAGE_TEXT } from '../acp/message-limit';
+import type { Redactor } from '../../telemetry/redact';
 import { commandArgs, noPositionals } from './cli-args';
 import { type CliIO, STOP_EXIT_CODES, type StopSignal } from './cli-io';
 
@@ -16,9 +17,11 @@ Serves the Agent Client Protocol (ACP v1) on stdin and stdout, so editors
 such as Zed and JetBrains IDEs, and any ACP client, can run Crow's agents.
 Start it from the client, not by hand: stdout carries only the protocol.
 
-Keys come from the environment the client starts crow with:
-ANTHROPIC_API_KEY or OPENAI_API_KEY, and CROW_PROVIDER, CROW_MODEL,
-ANTHROPIC_BASE_URL / OPENAI_BASE_URL. Sessions are stored under the data
+Keys come from the environment the client starts crow with
+(ANTHROPIC_API_KEY or OPENAI_API_KEY, and CROW_PROVIDER, CROW_MODEL,
+ANTHROPIC_BASE_URL / OPENAI_BASE_URL), else from crow login, which the
+client may run in a terminal (its auth method "crow-login"; crow acp login
+is the same command). Sessions are stored under the data
 folder (see crow sessions); logs go to stderr and to
 $XDG_STATE_HOME/crow-agent/logs/ (default ~/.local/state/crow-agent/logs/).
 
@@ -33,6 +36,11 @@ const COMMAND_STOP_GRACE_MS = 1_000;
 
 /** Serves ACP on stdio until the client closes the connection or a stop signal arrives. */
 export async function acpCommand(argv: string[], io: CliIO): Promise<number> {
+  if (argv[0] === 'login') {
+    // The terminal auth method's args appended to the agent's command (see loginMethod in acp-server.ts).
+    const { loginCommand } = require('./login-command') as typeof import('./login-command');
+    return loginCommand(argv.slice(1), io);
+  }
   const { values, positionals } = commandArgs('acp', argv, {});
   if (values.help) {
     io.stdout.write(`${ACP_HELP}\n`);
@@ -43,11 +51,14 @@ export async function acpCommand(argv: string[], io: CliIO): Promise<number> {
   const restoreConsole = captureConsole(logger);
   const stopLoggingRejections = logRejections(logger);
   try {
+    const keys = keyEnvironment(io.env, logger);
     const server = createAcpServer({
-      sessions: () => sessionSetup(io.env, logger),
+      sessions: () => sessionSetup(keys.env, keys.logger),
       forks: true,
-      missingKeys: () => missingApiKeys(io.cwd, io.env),
-      logger,
+      missingKeys: (when) => missingApiKeys(io.cwd, when === 'initialize' ? keys.presumed() : keys.env),
+      refreshKeys: () => keys.refresh(),
+      loginCommand: { command: process.execPath, args: [...process.execArgv, process.argv[1] ?? 'crow', 'login'] },
+      logger: keys.logger,
       version,
     });
     const input = Readable.toWeb(process.stdin) as WebReadableStream<Uint8Array>;
@@ -102,6 +113,32 @@ function logRejections(logger: AcpLogger): () => void {
   };
   process.on('unhandledRejection', listener);
   return () => process.off('unhandledRejection', listener);
+}
+
+/**
+ * The environment sessions read, with the keys crow login stored (read
+ * again as they change: key-environment.ts), and a logger that hands every
+ * session's redactor the keys stored after it was made.
+ */
+function keyEnvironment(env: NodeJS.ProcessEnv, logger: AcpLogger): { env: NodeJS.ProcessEnv; refresh(): void; presumed(): NodeJS.ProcessEnv; logger: AcpLogger } {
+  const redactors = new Set<Redactor>();
+  const { KeyEnvironment } = require('../acp/key-environment') as typeof import('../acp/key-environment');
+  const { LoginKeys } = require('../../config/login-keys') as typeof import('../../config/login-keys');
+  const keys = new KeyEnvironment(env, new LoginKeys(dataHome(env)), {
+    problem: (message) => logger.log('warn', message),
+    learned: (values) => {
+      for (const redactor of redactors) redactor.learn(values);
+    },
+  });
+  const knowing: AcpLogger = {
+    log: (...args) => logger.log(...args),
+    knowSecrets: (redactor) => {
+      redactors.add(redactor);
+      logger.knowSecrets?.(redactor);
+    },
+    close: () => logger.close(),
+  };
+  return { env: keys.env, refresh: () => keys.refresh(), presumed: () => keys.presumed(), logger: knowing };
 }
 
 /** Each folder's catalog (its trust decided), sessions and undo points in the data folder. */

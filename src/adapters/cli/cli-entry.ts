@@ -30,7 +30,7 @@ export function runAsProcess(command: () => Promise<number>): void {
 }
 
 /** Mistakes in the call or the configuration: a message and exit 2, no stack. */
-const USER_ERRORS = new Set(['UsageError', 'ConfigError', 'SlashCommandError', 'UnknownSessionError']);
+const USER_ERRORS = new Set(['UsageError', 'ConfigError', 'SlashCommandError', 'UnknownSessionError', 'LoginKeysError']);
 
 /** The exit code for a command that threw `err`, its message written to stderr. */
 export function reportFailure(err: unknown, io: CliIO): number {

@@ -1,4 +1,5 @@
 import { isatty } from 'node:tty';
+import type { LineOptions, TypedLine } from './terminal-line';
 
 /** The process surface the CLI uses, injectable so commands can be tested in-process. */
 export interface CliIO {
@@ -18,6 +19,8 @@ export interface CliIO {
    * killed on the way out). Returns the unsubscribe function.
    */
   onInterrupt(handler: (signal: StopSignal) => void): () => void;
+  /** One line typed at the terminal, shown as typed or not at all (terminal-line.ts); absent where stdin is no terminal. */
+  readTerminalLine?(options: LineOptions): Promise<TypedLine>;
 }
 
 export type StopSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
@@ -51,6 +54,14 @@ export function processIO(): CliIO {
       stdinLines ??= new LineReader(process.stdin);
       return stdinLines.next(signal);
     },
+    ...(isatty(0)
+      ? {
+          readTerminalLine(options: LineOptions) {
+            const { readTerminalLine } = require('./terminal-line') as typeof import('./terminal-line');
+            return readTerminalLine(process.stdin, process.stderr, options);
+          },
+        }
+      : {}),
     onInterrupt(handler) {
       let interrupts = 0;
       const listener = (signal: StopSignal): void => {

@@ -16,12 +16,13 @@ Usage:
   crow trust [--cwd DIR] [--yes | --revoke | --list]           trust a folder's own .crow/ configuration
   crow mcp list [--cwd DIR] [--json]                           the MCP servers a session would use, and those found elsewhere
   crow mcp login NAME | logout NAME                            sign in to a remote MCP server that asks for it
+  crow login [--provider NAME] | logout | login --status       keep a provider's API key (OS keychain or a private file)
   crow acp                                                     serve the Agent Client Protocol on stdio (Zed, JetBrains, acpx)
   crow acp-bridge --port N -- CMD ARGS…                        serve a stdio ACP agent over WebSocket
   crow --version | --help
 
 Run "crow COMMAND --help" for a command's options.
-Keys: ANTHROPIC_API_KEY or OPENAI_API_KEY (or the variable a provider names).
+Keys: ANTHROPIC_API_KEY or OPENAI_API_KEY (or the variable a provider names), else the key crow login stored.
 Settings: ~/.config/crow-agent/config.toml, per project .crow/config.toml;
 CROW_PROVIDER, CROW_MODEL, ANTHROPIC_BASE_URL and OPENAI_BASE_URL override them.`;
 
@@ -45,9 +46,22 @@ const COMMANDS: Record<string, () => Command> = {
   eval: () => (require('./eval-command') as typeof import('./eval-command')).evalCommand,
   trust: () => (require('./trust-command') as typeof import('./trust-command')).trustCommand,
   mcp: () => (require('./mcp-command') as typeof import('./mcp-command')).mcpCommand,
+  login: () => (require('./login-command') as typeof import('./login-command')).loginCommand,
+  logout: () => (require('./login-command') as typeof import('./login-command')).logoutCommand,
   // The folder's keeper, started by crow run itself (keeper-command.ts); not in the help.
   __keeper: () => (require('./keeper-command') as typeof import('./keeper-command')).keeperCommand,
 };
+
+/** Commands that call a model: their environment gets the keys crow login stored (crow acp reads them itself, as they change). */
+const KEYED_COMMANDS = new Set(['run', 'eval']);
+
+/** `io` with the stored keys the environment lacks; a key that cannot be read is a warning, the command goes on. */
+function withLoginKeys(io: CliIO): CliIO {
+  const { withStoredKeys } = require('../../config/login-keys') as typeof import('../../config/login-keys');
+  const { env, problems } = withStoredKeys(io.env);
+  for (const problem of problems) io.stderr.write(`crow: warning: ${problem}\n`);
+  return env === io.env ? io : { ...io, env };
+}
 
 /** Runs the CLI and returns the process exit code. */
 export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
@@ -67,7 +81,7 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     }
     const load = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
     if (!load) throw new UsageError(`Unknown command "${command}". Run "crow --help" for the commands.`);
-    return await load()(rest, io);
+    return await load()(rest, KEYED_COMMANDS.has(command) ? withLoginKeys(io) : io);
   } catch (err) {
     return reportFailure(err, io);
   }

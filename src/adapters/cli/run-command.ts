@@ -8,7 +8,8 @@ import { roleDefaults } from './role-flags';
 import { STOP_EXIT_CODES, type StopSignal, UsageError, type CliIO } from './cli-io';
 import { RunRenderer } from './run-renderer';
 import { SteerInput } from './steer-input';
-import { openRunSession } from './run-setup';
+import { openRunSession, type RunChoices } from './run-setup';
+import { type AttemptsChoices, runWithAttempts } from './attempts-command';
 import { styleFor } from './terminal-style';
 
 export const RUN_HELP = `Usage: crow run [options] "<prompt>"
@@ -46,16 +47,38 @@ Options:
   --allow LIST         allow without asking: read,write,execute,network or all
                        (default: reads allowed; writes, commands and network
                        ask on a terminal and are denied when nobody can answer)
+  --attempts N         run the prompt N times side by side, each in its own git
+                       worktree of this repository (uncommitted work included),
+                       then a judge ranks them and you pick one to apply
+                       (crow undo takes it back); see "Parallel attempts" below
+  --check CMD          with --attempts: a command run in each attempt's worktree
+                       when it ends (exit 0 passes); failed ones rank last
+  --judge AGENT        with --attempts: the agent that ranks them (default
+                       judge-attempts)
+  --concurrency K      with --attempts: at most K running at once (default 2)
+  --apply-best         with --attempts: apply the best without asking, if it
+                       finished and passed its check
+  --keep-worktrees     with --attempts: keep the worktrees to look at
   --json               print events as JSON lines on stdout instead
   --no-undo            do not record the workspace for \`crow undo\`
   --verbose            name each tool call's tool (read_file, bash, …) beside its words
   -h, --help           show this help
+
+Parallel attempts: writes in an attempt's own worktree are allowed without
+asking; commands follow your rules (in the sandbox they run, otherwise they
+would be asked, and nobody can answer an attempt, so they are refused).
+--max-cost and --max-tokens are shared: each attempt and the judge get an
+equal part, so together they stay within them.
 
 Keys come from ANTHROPIC_API_KEY / OPENAI_API_KEY or the variable a provider
 names (never from flags). Exit codes: 0 done or your turn, 1 error, 2 bad
 usage or configuration, 3 stopped by a limit, 130 cancelled (Ctrl-C), 143
 stopped by SIGTERM, 129 by SIGHUP; each signal first stops the commands the
 agent runs, and a second one quits at once.`;
+
+/** Attempts in one run at most, and running at once when --concurrency says nothing. */
+const MAX_ATTEMPTS = 8;
+const DEFAULT_ATTEMPT_CONCURRENCY = 2;
 
 const EXIT_CODES: Record<RunStatus, number> = {
   completed: 0,
@@ -98,6 +121,12 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
       'max-session-cost': { type: 'string' },
       'max-tokens': { type: 'string' },
       allow: { type: 'string' },
+      attempts: { type: 'string' },
+      check: { type: 'string' },
+      judge: { type: 'string' },
+      concurrency: { type: 'string' },
+      'apply-best': { type: 'boolean', default: false },
+      'keep-worktrees': { type: 'boolean', default: false },
       'no-undo': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       verbose: { type: 'boolean', default: false },
@@ -107,10 +136,11 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
     return 0;
   }
   if (values.session !== undefined && values.continue) throw new UsageError('Use --session ID or --continue, not both.');
+  const attempts = attemptChoices(values);
   const prompt = await readPrompt(positionals, io);
   const controller = new AbortController();
   let stoppedBy: StopSignal | undefined;
-  const renderer = values.json ? undefined : terminalRenderer(io, values.verbose);
+  const renderer = values.json || attempts ? undefined : terminalRenderer(io, values.verbose);
   const stopListening = io.onInterrupt((signal) => {
     stoppedBy = signal;
     io.stderr.write(signal === 'SIGINT' ? '\nCancelling… (press Ctrl-C again to quit at once)\n' : `\nCancelling: ${signal} received…\n`);
@@ -119,30 +149,30 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   });
   const interactive = io.stdinIsTTY && io.stderr.isTTY === true && !values.json;
   // Lines typed while it works are queued for the agents; an approval's answer is read around them.
-  const steer = interactive ? new SteerInput(io, styleFor(io.stderr, io.env)) : undefined;
+  const steer = interactive && !attempts ? new SteerInput(io, styleFor(io.stderr, io.env)) : undefined;
   try {
-    const host = await openRunSession(
-      {
-        root: workspaceFolder(io.cwd, values.cwd),
-        overrides: {
-          ...(values.provider !== undefined ? { provider: values.provider } : {}),
-          ...(values.model !== undefined ? { model: values.model } : {}),
-          ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
-        },
-        roles: roleDefaults(values['role-model'] ?? [], values['reviewer-model'], values['reviewer-provider']),
-        ...(values.agent !== undefined ? { agent: values.agent } : {}),
-        ...(values.session !== undefined ? { session: values.session } : values.continue ? { session: 'latest' } : {}),
-        ...(values.allow !== undefined ? { allow: values.allow } : {}),
-        ...(values['max-iterations'] !== undefined
-          ? { maxIterations: positiveInteger('--max-iterations', values['max-iterations']) }
-          : {}),
-        limits: limitFlags(values),
-        undo: !values['no-undo'],
-        interactive,
-        ...(renderer ? { screen: steer ? steer.around(renderer) : renderer } : {}),
+    const choices: RunChoices = {
+      root: workspaceFolder(io.cwd, values.cwd),
+      overrides: {
+        ...(values.provider !== undefined ? { provider: values.provider } : {}),
+        ...(values.model !== undefined ? { model: values.model } : {}),
+        ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
       },
-      io,
-    );
+      roles: roleDefaults(values['role-model'] ?? [], values['reviewer-model'], values['reviewer-provider']),
+      ...(values.agent !== undefined ? { agent: values.agent } : {}),
+      ...(values.session !== undefined ? { session: values.session } : values.continue ? { session: 'latest' } : {}),
+      ...(values.allow !== undefined ? { allow: values.allow } : {}),
+      ...(values['max-iterations'] !== undefined ? { maxIterations: positiveInteger('--max-iterations', values['max-iterations']) } : {}),
+      limits: limitFlags(values),
+      undo: !values['no-undo'],
+      interactive,
+      ...(renderer ? { screen: steer ? steer.around(renderer) : renderer } : {}),
+    };
+    if (attempts) {
+      const code = await runWithAttempts(prompt, choices, { ...attempts, json: values.json }, io, controller.signal);
+      return stoppedBy ? STOP_EXIT_CODES[stoppedBy] : code;
+    }
+    const host = await openRunSession(choices, io);
     try {
       let code = await stream(host, prompt, renderer, io, controller.signal, steer);
       // What was typed after the agents' last step goes out as the next prompt, in the same session.
@@ -157,6 +187,36 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   } finally {
     stopListening();
   }
+}
+
+/** The --attempts choices, or undefined without --attempts; a UsageError for flags that only go with it, or that it cannot take. */
+function attemptChoices(values: {
+  attempts?: string;
+  check?: string;
+  judge?: string;
+  concurrency?: string;
+  'apply-best'?: boolean;
+  'keep-worktrees'?: boolean;
+  session?: string;
+  continue?: boolean;
+}): Omit<AttemptsChoices, 'json'> | undefined {
+  if (values.attempts === undefined) {
+    const only = (['check', 'judge', 'concurrency', 'apply-best', 'keep-worktrees'] as const).find((flag) => values[flag] !== undefined && values[flag] !== false);
+    if (only) throw new UsageError(`--${only} goes with --attempts N.`);
+    return undefined;
+  }
+  const count = positiveInteger('--attempts', values.attempts);
+  if (count < 2 || count > MAX_ATTEMPTS) throw new UsageError(`--attempts must be from 2 to ${MAX_ATTEMPTS}, got ${count}.`);
+  if (values.session !== undefined || values.continue) throw new UsageError('--attempts starts new sessions; it does not go with --session or --continue.');
+  if (values.check !== undefined && values.check.trim() === '') throw new UsageError('--check needs a command, e.g. --check "npm test".');
+  return {
+    count,
+    concurrency: positiveInteger('--concurrency', values.concurrency, DEFAULT_ATTEMPT_CONCURRENCY),
+    ...(values.check !== undefined ? { check: values.check } : {}),
+    ...(values.judge !== undefined ? { judge: values.judge } : {}),
+    applyBest: values['apply-best'] === true,
+    keep: values['keep-worktrees'] === true,
+  };
 }
 
 /** The renderer of a run on a terminal: markdown rendered when stdout is a terminal with colour, raw text otherwise. */

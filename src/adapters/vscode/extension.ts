@@ -10,6 +10,7 @@ import { type Crow, engineIfLoaded, loadEngine as engine, whenEngineLoads } from
 import { CROW_VENDOR, keptModels, registerLanguageModels } from './language-models';
 import { registerParticipant } from './participant';
 import { KeyStore } from './secrets';
+import { loginKeysFor } from './key-sources';
 import { lastSessionRecord } from './last-session';
 import { watchOutsideWorkspace } from './outside-watch';
 import { registerTraces } from './traces/register-traces';
@@ -26,8 +27,8 @@ import { t, useL10nBundle } from './l10n';
  */
 export function activate(context: vscode.ExtensionContext): Crow {
   useL10nBundle(vscode.l10n.bundle);
-  const keys = new KeyStore(context.secrets, context.globalState);
   const log = vscode.window.createOutputChannel('Crow', { log: true });
+  const keys = new KeyStore(context.secrets, context.globalState, (env) => loginKeysFor(env, (problem) => log.warn(problem)));
   const workspaces = new Map<string, VscodeWorkspace>();
   const before = new BeforeTexts();
   const proposed = new ProposedFiles();

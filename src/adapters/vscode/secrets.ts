@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { engineEnvironment } from './key-sources';
 
 /** SecretStorage key of the API key held for an environment variable name. */
 const SECRET_PREFIX = 'crow.apiKey.';
@@ -8,9 +9,12 @@ const NAMES_KEY = 'crow.apiKeyNames';
 /**
  * API keys, kept only in VS Code's SecretStorage under the name of the
  * environment variable the provider reads (ANTHROPIC_API_KEY, ...). The
- * engine sees them through `env()`: the extension host's environment with
- * the stored keys over it, so a key in the environment still works when
- * none is stored. Values never reach settings, logs or webviews.
+ * engine sees them through `env()`, which takes each key from the first
+ * of: this SecretStorage ("Crow: Set API Key", set here on purpose), the
+ * extension host's environment, the key `crow login` stored (the OS
+ * keychain or Crow's private key file; read through `loginKeys`, so the
+ * same sign-in serves the terminal, ACP clients and VS Code). Values
+ * never reach settings, logs or webviews.
  */
 export class KeyStore {
   private readonly changed = new vscode.EventEmitter<void>();
@@ -19,6 +23,8 @@ export class KeyStore {
   constructor(
     private readonly secrets: vscode.SecretStorage,
     private readonly state: vscode.Memento,
+    /** The keys `crow login` stored for variables `env` leaves unset (key-sources.ts loginKeysFor). */
+    private readonly loginKeys?: (env: NodeJS.ProcessEnv) => Record<string, string>,
   ) {}
 
   /** Names of the variables with a stored key. */
@@ -41,14 +47,14 @@ export class KeyStore {
     this.changed.fire();
   }
 
-  /** The environment the engine runs with: process.env, stored keys over it. */
+  /** The environment the engine runs with (see engineEnvironment). */
   async env(): Promise<NodeJS.ProcessEnv> {
-    const env: NodeJS.ProcessEnv = { ...process.env };
+    const stored: Record<string, string> = {};
     for (const name of this.names()) {
       const value = await this.secrets.get(SECRET_PREFIX + name);
-      if (value) env[name] = value;
+      if (value) stored[name] = value;
     }
-    return env;
+    return engineEnvironment(process.env, this.loginKeys?.(process.env) ?? {}, stored);
   }
 
   dispose(): void {

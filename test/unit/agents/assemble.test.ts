@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { assembleAgent, type AssemblyContext, defaultAgentName } from '../../../src/agents/assemble';
+import { assembleAgent, type AssemblyContext, defaultAgentName, pickableAgents } from '../../../src/agents/assemble';
 import { agentPolicy } from '../../../src/agents/definition-agent';
 import type { BaseAgentDefinition } from '../../../src/config/agent-definitions';
 import { AgentRegistry } from '../../../src/config/agent-registry';
@@ -61,6 +61,7 @@ describe('assembling ACP agents from definitions', () => {
       pair: ['coagent', 'builder', 'reviewer'],
       'pair-chat': ['coagent', 'builder', 'reviewer'],
       plan: ['hitl', 'planner', undefined],
+      'judge-attempts': ['hitl', 'attempt-judge', undefined],
       'task-pair': ['coagent', 'worker', 'reviewer'],
     };
     for (const definition of ctx.registry.acpAgents()) {
@@ -144,6 +145,15 @@ describe('assembling ACP agents from definitions', () => {
     const ctx = context();
     assert.throws(() => assembleAgent('pari', ctx), (err: Error) => err instanceof ConfigError && /Did you mean "pair"\?/.test(err.message));
     assert.throws(() => assembleAgent('builder', ctx), /"builder" is a base agent/);
+  });
+
+  it('offers judge-attempts in no picker and not to task, yet assembles it by name', () => {
+    const ctx = context();
+    const picked = pickableAgents(ctx.registry).map((agent) => agent.name);
+    assert.ok(!picked.includes('judge-attempts'));
+    assert.ok(picked.includes('build') && picked.includes('plan'));
+    assert.equal(ctx.registry.baseAgent('attempt-judge')?.role, 'primary', 'not a subagent the task tool would offer');
+    assert.equal(assembleAgent('judge-attempts', ctx).primary.name, 'attempt-judge');
   });
 
   it('turns allow into ask for categories that require approval', () => {

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { AgentRegistry } from '../../../src/config/agent-registry';
 import { formatProblem } from '../../../src/config/config-problems';
 
-const BUILTIN_ACP = ['build', 'build-criteria', 'build-judged', 'build-loop', 'build-prompted', 'build-verified', 'pair', 'pair-chat', 'plan', 'task-pair'];
-const BUILTIN_BASE = ['builder', 'code-reviewer', 'documentation-writer', 'explorer', 'judge', 'planner', 'reviewer', 'test-generator', 'verifier', 'worker'];
+const BUILTIN_ACP = ['build', 'build-criteria', 'build-judged', 'build-loop', 'build-prompted', 'build-verified', 'judge-attempts', 'pair', 'pair-chat', 'plan', 'task-pair'];
+const BUILTIN_BASE = ['attempt-judge', 'builder', 'code-reviewer', 'documentation-writer', 'explorer', 'judge', 'planner', 'reviewer', 'test-generator', 'verifier', 'worker'];
 
 describe('agent registry', () => {
   let home: string;

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { hiddenVariablesOf } from '../../../config/secret-variables';
+import { terminalShell } from '../../../tools/command-shell';
 import { runWords, terminalRunnerEnvironment } from './terminal-output';
 
 /** A terminal lent for one command. */
@@ -106,9 +107,15 @@ export class CrowTerminalPool implements vscode.Disposable {
     // mkdtemp makes the folder 0700: nobody else can swap the words a terminal runs.
     this.wordsFolder ??= mkdtempSync(join(tmpdir(), 'crow-terminal-'));
     const wordsFile = join(this.wordsFolder, `words-${++this.opened}`);
+    // On Windows Git Bash, never a bare `bash` (WSL's); without it the pool is off and commands say why (command-shell.ts).
+    const shell = terminalShell();
+    if ('problem' in shell) {
+      this.unavailable = shell.problem;
+      return undefined;
+    }
     const terminal = vscode.window.createTerminal({
       name: this.nextName(),
-      shellPath: 'bash',
+      shellPath: shell.shell,
       cwd: this.root,
       env: { ...withoutSecrets(), ...terminalRunnerEnvironment(wordsFile) },
       // Not restored after a reload: its commands belonged to the window that ran them.

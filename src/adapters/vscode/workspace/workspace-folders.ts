@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import type { SandboxOptions } from '../../../tools/command-sandbox';
 import { NodeWorkspace, type NodeWorkspaceOptions } from '../../../tools/node-workspace';
 import { WorkspaceError } from '../../../tools/workspace';
+import { isWithin } from '../../../vocabulary/real-paths';
 
 /** A folder open in the VS Code window: its name (shown in the explorer) and absolute path on disk. */
 export interface FolderRef {
@@ -154,7 +155,7 @@ function existsInRoot(root: string, name: string): boolean {
   }
 }
 
+/** Whether `target` is `root` or inside it, as the platform's file system compares paths (path-semantics.ts). */
 function isInside(root: string, target: string): boolean {
-  const rel = path.relative(root, target);
-  return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
+  return isWithin(root, target);
 }

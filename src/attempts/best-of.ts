@@ -1,0 +1,183 @@
+/**
+ * Best of N: the same prompt run by N sessions of one agent side by side,
+ * each in its own git worktree of the person's repository (attempt-trees.ts),
+ * at most `concurrency` at once; then an optional check command in each
+ * worktree (in the attempt's own workspace, so sandboxed as its commands
+ * were); then a judge reads every attempt's summary, check, cost and diff
+ * and ranks them (judge.ts). Nothing reaches the person's working tree
+ * here: applying the chosen attempt is apply-attempt.ts, through the
+ * journal, and only when the person (or an explicit --apply-best) says so.
+ *
+ * A door opens the sessions (it knows the flags, the agent and how to ask);
+ * this module only runs them and tells the door what happens.
+ */
+import type { AgentEvent, RunStatus } from '../engine/events';
+import type { HostSession } from '../host/host-session';
+import { errorText } from '../vocabulary/text';
+import { type AttemptChanges, AttemptTrees } from './attempt-trees';
+import { type AttemptForJudge, finalOrder, finished, judgePrompt, type Ranked, readRanking } from './judge';
+
+/** How long a check command may run in one worktree. */
+const CHECK_TIMEOUT_MS = 10 * 60_000;
+/** The tail of a check's output the judge and the person see. */
+const CHECK_OUTPUT_CHARS = 2_000;
+
+export interface AttemptsOptions {
+  root: string;
+  env: NodeJS.ProcessEnv;
+  prompt: string;
+  count: number;
+  /** Attempts running at once. */
+  concurrency: number;
+  /** A command run in each attempt's worktree once it ends; exit 0 passes. */
+  check?: string;
+  /** A session of the chosen agent in `root` (attempt n's worktree). */
+  openAttempt(root: string, n: number): Promise<HostSession>;
+  /** The judge's session, in the person's folder. */
+  openJudge(): Promise<HostSession>;
+  signal: AbortSignal;
+  /** What happens, as it happens. */
+  progress?(event: AttemptsProgress): void;
+}
+
+export type AttemptsProgress =
+  | { type: 'attempt_start'; n: number; tree: string; sessionId: string }
+  | { type: 'attempt_event'; n: number; event: AgentEvent }
+  | { type: 'attempt_end'; n: number; status: RunStatus; files: number }
+  | { type: 'check'; n: number; passed: boolean }
+  | { type: 'judging'; sessionId: string };
+
+export interface AttemptOutcome {
+  n: number;
+  tree: string;
+  sessionId: string;
+  status: RunStatus;
+  /** The attempt's own account: its task_complete summary, else its run's message. */
+  summary: string;
+  tokens: number;
+  costUsd?: number;
+  changes: AttemptChanges;
+  check?: { passed: boolean; output: string };
+}
+
+export interface AttemptsResult {
+  attempts: AttemptOutcome[];
+  /** Best first, each with the judge's reason. */
+  ranking: Ranked[];
+  /** How the ranking was made: by the judge, or why not. */
+  judge: { sessionId?: string; used: true } | { sessionId?: string; used: false; why: string };
+  /** The judge's and the attempts' cost together, when every call had prices. */
+  costUsd?: number;
+  trees: AttemptTrees;
+}
+
+export async function runAttempts(options: AttemptsOptions): Promise<AttemptsResult> {
+  const trees = await AttemptTrees.prepare(options.root, options.env, `${Date.now().toString(36)}-${process.pid}`);
+  try {
+    const numbers = Array.from({ length: options.count }, (_, index) => index + 1);
+    const attempts = await inPool(numbers, options.concurrency, (n) => runOne(options, trees, n).catch((err: unknown) => failed(n, err)));
+    const judged = await judge(options, attempts);
+    const costs = [...attempts.map((attempt) => attempt.costUsd), judged.costUsd];
+    const costUsd = costs.every((cost) => cost !== undefined) ? costs.reduce((sum, cost) => sum + cost, 0) : undefined;
+    return { attempts, ranking: finalOrder(attempts.map(forJudge), judged.ranking), judge: judged.judge, ...(costUsd !== undefined ? { costUsd } : {}), trees };
+  } catch (err) {
+    await trees.removeAll().catch(() => undefined);
+    throw err;
+  }
+}
+
+async function runOne(options: AttemptsOptions, trees: AttemptTrees, n: number): Promise<AttemptOutcome> {
+  const tree = await trees.add(n);
+  const host = await options.openAttempt(tree, n);
+  try {
+    options.progress?.({ type: 'attempt_start', n, tree, sessionId: host.id });
+    const events = host.prompt(options.prompt, { signal: options.signal });
+    for await (const event of events) options.progress?.({ type: 'attempt_event', n, event });
+    const result = await events.result;
+    const changes = await trees.changes(tree);
+    options.progress?.({ type: 'attempt_end', n, status: result.status, files: changes.files.length });
+    const check = options.check === undefined || options.signal.aborted ? undefined : await runCheck(host, options.check, options.signal);
+    if (check) options.progress?.({ type: 'check', n, passed: check.passed });
+    const { prompt } = result.meter;
+    return {
+      n,
+      tree,
+      sessionId: host.id,
+      status: result.status,
+      summary: result.summary ?? result.message,
+      tokens: prompt.inputTokens + prompt.outputTokens,
+      ...(prompt.costUsd !== undefined ? { costUsd: prompt.costUsd } : {}),
+      changes,
+      ...(check ? { check } : {}),
+    };
+  } finally {
+    await host.close();
+  }
+}
+
+/** An attempt that could not run (its worktree or session failed): ranked last, saying why. */
+function failed(n: number, err: unknown): AttemptOutcome {
+  return { n, tree: '', sessionId: '', status: 'error', summary: `The attempt could not run: ${errorText(err)}`, tokens: 0, changes: { patch: '', files: [] } };
+}
+
+/** The check command in the attempt's workspace (its sandbox, if commands run in one there). */
+async function runCheck(host: HostSession, command: string, signal: AbortSignal): Promise<{ passed: boolean; output: string }> {
+  try {
+    const run = await host.workspace.exec(command, { timeoutMs: CHECK_TIMEOUT_MS, signal });
+    const tail = run.output.slice(-CHECK_OUTPUT_CHARS);
+    const why = run.timedOut ? `\n[stopped after ${CHECK_TIMEOUT_MS / 60_000} minutes]` : '';
+    return { passed: run.exitCode === 0, output: `${tail}${why}` };
+  } catch (err) {
+    return { passed: false, output: `The check could not run: ${errorText(err)}` };
+  }
+}
+
+/** The judge's ranking, or none (with why) when there is nothing to choose between or its answer cannot be read. */
+async function judge(options: AttemptsOptions, attempts: AttemptOutcome[]): Promise<Pick<AttemptsResult, 'judge'> & { ranking?: Ranked[]; costUsd?: number }> {
+  const contenders = attempts.filter((attempt) => attempt.changes.files.length > 0);
+  if (contenders.length < 2) return { judge: { used: false, why: contenders.length === 0 ? 'no attempt changed anything' : 'only one attempt changed anything' }, costUsd: 0 };
+  if (options.signal.aborted) return { judge: { used: false, why: 'cancelled before judging' }, costUsd: 0 };
+  const host = await options.openJudge();
+  try {
+    options.progress?.({ type: 'judging', sessionId: host.id });
+    const events = host.prompt(judgePrompt(options.prompt, attempts.map(forJudge)), { signal: options.signal });
+    let answer = '';
+    for await (const event of events) if (event.type === 'text_complete') answer = event.text;
+    const result = await events.result;
+    const costUsd = result.meter.prompt.costUsd;
+    const cost = costUsd !== undefined ? { costUsd } : {};
+    if (!finished(result.status)) return { judge: { sessionId: host.id, used: false, why: `the judge did not finish: ${result.message}` }, ...cost };
+    const ranking = readRanking(answer, attempts.map((attempt) => attempt.n));
+    if (!ranking) return { judge: { sessionId: host.id, used: false, why: 'the judge gave no ranking Crow could read' }, ...cost };
+    return { judge: { sessionId: host.id, used: true }, ranking, ...cost };
+  } finally {
+    await host.close();
+  }
+}
+
+function forJudge(attempt: AttemptOutcome): AttemptForJudge {
+  return {
+    n: attempt.n,
+    status: attempt.status,
+    summary: attempt.summary,
+    ...(attempt.check ? { check: attempt.check } : {}),
+    ...(attempt.costUsd !== undefined ? { costUsd: attempt.costUsd } : {}),
+    tokens: attempt.tokens,
+    files: attempt.changes.files,
+    patch: attempt.changes.patch,
+  };
+}
+
+/** `work` for each item, at most `limit` at a time, results in the items' order. */
+async function inPool<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return results;
+}
