@@ -32,6 +32,7 @@ import { CHANGES_CHECKS, HUNK_CHECKS } from './ui-checks-changes';
 import { EDITOR_HUNK_CHECKS } from './ui-checks-editor-hunks';
 import { SESSION_CHECKS } from './ui-checks-sessions';
 import { MCP_CHECKS } from './ui-checks-mcp';
+import { WALKTHROUGH_CHECKS } from './ui-checks-walkthrough';
 import { openWorkbench, screenshot } from './workbench';
 
 export interface UiSummary {
@@ -103,7 +104,7 @@ export async function runWorkbenchPhase(browser: Browser, phase: WorkbenchPhase)
 }
 
 export function runUiPhase(browser: Browser, options: { keepGoing?: boolean } = {}): Promise<UiSummary> {
-  const all = [...UI_CHECKS, ...RUN_CHECKS, ...CHECKPOINT_CHECKS, ...CHAT_CHECKS, ...APPLY_CHECKS, ...CLICK_CHECKS, ...EDIT_CHANGE_CHECKS, ...CHANGES_CHECKS, ...HUNK_CHECKS, ...EDITOR_HUNK_CHECKS, ...SESSION_CHECKS, ...MCP_CHECKS, ...STATUS_CHECKS, ...TRACE_CHECKS, ...NARROW_CHECKS, ...RELOAD_CHECKS, ...STORY_CHECKS, ...A11Y_CHECKS, ...SETUP_CHECKS, ...VSCODE_MODEL_CHECKS];
+  const all = [...UI_CHECKS, ...RUN_CHECKS, ...CHECKPOINT_CHECKS, ...CHAT_CHECKS, ...APPLY_CHECKS, ...CLICK_CHECKS, ...EDIT_CHANGE_CHECKS, ...CHANGES_CHECKS, ...HUNK_CHECKS, ...EDITOR_HUNK_CHECKS, ...SESSION_CHECKS, ...MCP_CHECKS, ...STATUS_CHECKS, ...TRACE_CHECKS, ...NARROW_CHECKS, ...RELOAD_CHECKS, ...STORY_CHECKS, ...A11Y_CHECKS, ...SETUP_CHECKS, ...WALKTHROUGH_CHECKS, ...VSCODE_MODEL_CHECKS];
   return runWorkbenchPhase(browser, { name: 'ui', ...options, checks: onlyChecks(all), lmFixture: true, startTitle: 'starting code-server for the UI checks' });
 }
 

@@ -5,12 +5,14 @@
  * which the .vsix does not ship and must find in VS Code itself) and
  * edit_file (asked for, approved, written to disk). The model's replies are
  * scripted on the fake LLM server; everything else is the packed code.
+ * Last, the walkthrough opens with its pages, which only the package holds.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame } from 'playwright-core';
 import { HarnessError } from './harness-error';
 import { chatFrame, crowLoaded, openChat, sendPrompt, type UiCheck, type UiContext } from './ui-checks';
+import { WALKTHROUGH_CHECKS } from './ui-checks-walkthrough';
 
 const GREETING = { path: 'greeting.txt', before: 'Hello, world!', after: 'Hello, packaged Crow!' };
 /** Names no file, so the model (and this check) can only learn where the greeting is from grep's output. */
@@ -71,6 +73,8 @@ export const VSIX_CHECKS: UiCheck[] = [
       }
     },
   },
+  // The walkthrough's pages come from the package (media/walkthrough/ in .vscodeignore): the check reads one.
+  ...WALKTHROUGH_CHECKS,
 ];
 
 /**

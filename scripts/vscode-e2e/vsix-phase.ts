@@ -4,10 +4,14 @@
  * code-server's `--install-extension` into the sandbox's own extensions dir,
  * where no node_modules is within reach; code-server then starts without an
  * extension under development, and Playwright drives the chat view against
- * a fake LLM server through a prompt that runs grep and edit_file.
+ * a fake LLM server through a prompt that runs grep and edit_file. Before
+ * it is installed, the .vsix is checked as Open VSX would take it
+ * (scripts/vsix-validate.ts).
  * Screenshots: test/artifacts/vscode/vsix-<n>-<slug>.png.
  */
 import type { Browser } from 'playwright-core';
+import { validateVsix } from '../vsix-validate';
+import { HarnessError } from './harness-error';
 import { log, step } from './progress';
 import { runWorkbenchPhase, type UiSummary } from './ui-phase';
 import { VSIX_CHECKS } from './vsix-checks';
@@ -20,6 +24,9 @@ export interface VsixPhaseOptions {
 
 export async function runVsixPhase(browser: Browser, options: VsixPhaseOptions = {}): Promise<UiSummary> {
   const vsix = options.vsix ?? (await freshVsix());
+  const report = await step('checking the .vsix as ovsx and Open VSX would (scripts/vsix-validate.ts)', () => validateVsix(vsix));
+  if (report.problems.length > 0) throw new HarnessError(`the .vsix would be refused:\n  ${report.problems.join('\n  ')}`);
+  log(`  ${report.passed.length} checks passed, the walkthrough's pages and the translations inside`);
   return runWorkbenchPhase(browser, {
     name: 'vsix',
     checks: VSIX_CHECKS,

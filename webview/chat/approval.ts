@@ -19,19 +19,28 @@
  */
 import { actorBadge, button, el, fileLink } from './elements';
 import { fileOpener, type Post } from './host';
+import { t } from './l10n';
 import type { ApprovalDecision, ApprovalOutcome, ApprovalRequest } from './protocol';
 import { renderDiff } from './tool-card';
 
 /** The codicon of each answer: VS Code's check, check-all and close. */
 const DECISION_ICON: Record<ApprovalDecision, string> = { allow_once: 'check', allow_always: 'check-all', reject_once: 'close' };
 
-const OUTCOME: Record<ApprovalOutcome, string> = {
-  allow_once: 'Allowed once',
-  allow_always: 'Always allowed',
-  allow_edited: 'Allowed with your changes',
-  reject_once: 'Denied',
-  withdrawn: 'No longer needed',
-};
+/** What an answered approval says it came to (a function: the words are read when drawn, after the page's bundle). */
+function outcome(decision: ApprovalOutcome): string {
+  switch (decision) {
+    case 'allow_once':
+      return t('Allowed once');
+    case 'allow_always':
+      return t('Always allowed');
+    case 'allow_edited':
+      return t('Allowed with your changes');
+    case 'reject_once':
+      return t('Denied');
+    case 'withdrawn':
+      return t('No longer needed');
+  }
+}
 
 export class ApprovalView {
   readonly element: HTMLElement;
@@ -47,7 +56,7 @@ export class ApprovalView {
     this.element.setAttribute('role', 'group');
     // Focusable so that focus can stay here while the answer is on its way (disabled buttons drop it).
     this.element.tabIndex = -1;
-    const label = request.question ? 'Approval requested' : 'Approval needed';
+    const label = request.question ? t('Approval requested') : t('Approval needed');
     this.element.setAttribute('aria-label', `${label}: ${request.title}`);
     const head = el('div', 'approval-head');
     head.append(el('span', 'approval-label', label), actorBadge(request.actor), el('strong', 'approval-title', request.title));
@@ -55,29 +64,29 @@ export class ApprovalView {
     if (request.question?.details) this.element.append(el('p', 'approval-details', request.question.details));
     if (request.command) {
       this.element.append(el('pre', 'approval-command', request.command));
-      if (request.cwd !== undefined && request.cwd !== '.') this.element.append(el('div', 'approval-cwd', `in ${request.cwd}`));
+      if (request.cwd !== undefined && request.cwd !== '.') this.element.append(el('div', 'approval-cwd', t`in ${request.cwd}`));
     }
     if (request.diff) this.element.append(this.change(request.diff));
     else if (request.paths.length > 0) this.element.append(this.paths());
     if (request.question) {
-      this.actions.append(this.choice('allow_once', 'Approve', `Approve: ${request.title}`), this.choice('reject_once', 'Deny', `Deny: ${request.title}`));
-      if (request.arguments !== undefined) this.actions.append(this.editButton('Edit…', 'Change the question, then approve it as changed'));
+      this.actions.append(this.choice('allow_once', t('Approve'), t`Approve: ${request.title}`), this.choice('reject_once', t('Deny'), t`Deny: ${request.title}`));
+      if (request.arguments !== undefined) this.actions.append(this.editButton(t('Edit…'), t('Change the question, then approve it as changed')));
     } else {
       this.actions.append(
-        this.choice('allow_once', 'Allow once', `Allow ${request.title} this time`),
-        this.choice('allow_always', 'Always', `Always allow ${request.alwaysScope}`),
-        this.choice('reject_once', 'Deny', `Deny ${request.title}`),
+        this.choice('allow_once', t('Allow once'), t`Allow ${request.title} this time`),
+        this.choice('allow_always', t('Always'), t`Always allow ${request.alwaysScope}`),
+        this.choice('reject_once', t('Deny'), t`Deny ${request.title}`),
       );
-      if (request.editInEditor && request.diff) this.actions.append(this.editButton('Edit…', 'Edit the change in the diff editor, then allow it with your changes', () => this.post({ type: 'edit_change', id: request.id })));
-      else if (request.arguments !== undefined) this.actions.append(this.editButton('Edit…', "Edit the call's arguments, then allow it once"));
+      if (request.editInEditor && request.diff) this.actions.append(this.editButton(t('Edit…'), t('Edit the change in the diff editor, then allow it with your changes'), () => this.post({ type: 'edit_change', id: request.id })));
+      else if (request.arguments !== undefined) this.actions.append(this.editButton(t('Edit…'), t("Edit the call's arguments, then allow it once")));
     }
     this.element.append(this.actions);
     // Under the buttons, so they keep one line in a narrow sidebar.
-    const keys = request.question ? 'Keys: y approve · n deny' : 'Keys: y allow once · a always · n deny';
-    const scope = request.question ? keys : `“Always” covers ${request.alwaysScope}. ${keys}`;
+    const keys = request.question ? t('Keys: y approve · n deny') : t('Keys: y allow once · a always · n deny');
+    const scope = request.question ? keys : `${t`\u201cAlways\u201d covers ${request.alwaysScope}.`} ${keys}`;
     const scopeLine = el('p', 'approval-scope', `${scope} `);
-    const why = button('Deny and say why…', 'approval-deny-why', () => this.openReason());
-    why.title = 'Deny it and tell the agent why, in your words';
+    const why = button(t('Deny and say why…'), 'approval-deny-why', () => this.openReason());
+    why.title = t('Deny it and tell the agent why, in your words');
     scopeLine.append(why);
     this.element.append(scopeLine);
     this.element.addEventListener('keydown', (event) => this.onKey(event));
@@ -112,7 +121,7 @@ export class ApprovalView {
     this.reason?.remove();
     this.actions.remove();
     this.element.querySelector('.approval-scope')?.remove();
-    this.element.append(el('p', 'approval-outcome', OUTCOME[decision]));
+    this.element.append(el('p', 'approval-outcome', outcome(decision)));
   }
 
   /** The host refused the edit (or to open the editor): say why, give the buttons back, keep the text as typed. */
@@ -142,16 +151,17 @@ export class ApprovalView {
     this.element.querySelector('.approval-problem')?.remove();
     // Only n still answers from the keyboard: y and a would allow the model's version.
     const keys = this.element.querySelector('.approval-scope')?.firstChild;
-    if (keys) keys.textContent = 'Keys: n deny ';
+    if (keys) keys.textContent = `${t('Keys: n deny')} `;
     const section = el('section', 'approval-edit approval-editing');
-    const note = el('p', 'approval-editing-note', 'Editing in the editor: change the right side of ');
-    note.append(el('code', undefined, diff.path), ', then allow it here or with ✓ in the editor\'s title bar.');
+    const [before, after] = t('Editing in the editor: change the right side of {0}, then allow it here or with ✓ in the editor\'s title bar.').split('{0}');
+    const note = el('p', 'approval-editing-note', before ?? '');
+    note.append(el('code', undefined, diff.path), after ?? '');
     const problem = this.problemLine();
-    const allow = button('Allow with my changes', 'approval-choice choice-allow_edited', () => this.send({ type: 'approve_change', id: this.request.id }), 'check');
+    const allow = button(t('Allow with my changes'), 'approval-choice choice-allow_edited', () => this.send({ type: 'approve_change', id: this.request.id }), 'check');
     allow.dataset['decision'] = 'allow_edited';
-    allow.title = 'Allow the change as the diff editor holds it now';
-    const show = button('Show editor', 'approval-choice choice-show-editor', () => this.post({ type: 'edit_change', id: this.request.id }), 'go-to-file');
-    show.title = 'Bring the diff editor with your version to the front';
+    allow.title = t('Allow the change as the diff editor holds it now');
+    const show = button(t('Show editor'), 'approval-choice choice-show-editor', () => this.post({ type: 'edit_change', id: this.request.id }), 'go-to-file');
+    show.title = t('Bring the diff editor with your version to the front');
     const row = el('div', 'approval-edit-actions');
     row.append(allow, show);
     section.append(note, problem, row);
@@ -208,10 +218,10 @@ export class ApprovalView {
     text.value = command ? command.command : (this.request.arguments ?? '{}');
     text.spellcheck = false;
     text.rows = Math.min(16, Math.max(command ? 2 : 3, text.value.split('\n').length + 1));
-    text.setAttribute('aria-label', command ? 'The command line' : this.request.question ? 'The question, as JSON' : "The call's arguments, as JSON");
+    text.setAttribute('aria-label', command ? t('The command line') : this.request.question ? t('The question, as JSON') : t("The call's arguments, as JSON"));
     if (command) text.classList.add('approval-command-line');
     const problem = this.problemLine();
-    const label = command ? 'Run this command' : this.request.question ? 'Approve as changed' : 'Allow with these arguments';
+    const label = command ? t('Run this command') : this.request.question ? t('Approve as changed') : t('Allow with these arguments');
     const allow = button(label, 'approval-choice choice-allow_edited', () =>
       this.send({ type: 'approve_edited', id: this.request.id, arguments: command ? JSON.stringify({ ...command.all, command: text.value }) : text.value }),
     );
@@ -232,9 +242,9 @@ export class ApprovalView {
     const section = el('section', 'approval-reason');
     const text = el('textarea', 'approval-reason-text');
     text.rows = 2;
-    text.placeholder = 'Why not, or what to do instead';
-    text.setAttribute('aria-label', 'Why you deny it (the agent reads this)');
-    const deny = button('Deny with this reason', 'approval-choice choice-deny_reason', () => this.send({ type: 'deny', id: this.request.id, reason: text.value }), 'close');
+    text.placeholder = t('Why not, or what to do instead');
+    text.setAttribute('aria-label', t('Why you deny it (the agent reads this)'));
+    const deny = button(t('Deny with this reason'), 'approval-choice choice-deny_reason', () => this.send({ type: 'deny', id: this.request.id, reason: text.value }), 'close');
     deny.dataset['decision'] = 'deny_reason';
     section.append(text, deny);
     this.reason = section;
@@ -246,8 +256,8 @@ export class ApprovalView {
   private change(diff: NonNullable<ApprovalRequest['diff']>): HTMLElement {
     const section = el('section', 'approval-diff');
     const head = el('div', 'diff-head');
-    const preview = button('Preview', 'preview-change', () => this.post({ type: 'preview_approval', id: this.request.id }), 'git-compare');
-    preview.setAttribute('aria-label', `Preview the change to ${diff.path} in the diff editor`);
+    const preview = button(t('Preview'), 'preview-change', () => this.post({ type: 'preview_approval', id: this.request.id }), 'git-compare');
+    preview.setAttribute('aria-label', t`Preview the change to ${diff.path} in the diff editor`);
     head.append(fileLink(diff.path, fileOpener(this.post)), preview);
     section.append(head, renderDiff(diff.unified));
     return section;

@@ -11,6 +11,7 @@
  * says how it went.
  */
 import { vsButton, type VscodeButton } from './controls';
+import { t } from './l10n';
 import { button, el, fileLink } from './elements';
 import { diffLines } from './diff-lines';
 import { hunksToggle } from './changes-hunks';
@@ -37,18 +38,18 @@ export class PromptChanges {
   bar(post: Post, files: readonly FileCount[]): { element: HTMLElement; retire(): void } | undefined {
     if (files.length === 0) return undefined;
     const section = el('section', 'changes-bar');
-    section.setAttribute('aria-label', 'Files this prompt changed');
+    section.setAttribute('aria-label', t('Files this prompt changed'));
     // The journal's counts: each file before the prompt against now.
     section.dataset['counts'] = 'net';
     const head = el('div', 'changes-head');
     head.append(el('strong', 'changes-title', filesChanged(files.length)));
-    const keep = vsButton('Keep', 'changes-keep', () => settle(section, 'Kept.'), { icon: 'check', secondary: true });
-    keep.title = 'Keep these changes (they stay; this only closes the list)';
-    const undo = vsButton('Undo', 'changes-undo', () => {
+    const keep = vsButton(t('Keep'), 'changes-keep', () => settle(section, t('Kept.')), { icon: 'check', secondary: true });
+    keep.title = t('Keep these changes (they stay; this only closes the list)');
+    const undo = vsButton(t('Undo'), 'changes-undo', () => {
       post({ type: 'undo_prompt' });
-      pending(section, 'Undoing…');
+      pending(section, t('Undoing…'));
     }, { icon: 'discard' });
-    undo.title = 'Put every file this prompt changed back as it was, now';
+    undo.title = t('Put every file this prompt changed back as it was, now');
     head.append(keep, undo);
     const list = el('ul', 'changes-files');
     const open = fileOpener(post);
@@ -59,7 +60,7 @@ export class PromptChanges {
 }
 
 function filesChanged(count: number): string {
-  return `${count} file${count === 1 ? '' : 's'} changed`;
+  return count === 1 ? t('1 file changed') : t`${count} files changed`;
 }
 
 function fileRow(file: FileCount, callId: string | undefined, post: Post, open: (path: string, line?: number) => void): HTMLElement {
@@ -68,30 +69,30 @@ function fileRow(file: FileCount, callId: string | undefined, post: Post, open: 
   row.dataset['path'] = path;
   row.append(fileLink(path, open), ...countsOf(file));
   if (callId !== undefined) {
-    const diff = button('Diff', 'changes-diff', () => post({ type: 'open_diff', callId }), 'diff');
-    diff.setAttribute('aria-label', `Open the change to ${path} in the diff editor`);
+    const diff = button(t('Diff'), 'changes-diff', () => post({ type: 'open_diff', callId }), 'diff');
+    diff.setAttribute('aria-label', t`Open the change to ${path} in the diff editor`);
     row.append(diff);
   }
   if (!file.binary) row.append(hunksToggle(path, row, post));
-  const keepFile = button('Keep', 'changes-file-keep', () => settleRow(row, 'kept'), 'check');
-  keepFile.setAttribute('aria-label', `Keep the change to ${path}`);
-  keepFile.title = `Keep the change to ${path}`;
-  const undoFile = button('Undo', 'changes-file-undo', () => {
+  const keepFile = button(t('Keep'), 'changes-file-keep', () => settleRow(row, t('kept')), 'check');
+  keepFile.setAttribute('aria-label', t`Keep the change to ${path}`);
+  keepFile.title = t`Keep the change to ${path}`;
+  const undoFile = button(t('Undo'), 'changes-file-undo', () => {
     post({ type: 'undo_prompt', path });
     for (const action of row.querySelectorAll<HTMLButtonElement>('.changes-file-keep, .changes-file-undo')) action.disabled = true;
   }, 'discard');
-  undoFile.setAttribute('aria-label', `Undo the change to ${path}`);
-  undoFile.title = `Put ${path} back as it was before this prompt, now`;
+  undoFile.setAttribute('aria-label', t`Undo the change to ${path}`);
+  undoFile.title = t`Put ${path} back as it was before this prompt, now`;
   row.append(keepFile, undoFile);
   return row;
 }
 
 /** A file's counts as the journal gives them: "+2 −1", "new +3 −0", "removed −4", or "binary". */
 function countsOf(file: FileCount): HTMLElement[] {
-  if (file.binary) return [el('span', 'changes-uncounted', file.status === 'deleted' ? 'removed' : 'binary')];
+  if (file.binary) return [el('span', 'changes-uncounted', file.status === 'deleted' ? t('removed') : t('binary'))];
   const counts = [el('span', 'changes-added', `+${file.added}`), el('span', 'changes-removed', `−${file.removed}`)];
-  if (file.status === 'added') return [el('span', 'changes-uncounted', 'new'), ...counts];
-  if (file.status === 'deleted') return [el('span', 'changes-uncounted', 'removed'), ...counts];
+  if (file.status === 'added') return [el('span', 'changes-uncounted', t('new')), ...counts];
+  if (file.status === 'deleted') return [el('span', 'changes-uncounted', t('removed')), ...counts];
   return counts;
 }
 
@@ -143,7 +144,7 @@ export function showUndone(transcript: HTMLElement, restored: Restored): void {
   const row = path === undefined ? undefined : [...bar.querySelectorAll<HTMLElement>('.changes-file')].find((candidate) => candidate.dataset['path'] === path);
   if (restored.outcome === 'restored') {
     if (row) {
-      settleRow(row, 'undone');
+      settleRow(row, t('undone'));
       if (!bar.querySelector('.changes-file-undo')) settle(bar, restored.message);
     } else settle(bar, restored.message);
     return;

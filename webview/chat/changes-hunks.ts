@@ -7,6 +7,7 @@
  * answers with the file's hunks again and the bar's counts.
  */
 import { button, el } from './elements';
+import { t } from './l10n';
 import type { Post } from './host';
 import type { HunkView } from './protocol';
 
@@ -15,15 +16,15 @@ const SHOWN_LINES = 4;
 
 /** The "Changes" toggle for a file's row. */
 export function hunksToggle(path: string, row: HTMLElement, post: Post): HTMLButtonElement {
-  const toggle = button('Changes', 'changes-hunks-toggle', () => {
+  const toggle = button(t('Changes'), 'changes-hunks-toggle', () => {
     const open = toggle.getAttribute('aria-expanded') === 'true';
     toggle.setAttribute('aria-expanded', String(!open));
     if (open) row.querySelector(':scope > .changes-hunks')?.remove();
     else post({ type: 'show_hunks', path });
   }, 'chevron-right');
   toggle.setAttribute('aria-expanded', 'false');
-  toggle.setAttribute('aria-label', `Show each change to ${path}`);
-  toggle.title = `Show each change to ${path}, to keep or undo one`;
+  toggle.setAttribute('aria-label', t`Show each change to ${path}`);
+  toggle.title = t`Show each change to ${path}, to keep or undo one`;
   return toggle;
 }
 
@@ -47,9 +48,9 @@ export function showHunks(transcript: HTMLElement, path: string, hunks: readonly
   const said = row.querySelector(':scope > .changes-hunks > .changes-hunk-outcome');
   row.querySelector(':scope > .changes-hunks')?.remove();
   const list = el('ul', 'changes-hunks');
-  list.setAttribute('aria-label', `Changes to ${path}`);
+  list.setAttribute('aria-label', t`Changes to ${path}`);
   const shown = hunks.filter((hunk) => !kept.has(hunk.id));
-  if (shown.length === 0) list.append(el('li', 'changes-hunk-none', hunks.length === 0 ? 'No change left in this file.' : 'Every change here is kept.'));
+  if (shown.length === 0) list.append(el('li', 'changes-hunk-none', hunks.length === 0 ? t('No change left in this file.') : t('Every change here is kept.')));
   for (const hunk of shown) list.append(hunkItem(path, hunk, row, post));
   if (said) list.append(said);
   row.append(list);
@@ -58,25 +59,25 @@ export function showHunks(transcript: HTMLElement, path: string, hunks: readonly
 function hunkItem(path: string, hunk: HunkView, row: HTMLElement, post: Post): HTMLElement {
   const item = el('li', 'changes-hunk');
   item.dataset['hunk'] = hunk.id;
-  const where = hunk.added.length > 0 ? `Line ${hunk.newStart}` : `After line ${hunk.newStart}`;
+  const where = hunk.added.length > 0 ? t`Line ${hunk.newStart}` : t`After line ${hunk.newStart}`;
   const head = el('div', 'changes-hunk-head');
   head.append(el('span', 'changes-hunk-where', where));
-  const keep = button('Keep', 'changes-hunk-keep', () => {
+  const keep = button(t('Keep'), 'changes-hunk-keep', () => {
     keptIn(row, hunk.id);
     post({ type: 'keep_hunk', path, hunk: hunk.id });
   }, 'check');
-  keep.setAttribute('aria-label', `Keep this change to ${path} (${where.toLowerCase()})`);
-  const undo = button('Undo', 'changes-hunk-undo', () => {
+  keep.setAttribute('aria-label', t`Keep this change to ${path} (${where.toLowerCase()})`);
+  const undo = button(t('Undo'), 'changes-hunk-undo', () => {
     keep.disabled = true;
     undo.disabled = true;
     post({ type: 'undo_hunk', path, hunk: hunk.id });
   }, 'discard');
-  undo.setAttribute('aria-label', `Undo this change to ${path} (${where.toLowerCase()})`);
+  undo.setAttribute('aria-label', t`Undo this change to ${path} (${where.toLowerCase()})`);
   head.append(keep, undo);
   const lines = el('pre', 'changes-hunk-lines');
   for (const [mark, side, kind] of [['-', hunk.removed, 'del'], ['+', hunk.added, 'add']] as const) {
     for (const line of side.slice(0, SHOWN_LINES)) lines.append(el('span', `diff-${kind}`, `${mark}${line}\n`));
-    if (side.length > SHOWN_LINES) lines.append(el('span', 'diff-more', `${mark} … ${side.length - SHOWN_LINES} more\n`));
+    if (side.length > SHOWN_LINES) lines.append(el('span', 'diff-more', `${mark} \u2026 ${t`${side.length - SHOWN_LINES} more`}\n`));
   }
   item.append(head, lines);
   return item;
@@ -102,7 +103,7 @@ function keptIn(row: HTMLElement, hunk: string): void {
   const list = item?.parentElement;
   item?.remove();
   // The last one kept: the list says so rather than going blank.
-  if (list && !list.querySelector('.changes-hunk') && !list.querySelector('.changes-hunk-none')) list.prepend(el('li', 'changes-hunk-none', 'Every change here is kept.'));
+  if (list && !list.querySelector('.changes-hunk') && !list.querySelector('.changes-hunk-none')) list.prepend(el('li', 'changes-hunk-none', t('Every change here is kept.')));
 }
 
 /** How one hunk's Undo ended, under the file's hunks; one refused gives its buttons back. */

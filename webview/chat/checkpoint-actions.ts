@@ -12,6 +12,7 @@
  * is still working (`holdWhileBusy`).
  */
 import { retireBar } from './changes-bar';
+import { t } from './l10n';
 import { button, el } from './elements';
 import type { Post } from './host';
 import type { HostMessage, RestoreMode, TranscriptEvent } from './protocol';
@@ -32,10 +33,10 @@ export function holdWhileBusy(root: ParentNode, busy: boolean): void {
   for (const action of root.querySelectorAll<HTMLButtonElement>(HELD)) action.disabled = busy;
 }
 
-const MODES: { mode: RestoreMode; label: string }[] = [
-  { mode: 'both', label: 'Files and conversation' },
-  { mode: 'files', label: 'Files only' },
-  { mode: 'conversation', label: 'Conversation only' },
+const modes = (): { mode: RestoreMode; label: string }[] => [
+  { mode: 'both', label: t('Files and conversation') },
+  { mode: 'files', label: t('Files only') },
+  { mode: 'conversation', label: t('Conversation only') },
 ];
 
 export class CheckpointActions {
@@ -71,7 +72,7 @@ export class CheckpointActions {
   private onMessage(message: HTMLElement, id: string): void {
     message.dataset['checkpoint'] = id;
     const actions = el('div', 'checkpoint-actions');
-    const edit = button('Edit', 'checkpoint-edit', () => this.edit(message, id), 'edit');
+    const edit = button(t('Edit'), 'checkpoint-edit', () => this.edit(message, id), 'edit');
     edit.disabled = viewBusy();
     actions.append(this.restoreButton(message, id), edit);
     message.append(actions);
@@ -84,8 +85,8 @@ export class CheckpointActions {
   }
 
   private restoreButton(anchor: HTMLElement, id: string): HTMLButtonElement {
-    const restore = button('Restore', 'checkpoint-restore', () => this.choose(anchor, id), 'history');
-    restore.title = 'Go back to just before this: the files, the conversation or both';
+    const restore = button(t('Restore'), 'checkpoint-restore', () => this.choose(anchor, id), 'history');
+    restore.title = t('Go back to just before this: the files, the conversation or both');
     restore.disabled = viewBusy();
     return restore;
   }
@@ -95,18 +96,18 @@ export class CheckpointActions {
     anchor.querySelector(':scope > .restore-choice')?.remove();
     const choice = el('div', 'restore-choice');
     choice.setAttribute('role', 'group');
-    choice.setAttribute('aria-label', 'Restore to before this');
-    for (const { mode, label } of MODES) {
+    choice.setAttribute('aria-label', t('Restore to before this'));
+    for (const { mode, label } of modes()) {
       choice.append(
         button(label, `restore-${mode}`, () => {
-          const pending = el('div', 'restore-pending', 'Restoring…');
+          const pending = el('div', 'restore-pending', t('Restoring…'));
           pending.setAttribute('role', 'status');
           choice.replaceWith(pending);
           this.post({ type: 'restore', checkpoint: id, mode });
         }),
       );
     }
-    choice.append(button('Cancel', 'restore-cancel', () => choice.remove()));
+    choice.append(button(t('Cancel'), 'restore-cancel', () => choice.remove()));
     anchor.append(choice);
   }
 
@@ -118,21 +119,21 @@ export class CheckpointActions {
     const input = el('textarea', 'edit-input');
     input.value = text;
     input.rows = Math.min(8, text.split('\n').length + 1);
-    input.setAttribute('aria-label', 'Edited message');
+    input.setAttribute('aria-label', t('Edited message'));
     // A branch is of the conversation: said before sending, with the files' restore one tick away.
-    const note = el('p', 'edit-note', 'A new branch of the conversation. The files stay as they are now, unless you tick:');
+    const note = el('p', 'edit-note', t('A new branch of the conversation. The files stay as they are now, unless you tick:'));
     const files = el('input', 'edit-files');
     files.type = 'checkbox';
     const filesLabel = el('label', 'edit-files-label');
-    filesLabel.append(files, ' Also put the files back as they were before this message');
-    const send = button('Send as a new branch', 'edit-send', () => {
+    filesLabel.append(files, ` ${t('Also put the files back as they were before this message')}`);
+    const send = button(t('Send as a new branch'), 'edit-send', () => {
       const edited = input.value.trim();
       if (edited === '') return;
       box.remove();
       this.post({ type: 'edit_message', checkpoint: id, text: edited, ...(files.checked ? { files: true } : {}) });
     });
-    send.title = 'Starts a new session from just before this message and sends the edited text; this session stays in the list';
-    box.append(input, note, filesLabel, send, button('Cancel', 'edit-cancel', () => box.remove()));
+    send.title = t('Starts a new session from just before this message and sends the edited text; this session stays in the list');
+    box.append(input, note, filesLabel, send, button(t('Cancel'), 'edit-cancel', () => box.remove()));
     message.append(box);
     input.focus();
   }
@@ -154,7 +155,7 @@ export function showRewound(transcript: HTMLElement, restored: Restored): void {
   const top = anchor ? topLevel(transcript, anchor) : undefined;
   const greyed = restored.outcome === 'restored' && mode !== 'files' && top !== undefined;
   if (greyed) {
-    const label = el('div', 'rewound-label', restored.earlier ? restored.message : 'Rewound: the agents no longer see what follows');
+    const label = el('div', 'rewound-label', restored.earlier ? restored.message : t('Rewound: the agents no longer see what follows'));
     top.before(label);
     for (let entry: Element | null = top; entry; entry = entry.nextElementSibling) {
       entry.classList.add('rewound');

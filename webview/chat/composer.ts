@@ -7,6 +7,7 @@
  * reload.
  */
 import { iconsWhenNarrow, setDisabled, setLabel, vsButton, type VscodeButton } from './controls';
+import { t } from './l10n';
 import { el } from './elements';
 import type { Post } from './host';
 import type { HostMessage } from './protocol';
@@ -27,8 +28,8 @@ export class Composer {
     this.input.id = 'prompt';
     this.input.rows = 3;
     this.input.value = draft;
-    this.input.placeholder = 'Ask Crow… (Enter to send, Shift+Enter for a new line)';
-    this.input.setAttribute('aria-label', 'Message to Crow');
+    this.input.placeholder = t('Ask Crow… (Enter to send, Shift+Enter for a new line)');
+    this.input.setAttribute('aria-label', t('Message to Crow'));
     this.menu = new SuggestMenu(this.input, post, (text) => this.onDraft(text));
     this.input.addEventListener('input', () => {
       this.onDraft(this.input.value);
@@ -38,13 +39,13 @@ export class Composer {
     // The caret moved without typing: the word it is in may be another.
     this.input.addEventListener('click', () => this.menu.update());
     this.input.addEventListener('blur', () => this.menu.close());
-    this.send = vsButton('Send', 'primary-action', () => this.submit(), { icon: 'send' });
+    this.send = vsButton(t('Send'), 'primary-action', () => this.submit(), { icon: 'send' });
     this.send.id = 'send';
-    this.send.setAttribute('aria-label', 'Send message');
-    this.cancel = vsButton('Cancel', 'secondary-action', () => this.post({ type: 'cancel' }), { icon: 'debug-stop', secondary: true });
+    this.send.setAttribute('aria-label', t('Send message'));
+    this.cancel = vsButton(t('Cancel'), 'secondary-action', () => this.post({ type: 'cancel' }), { icon: 'debug-stop', secondary: true });
     this.cancel.id = 'cancel';
-    this.cancel.setAttribute('aria-label', 'Cancel the running prompt');
-    this.cancel.title = 'Cancel the running prompt (Escape)';
+    this.cancel.setAttribute('aria-label', t('Cancel the running prompt'));
+    this.cancel.title = t('Cancel the running prompt (Escape)');
     this.actions.append(this.cancel, this.send);
     iconsWhenNarrow(this.cancel, this.send);
     this.element.append(this.menu.element, this.input, this.actions);
@@ -58,9 +59,9 @@ export class Composer {
 
   setBusy(busy: boolean): void {
     this.busy = busy;
-    setLabel(this.send, busy ? 'Queue' : 'Send', busy ? 'list-ordered' : 'send');
-    this.send.setAttribute('aria-label', busy ? 'Queue the message for the agents\' next step' : 'Send message');
-    this.send.title = busy ? 'The agents get it after their current step (Enter)' : 'Send (Enter)';
+    setLabel(this.send, busy ? t('Queue') : t('Send'), busy ? 'list-ordered' : 'send');
+    this.send.setAttribute('aria-label', busy ? t("Queue the message for the agents' next step") : t('Send message'));
+    this.send.title = busy ? t('The agents get it after their current step (Enter)') : t('Send (Enter)');
     setDisabled(this.cancel, !busy);
     // Only while something runs: idle, the row's room goes to the pickers.
     this.cancel.hidden = !busy;

@@ -4,6 +4,7 @@
  * parses is markdown-it's output (see markdown.ts).
  */
 import type { Actor } from './protocol';
+import { t } from './l10n';
 
 export function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
   const element = document.createElement(tag);
@@ -47,7 +48,7 @@ export function actorBadge(actor: Actor): HTMLElement {
   const label = actor.role === 'primary' || actor.agent === actor.role ? actor.agent : `${actor.role} · ${actor.agent}`;
   const badge = el('span', `badge badge-${actor.role}`, label);
   badge.dataset['role'] = actor.role;
-  badge.title = `${actor.role} agent ${actor.agent}`;
+  badge.title = t`${actor.role} agent ${actor.agent}`;
   return badge;
 }
 
@@ -59,7 +60,7 @@ export function sameActor(a: Actor, b: Actor): boolean {
 export function fileLink(path: string, onOpen: (path: string, line?: number) => void, label = path): HTMLButtonElement {
   const { file, line } = splitLine(path);
   const link = button(label, 'file-link', () => onOpen(file, line));
-  link.title = `Open ${file}${line !== undefined ? ` at line ${line}` : ''}`;
+  link.title = line !== undefined ? t`Open ${file} at line ${line}` : t`Open ${file}`;
   return link;
 }
 

@@ -1,5 +1,6 @@
 /** How figures read in the chat view; the same conventions as the trace viewer and `crow trace`. */
 import type { Meter } from './protocol';
+import { t } from './l10n';
 
 export function duration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)}ms`;
@@ -18,8 +19,8 @@ export function cost(usd: number): string {
 
 /** "1,234 in · 56 out · 1,000 cached · $0.0123"; cached and cost only when there are any. */
 export function meterText(meter: Meter): string {
-  const parts = [`${count(meter.inputTokens)} in`, `${count(meter.outputTokens)} out`];
-  if (meter.cachedTokens > 0) parts.push(`${count(meter.cachedTokens)} cached`);
+  const parts = [t`${count(meter.inputTokens)} in`, t`${count(meter.outputTokens)} out`];
+  if (meter.cachedTokens > 0) parts.push(t`${count(meter.cachedTokens)} cached`);
   if (meter.costUsd !== undefined) parts.push(cost(meter.costUsd));
   return parts.join(' · ');
 }
@@ -29,8 +30,8 @@ export function ago(iso: string, now = Date.now()): string {
   const time = Date.parse(iso);
   if (Number.isNaN(time)) return '';
   const minutes = Math.round((now - time) / 60_000);
-  if (minutes < 1) return 'just now';
-  if (minutes < 60) return `${minutes} min ago`;
-  if (minutes < 24 * 60) return `${Math.round(minutes / 60)} h ago`;
+  if (minutes < 1) return t('just now');
+  if (minutes < 60) return t`${minutes} min ago`;
+  if (minutes < 24 * 60) return t`${Math.round(minutes / 60)} h ago`;
   return new Date(time).toISOString().slice(0, 10);
 }

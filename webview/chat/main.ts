@@ -27,6 +27,7 @@ import { holdWhileBusy, showRewound } from './checkpoint-actions';
 import { Composer } from './composer';
 import { el } from './elements';
 import { Host, isHostMessage } from './host';
+import { usePageBundle } from './l10n';
 import { MeterView } from './meter';
 import { PlanView } from './plan';
 import { QueueView } from './queue-view';
@@ -200,6 +201,7 @@ function unreachable(value: never): never {
 
 /** The host's page may hold an `<div id="app">`; otherwise the app adds one, leaving the page's scripts alone. */
 function start(): void {
+  usePageBundle();
   let root = document.getElementById('app');
   if (!root) {
     root = el('div');

@@ -7,6 +7,7 @@
  * CSP refuses `style` attributes.
  */
 import MarkdownIt from 'markdown-it';
+import { t } from './l10n';
 import { highlight } from './highlight';
 
 const SAFE_SCHEMES: ReadonlySet<string> = new Set(['http', 'https', 'mailto']);
@@ -43,12 +44,12 @@ md.renderer.rules.fence = (tokens, index, options, env, self) => {
   const { language, path } = fenceInfo(tokens[index]!.info);
   const escape = md.utils.escapeHtml;
   const target = path ? ` data-path="${escape(path)}"` : '';
-  const applyTitle = path ? `Replace ${escape(path)} with this code (you approve the change first)` : 'Replace a file you pick with this code (you approve the change first)';
+  const applyTitle = escape(path ? t`Replace ${path} with this code (you approve the change first)` : t('Replace a file you pick with this code (you approve the change first)'));
   const head =
     `<div class="code-head"><span class="code-language"${path ? ` title="${escape(path)}"` : ''}>${escape(path ? `${language || 'text'} · ${path}` : language || 'text')}</span>` +
-    `<button type="button" class="code-action code-copy" title="Copy the code">${icon('copy')}Copy</button>` +
-    `<button type="button" class="code-action code-insert" title="Insert the code at the editor's cursor">${icon('insert')}Insert</button>` +
-    (SHELL_LANGUAGES.has(language.toLowerCase()) ? '' : `<button type="button" class="code-action code-apply"${target} title="${applyTitle}">${icon('replace-all')}Apply</button>`) +
+    `<button type="button" class="code-action code-copy" title="${escape(t('Copy the code'))}">${icon('copy')}${escape(t('Copy'))}</button>` +
+    `<button type="button" class="code-action code-insert" title="${escape(t("Insert the code at the editor's cursor"))}">${icon('insert')}${escape(t('Insert'))}</button>` +
+    (SHELL_LANGUAGES.has(language.toLowerCase()) ? '' : `<button type="button" class="code-action code-apply"${target} title="${applyTitle}">${icon('replace-all')}${escape(t('Apply'))}</button>`) +
     '</div>';
   return `<div class="code-block">${head}${fence(tokens, index, options, env, self)}</div>`;
 };

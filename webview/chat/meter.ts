@@ -5,6 +5,7 @@
  * agent's window) is in its tooltip and its accessible name.
  */
 import { el } from './elements';
+import { t } from './l10n';
 import { meterText } from './format';
 import type { Meter } from './protocol';
 
@@ -45,16 +46,16 @@ export class MeterView {
     const fullest = Math.max(0, ...[...this.windows.values()].map((size) => size.used / size.window));
     const full = fullest >= 0.8;
     const parts = spent && this.session ? [meterText(this.session)] : [];
-    if (this.windows.size > 0) parts.push(`context ${Math.round(fullest * 100)}%${full ? ': send /compact to free it' : ''}`);
+    if (this.windows.size > 0) parts.push(full ? t`context ${Math.round(fullest * 100)}%: send /compact to free it` : t`context ${Math.round(fullest * 100)}%`);
     this.line.textContent = parts.join(' · ');
     this.element.classList.toggle('meter-full', full);
     const detail = [
-      ...(this.prompt ? [`This prompt: ${meterText(this.prompt)}`] : []),
-      ...(this.session ? [`This session: ${meterText(this.session)}`] : []),
-      ...[...this.windows].map(([name, size]) => `Context of ${name}: ${thousands(size.used)} of ${thousands(size.window)} tokens (${percent(size)})`),
+      ...(this.prompt ? [t`This prompt: ${meterText(this.prompt)}`] : []),
+      ...(this.session ? [t`This session: ${meterText(this.session)}`] : []),
+      ...[...this.windows].map(([name, size]) => t`Context of ${name}: ${thousands(size.used)} of ${thousands(size.window)} tokens (${percent(size)})`),
     ];
     this.element.title = detail.join('\n');
-    this.element.setAttribute('aria-label', detail.join('. ') || 'Nothing spent yet');
+    this.element.setAttribute('aria-label', detail.join('. ') || t('Nothing spent yet'));
   }
 }
 

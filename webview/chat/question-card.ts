@@ -9,15 +9,22 @@
  * keeps what was typed. Once answered or withdrawn, a line says which.
  */
 import { button, el } from './elements';
+import { t } from './l10n';
 import type { Post } from './host';
 import type { ElicitField, ElicitValue, QuestionAction, ServerQuestion } from './protocol';
 
-const OUTCOME: Record<QuestionAction | 'withdrawn', string> = {
-  accept: 'Answered',
-  decline: 'Declined',
-  cancel: 'Dismissed',
-  withdrawn: 'No longer asked',
-};
+function outcomeWords(outcome: QuestionAction | 'withdrawn'): string {
+  switch (outcome) {
+    case 'accept':
+      return t('Answered');
+    case 'decline':
+      return t('Declined');
+    case 'cancel':
+      return t('Dismissed');
+    case 'withdrawn':
+      return t('No longer asked');
+  }
+}
 
 /** The input type of a text question's format. */
 const TEXT_INPUT: Record<NonNullable<Extract<ElicitField, { kind: 'text' }>['format']> | 'plain', string> = {
@@ -83,10 +90,10 @@ export class QuestionCard {
     this.element.dataset['id'] = question.id;
     this.element.setAttribute('role', 'group');
     this.element.tabIndex = -1;
-    const asker = `MCP server "${question.server}"`;
-    this.element.setAttribute('aria-label', `${asker} asks: ${question.message}`);
+    const asker = t`MCP server "${question.server}"`;
+    this.element.setAttribute('aria-label', t`${asker} asks: ${question.message}`);
     const head = el('div', 'question-head');
-    head.append(el('span', 'question-label', question.page ? 'Page to open' : 'Question'), el('strong', 'question-server', asker));
+    head.append(el('span', 'question-label', question.page ? t('Page to open') : t('Question')), el('strong', 'question-server', asker));
     this.element.append(head, el('p', 'question-message', question.message));
     this.problem.setAttribute('role', 'alert');
     this.problem.hidden = true;
@@ -104,7 +111,7 @@ export class QuestionCard {
     this.element.querySelector('.question-url')?.remove();
     this.actions.remove();
     this.problem.remove();
-    const said = this.question.page && outcome === 'accept' ? 'Opened in the browser' : OUTCOME[outcome];
+    const said = this.question.page && outcome === 'accept' ? t('Opened in the browser') : outcomeWords(outcome);
     this.element.append(el('p', 'question-outcome', said));
   }
 
@@ -116,10 +123,10 @@ export class QuestionCard {
   }
 
   private showPage(page: NonNullable<ServerQuestion['page']>): void {
-    const where = el('p', 'question-domain', 'Opens a page on ');
+    const where = el('p', 'question-domain', `${t('Opens a page on')} `);
     where.append(el('strong', undefined, page.domain));
     const url = el('code', 'question-url', page.url);
-    this.actions.append(this.answer('accept', 'Open page', `Open ${page.domain} in the browser`, 'link-external'), ...this.refusals());
+    this.actions.append(this.answer('accept', t('Open page'), t`Open ${page.domain} in the browser`, 'link-external'), ...this.refusals());
     this.element.append(where, url, this.problem, this.actions);
   }
 
@@ -131,7 +138,7 @@ export class QuestionCard {
       this.controls.set(field.name, control);
       form.append(control.element);
     }
-    const send = this.answer('accept', 'Send', 'Send these answers to the server', 'check');
+    const send = this.answer('accept', t('Send'), t('Send these answers to the server'), 'check');
     send.type = 'submit';
     // Enter in a text box sends, as a form does; the button's click would send a second time.
     send.addEventListener('click', (event) => event.preventDefault(), { capture: true });
@@ -145,7 +152,7 @@ export class QuestionCard {
   }
 
   private refusals(): HTMLButtonElement[] {
-    return [this.answer('decline', 'Decline', 'Tell the server you decline', 'close'), this.answer('cancel', 'Dismiss', 'Dismiss the question without an answer')];
+    return [this.answer('decline', t('Decline'), t('Tell the server you decline'), 'close'), this.answer('cancel', t('Dismiss'), t('Dismiss the question without an answer'))];
   }
 
   private answer(action: QuestionAction, label: string, title: string, icon?: string): HTMLButtonElement {
@@ -183,7 +190,7 @@ export class QuestionCard {
 function fieldControl(field: ElicitField, id: string): FieldControl {
   const wrap = el('div', `question-field field-${field.kind}`);
   const label = el('label', 'question-field-label', field.title);
-  if (!field.required) label.append(el('span', 'question-optional', ' (optional)'));
+  if (!field.required) label.append(el('span', 'question-optional', ` ${t('(optional)')}`));
   const description = field.description ? el('p', 'question-field-description', field.description) : undefined;
   if (description) description.id = `${id}-description`;
   const { control, read } = controlOf(field, id);
@@ -240,7 +247,7 @@ function controlOf(field: ElicitField, id: string): { control: HTMLElement; read
       select.id = id;
       select.required = field.required;
       // Nothing chosen yet is a choice of its own, unless a default stands.
-      if (field.default === undefined) select.append(option('', field.required ? 'Choose…' : '(none)'));
+      if (field.default === undefined) select.append(option('', field.required ? t('Choose…') : t('(none)')));
       for (const { value, label } of field.options) select.append(option(value, label));
       select.value = field.default ?? '';
       return { control: select, read: () => (select.value === '' ? undefined : select.value) };

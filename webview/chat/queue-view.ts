@@ -5,13 +5,14 @@
  * what waits here is sent at once.
  */
 import { button, el } from './elements';
+import { t } from './l10n';
 import type { Post } from './host';
 
 export class QueueView {
   readonly element = el('section', 'queue');
 
   constructor(private readonly post: Post) {
-    this.element.setAttribute('aria-label', 'Messages waiting for the agents');
+    this.element.setAttribute('aria-label', t('Messages waiting for the agents'));
     this.element.hidden = true;
   }
 
@@ -20,9 +21,9 @@ export class QueueView {
     this.element.hidden = items.length === 0;
     if (items.length === 0) return;
     const head = el('div', 'queue-head');
-    head.append(el('span', 'queue-title', `Queued: the agents get ${items.length === 1 ? 'it' : 'them'} after their current step`));
-    const now = button('Send now', 'queue-send-now', () => this.post({ type: 'interrupt' }));
-    now.title = 'Stop the running step and send what is queued at once';
+    head.append(el('span', 'queue-title', items.length === 1 ? t('Queued: the agents get it after their current step') : t('Queued: the agents get them after their current step')));
+    const now = button(t('Send now'), 'queue-send-now', () => this.post({ type: 'interrupt' }));
+    now.title = t('Stop the running step and send what is queued at once');
     head.append(now);
     this.element.append(head);
     for (const item of items) {

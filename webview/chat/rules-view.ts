@@ -5,6 +5,7 @@
  * ("2 standing approvals") until opened.
  */
 import { button, el } from './elements';
+import { t } from './l10n';
 import type { Post } from './host';
 import type { StandingRuleView } from './protocol';
 
@@ -21,19 +22,19 @@ export class RulesView {
     this.element.hidden = rules.length === 0;
     if (rules.length === 0) return;
     const count = rules.length;
-    const summary = el('summary', 'rules-summary', `${count} standing ${count === 1 ? 'answer' : 'answers'} ("Always" or "Never")`);
-    summary.title = 'What you answered Always or Never to in this session: Revoke one to be asked again';
+    const summary = el('summary', 'rules-summary', count === 1 ? t('1 standing answer ("Always" or "Never")') : t`${count} standing answers ("Always" or "Never")`);
+    summary.title = t('What you answered Always or Never to in this session: Revoke one to be asked again');
     const list = el('ul', 'rules-list');
-    list.setAttribute('aria-label', 'Standing answers');
+    list.setAttribute('aria-label', t('Standing answers'));
     for (const rule of rules) {
       const row = el('li', 'rule');
       row.dataset['id'] = rule.id;
-      row.append(el('span', 'rule-text', `${rule.allowed ? 'Always allowed' : 'Never allowed'}: ${rule.covers}`));
-      const revoke = button('Revoke', 'rule-revoke', () => {
+      row.append(el('span', 'rule-text', rule.allowed ? t`Always allowed: ${rule.covers}` : t`Never allowed: ${rule.covers}`));
+      const revoke = button(t('Revoke'), 'rule-revoke', () => {
         revoke.disabled = true;
         this.post({ type: 'revoke_rule', id: rule.id });
       });
-      revoke.setAttribute('aria-label', `Revoke: ${rule.allowed ? 'always allowed' : 'never allowed'} ${rule.covers}`);
+      revoke.setAttribute('aria-label', rule.allowed ? t`Revoke: always allowed ${rule.covers}` : t`Revoke: never allowed ${rule.covers}`);
       row.append(revoke);
       list.append(row);
     }

@@ -5,13 +5,14 @@
  * otherwise whether it is unfolded survives the view being rebuilt.
  */
 import { ago } from './format';
+import { t } from './l10n';
 import { el } from './elements';
 import type { Post } from './host';
 import type { SessionSummary } from './protocol';
 
 export class SessionList {
   readonly element: HTMLDetailsElement;
-  private readonly summary = el('summary', undefined, 'Sessions');
+  private readonly summary = el('summary', undefined, t('Sessions'));
   private readonly list = el('ul', 'session-items');
   private sessions: SessionSummary[] = [];
   private current: string | undefined;
@@ -41,9 +42,9 @@ export class SessionList {
   }
 
   private render(): void {
-    this.summary.textContent = `Sessions (${this.sessions.length})`;
+    this.summary.textContent = t`Sessions (${this.sessions.length})`;
     if (this.sessions.length === 0) {
-      this.list.replaceChildren(el('li', 'session-empty', 'No saved sessions yet.'));
+      this.list.replaceChildren(el('li', 'session-empty', t('No saved sessions yet.')));
       return;
     }
     this.list.replaceChildren(...this.sessions.map((session) => this.item(session)));
@@ -54,13 +55,13 @@ export class SessionList {
     const choose = el('button', 'session');
     choose.type = 'button';
     choose.dataset['sessionId'] = session.id;
-    const title = session.title.trim() || 'Untitled session';
+    const title = session.title.trim() || t('Untitled session');
     choose.append(el('span', 'session-title', title), el('span', 'session-meta', `${session.agent} · ${ago(session.updatedAt)}`));
     if (session.id === this.current) {
       choose.setAttribute('aria-current', 'true');
-      choose.setAttribute('aria-label', `${title} (current session)`);
+      choose.setAttribute('aria-label', t`${title} (current session)`);
     } else {
-      choose.setAttribute('aria-label', `Resume ${title}`);
+      choose.setAttribute('aria-label', t`Resume ${title}`);
     }
     choose.addEventListener('click', () => {
       if (session.id === this.current) return;

@@ -10,15 +10,16 @@
  * prompt finds none.
  */
 import { setOptions, vsButton, vsSelect, vsTextfield, type VscodeButton } from './controls';
+import { t } from './l10n';
 import { el } from './elements';
 import type { Post } from './host';
 import type { SetupChoice, SetupNeed } from './protocol';
 
-const CHOICES: { choice: SetupChoice; label: string }[] = [
-  { choice: 'vscode', label: 'A model in VS Code' },
+const choices = (): { choice: SetupChoice; label: string }[] => [
+  { choice: 'vscode', label: t('A model in VS Code') },
   { choice: 'anthropic', label: 'Anthropic' },
   { choice: 'openai', label: 'OpenAI' },
-  { choice: 'server', label: 'My own server' },
+  { choice: 'server', label: t('My own server') },
 ];
 
 export class SetupView {
@@ -29,9 +30,9 @@ export class SetupView {
   private readonly serverPart = el('div', 'setup-part setup-server');
   private readonly vscodePart = el('div', 'setup-part setup-vscode');
   private readonly vscodeModelSelect = vsSelect('setup-vscode-model');
-  private readonly keyInput = vsTextfield('setup-key', 'password', 'Paste the API key');
+  private readonly keyInput = vsTextfield('setup-key', 'password', t('Paste the API key'));
   private readonly urlInput = vsTextfield('setup-url', 'url', 'http://localhost:11434/v1');
-  private readonly serverKeyInput = vsTextfield('setup-server-key', 'password', 'Only if the server asks for one');
+  private readonly serverKeyInput = vsTextfield('setup-server-key', 'password', t('Only if the server asks for one'));
   private readonly modelSelect = vsSelect('setup-model');
   private readonly useServer: VscodeButton;
   /** The model picker and "Use this", shown once a Test listed models. */
@@ -42,12 +43,12 @@ export class SetupView {
 
   constructor(private readonly post: Post) {
     this.element.hidden = true;
-    this.element.setAttribute('aria-label', 'Set up a provider');
+    this.element.setAttribute('aria-label', t('Set up a provider'));
     const head = el('div', 'setup-head');
-    head.append(el('strong', 'setup-title', 'Connect Crow to a model'), vsButton('Later', 'setup-later', () => this.hide(), { secondary: true }));
+    head.append(el('strong', 'setup-title', t('Connect Crow to a model')), vsButton(t('Later'), 'setup-later', () => this.hide(), { secondary: true }));
     this.choices.setAttribute('role', 'radiogroup');
-    this.choices.setAttribute('aria-label', 'Provider');
-    for (const { choice, label } of CHOICES) {
+    this.choices.setAttribute('aria-label', t('Provider'));
+    for (const { choice, label } of choices()) {
       const option = vsButton(label, 'setup-choice', () => this.pick(choice), { secondary: true });
       option.dataset['choice'] = choice;
       option.setAttribute('role', 'radio');
@@ -56,31 +57,31 @@ export class SetupView {
     this.keyInput.autocomplete = 'off';
     this.keyInput.addEventListener('keydown', (event) => event.key === 'Enter' && this.saveKey());
     this.keyPart.append(
-      label('API key', this.keyInput),
-      row(this.keyInput, vsButton('Save key', 'setup-save', () => this.saveKey())),
-      el('p', 'setup-note', "Kept in VS Code's secret storage, never in settings or logs."),
+      label(t('API key'), this.keyInput),
+      row(this.keyInput, vsButton(t('Save key'), 'setup-save', () => this.saveKey())),
+      el('p', 'setup-note', t("Kept in VS Code's secret storage, never in settings or logs.")),
     );
     this.urlInput.addEventListener('keydown', (event) => event.key === 'Enter' && this.test());
     this.serverKeyInput.autocomplete = 'off';
     this.serverKeyInput.addEventListener('keydown', (event) => event.key === 'Enter' && this.test());
     this.modelSelect.id = 'setup-model';
-    this.useServer = vsButton('Use this', 'setup-use', () => this.use());
+    this.useServer = vsButton(t('Use this'), 'setup-use', () => this.use());
     this.result.setAttribute('role', 'status');
     this.serverPicked.hidden = true;
-    this.serverPicked.append(label('Model', this.modelSelect), row(this.modelSelect, this.useServer));
+    this.serverPicked.append(label(t('Model'), this.modelSelect), row(this.modelSelect, this.useServer));
     this.serverPart.append(
-      label('Server address (Ollama, LM Studio, vLLM…)', this.urlInput),
+      label(t('Server address (Ollama, LM Studio, vLLM…)'), this.urlInput),
       this.urlInput,
-      label('API key', this.serverKeyInput),
-      row(this.serverKeyInput, vsButton('Test', 'setup-test', () => this.test(), { secondary: true })),
+      label(t('API key'), this.serverKeyInput),
+      row(this.serverKeyInput, vsButton(t('Test'), 'setup-test', () => this.test(), { secondary: true })),
       this.result,
       this.serverPicked,
     );
     this.vscodeModelSelect.id = 'setup-vscode-model';
     this.vscodePart.append(
-      label('Model', this.vscodeModelSelect),
-      row(this.vscodeModelSelect, vsButton('Use this', 'setup-use-vscode', () => this.useVscodeModel())),
-      el('p', 'setup-note', 'No key needed: VS Code asks once whether Crow may use it.'),
+      label(t('Model'), this.vscodeModelSelect),
+      row(this.vscodeModelSelect, vsButton(t('Use this'), 'setup-use-vscode', () => this.useVscodeModel())),
+      el('p', 'setup-note', t('No key needed: VS Code asks once whether Crow may use it.')),
     );
     this.error.setAttribute('role', 'alert');
     this.element.append(head, this.why, this.choices, this.vscodePart, this.keyPart, this.serverPart, this.error);
@@ -93,9 +94,8 @@ export class SetupView {
     if (need === undefined) return this.hide();
     const models = need.vscodeModels ?? [];
     this.offerVscodeModels(models);
-    const alternatives = models.length > 0 ? 'Use a model VS Code already has, add a key' : 'Add one';
-    this.why.textContent = `Crow has no key for ${need.provider} yet. ${alternatives}, or use a server of your own.`;
-    this.why.title = `The key ${need.provider} reads: ${need.variable}`;
+    this.why.textContent = models.length > 0 ? t`Crow has no key for ${need.provider} yet. Use a model VS Code already has, add a key, or use a server of your own.` : t`Crow has no key for ${need.provider} yet. Add one, or use a server of your own.`;
+    this.why.title = t`The key ${need.provider} reads: ${need.variable}`;
     if (models.length > 0) this.pick('vscode');
     else if (need.provider === 'openai' || need.provider === 'anthropic') this.pick(need.provider);
     this.open();
@@ -149,7 +149,7 @@ export class SetupView {
 
   private saveKey(): void {
     const key = this.keyInput.value.trim();
-    if (key === '') return this.failed('Paste the key first.');
+    if (key === '') return this.failed(t('Paste the key first.'));
     if (this.choice === 'server' || this.choice === 'vscode') return;
     this.post({ type: 'setup_key', provider: this.choice, key });
     this.keyInput.value = '';
@@ -157,9 +157,9 @@ export class SetupView {
 
   private test(): void {
     const url = this.urlInput.value.trim();
-    if (url === '') return this.failed("Type the server's address first, e.g. http://localhost:11434/v1.");
+    if (url === '') return this.failed(t("Type the server's address first, e.g. http://localhost:11434/v1."));
     this.error.textContent = '';
-    this.result.textContent = `Asking ${url} for its models…`;
+    this.result.textContent = t`Asking ${url} for its models\u2026`;
     delete this.result.dataset['ok'];
     const key = this.serverKeyInput.value.trim();
     this.post({ type: 'test_server', url, ...(key ? { key } : {}) });
@@ -167,13 +167,13 @@ export class SetupView {
 
   private useVscodeModel(): void {
     const model = this.vscodeModelSelect.value;
-    if (model === '') return this.failed('Pick one of the models VS Code offers.');
+    if (model === '') return this.failed(t('Pick one of the models VS Code offers.'));
     this.post({ type: 'use_vscode_model', model });
   }
 
   private use(): void {
     const model = this.modelSelect.value;
-    if (model === '') return this.failed('Test the server, then pick one of its models.');
+    if (model === '') return this.failed(t('Test the server, then pick one of its models.'));
     const key = this.serverKeyInput.value.trim();
     this.post({ type: 'use_server', url: this.urlInput.value.trim(), model, ...(key ? { key } : {}) });
     this.serverKeyInput.value = '';

@@ -10,6 +10,7 @@
  * The box is a combobox to screen readers, the list its listbox.
  */
 import { el } from './elements';
+import { t } from './l10n';
 import type { Post } from './host';
 import type { HostMessage, SuggestTrigger, Suggestion } from './protocol';
 
@@ -64,7 +65,7 @@ export class SuggestMenu {
   ) {
     this.element.id = 'suggestions';
     this.element.setAttribute('role', 'listbox');
-    this.element.setAttribute('aria-label', 'Suggestions');
+    this.element.setAttribute('aria-label', t('Suggestions'));
     this.element.hidden = true;
     // A click on the list keeps the focus in the prompt box.
     this.element.addEventListener('mousedown', (event) => event.preventDefault());

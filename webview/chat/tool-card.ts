@@ -10,6 +10,7 @@
  * tool output is ever parsed as HTML.
  */
 import { actorBadge, button, details, el, fileLink } from './elements';
+import { t } from './l10n';
 import { diffLines } from './diff-lines';
 import { duration } from './format';
 import type { CallWords, CardDiff, TranscriptEvent } from './protocol';
@@ -22,27 +23,36 @@ type ToolEnd = Extract<TranscriptEvent, { type: 'tool_end' }>;
 /** Kinds whose title is a file (`src/app.ts:1-40`), so the title opens it. */
 const FILE_KINDS: ReadonlySet<string> = new Set(['read', 'edit', 'delete', 'move']);
 /** The person's answer to the call's approval, as its card states it once the call ended (the question itself is gone then). */
-const ANSWERED: Record<NonNullable<ToolEnd['approval']>, string> = {
-  allow_once: 'allowed once',
-  allow_edited: 'allowed with your changes',
-  allow_always: 'always allowed',
-  reject_once: 'denied',
-  reject_always: 'always denied',
-};
-const STATUS_TEXT: Record<string, string> = {
-  running: 'running',
-  waiting: 'waiting for you',
-  completed: 'done',
-  failed: 'failed',
-  cancelled: 'cancelled',
-  stopped: 'stopped',
-  denied: 'not allowed',
-};
+function answered(approval: NonNullable<ToolEnd['approval']>): string {
+  switch (approval) {
+    case 'allow_once':
+      return t('allowed once');
+    case 'allow_edited':
+      return t('allowed with your changes');
+    case 'allow_always':
+      return t('always allowed');
+    case 'reject_once':
+      return t('denied');
+    case 'reject_always':
+      return t('always denied');
+  }
+}
+function statusText(status: string): string | undefined {
+  const words: Record<string, () => string> = {
+    running: () => t('running'),
+    waiting: () => t('waiting for you'),
+    completed: () => t('done'),
+    failed: () => t('failed'),
+    cancelled: () => t('cancelled'),
+    stopped: () => t('stopped'),
+    denied: () => t('not allowed'),
+  };
+  return words[status]?.();
+}
 /** Who refused a call, as its card says it (never the text written for the model). */
-const REFUSED: Record<NonNullable<ToolEnd['denied']>, string> = {
-  person: 'You said no.',
-  settings: 'Your settings do not allow this.',
-};
+function refusedBy(who: NonNullable<ToolEnd['denied']>): string {
+  return who === 'person' ? t('You said no.') : t('Your settings do not allow this.');
+}
 
 export class ToolCard {
   readonly element: HTMLElement;
@@ -78,18 +88,18 @@ export class ToolCard {
     this.head.append(el('span', 'tool-mark'), actorBadge(start.actor), this.what, this.outcome, this.state, this.took, this.traceLink(start.callId));
     // A command can be stopped on its own while it runs; the agent is told and goes on.
     if (start.kind === 'execute') {
-      this.stopButton = button('Stop', 'tool-stop', () => {
+      this.stopButton = button(t('Stop'), 'tool-stop', () => {
         this.stopButton!.disabled = true;
         this.post({ type: 'stop_call', callId: start.callId });
       }, 'debug-stop');
-      this.stopButton.title = 'Stop this command; the agent is told and goes on';
-      this.stopButton.setAttribute('aria-label', `Stop ${this.title}`);
+      this.stopButton.title = t('Stop this command; the agent is told and goes on');
+      this.stopButton.setAttribute('aria-label', t`Stop ${this.title}`);
       this.head.append(this.stopButton);
     }
     this.element.append(this.head);
     // The machinery, on demand: which tool, with which arguments.
-    const args = details('tool-args', 'Details');
-    const id = el('div', 'tool-id', 'Tool ');
+    const args = details('tool-args', t('Details'));
+    const id = el('div', 'tool-id', `${t('Tool')} `);
     id.append(el('code', 'tool-name', start.tool));
     args.root.append(id);
     if (start.argumentsText.trim()) args.root.append(el('pre', 'tool-text', start.argumentsText));
@@ -123,7 +133,7 @@ export class ToolCard {
     live.caption.hidden = live.tail.hidden = event.tail === undefined;
     if (event.tail === undefined) return;
     const lines = event.lines ?? 0;
-    live.caption.textContent = `Output so far (${lines} ${lines === 1 ? 'line' : 'lines'})`;
+    live.caption.textContent = lines === 1 ? t('Output so far (1 line)') : t`Output so far (${lines} lines)`;
     live.tail.textContent = event.tail;
     live.tail.scrollTop = live.tail.scrollHeight;
   }
@@ -137,8 +147,8 @@ export class ToolCard {
     // A command that exited non-zero did not do what was asked, though it ran: its card says so.
     const exitedBadly = end.exitCode !== undefined && end.exitCode !== 0;
     if (end.status === 'completed') this.verb.textContent = this.words.done;
-    else if (end.status === 'failed') this.verb.textContent = end.exitCode !== undefined ? this.words.done : `Could not ${this.words.ask}`;
-    this.setStatus(exitedBadly && end.status === 'completed' ? 'failed' : end.status, exitedBadly ? `failed, exit ${end.exitCode}` : undefined);
+    else if (end.status === 'failed') this.verb.textContent = end.exitCode !== undefined ? this.words.done : t`Could not ${this.words.ask}`;
+    this.setStatus(exitedBadly && end.status === 'completed' ? 'failed' : end.status, exitedBadly ? t`failed, exit ${end.exitCode ?? ''}` : undefined);
     if (end.outcome) {
       this.outcome.textContent = end.outcome;
       this.outcome.hidden = false;
@@ -147,8 +157,8 @@ export class ToolCard {
     this.took.textContent = duration(end.durationMs);
     if (end.sandboxed) this.took.before(sandboxBadge());
     const note = [
-      end.approval !== undefined ? ANSWERED[end.approval] : '',
-      end.waitedMs !== undefined ? `waited ${duration(end.waitedMs)} for approval` : '',
+      end.approval !== undefined ? answered(end.approval) : '',
+      end.waitedMs !== undefined ? t`waited ${duration(end.waitedMs)} for approval` : '',
       end.setupMs !== undefined ? `${duration(end.setupMs)} to start` : '',
     ].filter(Boolean);
     // Under the head, so the head keeps its one line: tool, target, time, state.
@@ -162,17 +172,17 @@ export class ToolCard {
 
   /** A call the person or the settings refused: said in their words, neutrally; what the model was told stays folded in its output. */
   private refused(end: ToolEnd): void {
-    this.verb.textContent = `Not allowed: ${this.words.ask}`;
+    this.verb.textContent = t`Not allowed: ${this.words.ask}`;
     this.setStatus('denied', '');
-    this.element.setAttribute('aria-label', `Not allowed: ${this.words.ask} ${this.words.target}. ${REFUSED[end.denied!]}`.trim());
-    this.head.after(el('div', 'tool-note', REFUSED[end.denied!]));
+    this.element.setAttribute('aria-label', `${t`Not allowed: ${this.words.ask} ${this.words.target}.`} ${refusedBy(end.denied!)}`.trim());
+    this.head.after(el('div', 'tool-note', refusedBy(end.denied!)));
     this.appendOutput(end.output, false);
   }
 
   private appendOutput(text: string, open: boolean): void {
     if (!text.trim()) return;
     const lines = text.split('\n').length;
-    const output = details('tool-output', `Output (${lines} ${lines === 1 ? 'line' : 'lines'})`, open);
+    const output = details('tool-output', lines === 1 ? t('Output (1 line)') : t`Output (${lines} lines)`, open);
     const shown = el('pre', 'tool-text', text);
     // It scrolls when long or wide: focusable, so the keyboard can scroll it too.
     shown.tabIndex = 0;
@@ -189,7 +199,7 @@ export class ToolCard {
 
   /** Sets the card's state; `said` replaces the state's word (a command's "failed, exit 1"). A call that did what it said shows no word: its ✓ and its words say it. */
   private setStatus(status: string, said?: string): void {
-    const text = said ?? STATUS_TEXT[status] ?? status;
+    const text = said ?? statusText(status) ?? status;
     this.element.dataset['status'] = status;
     this.state.textContent = status === 'completed' ? '' : text;
     this.state.hidden = this.state.textContent === '';
@@ -218,23 +228,23 @@ export class ToolCard {
   }
 
   private traceLink(callId: string): HTMLButtonElement {
-    const link = button('Trace', 'trace-link', () => this.post({ type: 'show_trace', callId }), 'list-tree');
-    link.setAttribute('aria-label', `Show ${this.title} in the trace`);
-    link.title = 'Show this call in the trace';
+    const link = button(t('Trace'), 'trace-link', () => this.post({ type: 'show_trace', callId }), 'list-tree');
+    link.setAttribute('aria-label', t`Show ${this.title} in the trace`);
+    link.title = t('Show this call in the trace');
     return link;
   }
 
   private filesChanged(files: string[]): HTMLElement {
     const list = el('div', 'tool-files');
-    list.append(el('span', 'tool-files-label', 'Changed'), ...files.map((path) => fileLink(path, this.openFile)));
+    list.append(el('span', 'tool-files-label', t('Changed')), ...files.map((path) => fileLink(path, this.openFile)));
     return list;
   }
 
   private diffSection(diff: CardDiff, callId: string): HTMLElement {
     const section = el('section', 'tool-diff');
     const head = el('div', 'diff-head');
-    const open = button('Open diff', 'open-diff', () => this.post({ type: 'open_diff', callId }), 'diff');
-    open.setAttribute('aria-label', `Open diff of ${diff.path}`);
+    const open = button(t('Open diff'), 'open-diff', () => this.post({ type: 'open_diff', callId }), 'diff');
+    open.setAttribute('aria-label', t`Open diff of ${diff.path}`);
     head.append(fileLink(diff.path, this.openFile), open);
     section.append(head, renderDiff(diff.unified));
     return section;
@@ -244,8 +254,8 @@ export class ToolCard {
 
 /** Says a command ran contained, and what that means, on hover and to a screen reader. */
 function sandboxBadge(): HTMLElement {
-  const badge = el('span', 'tool-sandboxed', 'sandboxed');
-  badge.title = 'Ran in the sandbox: it could write only inside this workspace, with no network and no API keys.';
+  const badge = el('span', 'tool-sandboxed', t('sandboxed'));
+  badge.title = t('Ran in the sandbox: it could write only inside this workspace, with no network and no API keys.');
   badge.setAttribute('aria-label', badge.title);
   return badge;
 }
@@ -258,11 +268,11 @@ function sandboxBadge(): HTMLElement {
 export function renderDiff(unified: string): HTMLElement {
   const view = el('div', 'diff');
   view.setAttribute('role', 'figure');
-  view.setAttribute('aria-label', 'Diff');
+  view.setAttribute('aria-label', t('Diff'));
   view.append(
     ...diffLines(unified).map((line) =>
       line.kind === 'hunk'
-        ? el('div', 'diff-line diff-hunk', line.start !== undefined ? `line ${line.start}` : '⋯')
+        ? el('div', 'diff-line diff-hunk', line.start !== undefined ? t`line ${line.start}` : '⋯')
         : el('div', `diff-line diff-${line.kind}`, line.text || ' '),
     ),
   );

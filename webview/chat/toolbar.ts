@@ -7,6 +7,7 @@
  * a choice.
  */
 import { setOptions, vsSelect, type VscodeSingleSelect } from './controls';
+import { t } from './l10n';
 import { el } from './elements';
 import type { Post } from './host';
 import type { AgentChoice, RoleModelChoice, ThinkingChoice } from './protocol';
@@ -15,35 +16,35 @@ export class Toolbar {
   readonly element = el('header', 'toolbar');
   /** The pickers, for the composer's row (they are chosen with the message, not above the transcript). */
   readonly pickers = el('div', 'pickers');
-  private readonly title = el('h1', 'session-title', 'New session');
+  private readonly title = el('h1', 'session-title', t('New session'));
   private readonly agent = vsSelect('picker-select', (agent) => this.post({ type: 'pick_agent', agent }));
   private readonly models = el('div', 'model-pickers');
   private readonly modelSelects = new Map<RoleModelChoice['role'], VscodeSingleSelect>();
   private readonly thinking = vsSelect('picker-select', (level) => this.post({ type: 'pick_thinking', level }));
-  private readonly thinkingPicker = labelled('Thinking', this.thinking);
+  private readonly thinkingPicker = labelled(t('Thinking'), this.thinking);
 
   constructor(private readonly post: Post) {
     this.title.id = 'session-title';
     this.agent.id = 'agent';
     // Until the host has said which agents there are (the engine loading): a picker that says so, not an empty one.
-    setOptions(this.agent, [{ value: '', label: 'Loading…' }], '');
+    setOptions(this.agent, [{ value: '', label: t('Loading…') }], '');
     this.agent.disabled = true;
     this.thinking.id = 'thinking';
     this.thinkingPicker.hidden = true;
     const heading = el('div', 'toolbar-row');
     // New session and the trace are the view's title-bar actions (VS Code's place for them), not buttons here.
     heading.append(this.title);
-    this.pickers.append(labelled('Agent', this.agent), this.models, this.thinkingPicker);
+    this.pickers.append(labelled(t('Agent'), this.agent), this.models, this.thinkingPicker);
     this.element.append(heading);
   }
 
   /** Whether the session has a title of its own yet. */
   get untitled(): boolean {
-    return this.title.textContent === 'New session';
+    return this.title.textContent === t('New session');
   }
 
   setTitle(title: string): void {
-    this.title.textContent = title.trim() || 'New session';
+    this.title.textContent = title.trim() || t('New session');
     this.title.title = this.title.textContent;
   }
 
@@ -53,7 +54,7 @@ export class Toolbar {
     setOptions(this.agent, known.map((agent) => ({ value: agent.name, description: agent.description })), current);
     this.agent.disabled = false;
     const description = known.find((agent) => agent.name === current)?.description;
-    this.agent.title = description ? `Agent: ${description}` : 'Agent';
+    this.agent.title = description ? t`Agent: ${description}` : t('Agent');
     this.showModels(models);
   }
 

@@ -9,6 +9,7 @@
  * The view stays pinned to the newest entry unless the user scrolled up.
  */
 import { ApprovalView } from './approval';
+import { t } from './l10n';
 import { actorBadge, button, details, el, sameActor } from './elements';
 import type { Post } from './host';
 import { renderMarkdown } from './markdown';
@@ -31,7 +32,8 @@ interface Stream {
 
 type SubagentEvent = Extract<TranscriptEvent, { type: 'subagent' }>;
 
-const STARTERS = ['Explain how this project is organised', 'Find the failing test and fix it', 'Review my uncommitted changes'];
+/** Prompts to start from, in the person's language (they are sent as typed). */
+const starters = (): string[] => [t('Explain how this project is organised'), t('Find the failing test and fix it'), t('Review my uncommitted changes')];
 
 /** How close to the bottom (px) still counts as "at the bottom". */
 const PIN_SLACK = 32;
@@ -69,13 +71,13 @@ export class Transcript {
     private readonly onStarter: (prompt: string) => void = () => undefined,
     private readonly onSetup: () => void = () => undefined,
   ) {
-    this.welcomeText = 'Ask Crow to read, change or explain the code of this workspace.';
+    this.welcomeText = t('Ask Crow to read, change or explain the code of this workspace.');
     this.checkpoints = new CheckpointActions(post);
     this.questions = new QuestionCards(post, (card) => this.placeInSight(card), onApprovalFocusLost);
     this.element.id = 'transcript';
     this.element.tabIndex = -1;
     this.element.setAttribute('role', 'log');
-    this.element.setAttribute('aria-label', 'Conversation');
+    this.element.setAttribute('aria-label', t('Conversation'));
     this.element.addEventListener('scroll', () => this.onScroll());
     const onClick = answerClicks(this.post);
     this.element.addEventListener('click', onClick);
@@ -95,7 +97,7 @@ export class Transcript {
         this.pinned = true;
         this.lastActor = undefined;
         const entry = message(event.action ? 'msg-user msg-action' : event.steered ? 'msg-user msg-steered' : 'msg-user', event.text);
-        if (event.steered) entry.prepend(el('div', 'msg-steered-note', 'Sent while the agents worked'));
+        if (event.steered) entry.prepend(el('div', 'msg-steered-note', t('Sent while the agents worked')));
         this.append(entry);
         this.lastMessage = entry;
         break;
@@ -237,9 +239,9 @@ export class Transcript {
   private welcome(): void {
     const block = el('section', 'welcome');
     block.append(el('p', 'welcome-text', this.welcomeText));
-    const starters = el('div', 'welcome-starters');
-    for (const prompt of STARTERS) starters.append(button(prompt, 'starter', () => this.onStarter(prompt)));
-    block.append(starters);
+    const list = el('div', 'welcome-starters');
+    for (const prompt of starters()) list.append(button(prompt, 'starter', () => this.onStarter(prompt)));
+    block.append(list);
     this.element.append(block);
   }
 
@@ -272,7 +274,7 @@ export class Transcript {
 
   private thinkingBlock(actor: Actor): Stream {
     const { root, summary } = details('msg msg-thinking', '');
-    summary.append(actorBadge(actor), el('span', 'thinking-label', 'Thinking'));
+    summary.append(actorBadge(actor), el('span', 'thinking-label', t('Thinking')));
     const body = el('div', 'thinking-body');
     root.append(body);
     this.append(root, true);
@@ -307,7 +309,7 @@ export class Transcript {
     const entry = notice(event.level, event.text);
     if (event.replaces) entry.dataset['replaces'] = event.replaces;
     const offer = event.action;
-    if (offer?.kind === 'mcp_sign_in') entry.append(' ', button('Sign in…', 'notice-action', () => this.post({ type: 'mcp_sign_in', server: offer.server })));
+    if (offer?.kind === 'mcp_sign_in') entry.append(' ', button(t('Sign in…'), 'notice-action', () => this.post({ type: 'mcp_sign_in', server: offer.server })));
     this.append(entry);
   }
 

@@ -10,6 +10,7 @@ import { workspaceRoot } from './workspace-root';
 import { signInToMcpServer } from './mcp-sign-in';
 import { keyVariables } from './key-variables';
 import { approvalOfDocument } from './chat/change-editor';
+import { t } from './l10n';
 
 /** Every palette command of the extension except those of the Traces view (registered there). */
 export function registerCommands(context: vscode.ExtensionContext, crow: Crow): vscode.Disposable[] {
@@ -19,13 +20,13 @@ export function registerCommands(context: vscode.ExtensionContext, crow: Crow): 
       try {
         return await run(...args);
       } catch (err) {
-        void vscode.window.showErrorMessage(`Crow: ${err instanceof Error ? err.message : String(err)}`);
+        void vscode.window.showErrorMessage(t`Crow: ${err instanceof Error ? err.message : String(err)}`);
         return undefined;
       }
     });
   return [
     // Not awaited: the message's promise settles only when someone closes it.
-    command('crow.showVersion', () => void vscode.window.showInformationMessage(`Crow Agent ${version}`)),
+    command('crow.showVersion', () => void vscode.window.showInformationMessage(t`Crow Agent ${version}`)),
     command('crow.newSession', async () => {
       await vscode.commands.executeCommand('crow.chat.focus');
       await crow.controller().newSession();
@@ -59,7 +60,7 @@ function asString(value: unknown): string | undefined {
 /** The selection (or the current line), with its place in the workspace, into the chat's input. */
 async function sendSelection(crow: Crow): Promise<void> {
   const editor = vscode.window.activeTextEditor;
-  if (!editor) throw new Error('No editor is active: select some code first.');
+  if (!editor) throw new Error(t('No editor is active: select some code first.'));
   const { document, selection } = editor;
   const range = selection.isEmpty ? document.lineAt(selection.active.line).range : selection;
   const text = document.getText(range);
@@ -69,7 +70,7 @@ async function sendSelection(crow: Crow): Promise<void> {
 }
 
 async function sendFile(crow: Crow, uri: vscode.Uri | undefined): Promise<void> {
-  if (!uri) throw new Error('No file to send: run this on a file in the Explorer or in an open editor.');
+  if (!uri) throw new Error(t('No file to send: run this on a file in the Explorer or in an open editor.'));
   await crow.chat.prefill(`About the file \`${displayPath(uri)}\`: `);
 }
 
@@ -85,8 +86,8 @@ async function pickAgent(crow: Crow, name?: string): Promise<void> {
     name ??
     (
       await vscode.window.showQuickPick(
-        agents.map((agent) => ({ label: agent.name, description: agent.name === current ? 'current' : '', detail: agent.description })),
-        { title: 'Crow: pick the agent (autonomy level) of this session', matchOnDetail: true },
+        agents.map((agent) => ({ label: agent.name, description: agent.name === current ? t('current') : '', detail: agent.description })),
+        { title: t('Crow: pick the agent (autonomy level) of this session'), matchOnDetail: true },
       )
     )?.label;
   if (chosen !== undefined) await controller.pick({ agent: chosen });
@@ -98,25 +99,25 @@ async function pickModel(crow: Crow, roleName?: string, modelName?: string): Pro
   const roles = await controller.modelChoicesNow();
   if (roleName !== undefined && modelName !== undefined) {
     const offered = roles.find((choice) => choice.role === roleName);
-    if (!offered) throw new Error(`This agent has no "${roleName}" role; its roles: ${roles.map((choice) => choice.role).join(', ')}.`);
+    if (!offered) throw new Error(t`This agent has no "${roleName}" role; its roles: ${roles.map((choice) => choice.role).join(', ')}.`);
     return controller.pick({ role: offered.role, model: modelName });
   }
   const role =
     roles.length === 1
       ? roles[0]
-      : (await vscode.window.showQuickPick(roles.map((choice) => ({ label: choice.label, description: choice.current, choice })), { title: 'Crow: which role?' }))?.choice;
+      : (await vscode.window.showQuickPick(roles.map((choice) => ({ label: choice.label, description: choice.current, choice })), { title: t('Crow: which role?') }))?.choice;
   if (!role) return;
-  const other = 'Another model…';
+  const other = t('Another model…');
   const model = await vscode.window.showQuickPick(
-    [...role.options.map((option) => ({ label: option, description: option === role.current ? 'current' : '' })), { label: other, description: 'a model the configuration does not list' }],
-    { title: `Crow: ${role.label.toLowerCase()} of this session` },
+    [...role.options.map((option) => ({ label: option, description: option === role.current ? t('current') : '' })), { label: other, description: t('a model the configuration does not list') }],
+    { title: t`Crow: ${role.label.toLowerCase()} of this session` },
   );
   const name =
     model?.label === other
       ? await vscode.window.showInputBox({
-          title: `Crow: ${role.label.toLowerCase()} of this session`,
-          prompt: "The model's name as its provider knows it",
-          validateInput: (input) => (/^\S+$/.test(input.trim()) ? undefined : 'One word, e.g. gpt-5.4 or claude-sonnet-4-6.'),
+          title: t`Crow: ${role.label.toLowerCase()} of this session`,
+          prompt: t("The model's name as its provider knows it"),
+          validateInput: (input) => (/^\S+$/.test(input.trim()) ? undefined : t('One word, e.g. gpt-5.4 or claude-sonnet-4-6.')),
         })
       : model?.label;
   if (name) await controller.pick({ role: role.role, model: name.trim() });
@@ -124,37 +125,37 @@ async function pickModel(crow: Crow, roleName?: string, modelName?: string): Pro
 
 /** Allows or denies the approval that has waited longest, from the keyboard wherever the focus is. */
 function answerWaiting(crow: Crow, decision: 'allow_once' | 'reject_once'): void {
-  if (!crow.controller().answerWaiting(decision)) void vscode.window.showInformationMessage('Crow: no approval is waiting.');
+  if (!crow.controller().answerWaiting(decision)) void vscode.window.showInformationMessage(t('Crow: no approval is waiting.'));
 }
 
 /** Asks for a key (never echoed) and keeps it in SecretStorage under the provider's variable name. */
 async function setApiKey(crow: Crow, variable?: string, value?: string): Promise<void> {
-  const name = variable ?? (await pickVariable(crow, 'Set the API key of which provider?'));
+  const name = variable ?? (await pickVariable(crow, t('Set the API key of which provider?')));
   if (name === undefined) return;
   const key =
     value ??
     (await vscode.window.showInputBox({
-      title: `Crow: API key for ${name}`,
-      prompt: 'Kept in VS Code\'s secret storage only; never written to settings, logs or traces.',
+      title: t`Crow: API key for ${name}`,
+      prompt: t("Kept in VS Code's secret storage only; never written to settings, logs or traces."),
       password: true,
       ignoreFocusOut: true,
-      validateInput: (input) => (input.trim() === '' ? 'Paste the key, or press Escape.' : undefined),
+      validateInput: (input) => (input.trim() === '' ? t('Paste the key, or press Escape.') : undefined),
     }));
   if (key === undefined) return;
   await crow.keys.set(name, key.trim());
-  void vscode.window.showInformationMessage(`Crow: the key for ${name} is stored.`);
+  void vscode.window.showInformationMessage(t`Crow: the key for ${name} is stored.`);
 }
 
 async function clearApiKey(crow: Crow, variable?: string): Promise<void> {
   const stored = crow.keys.names();
   if (variable === undefined && stored.length === 0) {
-    void vscode.window.showInformationMessage('Crow has no stored API keys (keys in the environment are not Crow\'s to clear).');
+    void vscode.window.showInformationMessage(t("Crow has no stored API keys (keys in the environment are not Crow's to clear)."));
     return;
   }
-  const name = variable ?? (await vscode.window.showQuickPick(stored, { title: 'Crow: clear which stored key?' }));
+  const name = variable ?? (await vscode.window.showQuickPick(stored, { title: t('Crow: clear which stored key?') }));
   if (name === undefined) return;
   await crow.keys.clear(name);
-  void vscode.window.showInformationMessage(`Crow: the stored key for ${name} is cleared.`);
+  void vscode.window.showInformationMessage(t`Crow: the stored key for ${name} is cleared.`);
 }
 
 async function pickVariable(crow: Crow, title: string): Promise<string | undefined> {
@@ -164,51 +165,53 @@ async function pickVariable(crow: Crow, title: string): Promise<string | undefin
   const items = variables.map(({ variable, providers }) => ({
     label: variable,
     description: providers.join(', '),
-    detail: stored.has(variable) ? 'stored' : process.env[variable] ? 'set in the environment' : 'not set',
+    detail: stored.has(variable) ? t('stored') : process.env[variable] ? t('set in the environment') : t('not set'),
   }));
-  const picked = await vscode.window.showQuickPick([...items, { label: 'Another variable…', description: '', detail: '' }], { title });
+  const another = t('Another variable…');
+  const picked = await vscode.window.showQuickPick([...items, { label: another, description: '', detail: '' }], { title });
   if (!picked) return undefined;
-  if (picked.label !== 'Another variable…') return picked.label;
+  if (picked.label !== another) return picked.label;
   return vscode.window.showInputBox({
-    title: 'Crow: the environment variable the provider reads its key from',
-    validateInput: (input) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(input) ? undefined : 'Letters, digits and "_", not starting with a digit.'),
+    title: t('Crow: the environment variable the provider reads its key from'),
+    validateInput: (input) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(input) ? undefined : t('Letters, digits and "_", not starting with a digit.')),
   });
 }
 
 /** Puts back what the last prompt changed, after showing what will change (unless `confirmed` already). */
 async function undoLastRun(crow: Crow, confirmed: boolean): Promise<void> {
   const root = workspaceRoot();
-  if (root === undefined) throw new Error('Open a folder first.');
+  if (root === undefined) throw new Error(t('Open a folder first.'));
   const engine = crow.engine();
   const data = dataHome(process.env);
   const log = new engine.UndoLog({ workspace: root, dataHome: data });
   const entry = await log.latest(crow.controller().sessionId);
   if (!entry) {
-    void vscode.window.showInformationMessage('Crow: nothing to undo here; no prompt has recorded a snapshot of this folder.');
+    void vscode.window.showInformationMessage(t('Crow: nothing to undo here; no prompt has recorded a snapshot of this folder.'));
     return;
   }
   const snapshots = new engine.GitSnapshotManager({ workspace: root, dataHome: data, env: process.env });
   const signal = new AbortController().signal;
   const plan = await engine.planUndo(snapshots, entry, signal, log);
-  const gaps = plan.gaps.length > 0 ? `\n\nCannot be undone: ${plan.gaps.join('; ')}.` : '';
+  const gaps = plan.gaps.length > 0 ? `\n\n${t`Cannot be undone: ${plan.gaps.join('; ')}.`}` : '';
   if (engine.nothingToUndo(plan)) {
-    void vscode.window.showInformationMessage(`Crow: nothing to undo; the files the last prompt changed are as they were before it.${gaps}`);
+    void vscode.window.showInformationMessage(`${t('Crow: nothing to undo; the files the last prompt changed are as they were before it.')}${gaps}`);
     return;
   }
   // What the restore will do, said before it is done (not "deleted" for a file it is about to delete).
   const files = plan.changes.map((change) => `${engine.PLANNED[change.status]}  ${change.path}`);
-  const index = plan.userIndex ? ['the git index (staged changes) goes back too'] : [];
-  const detail = `${[...files, ...index].join('\n')}\n\nOnly what the prompt changed is put back; your own edits to other files stay.${gaps}`;
+  const index = plan.userIndex ? [t('the git index (staged changes) goes back too')] : [];
+  const detail = `${[...files, ...index].join('\n')}\n\n${t('Only what the prompt changed is put back; your own edits to other files stay.')}${gaps}`;
   const prompt = entry.prompt.split('\n', 1)[0] ?? '';
-  const what = plan.changes.length > 0 ? engine.countPlanned(plan.changes) : 'the git index';
-  const answer = confirmed ? 'Restore' : await vscode.window.showWarningMessage(`Undo "${prompt}"? ${what}`, { modal: true, detail }, 'Restore');
-  if (answer !== 'Restore') return;
+  const what = plan.changes.length > 0 ? engine.countPlanned(plan.changes) : t('the git index');
+  const restore = t('Restore');
+  const answer = confirmed ? restore : await vscode.window.showWarningMessage(t`Undo "${prompt}"? ${what}`, { modal: true, detail }, restore);
+  if (answer !== restore) return;
   try {
     const applied = await plan.apply(signal);
-    void vscode.window.showInformationMessage(`Crow: restored ${engine.countFiles(applied)}${plan.userIndex ? ' and the git index' : ''}.`);
+    void vscode.window.showInformationMessage(plan.userIndex ? t`Crow: restored ${engine.countFiles(applied)} and the git index.` : t`Crow: restored ${engine.countFiles(applied)}.`);
   } catch (err) {
     if (!(err instanceof engine.RestoreError)) throw err;
-    throw new Error(`${err.message} (${err.applied.length} files were restored before it stopped)`);
+    throw new Error(t`${err.message} (${err.applied.length} files were restored before it stopped)`);
   }
 }
 
@@ -221,20 +224,20 @@ async function exportSession(crow: Crow, id?: string, formatName?: string, to?: 
   const sessionId = id ?? crow.controller().sessionId ?? (await pickStored(store, root));
   if (sessionId === undefined) return;
   const formats = [
-    { label: 'Markdown', detail: 'A folder with session.md and one transcript per internal agent, with [[wikilinks]]', format: 'markdown' as const },
-    { label: 'JSON', detail: 'One file with everything stored: meta, histories and spans', format: 'json' as const },
+    { label: 'Markdown', detail: t('A folder with session.md and one transcript per internal agent, with [[wikilinks]]'), format: 'markdown' as const },
+    { label: 'JSON', detail: t('One file with everything stored: meta, histories and spans'), format: 'json' as const },
   ];
   const format =
     formatName !== undefined
       ? formats.find((choice) => choice.format === formatName)
-      : await vscode.window.showQuickPick(formats, { title: 'Crow: export the session as' });
+      : await vscode.window.showQuickPick(formats, { title: t('Crow: export the session as') });
   if (!format) {
-    if (formatName !== undefined) throw new Error(`Unknown export format "${formatName}": use markdown or json.`);
+    if (formatName !== undefined) throw new Error(t`Unknown export format "${formatName}": use markdown or json.`);
     return;
   }
   const redactor = new engine.Redactor(await crow.keys.env());
   const where = to ?? await vscode.window.showSaveDialog({
-    title: 'Crow: export the session',
+    title: t('Crow: export the session'),
     defaultUri: vscode.Uri.file(join(root ?? data, format.format === 'json' ? `crow-session-${sessionId}.json` : `crow-session-${sessionId}`)),
     ...(format.format === 'json' ? { filters: { JSON: ['json'] } } : {}),
   });
@@ -251,10 +254,10 @@ async function exportSession(crow: Crow, id?: string, formatName?: string, to?: 
 
 async function pickStored(store: SessionStore, root: string | undefined): Promise<string | undefined> {
   const sessions = store.list(root !== undefined ? { cwd: root } : {});
-  if (sessions.length === 0) throw new Error('No stored sessions to export: send a prompt first.');
+  if (sessions.length === 0) throw new Error(t('No stored sessions to export: send a prompt first.'));
   const picked = await vscode.window.showQuickPick(
-    sessions.map((meta) => ({ label: meta.title || '(untitled)', description: meta.agentName, id: meta.id })),
-    { title: 'Crow: export which session?' },
+    sessions.map((meta) => ({ label: meta.title || t('(untitled)'), description: meta.agentName, id: meta.id })),
+    { title: t('Crow: export which session?') },
   );
   return picked?.id;
 }
@@ -277,12 +280,12 @@ const STARTER_CONFIG = `# Crow Agent configuration (see the README, "Configurati
 async function openConfigFolder(which?: string): Promise<void> {
   const root = workspaceRoot();
   const choices = [
-    { label: 'User configuration', detail: configHome(process.env), folder: configHome(process.env), which: 'user' },
-    ...(root !== undefined ? [{ label: 'Project configuration (.crow)', detail: projectConfigDir(root), folder: projectConfigDir(root), which: 'project' }] : []),
+    { label: t('User configuration'), detail: configHome(process.env), folder: configHome(process.env), which: 'user' },
+    ...(root !== undefined ? [{ label: t('Project configuration (.crow)'), detail: projectConfigDir(root), folder: projectConfigDir(root), which: 'project' }] : []),
   ];
   const named = which !== undefined ? choices.find((choice) => choice.which === which) : undefined;
-  if (which !== undefined && !named) throw new Error(`No "${which}" configuration here: use ${choices.map((choice) => choice.which).join(' or ')}.`);
-  const picked = named ?? (choices.length === 1 ? choices[0] : await vscode.window.showQuickPick(choices, { title: 'Crow: open which configuration folder?' }));
+  if (which !== undefined && !named) throw new Error(t`No "${which}" configuration here: use ${choices.map((choice) => choice.which).join(' or ')}.`);
+  const picked = named ?? (choices.length === 1 ? choices[0] : await vscode.window.showQuickPick(choices, { title: t('Crow: open which configuration folder?') }));
   if (!picked) return;
   const config = join(picked.folder, 'config.toml');
   if (picked.which === 'project' && root !== undefined) {
@@ -299,6 +302,6 @@ async function openConfigFolder(which?: string): Promise<void> {
 /** "Allow with my changes" in a proposed change's diff editor: the approval its document belongs to (the active editor's, from the palette). */
 async function allowProposedChange(crow: Crow, uri: unknown): Promise<void> {
   const id = approvalOfDocument(uri) ?? approvalOfDocument(vscode.window.activeTextEditor?.document.uri);
-  if (id === undefined) throw new Error("Open a change Crow proposes first (Edit… on its approval in the chat).");
+  if (id === undefined) throw new Error(t('Open a change Crow proposes first (Edit… on its approval in the chat).'));
   await crow.controller().handle({ type: 'approve_change', id });
 }

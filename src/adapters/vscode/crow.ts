@@ -3,7 +3,7 @@
  * and the engine, loaded on first use: activation must not parse the SDKs,
  * tools and sessions (see engine-bundle.ts and esbuild.mjs).
  */
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
 import type { ChatController } from './chat/chat-controller';
 import type { ChatViewProvider } from './chat/chat-view';
 import type * as Engine from './engine-bundle';
@@ -28,6 +28,7 @@ const loadListeners: (() => void)[] = [];
 export function loadEngine(): typeof Engine {
   if (!loaded) {
     loaded = require('./engine-bundle') as typeof Engine;
+    loaded.useL10nBundle(vscode.l10n.bundle);
     loaded.useVscodeRipgrep();
     // Lives as long as the extension host: provider type "vscode" and the model list it keeps.
     loaded.useVscodeModels();

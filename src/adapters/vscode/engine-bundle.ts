@@ -26,6 +26,7 @@ export function useVscodeRipgrep(): void {
   if (shipped !== undefined) useRipgrepFallback(shipped);
 }
 
+export { useL10nBundle } from './l10n';
 export { knownVscodeModels, refreshVscodeModels, useVscodeModels } from './vscode-models';
 export { ChatController } from './chat/chat-controller';
 export { htmlReport, markdownReport, reportScript } from '../../eval/eval-report';

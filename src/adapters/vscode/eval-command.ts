@@ -9,6 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
+import { t } from './l10n';
 import type { Crow } from './crow';
 import { loadEngine } from './crow';
 import { workspaceRoot } from './workspace-root';
@@ -36,7 +37,7 @@ export async function runEvaluation(context: vscode.ExtensionContext, crow: Crow
   mkdirSync(out, { recursive: true });
   const total = tasks.length * agents.length * (options.repeat ?? 1);
   const outcome = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `Crow eval: ${tasks.length} tasks × ${agents.join(', ')}`, cancellable: true },
+    { location: vscode.ProgressLocation.Notification, title: t`Crow eval: ${tasks.length} tasks \u00d7 ${agents.join(', ')}`, cancellable: true },
     async (progress, token) => {
       const controller = new AbortController();
       token.onCancellationRequested(() => controller.abort());
@@ -56,7 +57,7 @@ export async function runEvaluation(context: vscode.ExtensionContext, crow: Crow
         onProgress: (event) => {
           if (event.kind !== 'finished') return;
           if (event.result.passed) passed += 1;
-          progress.report({ increment: 100 / total, message: `${event.done}/${event.total} runs, ${passed} passed · ${event.result.task} (${event.result.agent})` });
+          progress.report({ increment: 100 / total, message: t`${event.done}/${event.total} runs, ${passed} passed \u00b7 ${event.result.task} (${event.result.agent})` });
         },
       });
     },
@@ -65,14 +66,14 @@ export async function runEvaluation(context: vscode.ExtensionContext, crow: Crow
   writeFileSync(join(out, 'report.md'), engine.markdownReport(outcome.results, agents, report), { mode: 0o600 });
   writeFileSync(join(out, 'report.html'), engine.htmlReport(outcome.results, agents, { ...report, script: engine.reportScript() }), { mode: 0o600 });
   showReport(outcome.results, agents, engine, `${settings.provider}/${settings.model}`, report);
-  if (outcome.unfinished > 0) void vscode.window.showWarningMessage(`Crow eval stopped: ${outcome.unfinished} run${outcome.unfinished === 1 ? '' : 's'} did not finish. The report shows the ${outcome.results.length} that did.`);
+  if (outcome.unfinished > 0) void vscode.window.showWarningMessage(outcome.unfinished === 1 ? t`Crow eval stopped: 1 run did not finish. The report shows the ${outcome.results.length} that did.` : t`Crow eval stopped: ${outcome.unfinished} runs did not finish. The report shows the ${outcome.results.length} that did.`);
   return out;
 }
 
 async function pickAgents(names: string[]): Promise<string[] | undefined> {
   const picked = await vscode.window.showQuickPick(
     names.map((name) => ({ label: name, picked: DEFAULT_AGENTS.includes(name) })),
-    { title: 'Crow eval: the agents to compare on the task suite (each run calls your model)', canPickMany: true },
+    { title: t('Crow eval: the agents to compare on the task suite (each run calls your model)'), canPickMany: true },
   );
   return picked?.map((item) => item.label);
 }
@@ -84,7 +85,7 @@ function showReport(
   model: string,
   report: Omit<Parameters<ReturnType<typeof loadEngine>['htmlReport']>[2], 'script'>,
 ): void {
-  const panel = vscode.window.createWebviewPanel('crow.evalReport', `Crow eval · ${model}`, vscode.ViewColumn.Active, {
+  const panel = vscode.window.createWebviewPanel('crow.evalReport', t`Crow eval \u00b7 ${model}`, vscode.ViewColumn.Active, {
     enableScripts: true,
     localResourceRoots: [],
   });

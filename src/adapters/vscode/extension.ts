@@ -16,6 +16,7 @@ import { watchOutsideWorkspace } from './outside-watch';
 import { registerTraces } from './traces/register-traces';
 import type { VscodeWorkspace } from './vscode-workspace';
 import { workspaceRoot } from './workspace-root';
+import { t, useL10nBundle } from './l10n';
 
 /**
  * Extension entry point (activated once VS Code has started). Activation
@@ -25,6 +26,7 @@ import { workspaceRoot } from './workspace-root';
  * for the first time.
  */
 export function activate(context: vscode.ExtensionContext): Crow {
+  useL10nBundle(vscode.l10n.bundle);
   const log = vscode.window.createOutputChannel('Crow', { log: true });
   const keys = new KeyStore(context.secrets, context.globalState, (env) => loginKeysFor(env, (problem) => log.warn(problem)));
   const workspaces = new Map<string, VscodeWorkspace>();
@@ -36,7 +38,7 @@ export function activate(context: vscode.ExtensionContext): Crow {
   const host = (root: string) => engine().chatHost(root, () => keys.env(), workspaces, (message) => log.info(message), trusted, lastSession, context.secrets);
   const rootOrThrow = (): string => {
     const root = workspaceRoot();
-    if (root === undefined) throw new Error('Open a folder first: Crow works on the files of a workspace folder.');
+    if (root === undefined) throw new Error(t('Open a folder first: Crow works on the files of a workspace folder.'));
     return root;
   };
 

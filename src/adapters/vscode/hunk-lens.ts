@@ -7,6 +7,7 @@
  */
 import { isAbsolute, relative, sep } from 'node:path';
 import * as vscode from 'vscode';
+import { t } from './l10n';
 import type { PromptHunk } from '../../journal/hunk-restore';
 import type { EditorHunks } from './chat/editor-hunks';
 
@@ -68,8 +69,8 @@ function hunkLenses(document: vscode.TextDocument, path: string, hunk: PromptHun
   const range = new vscode.Range(line, 0, line, 0);
   const what = `${hunk.added.length > 0 ? `+${hunk.added.length}` : ''}${hunk.removed.length > 0 ? ` −${hunk.removed.length}` : ''}`.trim();
   return [
-    new vscode.CodeLens(range, { title: '$(check) Keep', command: KEEP_HUNK_COMMAND, arguments: [path, hunk.id], tooltip: `Keep this change made by Crow (${what})` }),
-    new vscode.CodeLens(range, { title: '$(discard) Undo', command: UNDO_HUNK_COMMAND, arguments: [path, hunk.id], tooltip: `Put these lines back as they were before Crow's last prompt (${what})` }),
+    new vscode.CodeLens(range, { title: `$(check) ${t('Keep')}`, command: KEEP_HUNK_COMMAND, arguments: [path, hunk.id], tooltip: t`Keep this change made by Crow (${what})` }),
+    new vscode.CodeLens(range, { title: `$(discard) ${t('Undo')}`, command: UNDO_HUNK_COMMAND, arguments: [path, hunk.id], tooltip: t`Put these lines back as they were before Crow's last prompt (${what})` }),
   ];
 }
 

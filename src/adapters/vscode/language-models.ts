@@ -6,6 +6,7 @@
  * extension reach them through `vscode.lm.selectChatModels({ vendor: 'crow' })`.
  */
 import * as vscode from 'vscode';
+import { t } from './l10n';
 import { loadEngine } from './crow';
 import type { ProviderConnection } from '../../config/provider-config';
 import type { ProviderEntry, Settings } from '../../config/settings';
@@ -19,7 +20,7 @@ import { CROW_VENDOR } from './model-request';
 export { CROW_VENDOR };
 
 /** The command that stores a key in SecretStorage, named in errors. */
-const SET_KEY_COMMAND = '"Crow: Set API Key"';
+const setKeyCommand = (): string => t('"Crow: Set API Key"');
 
 /** How long a listing waits for the servers' own model lists before it offers the configured models. */
 const SERVED_LIST_WAIT_MS = 2_000;
@@ -27,16 +28,19 @@ const SERVED_LIST_WAIT_MS = 2_000;
 /** Output room assumed when the settings give no max_output_tokens (what the Anthropic provider asks for). */
 const ASSUMED_MAX_OUTPUT_TOKENS = 8192;
 
-/** The API each kind of provider speaks, for a model's tooltip. */
-const API_NAMES: Record<ProviderEntry['type'], string> = {
+/** The API each kind of provider speaks, for a model's tooltip: product names, not translated. */
+const API_NAMES: Record<Exclude<ProviderEntry['type'], 'vscode'>, string> = {
   anthropic: 'Anthropic API',
   openai: 'OpenAI API',
   'openai-responses': 'OpenAI Responses API',
   bedrock: 'Claude on Amazon Bedrock',
   vertex: 'Claude on Google Vertex AI',
-  // Never offered as Crow's own model (see offeredModels): it would call back into VS Code.
-  vscode: "VS Code's language models",
 };
+
+function apiName(type: ProviderEntry['type']): string {
+  // Never offered as Crow's own model (see offeredModels): it would call back into VS Code.
+  return type === 'vscode' ? t("VS Code's language models") : API_NAMES[type];
+}
 
 // The provider API (LanguageModelChatProvider, stable since VS Code 1.104) is
 // newer than the @types/vscode we build against (^1.95, our engines floor),
@@ -181,7 +185,7 @@ export function offeredModels(settings: Settings, env: NodeJS.ProcessEnv, served
   const offers = new Map<string, ChatModelInformation>();
   const defaultEntry = settings.providers[settings.provider];
   if (defaultEntry) {
-    const detail = hasKey(defaultEntry, env) ? 'default' : `needs an API key: run ${SET_KEY_COMMAND}`;
+    const detail = hasKey(defaultEntry, env) ? t('default') : t`needs an API key: run ${setKeyCommand()}`;
     offers.set(modelId(settings.provider, settings.model), modelInformation(settings, defaultEntry, settings.model, detail));
   }
   for (const entry of Object.values(settings.providers)) {
@@ -227,7 +231,7 @@ function modelInformation(settings: Settings, entry: ProviderEntry, model: strin
     maxInputTokens: contextWindow - maxOutputTokens,
     maxOutputTokens,
     // No base URL here: one may carry credentials (user:password@host).
-    tooltip: `${model} through Crow's "${entry.name}" provider (${API_NAMES[entry.type]})`,
+    tooltip: t`${model} through Crow's "${entry.name}" provider (${apiName(entry.type)})`,
     ...(detail !== undefined ? { detail } : {}),
     // VS Code's chat only picks models that call tools; a model configured with tools = false says otherwise.
     capabilities: { toolCalling: info?.tools ?? true, imageInput },
@@ -259,7 +263,7 @@ async function connect(deps: LanguageModelDeps, id: string): Promise<Provider> {
   const settings = deps.settings();
   const entry = settings.providers[provider];
   if (!entry) {
-    throw new Error(`Crow has no provider "${provider}" any more: pick another model, or add [providers.${provider}] to config.toml (Crow: Open Config Folder).`);
+    throw new Error(t`Crow has no provider "${provider}" any more: pick another model, or add [providers.${provider}] to config.toml (Crow: Open Config Folder).`);
   }
   const connection: ProviderConnection = { entry, model, apiKey: apiKeyFor(entry, await deps.env()) };
   return engine().providerFor(connection, settings);
@@ -270,9 +274,9 @@ function apiKeyFor(entry: ProviderEntry, env: NodeJS.ProcessEnv): string | undef
     return engine().providerApiKey(entry, env);
   } catch (error) {
     if (!(error instanceof engine().ConfigError)) throw error;
-    const local = entry.type === 'openai' ? ', or point "crow.baseUrls" at a local OpenAI-compatible server' : '';
+    const local = entry.type === 'openai' ? t(', or point "crow.baseUrls" at a local OpenAI-compatible server') : '';
     throw new Error(
-      `No API key for provider "${entry.name}": run ${SET_KEY_COMMAND}, or set the environment variable ${entry.apiKeyEnv} before starting VS Code${local}.`,
+      t`No API key for provider "${entry.name}": run ${setKeyCommand()}, or set the environment variable ${entry.apiKeyEnv ?? ''} before starting VS Code${local}.`,
     );
   }
 }
@@ -295,7 +299,7 @@ async function streamInto(
   } finally {
     cancellation.dispose();
   }
-  throw new Error('Crow: the model stream ended without a result. Try again; if it persists, report it with the trace (Crow: Show Trace).');
+  throw new Error(t('Crow: the model stream ended without a result. Try again; if it persists, report it with the trace (Crow: Show Trace).'));
 }
 
 /**
@@ -312,7 +316,7 @@ function reportOutcome(id: string, response: AssistantResponse, progress: vscode
     case 'error':
       throw new Error(requestErrorMessage(id, response.errorMessage));
     case 'refusal':
-      throw new Error(requestErrorMessage(id, 'the model declined to continue (the provider reported a refusal); rephrase the request'));
+      throw new Error(requestErrorMessage(id, t('the model declined to continue (the provider reported a refusal); rephrase the request')));
     case 'end_turn':
     case 'tool_use':
     case 'max_tokens':
@@ -325,6 +329,6 @@ function reportOutcome(id: string, response: AssistantResponse, progress: vscode
 
 /** The provider's diagnosis already says what failed; a key problem also gets the VS Code way to fix it. */
 function requestErrorMessage(id: string, diagnosis: string | undefined): string {
-  const message = `Crow model ${id}: ${diagnosis ?? 'the request failed'}`;
-  return /HTTP 40[13]\b/.test(message) ? `${message} To replace the key, run ${SET_KEY_COMMAND}.` : message;
+  const message = t`Crow model ${id}: ${diagnosis ?? t('the request failed')}`;
+  return /HTTP 40[13]\b/.test(message) ? `${message} ${t`To replace the key, run ${setKeyCommand()}.`}` : message;
 }

@@ -4,13 +4,16 @@
  * sign-in first; and the words of the chat's sign-in notice.
  */
 import type { McpServerConfig } from '../../mcp/server-config';
+import { t } from './l10n';
 
 /** The command's title, as the palette shows it. */
-export const SIGN_IN_COMMAND_TITLE = 'Crow: Sign In to MCP Server…';
+export function signInCommandTitle(): string {
+  return t('Crow: Sign In to MCP Server…');
+}
 
 /** How a VS Code user signs in to a server that asks (the chat's notice offers a button too). */
 export function vscodeSignInHint(): string {
-  return `use "${SIGN_IN_COMMAND_TITLE}" (the Sign in button here, or the Command Palette)`;
+  return t`use "${signInCommandTitle()}" (the Sign in button here, or the Command Palette)`;
 }
 
 export interface SignInChoice {

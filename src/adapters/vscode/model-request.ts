@@ -6,6 +6,7 @@
  * vscode-models.ts turns these descriptions into VS Code's part objects.
  */
 import { type AssistantBlock, type AssistantResponse, emptyUsage, type LlmRequest, type Message, type StopReason, type ToolSpec } from '../../llm/types';
+import { t } from './l10n';
 
 /** The vendor Crow's own models are registered under (package.json's `languageModelChatProviders`). */
 export const CROW_VENDOR = 'crow';
@@ -183,18 +184,15 @@ export function modelFailure(error: unknown, model: string): string {
   const fields = typeof error === 'object' && error !== null ? (error as { code?: unknown; message?: unknown; cause?: unknown }) : {};
   switch (fields.code) {
     case 'NoPermissions':
-      return (
-        `Crow may not use the VS Code model ${model}: the permission was not given (VS Code asks once, and the answer was no or the dialog was closed). ` +
-        'Send the prompt again and choose Allow, or allow Crow under Accounts > Manage Language Model Access, or pick another model.'
-      );
+      return t`Crow may not use the VS Code model ${model}: the permission was not given (VS Code asks once, and the answer was no or the dialog was closed). Send the prompt again and choose Allow, or allow Crow under Accounts > Manage Language Model Access, or pick another model.`;
     case 'Blocked':
-      return `VS Code blocked Crow's requests to ${model} (its quota or rate limit is used up for now): wait and send the prompt again, or pick another model in the model picker.`;
+      return t`VS Code blocked Crow's requests to ${model} (its quota or rate limit is used up for now): wait and send the prompt again, or pick another model in the model picker.`;
     case 'NotFound':
-      return `VS Code no longer offers the model ${model} (its extension was disabled, signed out or changed): pick another model in the model picker, or change crow.model.`;
+      return t`VS Code no longer offers the model ${model} (its extension was disabled, signed out or changed): pick another model in the model picker, or change crow.model.`;
   }
   const message = typeof fields.message === 'string' && fields.message !== '' ? fields.message : String(error);
   const cause = fields.cause instanceof Error && fields.cause.message !== message ? ` (${fields.cause.message})` : '';
-  return `The VS Code model ${model} failed: ${message}${cause}`;
+  return t`The VS Code model ${model} failed: ${message}${cause}`;
 }
 
 /** A model id in Crow's settings: the vendor, a slash, and the model's own id (`copilot/gpt-4o`). */

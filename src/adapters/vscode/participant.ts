@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import * as vscode from 'vscode';
+import { t } from './l10n';
 import type { Actor, TranscriptEvent } from '../../../webview/chat/protocol';
 import type { AskFn, PermissionAnswer, PermissionReply, PermissionRequest } from '../../tools/permissions';
 import type { ChatSession } from './chat/chat-session';
@@ -31,7 +32,7 @@ export function registerParticipant(deps: ParticipantDeps): vscode.Disposable {
   const handler: vscode.ChatRequestHandler = async (request, context, stream, token) => {
     const root = deps.root();
     if (root === undefined) {
-      stream.markdown('Open a folder first: Crow works on the files of a workspace folder.');
+      stream.markdown(t('Open a folder first: Crow works on the files of a workspace folder.'));
       return {};
     }
     const agents = await deps.agentNames();
@@ -85,17 +86,22 @@ class Conversations {
  * (seed 002's Modify); an agent's own question offers Approve and Deny.
  */
 const modalAsk: AskFn = async (request) => {
-  const edit = request.editable ? ['Edit…'] : [];
+  const editLabel = t('Edit…');
+  const edit = request.editable ? [editLabel] : [];
+  const deny = t('Deny');
   if (request.question) {
     const detail = request.question.details ?? '';
-    const choice = await vscode.window.showWarningMessage(`${request.agent} asks for your approval: ${request.title}`, { modal: true, detail }, 'Approve', ...edit, 'Deny');
-    if (choice === 'Edit…') return editedReply(request);
-    return choice === 'Approve' ? 'allow_once' : 'reject_once';
+    const approve = t('Approve');
+    const choice = await vscode.window.showWarningMessage(t`${request.agent} asks for your approval: ${request.title}`, { modal: true, detail }, approve, ...edit, deny);
+    if (choice === editLabel) return editedReply(request);
+    return choice === approve ? 'allow_once' : 'reject_once';
   }
-  const detail = [request.command ?? request.paths.join(', '), `"Always" allows ${request.alwaysScope} for this session.`].filter(Boolean).join('\n\n');
-  const choice = await vscode.window.showWarningMessage(`Crow asks: ${request.title}`, { modal: true, detail }, 'Allow once', 'Always allow', ...edit, 'Deny');
-  if (choice === 'Edit…') return editedReply(request);
-  const answers: Record<string, PermissionAnswer> = { 'Allow once': 'allow_once', 'Always allow': 'allow_always' };
+  const detail = [request.command ?? request.paths.join(', '), t`"Always" allows ${request.alwaysScope} for this session.`].filter(Boolean).join('\n\n');
+  const once = t('Allow once');
+  const always = t('Always allow');
+  const choice = await vscode.window.showWarningMessage(t`Crow asks: ${request.title}`, { modal: true, detail }, once, always, ...edit, deny);
+  if (choice === editLabel) return editedReply(request);
+  const answers: Record<string, PermissionAnswer> = { [once]: 'allow_once', [always]: 'allow_always' };
   return (choice !== undefined ? answers[choice] : undefined) ?? 'reject_once';
 };
 
@@ -106,12 +112,12 @@ async function editedReply(request: PermissionRequest): Promise<PermissionReply>
     try {
       return editable.check(JSON.parse(text));
     } catch (err) {
-      return `Not JSON: ${(err as Error).message}`;
+      return t`Not JSON: ${(err as Error).message}`;
     }
   };
   const text = await vscode.window.showInputBox({
-    title: `Edit, then allow: ${request.title}`,
-    prompt: 'The arguments as one JSON object; Enter allows the call with them once, Escape denies it.',
+    title: t`Edit, then allow: ${request.title}`,
+    prompt: t('The arguments as one JSON object; Enter allows the call with them once, Escape denies it.'),
     value: JSON.stringify(editable.arguments),
     ignoreFocusOut: true,
     validateInput: problem,
@@ -154,11 +160,11 @@ class StreamRenderer {
           this.stream.reference(vscode.Uri.file(resolve(this.root, file)));
           this.changed.add(file);
         }
-        if (event.denied) this.stream.progress(event.denied === 'person' ? 'Not allowed: you said no.' : 'Not allowed by your settings.');
-        else if (event.status === 'failed') this.stream.progress(`A step failed: ${firstLine(event.output)}`);
+        if (event.denied) this.stream.progress(event.denied === 'person' ? t('Not allowed: you said no.') : t('Not allowed by your settings.'));
+        else if (event.status === 'failed') this.stream.progress(t`A step failed: ${firstLine(event.output)}`);
         return;
       case 'plan':
-        this.stream.progress(`Plan: ${event.entries.map((entry) => `${mark(entry.status)} ${entry.content}`).join(' · ')}`);
+        this.stream.progress(t`Plan: ${event.entries.map((entry) => `${mark(entry.status)} ${entry.content}`).join(' · ')}`);
         return;
       case 'handoff':
         return;
@@ -166,12 +172,12 @@ class StreamRenderer {
         this.stream.progress(`${event.subagent}: ${firstLine(event.text)}`);
         return;
       case 'review_start':
-        this.stream.progress(event.round === 1 ? 'The reviewer checks the work' : `Review ${event.round}: the reviewer checks the changes`);
+        this.stream.progress(event.round === 1 ? t('The reviewer checks the work') : t`Review ${event.round}: the reviewer checks the changes`);
         return;
       case 'verdict':
         this.speaker = undefined;
-        if (event.verdict === 'feedback') this.stream.markdown(`\n\n**Reviewer asked for changes:**\n\n${event.summary}\n\n`);
-        if (event.verdict === 'approved') this.stream.markdown(`\n\n**Reviewer approved.**${event.summary.trim() ? `\n\n${event.summary}` : ''}\n\n`);
+        if (event.verdict === 'feedback') this.stream.markdown(`\n\n**${t('Reviewer asked for changes:')}**\n\n${event.summary}\n\n`);
+        if (event.verdict === 'approved') this.stream.markdown(`\n\n**${t('Reviewer approved.')}**${event.summary.trim() ? `\n\n${event.summary}` : ''}\n\n`);
         return;
       case 'notice':
         if (event.level === 'info') this.stream.progress(event.text);

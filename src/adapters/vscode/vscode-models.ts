@@ -7,6 +7,7 @@
  * objects, sends, streams and counts.
  */
 import * as vscode from 'vscode';
+import { t } from './l10n';
 import type { ProviderConnection } from '../../config/provider-config';
 import { registerHostProvider } from '../../llm/host-providers';
 import type { VscodeModelInfo } from './configuration';
@@ -26,7 +27,7 @@ import {
 import { sendable } from '../../llm/tool-text';
 
 /** What VS Code shows in its consent dialog the first time Crow sends to another extension's model. */
-const JUSTIFICATION = "Crow's agents (the builder and its reviewer) run on this model when you pick it in Crow.";
+const justification = (): string => t("Crow's agents (the builder and its reviewer) run on this model when you pick it in Crow.");
 
 /** One of VS Code's models as Crow's settings and pickers see it. */
 export type VscodeModelOffer = VscodeModelInfo;
@@ -125,7 +126,7 @@ class VscodeModelProvider implements Provider {
       const tools = toModelTools(request.tools);
       usage.input = await countInput(chat, messages, described, JSON.stringify(tools), source.token);
       if (usage.input > chat.maxInputTokens) return yield { type: 'done', response: overflowed(gathered.finish(this.model, usage), usage.input, chat.maxInputTokens) };
-      const response = await chat.sendRequest(messages, { justification: JUSTIFICATION, tools }, source.token);
+      const response = await chat.sendRequest(messages, { justification: justification(), tools }, source.token);
       for await (const part of response.stream) {
         if (signal.aborted) break;
         if (part instanceof vscode.LanguageModelTextPart) {
@@ -151,14 +152,14 @@ class VscodeModelProvider implements Provider {
   private async chatModel(): Promise<vscode.LanguageModelChat> {
     const wanted = parseVscodeModelId(this.model);
     if (wanted.vendor === CROW_VENDOR) {
-      throw new Error(`${this.model} is one of Crow's own models (vendor "crow"): running Crow's agents on it would loop back into Crow. Pick a model of another vendor, or the Crow provider it stands for.`);
+      throw new Error(t`${this.model} is one of Crow's own models (vendor "crow"): running Crow's agents on it would loop back into Crow. Pick a model of another vendor, or the Crow provider it stands for.`);
     }
     const selector = wanted.vendor !== undefined ? { vendor: wanted.vendor, id: wanted.id } : { id: wanted.id };
     const [found] = (await vscode.lm.selectChatModels(selector)).filter((model) => model.vendor !== CROW_VENDOR);
     if (found) return found;
     const offered = (await offeredVscodeModels()).map((model) => model.id);
-    const list = offered.length > 0 ? `VS Code offers: ${offered.join(', ')}.` : 'VS Code offers no chat model now: install and sign in to an extension that provides one (GitHub Copilot Chat, for one).';
-    throw new Error(`VS Code offers no model "${this.model}". ${list} Pick one in the model picker, or change crow.model.`);
+    const list = offered.length > 0 ? t`VS Code offers: ${offered.join(', ')}.` : t('VS Code offers no chat model now: install and sign in to an extension that provides one (GitHub Copilot Chat, for one).');
+    throw new Error(t`VS Code offers no model "${this.model}". ${list} Pick one in the model picker, or change crow.model.`);
   }
 }
 
@@ -182,7 +183,7 @@ function overflowed(response: AssistantResponse, promptTokens: number, windowTok
     ...response,
     stopReason: 'error',
     finishReasons: ['error'],
-    errorMessage: `The prompt (${promptTokens} tokens) does not fit the model's input window (${windowTokens} tokens).`,
+    errorMessage: t`The prompt (${promptTokens} tokens) does not fit the model's input window (${windowTokens} tokens).`,
     overflow: { windowTokens, promptTokens },
   };
 }

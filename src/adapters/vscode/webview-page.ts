@@ -24,6 +24,12 @@ export interface WebviewPageAssets {
   inlineScript?: string;
   /** Classes of <body>, as VS Code sets them (`vscode-dark`, ...) when a test stands in for it. */
   bodyClass?: string;
+  /**
+   * The translations of the display language (vscode.l10n.bundle), put in the
+   * page as data the webview reads before it draws (webview/chat/l10n.ts);
+   * none: English.
+   */
+  l10n?: Record<string, string>;
 }
 
 export function webviewPage(assets: WebviewPageAssets): string {
@@ -41,6 +47,8 @@ export function webviewPage(assets: WebviewPageAssets): string {
   const styles = [...codicons, ...assets.styleUris.map((uri) => `<link rel="stylesheet" href="${attribute(uri)}">`)].join('\n');
   const inline = assets.inlineScript !== undefined ? `<script nonce="${attribute(nonce)}">${assets.inlineScript}</script>\n` : '';
   const bodyClass = assets.bodyClass !== undefined ? ` class="${attribute(assets.bodyClass)}"` : '';
+  // A data block, never run (no nonce); "<" escaped so no text in it can close the element.
+  const l10n = assets.l10n !== undefined ? `<script type="application/json" id="crow-l10n">${JSON.stringify(assets.l10n).replace(/</g, '\\u003c')}</script>\n` : '';
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -51,7 +59,7 @@ ${styles}
 ${inline}<title>${attribute(assets.title)}</title>
 </head>
 <body${bodyClass}>
-<div id="app"></div>
+${l10n}<div id="app"></div>
 <script nonce="${attribute(nonce)}" src="${attribute(assets.scriptUri)}"></script>
 </body>
 </html>

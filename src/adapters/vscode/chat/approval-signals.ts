@@ -5,6 +5,7 @@
  * question in sight. Fed by the messages the host posts to the view.
  */
 import * as vscode from 'vscode';
+import { t } from '../l10n';
 import type { HostMessage } from '../../../../webview/chat/protocol';
 
 export class ApprovalSignals implements vscode.Disposable {
@@ -51,14 +52,14 @@ export class ApprovalSignals implements vscode.Disposable {
   update(): void {
     const count = this.pending.size;
     const view = this.view();
-    const tooltip = count === 1 ? `Crow waits for your approval: ${[...this.pending.values()][0]}` : `Crow waits for ${count} approvals`;
+    const tooltip = count === 1 ? t`Crow waits for your approval: ${[...this.pending.values()][0] ?? ''}` : t`Crow waits for ${count} approvals`;
     if (view) view.badge = count > 0 ? { value: count, tooltip } : undefined;
     if (count === 0) {
       this.item?.hide();
       return;
     }
     this.item ??= this.createItem();
-    this.item.text = `$(bell-dot) Crow: ${count === 1 ? 'approval' : `${count} approvals`} waiting`;
+    this.item.text = `$(bell-dot) ${count === 1 ? t('Crow: approval waiting') : t`Crow: ${count} approvals waiting`}`;
     this.item.tooltip = tooltip;
     this.item.show();
   }
@@ -69,16 +70,17 @@ export class ApprovalSignals implements vscode.Disposable {
 
   private createItem(): vscode.StatusBarItem {
     const item = vscode.window.createStatusBarItem('crow.approvals', vscode.StatusBarAlignment.Left, 100);
-    item.name = 'Crow approvals';
+    item.name = t('Crow approvals');
     item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
-    item.command = { title: 'Show the approval', command: 'crow.chat.focus' };
+    item.command = { title: t('Show the approval'), command: 'crow.chat.focus' };
     return item;
   }
 
   private notify(agent: string, title: string): void {
     // Not awaited: the promise settles only when the notification closes.
-    void vscode.window.showInformationMessage(`Crow: ${agent} waits for your approval: ${title}`, 'Show').then((choice) => {
-      if (choice === 'Show') void this.reveal();
+    const show = t('Show');
+    void vscode.window.showInformationMessage(t`Crow: ${agent} waits for your approval: ${title}`, show).then((choice) => {
+      if (choice === show) void this.reveal();
     });
   }
 }

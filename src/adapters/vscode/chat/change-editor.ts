@@ -12,6 +12,7 @@
  * by a cancel), the tab goes.
  */
 import { posix } from 'node:path';
+import { t } from '../l10n';
 import * as vscode from 'vscode';
 import type { ChangeEditor, ChangeEdits, ProposedChange } from './chat-actions';
 
@@ -104,7 +105,7 @@ export async function openChangeEditor(
   edits: ChangeEdits,
 ): Promise<ChangeEditor> {
   const right = files.add(id, change.path, change.proposed);
-  const title = `Crow's proposed change to ${change.path} (edit, then allow)`;
+  const title = t`Crow's proposed change to ${change.path} (edit, then allow)`;
   let timer: NodeJS.Timeout | undefined;
   const typing = vscode.workspace.onDidChangeTextDocument((event) => {
     if (event.document.uri.toString() !== right.toString()) return;

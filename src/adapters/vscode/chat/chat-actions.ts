@@ -3,6 +3,7 @@
  * and view-actions.ts does these with the VS Code API.
  */
 import type { WebviewMessage } from '../../../../webview/chat/protocol';
+import { t } from '../l10n';
 import type { SetupActions } from './provider-setup';
 
 /** What the view asks of VS Code itself. */
@@ -89,18 +90,18 @@ export async function editorAction(actions: ViewActions, message: EditorMessage,
       return actions.showLog();
     case 'open_diff': {
       const unified = open.diffOf(message.callId);
-      if (unified === undefined || open.id === undefined) throw new Error('That change is no longer available to show; open the trace to see it.');
+      if (unified === undefined || open.id === undefined) throw new Error(t('That change is no longer available to show; open the trace to see it.'));
       return actions.openDiff(open.id, message.callId, unified);
     }
     case 'preview_approval': {
       const unified = open.approvalDiffOf(message.id);
-      if (unified === undefined) throw new Error('That approval is no longer pending, or has no change to preview.');
+      if (unified === undefined) throw new Error(t('That approval is no longer pending, or has no change to preview.'));
       return actions.previewChange(message.id, unified);
     }
     case 'open_file':
       return actions.openFile(message.path, message.line);
     case 'show_trace':
-      if (open.id === undefined) throw new Error('Nothing to trace yet: send a prompt first.');
+      if (open.id === undefined) throw new Error(t('Nothing to trace yet: send a prompt first.'));
       return actions.showTrace(open.id, message.callId);
     case 'copy_code':
       return actions.copyText(message.text);

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { t } from '../l10n';
 import type { AskFn, PermissionReply, PermissionRequest } from '../../../tools/permissions';
 import { errorText } from '../../../vocabulary/text';
 import type { Actor, ApprovalDecision, ApprovalOutcome, ApprovalRequest, HostMessage, WebviewMessage } from '../../../../webview/chat/protocol';
@@ -133,7 +134,7 @@ export class ChatApprovals {
       pending.editing.show(pending.editing.editor.text());
       return pending.editing.editor.reveal();
     }
-    if (!pending.file) throw new Error('This approval has no file change to edit in the editor.');
+    if (!pending.file) throw new Error(t('This approval has no file change to edit in the editor.'));
     // A second click while the editor opens opens no second one.
     if (this.opening.has(id)) return;
     this.opening.add(id);
@@ -167,7 +168,7 @@ export class ChatApprovals {
    */
   allowEdited(id: string): void {
     const pending = this.pendingOne(id);
-    if (!pending.file || !pending.editing) throw new Error('Open the change in the editor first (Edit…), then allow it with your changes.');
+    if (!pending.file || !pending.editing) throw new Error(t('Open the change in the editor first (Edit…), then allow it with your changes.'));
     const { current, proposed, editor } = pending.editing;
     const text = editor.text();
     if (text === proposed) return pending.answer('allow_once');
@@ -197,7 +198,7 @@ export class ChatApprovals {
 
   private pendingOne(id: string): PendingApproval {
     const pending = this.waiting.get(id);
-    if (!pending) throw new Error('That approval is no longer pending (the prompt ended or was cancelled).');
+    if (!pending) throw new Error(t('That approval is no longer pending (the prompt ended or was cancelled).'));
     return pending;
   }
 }

@@ -7,6 +7,7 @@
  * view shows it again.
  */
 import { forkSession } from '../../../journal/fork';
+import { t } from '../l10n';
 import type { SessionStore } from '../../../session/session-store';
 import type { RestoreRequest } from '../../../host/restore-commands';
 import type { HostMessage, RestoreTarget, WebviewMessage } from '../../../../webview/chat/protocol';
@@ -99,7 +100,7 @@ export class ChatClicks {
   /** The number /rewind takes for a checkpoint the view shows. */
   private async checkpointNumber(id: string): Promise<number> {
     const number = (await this.host.session()).checkpointNumber(id);
-    if (number === undefined) throw new Error('That checkpoint is not in this session any more: reopen the session to see its checkpoints.');
+    if (number === undefined) throw new Error(t('That checkpoint is not in this session any more: reopen the session to see its checkpoints.'));
     return number;
   }
 
@@ -109,7 +110,7 @@ export class ChatClicks {
    */
   private async editMessage(checkpoint: string, text: string, withFiles: boolean): Promise<void> {
     const chat = await this.host.session();
-    if (chat.busy) throw new Error('Crow is still working: cancel the running prompt before editing an earlier message.');
+    if (chat.busy) throw new Error(t('Crow is still working: cancel the running prompt before editing an earlier message.'));
     const number = await this.checkpointNumber(checkpoint);
     const restoreFiles = () => restoreOnClick(this.deps(chat), { kind: 'rewind', checkpoint, mode: 'files' }, { kind: 'rewind', number, mode: 'files' });
     const files = await filesForBranch(checkpoint, withFiles ? restoreFiles : undefined);

@@ -6,6 +6,7 @@
  * trace panel) goes through ViewActions.
  */
 import { randomUUID } from 'node:crypto';
+import { t } from '../l10n';
 import type { PromptHunk } from '../../../journal/hunk-restore';
 import { errorText } from '../../../vocabulary/text';
 import type { HostMessage, RoleModelChoice, TranscriptEvent, WebviewMessage } from '../../../../webview/chat/protocol';
@@ -168,10 +169,10 @@ export class ChatController {
         return this.post({ type: 'suggestions', trigger: message.trigger, query: message.query, items });
       }
       case 'revoke_rule':
-        if (!this.chat?.revokeRule(message.id)) this.show(notice('info', 'That answer was already taken back.'));
+        if (!this.chat?.revokeRule(message.id)) this.show(notice('info', t('That answer was already taken back.')));
         return this.announceRules();
       case 'retry':
-        if (this.lastPrompt === undefined) throw new Error('Nothing to retry yet: send a prompt first.');
+        if (this.lastPrompt === undefined) throw new Error(t('Nothing to retry yet: send a prompt first.'));
         return this.send(this.lastPrompt);
       case 'restore':
       case 'edit_message':
@@ -189,7 +190,7 @@ export class ChatController {
         if (await this.setup.handle(message)) await this.pickers.announce();
         return;
       case 'stop_call':
-        if (!this.chat?.stopCall(message.callId)) this.show(notice('info', 'That call has already ended.'));
+        if (!this.chat?.stopCall(message.callId)) this.show(notice('info', t('That call has already ended.')));
         return;
       case 'apply_code':
         return this.apply(message);
@@ -257,7 +258,7 @@ export class ChatController {
    */
   private async apply(block: { text: string; path?: string }): Promise<void> {
     const chat = await this.session();
-    if (chat.busy) throw new Error('Crow is still working: apply the code once the run ends, or cancel it first.');
+    if (chat.busy) throw new Error(t('Crow is still working: apply the code once the run ends, or cancel it first.'));
     const path = block.path ?? (await this.actions.pickFileForCode());
     if (path === undefined) return;
     const relative = await insideWorkspace(this.host.root, path);

@@ -9,6 +9,7 @@
  * ask at all, and records each question in the trace.
  */
 import { randomUUID } from 'node:crypto';
+import { t } from '../l10n';
 import { answerProblem, type ElicitAnswer, type ElicitFn, type ElicitForm } from '../../../mcp/elicitation-form';
 import type { ElicitUrl, ElicitUrlFn, UrlAnswer } from '../../../mcp/elicitation-url';
 import type { HostMessage, QuestionAction, ServerQuestion, WebviewMessage } from '../../../../webview/chat/protocol';
@@ -49,7 +50,7 @@ export class ChatQuestions {
   /** Does what the view answered; an answer to a question no longer open says so. */
   async handle(message: AnswerMessage): Promise<void> {
     const pending = this.waiting.get(message.id);
-    if (!pending) throw new Error('That question is no longer open (the prompt ended, or the server stopped waiting).');
+    if (!pending) throw new Error(t('That question is no longer open (the prompt ended, or the server stopped waiting).'));
     const problem = await pending.answer(message);
     if (problem !== undefined) this.post({ type: 'question_invalid', id: message.id, problem });
   }

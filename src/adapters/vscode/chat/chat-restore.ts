@@ -8,6 +8,7 @@
  * the person was not shown asks once, naming those files.
  */
 import type { PlannedRestore, RestoreRequest } from '../../../host/restore-commands';
+import { t } from '../l10n';
 import { errorText } from '../../../vocabulary/text';
 import type { HostMessage, RestoreTarget, TranscriptEvent } from '../../../../webview/chat/protocol';
 
@@ -30,34 +31,35 @@ export async function restoreOnClick(deps: ClickRestoreDeps, target: RestoreTarg
   try {
     planned = await deps.plan(request);
   } catch (err) {
-    return done('failed', `Nothing was put back: ${errorText(err)}`);
+    return done('failed', t`Nothing was put back: ${errorText(err)}`);
   }
   if (planned.nothing !== undefined) return done('nothing', planned.nothing);
   const seen = new Set(target.kind === 'undo' ? (target.path !== undefined ? [target.path] : lastPromptFiles(deps.shown)) : filesAfter(deps.shown, target.checkpoint));
   const unseen = planned.paths.filter((path) => !seen.has(path));
   if (unseen.length > 0) {
     const go = await deps.confirm(
-      `This also puts back ${unseen.length === 1 ? 'a file' : `${unseen.length} files`} the chat did not list: ${unseen.join(', ')}`,
-      `${planned.title}. Changes made to them since (yours too) are lost.`,
-      'Put them back',
+      unseen.length === 1 ? t`This also puts back a file the chat did not list: ${unseen.join(', ')}` : t`This also puts back ${unseen.length} files the chat did not list: ${unseen.join(', ')}`,
+      t`${planned.title}. Changes made to them since (yours too) are lost.`,
+      t('Put them back'),
     );
-    if (!go) return done('declined', 'Nothing was put back.');
+    if (!go) return done('declined', t('Nothing was put back.'));
   }
   try {
     const outcome = await planned.apply(new AbortController().signal);
     if (outcome.status !== 'completed') return done('failed', outcome.message);
     return done('restored', said(target, planned));
   } catch (err) {
-    return done('failed', `Nothing was put back: ${errorText(err)}`);
+    return done('failed', t`Nothing was put back: ${errorText(err)}`);
   }
 }
 
 /** What the view says once it is done, in the person's words (no checkpoint numbers). */
 function said(target: RestoreTarget, planned: PlannedRestore): string {
-  const files = planned.paths.length === 0 ? '' : `${planned.paths.join(', ')} ${planned.paths.length === 1 ? 'is' : 'are'} back as ${planned.paths.length === 1 ? 'it was' : 'they were'}`;
-  if (target.kind === 'undo') return `Undone: ${files}.`;
-  const conversation = planned.conversation ? 'the conversation goes on from there (the turns after it are greyed out)' : '';
-  return `Restored to before this: ${[files, conversation].filter((part) => part !== '').join('; ')}.`;
+  const paths = planned.paths.join(', ');
+  const files = planned.paths.length === 0 ? '' : planned.paths.length === 1 ? t`${paths} is back as it was` : t`${paths} are back as they were`;
+  if (target.kind === 'undo') return t`Undone: ${files}.`;
+  const conversation = planned.conversation ? t('the conversation goes on from there (the turns after it are greyed out)') : '';
+  return t`Restored to before this: ${[files, conversation].filter((part) => part !== '').join('; ')}.`;
 }
 
 /** The files the latest prompt's changes bar lists: its journal's, told with its end. */

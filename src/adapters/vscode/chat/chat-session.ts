@@ -7,6 +7,7 @@
  * against the fake LLM server.
  */
 import type { CompositionRole, RoleModels } from '../../../agents/role-models';
+import { t } from '../l10n';
 import { errorText } from '../../../vocabulary/text';
 import { LIMIT_KEYS } from '../../../host/budget';
 import { listCheckpoints } from '../../../journal/checkpoint-list';
@@ -61,7 +62,7 @@ export interface ChatHost {
 }
 
 /** How a VS Code user trusts a folder. */
-const HOW_TO_TRUST = 'To use them, trust this workspace (command "Workspaces: Manage Workspace Trust").';
+const howToTrust = (): string => t('To use them, trust this workspace (command "Workspaces: Manage Workspace Trust").');
 
 /** Who answers a session's questions: the permission gate's (`ask`), and an MCP server's form or page where the door can show one. */
 export type ChatAsking = AskFn | { ask: AskFn; elicit?: ElicitFn; elicitUrl?: ElicitUrlFn };
@@ -332,7 +333,7 @@ async function catalogOf(chat: ChatHost): Promise<WorkspaceCatalog> {
     root: chat.root,
     env,
     dataHome: chat.dataHome,
-    trust: { frontDoor: frontDoorDocument(configuration), ...(chat.trusted ? { frontDoorTrusted: chat.trusted() } : {}), howToTrust: HOW_TO_TRUST },
+    trust: { frontDoor: frontDoorDocument(configuration), ...(chat.trusted ? { frontDoorTrusted: chat.trusted() } : {}), howToTrust: howToTrust() },
     settings: (trusted) => settingsFor(chat.root, configuration, env, trusted),
     roles: roleChoices(configuration),
   });

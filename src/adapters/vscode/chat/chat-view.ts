@@ -98,6 +98,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 export function chatHtml(webview: vscode.Webview, assets: vscode.Uri): string {
   return webviewPage({
     title: 'Crow',
+    ...(vscode.l10n.bundle !== undefined ? { l10n: vscode.l10n.bundle } : {}),
     cspSource: webview.cspSource,
     scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(assets, 'chat.js')).toString(),
     styleUris: [webview.asWebviewUri(vscode.Uri.joinPath(assets, 'chat.css')).toString()],

@@ -7,6 +7,7 @@
  * would change). Either way the new branch says what became of the files.
  */
 import type { RestoredMessage } from './chat-restore';
+import { t } from '../l10n';
 
 /** What the new branch says of the files, and whether to branch at all (not when the files' restore was declined or failed). */
 export interface BranchFiles {
@@ -16,7 +17,9 @@ export interface BranchFiles {
 }
 
 /** The note at the head of a branch whose files were left as they are. */
-export const FILES_KEPT = 'Branched from before the edited message. The files were left as they are now: Restore on a message puts them back.';
+export function filesKept(): string {
+  return t('Branched from before the edited message. The files were left as they are now: Restore on a message puts them back.');
+}
 
 /**
  * Puts the files back first when `restoreFiles` is given (the person ticked
@@ -25,11 +28,11 @@ export const FILES_KEPT = 'Branched from before the edited message. The files we
  */
 export async function filesForBranch(checkpoint: string, restoreFiles: (() => Promise<RestoredMessage>) | undefined): Promise<BranchFiles> {
   const target = { kind: 'rewind', checkpoint, mode: 'files' } as const;
-  if (!restoreFiles) return { branch: true, note: { type: 'restored', target, outcome: 'nothing', message: FILES_KEPT } };
+  if (!restoreFiles) return { branch: true, note: { type: 'restored', target, outcome: 'nothing', message: filesKept() } };
   const done = await restoreFiles();
   if (done.outcome === 'declined' || done.outcome === 'failed') {
-    return { branch: false, note: { ...done, message: `Not branched. ${done.message}` } };
+    return { branch: false, note: { ...done, message: t`Not branched. ${done.message}` } };
   }
-  const files = done.outcome === 'restored' ? done.message : 'The files had not changed since.';
-  return { branch: true, note: { ...done, message: `Branched from before the edited message. ${files}` } };
+  const files = done.outcome === 'restored' ? done.message : t('The files had not changed since.');
+  return { branch: true, note: { ...done, message: t`Branched from before the edited message. ${files}` } };
 }

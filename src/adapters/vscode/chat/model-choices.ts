@@ -7,18 +7,18 @@
  * options are already VS Code's models and only get their labels.
  */
 import type { CompositionRole, RoleModels } from '../../../agents/role-models';
+import { t } from '../l10n';
 import type { RoleModelChoice } from '../../../../webview/chat/protocol';
 import type { VscodeModelInfo } from '../configuration';
 
 /** A lone model is the model; beside a reviewer's, the primary's is the builder's. */
-const ROLE_LABEL: Record<CompositionRole, string> = { primary: 'Model', coagent: 'Reviewer model' };
-const PAIRED_PRIMARY_LABEL = 'Builder model';
+const roleLabel = (role: CompositionRole, paired: boolean): string =>
+  role === 'coagent' ? t('Reviewer model') : paired ? t('Builder model') : t('Model');
 
 /** The pickers' choices for the roles' models, VS Code's models (`vscodeModels`) among them. */
 export function pickerChoices(models: RoleModels[], vscodeModels: readonly VscodeModelInfo[]): RoleModelChoice[] {
   const paired = models.some((model) => model.role === 'coagent');
-  const label = (role: CompositionRole): string => (role === 'primary' && paired ? PAIRED_PRIMARY_LABEL : ROLE_LABEL[role]);
-  const choices = models.map(({ role, current, options }) => ({ role, label: label(role), current, options }));
+  const choices = models.map(({ role, current, options }) => ({ role, label: roleLabel(role, paired), current, options }));
   return withVscodeModels(choices, vscodeModels);
 }
 

@@ -6,6 +6,7 @@
  * is cut to what the view shows. Plain Node.
  */
 import { errorText } from '../../../vocabulary/text';
+import { t } from '../l10n';
 
 export interface ServerProbe {
   ok: boolean;
@@ -27,11 +28,11 @@ export function serverBaseUrl(input: string): { url: string } | { problem: strin
   try {
     url = new URL(text);
   } catch {
-    return { problem: `"${text.slice(0, 80)}" is not a URL: give the server's address, e.g. http://localhost:11434/v1 for Ollama.` };
+    return { problem: t`"${text.slice(0, 80)}" is not a URL: give the server's address, e.g. http://localhost:11434/v1 for Ollama.` };
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { problem: `The address must start with http:// or https://, not ${url.protocol}//.` };
-  if (url.username || url.password) return { problem: 'Leave the user name and password out of the address: Crow sends a key only from the key field or the environment.' };
-  if (url.search || url.hash) return { problem: 'The address is the server\'s base (e.g. http://localhost:11434/v1), without "?" or "#" parts.' };
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { problem: t`The address must start with http:// or https://, not ${url.protocol}//.` };
+  if (url.username || url.password) return { problem: t('Leave the user name and password out of the address: Crow sends a key only from the key field or the environment.') };
+  if (url.search || url.hash) return { problem: t('The address is the server\'s base (e.g. http://localhost:11434/v1), without "?" or "#" parts.') };
   return { url: url.toString().replace(/\/+$/, '') };
 }
 
@@ -47,7 +48,7 @@ export async function probeServer(input: string, options: { key?: string; signal
     response = await fetch(where, { signal: signal ? AbortSignal.any([signal, timeout]) : timeout, redirect: 'error', headers: { accept: 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) } });
   } catch (err) {
     const reason = err instanceof Error && err.name === 'TimeoutError' ? `no answer in ${TIMEOUT_MS / 1000} s` : errorText(err);
-    return { ok: false, message: `Could not reach ${base.url} (${reason}). Is the server running, and is the address right?`, models: [] };
+    return { ok: false, message: t`Could not reach ${base.url} (${reason}). Is the server running, and is the address right?`, models: [] };
   }
   if (!response.ok) {
     const hint =
@@ -58,8 +59,8 @@ export async function probeServer(input: string, options: { key?: string; signal
   }
   const models = modelNames(await boundedText(response));
   if (models === undefined) return { ok: false, message: `${base.url} answered, but not with an OpenAI-style model list: is it an OpenAI-compatible server?`, models: [] };
-  if (models.length === 0) return { ok: true, message: `Connected, but ${base.url} serves no model yet: pull or load one, then test again.`, models };
-  return { ok: true, message: `Connected: ${base.url} serves ${models.length} model${models.length === 1 ? '' : 's'}.`, models };
+  if (models.length === 0) return { ok: true, message: t`Connected, but ${base.url} serves no model yet: pull or load one, then test again.`, models };
+  return { ok: true, message: models.length === 1 ? t`Connected: ${base.url} serves 1 model.` : t`Connected: ${base.url} serves ${models.length} models.`, models };
 }
 
 /** The body as text, at most MAX_BODY_BYTES of it (a larger body is cut, and will not parse). */

@@ -9,6 +9,7 @@
  * nothing, as it does live.
  */
 import { eventsFromHistory } from '../../../host/history-events';
+import { t } from '../l10n';
 import type { AgentEvent } from '../../../engine/events';
 import type { ACPSession } from '../../../session/acp-session';
 import { historyKey } from '../../../session/checkpoints';
@@ -22,7 +23,9 @@ export interface StoredRewind {
 }
 
 /** What the label over a reopened session's rewound turns says. */
-export const STORED_REWIND_TEXT = 'Rewound here earlier: the agents no longer see the greyed turns.';
+export function storedRewindText(): string {
+  return t('Rewound here earlier: the agents no longer see the greyed turns.');
+}
 
 /**
  * The session's conversation rewinds, oldest first, each placed among
@@ -44,7 +47,7 @@ export function storedRewinds(session: ACPSession, shown: readonly TranscriptEve
     const promptsBefore = records.filter(({ at, event }) => at <= rewind.at && (event as AgentEvent).type === 'prompt_start').length;
     found.push({
       at: promptStarts[promptsBefore] ?? shown.length,
-      message: { type: 'restored', target: { kind: 'rewind', checkpoint, mode: 'conversation' }, outcome: 'restored', message: STORED_REWIND_TEXT, earlier: true },
+      message: { type: 'restored', target: { kind: 'rewind', checkpoint, mode: 'conversation' }, outcome: 'restored', message: storedRewindText(), earlier: true },
     });
   }
   return found;

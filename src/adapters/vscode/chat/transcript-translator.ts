@@ -5,6 +5,7 @@
  * Node; the chat participant reuses it.
  */
 import { type AgentEvent, endedShort, unreachable } from '../../../engine/events';
+import { t } from '../l10n';
 import { screenText } from '../../../engine/output-tail';
 import { stepText } from '../../../engine/tool-progress';
 import { oneLine } from '../../../vocabulary/text';
@@ -166,11 +167,11 @@ export class TranscriptTranslator {
       case 'retry':
         // Retries of one request are one line, updated in place.
         // The reason last, after a colon: it has brackets of its own, and brackets around it read as a puzzle.
-        return [{ type: 'notice', level: 'info', text: `The provider failed; retry ${event.attempt} in ${seconds(event.delayMs)}: ${oneLine(event.reason, 120)}`, replaces: 'retry' }];
+        return [{ type: 'notice', level: 'info', text: t`The provider failed; retry ${event.attempt} in ${seconds(event.delayMs)}: ${oneLine(event.reason, 120)}`, replaces: 'retry' }];
       case 'doom_loop':
-        return [notice('warning', `${event.agent} called ${event.tool} the same way ${event.repeats} times in a row and was stopped.`)];
+        return [notice('warning', t`${event.agent} called ${event.tool} the same way ${event.repeats} times in a row and was stopped.`)];
       case 'compaction':
-        return [notice('info', `${event.agent}'s history was compacted to fit its context window (${event.tokensBefore} → ${event.tokensAfter} tokens, ${event.how}).`)];
+        return [notice('info', t`${event.agent}'s history was compacted to fit its context window (${event.tokensBefore} \u2192 ${event.tokensAfter} tokens, ${event.how}).`)];
       case 'coagent_start':
         this.reviewSaid = '';
         return [{ type: 'review_start', reviewer: this.actor(event.agent), primary: this.actor(event.primary), round: event.round }];
@@ -196,7 +197,7 @@ export class TranscriptTranslator {
         const hint =
           event.status === 'error' ? errorHint(event.message)
           : event.status === 'budget' ? budgetHint(event.message)
-          : event.message === INTERRUPTED ? { text: 'Crow stopped (or the window was reloaded) while this ran. Resume sends the agents back to it, with everything done so far.', resume: true }
+          : event.message === INTERRUPTED ? { text: t('Crow stopped (or the window was reloaded) while this ran. Resume sends the agents back to it, with everything done so far.'), resume: true }
           : undefined;
         const repeats = event.message.trim() === this.answer.trim() || (event.status === 'completed' && this.concluded);
         const message = hint?.setup ? noKeyText(event.message) : repeats ? '' : event.message;
@@ -256,7 +257,7 @@ export function toolEnd(callId: string, result: Pick<ToolResult, 'status' | 'out
 /** The person's message of a prompt; an Apply's (a button, not typed) as a quiet line in their words. */
 export function promptMessage(text: string): TranscriptEvent {
   const applied = appliedPath(text);
-  return applied === undefined ? { type: 'user_message', text } : { type: 'user_message', text: `Applied a code block to ${applied}`, action: true };
+  return applied === undefined ? { type: 'user_message', text } : { type: 'user_message', text: t`Applied a code block to ${applied}`, action: true };
 }
 
 /**
@@ -266,13 +267,13 @@ export function promptMessage(text: string): TranscriptEvent {
  */
 export function welcomeText(policy: PermissionPolicy, sandboxed: boolean): string {
   const { write, execute } = policy.rules;
-  const files = write === 'allow' ? 'changes files without asking' : write === 'deny' ? 'does not change files' : 'asks before changing files';
-  let commands = 'asks before running commands';
-  if (execute === 'deny') commands = 'does not run commands';
+  const files = write === 'allow' ? t('changes files without asking') : write === 'deny' ? t('does not change files') : t('asks before changing files');
+  let commands = t('asks before running commands');
+  if (execute === 'deny') commands = t('does not run commands');
   else if (execute === 'allow' && policy.executeBySandbox) {
-    if (sandboxed) commands = 'runs commands in a sandbox without asking (they can write only inside this workspace, with no network and no API keys)';
-  } else if (execute === 'allow') commands = 'runs commands without asking';
-  return `Ask Crow to read, change or explain the code of this workspace. It ${files} and ${commands}.`;
+    if (sandboxed) commands = t('runs commands in a sandbox without asking (they can write only inside this workspace, with no network and no API keys)');
+  } else if (execute === 'allow') commands = t('runs commands without asking');
+  return t`Ask Crow to read, change or explain the code of this workspace. It ${files} and ${commands}.`;
 }
 
 /** The card of a prompt that failed before it ran: the error, what to do about it, and for a missing key the set-up's words. */
@@ -284,22 +285,22 @@ export function errorEnd(message: string): Extract<TranscriptEvent, { type: 'pro
 /** A prompt that found no key, said in the set-up's words (the engine's text tells a terminal user which variable to set). */
 function noKeyText(message: string): string {
   const provider = /No API key for provider "([^"]+)"/.exec(message)?.[1];
-  return `Crow has no key for ${provider ?? 'this provider'} yet.`;
+  return provider !== undefined ? t`Crow has no key for ${provider} yet.` : t('Crow has no key for this provider yet.');
 }
 
 /** What to do about a prompt's error, when its text says what kind it is. */
 export function errorHint(message: string): ErrorHint | undefined {
   if (/No API key for provider/.test(message)) {
-    return { text: 'Set it up below: add a key, use a model VS Code already has, or a server of your own. No reload needed.', setup: true };
+    return { text: t('Set it up below: add a key, use a model VS Code already has, or a server of your own. No reload needed.'), setup: true };
   }
   if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN|fetch failed|connection error|could not connect|socket hang up|timed? ?out/i.test(message)) {
-    return { text: 'The provider did not answer. Is the server running, and is its base URL right?', setting: 'crow.baseUrls' };
+    return { text: t('The provider did not answer. Is the server running, and is its base URL right?'), setting: 'crow.baseUrls' };
   }
   if (/\b401\b|\b403\b|api[ _-]?key|authentication|unauthori[sz]ed/i.test(message)) {
-    return { text: 'The provider refused the API key. Set it again with "Crow: Set API Key".' };
+    return { text: t('The provider refused the API key. Set it again with "Crow: Set API Key".') };
   }
   if (/\b404\b|model.*(not found|does not exist|unknown)|unknown model/i.test(message)) {
-    return { text: 'The provider does not know this model. Pick another one, or check the model name.', setting: 'crow.model' };
+    return { text: t('The provider does not know this model. Pick another one, or check the model name.'), setting: 'crow.model' };
   }
   return undefined;
 }
@@ -308,7 +309,7 @@ export function errorHint(message: string): ErrorHint | undefined {
 export function budgetHint(message: string): ErrorHint {
   const key = /limits\.(max_\w+)/.exec(message)?.[1];
   const setting = key ? `crow.limits.${key.replace(/_(\w)/g, (_, letter: string) => letter.toUpperCase())}` : 'crow.limits';
-  return { text: 'Raise the limit, then continue.', setting };
+  return { text: t('Raise the limit, then continue.'), setting };
 }
 
 export function notice(level: 'info' | 'warning' | 'error', text: string): TranscriptEvent {

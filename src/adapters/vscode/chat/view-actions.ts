@@ -1,6 +1,7 @@
 import { isAbsolute, relative, resolve } from 'node:path';
 import { applyPatch, parsePatch, reversePatch } from 'diff';
 import * as vscode from 'vscode';
+import { t } from '../l10n';
 import { openExactly } from '../open-external';
 import type { KeyStore } from '../secrets';
 import type { ProposedChange, ViewActions } from './chat-actions';
@@ -62,7 +63,7 @@ export function viewActions(deps: ViewActionDeps): ViewActions {
     },
     copyText: async (text) => {
       await vscode.env.clipboard.writeText(text);
-      void vscode.window.setStatusBarMessage('Crow: code copied', 2000);
+      void vscode.window.setStatusBarMessage(t('Crow: code copied'), 2000);
     },
     insertAtCursor,
     // VS Code asks first about a domain it does not trust.
@@ -77,19 +78,19 @@ async function pickFileForCode(): Promise<string | undefined> {
   const relative = (uri: vscode.Uri): string | undefined => (vscode.workspace.getWorkspaceFolder(uri) ? vscode.workspace.asRelativePath(uri, false) : undefined);
   const open = vscode.window.visibleTextEditors.flatMap((editor) => (editor.document.uri.scheme === 'file' ? [relative(editor.document.uri)] : [])).filter((path): path is string => path !== undefined);
   const files = (await vscode.workspace.findFiles('**/*', '**/{node_modules,.git}/**', 2000)).flatMap((uri) => relative(uri) ?? []);
-  const items = [...new Set([...open, ...files])].map((label, index) => ({ label, ...(index < open.length ? { description: 'open' } : {}) }));
-  const picked = await vscode.window.showQuickPick(items, { title: 'Apply the code block to which file?', placeHolder: 'The file is replaced by the block, after you approve the change', matchOnDescription: true });
+  const items = [...new Set([...open, ...files])].map((label, index) => ({ label, ...(index < open.length ? { description: t('open') } : {}) }));
+  const picked = await vscode.window.showQuickPick(items, { title: t('Apply the code block to which file?'), placeHolder: t('The file is replaced by the block, after you approve the change'), matchOnDescription: true });
   return picked?.label;
 }
 
 /** A code block of an answer, typed in where the person's cursor is (an ordinary edit: Undo takes it back). */
 async function insertAtCursor(text: string): Promise<void> {
   const editor = vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors[0];
-  if (!editor) throw new Error('Open a file and put the cursor where the code goes, then press Insert again.');
+  if (!editor) throw new Error(t('Open a file and put the cursor where the code goes, then press Insert again.'));
   const done = await editor.edit((edit) => {
     for (const selection of editor.selections) edit.replace(selection, text);
   });
-  if (!done) throw new Error(`Could not insert into ${vscode.workspace.asRelativePath(editor.document.uri)}: is it read-only?`);
+  if (!done) throw new Error(t`Could not insert into ${vscode.workspace.asRelativePath(editor.document.uri)}: is it read-only?`);
   await vscode.window.showTextDocument(editor.document, editor.viewColumn);
 }
 
@@ -135,7 +136,7 @@ function nowSide(deps: ViewActionDeps, id: string, path: string, current: string
 /** The file an approval's change is for, as the editor holds it now (unsaved edits included), and its text with the change applied. */
 async function proposedChange(root: string, unified: string): Promise<ProposedChange> {
   const [patch] = parsePatch(unified);
-  if (!patch) throw new Error('There is no text change to preview for this approval.');
+  if (!patch) throw new Error(t('There is no text change to preview for this approval.'));
   const created = patch.oldFileName === '/dev/null';
   const path = (created ? patch.newFileName : patch.oldFileName).replace(/^[ab]\//, '');
   const file = confined(root, path);
@@ -149,7 +150,7 @@ async function proposedChange(root: string, unified: string): Promise<ProposedCh
 
 async function openDiff(deps: ViewActionDeps, sessionId: string, callId: string, unified: string): Promise<void> {
   const [patch] = parsePatch(unified);
-  if (!patch) throw new Error('This tool call changed no text file; open the trace to see what it did.');
+  if (!patch) throw new Error(t('This tool call changed no text file; open the trace to see what it did.'));
   const created = patch.oldFileName === '/dev/null';
   const path = (patch.newFileName === '/dev/null' ? patch.oldFileName : patch.newFileName).replace(/^[ab]\//, '');
   const file = confined(deps.root, path);

@@ -6,6 +6,7 @@
  * refreshing after each prompt.
  */
 import * as vscode from 'vscode';
+import { t } from '../l10n';
 import { SessionStore } from '../../../session/session-store';
 import type { LiveTrace } from './trace-feed';
 import { TRACE_PANEL_TYPE, TracePanel } from './trace-panel';
@@ -118,7 +119,7 @@ async function pickSession(view: TracesView): Promise<string | undefined> {
   const items: (vscode.QuickPickItem & { sessionId: string })[] = [];
   const add = (node: SessionNode, depth: number): void => {
     items.push({
-      label: `${depth > 0 ? '↳ '.padStart(depth * 2 + 2) : ''}${node.meta.title || '(untitled)'}`,
+      label: `${depth > 0 ? '↳ '.padStart(depth * 2 + 2) : ''}${node.meta.title || t('(untitled)')}`,
       description: `${node.meta.agentName} · ${ago(node.meta.updatedAt, Date.now())}`,
       sessionId: node.meta.id,
     });
@@ -126,10 +127,10 @@ async function pickSession(view: TracesView): Promise<string | undefined> {
   };
   for (const node of view.sessions()) add(node, 0);
   if (items.length === 0) {
-    void vscode.window.showInformationMessage('Crow has no stored sessions for this workspace yet: send a prompt first.');
+    void vscode.window.showInformationMessage(t('Crow has no stored sessions for this workspace yet: send a prompt first.'));
     return undefined;
   }
-  const picked = await vscode.window.showQuickPick(items, { title: 'Show the trace of a session', matchOnDescription: true });
+  const picked = await vscode.window.showQuickPick(items, { title: t('Show the trace of a session'), matchOnDescription: true });
   return picked?.sessionId;
 }
 
@@ -151,7 +152,7 @@ function resolveTarget(store: SessionStore, sessionId: string, callId: string | 
     meta = store.meta(sessionId);
   } catch {
     if (live && /^[A-Za-z0-9_-]{1,100}$/.test(sessionId)) return { sessionId, title: sessionId, ...(callId !== undefined ? { callId } : {}) };
-    return `Crow has no stored session "${sessionId}". The Traces view lists the sessions of this workspace.`;
+    return t`Crow has no stored session "${sessionId}". The Traces view lists the sessions of this workspace.`;
   }
   if (meta.parent && callId === undefined && store.spans(sessionId).length === 0) {
     const parent = store.list().find((other) => other.internal.some((internal) => internal.id === meta.parent!.sessionId));

@@ -8,6 +8,7 @@
  * also catches a `crow run` or `crow acp` writing it from another process.
  */
 import type { SessionStore } from '../../../session/session-store';
+import { t } from '../l10n';
 import type { SpanRecord } from '../../../telemetry/span';
 import { followTrace } from '../../../telemetry/trace-follow';
 import { openTracePieces, type TracePieces } from '../../../telemetry/trace-pieces';
@@ -98,7 +99,7 @@ async function sendStored(options: TraceFeedOptions, inFlight: InFlight, signal:
   try {
     trace = await openTracePieces(options.store.traceFile(options.sessionId));
   } catch (err) {
-    return `Could not read the trace: ${(err as Error).message}`;
+    return t`Could not read the trace: ${(err as Error).message}`;
   }
   try {
     let read = 0;
@@ -113,7 +114,7 @@ async function sendStored(options: TraceFeedOptions, inFlight: InFlight, signal:
     }
     return undefined;
   } catch (err) {
-    return `Could not read the trace: ${(err as Error).message}`;
+    return t`Could not read the trace: ${(err as Error).message}`;
   } finally {
     // A read-only handle that will not close loses nothing.
     await trace.close().catch(() => undefined);

@@ -1,5 +1,6 @@
 /** The trace panel's page (see webviewPage): the viewer bundle and its stylesheet. */
 import { webviewPage } from '../webview-page';
+import { t } from '../l10n';
 
 export interface TracePageAssets {
   /** webview.cspSource: the origin asWebviewUri URLs live on. */
@@ -11,5 +12,5 @@ export interface TracePageAssets {
 }
 
 export function tracePageHtml({ cspSource, scriptUri, styleUri, nonce }: TracePageAssets): string {
-  return webviewPage({ title: 'Crow trace', cspSource, scriptUri, styleUris: [styleUri], nonce });
+  return webviewPage({ title: t('Crow trace'), cspSource, scriptUri, styleUris: [styleUri], nonce });
 }

@@ -8,6 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
+import { t } from '../l10n';
 import type { SessionStore } from '../../../session/session-store';
 import { FORMAT_LABELS, type ExportFormat, type HostMessage, type ViewerMessage } from '../../../../webview/trace-viewer/protocol';
 import { openTraceFeed, type LiveTrace, type TraceFeed } from './trace-feed';
@@ -42,10 +43,10 @@ export class TracePanel {
   constructor(private readonly options: TracePanelOptions) {
     const assets = vscode.Uri.joinPath(options.extensionUri, 'dist', 'webview');
     const webviewOptions = { enableScripts: true, localResourceRoots: [assets], enableFindWidget: true };
-    this.panel = options.restored ?? vscode.window.createWebviewPanel(TRACE_PANEL_TYPE, `Trace: ${options.title}`, vscode.ViewColumn.Active, webviewOptions);
+    this.panel = options.restored ?? vscode.window.createWebviewPanel(TRACE_PANEL_TYPE, t`Trace: ${options.title}`, vscode.ViewColumn.Active, webviewOptions);
     if (options.restored) {
       options.restored.webview.options = webviewOptions;
-      options.restored.title = `Trace: ${options.title}`;
+      options.restored.title = t`Trace: ${options.title}`;
     }
     this.panel.iconPath = vscode.Uri.joinPath(options.extensionUri, 'media', 'crow.svg');
     this.panel.webview.html = pageHtml(this.panel.webview, assets);
@@ -98,7 +99,7 @@ export class TracePanel {
         return this.save(message.format, message.content, message.spanCount);
       case 'copy':
         await vscode.env.clipboard.writeText(message.content);
-        return this.post({ type: 'notice', text: `Copied ${FORMAT_LABELS[message.format]} of ${spans(message.spanCount)} to the clipboard.` });
+        return this.post({ type: 'notice', text: t`Copied ${FORMAT_LABELS[message.format]} of ${spans(message.spanCount)} to the clipboard.` });
       default:
         return unreachable(message);
     }
@@ -124,17 +125,17 @@ export class TracePanel {
     const name = `crow-trace-${this.options.sessionId}${format === 'json' ? '.json' : '.otlp.json'}`;
     const folder = this.options.defaultFolder();
     const target = await vscode.window.showSaveDialog({
-      title: `Export the trace as ${FORMAT_LABELS[format]}`,
+      title: t`Export the trace as ${FORMAT_LABELS[format]}`,
       ...(folder ? { defaultUri: vscode.Uri.joinPath(folder, name) } : {}),
       filters: { JSON: ['json'] },
-      saveLabel: 'Export',
+      saveLabel: t('Export'),
     });
     if (!target) return;
     try {
       await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(content));
-      this.post({ type: 'notice', text: `Saved ${FORMAT_LABELS[format]} of ${spans(spanCount)} to ${target.fsPath}.` });
+      this.post({ type: 'notice', text: t`Saved ${FORMAT_LABELS[format]} of ${spans(spanCount)} to ${target.fsPath}.` });
     } catch (err) {
-      this.post({ type: 'notice', text: `Could not save ${target.fsPath}: ${(err as Error).message}`, error: true });
+      this.post({ type: 'notice', text: t`Could not save ${target.fsPath}: ${(err as Error).message}`, error: true });
     }
   }
 
@@ -161,7 +162,7 @@ function pageHtml(webview: vscode.Webview, assets: vscode.Uri): string {
 }
 
 function spans(count: number): string {
-  return `${count.toLocaleString('en-US')} span${count === 1 ? '' : 's'}`;
+  return count === 1 ? t('1 span') : t`${count.toLocaleString('en-US')} spans`;
 }
 
 function unreachable(message: never): void {

@@ -7,6 +7,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import * as vscode from 'vscode';
+import { t } from '../l10n';
 import { PRIVATE_DIR_MODE } from '../../../config/paths';
 import type { SessionMeta } from '../../../session/meta-file';
 import type { SessionStore } from '../../../session/session-store';
@@ -63,14 +64,14 @@ export class TracesView implements vscode.TreeDataProvider<SessionNode>, vscode.
   getTreeItem(node: SessionNode): vscode.TreeItem {
     const { meta } = node;
     const item = new vscode.TreeItem(
-      meta.title || '(untitled)',
+      meta.title || t('(untitled)'),
       node.children.length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
     );
     item.id = meta.id;
-    item.description = `${meta.parent ? `subagent of ${meta.parent.agent} · ` : ''}${meta.agentName} · ${ago(meta.updatedAt, Date.now())}`;
+    item.description = `${meta.parent ? `${t`subagent of ${meta.parent.agent}`} · ` : ''}${meta.agentName} · ${ago(meta.updatedAt, Date.now())}`;
     item.iconPath = new vscode.ThemeIcon(meta.parent ? 'hubot' : 'comment-discussion');
     item.contextValue = 'crow.session';
-    item.command = { command: 'crow.showTrace', title: 'Show Trace', arguments: [meta.id] };
+    item.command = { command: 'crow.showTrace', title: t('Show Trace'), arguments: [meta.id] };
     return item;
   }
 
@@ -79,13 +80,13 @@ export class TracesView implements vscode.TreeDataProvider<SessionNode>, vscode.
     const { meta } = node;
     const totals = sessionTotals(this.store(), meta.id);
     const lines = [
-      `**${escapeMarkdown(meta.title || '(untitled)')}**`,
+      `**${escapeMarkdown(meta.title || t('(untitled)'))}**`,
       '',
-      `Agent: ${escapeMarkdown(meta.agentName)}`,
-      `Started: ${new Date(meta.createdAt).toLocaleString()}`,
-      `Last change: ${new Date(meta.updatedAt).toLocaleString()}`,
-      `Prompts: ${totals.prompts}${totals.costUsd > 0 ? ` · cost $${totals.costUsd.toFixed(4)}` : ''}`,
-      `Session: \`${meta.id}\``,
+      t`Agent: ${escapeMarkdown(meta.agentName)}`,
+      t`Started: ${new Date(meta.createdAt).toLocaleString()}`,
+      t`Last change: ${new Date(meta.updatedAt).toLocaleString()}`,
+      `${t`Prompts: ${totals.prompts}`}${totals.costUsd > 0 ? ` · ${t`cost $${totals.costUsd.toFixed(4)}`}` : ''}`,
+      t`Session: \`${meta.id}\``,
     ];
     item.tooltip = new vscode.MarkdownString(lines.join('  \n'));
     return item;
@@ -129,12 +130,13 @@ export function nestSessions(metas: SessionMeta[]): SessionNode[] {
 /** "just now", "5 min ago", "3 h ago", "2 days ago", then the date. */
 export function ago(then: number, now: number): string {
   const minutes = Math.floor((now - then) / 60_000);
-  if (minutes < 1) return 'just now';
-  if (minutes < 60) return `${minutes} min ago`;
+  if (minutes < 1) return t('just now');
+  if (minutes < 60) return t`${minutes} min ago`;
   const hours = Math.floor(minutes / 60);
-  if (hours < 24) return `${hours} h ago`;
+  if (hours < 24) return t`${hours} h ago`;
   const days = Math.floor(hours / 24);
-  return days < 7 ? `${days} day${days === 1 ? '' : 's'} ago` : new Date(then).toLocaleDateString();
+  if (days === 1) return t('1 day ago');
+  return days < 7 ? t`${days} days ago` : new Date(then).toLocaleDateString();
 }
 
 function escapeMarkdown(text: string): string {

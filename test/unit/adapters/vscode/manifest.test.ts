@@ -18,6 +18,9 @@ const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as
     viewsWelcome: { view: string; contents: string; when?: string }[];
   };
 };
+const nls = JSON.parse(readFileSync(join(ROOT, 'package.nls.json'), 'utf8')) as Record<string, string>;
+/** A text as VS Code shows it in English: a "%key%" is looked up in package.nls.json. */
+const english = (text: string): string => nls[/^%([\w.-]+)%$/.exec(text)?.[1] ?? ''] ?? text;
 
 /**
  * Keys the Linux desktops take before VS Code sees them, by their defaults:
@@ -40,7 +43,7 @@ describe('the extension manifest', () => {
     const welcome = manifest.contributes.viewsWelcome.filter((entry) => entry.view === 'crow.traces');
     // VS Code shows welcome text while a view has no data provider, i.e. before the extension is active.
     assert.deepEqual(
-      welcome.map((entry) => [entry.when, /^Loading/.test(entry.contents)]),
+      welcome.map((entry) => [entry.when, /^Loading/.test(english(entry.contents))]),
       // The key register-traces.ts sets (TRACES_READY; that module needs vscode, so it is named here).
       [['!crow.tracesReady', true], ['crow.tracesReady', false]],
     );
@@ -63,7 +66,7 @@ describe('the extension manifest', () => {
     assert.deepEqual(offered.map((command) => command.name), [...SLASH_COMMANDS]);
     for (const name of SLASH_COMMANDS) assert.ok(agents.includes(name) || commands.includes(name), `/${name} is an agent or a command`);
     // Words for a person: no "Agent:" prefixes, no internal names in the list.
-    for (const command of offered) assert.doesNotMatch((command as { description?: string }).description ?? '', /^Agent:/);
+    for (const command of offered) assert.doesNotMatch(english((command as { description?: string }).description ?? ''), /^Agent:/);
     assert.ok(offered.length < agents.length, 'fewer than every internal agent');
     for (const agent of agents) assert.deepEqual(participantRequest(undefined, `/${agent} fix the tests`, agents), { agent, text: 'fix the tests' }, `/${agent} typed still runs it`);
   });
@@ -94,5 +97,26 @@ describe('the extension manifest', () => {
     for (const widening of ['crow.limits.maxCostPerPrompt', 'crow.limits.maxTokensPerPrompt', 'crow.sandbox', 'crow.autoApprove.maxWrites', 'crow.autoApprove.maxCommands', 'crow.permissions.execute', 'crow.mcpServers', 'crow.baseUrls']) {
       assert.ok(restricted.includes(widening), widening);
     }
+  });
+
+  it('lists in the Marketplace with its own categories, at most 30 keywords, a 128×128 PNG icon, a banner, links and a changelog', () => {
+    const listing = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      categories: string[]; keywords: string[]; icon: string; galleryBanner: { color: string; theme: string };
+      repository: { url: string }; homepage: string; bugs: { url: string }; license: string;
+    };
+    // The categories VS Code's extension manifest reference lists (code.visualstudio.com/api/references/extension-manifest).
+    const categories = ['Azure', 'Data Science', 'Debuggers', 'Extension Packs', 'Education', 'Formatters', 'Keymaps', 'Language Packs', 'Linters', 'Machine Learning', 'Notebooks', 'Programming Languages', 'SCM Providers', 'Snippets', 'Testing', 'Themes', 'Visualization', 'AI', 'Chat', 'Other'];
+    assert.deepEqual(listing.categories.filter((category) => !categories.includes(category)), []);
+    // The Marketplace takes 30 tags, and vsce adds its own (chat-participant, language-models, keybindings): room is left for them.
+    assert.ok(listing.keywords.length + 3 <= 30, `${listing.keywords.length} keywords`);
+    assert.equal(new Set(listing.keywords.map((keyword) => keyword.toLowerCase())).size, listing.keywords.length, 'no keyword twice');
+    const png = readFileSync(join(ROOT, listing.icon));
+    assert.equal(png.toString('latin1', 1, 4), 'PNG');
+    assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [128, 128]);
+    assert.match(listing.galleryBanner.color, /^#[0-9a-f]{6}$/i);
+    assert.ok(['dark', 'light'].includes(listing.galleryBanner.theme));
+    for (const url of [listing.repository.url, listing.homepage, listing.bugs.url]) assert.match(url, /^https:\/\/\S+$/);
+    assert.equal(listing.license, 'MIT');
+    assert.match(readFileSync(join(ROOT, 'CHANGELOG.md'), 'utf8'), /^# Changelog\n[\s\S]*^## 0\.1\.0/m);
   });
 });
