@@ -83,6 +83,8 @@ const HOST_TYPE_LIST: Record<HostMessage['type'], true> = {
   hunk_undone: true,
   hunk_kept: true,
   rules: true,
+  attempts_count: true,
+  attempts: true,
   prefill: true,
   setup: true,
   server_test: true,

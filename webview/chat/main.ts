@@ -19,7 +19,10 @@
  * `button.checkpoint-edit` on messages). Send, Cancel, New, Trace, Keep,
  * Undo and the set-up's buttons are `vscode-button`s, the pickers and the
  * set-up's model `vscode-single-select`s, its fields `vscode-textfield`s
- * (controls.ts); test/support/vscode-elements.ts drives them.
+ * (controls.ts); test/support/vscode-elements.ts drives them. Parallel
+ * attempts: the `#attempts` picker, and `.attempts-card[data-run-id][data-phase]`
+ * with `.attempt-row[data-n]`, `details.attempt-diff`, `.attempt-apply[data-n]`
+ * and `.attempts-dismiss`.
  */
 import { showNetCounts, showUndone } from './changes-bar';
 import { hunkKept, hunkUndone, showHunks } from './changes-hunks';
@@ -29,6 +32,7 @@ import { el } from './elements';
 import { Host, isHostMessage } from './host';
 import { usePageBundle } from './l10n';
 import { MeterView } from './meter';
+import { AttemptsCards } from './attempts-card';
 import { PlanView } from './plan';
 import { QueueView } from './queue-view';
 import { RulesView } from './rules-view';
@@ -56,6 +60,7 @@ class ChatApp {
   private readonly meter = new MeterView();
   private readonly queue = new QueueView(this.host.post);
   private readonly rules = new RulesView(this.host.post);
+  private readonly attempts = new AttemptsCards(this.host.post, (card) => this.transcript.placeInSight(card));
 
   constructor(root: HTMLElement) {
     const footer = el('footer', 'footer');
@@ -77,6 +82,7 @@ class ChatApp {
       case 'init':
         if (message.welcome) this.transcript.setWelcome(message.welcome);
         this.transcript.clear();
+        this.attempts.clear();
         this.toolbar.showAgents(message.agents, message.agent, message.models, message.thinking);
         this.sessions.show(message.sessions, message.sessionId);
         this.toolbar.setTitle(message.sessions.find((session) => session.id === message.sessionId)?.title ?? '');
@@ -85,6 +91,7 @@ class ChatApp {
         break;
       case 'reset':
         this.transcript.clear();
+        this.attempts.clear();
         this.meter.clearContext();
         this.toolbar.setTitle(message.title);
         this.sessions.setCurrent(message.sessionId);
@@ -176,6 +183,12 @@ class ChatApp {
         break;
       case 'rules':
         this.rules.show(message.rules);
+        break;
+      case 'attempts_count':
+        this.toolbar.showAttempts(message.count);
+        break;
+      case 'attempts':
+        this.attempts.show(message.card);
         break;
       default:
         unreachable(message);

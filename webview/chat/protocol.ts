@@ -16,6 +16,8 @@ export type { Meter } from '../../src/vocabulary/meter';
 
 export type { Actor, ActorRole, CardDiff } from './view-shapes';
 import type { Actor, CardDiff } from './view-shapes';
+import type { AttemptsCardView } from './attempts-protocol';
+export type { AttemptRowView, AttemptsCardView, AttemptsPhase } from './attempts-protocol';
 
 export interface AgentChoice {
   name: string;
@@ -269,7 +271,11 @@ export type HostMessage =
   /** One hunk of the last prompt's change to `path` is kept (in the bar or the editor): neither offers it again. */
   | { type: 'hunk_kept'; path: string; hunk: string }
   /** The session's standing "Always" and "Never" answers (the whole list each time). */
-  | { type: 'rules'; rules: StandingRuleView[] };
+  | { type: 'rules'; rules: StandingRuleView[] }
+  /** How many attempts the next prompts run as (1: a prompt as usual). */
+  | { type: 'attempts_count'; count: number }
+  /** A run of parallel attempts' card, whole, each time it changes (the view replaces the card of that id). */
+  | { type: 'attempts'; card: AttemptsCardView };
 
 /** Webview → host. */
 export type WebviewMessage =
@@ -281,6 +287,12 @@ export type WebviewMessage =
   | { type: 'pick_agent'; agent: string }
   | { type: 'pick_model'; role: 'primary' | 'coagent'; model: string }
   | { type: 'pick_thinking'; level: string }
+  /** Runs the next prompts as `count` attempts side by side (1: as usual). */
+  | { type: 'pick_attempts'; count: number }
+  /** Applies attempt `n` of the run `run` to the folder (a prompt of the session, so Undo takes it back). */
+  | { type: 'apply_attempt'; run: string; n: number }
+  /** Applies none of the run's attempts: its worktrees are removed. */
+  | { type: 'dismiss_attempts'; run: string }
   | { type: 'approve'; id: string; decision: ApprovalDecision }
   /** Denies a pending approval with the person's reason: the agent reads it as the denial. */
   | { type: 'deny'; id: string; reason: string }

@@ -11,6 +11,7 @@ import { t } from './l10n';
 import { el } from './elements';
 import type { Post } from './host';
 import type { AgentChoice, RoleModelChoice, ThinkingChoice } from './protocol';
+import { ATTEMPT_COUNTS } from './attempts-protocol';
 
 export class Toolbar {
   readonly element = el('header', 'toolbar');
@@ -22,6 +23,8 @@ export class Toolbar {
   private readonly modelSelects = new Map<RoleModelChoice['role'], VscodeSingleSelect>();
   private readonly thinking = vsSelect('picker-select', (level) => this.post({ type: 'pick_thinking', level }));
   private readonly thinkingPicker = labelled(t('Thinking'), this.thinking);
+  /** How many attempts a prompt runs as (1: as usual; more: side by side in git worktrees, compared on a card). */
+  private readonly attempts = vsSelect('picker-select', (count) => this.post({ type: 'pick_attempts', count: Number(count) }));
 
   constructor(private readonly post: Post) {
     this.title.id = 'session-title';
@@ -34,7 +37,10 @@ export class Toolbar {
     const heading = el('div', 'toolbar-row');
     // New session and the trace are the view's title-bar actions (VS Code's place for them), not buttons here.
     heading.append(this.title);
-    this.pickers.append(labelled(t('Agent'), this.agent), this.models, this.thinkingPicker);
+    this.attempts.id = 'attempts';
+    this.showAttempts(1);
+    this.attempts.title = t('Attempts: how many times the next prompts run side by side, each in its own git worktree, for you to compare and apply one');
+    this.pickers.append(labelled(t('Agent'), this.agent), this.models, this.thinkingPicker, labelled(t('Attempts'), this.attempts));
     this.element.append(heading);
   }
 
@@ -56,6 +62,15 @@ export class Toolbar {
     const description = known.find((agent) => agent.name === current)?.description;
     this.agent.title = description ? t`Agent: ${description}` : t('Agent');
     this.showModels(models);
+  }
+
+  /** The Attempts picker shows `count`. */
+  showAttempts(count: number): void {
+    setOptions(
+      this.attempts,
+      ATTEMPT_COUNTS.map((n) => ({ value: String(n), label: n === 1 ? t('1 attempt') : t`${n} attempts` })),
+      String(count),
+    );
   }
 
   /** The thinking level, offered only when the agent's model thinks. */

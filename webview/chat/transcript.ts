@@ -192,7 +192,7 @@ export class Transcript {
   }
 
   /** Puts a card that waits for the person at the end, in sight. */
-  private placeInSight(card: HTMLElement): void {
+  placeInSight(card: HTMLElement): void {
     this.pinned = true;
     this.append(card);
     this.schedule();

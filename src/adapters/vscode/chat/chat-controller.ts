@@ -23,6 +23,7 @@ import { errorEnd, notice, promptMessage } from './transcript-translator';
 import { RestoreRecord } from './chat-restore';
 import { ChatClicks } from './chat-clicks';
 import { storedRewinds } from './stored-rewinds';
+import { ChatAttempts } from './chat-attempts';
 
 export class ChatController {
   private chat: ChatSession | undefined;
@@ -42,6 +43,8 @@ export class ChatController {
   /** The view's Undo, Restore and Edit buttons. */
   private readonly clicks: ChatClicks;
   private readonly pickers: ChatPickers;
+  /** The Attempts picker, and a prompt run as parallel attempts with its card. */
+  private readonly attempts: ChatAttempts;
   private readonly unwatchModels: (() => void) | undefined;
   /** New Session and Resume, one after another; how many are asked for or running. */
   private resets: Promise<unknown> = Promise.resolve();
@@ -67,6 +70,7 @@ export class ChatController {
     });
     this.queue = new ChatQueue(post, randomUUID);
     this.pickers = new ChatPickers({ host, post, actions, current: () => this.chat, session: () => this.session() });
+    this.attempts = new ChatAttempts({ host, post, runInSession: (chat, text, start) => this.run(chat, text, start) });
     // Pickers and set-up list VS Code's models; a model arriving later (Copilot's after sign-in) shows at once.
     this.unwatchModels = host.watchVscodeModels?.(() => void this.modelsChanged().catch(() => undefined));
   }
@@ -76,7 +80,7 @@ export class ChatController {
   }
 
   get busy(): boolean {
-    return this.chat?.busy ?? false;
+    return (this.chat?.busy ?? false) || this.attempts.running;
   }
 
   /** The hunks of the last prompt's change to `path` in the open session, as the bar lists them; [] with no session open. */
@@ -116,6 +120,7 @@ export class ChatController {
   }
 
   cancel(): void {
+    if (this.attempts.cancel()) return;
     this.chat?.cancel();
   }
 
@@ -127,6 +132,7 @@ export class ChatController {
   /** The view goes away with the window: a running prompt ends as interrupted, to be offered for resuming when the view opens again. */
   async dispose(): Promise<void> {
     this.unwatchModels?.();
+    await this.attempts.close();
     await this.chat?.close({ interrupted: true });
   }
 
@@ -153,6 +159,13 @@ export class ChatController {
       case 'pick_model':
       case 'pick_thinking':
         return this.pickers.handle(message);
+      case 'pick_attempts':
+        return this.attempts.pick(message.count);
+      case 'apply_attempt':
+        if (this.chat?.busy) throw new Error(t('Crow is still working: apply the attempt once the run ends, or cancel it first.'));
+        return this.attempts.apply(message.run, message.n);
+      case 'dismiss_attempts':
+        return this.attempts.dismiss(message.run);
       case 'approve':
       case 'deny':
       case 'approve_edited':
@@ -236,6 +249,7 @@ export class ChatController {
     const queued = this.queue.replay();
     if (queued) this.post(queued);
     for (const message of this.record.replay(this.shown.all)) this.post(message);
+    for (const message of this.attempts.replay()) this.post(message);
     this.announceRules();
     // A reloaded view must still offer the questions a running prompt waits on.
     for (const message of this.asking.replay()) this.post(message);
@@ -246,7 +260,9 @@ export class ChatController {
     if (text.trim() === '') return;
     const chat = await this.session();
     if (chat.busy) return this.queue.steer(chat, text, () => this.chat === chat, (next) => this.send(next));
+    if (this.attempts.running) throw new Error(t('The attempts are still running: wait for their card, or cancel them, then send this again.'));
     this.lastPrompt = text;
+    if (this.attempts.count > 1) return this.runAttempts(chat, text);
     await this.run(chat, text, (observer) => chat.prompt(text, observer));
   }
 
@@ -263,6 +279,17 @@ export class ChatController {
     if (path === undefined) return;
     const relative = await insideWorkspace(this.host.root, path);
     await this.run(chat, applyPromptText(relative), (observer) => chat.apply(relative, block.text, observer));
+  }
+
+  /** A prompt run as parallel attempts: the person's message, then the attempts' card (chat-attempts.ts). */
+  private async runAttempts(chat: ChatSession, text: string): Promise<void> {
+    this.show(promptMessage(text));
+    this.post({ type: 'busy', busy: true });
+    try {
+      await this.attempts.start(chat, text);
+    } finally {
+      if (this.chat === chat) this.post({ type: 'busy', busy: false });
+    }
   }
 
   /** Shows `text` as the person's message and follows the prompt `start` runs, keeping the view's meters and lists current. */
@@ -329,6 +356,7 @@ export class ChatController {
 
   private async resetNow(id: string | undefined): Promise<void> {
     if (this.chat?.busy) this.chat.cancel();
+    await this.attempts.close();
     this.asking.withdrawAll();
     await this.chat?.close();
     this.chat = undefined;

@@ -7,6 +7,7 @@
  * against the fake LLM server.
  */
 import type { CompositionRole, RoleModels } from '../../../agents/role-models';
+import type { ProgrammaticCommand } from '../../../agents/programmatic-command';
 import { t } from '../l10n';
 import { errorText } from '../../../vocabulary/text';
 import { LIMIT_KEYS } from '../../../host/budget';
@@ -184,6 +185,11 @@ export class ChatSession {
   /** A code block the person applies to `path`: a prompt of its own, shown like one (its write asked like an agent's). */
   apply(path: string, content: string, observer: PromptObserver): Promise<ChatOutcome> {
     return this.follow(() => this.host.applyCode(path, content), observer);
+  }
+
+  /** The chosen one of parallel attempts brought into the folder: a prompt of its own (apply-attempt.ts), so Undo and the changes bar work on it. */
+  applyAttempt(text: string, program: ProgrammaticCommand, observer: PromptObserver): Promise<ChatOutcome> {
+    return this.follow(() => this.host.prompt(text, { program }), observer);
   }
 
   /** Shows a prompt's events as they come, and how it ended. */

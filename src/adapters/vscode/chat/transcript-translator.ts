@@ -257,7 +257,11 @@ export function toolEnd(callId: string, result: Pick<ToolResult, 'status' | 'out
 /** The person's message of a prompt; an Apply's (a button, not typed) as a quiet line in their words. */
 export function promptMessage(text: string): TranscriptEvent {
   const applied = appliedPath(text);
-  return applied === undefined ? { type: 'user_message', text } : { type: 'user_message', text: t`Applied a code block to ${applied}`, action: true };
+  if (applied !== undefined) return { type: 'user_message', text: t`Applied a code block to ${applied}`, action: true };
+  // An attempt applied from the attempts card (src/attempts/apply-attempt.ts words its prompt).
+  const attempt = /^Apply attempt (\d)$/.exec(text)?.[1];
+  if (attempt !== undefined) return { type: 'user_message', text: t`Applied attempt ${attempt}`, action: true };
+  return { type: 'user_message', text };
 }
 
 /**

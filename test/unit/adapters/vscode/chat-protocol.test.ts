@@ -25,6 +25,9 @@ describe('chat view messages from the webview', () => {
       { type: 'retry' },
       { type: 'open_settings', setting: 'crow.baseUrls' },
       { type: 'show_log' },
+      { type: 'pick_attempts', count: 3 },
+      { type: 'apply_attempt', run: 'r1', n: 2 },
+      { type: 'dismiss_attempts', run: 'r1' },
     ];
     for (const message of messages) assert.equal(isWebviewMessage(message), true, JSON.stringify(message));
   });
@@ -54,6 +57,15 @@ describe('chat view messages from the webview', () => {
       { type: 'open_settings', setting: 'crow.baseUrls @ext:evil' },
       { type: 'open_settings', setting: '@command:workbench.action.terminal.new' },
       { type: 'open_settings' },
+      // Attempts: 1 to 4, whole numbers; an attempt to apply is named by its run and number, nothing else.
+      { type: 'pick_attempts', count: 9 },
+      { type: 'pick_attempts', count: 0 },
+      { type: 'pick_attempts', count: 2.5 },
+      { type: 'pick_attempts', count: '3' },
+      { type: 'apply_attempt', run: 'r1' },
+      { type: 'apply_attempt', run: 'r1', n: 0 },
+      { type: 'apply_attempt', run: 7, n: 1 },
+      { type: 'dismiss_attempts' },
     ];
     for (const message of messages) assert.equal(isWebviewMessage(message), false, JSON.stringify(message));
   });

@@ -1,0 +1,241 @@
+/**
+ * Parallel attempts in the chat view: the Attempts picker's count, and a
+ * prompt sent while it is above 1 run as that many attempts side by side
+ * (src/attempts/best-of.ts), each in its own git worktree, ranked by the
+ * judge, shown as one card that fills in as they go (attempts-card.ts in
+ * the view). The person applies one of them (a prompt of the chat's own
+ * session, apply-attempt.ts's program, so Undo and the changes bar work on
+ * it) or none; the worktrees are removed then, or when the view closes or
+ * another session opens. Plain Node, like the rest of the controller.
+ */
+import { randomUUID } from 'node:crypto';
+import { applyAttemptProgram, applyAttemptText } from '../../../attempts/apply-attempt';
+import { AttemptsError } from '../../../attempts/attempt-trees';
+import { type AttemptOutcome, type AttemptsProgress, type AttemptsResult, runAttempts } from '../../../attempts/best-of';
+import { errorText } from '../../../vocabulary/text';
+import type { AttemptRowView, AttemptsCardView, HostMessage, PromptStatus } from '../../../../webview/chat/protocol';
+import { t } from '../l10n';
+import { attemptSessions } from './attempt-sessions';
+import type { ChatHost, ChatSession, PromptObserver } from './chat-session';
+import { patchDiffs } from './patch-diffs';
+
+/** Attempts running at once: the CLI's default (two cores are common, and so are rate limits). */
+const CONCURRENCY = 2;
+
+export interface AttemptsParts {
+  host: ChatHost;
+  post: (message: HostMessage) => void;
+  /**
+   * Runs `start` as a prompt of `chat` shown as `text` (the controller's
+   * run: the person's line, the busy state, meters, the changes bar).
+   */
+  runInSession: (chat: ChatSession, text: string, start: (observer: PromptObserver) => Promise<unknown>) => Promise<void>;
+}
+
+interface Run {
+  card: AttemptsCardView;
+  chat: ChatSession;
+  abort: AbortController;
+  /** The attempts' outcome once they ended; its worktrees stay until the person chooses. */
+  result?: AttemptsResult;
+  /** The run itself, to wait for when the view closes. */
+  done?: Promise<void>;
+}
+
+export class ChatAttempts {
+  /** How many attempts the next prompts run as. */
+  count = 1;
+  private current: Run | undefined;
+
+  constructor(private readonly parts: AttemptsParts) {}
+
+  /** Whether attempts are running now (a prompt sent meanwhile waits for them). */
+  get running(): boolean {
+    const phase = this.current?.card.phase;
+    return phase === 'running' || phase === 'judging' || phase === 'applying';
+  }
+
+  pick(count: number): void {
+    this.count = count;
+    this.parts.post({ type: 'attempts_count', count });
+  }
+
+  /** What a reloaded view needs: the picker's count and the last run's card. */
+  replay(): HostMessage[] {
+    return [{ type: 'attempts_count', count: this.count }, ...(this.current ? [{ type: 'attempts', card: this.current.card } as const] : [])];
+  }
+
+  /** Runs `prompt` as `count` attempts; resolves once they are ranked (or failed). */
+  async start(chat: ChatSession, prompt: string): Promise<void> {
+    await this.discard();
+    const count = this.count;
+    const run: Run = {
+      chat,
+      abort: new AbortController(),
+      card: { id: randomUUID(), count, phase: 'running', rows: Array.from({ length: count }, (_, index) => ({ n: index + 1, state: 'waiting', steps: 0, files: [], tokens: 0 })) },
+    };
+    this.current = run;
+    this.show(run);
+    run.done = this.follow(run, prompt, count);
+    await run.done;
+  }
+
+  private async follow(run: Run, prompt: string, count: number): Promise<void> {
+    try {
+      const sessions = await attemptSessions({ host: this.parts.host, chat: run.chat, count });
+      run.result = await runAttempts({
+        root: this.parts.host.root,
+        env: await this.parts.host.env(),
+        prompt,
+        count,
+        concurrency: CONCURRENCY,
+        signal: run.abort.signal,
+        openAttempt: (root) => sessions.openAttempt(root),
+        openJudge: () => sessions.openJudge(),
+        progress: (event) => this.progress(run, event),
+      });
+      if (run.abort.signal.aborted) {
+        run.card = { ...run.card, phase: 'cancelled' };
+        await this.removeTrees(run);
+      } else run.card = ranked(run.card, run.result);
+    } catch (err) {
+      const problem = err instanceof AttemptsError ? `${err.message} ${t('Or set Attempts to 1 to run the prompt as one session.')}` : t`The attempts could not run: ${errorText(err)}`;
+      run.card = { ...run.card, phase: 'failed', problem };
+    }
+    this.show(run);
+  }
+
+  private progress(run: Run, event: AttemptsProgress): void {
+    const row = (n: number, change: Partial<AttemptRowView>): void => {
+      run.card = { ...run.card, rows: run.card.rows.map((one) => (one.n === n ? { ...one, ...change } : one)) };
+    };
+    switch (event.type) {
+      case 'attempt_start':
+        row(event.n, { state: 'running' });
+        break;
+      case 'attempt_event': {
+        if (event.event.type !== 'tool_call_start') return;
+        const steps = (run.card.rows.find((one) => one.n === event.n)?.steps ?? 0) + 1;
+        row(event.n, { steps });
+        break;
+      }
+      case 'attempt_end':
+        row(event.n, { state: 'ended', status: event.status });
+        break;
+      case 'check':
+        row(event.n, { check: event.passed });
+        break;
+      case 'judging':
+        run.card = { ...run.card, phase: 'judging' };
+        break;
+    }
+    if (this.current === run) this.show(run);
+  }
+
+  /** Applies attempt `n` of run `id` through the chat's session; the worktrees go once it is in. */
+  async apply(id: string, n: number): Promise<void> {
+    const run = this.chosen(id);
+    const attempt = run.result?.attempts.find((one) => one.n === n);
+    if (!run.result || !attempt || attempt.changes.files.length === 0) throw new Error(t`Attempt ${n} changed nothing: there is nothing of it to apply.`);
+    const trees = run.result.trees;
+    const program = applyAttemptProgram(trees, n, attempt.changes, await this.parts.host.env());
+    run.card = { ...run.card, phase: 'applying', applied: n };
+    this.show(run);
+    const outcome: { status: PromptStatus } = { status: 'error' };
+    const text = applyAttemptText(n);
+    await this.parts.runInSession(run.chat, text, async (observer) => {
+      outcome.status = (await run.chat.applyAttempt(text, program, observer)).status;
+    });
+    if (outcome.status === 'completed') {
+      run.card = { ...run.card, phase: 'applied', applied: n };
+      await this.removeTrees(run);
+    } else {
+      // Not applied (the error card says why): the person may pick another, or none.
+      const { applied: _applied, ...rest } = run.card;
+      run.card = { ...rest, phase: 'ranked' };
+    }
+    this.show(run);
+  }
+
+  /** Applies none of run `id`'s attempts: its worktrees go. */
+  async dismiss(id: string): Promise<void> {
+    const run = this.chosen(id);
+    run.card = { ...run.card, phase: 'dismissed' };
+    await this.removeTrees(run);
+    this.show(run);
+  }
+
+  /** Stops the running attempts (their card says cancelled once they wind down). */
+  cancel(): boolean {
+    if (!this.running || this.current?.card.phase === 'applying') return false;
+    this.current?.abort.abort();
+    return true;
+  }
+
+  /** The view closes or another session opens: running attempts stop, and no worktree is left. */
+  async close(): Promise<void> {
+    await this.discard();
+    this.current = undefined;
+  }
+
+  /** Ends the current run, if any: stops it, waits for it, removes its worktrees. */
+  private async discard(): Promise<void> {
+    const run = this.current;
+    if (!run) return;
+    run.abort.abort();
+    await run.done?.catch(() => undefined);
+    if (run.card.phase === 'ranked') {
+      run.card = { ...run.card, phase: 'dismissed' };
+      this.show(run);
+    }
+    await this.removeTrees(run);
+  }
+
+  /** The run the person chose from, while its choice is open; an error saying why not otherwise. */
+  private chosen(id: string): Run & { result: AttemptsResult } {
+    const run = this.current;
+    if (!run || run.card.id !== id || !run.result) throw new Error(t('Those attempts are gone (another run or session replaced them): send the prompt again to run new ones.'));
+    if (run.card.phase !== 'ranked') throw new Error(t('Those attempts were already dealt with: send the prompt again to run new ones.'));
+    return run as Run & { result: AttemptsResult };
+  }
+
+  private async removeTrees(run: Run): Promise<void> {
+    const trees = run.result?.trees;
+    if (!trees) return;
+    const left = await trees.removeAll().catch((err: unknown) => [errorText(err)]);
+    if (left.length > 0) this.parts.host.log?.(`Could not remove the attempts' worktrees ${left.join(', ')}: remove them with git worktree remove --force PATH.`);
+  }
+
+  private show(run: Run): void {
+    if (this.current === run) this.parts.post({ type: 'attempts', card: run.card });
+  }
+}
+
+/** The card once the attempts are ranked: best first, each with its changes and the judge's reason. */
+function ranked(card: AttemptsCardView, result: AttemptsResult): AttemptsCardView {
+  const byN = new Map(result.attempts.map((attempt) => [attempt.n, attempt]));
+  const steps = new Map(card.rows.map((row) => [row.n, row.steps]));
+  const rows = result.ranking.map((rank) => rowOf(byN.get(rank.n)!, rank.reason, steps.get(rank.n) ?? 0));
+  return {
+    ...card,
+    phase: 'ranked',
+    rows,
+    judged: result.judge.used ? { used: true } : { used: false, why: result.judge.why },
+    ...(result.costUsd !== undefined ? { costUsd: result.costUsd } : {}),
+  };
+}
+
+function rowOf(attempt: AttemptOutcome, reason: string, steps: number): AttemptRowView {
+  return {
+    n: attempt.n,
+    state: 'ended',
+    status: attempt.status,
+    steps,
+    ...(attempt.check ? { check: attempt.check.passed } : {}),
+    files: attempt.changes.files,
+    tokens: attempt.tokens,
+    ...(attempt.costUsd !== undefined ? { costUsd: attempt.costUsd } : {}),
+    why: reason || attempt.summary,
+    diffs: patchDiffs(attempt.changes.patch),
+  };
+}

@@ -1,0 +1,153 @@
+/**
+ * Parallel attempts in the VS Code chat, through the controller the view
+ * talks to: the Attempts picker at 3, a prompt run as three attempts in
+ * git worktrees (the fake model tells them apart by the worktree their
+ * system prompt names, as in crow-attempts.test.ts), one card that fills
+ * in and ends ranked with a diff per attempt; Apply brings one into the
+ * folder as a prompt of the chat's session, so its Undo puts the file
+ * back; Apply none, a stale or forged Apply, and a folder that is not a
+ * git repository each say what happened and leave no worktree behind.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ChatController } from '../../src/adapters/vscode/chat/chat-controller';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
+import type { AttemptsCardView, HostMessage, TranscriptEvent } from '../../webview/chat/protocol';
+import { ORIGINAL, WRITES, git, greeterRepository, scriptAttempts } from '../support/attempts-fixture';
+import { folderChatHost, waitFor } from '../support/chat-host';
+import { isolatedEnv } from '../support/isolated-env';
+import { quietViewActions } from '../support/view-actions';
+
+const RANKING = '```json\n{"ranking": [{"attempt": 3, "reason": "Correct, and documents the function."}, {"attempt": 1, "reason": "Correct but bare."}, {"attempt": 2, "reason": "Says hallo, not hello."}]}\n```';
+
+describe('VS Code chat: a prompt run as parallel attempts, compared on one card, one applied and undone', function () {
+  this.timeout(120_000);
+  let server: FakeLlmServer;
+  let home: string;
+  let repo: string;
+  let posted: HostMessage[];
+
+  before(async () => (server = await FakeLlmServer.start()));
+  after(() => server.close());
+  beforeEach(() => {
+    server.reset();
+    home = mkdtempSync(join(tmpdir(), 'crow-chat-attempts-'));
+    repo = join(home, 'project');
+    greeterRepository(repo, { 'README.md': '# Greeter\n' });
+    posted = [];
+    scriptAttempts(server, RANKING);
+  });
+  afterEach(() => rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }));
+
+  function controller(root = repo): ChatController {
+    const env = isolatedEnv(home, { ANTHROPIC_API_KEY: 'sk-ant-test-attempts' });
+    const settings: Record<string, unknown> = { provider: 'anthropic', baseUrls: { anthropic: server.anthropicBaseUrl } };
+    return new ChatController(folderChatHost(root, env, (key) => settings[key]), (message) => posted.push(structuredClone(message)), quietViewActions());
+  }
+  const cards = (): AttemptsCardView[] => posted.flatMap((message) => (message.type === 'attempts' ? [message.card] : []));
+  const shown = (): TranscriptEvent[] => posted.flatMap((message) => (message.type === 'events' ? message.events : []));
+  const notices = (): string[] => shown().flatMap((event) => (event.type === 'notice' ? [event.text] : []));
+  const worktrees = (): string[] => git(repo, 'worktree', 'list', '--porcelain').split('\n').filter((line) => line.startsWith('worktree '));
+  function noAttemptFolders(): void {
+    assert.equal(worktrees().length, 1, 'only the folder itself is a worktree');
+    const folder = join(repo, '.git', 'crow-attempts');
+    assert.ok(!existsSync(folder) || readdirSync(folder).length === 0, 'no attempt folder is left');
+  }
+
+  it('runs three attempts, shows them running then ranked with diffs, applies the one picked, and its Undo puts the file back', async () => {
+    const chat = controller();
+    await chat.handle({ type: 'ready' });
+    await chat.handle({ type: 'pick_attempts', count: 3 });
+    assert.ok(posted.some((message) => message.type === 'attempts_count' && message.count === 3));
+    await chat.handle({ type: 'send', text: 'Make greet.js say hello' });
+
+    // One card for the run: first three rows waiting, then running, then ranked.
+    const all = cards();
+    const id = all[0]!.id;
+    assert.ok(all.every((card) => card.id === id), 'one card for the whole run');
+    assert.deepEqual(all[0]!.rows.map((row) => [row.n, row.state]), [[1, 'waiting'], [2, 'waiting'], [3, 'waiting']]);
+    assert.ok(all.some((card) => card.phase === 'running' && card.rows.some((row) => row.state === 'running')));
+    assert.ok(all.some((card) => card.phase === 'judging'), 'it says when the judge is at work');
+    const card = all.at(-1)!;
+    assert.equal(card.phase, 'ranked');
+    assert.deepEqual(card.judged, { used: true });
+    assert.deepEqual(card.rows.map((row) => row.n), [3, 1, 2], "the judge's order");
+    assert.equal(card.rows[0]!.why, 'Correct, and documents the function.');
+    for (const row of card.rows) {
+      assert.ok(row.status === 'completed' || row.status === 'needs_input', row.status);
+      assert.deepEqual(row.files.map((file) => file.path), ['greet.js']);
+      assert.equal(row.diffs?.[0]?.path, 'greet.js');
+      assert.equal(row.steps, 1, 'one write each');
+    }
+    assert.match(card.rows[0]!.diffs![0]!.unified, /^\+\/\/ Greets the caller\.$/m);
+    assert.match(card.rows[0]!.diffs![0]!.unified, /^-module\.exports = \(\) => 'hi';$/m);
+    // Nothing reached the person's files yet; the person's message is in the transcript.
+    assert.equal(readFileSync(join(repo, 'greet.js'), 'utf8'), ORIGINAL);
+    assert.ok(shown().some((event) => event.type === 'user_message' && event.text === 'Make greet.js say hello'));
+    assert.equal(worktrees().length, 4, 'the worktrees wait for the choice');
+
+    await chat.handle({ type: 'apply_attempt', run: id, n: 3 });
+    assert.equal(readFileSync(join(repo, 'greet.js'), 'utf8'), WRITES[3]);
+    assert.equal(cards().at(-1)!.phase, 'applied');
+    assert.equal(cards().at(-1)!.applied, 3);
+    assert.ok(shown().some((event) => event.type === 'user_message' && event.action === true && event.text === 'Applied attempt 3'));
+    const end = shown().findLast((event) => event.type === 'prompt_end');
+    assert.equal(end?.type === 'prompt_end' && end.status, 'completed');
+    assert.deepEqual(end?.type === 'prompt_end' ? end.changes?.map((file) => file.path) : undefined, ['greet.js'], 'the changes bar lists the file');
+    noAttemptFolders();
+
+    await chat.handle({ type: 'undo_prompt' });
+    assert.equal(readFileSync(join(repo, 'greet.js'), 'utf8'), ORIGINAL);
+    assert.equal(posted.findLast((message) => message.type === 'restored')?.type === 'restored' && (posted.findLast((message) => message.type === 'restored') as { outcome: string }).outcome, 'restored');
+    await chat.dispose();
+  });
+
+  it('Apply none removes the worktrees; an Apply after it, or of a run that is not the card\'s, says so and writes nothing', async () => {
+    const chat = controller();
+    await chat.handle({ type: 'pick_attempts', count: 2 });
+    await chat.handle({ type: 'send', text: 'Make greet.js say hello' });
+    const id = cards().at(-1)!.id;
+    assert.equal(cards().at(-1)!.phase, 'ranked');
+
+    await chat.handle({ type: 'apply_attempt', run: 'not-a-run', n: 1 });
+    assert.match(notices().at(-1)!, /Those attempts are gone/);
+    await chat.handle({ type: 'dismiss_attempts', run: id });
+    assert.equal(cards().at(-1)!.phase, 'dismissed');
+    noAttemptFolders();
+    await chat.handle({ type: 'apply_attempt', run: id, n: 1 });
+    assert.match(notices().at(-1)!, /Those attempts were already dealt with/);
+    assert.equal(readFileSync(join(repo, 'greet.js'), 'utf8'), ORIGINAL);
+    await chat.dispose();
+  });
+
+  it('a reloaded view gets the picker and the card back; closing the view removes the worktrees of attempts not chosen', async () => {
+    const chat = controller();
+    await chat.handle({ type: 'pick_attempts', count: 2 });
+    await chat.handle({ type: 'send', text: 'Make greet.js say hello' });
+    posted = [];
+    await chat.handle({ type: 'ready' });
+    assert.ok(posted.some((message) => message.type === 'attempts_count' && message.count === 2));
+    assert.equal(cards().at(-1)?.phase, 'ranked');
+    assert.equal(worktrees().length, 3);
+    await chat.dispose();
+    noAttemptFolders();
+  });
+
+  it('in a folder that is not a git repository, the card says why and what to do, and no model is asked', async () => {
+    const plain = join(home, 'plain');
+    mkdirSync(plain);
+    writeFileSync(join(plain, 'greet.js'), ORIGINAL);
+    const chat = controller(plain);
+    await chat.handle({ type: 'pick_attempts', count: 2 });
+    await chat.handle({ type: 'send', text: 'Make greet.js say hello' });
+    const card = await waitFor(() => cards().find((one) => one.phase === 'failed'));
+    assert.match(card.problem ?? '', /is not in a git repository: attempts run in git worktrees\. Run git init and commit once, then try again\. Or set Attempts to 1/);
+    assert.equal(server.requests.length, 0);
+    // Attempts at 1 again: the next prompt is a prompt as usual.
+    await chat.handle({ type: 'pick_attempts', count: 1 });
+    assert.equal(posted.filter((message) => message.type === 'busy').at(-1)?.type === 'busy' && (posted.filter((message) => message.type === 'busy').at(-1) as { busy: boolean }).busy, false);
+    await chat.dispose();
+  });
+});
