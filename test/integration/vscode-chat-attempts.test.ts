@@ -97,6 +97,9 @@ describe('VS Code chat: a prompt run as parallel attempts, compared on one card,
     assert.equal(end?.type === 'prompt_end' && end.status, 'completed');
     assert.deepEqual(end?.type === 'prompt_end' ? end.changes?.map((file) => file.path) : undefined, ['greet.js'], 'the changes bar lists the file');
     noAttemptFolders();
+    // The view's list holds the chat's session, titled by the person's prompt: the attempts' and the judge's sessions are under it, not beside it.
+    const listed = posted.findLast((message) => message.type === 'sessions');
+    assert.deepEqual(listed?.type === 'sessions' ? listed.sessions.map((session) => session.title) : undefined, ['Make greet.js say hello']);
 
     await chat.handle({ type: 'undo_prompt' });
     assert.equal(readFileSync(join(repo, 'greet.js'), 'utf8'), ORIGINAL);

@@ -31,7 +31,7 @@ export interface AttemptSessionSource {
 }
 
 export interface AttemptSessions {
-  openAttempt(root: string): Promise<HostSession>;
+  openAttempt(root: string, n: number): Promise<HostSession>;
   openJudge(): Promise<HostSession>;
 }
 
@@ -64,13 +64,18 @@ export async function attemptSessions(source: AttemptSessionSource): Promise<Att
   const agent = chat.session.agentName;
   const models = { ...chat.session.models };
   const thinking = chat.session.thoughtLevel;
+  // Stored as the chat session's own sub-sessions: the Traces view lists them under it, the chat's session list does not.
+  const under = (session: HostSession, callId: string): HostSession => {
+    session.session.parent = { sessionId: chat.id, callId, agent };
+    return session;
+  };
   return {
-    openAttempt: async (root) => {
-      const session = await HostSession.create(options(root, { write: 'allow' }), { agent });
+    openAttempt: async (root, n) => {
+      const session = under(await HostSession.create(options(root, { write: 'allow' }), { agent }), `attempt-${n}`);
       for (const [role, model] of Object.entries(models)) if (model) await session.setModel(role as CompositionRole, model).catch(() => undefined);
       if (thinking !== undefined) session.setThoughtLevel(thinking);
       return session;
     },
-    openJudge: () => HostSession.create(options(host.root, undefined), { agent: JUDGE_AGENT }),
+    openJudge: async () => under(await HostSession.create(options(host.root, undefined), { agent: JUDGE_AGENT }), 'attempts-judge'),
   };
 }

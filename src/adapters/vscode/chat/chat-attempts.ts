@@ -13,6 +13,7 @@ import { applyAttemptProgram, applyAttemptText } from '../../../attempts/apply-a
 import { AttemptsError } from '../../../attempts/attempt-trees';
 import { type AttemptOutcome, type AttemptsProgress, type AttemptsResult, runAttempts } from '../../../attempts/best-of';
 import { errorText } from '../../../vocabulary/text';
+import { titleOf } from '../../../host/prompt-input';
 import type { AttemptRowView, AttemptsCardView, HostMessage, PromptStatus } from '../../../../webview/chat/protocol';
 import { t } from '../l10n';
 import { attemptSessions } from './attempt-sessions';
@@ -33,6 +34,7 @@ export interface AttemptsParts {
 }
 
 interface Run {
+  prompt: string;
   card: AttemptsCardView;
   chat: ChatSession;
   abort: AbortController;
@@ -70,6 +72,7 @@ export class ChatAttempts {
     await this.discard();
     const count = this.count;
     const run: Run = {
+      prompt,
       chat,
       abort: new AbortController(),
       card: { id: randomUUID(), count, phase: 'running', rows: Array.from({ length: count }, (_, index) => ({ n: index + 1, state: 'waiting', steps: 0, files: [], tokens: 0 })) },
@@ -90,7 +93,7 @@ export class ChatAttempts {
         count,
         concurrency: CONCURRENCY,
         signal: run.abort.signal,
-        openAttempt: (root) => sessions.openAttempt(root),
+        openAttempt: (root, n) => sessions.openAttempt(root, n),
         openJudge: () => sessions.openJudge(),
         progress: (event) => this.progress(run, event),
       });
@@ -139,6 +142,8 @@ export class ChatAttempts {
     if (!run.result || !attempt || attempt.changes.files.length === 0) throw new Error(t`Attempt ${n} changed nothing: there is nothing of it to apply.`);
     const trees = run.result.trees;
     const program = applyAttemptProgram(trees, n, attempt.changes, await this.parts.host.env());
+    // The session is titled by the person's prompt, not by the Apply that is its first stored prompt.
+    if (!run.chat.session.title) run.chat.session.title = titleOf([{ type: 'text', text: run.prompt }]);
     run.card = { ...run.card, phase: 'applying', applied: n };
     this.show(run);
     const outcome: { status: PromptStatus } = { status: 'error' };
