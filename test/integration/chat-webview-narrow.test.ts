@@ -83,7 +83,8 @@ describe('chat view in a narrow sidebar (headless Chromium)', function () {
       assert.deepEqual(await page().locator('#send').evaluate((element) => ({ label: element.textContent?.trim(), shown: (element as HTMLElement).innerText.trim(), name: element.getAttribute('aria-label')?.split(' ')[0] })), { label: 'Queue', shown: '', name: 'Queue' });
       // Each picker's value whole at a glance: the pickers wrap onto lines of their own rather than cut it.
       const pickers = await readPickers(page().locator('.pickers vscode-single-select'));
-      assert.deepEqual(pickers.map((picker) => picker.value), ['pair', 'claude-sonnet-4-5', 'gpt-5-mini', 'medium']);
+      // The agent, its two models, thinking, and Attempts.
+      assert.deepEqual(pickers.map((picker) => picker.value), ['pair', 'claude-sonnet-4-5', 'gpt-5-mini', 'medium', '1']);
       assert.deepEqual(unreadablePickers(pickers, width), []);
 
       const answers = await page().locator('.approval .approval-actions button').all();

@@ -138,6 +138,27 @@ describe('VS Code chat: a prompt run as parallel attempts, compared on one card,
     noAttemptFolders();
   });
 
+  it('Cancel stops running attempts: the card says cancelled, nothing is applied, and no worktree is left', async () => {
+    // Every attempt's model call hangs until it is aborted.
+    server.respondWith('anthropic', () => ({ blocks: [{ type: 'text', text: 'never sent' }], fault: { kind: 'stall_before_first_byte' } }));
+    const chat = controller();
+    await chat.handle({ type: 'pick_attempts', count: 2 });
+    const sending = chat.handle({ type: 'send', text: 'Make greet.js say hello' });
+    await waitFor(() => cards().find((card) => card.rows.some((row) => row.state === 'running')));
+    assert.equal(chat.busy, true);
+    await waitFor(() => (server.requests.length >= 1 ? true : undefined));
+    // A prompt sent meanwhile is not started beside them: it says to wait.
+    await chat.handle({ type: 'send', text: 'Something else' });
+    assert.match(notices().at(-1)!, /The attempts are still running/);
+    chat.cancel();
+    await sending;
+    assert.equal(cards().at(-1)!.phase, 'cancelled');
+    assert.equal(chat.busy, false);
+    assert.equal(readFileSync(join(repo, 'greet.js'), 'utf8'), ORIGINAL);
+    noAttemptFolders();
+    await chat.dispose();
+  });
+
   it('in a folder that is not a git repository, the card says why and what to do, and no model is asked', async () => {
     const plain = join(home, 'plain');
     mkdirSync(plain);

@@ -49,6 +49,8 @@ export function textInput(field: Locator): Locator {
 export interface PickerReading {
   name: string;
   value: string;
+  /** The chosen option's own text (its value, unless it has a label: "1 attempt"). */
+  label: string;
   shown: string;
   /** The face's text runs past its box (an ellipsis hides part of it). */
   cut: boolean;
@@ -66,6 +68,7 @@ export async function readPickers(pickers: Locator): Promise<PickerReading[]> {
         shownAtAll: element.getClientRects().length > 0,
         name: element.getAttribute('title') ?? element.id,
         value: (element as HTMLElement & { value: string }).value,
+        label: (Array.from(element.querySelectorAll('vscode-option')).find((option) => (option as HTMLElement & { value: string }).value === (element as HTMLElement & { value: string }).value)?.textContent ?? '').trim(),
         shown: text?.innerText.trim() ?? '',
         cut: text === null || text.scrollWidth > text.clientWidth,
         right: element.getBoundingClientRect().right,
@@ -80,7 +83,7 @@ export async function readPickers(pickers: Locator): Promise<PickerReading[]> {
 export function unreadablePickers(readings: PickerReading[], width: number): string[] {
   return readings.flatMap((reading) => {
     const problems: string[] = [];
-    if (reading.cut || reading.shown !== reading.value) problems.push(`at ${width} px the ${reading.name} picker shows "${reading.shown}" of "${reading.value}"${reading.cut ? ' (cut)' : ''}`);
+    if (reading.cut || reading.shown !== reading.label) problems.push(`at ${width} px the ${reading.name} picker shows "${reading.shown}" of "${reading.label}"${reading.cut ? ' (cut)' : ''}`);
     if (reading.right > reading.viewWidth + 1) problems.push(`at ${width} px the ${reading.name} picker runs past the view (${reading.right} > ${reading.viewWidth})`);
     return problems;
   });
