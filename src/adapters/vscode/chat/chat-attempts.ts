@@ -14,7 +14,8 @@ import { AttemptsError } from '../../../attempts/attempt-trees';
 import { type AttemptOutcome, type AttemptsProgress, type AttemptsResult, runAttempts } from '../../../attempts/best-of';
 import { errorText } from '../../../vocabulary/text';
 import { titleOf } from '../../../host/prompt-input';
-import type { AttemptRowView, AttemptsCardView, HostMessage, PromptStatus } from '../../../../webview/chat/protocol';
+import type { AttemptRowView, AttemptsCardView, HostMessage, PromptStatus, TranscriptEvent } from '../../../../webview/chat/protocol';
+import { promptMessage } from './transcript-translator';
 import { t } from '../l10n';
 import { attemptSessions } from './attempt-sessions';
 import type { ChatHost, ChatSession, PromptObserver } from './chat-session';
@@ -26,6 +27,10 @@ const CONCURRENCY = 2;
 export interface AttemptsParts {
   host: ChatHost;
   post: (message: HostMessage) => void;
+  /** Shows a transcript event (and keeps it for a reloaded view). */
+  show: (event: TranscriptEvent) => void;
+  /** The session on screen. */
+  current: () => ChatSession | undefined;
   /**
    * Runs `start` as a prompt of `chat` shown as `text` (the controller's
    * run: the person's line, the busy state, meters, the changes bar).
@@ -65,6 +70,17 @@ export class ChatAttempts {
   /** What a reloaded view needs: the picker's count and the last run's card. */
   replay(): HostMessage[] {
     return [{ type: 'attempts_count', count: this.count }, ...(this.current ? [{ type: 'attempts', card: this.current.card } as const] : [])];
+  }
+
+  /** A prompt the person sent with Attempts above 1: their message, the view busy while the attempts run, then the card. */
+  async send(chat: ChatSession, text: string): Promise<void> {
+    this.parts.show(promptMessage(text));
+    this.parts.post({ type: 'busy', busy: true });
+    try {
+      await this.start(chat, text);
+    } finally {
+      if (this.parts.current() === chat) this.parts.post({ type: 'busy', busy: false });
+    }
   }
 
   /** Runs `prompt` as `count` attempts; resolves once they are ranked (or failed). */

@@ -70,7 +70,13 @@ export class ChatController {
     });
     this.queue = new ChatQueue(post, randomUUID);
     this.pickers = new ChatPickers({ host, post, actions, current: () => this.chat, session: () => this.session() });
-    this.attempts = new ChatAttempts({ host, post, runInSession: (chat, text, start) => this.run(chat, text, start) });
+    this.attempts = new ChatAttempts({
+      host,
+      post,
+      show: (event) => this.show(event),
+      current: () => this.chat,
+      runInSession: (chat, text, start) => this.run(chat, text, start),
+    });
     // Pickers and set-up list VS Code's models; a model arriving later (Copilot's after sign-in) shows at once.
     this.unwatchModels = host.watchVscodeModels?.(() => void this.modelsChanged().catch(() => undefined));
   }
@@ -262,7 +268,7 @@ export class ChatController {
     if (chat.busy) return this.queue.steer(chat, text, () => this.chat === chat, (next) => this.send(next));
     if (this.attempts.running) throw new Error(t('The attempts are still running: wait for their card, or cancel them, then send this again.'));
     this.lastPrompt = text;
-    if (this.attempts.count > 1) return this.runAttempts(chat, text);
+    if (this.attempts.count > 1) return this.attempts.send(chat, text);
     await this.run(chat, text, (observer) => chat.prompt(text, observer));
   }
 
@@ -279,17 +285,6 @@ export class ChatController {
     if (path === undefined) return;
     const relative = await insideWorkspace(this.host.root, path);
     await this.run(chat, applyPromptText(relative), (observer) => chat.apply(relative, block.text, observer));
-  }
-
-  /** A prompt run as parallel attempts: the person's message, then the attempts' card (chat-attempts.ts). */
-  private async runAttempts(chat: ChatSession, text: string): Promise<void> {
-    this.show(promptMessage(text));
-    this.post({ type: 'busy', busy: true });
-    try {
-      await this.attempts.start(chat, text);
-    } finally {
-      if (this.chat === chat) this.post({ type: 'busy', busy: false });
-    }
   }
 
   /** Shows `text` as the person's message and follows the prompt `start` runs, keeping the view's meters and lists current. */
