@@ -104,6 +104,13 @@ describe('VS Code chat: a prompt run as parallel attempts, compared on one card,
     await chat.handle({ type: 'undo_prompt' });
     assert.equal(readFileSync(join(repo, 'greet.js'), 'utf8'), ORIGINAL);
     assert.equal(posted.findLast((message) => message.type === 'restored')?.type === 'restored' && (posted.findLast((message) => message.type === 'restored') as { outcome: string }).outcome, 'restored');
+    // The chat's agent never saw the attempts: it reads what was applied, and that it was undone, with the next message.
+    await chat.handle({ type: 'pick_attempts', count: 1 });
+    server.enqueue('anthropic', { blocks: [{ type: 'text', text: 'Noted.' }] });
+    await chat.handle({ type: 'send', text: 'What changed?' });
+    const next = JSON.stringify(server.requests.at(-1)?.body ?? {});
+    assert.match(next, /ran the task \\"Make greet\.js say hello\\" as parallel attempts outside this conversation and applied attempt 3: it changed greet\.js/);
+    assert.match(next, /greet\.js is back as it was before/);
     await chat.dispose();
   });
 

@@ -14,6 +14,8 @@ import { AttemptsError } from '../../../attempts/attempt-trees';
 import { type AttemptOutcome, type AttemptsProgress, type AttemptsResult, runAttempts } from '../../../attempts/best-of';
 import { errorText } from '../../../vocabulary/text';
 import { titleOf } from '../../../host/prompt-input';
+import type { ProgrammaticCommand } from '../../../agents/programmatic-command';
+import { tellAgents } from '../../../session/agent-notes';
 import type { AttemptRowView, AttemptsCardView, HostMessage, PromptStatus, TranscriptEvent } from '../../../../webview/chat/protocol';
 import { promptMessage } from './transcript-translator';
 import { t } from '../l10n';
@@ -157,7 +159,9 @@ export class ChatAttempts {
     const attempt = run.result?.attempts.find((one) => one.n === n);
     if (!run.result || !attempt || attempt.changes.files.length === 0) throw new Error(t`Attempt ${n} changed nothing: there is nothing of it to apply.`);
     const trees = run.result.trees;
-    const program = applyAttemptProgram(trees, n, attempt.changes, await this.parts.host.env());
+    // The chat's agents never saw the attempts: once one is applied they read what came of it, before the person's next message.
+    const note = appliedNote(run.prompt, n, attempt.changes.files.map((file) => file.path));
+    const program = telling(applyAttemptProgram(trees, n, attempt.changes, await this.parts.host.env()), note);
     // The session is titled by the person's prompt, not by the Apply that is its first stored prompt.
     if (!run.chat.session.title) run.chat.session.title = titleOf([{ type: 'text', text: run.prompt }]);
     run.card = { ...run.card, phase: 'applying', applied: n };
@@ -258,5 +262,31 @@ function rowOf(attempt: AttemptOutcome, reason: string, steps: number): AttemptR
     ...(attempt.costUsd !== undefined ? { costUsd: attempt.costUsd } : {}),
     why: reason || attempt.summary,
     diffs: patchDiffs(attempt.changes.patch),
+  };
+}
+
+/** What the chat's agents read once an attempt is applied: the task, and the files it changed. */
+function appliedNote(prompt: string, n: number, files: readonly string[]): string {
+  const task = prompt.replace(/\s+/g, ' ').trim().slice(0, 500);
+  return `[The person ran the task "${task}" as parallel attempts outside this conversation and applied attempt ${n}: it changed ${files.join(', ')}. Read those files before changing them again.]`;
+}
+
+/** `program`, which once it completes adds `note` to every agent's history of the session, the composition's among them (as apply-code.ts does). */
+function telling(program: ProgrammaticCommand, note: string): ProgrammaticCommand {
+  return {
+    ...program,
+    run: (input) => {
+      const stream = program.run(input);
+      void stream.result.then(
+        (result) => {
+          if (result.status !== 'completed') return;
+          input.session.sessionFor('primary', input.agent.primary.name);
+          if (input.agent.coagent) input.session.sessionFor('coagent', input.agent.coagent.name);
+          tellAgents(input.session, note);
+        },
+        () => undefined,
+      );
+      return stream;
+    },
   };
 }
