@@ -166,7 +166,7 @@ describe('VS Code chat: a prompt run as parallel attempts, compared on one card,
     await chat.dispose();
   });
 
-  it('in a folder that is not a git repository, the card says why and what to do, and no model is asked', async () => {
+  it('in a folder that is not a git repository, or below its top, the card says why and what to do, and no model is asked', async () => {
     const plain = join(home, 'plain');
     mkdirSync(plain);
     writeFileSync(join(plain, 'greet.js'), ORIGINAL);
@@ -176,9 +176,20 @@ describe('VS Code chat: a prompt run as parallel attempts, compared on one card,
     const card = await waitFor(() => cards().find((one) => one.phase === 'failed'));
     assert.match(card.problem ?? '', /is not in a git repository: attempts run in git worktrees\. Run git init and commit once, then try again\. Or set Attempts to 1/);
     assert.equal(server.requests.length, 0);
-    // Attempts at 1 again: the next prompt is a prompt as usual.
-    await chat.handle({ type: 'pick_attempts', count: 1 });
-    assert.equal(posted.filter((message) => message.type === 'busy').at(-1)?.type === 'busy' && (posted.filter((message) => message.type === 'busy').at(-1) as { busy: boolean }).busy, false);
     await chat.dispose();
+
+    // A folder below the top of a repository: open the top one.
+    mkdirSync(join(repo, 'sub'));
+    posted = [];
+    const below = controller(join(repo, 'sub'));
+    await below.handle({ type: 'pick_attempts', count: 2 });
+    await below.handle({ type: 'send', text: 'Make greet.js say hello' });
+    const belowCard = await waitFor(() => cards().find((one) => one.phase === 'failed'));
+    assert.equal(belowCard.problem, `Attempts run from the top folder of the repository: open ${repo} in VS Code (File > Open Folder), then try again. Or set Attempts to 1 to run the prompt as one session.`);
+    assert.equal(server.requests.length, 0);
+    // Attempts at 1 again: the next prompt is a prompt as usual.
+    await below.handle({ type: 'pick_attempts', count: 1 });
+    assert.equal(posted.filter((message) => message.type === 'busy').at(-1)?.type === 'busy' && (posted.filter((message) => message.type === 'busy').at(-1) as { busy: boolean }).busy, false);
+    await below.dispose();
   });
 });

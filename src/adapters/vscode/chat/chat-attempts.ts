@@ -120,7 +120,7 @@ export class ChatAttempts {
         await this.removeTrees(run);
       } else run.card = ranked(run.card, run.result);
     } catch (err) {
-      const problem = err instanceof AttemptsError ? `${err.message} ${t('Or set Attempts to 1 to run the prompt as one session.')}` : t`The attempts could not run: ${errorText(err)}`;
+      const problem = err instanceof AttemptsError ? `${chatWords(err.message)} ${t('Or set Attempts to 1 to run the prompt as one session.')}` : t`The attempts could not run: ${errorText(err)}`;
       run.card = { ...run.card, phase: 'failed', problem };
     }
     this.show(run);
@@ -289,4 +289,10 @@ function telling(program: ProgrammaticCommand, note: string): ProgrammaticComman
       return stream;
     },
   };
+}
+
+/** attempt-trees.ts's reason in the chat's terms: a folder below the repository's top is opened, not run from with --cwd. */
+function chatWords(message: string): string {
+  const top = /^Attempts run from the top folder of the repository: run crow there \((.*)\), or pass --cwd /.exec(message)?.[1];
+  return top === undefined ? message : t`Attempts run from the top folder of the repository: open ${top} in VS Code (File > Open Folder), then try again.`;
 }

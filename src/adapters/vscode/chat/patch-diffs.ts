@@ -5,6 +5,7 @@
  * what the card shows).
  */
 import type { CardDiff } from '../../../../webview/chat/protocol';
+import { t } from '../l10n';
 
 /** Characters of diff a card shows per attempt. */
 const SHOWN_CHARS = 40_000;
@@ -21,8 +22,10 @@ export function patchDiffs(patch: string): CardDiff[] {
       diffs.push({ path, unified: '' });
       continue;
     }
-    const unified = body.length > budget ? `${body.slice(0, budget).replace(/\n[^\n]*$/, '')}\n` : body;
-    budget -= unified.length;
+    const cut = body.length > budget;
+    const unified = cut ? `${body.slice(0, budget).replace(/\n[^\n]*$/, '')}\n ${t('[the rest is not shown here: Apply brings in the whole change]')}\n` : body;
+    // Past the cap nothing more is shown: the files after it are named, without their lines.
+    budget = cut ? 0 : budget - unified.length;
     diffs.push({ path, unified });
   }
   return diffs;
