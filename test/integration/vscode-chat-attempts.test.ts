@@ -132,6 +132,25 @@ describe('VS Code chat: a prompt run as parallel attempts, compared on one card,
     await chat.dispose();
   });
 
+  it('an attempt that no longer applies (the file changed since) writes nothing, says why, and the card offers the choice again', async () => {
+    const chat = controller();
+    await chat.handle({ type: 'pick_attempts', count: 2 });
+    await chat.handle({ type: 'send', text: 'Make greet.js say hello' });
+    const id = cards().at(-1)!.id;
+    writeFileSync(join(repo, 'greet.js'), "module.exports = () => 'hey';\n");
+    await chat.handle({ type: 'apply_attempt', run: id, n: 1 });
+    assert.equal(readFileSync(join(repo, 'greet.js'), 'utf8'), "module.exports = () => 'hey';\n", 'the person\'s change is kept');
+    const end = shown().findLast((event) => event.type === 'prompt_end');
+    assert.equal(end?.type === 'prompt_end' && end.status, 'error');
+    const answer = shown().flatMap((event) => (event.type === 'text_delta' ? [event.delta] : [])).join('');
+    assert.match(answer, /Attempt 1 was not applied: The attempt's changes no longer apply to your files \(they changed since the attempts started\)/);
+    assert.equal(cards().at(-1)!.phase, 'ranked');
+    assert.equal(cards().at(-1)!.applied, undefined);
+    await chat.handle({ type: 'dismiss_attempts', run: id });
+    noAttemptFolders();
+    await chat.dispose();
+  });
+
   it('a reloaded view gets the picker and the card back; closing the view removes the worktrees of attempts not chosen', async () => {
     const chat = controller();
     await chat.handle({ type: 'pick_attempts', count: 2 });
