@@ -87,6 +87,12 @@ describe('VS Code chat: a prompt run as parallel attempts, compared on one card,
     assert.equal(readFileSync(join(repo, 'greet.js'), 'utf8'), ORIGINAL);
     assert.ok(shown().some((event) => event.type === 'user_message' && event.text === 'Make greet.js say hello'));
     assert.equal(worktrees().length, 4, 'the worktrees wait for the choice');
+    // The meters count every attempt's calls and the judge's: 3 × 2 and 1.
+    const meter = posted.findLast((message) => message.type === 'meter');
+    const judged = server.requests.filter((request) => JSON.stringify(request.body).includes('the judge of several attempts')).length;
+    assert.equal(judged, 1);
+    assert.equal(server.requests.length, 7);
+    assert.ok(meter?.type === 'meter' && meter.prompt.inputTokens > 0 && meter.session.inputTokens === meter.prompt.inputTokens, JSON.stringify(meter));
 
     await chat.handle({ type: 'apply_attempt', run: id, n: 3 });
     assert.equal(readFileSync(join(repo, 'greet.js'), 'utf8'), WRITES[3]);

@@ -14,6 +14,8 @@ import { AttemptsError } from '../../../attempts/attempt-trees';
 import { type AttemptOutcome, type AttemptsProgress, type AttemptsResult, runAttempts } from '../../../attempts/best-of';
 import { errorText } from '../../../vocabulary/text';
 import { titleOf } from '../../../host/prompt-input';
+import { addUsageEvent, emptyMeter, type Meter } from '../../../host/cost';
+import type { AgentEvent } from '../../../engine/events';
 import type { ProgrammaticCommand } from '../../../agents/programmatic-command';
 import { tellAgents } from '../../../session/agent-notes';
 import type { AttemptRowView, AttemptsCardView, HostMessage, PromptStatus, TranscriptEvent } from '../../../../webview/chat/protocol';
@@ -38,6 +40,8 @@ export interface AttemptsParts {
    * run: the person's line, the busy state, meters, the changes bar).
    */
   runInSession: (chat: ChatSession, text: string, start: (observer: PromptObserver) => Promise<unknown>) => Promise<void>;
+  /** The view's meters for a run of attempts: called as it starts, it gives what takes the run's tokens and cost so far (the attempts' and the judge's). */
+  meter: () => (meter: Meter) => void;
 }
 
 interface Run {
@@ -49,6 +53,10 @@ interface Run {
   result?: AttemptsResult;
   /** The run itself, to wait for when the view closes. */
   done?: Promise<void>;
+  /** The attempts' and the judge's tokens and cost so far, and the model calls counted. */
+  meter: Meter;
+  calls: number;
+  showMeter: (meter: Meter) => void;
 }
 
 export class ChatAttempts {
@@ -93,6 +101,9 @@ export class ChatAttempts {
       prompt,
       chat,
       abort: new AbortController(),
+      meter: emptyMeter(),
+      calls: 0,
+      showMeter: this.parts.meter(),
       card: { id: randomUUID(), count, phase: 'running', rows: Array.from({ length: count }, (_, index) => ({ n: index + 1, state: 'waiting', steps: 0, files: [], tokens: 0 })) },
     };
     this.current = run;
@@ -114,6 +125,7 @@ export class ChatAttempts {
         openAttempt: (root, n) => sessions.openAttempt(root, n),
         openJudge: () => sessions.openJudge(),
         progress: (event) => this.progress(run, event),
+        judgeEvent: (event) => tally(run, event),
       });
       if (run.abort.signal.aborted) {
         run.card = { ...run.card, phase: 'cancelled' };
@@ -135,6 +147,7 @@ export class ChatAttempts {
         row(event.n, { state: 'running' });
         break;
       case 'attempt_event': {
+        tally(run, event.event);
         if (event.event.type !== 'tool_call_start') return;
         const steps = (run.card.rows.find((one) => one.n === event.n)?.steps ?? 0) + 1;
         row(event.n, { steps });
@@ -295,4 +308,11 @@ function telling(program: ProgrammaticCommand, note: string): ProgrammaticComman
 function chatWords(message: string): string {
   const top = /^Attempts run from the top folder of the repository: run crow there \((.*)\), or pass --cwd /.exec(message)?.[1];
   return top === undefined ? message : t`Attempts run from the top folder of the repository: open ${top} in VS Code (File > Open Folder), then try again.`;
+}
+
+/** A model call's usage of an attempt or the judge, onto the run's meter (cost only while every call had prices). */
+function tally(run: Run, event: AgentEvent): void {
+  if (event.type !== 'usage' && event.type !== 'subagent_usage') return;
+  run.meter = addUsageEvent(run.meter, event, run.calls++ === 0);
+  run.showMeter(run.meter);
 }

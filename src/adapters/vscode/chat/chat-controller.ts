@@ -76,6 +76,15 @@ export class ChatController {
       show: (event) => this.show(event),
       current: () => this.chat,
       runInSession: (chat, text, start) => this.run(chat, text, start),
+      meter: () => {
+        const before = this.sessionMeter;
+        this.promptMeter = emptyMeter();
+        return (meter) => {
+          this.promptMeter = meter;
+          this.sessionMeter = sumMeters(before, meter);
+          this.post({ type: 'meter', prompt: meter, session: this.sessionMeter });
+        };
+      },
     });
     // Pickers and set-up list VS Code's models; a model arriving later (Copilot's after sign-in) shows at once.
     this.unwatchModels = host.watchVscodeModels?.(() => void this.modelsChanged().catch(() => undefined));
