@@ -1,8 +1,9 @@
 /**
  * The extension's translatable words, read from its sources the way
  * `@vscode/l10n-dev export` reads them (that tool is not installed here):
- * every `t('…')` call and every t`…` tagged template in src/adapters/vscode/
- * and in the chat webview (webview/chat/), in the files that import `t` from
+ * every `t('…')` call and every t`…` tagged template in src/adapters/vscode/,
+ * the chat webview (webview/chat/) and the trace viewer
+ * (webview/trace-viewer/, translated when VS Code's trace panel hosts it), in the files that import `t` from
  * their l10n.ts (@vscode/l10n's, in the extension host and in the webview). A template's
  * values become {0}, {1}, … in its key, as @vscode/l10n numbers them.
  *
@@ -17,6 +18,7 @@ import ts from 'typescript';
 export const ROOT = join(__dirname, '..');
 export const ADAPTER = join(ROOT, 'src', 'adapters', 'vscode');
 export const CHAT_WEBVIEW = join(ROOT, 'webview', 'chat');
+export const TRACE_VIEWER = join(ROOT, 'webview', 'trace-viewer');
 export const BUNDLE = join(ROOT, 'l10n', 'bundle.l10n.json');
 
 export interface Found {
@@ -50,7 +52,7 @@ export function where(source: ts.SourceFile, node: ts.Node): string {
 }
 
 /** The messages of every `t` in `files` that import it from an l10n module. */
-export function extract(files: string[] = [...adapterSources(), ...adapterSources(CHAT_WEBVIEW)]): Extracted {
+export function extract(files: string[] = [...adapterSources(), ...adapterSources(CHAT_WEBVIEW), ...adapterSources(TRACE_VIEWER)]): Extracted {
   const found: Found[] = [];
   const problems: string[] = [];
   for (const file of files) {
