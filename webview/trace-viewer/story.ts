@@ -43,7 +43,7 @@ export function storyLabel(span: SpanRecord, max = CLIP): StoryLabel {
     case 'hook':
       return { actor, text: hookText(span) };
     case 'mcp':
-      return { actor: text(span.attributes['crow.mcp.server']) || 'MCP', text: clip(span.name) };
+      return { actor: text(span.attributes['crow.mcp.server']) || t('MCP'), text: clip(span.name) };
   }
 }
 
