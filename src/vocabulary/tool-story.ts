@@ -7,18 +7,12 @@
  * result: the chat view, `@crow` in VS Code's own chat and the CLI's
  * `crow run` all word calls through them.
  *
- * One wording for every door: VS Code passes its `t` (@vscode/l10n's) to
+ * One wording for every door (see translate.ts): VS Code passes its `t` to
  * show the words in the display language; the CLI passes nothing and reads
- * the English written here. Every message is a literal `t('…')` so
- * scripts/l10n-export.ts finds it for the bundle.
+ * the English written here.
  */
 import { oneLine } from './text';
-
-/** Translates a message whose values are `{0}`, `{1}`, … (VS Code's `t`); English when none is given. */
-export type Translate = (message: string, ...values: (string | number)[]) => string;
-
-/** The English itself: values put in their places. */
-export const english: Translate = (message, ...values) => message.replace(/\{(\d+)\}/g, (whole, index: string) => String(values[Number(index)] ?? whole));
+import { english, type Translate } from './translate';
 
 /**
  * A call in a person's words: `doing` while it runs ("Editing"), `done`

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import * as l10n from '@vscode/l10n';
-import { adapterSources, BUNDLE, bundleText, CHAT_WEBVIEW, extract, parse, SHARED_WORDING, TRACE_VIEWER, where } from '../../../../scripts/l10n-strings';
+import { adapterSources, BUNDLE, bundleText, CHAT_WEBVIEW, EVAL_REPORT, extract, parse, SHARED_WORDING, TRACE_VIEWER, where } from '../../../../scripts/l10n-strings';
 import { welcomeText } from '../../../../src/adapters/vscode/chat/transcript-translator';
 import { policyFromConfig } from '../../../../src/config/permission-config';
 
@@ -85,6 +85,14 @@ describe('the extension speaks through translatable strings', () => {
       // http-transport.ts runs only in a browser on crow trace --serve, which never has a bundle: its notices stay English.
       const files = adapterSources(TRACE_VIEWER).filter((file) => !file.endsWith('http-transport.ts'));
       assert.deepEqual(files.flatMap((file) => traceUndrawn(parse(file))), []);
+    });
+
+    it("no word the eval report shows in VS Code (its page's headings and notes, its script's tables, charts and lines) bypasses t()", () => {
+      assert.deepEqual(adapterSources(EVAL_REPORT).flatMap((file) => traceUndrawn(parse(file), EVAL_DRAWING)), []);
+      const source = readFileSync(join(ROOT, 'src', 'eval', 'eval-report.ts'), 'utf8');
+      const page = source.slice(source.indexOf('export function htmlReport'), source.indexOf('export function reportScript'));
+      // Text between tags in the page's HTML: every word comes as ${text(t('…'))}.
+      assert.deepEqual([...page.matchAll(/>([^<>${}`\n]*\p{L}[^<>${}`\n]*)</gu)].map((match) => match[1]), []);
     });
 
     it("no word of a tool card's head (doing, done, ask, target, outcome) bypasses t() in the shared tool-story.ts", () => {
@@ -251,9 +259,11 @@ function undrawn(file: string): string[] {
  * plus the attributes and properties the chat's scan reads.
  */
 const TRACE_DRAWING: Record<string, number> = { paragraph: 0, table: 0, button: 1, labelled: 0, select: 1, option: 1, tell: 0 };
+/** The eval report script's helper: table(into, titles, rows). */
+const EVAL_DRAWING: Record<string, number> = { table: 1 };
 const TRACE_TEXT_PROPERTIES = new Set(['label', 'text', 'actor']);
 
-function traceUndrawn(source: ts.SourceFile): string[] {
+function traceUndrawn(source: ts.SourceFile, drawing = TRACE_DRAWING): string[] {
   const found: string[] = [];
   const check = (node: ts.Node | undefined): void => {
     if (node) found.push(...literalsIn(source, node));
@@ -262,7 +272,7 @@ function traceUndrawn(source: ts.SourceFile): string[] {
   const visit = (node: ts.Node): void => {
     if (ts.isCallExpression(node)) {
       const name = ts.isIdentifier(node.expression) ? node.expression.text : ts.isPropertyAccessExpression(node.expression) ? node.expression.name.text : '';
-      if (name in TRACE_DRAWING) check(node.arguments[TRACE_DRAWING[name]!]);
+      if (name in drawing) check(node.arguments[drawing[name]!]);
       if (name === 'push' && ts.isPropertyAccessExpression(node.expression) && /parts$/.test(node.expression.expression.getText(source))) node.arguments.forEach(check);
       const [attribute, value] = node.arguments;
       if (name === 'setAttribute' && attribute && ts.isStringLiteral(attribute) && SHOWN_ATTRIBUTES.has(attribute.text)) check(value);
@@ -270,8 +280,8 @@ function traceUndrawn(source: ts.SourceFile): string[] {
       check(node.right);
     } else if (ts.isPropertyAssignment(node) && ts.isIdentifier(node.name) && TRACE_TEXT_PROPERTIES.has(node.name.text)) {
       check(node.initializer);
-    } else if (ts.isArrayLiteralExpression(node) && node.elements.length === 2 && ts.isStringLiteral(node.elements[0]!) && ts.isArrayLiteralExpression(node.parent)) {
-      // A details field, [label, value]: the label is shown (an attribute's key, gen_ai.usage.input_tokens, is not).
+    } else if (ts.isArrayLiteralExpression(node) && node.elements.length >= 2 && ts.isStringLiteral(node.elements[0]!) && ts.isArrayLiteralExpression(node.parent)) {
+      // A row of labelled values ([label, value], a table row): the label is shown (an attribute's key, gen_ai.usage.input_tokens, is not).
       if (!/^[\w-]+(\.[\w-]+)+$/.test(node.elements[0].text)) check(node.elements[0]);
     } else if (story && ts.isReturnStatement(node) && node.expression && !ts.isObjectLiteralExpression(node.expression)) {
       check(node.expression);
