@@ -1,8 +1,11 @@
 /**
  * The extension's translatable words, read from its sources the way
  * `@vscode/l10n-dev export` reads them (that tool is not installed here):
- * every `t('…')` call and every t`…` tagged template in src/adapters/vscode/
- * and in the chat webview (webview/chat/), in the files that import `t` from
+ * every `t('…')` call and every t`…` tagged template in src/adapters/vscode/,
+ * the chat webview (webview/chat/) and the trace viewer
+ * (webview/trace-viewer/, translated when VS Code's trace panel hosts it), the
+ * eval report's page and script (as VS Code's Crow: Run Eval shows it), and
+ * the tool cards' words (SHARED_WORDING), in the files that import `t` from
  * their l10n.ts (@vscode/l10n's, in the extension host and in the webview). A template's
  * values become {0}, {1}, … in its key, as @vscode/l10n numbers them.
  *
@@ -17,6 +20,14 @@ import ts from 'typescript';
 export const ROOT = join(__dirname, '..');
 export const ADAPTER = join(ROOT, 'src', 'adapters', 'vscode');
 export const CHAT_WEBVIEW = join(ROOT, 'webview', 'chat');
+export const TRACE_VIEWER = join(ROOT, 'webview', 'trace-viewer');
+export const EVAL_REPORT = join(ROOT, 'webview', 'eval-report');
+/**
+ * Wording shared with the CLI whose messages are written as `t('…')` with
+ * `t` a parameter (VS Code passes its own, the CLI none): read like the
+ * files that import `t`.
+ */
+export const SHARED_WORDING = [join(ROOT, 'src', 'vocabulary', 'tool-story.ts'), join(ROOT, 'src', 'eval', 'eval-report.ts')];
 export const BUNDLE = join(ROOT, 'l10n', 'bundle.l10n.json');
 
 export interface Found {
@@ -50,12 +61,12 @@ export function where(source: ts.SourceFile, node: ts.Node): string {
 }
 
 /** The messages of every `t` in `files` that import it from an l10n module. */
-export function extract(files: string[] = [...adapterSources(), ...adapterSources(CHAT_WEBVIEW)]): Extracted {
+export function extract(files: string[] = [...adapterSources(), ...adapterSources(CHAT_WEBVIEW), ...adapterSources(TRACE_VIEWER), ...adapterSources(EVAL_REPORT), ...SHARED_WORDING]): Extracted {
   const found: Found[] = [];
   const problems: string[] = [];
   for (const file of files) {
     const source = parse(file);
-    if (!importsT(source)) continue;
+    if (!importsT(source) && !SHARED_WORDING.includes(file)) continue;
     const visit = (node: ts.Node): void => {
       if (ts.isTaggedTemplateExpression(node) && isT(node.tag)) {
         found.push({ key: templateKey(node.template), where: where(source, node) });

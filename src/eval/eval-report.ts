@@ -14,6 +14,7 @@ import { readArtifact } from './eval-artifacts';
 import { summarize, totalTokens } from './eval-stats';
 import { bestOfMarkdown, bestOfSummaries } from './eval-best-of-stats';
 import { count, percent, pValue, seconds, signedPoints, usd } from './report-format';
+import { english, type Translate } from '../vocabulary/translate';
 
 export interface ReportOptions {
   manifest?: EvalManifest;
@@ -75,13 +76,16 @@ const PAGE_TEXT_CHARS = 20_000;
  * A self-contained HTML page. `out` is the evaluation's folder, whose runs/
  * hold the diffs and check logs shown per run. `nonce`, when given, is put
  * on the page's scripts and in its Content-Security-Policy (a VS Code
- * webview); the page loads nothing from anywhere.
+ * webview); the page loads nothing from anywhere. VS Code also gives its `t`
+ * and the display language's bundle (`l10n`, put in the page as data the
+ * script reads before it draws); `crow eval`'s page for a browser is English.
  */
 export function htmlReport(
   results: readonly EvalResult[],
   agents: readonly string[],
-  options: ReportOptions & { script: string; nonce?: string; out?: string },
+  options: ReportOptions & { script: string; nonce?: string; out?: string; t?: Translate; l10n?: Record<string, string> },
 ): string {
+  const t = options.t ?? english;
   const runs: RunView[] = results.map((run) => ({
     task: run.task,
     agent: run.agent,
@@ -112,27 +116,29 @@ export function htmlReport(
   const nonce = options.nonce ?? 'crow-eval';
   // `</` inside the JSON would end the script element early: escape it.
   const json = JSON.stringify(data).replace(/</g, '\\u003c');
+  // A data block like eval-data: never run, "<" escaped so no translation can close it.
+  const l10n = options.l10n !== undefined ? `<script type="application/json" id="crow-l10n">${JSON.stringify(options.l10n).replace(/</g, '\\u003c')}</script>\n` : '';
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'; img-src data:">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Crow eval report</title>
+<title>${text(t('Crow eval report'))}</title>
 <style>${STYLE}</style>
 </head>
 <body>
-<h1>Crow eval</h1>
+<h1>${text(t('Crow eval'))}</h1>
 <p id="lede"></p>
-<section><h2>Agents</h2><p class="note">Success rate: mean over tasks of the share of runs passing; the 95% interval counts each task once.</p><div id="table"></div></section>
-<section><h2>Success rate per agent (95% interval)</h2><div class="chart"><canvas id="success"></canvas></div></section>
-<section><h2>Cost against success</h2><div class="chart"><canvas id="scatter"></canvas></div></section>
-<section><h2>By category</h2><div id="categories"></div></section>
-<section id="pairwise-section"><h2>Solved by one agent and not the other</h2><div id="pairwise"></div></section>
-${bestOf.length > 0 ? BEST_OF_SECTION : ''}<section><h2>Per task</h2><div id="grid"></div></section>
-<section><h2>Runs that failed</h2><div id="failed"></div></section>
-<section><h2>Every run</h2><p class="note">Open a run for its diff, its check log and the command that shows its trace.</p><div id="runs"></div></section>
-<script type="application/json" id="eval-data">${json}</script>
+<section><h2>${text(t('Agents'))}</h2><p class="note">${text(t('Success rate: mean over tasks of the share of runs passing; the 95% interval counts each task once.'))}</p><div id="table"></div></section>
+<section><h2>${text(t('Success rate per agent (95% interval)'))}</h2><div class="chart"><canvas id="success"></canvas></div></section>
+<section><h2>${text(t('Cost against success'))}</h2><div class="chart"><canvas id="scatter"></canvas></div></section>
+<section><h2>${text(t('By category'))}</h2><div id="categories"></div></section>
+<section id="pairwise-section"><h2>${text(t('Solved by one agent and not the other'))}</h2><div id="pairwise"></div></section>
+${bestOf.length > 0 ? bestOfSection(t) : ''}<section><h2>${text(t('Per task'))}</h2><div id="grid"></div></section>
+<section><h2>${text(t('Runs that failed'))}</h2><div id="failed"></div></section>
+<section><h2>${text(t('Every run'))}</h2><p class="note">${text(t('Open a run for its diff, its check log and the command that shows its trace.'))}</p><div id="runs"></div></section>
+${l10n}<script type="application/json" id="eval-data">${json}</script>
 <script nonce="${nonce}">${options.script}</script>
 </body>
 </html>
@@ -140,8 +146,17 @@ ${bestOf.length > 0 ? BEST_OF_SECTION : ''}<section><h2>Per task</h2><div id="gr
 }
 
 /** The section of crow eval --attempts N, on its reports only. */
-const BEST_OF_SECTION = `<section id="best-of-section"><h2>Best of N against one attempt</h2><p class="note">The same tasks as a single run and as N attempts ranked by a judge, with the same token budget per task; the oracle counts a run when any attempt passed.</p><div id="best-of"></div></section>
+function bestOfSection(t: Translate): string {
+  const title = t('Best of N against one attempt');
+  const note = t('The same tasks as a single run and as N attempts ranked by a judge, with the same token budget per task; the oracle counts a run when any attempt passed.');
+  return `<section id="best-of-section"><h2>${text(title)}</h2><p class="note">${text(note)}</p><div id="best-of"></div></section>
 `;
+}
+
+/** Words as HTML text: a translation holding markup is shown, never run. */
+function text(words: string): string {
+  return words.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
 
 /** The page's script, built by esbuild into dist/webview/eval-report.js. */
 export function reportScript(): string {

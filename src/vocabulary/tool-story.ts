@@ -6,8 +6,13 @@
  * under `--verbose`). Plain functions of a call's name, arguments and
  * result: the chat view, `@crow` in VS Code's own chat and the CLI's
  * `crow run` all word calls through them.
+ *
+ * One wording for every door (see translate.ts): VS Code passes its `t` to
+ * show the words in the display language; the CLI passes nothing and reads
+ * the English written here.
  */
 import { oneLine } from './text';
+import { english, type Translate } from './translate';
 
 /**
  * A call in a person's words: `doing` while it runs ("Editing"), `done`
@@ -44,34 +49,38 @@ interface Verbs {
 
 const quoted = (text: unknown): string => `"${oneLine(String(text ?? ''), 60)}"`;
 
-const TOOLS: Record<string, Verbs> = {
-  read_file: { doing: 'Reading', done: 'Read', ask: 'read', file: true },
-  list_directory: { doing: 'Listing', done: 'Listed', ask: 'list', target: (args, summary) => folder(String(args['path'] ?? summary)) },
-  edit_file: { doing: 'Editing', done: 'Edited', ask: 'edit', file: true },
-  write_file: { doing: 'Writing', done: 'Wrote', ask: 'write', file: true },
-  bash: { doing: 'Running', done: 'Ran', ask: 'run' },
-  grep: { doing: 'Searching for', done: 'Searched for', ask: 'search for', target: (args) => quoted(args['pattern']) },
-  glob: { doing: 'Looking for files', done: 'Looked for files', ask: 'look for files', target: (args) => quoted(args['pattern']) },
-  web_fetch: { doing: 'Fetching', done: 'Fetched', ask: 'fetch', target: (args, summary) => host(String(args['url'] ?? summary)) },
-  web_search: { doing: 'Searching the web for', done: 'Searched the web for', ask: 'search the web for', target: (args) => quoted(args['query']) },
-  todo_write: { doing: 'Updating the plan', done: 'Updated the plan', ask: 'update the plan', target: () => '' },
-  todo_read: { doing: 'Reading the plan', done: 'Read the plan', ask: 'read the plan', target: () => '' },
-  think: { doing: 'Thinking it through', done: 'Thought it through', ask: 'think', target: () => '' },
-  task: { doing: 'Handing over to', done: 'Handed over to', ask: 'hand over to', target: (args) => String(args['agent'] ?? 'a helper') },
-  request_approval: { doing: 'Asking you', done: 'Asked you', ask: 'ask you', target: (args, summary) => quoted(args['question'] ?? summary) },
-};
+/** The verbs of the tools Crow knows, in `t`'s words (a function, so each door's language is the one in force). */
+function tools(t: Translate): Record<string, Verbs> {
+  return {
+    read_file: { doing: t('Reading'), done: t('Read'), ask: t('read'), file: true },
+    list_directory: { doing: t('Listing'), done: t('Listed'), ask: t('list'), target: (args, summary) => folder(String(args['path'] ?? summary), t) },
+    edit_file: { doing: t('Editing'), done: t('Edited'), ask: t('edit'), file: true },
+    write_file: { doing: t('Writing'), done: t('Wrote'), ask: t('write'), file: true },
+    bash: { doing: t('Running'), done: t('Ran'), ask: t('run') },
+    grep: { doing: t('Searching for'), done: t('Searched for'), ask: t('search for'), target: (args) => quoted(args['pattern']) },
+    glob: { doing: t('Looking for files'), done: t('Looked for files'), ask: t('look for files'), target: (args) => quoted(args['pattern']) },
+    web_fetch: { doing: t('Fetching'), done: t('Fetched'), ask: t('fetch'), target: (args, summary) => host(String(args['url'] ?? summary)) },
+    web_search: { doing: t('Searching the web for'), done: t('Searched the web for'), ask: t('search the web for'), target: (args) => quoted(args['query']) },
+    todo_write: { doing: t('Updating the plan'), done: t('Updated the plan'), ask: t('update the plan'), target: () => '' },
+    todo_read: { doing: t('Reading the plan'), done: t('Read the plan'), ask: t('read the plan'), target: () => '' },
+    think: { doing: t('Thinking it through'), done: t('Thought it through'), ask: t('think'), target: () => '' },
+    task: { doing: t('Handing over to'), done: t('Handed over to'), ask: t('hand over to'), target: (args) => String(args['agent'] ?? t('a helper')) },
+    request_approval: { doing: t('Asking you'), done: t('Asked you'), ask: t('ask you'), target: (args, summary) => quoted(args['question'] ?? summary) },
+  };
+}
 
-/** The words of a call as it starts; an unknown tool (an MCP server's) is "Used <tool>". */
-export function callWords(tool: string, args: unknown, summary: string): CallWords {
-  const verbs = TOOLS[tool];
+/** The words of a call as it starts; an unknown tool (an MCP server's) is "Used <tool>". `t` translates them (VS Code). */
+export function callWords(tool: string, args: unknown, summary: string, t: Translate = english): CallWords {
+  const known = tools(t);
+  const verbs = Object.hasOwn(known, tool) ? known[tool] : undefined;
   const given = typeof args === 'object' && args !== null ? (args as Args) : {};
-  if (!verbs) return { doing: `Using ${tool}`, done: `Used ${tool}`, ask: `use ${tool}`, target: summary };
+  if (!verbs) return { doing: t('Using {0}', tool), done: t('Used {0}', tool), ask: t('use {0}', tool), target: summary };
   const target = verbs.target ? verbs.target(given, summary) : summary;
   return { doing: verbs.doing, done: verbs.done, ask: verbs.ask, target, ...(verbs.file && target !== '' ? { file: true } : {}) };
 }
 
 /** What a finished call found or changed, short: "+1 −1", "3 files", "no matches", "12 entries"; undefined when the card's words say it all. */
-export function callOutcome(tool: string, result: ResultFacts): string | undefined {
+export function callOutcome(tool: string, result: ResultFacts, t: Translate = english): string | undefined {
   if (result.status !== 'success') return undefined;
   const extra = result.metadata.extra;
   const number = (key: string): number | undefined => (typeof extra[key] === 'number' ? (extra[key] as number) : undefined);
@@ -81,23 +90,23 @@ export function callOutcome(tool: string, result: ResultFacts): string | undefin
       const added = number('linesAdded');
       const removed = number('linesRemoved');
       const counts = added !== undefined && removed !== undefined ? `+${added} −${removed}` : undefined;
-      return extra['created'] === true ? ['new file', counts].filter(Boolean).join(' ') : counts;
+      return extra['created'] === true ? [t('new file'), counts].filter(Boolean).join(' ') : counts;
     }
     case 'grep': {
       const files = number('files');
-      return files === undefined ? undefined : files === 0 ? 'no matches' : plural(files, 'file');
+      return files === undefined ? undefined : files === 0 ? t('no matches') : files === 1 ? t('1 file') : t('{0} files', files);
     }
     case 'glob': {
       const files = number('files');
-      return files === undefined ? undefined : files === 0 ? 'none found' : plural(files, 'file');
+      return files === undefined ? undefined : files === 0 ? t('none found') : files === 1 ? t('1 file') : t('{0} files', files);
     }
     case 'list_directory': {
       const entries = number('entries');
-      return entries === undefined ? undefined : plural(entries, 'entry', 'entries');
+      return entries === undefined ? undefined : entries === 1 ? t('1 entry') : t('{0} entries', entries);
     }
     case 'web_search': {
       const results = number('results');
-      return results === undefined ? undefined : plural(results, 'result');
+      return results === undefined ? undefined : results === 1 ? t('1 result') : t('{0} results', results);
     }
     default:
       return undefined;
@@ -121,12 +130,8 @@ function host(url: string): string {
 }
 
 /** A folder as one reads it: "src/", the workspace as "the workspace". */
-function folder(path: string): string {
+function folder(path: string, t: Translate): string {
   const trimmed = path.trim();
-  if (trimmed === '' || trimmed === '.' || trimmed === './') return 'the workspace';
+  if (trimmed === '' || trimmed === '.' || trimmed === './') return t('the workspace');
   return trimmed.endsWith('/') ? trimmed : `${trimmed}/`;
-}
-
-function plural(count: number, one: string, many = `${one}s`): string {
-  return `${count} ${count === 1 ? one : many}`;
 }

@@ -165,7 +165,8 @@ describe('crow eval with the scripted solver', function () {
     assert.match(html, /script-src 'nonce-n0nce'/);
     assert.match(html, /<script type="application\/json" id="eval-data">\{"agents":\["build"\]/);
     assert.match(html, /Chart/);
-    assert.doesNotMatch(html, /<script[^>]+src=|<link[^>]+href=|<img[^>]+src=|[:\s]url\(/i, 'nothing is fetched');
+    // A CSS url(…) loads; JavaScript's `new URL(…)` (in @vscode/l10n's bundled config, never given a uri here) does not.
+    assert.doesNotMatch(html, /<script[^>]+src=|<link[^>]+href=|<img[^>]+src=|(?<!new)[:\s]url\(/i, 'nothing is fetched');
     assert.match(html, /default-src 'none'/, 'and the page may not fetch anything');
   });
 

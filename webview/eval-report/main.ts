@@ -16,10 +16,14 @@ import {
   Tooltip,
 } from 'chart.js';
 import type { AgentSummary, ReportData, RunView } from './report-data';
+import { t, usePageBundle } from './l10n';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, PointElement, ScatterController, Legend, Tooltip);
 // A report is read, printed and screenshotted: drawn at once, not grown into place.
 Chart.defaults.animation = false;
+
+// The display language's words (a page VS Code shows), before anything is drawn.
+usePageBundle();
 
 const data = JSON.parse(document.getElementById('eval-data')!.textContent!) as ReportData;
 const { agents, summary } = data;
@@ -30,10 +34,11 @@ const k = Math.max(1, ...summary.agents.map((agent) => agent.k));
 const percent = (value: number): string => `${Math.round(value * 100)}%`;
 const usd = (value: number | undefined): string => (value === undefined ? '—' : `$${value.toFixed(4)}`);
 const count = (value: number): string => Math.round(value).toLocaleString('en-US');
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 const tokensOf = (run: RunView): number => run.tokens.input + run.tokens.output + run.tokens.cacheRead + run.tokens.cacheWrite;
 
 document.getElementById('lede')!.textContent =
-  `${data.runs.length} runs of ${Object.keys(summary.tasks).length} tasks by ${agents.join(', ')} · ${data.provenance} · ${new Date(data.generatedAt).toLocaleString()}`;
+  `${t`${data.runs.length} runs of ${Object.keys(summary.tasks).length} tasks by ${agents.join(', ')}`} \u00b7 ${data.provenance} \u00b7 ${new Date(data.generatedAt).toLocaleString()}`;
 
 /** A table of `rows` under `titles`, into the element with id `into`; a cell may carry a class. */
 function table(into: string, titles: string[], rows: (string | { text: string; className: string })[][]): void {
@@ -68,7 +73,7 @@ function agentRow(agent: AgentSummary): string[] {
     ...(k > 1 ? [percent(agent.passAtK), percent(agent.passHatK)] : []),
     usd(agent.medianCostUsd),
     usd(agent.totalCostUsd),
-    `${(agent.medianWallMs / 1000).toFixed(1)} s`,
+    seconds(agent.medianWallMs),
     count(agent.medianTokens),
     count(agent.totalTokens),
     usd(agent.costPerSolvedUsd),
@@ -78,7 +83,7 @@ function agentRow(agent: AgentSummary): string[] {
 
 table(
   'table',
-  ['agent', 'solved', 'rate (95% interval)', ...(k > 1 ? [`pass@${k}`, `pass^${k}`] : []), 'median cost', 'total cost', 'median time', 'median tokens', 'total tokens', 'cost per solved', 'review rounds'],
+  [t('agent'), t('solved'), t('rate (95% interval)'), ...(k > 1 ? [t`pass@${k}`, t`pass^${k}`] : []), t('median cost'), t('total cost'), t('median time'), t('median tokens'), t('total tokens'), t('cost per solved'), t('review rounds')],
   summary.agents.map(agentRow),
 );
 
@@ -88,9 +93,9 @@ new Chart(document.getElementById('success') as HTMLCanvasElement, {
   data: {
     labels: summary.agents.map((agent) => agent.agent),
     datasets: [
-      { label: 'success rate', data: summary.agents.map((agent) => agent.rate * 100), backgroundColor: summary.agents.map((_, i) => colorOf(i)) },
+      { label: t('success rate'), data: summary.agents.map((agent) => agent.rate * 100), backgroundColor: summary.agents.map((_, i) => colorOf(i)) },
       {
-        label: '95% interval',
+        label: t('95% interval'),
         // A floating bar: Chart.js takes [from, to] pairs, which its types for a mixed bar chart do not know.
         data: summary.agents.map((agent) => [agent.low * 100, agent.high * 100]) as unknown as number[],
         backgroundColor: 'rgba(128,128,128,0.25)',
@@ -105,7 +110,7 @@ new Chart(document.getElementById('success') as HTMLCanvasElement, {
   },
   options: {
     maintainAspectRatio: false,
-    scales: { x: { stacked: false }, y: { min: 0, max: 100, title: { display: true, text: '% of runs passing the hidden check' } } },
+    scales: { x: { stacked: false }, y: { min: 0, max: 100, title: { display: true, text: t('% of runs passing the hidden check') } } },
   },
 });
 
@@ -135,19 +140,19 @@ new Chart(scatter, {
     layout: { padding: { top: 12, right: 12 } },
     scales: {
       x: {
-        title: { display: true, text: priced ? 'median cost per run (USD)' : 'median tokens per run (no prices configured)' },
+        title: { display: true, text: priced ? t('median cost per run (USD)') : t('median tokens per run (no prices configured)') },
         min: Math.max(0, xMin - pad),
         max: xMax + pad,
         ticks: { includeBounds: false },
       },
-      y: { min: 0, max: 100, title: { display: true, text: 'success rate %' } },
+      y: { min: 0, max: 100, title: { display: true, text: t('success rate %') } },
     },
   },
 });
 
 table(
   'categories',
-  ['category', ...agents],
+  [t('category'), ...agents],
   Object.entries(summary.categories)
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([category, byAgent]) => [category, ...agents.map((agent) => shaded(byAgent[agent]))]),
@@ -156,12 +161,12 @@ table(
 if (agents.length > 1) {
   table(
     'pairwise',
-    ['agent', 'not', 'tasks solved by the first only', 'difference (95% paired bootstrap)', 'exact McNemar p'],
+    [t('agent'), t('not'), t('tasks solved by the first only'), t('difference (95% paired bootstrap)'), t('exact McNemar p')],
     summary.pairwise.map((c) => [
       c.a,
       c.b,
-      c.tasks.length === 0 ? 'none' : `${c.tasks.length}: ${c.tasks.join(', ')}`,
-      `${Math.round(c.difference * 100)} points (${Math.round(c.low * 100)} to ${Math.round(c.high * 100)}) over ${c.sharedTasks} tasks`,
+      c.tasks.length === 0 ? t('none') : `${c.tasks.length}: ${c.tasks.join(', ')}`,
+      t`${Math.round(c.difference * 100)} points (${Math.round(c.low * 100)} to ${Math.round(c.high * 100)}) over ${c.sharedTasks} tasks`,
       c.pValue >= 0.001 ? c.pValue.toFixed(3) : '< 0.001',
     ]),
   );
@@ -183,43 +188,45 @@ if (data.bestOf && data.bestOf.length > 0) {
     holder.id = id;
     table(
       id,
-      ['', `${b.agent} (one attempt)`, b.label, `oracle (any of ${b.count} passed)`],
+      ['', t`${b.agent} (one attempt)`, b.label, t`oracle (any of ${b.count} passed)`],
       [
-        ['solved', `${single.passed}/${single.runs}`, `${best.passed}/${best.runs}`, `${b.oracle.passed}/${b.oracle.runs}`],
-        ['success rate (95% interval)', rate(single.rate, single.low, single.high), rate(best.rate, best.low, best.high), rate(b.oracle.rate, b.oracle.low, b.oracle.high)],
-        ['total cost', usd(single.totalCostUsd), usd(best.totalCostUsd), '—'],
-        ['median time', `${(single.medianWallMs / 1000).toFixed(1)} s`, `${(best.medianWallMs / 1000).toFixed(1)} s`, '—'],
-        ['total tokens', count(single.totalTokens), count(best.totalTokens), '—'],
+        [t('solved'), `${single.passed}/${single.runs}`, `${best.passed}/${best.runs}`, `${b.oracle.passed}/${b.oracle.runs}`],
+        [t('success rate (95% interval)'), rate(single.rate, single.low, single.high), rate(best.rate, best.low, best.high), rate(b.oracle.rate, b.oracle.low, b.oracle.high)],
+        [t('total cost'), usd(single.totalCostUsd), usd(best.totalCostUsd), '—'],
+        [t('median time'), seconds(single.medianWallMs), seconds(best.medianWallMs), '—'],
+        [t('total tokens'), count(single.totalTokens), count(best.totalTokens), '—'],
       ],
     );
     const note = holder.appendChild(document.createElement('p'));
-    note.textContent =
-      `${b.label} − ${b.agent}: ${Math.round(c.difference * 100)} points (95% paired bootstrap ${Math.round(c.low * 100)} to ${Math.round(c.high * 100)}) over ${c.sharedTasks} tasks · ` +
-      `exact McNemar p = ${c.pValue >= 0.001 ? c.pValue.toFixed(3) : '< 0.001'} · judged by ${b.judge}: picked a passing attempt in ${b.judgeAccuracy.picked} of ${b.judgeAccuracy.of} runs where one passed; ` +
-      `its ranking used in ${b.judged} of ${b.runs} runs.`;
+    const p = c.pValue >= 0.001 ? c.pValue.toFixed(3) : '< 0.001';
+    note.textContent = [
+      `${b.label} \u2212 ${b.agent}: ${t`${Math.round(c.difference * 100)} points (95% paired bootstrap ${Math.round(c.low * 100)} to ${Math.round(c.high * 100)}) over ${c.sharedTasks} tasks`}`,
+      t`exact McNemar p = ${p}`,
+      t`judged by ${b.judge}: picked a passing attempt in ${b.judgeAccuracy.picked} of ${b.judgeAccuracy.of} runs where one passed; its ranking used in ${b.judged} of ${b.runs} runs.`,
+    ].join(' \u00b7 ');
   }
 }
 
 table(
   'grid',
-  ['task', 'category', ...agents],
+  [t('task'), t('category'), ...agents],
   Object.entries(summary.tasks)
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([task, { category, byAgent }]) => [task, category, ...agents.map((agent) => shaded(byAgent[agent]))]),
 );
 
 const failed = data.runs.filter((run) => !run.passed);
-if (failed.length === 0) document.getElementById('failed')!.textContent = 'None.';
+if (failed.length === 0) document.getElementById('failed')!.textContent = t('None.');
 else {
   table(
     'failed',
-    ['run', 'ended', 'why', 'tokens', 'trace'],
+    [t('run'), t('ended'), t('why'), t('tokens'), t('trace')],
     failed.map((run) => [`${run.task} · ${run.agent} #${run.repeat}`, run.ended, run.reason ?? '', count(tokensOf(run)), traceLine(run)]),
   );
 }
 
 function traceLine(run: RunView): string {
-  return `crow trace ${run.sessionId}${run.traceId ? ` (trace id ${run.traceId})` : ''}`;
+  return run.traceId ? t`crow trace ${run.sessionId} (trace id ${run.traceId})` : `crow trace ${run.sessionId}`;
 }
 
 // Every run, each a <details> holding its figures, its diff and its check log.
@@ -232,11 +239,11 @@ for (const run of [...data.runs].sort((a, b) => `${a.task}${a.agent}${a.repeat}`
   mark.textContent = run.passed ? '✓ ' : '✗ ';
   title.appendChild(document.createTextNode(`${run.task} · ${run.agent} #${run.repeat} — ${run.ended}${run.reason ? `: ${run.reason}` : ''}`));
   const facts = details.appendChild(document.createElement('p'));
-  facts.textContent = `${count(tokensOf(run))} tokens · ${run.modelCalls} model calls · ${run.toolCalls} tool calls · ${(run.wallMs / 1000).toFixed(1)} s · ${usd(run.costUsd)} · `;
+  facts.textContent = `${t`${count(tokensOf(run))} tokens \u00b7 ${run.modelCalls} model calls \u00b7 ${run.toolCalls} tool calls`} \u00b7 ${seconds(run.wallMs)} \u00b7 ${usd(run.costUsd)} \u00b7 `;
   facts.appendChild(document.createElement('code')).textContent = traceLine(run);
   for (const [label, text] of [
-    ['Diff', run.diff || '(no change)'],
-    ['Check log', run.checkLog || '(no output)'],
+    [t('Diff'), run.diff || t('(no change)')],
+    [t('Check log'), run.checkLog || t('(no output)')],
   ] as const) {
     details.appendChild(document.createElement('h3')).textContent = label;
     details.appendChild(document.createElement('pre')).textContent = text;

@@ -5,6 +5,7 @@
  * is shown selected in a box for the user to copy by hand.
  */
 import { el } from './element';
+import { t } from './l10n';
 
 export type CopyOutcome = 'copied' | 'shown';
 
@@ -44,15 +45,15 @@ function showForManualCopy(text: string): void {
   const dialog = el('div', 'manual-copy');
   dialog.id = 'manual-copy';
   dialog.setAttribute('role', 'dialog');
-  dialog.setAttribute('aria-label', 'Copy the trace by hand');
+  dialog.setAttribute('aria-label', t('Copy the trace by hand'));
   const hint = el('p', '');
-  hint.textContent = 'This page may not use the clipboard. The text is selected below: press Ctrl+C (⌘C on a Mac) to copy it.';
+  hint.textContent = t('This page may not use the clipboard. The text is selected below: press Ctrl+C (\u2318C on a Mac) to copy it.');
   const area = document.createElement('textarea');
   area.value = text;
   area.readOnly = true;
   const close = document.createElement('button');
   close.type = 'button';
-  close.textContent = 'Close';
+  close.textContent = t('Close');
   close.addEventListener('click', () => dialog.remove());
   dialog.addEventListener('keydown', (event) => event.key === 'Escape' && dialog.remove());
   dialog.append(hint, area, close);

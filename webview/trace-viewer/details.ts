@@ -10,10 +10,14 @@ import type { Totals } from './model';
 import { reviewOf, storyLine } from './story';
 import type { ViewMode } from './toolbar';
 import { el } from './element';
+import { t } from './l10n';
 
 type Field = [label: string, value: string | Node];
 
-const VERDICTS: Record<string, string> = { approved: 'approved', feedback: 'asked for changes', cancelled: 'cancelled before a verdict', error: 'failed before a verdict' };
+/** A review's verdict in words (a function: the words are read when drawing, after the page's bundle). */
+function verdictText(verdict: string): string {
+  return ({ approved: t('approved'), feedback: t('asked for changes'), cancelled: t('cancelled before a verdict'), error: t('failed before a verdict') } as Record<string, string>)[verdict] ?? verdict;
+}
 
 /** What the panel shows of a span: `now` (set while the trace is recorded) times the spans still running. */
 export interface DetailsView {
@@ -27,42 +31,42 @@ export interface DetailsView {
 
 export function renderDetails(panel: HTMLElement, { span, status, totals, now, mode }: DetailsView): void {
   if (!span) {
-    panel.replaceChildren(paragraph('Select a span to see its details.'));
+    panel.replaceChildren(paragraph(t('Select a span to see its details.')));
     return;
   }
   const heading = el('h2', 'details-title');
   heading.textContent = mode === 'story' ? storyLine(span) : span.name;
   const sections = [heading];
   const review = reviewOf(span);
-  if (review) sections.push(table('Review', [['verdict', VERDICTS[review.verdict] ?? review.verdict], ['feedback', review.feedback]].filter(([, value]) => value !== '') as Field[]));
-  sections.push(table('Span', spanFields(span, status, now)), table(kindTitle(span), kindFields(span)));
-  if (totals) sections.push(table('Totals', totalFields(totals)));
+  if (review) sections.push(table(t('Review'), [[t('verdict'), verdictText(review.verdict)], [t('feedback'), review.feedback]].filter(([, value]) => value !== '') as Field[]));
+  sections.push(table(t('Span'), spanFields(span, status, now)), table(kindTitle(span), kindFields(span)));
+  if (totals) sections.push(table(t('Totals'), totalFields(totals)));
   const attributes = Object.entries(span.attributes).map(([key, value]): Field => [key, valueNode(value)]);
-  sections.push(table('Attributes', attributes));
+  sections.push(table(t('Attributes'), attributes));
   panel.replaceChildren(...sections);
 }
 
 function spanFields(span: SpanRecord, status: Status, now: number | undefined): Field[] {
   const took =
-    span.end !== undefined ? duration(span.end - span.start) : status === 'loading' ? 'not known yet' : now !== undefined ? `${duration(now - span.start)} so far` : 'never ended';
+    span.end !== undefined ? duration(span.end - span.start) : status === 'loading' ? t('not known yet') : now !== undefined ? t`${duration(now - span.start)} so far` : t('never ended');
   const fields: Field[] = [
-    ['name', span.name],
-    ['kind', span.kind],
-    ['status', status],
-    ['agent', span.agent ?? ''],
-    ['role', span.role ?? ''],
-    ['duration', took],
-    ['started', new Date(span.start).toISOString()],
-    ['span id', span.spanId],
+    [t('name'), span.name],
+    [t('kind'), span.kind],
+    [t('status'), status],
+    [t('agent'), span.agent ?? ''],
+    [t('role'), span.role ?? ''],
+    [t('duration'), took],
+    [t('started'), new Date(span.start).toISOString()],
+    [t('span id'), span.spanId],
   ];
-  if (span.statusMessage) fields.push(['message', span.statusMessage]);
-  if (status === 'unfinished') fields.push(['note', 'The process recording this session stopped before this span ended.']);
-  if (status === 'loading') fields.push(['note', 'Its end is further on in the trace, which is still loading.']);
+  if (span.statusMessage) fields.push([t('message'), span.statusMessage]);
+  if (status === 'unfinished') fields.push([t('note'), t('The process recording this session stopped before this span ended.')]);
+  if (status === 'loading') fields.push([t('note'), t('Its end is further on in the trace, which is still loading.')]);
   return fields.filter(([, value]) => value !== '');
 }
 
 function kindTitle(span: SpanRecord): string {
-  return { llm_call: 'LLM call', tool: 'Tool call', handoff: 'Handoff', prompt: 'Prompt', agent_turn: 'Agent turn', subagent: 'Subagent', hook: 'Hook', mcp: 'MCP exchange' }[span.kind];
+  return { llm_call: t('LLM call'), tool: t('Tool call'), handoff: t('Handoff'), prompt: t('Prompt'), agent_turn: t('Agent turn'), subagent: t('Subagent'), hook: t('Hook'), mcp: t('MCP exchange') }[span.kind];
 }
 
 function kindFields(span: SpanRecord): Field[] {
@@ -74,44 +78,44 @@ function kindFields(span: SpanRecord): Field[] {
   const fields: Field[] =
     span.kind === 'llm_call'
       ? [
-          ['model', text(a['gen_ai.response.model'] ?? a['gen_ai.request.model'])],
-          ['provider', text(a['gen_ai.provider.name'])],
-          ['tokens in', figure('gen_ai.usage.input_tokens', count)],
-          ['tokens out', figure('gen_ai.usage.output_tokens', count)],
-          ['cached', figure('gen_ai.usage.cache_read.input_tokens', count)],
-          ['reasoning', figure('gen_ai.usage.reasoning.output_tokens', count)],
-          ['time to first token', figure('crow.time_to_first_token_ms', duration)],
-          ['cost', figure('crow.cost_usd', cost)],
-          ['finish reason', text(a['gen_ai.response.finish_reasons'])],
+          [t('model'), text(a['gen_ai.response.model'] ?? a['gen_ai.request.model'])],
+          [t('provider'), text(a['gen_ai.provider.name'])],
+          [t('tokens in'), figure('gen_ai.usage.input_tokens', count)],
+          [t('tokens out'), figure('gen_ai.usage.output_tokens', count)],
+          [t('cached'), figure('gen_ai.usage.cache_read.input_tokens', count)],
+          [t('reasoning'), figure('gen_ai.usage.reasoning.output_tokens', count)],
+          [t('time to first token'), figure('crow.time_to_first_token_ms', duration)],
+          [t('cost'), figure('crow.cost_usd', cost)],
+          [t('finish reason'), text(a['gen_ai.response.finish_reasons'])],
         ]
       : span.kind === 'tool'
         ? [
-            ['tool', text(a['gen_ai.tool.name'])],
-            ['arguments', a['gen_ai.tool.call.arguments'] === undefined ? '' : valueNode(a['gen_ai.tool.call.arguments'])],
-            ['status', text(a['crow.tool.status'])],
-            ['duration', figure('crow.tool.duration_ms', duration)],
-            ['files changed', text(a['crow.tool.files_modified'])],
+            [t('tool'), text(a['gen_ai.tool.name'])],
+            [t('arguments'), a['gen_ai.tool.call.arguments'] === undefined ? '' : valueNode(a['gen_ai.tool.call.arguments'])],
+            [t('status'), text(a['crow.tool.status'])],
+            [t('duration'), figure('crow.tool.duration_ms', duration)],
+            [t('files changed'), text(a['crow.tool.files_modified'])],
           ]
         : span.kind === 'handoff'
           ? [
-              ['from', text(a['handoff.from'] ?? span.agent ?? '')],
-              ['to', text(a['handoff.to'] ?? a['crow.handoff.to'])],
-              ['purpose', text(a['crow.handoff.purpose'])],
-              ['text', text(a['handoff.prompt'] ?? a['crow.handoff.text'])],
+              [t('from'), text(a['handoff.from'] ?? span.agent ?? '')],
+              [t('to'), text(a['handoff.to'] ?? a['crow.handoff.to'])],
+              [t('purpose'), text(a['crow.handoff.purpose'])],
+              [t('text'), text(a['handoff.prompt'] ?? a['crow.handoff.text'])],
             ]
           : span.kind === 'prompt'
-            ? [['prompt', text(a['crow.prompt'])], ['run', text(a['crow.run.status'])]]
+            ? [[t('prompt'), text(a['crow.prompt'])], [t('run'), text(a['crow.run.status'])]]
             : span.kind === 'hook'
               ? [
-                  ['event', text(a['crow.hook.event'])],
-                  ['command', text(a['crow.hook.command'])],
-                  ['matcher', text(a['crow.hook.matcher'])],
-                  ['tool', text(a['crow.hook.tool'])],
-                  ['decision', text(a['crow.hook.decision'])],
-                  ['reason', text(a['crow.hook.reason'])],
-                  ['exit code', text(a['crow.hook.exit_code'])],
-                  ['duration', figure('crow.hook.duration_ms', duration)],
-                  ['configured in', text(a['crow.hook.source'])],
+                  [t('event'), text(a['crow.hook.event'])],
+                  [t('command'), text(a['crow.hook.command'])],
+                  [t('matcher'), text(a['crow.hook.matcher'])],
+                  [t('tool'), text(a['crow.hook.tool'])],
+                  [t('decision'), text(a['crow.hook.decision'])],
+                  [t('reason'), text(a['crow.hook.reason'])],
+                  [t('exit code'), text(a['crow.hook.exit_code'])],
+                  [t('duration'), figure('crow.hook.duration_ms', duration)],
+                  [t('configured in'), text(a['crow.hook.source'])],
                 ]
               : [];
   return fields.filter(([, value]) => value !== '');
@@ -157,7 +161,8 @@ function jsonNode(value: unknown, depth: number): Node {
   fold.className = 'json';
   fold.open = depth < 2;
   const summary = document.createElement('summary');
-  summary.textContent = Array.isArray(value) ? `[ ${entries.length} item${entries.length === 1 ? '' : 's'} ]` : `{ ${entries.length} key${entries.length === 1 ? '' : 's'} }`;
+  const size = Array.isArray(value) ? (entries.length === 1 ? t('1 item') : t`${entries.length} items`) : entries.length === 1 ? t('1 key') : t`${entries.length} keys`;
+  summary.textContent = Array.isArray(value) ? `[ ${size} ]` : `{ ${size} }`;
   fold.append(summary);
   for (const [key, item] of entries) {
     const line = el('div', 'json-entry');
@@ -171,13 +176,13 @@ function jsonNode(value: unknown, depth: number): Node {
 
 function totalFields(totals: Totals): Field[] {
   const fields: Field[] = [
-    ['LLM calls', count(totals.llmCalls)],
-    ['tool calls', count(totals.toolCalls)],
-    ['tokens in', count(totals.inputTokens)],
-    ['tokens out', count(totals.outputTokens)],
-    ['cached', count(totals.cachedTokens)],
-    ['cost', totals.pricedCalls > 0 ? cost(totals.costUsd) : totals.llmCalls > 0 ? 'not priced' : ''],
-    ['errors', count(totals.errors)],
+    [t('LLM calls'), count(totals.llmCalls)],
+    [t('tool calls'), count(totals.toolCalls)],
+    [t('tokens in'), count(totals.inputTokens)],
+    [t('tokens out'), count(totals.outputTokens)],
+    [t('cached'), count(totals.cachedTokens)],
+    [t('cost'), totals.pricedCalls > 0 ? cost(totals.costUsd) : totals.llmCalls > 0 ? t('not priced') : ''],
+    [t('errors'), count(totals.errors)],
   ];
   return fields.filter(([, value]) => value !== '');
 }

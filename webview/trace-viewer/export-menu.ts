@@ -6,6 +6,7 @@
  * closes it and moves on. A click outside closes it too.
  */
 import { el } from './element';
+import { t } from './l10n';
 
 export interface MenuItem {
   id: string;
@@ -22,13 +23,13 @@ export class ExportMenu {
   constructor(items: MenuItem[]) {
     this.button.type = 'button';
     this.button.id = 'export-menu';
-    this.button.textContent = 'Export ▾';
+    this.button.textContent = `${t('Export')} \u25be`;
     this.button.setAttribute('aria-haspopup', 'menu');
     this.button.setAttribute('aria-expanded', 'false');
     this.button.setAttribute('aria-controls', 'export-list');
     this.list.id = 'export-list';
     this.list.setAttribute('role', 'menu');
-    this.list.setAttribute('aria-label', 'Export or copy the trace');
+    this.list.setAttribute('aria-label', t('Export or copy the trace'));
     this.list.hidden = true;
     this.items = items.map((item) => {
       const entry = document.createElement('button');

@@ -1,6 +1,7 @@
 /** How span figures read in the viewer; the same conventions as `crow trace`. */
 import type { AttributeValue, SpanRecord } from '../../src/telemetry/span';
 import { formatUsd } from '../../src/vocabulary/money';
+import { t } from './l10n';
 
 export function duration(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)}ms` : `${(ms / 1000).toFixed(1)}s`;
@@ -66,33 +67,33 @@ export function summary(span: SpanRecord): string {
     const tokens = tokenParts(span);
     if (tokens) parts.push(tokens);
     const ttft = num(span, 'crow.time_to_first_token_ms');
-    if (ttft !== undefined) parts.push(`ttft ${duration(ttft)}`);
+    if (ttft !== undefined) parts.push(t`ttft ${duration(ttft)}`);
     const usd = num(span, 'crow.cost_usd');
     if (usd !== undefined) parts.push(cost(usd));
     if (a['gen_ai.response.finish_reasons'] !== undefined) parts.push(text(a['gen_ai.response.finish_reasons']));
   } else if (span.kind === 'tool') {
     if (a['crow.tool.status'] !== undefined) parts.push(text(a['crow.tool.status']));
     const files = a['crow.tool.files_modified'];
-    if (Array.isArray(files) && files.length > 0) parts.push(`changed ${files.join(', ')}`);
+    if (Array.isArray(files) && files.length > 0) parts.push(t`changed ${files.join(', ')}`);
   } else if (span.kind === 'handoff') {
     parts.push(`${text(a['handoff.from'] ?? span.agent ?? '?')} → ${text(a['handoff.to'] ?? a['crow.handoff.to'])}`);
   } else if (span.kind === 'hook') {
     if (a['crow.hook.decision'] !== undefined) parts.push(text(a['crow.hook.decision']));
-    if (a['crow.hook.exit_code'] !== undefined) parts.push(`exit ${text(a['crow.hook.exit_code'])}`);
+    if (a['crow.hook.exit_code'] !== undefined) parts.push(t`exit ${text(a['crow.hook.exit_code'])}`);
   }
   if (span.status === 'error' && span.statusMessage) parts.push(span.statusMessage.split('\n', 1)[0] ?? '');
   return parts.join(' · ');
 }
 
 function tokenParts(span: SpanRecord): string {
-  const figures: [string, string][] = [
-    ['gen_ai.usage.input_tokens', 'in'],
-    ['gen_ai.usage.output_tokens', 'out'],
-    ['gen_ai.usage.cache_read.input_tokens', 'cached'],
-    ['gen_ai.usage.reasoning.output_tokens', 'reasoning'],
+  const figures: [string, (figure: string) => string][] = [
+    ['gen_ai.usage.input_tokens', (figure) => t`${figure} in`],
+    ['gen_ai.usage.output_tokens', (figure) => t`${figure} out`],
+    ['gen_ai.usage.cache_read.input_tokens', (figure) => t`${figure} cached`],
+    ['gen_ai.usage.reasoning.output_tokens', (figure) => t`${figure} reasoning`],
   ];
-  return figures.flatMap(([key, label]) => {
+  return figures.flatMap(([key, said]) => {
     const value = num(span, key);
-    return value !== undefined ? [`${count(value)} ${label}`] : [];
+    return value !== undefined ? [said(count(value))] : [];
   }).join(' / ');
 }

@@ -5,6 +5,7 @@
  * the width the tree has, in percent (aria-valuenow within min and max).
  */
 import { el } from './element';
+import { t } from './l10n';
 
 /** The narrowest either side may get, in pixels. */
 const MIN_SIDE = 220;
@@ -14,7 +15,7 @@ export function splitter(details: HTMLElement): HTMLElement {
   const bar = el('div', 'splitter');
   bar.setAttribute('role', 'separator');
   bar.setAttribute('aria-orientation', 'vertical');
-  bar.setAttribute('aria-label', 'Resize the details');
+  bar.setAttribute('aria-label', t('Resize the details'));
   bar.setAttribute('aria-controls', details.id);
   bar.tabIndex = 0;
   const layoutWidth = (): number => details.parentElement?.clientWidth || window.innerWidth;

@@ -7,6 +7,7 @@
  */
 import type { SpanRecord } from '../../src/telemetry/span';
 import { compactCount, cost, num, text } from './format';
+import { t } from './l10n';
 
 export interface StoryLabel {
   /** Who acted: an agent, "you" for the prompt, or "" when nobody in particular. */
@@ -28,11 +29,11 @@ export function storyLabel(span: SpanRecord, max = CLIP): StoryLabel {
   const actor = span.agent ?? '';
   switch (span.kind) {
     case 'prompt':
-      return { actor: 'you', text: `asked: ${clip(oneLine(text(span.attributes['crow.prompt']))) || '(no prompt text)'}` };
+      return { actor: t('you'), text: t`asked: ${clip(oneLine(text(span.attributes['crow.prompt']))) || t('(no prompt text)')}` };
     case 'agent_turn':
       return { actor, text: turnText(span, clip) };
     case 'subagent':
-      return { actor, text: 'ran as a subagent' };
+      return { actor, text: t('ran as a subagent') };
     case 'llm_call':
       return { actor, text: modelText(span) };
     case 'tool':
@@ -42,7 +43,7 @@ export function storyLabel(span: SpanRecord, max = CLIP): StoryLabel {
     case 'hook':
       return { actor, text: hookText(span) };
     case 'mcp':
-      return { actor: text(span.attributes['crow.mcp.server']) || 'MCP', text: clip(span.name) };
+      return { actor: text(span.attributes['crow.mcp.server']) || t('MCP'), text: clip(span.name) };
   }
 }
 
@@ -67,20 +68,20 @@ function turnText(span: SpanRecord, clip: (value: string) => string): string {
     const gist = clip(said.replace(ECHOED_VERDICT[review.verdict] ?? /^$/, '') || said);
     switch (review.verdict) {
       case 'approved':
-        return gist ? `approved: ${gist}` : 'approved';
+        return gist ? t`approved: ${gist}` : t('approved');
       case 'feedback':
-        return gist ? `asked for changes: ${gist}` : 'asked for changes';
+        return gist ? t`asked for changes: ${gist}` : t('asked for changes');
       case 'cancelled':
-        return 'review cancelled';
+        return t('review cancelled');
       default:
-        return 'review failed';
+        return t('review failed');
     }
   }
   const stop = text(span.attributes['crow.turn.stop_reason']);
   const calls = num(span, 'crow.turn.tool_calls');
-  const work = calls !== undefined && calls > 0 ? ` (${calls} tool call${calls === 1 ? '' : 's'})` : '';
-  if (span.role === 'coagent' || span.role === 'reviewer') return `reviewed${work}`;
-  return stop === 'task_complete' ? `worked, then handed over${work}` : `worked${work}`;
+  const did = span.role === 'coagent' || span.role === 'reviewer' ? t('reviewed') : stop === 'task_complete' ? t('worked, then handed over') : t('worked');
+  if (calls === undefined || calls <= 0) return did;
+  return calls === 1 ? t`${did} (1 tool call)` : t`${did} (${calls} tool calls)`;
 }
 
 /** "model (1.2k in / 80 out, $0.003)": what the call read and wrote, and what it cost when priced. */
@@ -89,9 +90,9 @@ export function modelText(span: SpanRecord): string {
   const output = num(span, 'gen_ai.usage.output_tokens');
   const usd = num(span, 'crow.cost_usd');
   const parts: string[] = [];
-  if (input !== undefined || output !== undefined) parts.push(`${compactCount(input ?? 0)} in / ${compactCount(output ?? 0)} out`);
+  if (input !== undefined || output !== undefined) parts.push(t`${compactCount(input ?? 0)} in / ${compactCount(output ?? 0)} out`);
   if (usd !== undefined) parts.push(cost(usd));
-  return parts.length > 0 ? `model (${parts.join(', ')})` : 'model';
+  return parts.length > 0 ? t`model (${parts.join(', ')})` : t('model');
 }
 
 /** What a tool call did, in the words of its main argument: "read greeting.txt", "ran `make`". */
@@ -103,40 +104,40 @@ export function toolText(span: SpanRecord, clip: (value: string) => string = (va
   const said = ((): string => {
     switch (tool) {
       case 'read_file':
-        return `read ${arg('path') || 'a file'}`;
+        return t`read ${arg('path') || t('a file')}`;
       case 'write_file':
-        return `wrote ${arg('path') || changed(span) || 'a file'}`;
+        return t`wrote ${arg('path') || changed(span) || t('a file')}`;
       case 'edit_file':
-        return `edited ${arg('path') || changed(span) || 'a file'}`;
+        return t`edited ${arg('path') || changed(span) || t('a file')}`;
       case 'list_directory':
-        return `listed ${arg('path') || '.'}`;
+        return t`listed ${arg('path') || '.'}`;
       case 'glob':
-        return `looked for files ${arg('pattern')}`.trim();
+        return t`looked for files ${arg('pattern')}`.trim();
       case 'grep':
-        return `searched for ${arg('pattern')}`.trim();
+        return t`searched for ${arg('pattern')}`.trim();
       case 'bash':
-        return arg('command') ? `ran \`${arg('command')}\`` : 'ran a command';
+        return arg('command') ? t`ran \`${arg('command')}\`` : t('ran a command');
       case 'web_fetch':
-        return `fetched ${arg('url')}`.trim();
+        return t`fetched ${arg('url')}`.trim();
       case 'web_search':
-        return `searched the web for ${arg('query')}`.trim();
+        return t`searched the web for ${arg('query')}`.trim();
       case 'task':
-        return `gave ${arg('agent') || 'a subagent'} a task${arg('task') ? `: ${arg('task')}` : ''}`;
+        return arg('task') ? t`gave ${arg('agent') || t('a subagent')} a task: ${arg('task')}` : t`gave ${arg('agent') || t('a subagent')} a task`;
       case 'task_complete':
-        return `finished${arg('summary') ? `: ${arg('summary')}` : ''}`;
+        return arg('summary') ? t`finished: ${arg('summary')}` : t('finished');
       case 'todo_write':
-        return 'updated the todo list';
+        return t('updated the todo list');
       case 'todo_read':
-        return 'read the todo list';
+        return t('read the todo list');
       case 'think':
-        return 'thought';
+        return t('thought');
       case 'request_approval':
-        return `asked you${arg('question') ? `: ${arg('question')}` : ''}`;
+        return arg('question') ? t`asked you: ${arg('question')}` : t('asked you');
       default:
-        return `used ${tool}`;
+        return t`used ${tool}`;
     }
   })();
-  return span.status === 'error' ? `${said} — failed` : span.status === 'cancelled' ? `${said} — cancelled` : said;
+  return span.status === 'error' ? t`${said} \u2014 failed` : span.status === 'cancelled' ? t`${said} \u2014 cancelled` : said;
 }
 
 function handoffText(span: SpanRecord): string {
@@ -144,23 +145,23 @@ function handoffText(span: SpanRecord): string {
   const to = text(a['handoff.to'] ?? a['crow.handoff.to']) || '?';
   switch (text(a['crow.handoff.purpose'])) {
     case 'review':
-      return `handed the work to ${to} for review`;
+      return t`handed the work to ${to} for review`;
     case 'feedback':
-      return `sent the feedback to ${to}`;
+      return t`sent the feedback to ${to}`;
     case 'summary_request':
-      return `asked ${to} for a summary`;
+      return t`asked ${to} for a summary`;
     case 'follow_up':
-      return `passed the follow-up to ${to}`;
+      return t`passed the follow-up to ${to}`;
     default:
-      return `handed over to ${to}`;
+      return t`handed over to ${to}`;
   }
 }
 
 function hookText(span: SpanRecord): string {
   const a = span.attributes;
-  const event = text(a['crow.hook.event']) || 'hook';
+  const event = text(a['crow.hook.event']) || t('hook');
   const decision = text(a['crow.hook.decision']);
-  return `${event} hook${decision ? `: ${decision}` : ''}`;
+  return decision ? t`${event} hook: ${decision}` : t`${event} hook`;
 }
 
 function changed(span: SpanRecord): string {

@@ -10,6 +10,7 @@ import { count, type Status } from './format';
 import type { Filter } from './model';
 import type { ExportFormat } from './protocol';
 import { el } from './element';
+import { t } from './l10n';
 
 /** How rows read: who did what ("story"), or OpenTelemetry span names ("spans"). */
 export type ViewMode = 'story' | 'spans';
@@ -32,9 +33,9 @@ export interface ToolbarHandlers {
 
 export class Toolbar {
   readonly element = el('header', 'toolbar');
-  private readonly agents = select('filter-agent', 'All', []);
-  private readonly kind = select('filter-kind', 'All', KINDS);
-  private readonly status = select('filter-status', 'Any', STATUSES);
+  private readonly agents = select('filter-agent', t('All'), []);
+  private readonly kind = select('filter-kind', t('All'), KINDS);
+  private readonly status = select('filter-status', t('Any'), STATUSES);
   private readonly search = document.createElement('input');
   private readonly counter = el('span', 'counter');
   private readonly progress = el('span', 'load-progress');
@@ -47,8 +48,8 @@ export class Toolbar {
   constructor(handlers: ToolbarHandlers) {
     this.search.type = 'search';
     this.search.id = 'search';
-    this.search.placeholder = 'Search';
-    this.search.setAttribute('aria-label', 'Search the rows');
+    this.search.placeholder = t('Search');
+    this.search.setAttribute('aria-label', t('Search the rows'));
     this.notice.id = 'notice';
     this.notice.setAttribute('role', 'status');
     this.agents.addEventListener('change', () => handlers.onFilter({ agent: this.agents.value }));
@@ -61,21 +62,21 @@ export class Toolbar {
     });
     for (const control of [this.agents, this.kind, this.status]) guardFilter(control, handlers);
     const menu = new ExportMenu([
-      { id: 'export', label: 'Export JSON…', run: () => handlers.onExport('json') },
-      { id: 'export-otlp', label: 'Export OTLP JSON…', run: () => handlers.onExport('otlp-json') },
-      { id: 'copy', label: 'Copy JSON', run: () => handlers.onCopy('json') },
-      { id: 'copy-otlp', label: 'Copy OTLP JSON', run: () => handlers.onCopy('otlp-json') },
+      { id: 'export', label: t('Export JSON\u2026'), run: () => handlers.onExport('json') },
+      { id: 'export-otlp', label: t('Export OTLP JSON\u2026'), run: () => handlers.onExport('otlp-json') },
+      { id: 'copy', label: t('Copy JSON'), run: () => handlers.onCopy('json') },
+      { id: 'copy-otlp', label: t('Copy OTLP JSON'), run: () => handlers.onCopy('otlp-json') },
     ]);
     this.modes.setAttribute('role', 'group');
-    this.modes.setAttribute('aria-label', 'Rows read as');
-    this.modes.append(button('view-story', 'Story', () => handlers.onMode('story')), button('view-spans', 'Spans', () => handlers.onMode('spans')));
+    this.modes.setAttribute('aria-label', t('Rows read as'));
+    this.modes.append(button('view-story', t('Story'), () => handlers.onMode('story')), button('view-spans', t('Spans'), () => handlers.onMode('spans')));
     this.progress.id = 'load-progress';
     this.progress.setAttribute('role', 'status');
     this.progress.hidden = true;
     this.progressBar.max = 1;
     this.progressBar.setAttribute('aria-hidden', 'true');
     this.progress.append(this.progressBar, this.progressText);
-    this.element.append(this.modes, labelled('Agent', this.agents), labelled('Kind', this.kind), labelled('Status', this.status), this.search, button('next-error', 'Next error', () => handlers.onNextError()), menu.element, this.counter, this.progress, this.notice);
+    this.element.append(this.modes, labelled(t('Agent'), this.agents), labelled(t('Kind'), this.kind), labelled(t('Status'), this.status), this.search, button('next-error', t('Next error'), () => handlers.onNextError()), menu.element, this.counter, this.progress, this.notice);
   }
 
   /** Marks which of Story | Spans is in force. */
@@ -89,7 +90,7 @@ export class Toolbar {
   }
 
   count(shown: number, total: number): void {
-    this.counter.textContent = `${count(shown)} of ${count(total)} spans`;
+    this.counter.textContent = t`${count(shown)} of ${count(total)} spans`;
   }
 
   /** How far a stored trace has loaded (`share` of its bytes); undefined once it has. */
@@ -97,7 +98,7 @@ export class Toolbar {
     this.progress.hidden = progress === undefined;
     if (!progress) return;
     this.progressBar.value = progress.share;
-    this.progressText.textContent = `Loading: ${count(progress.spans)} spans so far (${Math.floor(progress.share * 100)}%)`;
+    this.progressText.textContent = t`Loading: ${count(progress.spans)} spans so far (${Math.floor(progress.share * 100)}%)`;
   }
 
   /** A message about an export or copy, which fades after a while. */
@@ -113,7 +114,7 @@ export class Toolbar {
     const shown = [...this.agents.options].slice(1).map((item) => item.value);
     if (shown.join('\n') === agents.join('\n')) return;
     const current = this.agents.value;
-    this.agents.replaceChildren(option('', 'All'), ...agents.map((agent) => option(agent, agent)));
+    this.agents.replaceChildren(option('', t('All')), ...agents.map((agent) => option(agent, agent)));
     this.agents.value = current;
   }
 }
@@ -143,7 +144,7 @@ function labelled(name: string, control: HTMLSelectElement): HTMLLabelElement {
 function select(id: string, all: string, values: string[]): HTMLSelectElement {
   const element = document.createElement('select');
   element.id = id;
-  element.title = 'Space or Alt+↓ opens the list';
+  element.title = t('Space or Alt+\u2193 opens the list');
   element.append(option('', all), ...values.map((value) => option(value, value)));
   return element;
 }

@@ -25,6 +25,7 @@ import { parseStoredLines } from './stored-lines';
 import { Toolbar, type ViewMode } from './toolbar';
 import { treeMove } from './tree-keys';
 import { VirtualTree } from './virtual-tree';
+import { t } from './l10n';
 
 const TOTALLED: ReadonlySet<SpanKind> = new Set(['prompt', 'agent_turn', 'subagent']);
 /** How often running spans' bars and durations move on. */
@@ -79,7 +80,7 @@ export class Viewer {
     this.details.id = 'details';
     this.details.tabIndex = 0;
     this.details.setAttribute('role', 'region');
-    this.details.setAttribute('aria-label', 'Details of the selected row');
+    this.details.setAttribute('aria-label', t('Details of the selected row'));
     const main = el('main', 'layout');
     main.append(viewport, splitter(this.details), this.details);
     root.replaceChildren(this.toolbar.element, main);
@@ -161,8 +162,9 @@ export class Viewer {
     const waiting = this.waiting;
     this.waiting = undefined;
     const skipped = this.load.skipped;
-    if (error !== undefined) this.toolbar.tell(`${error}${waiting ? ` Nothing was ${waiting.action === 'export' ? 'exported' : 'copied'}.` : ''}`, true);
-    else if (skipped > 0) this.toolbar.tell(`Skipped ${count(skipped)} line${skipped === 1 ? '' : 's'} of the trace that held no span record.`, true);
+    const nothing = waiting === undefined ? '' : waiting.action === 'export' ? t('Nothing was exported.') : t('Nothing was copied.');
+    if (error !== undefined) this.toolbar.tell(nothing === '' ? error : `${error} ${nothing}`, true);
+    else if (skipped > 0) this.toolbar.tell(skipped === 1 ? t('Skipped 1 line of the trace that held no span record.') : t`Skipped ${count(skipped)} lines of the trace that held no span record.`, true);
     this.render();
     if (error !== undefined) return;
     if (waiting?.action === 'export') this.exportAs(waiting.format);
@@ -253,7 +255,7 @@ export class Viewer {
     const from = this.rows.findIndex((row) => row.span.spanId === this.selected);
     const order = [...this.rows.slice(from + 1), ...this.rows.slice(0, from + 1)];
     const next = order.find((row) => this.model.statusOf(row.span) === 'error');
-    if (!next) return this.toolbar.tell(this.model.loading ? `No errors in the spans loaded so far (${this.percentLoaded()}).` : 'No errors in the spans shown.');
+    if (!next) return this.toolbar.tell(this.model.loading ? t`No errors in the spans loaded so far (${this.percentLoaded()}).` : t('No errors in the spans shown.'));
     this.select(next.span.spanId);
     this.tree.reveal(this.rows.indexOf(next));
   }
@@ -273,8 +275,8 @@ export class Viewer {
   /** An export or copy of a part of the trace would pass for all of it: it waits (the latest ask wins). */
   private afterLoad(waiting: { action: 'export' | 'copy'; format: ExportFormat }): void {
     this.waiting = waiting;
-    const doing = waiting.action === 'export' ? 'Exporting' : 'Copying';
-    this.toolbar.tell(`${doing} once the whole trace has loaded (${this.percentLoaded()} so far)…`);
+    const percent = this.percentLoaded();
+    this.toolbar.tell(waiting.action === 'export' ? t`Exporting once the whole trace has loaded (${percent} so far)\u2026` : t`Copying once the whole trace has loaded (${percent} so far)\u2026`);
   }
 
   /** How much of the stored trace has loaded, from 0 to 1. */
@@ -299,7 +301,7 @@ export class Viewer {
     } catch (err) {
       if (!(err instanceof RangeError)) throw err;
       const command = format === 'json' ? '--json > trace.json' : '--otlp-json > trace.otlp.json';
-      this.toolbar.tell(`These ${count(spans.length)} spans are too much text to export from the viewer: run crow trace SESSION ${command} instead.`, true);
+      this.toolbar.tell(t`These ${count(spans.length)} spans are too much text to export from the viewer: run crow trace SESSION ${command} instead.`, true);
       return undefined;
     }
   }

@@ -11,6 +11,7 @@ import type { SpanRecord } from '../../src/telemetry/span';
 import type { Row, Totals } from './model';
 import { storyLabel, storyLine, WHOLE } from './story';
 import type { ViewMode } from './toolbar';
+import { t } from './l10n';
 
 export const ROW_HEIGHT = 22;
 const OVERSCAN = 10;
@@ -44,7 +45,7 @@ export class VirtualTree {
   constructor(private readonly viewport: HTMLElement, handlers: TreeHandlers) {
     this.spacer = el('div', 'spacer');
     this.spacer.setAttribute('role', 'tree');
-    this.spacer.setAttribute('aria-label', 'Spans of the session');
+    this.spacer.setAttribute('aria-label', t('Spans of the session'));
     this.spacer.id = 'tree';
     viewport.append(this.spacer);
     viewport.addEventListener('keydown', (event) => {
@@ -122,7 +123,7 @@ function rowElement(view: TreeView, row: Row, index: number): HTMLElement {
   const toggle = el('span', row.hasChildren ? 'toggle' : 'toggle-space');
   toggle.textContent = row.hasChildren ? (view.collapsed.has(span.spanId) ? '▸' : '▾') : '';
   toggle.setAttribute('aria-hidden', 'true');
-  const took = span.end !== undefined ? duration(span.end - span.start) : status === 'running' ? `running ${duration(view.now - span.start)}` : status;
+  const took = span.end !== undefined ? duration(span.end - span.start) : status === 'running' ? t`running ${duration(view.now - span.start)}` : status;
   const story = view.mode === 'story';
   const label = story ? storyLabel(span) : { actor: span.agent ? `[${span.agent}${span.role ? `/${span.role}` : ''}]` : '', text: span.name };
   const details = span.kind === 'prompt' ? totalsLine(view.totals(span.spanId)) : story ? storySummary(span) : summary(span);
@@ -147,13 +148,13 @@ function storySummary(span: SpanRecord): string {
 
 function totalsLine(totals: Totals): string {
   const parts = [
-    `${count(totals.llmCalls)} LLM`,
-    `${count(totals.toolCalls)} tools`,
-    `${count(totals.inputTokens)} in / ${count(totals.outputTokens)} out`,
+    t`${count(totals.llmCalls)} LLM`,
+    t`${count(totals.toolCalls)} tools`,
+    t`${count(totals.inputTokens)} in / ${count(totals.outputTokens)} out`,
   ];
   // No price known for any call: say nothing rather than "$0".
   if (totals.pricedCalls > 0) parts.push(cost(totals.costUsd));
-  if (totals.errors > 0) parts.push(`${count(totals.errors)} error${totals.errors === 1 ? '' : 's'}`);
+  if (totals.errors > 0) parts.push(totals.errors === 1 ? t('1 error') : t`${count(totals.errors)} errors`);
   return parts.join(' · ');
 }
 

@@ -90,5 +90,7 @@ function showReport(
     localResourceRoots: [],
   });
   const nonce = randomBytes(16).toString('base64');
-  panel.webview.html = engine.htmlReport(results, agents, { ...report, script: engine.reportScript(), nonce });
+  // In the display language: the page's headings through t, its script's words from the bundle it carries.
+  const l10n = vscode.l10n.bundle;
+  panel.webview.html = engine.htmlReport(results, agents, { ...report, script: engine.reportScript(), nonce, t, ...(l10n !== undefined ? { l10n } : {}) });
 }

@@ -26,7 +26,7 @@ export interface WebviewPageAssets {
   bodyClass?: string;
   /**
    * The translations of the display language (vscode.l10n.bundle), put in the
-   * page as data the webview reads before it draws (webview/chat/l10n.ts);
+   * page as data the webview reads before it draws (webview/shared/page-l10n.ts);
    * none: English.
    */
   l10n?: Record<string, string>;

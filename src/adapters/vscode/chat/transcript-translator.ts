@@ -151,7 +151,7 @@ export class TranscriptTranslator {
             kind: event.kind,
             title: event.summary.trim(),
             argumentsText: argumentsText(event.arguments),
-            words: callWords(event.tool, event.arguments, event.summary.trim()),
+            words: callWords(event.tool, event.arguments, event.summary.trim(), t),
           },
         ];
       case 'tool_progress':
@@ -233,7 +233,7 @@ export function toolProgress(event: Extract<AgentEvent, { type: 'tool_progress' 
 export function toolEnd(callId: string, result: Pick<ToolResult, 'status' | 'output' | 'error' | 'metadata'>, durationMs: number, tool = ''): TranscriptEvent {
   const unified = result.metadata.diff;
   const path = unified !== undefined ? diffPath(unified) : undefined;
-  const outcome = callOutcome(tool, result);
+  const outcome = callOutcome(tool, result, t);
   const denied = deniedBy(result);
   return {
     type: 'tool_end',

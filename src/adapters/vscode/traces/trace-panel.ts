@@ -158,6 +158,7 @@ function pageHtml(webview: vscode.Webview, assets: vscode.Uri): string {
     scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(assets, 'viewer.js')).toString(),
     styleUri: webview.asWebviewUri(vscode.Uri.joinPath(assets, 'viewer.css')).toString(),
     nonce: randomBytes(16).toString('base64'),
+    ...(vscode.l10n.bundle !== undefined ? { l10n: vscode.l10n.bundle } : {}),
   });
 }
 

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import * as l10n from '@vscode/l10n';
-import { adapterSources, BUNDLE, bundleText, CHAT_WEBVIEW, extract, parse, where } from '../../../../scripts/l10n-strings';
+import { adapterSources, BUNDLE, bundleText, CHAT_WEBVIEW, EVAL_REPORT, extract, parse, SHARED_WORDING, TRACE_VIEWER, where } from '../../../../scripts/l10n-strings';
 import { welcomeText } from '../../../../src/adapters/vscode/chat/transcript-translator';
 import { policyFromConfig } from '../../../../src/config/permission-config';
 
@@ -81,6 +81,46 @@ describe('the extension speaks through translatable strings', () => {
       assert.deepEqual(adapterSources(CHAT_WEBVIEW).flatMap(undrawn), []);
     });
 
+    it('no text the trace viewer draws (toolbar, rows, story, details, notices, labels) bypasses t()', () => {
+      // http-transport.ts runs only in a browser on crow trace --serve, which never has a bundle: its notices stay English.
+      const files = adapterSources(TRACE_VIEWER).filter((file) => !file.endsWith('http-transport.ts'));
+      assert.deepEqual(files.flatMap((file) => traceUndrawn(parse(file))), []);
+    });
+
+    it("no word the eval report shows in VS Code (its page's headings and notes, its script's tables, charts and lines) bypasses t()", () => {
+      assert.deepEqual(adapterSources(EVAL_REPORT).flatMap((file) => traceUndrawn(parse(file), EVAL_DRAWING)), []);
+      const source = readFileSync(join(ROOT, 'src', 'eval', 'eval-report.ts'), 'utf8');
+      const page = source.slice(source.indexOf('export function htmlReport'), source.indexOf('export function reportScript'));
+      // Text between tags in the page's HTML: every word comes as ${text(t('…'))}.
+      assert.deepEqual([...page.matchAll(/>([^<>${}`\n]*\p{L}[^<>${}`\n]*)</gu)].map((match) => match[1]), []);
+    });
+
+    it("no word of a tool card's head (doing, done, ask, target, outcome) bypasses t() in the shared tool-story.ts", () => {
+      assert.deepEqual(SHARED_WORDING.flatMap((file) => toolUnworded(parse(file))), []);
+    });
+
+    it('the trace viewer and tool-word scans find a literal that bypasses t(), and pass one that does not', () => {
+      // Named story.ts: the story's returns are words too.
+      const scan = (code: string): ts.SourceFile => ts.createSourceFile('story.ts', code, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+      const viewer = traceUndrawn(scan(`
+        this.toolbar.tell(\`Skipped \${n} lines\`, true);
+        panel.replaceChildren(paragraph('Select a span.'));
+        const fields: Field[] = [['duration', took], [t('name'), span.name]];
+        const figures = [['gen_ai.usage.input_tokens', (figure) => t\`\${figure} in\`]];
+        menu.items = [{ id: 'copy', label: 'Copy JSON' }, { id: 'x', label: t('Copy OTLP JSON') }];
+        function said(): string { return arg('command') ? \`ran \${arg('command')}\` : t('ran a command'); }
+        parts.push(\`exit \${code}\`, t\`ttft \${ms}\`);
+        if (kind === 'llm_call') element.className = 'row';
+        return { actor: 'you', text: t('asked') };
+      `)).map((found) => found.replace(/^[^:]+:\d+: /, ''));
+      assert.deepEqual(viewer, ['Skipped ', ' lines', 'Select a span.', 'duration', 'Copy JSON', 'ran ', 'exit ', 'you']);
+      const tools = toolUnworded(scan(`
+        const verbs = { read_file: { doing: 'Reading', done: t('Read'), ask: t('read') } };
+        function callOutcome(): string | undefined { if (x === 'grep') return files === 0 ? 'no matches' : t('{0} files', files); return undefined; }
+      `)).map((found) => found.replace(/^[^:]+:\d+: /, ''));
+      assert.deepEqual(tools, ['Reading', 'no matches']);
+    });
+
     it('the scan finds a literal that bypasses t(), and passes one that does not', () => {
       const found = untranslatedIn(`
         vscode.window.showInformationMessage('Crow: nothing to do.');
@@ -114,6 +154,8 @@ describe('the extension speaks through translatable strings', () => {
 const SHOWING_CALLS = new Set(['showInformationMessage', 'showWarningMessage', 'showErrorMessage', 'showQuickPick', 'createQuickPick', 'showInputBox', 'withProgress', 'setStatusBarMessage', 'showSaveDialog', 'showOpenDialog']);
 /** Options of those calls that are no words: where a file goes, which extensions a dialog filters on, what a click runs. */
 const NOT_SHOWN = new Set(['defaultUri', 'filters', 'command', 'arguments']);
+/** Calls whose string arguments are keys into data (the trace viewer's story and details). */
+const KEY_CALLS = new Set(['arg', 'num', 'number']);
 /** Properties a person reads wherever they are set (status bar items, tree items, code lenses). */
 const SHOWING_PROPERTIES = new Set(['tooltip', 'text', 'name']);
 
@@ -148,6 +190,8 @@ function literalsOutsideT(source: ts.SourceFile, calls: string[] = []): { node: 
     // A property's name is no text; comparisons and lookups (`=== 'json'`) are not shown.
     if (ts.isPropertyAssignment(node)) return NOT_SHOWN.has(node.name.getText()) ? undefined : collect(node.initializer);
     if (ts.isBinaryExpression(node) && [ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken].includes(node.operatorToken.kind)) return;
+    // arg('path'), num(span, 'crow.cost_usd'): a key picks a value, it is not shown.
+    if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && KEY_CALLS.has(node.expression.text)) return node.arguments.forEach((argument) => ts.isStringLiteral(argument) || collect(argument));
     if (ts.isElementAccessExpression(node) || (ts.isCallExpression(node) && !isShowing(node) && ts.isPropertyAccessExpression(node.expression) && ['join', 'split', 'replace', 'test', 'padStart'].includes(node.expression.name.text))) return;
     ts.forEachChild(node, collect);
   };
@@ -205,6 +249,69 @@ function undrawn(file: string): string[] {
   };
   visit(source);
   return found;
+}
+
+/**
+ * The trace viewer's sinks for words (webview/trace-viewer/): its helpers
+ * and which argument is text, the toolbar's notices (`tell`), the details'
+ * [label, value] fields, menu items' and story labels' text, a row's
+ * summary parts, and every string story.ts returns (the story's wording);
+ * plus the attributes and properties the chat's scan reads.
+ */
+const TRACE_DRAWING: Record<string, number> = { paragraph: 0, table: 0, button: 1, labelled: 0, select: 1, option: 1, tell: 0 };
+/** The eval report script's helper: table(into, titles, rows). */
+const EVAL_DRAWING: Record<string, number> = { table: 1 };
+const TRACE_TEXT_PROPERTIES = new Set(['label', 'text', 'actor']);
+
+function traceUndrawn(source: ts.SourceFile, drawing = TRACE_DRAWING): string[] {
+  const found: string[] = [];
+  const check = (node: ts.Node | undefined): void => {
+    if (node) found.push(...literalsIn(source, node));
+  };
+  const story = source.fileName.endsWith('story.ts');
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node)) {
+      const name = ts.isIdentifier(node.expression) ? node.expression.text : ts.isPropertyAccessExpression(node.expression) ? node.expression.name.text : '';
+      if (name in drawing) check(node.arguments[drawing[name]!]);
+      if (name === 'push' && ts.isPropertyAccessExpression(node.expression) && /parts$/.test(node.expression.expression.getText(source))) node.arguments.forEach(check);
+      const [attribute, value] = node.arguments;
+      if (name === 'setAttribute' && attribute && ts.isStringLiteral(attribute) && SHOWN_ATTRIBUTES.has(attribute.text)) check(value);
+    } else if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(node.left) && SHOWN_PROPERTIES.has(node.left.name.text)) {
+      check(node.right);
+    } else if (ts.isPropertyAssignment(node) && ts.isIdentifier(node.name) && TRACE_TEXT_PROPERTIES.has(node.name.text)) {
+      check(node.initializer);
+    } else if (ts.isArrayLiteralExpression(node) && node.elements.length >= 2 && ts.isStringLiteral(node.elements[0]!) && ts.isArrayLiteralExpression(node.parent)) {
+      // A row of labelled values ([label, value], a table row): the label is shown (an attribute's key, gen_ai.usage.input_tokens, is not).
+      if (!/^[\w-]+(\.[\w-]+)+$/.test(node.elements[0].text)) check(node.elements[0]);
+    } else if (story && ts.isReturnStatement(node) && node.expression && !ts.isObjectLiteralExpression(node.expression)) {
+      check(node.expression);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/** tool-story.ts: the verbs (doing, done, ask, target) and what callOutcome and folder return. */
+function toolUnworded(source: ts.SourceFile): string[] {
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isPropertyAssignment(node) && ts.isIdentifier(node.name) && ['doing', 'done', 'ask', 'target'].includes(node.name.text)) {
+      found.push(...literalsIn(source, node.initializer));
+    } else if (ts.isReturnStatement(node) && node.expression) {
+      const fn = ts.findAncestor(node, ts.isFunctionDeclaration);
+      if (fn?.name && ['callOutcome', 'folder'].includes(fn.name.text)) found.push(...literalsIn(source, node.expression));
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/** The word-bearing literals of `node` outside t(), as file:line: text. */
+function literalsIn(source: ts.SourceFile, node: ts.Node): string[] {
+  const wrapped = ts.createSourceFile('x.ts', `show(${node.getText(source)})`, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  return literalsOutsideT(wrapped, ['show']).map((literal) => `${where(source, node)}: ${literal.text}`);
 }
 
 function isShowing(node: ts.CallExpression): boolean {

@@ -4,6 +4,8 @@ import type { ToolResult } from '../../../../src/tools/tool';
 import { callOutcome, callWords, deniedBy } from '../../../../src/vocabulary/tool-story';
 import { TranscriptTranslator } from '../../../../src/adapters/vscode/chat/transcript-translator';
 import { applyPromptText } from '../../../../src/host/apply-code';
+import * as l10n from '@vscode/l10n';
+import { toolEnd } from '../../../../src/adapters/vscode/chat/transcript-translator';
 
 function result(extra: Record<string, unknown>, fields: Partial<ToolResult> = {}): ToolResult {
   return { status: 'success', output: '', metadata: { filesModified: [], durationMs: 5, extra }, ...fields };
@@ -43,6 +45,28 @@ describe('what a tool call did, in plain words', () => {
     assert.equal(callOutcome('list_directory', result({ entries: 12 })), '12 entries');
     assert.equal(callOutcome('bash', result({ exitCode: 0 })), undefined);
     assert.equal(callOutcome('grep', result({ files: 3 }, { status: 'error' })), undefined, 'a failure has no outcome');
+  });
+
+  it("in VS Code the card's words follow the display language's bundle; without one (and in the CLI, which passes no t) they are English", () => {
+    const cardOf = (): { head: string; outcome: string | undefined } => {
+      const [shown] = new TranscriptTranslator().handle(start('g', 'grep', { pattern: 'foo' }, '/foo/'));
+      assert.equal(shown?.type, 'tool_start');
+      const words = shown?.type === 'tool_start' ? shown.words : undefined;
+      const end = toolEnd('g', result({ files: 3 }), 1, 'grep');
+      return { head: `${words?.done} ${words?.target}`, outcome: end.type === 'tool_end' ? end.outcome : undefined };
+    };
+    const english = cardOf();
+    try {
+      // Keys as l10n/bundle.l10n.json has them (scripts/l10n-export.ts reads tool-story.ts's t('…')).
+      l10n.config({ contents: { 'Searched for': 'Gesucht nach', '{0} files': '{0} Dateien' } });
+      assert.deepEqual(cardOf(), { head: 'Gesucht nach "foo"', outcome: '3 Dateien' });
+      assert.equal(callWords('grep', { pattern: 'foo' }, '/foo/').done, 'Searched for', "the CLI's words (no t) stay English while VS Code's bundle is loaded");
+      assert.equal(callOutcome('grep', result({ files: 3 })), '3 files');
+    } finally {
+      l10n.config({ contents: {} });
+    }
+    assert.deepEqual(english, { head: 'Searched for "foo"', outcome: '3 files' });
+    assert.deepEqual(cardOf(), english);
   });
 
   it('tells who refused a call: the person or the settings', () => {
