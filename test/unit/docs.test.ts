@@ -98,6 +98,8 @@ describe('the docs match the repository', () => {
         // A pattern or a placeholder (`agents/acp/NAME.md`) is not a path; nor is a protocol name (`prompts/list_changed`).
         if (!NAMED_ROOTS.test(path) || /[*{}<>$]|\.\.\.|\b(NAME|ID|N)\b/.test(path)) continue;
         if (!path.endsWith('/') && !path.split('/').at(-1)!.includes('.')) continue;
+        // What the tests write (screenshots, reports): made by a run, ignored by git.
+        if (path.startsWith('test/artifacts/')) continue;
         if (!existsSync(join(ROOT, path))) missing.push(`${relative(ROOT, file)}: ${path}`);
       }
     }
