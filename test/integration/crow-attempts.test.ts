@@ -85,6 +85,8 @@ describe('crow run --attempts: parallel attempts in git worktrees, judged, appli
   it('applies nothing without a terminal or --apply-best, and says how to pick one', async () => {
     const run = await runCrow(['run', '--attempts', '2', '--provider', 'anthropic', 'Make greet.js say hello'], env, repo);
     assert.equal(run.code, 0, run.stderr);
+    // Without --concurrency, as many at once as the provider takes subagents: a server on loopback, one.
+    assert.match(run.stderr, /Running 2 attempts of the default agent, 1 at a time/);
     assert.match(run.stderr, /Nothing applied: pick an attempt on a terminal, or pass --apply-best/);
     assert.equal(readFileSync(join(repo, 'greet.js'), 'utf8'), ORIGINAL);
   });
@@ -112,9 +114,10 @@ describe('crow run --attempts: parallel attempts in git worktrees, judged, appli
   it("shares the folder's [limits] among the attempts and the judge, so together they stay within them", async () => {
     // Each attempt reads about 3,300 tokens per model call: 20,000 in all lets each of 3 attempts and the judge 5,000, one call.
     mkdirSync(join(home, 'config', 'crow-agent'), { recursive: true });
-    writeFileSync(join(home, 'config', 'crow-agent', 'config.toml'), '[limits]\nmax_tokens_per_prompt = 20000\n');
-    const run = await runCrow(['run', '--attempts', '3', '--concurrency', '3', '--provider', 'anthropic', 'Make greet.js say hello'], env, repo);
+    writeFileSync(join(home, 'config', 'crow-agent', 'config.toml'), '[limits]\nmax_tokens_per_prompt = 20000\n\n[limits.concurrency]\nanthropic = 3\n');
+    const run = await runCrow(['run', '--attempts', '3', '--provider', 'anthropic', 'Make greet.js say hello'], env, repo);
     assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /Running 3 attempts of the default agent, 3 at a time/, "[limits] concurrency decides how many at once");
     for (const n of [1, 2, 3]) assert.match(run.stderr, new RegExp(`attempt ${n}: stopped by a limit, 1 file changed`));
   });
 

@@ -17,6 +17,7 @@
 import { lstatSync, readFileSync, realpathSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import type { AgentContext, ContentBlock, PlanEntry, PermissionOption, RequestPermissionResponse, SessionConfigOption, StopReason, ToolCallContent } from '@agentclientprotocol/sdk';
+import { providerConcurrency } from '../../agents/provider-queue';
 import type { Limits } from '../../config/settings';
 import type { AgentEvent } from '../../engine/events';
 import type { CompositionRole } from '../../agents/role-models';
@@ -33,7 +34,7 @@ import { attemptsOption } from './attempts-option';
 import { requestErrors } from './request-errors';
 import type { UpdateSink } from './update-sink';
 
-/** Attempts a prompt may ask for through ACP, and how many run at once (the CLI's default). */
+/** Attempts a prompt may ask for through ACP, and how many run at once when the folder has no settings to say. */
 export const MAX_ACP_ATTEMPTS = 4;
 const CONCURRENCY = 2;
 /** Files of the best attempt shown as diffs in the permission request, and the largest file shown. */
@@ -154,7 +155,10 @@ export async function answerWithAttempts(door: AttemptsDoor, prompt: string, cou
   const plan = new AttemptsPlan(count, sink);
   const root = host.session.cwd;
   const share = shares(door, count);
-  say(`Running ${count} attempts of ${host.session.agentName}, ${Math.min(CONCURRENCY, count)} at a time, each in its own git worktree…\n\n`);
+  const settings = door.catalog.settings?.();
+  // As many at once as the provider takes subagents at once ([limits] concurrency).
+  const concurrency = settings ? providerConcurrency(settings, settings.provider) : CONCURRENCY;
+  say(`Running ${count} attempts of ${host.session.agentName}, ${Math.min(concurrency, count)} at a time, each in its own git worktree…\n\n`);
   const counted = (event: AgentEvent): void => void host.meter.observe(event);
   host.meter.startPrompt();
   let result: AttemptsResult;
@@ -164,7 +168,7 @@ export async function answerWithAttempts(door: AttemptsDoor, prompt: string, cou
       env: door.env,
       prompt,
       count,
-      concurrency: CONCURRENCY,
+      concurrency,
       signal,
       openAttempt: (tree) => openAttempt(door, tree, share),
       openJudge: () => openJudge(door, share),

@@ -7,6 +7,7 @@
  * (writes there need no asking; commands follow the folder's rules: run in
  * the sandbox, or asked, which nobody can answer here, so refused).
  */
+import { providerConcurrency } from '../../agents/provider-queue';
 import { resolveSettings } from '../../config/provider-config';
 import type { Limits } from '../../config/settings';
 import { applyAttemptProgram, applyAttemptText } from '../../attempts/apply-attempt';
@@ -24,7 +25,8 @@ export const DEFAULT_JUDGE = 'judge-attempts';
 
 export interface AttemptsChoices {
   count: number;
-  concurrency: number;
+  /** At most this many at once; undefined: the default provider's [limits] concurrency (providerConcurrency). */
+  concurrency?: number;
   check?: string;
   judge?: string;
   applyBest: boolean;
@@ -35,11 +37,13 @@ export interface AttemptsChoices {
 /** Runs the attempts and applies one; the exit code. `run` holds the choices every session shares (folder, agent, models, limits). */
 export async function runWithAttempts(prompt: string, run: RunChoices, choices: AttemptsChoices, io: CliIO, signal: AbortSignal): Promise<number> {
   // The folder's [limits] with the flags over them (an untrusted project may only lower them), shared out.
-  const configured = resolveSettings(run.root, run.overrides, io.env).limits ?? {};
-  const share = perAttempt({ ...configured, ...run.limits }, choices.count);
+  const settings = resolveSettings(run.root, run.overrides, io.env);
+  const share = perAttempt({ ...settings.limits, ...run.limits }, choices.count);
+  // As many at once as the provider takes subagents at once ([limits] concurrency), unless --concurrency says.
+  const concurrency = choices.concurrency ?? providerConcurrency(settings, settings.provider);
   const print = (line: string): void => void io.stderr.write(`${line}\n`);
   const json = (line: object): void => void io.stdout.write(`${JSON.stringify(line)}\n`);
-  if (!choices.json) print(`Running ${choices.count} attempts of ${run.agent ?? 'the default agent'}, ${Math.min(choices.concurrency, choices.count)} at a time, each in its own git worktree…`);
+  if (!choices.json) print(`Running ${choices.count} attempts of ${run.agent ?? 'the default agent'}, ${Math.min(concurrency, choices.count)} at a time, each in its own git worktree…`);
   let result: AttemptsResult;
   try {
     result = await runAttempts({
@@ -47,7 +51,7 @@ export async function runWithAttempts(prompt: string, run: RunChoices, choices: 
       env: io.env,
       prompt,
       count: choices.count,
-      concurrency: choices.concurrency,
+      concurrency,
       ...(choices.check !== undefined ? { check: choices.check } : {}),
       signal,
       openAttempt: (tree) => openRunSession({ ...withoutId(run), root: tree, allow: withWrite(run.allow), limits: share, undo: false, interactive: false, session: undefined }, io),

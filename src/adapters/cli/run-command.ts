@@ -59,7 +59,8 @@ Options:
                        when it ends (exit 0 passes); failed ones rank last
   --judge AGENT        with --attempts: the agent that ranks them (default
                        judge-attempts)
-  --concurrency K      with --attempts: at most K running at once (default 2)
+  --concurrency K      with --attempts: at most K running at once (default: the
+                       provider's [limits] concurrency, as for subagents)
   --apply-best         with --attempts: apply the best without asking, if it
                        finished and passed its check
   --keep-worktrees     with --attempts: keep the worktrees to look at
@@ -85,9 +86,8 @@ usage or configuration, 3 stopped by a limit, 130 cancelled (Ctrl-C), 143
 stopped by SIGTERM, 129 by SIGHUP; each signal first stops the commands the
 agent runs, and a second one quits at once.`;
 
-/** Attempts in one run at most, and running at once when --concurrency says nothing. */
+/** Attempts in one run at most. */
 const MAX_ATTEMPTS = 8;
-const DEFAULT_ATTEMPT_CONCURRENCY = 2;
 
 const EXIT_CODES: Record<RunStatus, number> = {
   completed: 0,
@@ -264,7 +264,7 @@ function attemptChoices(values: {
   if (values.check !== undefined && values.check.trim() === '') throw new UsageError('--check needs a command, e.g. --check "npm test".');
   return {
     count,
-    concurrency: positiveInteger('--concurrency', values.concurrency, DEFAULT_ATTEMPT_CONCURRENCY),
+    ...(values.concurrency !== undefined ? { concurrency: positiveInteger('--concurrency', values.concurrency) } : {}),
     ...(values.check !== undefined ? { check: values.check } : {}),
     ...(values.judge !== undefined ? { judge: values.judge } : {}),
     applyBest: values['apply-best'] === true,
