@@ -147,8 +147,9 @@ export class ChatController {
   /** The view goes away with the window: a running prompt ends as interrupted, to be offered for resuming when the view opens again. */
   async dispose(): Promise<void> {
     this.unwatchModels?.();
-    await this.attempts.close();
-    await this.chat?.close({ interrupted: true });
+    // The prompt's close starts before anything is awaited: on a window reload the extension host may end before a
+    // promise settles, and only what ran synchronously (stopping the running command) is sure to have happened.
+    await Promise.all([this.chat?.close({ interrupted: true }), this.attempts.close()]);
   }
 
   /** Offers the models VS Code offers now, once the view has a session to show them in. */
