@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { attemptSessions } from '../../src/adapters/vscode/chat/attempt-sessions';
 import { ChatController } from '../../src/adapters/vscode/chat/chat-controller';
 import { FakeLlmServer } from '../../testkit/fake-llm-server';
 import type { AttemptsCardView, HostMessage, TranscriptEvent } from '../../webview/chat/protocol';
@@ -216,5 +217,16 @@ describe('VS Code chat: a prompt run as parallel attempts, compared on one card,
     await below.handle({ type: 'pick_attempts', count: 1 });
     assert.equal(posted.filter((message) => message.type === 'busy').at(-1)?.type === 'busy' && (posted.filter((message) => message.type === 'busy').at(-1) as { busy: boolean }).busy, false);
     await below.dispose();
+  });
+  it("runs as many attempts at once as the provider's [limits] concurrency allows, as the CLI and ACP do", async () => {
+    const env = isolatedEnv(home, { ANTHROPIC_API_KEY: 'sk-ant-test-attempts' });
+    const settings: Record<string, unknown> = { provider: 'anthropic', baseUrls: { anthropic: server.anthropicBaseUrl } };
+    const host = folderChatHost(repo, env, (key) => settings[key]);
+    const chat = { session: { agentName: 'build', models: {}, thoughtLevel: undefined }, id: 'chat' } as unknown as Parameters<typeof attemptSessions>[0]['chat'];
+    // A server on loopback is one of your own: one at a time, unless [limits] concurrency says more.
+    assert.equal((await attemptSessions({ host, chat, count: 3 })).concurrency, 1);
+    mkdirSync(join(home, 'config', 'crow-agent'), { recursive: true });
+    writeFileSync(join(home, 'config', 'crow-agent', 'config.toml'), '[limits.concurrency]\nanthropic = 3\n');
+    assert.equal((await attemptSessions({ host, chat, count: 3 })).concurrency, 3);
   });
 });

@@ -12,6 +12,7 @@
  * goes away). Each session's share of the prompt limits keeps all of them
  * together within the limits of one prompt.
  */
+import { providerConcurrency } from '../../../agents/provider-queue';
 import { JUDGE_AGENT } from '../../../attempts/judge';
 import { shareLimits } from '../../../attempts/share-limits';
 import { LIMIT_KEYS } from '../../../host/budget';
@@ -31,6 +32,8 @@ export interface AttemptSessionSource {
 }
 
 export interface AttemptSessions {
+  /** Attempts at once: as many as the provider takes subagents at once (`[limits] concurrency`), as in the CLI and ACP. */
+  concurrency: number;
   openAttempt(root: string, n: number): Promise<HostSession>;
   openJudge(): Promise<HostSession>;
 }
@@ -40,7 +43,8 @@ export async function attemptSessions(source: AttemptSessionSource): Promise<Att
   const env = await host.env();
   const configuration = host.configuration();
   const trusted = host.trusted?.();
-  const limits = shareLimits(settingsFor(host.root, configuration, env, trusted ?? false).limits ?? {}, count);
+  const settings = settingsFor(host.root, configuration, env, trusted ?? false);
+  const limits = shareLimits(settings.limits ?? {}, count);
   const options = (root: string, forced: HostSessionOptions['forced']): HostSessionOptions => ({
     catalog: async () =>
       openFolder({
@@ -70,6 +74,7 @@ export async function attemptSessions(source: AttemptSessionSource): Promise<Att
     return session;
   };
   return {
+    concurrency: providerConcurrency(settings, settings.provider),
     openAttempt: async (root, n) => {
       const session = under(await HostSession.create(options(root, { write: 'allow' }), { agent }), `attempt-${n}`);
       for (const [role, model] of Object.entries(models)) if (model) await session.setModel(role as CompositionRole, model).catch(() => undefined);

@@ -25,9 +25,6 @@ import { attemptSessions } from './attempt-sessions';
 import type { ChatHost, ChatSession, PromptObserver } from './chat-session';
 import { patchDiffs } from './patch-diffs';
 
-/** Attempts running at once: the CLI's default (two cores are common, and so are rate limits). */
-const CONCURRENCY = 2;
-
 export interface AttemptsParts {
   host: ChatHost;
   post: (message: HostMessage) => void;
@@ -120,7 +117,7 @@ export class ChatAttempts {
         env: await this.parts.host.env(),
         prompt,
         count,
-        concurrency: CONCURRENCY,
+        concurrency: sessions.concurrency,
         signal: run.abort.signal,
         openAttempt: (root, n) => sessions.openAttempt(root, n),
         openJudge: () => sessions.openJudge(),
