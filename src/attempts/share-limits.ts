@@ -2,8 +2,8 @@
  * Each session's share of one prompt's limits when a prompt runs as N
  * attempts and a judge: all of them together stay within what the folder
  * (or the door) allows one prompt. The session's cost limit stays each
- * session's. A door with limits of its own to share (the chat's settings)
- * calls this; the CLI shares its flags the same way (perAttempt).
+ * session's. Every door calls this: the CLI (flags over [limits]), ACP and
+ * the chat (the folder's settings).
  */
 import type { Limits } from '../config/settings';
 

@@ -18,6 +18,7 @@ import { lstatSync, readFileSync, realpathSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import type { AgentContext, ContentBlock, PlanEntry, PermissionOption, RequestPermissionResponse, SessionConfigOption, StopReason, ToolCallContent } from '@agentclientprotocol/sdk';
 import { providerConcurrency } from '../../agents/provider-queue';
+import { shareLimits } from '../../attempts/share-limits';
 import type { Limits } from '../../config/settings';
 import type { AgentEvent } from '../../engine/events';
 import type { CompositionRole } from '../../agents/role-models';
@@ -326,12 +327,12 @@ function openJudge(door: AttemptsDoor, limits: Limits): Promise<HostSession> {
  */
 function shares(door: AttemptsDoor, count: number): Limits {
   const limits: Limits = { ...door.catalog.settings?.().limits };
-  const parts = count + 1;
   const spent = door.host.meter.session.costUsd ?? 0;
+  const { maxCostPerSession, ...prompt } = limits;
+  // The prompt's limits shared as every door shares them; what the session may still spend, shared too.
   return {
-    ...(limits.maxCostPerPrompt !== undefined ? { maxCostPerPrompt: limits.maxCostPerPrompt / parts } : {}),
-    ...(limits.maxTokensPerPrompt !== undefined ? { maxTokensPerPrompt: Math.max(1, Math.floor(limits.maxTokensPerPrompt / parts)) } : {}),
-    ...(limits.maxCostPerSession !== undefined ? { maxCostPerSession: Math.max(0, limits.maxCostPerSession - spent) / parts } : {}),
+    ...shareLimits(prompt, count),
+    ...(maxCostPerSession !== undefined ? { maxCostPerSession: Math.max(0, maxCostPerSession - spent) / (count + 1) } : {}),
   };
 }
 

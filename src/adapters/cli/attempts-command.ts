@@ -9,10 +9,10 @@
  */
 import { providerConcurrency } from '../../agents/provider-queue';
 import { resolveSettings } from '../../config/provider-config';
-import type { Limits } from '../../config/settings';
 import { applyAttemptProgram, applyAttemptText } from '../../attempts/apply-attempt';
 import { AttemptsError } from '../../attempts/attempt-trees';
 import { finished } from '../../attempts/judge';
+import { shareLimits } from '../../attempts/share-limits';
 import { type AttemptOutcome, type AttemptsProgress, type AttemptsResult, runAttempts } from '../../attempts/best-of';
 import { errorText } from '../../vocabulary/text';
 import type { HostSession } from '../../host/host-session';
@@ -38,7 +38,7 @@ export interface AttemptsChoices {
 export async function runWithAttempts(prompt: string, run: RunChoices, choices: AttemptsChoices, io: CliIO, signal: AbortSignal): Promise<number> {
   // The folder's [limits] with the flags over them (an untrusted project may only lower them), shared out.
   const settings = resolveSettings(run.root, run.overrides, io.env);
-  const share = perAttempt({ ...settings.limits, ...run.limits }, choices.count);
+  const share = shareLimits({ ...settings.limits, ...run.limits }, choices.count);
   // As many at once as the provider takes subagents at once ([limits] concurrency), unless --concurrency says.
   const concurrency = choices.concurrency ?? providerConcurrency(settings, settings.provider);
   const print = (line: string): void => void io.stderr.write(`${line}\n`);
@@ -149,20 +149,6 @@ function withoutId(run: RunChoices): RunChoices {
 function withWrite(allow: string | undefined): string {
   if (allow === undefined || allow.trim() === '') return 'write';
   return allow.split(',').map((part) => part.trim()).includes('all') ? allow : `${allow},write`;
-}
-
-/**
- * Each attempt's share of the prompt's limits, so that all of them
- * together (the judge's share too) stay within what the flags or
- * [limits] allow a prompt. The session's cost limit is each session's.
- */
-export function perAttempt(limits: Limits, count: number): Limits {
-  const parts = count + 1;
-  return {
-    ...limits,
-    ...(limits.maxCostPerPrompt !== undefined ? { maxCostPerPrompt: limits.maxCostPerPrompt / parts } : {}),
-    ...(limits.maxTokensPerPrompt !== undefined ? { maxTokensPerPrompt: Math.max(1, Math.floor(limits.maxTokensPerPrompt / parts)) } : {}),
-  };
 }
 
 function withoutPatch(attempt: AttemptOutcome): Omit<AttemptOutcome, 'changes'> & { files: AttemptOutcome['changes']['files'] } {
