@@ -11,7 +11,7 @@ import { providerConcurrency } from '../../agents/provider-queue';
 import { resolveSettings } from '../../config/provider-config';
 import { applyAttemptProgram, applyAttemptText } from '../../attempts/apply-attempt';
 import { AttemptsError } from '../../attempts/attempt-trees';
-import { finished } from '../../attempts/judge';
+import { finished, JUDGE_AGENT } from '../../attempts/judge';
 import { shareLimits } from '../../attempts/share-limits';
 import { type AttemptOutcome, type AttemptsProgress, type AttemptsResult, runAttempts } from '../../attempts/best-of';
 import { errorText } from '../../vocabulary/text';
@@ -20,8 +20,6 @@ import { type CliIO, UsageError } from './cli-io';
 import { openRunSession, type RunChoices } from './run-setup';
 import { attemptsTable, progressLine } from './attempts-lines';
 
-/** The agent that judges when --judge names none. */
-export const DEFAULT_JUDGE = 'judge-attempts';
 
 export interface AttemptsChoices {
   count: number;
@@ -55,7 +53,7 @@ export async function runWithAttempts(prompt: string, run: RunChoices, choices: 
       ...(choices.check !== undefined ? { check: choices.check } : {}),
       signal,
       openAttempt: (tree) => openRunSession({ ...withoutId(run), root: tree, allow: withWrite(run.allow), limits: share, undo: false, interactive: false, session: undefined }, io),
-      openJudge: () => openRunSession({ ...withoutId(run), agent: choices.judge ?? DEFAULT_JUDGE, allow: undefined, limits: share, undo: false, interactive: false, session: undefined }, io),
+      openJudge: () => openRunSession({ ...withoutId(run), agent: choices.judge ?? JUDGE_AGENT, allow: undefined, limits: share, undo: false, interactive: false, session: undefined }, io),
       progress: (event: AttemptsProgress) => {
         if (choices.json) {
           if (event.type !== 'attempt_event') json(event);

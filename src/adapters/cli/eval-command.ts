@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pickableAgents } from '../../agents/assemble';
+import { JUDGE_AGENT } from '../../attempts/judge';
 import { AgentRegistry } from '../../config/agent-registry';
 import { didYouMean } from '../../vocabulary/did-you-mean';
 import { dataHome } from '../../config/paths';
@@ -103,8 +104,6 @@ same command again to resume).`;
 const DEFAULT_AGENTS = ['build', 'build-verified', 'pair'];
 /** As for crow run --attempts. */
 const MAX_ATTEMPTS = 8;
-/** The agent that ranks attempts when --judge names none (as crow run --attempts). */
-const DEFAULT_JUDGE = 'judge-attempts';
 
 export async function evalCommand(argv: string[], io: CliIO): Promise<number> {
   const subcommands = (): typeof import('./eval-subcommands') => require('./eval-subcommands') as typeof import('./eval-subcommands');
@@ -212,8 +211,8 @@ function attemptsChoice(values: { attempts?: string; judge?: string }, others: {
   if (count < 2 || count > MAX_ATTEMPTS) throw new UsageError(`--attempts must be from 2 to ${MAX_ATTEMPTS}, got ${count}: one attempt is the single run it is compared with.`);
   if (others.shard) throw new UsageError('--attempts does not go with --shard: run the comparison in one place (crow eval k8s and crow eval merge do not carry attempts).');
   if (others.container) throw new UsageError('--attempts runs each attempt in a git worktree of a local copy, which a container backend does not have: use --backend local (the default).');
-  const judge = values.judge ?? DEFAULT_JUDGE;
-  if (judge.trim() === '') throw new UsageError(`--judge needs an agent, e.g. --judge ${DEFAULT_JUDGE}.`);
+  const judge = values.judge ?? JUDGE_AGENT;
+  if (judge.trim() === '') throw new UsageError(`--judge needs an agent, e.g. --judge ${JUDGE_AGENT}.`);
   checkJudge(judge, io);
   if (childProcess().spawnSync('git', ['--version'], { stdio: 'ignore', env: withoutSecrets(io.env) }).status !== 0) {
     throw new UsageError('--attempts needs git on PATH: each task copy becomes a repository whose worktrees hold the attempts. Install git, then run again.');
