@@ -40,9 +40,9 @@ async function backgroundRuns(context: UiContext, timeoutMs: number): Promise<vo
     if (!(await list.evaluate((element) => (element as HTMLDetailsElement).open))) await list.locator('summary').click({ timeout: timeoutMs });
     const running = list.locator('.background-run[data-state="running"]', { hasText: PROMPT });
     await running.waitFor({ state: 'visible', timeout: timeoutMs });
-    // The chat is free meanwhile: Send, not Queue.
-    const send = (await chat.locator('#send').innerText({ timeout: timeoutMs })).trim();
-    if (send !== 'Send') throw new HarnessError(`while the background run runs, the chat's button reads ${JSON.stringify(send)}, not Send`);
+    // The chat is free meanwhile: not busy (Send, not Queue).
+    const busy = await chat.locator('.composer').getAttribute('data-busy', { timeout: timeoutMs });
+    if (busy !== 'false') throw new HarnessError(`while the background run runs, the chat is busy (${JSON.stringify(busy)})`);
     await context.page.screenshot({ path: join(ARTIFACTS_DIR, 'ui-background-running.png') });
 
     release();

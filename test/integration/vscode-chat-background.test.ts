@@ -89,6 +89,7 @@ describe('VS Code chat: background runs, listed with the CLI\'s, stopped and ope
     release();
     const finished = await waitFor(() => latest().find((run) => run.id === running.id && run.state === 'finished'));
     assert.equal(finished.openable, true);
+    assert.equal(finished.here, true, 'still this window\'s once ended');
     assert.ok(finished.endedAt !== undefined);
     assert.deepEqual(JSON.parse(readFileSync(join(folder, 'background-end.json'), 'utf8')).exitCode, 0);
 

@@ -49,6 +49,8 @@ const REREAD_MS = 2_000;
 
 export class ChatBackground {
   private readonly own = new Map<string, OwnRun>();
+  /** Every run this window started, ended ones too (they are "here", not another window's). */
+  private readonly startedHere = new Set<string>();
   private watcher: FSWatcher | undefined;
   private timer: ReturnType<typeof setInterval> | undefined;
   private closed = false;
@@ -68,6 +70,7 @@ export class ChatBackground {
     writeRecord(host.dataHome, { id: chat.id, pid: process.pid, cwd: host.root, prompt: text, startedAt: Date.now(), door: 'vscode', ...(pidStart !== undefined ? { pidStart } : {}) });
     const done = this.follow(chat, text);
     this.own.set(chat.id, { chat, done });
+    this.startedHere.add(chat.id);
     this.watch();
     this.announce();
     this.parts.show(notice('info', t('Running in the background: the Background runs list shows it, and opens it once it ends.')));
@@ -193,9 +196,10 @@ export class ChatBackground {
 
   private view(state: BackgroundState): BackgroundRunView {
     const { record } = state;
-    const here = this.own.has(record.id);
+    const live = this.own.has(record.id);
+    const here = live || this.startedHere.has(record.id);
     const door = record.door ?? 'cli';
-    const shown = here ? 'running' : stateWord(state);
+    const shown = live ? 'running' : stateWord(state);
     return {
       id: record.id,
       prompt: record.prompt,
@@ -206,7 +210,7 @@ export class ChatBackground {
       here,
       ...(record.attempts !== undefined ? { attempts: record.attempts } : {}),
       openable: shown !== 'running' && this.parts.host.store.has(record.id),
-      stoppable: shown === 'running' && (here || door === 'cli'),
+      stoppable: shown === 'running' && (live || door === 'cli'),
     };
   }
 
