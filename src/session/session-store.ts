@@ -18,6 +18,8 @@ import { countEndedSpan, emptyTotals, type SessionTotals, storedTotals } from '.
 import { acquireSessionLock, checkSessionFree, liveOwner } from './session-lock';
 import { SessionWrites } from './session-writes';
 import { MetaFiles, type SessionMeta } from './meta-file';
+import { attemptsMeter } from './attempt-costs';
+import type { Meter } from '../vocabulary/meter';
 
 export interface SessionStoreOptions {
   /** Folder of crow's data; sessions go to `<dataHome>/sessions/<id>/`. Default: dataHome(). */
@@ -223,6 +225,11 @@ export class SessionStore {
     totals.traceBytes = tail.size;
     this.known.set(id, totals);
     return totals;
+  }
+
+  /** What the parallel attempts session `id` ran, and their judges, cost (their sessions are stored apart, see attempt-costs.ts). */
+  attemptsMeter(id: string): Meter {
+    return attemptsMeter(this, id);
   }
 
   /** The append-only file of span start and end records, for following a running session. */

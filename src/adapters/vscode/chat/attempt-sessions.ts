@@ -15,6 +15,7 @@
 import { providerConcurrency } from '../../../agents/provider-queue';
 import { JUDGE_AGENT } from '../../../attempts/judge';
 import { shareLimits } from '../../../attempts/share-limits';
+import { attemptCallId, JUDGE_CALL_ID } from '../../../session/attempt-costs';
 import { LIMIT_KEYS } from '../../../host/budget';
 import { openFolder } from '../../../host/folder';
 import { HostSession, type HostSessionOptions } from '../../../host/host-session';
@@ -76,11 +77,11 @@ export async function attemptSessions(source: AttemptSessionSource): Promise<Att
   return {
     concurrency: providerConcurrency(settings, settings.provider),
     openAttempt: async (root, n) => {
-      const session = under(await HostSession.create(options(root, { write: 'allow' }), { agent }), `attempt-${n}`);
+      const session = under(await HostSession.create(options(root, { write: 'allow' }), { agent }), attemptCallId(n));
       for (const [role, model] of Object.entries(models)) if (model) await session.setModel(role as CompositionRole, model).catch(() => undefined);
       if (thinking !== undefined) session.setThoughtLevel(thinking);
       return session;
     },
-    openJudge: async () => under(await HostSession.create(options(host.root, undefined), { agent: JUDGE_AGENT }), 'attempts-judge'),
+    openJudge: async () => under(await HostSession.create(options(host.root, undefined), { agent: JUDGE_AGENT }), JUDGE_CALL_ID),
   };
 }
