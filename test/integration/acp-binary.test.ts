@@ -10,6 +10,7 @@ import { FakeLlmServer } from '../../testkit/fake-llm-server';
 import { TestClient, type TestClientOptions } from '../support/acp-client';
 import { isolatedEnv } from '../support/isolated-env';
 import { skipBecause } from '../support/skip-reasons';
+import { assertPromptly } from '../support/promptly';
 
 const CROW = resolve(__dirname, '../../dist/crow.js');
 
@@ -128,7 +129,7 @@ describe('crow acp (the bundled binary)', function () {
     assert.equal(client.permissionRequests.length, 1);
   });
 
-  it('cancels mid-stream: cancelled within 200 ms, then the next prompt ends normally', async () => {
+  it('cancels mid-stream: cancelled at once, then the next prompt ends normally', async () => {
     server.enqueue(
       'anthropic',
       { blocks: [{ type: 'text', text: 'A long answer that stalls...' }], fault: { kind: 'stall_after', events: 5 } },
@@ -140,7 +141,7 @@ describe('crow acp (the bundled binary)', function () {
     const cancelledAt = Date.now();
     await client.cancel(id);
     assert.equal((await pending).stopReason, 'cancelled');
-    assert.ok(Date.now() - cancelledAt < 200, `answered ${Date.now() - cancelledAt} ms after the cancel`);
+    assertPromptly(cancelledAt, 'answered the cancel');
     const before = client.notifications.length;
     assert.equal((await client.prompt(id, 'Continue')).stopReason, 'end_turn');
     const after = client.notifications.slice(before).map((n) => n.update);

@@ -11,6 +11,7 @@ import { SessionStore } from '../../src/session/session-store';
 import { TestCatalog, testCommands } from '../support/acp-catalog';
 import { memoryStreams, TestClient, type TestClientOptions } from '../support/acp-client';
 import { ALLOW_ALL } from '../unit/tools/temp-workspace';
+import { assertPromptly } from '../support/promptly';
 
 const quiet: AcpLogger = { log: () => undefined, close: async () => undefined };
 
@@ -235,11 +236,11 @@ describe('ACP server in memory', () => {
     const cancelledAt = Date.now();
     await client.cancel(waiting);
     assert.equal((await pending).stopReason, 'cancelled');
-    assert.ok(Date.now() - cancelledAt < 200, `answered ${Date.now() - cancelledAt} ms after the cancel`);
+    assertPromptly(cancelledAt, 'answered the cancel');
     assert.equal(existsSync(join(root, 'never.txt')), false);
   });
 
-  it('cancels mid-stream within 200 ms; the next prompt ends its own turn', async () => {
+  it('cancels mid-stream at once; the next prompt ends its own turn', async () => {
     const provider = new ScriptedProvider([{ text: 'This answer never ends', hangAfterDeltas: true }, { text: 'Fresh answer.' }]);
     const client = await connect(new TestCatalog({ providers: { m: provider } }));
     const id = await session(client);
@@ -248,7 +249,7 @@ describe('ACP server in memory', () => {
     const cancelledAt = Date.now();
     await client.cancel(id);
     assert.equal((await pending).stopReason, 'cancelled');
-    assert.ok(Date.now() - cancelledAt < 200, `answered ${Date.now() - cancelledAt} ms after the cancel`);
+    assertPromptly(cancelledAt, 'answered the cancel');
 
     const before = client.notifications.length;
     assert.equal((await client.prompt(id, 'Again')).stopReason, 'end_turn');
