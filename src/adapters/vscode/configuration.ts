@@ -5,6 +5,7 @@
  * set leaves config.toml in charge. API keys are never settings: they live in
  * SecretStorage (see secrets.ts).
  */
+import { CONFIG_KEYS, type ConfigKey, NAMED, rowOf } from '../../config/config-keys';
 import { formatProblem } from '../../config/config-problems';
 import { definedOnly, resolveSettings } from '../../config/provider-config';
 import { ConfigError, type Settings } from '../../config/settings';
@@ -73,14 +74,7 @@ export const VSCODE_PROVIDER = 'vscode';
  * what it may reach. Every other `crow.*` setting can widen what Crow does
  * and is in package.json's restrictedConfigurations (a test keeps it so).
  */
-export const UNRESTRICTED_SETTINGS: readonly string[] = [
-  'crow.model',
-  'crow.primary.model',
-  'crow.reviewer.model',
-  'crow.defaultAgent',
-  'crow.maxIterations',
-  'crow.compaction',
-];
+export const UNRESTRICTED_SETTINGS: readonly string[] = CONFIG_KEYS.flatMap((row: ConfigKey) => (row.vscode && row.trust.kind === 'any' ? [`crow.${row.vscode.name}`] : []));
 
 /** Reads one setting's explicitly set value (`crow.` omitted), undefined when nobody set it. */
 export type SettingLookup = (key: string) => unknown;
@@ -151,21 +145,19 @@ export function readConfiguration(lookup: SettingLookup): CrowConfiguration {
   };
 }
 
-/** The setting a settings-document field came from, for error messages. */
-const SETTING_OF_FIELD: [RegExp, string][] = [
-  [/^permissions\.allow_commands/, 'crow.permissions.allowCommands'],
-  [/^permissions\.(\w+)/, 'crow.permissions.$1'],
-  [/^mcp_servers\.?/, 'crow.mcpServers.'],
-  [/^mcp\.import/, 'crow.mcp.import'],
-  [/^telemetry\.otlp_endpoint/, 'crow.telemetry.otlpEndpoint'],
-  [/^default_agent/, 'crow.defaultAgent'],
-  [/^max_iterations/, 'crow.maxIterations'],
-  [/^sandbox/, 'crow.sandbox'],
-  [/^limits\.max_cost_per_prompt/, 'crow.limits.maxCostPerPrompt'],
-  [/^limits\.max_cost_per_session/, 'crow.limits.maxCostPerSession'],
-  [/^limits\.max_tokens_per_prompt/, 'crow.limits.maxTokensPerPrompt'],
-  [/^compaction/, 'crow.compaction'],
-];
+/** The VS Code setting a settings-document field came from (`crow.permissions.allowCommands` for permissions.allow_commands), for error messages. */
+function settingName(field: string): string {
+  const parts = field.split('.');
+  for (let length = parts.length; length > 0; length--) {
+    const row = rowOf(parts.slice(0, length));
+    // A table's shorthand (sandbox) is set by its shorthand field's setting.
+    const setting = row?.vscode ?? (row?.shorthand !== undefined ? rowOf([...parts.slice(0, length), row.shorthand])?.vscode : undefined);
+    // A table of named things is one setting: the name stays in the path (crow.mcpServers.db.command).
+    const depth = row ? row.key.split('.').length - (row.key.endsWith(`.${NAMED}`) ? 1 : 0) : 0;
+    if (setting) return [`crow.${setting.name}`, ...parts.slice(depth)].join('.');
+  }
+  return field;
+}
 
 /**
  * The engine's settings for a workspace: config.toml (user, then project:
@@ -242,11 +234,6 @@ function vscodeProvider(models: readonly VscodeModelInfo[]): Record<string, unkn
     ...(models[0] ? { default_model: models[0].id } : {}),
     models: Object.fromEntries(models.map((model) => [model.id, { ...(model.maxInputTokens >= 1 ? { context_window: Math.floor(model.maxInputTokens) } : {}), vision: model.vision, tools: true }])),
   };
-}
-
-function settingName(field: string): string {
-  for (const [pattern, setting] of SETTING_OF_FIELD) if (pattern.test(field)) return field.replace(pattern, setting);
-  return field;
 }
 
 /** The models and providers the settings choose per role, for assembling a composition. */
