@@ -39,6 +39,8 @@ const FILES = [
   'commands/',
   'prompts/',
   'eval/tasks/',
+  // The JSON Schema of config.toml, for TOML editors (#:schema node_modules/crow-agent/schemas/config.schema.json).
+  'schemas/config.schema.json',
 ];
 
 /** Files the binary cannot start without. */

@@ -88,10 +88,26 @@ export function documentText(data: Record<string, unknown>): string {
   return `${stringify(data)}\n`;
 }
 
+/**
+ * A document as the text that replaces the file at `path`: documentText,
+ * after the file's `#:schema` line when its first line is one (the JSON
+ * Schema a TOML editor checks it with; other comments are not kept).
+ */
+export function replacementText(path: string, data: Record<string, unknown>): string {
+  let first = '';
+  try {
+    first = readFileSync(path, 'utf8').replace(/^\uFEFF/, '').split('\n', 1)[0]!.trimEnd();
+  } catch {
+    // No file yet: nothing to keep.
+  }
+  return `${first.startsWith('#:schema ') ? `${first}\n` : ''}${documentText(data)}`;
+}
+
 /** Writes a document as TOML, creating the folder (the user's own file: a project's is written confined, by the caller). */
 export function writeDocument(path: string, data: Record<string, unknown>): void {
+  const text = replacementText(path, data);
   mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, documentText(data));
+  writeFileSync(path, text);
 }
 
 /** Later documents win field by field; tables merge, arrays and values replace. */

@@ -18,7 +18,7 @@ import {
   SettingsFileSchema,
   type SettingsDocument,
   validateDocument,
-  documentText,
+  replacementText,
   writeDocument,
 } from '../../config/settings-file';
 import { parseKeyPath, parseValue, withValueAt } from '../../config/settings-keys';
@@ -152,7 +152,7 @@ async function setSetting(file: string, key: string, text: string, io: CliIO, co
     return 2;
   }
   // A project's file is written without following a link out of the project: one there was planted, not chosen.
-  if (context.project) await new ConfinedFolder(context.root, 'inside').writeFile(file, documentText(updated));
+  if (context.project) await new ConfinedFolder(context.root, 'inside').writeFile(file, replacementText(file, updated));
   else writeDocument(file, updated);
   io.stdout.write(`${joinPath(path)} = ${printable(value)} (in ${file})\n`);
   return 0;

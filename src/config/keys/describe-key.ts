@@ -6,7 +6,7 @@
 import * as z from 'zod';
 import type { ConfigKey, TrustRule } from './key-types';
 
-type JsonSchema = { type?: string; enum?: unknown[]; anyOf?: JsonSchema[]; oneOf?: JsonSchema[]; items?: JsonSchema; format?: string; minimum?: number; maximum?: number; additionalProperties?: unknown; const?: unknown };
+type JsonSchema = { type?: string; enum?: unknown[]; anyOf?: JsonSchema[]; oneOf?: JsonSchema[]; items?: JsonSchema; format?: string; minimum?: number; exclusiveMinimum?: number; maximum?: number; additionalProperties?: unknown; const?: unknown };
 
 /** The kind of value a schema takes: `allow | ask | deny`, `integer ≥ 1`, `list of text`, `table`. */
 export function valueText(schema: z.ZodType): string {
@@ -22,7 +22,7 @@ function kindOf(json: JsonSchema): string {
       return json.format === 'uri' ? 'URL' : 'text';
     case 'integer':
     case 'number': {
-      const bounds = [json.minimum !== undefined ? `≥ ${json.minimum}` : '', json.maximum !== undefined && json.maximum < Number.MAX_SAFE_INTEGER ? `≤ ${json.maximum}` : ''].filter(Boolean);
+      const bounds = [json.minimum !== undefined ? `≥ ${json.minimum}` : json.exclusiveMinimum !== undefined ? `> ${json.exclusiveMinimum}` : '', json.maximum !== undefined && json.maximum < Number.MAX_SAFE_INTEGER ? `≤ ${json.maximum}` : ''].filter(Boolean);
       return [json.type, ...bounds].join(' ');
     }
     case 'boolean':

@@ -32,7 +32,8 @@ export const DomainSchema = onFirstUse(() =>
   z
     .string()
     .regex(
-      /^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i,
+      // Without the i flag, which a JSON Schema pattern cannot carry: the JSON Schema of config.toml checks the same.
+      /^(\*\.)?[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/,
       'a host name such as registry.npmjs.org, or *.example.com for every subdomain (no scheme, port or path)',
     )
     .transform((name) => name.toLowerCase()),
