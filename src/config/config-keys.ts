@@ -21,8 +21,9 @@ export type { ConfigKey, TrustRule } from './keys/key-types';
 /** Every row, in the order the settings editor and the reference show them. */
 export const CONFIG_KEYS = [...MODEL_KEYS, ...SAFETY_KEYS, ...INTEGRATION_KEYS] as const;
 
-type Row = (typeof CONFIG_KEYS)[number];
-type FileRow = Exclude<Row, { file: false }>;
+/** A row with its literal types (its key, its VS Code setting's name and type). */
+export type ConfigRow = (typeof CONFIG_KEYS)[number];
+type FileRow = Exclude<ConfigRow, { file: false }>;
 
 /** The rows of config.toml (VS Code-only settings left out). */
 export const FILE_KEYS: readonly ConfigKey[] = CONFIG_KEYS.filter((row: ConfigKey) => row.file !== false);

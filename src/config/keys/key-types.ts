@@ -45,6 +45,10 @@ export interface VscodeSetting {
   description: string;
   /** Further JSON Schema the editor checks (minimum, items, additionalProperties, uniqueItems). */
   extra?: Record<string, unknown>;
+  /** Whether it wins over the environment too, as a command-line flag does (provider, model); otherwise it is set over the project's config.toml. */
+  override?: true;
+  /** Whether an empty list set here is a choice (no command runs unasked) rather than "not set". */
+  keepEmpty?: true;
 }
 
 /** A value of an enumeration: the one-line help the settings editor and the docs show, and a label where the value alone reads badly. */

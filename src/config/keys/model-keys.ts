@@ -23,6 +23,7 @@ export const MODEL_KEYS = [
       name: 'provider',
       type: 'string',
       default: '',
+      override: true,
       description:
         "Where Crow's models come from: `anthropic`, `openai` (also any OpenAI-compatible server, with its address in **Base Urls**), `vscode` (a model you already have in VS Code, such as Copilot's: set **Model** to `vendor/id`, e.g. `copilot/gpt-4o`), or a provider you defined for Crow. Empty: `anthropic`, unless Crow's own config file names another. The Crow chat view's set-up fills this in for you.",
     },
@@ -34,7 +35,7 @@ export const MODEL_KEYS = [
     defaultText: "the provider's default_model",
     trust: ANY,
     env: 'CROW_MODEL',
-    vscode: { name: 'model', type: 'string', default: '', description: "Default model. Empty: the provider's default model." },
+    vscode: { name: 'model', type: 'string', default: '', override: true, description: "Default model. Empty: the provider's default model." },
   },
   {
     key: 'baseUrls',

@@ -21,7 +21,7 @@ const RULE_TRUST: TrustRule = {
   widens: (value, line, field) => `${field} = ${quote(value)}: ${field} without asking (you have ${quote(line)})`,
 };
 
-function rule<C extends PermissionCategory>(category: C, help: string, defaultText?: string): ConfigKey & { key: `permissions.${C}`; schema: typeof RuleSchema } {
+function rule<C extends PermissionCategory>(category: C, help: string, defaultText?: string): ConfigKey & { key: `permissions.${C}`; schema: typeof RuleSchema; vscode: { name: `permissions.${C}`; type: 'string' } } {
   return {
     key: `permissions.${category}` as const,
     help,
@@ -30,7 +30,7 @@ function rule<C extends PermissionCategory>(category: C, help: string, defaultTe
     ...(defaultText !== undefined ? { defaultText } : {}),
     trust: RULE_TRUST,
     values: RULE_VALUES,
-    vscode: { name: `permissions.${category}`, type: 'string', default: DEFAULT_POLICY.rules[category], description: help },
+    vscode: { name: `permissions.${category}` as const, type: 'string' as const, default: DEFAULT_POLICY.rules[category], description: help },
   };
 }
 
@@ -60,6 +60,7 @@ export const SAFETY_KEYS = [
       name: 'permissions.allowCommands',
       type: 'array',
       default: [],
+      keepEmpty: true,
       extra: { items: { type: 'string' } },
       description:
         'Commands that run without asking, as word prefixes, e.g. `npm test`, `git status`. A command line runs unasked only if every command in it (chained, piped or inside `$(…)`) starts with one of them; `eval`, `sh -c`, `xargs`, `env CMD`, file redirections and the like always ask.',
