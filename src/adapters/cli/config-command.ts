@@ -40,8 +40,9 @@ project's (.crow/config.toml, which wins).
 Commands:
   get KEY          print the value in force (stdout) and where it comes from
                    (stderr): environment (CROW_PROVIDER, CROW_MODEL,
-                   CROW_SANDBOX, *_BASE_URL), project file, user file or
-                   default; a flag such as crow run --model wins for its run
+                   CROW_SANDBOX, *_BASE_URL: explain names a key's), project
+                   file, user file or default; a flag such as crow run
+                   --model wins for its run
   set KEY VALUE    change a setting in the user's file (--project: the project's);
                    the file is checked before it is written, comments are not kept
   list             every key, with one line of help
