@@ -113,6 +113,7 @@ describe('the JSON Schema of config.toml', () => {
       { compaction: '' },
       { mcp_servers: { db: { command: 'x', timeout: 3 } } },
       { hooks: [{ event: 'stop' }] },
+      { hooks: [{ event: 'PreToolUse', command: 'npm test' }] },
     ];
     for (const data of bad) {
       assert.equal(SettingsFileSchema().safeParse(data).success, false, `the loader refuses ${JSON.stringify(data)}`);
