@@ -61,6 +61,10 @@ describe('crow config list and explain', function () {
     const misspelt = await crow('config', 'explain', 'sandbox.mod');
     assert.notEqual(misspelt.code, 0);
     assert.match(misspelt.stderr, /Unknown setting "sandbox\.mod"\. Did you mean "sandbox\.mode"\? crow config list shows the keys\./);
+    const malformed = await crow('config', 'explain', 'permissions."write');
+    assert.equal(malformed.code, 2);
+    assert.match(malformed.stderr, /is not a settings key: use names joined by dots/);
+    assert.equal(malformed.stdout, '');
     const extra = await crow('config', 'list', 'permissions');
     assert.notEqual(extra.code, 0);
     assert.match(extra.stderr, /Usage: crow config list/);
