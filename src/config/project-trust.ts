@@ -5,8 +5,10 @@
  * starts a process, or changes where requests, keys and traces go is a
  * widening. An untrusted project keeps only the parts that cannot widen.
  *
- * The rule is an allow-list: a top-level key this file does not know is a
- * widening, so a setting added later is safe until someone decides it is not.
+ * Each key's rule is its trust class in the configuration table
+ * (config-keys.ts); the check below applies the classes, and judges the
+ * tables of named things (providers, MCP servers) field by field. It is an
+ * allow-list: a key the table does not know is a widening.
  */
 import { createHash } from 'node:crypto';
 import { type ConfigKey, fieldName, rowsUnder, type SettingsDocument, type TrustRule } from './config-keys';
