@@ -39,6 +39,8 @@ const FILES = [
   'commands/',
   'prompts/',
   'eval/tasks/',
+  // The JSON Schema of config.toml, for TOML editors (#:schema node_modules/crow-agent/schemas/config.schema.json).
+  'schemas/config.schema.json',
 ];
 
 /** Files the binary cannot start without. */
@@ -105,7 +107,7 @@ function main(): void {
   const staging = mkdtempSync(join(tmpdir(), 'crow-npm-'));
   try {
     run('Building the crow binary for production', process.execPath, ['esbuild.mjs', '--production', '--cli', '--out', join(staging, 'dist')], ROOT);
-    for (const folder of ['agents', 'commands', 'prompts', join('eval', 'tasks')]) cpSync(join(ROOT, folder), join(staging, folder), { recursive: true });
+    for (const folder of ['agents', 'commands', 'prompts', join('eval', 'tasks'), 'schemas']) cpSync(join(ROOT, folder), join(staging, folder), { recursive: true });
     for (const file of ['README.md', 'LICENSE']) cpSync(join(ROOT, file), join(staging, file));
     writeFileSync(join(staging, 'package.json'), `${JSON.stringify(npmManifest(root, { ...ripgrepBinaries(), ...keychainBinding() }), null, 2)}\n`);
     mkdirSync(out, { recursive: true });

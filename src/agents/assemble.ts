@@ -1,4 +1,5 @@
 import type { BaseAgentDefinition } from '../config/agent-definitions';
+import { DEFAULT_AGENT } from '../config/keys/defaults';
 import type { AgentRegistry } from '../config/agent-registry';
 import { didYouMean } from '../vocabulary/did-you-mean';
 import type { PromptRegistry } from '../config/prompts';
@@ -11,7 +12,7 @@ import { ACPAgent } from './acp-agent';
 import { baseAgentFromDefinition, type AgentEnvironment } from './definition-agent';
 
 /** The ACP agent front doors pick when neither the user nor the settings (default_agent) name one. */
-export const DEFAULT_AGENT = 'build';
+export { DEFAULT_AGENT } from '../config/keys/defaults';
 
 /**
  * The ACP agents a person can pick; compositions led by a subagent (task-pair) are for the task tool, and one

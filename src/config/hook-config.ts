@@ -24,7 +24,9 @@ const EventSchema = onFirstUse(() =>
         : `unknown hook event "${value}": use one of ${HOOK_EVENTS.join(', ')}.`,
     });
     return z.NEVER;
-  }),
+  })
+    // What the JSON Schema of config.toml offers a TOML editor: the events, as the check above takes them.
+    .meta({ enum: [...HOOK_EVENTS] }),
 );
 
 /** One `[[hooks]]` table of config.toml. */

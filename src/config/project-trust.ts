@@ -5,12 +5,14 @@
  * starts a process, or changes where requests, keys and traces go is a
  * widening. An untrusted project keeps only the parts that cannot widen.
  *
- * The rule is an allow-list: a top-level key this file does not know is a
- * widening, so a setting added later is safe until someone decides it is not.
+ * Each key's rule is its trust class in the configuration table
+ * (config-keys.ts); the check below applies the classes, and judges the
+ * tables of named things (providers, MCP servers) field by field. It is an
+ * allow-list: a key the table does not know is a widening.
  */
 import { createHash } from 'node:crypto';
-import { hookText } from './hook-settings';
-import { DEFAULT_SANDBOX_PORTS, DEFAULT_SANDBOX_TMP_SIZE_MB, DEFAULT_UNDO_TRACK_TIMEOUT_MS, type SettingsDocument } from './settings-file';
+import { type ConfigKey, fieldName, rowsUnder, type SettingsDocument, type TrustRule } from './config-keys';
+import { canonical, quote } from './keys/quote';
 
 /** One thing a project asks for that only a trusted folder gets. */
 export interface Widening {
@@ -31,28 +33,9 @@ export interface Widening {
 type Table = Record<string, unknown>;
 
 const RANK: Record<string, number> = { allow: 0, ask: 1, deny: 2 };
-/** Rules every category has when no file sets one (DEFAULT_POLICY). */
-const DEFAULT_RULES: Record<string, string> = { read: 'allow', write: 'ask', execute: 'ask', network: 'ask' };
-const SANDBOX_RANK: Record<string, number> = { off: 0, auto: 1, required: 2 };
 
-/** Keys a project may set freely: they change how the agent works, not what it may reach. */
-export const HARMLESS_KEYS: ReadonlySet<string> = new Set([
-  'model',
-  'default_agent',
-  'max_iterations',
-  'doom_loop_threshold',
-  'max_retries',
-  'idle_timeout_ms',
-  'max_output_tokens',
-  'thinking_budget',
-  'images',
-  // Which composition implements tasks, and whether a git branch is made for a feature.
-  'speckit',
-  // Compacting less only costs the project's own sessions their context.
-  'compaction',
-  // How many subagents run at once.
-  'subagents',
-]);
+/** Keys a project may set freely (the table's trust class `any`): they change how the agent works, not what it may reach. */
+export const HARMLESS_KEYS: ReadonlySet<string> = new Set(rowsUnder('').filter((row) => row.trust.kind === 'any').map(fieldName));
 
 /**
  * Provider fields that change where requests and keys go: the address, the
@@ -89,155 +72,76 @@ export function judgeProjectSettings(
   file: string,
 ): { widenings: Widening[]; restricted: SettingsDocument } {
   const widenings: Widening[] = [];
-  const restricted: Table = {};
   const widen = (setting: string, text: string, value?: unknown): void => void widenings.push({ file, setting, text, ...(value !== undefined ? { value } : {}) });
-  for (const [key, value] of Object.entries(project as Table)) {
-    if (value === undefined) continue;
-    if (HARMLESS_KEYS.has(key)) {
-      restricted[key] = value;
-      continue;
-    }
-    switch (key) {
-      case 'provider':
-        if (value === baseline.provider) restricted[key] = value;
-        else widen('provider', `provider = ${quote(value)}: sends every request to that provider`);
-        break;
-      case 'base_url':
-        widen('base_url', `base_url = ${quote(value)}: sends requests, and the API key, to that address`);
-        break;
-      case 'api_key_env':
-        widen('api_key_env', `api_key_env = ${quote(value)}: sends the value of that variable as the API key`);
-        break;
-      case 'permissions':
-        restricted.permissions = judgePermissions(value as Table, (baseline.permissions ?? {}) as Table, widen);
-        break;
-      case 'providers':
-        restricted.providers = judgeProviders(value as Table, (baseline.providers ?? {}) as Table, widen);
-        break;
-      case 'mcp_servers':
-        restricted.mcp_servers = judgeMcpServers(value as Table, (baseline.mcp_servers ?? {}) as Table, widen);
-        break;
-      case 'sandbox': {
-        const kept = judgeSandbox(value as Table, ((baseline as Table).sandbox ?? {}) as Table, widen);
-        if (Object.keys(kept).length > 0) restricted[key] = kept;
-        break;
-      }
-      case 'web_fetch': {
-        const allows = (value as Table).allow_private_addresses === true;
-        const userAllows = ((baseline as Table).web_fetch as Table | undefined)?.allow_private_addresses === true;
-        if (!allows || userAllows) restricted[key] = value;
-        else widen('web_fetch.allow_private_addresses', 'fetches loopback, private and cloud metadata addresses');
-        break;
-      }
-      case 'undo': {
-        // Waiting longer only makes more undoable; a shorter wait leaves commands without undo.
-        const asked = (value as Table).track_timeout_ms;
-        const base = ((baseline as Table).undo as Table | undefined)?.track_timeout_ms;
-        if (typeof asked !== 'number' || asked >= (typeof base === 'number' ? base : DEFAULT_UNDO_TRACK_TIMEOUT_MS)) restricted[key] = value;
-        else widen('undo.track_timeout_ms', `undo.track_timeout_ms = ${asked}: leaves what commands change without undo sooner`);
-        break;
-      }
-      case 'limits': {
-        const kept = judgeLimits(value as Table, ((baseline as Table).limits ?? {}) as Table, widen);
-        if (Object.keys(kept).length > 0) restricted[key] = kept;
-        break;
-      }
-      case 'mcp': {
-        // Importing fewer tools' servers than the user narrows; importing more starts what those files name.
-        const asked = (value as Table).import as string[] | undefined;
-        if (asked === undefined) break;
-        const mine = new Set((((baseline as Table).mcp as Table | undefined)?.import ?? []) as string[]);
-        const extra = asked.filter((source) => !mine.has(source));
-        restricted[key] = { ...(value as Table), import: asked.filter((source) => mine.has(source)) };
-        if (extra.length > 0) widen('mcp.import', `starts the MCP servers of these tools' configuration files: ${extra.map(quote).join(', ')}`, extra);
-        break;
-      }
-      case 'web_search':
-        widen('web_search', `web_search = ${describe(value)}: sends searches, and any search key, to that service`, value);
-        break;
-      case 'hooks':
-        // Every hook runs a command of the project's choosing.
-        for (const hook of value as { event: string; command: string; matcher?: string }[]) widen('hooks', hookText(hook), hook);
-        break;
-      case 'claude_hooks':
-        widen('claude_hooks', `runs the hooks of these Claude Code settings files: ${(value as string[]).map(quote).join(', ')}`, value);
-        break;
-      case 'telemetry':
-        widen('telemetry', `telemetry = ${describe(value)}: sends traces (prompts, code, outputs) to that endpoint`, value);
-        break;
-      default:
-        widen(key, `${key} = ${describe(value)}`, value);
-    }
-  }
-  return { widenings, restricted: dropEmpty(restricted) as SettingsDocument };
+  const kept = judgeTable('', project as Table, baseline as Table, widen);
+  return { widenings, restricted: dropEmpty(kept) as SettingsDocument };
 }
 
 type Widen = (setting: string, text: string, value?: unknown) => void;
 
-/** The sandbox table: a weaker mode, more reachable domains or ports, private addresses or a bigger /tmp than the user's are widenings. */
-function judgeSandbox(project: Table, baseline: Table, widen: Widen): Table {
+/**
+ * What a project may keep of a table (the document itself for ''), each
+ * value judged by its row's trust class against the user's value, else the
+ * row's default; what it may not keep is a widening. A key the table does
+ * not know is a widening.
+ */
+function judgeTable(table: string, project: Table, baseline: Table, widen: Widen): Table {
   const kept: Table = {};
   for (const [field, value] of Object.entries(project)) {
-    if (field === 'mode') {
-      const base = typeof baseline.mode === 'string' ? baseline.mode : 'auto';
-      if ((SANDBOX_RANK[String(value)] ?? -1) >= (SANDBOX_RANK[base] ?? 1)) kept.mode = value;
-      else widen('sandbox.mode', `sandbox mode = ${quote(value)}: runs commands with less isolation (you have ${quote(base)})`);
-    } else if (field === 'allow_domains') {
-      const trusted = new Set(Array.isArray(baseline.allow_domains) ? (baseline.allow_domains as string[]) : []);
-      const asked = Array.isArray(value) ? (value as string[]) : [];
-      const extra = asked.filter((domain) => !trusted.has(domain));
-      kept.allow_domains = asked.filter((domain) => trusted.has(domain));
-      if (extra.length > 0) widen('sandbox.allow_domains', `lets commands reach ${extra.map(quote).join(', ')} through the sandbox's proxy`, extra);
-    } else if (field === 'allow_ports') {
-      const trusted = new Set(Array.isArray(baseline.allow_ports) ? (baseline.allow_ports as number[]) : DEFAULT_SANDBOX_PORTS);
-      const asked = Array.isArray(value) ? (value as number[]) : [];
-      const extra = asked.filter((port) => !trusted.has(port));
-      kept.allow_ports = asked.filter((port) => trusted.has(port));
-      if (extra.length > 0) widen('sandbox.allow_ports', `lets commands reach ports ${extra.join(', ')} through the sandbox's proxy`, extra);
-    } else if (field === 'allow_private_addresses') {
-      if (value !== true || baseline.allow_private_addresses === true) kept.allow_private_addresses = value;
-      else widen('sandbox.allow_private_addresses', "lets commands reach loopback, private and cloud metadata addresses through the sandbox's proxy");
-    } else if (field === 'tmp_size_mb') {
-      const base = typeof baseline.tmp_size_mb === 'number' ? baseline.tmp_size_mb : DEFAULT_SANDBOX_TMP_SIZE_MB;
-      if (typeof value === 'number' && value <= base) kept.tmp_size_mb = value;
-      else widen('sandbox.tmp_size_mb', `sandbox tmp_size_mb = ${quote(value)}: lets commands fill more memory with /tmp (you have ${base})`);
-    } else {
-      widen(`sandbox.${field}`, `sandbox ${field} = ${describe(value)}`, value);
-    }
-  }
-  return kept;
-}
-
-/** Spending limits: a lower limit than the user's (or one where the user set none) narrows; a higher one spends more of the user's money. */
-function judgeLimits(project: Table, baseline: Table, widen: Widen): Table {
-  const kept: Table = {};
-  for (const [field, value] of Object.entries(project)) {
-    const base = baseline[field];
-    // How many subagents run at once changes when money is spent, not how much.
-    if (field === 'concurrency') kept[field] = value;
-    else if (typeof value === 'number' && (typeof base !== 'number' || value <= base)) kept[field] = value;
-    else widen(`limits.${field}`, `limits ${field} = ${quote(value)}: lets a prompt spend more (you have ${quote(base)})`);
-  }
-  return kept;
-}
-
-function judgePermissions(project: Table, baseline: Table, widen: Widen): Table {
-  const kept: Table = {};
-  for (const [category, rule] of Object.entries(project)) {
-    if (category === 'allow_commands') {
-      const trusted = new Set(Array.isArray(baseline.allow_commands) ? (baseline.allow_commands as string[]) : []);
-      const asked = Array.isArray(rule) ? (rule as string[]) : [];
-      const extra = asked.filter((command) => !trusted.has(command));
-      // Arrays replace: keeping only what the user allowed too narrows the list, never widens it.
-      kept.allow_commands = asked.filter((command) => trusted.has(command));
-      if (extra.length > 0) widen('permissions.allow_commands', `runs these commands without asking: ${extra.map(quote).join(', ')}`);
+    if (value === undefined) continue;
+    const setting = table === '' ? field : `${table}.${field}`;
+    const row = rowsUnder(table).find((candidate) => fieldName(candidate) === field);
+    if (!row) {
+      widen(setting, `${table === '' ? '' : `${table} `}${field} = ${describe(value)}`, value);
       continue;
     }
-    const base = typeof baseline[category] === 'string' ? (baseline[category] as string) : DEFAULT_RULES[category];
-    if ((RANK[String(rule)] ?? -1) >= (RANK[base ?? 'ask'] ?? 1)) kept[category] = rule;
-    else widen(`permissions.${category}`, `${category} = ${quote(rule)}: ${category} without asking (you have ${quote(base)})`);
+    const judged = judgeValue(row, setting, field, value, baseline[field], widen);
+    if (judged !== undefined) kept[field] = judged;
   }
   return kept;
+}
+
+/** The part of one value a project keeps under its row's trust rule; undefined: none of it. */
+function judgeValue(row: ConfigKey, setting: string, field: string, value: unknown, mine: unknown, widen: Widen): unknown {
+  const rule = row.trust;
+  switch (rule.kind) {
+    case 'any':
+      return value;
+    case 'fields':
+      // An empty table is dropped once the whole document is judged.
+      return judgeTable(row.key, value as Table, (mine ?? {}) as Table, widen);
+    case 'same':
+      if (same(value, mine)) return value;
+      widen(setting, rule.widens(value));
+      return undefined;
+    case 'narrow': {
+      const line = mine ?? row.default;
+      if (narrows(rule, value, line)) return value;
+      widen(setting, rule.widens(value, line, field));
+      return undefined;
+    }
+    case 'subset': {
+      const trusted = new Set(Array.isArray(mine) ? (mine as unknown[]) : ((row.default ?? []) as unknown[]));
+      const asked = Array.isArray(value) ? (value as unknown[]) : [];
+      const extra = asked.filter((entry) => !trusted.has(entry));
+      // Arrays replace: keeping only what the user allowed too narrows the list, never widens it.
+      if (extra.length > 0) widen(setting, rule.widens(extra), rule.fingerprintExtra ? extra : undefined);
+      return asked.filter((entry) => trusted.has(entry));
+    }
+    case 'entries':
+      return rule.judge === 'providers' ? judgeProviders(value as Table, (mine ?? {}) as Table, widen) : judgeMcpServers(value as Table, (mine ?? {}) as Table, widen);
+    case 'never':
+      for (const each of rule.each ? (value as unknown[]) : [value]) widen(setting, rule.widens(each), rule.fingerprintValue ? each : undefined);
+      return undefined;
+  }
+}
+
+/** Whether a value keeps to the user's line (`line`): no earlier in `order`, or not past it in `direction`. */
+function narrows(rule: Extract<TrustRule, { kind: 'narrow' }>, value: unknown, line: unknown): boolean {
+  if ('order' in rule) return rule.order.indexOf(value) >= 0 && rule.order.indexOf(value) >= rule.order.indexOf(line);
+  if (typeof value !== 'number') return false;
+  if (typeof line !== 'number') return true;
+  return rule.direction === 'lower' ? value <= line : value >= line;
 }
 
 function judgeProviders(project: Table, baseline: Table, widen: Widen): Table {
@@ -294,18 +198,6 @@ export function wideningFingerprint(widenings: readonly Widening[]): string {
   return createHash('sha256').update(lines.join('\n')).digest('hex');
 }
 
-/** JSON with every table's keys sorted, so equal values give equal text. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    return `{${Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonical((value as Table)[key])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
 /** An MCP server table as a person reads it: what it runs or reaches first, then every other field. */
 function mcpServerText(fields: Table): string {
   const { command, args, url, ...rest } = fields;
@@ -317,10 +209,6 @@ function mcpServerText(fields: Table): string {
 
 function same(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
-}
-
-function quote(value: unknown): string {
-  return JSON.stringify(value) ?? String(value);
 }
 
 /** A value in full: what a person trusts is what they were shown, so nothing is cut. */

@@ -1,5 +1,6 @@
 import type { WebSearchConfig } from './web-search-config';
 import { formatProblem } from './config-problems';
+import { fileKey } from './config-keys';
 import { configuredHooks } from './hook-config';
 import { judgeProjectSettings, projectRoutedServers } from './project-trust';
 import { didYouMean } from '../vocabulary/did-you-mean';
@@ -28,10 +29,7 @@ import {
 } from './settings';
 
 /** The variables that move a built-in provider to another base URL. */
-export const BASE_URL_VARIABLES: Readonly<Record<string, string>> = {
-  anthropic: 'ANTHROPIC_BASE_URL',
-  openai: 'OPENAI_BASE_URL',
-};
+export const BASE_URL_VARIABLES: Readonly<Record<string, string>> = fileKey('providers.NAME')!.namedEnv!.variables;
 
 /**
  * Resolves the settings. Precedence, highest first: command-line overrides,

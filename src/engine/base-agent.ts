@@ -1,4 +1,5 @@
 import type { LlmRequest, Provider } from '../llm/types';
+import { DEFAULT_DOOM_LOOP_THRESHOLD, DEFAULT_MAX_ITERATIONS } from '../config/keys/defaults';
 import type { Span } from '../telemetry/span';
 import type { Budget } from '../vocabulary/budget';
 import type { InternalSession } from '../session/internal-session';
@@ -20,8 +21,7 @@ export type { BaseAgentOptions, TurnOptions } from './turn-options';
 export type TurnStream = EventStream<AgentEvent, TurnResult>;
 
 /** Model calls a turn may make, and identical calls in a row that count as a loop, when nothing says otherwise. */
-export const DEFAULT_MAX_ITERATIONS = 50;
-export const DEFAULT_DOOM_LOOP_THRESHOLD = 3;
+export { DEFAULT_DOOM_LOOP_THRESHOLD, DEFAULT_MAX_ITERATIONS } from '../config/keys/defaults';
 
 /**
  * A ReAct loop: call the model, run the tools it asks for, repeat, until it

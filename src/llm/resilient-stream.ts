@@ -8,6 +8,7 @@
 import { type AssistantBlock, type AssistantResponse, emptyUsage, type ModelPricing, type StopReason, type StreamEvent, type Usage } from './types';
 import { type ProviderProfile, diagnose } from './stream-failure';
 import type { ServerFlavor } from './openai-flavor';
+import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_RETRIES } from '../config/keys/defaults';
 
 export interface RetryPolicy {
   /** Retries after the first attempt. */
@@ -18,7 +19,7 @@ export interface RetryPolicy {
   idleTimeoutMs: number;
 }
 
-export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxRetries: 4, retryBaseDelayMs: 500, idleTimeoutMs: 120_000 };
+export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxRetries: DEFAULT_MAX_RETRIES, retryBaseDelayMs: 500, idleTimeoutMs: DEFAULT_IDLE_TIMEOUT_MS };
 
 /** What the HTTP providers are configured with. */
 export interface HttpProviderOptions extends Partial<RetryPolicy> {

@@ -5,13 +5,13 @@
  */
 import { configHome, dataHome } from '../config/paths';
 import type { Settings } from '../config/settings';
-import { DEFAULT_SANDBOX_PORTS, DEFAULT_SANDBOX_TMP_SIZE_MB } from '../config/settings-file';
+import { DEFAULT_SANDBOX_MODE, DEFAULT_SANDBOX_PORTS, DEFAULT_SANDBOX_TMP_SIZE_MB } from '../config/keys/defaults';
 import { secretVariableNames } from '../config/secret-variables';
 import { requiredButUnavailable, type SandboxOptions } from './command-sandbox';
 import { probeSandbox } from './sandbox-probe';
 
 /** Use the sandbox where it runs, say once where it does not. */
-export const DEFAULT_SANDBOX_MODE = 'auto';
+export { DEFAULT_SANDBOX_MODE };
 
 export interface SandboxSetup {
   /** For NodeWorkspace (or VscodeWorkspace) on this workspace. */

@@ -25,6 +25,8 @@ const ALLOWED = [
   /^(agents|commands|prompts)\/.+\.(md|hbs|toml)$/,
   // crow eval's built-in task suite: its fixtures (a task's files, hidden tests, solution) are data.
   /^eval\/tasks\/[^/]+\/(?!.*\.map$).+$/,
+  // The JSON Schema of config.toml, for TOML editors (#:schema).
+  /^schemas\/config\.schema\.json$/,
 ];
 
 describe('the npm package (npx crow-agent acp), packed and installed offline', function () {
@@ -68,7 +70,7 @@ describe('the npm package (npx crow-agent acp), packed and installed offline', f
     const files = filesUnder(installed);
     const stray = files.filter((file) => !ALLOWED.some((pattern) => pattern.test(file.path)));
     assert.deepEqual(stray.map((file) => file.path), [], 'no sources, tests, source maps, .vsix or extension bundles');
-    for (const needed of ['dist/crow.js', 'dist/crow-cli.js', 'dist/crow-trace.js', 'dist/builtin-definitions.json', 'agents/base/builder.md', 'prompts/system.hbs', 'README.md', 'LICENSE']) {
+    for (const needed of ['dist/crow.js', 'dist/crow-cli.js', 'dist/crow-trace.js', 'dist/builtin-definitions.json', 'agents/base/builder.md', 'prompts/system.hbs', 'README.md', 'LICENSE', 'schemas/config.schema.json']) {
       assert.ok(files.some((file) => file.path === needed), `the package holds ${needed}`);
     }
     const unpacked = files.reduce((sum, file) => sum + file.size, 0);

@@ -38,7 +38,7 @@ describe('the .vsix as the Marketplace and Open VSX take it', function () {
     const report = await validateVsix(vsix);
     assert.deepEqual(report.problems, []);
     const names = zipEntries(readFileSync(vsix)).map((entry) => entry.name);
-    for (const file of ['media/icon.png', 'media/walkthrough/connect.md', 'media/walkthrough/prompt.md', 'media/walkthrough/review.md', 'media/walkthrough/trace.md', 'package.nls.json', 'l10n/bundle.l10n.json', 'changelog.md']) {
+    for (const file of ['media/icon.png', 'media/walkthrough/connect.md', 'media/walkthrough/prompt.md', 'media/walkthrough/review.md', 'media/walkthrough/trace.md', 'package.nls.json', 'l10n/bundle.l10n.json', 'changelog.md', 'schemas/config.schema.json']) {
       assert.ok(names.includes(`extension/${file}`), file);
     }
     // The gallery shows the English texts package.nls.json gives, not the %keys%.

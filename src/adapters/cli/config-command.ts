@@ -18,13 +18,14 @@ import {
   SettingsFileSchema,
   type SettingsDocument,
   validateDocument,
-  documentText,
+  replacementText,
   writeDocument,
 } from '../../config/settings-file';
 import { parseKeyPath, parseValue, withValueAt } from '../../config/settings-keys';
 import { agentKeyOf } from '../../config/agent-keys';
 import { ConfinedFolder } from '../../tools/confined-folder';
 import { getAgentSetting, setAgentSetting } from './agent-config';
+import { explainKey, listKeys } from './config-explain';
 import { commandArgs, workspaceFolder } from './cli-args';
 import { UsageError, type CliIO } from './cli-io';
 import { trustedFolder } from './folder-trust-notice';
@@ -39,10 +40,14 @@ project's (.crow/config.toml, which wins).
 Commands:
   get KEY          print the value in force (stdout) and where it comes from
                    (stderr): environment (CROW_PROVIDER, CROW_MODEL,
-                   CROW_SANDBOX, *_BASE_URL), project file, user file or
-                   default; a flag such as crow run --model wins for its run
+                   CROW_SANDBOX, *_BASE_URL: explain names a key's), project
+                   file, user file or default; a flag such as crow run
+                   --model wins for its run
   set KEY VALUE    change a setting in the user's file (--project: the project's);
                    the file is checked before it is written, comments are not kept
+  list             every key, with one line of help
+  explain KEY      what a key takes, its default, what an untrusted project may
+                   do with it, its VS Code setting and environment variable
   validate         check both files, the providers and default_agent
   path             print the user's config file path (--project: the project's)
 
@@ -71,7 +76,7 @@ export async function configCommand(argv: string[], io: CliIO): Promise<number> 
     io.stdout.write(`${CONFIG_HELP}\n`);
     return 0;
   }
-  if (command === undefined) throw new UsageError('crow config needs a command: get KEY, set KEY VALUE, validate or path (see crow config --help).');
+  if (command === undefined) throw new UsageError('crow config needs a command: get KEY, set KEY VALUE, list, explain KEY, validate or path (see crow config --help).');
   const root = workspaceFolder(io.cwd, values.cwd);
   const file = values.project ? projectConfigPath(root) : globalConfigPath(io.env);
   switch (command) {
@@ -90,13 +95,20 @@ export async function configCommand(argv: string[], io: CliIO): Promise<number> 
       if (code === 0 && values.project) await tellIfIgnored(root, joinPath(parseKeyPath(key!)), io);
       return code;
     }
+    case 'list':
+      argument(rest, 0, 'crow config list');
+      return listKeys(io);
+    case 'explain': {
+      const [key] = argument(rest, 1, 'crow config explain KEY');
+      return explainKey(knownKey(key!), io);
+    }
     case 'validate':
       return validateSettings(root, io, await trustedFolder(root, io));
     case 'path':
       io.stdout.write(`${file}\n`);
       return 0;
     default:
-      throw new UsageError(`Unknown config command "${command}". Use get, set, validate or path (see crow config --help).`);
+      throw new UsageError(`Unknown config command "${command}". Use get, set, list, explain, validate or path (see crow config --help).`);
   }
 }
 
@@ -141,7 +153,7 @@ async function setSetting(file: string, key: string, text: string, io: CliIO, co
     return 2;
   }
   // A project's file is written without following a link out of the project: one there was planted, not chosen.
-  if (context.project) await new ConfinedFolder(context.root, 'inside').writeFile(file, documentText(updated));
+  if (context.project) await new ConfinedFolder(context.root, 'inside').writeFile(file, replacementText(file, updated));
   else writeDocument(file, updated);
   io.stdout.write(`${joinPath(path)} = ${printable(value)} (in ${file})\n`);
   return 0;
@@ -218,7 +230,7 @@ function knownKey(key: string): string[] {
   const parent = path.slice(0, known);
   const guess = didYouMean(path[known]!, fieldsAt(SettingsFileSchema(), parent));
   const suggestion = guess ? joinPath([...parent, guess, ...path.slice(known + 1)]) : undefined;
-  throw new ConfigError(`Unknown setting "${key}".${suggestion ? ` Did you mean "${suggestion}"?` : ''} See crow config --help for the keys.`);
+  throw new ConfigError(`Unknown setting "${key}".${suggestion ? ` Did you mean "${suggestion}"?` : ''} crow config list shows the keys.`);
 }
 
 function printable(value: unknown): string {

@@ -5,16 +5,12 @@
  * or for what an untrusted folder may set), the user's file, the built-in
  * defaults. A flag such as `crow run --model` wins over all of them, for one run.
  */
-import { DEFAULT_AGENT } from '../../agents/assemble';
+import { fieldName, rowOf, rowsUnder } from '../../config/config-keys';
 import { joinPath } from '../../config/config-problems';
-import { DEFAULT_POLICY } from '../../vocabulary/permission-types';
 import { judgeProjectSettings } from '../../config/project-trust';
-import { BASE_URL_VARIABLES, settingsLayers } from '../../config/provider-config';
-import { BUILTIN_DOCUMENT, DEFAULT_SANDBOX_PORTS, DEFAULT_SANDBOX_TMP_SIZE_MB, DEFAULT_UNDO_TRACK_TIMEOUT_MS, globalConfigPath, mergeDocuments, type SettingsDocument } from '../../config/settings-file';
+import { settingsLayers } from '../../config/provider-config';
+import { BUILTIN_DOCUMENT, globalConfigPath, mergeDocuments, type SettingsDocument } from '../../config/settings-file';
 import { valueAtPath } from '../../config/settings-keys';
-import { DEFAULT_DOOM_LOOP_THRESHOLD, DEFAULT_MAX_ITERATIONS } from '../../engine/base-agent';
-import { DEFAULT_RETRY_POLICY } from '../../llm/resilient-stream';
-import { DEFAULT_SANDBOX_MODE } from '../../tools/sandbox-setup';
 
 export interface SettingSource {
   /** The value in force; undefined when nothing sets it and it has no default. */
@@ -23,28 +19,15 @@ export interface SettingSource {
   source: string;
 }
 
-/** Defaults that live in code rather than in the built-in document. */
-const CODE_DEFAULTS: Record<string, unknown> = {
-  default_agent: DEFAULT_AGENT,
-  max_iterations: DEFAULT_MAX_ITERATIONS,
-  doom_loop_threshold: DEFAULT_DOOM_LOOP_THRESHOLD,
-  max_retries: DEFAULT_RETRY_POLICY.maxRetries,
-  idle_timeout_ms: DEFAULT_RETRY_POLICY.idleTimeoutMs,
-  sandbox: { mode: DEFAULT_SANDBOX_MODE, allow_domains: [], allow_ports: DEFAULT_SANDBOX_PORTS, allow_private_addresses: false, tmp_size_mb: DEFAULT_SANDBOX_TMP_SIZE_MB },
-  'sandbox.mode': DEFAULT_SANDBOX_MODE,
-  'sandbox.allow_domains': [],
-  'sandbox.allow_ports': DEFAULT_SANDBOX_PORTS,
-  'sandbox.allow_private_addresses': false,
-  'sandbox.tmp_size_mb': DEFAULT_SANDBOX_TMP_SIZE_MB,
-  'permissions.read': DEFAULT_POLICY.rules.read,
-  'permissions.write': DEFAULT_POLICY.rules.write,
-  'permissions.network': DEFAULT_POLICY.rules.network,
-  'permissions.allow_commands': DEFAULT_POLICY.allowCommands,
-  'undo.track_timeout_ms': DEFAULT_UNDO_TRACK_TIMEOUT_MS,
-};
-
-/** What the default of `permissions.execute` depends on, said where its value is shown. */
-const EXECUTE_DEFAULT = `${DEFAULT_POLICY.rules.execute} (commands that run in the sandbox are allowed while permissions.execute is not set)`;
+/** A key's default as the table gives it (its words when it depends on something), or the table's default of each field of a table. */
+function tableDefault(path: readonly string[]): unknown {
+  const row = rowOf(path);
+  if (!row || path.length !== row.key.split('.').length) return undefined;
+  if (row.default !== undefined) return row.defaultText ?? row.default;
+  if (row.schema) return undefined;
+  const fields = rowsUnder(row.key).filter((field) => field.default !== undefined);
+  return fields.length > 0 ? Object.fromEntries(fields.map((field) => [fieldName(field), field.default])) : undefined;
+}
 
 export function settingSource(root: string, env: NodeJS.ProcessEnv, path: readonly string[], trusted: boolean): SettingSource {
   const key = joinPath([...path]);
@@ -66,9 +49,8 @@ export function settingSource(root: string, env: NodeJS.ProcessEnv, path: readon
     const model = merged.providers?.[provider]?.default_model;
     if (model !== undefined) return found(model, `default (providers.${provider}.default_model)`);
   }
-  if (key === 'permissions.execute') return found(EXECUTE_DEFAULT, 'default');
-  if (key in CODE_DEFAULTS) return found(CODE_DEFAULTS[key], 'default');
-  return found(undefined, 'not set');
+  const byDefault = tableDefault(path);
+  return byDefault !== undefined ? found(byDefault, 'default') : found(undefined, 'not set');
 }
 
 /** Hooks (and the Claude Code files they are read from) add up over the files, the user's first, instead of one file winning. */
@@ -79,13 +61,13 @@ function addedUp(key: 'hooks' | 'claude_hooks', user: SettingsDocument, project:
   return sources.length === 0 ? { value: undefined, source: 'not set' } : { value: [...mine, ...theirs], source: sources.join(', then ') };
 }
 
+/** The variable the table names for a key (CROW_MODEL for model, ANTHROPIC_BASE_URL for providers.anthropic.base_url), when it is set. */
 function environmentValue(key: string, path: readonly string[], env: NodeJS.ProcessEnv): SettingSource | undefined {
-  const variable =
-    key === 'provider' ? 'CROW_PROVIDER'
-    : key === 'model' ? 'CROW_MODEL'
-    : key === 'sandbox' || key === 'sandbox.mode' ? 'CROW_SANDBOX'
-    : path.length === 3 && path[0] === 'providers' && path[2] === 'base_url' ? BASE_URL_VARIABLES[path[1]!]
-    : undefined;
+  const row = rowOf(path);
+  const named = row?.namedEnv && path.length === 3 && path[2] === row.namedEnv.field ? row.namedEnv.variables[path[1]!] : undefined;
+  // A table's shorthand key (sandbox) is its shorthand field's (sandbox.mode).
+  const shorthand = row?.shorthand !== undefined && key === row.key ? rowOf([...path, row.shorthand]) : undefined;
+  const variable = named ?? (row?.key === key ? (row.env ?? shorthand?.env) : undefined);
   const value = variable !== undefined ? env[variable]?.trim() : undefined;
   return value ? { value, source: `environment (${variable})` } : undefined;
 }

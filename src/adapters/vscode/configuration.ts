@@ -5,10 +5,15 @@
  * set leaves config.toml in charge. API keys are never settings: they live in
  * SecretStorage (see secrets.ts).
  */
+import * as z from 'zod';
+import { CONFIG_KEYS, type ConfigKey, type ConfigRow, NAMED, rowOf } from '../../config/config-keys';
+import type { VscodeSetting } from '../../config/keys/key-types';
 import { formatProblem } from '../../config/config-problems';
 import { definedOnly, resolveSettings } from '../../config/provider-config';
 import { ConfigError, type Settings } from '../../config/settings';
 import { validateDocument, type SettingsDocument } from '../../config/settings-file';
+import { valueAtPath, withValueAt } from '../../config/settings-keys';
+import { onFirstUse } from '../../vocabulary/first-use';
 import { AutoApproveCaps } from '../../tools/permissions';
 import { type PermissionCategory } from '../../vocabulary/permission-types';
 
@@ -20,34 +25,28 @@ export interface RoleSetting {
   model?: string;
 }
 
+/** The JSON a VS Code setting of each type holds. */
+type JsonOf<T> = T extends 'string' ? string : T extends 'number' ? number : T extends 'boolean' ? boolean : T extends 'array' ? string[] : Record<string, unknown>;
+/** The table's rows whose VS Code setting is set over the project's config.toml. */
+type FileRow = Extract<ConfigRow, { vscode: { name: string } }> extends infer R ? (R extends { file: false } | { vscode: { override: true } } ? never : R) : never;
+type NameOf<R> = R extends { vscode: { name: infer N extends string } } ? N : never;
+type TopOf<N> = N extends `${infer T}.${string}` ? T : N;
+type TypeOf<R> = R extends { vscode: { type: infer T } } ? JsonOf<T> : never;
+type ValueAt<T extends string> = [Extract<FileRow, { vscode: { name: T } }>] extends [never]
+  ? { [R in Extract<FileRow, { vscode: { name: `${T}.${string}` } }> as NameOf<R> extends `${T}.${infer F}` ? F : never]?: TypeOf<R> }
+  : TypeOf<Extract<FileRow, { vscode: { name: T } }>>;
+
+/** The settings that are config.toml keys, named as VS Code names them (`permissions.allowCommands`, `sandbox`), from the table (config-keys.ts). */
+export type FileSettings = { [T in TopOf<NameOf<FileRow>>]?: ValueAt<T> };
+
 /** The `crow.*` settings a user set; absent fields were not set anywhere. */
-export interface CrowConfiguration {
+export interface CrowConfiguration extends FileSettings {
   provider?: string;
   model?: string;
   /** Provider name → base URL. */
   baseUrls?: Record<string, string>;
   roles: Partial<Record<SettingsRole, RoleSetting>>;
-  defaultAgent?: string;
-  maxIterations?: number;
-  permissions?: {
-    read?: string;
-    write?: string;
-    execute?: string;
-    network?: string;
-    allowCommands?: string[];
-  };
   autoApprove: Partial<Record<PermissionCategory, number>>;
-  /** As config.toml's sandbox: auto, required or off. */
-  sandbox?: string;
-  otlpEndpoint?: string;
-  /** As config.toml's [mcp_servers]: name → { command, args, env, url, headers_env, ... }. */
-  mcpServers?: Record<string, unknown>;
-  /** As config.toml's [mcp] import: the tools whose MCP configuration files Crow takes servers from. */
-  mcpImport?: string[];
-  /** As config.toml's [limits]. */
-  limits?: { maxCostPerPrompt?: number; maxCostPerSession?: number; maxTokensPerPrompt?: number };
-  /** As config.toml's compaction: auto or off. */
-  compaction?: string;
   /** The chat models VS Code offers Crow's agents (not a setting: what VS Code lists now); they make up provider `vscode`. */
   vscodeModels?: readonly VscodeModelInfo[];
 }
@@ -73,14 +72,7 @@ export const VSCODE_PROVIDER = 'vscode';
  * what it may reach. Every other `crow.*` setting can widen what Crow does
  * and is in package.json's restrictedConfigurations (a test keeps it so).
  */
-export const UNRESTRICTED_SETTINGS: readonly string[] = [
-  'crow.model',
-  'crow.primary.model',
-  'crow.reviewer.model',
-  'crow.defaultAgent',
-  'crow.maxIterations',
-  'crow.compaction',
-];
+export const UNRESTRICTED_SETTINGS: readonly string[] = CONFIG_KEYS.flatMap((row: ConfigKey) => (row.vscode && row.trust.kind === 'any' ? [`crow.${row.vscode.name}`] : []));
 
 /** Reads one setting's explicitly set value (`crow.` omitted), undefined when nobody set it. */
 export type SettingLookup = (key: string) => unknown;
@@ -96,18 +88,6 @@ function count(lookup: SettingLookup, key: string): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : undefined;
 }
 
-/** A positive amount (dollars), where 0 means "not set". */
-function amount(lookup: SettingLookup, key: string): number | undefined {
-  const value = lookup(key);
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : undefined;
-}
-
-/** A list of texts, where an empty one means "not set". */
-function list(lookup: SettingLookup, key: string): string[] | undefined {
-  const value = lookup(key);
-  return Array.isArray(value) && value.length > 0 ? value.map(String) : undefined;
-}
-
 function record(lookup: SettingLookup, key: string): Record<string, unknown> | undefined {
   const value = lookup(key);
   return value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length > 0
@@ -115,57 +95,63 @@ function record(lookup: SettingLookup, key: string): Record<string, unknown> | u
     : undefined;
 }
 
+/** The table's rows a VS Code setting sets in config.toml's terms, with the path each sets there (`mcp_servers` for mcp_servers.NAME). */
+const FILE_SETTINGS = onFirstUse(() =>
+  CONFIG_KEYS.flatMap((row: ConfigKey) => {
+    if (!row.vscode || row.file === false || row.vscode.override) return [];
+    const path = row.key.split('.').filter((part) => part !== NAMED);
+    return [{ setting: row.vscode, name: row.vscode.name.split('.'), path, integer: row.schema !== undefined && (z.toJSONSchema(row.schema(), { unrepresentable: 'any' }) as { type?: string }).type === 'integer' }];
+  }),
+);
+
+/**
+ * A setting's value in config.toml's terms, or undefined when it is not set:
+ * a value of the wrong kind, an empty text, a count of 0 (the settings
+ * editor's "not set"), an empty list or table unless the row keeps it (an
+ * empty allowCommands allows nothing).
+ */
+function fileValue(value: unknown, setting: VscodeSetting, integer: boolean): unknown {
+  if (typeof value === 'string') return setting.type === 'string' && value.trim() !== '' ? value.trim() : undefined;
+  if (typeof value === 'number') return setting.type === 'number' && Number.isFinite(value) && value > 0 ? (integer ? Math.floor(value) : value) : undefined;
+  if (typeof value === 'boolean') return setting.type === 'boolean' ? value : undefined;
+  if (Array.isArray(value)) return setting.type === 'array' && (value.length > 0 || setting.keepEmpty) ? value.map(String) : undefined;
+  if (value !== null && typeof value === 'object') return setting.type === 'object' && Object.keys(value).length > 0 ? value : undefined;
+  return undefined;
+}
+
 export function readConfiguration(lookup: SettingLookup): CrowConfiguration {
   const role = (prefix: string): RoleSetting => definedOnly({ provider: text(lookup, `${prefix}.provider`), model: text(lookup, `${prefix}.model`) });
-  const allowCommands = lookup('permissions.allowCommands');
-  const permissions = definedOnly({
-    read: text(lookup, 'permissions.read'),
-    write: text(lookup, 'permissions.write'),
-    execute: text(lookup, 'permissions.execute'),
-    network: text(lookup, 'permissions.network'),
-    allowCommands: Array.isArray(allowCommands) ? allowCommands.map(String) : undefined,
-  });
   const baseUrls = record(lookup, 'baseUrls');
-  const limits = definedOnly({
-    maxCostPerPrompt: amount(lookup, 'limits.maxCostPerPrompt'),
-    maxCostPerSession: amount(lookup, 'limits.maxCostPerSession'),
-    maxTokensPerPrompt: count(lookup, 'limits.maxTokensPerPrompt'),
-  });
+  let settings: Record<string, unknown> = {};
+  for (const { setting, name, integer } of FILE_SETTINGS()) {
+    const value = fileValue(lookup(setting.name), setting, integer);
+    if (value !== undefined) settings = withValueAt(settings, name, value);
+  }
   return {
     ...definedOnly({
       provider: text(lookup, 'provider'),
       model: text(lookup, 'model'),
       baseUrls: baseUrls && (Object.fromEntries(Object.entries(baseUrls).map(([name, url]) => [name, String(url)])) as Record<string, string>),
-      defaultAgent: text(lookup, 'defaultAgent'),
-      maxIterations: count(lookup, 'maxIterations'),
-      otlpEndpoint: text(lookup, 'telemetry.otlpEndpoint'),
-      sandbox: text(lookup, 'sandbox'),
-      mcpServers: record(lookup, 'mcpServers'),
-      mcpImport: list(lookup, 'mcp.import'),
-      permissions: Object.keys(permissions).length > 0 ? permissions : undefined,
-      limits: Object.keys(limits).length > 0 ? limits : undefined,
-      compaction: text(lookup, 'compaction'),
     }),
     roles: definedOnly({ primary: nonEmpty(role('primary')), coagent: nonEmpty(role('reviewer')) }),
     autoApprove: definedOnly({ write: count(lookup, 'autoApprove.maxWrites'), execute: count(lookup, 'autoApprove.maxCommands') }),
+    ...(settings as FileSettings),
   };
 }
 
-/** The setting a settings-document field came from, for error messages. */
-const SETTING_OF_FIELD: [RegExp, string][] = [
-  [/^permissions\.allow_commands/, 'crow.permissions.allowCommands'],
-  [/^permissions\.(\w+)/, 'crow.permissions.$1'],
-  [/^mcp_servers\.?/, 'crow.mcpServers.'],
-  [/^mcp\.import/, 'crow.mcp.import'],
-  [/^telemetry\.otlp_endpoint/, 'crow.telemetry.otlpEndpoint'],
-  [/^default_agent/, 'crow.defaultAgent'],
-  [/^max_iterations/, 'crow.maxIterations'],
-  [/^sandbox/, 'crow.sandbox'],
-  [/^limits\.max_cost_per_prompt/, 'crow.limits.maxCostPerPrompt'],
-  [/^limits\.max_cost_per_session/, 'crow.limits.maxCostPerSession'],
-  [/^limits\.max_tokens_per_prompt/, 'crow.limits.maxTokensPerPrompt'],
-  [/^compaction/, 'crow.compaction'],
-];
+/** The VS Code setting a settings-document field came from (`crow.permissions.allowCommands` for permissions.allow_commands), for error messages. */
+function settingName(field: string): string {
+  const parts = field.split('.');
+  for (let length = parts.length; length > 0; length--) {
+    const row = rowOf(parts.slice(0, length));
+    // A table's shorthand (sandbox) is set by its shorthand field's setting.
+    const setting = row?.vscode ?? (row?.shorthand !== undefined ? rowOf([...parts.slice(0, length), row.shorthand])?.vscode : undefined);
+    // A table of named things is one setting: the name stays in the path (crow.mcpServers.db.command).
+    const depth = row ? row.key.split('.').length - (row.key.endsWith(`.${NAMED}`) ? 1 : 0) : 0;
+    if (setting) return [`crow.${setting.name}`, ...parts.slice(depth)].join('.');
+  }
+  return field;
+}
 
 /**
  * The engine's settings for a workspace: config.toml (user, then project:
@@ -196,33 +182,11 @@ export function settingsFor(root: string, configuration: CrowConfiguration, env:
 
 /** The settings that map onto config.toml fields, as a document validated like the files are. */
 export function frontDoorDocument(configuration: CrowConfiguration): SettingsDocument {
-  const { permissions } = configuration;
-  const data: Record<string, unknown> = definedOnly({
-    default_agent: configuration.defaultAgent,
-    max_iterations: configuration.maxIterations,
-    sandbox: configuration.sandbox,
-    telemetry: configuration.otlpEndpoint !== undefined ? { otlp_endpoint: configuration.otlpEndpoint } : undefined,
-    mcp_servers: configuration.mcpServers,
-    mcp: configuration.mcpImport !== undefined ? { import: configuration.mcpImport } : undefined,
-    compaction: configuration.compaction,
-    providers: configuration.vscodeModels && { [VSCODE_PROVIDER]: vscodeProvider(configuration.vscodeModels) },
-    limits: configuration.limits && {
-      ...definedOnly({
-        max_cost_per_prompt: configuration.limits.maxCostPerPrompt,
-        max_cost_per_session: configuration.limits.maxCostPerSession,
-        max_tokens_per_prompt: configuration.limits.maxTokensPerPrompt,
-      }),
-    },
-    permissions:
-      permissions &&
-      definedOnly({
-        read: permissions.read,
-        write: permissions.write,
-        execute: permissions.execute,
-        network: permissions.network,
-        allow_commands: permissions.allowCommands,
-      }),
-  });
+  let data: Record<string, unknown> = configuration.vscodeModels ? { providers: { [VSCODE_PROVIDER]: vscodeProvider(configuration.vscodeModels) } } : {};
+  for (const { name, path } of FILE_SETTINGS()) {
+    const value = valueAtPath(configuration as unknown as Record<string, unknown>, name);
+    if (value !== undefined) data = withValueAt(data, path, value);
+  }
   const { document, problems } = validateDocument('VS Code settings', data);
   if (problems.length > 0) {
     const lines = problems.map((problem) => formatProblem({ ...problem, ...(problem.field ? { field: settingName(problem.field) } : {}) }));
@@ -242,11 +206,6 @@ function vscodeProvider(models: readonly VscodeModelInfo[]): Record<string, unkn
     ...(models[0] ? { default_model: models[0].id } : {}),
     models: Object.fromEntries(models.map((model) => [model.id, { ...(model.maxInputTokens >= 1 ? { context_window: Math.floor(model.maxInputTokens) } : {}), vision: model.vision, tools: true }])),
   };
-}
-
-function settingName(field: string): string {
-  for (const [pattern, setting] of SETTING_OF_FIELD) if (pattern.test(field)) return field.replace(pattern, setting);
-  return field;
 }
 
 /** The models and providers the settings choose per role, for assembling a composition. */

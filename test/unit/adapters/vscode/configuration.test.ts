@@ -78,4 +78,19 @@ describe('VS Code settings in the engine', () => {
     assert.equal(caps.exhausted('write'), true);
     assert.equal(caps.exhausted('execute'), false, '0 means no cap');
   });
+
+  it("reads every setting the table maps to config.toml: an empty list of allowed commands allows none, an empty import or a 0 limit is not set, a value of the wrong kind is ignored", () => {
+    const root = sandbox.folder('kinds');
+    mkdirSync(join(root, '.crow'), { recursive: true });
+    writeFileSync(join(root, '.crow', 'config.toml'), '[permissions]\nallow_commands = ["npm test"]\n[mcp]\nimport = ["claude-desktop"]\n[limits]\nmax_cost_per_prompt = 2.5\n');
+    const configuration = readConfiguration(
+      lookup({ 'permissions.allowCommands': [], 'mcp.import': [], 'limits.maxCostPerPrompt': 0, 'limits.maxTokensPerPrompt': 1200.7, compaction: 'off', sandbox: 5 }),
+    );
+    const settings = settingsFor(root, configuration, sandbox.env, true);
+    assert.deepEqual(settings.permissions?.allowCommands, [], 'an empty list set in VS Code is a choice');
+    assert.deepEqual(settings.mcpImport, ['claude-desktop'], 'an empty import leaves the file in charge');
+    assert.deepEqual(settings.limits, { maxCostPerPrompt: 2.5, maxTokensPerPrompt: 1200 }, '0 is "no limit set here"; a token count is whole');
+    assert.equal(settings.compaction, 'off');
+    assert.equal(settings.sandbox, undefined, 'a number where a mode belongs is not a setting');
+  });
 });

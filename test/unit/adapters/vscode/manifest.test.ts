@@ -36,6 +36,23 @@ const DESKTOP_KEYS = new Set([
 ]);
 
 /** package.json is what VS Code reads; these keep it in step with the code. */
+/** Settings read apart from readConfiguration, by the module named (for what only the chat uses, with where it was set). */
+const READ_APART: Record<string, string> = { 'crow.attempts.check': 'src/adapters/vscode/attempts-check-setting.ts' };
+
+/** Every setting the extension reads: readConfiguration's, and those read apart (each checked to be read where named). */
+function settingsRead(): Set<string> {
+  const read = new Set<string>();
+  readConfiguration((key) => {
+    read.add(`crow.${key}`);
+    return undefined;
+  });
+  for (const [setting, file] of Object.entries(READ_APART)) {
+    assert.ok(readFileSync(join(__dirname, '../../../..', file), 'utf8').includes(`'${setting.slice('crow.'.length)}'`), `${file} reads ${setting}`);
+    read.add(setting);
+  }
+  return read;
+}
+
 describe('the extension manifest', () => {
   const env = isolatedEnv('/nonexistent-home');
 
@@ -72,20 +89,12 @@ describe('the extension manifest', () => {
   });
 
   it('declares exactly the settings the extension reads', () => {
-    const read = new Set<string>();
-    readConfiguration((key) => {
-      read.add(`crow.${key}`);
-      return undefined;
-    });
+    const read = settingsRead();
     assert.deepEqual([...read].sort(), Object.keys(manifest.contributes.configuration.properties).sort());
   });
 
   it('keeps every setting that can widen what Crow does out of an untrusted folder (restrictedConfigurations)', () => {
-    const read = new Set<string>();
-    readConfiguration((key) => {
-      read.add(`crow.${key}`);
-      return undefined;
-    });
+    const read = settingsRead();
     const restricted = manifest.capabilities.untrustedWorkspaces.restrictedConfigurations;
     assert.equal(manifest.capabilities.untrustedWorkspaces.supported, 'limited');
     const open = [...read].filter((setting) => !restricted.includes(setting));
