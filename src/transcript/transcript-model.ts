@@ -65,6 +65,11 @@ export class TranscriptModel {
     this.t = options.t ?? english;
   }
 
+  /** Who speaks the answer of the prompt under way (named by its prompt_start). */
+  get primaryAgent(): string | undefined {
+    return this.primary;
+  }
+
   actor(agent: string): Actor {
     if (agent === this.primary) return { agent, role: 'primary' };
     if (agent === this.coagent) return { agent, role: 'reviewer' };
