@@ -35,12 +35,12 @@ export type CallStatus = 'completed' | 'failed' | 'cancelled';
 export type TranscriptEntry =
   /**
    * What the person sent. `text` as a person reads it: an Apply's prompt
-   * (a button, not typed) is a quiet line (`action`); `steered`: sent while
-   * the agents worked, given to `agent` now. A prompt's own message is an
-   * entry only when a stored session is shown again (live, the door showed
-   * it as it was sent); a steered one always is.
+   * (a button, not typed) is a quiet line (`action`). A prompt's own
+   * message opens its entries; `sent`: live, the door showed it as it was
+   * sent (replayed, it did not). `steered`: sent while the agents worked,
+   * given to `agent` now. `reviewer`: who reviews this prompt's work.
    */
-  | { type: 'prompt'; content: UserBlock[]; text: string; action?: boolean; steered?: { agent: string } }
+  | { type: 'prompt'; content: UserBlock[]; text: string; action?: boolean; sent?: boolean; steered?: { agent: string }; reviewer?: Actor }
   | { type: 'text'; actor: Actor; delta: string }
   | { type: 'thinking'; actor: Actor; delta: string }
   /**

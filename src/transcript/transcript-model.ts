@@ -83,7 +83,7 @@ export class TranscriptModel {
         this.primary = event.primary;
         this.coagent = event.coagent;
         this.concluded = false;
-        return this.options.replaying ? [this.prompt(event.content)] : [];
+        return [{ ...this.prompt(event.content), ...(this.options.replaying ? {} : { sent: true }), ...(event.coagent !== undefined ? { reviewer: this.actor(event.coagent) } : {}) }];
       case 'context':
         return [{ type: 'context', agent: event.agent, used: event.used, window: event.window }];
       case 'checkpoint': {
@@ -196,7 +196,7 @@ export class TranscriptModel {
     }
   }
 
-  private prompt(content: UserBlock[]): TranscriptEntry {
+  private prompt(content: UserBlock[]): Extract<TranscriptEntry, { type: 'prompt' }> {
     return { type: 'prompt', content, ...promptWords(userText(content), this.t) };
   }
 

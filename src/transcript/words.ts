@@ -18,6 +18,16 @@ export function callTitle(words: Pick<CallWords, 'doing' | 'done' | 'target'>, e
   return words.target ? `${verb} ${words.target}` : verb;
 }
 
+/** A refused call's head: "Not allowed: edit" (its target follows). */
+export function notAllowedWords(ask: string, t: Translate = english): string {
+  return t('Not allowed: {0}', ask);
+}
+
+/** Who refused a call, in a person's words (never the text written for the model). */
+export function refusedWords(who: 'person' | 'settings', t: Translate = english): string {
+  return who === 'person' ? t('You said no.') : t('Your settings do not allow this.');
+}
+
 /** A review's outcome as the person reads it: a mark, the words, and whether what the reviewer said follows after a colon. */
 export function verdictWords(verdict: Verdict, t: Translate = english): { mark: string; text: string; colon: boolean } {
   switch (verdict) {
@@ -69,7 +79,7 @@ export function doomLoopWords(agent: string, tool: string, repeats: number, t: T
 }
 
 export function compactionWords(agent: string, before: number, after: number, how: string, t: Translate = english): string {
-  return t("{0}'s history was compacted to fit its context window ({1} \u2192 {2} tokens, {3}).", agent, before, after, how);
+  return t("{0}'s history was compacted to fit the context window ({1} \u2192 {2} tokens, {3}).", agent, before, after, how);
 }
 
 function seconds(ms: number): string {

@@ -74,9 +74,10 @@ export class TranscriptTranslator {
 /** One entry of the transcript as the view's events (none for what the view does not draw). */
 function viewEvents(entry: TranscriptEntry): TranscriptEvent[] {
   switch (entry.type) {
+    // Live too: the view showed a steered message as queued, not in the transcript, until an agent took it.
     case 'prompt':
       if (entry.steered) return [{ type: 'user_message', text: entry.text, steered: true }];
-      return [{ type: 'user_message', text: entry.text, ...(entry.action ? { action: true } : {}) }];
+      return entry.sent ? [] : [{ type: 'user_message', text: entry.text, ...(entry.action ? { action: true } : {}) }];
     case 'context':
       return [{ type: 'context', agent: entry.agent, used: entry.used, window: entry.window }];
     case 'checkpoint': {
