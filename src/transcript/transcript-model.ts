@@ -34,6 +34,14 @@ export function promptWords(text: string, t: Translate = english): { text: strin
   return { text };
 }
 
+/** A helper's start, step or end, on the card of the task call that runs it. */
+function helperEntry(event: Extract<AgentEvent, { type: 'subagent_start' | 'subagent_progress' | 'subagent_end' }>, parent: Actor): TranscriptEntry {
+  const { callId, subagent } = event;
+  if (event.type === 'subagent_start') return { type: 'subagent', parent, callId, subagent, state: 'started', text: event.task };
+  if (event.type === 'subagent_progress') return { type: 'subagent', parent, callId, subagent, state: 'progress', text: event.text };
+  return { type: 'subagent', parent, callId, subagent, state: 'ended', text: event.summary, status: event.status };
+}
+
 /** The calls that end a task: no card, their summary is the answer. */
 const FINISHING = 'task_complete';
 
@@ -77,68 +85,31 @@ export class TranscriptModel {
   }
 
   handle(event: AgentEvent): TranscriptEntry[] {
-    const t = this.t;
     switch (event.type) {
       case 'prompt_start':
         this.primary = event.primary;
         this.coagent = event.coagent;
         this.concluded = false;
         return [{ ...this.prompt(event.content), ...(this.options.replaying ? {} : { sent: true }), ...(event.coagent !== undefined ? { reviewer: this.actor(event.coagent) } : {}) }];
+      case 'steer':
+        return [{ type: 'prompt', content: event.content, text: userText(event.content), steered: { agent: event.agent } }];
       case 'context':
         return [{ type: 'context', agent: event.agent, used: event.used, window: event.window }];
       case 'checkpoint': {
         const { callId } = event.checkpoint;
         return callId !== undefined && this.unshown.has(callId) ? [] : [{ type: 'checkpoint', checkpoint: event.checkpoint }];
       }
-      case 'steer':
-        return [{ type: 'prompt', content: event.content, text: userText(event.content), steered: { agent: event.agent } }];
       case 'plan':
         return [{ type: 'plan', items: event.items }];
       case 'text_delta':
-      case 'thinking_delta': {
-        const block = event.type === 'text_delta' ? 'text' : 'thinking';
-        this.streamed.add(`${block}:${event.agent}`);
-        if (block === 'text') this.heard(event.agent, event.delta);
-        return [{ type: block, actor: this.actor(event.agent), delta: event.delta }];
-      }
+      case 'thinking_delta':
       case 'text_complete':
-      case 'thinking_complete': {
-        const block = event.type === 'text_complete' ? 'text' : 'thinking';
-        if (this.streamed.delete(`${block}:${event.agent}`) || event.text === '') return [];
-        if (block === 'text') this.heard(event.agent, event.text);
-        return [{ type: block, actor: this.actor(event.agent), delta: event.text }];
-      }
-      case 'tool_call_start': {
-        if (event.tool === FINISHING) {
-          this.unshown.add(event.callId);
-          return [];
-        }
-        this.answer = '';
-        const summary = event.summary.trim();
-        const words = callWords(event.tool, event.arguments, summary, t);
-        this.calls.set(event.callId, { words, kind: event.kind });
-        const { callId, tool, kind, locations } = event;
-        return [{ type: 'tool_start', actor: this.actor(event.agent), callId, tool, kind, title: callTitle(words, false), words, summary, arguments: event.arguments, locations }];
-      }
-      case 'tool_progress': {
-        if (this.unshown.has(event.callId)) return [];
-        const step = stepText(event.step);
-        const { callId, tool, elapsedMs } = event;
-        return [
-          {
-            type: 'tool_progress',
-            actor: this.actor(event.agent),
-            callId,
-            tool,
-            elapsedMs,
-            ...(event.tail !== undefined ? { tail: event.tail, lines: event.lines } : {}),
-            ...(step !== '' ? { step } : {}),
-          },
-        ];
-      }
+      case 'thinking_complete':
+        return this.said(event);
+      case 'tool_call_start':
+      case 'tool_progress':
       case 'tool_call_end':
-        if (this.unshown.delete(event.callId)) return event.result.status === 'success' ? this.summary(event.agent, event.result.output) : [];
-        return [this.toolEnd(event)];
+        return this.call(event);
       case 'usage':
         return [{ type: 'cost', actor: this.actor(event.agent), usage: event.usage, model: event.model, costUsd: event.costUsd, context: event.context, subagent: false }];
       case 'subagent_usage':
@@ -146,30 +117,17 @@ export class TranscriptModel {
       case 'notice':
         return [{ type: 'notice', level: event.level, text: event.message, about: 'host', title: event.title, action: event.action }];
       case 'retry':
-        return [{ type: 'notice', level: 'info', text: retryWords(event.attempt, event.delayMs, event.reason, t), about: 'retry', replaces: 'retry', actor: this.actor(event.agent) }];
       case 'doom_loop':
-        return [{ type: 'notice', level: 'warning', text: doomLoopWords(event.agent, event.tool, event.repeats, t), about: 'doom_loop', actor: this.actor(event.agent) }];
       case 'compaction':
-        return [
-          { type: 'notice', level: 'info', text: compactionWords(event.agent, event.tokensBefore, event.tokensAfter, event.how, t), about: 'compaction', actor: this.actor(event.agent) },
-        ];
+        return [this.workNotice(event)];
       case 'coagent_start':
-        this.reviewSaid = '';
-        return [{ type: 'review_start', reviewer: this.actor(event.agent), primary: this.actor(event.primary), round: event.round, roundText: reviewRound(event.round, t), text: reviewStartWords(t) }];
-      case 'coagent_end': {
-        if (event.verdict === 'approved') this.concluded = true;
-        const summary = event.summary.trim() === this.reviewSaid.trim() ? '' : event.summary;
-        const { round, verdict } = event;
-        return [{ type: 'verdict', reviewer: this.actor(event.agent), primary: this.actor(event.primary), round, verdict, ...verdictWords(verdict, t), summary }];
-      }
+      case 'coagent_end':
       case 'handoff':
-        return [{ type: 'handoff', from: this.actor(event.agent), to: this.actor(event.to), purpose: event.purpose, text: event.text, words: handoffWords(event.purpose, t) }];
+        return this.review(event);
       case 'subagent_start':
-        return [{ type: 'subagent', parent: this.actor(event.agent), callId: event.callId, subagent: event.subagent, state: 'started', text: event.task }];
       case 'subagent_progress':
-        return [{ type: 'subagent', parent: this.actor(event.agent), callId: event.callId, subagent: event.subagent, state: 'progress', text: event.text }];
       case 'subagent_end':
-        return [{ type: 'subagent', parent: this.actor(event.agent), callId: event.callId, subagent: event.subagent, state: 'ended', text: event.summary, status: event.status }];
+        return [helperEntry(event, this.actor(event.agent))];
       case 'task_complete': {
         // Shown already from its call, as a rule; a run that reports it without one shows it here.
         const shown = this.summaryShown;
@@ -194,6 +152,74 @@ export class TranscriptModel {
       default:
         return unreachable(event);
     }
+  }
+
+  /** Text and thinking: the deltas, and a complete block only when its deltas never came. */
+  private said(event: Extract<AgentEvent, { type: 'text_delta' | 'thinking_delta' | 'text_complete' | 'thinking_complete' }>): TranscriptEntry[] {
+    const block = event.type === 'text_delta' || event.type === 'text_complete' ? 'text' : 'thinking';
+    const key = `${block}:${event.agent}`;
+    let text: string;
+    if (event.type === 'text_delta' || event.type === 'thinking_delta') {
+      this.streamed.add(key);
+      text = event.delta;
+    } else {
+      if (this.streamed.delete(key) || event.text === '') return [];
+      text = event.text;
+    }
+    if (block === 'text') this.heard(event.agent, text);
+    return [{ type: block, actor: this.actor(event.agent), delta: text }];
+  }
+
+  /** A tool call's start, progress and end; the call that ends the task is no card (its summary is the answer). */
+  private call(event: Extract<AgentEvent, { type: 'tool_call_start' | 'tool_progress' | 'tool_call_end' }>): TranscriptEntry[] {
+    if (event.type === 'tool_call_end') {
+      if (this.unshown.delete(event.callId)) return event.result.status === 'success' ? this.summary(event.agent, event.result.output) : [];
+      return [this.toolEnd(event)];
+    }
+    if (event.type === 'tool_progress') {
+      if (this.unshown.has(event.callId)) return [];
+      const step = stepText(event.step);
+      const { callId, tool, elapsedMs } = event;
+      const tail = event.tail !== undefined ? { tail: event.tail, lines: event.lines } : {};
+      return [{ type: 'tool_progress', actor: this.actor(event.agent), callId, tool, elapsedMs, ...tail, ...(step !== '' ? { step } : {}) }];
+    }
+    if (event.tool === FINISHING) {
+      this.unshown.add(event.callId);
+      return [];
+    }
+    this.answer = '';
+    const summary = event.summary.trim();
+    const words = callWords(event.tool, event.arguments, summary, this.t);
+    this.calls.set(event.callId, { words, kind: event.kind });
+    const { callId, tool, kind, locations } = event;
+    return [{ type: 'tool_start', actor: this.actor(event.agent), callId, tool, kind, title: callTitle(words, false), words, summary, arguments: event.arguments, locations }];
+  }
+
+  /** A notice about the work: a retry (one line, updated in place), a stuck loop, a compaction. */
+  private workNotice(event: Extract<AgentEvent, { type: 'retry' | 'doom_loop' | 'compaction' }>): TranscriptEntry {
+    const t = this.t;
+    const actor = this.actor(event.agent);
+    if (event.type === 'retry') return { type: 'notice', level: 'info', text: retryWords(event.attempt, event.delayMs, event.reason, t), about: 'retry', replaces: 'retry', actor };
+    if (event.type === 'doom_loop') return { type: 'notice', level: 'warning', text: doomLoopWords(event.agent, event.tool, event.repeats, t), about: 'doom_loop', actor };
+    return { type: 'notice', level: 'info', text: compactionWords(event.agent, event.tokensBefore, event.tokensAfter, event.how, t), about: 'compaction', actor };
+  }
+
+  /** A review's start and verdict, and a message between agents, in a person's words. */
+  private review(event: Extract<AgentEvent, { type: 'coagent_start' | 'coagent_end' | 'handoff' }>): TranscriptEntry[] {
+    const t = this.t;
+    if (event.type === 'handoff') {
+      return [{ type: 'handoff', from: this.actor(event.agent), to: this.actor(event.to), purpose: event.purpose, text: event.text, words: handoffWords(event.purpose, t) }];
+    }
+    const reviewer = this.actor(event.agent);
+    const primary = this.actor(event.primary);
+    if (event.type === 'coagent_start') {
+      this.reviewSaid = '';
+      return [{ type: 'review_start', reviewer, primary, round: event.round, roundText: reviewRound(event.round, t), text: reviewStartWords(t) }];
+    }
+    if (event.verdict === 'approved') this.concluded = true;
+    // What the reviewer said in its review already is not shown a second time.
+    const summary = event.summary.trim() === this.reviewSaid.trim() ? '' : event.summary;
+    return [{ type: 'verdict', reviewer, primary, round: event.round, verdict: event.verdict, ...verdictWords(event.verdict, t), summary }];
   }
 
   private prompt(content: UserBlock[]): Extract<TranscriptEntry, { type: 'prompt' }> {

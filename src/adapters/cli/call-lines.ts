@@ -11,6 +11,8 @@ import { callOutcome, deniedBy, type CallWords } from '../../vocabulary/tool-sto
 import type { ToolKind, ToolResult } from '../../tools/tool';
 import type { Style } from './terminal-style';
 import { notAllowedWords, refusedWords } from '../../transcript/words';
+import type { TranscriptEntry } from '../../transcript/entries';
+import { duration } from '../../telemetry/readable';
 
 /** "● Reading notes.txt", and " (read_file)" under --verbose. */
 export function startLine(words: CallWords, tool: string, s: Style, verbose: boolean): string {
@@ -45,4 +47,18 @@ export function endLine(words: CallWords, tool: string, kind: ToolKind | undefin
 function lastLine(output: string): string {
   const last = output.split('\n').map(plainLine).filter((line) => line.trim() !== '' && !/^\[(exit code|killed)/.test(line)).at(-1);
   return last ? oneLine(last, 160) : '';
+}
+
+/** The call's own time, and apart from it how long it waited for the person's answer: "1.2s (waited 8.0s for approval)". */
+export function toolTime(entry: Extract<TranscriptEntry, { type: 'tool_end' }>): string {
+  const { durationMs, waitedMs } = entry.result.metadata;
+  const own = duration(durationMs ?? entry.durationMs);
+  return waitedMs !== undefined ? `${own} (waited ${duration(waitedMs)} for approval)` : own;
+}
+
+/** A helper's start, step or end, under the task call that runs it. */
+export function helperLine(entry: Extract<TranscriptEntry, { type: 'subagent' }>, s: Style): string {
+  if (entry.state === 'started') return s.cyan(`→ Running ${entry.subagent}… ${s.dim(oneLine(entry.text, 160))}`);
+  if (entry.state === 'progress') return s.dim(`  ${entry.subagent}: ${oneLine(entry.text, 160)}`);
+  return (entry.status === 'completed' ? s.green : s.yellow)(`← ${entry.subagent} ${entry.status}: ${oneLine(entry.text, 160)}`);
 }

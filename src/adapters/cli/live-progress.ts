@@ -187,3 +187,21 @@ function fit(line: string, width: number): string {
   }
   return `${out}…`;
 }
+
+/** Entries that end a wait for the model: something came, or the run is over. */
+export function endsWait(entry: TranscriptEntry): boolean {
+  switch (entry.type) {
+    case 'text':
+    case 'thinking':
+    case 'tool_start':
+    case 'stopped':
+    case 'task_complete':
+    case 'prompt_end':
+    case 'turn_end':
+      return true;
+    case 'notice':
+      return entry.about === 'doom_loop' || entry.about === 'ended_short';
+    default:
+      return false;
+  }
+}

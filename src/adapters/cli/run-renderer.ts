@@ -8,9 +8,9 @@ import { addUsage, emptyUsage } from '../../llm/types';
 import type { CallWords } from '../../vocabulary/tool-story';
 import type { TranscriptEntry } from '../../transcript/entries';
 import { TranscriptModel } from '../../transcript/transcript-model';
-import { endLine, startLine } from './call-lines';
+import { endLine, helperLine, startLine, toolTime } from './call-lines';
 import { diffLines } from './diff-lines';
-import { PipeProgress, type ProgressEntry, type ProgressView, TerminalProgress } from './live-progress';
+import { endsWait, PipeProgress, type ProgressEntry, type ProgressView, TerminalProgress } from './live-progress';
 import { MarkdownStream, type MarkdownRender, type MarkdownScreen } from './markdown-stream';
 import { headerLine, type RunHeader } from './run-header';
 import type { Style } from './terminal-style';
@@ -45,7 +45,8 @@ export function contextLine({ agent, used, window }: { agent: string; used: numb
 }
 
 /**
- * Turns agent events into what a person wants to read in a terminal: the
+ * Draws the transcript model's entries (src/transcript/: what is shown and
+ * in which words) as what a person wants to read in a terminal: the
  * answer streams to stdout as it arrives (markdown rendered on a terminal);
  * thinking (marked ┊), tool calls with status, duration and the diff of an
  * edit, the live tail of a running call, reviews, retries and the closing
@@ -168,34 +169,41 @@ export class RunRenderer {
         this.reviewing = true;
         this.status(s.cyan(`⇄ ${entry.roundText}: ${entry.text}`));
         return this.waitFor(entry.reviewer.agent);
-      case 'verdict': {
-        this.reviewing = false;
-        const paint = entry.verdict === 'approved' ? s.green : entry.verdict === 'error' ? s.red : s.yellow;
-        this.status(paint(`${entry.mark} ${entry.text}`));
-        for (const held of this.held.splice(0)) this.draw(held);
-        // Sent back: the primary's model is asked again.
-        return entry.verdict === 'feedback' ? this.waitFor(entry.primary.agent) : undefined;
-      }
+      case 'verdict':
+        return this.verdict(entry);
       case 'handoff':
         // A review and its feedback are told by the review's lines around them.
         if (entry.purpose === 'review' || entry.purpose === 'feedback') return;
         this.status(s.dim(`→ ${entry.words}`));
         return this.waitFor(entry.to.agent);
       case 'subagent':
-        if (entry.state === 'started') return this.status(s.cyan(`→ Running ${entry.subagent}… ${s.dim(oneLine(entry.text, 160))}`));
-        if (entry.state === 'progress') return this.status(s.dim(`  ${entry.subagent}: ${oneLine(entry.text, 160)}`));
-        return this.status((entry.status === 'completed' ? s.green : s.yellow)(`← ${entry.subagent} ${entry.status}: ${oneLine(entry.text, 160)}`));
+        return this.status(helperLine(entry, s));
       case 'prompt_end':
-        for (const held of this.held.splice(0)) this.draw(held);
-        // What the journal says the prompt changed: what `crow undo` would put back.
-        if (entry.changes && entry.changes.length > 0) this.status(`${s.bold(changedLine(entry.changes))}: ${changedList(entry.changes)}`);
-        if (entry.status === 'completed' || entry.status === 'needs_input') return;
-        // The error that stopped the run is on screen already, under what it stopped.
-        if (entry.status === 'error' && this.shownError !== undefined && entry.message.includes(this.shownError)) return;
-        return this.status((entry.status === 'error' ? s.red : s.yellow)(`⚠ ${this.cancelledBy(entry.status, entry.message)}`));
+        return this.promptEnd(entry);
       default:
         unreachable(entry);
     }
+  }
+
+  private verdict(entry: Extract<TranscriptEntry, { type: 'verdict' }>): void {
+    const s = this.target.errStyle;
+    this.reviewing = false;
+    const paint = entry.verdict === 'approved' ? s.green : entry.verdict === 'error' ? s.red : s.yellow;
+    this.status(paint(`${entry.mark} ${entry.text}`));
+    for (const held of this.held.splice(0)) this.draw(held);
+    // Sent back: the primary's model is asked again.
+    if (entry.verdict === 'feedback') this.waitFor(entry.primary.agent);
+  }
+
+  private promptEnd(entry: Extract<TranscriptEntry, { type: 'prompt_end' }>): void {
+    const s = this.target.errStyle;
+    for (const held of this.held.splice(0)) this.draw(held);
+    // What the journal says the prompt changed: what `crow undo` would put back.
+    if (entry.changes && entry.changes.length > 0) this.status(`${s.bold(changedLine(entry.changes))}: ${changedList(entry.changes)}`);
+    if (entry.status === 'completed' || entry.status === 'needs_input') return;
+    // The error that stopped the run is on screen already, under what it stopped.
+    if (entry.status === 'error' && this.shownError !== undefined && entry.message.includes(this.shownError)) return;
+    this.status((entry.status === 'error' ? s.red : s.yellow)(`⚠ ${this.cancelledBy(entry.status, entry.message)}`));
   }
 
   /** A notice: the host's as it always read in a terminal, the work's (a retry, a stuck loop, a compaction, a turn cut short) with its mark. */
@@ -380,30 +388,5 @@ export class RunRenderer {
     if (this.channel === 'text') this.target.out.write('\n');
     else this.target.err.write('\n');
     this.lineOpen = false;
-  }
-}
-
-/** The call's own time, and apart from it how long it waited for the person's answer: "1.2s (waited 8.0s for approval)". */
-function toolTime(entry: Extract<TranscriptEntry, { type: 'tool_end' }>): string {
-  const { durationMs, waitedMs } = entry.result.metadata;
-  const own = duration(durationMs ?? entry.durationMs);
-  return waitedMs !== undefined ? `${own} (waited ${duration(waitedMs)} for approval)` : own;
-}
-
-/** Entries that end a wait for the model: something came, or the run is over. */
-function endsWait(entry: TranscriptEntry): boolean {
-  switch (entry.type) {
-    case 'text':
-    case 'thinking':
-    case 'tool_start':
-    case 'stopped':
-    case 'task_complete':
-    case 'prompt_end':
-    case 'turn_end':
-      return true;
-    case 'notice':
-      return entry.about === 'doom_loop' || entry.about === 'ended_short';
-    default:
-      return false;
   }
 }
