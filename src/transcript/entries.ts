@@ -64,8 +64,9 @@ export type TranscriptEntry =
   /** A running call's progress: time so far, the end of its output, its step in words. */
   | { type: 'tool_progress'; actor: Actor; callId: string; tool: string; elapsedMs: number; tail?: string; lines?: number; step?: string }
   /**
-   * A call ended: `title` as done ("Read greet.ts"), `outcome` what it
-   * found or changed ("+1 −1"), `denied` who refused it.
+   * A call ended: `title` as done ("Read greet.ts"), refused ("Not
+   * allowed: write a.txt") or failed ("Could not run npm test"); `outcome`
+   * what it found or changed ("+1 −1"), `denied` who refused it.
    */
   | {
       type: 'tool_end';

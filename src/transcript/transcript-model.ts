@@ -13,9 +13,9 @@ import type { ToolKind } from '../tools/tool';
 import { INTERRUPTED } from '../vocabulary/interruption';
 import { callOutcome, callWords, type CallWords, deniedBy } from '../vocabulary/tool-story';
 import { english, type Translate } from '../vocabulary/translate';
-import type { Actor, TranscriptEntry } from './entries';
+import type { Actor, CallStatus, TranscriptEntry } from './entries';
 import { budgetHint, errorHint, interruptedHint, noKeyText } from './failure-words';
-import { callTitle, compactionWords, doomLoopWords, handoffWords, retryWords, reviewRound, reviewStartWords, verdictWords } from './words';
+import { callTitle, compactionWords, endedTitle, doomLoopWords, handoffWords, retryWords, reviewRound, reviewStartWords, verdictWords } from './words';
 
 export interface TranscriptModelOptions {
   /** A stored session shown again: each prompt opens with what the person sent (live, the door showed it when sent). */
@@ -252,14 +252,14 @@ export class TranscriptModel {
     const words = call?.words ?? callWords(tool, {}, '', this.t);
     const outcome = callOutcome(tool, result, this.t);
     const denied = deniedBy(result);
-    const status = result.status === 'success' ? 'completed' : result.status === 'cancelled' ? 'cancelled' : 'failed';
+    const status: CallStatus = result.status === 'success' ? 'completed' : result.status === 'cancelled' ? 'cancelled' : 'failed';
     return {
       type: 'tool_end',
       actor: this.actor(event.agent),
       callId,
       tool,
       kind: call?.kind,
-      title: callTitle(words, true),
+      title: endedTitle(words, status, denied !== undefined, this.t),
       words,
       status,
       ...(outcome !== undefined ? { outcome } : {}),

@@ -18,6 +18,23 @@ export function callTitle(words: Pick<CallWords, 'doing' | 'done' | 'target'>, e
   return words.target ? `${verb} ${words.target}` : verb;
 }
 
+/**
+ * A call's title once it ended: what it did ("Wrote notes.md"), or that it
+ * was refused ("Not allowed: write notes.md") or failed ("Could not write
+ * notes.md"); a cancelled call keeps its running title.
+ */
+export function endedTitle(words: Pick<CallWords, 'doing' | 'done' | 'ask' | 'target'>, status: 'completed' | 'failed' | 'cancelled', denied: boolean, t: Translate = english): string {
+  const target = words.target ? ` ${words.target}` : '';
+  if (status === 'completed') return callTitle(words, true);
+  if (status === 'cancelled') return callTitle(words, false);
+  return `${denied ? notAllowedWords(words.ask, t) : couldNotWords(words.ask, t)}${target}`;
+}
+
+/** A failed call's head: "Could not write" (its target follows). */
+export function couldNotWords(ask: string, t: Translate = english): string {
+  return t('Could not {0}', ask);
+}
+
 /** A refused call's head: "Not allowed: edit" (its target follows). */
 export function notAllowedWords(ask: string, t: Translate = english): string {
   return t('Not allowed: {0}', ask);

@@ -10,7 +10,7 @@ import { oneLine } from '../../vocabulary/text';
 import { callOutcome, deniedBy, type CallWords } from '../../vocabulary/tool-story';
 import type { ToolKind, ToolResult } from '../../tools/tool';
 import type { Style } from './terminal-style';
-import { notAllowedWords, refusedWords } from '../../transcript/words';
+import { refusedWords } from '../../transcript/words';
 import type { TranscriptEntry } from '../../transcript/entries';
 import { duration } from '../../telemetry/readable';
 
@@ -24,15 +24,15 @@ const ERROR_CHARS = 2_000;
 
 
 /** The line a finished call (not a cancelled one) ends with; `time` is already styled. */
-export function endLine(words: CallWords, tool: string, kind: ToolKind | undefined, result: ToolResult, time: string, s: Style): string {
+export function endLine(title: string, words: CallWords, tool: string, kind: ToolKind | undefined, result: ToolResult, time: string, s: Style): string {
   const target = words.target ? ` ${words.target}` : '';
   if (result.status !== 'success') {
     const denied = deniedBy(result);
     // Whole: a refusal ends with what to do about it, which a cut would lose.
     // A person's "no" in the transcript's words; a refusal by the settings keeps the gate's, which say how to change them.
     const why = denied === 'person' ? refusedWords('person') : oneLine(result.error ?? '', ERROR_CHARS);
-    if (denied) return `  ${s.yellow('⊘')} ${notAllowedWords(words.ask)}${target} · ${why} ${time}`;
-    return `  ${s.red('✗')} Could not ${words.ask}${target}${why ? `: ${why}` : ''} ${time}`;
+    if (denied) return `  ${s.yellow('⊘')} ${title} · ${why} ${time}`;
+    return `  ${s.red('✗')} ${title}${why ? `: ${why}` : ''} ${time}`;
   }
   const exitCode = result.metadata.extra['exitCode'];
   // A command that ran but exited non-zero did not do what was asked: marked as a failure, with its exit code.

@@ -336,7 +336,7 @@ export class RunRenderer {
       const why = this.stopSignal ? `by ${this.stopSignal}` : result.error === CANCELLED_BY_USER ? '' : oneLine(result.error ?? '', 160);
       return this.status(`  ${s.yellow('⊘ cancelled')}${why ? ` ${why}` : ''} ${time}`);
     }
-    this.status(endLine(entry.words, entry.tool, kind, result, time, s));
+    this.status(endLine(entry.title, entry.words, entry.tool, kind, result, time, s));
     const diff = result.metadata.diff;
     if (result.status === 'success' && diff && !this.previewed.delete(entry.callId)) for (const line of diffLines(diff, s)) this.status(line);
   }
