@@ -27,7 +27,7 @@ export const EVAL_REPORT = join(ROOT, 'webview', 'eval-report');
  * `t` a parameter (VS Code passes its own, the CLI none): read like the
  * files that import `t`.
  */
-export const SHARED_WORDING = [join(ROOT, 'src', 'vocabulary', 'tool-story.ts'), join(ROOT, 'src', 'eval', 'eval-report.ts')];
+export const SHARED_WORDING = [join(ROOT, 'src', 'vocabulary', 'tool-story.ts'), join(ROOT, 'src', 'transcript', 'words.ts'), join(ROOT, 'src', 'transcript', 'failure-words.ts'), join(ROOT, 'src', 'transcript', 'transcript-model.ts'), join(ROOT, 'src', 'eval', 'eval-report.ts')];
 export const BUNDLE = join(ROOT, 'l10n', 'bundle.l10n.json');
 
 export interface Found {

@@ -82,7 +82,7 @@ export function callWords(tool: string, args: unknown, summary: string, t: Trans
 /** What a finished call found or changed, short: "+1 −1", "3 files", "no matches", "12 entries"; undefined when the card's words say it all. */
 export function callOutcome(tool: string, result: ResultFacts, t: Translate = english): string | undefined {
   if (result.status !== 'success') return undefined;
-  const extra = result.metadata.extra;
+  const extra = result.metadata.extra ?? {};
   const number = (key: string): number | undefined => (typeof extra[key] === 'number' ? (extra[key] as number) : undefined);
   switch (tool) {
     case 'edit_file':
@@ -115,7 +115,7 @@ export function callOutcome(tool: string, result: ResultFacts, t: Translate = en
 
 /** Who refused a call the policy gate denied: the person (now, or by an earlier "never"), or the settings. */
 export function deniedBy(result: Pick<ResultFacts, 'metadata'>): 'person' | 'settings' | undefined {
-  if (result.metadata.extra['permission'] !== 'denied') return undefined;
+  if (result.metadata.extra?.['permission'] !== 'denied') return undefined;
   const answer = result.metadata.approval;
   return answer === 'reject_once' || answer === 'reject_always' ? 'person' : 'settings';
 }

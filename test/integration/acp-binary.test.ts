@@ -117,7 +117,7 @@ describe('crow acp (the bundled binary)', function () {
     const { client, id } = await ready({ permission: () => 'allow_once' });
     assert.equal((await client.prompt(id, 'Fix the typo')).stopReason, 'end_turn');
     assert.equal(readFileSync(join(workspace, 'greet.ts'), 'utf8'), 'export const greeting = "hello";\n');
-    assert.deepEqual(client.updates(id, 'tool_call').map((call) => call.title), ['read_file greet.ts', 'edit_file greet.ts']);
+    assert.deepEqual(client.updates(id, 'tool_call').map((call) => call.title), ['Reading greet.ts', 'Editing greet.ts']);
     const diff = client.updates(id, 'tool_call_update').flatMap((update) => update.content ?? []).find((content) => content.type === 'diff');
     assert.deepEqual(diff, {
       type: 'diff',

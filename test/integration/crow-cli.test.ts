@@ -308,8 +308,8 @@ describe('crow binary', () => {
       const env = { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.anthropicBaseUrl };
       const first = await crow(['run', 'Write x.txt', '--cwd', workspace, '--agent', 'pair', '--allow', 'write', '--no-undo'], env, undefined, home);
       assert.equal(first.code, 0, first.stderr);
-      assert.match(first.stderr, /⇄ reviewer reviews builder's work \(round 1\)/);
-      assert.match(first.stderr, /✓ reviewer approved/);
+      assert.match(first.stderr, /⇄ First review: the reviewer checks the work/);
+      assert.match(first.stderr, /✓ Reviewer approved/);
       assert.match(first.stderr, /✔ Task complete: x\.txt is there: approved\./);
       const id = /session ([0-9a-f-]{36})/.exec(first.stderr)?.[1];
       assert.ok(id, 'the session id is shown');

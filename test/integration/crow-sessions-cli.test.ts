@@ -56,7 +56,7 @@ describe('crow sessions and crow trace', () => {
   it('shows a session as crow run showed it: the prompt, each agent at work, the review (here from a session stored before events were)', async () => {
     const { stdout } = await run('sessions', 'show', fx.session.id);
     assert.match(stdout, /› Make a\.txt say b\.\n\[builder\]\nEditing\.\n● Writing a\.txt\n {2}✓ Wrote a\.txt \+1 −1 \d+ms/);
-    assert.match(stdout, /⇄ reviewer reviews builder's work \(round 1\)\n\[reviewer\]\n✓ reviewer approved/);
+    assert.match(stdout, /⇄ First review: the reviewer checks the work\n✓ Reviewer approved/);
   });
 
   it('exports markdown transcripts linked with wikilinks, and JSON', async () => {

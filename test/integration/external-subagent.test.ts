@@ -135,7 +135,7 @@ describe('external ACP subagents', function () {
     const outcome = await runExternalSubagent(definition({ ...crowAcp, ...agent.fields }), 'Write notes.md', context(), { cwd: ws.root, env });
     assert.deepEqual(outcome, { status: 'completed', text: 'Wrote notes.md.\nDetails follow.', summary: 'Wrote notes.md.' });
     assert.equal(readFileSync(join(ws.root, 'notes.md'), 'utf8'), '# Notes\n');
-    assert.deepEqual(progress, ['helper: write_file notes.md']);
+    assert.deepEqual(progress, ['helper: Writing notes.md']);
     assert.match(JSON.stringify(server.requestsFor('anthropic')[0]!.body), /Write notes\.md/, 'the task is the prompt');
     assert.equal(alive(agent.pid()), false, 'the agent process is gone');
   });
@@ -147,7 +147,7 @@ describe('external ACP subagents', function () {
     assert.equal(outcome.status, 'completed');
     assert.equal(outcome.summary, 'I could not write notes.md.');
     assert.equal(existsSync(join(ws.root, 'notes.md')), false);
-    assert.deepEqual(progress, ['helper: write_file notes.md', 'helper: denied (write): write_file notes.md', 'helper: failed: write_file notes.md']);
+    assert.deepEqual(progress, ['helper: Writing notes.md', 'helper: denied (write): Writing notes.md', 'helper: failed: Not allowed: write notes.md']);
   });
 
   it('passes the cancel on, then leaves no process behind', async () => {
@@ -239,7 +239,7 @@ describe('external ACP subagents', function () {
     assert.equal(outcome.status, 'completed', outcome.summary);
     assert.equal(outcome.text, 'Wrote notes.md.\nDetails follow.');
     assert.equal(readFileSync(join(ws.root, 'notes.md'), 'utf8'), '# Notes\n');
-    assert.deepEqual(progress, ['helper: write_file notes.md']);
+    assert.deepEqual(progress, ['helper: Writing notes.md']);
     await until(() => /agent pid \d+ exited/.test(bridge.stderr()), 'the bridge to stop the agent when the socket closed');
   });
 

@@ -108,7 +108,7 @@ describe('a resumed session shows what it showed live, in each front door', func
       for (const kind of ['plan', 'tool_call', 'tool_call_update']) assert.ok(replayed.some((update) => update.sessionUpdate === kind), kind);
       assert.match(JSON.stringify(replayed), /mcp__fx__echo/);
       assert.match(JSON.stringify(replayed), /explorer/);
-      assert.match(JSON.stringify(replayed), /reviewer approved builder's work/);
+      assert.match(JSON.stringify(replayed), /Reviewer approved/);
     } finally {
       await later.stop();
     }
@@ -168,7 +168,7 @@ describe('a resumed session shows what it showed live, in each front door', func
     const prompts = show.stdout.split(/\n(?=› )/).slice(1).map((part) => part.split('\n').slice(1).join('\n').trim());
     const lived = shown.map(liveBody);
     assert.deepEqual(prompts, lived);
-    assert.match(prompts[0]!, /● Using mcp__fx__echo \{"text":"notes"\}[\s\S]*● Handing over to explorer[\s\S]*✓ reviewer approved/);
+    assert.match(prompts[0]!, /● Using mcp__fx__echo \{"text":"notes"\}[\s\S]*● Handing over to explorer[\s\S]*✓ Reviewer approved/);
   });
 });
 

@@ -10,7 +10,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 const SRC = resolve(__dirname, '../../src');
 
 /** Top to bottom: each layer may use the ones after it. */
-const LAYERS = ['adapters', 'eval', 'attempts', 'host', 'speckit', 'agents', 'journal', 'mcp', 'engine', 'session', 'tools', 'telemetry', 'llm', 'config', 'vocabulary'];
+const LAYERS = ['adapters', 'transcript', 'eval', 'attempts', 'host', 'speckit', 'agents', 'journal', 'mcp', 'engine', 'session', 'tools', 'telemetry', 'llm', 'config', 'vocabulary'];
 
 /** Layers that stand apart (none since testkit/, the fake LLM server, left src/: see the test below). */
 const STANDALONE = new Set<string>();

@@ -15,6 +15,7 @@ import { diffLines } from './diff-lines';
 import { duration } from './format';
 import type { CallWords, CardDiff, TranscriptEvent } from './protocol';
 import { fileOpener, type Post } from './host';
+import { notAllowedWords, refusedWords } from '../../src/transcript/words';
 
 type ToolStart = Extract<TranscriptEvent, { type: 'tool_start' }>;
 type ToolProgress = Extract<TranscriptEvent, { type: 'tool_progress' }>;
@@ -49,9 +50,9 @@ function statusText(status: string): string | undefined {
   };
   return words[status]?.();
 }
-/** Who refused a call, as its card says it (never the text written for the model). */
+/** Who refused a call, as its card says it: the transcript model's words. */
 function refusedBy(who: NonNullable<ToolEnd['denied']>): string {
-  return who === 'person' ? t('You said no.') : t('Your settings do not allow this.');
+  return refusedWords(who, t);
 }
 
 export class ToolCard {
@@ -172,7 +173,7 @@ export class ToolCard {
 
   /** A call the person or the settings refused: said in their words, neutrally; what the model was told stays folded in its output. */
   private refused(end: ToolEnd): void {
-    this.verb.textContent = t`Not allowed: ${this.words.ask}`;
+    this.verb.textContent = notAllowedWords(this.words.ask, t);
     this.setStatus('denied', '');
     this.element.setAttribute('aria-label', `${t`Not allowed: ${this.words.ask} ${this.words.target}.`} ${refusedBy(end.denied!)}`.trim());
     this.head.after(el('div', 'tool-note', refusedBy(end.denied!)));

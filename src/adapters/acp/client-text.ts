@@ -1,5 +1,4 @@
-/** How text written for the client is shaped: code blocks, quotes, labels, review verdicts. */
-import type { ReviewVerdict } from '../../engine/events';
+/** How text written for the client is shaped: code blocks, quotes, labels. */
 
 /** A markdown code block whose fence is longer than any backtick run inside. */
 export function fenced(text: string, info = ''): string {
@@ -21,18 +20,4 @@ export function quote(text: string, maxChars = 800): string {
 /** What precedes the words and tool titles of an agent: nothing for the primary, `[name] ` for anyone else. */
 export function agentLabel(agent: string, primary: string): string {
   return agent === primary ? '' : `[${agent}] `;
-}
-
-/** A reviewer's verdict in a sentence. */
-export function verdictText(reviewer: string, primary: string, round: number, verdict: ReviewVerdict): string {
-  switch (verdict) {
-    case 'approved':
-      return `${reviewer} approved ${primary}'s work (round ${round}).`;
-    case 'feedback':
-      return `${reviewer} sent ${primary}'s work back with feedback (round ${round}).`;
-    case 'cancelled':
-      return `${reviewer}'s review was cancelled (round ${round}).`;
-    case 'error':
-      return `${reviewer}'s review failed (round ${round}).`;
-  }
 }

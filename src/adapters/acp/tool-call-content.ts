@@ -2,8 +2,7 @@ import { resolve } from 'node:path';
 import type { ToolCallContent } from '@agentclientprotocol/sdk';
 import { applyPatch, parsePatch, reversePatch, type StructuredPatch } from 'diff';
 import { screenText } from '../../engine/output-tail';
-import { stepText } from '../../engine/tool-progress';
-import type { ToolKind, ToolResult, ToolStep } from '../../tools/tool';
+import type { ToolKind, ToolResult } from '../../tools/tool';
 import { fenced } from './client-text';
 
 /** Beyond this size a file is shown by its changed hunks: whole texts would flood the client twice over. */
@@ -42,11 +41,10 @@ export function resultContent(kind: ToolKind, result: ToolResult, hasDiff: boole
   return content;
 }
 
-/** What a running call shows while it works: the end of its output as a console block, and its step; none when there is neither. */
-export function progressContent(progress: { tail?: string; step?: ToolStep }): ToolCallContent[] {
+/** What a running call shows while it works: the end of its output as a console block, and its step in words; none when there is neither. */
+export function progressContent(progress: { tail?: string; step?: string }): ToolCallContent[] {
   const content: ToolCallContent[] = [];
-  const said = stepText(progress.step);
-  if (said !== '') content.push(textContent(said));
+  if (progress.step) content.push(textContent(progress.step));
   if (progress.tail) content.push(textContent(fenced(progress.tail, 'console')));
   return content;
 }

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { ContentBlock, SessionUpdate, ToolCallContent, ToolCallUpdate } from '@agentclientprotocol/sdk';
-import { type AgentEvent, endedShort, type NoticeLevel, type RunStatus, type TurnStopReason, unreachable } from '../../engine/events';
+import { type AgentEvent, type NoticeLevel, type RunStatus, type TurnStopReason, unreachable } from '../../engine/events';
+import type { TranscriptEntry } from '../../transcript/entries';
+import { TranscriptModel } from '../../transcript/transcript-model';
 import type { Usage, UserBlock } from '../../llm/types';
 import type { TodoItem } from '../../tools/todos';
 import type { ToolKind, ToolResult } from '../../tools/tool';
-import { agentLabel, quote, verdictText } from './client-text';
+import { agentLabel, quote } from './client-text';
 import { type Channel, TextChunks } from './text-chunks';
 import { diffContent, hunkDiffs, progressContent, type ReadText, resultContent } from './tool-call-content';
 import type { UpdateSink } from './update-sink';
@@ -70,18 +72,20 @@ const MAX_PROGRESS_LINES = 12;
  */
 export class UpdateTranslator {
   private readonly text: TextChunks;
-  /** `text:agent` and `thinking:agent` that streamed deltas since their last complete event. */
-  private readonly streamed = new Set<string>();
-  /** The block and agent the last delta marked in `streamed`. */
-  private lastStreamed: { block: 'text' | 'thinking'; agent: string } | undefined;
   private readonly calls = new Map<string, CallState>();
   private open: CallState | undefined;
   private primaryStop: TurnStopReason | undefined;
-  /** Who speaks the answer: set by prompt_start. */
-  private primary = '';
+  /** What is shown and in which words (who speaks the answer comes with prompt_start). */
+  private readonly model: TranscriptModel;
 
   constructor(private readonly options: TranslatorOptions) {
+    this.model = new TranscriptModel({ replaying: options.replaying });
     this.text = new TextChunks(() => this.primary, options.sink);
+  }
+
+  /** Who speaks the answer: named by the prompt's prompt_start. */
+  private get primary(): string {
+    return this.model.primaryAgent ?? '';
   }
 
   /** How the primary's last turn ended, e.g. to tell `max_tokens` apart from a plain answer. */
@@ -90,76 +94,69 @@ export class UpdateTranslator {
   }
 
   handle(event: AgentEvent): void {
-    switch (event.type) {
-      case 'prompt_start':
-        this.primary = event.primary;
-        return this.options.replaying ? this.userMessage(event.content) : undefined;
+    for (const entry of this.model.handle(event)) this.render(entry);
+    // A complete block ends a run of deltas: what is pending goes out now.
+    if (event.type === 'text_complete' || event.type === 'thinking_complete') this.flush();
+  }
+
+  /** One entry of the transcript model as session updates: the model decides what is shown and its words, this only their wire shape. */
+  private render(entry: TranscriptEntry): void {
+    switch (entry.type) {
+      // The client showed the person's message when it was sent: only a stored one is shown again.
+      case 'prompt':
+        return this.options.replaying ? this.userMessage(entry.content) : undefined;
       // A client rewinds with /rewind, which lists the checkpoints itself.
       case 'checkpoint':
         return undefined;
       // usage_update told how full the window is after every call already.
       case 'context':
         return undefined;
-      // A message sent while the agents worked, as prompt_start's: the client showed it when it was sent.
-      case 'steer':
-        return this.options.replaying ? this.userMessage(event.content) : undefined;
       case 'plan':
-        return this.plan(event.items);
-      case 'text_delta':
-        return this.delta(this.channelOf(event.agent), event.agent, 'text', event.delta);
-      case 'thinking_delta':
-        return this.delta('thought', event.agent, 'thinking', event.delta);
-      case 'text_complete':
-        return this.complete(this.channelOf(event.agent), event.agent, 'text', event.text);
-      case 'thinking_complete':
-        return this.complete('thought', event.agent, 'thinking', event.text);
-      case 'tool_call_start':
-        return this.toolCallStart(event);
+        return this.plan(entry.items);
+      case 'text':
+        return this.text.append(this.channelOf(entry.actor.agent), entry.actor.agent, entry.delta);
+      case 'thinking':
+        return this.text.append('thought', entry.actor.agent, entry.delta);
+      case 'summary':
+        return this.say('message', entry.actor.agent, entry.text);
+      case 'tool_start':
+        return this.toolCallStart(entry);
       case 'tool_progress':
-        return this.toolProgress(event);
-      case 'tool_call_end':
-        return this.toolCallEnd(event.agent, event.callId, event.result);
-      case 'usage':
-        return this.usage(event.usage, event.model, event.context);
-      case 'notice':
-        return this.notice(event.level, event.message, event.title);
-      case 'retry':
-        return this.note(undefined, `${event.agent}'s model request failed (${event.reason}); retrying in ${seconds(event.delayMs)}, attempt ${event.attempt}.`);
-      case 'task_complete':
-        return this.say('message', event.agent, event.summary);
-      case 'doom_loop':
-        return this.note(event.agent, `made the same ${event.tool} call ${event.repeats} times in a row; stopping this turn.`);
-      case 'compaction':
-        return this.note(event.agent, `compacted its history to fit the context window (${event.how}, about ${event.tokensBefore} → ${event.tokensAfter} tokens).`);
-      case 'coagent_start':
-        return this.note(undefined, `${event.agent} is reviewing ${event.primary}'s work (round ${event.round}).`);
-      case 'coagent_end':
-        return this.note(undefined, verdictText(event.agent, event.primary, event.round, event.verdict));
-      case 'handoff':
-        return this.note(undefined, `${event.agent} → ${event.to} (${event.purpose.replace('_', ' ')}):\n${quote(event.text)}`);
-      case 'run_complete':
-        return this.runComplete(event.status, event.message, event.changes);
-      case 'subagent_start':
-        return this.subagentProgress(event.agent, event.callId, `→ Running ${event.subagent}…`);
-      case 'subagent_progress':
-        return this.subagentProgress(event.agent, event.callId, `${event.subagent}: ${event.text}`);
-      case 'subagent_end':
-        return this.subagentProgress(event.agent, event.callId, `${event.subagent} ${event.status}: ${event.summary}`);
+        return this.toolProgress(entry);
+      case 'tool_end':
+        return this.toolCallEnd(entry);
       // A subagent's tokens are not this session's context; its cost is in the session's (see sessionCost).
-      case 'subagent_usage':
-        return;
+      case 'cost':
+        return entry.subagent ? undefined : this.usage(entry.usage, entry.model, entry.context);
+      case 'notice':
+        if (entry.about === 'host') return this.notice(entry.level, entry.text, entry.title);
+        if (entry.about === 'ended_short') return this.say('message', entry.actor?.agent, `⚠ ${entry.text}`);
+        return this.note(entry.text);
+      case 'review_start':
+        return this.note(`${entry.roundText}: ${entry.text}.`);
+      // The reviewer's summary is written for the person: it is part of the answer, after the verdict.
+      case 'verdict': {
+        const summary = entry.verdict === 'cancelled' ? '' : entry.summary.trim();
+        return this.say('message', undefined, `${entry.mark} ${entry.text}${entry.colon && summary ? ':' : '.'}${summary ? `\n\n${summary}` : ''}`);
+      }
+      case 'handoff':
+        return this.note(`${entry.words}:\n${quote(entry.text)}`);
+      case 'subagent':
+        return this.subagentProgress(entry.parent.agent, entry.callId, subagentLine(entry));
+      case 'prompt_end':
+        return this.runComplete(entry.status, entry.status === 'completed' ? entry.said : entry.message, entry.changes);
+      case 'turn_end':
+        if (entry.actor.role === 'primary') this.primaryStop = entry.reason;
+        return this.boundary();
+      // Each ends the message under way; an error or a cancel is told by the run's end, in words: one message, not two.
       case 'turn_start':
       case 'files_changed':
-        return this.boundary();
-      case 'turn_complete':
-        if (event.agent === this.primary) this.primaryStop = event.reason;
-        return endedShort(event.reason) ? this.say('message', event.agent, `⚠ ${event.message}`) : this.boundary();
-      // Both end the run, whose run_complete says so in words: one message, not two.
-      case 'error':
-      case 'cancelled':
+      case 'stopped':
+      // The summary is its own entry where it is the answer.
+      case 'task_complete':
         return this.boundary();
       default:
-        return unreachable(event);
+        return unreachable(entry);
     }
   }
 
@@ -204,22 +201,6 @@ export class UpdateTranslator {
     return agent === this.primary ? 'message' : 'thought';
   }
 
-  private delta(channel: Channel, agent: string, block: 'text' | 'thinking', delta: string): void {
-    // Deltas come by the thousand: the block is marked once per run of them, not once per delta.
-    if (this.lastStreamed?.block !== block || this.lastStreamed.agent !== agent) {
-      this.streamed.add(`${block}:${agent}`);
-      this.lastStreamed = { block, agent };
-    }
-    this.text.append(channel, agent, delta);
-  }
-
-  /** A complete block: already streamed as deltas, unless the provider sent none. */
-  private complete(channel: Channel, agent: string, block: 'text' | 'thinking', text: string): void {
-    this.lastStreamed = undefined;
-    if (!this.streamed.delete(`${block}:${agent}`)) this.text.append(channel, agent, text);
-    this.flush();
-  }
-
   /** Any event other than text: pending text goes first, and the next text starts a new message. */
   private boundary(): void {
     this.text.endMessage();
@@ -233,20 +214,20 @@ export class UpdateTranslator {
     this.boundary();
   }
 
-  /** Something worth seeing about the work, as a thought; `agent` names who it is about. */
-  private note(agent: string | undefined, text: string): void {
-    this.say('thought', undefined, agent === undefined ? text : `${agent} ${text}`);
+  /** Something worth seeing about the work, as a thought. */
+  private note(text: string): void {
+    this.say('thought', undefined, text);
   }
 
-  private toolCallStart(event: Extract<AgentEvent, { type: 'tool_call_start' }>): void {
+  private toolCallStart(entry: Extract<TranscriptEntry, { type: 'tool_start' }>): void {
     this.boundary();
     const call: CallState = {
-      id: this.options.toolCallIds.allocate(event.callId),
-      title: `${agentLabel(event.agent, this.primary)}${event.tool} ${event.summary}`.trim(),
-      kind: event.kind,
+      id: this.options.toolCallIds.allocate(entry.callId),
+      title: this.titled(entry.actor.agent, entry.title),
+      kind: entry.kind,
       terminals: [],
     };
-    this.calls.set(callKey(event.agent, event.callId), call);
+    this.calls.set(callKey(entry.actor.agent, entry.callId), call);
     this.open = call;
     this.options.sink.send({
       sessionUpdate: 'tool_call',
@@ -254,17 +235,24 @@ export class UpdateTranslator {
       title: call.title,
       kind: call.kind,
       status: 'in_progress',
-      locations: event.locations.map((location) => ({ ...location, path: resolve(this.options.cwd, location.path) })),
-      rawInput: event.arguments,
+      locations: entry.locations.map((location) => ({ ...location, path: resolve(this.options.cwd, location.path) })),
+      rawInput: entry.arguments,
     });
   }
 
-  private toolCallEnd(agent: string, callId: string, result: ToolResult): void {
+  /** A call's title as the client shows it: the model's words, after the agent's label for anyone but the primary. */
+  private titled(agent: string, title: string): string {
+    return `${agentLabel(agent, this.primary)}${title}`.trim();
+  }
+
+  private toolCallEnd(entry: Extract<TranscriptEntry, { type: 'tool_end' }>): void {
     this.boundary();
-    const call = this.calls.get(callKey(agent, callId));
+    const call = this.calls.get(callKey(entry.actor.agent, entry.callId));
     if (!call) return;
     if (this.open === call) this.open = undefined;
-    this.options.sink.send(this.finishedCall(call, result));
+    // The title says what the call did once it is done ("Read greet.ts").
+    call.title = this.titled(entry.actor.agent, entry.title);
+    this.options.sink.send(this.finishedCall(call, entry.result));
   }
 
   private async finishedCall(call: CallState, result: ToolResult): Promise<SessionUpdate> {
@@ -276,6 +264,7 @@ export class UpdateTranslator {
     const { images: _images, ...rawOutput } = result;
     const update: ToolCallUpdate = {
       toolCallId: call.id,
+      title: call.title,
       status: result.status === 'success' ? 'completed' : 'failed',
       content,
       rawOutput,
@@ -288,10 +277,10 @@ export class UpdateTranslator {
    * content with each update). A command in a client terminal already shows
    * there, and a task's call shows its subagent's steps: neither gets more.
    */
-  private toolProgress(event: Extract<AgentEvent, { type: 'tool_progress' }>): void {
-    const call = this.calls.get(callKey(event.agent, event.callId));
+  private toolProgress(entry: Extract<TranscriptEntry, { type: 'tool_progress' }>): void {
+    const call = this.calls.get(callKey(entry.actor.agent, entry.callId));
     if (!call || call.terminals.length > 0 || call.progress) return;
-    const content = progressContent(event);
+    const content = progressContent(entry);
     const live = JSON.stringify(content);
     if (content.length === 0 || live === call.live) return;
     call.live = live;
@@ -326,12 +315,12 @@ export class UpdateTranslator {
       this.options.sink.send({ sessionUpdate: 'notice', severity: level, ...noticeText(message, title) });
       return;
     }
-    if (level !== 'info') this.note(undefined, `${level === 'error' ? 'Error' : 'Warning'}: ${message}`);
+    if (level !== 'info') this.note(`${level === 'error' ? 'Error' : 'Warning'}: ${message}`);
   }
 
   private runComplete(status: RunStatus, message: string, changes: readonly ChangedFile[] | undefined): void {
     // What the journal says the prompt changed (what /undo would put back), before how the run ended.
-    if (changes && changes.length > 0) this.note(undefined, `${changedLine(changes)}: ${changedList(changes)}`);
+    if (changes && changes.length > 0) this.note(`${changedLine(changes)}: ${changedList(changes)}`);
     switch (status) {
       case 'limit':
       case 'budget':
@@ -340,7 +329,7 @@ export class UpdateTranslator {
       case 'error':
         return this.boundary();
       case 'completed':
-        return this.note(undefined, message);
+        return this.note(message);
       // The answer speaks for itself; the client asked for the cancel.
       case 'needs_input':
       case 'cancelled':
@@ -364,6 +353,9 @@ function terminalContent(call: CallState): ToolCallContent[] {
   return call.terminals.map((terminalId) => ({ type: 'terminal', terminalId }));
 }
 
-function seconds(ms: number): string {
-  return `${Number((ms / 1000).toFixed(1))} s`;
+/** A helper's step, as a line of its task call's content. */
+function subagentLine(entry: Extract<TranscriptEntry, { type: 'subagent' }>): string {
+  if (entry.state === 'started') return `→ Running ${entry.subagent}…`;
+  if (entry.state === 'progress') return `${entry.subagent}: ${entry.text}`;
+  return `${entry.subagent} ${entry.status ?? 'ended'}: ${entry.text}`;
 }

@@ -6,15 +6,15 @@
  * written. On a pipe or in a file, where nothing can be redrawn: a line
  * now and then saying the call is still running, with its last output line.
  */
-import type { AgentEvent } from '../../engine/events';
+import type { TranscriptEntry } from '../../transcript/entries';
 import { plainLine } from '../../engine/output-tail';
-import { stepText } from '../../engine/tool-progress';
 import { count, duration } from '../../telemetry/readable';
 import type { Style } from './terminal-style';
 import { oneLine } from '../../vocabulary/text';
 import type { CallWords } from '../../vocabulary/tool-story';
 
-export type ProgressEvent = Extract<AgentEvent, { type: 'tool_progress' }>;
+/** A running call's progress as the transcript model words it (its step in words). */
+export type ProgressEntry = Pick<Extract<TranscriptEntry, { type: 'tool_progress' }>, 'callId' | 'elapsedMs' | 'tail' | 'lines' | 'step'>;
 
 /** Lines of output shown under a running call on a terminal. */
 export const TAIL_ROWS = 5;
@@ -23,7 +23,7 @@ export const PIPE_EVERY_MS = 30_000;
 
 export interface ProgressView {
   /** The latest progress of a running call, with its words as its start line said them. */
-  update(event: ProgressEvent, words?: CallWords): void;
+  update(event: ProgressEntry, words?: CallWords): void;
   /** The call ended (every call, when none is named): its lines go. */
   end(callId?: string): void;
   /** Erases the live lines before something else is written. */
@@ -44,7 +44,7 @@ export const SPIN_MS = 100;
 
 /** The live lines on a terminal whose width `columns` tells; one call at a time, the one that reported last. */
 export class TerminalProgress implements ProgressView {
-  private latest: ProgressEvent | undefined;
+  private latest: ProgressEntry | undefined;
   private rows = 0;
   private suspended = false;
   private waiting: { who: string; since: number; timer: NodeJS.Timeout } | undefined;
@@ -55,7 +55,7 @@ export class TerminalProgress implements ProgressView {
     private readonly columns: () => number,
   ) {}
 
-  update(event: ProgressEvent): void {
+  update(event: ProgressEntry): void {
     this.latest = event;
     this.redraw();
   }
@@ -137,7 +137,7 @@ export class PipeProgress implements ProgressView {
     private readonly style: Style,
   ) {}
 
-  update(event: ProgressEvent, words?: CallWords): void {
+  update(event: ProgressEntry, words?: CallWords): void {
     const period = Math.floor(event.elapsedMs / PIPE_EVERY_MS);
     if (period <= (this.told.get(event.callId) ?? 0)) return;
     this.told.set(event.callId, period);
@@ -161,11 +161,11 @@ export class PipeProgress implements ProgressView {
 }
 
 /** The lines under a running call: the last TAIL_ROWS lines of output, then its time, line count and step; each fits `width`. */
-export function progressLines(event: ProgressEvent, style: Style, width: number): string[] {
+export function progressLines(event: ProgressEntry, style: Style, width: number): string[] {
   const tail = (event.tail ?? '').split('\n').slice(-TAIL_ROWS);
   const facts = [duration(event.elapsedMs)];
   if (event.lines !== undefined) facts.push(`${count(event.lines)} ${event.lines === 1 ? 'line' : 'lines'}`);
-  const step = stepText(event.step);
+  const step = event.step ?? '';
   if (step !== '') facts.push(step);
   return [
     ...(event.tail ? tail.map((line) => style.dim(`  │ ${fit(line, width - 4)}`)) : []),
@@ -186,4 +186,22 @@ function fit(line: string, width: number): string {
     used += columns(char);
   }
   return `${out}…`;
+}
+
+/** Entries that end a wait for the model: something came, or the run is over. */
+export function endsWait(entry: TranscriptEntry): boolean {
+  switch (entry.type) {
+    case 'text':
+    case 'thinking':
+    case 'tool_start':
+    case 'stopped':
+    case 'task_complete':
+    case 'prompt_end':
+    case 'turn_end':
+      return true;
+    case 'notice':
+      return entry.about === 'doom_loop' || entry.about === 'ended_short';
+    default:
+      return false;
+  }
 }

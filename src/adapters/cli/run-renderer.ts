@@ -1,16 +1,16 @@
 import { oneLine } from '../../vocabulary/text';
 import { count, duration } from '../../telemetry/readable';
-import { userText } from '../../session/history';
-import type { AgentEvent, ReviewVerdict } from '../../engine/events';
-import { endedShort, unreachable } from '../../engine/events';
+import type { AgentEvent } from '../../engine/events';
+import { unreachable } from '../../engine/events';
 import type { Usage } from '../../llm/types';
 import type { ToolKind } from '../../tools/tool';
 import { addUsage, emptyUsage } from '../../llm/types';
-import { callWords, type CallWords } from '../../vocabulary/tool-story';
-import { TASK_COMPLETE } from '../../vocabulary/tool-names';
-import { endLine, startLine } from './call-lines';
+import type { CallWords } from '../../vocabulary/tool-story';
+import type { TranscriptEntry } from '../../transcript/entries';
+import { TranscriptModel } from '../../transcript/transcript-model';
+import { endLine, helperLine, startLine, toolTime } from './call-lines';
 import { diffLines } from './diff-lines';
-import { PipeProgress, type ProgressEvent, type ProgressView, TerminalProgress } from './live-progress';
+import { endsWait, PipeProgress, type ProgressEntry, type ProgressView, TerminalProgress } from './live-progress';
 import { MarkdownStream, type MarkdownRender, type MarkdownScreen } from './markdown-stream';
 import { headerLine, type RunHeader } from './run-header';
 import type { Style } from './terminal-style';
@@ -45,7 +45,8 @@ export function contextLine({ agent, used, window }: { agent: string; used: numb
 }
 
 /**
- * Turns agent events into what a person wants to read in a terminal: the
+ * Draws the transcript model's entries (src/transcript/: what is shown and
+ * in which words) as what a person wants to read in a terminal: the
  * answer streams to stdout as it arrives (markdown rendered on a terminal);
  * thinking (marked ┊), tool calls with status, duration and the diff of an
  * edit, the live tail of a running call, reviews, retries and the closing
@@ -70,7 +71,9 @@ export class RunRenderer {
   private readonly previewed = new Set<string>();
   /** A review is under way: `task_complete` waits for the verdict, which comes first on screen. */
   private reviewing = false;
-  private readonly held: AgentEvent[] = [];
+  private readonly held: TranscriptEntry[] = [];
+  /** What is shown and in which words. */
+  private readonly model: TranscriptModel;
   private readonly progress: ProgressView;
   /** The text of the last ✖ line, so the run's end does not repeat it. */
   private shownError: string | undefined;
@@ -85,6 +88,7 @@ export class RunRenderer {
     private readonly target: RenderTarget,
     private readonly options: { replaying?: boolean; verbose?: boolean } = {},
   ) {
+    this.model = new TranscriptModel({ replaying: options.replaying });
     this.progress = target.live
       ? new TerminalProgress(target.err, target.errStyle, target.live.columns)
       : new PipeProgress((line) => this.status(line), target.errStyle);
@@ -102,110 +106,124 @@ export class RunRenderer {
   }
 
   render(event: AgentEvent): void {
-    if (this.reviewing && event.type === 'task_complete') {
-      this.held.push(event);
+    for (const entry of this.model.handle(event)) this.draw(entry);
+  }
+
+  /** One entry of the transcript model as terminal lines: the model decides what is shown and its words, this only their marks and colours. */
+  private draw(entry: TranscriptEntry): void {
+    if (this.reviewing && entry.type === 'task_complete') {
+      this.held.push(entry);
       return;
     }
-    if (ENDS_WAIT.has(event.type)) this.progress.stopWaiting();
-    this.noteSpeaker(event);
+    if (endsWait(entry)) this.progress.stopWaiting();
+    this.noteSpeaker(entry);
     const { errStyle: s } = this.target;
-    switch (event.type) {
-      case 'prompt_start':
-        this.labelFirstSpeaker = event.coagent !== undefined;
+    switch (entry.type) {
+      case 'prompt':
+        if (entry.steered) return this.status(`${s.bold(`› ${oneLine(entry.text, 400)}`)} ${s.dim(`(sent while the agents worked; ${entry.steered.agent} has it now)`)}`);
+        this.labelFirstSpeaker = entry.reviewer !== undefined;
         this.speaker = undefined;
-        return this.options.replaying ? this.status(s.bold(`› ${oneLine(userText(event.content), 400)}`)) : undefined;
+        return entry.sent ? undefined : this.status(s.bold(`› ${oneLine(entry.text, 400)}`));
       // crow sessions checkpoints lists them; a line per change would bury the work.
       case 'checkpoint':
         return undefined;
-      case 'steer':
-        return this.status(`${s.bold(`› ${oneLine(userText(event.content), 400)}`)} ${s.dim(`(sent while the agents worked; ${event.agent} has it now)`)}`);
-      case 'turn_complete':
-        return endedShort(event.reason) ? this.status(s.yellow(`⚠ ${event.agent}: ${event.message}`)) : undefined;
       case 'context':
-        return this.status(s.dim(contextLine(event)));
+        return this.status(s.dim(contextLine(entry)));
       // The todo tool's own line shows the list as it changes.
       case 'plan':
       case 'turn_start':
-      case 'text_complete':
-      case 'thinking_complete':
+      case 'turn_end':
       case 'files_changed':
         return;
-      case 'text_delta':
-        return this.streamText(event.delta);
-      case 'thinking_delta':
-        return this.streamThinking(event.delta);
-      case 'tool_call_start': {
-        this.kinds.set(event.callId, event.kind);
-        const words = callWords(event.tool, event.arguments, event.summary);
-        this.words.set(event.callId, words);
-        // Finishing is no work to show: its summary is the answer (task_complete's own line).
-        if (event.tool !== TASK_COMPLETE || this.options.verbose) this.status(startLine(words, event.tool, s, this.options.verbose ?? false));
-        return this.markShown(event.callId);
-      }
+      case 'text':
+        return this.streamText(entry.delta);
+      case 'thinking':
+        return this.streamThinking(entry.delta);
+      // The answer streamed already; the summary has its own ✔ line (see task_complete).
+      case 'summary':
+        return;
+      case 'tool_start':
+        this.kinds.set(entry.callId, entry.kind);
+        this.words.set(entry.callId, entry.words);
+        this.status(startLine(entry.words, entry.tool, s, this.options.verbose ?? false));
+        return this.markShown(entry.callId);
       case 'tool_progress':
-        return this.toolProgress(event);
-      case 'tool_call_end':
-        this.toolEnd(event);
+        return this.toolProgress(entry);
+      case 'tool_end':
+        this.toolEnd(entry);
         // The last running call ended: the model is asked again.
-        return this.kinds.size === 0 ? this.waitFor(event.agent) : undefined;
-      case 'usage':
-      case 'subagent_usage':
-        addUsage(this.usage, event.usage);
+        return this.kinds.size === 0 ? this.waitFor(entry.actor.agent) : undefined;
+      case 'cost':
+        addUsage(this.usage, entry.usage);
         return;
-      case 'retry':
-        this.status(s.yellow(`↻ ${event.reason} — retrying in ${duration(event.delayMs)} (attempt ${event.attempt})`));
-        return this.waitFor(event.agent);
+      case 'notice':
+        return this.notice(entry);
       case 'task_complete':
-        return this.status(s.green(`✔ Task complete: ${event.summary}`));
-      case 'doom_loop':
-        return this.status(s.yellow(`⚠ Stopped: ${event.tool} was called with the same arguments ${event.repeats} times in a row.`));
-      case 'error':
-        this.shownError = event.message;
-        return this.status(s.red(`✖ ${event.message}`));
-      // run_complete tells the cancel, with who was at work and how to go on: one line, not two.
-      case 'cancelled':
-        return;
-      case 'coagent_start':
+        return this.status(s.green(`✔ Task complete: ${entry.summary}`));
+      case 'stopped':
+        // run_complete tells a cancel, with who was at work and how to go on: one line, not two.
+        if (entry.why === 'cancelled') return;
+        this.shownError = entry.message;
+        return this.status(s.red(`✖ ${entry.message}`));
+      case 'review_start':
         this.reviewing = true;
-        this.status(s.cyan(`⇄ ${event.agent} reviews ${event.primary}'s work (round ${event.round})`));
-        return this.waitFor(event.agent);
-      case 'coagent_end':
-        this.reviewing = false;
-        this.status(REVIEW_LINES[event.verdict](event.agent, s));
-        for (const held of this.held.splice(0)) this.render(held);
-        // Sent back: the primary's model is asked again.
-        return event.verdict === 'feedback' ? this.waitFor(event.primary) : undefined;
+        this.status(s.cyan(`⇄ ${entry.roundText}: ${entry.text}`));
+        return this.waitFor(entry.reviewer.agent);
+      case 'verdict':
+        return this.verdict(entry);
       case 'handoff':
-        // A review and its feedback are told by the coagent_start/coagent_end lines around them.
-        if (event.purpose === 'review' || event.purpose === 'feedback') return;
-        this.status(s.dim(`→ ${event.agent} hands over to ${event.to} (${event.purpose.replace('_', ' ')})`));
-        return this.waitFor(event.to);
-      case 'compaction':
-        return this.status(
-          s.dim(`⤓ ${event.agent}'s history compacted to fit the context window (~${count(event.tokensBefore)} → ~${count(event.tokensAfter)} tokens: ${event.how})`),
-        );
-      case 'subagent_start':
-        return this.status(s.cyan(`→ Running ${event.subagent}… ${s.dim(oneLine(event.task, 160))}`));
-      case 'subagent_progress':
-        return this.status(s.dim(`  ${event.subagent}: ${oneLine(event.text, 160)}`));
-      case 'subagent_end':
-        return this.status(
-          (event.status === 'completed' ? s.green : s.yellow)(`← ${event.subagent} ${event.status}: ${oneLine(event.summary, 160)}`),
-        );
-      case 'notice': {
-        const paint = event.level === 'error' ? s.red : event.level === 'warning' ? s.yellow : s.dim;
-        return this.status(paint(event.level === 'info' ? event.message : `crow: ${event.level}: ${event.message}`));
-      }
-      case 'run_complete':
-        for (const held of this.held.splice(0)) this.render(held);
-        // What the journal says the prompt changed: what `crow undo` would put back.
-        if (event.changes && event.changes.length > 0) this.status(`${s.bold(changedLine(event.changes))}: ${changedList(event.changes)}`);
-        if (event.status === 'completed' || event.status === 'needs_input') return;
-        // The error that stopped the run is on screen already, under what it stopped.
-        if (event.status === 'error' && this.shownError !== undefined && event.message.includes(this.shownError)) return;
-        return this.status((event.status === 'error' ? s.red : s.yellow)(`⚠ ${this.cancelledBy(event.status, event.message)}`));
+        // A review and its feedback are told by the review's lines around them.
+        if (entry.purpose === 'review' || entry.purpose === 'feedback') return;
+        this.status(s.dim(`→ ${entry.words}`));
+        return this.waitFor(entry.to.agent);
+      case 'subagent':
+        return this.status(helperLine(entry, s));
+      case 'prompt_end':
+        return this.promptEnd(entry);
       default:
-        unreachable(event);
+        unreachable(entry);
+    }
+  }
+
+  private verdict(entry: Extract<TranscriptEntry, { type: 'verdict' }>): void {
+    const s = this.target.errStyle;
+    this.reviewing = false;
+    const paint = entry.verdict === 'approved' ? s.green : entry.verdict === 'error' ? s.red : s.yellow;
+    this.status(paint(`${entry.mark} ${entry.text}`));
+    for (const held of this.held.splice(0)) this.draw(held);
+    // Sent back: the primary's model is asked again.
+    if (entry.verdict === 'feedback') this.waitFor(entry.primary.agent);
+  }
+
+  private promptEnd(entry: Extract<TranscriptEntry, { type: 'prompt_end' }>): void {
+    const s = this.target.errStyle;
+    for (const held of this.held.splice(0)) this.draw(held);
+    // What the journal says the prompt changed: what `crow undo` would put back.
+    if (entry.changes && entry.changes.length > 0) this.status(`${s.bold(changedLine(entry.changes))}: ${changedList(entry.changes)}`);
+    if (entry.status === 'completed' || entry.status === 'needs_input') return;
+    // The error that stopped the run is on screen already, under what it stopped.
+    if (entry.status === 'error' && this.shownError !== undefined && entry.message.includes(this.shownError)) return;
+    this.status((entry.status === 'error' ? s.red : s.yellow)(`⚠ ${this.cancelledBy(entry.status, entry.message)}`));
+  }
+
+  /** A notice: the host's as it always read in a terminal, the work's (a retry, a stuck loop, a compaction, a turn cut short) with its mark. */
+  private notice(entry: Extract<TranscriptEntry, { type: 'notice' }>): void {
+    const s = this.target.errStyle;
+    switch (entry.about) {
+      case 'host': {
+        const paint = entry.level === 'error' ? s.red : entry.level === 'warning' ? s.yellow : s.dim;
+        return this.status(paint(entry.level === 'info' ? entry.text : `crow: ${entry.level}: ${entry.text}`));
+      }
+      case 'retry':
+        this.status(s.yellow(`↻ ${entry.text}`));
+        return entry.actor ? this.waitFor(entry.actor.agent) : undefined;
+      case 'doom_loop':
+      case 'ended_short':
+        return this.status(s.yellow(`⚠ ${entry.text}`));
+      case 'compaction':
+        return this.status(s.dim(`⤓ ${entry.text}`));
+      default:
+        unreachable(entry.about);
     }
   }
 
@@ -280,13 +298,14 @@ export class RunRenderer {
   }
 
   /** Names the agent whenever another one starts acting, so a person always knows who is at work. */
-  private noteSpeaker(event: AgentEvent): void {
-    if (!SPEAKING.has(event.type)) return;
+  private noteSpeaker(entry: TranscriptEntry): void {
+    if (entry.type !== 'text' && entry.type !== 'thinking' && entry.type !== 'tool_start') return;
+    const { agent } = entry.actor;
     const first = this.speaker === undefined;
-    if ((first && this.labelFirstSpeaker) || (!first && this.speaker !== event.agent)) {
-      this.status(this.target.errStyle.bold(`[${event.agent}]`));
+    if ((first && this.labelFirstSpeaker) || (!first && this.speaker !== agent)) {
+      this.status(this.target.errStyle.bold(`[${agent}]`));
     }
-    this.speaker = event.agent;
+    this.speaker = agent;
   }
 
   private markShown(callId: string): void {
@@ -296,32 +315,30 @@ export class RunRenderer {
     waiting?.();
   }
 
-  private toolProgress(event: ProgressEvent): void {
+  private toolProgress(entry: ProgressEntry): void {
     this.breakLine();
     this.channel = 'status';
-    this.progress.update(event, this.words.get(event.callId));
+    this.progress.update(entry, this.words.get(entry.callId));
   }
 
-  private toolEnd(event: Extract<AgentEvent, { type: 'tool_call_end' }>): void {
+  private toolEnd(entry: Extract<TranscriptEntry, { type: 'tool_end' }>): void {
     const s = this.target.errStyle;
-    this.progress.end(event.callId);
+    this.progress.end(entry.callId);
     this.toolCalls += 1;
-    this.shown.delete(event.callId);
-    const { result } = event;
-    const time = s.dim(toolTime(event));
-    const kind = this.kinds.get(event.callId);
-    this.kinds.delete(event.callId);
-    const words = this.words.get(event.callId) ?? callWords(event.tool, {}, '');
-    this.words.delete(event.callId);
-    if (result.status === 'cancelled') {
+    this.shown.delete(entry.callId);
+    const { result } = entry;
+    const time = s.dim(toolTime(entry));
+    const kind = this.kinds.get(entry.callId);
+    this.kinds.delete(entry.callId);
+    this.words.delete(entry.callId);
+    if (entry.status === 'cancelled') {
       // The generic reason only repeats the mark; a signal is named instead of a person.
       const why = this.stopSignal ? `by ${this.stopSignal}` : result.error === CANCELLED_BY_USER ? '' : oneLine(result.error ?? '', 160);
       return this.status(`  ${s.yellow('⊘ cancelled')}${why ? ` ${why}` : ''} ${time}`);
     }
-    if (event.tool === TASK_COMPLETE && result.status === 'success' && !this.options.verbose) return;
-    this.status(endLine(words, event.tool, kind, result, time, s));
+    this.status(endLine(entry.title, entry.words, entry.tool, kind, result, time, s));
     const diff = result.metadata.diff;
-    if (result.status === 'success' && diff && !this.previewed.delete(event.callId)) for (const line of diffLines(diff, s)) this.status(line);
+    if (result.status === 'success' && diff && !this.previewed.delete(entry.callId)) for (const line of diffLines(diff, s)) this.status(line);
   }
 
   private streamText(delta: string): void {
@@ -373,23 +390,3 @@ export class RunRenderer {
     this.lineOpen = false;
   }
 }
-
-/** The call's own time, and apart from it how long it waited for the person's answer: "1.2s (waited 8.0s for approval)". */
-function toolTime(event: Extract<AgentEvent, { type: 'tool_call_end' }>): string {
-  const { durationMs, waitedMs } = event.result.metadata;
-  const own = duration(durationMs ?? event.durationMs);
-  return waitedMs !== undefined ? `${own} (waited ${duration(waitedMs)} for approval)` : own;
-}
-
-/** Events that end a wait for the model: something came, or the run is over. */
-const ENDS_WAIT = new Set<AgentEvent['type']>(['text_delta', 'thinking_delta', 'tool_call_start', 'error', 'cancelled', 'task_complete', 'doom_loop', 'run_complete', 'turn_complete']);
-
-/** Events whose agent is the one visibly at work. */
-const SPEAKING = new Set<AgentEvent['type']>(['text_delta', 'thinking_delta', 'tool_call_start']);
-
-const REVIEW_LINES: Record<ReviewVerdict, (agent: string, s: Style) => string> = {
-  approved: (agent, s) => s.green(`✓ ${agent} approved`),
-  feedback: (agent, s) => s.yellow(`↩ ${agent} sent the work back with feedback`),
-  cancelled: (agent, s) => s.yellow(`⊘ ${agent}'s review was cancelled`),
-  error: (agent, s) => s.red(`✖ ${agent}'s review failed`),
-};

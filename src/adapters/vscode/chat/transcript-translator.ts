@@ -1,22 +1,22 @@
 /**
- * What the chat view shows of a run: AgentEvents become TranscriptEvents
- * (the view's own, JSON-only vocabulary in webview/chat/protocol.ts), with a
- * badge for who acts, capped texts and a meter of tokens and cost. Plain
- * Node; the chat participant reuses it.
+ * What the chat view shows of a run: the transcript model's entries
+ * (src/transcript/) become TranscriptEvents (the view's own, JSON-only
+ * vocabulary in webview/chat/protocol.ts), with capped texts. The model
+ * decides what is shown and in which words; this only shapes it for the
+ * view. Plain Node; the chat participant reuses it.
  */
-import { type AgentEvent, endedShort, unreachable } from '../../../engine/events';
+import type { AgentEvent } from '../../../engine/events';
+import { unreachable } from '../../../engine/events';
 import { t } from '../l10n';
 import { screenText } from '../../../engine/output-tail';
-import { stepText } from '../../../engine/tool-progress';
-import { oneLine } from '../../../vocabulary/text';
-import { userText } from '../../../session/history';
-import { INTERRUPTED } from '../../../host/stored-prompts';
 import type { PermissionPolicy } from '../../../vocabulary/permission-types';
 import type { TodoItem } from '../../../tools/todos';
 import type { ToolResult } from '../../../tools/tool';
-import { appliedPath } from '../../../host/apply-code';
-import type { Actor, ErrorHint, PlanEntry, PromptStatus, TranscriptEvent } from '../../../../webview/chat/protocol';
+import type { ErrorHint, PlanEntry, PromptStatus, TranscriptEvent } from '../../../../webview/chat/protocol';
 import { callOutcome, callWords, deniedBy } from '../../../vocabulary/tool-story';
+import { TranscriptModel, promptWords } from '../../../transcript/transcript-model';
+import type { TranscriptEntry } from '../../../transcript/entries';
+import { budgetHint as budgetWords, errorHint as errorWords, noKeyText } from '../../../transcript/failure-words';
 
 /** Arguments and outputs beyond this are cut: the trace keeps the rest. */
 export const MAX_CARD_CHARS = 8_000;
@@ -55,192 +55,106 @@ export function planEntries(items: readonly TodoItem[]): PlanEntry[] {
 }
 
 /**
- * Translates one prompt's events, live or stored (the same way both times).
- * `handle` returns the events to show (often none); text arrives as
- * deltas, a complete block only when its deltas never came. Who is the
- * primary and who reviews comes with prompt_start. Tokens and cost are the
- * session host's to count.
+ * Translates one session's events, live or stored (the same way both
+ * times), through the transcript model. `handle` returns the events to show
+ * (often none). Tokens and cost are the session host's to count.
  */
 export class TranscriptTranslator {
-  private readonly streamed = new Set<string>();
-  private primary: string | undefined;
-  private coagent: string | undefined;
-  /** The text since the prompt's last tool call: an ending that only repeats it (a built-in command's answer) says nothing more. */
-  private answer = '';
-  /** Calls shown as prose, not as cards (task_complete: its summary is the answer). */
-  private readonly unshown = new Set<string>();
-  /** A task_complete call's summary was shown: its task_complete event (in an unreviewed run) is not news. */
-  private summaryShown = false;
-  /** The answer or the reviewer's approval was shown: a completed ending ("builder completed the task.") adds nothing. */
-  private concluded = false;
-  /** What the reviewer said in its running review: a verdict whose summary only repeats it shows no second copy. */
-  private reviewSaid = '';
+  private readonly model: TranscriptModel;
 
-  constructor(private readonly options: TranscriptOptions = {}) {}
-
-  actor(agent: string): Actor {
-    if (agent === this.primary) return { agent, role: 'primary' };
-    if (agent === this.coagent) return { agent, role: 'reviewer' };
-    return { agent, role: 'subagent' };
-  }
-
-  /**
-   * The summary an agent ended its work with (task_complete), as prose: the
-   * primary's is its answer; the reviewer's is its verdict's text, shown there.
-   */
-  private summary(agent: string, text: string): TranscriptEvent[] {
-    if (agent === this.coagent || text.trim() === '') return [];
-    this.concluded = true;
-    this.summaryShown = true;
-    const delta = `${this.answer.trim() === '' ? '' : '\n\n'}${capText(text.trim())}`;
-    this.answer += delta;
-    return [{ type: 'text_delta', actor: this.actor(agent), delta }];
-  }
-
-  /** Text an agent said: the prompt's answer so far, and the reviewer's words in its review. */
-  private heard(agent: string, text: string): void {
-    this.answer += text;
-    if (agent === this.coagent) this.reviewSaid += text;
+  constructor(options: TranscriptOptions = {}) {
+    this.model = new TranscriptModel({ replaying: options.replaying, t });
   }
 
   handle(event: AgentEvent): TranscriptEvent[] {
-    switch (event.type) {
-      case 'prompt_start':
-        this.primary = event.primary;
-        this.coagent = event.coagent;
-        this.concluded = false;
-        return this.options.replaying ? [promptMessage(userText(event.content))] : [];
-      case 'context':
-        return [{ type: 'context', agent: event.agent, used: event.used, window: event.window }];
-      case 'checkpoint': {
-        const { id, kind, callId } = event.checkpoint;
-        if (callId !== undefined && this.unshown.has(callId)) return [];
-        return [{ type: 'checkpoint', id, kind, ...(callId !== undefined ? { callId } : {}) }];
-      }
-      // Live too: the view showed it as queued, not in the transcript, until an agent took it.
-      case 'steer':
-        return [{ type: 'user_message', text: userText(event.content), steered: true }];
-      case 'plan':
-        return [{ type: 'plan', entries: planEntries(event.items) }];
-      case 'text_delta':
-      case 'thinking_delta': {
-        const block = event.type === 'text_delta' ? 'text' : 'thinking';
-        this.streamed.add(`${block}:${event.agent}`);
-        if (block === 'text') this.heard(event.agent, event.delta);
-        return [{ type: event.type, actor: this.actor(event.agent), delta: event.delta }];
-      }
-      case 'text_complete':
-      case 'thinking_complete': {
-        const block = event.type === 'text_complete' ? 'text' : 'thinking';
-        if (this.streamed.delete(`${block}:${event.agent}`) || event.text === '') return [];
-        if (block === 'text') this.heard(event.agent, event.text);
-        return [{ type: block === 'text' ? 'text_delta' : 'thinking_delta', actor: this.actor(event.agent), delta: event.text }];
-      }
-      case 'tool_call_start':
-        if (event.tool === 'task_complete') {
-          this.unshown.add(event.callId);
-          return [];
-        }
-        this.answer = '';
-        return [
-          {
-            type: 'tool_start',
-            actor: this.actor(event.agent),
-            callId: event.callId,
-            tool: event.tool,
-            kind: event.kind,
-            title: event.summary.trim(),
-            argumentsText: argumentsText(event.arguments),
-            words: callWords(event.tool, event.arguments, event.summary.trim(), t),
-          },
-        ];
-      case 'tool_progress':
-        return this.unshown.has(event.callId) ? [] : [toolProgress(event)];
-      case 'tool_call_end':
-        if (this.unshown.delete(event.callId)) return event.result.status === 'success' ? this.summary(event.agent, event.result.output) : [];
-        return [toolEnd(event.callId, event.result, event.durationMs, event.tool)];
-      case 'usage':
-      case 'subagent_usage':
-        return [];
-      case 'notice':
-        return [event.action ? { type: 'notice', level: event.level, text: event.message, action: event.action } : notice(event.level, event.message)];
-      case 'retry':
-        // Retries of one request are one line, updated in place.
-        // The reason last, after a colon: it has brackets of its own, and brackets around it read as a puzzle.
-        return [{ type: 'notice', level: 'info', text: t`The provider failed; retry ${event.attempt} in ${seconds(event.delayMs)}: ${oneLine(event.reason, 120)}`, replaces: 'retry' }];
-      case 'doom_loop':
-        return [notice('warning', t`${event.agent} called ${event.tool} the same way ${event.repeats} times in a row and was stopped.`)];
-      case 'compaction':
-        return [notice('info', t`${event.agent}'s history was compacted to fit its context window (${event.tokensBefore} \u2192 ${event.tokensAfter} tokens, ${event.how}).`)];
-      case 'coagent_start':
-        this.reviewSaid = '';
-        return [{ type: 'review_start', reviewer: this.actor(event.agent), primary: this.actor(event.primary), round: event.round }];
-      case 'coagent_end':
-        if (event.verdict === 'approved') this.concluded = true;
-        const summary = event.summary.trim() === this.reviewSaid.trim() ? '' : capText(event.summary);
-        return [{ type: 'verdict', reviewer: this.actor(event.agent), round: event.round, verdict: event.verdict, summary }];
-      case 'handoff':
-        return [{ type: 'handoff', from: this.actor(event.agent), to: this.actor(event.to), purpose: event.purpose, text: capText(event.text) }];
-      case 'subagent_start':
-        return [{ type: 'subagent', callId: event.callId, subagent: event.subagent, state: 'started', text: capText(event.task) }];
-      case 'subagent_progress':
-        return [{ type: 'subagent', callId: event.callId, subagent: event.subagent, state: 'progress', text: event.text }];
-      case 'subagent_end':
-        return [{ type: 'subagent', callId: event.callId, subagent: event.subagent, state: 'ended', text: `${event.status}: ${capText(event.summary)}` }];
-      case 'task_complete': {
-        // Shown already from its call, as a rule; a run that reports it without one shows it here.
-        const shown = this.summaryShown;
-        this.summaryShown = false;
-        return shown ? [] : this.summary(event.agent, event.summary);
-      }
-      case 'run_complete': {
-        const hint =
-          event.status === 'error' ? errorHint(event.message)
-          : event.status === 'budget' ? budgetHint(event.message)
-          : event.message === INTERRUPTED ? { text: t('Crow stopped (or the window was reloaded) while this ran. Resume sends the agents back to it, with everything done so far.'), resume: true }
-          : undefined;
-        const repeats = event.message.trim() === this.answer.trim() || (event.status === 'completed' && this.concluded);
-        const message = hint?.setup ? noKeyText(event.message) : repeats ? '' : event.message;
-        this.answer = '';
-        return [{ type: 'prompt_end', status: event.status as PromptStatus, message, ...(hint ? { hint } : {}), ...(event.changes ? { changes: event.changes } : {}) }];
-      }
-      // Errors and cancels end the run, whose run_complete says so in words: one message, not two.
-      case 'turn_complete':
-        return endedShort(event.reason) ? [notice('warning', `${event.agent}: ${event.message}`)] : [];
-      case 'error':
-      case 'cancelled':
-      case 'turn_start':
-      case 'files_changed':
-        return [];
-      default:
-        return unreachable(event);
-    }
+    return this.model.handle(event).flatMap(viewEvents);
   }
 }
 
-/** A running call as its card shows it: time so far, the end of its output, the tool's step in words. */
-export function toolProgress(event: Extract<AgentEvent, { type: 'tool_progress' }>): TranscriptEvent {
-  const said = stepText(event.step);
-  return {
-    type: 'tool_progress',
-    callId: event.callId,
-    elapsedMs: event.elapsedMs,
-    ...(event.tail !== undefined ? { tail: capText(event.tail), lines: event.lines } : {}),
-    ...(said !== '' ? { step: said } : {}),
-  };
+/** One entry of the transcript as the view's events (none for what the view does not draw). */
+function viewEvents(entry: TranscriptEntry): TranscriptEvent[] {
+  switch (entry.type) {
+    // Live too: the view showed a steered message as queued, not in the transcript, until an agent took it.
+    case 'prompt':
+      if (entry.steered) return [{ type: 'user_message', text: entry.text, steered: true }];
+      return entry.sent ? [] : [{ type: 'user_message', text: entry.text, ...(entry.action ? { action: true } : {}) }];
+    case 'context':
+      return [{ type: 'context', agent: entry.agent, used: entry.used, window: entry.window }];
+    case 'checkpoint': {
+      const { id, kind, callId } = entry.checkpoint;
+      return [{ type: 'checkpoint', id, kind, ...(callId !== undefined ? { callId } : {}) }];
+    }
+    case 'plan':
+      return [{ type: 'plan', entries: planEntries(entry.items) }];
+    case 'text':
+      return [{ type: 'text_delta', actor: entry.actor, delta: entry.delta }];
+    case 'thinking':
+      return [{ type: 'thinking_delta', actor: entry.actor, delta: entry.delta }];
+    case 'summary':
+      return [{ type: 'text_delta', actor: entry.actor, delta: `${entry.separated ? '\n\n' : ''}${capText(entry.text)}` }];
+    case 'tool_start':
+      return [
+        {
+          type: 'tool_start',
+          actor: entry.actor,
+          callId: entry.callId,
+          tool: entry.tool,
+          kind: entry.kind,
+          title: entry.summary,
+          argumentsText: argumentsText(entry.arguments),
+          words: entry.words,
+        },
+      ];
+    case 'tool_progress':
+      return [
+        {
+          type: 'tool_progress',
+          callId: entry.callId,
+          elapsedMs: entry.elapsedMs,
+          ...(entry.tail !== undefined ? { tail: capText(entry.tail), lines: entry.lines } : {}),
+          ...(entry.step !== undefined ? { step: entry.step } : {}),
+        },
+      ];
+    case 'tool_end':
+      return [endCard(entry)];
+    case 'notice':
+      if (entry.action) return [{ type: 'notice', level: entry.level, text: entry.text, action: entry.action }];
+      return [{ type: 'notice', level: entry.level, text: entry.text, ...(entry.replaces ? { replaces: entry.replaces } : {}) }];
+    case 'review_start':
+      return [{ type: 'review_start', reviewer: entry.reviewer, primary: entry.primary, round: entry.round }];
+    case 'verdict':
+      return [{ type: 'verdict', reviewer: entry.reviewer, round: entry.round, verdict: entry.verdict, summary: entry.summary === '' ? '' : capText(entry.summary) }];
+    case 'handoff':
+      return [{ type: 'handoff', from: entry.from, to: entry.to, purpose: entry.purpose, text: capText(entry.text) }];
+    case 'subagent': {
+      const text = entry.state === 'ended' ? `${entry.status}: ${capText(entry.text)}` : entry.state === 'started' ? capText(entry.text) : entry.text;
+      return [{ type: 'subagent', callId: entry.callId, subagent: entry.subagent, state: entry.state, text }];
+    }
+    case 'prompt_end':
+      return [{ type: 'prompt_end', status: entry.status as PromptStatus, message: entry.said, ...(entry.hint ? { hint: entry.hint } : {}), ...(entry.changes ? { changes: entry.changes } : {}) }];
+    // Tokens and cost are the meter's (the session host counts them); errors and cancels end the run, whose end says so in words.
+    case 'cost':
+    case 'task_complete':
+    case 'turn_start':
+    case 'turn_end':
+    case 'files_changed':
+    case 'stopped':
+      return [];
+    default:
+      return unreachable(entry);
+  }
 }
 
-export function toolEnd(callId: string, result: Pick<ToolResult, 'status' | 'output' | 'error' | 'metadata'>, durationMs: number, tool = ''): TranscriptEvent {
+function endCard(entry: Extract<TranscriptEntry, { type: 'tool_end' }>): TranscriptEvent {
+  const { result } = entry;
   const unified = result.metadata.diff;
   const path = unified !== undefined ? diffPath(unified) : undefined;
-  const outcome = callOutcome(tool, result, t);
-  const denied = deniedBy(result);
   return {
     type: 'tool_end',
-    callId,
-    status: result.status === 'success' ? 'completed' : result.status === 'cancelled' ? 'cancelled' : 'failed',
+    callId: entry.callId,
+    status: entry.status,
     // The tool's own time: the wait for an approval is shown apart.
-    durationMs: result.metadata.durationMs ?? durationMs,
+    durationMs: result.metadata.durationMs ?? entry.durationMs,
     ...(result.metadata.waitedMs !== undefined ? { waitedMs: result.metadata.waitedMs } : {}),
     ...(result.metadata.approval !== undefined ? { approval: result.metadata.extra['editedArguments'] !== undefined ? 'allow_edited' : result.metadata.approval } : {}),
     ...(result.metadata.setupMs !== undefined ? { setupMs: result.metadata.setupMs } : {}),
@@ -249,19 +163,25 @@ export function toolEnd(callId: string, result: Pick<ToolResult, 'status' | 'out
     output: toolOutput(result),
     files: result.metadata.filesModified,
     ...(unified !== undefined && path !== undefined ? { diff: { path, unified: capText(unified, 4 * MAX_CARD_CHARS) } } : {}),
-    ...(outcome !== undefined ? { outcome } : {}),
-    ...(denied !== undefined ? { denied } : {}),
+    ...(entry.outcome !== undefined ? { outcome: entry.outcome } : {}),
+    ...(entry.denied !== undefined ? { denied: entry.denied } : {}),
   };
+}
+
+/** A finished call's card from its result alone (a call told outside a run's events). */
+export function toolEnd(callId: string, result: Pick<ToolResult, 'status' | 'output' | 'error' | 'metadata'>, durationMs: number, tool = ''): TranscriptEvent {
+  const words = callWords(tool, {}, '', t);
+  const outcome = callOutcome(tool, result, t);
+  const denied = deniedBy(result);
+  const status = result.status === 'success' ? 'completed' : result.status === 'cancelled' ? 'cancelled' : 'failed';
+  const full = { ...result, metadata: { ...result.metadata } } as ToolResult;
+  return endCard({ type: 'tool_end', actor: { agent: '', role: 'primary' }, callId, tool, title: '', words, status, result: full, durationMs, ...(outcome !== undefined ? { outcome } : {}), ...(denied !== undefined ? { denied } : {}) });
 }
 
 /** The person's message of a prompt; an Apply's (a button, not typed) as a quiet line in their words. */
 export function promptMessage(text: string): TranscriptEvent {
-  const applied = appliedPath(text);
-  if (applied !== undefined) return { type: 'user_message', text: t`Applied a code block to ${applied}`, action: true };
-  // An attempt applied from the attempts card (src/attempts/apply-attempt.ts words its prompt).
-  const attempt = /^Apply attempt (\d)$/.exec(text)?.[1];
-  if (attempt !== undefined) return { type: 'user_message', text: t`Applied attempt ${attempt}`, action: true };
-  return { type: 'user_message', text };
+  const said = promptWords(text, t);
+  return { type: 'user_message', text: said.text, ...(said.action ? { action: true } : {}) };
 }
 
 /**
@@ -283,43 +203,19 @@ export function welcomeText(policy: PermissionPolicy, sandboxed: boolean): strin
 /** The card of a prompt that failed before it ran: the error, what to do about it, and for a missing key the set-up's words. */
 export function errorEnd(message: string): Extract<TranscriptEvent, { type: 'prompt_end' }> {
   const hint = errorHint(message);
-  return { type: 'prompt_end', status: 'error', message: hint?.setup ? noKeyText(message) : message, ...(hint ? { hint } : {}) };
+  return { type: 'prompt_end', status: 'error', message: hint?.setup ? noKeyText(message, t) : message, ...(hint ? { hint } : {}) };
 }
 
-/** A prompt that found no key, said in the set-up's words (the engine's text tells a terminal user which variable to set). */
-function noKeyText(message: string): string {
-  const provider = /No API key for provider "([^"]+)"/.exec(message)?.[1];
-  return provider !== undefined ? t`Crow has no key for ${provider} yet.` : t('Crow has no key for this provider yet.');
-}
-
-/** What to do about a prompt's error, when its text says what kind it is. */
+/** What to do about a prompt's error, when its text says what kind it is (the model's words, in the display language). */
 export function errorHint(message: string): ErrorHint | undefined {
-  if (/No API key for provider/.test(message)) {
-    return { text: t('Set it up below: add a key, use a model VS Code already has, or a server of your own. No reload needed.'), setup: true };
-  }
-  if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN|fetch failed|connection error|could not connect|socket hang up|timed? ?out/i.test(message)) {
-    return { text: t('The provider did not answer. Is the server running, and is its base URL right?'), setting: 'crow.baseUrls' };
-  }
-  if (/\b401\b|\b403\b|api[ _-]?key|authentication|unauthori[sz]ed/i.test(message)) {
-    return { text: t('The provider refused the API key. Set it again with "Crow: Set API Key".') };
-  }
-  if (/\b404\b|model.*(not found|does not exist|unknown)|unknown model/i.test(message)) {
-    return { text: t('The provider does not know this model. Pick another one, or check the model name.'), setting: 'crow.model' };
-  }
-  return undefined;
+  return errorWords(message, t);
 }
 
 /** The setting of the limit a run stopped at, from the config key its message names. */
 export function budgetHint(message: string): ErrorHint {
-  const key = /limits\.(max_\w+)/.exec(message)?.[1];
-  const setting = key ? `crow.limits.${key.replace(/_(\w)/g, (_, letter: string) => letter.toUpperCase())}` : 'crow.limits';
-  return { text: t('Raise the limit, then continue.'), setting };
+  return budgetWords(message, t);
 }
 
 export function notice(level: 'info' | 'warning' | 'error', text: string): TranscriptEvent {
   return { type: 'notice', level, text };
-}
-
-function seconds(ms: number): string {
-  return `${Number((ms / 1000).toFixed(1))} s`;
 }

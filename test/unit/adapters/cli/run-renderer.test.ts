@@ -50,7 +50,7 @@ describe('the run as a terminal shows it', () => {
     ];
     for (const event of events) r.render(event);
     const lines = err().split('\n').slice(1, -1);
-    assert.deepEqual(lines, ['[builder]', "⇄ reviewer reviews builder's work (round 1)", '[reviewer]', '✓ reviewer approved', '✔ Task complete: Approved.']);
+    assert.deepEqual(lines, ['[builder]', '⇄ First review: the reviewer checks the work', '[reviewer]', '✓ Reviewer approved', '✔ Task complete: Approved.']);
     assert.doesNotMatch(err(), /below/);
   });
 
