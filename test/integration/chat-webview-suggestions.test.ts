@@ -20,11 +20,16 @@ describe('chat view: suggestions over the prompt box (headless Chromium)', funct
   const suite = chatViewSuite(INIT);
   let view: ChatView;
 
-  beforeEach(() => (view = suite.view()));
+  // The page's clock is the test's: a key typed late on a loaded machine is never a pause, and a pause is one when the test says.
+  beforeEach(async () => {
+    view = suite.view();
+    await view.page.clock.install();
+  });
   const page = () => view.page;
   const prompt = () => page().locator('textarea#prompt');
+  /** What the view asked after the typing paused (well past its pause before asking). */
   const asked = async (): Promise<Extract<WebviewMessage, { type: 'suggest' }>[]> => {
-    await page().waitForTimeout(250);
+    await page().clock.runFor(250);
     return (await view.takePosted()).flatMap((message) => (message.type === 'suggest' ? [message] : []));
   };
 

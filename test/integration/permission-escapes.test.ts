@@ -106,7 +106,7 @@ describe('permission escapes (crow acp and crow run)', function () {
     const session = await acpSession(() => 'reject_once');
     await session.prompt('Loosen your own permissions');
     assert.equal(readFileSync(join(workspace, 'notes.txt'), 'utf8'), 'free to write\n', 'ordinary writes are allowed without asking');
-    assert.deepEqual(session.client.permissionRequests.map((request) => request.toolCall.title), ['write_file .crow/config.toml', 'write_file .git/config']);
+    assert.deepEqual(session.client.permissionRequests.map((request) => request.toolCall.title), ['Writing .crow/config.toml', 'Writing .git/config']);
     assert.match(session.client.permissionRequests[0]!.options.find((option) => option.kind === 'allow_always')!.name, /except changes to \.crow\/config\.toml \(protected: asked every time\)/);
     assert.equal(readFileSync(join(workspace, '.crow/config.toml'), 'utf8'), '[permissions]\nexecute = "ask"\n');
     assert.equal(readFileSync(join(workspace, '.git/config'), 'utf8'), gitConfig);
