@@ -8,6 +8,7 @@
 import { Interruption } from '../vocabulary/interruption';
 import { randomUUID } from 'node:crypto';
 import type { CompositionRole, RoleModels } from '../agents/role-models';
+import type { ACPAgentDefinition } from '../config/agent-definitions';
 import { ACPSession, type ThoughtLevel } from '../session/acp-session';
 import { type SteerOutcome, SteeringQueue } from '../session/steering';
 import { UnknownSessionError } from '../session/session-store';
@@ -87,6 +88,11 @@ export class HostSession {
     }
     const before = options.store.totals ? options.store.totals(id).meter : meterOfSpans(options.store.spans?.(id) ?? []);
     return new HostSession(session, { ...options, storeFromFirstPrompt: false }, parts, new CostMeter({ ...before }));
+  }
+
+  /** The definition of the session's agent (its flow, its primary and reviewer), when the folder's catalog knows it. */
+  async definition(): Promise<ACPAgentDefinition | undefined> {
+    return (await this.options.catalog()).definition?.(this.session.agentName);
   }
 
   get id(): string {

@@ -11,7 +11,7 @@ import { providerConcurrency } from '../../agents/provider-queue';
 import { resolveSettings } from '../../config/provider-config';
 import { applyAttemptProgram, applyAttemptText } from '../../attempts/apply-attempt';
 import { AttemptsError } from '../../attempts/attempt-trees';
-import { finished, JUDGE_AGENT } from '../../attempts/judge';
+import { finished } from '../../attempts/judge';
 import { shareLimits } from '../../attempts/share-limits';
 import { type AttemptOutcome, type AttemptsProgress, type AttemptsResult, runAttempts } from '../../attempts/best-of';
 import { errorText } from '../../vocabulary/text';
@@ -53,7 +53,8 @@ export async function runWithAttempts(prompt: string, run: RunChoices, choices: 
       ...(choices.check !== undefined ? { check: choices.check } : {}),
       signal,
       openAttempt: (tree) => openRunSession({ ...withoutId(run), root: tree, allow: withWrite(run.allow), limits: share, undo: false, interactive: false, session: undefined }, io),
-      openJudge: () => openRunSession({ ...withoutId(run), agent: choices.judge ?? JUDGE_AGENT, allow: undefined, limits: share, undo: false, interactive: false, session: undefined }, io),
+      ...(choices.judge !== undefined ? { judge: choices.judge } : {}),
+      openJudge: (judge) => openRunSession({ ...withoutId(run), agent: judge, allow: undefined, limits: share, undo: false, interactive: false, session: undefined }, io),
       progress: (event: AttemptsProgress) => {
         if (choices.json) {
           if (event.type !== 'attempt_event') json(event);

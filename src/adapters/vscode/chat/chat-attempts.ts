@@ -120,7 +120,7 @@ export class ChatAttempts {
         concurrency: sessions.concurrency,
         signal: run.abort.signal,
         openAttempt: (root, n) => sessions.openAttempt(root, n),
-        openJudge: () => sessions.openJudge(),
+        openJudge: (judge) => sessions.openJudge(judge),
         progress: (event) => this.progress(run, event),
         judgeEvent: (event) => tally(run, event),
       });
