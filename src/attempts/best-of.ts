@@ -85,19 +85,31 @@ export async function runAttempts(options: AttemptsOptions): Promise<AttemptsRes
     const numbers = Array.from({ length: options.count }, (_, index) => index + 1);
     // The attempts' agent as its sessions know it (its reviewer judges, by judgeAgent's rule).
     const agent: { definition?: ACPAgentDefinition } = {};
-    const attempts = await inPool(numbers, options.concurrency, (n) => runOne(options, trees, n, agent).catch((err: unknown) => failed(n, err)));
-    const judged = await judge(options, attempts, judgeAgent(agent.definition, options.judge));
-    const costs = [...attempts.map((attempt) => attempt.costUsd), judged.costUsd];
-    const costUsd = costs.every((cost) => cost !== undefined) ? costs.reduce((sum, cost) => sum + cost, 0) : undefined;
-    const judgeUsage = judged.usage ? { judgeUsage: judged.usage } : {};
-    return { attempts, ranking: finalOrder(attempts.map(forJudge), judged.ranking), judge: judged.judge, ...(costUsd !== undefined ? { costUsd } : {}), ...judgeUsage, trees };
+    const attempts = await inPool(numbers, options.concurrency, (n) => runAttempt(options, trees, n, agent).catch((err: unknown) => failed(n, err)));
+    return { ...(await rankAttempts(options, attempts, agent.definition)), trees };
   } catch (err) {
     await trees.removeAll().catch(() => undefined);
     throw err;
   }
 }
 
-async function runOne(options: AttemptsOptions, trees: AttemptTrees, n: number, agent: { definition?: ACPAgentDefinition }): Promise<AttemptOutcome> {
+/** What judging needs of a run of attempts, wherever they ran (here, or in Kubernetes pods). */
+export type JudgingOptions = Pick<AttemptsOptions, 'prompt' | 'judge' | 'openJudge' | 'signal' | 'progress' | 'judgeEvent'>;
+
+/**
+ * The attempts judged (by judgeAgent's rule, from the attempts' agent
+ * `agent`) and put in their final order, with the cost of them all.
+ */
+export async function rankAttempts(options: JudgingOptions, attempts: AttemptOutcome[], agent: ACPAgentDefinition | undefined): Promise<Omit<AttemptsResult, 'trees'>> {
+  const judged = await judge(options, attempts, judgeAgent(agent, options.judge));
+  const costs = [...attempts.map((attempt) => attempt.costUsd), judged.costUsd];
+  const costUsd = costs.every((cost) => cost !== undefined) ? costs.reduce((sum, cost) => sum + cost, 0) : undefined;
+  const judgeUsage = judged.usage ? { judgeUsage: judged.usage } : {};
+  return { attempts, ranking: finalOrder(attempts.map(forJudge), judged.ranking), judge: judged.judge, ...(costUsd !== undefined ? { costUsd } : {}), ...judgeUsage };
+}
+
+/** Attempt `n` in a new worktree of `trees`: its session's run, its changes and its check; `agent` learns the attempts' agent. */
+export async function runAttempt(options: AttemptsOptions, trees: AttemptTrees, n: number, agent: { definition?: ACPAgentDefinition } = {}): Promise<AttemptOutcome> {
   const tree = await trees.add(n);
   const host = await options.openAttempt(tree, n);
   try {
@@ -145,7 +157,7 @@ async function runCheck(host: HostSession, command: string, signal: AbortSignal)
 }
 
 /** The judge's ranking, or none (with why) when there is nothing to choose between or its answer cannot be read. */
-async function judge(options: AttemptsOptions, attempts: AttemptOutcome[], agent: string): Promise<Pick<AttemptsResult, 'judge'> & { ranking?: Ranked[]; costUsd?: number; usage?: { usage: Usage; calls: number } }> {
+async function judge(options: JudgingOptions, attempts: AttemptOutcome[], agent: string): Promise<Pick<AttemptsResult, 'judge'> & { ranking?: Ranked[]; costUsd?: number; usage?: { usage: Usage; calls: number } }> {
   const contenders = attempts.filter((attempt) => attempt.changes.files.length > 0);
   if (contenders.length < 2) return { judge: { agent, used: false, why: contenders.length === 0 ? 'no attempt changed anything' : 'only one attempt changed anything' }, costUsd: 0 };
   if (options.signal.aborted) return { judge: { agent, used: false, why: 'cancelled before judging' }, costUsd: 0 };
