@@ -68,6 +68,18 @@ export async function runWithAttempts(prompt: string, run: RunChoices, choices: 
     if (err instanceof AttemptsError) throw new UsageError(err.message);
     throw err;
   }
+  return showAndApply(result, run, choices, io, signal);
+}
+
+/**
+ * The ranking shown (a table, or a JSON line), the attempt the person
+ * picks (or the best, with --apply-best) applied as a prompt of the
+ * folder's session, and the run's worktrees removed unless kept; the exit
+ * code. Where the attempts ran (worktrees here, or pods) makes no difference.
+ */
+export async function showAndApply(result: AttemptsResult, run: RunChoices, choices: AttemptsChoices, io: CliIO, signal: AbortSignal): Promise<number> {
+  const print = (line: string): void => void io.stderr.write(`${line}\n`);
+  const json = (line: object): void => void io.stdout.write(`${JSON.stringify(line)}\n`);
   try {
     if (choices.json) json({ type: 'attempts_result', ranking: result.ranking, judge: result.judge, costUsd: result.costUsd, attempts: result.attempts.map(withoutPatch) });
     else {
