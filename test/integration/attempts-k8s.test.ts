@@ -131,12 +131,23 @@ describe('crow attempts k8s: attempts as Kubernetes pods, collected, judged, app
     assert.ok(egress[1]!.to![0]!.ipBlock.except!.includes('169.254.0.0/16'), 'the cloud metadata address is out of reach');
   });
 
-  it('refuses files over what a Secret holds, saying what to do, and writes nothing', async () => {
+  it('refuses files over what a Secret holds, and flags it cannot take, saying what to do, and writes nothing', async () => {
     writeFileSync(join(repo, 'data.bin'), randomBytes(1536 * 1024));
     const run = await runCrow(['attempts', 'k8s', '--image', 'x', '--attempts', '2', '--file', join(home, 'big.yaml'), 'x'], env, repo);
     assert.equal(run.code, 2);
     assert.match(run.stderr, /over the 1048576 bytes \(1 MiB\) a Kubernetes Secret holds\. Leave large files out .* or run the attempts here: crow run --attempts N\./);
     assert.throws(() => statSync(join(home, 'big.yaml')));
+    for (const [args, problem] of [
+      [['attempts', 'k8s', '--attempts', '3', 'x'], /needs --image NAME/],
+      [['attempts', 'k8s', '--image', 'x', '--attempts', '1', 'x'], /--attempts must be from 2 to 16, got 1\./],
+      [['attempts', 'k8s', 'collect'], /needs --file PATH: the YAML crow attempts k8s wrote/],
+      [['attempts', 'k8s', 'collect', '--file', join(repo, 'README.md')], /holds no Secret with task\.json/],
+      [['attempts', 'local'], /crow attempts has one family of commands, k8s/],
+    ] as const) {
+      const bad = await runCrow([...args], env, repo);
+      assert.equal(bad.code, 2, bad.stderr);
+      assert.match(bad.stderr, problem);
+    }
     assert.equal(server.requests.length, 0);
   });
 

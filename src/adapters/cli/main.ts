@@ -12,7 +12,7 @@ Usage:
   crow telemetry external | external-trace ID | trace ID       seed 003's views: sessions, their agents' traces, one agent's history
   crow agents list | show NAME | validate                      the agents you can pick
   crow eval [--agents LIST] [--tasks GLOB] [--repeat N]        measure agents against each other on a task suite
-  crow attempts k8s --image IMG --attempts N "<prompt>"         run --attempts as Kubernetes pods; collect ranks and applies
+  crow attempts k8s --image IMG --attempts N "<prompt>"        run --attempts as Kubernetes pods; collect ranks, applies
   crow config get KEY | set KEY VALUE | validate | path        settings (config.toml)
   crow trust [--cwd DIR] [--yes | --revoke | --list]           trust a folder's own .crow/ configuration
   crow mcp list [--cwd DIR] [--json]                           the MCP servers a session would use, and those found elsewhere
