@@ -8,10 +8,12 @@
  *
  * What the pods start from travels in a Secret written beside the Job: the
  * run (task.json: its id, the prompt, the agent and its options, the tree
- * the attempts start from) and the files (base.bundle, a git bundle of one
- * commit without history). A Secret, not a ConfigMap, since it holds the
- * person's code; either holds at most 1 MiB, so a larger repository is
- * refused with what to do. The provider keys never go in it: the pods take
+ * the attempts start from) and the files (a git bundle of one commit
+ * without history, in parts base.bundle.0, .1, …). Secrets, not
+ * ConfigMaps, since they hold the person's code; either holds at most
+ * 1 MiB, so the bundle is cut into parts, one Secret each, all mounted in
+ * one folder; past BUNDLE_PARTS parts the repository is refused with what
+ * to do. The provider keys never go in it: the pods take
  * them from the person's own Secret by reference, as eval's pods do.
  *
  * A block is read as hostile (model-written code ran in that pod): it is
@@ -19,6 +21,9 @@
  * tree) and of an attempt the Job has, with fields of the right types and
  * sizes; the files a patch touches are then read from the patch itself.
  */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Limits } from '../config/settings';
 import type { RunStatus } from '../engine/events';
 import { stringify } from 'yaml';
@@ -28,6 +33,7 @@ import { type BlockKind, blockLines, readLastBlock } from './log-blocks';
 /** Where the pods find the run's Secret. */
 export const RUN_FOLDER = '/crow-run';
 export const TASK_FILE = 'task.json';
+/** Part i of the bundle is the file `base.bundle.i`. */
 export const BUNDLE_FILE = 'base.bundle';
 /**
  * The most a Secret may hold: "Individual secrets are limited to 1MiB in
@@ -35,6 +41,10 @@ export const BUNDLE_FILE = 'base.bundle';
  * the API server refuses a larger object. Counted on the object as sent.
  */
 export const SECRET_BYTES = 1024 * 1024;
+/** Bytes of bundle per Secret (4/3 of it in base64), leaving room for task.json and the Secret's own fields. */
+const PART_BYTES = 640 * 1024;
+/** Secrets of one run at most: a bundle of up to 7.5 MiB. */
+export const BUNDLE_PARTS = 12;
 
 /** The run every pod of the Job does a part of, and collect reads back from the manifest. */
 export interface PodAttemptsTask {
@@ -45,6 +55,8 @@ export interface PodAttemptsTask {
   count: number;
   /** The tree of the files the attempts start from (HEAD and your uncommitted work), checked in the pods and at collect. */
   baseTree: string;
+  /** How many parts the bundle is cut into, and the whole bundle's SHA-256, checked by the pods. */
+  bundle: { parts: number; sha256: string };
   agent?: string;
   provider?: string;
   model?: string;
@@ -82,47 +94,71 @@ export type AttemptsJobOptions = Omit<PodJob, 'app' | 'container' | 'completions
  * over what Kubernetes takes.
  */
 export function attemptsJobYaml(task: PodAttemptsTask, bundle: Buffer, options: AttemptsJobOptions): string {
-  const runSecret = `${options.name}-run`;
+  const parts = bundleParts(bundle);
+  const secrets = parts.map((part, i) => runSecret(options.name, i, { ...(i === 0 ? { [TASK_FILE]: Buffer.from(JSON.stringify(task)) } : {}), [`${BUNDLE_FILE}.${i}`]: part }));
   const job: PodJob = {
     ...options,
     app: 'crow-attempts',
     container: 'crow-attempt',
     completions: task.count,
     args: ['attempts', 'k8s', 'pod', '$(JOB_COMPLETION_INDEX)', '--from', RUN_FOLDER],
-    files: { secret: runSecret, path: RUN_FOLDER },
+    files: { secrets: secrets.map((secret) => secret.metadata.name), path: RUN_FOLDER },
   };
-  const secret = {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name: runSecret, labels: { 'app.kubernetes.io/name': 'crow-attempts', 'app.kubernetes.io/instance': options.name } },
-    type: 'Opaque',
-    data: { [TASK_FILE]: Buffer.from(JSON.stringify(task)).toString('base64'), [BUNDLE_FILE]: bundle.toString('base64') },
-  };
-  const size = Buffer.byteLength(JSON.stringify(secret));
-  if (size > SECRET_BYTES) throw new SecretTooLarge(size, bundle.length);
   const head = [
     `# crow attempts as a Kubernetes Indexed Job: ${task.count} attempts (run ${task.run}), ${options.parallelism} at a time, each ${options.cpu} CPU, ${options.memory} of memory and ${options.disk} of disk.`,
-    `# The Secret "${runSecret}" below holds the prompt and your files as the attempts start from them. The keys come from the Secret "${options.secret}":`,
+    `# The Secrets "${options.name}-run-*" below hold the prompt and your files as the attempts start from them. The keys come from the Secret "${options.secret}":`,
     `#   kubectl create secret generic ${options.secret} ${options.secretVariables.map((name) => `--from-literal=${name}="$${name}"`).join(' ') || '--from-literal=NAME=VALUE'}`,
     `#   kubectl apply -f THIS_FILE && kubectl wait --for=condition=complete --timeout=2h job/${options.name}`,
     `# Then rank them and apply one (before the pods are deleted), in the folder this file was written from:`,
     `#   crow attempts k8s collect --file THIS_FILE`,
   ];
-  return `${head.join('\n')}\n${stringify(secret)}---\n${stringify(indexedJob(job))}---\n${stringify(podNetworkPolicy(job))}`;
+  const documents = [...secrets, indexedJob(job), podNetworkPolicy(job)].map((document) => stringify(document));
+  return `${head.join('\n')}\n${documents.join('---\n')}`;
+}
+
+/** The bundle cut into parts of PART_BYTES; SecretTooLarge past BUNDLE_PARTS. */
+function bundleParts(bundle: Buffer): Buffer[] {
+  const parts: Buffer[] = [];
+  for (let at = 0; at < bundle.length || parts.length === 0; at += PART_BYTES) parts.push(bundle.subarray(at, at + PART_BYTES));
+  if (parts.length > BUNDLE_PARTS) {
+    throw new SecretTooLarge(
+      `Your files as the attempts start from them are ${bundle.length} bytes as a git bundle, over the ${BUNDLE_PARTS * PART_BYTES} bytes crow attempts k8s carries to the pods (${BUNDLE_PARTS} Secrets, each under the 1 MiB a Kubernetes Secret holds). ` +
+        'Leave large files out (commit them to git LFS, or ignore them in .gitignore), or run the attempts here: crow run --attempts N.',
+    );
+  }
+  return parts;
+}
+
+/** Secret `i` of the run, holding `files`; SecretTooLarge when it is over what Kubernetes takes (a very long prompt). */
+function runSecret(name: string, i: number, files: Record<string, Buffer>): { metadata: { name: string } } & Record<string, unknown> {
+  const secret = {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: `${name}-run-${i}`, labels: { 'app.kubernetes.io/name': 'crow-attempts', 'app.kubernetes.io/instance': name } },
+    type: 'Opaque',
+    data: Object.fromEntries(Object.entries(files).map(([file, bytes]) => [file, bytes.toString('base64')])),
+  };
+  const size = Buffer.byteLength(JSON.stringify(secret));
+  if (size > SECRET_BYTES) throw new SecretTooLarge(`The run's Secret ${secret.metadata.name} would be ${size} bytes, over the ${SECRET_BYTES} bytes (1 MiB) a Kubernetes Secret holds: make the prompt shorter.`);
+  return secret;
+}
+
+/** The bundle put together again from the parts in `folder`; an Error saying what is wrong when they are not the run's. */
+export function joinedBundle(folder: string, task: PodAttemptsTask): Buffer {
+  const parts = Array.from({ length: task.bundle.parts }, (_, i) => readFileSync(join(folder, `${BUNDLE_FILE}.${i}`)));
+  const bundle = Buffer.concat(parts);
+  if (createHash('sha256').update(bundle).digest('hex') !== task.bundle.sha256) throw new Error(`The bundle's parts in ${folder} do not match run ${task.run}'s SHA-256: a Secret of another run is mounted, or one was changed.`);
+  return bundle;
+}
+
+/** What the task records of a bundle: its parts and SHA-256. */
+export function bundleRecord(bundle: Buffer): PodAttemptsTask['bundle'] {
+  return { parts: Math.max(1, Math.ceil(bundle.length / PART_BYTES)), sha256: createHash('sha256').update(bundle).digest('hex') };
 }
 
 /** The repository's files are more than a Secret holds. */
 export class SecretTooLarge extends Error {
   override name = 'SecretTooLarge';
-  constructor(
-    readonly bytes: number,
-    readonly bundleBytes: number,
-  ) {
-    super(
-      `Your files as the attempts start from them are ${bundleBytes} bytes as a git bundle, ${bytes} bytes in the Secret that carries them to the pods, over the ${SECRET_BYTES} bytes (1 MiB) a Kubernetes Secret holds. ` +
-        'Leave large files out (commit them to git LFS, or ignore them in .gitignore), or run the attempts here: crow run --attempts N.',
-    );
-  }
 }
 
 /** The pod's outcome as the lines of its block. */
@@ -185,6 +221,10 @@ export function taskOfSecret(secret: unknown): PodAttemptsTask | { problem: stri
     typeof task.prompt === 'string' &&
     Number.isInteger(task.count) &&
     typeof task.baseTree === 'string' &&
+    Number.isInteger(task.bundle?.parts) &&
+    task.bundle!.parts >= 1 &&
+    task.bundle!.parts <= BUNDLE_PARTS &&
+    /^[0-9a-f]{64}$/.test(task.bundle?.sha256 ?? '') &&
     typeof task.limits === 'object';
   return ok ? (task as PodAttemptsTask) : { problem: `its ${TASK_FILE} is not one crow attempts k8s wrote (version 1)` };
 }

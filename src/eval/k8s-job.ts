@@ -70,8 +70,8 @@ export interface PodJob {
   memory: string;
   disk: string;
   egress: { cidrs: string[]; port: number };
-  /** A Secret of files mounted read-only at `path` (the run's own inputs); none when absent. */
-  files?: { secret: string; path: string };
+  /** Secrets whose files are mounted together, read-only, at `path` (the run's own inputs); none when absent. */
+  files?: { secrets: string[]; path: string };
 }
 
 function labelsOf(job: Pick<PodJob, 'app' | 'name'>): Record<string, string> {
@@ -96,7 +96,8 @@ function evalJob(options: K8sJobOptions): PodJob {
 export function indexedJob(job: PodJob): Record<string, unknown> {
   const labels = labelsOf(job);
   const mount = job.files ? { volumeMounts: [{ name: 'run', mountPath: job.files.path, readOnly: true }] } : {};
-  const volume = job.files ? { volumes: [{ name: 'run', secret: { secretName: job.files.secret, defaultMode: 0o440 } }] } : {};
+  const sources = job.files?.secrets.map((name) => ({ secret: { name } }));
+  const volume = sources ? { volumes: [{ name: 'run', projected: { sources, defaultMode: 0o440 } }] } : {};
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',

@@ -17,7 +17,7 @@ import { AttemptsError, AttemptTrees, checkoutBundle, runFolderName } from '../.
 import { type AttemptOutcome, rankAttempts, runAttempt } from '../../attempts/best-of';
 import { shareLimits } from '../../attempts/share-limits';
 import { resolveSettings } from '../../config/provider-config';
-import { attemptLines, attemptsJobYaml, BUNDLE_FILE, type PodAttemptsTask, readAttemptBlock, RUN_FOLDER, SecretTooLarge, TASK_FILE, taskOfSecret } from '../../eval/attempts-job';
+import { attemptLines, attemptsJobYaml, BUNDLE_FILE, bundleRecord, joinedBundle, type PodAttemptsTask, readAttemptBlock, RUN_FOLDER, SecretTooLarge, TASK_FILE, taskOfSecret } from '../../eval/attempts-job';
 import { PUBLIC_HTTPS } from '../../eval/k8s-job';
 import { errorText } from '../../vocabulary/text';
 import { showAndApply } from './attempts-command';
@@ -33,7 +33,7 @@ export const ATTEMPTS_K8S_HELP = `Usage: crow attempts k8s --image NAME --attemp
 Runs the prompt as N attempts in Kubernetes pods, as crow run --attempts N
 runs them in git worktrees here: writes a Secret holding the prompt and
 your files as they are (HEAD plus uncommitted work, as one git bundle
-without history, at most 1 MiB), an Indexed Job of N pods and the
+without history, up to 7.5 MiB over several Secrets), an Indexed Job of N pods and the
 NetworkPolicy they run under. Pod i runs attempt i+1 with --check, then
 prints its patch, summary, check and cost to its log. Each pod runs as
 user 10001 with no capabilities and no service-account token, within its
@@ -145,6 +145,7 @@ async function manifestCommand(argv: string[], io: CliIO): Promise<number> {
     prompt: positionals[0]!,
     count,
     baseTree,
+    bundle: bundleRecord(bundle),
     ...(values.agent !== undefined ? { agent: values.agent } : {}),
     ...(values.provider !== undefined ? { provider: values.provider } : {}),
     ...(values.model !== undefined ? { model: values.model } : {}),
@@ -205,7 +206,14 @@ async function podCommand(argv: string[], io: CliIO): Promise<number> {
   const work = mkdtempSync(join(io.env.TMPDIR || tmpdir(), `crow-attempt-${n}-`));
   try {
     const repo = join(work, 'repo');
-    await checkoutBundle(join(from, BUNDLE_FILE), repo, io.env);
+    let bundle: Buffer;
+    try {
+      bundle = joinedBundle(from, task);
+    } catch (err) {
+      throw new UsageError(errorText(err));
+    }
+    writeFileSync(join(work, BUNDLE_FILE), bundle, { mode: 0o600 });
+    await checkoutBundle(join(work, BUNDLE_FILE), repo, io.env);
     const trees = await AttemptTrees.prepare(repo, io.env, runFolderName());
     if ((await trees.baseTree()) !== task.baseTree) throw new UsageError(`The bundle in ${from} does not hold the files of run ${task.run}.`);
     const run: RunChoices = {
@@ -325,7 +333,7 @@ function runOfFile(file: string): { task: PodAttemptsTask; job: string } {
   } catch (err) {
     throw new UsageError(`${file} cannot be read as the Job's YAML: ${errorText(err)}`);
   }
-  const secret = documents.find((document) => document?.['kind'] === 'Secret');
+  const secret = documents.find((document) => document?.['kind'] === 'Secret' && typeof (document['data'] as Record<string, unknown> | undefined)?.[TASK_FILE] === 'string');
   const job = documents.find((document) => document?.['kind'] === 'Job') as { metadata?: { name?: unknown } } | undefined;
   const task = taskOfSecret(secret);
   if ('problem' in task) throw new UsageError(`${file}: ${task.problem}`);

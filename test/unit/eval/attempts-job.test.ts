@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { attemptLines, type PodAttemptOutcome, type PodAttemptsTask, readAttemptBlock } from '../../../src/eval/attempts-job';
 import { blockLines } from '../../../src/eval/log-blocks';
 
-const task: PodAttemptsTask = { version: 1, run: '0123456789abcdef', prompt: 'p', count: 3, baseTree: 'a'.repeat(40), limits: {} };
+const task: PodAttemptsTask = { version: 1, run: '0123456789abcdef', prompt: 'p', count: 3, baseTree: 'a'.repeat(40), bundle: { parts: 1, sha256: '0'.repeat(64) }, limits: {} };
 const outcome: PodAttemptOutcome = { run: task.run, n: 2, baseTree: task.baseTree, status: 'completed', summary: 'done', tokens: 10, costUsd: 0.01, patch: '', check: { passed: true, output: 'ok' } };
 const raw = (id: string, payload: unknown): string => blockLines({ mark: 'crow-attempt', id: /x/, compressedBytes: 1e6, uncompressedBytes: 1e6 }, id, payload).join('');
 
