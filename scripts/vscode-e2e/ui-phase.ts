@@ -19,6 +19,7 @@ import { CHECKPOINT_CHECKS } from './ui-checks-checkpoints';
 import { CHAT_CHECKS } from './ui-checks-chat';
 import { APPLY_CHECKS } from './ui-checks-apply';
 import { ATTEMPTS_CHECKS } from './ui-checks-attempts';
+import { BACKGROUND_CHECKS } from './ui-checks-background';
 import { TRACE_CHECKS } from './ui-checks-trace';
 import { RELOAD_CHECKS } from './ui-checks-reload';
 import { STATUS_CHECKS } from './ui-checks-status';
@@ -105,7 +106,7 @@ export async function runWorkbenchPhase(browser: Browser, phase: WorkbenchPhase)
 }
 
 export function runUiPhase(browser: Browser, options: { keepGoing?: boolean } = {}): Promise<UiSummary> {
-  const all = [...UI_CHECKS, ...RUN_CHECKS, ...CHECKPOINT_CHECKS, ...CHAT_CHECKS, ...APPLY_CHECKS, ...ATTEMPTS_CHECKS, ...CLICK_CHECKS, ...EDIT_CHANGE_CHECKS, ...CHANGES_CHECKS, ...HUNK_CHECKS, ...EDITOR_HUNK_CHECKS, ...SESSION_CHECKS, ...MCP_CHECKS, ...STATUS_CHECKS, ...TRACE_CHECKS, ...NARROW_CHECKS, ...RELOAD_CHECKS, ...STORY_CHECKS, ...A11Y_CHECKS, ...SETUP_CHECKS, ...WALKTHROUGH_CHECKS, ...VSCODE_MODEL_CHECKS];
+  const all = [...UI_CHECKS, ...RUN_CHECKS, ...CHECKPOINT_CHECKS, ...CHAT_CHECKS, ...APPLY_CHECKS, ...ATTEMPTS_CHECKS, ...BACKGROUND_CHECKS, ...CLICK_CHECKS, ...EDIT_CHANGE_CHECKS, ...CHANGES_CHECKS, ...HUNK_CHECKS, ...EDITOR_HUNK_CHECKS, ...SESSION_CHECKS, ...MCP_CHECKS, ...STATUS_CHECKS, ...TRACE_CHECKS, ...NARROW_CHECKS, ...RELOAD_CHECKS, ...STORY_CHECKS, ...A11Y_CHECKS, ...SETUP_CHECKS, ...WALKTHROUGH_CHECKS, ...VSCODE_MODEL_CHECKS];
   return runWorkbenchPhase(browser, { name: 'ui', ...options, checks: onlyChecks(all), lmFixture: true, startTitle: 'starting code-server for the UI checks' });
 }
 

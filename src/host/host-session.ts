@@ -16,7 +16,7 @@ import { type SessionParts, sessionParts } from './session-parts';
 import type { PermissionPolicy } from '../vocabulary/permission-types';
 import type { Workspace } from '../tools/workspace';
 import type { CatalogEntry, ModelChoice, WorkspaceCatalog } from './catalog';
-import { CostMeter, meterOfSpans } from './cost';
+import { CostMeter, meterOfSpans, sumMeters } from './cost';
 import { HostError } from './host-error';
 import { type PromptOptions, PromptRun, type PromptOutcome, type PromptStream } from './prompt-run';
 import { levelOfBudget, promptBlocks, type PromptInput, THINKING_BUDGETS, THOUGHT_LEVELS } from './prompt-input';
@@ -86,7 +86,10 @@ export class HostSession {
       if (err instanceof UnknownSessionError) throw new HostError('unknown-session', err.message);
       throw err;
     }
-    const before = options.store.totals ? options.store.totals(id).meter : meterOfSpans(options.store.spans?.(id) ?? []);
+    const own = options.store.totals ? options.store.totals(id).meter : meterOfSpans(options.store.spans?.(id) ?? []);
+    // Its attempts' sessions are stored apart: live, the door counted them in; resumed, they count again (the same total).
+    const attempts = options.store.attemptsMeter?.(id);
+    const before = attempts ? sumMeters(own, attempts) : own;
     return new HostSession(session, { ...options, storeFromFirstPrompt: false }, parts, new CostMeter({ ...before }));
   }
 

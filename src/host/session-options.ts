@@ -9,6 +9,7 @@ import type { ACPSession } from '../session/acp-session';
 import type { SessionDependencies } from '../session/session-store';
 import type { SessionTotals } from '../session/session-totals';
 import type { SpanRecord } from '../telemetry/span';
+import type { Meter } from '../vocabulary/meter';
 import type { AskFn } from '../tools/permissions';
 import type { PermissionCategory, PermissionRule } from '../vocabulary/permission-types';
 import type { Workspace } from '../tools/workspace';
@@ -25,6 +26,8 @@ export interface HostStore {
   load(id: string, dependencies: SessionDependencies): ACPSession;
   /** A stored session's running totals, for its cost so far. */
   totals?(id: string): SessionTotals;
+  /** What the parallel attempts a session ran (and their judges) cost: their sessions are stored apart (attempt-costs.ts). */
+  attemptsMeter?(id: string): Meter;
   /** A stored session's spans, for its cost so far when the store keeps no totals. */
   spans?(id: string): SpanRecord[];
   /** Removes a stored session: one stored from a first prompt that failed before reaching the agents. */

@@ -18,6 +18,8 @@ import { countEndedSpan, emptyTotals, type SessionTotals, storedTotals } from '.
 import { acquireSessionLock, checkSessionFree, liveOwner } from './session-lock';
 import { SessionWrites } from './session-writes';
 import { MetaFiles, type SessionMeta } from './meta-file';
+import { attemptsMeter, isAttemptCall, noteAttemptSession } from './attempt-costs';
+import type { Meter } from '../vocabulary/meter';
 
 export interface SessionStoreOptions {
   /** Folder of crow's data; sessions go to `<dataHome>/sessions/<id>/`. Default: dataHome(). */
@@ -86,6 +88,10 @@ export class SessionStore {
     this.folders.adding(session.id, session.cwd, () => mkdirSync(folder, { recursive: true, mode: PRIVATE_DIR_MODE }));
     const lock = acquireSessionLock(folder, session.id);
     const writes = new SessionWrites(folder, session.id, this.warn);
+    const { parent } = session;
+    if (parent && isAttemptCall(parent.callId) && isSessionId(parent.sessionId)) {
+      writes.run('the attempts list', () => noteAttemptSession(this.folderOf(parent.sessionId), session.id));
+    }
     session.outputs = new SavedOutputs(join(folder, 'outputs'), (text) => session.redactor.text(text));
     const appenders: JsonlAppender[] = [];
     const marks = new Map<string, () => HistoryMark>();
@@ -223,6 +229,11 @@ export class SessionStore {
     totals.traceBytes = tail.size;
     this.known.set(id, totals);
     return totals;
+  }
+
+  /** What the parallel attempts session `id` ran, and their judges, cost (their sessions are stored apart, see attempt-costs.ts). */
+  attemptsMeter(id: string): Meter {
+    return attemptsMeter(this.folderOf(checkId(id)), (child) => this.totals(child));
   }
 
   /** The append-only file of span start and end records, for following a running session. */

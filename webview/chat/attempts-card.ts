@@ -50,6 +50,9 @@ export class AttemptsCards {
     heading.setAttribute('role', 'status');
     root.append(heading);
     if (card.problem) root.append(el('p', 'attempts-problem', card.problem));
+    // The command is the person's setting (or their trusted workspace's): shown as text, so they see what ran in each worktree.
+    if (card.check !== undefined) root.append(el('p', 'attempts-check-command', t`Check in each worktree: ${card.check}`));
+    if (card.checkWithheld !== undefined) root.append(el('p', 'attempts-check-withheld', t`The workspace's check (${card.checkWithheld}) was not run: trust this workspace to run it.`));
     if (card.phase === 'failed') return root;
     const list = el('ol', 'attempts-rows');
     const ranked = card.rows.some((row) => row.diffs !== undefined);

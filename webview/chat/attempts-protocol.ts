@@ -55,4 +55,8 @@ export interface AttemptsCardView {
   applied?: number;
   /** Why the run could not start or failed, and what to do. */
   problem?: string;
+  /** The check command each attempt ran once it ended (setting crow.attempts.check); its result is each row's `check`. */
+  check?: string;
+  /** The workspace's check command, not run because the workspace is not trusted (what the person may trust to run it). */
+  checkWithheld?: string;
 }

@@ -18,6 +18,8 @@ export class Composer {
   readonly input = el('textarea');
   private readonly send: VscodeButton;
   private readonly cancel: VscodeButton;
+  /** Sends the draft to run in the background: a new session the chat does not wait for. */
+  private readonly background: VscodeButton;
   private busy = false;
 
   private readonly actions = el('div', 'composer-actions');
@@ -46,8 +48,12 @@ export class Composer {
     this.cancel.id = 'cancel';
     this.cancel.setAttribute('aria-label', t('Cancel the running prompt'));
     this.cancel.title = t('Cancel the running prompt (Escape)');
-    this.actions.append(this.cancel, this.send);
-    iconsWhenNarrow(this.cancel, this.send);
+    this.background = vsButton(t('Background'), 'secondary-action', () => this.submit('send_background'), { icon: 'run-below', secondary: true });
+    this.background.id = 'background';
+    this.background.setAttribute('aria-label', t('Run in background: a new session runs this prompt while you go on here'));
+    this.background.title = t('Run in background: a new session runs this prompt; the Background runs list shows it');
+    this.actions.append(this.cancel, this.background, this.send);
+    iconsWhenNarrow(this.cancel, this.background, this.send);
     this.element.append(this.menu.element, this.input, this.actions);
     this.setBusy(false);
   }
@@ -93,11 +99,11 @@ export class Composer {
     }
   }
 
-  private submit(): void {
+  private submit(type: 'send' | 'send_background' = 'send'): void {
     const text = this.input.value.trim();
     if (!text) return;
     this.menu.close();
-    this.post({ type: 'send', text });
+    this.post({ type, text });
     this.input.value = '';
     this.onDraft('');
   }

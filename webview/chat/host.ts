@@ -85,6 +85,7 @@ const HOST_TYPE_LIST: Record<HostMessage['type'], true> = {
   rules: true,
   attempts_count: true,
   attempts: true,
+  background_runs: true,
   prefill: true,
   setup: true,
   server_test: true,

@@ -22,7 +22,8 @@
  * (controls.ts); test/support/vscode-elements.ts drives them. Parallel
  * attempts: the `#attempts` picker, and `.attempts-card[data-run-id][data-phase]`
  * with `.attempt-row[data-n]`, `details.attempt-diff`, `.attempt-apply[data-n]`
- * and `.attempts-dismiss`.
+ * and `.attempts-dismiss`. Background runs: `#background` (Run in background, beside Send) and
+ * `#background-runs` (background-list.ts).
  */
 import { showNetCounts, showUndone } from './changes-bar';
 import { hunkKept, hunkUndone, showHunks } from './changes-hunks';
@@ -38,6 +39,7 @@ import { QueueView } from './queue-view';
 import { RulesView } from './rules-view';
 import type { HostMessage } from './protocol';
 import { SessionList } from './session-list';
+import { BackgroundList } from './background-list';
 import { Toolbar } from './toolbar';
 import { SetupView } from './setup-view';
 import { Transcript } from './transcript';
@@ -47,6 +49,7 @@ class ChatApp {
   private readonly host = new Host();
   private readonly toolbar = new Toolbar(this.host.post);
   private readonly sessions = new SessionList(this.host.post, this.host.saved.sessionsOpen, (open) => this.host.save({ sessionsOpen: open }));
+  private readonly background = new BackgroundList(this.host.post);
   private readonly plan = new PlanView();
   private readonly composer = new Composer(this.host.post, this.host.saved.draft, (draft) => this.host.save({ draft }));
   private readonly setup = new SetupView(this.host.post);
@@ -66,7 +69,7 @@ class ChatApp {
     const footer = el('footer', 'footer');
     this.composer.lead(this.toolbar.pickers);
     footer.append(this.plan.element, this.setup.element, this.queue.element, this.rules.element, this.composer.element, this.meter.element);
-    root.replaceChildren(this.toolbar.element, this.sessions.element, this.transcript.element, footer);
+    root.replaceChildren(this.toolbar.element, this.sessions.element, this.background.element, this.transcript.element, footer);
     window.addEventListener('message', (event: MessageEvent<unknown>) => {
       if (isHostMessage(event.data)) this.receive(event.data);
     });
@@ -122,6 +125,9 @@ class ChatApp {
       }
       case 'busy':
         this.setBusy(message.busy);
+        break;
+      case 'background_runs':
+        this.background.show(message.runs);
         break;
       case 'queue':
         this.queue.show(message.items);

@@ -51,6 +51,9 @@ const FIELDS: Record<WebviewMessage['type'], (message: Record<string, unknown>) 
   copy_code: (m) => typeof m.text === 'string',
   insert_code: (m) => typeof m.text === 'string',
   apply_code: (m) => typeof m.text === 'string' && (m.path === undefined || typeof m.path === 'string'),
+  send_background: (m) => typeof m.text === 'string',
+  open_background: (m) => typeof m.id === 'string' && m.id.length <= 128,
+  stop_background: (m) => typeof m.id === 'string' && m.id.length <= 128,
 };
 
 /** A form's answers: names to text, numbers, yes/no or lists of text (the form's own check follows on the host). */

@@ -18,6 +18,8 @@ export type { Actor, ActorRole, CardDiff } from './view-shapes';
 import type { Actor, CardDiff } from './view-shapes';
 import type { AttemptsCardView } from './attempts-protocol';
 export type { AttemptRowView, AttemptsCardView, AttemptsPhase } from './attempts-protocol';
+import type { BackgroundHostMessage, BackgroundWebviewMessage } from './background-protocol';
+export type { BackgroundRunState, BackgroundRunView } from './background-protocol';
 
 export interface AgentChoice {
   name: string;
@@ -275,7 +277,8 @@ export type HostMessage =
   /** How many attempts the next prompts run as (1: a prompt as usual). */
   | { type: 'attempts_count'; count: number }
   /** A run of parallel attempts' card, whole, each time it changes (the view replaces the card of that id). */
-  | { type: 'attempts'; card: AttemptsCardView };
+  | { type: 'attempts'; card: AttemptsCardView }
+  | BackgroundHostMessage;
 
 /** Webview → host. */
 export type WebviewMessage =
@@ -352,4 +355,5 @@ export type WebviewMessage =
    * A code block of an answer, proposed as the whole new text of a file through the
    * edit approval: `path` as the fence named it, absent when it named none (the host asks which file).
    */
-  | { type: 'apply_code'; text: string; path?: string };
+  | { type: 'apply_code'; text: string; path?: string }
+  | BackgroundWebviewMessage;

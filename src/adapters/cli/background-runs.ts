@@ -17,41 +17,16 @@
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../config/paths';
+import { BACKGROUND_LOG, BACKGROUND_RECORD, backgroundFolder as folderOf, type BackgroundRecord, type BackgroundState, backgroundState, listBackground, writeEnd, writeRecord } from '../../host/background-records';
 import { type CliIO, UsageError } from './cli-io';
+
+export { BACKGROUND_LOG, type BackgroundState, backgroundState } from '../../host/background-records';
 
 /** The hidden flag that makes a `crow run` the child of a background run, naming its id. */
 export const BACKGROUND_ID_FLAG = '--background-id';
-const RECORD = 'background.json';
-const END = 'background-end.json';
-export const BACKGROUND_LOG = 'background.log';
-
-export interface BackgroundRecord {
-  id: string;
-  pid: number;
-  cwd: string;
-  prompt: string;
-  /** N for `--attempts N`. */
-  attempts?: number;
-  startedAt: number;
-}
-
-export interface BackgroundEnd {
-  endedAt: number;
-  exitCode: number;
-}
-
-export type BackgroundState =
-  | { state: 'running'; record: BackgroundRecord }
-  | { state: 'finished'; record: BackgroundRecord; end: BackgroundEnd }
-  /** Its process is gone and it wrote no end: killed (SIGKILL), or the machine stopped. */
-  | { state: 'gone'; record: BackgroundRecord };
-
-function folderOf(data: string, id: string): string {
-  return join(data, 'background', id);
-}
 
 /**
  * Starts the run in the background: `argv` is the `crow run` arguments
@@ -76,7 +51,7 @@ export function startBackground(argv: readonly string[], details: { root: string
   }
   if (pid === undefined) throw new UsageError(`Could not start the background run (see ${join(folder, BACKGROUND_LOG)}).`);
   const record: BackgroundRecord = { id, pid, cwd: details.root, prompt: details.prompt, ...(details.attempts !== undefined ? { attempts: details.attempts } : {}), startedAt: Date.now() };
-  writeFileSync(join(folder, RECORD), `${JSON.stringify(record)}\n`, { mode: PRIVATE_FILE_MODE });
+  writeRecord(data, record);
   io.stdout.write(`${id}\n`);
   const what = details.attempts !== undefined ? `${details.attempts} attempts run` : 'The run goes on';
   io.stderr.write(
@@ -88,41 +63,20 @@ export function startBackground(argv: readonly string[], details: { root: string
 
 /** Written by the background child as it exits. */
 export function recordEnd(data: string, id: string, exitCode: number): void {
-  const folder = folderOf(data, id);
   // Only a run started by --background has a folder: a --background-id typed by hand records nothing.
-  if (!existsSync(folder)) return;
-  const end: BackgroundEnd = { endedAt: Date.now(), exitCode };
-  writeFileSync(join(folder, END), `${JSON.stringify(end)}\n`, { mode: PRIVATE_FILE_MODE });
-}
-
-/** The background run `id`, if that session was (or is) one. */
-export function backgroundState(data: string, id: string): BackgroundState | undefined {
-  const folder = folderOf(data, id);
-  const record = readJson<BackgroundRecord>(join(folder, RECORD));
-  if (!record || record.id !== id || !Number.isInteger(record.pid)) return undefined;
-  const end = readJson<BackgroundEnd>(join(folder, END));
-  if (end) return { state: 'finished', record, end };
-  return alive(record) ? { state: 'running', record } : { state: 'gone', record };
+  writeEnd(data, id, { endedAt: Date.now(), exitCode });
 }
 
 /** Background runs with no stored session of their own (attempts that applied nothing), of the folder `cwd` or all. */
 export function backgroundOnly(data: string, cwd: string | undefined, stored: ReadonlySet<string>): BackgroundState[] {
-  const root = join(data, 'background');
-  if (!existsSync(root)) return [];
-  return readdirSync(root)
-    .filter((id) => !stored.has(id) && existsSync(join(root, id, RECORD)))
-    .flatMap((id) => {
-      const state = backgroundState(data, id);
-      return state && (cwd === undefined || state.record.cwd === cwd) ? [state] : [];
-    })
-    .sort((a, b) => b.record.startedAt - a.record.startedAt);
+  return listBackground(data, cwd === undefined ? {} : { cwd }).filter((state) => !stored.has(state.record.id));
 }
 
 /** The id of a background run `given` names (a unique start of one), or undefined. */
 export function resolveBackground(data: string, given: string): string | undefined {
   const root = join(data, 'background');
   if (!/^[A-Za-z0-9_-]+$/.test(given) || !existsSync(root)) return undefined;
-  const matches = readdirSync(root).filter((id) => id.startsWith(given) && existsSync(join(root, id, RECORD)));
+  const matches = readdirSync(root).filter((id) => id.startsWith(given) && existsSync(join(root, id, BACKGROUND_RECORD)));
   return matches.length === 1 ? matches[0] : undefined;
 }
 
@@ -130,7 +84,7 @@ export function resolveBackground(data: string, given: string): string | undefin
 export function stateText(state: BackgroundState): string {
   switch (state.state) {
     case 'running':
-      return `running in the background (pid ${state.record.pid})`;
+      return state.record.door === 'vscode' ? 'running in the background in a VS Code window' : `running in the background (pid ${state.record.pid})`;
     case 'finished':
       return `background run ${endText(state.end.exitCode)} at ${when(state.end.endedAt)}`;
     case 'gone':
@@ -161,6 +115,8 @@ export function stopBackground(data: string, id: string, io: CliIO): number {
     io.stdout.write(`Session ${id} is not running: ${stateText(state)}.\n`);
     return 0;
   }
+  // A VS Code window's run lives in that window's extension host: a signal would end the whole window's Crow.
+  if (state.record.door === 'vscode') throw new UsageError(`Session ${id} runs in a VS Code window: stop it there (the chat's Background runs list, Stop).`);
   try {
     process.kill(state.record.pid, 'SIGTERM');
   } catch (err) {
@@ -183,29 +139,6 @@ export function backgroundLog(data: string, id: string): string {
     return readFileSync(join(folderOf(data, id), BACKGROUND_LOG), 'utf8');
   } catch {
     return '';
-  }
-}
-
-/** Whether the run's process lives and is this run's (its command line names the run's id, where /proc tells). */
-function alive(record: BackgroundRecord): boolean {
-  try {
-    process.kill(record.pid, 0);
-  } catch {
-    // ESRCH: gone; EPERM: a process of another user has the pid now, so not this run.
-    return false;
-  }
-  try {
-    return readFileSync(`/proc/${record.pid}/cmdline`, 'utf8').split('\0').includes(record.id);
-  } catch {
-    return process.platform !== 'linux';
-  }
-}
-
-function readJson<T>(path: string): T | undefined {
-  try {
-    return JSON.parse(readFileSync(path, 'utf8')) as T;
-  } catch {
-    return undefined;
   }
 }
 

@@ -16,6 +16,7 @@ import type { ChatHost } from './chat/chat-session';
 import { useRipgrepFallback } from '../../tools/run-ripgrep';
 import { vscodeRipgrep } from './ripgrep';
 import { crowConfiguration } from './settings';
+import { attemptsCheckSetting } from './attempts-check-setting';
 import { VscodeWorkspace } from './vscode-workspace';
 import { type SecretStore, SecretTokenStore } from './mcp-secret-store';
 import { knownVscodeModels, onDidChangeKnownModels } from './vscode-models';
@@ -89,6 +90,7 @@ export function chatHost(
       return () => subscription.dispose();
     },
     trusted,
+    attemptsCheck: attemptsCheckSetting,
     workspace: (): Workspace => {
       let workspace = workspaces.get(root);
       if (!workspace) {

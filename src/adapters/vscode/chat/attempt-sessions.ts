@@ -14,6 +14,7 @@
  */
 import { providerConcurrency } from '../../../agents/provider-queue';
 import { shareLimits } from '../../../attempts/share-limits';
+import { attemptCallId, JUDGE_CALL_ID } from '../../../session/attempt-costs';
 import { LIMIT_KEYS } from '../../../host/budget';
 import { openFolder } from '../../../host/folder';
 import { HostSession, type HostSessionOptions } from '../../../host/host-session';
@@ -75,11 +76,11 @@ export async function attemptSessions(source: AttemptSessionSource): Promise<Att
   return {
     concurrency: providerConcurrency(settings, settings.provider),
     openAttempt: async (root, n) => {
-      const session = under(await HostSession.create(options(root, { write: 'allow' }), { agent }), `attempt-${n}`);
+      const session = under(await HostSession.create(options(root, { write: 'allow' }), { agent }), attemptCallId(n));
       for (const [role, model] of Object.entries(models)) if (model) await session.setModel(role as CompositionRole, model).catch(() => undefined);
       if (thinking !== undefined) session.setThoughtLevel(thinking);
       return session;
     },
-    openJudge: async (judge) => under(await HostSession.create(options(host.root, undefined), { agent: judge }), 'attempts-judge'),
+    openJudge: async (judge) => under(await HostSession.create(options(host.root, undefined), { agent: judge }), JUDGE_CALL_ID),
   };
 }

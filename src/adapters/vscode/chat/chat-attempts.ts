@@ -24,6 +24,7 @@ import { t } from '../l10n';
 import { attemptSessions } from './attempt-sessions';
 import type { ChatHost, ChatSession, PromptObserver } from './chat-session';
 import { patchDiffs } from './patch-diffs';
+import { attemptsCheck } from './attempts-check';
 
 export interface AttemptsParts {
   host: ChatHost;
@@ -94,6 +95,7 @@ export class ChatAttempts {
   async start(chat: ChatSession, prompt: string): Promise<void> {
     await this.discard();
     const count = this.count;
+    const check = attemptsCheck(this.parts.host.attemptsCheck?.() ?? {}, this.parts.host.trusted?.() ?? false);
     const run: Run = {
       prompt,
       chat,
@@ -101,15 +103,23 @@ export class ChatAttempts {
       meter: emptyMeter(),
       calls: 0,
       showMeter: this.parts.meter(),
-      card: { id: randomUUID(), count, phase: 'running', rows: Array.from({ length: count }, (_, index) => ({ n: index + 1, state: 'waiting', steps: 0, files: [], tokens: 0 })) },
+      card: {
+        id: randomUUID(),
+        count,
+        phase: 'running',
+        rows: Array.from({ length: count }, (_, index) => ({ n: index + 1, state: 'waiting', steps: 0, files: [], tokens: 0 })),
+        ...(check.command !== undefined ? { check: check.command } : {}),
+        ...(check.withheld !== undefined ? { checkWithheld: check.withheld } : {}),
+      },
     };
     this.current = run;
     this.show(run);
-    run.done = this.follow(run, prompt, count);
+    if (check.withheld !== undefined) this.parts.host.log?.(`The workspace's crow.attempts.check (${check.withheld}) was not run: the workspace is not trusted.`);
+    run.done = this.follow(run, prompt, count, check.command);
     await run.done;
   }
 
-  private async follow(run: Run, prompt: string, count: number): Promise<void> {
+  private async follow(run: Run, prompt: string, count: number, check: string | undefined): Promise<void> {
     try {
       const sessions = await attemptSessions({ host: this.parts.host, chat: run.chat, count });
       run.result = await runAttempts({
@@ -118,6 +128,7 @@ export class ChatAttempts {
         prompt,
         count,
         concurrency: sessions.concurrency,
+        ...(check !== undefined ? { check } : {}),
         signal: run.abort.signal,
         openAttempt: (root, n) => sessions.openAttempt(root, n),
         openJudge: (judge) => sessions.openJudge(judge),

@@ -11,19 +11,19 @@ import type { PromptHunk } from '../../../journal/hunk-restore';
 import { errorText } from '../../../vocabulary/text';
 import type { HostMessage, RoleModelChoice, TranscriptEvent, WebviewMessage } from '../../../../webview/chat/protocol';
 import { ChatAsking } from './chat-asking';
-import { ChatSession, type ChatHost, type PromptObserver } from './chat-session';
-import { applyPromptText, insideWorkspace } from '../../../host/apply-code';
-import { emptyMeter, sumMeters } from '../../../host/cost';
+import { ChatSession, type ChatHost } from './chat-session';
 import { ProviderSetup } from './provider-setup';
 import { ChatPickers, type Pick } from './chat-pickers';
 import { ChatQueue } from './chat-queue';
 import { editorAction, type ViewActions } from './chat-actions';
 import { ShownTranscript } from './shown-transcript';
-import { errorEnd, notice, promptMessage } from './transcript-translator';
+import { notice } from './transcript-translator';
 import { RestoreRecord } from './chat-restore';
 import { ChatClicks } from './chat-clicks';
 import { storedRewinds } from './stored-rewinds';
 import { ChatAttempts } from './chat-attempts';
+import { ChatBackground } from './chat-background';
+import { ChatPrompts } from './chat-prompts';
 
 export class ChatController {
   private chat: ChatSession | undefined;
@@ -31,8 +31,8 @@ export class ChatController {
   private readonly shown = new ShownTranscript();
   /** Approvals and servers' questions shown in the view, waiting for the person. */
   private readonly asking: ChatAsking;
-  private promptMeter = emptyMeter();
-  private sessionMeter = emptyMeter();
+  /** Prompts followed in the view, and the meters. */
+  private readonly prompts: ChatPrompts;
   /** The last prompt sent, for Retry after an error. */
   private lastPrompt: string | undefined;
   /** Messages sent while the agents work, not given to them yet. */
@@ -45,6 +45,8 @@ export class ChatController {
   private readonly pickers: ChatPickers;
   /** The Attempts picker, and a prompt run as parallel attempts with its card. */
   private readonly attempts: ChatAttempts;
+  /** Prompts run in the background, and the folder's list of them (the CLI's too). */
+  private readonly background: ChatBackground;
   private readonly unwatchModels: (() => void) | undefined;
   /** New Session and Resume, one after another; how many are asked for or running. */
   private resets: Promise<unknown> = Promise.resolve();
@@ -68,6 +70,27 @@ export class ChatController {
       open: (id) => this.reset(id),
       send: (text) => this.send(text),
     });
+    this.prompts = new ChatPrompts({
+      host,
+      post,
+      show: (event) => this.show(event),
+      current: () => this.chat,
+      starting: () => (this.record.counts = undefined),
+      ended: () => this.asking.withdrawAll(),
+      needsSetup: () => this.setup.announce(),
+      sessionsChanged: () => actions.sessionsChanged(),
+    });
+    this.background = new ChatBackground({
+      host,
+      post,
+      show: (event) => this.show(event),
+      current: () => this.chat,
+      open: (id) => this.reset(id),
+      sessionsChanged: () => {
+        this.post({ type: 'sessions', sessions: ChatSession.listed(host), current: this.chat?.id });
+        actions.sessionsChanged();
+      },
+    });
     this.queue = new ChatQueue(post, randomUUID);
     this.pickers = new ChatPickers({ host, post, actions, current: () => this.chat, session: () => this.session() });
     this.attempts = new ChatAttempts({
@@ -75,16 +98,8 @@ export class ChatController {
       post,
       show: (event) => this.show(event),
       current: () => this.chat,
-      runInSession: (chat, text, start) => this.run(chat, text, start),
-      meter: () => {
-        const before = this.sessionMeter;
-        this.promptMeter = emptyMeter();
-        return (meter) => {
-          this.promptMeter = meter;
-          this.sessionMeter = sumMeters(before, meter);
-          this.post({ type: 'meter', prompt: meter, session: this.sessionMeter });
-        };
-      },
+      runInSession: (chat, text, start) => this.prompts.run(chat, text, start),
+      meter: () => this.prompts.attemptsMeter(),
     });
     // Pickers and set-up list VS Code's models; a model arriving later (Copilot's after sign-in) shows at once.
     this.unwatchModels = host.watchVscodeModels?.(() => void this.modelsChanged().catch(() => undefined));
@@ -149,7 +164,7 @@ export class ChatController {
     this.unwatchModels?.();
     // The prompt's close starts before anything is awaited: on a window reload the extension host may end before a
     // promise settles, and only what ran synchronously (stopping the running command) is sure to have happened.
-    await Promise.all([this.chat?.close({ interrupted: true }), this.attempts.close()]);
+    await Promise.all([this.chat?.close({ interrupted: true }), this.attempts.close(), this.background.close()]);
   }
 
   /** Offers the models VS Code offers now, once the view has a session to show them in. */
@@ -182,6 +197,13 @@ export class ChatController {
         return this.attempts.apply(message.run, message.n);
       case 'dismiss_attempts':
         return this.attempts.dismiss(message.run);
+      case 'send_background':
+        if (this.attempts.count > 1) throw new Error(t('Run in background runs one prompt: set Attempts to 1 (attempts in the background: crow run --background --attempts N).'));
+        return this.background.start(message.text);
+      case 'open_background':
+        return this.background.open(message.id);
+      case 'stop_background':
+        return this.background.stop(message.id);
       case 'approve':
       case 'deny':
       case 'approve_edited':
@@ -222,7 +244,7 @@ export class ChatController {
         if (!this.chat?.stopCall(message.callId)) this.show(notice('info', t('That call has already ended.')));
         return;
       case 'apply_code':
-        return this.apply(message);
+        return this.prompts.applyCode(await this.session(), message, () => this.actions.pickFileForCode());
       case 'open_settings':
       case 'mcp_sign_in':
       case 'show_log':
@@ -257,7 +279,7 @@ export class ChatController {
       ...(thinking ? { thinking } : {}),
       sessions,
       sessionId: sessions.some((stored) => stored.id === chat?.id) ? chat?.id : undefined,
-      meter: { prompt: this.promptMeter, session: this.sessionMeter },
+      meter: this.prompts.meters(),
       busy: this.busy,
       ...(welcome ? { welcome } : {}),
     });
@@ -266,6 +288,8 @@ export class ChatController {
     if (queued) this.post(queued);
     for (const message of this.record.replay(this.shown.all)) this.post(message);
     for (const message of this.attempts.replay()) this.post(message);
+    this.background.watch();
+    this.background.announce(true);
     this.announceRules();
     // A reloaded view must still offer the questions a running prompt waits on.
     for (const message of this.asking.replay()) this.post(message);
@@ -279,67 +303,7 @@ export class ChatController {
     if (this.attempts.running) throw new Error(t('The attempts are still running: wait for their card, or cancel them, then send this again.'));
     this.lastPrompt = text;
     if (this.attempts.count > 1) return this.attempts.send(chat, text);
-    await this.run(chat, text, (observer) => chat.prompt(text, observer));
-  }
-
-  /**
-   * Apply on a code block: the block is proposed as the whole new text of
-   * the file its fence names (or one the person picks), run as a prompt of
-   * its own (src/host/apply-code.ts), so it is asked like an agent's write
-   * and its change gets the changes bar, Undo and a checkpoint.
-   */
-  private async apply(block: { text: string; path?: string }): Promise<void> {
-    const chat = await this.session();
-    if (chat.busy) throw new Error(t('Crow is still working: apply the code once the run ends, or cancel it first.'));
-    const path = block.path ?? (await this.actions.pickFileForCode());
-    if (path === undefined) return;
-    const relative = await insideWorkspace(this.host.root, path);
-    await this.run(chat, applyPromptText(relative), (observer) => chat.apply(relative, block.text, observer));
-  }
-
-  /** Shows `text` as the person's message and follows the prompt `start` runs, keeping the view's meters and lists current. */
-  private async run(chat: ChatSession, text: string, start: (observer: PromptObserver) => Promise<unknown>): Promise<void> {
-    this.host.lastSession?.set(chat.id);
-    this.show(promptMessage(text));
-    this.promptMeter = emptyMeter();
-    const before = this.sessionMeter;
-    this.post({ type: 'busy', busy: true });
-    // A prompt cancelled by New Session or Resume may still be winding down: its last events are not the new session's.
-    const current = (): boolean => this.chat === chat;
-    // The session is stored from its first prompt: listed as soon as that prompt shows something, not only at its end.
-    let listed = false;
-    this.record.counts = undefined;
-    try {
-      await start({
-        onEvent: (event) => {
-          if (!current()) return;
-          this.show(event);
-          if (listed) return;
-          listed = true;
-          this.post({ type: 'sessions', sessions: ChatSession.listed(this.host), current: chat.id });
-        },
-        onMeter: (meter) => {
-          if (!current()) return;
-          this.promptMeter = meter;
-          this.sessionMeter = sumMeters(before, meter);
-          this.post({ type: 'meter', prompt: this.promptMeter, session: this.sessionMeter });
-        },
-      });
-    } catch (err) {
-      // One card that says what went wrong and what to do (a missing key opens the set-up from it).
-      if (current()) {
-        const end = errorEnd(errorText(err));
-        this.show(end);
-        if (end.hint?.setup) await this.setup.announce();
-      }
-    } finally {
-      if (current()) {
-        this.asking.withdrawAll();
-        this.post({ type: 'busy', busy: false });
-        this.post({ type: 'sessions', sessions: ChatSession.listed(this.host), current: chat.id });
-      }
-      this.actions.sessionsChanged();
-    }
+    await this.prompts.run(chat, text, (observer) => chat.prompt(text, observer));
   }
 
   /**
@@ -368,8 +332,7 @@ export class ChatController {
     this.shown.clear();
     this.record.clear();
     this.queue.clear();
-    this.promptMeter = emptyMeter();
-    this.sessionMeter = emptyMeter();
+    this.prompts.reset();
     this.host.lastSession?.set(id);
     const chat = id === undefined ? await this.startedSession() : await this.open(id);
     this.post({ type: 'reset', sessionId: id, title: chat.session.title, opened: true });
@@ -378,7 +341,7 @@ export class ChatController {
       for (const message of this.record.replay(this.shown.all)) this.post(message);
     }
     // A new session starts from zero; a resumed one shows what it has cost so far.
-    this.post({ type: 'meter', prompt: this.promptMeter, session: this.sessionMeter });
+    this.post({ type: 'meter', ...this.prompts.meters() });
     await this.pickers.announce();
     this.post({ type: 'sessions', sessions: ChatSession.listed(this.host), current: id });
     this.announceRules();
@@ -422,7 +385,7 @@ export class ChatController {
   private adoptStored(chat: ChatSession): void {
     for (const event of chat.transcript()) this.shown.remember(event);
     for (const { at, message } of storedRewinds(chat.session, this.shown.all)) this.record.add(at, message);
-    this.sessionMeter = chat.meter;
+    this.prompts.reset(chat.meter);
   }
 
   /** The open session's standing answers, to the view's list. */

@@ -33,6 +33,7 @@ import { vscodeSignInHint } from '../mcp-sign-in-choices';
 import type { Meter, PromptStatus, SessionSummary, TranscriptEvent } from '../../../../webview/chat/protocol';
 import { frontDoorDocument, roleChoices, settingsFor, type CrowConfiguration } from '../configuration';
 import { liveSessions } from './live-sessions';
+import type { CheckSetting } from './attempts-check';
 import { notice, TranscriptTranslator, welcomeText } from './transcript-translator';
 import type { ChangedFile } from '../../../vocabulary/changed-file';
 import type { PromptHunk } from '../../../journal/hunk-restore';
@@ -58,6 +59,8 @@ export interface ChatHost {
   lastSession?: { get(): string | undefined; set(id: string | undefined): void };
   /** Crow's output channel (never given keys): what happened out of sight, such as a session reopened after a reload. */
   log?(message: string): void;
+  /** The setting crow.attempts.check where it was set (attempts-check.ts decides which runs); absent: none. */
+  attemptsCheck?(): CheckSetting;
   /** Where sign-ins to remote MCP servers are kept (SecretStorage); absent: a server that asks is reported as unusable. */
   mcpTokens?: McpTokenStore;
 }
@@ -90,6 +93,21 @@ export class ChatSession {
   /** A new session on the agent the settings name (crow.defaultAgent, default_agent, else build); stored from its first prompt. */
   static async start(chat: ChatHost, ask: ChatAsking, agentName?: string): Promise<ChatSession> {
     return new ChatSession(await setup(() => HostSession.create(hostOptions(chat, ask), agentName !== undefined ? { agent: agentName } : {})));
+  }
+
+  /**
+   * A new session nobody watches (a background run): the folder's rules
+   * decide alone, and what they say to ask about is refused with how to
+   * allow it, as in the CLI's `crow run --background`.
+   */
+  static async startUnattended(chat: ChatHost, agentName?: string): Promise<ChatSession> {
+    const options: HostSessionOptions = {
+      ...hostOptions(chat, () => Promise.resolve('reject_once' as const)),
+      ask: undefined,
+      howToAllow: (category) => `set "crow.permissions.${category}" to "allow" in the settings (a background run asks nobody)`,
+      elicitUnavailable: "a background run cannot show an MCP server's question",
+    };
+    return new ChatSession(await setup(() => HostSession.create(options, agentName !== undefined ? { agent: agentName } : {})));
   }
 
   /** A stored session, to continue it. Throws when there is no such session. */

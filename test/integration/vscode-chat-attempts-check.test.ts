@@ -1,0 +1,101 @@
+/**
+ * The chat's attempts with a check command (setting crow.attempts.check,
+ * as `crow run --check`): each attempt's check result on its row and the
+ * command on the card; a workspace's command runs only in a trusted
+ * workspace (the card names it otherwise). And what attempts cost stays in
+ * the session's meter when it is resumed: the same total as live.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ChatController } from '../../src/adapters/vscode/chat/chat-controller';
+import type { ChatHost } from '../../src/adapters/vscode/chat/chat-session';
+import { FakeLlmServer } from '../../testkit/fake-llm-server';
+import type { AttemptsCardView, HostMessage } from '../../webview/chat/protocol';
+import { greeterRepository, scriptAttempts } from '../support/attempts-fixture';
+import { folderChatHost } from '../support/chat-host';
+import { isolatedEnv } from '../support/isolated-env';
+import { quietViewActions } from '../support/view-actions';
+
+const RANKING = '```json\n{"ranking": [{"attempt": 1, "reason": "Says hello."}, {"attempt": 2, "reason": "Says hallo."}]}\n```';
+/** Passes where greet.js says hello, fails where it says anything else. */
+const CHECK = `node -e "process.exit(require('./greet.js')() === 'hello' ? 0 : 1)"`;
+
+describe('VS Code chat: a check for each attempt, and what attempts cost kept on resume', function () {
+  this.timeout(120_000);
+  let server: FakeLlmServer;
+  let home: string;
+  let repo: string;
+  let posted: HostMessage[];
+
+  before(async () => (server = await FakeLlmServer.start()));
+  after(() => server.close());
+  beforeEach(() => {
+    server.reset();
+    home = mkdtempSync(join(tmpdir(), 'crow-chat-check-'));
+    repo = join(home, 'project');
+    greeterRepository(repo, { 'README.md': '# Greeter\n' });
+    posted = [];
+    scriptAttempts(server, RANKING);
+  });
+  afterEach(() => rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }));
+
+  function controller(extra: Partial<ChatHost> = {}): ChatController {
+    const env = isolatedEnv(home, { ANTHROPIC_API_KEY: 'sk-ant-test-check' });
+    const settings: Record<string, unknown> = { provider: 'anthropic', baseUrls: { anthropic: server.anthropicBaseUrl } };
+    return new ChatController(folderChatHost(repo, env, (key) => settings[key], extra), (message) => posted.push(structuredClone(message)), quietViewActions());
+  }
+  const card = (): AttemptsCardView => posted.flatMap((message) => (message.type === 'attempts' ? [message.card] : [])).at(-1)!;
+
+  it("runs the user's check in each worktree: the card names it, and each row says passed or failed", async () => {
+    const chat = controller({ attemptsCheck: () => ({ user: CHECK }) });
+    await chat.handle({ type: 'pick_attempts', count: 2 });
+    await chat.handle({ type: 'send', text: 'Make greet.js say hello' });
+    assert.equal(card().phase, 'ranked');
+    assert.equal(card().check, CHECK);
+    assert.deepEqual(card().rows.map((row) => [row.n, row.check]), [[1, true], [2, false]]);
+    await chat.dispose();
+  });
+
+  it("does not run a workspace's check in an untrusted workspace (the card names it), and runs it once trusted", async () => {
+    let trusted = false;
+    const chat = controller({ attemptsCheck: () => ({ project: CHECK }), trusted: () => trusted });
+    await chat.handle({ type: 'pick_attempts', count: 2 });
+    await chat.handle({ type: 'send', text: 'Make greet.js say hello' });
+    assert.equal(card().check, undefined);
+    assert.equal(card().checkWithheld, CHECK);
+    assert.ok(card().rows.every((row) => row.check === undefined), 'no check ran');
+    await chat.handle({ type: 'dismiss_attempts', run: card().id });
+
+    trusted = true;
+    scriptAttempts(server, RANKING);
+    await chat.handle({ type: 'send', text: 'Make greet.js say hello' });
+    assert.equal(card().check, CHECK);
+    assert.deepEqual(card().rows.map((row) => row.check), [true, false]);
+    await chat.dispose();
+  });
+
+  it('a resumed session shows what its attempts and their judge cost, the same total as live', async () => {
+    const chat = controller();
+    await chat.handle({ type: 'pick_attempts', count: 2 });
+    await chat.handle({ type: 'send', text: 'Make greet.js say hello' });
+    await chat.handle({ type: 'apply_attempt', run: card().id, n: 1 });
+    const live = posted.findLast((message) => message.type === 'meter');
+    assert.ok(live?.type === 'meter' && live.session.inputTokens > 0);
+    const id = chat.sessionId!;
+    await chat.dispose();
+
+    posted = [];
+    const again = controller();
+    await again.handle({ type: 'resume', sessionId: id });
+    const resumed = posted.findLast((message) => message.type === 'meter');
+    assert.ok(resumed?.type === 'meter');
+    assert.deepEqual(
+      [resumed.session.inputTokens, resumed.session.outputTokens, resumed.session.costUsd],
+      [live.session.inputTokens, live.session.outputTokens, live.session.costUsd],
+      'the attempts (2 × 2 calls) and the judge count again',
+    );
+    await again.dispose();
+  });
+});
