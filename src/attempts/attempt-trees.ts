@@ -86,7 +86,8 @@ export class AttemptTrees {
   /** What the attempt in `tree` changed against the base, untracked files included. */
   async changes(tree: string): Promise<AttemptChanges> {
     await this.git(['add', '--all', '--', '.'], { cwd: tree });
-    const patch = await this.git(['diff', '--cached', '--binary', '--no-color', '--no-ext-diff', '--no-textconv', this.base], { cwd: tree });
+    // Without renames: a moved file is a deletion and an addition, each path named where patchFiles reads it.
+    const patch = await this.git(['diff', '--cached', '--binary', '--no-renames', '--no-color', '--no-ext-diff', '--no-textconv', this.base], { cwd: tree });
     const numstat = await this.git(['diff', '--cached', '--numstat', '-z', '--no-renames', this.base], { cwd: tree });
     return { patch: patch === '' ? '' : `${patch}\n`, files: parseNumstat(numstat) };
   }
@@ -133,10 +134,14 @@ export class AttemptTrees {
   /**
    * The files `patch` touches and its line counts, read by git apply
    * without applying anything: the numbers of a patch that came from
-   * elsewhere, not those it claims.
+   * elsewhere, not those it claims. A patch that renames or copies is
+   * refused: git apply names only where such a file goes, not the file
+   * it takes away, and Crow writes attempts' patches without renames.
    */
   async patchFiles(patch: string): Promise<AttemptChanges['files']> {
     if (patch === '') return [];
+    // Such header lines cannot occur in a hunk (its lines begin with " ", "+" or "-") nor in base85 binary data (no space).
+    if (/^(rename|copy) (from|to) /m.test(patch)) throw new AttemptsError("The attempt's patch renames or copies files, which Crow's own patches never do (a moved file is a deletion and an addition): it is not one Crow wrote");
     const numstat = await this.git(['apply', '--numstat', '-z', '--binary', '-'], { input: patch }).catch((err: unknown) => {
       throw new AttemptsError(`The attempt's patch cannot be read: ${err instanceof Error ? err.message : String(err)}`);
     });

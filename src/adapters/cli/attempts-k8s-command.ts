@@ -9,7 +9,7 @@
  * session, so `crow undo` takes it back).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -161,7 +161,10 @@ async function manifestCommand(argv: string[], io: CliIO): Promise<number> {
   }
   if (values.file === undefined) io.stdout.write(yaml);
   else {
-    writeFileSync(resolve(io.cwd, values.file), yaml, { mode: 0o600 });
+    const file = resolve(io.cwd, values.file);
+    writeFileSync(file, yaml, { mode: 0o600 });
+    // It holds your code: yours alone, also when the file was there before.
+    chmodSync(file, 0o600);
     io.stderr.write(`Wrote the Job of ${count} attempts (run ${task.run}) to ${values.file}: kubectl apply -f ${values.file}, then crow attempts k8s collect --file ${values.file}\n`);
   }
   return 0;
