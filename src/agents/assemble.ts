@@ -10,6 +10,7 @@ import type { Tool } from '../tools/tool';
 import type { Workspace } from '../tools/workspace';
 import { ACPAgent } from './acp-agent';
 import { baseAgentFromDefinition, type AgentEnvironment } from './definition-agent';
+import { resolveAgent } from './stand-in';
 
 /** The ACP agent front doors pick when neither the user nor the settings (default_agent) name one. */
 export { DEFAULT_AGENT } from '../config/keys/defaults';
@@ -56,8 +57,9 @@ export interface AssemblyContext {
  */
 export function assembleAgent(name: string, context: AssemblyContext): ACPAgent {
   const { registry } = context;
-  const definition = registry.acpAgent(name);
-  if (!definition) throw new ConfigError(unknownAgent(name, registry));
+  const resolved = resolveAgent(name, registry);
+  if (!resolved) throw new ConfigError(unknownAgent(name, registry));
+  const { definition } = resolved;
   const environment: AgentEnvironment = {
     settings: context.config,
     workspace: context.workspace,
@@ -76,7 +78,7 @@ export function assembleAgent(name: string, context: AssemblyContext): ACPAgent 
     }
     return model === undefined ? base : { ...base, model };
   };
-  const primaryDefinition = chosen('primary', registry.baseAgent(definition.primary)!);
+  const primaryDefinition = chosen(resolved.primaryRole, resolved.primary);
   const primary = baseAgentFromDefinition(primaryDefinition, { as: 'primary', reviewed: flow.kind === 'coagent' }, environment);
   const coagentBase = definition.coagent !== undefined ? registry.baseAgent(definition.coagent) : undefined;
   const coagentDefinition = coagentBase ? chosen('coagent', coagentBase) : undefined;

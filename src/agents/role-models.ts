@@ -2,6 +2,7 @@ import type { BaseAgentDefinition } from '../config/agent-definitions';
 import type { AgentRegistry } from '../config/agent-registry';
 import { agentModel } from '../config/provider-config';
 import { ConfigError, type Settings } from '../config/settings';
+import { type ResolvedAgent, resolveAgent } from './stand-in';
 
 export type CompositionRole = 'primary' | 'coagent';
 
@@ -24,34 +25,26 @@ export function roleModels(
   providers: Partial<Record<CompositionRole, string>> = {},
   served: ServedIds = () => undefined,
 ): RoleModels[] {
-  const definition = registry.acpAgent(agent);
-  if (!definition) throw new ConfigError(`Unknown agent "${agent}" (see crow agents list).`);
-  const roles: [CompositionRole, string | undefined][] = [
-    ['primary', definition.primary],
-    ['coagent', definition.flow.kind === 'coagent' ? definition.coagent : undefined],
-  ];
-  return roles.flatMap(([role, name]) => {
-    const base = name !== undefined ? registry.baseAgent(name) : undefined;
-    if (!base) return [];
+  const resolved = resolveAgent(agent, registry);
+  if (!resolved) throw new ConfigError(`Unknown agent "${agent}" (see crow agents list).`);
+  return rolesOf(resolved, registry).map(([role, base]) => {
     const provider = providers[role];
     const moved = provider !== undefined && provider !== base.provider ? { ...base, provider, model: undefined } : base;
-    return [{ role, ...modelsFor(moved, settings, served) }];
+    return { role, ...modelsFor(moved, settings, served) };
   });
 }
 
 /** The providers the roles of an ACP agent run on (with `providers` moving roles, as in roleModels). */
 export function roleProviders(agent: string, registry: AgentRegistry, settings: Settings, providers: Partial<Record<CompositionRole, string>> = {}): string[] {
-  const definition = registry.acpAgent(agent);
-  if (!definition) return [];
-  const roles: [CompositionRole, string | undefined][] = [
-    ['primary', definition.primary],
-    ['coagent', definition.flow.kind === 'coagent' ? definition.coagent : undefined],
-  ];
-  const names = roles.flatMap(([role, name]) => {
-    const base = name !== undefined ? registry.baseAgent(name) : undefined;
-    return base ? [providers[role] ?? agentModel(settings, definedChoice(base)).provider] : [];
-  });
-  return [...new Set(names)];
+  const resolved = resolveAgent(agent, registry);
+  if (!resolved) return [];
+  return [...new Set(rolesOf(resolved, registry).map(([role, base]) => providers[role] ?? agentModel(settings, definedChoice(base)).provider))];
+}
+
+/** The base agents of a resolved agent by the role whose model choices they take (a stand-in's primary takes its own role's). */
+function rolesOf({ definition, primary, primaryRole }: ResolvedAgent, registry: AgentRegistry): [CompositionRole, BaseAgentDefinition][] {
+  const coagent = definition.flow.kind === 'coagent' && definition.coagent !== undefined ? registry.baseAgent(definition.coagent) : undefined;
+  return [[primaryRole, primary], ...(coagent && primaryRole === 'primary' ? [['coagent', coagent] as [CompositionRole, BaseAgentDefinition]] : [])];
 }
 
 /** The model ids a provider's server lists, once listed (see llm/served-models.ts). */

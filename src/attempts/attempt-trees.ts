@@ -14,7 +14,7 @@
  * repository it does not control (repository-git.ts): no hook, filter or
  * program the repository names, no credential.
  */
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gitEnvironment, readRepositoryGit, safeGitArgs } from '../tools/repository-git';
@@ -86,7 +86,8 @@ export class AttemptTrees {
   /** What the attempt in `tree` changed against the base, untracked files included. */
   async changes(tree: string): Promise<AttemptChanges> {
     await this.git(['add', '--all', '--', '.'], { cwd: tree });
-    const patch = await this.git(['diff', '--cached', '--binary', '--no-color', '--no-ext-diff', '--no-textconv', this.base], { cwd: tree });
+    // Without renames: a moved file is a deletion and an addition, each path named where patchFiles reads it.
+    const patch = await this.git(['diff', '--cached', '--binary', '--no-renames', '--no-color', '--no-ext-diff', '--no-textconv', this.base], { cwd: tree });
     const numstat = await this.git(['diff', '--cached', '--numstat', '-z', '--no-renames', this.base], { cwd: tree });
     return { patch: patch === '' ? '' : `${patch}\n`, files: parseNumstat(numstat) };
   }
@@ -103,6 +104,50 @@ export class AttemptTrees {
     });
   }
 
+  /** The tree (files) of the base commit: what every attempt starts from, whatever commit holds it. */
+  baseTree(): Promise<string> {
+    return this.git(['rev-parse', `${this.base}^{tree}`]);
+  }
+
+  /**
+   * The base's files as a git bundle at `file` (branch `base`), for
+   * attempts elsewhere (Kubernetes pods): one commit without parents
+   * holding the base's tree, so the repository's history does not leave
+   * the machine. Made in a private repository borrowing this one's objects
+   * (alternates): the person's refs are not touched.
+   */
+  async bundle(file: string): Promise<void> {
+    const common = await this.git(['rev-parse', '--path-format=absolute', '--git-common-dir']);
+    const tree = await this.baseTree();
+    const commit = await this.git(['commit-tree', tree, '-m', 'Crow attempts: the files as the attempts start from them'], { env: CROW_IDENTITY });
+    const scratch = mkdtempSync(join(tmpdir(), 'crow-bundle-'));
+    try {
+      await this.git(['init', '--quiet', '--bare', scratch]);
+      writeFileSync(join(scratch, 'objects', 'info', 'alternates'), `${join(common, 'objects')}\n`);
+      await this.git([`--git-dir=${scratch}`, 'update-ref', 'refs/heads/base', commit]);
+      await this.git([`--git-dir=${scratch}`, 'bundle', 'create', '--quiet', file, 'refs/heads/base']);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  }
+
+  /**
+   * The files `patch` touches and its line counts, read by git apply
+   * without applying anything: the numbers of a patch that came from
+   * elsewhere, not those it claims. A patch that renames or copies is
+   * refused: git apply names only where such a file goes, not the file
+   * it takes away, and Crow writes attempts' patches without renames.
+   */
+  async patchFiles(patch: string): Promise<AttemptChanges['files']> {
+    if (patch === '') return [];
+    // Such header lines cannot occur in a hunk (its lines begin with " ", "+" or "-") nor in base85 binary data (no space).
+    if (/^(rename|copy) (from|to) /m.test(patch)) throw new AttemptsError("The attempt's patch renames or copies files, which Crow's own patches never do (a moved file is a deletion and an addition): it is not one Crow wrote");
+    const numstat = await this.git(['apply', '--numstat', '-z', '--binary', '-'], { input: patch }).catch((err: unknown) => {
+      throw new AttemptsError(`The attempt's patch cannot be read: ${err instanceof Error ? err.message : String(err)}`);
+    });
+    return parseNumstat(numstat);
+  }
+
   /** Removes every worktree of the run and its folder; what cannot be removed is left and named. */
   async removeAll(): Promise<string[]> {
     const left: string[] = [];
@@ -116,6 +161,25 @@ export class AttemptTrees {
     await this.git(['worktree', 'prune']).catch(() => undefined);
     return left;
   }
+}
+
+/**
+ * A git work tree at `folder` (made, empty) holding the `base` branch of
+ * `bundle` checked out: where a pod's attempt starts from. git runs
+ * without the person's configuration programs, as everywhere.
+ */
+export async function checkoutBundle(bundle: string, folder: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const plain: Git = (args, options = {}) =>
+    new Promise((resolve, reject) => {
+      childProcess().execFile('git', ['--no-pager', '-c', 'core.hooksPath=/dev/null', ...args], { cwd: options.cwd ?? folder, env: { ...gitEnvironment(env), ...CROW_IDENTITY }, timeout: GIT_TIMEOUT_MS, maxBuffer: MAX_PATCH_BYTES }, (error, stdout, stderr) => {
+        if (error) reject(new AttemptsError(`git ${args[0]} failed: ${String(stderr).trim() || error.message}`));
+        else resolve(String(stdout).trim());
+      });
+    });
+  mkdirSync(folder, { recursive: true, mode: 0o700 });
+  await plain(['init', '--quiet']);
+  await plain(['fetch', '--quiet', '--no-tags', bundle, 'refs/heads/base:refs/heads/base']);
+  await plain(['checkout', '--quiet', 'base']);
 }
 
 /** A run's folder name: when it began and the process that made it, so a later run can tell an abandoned one. */

@@ -16,7 +16,8 @@ import type { HostSession } from '../host/host-session';
 import { addUsage, emptyUsage, type Usage } from '../llm/types';
 import { errorText } from '../vocabulary/text';
 import { type AttemptChanges, AttemptTrees, runFolderName } from './attempt-trees';
-import { type AttemptForJudge, finalOrder, finished, judgePrompt, type Ranked, readRanking } from './judge';
+import type { ACPAgentDefinition } from '../config/agent-definitions';
+import { type AttemptForJudge, finalOrder, finished, judgeAgent, judgePrompt, judgeWords, type Ranked, readRanking } from './judge';
 
 /** How long a check command may run in one worktree. */
 const CHECK_TIMEOUT_MS = 10 * 60_000;
@@ -34,8 +35,10 @@ export interface AttemptsOptions {
   check?: string;
   /** A session of the chosen agent in `root` (attempt n's worktree). */
   openAttempt(root: string, n: number): Promise<HostSession>;
-  /** The judge's session, in the person's folder. */
-  openJudge(): Promise<HostSession>;
+  /** The judge a person named; undefined: the rule of judge.ts (judgeAgent) picks it from the attempts' agent. */
+  judge?: string;
+  /** A session of the judge `agent`, in the person's folder. */
+  openJudge(agent: string): Promise<HostSession>;
   signal: AbortSignal;
   /** What happens, as it happens. */
   progress?(event: AttemptsProgress): void;
@@ -67,8 +70,8 @@ export interface AttemptsResult {
   attempts: AttemptOutcome[];
   /** Best first, each with the judge's reason. */
   ranking: Ranked[];
-  /** How the ranking was made: by the judge, or why not. */
-  judge: { sessionId?: string; used: true } | { sessionId?: string; used: false; why: string };
+  /** How the ranking was made: by the judge (`agent`), or why not. */
+  judge: { agent: string; sessionId?: string; used: true } | { agent: string; sessionId?: string; used: false; why: string };
   /** The judge's and the attempts' cost together, when every call had prices. */
   costUsd?: number;
   /** The judge's own tokens and model calls (its subagents' included); absent when no judge ran. */
@@ -80,22 +83,37 @@ export async function runAttempts(options: AttemptsOptions): Promise<AttemptsRes
   const trees = await AttemptTrees.prepare(options.root, options.env, runFolderName());
   try {
     const numbers = Array.from({ length: options.count }, (_, index) => index + 1);
-    const attempts = await inPool(numbers, options.concurrency, (n) => runOne(options, trees, n).catch((err: unknown) => failed(n, err)));
-    const judged = await judge(options, attempts);
-    const costs = [...attempts.map((attempt) => attempt.costUsd), judged.costUsd];
-    const costUsd = costs.every((cost) => cost !== undefined) ? costs.reduce((sum, cost) => sum + cost, 0) : undefined;
-    const judgeUsage = judged.usage ? { judgeUsage: judged.usage } : {};
-    return { attempts, ranking: finalOrder(attempts.map(forJudge), judged.ranking), judge: judged.judge, ...(costUsd !== undefined ? { costUsd } : {}), ...judgeUsage, trees };
+    // The attempts' agent as its sessions know it (its reviewer judges, by judgeAgent's rule).
+    const agent: { definition?: ACPAgentDefinition } = {};
+    const attempts = await inPool(numbers, options.concurrency, (n) => runAttempt(options, trees, n, agent).catch((err: unknown) => failed(n, err)));
+    return { ...(await rankAttempts(options, attempts, agent.definition)), trees };
   } catch (err) {
     await trees.removeAll().catch(() => undefined);
     throw err;
   }
 }
 
-async function runOne(options: AttemptsOptions, trees: AttemptTrees, n: number): Promise<AttemptOutcome> {
+/** What judging needs of a run of attempts, wherever they ran (here, or in Kubernetes pods). */
+export type JudgingOptions = Pick<AttemptsOptions, 'prompt' | 'judge' | 'openJudge' | 'signal' | 'progress' | 'judgeEvent'>;
+
+/**
+ * The attempts judged (by judgeAgent's rule, from the attempts' agent
+ * `agent`) and put in their final order, with the cost of them all.
+ */
+export async function rankAttempts(options: JudgingOptions, attempts: AttemptOutcome[], agent: ACPAgentDefinition | undefined): Promise<Omit<AttemptsResult, 'trees'>> {
+  const judged = await judge(options, attempts, judgeAgent(agent, options.judge));
+  const costs = [...attempts.map((attempt) => attempt.costUsd), judged.costUsd];
+  const costUsd = costs.every((cost) => cost !== undefined) ? costs.reduce((sum, cost) => sum + cost, 0) : undefined;
+  const judgeUsage = judged.usage ? { judgeUsage: judged.usage } : {};
+  return { attempts, ranking: finalOrder(attempts.map(forJudge), judged.ranking), judge: judged.judge, ...(costUsd !== undefined ? { costUsd } : {}), ...judgeUsage };
+}
+
+/** Attempt `n` in a new worktree of `trees`: its session's run, its changes and its check; `agent` learns the attempts' agent. */
+export async function runAttempt(options: AttemptsOptions, trees: AttemptTrees, n: number, agent: { definition?: ACPAgentDefinition } = {}): Promise<AttemptOutcome> {
   const tree = await trees.add(n);
   const host = await options.openAttempt(tree, n);
   try {
+    agent.definition ??= await host.definition();
     options.progress?.({ type: 'attempt_start', n, tree, sessionId: host.id });
     const events = host.prompt(options.prompt, { signal: options.signal });
     for await (const event of events) options.progress?.({ type: 'attempt_event', n, event });
@@ -139,11 +157,11 @@ async function runCheck(host: HostSession, command: string, signal: AbortSignal)
 }
 
 /** The judge's ranking, or none (with why) when there is nothing to choose between or its answer cannot be read. */
-async function judge(options: AttemptsOptions, attempts: AttemptOutcome[]): Promise<Pick<AttemptsResult, 'judge'> & { ranking?: Ranked[]; costUsd?: number; usage?: { usage: Usage; calls: number } }> {
+async function judge(options: JudgingOptions, attempts: AttemptOutcome[], agent: string): Promise<Pick<AttemptsResult, 'judge'> & { ranking?: Ranked[]; costUsd?: number; usage?: { usage: Usage; calls: number } }> {
   const contenders = attempts.filter((attempt) => attempt.changes.files.length > 0);
-  if (contenders.length < 2) return { judge: { used: false, why: contenders.length === 0 ? 'no attempt changed anything' : 'only one attempt changed anything' }, costUsd: 0 };
-  if (options.signal.aborted) return { judge: { used: false, why: 'cancelled before judging' }, costUsd: 0 };
-  const host = await options.openJudge();
+  if (contenders.length < 2) return { judge: { agent, used: false, why: contenders.length === 0 ? 'no attempt changed anything' : 'only one attempt changed anything' }, costUsd: 0 };
+  if (options.signal.aborted) return { judge: { agent, used: false, why: 'cancelled before judging' }, costUsd: 0 };
+  const host = await options.openJudge(agent);
   try {
     options.progress?.({ type: 'judging', sessionId: host.id });
     const events = host.prompt(judgePrompt(options.prompt, attempts.map(forJudge)), { signal: options.signal });
@@ -160,10 +178,10 @@ async function judge(options: AttemptsOptions, attempts: AttemptOutcome[]): Prom
     const result = await events.result;
     const costUsd = result.meter.prompt.costUsd;
     const cost = { ...(costUsd !== undefined ? { costUsd } : {}), usage };
-    if (!finished(result.status)) return { judge: { sessionId: host.id, used: false, why: `the judge did not finish: ${result.message}` }, ...cost };
+    if (!finished(result.status)) return { judge: { agent, sessionId: host.id, used: false, why: `the judge did not finish: ${result.message}` }, ...cost };
     const ranking = readRanking(answer, attempts.map((attempt) => attempt.n));
-    if (!ranking) return { judge: { sessionId: host.id, used: false, why: 'the judge gave no ranking Crow could read' }, ...cost };
-    return { judge: { sessionId: host.id, used: true }, ranking, ...cost };
+    if (!ranking) return { judge: { agent, sessionId: host.id, used: false, why: `${judgeWords(agent)} gave no ranking Crow could read` }, ...cost };
+    return { judge: { agent, sessionId: host.id, used: true }, ranking, ...cost };
   } finally {
     await host.close();
   }

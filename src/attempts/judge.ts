@@ -8,8 +8,33 @@
  * checks, or ended without finishing, come last whatever the judge says.
  */
 
-/** The bundled agent that judges when a door names none. */
+import type { ACPAgentDefinition } from '../config/agent-definitions';
+import { standInName } from '../agents/stand-in';
+
+/** The bundled agent that judges attempts of an agent without a reviewer, when a door names none; its read-only tools are every judge's. */
 export const JUDGE_AGENT = 'judge-attempts';
+
+/**
+ * Who judges the attempts of `agent`, for every door: the judge a person
+ * named (`--judge`, the doors' equivalents); else the agent's own reviewer
+ * (the coagent its flow reviews with), standing in for judge-attempts: its
+ * own system prompt, model and permissions, with judge-attempts' read-only
+ * tools and the ranking request (judgePrompt) as its task; else
+ * judge-attempts. A reviewer whose answer holds no ranking readRanking can
+ * read ranks nothing: the attempts are then ranked by checks, then cost,
+ * and the ranking says the judge's answer could not be read (best-of.ts).
+ */
+export function judgeAgent(agent: Pick<ACPAgentDefinition, 'flow' | 'coagent'> | undefined, named?: string): string {
+  if (named !== undefined) return named;
+  if (agent?.flow.kind === 'coagent' && agent.coagent !== undefined) return standInName(JUDGE_AGENT, agent.coagent);
+  return JUDGE_AGENT;
+}
+
+/** The judge named for a person: "the agent's reviewer (reviewer)" for a reviewer standing in, else its name. */
+export function judgeWords(agent: string): string {
+  const prefix = standInName(JUDGE_AGENT, '');
+  return agent.startsWith(prefix) ? `the agent's reviewer (${agent.slice(prefix.length)})` : agent;
+}
 
 /** What the judge is shown of one attempt. */
 export interface AttemptForJudge {

@@ -7,6 +7,7 @@
 import type { RunStatus } from '../engine/events';
 import { plainLine } from '../engine/output-tail';
 import type { AttemptsResult } from './best-of';
+import { judgeWords } from './judge';
 
 /** Characters of a summary or a reason shown in a cell. */
 const CELL_CHARS = 100;
@@ -31,7 +32,7 @@ export function rankingTable(result: AttemptsResult): RankingTable {
     return [String(index + 1), String(attempt.n), endedText(attempt.status), check, `${attempt.changes.files.length} (+${added} −${removed})`, cost, why];
   });
   const header = ['rank', 'attempt', 'ended', 'check', 'files', 'cost', result.judge.used ? "judge's reason" : 'summary'];
-  const judged = result.judge.used ? 'ranked by the judge' : `not judged (${result.judge.why}): ranked by checks, then cost`;
+  const judged = result.judge.used ? `ranked by the judge, ${judgeWords(result.judge.agent)}` : `not judged (${result.judge.why}): ranked by checks, then cost`;
   const total = result.costUsd !== undefined ? `; all attempts and the judge cost $${result.costUsd.toFixed(4)}` : '';
   return { title: `Attempts, best first, ${judged}${total}:`, header, rows };
 }

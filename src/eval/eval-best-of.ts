@@ -215,7 +215,8 @@ async function attempts(run: ArmRun, root: string): Promise<{ result: AttemptsRe
       concurrency: bestOf.concurrency,
       signal: stop.signal,
       openAttempt: (tree) => openSession(tree, agent, settingsOf(tree), shared, new NodeWorkspace(tree)),
-      openJudge: () => openSession(root, bestOf.judge, settingsOf(root), shared, new NodeWorkspace(root)),
+      judge: bestOf.judge,
+      openJudge: (judge) => openSession(root, judge, settingsOf(root), shared, new NodeWorkspace(root)),
       progress: (progress) => {
         if (progress.type !== 'attempt_event') return;
         const tally = tallies.get(progress.n) ?? { usage: emptyUsage(), modelCalls: 0, toolCalls: 0, reviewRounds: 0, approved: false, model: '' };

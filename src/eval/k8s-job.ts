@@ -46,22 +46,68 @@ const PRIVATE_RANGES = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.25
 /** Default egress: HTTPS to any public address (the model's API), nothing private. */
 export const PUBLIC_HTTPS = { cidrs: ['0.0.0.0/0'], port: 443 };
 
-function labelsOf(options: K8sJobOptions): Record<string, string> {
-  return { 'app.kubernetes.io/name': 'crow-eval', 'app.kubernetes.io/instance': options.name };
+/**
+ * One Indexed Job of locked-down pods, as `crow eval k8s` and `crow attempts
+ * k8s` write it: `completions` pods, each running `crow ARGS` (Kubernetes
+ * fills in $(JOB_COMPLETION_INDEX) in them), under the same security
+ * context, resources, keys and NetworkPolicy.
+ */
+export interface PodJob {
+  /** The app label: which crow command made the Job. */
+  app: string;
+  /** The container's name. */
+  container: string;
+  name: string;
+  image: string;
+  completions: number;
+  parallelism: number;
+  retries: number;
+  /** What the container runs: `crow` with these arguments. */
+  args: string[];
+  secretVariables: string[];
+  secret: string;
+  cpu: string;
+  memory: string;
+  disk: string;
+  egress: { cidrs: string[]; port: number };
+  /** Secrets whose files are mounted together, read-only, at `path` (the run's own inputs); none when absent. */
+  files?: { secrets: string[]; path: string };
+}
+
+function labelsOf(job: Pick<PodJob, 'app' | 'name'>): Record<string, string> {
+  return { 'app.kubernetes.io/name': job.app, 'app.kubernetes.io/instance': job.name };
 }
 
 export function k8sJob(options: K8sJobOptions): Record<string, unknown> {
-  const labels = labelsOf(options);
+  return indexedJob(evalJob(options));
+}
+
+/** The eval's Job: one shard per pod. */
+function evalJob(options: K8sJobOptions): PodJob {
+  return {
+    ...options,
+    app: 'crow-eval',
+    container: 'crow-eval',
+    completions: options.shards,
+    args: ['eval', 'k8s', 'shard', `$(JOB_COMPLETION_INDEX)/${options.shards}`, ...options.evalArgs],
+  };
+}
+
+export function indexedJob(job: PodJob): Record<string, unknown> {
+  const labels = labelsOf(job);
+  const mount = job.files ? { volumeMounts: [{ name: 'run', mountPath: job.files.path, readOnly: true }] } : {};
+  const sources = job.files?.secrets.map((name) => ({ secret: { name } }));
+  const volume = sources ? { volumes: [{ name: 'run', projected: { sources, defaultMode: 0o440 } }] } : {};
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
-    metadata: { name: options.name, labels },
+    metadata: { name: job.name, labels },
     spec: {
       completionMode: 'Indexed',
-      completions: options.shards,
-      parallelism: options.parallelism,
-      backoffLimitPerIndex: options.retries,
-      maxFailedIndexes: options.shards,
+      completions: job.completions,
+      parallelism: job.parallelism,
+      backoffLimitPerIndex: job.retries,
+      maxFailedIndexes: job.completions,
       template: {
         metadata: { labels },
         spec: {
@@ -71,21 +117,23 @@ export function k8sJob(options: K8sJobOptions): Record<string, unknown> {
           securityContext: { runAsNonRoot: true, runAsUser: POD_USER, runAsGroup: POD_USER, fsGroup: POD_USER, seccompProfile: { type: 'RuntimeDefault' } },
           containers: [
             {
-              name: 'crow-eval',
-              image: options.image,
+              name: job.container,
+              image: job.image,
               command: ['crow'],
-              args: ['eval', 'k8s', 'shard', `$(JOB_COMPLETION_INDEX)/${options.shards}`, ...options.evalArgs],
+              args: job.args,
               env: [
                 { name: 'HOME', value: POD_HOME },
-                ...options.secretVariables.map((name) => ({ name, valueFrom: { secretKeyRef: { name: options.secret, key: name } } })),
+                ...job.secretVariables.map((name) => ({ name, valueFrom: { secretKeyRef: { name: job.secret, key: name } } })),
               ],
               resources: {
-                requests: { cpu: options.cpu, memory: options.memory, 'ephemeral-storage': options.disk },
-                limits: { memory: options.memory, 'ephemeral-storage': options.disk },
+                requests: { cpu: job.cpu, memory: job.memory, 'ephemeral-storage': job.disk },
+                limits: { memory: job.memory, 'ephemeral-storage': job.disk },
               },
               securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
+              ...mount,
             },
           ],
+          ...volume,
         },
       },
     },
@@ -94,20 +142,24 @@ export function k8sJob(options: K8sJobOptions): Record<string, unknown> {
 
 /** Ingress from nowhere; egress to DNS and to `options.egress` only (the default leaves out every private range). */
 export function k8sNetworkPolicy(options: K8sJobOptions): Record<string, unknown> {
-  const publicDefault = options.egress.cidrs.length === 1 && options.egress.cidrs[0] === '0.0.0.0/0';
+  return podNetworkPolicy(evalJob(options));
+}
+
+export function podNetworkPolicy(job: PodJob): Record<string, unknown> {
+  const publicDefault = job.egress.cidrs.length === 1 && job.egress.cidrs[0] === '0.0.0.0/0';
   return {
     apiVersion: 'networking.k8s.io/v1',
     kind: 'NetworkPolicy',
-    metadata: { name: options.name, labels: labelsOf(options) },
+    metadata: { name: job.name, labels: labelsOf(job) },
     spec: {
-      podSelector: { matchLabels: labelsOf(options) },
+      podSelector: { matchLabels: labelsOf(job) },
       policyTypes: ['Ingress', 'Egress'],
       ingress: [],
       egress: [
         { ports: [{ protocol: 'UDP', port: 53 }, { protocol: 'TCP', port: 53 }] },
         {
-          to: options.egress.cidrs.map((cidr) => ({ ipBlock: { cidr, ...(publicDefault ? { except: PRIVATE_RANGES } : {}) } })),
-          ports: [{ protocol: 'TCP', port: options.egress.port }],
+          to: job.egress.cidrs.map((cidr) => ({ ipBlock: { cidr, ...(publicDefault ? { except: PRIVATE_RANGES } : {}) } })),
+          ports: [{ protocol: 'TCP', port: job.egress.port }],
         },
       ],
     },

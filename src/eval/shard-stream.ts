@@ -1,37 +1,24 @@
 /**
- * A shard's results folder as lines of a pod's log, and back. A pod of
- * `crow eval k8s` prints its folder (results.jsonl and the runs/ artifacts)
- * at the end, gzipped and in base64 between a `begin` line carrying its
- * length and SHA-256 and an `end` line, each line marked so that whatever
- * else the log holds (crow's progress, a task's output) is passed over.
- *
- * A log is read as hostile: the code a model wrote ran in that pod and may
- * have printed lines of its own. Only the last complete block whose digest
- * and length match is taken; its files must be results.jsonl or under
- * runs/, relative, without `..`; sizes are capped compressed and
- * uncompressed; anything else refuses that shard, saying why.
+ * A shard's results folder as a block of a pod's log, and back (the
+ * framing, digest and "last intact block" rule are log-blocks.ts'). A pod
+ * of `crow eval k8s` prints its folder (results.jsonl and the runs/
+ * artifacts) at the end; a block's files must be results.jsonl or under
+ * runs/, relative, without `..`, within the sizes taken; anything else
+ * refuses that shard, saying why.
  */
-import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { type BlockKind, blockLines, readLastBlock } from './log-blocks';
 
-const MARK = 'crow-eval-shard';
-/** Characters of base64 per log line: under the 16 KiB at which container runtimes split a line. */
-const LINE_CHARS = 8_000;
 /** The most a shard's block may hold, compressed and uncompressed. */
 export const SHARD_LIMITS = { compressedBytes: 256 * 1024 * 1024, folderBytes: 1024 * 1024 * 1024, files: 100_000 } as const;
+const SHARD_BLOCK: BlockKind = { mark: 'crow-eval-shard', id: /\d+\/\d+/, compressedBytes: SHARD_LIMITS.compressedBytes, uncompressedBytes: SHARD_LIMITS.folderBytes * 2 };
 
 /** The folder's files as the lines of one block (each ending in a newline), for shard `shard` ("3/50"). */
 export function shardLines(folder: string, shard: string): string[] {
   const files: Record<string, string> = {};
   for (const path of filesUnder(folder).filter(allowedPath)) files[path] = readFileSync(join(folder, path)).toString('base64');
-  const payload = gzipSync(JSON.stringify({ shard, files }));
-  const data = payload.toString('base64');
-  const lines = [`${MARK} begin ${shard} bytes=${payload.length} sha256=${sha256(payload)}\n`];
-  for (let at = 0; at < data.length; at += LINE_CHARS) lines.push(`${MARK} data ${data.slice(at, at + LINE_CHARS)}\n`);
-  lines.push(`${MARK} end ${shard}\n`);
-  return lines;
+  return blockLines(SHARD_BLOCK, shard, { shard, files });
 }
 
 /** What a log held: the shard's files by path, or why it holds none that can be trusted. */
@@ -39,15 +26,7 @@ export type ShardBlock = { shard: string; files: Map<string, Buffer> } | { probl
 
 /** The last complete, intact block of `log`. */
 export function readShardBlock(log: string): ShardBlock {
-  const blocks = blocksIn(log);
-  if (blocks.length === 0) return { problem: 'it holds no results block (the shard did not finish, or its log was cut)' };
-  let problem = '';
-  for (const block of blocks.reverse()) {
-    const read = decodeBlock(block);
-    if (!('problem' in read)) return read;
-    problem ||= read.problem;
-  }
-  return { problem };
+  return readLastBlock(log, SHARD_BLOCK, shardFiles);
 }
 
 /** Writes a block's files under `folder`. */
@@ -59,45 +38,9 @@ export function writeShardFiles(folder: string, files: Map<string, Buffer>): voi
   }
 }
 
-interface RawBlock {
-  shard: string;
-  bytes: number;
-  sha256: string;
-  data: string;
-}
-
-function blocksIn(log: string): RawBlock[] {
-  const blocks: RawBlock[] = [];
-  let open: (RawBlock & { chunks: string[] }) | undefined;
-  for (const line of log.split('\n')) {
-    // kubectl may prefix lines (--timestamps, --prefix); the mark may follow such a prefix.
-    const at = line.indexOf(`${MARK} `);
-    if (at < 0) continue;
-    const [kind, ...rest] = line.slice(at + MARK.length + 1).trim().split(' ');
-    if (kind === 'begin') {
-      const match = /^(\d+\/\d+) bytes=(\d+) sha256=([0-9a-f]{64})$/.exec(rest.join(' '));
-      open = match ? { shard: match[1]!, bytes: Number(match[2]), sha256: match[3]!, data: '', chunks: [] } : undefined;
-    } else if (kind === 'data' && open) {
-      open.chunks.push(rest.join(''));
-    } else if (kind === 'end' && open && rest[0] === open.shard) {
-      blocks.push({ shard: open.shard, bytes: open.bytes, sha256: open.sha256, data: open.chunks.join('') });
-      open = undefined;
-    }
-  }
-  return blocks;
-}
-
-function decodeBlock(block: RawBlock): ShardBlock {
-  if (block.bytes > SHARD_LIMITS.compressedBytes) return { problem: `its block is ${block.bytes} bytes, over the ${SHARD_LIMITS.compressedBytes} taken` };
-  const payload = Buffer.from(block.data, 'base64');
-  if (payload.length !== block.bytes || sha256(payload) !== block.sha256) return { problem: 'its results block does not match its length and SHA-256 (cut, or altered)' };
-  let parsed: { shard?: unknown; files?: unknown };
-  try {
-    parsed = JSON.parse(gunzipSync(payload, { maxOutputLength: SHARD_LIMITS.folderBytes * 2 }).toString('utf8')) as typeof parsed;
-  } catch (err) {
-    return { problem: `its results block cannot be read: ${(err as Error).message}` };
-  }
-  if (parsed.shard !== block.shard || typeof parsed.files !== 'object' || parsed.files === null || Array.isArray(parsed.files)) {
+function shardFiles(shard: string, payload: unknown): ShardBlock {
+  const parsed = (typeof payload === 'object' && payload !== null ? payload : {}) as { shard?: unknown; files?: unknown };
+  if (parsed.shard !== shard || typeof parsed.files !== 'object' || parsed.files === null || Array.isArray(parsed.files)) {
     return { problem: 'its results block is not one crow wrote' };
   }
   const entries = Object.entries(parsed.files as Record<string, unknown>);
@@ -112,7 +55,7 @@ function decodeBlock(block: RawBlock): ShardBlock {
     files.set(path, bytes);
   }
   if (!files.has('results.jsonl')) return { problem: 'its results block has no results.jsonl' };
-  return { shard: block.shard, files };
+  return { shard, files };
 }
 
 /** results.jsonl, or a relative path under runs/ without `..`, empty or odd parts. */
@@ -134,8 +77,4 @@ function filesUnder(folder: string): string[] {
   };
   walk(folder);
   return found.sort();
-}
-
-function sha256(bytes: Buffer): string {
-  return createHash('sha256').update(bytes).digest('hex');
 }

@@ -6,6 +6,7 @@
  */
 import type { ACPAgent } from '../agents/acp-agent';
 import type { CompositionRole, RoleModels } from '../agents/role-models';
+import type { ACPAgentDefinition } from '../config/agent-definitions';
 import type { PromptRegistry } from '../config/prompts';
 import type { Settings } from '../config/settings';
 import type { McpServerConfig } from '../mcp/server-config';
@@ -40,6 +41,8 @@ export interface WorkspaceCatalog {
   defaultAgent(): string;
   /** The agent `name` is: itself, or the built-in agent a seed's name for it stands for (BUILD-SMART, dual, …). */
   agentNamed?(name: string): string;
+  /** The definition of the ACP agent `name` (its flow and the base agents it composes); absent or undefined: not known here. */
+  definition?(name: string): ACPAgentDefinition | undefined;
   /** Models offered per role of an agent, and the current one, for pickers and config options. */
   models(agent: string): RoleModels[];
   /**

@@ -131,6 +131,7 @@ export function loadCatalog(options: FolderOptions): WorkspaceCatalog {
   return {
     list: () => acpAgents,
     agentNamed: (name) => registry.named(name),
+    definition: (name) => registry.acpAgent(name),
     defaultAgent: () => {
       const wanted = registry.named(defaultAgentName(settings));
       return acpAgents.some((agent) => agent.name === wanted) ? wanted : (acpAgents[0]?.name ?? wanted);

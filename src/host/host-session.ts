@@ -8,6 +8,7 @@
 import { Interruption } from '../vocabulary/interruption';
 import { randomUUID } from 'node:crypto';
 import type { CompositionRole, RoleModels } from '../agents/role-models';
+import type { ACPAgentDefinition } from '../config/agent-definitions';
 import { ACPSession, type ThoughtLevel } from '../session/acp-session';
 import { type SteerOutcome, SteeringQueue } from '../session/steering';
 import { UnknownSessionError } from '../session/session-store';
@@ -90,6 +91,11 @@ export class HostSession {
     const attempts = options.store.attemptsMeter?.(id);
     const before = attempts ? sumMeters(own, attempts) : own;
     return new HostSession(session, { ...options, storeFromFirstPrompt: false }, parts, new CostMeter({ ...before }));
+  }
+
+  /** The definition of the session's agent (its flow, its primary and reviewer), when the folder's catalog knows it. */
+  async definition(): Promise<ACPAgentDefinition | undefined> {
+    return (await this.options.catalog()).definition?.(this.session.agentName);
   }
 
   get id(): string {

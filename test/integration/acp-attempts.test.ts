@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import type { PlanEntry, RequestPermissionRequest, SessionConfigOption } from '@agentclientprotocol/sdk';
 import { FakeLlmServer, type ScriptedReply } from '../../testkit/fake-llm-server';
 import type { PermissionReply } from '../support/acp-client';
-import { ORIGINAL, WRITES, attemptOf, git, greeterRepository, scriptAttempts } from '../support/attempts-fixture';
+import { JUDGE_SAYS, ORIGINAL, REVIEWER_SAYS, WRITES, attemptOf, git, greeterRepository, scriptAttempts } from '../support/attempts-fixture';
 import { type AcpProcess, CROW, startAcp } from '../support/crow-binary';
 import { userConfigDir } from '../support/doors';
 import { isolatedEnv } from '../support/isolated-env';
@@ -123,6 +123,20 @@ describe('crow acp: a prompt as parallel attempts, ranked, one applied through a
     );
     await assert.rejects(client.agent.request('session/set_config_option', { sessionId, configId: 'attempts', value: 'many' }), /attempts: "many" is not a number of attempts/);
     assert.equal(server.requests.length, requests, 'no model was asked');
+  });
+
+  it("has the attempts of an agent with a reviewer judged by that reviewer (the mode's own coagent)", async () => {
+    const systems: string[] = [];
+    scriptAttempts(server, '{"ranking": [{"attempt": 2, "reason": "Reviewed: fine."}, {"attempt": 1, "reason": "Reviewed: bare."}]}', undefined, systems);
+    const { client } = start(() => ({ optionId: 'apply-none' }));
+    await client.initialize();
+    const { sessionId } = await client.newSession(repo);
+    await client.agent.request('session/set_mode', { sessionId, modeId: 'pair' });
+    const answer = await client.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Make greet.js say hello' }], _meta: { 'crow/attempts': 2 } });
+    assert.equal(answer.stopReason, 'end_turn');
+    assert.equal(systems.length, 1);
+    assert.ok(systems[0]!.includes(REVIEWER_SAYS) && !systems[0]!.includes(JUDGE_SAYS), systems[0]);
+    assert.match(client.said(sessionId), /Attempts, best first, ranked by the judge, the agent's reviewer \(reviewer\)/);
   });
 
   it('answers cancelled when the client cancels while it asks which attempt to apply: nothing applied, no worktree left', async () => {

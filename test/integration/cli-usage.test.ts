@@ -18,6 +18,7 @@ const COMMANDS = [
   'config', 'config get', 'config set', 'config validate', 'config path',
   'sessions', 'sessions list', 'sessions show', 'sessions export', 'sessions delete',
   'sessions checkpoints', 'sessions fork', 'eval', 'eval merge', 'eval k8s',
+  'attempts', 'attempts k8s', 'attempts k8s collect',
 ];
 
 describe('crow on the command line', function () {

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeLlmServer } from '../../testkit/fake-llm-server';
 import { isolatedEnv } from '../support/isolated-env';
-import { ORIGINAL, WRITES, git, greeterRepository, scriptAttempts } from '../support/attempts-fixture';
+import { JUDGE_SAYS, ORIGINAL, REVIEWER_SAYS, WRITES, git, greeterRepository, scriptAttempts } from '../support/attempts-fixture';
 import { CROW, runCrow } from '../support/crow-binary';
 import { describeUnless } from '../support/skip-reasons';
 import { NO_TMUX, Terminal } from '../support/terminal';
@@ -80,6 +80,37 @@ describe('crow run --attempts: parallel attempts in git worktrees, judged, appli
     assert.equal(undo.code, 0, undo.stderr);
     assert.equal(readFileSync(join(repo, 'greet.js'), 'utf8'), ORIGINAL);
     assert.equal(readFileSync(join(repo, 'README.md'), 'utf8'), '# Greeter\n\nSays hello.\n');
+  });
+
+  it("is judged by the agent's own reviewer when its flow has one, with the judge's read-only tools; --judge still wins", async () => {
+    const systems: string[] = [];
+    scriptAttempts(server, '{"ranking": [{"attempt": 2, "reason": "Reviewed: fine."}, {"attempt": 1, "reason": "Reviewed: bare."}]}', judged, systems);
+    const run = await runCrow(['run', '--attempts', '2', '--concurrency', '2', '--agent', 'pair', '--provider', 'anthropic', 'Make greet.js say hello'], env, repo);
+    assert.equal(run.code, 0, run.stderr);
+    // pair reviews with "reviewer": its system prompt (prompts/reviewer.hbs), in the person's folder, judged.
+    assert.equal(systems.length, 1);
+    assert.ok(systems[0]!.includes(REVIEWER_SAYS) && !systems[0]!.includes(JUDGE_SAYS), systems[0]);
+    assert.ok(systems[0]!.includes(`Workspace root: ${repo}`), "the judge works in the person's folder");
+    const judgeRequest = server.requests.find((request) => JSON.stringify(request.body['system']) === systems[0]);
+    const tools = (judgeRequest!.body['tools'] as { name: string }[]).map((tool) => tool.name).sort();
+    assert.deepEqual(tools, ['glob', 'grep', 'list_directory', 'read_file', 'think'], "judge-attempts' read-only tools, none that writes or runs");
+    assert.match(judged[0]!, /Answer with one JSON object/, "the judge's task is the ranking request");
+    assert.match(run.stdout, /^Attempts, best first, ranked by the judge, the agent's reviewer \(reviewer\)/);
+
+    systems.length = 0;
+    const named = await runCrow(['run', '--attempts', '2', '--concurrency', '2', '--agent', 'pair', '--judge', 'judge-attempts', '--provider', 'anthropic', 'Make greet.js say hello'], env, repo);
+    assert.equal(named.code, 0, named.stderr);
+    assert.ok(systems[0]!.includes(JUDGE_SAYS) && !systems[0]!.includes(REVIEWER_SAYS), '--judge names the judge');
+    assert.match(named.stdout, /ranked by the judge, judge-attempts/);
+  });
+
+  it("ranks by checks, then cost, saying so, when the agent's reviewer answers no ranking it can read", async () => {
+    scriptAttempts(server, 'Both attempts look fine to me.');
+    const run = await runCrow(['run', '--attempts', '2', '--concurrency', '2', '--agent', 'pair', '--check', 'node check.js', '--provider', 'anthropic', 'Make greet.js say hello'], env, repo);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^Attempts, best first, not judged \(the agent's reviewer \(reviewer\) gave no ranking Crow could read\): ranked by checks, then cost/);
+    const ranks = run.stdout.trim().split('\n').slice(2).map((row) => row.split(/\s{2,}/));
+    assert.deepEqual(ranks.map((row) => [row[1], row[3]]), [['1', 'passed'], ['2', 'FAILED']], 'the failed check last');
   });
 
   it('applies nothing without a terminal or --apply-best, and says how to pick one', async () => {

@@ -16,7 +16,7 @@ import { attemptSessions } from '../../src/adapters/vscode/chat/attempt-sessions
 import { ChatController } from '../../src/adapters/vscode/chat/chat-controller';
 import { FakeLlmServer } from '../../testkit/fake-llm-server';
 import type { AttemptsCardView, HostMessage, TranscriptEvent } from '../../webview/chat/protocol';
-import { ORIGINAL, WRITES, git, greeterRepository, scriptAttempts } from '../support/attempts-fixture';
+import { JUDGE_SAYS, ORIGINAL, REVIEWER_SAYS, WRITES, git, greeterRepository, scriptAttempts } from '../support/attempts-fixture';
 import { folderChatHost, waitFor } from '../support/chat-host';
 import { isolatedEnv } from '../support/isolated-env';
 import { quietViewActions } from '../support/view-actions';
@@ -136,6 +136,22 @@ describe('VS Code chat: a prompt run as parallel attempts, compared on one card,
     await chat.handle({ type: 'apply_attempt', run: id, n: 1 });
     assert.match(notices().at(-1)!, /Those attempts were already dealt with/);
     assert.equal(readFileSync(join(repo, 'greet.js'), 'utf8'), ORIGINAL);
+    await chat.dispose();
+  });
+
+  it("has the attempts of the picked agent judged by its own reviewer when it has one (pair: reviewer)", async () => {
+    const systems: string[] = [];
+    scriptAttempts(server, '{"ranking": [{"attempt": 2, "reason": "Reviewed: fine."}, {"attempt": 1, "reason": "Reviewed: bare."}]}', undefined, systems);
+    const chat = controller();
+    await chat.handle({ type: 'ready' });
+    await chat.handle({ type: 'pick_agent', agent: 'pair' });
+    await chat.handle({ type: 'pick_attempts', count: 2 });
+    await chat.handle({ type: 'send', text: 'Make greet.js say hello' });
+    assert.equal(cards().at(-1)!.phase, 'ranked');
+    assert.deepEqual(cards().at(-1)!.judged, { used: true });
+    assert.equal(systems.length, 1);
+    assert.ok(systems[0]!.includes(REVIEWER_SAYS) && !systems[0]!.includes(JUDGE_SAYS), systems[0]);
+    await chat.handle({ type: 'dismiss_attempts', run: cards().at(-1)!.id });
     await chat.dispose();
   });
 

@@ -35,27 +35,41 @@ export function greeterRepository(repo: string, files: Record<string, string> = 
   git(repo, 'commit', '-qm', 'start');
 }
 
-/** Which attempt a request comes from: its system prompt names the worktree it works in. */
+/** What the built-in reviewer's system prompt (prompts/reviewer.hbs) says of itself. */
+export const REVIEWER_SAYS = 'a meticulous reviewer working with a coding agent';
+/** What judge-attempts' own judge (agents/base/attempt-judge.md) says of itself. */
+export const JUDGE_SAYS = 'the judge of several attempts';
+
+/**
+ * Which attempt a request comes from: its system prompt names the worktree
+ * it works in. The judge works in the person's folder: judge-attempts, or
+ * a reviewer (of an agent with one) whose prompt names no worktree.
+ */
 export function attemptOf(body: Record<string, unknown>): number | 'judge' | undefined {
   const system = JSON.stringify(body['system']);
-  if (system.includes('the judge of several attempts')) return 'judge';
   const match = /crow-attempts\/[^/"\\]+\/(\d)/.exec(system);
+  if (system.includes(JUDGE_SAYS) || (system.includes(REVIEWER_SAYS) && !match)) return 'judge';
   return match ? Number(match[1]) : undefined;
 }
 
 /**
  * The fake model of the attempts: each attempt writes greet.js (WRITES),
- * then says it is done; the judge answers `ranking` (its JSON text), and
- * `judged` (when given) collects what it was shown.
+ * then says it is done (an attempt's reviewer, with an agent that has
+ * one, approves); the judge answers `ranking` (its JSON text), `judged`
+ * (when given) collects what it was shown and `judgeSystems` its system
+ * prompt: who judged.
  */
-export function scriptAttempts(server: FakeLlmServer, ranking: string, judged?: string[]): void {
+export function scriptAttempts(server: FakeLlmServer, ranking: string, judged?: string[], judgeSystems?: string[]): void {
   server.respondWith('anthropic', (body): ScriptedReply | undefined => {
     const who = attemptOf(body);
     if (who === 'judge') {
       judged?.push(JSON.stringify(body['messages']));
+      judgeSystems?.push(JSON.stringify(body['system']));
       return { blocks: [{ type: 'text', text: ranking }] };
     }
     if (who === undefined) return undefined;
+    // An attempt of an agent with a reviewer (pair): the reviewer approves the attempt's work.
+    if (JSON.stringify(body['system']).includes(REVIEWER_SAYS)) return { blocks: [{ type: 'tool_call', name: 'task_complete', arguments: { summary: `Attempt ${who} reviewed.` } }] };
     const messages = body['messages'] as { content: unknown }[];
     if (!JSON.stringify(messages.at(-1)).includes('tool_result')) return { blocks: [{ type: 'tool_call', name: 'write_file', arguments: { path: 'greet.js', content: WRITES[who]! } }] };
     return { blocks: [{ type: 'text', text: `Attempt ${who}: greet.js now says ${WRITES[who]!.includes('hallo') ? 'hallo' : 'hello'}.` }] };

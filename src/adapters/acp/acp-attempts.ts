@@ -25,7 +25,6 @@ import type { CompositionRole } from '../../agents/role-models';
 import { applyAttemptProgram, applyAttemptText } from '../../attempts/apply-attempt';
 import { AttemptsError } from '../../attempts/attempt-trees';
 import { type AttemptOutcome, type AttemptsProgress, type AttemptsResult, runAttempts } from '../../attempts/best-of';
-import { JUDGE_AGENT } from '../../attempts/judge';
 import { endedText, rankingMarkdown } from '../../attempts/ranking-table';
 import type { WorkspaceCatalog } from '../../host/catalog';
 import { HostSession, type HostSessionOptions } from '../../host/host-session';
@@ -172,7 +171,7 @@ export async function answerWithAttempts(door: AttemptsDoor, prompt: string, cou
       concurrency,
       signal,
       openAttempt: (tree) => openAttempt(door, tree, share),
-      openJudge: () => openJudge(door, share),
+      openJudge: (judge) => openJudge(door, share, judge),
       progress: (event) => {
         if (event.type === 'attempt_event') return counted(event.event);
         plan.progress(event);
@@ -305,7 +304,8 @@ async function openAttempt(door: AttemptsDoor, tree: string, limits: Limits): Pr
   return attempt;
 }
 
-function openJudge(door: AttemptsDoor, limits: Limits): Promise<HostSession> {
+/** A session of `judge` (judgeAgent's choice: the agent's reviewer, or judge-attempts) in the person's folder. */
+function openJudge(door: AttemptsDoor, limits: Limits, judge: string): Promise<HostSession> {
   return HostSession.create(
     {
       catalog: () => door.catalog,
@@ -316,7 +316,7 @@ function openJudge(door: AttemptsDoor, limits: Limits): Promise<HostSession> {
       env: door.env,
       storeFromFirstPrompt: true,
     },
-    { agent: JUDGE_AGENT },
+    { agent: judge },
   );
 }
 

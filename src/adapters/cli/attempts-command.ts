@@ -11,7 +11,7 @@ import { providerConcurrency } from '../../agents/provider-queue';
 import { resolveSettings } from '../../config/provider-config';
 import { applyAttemptProgram, applyAttemptText } from '../../attempts/apply-attempt';
 import { AttemptsError } from '../../attempts/attempt-trees';
-import { finished, JUDGE_AGENT } from '../../attempts/judge';
+import { finished } from '../../attempts/judge';
 import { shareLimits } from '../../attempts/share-limits';
 import { type AttemptOutcome, type AttemptsProgress, type AttemptsResult, runAttempts } from '../../attempts/best-of';
 import { errorText } from '../../vocabulary/text';
@@ -53,7 +53,8 @@ export async function runWithAttempts(prompt: string, run: RunChoices, choices: 
       ...(choices.check !== undefined ? { check: choices.check } : {}),
       signal,
       openAttempt: (tree) => openRunSession({ ...withoutId(run), root: tree, allow: withWrite(run.allow), limits: share, undo: false, interactive: false, session: undefined }, io),
-      openJudge: () => openRunSession({ ...withoutId(run), agent: choices.judge ?? JUDGE_AGENT, allow: undefined, limits: share, undo: false, interactive: false, session: undefined }, io),
+      ...(choices.judge !== undefined ? { judge: choices.judge } : {}),
+      openJudge: (judge) => openRunSession({ ...withoutId(run), agent: judge, allow: undefined, limits: share, undo: false, interactive: false, session: undefined }, io),
       progress: (event: AttemptsProgress) => {
         if (choices.json) {
           if (event.type !== 'attempt_event') json(event);
@@ -67,6 +68,18 @@ export async function runWithAttempts(prompt: string, run: RunChoices, choices: 
     if (err instanceof AttemptsError) throw new UsageError(err.message);
     throw err;
   }
+  return showAndApply(result, run, choices, io, signal);
+}
+
+/**
+ * The ranking shown (a table, or a JSON line), the attempt the person
+ * picks (or the best, with --apply-best) applied as a prompt of the
+ * folder's session, and the run's worktrees removed unless kept; the exit
+ * code. Where the attempts ran (worktrees here, or pods) makes no difference.
+ */
+export async function showAndApply(result: AttemptsResult, run: RunChoices, choices: AttemptsChoices, io: CliIO, signal: AbortSignal): Promise<number> {
+  const print = (line: string): void => void io.stderr.write(`${line}\n`);
+  const json = (line: object): void => void io.stdout.write(`${JSON.stringify(line)}\n`);
   try {
     if (choices.json) json({ type: 'attempts_result', ranking: result.ranking, judge: result.judge, costUsd: result.costUsd, attempts: result.attempts.map(withoutPatch) });
     else {

@@ -169,7 +169,7 @@ async function collectCommand(argv: string[], io: CliIO): Promise<number> {
 }
 
 /** The logs of each index's latest succeeded pod of `job`; indexes without one are named. */
-async function jobLogs(job: string, namespace: string | undefined, io: CliIO): Promise<{ from: string; log: string }[]> {
+export async function jobLogs(job: string, namespace: string | undefined, io: CliIO): Promise<{ from: string; log: string }[]> {
   const ns = namespace !== undefined ? ['--namespace', namespace] : [];
   const listed = JSON.parse(await kubectl(['get', 'pods', '--selector', `job-name=${job}`, '--output', 'json', ...ns], io)) as { items?: Pod[] };
   const byIndex = new Map<string, Pod>();
@@ -208,12 +208,12 @@ function byIndex(a: string, b: string): number {
   return Number(a.split('/')[0]) - Number(b.split('/')[0]);
 }
 
-function quantity(flag: string, value: string): string {
+export function quantity(flag: string, value: string): string {
   if (!QUANTITY.test(value)) throw new UsageError(`${flag} wants a Kubernetes quantity such as 500m, 2 or 4Gi, got "${value}".`);
   return value;
 }
 
-function egressOf(cidrs: string | undefined, port: string | undefined): { cidrs: string[]; port: number } {
+export function egressOf(cidrs: string | undefined, port: string | undefined): { cidrs: string[]; port: number } {
   const listed = cidrs === undefined ? PUBLIC_HTTPS.cidrs : cidrs.split(',').map((cidr) => cidr.trim()).filter(Boolean);
   for (const cidr of listed) {
     if (!/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/.test(cidr)) throw new UsageError(`--egress wants CIDR blocks such as 203.0.113.0/24, got "${cidr}".`);

@@ -12,6 +12,7 @@ Usage:
   crow telemetry external | external-trace ID | trace ID       seed 003's views: sessions, their agents' traces, one agent's history
   crow agents list | show NAME | validate                      the agents you can pick
   crow eval [--agents LIST] [--tasks GLOB] [--repeat N]        measure agents against each other on a task suite
+  crow attempts k8s --image IMG --attempts N "<prompt>"        run --attempts as Kubernetes pods; collect ranks, applies
   crow config get KEY | set KEY VALUE | validate | path        settings (config.toml)
   crow trust [--cwd DIR] [--yes | --revoke | --list]           trust a folder's own .crow/ configuration
   crow mcp list [--cwd DIR] [--json]                           the MCP servers a session would use, and those found elsewhere
@@ -44,6 +45,7 @@ const COMMANDS: Record<string, () => Command> = {
   trace: () => (require('./trace-command') as typeof import('./trace-command')).traceCommand,
   telemetry: () => (require('./telemetry-command') as typeof import('./telemetry-command')).telemetryCommand,
   eval: () => (require('./eval-command') as typeof import('./eval-command')).evalCommand,
+  attempts: () => (require('./attempts-k8s-command') as typeof import('./attempts-k8s-command')).attemptsCommand,
   trust: () => (require('./trust-command') as typeof import('./trust-command')).trustCommand,
   mcp: () => (require('./mcp-command') as typeof import('./mcp-command')).mcpCommand,
   login: () => (require('./login-command') as typeof import('./login-command')).loginCommand,
@@ -53,7 +55,7 @@ const COMMANDS: Record<string, () => Command> = {
 };
 
 /** Commands that call a model: their environment gets the keys crow login stored (crow acp reads them itself, as they change). */
-const KEYED_COMMANDS = new Set(['run', 'eval']);
+const KEYED_COMMANDS = new Set(['run', 'eval', 'attempts']);
 
 /** `io` with the stored keys the environment lacks; a key that cannot be read is a warning, the command goes on. */
 function withLoginKeys(io: CliIO): CliIO {

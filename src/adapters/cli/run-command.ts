@@ -57,7 +57,8 @@ Options:
                        (crow undo takes it back); see "Parallel attempts" below
   --check CMD          with --attempts: a command run in each attempt's worktree
                        when it ends (exit 0 passes); failed ones rank last
-  --judge AGENT        with --attempts: the agent that ranks them (default
+  --judge AGENT        with --attempts: the agent that ranks them (default:
+                       the agent's own reviewer when its flow has one, else
                        judge-attempts)
   --concurrency K      with --attempts: at most K running at once (default: the
                        provider's [limits] concurrency, as for subagents)

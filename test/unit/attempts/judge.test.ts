@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkPaths } from '../../../src/attempts/apply-attempt';
-import { parseNumstat } from '../../../src/attempts/attempt-trees';
+import { AttemptTrees, parseNumstat, runFolderName } from '../../../src/attempts/attempt-trees';
 import { type AttemptForJudge, finalOrder, judgePrompt, readRanking } from '../../../src/attempts/judge';
 
 const attempt = (n: number, over: Partial<AttemptForJudge> = {}): AttemptForJudge => ({
@@ -94,5 +95,31 @@ describe('applying an attempt: the paths its patch touches', () => {
     await assert.rejects(checkPaths(root, changes('../outside.txt'), {}), /outside the workspace/);
     symlinkSync(tmpdir(), join(root, 'out'));
     await assert.rejects(checkPaths(root, changes('out/x.txt'), {}), /leads outside the workspace through a symlink/);
+  });
+});
+
+describe("a patch from elsewhere (a pod's): the files it touches, read from the patch", () => {
+  it('names each file git apply would write, and refuses a patch that renames (whose source git apply does not name)', async () => {
+    const repo = mkdtempSync(join(tmpdir(), 'crow-patch-files-'));
+    try {
+      const git = (...args: string[]): string => spawnSync('git', args, { cwd: repo, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).stdout;
+      git('init', '-q');
+      mkdirSync(join(repo, '.vscode'));
+      writeFileSync(join(repo, '.vscode', 'settings.json'), '{}\n');
+      writeFileSync(join(repo, 'a.js'), 'a\n');
+      git('add', '.');
+      git('commit', '-qm', 'start');
+      const trees = await AttemptTrees.prepare(repo, process.env, runFolderName());
+      try {
+        const edit = 'diff --git a/a.js b/a.js\n--- a/a.js\n+++ b/a.js\n@@ -1 +1,2 @@\n a\n+b\n';
+        assert.deepEqual(await trees.patchFiles(edit), [{ path: 'a.js', added: 1, removed: 0 }]);
+        const rename = 'diff --git a/.vscode/settings.json b/moved.json\nsimilarity index 100%\nrename from .vscode/settings.json\nrename to moved.json\n';
+        await assert.rejects(trees.patchFiles(rename), /renames or copies files, which Crow's own patches never do/);
+      } finally {
+        await trees.removeAll();
+      }
+    } finally {
+      rmSync(repo, { recursive: true, force: true });
+    }
   });
 });

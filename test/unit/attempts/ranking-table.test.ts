@@ -24,7 +24,7 @@ const result = {
     { n: 1, reason: '' },
     { n: 2, reason: '' },
   ],
-  judge: { used: false, why: 'the judge gave no ranking Crow could read' },
+  judge: { agent: 'judge-attempts', used: false, why: 'the judge gave no ranking Crow could read' },
   costUsd: 0.05,
   trees: undefined as never,
 } satisfies AttemptsResult;

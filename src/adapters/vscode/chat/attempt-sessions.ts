@@ -13,7 +13,6 @@
  * together within the limits of one prompt.
  */
 import { providerConcurrency } from '../../../agents/provider-queue';
-import { JUDGE_AGENT } from '../../../attempts/judge';
 import { shareLimits } from '../../../attempts/share-limits';
 import { attemptCallId, JUDGE_CALL_ID } from '../../../session/attempt-costs';
 import { LIMIT_KEYS } from '../../../host/budget';
@@ -36,7 +35,7 @@ export interface AttemptSessions {
   /** Attempts at once: as many as the provider takes subagents at once (`[limits] concurrency`), as in the CLI and ACP. */
   concurrency: number;
   openAttempt(root: string, n: number): Promise<HostSession>;
-  openJudge(): Promise<HostSession>;
+  openJudge(judge: string): Promise<HostSession>;
 }
 
 export async function attemptSessions(source: AttemptSessionSource): Promise<AttemptSessions> {
@@ -82,6 +81,6 @@ export async function attemptSessions(source: AttemptSessionSource): Promise<Att
       if (thinking !== undefined) session.setThoughtLevel(thinking);
       return session;
     },
-    openJudge: async () => under(await HostSession.create(options(host.root, undefined), { agent: JUDGE_AGENT }), JUDGE_CALL_ID),
+    openJudge: async (judge) => under(await HostSession.create(options(host.root, undefined), { agent: judge }), JUDGE_CALL_ID),
   };
 }

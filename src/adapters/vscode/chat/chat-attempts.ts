@@ -131,7 +131,7 @@ export class ChatAttempts {
         ...(check !== undefined ? { check } : {}),
         signal: run.abort.signal,
         openAttempt: (root, n) => sessions.openAttempt(root, n),
-        openJudge: () => sessions.openJudge(),
+        openJudge: (judge) => sessions.openJudge(judge),
         progress: (event) => this.progress(run, event),
         judgeEvent: (event) => tally(run, event),
       });
