@@ -66,7 +66,8 @@ Options:
                          best-of arm AGENT@best-of-N, compared with the single
                          run on the same tasks and token budget (see below)
   --judge AGENT          with --attempts: the agent that ranks the attempts
-                         (default judge-attempts)
+                         (default judge-attempts, one judge for every agent
+                         compared; crow run's default is the agent's reviewer)
   -h, --help             show this help
 
 With --attempts N, every task × agent × repeat runs twice: once as a single
