@@ -99,6 +99,28 @@ export function compactionWords(agent: string, before: number, after: number, ho
   return t("{0}'s history was compacted to fit the context window ({1} \u2192 {2} tokens, {3}).", agent, before, after, how);
 }
 
+/** What a helper (a subagent a task call runs) is doing, as its line says it: "Running explorer…", "explorer", "explorer completed". */
+export function helperHeadline(subagent: string, state: 'started' | 'progress' | 'ended', status?: string, t: Translate = english): string {
+  if (state === 'started') return t('Running {0}…', subagent);
+  if (state === 'progress') return subagent;
+  return t('{0} {1}', subagent, helperStatusWords(status, t));
+}
+
+/** A helper's state beside its name on the chat's card: started, working, then how it ended. */
+export function helperStateWords(state: 'started' | 'progress' | 'ended', t: Translate = english): string {
+  if (state === 'started') return t('started');
+  if (state === 'progress') return t('working');
+  return t('finished');
+}
+
+/** How a helper ended: completed, failed, cancelled (its run's status, in words). */
+export function helperStatusWords(status: string | undefined, t: Translate = english): string {
+  if (status === 'completed') return t('completed');
+  if (status === 'failed' || status === 'error') return t('failed');
+  if (status === 'cancelled') return t('cancelled');
+  return status ?? t('ended');
+}
+
 function seconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(1))} s`;
 }

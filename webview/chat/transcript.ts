@@ -10,6 +10,7 @@
  */
 import { ApprovalView } from './approval';
 import { t } from './l10n';
+import { helperStateWords } from '../../src/transcript/words';
 import { actorBadge, button, details, el, sameActor } from './elements';
 import type { Post } from './host';
 import { renderMarkdown } from './markdown';
@@ -335,7 +336,7 @@ export class Transcript {
       else this.append(line);
     }
     line.dataset['state'] = event.state;
-    line.querySelector('.subagent-state')!.textContent = { started: 'started', progress: 'working', ended: 'finished' }[event.state];
+    line.querySelector('.subagent-state')!.textContent = helperStateWords(event.state, t);
     line.querySelector('.subagent-text')!.textContent = event.text;
   }
 

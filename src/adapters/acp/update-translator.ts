@@ -4,6 +4,7 @@ import type { ContentBlock, SessionUpdate, ToolCallContent, ToolCallUpdate } fro
 import { type AgentEvent, type NoticeLevel, type RunStatus, type TurnStopReason, unreachable } from '../../engine/events';
 import type { TranscriptEntry } from '../../transcript/entries';
 import { TranscriptModel } from '../../transcript/transcript-model';
+import { helperHeadline } from '../../transcript/words';
 import type { Usage, UserBlock } from '../../llm/types';
 import type { TodoItem } from '../../tools/todos';
 import type { ToolKind, ToolResult } from '../../tools/tool';
@@ -355,7 +356,7 @@ function terminalContent(call: CallState): ToolCallContent[] {
 
 /** A helper's step, as a line of its task call's content. */
 function subagentLine(entry: Extract<TranscriptEntry, { type: 'subagent' }>): string {
-  if (entry.state === 'started') return `→ Running ${entry.subagent}…`;
-  if (entry.state === 'progress') return `${entry.subagent}: ${entry.text}`;
-  return `${entry.subagent} ${entry.status ?? 'ended'}: ${entry.text}`;
+  const headline = helperHeadline(entry.subagent, entry.state, entry.status);
+  if (entry.state === 'started') return `→ ${headline}`;
+  return `${headline}: ${entry.text}`;
 }

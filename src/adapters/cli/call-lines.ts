@@ -10,7 +10,7 @@ import { oneLine } from '../../vocabulary/text';
 import { callOutcome, deniedBy, type CallWords } from '../../vocabulary/tool-story';
 import type { ToolKind, ToolResult } from '../../tools/tool';
 import type { Style } from './terminal-style';
-import { refusedWords } from '../../transcript/words';
+import { helperHeadline, refusedWords } from '../../transcript/words';
 import type { TranscriptEntry } from '../../transcript/entries';
 import { duration } from '../../telemetry/readable';
 
@@ -58,7 +58,8 @@ export function toolTime(entry: Extract<TranscriptEntry, { type: 'tool_end' }>):
 
 /** A helper's start, step or end, under the task call that runs it. */
 export function helperLine(entry: Extract<TranscriptEntry, { type: 'subagent' }>, s: Style): string {
-  if (entry.state === 'started') return s.cyan(`→ Running ${entry.subagent}… ${s.dim(oneLine(entry.text, 160))}`);
-  if (entry.state === 'progress') return s.dim(`  ${entry.subagent}: ${oneLine(entry.text, 160)}`);
-  return (entry.status === 'completed' ? s.green : s.yellow)(`← ${entry.subagent} ${entry.status}: ${oneLine(entry.text, 160)}`);
+  const headline = helperHeadline(entry.subagent, entry.state, entry.status);
+  if (entry.state === 'started') return s.cyan(`→ ${headline} ${s.dim(oneLine(entry.text, 160))}`);
+  if (entry.state === 'progress') return s.dim(`  ${headline}: ${oneLine(entry.text, 160)}`);
+  return (entry.status === 'completed' ? s.green : s.yellow)(`← ${headline}: ${oneLine(entry.text, 160)}`);
 }

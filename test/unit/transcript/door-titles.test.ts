@@ -13,7 +13,8 @@ import { TranscriptTranslator } from '../../../src/adapters/vscode/chat/transcri
 import type { AgentEvent } from '../../../src/engine/events';
 import type { ToolResult } from '../../../src/tools/tool';
 import { TranscriptModel } from '../../../src/transcript/transcript-model';
-import { callTitle, endedTitle } from '../../../src/transcript/words';
+import { callTitle, endedTitle, helperHeadline, helperStateWords, helperStatusWords } from '../../../src/transcript/words';
+import { helperLine } from '../../../src/adapters/cli/call-lines';
 
 const done = (output: string, extra: Record<string, unknown> = {}): ToolResult => ({ status: 'success', output, metadata: { filesModified: [], durationMs: 2, extra } });
 const refused: ToolResult = { status: 'error', output: '', error: 'Permission denied: the user rejected this call.', metadata: { filesModified: [], durationMs: 1, extra: { permission: 'denied' }, approval: 'reject_once' } };
@@ -81,5 +82,25 @@ describe('one event stream gives the same tool call titles in every door', () =>
     assert.deepEqual(lines.filter((line) => line.startsWith('● ')).map((line) => line.slice(2)), expected.running);
     const ended = lines.filter((line) => /^ {2}[✓⊘✗] /.test(line)).map((line) => line.slice(4));
     expected.ended.forEach((title, i) => assert.ok(ended[i]?.startsWith(`${title} `), `${ended[i]} starts with ${title}`));
+  });
+});
+
+describe("a helper's words are the model's in every door", () => {
+  const plain = styleFor({ isTTY: false } as NodeJS.WriteStream, {});
+  const entry = (state: 'started' | 'progress' | 'ended', text: string, status?: string) =>
+    ({ type: 'subagent', parent: { agent: 'builder', role: 'primary' }, callId: 't1', subagent: 'explorer', state, text, ...(status ? { status } : {}) }) as const;
+
+  it('the CLI says the helper is running, what it does, and how it ended', () => {
+    assert.equal(helperLine(entry('started', 'Find the config loader'), plain), '→ Running explorer… Find the config loader');
+    assert.equal(helperLine(entry('progress', 'Read src/config.ts'), plain), '  explorer: Read src/config.ts');
+    assert.equal(helperLine(entry('ended', 'It is in src/config.ts.', 'completed'), plain), '← explorer completed: It is in src/config.ts.');
+    assert.equal(helperLine(entry('ended', 'Stopped.', 'error'), plain), '← explorer failed: Stopped.');
+  });
+
+  it('the chat and ACP take the same headline and status words', () => {
+    assert.equal(helperHeadline('explorer', 'started'), 'Running explorer…');
+    assert.equal(helperHeadline('explorer', 'ended', 'cancelled'), 'explorer cancelled');
+    assert.deepEqual((['started', 'progress', 'ended'] as const).map((state) => helperStateWords(state)), ['started', 'working', 'finished']);
+    assert.equal(helperStatusWords('error'), 'failed');
   });
 });

@@ -15,6 +15,7 @@ import type { ToolResult } from '../../../tools/tool';
 import type { ErrorHint, PlanEntry, PromptStatus, TranscriptEvent } from '../../../../webview/chat/protocol';
 import { callOutcome, callWords, deniedBy } from '../../../vocabulary/tool-story';
 import { TranscriptModel, promptWords } from '../../../transcript/transcript-model';
+import { helperStatusWords } from '../../../transcript/words';
 import type { TranscriptEntry } from '../../../transcript/entries';
 import { budgetHint as budgetWords, errorHint as errorWords, noKeyText } from '../../../transcript/failure-words';
 
@@ -127,7 +128,7 @@ function viewEvents(entry: TranscriptEntry): TranscriptEvent[] {
     case 'handoff':
       return [{ type: 'handoff', from: entry.from, to: entry.to, purpose: entry.purpose, text: capText(entry.text) }];
     case 'subagent': {
-      const text = entry.state === 'ended' ? `${entry.status}: ${capText(entry.text)}` : entry.state === 'started' ? capText(entry.text) : entry.text;
+      const text = entry.state === 'ended' ? `${helperStatusWords(entry.status, t)}: ${capText(entry.text)}` : entry.state === 'started' ? capText(entry.text) : entry.text;
       return [{ type: 'subagent', callId: entry.callId, subagent: entry.subagent, state: entry.state, text }];
     }
     case 'prompt_end':
