@@ -2,7 +2,8 @@
  * One prompt of a HostSession, from the moment it may start until it has
  * wound down: prepare (configuration, slash command, MCP tools, the
  * composition, subagents, span export, title, undo point), run, and hand
- * every event on with the cost counted. One AbortController per prompt: a
+ * every event on with the cost counted; what it does with the journal is
+ * in prompt-journal.ts. One AbortController per prompt: a
  * cancel during preparation ends it as cancelled too.
  */
 import type { ACPAgent } from '../agents/acp-agent';
@@ -20,16 +21,13 @@ import type { WorkspaceCatalog } from './catalog';
 import { compositionFor, offerMcpCommands, sessionTools, withMcpContext, type SharedPromptState, startExport, type ToolContext } from './prompt-shared';
 import { commandOf, type Expansion, type ProgrammaticCommand } from './commands';
 import { PromptBudget, RAISE_IN_CONFIG, unpricedNotice } from './budget';
-import { CheckpointRecorder } from '../journal/checkpoint-list';
 import type { CostMeter, Meter } from './cost';
 import { type HookRunner, promptHooks } from './hook-runner';
 import { HostError } from './host-error';
+import { beginUndoPoint, promptCheckpoints, withChanges } from './prompt-journal';
 import { mcpToolContext } from './mcp-context';
 import type { HostSessionOptions } from './session-options';
 import { fitImages, promptBlocks, type PromptInput, promptText, titleOf } from './prompt-input';
-
-/** How long the run's end waits for the journal's count of what the prompt changed. */
-const CHANGES_TIMEOUT_MS = 10_000;
 
 /** How a prompt ended, with its tokens and cost and the session's so far. */
 export interface PromptOutcome extends RunResult {
@@ -151,7 +149,13 @@ export class PromptRun {
       stopPlan = this.session.todos.onChange((items) => this.emit({ type: 'plan', agent: composition.name, items: [...items] }));
       this.session.budget = this.budget(prepared);
       this.session.steering = this.parts.steering;
-      this.checkpoint(prepared);
+      // Commands that only look after the session (/undo, /rewind, /compact) make no checkpoint and tell no changes.
+      const journaled = !prepared.program?.command.skipUndoPoint;
+      if (journaled) {
+        const { recorder, event } = promptCheckpoints(this.session, this.parts.undo, composition.name, promptText(prepared.original));
+        this.emit(event);
+        this.session.checkpoints = recorder;
+      }
       this.session.hooks = this.hooks(prepared);
       const run = prepared.program
         ? prepared.program.command.run({
@@ -173,7 +177,7 @@ export class PromptRun {
         if (event.type === 'run_complete') ending = event;
         else this.emit(event);
       });
-      if (ending) this.emit(await this.withChanges(ending, prepared));
+      if (ending) this.emit(journaled ? await withChanges(ending, this.parts.undo) : ending);
       this.end(this.outcome(result));
     } catch (err) {
       this.ended = true;
@@ -236,7 +240,9 @@ export class PromptRun {
     this.parts.caps.limits = this.options.caps?.() ?? {};
     this.parts.caps.reset();
     startExport(this.shared, catalog, this.session.trace, (message) => this.route('warning', message));
-    if (!program?.command.skipUndoPoint) this.beginUndoPoint(promptText(original), catalog);
+    if (this.parts.undo && !program?.command.skipUndoPoint) {
+      beginUndoPoint(this.parts.undo, this.session.id, promptText(original), catalog, (level, message) => this.notice(level, message));
+    }
     if (signal.aborted) return 'cancelled';
     const supportsImages = composition.primary.provider.supportsImages;
     void offerMcpCommands(this.shared, this.options.observer?.commandsOffered).catch(() => undefined);
@@ -281,18 +287,6 @@ export class PromptRun {
     return budget;
   }
 
-  /**
-   * A checkpoint before the prompt reaches the agents, and the recorder of
-   * the checkpoints before its changes. Commands that only look after the
-   * session (/undo, /rewind, /compact) make none.
-   */
-  private checkpoint({ composition, original, program }: Prepared): void {
-    if (program?.command.skipUndoPoint) return;
-    const recorder = new CheckpointRecorder(this.session, this.parts.undo);
-    this.emit({ type: 'checkpoint', agent: composition.name, checkpoint: recorder.atPrompt(promptText(original)) });
-    this.session.checkpoints = recorder;
-  }
-
   /** The folder's hooks for this prompt, run in the workspace root; none when no hook is configured. */
   private hooks({ catalog }: Prepared): HookRunner | undefined {
     return promptHooks(catalog.settings?.(), {
@@ -310,33 +304,6 @@ export class PromptRun {
     return mcpToolContext(this.shared, this.options, this.session, {
       route: (level, message, title, action) => this.route(level, message, title, action),
       slow: (names) => this.notice('info', `Starting MCP servers: ${names}…`),
-    });
-  }
-
-  /**
-   * The run's end with what the prompt changed, from its journal (the
-   * same plan Undo would apply); as it was when nothing changed, when undo
-   * is off, when the prompt was a command that records nothing, or when
-   * the journal cannot be read (the door then shows no count rather than
-   * a wrong one).
-   */
-  private async withChanges(ending: Extract<AgentEvent, { type: 'run_complete' }>, { program }: Prepared): Promise<AgentEvent> {
-    const { undo } = this.parts;
-    if (!undo || program?.command.skipUndoPoint) return ending;
-    const changes = await undo.promptChanges(AbortSignal.timeout(CHANGES_TIMEOUT_MS)).catch(() => undefined);
-    return changes && changes.length > 0 ? { ...ending, changes } : ending;
-  }
-
-  /** Starts the prompt's undo point; its snapshot runs beside the model call, and only a command waits for it. */
-  private beginUndoPoint(prompt: string, catalog: WorkspaceCatalog): void {
-    const { undo } = this.parts;
-    if (!undo) return;
-    const trackTimeoutMs = catalog.settings?.().undo?.trackTimeoutMs;
-    undo.begin({
-      sessionId: this.session.id,
-      prompt,
-      ...(trackTimeoutMs !== undefined ? { trackTimeoutMs } : {}),
-      notify: (level, message) => this.notice(level, message),
     });
   }
 
