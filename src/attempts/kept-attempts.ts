@@ -15,7 +15,9 @@
  * applying goes through apply-attempt.ts's path checks.
  */
 import type { RunStatus } from '../engine/events';
-import { createRunFile, readRunFile, removeRunFile, writeRunFile } from '../host/background-records';
+import { lstatSync } from 'node:fs';
+import { join } from 'node:path';
+import { backgroundFolder, createRunFile, readRunFile, removeRunFile, writeRunFile } from '../host/background-records';
 import type { AttemptChanges, PatchTarget } from './attempt-trees';
 import type { AttemptsResult } from './best-of';
 import type { Ranked } from './judge';
@@ -84,6 +86,15 @@ export function readKept(data: string, id: string): KeptAttempts | { problem: st
   }
   const kept = keptOf(value);
   return typeof kept === 'string' ? { problem: `its ${KEPT_RESULT} ${kept}` } : kept;
+}
+
+/** Whether run `id` kept a result (a plain file; whether it reads is readKept's). */
+export function keptExists(data: string, id: string): boolean {
+  try {
+    return lstatSync(join(backgroundFolder(data, id), KEPT_RESULT)).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /** The kept result as a ranking table reads it (no patches, no worktrees). */
