@@ -10,7 +10,9 @@
  * huge, applies nothing.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeLlmServer } from '../../testkit/fake-llm-server';
@@ -89,7 +91,7 @@ describe('crow run --background --attempts: a finished run keeps its attempts, a
     assert.equal(readFileSync(join(repo, 'greet.js'), 'utf8'), ORIGINAL);
   });
 
-  it('refuses an attempt that is not there, one that no longer fits the files, and a run of another folder', async () => {
+  it('refuses an attempt that is not there, one that no longer fits the files, a run of another folder, and a run still running', async () => {
     rmSync(join(folder(), 'attempts-applied.json'), { force: true });
     const none = await crow('sessions', 'apply', id, '7');
     assert.equal(none.code, 2);
@@ -108,6 +110,19 @@ describe('crow run --background --attempts: a finished run keeps its attempts, a
     const elsewhere = await runCrow(['sessions', 'apply', id, '1'], env, home);
     assert.equal(elsewhere.code, 2);
     assert.match(elsewhere.stderr, new RegExp(`ran in ${repo}: apply it there`));
+
+    // A run still running (its process alive, its command line naming its id) is not picked from.
+    const running = randomUUID();
+    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)', running], { stdio: 'ignore' });
+    try {
+      mkdirSync(join(home, 'data', 'crow-agent', 'background', running));
+      writeFileSync(join(home, 'data', 'crow-agent', 'background', running, 'background.json'), JSON.stringify({ id: running, pid: child.pid, cwd: repo, prompt: 'Still going', attempts: 2, startedAt: Date.now() }));
+      const early = await crow('sessions', 'apply', running, '1');
+      assert.equal(early.code, 2);
+      assert.match(early.stderr, new RegExp(`Run ${running} is still running: pick an attempt once it ends`));
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 
   it('applies nothing from a kept patch altered to write outside the folder or into .git/, a symlinked one, or a huge one', async () => {
