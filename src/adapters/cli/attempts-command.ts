@@ -90,7 +90,8 @@ export async function showAndApply(result: AttemptsResult, run: RunChoices, choi
       const sessions = result.attempts.filter((attempt) => attempt.sessionId !== '').map((attempt) => `${attempt.n} ${attempt.sessionId}`);
       if (sessions.length > 0) print(`Each attempt's session (crow trace ID shows what it did): ${sessions.join(', ')}`);
     }
-    if (choices.background) keep(result, choices.background, io);
+    // A stopped run's attempts are half done: nothing is kept to pick from.
+    if (choices.background && !signal.aborted) keep(result, choices.background, io);
     if (signal.aborted) return 130;
     if (result.attempts.every((attempt) => attempt.status === 'error')) return 1;
     const chosen = await choose(result, choices, io, signal);
