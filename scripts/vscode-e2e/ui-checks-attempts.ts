@@ -18,9 +18,9 @@ import { HarnessError } from './harness-error';
 import { ARTIFACTS_DIR } from './paths';
 import { chatFrame, newSession, sendPrompt, type UiCheck, type UiContext, waitUntil } from './ui-checks';
 
-const FILE = 'greet.js';
-const ORIGINAL = "module.exports = () => 'hi';\n";
-const WRITES: Record<number, string> = {
+export const FILE = 'greet.js';
+export const ORIGINAL = "module.exports = () => 'hi';\n";
+export const WRITES: Record<number, string> = {
   1: "module.exports = () => 'hello';\n",
   2: "module.exports = () => 'hallo';\n",
   3: "// Greets the caller.\nmodule.exports = () => 'hello';\n",
@@ -103,7 +103,7 @@ async function checkRanking(chat: Frame, timeoutMs: number): Promise<void> {
  * its worktree, .git/crow-attempts/RUN/N) writes greet.js its own way, then
  * says so; the judge ranks 3, 1, 2.
  */
-function attemptsModel(body: Record<string, unknown>): ScriptedReply | undefined {
+export function attemptsModel(body: Record<string, unknown>): ScriptedReply | undefined {
   const messages = body['messages'] as { role: string; content: unknown }[];
   const system = JSON.stringify(messages.filter((message) => message.role === 'system'));
   if (system.includes('the judge of several attempts')) {
@@ -116,13 +116,13 @@ function attemptsModel(body: Record<string, unknown>): ScriptedReply | undefined
   return { blocks: [{ type: 'text', text: `Attempt ${n}: greet.js done.` }] };
 }
 
-function repository(root: string): void {
+export function repository(root: string): void {
   git(root, 'init', '-q');
   git(root, 'add', '.');
   git(root, 'commit', '-qm', 'start');
 }
 
-function git(cwd: string, ...args: string[]): string {
+export function git(cwd: string, ...args: string[]): string {
   const run = spawnSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
   if (run.status !== 0) throw new HarnessError(`git ${args.join(' ')} failed: ${run.stderr}`);
   return run.stdout.trim();

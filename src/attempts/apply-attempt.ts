@@ -25,7 +25,7 @@ export function applyAttemptText(n: number): string {
   return `Apply attempt ${n}`;
 }
 
-export function applyAttemptProgram(trees: AttemptTrees, n: number, changes: AttemptChanges, env: NodeJS.ProcessEnv): ProgrammaticCommand {
+export function applyAttemptProgram(trees: Pick<AttemptTrees, 'root' | 'apply'>, n: number, changes: AttemptChanges, env: NodeJS.ProcessEnv): ProgrammaticCommand {
   return {
     name: 'apply-attempt',
     description: 'Apply one of the parallel attempts to the working tree.',

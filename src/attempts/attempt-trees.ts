@@ -33,6 +33,9 @@ export interface AttemptChanges {
   files: { path: string; added: number; removed: number }[];
 }
 
+/** What applying a kept patch needs of the person's repository (AttemptTrees.target). */
+export type PatchTarget = Pick<AttemptTrees, 'root' | 'apply' | 'patchFiles'>;
+
 /** Why attempts cannot run here, in a sentence that says what to do. */
 export class AttemptsError extends Error {
   override name = 'AttemptsError';
@@ -63,6 +66,17 @@ export class AttemptTrees {
     mkdirSync(folder, { recursive: true, mode: 0o700 });
     const base = await baseCommit(git, head);
     return new AttemptTrees(git, root, folder, base);
+  }
+
+  /**
+   * The person's repository at `root` to apply a patch kept from an
+   * earlier run (a background run's) or read its files: no run folder, no
+   * worktree; AttemptsError when `root` is not a repository's top folder.
+   */
+  static async target(root: string, env: NodeJS.ProcessEnv): Promise<PatchTarget> {
+    const { git, head } = await checkedRoot(root, env);
+    // A folder never made: a PatchTarget has no removeAll, so nothing reads it.
+    return new AttemptTrees(git, root, join(root, '.git', 'crow-attempts', 'none'), head);
   }
 
   /** The worktree being added: `git worktree add` runs one at a time in a repository. */

@@ -9,6 +9,9 @@ import { plainLine } from '../engine/output-tail';
 import type { AttemptsResult } from './best-of';
 import { judgeWords } from './judge';
 
+/** What a table needs of a run of attempts: not its worktrees (a kept background run has none). */
+export type RankedAttempts = Omit<AttemptsResult, 'trees'>;
+
 /** Characters of a summary or a reason shown in a cell. */
 const CELL_CHARS = 100;
 
@@ -20,7 +23,7 @@ export interface RankingTable {
   rows: string[][];
 }
 
-export function rankingTable(result: AttemptsResult): RankingTable {
+export function rankingTable(result: RankedAttempts): RankingTable {
   const byN = new Map(result.attempts.map((attempt) => [attempt.n, attempt]));
   const rows = result.ranking.map((ranked, index) => {
     const attempt = byN.get(ranked.n)!;
@@ -38,7 +41,7 @@ export function rankingTable(result: AttemptsResult): RankingTable {
 }
 
 /** The table as GitHub-flavoured markdown (a door whose client renders markdown). */
-export function rankingMarkdown(result: AttemptsResult): string {
+export function rankingMarkdown(result: RankedAttempts): string {
   const { title, header, rows } = rankingTable(result);
   const cell = (text: string): string => text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/[`*_<>[\]]/g, (c) => `\\${c}`);
   const line = (cells: string[]): string => `| ${cells.map(cell).join(' | ')} |`;

@@ -11,7 +11,7 @@
  * small, and well formed, and its id is its folder's name; anything else
  * is skipped, with a line saying why for whoever lists them.
  */
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../config/paths';
 
@@ -199,6 +199,68 @@ function existsAtAll(path: string): boolean {
 
 /** A small regular file's JSON, never through a symlink (O_NOFOLLOW), or why not. */
 function readSmall(path: string): { value: unknown; problem?: undefined } | { problem: string } {
+  const read = readPlain(path, MAX_RECORD_BYTES);
+  if (read.problem !== undefined) return read;
+  try {
+    return { value: JSON.parse(read.text) };
+  } catch {
+    return { problem: 'is not valid JSON' };
+  }
+}
+
+/** What another file of a run may be named (a kept attempt's patch, its result): no folder, no dot first. */
+const FILE_NAME = /^[a-z0-9][a-z0-9.-]{0,63}$/;
+
+/**
+ * Writes the file `name` of run `id`'s folder (0600), when the folder is
+ * plain: never through a symlink, and never a file that is not plain.
+ */
+export function writeRunFile(data: string, id: string, name: string, text: string): void {
+  if (!ID.test(id) || !FILE_NAME.test(name)) throw new Error(`Not a background run's file: ${JSON.stringify(id)}/${JSON.stringify(name)}`);
+  const folder = backgroundFolder(data, id);
+  if (!plainFolder(folder)) throw new Error(`${folder} is not a plain folder.`);
+  const fd = openSync(join(folder, name), constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, PRIVATE_FILE_MODE);
+  try {
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Creates the file `name` of run `id`'s folder (0600) only if it is not there: false when it is (or the folder is not plain). */
+export function createRunFile(data: string, id: string, name: string, text: string): boolean {
+  if (!ID.test(id) || !FILE_NAME.test(name) || !plainFolder(backgroundFolder(data, id))) return false;
+  let fd: number;
+  try {
+    fd = openSync(join(backgroundFolder(data, id), name), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, PRIVATE_FILE_MODE);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  }
+  try {
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+  return true;
+}
+
+/** Removes the file `name` of run `id`'s folder, if there. */
+export function removeRunFile(data: string, id: string, name: string): void {
+  if (!ID.test(id) || !FILE_NAME.test(name)) return;
+  rmSync(join(backgroundFolder(data, id), name), { force: true });
+}
+
+/** The text of the file `name` of run `id`'s folder, read as hostile input (plain folder and file, no symlink, at most `maxBytes`), or why not. */
+export function readRunFile(data: string, id: string, name: string, maxBytes: number): { text: string; problem?: undefined } | { problem: string } {
+  if (!ID.test(id) || !FILE_NAME.test(name)) return { problem: 'is not a background run\'s file' };
+  const folder = backgroundFolder(data, id);
+  if (!plainFolder(folder)) return { problem: existsAtAll(folder) ? 'is in a folder that is not plain' : 'missing' };
+  return readPlain(join(folder, name), maxBytes);
+}
+
+/** A regular file's text, never through a symlink (O_NOFOLLOW), at most `maxBytes`, or why not. */
+function readPlain(path: string, maxBytes: number): { text: string; problem?: undefined } | { problem: string } {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -209,14 +271,10 @@ function readSmall(path: string): { value: unknown; problem?: undefined } | { pr
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) return { problem: 'is not a plain file' };
-    if (stat.size > MAX_RECORD_BYTES) return { problem: `is too large (${stat.size} bytes)` };
+    if (stat.size > maxBytes) return { problem: `is too large (${stat.size} bytes; at most ${maxBytes} are read)` };
     const buffer = Buffer.alloc(stat.size);
     const got = stat.size === 0 ? 0 : readSync(fd, buffer, 0, stat.size, 0);
-    try {
-      return { value: JSON.parse(buffer.subarray(0, got).toString('utf8')) };
-    } catch {
-      return { problem: 'is not valid JSON' };
-    }
+    return { text: buffer.subarray(0, got).toString('utf8') };
   } finally {
     closeSync(fd);
   }

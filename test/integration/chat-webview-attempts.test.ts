@@ -98,6 +98,14 @@ describe('chat view: the parallel attempts card (headless Chromium)', function (
     assert.match(await card.locator('.attempts-heading').innerText(), /Attempt 2 applied/);
   });
 
+  it("a background run's kept attempts say they stay to pick later, or which was applied, not that worktrees were removed", async () => {
+    const card = page().locator('.attempts-card[data-run-id="run-1"]');
+    await view.send({ type: 'attempts', card: { ...RANKED, kept: true, phase: 'dismissed' } });
+    assert.match(await card.locator('.attempts-heading').innerText(), /None applied: the background run keeps its attempts \(Background runs, Open\)\./);
+    await view.send({ type: 'attempts', card: { ...RANKED, kept: true, phase: 'applied', applied: 2 } });
+    assert.equal(await card.locator('.attempts-heading').innerText(), 'Attempt 2 applied: Undo takes it back.');
+  });
+
   it('a run that could not start says why, and nothing else', async () => {
     await view.send({ type: 'attempts', card: { ...RUNNING, phase: 'failed', problem: '/w is not in a git repository: attempts run in git worktrees. Run git init and commit once, then try again.' } });
     const card = page().locator('.attempts-card');

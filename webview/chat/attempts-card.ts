@@ -111,8 +111,10 @@ function headingText(card: AttemptsCardView): string {
       return t`Attempts, best first, ${how}${total}. Apply one, or none.`;
     }
     case 'applied':
+      if (card.kept) return card.applied === undefined ? t('An attempt of this background run was applied: Undo takes it back.') : t`Attempt ${card.applied} applied: Undo takes it back.`;
       return t`Attempt ${card.applied ?? 0} applied: the changes bar below can undo it. The other attempts were removed.`;
     case 'dismissed':
+      if (card.kept) return t('None applied: the background run keeps its attempts (Background runs, Open).');
       return t('None applied: the attempts were removed.');
     case 'cancelled':
       return t('The attempts were cancelled; nothing was applied.');

@@ -57,6 +57,8 @@ export interface AttemptsCardView {
   problem?: string;
   /** The check command each attempt ran once it ended (setting crow.attempts.check); its result is each row's `check`. */
   check?: string;
+  /** A finished background run's attempts, picked from what it kept (no worktrees): Apply none leaves them there. */
+  kept?: boolean;
   /** The workspace's check command, not run because the workspace is not trusted (what the person may trust to run it). */
   checkWithheld?: string;
 }

@@ -2,7 +2,8 @@
  * The folder's background runs (folded; shown once there is one): each
  * with its prompt, how it stands, when it started and how long it ran,
  * Stop while it runs (when it can be stopped from here) and Open once it
- * ended (its session in the chat, continued as that session). The prompt
+ * ended (its session in the chat, continued as that session; a run of
+ * attempts, their comparison card). The prompt
  * is shown as text only. DOM hooks: `#background-runs`, `.background-run[data-run-id][data-state]`,
  * `.background-open`, `.background-stop`.
  */
@@ -52,7 +53,7 @@ export class BackgroundList {
     }
     if (run.openable) {
       const open = vsButton(t('Open'), 'background-open', () => this.post({ type: 'open_background', id: run.id }), { icon: 'go-to-file', secondary: true });
-      open.setAttribute('aria-label', t`Open the background run's session: ${prompt}`);
+      open.setAttribute('aria-label', run.attempts !== undefined ? t`Open the background run's attempts, to apply one: ${prompt}` : t`Open the background run's session: ${prompt}`);
       actions.append(open);
     }
     row.append(actions);

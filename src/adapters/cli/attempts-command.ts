@@ -12,6 +12,7 @@ import { resolveSettings } from '../../config/provider-config';
 import { applyAttemptProgram, applyAttemptText } from '../../attempts/apply-attempt';
 import { AttemptsError } from '../../attempts/attempt-trees';
 import { finished } from '../../attempts/judge';
+import { claimApplied, keepAttempts, MAX_KEPT_PATCH_BYTES, releaseApplied } from '../../attempts/kept-attempts';
 import { shareLimits } from '../../attempts/share-limits';
 import { type AttemptOutcome, type AttemptsProgress, type AttemptsResult, runAttempts } from '../../attempts/best-of';
 import { errorText } from '../../vocabulary/text';
@@ -30,6 +31,8 @@ export interface AttemptsChoices {
   applyBest: boolean;
   keep: boolean;
   json: boolean;
+  /** A background run's: its result is kept beside its record (kept-attempts.ts), to be picked later with crow sessions apply. */
+  background?: { data: string; id: string };
 }
 
 /** Runs the attempts and applies one; the exit code. `run` holds the choices every session shares (folder, agent, models, limits). */
@@ -87,17 +90,35 @@ export async function showAndApply(result: AttemptsResult, run: RunChoices, choi
       const sessions = result.attempts.filter((attempt) => attempt.sessionId !== '').map((attempt) => `${attempt.n} ${attempt.sessionId}`);
       if (sessions.length > 0) print(`Each attempt's session (crow trace ID shows what it did): ${sessions.join(', ')}`);
     }
+    // A stopped run's attempts are half done: nothing is kept to pick from.
+    if (choices.background && !signal.aborted) keep(result, choices.background, io);
     if (signal.aborted) return 130;
     if (result.attempts.every((attempt) => attempt.status === 'error')) return 1;
     const chosen = await choose(result, choices, io, signal);
     if (chosen === undefined) return 0;
-    return await apply(result, chosen, run, io);
+    const { background } = choices;
+    if (background && !claimApplied(background.data, background.id, chosen.n)) return 0;
+    const code = await apply(result, chosen, run, io);
+    if (background && code !== 0) releaseApplied(background.data, background.id);
+    return code;
   } finally {
     if (choices.keep) print(`The attempts' worktrees are kept in ${result.trees.folder} (git worktree list shows them; git worktree remove PATH removes one).`);
     else {
       const left = await result.trees.removeAll();
       if (left.length > 0) print(`Could not remove ${left.join(', ')}: remove them with git worktree remove --force PATH.`);
     }
+  }
+}
+
+/** Keeps a background run's result to pick from later; a line saying so when it cannot (the run goes on). */
+function keep(result: AttemptsResult, background: { data: string; id: string }, io: CliIO): void {
+  try {
+    const kept = keepAttempts(background.data, background.id, result);
+    for (const attempt of kept.attempts) {
+      if (attempt.patch === 'too-large') io.stderr.write(`Attempt ${attempt.n}'s changes are past the ${MAX_KEPT_PATCH_BYTES / (1024 * 1024)} MiB a background run keeps: it cannot be picked later.\n`);
+    }
+  } catch (err) {
+    io.stderr.write(`Could not keep the attempts to pick from later: ${errorText(err)}\n`);
   }
 }
 
@@ -116,6 +137,11 @@ async function choose(result: AttemptsResult, choices: AttemptsChoices, io: CliI
       return undefined;
     }
     return best;
+  }
+  if (choices.background) {
+    const { id } = choices.background;
+    io.stderr.write(`Nothing applied: pick one later with crow sessions apply ${id} N (N: ${applicable.map((attempt) => attempt.n).join(', ')}); crow undo takes it back.\n`);
+    return undefined;
   }
   if (!io.stdinIsTTY || choices.json) {
     io.stderr.write('Nothing applied: pick an attempt on a terminal, or pass --apply-best (with --keep-worktrees to look at them first).\n');

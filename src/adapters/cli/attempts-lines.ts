@@ -1,6 +1,6 @@
 /** What `crow run --attempts` prints: a line per step as the attempts go, and the ranking as a table. */
-import type { AttemptsProgress, AttemptsResult } from '../../attempts/best-of';
-import { endedText as ended, rankingTable } from '../../attempts/ranking-table';
+import type { AttemptsProgress } from '../../attempts/best-of';
+import { endedText as ended, type RankedAttempts, rankingTable } from '../../attempts/ranking-table';
 import { plainLine } from '../../engine/output-tail';
 
 /** One line of progress on stderr, or undefined for what is not worth a line. */
@@ -23,7 +23,7 @@ export function progressLine(event: AttemptsProgress): string | undefined {
 }
 
 /** The ranking, best first, as a padded table (its wording is src/attempts/ranking-table.ts, shared with ACP). */
-export function attemptsTable(result: AttemptsResult): string {
+export function attemptsTable(result: RankedAttempts): string {
   const { title, header, rows } = rankingTable(result);
   const widths = header.map((heading, column) => Math.max(heading.length, ...rows.map((row) => row[column]!.length)));
   const line = (cells: string[]): string => cells.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ').trimEnd();

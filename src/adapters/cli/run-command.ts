@@ -69,7 +69,8 @@ Options:
                        at once; crow sessions list shows it running, crow
                        sessions show ID its output, crow sessions stop ID
                        stops it (with --attempts, nothing is applied unless
-                       --apply-best; the ranking is in crow sessions show ID)
+                       --apply-best; the ranking is in crow sessions show ID,
+                       and crow sessions apply ID N applies attempt N later)
   --json               print events as JSON lines on stdout instead
   --no-undo            do not record the workspace for \`crow undo\`
   --verbose            name each tool call's tool (read_file, bash, …) beside its words
@@ -217,7 +218,8 @@ async function runInForeground(values: RunValues, positionals: string[], attempt
       ...(renderer ? { screen: steer ? steer.around(renderer) : renderer } : {}),
     };
     if (attempts) {
-      const code = await runWithAttempts(prompt, choices, { ...attempts, json: values.json }, io, controller.signal);
+      const background = id !== undefined ? { background: { data: dataHome(io.env), id } } : {};
+      const code = await runWithAttempts(prompt, choices, { ...attempts, json: values.json, ...background }, io, controller.signal);
       return stoppedBy ? STOP_EXIT_CODES[stoppedBy] : code;
     }
     const host = await openRunSession(choices, io);

@@ -7,7 +7,10 @@ import type { SessionMeta } from '../../session/meta-file';
 import { SessionStore } from '../../session/session-store';
 import { storedPrompts } from '../../host/stored-prompts';
 import { checkpointsCommand, forkCommand } from './checkpoint-commands';
-import { commandArgs, noPositionals } from './cli-args';
+import { commandArgs, noPositionals, workspaceFolder } from './cli-args';
+import { keptRanking, readKept } from '../../attempts/kept-attempts';
+import { attemptsTable } from './attempts-lines';
+import { applyKept, pickLine } from './background-apply';
 import { RunRenderer } from './run-renderer';
 import { styleFor } from './terminal-style';
 import { UsageError, type CliIO } from './cli-io';
@@ -19,6 +22,8 @@ export const SESSIONS_HELP = `Usage: crow sessions <command>
   show ID                             the session as crow run showed it, prompt by prompt
                                       (a background run: whether it runs, and its output)
   stop ID                             stop a background run (crow run --background): SIGTERM
+  apply ID N [--cwd DIR]              apply attempt N of a finished background run of
+                                      attempts (crow undo takes it back)
   checkpoints ID [--json]             the points it can be rewound to (crow undo --to N)
   fork ID --at N                      a new session with the conversation up to checkpoint N
   export ID [--format md|json|metadata] [--out DIR]
@@ -41,6 +46,8 @@ export async function sessionsCommand(argv: string[], io: CliIO): Promise<number
       return show(store, rest, io);
     case 'stop':
       return stop(store, rest, io);
+    case 'apply':
+      return apply(store, rest, io);
     case 'export':
       return exportSession(store, rest, io);
     case 'checkpoints':
@@ -50,7 +57,7 @@ export async function sessionsCommand(argv: string[], io: CliIO): Promise<number
     case 'delete':
       return deleteSession(store, rest, io);
     case undefined:
-      throw new UsageError('crow sessions needs a command: list, show ID, stop ID, checkpoints ID, fork ID --at N, export ID or delete ID (see crow sessions --help).');
+      throw new UsageError('crow sessions needs a command: list, show ID, stop ID, apply ID N, checkpoints ID, fork ID --at N, export ID or delete ID (see crow sessions --help).');
     case '-h':
     case '--help':
       io.stdout.write(`${SESSIONS_HELP}\n`);
@@ -109,6 +116,17 @@ function stop(store: SessionStore, argv: string[], io: CliIO): number {
   return stopBackground(data, backgroundId(store, data, positionals, 'stop'), io);
 }
 
+/** `crow sessions apply ID N` */
+function apply(store: SessionStore, argv: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = commandArgs('sessions apply', argv, { cwd: { type: 'string' } });
+  if (values.help) return Promise.resolve(help(io));
+  if (positionals.length !== 2) throw new UsageError('crow sessions apply takes a background run\'s id and an attempt number: crow sessions apply ID 2 (crow sessions show ID lists them).');
+  const n = Number(positionals[1]);
+  if (!/^[1-9][0-9]?$/.test(positionals[1]!)) throw new UsageError(`"${positionals[1]}" is not an attempt number: crow sessions show ${positionals[0]} lists them.`);
+  const data = dataHome(io.env);
+  return applyKept(store, data, backgroundId(store, data, positionals.slice(0, 1), 'apply'), n, workspaceFolder(io.cwd, values.cwd), io);
+}
+
 /** A session id or a background run's (which may have no stored session), a unique start accepted. */
 function backgroundId(store: SessionStore, data: string, positionals: string[], command: string): string {
   if (positionals.length !== 1) throw new UsageError(`crow sessions ${command} takes one session id (see crow sessions list).`);
@@ -142,7 +160,9 @@ function show(store: SessionStore, argv: string[], io: CliIO): number {
     const what = record.attempts !== undefined ? `${record.attempts} attempts` : 'Run';
     io.stdout.write(`${what} in the background in ${record.cwd}, started ${new Date(record.startedAt).toISOString()}: ${stateText(background)}.\nPrompt: ${record.prompt}\n`);
     // Attempts print their ranking; a run's own output is its session, shown below once stored.
-    if (record.attempts !== undefined || !store.has(id)) io.stdout.write(`\n${backgroundLog(data, id)}`);
+    const log = backgroundLog(data, id);
+    if (record.attempts !== undefined || !store.has(id)) io.stdout.write(`\n${log}`);
+    if (background.state !== 'running') keptLines(data, id, log === '', io);
     if (!store.has(id)) return 0;
     io.stdout.write('\n');
   }
@@ -157,6 +177,14 @@ function show(store: SessionStore, argv: string[], io: CliIO): number {
     renderer.pause();
   }
   return 0;
+}
+
+/** A finished run of attempts: its ranking when no log holds it (a VS Code window's run), and how to pick one. */
+function keptLines(data: string, id: string, withTable: boolean, io: CliIO): void {
+  const kept = readKept(data, id);
+  if (withTable && kept !== undefined && !('problem' in kept)) io.stdout.write(`${attemptsTable(keptRanking(kept))}\n`);
+  const line = pickLine(data, id);
+  if (line !== undefined) io.stdout.write(`${line}\n`);
 }
 
 function artifactLines(meta: SessionMeta): string {

@@ -10,8 +10,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { applyAttemptProgram, applyAttemptText } from '../../../attempts/apply-attempt';
-import { AttemptsError } from '../../../attempts/attempt-trees';
-import { type AttemptOutcome, type AttemptsProgress, type AttemptsResult, runAttempts } from '../../../attempts/best-of';
+import { AttemptsError, type AttemptTrees } from '../../../attempts/attempt-trees';
+import { type AttemptOutcome, type AttemptsProgress, runAttempts } from '../../../attempts/best-of';
+import type { RankedAttempts } from '../../../attempts/ranking-table';
 import { errorText } from '../../../vocabulary/text';
 import { titleOf } from '../../../host/prompt-input';
 import { addUsageEvent, emptyMeter, type Meter } from '../../../host/cost';
@@ -19,7 +20,8 @@ import type { AgentEvent } from '../../../engine/events';
 import type { ProgrammaticCommand } from '../../../agents/programmatic-command';
 import { tellAgents } from '../../../session/agent-notes';
 import type { AttemptRowView, AttemptsCardView, HostMessage, PromptStatus, TranscriptEvent } from '../../../../webview/chat/protocol';
-import { promptMessage } from './transcript-translator';
+import { notice, promptMessage } from './transcript-translator';
+import { type KeptSource, openKeptRun, pickKept } from './chat-kept-attempts';
 import { t } from '../l10n';
 import { attemptSessions } from './attempt-sessions';
 import type { ChatHost, ChatSession, PromptObserver } from './chat-session';
@@ -47,8 +49,10 @@ interface Run {
   card: AttemptsCardView;
   chat: ChatSession;
   abort: AbortController;
-  /** The attempts' outcome once they ended; its worktrees stay until the person chooses. */
-  result?: AttemptsResult;
+  /** The attempts' outcome once they ended; its worktrees stay until the person chooses (a kept background run has none). */
+  result?: RankedAttempts & { trees?: AttemptTrees };
+  /** A finished background run's attempts, picked from what it kept. */
+  kept?: KeptSource;
   /** The run itself, to wait for when the view closes. */
   done?: Promise<void>;
   /** The attempts' and the judge's tokens and cost so far, and the model calls counted. */
@@ -122,7 +126,7 @@ export class ChatAttempts {
   private async follow(run: Run, prompt: string, count: number, check: string | undefined): Promise<void> {
     try {
       const sessions = await attemptSessions({ host: this.parts.host, chat: run.chat, count });
-      run.result = await runAttempts({
+      const result = await runAttempts({
         root: this.parts.host.root,
         env: await this.parts.host.env(),
         prompt,
@@ -135,10 +139,11 @@ export class ChatAttempts {
         progress: (event) => this.progress(run, event),
         judgeEvent: (event) => tally(run, event),
       });
+      run.result = result;
       if (run.abort.signal.aborted) {
         run.card = { ...run.card, phase: 'cancelled' };
         await this.removeTrees(run);
-      } else run.card = ranked(run.card, run.result);
+      } else run.card = ranked(run.card, result);
     } catch (err) {
       const problem = err instanceof AttemptsError ? `${chatWords(err.message)} ${t('Or set Attempts to 1 to run the prompt as one session.')}` : t`The attempts could not run: ${errorText(err)}`;
       run.card = { ...run.card, phase: 'failed', problem };
@@ -174,15 +179,35 @@ export class ChatAttempts {
     if (this.current === run) this.show(run);
   }
 
+  /**
+   * Shows the comparison card of the finished background run `id` (its
+   * kept attempts, chat-kept-attempts.ts) to apply one through `chat`, the
+   * session on screen; it replaces the card of attempts run here.
+   */
+  async openKept(id: string, chat: ChatSession): Promise<void> {
+    const opened = await openKeptRun(this.parts.host, id);
+    await this.discard();
+    const { result } = opened;
+    const base: AttemptsCardView = { id, count: result.attempts.length, phase: 'ranked', rows: [], kept: true };
+    const card = ranked(base, result);
+    const run: Run = { prompt: opened.prompt, chat, abort: new AbortController(), meter: emptyMeter(), calls: 0, showMeter: () => undefined, result, kept: opened.source, card };
+    if (opened.applied !== undefined) run.card = { ...card, phase: 'applied', ...(opened.applied > 0 ? { applied: opened.applied } : {}) };
+    this.current = run;
+    this.parts.show(notice('info', t`The attempts of the background run "${oneLine(opened.prompt)}":`));
+    this.show(run);
+  }
+
   /** Applies attempt `n` of run `id` through the chat's session; the worktrees go once it is in. */
   async apply(id: string, n: number): Promise<void> {
     const run = this.chosen(id);
     const attempt = run.result?.attempts.find((one) => one.n === n);
     if (!run.result || !attempt || attempt.changes.files.length === 0) throw new Error(t`Attempt ${n} changed nothing: there is nothing of it to apply.`);
-    const trees = run.result.trees;
+    // A kept run's patch is read again (and the run claimed, once); attempts run here apply from their worktrees.
+    const picked = run.kept ? await pickKept(run.kept, n) : { changes: attempt.changes, release: () => undefined };
+    const target = run.kept?.target ?? run.result.trees!;
     // The chat's agents never saw the attempts: once one is applied they read what came of it, before the person's next message.
-    const note = appliedNote(run.prompt, n, attempt.changes.files.map((file) => file.path));
-    const program = telling(applyAttemptProgram(trees, n, attempt.changes, await this.parts.host.env()), note);
+    const note = appliedNote(run.prompt, n, picked.changes.files.map((file) => file.path));
+    const program = telling(applyAttemptProgram(target, n, picked.changes, await this.parts.host.env()), note);
     // The session is titled by the person's prompt, not by the Apply that is its first stored prompt.
     if (!run.chat.session.title) run.chat.session.title = titleOf([{ type: 'text', text: run.prompt }]);
     run.card = { ...run.card, phase: 'applying', applied: n };
@@ -196,6 +221,7 @@ export class ChatAttempts {
       run.card = { ...run.card, phase: 'applied', applied: n };
       await this.removeTrees(run);
     } else {
+      picked.release();
       // Not applied (the error card says why): the person may pick another, or none.
       const { applied: _applied, ...rest } = run.card;
       run.card = { ...rest, phase: 'ranked' };
@@ -238,11 +264,11 @@ export class ChatAttempts {
   }
 
   /** The run the person chose from, while its choice is open; an error saying why not otherwise. */
-  private chosen(id: string): Run & { result: AttemptsResult } {
+  private chosen(id: string): Run & { result: RankedAttempts } {
     const run = this.current;
     if (!run || run.card.id !== id || !run.result) throw new Error(t('Those attempts are gone (another run or session replaced them): send the prompt again to run new ones.'));
     if (run.card.phase !== 'ranked') throw new Error(t('Those attempts were already dealt with: send the prompt again to run new ones.'));
-    return run as Run & { result: AttemptsResult };
+    return run as Run & { result: RankedAttempts };
   }
 
   private async removeTrees(run: Run): Promise<void> {
@@ -258,7 +284,7 @@ export class ChatAttempts {
 }
 
 /** The card once the attempts are ranked: best first, each with its changes and the judge's reason. */
-function ranked(card: AttemptsCardView, result: AttemptsResult): AttemptsCardView {
+function ranked(card: AttemptsCardView, result: RankedAttempts): AttemptsCardView {
   const byN = new Map(result.attempts.map((attempt) => [attempt.n, attempt]));
   const steps = new Map(card.rows.map((row) => [row.n, row.steps]));
   const rows = result.ranking.map((rank) => rowOf(byN.get(rank.n)!, rank.reason, steps.get(rank.n) ?? 0));
@@ -284,6 +310,11 @@ function rowOf(attempt: AttemptOutcome, reason: string, steps: number): AttemptR
     why: reason || attempt.summary,
     diffs: patchDiffs(attempt.changes.patch),
   };
+}
+
+function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 120 ? `${line.slice(0, 119)}…` : line;
 }
 
 /** What the chat's agents read once an attempt is applied: the task, and the files it changed. */

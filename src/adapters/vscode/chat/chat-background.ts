@@ -22,7 +22,9 @@ import { PRIVATE_DIR_MODE } from '../../../config/paths';
 import { type BackgroundState, backgroundState, listBackground, processStart, writeEnd, writeRecord } from '../../../host/background-records';
 import { errorText } from '../../../vocabulary/text';
 import type { BackgroundRunState, BackgroundRunView, HostMessage, PromptStatus, TranscriptEvent } from '../../../../webview/chat/protocol';
+import { keptExists } from '../../../attempts/kept-attempts';
 import { t } from '../l10n';
+import { checkBackgroundAttempts, runBackgroundAttempts } from './chat-background-attempts';
 import { notice } from './transcript-translator';
 import { type ChatHost, ChatSession } from './chat-session';
 
@@ -37,10 +39,13 @@ export interface BackgroundParts {
   open: (id: string) => Promise<void>;
   /** The session list changed (a run stored its session, or ended). */
   sessionsChanged: () => void;
+  /** Opens the comparison card of the finished background attempts `id` (chat-kept-attempts.ts). */
+  openAttempts: (id: string) => Promise<void>;
 }
 
 interface OwnRun {
-  chat: ChatSession;
+  /** Stops it (its record then says stopped). */
+  cancel: () => void;
   done: Promise<void>;
 }
 
@@ -63,17 +68,61 @@ export class ChatBackground {
   async start(text: string): Promise<void> {
     if (text.trim() === '') return;
     const { host } = this.parts;
-    const on = this.parts.current();
-    const chat = await ChatSession.startUnattended(host, on?.session.agentName);
-    for (const [role, model] of Object.entries(on?.session.models ?? {})) if (model) await chat.setModel(role as 'primary' | 'coagent', model).catch(() => undefined);
+    const chat = await this.unattended();
     const pidStart = processStart(process.pid);
     writeRecord(host.dataHome, { id: chat.id, pid: process.pid, cwd: host.root, prompt: text, startedAt: Date.now(), door: 'vscode', ...(pidStart !== undefined ? { pidStart } : {}) });
     const done = this.follow(chat, text);
-    this.own.set(chat.id, { chat, done });
+    this.own.set(chat.id, { cancel: () => chat.cancel(), done });
     this.startedHere.add(chat.id);
     this.watch();
     this.announce();
     this.parts.show(notice('info', t('Running in the background: the Background runs list shows it, and opens it once it ends.')));
+  }
+
+  /** Starts `text` as `count` attempts in the background (chat-background-attempts.ts); resolves once they run. */
+  async startAttempts(text: string, count: number): Promise<void> {
+    if (text.trim() === '') return;
+    const { host } = this.parts;
+    await checkBackgroundAttempts(host);
+    const chat = await this.unattended();
+    const pidStart = processStart(process.pid);
+    writeRecord(host.dataHome, { id: chat.id, pid: process.pid, cwd: host.root, prompt: text, attempts: count, startedAt: Date.now(), door: 'vscode', ...(pidStart !== undefined ? { pidStart } : {}) });
+    const abort = new AbortController();
+    const done = this.ended(chat, () => runBackgroundAttempts(host, chat, text, count, abort.signal));
+    this.own.set(chat.id, { cancel: () => abort.abort(), done });
+    this.startedHere.add(chat.id);
+    this.watch();
+    this.announce();
+    this.parts.show(notice('info', t`Running ${count} attempts in the background: the Background runs list shows them, and opens their comparison once they end.`));
+  }
+
+  /** A session of the chat's agent and models that nobody watches: a background run's own. */
+  private async unattended(): Promise<ChatSession> {
+    const on = this.parts.current();
+    const chat = await ChatSession.startUnattended(this.parts.host, on?.session.agentName);
+    for (const [role, model] of Object.entries(on?.session.models ?? {})) if (model) await chat.setModel(role as 'primary' | 'coagent', model).catch(() => undefined);
+    if (on?.session.thoughtLevel !== undefined) chat.session.thoughtLevel = on.session.thoughtLevel;
+    return chat;
+  }
+
+  /** Waits for `run` (its exit code), records its end, and lists it as ended. */
+  private async ended(chat: ChatSession, run: () => Promise<number>): Promise<void> {
+    let code = 1;
+    try {
+      code = await run();
+    } catch (err) {
+      this.parts.host.log?.(`The background run ${chat.id} failed: ${errorText(err)}`);
+      if (!this.closed) this.parts.show(notice('error', t`The background run failed: ${errorText(err)}`));
+    }
+    try {
+      writeEnd(this.parts.host.dataHome, chat.id, { endedAt: Date.now(), exitCode: code });
+    } catch (err) {
+      this.parts.host.log?.(`Could not record how the background run ${chat.id} ended: ${errorText(err)}`);
+    }
+    await chat.close().catch(() => undefined);
+    this.own.delete(chat.id);
+    if (this.closed) return;
+    this.announce();
   }
 
   private async follow(chat: ChatSession, text: string): Promise<void> {
@@ -126,7 +175,7 @@ export class ChatBackground {
   async stop(id: string): Promise<void> {
     const mine = this.own.get(id);
     if (mine) {
-      mine.chat.cancel();
+      mine.cancel();
       await mine.done;
       return;
     }
@@ -145,8 +194,9 @@ export class ChatBackground {
   async open(id: string): Promise<void> {
     const state = this.stateOf(id);
     if (state.state === 'running') throw new Error(t('That run is still running: open it once it ends (or stop it first).'));
+    if (state.record.attempts !== undefined && keptExists(this.parts.host.dataHome, id)) return this.parts.openAttempts(id);
     if (!this.parts.host.store.has(id)) {
-      throw new Error(t`That run stored no session to open (attempts that applied nothing, or a run that failed to start). Its output: crow sessions show ${id}`);
+      throw new Error(t`That run stored no session to open, nor attempts to pick from (a run that failed to start, or attempts from before runs kept them). Its output: crow sessions show ${id}`);
     }
     await this.parts.open(id);
   }
@@ -159,7 +209,7 @@ export class ChatBackground {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     const runs = [...this.own.values()];
-    for (const run of runs) run.chat.cancel();
+    for (const run of runs) run.cancel();
     await Promise.all(runs.map((run) => run.done.catch(() => undefined)));
   }
 
@@ -209,7 +259,7 @@ export class ChatBackground {
       door,
       here,
       ...(record.attempts !== undefined ? { attempts: record.attempts } : {}),
-      openable: shown !== 'running' && this.parts.host.store.has(record.id),
+      openable: shown !== 'running' && (this.parts.host.store.has(record.id) || (record.attempts !== undefined && keptExists(this.parts.host.dataHome, record.id))),
       stoppable: shown === 'running' && (live || door === 'cli'),
     };
   }

@@ -86,6 +86,7 @@ export class ChatController {
       show: (event) => this.show(event),
       current: () => this.chat,
       open: (id) => this.reset(id),
+      openAttempts: async (id) => this.attempts.openKept(id, await this.session()),
       sessionsChanged: () => {
         this.post({ type: 'sessions', sessions: ChatSession.listed(host), current: this.chat?.id });
         actions.sessionsChanged();
@@ -198,8 +199,7 @@ export class ChatController {
       case 'dismiss_attempts':
         return this.attempts.dismiss(message.run);
       case 'send_background':
-        if (this.attempts.count > 1) throw new Error(t('Run in background runs one prompt: set Attempts to 1 (attempts in the background: crow run --background --attempts N).'));
-        return this.background.start(message.text);
+        return this.attempts.count > 1 ? this.background.startAttempts(message.text, this.attempts.count) : this.background.start(message.text);
       case 'open_background':
         return this.background.open(message.id);
       case 'stop_background':
