@@ -311,8 +311,9 @@ export class HostSession {
     else this.cancel();
     this.steering.handBack();
     await Promise.race([this.finished, delay(CANCEL_GRACE_MS)]);
-    // A snapshot still running in the background stops (git removes its lock); what it recorded so far speeds up the next one.
-    this.parts.undo?.close();
+    // A snapshot still running in the background stops (git removes its lock): the close waits for its git to go, within
+    // the grace (git is sent SIGKILL a second after SIGTERM), so nothing of the session writes after it closed.
+    await Promise.race([this.parts.undo?.close(), delay(CANCEL_GRACE_MS)]);
     this.keeper?.close();
     await this.prompts.mcp?.servers.close();
     await this.prompts.exporter?.shutdown();

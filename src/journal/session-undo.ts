@@ -110,10 +110,15 @@ export class SessionUndo implements UndoRecorder {
     return (await this.log.list()).find((candidate) => candidate.point === point);
   }
 
-  /** Stops a snapshot still running and lets go of the workspace's watcher (the last session to go stops it, a while later): the session is closing. */
-  close(): void {
-    this.current?.stop();
+  /**
+   * Stops a snapshot still running and lets go of the workspace's watcher
+   * (the last session to go stops it, a while later): the session is
+   * closing. Resolves once the snapshot's git is gone.
+   */
+  async close(): Promise<void> {
+    const stopped = this.current?.stop();
     if (this.release) this.release();
     else void this.snapshots.close();
+    await stopped;
   }
 }

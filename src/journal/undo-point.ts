@@ -115,10 +115,15 @@ export class UndoPoint {
     await this.baseline;
   }
 
-  /** Stops the snapshot if it still runs (the session is closing). */
-  stop(): void {
+  /**
+   * Stops the snapshot and the early track if they still run (the session
+   * is closing); resolves once their git processes are gone, so nothing
+   * the point started still writes in crow's data folder.
+   */
+  async stop(): Promise<void> {
     this.controller.abort();
     this.release();
+    await Promise.allSettled([this.recording, this.early?.tree]);
   }
 
   /** The snapshot before the prompt's first change, started on first use. */

@@ -50,7 +50,7 @@ describe('undo on a 100,000-file repository', function () {
       assert.deepEqual(listed, ['added d040/f040.js', 'deleted d030/new.js', 'modified d010/f010.js', 'modified d020/f020.js']);
       await plan.apply(signal);
     } finally {
-      undo.close();
+      await undo.close();
     }
     assert.equal(read('d010/f010.js'), 'export const value = 2510;\n');
     assert.equal(read('d020/f020.js'), 'export const value = 5020;\n');

@@ -37,8 +37,8 @@ describe('undo of file tools without work on the whole tree', () => {
     undo = new SessionUndo({ root: ws, dataHome: join(base, 'data'), env: process.env, snapshots });
     undo.begin({ sessionId: 's', prompt: 'Edit two files', notify: () => undefined });
   });
-  afterEach(() => {
-    undo.close();
+  afterEach(async () => {
+    await undo.close();
     rmSync(base, { recursive: true, force: true });
   });
 

@@ -32,8 +32,8 @@ describe('undo points', () => {
     writeFileSync(join(ws, 'notes.md'), 'mine\n');
     notices = [];
   });
-  afterEach(() => {
-    undo?.close();
+  afterEach(async () => {
+    await undo?.close();
     rmSync(base, { recursive: true, force: true });
   });
 
@@ -186,6 +186,21 @@ describe('undo points', () => {
     assert.deepEqual((await undo.log.latest('s'))!.commandPaths, ['src/a.js']);
     await (await plan()).apply(signal);
     assert.equal(read('src/a.js'), 'a1\n');
+  });
+
+  it("closing waits for the snapshot's git to be gone, so nothing writes in crow's data after the session closed", async () => {
+    const bin = join(base, 'bin');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'git'), `#!/bin/sh\necho $$ > "${join(base, 'git.pid')}"\nexec sleep 30\n`, { mode: 0o755 });
+    undo = new SessionUndo({ root: ws, dataHome: data, env: { PATH: `${bin}:/usr/bin:/bin` } });
+    undo.begin({ sessionId: 's', prompt: 'p', notify: () => undefined });
+    // The snapshot before the prompt starts beside the model's first call, and is still running when the session closes.
+    undo.beforeModelCall();
+    const deadline = Date.now() + 10_000;
+    while (!existsSync(join(base, 'git.pid')) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    const pid = Number(readFileSync(join(base, 'git.pid'), 'utf8'));
+    await undo.close();
+    assert.throws(() => process.kill(pid, 0), { code: 'ESRCH' }, 'git is gone once close() resolved');
   });
 
   it('tells once when undo cannot work at all, and the tools still run', async () => {

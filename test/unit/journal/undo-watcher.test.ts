@@ -66,8 +66,8 @@ describe('undo with a watcher on the workspace', () => {
     // The top of a git work tree: its .git folder takes the watcher's sync files.
     execFileSync('git', ['init', '--quiet'], { cwd: ws });
   });
-  afterEach(() => {
-    undo?.close();
+  afterEach(async () => {
+    await undo?.close();
     rmSync(base, { recursive: true, force: true });
   });
 

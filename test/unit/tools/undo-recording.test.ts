@@ -35,8 +35,8 @@ describe('tools with undo on', () => {
     notices.length = 0;
     point = undo.begin({ sessionId: 'session-1', prompt: 'Change things', notify: (_level, message) => notices.push(message) });
   });
-  afterEach(() => {
-    undo.close();
+  afterEach(async () => {
+    await undo.close();
     ws.remove();
     rmSync(data, { recursive: true, force: true });
   });
@@ -153,7 +153,7 @@ describe('the engine and undo', () => {
       const ran = await bashTool.run(JSON.stringify({ command: 'echo b2 > b.txt' }), ctx);
       assert.deepEqual(ran.metadata.filesModified, ['b.txt']);
     } finally {
-      undo.close();
+      await undo.close();
       ws.remove();
       rmSync(data, { recursive: true, force: true });
     }
