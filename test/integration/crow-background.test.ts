@@ -17,6 +17,7 @@ import { randomUUID } from 'node:crypto';
 import { FakeLlmServer, type ScriptedReply } from '../../testkit/fake-llm-server';
 import { isolatedEnv } from '../support/isolated-env';
 import { runCrow } from '../support/crow-binary';
+import { PROMPTLY_MS } from '../support/promptly';
 
 const ID = /^[0-9a-f-]{36}$/;
 
@@ -88,11 +89,13 @@ describe('crow run --background: detached runs, followed and stopped through cro
   });
 
   it('stops a running background run with crow sessions stop: its command is stopped first, and it shows as stopped', async () => {
-    const marker = `sleep ${40 + Math.floor(Math.random() * 40)}`;
+    // A number no other test sleeps (files run side by side: "sleep 43" would also find another test's "sleep 43.25").
+    const marker = `sleep 64.${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}`;
+    const running = (): boolean => spawnSync('pgrep', ['-f', `^${marker.replace('.', '\\.')}$`]).status === 0;
     server.respondWith('anthropic', (): ScriptedReply => ({ blocks: [{ type: 'tool_call', name: 'bash', arguments: { command: `${marker}; echo late > late.txt` } }] }));
     const run = await crow('run', '--background', '--allow', 'execute', '--provider', 'anthropic', 'Sleep long');
     const id = run.stdout.trim();
-    await waitFor('the command to start', async () => (spawnSync('pgrep', ['-f', marker]).status === 0 ? true : undefined));
+    await waitFor('the command to start', async () => (running() ? true : undefined));
     assert.match(await listLine(id), /running in the background/);
 
     const stop = await crow('sessions', 'stop', id);
@@ -103,7 +106,8 @@ describe('crow run --background: detached runs, followed and stopped through cro
       return /background run stopped \(exit 143\)/.test(text) ? text : undefined;
     });
     assert.ok(line);
-    assert.notEqual(spawnSync('pgrep', ['-f', marker]).status, 0, 'the command was stopped');
+    // Gone with the run; in the sandbox the kernel tears down the command's PID namespace as bwrap goes, a moment after.
+    await waitFor('the command to be gone with the run', async () => (running() ? undefined : true), PROMPTLY_MS);
     assert.ok(!existsSync(join(work, 'late.txt')));
     const again = await crow('sessions', 'stop', id);
     assert.match(again.stdout, /is not running: background run stopped \(exit 143\)/);
