@@ -24,7 +24,7 @@ import { showAndApply } from './attempts-command';
 import { progressLine } from './attempts-lines';
 import { commandArgs, positiveInteger, workspaceFolder } from './cli-args';
 import { type CliIO, UsageError } from './cli-io';
-import { egressOf, jobLogs, quantity } from './eval-k8s-command';
+import { egressOf, JOB_OPTIONS, jobLogs, quantity } from './eval-k8s-command';
 import { openRunSession, type RunChoices } from './run-setup';
 
 export const ATTEMPTS_K8S_HELP = `Usage: crow attempts k8s --image NAME --attempts N [options] "<prompt>"
@@ -75,24 +75,14 @@ collect:
 const MAX_POD_ATTEMPTS = 16;
 
 const MANIFEST_OPTIONS = {
-  image: { type: 'string' },
+  ...JOB_OPTIONS,
   attempts: { type: 'string' },
-  parallelism: { type: 'string' },
   agent: { type: 'string' },
   provider: { type: 'string' },
   model: { type: 'string' },
   check: { type: 'string' },
   'max-cost': { type: 'string' },
   'max-tokens': { type: 'string' },
-  name: { type: 'string' },
-  secret: { type: 'string' },
-  cpu: { type: 'string' },
-  memory: { type: 'string' },
-  disk: { type: 'string' },
-  egress: { type: 'string' },
-  'egress-port': { type: 'string' },
-  retries: { type: 'string' },
-  file: { type: 'string' },
   cwd: { type: 'string' },
 } as const;
 

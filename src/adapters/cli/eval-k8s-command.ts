@@ -51,9 +51,9 @@ logs, with --job; or log files saved by hand) into DIR, with report.md and
 report.html over all shards. A shard without a succeeded pod, or whose log
 was cut or altered, is named; the others are merged.`;
 
-const K8S_ONLY = {
+/** The Indexed Job's options, shared by crow eval k8s and crow attempts k8s. */
+export const JOB_OPTIONS = {
   image: { type: 'string' },
-  shards: { type: 'string' },
   parallelism: { type: 'string' },
   name: { type: 'string' },
   secret: { type: 'string' },
@@ -65,6 +65,8 @@ const K8S_ONLY = {
   retries: { type: 'string' },
   file: { type: 'string' },
 } as const;
+
+const K8S_ONLY = { ...JOB_OPTIONS, shards: { type: 'string' } } as const;
 
 /** A Kubernetes quantity: 500m, 1, 2.5, 2Gi, 512Mi. */
 const QUANTITY = /^\d+(\.\d+)?(m|k|M|G|T|Ki|Mi|Gi|Ti)?$/;

@@ -105,14 +105,19 @@ export class ChatBackground {
     return chat;
   }
 
-  /** Waits for `run` (its exit code), records its end, and lists it as ended. */
-  private async ended(chat: ChatSession, run: () => Promise<number>): Promise<void> {
+  /**
+   * Waits for `run` (its exit code), records its end, and lists it as
+   * ended. `starts`: a failure is the run not starting (a prompt refused),
+   * said so; otherwise the run failed on its way.
+   */
+  private async ended(chat: ChatSession, run: () => Promise<number>, starts = false): Promise<void> {
     let code = 1;
     try {
       code = await run();
     } catch (err) {
-      this.parts.host.log?.(`The background run ${chat.id} failed: ${errorText(err)}`);
-      if (!this.closed) this.parts.show(notice('error', t`The background run failed: ${errorText(err)}`));
+      const what = starts ? 'could not start' : 'failed';
+      this.parts.host.log?.(`The background run ${chat.id} ${what}: ${errorText(err)}`);
+      if (!this.closed) this.parts.show(notice('error', starts ? t`The background run could not start: ${errorText(err)}` : t`The background run failed: ${errorText(err)}`));
     }
     try {
       writeEnd(this.parts.host.dataHome, chat.id, { endedAt: Date.now(), exitCode: code });
@@ -123,12 +128,13 @@ export class ChatBackground {
     this.own.delete(chat.id);
     if (this.closed) return;
     this.announce();
+    this.parts.sessionsChanged();
   }
 
-  private async follow(chat: ChatSession, text: string): Promise<void> {
-    let status: PromptStatus = 'error';
+  /** A prompt run in the background: listed among the sessions once it stored one (its first event). */
+  private follow(chat: ChatSession, text: string): Promise<void> {
     let listed = false;
-    try {
+    const run = async (): Promise<number> => {
       const outcome = await chat.prompt(text, {
         onEvent: () => {
           if (listed) return;
@@ -137,21 +143,9 @@ export class ChatBackground {
         },
         onMeter: () => undefined,
       });
-      status = outcome.status;
-    } catch (err) {
-      this.parts.host.log?.(`The background run ${chat.id} could not start: ${errorText(err)}`);
-      if (!this.closed) this.parts.show(notice('error', t`The background run could not start: ${errorText(err)}`));
-    }
-    try {
-      writeEnd(this.parts.host.dataHome, chat.id, { endedAt: Date.now(), exitCode: exitCodeOf(status) });
-    } catch (err) {
-      this.parts.host.log?.(`Could not record how the background run ${chat.id} ended: ${errorText(err)}`);
-    }
-    await chat.close().catch(() => undefined);
-    this.own.delete(chat.id);
-    if (this.closed) return;
-    this.announce();
-    this.parts.sessionsChanged();
+      return exitCodeOf(outcome.status);
+    };
+    return this.ended(chat, run, true);
   }
 
   /** The folder's background runs as the view lists them, newest first. */
