@@ -13,7 +13,7 @@ import type { Page } from 'playwright-core';
 import { HarnessError } from './harness-error';
 import { ARTIFACTS_DIR, REPO_ROOT } from './paths';
 import { openChat, type UiCheck } from './ui-checks';
-import { webviewFrame } from './workbench-ui';
+import { openPalette, runCommand, webviewFrame } from './workbench-ui';
 
 interface Walkthrough {
   title: string;
@@ -63,7 +63,7 @@ export const WALKTHROUGH_CHECKS: UiCheck[] = [
         { timeout: timeoutMs },
       );
       // The checks after this one expect the editor area as it was, and the chat view (drawn anew once the side bar came back).
-      await paletteCommand(page, 'View: Close All Editors', timeoutMs);
+      await runCommand(page, 'View: Close All Editors', timeoutMs);
       await openChat(context, timeoutMs);
     },
   },
@@ -75,7 +75,7 @@ export const WALKTHROUGH_CHECKS: UiCheck[] = [
  * "Welcome: Open Walkthrough...", then its title.
  */
 async function openWalkthrough(page: Page, title: string, timeoutMs: number): Promise<void> {
-  await paletteCommand(page, 'Help: Welcome', timeoutMs);
+  await runCommand(page, 'Help: Welcome', timeoutMs);
   const entry = page.locator('.gettingStartedContainer button.getting-started-category', { hasText: title }).first();
   const opened = page.locator('.gettingStartedContainer .gettingStartedSlideDetails h2', { hasText: title }).first();
   // The click may report a timeout although it opened the walkthrough (the page redraws under it): what counts is what shows.
@@ -83,10 +83,7 @@ async function openWalkthrough(page: Page, title: string, timeoutMs: number): Pr
   if (await opened.waitFor({ state: 'visible', timeout: 5_000 }).then(() => true, () => false)) return;
   // Not listed: the palette's list of every walkthrough.
   // Not runCommand: the command's own list replaces the palette in the same widget, which never closes in between.
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.fill('>Welcome: Open Walkthrough...', { timeout: timeoutMs });
-  await page.locator('.quick-input-list .monaco-list-row.focused[aria-label^="Welcome: Open Walkthrough..."]').waitFor({ state: 'visible', timeout: timeoutMs });
+  const input = await openPalette(page, '>Welcome: Open Walkthrough...', '.quick-input-list .monaco-list-row.focused[aria-label^="Welcome: Open Walkthrough..."]', timeoutMs);
   await page.keyboard.press('Enter');
   await page.locator('.quick-input-widget input[placeholder="Select a walkthrough to open"]').waitFor({ state: 'visible', timeout: timeoutMs });
   await input.fill(title);
@@ -105,33 +102,5 @@ async function hideSideBar(page: Page, timeoutMs: number): Promise<void> {
     if (Date.now() > deadline) throw new HarnessError('the side bar stays open');
     await explorer.click({ timeout: timeoutMs });
     await page.waitForTimeout(400);
-  }
-}
-
-/**
- * runCommand, tried again until it goes through: the checks before this one
- * leave the focus in the chat's webview, and there a palette opened by F1
- * sometimes never showed, or closed again under the typing (the vsix phase
- * and the UI phase, about one run in three). Both commands it runs here
- * may run twice without harm.
- */
-async function paletteCommand(page: Page, title: string, timeoutMs: number): Promise<void> {
-  const input = page.locator('.quick-input-widget input');
-  const row = page.locator(`.quick-input-list .monaco-list-row.focused[aria-label^="${title}"]`);
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await page.keyboard.press('F1');
-      await input.fill(`>${title}`, { timeout: 2_000 });
-      await row.waitFor({ state: 'visible', timeout: 3_000 });
-      await page.keyboard.press('Enter');
-      await input.waitFor({ state: 'hidden', timeout: 3_000 });
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw new HarnessError(`the palette did not run "${title}" within ${timeoutMs / 1000} s: ${(error as Error).message.split('\n')[0]}`);
-      await page.keyboard.press('Escape');
-      // Give the focus back to the workbench: its title bar, away from any webview.
-      await page.locator('.part.titlebar').click({ position: { x: 5, y: 5 }, timeout: 2_000 }).catch(() => undefined);
-    }
   }
 }

@@ -12,7 +12,7 @@ import type { FakeLlmServer, ScriptedReply } from '../../testkit/fake-llm-server
 import { pickOption } from '../../test/support/vscode-elements';
 import { HarnessError } from './harness-error';
 import { ARTIFACTS_DIR } from './paths';
-import { activityBarItem, openViewContainer, runCommand, waitForNotification, webviewFrame } from './workbench-ui';
+import { activityBarItem, openPalette, openViewContainer, runCommand, waitForNotification, webviewFrame } from './workbench-ui';
 
 export interface UiContext {
   page: Page;
@@ -225,12 +225,10 @@ export async function assertInSight(page: Page, frame: Frame, selector: string):
 
 /** Picks a colour theme through the palette, as a person would: Preferences: Color Theme, then the theme's name. */
 export async function pickTheme(page: Page, theme: string, timeoutMs: number): Promise<void> {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible', timeout: timeoutMs });
-  await input.fill('>Preferences: Color Theme');
+  const command = '.quick-input-list .monaco-list-row[aria-label^="Preferences: Color Theme"]';
+  const input = await openPalette(page, '>Preferences: Color Theme', command, timeoutMs);
   // "Browse Color Themes in Marketplace" may rank first, and arrow keys sent while the list still filters are lost: click the command itself.
-  await page.locator('.quick-input-list .monaco-list-row[aria-label^="Preferences: Color Theme"]').first().click({ timeout: timeoutMs });
+  await page.locator(command).first().click({ timeout: timeoutMs });
   // The theme list replaces the command list in the same widget.
   await page.locator('.quick-input-list .monaco-list-row[aria-label*="Dark Modern"]').first().waitFor({ state: 'visible', timeout: timeoutMs });
   // The widget may clear its input as it swaps lists, after a fill: fill again until the theme is the focused row.
