@@ -5,12 +5,12 @@
  * some paths, and a small tree built from such states, so the tree-to-tree
  * diff and restore work on them unchanged.
  */
-import { lstat, rm } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfinedFolder, LinkRefusedError } from '../tools/confined-folder';
 import type { GitRunner } from './git-runner';
-import { EXECUTABLE, FILE, SYMLINK } from './git-trees';
-import { writeObjectLater } from './loose-objects';
+import { EXECUTABLE, FILE, Folder, SYMLINK } from './git-trees';
+import { writeObject, writeObjectLater } from './loose-objects';
 
 /** One path as it was at some moment: a file or symlink with its git mode and blob, or nothing. */
 export type FileState = { path: string; mode: string; blob: string } | { path: string; absent: true };
@@ -70,14 +70,42 @@ export function ancestors(path: string): string[] {
   return folders;
 }
 
-/** A tree holding exactly the present states, built in an index file of its own so the shadow index is not touched. */
-export async function treeOf(git: GitRunner, gitDir: string, states: readonly FileState[], signal?: AbortSignal): Promise<string> {
-  const indexFile = join(gitDir, `index.undo-${process.pid}-${Math.random().toString(36).slice(2)}`);
-  try {
-    const entries = states.flatMap((state) => ('absent' in state ? [] : [`${state.mode} ${state.blob}\t${state.path}\0`]));
-    if (entries.length > 0) await git.run(['update-index', '-z', '--add', '--index-info'], { input: entries.join(''), indexFile, signal });
-    return (await git.text(['write-tree'], { indexFile, signal })).trim();
-  } finally {
-    await rm(indexFile, { force: true });
+/**
+ * A tree holding exactly the present states, written in this process
+ * (git-trees.ts) as git's update-index and write-tree would write it, with
+ * no git to start: a prompt's "N files changed", and every plan of an undo
+ * or a restore, builds two such trees, and each git process costs more
+ * than the trees' few objects. The states are checked as git checks an
+ * index entry, so a journal line cannot put a path in a tree that git
+ * would refuse.
+ */
+export async function treeOf(gitDir: string, states: readonly FileState[], signal?: AbortSignal): Promise<string> {
+  signal?.throwIfAborted();
+  const present = states.filter((state): state is Extract<FileState, { blob: string }> => !('absent' in state));
+  const files = new Set(present.map((state) => state.path));
+  const root = new Folder(new Map(), '');
+  for (const state of present) {
+    checkState(state);
+    const folder = ancestors(state.path).find((above) => files.has(above));
+    if (folder !== undefined) throw new Error(`"${folder}" is recorded both as a file and as the folder of "${state.path}"`);
+    root.set(state.path, { mode: state.mode, oid: state.blob });
+  }
+  return root.write((_, content) => writeObject(gitDir, 'tree', content));
+}
+
+/** The modes a recorded path may have: a file, an executable file, a symlink. */
+const STATE_MODES: ReadonlySet<string> = new Set([FILE, EXECUTABLE, SYMLINK]);
+/** A blob's id in the shadow repository (SHA-1). */
+const BLOB_ID = /^[0-9a-f]{40}$/;
+
+/** Refuses what git's update-index refuses: a path with an empty, ".", ".." or ".git" part (also as NTFS spells it), a mode or id it cannot hold. */
+function checkState(state: { path: string; mode: string; blob: string }): void {
+  const bad = (why: string): Error => new Error(`a recorded state cannot be put in a tree: ${JSON.stringify(state.path)} ${why}`);
+  if (!STATE_MODES.has(state.mode)) throw bad(`has the mode ${JSON.stringify(state.mode)}`);
+  if (!BLOB_ID.test(state.blob)) throw bad('has no blob id');
+  if (state.path.includes('\0')) throw bad('holds a NUL');
+  for (const part of state.path.split('/')) {
+    const name = part.toLowerCase().replace(/[. ]+$/, '');
+    if (part === '' || part === '.' || part === '..' || name === '.git' || name === 'git~1') throw bad(`has the part ${JSON.stringify(part)}`);
   }
 }

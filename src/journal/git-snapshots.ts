@@ -28,7 +28,7 @@ import { join, resolve } from 'node:path';
 import { dataHome } from '../config/paths';
 import type { FileChange } from '../tools/undo-recorder';
 import { type FileState, fileStates, statesAt, treeOf } from './file-states';
-import { GitError, GitRunner } from './git-runner';
+import { type GitCall, GitError, GitRunner } from './git-runner';
 import { changedAmong, changedSinceLastTrack, fileSize, nulSplit, stage } from './index-track';
 import { initShadow, inside, resetShadowIndex, seedShadow, type ShadowOptions } from './shadow-repository';
 import { applyRestore, parseRawDiff, type TreeChange } from './snapshot-restore';
@@ -160,7 +160,7 @@ export class GitSnapshotManager {
 
   /** A snapshot holding just these files. */
   treeOf(states: readonly FileState[], signal?: AbortSignal): Promise<string> {
-    return treeOf(this.git, this.gitDir, states, signal);
+    return treeOf(this.gitDir, states, signal);
   }
 
   /** When `to` is omitted, a file left out of the recording but still on disk counts as modified, not deleted. */
@@ -177,7 +177,7 @@ export class GitSnapshotManager {
     const target = to ?? (await this.track(signal));
     return this.git.text(
       ['diff-tree', '-p', '--no-renames', '--no-color', '--no-ext-diff', '--no-textconv', ...this.range(from, target, paths)],
-      { signal },
+      this.treesOnly(signal),
     );
   }
 
@@ -185,9 +185,7 @@ export class GitSnapshotManager {
   async diffStat(from: string, to?: string, paths?: readonly string[], signal?: AbortSignal): Promise<DiffStat[]> {
     if (paths?.length === 0) return [];
     const target = to ?? (await this.track(signal));
-    const out = await this.git.text(['diff-tree', '-r', '-z', '--numstat', '--no-renames', ...this.range(from, target, paths)], {
-      signal,
-    });
+    const out = await this.git.text(['diff-tree', '-r', '-z', '--numstat', '--no-renames', ...this.range(from, target, paths)], this.treesOnly(signal));
     return nulSplit(out).map((record) => {
       const [added = '', removed = '', ...path] = record.split('\t');
       const binary = added === '-';
@@ -349,7 +347,18 @@ export class GitSnapshotManager {
     if (paths?.length === 0) return [];
     const args = ['diff-tree', '-r', '-z', '--raw', '--no-renames', ...this.range(from, to, paths)];
     // A tree seeded from the user's index may hold submodules (gitlinks): their contents belong to their own history.
-    return parseRawDiff(await this.git.text(args, { signal })).filter((change) => change.mode !== GITLINK && change.previousMode !== GITLINK);
+    return parseRawDiff(await this.git.text(args, this.treesOnly(signal))).filter((change) => change.mode !== GITLINK && change.previousMode !== GITLINK);
+  }
+
+  /**
+   * A call comparing trees, which needs no index: diff-tree reads the
+   * repository's index all the same when there is one (24 MB and 27 ms at
+   * 300k files, against 3 ms without: each "N files changed" at a prompt's
+   * end paid it twice). It is pointed at an index that does not exist
+   * (inside a folder nothing makes), which git reads as empty.
+   */
+  private treesOnly(signal?: AbortSignal): GitCall {
+    return { signal, indexFile: join(this.gitDir, 'no-index', 'index') };
   }
 
   /** `<from> <to> -- <pathspecs>` for the diff-tree family, ids checked so none can pass for an option. */

@@ -111,8 +111,11 @@ export async function planCheckpointRestore(
   if (scope.earliest.size === 0) return { ...plan, changes: [], apply: async (s) => noting(await putIndexBack(snapshots, userIndex, [], s)) };
   const paths = [...scope.earliest.keys()];
   await refuseLinksOnTheWay(snapshots.workspace, paths);
-  const target = await snapshots.treeOf(await resolveStates(snapshots, scope.earliest, signal), signal);
-  const now = await snapshots.treeOf(await snapshots.fileStates(paths, signal), signal);
+  // The two trees are independent: made side by side, the plan waits for the slower, not for both.
+  const [target, now] = await Promise.all([
+    resolveStates(snapshots, scope.earliest, signal).then((states) => snapshots.treeOf(states, signal)),
+    snapshots.fileStates(paths, signal).then((states) => snapshots.treeOf(states, signal)),
+  ]);
   return {
     ...plan,
     changes: await plannedChanges(snapshots, now, target, signal),

@@ -129,6 +129,19 @@ describe('GitSnapshotManager', () => {
     assert.deepEqual(await snapshots.restore(before), [], 'a second restore has nothing left to do');
   });
 
+  it('compares two snapshots without reading the workspace\'s record (a prompt\'s count of changes costs no more on a huge tree)', async () => {
+    write('src/a.ts', 'export const a = 1;\n');
+    const snapshots = manager();
+    const before = await snapshots.track();
+    write('src/a.ts', 'export const a = 2;\n');
+    const after = await snapshots.track();
+    // The shadow's index is what grows with the tree (24 MB at 300k files): git must not read it to compare two trees.
+    writeFileSync(join(snapshots.gitDir, 'index'), 'not an index');
+    assert.deepEqual(await snapshots.changes(before, after), [{ path: 'src/a.ts', status: 'modified' }]);
+    assert.deepEqual(await snapshots.diffStat(before, after), [{ path: 'src/a.ts', added: 1, removed: 1, binary: false }]);
+    assert.match(await snapshots.diff(before, after), /^\+export const a = 2;$/m);
+  });
+
   it('keeps an ignored build artefact and an untracked user file through an agent edit and a restore', async () => {
     userGit('init', '--quiet');
     write('.gitignore', 'build/\n');
