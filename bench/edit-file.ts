@@ -6,8 +6,9 @@
  * with plain fs (read, replace, write), run alternately: the ratio shows what
  * the tool adds (its diff covers only the edited region; target ≤ 1.5×).
  * Last, the same edits as a session makes them, through `crow run` with
- * undo on (its default: undo's copy of the file is made before the edit),
- * cold and warm, against plain fs in a process of its own (goal ≤ 1.5×).
+ * undo on (its default: undo's copy of the file is read before the edit,
+ * and hashed and kept beside it), with a model that takes its time, cold
+ * and warm, against plain fs in a process of its own (goal ≤ 1.5×).
  * Figures are medians; nothing here fails on time.
  */
 import * as fs from 'node:fs';
@@ -30,6 +31,14 @@ const RUNS = 21;
 const REPEATS = 10;
 const BIG_FILE_MB = [10, 30];
 const BIG_RUNS = 9;
+/**
+ * The model's pace through the binary: an event every EVENT_MS, as in the
+ * undo bench (an answer with a call takes a few hundred ms). A model that
+ * answered at once would have the edit run beside the record of the tree
+ * that undo starts with the model's first call, which a real model's
+ * answer leaves time to finish.
+ */
+const EVENT_MS = 40;
 const CROW = path.resolve(__dirname, '../dist/crow.js');
 
 export async function editFileBenchmark(): Promise<void> {
@@ -96,7 +105,7 @@ async function bigFileThroughBinary(unit: string, megabytes: number): Promise<{ 
     const viaCrow = async (data: string | undefined, run: number): Promise<number> => {
       // New contents each run, as an edit's file usually is to undo's store.
       fs.writeFileSync(file, `${half}${marker}\n${half}// run ${run}\n`);
-      server.enqueue('anthropic', { blocks: [{ type: 'tool_call', name: 'edit_file', arguments: edit }] }, { blocks: [{ type: 'text', text: 'Done.' }] });
+      server.enqueue('anthropic', { blocks: [{ type: 'tool_call', name: 'edit_file', arguments: edit }], latencyMs: EVENT_MS }, { blocks: [{ type: 'text', text: 'Done.' }], latencyMs: EVENT_MS });
       const env = personEnv(home, { ANTHROPIC_API_KEY: 'bench', ANTHROPIC_BASE_URL: server.anthropicBaseUrl, ...(data ? { XDG_DATA_HOME: data } : {}) });
       const out = await spawned(process.execPath, [CROW, 'run', 'Edit the marked line', '--allow', 'all', '--json'], env, root);
       const end = out.split('\n').find((line) => line.includes('"tool_call_end"') && line.includes('"edit_file"'));

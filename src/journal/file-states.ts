@@ -16,6 +16,9 @@ import { writeObject, writeObjectLater } from './loose-objects';
 export type FileState = { path: string; mode: string; blob: string } | { path: string; absent: true };
 
 
+/** A path as read before a change: its bytes (a file's, or a link's target) and git mode, or nothing there. */
+export type CapturedFile = { path: string; mode: string; bytes: Buffer } | { path: string; absent: true };
+
 /**
  * The current state of each workspace-relative path, contents stored as
  * blobs in the shadow repository `gitDir`, written in this process (no git
@@ -24,21 +27,35 @@ export type FileState = { path: string; mode: string; blob: string } | { path: s
  * counts as absent: file tools only replace files.
  */
 export async function fileStates(gitDir: string, root: string, paths: readonly string[], signal?: AbortSignal): Promise<FileState[]> {
+  return storeCaptured(gitDir, await captureFiles(root, paths, signal));
+}
+
+/**
+ * What fileStates reads, and all that must happen before a tool changes
+ * the files: their bytes in hand. Hashing and keeping them (storeCaptured)
+ * may follow beside the tool's own work.
+ */
+export async function captureFiles(root: string, paths: readonly string[], signal?: AbortSignal): Promise<CapturedFile[]> {
   // A path reached through a link is not in the workspace as recorded: it counts as absent, and nothing beyond the link is read.
   const folder = new ConfinedFolder(root, 'never');
   return Promise.all(
-    [...new Set(paths)].map(async (path): Promise<FileState> => {
+    [...new Set(paths)].map(async (path): Promise<CapturedFile> => {
       signal?.throwIfAborted();
       const stat = await lstat(join(root, path)).catch(() => undefined);
       const kind = stat ? await folder.kind(path).catch((err: unknown) => (err instanceof LinkRefusedError ? 'absent' : Promise.reject(err))) : 'absent';
       // The bytes as they are on disk, whatever .gitattributes says; a file gone meanwhile is absent.
       const content = kind === 'file' ? await folder.readFile(path).catch(() => undefined) : undefined;
-      if (stat && content) return { path, mode: stat.mode & 0o111 ? EXECUTABLE : FILE, blob: writeObjectLater(gitDir, 'blob', content) };
+      if (stat && content) return { path, mode: stat.mode & 0o111 ? EXECUTABLE : FILE, bytes: content };
       const target = kind === 'link' ? await folder.readLink(path).catch(() => undefined) : undefined;
-      if (target) return { path, mode: SYMLINK, blob: writeObjectLater(gitDir, 'blob', target) };
+      if (target) return { path, mode: SYMLINK, bytes: target };
       return { path, absent: true };
     }),
   );
+}
+
+/** The captured files as states: each one's blob id now (a hash), its object written beside what follows (writeObjectLater). */
+export function storeCaptured(gitDir: string, captured: readonly CapturedFile[]): FileState[] {
+  return captured.map((file) => ('absent' in file ? file : { path: file.path, mode: file.mode, blob: writeObjectLater(gitDir, 'blob', file.bytes) }));
 }
 
 /** Beyond this many paths, the whole tree is listed and filtered rather than the paths passed as arguments (which have a length limit). */

@@ -27,7 +27,7 @@ import { readFile, realpath, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { dataHome } from '../config/paths';
 import type { FileChange } from '../tools/undo-recorder';
-import { type FileState, fileStates, statesAt, treeOf } from './file-states';
+import { captureFiles, type FileState, fileStates, statesAt, storeCaptured, treeOf } from './file-states';
 import { type GitCall, GitError, GitRunner } from './git-runner';
 import { changedAmong, changedSinceLastTrack, fileSize, nulSplit, stage } from './index-track';
 import { initShadow, inside, resetShadowIndex, seedShadow, type ShadowOptions } from './shadow-repository';
@@ -134,6 +134,18 @@ export class GitSnapshotManager {
     // Blobs need the repository, not its index: seeding the index (work on the whole tree) waits for the first track.
     await this.init(signal);
     return fileStates(this.gitDir, this.workspace, paths, signal);
+  }
+
+  /**
+   * fileStates in two steps, for a tool about to change the files: their
+   * bytes read now (all that must come before the change), and the states
+   * made by the function returned (a hash per file, the objects written
+   * later), which may run beside the change.
+   */
+  async captureFiles(paths: readonly string[], signal?: AbortSignal): Promise<() => FileState[]> {
+    await this.init(signal);
+    const captured = await captureFiles(this.workspace, paths, signal);
+    return () => storeCaptured(this.gitDir, captured);
   }
 
   /** Resolves once the objects fileStates() is still writing are on disk; rejects when one could not be written. */

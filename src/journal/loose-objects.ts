@@ -9,11 +9,28 @@
 import { createHash } from 'node:crypto';
 import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { deflate } from 'node:zlib';
+import { createDeflate } from 'node:zlib';
 import { PRIVATE_DIR_MODE } from '../config/paths';
 
-const deflated = promisify(deflate);
+/**
+ * The parts deflated as one stream, without first copying them into one
+ * buffer (a 30 MB file's copy cost as much as its hash); level 1, as the
+ * objects are read back rarely and written on every change.
+ */
+function deflated(parts: readonly Buffer[]): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const stream = createDeflate({ level: 1, chunkSize: OUTPUT_CHUNK });
+    const out: Buffer[] = [];
+    stream.on('data', (chunk: Buffer) => out.push(chunk));
+    stream.once('error', reject);
+    stream.once('end', () => resolve(Buffer.concat(out)));
+    for (const part of parts.slice(0, -1)) stream.write(part);
+    stream.end(parts.at(-1));
+  });
+}
+
+/** zlib's output handed back at a time: large enough that a big file's object is a few round trips to the thread pool, not thousands. */
+const OUTPUT_CHUNK = 1024 * 1024;
 
 /** Writes a loose object (if it is not there yet) and returns its id. */
 export async function writeObject(gitDir: string, type: 'blob' | 'tree', content: Buffer): Promise<string> {
@@ -68,7 +85,7 @@ async function writeLoose(gitDir: string, oid: string, header: Buffer, content: 
     // Read-only, as git leaves its objects in a repository shared 0600.
     const handle = await open(temporary, 'wx', 0o400);
     try {
-      await handle.writeFile(await deflated(Buffer.concat([header, content]), { level: 1 }));
+      await handle.writeFile(await deflated([header, content]));
     } finally {
       await handle.close();
     }

@@ -132,9 +132,12 @@ export class UndoLog {
   /**
    * A change of the prompt (see UndoStep), written once `ready` (the
    * objects its states name) is: a line never names an object not on disk.
+   * The step may still be being made (a file tool's copies hashed beside
+   * its change): its place in the log is taken now, so a read of the log
+   * from now on waits for it.
    */
-  step(point: string, step: UndoStep, ready?: Promise<unknown>): Promise<void> {
-    return this.append({ point, step }, ready);
+  step(point: string, step: UndoStep | Promise<UndoStep>, ready?: Promise<unknown>): Promise<void> {
+    return this.append(Promise.resolve(step).then((made) => ({ point, step: made })), ready);
   }
 
   /** A checkpoint at `seq` among the point's steps. */
@@ -192,8 +195,10 @@ export class UndoLog {
     return entries;
   }
 
-  private append(record: UndoRecord, ready?: Promise<unknown>): Promise<void> {
-    const write = (appends.get(this.file) ?? Promise.resolve()).then(() => ready).then(() => appendLine(this.file, JSON.stringify(record)));
+  private append(record: UndoRecord | Promise<UndoRecord>, ready?: Promise<unknown>): Promise<void> {
+    const write = (appends.get(this.file) ?? Promise.resolve())
+      .then(() => ready)
+      .then(async () => appendLine(this.file, JSON.stringify(await record)));
     const settled = write.catch(() => undefined);
     appends.set(this.file, settled);
     void settled.then(() => {

@@ -78,6 +78,20 @@ describe('UndoLog', () => {
     assert.equal(entry!.undone, 3);
   });
 
+  it('keeps the place of a step still being made (a file tool\'s copies hashed beside its change): a read from then on waits for it', async () => {
+    const log = new UndoLog({ workspace: ws, dataHome: data });
+    const point = await log.start('s1', 'Edit a big file', 1000);
+    let made!: (files: { path: string; mode: string; blob: string }[]) => void;
+    const files = new Promise<{ path: string; mode: string; blob: string }[]>((resolve) => (made = resolve));
+    const written = log.step(point, files.then((states) => ({ seq: 1, files: states })));
+    const read = log.list();
+    // The read has begun; only now are the copies hashed.
+    setImmediate(() => made([{ path: 'big.ts', mode: '100644', blob: id(4) }]));
+    const [entry] = await read;
+    await written;
+    assert.deepEqual(entry!.files, [{ path: 'big.ts', mode: '100644', blob: id(4) }]);
+  });
+
   it('still reads the whole-tree entries of earlier versions, from a log they left readable by others, which is made private', async () => {
     const log = new UndoLog({ workspace: ws, dataHome: data });
     mkdirSync(join(data, 'undo'), { recursive: true, mode: 0o755 });
