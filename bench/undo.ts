@@ -19,7 +19,11 @@
  *   the first pays ≤ 50 ms more.
  * - The model's first request (spawn to request) and a whole prompt with
  *   one write_file, with undo against `--no-undo` (goals ≤ 1.2 and ≤ 1.05:
- *   undo's record runs beside the model, a file tool never waits for it).
+ *   undo's record runs beside the model, a file tool never waits for it),
+ *   each run a new process in a folder Crow has recorded before; the
+ *   prompt's run is also timed as the first in a folder (a fresh data
+ *   folder), where the whole tree's first record runs beside the prompt on
+ *   the machine's cores: printed, with no goal, as for the first command.
  *
  * Build first (`node esbuild.mjs`). Prints figures; never fails on time.
  * `CROW_BENCH_UNDO=acp` runs only the crow acp rows (the same rounds,
@@ -87,7 +91,8 @@ export async function undoBenchmark(): Promise<void> {
       reportAcp(size.label, acp);
       console.log(
         `  ${size.label} files: model's first request ${ms(start.undo)} with undo vs ${ms(start.off)} --no-undo, ratio ${(start.undo / start.off).toFixed(2)} (goal ≤ 1.2);` +
-          ` a prompt with one write_file ${ms(prompt.cold)} cold, ${ms(prompt.warm)} warm vs ${ms(prompt.off)}, ratio ${(prompt.cold / prompt.off).toFixed(3)} / ${(prompt.warm / prompt.off).toFixed(3)} (goal ≤ 1.05)`,
+          ` a prompt with one write_file ${ms(prompt.warm)} vs ${ms(prompt.off)}, ratio ${(prompt.warm / prompt.off).toFixed(3)} (goal ≤ 1.05);` +
+          ` on the first run in a folder ${ms(prompt.cold)}, ratio ${(prompt.cold / prompt.off).toFixed(3)} (no goal: the folder's first record of the tree runs beside it)`,
       );
     }
     const [small, large] = SIZES.map((size) => figures[size.label]);
