@@ -24,19 +24,22 @@
  * it lies inside the workspace (a home folder opened as a workspace).
  */
 import { readFile, realpath, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { dataHome } from '../config/paths';
 import type { FileChange } from '../tools/undo-recorder';
 import { captureFiles, type FileState, fileStates, statesAt, storeCaptured, treeOf } from './file-states';
-import { type GitCall, GitError, GitRunner } from './git-runner';
-import { changedAmong, changedSinceLastTrack, fileSize, nulSplit, stage } from './index-track';
-import { initShadow, inside, resetShadowIndex, seedShadow, type ShadowOptions } from './shadow-repository';
-import { applyRestore, parseRawDiff, type TreeChange } from './snapshot-restore';
-import { GITLINK, TreeCache } from './git-trees';
+import { GitError, GitRunner } from './git-runner';
+import { changedAmong, changedSinceLastTrack, fileSize, stage } from './index-track';
+import { initShadow, resetShadowIndex, seedShadow, type ShadowOptions } from './shadow-repository';
+import { applyRestore } from './snapshot-restore';
+import { TreeCache } from './git-trees';
+import { type DiffStat, snapshotId, TreeDiffs } from './tree-diffs';
 import { objectsWritten } from './loose-objects';
 import { type EditedTree, editTree } from './tree-edit';
 import { type TreeWatcher, type WatchMark, watchTree } from './tree-watcher';
 import type { RemoteRecorder } from './keeper-client';
+
+export { type DiffStat, snapshotId } from './tree-diffs';
 import { realWorkspace, workspaceKey } from '../vocabulary/workspace-key';
 
 export interface GitSnapshotOptions {
@@ -62,14 +65,6 @@ export interface GitSnapshotOptions {
   keeper?: RemoteRecorder;
 }
 
-/** Lines added and removed in one file between two snapshots; binary files count no lines. */
-export interface DiffStat {
-  path: string;
-  added: number;
-  removed: number;
-  binary: boolean;
-}
-
 export const DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024;
 const DEFAULT_GIT_TIMEOUT_MS = 60_000;
 
@@ -83,6 +78,8 @@ export class GitSnapshotManager {
   readonly gitDir: string;
   private readonly dataFolder: string;
   private readonly git: GitRunner;
+  /** Recorded trees compared (tree-diffs.ts). */
+  private readonly diffs: TreeDiffs;
   private readonly maxFileBytes: number;
   private readonly ignore: readonly string[];
   private readonly timeoutMs: number;
@@ -122,6 +119,7 @@ export class GitSnapshotManager {
       env: options.env ?? process.env,
       timeoutMs: this.timeoutMs,
     });
+    this.diffs = new TreeDiffs(this.git, this.gitDir, this.workspace);
   }
 
   /** Records the workspace as it is now; returns the snapshot id. Ignored files are not recorded. */
@@ -180,29 +178,19 @@ export class GitSnapshotManager {
     const target = to ?? (await this.track(signal));
     const edit = this.lastEdit;
     const known = from === target ? [] : edit?.from === from && edit.to === target ? edit.changes.map((change) => ({ ...change })) : undefined;
-    const changes = known ?? (await this.treeDiff(from, target, undefined, signal)).map(({ path, status }) => ({ path, status }));
+    const changes = known ?? (await this.diffs.changes(from, target, undefined, signal)).map(({ path, status }) => ({ path, status }));
     return to === undefined ? this.withUnrecorded(changes) : changes;
   }
 
   async diff(from: string, to?: string, paths?: readonly string[], signal?: AbortSignal): Promise<string> {
     if (paths?.length === 0) return '';
-    const target = to ?? (await this.track(signal));
-    return this.git.text(
-      ['diff-tree', '-p', '--no-renames', '--no-color', '--no-ext-diff', '--no-textconv', ...this.range(from, target, paths)],
-      this.treesOnly(signal),
-    );
+    return this.diffs.patch(from, to ?? (await this.track(signal)), paths, signal);
   }
 
   /** Lines added and removed per file from `from` to `to` (default: now), like `git diff --numstat`. */
   async diffStat(from: string, to?: string, paths?: readonly string[], signal?: AbortSignal): Promise<DiffStat[]> {
     if (paths?.length === 0) return [];
-    const target = to ?? (await this.track(signal));
-    const out = await this.git.text(['diff-tree', '-r', '-z', '--numstat', '--no-renames', ...this.range(from, target, paths)], this.treesOnly(signal));
-    return nulSplit(out).map((record) => {
-      const [added = '', removed = '', ...path] = record.split('\t');
-      const binary = added === '-';
-      return { path: path.join('\t'), added: binary ? 0 : Number(added), removed: binary ? 0 : Number(removed), binary };
-    });
+    return this.diffs.stats(from, to ?? (await this.track(signal)), paths, signal);
   }
 
   /**
@@ -214,7 +202,7 @@ export class GitSnapshotManager {
     return this.exclusive(async () => {
       if (paths?.length === 0) return [];
       const now = await this.now(signal);
-      const plan = await this.treeDiff(now, snapshot, paths, signal);
+      const plan = await this.diffs.changes(now, snapshot, paths, signal);
       return applyRestore(plan, { root: this.workspace, snapshot, git: this.git, signal });
     });
   }
@@ -222,7 +210,7 @@ export class GitSnapshotManager {
   /** Makes the files that differ between snapshots `from` (how things are) and `to` as they are in `to`; as restore(), without a track. */
   restoreBetween(from: string, to: string, signal?: AbortSignal): Promise<FileChange[]> {
     return this.exclusive(async () => {
-      const plan = await this.treeDiff(from, to, undefined, signal);
+      const plan = await this.diffs.changes(from, to, undefined, signal);
       return applyRestore(plan, { root: this.workspace, snapshot: to, git: this.git, signal });
     });
   }
@@ -350,40 +338,6 @@ export class GitSnapshotManager {
     return { gitDir: this.gitDir, workspace: this.workspace, dataFolder: this.dataFolder, ignore: this.ignore, timeoutMs: this.timeoutMs };
   }
 
-  private async treeDiff(
-    from: string,
-    to: string,
-    paths: readonly string[] | undefined,
-    signal?: AbortSignal,
-  ): Promise<TreeChange[]> {
-    if (paths?.length === 0) return [];
-    const args = ['diff-tree', '-r', '-z', '--raw', '--no-renames', ...this.range(from, to, paths)];
-    // A tree seeded from the user's index may hold submodules (gitlinks): their contents belong to their own history.
-    return parseRawDiff(await this.git.text(args, this.treesOnly(signal))).filter((change) => change.mode !== GITLINK && change.previousMode !== GITLINK);
-  }
-
-  /**
-   * A call comparing trees, which needs no index: diff-tree reads the
-   * repository's index all the same when there is one (24 MB and 27 ms at
-   * 300k files, against 3 ms without: each "N files changed" at a prompt's
-   * end paid it twice). It is pointed at an index that does not exist
-   * (inside a folder nothing makes), which git reads as empty.
-   */
-  private treesOnly(signal?: AbortSignal): GitCall {
-    return { signal, indexFile: join(this.gitDir, 'no-index', 'index') };
-  }
-
-  /** `<from> <to> -- <pathspecs>` for the diff-tree family, ids checked so none can pass for an option. */
-  private range(from: string, to: string, paths: readonly string[] | undefined): string[] {
-    return [snapshotId(from), snapshotId(to), '--', ...(paths ?? []).map((path) => this.pathspec(path))];
-  }
-
-  private pathspec(path: string): string {
-    const rel = inside(this.workspace, resolve(this.workspace, path));
-    if (rel === undefined) throw new Error(`${path} is outside the workspace ${this.workspace}`);
-    return rel === '' ? ':/' : `:(top,literal)${rel}`;
-  }
-
   private async withUnrecorded(changes: FileChange[]): Promise<FileChange[]> {
     const onDisk = await Promise.all(
       changes.map((change) => change.status === 'deleted' && fileSize(join(this.workspace, change.path)).then((size) => size >= 0)),
@@ -401,9 +355,3 @@ export class GitSnapshotManager {
     return run;
   }
 }
-
-export function snapshotId(id: string): string {
-  if (!/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(id)) throw new Error(`"${id}" is not a snapshot id`);
-  return id;
-}
-
