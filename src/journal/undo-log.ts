@@ -196,6 +196,8 @@ export class UndoLog {
   }
 
   private append(record: UndoRecord | Promise<UndoRecord>, ready?: Promise<unknown>): Promise<void> {
+    // A record that fails is reported by `write`; when `ready` fails first it is never awaited, and must not go unhandled.
+    if (record instanceof Promise) record.catch(() => undefined);
     const write = (appends.get(this.file) ?? Promise.resolve())
       .then(() => ready)
       .then(async () => appendLine(this.file, JSON.stringify(await record)));

@@ -175,6 +175,8 @@ export class UndoPoint {
       }),
     );
     const written = states.then(() => this.snapshots.objectsWritten());
+    // Reported through the step's line (unavailable); when the point's start failed there is no line, and it must not go unhandled.
+    written.catch(() => undefined);
     void this.id.then((id) => this.log.step(id, states.then((files) => ({ seq, files })), written)).catch((err: unknown) => this.unavailable(err));
   }
 
