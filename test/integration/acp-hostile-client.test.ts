@@ -228,7 +228,11 @@ describe('crow acp against a hostile client', function () {
     const answer = await client.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Read, then run' }] });
     assert.equal(answer.stopReason, 'end_turn', stderr);
 
-    const results = suite.llm.requestsFor('anthropic').slice(1).map((request) => JSON.stringify(request.body.messages.at(-1)));
+    // What the model was told of each call: its tool results' content, not their ids (random: "toolu_PLF5I42" once matched the 42 below).
+    const results = suite.llm
+      .requestsFor('anthropic')
+      .slice(1)
+      .map((request) => JSON.stringify((request.body.messages.at(-1) as { content: { content?: unknown }[] }).content.map((block) => block.content)));
     assert.match(results[0]!, /what the disk holds/, 'a read the client answered wrongly falls back to the disk');
     assert.doesNotMatch(results[0]!, /is empty|undefined/);
     assert.match(results[1]!, /The client's answer to terminal\/output is not one the protocol allows/);
