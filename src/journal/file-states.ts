@@ -11,6 +11,7 @@ import { ConfinedFolder, LinkRefusedError } from '../tools/confined-folder';
 import type { GitRunner } from './git-runner';
 import { EXECUTABLE, FILE, Folder, SYMLINK } from './git-trees';
 import { writeObject, writeObjectLater } from './loose-objects';
+import { nameKey, WIN32_PATHS } from '../vocabulary/path-semantics';
 
 /** One path as it was at some moment: a file or symlink with its git mode and blob, or nothing. */
 export type FileState = { path: string; mode: string; blob: string } | { path: string; absent: true };
@@ -112,6 +113,7 @@ export async function treeOf(gitDir: string, states: readonly FileState[], signa
 
 /** The modes a recorded path may have: a file, an executable file, a symlink. */
 const STATE_MODES: ReadonlySet<string> = new Set([FILE, EXECUTABLE, SYMLINK]);
+const DOT_GIT = '.git';
 /** A blob's id in the shadow repository (SHA-1). */
 const BLOB_ID = /^[0-9a-f]{40}$/;
 
@@ -122,7 +124,8 @@ function checkState(state: { path: string; mode: string; blob: string }): void {
   if (!BLOB_ID.test(state.blob)) throw bad('has no blob id');
   if (state.path.includes('\0')) throw bad('holds a NUL');
   for (const part of state.path.split('/')) {
-    const name = part.toLowerCase().replace(/[. ]+$/, '');
-    if (part === '' || part === '.' || part === '..' || name === '.git' || name === 'git~1') throw bad(`has the part ${JSON.stringify(part)}`);
+    // ".git" as Windows reads a name (any case, trailing dots and spaces, a stream) or its first short name: what git's core.protectNTFS refuses everywhere.
+    const dotGit = nameKey(part, WIN32_PATHS) === DOT_GIT || part.toLowerCase() === 'git~1';
+    if (part === '' || part === '.' || part === '..' || dotGit) throw bad(`has the part ${JSON.stringify(part)}`);
   }
 }

@@ -73,6 +73,7 @@ describe('a tree built from recorded file states', () => {
       { path: 'sub/.GIT/config' },
       { path: 'sub/.git./config' },
       { path: 'GIT~1/config' },
+      { path: '.git::$INDEX_ALLOCATION/config' },
       { path: 'fine', mode: '160000' },
       { path: 'fine', mode: '40000' },
       { path: 'fine', blob: 'not-an-id' },
