@@ -165,15 +165,7 @@ export class UndoPoint {
       throw err;
     }
     // Hashing them (5 ms a 10 MB file) and writing their objects go on beside the tool's own work: the log keeps the step's place.
-    const states = new Promise<FileState[]>((resolve, reject) =>
-      setImmediate(() => {
-        try {
-          resolve(store());
-        } catch (err) {
-          reject(err);
-        }
-      }),
-    );
+    const states = new Promise<void>((resolve) => setImmediate(resolve)).then(store);
     const written = states.then(() => this.snapshots.objectsWritten());
     // Reported through the step's line (unavailable); when the point's start failed there is no line, and it must not go unhandled.
     written.catch(() => undefined);
