@@ -84,10 +84,11 @@ export async function editFileBenchmark(): Promise<void> {
 
 /**
  * edit_file on a file of about `megabytes` MB as a person's session makes
- * it: `crow run` with undo on (its default), the call's duration as the run
- * reports it (undo's copy of the file included), cold (a fresh data folder)
- * and warm, against the same edit made by a plain Node process (read,
- * replace, write), each run alternating. Median µs.
+ * it: `crow run` with undo on (its default), the time the person waits for
+ * the call (editWaitedFor: undo's copy of the file and the call's own
+ * preparation included), cold (a fresh data folder) and warm, against the
+ * same edit made by a plain Node process (read, replace, write), each run
+ * alternating. Median µs.
  */
 async function bigFileThroughBinary(unit: string, megabytes: number): Promise<{ cold: number; warm: number; plain: number }> {
   const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'crow-bench-edit-')));
@@ -107,16 +108,12 @@ async function bigFileThroughBinary(unit: string, megabytes: number): Promise<{ 
       fs.writeFileSync(file, `${half}${marker}\n${half}// run ${run}\n`);
       server.enqueue('anthropic', { blocks: [{ type: 'tool_call', name: 'edit_file', arguments: edit }], latencyMs: EVENT_MS }, { blocks: [{ type: 'text', text: 'Done.' }], latencyMs: EVENT_MS });
       const env = personEnv(home, { ANTHROPIC_API_KEY: 'bench', ANTHROPIC_BASE_URL: server.anthropicBaseUrl, ...(data ? { XDG_DATA_HOME: data } : {}) });
-      const out = await spawned(process.execPath, [CROW, 'run', 'Edit the marked line', '--allow', 'all', '--json'], env, root);
-      const end = out.split('\n').find((line) => line.includes('"tool_call_end"') && line.includes('"edit_file"'));
-      const event = end ? (JSON.parse(end) as { durationMs: number; result: { status: string } }) : undefined;
-      if (event?.result.status !== 'success') throw new Error(`edit_file did not succeed through crow run: ${end ?? out.slice(-500)}`);
-      return event.durationMs * 1000;
+      return editWaitedFor(await spawned(process.execPath, [CROW, 'run', 'Edit the marked line', '--allow', 'all', '--json'], env, root));
     };
     const viaNode = async (run: number): Promise<number> => {
       fs.writeFileSync(file, `${half}${marker}\n${half}// run ${run}\n`);
       const script = `const fs=require('fs');const t=performance.now();const c=fs.readFileSync(${JSON.stringify(file)},'utf8');fs.writeFileSync(${JSON.stringify(file)},c.replace(${JSON.stringify(edit.old_string)},${JSON.stringify(edit.new_string)}));process.stdout.write(String((performance.now()-t)*1000))`;
-      return Number(await spawned(process.execPath, ['-e', script], process.env, root));
+      return Number((await spawned(process.execPath, ['-e', script], process.env, root)).map((line) => line.text).join(''));
     };
     await viaCrow(undefined, -1);
     for (let run = 0; run < BIG_RUNS; run++) {
@@ -133,16 +130,53 @@ async function bigFileThroughBinary(unit: string, megabytes: number): Promise<{ 
   }
 }
 
-/** A child process run to its end; its stdout. */
-function spawned(command: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<string> {
+/**
+ * µs the person waited for the edit: from the moment the usage line of the
+ * response that made the call reached this process (the call's arguments
+ * complete) to the moment its tool_call_end line did, as the glob bench
+ * times a call; not the duration crow reports for the tool itself, which
+ * leaves out the call's preparation and its result reaching the person.
+ */
+function editWaitedFor(lines: readonly Line[]): number {
+  let responseEnded = Number.NaN;
+  for (const { text, at } of lines) {
+    const event = JSON.parse(text) as { type: string; tool?: string; result?: { status: string; error?: string } };
+    if (event.type === 'usage') responseEnded = at;
+    if (event.type !== 'tool_call_end' || event.tool !== 'edit_file') continue;
+    if (event.result?.status !== 'success') throw new Error(`edit_file did not succeed through crow run: ${text}`);
+    if (Number.isNaN(responseEnded)) throw new Error('the edit_file call came without the usage line of its response');
+    return (at - responseEnded) * 1000;
+  }
+  throw new Error('crow run reported no edit_file call');
+}
+
+/** A line of a child's stdout and when it arrived (performance.now()). */
+interface Line {
+  text: string;
+  at: number;
+}
+
+/** A child process run to its end; its stdout's lines, each with when it arrived. */
+function spawned(command: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<Line[]> {
   return new Promise((done, fail) => {
     const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
+    const out: Line[] = [];
+    let partial = '';
     let err = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (text: string) => {
+      const at = performance.now();
+      const lines = (partial + text).split('\n');
+      partial = lines.pop()!;
+      for (const line of lines) if (line !== '') out.push({ text: line, at });
+    });
     child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
     child.once('error', fail);
-    child.once('close', (code) => (code === 0 ? done(out) : fail(new Error(`${path.basename(args[0] ?? command)} exited ${code}: ${err}`))));
+    child.once('close', (code) => {
+      if (partial !== '') out.push({ text: partial, at: performance.now() });
+      if (code === 0) done(out);
+      else fail(new Error(`${path.basename(args[0] ?? command)} exited ${code}: ${err}`));
+    });
   });
 }
 
