@@ -6,17 +6,11 @@
  * the session's meter when it is resumed: the same total as live.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { ChatController } from '../../src/adapters/vscode/chat/chat-controller';
+import type { ChatController } from '../../src/adapters/vscode/chat/chat-controller';
 import type { ChatHost } from '../../src/adapters/vscode/chat/chat-session';
-import { FakeLlmServer } from '../../testkit/fake-llm-server';
-import type { AttemptsCardView, HostMessage } from '../../webview/chat/protocol';
-import { greeterRepository, scriptAttempts } from '../support/attempts-fixture';
-import { folderChatHost } from '../support/chat-host';
-import { isolatedEnv } from '../support/isolated-env';
-import { quietViewActions } from '../support/view-actions';
+import type { AttemptsCardView } from '../../webview/chat/protocol';
+import { scriptAttempts } from '../support/attempts-fixture';
+import { chatAttempts } from '../support/chat-attempts-fixture';
 
 const RANKING = '```json\n{"ranking": [{"attempt": 1, "reason": "Says hello."}, {"attempt": 2, "reason": "Says hallo."}]}\n```';
 /** Passes where greet.js says hello, fails where it says anything else. */
@@ -24,29 +18,9 @@ const CHECK = `node -e "process.exit(require('./greet.js')() === 'hello' ? 0 : 1
 
 describe('VS Code chat: a check for each attempt, and what attempts cost kept on resume', function () {
   this.timeout(120_000);
-  let server: FakeLlmServer;
-  let home: string;
-  let repo: string;
-  let posted: HostMessage[];
-
-  before(async () => (server = await FakeLlmServer.start()));
-  after(() => server.close());
-  beforeEach(() => {
-    server.reset();
-    home = mkdtempSync(join(tmpdir(), 'crow-chat-check-'));
-    repo = join(home, 'project');
-    greeterRepository(repo, { 'README.md': '# Greeter\n' });
-    posted = [];
-    scriptAttempts(server, RANKING);
-  });
-  afterEach(() => rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }));
-
-  function controller(extra: Partial<ChatHost> = {}): ChatController {
-    const env = isolatedEnv(home, { ANTHROPIC_API_KEY: 'sk-ant-test-check' });
-    const settings: Record<string, unknown> = { provider: 'anthropic', baseUrls: { anthropic: server.anthropicBaseUrl } };
-    return new ChatController(folderChatHost(repo, env, (key) => settings[key], extra), (message) => posted.push(structuredClone(message)), quietViewActions());
-  }
-  const card = (): AttemptsCardView => posted.flatMap((message) => (message.type === 'attempts' ? [message.card] : [])).at(-1)!;
+  const t = chatAttempts('crow-chat-check-', RANKING);
+  const controller = (extra: Partial<ChatHost> = {}): ChatController => t.controller(undefined, extra);
+  const card = (): AttemptsCardView => t.posted.flatMap((message) => (message.type === 'attempts' ? [message.card] : [])).at(-1)!;
 
   it("runs the user's check in each worktree: the card names it, and each row says passed or failed", async () => {
     const chat = controller({ attemptsCheck: () => ({ user: CHECK }) });
@@ -69,7 +43,7 @@ describe('VS Code chat: a check for each attempt, and what attempts cost kept on
     await chat.handle({ type: 'dismiss_attempts', run: card().id });
 
     trusted = true;
-    scriptAttempts(server, RANKING);
+    scriptAttempts(t.server, RANKING);
     await chat.handle({ type: 'send', text: 'Make greet.js say hello' });
     assert.equal(card().check, CHECK);
     assert.deepEqual(card().rows.map((row) => row.check), [true, false]);
@@ -81,15 +55,15 @@ describe('VS Code chat: a check for each attempt, and what attempts cost kept on
     await chat.handle({ type: 'pick_attempts', count: 2 });
     await chat.handle({ type: 'send', text: 'Make greet.js say hello' });
     await chat.handle({ type: 'apply_attempt', run: card().id, n: 1 });
-    const live = posted.findLast((message) => message.type === 'meter');
+    const live = t.posted.findLast((message) => message.type === 'meter');
     assert.ok(live?.type === 'meter' && live.session.inputTokens > 0);
     const id = chat.sessionId!;
     await chat.dispose();
 
-    posted = [];
+    t.posted = [];
     const again = controller();
     await again.handle({ type: 'resume', sessionId: id });
-    const resumed = posted.findLast((message) => message.type === 'meter');
+    const resumed = t.posted.findLast((message) => message.type === 'meter');
     assert.ok(resumed?.type === 'meter');
     assert.deepEqual(
       [resumed.session.inputTokens, resumed.session.outputTokens, resumed.session.costUsd],
