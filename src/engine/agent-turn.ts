@@ -248,7 +248,7 @@ export class Turn {
         // While the model still streams the call: the tool readies its parser, and undo's track before a command starts.
         onToolCallStart: (name) => {
           const tool = this.scope.tools.get(name);
-          tool?.prepare?.();
+          tool?.prepare?.(this.options.workspace);
           if (tool?.permission === 'execute') this.turnScope.undo?.expectCommand?.();
         },
         ...(keeper ? { context: (sent: LlmRequest, usage: Usage) => (filled = keeper.read(sent, usage, { agent: this.agent.name, emit: this.emit })) } : {}),

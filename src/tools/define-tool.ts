@@ -46,9 +46,10 @@ export function defineTool<Schema extends z.ZodObject>(def: ToolDefinition<Schem
       const parsed = safeArgs(args);
       return parsed && def.locations ? def.locations(parsed) : [];
     },
-    prepare() {
+    prepare(workspace) {
       // Builds the schema, and a first parse compiles zod's object parser: the few ms a process's first call would spend.
       parameters().safeParse({});
+      def.prepare?.(workspace);
     },
     run(rawArguments, ctx) {
       return new ToolCall({ def, tool, parameters, schema, summarize, maxOutputChars }, ctx).run(rawArguments);

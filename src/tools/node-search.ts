@@ -2,7 +2,7 @@ import { lstatSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { pathGlob, platformGlob } from './glob-pattern';
 import { walkNarrowingArgs } from './glob-walk';
-import { MAX_RECORD_CHARS, runRipgrep } from './run-ripgrep';
+import { MAX_RECORD_CHARS, readyRipgrep, runRipgrep } from './run-ripgrep';
 import {
   type FindFilesOptions,
   type FindFilesResult,
@@ -28,6 +28,11 @@ const MAX_LINE_CHARS = 400;
 /** Characters kept before the match when a long line is cut. */
 const LEAD_CHARS = 100;
 const MAX_WARNINGS = 5;
+
+/** Workspace.prepareSearch for the searches here: a process readied to become the next search's rg. */
+export function prepareRipgrepSearch(): void {
+  readyRipgrep();
+}
 
 /**
  * Workspace.findFiles on ripgrep's --files: the walk narrowed by the globs
@@ -66,9 +71,11 @@ export async function findFilesWithRipgrep(workspace: SearchRoot, options: FindF
   });
   // Newest first only where it is true: past the limit the newest is unknown, so no file is looked at.
   const files = options.sort === 'path' ? found : truncated ? found.sort() : newestFirst(folder, found);
-  const message = cleanMessage(run.stderr, workspace.root).replace(/^\.\//gm, folderPrefix(workspace, folder));
+  // rg lists normalized paths under ".": the folder's own workspace path before each is the whole conversion.
+  const prefix = folderPrefix(workspace, folder);
+  const message = cleanMessage(run.stderr, workspace.root).replace(/^\.\//gm, prefix);
   return {
-    files: files.map((file) => workspace.relative(path.join(folder, file))),
+    files: files.map((file) => prefix + file),
     truncated,
     warnings: run.exitCode === 2 && message !== '' ? message.split('\n').slice(0, MAX_WARNINGS) : [],
   };
@@ -79,10 +86,15 @@ function searchGlobs(options: FindFilesOptions): string[] {
   return (options.globs ?? []).map((glob) => platformGlob(glob));
 }
 
-/** rg's arguments for a --files walk of the current folder ("."), the searched one. */
+/**
+ * rg's arguments for a --files walk of the current folder ("."), the searched one.
+ * --line-buffered: rg writes what it found as it goes (about a write per folder)
+ * instead of in 8 KB blocks, so a capped search reads its cap after walking
+ * about that many files, not the 500 or so a block holds; a whole walk costs the same.
+ */
 function findArgs(options: FindFilesOptions): string[] {
   const sort = options.sort === 'path' ? ['--sort=path'] : [];
-  return ['--files', '--null', ...SELECTION_ARGS, ...sort, ...walkNarrowingArgs(searchGlobs(options)), '--', '.'];
+  return ['--files', '--null', '--line-buffered', ...SELECTION_ARGS, ...sort, ...walkNarrowingArgs(searchGlobs(options)), '--', '.'];
 }
 
 /** A path rg listed under "." as relative to it, forward slashes. */

@@ -7,7 +7,7 @@ import { ConfinedFolder, LinkRefusedError, type Owner, OutsideFolderError } from
 import { coveredCommandLaunch } from './covered-command';
 import { runCommand } from './node-exec';
 import { containment } from './workspace-containment';
-import { findFilesWithRipgrep, grepWithRipgrep } from './node-search';
+import { findFilesWithRipgrep, grepWithRipgrep, prepareRipgrepSearch } from './node-search';
 import {
   type DirectoryEntry,
   type EntryInfo,
@@ -184,6 +184,10 @@ export class NodeWorkspace implements Workspace {
 
   grep(options: GrepOptions): Promise<GrepResult> {
     return grepWithRipgrep(this, options);
+  }
+
+  prepareSearch(): void {
+    prepareRipgrepSearch();
   }
 
   private async folder(target: string): Promise<string> {

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { commandEnvironment } from './node-exec';
 import { WorkspaceError } from './workspace';
-import { childProcess } from '../vocabulary/first-use';
+import { launch, NOT_STARTED_CODES, readyLaunch } from './prestarted-launch';
 
 const MAX_STDERR_CHARS = 8_000;
 
@@ -64,8 +64,13 @@ export interface RipgrepRun {
 /** The longest record read from rg: a path or a match's JSON is far shorter, unless the matched line is a file's worth of data. */
 export const MAX_RECORD_CHARS = 16 * 1024 * 1024;
 
+/** Readies a process for the next search to become rg in (prestarted-launch.ts): told while a search call still streams. */
+export function readyRipgrep(): void {
+  readyLaunch(searchEnvironment());
+}
+
 /**
- * Runs rg directly (no shell, no config file) and streams its records to
+ * Runs rg directly (no shell reads its arguments, no config file) and streams its records to
  * `onRecord`. Settles once rg has exited, or at once when `onRecord` stops
  * it: rg is killed then, and its exit (a parallel walk can take tens of ms
  * to wind down) is not waited for, since nothing it would still send is
@@ -77,9 +82,10 @@ export function runRipgrep(args: string[], options: RipgrepOptions): Promise<Rip
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
     const command = ripgrepPath();
-    const child = childProcess().spawn(command, args, { cwd: options.cwd, env: searchEnvironment(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const { child, prestarted } = launch(command, args, { cwd: options.cwd ?? process.cwd(), env: searchEnvironment() });
     const records = new RecordSplitter(options.separator, MAX_RECORD_CHARS);
     let stopped = false;
+    let received = false;
     let settled = false;
     let failure: unknown;
     let stderr = '';
@@ -115,19 +121,28 @@ export function runRipgrep(args: string[], options: RipgrepOptions): Promise<Rip
       }
     };
     signal.addEventListener('abort', abort, { once: true });
-    child.stdout.on('data', (chunk: Buffer) => deliver(records.push(chunk)));
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (text: string) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      received = true;
+      deliver(records.push(chunk));
+    });
+    child.stderr!.setEncoding('utf8');
+    child.stderr!.on('data', (text: string) => {
       if (stderr.length < MAX_STDERR_CHARS) stderr += text;
     });
-    child.on('error', (err) => {
+    const fail = (error: WorkspaceError): void => {
       if (settled) return;
       settled = true;
       signal.removeEventListener('abort', abort);
-      reject(new WorkspaceError(`Could not start ripgrep (${command}): ${err.message}. Install ripgrep, or set CROW_RG_PATH to an rg binary.`));
-    });
-    child.on('close', (exitCode) => {
-      if (!stopped) deliver(records.end());
+      reject(error);
+    };
+    const notStarted = (why: string) => new WorkspaceError(`Could not start ripgrep (${command}): ${why}. Install ripgrep, or set CROW_RG_PATH to an rg binary.`);
+    child.on('error', (err) => fail(notStarted(err.message)));
+    child.on('close', (exitCode, killedBy) => {
+      if (stopped) return settle(exitCode);
+      if (prestarted && exitCode !== null && NOT_STARTED_CODES.has(exitCode) && !received) return fail(notStarted(stderr.trim() || `exit code ${exitCode}`));
+      // Killed by someone else (the system short of memory, a person's kill): what it listed is not the whole answer.
+      if (killedBy !== null && !signal.aborted) return fail(new WorkspaceError(`ripgrep was stopped by ${killedBy} before it finished; search again.`));
+      deliver(records.end());
       settle(exitCode);
     });
   });

@@ -2,6 +2,7 @@
 import type * as z from 'zod';
 import type { PermissionCategory } from '../vocabulary/permission-types';
 import type { Tool, ToolContext, ToolKind, ToolLocation, ToolOutput } from './tool';
+import type { Workspace } from './workspace';
 
 /** How a call describes itself when a person must approve it. */
 export interface ApprovalText {
@@ -41,6 +42,12 @@ export interface ToolDefinition<Schema extends z.ZodObject> {
   approval?: (args: z.infer<Schema>) => ApprovalText;
   /** The change the call would make, as a unified diff, for the person asked to approve it (computed only if someone is asked). */
   preview?: (args: z.infer<Schema>, ctx: ToolContext) => Promise<string | undefined>;
+  /**
+   * Readies what a call will use beyond its parser (the workspace's search
+   * process): told, with Tool.prepare, while the model still streams a call.
+   * Must be cheap when already done, and harmless when no call follows.
+   */
+  prepare?: (workspace: Workspace) => void;
   /** The tool's own logic. Throwing is fine: the error becomes a result the model reads. */
   execute(args: z.infer<Schema>, ctx: ToolContext): Promise<ToolOutput>;
 }

@@ -167,10 +167,11 @@ export interface Tool {
   locations(args: unknown): ToolLocation[];
   /**
    * Makes ready what a call's first run would otherwise build (its argument
-   * parser): told while the model still streams a call's arguments, so the
-   * call finds it made. Idempotent and cheap once done.
+   * parser, the workspace's search process): told while the model still
+   * streams a call's arguments, so the call finds it made. Idempotent and
+   * cheap once done.
    */
-  prepare?(): void;
+  prepare?(workspace: Workspace): void;
   /**
    * Runs one call from raw JSON arguments. Never throws: invalid arguments,
    * failures and cancellation all come back as a ToolResult.

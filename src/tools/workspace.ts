@@ -168,6 +168,12 @@ export interface Workspace {
    * that explains what is wrong. Rejects with the signal's reason when aborted.
    */
   grep(options: GrepOptions): Promise<GrepResult>;
+  /**
+   * Readies what the next findFiles or grep starts with (a process to become
+   * rg in): told while the model still streams a search call, so the search
+   * does not pay for it. Cheap when already done; harmless when no search follows.
+   */
+  prepareSearch?(): void;
 }
 
 /** How a workspace contains the commands it runs (see command-sandbox.ts). */

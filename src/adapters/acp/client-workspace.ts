@@ -81,6 +81,10 @@ export class ClientWorkspace implements Workspace {
     return this.local.grep(options);
   }
 
+  prepareSearch(): void {
+    this.local.prepareSearch();
+  }
+
   async readFile(path: string): Promise<Uint8Array> {
     if (!this.bridge.capabilities?.fs?.readTextFile) return this.local.readFile(path);
     const absolute = await this.local.resolve(path);

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { findFilesWithRipgrep, grepWithRipgrep } from '../../tools/node-search';
+import { findFilesWithRipgrep, grepWithRipgrep, prepareRipgrepSearch } from '../../tools/node-search';
 import { inheritingCommandLine, type SandboxOptions } from '../../tools/command-sandbox';
 import { DEFAULT_KILL_GRACE_MS, DEFAULT_MAX_EXEC_OUTPUT_CHARS, type NodeWorkspace, type NodeWorkspaceOptions } from '../../tools/node-workspace';
 import {
@@ -114,6 +114,11 @@ export class VscodeWorkspace implements Workspace, vscode.Disposable {
     // A terminal that never became ready (its shell integration timed out) cost time the command did not use.
     const startupMs = performance.now() - tried;
     return withStartup(await folder.exec(command, { ...options, cwd }), startupMs);
+  }
+
+  /** The searches below run ripgrep: a process readied for it. */
+  prepareSearch(): void {
+    prepareRipgrepSearch();
   }
 
   /** ripgrep's files, less those files.exclude hides (asked of VS Code for the files found only). */

@@ -15,6 +15,7 @@ export const globTool = defineTool({
   kind: 'search',
   permission: 'read',
   readOnly: true,
+  prepare: (workspace) => workspace.prepareSearch?.(),
   parameters: () => z.object({
     pattern: z.string().min(1).describe('Glob matched against paths relative to `path`.'),
     path: z.string().optional().describe('Folder to search, relative to the workspace root (default: the root).'),

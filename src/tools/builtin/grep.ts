@@ -17,6 +17,7 @@ export const grepTool = defineTool({
   kind: 'search',
   permission: 'read',
   readOnly: true,
+  prepare: (workspace) => workspace.prepareSearch?.(),
   parameters: () => z.object({
     pattern: z.string().min(1).describe('Regular expression, or literal text with fixed_strings.'),
     path: z

@@ -2,8 +2,11 @@ import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { ScriptedProvider } from '../../../src/llm/scripted';
 import { defineTool } from '../../../src/tools/define-tool';
+import { globTool } from '../../../src/tools/builtin/glob';
+import { grepTool } from '../../../src/tools/builtin/grep';
 import type { Tool } from '../../../src/tools/tool';
 import { runTurn } from '../../support/engine';
+import { tempWorkspace } from '../tools/temp-workspace';
 
 describe('a tool readied while the model streams its call', () => {
   it('defineTool builds the parameters once, at prepare, and the call uses what was built', async () => {
@@ -19,7 +22,9 @@ describe('a tool readied while the model streams its call', () => {
       },
       execute: async ({ text }) => ({ output: text }),
     });
-    echo.prepare!();
+    const ws = tempWorkspace();
+    after(() => ws.remove());
+    echo.prepare!(ws.workspace);
     assert.equal(built, 1);
     const provider = new ScriptedProvider([{ toolCalls: [{ name: 'echo', arguments: { text: 'hi' } }] }, { text: 'done' }]);
     const run = await runTurn(provider, [echo], 'go');
@@ -44,5 +49,24 @@ describe('a tool readied while the model streams its call', () => {
     const provider = new ScriptedProvider([{ toolCalls: [{ name: 'look', arguments: {} }] }, { text: 'done' }]);
     await runTurn(provider, [look], 'go', { onEvent: (event) => event.type === 'usage' && log.push('response ended') });
     assert.deepEqual(log.slice(0, 3), ['prepared', 'response ended', 'ran']);
+  });
+
+  it('glob and grep ready the workspace\'s search while their call streams, and search in the same workspace', async () => {
+    const ws = tempWorkspace({ 'src/app.ts': 'needle\n' });
+    after(() => ws.remove());
+    const log: string[] = [];
+    const workspace = Object.assign(Object.create(ws.workspace) as typeof ws.workspace, {
+      prepareSearch: () => void log.push('search readied'),
+      findFiles: (options: Parameters<typeof ws.workspace.findFiles>[0]) => (log.push('files searched'), ws.workspace.findFiles(options)),
+      grep: (options: Parameters<typeof ws.workspace.grep>[0]) => (log.push('contents searched'), ws.workspace.grep(options)),
+    });
+    const provider = new ScriptedProvider([
+      { toolCalls: [{ name: 'glob', arguments: { pattern: '**/*.ts' } }] },
+      { toolCalls: [{ name: 'grep', arguments: { pattern: 'needle' } }] },
+      { text: 'done' },
+    ]);
+    const run = await runTurn(provider, [globTool, grepTool], 'go', { workspace, onEvent: (event) => event.type === 'usage' && log.push('response ended') });
+    assert.deepEqual(log.slice(0, 6), ['search readied', 'response ended', 'files searched', 'search readied', 'response ended', 'contents searched']);
+    assert.match(run.result.toolCalls[0]!.result.output, /src\/app\.ts/);
   });
 });
