@@ -140,7 +140,9 @@ function travels(word: string): boolean {
   return !word.includes('\n') && !word.includes('\0');
 }
 
-function sameEnvironment(a: NodeJS.ProcessEnv, b: NodeJS.ProcessEnv): boolean {
+/** Whether two environments hold the same variables with the same values. */
+export function sameEnvironment(a: NodeJS.ProcessEnv, b: NodeJS.ProcessEnv): boolean {
+  if (a === b) return true;
   const keys = Object.keys(a);
   if (keys.length !== Object.keys(b).length) return false;
   return keys.every((key) => Object.hasOwn(b, key) && a[key] === b[key]);

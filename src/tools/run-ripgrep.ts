@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { commandEnvironment } from './node-exec';
 import { WorkspaceError } from './workspace';
-import { launch, NOT_STARTED_CODES, readyLaunch } from './prestarted-launch';
+import { launch, NOT_STARTED_CODES, readyLaunch, sameEnvironment } from './prestarted-launch';
 
 const MAX_STDERR_CHARS = 8_000;
 
@@ -64,8 +64,13 @@ export interface RipgrepRun {
 /** The longest record read from rg: a path or a match's JSON is far shorter, unless the matched line is a file's worth of data. */
 export const MAX_RECORD_CHARS = 16 * 1024 * 1024;
 
-/** Readies a process for the next search to become rg in (prestarted-launch.ts): told while a search call still streams. */
+/**
+ * Readies a process for the next search to become rg in (prestarted-launch.ts),
+ * and looks up rg and its environment, which the search then finds made:
+ * told while a search call still streams.
+ */
 export function readyRipgrep(): void {
+  ripgrepPath();
   readyLaunch(searchEnvironment());
 }
 
@@ -148,10 +153,19 @@ export function runRipgrep(args: string[], options: RipgrepOptions): Promise<Rip
   });
 }
 
-/** The environment for rg: the commands' one, without a config file that could change its flags. */
+/** The last environment made for rg, and a copy of the process environment it was made from. */
+let made: { from: NodeJS.ProcessEnv; env: NodeJS.ProcessEnv } | undefined;
+
+/**
+ * The environment for rg: the commands' one, without a config file that
+ * could change its flags. Made again only when the process environment
+ * changed: finding its secrets reads every value.
+ */
 function searchEnvironment(): NodeJS.ProcessEnv {
+  if (made && sameEnvironment(made.from, process.env)) return made.env;
   const env = commandEnvironment();
   delete env.RIPGREP_CONFIG_PATH;
+  made = { from: { ...process.env }, env };
   return env;
 }
 

@@ -216,6 +216,28 @@ describe('ripgrep from a readied shell (run-ripgrep)', function () {
     }
   });
 
+  it('gives rg the environment as it is at each search, without keys or a ripgrep config, readied or not', async () => {
+    const fake = path.join(dir, 'rg');
+    fs.writeFileSync(fake, '#!/bin/sh\nprintf "%s|%s|%s\\n" "$CROW_SEARCH_MARK" "${ANTHROPIC_API_KEY-none}" "${RIPGREP_CONFIG_PATH-none}"\n', { mode: 0o755 });
+    const saved = { ...process.env };
+    try {
+      Object.assign(process.env, { CROW_RG_PATH: fake, CROW_SEARCH_MARK: 'one', ANTHROPIC_API_KEY: 'sk-ant-hidden', RIPGREP_CONFIG_PATH: path.join(dir, 'rgrc') });
+      const seen: string[] = [];
+      await search(seen);
+      readyRipgrep();
+      await search(seen);
+      process.env.CROW_SEARCH_MARK = 'two';
+      await search(seen);
+      readyRipgrep();
+      process.env.CROW_SEARCH_MARK = 'three';
+      await search(seen);
+      assert.deepEqual(seen, ['one|none|none', 'one|none|none', 'two|none|none', 'three|none|none']);
+    } finally {
+      for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
+      Object.assign(process.env, saved);
+    }
+  });
+
   it('says ripgrep could not start when the readied shell cannot run it', async () => {
     process.env.CROW_RG_PATH = path.join(dir, 'missing-rg');
     readyRipgrep();
