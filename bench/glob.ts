@@ -13,7 +13,11 @@
  * so it left out part of what the person waits for. (tool_call_start is
  * never emitted while the arguments still stream: the engine runs the
  * calls of a response once the response has ended.) The time from
- * tool_call_start is printed beside it, as "card". Against it, the command
+ * tool_call_start is printed beside it, as "card". As in every run, the
+ * process that becomes the call's rg is started when the call begins to
+ * stream (src/tools/prestarted-launch.ts): about a second before the clock
+ * at this model's pace; a real model streams a call's arguments for tens
+ * of ms at least, longer than the 3 ms that start takes. Against it, the command
  * a person would run for the same answer: `rg --files` in the same folder
  * (ignore rules kept, as the tool keeps them), its paths filtered to the
  * pattern and read until the tool's cap (200 paths, then stopped, as
