@@ -1,6 +1,6 @@
 /**
  * The glob tool as the person waits for it, through the binary, against
- * ripgrep spawned directly: on generated git repositories of 100,000 and
+ * ripgrep run from a shell: on generated git repositories of 100,000 and
  * 300,000 files (a few .md files among the .js ones), `crow run --json`
  * whose model (about a second per answer) calls glob twice with one
  * pattern. The first call of the new process is cold, the second warm;
@@ -21,7 +21,8 @@
  * a person would run for the same answer: `rg --files` in the same folder
  * (ignore rules kept, as the tool keeps them), its paths filtered to the
  * pattern and read until the tool's cap (200 paths, then stopped, as
- * `rg --files | grep '\.md$' | head -200` would) or its end: twice in a
+ * `rg --files | grep '\.md$' | head -200` would) or its end, timed from
+ * the Enter that a shell already waiting gets (ripgrepListing): twice in a
  * row, cold then warm, interleaved with the crow runs. `rg --files --glob
  * PATTERN` is timed beside it as a diagnostic without a goal: rg's globs
  * override its ignore rules (rg's manual: "This always overrides any other
@@ -193,14 +194,27 @@ function shownFiles(result: ToolEnd): string {
 }
 
 /**
- * rg with `args` in `root`: ms from its spawn to the CAP-th path it lists
- * that ends with `suffix` (every path without one), or to its end,
+ * rg with `args` in `root` as a person's shell runs it: ms from the moment
+ * a shell already waiting (started before the clock, as the person's
+ * terminal is open) is told to go, and execs rg, to the CAP-th path rg
+ * lists that ends with `suffix` (every path without one), or to rg's end,
  * whichever comes first; a grep in the same pipe would cost about as much.
+ * Not spawned from this process: a fork copies this process's page tables
+ * (it holds over 100 MB after making the repositories), which took 2 to 5
+ * ms here, a cost rg's side would carry and a shell's fork never has.
  */
-function ripgrepListing(root: string, args: readonly string[], suffix = ''): Promise<number> {
+async function ripgrepListing(root: string, args: readonly string[], suffix = ''): Promise<number> {
+  // The shell says it is waiting (a byte on stderr) before it reads the word to go.
+  const child = spawn('/bin/sh', ['-c', 'printf . >&2; read -r go && exec "$0" "$@" </dev/null', ripgrepPath(), ...args], {
+    cwd: root,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  await new Promise<void>((waiting, fail) => {
+    child.stderr.once('data', () => waiting());
+    child.once('error', fail);
+  });
   return new Promise((done, fail) => {
-    const start = performance.now();
-    const child = spawn(ripgrepPath(), args, { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] });
+    let start = 0;
     let paths = 0;
     let partial = '';
     let ended: number | undefined;
@@ -214,8 +228,12 @@ function ripgrepListing(root: string, args: readonly string[], suffix = ''): Pro
         child.kill();
       }
     });
+    child.stderr.resume();
     child.once('error', fail);
     child.once('close', () => done(ended ?? performance.now() - start));
+    // The person presses Enter.
+    start = performance.now();
+    child.stdin.end('go\n');
   });
 }
 
