@@ -2,7 +2,7 @@ import { lstatSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { pathGlob, platformGlob } from './glob-pattern';
 import { walkNarrowingArgs } from './glob-walk';
-import { MAX_RECORD_CHARS, readyRipgrep, runRipgrep } from './run-ripgrep';
+import { MAX_RECORD_CHARS, runRipgrep } from './run-ripgrep';
 import {
   type FindFilesOptions,
   type FindFilesResult,
@@ -28,11 +28,6 @@ const MAX_LINE_CHARS = 400;
 /** Characters kept before the match when a long line is cut. */
 const LEAD_CHARS = 100;
 const MAX_WARNINGS = 5;
-
-/** Workspace.prepareSearch for the searches here: a process readied to become the next search's rg. */
-export function prepareRipgrepSearch(): void {
-  readyRipgrep();
-}
 
 /**
  * Workspace.findFiles on ripgrep's --files: the walk narrowed by the globs

@@ -7,7 +7,8 @@ import { ConfinedFolder, LinkRefusedError, type Owner, OutsideFolderError } from
 import { coveredCommandLaunch } from './covered-command';
 import { runCommand } from './node-exec';
 import { containment } from './workspace-containment';
-import { findFilesWithRipgrep, grepWithRipgrep, prepareRipgrepSearch } from './node-search';
+import { findFilesWithRipgrep, grepWithRipgrep } from './node-search';
+import { readyRipgrep } from './run-ripgrep';
 import {
   type DirectoryEntry,
   type EntryInfo,
@@ -186,8 +187,9 @@ export class NodeWorkspace implements Workspace {
     return grepWithRipgrep(this, options);
   }
 
+  /** The searches run ripgrep: a process readied for the next. */
   prepareSearch(): void {
-    prepareRipgrepSearch();
+    readyRipgrep();
   }
 
   private async folder(target: string): Promise<string> {

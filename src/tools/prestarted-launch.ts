@@ -26,7 +26,7 @@ import { childProcess, onFirstUse } from '../vocabulary/first-use';
 /** The shell that waits; POSIX sh everywhere but Windows. */
 const SHELL = '/bin/sh';
 /** How long a readied shell waits for a launch before it is let go. */
-export const SPARE_IDLE_MS = 60_000;
+const SPARE_IDLE_MS = 60_000;
 /**
  * Reads the folder, the number of words, then the words (the program
  * first), one per line; then runs the program there in the shell's place.

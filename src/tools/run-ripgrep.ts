@@ -75,12 +75,13 @@ export function readyRipgrep(): void {
 }
 
 /**
- * Runs rg directly (no shell reads its arguments, no config file) and streams its records to
- * `onRecord`. Settles once rg has exited, or at once when `onRecord` stops
- * it: rg is killed then, and its exit (a parallel walk can take tens of ms
- * to wind down) is not waited for, since nothing it would still send is
- * read. Rejects with the signal's reason when aborted and with the error
- * when `onRecord` throws.
+ * Runs rg (no shell reads its arguments, no config file) and streams its
+ * records to `onRecord`. Settles once rg has exited, or at once when
+ * `onRecord` stops it: rg is killed then, and its exit (a parallel walk can
+ * take tens of ms to wind down) is not waited for, since nothing it would
+ * still send is read. Rejects with the signal's reason when aborted, with
+ * the error when `onRecord` throws, and when rg could not start or was
+ * killed by someone else.
  */
 export function runRipgrep(args: string[], options: RipgrepOptions): Promise<RipgrepRun> {
   const { signal } = options;

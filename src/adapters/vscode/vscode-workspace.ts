@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import { findFilesWithRipgrep, grepWithRipgrep, prepareRipgrepSearch } from '../../tools/node-search';
+import { findFilesWithRipgrep, grepWithRipgrep } from '../../tools/node-search';
+import { readyRipgrep } from '../../tools/run-ripgrep';
 import { inheritingCommandLine, type SandboxOptions } from '../../tools/command-sandbox';
 import { DEFAULT_KILL_GRACE_MS, DEFAULT_MAX_EXEC_OUTPUT_CHARS, type NodeWorkspace, type NodeWorkspaceOptions } from '../../tools/node-workspace';
 import {
@@ -116,9 +117,9 @@ export class VscodeWorkspace implements Workspace, vscode.Disposable {
     return withStartup(await folder.exec(command, { ...options, cwd }), startupMs);
   }
 
-  /** The searches below run ripgrep: a process readied for it. */
+  /** The searches below run ripgrep: a process readied for the next. */
   prepareSearch(): void {
-    prepareRipgrepSearch();
+    readyRipgrep();
   }
 
   /** ripgrep's files, less those files.exclude hides (asked of VS Code for the files found only). */
