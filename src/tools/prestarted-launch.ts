@@ -15,15 +15,17 @@
  * The words travel one per line and the shell only ever passes them on as
  * "$@", so none is read as shell text; a word holding a line break or a
  * NUL (which no program argument can hold) is spawned directly instead,
- * as is every launch where no shell was readied, on Windows, or when the
- * environment changed since.
+ * as is every launch where no shell was readied or the environment changed
+ * since. Only on Linux, where it was measured: libuv starts processes on
+ * macOS with posix_spawn, which copies no page tables, and Windows has no
+ * fork.
  */
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { childProcess, onFirstUse } from '../vocabulary/first-use';
 
-/** The shell that waits; POSIX sh everywhere but Windows. */
+/** The shell that waits. */
 const SHELL = '/bin/sh';
 /** How long a readied shell waits for a launch before it is let go. */
 const SPARE_IDLE_MS = 60_000;
@@ -67,11 +69,11 @@ interface Spare {
 
 let spare: Spare | undefined;
 
-const shellAvailable = onFirstUse(() => process.platform !== 'win32' && existsSync(SHELL));
+const shellAvailable = onFirstUse(() => process.platform === 'linux' && existsSync(SHELL));
 
 /**
  * Starts a shell to launch the next program with, unless one is waiting
- * (for the same environment) or the platform has none. Cheap when one is
+ * (for the same environment) or this is not Linux. Cheap when one is
  * ready; otherwise costs one fork now, meant for a moment nobody waits on.
  */
 export function readyLaunch(env: NodeJS.ProcessEnv, idleMs = SPARE_IDLE_MS): void {
