@@ -171,6 +171,24 @@ describe('crow trace --serve on a large stored session: the first screen before 
       await held.close();
     }
   });
+
+  it('keeps a click on a row when the tree redraws between the press and the release, as it does every 250 ms while a trace loads', async () => {
+    const problems: string[] = [];
+    browser ??= await launchChromium(join(base, 'profile'));
+    const page = await watchedPage(browser, problems);
+    await page.goto(url.href);
+    await page.waitForSelector(`html[data-loading="false"][data-span-count="${SPANS}"]`, { timeout: 150_000 });
+    const target = page.locator('#tree .row.kind-tool').nth(1);
+    const spanId = (await target.getAttribute('data-span-id'))!;
+    const box = (await target.boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    // A redraw of the rows in view, as each piece of a loading trace brings.
+    await page.evaluate(() => document.querySelector('#tree')!.parentElement!.dispatchEvent(new Event('scroll')));
+    await page.mouse.up();
+    assert.equal(await page.locator(`#tree .row[data-span-id="${spanId}"]`).getAttribute('aria-selected'), 'true', 'the row pressed and released is selected');
+    assert.deepEqual(problems, []);
+  });
 });
 
 /** Bytes of /spans the holding proxy lets through before it waits: a few screens of this trace, far less than half of it. */

@@ -97,11 +97,32 @@ export class VirtualTree {
     const { scrollTop, clientHeight } = this.viewport;
     const first = Math.max(0, Math.floor(scrollTop / ROW_HEIGHT) - OVERSCAN);
     const last = Math.min(view.rows.length, Math.ceil((scrollTop + clientHeight) / ROW_HEIGHT) + OVERSCAN);
+    const drawn = new Map<string | undefined, Element>([...this.spacer.children].map((row) => [(row as HTMLElement).dataset['spanId'], row]));
     const elements: HTMLElement[] = [];
-    for (let i = first; i < last; i++) elements.push(rowElement(view, view.rows[i]!, i));
+    for (let i = first; i < last; i++) {
+      const made = rowElement(view, view.rows[i]!, i);
+      const kept = drawn.get(made.dataset['spanId']) as HTMLElement | undefined;
+      elements.push(kept?.outerHTML === made.outerHTML ? kept : made);
+    }
     if (!elements.some((row) => row.tabIndex === 0) && elements[0]) elements[0].tabIndex = 0;
-    this.spacer.replaceChildren(...elements);
+    placeRows(this.spacer, elements);
     if (hadFocus) this.focus();
+  }
+}
+
+/**
+ * Makes `rows` the children of `spacer`, in order, leaving a row that is
+ * already drawn as it is (same span, same place, same content) where it
+ * is: a trace that loads repaints every 250 ms, and a row replaced between
+ * a person's press and release lost their click.
+ */
+function placeRows(spacer: HTMLElement, rows: readonly HTMLElement[]): void {
+  const wanted = new Set<Element>(rows);
+  for (const child of [...spacer.children]) if (!wanted.has(child)) child.remove();
+  let next = spacer.firstElementChild;
+  for (const row of rows) {
+    if (row === next) next = next.nextElementSibling;
+    else spacer.insertBefore(row, next);
   }
 }
 
