@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { launch, readiedPid, readyLaunch, retire } from '../../../src/tools/prestarted-launch';
 import { readyRipgrep, runRipgrep } from '../../../src/tools/run-ripgrep';
 import { tempWorkspace } from './temp-workspace';
+import { until } from '../../support/crow-binary';
 
 /** A program printing, as JSON, the arguments it got, its folder and one variable of its environment. */
 const REPORTER = 'process.stdout.write(JSON.stringify({ argv: process.argv.slice(1), cwd: process.cwd(), marker: process.env.CROW_LAUNCH_MARKER ?? null }))';
@@ -29,14 +30,6 @@ function alive(pid: number): boolean {
     return !/^\S+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
     return false;
-  }
-}
-
-async function until(condition: () => boolean, what: string, ms = 5_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) assert.fail(what);
-    await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
 
