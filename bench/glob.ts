@@ -30,9 +30,19 @@
  * it skips the work of matching them. Two patterns (PATTERNS): every .md file
  * (few match: the whole tree is walked) and every .js file (nearly all
  * match: the cap decides).
- * Medians with their spread; goal ≤ 1.2, and the 300k/100k ratio. Cold
- * means a new process: the system's file cache stays warm for both sides
- * (dropping it would disturb everything else on the machine).
+ * Medians with their spread, and the 300k/100k ratio. The goals differ
+ * with what decides the time. The selective pattern walks the whole tree
+ * (50 to 200 ms): goal ≤ 1.2 against rg, the comparison the issue that
+ * asked for the row made (13×, 1.3 s at 300k). The broad one stops at the
+ * cap, and both sides take a few ms, mostly process start (rg alone varies
+ * from 3 to 6 ms between rounds), where a ratio measures noise and fixed
+ * start costs, not the walk: its goal is that the result reaches the person
+ * within a frame (16 ms at 60 Hz) of the response's end at every size,
+ * cold and warm, which a call that walked the whole tree could not meet;
+ * its ratio against rg is printed beside it without a goal. Cold means a
+ * new process with a home of its own, so with no code cache either (the
+ * first run after an install); the system's file cache stays warm for both
+ * sides (dropping it would disturb everything else on the machine).
  * `CROW_BENCH_GLOB_SIZES=100k` runs only the sizes named (comma-separated),
  * for a quicker look. Build first (`node esbuild.mjs`). Prints figures;
  * never fails on time.
@@ -52,10 +62,15 @@ const ALL_SIZES = [
   { label: '300k', folders: 1_200, filesPerFolder: 250 },
 ];
 const SIZES = ALL_SIZES.filter((size) => process.env.CROW_BENCH_GLOB_SIZES?.split(',').includes(size.label) ?? true);
+/** `capped`: nearly every file matches, so the cap (not the tree) decides how long a call takes. */
 const PATTERNS = [
-  { label: 'selective', pattern: '**/*.md', suffix: '.md' },
-  { label: 'broad', pattern: '**/*.js', suffix: '.js' },
+  { label: 'selective', pattern: '**/*.md', suffix: '.md', capped: false },
+  { label: 'broad', pattern: '**/*.js', suffix: '.js', capped: true },
 ];
+/** Goal for the whole walk against rg. */
+const RATIO_GOAL = 1.2;
+/** Goal for a capped call, in ms from the response's end: one frame at 60 Hz. */
+const FRAME_MS = 16;
 /** The glob tool's cap (MAX_FILES in src/tools/builtin/glob.ts). */
 const CAP = 200;
 /** Markdown files added to each repository, one every this many folders. */
@@ -92,7 +107,7 @@ export async function globBenchmark(): Promise<void> {
         writeFileSync(join(root, `d${String(folder).padStart(3, '0')}`, 'NOTES.md'), '# Notes\n');
       }
       process.stdout.write('\r');
-      for (const { label, pattern, suffix } of PATTERNS) {
+      for (const { label, pattern, suffix, capped } of PATTERNS) {
         const tool: Pair[] = [];
         const card: Pair[] = [];
         const plain: Pair[] = [];
@@ -112,7 +127,8 @@ export async function globBenchmark(): Promise<void> {
         console.log(
           `  ${size.label} files, ${pattern.padEnd(8)} (${label}, ${shown}): ` +
             `glob tool ${spread(tool, 'cold')} cold, ${spread(tool, 'warm')} warm (card ${spread(card, 'cold')}, ${spread(card, 'warm')}) · rg --files ${spread(plain, 'cold')} cold, ${spread(plain, 'warm')} warm · ` +
-            `ratio ${(ours.cold / theirs.cold).toFixed(2)} cold, ${(ours.warm / theirs.warm).toFixed(2)} warm (goal ≤ 1.2)`,
+            `ratio ${(ours.cold / theirs.cold).toFixed(2)} cold, ${(ours.warm / theirs.warm).toFixed(2)} warm ` +
+            (capped ? `(no goal) · goal ≤ ${FRAME_MS} ms: ${frameMet(ours)}` : `(goal ≤ ${RATIO_GOAL}: ${ratioMet(ours, theirs)})`),
         );
         console.log(
           `      diagnostic, no goal: rg --files --glob ${spread(globbed, 'cold')} cold, ${spread(globbed, 'warm')} warm · ` +
@@ -235,6 +251,16 @@ async function ripgrepListing(root: string, args: readonly string[], suffix = ''
     start = performance.now();
     child.stdin.end('go\n');
   });
+}
+
+/** Whether the tool's medians are within the ratio goal of rg's, cold and warm. */
+function ratioMet(ours: Pair, theirs: Pair): string {
+  return ours.cold / theirs.cold <= RATIO_GOAL && ours.warm / theirs.warm <= RATIO_GOAL ? 'met' : 'NOT met';
+}
+
+/** Whether a capped call's medians are within a frame, cold and warm. */
+function frameMet(ours: Pair): string {
+  return ours.cold <= FRAME_MS && ours.warm <= FRAME_MS ? 'met' : 'NOT met';
 }
 
 /** "median [min–max]" of one side. */
