@@ -82,11 +82,11 @@ export async function undoBenchmark(): Promise<void> {
       figures[size.label] = { cold: command.cold - command.off, warm: command.warm - command.off, stopped: command.stopped - command.off, acp: acp.first - acp.again };
       console.log(
         `  ${size.label} files: first bash command of a prompt (crow run, a new process each): ${ms(command.warm)} with undo warm (the folder's keeper from the run before),` +
-          ` ${ms(command.off)} --no-undo; undo adds +${ms(command.warm - command.off)} (goal ≤ 50)`,
+          ` ${ms(command.off)} --no-undo; undo adds ${added(command.warm - command.off)} (goal ≤ 50)`,
       );
       console.log(
-        `  ${size.label} files: the same without a keeper: +${ms(command.cold - command.off)} on the first run in a folder (fresh data folder),` +
-          ` +${ms(command.stopped - command.off)} on the first run after the keeper stopped (no goal: each stats the whole tree once)`,
+        `  ${size.label} files: the same without a keeper: ${added(command.cold - command.off)} on the first run in a folder (fresh data folder),` +
+          ` ${added(command.stopped - command.off)} on the first run after the keeper stopped (no goal: each stats the whole tree once)`,
       );
       reportAcp(size.label, acp);
       console.log(
@@ -150,7 +150,7 @@ async function firstCommand(server: FakeLlmServer, root: string, base: string): 
 function reportAcp(label: string, acp: { first: number; again: number }): void {
   console.log(
     `  ${label} files: first command of a new crow acp session after ${IDLE_MS / 1000} s idle: ${ms(acp.first)}, the same command again ${ms(acp.again)};` +
-      ` the first pays +${ms(acp.first - acp.again)} (goal ≤ 50)`,
+      ` the first pays ${added(acp.first - acp.again)} (goal ≤ 50)`,
   );
 }
 
@@ -289,8 +289,17 @@ function ms(value: number): string {
   return value.toFixed(0);
 }
 
-/** A ratio of two added times, or "both ≤ 50 ms" when neither is above the goal (a ratio of noise says nothing). */
+/** A time added to another, with its sign: "+14", "−4" (a figure within the noise can come out below zero). */
+function added(value: number): string {
+  return value < 0 ? `−${ms(-value)}` : `+${ms(value)}`;
+}
+
+/**
+ * A ratio of two added times; the two times instead when the smaller is within 50 ms, where a ratio of noise
+ * says nothing ("both ≤ 50 ms" when neither is above the goal).
+ */
 function ratio(large: number, small: number): string {
   if (large <= 50 && small <= 50) return `both ≤ 50 ms (${ms(small)} → ${ms(large)})`;
-  return `${(large / Math.max(small, 1)).toFixed(2)}×`;
+  if (small <= 50) return `${ms(small)} → ${ms(large)} ms`;
+  return `${(large / small).toFixed(2)}×`;
 }
