@@ -120,21 +120,27 @@ describe('crow trace --serve on a large stored session: the first screen before 
     browser = await launchChromium(join(base, 'profile'));
     const page = await watchedPage(browser, problems);
     // What the page looked like when rows were first drawn: read in the page, before the next piece can change it.
+    // Also how often it had asked for the browser's number formatting (ICU's, whose first use in a tab takes 11 to 31 ms).
     await page.addInitScript({
-      content: `new MutationObserver((_, observer) => {
+      content: `let formatting = 0;
+      const counted = (real) => new Proxy(real, { construct: (target, args) => (formatting++, new target(...args)), apply: (target, self, args) => (formatting++, Reflect.apply(target, self, args)) });
+      Intl.NumberFormat = counted(Intl.NumberFormat);
+      Number.prototype.toLocaleString = counted(Number.prototype.toLocaleString);
+      new MutationObserver((_, observer) => {
         if (!document.querySelector('#tree .row')) return;
         observer.disconnect();
         const root = document.documentElement;
-        window.__firstRows = { loading: root.dataset.loading, spans: Number(root.dataset.spanCount), rows: document.querySelectorAll('#tree .row').length, progress: document.querySelector('#load-progress')?.hidden === false ? document.querySelector('#load-progress').textContent : '' };
+        window.__firstRows = { loading: root.dataset.loading, spans: Number(root.dataset.spanCount), rows: document.querySelectorAll('#tree .row').length, progress: document.querySelector('#load-progress')?.hidden === false ? document.querySelector('#load-progress').textContent : '', formatting };
       }).observe(document, { childList: true, subtree: true });`,
     });
     await page.goto(url.href);
     await page.waitForFunction(() => (window as { __firstRows?: unknown }).__firstRows !== undefined);
-    const first = (await page.evaluate(() => (window as { __firstRows?: unknown }).__firstRows)) as { loading: string; spans: number; rows: number; progress: string };
+    const first = (await page.evaluate(() => (window as { __firstRows?: unknown }).__firstRows)) as { loading: string; spans: number; rows: number; progress: string; formatting: number };
     assert.equal(first.loading, 'true', `the first rows are drawn while the trace loads (${JSON.stringify(first)})`);
     assert.ok(first.spans < SPANS, `from part of it: ${first.spans} of ${SPANS} spans`);
     assert.ok(first.rows < 80, `only rows near the screen are in the page (${first.rows})`);
     assert.match(first.progress, /^Loading: [\d,]+ spans so far \(\d+%\)$/);
+    assert.equal(first.formatting, 0, 'the first screen groups its figures without the browser\'s number formatting');
     await page.waitForSelector(`html[data-loading="false"][data-span-count="${SPANS}"]`, { timeout: 150_000 });
     assert.equal(await page.locator('#load-progress').isVisible(), false, 'the progress goes once everything is in');
     assert.equal(await page.locator('.counter').textContent(), `${SPANS.toLocaleString('en-US')} of ${SPANS.toLocaleString('en-US')} spans`);

@@ -11,6 +11,7 @@
  */
 import type { SpanRecord } from '../../src/telemetry/span';
 import { copyText } from './clipboard';
+import { count } from './format';
 import { FORMAT_LABELS, type HostMessage, type Transport, type ViewerMessage } from './protocol';
 import { Pacer } from './turns';
 
@@ -158,6 +159,6 @@ function download(fileName: string, content: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 0);
 }
 
-function spans(count: number): string {
-  return `${count.toLocaleString('en-US')} span${count === 1 ? '' : 's'}`;
+function spans(total: number): string {
+  return `${count(total)} span${total === 1 ? '' : 's'}`;
 }
