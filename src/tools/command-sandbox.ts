@@ -5,7 +5,7 @@
  * guarantees are the same whichever way a command runs.
  */
 import type { Dirent, Stats } from 'node:fs';
-import { promises as fs, existsSync, lstatSync, readdirSync, realpathSync, rmdirSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, realpathSync, rmdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { hiddenVariablesOf, withoutSecrets } from '../config/secret-variables';
 import { bwrapArguments, type SandboxLayout } from './bwrap-args';
@@ -13,6 +13,7 @@ import { hostSockets, otherProcMounts } from './hidden-host-paths';
 import { isHomeConfig, linkTarget } from './protected-paths';
 import { domainProxy, SANDBOX_PROXY_PORT } from './domain-proxy';
 import { findExecutable } from './node-exec';
+import { NestedRepositories } from './nested-repositories';
 import { readRepositoryGit } from './repository-git';
 import { probeSandbox, type SandboxProbe } from './sandbox-probe';
 import { DEFAULT_SANDBOX_PORTS, DEFAULT_SANDBOX_TMP_SIZE_MB, type SandboxMode } from '../config/settings-file';
@@ -39,10 +40,6 @@ export interface CommandLaunch {
 
 /** Folders inside the workspace that commands can read but never change; missing ones cannot be created either (git's code paths come on top). */
 const PROTECTED_FOLDERS = ['.git', '.crow', '.vscode'];
-/** Nested repositories are looked for this many folder levels below the root, in at most this many folders. */
-const NESTED_GIT_DEPTH = 2;
-const NESTED_GIT_FOLDERS = 400;
-const NOT_SEARCHED = new Set(['node_modules', '.git']);
 /**
  * Run first inside the sandbox, before anything of the command: closes every
  * file descriptor but 0, 1 and 2, then runs its arguments. Whatever Crow or
@@ -74,6 +71,8 @@ export class CommandSandbox {
   private readonly probe: SandboxProbe | undefined;
   /** What the repository's git config runs or reads (hooks folder, included files), read once per sandbox. */
   private gitCodePaths: Promise<string[]> | undefined;
+  /** Repositories inside the workspace, looked for again before each command. */
+  private readonly nested: NestedRepositories;
 
   constructor(
     private readonly root: string,
@@ -81,6 +80,7 @@ export class CommandSandbox {
     private readonly env: NodeJS.ProcessEnv = process.env,
   ) {
     this.mode = options?.mode ?? 'off';
+    this.nested = new NestedRepositories(root);
     this.probe = this.mode === 'off' ? undefined : probeSandbox(env);
   }
 
@@ -97,6 +97,11 @@ export class CommandSandbox {
   /** Why no command runs: the sandbox is required and cannot run; undefined otherwise. */
   get refusal(): string | undefined {
     return this.mode === 'required' && !this.probe?.available ? requiredButUnavailable(this.reason ?? 'it is off') : undefined;
+  }
+
+  /** Readies what the next launch starts with (the nested repositories it keeps read-only), while nobody waits. */
+  prepare(): void {
+    if (this.probe?.available) this.nested.prepare();
   }
 
   /** How to start a command in `cwd` (absolute, inside the root). Throws a WorkspaceError when the sandbox is required and cannot run. */
@@ -149,7 +154,7 @@ export class CommandSandbox {
       if (there && !madeMountPoints.has(target)) readOnly.add(target);
       else block(target);
     }
-    for (const nested of await nestedRepositories(this.root)) readOnly.add(nested);
+    for (const nested of await this.nested.find()) readOnly.add(nested);
     const tmpSizeBytes = this.tmpSizeBytes;
     const setenv = sandboxVariables(this.env, this.root, proxyFolder !== undefined);
     return {
@@ -210,32 +215,6 @@ function sandboxVariables(env: NodeJS.ProcessEnv, root: string, proxied: boolean
 /** The error of a required sandbox that cannot run, saying both ways out. */
 export function requiredButUnavailable(reason: string): string {
   return `Commands do not run: sandbox = "required", but ${reason}. Or set sandbox = "off" in config.toml (crow.sandbox in VS Code) to run commands without the sandbox.`;
-}
-
-/**
- * `.git` entries (folders, or files of worktrees and submodules) in folders
- * up to NESTED_GIT_DEPTH levels below the root, other than the root's own.
- * Bounded, so a huge tree costs little: repositories deeper down stay writable.
- */
-async function nestedRepositories(root: string): Promise<string[]> {
-  const found: string[] = [];
-  let level = [root];
-  let visited = 0;
-  for (let depth = 1; depth <= NESTED_GIT_DEPTH && level.length > 0; depth++) {
-    const next: string[] = [];
-    for (const folder of level) {
-      if (++visited > NESTED_GIT_FOLDERS) return found;
-      const entries: Dirent[] = await fs.readdir(folder, { withFileTypes: true }).catch(() => []);
-      for (const entry of entries) {
-        if (!entry.isDirectory() || entry.name.startsWith('.') || NOT_SEARCHED.has(entry.name)) continue;
-        const child = path.join(folder, entry.name);
-        if (existsSync(path.join(child, '.git'))) found.push(path.join(child, '.git'));
-        next.push(child);
-      }
-    }
-    level = next;
-  }
-  return found;
 }
 
 function claimMountPoints(paths: readonly string[]): string[] {

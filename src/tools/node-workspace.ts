@@ -192,6 +192,10 @@ export class NodeWorkspace implements Workspace {
     readyRipgrep();
   }
 
+  prepareCommand(): void {
+    this.sandbox.prepare();
+  }
+
   private async folder(target: string): Promise<string> {
     const real = await this.resolve(target);
     const stats = await fs.stat(real).catch(() => undefined);

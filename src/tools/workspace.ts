@@ -174,6 +174,12 @@ export interface Workspace {
    * does not pay for it. Cheap when already done; harmless when no search follows.
    */
   prepareSearch?(): void;
+  /**
+   * Readies what the next command's start needs (the sandbox's look for
+   * the nested repositories it keeps read-only): told while the model still
+   * streams a command call. Cheap when already done; harmless when no command follows.
+   */
+  prepareCommand?(): void;
 }
 
 /** How a workspace contains the commands it runs (see command-sandbox.ts). */

@@ -85,6 +85,10 @@ export class ClientWorkspace implements Workspace {
     this.local.prepareSearch();
   }
 
+  prepareCommand(): void {
+    this.local.prepareCommand();
+  }
+
   async readFile(path: string): Promise<Uint8Array> {
     if (!this.bridge.capabilities?.fs?.readTextFile) return this.local.readFile(path);
     const absolute = await this.local.resolve(path);

@@ -122,6 +122,11 @@ export class VscodeWorkspace implements Workspace, vscode.Disposable {
     readyRipgrep();
   }
 
+  /** Commands mostly run in the first folder: its sandbox is readied (another folder's is looked at when its command starts). */
+  prepareCommand(): void {
+    this.folders.primary.prepareCommand();
+  }
+
   /** ripgrep's files, less those files.exclude hides (asked of VS Code for the files found only). */
   findFiles(options: FindFilesOptions): Promise<FindFilesResult> {
     return findVisibleFiles(

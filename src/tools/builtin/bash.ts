@@ -19,6 +19,7 @@ export const bashTool = defineTool({
   kind: 'execute',
   permission: 'execute',
   sandboxed: true,
+  prepare: (workspace) => workspace.prepareCommand?.(),
   approval: ({ command, cwd }) => ({ title: `Run: ${oneLine(command)}`, command, ...(cwd !== undefined ? { cwd } : {}) }),
   parameters: () => z.object({
     command: z.string().min(1).describe('The command line to run.'),

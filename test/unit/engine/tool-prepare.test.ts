@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { ScriptedProvider } from '../../../src/llm/scripted';
 import { defineTool } from '../../../src/tools/define-tool';
+import { bashTool } from '../../../src/tools/builtin/bash';
 import { globTool } from '../../../src/tools/builtin/glob';
 import { grepTool } from '../../../src/tools/builtin/grep';
 import type { Tool } from '../../../src/tools/tool';
@@ -68,5 +69,19 @@ describe('a tool readied while the model streams its call', () => {
     const run = await runTurn(provider, [globTool, grepTool], 'go', { workspace, onEvent: (event) => event.type === 'usage' && log.push('response ended') });
     assert.deepEqual(log.slice(0, 6), ['search readied', 'response ended', 'files searched', 'search readied', 'response ended', 'contents searched']);
     assert.match(run.result.toolCalls[0]!.result.output, /src\/app\.ts/);
+  });
+
+  it('bash readies the workspace\'s command start while its call streams, and runs in the same workspace', async () => {
+    const ws = tempWorkspace();
+    after(() => ws.remove());
+    const log: string[] = [];
+    const workspace = Object.assign(Object.create(ws.workspace) as typeof ws.workspace, {
+      prepareCommand: () => void log.push('command readied'),
+      exec: (command: string, options: Parameters<typeof ws.workspace.exec>[1]) => (log.push('command ran'), ws.workspace.exec(command, options)),
+    });
+    const provider = new ScriptedProvider([{ toolCalls: [{ name: 'bash', arguments: { command: 'echo hello' } }] }, { text: 'done' }]);
+    const run = await runTurn(provider, [bashTool], 'go', { workspace, onEvent: (event) => event.type === 'usage' && log.push('response ended') });
+    assert.deepEqual(log.slice(0, 3), ['command readied', 'response ended', 'command ran']);
+    assert.match(run.result.toolCalls[0]!.result.output, /hello/);
   });
 });

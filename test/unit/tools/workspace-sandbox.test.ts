@@ -109,6 +109,22 @@ describeSandboxed('NodeWorkspace.exec in the sandbox', () => {
     assert.deepEqual(fs.readdirSync(ws.root).sort(), ['.git', '.vscode', 'libs', 'src'], 'no .crow, no home: the blocked paths are gone again');
   });
 
+  it('keeps a repository made since the last command read-only for the next, readied ahead or not, in folders that stood still', async () => {
+    // Past the time after which a folder's listing is kept between commands (nested-repositories.ts).
+    await new Promise((done) => setTimeout(done, 2_100));
+    assert.match((await workspace.exec('echo first', options())).output, /first/);
+    fs.mkdirSync(path.join(ws.root, 'libs/cloned/.git'), { recursive: true });
+    fs.writeFileSync(path.join(ws.root, 'libs/cloned/.git/config'), '[core]\n');
+    const hooks = 'mkdir -p libs/cloned/.git/hooks && echo "touch pwned" > libs/cloned/.git/hooks/post-checkout; echo x >> libs/cloned/.git/config; echo done';
+    assert.match((await workspace.exec(hooks, options())).output, /done/);
+    fs.mkdirSync(path.join(ws.root, 'src/made-later/.git'), { recursive: true });
+    workspace.prepareCommand();
+    assert.match((await workspace.exec('echo x > src/made-later/.git/HEAD; echo done', options())).output, /done/);
+    assert.equal(fs.readFileSync(path.join(ws.root, 'libs/cloned/.git/config'), 'utf8'), '[core]\n');
+    assert.deepEqual(fs.readdirSync(path.join(ws.root, 'libs/cloned/.git')), ['config'], 'no hooks folder');
+    assert.deepEqual(fs.readdirSync(path.join(ws.root, 'src/made-later/.git')), [], 'nothing written in it');
+  });
+
   it('shows commands neither Crow\'s process nor its keys', async () => {
     const keys = { ANTHROPIC_API_KEY: 'sk-ant-api03-sandboxtest-0123456789', CORP_LLM_KEY: 'corp-sandboxtest-9876543210', CROW_GITHUB_TOKEN: 'ghp_sandboxtest42' };
     const result = await withVariables({ ...keys, CROW_SANDBOX_PLAIN: 'visible' }, () =>
