@@ -99,9 +99,11 @@ export class CommandSandbox {
     return this.mode === 'required' && !this.probe?.available ? requiredButUnavailable(this.reason ?? 'it is off') : undefined;
   }
 
-  /** Readies what the next launch starts with (the nested repositories it keeps read-only), while nobody waits. */
+  /** Readies what the next launch starts with (git's code paths, the nested repositories it keeps read-only), while nobody waits. */
   prepare(): void {
-    if (this.probe?.available) this.nested.prepare();
+    if (!this.probe?.available) return;
+    this.codePaths();
+    this.nested.prepare();
   }
 
   /** How to start a command in `cwd` (absolute, inside the root). Throws a WorkspaceError when the sandbox is required and cannot run. */
@@ -129,9 +131,13 @@ export class CommandSandbox {
     return this.probe?.available && this.probe.sizedTmp ? (this.options?.tmpSizeMb ?? DEFAULT_SANDBOX_TMP_SIZE_MB) * 1024 * 1024 : undefined;
   }
 
-  private async layout(cwd: string, proxyFolder: string | undefined): Promise<SandboxLayout> {
+  private codePaths(): Promise<string[]> {
     this.gitCodePaths ??= readRepositoryGit(this.root, this.env).then((git) => git.codePaths);
-    const protectedPaths = [...PROTECTED_FOLDERS.map((name) => path.join(this.root, name)), ...(this.options?.protectedPaths ?? []), ...(await this.gitCodePaths)];
+    return this.gitCodePaths;
+  }
+
+  private async layout(cwd: string, proxyFolder: string | undefined): Promise<SandboxLayout> {
+    const protectedPaths = [...PROTECTED_FOLDERS.map((name) => path.join(this.root, name)), ...(this.options?.protectedPaths ?? []), ...(await this.codePaths())];
     const inside = protectedPaths
       .map(realIfPossible)
       .filter((target) => isInside(this.root, target) && target !== this.root);
