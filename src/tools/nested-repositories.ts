@@ -2,8 +2,9 @@
  * The nested repositories a sandboxed command must not change: `.git`
  * entries (folders, or the files of worktrees and submodules) in folders up
  * to NESTED_GIT_DEPTH levels below the root, other than the root's own.
- * Bounded to NESTED_GIT_FOLDERS folders read, so a huge tree costs little:
- * repositories deeper down stay writable.
+ * Bounded to NESTED_GIT_FOLDERS folders read and NESTED_GIT_CHECKS
+ * subfolders looked into, so a huge tree costs little: repositories
+ * deeper down or past those stay writable.
  *
  * Looked for before every command, since one command may make a repository
  * (a clone) that the next must not change. Reading the same folders again
@@ -24,6 +25,8 @@ import * as path from 'node:path';
 /** Nested repositories are looked for this many folder levels below the root, in at most this many folders. */
 const NESTED_GIT_DEPTH = 2;
 const NESTED_GIT_FOLDERS = 400;
+/** Subfolders looked into for a `.git` (a stat each), however many those folders hold. */
+const NESTED_GIT_CHECKS = 10_000;
 const NOT_SEARCHED = new Set(['node_modules', '.git']);
 /** A listing is kept only once its folder has not changed for this long (coarse file system clocks, FAT's 2 s). */
 const STILL_MS = 2_000;
@@ -48,7 +51,9 @@ export class NestedRepositories {
 
   /** Starts a look now, while nobody waits (a command call still streams), unless one is under way. */
   prepare(): void {
-    this.ahead ??= this.look().finally(() => (this.ahead = undefined));
+    this.ahead ??= this.look()
+      .catch(() => undefined)
+      .finally(() => (this.ahead = undefined));
   }
 
   /** The `.git` paths found now, each to be kept read-only: looked for after any look under way, so only what changed since is read. */
@@ -61,18 +66,20 @@ export class NestedRepositories {
     const found: string[] = [];
     let level = [this.root];
     let budget = NESTED_GIT_FOLDERS;
+    let checks = NESTED_GIT_CHECKS;
     for (let depth = 1; depth <= NESTED_GIT_DEPTH && level.length > 0 && budget > 0; depth++) {
       const read = level.slice(0, budget);
       budget -= read.length;
       const subfolders = await Promise.all(read.map((folder) => this.subfolders(folder)));
       const next: string[] = [];
-      read.forEach((folder, index) => {
+      for (const [index, folder] of read.entries()) {
         for (const name of subfolders[index]!) {
+          if (checks-- <= 0) return found;
           const child = path.join(folder, name);
           if (existsSync(path.join(child, '.git'))) found.push(path.join(child, '.git'));
           next.push(child);
         }
-      });
+      }
       level = next;
     }
     return found;

@@ -56,6 +56,12 @@ describe('NestedRepositories: the repositories inside a workspace that a sandbox
     assert.equal(read.length, 400);
   });
 
+  it('looks into at most 10,000 subfolders however many one folder holds', async () => {
+    for (let i = 0; i < 10_050; i++) fs.mkdirSync(path.join(root, 'wide', `d${i}`, '.git'), { recursive: true });
+    const nested = await found(new NestedRepositories(root, STILL_MS));
+    assert.ok(nested.length >= 9_990 && nested.length < 10_000, `past the bound, repositories stay writable: ${nested.length} of 10,050 found`);
+  });
+
   it('finds a repository made after a look, and forgets one removed, whether or not the folders had stood still', async () => {
     make('libs/', 'src/');
     const nested = new NestedRepositories(root, STILL_MS);
