@@ -39,7 +39,8 @@ interface Listing {
 }
 
 export class NestedRepositories {
-  private readonly listings = new Map<string, Listing>();
+  /** The listings kept by the last look, by folder: a folder it did not read is forgotten. */
+  private listings = new Map<string, Listing>();
   /** A look started ahead of a command (prepare), whose listings the command's own look then finds kept. */
   private ahead: Promise<unknown> | undefined;
 
@@ -63,6 +64,15 @@ export class NestedRepositories {
   }
 
   private async look(): Promise<string[]> {
+    const kept = new Map<string, Listing>();
+    try {
+      return await this.walk(kept);
+    } finally {
+      this.listings = kept;
+    }
+  }
+
+  private async walk(kept: Map<string, Listing>): Promise<string[]> {
     const found: string[] = [];
     let level = [this.root];
     let budget = NESTED_GIT_FOLDERS;
@@ -70,7 +80,7 @@ export class NestedRepositories {
     for (let depth = 1; depth <= NESTED_GIT_DEPTH && level.length > 0 && budget > 0; depth++) {
       const read = level.slice(0, budget);
       budget -= read.length;
-      const subfolders = await Promise.all(read.map((folder) => this.subfolders(folder)));
+      const subfolders = await Promise.all(read.map((folder) => this.subfolders(folder, kept)));
       const next: string[] = [];
       for (const [index, folder] of read.entries()) {
         for (const name of subfolders[index]!) {
@@ -85,15 +95,17 @@ export class NestedRepositories {
     return found;
   }
 
-  /** The searched subfolders of `folder`: as kept when it has not changed since, else read (none when it cannot be). */
-  private async subfolders(folder: string): Promise<string[]> {
+  /** The searched subfolders of `folder`: as the last look kept them when it has not changed since, else read (none when it cannot be); kept in `kept` when it may be. */
+  private async subfolders(folder: string, kept: Map<string, Listing>): Promise<string[]> {
     const stamp = stampOf(folder, this.stillMs);
-    const kept = this.listings.get(folder);
-    if (stamp !== undefined && kept?.stamp === stamp.key) return kept.folders;
-    this.listings.delete(folder);
+    const before = this.listings.get(folder);
+    if (stamp !== undefined && before?.stamp === stamp.key) {
+      kept.set(folder, before);
+      return before.folders;
+    }
     const entries: Dirent[] = await fs.readdir(folder, { withFileTypes: true }).catch(() => []);
     const folders = entries.filter((entry) => entry.isDirectory() && !entry.name.startsWith('.') && !NOT_SEARCHED.has(entry.name)).map((entry) => entry.name);
-    if (stamp !== undefined && stamp.still) this.listings.set(folder, { stamp: stamp.key, folders });
+    if (stamp !== undefined && stamp.still) kept.set(folder, { stamp: stamp.key, folders });
     return folders;
   }
 }
