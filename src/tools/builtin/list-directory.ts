@@ -8,13 +8,15 @@ const MAX_DEPTH = 5;
 const MAX_ENTRIES = 500;
 /** Names never listed: version-control internals and OS litter. */
 const NOISE = new Set(['.git', '.hg', '.svn', '.DS_Store']);
+/** What a file or an unentered folder holds: one array for all of them (a wide tree has hundreds of thousands). */
+const NO_CHILDREN: readonly TreeNode[] = Object.freeze([]);
 /** Dependency and cache folders: treated as ignored even when no ignore file names them. */
 const ALWAYS_IGNORED = new Set(['node_modules', '__pycache__', '.venv', '.mypy_cache', '.pytest_cache']);
 
 interface TreeNode {
   name: string;
   type: EntryType;
-  children: TreeNode[];
+  children: readonly TreeNode[];
   /** The folder could not be read (permissions, vanished meanwhile). */
   unreadable: boolean;
   /** An ignored folder: listed, never entered. */
@@ -79,24 +81,31 @@ async function readTree(
   const entries = await workspace.readDirectory(folder);
   const rules = await withIgnoreFiles(workspace, folder, inherited, entries);
   const nodes: TreeNode[] = [];
+  const entered: Promise<void>[] = [];
   for (const { name, type } of entries) {
     if (NOISE.has(name)) continue;
-    const entry = posix.join(folder, name);
+    // `folder` is normalized and `name` holds no "/": what posix.join would make, without its work per entry.
+    const entry = folder === '.' ? name : `${folder}/${name}`;
     const isFolder = type === 'directory';
     const ignored = (isFolder && ALWAYS_IGNORED.has(name)) || rules.ignores(entry, isFolder);
     if (ignored && !isFolder) continue;
-    const node: TreeNode = { name, type, children: [], unreadable: false, ignored, shown: false };
-    if (isFolder && !ignored && levels > 1) {
-      try {
-        node.children = await readTree(workspace, entry, levels - 1, rules, signal);
-      } catch (err) {
-        if (signal.aborted) throw err;
-        node.unreadable = true;
-      }
-    }
+    const node: TreeNode = { name, type, children: NO_CHILDREN, unreadable: false, ignored, shown: false };
+    // The subfolders are read side by side: one after the other, a wide folder's listing waited on each in turn.
+    if (isFolder && !ignored && levels > 1) entered.push(enter(workspace, node, entry, levels - 1, rules, signal));
     nodes.push(node);
   }
+  await Promise.all(entered);
   return nodes;
+}
+
+/** Fills in `node`'s children, or marks it unreadable. */
+async function enter(workspace: Workspace, node: TreeNode, folder: string, levels: number, rules: IgnoreRules, signal: AbortSignal): Promise<void> {
+  try {
+    node.children = await readTree(workspace, folder, levels, rules, signal);
+  } catch (err) {
+    if (signal.aborted) throw err;
+    node.unreadable = true;
+  }
 }
 
 /** The rules of the ignore files in the folders above `folder`, from the workspace root down. */
@@ -128,7 +137,7 @@ async function withIgnoreFiles(
 }
 
 /** Marks up to `max` entries as shown, breadth first, so upper levels are always complete first. */
-function chooseShown(tree: TreeNode[], max: number): { total: number; listed: number } {
+function chooseShown(tree: readonly TreeNode[], max: number): { total: number; listed: number } {
   const queue = [...tree];
   let listed = 0;
   for (let index = 0; index < queue.length; index++) {
@@ -142,7 +151,7 @@ function chooseShown(tree: TreeNode[], max: number): { total: number; listed: nu
   return { total: queue.length, listed };
 }
 
-function render(nodes: TreeNode[], level: number, rows: string[]): void {
+function render(nodes: readonly TreeNode[], level: number, rows: string[]): void {
   const indent = '  '.repeat(level);
   for (const node of nodes) {
     if (!node.shown) continue;

@@ -103,6 +103,24 @@ describe('list_directory', () => {
     assert.deepEqual(result.metadata.extra, { entries: 637, shown: 500 });
   });
 
+  it('reads the subfolders of a wide folder side by side, and lists them in order all the same', async () => {
+    for (const name of ['c', 'a', 'b', 'd']) fs.mkdirSync(path.join(ws.root, 'wide', name, 'inner'), { recursive: true });
+    let reading = 0;
+    let most = 0;
+    const slow = Object.assign(Object.create(ws.workspace) as typeof ws.workspace, {
+      readDirectory: async (target: string) => {
+        most = Math.max(most, ++reading);
+        // A disk or a remote file system that takes its time: the next folder is asked for before this one answers.
+        await new Promise((done) => setTimeout(done, 20));
+        reading--;
+        return ws.workspace.readDirectory(target);
+      },
+    });
+    const result = await listDirectoryTool.run(JSON.stringify({ path: 'wide', depth: 3 }), toolContext(slow));
+    assert.equal(result.output, ['wide/', '  a/', '    inner/', '  b/', '    inner/', '  c/', '    inner/', '  d/', '    inner/'].join('\n'));
+    assert.equal(most, 4, 'the four subfolders were asked for at once');
+  });
+
   it('reports a missing folder and points files to read_file', async () => {
     const missing = await list({ path: 'nope' });
     assert.equal(missing.status, 'error');
