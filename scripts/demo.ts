@@ -33,6 +33,12 @@ console.log('all calc tests passed');
 
 const PROMPT = 'The test in test.js fails. Find the bug in calc.js, fix it, and prove the fix by running the test.';
 
+/**
+ * The model's four answers. Their usage is what a real server reports: each
+ * request reads the whole conversation again, most of it from the cache the
+ * request before wrote, so Crow's check of reported against estimated
+ * prompt tokens (engine/context-gauge.ts) has nothing to warn about.
+ */
 function scenario(): ScriptedReply[] {
   const pace = { chunkSize: 5, latencyMs: 12 };
   return [
@@ -51,7 +57,7 @@ function scenario(): ScriptedReply[] {
         { type: 'text', text: 'Found it: `add` returns `a - b`. Fixing it to `a + b`.' },
         { type: 'tool_call', name: 'write_file', arguments: { path: 'calc.js', content: CALC_FIXED } },
       ],
-      usage: { input: 260, output: 90, cacheRead: 1200 },
+      usage: { input: 260, output: 90, cacheRead: 1200, cacheWrite: 1850 },
     },
     {
       ...pace,
@@ -59,7 +65,7 @@ function scenario(): ScriptedReply[] {
         { type: 'text', text: 'Now running the test to prove the fix.' },
         { type: 'tool_call', name: 'bash', arguments: { command: 'node test.js' } },
       ],
-      usage: { input: 140, output: 40, cacheRead: 1450 },
+      usage: { input: 140, output: 40, cacheRead: 3050, cacheWrite: 260 },
     },
     {
       ...pace,
@@ -71,7 +77,7 @@ function scenario(): ScriptedReply[] {
           arguments: { summary: 'Fixed add() in calc.js (it subtracted); `node test.js` now passes.' },
         },
       ],
-      usage: { input: 120, output: 45, cacheRead: 1600 },
+      usage: { input: 120, output: 45, cacheRead: 3310, cacheWrite: 140 },
     },
   ];
 }

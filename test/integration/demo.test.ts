@@ -33,6 +33,7 @@ describe('npm run demo', function () {
     for (const run of [first, second]) {
       assert.equal(run.code, 0, run.output);
       assert.match(run.output, /crow exited with code 0; 4 model requests; calc\.js fixed: true; test: all calc tests passed/);
+      assert.doesNotMatch(run.output, /warning|error/i, 'a newcomer\'s first run shows no warning');
     }
     const folders = [folderOf(first.output), folderOf(second.output)];
     assert.notEqual(folders[0], folders[1]);
