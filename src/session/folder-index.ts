@@ -27,22 +27,17 @@
  * folder that is not the user's own is never read: listing then reads
  * every session, as it did before there was an index.
  */
-import { type Dirent, lstatSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { type Dirent, lstatSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../config/paths';
 import { lstatOrMissing, privateFolderProblem, readPrivateFile, removeEntry, writePrivateFile } from '../config/private-files';
+import { folderStamp, type FolderStamp, SETTLE_MS } from '../vocabulary/folder-stamp';
 import { comparablePath, foldPath, withoutDevicePrefix } from '../vocabulary/path-semantics';
 import { realPathOf } from '../vocabulary/real-paths';
 import { workspaceKey } from '../vocabulary/workspace-key';
 
 const STATE_FILE = 'state.json';
 const FORMAT = 1;
-/**
- * A stamp is trusted only once the sessions folder has not changed for this
- * long before it was taken: a change within the same tick of the file
- * system's clock (up to 2 s on FAT) would leave its times as they were.
- */
-const SETTLE_MS = 2_000;
 const SESSION_ID = /^[A-Za-z0-9_-]{1,100}$/;
 const KEY = /^[A-Za-z0-9._-]{1,40}-[0-9a-f]{16}$/;
 
@@ -53,15 +48,6 @@ interface IndexState {
   stamp?: string;
   /** Sessions that had no readable meta.json then: filed once they have one. */
   pending: string[];
-}
-
-interface Stamp {
-  text: string;
-  settled: boolean;
-  /** The folder's device and inode: which folder it is. */
-  identity: string;
-  /** Its links count: 2 plus its subfolders, on the file systems that count them (1 on those that do not). */
-  links: bigint;
 }
 
 /** Entries by folder key: the ids filed under each. */
@@ -189,7 +175,7 @@ export class FolderIndex {
    * Unless `keep`, only works the answer out, reading and writing nothing
    * of the index.
    */
-  private catchUp(stamp: Stamp, state: IndexState | undefined, keep: boolean): Entries {
+  private catchUp(stamp: FolderStamp, state: IndexState | undefined, keep: boolean): Entries {
     const present = new Set(readdirSync(this.sessions).filter(isSessionId));
     const entries = (keep ? this.quietly(() => this.readEntries()) : undefined) ?? new Map<string, Set<string>>();
     const filed = new Map<string, string[]>();
@@ -340,14 +326,6 @@ export function folderMatcher(cwd: string): (stored: unknown) => boolean {
 /** Whether `name` can be a session id (and so names a folder inside the sessions folder, never a way out of it). */
 export function isSessionId(name: string): boolean {
   return SESSION_ID.test(name);
-}
-
-/** The sessions folder's identity, times and links count as one string, and whether it stood still long enough to be trusted (see SETTLE_MS). */
-function folderStamp(folder: string): Stamp {
-  const stats = statSync(folder, { bigint: true });
-  const changed = Number((stats.mtimeNs > stats.ctimeNs ? stats.mtimeNs : stats.ctimeNs) / 1_000_000n);
-  const identity = `${stats.dev}:${stats.ino}`;
-  return { text: `${identity}:${stats.mtimeNs}:${stats.ctimeNs}:${stats.nlink}`, settled: Date.now() - changed >= SETTLE_MS, identity, links: stats.nlink };
 }
 
 /**

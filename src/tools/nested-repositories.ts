@@ -10,17 +10,15 @@
  * (a clone) that the next must not change. Reading the same folders again
  * each time cost 60 to 110 ms a command on a repository of 100,000 files
  * (400 folders of 250 files), so a folder's listing is kept with its
- * identity and change time, and read again only when they moved: its
- * ctime moves with every entry added, removed or renamed in it, and unlike
- * its mtime no program can set it back. Two coarse-clock cases are kept
- * from the cache: a listing read within STILL_MS of its folder's last
- * change (a change later in the same tick of the file system's clock would
- * not move the time), and a folder whose time lies ahead of the clock.
+ * stamp (vocabulary/folder-stamp.ts: identity, times, links count), and
+ * read again only when that moved; a listing is kept only once its folder
+ * has settled, as the sessions folder's index does.
  * The first look of a process reads them all: it is started while the
  * model still streams the command's call (Workspace.prepareCommand).
  */
-import { existsSync, promises as fs, statSync, type Dirent } from 'node:fs';
+import { existsSync, promises as fs, type Dirent } from 'node:fs';
 import * as path from 'node:path';
+import { folderStamp, type FolderStamp, SETTLE_MS } from '../vocabulary/folder-stamp';
 
 /** Nested repositories are looked for this many folder levels below the root, in at most this many folders. */
 const NESTED_GIT_DEPTH = 2;
@@ -28,11 +26,9 @@ const NESTED_GIT_FOLDERS = 400;
 /** Subfolders looked into for a `.git` (a stat each), however many those folders hold. */
 const NESTED_GIT_CHECKS = 10_000;
 const NOT_SEARCHED = new Set(['node_modules', '.git']);
-/** A listing is kept only once its folder has not changed for this long (coarse file system clocks, FAT's 2 s). */
-const STILL_MS = 2_000;
 
 interface Listing {
-  /** The folder's device, inode and change times when it was read. */
+  /** The folder's stamp (vocabulary/folder-stamp.ts) when it was read. */
   stamp: string;
   /** Its subfolders that are searched, by name. */
   folders: string[];
@@ -46,8 +42,8 @@ export class NestedRepositories {
 
   constructor(
     private readonly root: string,
-    /** How long a folder must have stood unchanged for its listing to be kept (shorter in tests). */
-    private readonly stillMs = STILL_MS,
+    /** How long a folder must have stood unchanged for its listing to be kept (SETTLE_MS; shorter in tests). */
+    private readonly settleMs = SETTLE_MS,
   ) {}
 
   /** Starts a look now, while nobody waits (a command call still streams), unless one is under way. */
@@ -97,26 +93,23 @@ export class NestedRepositories {
 
   /** The searched subfolders of `folder`: as the last look kept them when it has not changed since, else read (none when it cannot be); kept in `kept` when it may be. */
   private async subfolders(folder: string, kept: Map<string, Listing>): Promise<string[]> {
-    const stamp = stampOf(folder, this.stillMs);
+    const stamp = stampOf(folder, this.settleMs);
     const before = this.listings.get(folder);
-    if (stamp !== undefined && before?.stamp === stamp.key) {
+    if (stamp !== undefined && before?.stamp === stamp.text) {
       kept.set(folder, before);
       return before.folders;
     }
     const entries: Dirent[] = await fs.readdir(folder, { withFileTypes: true }).catch(() => []);
     const folders = entries.filter((entry) => entry.isDirectory() && !entry.name.startsWith('.') && !NOT_SEARCHED.has(entry.name)).map((entry) => entry.name);
-    if (stamp !== undefined && stamp.still) kept.set(folder, { stamp: stamp.key, folders });
+    if (stamp?.settled) kept.set(folder, { stamp: stamp.text, folders });
     return folders;
   }
 }
 
-/** The folder's identity and change times, and whether its last change is far enough in the past to trust them; undefined when it cannot be looked at. */
-function stampOf(folder: string, stillMs: number): { key: string; still: boolean } | undefined {
+/** The folder's stamp, or undefined when it cannot be looked at (then it is read, and nothing kept). */
+function stampOf(folder: string, settleMs: number): FolderStamp | undefined {
   try {
-    const stats = statSync(folder, { bigint: true });
-    const now = BigInt(Date.now()) * 1_000_000n;
-    const changed = stats.ctimeNs > stats.mtimeNs ? stats.ctimeNs : stats.mtimeNs;
-    return { key: `${stats.dev}:${stats.ino}:${stats.ctimeNs}:${stats.mtimeNs}`, still: now - changed >= BigInt(stillMs) * 1_000_000n };
+    return folderStamp(folder, settleMs);
   } catch {
     return undefined;
   }
