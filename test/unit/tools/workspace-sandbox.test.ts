@@ -115,7 +115,10 @@ describeSandboxed('NodeWorkspace.exec in the sandbox', () => {
     assert.match((await workspace.exec('echo first', options())).output, /first/);
     fs.mkdirSync(path.join(ws.root, 'libs/cloned/.git'), { recursive: true });
     fs.writeFileSync(path.join(ws.root, 'libs/cloned/.git/config'), '[core]\n');
-    const hooks = 'mkdir -p libs/cloned/.git/hooks && echo "touch pwned" > libs/cloned/.git/hooks/post-checkout; echo x >> libs/cloned/.git/config; echo done';
+    // As root too: the read-only mount can be neither remounted writable nor taken away.
+    const hooks =
+      'mount -o remount,rw,bind libs/cloned/.git 2>/dev/null; umount libs/cloned/.git 2>/dev/null; ' +
+      'mkdir -p libs/cloned/.git/hooks && echo "touch pwned" > libs/cloned/.git/hooks/post-checkout; echo x >> libs/cloned/.git/config; echo done';
     assert.match((await workspace.exec(hooks, options())).output, /done/);
     fs.mkdirSync(path.join(ws.root, 'src/made-later/.git'), { recursive: true });
     workspace.prepareCommand();
